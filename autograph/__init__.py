@@ -1,0 +1,67 @@
+"""autograph: Python functions with control flow over tensors, compiled to dataflow graphs.
+
+    import autograph
+    @autograph.function
+    def f(x):
+        while autograph.tf.reduce_sum(x) > 1:
+            x = autograph.tf.tanh(x)
+        return x
+
+`function` traces (and converts) a Python function into cached graphs; `to_code` shows the
+converted source; `autograph.tf` is a TensorFlow-compatible facade over the runtime.
+"""
+
+from autograph.conversion import convert, do_not_convert
+from runtime import context as _context
+from runtime.function import ConcreteFunction, Function
+
+
+def function(func=None, *, input_signature=None, autograph=True, reduce_retracing=False,
+             jit_compile=None, experimental_relax_shapes=None, name=None):
+    """Turns `func` into a `Function`: converted by autograph, traced once per input signature.
+
+    Usable as `@function` or `@function(input_signature=...)`. `reduce_retracing=True` relaxes
+    differing shapes to None dimensions instead of tracing once per shape.
+    """
+    relax = reduce_retracing or bool(experimental_relax_shapes)
+
+    def decorate(f):
+        return Function(f, input_signature=input_signature, autograph=autograph,
+                        reduce_retracing=relax, converter=convert, name=name)
+    if func is None:
+        return decorate
+    return decorate(func)
+
+
+def run_functions_eagerly(run_eagerly):
+    """When True, every Function calls its Python function directly (no conversion, no trace)."""
+    _context.run_functions_eagerly(run_eagerly)
+
+
+def functions_run_eagerly():
+    """Whether `run_functions_eagerly(True)` is in force."""
+    return _context.functions_run_eagerly()
+
+
+def to_graph(func):
+    """The converted Python function for `func` (what a Function traces)."""
+    if isinstance(func, Function):
+        func = func.python_function
+    return convert(func)
+
+
+def to_code(func):
+    """The converted source of `func`, as readable Python."""
+    import inspect
+    import textwrap
+    if isinstance(func, Function):
+        func = func.python_function
+    converted = convert(func)
+    source = getattr(converted, "__autograph_source__", None)
+    if source is None:
+        source = textwrap.dedent(inspect.getsource(converted))
+    return source
+
+
+__all__ = ["function", "to_code", "to_graph", "do_not_convert", "run_functions_eagerly",
+           "functions_run_eagerly", "Function", "ConcreteFunction"]

@@ -1,0 +1,104 @@
+"""Exception classes (the `tf.errors` family) and the helper that finds the user's line.
+
+Every error the runtime raises about a user's program should say where in the user's code
+the problem started; `user_location()` finds the innermost frame outside this project's
+packages, and `SourceLocation` carries it on graph nodes so that failures during execution
+can name the line that created the failing op.
+"""
+
+import os
+import sys
+
+
+class OpError(Exception):
+    """Base class of errors raised while running an op (TensorFlow's `tf.errors.OpError`)."""
+
+    def __init__(self, message, op_name=None):
+        super().__init__(message)
+        self.message = message
+        self.op_name = op_name
+
+
+class InvalidArgumentError(OpError):
+    """An op received an argument with a wrong value, dtype or shape."""
+
+
+class FailedPreconditionError(OpError):
+    """The system is not in a state required by the op (for example, an uninitialised variable)."""
+
+
+class OperatorNotAllowedInGraphError(TypeError):
+    """A symbolic tensor was used where a Python value is needed (`if t:`, `bool(t)`...)."""
+
+
+class InaccessibleTensorError(ValueError):
+    """A tensor was read from outside the graph scope (branch or loop body) that defines it."""
+
+
+_ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+_PACKAGE_DIRS = tuple(os.path.join(_ROOT, name) + os.sep for name in ("runtime", "autograph"))
+
+
+class SourceLocation:
+    """A file, line and function name in the user's code."""
+
+    __slots__ = ("filename", "lineno", "function")
+
+    def __init__(self, filename, lineno, function):
+        self.filename = filename
+        self.lineno = lineno
+        self.function = function
+
+    def source_line(self):
+        """The text of the line, stripped, or '' when the source is unavailable."""
+        import linecache
+        return linecache.getline(self.filename, self.lineno).strip()
+
+    def __str__(self):
+        text = "%s:%d in %s" % (self.filename, self.lineno, self.function)
+        line = self.source_line()
+        return text + ("\n    " + line if line else "")
+
+
+def is_internal_file(filename):
+    """True for files of this project's own packages (runtime/ and autograph/)."""
+    if filename.startswith("<ag__"):
+        return False  # converted user code: the location map translates it
+    return os.path.abspath(filename).startswith(_PACKAGE_DIRS)
+
+
+_location_translators = []
+
+
+def register_location_translator(translator):
+    """Adds `translator(filename, lineno) -> (filename, lineno) or None` for generated code."""
+    _location_translators.append(translator)
+
+
+def translate_location(filename, lineno):
+    """Maps a location in generated code back to the user's file and line."""
+    for translator in _location_translators:
+        found = translator(filename, lineno)
+        if found is not None:
+            return found
+    return filename, lineno
+
+
+def user_location(skip=1):
+    """Returns the `SourceLocation` of the innermost frame in user code, or None."""
+    frame = sys._getframe(skip)
+    while frame is not None:
+        code = frame.f_code
+        if not is_internal_file(code.co_filename):
+            filename, lineno = translate_location(code.co_filename, frame.f_lineno)
+            return SourceLocation(filename, lineno, code.co_name)
+        frame = frame.f_back
+    return None
+
+
+def with_user_location(message, location=None):
+    """Appends 'in user code: file:line' to `message` when a user location is known."""
+    location = location or user_location(2)
+    if location is None:
+        return message
+    return "%s\n\nin user code:\n  %s" % (message, location)

@@ -1,0 +1,335 @@
+"""Turns a finished graph into a fast Python callable.
+
+The graph is first simplified (constant folding, common-subexpression elimination, dead-node
+elimination; stateful ops are never folded or merged and side-effecting ops are never
+removed, and program order is kept), then written out as the source of one Python function
+with one local per value and direct kernel calls, e.g.
+
+    def double(a):
+        v1 = a + a
+        return (v1,)
+
+The source is registered with `linecache`, so tracebacks and debuggers can show it, and each
+line maps back to the graph node (and so the user's line) it came from: that is how an error
+raised while running names the op and the line of user code that created it.
+"""
+
+import itertools
+import linecache
+
+import numpy as np
+
+from runtime import errors
+from runtime.tensor import EagerTensor
+
+_FOLD_LIMIT_BYTES = 1 << 20
+_counter = itertools.count()
+
+
+class Emitter:
+    """Writes Python source for graph nodes; nested graphs (control flow) share it."""
+
+    def __init__(self, check_numerics=False):
+        self.lines = []
+        self.namespace = {"np": np}
+        self.line_nodes = {}
+        self._names = itertools.count()
+        self._bound = {}
+        self.check_numerics = check_numerics
+
+    def fresh(self, prefix="v"):
+        """A new local variable name."""
+        return "%s%d" % (prefix, next(self._names))
+
+    def bind(self, value, prefix="c"):
+        """A global name in the generated module's namespace holding `value`."""
+        key = id(value)
+        found = self._bound.get(key)
+        if found is not None and self.namespace[found] is value:
+            return found
+        name = "%s%d" % (prefix, next(self._names))
+        self.namespace[name] = value
+        self._bound[key] = name
+        return name
+
+    def line(self, text, indent, node=None):
+        """Appends a line of source; remembers which node it belongs to."""
+        self.lines.append("    " * indent + text)
+        if node is not None:
+            self.line_nodes[len(self.lines) + 1] = node  # +1 for the def line
+
+    def emit_nodes(self, nodes, names, indent):
+        """Writes `nodes` (already simplified, in order); `names` maps tensor ids to sources."""
+        for node in nodes:
+            emit_node(self, node, names, indent)
+
+
+def _freeze(value):
+    """A hashable key for an attribute value, or raise TypeError."""
+    if isinstance(value, np.ndarray):
+        if value.dtype == object or value.size > 64:
+            raise TypeError("not frozen")
+        return ("array", value.dtype.str, value.shape, value.tobytes())
+    if isinstance(value, (list, tuple)):
+        return tuple(_freeze(v) for v in value)
+    if isinstance(value, dict):
+        return tuple(sorted((k, _freeze(v)) for k, v in value.items()))
+    hash(value)
+    return value
+
+
+class Simplified:
+    """The outcome of simplifying a graph: live nodes in order, and constant-valued tensors."""
+
+    def __init__(self, nodes, constants, aliases):
+        self.nodes = nodes
+        self.constants = constants  # id(tensor) -> numpy value
+        self.aliases = aliases      # id(tensor) -> tensor it equals
+
+
+def simplify(graph, outputs, feeds):
+    """Folds constants, merges duplicates and drops dead nodes.
+
+    `feeds` maps id(placeholder tensor) of values fed at run time; other placeholders are
+    captures and are constant when they capture eager tensors.
+    """
+    constants = {}
+    aliases = {}
+    seen = {}
+    kept = []
+    for capture in graph.captures:
+        if isinstance(capture.external, EagerTensor):
+            constants[id(capture.placeholder)] = capture.external._value
+
+    def resolve(t):
+        while id(t) in aliases:
+            t = aliases[id(t)]
+        return t
+
+    for node in graph.nodes:
+        op = node.op
+        if op.name == "Placeholder":
+            continue
+        inputs = [resolve(t) for t in node.inputs]
+        node_inputs_changed = any(a is not b for a, b in zip(inputs, node.inputs))
+        if op.name == "Const":
+            constants[id(node.outputs[0])] = node.attrs["value"]
+            continue
+        if op.name in ("Identity", "StopGradient") and len(inputs) == 1:
+            aliases[id(node.outputs[0])] = inputs[0]
+            continue
+        if not op.stateful and not getattr(op, "no_fold", False):
+            folded = _try_fold(node, inputs, constants)
+            if folded is not None:
+                for t, v in zip(node.outputs, folded):
+                    constants[id(t)] = v
+                continue
+            try:
+                key = (op.name, tuple(id(t) for t in inputs),
+                       tuple(_freeze_const(t, constants) for t in inputs),
+                       _freeze(node.attrs))
+            except TypeError:
+                key = None
+            if key is not None:
+                previous = seen.get(key)
+                if previous is not None:
+                    for mine, theirs in zip(node.outputs, previous.outputs):
+                        aliases[id(mine)] = theirs
+                    continue
+                seen[key] = node
+        kept.append((node, inputs) if node_inputs_changed else (node, node.inputs))
+
+    # Dead-node elimination, walking backwards from outputs and side effects.
+    live = set()
+    for t in outputs:
+        if t is not None:
+            live.add(id(resolve(t)))
+    result = []
+    for node, inputs in reversed(kept):
+        if node.op.side_effects or any(id(t) in live for t in node.outputs):
+            for t in inputs:
+                live.add(id(t))
+            result.append((node, inputs))
+    result.reverse()
+    return Simplified(result, constants, aliases)
+
+
+def _freeze_const(t, constants):
+    value = constants.get(id(t))
+    if value is None:
+        return None
+    return _freeze(np.asarray(value))
+
+
+def _try_fold(node, inputs, constants):
+    op = node.op
+    if op.name in ("Shape", "Size", "Rank"):
+        shape = inputs[0]._shape
+        if shape is None or None in shape:
+            return None
+        dummy = np.broadcast_to(np.zeros((), inputs[0].dtype.np_dtype), shape)
+        return [np.asarray(op.kernel(dummy, **node.attrs))]
+    if not inputs or any(id(t) not in constants for t in inputs):
+        return None
+    if any(d == "resource" for d in (t.dtype.name for t in inputs)):
+        return None
+    try:
+        values = op.kernel(*[constants[id(t)] for t in inputs], **node.attrs)
+    except Exception:  # leave the failure to run time, where it is reported with context
+        return None
+    values = values if len(node.outputs) != 1 else (values,)
+    out = []
+    for t, v in zip(node.outputs, values):
+        v = np.asarray(v, dtype=t.dtype.np_dtype)
+        if v.nbytes > _FOLD_LIMIT_BYTES:
+            return None
+        out.append(v[()] if v.ndim == 0 and t.dtype.kind != "string" else v)
+    return out
+
+
+def source_name(t, names, simplified, emitter):
+    """The expression that holds tensor `t`'s value in generated code."""
+    while id(t) in simplified.aliases:
+        t = simplified.aliases[id(t)]
+    found = names.get(id(t))
+    if found is not None:
+        return found
+    if id(t) in simplified.constants:
+        name = emitter.bind(simplified.constants[id(t)])
+        names[id(t)] = name
+        return name
+    raise KeyError("no value for tensor %s" % t.name)
+
+
+def emit_node(emitter, node, names, indent, simplified=None):
+    """Writes one node: `outs = kernel(ins, attrs)` or the op's own emitted form."""
+    simplified = simplified or emitter.current
+    ins = [source_name(t, names, simplified, emitter) for t in node.inputs_resolved]
+    outs = []
+    for t in node.outputs:
+        name = emitter.fresh()
+        names[id(t)] = name
+        outs.append(name)
+    text = None
+    if node.op.emit is not None:
+        text = node.op.emit(outs, ins, node.attrs, emitter.bind)
+    if text is None:
+        kernel = emitter.bind(node.op.kernel, "k_%s_" % node.op.name)
+        args = list(ins) + ["%s=%s" % (k, emitter.bind(v, "a")) for k, v in node.attrs.items()]
+        call = "%s(%s)" % (kernel, ", ".join(args))
+        if not outs:
+            text = call
+        elif len(outs) == 1:
+            text = "%s = %s" % (outs[0], call)
+        else:
+            text = "%s = %s" % (", ".join(outs), call)
+    for line in text.split("\n"):
+        emitter.line(line, indent, node)
+    if emitter.check_numerics:
+        for out, t in zip(outs, node.outputs):
+            if t.dtype.is_floating:
+                checker = emitter.bind(_check_numerics, "check")
+                emitter.line("%s(%s, %r)" % (checker, out, node.name), indent, node)
+
+
+def _check_numerics(value, node_name):
+    if not np.all(np.isfinite(value)):
+        kind = "NaN" if np.any(np.isnan(value)) else "Inf"
+        raise errors.InvalidArgumentError("check_numerics: %s produced %s values"
+                                          % (node_name, kind), node_name)
+
+
+class _ResolvedNode:
+    """A node together with its (alias-resolved) inputs, as the emitter wants it."""
+
+    __slots__ = ("node", "inputs_resolved")
+
+    def __init__(self, node, inputs):
+        self.node = node
+        self.inputs_resolved = inputs
+
+    def __getattr__(self, name):
+        return getattr(self.node, name)
+
+
+class CompiledGraph:
+    """A graph compiled to Python: call `run(*fed_values)` to get the output values."""
+
+    def __init__(self, run, source, line_nodes, filename):
+        self.run = run
+        self.source = source
+        self.line_nodes = line_nodes
+        self.filename = filename
+
+    def node_for_traceback(self, tb):
+        """The graph node whose generated line raised, found in traceback `tb`."""
+        node = None
+        while tb is not None:
+            if tb.tb_frame.f_code.co_filename == self.filename:
+                node = self.line_nodes.get(tb.tb_lineno, node)
+            tb = tb.tb_next
+        return node
+
+
+def compile_graph(graph, feeds, outputs, name="graph_fn", check_numerics=False):
+    """Compiles `graph`: `feeds` are the placeholder tensors passed at run time, in order;
+    `outputs` the tensors returned (as a tuple). Returns a CompiledGraph."""
+    simplified = simplify(graph, outputs, {id(t) for t in feeds})
+    emitter = Emitter(check_numerics)
+    emitter.current = simplified
+    names = {}
+    params = []
+    for i, t in enumerate(feeds):
+        param = "a%d" % i
+        names[id(t)] = param
+        params.append(param)
+    for capture in graph.captures:
+        if id(capture.placeholder) in simplified.constants:
+            continue
+        if capture.leaked:
+            names[id(capture.placeholder)] = "_leaked_%d" % len(names)
+        else:
+            names[id(capture.placeholder)] = emitter.bind(capture.external, "r")
+    leaked = _used_leaks(graph, simplified)
+    if leaked:
+        emitter.line("raise %s" % emitter.bind(_leak_error(leaked), "e"), 1)
+    nodes = [_ResolvedNode(n, ins) for n, ins in simplified.nodes]
+    if not leaked:
+        emitter.emit_nodes(nodes, names, 1)
+    results = [("None" if t is None else source_name(t, names, simplified, emitter))
+               for t in outputs]
+    emitter.line("return (%s)" % "".join(r + ", " for r in results), 1)
+    filename = "<graph %s#%d>" % (name, next(_counter))
+    source = "def %s(%s):\n%s\n" % (_identifier(name), ", ".join(params),
+                                     "\n".join(emitter.lines))
+    code = compile(source, filename, "exec")
+    namespace = emitter.namespace
+    exec(code, namespace)  # noqa: S102 - our own generated source
+    linecache.cache[filename] = (len(source), None, source.splitlines(True), filename)
+    return CompiledGraph(namespace[_identifier(name)], source, emitter.line_nodes, filename)
+
+
+def _identifier(name):
+    text = "".join(c if c.isalnum() or c == "_" else "_" for c in name)
+    return text if text and not text[0].isdigit() else "f_" + text
+
+
+def _used_leaks(graph, simplified):
+    leaked = {id(c.placeholder): c for c in graph.captures if c.leaked}
+    if not leaked:
+        return []
+    used = []
+    for node, inputs in simplified.nodes:
+        for t in inputs:
+            if id(t) in leaked:
+                used.append(leaked[id(t)].external)
+    return used
+
+
+def _leak_error(tensors):
+    names = ", ".join(t.name for t in tensors)
+    return TypeError(
+        "the graph captured an external symbolic tensor (%s) that leaked out of another "
+        "traced function (for example through a global or an object attribute). A symbolic "
+        "tensor has no value outside its own trace: return it from that function and pass "
+        "the result in as an argument instead." % names)

@@ -1,0 +1,724 @@
+"""`Function` (a polymorphic traced callable) and `ConcreteFunction` (one trace of it).
+
+A `Function` keeps a cache of ConcreteFunctions keyed by the call's signature (see
+`runtime.signature`). On a miss it traces: it builds a `Graph` with a placeholder for every
+tensor argument, calls the (optionally converted) Python function on placeholders and
+records the outputs. Every later call with a matching key runs the compiled graph only.
+
+    add = Function(lambda a, b: a + b)
+    add(t1, t2)          # traces once for (float32, (2, 2)) x 2, then runs
+    add(t3, t4)          # same key: runs the cached graph, no Python executed
+
+The runtime knows nothing about the compiler: `converter`, when given, turns the Python
+function into its converted form before tracing (autograph.function passes the compiler's).
+"""
+
+import functools
+import inspect
+import weakref
+
+import numpy as np
+
+from runtime import context
+from runtime import errors
+from runtime import executor
+from runtime import nest
+from runtime import shape as shape_lib
+from runtime import signature as sig
+from runtime.graph import Graph
+from runtime.ops import array_ops, common
+from runtime.ops.registry import register
+from runtime.signature import TensorSpec, VariableSpec
+from runtime.tensor import EagerTensor, SymbolicTensor, Tensor, make_eager, to_numpy
+from runtime.variables import GraphVariable, Variable
+
+
+# -- the call op that lets one traced function call another ----------------------------------
+
+
+def _call_infer(specs, attrs):
+    return [(t.dtype, t._shape) for t in attrs["f"].flat_outputs]
+
+
+def _call_kernel(*values, f):
+    return f._compiled_run()(*values)
+
+
+def _call_emit(outs, ins, attrs, bind):
+    run = bind(attrs["f"]._compiled_run(), "call")
+    call = "%s(%s)" % (run, ", ".join(ins))
+    if not outs:
+        return call
+    return "%s, = %s" % (", ".join(outs), call) if len(outs) == 1 else "%s = %s" % (
+        ", ".join(outs), call)
+
+
+CALL_OP = register("PartitionedCall", _call_kernel, _call_infer, node_name="PartitionedCall",
+                   side_effects=True, emit=_call_emit)
+
+
+# -- ConcreteFunction ------------------------------------------------------------------------------
+
+
+class ConcreteFunction:
+    """One trace of a Function: a graph with fixed input signature, callable with tensors."""
+
+    def __init__(self, name, graph, feeds, flat_outputs, output_template, structured_outputs,
+                 params, traced_values, check_numerics=False):
+        self.name = name
+        self.graph = graph
+        self._feeds = feeds
+        self.flat_outputs = flat_outputs
+        self._output_template = output_template
+        self.structured_outputs = structured_outputs
+        self._params = params              # [(name, inspect kind, has_default, default)]
+        self._traced_values = traced_values  # canonical values, tensors replaced by specs
+        self._compiled = None
+        self._check_numerics = check_numerics
+        self._first_call = None            # a trace to run once instead (variable initialisers)
+        self._single_output = (len(output_template) == 1 and output_template[0][0] == "t"
+                               and not nest.is_nested(structured_outputs))
+        self._out_dtypes = [t.dtype for t in flat_outputs]
+
+    # -- signature -------------------------------------------------------------------------
+    @property
+    def structured_input_signature(self):
+        """(positional argument specs or values, keyword-only argument specs or values)."""
+        args, kwargs = [], {}
+        for (name, kind, _, _), value in zip(self._params, self._traced_values):
+            if kind == inspect.Parameter.KEYWORD_ONLY:
+                kwargs[name] = value
+            elif kind == inspect.Parameter.VAR_POSITIONAL:
+                args.extend(value)
+            elif kind == inspect.Parameter.VAR_KEYWORD:
+                kwargs.update(value)
+            else:
+                args.append(value)
+        return tuple(args), kwargs
+
+    @property
+    def captured_inputs(self):
+        """The outside tensors and variables this trace captured."""
+        return self.graph.captured_inputs
+
+    @property
+    def inputs(self):
+        """The placeholder tensors fed by each call (tensor and variable arguments)."""
+        return list(self._feeds)
+
+    @property
+    def outputs(self):
+        """The graph tensors returned, flattened."""
+        return list(self.flat_outputs)
+
+    @property
+    def variables(self):
+        """The variables this trace captured."""
+        return [c.external for c in self.graph.captures if isinstance(c.external, Variable)]
+
+    def _signature_text(self):
+        parts = []
+        for (name, kind, _, _), value in zip(self._params, self._traced_values):
+            if kind == inspect.Parameter.VAR_POSITIONAL:
+                parts.append("*" + name)
+            elif kind == inspect.Parameter.VAR_KEYWORD:
+                parts.append("**" + name)
+            elif _is_python_value(value):
+                parts.append("%s=%r" % (name, value))
+            else:
+                parts.append(name)
+        return "%s(%s)" % (self.name, ", ".join(parts))
+
+    def pretty_printed_signature(self):
+        """The signature, its argument types and its return type, as TensorFlow prints it."""
+        lines = [self._signature_text(), "  Args:"]
+        has_args = False
+        for (name, _, _, _), value in zip(self._params, self._traced_values):
+            if not _is_python_value(value):
+                lines.append("    %s: %s" % (name, sig.describe(value)))
+                has_args = True
+        if not has_args:
+            lines.pop()
+        lines.append("  Returns:")
+        lines.append("    " + sig.describe(_describe_outputs(self.structured_outputs)))
+        return "\n".join(lines)
+
+    def __str__(self):
+        return "ConcreteFunction " + self.pretty_printed_signature()
+
+    def __repr__(self):
+        return "<ConcreteFunction %s at 0x%X>" % (self._signature_text(), id(self))
+
+    # -- calling ---------------------------------------------------------------------------
+    def __call__(self, *args, **kwargs):
+        values = self._bind(args, kwargs)
+        feeds = []
+        for (name, _, _, _), value, traced in zip(self._params, values, self._traced_values):
+            self._match(name, value, traced, feeds)
+        return self._call_flat(feeds)
+
+    def _bind(self, args, kwargs):
+        params = self._params
+        values = [_MISSING] * len(params)
+        positional = [i for i, p in enumerate(params) if p[1] in (
+            inspect.Parameter.POSITIONAL_ONLY, inspect.Parameter.POSITIONAL_OR_KEYWORD)]
+        var_positional = next((i for i, p in enumerate(params)
+                               if p[1] == inspect.Parameter.VAR_POSITIONAL), None)
+        var_keyword = next((i for i, p in enumerate(params)
+                            if p[1] == inspect.Parameter.VAR_KEYWORD), None)
+        if len(args) > len(positional) and var_positional is None:
+            raise TypeError("%s takes %d positional arguments but %d were given"
+                            % (self._signature_text(), len(positional), len(args)))
+        for i, arg in zip(positional, args):
+            values[i] = arg
+        if var_positional is not None:
+            values[var_positional] = tuple(args[len(positional):])
+        extra = {}
+        for key, value in kwargs.items():
+            index = next((i for i, p in enumerate(params) if p[0] == key and p[1] not in (
+                inspect.Parameter.VAR_POSITIONAL, inspect.Parameter.VAR_KEYWORD,
+                inspect.Parameter.POSITIONAL_ONLY)), None)
+            if index is None:
+                if var_keyword is None:
+                    raise TypeError("%s got an unexpected keyword argument %r"
+                                    % (self._signature_text(), key))
+                extra[key] = value
+            elif values[index] is not _MISSING:
+                raise TypeError("%s got multiple values for argument %r"
+                                % (self._signature_text(), key))
+            else:
+                values[index] = value
+        if var_keyword is not None:
+            values[var_keyword] = extra
+        for i, value in enumerate(values):
+            if value is _MISSING:
+                traced = self._traced_values[i]
+                if _is_python_value(traced):
+                    values[i] = traced
+                else:
+                    raise TypeError("%s missing required argument %r"
+                                    % (self._signature_text(), params[i][0]))
+        return values
+
+    def _match(self, path, value, traced, feeds):
+        if isinstance(traced, TensorSpec):
+            feeds.append(self._check_tensor(path, value, traced))
+        elif isinstance(traced, VariableSpec):
+            if not isinstance(value, Variable) or value.dtype is not traced.dtype or \
+                    not shape_lib.is_compatible(traced._shape, value._static_shape):
+                raise errors.InvalidArgumentError(
+                    "%s: argument %r was traced with a %s variable of shape %s, got %r"
+                    % (self._signature_text(), path, traced.dtype.name,
+                       shape_lib.to_string(traced._shape), value))
+            feeds.append(value)
+        elif isinstance(traced, (list, tuple, dict)):
+            if type(value) is not type(traced) or len(value) != len(traced) or (
+                    isinstance(traced, dict) and set(value) != set(traced)):
+                raise TypeError("%s: argument %r was traced with the structure %r but was "
+                                "called with %r" % (self._signature_text(), path, traced, value))
+            if isinstance(traced, dict):
+                for k in sorted(traced, key=repr):
+                    self._match("%s[%r]" % (path, k), value[k], traced[k], feeds)
+            else:
+                for i, (v, t) in enumerate(zip(value, traced)):
+                    self._match("%s[%d]" % (path, i), v, t, feeds)
+        elif isinstance(traced, _Identity):
+            if value is not traced.obj:
+                raise TypeError("%s was traced with the object %r for %r but was called with "
+                                "a different object %r" % (self._signature_text(), traced.obj,
+                                                             path, value))
+        elif type(value) is not type(traced) or value != traced:
+            raise TypeError("ConcreteFunction %s was constructed with %s value %r in %s, but "
+                            "was called with %s value %r"
+                            % (self._signature_text(), type(traced).__name__, traced, path,
+                               type(value).__name__, value))
+
+    def _check_tensor(self, path, value, spec):
+        if isinstance(value, Variable):
+            value = value.read_value()
+        if isinstance(value, EagerTensor):
+            if value.dtype is not spec.dtype:
+                raise errors.InvalidArgumentError(
+                    "cannot compute %s as input %r was expected to be a %s tensor but is a %s "
+                    "tensor" % (self.name, path, spec.dtype.name, value.dtype.name))
+            if not shape_lib.is_compatible(spec._shape, value._value.shape):
+                raise errors.InvalidArgumentError(
+                    "cannot compute %s as input %r was expected to have shape %s but has shape "
+                    "%s" % (self.name, path, shape_lib.to_string(spec._shape),
+                            shape_lib.to_string(value._value.shape)))
+            return value._value
+        if isinstance(value, SymbolicTensor):
+            raise TypeError("a symbolic tensor (%s) cannot be passed to a concrete function "
+                            "outside a trace" % value.name)
+        try:
+            array, _ = to_numpy(value, spec.dtype)
+        except TypeError as e:
+            raise errors.InvalidArgumentError(
+                "cannot compute %s: input %r: %s" % (self.name, path, e)) from None
+        if not shape_lib.is_compatible(spec._shape, array.shape):
+            raise errors.InvalidArgumentError(
+                "cannot compute %s as input %r was expected to have shape %s but has shape %s"
+                % (self.name, path, shape_lib.to_string(spec._shape),
+                   shape_lib.to_string(array.shape)))
+        return array
+
+    def _compiled_run(self):
+        if self._compiled is None:
+            self._compiled = executor.compile_graph(self.graph, self._feeds, self.flat_outputs,
+                                                    self.name, self._check_numerics)
+        return self._compiled.run
+
+    @property
+    def executor_source(self):
+        """The Python source the executor generated for this graph (for inspection)."""
+        self._compiled_run()
+        return self._compiled.source
+
+    def _call_flat(self, feeds):
+        """Runs the graph on flat fed values (numpy arrays and variables)."""
+        first = self._first_call
+        if first is not None:
+            self._first_call = None
+            return first._call_flat(feeds)
+        run = self._compiled.run if self._compiled is not None else self._compiled_run()
+        try:
+            values = run(*feeds)
+        except Exception as e:  # translate to the user's terms, see _translate
+            raise self._translate(e) from None
+        if self._single_output:
+            return make_eager(values[0], self._out_dtypes[0])
+        return self._pack(values)
+
+    def _pack(self, values):
+        flat = []
+        for kind, item in self._output_template:
+            if kind == "t":
+                flat.append(make_eager(values[item], self._out_dtypes[item]))
+            else:
+                flat.append(item)
+        return nest.pack_sequence_as(self.structured_outputs, flat)
+
+    def _translate(self, error):
+        node = self._compiled.node_for_traceback(error.__traceback__) if self._compiled else None
+        if node is None:
+            return error
+        where = ""
+        if node.location is not None:
+            where = "\n\nin user code:\n  %s" % node.location
+        prefix = "graph node %r (%s) of %s failed" % (node.name, node.op.name, self.name)
+        if isinstance(error, errors.OpError):
+            return type(error)("%s: %s%s" % (prefix, error.message, where), node.name)
+        if isinstance(error, (ValueError, IndexError, ZeroDivisionError, FloatingPointError,
+                              OverflowError)) or (isinstance(error, TypeError) and
+                                                  node.op.name != "EagerPyFunc"):
+            return errors.InvalidArgumentError("%s: %s%s" % (prefix, error, where), node.name)
+        if hasattr(error, "add_note"):
+            error.add_note("(raised inside %s%s)" % (prefix.replace(" failed", ""), where))
+        return error
+
+
+class _Identity:
+    """A traced argument keyed by object identity (kept alive by the trace that uses it)."""
+
+    __slots__ = ("obj",)
+
+    def __init__(self, obj):
+        self.obj = obj
+
+    def __repr__(self):
+        return repr(self.obj)
+
+
+class _Missing:
+    def __repr__(self):
+        return "<missing>"
+
+
+_MISSING = _Missing()
+
+
+def _is_python_value(value):
+    if isinstance(value, (TensorSpec, VariableSpec, _Identity)):
+        return False
+    if isinstance(value, (list, tuple, dict)):
+        return all(_is_python_value(v) for v in nest.flatten(value))
+    return True
+
+
+def _describe_outputs(structured):
+    def spec(leaf):
+        if isinstance(leaf, SymbolicTensor):
+            return TensorSpec(leaf._shape, leaf.dtype)
+        return leaf
+    if nest.is_nested(structured):
+        return nest.map_structure(spec, structured)
+    return spec(structured)
+
+
+# -- Function ---------------------------------------------------------------------------------
+
+
+class Function:
+    """A Python function traced into graphs, one per input signature, and run from cache."""
+
+    def __init__(self, python_function, input_signature=None, autograph=True,
+                 reduce_retracing=False, converter=None, name=None):
+        if not callable(python_function):
+            raise TypeError("function expects a callable, got %r" % (python_function,))
+        self.python_function = python_function
+        self._autograph = bool(autograph)
+        self._converter = converter if autograph else None
+        self._converted = None
+        self._reduce_retracing = bool(reduce_retracing)
+        self._name = name or getattr(python_function, "__name__", "function")
+        self._signature = inspect.signature(python_function)
+        self._params = [(p.name, p.kind, p.default is not p.empty, p.default)
+                        for p in self._signature.parameters.values()]
+        self._simple_arity = (len(self._params) if all(
+            p[1] == inspect.Parameter.POSITIONAL_OR_KEYWORD for p in self._params) else -1)
+        self._cache = {}
+        self._concrete = []
+        self._tracing_count = 0
+        self._bound_instances = weakref.WeakKeyDictionary()
+        self._input_signature = None
+        if input_signature is not None:
+            self._input_signature = tuple(input_signature)
+            for leaf in nest.flatten(list(self._input_signature)):
+                if not isinstance(leaf, TensorSpec):
+                    raise TypeError("input_signature must contain only TensorSpecs, got %r"
+                                    % (leaf,))
+        functools.update_wrapper(self, python_function, updated=())
+
+    # -- public API -------------------------------------------------------------------------
+    @property
+    def input_signature(self):
+        """The fixed input signature, or None."""
+        return self._input_signature
+
+    def experimental_get_tracing_count(self):
+        """How many times this Function has traced its Python function."""
+        return self._tracing_count
+
+    def pretty_printed_concrete_signatures(self, verbose=True):
+        """Every trace's signature, argument types and return type."""
+        return "\n\n".join(cf.pretty_printed_signature() for cf in self._concrete)
+
+    def __repr__(self):
+        return "<autograph Function %s>" % self._name
+
+    def __get__(self, instance, owner):
+        if instance is None:
+            return self
+        try:
+            bound = self._bound_instances.get(instance)
+        except TypeError:
+            bound = None
+        if bound is None:
+            bound = Function(self.python_function.__get__(instance, owner),
+                             self._input_signature, self._autograph, self._reduce_retracing,
+                             self._converter, self._name)
+            try:
+                self._bound_instances[instance] = bound
+            except TypeError:
+                pass
+        return bound
+
+    def get_concrete_function(self, *args, **kwargs):
+        """The trace for these arguments (values or TensorSpecs), tracing if needed."""
+        if self._input_signature is not None and not args and not kwargs:
+            args = self._input_signature
+        values, bound = self._canonicalize(args, kwargs)
+        if self._input_signature is not None:
+            return self._signature_concrete(values)
+        key = sig.make_key(values)
+        cf = self._cache.get(key) or self._lookup(key, values, bound)
+        return cf
+
+    def __call__(self, *args, **kwargs):
+        if context._settings["run_functions_eagerly"]:
+            return self.python_function(*args, **kwargs)
+        if kwargs or len(args) != self._simple_arity:
+            values, bound = self._canonicalize(args, kwargs)
+        else:
+            values, bound = args, None
+        if self._input_signature is not None:
+            return self._call_with_signature(values)
+        key = sig.make_key(values)
+        cf = self._cache.get(key)
+        if cf is None:
+            cf = self._lookup(key, values, bound)
+        if context.graph_stack:
+            return _call_in_graph(cf, values)
+        feeds = []
+        _collect_feeds(values, feeds)
+        return cf._call_flat(feeds)
+
+    # -- internals ---------------------------------------------------------------------------
+    def _canonicalize(self, args, kwargs):
+        try:
+            bound = self._signature.bind(*args, **kwargs)
+        except TypeError as e:
+            raise TypeError("%s(): %s" % (self._name, e)) from None
+        bound.apply_defaults()
+        return list(bound.arguments.values()), bound
+
+    def _python_callable(self):
+        if self._converter is None:
+            return self.python_function
+        if self._converted is None:
+            self._converted = self._converter(self.python_function)
+        return self._converted
+
+    def _lookup(self, key, values, bound):
+        """Finds a trace that accepts `key` (or relaxes one, or traces anew) and caches it."""
+        best = None
+        for cf_key, cf in self._keyed():
+            if sig.key_is_subtype(key, cf_key):
+                best = cf
+                break
+        if best is None:
+            trace_key = key
+            if self._reduce_retracing:
+                for cf_key, _ in self._keyed():
+                    relaxed = sig.relax_key(key, cf_key)
+                    if relaxed is not None:
+                        trace_key = relaxed
+                        break
+            best = self._trace(values, bound, trace_key)
+            self._cache[trace_key] = best
+        self._cache[key] = best
+        return best
+
+    def _keyed(self):
+        seen = set()
+        for cf_key, cf in self._cache.items():
+            if id(cf) not in seen:
+                seen.add(id(cf))
+                yield cf._trace_key, cf
+
+    def _trace(self, values, bound, key):
+        if bound is None:
+            bound = self._signature.bind(*values)
+        first = self._tracing_count == 0
+        cf = self._trace_once(values, bound, key, allow_variables=first)
+        if cf.graph.created_variables:
+            # TensorFlow's rule: variables only on the first trace. A second trace, forbidding
+            # creation, proves the function does not create new variables on every call.
+            initializer = cf
+            cf = self._trace_once(values, bound, key, allow_variables=False)
+            cf._first_call = initializer
+        self._tracing_count += 1
+        self._concrete.append(cf)
+        return cf
+
+    def _trace_once(self, values, bound, key, allow_variables):
+        func = self._python_callable()
+        graph = Graph(self._name)
+        graph.variable_creation_allowed = allow_variables
+        feeds = []
+        with graph.as_default():
+            new_values = [
+                _make_inputs(v, k, name, graph, feeds)
+                for (name, _, _, _), v, k in zip(self._params, values, key)]
+            for (name, _, _, _), value in zip(self._params, new_values):
+                bound.arguments[name] = value
+            result = func(*bound.args, **bound.kwargs)
+            flat_outputs, template, structured = _record_outputs(result, graph)
+        graph.inputs = list(feeds)
+        graph.outputs = list(flat_outputs)
+        traced_values = [_traced_value(v, k, name)
+                         for (name, _, _, _), v, k in zip(self._params, values, key)]
+        cf = ConcreteFunction(self._name, graph, feeds, flat_outputs, template, structured,
+                              self._params, traced_values,
+                              check_numerics=_numerics_checked())
+        cf._trace_key = key
+        return cf
+
+    # -- input_signature ----------------------------------------------------------------------
+    def _signature_concrete(self, values):
+        if not self._concrete:
+            specs = list(self._input_signature)
+            n = len(specs)
+            values = specs + list(values[n:])
+            key = sig.make_key(values)
+            cf = self._trace(values, self._signature.bind(*values), key)
+            self._cache[key] = cf
+        return self._concrete[0]
+
+    def _call_with_signature(self, values):
+        specs = self._input_signature
+        n = len(specs)
+        cf = self._signature_concrete(values)
+        feeds = []
+        try:
+            for spec, value in zip(specs, values[:n]):
+                _feed_for_signature(spec, value, feeds)
+        except (TypeError, ValueError):
+            raise TypeError(
+                "Python inputs incompatible with input_signature:\n  inputs: (\n    %s)\n  "
+                "input_signature: (\n    %s)" % (",\n    ".join(str(v) for v in values[:n]),
+                                                 ",\n    ".join(repr(s) for s in specs))
+            ) from None
+        for value, traced in zip(values[n:], cf._traced_values[n:]):
+            cf._match("argument", value, traced, feeds)
+        if context.graph_stack:
+            return _call_in_graph(cf, list(values))
+        return cf._call_flat(feeds)
+
+
+def _numerics_checked():
+    return context._settings.get("check_numerics", False)
+
+
+def _feed_for_signature(spec, value, feeds):
+    if isinstance(spec, (list, tuple)):
+        if not isinstance(value, (list, tuple)) or len(value) != len(spec):
+            raise TypeError("structure mismatch")
+        for s, v in zip(spec, value):
+            _feed_for_signature(s, v, feeds)
+        return
+    if isinstance(spec, dict):
+        if not isinstance(value, dict) or set(value) != set(spec):
+            raise TypeError("structure mismatch")
+        for k in sorted(spec, key=repr):
+            _feed_for_signature(spec[k], value[k], feeds)
+        return
+    if isinstance(value, Variable):
+        value = value.read_value()
+    if isinstance(value, Tensor):
+        if value.dtype is not spec.dtype or not shape_lib.is_compatible(
+                spec._shape, value._shape_tuple()):
+            raise TypeError("incompatible")
+        feeds.append(value._value if isinstance(value, EagerTensor) else value)
+        return
+    array, _ = to_numpy(value, spec.dtype)
+    if not shape_lib.is_compatible(spec._shape, array.shape):
+        raise TypeError("incompatible")
+    feeds.append(array)
+
+
+def _make_inputs(value, key, name, graph, feeds):
+    """Replaces tensor-like leaves of an argument with placeholders (recorded in `feeds`)."""
+    if isinstance(value, (list, tuple)) and not isinstance(value, str):
+        children = [_make_inputs(v, k, name, graph, feeds) for v, k in zip(value, key[1])]
+        if hasattr(type(value), "_fields"):
+            return type(value)(*children)
+        return type(value)(children)
+    if isinstance(value, dict):
+        keys = key[1]
+        rebuilt = {k: _make_inputs(value[k], kk, name, graph, feeds)
+                   for k, kk in zip(keys, key[2])}
+        return type(value)((k, rebuilt[k]) for k in value) if type(value) is not dict else {
+            k: rebuilt[k] for k in value}
+    if isinstance(value, Variable):
+        placeholder = graph.add_placeholder(name, sig.dtypes.resource, ())
+        feeds.append(placeholder)
+        return GraphVariable(placeholder, value)
+    if sig.is_tensor_like(value):
+        dtype, shape = key
+        placeholder = graph.add_placeholder(name, dtype, shape)
+        feeds.append(placeholder)
+        return placeholder
+    return value
+
+
+def _traced_value(value, key, name):
+    """What a trace remembers of an argument: specs for tensors, the value for Python data."""
+    if isinstance(value, (list, tuple)):
+        children = [_traced_value(v, k, name) for v, k in zip(value, key[1])]
+        if hasattr(type(value), "_fields"):
+            return type(value)(*children)
+        return type(value)(children)
+    if isinstance(value, dict):
+        return {k: _traced_value(value[k], kk, name) for k, kk in zip(key[1], key[2])}
+    if isinstance(value, Variable):
+        return VariableSpec(value._static_shape, value.dtype, name)
+    if sig.is_tensor_like(value):
+        return TensorSpec(key[1], key[0], name)
+    if key[0] == "id":
+        return _Identity(value)
+    return value
+
+
+def _collect_feeds(values, feeds):
+    """Appends the run-time values of tensor-like leaves, in the order placeholders were made."""
+    for value in values:
+        kind = type(value)
+        if kind is EagerTensor:
+            feeds.append(value._value)
+        elif kind in (int, float, bool, str, type(None)):
+            continue
+        elif isinstance(value, (list, tuple)):
+            _collect_feeds(value, feeds)
+        elif isinstance(value, dict):
+            try:
+                keys = sorted(value)
+            except TypeError:
+                keys = sorted(value, key=repr)
+            _collect_feeds([value[k] for k in keys], feeds)
+        elif isinstance(value, Variable):
+            feeds.append(value)
+        elif isinstance(value, np.ndarray):
+            feeds.append(value)
+        elif isinstance(value, SymbolicTensor):
+            raise TypeError(
+                "a symbolic tensor (%s) that leaked out of a traced function was passed to a "
+                "Function outside any trace; return it from its function instead" % value.name)
+        elif isinstance(value, TensorSpec):
+            raise TypeError("a TensorSpec can be passed to get_concrete_function, not to a call")
+
+
+def _collect_graph_feeds(values, feeds):
+    for value in nest.flatten(list(values)):
+        if isinstance(value, (Tensor, Variable)):
+            feeds.append(value._handle() if isinstance(value, Variable) else value)
+        elif isinstance(value, np.ndarray):
+            feeds.append(common.convert_to_tensor(value))
+
+
+def _call_in_graph(cf, values):
+    """Calls concrete function `cf` from inside another trace: adds a PartitionedCall node."""
+    feeds = []
+    _collect_graph_feeds(values, feeds)
+    from runtime.ops.registry import execute
+    outs = execute(CALL_OP, feeds, {"f": cf}, name="PartitionedCall")
+    flat = []
+    for kind, item in cf._output_template:
+        flat.append(outs[item] if kind == "t" else item)
+    return nest.pack_sequence_as(cf.structured_outputs, flat)
+
+
+def _record_outputs(result, graph):
+    """Turns the traced function's result into graph outputs through Identity nodes."""
+    flat = nest.flatten(result)
+    outputs = []
+    template = []
+    structured = []
+    for leaf in flat:
+        tensor = None
+        if isinstance(leaf, Variable):
+            tensor = leaf.read_value()
+        elif isinstance(leaf, Tensor):
+            tensor = graph.capture(leaf)
+        elif isinstance(leaf, (int, float, bool, np.ndarray, np.generic, str, bytes)):
+            tensor = common.convert_to_tensor(leaf)
+        if tensor is None:
+            template.append(("py", leaf))
+            structured.append(leaf)
+            continue
+        identity = array_ops.identity(tensor, name="Identity")
+        template.append(("t", len(outputs)))
+        outputs.append(identity)
+        structured.append(identity)
+    return outputs, template, nest.pack_sequence_as(result, structured)
+
+
+def function(func=None, input_signature=None, autograph=True, reduce_retracing=False,
+             converter=None, **unused_options):
+    """Decorator form of `Function` (usable with or without arguments)."""
+    def decorate(f):
+        return Function(f, input_signature=input_signature, autograph=autograph,
+                        reduce_retracing=reduce_retracing, converter=converter)
+    if func is None:
+        return decorate
+    return decorate(func)

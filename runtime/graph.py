@@ -1,0 +1,223 @@
+"""Dataflow graphs: nodes with TF-style unique names, placeholders, captures and a GraphDef view.
+
+A `Graph` records the ops executed while it is the current graph (`with g.as_default()`).
+Values from outside the graph are *captured*: each becomes a placeholder of this graph,
+remembered with the outside value in `captures` (eager tensors, variables, tensors of an
+enclosing graph). A symbolic tensor of an unrelated graph (one that leaked out of another
+trace) is captured too, but marked invalid, and running the graph raises TypeError.
+"""
+
+import contextlib
+
+from runtime import context
+from runtime import dtypes
+from runtime import errors
+from runtime import shape as shape_lib
+from runtime.ops import registry
+from runtime.tensor import EagerTensor, SymbolicTensor
+
+
+class Node:
+    """One op in a graph: its inputs (tensors of the same graph), attributes and outputs."""
+
+    __slots__ = ("graph", "name", "op", "inputs", "attrs", "outputs", "location",
+                 "control_inputs")
+
+    def __init__(self, graph, name, op, inputs, attrs, location):
+        self.graph = graph
+        self.name = name
+        self.op = op
+        self.inputs = inputs
+        self.attrs = attrs
+        self.outputs = []
+        self.location = location
+        self.control_inputs = []
+
+    @property
+    def type(self):
+        """The op's registered name, e.g. 'AddV2'."""
+        return self.op.name
+
+    def __repr__(self):
+        return "<Node %s (%s)>" % (self.name, self.op.name)
+
+
+class NodeDef:
+    """The GraphDef view of a node: `.name`, `.op`, `.input` (names of input tensors), `.attr`."""
+
+    __slots__ = ("name", "op", "input", "attr")
+
+    def __init__(self, name, op, inputs, attr):
+        self.name = name
+        self.op = op
+        self.input = inputs
+        self.attr = attr
+
+    def __repr__(self):
+        return "NodeDef(name=%r, op=%r, input=%r)" % (self.name, self.op, self.input)
+
+
+class GraphDef:
+    """A serialisable-style listing of a graph's nodes (`.node`)."""
+
+    __slots__ = ("node",)
+
+    def __init__(self, nodes):
+        self.node = nodes
+
+    def __repr__(self):
+        return "\n".join("%s = %s(%s)" % (n.name, n.op, ", ".join(n.input)) for n in self.node)
+
+
+def tensor_ref_name(tensor):
+    """The GraphDef spelling of an input: 'add' for output 0, 'split:1' otherwise."""
+    if tensor.index == 0:
+        return tensor.node.name
+    return "%s:%d" % (tensor.node.name, tensor.index)
+
+
+class Capture:
+    """An outside value (eager tensor, variable or outer-graph tensor) and its placeholder."""
+
+    __slots__ = ("external", "placeholder", "leaked")
+
+    def __init__(self, external, placeholder, leaked):
+        self.external = external
+        self.placeholder = placeholder
+        self.leaked = leaked
+
+
+class Graph:
+    """A dataflow graph being built by a trace, or a finished one held by a ConcreteFunction."""
+
+    def __init__(self, name="graph", outer=None):
+        self.name = name
+        self.outer = outer
+        self.nodes = []
+        self.inputs = []
+        self.outputs = []
+        self.captures = []
+        self._captures_by_id = {}
+        self._used_names = set()
+        self._name_counts = {}
+        self.variable_creation_allowed = True
+        self.created_variables = []
+
+    # -- building ---------------------------------------------------------------------
+    @contextlib.contextmanager
+    def as_default(self):
+        """Makes this the graph that ops are added to, for the duration of the block."""
+        context.graph_stack.append(self)
+        try:
+            yield self
+        finally:
+            context.graph_stack.pop()
+
+    def unique_name(self, base):
+        """`base`, or `base_1`, `base_2`... so that node names never repeat."""
+        if base not in self._used_names:
+            self._used_names.add(base)
+            return base
+        count = self._name_counts.get(base, 0)
+        while True:
+            count += 1
+            candidate = "%s_%d" % (base, count)
+            if candidate not in self._used_names:
+                break
+        self._name_counts[base] = count
+        self._used_names.add(candidate)
+        return candidate
+
+    def add_node(self, op, inputs, attrs, out_specs, name=None, location=None):
+        """Appends a node whose inputs already belong to this graph; returns its outputs."""
+        node = Node(self, self.unique_name(name or op.node_name), op, inputs, attrs,
+                    location or errors.user_location(2))
+        node.outputs = [SymbolicTensor(self, node, i, d, s)
+                        for i, (d, s) in enumerate(out_specs)]
+        self.nodes.append(node)
+        return node.outputs
+
+    def add_op(self, op, inputs, attrs, name=None):
+        """Captures `inputs` as needed, infers output specs and adds a node for `op`."""
+        inputs = [self.capture(t) for t in inputs]
+        specs = [(t.dtype, t._shape) for t in inputs]
+        try:
+            out_specs = op.infer(specs, attrs)
+        except registry.SpecError as e:
+            error_class = TypeError if e.kind == "dtype" else ValueError
+            raise error_class(errors.with_user_location(
+                "%s: %s (operands: %s)" % (op.name, e.message,
+                                          registry.describe_operands(specs)))) from None
+        return self.add_node(op, inputs, attrs, out_specs, name, errors.user_location(2))
+
+    def add_placeholder(self, name, dtype, shape):
+        """Adds an input placeholder named after an argument; returns its tensor."""
+        op = registry.get("Placeholder")
+        attrs = {"dtype": dtype, "shape": shape}
+        return self.add_node(op, [], attrs, [(dtype, shape)], name)[0]
+
+    def capture(self, value):
+        """The tensor of this graph standing for `value` (capturing it when it is outside)."""
+        if isinstance(value, SymbolicTensor) and value.graph is self:
+            return value
+        found = self._captures_by_id.get(id(value))
+        if found is not None:
+            return found.placeholder
+        if isinstance(value, SymbolicTensor):
+            leaked = not self._is_enclosing(value.graph)
+            spec = (value.dtype, value._shape)
+            base = "capture"
+        elif isinstance(value, EagerTensor):
+            leaked = False
+            spec = (value.dtype, value._value.shape)
+            base = "capture"
+        else:
+            leaked = False
+            spec = (dtypes.resource, ())
+            base = _placeholder_name(getattr(value, "name", "resource"))
+        placeholder = self.add_placeholder(base, *spec)
+        capture = Capture(value, placeholder, leaked)
+        self.captures.append(capture)
+        self._captures_by_id[id(value)] = capture
+        return placeholder
+
+    def _is_enclosing(self, graph):
+        outer = self.outer
+        while outer is not None:
+            if outer is graph:
+                return True
+            outer = outer.outer
+        return False
+
+    # -- inspection -------------------------------------------------------------------
+    @property
+    def captured_inputs(self):
+        """The outside values this graph captured, in capture order."""
+        return [c.external for c in self.captures]
+
+    def get_operations(self):
+        """The nodes, in creation order."""
+        return list(self.nodes)
+
+    def as_graph_def(self):
+        """A `GraphDef` listing every node with its name, op type and input names."""
+        return GraphDef([
+            NodeDef(n.name, n.op.name,
+                    [tensor_ref_name(t) for t in n.inputs] +
+                    ["^" + c.name for c in n.control_inputs],
+                    dict(n.attrs))
+            for n in self.nodes])
+
+    def __repr__(self):
+        return "<Graph %s: %d nodes>" % (self.name, len(self.nodes))
+
+
+def _placeholder_name(text):
+    text = str(text).split(":")[0]
+    cleaned = "".join(c if c.isalnum() or c in "_./-" else "_" for c in text)
+    return cleaned or "resource"
+
+
+def shape_text(tensor):
+    """The static shape of a tensor as TensorFlow prints it."""
+    return shape_lib.to_string(tensor._shape)

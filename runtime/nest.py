@@ -1,0 +1,99 @@
+"""Nested structures (lists, tuples, namedtuples, dicts) flattened to leaves and rebuilt.
+
+Dicts flatten in sorted key order, as TensorFlow's `tf.nest` does, so that two dicts with
+the same keys always flatten alike.
+"""
+
+
+def is_nested(value):
+    """True for the containers this module descends into."""
+    return isinstance(value, (list, tuple, dict))
+
+
+def _is_namedtuple(value):
+    return isinstance(value, tuple) and hasattr(type(value), "_fields")
+
+
+def _sorted_keys(d):
+    try:
+        return sorted(d)
+    except TypeError:
+        return sorted(d, key=repr)
+
+
+def _children(value):
+    if isinstance(value, dict):
+        return [value[k] for k in _sorted_keys(value)]
+    return list(value)
+
+
+def flatten(structure):
+    """The leaves of `structure`, depth first."""
+    if not is_nested(structure):
+        return [structure]
+    out = []
+    _flatten_into(structure, out)
+    return out
+
+
+def _flatten_into(structure, out):
+    for child in _children(structure):
+        if is_nested(child):
+            _flatten_into(child, out)
+        else:
+            out.append(child)
+
+
+def _rebuild(template, children):
+    if isinstance(template, dict):
+        keys = _sorted_keys(template)
+        rebuilt = dict(zip(keys, children))
+        if type(template) is dict:
+            return {k: rebuilt[k] for k in template}
+        return type(template)((k, rebuilt[k]) for k in template)
+    if _is_namedtuple(template):
+        return type(template)(*children)
+    if isinstance(template, tuple):
+        return tuple(children) if type(template) is tuple else type(template)(children)
+    return list(children)
+
+
+def pack_sequence_as(structure, flat):
+    """Rebuilds `structure` with its leaves replaced, in order, by the items of `flat`."""
+    flat = list(flat)
+    position = [0]
+
+    def build(template):
+        if not is_nested(template):
+            leaf = flat[position[0]]
+            position[0] += 1
+            return leaf
+        return _rebuild(template, [build(child) for child in _children(template)])
+
+    result = build(structure)
+    if position[0] != len(flat):
+        raise ValueError("structure has %d leaves but %d values were given"
+                         % (position[0], len(flat)))
+    return result
+
+
+def map_structure(func, *structures):
+    """Applies `func` to matching leaves of `structures` and rebuilds the first's shape."""
+    flats = [flatten(s) for s in structures]
+    for other in flats[1:]:
+        if len(other) != len(flats[0]):
+            raise ValueError("structures do not match: %d vs %d leaves"
+                             % (len(flats[0]), len(other)))
+    return pack_sequence_as(structures[0], [func(*leaves) for leaves in zip(*flats)])
+
+
+def structure_signature(structure):
+    """A hashable description of the containers (not the leaves) of `structure`."""
+    if not is_nested(structure):
+        return None
+    if isinstance(structure, dict):
+        keys = _sorted_keys(structure)
+        return (type(structure), tuple(keys),
+                tuple(structure_signature(structure[k]) for k in keys))
+    return (type(structure), len(structure),
+            tuple(structure_signature(child) for child in structure))

@@ -1,0 +1,170 @@
+"""Helpers shared by op declarations: tensor conversion, static values and inference rules."""
+
+import numpy as np
+
+from runtime import context
+from runtime import dtypes
+from runtime import shape as shape_lib
+from runtime.ops import registry
+from runtime.ops.registry import SpecError
+from runtime.tensor import EagerTensor, SymbolicTensor, Tensor, to_numpy
+
+
+def convert_to_tensor(value, dtype=None, dtype_hint=None, name=None):
+    """Returns `value` as a Tensor: tensors pass through (dtype-checked), variables are read,
+    Python and numpy values become constants (eager tensors, or Const nodes in a trace)."""
+    if isinstance(value, Tensor):
+        if dtype is not None and value.dtype is not dtypes.as_dtype(dtype):
+            raise TypeError("expected a %s tensor, got %s tensor %s"
+                            % (dtypes.as_dtype(dtype).name, value.dtype.name, _short(value)))
+        return value
+    as_tensor = getattr(value, "_as_tensor", None)
+    if as_tensor is not None:
+        return convert_to_tensor(as_tensor(), dtype)
+    if isinstance(value, (list, tuple)) and _contains_tensor(value):
+        from runtime.ops import array_ops
+        return array_ops.stack([convert_to_tensor(v, dtype, dtype_hint) for v in value])
+    if dtype is None and dtype_hint is not None and not isinstance(value, (np.ndarray, np.generic)):
+        try:
+            array, dt = to_numpy(value, dtype_hint)
+        except TypeError:
+            array, dt = to_numpy(value)
+    else:
+        array, dt = to_numpy(value, dtype)
+    return constant_from_numpy(array, dt, name)
+
+
+def _short(tensor):
+    return getattr(tensor, "name", None) or "with shape %s" % shape_lib.to_string(
+        tensor._shape_tuple())
+
+
+def _contains_tensor(value):
+    for v in value:
+        if isinstance(v, Tensor) or hasattr(v, "_as_tensor"):
+            return True
+        if isinstance(v, (list, tuple)) and _contains_tensor(v):
+            return True
+    return False
+
+
+def constant_from_numpy(array, dtype, name=None):
+    """An eager tensor holding `array`, or a Const node when a graph is being built."""
+    graph = context.current_graph()
+    if graph is None:
+        return EagerTensor(array, dtype)
+    op = registry.get("Const")
+    return graph.add_node(op, [], {"value": array, "dtype": dtype}, [(dtype, array.shape)],
+                          name)[0]
+
+
+def binary_operands(x, y):
+    """Converts the operands of a binary op, giving Python values the other operand's dtype."""
+    x_is_tensor = isinstance(x, Tensor)
+    y_is_tensor = isinstance(y, Tensor)
+    if x_is_tensor and y_is_tensor:
+        return x, y
+    if x_is_tensor:
+        return x, convert_to_tensor(y, dtype_hint=x.dtype)
+    if y_is_tensor:
+        return convert_to_tensor(x, dtype_hint=y.dtype), y
+    x = convert_to_tensor(x)
+    return x, convert_to_tensor(y, dtype_hint=x.dtype)
+
+
+def constant_value(tensor):
+    """The value of `tensor` when it is known before running the graph, else None."""
+    if isinstance(tensor, EagerTensor):
+        return tensor.numpy()
+    if not isinstance(tensor, SymbolicTensor):
+        return None
+    node = tensor.node
+    kind = node.op.name
+    if kind == "Const":
+        return node.attrs["value"]
+    if kind == "Shape" and shape_lib.num_elements(node.inputs[0]._shape) is not None:
+        return np.array(node.inputs[0]._shape, dtype=tensor.dtype.np_dtype)
+    if kind == "Pack":
+        parts = [constant_value(t) for t in node.inputs]
+        if all(p is not None for p in parts):
+            return np.stack(parts, axis=node.attrs["axis"])
+    if kind == "Identity":
+        return constant_value(node.inputs[0])
+    return None
+
+
+def partial_shape_value(tensor):
+    """For a 1-D int tensor holding a shape: a tuple with None for unknown entries, or None."""
+    value = constant_value(tensor)
+    if value is not None:
+        return tuple(None if d < 0 else int(d) for d in np.reshape(value, [-1]))
+    if isinstance(tensor, SymbolicTensor):
+        node = tensor.node
+        if node.op.name == "Pack" and node.attrs["axis"] == 0:
+            out = []
+            for t in node.inputs:
+                v = constant_value(t)
+                out.append(None if v is None else int(v))
+            return tuple(out)
+        dims = tensor._shape
+        if dims is not None and len(dims) == 1 and dims[0] is not None:
+            return (None,) * dims[0]
+    return None
+
+
+def static_int_list(value, what):
+    """Converts an axis/perm argument that must be known at trace time to a tuple of ints."""
+    if value is None:
+        return None
+    if isinstance(value, Tensor):
+        known = constant_value(value)
+        if known is None:
+            raise ValueError("%s must be known when the graph is built, got the symbolic "
+                             "tensor %s" % (what, value.name))
+        value = known
+    array = np.asarray(value)
+    if array.dtype.kind not in "iu":
+        raise TypeError("%s must be integers, got %r" % (what, value))
+    return tuple(int(v) for v in array.reshape([-1]))
+
+
+# -- inference rules ----------------------------------------------------------------------
+
+def require_same_dtype(specs):
+    first = specs[0][0]
+    for d, _ in specs[1:]:
+        if d is not first:
+            raise SpecError("dtype", "operands must have the same dtype, got %s"
+                            % " and ".join(dt.name for dt, _ in specs))
+    return first
+
+
+def require_kind(dtype, kinds, what="operand"):
+    if dtype.kind not in kinds:
+        raise SpecError("dtype", "%s of dtype %s is not supported (expected %s)"
+                        % (what, dtype.name, " or ".join(sorted(kinds))))
+
+
+def broadcast_specs(specs):
+    shape = specs[0][1]
+    try:
+        for _, s in specs[1:]:
+            shape = shape_lib.broadcast(shape, s)
+    except ValueError as e:
+        raise SpecError("shape", "incompatible shapes for broadcasting: %s"
+                        % ", ".join(shape_lib.to_string(s) for _, s in specs)) from e
+    return shape
+
+
+def normalize_axis(axis, rank, what="axis"):
+    if rank is None:
+        return axis
+    if not -rank <= axis < max(rank, 1):
+        raise SpecError("shape", "%s %d is out of range for a tensor of rank %d"
+                        % (what, axis, rank))
+    return axis + rank if axis < 0 else axis
+
+
+NUMERIC = frozenset(["int", "float"])
+FLOAT = frozenset(["float"])
+ANY = frozenset(["int", "float", "bool", "string"])

@@ -1,0 +1,208 @@
+"""Ops that reach outside the graph: `print`, `py_function`, assertions and numeric checks.
+
+All of them have side effects, so they run on every call of a traced function, in program
+order, and the executor never removes them.
+"""
+
+import sys
+
+import numpy as np
+
+from runtime import context
+from runtime import dtypes
+from runtime import errors
+from runtime import nest
+from runtime.ops import common
+from runtime.ops.registry import execute, register
+from runtime.tensor import EagerTensor, Tensor, make_eager
+
+OPS = {}
+
+# -- print --------------------------------------------------------------------------------------
+
+
+def _format_scalar(value, dtype):
+    if dtype is dtypes.string:
+        return value.decode("utf-8", "replace") if isinstance(value, bytes) else str(value)
+    if dtype.is_floating:
+        short, long_ = (6, 9) if dtype is dtypes.float32 else (15, 17)
+        text = "%.*g" % (short, value)
+        if dtype.np_dtype.type(text) != value and not np.isnan(value):
+            text = "%.*g" % (long_, value)
+        return text
+    if dtype.is_bool:
+        return "1" if value else "0"
+    return str(value)
+
+
+def format_tensor_value(value, dtype, summarize=3):
+    """TensorFlow's tf.print spelling of a value: '[1 2 ... 9]', nested brackets per rank."""
+    array = np.asarray(value)
+
+    def render(a, depth):
+        if a.ndim == 0:
+            return _format_scalar(a[()], dtype)
+        n = a.shape[0]
+        if 0 <= summarize < n and n > 2 * summarize:
+            items = [render(a[i], depth + 1) for i in range(summarize)] + ["..."] + [
+                render(a[i], depth + 1) for i in range(n - summarize, n)]
+        else:
+            items = [render(a[i], depth + 1) for i in range(n)]
+        if a.ndim == 1:
+            return "[" + " ".join(items) + "]"
+        return "[" + ("\n" + " " * (depth + 1)).join(items) + "]"
+
+    return render(array, 0)
+
+
+def _render_print(template, values, dtypes_, summarize):
+    parts = []
+    value_iter = iter(zip(values, dtypes_))
+    for piece in template:
+        if piece is None:
+            value, dtype = next(value_iter)
+            parts.append(format_tensor_value(value, dtype, summarize))
+        else:
+            parts.append(piece)
+    return parts
+
+
+def _print_kernel(*values, template, dtypes_, sep, end, output_stream, summarize):
+    text = sep.join(_render_print(template, values, dtypes_, summarize)) + end
+    stream = sys.stderr if output_stream is None else output_stream
+    if isinstance(stream, str):
+        if not stream.startswith("file://"):
+            raise ValueError("output_stream strings must start with 'file://'")
+        with open(stream[len("file://"):], "a") as f:
+            f.write(text)
+    else:
+        stream.write(text)
+    return ()
+
+
+OPS["PrintV2"] = register("PrintV2", _print_kernel, lambda specs, attrs: [],
+                          side_effects=True)
+
+
+def _template_piece(value, tensors):
+    if isinstance(value, Tensor) or hasattr(value, "_as_tensor"):
+        tensors.append(common.convert_to_tensor(value))
+        return None
+    if isinstance(value, (list, tuple, dict)) and any(
+            isinstance(v, Tensor) for v in nest.flatten(value)):
+        raise TypeError("tf.print of containers holding tensors is not supported; pass the "
+                        "tensors as separate arguments")
+    return str(value)
+
+
+def print_(*inputs, output_stream=None, summarize=3, sep=" ", end="\n", name=None):
+    """Prints `inputs` every time it runs (eagerly now; in a graph, on each call), by default
+    to stderr as TensorFlow does. Tensors print in TensorFlow's style ('[1 2 3]')."""
+    tensors = []
+    template = tuple(_template_piece(v, tensors) for v in inputs)
+    attrs = {"template": template, "dtypes_": tuple(t.dtype for t in tensors), "sep": sep,
+             "end": end, "output_stream": output_stream,
+             "summarize": -1 if summarize is None else int(summarize)}
+    execute(OPS["PrintV2"], tensors, attrs, name=name)
+
+
+# -- py_function ----------------------------------------------------------------------------------
+
+
+def _py_function_infer(specs, attrs):
+    return [(d, None) for d in attrs["Tout"]]
+
+
+def _py_function_kernel(*values, func, Tout, in_dtypes, location):
+    args = [EagerTensor(np.asarray(v) if not isinstance(v, (np.ndarray, np.generic)) else v, d)
+            for v, d in zip(values, in_dtypes)]
+    saved = context.graph_stack[:]
+    del context.graph_stack[:]
+    try:
+        result = func(*args)
+    finally:
+        context.graph_stack[:] = saved
+    if not Tout:
+        return ()
+    results = [result] if len(Tout) == 1 and not isinstance(result, (list, tuple)) else result
+    if len(results) != len(Tout):
+        raise ValueError("py_function's function returned %d values but Tout has %d"
+                         % (len(results), len(Tout)))
+    out = []
+    for r, d in zip(results, Tout):
+        if isinstance(r, Tensor):
+            r = r.numpy()
+        out.append(make_eager(np.asarray(r, dtype=d.np_dtype), d)._value)
+    return tuple(out) if len(out) != 1 else out[0]
+
+
+OPS["EagerPyFunc"] = register("EagerPyFunc", _py_function_kernel, _py_function_infer,
+                              side_effects=True)
+
+
+def py_function(func, inp, Tout, name=None):
+    """Runs the Python callable `func` on eager tensors every time the op runs.
+
+    `Tout` is a dtype (one output), a list of dtypes, or None/[] (no outputs)."""
+    tensors = [common.convert_to_tensor(x) for x in (inp or [])]
+    single = Tout is not None and not isinstance(Tout, (list, tuple))
+    tout = () if Tout is None else (dtypes.as_dtype(Tout),) if single else tuple(
+        dtypes.as_dtype(d) for d in Tout)
+    attrs = {"func": func, "Tout": tout, "in_dtypes": tuple(t.dtype for t in tensors),
+             "location": errors.user_location(2)}
+    outputs = execute(OPS["EagerPyFunc"], tensors, attrs, name=name)
+    if single:
+        return outputs[0]
+    if Tout is None:
+        return None
+    return list(outputs)
+
+
+# -- assertions -------------------------------------------------------------------------------
+
+
+def _assert_kernel(condition, *data, message, dtypes_):
+    if not np.all(condition):
+        details = "; ".join(format_tensor_value(v, d) for v, d in zip(data, dtypes_))
+        raise errors.InvalidArgumentError("%s%s" % (message, (": " + details) if details else ""))
+    return ()
+
+
+def _assert_infer(specs, attrs):
+    common.require_kind(specs[0][0], {"bool"}, "condition")
+    return []
+
+
+OPS["Assert"] = register("Assert", _assert_kernel, _assert_infer, side_effects=True)
+
+
+def assert_that(condition, data, message, name=None):
+    """Raises InvalidArgumentError (when it runs) unless every element of `condition` holds."""
+    condition = common.convert_to_tensor(condition)
+    data = [common.convert_to_tensor(d) for d in data]
+    location = errors.user_location(2)
+    full = message + (" (%s:%d)" % (location.filename, location.lineno) if location else "")
+    execute(OPS["Assert"], [condition] + data,
+            {"message": full, "dtypes_": tuple(d.dtype for d in data)}, name=name)
+
+
+def _check_numerics_infer(specs, attrs):
+    common.require_kind(specs[0][0], common.FLOAT)
+    return [specs[0]]
+
+
+def _check_numerics_kernel(x, message):
+    if not np.all(np.isfinite(x)):
+        kind = "NaN" if np.any(np.isnan(x)) else "Inf"
+        raise errors.InvalidArgumentError("%s: tensor had %s values" % (message, kind))
+    return x
+
+
+OPS["CheckNumerics"] = register("CheckNumerics", _check_numerics_kernel, _check_numerics_infer,
+                                side_effects=True)
+
+
+def check_numerics(tensor, message, name=None):
+    """`tensor`, raising InvalidArgumentError when it holds NaN or Inf values."""
+    return execute(OPS["CheckNumerics"], [common.convert_to_tensor(tensor)],
+                   {"message": message}, name=name)[0]

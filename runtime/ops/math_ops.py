@@ -1,0 +1,593 @@
+"""Math ops: elementwise arithmetic, comparisons, logic, reductions, matmul, argmax, cast.
+
+Each op is declared once with its kernel and inference rule; the functions below it are the
+public API (`tf.add`, `tf.reduce_sum`, ...), which convert arguments and call `execute`.
+"""
+
+import numpy as np
+
+from runtime import dtypes
+from runtime import shape as shape_lib
+from runtime.ops import common
+from runtime.ops.common import (ANY, FLOAT, NUMERIC, SpecError, binary_operands,
+                                convert_to_tensor, require_kind, require_same_dtype)
+from runtime.ops.registry import execute1, register
+
+# -- elementwise binary ------------------------------------------------------------------
+
+
+def _binary_rule(kinds, result_dtype=None):
+    def infer(specs, attrs):
+        dtype = require_same_dtype(specs)
+        require_kind(dtype, kinds)
+        return [(result_dtype or dtype, common.broadcast_specs(specs))]
+    return infer
+
+
+def _ignore_errors(func):
+    def kernel(x, y):
+        with np.errstate(all="ignore"):
+            return func(x, y)
+    return kernel
+
+
+def _floordiv_kernel(x, y):
+    if isinstance(y, np.ndarray) and y.dtype.kind in "iu" or isinstance(y, np.integer):
+        if np.any(np.asarray(y) == 0):
+            raise ZeroDivisionError("integer division by zero")
+    with np.errstate(all="ignore"):
+        return np.floor_divide(x, y)
+
+
+def _mod_kernel(x, y):
+    if isinstance(y, np.ndarray) and y.dtype.kind in "iu" or isinstance(y, np.integer):
+        if np.any(np.asarray(y) == 0):
+            raise ZeroDivisionError("integer modulo by zero")
+    with np.errstate(all="ignore"):
+        return np.mod(x, y)
+
+
+_BINARY = {
+    # op name: (node name, kernel, dtype kinds, result dtype, python operator for the executor)
+    "AddV2": ("add", np.add, NUMERIC | {"string"}, None, "+"),
+    "Sub": ("sub", np.subtract, NUMERIC, None, "-"),
+    "Mul": ("mul", np.multiply, NUMERIC, None, "*"),
+    "RealDiv": ("truediv", _ignore_errors(np.true_divide), FLOAT, None, None),
+    "FloorDiv": ("floordiv", _floordiv_kernel, NUMERIC, None, None),
+    "FloorMod": ("mod", _mod_kernel, NUMERIC, None, None),
+    "Pow": ("pow", _ignore_errors(np.power), NUMERIC, None, None),
+    "Maximum": ("Maximum", np.maximum, NUMERIC, None, None),
+    "Minimum": ("Minimum", np.minimum, NUMERIC, None, None),
+    "SquaredDifference": ("SquaredDifference", lambda x, y: np.square(x - y), NUMERIC, None,
+                          None),
+    "Less": ("Less", np.less, NUMERIC, dtypes.bool_, "<"),
+    "LessEqual": ("LessEqual", np.less_equal, NUMERIC, dtypes.bool_, "<="),
+    "Greater": ("Greater", np.greater, NUMERIC, dtypes.bool_, ">"),
+    "GreaterEqual": ("GreaterEqual", np.greater_equal, NUMERIC, dtypes.bool_, ">="),
+    "Equal": ("Equal", np.equal, ANY, dtypes.bool_, None),
+    "NotEqual": ("NotEqual", np.not_equal, ANY, dtypes.bool_, None),
+    "LogicalAnd": ("LogicalAnd", np.logical_and, {"bool"}, None, None),
+    "LogicalOr": ("LogicalOr", np.logical_or, {"bool"}, None, None),
+}
+
+
+def _operator_emit(symbol):
+    def emit(outs, ins, attrs, bind):
+        return "%s = %s %s %s" % (outs[0], ins[0], symbol, ins[1])
+    return emit
+
+
+OPS = {}
+for _name, (_node, _kernel, _kinds, _result, _symbol) in _BINARY.items():
+    OPS[_name] = register(_name, _kernel, _binary_rule(_kinds, _result), node_name=_node,
+                          emit=_operator_emit(_symbol) if _symbol else None)
+
+
+def _binary(op_name, x, y, name=None):
+    x, y = binary_operands(x, y)
+    return execute1(OPS[op_name], [x, y], name=name)
+
+
+def add(x, y, name=None):
+    """x + y elementwise (string concatenation for string tensors)."""
+    return _binary("AddV2", x, y, name)
+
+
+def subtract(x, y, name=None):
+    """x - y elementwise."""
+    return _binary("Sub", x, y, name)
+
+
+def multiply(x, y, name=None):
+    """x * y elementwise."""
+    return _binary("Mul", x, y, name)
+
+
+def truediv(x, y, name=None):
+    """x / y; integer operands are first cast to float64, as in TensorFlow."""
+    x, y = binary_operands(x, y)
+    if x.dtype.is_integer and y.dtype is x.dtype:
+        x, y = cast(x, dtypes.float64), cast(y, dtypes.float64)
+    return execute1(OPS["RealDiv"], [x, y], name=name)
+
+
+divide = truediv
+
+
+def floordiv(x, y, name=None):
+    """x // y (floor division)."""
+    return _binary("FloorDiv", x, y, name)
+
+
+def floormod(x, y, name=None):
+    """x % y with the sign of y, as Python's %."""
+    return _binary("FloorMod", x, y, name)
+
+
+mod = floormod
+
+
+def pow(x, y, name=None):  # noqa: A001 - TensorFlow's name
+    """x ** y elementwise."""
+    return _binary("Pow", x, y, name)
+
+
+def maximum(x, y, name=None):
+    """Elementwise maximum."""
+    return _binary("Maximum", x, y, name)
+
+
+def minimum(x, y, name=None):
+    """Elementwise minimum."""
+    return _binary("Minimum", x, y, name)
+
+
+def squared_difference(x, y, name=None):
+    """(x - y) ** 2 elementwise."""
+    return _binary("SquaredDifference", x, y, name)
+
+
+def less(x, y, name=None):
+    """x < y elementwise (bool)."""
+    return _binary("Less", x, y, name)
+
+
+def less_equal(x, y, name=None):
+    """x <= y elementwise (bool)."""
+    return _binary("LessEqual", x, y, name)
+
+
+def greater(x, y, name=None):
+    """x > y elementwise (bool)."""
+    return _binary("Greater", x, y, name)
+
+
+def greater_equal(x, y, name=None):
+    """x >= y elementwise (bool)."""
+    return _binary("GreaterEqual", x, y, name)
+
+
+def equal(x, y, name=None):
+    """x == y elementwise (bool)."""
+    return _binary("Equal", x, y, name)
+
+
+def not_equal(x, y, name=None):
+    """x != y elementwise (bool)."""
+    return _binary("NotEqual", x, y, name)
+
+
+def logical_and(x, y, name=None):
+    """Elementwise and of bool tensors."""
+    return _binary("LogicalAnd", x, y, name)
+
+
+def logical_or(x, y, name=None):
+    """Elementwise or of bool tensors."""
+    return _binary("LogicalOr", x, y, name)
+
+
+def logical_xor(x, y, name=None):
+    """Elementwise exclusive or of bool tensors."""
+    return logical_and(logical_or(x, y), logical_not(logical_and(x, y)), name=name)
+
+
+# -- elementwise unary --------------------------------------------------------------------
+
+
+def _unary_rule(kinds, result_dtype=None):
+    def infer(specs, attrs):
+        dtype, shape = specs[0]
+        require_kind(dtype, kinds)
+        return [(result_dtype or dtype, shape)]
+    return infer
+
+
+def _quiet(func):
+    def kernel(x):
+        with np.errstate(all="ignore"):
+            return func(x)
+    return kernel
+
+
+def _sigmoid(x):
+    with np.errstate(over="ignore"):
+        return 1 / (1 + np.exp(-x))
+
+
+def _softplus(x):
+    with np.errstate(over="ignore"):
+        return np.logaddexp(0, x).astype(x.dtype)
+
+
+_UNARY = {
+    "Neg": (np.negative, NUMERIC, None, "-{0}"),
+    "Abs": (np.abs, NUMERIC, None, None),
+    "Sign": (np.sign, NUMERIC, None, None),
+    "Square": (np.square, NUMERIC, None, None),
+    "Reciprocal": (_quiet(np.reciprocal), FLOAT, None, None),
+    "Tanh": (np.tanh, FLOAT, None, None),
+    "Exp": (_quiet(np.exp), FLOAT, None, None),
+    "Expm1": (_quiet(np.expm1), FLOAT, None, None),
+    "Log": (_quiet(np.log), FLOAT, None, None),
+    "Log1p": (_quiet(np.log1p), FLOAT, None, None),
+    "Sqrt": (_quiet(np.sqrt), FLOAT, None, None),
+    "Rsqrt": (_quiet(lambda x: 1 / np.sqrt(x)), FLOAT, None, None),
+    "Sigmoid": (_sigmoid, FLOAT, None, None),
+    "Softplus": (_softplus, FLOAT, None, None),
+    "Sin": (np.sin, FLOAT, None, None),
+    "Cos": (np.cos, FLOAT, None, None),
+    "Tan": (np.tan, FLOAT, None, None),
+    "Floor": (np.floor, FLOAT, None, None),
+    "Ceil": (np.ceil, FLOAT, None, None),
+    "Round": (np.round, FLOAT, None, None),
+    "IsNan": (np.isnan, FLOAT, dtypes.bool_, None),
+    "IsInf": (np.isinf, FLOAT, dtypes.bool_, None),
+    "IsFinite": (np.isfinite, FLOAT, dtypes.bool_, None),
+    "LogicalNot": (np.logical_not, {"bool"}, None, None),
+    "Relu": (lambda x: np.maximum(x, 0), NUMERIC, None, None),
+}
+
+
+def _template_emit(template):
+    def emit(outs, ins, attrs, bind):
+        return "%s = %s" % (outs[0], template.format(*ins))
+    return emit
+
+
+for _name, (_kernel, _kinds, _result, _template) in _UNARY.items():
+    OPS[_name] = register(_name, _kernel, _unary_rule(_kinds, _result),
+                          emit=_template_emit(_template) if _template else None)
+
+
+def _unary(op_name, x, name=None):
+    return execute1(OPS[op_name], [convert_to_tensor(x)], name=name)
+
+
+def _unary_api(op_name, doc):
+    def api(x, name=None):
+        return _unary(op_name, x, name)
+    api.__doc__ = doc
+    api.__name__ = op_name.lower()
+    return api
+
+
+negative = _unary_api("Neg", "-x elementwise.")
+abs = _unary_api("Abs", "|x| elementwise.")  # noqa: A001
+sign = _unary_api("Sign", "The sign of x (-1, 0 or 1) elementwise.")
+square = _unary_api("Square", "x * x elementwise.")
+reciprocal = _unary_api("Reciprocal", "1 / x elementwise.")
+tanh = _unary_api("Tanh", "Hyperbolic tangent elementwise.")
+exp = _unary_api("Exp", "e ** x elementwise.")
+expm1 = _unary_api("Expm1", "e ** x - 1 elementwise.")
+log = _unary_api("Log", "Natural logarithm elementwise.")
+log1p = _unary_api("Log1p", "log(1 + x) elementwise.")
+sqrt = _unary_api("Sqrt", "Square root elementwise.")
+rsqrt = _unary_api("Rsqrt", "1 / sqrt(x) elementwise.")
+sigmoid = _unary_api("Sigmoid", "1 / (1 + exp(-x)) elementwise.")
+softplus = _unary_api("Softplus", "log(1 + exp(x)) elementwise.")
+sin = _unary_api("Sin", "Sine elementwise.")
+cos = _unary_api("Cos", "Cosine elementwise.")
+tan = _unary_api("Tan", "Tangent elementwise.")
+floor = _unary_api("Floor", "Largest integer not greater than x, elementwise.")
+ceil = _unary_api("Ceil", "Smallest integer not less than x, elementwise.")
+round = _unary_api("Round", "x rounded half to even, elementwise.")  # noqa: A001
+is_nan = _unary_api("IsNan", "True where x is NaN.")
+is_inf = _unary_api("IsInf", "True where x is infinite.")
+is_finite = _unary_api("IsFinite", "True where x is finite.")
+logical_not = _unary_api("LogicalNot", "Elementwise not of a bool tensor.")
+relu = _unary_api("Relu", "max(x, 0) elementwise.")
+
+# -- cast -----------------------------------------------------------------------------------
+
+
+def _cast_infer(specs, attrs):
+    source, shape = specs[0]
+    target = attrs["dtype"]
+    if (source is dtypes.string) != (target is dtypes.string):
+        raise SpecError("dtype", "cannot cast %s to %s" % (source.name, target.name))
+    return [(target, shape)]
+
+
+def _cast_kernel(x, dtype):
+    return np.asarray(x).astype(dtype.np_dtype)
+
+
+OPS["Cast"] = register("Cast", _cast_kernel, _cast_infer)
+
+
+def cast(x, dtype, name=None):
+    """`x` converted to `dtype` (floats to ints truncate toward zero)."""
+    dtype = dtypes.as_dtype(dtype)
+    x = convert_to_tensor(x, dtype_hint=dtype)
+    if x.dtype is dtype:
+        return x
+    return execute1(OPS["Cast"], [x], {"dtype": dtype}, name=name)
+
+
+# -- reductions -----------------------------------------------------------------------------
+
+
+def _reduce_infer(kinds, result_dtype=None):
+    def infer(specs, attrs):
+        dtype, shape = specs[0]
+        require_kind(dtype, kinds)
+        axis, keepdims = attrs["axis"], attrs["keepdims"]
+        if shape is None:
+            return [(result_dtype or dtype, None)]
+        rank = len(shape)
+        if axis is None:
+            axes = set(range(rank))
+        else:
+            axes = {common.normalize_axis(a, rank) for a in axis}
+        if keepdims:
+            out = tuple(1 if i in axes else d for i, d in enumerate(shape))
+        else:
+            out = tuple(d for i, d in enumerate(shape) if i not in axes)
+        return [(result_dtype or dtype, out)]
+    return infer
+
+
+def _reduce_kernel(func):
+    def kernel(x, axis, keepdims):
+        return func(x, axis=axis, keepdims=keepdims, dtype=np.asarray(x).dtype)
+    return kernel
+
+
+def _mean_kernel(x, axis, keepdims):
+    x = np.asarray(x)
+    if x.dtype.kind in "iu":
+        total = np.sum(x, axis=axis, keepdims=keepdims, dtype=np.int64)
+        count = x.size // max(np.size(total), 1) if x.size else 1
+        return (np.trunc(total / count)).astype(x.dtype)
+    return np.mean(x, axis=axis, keepdims=keepdims, dtype=x.dtype)
+
+
+def _extreme_kernel(func):
+    def kernel(x, axis, keepdims):
+        if np.size(x) == 0:
+            raise ValueError("reduction over an empty tensor has no identity")
+        return func(x, axis=axis, keepdims=keepdims)
+    return kernel
+
+
+def _bool_kernel(func):
+    def kernel(x, axis, keepdims):
+        return func(x, axis=axis, keepdims=keepdims)
+    return kernel
+
+
+_REDUCTIONS = {
+    "Sum": (_reduce_kernel(np.sum), NUMERIC),
+    "Prod": (_reduce_kernel(np.prod), NUMERIC),
+    "Mean": (_mean_kernel, NUMERIC),
+    "Max": (_extreme_kernel(np.max), NUMERIC),
+    "Min": (_extreme_kernel(np.min), NUMERIC),
+    "Any": (_bool_kernel(np.any), {"bool"}),
+    "All": (_bool_kernel(np.all), {"bool"}),
+}
+for _name, (_kernel, _kinds) in _REDUCTIONS.items():
+    OPS[_name] = register(_name, _kernel, _reduce_infer(_kinds))
+
+
+def _reduce(op_name, x, axis, keepdims, name):
+    x = convert_to_tensor(x)
+    axis = common.static_int_list(axis, "axis")
+    return execute1(OPS[op_name], [x], {"axis": axis, "keepdims": bool(keepdims)}, name=name)
+
+
+def reduce_sum(input_tensor, axis=None, keepdims=False, name=None):
+    """Sum of elements along `axis` (all axes when None)."""
+    return _reduce("Sum", input_tensor, axis, keepdims, name)
+
+
+def reduce_prod(input_tensor, axis=None, keepdims=False, name=None):
+    """Product of elements along `axis`."""
+    return _reduce("Prod", input_tensor, axis, keepdims, name)
+
+
+def reduce_mean(input_tensor, axis=None, keepdims=False, name=None):
+    """Mean along `axis`; integer tensors give the truncated integer mean, as in TF."""
+    return _reduce("Mean", input_tensor, axis, keepdims, name)
+
+
+def reduce_max(input_tensor, axis=None, keepdims=False, name=None):
+    """Maximum along `axis`."""
+    return _reduce("Max", input_tensor, axis, keepdims, name)
+
+
+def reduce_min(input_tensor, axis=None, keepdims=False, name=None):
+    """Minimum along `axis`."""
+    return _reduce("Min", input_tensor, axis, keepdims, name)
+
+
+def reduce_any(input_tensor, axis=None, keepdims=False, name=None):
+    """Logical or along `axis`."""
+    return _reduce("Any", input_tensor, axis, keepdims, name)
+
+
+def reduce_all(input_tensor, axis=None, keepdims=False, name=None):
+    """Logical and along `axis`."""
+    return _reduce("All", input_tensor, axis, keepdims, name)
+
+
+# -- argmax / argmin ------------------------------------------------------------------------
+
+
+def _arg_infer(specs, attrs):
+    dtype, shape = specs[0]
+    require_kind(dtype, NUMERIC)
+    if shape is None:
+        return [(attrs["output_type"], None)]
+    axis = common.normalize_axis(attrs["axis"], len(shape))
+    return [(attrs["output_type"], shape[:axis] + shape[axis + 1:])]
+
+
+def _arg_kernel(func):
+    def kernel(x, axis, output_type):
+        return func(x, axis=axis).astype(output_type.np_dtype)
+    return kernel
+
+
+OPS["ArgMax"] = register("ArgMax", _arg_kernel(np.argmax), _arg_infer)
+OPS["ArgMin"] = register("ArgMin", _arg_kernel(np.argmin), _arg_infer)
+
+
+def argmax(input, axis=None, output_type=dtypes.int64, name=None):  # noqa: A002
+    """Index of the largest value along `axis` (0 when None), as int64 by default."""
+    return execute1(OPS["ArgMax"], [convert_to_tensor(input)],
+                    {"axis": 0 if axis is None else int(axis),
+                     "output_type": dtypes.as_dtype(output_type)}, name=name)
+
+
+def argmin(input, axis=None, output_type=dtypes.int64, name=None):  # noqa: A002
+    """Index of the smallest value along `axis` (0 when None), as int64 by default."""
+    return execute1(OPS["ArgMin"], [convert_to_tensor(input)],
+                    {"axis": 0 if axis is None else int(axis),
+                     "output_type": dtypes.as_dtype(output_type)}, name=name)
+
+
+# -- matmul ---------------------------------------------------------------------------------
+
+
+def _matmul_infer(specs, attrs):
+    dtype = require_same_dtype(specs)
+    require_kind(dtype, NUMERIC)
+    a, b = specs[0][1], specs[1][1]
+    if a is None or b is None:
+        return [(dtype, None)]
+    if len(a) < 2 or len(b) < 2:
+        raise SpecError("shape", "matmul needs tensors of rank >= 2, got shapes %s and %s"
+                        % (shape_lib.to_string(a), shape_lib.to_string(b)))
+    if attrs["transpose_a"]:
+        a = a[:-2] + (a[-1], a[-2])
+    if attrs["transpose_b"]:
+        b = b[:-2] + (b[-1], b[-2])
+    if a[-1] is not None and b[-2] is not None and a[-1] != b[-2]:
+        raise SpecError("shape", "matmul inner dimensions differ: %s @ %s"
+                        % (shape_lib.to_string(a), shape_lib.to_string(b)))
+    try:
+        batch = shape_lib.broadcast(a[:-2], b[:-2])
+    except ValueError:
+        raise SpecError("shape", "matmul batch dimensions do not broadcast") from None
+    return [(dtype, batch + (a[-2], b[-1]))]
+
+
+def _matmul_kernel(a, b, transpose_a, transpose_b):
+    if transpose_a:
+        a = np.swapaxes(a, -1, -2)
+    if transpose_b:
+        b = np.swapaxes(b, -1, -2)
+    return np.matmul(a, b)
+
+
+def _matmul_emit(outs, ins, attrs, bind):
+    if attrs["transpose_a"] or attrs["transpose_b"]:
+        return None
+    return "%s = %s @ %s" % (outs[0], ins[0], ins[1])
+
+
+OPS["MatMul"] = register("MatMul", _matmul_kernel, _matmul_infer, emit=_matmul_emit)
+
+
+def matmul(a, b, transpose_a=False, transpose_b=False, name=None):
+    """Matrix product of the last two dimensions (batched over leading ones)."""
+    a, b = binary_operands(a, b)
+    return execute1(OPS["MatMul"], [a, b], {"transpose_a": bool(transpose_a),
+                                            "transpose_b": bool(transpose_b)}, name=name)
+
+
+# -- n-ary and misc ----------------------------------------------------------------------
+
+
+def _add_n_infer(specs, attrs):
+    dtype = require_same_dtype(specs)
+    require_kind(dtype, NUMERIC)
+    return [(dtype, common.broadcast_specs(specs))]
+
+
+def _add_n_kernel(*values):
+    total = values[0]
+    for v in values[1:]:
+        total = total + v
+    return total
+
+
+OPS["AddN"] = register("AddN", _add_n_kernel, _add_n_infer)
+
+
+def add_n(inputs, name=None):
+    """The elementwise sum of a list of tensors."""
+    tensors = [convert_to_tensor(t) for t in inputs]
+    if not tensors:
+        raise ValueError("add_n needs at least one tensor")
+    return execute1(OPS["AddN"], tensors, name=name)
+
+
+def _clip_infer(specs, attrs):
+    dtype = require_same_dtype(specs)
+    require_kind(dtype, NUMERIC)
+    return [(dtype, specs[0][1])]
+
+
+OPS["ClipByValue"] = register("ClipByValue", lambda x, lo, hi: np.minimum(np.maximum(x, lo), hi),
+                              _clip_infer)
+
+
+def clip_by_value(t, clip_value_min, clip_value_max, name=None):
+    """`t` with values below/above the bounds replaced by the bounds."""
+    t = convert_to_tensor(t)
+    lo = convert_to_tensor(clip_value_min, dtype_hint=t.dtype)
+    hi = convert_to_tensor(clip_value_max, dtype_hint=t.dtype)
+    return execute1(OPS["ClipByValue"], [t, lo, hi], name=name)
+
+
+def _cumsum_infer(specs, attrs):
+    dtype, shape = specs[0]
+    require_kind(dtype, NUMERIC)
+    if shape is not None:
+        common.normalize_axis(attrs["axis"], len(shape))
+    return [(dtype, shape)]
+
+
+def _cumsum_kernel(x, axis, exclusive, reverse):
+    x = np.asarray(x)
+    if reverse:
+        x = np.flip(x, axis)
+    out = np.cumsum(x, axis=axis, dtype=x.dtype)
+    if exclusive:
+        out = np.concatenate([np.zeros_like(np.take(out, [0], axis=axis)),
+                              np.delete(out, -1, axis=axis)], axis=axis)
+    if reverse:
+        out = np.flip(out, axis)
+    return out
+
+
+OPS["Cumsum"] = register("Cumsum", _cumsum_kernel, _cumsum_infer)
+
+
+def cumsum(x, axis=0, exclusive=False, reverse=False, name=None):
+    """Cumulative sum along `axis`."""
+    return execute1(OPS["Cumsum"], [convert_to_tensor(x)],
+                    {"axis": int(axis), "exclusive": bool(exclusive), "reverse": bool(reverse)},
+                    name=name)

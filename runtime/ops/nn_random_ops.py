@@ -1,0 +1,133 @@
+"""Neural-network helpers (softmax, log_softmax) and random number ops.
+
+Random ops are stateful: each node owns a numpy Generator, so a traced graph draws new
+numbers on every call, like TensorFlow's stateful random ops. `set_seed` makes the
+sequence of generators (and so every draw) reproducible.
+"""
+
+import numpy as np
+
+from runtime import dtypes
+from runtime import shape as shape_lib
+from runtime.ops import common
+from runtime.ops.common import FLOAT, require_kind
+from runtime.ops.registry import execute1, register
+
+OPS = {}
+
+
+def _softmax_infer(specs, attrs):
+    dtype, shape = specs[0]
+    require_kind(dtype, FLOAT)
+    if shape is not None:
+        common.normalize_axis(attrs["axis"], len(shape))
+    return [(dtype, shape)]
+
+
+def _softmax_kernel(x, axis):
+    shifted = x - np.max(x, axis=axis, keepdims=True)
+    e = np.exp(shifted)
+    return e / np.sum(e, axis=axis, keepdims=True)
+
+
+def _log_softmax_kernel(x, axis):
+    shifted = x - np.max(x, axis=axis, keepdims=True)
+    return shifted - np.log(np.sum(np.exp(shifted), axis=axis, keepdims=True))
+
+
+OPS["Softmax"] = register("Softmax", _softmax_kernel, _softmax_infer)
+OPS["LogSoftmax"] = register("LogSoftmax", _log_softmax_kernel, _softmax_infer)
+
+
+def softmax(logits, axis=-1, name=None):
+    """exp(logits) normalised to sum to 1 along `axis`."""
+    return execute1(OPS["Softmax"], [common.convert_to_tensor(logits)], {"axis": int(axis)},
+                    name=name)
+
+
+def log_softmax(logits, axis=-1, name=None):
+    """log(softmax(logits)), computed stably."""
+    return execute1(OPS["LogSoftmax"], [common.convert_to_tensor(logits)], {"axis": int(axis)},
+                    name=name)
+
+
+# -- random -----------------------------------------------------------------------------------
+
+_global_seed = {"seed": None, "counter": 0}
+_default_rng = [np.random.default_rng()]
+
+
+def set_seed(seed):
+    """Makes random ops created afterwards reproducible (TF's `tf.random.set_seed`)."""
+    _global_seed["seed"] = None if seed is None else int(seed)
+    _global_seed["counter"] = 0
+    _default_rng[0] = np.random.default_rng(seed)
+
+
+def _generator(seed):
+    if seed is None and _global_seed["seed"] is None:
+        return _default_rng[0]
+    _global_seed["counter"] += 1
+    base = 0 if _global_seed["seed"] is None else _global_seed["seed"]
+    return np.random.default_rng([base, 0 if seed is None else int(seed) + 1,
+                                  _global_seed["counter"]])
+
+
+def _random_infer(specs, attrs):
+    for d, s in specs:
+        require_kind(d, FLOAT, "bound")
+    return [(attrs["dtype"], attrs["shape"])]
+
+
+def _uniform_kernel(minval, maxval, shape, dtype, rng):
+    draw = rng.random(shape, dtype=np.float64)
+    return (minval + draw * (maxval - minval)).astype(dtype.np_dtype)
+
+
+def _normal_kernel(mean, stddev, shape, dtype, rng):
+    return (mean + stddev * rng.standard_normal(shape)).astype(dtype.np_dtype)
+
+
+def _uniform_int_kernel(minval, maxval, shape, dtype, rng):
+    return rng.integers(minval, maxval, size=shape).astype(dtype.np_dtype)
+
+
+def _int_random_infer(specs, attrs):
+    return [(attrs["dtype"], attrs["shape"])]
+
+
+OPS["RandomUniform"] = register("RandomUniform", _uniform_kernel, _random_infer, stateful=True)
+OPS["RandomUniformInt"] = register("RandomUniformInt", _uniform_int_kernel, _int_random_infer,
+                                   stateful=True)
+OPS["RandomStandardNormal"] = register("RandomStandardNormal", _normal_kernel, _random_infer,
+                                       stateful=True)
+
+
+def _static_shape(shape):
+    dims = common.static_int_list(list(shape) if isinstance(shape, shape_lib.TensorShape)
+                                  else shape, "shape")
+    return () if dims is None else dims
+
+
+def uniform(shape, minval=0, maxval=None, dtype=dtypes.float32, seed=None, name=None):
+    """Uniform random values in [minval, maxval) (maxval defaults to 1 for floats)."""
+    dtype = dtypes.as_dtype(dtype)
+    attrs = {"shape": _static_shape(shape), "dtype": dtype, "rng": _generator(seed)}
+    if dtype.is_integer:
+        if maxval is None:
+            raise ValueError("integer uniform needs maxval")
+        lo = common.convert_to_tensor(minval, dtype=dtype)
+        hi = common.convert_to_tensor(maxval, dtype=dtype)
+        return execute1(OPS["RandomUniformInt"], [lo, hi], attrs, name=name)
+    lo = common.convert_to_tensor(minval, dtype_hint=dtype)
+    hi = common.convert_to_tensor(1.0 if maxval is None else maxval, dtype_hint=dtype)
+    return execute1(OPS["RandomUniform"], [lo, hi], attrs, name=name)
+
+
+def normal(shape, mean=0.0, stddev=1.0, dtype=dtypes.float32, seed=None, name=None):
+    """Normally distributed random values."""
+    dtype = dtypes.as_dtype(dtype)
+    attrs = {"shape": _static_shape(shape), "dtype": dtype, "rng": _generator(seed)}
+    return execute1(OPS["RandomStandardNormal"],
+                    [common.convert_to_tensor(mean, dtype_hint=dtype),
+                     common.convert_to_tensor(stddev, dtype_hint=dtype)], attrs, name=name)

@@ -1,0 +1,179 @@
+"""Input signatures: `TensorSpec`, the cache key of a call, and matching calls to traces.
+
+The cache key of a call is computed from its canonical arguments (bound to the Python
+function's parameters, defaults applied):
+  * tensor or numpy array  -> (dtype, shape)
+  * Variable               -> ('var', dtype, shape): like variables share a trace (TF 2.21)
+  * TensorSpec             -> (dtype, shape), shape possibly with None dims
+  * Python scalar / None   -> (type, value)
+  * list/tuple/dict/namedtuple -> its container type and the keys of its leaves
+  * anything else          -> ('id', id(object)): a trace per object
+"""
+
+import numpy as np
+
+from runtime import dtypes
+from runtime import shape as shape_lib
+from runtime.tensor import EagerTensor, SymbolicTensor, Tensor
+from runtime.variables import Variable
+
+_SCALARS = (int, float, bool, str, bytes, type(None))
+
+
+class TensorSpec:
+    """Describes a tensor argument: `TensorSpec(shape, dtype=tf.float32, name=None)`.
+
+    `shape=None` means any rank; a None dimension matches any size."""
+
+    __slots__ = ("_shape", "dtype", "name")
+
+    def __init__(self, shape=None, dtype=dtypes.float32, name=None):
+        self._shape = shape_lib.normalize(shape)
+        self.dtype = dtypes.as_dtype(dtype)
+        self.name = name
+
+    @classmethod
+    def from_tensor(cls, tensor, name=None):
+        """The spec of an existing tensor."""
+        return cls(tensor._shape_tuple(), tensor.dtype, name)
+
+    @property
+    def shape(self):
+        """The spec's shape, as a TensorShape."""
+        return shape_lib.TensorShape(self._shape)
+
+    def is_compatible_with(self, value):
+        """True when `value` (a tensor or spec) has this dtype and a fitting shape."""
+        if isinstance(value, TensorSpec):
+            return value.dtype is self.dtype and shape_lib.is_subtype(value._shape, self._shape)
+        if isinstance(value, Tensor):
+            return value.dtype is self.dtype and shape_lib.is_compatible(
+                self._shape, value._shape_tuple())
+        return False
+
+    def __eq__(self, other):
+        return (isinstance(other, TensorSpec) and other._shape == self._shape
+                and other.dtype is self.dtype and other.name == self.name)
+
+    def __hash__(self):
+        return hash((self._shape, self.dtype, self.name))
+
+    def __repr__(self):
+        return "TensorSpec(shape=%s, dtype=%r, name=%r)" % (
+            shape_lib.to_string(self._shape), self.dtype, self.name)
+
+
+class VariableSpec:
+    """Describes a Variable argument (its dtype and shape)."""
+
+    __slots__ = ("_shape", "dtype", "name")
+
+    def __init__(self, shape, dtype, name=None):
+        self._shape = shape
+        self.dtype = dtype
+        self.name = name
+
+    def __repr__(self):
+        return "VariableSpec(shape=%s, dtype=%r, name=%r)" % (
+            shape_lib.to_string(self._shape), self.dtype, self.name)
+
+
+def leaf_key(value):
+    """The cache-key part of one leaf argument (see module docstring)."""
+    kind = type(value)
+    if kind is EagerTensor:
+        return (value.dtype, value._value.shape)
+    if kind in _SCALARS:
+        return (kind, value)
+    if isinstance(value, SymbolicTensor):
+        return (value.dtype, value._shape)
+    if isinstance(value, Variable):
+        return ("var", value.dtype, value._static_shape)
+    if isinstance(value, TensorSpec):
+        return (value.dtype, value._shape)
+    if isinstance(value, np.ndarray):
+        return (dtypes.from_numpy(value.dtype), value.shape)
+    return ("id", id(value))
+
+
+def is_tensor_like(value):
+    """True for leaves that become graph inputs (fed at run time) rather than constants."""
+    return isinstance(value, (Tensor, Variable, TensorSpec, np.ndarray))
+
+
+def make_key(values):
+    """The hashable cache key of a sequence of canonical argument values."""
+    key = []
+    for value in values:
+        if isinstance(value, (list, tuple, dict)):
+            key.append(_nested_key(value))
+        else:
+            key.append(leaf_key(value))
+    return tuple(key)
+
+
+def _nested_key(value):
+    if isinstance(value, dict):
+        try:
+            keys = sorted(value)
+        except TypeError:
+            keys = sorted(value, key=repr)
+        return (type(value), tuple(keys), tuple(
+            _nested_key(value[k]) if isinstance(value[k], (list, tuple, dict))
+            else leaf_key(value[k]) for k in keys))
+    return (type(value), tuple(
+        _nested_key(v) if isinstance(v, (list, tuple, dict)) else leaf_key(v) for v in value))
+
+
+def _is_tensor_key(part):
+    return (isinstance(part, tuple) and len(part) == 2 and isinstance(part[0], dtypes.DType)
+            and (part[1] is None or isinstance(part[1], tuple)))
+
+
+def key_is_subtype(key, general):
+    """True when a call with cache key `key` can run a trace made for key `general`."""
+    if key == general:
+        return True
+    if _is_tensor_key(key) and _is_tensor_key(general):
+        return key[0] is general[0] and shape_lib.is_subtype(key[1], general[1])
+    if isinstance(key, tuple) and isinstance(general, tuple) and len(key) == len(general) \
+            and not _is_tensor_key(key) and not _is_tensor_key(general):
+        if key and key[0] == "var" or general and general[0] == "var":
+            return key == general
+        return all(key_is_subtype(k, g) for k, g in zip(key, general))
+    return False
+
+
+def relax_key(key, general):
+    """The key whose tensor shapes are relaxed to fit both, or None when they differ otherwise."""
+    if key == general:
+        return key
+    if _is_tensor_key(key) and _is_tensor_key(general):
+        if key[0] is not general[0]:
+            return None
+        return (key[0], shape_lib.relax(key[1], general[1]))
+    if isinstance(key, tuple) and isinstance(general, tuple) and len(key) == len(general) \
+            and not _is_tensor_key(key) and not _is_tensor_key(general):
+        if key and key[0] == "var":
+            return None
+        parts = [relax_key(k, g) for k, g in zip(key, general)]
+        return None if any(p is None for p in parts) else tuple(parts)
+    return None
+
+
+def describe(value):
+    """How a signature prints an argument: 'int32 Tensor, shape=(2,)', or the Python value."""
+    if isinstance(value, TensorSpec):
+        return "%s Tensor, shape=%s" % (value.dtype.name, shape_lib.to_string(value._shape))
+    if isinstance(value, VariableSpec):
+        return "%s Variable, shape=%s" % (value.dtype.name, shape_lib.to_string(value._shape))
+    if isinstance(value, SymbolicTensor):
+        return "%s Tensor, shape=%s" % (value.dtype.name, shape_lib.to_string(value._shape))
+    if isinstance(value, (list, tuple)):
+        inner = ", ".join(describe(v) for v in value)
+        return ("List[%s]" if isinstance(value, list) else "Tuple[%s]") % inner
+    if isinstance(value, dict):
+        return "Dict[%s]" % ", ".join("%r: %s" % (k, describe(v)) for k, v in value.items())
+    if value is None:
+        return "NoneTensorSpec()"
+    return repr(value)

@@ -1,0 +1,289 @@
+"""Tensors: eager ones wrapping a numpy value, and symbolic ones standing for a graph node's output.
+
+Both kinds share one base class so that user code is written once; operators (`+`, `@`,
+indexing...) are installed on the base class by `runtime.ops.operators`, which routes them
+through the op registry. An eager tensor's value is a numpy array or numpy scalar (string
+tensors hold `bytes` in object arrays).
+"""
+
+import numpy as np
+
+from runtime import context
+from runtime import dtypes
+from runtime import errors
+from runtime import shape as shape_lib
+
+
+class Tensor:
+    """Base class of eager and symbolic tensors: a dtype, a static shape and the operators."""
+
+    __slots__ = ()
+    # Makes numpy defer to our reflected operators (`np.float32(2) * t` gives a Tensor).
+    __array_priority__ = 100
+
+    @property
+    def shape(self):
+        """The static shape, as a `TensorShape`."""
+        return shape_lib.TensorShape(self._shape_tuple())
+
+    def get_shape(self):
+        """Same as `.shape`."""
+        return self.shape
+
+    @property
+    def ndim(self):
+        """The rank, or None when unknown."""
+        dims = self._shape_tuple()
+        return None if dims is None else len(dims)
+
+    def __hash__(self):
+        raise TypeError("Tensor is unhashable (== compares elementwise); use tensor.ref() "
+                        "as a dictionary key or set element")
+
+    def ref(self):
+        """A hashable reference to this tensor, usable as a dictionary key."""
+        return TensorRef(self)
+
+
+class TensorRef:
+    """A hashable handle on a tensor, compared by identity (`tensor.ref()`)."""
+
+    __slots__ = ("_tensor",)
+
+    def __init__(self, tensor):
+        self._tensor = tensor
+
+    def deref(self):
+        """The tensor this reference points to."""
+        return self._tensor
+
+    def __hash__(self):
+        return id(self._tensor)
+
+    def __eq__(self, other):
+        return isinstance(other, TensorRef) and other._tensor is self._tensor
+
+
+def _value_text(value, dtype):
+    if dtype is dtypes.string and isinstance(value, np.ndarray) and value.ndim == 0:
+        return repr(value[()])
+    return str(value)
+
+
+class EagerTensor(Tensor):
+    """A tensor with a concrete value, produced by running ops immediately."""
+
+    __slots__ = ("_value", "dtype")
+
+    def __init__(self, value, dtype):
+        self._value = value
+        self.dtype = dtype
+
+    def _shape_tuple(self):
+        return self._value.shape
+
+    def numpy(self):
+        """The value as numpy: an ndarray, or a numpy scalar (`bytes` for string scalars)."""
+        value = self._value
+        if isinstance(value, np.ndarray) and value.ndim == 0:
+            return value[()]
+        return value
+
+    def __array__(self, dtype=None, copy=None):
+        value = np.asarray(self._value)
+        return value if dtype is None else value.astype(dtype)
+
+    def __bool__(self):
+        return bool(self._value)
+
+    def __int__(self):
+        return int(self._value)
+
+    def __float__(self):
+        return float(self._value)
+
+    def __index__(self):
+        if not self.dtype.is_integer:
+            raise TypeError("only integer scalar tensors can be used as an index, got %s"
+                            % self.dtype.name)
+        return int(self._value)
+
+    def __len__(self):
+        if not self._value.shape:
+            raise TypeError("len() of a scalar tensor")
+        return self._value.shape[0]
+
+    def __iter__(self):
+        if not self._value.shape:
+            raise TypeError("cannot iterate over a scalar tensor")
+        dtype = self.dtype
+        for item in self._value:
+            yield EagerTensor(item, dtype)
+
+    def __format__(self, spec):
+        return format(self.numpy(), spec)
+
+    def __str__(self):
+        value_text = _value_text(self._value, self.dtype)
+        if "\n" in value_text:
+            value_text = "\n" + value_text
+        return "tf.Tensor(%s, shape=%s, dtype=%s)" % (
+            value_text, shape_lib.to_string(self._value.shape), self.dtype.name)
+
+    def __repr__(self):
+        value = self.numpy()
+        value_text = repr(value) if isinstance(value, np.ndarray) else _value_text(
+            self._value, self.dtype)
+        if "\n" in value_text:
+            value_text = "\n" + value_text
+        return "<tf.Tensor: shape=%s, dtype=%s, numpy=%s>" % (
+            shape_lib.to_string(self._value.shape), self.dtype.name, value_text)
+
+
+def make_eager(value, dtype):
+    """Wraps a kernel's numpy result as an EagerTensor, normalising it to numpy types."""
+    if not isinstance(value, (np.ndarray, np.generic)) or value.dtype != dtype.np_dtype:
+        value = np.asarray(value, dtype=dtype.np_dtype)
+    return EagerTensor(value, dtype)
+
+
+class SymbolicTensor(Tensor):
+    """An output of a graph node: known dtype and static shape, value known only at run time."""
+
+    __slots__ = ("graph", "node", "index", "dtype", "_shape")
+
+    def __init__(self, graph, node, index, dtype, shape):
+        self.graph = graph
+        self.node = node
+        self.index = index
+        self.dtype = dtype
+        self._shape = shape
+
+    def _shape_tuple(self):
+        return self._shape
+
+    @property
+    def name(self):
+        """'<node name>:<output index>', as in TensorFlow."""
+        return "%s:%d" % (self.node.name, self.index)
+
+    @property
+    def op(self):
+        """The graph node that produces this tensor."""
+        return self.node
+
+    @property
+    def numpy(self):
+        raise AttributeError(
+            "symbolic Tensor %r has no value and no 'numpy' attribute: it belongs to a traced "
+            "graph. Return it from the function to get its value." % self.name)
+
+    def __array__(self, dtype=None, copy=None):
+        raise TypeError("cannot convert the symbolic tensor %r to a numpy array: its value "
+                        "exists only when the graph runs" % self.name)
+
+    def __bool__(self):
+        raise errors.OperatorNotAllowedInGraphError(errors.with_user_location(
+            "using a symbolic tf.Tensor (%s) as a Python bool is not allowed in a traced "
+            "function: convert the function with autograph (the default for "
+            "autograph.function) so that `if`/`while` on tensors become graph ops" % self.name))
+
+    def __index__(self):
+        raise TypeError("a symbolic tensor (%s) cannot be used as a Python index" % self.name)
+
+    def __len__(self):
+        dims = self._shape
+        if dims is None or not dims or dims[0] is None:
+            raise TypeError("len is not defined for symbolic tensor %s with shape %s: use "
+                            "tf.shape(t)[0]" % (self.name, shape_lib.to_string(dims)))
+        return dims[0]
+
+    def __iter__(self):
+        dims = self._shape
+        if dims is None or not dims or dims[0] is None:
+            raise errors.OperatorNotAllowedInGraphError(errors.with_user_location(
+                "iterating over a symbolic tf.Tensor (%s, shape %s) is not allowed in a traced "
+                "function: convert the function with autograph so that the loop becomes a "
+                "graph op" % (self.name, shape_lib.to_string(dims))))
+        return (self[i] for i in range(dims[0]))
+
+    def __str__(self):
+        return 'Tensor("%s", shape=%s, dtype=%s)' % (
+            self.name, shape_lib.to_string(self._shape), self.dtype.name)
+
+    def __repr__(self):
+        return "<tf.Tensor '%s' shape=%s dtype=%s>" % (
+            self.name, shape_lib.to_string(self._shape), self.dtype.name)
+
+
+def _infer_dtype(value):
+    """TensorFlow's dtype for a Python or numpy value (int -> int32, float -> float32)."""
+    if isinstance(value, (np.ndarray, np.generic)):
+        return dtypes.from_numpy(value.dtype)
+    if isinstance(value, bool):
+        return dtypes.bool_
+    if isinstance(value, int):
+        return dtypes.int32 if -2**31 <= value < 2**31 else dtypes.int64
+    if isinstance(value, float):
+        return dtypes.float32
+    if isinstance(value, (str, bytes)):
+        return dtypes.string
+    array = np.asarray(value, dtype=object if _has_strings(value) else None)
+    if array.dtype.kind == "O":
+        if _has_strings(value):
+            return dtypes.string
+        raise TypeError("cannot convert %r to a tensor" % (value,))
+    if array.dtype.kind in "iu":
+        if array.size and (array.min() < -2**31 or array.max() >= 2**31):
+            return dtypes.int64
+        return dtypes.int32
+    if array.dtype.kind == "f":
+        return dtypes.float32
+    return dtypes.from_numpy(array.dtype)
+
+
+def _has_strings(value):
+    if isinstance(value, (str, bytes)):
+        return True
+    if isinstance(value, (list, tuple)) and value:
+        return _has_strings(value[0])
+    return False
+
+
+def _encode_strings(value):
+    if isinstance(value, str):
+        return value.encode("utf-8")
+    if isinstance(value, (list, tuple)):
+        return [_encode_strings(v) for v in value]
+    return value
+
+
+def to_numpy(value, dtype=None):
+    """Converts a Python or numpy value to the numpy storage of a tensor of `dtype`.
+
+    Returns (numpy_value, dtype). Raises TypeError when the value does not fit the dtype.
+    """
+    inferred = _infer_dtype(value)
+    dtype = inferred if dtype is None else dtypes.as_dtype(dtype)
+    if dtype is dtypes.string:
+        if inferred is not dtypes.string:
+            raise TypeError("cannot convert %r to a string tensor" % (value,))
+        encoded = _encode_strings(value.tolist() if isinstance(value, np.ndarray) else value)
+        array = np.empty(np.shape(encoded) if isinstance(encoded, list) else (), dtype=object)
+        array[...] = encoded if isinstance(encoded, list) else _encode_strings(encoded)
+        return array, dtype
+    if inferred is dtypes.string:
+        raise TypeError("cannot convert %r to a %s tensor" % (value, dtype.name))
+    if inferred.is_floating and not dtype.is_floating and not isinstance(
+            value, (np.ndarray, np.generic)):
+        array = np.asarray(value)
+        if not np.all(np.equal(np.mod(array, 1), 0)):
+            raise TypeError("cannot convert %r to an exact %s tensor" % (value, dtype.name))
+    try:
+        array = np.asarray(value, dtype=dtype.np_dtype)
+    except (TypeError, ValueError) as e:
+        raise TypeError("cannot convert %r to a %s tensor: %s" % (value, dtype.name, e)) from None
+    if dtype.is_integer and not isinstance(value, (np.ndarray, np.generic)):
+        if array.size and (np.asarray(value).max() > dtype.max or np.asarray(value).min() < dtype.min):
+            raise TypeError("%r is out of range for %s" % (value, dtype.name))
+    return array, dtype

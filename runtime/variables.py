@@ -1,0 +1,281 @@
+"""`Variable`: mutable state that outlives a call, readable and assignable in graphs.
+
+A variable is a resource: graphs do not copy its value but capture the variable itself and
+read or assign it with ops (`ReadVariableOp`, `AssignAddVariableOp`, ...) that run on every
+call. Values are never mutated in place, so a read is a stable snapshot.
+
+Inside a trace a variable may be created only while the trace allows it (the first trace of
+a Function); its initial value is computed at once when it does not depend on the trace's
+inputs, and otherwise by an `InitializeVariableOnce` node the first time the graph runs.
+"""
+
+import numpy as np
+
+from runtime import context
+from runtime import dtypes
+from runtime import errors
+from runtime import shape as shape_lib
+from runtime.ops import common, operators
+from runtime.ops.common import SpecError
+from runtime.ops.registry import execute, execute1, register
+from runtime.tensor import EagerTensor, SymbolicTensor
+
+OPS = {}
+
+
+def _read_infer(specs, attrs):
+    return [(attrs["dtype"], attrs["shape"])]
+
+
+def _read_kernel(variable, dtype, shape):
+    value = variable._value
+    if value is None:
+        raise errors.FailedPreconditionError(
+            "variable %s was read before it was initialised" % variable.name)
+    return value
+
+
+OPS["ReadVariableOp"] = register(
+    "ReadVariableOp", _read_kernel, _read_infer, stateful=True,
+    emit=lambda outs, ins, attrs, bind: "%s = %s._value" % (outs[0], ins[0]))
+
+
+def _assign_infer(specs, attrs):
+    value_dtype, value_shape = specs[1]
+    if value_dtype is not attrs["dtype"]:
+        raise SpecError("dtype", "cannot assign a %s value to a %s variable"
+                        % (value_dtype.name, attrs["dtype"].name))
+    if not shape_lib.is_compatible(attrs["shape"], value_shape) and \
+            not shape_lib.is_compatible(value_shape, attrs["shape"]):
+        raise SpecError("shape", "cannot assign a value of shape %s to a variable of shape %s"
+                        % (shape_lib.to_string(value_shape), shape_lib.to_string(attrs["shape"])))
+    return [(attrs["dtype"], attrs["shape"])]
+
+
+def _check_shape(variable, value):
+    if variable._value is not None and np.shape(value) != np.shape(variable._value) \
+            and variable._static_shape is not None and None not in variable._static_shape:
+        raise errors.InvalidArgumentError(
+            "cannot assign a value of shape %s to variable %s of shape %s"
+            % (np.shape(value), variable.name, np.shape(variable._value)))
+
+
+def _assign_kernel(variable, value, dtype, shape):
+    _check_shape(variable, value)
+    variable._value = value
+    return value
+
+
+def _assign_add_kernel(variable, delta, dtype, shape):
+    value = np.add(_read_kernel(variable, dtype, shape), delta)
+    _check_shape(variable, value)
+    variable._value = value
+    return value
+
+
+def _assign_sub_kernel(variable, delta, dtype, shape):
+    value = np.subtract(_read_kernel(variable, dtype, shape), delta)
+    _check_shape(variable, value)
+    variable._value = value
+    return value
+
+
+OPS["AssignVariableOp"] = register("AssignVariableOp", _assign_kernel, _assign_infer,
+                                   side_effects=True)
+OPS["AssignAddVariableOp"] = register("AssignAddVariableOp", _assign_add_kernel, _assign_infer,
+                                      side_effects=True)
+OPS["AssignSubVariableOp"] = register("AssignSubVariableOp", _assign_sub_kernel, _assign_infer,
+                                      side_effects=True)
+
+
+def _init_once_kernel(variable, value):
+    if variable._value is None:
+        variable._value = value
+    return ()
+
+
+OPS["InitializeVariableOnce"] = register("InitializeVariableOnce", _init_once_kernel,
+                                         lambda specs, attrs: [], side_effects=True)
+
+
+def _root_graph(graph):
+    while graph.outer is not None:
+        graph = graph.outer
+    return graph
+
+
+class Variable:
+    """A mutable tensor-valued state: `tf.Variable(initial_value, trainable, name, dtype)`."""
+
+    _count = 0
+
+    def __init__(self, initial_value=None, trainable=True, name=None, dtype=None, shape=None):
+        if initial_value is None:
+            raise ValueError("a Variable needs an initial_value")
+        graph = context.current_graph()
+        if graph is not None:
+            root = _root_graph(graph)
+            if not root.variable_creation_allowed:
+                raise ValueError(errors.with_user_location(
+                    "a traced function tried to create a variable on a call other than its "
+                    "first: tf.function only supports variables created once, on the first "
+                    "trace. Create the variable outside the function, or only when it does "
+                    "not exist yet (`if self.v is None: self.v = tf.Variable(...)`)"))
+        if callable(initial_value):
+            initial_value = initial_value()
+        dtype = None if dtype is None else dtypes.as_dtype(dtype)
+        self.trainable = bool(trainable)
+        self._name = (name or "Variable") + ":0"
+        self._value = None
+        if isinstance(initial_value, Variable):
+            initial_value = initial_value.read_value()
+        if isinstance(initial_value, SymbolicTensor):
+            value = initial_value if dtype is None else _cast(initial_value, dtype)
+            self.dtype = value.dtype
+            self._static_shape = value._shape if shape is None else shape_lib.normalize(shape)
+            execute(OPS["InitializeVariableOnce"], [self, value])
+        else:
+            saved = context.graph_stack[:]
+            del context.graph_stack[:]
+            try:
+                value = common.convert_to_tensor(initial_value, dtype_hint=dtype)
+                if dtype is not None and value.dtype is not dtype:
+                    value = _cast(value, dtype)
+            finally:
+                context.graph_stack[:] = saved
+            self.dtype = value.dtype
+            self._value = value._value
+            self._static_shape = (value._value.shape if shape is None
+                                  else shape_lib.normalize(shape))
+        if graph is not None:
+            _root_graph(graph).created_variables.append(self)
+
+    # -- identity and metadata -----------------------------------------------------------
+    @property
+    def name(self):
+        """The variable's name, 'Variable:0' by default."""
+        return self._name
+
+    @property
+    def shape(self):
+        """The static shape, as a TensorShape."""
+        return shape_lib.TensorShape(self._static_shape)
+
+    def get_shape(self):
+        """Same as `.shape`."""
+        return self.shape
+
+    def _spec(self):
+        return dtypes.resource, ()
+
+    def _eager_value(self):
+        return self
+
+    def _handle(self):
+        return self
+
+    def _read_attrs(self):
+        return {"dtype": self.dtype, "shape": self._static_shape}
+
+    def __hash__(self):
+        raise TypeError("Variable is unhashable (== compares elementwise); use variable.ref()")
+
+    def ref(self):
+        """A hashable reference to this variable."""
+        from runtime.tensor import TensorRef
+        return TensorRef(self)
+
+    # -- reading -----------------------------------------------------------------------------
+    def read_value(self):
+        """The current value, as a tensor (a ReadVariableOp node inside a trace)."""
+        return execute1(OPS["ReadVariableOp"], [self._handle()], self._read_attrs())
+
+    value = read_value
+
+    def _as_tensor(self):
+        return self.read_value()
+
+    def numpy(self):
+        """The current value as numpy (eager only)."""
+        if not context.executing_eagerly():
+            raise NotImplementedError("Variable.numpy() is only available eagerly; use the "
+                                      "variable itself inside a traced function")
+        return self.read_value().numpy()
+
+    def __array__(self, dtype=None, copy=None):
+        value = np.asarray(self.numpy())
+        return value if dtype is None else value.astype(dtype)
+
+    def __bool__(self):
+        return bool(self.read_value())
+
+    def __int__(self):
+        return int(self.read_value())
+
+    def __float__(self):
+        return float(self.read_value())
+
+    def __index__(self):
+        return self.read_value().__index__()
+
+    def __len__(self):
+        return len(self.read_value())
+
+    def __iter__(self):
+        return iter(self.read_value())
+
+    # -- assignment ---------------------------------------------------------------------------
+    def _assign(self, op_name, value):
+        value = common.convert_to_tensor(value, dtype_hint=self.dtype)
+        return execute1(OPS[op_name], [self._handle(), value], self._read_attrs())
+
+    def assign(self, value, use_locking=None, name=None, read_value=True):
+        """Sets the value; returns the new value as a tensor."""
+        return self._assign("AssignVariableOp", value)
+
+    def assign_add(self, delta, use_locking=None, name=None, read_value=True):
+        """Adds `delta` to the value; returns the new value as a tensor."""
+        return self._assign("AssignAddVariableOp", delta)
+
+    def assign_sub(self, delta, use_locking=None, name=None, read_value=True):
+        """Subtracts `delta` from the value; returns the new value as a tensor."""
+        return self._assign("AssignSubVariableOp", delta)
+
+    def __repr__(self):
+        if context.executing_eagerly() and self._value is not None:
+            value = EagerTensor(self._value, self.dtype).numpy()
+            text = repr(value) if isinstance(value, np.ndarray) else str(value)
+            return "<tf.Variable '%s' shape=%s dtype=%s, numpy=%s>" % (
+                self.name, shape_lib.to_string(self._static_shape), self.dtype.name, text)
+        return "<tf.Variable '%s' shape=%s dtype=%s>" % (
+            self.name, shape_lib.to_string(self._static_shape), self.dtype.name)
+
+
+class GraphVariable(Variable):
+    """Stands for a Variable passed as an argument to a traced function.
+
+    Reads and assignments go through the argument's resource placeholder, so the same
+    graph serves every variable of the same dtype and shape."""
+
+    def __init__(self, handle, like):
+        self._handle_tensor = handle
+        self.dtype = like.dtype
+        self._static_shape = like._static_shape
+        self._name = like.name
+        self.trainable = like.trainable
+        self._value = None
+        self.original = like
+
+    def _handle(self):
+        return self._handle_tensor
+
+    def numpy(self):
+        raise NotImplementedError("Variable.numpy() is not available inside a traced function")
+
+
+def _cast(tensor, dtype):
+    from runtime.ops import math_ops
+    return math_ops.cast(tensor, dtype)
+
+
+operators.install(Variable, read=lambda v: v.read_value())

@@ -58,11 +58,6 @@ class Emitter:
         if node is not None:
             self.line_nodes[len(self.lines) + 1] = node  # +1 for the def line
 
-    def emit_nodes(self, nodes, names, indent):
-        """Writes `nodes` (already simplified, in order); `names` maps tensor ids to sources."""
-        for node in nodes:
-            emit_node(self, node, names, indent)
-
 
 def _freeze(value):
     """A hashable key for an attribute value, or raise TypeError."""
@@ -201,15 +196,19 @@ def source_name(t, names, simplified, emitter):
     raise KeyError("no value for tensor %s" % t.name)
 
 
-def emit_node(emitter, node, names, indent, simplified=None):
-    """Writes one node: `outs = kernel(ins, attrs)` or the op's own emitted form."""
-    simplified = simplified or emitter.current
-    ins = [source_name(t, names, simplified, emitter) for t in node.inputs_resolved]
+def emit_node(emitter, node, inputs, names, simplified, indent):
+    """Writes one node: `outs = kernel(ins, attrs)`, the op's own emitted form, or (for
+    control flow) the op's lowering into Python statements around its sub-graphs."""
+    ins = [source_name(t, names, simplified, emitter) for t in inputs]
     outs = []
     for t in node.outputs:
         name = emitter.fresh()
         names[id(t)] = name
         outs.append(name)
+    lower = node.op.lower
+    if lower is not None:
+        lower(emitter, node, ins, outs, indent)
+        return
     text = None
     if node.op.emit is not None:
         text = node.op.emit(outs, ins, node.attrs, emitter.bind)
@@ -239,17 +238,25 @@ def _check_numerics(value, node_name):
                                           % (node_name, kind), node_name)
 
 
-class _ResolvedNode:
-    """A node together with its (alias-resolved) inputs, as the emitter wants it."""
+def emit_graph(emitter, graph, fed_names, outputs, indent):
+    """Writes the nodes of `graph` at `indent` and returns the expressions of `outputs`.
 
-    __slots__ = ("node", "inputs_resolved")
-
-    def __init__(self, node, inputs):
-        self.node = node
-        self.inputs_resolved = inputs
-
-    def __getattr__(self, name):
-        return getattr(self.node, name)
+    `fed_names` maps id(placeholder) to the expression feeding it (arguments, or for a
+    sub-graph the control-flow op's inputs); other captures are bound as constants."""
+    simplified = simplify(graph, outputs, set(fed_names))
+    names = dict(fed_names)
+    for capture in graph.captures:
+        key = id(capture.placeholder)
+        if key in names or key in simplified.constants:
+            continue
+        names[key] = "_leaked" if capture.leaked else emitter.bind(capture.external, "r")
+    leaked = _used_leaks(graph, simplified)
+    if leaked:
+        emitter.line("raise %s" % emitter.bind(_leak_error(leaked), "e"), indent)
+    for node, inputs in simplified.nodes:
+        emit_node(emitter, node, inputs, names, simplified, indent)
+    return [("None" if t is None else source_name(t, names, simplified, emitter))
+            for t in outputs]
 
 
 class CompiledGraph:
@@ -274,30 +281,10 @@ class CompiledGraph:
 def compile_graph(graph, feeds, outputs, name="graph_fn", check_numerics=False):
     """Compiles `graph`: `feeds` are the placeholder tensors passed at run time, in order;
     `outputs` the tensors returned (as a tuple). Returns a CompiledGraph."""
-    simplified = simplify(graph, outputs, {id(t) for t in feeds})
     emitter = Emitter(check_numerics)
-    emitter.current = simplified
-    names = {}
-    params = []
-    for i, t in enumerate(feeds):
-        param = "a%d" % i
-        names[id(t)] = param
-        params.append(param)
-    for capture in graph.captures:
-        if id(capture.placeholder) in simplified.constants:
-            continue
-        if capture.leaked:
-            names[id(capture.placeholder)] = "_leaked_%d" % len(names)
-        else:
-            names[id(capture.placeholder)] = emitter.bind(capture.external, "r")
-    leaked = _used_leaks(graph, simplified)
-    if leaked:
-        emitter.line("raise %s" % emitter.bind(_leak_error(leaked), "e"), 1)
-    nodes = [_ResolvedNode(n, ins) for n, ins in simplified.nodes]
-    if not leaked:
-        emitter.emit_nodes(nodes, names, 1)
-    results = [("None" if t is None else source_name(t, names, simplified, emitter))
-               for t in outputs]
+    params = ["a%d" % i for i in range(len(feeds))]
+    fed = {id(t): p for t, p in zip(feeds, params)}
+    results = emit_graph(emitter, graph, fed, outputs, 1)
     emitter.line("return (%s)" % "".join(r + ", " for r in results), 1)
     filename = "<graph %s#%d>" % (name, next(_counter))
     source = "def %s(%s):\n%s\n" % (_identifier(name), ", ".join(params),

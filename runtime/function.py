@@ -151,11 +151,38 @@ class ConcreteFunction:
 
     # -- calling ---------------------------------------------------------------------------
     def __call__(self, *args, **kwargs):
-        values = self._bind(args, kwargs)
-        feeds = []
-        for (name, _, _, _), value, traced in zip(self._params, values, self._traced_values):
-            self._match(name, value, traced, feeds)
+        try:
+            values = self._bind(args, kwargs)
+            feeds = []
+            for (name, _, _, _), value, traced in zip(self._params, values,
+                                                      self._traced_values):
+                self._match(name, value, traced, feeds)
+        except TypeError:
+            # TensorFlow also accepts the flat form: only the tensor arguments, in order
+            # (Python and object arguments stay fixed to their traced values).
+            if kwargs or len(args) != len(self._feeds) or not args:
+                raise
+            feeds = self._flat_feeds(args)
         return self._call_flat(feeds)
+
+    def _flat_feeds(self, args):
+        feeds = []
+        for i, (arg, placeholder) in enumerate(zip(args, self._feeds)):
+            spec = self._feed_specs()[i]
+            if isinstance(spec, VariableSpec):
+                self._match(placeholder.node.name, arg, spec, feeds)
+            else:
+                feeds.append(self._check_tensor(placeholder.node.name, arg, spec))
+        return feeds
+
+    def _feed_specs(self):
+        specs = []
+        for value in self._traced_values:
+            for leaf in nest.flatten(value) if isinstance(value, (list, tuple, dict)) else [
+                    value]:
+                if isinstance(leaf, (TensorSpec, VariableSpec)):
+                    specs.append(leaf)
+        return specs
 
     def _bind(self, args, kwargs):
         params = self._params

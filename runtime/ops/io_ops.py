@@ -161,10 +161,10 @@ def py_function(func, inp, Tout, name=None):
 # -- assertions -------------------------------------------------------------------------------
 
 
-def _assert_kernel(condition, *data, message, dtypes_):
+def _assert_kernel(condition, *data, message, dtypes_, error_class):
     if not np.all(condition):
         details = "; ".join(format_tensor_value(v, d) for v, d in zip(data, dtypes_))
-        raise errors.InvalidArgumentError("%s%s" % (message, (": " + details) if details else ""))
+        raise error_class("%s%s" % (message, (": " + details) if details else ""))
     return ()
 
 
@@ -176,14 +176,15 @@ def _assert_infer(specs, attrs):
 OPS["Assert"] = register("Assert", _assert_kernel, _assert_infer, side_effects=True)
 
 
-def assert_that(condition, data, message, name=None):
-    """Raises InvalidArgumentError (when it runs) unless every element of `condition` holds."""
+def assert_that(condition, data, message, name=None, error_class=errors.InvalidArgumentError):
+    """Raises `error_class` (when it runs) unless every element of `condition` holds."""
     condition = common.convert_to_tensor(condition)
     data = [common.convert_to_tensor(d) for d in data]
     location = errors.user_location(2)
     full = message + (" (%s:%d)" % (location.filename, location.lineno) if location else "")
     execute(OPS["Assert"], [condition] + data,
-            {"message": full, "dtypes_": tuple(d.dtype for d in data)}, name=name)
+            {"message": full, "dtypes_": tuple(d.dtype for d in data),
+             "error_class": error_class}, name=name)
 
 
 def _check_numerics_infer(specs, attrs):

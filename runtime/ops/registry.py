@@ -7,7 +7,8 @@ An op is an `OpDef`:
     inputs' specs, raising `SpecError` for bad dtypes or shapes;
   * `grad` is the gradient rule (filled in by the gradients module);
   * `stateful` ops are never folded or merged; `side_effects` ops are never removed;
-  * `emit`, when given, writes the executor's Python for the op instead of a kernel call.
+  * `emit`, when given, writes the executor's Python for the op instead of a kernel call;
+  * `lower`, for control-flow ops, writes Python statements around their sub-graphs.
 
 `execute(op, inputs, attrs)` is the single entry point: eagerly it validates and runs the
 kernel; inside a trace it adds a node to the current graph.
@@ -37,7 +38,7 @@ class OpDef:
     """The declaration of one op: kernel, inference rule, gradient slot and properties."""
 
     __slots__ = ("name", "kernel", "infer", "grad", "stateful", "side_effects", "emit",
-                 "node_name", "doc")
+                 "lower", "node_name", "doc")
 
     def __init__(self, name, kernel, infer, node_name, stateful, side_effects, emit, doc):
         self.name = name
@@ -48,6 +49,7 @@ class OpDef:
         self.stateful = stateful
         self.side_effects = side_effects
         self.emit = emit
+        self.lower = None  # control flow: writes Python statements around sub-graphs
         self.doc = doc
 
     def __repr__(self):
@@ -122,8 +124,20 @@ def execute(op, inputs, attrs=_EMPTY, name=None):
             "%s failed: %s (operands: %s)" % (op.name, e, describe_operands(specs))),
             op.name) from None
     if len(out_specs) == 1:
-        return [make_eager(result, out_specs[0][0])]
-    return [make_eager(r, spec[0]) for r, spec in zip(result, out_specs)]
+        outputs = [make_eager(result, out_specs[0][0])]
+    else:
+        outputs = [make_eager(r, spec[0]) for r, spec in zip(result, out_specs)]
+    if context._settings.get("check_numerics"):
+        _check_numerics(op, outputs)
+    return outputs
+
+
+def _check_numerics(op, outputs):
+    for t in outputs:
+        if t.dtype.is_floating and not np.all(np.isfinite(t._value)):
+            kind = "NaN" if np.any(np.isnan(t._value)) else "Inf"
+            raise errors.InvalidArgumentError(errors.with_user_location(
+                "check_numerics: %s produced %s values" % (op.name, kind)), op.name)
 
 
 def execute1(op, inputs, attrs=_EMPTY, name=None):

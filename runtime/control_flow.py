@@ -1,0 +1,173 @@
+"""Staged control flow: `If` and `While` graph ops whose branches and bodies are sub-graphs.
+
+A sub-graph is traced once, with placeholders for the values flowing in (loop variables)
+and captures for the outer tensors it reads. The op's inputs are the values flowing in
+followed by the captured outer tensors; its outputs are the branch results or the final
+loop variables. The executor lowers the ops back into Python statements:
+
+    If:     if pred:                       While:  w0, w1 = init0, init1
+                <then sub-graph>                   while True:
+                out0, = t0,                            <cond sub-graph>
+            else:                                      if not c: break
+                <else sub-graph>                       <body sub-graph>
+                out0, = e0,                            w0, w1 = b0, b1
+                                                   out0, out1 = w0, w1
+"""
+
+from runtime import dtypes
+from runtime import executor
+from runtime import shape as shape_lib
+from runtime.graph import Graph
+from runtime.ops.registry import register
+from runtime.tensor import EagerTensor, SymbolicTensor
+
+
+class SubGraph:
+    """A traced branch or loop body: its graph, the placeholders fed by the enclosing op
+    (in order), the outputs, and which op input feeds each captured outer tensor."""
+
+    __slots__ = ("graph", "placeholders", "outputs", "captured")
+
+    def __init__(self, graph, placeholders, outputs):
+        self.graph = graph
+        self.placeholders = placeholders
+        self.outputs = outputs
+        self.captured = []  # [(placeholder, index of the op input feeding it)]
+
+    def has_side_effects(self):
+        """True when any node (here or in nested sub-graphs) has side effects."""
+        for node in self.graph.nodes:
+            if node.op.side_effects:
+                return True
+        return False
+
+
+def trace_subgraph(name, fn, specs, names=None):
+    """Traces `fn(*placeholders)` into a new graph nested in the current one.
+
+    Returns (SubGraph with outputs unset, whatever fn returned). The caller converts the
+    returned values into tensors of the sub-graph (see `capture_outputs`)."""
+    outer = _current()
+    graph = Graph(name, outer=outer)
+    placeholders = []
+    with graph.as_default():
+        for i, (dtype, shape) in enumerate(specs):
+            label = names[i] if names else "arg"
+            placeholders.append(graph.add_placeholder(_clean(label), dtype, shape))
+        result = fn(*placeholders)
+    return SubGraph(graph, placeholders, None), result
+
+
+def _clean(label):
+    return "".join(c if c.isalnum() or c == "_" else "_" for c in label) or "arg"
+
+
+def _current():
+    from runtime import context
+    return context.current_graph()
+
+
+def to_graph_output(graph, value):
+    """`value` (a tensor of this or an enclosing graph, or an eager tensor) as a tensor of
+    `graph`, so that a sub-graph can return it."""
+    with graph.as_default():
+        return graph.capture(value)
+
+
+def _feed_captures(subgraph, inputs, outer):
+    """Routes the sub-graph's captured outer tensors through the op's inputs."""
+    for capture in subgraph.graph.captures:
+        external = capture.external
+        if isinstance(external, SymbolicTensor) and not capture.leaked:
+            subgraph.captured.append((capture.placeholder, len(inputs)))
+            inputs.append(outer.capture(external))
+        elif not isinstance(external, EagerTensor) and not capture.leaked:
+            outer.capture(external)  # variables: bound directly, listed for bookkeeping
+
+
+def _sub_infer(specs, attrs):
+    return list(attrs["out_specs"])
+
+
+def _lower_branch(emitter, sub, ins, outs, indent, node, fed_extra=()):
+    fed = {id(ph): ins[i] for ph, i in sub.captured}
+    fed.update(fed_extra)
+    before = len(emitter.lines)
+    results = executor.emit_graph(emitter, sub.graph, fed, sub.outputs, indent)
+    if outs:
+        emitter.line("%s, = %s," % (", ".join(outs), ", ".join(results)), indent, node)
+    elif len(emitter.lines) == before:
+        emitter.line("pass", indent, node)
+
+
+def _lower_if(emitter, node, ins, outs, indent):
+    emitter.line("if %s:" % ins[0], indent, node)
+    _lower_branch(emitter, node.attrs["then"], ins, outs, indent + 1, node)
+    emitter.line("else:", indent, node)
+    _lower_branch(emitter, node.attrs["else"], ins, outs, indent + 1, node)
+
+
+def _lower_while(emitter, node, ins, outs, indent):
+    cond, body = node.attrs["cond"], node.attrs["body"]
+    count = len(body.placeholders)
+    loop_vars = [emitter.fresh("w") for _ in range(count)]
+    if loop_vars:
+        emitter.line("%s, = %s," % (", ".join(loop_vars), ", ".join(ins[:count])), indent, node)
+    emitter.line("while True:", indent, node)
+    fed = {id(ph): w for ph, w in zip(cond.placeholders, loop_vars)}
+    fed.update({id(ph): ins[i] for ph, i in cond.captured})
+    test = executor.emit_graph(emitter, cond.graph, fed, cond.outputs, indent + 1)[0]
+    emitter.line("if not %s:" % test, indent + 1, node)
+    emitter.line("break", indent + 2, node)
+    body_fed = {id(ph): w for ph, w in zip(body.placeholders, loop_vars)}
+    _lower_branch(emitter, body, ins, loop_vars, indent + 1, node, body_fed)
+    if outs:
+        emitter.line("%s, = %s," % (", ".join(outs), ", ".join(loop_vars)), indent, node)
+
+
+def _no_kernel(*args, **kwargs):
+    raise RuntimeError("control-flow ops run only through the executor's lowering")
+
+
+def _register(name, lower, side_effects):
+    op = register(name, _no_kernel, _sub_infer, stateful=True, side_effects=side_effects)
+    op.lower = lower
+    return op
+
+
+IF_OPS = {False: _register("StatelessIf", _lower_if, False),
+          True: _register("If", _lower_if, True)}
+WHILE_OPS = {False: _register("StatelessWhile", _lower_while, False),
+             True: _register("While", _lower_while, True)}
+
+
+def build_if(pred, then_sub, else_sub, out_specs):
+    """Adds an If node choosing between two traced branches; returns its output tensors."""
+    outer = _current()
+    inputs = [outer.capture(pred)]
+    _feed_captures(then_sub, inputs, outer)
+    _feed_captures(else_sub, inputs, outer)
+    side_effects = then_sub.has_side_effects() or else_sub.has_side_effects()
+    op = IF_OPS[side_effects]
+    attrs = {"then": then_sub, "else": else_sub, "out_specs": tuple(out_specs)}
+    return outer.add_node(op, inputs, attrs, out_specs, name="cond")
+
+
+def build_while(init, cond_sub, body_sub, out_specs):
+    """Adds a While node; `init` are the initial loop values (tensors). Returns the finals."""
+    outer = _current()
+    inputs = [outer.capture(t) for t in init]
+    _feed_captures(cond_sub, inputs, outer)
+    _feed_captures(body_sub, inputs, outer)
+    side_effects = cond_sub.has_side_effects() or body_sub.has_side_effects()
+    op = WHILE_OPS[side_effects]
+    attrs = {"cond": cond_sub, "body": body_sub, "out_specs": tuple(out_specs)}
+    return outer.add_node(op, inputs, attrs, out_specs, name="while")
+
+
+def merge_shapes(a, b):
+    """The shape both branch results fit (differing dims become None)."""
+    return shape_lib.relax(a, b)
+
+
+BOOL = dtypes.bool_

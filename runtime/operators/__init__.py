@@ -1,0 +1,16 @@
+"""The run-time side of converted code: each `ag__.<name>` entry point decides at run time
+between plain Python (Python values) and graph ops (symbolic tensors).
+
+One module per construct: conditionals (if_stmt, if_exp), loops (while_stmt, for_stmt),
+logical (and_, or_, not_), asserts (assert_stmt), undefined (Undefined markers), and
+py_builtins (range, len, ... applied to tensors).
+"""
+
+from runtime.operators.asserts import assert_stmt
+from runtime.operators.conditionals import if_exp, if_stmt
+from runtime.operators.logical import and_, not_, or_
+from runtime.operators.loops import for_stmt, while_stmt
+from runtime.operators.undefined import Undefined, UndefinedReturnValue, ld
+
+__all__ = ["assert_stmt", "if_exp", "if_stmt", "and_", "not_", "or_", "for_stmt",
+           "while_stmt", "Undefined", "UndefinedReturnValue", "ld"]

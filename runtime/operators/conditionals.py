@@ -1,0 +1,49 @@
+"""`if` statements and conditional expressions.
+
+    if x > 0:                      def if_body():          def else_body():
+        y = x                          nonlocal y              nonlocal y
+    else:                  ->          y = x                   y = -x
+        y = -x                     ag__.if_stmt(x > 0, if_body, else_body,
+                                                get_state, set_state, ('y',))
+
+A Python condition runs one branch as plain Python. A symbolic tensor condition traces both
+branches into an If op and sets the variables to its outputs.
+"""
+
+from runtime.operators import staging
+
+
+def if_stmt(cond, body, orelse, get_state, set_state, symbol_names):
+    """Runs `body` or `orelse` depending on `cond` (staged when `cond` is a symbolic tensor)."""
+    cond = staging.as_condition(cond)
+    if not staging.is_symbolic(cond):
+        if cond:
+            body()
+        else:
+            orelse()
+        return
+    init = get_state()
+
+    def branch(fn):
+        def run():
+            set_state(init)
+            fn()
+            return get_state()
+        return run
+
+    try:
+        merged = staging.staged_cond(cond, branch(body), branch(orelse), "an if statement",
+                                     symbol_names)
+    except BaseException:
+        set_state(init)
+        raise
+    set_state(merged)
+
+
+def if_exp(cond, if_true, if_false, expr_repr=None):
+    """`if_true() if cond else if_false()`, staged as an If op when `cond` is symbolic."""
+    cond = staging.as_condition(cond)
+    if not staging.is_symbolic(cond):
+        return if_true() if cond else if_false()
+    return staging.staged_cond(cond, if_true, if_false,
+                               "the conditional expression %s" % (expr_repr or ""))

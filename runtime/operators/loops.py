@@ -1,0 +1,143 @@
+"""`while` and `for` loops.
+
+    while x > 1:                   def loop_test():           def loop_body():
+        x = x / 2          ->          return x > 1               nonlocal x
+                                                                  x = x / 2
+                                   ag__.while_stmt(loop_test, loop_body, get_state,
+                                                   set_state, ('x',))
+
+A Python condition runs a plain Python loop; as soon as the condition is a symbolic tensor
+the (rest of the) loop is staged as one While op, so the graph does not grow with the trip
+count. `for` over a Python iterable unrolls; over a symbolic tensor it iterates the first
+dimension inside a While op; over `tf.range` (or `range` with tensor bounds) it counts
+without materialising the range. `extra_test` carries lowered `break`/`return` flags.
+"""
+
+from runtime import dtypes
+from runtime.operators import conditionals, staging
+from runtime.ops import array_ops, common, math_ops
+from runtime.variables import Variable
+
+
+def while_stmt(loop_test, loop_body, get_state, set_state, symbol_names, opts=None):
+    """Runs the loop as Python while its condition is a Python value, staged otherwise."""
+    while True:
+        test = staging.as_condition(loop_test())
+        if staging.is_symbolic(test):
+            _staged(get_state, set_state, symbol_names,
+                    lambda values: loop_test(), lambda values: loop_body())
+            return
+        if not test:
+            return
+        loop_body()
+
+
+def _staged(get_state, set_state, symbol_names, test, step, counter=None):
+    """Stages a loop over the statement's state, plus an optional hidden counter."""
+    init = tuple(get_state())
+    names = tuple(symbol_names)
+    if counter is not None:
+        init = (counter,) + init
+        names = ("<loop counter>",) + names
+
+    def split(values):
+        values = list(values)
+        if counter is None:
+            return None, values
+        return values[0], values[1:]
+
+    def cond_fn(values):
+        i, rest = split(values)
+        set_state(tuple(rest))
+        return test(i)
+
+    def body_fn(values):
+        i, rest = split(values)
+        set_state(tuple(rest))
+        new_i = step(i)
+        state = list(get_state())
+        return ([new_i] if counter is not None else []) + state
+
+    try:
+        final = staging.staged_loop(names, init, cond_fn, body_fn)
+    except BaseException:
+        set_state(split(init)[1] if counter is not None else init)
+        raise
+    set_state(tuple(split(final)[1]))
+
+
+def for_stmt(iter_, extra_test, body, get_state, set_state, symbol_names, opts=None):
+    """Runs `body(item)` for each item of `iter_` while `extra_test()` (if given) holds."""
+    custom = getattr(iter_, "__ag_for_stmt__", None)
+    if custom is not None:
+        return custom(extra_test, body, get_state, set_state, symbol_names)
+    if isinstance(iter_, Variable):
+        iter_ = iter_.read_value()
+    if staging.is_symbolic(iter_):
+        return _staged_for(iter_, extra_test, body, get_state, set_state, symbol_names)
+    return _python_for(iter_, extra_test, body, get_state, set_state, symbol_names)
+
+
+def _python_for(iter_, extra_test, body, get_state, set_state, symbol_names):
+    for item in iter_:
+        if extra_test is not None:
+            keep_going = staging.as_condition(extra_test())
+            if staging.is_symbolic(keep_going):
+                # A tensor `break`/`return` flag: later iterations run only where it is unset.
+                conditionals.if_stmt(keep_going, lambda: body(item), lambda: None,
+                                     get_state, set_state, symbol_names)
+                continue
+            if not keep_going:
+                break
+        body(item)
+
+
+def _staged_for(tensor, extra_test, body, get_state, set_state, symbol_names):
+    node = tensor.node
+    if node.op.name == "Range":
+        start, limit, delta = node.inputs
+        step_value = common.constant_value(delta)
+        if step_value is not None and step_value > 0:
+            def in_range(i):
+                return math_ops.less(i, limit)
+        elif step_value is not None:
+            def in_range(i):
+                return math_ops.greater(i, limit)
+        else:
+            def in_range(i):
+                return array_ops.where(math_ops.greater(delta, 0), math_ops.less(i, limit),
+                                       math_ops.greater(i, limit))
+
+        def item_at(i):
+            return i
+        counter = start
+    else:
+        dims = tensor._shape
+        if dims is None or not dims:
+            staging._fail(ValueError, "cannot iterate over a tensor of shape %s: a for loop "
+                          "over a tensor iterates its first dimension"
+                          % ("<unknown>" if dims is None else "()"))
+        length = dims[0] if dims[0] is not None else array_ops.shape(tensor)[0]
+        delta = 1
+
+        def in_range(i):
+            return math_ops.less(i, length)
+
+        def item_at(i):
+            return tensor[i]
+        counter = common.convert_to_tensor(0, dtype=dtypes.int32)
+
+    def test(i):
+        keep_going = in_range(i)
+        if extra_test is None:
+            return keep_going
+        extra = staging.as_condition(extra_test())
+        if not staging.is_symbolic(extra):
+            return keep_going if extra else common.convert_to_tensor(False)
+        return math_ops.logical_and(keep_going, extra)
+
+    def step(i):
+        body(item_at(i))
+        return math_ops.add(i, delta)
+
+    _staged(get_state, set_state, symbol_names, test, step, counter=counter)

@@ -11,7 +11,10 @@
 converted source; `autograph.tf` is a TensorFlow-compatible facade over the runtime.
 """
 
+import warnings as _warnings
+
 from autograph.conversion import convert, do_not_convert
+from autograph.errors import ConversionError, SourceUnavailableError
 from runtime import context as _context
 from runtime.function import ConcreteFunction, Function
 
@@ -27,10 +30,21 @@ def function(func=None, *, input_signature=None, autograph=True, reduce_retracin
 
     def decorate(f):
         return Function(f, input_signature=input_signature, autograph=autograph,
-                        reduce_retracing=relax, converter=convert, name=name)
+                        reduce_retracing=relax, converter=_convert_or_warn, name=name)
     if func is None:
         return decorate
     return decorate(func)
+
+
+def _convert_or_warn(func):
+    """The compiler for Functions: a function whose source cannot be read is traced as
+    written, with a warning; any other conversion failure is an error."""
+    try:
+        return convert(func)
+    except SourceUnavailableError as e:
+        _warnings.warn("%s; it is traced without conversion, so Python control flow on "
+                       "tensors in it will fail" % e, stacklevel=4)
+        return func
 
 
 def run_functions_eagerly(run_eagerly):
@@ -52,16 +66,11 @@ def to_graph(func):
 
 def to_code(func):
     """The converted source of `func`, as readable Python."""
-    import inspect
-    import textwrap
+    from autograph.conversion import source_of
     if isinstance(func, Function):
         func = func.python_function
-    converted = convert(func)
-    source = getattr(converted, "__autograph_source__", None)
-    if source is None:
-        source = textwrap.dedent(inspect.getsource(converted))
-    return source
+    return source_of(func)
 
 
-__all__ = ["function", "to_code", "to_graph", "do_not_convert", "run_functions_eagerly",
+__all__ = ["ConversionError", "function", "to_code", "to_graph", "do_not_convert", "run_functions_eagerly",
            "functions_run_eagerly", "Function", "ConcreteFunction"]

@@ -1,7 +1,28 @@
-"""The compiler's entry point used by `autograph.function`: Python function in, converted
-function out. Functions marked with `do_not_convert` are returned unchanged."""
+"""The compiler pipeline: parse, lower jumps, rewrite expressions, analyse once, convert
+control flow, wrap in a function scope, generate code.
+
+    convert(f) -> the converted function (cached per code object; closures rebound)
+
+Functions marked with `do_not_convert` are returned unchanged.
+"""
+
+import functools
+import sys
+import types
+import weakref
+
+import gast
+
+from autograph import codegen, parsing
+from autograph.analysis import dataflow
+from autograph.converters import (break_statements, context, continue_statements,
+                                  control_flow, expressions, function_scopes,
+                                  return_statements)
+from autograph.errors import ConversionError
 
 _DO_NOT_CONVERT = "__autograph_do_not_convert__"
+_code_cache = {}
+_function_cache = weakref.WeakKeyDictionary()
 
 
 def do_not_convert(func=None):
@@ -22,8 +43,110 @@ def is_marked_do_not_convert(func):
     return bool(getattr(func, _DO_NOT_CONVERT, False))
 
 
-def convert(func):
-    """The converted form of `func` (control flow rewritten into ag__ calls).
+_UNSUPPORTED = {
+    gast.Yield: "yield (generators)",
+    gast.YieldFrom: "yield from (generators)",
+    gast.Await: "await",
+    gast.AsyncFor: "async for",
+    gast.AsyncWith: "async with",
+}
 
-    Until the compiler lands, functions are traced as written."""
-    return func
+
+def check_supported(node, source_info):
+    """Raises ConversionError naming the first unsupported construct and its line."""
+    for sub in gast.walk(node):
+        if isinstance(sub, (gast.FunctionDef, gast.Lambda)) and sub is not node:
+            continue
+        description = _UNSUPPORTED.get(type(sub))
+        if description is not None and _in_own_scope(node, sub):
+            line = getattr(sub, "lineno", 0) + source_info.line_offset
+            raise ConversionError("%s:%d: %s is not supported in converted functions; mark "
+                                  "the function with autograph.do_not_convert to run it as "
+                                  "plain Python" % (source_info.filename, line, description))
+
+
+def _in_own_scope(root, target):
+    stack = [root]
+    while stack:
+        node = stack.pop()
+        if node is target:
+            return True
+        for child in gast.iter_child_nodes(node):
+            if isinstance(child, (gast.FunctionDef, gast.AsyncFunctionDef, gast.Lambda,
+                                  gast.ClassDef)) and child is not target:
+                continue
+            stack.append(child)
+    return False
+
+
+def convert_node(node, source_info, name):
+    """Runs the passes over a parsed function; returns the converted gast FunctionDef."""
+    check_supported(node, source_info)
+    context.mark_original(node)
+    ctx = context.Context(node, source_info)
+    ctx.original_name = name
+    for pass_ in (return_statements, break_statements, continue_statements, expressions):
+        node = pass_.transform(node, ctx)
+    ctx.annotations = dataflow.analyze(node)
+    node = control_flow.transform(node, ctx)
+    node = function_scopes.transform(node, ctx)
+    return node
+
+
+def _load(func):
+    code = func.__code__
+    loaded = _code_cache.get(code)
+    if loaded is None:
+        node, source_info = parsing.parse_function(func)
+        name = code.co_name if code.co_name != "<lambda>" else "lambda__"
+        node.name = name
+        converted = convert_node(node, source_info, name)
+        loaded = codegen.load(converted, source_info, code.co_freevars)
+        _code_cache[code] = loaded
+    return loaded
+
+
+def convert(func):
+    """The converted form of `func` (control flow rewritten into ag__ calls)."""
+    if is_marked_do_not_convert(func):
+        return func
+    if isinstance(func, functools.partial):
+        return functools.partial(convert(func.func), *func.args, **func.keywords)
+    if not isinstance(func, (types.FunctionType, types.MethodType)):
+        return func  # callable objects, builtins: traced as they are
+    from autograph import namespace
+    if namespace.is_library(getattr(func, "__func__", func)):
+        return func
+    original = func
+    if hasattr(func, "__func__"):  # bound method: convert the function, rebind self
+        converted = convert(func.__func__)
+        return converted.__get__(func.__self__, type(func.__self__))
+    try:
+        found = _function_cache.get(original)
+    except TypeError:
+        found = None
+    if found is not None:
+        return found
+    loaded = _load(func)
+    converted = loaded.bind(func, namespace.ag__)
+    try:
+        _function_cache[original] = converted
+    except TypeError:
+        pass
+    return converted
+
+
+def source_of(func):
+    """The converted source of `func` (what `to_code` shows)."""
+    if hasattr(func, "__func__"):
+        func = func.__func__
+    if is_marked_do_not_convert(func):
+        import inspect
+        import textwrap
+        return textwrap.dedent(inspect.getsource(func))
+    return _load(func).source
+
+
+def python_version_ok():
+    """The compiler needs Python 3.9+ (ast.unparse)."""
+    return sys.version_info >= (3, 9)

@@ -15,6 +15,7 @@ from runtime.ops import array_ops as _array
 from runtime.ops import io_ops as _io
 from runtime.ops import math_ops as _math
 from runtime.ops import nn_random_ops as _nnr
+from runtime.operators import functional as _functional
 from runtime.ops.common import convert_to_tensor  # noqa: F401
 from runtime.shape import TensorShape  # noqa: F401
 from runtime.signature import TensorSpec  # noqa: F401
@@ -138,6 +139,11 @@ nn = _namespace("nn", "Neural-network ops.", relu=_math.relu, softmax=_nnr.softm
                 softplus=_math.softplus)
 random = _namespace("random", "Random numbers.", uniform=_nnr.uniform, normal=_nnr.normal,
                     set_seed=_nnr.set_seed)
+
+# -- functional control flow -----------------------------------------------------------------
+cond = _functional.cond
+while_loop = _functional.while_loop
+newaxis = None
 
 # -- printing, py_function, debugging ---------------------------------------------------------------
 print = _io.print_  # noqa: A001

@@ -53,8 +53,10 @@ def check_variant(variant, expected, workload):
     try:
         np.testing.assert_allclose(got, expected, rtol=workload.rtol, atol=workload.atol)
     except AssertionError as e:
-        lines = [line.strip() for line in str(e).splitlines() if line.strip()]
-        return "wrong result: " + "; ".join(lines[:3])
+        lines = [line.strip() for line in str(e).splitlines()
+                 if line.strip().startswith(("Mismatched", "Max absolute", "Max relative"))]
+        return "wrong result (rtol=%g, atol=%g): %s" % (workload.rtol, workload.atol,
+                                                         "; ".join(lines))
     return None
 
 

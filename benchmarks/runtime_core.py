@@ -39,6 +39,9 @@ def _build_cached_call():
     variants = [
         # operator.add(x, 1) is exactly `x + 1`, without an extra Python frame around it.
         Variant("numpy", operator.add, (value, 1), note="x + 1 on a 0-d float32 ndarray"),
+        Variant("numpy_hoisted", operator.add, (value, np.array(1.0, dtype=np.float32)),
+                note="x + c, c a 0-d float32 array made once, as a traced graph holds it "
+                     "(informational)"),
         Variant("numpy_scalar", operator.add, (np.float32(1.0), 1),
                 note="x + 1 on an np.float32 scalar (informational)"),
         Variant("function", function, (ag_tf.constant(1.0),), verify=_traced_once(function),
@@ -62,6 +65,7 @@ CACHED_CALL = Workload(
                 "on a 0-d float32 array.",
     build=_build_cached_call,
     targets=[Target("function", "numpy", at_most=8.0),
+             Target("function", "numpy_hoisted"),
              Target("function", "numpy_scalar")],
     group=GROUP,
 )

@@ -56,6 +56,9 @@ def calibrate(fn, args, settings):
         # Grow towards the target, at most 100x per step (the first calls may be cold).
         guess = math.ceil(number * settings.target_time / max(elapsed, 1e-7))
         number = max(number + 1, min(number * 100, guess))
+    # One more run at this count: the faster of the two is the better estimate (a single
+    # interruption must not shrink every sample of the variant).
+    elapsed = min(elapsed, time_calls(fn, args, number))
     return max(1, round(number * settings.target_time / elapsed))
 
 

@@ -91,7 +91,10 @@ def user_location(skip=1):
         code = frame.f_code
         if not is_internal_file(code.co_filename):
             filename, lineno = translate_location(code.co_filename, frame.f_lineno)
-            return SourceLocation(filename, lineno, code.co_name)
+            name = code.co_name
+            if name.startswith("ag__"):
+                name = name[len("ag__"):]
+            return SourceLocation(filename, lineno, name)
         frame = frame.f_back
     return None
 

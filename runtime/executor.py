@@ -120,8 +120,7 @@ def simplify(graph, outputs, feeds):
                     constants[id(t)] = v
                 continue
             try:
-                key = (op.name, tuple(id(t) for t in inputs),
-                       tuple(_freeze_const(t, constants) for t in inputs),
+                key = (op.name, tuple(_input_key(t, constants) for t in inputs),
                        _freeze(node.attrs))
             except TypeError:
                 key = None
@@ -149,11 +148,12 @@ def simplify(graph, outputs, feeds):
     return Simplified(result, constants, aliases)
 
 
-def _freeze_const(t, constants):
+def _input_key(t, constants):
+    """Equal constants compare equal (by value); other tensors by identity."""
     value = constants.get(id(t))
     if value is None:
-        return None
-    return _freeze(np.asarray(value))
+        return id(t)
+    return ("const", t.dtype.name, _freeze(np.asarray(value)))
 
 
 def _try_fold(node, inputs, constants):

@@ -65,6 +65,9 @@ def pack_sequence_as(structure, flat):
 
     def build(template):
         if not is_nested(template):
+            if position[0] >= len(flat):
+                raise ValueError("structure has more leaves than the %d values given"
+                                 % len(flat))
             leaf = flat[position[0]]
             position[0] += 1
             return leaf

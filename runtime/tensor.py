@@ -281,7 +281,7 @@ def to_numpy(value, dtype=None):
             raise TypeError("cannot convert %r to an exact %s tensor" % (value, dtype.name))
     try:
         array = np.asarray(value, dtype=dtype.np_dtype)
-    except (TypeError, ValueError) as e:
+    except (TypeError, ValueError, OverflowError) as e:
         raise TypeError("cannot convert %r to a %s tensor: %s" % (value, dtype.name, e)) from None
     if dtype.is_integer and not isinstance(value, (np.ndarray, np.generic)):
         if array.size and (np.asarray(value).max() > dtype.max or np.asarray(value).min() < dtype.min):

@@ -124,7 +124,6 @@ def test_same_python_argument_reuses_its_trace(capsys):
     assert train.experimental_get_tracing_count() == 1
 
 
-@pytest.mark.xfail(reason="needs autograph loop conversion (issue 3)", strict=True)
 def test_traces_are_reused_for_tensor_arguments(capsys):
     train = make_train()
     print("Traces are reused for Tensor arguments.")

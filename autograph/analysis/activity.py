@@ -1,0 +1,82 @@
+"""Names read and assigned by a subtree.
+
+Assignments are counted in the scope being analysed only: the bodies of nested functions,
+lambdas, classes and comprehensions bind their own names, so only the name a nested `def`
+or `class` binds counts. Reads include free variables read by nested functions and lambdas,
+since those read the enclosing scope's value.
+"""
+
+import gast
+
+_SCOPE_NODES = (gast.FunctionDef, gast.AsyncFunctionDef, gast.Lambda, gast.ClassDef,
+                gast.ListComp, gast.SetComp, gast.DictComp, gast.GeneratorExp)
+
+
+def assigned_names(node):
+    """Names bound by `node` (a statement, list of statements or expression) in this scope."""
+    found = set()
+    for child in _iter_nodes(node):
+        _collect_assigned(child, found)
+    return found
+
+
+def _iter_nodes(node):
+    if isinstance(node, list):
+        for item in node:
+            yield from _iter_nodes(item)
+        return
+    yield node
+
+
+def _collect_assigned(node, found):
+    if isinstance(node, (gast.FunctionDef, gast.AsyncFunctionDef, gast.ClassDef)):
+        found.add(node.name)
+        return
+    if isinstance(node, (gast.Lambda, gast.ListComp, gast.SetComp, gast.DictComp,
+                         gast.GeneratorExp)):
+        return
+    if isinstance(node, gast.Name) and isinstance(node.ctx, (gast.Store, gast.Del)):
+        found.add(node.id)
+    elif isinstance(node, gast.alias):
+        found.add((node.asname or node.name).split(".")[0])
+    elif isinstance(node, gast.ExceptHandler) and node.name is not None:
+        if isinstance(node.name, gast.Name):
+            found.add(node.name.id)
+    elif isinstance(node, gast.NamedExpr):
+        found.add(node.target.id)
+    for child in gast.iter_child_nodes(node):
+        _collect_assigned(child, found)
+
+
+def read_names(node):
+    """Names loaded anywhere in `node`, including free variables of nested functions.
+
+    The target of an augmented assignment (`x += 1`) counts as read."""
+    found = set()
+    for child in _iter_nodes(node):
+        for sub in gast.walk(child):
+            if isinstance(sub, gast.Name) and isinstance(sub.ctx, gast.Load):
+                found.add(sub.id)
+            elif isinstance(sub, gast.AugAssign) and isinstance(sub.target, gast.Name):
+                found.add(sub.target.id)
+    return found
+
+
+def declared_global(function_node):
+    """Names the function declares `global` (or `nonlocal`) at its top level."""
+    names = set()
+    for node in gast.walk(function_node):
+        if isinstance(node, (gast.Global, gast.Nonlocal)):
+            names.update(node.names)
+    return names
+
+
+def parameter_names(function_node):
+    """The function's parameter names (including *args and **kwargs)."""
+    args = function_node.args
+    names = [a.id for a in args.posonlyargs + args.args + args.kwonlyargs]
+    if args.vararg is not None:
+        names.append(args.vararg.id)
+    if args.kwarg is not None:
+        names.append(args.kwarg.id)
+    return names

@@ -1,0 +1,152 @@
+"""Liveness and definedness for the control-flow statements of one function.
+
+`analyze(function_node)` walks the (already lowered: no break/continue/return inside
+loops and branches) function body once and records, for every If, While and For, a
+`StatementInfo`:
+  * modified:   names the statement assigns (a for loop's target included);
+  * live_out:   names read after the statement before being reassigned;
+  * live_loop:  for loops, names live at the top of each iteration (loop-carried reads);
+  * defined_in: names definitely assigned before the statement runs.
+
+Because the body has no jumps left, a structured backward (liveness) and forward
+(definedness) pass over the statement lists is exact enough, with a small fixpoint for
+loops.
+"""
+
+import gast
+
+from autograph.analysis import activity
+
+
+class StatementInfo:
+    """What the analysis knows about one control-flow statement."""
+
+    __slots__ = ("modified", "live_out", "live_loop", "defined_in")
+
+    def __init__(self):
+        self.modified = frozenset()
+        self.live_out = frozenset()
+        self.live_loop = frozenset()
+        self.defined_in = frozenset()
+
+    def state_names(self, is_loop):
+        """The variables the converted statement must carry, sorted: modified names that are
+        live afterwards (and, for loops, live at the top of an iteration)."""
+        live = self.live_out | (self.live_loop if is_loop else frozenset())
+        return tuple(sorted(self.modified & live))
+
+
+class Annotations:
+    """The analysis results of one function: StatementInfo by node."""
+
+    def __init__(self):
+        self._info = {}
+
+    def info(self, node):
+        """The record for `node`, created on first use."""
+        found = self._info.get(id(node))
+        if found is None:
+            found = self._info[id(node)] = StatementInfo()
+        return found
+
+    def has(self, node):
+        """True when `node` was analysed."""
+        return id(node) in self._info
+
+
+_COMPOUND = (gast.If, gast.While, gast.For)
+
+
+def analyze(function_node):
+    """Runs both analyses over `function_node`; returns its Annotations."""
+    annotations = Annotations()
+    _Liveness(annotations).block(function_node.body, frozenset())
+    params = frozenset(activity.parameter_names(function_node))
+    _Definedness(annotations).block(function_node.body, params)
+    for node in gast.walk(function_node):
+        if isinstance(node, _COMPOUND):
+            info = annotations.info(node)
+            modified = activity.assigned_names(node.body + node.orelse)
+            if isinstance(node, gast.For):
+                modified |= activity.assigned_names(node.target)
+            info.modified = frozenset(modified)
+    return annotations
+
+
+class _Liveness:
+    def __init__(self, annotations):
+        self.annotations = annotations
+
+    def block(self, stmts, live_out):
+        live = frozenset(live_out)
+        for stmt in reversed(stmts):
+            live = self.stmt(stmt, live)
+        return live
+
+    def stmt(self, node, live_out):
+        if isinstance(node, gast.If):
+            self.annotations.info(node).live_out = live_out
+            return (frozenset(activity.read_names(node.test)) | self.block(node.body, live_out)
+                    | self.block(node.orelse, live_out))
+        if isinstance(node, gast.While):
+            return self._loop(node, live_out, activity.read_names(node.test), frozenset())
+        if isinstance(node, gast.For):
+            return (self._loop(node, live_out, frozenset(), activity.assigned_names(node.target))
+                    | activity.read_names(node.iter))
+        if isinstance(node, (gast.FunctionDef, gast.AsyncFunctionDef, gast.ClassDef)):
+            return (live_out - {node.name}) | activity.read_names(node)
+        if isinstance(node, gast.Return):
+            return frozenset(activity.read_names(node.value) if node.value else ())
+        if isinstance(node, (gast.With, gast.AsyncWith)):
+            return frozenset(activity.read_names(node.items)) | self.block(node.body, live_out)
+        if isinstance(node, gast.Try):
+            after = self.block(node.finalbody, live_out)
+            body = self.block(node.body + node.orelse, after)
+            handlers = frozenset()
+            for handler in node.handlers:
+                handlers |= self.block(handler.body, after)
+            return body | handlers | after
+        return (live_out - activity.assigned_names(node)) | activity.read_names(node)
+
+    def _loop(self, node, live_out, test_reads, target_names):
+        info = self.annotations.info(node)
+        info.live_out = live_out
+        after_loop = self.block(node.orelse, live_out)
+        top = frozenset(test_reads) | after_loop
+        for _ in range(4):
+            body_in = self.block(node.body, top) - target_names
+            new_top = frozenset(test_reads) | after_loop | body_in
+            if new_top == top:
+                break
+            top = new_top
+        info.live_loop = top
+        return top
+
+
+class _Definedness:
+    def __init__(self, annotations):
+        self.annotations = annotations
+
+    def block(self, stmts, defined):
+        for stmt in stmts:
+            defined = self.stmt(stmt, defined)
+        return defined
+
+    def stmt(self, node, defined):
+        if isinstance(node, gast.If):
+            self.annotations.info(node).defined_in = defined
+            return self.block(node.body, defined) & self.block(node.orelse, defined)
+        if isinstance(node, (gast.While, gast.For)):
+            self.annotations.info(node).defined_in = defined
+            inner = defined | (activity.assigned_names(node.target)
+                               if isinstance(node, gast.For) else frozenset())
+            self.block(node.body, inner)
+            return self.block(node.orelse, defined)
+        if isinstance(node, (gast.With, gast.AsyncWith)):
+            return self.block(node.body, defined | activity.assigned_names(node.items))
+        if isinstance(node, gast.Try):
+            self.block(node.body, defined)
+            for handler in node.handlers:
+                self.block(handler.body, defined)
+            return self.block(node.finalbody, defined)
+        return defined | activity.assigned_names(node)

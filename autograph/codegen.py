@@ -1,0 +1,150 @@
+"""gast tree -> Python source -> live function, with a map back to the user's lines.
+
+The converted source is registered with `linecache` under a name like
+`<ag__ converted f#3>` (no temp files), so tracebacks and pdb show it; a line map sends
+every generated line to the user's file and line, and `runtime.errors` uses it to name the
+user's code in error messages.
+
+Closures are rebound, not copied: the converted function gets the original's globals dict
+and closure cells, so it sees the same (live) outer variables as the original.
+"""
+
+import ast
+import itertools
+import linecache
+import types
+
+import gast
+
+from runtime import errors as runtime_errors
+
+_counter = itertools.count(1)
+_LINE_MAPS = {}  # generated filename -> (user filename, {generated line: user line})
+
+
+def _translate(filename, lineno):
+    found = _LINE_MAPS.get(filename)
+    if found is None:
+        return None
+    user_file, lines = found
+    return user_file, lines.get(lineno, lineno)
+
+
+runtime_errors.register_location_translator(_translate)
+
+
+def to_ast(node):
+    """The stdlib `ast` tree of a gast tree, with every node given a line."""
+    tree = gast.gast_to_ast(node)
+    _fill_locations(tree)
+    return tree
+
+
+def _fill_locations(tree):
+    def visit(node, line):
+        if hasattr(node, "lineno") and getattr(node, "lineno", None) is not None:
+            line = node.lineno
+        elif "lineno" in getattr(node, "_attributes", ()):
+            node.lineno = line
+            node.col_offset = 0
+        if "lineno" in getattr(node, "_attributes", ()):
+            if getattr(node, "end_lineno", None) is None or node.end_lineno < node.lineno:
+                node.end_lineno = node.lineno
+            if getattr(node, "end_col_offset", None) is None:
+                node.end_col_offset = 0
+        for child in ast.iter_child_nodes(node):
+            visit(child, line)
+    visit(tree, 1)
+
+
+def to_source(node):
+    """Readable source for a gast tree (stdlib `ast.unparse`; astunparse as a fallback)."""
+    tree = to_ast(node)
+    try:
+        return ast.unparse(tree) + "\n"
+    except AttributeError:  # Python < 3.9
+        import astunparse
+        return astunparse.unparse(tree)
+
+
+def _line_map(tree, source, line_offset, first_line):
+    """{generated line: user line}, by walking the generated and reparsed trees together."""
+    reparsed = ast.parse(source).body[0]
+    mapping = {}
+    for original, again in zip(ast.walk(tree), ast.walk(reparsed)):
+        if type(original) is not type(again):
+            break
+        line = getattr(original, "lineno", None)
+        gen_line = getattr(again, "lineno", None)
+        if line is not None and gen_line is not None and gen_line + first_line not in mapping:
+            mapping[gen_line + first_line] = line + line_offset
+    return mapping
+
+
+class Loaded:
+    """A converted function's code, ready to be bound to any function object of the original."""
+
+    def __init__(self, code, source, filename):
+        self.code = code
+        self.source = source
+        self.filename = filename
+
+    def bind(self, original, ag_module):
+        """The converted function for `original`: its globals, closure cells and defaults."""
+        cells = {}
+        if original.__closure__:
+            cells = dict(zip(original.__code__.co_freevars, original.__closure__))
+        closure = []
+        for name in self.code.co_freevars:
+            if name == "ag__":
+                closure.append(types.CellType(ag_module))
+            elif name in cells:
+                closure.append(cells[name])
+            else:
+                closure.append(types.CellType())
+        func = types.FunctionType(self.code, original.__globals__, self.code.co_name,
+                                  original.__defaults__, tuple(closure))
+        func.__kwdefaults__ = original.__kwdefaults__
+        func.__doc__ = original.__doc__
+        func.__module__ = original.__module__
+        func.__autograph_source__ = self.source
+        func.__wrapped_original__ = original
+        return func
+
+
+def _without_evaluated_parts(tree):
+    """Defaults and annotations are evaluated where the def runs (our factory, without the
+    user's globals): drop them; the original's defaults are attached when binding."""
+    args = tree.args
+    args.defaults = [ast.Constant(value=None) for _ in args.defaults]
+    args.kw_defaults = [None if d is None else ast.Constant(value=None)
+                        for d in args.kw_defaults]
+    for arg in args.posonlyargs + args.args + args.kwonlyargs + [args.vararg, args.kwarg]:
+        if arg is not None:
+            arg.annotation = None
+    tree.returns = None
+    _fill_locations(tree)
+    return tree
+
+
+def load(function_node, source_info, freevars):
+    """Compiles converted `function_node`; returns a `Loaded` to bind per function object."""
+    display_source = to_source(function_node)
+    tree = _without_evaluated_parts(to_ast(function_node))
+    source = ast.unparse(tree) + "\n"
+    name = function_node.name
+    filename = "<ag__ converted %s#%d>" % (name, next(_counter))
+    free = sorted(set(freevars) | {"ag__"})
+    header = "def ag__factory():\n    %s = None\n" % " = ".join(free)
+    body = "".join("    " + line if line.strip() else line
+                   for line in source.splitlines(True))
+    module_source = header + body + "    return %s\n" % name
+    _LINE_MAPS[filename] = (source_info.filename,
+                            _line_map(tree, source, source_info.line_offset, 2))
+    code = compile(module_source, filename, "exec")
+    linecache.cache[filename] = (len(module_source), None, module_source.splitlines(True),
+                                 filename)
+    namespace = {}
+    exec(code, namespace)  # noqa: S102 - our own generated source
+    inner = namespace["ag__factory"]()
+    return Loaded(inner.__code__, display_source, filename)

@@ -1,0 +1,67 @@
+"""Lowers `break` to a flag that the loop tests.
+
+    while x > 0:                  break_ = False
+        if x > 5:                 while x > 0:          # plus `not break_` (see loops)
+            break         ->          if x > 5:
+        x -= 1                            break_ = True
+                                      if not break_:
+                                          x -= 1
+
+A loop's `else:` block runs after the loop only when no break happened.
+"""
+
+import gast
+
+from autograph import templates
+from autograph.converters import jumps
+from autograph.converters.context import set_origin
+
+
+class _Transformer(gast.NodeTransformer):
+    def __init__(self, ctx):
+        self.ctx = ctx
+
+    def visit_FunctionDef(self, node):
+        return node  # nested functions are converted on their own
+
+    def visit_Lambda(self, node):
+        return node
+
+    def _visit_loop(self, node):
+        self.generic_visit(node)
+        is_break = lambda n: isinstance(n, gast.Break)  # noqa: E731
+        has_break = any(jumps.contains(s, is_break, jumps.not_loop_or_function)
+                        for s in node.body)
+        after = []
+        if has_break:
+            flag = self.ctx.namer.new("break_")
+            node.body = jumps.lower_block(
+                node.body, is_break,
+                lambda n: templates.replace("flag = True", flag=flag),
+                jumps.not_loop_or_function, flag) or [gast.Pass()]
+            self.ctx.add_loop_flag(node, flag)
+            before = set_origin(templates.replace("flag = False", flag=flag), node)
+            if node.orelse:
+                after = set_origin(templates.replace("if not flag:\n    orelse", flag=flag,
+                                                     orelse=node.orelse), node)
+            node.orelse = []
+            return before + [node] + after
+        after = node.orelse
+        node.orelse = []
+        return [node] + after
+
+    visit_While = _visit_loop
+    visit_For = _visit_loop
+
+
+def transform(node, ctx):
+    """Lowers the breaks of every loop in function `node`."""
+    node.body = _flatten([_Transformer(ctx).visit(s) for s in node.body])
+    return node
+
+
+def _flatten(items):
+    out = []
+    for item in items:
+        out.extend(item if isinstance(item, list) else [item])
+    return out

@@ -1,0 +1,79 @@
+"""The one context object shared by the passes converting one function."""
+
+import gast
+
+from autograph.analysis import activity
+
+
+class Namer:
+    """Fresh names that collide with nothing the user's function uses."""
+
+    def __init__(self, used):
+        self.used = set(used)
+        self._stable = {}
+
+    def new(self, base):
+        """`base`, or `base_1`, `base_2`... whichever is still free; reserves it."""
+        name = base
+        count = 0
+        while name in self.used:
+            count += 1
+            name = "%s_%d" % (base, count)
+        self.used.add(name)
+        return name
+
+    def stable(self, base):
+        """The same name every time for `base` (free of the user's names). For generated
+        helpers that are defined right before their single use, so reuse is safe."""
+        found = self._stable.get(base)
+        if found is None:
+            found = self._stable[base] = self.new(base)
+        return found
+
+
+class Context:
+    """Per-function conversion state: names in use, source info, loop extra tests."""
+
+    def __init__(self, function_node, source_info):
+        self.function_node = function_node
+        self.source_info = source_info
+        used = {n.id for n in gast.walk(function_node) if isinstance(n, gast.Name)}
+        used |= {n.name for n in gast.walk(function_node)
+                 if isinstance(n, (gast.FunctionDef, gast.ClassDef))}
+        self.namer = Namer(used | {"ag__", "fscope"})
+        self.loop_flags = {}  # id(loop node) -> [flag names that end the loop when true]
+        self.globals = activity.declared_global(function_node)
+        self.annotations = None
+
+    def add_loop_flag(self, loop, flag):
+        """Records that `loop` must stop once `flag` is true (lowered break or return)."""
+        self.loop_flags.setdefault(id(loop), []).append(flag)
+
+    def location(self, node):
+        """'file:line' of `node` in the user's source."""
+        line = getattr(node, "lineno", 0) + self.source_info.line_offset
+        return "%s:%d" % (self.source_info.filename, line)
+
+
+def set_origin(nodes, origin):
+    """Gives generated nodes (those without a line yet) the line of the statement they replace."""
+    line = getattr(origin, "lineno", None)
+    if line is None:
+        return nodes
+    for node in nodes if isinstance(nodes, list) else [nodes]:
+        for sub in gast.walk(node):
+            if not getattr(sub, "_ag_origin", False) and hasattr(sub, "_attributes") and \
+                    "lineno" in sub._attributes:
+                sub.lineno = line
+                sub.col_offset = getattr(origin, "col_offset", 0)
+                sub.end_lineno = line
+                sub.end_col_offset = getattr(origin, "end_col_offset", 0)
+                sub._ag_origin = True
+    return nodes
+
+
+def mark_original(tree):
+    """Marks every node of the user's tree as original (its line is the user's line)."""
+    for node in gast.walk(tree):
+        if hasattr(node, "lineno"):
+            node._ag_origin = True

@@ -1,0 +1,48 @@
+"""Lowers `continue` to a flag reset at the top of every iteration.
+
+    for x in xs:                  for x in xs:
+        if x < 0:                     continue_ = False
+            continue      ->          if x < 0:
+        y += x                            continue_ = True
+                                      if not continue_:
+                                          y += x
+"""
+
+import gast
+
+from autograph import templates
+from autograph.converters import jumps
+from autograph.converters.context import set_origin
+
+
+class _Transformer(gast.NodeTransformer):
+    def __init__(self, ctx):
+        self.ctx = ctx
+
+    def visit_FunctionDef(self, node):
+        return node
+
+    def visit_Lambda(self, node):
+        return node
+
+    def _visit_loop(self, node):
+        self.generic_visit(node)
+        is_continue = lambda n: isinstance(n, gast.Continue)  # noqa: E731
+        if any(jumps.contains(s, is_continue, jumps.not_loop_or_function) for s in node.body):
+            flag = self.ctx.namer.new("continue_")
+            body = jumps.lower_block(
+                node.body, is_continue,
+                lambda n: templates.replace("flag = True", flag=flag),
+                jumps.not_loop_or_function, flag)
+            reset = set_origin(templates.replace("flag = False", flag=flag), node.body[0])
+            node.body = reset + body
+        return node
+
+    visit_While = _visit_loop
+    visit_For = _visit_loop
+
+
+def transform(node, ctx):
+    """Lowers the continues of every loop in function `node`."""
+    node.body = [_Transformer(ctx).visit(s) for s in node.body]
+    return node

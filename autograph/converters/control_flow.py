@@ -1,0 +1,204 @@
+"""`if`, `while` and `for` statements to `ag__.if_stmt` / `while_stmt` / `for_stmt` calls.
+
+    while tf.reduce_sum(x) > 1:        def get_state():
+        x = tf.tanh(x)                     return (x,)
+                                       def set_state(vars_):
+                                           nonlocal x
+                                 ->        (x,) = vars_
+                                       def loop_test():
+                                           return tf.reduce_sum(x) > 1
+                                       def loop_body():
+                                           nonlocal x
+                                           x = tf.tanh(x)
+                                       ag__.while_stmt(loop_test, loop_body, get_state,
+                                                       set_state, ('x',))
+
+The state is the variables the statement modifies that are live afterwards (or, for loops,
+at the top of an iteration), from the analysis; state variables not definitely defined
+before the statement start as `ag__.Undefined`. An `if` whose test is certainly a Python
+value (`x is None`, `isinstance(...)`, a constant) is left as a plain `if`.
+"""
+
+import collections
+
+import gast
+
+from autograph import templates
+from autograph.analysis import activity
+from autograph.converters.context import set_origin
+
+_STATIC_CALLS = frozenset(["isinstance", "issubclass", "hasattr", "callable"])
+
+
+def is_static_test(test):
+    """True when `test` certainly evaluates to a Python value, never a tensor."""
+    if isinstance(test, gast.Constant):
+        return True
+    if isinstance(test, gast.Compare):
+        return all(isinstance(op, (gast.Is, gast.IsNot)) for op in test.ops)
+    if isinstance(test, gast.Call) and isinstance(test.func, gast.Name):
+        return test.func.id in _STATIC_CALLS
+    if isinstance(test, gast.Call) and isinstance(test.func, gast.Attribute) and \
+            isinstance(test.func.value, gast.Name) and test.func.value.id == "ag__" and \
+            test.func.attr == "not_" and len(test.args) == 1:
+        return is_static_test(test.args[0])
+    return False
+
+
+def _assignment_counts(node):
+    counts = collections.Counter()
+    for sub in gast.walk(node):
+        if isinstance(sub, gast.Name) and isinstance(sub.ctx, (gast.Store, gast.Del)):
+            counts[sub.id] += 1
+    return counts
+
+
+def _def(name, args, body):
+    arguments = gast.arguments(
+        args=[gast.Name(id=a, ctx=gast.Param(), annotation=None, type_comment=None)
+              for a in args],
+        posonlyargs=[], vararg=None, kwonlyargs=[], kw_defaults=[], kwarg=None, defaults=[])
+    return gast.FunctionDef(name=name, args=arguments, body=body or [gast.Pass()],
+                            decorator_list=[], returns=None, type_comment=None,
+                            type_params=[])
+
+
+class _Transformer(gast.NodeTransformer):
+    def __init__(self, ctx):
+        self.ctx = ctx
+        self.function_counts = _assignment_counts(ctx.function_node)
+        self.params = set(activity.parameter_names(ctx.function_node))
+
+    def visit_FunctionDef(self, node):
+        return node
+
+    # -- shared pieces ------------------------------------------------------------------------
+    def _scope_decl(self, names):
+        """`nonlocal`/`global` statements making `names` refer to the enclosing variables."""
+        decls = []
+        globals_ = sorted(n for n in names if n in self.ctx.globals)
+        locals_ = sorted(n for n in names if n not in self.ctx.globals)
+        if globals_:
+            decls.append(gast.Global(names=globals_))
+        if locals_:
+            decls.append(gast.Nonlocal(names=locals_))
+        return decls
+
+    def _shared_names(self, node, state):
+        """Modified names the generated functions must share with the enclosing scope."""
+        info = self.ctx.annotations.info(node)
+        inside = _assignment_counts(node)
+        outside = {n for n, c in self.function_counts.items() if c > inside.get(n, 0)}
+        return sorted(info.modified & (set(state) | outside | self.params | self.ctx.globals))
+
+    def _state_functions(self, state, shared):
+        get_name = self.ctx.namer.stable("get_state")
+        set_name = self.ctx.namer.stable("set_state")
+        vars_name = self.ctx.namer.stable("vars_")
+        get_body = [gast.Return(value=templates.names_tuple(state))]
+        if state:
+            set_body = self._scope_decl(state) + templates.replace(
+                "target = vars_", target=templates.names_tuple(state, gast.Store()),
+                vars_=vars_name)
+        else:
+            set_body = [gast.Pass()]
+        return (get_name, set_name,
+                [_def(get_name, [], get_body), _def(set_name, [vars_name], set_body)])
+
+    def _undefined_inits(self, node, state):
+        info = self.ctx.annotations.info(node)
+        inits = []
+        for name in state:
+            if name not in info.defined_in and name not in self.ctx.globals:
+                inits.extend(templates.replace(
+                    "name = ag__.Undefined(text)", name=name,
+                    text=gast.Constant(value=name, kind=None)))
+        return inits
+
+    def _loop_test(self, node, test):
+        flags = self.ctx.loop_flags.get(id(node), [])
+        if not flags:
+            return test
+        guard = None
+        for flag in flags:
+            not_flag = templates.replace_as_expression("ag__.not_(flag)", flag=flag)
+            guard = not_flag if guard is None else templates.replace_as_expression(
+                "ag__.and_(lambda: left, lambda: right)", left=guard, right=not_flag)
+        if test is None:
+            return guard
+        return templates.replace_as_expression(
+            "ag__.and_(lambda: guard, lambda: test)", guard=guard, test=test)
+
+    # -- statements ---------------------------------------------------------------------------
+    def visit_If(self, node):
+        self.generic_visit(node)
+        if is_static_test(node.test):
+            return node
+        info = self.ctx.annotations.info(node)
+        state = info.state_names(is_loop=False)
+        shared = self._shared_names(node, state)
+        get_name, set_name, state_defs = self._state_functions(state, shared)
+        body_name = self.ctx.namer.stable("if_body")
+        else_name = self.ctx.namer.stable("else_body")
+        body_def = _def(body_name, [], self._scope_decl(shared) + node.body)
+        else_def = _def(else_name, [], self._scope_decl(shared) + (node.orelse or []))
+        call = templates.replace(
+            "ag__.if_stmt(test, body, orelse, get_state, set_state, names)", test=node.test,
+            body=body_name, orelse=else_name, get_state=get_name, set_state=set_name,
+            names=templates.string_tuple(state))
+        out = self._undefined_inits(node, state) + state_defs + [body_def, else_def] + call
+        return set_origin(out, node)
+
+    def visit_While(self, node):
+        self.generic_visit(node)
+        info = self.ctx.annotations.info(node)
+        state = info.state_names(is_loop=True)
+        shared = self._shared_names(node, state)
+        get_name, set_name, state_defs = self._state_functions(state, shared)
+        test_name = self.ctx.namer.stable("loop_test")
+        body_name = self.ctx.namer.stable("loop_body")
+        test_def = _def(test_name, [], [gast.Return(value=self._loop_test(node, node.test))])
+        body_def = _def(body_name, [], self._scope_decl(shared) + node.body)
+        call = templates.replace(
+            "ag__.while_stmt(test, body, get_state, set_state, names)", test=test_name,
+            body=body_name, get_state=get_name, set_state=set_name,
+            names=templates.string_tuple(state))
+        out = self._undefined_inits(node, state) + state_defs + [test_def, body_def] + call
+        return set_origin(out, node)
+
+    def visit_For(self, node):
+        self.generic_visit(node)
+        info = self.ctx.annotations.info(node)
+        state = info.state_names(is_loop=True)
+        shared = self._shared_names(node, state)
+        get_name, set_name, state_defs = self._state_functions(state, shared)
+        body_name = self.ctx.namer.stable("loop_body")
+        item_name = self.ctx.namer.stable("itr")
+        bind_target = templates.replace("target = item", target=node.target, item=item_name)
+        body_def = _def(body_name, [item_name],
+                        self._scope_decl(shared) + set_origin(bind_target, node) + node.body)
+        defs = [body_def]
+        extra = self._loop_test(node, None)
+        if extra is not None:
+            extra_name = self.ctx.namer.stable("extra_test")
+            defs.insert(0, _def(extra_name, [], [gast.Return(value=extra)]))
+            extra_node = templates.name_node(extra_name)
+        else:
+            extra_node = gast.Constant(value=None, kind=None)
+        call = templates.replace(
+            "ag__.for_stmt(iterated, extra, body, get_state, set_state, names)",
+            iterated=node.iter, extra=extra_node, body=body_name, get_state=get_name,
+            set_state=set_name, names=templates.string_tuple(state))
+        out = self._undefined_inits(node, state) + state_defs + defs + call
+        return set_origin(out, node)
+
+
+def transform(node, ctx):
+    """Converts the control-flow statements of function `node` (analysis must have run)."""
+    transformer = _Transformer(ctx)
+    body = []
+    for stmt in node.body:
+        result = transformer.visit(stmt)
+        body.extend(result if isinstance(result, list) else [result])
+    node.body = body
+    return node

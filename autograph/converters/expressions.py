@@ -1,0 +1,118 @@
+"""Expression-level rewrites: lazy `and`/`or`/`not`, conditional expressions, chained
+comparisons, `assert`, and calls.
+
+    a and b            ->  ag__.and_(lambda: a, lambda: b)
+    not a              ->  ag__.not_(a)
+    x if c else y      ->  ag__.if_exp(c, lambda: x, lambda: y, 'x if c else y')
+    a < b < c          ->  ag__.and_(lambda: a < b, lambda: b < c)
+    assert c, msg      ->  ag__.assert_stmt(c, lambda: msg)
+    f(x, k=1)          ->  ag__.converted_call(f, (x,), {'k': 1}, fscope)
+
+`print` and a few introspection builtins are left as plain calls: they must run at trace
+time with Python semantics.
+"""
+
+import ast
+
+import gast
+
+from autograph import templates
+from autograph.converters.context import set_origin
+
+PLAIN_CALLS = frozenset(["print", "isinstance", "issubclass", "hasattr", "getattr", "setattr",
+                         "callable", "type", "super", "id", "repr", "str", "dir", "vars",
+                         "locals", "globals", "iter", "next", "list", "tuple", "dict", "set",
+                         "sorted", "reversed"])
+
+
+def _lambda(body):
+    return gast.Lambda(
+        args=gast.arguments(args=[], posonlyargs=[], vararg=None, kwonlyargs=[],
+                            kw_defaults=[], kwarg=None, defaults=[]), body=body)
+
+
+def _source_text(node):
+    try:
+        return ast.unparse(gast.gast_to_ast(node))
+    except Exception:  # a description only; never fail conversion over it
+        return "<expression>"
+
+
+class _Transformer(gast.NodeTransformer):
+    def __init__(self, ctx):
+        self.ctx = ctx
+
+    def visit_FunctionDef(self, node):
+        return node  # nested functions are converted when called
+
+    def visit_BoolOp(self, node):
+        self.generic_visit(node)
+        name = "ag__.and_" if isinstance(node.op, gast.And) else "ag__.or_"
+        result = node.values[-1]
+        for value in reversed(node.values[:-1]):
+            result = templates.replace_as_expression(
+                "op(left, right)", op=templates.replace_as_expression(name),
+                left=_lambda(value), right=_lambda(result))
+        return set_origin(result, node)
+
+    def visit_UnaryOp(self, node):
+        self.generic_visit(node)
+        if isinstance(node.op, gast.Not):
+            return set_origin(templates.replace_as_expression(
+                "ag__.not_(value)", value=node.operand), node)
+        return node
+
+    def visit_IfExp(self, node):
+        text = _source_text(node)
+        self.generic_visit(node)
+        return set_origin(templates.replace_as_expression(
+            "ag__.if_exp(test, body, orelse, text)", test=node.test, body=_lambda(node.body),
+            orelse=_lambda(node.orelse), text=gast.Constant(value=text, kind=None)), node)
+
+    def visit_Compare(self, node):
+        self.generic_visit(node)
+        if len(node.ops) == 1:
+            return node
+        operands = [node.left] + list(node.comparators)
+        parts = [gast.Compare(left=operands[i], ops=[op], comparators=[operands[i + 1]])
+                 for i, op in enumerate(node.ops)]
+        result = parts[-1]
+        for part in reversed(parts[:-1]):
+            result = templates.replace_as_expression(
+                "ag__.and_(left, right)", left=_lambda(part), right=_lambda(result))
+        return set_origin(result, node)
+
+    def visit_Assert(self, node):
+        self.generic_visit(node)
+        message = node.msg if node.msg is not None else gast.Constant(
+            value="assertion failed: " + _source_text(node.test), kind=None)
+        return set_origin(templates.replace(
+            "ag__.assert_stmt(test, message)", test=node.test, message=_lambda(message)), node)
+
+    def visit_Call(self, node):
+        self.generic_visit(node)
+        func = node.func
+        if isinstance(func, gast.Name) and (func.id in PLAIN_CALLS or func.id.startswith(
+                "ag__")):
+            return node
+        if isinstance(func, gast.Attribute) and isinstance(func.value, gast.Name) and \
+                func.value.id in ("ag__", "fscope"):
+            return node
+        args = gast.Tuple(elts=list(node.args), ctx=gast.Load())
+        if node.keywords:
+            kwargs = gast.Dict(keys=[gast.Constant(value=k.arg, kind=None) if k.arg else None
+                                     for k in node.keywords],
+                               values=[k.value for k in node.keywords])
+        else:
+            kwargs = gast.Constant(value=None, kind=None)
+        return set_origin(templates.replace_as_expression(
+            "ag__.converted_call(func, args, kwargs, fscope)", func=func, args=args,
+            kwargs=kwargs), node)
+
+
+def transform(node, ctx):
+    """Rewrites the expressions of function `node` (not of nested functions)."""
+    transformer = _Transformer(ctx)
+    node.body = [transformer.visit(s) for s in node.body]
+    node.body = [s for item in node.body for s in (item if isinstance(item, list) else [item])]
+    return node

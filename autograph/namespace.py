@@ -1,0 +1,116 @@
+"""The `ag__` namespace that converted code calls: the runtime's operators, plus
+`converted_call` and `FunctionScope` from the compiler.
+
+    ag__.if_stmt / while_stmt / for_stmt / if_exp / and_ / or_ / not_ / assert_stmt
+    ag__.Undefined / UndefinedReturnValue / ld
+    ag__.converted_call(f, args, kwargs, fscope)
+    ag__.FunctionScope(name)
+"""
+
+import builtins
+import inspect
+import sys
+import types
+import warnings
+
+from runtime import operators
+from runtime.function import Function
+from runtime.operators import py_builtins
+from runtime.operators.undefined import Undefined
+
+
+class FunctionScope:
+    """The scope of one converted function: its name, and the return-value helper."""
+
+    __slots__ = ("name",)
+
+    def __init__(self, name):
+        self.name = name
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, exc_type, exc, tb):
+        return False
+
+    def ret(self, value, did_return):
+        """The function's return value: None when no `return` ran."""
+        if isinstance(value, Undefined):
+            return None
+        return value
+
+
+_SKIP_MODULES = frozenset(["runtime", "autograph", "numpy", "builtins", "gast", "astunparse",
+                           "pytest", "_pytest", "hypothesis"])
+
+
+def is_library(func):
+    """True for functions of this project, numpy, test frameworks and the standard library:
+    they are called as they are, never converted."""
+    module = getattr(func, "__module__", None) or ""
+    top = module.split(".")[0]
+    if top in _SKIP_MODULES:
+        return True
+    stdlib = getattr(sys, "stdlib_module_names", ())
+    return top in stdlib
+
+
+def converted_call(func, args, kwargs, fscope=None):
+    """Calls `func(*args, **kwargs)`, converting user functions first.
+
+    Builtins with tensor-aware versions (range, len, int, float, bool) are replaced by them;
+    runtime, numpy, stdlib functions, Functions and `do_not_convert` functions run as they
+    are; other Python functions and methods are converted (once, cached) and called."""
+    kwargs = kwargs or {}
+    try:
+        overload = py_builtins.OVERLOADS.get(func)
+    except TypeError:
+        overload = None
+    if overload is not None:
+        return overload(*args, **kwargs)
+    target = _conversion_target(func)
+    if target is None:
+        return func(*args, **kwargs)
+    from autograph import conversion
+    from autograph.errors import ConversionError
+    try:
+        converted = conversion.convert(target)
+    except ConversionError as e:
+        warnings.warn("autograph could not convert %s, so it runs unconverted: %s"
+                      % (getattr(target, "__qualname__", target), e), stacklevel=2)
+        return func(*args, **kwargs)
+    if isinstance(func, types.MethodType):
+        return converted(*args, **kwargs)
+    return converted(*args, **kwargs)
+
+
+def _conversion_target(func):
+    """The Python function or bound method to convert, or None to call `func` as it is."""
+    if isinstance(func, Function) or isinstance(func, type):
+        return None
+    if isinstance(func, (types.BuiltinFunctionType, types.BuiltinMethodType)):
+        return None
+    if isinstance(func, types.MethodType):
+        inner = func.__func__
+        if not isinstance(inner, types.FunctionType) or is_library(inner):
+            return None
+        from autograph import conversion
+        if conversion.is_marked_do_not_convert(inner):
+            return None
+        return func
+    if not isinstance(func, types.FunctionType) or is_library(func):
+        return None
+    from autograph import conversion
+    if conversion.is_marked_do_not_convert(func):
+        return None
+    if inspect.isgeneratorfunction(func) or inspect.iscoroutinefunction(func):
+        return None
+    return func
+
+
+ag__ = types.ModuleType("ag__", "The names converted code calls.")
+for _name in operators.__all__:
+    setattr(ag__, _name, getattr(operators, _name))
+ag__.converted_call = converted_call
+ag__.FunctionScope = FunctionScope
+ag__.builtins = builtins

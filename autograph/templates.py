@@ -1,0 +1,106 @@
+"""Building gast trees from code templates.
+
+    replace('''
+        def body_name():
+            nonlocal_decl
+            body
+    ''', body_name='if_body', nonlocal_decl=..., body=[...statements])
+
+Each keyword names a placeholder identifier in the template. A string replaces it by that
+name; an expression node replaces it in place; a list of statements replaces a placeholder
+that stands alone as a statement. Function names and argument names may be placeholders.
+"""
+
+import copy
+import textwrap
+
+import gast
+
+
+class _Replacer(gast.NodeTransformer):
+    def __init__(self, replacements):
+        self.replacements = replacements
+
+    def _lookup(self, name):
+        return self.replacements.get(name)
+
+    def visit_Expr(self, node):
+        if isinstance(node.value, gast.Name) and node.value.id in self.replacements:
+            value = self.replacements[node.value.id]
+            if isinstance(value, list):
+                return list(value)
+            if isinstance(value, gast.stmt):
+                return value
+        return self.generic_visit(node)
+
+    def visit_Name(self, node):
+        value = self._lookup(node.id)
+        if value is None:
+            return node
+        if isinstance(value, str):
+            return gast.Name(id=value, ctx=node.ctx, annotation=None, type_comment=None)
+        if isinstance(value, gast.AST):
+            replacement = value
+            _set_ctx(replacement, node.ctx)
+            return replacement
+        raise TypeError("cannot substitute %r for %s" % (value, node.id))
+
+    def visit_FunctionDef(self, node):
+        value = self._lookup(node.name)
+        if isinstance(value, str):
+            node.name = value
+        self.generic_visit(node)
+        return node
+
+    def visit_Nonlocal(self, node):
+        node.names = [self._lookup(n) if isinstance(self._lookup(n), str) else n
+                      for n in node.names]
+        return node
+
+    def visit_Global(self, node):
+        return self.visit_Nonlocal(node)
+
+
+def copy_clean(node):
+    """A deep copy of `node`."""
+    return copy.deepcopy(node)
+
+
+def _set_ctx(node, ctx):
+    if isinstance(node, (gast.Name, gast.Attribute, gast.Subscript, gast.Starred)):
+        node.ctx = type(ctx)()
+    if isinstance(node, (gast.Tuple, gast.List)):
+        node.ctx = type(ctx)()
+        for elt in node.elts:
+            _set_ctx(elt, ctx)
+
+
+def replace(template, **replacements):
+    """Parses `template` (statements) with placeholders replaced; returns a list of stmts."""
+    module = gast.parse(textwrap.dedent(template))
+    module = _Replacer(replacements).visit(module)
+    return module.body
+
+
+def replace_as_expression(template, **replacements):
+    """Like `replace`, for a template that is a single expression; returns the expression."""
+    body = replace(template, **replacements)
+    if len(body) != 1 or not isinstance(body[0], gast.Expr):
+        raise ValueError("template is not a single expression: %r" % template)
+    return body[0].value
+
+
+def name_node(name, ctx=None):
+    """A gast Name."""
+    return gast.Name(id=name, ctx=ctx or gast.Load(), annotation=None, type_comment=None)
+
+
+def names_tuple(names, ctx=None):
+    """A gast Tuple of names (for `(x, y) = vars_` and `return (x, y)`)."""
+    ctx = ctx or gast.Load()
+    return gast.Tuple(elts=[name_node(n, type(ctx)()) for n in names], ctx=ctx)
+
+
+def string_tuple(names):
+    """A gast Tuple of string constants: `('x', 'y')`."""
+    return gast.Tuple(elts=[gast.Constant(value=n, kind=None) for n in names], ctx=gast.Load())

@@ -214,7 +214,7 @@ def emit_node(emitter, node, inputs, names, simplified, indent):
         text = node.op.emit(outs, ins, node.attrs, emitter.bind)
     if text is None:
         kernel = emitter.bind(node.op.kernel, "k_%s_" % node.op.name)
-        args = list(ins) + ["%s=%s" % (k, emitter.bind(v, "a")) for k, v in node.attrs.items()]
+        args = list(ins) + ["%s=%s" % (k, emitter.bind(v, "attr")) for k, v in node.attrs.items()]
         call = "%s(%s)" % (kernel, ", ".join(args))
         if not outs:
             text = call
@@ -282,7 +282,7 @@ def compile_graph(graph, feeds, outputs, name="graph_fn", check_numerics=False):
     """Compiles `graph`: `feeds` are the placeholder tensors passed at run time, in order;
     `outputs` the tensors returned (as a tuple). Returns a CompiledGraph."""
     emitter = Emitter(check_numerics)
-    params = ["a%d" % i for i in range(len(feeds))]
+    params = ["in%d" % i for i in range(len(feeds))]
     fed = {id(t): p for t, p in zip(feeds, params)}
     results = emit_graph(emitter, graph, fed, outputs, 1)
     emitter.line("return (%s)" % "".join(r + ", " for r in results), 1)

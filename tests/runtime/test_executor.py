@@ -38,8 +38,8 @@ def test_generated_source_is_a_function_of_the_fed_tensors():
         return x * y
 
     source = _source(scale, tf.constant(1.0), tf.constant(2.0))
-    assert source.startswith("def scale(a0, a1):")
-    assert _body(source) == ["v0 = a0 * a1"]
+    assert source.startswith("def scale(in0, in1):")
+    assert _body(source) == ["v0 = in0 * in1"]
 
 
 def test_functions_of_many_arguments_pass_attributes_correctly():

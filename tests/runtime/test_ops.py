@@ -1012,13 +1012,17 @@ DOCUMENTED = ("function constant ones zeros ones_like zeros_like fill range cast
               "maximum minimum reduce_sum reduce_mean reduce_max reduce_min reduce_prod "
               "reduce_any reduce_all equal less greater logical_and logical_or logical_not "
               "argmax random.uniform random.normal nn.relu nn.softmax print py_function cond "
-              "while_loop TensorArray Variable Module GradientTape TensorSpec dtypes.int32 "
+              "while_loop Variable Module TensorSpec dtypes.int32 "
               "dtypes.int64 dtypes.float32 dtypes.float64 dtypes.bool dtypes.string "
-              "data.Dataset config.run_functions_eagerly errors.InvalidArgumentError "
+              "config.run_functions_eagerly errors.InvalidArgumentError "
               "errors.FailedPreconditionError errors.OperatorNotAllowedInGraphError "
               "errors.InaccessibleTensorError autograph.to_code "
               "autograph.experimental.do_not_convert debugging.enable_check_numerics "
               "debugging.assert_equal").split()
+
+
+# TensorArray, GradientTape and data.Dataset arrive with the state-and-data issue (#4);
+# add them here when they land.
 
 
 @pytest.mark.parametrize("name", DOCUMENTED)

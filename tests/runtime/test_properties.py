@@ -15,7 +15,7 @@ from hypothesis.extra import numpy as hnp
 
 import autograph.tf as tf
 
-PROPERTY_SETTINGS = settings(max_examples=40, deadline=None)
+PROPERTY_SETTINGS = settings(max_examples=40, deadline=None, database=None)
 
 def _negate(t):
     return -t

@@ -161,7 +161,7 @@ def test_len_and_iteration_of_eager_tensor():
 
 
 def test_format_spec_applies_to_the_value():
-    assert "%s" % format(tf.constant(2.5), ".2f") == "2.50"
+    assert format(tf.constant(2.5), ".2f") == "2.50"
     assert f"{tf.constant(3):03d}" == "003"
 
 

@@ -323,16 +323,19 @@ def _cases():
                     lambda v: np.full((2, 3), v, np.float32), tf.float32))
     out.append(case("fill dims tensor", tf.fill, (np.array([3, 2], np.int32), np.int32(7)),
                     lambda d, v: np.full(tuple(d), v, np.int32), tf.int32, value_shaped=True))
-    out.append(case("range", lambda n: tf.range(n), (np.int32(5),), np.arange, tf.int32, value_shaped=True))
+    out.append(case("range", lambda n: tf.range(n), (np.int32(5),), np.arange, tf.int32,
+                    value_shaped=True))
     out.append(case("range start limit delta", lambda a, b, c: tf.range(a, b, c),
                     (np.int32(1), np.int32(10), np.int32(3)),
-                    lambda a, b, c: np.arange(a, b, c, dtype=np.int32), tf.int32, value_shaped=True))
+                    lambda a, b, c: np.arange(a, b, c, dtype=np.int32), tf.int32,
+                    value_shaped=True))
     out.append(case("range negative delta", lambda a: tf.range(a, 0, -2), (np.int32(7),),
                     lambda a: np.arange(a, 0, -2, dtype=np.int32), tf.int32, value_shaped=True))
     out.append(case("range float", lambda x: x + tf.range(3.0), (F1,),
                     lambda x: x + np.arange(3, dtype=np.float32), tf.float32))
     out.append(case("range dtype int64", lambda x: tf.range(x, dtype=tf.int64),
-                    (np.int64(4),), lambda x: np.arange(x, dtype=np.int64), tf.int64, value_shaped=True))
+                    (np.int64(4),), lambda x: np.arange(x, dtype=np.int64), tf.int64,
+                    value_shaped=True))
     out.append(case("range static", lambda x: tf.range(2, 8, 2) + x, (np.int32(1),),
                     lambda x: np.arange(2, 8, 2, dtype=np.int32) + x, tf.int32))
     out.append(case("shape", tf.shape, (CUBE,), lambda x: np.array(x.shape, np.int32),

@@ -17,6 +17,7 @@ import autograph.tf as tf
 
 PROPERTY_SETTINGS = settings(max_examples=40, deadline=None, database=None)
 
+
 def _negate(t):
     return -t
 

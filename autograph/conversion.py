@@ -87,7 +87,7 @@ def convert_node(node, source_info, name):
     ctx.original_name = name
     for pass_ in (return_statements, break_statements, continue_statements, expressions):
         node = pass_.transform(node, ctx)
-    ctx.annotations = dataflow.analyze(node)
+    ctx.annotations = dataflow.analyze(node, ctx.loop_flags)
     node = control_flow.transform(node, ctx)
     node = function_scopes.transform(node, ctx)
     return node

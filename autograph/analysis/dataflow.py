@@ -57,10 +57,12 @@ class Annotations:
 _COMPOUND = (gast.If, gast.While, gast.For)
 
 
-def analyze(function_node):
-    """Runs both analyses over `function_node`; returns its Annotations."""
+def analyze(function_node, loop_flags=None):
+    """Runs both analyses over `function_node`; returns its Annotations.
+
+    `loop_flags` maps id(loop) to the flag names its (future) test also reads."""
     annotations = Annotations()
-    _Liveness(annotations).block(function_node.body, frozenset())
+    _Liveness(annotations, loop_flags or {}).block(function_node.body, frozenset())
     params = frozenset(activity.parameter_names(function_node))
     _Definedness(annotations).block(function_node.body, params)
     for node in gast.walk(function_node):
@@ -74,8 +76,9 @@ def analyze(function_node):
 
 
 class _Liveness:
-    def __init__(self, annotations):
+    def __init__(self, annotations, loop_flags):
         self.annotations = annotations
+        self.loop_flags = loop_flags
 
     def block(self, stmts, live_out):
         live = frozenset(live_out)
@@ -109,6 +112,7 @@ class _Liveness:
         return (live_out - activity.assigned_names(node)) | activity.read_names(node)
 
     def _loop(self, node, live_out, test_reads, target_names):
+        test_reads = frozenset(test_reads) | frozenset(self.loop_flags.get(id(node), ()))
         info = self.annotations.info(node)
         info.live_out = live_out
         after_loop = self.block(node.orelse, live_out)

@@ -46,10 +46,11 @@ def lower_block(stmts, is_jump, replace_jump, descend, flag):
         if is_jump(stmt):
             out.extend(set_origin(replace_jump(stmt), stmt))
             return out  # anything after a jump in the same block never runs
+        had_jump = contains(stmt, is_jump, descend)
         if descend(stmt):
             _lower_nested(stmt, is_jump, replace_jump, descend, flag)
         out.append(stmt)
-        if contains(stmt, is_jump, descend):
+        if had_jump:
             rest = lower_block(stmts[i + 1:], is_jump, replace_jump, descend, flag)
             if rest:
                 guard = templates.replace("if not flag:\n    rest", flag=flag, rest=rest)

@@ -7,7 +7,6 @@ Functions marked with `do_not_convert` are returned unchanged.
 """
 
 import functools
-import sys
 import types
 import weakref
 
@@ -145,8 +144,3 @@ def source_of(func):
         import textwrap
         return textwrap.dedent(inspect.getsource(func))
     return _load(func).source
-
-
-def python_version_ok():
-    """The compiler needs Python 3.9+ (ast.unparse)."""
-    return sys.version_info >= (3, 9)

@@ -79,8 +79,6 @@ def converted_call(func, args, kwargs, fscope=None):
         warnings.warn("autograph could not convert %s, so it runs unconverted: %s"
                       % (getattr(target, "__qualname__", target), e), stacklevel=2)
         return func(*args, **kwargs)
-    if isinstance(func, types.MethodType):
-        return converted(*args, **kwargs)
     return converted(*args, **kwargs)
 
 

@@ -11,7 +11,6 @@ name; an expression node replaces it in place; a list of statements replaces a p
 that stands alone as a statement. Function names and argument names may be placeholders.
 """
 
-import copy
 import textwrap
 
 import gast
@@ -59,11 +58,6 @@ class _Replacer(gast.NodeTransformer):
 
     def visit_Global(self, node):
         return self.visit_Nonlocal(node)
-
-
-def copy_clean(node):
-    """A deep copy of `node`."""
-    return copy.deepcopy(node)
 
 
 def _set_ctx(node, ctx):

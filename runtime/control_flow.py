@@ -14,9 +14,7 @@ loop variables. The executor lowers the ops back into Python statements:
                                                    out0, out1 = w0, w1
 """
 
-from runtime import dtypes
 from runtime import executor
-from runtime import shape as shape_lib
 from runtime.graph import Graph
 from runtime.ops.registry import register
 from runtime.tensor import EagerTensor, SymbolicTensor
@@ -141,33 +139,24 @@ WHILE_OPS = {False: _register("StatelessWhile", _lower_while, False),
              True: _register("While", _lower_while, True)}
 
 
+def _add_node(ops, leading, subgraphs, out_specs, name):
+    """Adds an If/While node: `leading` inputs, then each sub-graph's captured outer tensors.
+    The op variant with side effects is chosen when any sub-graph has them."""
+    outer = _current()
+    inputs = [outer.capture(t) for t in leading]
+    for sub in subgraphs.values():
+        _feed_captures(sub, inputs, outer)
+    op = ops[any(sub.has_side_effects() for sub in subgraphs.values())]
+    attrs = dict(subgraphs, out_specs=tuple(out_specs))
+    return outer.add_node(op, inputs, attrs, out_specs, name=name)
+
+
 def build_if(pred, then_sub, else_sub, out_specs):
     """Adds an If node choosing between two traced branches; returns its output tensors."""
-    outer = _current()
-    inputs = [outer.capture(pred)]
-    _feed_captures(then_sub, inputs, outer)
-    _feed_captures(else_sub, inputs, outer)
-    side_effects = then_sub.has_side_effects() or else_sub.has_side_effects()
-    op = IF_OPS[side_effects]
-    attrs = {"then": then_sub, "else": else_sub, "out_specs": tuple(out_specs)}
-    return outer.add_node(op, inputs, attrs, out_specs, name="cond")
+    return _add_node(IF_OPS, [pred], {"then": then_sub, "else": else_sub}, out_specs, "cond")
 
 
 def build_while(init, cond_sub, body_sub, out_specs):
     """Adds a While node; `init` are the initial loop values (tensors). Returns the finals."""
-    outer = _current()
-    inputs = [outer.capture(t) for t in init]
-    _feed_captures(cond_sub, inputs, outer)
-    _feed_captures(body_sub, inputs, outer)
-    side_effects = cond_sub.has_side_effects() or body_sub.has_side_effects()
-    op = WHILE_OPS[side_effects]
-    attrs = {"cond": cond_sub, "body": body_sub, "out_specs": tuple(out_specs)}
-    return outer.add_node(op, inputs, attrs, out_specs, name="while")
-
-
-def merge_shapes(a, b):
-    """The shape both branch results fit (differing dims become None)."""
-    return shape_lib.relax(a, b)
-
-
-BOOL = dtypes.bool_
+    return _add_node(WHILE_OPS, init, {"cond": cond_sub, "body": body_sub}, out_specs,
+                     "while")

@@ -19,7 +19,9 @@ import linecache
 
 import numpy as np
 
+from runtime import dtypes
 from runtime import errors
+from runtime.ops import registry
 from runtime.tensor import EagerTensor
 
 _FOLD_LIMIT_BYTES = 1 << 20
@@ -82,11 +84,10 @@ class Simplified:
         self.aliases = aliases      # id(tensor) -> tensor it equals
 
 
-def simplify(graph, outputs, feeds):
+def simplify(graph, outputs):
     """Folds constants, merges duplicates and drops dead nodes.
 
-    `feeds` maps id(placeholder tensor) of values fed at run time; other placeholders are
-    captures and are constant when they capture eager tensors.
+    Placeholders are fed at run time, except captures of eager tensors, which are constant.
     """
     constants = {}
     aliases = {}
@@ -166,7 +167,7 @@ def _try_fold(node, inputs, constants):
         return [np.asarray(op.kernel(dummy, **node.attrs))]
     if not inputs or any(id(t) not in constants for t in inputs):
         return None
-    if any(d == "resource" for d in (t.dtype.name for t in inputs)):
+    if any(t.dtype is dtypes.resource for t in inputs):
         return None
     try:
         values = op.kernel(*[constants[id(t)] for t in inputs], **node.attrs)
@@ -232,8 +233,8 @@ def emit_node(emitter, node, inputs, names, simplified, indent):
 
 
 def _check_numerics(value, node_name):
-    if not np.all(np.isfinite(value)):
-        kind = "NaN" if np.any(np.isnan(value)) else "Inf"
+    kind = registry.nonfinite_kind(value)
+    if kind is not None:
         raise errors.InvalidArgumentError("check_numerics: %s produced %s values"
                                           % (node_name, kind), node_name)
 
@@ -243,7 +244,7 @@ def emit_graph(emitter, graph, fed_names, outputs, indent):
 
     `fed_names` maps id(placeholder) to the expression feeding it (arguments, or for a
     sub-graph the control-flow op's inputs); other captures are bound as constants."""
-    simplified = simplify(graph, outputs, set(fed_names))
+    simplified = simplify(graph, outputs)
     names = dict(fed_names)
     for capture in graph.captures:
         key = id(capture.placeholder)

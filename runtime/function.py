@@ -166,23 +166,12 @@ class ConcreteFunction:
         return self._call_flat(feeds)
 
     def _flat_feeds(self, args):
+        specs = [leaf for leaf in nest.flatten(list(self._traced_values))
+                 if isinstance(leaf, (TensorSpec, VariableSpec))]
         feeds = []
-        for i, (arg, placeholder) in enumerate(zip(args, self._feeds)):
-            spec = self._feed_specs()[i]
-            if isinstance(spec, VariableSpec):
-                self._match(placeholder.node.name, arg, spec, feeds)
-            else:
-                feeds.append(self._check_tensor(placeholder.node.name, arg, spec))
+        for arg, placeholder, spec in zip(args, self._feeds, specs):
+            self._match(placeholder.node.name, arg, spec, feeds)
         return feeds
-
-    def _feed_specs(self):
-        specs = []
-        for value in self._traced_values:
-            for leaf in nest.flatten(value) if isinstance(value, (list, tuple, dict)) else [
-                    value]:
-                if isinstance(leaf, (TensorSpec, VariableSpec)):
-                    specs.append(leaf)
-        return specs
 
     def _bind(self, args, kwargs):
         params = self._params
@@ -470,14 +459,15 @@ class Function:
             values, bound = args, None
         if self._input_signature is not None:
             return self._call_with_signature(values)
-        key = sig.make_key(values)
+        if context.graph_stack:
+            key = sig.make_key(values)
+            return _call_in_graph(self._cache.get(key) or self._lookup(key, values, bound),
+                                  values)
+        feeds = []
+        key = sig.make_key(values, feeds)
         cf = self._cache.get(key)
         if cf is None:
             cf = self._lookup(key, values, bound)
-        if context.graph_stack:
-            return _call_in_graph(cf, values)
-        feeds = []
-        _collect_feeds(values, feeds)
         return cf._call_flat(feeds)
 
     # -- internals ---------------------------------------------------------------------------
@@ -665,34 +655,6 @@ def _traced_value(value, key, name):
     if key[0] == "id":
         return _Identity(value)
     return value
-
-
-def _collect_feeds(values, feeds):
-    """Appends the run-time values of tensor-like leaves, in the order placeholders were made."""
-    for value in values:
-        kind = type(value)
-        if kind is EagerTensor:
-            feeds.append(value._value)
-        elif kind in (int, float, bool, str, type(None)):
-            continue
-        elif isinstance(value, (list, tuple)):
-            _collect_feeds(value, feeds)
-        elif isinstance(value, dict):
-            try:
-                keys = sorted(value)
-            except TypeError:
-                keys = sorted(value, key=repr)
-            _collect_feeds([value[k] for k in keys], feeds)
-        elif isinstance(value, Variable):
-            feeds.append(value)
-        elif isinstance(value, np.ndarray):
-            feeds.append(value)
-        elif isinstance(value, SymbolicTensor):
-            raise TypeError(
-                "a symbolic tensor (%s) that leaked out of a traced function was passed to a "
-                "Function outside any trace; return it from its function instead" % value.name)
-        elif isinstance(value, TensorSpec):
-            raise TypeError("a TensorSpec can be passed to get_concrete_function, not to a call")
 
 
 def _collect_graph_feeds(values, feeds):

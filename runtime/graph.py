@@ -12,7 +12,6 @@ import contextlib
 from runtime import context
 from runtime import dtypes
 from runtime import errors
-from runtime import shape as shape_lib
 from runtime.ops import registry
 from runtime.tensor import EagerTensor, SymbolicTensor
 
@@ -216,8 +215,3 @@ def _placeholder_name(text):
     text = str(text).split(":")[0]
     cleaned = "".join(c if c.isalnum() or c in "_./-" else "_" for c in text)
     return cleaned or "resource"
-
-
-def shape_text(tensor):
-    """The static shape of a tensor as TensorFlow prints it."""
-    return shape_lib.to_string(tensor._shape)

@@ -78,20 +78,35 @@ class VariableSpec:
             shape_lib.to_string(self._shape), self.dtype, self.name)
 
 
-def leaf_key(value):
-    """The cache-key part of one leaf argument (see module docstring)."""
+def leaf_key(value, feeds=None):
+    """The cache-key part of one leaf argument (see module docstring).
+
+    When `feeds` is a list, the leaf's run-time value (numpy array or variable) is appended
+    to it, in the order the trace made placeholders, so a call walks its arguments once."""
     kind = type(value)
     if kind is EagerTensor:
+        if feeds is not None:
+            feeds.append(value._value)
         return (value.dtype, value._value.shape)
     if kind in _SCALARS:
         return (kind, value)
     if isinstance(value, SymbolicTensor):
+        if feeds is not None:
+            raise TypeError(
+                "a symbolic tensor (%s) that leaked out of a traced function was passed to a "
+                "Function outside any trace; return it from its function instead" % value.name)
         return (value.dtype, value._shape)
     if isinstance(value, Variable):
+        if feeds is not None:
+            feeds.append(value)
         return ("var", value.dtype, value._static_shape)
     if isinstance(value, TensorSpec):
+        if feeds is not None:
+            raise TypeError("a TensorSpec can be passed to get_concrete_function, not to a call")
         return (value.dtype, value._shape)
     if isinstance(value, np.ndarray):
+        if feeds is not None:
+            feeds.append(value)
         return (dtypes.from_numpy(value.dtype), value.shape)
     return ("id", id(value))
 
@@ -101,28 +116,24 @@ def is_tensor_like(value):
     return isinstance(value, (Tensor, Variable, TensorSpec, np.ndarray))
 
 
-def make_key(values):
-    """The hashable cache key of a sequence of canonical argument values."""
+def make_key(values, feeds=None):
+    """The hashable cache key of a sequence of canonical argument values (and, with a
+    `feeds` list, their run-time values: see `leaf_key`)."""
     key = []
-    for value in values:
-        if isinstance(value, (list, tuple, dict)):
-            key.append(_nested_key(value))
-        else:
-            key.append(leaf_key(value))
+    for v in values:
+        key.append(_nested_key(v, feeds) if isinstance(v, (list, tuple, dict))
+                   else leaf_key(v, feeds))
     return tuple(key)
 
 
-def _nested_key(value):
+def _nested_key(value, feeds):
     if isinstance(value, dict):
         try:
             keys = sorted(value)
         except TypeError:
             keys = sorted(value, key=repr)
-        return (type(value), tuple(keys), tuple(
-            _nested_key(value[k]) if isinstance(value[k], (list, tuple, dict))
-            else leaf_key(value[k]) for k in keys))
-    return (type(value), tuple(
-        _nested_key(v) if isinstance(v, (list, tuple, dict)) else leaf_key(v) for v in value))
+        return (type(value), tuple(keys), make_key([value[k] for k in keys], feeds))
+    return (type(value), make_key(value, feeds))
 
 
 def _is_tensor_key(part):

@@ -8,7 +8,6 @@ tensors hold `bytes` in object arrays).
 
 import numpy as np
 
-from runtime import context
 from runtime import dtypes
 from runtime import errors
 from runtime import shape as shape_lib

@@ -91,7 +91,7 @@ class _Transformer(gast.NodeTransformer):
         outside = {n for n, c in self.function_counts.items() if c > inside.get(n, 0)}
         return sorted(info.modified & (set(state) | outside | self.params | self.ctx.globals))
 
-    def _state_functions(self, state, shared):
+    def _state_functions(self, state):
         get_name = self.ctx.namer.stable("get_state")
         set_name = self.ctx.namer.stable("set_state")
         vars_name = self.ctx.namer.stable("vars_")
@@ -129,68 +129,68 @@ class _Transformer(gast.NodeTransformer):
         return templates.replace_as_expression(
             "ag__.and_(lambda: guard, lambda: test)", guard=guard, test=test)
 
+    def _staged(self, node, is_loop, build):
+        """The frame every converted statement shares: its state (from the analysis), the
+        get_state/set_state functions and Undefined initialisations. `build(shared, get_state,
+        set_state, names)` returns the statement's own functions and its ag__ call."""
+        state = self.ctx.annotations.info(node).state_names(is_loop)
+        shared = self._shared_names(node, state)
+        get_name, set_name, state_defs = self._state_functions(state)
+        own = build(shared, get_name, set_name, templates.string_tuple(state))
+        return set_origin(self._undefined_inits(node, state) + state_defs + own, node)
+
     # -- statements ---------------------------------------------------------------------------
     def visit_If(self, node):
         self.generic_visit(node)
         if is_static_test(node.test):
             return node
-        info = self.ctx.annotations.info(node)
-        state = info.state_names(is_loop=False)
-        shared = self._shared_names(node, state)
-        get_name, set_name, state_defs = self._state_functions(state, shared)
-        body_name = self.ctx.namer.stable("if_body")
-        else_name = self.ctx.namer.stable("else_body")
-        body_def = _def(body_name, [], self._scope_decl(shared) + node.body)
-        else_def = _def(else_name, [], self._scope_decl(shared) + (node.orelse or []))
-        call = templates.replace(
-            "ag__.if_stmt(test, body, orelse, get_state, set_state, names)", test=node.test,
-            body=body_name, orelse=else_name, get_state=get_name, set_state=set_name,
-            names=templates.string_tuple(state))
-        out = self._undefined_inits(node, state) + state_defs + [body_def, else_def] + call
-        return set_origin(out, node)
+
+        def build(shared, get_state, set_state, names):
+            body_name = self.ctx.namer.stable("if_body")
+            else_name = self.ctx.namer.stable("else_body")
+            return [_def(body_name, [], self._scope_decl(shared) + node.body),
+                    _def(else_name, [], self._scope_decl(shared) + node.orelse)] + \
+                templates.replace(
+                    "ag__.if_stmt(test, body, orelse, get_state, set_state, names)",
+                    test=node.test, body=body_name, orelse=else_name, get_state=get_state,
+                    set_state=set_state, names=names)
+        return self._staged(node, False, build)
 
     def visit_While(self, node):
         self.generic_visit(node)
-        info = self.ctx.annotations.info(node)
-        state = info.state_names(is_loop=True)
-        shared = self._shared_names(node, state)
-        get_name, set_name, state_defs = self._state_functions(state, shared)
-        test_name = self.ctx.namer.stable("loop_test")
-        body_name = self.ctx.namer.stable("loop_body")
-        test_def = _def(test_name, [], [gast.Return(value=self._loop_test(node, node.test))])
-        body_def = _def(body_name, [], self._scope_decl(shared) + node.body)
-        call = templates.replace(
-            "ag__.while_stmt(test, body, get_state, set_state, names)", test=test_name,
-            body=body_name, get_state=get_name, set_state=set_name,
-            names=templates.string_tuple(state))
-        out = self._undefined_inits(node, state) + state_defs + [test_def, body_def] + call
-        return set_origin(out, node)
+
+        def build(shared, get_state, set_state, names):
+            test_name = self.ctx.namer.stable("loop_test")
+            body_name = self.ctx.namer.stable("loop_body")
+            return [_def(test_name, [], [gast.Return(value=self._loop_test(node, node.test))]),
+                    _def(body_name, [], self._scope_decl(shared) + node.body)] + \
+                templates.replace(
+                    "ag__.while_stmt(test, body, get_state, set_state, names)",
+                    test=test_name, body=body_name, get_state=get_state, set_state=set_state,
+                    names=names)
+        return self._staged(node, True, build)
 
     def visit_For(self, node):
         self.generic_visit(node)
-        info = self.ctx.annotations.info(node)
-        state = info.state_names(is_loop=True)
-        shared = self._shared_names(node, state)
-        get_name, set_name, state_defs = self._state_functions(state, shared)
-        body_name = self.ctx.namer.stable("loop_body")
-        item_name = self.ctx.namer.stable("itr")
-        bind_target = templates.replace("target = item", target=node.target, item=item_name)
-        body_def = _def(body_name, [item_name],
-                        self._scope_decl(shared) + set_origin(bind_target, node) + node.body)
-        defs = [body_def]
-        extra = self._loop_test(node, None)
-        if extra is not None:
-            extra_name = self.ctx.namer.stable("extra_test")
-            defs.insert(0, _def(extra_name, [], [gast.Return(value=extra)]))
-            extra_node = templates.name_node(extra_name)
-        else:
+
+        def build(shared, get_state, set_state, names):
+            body_name = self.ctx.namer.stable("loop_body")
+            item_name = self.ctx.namer.stable("itr")
+            bind_target = set_origin(templates.replace(
+                "target = item", target=node.target, item=item_name), node)
+            defs = [_def(body_name, [item_name],
+                         self._scope_decl(shared) + bind_target + node.body)]
+            extra = self._loop_test(node, None)
             extra_node = gast.Constant(value=None, kind=None)
-        call = templates.replace(
-            "ag__.for_stmt(iterated, extra, body, get_state, set_state, names)",
-            iterated=node.iter, extra=extra_node, body=body_name, get_state=get_name,
-            set_state=set_name, names=templates.string_tuple(state))
-        out = self._undefined_inits(node, state) + state_defs + defs + call
-        return set_origin(out, node)
+            if extra is not None:
+                extra_name = self.ctx.namer.stable("extra_test")
+                defs.insert(0, _def(extra_name, [], [gast.Return(value=extra)]))
+                extra_node = templates.name_node(extra_name)
+            return defs + templates.replace(
+                "ag__.for_stmt(iterated, extra, body, get_state, set_state, names)",
+                iterated=node.iter, extra=extra_node, body=body_name, get_state=get_state,
+                set_state=set_state, names=names)
+        return self._staged(node, True, build)
 
 
 def transform(node, ctx):

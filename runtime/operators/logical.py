@@ -17,7 +17,7 @@ def and_(left_fn, right_fn):
     left = staging.as_condition(left_fn())
     if not staging.is_symbolic(left):
         return right_fn() if left else left
-    return staging.staged_cond(left, lambda: _as_bool(right_fn()), lambda: left, "and")
+    return staging.staged_cond(left, lambda: staging.as_condition(right_fn()), lambda: left, "and")
 
 
 def or_(left_fn, right_fn):
@@ -25,7 +25,7 @@ def or_(left_fn, right_fn):
     left = staging.as_condition(left_fn())
     if not staging.is_symbolic(left):
         return left if left else right_fn()
-    return staging.staged_cond(left, lambda: left, lambda: _as_bool(right_fn()), "or")
+    return staging.staged_cond(left, lambda: left, lambda: staging.as_condition(right_fn()), "or")
 
 
 def not_(value):
@@ -34,8 +34,3 @@ def not_(value):
     if staging.is_symbolic(value):
         return math_ops.logical_not(value)
     return not value
-
-
-def _as_bool(value):
-    value = staging.as_condition(value)
-    return value

@@ -13,7 +13,6 @@ its branches or body into sub-graphs and reconciling the state they produce:
 
 import numpy as np
 
-from runtime import context
 from runtime import control_flow
 from runtime import dtypes
 from runtime import errors
@@ -21,7 +20,7 @@ from runtime import nest
 from runtime import shape as shape_lib
 from runtime.operators.undefined import Undefined, UndefinedReturnValue
 from runtime.ops import array_ops, common
-from runtime.tensor import EagerTensor, SymbolicTensor, Tensor
+from runtime.tensor import SymbolicTensor, Tensor
 from runtime.variables import Variable
 
 # Variables the compiler introduces; when only one branch sets them, the other side gets a
@@ -135,7 +134,7 @@ def _merge_leaf(name, x, y, then_sub, else_sub, then_outs, else_outs, specs):
     index = len(specs)
     then_outs.append(tx)
     else_outs.append(ty)
-    specs.append((tx.dtype, control_flow.merge_shapes(tx._shape, ty._shape)))
+    specs.append((tx.dtype, shape_lib.relax(tx._shape, ty._shape)))
     return lambda outputs: outputs[index]
 
 
@@ -315,16 +314,3 @@ def _check_body_outputs(state, body_out, body_sub, specs):
                 shape_lib.relax(shape, leaf._shape)
             relaxed.append((dtype, new_shape))
     return outs, relaxed
-
-
-def eager_or_python(value):
-    """True when `value` can steer plain Python control flow (not a symbolic tensor)."""
-    return not isinstance(value, SymbolicTensor)
-
-
-def in_graph():
-    """True while a graph is being built."""
-    return bool(context.graph_stack)
-
-
-__all__ = ["is_symbolic", "as_condition", "staged_cond", "staged_loop", "EagerTensor"]

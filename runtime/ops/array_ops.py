@@ -6,11 +6,10 @@ import builtins
 
 import numpy as np
 
-from runtime import context
 from runtime import dtypes
 from runtime import shape as shape_lib
 from runtime.ops import common
-from runtime.ops.common import (ANY, NUMERIC, SpecError, constant_from_numpy, convert_to_tensor,
+from runtime.ops.common import (NUMERIC, SpecError, constant_from_numpy, convert_to_tensor,
                                 require_kind, require_same_dtype)
 from runtime.ops.registry import execute, execute1, register
 from runtime.tensor import EagerTensor, Tensor, to_numpy
@@ -139,13 +138,13 @@ def cast_to_int32(value):
 
 def fill(dims, value, name=None):
     """A tensor of shape `dims` filled with `value`."""
-    dims_t = _dims_tensor(dims)
     value = convert_to_tensor(value)
-    static = common.partial_shape_value(dims_t)
-    if context.executing_eagerly():
-        return constant_from_numpy(np.full(static, value.numpy(), dtype=value.dtype.np_dtype),
-                                   value.dtype)
-    return execute1(OPS["Fill"], [dims_t, value], {"static_shape": static}, name=name)
+    known = common.constant_value(value)
+    if known is not None:
+        return _filled(dims, value.dtype, known, name)
+    dims_t = _dims_tensor(dims)
+    return execute1(OPS["Fill"], [dims_t, value],
+                    {"static_shape": common.partial_shape_value(dims_t)}, name=name)
 
 
 def _filled(shape, dtype, scalar, name):

@@ -13,6 +13,7 @@ from runtime import dtypes
 from runtime import errors
 from runtime import nest
 from runtime.ops import common
+from runtime.ops import registry
 from runtime.ops.registry import execute, register
 from runtime.tensor import EagerTensor, Tensor, make_eager
 
@@ -113,7 +114,7 @@ def _py_function_infer(specs, attrs):
     return [(d, None) for d in attrs["Tout"]]
 
 
-def _py_function_kernel(*values, func, Tout, in_dtypes, location):
+def _py_function_kernel(*values, func, Tout, in_dtypes):
     args = [EagerTensor(np.asarray(v) if not isinstance(v, (np.ndarray, np.generic)) else v, d)
             for v, d in zip(values, in_dtypes)]
     saved = context.graph_stack[:]
@@ -148,8 +149,7 @@ def py_function(func, inp, Tout, name=None):
     single = Tout is not None and not isinstance(Tout, (list, tuple))
     tout = () if Tout is None else (dtypes.as_dtype(Tout),) if single else tuple(
         dtypes.as_dtype(d) for d in Tout)
-    attrs = {"func": func, "Tout": tout, "in_dtypes": tuple(t.dtype for t in tensors),
-             "location": errors.user_location(2)}
+    attrs = {"func": func, "Tout": tout, "in_dtypes": tuple(t.dtype for t in tensors)}
     outputs = execute(OPS["EagerPyFunc"], tensors, attrs, name=name)
     if single:
         return outputs[0]
@@ -193,8 +193,8 @@ def _check_numerics_infer(specs, attrs):
 
 
 def _check_numerics_kernel(x, message):
-    if not np.all(np.isfinite(x)):
-        kind = "NaN" if np.any(np.isnan(x)) else "Inf"
+    kind = registry.nonfinite_kind(x)
+    if kind is not None:
         raise errors.InvalidArgumentError("%s: tensor had %s values" % (message, kind))
     return x
 

@@ -80,14 +80,6 @@ def describe_operands(specs):
     return ", ".join("%s %s" % (d.name, shape_lib.to_string(s)) for d, s in specs)
 
 
-def _spec_of(value):
-    if isinstance(value, EagerTensor):
-        return value.dtype, value._value.shape
-    if isinstance(value, SymbolicTensor):
-        return value.dtype, value._shape
-    return value._spec()  # variables and other resources
-
-
 def execute(op, inputs, attrs=_EMPTY, name=None):
     """Runs `op` on `inputs` (tensors or resources): eagerly, or by adding a graph node.
 
@@ -97,17 +89,20 @@ def execute(op, inputs, attrs=_EMPTY, name=None):
     if graph is not None:
         return graph.add_op(op, inputs, attrs, name)
     values = []
+    specs = []
     for t in inputs:
         if type(t) is EagerTensor:
-            values.append(t._value)
+            value = t._value
+            values.append(value)
+            specs.append((t.dtype, value.shape))
         elif isinstance(t, SymbolicTensor):
             raise TypeError(errors.with_user_location(
                 "an op outside of the function building code is being passed a graph tensor "
                 "(%s): a symbolic tensor leaked out of a traced function. Return it from the "
                 "function instead." % t.name))
-        else:
+        else:  # variables and other resources
             values.append(t._eager_value())
-    specs = [_spec_of(t) for t in inputs]
+            specs.append(t._spec())
     try:
         out_specs = op.infer(specs, attrs)
     except SpecError as e:
@@ -132,10 +127,17 @@ def execute(op, inputs, attrs=_EMPTY, name=None):
     return outputs
 
 
+def nonfinite_kind(value):
+    """'NaN' or 'Inf' when a float value holds such elements, else None (check_numerics)."""
+    if np.all(np.isfinite(value)):
+        return None
+    return "NaN" if np.any(np.isnan(value)) else "Inf"
+
+
 def _check_numerics(op, outputs):
     for t in outputs:
-        if t.dtype.is_floating and not np.all(np.isfinite(t._value)):
-            kind = "NaN" if np.any(np.isnan(t._value)) else "Inf"
+        kind = nonfinite_kind(t._value) if t.dtype.is_floating else None
+        if kind is not None:
             raise errors.InvalidArgumentError(errors.with_user_location(
                 "check_numerics: %s produced %s values" % (op.name, kind)), op.name)
 

@@ -113,5 +113,8 @@ def test_structure_signature_distinguishes_containers_not_leaves():
     assert nest.structure_signature(5) is None
 
 
-def test_structure_signature_is_hashable():
-    hash(nest.structure_signature({"a": [1, (2, {"b": 3})]}))
+def test_structure_signature_is_hashable_and_ignores_leaf_values():
+    first = nest.structure_signature({"a": [1, (2, {"b": 3})]})
+    second = nest.structure_signature({"a": [5, (6, {"b": 7})]})
+    assert first == second and hash(first) == hash(second)
+    assert nest.structure_signature({"a": [1]}) != nest.structure_signature({"a": (1,)})

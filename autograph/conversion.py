@@ -20,6 +20,7 @@ from autograph.converters import (break_statements, context, continue_statements
 from autograph.errors import ConversionError
 
 _DO_NOT_CONVERT = "__autograph_do_not_convert__"
+ARTIFACT = "__autograph_artifact__"  # holds the __code__ of already-converted functions
 _code_cache = {}
 _function_cache = weakref.WeakKeyDictionary()
 
@@ -109,6 +110,9 @@ def convert(func):
     """The converted form of `func` (control flow rewritten into ag__ calls)."""
     if is_marked_do_not_convert(func):
         return func
+    code = getattr(func, "__code__", None)
+    if code is not None and getattr(func, ARTIFACT, None) is code:
+        return func  # already converted (written by `autograph convert`)
     if isinstance(func, functools.partial):
         return functools.partial(convert(func.func), *func.args, **func.keywords)
     if not isinstance(func, (types.FunctionType, types.MethodType)):

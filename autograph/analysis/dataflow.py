@@ -5,6 +5,7 @@ loops and branches) function body once and records, for every If, While and For,
 `StatementInfo`:
   * modified:   names the statement assigns (a for loop's target included);
   * live_out:   names read after the statement before being reassigned;
+  * live_in:    names read by the statement (or after it) before being reassigned;
   * live_loop:  for loops, names live at the top of each iteration (loop-carried reads);
   * defined_in: names definitely assigned before the statement runs.
 
@@ -21,18 +22,22 @@ from autograph.analysis import activity
 class StatementInfo:
     """What the analysis knows about one control-flow statement."""
 
-    __slots__ = ("modified", "live_out", "live_loop", "defined_in")
+    __slots__ = ("modified", "live_out", "live_in", "live_loop", "defined_in")
 
     def __init__(self):
         self.modified = frozenset()
         self.live_out = frozenset()
+        self.live_in = frozenset()
         self.live_loop = frozenset()
         self.defined_in = frozenset()
 
     def state_names(self, is_loop):
         """The variables the converted statement must carry, sorted: modified names that are
-        live afterwards (and, for loops, live at the top of an iteration)."""
-        live = self.live_out | (self.live_loop if is_loop else frozenset())
+        live afterwards, and those live on entry (for loops: at the top of each iteration).
+
+        The second group is what makes staged branches independent: a branch that reads a
+        variable the other branch assigns must see the value from before the statement."""
+        live = self.live_out | (self.live_loop if is_loop else self.live_in)
         return tuple(sorted(self.modified & live))
 
 
@@ -88,9 +93,11 @@ class _Liveness:
 
     def stmt(self, node, live_out):
         if isinstance(node, gast.If):
-            self.annotations.info(node).live_out = live_out
-            return (frozenset(activity.read_names(node.test)) | self.block(node.body, live_out)
-                    | self.block(node.orelse, live_out))
+            info = self.annotations.info(node)
+            info.live_out = live_out
+            info.live_in = (frozenset(activity.read_names(node.test))
+                            | self.block(node.body, live_out) | self.block(node.orelse, live_out))
+            return info.live_in
         if isinstance(node, gast.While):
             return self._loop(node, live_out, activity.read_names(node.test), frozenset())
         if isinstance(node, gast.For):

@@ -67,6 +67,9 @@ class _Transformer(gast.NodeTransformer):
     def __init__(self, ctx):
         self.ctx = ctx
         self.function_counts = _assignment_counts(ctx.function_node)
+        # Counted before any rewriting: the generated set_state functions assign too.
+        self.statement_counts = {id(n): _assignment_counts(n) for n in gast.walk(ctx.function_node)
+                                 if isinstance(n, (gast.If, gast.While, gast.For))}
         self.params = set(activity.parameter_names(ctx.function_node))
 
     def visit_FunctionDef(self, node):
@@ -87,7 +90,7 @@ class _Transformer(gast.NodeTransformer):
     def _shared_names(self, node, state):
         """Modified names the generated functions must share with the enclosing scope."""
         info = self.ctx.annotations.info(node)
-        inside = _assignment_counts(node)
+        inside = self.statement_counts[id(node)]
         outside = {n for n, c in self.function_counts.items() if c > inside.get(n, 0)}
         return sorted(info.modified & (set(state) | outside | self.params | self.ctx.globals))
 

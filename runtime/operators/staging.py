@@ -18,7 +18,7 @@ from runtime import dtypes
 from runtime import errors
 from runtime import nest
 from runtime import shape as shape_lib
-from runtime.operators.undefined import Undefined, UndefinedReturnValue
+from runtime.operators.undefined import DeadValue, Undefined, UndefinedReturnValue
 from runtime.ops import array_ops, common
 from runtime.tensor import SymbolicTensor, Tensor
 from runtime.variables import Variable
@@ -112,6 +112,12 @@ def _merge_symbol(name, a, b, then_sub, else_sub, then_outs, else_outs, specs):
 
 
 def _merge_leaf(name, x, y, then_sub, else_sub, then_outs, else_outs, specs):
+    if _escaped(x, then_sub) or _escaped(y, else_sub):
+        # The compiler carries variables a branch reads before assigning, so that both
+        # branches start from the same values. Such a variable may end a branch holding a
+        # tensor private to a finished loop body; the analysis guarantees it is dead after
+        # the statement, so it is not merged.
+        return lambda outputs: DeadValue(name)
     x_undefined, y_undefined = isinstance(x, Undefined), isinstance(y, Undefined)
     if x_undefined and y_undefined:
         return lambda outputs: x
@@ -136,6 +142,21 @@ def _merge_leaf(name, x, y, then_sub, else_sub, then_outs, else_outs, specs):
     else_outs.append(ty)
     specs.append((tx.dtype, shape_lib.relax(tx._shape, ty._shape)))
     return lambda outputs: outputs[index]
+
+
+def _escaped(value, sub):
+    """True for a dead value: a symbolic tensor of a graph that neither is nor encloses
+    branch `sub`, or a DeadValue from an inner statement."""
+    if isinstance(value, DeadValue):
+        return True
+    if not isinstance(value, SymbolicTensor):
+        return False
+    graph = sub.graph
+    while graph is not None:
+        if value.graph is graph:
+            return False
+        graph = graph.outer
+    return True
 
 
 def _same_python_value(x, y):
@@ -207,9 +228,21 @@ def staged_loop(names, init, cond_fn, body_fn):
     """Stages a loop as a While op.
 
     `init` holds one value per name; `cond_fn(values)` returns the continuation condition
-    and `body_fn(values)` the values after one iteration. Returns the final values."""
+    and `body_fn(values)` the values after one iteration. Returns the final values.
+
+    A variable still undefined before the loop gets its dtype and shape from a throwaway
+    trace of the body; if the body never assigns it (the assignment sits behind a Python
+    condition that is false while tracing), it is not carried and stays undefined."""
+    init = list(init)
+    learned = {}
+    if any(isinstance(v, Undefined) for v in init):
+        learned = _learn_undefined_specs(names, init, body_fn)
+        carried = [i for i, v in enumerate(init)
+                   if not isinstance(v, Undefined) or learned[i] is not None]
+        if len(carried) < len(init):
+            return _loop_without(names, init, carried, learned, cond_fn, body_fn)
     state = LoopState(names, init)
-    init_leaves = _initial_leaves(state, body_fn)
+    init_leaves = _initial_leaves(state, learned)
     specs = [(t.dtype, t._shape) for t in init_leaves]
     for _ in range(3):
         body_sub, body_out = control_flow.trace_subgraph(
@@ -235,13 +268,28 @@ def staged_loop(names, init, cond_fn, body_fn):
     return state.rebuild(list(outputs))
 
 
-def _initial_leaves(state, body_fn):
+def _loop_without(names, init, carried, learned, cond_fn, body_fn):
+    """Stages the loop over the `carried` variables only; the others stay as they are."""
+    def full(values):
+        out = list(init)
+        for i, value in zip(carried, values):
+            out[i] = value
+        return out
+
+    def body(values):
+        after = body_fn(full(values))
+        return [after[i] for i in carried]
+
+    result = staged_loop([names[i] for i in carried], [init[i] for i in carried],
+                         lambda values: cond_fn(full(values)), body)
+    return full(result)
+
+
+def _initial_leaves(state, learned):
     leaves = []
-    undefined = [i for i, leaf in enumerate(state.leaves) if isinstance(leaf, Undefined)]
-    learned = _learn_undefined_specs(state, body_fn) if undefined else {}
     for i, (name, leaf) in enumerate(zip(state.leaf_names, state.leaves)):
         if isinstance(leaf, Undefined):
-            dtype, shape = learned[i]
+            dtype, shape = learned[state.names.index(name)]
             if shape is None or None in shape:
                 _fail(ValueError, "'%s' must be defined before the loop: it is first assigned "
                       "inside a loop on a tensor, with a shape (%s) that is not known before "
@@ -254,11 +302,14 @@ def _initial_leaves(state, body_fn):
     return leaves
 
 
-def _learn_undefined_specs(state, body_fn):
-    """Traces the body once, throwaway, to learn the type of variables first set inside it."""
-    values = list(state.leaves)
+def _learn_undefined_specs(names, init, body_fn):
+    """Traces the body once, throwaway, to learn the type of variables first set inside it.
+
+    Returns {index: (dtype, shape)} for each undefined variable the body assigns, and
+    {index: None} for those it leaves undefined."""
+    state = LoopState(names, init)
     specs = []
-    for i, leaf in enumerate(values):
+    for i, leaf in enumerate(state.leaves):
         if isinstance(leaf, Undefined):
             specs.append(None)
         elif isinstance(leaf, Tensor):
@@ -268,7 +319,7 @@ def _learn_undefined_specs(state, body_fn):
     defined = [i for i, s in enumerate(specs) if s is not None]
 
     def trial(*placeholders):
-        leaves = list(values)
+        leaves = list(state.leaves)
         for i, ph in zip(defined, placeholders):
             leaves[i] = ph
         try:
@@ -278,15 +329,17 @@ def _learn_undefined_specs(state, body_fn):
 
     _, out = control_flow.trace_subgraph("trial_body", trial, [specs[i] for i in defined])
     learned = {}
-    flat = [leaf for value in out for leaf in nest.flatten(value)]
-    for i, leaf in enumerate(flat):
-        if specs[i] is None:
-            if isinstance(leaf, Undefined):
-                _fail(ValueError, "'%s' is never assigned by the loop body"
-                      % state.leaf_names[i])
-            tensor = leaf if isinstance(leaf, Tensor) else _python_to_tensor(
-                leaf, state.leaf_names[i])
-            learned[i] = (tensor.dtype, tensor._shape)
+    for i, (before, after) in enumerate(zip(init, out)):
+        if not isinstance(before, Undefined):
+            continue
+        if isinstance(after, Undefined):
+            learned[i] = None
+            continue
+        if nest.is_nested(after):
+            _fail(TypeError, "'%s' is first assigned inside a loop on a tensor, with a nested "
+                  "value (%r); define it before the loop" % (names[i], after))
+        tensor = after if isinstance(after, Tensor) else _python_to_tensor(after, names[i])
+        learned[i] = (tensor.dtype, tensor._shape)
     return learned
 
 

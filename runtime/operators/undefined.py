@@ -43,6 +43,13 @@ class UndefinedReturnValue(Undefined):
         super().__init__(symbol_name)
 
 
+class DeadValue(Undefined):
+    """A variable whose value after a staged statement is never read (the analysis proves
+    it): it was carried only so that both branches start from the same value."""
+
+    __slots__ = ()
+
+
 def is_undefined(value):
     """True for Undefined markers."""
     return isinstance(value, Undefined)

@@ -1,0 +1,262 @@
+"""autograph.codegen: gast -> readable source -> a live function registered with linecache,
+with a map from generated lines back to the user's lines, and closures rebound (not copied)."""
+
+import ast
+import inspect
+import linecache
+import sys
+import traceback
+
+import gast
+import pytest
+
+import autograph.tf as tf
+from autograph import codegen, conversion, parsing
+from runtime import errors as runtime_errors
+
+GLOBAL_SCALE = 3
+
+
+def line_of(fn, text):
+    lines, first = inspect.getsourcelines(fn)
+    for i, line in enumerate(lines):
+        if text in line:
+            return first + i
+    raise AssertionError("%r not in %s" % (text, fn.__name__))
+
+
+def halve(x):
+    y = x + 1
+    while y > 0:
+        y = y - 2
+    return y
+
+
+# -- source ----------------------------------------------------------------------------------
+
+
+def test_to_source_is_readable_python_that_parses_back():
+    module, _ = parsing.parse_source("def f(a, b):\n    if a:\n        return b\n    return -b\n")
+    source = codegen.to_source(module)
+    assert source == "def f(a, b):\n    if a:\n        return b\n    return -b\n"
+    ast.parse(source)
+
+
+def test_to_ast_fills_missing_locations_of_generated_nodes():
+    call = gast.Call(func=gast.Name(id="g", ctx=gast.Load(), annotation=None, type_comment=None),
+                     args=[], keywords=[])
+    module = gast.Module(body=[gast.Expr(value=call)], type_ignores=[])
+    tree = codegen.to_ast(module)
+    for node in ast.walk(tree):
+        if "lineno" in node._attributes:
+            assert isinstance(node.lineno, int)
+    compile(tree, "<test>", "exec")
+
+
+# -- linecache and the line map ------------------------------------------------------------------
+
+
+def test_converted_code_is_registered_with_linecache():
+    converted = conversion.convert(halve)
+    filename = converted.__code__.co_filename
+    assert filename.startswith("<ag__ converted") and "halve" in filename
+    source = "".join(linecache.getlines(filename))
+    assert "def ag__halve(x):" in source
+    assert "ag__.while_stmt(loop_test, loop_body, get_state, set_state, ('y',))" in source
+    compile(source, filename, "exec")
+
+
+def test_inspect_reads_the_converted_source():
+    converted = conversion.convert(halve)
+    source = inspect.getsource(converted)
+    assert source.lstrip().startswith("def ag__halve(x):")
+
+
+def test_every_user_statement_line_maps_back_to_its_user_line():
+    converted = conversion.convert(halve)
+    filename = converted.__code__.co_filename
+    generated = linecache.getlines(filename)
+    for text in ("y = x + 1", "y = y - 2", "return y"):
+        (gen_line,) = [i + 1 for i, line in enumerate(generated) if line.strip() == text]
+        user_file, user_line = runtime_errors.translate_location(filename, gen_line)
+        assert user_file == __file__
+        assert user_line == line_of(halve, text)
+    # The generated loop machinery maps to the user's `while` line.
+    (call_line,) = [i + 1 for i, line in enumerate(generated) if "ag__.while_stmt" in line]
+    assert runtime_errors.translate_location(filename, call_line) == (
+        __file__, line_of(halve, "while y > 0"))
+
+
+def test_unrelated_files_are_not_translated():
+    assert runtime_errors.translate_location(__file__, 7) == (__file__, 7)
+
+
+def test_each_conversion_gets_its_own_file_name():
+    def first(x):
+        return x
+
+    def second(x):
+        return x
+
+    a = conversion.convert(first).__code__.co_filename
+    b = conversion.convert(second).__code__.co_filename
+    assert a != b
+    assert linecache.getlines(a) != linecache.getlines(b)
+
+
+class Shape:
+    def area(self, w, h):
+        if w > h:
+            w, h = h, w
+        return w * h
+
+
+def test_method_lines_map_back_through_the_dedent():
+    converted = conversion.convert(Shape().area)
+    filename = converted.__code__.co_filename
+    generated = linecache.getlines(filename)
+    (gen_line,) = [i + 1 for i, line in enumerate(generated) if "return w * h" in line]
+    assert runtime_errors.translate_location(filename, gen_line) == (
+        __file__, line_of(Shape.area, "return w * h"))
+
+
+def python_error_inside(x):
+    total = 0
+    for i in range(x):
+        total += 10 // (i - 2)
+    return total
+
+
+def test_traceback_through_converted_code_shows_the_generated_source():
+    converted = conversion.convert(python_error_inside)
+    with pytest.raises(ZeroDivisionError) as info:
+        converted(5)
+    text = "".join(traceback.format_exception(info.type, info.value, info.tb))
+    assert 'File "%s"' % converted.__code__.co_filename in text
+    assert "total += 10 // (i - 2)" in text
+
+
+# -- errors name the user's line -----------------------------------------------------------------
+
+
+def reshape_in_loop(x):
+    s = tf.constant([1.0, 2.0, 3.0])
+    for i in tf.range(x):
+        s = tf.reshape(s, [7])
+    return s
+
+
+def test_error_while_tracing_converted_code_names_the_user_line():
+    with pytest.raises(ValueError) as info:
+        tf.function(reshape_in_loop)(tf.constant(2))
+    message = str(info.value)
+    assert "in user code:" in message
+    assert "%s:%d" % (__file__, line_of(reshape_in_loop, "tf.reshape")) in message
+    assert "s = tf.reshape(s, [7])" in message
+    assert "<ag__" not in message
+
+
+def divide_in_loop(x):
+    for i in tf.range(x):
+        x = x // (i - i)
+    return x
+
+
+def test_error_while_running_the_graph_names_the_user_line():
+    function = tf.function(divide_in_loop)
+    with pytest.raises(tf.errors.InvalidArgumentError) as info:
+        function(tf.constant(2))
+    message = str(info.value)
+    assert "%s:%d" % (__file__, line_of(divide_in_loop, "x // (i - i)")) in message
+    assert "<ag__" not in message
+
+
+def missing_key(x):
+    values = {"a": x}
+    return values["c"]
+
+
+@pytest.mark.xfail(strict=True, reason="BUG: a Python exception raised by converted code while "
+                                         "tracing does not name the user's file:line "
+                                         "(FunctionScope.__exit__ does nothing)")
+def test_python_error_while_tracing_names_the_user_line():
+    with pytest.raises(KeyError) as info:
+        tf.function(missing_key)(tf.constant(1))
+    where = "%s:%d" % (__file__, line_of(missing_key, 'values["c"]'))
+    notes = "\n".join(getattr(info.value, "__notes__", []))
+    assert where in str(info.value) + notes
+
+
+# -- binding: globals, closures, defaults ---------------------------------------------------------
+
+
+def uses_global(x):
+    if x > 0:
+        x = x * GLOBAL_SCALE
+    return x
+
+
+def test_converted_function_shares_the_originals_globals(monkeypatch):
+    converted = conversion.convert(uses_global)
+    assert converted.__globals__ is uses_global.__globals__
+    assert converted(2) == 6
+    monkeypatch.setattr(sys.modules[__name__], "GLOBAL_SCALE", 10)
+    assert converted(2) == 20
+
+
+def test_closure_cells_are_rebound_not_copied():
+    factor = 2
+
+    def scaled(x):
+        if x > 0:
+            x = x * factor
+        return x
+
+    converted = conversion.convert(scaled)
+    assert converted(5) == 10
+    factor = 7  # noqa: F841 - read through the shared cell
+    assert converted(5) == 35
+    original_cells = dict(zip(scaled.__code__.co_freevars, scaled.__closure__))
+    converted_cells = dict(zip(converted.__code__.co_freevars, converted.__closure__))
+    assert converted_cells["factor"] is original_cells["factor"]
+
+
+class Unknown:
+    pass
+
+
+def annotated(x: Unknown, y: "NotDefinedAnywhere" = GLOBAL_SCALE, *, z: int = 4) -> Unknown:  # noqa: F821
+    """Doc of annotated."""
+    if x > 0:
+        x = x + y + z
+    return x
+
+
+def test_defaults_docstring_and_module_survive_and_annotations_are_not_evaluated():
+    converted = conversion.convert(annotated)
+    assert converted.__defaults__ == (GLOBAL_SCALE,)
+    assert converted.__kwdefaults__ == {"z": 4}
+    assert converted(1) == 1 + GLOBAL_SCALE + 4
+    assert converted(1, 10, z=100) == 111
+    assert converted.__doc__ == "Doc of annotated."
+    assert converted.__module__ == __name__
+    assert converted.__wrapped_original__ is annotated
+    assert "def ag__annotated" in converted.__autograph_source__
+
+
+def test_load_binds_one_code_object_to_several_function_objects():
+    def make(k):
+        def add(x):
+            if x > 0:
+                x = x + k
+            return x
+        return add
+
+    module, info = parsing.parse_function(make(0))
+    converted_node = conversion.convert_node(module, info, "add")
+    loaded = codegen.load(converted_node, info, ("k",))
+    from autograph import namespace
+    one = loaded.bind(make(1), namespace.ag__)
+    ten = loaded.bind(make(10), namespace.ag__)
+    assert one.__code__ is ten.__code__ is loaded.code
+    assert (one(5), ten(5), one(-5)) == (6, 15, -5)

@@ -1,0 +1,634 @@
+"""The control-flow pass: if/while/for to ag__.if_stmt/while_stmt/for_stmt with get_state/
+set_state closures over exactly the live modified names; behaviour of the traced result
+against plain Python; and the errors that name the variable and the user's line."""
+
+import inspect
+import textwrap
+
+import gast
+import numpy as np
+import pytest
+
+import autograph
+import autograph.tf as tf
+from autograph import codegen, conversion, parsing
+
+
+def convert_snippet(source):
+    module, info = parsing.parse_source(textwrap.dedent(source), "snippet.py")
+    node = module.body[0]
+    return conversion.convert_node(node, info, node.name)
+
+
+def scope_body(converted):
+    """The statements inside `with ag__.FunctionScope(...) as fscope:`."""
+    (with_node,) = converted.body
+    assert isinstance(with_node, gast.With)
+    return with_node.body
+
+
+def defs(statements):
+    return {s.name: s for s in statements if isinstance(s, gast.FunctionDef)}
+
+
+def ag_calls(node, name):
+    nodes = node if isinstance(node, list) else [node]
+    return [n for root in nodes for n in gast.walk(root) if isinstance(n, gast.Call)
+            and isinstance(n.func, gast.Attribute) and n.func.attr == name
+            and isinstance(n.func.value, gast.Name) and n.func.value.id == "ag__"]
+
+
+def returned_names(function_def):
+    (ret,) = function_def.body
+    return [e.id for e in ret.value.elts]
+
+
+def string_tuple(node):
+    return [e.value for e in node.elts]
+
+
+def line_of(fn, text):
+    """The absolute line in this file of the first line of `fn` containing `text`."""
+    lines, first = inspect.getsourcelines(fn)
+    for i, line in enumerate(lines):
+        if text in line:
+            return first + i
+    raise AssertionError("%r not in %s" % (text, fn.__name__))
+
+
+def op_types(function, *args):
+    return [n.op for n in function.get_concrete_function(*args).graph.as_graph_def().node]
+
+
+def count_staged(ops, kind):
+    """How many If (or While) ops, stateful or stateless, are in `ops`."""
+    return ops.count(kind) + ops.count("Stateless" + kind)
+
+
+# -- output shape: if ----------------------------------------------------------------------------
+
+
+IF_SNIPPET = """
+    def f(x):
+        w = 1
+        if x > 0:
+            tmp = x * 2
+            zeta = tmp + 1
+            alpha = 0
+            unused = 5
+        else:
+            zeta = -x
+            alpha = 1
+        return zeta + alpha + w
+"""
+
+
+def test_if_becomes_if_stmt_with_branch_functions():
+    body = scope_body(convert_snippet(IF_SNIPPET))
+    functions = defs(body)
+    assert {"get_state", "set_state", "if_body", "else_body"} <= set(functions)
+    (call,) = ag_calls(body, "if_stmt")
+    test, if_body, else_body, get_state, set_state, names = call.args
+    assert codegen.to_source(test).strip() == "x > 0"
+    assert [if_body.id, else_body.id, get_state.id, set_state.id] == [
+        "if_body", "else_body", "get_state", "set_state"]
+    assert not any(isinstance(n, gast.If) for n in gast.walk(convert_snippet(IF_SNIPPET)))
+
+
+def test_if_state_is_exactly_the_live_modified_names_sorted():
+    body = scope_body(convert_snippet(IF_SNIPPET))
+    functions = defs(body)
+    (call,) = ag_calls(body, "if_stmt")
+    # tmp and unused are modified but dead afterwards; w is live but not modified.
+    assert returned_names(functions["get_state"]) == ["alpha", "zeta"]
+    assert string_tuple(call.args[5]) == ["alpha", "zeta"]
+    set_state = functions["set_state"]
+    assert isinstance(set_state.body[0], gast.Nonlocal)
+    assert set_state.body[0].names == ["alpha", "zeta"]
+    assert codegen.to_source(set_state.body[1]).strip() == "alpha, zeta = vars_"
+
+
+def test_branch_functions_share_only_the_state_and_keep_temporaries_local():
+    functions = defs(scope_body(convert_snippet(IF_SNIPPET)))
+    assert functions["if_body"].body[0].names == ["alpha", "zeta"]
+    assert functions["else_body"].body[0].names == ["alpha", "zeta"]
+
+
+def test_state_not_defined_before_the_if_starts_undefined():
+    body = scope_body(convert_snippet(IF_SNIPPET))
+    inits = [codegen.to_source(s).strip() for s in body if isinstance(s, gast.Assign)]
+    assert "alpha = ag__.Undefined('alpha')" in inits
+    assert "zeta = ag__.Undefined('zeta')" in inits
+    assert not any(line.startswith("w = ag__") for line in inits)
+
+
+@pytest.mark.parametrize("test", ["x is None", "x is not None", "not x is None",
+                                  "isinstance(x, int)", "hasattr(x, 'shape')", "True", "0"])
+def test_static_python_test_leaves_the_if_plain(test):
+    converted = convert_snippet("""
+        def f(x, y):
+            if %s:
+                y = 1
+            return y
+    """ % test)
+    body = scope_body(converted)
+    assert ag_calls(converted, "if_stmt") == []
+    assert isinstance(body[0], gast.If)
+
+
+def test_global_state_is_declared_global_not_undefined():
+    converted = convert_snippet("""
+        def f(x):
+            global counter
+            if x > 0:
+                counter = 1
+            return x
+    """)
+    functions = defs(scope_body(converted))
+    assert isinstance(functions["if_body"].body[0], gast.Global)
+    assert functions["if_body"].body[0].names == ["counter"]
+    assert "Undefined" not in codegen.to_source(converted)
+
+
+# -- output shape: loops -------------------------------------------------------------------------
+
+
+def test_while_becomes_while_stmt_with_test_and_body():
+    converted = convert_snippet("""
+        def f(x, limit):
+            count = 0
+            while x > limit:
+                x = x // 2
+                count += 1
+                scratch = count
+            return x, count
+    """)
+    functions = defs(scope_body(converted))
+    (call,) = ag_calls(converted, "while_stmt")
+    assert [a.id for a in call.args[:4]] == ["loop_test", "loop_body", "get_state", "set_state"]
+    assert string_tuple(call.args[4]) == ["count", "x"]
+    assert returned_names(functions["get_state"]) == ["count", "x"]
+    assert codegen.to_source(functions["loop_test"]).splitlines()[-1].strip() == \
+        "return x > limit"
+    assert functions["loop_body"].body[0].names == ["count", "x"]
+
+
+def test_for_becomes_for_stmt_binding_the_target_from_the_item():
+    converted = convert_snippet("""
+        def f(rows):
+            s = 0
+            for i, row in rows:
+                s += row
+            return s
+    """)
+    functions = defs(scope_body(converted))
+    (call,) = ag_calls(converted, "for_stmt")
+    iterated, extra, body = call.args[:3]
+    assert codegen.to_source(iterated).strip() == "rows"
+    assert isinstance(extra, gast.Constant) and extra.value is None
+    assert body.id == "loop_body"
+    loop_body = functions["loop_body"]
+    assert [a.id for a in loop_body.args.args] == ["itr"]
+    assert codegen.to_source(loop_body.body[1]).strip() == "i, row = itr"
+    assert string_tuple(call.args[5]) == ["s"]
+
+
+def test_loop_carried_name_is_state_even_when_dead_after_the_loop():
+    converted = convert_snippet("""
+        def f(n):
+            prev = 0
+            total = 0
+            while n > 0:
+                total += prev
+                prev = n
+                n -= 1
+            return total
+    """)
+    (call,) = ag_calls(converted, "while_stmt")
+    assert string_tuple(call.args[4]) == ["n", "prev", "total"]
+
+
+def test_nested_statements_get_their_own_state_functions():
+    converted = convert_snippet("""
+        def f(n):
+            s = 0
+            while n > 0:
+                if n % 2 == 0:
+                    s += n
+                n -= 1
+            return s
+    """)
+    (while_call,) = ag_calls(converted, "while_stmt")
+    (if_call,) = ag_calls(converted, "if_stmt")
+    assert string_tuple(while_call.args[4]) == ["n", "s"]
+    assert string_tuple(if_call.args[5]) == ["s"]
+
+
+def test_to_code_of_the_guide_loop_has_the_documented_shape():
+    def f(x):
+        while tf.reduce_sum(x) > 1:
+            x = tf.tanh(x)
+        return x
+
+    code = autograph.to_code(f)
+    assert "def get_state():\n            return (x,)" in code
+    assert "nonlocal x\n            x, = vars_" in code
+    assert "ag__.while_stmt(loop_test, loop_body, get_state, set_state, ('x',))" in code
+    assert "ag__.converted_call(tf.reduce_sum, (x,), None, fscope) > 1" in code
+
+
+# -- behaviour: traced on tensors == plain Python on ints ---------------------------------------
+
+
+def if_elif_else(n):
+    if n > 10:
+        r = 1
+    elif n > 5:
+        r = 2
+    else:
+        r = 3
+    return r
+
+
+def halve_until_small(n):
+    steps = 0
+    while n > 10:
+        n = n // 2
+        steps += 1
+    return n * 100 + steps
+
+
+def sum_range(n):
+    s = 0
+    for i in range(n):
+        s += i
+    return s
+
+
+def sum_range_step(a, b):
+    s = 0
+    for i in range(a, b, 2):
+        s += i
+    return s
+
+
+def nested_loops_with_branches(n):
+    s = 0
+    i = 0
+    while i < n:
+        j = 0
+        while j < i:
+            if (i + j) % 3 == 0:
+                s += 1
+            elif (i + j) % 3 == 1:
+                s += 10
+            j += 1
+        i += 1
+    return s
+
+
+def fibonacci(n):
+    a, b = 0, 1
+    for _ in range(n):
+        a, b = b, a + b
+    return a
+
+
+def last_value(n):
+    for i in range(n):
+        y = i * 2
+    return y
+
+
+def evens_and_odds(n):
+    evens = 0
+    odds = 0
+    for i in range(n):
+        if i % 2 == 0:
+            evens += 1
+        else:
+            odds += 1
+    return evens * 100 + odds
+
+
+@pytest.mark.parametrize("fn, values, staged_op", [
+    (if_elif_else, [1, 7, 11], "If"),
+    (halve_until_small, [3, 10, 11, 100, 1000], "While"),
+    (sum_range, [0, 1, 5], "While"),
+    (nested_loops_with_branches, [0, 3, 6], "While"),
+    (fibonacci, [0, 1, 10], "While"),
+    (last_value, [1, 3], "While"),
+    (evens_and_odds, [0, 5, 8], "While"),
+], ids=lambda v: getattr(v, "__name__", None))
+def test_tensor_control_flow_matches_python(fn, values, staged_op):
+    function = tf.function(fn)
+    for n in values:
+        assert function(tf.constant(n)).numpy() == fn(n), (fn.__name__, n)
+    assert function.experimental_get_tracing_count() == 1
+    assert count_staged(op_types(function, tf.constant(values[0])), staged_op) >= 1
+
+
+@pytest.mark.parametrize("a, b", [(1, 8), (0, 1), (5, 5), (8, 1), (-3, 4)])
+def test_range_with_tensor_bounds_and_a_step(a, b):
+    function = tf.function(sum_range_step)
+    assert function(tf.constant(a), tf.constant(b)).numpy() == sum_range_step(a, b)
+    assert count_staged(op_types(function, tf.constant(a), tf.constant(b)), "While") == 1
+
+
+@pytest.mark.parametrize("start, limit, delta", [(5, 0, -1), (0, 10, 3), (10, 0, -4), (0, 0, 1)])
+def test_tf_range_loop_matches_python_range(start, limit, delta):
+    @tf.function
+    def f(a, b, d):
+        s = 0
+        for i in tf.range(a, b, d):
+            s = s * 2 + i
+        return s
+
+    expected = 0
+    for i in range(start, limit, delta):
+        expected = expected * 2 + i
+    assert f(tf.constant(start), tf.constant(limit), tf.constant(delta)).numpy() == expected
+
+
+def test_for_over_a_tensor_iterates_its_first_dimension():
+    @tf.function
+    def f(x):
+        s = tf.constant(0.0)
+        count = 0.0
+        for row in x:
+            s += tf.reduce_sum(row) * (count + 1)
+            count += 1
+        return s, count
+
+    total, count = f(tf.constant([[1.0, 2.0], [3.0, 4.0], [5.0, 6.0]]))
+    assert total.numpy() == pytest.approx(3 * 1 + 7 * 2 + 11 * 3)
+    assert count.numpy() == 3
+
+
+def test_for_over_a_tensor_of_unknown_length():
+    @tf.function(input_signature=[tf.TensorSpec([None], tf.int32)])
+    def f(x):
+        s = 0
+        for v in x:
+            s = s * 10 + v
+        return s
+
+    assert f(tf.constant([1, 2, 3])).numpy() == 123
+    assert f(tf.constant([4, 5])).numpy() == 45
+    assert f(tf.constant([], dtype=tf.int32)).numpy() == 0
+
+
+def test_for_over_tensor_rows_unpacks_the_target():
+    @tf.function
+    def f(pairs):
+        s = 0
+        for a, b in pairs:
+            s += a * b
+        return s
+
+    assert f(tf.constant([[1, 2], [3, 4]])).numpy() == 14
+
+
+def test_python_condition_traces_only_the_taken_branch(capsys):
+    @tf.function
+    def f(x, flag):
+        if flag:
+            print("traced true branch")
+            y = x + 1
+        else:
+            print("traced false branch")
+            y = x - 1
+        return y
+
+    assert f(tf.constant(1), True).numpy() == 2
+    assert capsys.readouterr().out == "traced true branch\n"
+    assert count_staged(op_types(f, tf.constant(1), True), "If") == 0
+
+
+def test_tensor_condition_traces_both_branches_once(capsys):
+    @tf.function
+    def f(x):
+        if x > 0:
+            print("traced true branch")
+            y = x + 1
+        else:
+            print("traced false branch")
+            y = x - 1
+        return y
+
+    assert [int(f(tf.constant(v)).numpy()) for v in (3, -3, 0)] == [4, -4, -1]
+    assert capsys.readouterr().out == "traced true branch\ntraced false branch\n"
+
+
+def test_python_loops_unroll_and_tensor_loops_do_not():
+    def doubled(x, n):
+        for _ in range(n):
+            x = x * 2
+        return x
+
+    unrolled = tf.function(doubled)
+    assert op_types(unrolled, tf.constant(1), 3).count("Mul") == 3
+    assert op_types(unrolled, tf.constant(1), 6).count("Mul") == 6
+    staged = tf.function(doubled)
+    ops = op_types(staged, tf.constant(1), tf.constant(6))
+    assert "Mul" not in ops and count_staged(ops, "While") == 1
+    assert staged(tf.constant(1), tf.constant(6)).numpy() == 64
+
+
+def test_python_while_turns_into_a_staged_loop_when_its_condition_becomes_a_tensor():
+    @tf.function
+    def f(step):
+        i = 0
+        while i < 10:
+            i = i + step
+        return i
+
+    assert f(tf.constant(3)).numpy() == 12
+    assert f(tf.constant(20)).numpy() == 20
+
+
+def test_loop_state_can_be_nested_structures():
+    @tf.function
+    def f(n):
+        state = {"total": tf.constant(0), "pair": (tf.constant(1), tf.constant(1))}
+        for i in tf.range(n):
+            a, b = state["pair"]
+            state = {"total": state["total"] + i, "pair": (b, a + b)}
+        return state["total"], state["pair"][0]
+
+    total, fib = f(tf.constant(6))
+    assert (total.numpy(), fib.numpy()) == (15, 13)
+
+
+def test_loop_variable_whose_shape_grows_is_relaxed():
+    @tf.function
+    def f(n):
+        x = tf.constant([1])
+        for i in tf.range(n):
+            x = tf.concat([x, [i]], 0)
+        return x
+
+    np.testing.assert_array_equal(f(tf.constant(3)).numpy(), [1, 0, 1, 2])
+    np.testing.assert_array_equal(f(tf.constant(0)).numpy(), [1])
+
+
+def test_variable_modified_in_one_branch_and_dead_afterwards_is_fine():
+    @tf.function
+    def f(x):
+        if x > 0:
+            y = x * 2
+            x = y + 1
+        return x
+
+    assert [int(f(tf.constant(v)).numpy()) for v in (3, -3)] == [7, -3]
+
+
+# -- errors naming the variable and the user's line ----------------------------------------------
+
+
+def defined_in_one_branch(x):
+    if x > 0:
+        y = x
+    return y
+
+
+def test_variable_defined_in_one_branch_of_a_tensor_if_is_an_error():
+    with pytest.raises(ValueError) as info:
+        tf.function(defined_in_one_branch)(tf.constant(1))
+    message = str(info.value)
+    assert "'y'" in message and "else branch" in message
+    assert "%s:%d" % (__file__, line_of(defined_in_one_branch, "if x > 0")) in message
+
+
+def dtype_changes_in_loop(x):
+    v = 0
+    while x > 0:
+        v = 1.5
+        x -= 1
+    return v
+
+
+def test_loop_variable_changing_dtype_is_an_error():
+    with pytest.raises(TypeError) as info:
+        tf.function(dtype_changes_in_loop)(tf.constant(3))
+    message = str(info.value)
+    assert "'v'" in message and "int32" in message and "float32" in message
+    assert "%s:%d" % (__file__, line_of(dtype_changes_in_loop, "while x > 0")) in message
+
+
+def structure_changes_in_loop(n):
+    v = (n, n)
+    for i in tf.range(n):
+        v = (n, n, i)
+    return v
+
+
+def test_loop_variable_changing_structure_is_an_error():
+    with pytest.raises(TypeError) as info:
+        tf.function(structure_changes_in_loop)(tf.constant(3))
+    message = str(info.value)
+    assert "'v'" in message and "structure" in message
+    assert "%s:%d" % (__file__, line_of(structure_changes_in_loop, "for i in")) in message
+
+
+def dtype_differs_between_branches(x):
+    if x > 0:
+        y = tf.constant(1)
+    else:
+        y = tf.constant(1.0)
+    return y
+
+
+def test_branches_giving_a_variable_different_dtypes_is_an_error():
+    with pytest.raises(TypeError) as info:
+        tf.function(dtype_differs_between_branches)(tf.constant(1))
+    assert "'y'" in str(info.value) and "int32" in str(info.value)
+
+
+def structure_differs_between_branches(x):
+    if x > 0:
+        y = (x, x)
+    else:
+        y = x
+    return y
+
+
+def test_branches_giving_a_variable_different_structures_is_an_error():
+    with pytest.raises(TypeError, match="'y' has a different structure"):
+        tf.function(structure_differs_between_branches)(tf.constant(1))
+
+
+def test_non_bool_and_non_scalar_conditions_are_errors():
+    @tf.function
+    def float_test(x):
+        if x:
+            x = x + 1
+        return x
+
+    @tf.function
+    def vector_test(x):
+        if x > 0:
+            x = x + 1
+        return x
+
+    with pytest.raises(TypeError, match="bool"):
+        float_test(tf.constant(1.0))
+    with pytest.raises(ValueError, match="scalar"):
+        vector_test(tf.constant([1, 2]))
+
+
+def python_branch_leaves_undefined(n):
+    if n > 0:
+        y = 1
+    return y
+
+
+@pytest.mark.xfail(strict=True, reason="BUG: reading a variable a Python `if` left unassigned "
+                                         "returns an ag__.Undefined marker instead of raising "
+                                         "UnboundLocalError")
+def test_python_fallback_raises_unbound_local_like_python():
+    with pytest.raises(UnboundLocalError):
+        python_branch_leaves_undefined(-1)  # plain Python
+    with pytest.raises(UnboundLocalError):
+        conversion.convert(python_branch_leaves_undefined)(-1)
+
+
+def user_name_like_a_flag(x):
+    if x > 0:
+        break_count = x
+    return break_count
+
+
+@pytest.mark.xfail(strict=True, reason="BUG: user variables named break_*/continue_*/do_return*/"
+                                         "retval_* are taken for compiler flags: no one-branch "
+                                         "error, silently 0")
+def test_user_variable_with_a_flag_like_name_is_checked_like_any_other():
+    with pytest.raises(ValueError, match="break_count"):
+        tf.function(user_name_like_a_flag)(tf.constant(1))
+
+
+@pytest.mark.xfail(strict=True, reason="BUG: list.append in a tensor loop is not staged as a "
+                                         "TensorArray (DESIGN 'Semantics'); the list leaks tensors")
+def test_list_built_in_a_tensor_loop():
+    @tf.function
+    def f(n):
+        values = []
+        for i in tf.range(n):
+            values.append(i * 2)
+        return tf.stack(values)
+
+    np.testing.assert_array_equal(f(tf.constant(4)).numpy(), [0, 2, 4, 6])
+
+
+@pytest.mark.xfail(strict=True, reason="BUG: returning a tensor leaked out of a loop body through "
+                                         "a container fails at call time with NameError '_leaked'")
+def test_tensor_leaked_from_a_loop_body_is_a_clear_error():
+    @tf.function
+    def f(n):
+        box = [None]
+        for i in tf.range(n):
+            box[0] = i * 2
+        return box[0]
+
+    with pytest.raises((tf.errors.InaccessibleTensorError, TypeError)):
+        f(tf.constant(3))

@@ -1,0 +1,333 @@
+"""autograph.conversion and converted_call: the pipeline, its caches, what is left alone
+(do_not_convert, library functions, builtins) and what is rejected (yield, ...)."""
+
+import functools
+import inspect
+import json
+import math
+import warnings
+
+import numpy as np
+import pytest
+
+import autograph
+import autograph.tf as tf
+from autograph import conversion, namespace, parsing
+from autograph.errors import ConversionError
+
+
+def branchy(x):
+    if x > 0:
+        x = x * 2
+    else:
+        x = -x
+    return x
+
+
+def make_scaler(k):
+    def scale(x):
+        if x > 0:
+            x = x * k
+        return x
+    return scale
+
+
+def count_parses(monkeypatch):
+    calls = []
+    original = parsing.parse_function
+
+    def counting(func):
+        calls.append(func)
+        return original(func)
+
+    monkeypatch.setattr(parsing, "parse_function", counting)
+    return calls
+
+
+# -- the pipeline -------------------------------------------------------------------------------
+
+
+def test_convert_returns_a_new_function_behaving_like_the_original():
+    converted = conversion.convert(branchy)
+    assert converted is not branchy
+    assert converted.__name__ == "ag__branchy"
+    assert [converted(v) for v in (3, -3, 0)] == [branchy(v) for v in (3, -3, 0)]
+    assert "ag__.if_stmt" in converted.__autograph_source__
+
+
+def test_to_graph_and_to_code_accept_functions_and_Functions():
+    function = tf.function(branchy)
+    assert autograph.to_graph(function)(4) == 8
+    assert autograph.to_code(function) == autograph.to_code(branchy)
+    assert autograph.to_code(branchy).startswith("def ag__branchy(x):")
+    assert tf.autograph.to_code(branchy) == autograph.to_code(branchy)
+
+
+# -- caching --------------------------------------------------------------------------------------
+
+
+def test_converting_the_same_function_twice_returns_the_cached_result(monkeypatch):
+    def fresh(x):
+        while x > 1:
+            x = x // 2
+        return x
+
+    calls = count_parses(monkeypatch)
+    first = conversion.convert(fresh)
+    assert conversion.convert(fresh) is first
+    assert len(calls) == 1
+
+
+def test_closures_of_one_code_object_are_parsed_once_and_bound_separately(monkeypatch):
+    def make_offset(k):
+        def offset(x):
+            if x > 0:
+                x = x + k
+            return x
+        return offset
+
+    calls = count_parses(monkeypatch)
+    one, ten = make_offset(1), make_offset(10)
+    assert one.__code__ is ten.__code__
+    converted_one = conversion.convert(one)
+    converted_ten = conversion.convert(ten)
+    assert converted_one is not converted_ten
+    assert converted_one.__code__ is converted_ten.__code__
+    assert (converted_one(5), converted_ten(5), converted_ten(-5)) == (6, 15, -5)
+    assert calls == [one]
+    assert one.__code__ in conversion._code_cache
+
+
+def test_function_scope_wraps_the_body_and_keeps_the_docstring_outside():
+    def documented(x):
+        """Adds one."""
+        return x + 1
+
+    code = autograph.to_code(documented)
+    assert code.splitlines()[:3] == [
+        "def ag__documented(x):",
+        "    \"\"\"Adds one.\"\"\"",
+        "    with ag__.FunctionScope('documented') as fscope:",
+    ]
+    assert conversion.convert(documented).__doc__ == "Adds one."
+
+
+def test_function_returning_in_an_untaken_python_branch_returns_none():
+    def maybe(x):
+        for i in range(x):
+            if i == 2:
+                return i
+
+    converted = conversion.convert(maybe)
+    assert "fscope.ret(retval_, do_return)" in autograph.to_code(maybe)
+    assert (converted(5), converted(1)) == (2, None)
+
+
+def test_bound_method_is_converted_and_rebound_to_the_same_object():
+    class Counter:
+        def __init__(self):
+            self.limit = 3
+
+        def clamp(self, x):
+            if x > self.limit:
+                x = self.limit
+            return x
+
+    counter = Counter()
+    converted = conversion.convert(counter.clamp)
+    assert converted.__self__ is counter
+    assert (converted(10), converted(1)) == (3, 1)
+    counter.limit = 7
+    assert converted(10) == 7
+
+
+def test_partial_is_converted_keeping_its_bound_arguments():
+    partial = functools.partial(make_scaler(4), 2)
+    converted = conversion.convert(partial)
+    assert isinstance(converted, functools.partial)
+    assert converted.args == (2,)
+    assert converted.func.__name__ == "ag__scale"
+    assert converted() == 8
+
+
+# -- left alone -----------------------------------------------------------------------------------
+
+
+@autograph.do_not_convert
+def left_alone(x):
+    if x > 0:
+        return x
+    return -x
+
+
+@autograph.do_not_convert()
+def left_alone_called(x):
+    return x
+
+
+def test_do_not_convert_returns_the_function_itself():
+    assert conversion.convert(left_alone) is left_alone
+    assert conversion.convert(left_alone_called) is left_alone_called
+    assert conversion.is_marked_do_not_convert(left_alone)
+    assert not conversion.is_marked_do_not_convert(branchy)
+
+
+def test_do_not_convert_source_is_shown_as_written():
+    assert autograph.to_code(left_alone) == inspect.getsource(left_alone)
+
+
+def test_do_not_convert_function_with_a_tensor_if_fails_when_traced():
+    @tf.function
+    def caller(x):
+        return left_alone(x)
+
+    with pytest.raises(tf.errors.OperatorNotAllowedInGraphError) as info:
+        caller(tf.constant(1))
+    assert isinstance(info.value, TypeError)
+    assert "%s:%d" % (__file__, inspect.getsourcelines(left_alone)[1] + 2) in str(info.value)
+
+
+def test_do_not_convert_function_runs_as_written_on_python_values():
+    @tf.function
+    def caller(x, y):
+        return x + left_alone(y)
+
+    assert caller(tf.constant(1), -5).numpy() == 6
+
+
+class CallableObject:
+    def __call__(self, x):
+        return x + 1
+
+
+@pytest.mark.parametrize("func", [np.sum, json.dumps, math.sqrt, len, tf.tanh, tf.reduce_sum,
+                                  CallableObject(), CallableObject, autograph.to_code],
+                         ids=lambda f: getattr(f, "__name__", type(f).__name__))
+def test_library_functions_builtins_and_objects_are_left_alone(func):
+    assert conversion.convert(func) is func
+
+
+def test_is_library_recognises_project_numpy_and_stdlib_modules():
+    assert namespace.is_library(np.mean)
+    assert namespace.is_library(json.loads)
+    assert namespace.is_library(tf.constant)
+    assert namespace.is_library(conversion.convert)
+    assert not namespace.is_library(branchy)
+
+
+def test_converted_call_converts_user_functions():
+    seen = []
+
+    def spy(x):
+        seen.append(type(x))
+        if x > 0:
+            x = x + 1
+        return x
+
+    @tf.function
+    def caller(x):
+        return spy(x)
+
+    assert [int(caller(tf.constant(v)).numpy()) for v in (1, -1)] == [2, -1]
+    assert len(seen) == 1  # traced once, and the tensor `if` did not fail: it was converted
+
+
+def test_converted_call_routes_builtins_to_tensor_aware_versions():
+    @tf.function
+    def f(x):
+        return len(x), int(tf.reduce_sum(x) / 2), float(x[0]), bool(x[1])
+
+    length, half, first, second = f(tf.constant([1.0, 0.0, 5.0]))
+    assert length.numpy() == 3
+    assert (half.dtype, half.numpy()) == (tf.int32, 3)
+    assert (first.dtype, first.numpy()) == (tf.float32, 1.0)
+    assert (second.dtype, bool(second.numpy())) == (tf.bool, False)
+
+
+def test_converted_call_passes_python_builtins_through():
+    assert namespace.converted_call(len, ([1, 2, 3],), None) == 3
+    assert list(namespace.converted_call(range, (2, 5), None)) == [2, 3, 4]
+    assert namespace.converted_call(max, (1, 9), {"key": lambda v: -v}) == 1
+
+
+def test_converted_call_warns_and_runs_a_function_it_cannot_convert():
+    scope = {}
+    exec("def no_source(x):\n    return x * 3\n", scope)  # noqa: S102 - no source on purpose
+    with pytest.warns(UserWarning, match="no_source"):
+        assert namespace.converted_call(scope["no_source"], (2,), None) == 6
+
+
+def test_function_without_source_is_traced_unconverted_with_a_warning():
+    scope = {}
+    exec("def no_source(x):\n    return x * 3\n", scope)  # noqa: S102 - no source on purpose
+    function = autograph.function(scope["no_source"])
+    with pytest.warns(UserWarning, match="source code is not available"):
+        assert function(tf.constant(2)).numpy() == 6
+
+
+def test_run_functions_eagerly_calls_the_original_python(capsys):
+    @tf.function
+    def f(x):
+        print("python ran")
+        if x > 0:
+            x = x * 2
+        return x
+
+    autograph.run_functions_eagerly(True)
+    try:
+        assert f(tf.constant(3)).numpy() == 6
+        assert f(tf.constant(3)).numpy() == 6
+    finally:
+        autograph.run_functions_eagerly(False)
+    assert capsys.readouterr().out == "python ran\npython ran\n"
+    assert f.experimental_get_tracing_count() == 0
+
+
+# -- rejected -------------------------------------------------------------------------------------
+
+
+def generator(x):
+    for i in range(x):
+        yield i
+
+
+def delegating(x):
+    total = x
+    yield from range(total)
+
+
+def nested_generator_is_fine(x):
+    def gen():
+        yield x
+    return x + 1
+
+
+@pytest.mark.parametrize("func, construct, statement", [
+    (generator, "yield", "yield i"),
+    (delegating, "yield from", "yield from range(total)"),
+])
+def test_unsupported_construct_is_a_conversion_error_naming_it_and_its_line(
+        func, construct, statement):
+    lines, first = inspect.getsourcelines(func)
+    line = first + [i for i, text in enumerate(lines) if statement in text][0]
+    with pytest.raises(ConversionError) as info:
+        conversion.convert(func)
+    message = str(info.value)
+    assert construct in message
+    assert "%s:%d" % (__file__, line) in message
+    assert "do_not_convert" in message  # and says how to get around it
+
+
+def test_tf_function_of_a_generator_fails_with_the_conversion_error():
+    with pytest.raises(ConversionError, match="yield"):
+        tf.function(generator)(3)
+
+
+def test_yield_in_a_nested_function_does_not_block_conversion():
+    assert conversion.convert(nested_generator_is_fine)(1) == 2
+
+
+def test_converted_call_runs_generators_unconverted():
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        assert list(namespace.converted_call(generator, (3,), None)) == [0, 1, 2]

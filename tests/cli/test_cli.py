@@ -1,0 +1,391 @@
+"""`autograph convert FILE.py [-o OUT.py]`: a converted module that imports and runs on its own."""
+
+import importlib.util
+import itertools
+import os
+import subprocess
+import sys
+import textwrap
+
+import numpy as np
+import pytest
+
+import autograph
+import autograph.tf as tf
+from autograph import cli, conversion, module_conversion
+
+REPO = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+
+SOURCE = textwrap.dedent('''\
+    """A module with tensor control flow in functions, methods and nested functions."""
+
+    import autograph.tf as tf
+
+    SCALE = 2  # read at call time
+
+
+    @tf.function
+    def tanh_loop(x):
+        """Tanh until small."""
+        while tf.reduce_sum(x) > 1:
+            x = tf.tanh(x)
+        return x
+
+
+    @tf.function
+    def sign(x):
+        if x > 0:
+            y = 1
+        else:
+            y = -1
+        return y * SCALE
+
+
+    def total(xs):
+        s = 0
+        for v in xs:
+            s += v
+        return s
+
+
+    def first_over(xs, limit):
+        for v in xs:
+            if v > limit:
+                return v
+        return -1
+
+
+    class Counter:
+        """Counts down to `start`."""
+
+        def __init__(self, start):
+            self.start = start
+
+        def count_down(self, n):
+            steps = 0
+            while n > self.start:
+                n -= 1
+                steps += 1
+            return steps
+
+
+    def outer(x):
+        def inner(y):
+            if y > 0:
+                return y * 2
+            return y
+        return inner(x) + 1
+''')
+
+_names = itertools.count()
+
+
+def write(path, text):
+    path.write_text(text, encoding="utf-8")
+    return str(path)
+
+
+def load(path):
+    """Imports the file at `path` as a fresh module."""
+    spec = importlib.util.spec_from_file_location("cli_test_module_%d" % next(_names), path)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def value(x):
+    return x.numpy() if hasattr(x, "numpy") else x
+
+
+@pytest.fixture
+def source_file(tmp_path):
+    return write(tmp_path / "shapes.py", SOURCE)
+
+
+@pytest.fixture
+def converted(source_file, tmp_path):
+    """(original module, converted module)."""
+    out = str(tmp_path / "shapes_converted.py")
+    assert cli.main(["convert", source_file, "-o", out]) == 0
+    return load(source_file), load(out)
+
+
+def run_fails(args, capsys):
+    """Runs the CLI expecting a failure; returns its stderr, checked to be one line."""
+    assert cli.main(args) == 2
+    captured = capsys.readouterr()
+    assert captured.out == ""
+    err = captured.err
+    assert err.endswith("\n") and err.count("\n") == 1, err
+    assert "Traceback" not in err
+    return err
+
+
+# Output.
+
+def test_prints_converted_module_to_stdout(source_file, capsys):
+    assert cli.main(["convert", source_file]) == 0
+    out, err = capsys.readouterr()
+    assert err == ""
+    assert "from autograph.namespace import ag__\n" in out
+    assert "ag__.while_stmt(" in out and "ag__.if_stmt(" in out and "ag__.for_stmt(" in out
+    assert "with ag__.FunctionScope('tanh_loop') as fscope:" in out
+    compile(out, "converted", "exec")
+
+
+def test_writes_to_output_file_what_it_would_print(source_file, tmp_path, capsys):
+    assert cli.main(["convert", source_file]) == 0
+    printed = capsys.readouterr().out
+    out = tmp_path / "out.py"
+    assert cli.main(["convert", source_file, "-o", str(out)]) == 0
+    assert capsys.readouterr() == ("", "")
+    assert out.read_text(encoding="utf-8") == printed
+    assert sorted(os.listdir(tmp_path)) == ["out.py", "shapes.py"]  # no temp file left
+
+
+def test_module_level_code_and_comments_are_kept_as_written(source_file, capsys):
+    cli.main(["convert", source_file])
+    out = capsys.readouterr().out
+    assert out.startswith('"""A module with tensor control flow')
+    assert "SCALE = 2  # read at call time\n" in out
+    assert '    """Counts down to `start`."""\n' in out
+    assert '    """Tanh until small."""\n' in out  # function docstrings too
+
+
+# The converted module behaves like the original.
+
+@pytest.mark.parametrize("call", [
+    lambda m: m.tanh_loop(tf.constant([0.9, 0.8, 0.7])),
+    lambda m: m.sign(tf.constant(3)),
+    lambda m: m.sign(tf.constant(-3)),
+    lambda m: m.sign(5),
+    lambda m: m.total([1, 2, 3]),
+    lambda m: m.total(tf.constant([1.5, 2.5])),
+    lambda m: tf.function(m.total)(tf.constant([1, 2, 3])),
+    lambda m: m.first_over([1, 5, 9], 4),
+    lambda m: m.first_over([1, 2], 4),
+    lambda m: tf.function(m.first_over)(tf.constant([1, 5, 9]), tf.constant(4)),
+    lambda m: m.Counter(2).count_down(7),
+    lambda m: tf.function(m.Counter(2).count_down)(tf.constant(7)),
+    lambda m: m.outer(3),
+    lambda m: tf.function(m.outer)(tf.constant(-3)),
+], ids=["tanh_loop", "sign_pos", "sign_neg", "sign_python", "total_python", "total_eager",
+        "total_graph", "first_over_python", "first_over_none", "first_over_graph",
+        "method_python", "method_graph", "nested_python", "nested_graph"])
+def test_converted_module_gives_the_same_results_as_the_original(converted, call):
+    original, result = converted
+    expected, got = value(call(original)), value(call(result))
+    np.testing.assert_allclose(got, expected)
+    assert np.asarray(got).dtype == np.asarray(expected).dtype
+
+
+def test_converted_functions_run_eagerly_like_the_original(converted):
+    original, result = converted
+    tf.config.run_functions_eagerly(True)
+    try:
+        assert result.sign(tf.constant(-3)) == original.sign(tf.constant(-3)) == -2
+        np.testing.assert_allclose(result.tanh_loop(tf.constant([0.9, 0.8])).numpy(),
+                                   original.tanh_loop(tf.constant([0.9, 0.8])).numpy())
+    finally:
+        tf.config.run_functions_eagerly(False)
+
+
+def test_tensor_control_flow_becomes_the_same_graph_ops(converted):
+    original, result = converted
+
+    def ops(module, name, arg):
+        graph = getattr(module, name).get_concrete_function(arg).graph
+        return sorted(node.op for node in graph.as_graph_def().node)
+    for name, arg in [("tanh_loop", tf.constant([0.9, 0.8])), ("sign", tf.constant(1))]:
+        assert ops(result, name, arg) == ops(original, name, arg)
+    assert "StatelessWhile" in ops(result, "tanh_loop", tf.constant([0.9, 0.8]))
+    assert "StatelessIf" in ops(result, "sign", tf.constant(1))
+
+
+def test_decorators_are_kept_outside_the_artifact_mark(converted, capsys, source_file):
+    _, result = converted
+    assert isinstance(result.tanh_loop, autograph.Function)
+    cli.main(["convert", source_file])
+    out = capsys.readouterr().out
+    assert "@tf.function\n@ag__autograph_artifact\ndef tanh_loop(x):\n" in out
+    assert "    @ag__autograph_artifact\n    def count_down(self, n):\n" in out
+
+
+def test_converted_functions_are_not_converted_again(converted, monkeypatch):
+    _, result = converted
+    converted_names = []
+    convert_node = conversion.convert_node
+
+    def recording(node, source_info, name):
+        converted_names.append(name)
+        return convert_node(node, source_info, name)
+    monkeypatch.setattr(conversion, "convert_node", recording)
+    monkeypatch.setattr(conversion, "_code_cache", {})  # code objects compare by value
+    result.tanh_loop(tf.constant([2.0, 3.0]))
+    result.sign(tf.constant(1))
+    tf.function(result.total)(tf.constant([1, 2]))
+    tf.function(result.Counter(0).count_down)(tf.constant(3))
+    tf.function(result.outer)(tf.constant(2))
+    # Only the nested function, which stays as written inside `outer`, is converted (when
+    # called), as autograph.function does with nested functions.
+    assert converted_names == ["inner"]
+    for func in (result.tanh_loop.python_function, result.total, result.Counter(0).count_down):
+        assert conversion.convert(func) is func
+
+
+def test_a_wrapper_copying_the_mark_is_still_converted():
+    @module_conversion.autograph_artifact
+    def marked(x):
+        return x
+
+    def wrapper(x):
+        if x > 0:
+            x = -x
+        return x
+    wrapper.__dict__.update(marked.__dict__)  # what functools.wraps does
+    assert getattr(wrapper, conversion.ARTIFACT) is marked.__code__
+    assert conversion.convert(marked) is marked
+    assert conversion.convert(wrapper) is not wrapper
+    assert tf.function(wrapper)(tf.constant(4)).numpy() == -4
+
+
+def test_do_not_convert_functions_are_copied_unchanged(tmp_path, capsys):
+    text = textwrap.dedent('''\
+        import autograph
+
+        @autograph.do_not_convert
+        def numbers(n):
+            for i in range(n):  # a generator: could not be converted
+                yield i
+    ''')
+    assert cli.main(["convert", write(tmp_path / "gen.py", text)]) == 0
+    out = capsys.readouterr().out
+    assert text.split("\n", 1)[1] in out
+
+
+def test_input_is_parsed_never_run(tmp_path, capsys):
+    marker = tmp_path / "ran.txt"
+    text = textwrap.dedent('''\
+        open(%r, "w").write("the module ran")
+        raise SystemExit("the module ran")
+
+        def f(x):
+            while x > 0:
+                x -= 1
+            return x
+    ''' % str(marker))
+    assert cli.main(["convert", write(tmp_path / "side_effects.py", text)]) == 0
+    out = capsys.readouterr().out
+    assert not marker.exists()
+    assert 'raise SystemExit("the module ran")\n' in out
+    assert "ag__.while_stmt(" in out
+
+
+# Failures: one line on stderr, exit status 2, no output file.
+
+def test_missing_file(tmp_path, capsys):
+    missing = str(tmp_path / "missing.py")
+    err = run_fails(["convert", missing, "-o", str(tmp_path / "out.py")], capsys)
+    assert missing in err and "No such file" in err
+    assert os.listdir(tmp_path) == []
+
+
+def test_syntax_error_names_line_and_column(tmp_path, capsys):
+    path = write(tmp_path / "broken.py", "x = 1\n\ndef f(x):\n    return x +\n")
+    err = run_fails(["convert", path], capsys)
+    assert err.startswith("autograph: error: %s:4:15: syntax error: " % path)
+
+
+@pytest.mark.parametrize("body, construct, line", [
+    ("def f(n):\n    x = n\n    yield x\n", "yield", 3),
+    ("import asyncio\n\nasync def f(n):\n    return n\n", "async", 3),
+    ("class A:\n    async def f(self):\n        async for x in self:\n            pass\n",
+     "async", 2),
+])
+def test_unsupported_construct_names_it_and_file_and_line(tmp_path, capsys, body, construct,
+                                                          line):
+    path = write(tmp_path / "unsupported.py", body)
+    err = run_fails(["convert", path], capsys)
+    assert "%s:%d:" % (path, line) in err
+    assert construct in err
+
+
+def test_the_first_unsupported_function_in_the_file_is_reported(tmp_path, capsys):
+    path = write(tmp_path / "two.py", "def f():\n    yield 1\n\ndef g():\n    yield 2\n")
+    err = run_fails(["convert", path], capsys)
+    assert "%s:2:" % path in err
+
+
+def test_failure_leaves_an_existing_output_untouched(tmp_path, capsys):
+    out = tmp_path / "out.py"
+    out.write_text("# an earlier result\n")
+    path = write(tmp_path / "gen.py", "def f():\n    yield 1\n")
+    run_fails(["convert", path, "-o", str(out)], capsys)
+    assert out.read_text() == "# an earlier result\n"
+    assert sorted(os.listdir(tmp_path)) == ["gen.py", "out.py"]
+
+
+def test_failed_write_leaves_no_partial_file(source_file, tmp_path, capsys, monkeypatch):
+    out = tmp_path / "out.py"
+    out.write_text("# an earlier result\n")
+
+    def failing_replace(src, dst):
+        raise OSError(28, "No space left on device")
+    monkeypatch.setattr(os, "replace", failing_replace)
+    err = run_fails(["convert", source_file, "-o", str(out)], capsys)
+    assert "cannot write" in err and "No space left on device" in err
+    assert out.read_text() == "# an earlier result\n"
+    assert sorted(os.listdir(tmp_path)) == ["out.py", "shapes.py"]
+
+
+def test_output_into_a_missing_directory(source_file, tmp_path, capsys):
+    err = run_fails(["convert", source_file, "-o", str(tmp_path / "no" / "out.py")], capsys)
+    assert "cannot write" in err
+
+
+def test_reserved_names_are_rejected(tmp_path, capsys):
+    path = write(tmp_path / "reserved.py", "import os\nag__ = 1\n")
+    err = run_fails(["convert", path], capsys)
+    assert "%s:2:" % path in err and "ag__" in err
+
+
+def test_output_keeps_the_input_encoding(tmp_path):
+    path = tmp_path / "latin.py"
+    path.write_bytes("# -*- coding: latin-1 -*-\ndef f():\n    return 'caf\xe9'\n"
+                     .encode("latin-1"))
+    out = tmp_path / "out.py"
+    assert cli.main(["convert", str(path), "-o", str(out)]) == 0
+    assert load(str(out)).f() == "caf\xe9"
+
+
+# Usage.
+
+def test_help(capsys):
+    with pytest.raises(SystemExit) as exit_:
+        cli.main(["--help"])
+    assert exit_.value.code == 0
+    assert "convert" in capsys.readouterr().out
+    with pytest.raises(SystemExit) as exit_:
+        cli.main(["convert", "--help"])
+    assert exit_.value.code == 0
+    usage = capsys.readouterr().out
+    assert "FILE" in usage and "-o OUT" in usage
+
+
+def test_a_command_is_required(capsys):
+    with pytest.raises(SystemExit) as exit_:
+        cli.main([])
+    assert exit_.value.code == 2
+
+
+def test_python_m_autograph_converts_the_bundled_example(tmp_path):
+    out = tmp_path / "cli_demo_converted.py"
+    example = os.path.join(REPO, "examples", "cli_demo.py")
+    env = dict(os.environ, PYTHONPATH=REPO)
+    subprocess.run([sys.executable, "-m", "autograph", "convert", example, "-o", str(out)],
+                   check=True, cwd=str(tmp_path), env=env, timeout=60)
+    ran = subprocess.run([sys.executable, str(out)], capture_output=True, text=True,
+                         check=True, cwd=str(tmp_path), env=env, timeout=60)
+    assert "tanh_until_small: tf.Tensor([0.20326039" in ran.stdout
+    assert "fizz\n4\nbuzz\n" in ran.stdout + ran.stderr
+    assert "Collatz steps from 27 (graph): tf.Tensor(111" in ran.stdout

@@ -15,6 +15,7 @@ from benchmarks.workload import Target, Variant, Workload  # noqa: F401 - the pu
 # The one list of workload groups, run in this order.
 WORKLOAD_MODULES = [
     "benchmarks.runtime_core",
+    "benchmarks.compiler",
 ]
 
 

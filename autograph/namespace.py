@@ -13,9 +13,9 @@ import sys
 import types
 import warnings
 
-from runtime import operators
+from runtime import errors, operators
 from runtime.function import Function
-from runtime.operators import py_builtins
+from runtime.operators import py_builtins, staging
 from runtime.operators.undefined import Undefined
 
 
@@ -34,10 +34,19 @@ class FunctionScope:
         return False
 
     def ret(self, value, did_return):
-        """The function's return value: None when no `return` ran."""
-        if isinstance(value, Undefined):
+        """The function's return value: None when no `return` ran.
+
+        `did_return` is a tensor when whether a `return` ran depends on a tensor; that can
+        be staged only if no path returns a value other than None."""
+        if isinstance(value, Undefined) or value is None:
             return None
-        return value
+        if staging.is_symbolic(did_return):
+            raise ValueError(errors.with_user_location(
+                "'%s' returns a value on some paths and reaches its end without a return "
+                "(returning None) on others, depending on a tensor; a staged function must "
+                "return a value on every path: add a return at the end" % self.name,
+                errors.user_location(2)))
+        return value if did_return else None
 
 
 _SKIP_MODULES = frozenset(["runtime", "autograph", "numpy", "builtins", "gast", "astunparse",

@@ -164,6 +164,15 @@ class Graph:
             return found.placeholder
         if isinstance(value, SymbolicTensor):
             leaked = not self._is_enclosing(value.graph)
+            if leaked and value.graph.root is self.root:
+                made = value.node.location
+                raise errors.InaccessibleTensorError(errors.with_user_location(
+                    "the tensor %s%s was computed inside a loop body or a branch of a "
+                    "conditional on a tensor, and is used outside it (it escaped through a "
+                    "Python object such as a list, a dict or an attribute); only the "
+                    "variables the statement assigns carry values out of it"
+                    % (value.name, " (made at %s:%d)" % (made.filename, made.lineno)
+                       if made is not None else "")))
             spec = (value.dtype, value._shape)
             base = "capture"
         elif isinstance(value, EagerTensor):
@@ -179,6 +188,14 @@ class Graph:
         self.captures.append(capture)
         self._captures_by_id[id(value)] = capture
         return placeholder
+
+    @property
+    def root(self):
+        """The outermost graph of this one's chain of enclosing graphs (the function's)."""
+        graph = self
+        while graph.outer is not None:
+            graph = graph.outer
+        return graph
 
     def _is_enclosing(self, graph):
         outer = self.outer

@@ -196,8 +196,42 @@ class _Transformer(gast.NodeTransformer):
         return self._staged(node, True, build)
 
 
+def _maybe_undefined(node, ctx):
+    """Names some converted statement starts as `ag__.Undefined` (assigned inside it but not
+    definitely before it)."""
+    names = set()
+    for sub in gast.walk(node):
+        if isinstance(sub, (gast.While, gast.For)) or (
+                isinstance(sub, gast.If) and not is_static_test(sub.test)):
+            info = ctx.annotations.info(sub)
+            names.update(n for n in info.state_names(not isinstance(sub, gast.If))
+                         if n not in info.defined_in and n not in ctx.globals)
+    return names
+
+
+class _GuardReads(gast.NodeTransformer):
+    """`y` -> `ag__.ld(y)` for reads of possibly undefined names, so that reading one that
+    was never assigned raises Python's UnboundLocalError instead of passing a marker on."""
+
+    def __init__(self, names):
+        self.names = names
+
+    def visit_FunctionDef(self, node):
+        return node
+
+    def visit_Name(self, node):
+        if node.id in self.names and isinstance(node.ctx, gast.Load):
+            return set_origin(templates.replace_as_expression("ag__.ld(name)", name=node.id),
+                              node)
+        return node
+
+
 def transform(node, ctx):
     """Converts the control-flow statements of function `node` (analysis must have run)."""
+    undefined = _maybe_undefined(node, ctx) - {"retval_"}
+    if undefined:
+        guard = _GuardReads(undefined)
+        node.body = [guard.visit(stmt) for stmt in node.body]
     transformer = _Transformer(ctx)
     body = []
     for stmt in node.body:

@@ -4,7 +4,7 @@ comparisons, `assert`, and calls.
     a and b            ->  ag__.and_(lambda: a, lambda: b)
     not a              ->  ag__.not_(a)
     x if c else y      ->  ag__.if_exp(c, lambda: x, lambda: y, 'x if c else y')
-    a < b < c          ->  ag__.and_(lambda: a < b, lambda: b < c)
+    a < b < c          ->  ag__.compare_chain(a, '<', lambda: b, '<', lambda: c)
     assert c, msg      ->  ag__.assert_stmt(c, lambda: msg)
     f(x, k=1)          ->  ag__.converted_call(f, (x,), {'k': 1}, fscope)
 
@@ -23,6 +23,11 @@ PLAIN_CALLS = frozenset(["print", "isinstance", "issubclass", "hasattr", "getatt
                          "callable", "type", "super", "id", "repr", "str", "dir", "vars",
                          "locals", "globals", "iter", "next", "list", "tuple", "dict", "set",
                          "sorted", "reversed"])
+
+
+_COMPARE_TEXT = {gast.Lt: "<", gast.LtE: "<=", gast.Gt: ">", gast.GtE: ">=", gast.Eq: "==",
+                 gast.NotEq: "!=", gast.Is: "is", gast.IsNot: "is not", gast.In: "in",
+                 gast.NotIn: "not in"}
 
 
 def _lambda(body):
@@ -73,14 +78,13 @@ class _Transformer(gast.NodeTransformer):
         self.generic_visit(node)
         if len(node.ops) == 1:
             return node
-        operands = [node.left] + list(node.comparators)
-        parts = [gast.Compare(left=operands[i], ops=[op], comparators=[operands[i + 1]])
-                 for i, op in enumerate(node.ops)]
-        result = parts[-1]
-        for part in reversed(parts[:-1]):
-            result = templates.replace_as_expression(
-                "ag__.and_(left, right)", left=_lambda(part), right=_lambda(result))
-        return set_origin(result, node)
+        args = [node.left]
+        for op, operand in zip(node.ops, node.comparators):
+            args.append(gast.Constant(value=_COMPARE_TEXT[type(op)], kind=None))
+            args.append(_lambda(operand))
+        call = gast.Call(func=templates.replace_as_expression("ag__.compare_chain"),
+                         args=args, keywords=[])
+        return set_origin(call, node)
 
     def visit_Assert(self, node):
         self.generic_visit(node)

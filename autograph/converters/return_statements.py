@@ -12,7 +12,9 @@
                                               retval_ = -1
                                           return fscope.ret(retval_, do_return)
 
-Functions whose only `return` is their last statement are left alone.
+Functions whose only `return` is their last statement are left alone. When every path ends
+in a `return`, the epilogue is a plain `return retval_`; otherwise `fscope.ret` decides
+between the value and the None of falling off the end.
 """
 
 import gast
@@ -36,6 +38,20 @@ def _needs_lowering(body):
             continue
         if _descend(stmt) and jumps.contains(stmt, _is_return, _descend):
             return True
+    return False
+
+
+def _always_returns(body):
+    """True when every path through `body` ends in a `return` (loops may run zero times)."""
+    if not body:
+        return False
+    last = body[-1]
+    if isinstance(last, gast.Return):
+        return True
+    if isinstance(last, gast.If):
+        return _always_returns(last.body) and _always_returns(last.orelse)
+    if isinstance(last, gast.With):
+        return _always_returns(last.body)
     return False
 
 
@@ -68,7 +84,10 @@ def transform(node, ctx):
     body = jumps.lower_block(node.body, _is_return, replace, _descend, flag)
     prologue = templates.replace(
         "flag = False\nvalue = ag__.UndefinedReturnValue()", flag=flag, value=value)
-    epilogue = templates.replace("return fscope.ret(value, flag)", flag=flag, value=value)
+    if _always_returns(node.body):
+        epilogue = templates.replace("return value", value=value)
+    else:
+        epilogue = templates.replace("return fscope.ret(value, flag)", flag=flag, value=value)
     first = node.body[0]
     node.body = set_origin(prologue, first) + body + set_origin(epilogue, node.body[-1])
     return node

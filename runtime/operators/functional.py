@@ -3,6 +3,7 @@ machinery as converted `if` and `while` statements."""
 
 from runtime import nest
 from runtime.operators import staging
+from runtime.ops import math_ops
 
 
 def cond(pred, true_fn=None, false_fn=None, name=None):
@@ -20,40 +21,49 @@ def while_loop(cond, body, loop_vars, shape_invariants=None, parallel_iterations
     """Repeats `loop_vars = body(*loop_vars)` while `cond(*loop_vars)`; returns the finals.
 
     Runs as Python while the condition is a Python value or eager tensor; staged as a While
-    op as soon as it is symbolic."""
+    op as soon as it is symbolic. `maximum_iterations` bounds the number of iterations."""
     single = not isinstance(loop_vars, (list, tuple))
     values = [loop_vars] if single else list(loop_vars)
+
+    def step(vals):
+        out = body(*vals)
+        if single:
+            return [out]
+        if len(vals) == 1 and not isinstance(out, (list, tuple)):
+            return [out]  # TF accepts a bare value for a single loop variable
+        return list(out)
+
+    def finish(vals):
+        return vals[0] if single else type(loop_vars)(vals)
+
     count = 0
-
-    def call(fn, vals):
-        return fn(*vals)
-
-    def limit_ok(i):
-        return maximum_iterations is None or i < maximum_iterations
-
-    while limit_ok(count):
-        test = staging.as_condition(call(cond, values))
-        if staging.is_symbolic(test):
-            break
-        if not test:
-            return values[0] if single else type(loop_vars)(values)
-        out = call(body, values)
-        values = [out] if single else list(out)
-        count += 1
-    else:
-        return values[0] if single else type(loop_vars)(values)
-    if maximum_iterations is not None:
-        raise NotImplementedError("maximum_iterations with a tensor condition is not supported")
+    if not staging.is_symbolic(maximum_iterations):
+        while maximum_iterations is None or count < maximum_iterations:
+            test = staging.as_condition(cond(*values))
+            if staging.is_symbolic(test):
+                break
+            if not test:
+                return finish(values)
+            values = step(values)
+            count += 1
+        else:
+            return finish(values)
 
     def cond_fn(state):
-        return call(cond, state[0])
+        test = staging.as_condition(cond(*state[0]))
+        if maximum_iterations is None:
+            return test
+        return math_ops.logical_and(state[1] < maximum_iterations, test)
 
     def body_fn(state):
-        out = call(body, state[0])
-        out = [out] if single else list(out)
+        out = step(state[0])
         if nest.structure_signature(out) != nest.structure_signature(list(state[0])):
             raise TypeError("while_loop body must return the same structure as loop_vars")
-        return [out]
+        return [out] if maximum_iterations is None else [out, state[1] + 1]
 
-    final = staging.staged_loop(("loop_vars",), [values], cond_fn, body_fn)[0]
-    return final[0] if single else type(loop_vars)(final)
+    if maximum_iterations is None:
+        final = staging.staged_loop(("loop_vars",), [values], cond_fn, body_fn)[0]
+    else:
+        final = staging.staged_loop(("loop_vars", "iterations"), [values, count], cond_fn,
+                                    body_fn)[0]
+    return finish(final)

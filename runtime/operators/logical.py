@@ -2,11 +2,14 @@
 
     a and b      ->  ag__.and_(lambda: a, lambda: b)
     not a        ->  ag__.not_(a)
+    a < b <= c   ->  ag__.compare_chain(a, '<', lambda: b, '<=', lambda: c)
 
 On Python values they behave exactly like the Python operators (short-circuit, returning an
 operand). On a symbolic tensor the right operand is staged in a cond, so it is only
 computed when needed, as in Python.
 """
+
+import operator
 
 from runtime.operators import staging
 from runtime.ops import math_ops
@@ -34,3 +37,22 @@ def not_(value):
     if staging.is_symbolic(value):
         return math_ops.logical_not(value)
     return not value
+
+
+_COMPARISONS = {
+    "<": operator.lt, "<=": operator.le, ">": operator.gt, ">=": operator.ge,
+    "==": operator.eq, "!=": operator.ne, "is": operator.is_, "is not": operator.is_not,
+    "in": lambda a, b: a in b, "not in": lambda a, b: a not in b,
+}
+
+
+def compare_chain(left, *steps):
+    """`left op1 b op2 c ...`: `steps` alternates operator strings and functions returning
+    the next operand. Each operand is computed once, and only while the comparisons so far
+    hold (staged as a cond when one of them is a tensor)."""
+    op, right_fn = steps[0], steps[1]
+    right = right_fn()
+    result = _COMPARISONS[op](left, right)
+    if len(steps) == 2:
+        return result
+    return and_(lambda: result, lambda: compare_chain(right, *steps[2:]))

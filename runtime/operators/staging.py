@@ -11,6 +11,8 @@ its branches or body into sub-graphs and reconciling the state they produce:
   * a loop variable whose shape changes across iterations is relaxed to None dimensions.
 """
 
+import re
+
 import numpy as np
 
 from runtime import control_flow
@@ -40,8 +42,13 @@ def as_condition(value):
     return value
 
 
+_COMPILER_SYMBOL = re.compile(r"(%s)(_\d+)?\Z" % "|".join(COMPILER_SYMBOLS))
+
+
 def _is_compiler_symbol(name):
-    return name is not None and (name in COMPILER_SYMBOLS or name.startswith(COMPILER_SYMBOLS))
+    """The compiler's names are the bases above, or a base plus `_N` when the user's
+    function already uses the base."""
+    return name is not None and _COMPILER_SYMBOL.match(name) is not None
 
 
 def _fail(error_class, message):
@@ -128,6 +135,8 @@ def _merge_leaf(name, x, y, then_sub, else_sub, then_outs, else_outs, specs):
             _fail(ValueError, "'%s' must also be initialized in the %s branch: it is assigned "
                   "in only one branch of a conditional on a tensor and used afterwards"
                   % (name, branch))
+    if (x is None or x_undefined) and (y is None or y_undefined):
+        return lambda outputs: None  # e.g. a bare `return` on one side, none on the other
     if not x_undefined and not y_undefined and not isinstance(x, (Tensor, Variable)) and \
             not isinstance(y, (Tensor, Variable)) and _same_python_value(x, y):
         return lambda outputs: x

@@ -583,9 +583,6 @@ def python_branch_leaves_undefined(n):
     return y
 
 
-@pytest.mark.xfail(strict=True, reason="BUG: reading a variable a Python `if` left unassigned "
-                                         "returns an ag__.Undefined marker instead of raising "
-                                         "UnboundLocalError")
 def test_python_fallback_raises_unbound_local_like_python():
     with pytest.raises(UnboundLocalError):
         python_branch_leaves_undefined(-1)  # plain Python
@@ -599,9 +596,6 @@ def user_name_like_a_flag(x):
     return break_count
 
 
-@pytest.mark.xfail(strict=True, reason="BUG: user variables named break_*/continue_*/do_return*/"
-                                         "retval_* are taken for compiler flags: no one-branch "
-                                         "error, silently 0")
 def test_user_variable_with_a_flag_like_name_is_checked_like_any_other():
     with pytest.raises(ValueError, match="break_count"):
         tf.function(user_name_like_a_flag)(tf.constant(1))
@@ -620,8 +614,6 @@ def test_list_built_in_a_tensor_loop():
     np.testing.assert_array_equal(f(tf.constant(4)).numpy(), [0, 2, 4, 6])
 
 
-@pytest.mark.xfail(strict=True, reason="BUG: returning a tensor leaked out of a loop body through "
-                                         "a container fails at call time with NameError '_leaked'")
 def test_tensor_leaked_from_a_loop_body_is_a_clear_error():
     @tf.function
     def f(n):
@@ -630,5 +622,7 @@ def test_tensor_leaked_from_a_loop_body_is_a_clear_error():
             box[0] = i * 2
         return box[0]
 
-    with pytest.raises((tf.errors.InaccessibleTensorError, TypeError)):
+    with pytest.raises(tf.errors.InaccessibleTensorError,
+                       match=r"made at .*test_control_flow.py:%d\) was computed inside a "
+                             r"loop body" % (f.python_function.__code__.co_firstlineno + 4)):
         f(tf.constant(3))

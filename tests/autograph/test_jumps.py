@@ -10,7 +10,7 @@ import pytest
 
 import autograph
 import autograph.tf as tf
-from autograph import codegen, parsing
+from autograph import codegen, conversion, parsing
 from autograph.converters import (break_statements, context, continue_statements,
                                   return_statements)
 
@@ -221,8 +221,31 @@ def test_return_in_a_branch_becomes_do_return_and_retval():
         "x = x + 1",
         "do_return = True",
         "retval_ = x",
-        "return fscope.ret(retval_, do_return)",
+        "return retval_",
     ]
+
+
+def test_function_that_may_end_without_return_keeps_the_flag_for_fscope_ret():
+    node, _ = lower("""
+        def f(x):
+            if x > 3:
+                return x * 2
+            x = x + 1
+    """, return_statements)
+    assert source_lines(node)[-1] == "return fscope.ret(retval_, do_return)"
+
+
+def test_value_on_some_paths_and_none_on_others_is_a_trace_error_naming_the_function():
+    @tf.function
+    def sometimes_returns(x):
+        if x > 0:
+            return x
+
+    with pytest.raises(ValueError, match="'sometimes_returns' returns a value on some paths "
+                                         "and reaches its end without a return"):
+        sometimes_returns(tf.constant(1))
+    assert conversion.convert(sometimes_returns.python_function)(-1) is None
+    assert conversion.convert(sometimes_returns.python_function)(2) == 2
 
 
 def test_return_inside_a_loop_flags_that_loop():
@@ -439,8 +462,6 @@ def test_tensor_continue_inside_a_python_list_loop():
     assert [int(f(tf.constant(k)).numpy()) for k in (0, 2, 4)] == [10, 8, 6]
 
 
-@pytest.mark.xfail(strict=True, reason="BUG: `return` with no value under a tensor `if` fails: "
-                                         "'retval_' holds a Python NoneType")
 def test_bare_return_under_a_tensor_condition():
     @tf.function
     def f(x):

@@ -486,10 +486,20 @@ def test_while_loop_runs_python_loops_and_stages_symbolic_ones(graph):
         functional.while_loop(lambda i: i < x, lambda i: (i, i), [0])
 
 
-@pytest.mark.xfail(strict=True, reason="BUG: tf.while_loop with a one-element list of loop vars "
-                                         "rejects a body returning a bare value (TF wraps it)")
 def test_while_loop_accepts_a_bare_value_for_a_single_loop_variable():
     assert functional.while_loop(lambda i: i < 4, lambda i: i + 1, [0]) == [4]
+
+
+def test_while_loop_maximum_iterations_python_and_staged():
+    assert functional.while_loop(lambda i: i < 10, lambda i: i + 1, 0,
+                                 maximum_iterations=3) == 3
+
+    @tf.function(autograph=False)
+    def f(n, limit):
+        return tf.while_loop(lambda i: i < n, lambda i: i + 2, [tf.constant(0)],
+                             maximum_iterations=limit)
+
+    assert [int(f(tf.constant(n), tf.constant(3))[0].numpy()) for n in (0, 3, 100)] == [0, 4, 6]
 
 
 def test_tf_while_loop_result_at_run_time():

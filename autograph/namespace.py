@@ -10,17 +10,26 @@
 import builtins
 import inspect
 import sys
+import threading
 import types
 import warnings
 
+from autograph.errors import rewrite_in_user_terms
 from runtime import errors, operators
 from runtime.function import Function
 from runtime.operators import py_builtins, staging
 from runtime.operators.undefined import Undefined
 
 
+_active = threading.local()
+
+
 class FunctionScope:
-    """The scope of one converted function: its name, and the return-value helper."""
+    """The scope of one converted function: its name, the return-value helper, and the
+    translation of errors into the user's terms.
+
+    An exception leaving the outermost converted function names the user's frames ("in user
+    code: file:line") and loses the frames of generated code, which the user never wrote."""
 
     __slots__ = ("name",)
 
@@ -28,10 +37,15 @@ class FunctionScope:
         self.name = name
 
     def __enter__(self):
+        _active.depth = getattr(_active, "depth", 0) + 1
         return self
 
     def __exit__(self, exc_type, exc, tb):
-        return False
+        _active.depth -= 1
+        if exc is None or _active.depth or not isinstance(exc, Exception) or \
+                isinstance(exc, StopIteration):
+            return False
+        raise rewrite_in_user_terms(exc, tb)
 
     def ret(self, value, did_return):
         """The function's return value: None when no `return` ran.

@@ -176,15 +176,32 @@ def missing_key(x):
     return values["c"]
 
 
-@pytest.mark.xfail(strict=True, reason="BUG: a Python exception raised by converted code while "
-                                         "tracing does not name the user's file:line "
-                                         "(FunctionScope.__exit__ does nothing)")
 def test_python_error_while_tracing_names_the_user_line():
     with pytest.raises(KeyError) as info:
         tf.function(missing_key)(tf.constant(1))
     where = "%s:%d" % (__file__, line_of(missing_key, 'values["c"]'))
     notes = "\n".join(getattr(info.value, "__notes__", []))
     assert where in str(info.value) + notes
+    last = info.tb
+    while last.tb_next is not None:
+        last = last.tb_next
+    assert not last.tb_frame.f_code.co_filename.startswith("<ag__")
+
+
+def test_error_message_lists_the_user_frames_of_nested_converted_calls():
+    def inner(v):
+        if v > 100:
+            v = v - 1
+        return v.no_such_attribute
+
+    def outer(x):
+        return inner(x) + 1
+
+    with pytest.raises(AttributeError) as info:
+        tf.function(outer)(tf.constant(1))
+    message = str(info.value)
+    assert message.count("in user code:") == 1
+    assert message.index("return inner(x) + 1") < message.index("return v.no_such_attribute")
 
 
 # -- binding: globals, closures, defaults ---------------------------------------------------------

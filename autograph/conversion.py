@@ -3,10 +3,16 @@ control flow, wrap in a function scope, generate code.
 
     convert(f) -> the converted function (cached per code object; closures rebound)
 
+The cache is keyed by the identity of the code object, never by its value: code objects
+compare equal across files (the filename is not part of code equality), and two identical
+functions in two files must not share one converted version (its line map names one file).
+
 Functions marked with `do_not_convert` are returned unchanged.
 """
 
 import functools
+import inspect
+import textwrap
 import types
 import weakref
 
@@ -16,12 +22,12 @@ from autograph import codegen, parsing
 from autograph.analysis import dataflow
 from autograph.converters import (break_statements, context, continue_statements,
                                   control_flow, expressions, function_scopes,
-                                  return_statements)
+                                  return_statements, super_calls)
 from autograph.errors import ConversionError
 
 _DO_NOT_CONVERT = "__autograph_do_not_convert__"
 ARTIFACT = "__autograph_artifact__"  # holds the __code__ of already-converted functions
-_code_cache = {}
+_code_cache = {}  # id(code) -> (weak reference to code, codegen.Loaded); see _remember
 _function_cache = weakref.WeakKeyDictionary()
 
 
@@ -85,7 +91,8 @@ def convert_node(node, source_info, name):
     context.mark_original(node)
     ctx = context.Context(node, source_info)
     ctx.original_name = name
-    for pass_ in (return_statements, break_statements, continue_statements, expressions):
+    for pass_ in (super_calls, return_statements, break_statements, continue_statements,
+                  expressions):
         node = pass_.transform(node, ctx)
     ctx.annotations = dataflow.analyze(node, ctx.loop_flags)
     node = control_flow.transform(node, ctx)
@@ -93,25 +100,74 @@ def convert_node(node, source_info, name):
     return node
 
 
+def _cached(code):
+    """The Loaded conversion of code object `code`, or None."""
+    entry = _code_cache.get(_cache_key(code))
+    if entry is None:
+        return None
+    ref, loaded = entry
+    return loaded if ref is None or ref() is code else None
+
+
+def _remember(code, loaded):
+    """Caches `loaded` for `code` (this very code object) until `code` is collected."""
+    cache, key = _code_cache, _cache_key(code)
+
+    def forget(ref):
+        if cache.get(key, (None,))[0] is ref:
+            del cache[key]
+    try:
+        ref = weakref.ref(code, forget)
+    except TypeError:  # an interpreter without weak references to code objects
+        ref = None
+    cache[key] = (ref, loaded)
+
+
+def _cache_key(code):
+    if _WEAK_CODE:
+        return id(code)  # with a weak reference: the entry leaves when the code dies
+    # Strong keys: value equality plus where the code was written, which it leaves out.
+    return code, code.co_filename, code.co_firstlineno
+
+
+def _weak_references_to_code():
+    try:
+        weakref.ref(_weak_references_to_code.__code__)
+        return True
+    except TypeError:
+        return False
+
+
+_WEAK_CODE = _weak_references_to_code()
+
+
 def _load(func):
     code = func.__code__
-    loaded = _code_cache.get(code)
+    loaded = _cached(code)
     if loaded is None:
         node, source_info = parsing.parse_function(func)
         name = code.co_name if code.co_name != "<lambda>" else "lambda__"
         node.name = name
         converted = convert_node(node, source_info, name)
         loaded = codegen.load(converted, source_info, code.co_freevars)
-        _code_cache[code] = loaded
+        _remember(code, loaded)
     return loaded
+
+
+def is_artifact(func):
+    """True for a function that `autograph convert` wrote (its source is converted code).
+
+    The mark holds the function's own code object, so a wrapper that copied the mark with
+    `functools.wraps` does not count."""
+    code = getattr(func, "__code__", None)
+    return code is not None and getattr(func, ARTIFACT, None) is code
 
 
 def convert(func):
     """The converted form of `func` (control flow rewritten into ag__ calls)."""
     if is_marked_do_not_convert(func):
         return func
-    code = getattr(func, "__code__", None)
-    if code is not None and getattr(func, ARTIFACT, None) is code:
+    if is_artifact(func):
         return func  # already converted (written by `autograph convert`)
     if isinstance(func, functools.partial):
         return functools.partial(convert(func.func), *func.args, **func.keywords)
@@ -140,11 +196,12 @@ def convert(func):
 
 
 def source_of(func):
-    """The converted source of `func` (what `to_code` shows)."""
+    """The converted source of `func` (what `to_code` shows). Functions that are not to be
+    converted (`do_not_convert`) or are converted already (written by `autograph convert`)
+    show their source as written."""
     if hasattr(func, "__func__"):
         func = func.__func__
-    if is_marked_do_not_convert(func):
-        import inspect
-        import textwrap
-        return textwrap.dedent(inspect.getsource(func))
+    if is_marked_do_not_convert(func) or is_artifact(func):
+        # From the function's own code: a `functools.wraps` wrapper is not its wrapped.
+        return textwrap.dedent(inspect.getsource(getattr(func, "__code__", func)))
     return _load(func).source

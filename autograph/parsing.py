@@ -4,8 +4,11 @@ The parsed function keeps where it came from (file and first line), so that gene
 can be mapped back to the user's lines.
 """
 
+import ast
+import functools
 import inspect
 import textwrap
+import types
 
 import gast
 
@@ -30,17 +33,28 @@ def parse_source(source, filename="<string>", line_offset=0):
 
 def parse_function(func):
     """Returns (gast FunctionDef, SourceInfo) for `func`; lambdas come back as a FunctionDef
-    named after the lambda whose body returns the lambda's expression."""
+    named after the lambda whose body returns the lambda's expression.
+
+    The source is found from `func`'s own code object, never by following `__wrapped__`:
+    the function converted is the one that runs (a `functools.wraps` wrapper, not the
+    function it wraps)."""
+    code = getattr(func, "__code__", None)
+    name = getattr(code, "co_qualname", None) or getattr(func, "__qualname__", func)
+    if not isinstance(code, types.CodeType):
+        raise SourceUnavailableError("cannot convert %s: its source code is not available "
+                                     "(it is not a Python function)" % (name,))
     try:
-        lines, first_line = inspect.getsourcelines(func)
-        filename = inspect.getsourcefile(func) or inspect.getfile(func)
+        filename = inspect.getsourcefile(code) or inspect.getfile(code)
+        if code.co_name == "<lambda>":
+            lines, _ = inspect.findsource(code)
+        else:
+            lines, first_line = inspect.getsourcelines(code)
     except (OSError, TypeError) as e:
         raise SourceUnavailableError("cannot convert %s: its source code is not available (%s)"
-                              % (getattr(func, "__qualname__", func), e)) from None
+                                     % (name, e)) from None
+    if code.co_name == "<lambda>":
+        return _parse_lambda(code, lines, filename)
     source = textwrap.dedent("".join(lines))
-    name = func.__name__
-    if func.__code__.co_name == "<lambda>":
-        return _parse_lambda(source, filename, first_line, func)
     try:
         module = gast.parse(source)
     except SyntaxError as e:
@@ -57,50 +71,112 @@ def parse_function(func):
     return node, SourceInfo(filename, first_line - 1, source)
 
 
-def _by_column(candidates, func, wrapped):
-    """Narrows lambdas on the same line to the one whose body starts where `func`'s code does."""
-    positions = getattr(func.__code__, "co_positions", None)
+# -- lambdas -----------------------------------------------------------------------------------
+#
+# The lines `inspect` gives for a lambda need not parse on their own (a lambda on the
+# continuation line of a call or a list). So the whole file is parsed, and the lambda is
+# found there: by its line (`co_firstlineno`), its parameters, and, when several lambdas
+# remain, by where its instructions come from (`co_positions`, Python 3.11+). A file that
+# does not parse as a whole (an IPython cell with magics) is searched in runs of lines
+# around the lambda instead.
+
+_AROUND = 30  # lines before and after a lambda that the fallback search looks at
+
+
+@functools.lru_cache(maxsize=16)
+def _parse_file(source):
+    """The stdlib ast of a whole file's `source`, or None when it does not parse. Cached: a
+    file often holds many lambdas."""
+    try:
+        return ast.parse(source)
+    except (SyntaxError, ValueError):
+        return None
+
+
+def _trees_around(lines, line):
+    """Trees of the runs of `lines` that start at or above `line` (1-based), end at or below
+    it and parse, nearest first; node lines are the file's lines, columns are kept."""
+    for start in range(line, max(line - _AROUND, 0), -1):
+        first = lines[start - 1]
+        prefix = "if 1:\n" if first[:1] in (" ", "\t") else ""  # an indented run: a block
+        for end in range(line, min(line + _AROUND, len(lines)) + 1):
+            try:
+                tree = ast.parse(prefix + "".join(lines[start - 1:end]))
+            except (SyntaxError, ValueError):
+                continue
+            yield ast.increment_lineno(tree, start - 1 - (1 if prefix else 0))
+
+
+def _parameter_names(code):
+    """Names of `code`'s parameters, in `co_varnames` order (positional, keyword-only,
+    *args, **kwargs)."""
+    count = code.co_argcount + code.co_kwonlyargcount
+    count += bool(code.co_flags & inspect.CO_VARARGS)
+    count += bool(code.co_flags & inspect.CO_VARKEYWORDS)
+    return list(code.co_varnames[:count])
+
+
+def _lambda_parameter_names(args):
+    names = [a.arg for a in args.posonlyargs + args.args + args.kwonlyargs]
+    names += [a.arg for a in (args.vararg, args.kwarg) if a is not None]
+    return names
+
+
+def _span(node):
+    return (node.lineno, node.col_offset), (node.end_lineno, node.end_col_offset)
+
+
+def _by_positions(candidates, code):
+    """The innermost candidate whose source span holds every instruction of `code` (none if
+    no candidate does); all candidates when the interpreter records no columns (< 3.11)."""
+    positions = getattr(code, "co_positions", None)
     if positions is None:
         return candidates
-    starts = [(p[0], p[2]) for p in positions()
-              if p[0] is not None and p[2] is not None and p[3] is not None and p[3] > p[2]]
-    if not starts:
+    spans = [((line, col), (end_line, end_col)) for line, end_line, col, end_col in positions()
+             if None not in (line, end_line, col, end_col)
+             and (line, col) != (end_line, end_col)]  # zero width: RESUME, RETURN_VALUE
+    if not spans:
         return candidates
-    line, column = min(starts)
-    offset = func.__code__.co_firstlineno - 1 - (1 if wrapped else 0)
-    matching = [c for c in candidates if c.body.col_offset == column and
-                (c.body.lineno + offset == line)]
-    if not matching:
-        matching = [c for c in candidates if c.body.col_offset == column]
-    return matching or candidates
+    matching = []
+    for candidate in candidates:
+        start, end = _span(candidate)
+        if all(start <= first and last <= end for first, last in spans):
+            matching.append(candidate)
+    # Nested lambdas contain one another: the one compiled to `code` starts last.
+    return [max(matching, key=lambda c: _span(c)[0])] if matching else []
 
 
-def _parse_lambda(source, filename, first_line, func):
-    module = None
-    text = source
-    # The lines holding a lambda may not parse alone (e.g. the middle of a call): trim.
-    for _ in range(2):
-        try:
-            module = gast.parse(text)
-            break
-        except SyntaxError:
-            text = "(\n" + text.strip().rstrip(",").rstrip("\\") + "\n)"
-    if module is None:
-        raise ConversionError("cannot parse the source of the lambda at %s:%d"
-                              % (filename, first_line))
-    offset = first_line - 1 - (1 if text is not source else 0)
-    arg_names = list(func.__code__.co_varnames[:func.__code__.co_argcount])
-    candidates = [n for n in gast.walk(module) if isinstance(n, gast.Lambda)
-                  and [a.id for a in n.args.args] == arg_names]
+def _lambdas_of(tree, code, check_positions):
+    """The Lambda nodes of `tree` that may have compiled to `code`."""
+    names = _parameter_names(code)
+    candidates = [n for n in ast.walk(tree) if isinstance(n, ast.Lambda)
+                  and n.lineno == code.co_firstlineno
+                  and _lambda_parameter_names(n.args) == names]
+    if check_positions or len(candidates) > 1:
+        candidates = _by_positions(candidates, code)
+    return candidates
+
+
+def _parse_lambda(code, lines, filename):
+    line = code.co_firstlineno
+    tree = _parse_file("".join(lines))
+    if tree is not None:
+        candidates = _lambdas_of(tree, code, check_positions=False)
+    else:  # only part of the file parses: a run of lines around the lambda that holds it
+        candidates = next((found for around in _trees_around(lines, line)
+                           for found in [_lambdas_of(around, code, check_positions=True)]
+                           if found), [])
+    if not candidates:
+        raise ConversionError("cannot find the source of the lambda at %s:%d (did the file "
+                              "change after it was imported?)" % (filename, line))
     if len(candidates) > 1:
-        candidates = _by_column(candidates, func, text is not source)
-    if len(candidates) != 1:
         raise ConversionError("cannot tell which lambda on %s:%d to convert; define it with "
-                              "`def` instead" % (filename, first_line))
-    lam = candidates[0]
+                              "`def` instead" % (filename, line))
+    lam = gast.ast_to_gast(candidates[0])
     ret = gast.Return(value=lam.body)
     gast.copy_location(ret, lam.body)
     node = gast.FunctionDef(name="lambda__", args=lam.args, body=[ret], decorator_list=[],
                             returns=None, type_comment=None, type_params=[])
     gast.copy_location(node, lam)
-    return node, SourceInfo(filename, offset, source)
+    # Node lines are the file's own lines: no offset to add.
+    return node, SourceInfo(filename, 0, "".join(lines))

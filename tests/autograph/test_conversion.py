@@ -2,9 +2,11 @@
 (do_not_convert, library functions, builtins) and what is rejected (yield, ...)."""
 
 import functools
+import importlib.util
 import inspect
 import json
 import math
+import textwrap
 import warnings
 
 import numpy as np
@@ -95,7 +97,55 @@ def test_closures_of_one_code_object_are_parsed_once_and_bound_separately(monkey
     assert converted_one.__code__ is converted_ten.__code__
     assert (converted_one(5), converted_ten(5), converted_ten(-5)) == (6, 15, -5)
     assert calls == [one]
-    assert one.__code__ in conversion._code_cache
+    assert conversion._cached(one.__code__) is not None
+
+
+def load_file(path, text):
+    """Writes `text` to `path` and imports it as a fresh module."""
+    path.write_text(text, encoding="utf-8")
+    spec = importlib.util.spec_from_file_location("conversion_test_" + path.stem, str(path))
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+IDENTICAL = textwrap.dedent("""\
+    import autograph.tf as tf
+
+
+    def reshape_in_loop(x):
+        s = tf.constant([1.0, 2.0, 3.0])
+        for i in tf.range(x):
+            s = tf.reshape(s, [7])
+        return s
+""")
+
+
+def test_identical_functions_in_two_files_are_converted_separately(tmp_path):
+    (tmp_path / "one").mkdir()
+    (tmp_path / "two").mkdir()
+    one = load_file(tmp_path / "one" / "same.py", IDENTICAL)
+    two = load_file(tmp_path / "two" / "same.py", IDENTICAL)
+    assert one.reshape_in_loop.__code__ == two.reshape_in_loop.__code__  # equal by value
+    converted_one = conversion.convert(one.reshape_in_loop)
+    converted_two = conversion.convert(two.reshape_in_loop)
+    assert converted_one.__code__ is not converted_two.__code__
+    for module in (one, two):
+        with pytest.raises(ValueError) as info:
+            tf.function(module.reshape_in_loop)(tf.constant(2))
+        assert "%s:7" % module.__file__ in str(info.value)  # the file of the function called
+
+
+def test_cache_entry_leaves_with_its_code_object():
+    scope = {}
+    exec("def made():\n    return 1\n", scope)  # noqa: S102 - a code object to drop
+    code = scope.pop("made").__code__
+    loaded = object()
+    conversion._remember(code, loaded)
+    assert conversion._cached(code) is loaded
+    key = id(code)
+    del code
+    assert key not in conversion._code_cache or not conversion._WEAK_CODE
 
 
 def test_function_scope_wraps_the_body_and_keeps_the_docstring_outside():
@@ -148,6 +198,95 @@ def test_partial_is_converted_keeping_its_bound_arguments():
     assert converted.args == (2,)
     assert converted.func.__name__ == "ag__scale"
     assert converted() == 8
+
+
+# -- functools.wraps and super() -------------------------------------------------------------------
+
+
+def negating(f):
+    @functools.wraps(f)
+    def wrapper(x):
+        return f(-x)
+    return wrapper
+
+
+@negating
+def tripled(x):
+    return x * 3
+
+
+def test_a_functools_wraps_wrapper_is_converted_as_itself_not_as_the_wrapped_function():
+    assert tripled(2) == -6
+    assert tf.function(tripled)(tf.constant(2)).numpy() == -6
+    assert conversion.convert(tripled)(2) == -6
+    code = autograph.to_code(tripled)
+    assert code.startswith("def ag__wrapper(x):")
+    assert "(-x,)" in code and "x * 3" not in code
+
+
+class Base:
+    def scale(self, x):
+        return x * 10
+
+    @classmethod
+    def offset(cls, x):
+        return x + 1
+
+
+class Derived(Base):
+    def scale(self, x):
+        if x > 0:
+            x = super().scale(x)
+        return x
+
+    def scale_in_loop(self, x):
+        n = 0
+        while n < 2:
+            x = super().scale(x)
+            n += 1
+        return x
+
+    def scale_lazily(self, x):
+        return x > 0 and super().scale(x)
+
+    @classmethod
+    def offset(cls, x):
+        if x > 0:
+            x = super().offset(x)
+        return x
+
+    def nested_super(self, x):
+        def helper():
+            return super().scale(x)  # no arguments: fails in plain Python too
+        return helper()
+
+
+@pytest.mark.parametrize("method, arg, expected", [
+    (Derived().scale, 3, 30), (Derived().scale, -3, -3),
+    (Derived().scale_in_loop, 2, 200), (Derived.offset, 3, 4), (Derived.offset, -3, -3),
+])
+def test_zero_argument_super_works_inside_converted_control_flow(method, arg, expected):
+    assert method(arg) == expected
+    assert tf.function(method)(tf.constant(arg)).numpy() == expected
+    assert conversion.convert(method)(arg) == expected
+
+
+def test_zero_argument_super_works_inside_a_lowered_boolean_operator():
+    assert conversion.convert(Derived().scale_lazily)(4) == 40
+    assert conversion.convert(Derived().scale_lazily)(-4) is False
+
+
+def test_zero_argument_super_is_spelled_out_with_the_class_cell_and_first_parameter():
+    assert "super(__class__, self).scale" in autograph.to_code(Derived.scale)
+    assert "super(__class__, cls).offset" in autograph.to_code(Derived.offset)
+
+
+def test_super_in_a_nested_function_is_left_as_plain_python_has_it():
+    assert "super().scale" in autograph.to_code(Derived.nested_super)
+    with pytest.raises(RuntimeError, match="no arguments"):
+        Derived().nested_super(1)
+    with pytest.raises(RuntimeError, match="no arguments"):
+        conversion.convert(Derived().nested_super)(1)
 
 
 # -- left alone -----------------------------------------------------------------------------------

@@ -1,13 +1,17 @@
 """autograph.parsing: functions, methods, nested functions and lambdas to gast trees that
 remember their file and first line."""
 
+import functools
 import inspect
 import linecache
+import sys
+import types
 
 import gast
 import pytest
 
 import autograph
+import autograph.tf as tf
 from autograph import parsing
 from autograph.errors import ConversionError, SourceUnavailableError
 
@@ -66,6 +70,29 @@ def call_with(*args, **kwargs):
 
 KEYWORD_LAMBDA = call_with(3,
                            fn=lambda x: x * 3)[1]["fn"]
+TWO_KEYWORD_LAMBDAS = call_with(0,
+                                f=lambda x: x + 1, g=lambda x: x * 2)[1]
+STAGED_LAMBDA = tf.function(
+    lambda x: x * 2 if x > 0 else -x)
+SAME_TEXT_TWICE = (lambda x: x, lambda x: x)
+NESTED_LAMBDAS = lambda x: (lambda x: x * 10)(x) + 1  # noqa: E731
+ALL_PARAMETER_KINDS = (lambda a, /, b, *rest, c=1, **extra: a + b + c)
+
+
+def with_default(x, fn=lambda v: v * 2):
+    return fn(x)
+
+
+def negating(f):
+    @functools.wraps(f)
+    def wrapper(x):
+        return f(-x)
+    return wrapper
+
+
+@negating
+def tripled(x):
+    return x * 3
 
 
 async def coroutine(x):
@@ -190,18 +217,95 @@ def test_lambda_inside_a_function_body():
     assert user_line(info, node.body[0]) == "fn = (lambda v: v * scale)"
 
 
-@pytest.mark.xfail(strict=True, reason="BUG: a lambda on a continuation line that closes a "
-                                         "bracket ('lambda x: x / 2]') cannot be parsed")
 def test_lambda_on_a_continuation_line_of_a_list():
     node, _ = parsing.parse_function(FIRST_OF_LIST[1])
     assert isinstance(_lambda_expression(node).op, gast.Div)
 
 
-@pytest.mark.xfail(strict=True, reason="BUG: a keyword-argument lambda on a continuation line "
-                                         "('fn=lambda x: x * 3)') cannot be parsed")
 def test_lambda_as_keyword_argument_on_a_continuation_line():
     node, _ = parsing.parse_function(KEYWORD_LAMBDA)
     assert isinstance(_lambda_expression(node).op, gast.Mult)
+
+
+def test_lambda_on_a_continuation_line_keeps_the_users_lines():
+    node, info = parsing.parse_function(FIRST_OF_LIST[1])
+    assert user_line(info, node.body[0]) == "lambda x: x / 2]"
+    assert "return x / 2" in autograph.to_code(FIRST_OF_LIST[1])
+
+
+@pytest.mark.parametrize("name, op", [("f", gast.Add), ("g", gast.Mult)])
+def test_several_lambdas_on_a_continuation_line_are_told_apart(name, op):
+    node, info = parsing.parse_function(TWO_KEYWORD_LAMBDAS[name])
+    assert isinstance(_lambda_expression(node).op, op)
+    assert user_line(info, node.body[0]) == "f=lambda x: x + 1, g=lambda x: x * 2)[1]"
+
+
+def test_lambda_given_to_tf_function_on_its_own_line_is_converted_and_staged():
+    node, _ = parsing.parse_function(STAGED_LAMBDA.python_function)
+    assert isinstance(_lambda_expression(node), gast.IfExp)
+    assert "ag__.if_exp(" in autograph.to_code(STAGED_LAMBDA)
+    assert STAGED_LAMBDA(tf.constant(-3)).numpy() == 3
+    assert STAGED_LAMBDA(tf.constant(4)).numpy() == 8
+
+
+def test_lambda_in_a_default_argument():
+    node, info = parsing.parse_function(with_default.__defaults__[0])
+    assert [a.id for a in node.args.args] == ["v"]
+    assert isinstance(_lambda_expression(node).op, gast.Mult)
+    assert user_line(info, node.body[0]) == "def with_default(x, fn=lambda v: v * 2):"
+    assert autograph.function(with_default)(tf.constant(5)).numpy() == 10
+
+
+def test_inner_and_outer_of_nested_lambdas_are_told_apart():
+    inner_code = next(c for c in NESTED_LAMBDAS.__code__.co_consts
+                      if isinstance(c, types.CodeType))
+    inner = types.FunctionType(inner_code, globals())
+    outer_node, _ = parsing.parse_function(NESTED_LAMBDAS)
+    inner_node, _ = parsing.parse_function(inner)
+    assert isinstance(_lambda_expression(outer_node).op, gast.Add)
+    assert isinstance(_lambda_expression(inner_node).op, gast.Mult)
+    assert inner_node.col_offset > outer_node.col_offset
+
+
+def test_lambda_with_every_kind_of_parameter():
+    node, _ = parsing.parse_function(ALL_PARAMETER_KINDS)
+    args = node.args
+    assert [a.id for a in args.posonlyargs + args.args + args.kwonlyargs] == ["a", "b", "c"]
+    assert (args.vararg.id, args.kwarg.id) == ("rest", "extra")
+    assert autograph.to_graph(ALL_PARAMETER_KINDS)(1, 2, c=3) == 6
+
+
+@pytest.mark.skipif(sys.version_info < (3, 11), reason="columns of code need co_positions")
+def test_lambdas_with_the_same_text_on_one_line_are_told_apart_by_column():
+    first, _ = parsing.parse_function(SAME_TEXT_TWICE[0])
+    second, _ = parsing.parse_function(SAME_TEXT_TWICE[1])
+    assert first.col_offset < second.col_offset
+
+
+def test_lambda_in_a_file_that_does_not_parse_as_a_whole():
+    # An IPython cell with a magic line: only the lines around the lambda parse.
+    filename = "<cell with a magic %d>" % id(test_lambda_in_a_file_that_does_not_parse_as_a_whole)
+    text = "def helper(v):\n    return v\n\nfs = [lambda x: x - 1,\n      lambda x: x / 2]\n"
+    scope = {}
+    exec(compile(text, filename, "exec"), scope)  # noqa: S102 - the cell being run
+    lines = text.splitlines(True) + ["%timeit helper(1)\n"]
+    linecache.cache[filename] = (len("".join(lines)), None, lines, filename)
+    try:
+        node, info = parsing.parse_function(scope["fs"][1])
+        assert isinstance(_lambda_expression(node).op, gast.Div)
+        assert user_line(info, node.body[0]) == "lambda x: x / 2]"
+    finally:
+        del linecache.cache[filename]
+
+
+# -- functools.wraps ---------------------------------------------------------------------------
+
+
+def test_wrapper_is_parsed_from_its_own_code_not_the_wrapped_function():
+    assert tripled.__wrapped__ is not None and tripled.__name__ == "tripled"
+    node, info = parsing.parse_function(tripled)
+    assert node.name == "wrapper"
+    assert user_line(info, node.body[0]) == "return f(-x)"
 
 
 # -- failures ----------------------------------------------------------------------------------

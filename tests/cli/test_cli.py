@@ -1,6 +1,7 @@
 """`autograph convert FILE.py [-o OUT.py]`: a converted module that imports and runs on its own."""
 
 import importlib.util
+import inspect
 import itertools
 import os
 import subprocess
@@ -220,7 +221,6 @@ def test_converted_functions_are_not_converted_again(converted, monkeypatch):
         converted_names.append(name)
         return convert_node(node, source_info, name)
     monkeypatch.setattr(conversion, "convert_node", recording)
-    monkeypatch.setattr(conversion, "_code_cache", {})  # code objects compare by value
     result.tanh_loop(tf.constant([2.0, 3.0]))
     result.sign(tf.constant(1))
     tf.function(result.total)(tf.constant([1, 2]))
@@ -231,6 +231,44 @@ def test_converted_functions_are_not_converted_again(converted, monkeypatch):
     assert converted_names == ["inner"]
     for func in (result.tanh_loop.python_function, result.total, result.Counter(0).count_down):
         assert conversion.convert(func) is func
+
+
+def test_to_code_shows_converted_functions_as_written(converted, monkeypatch):
+    _, result = converted
+    converted_names = []
+    monkeypatch.setattr(conversion, "convert_node",
+                        lambda node, info, name: converted_names.append(name))
+    for func, header in [(result.tanh_loop, "@tf.function\n@ag__autograph_artifact\n"
+                                            "def tanh_loop(x):\n"),
+                         (result.Counter(0).count_down, "@ag__autograph_artifact\n"
+                                                        "def count_down(self, n):\n")]:
+        code = autograph.to_code(func)
+        assert code.startswith(header)
+        assert "ag__.while_stmt(" in code and "ag__ag__" not in code
+    assert autograph.to_code(result.total) == inspect.getsource(result.total)
+    assert converted_names == []
+
+
+def test_zero_argument_super_in_a_converted_method(tmp_path):
+    text = textwrap.dedent('''\
+        class Base:
+            def scale(self, x):
+                return x * 10
+
+
+        class Derived(Base):
+            def scale(self, x):
+                if x > 0:
+                    x = super().scale(x)
+                return x
+    ''')
+    out = str(tmp_path / "supers_converted.py")
+    assert cli.main(["convert", write(tmp_path / "supers.py", text), "-o", out]) == 0
+    result = load(out)
+    assert "super(__class__, self).scale" in open(out, encoding="utf-8").read()
+    assert tf.function(result.Derived().scale)(tf.constant(3)).numpy() == 30
+    assert tf.function(result.Derived().scale)(tf.constant(-3)).numpy() == -3
+    assert result.Derived().scale(2) == 20
 
 
 def test_a_wrapper_copying_the_mark_is_still_converted():

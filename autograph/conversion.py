@@ -188,6 +188,7 @@ def convert(func):
         return found
     loaded = _load(func)
     converted = loaded.bind(func, namespace.ag__)
+    setattr(converted, ARTIFACT, converted.__code__)  # converting it again is a no-op
     try:
         _function_cache[original] = converted
     except TypeError:
@@ -199,8 +200,12 @@ def source_of(func):
     """The converted source of `func` (what `to_code` shows). Functions that are not to be
     converted (`do_not_convert`) or are converted already (written by `autograph convert`)
     show their source as written."""
+    if isinstance(func, functools.partial):
+        func = func.func
     if hasattr(func, "__func__"):
         func = func.__func__
+    if is_artifact(func) and hasattr(func, "__autograph_source__"):
+        return func.__autograph_source__  # the result of `convert`
     if is_marked_do_not_convert(func) or is_artifact(func):
         # From the function's own code: a `functools.wraps` wrapper is not its wrapped.
         return textwrap.dedent(inspect.getsource(getattr(func, "__code__", func)))

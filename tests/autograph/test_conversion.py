@@ -470,3 +470,21 @@ def test_converted_call_runs_generators_unconverted():
     with warnings.catch_warnings():
         warnings.simplefilter("error")
         assert list(namespace.converted_call(generator, (3,), None)) == [0, 1, 2]
+
+
+def test_converting_a_converted_function_returns_it_unchanged():
+    converted = conversion.convert(with_branch_for_reconversion)
+    assert conversion.convert(converted) is converted
+    assert autograph.to_code(converted) == autograph.to_code(with_branch_for_reconversion)
+    assert "ag__ag__" not in autograph.to_code(converted)
+
+
+def test_to_code_of_a_partial_shows_the_wrapped_function():
+    partial = functools.partial(with_branch_for_reconversion, 1)
+    assert autograph.to_code(partial) == autograph.to_code(with_branch_for_reconversion)
+
+
+def with_branch_for_reconversion(a, x):
+    if x > a:
+        x = x - a
+    return x

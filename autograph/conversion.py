@@ -22,7 +22,7 @@ from autograph import codegen, parsing
 from autograph.analysis import dataflow
 from autograph.converters import (break_statements, context, continue_statements,
                                   control_flow, expressions, function_scopes,
-                                  return_statements, super_calls)
+                                  return_statements, super_calls, try_statements)
 from autograph.errors import ConversionError
 
 _DO_NOT_CONVERT = "__autograph_do_not_convert__"
@@ -95,6 +95,7 @@ def convert_node(node, source_info, name):
                   expressions):
         node = pass_.transform(node, ctx)
     ctx.annotations = dataflow.analyze(node, ctx.loop_flags)
+    node = try_statements.transform(node, ctx)
     node = control_flow.transform(node, ctx)
     node = function_scopes.transform(node, ctx)
     return node

@@ -132,15 +132,25 @@ class _Transformer(gast.NodeTransformer):
         return templates.replace_as_expression(
             "ag__.and_(lambda: guard, lambda: test)", guard=guard, test=test)
 
-    def _staged(self, node, is_loop, build):
+    def _staged(self, node, is_loop, build, call):
         """The frame every converted statement shares: its state (from the analysis), the
-        get_state/set_state functions and Undefined initialisations. `build(shared, get_state,
-        set_state, names)` returns the statement's own functions and its ag__ call."""
+        get_state/set_state functions and Undefined initialisations. `build(shared)` returns
+        the statement's own functions and the leading arguments of its `ag__` call, `call`;
+        the state arguments follow, left out when there is no state."""
         state = self.ctx.annotations.info(node).state_names(is_loop)
         shared = self._shared_names(node, state)
-        get_name, set_name, state_defs = self._state_functions(state)
-        own = build(shared, get_name, set_name, templates.string_tuple(state))
-        return set_origin(self._undefined_inits(node, state) + state_defs + own, node)
+        defs, args = build(shared)
+        state_defs = []
+        if state:
+            get_name, set_name, state_defs = self._state_functions(state)
+            args = args + [templates.name_node(get_name), templates.name_node(set_name),
+                           templates.string_tuple(state)]
+        while args and isinstance(args[-1], gast.Constant) and args[-1].value is None:
+            args.pop()  # trailing defaults
+        statement = gast.Expr(value=gast.Call(
+            func=templates.replace_as_expression("ag__." + call), args=args, keywords=[]))
+        return set_origin(self._undefined_inits(node, state) + state_defs + defs + [statement],
+                          node)
 
     # -- statements ---------------------------------------------------------------------------
     def visit_If(self, node):
@@ -148,35 +158,34 @@ class _Transformer(gast.NodeTransformer):
         if is_static_test(node.test):
             return node
 
-        def build(shared, get_state, set_state, names):
+        def build(shared):
             body_name = self.ctx.namer.stable("if_body")
-            else_name = self.ctx.namer.stable("else_body")
-            return [_def(body_name, [], self._scope_decl(shared) + node.body),
-                    _def(else_name, [], self._scope_decl(shared) + node.orelse)] + \
-                templates.replace(
-                    "ag__.if_stmt(test, body, orelse, get_state, set_state, names)",
-                    test=node.test, body=body_name, orelse=else_name, get_state=get_state,
-                    set_state=set_state, names=names)
-        return self._staged(node, False, build)
+            defs = [_def(body_name, [], self._scope_decl(shared) + node.body)]
+            args = [node.test, templates.name_node(body_name)]
+            if node.orelse:
+                else_name = self.ctx.namer.stable("else_body")
+                defs.append(_def(else_name, [], self._scope_decl(shared) + node.orelse))
+                args.append(templates.name_node(else_name))
+            else:
+                args.append(gast.Constant(value=None, kind=None))
+            return defs, args
+        return self._staged(node, False, build, "if_stmt")
 
     def visit_While(self, node):
         self.generic_visit(node)
 
-        def build(shared, get_state, set_state, names):
+        def build(shared):
             test_name = self.ctx.namer.stable("loop_test")
             body_name = self.ctx.namer.stable("loop_body")
-            return [_def(test_name, [], [gast.Return(value=self._loop_test(node, node.test))]),
-                    _def(body_name, [], self._scope_decl(shared) + node.body)] + \
-                templates.replace(
-                    "ag__.while_stmt(test, body, get_state, set_state, names)",
-                    test=test_name, body=body_name, get_state=get_state, set_state=set_state,
-                    names=names)
-        return self._staged(node, True, build)
+            return ([_def(test_name, [], [gast.Return(value=self._loop_test(node, node.test))]),
+                     _def(body_name, [], self._scope_decl(shared) + node.body)],
+                    [templates.name_node(test_name), templates.name_node(body_name)])
+        return self._staged(node, True, build, "while_stmt")
 
     def visit_For(self, node):
         self.generic_visit(node)
 
-        def build(shared, get_state, set_state, names):
+        def build(shared):
             body_name = self.ctx.namer.stable("loop_body")
             item_name = self.ctx.namer.stable("itr")
             bind_target = set_origin(templates.replace(
@@ -189,11 +198,8 @@ class _Transformer(gast.NodeTransformer):
                 extra_name = self.ctx.namer.stable("extra_test")
                 defs.insert(0, _def(extra_name, [], [gast.Return(value=extra)]))
                 extra_node = templates.name_node(extra_name)
-            return defs + templates.replace(
-                "ag__.for_stmt(iterated, extra, body, get_state, set_state, names)",
-                iterated=node.iter, extra=extra_node, body=body_name, get_state=get_state,
-                set_state=set_state, names=names)
-        return self._staged(node, True, build)
+            return defs, [node.iter, extra_node, templates.name_node(body_name)]
+        return self._staged(node, True, build, "for_stmt")
 
 
 def _maybe_undefined(node, ctx):

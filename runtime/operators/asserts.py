@@ -17,5 +17,6 @@ def assert_stmt(expression, message_fn=None):
         if not expression:
             raise AssertionError(message_fn() if message_fn is not None else "")
         return
+    staging.refuse_inside_try("an assert")
     message = message_fn() if message_fn is not None else "assertion failed"
     io_ops.assert_that(expression, [], str(message), error_class=AssertionError)

@@ -13,8 +13,16 @@ branches into an If op and sets the variables to its outputs.
 from runtime.operators import staging
 
 
-def if_stmt(cond, body, orelse, get_state, set_state, symbol_names):
-    """Runs `body` or `orelse` depending on `cond` (staged when `cond` is a symbolic tensor)."""
+def _nothing():
+    pass
+
+
+def if_stmt(cond, body, orelse=None, get_state=None, set_state=None, symbol_names=()):
+    """Runs `body` or `orelse` depending on `cond` (staged when `cond` is a symbolic tensor).
+
+    Converted code leaves out `orelse` for an `if` without `else`, and the state functions
+    when the statement assigns nothing that is used later."""
+    orelse = orelse or _nothing
     cond = staging.as_condition(cond)
     if not staging.is_symbolic(cond):
         if cond:
@@ -22,6 +30,7 @@ def if_stmt(cond, body, orelse, get_state, set_state, symbol_names):
         else:
             orelse()
         return
+    get_state, set_state = staging.state_functions(get_state, set_state)
     init = get_state()
 
     def branch(fn):

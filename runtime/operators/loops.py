@@ -19,8 +19,10 @@ from runtime.ops import array_ops, common, math_ops
 from runtime.variables import Variable
 
 
-def while_stmt(loop_test, loop_body, get_state, set_state, symbol_names, opts=None):
+def while_stmt(loop_test, loop_body, get_state=None, set_state=None, symbol_names=(),
+               opts=None):
     """Runs the loop as Python while its condition is a Python value, staged otherwise."""
+    get_state, set_state = staging.state_functions(get_state, set_state)
     while True:
         test = staging.as_condition(loop_test())
         if staging.is_symbolic(test):
@@ -66,8 +68,10 @@ def _staged(get_state, set_state, symbol_names, test, step, counter=None):
     set_state(tuple(split(final)[1]))
 
 
-def for_stmt(iter_, extra_test, body, get_state, set_state, symbol_names, opts=None):
+def for_stmt(iter_, extra_test, body, get_state=None, set_state=None, symbol_names=(),
+             opts=None):
     """Runs `body(item)` for each item of `iter_` while `extra_test()` (if given) holds."""
+    get_state, set_state = staging.state_functions(get_state, set_state)
     custom = getattr(iter_, "__ag_for_stmt__", None)
     if custom is not None:
         return custom(extra_test, body, get_state, set_state, symbol_names)

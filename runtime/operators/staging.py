@@ -11,7 +11,9 @@ its branches or body into sub-graphs and reconciling the state they produce:
   * a loop variable whose shape changes across iterations is relaxed to None dimensions.
 """
 
+import contextlib
 import re
+import threading
 
 import numpy as np
 
@@ -28,6 +30,48 @@ from runtime.variables import Variable
 # Variables the compiler introduces; when only one branch sets them, the other side gets a
 # neutral value (the flag is False there, or the return value is never used).
 COMPILER_SYMBOLS = ("do_return", "retval_", "break_", "continue_")
+
+
+_try_bodies = threading.local()
+
+
+@contextlib.contextmanager
+def try_body(where):
+    """Marks the body of a `try` that has `except` clauses (`where` is its 'file:line').
+
+    Staging control flow there is refused: the ops would run later, when the graph runs,
+    where the `except` clauses can no longer catch what they raise."""
+    stack = getattr(_try_bodies, "stack", None)
+    if stack is None:
+        stack = _try_bodies.stack = []
+    stack.append(where)
+    try:
+        yield
+    finally:
+        stack.pop()
+
+
+def refuse_inside_try(what):
+    """Raises NotImplementedError when `what` (a staged statement) is inside a try body."""
+    stack = getattr(_try_bodies, "stack", None)
+    if stack:
+        _fail(NotImplementedError,
+              "%s on a tensor cannot be staged inside the `try` at %s: errors raised when the "
+              "graph runs cannot be caught by its `except` clauses. Move the tensor-dependent "
+              "code out of the try, or the try out of the traced function" % (what, stack[-1]))
+
+
+def _no_state():
+    return ()
+
+
+def _ignore_state(values):
+    pass
+
+
+def state_functions(get_state, set_state):
+    """The statement's state functions; converted code omits them when it has no state."""
+    return get_state or _no_state, set_state or _ignore_state
 
 
 def is_symbolic(value):
@@ -82,6 +126,7 @@ def staged_cond(pred, true_fn, false_fn, what, symbol_names=None):
     """Traces both functions as branches of an If op on `pred`; returns the merged result.
 
     With `symbol_names`, the functions return one value per named variable."""
+    refuse_inside_try(what)
     require_scalar_bool(pred, what)
     then_sub, then_value = control_flow.trace_subgraph("cond_true", lambda: true_fn(), [])
     else_sub, else_value = control_flow.trace_subgraph("cond_false", lambda: false_fn(), [])
@@ -242,6 +287,7 @@ def staged_loop(names, init, cond_fn, body_fn):
     A variable still undefined before the loop gets its dtype and shape from a throwaway
     trace of the body; if the body never assigns it (the assignment sits behind a Python
     condition that is false while tracing), it is not carried and stays undefined."""
+    refuse_inside_try("a loop")
     init = list(init)
     learned = {}
     if any(isinstance(v, Undefined) for v in init):

@@ -626,3 +626,96 @@ def test_tensor_leaked_from_a_loop_body_is_a_clear_error():
                        match=r"made at .*test_control_flow.py:%d\) was computed inside a "
                              r"loop body" % (f.python_function.__code__.co_firstlineno + 4)):
         f(tf.constant(3))
+
+
+# -- statements without state, and try bodies -----------------------------------------------------
+
+
+def test_if_without_else_or_state_is_a_short_call():
+    converted = convert_snippet("""
+        def f(x):
+            if x > 0:
+                tf.print(x)
+            return x
+    """)
+    body = scope_body(converted)
+    assert set(defs(body)) == {"if_body"}
+    (call,) = ag_calls(body, "if_stmt")
+    assert len(call.args) == 2  # test and if_body: no else, no state functions
+    assert isinstance(call.args[1], gast.Name) and call.args[1].id == "if_body"
+
+
+def test_stateless_statements_still_stage_their_side_effects():
+    @tf.function
+    def f(x):
+        if x > 0:
+            tf.print("positive")
+        else:
+            tf.print("other")
+        i = tf.constant(0)
+        while i < x:
+            i += 1
+        return i
+
+    assert op_types(f, tf.constant(1)).count("StatelessIf") + \
+        op_types(f, tf.constant(1)).count("If") == 1
+    assert int(f(tf.constant(3)).numpy()) == 3
+
+
+def test_try_with_except_marks_its_body():
+    converted = convert_snippet("""
+        def f(x):
+            try:
+                x = x + 1
+            except ValueError:
+                x = 0
+            try:
+                x = x * 2
+            finally:
+                x = x - 1
+            return x
+    """)
+    first, second = [s for s in scope_body(converted) if isinstance(s, gast.Try)]
+    (marker,) = first.body
+    assert isinstance(marker, gast.With)
+    assert ag_calls(marker.items[0].context_expr, "try_body")
+    assert marker.items[0].context_expr.args[0].value == "snippet.py:3"
+    assert not isinstance(second.body[0], gast.With)  # no except: nothing to protect
+
+
+def staged_inside_try(x, table):
+    try:
+        w = table["w"]
+        if x > 0:
+            x = x * w
+    except KeyError:
+        w = 1
+    return x + w
+
+
+def test_tensor_control_flow_inside_try_except_is_refused_naming_both_lines():
+    with pytest.raises(NotImplementedError) as info:
+        tf.function(staged_inside_try)(tf.constant(3), {"w": 2})
+    message = str(info.value)
+    assert "inside the `try` at %s:%d" % (__file__, line_of(staged_inside_try, "try:")) in message
+    assert "%s:%d" % (__file__, line_of(staged_inside_try, "if x > 0")) in message
+
+
+def test_python_control_flow_inside_try_except_runs_as_python():
+    converted = conversion.convert(staged_inside_try)
+    assert converted(3, {"w": 2}) == 8
+    assert converted(3, {}) == 4
+    assert int(tf.function(staged_inside_try)(3, {}).numpy()) == 4
+
+
+def test_try_finally_around_staged_code_is_allowed():
+    @tf.function
+    def f(x):
+        try:
+            if x > 0:
+                x = x - 1
+        finally:
+            x = x * 2
+        return x
+
+    assert [int(f(tf.constant(v)).numpy()) for v in (3, -3)] == [4, -6]

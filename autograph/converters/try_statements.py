@@ -1,0 +1,44 @@
+"""Marks the bodies of `try` statements that have `except` clauses.
+
+    try:                              try:
+        y = f(x)                  ->      with ag__.try_body('file.py:12'):
+    except KeyError:                          y = f(x)
+        y = 0                         except KeyError:
+                                          y = 0
+
+A `try` runs as plain Python while tracing, which is right for everything that happens at
+trace time. Control flow staged inside its body would run later, with the graph, where the
+`except` clauses cannot catch its errors; `try_body` makes the runtime refuse that with an
+error naming the `try`, instead of silently losing the handlers.
+"""
+
+import gast
+
+from autograph import templates
+from autograph.converters.context import set_origin
+
+
+class _Transformer(gast.NodeTransformer):
+    def __init__(self, ctx):
+        self.ctx = ctx
+
+    def visit_FunctionDef(self, node):
+        return node  # nested functions are converted when called
+
+    def visit_Lambda(self, node):
+        return node
+
+    def visit_Try(self, node):
+        self.generic_visit(node)
+        if node.handlers:
+            where = gast.Constant(value=self.ctx.location(node), kind=None)
+            node.body = set_origin(templates.replace(
+                "with ag__.try_body(where):\n    body", where=where, body=node.body), node)
+        return node
+
+
+def transform(node, ctx):
+    """Wraps the body of every try-with-except of function `node` in `ag__.try_body`."""
+    transformer = _Transformer(ctx)
+    node.body = [transformer.visit(stmt) for stmt in node.body]
+    return node

@@ -16,7 +16,8 @@
 The state is the variables the statement modifies that are live afterwards (or, for loops,
 at the top of an iteration), from the analysis; state variables not definitely defined
 before the statement start as `ag__.Undefined`. An `if` whose test is certainly a Python
-value (`x is None`, `isinstance(...)`, a constant) is left as a plain `if`.
+value (`x is None`, `isinstance(...)`, a constant) is left as a plain `if`, and a `for` over
+literal Python data or `range` of constants without lowered jumps as a plain `for`.
 """
 
 import collections
@@ -42,6 +43,22 @@ def is_static_test(test):
             isinstance(test.func.value, gast.Name) and test.func.value.id == "ag__" and \
             test.func.attr == "not_" and len(test.args) == 1:
         return is_static_test(test.args[0])
+    return False
+
+
+def is_static_iterable(iterated):
+    """True when a `for` certainly iterates Python data: a literal list, tuple, set, dict or
+    string, or `range` of constants (already turned into a converted_call)."""
+    if isinstance(iterated, (gast.List, gast.Tuple, gast.Set, gast.Dict)):
+        return True
+    if isinstance(iterated, gast.Constant):
+        return isinstance(iterated.value, (str, bytes))
+    if isinstance(iterated, gast.Call) and isinstance(iterated.func, gast.Attribute) and \
+            iterated.func.attr == "converted_call" and iterated.args:
+        func, args = iterated.args[0], iterated.args[1]
+        return (isinstance(func, gast.Name) and func.id == "range"
+                and isinstance(args, gast.Tuple)
+                and all(isinstance(a, gast.Constant) for a in args.elts))
     return False
 
 
@@ -155,7 +172,7 @@ class _Transformer(gast.NodeTransformer):
     # -- statements ---------------------------------------------------------------------------
     def visit_If(self, node):
         self.generic_visit(node)
-        if is_static_test(node.test):
+        if not _is_converted(node, self.ctx):
             return node
 
         def build(shared):
@@ -184,6 +201,8 @@ class _Transformer(gast.NodeTransformer):
 
     def visit_For(self, node):
         self.generic_visit(node)
+        if not _is_converted(node, self.ctx):
+            return node  # unrolled at trace time either way: plain Python reads better
 
         def build(shared):
             body_name = self.ctx.namer.stable("loop_body")
@@ -202,13 +221,21 @@ class _Transformer(gast.NodeTransformer):
         return self._staged(node, True, build, "for_stmt")
 
 
+def _is_converted(node, ctx):
+    """True for the statements this pass turns into ag__ calls."""
+    if isinstance(node, gast.If):
+        return not is_static_test(node.test)
+    if isinstance(node, gast.For):
+        return not is_static_iterable(node.iter) or bool(ctx.loop_flags.get(id(node)))
+    return isinstance(node, gast.While)
+
+
 def _maybe_undefined(node, ctx):
     """Names some converted statement starts as `ag__.Undefined` (assigned inside it but not
     definitely before it)."""
     names = set()
     for sub in gast.walk(node):
-        if isinstance(sub, (gast.While, gast.For)) or (
-                isinstance(sub, gast.If) and not is_static_test(sub.test)):
+        if _is_converted(sub, ctx):
             info = ctx.annotations.info(sub)
             names.update(n for n in info.state_names(not isinstance(sub, gast.If))
                          if n not in info.defined_in and n not in ctx.globals)

@@ -719,3 +719,25 @@ def test_try_finally_around_staged_code_is_allowed():
         return x
 
     assert [int(f(tf.constant(v)).numpy()) for v in (3, -3)] == [4, -6]
+
+
+def test_for_over_literal_data_or_constant_range_stays_plain_unless_it_has_jumps():
+    converted = convert_snippet("""
+        def f(x):
+            for i in range(3):
+                x = x + i
+            for v in [1, 2]:
+                x = x * v
+            for j in range(3):
+                if j > 1:
+                    break
+            for k in range(x):
+                x = x + k
+            return x
+    """)
+    body = scope_body(converted)
+    plain = [s for s in body if isinstance(s, gast.For)]
+    assert [s.target.id for s in plain] == ["i", "v"]
+    assert len(ag_calls(body, "for_stmt")) == 2  # the loop with break, and range(x)
+    assert not any(isinstance(n, gast.Call) and getattr(n.func, "attr", None) == "ld"
+                   for n in gast.walk(converted))

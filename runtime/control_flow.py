@@ -107,6 +107,50 @@ def _lower_if(emitter, node, ins, outs, indent):
 
 def _lower_while(emitter, node, ins, outs, indent):
     cond, body = node.attrs["cond"], node.attrs["body"]
+    if emitter.overflow_ignored or not _computes_integers(node):
+        _lower_loop(emitter, node, cond, body, ins, outs, indent)
+        return
+    # In the loop, integers are numpy scalars, which warn on overflow where arrays (and
+    # TensorFlow) wrap silently: the loop runs with those warnings off.
+    emitter.line("with np.errstate(over='ignore'):", indent, node)
+    emitter.overflow_ignored = True
+    try:
+        _lower_loop(emitter, node, cond, body, ins, outs, indent + 1)
+    finally:
+        emitter.overflow_ignored = False
+
+
+def _computes_integers(node):
+    """True when a control-flow node's inputs or anything in its sub-graphs are integers."""
+    if any(t.dtype.is_integer for t in node.inputs):
+        return True
+    for sub in node.attrs.values():
+        if isinstance(sub, SubGraph):
+            for inner in sub.graph.nodes:
+                if any(t.dtype.is_integer for t in inner.outputs) or _computes_integers(inner):
+                    return True
+    return False
+
+
+def _scalar_inputs(emitter, node, ins, indent):
+    """The loop's inputs, with rank-0 numeric ones as numpy scalars, read once before the loop
+    (`s = x[()]`; a constant is bound as a scalar): operations on numpy scalars cost a fraction
+    of those on 0-d arrays and give the same dtype and values."""
+    out = []
+    for x in ins:
+        if x.shape != () or x.dtype.kind not in ("int", "float", "bool"):
+            out.append(x)
+        elif x.value is not None:
+            out.append(x.scalar)
+        else:
+            name = emitter.fresh("s")
+            emitter.line("%s = %s[()]" % (name, x), indent, node)
+            out.append(name)
+    return out
+
+
+def _lower_loop(emitter, node, cond, body, ins, outs, indent):
+    ins = _scalar_inputs(emitter, node, ins, indent)
     count = len(body.placeholders)
     loop_vars = [emitter.fresh("w") for _ in range(count)]
     if loop_vars:

@@ -9,6 +9,13 @@ with one local per value and direct kernel calls, e.g.
         v1 = a + a
         return (v1,)
 
+Where what is known about an op's inputs allows faster Python with the kernel's results,
+the op's own `emit` hook writes it (`x % c`, `np.add.reduce(x, None, np.float32)`, numpy
+scalar constants). The hooks live with the kernels in runtime/ops and see each input as an
+`Operand` (expression, dtype, static shape, constant value): the executor holds no per-op
+rules. The While lowering (runtime/control_flow.py) reads rank-0 loop values as numpy
+scalars once before the loop.
+
 The source is registered with `linecache`, so tracebacks and debuggers can show it, and each
 line maps back to the graph node (and so the user's line) it came from: that is how an error
 raised while running names the op and the line of user code that created it.
@@ -37,7 +44,12 @@ class Emitter:
         self.line_nodes = {}
         self._names = itertools.count()
         self._bound = {}
+        self._scalars = {}
         self.check_numerics = check_numerics
+        # True while writing code that runs under `np.errstate(over="ignore")` (a loop that
+        # computes integers, see control_flow): there integer arithmetic on numpy scalars
+        # wraps silently on overflow, as it does on arrays (and in TensorFlow).
+        self.overflow_ignored = False
 
     def fresh(self, prefix="v"):
         """A new local variable name."""
@@ -54,11 +66,54 @@ class Emitter:
         self._bound[key] = name
         return name
 
+    # Emit hooks written as `emit(outs, ins, attrs, bind)` call the emitter to bind a value.
+    __call__ = bind
+
+    def bind_scalar(self, value):
+        """A global name holding the rank-0 constant `value` (a 0-d array) as a numpy scalar."""
+        if not isinstance(value, np.ndarray):
+            return self.bind(value)
+        found = self._scalars.get(id(value))
+        if found is None or found[0] is not value:
+            found = self._scalars[id(value)] = (value, self.bind(value[()]))
+        return found[1]
+
     def line(self, text, indent, node=None):
         """Appends a line of source; remembers which node it belongs to."""
         self.lines.append("    " * indent + text)
         if node is not None:
             self.line_nodes[len(self.lines) + 1] = node  # +1 for the def line
+
+
+class Operand(str):
+    """One input of a node as the op's `emit` hook sees it: the expression that holds the
+    value in generated code (the string itself), and what is known before running it:
+    `dtype`, the static `shape` (None when unknown), `value`, the numpy value of a constant
+    (None when the value is computed or fed), and whether it is one of the function's
+    `argument`s, which arrive as ndarrays even at rank 0 (where op results are numpy
+    scalars)."""
+
+    def __new__(cls, expr, dtype, shape, value, emitter, argument=False):
+        self = super().__new__(cls, expr)
+        self.dtype = dtype
+        self.shape = shape
+        self.value = value
+        self.argument = argument
+        self._emitter = emitter
+        return self
+
+    @property
+    def scalar(self):
+        """This operand spelled as a numpy scalar when it is a rank-0 numeric or bool constant
+        (else the expression itself). Numpy scalars give the same dtype and values as 0-d
+        arrays, at a fraction of the cost per operation; see `common.elementwise_operands`
+        for when an op may use them."""
+        if self.value is None or self.shape != () or self.dtype.kind not in _SCALAR_KINDS:
+            return self
+        return self._emitter.bind_scalar(self.value)
+
+
+_SCALAR_KINDS = ("int", "float", "bool")
 
 
 def _freeze(value):
@@ -185,8 +240,7 @@ def _try_fold(node, inputs, constants):
 
 def source_name(t, names, simplified, emitter):
     """The expression that holds tensor `t`'s value in generated code."""
-    while id(t) in simplified.aliases:
-        t = simplified.aliases[id(t)]
+    t = _resolve(t, simplified)
     found = names.get(id(t))
     if found is not None:
         return found
@@ -197,10 +251,32 @@ def source_name(t, names, simplified, emitter):
     raise KeyError("no value for tensor %s" % t.name)
 
 
+def _resolve(t, simplified):
+    while id(t) in simplified.aliases:
+        t = simplified.aliases[id(t)]
+    return t
+
+
+def operand(t, names, simplified, emitter):
+    """Tensor `t` as an `Operand`: its expression in generated code with its dtype, static
+    shape and, for a constant, its value. A sub-graph's placeholder fed by an Operand (an If
+    branch's capture) keeps what that Operand knows."""
+    expr = source_name(t, names, simplified, emitter)
+    t = _resolve(t, simplified)
+    value = simplified.constants.get(id(t))
+    if isinstance(expr, Operand):
+        return Operand(expr, t.dtype, t._shape, expr.value if value is None else value,
+                       emitter, expr.argument)
+    return Operand(expr, t.dtype, t._shape, value, emitter)
+
+
 def emit_node(emitter, node, inputs, names, simplified, indent):
     """Writes one node: `outs = kernel(ins, attrs)`, the op's own emitted form, or (for
-    control flow) the op's lowering into Python statements around its sub-graphs."""
-    ins = [source_name(t, names, simplified, emitter) for t in inputs]
+    control flow) the op's lowering into Python statements around its sub-graphs.
+
+    The op's `emit` hook and `lower` receive the inputs as `Operand`s, so that they can
+    choose the fastest Python that gives the kernel's results for what is known about them."""
+    ins = [operand(t, names, simplified, emitter) for t in inputs]
     outs = []
     for t in node.outputs:
         name = emitter.fresh()
@@ -212,7 +288,7 @@ def emit_node(emitter, node, inputs, names, simplified, indent):
         return
     text = None
     if node.op.emit is not None:
-        text = node.op.emit(outs, ins, node.attrs, emitter.bind)
+        text = node.op.emit(outs, ins, node.attrs, emitter)
     if text is None:
         kernel = emitter.bind(node.op.kernel, "k_%s_" % node.op.name)
         args = list(ins) + ["%s=%s" % (k, emitter.bind(v, "attr")) for k, v in node.attrs.items()]
@@ -251,7 +327,7 @@ def emit_graph(emitter, graph, fed_names, outputs, indent):
         if key in names or key in simplified.constants:
             continue
         names[key] = "_leaked" if capture.leaked else emitter.bind(capture.external, "r")
-    leaked = _used_leaks(graph, simplified)
+    leaked = _used_leaks(graph, simplified, outputs)
     if leaked:
         emitter.line("raise %s" % emitter.bind(_leak_error(leaked), "e"), indent)
     for node, inputs in simplified.nodes:
@@ -284,7 +360,8 @@ def compile_graph(graph, feeds, outputs, name="graph_fn", check_numerics=False):
     `outputs` the tensors returned (as a tuple). Returns a CompiledGraph."""
     emitter = Emitter(check_numerics)
     params = ["in%d" % i for i in range(len(feeds))]
-    fed = {id(t): p for t, p in zip(feeds, params)}
+    fed = {id(t): Operand(p, t.dtype, t._shape, None, emitter, argument=True)
+           for t, p in zip(feeds, params)}
     results = emit_graph(emitter, graph, fed, outputs, 1)
     emitter.line("return (%s)" % "".join(r + ", " for r in results), 1)
     filename = "<graph %s#%d>" % (name, next(_counter))
@@ -302,16 +379,16 @@ def _identifier(name):
     return text if text and not text[0].isdigit() else "f_" + text
 
 
-def _used_leaks(graph, simplified):
+def _used_leaks(graph, simplified, outputs):
     leaked = {id(c.placeholder): c for c in graph.captures if c.leaked}
     if not leaked:
         return []
-    used = []
-    for node, inputs in simplified.nodes:
+    used = {}
+    for inputs in [inputs for _, inputs in simplified.nodes] + [outputs]:
         for t in inputs:
-            if id(t) in leaked:
-                used.append(leaked[id(t)].external)
-    return used
+            if t is not None and id(t) in leaked:
+                used[id(t)] = leaked[id(t)].external
+    return list(used.values())
 
 
 def _leak_error(tensors):

@@ -128,6 +128,31 @@ def static_int_list(value, what):
     return tuple(int(v) for v in array.reshape([-1]))
 
 
+# -- emit rules ---------------------------------------------------------------------------
+
+def elementwise_operands(ins):
+    """The expressions an elementwise op's `emit` hook writes for its operands (`ins`, the
+    executor's Operands). When every operand is rank 0, constants are written as numpy
+    scalars: an operation on numpy scalars gives the same dtype and value as on 0-d arrays,
+    ~10x faster. Next to an ndarray (an operand of rank >= 1, or a function argument, which
+    arrives as a 0-d array) the 0-d constant stays: numpy combines an ndarray faster with a
+    0-d array than with a numpy scalar."""
+    if all(x.shape == () and not x.argument for x in ins):
+        return [x.scalar for x in ins]
+    return list(ins)
+
+
+def wraps_silently(ins, emitter):
+    """True when a Python operator (`x + y`, `-x`) on these operands wraps integer overflow
+    silently, as the op's ufunc kernel does (and TensorFlow). Numpy scalars warn on integer
+    overflow where arrays do not, and rank-0 values are numpy scalars at run time. So: the
+    operands are not integers, or one is known to be an array (rank >= 1), or the code runs
+    with overflow warnings off (`emitter.overflow_ignored`: loops that compute integers)."""
+    if not ins[0].dtype.is_integer or emitter.overflow_ignored:
+        return True
+    return any(x.shape is not None and len(x.shape) > 0 for x in ins)
+
+
 # -- inference rules ----------------------------------------------------------------------
 
 def require_same_dtype(specs):

@@ -31,56 +31,100 @@ def _ignore_errors(func):
     return kernel
 
 
+def _is_integer(value):
+    return isinstance(value, (np.ndarray, np.generic)) and value.dtype.kind in "iu"
+
+
+def _check_divisor(y, what):
+    """Integer division by zero fails, as in TensorFlow (numpy would warn and give 0)."""
+    zero = y == 0
+    if zero.any() if isinstance(zero, np.ndarray) else zero:
+        raise ZeroDivisionError("integer %s by zero" % what)
+
+
 def _floordiv_kernel(x, y):
-    if isinstance(y, np.ndarray) and y.dtype.kind in "iu" or isinstance(y, np.integer):
-        if np.any(np.asarray(y) == 0):
-            raise ZeroDivisionError("integer division by zero")
-    with np.errstate(all="ignore"):
+    if _is_integer(y):
+        _check_divisor(y, "division")
+    with np.errstate(all="ignore"):  # floats: inf and nan; integers: the minimum // -1 wraps
         return np.floor_divide(x, y)
 
 
 def _mod_kernel(x, y):
-    if isinstance(y, np.ndarray) and y.dtype.kind in "iu" or isinstance(y, np.integer):
-        if np.any(np.asarray(y) == 0):
-            raise ZeroDivisionError("integer modulo by zero")
+    if _is_integer(y):
+        _check_divisor(y, "modulo")
+        return np.mod(x, y)  # with no zero divisor, integer modulo has nothing to warn about
     with np.errstate(all="ignore"):
         return np.mod(x, y)
 
 
+# -- how the executor writes elementwise binary ops ---------------------------------------
+
+
+def _operator_emit(symbol, may_overflow=True, kinds=None):
+    """`x <symbol> y`, which is the op's ufunc for arrays. The kernel call stays for operands
+    of dtype kinds other than `kinds` (when given), and for integer arithmetic that could warn
+    on overflow (`may_overflow`, see `common.wraps_silently`)."""
+    def emit(outs, ins, attrs, emitter):
+        if kinds is not None and ins[0].dtype.kind not in kinds:
+            return None
+        if may_overflow and not common.wraps_silently(ins, emitter):
+            return None
+        x, y = common.elementwise_operands(ins)
+        return "%s = %s %s %s" % (outs[0], x, symbol, y)
+    return emit
+
+
+def _integer_division_emit(symbol):
+    """`x // c` and `x % c` for integers when the divisor is a constant with no zero, so that
+    the kernel's check cannot fail (and for `//` with no -1, the one divisor that can
+    overflow). Otherwise the kernel call, which checks the divisor and silences warnings."""
+    def emit(outs, ins, attrs, emitter):
+        divisor = ins[1].value
+        if not ins[0].dtype.is_integer or divisor is None or np.any(divisor == 0):
+            return None
+        if symbol == "//" and np.any(divisor == -1):
+            return None
+        x, y = common.elementwise_operands(ins)
+        return "%s = %s %s %s" % (outs[0], x, symbol, y)
+    return emit
+
+
+def _comparison_emit(symbol, kinds=None):
+    return _operator_emit(symbol, may_overflow=False, kinds=kinds)
+
+
+_COMPARABLE = NUMERIC | {"bool"}  # strings: np.equal on object arrays, kept as the kernel
+
 _BINARY = {
-    # op name: (node name, kernel, dtype kinds, result dtype, python operator for the executor)
-    "AddV2": ("add", np.add, NUMERIC | {"string"}, None, "+"),
-    "Sub": ("sub", np.subtract, NUMERIC, None, "-"),
-    "Mul": ("mul", np.multiply, NUMERIC, None, "*"),
+    # op name: (node name, kernel, dtype kinds, result dtype, executor's emit hook)
+    "AddV2": ("add", np.add, NUMERIC | {"string"}, None, _operator_emit("+")),
+    "Sub": ("sub", np.subtract, NUMERIC, None, _operator_emit("-")),
+    "Mul": ("mul", np.multiply, NUMERIC, None, _operator_emit("*")),
     "RealDiv": ("truediv", _ignore_errors(np.true_divide), FLOAT, None, None),
-    "FloorDiv": ("floordiv", _floordiv_kernel, NUMERIC, None, None),
-    "FloorMod": ("mod", _mod_kernel, NUMERIC, None, None),
+    "FloorDiv": ("floordiv", _floordiv_kernel, NUMERIC, None, _integer_division_emit("//")),
+    "FloorMod": ("mod", _mod_kernel, NUMERIC, None, _integer_division_emit("%")),
     "Pow": ("pow", _ignore_errors(np.power), NUMERIC, None, None),
     "Maximum": ("Maximum", np.maximum, NUMERIC, None, None),
     "Minimum": ("Minimum", np.minimum, NUMERIC, None, None),
     "SquaredDifference": ("SquaredDifference", lambda x, y: np.square(x - y), NUMERIC, None,
                           None),
-    "Less": ("Less", np.less, NUMERIC, dtypes.bool_, "<"),
-    "LessEqual": ("LessEqual", np.less_equal, NUMERIC, dtypes.bool_, "<="),
-    "Greater": ("Greater", np.greater, NUMERIC, dtypes.bool_, ">"),
-    "GreaterEqual": ("GreaterEqual", np.greater_equal, NUMERIC, dtypes.bool_, ">="),
-    "Equal": ("Equal", np.equal, ANY, dtypes.bool_, None),
-    "NotEqual": ("NotEqual", np.not_equal, ANY, dtypes.bool_, None),
+    "Less": ("Less", np.less, NUMERIC, dtypes.bool_, _comparison_emit("<")),
+    "LessEqual": ("LessEqual", np.less_equal, NUMERIC, dtypes.bool_, _comparison_emit("<=")),
+    "Greater": ("Greater", np.greater, NUMERIC, dtypes.bool_, _comparison_emit(">")),
+    "GreaterEqual": ("GreaterEqual", np.greater_equal, NUMERIC, dtypes.bool_,
+                     _comparison_emit(">=")),
+    "Equal": ("Equal", np.equal, ANY, dtypes.bool_, _comparison_emit("==", _COMPARABLE)),
+    "NotEqual": ("NotEqual", np.not_equal, ANY, dtypes.bool_,
+                 _comparison_emit("!=", _COMPARABLE)),
     "LogicalAnd": ("LogicalAnd", np.logical_and, {"bool"}, None, None),
     "LogicalOr": ("LogicalOr", np.logical_or, {"bool"}, None, None),
 }
 
 
-def _operator_emit(symbol):
-    def emit(outs, ins, attrs, bind):
-        return "%s = %s %s %s" % (outs[0], ins[0], symbol, ins[1])
-    return emit
-
-
 OPS = {}
-for _name, (_node, _kernel, _kinds, _result, _symbol) in _BINARY.items():
+for _name, (_node, _kernel, _kinds, _result, _emit) in _BINARY.items():
     OPS[_name] = register(_name, _kernel, _binary_rule(_kinds, _result), node_name=_node,
-                          emit=_operator_emit(_symbol) if _symbol else None)
+                          emit=_emit)
 
 
 def _binary(op_name, x, y, name=None):
@@ -220,8 +264,16 @@ def _softplus(x):
         return np.logaddexp(0, x).astype(x.dtype)
 
 
+def _negative_emit(outs, ins, attrs, emitter):
+    """`-x`, which is np.negative for arrays (the kernel where it could warn on overflow)."""
+    if not common.wraps_silently(ins, emitter):
+        return None
+    return "%s = -%s" % (outs[0], ins[0])
+
+
 _UNARY = {
-    "Neg": (np.negative, NUMERIC, None, "-{0}"),
+    # op name: (kernel, dtype kinds, result dtype, executor's emit hook)
+    "Neg": (np.negative, NUMERIC, None, _negative_emit),
     "Abs": (np.abs, NUMERIC, None, None),
     "Sign": (np.sign, NUMERIC, None, None),
     "Square": (np.square, NUMERIC, None, None),
@@ -249,15 +301,8 @@ _UNARY = {
 }
 
 
-def _template_emit(template):
-    def emit(outs, ins, attrs, bind):
-        return "%s = %s" % (outs[0], template.format(*ins))
-    return emit
-
-
-for _name, (_kernel, _kinds, _result, _template) in _UNARY.items():
-    OPS[_name] = register(_name, _kernel, _unary_rule(_kinds, _result),
-                          emit=_template_emit(_template) if _template else None)
+for _name, (_kernel, _kinds, _result, _emit) in _UNARY.items():
+    OPS[_name] = register(_name, _kernel, _unary_rule(_kinds, _result), emit=_emit)
 
 
 def _unary(op_name, x, name=None):
@@ -377,17 +422,37 @@ def _bool_kernel(func):
     return kernel
 
 
+def _ufunc_reduce_emit(ufunc, fixed_dtype):
+    """`np.<ufunc>.reduce(x, axis)`: what the kernel's np.sum / np.max ... computes, without
+    their Python-level dispatch. With `fixed_dtype` (Sum, Prod) the accumulator dtype is the
+    input's, written into the code (`np.float32`) where the kernel asks the value for it.
+    Max and Min keep the kernel unless the static shape shows the input is not empty (the
+    kernel's check for an empty input could fail)."""
+    def emit(outs, ins, attrs, emitter):
+        x = ins[0]
+        if not fixed_dtype and not shape_lib.num_elements(x.shape):  # unknown or empty
+            return None
+        args = [x, repr(attrs["axis"])]
+        if fixed_dtype:
+            args.append("np." + x.dtype.np_dtype.name)
+        if attrs["keepdims"]:
+            args.append("keepdims=True")
+        return "%s = np.%s.reduce(%s)" % (outs[0], ufunc, ", ".join(args))
+    return emit
+
+
 _REDUCTIONS = {
-    "Sum": (_reduce_kernel(np.sum), NUMERIC),
-    "Prod": (_reduce_kernel(np.prod), NUMERIC),
-    "Mean": (_mean_kernel, NUMERIC),
-    "Max": (_extreme_kernel(np.max), NUMERIC),
-    "Min": (_extreme_kernel(np.min), NUMERIC),
-    "Any": (_bool_kernel(np.any), {"bool"}),
-    "All": (_bool_kernel(np.all), {"bool"}),
+    # op name: (kernel, dtype kinds, executor's emit hook)
+    "Sum": (_reduce_kernel(np.sum), NUMERIC, _ufunc_reduce_emit("add", True)),
+    "Prod": (_reduce_kernel(np.prod), NUMERIC, _ufunc_reduce_emit("multiply", True)),
+    "Mean": (_mean_kernel, NUMERIC, None),
+    "Max": (_extreme_kernel(np.max), NUMERIC, _ufunc_reduce_emit("maximum", False)),
+    "Min": (_extreme_kernel(np.min), NUMERIC, _ufunc_reduce_emit("minimum", False)),
+    "Any": (_bool_kernel(np.any), {"bool"}, None),
+    "All": (_bool_kernel(np.all), {"bool"}, None),
 }
-for _name, (_kernel, _kinds) in _REDUCTIONS.items():
-    OPS[_name] = register(_name, _kernel, _reduce_infer(_kinds))
+for _name, (_kernel, _kinds, _emit) in _REDUCTIONS.items():
+    OPS[_name] = register(_name, _kernel, _reduce_infer(_kinds), emit=_emit)
 
 
 def _reduce(op_name, x, axis, keepdims, name):
@@ -501,7 +566,7 @@ def _matmul_kernel(a, b, transpose_a, transpose_b):
     return np.matmul(a, b)
 
 
-def _matmul_emit(outs, ins, attrs, bind):
+def _matmul_emit(outs, ins, attrs, emitter):
     if attrs["transpose_a"] or attrs["transpose_b"]:
         return None
     return "%s = %s @ %s" % (outs[0], ins[0], ins[1])

@@ -7,7 +7,13 @@ An op is an `OpDef`:
     inputs' specs, raising `SpecError` for bad dtypes or shapes;
   * `grad` is the gradient rule (filled in by the gradients module);
   * `stateful` ops are never folded or merged; `side_effects` ops are never removed;
-  * `emit`, when given, writes the executor's Python for the op instead of a kernel call;
+  * `emit(outs, ins, attrs, emitter)`, when given, writes the executor's Python for the op
+    instead of a kernel call, or returns None for the kernel call. `outs` are the names to
+    assign; `ins` are `executor.Operand`s: each input's expression (a str) with its `dtype`,
+    static `shape` and, for a constant, `value`, so that the op can pick the fastest Python
+    giving the kernel's results (`x % c` for integers and a non-zero constant `c`, numpy
+    scalars for constants when every operand is rank 0, ...). `emitter.bind(value)` (or
+    `emitter(value)`) names a value for the generated code;
   * `lower`, for control-flow ops, writes Python statements around their sub-graphs.
 
 `execute(op, inputs, attrs)` is the single entry point: eagerly it validates and runs the

@@ -7,6 +7,7 @@ generated: one line per computed value between the `def` line and the `return` l
 
 import io
 import re
+import warnings
 
 import numpy as np
 import pytest
@@ -28,6 +29,12 @@ def _body(source):
 
 def _kernel_calls(source, op_type):
     return len(re.findall(r"\bk_%s_\d+\(" % op_type, source))
+
+
+def _returned(source):
+    """The expressions of the generated function's `return (a, b, )`."""
+    inside = re.search(r"^\s*return \((.*)\)\s*$", source, re.M).group(1)
+    return [part.strip() for part in inside.split(",") if part.strip()]
 
 
 # -- the generated function ---------------------------------------------------------------
@@ -192,7 +199,9 @@ def test_identical_reductions_are_merged_but_different_attributes_are_not():
         return tf.reduce_sum(x, axis=0), tf.reduce_sum(x, axis=1), tf.reduce_sum(x, axis=0)
 
     source = _source(f, tf.ones([2, 3]))
-    assert _kernel_calls(source, "Sum") == 2
+    assert len(_body(source)) == 2, source  # one reduction per distinct axis
+    first, second, third = _returned(source)
+    assert first == third != second
     a, b, c = f(tf.constant([[1.0, 2.0, 3.0], [4.0, 5.0, 6.0]]))
     np.testing.assert_array_equal(a.numpy(), [5, 7, 9])
     np.testing.assert_array_equal(b.numpy(), [6, 15])
@@ -498,3 +507,296 @@ def test_failing_assertion_in_a_graph_names_the_user_line(autograph):
         tf.function(f, autograph=autograph)(tf.constant(1))
     assert "x must be zero" in str(info.value)
     assert "test_executor.py" in str(info.value)
+
+
+# -- the executor's fast forms give the kernels' results ------------------------------------
+#
+# Ops write faster Python than a kernel call where what is known before running allows it
+# (see the `emit` hooks in runtime/ops/math_ops.py and the While lowering): `x % c` and
+# `x // c` for integers and a non-zero constant, `==` for numbers, `np.add.reduce` for sums,
+# numpy scalars for rank-0 constants and loop values. Results, errors and warnings must be
+# those of the kernels.
+
+INT32_MIN = np.iinfo(np.int32).min
+INTEGER_DTYPES = pytest.mark.parametrize("dtype", [tf.int32, tf.int64], ids=["int32", "int64"])
+
+
+@pytest.fixture
+def warnings_are_errors():
+    """Any warning (numpy's overflow warnings included) fails the test."""
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        yield
+
+
+@INTEGER_DTYPES
+@pytest.mark.parametrize("divisor", [15, 3, -4, 1])
+def test_integer_mod_and_floordiv_by_a_constant_are_operators(dtype, divisor):
+    @tf.function
+    def f(x):
+        return x % divisor, x // divisor
+
+    values = np.array([-17, -15, -1, 0, 1, 14, 15, 16, 1000], dtype.np_dtype)
+    for value in (values, values[0], values[-1]):  # arrays and rank-0 tensors
+        x = tf.constant(value)
+        source = _source(f, x)
+        assert _kernel_calls(source, "FloorMod") == 0 and _kernel_calls(source, "FloorDiv") == 0
+        assert " % c" in source and " // c" in source, source
+        mod, div = f(x)
+        eager_mod, eager_div = x % divisor, x // divisor
+        for got, expected, reference in ((mod, eager_mod, np.mod(value, divisor)),
+                                         (div, eager_div, np.floor_divide(value, divisor))):
+            assert got.dtype is dtype and expected.dtype is dtype
+            assert got.numpy().dtype == reference.dtype
+            np.testing.assert_array_equal(got.numpy(), expected.numpy())
+            np.testing.assert_array_equal(got.numpy(), reference)
+
+
+@pytest.mark.parametrize("op, message", [(lambda x: x % 0, "integer modulo by zero"),
+                                         (lambda x: x // 0, "integer division by zero")],
+                         ids=["mod", "floordiv"])
+@pytest.mark.parametrize("value", [7, [7, 8]], ids=["scalar", "array"])
+def test_integer_division_by_a_zero_constant_still_raises(op, message, value):
+    f = tf.function(lambda x: op(x), autograph=False)
+    with pytest.raises(tf.errors.InvalidArgumentError, match=message):
+        f(tf.constant(value))
+
+
+@pytest.mark.parametrize("divisor", [0, [3, 0]], ids=["scalar", "array"])
+def test_integer_division_by_a_zero_tensor_still_raises(divisor):
+    @tf.function
+    def f(x, y):
+        return x % y, x // y
+
+    x = tf.constant([7, 8])
+    source = _source(f, x, tf.constant(divisor))
+    assert _kernel_calls(source, "FloorMod") == 1 and _kernel_calls(source, "FloorDiv") == 1
+    with pytest.raises(tf.errors.InvalidArgumentError, match="FloorMod.*integer modulo by zero"):
+        f(x, tf.constant(divisor))
+    mod, div = f(x, tf.constant([3, 3] if isinstance(divisor, list) else 3))
+    np.testing.assert_array_equal(mod.numpy(), [1, 2])
+    np.testing.assert_array_equal(div.numpy(), [2, 2])
+
+
+@pytest.mark.parametrize("value", [INT32_MIN, [INT32_MIN, 5]], ids=["scalar", "array"])
+def test_minimum_integer_divided_by_minus_one_wraps_silently(value, warnings_are_errors):
+    @tf.function
+    def f(x):
+        return x // -1, x % -1
+
+    div, mod = f(tf.constant(value, tf.int32))
+    np.testing.assert_array_equal(div.numpy(), np.negative(np.array(value, np.int32)))
+    np.testing.assert_array_equal(mod.numpy(), np.zeros_like(value))
+
+
+def test_float_mod_keeps_the_kernel_and_its_silence(warnings_are_errors):
+    @tf.function
+    def f(x):
+        return x % 0.0, x % 2.0
+
+    zero, two = f(tf.constant([1.5, -1.5]))
+    assert np.isnan(zero.numpy()).all()
+    np.testing.assert_array_equal(two.numpy(), [1.5, 0.5])
+    assert _kernel_calls(_source(f, tf.constant([1.5])), "FloorMod") == 2
+
+
+@INTEGER_DTYPES
+def test_integer_overflow_in_a_loop_wraps_silently(dtype, warnings_are_errors):
+    big = np.iinfo(dtype.np_dtype).max // 3
+
+    @tf.function
+    def f(n):
+        i = tf.constant(0, dtype)
+        s = tf.constant(0, dtype)
+        while i < n:
+            s += i * big
+            s = s * 3 - i
+            i += 1
+        return s
+
+    expected = np.zeros([1], dtype.np_dtype)  # arrays wrap silently, as in TensorFlow
+    for k in range(50):
+        i = np.full([1], k, dtype.np_dtype)
+        expected = (expected + i * big) * 3 - i
+    result = f(tf.constant(50, dtype))
+    assert result.dtype is dtype
+    assert result.numpy() == expected[0]
+    assert "np.errstate(over='ignore')" in _source(f, tf.constant(50, dtype))
+
+
+def test_integer_overflow_in_a_for_loop_with_branches_wraps_silently(warnings_are_errors):
+    @tf.function
+    def f(n):
+        s = tf.constant(1)
+        for i in tf.range(n):
+            if i % 2 == 0:
+                s = s * 65536
+            else:
+                s = -s + i
+        return s
+
+    expected = np.ones([1], np.int32)
+    for k in range(9):
+        i = np.full([1], k, np.int32)
+        expected = expected * 65536 if k % 2 == 0 else -expected + i
+    assert f(tf.constant(9)).numpy() == expected[0]
+
+
+def test_integer_overflow_outside_loops_wraps_silently(warnings_are_errors):
+    @tf.function
+    def f(x):
+        y = x * 65536
+        return y * 65536 + 1, -(y * 32768)
+
+    a, b = f(tf.constant(3))
+    assert a.numpy() == 1 and b.numpy() == INT32_MIN
+    assert "errstate" not in _source(f, tf.constant(3))  # straight-line code pays nothing
+
+
+_SCALAR_OPS = {
+    "add": lambda x, c: x + c, "sub": lambda x, c: x - c, "mul": lambda x, c: x * c,
+    "mod": lambda x, c: x % c, "floordiv": lambda x, c: x // c,
+    "less": lambda x, c: x < c, "greater_equal": lambda x, c: x >= c,
+    "equal": lambda x, c: tf.equal(x, c), "not_equal": lambda x, c: tf.not_equal(x, c),
+}
+
+
+@pytest.mark.parametrize("dtype", [tf.int32, tf.int64, tf.float32, tf.float64],
+                         ids=lambda d: d.name)
+@pytest.mark.parametrize("name", sorted(_SCALAR_OPS))
+def test_rank0_scalar_path_and_array_path_agree(name, dtype):
+    op = _SCALAR_OPS[name]
+    constant = 3 if dtype.is_integer else 0.375
+
+    def straight(x):  # arguments arrive as 0-d arrays
+        return op(x, constant)
+
+    def chained(x):  # results of ops on rank-0 values are numpy scalars
+        return op(x + x - x, constant)
+
+    def looped(x):  # inside a loop every value is a numpy scalar
+        y = op(x, constant)
+        for _ in tf.range(2):
+            y = op(x, constant)
+        return y
+
+    for value in (-7, 5, 6):
+        scalar = tf.constant(value, dtype)
+        array = tf.constant([value], dtype)
+        eager = op(scalar, constant)
+        for fn in (straight, chained, looped):
+            f = tf.function(fn)
+            from_scalar, from_array = f(scalar), f(array)
+            assert from_scalar.dtype is eager.dtype is from_array.dtype
+            assert from_scalar.shape == () and from_array.shape == (1,)
+            assert type(from_scalar.numpy()) is type(eager.numpy())
+            assert from_scalar.numpy() == eager.numpy() == from_array.numpy()[0]
+
+
+def test_rank0_loop_inputs_are_read_once_as_scalars():
+    @tf.function
+    def f(n, step):
+        total = tf.constant(0.0)
+        unchanged = tf.constant(2.5)
+        i = tf.constant(0)
+        while i < n:
+            total += step * unchanged
+            i += 1
+        return total, unchanged, i
+
+    source = _source(f, tf.constant(4), tf.constant(0.5))
+    loop = source.index("while True:")
+    assert re.search(r"\w+ = in0\[\(\)\]", source[:loop]), source
+    assert re.search(r"\w+ = in1\[\(\)\]", source[:loop]), source
+    total, unchanged, i = f(tf.constant(4), tf.constant(0.5))
+    assert (total.dtype, unchanged.dtype, i.dtype) == (tf.float32, tf.float32, tf.int32)
+    assert (total.numpy(), unchanged.numpy(), i.numpy()) == (5.0, 2.5, 4)
+    assert type(total.numpy()) is np.float32
+
+
+def test_nested_integer_loops_turn_overflow_warnings_off_once():
+    @tf.function
+    def f(n):
+        s = tf.constant(0)
+        i = tf.constant(0)
+        while i < n:
+            j = tf.constant(0)
+            while j < i:
+                s += j
+                j += 1
+            i += 1
+        return s
+
+    source = _source(f, tf.constant(5))
+    assert source.count("np.errstate") == 1, source
+    assert f(tf.constant(5)).numpy() == 10
+
+
+def test_float_loops_do_not_touch_warnings():
+    @tf.function
+    def f(x):
+        while tf.reduce_sum(x) > 1:
+            x = tf.tanh(x)
+        return x
+
+    assert "errstate" not in _source(f, tf.ones([5]))
+
+
+def test_check_numerics_still_catches_inf_in_scalar_loops():
+    @tf.function
+    def f(x, n):
+        i = tf.constant(0)
+        while i < n:
+            x = x * 1e30
+            i += 1
+        return x
+
+    tf.debugging.enable_check_numerics()
+    try:
+        assert f(tf.constant(1.0), tf.constant(1)).numpy() == np.float32(1e30)
+        with pytest.raises(tf.errors.InvalidArgumentError, match="Inf"):
+            f(tf.constant(1.0), tf.constant(2))
+    finally:
+        tf.debugging.disable_check_numerics()
+
+
+@pytest.mark.parametrize("reduce", [tf.reduce_sum, tf.reduce_prod, tf.reduce_max,
+                                    tf.reduce_min], ids=lambda r: r.__name__)
+@pytest.mark.parametrize("axis, keepdims", [(None, False), (0, False), (1, True), ([0, 1], True)])
+@pytest.mark.parametrize("dtype", [tf.int32, tf.float32, tf.float64], ids=lambda d: d.name)
+def test_reductions_written_as_ufunc_reduce_match_the_kernels(reduce, axis, keepdims, dtype):
+    value = np.array([[3, -7, 1000], [65536, 2, -5]], dtype.np_dtype)  # int32 prod overflows
+    f = tf.function(lambda x: reduce(x, axis=axis, keepdims=keepdims), autograph=False)
+    assert "k_" not in _source(f, tf.constant(value))
+    result, eager = f(tf.constant(value)), reduce(tf.constant(value), axis=axis,
+                                                  keepdims=keepdims)
+    assert result.dtype is eager.dtype is dtype
+    assert type(result.numpy()) is type(eager.numpy())
+    np.testing.assert_array_equal(result.numpy(), eager.numpy())
+
+
+def test_reductions_of_rank0_tensors():
+    for reduce in (tf.reduce_sum, tf.reduce_prod, tf.reduce_max, tf.reduce_min):
+        f = tf.function(lambda x: reduce(x), autograph=False)
+        result = f(tf.constant(2.5))
+        assert result.dtype is tf.float32 and result.numpy() == 2.5
+
+
+def test_max_of_a_possibly_empty_tensor_keeps_the_checking_kernel():
+    f = tf.function(lambda x: tf.reduce_max(x), autograph=False)
+    cf = f.get_concrete_function(tf.TensorSpec([None], tf.int32))
+    assert _kernel_calls(cf.executor_source, "Max") == 1
+    assert cf(tf.constant([4, 9, 1])).numpy() == 9
+    with pytest.raises(tf.errors.InvalidArgumentError, match="empty"):
+        cf(tf.zeros([0], tf.int32))
+
+
+def test_string_and_bool_equality():
+    f = tf.function(lambda a, b: (tf.equal(a, b), tf.not_equal(a, b)), autograph=False)
+    equal, not_equal = f(tf.constant(["x", "y"]), tf.constant(["x", "z"]))
+    np.testing.assert_array_equal(equal.numpy(), [True, False])
+    np.testing.assert_array_equal(not_equal.numpy(), [False, True])
+    assert _kernel_calls(_source(f, tf.constant("x"), tf.constant("y")), "Equal") == 1
+    equal, not_equal = f(tf.constant(True), tf.constant(False))
+    assert (equal.numpy(), not_equal.numpy()) == (False, True)
+    assert equal.dtype is tf.bool

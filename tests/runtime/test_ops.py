@@ -16,7 +16,8 @@ import numpy as np
 import pytest
 
 import autograph.tf as tf
-from runtime import nest
+from runtime import executor, nest
+from runtime.ops import math_ops
 
 _rng = np.random.default_rng(1234)
 F1 = _rng.standard_normal((2, 3)).astype(np.float32)
@@ -1006,6 +1007,126 @@ def test_enable_check_numerics_catches_nan_in_eager_ops():
             tf.math.log(tf.constant(-1.0))
     finally:
         tf.debugging.disable_check_numerics()
+
+
+# -- how the executor writes ops: the emit rules ---------------------------------------------
+#
+# Each op's `emit` hook sees its inputs as executor Operands (expression, dtype, static shape,
+# constant value) and writes Python, or returns None for the kernel call. Their results are
+# checked against the kernels in tests/runtime/test_executor.py; these pin the rules.
+
+SCALAR, VECTOR, UNKNOWN = (), (3,), None
+
+
+def _emit(op_name, *operands, attrs=None, overflow_ignored=False):
+    """Op `op_name`'s emit hook on `operands` given as (expr, dtype, shape, value[, argument]):
+    returns the line it writes (or None) and the namespace of the generated code."""
+    emitter = executor.Emitter()
+    emitter.overflow_ignored = overflow_ignored
+    ins = [executor.Operand(expr, dtype, shape, value, emitter, *argument)
+           for expr, dtype, shape, value, *argument in operands]
+    return math_ops.OPS[op_name].emit(["out"], ins, attrs or {}, emitter), emitter.namespace
+
+
+def _const(value, dtype, name="k"):
+    return (name, dtype, np.shape(value), np.array(value, dtype.np_dtype))
+
+
+def test_emit_rank0_constants_are_numpy_scalars_when_every_operand_is_rank0():
+    text, namespace = _emit("Greater", ("x", tf.float32, SCALAR, None), _const(1.0, tf.float32))
+    x, symbol, constant = text.split(" = ")[1].split()
+    assert (x, symbol) == ("x", ">")
+    assert type(namespace[constant]) is np.float32
+
+
+@pytest.mark.parametrize("shape", [VECTOR, UNKNOWN], ids=["vector", "unknown"])
+def test_emit_keeps_0d_array_constants_next_to_arrays(shape):
+    text, namespace = _emit("Mul", ("x", tf.float32, shape, None), _const(2.0, tf.float32))
+    assert text == "out = x * k"  # the constant's own expression: the bound 0-d array
+
+
+def test_emit_keeps_0d_array_constants_next_to_rank0_function_arguments():
+    # Arguments arrive as 0-d arrays: 0-d array + 0-d array is faster than + numpy scalar.
+    text, _ = _emit("AddV2", ("in0", tf.float32, SCALAR, None, True), _const(1.0, tf.float32))
+    assert text == "out = in0 + k"
+
+
+def test_emit_integer_arithmetic_on_rank0_values_uses_operators_only_in_loops():
+    operands = (("x", tf.int32, SCALAR, None), _const(3, tf.int32))
+    for op_name in ("AddV2", "Sub", "Mul"):
+        assert _emit(op_name, *operands)[0] is None  # the ufunc kernel: never warns
+        text, namespace = _emit(op_name, *operands, overflow_ignored=True)
+        assert type(namespace[text.split()[-1]]) is np.int32
+    assert _emit("Neg", ("x", tf.int32, SCALAR, None))[0] is None
+    assert _emit("Neg", ("x", tf.int32, SCALAR, None), overflow_ignored=True)[0] == "out = -x"
+    assert _emit("Neg", ("x", tf.int32, VECTOR, None))[0] == "out = -x"
+    assert _emit("AddV2", ("x", tf.int32, VECTOR, None), _const(3, tf.int32))[0] == "out = x + k"
+    assert _emit("AddV2", ("x", tf.float32, SCALAR, None), ("y", tf.float32, SCALAR, None))[0] \
+        == "out = x + y"
+
+
+def test_emit_integer_comparisons_use_scalars_anywhere():
+    text, namespace = _emit("Less", ("x", tf.int32, SCALAR, None), _const(3, tf.int32))
+    assert text.startswith("out = x < ") and type(namespace[text.split()[-1]]) is np.int32
+
+
+@pytest.mark.parametrize("op_name, symbol", [("FloorMod", "%"), ("FloorDiv", "//")])
+def test_emit_integer_division_by_a_nonzero_constant_is_an_operator(op_name, symbol):
+    x = ("x", tf.int64, VECTOR, None)
+    assert _emit(op_name, x, _const(15, tf.int64))[0] == "out = x %s k" % symbol
+    assert _emit(op_name, x, _const([3, -4, 5], tf.int64))[0] == "out = x %s k" % symbol
+    text, namespace = _emit(op_name, ("x", tf.int64, SCALAR, None), _const(15, tf.int64))
+    assert type(namespace[text.split()[-1]]) is np.int64
+    # The kernel, which checks the divisor (or silences warnings), everywhere else:
+    assert _emit(op_name, x, _const(0, tf.int64))[0] is None
+    assert _emit(op_name, x, _const([3, 0, 5], tf.int64))[0] is None
+    assert _emit(op_name, x, ("y", tf.int64, VECTOR, None))[0] is None
+    assert _emit(op_name, ("x", tf.float32, VECTOR, None), _const(2.0, tf.float32))[0] is None
+
+
+def test_emit_floordiv_by_minus_one_keeps_the_kernel_but_mod_does_not():
+    x = ("x", tf.int32, SCALAR, None)
+    assert _emit("FloorDiv", x, _const(-1, tf.int32))[0] is None  # int min // -1 overflows
+    assert _emit("FloorMod", x, _const(-1, tf.int32))[0] is not None
+
+
+def test_emit_equality_is_an_operator_for_numbers_and_bools_only():
+    assert _emit("Equal", ("x", tf.int32, VECTOR, None), ("y", tf.int32, VECTOR, None))[0] \
+        == "out = x == y"
+    assert _emit("NotEqual", ("x", tf.bool, SCALAR, None), ("y", tf.bool, SCALAR, None))[0] \
+        == "out = x != y"
+    assert _emit("Equal", ("x", tf.string, VECTOR, None), ("y", tf.string, VECTOR, None))[0] \
+        is None
+
+
+@pytest.mark.parametrize("op_name, ufunc", [("Sum", "add"), ("Prod", "multiply")])
+def test_emit_sum_and_prod_are_ufunc_reductions_with_the_input_dtype(op_name, ufunc):
+    attrs = {"axis": None, "keepdims": False}
+    text, _ = _emit(op_name, ("x", tf.float32, UNKNOWN, None), attrs=attrs)
+    assert text == "out = np.%s.reduce(x, None, np.float32)" % ufunc
+    attrs = {"axis": (0, 1), "keepdims": True}
+    text, _ = _emit(op_name, ("x", tf.int64, (2, 3), None), attrs=attrs)
+    assert text == "out = np.%s.reduce(x, (0, 1), np.int64, keepdims=True)" % ufunc
+
+
+@pytest.mark.parametrize("op_name, ufunc", [("Max", "maximum"), ("Min", "minimum")])
+def test_emit_max_and_min_are_ufunc_reductions_when_the_input_cannot_be_empty(op_name, ufunc):
+    attrs = {"axis": (1,), "keepdims": False}
+    text, _ = _emit(op_name, ("x", tf.int32, (2, 3), None), attrs=attrs)
+    assert text == "out = np.%s.reduce(x, (1,))" % ufunc
+    assert _emit(op_name, ("x", tf.int32, SCALAR, None), attrs=attrs)[0] is not None
+    for shape in [(2, None), (0, 3), UNKNOWN]:  # the kernel raises on an empty input
+        assert _emit(op_name, ("x", tf.int32, shape, None), attrs=attrs)[0] is None
+
+
+def test_integer_mod_and_floordiv_kernels_check_scalar_and_array_divisors():
+    for divisor in (np.int32(0), np.array(0, np.int32), np.array([2, 0], np.int32)):
+        with pytest.raises(ZeroDivisionError, match="integer modulo by zero"):
+            math_ops.OPS["FloorMod"].kernel(np.array([5, 6], np.int32), divisor)
+        with pytest.raises(ZeroDivisionError, match="integer division by zero"):
+            math_ops.OPS["FloorDiv"].kernel(np.int32(5), divisor)
+    assert math_ops.OPS["FloorMod"].kernel(np.int32(-7), np.int32(3)) == 2
+    assert math_ops.OPS["FloorDiv"].kernel(np.int32(-7), np.array(3, np.int32)) == -3
 
 
 # -- the facade covers the documented API ------------------------------------------------------

@@ -60,15 +60,20 @@ def set_origin(nodes, origin):
     line = getattr(origin, "lineno", None)
     if line is None:
         return nodes
-    for node in nodes if isinstance(nodes, list) else [nodes]:
-        for sub in gast.walk(node):
-            if not getattr(sub, "_ag_origin", False) and hasattr(sub, "_attributes") and \
-                    "lineno" in sub._attributes:
-                sub.lineno = line
-                sub.col_offset = getattr(origin, "col_offset", 0)
-                sub.end_lineno = line
-                sub.end_col_offset = getattr(origin, "end_col_offset", 0)
-                sub._ag_origin = True
+    # Nodes that already have a line (the user's, or generated ones placed earlier) keep it,
+    # and so do their subtrees: passes place what they generate as they go, inside out.
+    stack = list(nodes) if isinstance(nodes, list) else [nodes]
+    while stack:
+        sub = stack.pop()
+        if getattr(sub, "_ag_origin", False):
+            continue
+        if "lineno" in getattr(sub, "_attributes", ()):
+            sub.lineno = line
+            sub.col_offset = getattr(origin, "col_offset", 0)
+            sub.end_lineno = line
+            sub.end_col_offset = getattr(origin, "end_col_offset", 0)
+            sub._ag_origin = True
+        stack.extend(gast.iter_child_nodes(sub))
     return nodes
 
 

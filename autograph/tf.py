@@ -20,6 +20,7 @@ from runtime.ops.common import convert_to_tensor  # noqa: F401
 from runtime.shape import TensorShape  # noqa: F401
 from runtime.signature import TensorSpec  # noqa: F401
 from runtime.tensor import Tensor  # noqa: F401
+from runtime.tensor_array import TensorArray  # noqa: F401
 from runtime.variables import Variable  # noqa: F401
 
 
@@ -179,6 +180,17 @@ errors = _namespace(
     FailedPreconditionError=_errors.FailedPreconditionError,
     OperatorNotAllowedInGraphError=_errors.OperatorNotAllowedInGraphError,
     InaccessibleTensorError=_errors.InaccessibleTensorError)
+errors.OutOfRangeError = _errors.OutOfRangeError
+
+# -- tf.data: map/filter/reduce functions are converted like a Function's -----------------------
+from runtime import data as _data  # noqa: E402
+
+_data.set_function_converter(_autograph._convert_or_warn)
+_data_constants = dict(AUTOTUNE=_data.AUTOTUNE, INFINITE_CARDINALITY=_data.INFINITE_CARDINALITY,
+                       UNKNOWN_CARDINALITY=_data.UNKNOWN_CARDINALITY)
+data = _namespace("data", "Input pipelines.", Dataset=_data.Dataset, Iterator=_data.Iterator,
+                  experimental=_namespace("data.experimental", "tf.data constants.",
+                                          **_data_constants), **_data_constants)
 
 config = _namespace("config", "Global switches.",
                     run_functions_eagerly=_autograph.run_functions_eagerly,

@@ -27,6 +27,10 @@ class FailedPreconditionError(OpError):
     """The system is not in a state required by the op (for example, an uninitialised variable)."""
 
 
+class OutOfRangeError(OpError):
+    """An iterator ran past its end (`IteratorGetNext` on an exhausted tf.data iterator)."""
+
+
 class OperatorNotAllowedInGraphError(TypeError):
     """A symbolic tensor was used where a Python value is needed (`if t:`, `bool(t)`...)."""
 

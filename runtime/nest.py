@@ -2,12 +2,39 @@
 
 Dicts flatten in sorted key order, as TensorFlow's `tf.nest` does, so that two dicts with
 the same keys always flatten alike.
+
+Composite values (a `TensorArray`) are nested too: a class registered with
+`register_composite` is a value made of component values (its tensors: a TensorArray's
+one handle) plus static metadata. It provides
+  * `_nest_components()`: the component values, in order (themselves leaves or nested);
+  * `_nest_rebuild(components)`: a value of the same kind and metadata on new components;
+  * `_nest_signature()`: the hashable part of the metadata that `structure_signature`
+    compares (what must not change through a loop or between branches).
+So staged control flow carries a composite through its ops as its tensors, and rebuilds it.
 """
+
+_CONTAINERS = (list, tuple, dict)
+_NESTED = _CONTAINERS
+_COMPOSITES = ()
+
+
+def register_composite(cls):
+    """Makes instances of `cls` nested values (see the module docstring); returns `cls`."""
+    global _NESTED, _COMPOSITES
+    if cls not in _COMPOSITES:
+        _COMPOSITES = _COMPOSITES + (cls,)
+        _NESTED = _CONTAINERS + _COMPOSITES
+    return cls
+
+
+def is_composite(value):
+    """True for instances of the registered composite classes."""
+    return isinstance(value, _COMPOSITES)
 
 
 def is_nested(value):
-    """True for the containers this module descends into."""
-    return isinstance(value, (list, tuple, dict))
+    """True for the containers and composites this module descends into."""
+    return isinstance(value, _NESTED)
 
 
 def _is_namedtuple(value):
@@ -24,6 +51,8 @@ def _sorted_keys(d):
 def _children(value):
     if isinstance(value, dict):
         return [value[k] for k in _sorted_keys(value)]
+    if isinstance(value, _COMPOSITES):
+        return list(value._nest_components())
     return list(value)
 
 
@@ -45,6 +74,8 @@ def _flatten_into(structure, out):
 
 
 def _rebuild(template, children):
+    if isinstance(template, _COMPOSITES):
+        return template._nest_rebuild(list(children))
     if isinstance(template, dict):
         keys = _sorted_keys(template)
         rebuilt = dict(zip(keys, children))
@@ -98,5 +129,23 @@ def structure_signature(structure):
         keys = _sorted_keys(structure)
         return (type(structure), tuple(keys),
                 tuple(structure_signature(structure[k]) for k in keys))
-    return (type(structure), len(structure),
-            tuple(structure_signature(child) for child in structure))
+    children = _children(structure)
+    head = structure._nest_signature() if isinstance(structure, _COMPOSITES) else len(children)
+    return (type(structure), head, tuple(structure_signature(child) for child in children))
+
+
+def map_composites(func, structure, *others):
+    """`structure` with each composite replaced by `func(composite, *matching composites of
+    others)`; the others must have the same structure signature. Containers are rebuilt only
+    around a replaced composite, so a structure without one comes back as it is."""
+    if isinstance(structure, _COMPOSITES):
+        return func(structure, *others)
+    if not isinstance(structure, _CONTAINERS):
+        return structure
+    children = _children(structure)
+    other_children = [_children(o) for o in others]
+    new = [map_composites(func, child, *[oc[i] for oc in other_children])
+           for i, child in enumerate(children)]
+    if all(a is b for a, b in zip(new, children)):
+        return structure
+    return _rebuild(structure, new)

@@ -48,6 +48,30 @@ def _collect_assigned(node, found):
         _collect_assigned(child, found)
 
 
+def appended_names(node):
+    """Names `x` of the calls `x.append(...)` in `node`, in this scope (the method is
+    looked up as `x.append`).
+
+    Appending changes a list without assigning its name; a loop on a tensor that appends to
+    a list must still carry it (staged as a TensorArray, see runtime.operators.staging)."""
+    found = set()
+    for child in _iter_nodes(node):
+        _collect_appended(child, found)
+    return found
+
+
+def _collect_appended(node, found):
+    if isinstance(node, _SCOPE_NODES):
+        return
+    # `x.append`, called (`x.append(v)`, or `converted_call(x.append, ...)` once the
+    # expression pass has rewritten the call) or kept to be called later.
+    if isinstance(node, gast.Attribute) and node.attr == "append" and \
+            isinstance(node.value, gast.Name):
+        found.add(node.value.id)
+    for child in gast.iter_child_nodes(node):
+        _collect_appended(child, found)
+
+
 def read_names(node):
     """Names loaded anywhere in `node`, including free variables of nested functions.
 

@@ -3,7 +3,8 @@
 `analyze(function_node)` walks the (already lowered: no break/continue/return inside
 loops and branches) function body once and records, for every If, While and For, a
 `StatementInfo`:
-  * modified:   names the statement assigns (a for loop's target included);
+  * modified:   names the statement assigns (a for loop's target included), and the
+                local lists it appends to (`x.append(...)`);
   * live_out:   names read after the statement before being reassigned;
   * live_in:    names read by the statement (or after it) before being reassigned;
   * live_loop:  for loops, names live at the top of each iteration (loop-carried reads);
@@ -70,10 +71,14 @@ def analyze(function_node, loop_flags=None):
     _Liveness(annotations, loop_flags or {}).block(function_node.body, frozenset())
     params = frozenset(activity.parameter_names(function_node))
     _Definedness(annotations).block(function_node.body, params)
+    # `x.append(...)` modifies x too, for the function's own variables (not globals or
+    # variables of enclosing functions, which the statement cannot carry).
+    local = activity.assigned_names(function_node.body) | params
     for node in gast.walk(function_node):
         if isinstance(node, _COMPOUND):
             info = annotations.info(node)
             modified = activity.assigned_names(node.body + node.orelse)
+            modified |= activity.appended_names(node.body + node.orelse) & local
             if isinstance(node, gast.For):
                 modified |= activity.assigned_names(node.target)
             info.modified = frozenset(modified)

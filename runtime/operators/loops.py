@@ -61,7 +61,7 @@ def _staged(get_state, set_state, symbol_names, test, step, counter=None):
         return ([new_i] if counter is not None else []) + state
 
     try:
-        final = staging.staged_loop(names, init, cond_fn, body_fn)
+        final = staging.staged_loop(names, init, cond_fn, body_fn, stage_lists=True)
     except BaseException:
         set_state(split(init)[1] if counter is not None else init)
         raise

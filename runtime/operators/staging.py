@@ -8,7 +8,12 @@ its branches or body into sub-graphs and reconciling the state they produce:
     compiler's own flags and return values, which get a neutral value (zeros / False);
   * a variable whose dtype or nesting structure differs between branches or iterations is
     an error naming it and both types;
-  * a loop variable whose shape changes across iterations is relaxed to None dimensions.
+  * a loop variable whose shape changes across iterations is relaxed to None dimensions;
+  * TensorArrays (composites of one handle tensor, see runtime.tensor_array) are carried
+    as their handle; their static metadata (element shape, size) is joined across branches
+    and iterations, so an element shape learned in a loop body holds after the loop;
+  * a Python list that a loop on a tensor appends tensors to is carried as a TensorArray
+    (a StagedList), see the last section.
 """
 
 import contextlib
@@ -22,6 +27,7 @@ from runtime import dtypes
 from runtime import errors
 from runtime import nest
 from runtime import shape as shape_lib
+from runtime import tensor_array
 from runtime.operators.undefined import DeadValue, Undefined, UndefinedReturnValue
 from runtime.ops import array_ops, common
 from runtime.tensor import SymbolicTensor, Tensor
@@ -128,8 +134,10 @@ def staged_cond(pred, true_fn, false_fn, what, symbol_names=None):
     With `symbol_names`, the functions return one value per named variable."""
     refuse_inside_try(what)
     require_scalar_bool(pred, what)
-    then_sub, then_value = control_flow.trace_subgraph("cond_true", lambda: true_fn(), [])
-    else_sub, else_value = control_flow.trace_subgraph("cond_false", lambda: false_fn(), [])
+    then_sub, then_value = control_flow.trace_subgraph(
+        "cond_true", lambda: tensor_array.isolate_mutations(true_fn), [])
+    else_sub, else_value = control_flow.trace_subgraph(
+        "cond_false", lambda: tensor_array.isolate_mutations(false_fn), [])
     if symbol_names is None:
         names = ["value"]
         then_values, else_values = [then_value], [else_value]
@@ -153,14 +161,38 @@ def _merge_symbol(name, a, b, then_sub, else_sub, then_outs, else_outs, specs):
     if nest.structure_signature(a) != nest.structure_signature(b):
         _fail(TypeError, "'%s' has a different structure in the two branches: %r vs %r"
               % (name, a, b))
+    if a is b and isinstance(a, list):
+        _refuse_list_grown_in_branch(name, a, then_sub, else_sub)
+    template = _join(name, a, b, ("in the if branch", "in the else branch"))
     leaves = []
     for x, y in zip(nest.flatten(a), nest.flatten(b)):
         leaves.append(_merge_leaf(name, x, y, then_sub, else_sub, then_outs, else_outs, specs))
 
     def build(outputs):
         values = [leaf(outputs) for leaf in leaves]
-        return nest.pack_sequence_as(a, values) if nest.is_nested(a) else values[0]
+        return nest.pack_sequence_as(template, values) if nest.is_nested(template) \
+            else values[0]
     return build
+
+
+def _join(name, a, b, where):
+    """`a` with its TensorArrays' metadata joined with `b`'s (runtime.tensor_array.join)."""
+    try:
+        return tensor_array.join(name, a, b, where)
+    except TypeError as e:
+        _fail(TypeError, str(e))
+
+
+def _refuse_list_grown_in_branch(name, value, then_sub, else_sub):
+    """Both branches hand back the same Python list: a branch changed it in place (appended
+    to it). Holding a tensor computed in a branch, it cannot be merged by an If op."""
+    for leaf in nest.flatten(value):
+        if _escaped(leaf, then_sub) or _escaped(leaf, else_sub):
+            _fail(ValueError, "'%s' is a Python list that a branch of a conditional on a tensor "
+                  "appends a tensor to; a list cannot grow inside a staged branch. Append "
+                  "after the conditional (e.g. a value chosen with tf.where or tf.cond), or "
+                  "build it in a loop on a tensor (staged as a TensorArray) or with "
+                  "tf.TensorArray" % name)
 
 
 def _merge_leaf(name, x, y, then_sub, else_sub, then_outs, else_outs, specs):
@@ -278,7 +310,7 @@ class LoopState:
         return out
 
 
-def staged_loop(names, init, cond_fn, body_fn):
+def staged_loop(names, init, cond_fn, body_fn, stage_lists="empty"):
     """Stages a loop as a While op.
 
     `init` holds one value per name; `cond_fn(values)` returns the continuation condition
@@ -286,25 +318,51 @@ def staged_loop(names, init, cond_fn, body_fn):
 
     A variable still undefined before the loop gets its dtype and shape from a throwaway
     trace of the body; if the body never assigns it (the assignment sits behind a Python
-    condition that is false while tracing), it is not carried and stays undefined."""
+    condition that is false while tracing), it is not carried and stays undefined.
+
+    A Python list variable the body appends tensors to is carried as a TensorArray (see the
+    last section): with `stage_lists=True` (converted loops) any list of tensors, by default
+    only lists that start empty. (A list of tensors that the body assigns anew costs a
+    second trace of the body to find out; tf.while_loop's own list of loop variables is
+    such a list, and never empty.)"""
     refuse_inside_try("a loop")
     init = list(init)
+    if stage_lists and any(type(v) is list and (stage_lists is True or not v) for v in init):
+        return _staged_loop_with_lists(names, init, cond_fn, body_fn, stage_lists is True)
+    return _staged_loop(names, init, cond_fn, body_fn)
+
+
+def _staged_loop(names, init, cond_fn, body_fn, check=None):
+    """`staged_loop` once the lists are settled; `check(init, body_out)`, when given, sees
+    the values after the first traced iteration before anything else does."""
     learned = {}
     if any(isinstance(v, Undefined) for v in init):
         learned = _learn_undefined_specs(names, init, body_fn)
         carried = [i for i, v in enumerate(init)
                    if not isinstance(v, Undefined) or learned[i] is not None]
         if len(carried) < len(init):
-            return _loop_without(names, init, carried, learned, cond_fn, body_fn)
+            return _loop_without(names, init, carried, learned, cond_fn, body_fn, check)
     state = LoopState(names, init)
+    state.templates = [tensor_array.entering_loop(t) for t in state.templates]
     init_leaves = _initial_leaves(state, learned)
     specs = [(t.dtype, t._shape) for t in init_leaves]
     for _ in range(3):
         body_sub, body_out = control_flow.trace_subgraph(
             "while_body", lambda *ph: body_fn(state.rebuild(list(ph))), specs,
             state.leaf_names)
+        if check is not None:
+            check(init, body_out)
         outs, relaxed = _check_body_outputs(state, body_out, body_sub, specs)
-        if relaxed == specs:
+        # A TensorArray's element shape or dtype learned in the body holds for the loop's
+        # result without tracing again (the traced body stays valid); a changed static
+        # size does need it (the body may have used it as a constant).
+        joined = _joined_templates(state, body_out)
+        sizes_changed = False
+        if joined is not None:
+            sizes_changed = (tensor_array.static_sizes(joined) !=
+                             tensor_array.static_sizes(state.templates))
+            state.templates = joined
+        if relaxed == specs and not sizes_changed:
             break
         specs = relaxed
     else:
@@ -323,7 +381,17 @@ def staged_loop(names, init, cond_fn, body_fn):
     return state.rebuild(list(outputs))
 
 
-def _loop_without(names, init, carried, learned, cond_fn, body_fn):
+def _joined_templates(state, body_out):
+    """The loop variables' templates with the metadata of their TensorArrays joined with
+    the body's (an element shape learned in the body), or None when nothing changes."""
+    joined = [_join(name, template, value, ("before the loop", "after an iteration"))
+              for name, template, value in zip(state.names, state.templates, body_out)]
+    if all(a is b for a, b in zip(joined, state.templates)):
+        return None
+    return joined
+
+
+def _loop_without(names, init, carried, learned, cond_fn, body_fn, check=None):
     """Stages the loop over the `carried` variables only; the others stay as they are."""
     def full(values):
         out = list(init)
@@ -335,8 +403,8 @@ def _loop_without(names, init, carried, learned, cond_fn, body_fn):
         after = body_fn(full(values))
         return [after[i] for i in carried]
 
-    result = staged_loop([names[i] for i in carried], [init[i] for i in carried],
-                         lambda values: cond_fn(full(values)), body)
+    result = _staged_loop([names[i] for i in carried], [init[i] for i in carried],
+                          lambda values: cond_fn(full(values)), body, check)
     return full(result)
 
 
@@ -422,3 +490,81 @@ def _check_body_outputs(state, body_out, body_sub, specs):
                 shape_lib.relax(shape, leaf._shape)
             relaxed.append((dtype, new_shape))
     return outs, relaxed
+
+
+# -- lists appended to in a loop on a tensor -----------------------------------------------------
+#
+#     out = []
+#     for i in tf.range(n):          the compiler carries `out` as loop state (the analysis
+#         out.append(i * i)          counts `out.append(...)` as modifying `out`)
+#     tf.stack(out)
+#
+# A loop variable holding a Python list of tensors (or an empty one) is traced as a
+# StagedList: a growing TensorArray that `append` writes to. What the first traced
+# iteration does with it decides how the loop carries it:
+#   * it appended tensors, and the variable still holds that list: carried as a TensorArray
+#     and left a StagedList after the loop (`tf.stack`, `len`, indexing, `for` work);
+#   * it appended other Python values (a trace-time log), or nothing: the StagedList turns
+#     into a stand-in for the Python list, passing appends and reads on to it, and the
+#     variable gets the list back after the loop (as if the loop did not carry it);
+#   * it assigned the variable another value: staging restarts with the list as an
+#     ordinary loop variable (before any While op is built).
+
+
+class _Restart(Exception):
+    """Raised after the first traced iteration to stage the loop again with the lists at
+    `indices` as they are."""
+
+    def __init__(self, token, indices):
+        super().__init__("restart loop staging")
+        self.token = token
+        self.indices = indices
+
+
+def _staged_loop_with_lists(names, init, cond_fn, body_fn, nonempty):
+    current = list(init)
+    for i, value in enumerate(init):
+        if type(value) is list and (nonempty or not value):
+            staged = tensor_array.StagedList.candidate(value, names[i])
+            if staged is not None:
+                current[i] = staged
+    while True:
+        origins = {v._origin: i for i, v in enumerate(current)
+                   if isinstance(v, tensor_array.StagedList) and v is not init[i]}
+        if not origins:
+            return _staged_loop(names, current, cond_fn, body_fn)
+        token = object()
+        try:
+            final = _staged_loop(names, current, cond_fn, body_fn, _list_check(token, origins))
+        except _Restart as restart:
+            if restart.token is not token:
+                raise
+            for i in restart.indices:
+                current[i] = init[i]
+            continue
+        except Exception:
+            if any(origin.appended and not origin.python for origin in origins):
+                raise
+            current = list(init)  # not about the lists: stage as before, to report it so
+            continue
+        return [v._origin.values if isinstance(v, tensor_array.StagedList) and
+                v._origin in origins and v._origin.python else v for v in final]
+
+
+def _list_check(token, origins):
+    """The `check` deciding, after the first traced iteration, how each list is carried."""
+    def check(values, body_out):
+        restart = []
+        for value, after in zip(values, body_out):
+            origin = value._origin if isinstance(value, tensor_array.StagedList) else None
+            if origin not in origins or not origin.trial:
+                continue
+            if not (isinstance(after, tensor_array.StagedList) and after._origin is origin):
+                restart.append(origins[origin])
+            elif origin.unstageable or not origin.appended:
+                origin.python = True
+        if restart:
+            raise _Restart(token, restart)
+        for origin in origins:
+            origin.trial = False
+    return check

@@ -601,8 +601,6 @@ def test_user_variable_with_a_flag_like_name_is_checked_like_any_other():
         tf.function(user_name_like_a_flag)(tf.constant(1))
 
 
-@pytest.mark.xfail(strict=True, reason="BUG: list.append in a tensor loop is not staged as a "
-                                         "TensorArray (DESIGN 'Semantics'); the list leaks tensors")
 def test_list_built_in_a_tensor_loop():
     @tf.function
     def f(n):

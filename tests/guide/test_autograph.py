@@ -293,8 +293,6 @@ def test_looping_over_a_tensor_keeps_the_graph_size():
     assert train(tf.constant([[1, 4], [6, 2], [0, 0]])).numpy() == 7
 
 
-@pytest.mark.xfail(strict=True, reason="BUG: autograph.tf has no `data` module "
-                                         "(tf.data.Dataset is in DESIGN's facade list)")
 def test_looping_over_a_dataset_keeps_the_graph_size():
     train = make_train()
     small_data = [(1, 1)] * 3
@@ -356,7 +354,6 @@ def test_range_of_a_tensor_is_a_loop_like_tf_range(capsys):
 # -- Accumulating values in a loop -----------------------------------------------------------------
 
 
-@pytest.mark.xfail(strict=True, reason="BUG: autograph.tf has no TensorArray (DESIGN facade list)")
 def test_dynamic_rnn_accumulates_states_in_a_tensor_array():
     batch_size = 2
     seq_len = 3

@@ -1,0 +1,39 @@
+"""`tf.data`: input pipelines described by Python objects, run eagerly or inside graphs.
+
+    ds = Dataset.from_tensor_slices(([1, 2, 3], [4, 5, 6])).map(f).batch(2)
+    for x, y in ds: ...          # eagerly: EagerTensors, nested like `ds.element_spec`
+
+A `Dataset` holds no elements: it describes how to produce them from the tensors it was
+built from (`_tensors`, possibly symbolic ones of a traced function) and from its input
+datasets. Running it opens a *cursor*: a Python iterator of flat tuples of numpy values, one
+per component of `element_spec` (nested tuples and dicts flattened as `runtime.nest` does).
+
+In a traced function the pipeline runs inside stateful ops (`runtime.ops.data_ops`), as a
+`py_function` would: `AnonymousIterator` opens a cursor each time the graph runs, and a
+`for x in dataset` loop becomes ONE While op that asks `IteratorHasNext` in its condition
+and takes the element with `IteratorGetNext` in its body. The graph therefore has the same
+size for 3 elements or 3 million (the guide's "Looping over Python data").
+
+Functions given to `map` and `filter` are converted by the compiler (see
+`set_function_converter`; the runtime never imports it), traced once into a graph when the
+dataset is built, compiled by the executor and run on every element. Their Python side
+effects run once, at that trace, as in TensorFlow.
+
+`iter(dataset)` gives an `Iterator`. Passed into a Function it is captured by identity as a
+resource, so each call of the graph advances it (the guide's `good_consume_next`); a Python
+iterator is consumed only while tracing (`buggy_consume_next`).
+
+A Dataset passed as a Function argument keys the trace cache by identity (a new Dataset
+object traces again even with the same `element_spec`; TensorFlow keys by element_spec).
+
+Modules: `dataset` (Dataset and its sources and transformations), `iterator` (cursors,
+Iterator, staged loops), `structure` (element structures: tuples and dicts nest, a Python
+list is a tensor, as in TensorFlow).
+"""
+
+from runtime.data.dataset import (AUTOTUNE, INFINITE_CARDINALITY, UNKNOWN_CARDINALITY,
+                                  Dataset, set_function_converter)
+from runtime.data.iterator import Iterator
+
+__all__ = ["AUTOTUNE", "INFINITE_CARDINALITY", "UNKNOWN_CARDINALITY", "Dataset", "Iterator",
+           "set_function_converter"]

@@ -1,0 +1,189 @@
+"""Iterators over datasets, eagerly and in graphs, and `for x in dataset` loops.
+
+A *cursor* is one pass over a dataset: the Python iterator of its flat elements, with one
+element of look-ahead. `Iterator` (TensorFlow's `tf.data.Iterator`) is what `iter(dataset)`
+returns: made eagerly it holds a cursor and yields eager tensors; passed into a traced
+function it is captured as a resource, so each run of the graph advances it; made inside a
+trace it stands for the graph's `AnonymousIterator` output.
+
+In a graph, `for x in dataset` (converted code calls `__ag_for_stmt__`) is ONE While op: its
+condition asks `IteratorHasNext` (only while the lowered break/return flags allow, so a
+`break` consumes nothing more) and its body takes the element with `IteratorGetNext`.
+"""
+
+import dis
+import sys
+
+import numpy as np
+
+from runtime import context
+from runtime import errors
+from runtime.data.structure import flat_specs, pack, spec_text
+from runtime.operators import staging
+from runtime.ops import common, data_ops
+from runtime.tensor import EagerTensor
+
+
+class Cursor:
+    """One pass over a dataset: its flat elements, with one element of look-ahead."""
+
+    __slots__ = ("_source", "_peeked")
+
+    def __init__(self, source):
+        self._source = source
+        self._peeked = None
+
+    def _has_next(self, proceed=True):
+        if not proceed:
+            return np.False_
+        if self._peeked is None:
+            try:
+                self._peeked = next(self._source)
+            except StopIteration:
+                return np.False_
+        return np.True_
+
+    def _next_flat(self):
+        peeked = self._peeked
+        if peeked is not None:
+            self._peeked = None
+            return peeked
+        try:
+            return next(self._source)
+        except StopIteration:
+            raise errors.OutOfRangeError("End of sequence: the iterator has no more "
+                                         "elements", "IteratorGetNext") from None
+
+
+class Iterator:
+    """An iterator over a dataset (`iter(dataset)`), TensorFlow's `tf.data.Iterator`.
+
+    Made eagerly, it holds a cursor and yields eager tensors; passed into a traced function,
+    it is captured as a resource and every run of the graph advances it. Made inside a trace
+    (`iter(dataset)` there), it is a graph value, usable only in that trace."""
+
+    def __init__(self, dataset, cursor=None, handle=None):
+        self._element_spec = dataset.element_spec
+        self._flat = flat_specs(self._element_spec)
+        self._cursor = cursor
+        self._handle = handle
+
+    @property
+    def element_spec(self):
+        """The structure of TensorSpecs that every element matches."""
+        return self._element_spec
+
+    def __repr__(self):
+        return "<Iterator element_spec=%s>" % spec_text(self._element_spec)
+
+    def __iter__(self):
+        if not context.executing_eagerly():
+            refuse_python_loop_in_graph("a tf.data.Iterator")
+        return self
+
+    def __next__(self):
+        if context.executing_eagerly():
+            try:
+                flat = self._eager_cursor()._next_flat()
+            except errors.OutOfRangeError:
+                raise StopIteration from None
+            return self._pack_eager(flat)
+        return self.get_next()
+
+    def get_next(self, name=None):
+        """The next element; past the end raises OutOfRangeError (when the graph runs, in a
+        traced function)."""
+        if context.executing_eagerly():
+            return self._pack_eager(self._eager_cursor()._next_flat())
+        flat = data_ops.iterator_get_next(self._resource(), self._flat)
+        return pack(self._element_spec, flat)
+
+    # -- run time: the kernels call these on a captured iterator -----------------------------
+    def _has_next(self, proceed=True):
+        return self._eager_cursor()._has_next(proceed)
+
+    def _next_flat(self):
+        return self._eager_cursor()._next_flat()
+
+    def _eager_cursor(self):
+        if self._cursor is None:
+            raise TypeError(errors.with_user_location(
+                "this iterator was made inside a traced function (by iter(dataset) there) and "
+                "can be used only inside that trace; make it eagerly and pass it in instead"))
+        return self._cursor
+
+    def _pack_eager(self, flat):
+        return pack(self._element_spec,
+                    [EagerTensor(v, d) for v, (d, _) in zip(flat, self._flat)])
+
+    def _resource(self):
+        return self._handle if self._handle is not None else self
+
+    # -- `for x in iterator` in converted code ---------------------------------------------------
+    def __ag_for_stmt__(self, extra_test, body, get_state, set_state, symbol_names):
+        """Eagerly a Python loop; in a graph, one While op whose condition asks
+        IteratorHasNext (only while `extra_test`, the lowered break/return flags, holds)
+        and whose body takes the element with IteratorGetNext."""
+        if context.executing_eagerly():
+            while extra_test is None or extra_test():
+                try:
+                    flat = self._eager_cursor()._next_flat()
+                except errors.OutOfRangeError:
+                    return
+                body(self._pack_eager(flat))
+            return
+        staged_for(self._resource(), self._element_spec, self._flat, extra_test, body,
+                   get_state, set_state, symbol_names)
+
+
+def refuse_python_loop_in_graph(what):
+    """Raises OperatorNotAllowedInGraphError when the caller's current instruction is a
+    Python `for` (GET_ITER) in a graph: unconverted code (autograph=False, do_not_convert)
+    would call `__next__` forever, each call adding an IteratorGetNext node. `iter(ds)` and
+    `next(it)` stay allowed, and converted loops never get here (see `__ag_for_stmt__`)."""
+    frame = sys._getframe(2)
+    try:
+        instruction = dis.opname[frame.f_code.co_code[frame.f_lasti]]
+    except (IndexError, AttributeError):
+        return
+    finally:
+        del frame
+    if instruction == "GET_ITER":
+        raise errors.OperatorNotAllowedInGraphError(errors.with_user_location(
+            "iterating over %s with a Python for loop is not allowed in a traced function "
+            "whose code is not converted (autograph=False or do_not_convert): the loop has no "
+            "end while tracing. Let autograph convert the function, so that the loop becomes "
+            "one While op, or take elements with next(iterator)" % what))
+
+
+def staged_for(handle, element_spec, specs, extra_test, body, get_state, set_state,
+               symbol_names):
+    """Stages `for x in <iterator handle>` as one While op over the statement's state.
+
+    `specs` are the element's flat (dtype, shape) pairs; `extra_test` the lowered
+    break/return condition, checked before the iterator is asked for another element."""
+    init = tuple(get_state())
+
+    def cond_fn(values):
+        set_state(tuple(values))
+        proceed = None
+        if extra_test is not None:
+            keep_going = staging.as_condition(extra_test())
+            if not staging.is_symbolic(keep_going):
+                if not keep_going:
+                    return common.convert_to_tensor(False)
+            else:
+                proceed = keep_going
+        return data_ops.iterator_has_next(handle, proceed)
+
+    def body_fn(values):
+        set_state(tuple(values))
+        body(pack(element_spec, data_ops.iterator_get_next(handle, specs)))
+        return list(get_state())
+
+    try:
+        final = staging.staged_loop(tuple(symbol_names), init, cond_fn, body_fn)
+    except BaseException:
+        set_state(init)
+        raise
+    set_state(tuple(final))

@@ -1,0 +1,120 @@
+"""Element structures of datasets, and helpers shared by the dataset classes.
+
+An element is a nested structure of tensors: tuples (and namedtuples) and dicts nest; a
+Python list is a tensor, as in TensorFlow (`from_tensor_slices([1, 2, 3])` has three scalar
+elements), and a list returned by a mapped function becomes a tuple. At run time an element
+travels flat: a tuple of numpy values, one per leaf of `element_spec` in `runtime.nest`
+order (dict keys sorted).
+"""
+
+import numpy as np
+
+from runtime import dtypes
+from runtime import nest
+from runtime import shape as shape_lib
+from runtime.ops import common
+from runtime.signature import TensorSpec
+from runtime.tensor import Tensor
+
+
+def path_text(path):
+    """How error messages name a leaf: "[0]['a']", or "the value" for the whole."""
+    return "".join("[%r]" % p for p in path) or "the value"
+
+
+def map_input(value, leaf, path=()):
+    """Rebuilds a user-given structure (tuples, namedtuples, dicts; lists are leaves) with
+    `leaf(value, path)` applied to each leaf."""
+    if isinstance(value, dict):
+        rebuilt = {k: map_input(value[k], leaf, path + (k,)) for k in value}
+        return rebuilt if type(value) is dict else type(value)(rebuilt)
+    if isinstance(value, tuple):
+        items = [map_input(v, leaf, path + (i,)) for i, v in enumerate(value)]
+        return type(value)(*items) if hasattr(type(value), "_fields") else tuple(items)
+    return leaf(value, path)
+
+
+def leaf_paths(value, path=()):
+    """The path of every leaf of a user-given structure, in `runtime.nest` order."""
+    if isinstance(value, dict):
+        keys = sorted(value) if is_sortable(value) else sorted(value, key=repr)
+        return [p for k in keys for p in leaf_paths(value[k], path + (k,))]
+    if isinstance(value, tuple):
+        return [p for i, v in enumerate(value) for p in leaf_paths(v, path + (i,))]
+    return [path]
+
+
+def is_sortable(d):
+    """True when the dict's keys sort (else `runtime.nest` orders them by repr)."""
+    try:
+        sorted(d)
+        return True
+    except TypeError:
+        return False
+
+
+def lists_to_tuples(value):
+    """A mapped function's result with its lists turned into tuples, as TensorFlow does."""
+    if isinstance(value, list):
+        return tuple(lists_to_tuples(v) for v in value)
+    if isinstance(value, tuple) and not hasattr(type(value), "_fields"):
+        return tuple(lists_to_tuples(v) for v in value)
+    if isinstance(value, dict) and type(value) is dict:
+        return {k: lists_to_tuples(v) for k, v in value.items()}
+    return value
+
+
+def spec_of(tensor):
+    """The TensorSpec (shape, dtype) of a tensor."""
+    return TensorSpec(tensor._shape_tuple(), tensor.dtype)
+
+
+def flat_specs(element_spec):
+    """The (dtype, shape) of each leaf of an element spec, flat."""
+    return [(s.dtype, s._shape) for s in nest.flatten(element_spec)]
+
+
+def pack(element_spec, flat):
+    """The flat components rebuilt into the element's structure."""
+    if not nest.is_nested(element_spec):
+        return flat[0]
+    return nest.pack_sequence_as(element_spec, flat)
+
+
+def spec_text(element_spec):
+    """An element spec as messages and reprs show it."""
+    return repr(element_spec)
+
+
+def object_scalar(item):
+    """A 0-d object array holding `item` (how string scalars are stored)."""
+    array = np.empty((), dtype=object)
+    array[()] = item
+    return array
+
+
+def row(array, i):
+    """Row `i` of `array` as a tensor value (string scalars stay 0-d object arrays)."""
+    item = array[i]
+    if array.dtype == object and array.ndim == 1:
+        return object_scalar(item)
+    return item
+
+
+def static_int(tensor):
+    """The value of a scalar integer tensor known before running, else None."""
+    value = common.constant_value(tensor)
+    return None if value is None else int(value)
+
+
+def int_param(value, name, what):
+    """A scalar integer argument (Python int or tensor) as an int64 tensor."""
+    if isinstance(value, Tensor):
+        if not value.dtype.is_integer or value._shape_tuple() not in ((), None):
+            raise TypeError("%s: %s must be a scalar integer, got a %s tensor of shape %s"
+                            % (what, name, value.dtype.name,
+                               shape_lib.to_string(value._shape_tuple())))
+        return value
+    if isinstance(value, (bool, np.bool_)) or not isinstance(value, (int, np.integer)):
+        raise TypeError("%s: %s must be an integer, got %r" % (what, name, value))
+    return common.convert_to_tensor(int(value), dtype=dtypes.int64)

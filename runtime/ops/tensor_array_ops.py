@@ -1,0 +1,496 @@
+"""TensorArray ops: an array of tensors of one dtype and shape, carried as ONE tensor.
+
+A TensorArray's state is a scalar tensor of dtype `variant` (its "handle") whose run-time
+value is a `TensorArrayValue`: an immutable array of numpy values (unwritten slots empty)
+with its size, whether it may grow, and the element shape and dtype learned so far. Every
+operation returns a new value and leaves its input as it was, so a handle is an ordinary
+value for eager execution, graph building, constant folding, common-subexpression
+elimination and the executor, and flows through If/While like any tensor.
+
+The ops (kernel + inference rule + an empty gradient slot, as every op):
+
+    TensorArray         size                  -> handle   attrs: dtype, element_shape,
+                                                                 dynamic_size
+    TensorArrayWrite    handle, index, value  -> handle
+    TensorArrayRead     handle, index         -> value
+    TensorArrayStack    handle                -> values (size, *element_shape)
+    TensorArrayUnstack  handle, values        -> handle   (element i = values[i])
+    TensorArrayGather   handle, indices       -> values (*indices.shape, *element_shape)
+    TensorArrayScatter  handle, indices, values -> handle (element indices[i] = values[i])
+    TensorArraySize     handle                -> int32 scalar
+
+The ops reading or writing elements take the array's static `dtype` and `element_shape` as
+attributes (the handle's static spec is just `variant ()`), so that their inference rules
+check written values and give read values their static shape. Errors about an element
+(out of range, not written, wrong shape) name its index; eagerly they are raised at once,
+in a graph when it runs, as InvalidArgumentError with the user's line of the op.
+
+Writes cost O(1) however the versions are used: the elements live in one list shared by
+all versions of an array; the newest version owns it, and each older version keeps the
+few entries that differ from the next one (a "persistent array"). Reading an older version
+first moves the list back to it. A lock per array keeps that safe across threads.
+"""
+
+import threading
+
+import numpy as np
+
+from runtime import dtypes
+from runtime import shape as shape_lib
+from runtime.ops.common import SpecError
+from runtime.ops.registry import execute1, register
+
+# The dtype of TensorArray handles (TensorFlow's `variant`): rank-0 tensors whose numpy
+# storage is an object holding a TensorArrayValue.
+variant = dtypes.DType("variant", np.dtype(object), "variant")
+
+OPS = {}
+
+
+# -- run-time values ------------------------------------------------------------------------------
+
+
+class _Version:
+    """One version of an array's element list. The newest version holds the shared list in
+    `items`; an older one holds `diff`, the (index, element) pairs that, assigned in
+    reverse order to the list of `newer`, give this version's list."""
+
+    __slots__ = ("items", "diff", "newer")
+
+    def __init__(self, items, diff=None, newer=None):
+        self.items = items
+        self.diff = diff
+        self.newer = newer
+
+
+def _reroot(version):
+    """Makes `version` the owner of the shared list and returns the list (lock held)."""
+    if version.items is not None:
+        return version.items
+    path = []
+    node = version
+    while node.items is None:
+        path.append(node)
+        node = node.newer
+    items = node.items
+    for older in reversed(path):
+        redo = []
+        for index, element in reversed(older.diff):
+            redo.append((index, items[index]))
+            items[index] = element
+        node.items, node.diff, node.newer = None, tuple(redo), older
+        older.items, older.diff, older.newer = items, None, None
+        node = older
+    return items
+
+
+class TensorArrayValue:
+    """The run-time value of a TensorArray handle. Immutable: `written` returns a new value.
+
+    `element_shape` is a tuple (entries None while unknown) or None when even the rank is
+    unknown; once an element is written it is that element's shape, which every other
+    element must have. `np_dtype` is the elements' numpy dtype (None before the first write
+    of an array created without a dtype)."""
+
+    __slots__ = ("_version", "_lock", "size", "dynamic_size", "element_shape", "np_dtype")
+
+    def __init__(self, version, lock, size, dynamic_size, element_shape, np_dtype):
+        self._version = version
+        self._lock = lock
+        self.size = size
+        self.dynamic_size = dynamic_size
+        self.element_shape = element_shape
+        self.np_dtype = np_dtype
+
+    @classmethod
+    def empty(cls, size, dynamic_size, element_shape, np_dtype):
+        """A new array of `size` unwritten elements."""
+        return cls(_Version([None] * size), threading.Lock(), size, dynamic_size,
+                   element_shape, np_dtype)
+
+    def _check_index(self, index, reading):
+        if index < 0:
+            raise IndexError("TensorArray index %d is negative" % index)
+        if index < self.size or not reading and self.dynamic_size:
+            return
+        if reading:
+            raise IndexError("TensorArray index %d is out of range: the array has %d "
+                             "element%s" % (index, self.size, "" if self.size == 1 else "s"))
+        raise IndexError("TensorArray index %d is out of range: the array has a fixed size "
+                         "of %d (dynamic_size=False)" % (index, self.size))
+
+    def read(self, index):
+        """Element `index`; IndexError when it is out of range or was never written."""
+        index = int(index)
+        self._check_index(index, reading=True)
+        with self._lock:
+            element = _reroot(self._version)[index]
+        if element is None:
+            raise IndexError("TensorArray index %d was read before it was written (the "
+                             "array has size %d)" % (index, self.size))
+        return element
+
+    def elements(self, indices):
+        """The elements at `indices` (ints), checked as `read` does."""
+        indices = [int(i) for i in indices]
+        for index in indices:
+            self._check_index(index, reading=True)
+        with self._lock:
+            items = _reroot(self._version)
+            found = [items[i] for i in indices]
+        for index, element in zip(indices, found):
+            if element is None:
+                raise IndexError("TensorArray index %d was read before it was written (the "
+                                 "array has size %d)" % (index, self.size))
+        return found
+
+    def written(self, pairs):
+        """A new value with element `index` set to `element` for each (index, element)."""
+        pairs = [(int(i), e) for i, e in pairs]
+        element_shape = self.element_shape
+        size = self.size
+        np_dtype = self.np_dtype
+        for index, element in pairs:
+            self._check_index(index, reading=False)
+            element_shape = _element_shape(element_shape, index, element)
+            size = max(size, index + 1)
+            if np_dtype is None:
+                np_dtype = np.asarray(element).dtype
+        with self._lock:
+            items = _reroot(self._version)
+            if size > len(items):
+                items.extend([None] * (max(size, 2 * len(items)) - len(items)))
+            diff = []
+            for index, element in pairs:
+                diff.append((index, items[index]))
+                items[index] = element
+            newer = _Version(items)
+            version = self._version
+            version.items, version.diff, version.newer = None, tuple(diff), newer
+        return TensorArrayValue(newer, self._lock, size, self.dynamic_size, element_shape,
+                                np_dtype)
+
+    def written_one(self, index, element):
+        """`written([(index, element)])`, the common case, kept short (loops call it)."""
+        index = int(index)
+        size = self.size
+        if index >= size or index < 0:
+            self._check_index(index, reading=False)
+            size = index + 1
+        element_shape = self.element_shape
+        shape = getattr(element, "shape", None)
+        if shape is None or shape != element_shape:
+            element_shape = _element_shape(element_shape, index, element)
+        np_dtype = self.np_dtype
+        if np_dtype is None:
+            np_dtype = np.asarray(element).dtype
+        with self._lock:
+            version = self._version
+            items = version.items
+            if items is None:
+                items = _reroot(version)
+            if size > len(items):
+                items.extend([None] * (max(size, 2 * len(items)) - len(items)))
+            newer = _Version(items)
+            version.items, version.diff, version.newer = None, ((index, items[index]),), newer
+            items[index] = element
+        return TensorArrayValue(newer, self._lock, size, self.dynamic_size, element_shape,
+                                np_dtype)
+
+    def __repr__(self):
+        return "<TensorArrayValue size=%d element_shape=%s>" % (
+            self.size, shape_lib.to_string(self.element_shape))
+
+
+def _element_shape(known, index, element):
+    """The shape of `element` written at `index`, checked against the array's `known` one."""
+    shape = np.shape(element)
+    if known is not None and (len(known) != len(shape) or any(
+            k is not None and k != s for k, s in zip(known, shape))):
+        raise ValueError(
+            "cannot write a value of shape %s at TensorArray index %d: the array's elements "
+            "have shape %s" % (shape_lib.to_string(shape), index, shape_lib.to_string(known)))
+    return shape
+
+
+def _value(handle):
+    """The TensorArrayValue of a handle's numpy value (a 0-d object array, or the object
+    itself where the executor folded it to a constant)."""
+    if type(handle) is TensorArrayValue:
+        return handle
+    if isinstance(handle, np.ndarray):
+        handle = handle[()]
+    if not isinstance(handle, TensorArrayValue):
+        raise TypeError("expected a TensorArray handle, got %r" % (handle,))
+    return handle
+
+
+# -- inference helpers ----------------------------------------------------------------------------
+
+
+def _require_handle(spec):
+    if spec[0] is not variant:
+        raise SpecError("dtype", "expected a TensorArray handle (variant), got a %s tensor"
+                        % spec[0].name)
+
+
+def _require_index(spec, what="index"):
+    dtype, shape = spec
+    if dtype.kind != "int":
+        raise SpecError("dtype", "a TensorArray %s must be an integer, got %s"
+                        % (what, dtype.name))
+    if shape not in ((), None):
+        raise SpecError("shape", "a TensorArray %s must be a scalar, got shape %s"
+                        % (what, shape_lib.to_string(shape)))
+
+
+def compatible_shapes(a, b):
+    """True when some value could have both static shapes (None: unknown rank)."""
+    if a is None or b is None:
+        return True
+    return len(a) == len(b) and all(x is None or y is None or x == y for x, y in zip(a, b))
+
+
+def refine_shape(a, b):
+    """The most specific shape with what `a` and `b` both say (they must be compatible)."""
+    if a is None:
+        return b
+    if b is None:
+        return a
+    return tuple(y if x is None else x for x, y in zip(a, b))
+
+
+def _require_element(attrs, dtype, shape, what="value"):
+    want = attrs["dtype"]
+    if want is not None and dtype is not want:
+        raise SpecError("dtype", "cannot write a %s of dtype %s to a TensorArray of %s"
+                        % (what, dtype.name, want.name))
+    if not compatible_shapes(attrs["element_shape"], shape):
+        raise SpecError("shape", "cannot write a %s of shape %s to a TensorArray whose "
+                        "elements have shape %s"
+                        % (what, shape_lib.to_string(shape),
+                           shape_lib.to_string(attrs["element_shape"])))
+
+
+def _require_dtype(attrs):
+    if attrs["dtype"] is None:
+        raise SpecError("dtype", "the TensorArray's element dtype is not known yet: nothing "
+                        "was written to it")
+    return attrs["dtype"]
+
+
+# -- the ops --------------------------------------------------------------------------------------
+
+
+def _create_infer(specs, attrs):
+    _require_index(specs[0], "size")
+    return [(variant, ())]
+
+
+def _create_kernel(size, dtype, element_shape, dynamic_size):
+    size = int(size)
+    if size < 0:
+        raise ValueError("TensorArray size must not be negative, got %d" % size)
+    return TensorArrayValue.empty(size, dynamic_size, element_shape,
+                                  None if dtype is None else dtype.np_dtype)
+
+
+OPS["TensorArray"] = register("TensorArray", _create_kernel, _create_infer)
+
+
+def _write_infer(specs, attrs):
+    _require_handle(specs[0])
+    _require_index(specs[1])
+    _require_element(attrs, *specs[2])
+    return [(variant, ())]
+
+
+def _write_kernel(handle, index, value, dtype, element_shape):
+    return _value(handle).written_one(index, value)
+
+
+OPS["TensorArrayWrite"] = register("TensorArrayWrite", _write_kernel, _write_infer)
+
+
+def _read_infer(specs, attrs):
+    _require_handle(specs[0])
+    _require_index(specs[1])
+    return [(_require_dtype(attrs), attrs["element_shape"])]
+
+
+def _read_kernel(handle, index, dtype, element_shape):
+    return _value(handle).read(index)
+
+
+OPS["TensorArrayRead"] = register("TensorArrayRead", _read_kernel, _read_infer)
+
+
+def _stacked(array, elements, dtype, element_shape, lead_shape):
+    """`elements` joined along new leading dimensions `lead_shape`."""
+    if elements:
+        out = np.stack([np.asarray(e) for e in elements])
+        return out.reshape(tuple(lead_shape) + out.shape[1:]).astype(dtype.np_dtype,
+                                                                      copy=False)
+    shape = array.element_shape if array.element_shape is not None else element_shape
+    if shape is None or None in shape:
+        shape = refine_shape(array.element_shape, element_shape)
+    if shape is None or None in shape:
+        raise ValueError("cannot stack an empty TensorArray whose element shape (%s) is not "
+                         "fully known; give element_shape when creating it"
+                         % shape_lib.to_string(shape))
+    return np.zeros(tuple(lead_shape) + tuple(shape), dtype=dtype.np_dtype)
+
+
+def _stack_infer(specs, attrs):
+    _require_handle(specs[0])
+    dtype = _require_dtype(attrs)
+    element_shape = attrs["element_shape"]
+    if element_shape is None:
+        return [(dtype, None)]
+    return [(dtype, (attrs["static_size"],) + tuple(element_shape))]
+
+
+def _stack_kernel(handle, dtype, element_shape, static_size):
+    array = _value(handle)
+    elements = array.elements(range(array.size))
+    return _stacked(array, elements, dtype, element_shape, (array.size,))
+
+
+OPS["TensorArrayStack"] = register("TensorArrayStack", _stack_kernel, _stack_infer)
+
+
+def _unstack_infer(specs, attrs):
+    _require_handle(specs[0])
+    dtype, shape = specs[1]
+    if shape == ():
+        raise SpecError("shape", "cannot unstack a scalar into a TensorArray")
+    _require_element(attrs, dtype, None if shape is None else shape[1:], "slice")
+    return [(variant, ())]
+
+
+def _unstack_kernel(handle, value, dtype, element_shape):
+    value = np.asarray(value)
+    array = _value(handle)
+    if not array.dynamic_size and value.shape[0] > array.size:
+        raise ValueError("cannot unstack %d elements into a TensorArray of fixed size %d "
+                         "(dynamic_size=False)" % (value.shape[0], array.size))
+    return array.written([(i, value[i]) for i in range(value.shape[0])])
+
+
+OPS["TensorArrayUnstack"] = register("TensorArrayUnstack", _unstack_kernel, _unstack_infer)
+
+
+def _gather_infer(specs, attrs):
+    _require_handle(specs[0])
+    index_dtype, index_shape = specs[1]
+    if index_dtype.kind != "int":
+        raise SpecError("dtype", "TensorArray indices must be integers, got %s"
+                        % index_dtype.name)
+    dtype = _require_dtype(attrs)
+    if index_shape is None or attrs["element_shape"] is None:
+        return [(dtype, None)]
+    return [(dtype, tuple(index_shape) + tuple(attrs["element_shape"]))]
+
+
+def _gather_kernel(handle, indices, dtype, element_shape):
+    array = _value(handle)
+    indices = np.asarray(indices)
+    elements = array.elements(indices.reshape(-1))
+    return _stacked(array, elements, dtype, element_shape, indices.shape)
+
+
+OPS["TensorArrayGather"] = register("TensorArrayGather", _gather_kernel, _gather_infer)
+
+
+def _scatter_infer(specs, attrs):
+    _require_handle(specs[0])
+    index_dtype, index_shape = specs[1]
+    if index_dtype.kind != "int":
+        raise SpecError("dtype", "TensorArray indices must be integers, got %s"
+                        % index_dtype.name)
+    if index_shape is not None and len(index_shape) != 1:
+        raise SpecError("shape", "TensorArray scatter indices must be a vector, got shape %s"
+                        % shape_lib.to_string(index_shape))
+    dtype, shape = specs[2]
+    if shape == ():
+        raise SpecError("shape", "cannot scatter a scalar into a TensorArray")
+    if shape is not None and index_shape is not None and None not in (shape[0],
+                                                                       index_shape[0]) \
+            and shape[0] != index_shape[0]:
+        raise SpecError("shape", "scatter got %d indices for %d slices"
+                        % (index_shape[0], shape[0]))
+    _require_element(attrs, dtype, None if shape is None else shape[1:], "slice")
+    return [(variant, ())]
+
+
+def _scatter_kernel(handle, indices, value, dtype, element_shape):
+    indices = np.asarray(indices).reshape(-1)
+    value = np.asarray(value)
+    if len(indices) != value.shape[0]:
+        raise ValueError("scatter got %d indices for %d slices" % (len(indices),
+                                                                   value.shape[0]))
+    return _value(handle).written([(i, value[k]) for k, i in enumerate(indices)])
+
+
+OPS["TensorArrayScatter"] = register("TensorArrayScatter", _scatter_kernel, _scatter_infer)
+
+
+def _size_infer(specs, attrs):
+    _require_handle(specs[0])
+    return [(dtypes.int32, ())]
+
+
+OPS["TensorArraySize"] = register(
+    "TensorArraySize", lambda handle: np.int32(_value(handle).size), _size_infer)
+
+
+# -- op wrappers (tensors in, tensors out; the TensorArray class adds the metadata) ---------------
+
+
+def _meta(dtype, element_shape):
+    return {"dtype": dtype, "element_shape": element_shape}
+
+
+def create(size, dtype, element_shape, dynamic_size):
+    """A new handle of `size` (an int32 scalar tensor) unwritten elements."""
+    return execute1(OPS["TensorArray"], [size],
+                    {"dtype": dtype, "element_shape": element_shape,
+                     "dynamic_size": bool(dynamic_size)})
+
+
+def write(handle, index, value, dtype, element_shape):
+    """The handle with element `index` set to `value`."""
+    return execute1(OPS["TensorArrayWrite"], [handle, index, value], _meta(dtype, element_shape))
+
+
+def read(handle, index, dtype, element_shape):
+    """Element `index`."""
+    return execute1(OPS["TensorArrayRead"], [handle, index], _meta(dtype, element_shape))
+
+
+def stack(handle, dtype, element_shape, static_size):
+    """All elements stacked along a new first dimension."""
+    attrs = _meta(dtype, element_shape)
+    attrs["static_size"] = static_size
+    return execute1(OPS["TensorArrayStack"], [handle], attrs)
+
+
+def unstack(handle, value, dtype, element_shape):
+    """The handle with element i set to `value[i]`."""
+    return execute1(OPS["TensorArrayUnstack"], [handle, value], _meta(dtype, element_shape))
+
+
+def gather(handle, indices, dtype, element_shape):
+    """The elements at `indices`, stacked."""
+    return execute1(OPS["TensorArrayGather"], [handle, indices], _meta(dtype, element_shape))
+
+
+def scatter(handle, indices, value, dtype, element_shape):
+    """The handle with element indices[i] set to value[i]."""
+    return execute1(OPS["TensorArrayScatter"], [handle, indices, value],
+                    _meta(dtype, element_shape))
+
+
+def size(handle):
+    """The number of elements, as an int32 scalar."""
+    return execute1(OPS["TensorArraySize"], [handle])

@@ -58,11 +58,35 @@ _UNSUPPORTED = {
 }
 
 
+def _walrus_in_deferred_code(sub):
+    """The `:=` that conversion would move into a generated function (where it binds a name
+    the rest of the user's function cannot see), or None."""
+    if isinstance(sub, gast.BoolOp) or isinstance(sub, gast.IfExp) or (
+            isinstance(sub, gast.Compare) and len(sub.ops) > 1):
+        scope = sub
+    elif isinstance(sub, gast.While):
+        scope = sub.test
+    else:
+        return None
+    for inner in gast.walk(scope):
+        if isinstance(inner, gast.NamedExpr):
+            return inner
+    return None
+
+
 def check_supported(node, source_info):
     """Raises ConversionError naming the first unsupported construct and its line."""
     for sub in gast.walk(node):
         if isinstance(sub, (gast.FunctionDef, gast.Lambda)) and sub is not node:
             continue
+        walrus = _walrus_in_deferred_code(sub)
+        if walrus is not None and _in_own_scope(node, sub):
+            line = getattr(walrus, "lineno", 0) + source_info.line_offset
+            raise ConversionError(
+                "%s:%d: an assignment expression (:=) inside and/or, a conditional expression, "
+                "a chained comparison or a while condition is not supported in converted "
+                "functions (they are evaluated in generated functions); assign the value in a "
+                "statement before it" % (source_info.filename, line))
         description = _UNSUPPORTED.get(type(sub))
         if description is not None and _in_own_scope(node, sub):
             line = getattr(sub, "lineno", 0) + source_info.line_offset

@@ -12,16 +12,21 @@ class SourceUnavailableError(ConversionError):
 
 
 _MARKER = "in user code:"
+_MAX_FRAMES = 12
 
 
 def user_frames(tb):
     """The user's frames in traceback `tb`, outermost first, with frames of converted code
-    translated back to the user's file and line; the project's own frames are left out."""
+    translated back to the user's file and line; frames of this project, the standard
+    library and numpy are left out."""
+    from autograph.namespace import is_library_module
     from runtime import errors as runtime_errors
     frames = []
     while tb is not None:
-        code = tb.tb_frame.f_code
-        if not runtime_errors.is_internal_file(code.co_filename):
+        frame = tb.tb_frame
+        code = frame.f_code
+        if not runtime_errors.is_internal_file(code.co_filename) and not is_library_module(
+                frame.f_globals.get("__name__", "")):
             filename, lineno = runtime_errors.translate_location(code.co_filename, tb.tb_lineno)
             name = code.co_name[len("ag__"):] if code.co_name.startswith("ag__") else code.co_name
             frames.append(runtime_errors.SourceLocation(filename, lineno, name))
@@ -29,17 +34,27 @@ def user_frames(tb):
     return frames
 
 
+def _describe(frames):
+    if len(frames) > _MAX_FRAMES:  # deep recursion: the outermost and innermost frames
+        keep = _MAX_FRAMES // 2
+        skipped = "... %d more frames ..." % (len(frames) - 2 * keep)
+        return [str(f) for f in frames[:keep]] + [skipped] + [str(f) for f in frames[-keep:]]
+    return [str(f) for f in frames]
+
+
 def rewrite_in_user_terms(exc, tb):
     """Names the user's frames in `exc` ('in user code: ...') and returns it with its
     traceback cut at the converted function, so that the last frame shown is never
-    generated code. Errors whose message already names the user's code keep it."""
+    generated code. Errors whose message already names the user's code keep it.
+
+    The frames go in a note (Python 3.11+), so the exception's own arguments stay what the
+    user's code raised; before 3.11 a single-string message is extended instead."""
     frames = user_frames(tb)
-    text = str(exc)
-    if frames and _MARKER not in text:
-        where = "%s\n  %s" % (_MARKER, "\n  ".join(str(f) for f in frames))
+    if frames and _MARKER not in str(exc):
+        where = "%s\n  %s" % (_MARKER, "\n  ".join(_describe(frames)))
         args = exc.args
-        if type(exc) is not KeyError and len(args) == 1 and isinstance(args[0], str):
-            exc.args = ("%s\n\n%s" % (args[0], where),)
-        elif hasattr(exc, "add_note"):  # Python 3.11+
+        if hasattr(exc, "add_note"):
             exc.add_note(where)
+        elif type(exc) is not KeyError and len(args) == 1 and isinstance(args[0], str):
+            exc.args = ("%s\n\n%s" % (args[0], where),)
     return exc.with_traceback(None)

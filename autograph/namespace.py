@@ -70,12 +70,15 @@ _SKIP_MODULES = frozenset(["runtime", "autograph", "numpy", "builtins", "gast", 
 def is_library(func):
     """True for functions of this project, numpy, test frameworks and the standard library:
     they are called as they are, never converted."""
-    module = getattr(func, "__module__", None) or ""
+    return is_library_module(getattr(func, "__module__", None) or "")
+
+
+def is_library_module(module):
+    """True for module names of this project, numpy, test frameworks and the stdlib."""
     top = module.split(".")[0]
     if top in _SKIP_MODULES:
         return True
-    stdlib = getattr(sys, "stdlib_module_names", ())
-    return top in stdlib
+    return top in getattr(sys, "stdlib_module_names", ())
 
 
 def converted_call(func, args, kwargs, fscope=None):

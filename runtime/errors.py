@@ -80,11 +80,16 @@ def register_location_translator(translator):
 
 
 def translate_location(filename, lineno):
-    """Maps a location in generated code back to the user's file and line."""
-    for translator in _location_translators:
-        found = translator(filename, lineno)
-        if found is not None:
-            return found
+    """Maps a location in generated code back to the user's file and line. Repeats while
+    the result is generated code too (a nested function converted from converted code)."""
+    for _ in range(8):
+        for translator in _location_translators:
+            found = translator(filename, lineno)
+            if found is not None and found != (filename, lineno):
+                filename, lineno = found
+                break
+        else:
+            break
     return filename, lineno
 
 

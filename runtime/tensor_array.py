@@ -309,6 +309,11 @@ class StagedList:
         """The TensorArray holding the elements."""
         return self._ta
 
+    def copy(self):
+        """Another StagedList with the same elements so far; appends to either stay its own
+        (each branch of a staged `if` appends to its own copy)."""
+        return StagedList(self._ta, self._origin)
+
     def append(self, value):
         """Appends `value` (a tensor, or a number converted to the elements' dtype)."""
         origin = self._origin

@@ -47,6 +47,7 @@ class Annotations:
 
     def __init__(self):
         self._info = {}
+        self.maybe_undefined_reads = set()  # ids of Name nodes read maybe before assignment
 
     def info(self, node):
         """The record for `node`, created on first use."""
@@ -74,6 +75,9 @@ def analyze(function_node, loop_flags=None):
     # `x.append(...)` modifies x too, for the function's own variables (not globals or
     # variables of enclosing functions, which the statement cannot carry).
     local = activity.assigned_names(function_node.body) | params
+    # A nested function or lambda may read the function's variables whenever it is called:
+    # those stay live everywhere.
+    closure_reads = frozenset(_closure_reads(function_node) & local)
     for node in gast.walk(function_node):
         if isinstance(node, _COMPOUND):
             info = annotations.info(node)
@@ -82,7 +86,24 @@ def analyze(function_node, loop_flags=None):
             if isinstance(node, gast.For):
                 modified |= activity.assigned_names(node.target)
             info.modified = frozenset(modified)
+            info.live_out |= closure_reads
     return annotations
+
+
+def _closure_reads(function_node):
+    """Free names read by the nested functions, lambdas and classes of `function_node` (not
+    the lambdas the expressions pass made for lazy operands, which run on the spot)."""
+    found = set()
+    for node in gast.walk(function_node):
+        if node is function_node or getattr(node, "_ag_deferred_operand", False):
+            continue
+        if isinstance(node, (gast.FunctionDef, gast.AsyncFunctionDef, gast.Lambda)):
+            body = node.body if isinstance(node.body, list) else [node.body]
+            bound = activity.assigned_names(body) | set(activity.parameter_names(node))
+            found |= activity.read_names(body) - bound
+        elif isinstance(node, gast.ClassDef):
+            found |= activity.read_names(node.body) - activity.assigned_names(node.body)
+    return found
 
 
 class _Liveness:
@@ -140,6 +161,9 @@ class _Liveness:
 
 
 class _Definedness:
+    """Forward pass: the names definitely assigned before each statement, and the reads of
+    names that may not be assigned yet (in the first iteration, for loops)."""
+
     def __init__(self, annotations):
         self.annotations = annotations
 
@@ -148,7 +172,21 @@ class _Definedness:
             defined = self.stmt(stmt, defined)
         return defined
 
+    def reads(self, node, defined):
+        for sub in gast.walk(node):
+            if isinstance(sub, gast.Name) and isinstance(sub.ctx, gast.Load) and \
+                    sub.id not in defined:
+                self.annotations.maybe_undefined_reads.add(id(sub))
+
     def stmt(self, node, defined):
+        header = {gast.If: "test", gast.While: "test", gast.For: "iter"}.get(type(node))
+        if header is not None:
+            self.reads(getattr(node, header), defined)
+        elif isinstance(node, (gast.With, gast.AsyncWith)):
+            for item in node.items:
+                self.reads(item, defined)
+        elif not isinstance(node, gast.Try):
+            self.reads(node, defined)
         if isinstance(node, gast.If):
             self.annotations.info(node).defined_in = defined
             return self.block(node.body, defined) & self.block(node.orelse, defined)

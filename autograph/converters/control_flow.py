@@ -154,18 +154,24 @@ class _Transformer(gast.NodeTransformer):
         get_state/set_state functions and Undefined initialisations. `build(shared)` returns
         the statement's own functions and the leading arguments of its `ag__` call, `call`;
         the state arguments follow, left out when there is no state."""
-        state = self.ctx.annotations.info(node).state_names(is_loop)
+        info = self.ctx.annotations.info(node)
+        state = info.state_names(is_loop)
         shared = self._shared_names(node, state)
         defs, args = build(shared)
-        state_defs = []
+        state_defs, keywords = [], []
         if state:
             get_name, set_name, state_defs = self._state_functions(state)
             args = args + [templates.name_node(get_name), templates.name_node(set_name),
                            templates.string_tuple(state)]
+            restore_only = [n for n in state if n not in info.live_out] if not is_loop else []
+            if restore_only:
+                keywords.append(gast.keyword(arg="restore_only",
+                                             value=templates.string_tuple(restore_only)))
         while args and isinstance(args[-1], gast.Constant) and args[-1].value is None:
             args.pop()  # trailing defaults
         statement = gast.Expr(value=gast.Call(
-            func=templates.replace_as_expression("ag__." + call), args=args, keywords=[]))
+            func=templates.replace_as_expression("ag__." + call), args=args,
+            keywords=keywords))
         return set_origin(self._undefined_inits(node, state) + state_defs + defs + [statement],
                           node)
 
@@ -243,17 +249,25 @@ def _maybe_undefined(node, ctx):
 
 
 class _GuardReads(gast.NodeTransformer):
-    """`y` -> `ag__.ld(y)` for reads of possibly undefined names, so that reading one that
-    was never assigned raises Python's UnboundLocalError instead of passing a marker on."""
+    """`y` -> `ag__.ld(y)` for reads of possibly undefined names (per the definedness
+    analysis), so that reading one that was never assigned raises Python's
+    UnboundLocalError instead of passing a marker on. Reads in nested functions run later,
+    so all of theirs are guarded."""
 
-    def __init__(self, names):
+    def __init__(self, names, maybe_undefined_reads):
         self.names = names
+        self.maybe_undefined_reads = maybe_undefined_reads
+        self.nested = 0
 
     def visit_FunctionDef(self, node):
+        self.nested += 1
+        self.generic_visit(node)
+        self.nested -= 1
         return node
 
     def visit_Name(self, node):
-        if node.id in self.names and isinstance(node.ctx, gast.Load):
+        if node.id in self.names and isinstance(node.ctx, gast.Load) and (
+                self.nested or id(node) in self.maybe_undefined_reads):
             return set_origin(templates.replace_as_expression("ag__.ld(name)", name=node.id),
                               node)
         return node
@@ -261,9 +275,9 @@ class _GuardReads(gast.NodeTransformer):
 
 def transform(node, ctx):
     """Converts the control-flow statements of function `node` (analysis must have run)."""
-    undefined = _maybe_undefined(node, ctx) - {"retval_"}
+    undefined = _maybe_undefined(node, ctx)
     if undefined:
-        guard = _GuardReads(undefined)
+        guard = _GuardReads(undefined, ctx.annotations.maybe_undefined_reads)
         node.body = [guard.visit(stmt) for stmt in node.body]
     transformer = _Transformer(ctx)
     body = []

@@ -31,9 +31,11 @@ _COMPARE_TEXT = {gast.Lt: "<", gast.LtE: "<=", gast.Gt: ">", gast.GtE: ">=", gas
 
 
 def _lambda(body):
-    return gast.Lambda(
+    node = gast.Lambda(
         args=gast.arguments(args=[], posonlyargs=[], vararg=None, kwonlyargs=[],
                             kw_defaults=[], kwarg=None, defaults=[]), body=body)
+    node._ag_deferred_operand = True  # called right away by its operator: no real closure
+    return node
 
 
 def _source_text(node):

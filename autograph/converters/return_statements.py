@@ -42,17 +42,37 @@ def _needs_lowering(body):
 
 
 def _always_returns(body):
-    """True when every path through `body` ends in a `return` (loops may run zero times)."""
+    """'yes' when every path through `body` ends in a `return`, 'unless-suppressed' when that
+    holds only if no `with` swallows an exception, else None (loops may run zero times)."""
     if not body:
-        return False
+        return None
     last = body[-1]
     if isinstance(last, gast.Return):
-        return True
+        return "yes"
     if isinstance(last, gast.If):
-        return _always_returns(last.body) and _always_returns(last.orelse)
+        return _weakest(_always_returns(last.body), _always_returns(last.orelse))
     if isinstance(last, gast.With):
-        return _always_returns(last.body)
-    return False
+        return "unless-suppressed" if _always_returns(last.body) else None
+    if isinstance(last, gast.While):  # `while True:` without a break of its own
+        endless = isinstance(last.test, gast.Constant) and bool(last.test.value)
+        has_break = jumps.contains(
+            last, lambda n: isinstance(n, gast.Break),
+            lambda n: n is last or isinstance(n, (gast.If, gast.With, gast.Try)))
+        return "yes" if endless and not has_break else None
+    if isinstance(last, gast.Try):
+        final = _always_returns(last.finalbody)
+        if final:
+            return final
+        main = _always_returns(last.body) or (_always_returns(last.orelse) if last.orelse
+                                              else None)
+        return _weakest(main, *[_always_returns(h.body) for h in last.handlers])
+    return None
+
+
+def _weakest(*outcomes):
+    if None in outcomes:
+        return None
+    return "unless-suppressed" if "unless-suppressed" in outcomes else "yes"
 
 
 def _mark_loops(stmts, ctx, flag):
@@ -81,11 +101,14 @@ def transform(node, ctx):
         return templates.replace("flag = True\nvalue = result", flag=flag, value=value,
                                  result=result)
 
+    always = _always_returns(node.body)  # before lowering, which removes the returns
     body = jumps.lower_block(node.body, _is_return, replace, _descend, flag)
     prologue = templates.replace(
         "flag = False\nvalue = ag__.UndefinedReturnValue()", flag=flag, value=value)
-    if _always_returns(node.body):
+    if always == "yes":
         epilogue = templates.replace("return value", value=value)
+    elif always == "unless-suppressed":
+        epilogue = templates.replace("return fscope.ret(value, True)", value=value)
     else:
         epilogue = templates.replace("return fscope.ret(value, flag)", flag=flag, value=value)
     first = node.body[0]

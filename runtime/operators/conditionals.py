@@ -17,11 +17,15 @@ def _nothing():
     pass
 
 
-def if_stmt(cond, body, orelse=None, get_state=None, set_state=None, symbol_names=()):
+def if_stmt(cond, body, orelse=None, get_state=None, set_state=None, symbol_names=(),
+            restore_only=()):
     """Runs `body` or `orelse` depending on `cond` (staged when `cond` is a symbolic tensor).
 
     Converted code leaves out `orelse` for an `if` without `else`, and the state functions
-    when the statement assigns nothing that is used later."""
+    when the statement assigns nothing that is used later. `restore_only` names state
+    variables that are not used after the statement: a branch reads them before assigning
+    them, so each staged branch must start from their value before the `if`, but they are
+    not merged."""
     orelse = orelse or _nothing
     cond = staging.as_condition(cond)
     if not staging.is_symbolic(cond):
@@ -35,14 +39,14 @@ def if_stmt(cond, body, orelse=None, get_state=None, set_state=None, symbol_name
 
     def branch(fn):
         def run():
-            set_state(init)
+            set_state(staging.branch_copies(init))
             fn()
             return get_state()
         return run
 
     try:
         merged = staging.staged_cond(cond, branch(body), branch(orelse), "an if statement",
-                                     symbol_names)
+                                     symbol_names, restore_only)
     except BaseException:
         set_state(init)
         raise

@@ -20,7 +20,8 @@ def and_(left_fn, right_fn):
     left = staging.as_condition(left_fn())
     if not staging.is_symbolic(left):
         return right_fn() if left else left
-    return staging.staged_cond(left, lambda: staging.as_condition(right_fn()), lambda: left, "and")
+    return staging.staged_cond(left, lambda: staging.as_condition(right_fn()), lambda: left,
+                               "an `and` expression")
 
 
 def or_(left_fn, right_fn):
@@ -28,7 +29,8 @@ def or_(left_fn, right_fn):
     left = staging.as_condition(left_fn())
     if not staging.is_symbolic(left):
         return left if left else right_fn()
-    return staging.staged_cond(left, lambda: left, lambda: staging.as_condition(right_fn()), "or")
+    return staging.staged_cond(left, lambda: left, lambda: staging.as_condition(right_fn()),
+                               "an `or` expression")
 
 
 def not_(value):

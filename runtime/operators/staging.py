@@ -22,6 +22,7 @@ import threading
 
 import numpy as np
 
+from runtime import context
 from runtime import control_flow
 from runtime import dtypes
 from runtime import errors
@@ -45,12 +46,14 @@ _try_bodies = threading.local()
 def try_body(where):
     """Marks the body of a `try` that has `except` clauses (`where` is its 'file:line').
 
-    Staging control flow there is refused: the ops would run later, when the graph runs,
-    where the `except` clauses can no longer catch what they raise."""
+    Staging control flow into the graph being traced there is refused: its ops would run
+    later, when the graph runs, where the `except` clauses can no longer catch what they
+    raise. Running eagerly (no graph), or tracing a separate Function, is fine."""
     stack = getattr(_try_bodies, "stack", None)
     if stack is None:
         stack = _try_bodies.stack = []
-    stack.append(where)
+    graph = context.current_graph()
+    stack.append((where, graph.root if graph is not None else None))
     try:
         yield
     finally:
@@ -58,13 +61,20 @@ def try_body(where):
 
 
 def refuse_inside_try(what):
-    """Raises NotImplementedError when `what` (a staged statement) is inside a try body."""
+    """Raises NotImplementedError when `what` would be staged into the graph of a trace that
+    is inside a try body."""
     stack = getattr(_try_bodies, "stack", None)
-    if stack:
-        _fail(NotImplementedError,
-              "%s on a tensor cannot be staged inside the `try` at %s: errors raised when the "
-              "graph runs cannot be caught by its `except` clauses. Move the tensor-dependent "
-              "code out of the try, or the try out of the traced function" % (what, stack[-1]))
+    if not stack:
+        return
+    graph = context.current_graph()
+    root = graph.root if graph is not None else None
+    for where, try_root in reversed(stack):
+        if try_root is not None and try_root is root:
+            _fail(NotImplementedError,
+                  "%s on a tensor cannot be staged inside the `try` at %s: errors raised when "
+                  "the graph runs cannot be caught by its `except` clauses. Move the "
+                  "tensor-dependent code out of the try, or the try out of the traced "
+                  "function" % (what, where))
 
 
 def _no_state():
@@ -128,16 +138,16 @@ def require_scalar_bool(value, what):
 # -- conditionals ------------------------------------------------------------------------------
 
 
-def staged_cond(pred, true_fn, false_fn, what, symbol_names=None):
+def staged_cond(pred, true_fn, false_fn, what, symbol_names=None, restore_only=()):
     """Traces both functions as branches of an If op on `pred`; returns the merged result.
 
-    With `symbol_names`, the functions return one value per named variable."""
+    With `symbol_names`, the functions return one value per named variable. Variables named
+    in `restore_only` are not read after the statement (the compiler carries them only so
+    that each branch starts from their value before it): they come out as DeadValue."""
     refuse_inside_try(what)
     require_scalar_bool(pred, what)
-    then_sub, then_value = control_flow.trace_subgraph(
-        "cond_true", lambda: tensor_array.isolate_mutations(true_fn), [])
-    else_sub, else_value = control_flow.trace_subgraph(
-        "cond_false", lambda: tensor_array.isolate_mutations(false_fn), [])
+    then_sub, then_value = control_flow.trace_subgraph("cond_true", lambda: true_fn(), [])
+    else_sub, else_value = control_flow.trace_subgraph("cond_false", lambda: false_fn(), [])
     if symbol_names is None:
         names = ["value"]
         then_values, else_values = [then_value], [else_value]
@@ -146,6 +156,9 @@ def staged_cond(pred, true_fn, false_fn, what, symbol_names=None):
         then_values, else_values = list(then_value), list(else_value)
     then_outs, else_outs, specs, builders = [], [], [], []
     for name, a, b in zip(names, then_values, else_values):
+        if name in restore_only:
+            builders.append(lambda outputs, name=name: DeadValue(name))
+            continue
         builders.append(_merge_symbol(name, a, b, then_sub, else_sub, then_outs, else_outs,
                                       specs))
     then_sub.outputs = then_outs
@@ -153,6 +166,12 @@ def staged_cond(pred, true_fn, false_fn, what, symbol_names=None):
     outputs = control_flow.build_if(pred, then_sub, else_sub, specs)
     merged = [build(outputs) for build in builders]
     return merged[0] if symbol_names is None else tuple(merged)
+
+
+def branch_copies(values):
+    """`values` with each staged list replaced by a copy, so that what one branch of a staged
+    `if` appends is not seen by the other."""
+    return tuple(v.copy() if isinstance(v, tensor_array.StagedList) else v for v in values)
 
 
 def _merge_symbol(name, a, b, then_sub, else_sub, then_outs, else_outs, specs):
@@ -196,12 +215,6 @@ def _refuse_list_grown_in_branch(name, value, then_sub, else_sub):
 
 
 def _merge_leaf(name, x, y, then_sub, else_sub, then_outs, else_outs, specs):
-    if _escaped(x, then_sub) or _escaped(y, else_sub):
-        # The compiler carries variables a branch reads before assigning, so that both
-        # branches start from the same values. Such a variable may end a branch holding a
-        # tensor private to a finished loop body; the analysis guarantees it is dead after
-        # the statement, so it is not merged.
-        return lambda outputs: DeadValue(name)
     x_undefined, y_undefined = isinstance(x, Undefined), isinstance(y, Undefined)
     if x_undefined and y_undefined:
         return lambda outputs: x
@@ -231,10 +244,7 @@ def _merge_leaf(name, x, y, then_sub, else_sub, then_outs, else_outs, specs):
 
 
 def _escaped(value, sub):
-    """True for a dead value: a symbolic tensor of a graph that neither is nor encloses
-    branch `sub`, or a DeadValue from an inner statement."""
-    if isinstance(value, DeadValue):
-        return True
+    """True for a symbolic tensor of a graph that neither is nor encloses branch `sub`."""
     if not isinstance(value, SymbolicTensor):
         return False
     graph = sub.graph

@@ -44,8 +44,8 @@ class UndefinedReturnValue(Undefined):
 
 
 class DeadValue(Undefined):
-    """A variable whose value after a staged statement is never read (the analysis proves
-    it): it was carried only so that both branches start from the same value."""
+    """A variable that a staged `if` carried only so that both branches start from its value
+    before the statement; the compiler's analysis found it is not read afterwards."""
 
     __slots__ = ()
 

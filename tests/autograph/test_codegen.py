@@ -199,7 +199,7 @@ def test_error_message_lists_the_user_frames_of_nested_converted_calls():
 
     with pytest.raises(AttributeError) as info:
         tf.function(outer)(tf.constant(1))
-    message = str(info.value)
+    message = "\n".join([str(info.value)] + getattr(info.value, "__notes__", []))
     assert message.count("in user code:") == 1
     assert message.index("return inner(x) + 1") < message.index("return v.no_such_attribute")
 
@@ -277,3 +277,52 @@ def test_load_binds_one_code_object_to_several_function_objects():
     ten = loaded.bind(make(10), namespace.ag__)
     assert one.__code__ is ten.__code__ is loaded.code
     assert (one(5), ten(5), one(-5)) == (6, 15, -5)
+
+
+class CodeError(Exception):
+    pass
+
+
+def raises_own_error(x):
+    if x > 100:
+        x = 1
+    raise CodeError("code123")
+
+
+def test_users_own_exception_keeps_its_arguments():
+    with pytest.raises(CodeError) as info:
+        conversion.convert(raises_own_error)(1)
+    assert info.value.args == ("code123",)
+    if hasattr(info.value, "__notes__"):
+        assert "raise CodeError" in "\n".join(info.value.__notes__)
+
+
+def recurse(n):
+    if n > 0:
+        return recurse(n - 1)
+    return {}["missing"]
+
+
+def test_deep_recursion_lists_a_bounded_number_of_frames():
+    with pytest.raises(KeyError) as info:
+        conversion.convert(recurse)(40)
+    notes = "\n".join(getattr(info.value, "__notes__", []))
+    if notes:
+        assert "more frames" in notes
+        assert notes.count("in recurse") <= 12
+
+
+def outer_with_nested_function(x):
+    def nested(v):
+        if v > 0:
+            v = v + 1
+        return v[5]
+    return nested(x)
+
+
+def test_errors_in_nested_converted_functions_name_the_users_file():
+    with pytest.raises(ValueError) as info:
+        tf.function(outer_with_nested_function)(tf.constant(3))
+    where = "%s:%d" % (__file__, line_of(outer_with_nested_function, "return v[5]"))
+    assert where in str(info.value)
+    assert "<ag__" not in str(info.value)

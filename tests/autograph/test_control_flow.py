@@ -739,3 +739,89 @@ def test_for_over_literal_data_or_constant_range_stays_plain_unless_it_has_jumps
     assert len(ag_calls(body, "for_stmt")) == 2  # the loop with break, and range(x)
     assert not any(isinstance(n, gast.Call) and getattr(n.func, "attr", None) == "ld"
                    for n in gast.walk(converted))
+
+
+# -- review fixes: dead variables, closures, separate Functions inside a try ---------------------
+
+
+def reads_then_reassigns_a_string(x):
+    msg = "pos"
+    if x > 0:
+        tf.print(msg)
+    else:
+        msg = "neg"
+        tf.print(msg)
+    return x
+
+
+def reassigns_with_another_dtype(x):
+    y = 1
+    if x > 0:
+        z = x + y
+    else:
+        y = 2.5
+        z = x
+    return z
+
+
+@pytest.mark.parametrize("function", [reads_then_reassigns_a_string,
+                                      reassigns_with_another_dtype])
+def test_variables_dead_after_a_staged_if_are_restored_but_not_merged(function):
+    traced = tf.function(function)
+    assert [int(traced(tf.constant(v)).numpy()) for v in (3, -3)] == [function(3), function(-3)]
+
+
+def test_restore_only_names_are_passed_to_if_stmt():
+    converted = convert_snippet("""
+        def f(x):
+            y = 1
+            if x > 0:
+                z = x + y
+            else:
+                y = 2
+                z = x
+            return z
+    """)
+    (call,) = ag_calls(scope_body(converted), "if_stmt")
+    (keyword,) = call.keywords
+    assert keyword.arg == "restore_only" and string_tuple(keyword.value) == ["y"]
+
+
+def closure_reads_a_branch_variable(x):
+    def show():
+        return y
+    if x > 0:
+        y = 1
+    else:
+        y = 2
+    return show()
+
+
+def test_variable_read_only_by_a_closure_is_shared_with_the_branches():
+    assert conversion.convert(closure_reads_a_branch_variable)(3) == 1
+    traced = tf.function(closure_reads_a_branch_variable)
+    assert [int(traced(tf.constant(v)).numpy()) for v in (3, -3)] == [1, 2]
+
+
+def test_reads_that_are_certainly_defined_are_not_guarded():
+    source = conversion.source_of(reassigns_with_another_dtype)
+    assert "ag__.ld" not in source
+
+
+@tf.function
+def separately_traced(x):
+    if x > 0:
+        x = x + 1
+    return x
+
+
+def calls_a_function_inside_try(x):
+    try:
+        y = separately_traced(tf.constant(x))
+    except KeyError:
+        y = 0
+    return y
+
+
+def test_a_separate_function_traced_inside_a_try_is_allowed():
+    assert int(conversion.convert(calls_a_function_inside_try)(3).numpy()) == 4

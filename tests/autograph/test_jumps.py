@@ -477,3 +477,50 @@ def test_traced_results_are_tensors_of_the_python_type():
     result = tf.function(first_square_above_ten)(tf.constant(10))
     assert result.dtype == tf.int32
     np.testing.assert_array_equal(result.numpy(), np.int32(4))
+
+
+def returns_on_every_nested_path(x):
+    if x > 0:
+        y = x * 2
+        if y > 10:
+            return y
+        return -y
+    else:
+        return x
+
+
+def returns_from_an_endless_loop(x):
+    i = 0
+    while True:
+        i += 1
+        if i > x:
+            return i
+
+
+def returns_inside_try_finally(x):
+    try:
+        if x > 0:
+            return 1
+        return 2
+    finally:
+        pass
+
+
+@pytest.mark.parametrize("function", [returns_on_every_nested_path, returns_from_an_endless_loop,
+                                      returns_inside_try_finally])
+def test_functions_returning_on_every_path_stage_without_fscope_ret(function):
+    assert conversion.source_of(function).rstrip().endswith("return retval_")
+    traced = tf.function(function)
+    for v in (3, 7):
+        assert int(traced(tf.constant(v)).numpy()) == function(v)
+
+
+def test_walrus_in_a_lazy_operand_is_rejected_naming_the_line():
+    def f(x):
+        if 0 < (n := x + 1) < 10:
+            return n
+        return 0
+
+    with pytest.raises(autograph.ConversionError, match=r"test_jumps.py:\d+: an assignment "
+                                                        r"expression \(:=\)"):
+        conversion.convert(f)

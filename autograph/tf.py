@@ -22,6 +22,7 @@ from runtime.signature import TensorSpec  # noqa: F401
 from runtime.tensor import Tensor  # noqa: F401
 from runtime.tensor_array import TensorArray  # noqa: F401
 from runtime.variables import Variable  # noqa: F401
+from runtime.gradients import GradientTape, UnconnectedGradients  # noqa: F401
 
 
 def _namespace(name, doc, **members):

@@ -6,6 +6,10 @@ execution. Kept in one tiny module so that the hot path is a single list lookup.
 
 graph_stack = []
 _settings = {"run_functions_eagerly": False}
+# The GradientTapes recording eager ops (runtime.gradients.tape), innermost last. Eager
+# execution checks it once per op; a tape entered inside a trace records graph nodes instead
+# and is never listed here.
+tapes = []
 
 
 def current_graph():

@@ -163,6 +163,8 @@ class ConcreteFunction:
             if kwargs or len(args) != len(self._feeds) or not args:
                 raise
             feeds = self._flat_feeds(args)
+        if _tapes:  # a GradientTape is recording: the call becomes one record on it
+            return _recorded_call(self, feeds, (args, kwargs))
         return self._call_flat(feeds)
 
     def _flat_feeds(self, args):
@@ -468,6 +470,8 @@ class Function:
         cf = self._cache.get(key)
         if cf is None:
             cf = self._lookup(key, values, bound)
+        if _tapes:  # a GradientTape is recording: the call becomes one record on it
+            return _recorded_call(cf, feeds, values)
         return cf._call_flat(feeds)
 
     # -- internals ---------------------------------------------------------------------------
@@ -580,7 +584,19 @@ class Function:
             cf._match("argument", value, traced, feeds)
         if context.graph_stack:
             return _call_in_graph(cf, list(values))
+        if _tapes:  # a GradientTape is recording: the call becomes one record on it
+            return _recorded_call(cf, feeds, values)
         return cf._call_flat(feeds)
+
+
+_tapes = context.tapes  # the GradientTapes recording eager ops
+
+
+def _recorded_call(cf, feeds, args):
+    """Runs `cf` on `feeds` and records the call on the recording tapes, whose gradient
+    then runs `cf`'s gradient function (see runtime.gradients.function_grads)."""
+    from runtime.gradients import function_grads
+    return function_grads.record_call(cf, feeds, args)
 
 
 def _numerics_checked():
@@ -630,7 +646,9 @@ def _make_inputs(value, key, name, graph, feeds):
     if isinstance(value, Variable):
         placeholder = graph.add_placeholder(name, sig.dtypes.resource, ())
         feeds.append(placeholder)
-        return GraphVariable(placeholder, value)
+        variable = GraphVariable(placeholder, value)
+        graph.argument_variables[id(placeholder)] = variable  # for GradientTape
+        return variable
     if sig.is_tensor_like(value):
         dtype, shape = key
         placeholder = graph.add_placeholder(name, dtype, shape)

@@ -101,6 +101,9 @@ class Graph:
         self._name_counts = {}
         self.variable_creation_allowed = True
         self.created_variables = []
+        # id(resource placeholder) -> the GraphVariable standing for a Variable argument
+        # (read by GradientTape to know which variable a resource input is)
+        self.argument_variables = {}
 
     # -- building ---------------------------------------------------------------------
     @contextlib.contextmanager

@@ -29,6 +29,7 @@ from runtime.tensor import EagerTensor, SymbolicTensor, make_eager
 
 REGISTRY = {}
 _EMPTY = {}
+_tapes = context.tapes  # the recording GradientTapes: one check per eager op
 
 
 class SpecError(Exception):
@@ -130,6 +131,9 @@ def execute(op, inputs, attrs=_EMPTY, name=None):
         outputs = [make_eager(r, spec[0]) for r, spec in zip(result, out_specs)]
     if context._settings.get("check_numerics"):
         _check_numerics(op, outputs)
+    if _tapes:  # GradientTapes are recording (runtime.gradients.tape)
+        for tape in _tapes:
+            tape._record(op, inputs, attrs, outputs)
     return outputs
 
 

@@ -1,0 +1,514 @@
+"""Reverse-mode differentiation over *records*: one algorithm for eager tapes and graphs.
+
+A record is anything with `.op` (an OpDef), `.attrs`, `.inputs` and `.outputs`: an eager
+tape entry (`Record`), or a graph `Node`. `backprop` walks records backwards from targets
+and calls each op's gradient rule, `op.grad(ctx, grads)`, declared once per op in the
+registry (see the `*_grads` modules). A rule receives a `GradContext` (the op's attributes,
+inputs and outputs, and which inputs need a gradient) and one gradient per output (None
+where nothing flows back), and returns one gradient per input (None where there is none),
+or a `GradResult` that also carries gradients for the *externals* of the op: the variables
+and eager tensors that the sub-graphs of a control-flow op, or the graph of a called
+function, read without taking them as inputs.
+
+Rules build their results with the ordinary ops API, so the same rule runs eagerly (eager
+tape) and adds graph nodes while tracing (a tape inside a tf.function, or a gradient
+function built for a Function, a branch or a loop body).
+
+Gradients are accumulated per *key*: `id()` of the tensor as recorded (the records keep
+them alive), of a Variable (eager reads take the variable itself as input), or of the
+resource placeholder standing for a captured variable in a graph (`external_key_in`).
+
+Records of a graph can be *inlined* into another graph (`Inliner`): the rule then sees
+the inputs and outputs re-emitted in the graph being built (on demand: only the forward
+nodes a gradient actually uses are re-emitted, so print and assignment nodes are not run
+again), while the keys stay those of the original graph. That is how gradient functions of
+Functions, If branches and While bodies are built from their forward graphs.
+"""
+
+import weakref
+
+import numpy as np
+
+from runtime.ops import math_ops
+from runtime.tensor import SymbolicTensor
+
+class GradResult:
+    """A rule's result with gradients for externals: `inputs` (one per input, or None) and
+    `externals`, a list of (variable or eager tensor, gradient)."""
+
+    __slots__ = ("inputs", "externals")
+
+    def __init__(self, inputs, externals=()):
+        self.inputs = inputs
+        self.externals = externals
+
+
+class Record:
+    """One op executed eagerly while a tape was recording."""
+
+    __slots__ = ("op", "attrs", "inputs", "outputs")
+
+    def __init__(self, op, attrs, inputs, outputs):
+        self.op = op
+        self.attrs = attrs
+        self.inputs = inputs
+        self.outputs = outputs
+
+    def __repr__(self):
+        return "<Record %s>" % self.op.name
+
+
+class GradContext:
+    """What a gradient rule sees of one op: `op`, `attrs`, `inputs`, `outputs`, `needed`
+    (per input: does it need a gradient), `externals` (implicit inputs, see module doc) and
+    `needed_externals` (those that need a gradient)."""
+
+    __slots__ = ("op", "attrs", "_record", "_view", "needed", "externals", "needed_externals")
+
+    def __init__(self, record, view, needed, externals, needed_externals):
+        self.op = record.op
+        self.attrs = record.attrs
+        self._record = record
+        self._view = view
+        self.needed = needed
+        self.externals = externals
+        self.needed_externals = needed_externals
+
+    @property
+    def inputs(self):
+        """The op's inputs, as tensors of the graph being built (or eager tensors)."""
+        return self._view.inputs if self._view is not None else self._record.inputs
+
+    @property
+    def outputs(self):
+        """The op's outputs, as tensors of the graph being built (or eager tensors)."""
+        return self._view.outputs if self._view is not None else self._record.outputs
+
+    def input(self, i):
+        """Input `i` only (inlined records re-emit just what is asked for)."""
+        if self._view is not None:
+            return self._view.input(i)
+        return self._record.inputs[i]
+
+    def output(self, i):
+        """Output `i` only."""
+        if self._view is not None:
+            return self._view.output(i)
+        return self._record.outputs[i]
+
+    def input_shape(self, i):
+        """The static shape of input `i` (a tuple with None entries, or None), known
+        without re-emitting anything."""
+        return _static_shape(self._record.inputs[i])
+
+    def output_shape(self, i):
+        """The static shape of output `i`."""
+        return _static_shape(self._record.outputs[i])
+
+    def input_dtype(self, i):
+        """The dtype of input `i`."""
+        return self._record.inputs[i].dtype
+
+
+def _static_shape(t):
+    shape = getattr(t, "_shape_tuple", None)
+    return shape() if shape is not None else None
+
+
+# Values whose gradient flows: floats, and TensorArray handles (`variant`), whose gradient is
+# a TensorArray of the gradients of their elements (see tensor_array_grads).
+GRADIENT_KINDS = frozenset(["float", "variant"])
+
+
+def carries(dtype):
+    """True for the dtypes of values that have a gradient (float, TensorArray handles)."""
+    return dtype.kind in GRADIENT_KINDS
+
+
+def can_carry(t):
+    """True for what can receive a gradient: float tensors, float variables, TensorArray
+    handles and resource handles (the placeholder of a variable in a graph)."""
+    kind = t.dtype.kind
+    return kind in GRADIENT_KINDS or kind == "resource"
+
+
+def no_gradient_error(op, where=""):
+    return LookupError(
+        "No gradient defined for operation%s (op type: %s): a gradient is needed through it "
+        "because it lies between the sources and the target. Wrap its inputs in "
+        "tf.stop_gradient if no gradient should flow through it." % (where, op.name))
+
+
+# -- externals: what control flow and calls read without taking it as an input ------------
+
+_externals_cache = weakref.WeakKeyDictionary()
+
+
+def graph_externals(graph):
+    """The variables and eager tensors that `graph` captures, or that its sub-graphs and the
+    functions it calls capture (recursively), in a stable order without duplicates."""
+    size = (len(graph.nodes), len(graph.captures))
+    cached = _externals_cache.get(graph)
+    if cached is not None and cached[0] == size:
+        return cached[1]
+    from runtime.function import CALL_OP
+    found = []
+    seen = set()
+    pending = [graph]
+    visited = set()
+    while pending:
+        g = pending.pop()
+        if id(g) in visited:
+            continue
+        visited.add(id(g))
+        for capture in g.captures:
+            external = capture.external
+            if capture.leaked or isinstance(external, SymbolicTensor):
+                continue
+            if id(external) not in seen:
+                seen.add(id(external))
+                found.append(external)
+        inner = []
+        for node in g.nodes:
+            if node.op is CALL_OP:
+                inner.append(node.attrs["f"].graph)
+            elif node.op.lower is not None:
+                inner.extend(sub.graph for sub in _subgraphs(node.attrs))
+        pending.extend(reversed(inner))
+    result = tuple(found)
+    _externals_cache[graph] = (size, result)
+    return result
+
+
+def _subgraphs(attrs):
+    from runtime.control_flow import SubGraph
+    return [v for v in attrs.values() if isinstance(v, SubGraph)]
+
+
+def implicit_externals(op, attrs):
+    """The externals of a call or control-flow op (empty for every other op)."""
+    if op.lower is not None:
+        out = []
+        seen = set()
+        for sub in _subgraphs(attrs):
+            for e in graph_externals(sub.graph):
+                if id(e) not in seen:
+                    seen.add(id(e))
+                    out.append(e)
+        return tuple(out)
+    f = attrs.get("f") if attrs else None
+    if f is not None and op.name == "PartitionedCall":
+        return graph_externals(f.graph)
+    return ()
+
+
+def external_key_in(graph):
+    """The key function for externals when backpropagating over `graph`'s nodes: the
+    placeholder that captured the external, or the external itself (eager records, or an
+    external only read inside called functions or sub-graphs)."""
+    if graph is None:
+        return id
+    by_id = graph._captures_by_id
+
+    def key(external):
+        capture = by_id.get(id(external))
+        return id(capture.placeholder) if capture is not None else id(external)
+    return key
+
+
+# -- the algorithm ----------------------------------------------------------------------------
+
+
+def backprop(records, targets, sources, watched, view=None, external_key=id):
+    """Gradients of `targets` with respect to `sources`.
+
+    `records`: forward-ordered records; `targets`: [(key, gradient tensor)]; `sources`: keys;
+    `watched`: keys from which gradients may flow (a record takes part when one of its
+    inputs is watched or computed from a watched key); `view(record)`: what the rule sees as
+    inputs and outputs (for inlined records), None for the record itself;
+    `external_key(external)`: the key of an external. Returns one gradient (or None) per
+    source."""
+    live = set(watched)
+    plan = []
+    for rec in records:
+        inputs = rec.inputs
+        needed = None
+        for i, t in enumerate(inputs):
+            if id(t) in live and can_carry(t):
+                if needed is None:
+                    needed = [False] * len(inputs)
+                needed[i] = True
+        externals = implicit_externals(rec.op, rec.attrs) if (
+            rec.op.lower is not None or rec.op.name == "PartitionedCall") else ()
+        needed_externals = [e for e in externals if external_key(e) in live]
+        if needed is None and not needed_externals:
+            continue
+        for t in rec.outputs:
+            if t.dtype.kind in GRADIENT_KINDS:
+                live.add(id(t))
+        plan.append((rec, needed or [False] * len(inputs), externals, needed_externals))
+
+    acc = {}
+    for key, grad in targets:
+        if grad is not None:
+            acc.setdefault(key, []).append(grad)
+    for rec, needed, externals, needed_externals in reversed(plan):
+        grads = [_total(acc, id(t)) if t.dtype.kind in GRADIENT_KINDS else None
+                 for t in rec.outputs]
+        if all(g is None for g in grads):
+            continue
+        rule = rec.op.grad
+        if rule is None:
+            name = getattr(rec, "name", None)
+            raise no_gradient_error(rec.op, " %r" % name if name else "")
+        ctx = GradContext(rec, view(rec) if view is not None else None, needed, externals,
+                          needed_externals)
+        result = rule(ctx, grads)
+        if isinstance(result, GradResult):
+            input_grads, external_grads = result.inputs, result.externals
+        else:
+            input_grads, external_grads = result, ()
+        for t, need, g in zip(rec.inputs, needed, input_grads):
+            if need and g is not None:
+                _check_shape(rec, t, g)
+                acc.setdefault(id(t), []).append(g)
+        for external, g in external_grads:
+            if g is not None:
+                acc.setdefault(external_key(external), []).append(g)
+    return [_total(acc, key) if key in live else None for key in sources]
+
+
+def _check_shape(rec, t, g):
+    """A rule's gradient must have its input's shape (checked where both are static)."""
+    want = _static_shape(t)
+    have = g._shape_tuple()
+    if want is None or have is None or len(want) == len(have) and all(
+            a is None or b is None or a == b for a, b in zip(want, have)):
+        return
+    if t.dtype.kind == "resource":
+        return
+    raise ValueError("internal error: the gradient rule of %s gave a gradient of shape %s "
+                     "for an input of shape %s" % (rec.op.name, have, want))
+
+
+def _total(acc, key):
+    grads = acc.get(key)
+    if not grads:
+        return None
+    if len(grads) == 1:
+        return grads[0]
+    adder = _ADDERS.get(grads[0].dtype.kind)
+    total = adder(grads) if adder is not None else math_ops.add_n(grads)
+    acc[key] = [total]
+    return total
+
+
+# How gradients of a non-float kind are summed: {dtype kind: function(list of gradients)}.
+_ADDERS = {}
+
+
+def register_adder(kind, adder):
+    """Declares how gradients of dtype kind `kind` are summed (TensorArrays register one)."""
+    _ADDERS[kind] = adder
+
+
+# Zero gradients in graphs for kinds other than float: {dtype kind: function(tensor)}.
+_ZEROS = {}
+
+
+def register_zeros(kind, zeros_like):
+    """Declares how a zero gradient for a tensor of dtype kind `kind` is made."""
+    _ZEROS[kind] = zeros_like
+
+
+def zeros_like_tensor(t):
+    """A zero gradient for tensor `t` (zeros_like for floats)."""
+    make = _ZEROS.get(t.dtype.kind)
+    if make is not None:
+        return make(t)
+    from runtime.ops import array_ops
+    return array_ops.zeros_like(t)
+
+
+# Kernels that handle gradients as run-time values (WhileGrad) need zeros and sums of values
+# that are not arrays: {Python type: (zeros_like(value), add(a, b))}.
+_VALUE_RULES = {}
+
+
+def register_value_rules(cls, zeros_like, add):
+    """Declares zeros and sums for run-time values of type `cls` (TensorArray values)."""
+    _VALUE_RULES[cls] = (zeros_like, add)
+
+
+def _unwrap(value):
+    if isinstance(value, np.ndarray) and value.dtype == object and value.ndim == 0:
+        return value[()]
+    return value
+
+
+def zeros_like_value(value):
+    """A zero gradient shaped like run-time value `value`."""
+    rules = _VALUE_RULES.get(type(_unwrap(value)))
+    if rules is not None:
+        return rules[0](_unwrap(value))
+    return np.zeros_like(value)
+
+
+def add_values(a, b):
+    """The sum of two run-time gradient values (None is zero)."""
+    if a is None:
+        return b
+    if b is None:
+        return a
+    rules = _VALUE_RULES.get(type(_unwrap(a)))
+    if rules is not None:
+        return rules[1](_unwrap(a), _unwrap(b))
+    return a + b
+
+
+# -- inlining a graph's nodes into another graph ------------------------------------------------
+
+
+class Inliner:
+    """Re-emits nodes of graph `source` into graph `target`, on demand.
+
+    `mapping` maps id(source tensor) to the target-graph (or enclosing-graph) tensor standing
+    for it: the source's fed placeholders must all be mapped. Placeholders that captured
+    variables or eager tensors are captured again by `target`. A node is re-emitted the
+    first time one of its outputs is asked for, after the nodes it depends on. Values are
+    handed out as tensors of `consumer` (default: `target`): when the consumer is a graph
+    nested in the target, what it captures from the target is exactly the set of forward
+    values its computation needs (see the While gradient)."""
+
+    def __init__(self, source, target, mapping, consumer=None):
+        self.source = source
+        self.target = target
+        self.consumer = consumer or target  # the graph the values are handed to
+        self.mapping = mapping
+        self._captures = {id(c.placeholder): c for c in source.captures}
+
+    def view(self, node):
+        """The record view of `node` for `backprop`."""
+        return InlinedNode(node, self)
+
+    def in_target(self, t):
+        """The tensor of the target graph standing for source tensor `t`."""
+        found = self.mapping.get(id(t))
+        if found is None:
+            self._emit(t.node)
+            found = self.mapping[id(t)]
+        return self.target.capture(found)
+
+    def value(self, t):
+        """The tensor standing for source tensor `t`, as a tensor of the consumer graph
+        (the target, or a graph nested in it, which then captures it)."""
+        return self.consumer.capture(self.in_target(t))
+
+    def _emit(self, node):
+        mapping = self.mapping
+        stack = [node]
+        while stack:
+            current = stack[-1]
+            if id(current.outputs[0]) in mapping:  # already emitted (reached twice)
+                stack.pop()
+                continue
+            missing = [t.node for t in current.inputs if id(t) not in mapping]
+            if missing:
+                stack.extend(missing)
+                continue
+            stack.pop()
+            self._emit_one(current)
+
+    def _emit_one(self, node):
+        target = self.target
+        if node.op.name == "Placeholder":
+            capture = self._captures.get(id(node.outputs[0]))
+            if capture is None or isinstance(capture.external, SymbolicTensor):
+                raise ValueError("internal error: placeholder %s of %s is not mapped"
+                                 % (node.name, self.source.name))
+            self.mapping[id(node.outputs[0])] = target.capture(capture.external)
+            return
+        _check_rerun(node)
+        inputs = [target.capture(self.mapping[id(t)]) for t in node.inputs]
+        specs = [(t.dtype, t._shape) for t in node.outputs]
+        outputs = target.add_node(node.op, inputs, node.attrs, specs, node.name, node.location)
+        for old, new in zip(node.outputs, outputs):
+            self.mapping[id(old)] = new
+
+
+def _not_rerunnable(op):
+    name = op.name
+    return (name.startswith("Random") or (name.startswith("Assign") and op.side_effects)
+            or name.startswith("Iterator") or name == "AnonymousIterator")
+
+
+def _check_rerun(node):
+    """Refuses to re-emit a node whose second run would not give the forward value: random
+    draws, variable assignments and iterator reads."""
+    if not _not_rerunnable(node.op):
+        return
+    where = node.location
+    raise NotImplementedError(
+        "this gradient needs the value of %s (op %s%s) again, and running it a second time "
+        "would not give the same value (a random draw, a variable assignment or an iterator "
+        "read). Gradients through a Function called eagerly, through a tensor-dependent "
+        "`if` and through a loop recompute such values: use the GradientTape inside the "
+        "same function and outside the loop or branch, or compute the value outside them."
+        % (node.name, node.op.name,
+           ", made at %s:%d" % (where.filename, where.lineno) if where is not None else ""))
+
+
+class InlinedNode:
+    """A node of the source graph as its gradient rule sees it: inputs and outputs
+    re-emitted into the target graph when first asked for."""
+
+    __slots__ = ("node", "inliner")
+
+    def __init__(self, node, inliner):
+        self.node = node
+        self.inliner = inliner
+
+    @property
+    def inputs(self):
+        return [self.inliner.value(t) for t in self.node.inputs]
+
+    @property
+    def outputs(self):
+        return [self.inliner.value(t) for t in self.node.outputs]
+
+    def input(self, i):
+        return self.inliner.value(self.node.inputs[i])
+
+    def output(self, i):
+        return self.inliner.value(self.node.outputs[i])
+
+
+# -- declaring rules ---------------------------------------------------------------------------
+
+
+def grad_for(*names):
+    """Decorator: declares the function as the gradient rule of the ops `names`."""
+    from runtime.ops import registry
+
+    def declare(rule):
+        for name in names:
+            registry.get(name).grad = rule
+        return rule
+    return declare
+
+
+def _no_gradient(ctx, grads):
+    return [None] * len(ctx.needed)
+
+
+def not_differentiable(*names, optional=False):
+    """Declares that no gradient flows through the ops `names` (their inputs get None).
+    With `optional`, names not registered (yet) are skipped."""
+    from runtime.ops import registry
+    for name in names:
+        op = registry.REGISTRY.get(name)
+        if op is None:
+            if optional:
+                continue
+            raise KeyError("no op named %r is registered" % name)
+        op.grad = _no_gradient

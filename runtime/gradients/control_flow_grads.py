@@ -1,0 +1,298 @@
+"""Gradients of the staged control-flow ops (runtime/control_flow.py): If and While.
+
+If: the gradient is another If on the same predicate. Each of its branches re-emits the
+forward branch (only the nodes the gradient uses) and backpropagates through it, returning
+the gradients of the If's inputs (the tensors the branch captured) and of the variables the
+branch reads. Both branches return the same list; a branch that does not touch an input
+returns zeros for it.
+
+While: the gradient is one `WhileGrad` node. When the gradient is built, three graphs are
+made once from the loop's sub-graphs and compiled by the executor:
+  * the condition, pruned to what computes it (so a print in it does not run again);
+  * one forward iteration of the body, re-emitting only what computes the next state and
+    what the gradient reads (prints and assignments in the body do not run again); it
+    returns the next state and that iteration's *intermediates*;
+  * the body's VJP, built in a graph nested in the forward iteration: (gradient of the
+    state out, intermediates) -> (gradient of the state in, gradients of the captured
+    tensors and of the variables the body reads). The forward values it uses are exactly
+    what it captures from the forward iteration, which is how the intermediates are chosen.
+At run time the kernel re-runs the loop from the same initial values, keeping each
+iteration's state and intermediates, then runs the VJP once per iteration in reverse,
+summing the gradients of the captured tensors and variables over iterations.
+
+Both recompute forward values from the op's inputs. A value a second run would not
+reproduce (a random draw, an assignment's result, an iterator read) makes the gradient raise
+NotImplementedError (see backprop.Inliner). Known limit: a variable that the branch or loop
+body itself assigns after reading it is read again with its new value.
+
+WhileGrad has no gradient itself (a second-order gradient through a loop raises LookupError).
+"""
+
+import numpy as np
+
+from runtime import control_flow
+from runtime import dtypes
+from runtime import executor
+from runtime import shape as shape_lib
+from runtime.gradients.backprop import (GradResult, Inliner, add_values, backprop, can_carry,
+                                        carries, external_key_in, grad_for, graph_externals,
+                                        zeros_like_tensor, zeros_like_value)
+from runtime.gradients.grad_ops import fully_known
+from runtime.graph import Graph
+from runtime.ops import array_ops
+from runtime.ops.registry import execute, register
+from runtime.tensor import SymbolicTensor
+from runtime.variables import OPS as VARIABLE_OPS
+from runtime.variables import Variable
+
+
+# -- If ----------------------------------------------------------------------------------------
+
+
+@grad_for("If", "StatelessIf")
+def _if_grad(ctx, grads):
+    inputs = ctx.inputs
+    pred = inputs[0]
+    wanted = [i for i in range(1, len(inputs)) if ctx.needed[i]]
+    externals = list(ctx.needed_externals)
+    branches = {}
+    for name in ("then", "else"):
+        sub = ctx.attrs[name]
+        branch, result = control_flow.trace_subgraph(
+            "cond_grad_" + name,
+            lambda sub=sub: _branch_vjp(sub, inputs, grads, wanted, externals), [])
+        branches[name] = (branch, result)
+    slots = [slot for slot in [("in", i) for i in wanted] + [("ext", k) for k in
+                                                             range(len(externals))]
+             if any(result.get(slot) is not None for _, result in branches.values())]
+    none = GradResult([None] * len(inputs))
+    if not slots:
+        return none
+    specs = []
+    for slot in slots:
+        found = [result[slot] for _, result in branches.values() if result.get(slot) is not None]
+        shape = found[0]._shape
+        for t in found[1:]:
+            shape = shape_lib.relax(shape, t._shape)
+        specs.append((found[0].dtype, shape))
+    for branch, result in branches.values():
+        outs = []
+        with branch.graph.as_default():
+            for slot, (dtype, shape) in zip(slots, specs):
+                t = result.get(slot)
+                if t is None:
+                    t = _zeros(slot, dtype, shape, inputs, externals)
+                outs.append(branch.graph.capture(t))
+        branch.outputs = outs
+    outputs = control_flow.build_if(pred, branches["then"][0], branches["else"][0], specs)
+    input_grads = [None] * len(inputs)
+    external_grads = []
+    for slot, out in zip(slots, outputs):
+        if slot[0] == "in":
+            input_grads[slot[1]] = out
+        else:
+            external_grads.append((externals[slot[1]], out))
+    return GradResult(input_grads, external_grads)
+
+
+def _branch_vjp(sub, inputs, grads, wanted, externals):
+    """Inside a gradient branch: backpropagates through forward branch `sub`, re-emitted into
+    the current graph. Returns {slot: gradient tensor} for the inputs and externals reached."""
+    from runtime import context
+    graph = context.current_graph()
+    mapping = {id(ph): inputs[i] for ph, i in sub.captured}
+    inliner = Inliner(sub.graph, graph, mapping)
+    key = external_key_in(sub.graph)
+    by_index = {i: ph for ph, i in sub.captured}
+    slots, sources = [], []
+    for i in wanted:
+        ph = by_index.get(i)
+        if ph is not None:
+            slots.append(("in", i))
+            sources.append(id(ph))
+    for k, external in enumerate(externals):
+        slots.append(("ext", k))
+        sources.append(key(external))
+    targets = [(id(out), graph.capture(g)) for out, g in zip(sub.outputs, grads)
+               if g is not None and carries(out.dtype)]
+    if not sources or not targets:
+        return {}
+    found = backprop(sub.graph.nodes, targets, sources, set(sources), inliner.view, key)
+    return {slot: g for slot, g in zip(slots, found) if g is not None}
+
+
+def _zeros(slot, dtype, shape, inputs, externals):
+    """Zeros for a gradient the current branch does not produce."""
+    if dtype.kind == "float" and fully_known(shape):
+        return array_ops.zeros(list(shape), dtype)
+    if slot[0] == "ext":
+        source = externals[slot[1]]
+        value = source.read_value() if isinstance(source, Variable) else source
+        return array_ops.zeros_like(value)
+    source = inputs[slot[1]]
+    if source.dtype.kind == "variant":
+        return zeros_like_tensor(source)
+    if source.dtype is dtypes.resource:
+        source = execute(VARIABLE_OPS["ReadVariableOp"], [source],
+                         {"dtype": dtype, "shape": shape})[0]
+    return array_ops.zeros_like(source)
+
+
+# -- While -------------------------------------------------------------------------------------
+
+
+class WhileGradPlan:
+    """Everything the WhileGrad kernel needs, built once with the gradient."""
+
+    def __init__(self, n, float_states, n_body, n_cond, dy_slots, cond_run, forward_run,
+                 vjp_run, captured_out, externals_out):
+        self.n = n                          # loop variables
+        self.float_states = float_states    # indices of the float loop variables
+        self.n_body = n_body                # body captured inputs
+        self.n_cond = n_cond                # cond captured inputs
+        self.dy_slots = dy_slots            # positions in float_states given an upstream dy
+        self.cond_run = cond_run            # (state, cond captured) -> (keep going,)
+        self.forward_run = forward_run      # (state, body captured) -> state + intermediates
+        self.vjp_run = vjp_run              # (dstate out, intermediates) -> dstate in + rest
+        self.captured_out = captured_out    # [body captured position] with a gradient output
+        self.externals_out = externals_out  # [external] with a gradient output
+
+    def __repr__(self):
+        return "<WhileGradPlan %d loop variables>" % self.n
+
+
+def _zeros_like_value(value):
+    if isinstance(value, Variable):
+        return np.zeros_like(value._value)
+    return zeros_like_value(value)
+
+
+def _while_grad_kernel(*values, plan, out_specs):
+    n, n_body, n_cond = plan.n, plan.n_body, plan.n_cond
+    state = values[:n]
+    body_values = values[n:n + n_body]
+    cond_values = values[n + n_body:n + n_body + n_cond]
+    dys = values[n + n_body + n_cond:]
+    cond_run, forward_run = plan.cond_run, plan.forward_run
+    history = []  # per iteration: (state after it, the intermediates its gradient needs)
+    while cond_run(*state, *cond_values)[0]:
+        out = forward_run(*state, *body_values)
+        state = out[:n]
+        history.append((state, out[n:]))
+    float_states = plan.float_states
+    nf = len(float_states)
+    grads = [None] * nf
+    for slot, dy in zip(plan.dy_slots, dys):
+        grads[slot] = dy
+    rest_count = len(plan.captured_out) + len(plan.externals_out)
+    totals = [None] * rest_count
+    vjp = plan.vjp_run
+    for after, intermediates in reversed(history):
+        fed = [g if g is not None else zeros_like_value(after[i])
+               for g, i in zip(grads, float_states)]
+        result = vjp(*fed, *intermediates)
+        grads = result[:nf]
+        for j in range(rest_count):
+            totals[j] = add_values(totals[j], result[nf + j])
+    out = [g if g is not None else zeros_like_value(values[i])
+           for g, i in zip(grads, float_states)]
+    for j, position in enumerate(plan.captured_out):
+        g = totals[j]
+        out.append(g if g is not None else _zeros_like_value(body_values[position]))
+    for j, external in enumerate(plan.externals_out):
+        g = totals[len(plan.captured_out) + j]
+        out.append(g if g is not None else _zeros_like_value(external))
+    out = [np.asarray(v, dtype=spec[0].np_dtype) for v, spec in zip(out, out_specs)]
+    return out[0] if len(out) == 1 else tuple(out)
+
+
+WHILE_GRAD_OP = register("WhileGrad", _while_grad_kernel,
+                         lambda specs, attrs: list(attrs["out_specs"]), stateful=True)
+
+
+def _spec(t):
+    return t.dtype, t._shape
+
+
+def _compiled_cond(cond):
+    """The loop condition compiled with only the nodes computing it (no prints)."""
+    feeds = list(cond.placeholders) + [ph for ph, _ in cond.captured]
+    graph = Graph("while_cond_forward")
+    with graph.as_default():
+        placeholders = [graph.add_placeholder("in", *_spec(ph)) for ph in feeds]
+        inliner = Inliner(cond.graph, graph, {id(ph): p for ph, p in zip(feeds, placeholders)})
+        outputs = [inliner.value(t) for t in cond.outputs]
+    return executor.compile_graph(graph, placeholders, outputs, "while_cond_forward").run
+
+
+@grad_for("While", "StatelessWhile")
+def _while_grad(ctx, grads):
+    cond, body = ctx.attrs["cond"], ctx.attrs["body"]
+    inputs = ctx.inputs
+    n = len(body.placeholders)
+    float_states = [i for i in range(n) if carries(body.placeholders[i].dtype)]
+    body_captured = [ph for ph, _ in body.captured]
+    body_indices = [i for _, i in body.captured]
+    cond_indices = [i for _, i in cond.captured]
+    wanted = [j for j, (ph, i) in enumerate(body.captured) if ctx.needed[i] and can_carry(ph)]
+    body_externals = {id(e) for e in graph_externals(body.graph)}
+    externals = [e for e in ctx.needed_externals if id(e) in body_externals]
+
+    # `forward`: one iteration of the body, re-emitted on demand (only what computes the
+    # state and what the gradient reads: prints and assignments are not run again).
+    # `vjp`, nested in it: the body's VJP; what it captures from `forward` are the
+    # intermediates each iteration must keep for its gradient.
+    forward = Graph("while_body_forward")
+    with forward.as_default():
+        states = [forward.add_placeholder("state", *_spec(ph)) for ph in body.placeholders]
+        captured = [forward.add_placeholder("captured", *_spec(ph)) for ph in body_captured]
+    mapping = {id(ph): t for ph, t in zip(body.placeholders, states)}
+    mapping.update({id(ph): t for ph, t in zip(body_captured, captured)})
+    vjp = Graph("while_body_grad", outer=forward)
+    inliner = Inliner(body.graph, forward, mapping, consumer=vjp)
+    with vjp.as_default():
+        dstates = [vjp.add_placeholder("grad_state", *_spec(body.placeholders[i]))
+                   for i in float_states]
+        key = external_key_in(body.graph)
+        sources = ([id(body.placeholders[i]) for i in float_states] +
+                   [id(body_captured[j]) for j in wanted] + [key(e) for e in externals])
+        targets = [(id(body.outputs[i]), g) for i, g in zip(float_states, dstates)]
+        found = backprop(body.graph.nodes, targets, sources, set(sources), inliner.view, key)
+    nf = len(float_states)
+    kept_captured = [(j, g) for j, g in zip(wanted, found[nf:nf + len(wanted)])
+                     if g is not None]
+    kept_externals = [(e, g) for e, g in zip(externals, found[nf + len(wanted):])
+                      if g is not None]
+    vjp_outputs = found[:nf] + [g for _, g in kept_captured] + [g for _, g in kept_externals]
+    kept = [c for c in vjp.captures if isinstance(c.external, SymbolicTensor)]
+    next_states = [inliner.in_target(t) for t in body.outputs]
+    forward_run = executor.compile_graph(
+        forward, states + captured, next_states + [c.external for c in kept],
+        "while_body_forward").run
+    vjp_run = executor.compile_graph(vjp, dstates + [c.placeholder for c in kept],
+                                     vjp_outputs, "while_body_grad").run
+
+    dy_slots = [k for k, i in enumerate(float_states) if grads[i] is not None]
+    out_specs = [(inputs[i].dtype, inputs[i]._shape) for i in float_states]
+    out_specs += [_spec(g) for _, g in kept_captured]
+    out_specs += [_spec(g) for _, g in kept_externals]
+    plan = WhileGradPlan(n, float_states, len(body_captured), len(cond_indices), dy_slots,
+                         _compiled_cond(cond), forward_run, vjp_run,
+                         [j for j, _ in kept_captured], [e for e, _ in kept_externals])
+    node_inputs = (list(inputs[:n]) + [inputs[i] for i in body_indices] +
+                   [inputs[i] for i in cond_indices] +
+                   [grads[i] for i in float_states if grads[i] is not None])
+    outs = execute(WHILE_GRAD_OP, node_inputs, {"plan": plan, "out_specs": tuple(out_specs)},
+                   name="while_grad")
+    input_grads = [None] * len(inputs)
+    for k, i in enumerate(float_states):
+        input_grads[i] = outs[k]
+    position = nf
+    for j, _ in kept_captured:
+        input_grads[body_indices[j]] = outs[position]
+        position += 1
+    extras = []
+    for e, _ in kept_externals:
+        extras.append((e, outs[position]))
+        position += 1
+    return GradResult(input_grads, extras)

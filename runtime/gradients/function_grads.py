@@ -1,0 +1,171 @@
+"""Gradients through Function calls.
+
+For a ConcreteFunction `f`, a *gradient function* is built once (per set of inputs that
+need a gradient) and cached on `f`: a ConcreteFunction whose graph has a placeholder for
+each of `f`'s inputs and for the gradient of each float output, re-emits the forward nodes
+the gradient uses (inlining) and backpropagates through them. It returns the gradients of
+`f`'s inputs and of the variables (and eager tensors) `f` captured, including those read by
+functions `f` calls and by its control flow.
+
+  * An eager call of a Function under a recording tape is one tape record (`record_call`);
+    its gradient calls the gradient function eagerly.
+  * A call inside a trace is a PartitionedCall node; its gradient is another PartitionedCall
+    node calling the gradient function. The same rule serves both.
+
+The gradient function recomputes the forward values it needs from `f`'s inputs (only
+those: prints and assignments that do not feed the gradient are not run again). A value that
+a second run would not reproduce (a random draw, an assignment's result, an iterator read)
+makes it raise NotImplementedError (see backprop.Inliner); with the tape inside the
+Function, nothing is recomputed. Known limit: a variable that `f` assigns after reading it
+is read again with its new value.
+"""
+
+import numpy as np
+
+from runtime import context
+from runtime import nest
+from runtime.function import CALL_OP, ConcreteFunction
+from runtime.gradients.backprop import (GradResult, Inliner, backprop, external_key_in,
+                                        grad_for, graph_externals)
+from runtime.graph import Graph
+from runtime.ops import array_ops
+from runtime.ops.registry import execute
+from runtime.tensor import EagerTensor, make_eager
+from runtime.variables import Variable
+
+
+class FunctionGradient:
+    """The gradient function of one ConcreteFunction for one choice of needed inputs."""
+
+    def __init__(self, function, dy_indices, layout):
+        self.function = function      # a ConcreteFunction, or None when nothing is connected
+        self.dy_indices = dy_indices  # forward outputs whose gradient it takes
+        self.layout = layout          # per output: ("in", input index) or ("ext", external)
+
+
+def gradient_function(f, input_mask, external_mask):
+    """The (cached) FunctionGradient of ConcreteFunction `f` for the inputs and externals
+    (`graph_externals(f.graph)`) selected by the masks."""
+    cache = f.__dict__.setdefault("_gradient_functions", {})
+    key = (tuple(input_mask), tuple(external_mask))
+    found = cache.get(key)
+    if found is None:
+        found = cache[key] = _build(f, input_mask, external_mask)
+    return found
+
+
+def _build(f, input_mask, external_mask):
+    forward = f.graph
+    externals = graph_externals(forward)
+    graph = Graph(f.name + "_grad")
+    with graph.as_default():
+        xs = [graph.add_placeholder(ph.node.name, ph.dtype, ph._shape) for ph in f._feeds]
+        dy_indices = [i for i, t in enumerate(f.flat_outputs) if t.dtype.is_floating]
+        dys = [graph.add_placeholder("grad_" + f.flat_outputs[i].node.name,
+                                     f.flat_outputs[i].dtype, f.flat_outputs[i]._shape)
+               for i in dy_indices]
+        inliner = Inliner(forward, graph, {id(ph): x for ph, x in zip(f._feeds, xs)})
+        key = external_key_in(forward)
+        slots, sources = [], []
+        for i, (ph, need) in enumerate(zip(f._feeds, input_mask)):
+            if need:
+                slots.append(("in", i))
+                sources.append(id(ph))
+        for external, need in zip(externals, external_mask):
+            if need:
+                slots.append(("ext", external))
+                sources.append(key(external))
+        targets = [(id(f.flat_outputs[i]), dy) for i, dy in zip(dy_indices, dys)]
+        found = backprop(forward.nodes, targets, sources, set(sources), inliner.view, key)
+    layout = [slot for slot, g in zip(slots, found) if g is not None]
+    outputs = [g for g in found if g is not None]
+    if not outputs:
+        return FunctionGradient(None, dy_indices, [])
+    feeds = xs + dys
+    graph.inputs = list(feeds)
+    graph.outputs = list(outputs)
+    cf = ConcreteFunction(f.name + "_grad", graph, feeds, outputs,
+                          [("t", i) for i in range(len(outputs))], list(outputs), [], [])
+    return FunctionGradient(cf, dy_indices, layout)
+
+
+@grad_for("PartitionedCall")
+def _call_grad(ctx, grads):
+    f = ctx.attrs["f"]
+    n = len(f._feeds)
+    needed_ids = {id(e) for e in ctx.needed_externals}
+    gradient = gradient_function(f, ctx.needed[:n], [id(e) in needed_ids for e in
+                                                     graph_externals(f.graph)])
+    input_grads = [None] * len(ctx.needed)
+    if gradient.function is None:
+        return GradResult(input_grads)
+    inputs = ctx.inputs
+    dys = []
+    for i in gradient.dy_indices:
+        g = grads[i]
+        dys.append(g if g is not None else array_ops.zeros_like(ctx.output(i)))
+    outs = call_concrete(gradient.function, list(inputs[:n]) + dys)
+    external_grads = []
+    for (kind, which), g in zip(gradient.layout, outs):
+        if kind == "in":
+            input_grads[which] = g
+        else:
+            external_grads.append((which, g))
+    return GradResult(input_grads, external_grads)
+
+
+def call_concrete(cf, inputs):
+    """Calls ConcreteFunction `cf` on flat tensors (and variables): a PartitionedCall node
+    inside a trace; eagerly, a direct run, recorded on the tapes that are recording."""
+    if context.graph_stack:
+        return execute(CALL_OP, inputs, {"f": cf}, name="PartitionedCall")
+    values = [t._value if isinstance(t, EagerTensor) else t for t in inputs]
+    results = cf._compiled_run()(*values)
+    outputs = [make_eager(v, t.dtype) for v, t in zip(results, cf.flat_outputs)]
+    if context.tapes:
+        externals = graph_externals(cf.graph)
+        for tape in list(context.tapes):
+            tape._record_call(cf, inputs, outputs, externals)
+    return outputs
+
+
+def record_call(cf, feeds, args):
+    """Runs `cf` eagerly on `feeds` (its call's flat values) and records the call on each
+    recording tape that watches one of its inputs or of the variables it reads.
+    `args` holds the call's arguments, in which the fed tensors are found again."""
+    result = cf._call_flat(feeds)
+    inputs = _input_tensors(cf, feeds, args)
+    outputs = _output_tensors(cf, result)
+    externals = graph_externals(cf.graph)
+    for tape in list(context.tapes):
+        tape._record_call(cf, inputs, outputs, externals)
+    return result
+
+
+def _input_tensors(cf, feeds, args):
+    """The tensors (and variables) that were fed, in feed order: a fed array is matched
+    back to the argument tensor holding it; other fed values become fresh tensors."""
+    pool = {}
+    for leaf in nest.flatten(list(args) if isinstance(args, tuple) else args):
+        if isinstance(leaf, EagerTensor):
+            pool.setdefault(id(leaf._value), []).append(leaf)
+    inputs = []
+    for value, placeholder in zip(feeds, cf._feeds):
+        if isinstance(value, Variable):
+            inputs.append(value)
+            continue
+        candidates = pool.get(id(value))
+        if candidates:
+            inputs.append(candidates.pop(0))
+        else:
+            inputs.append(EagerTensor(np.asarray(value, dtype=placeholder.dtype.np_dtype),
+                                      placeholder.dtype))
+    return inputs
+
+
+def _output_tensors(cf, result):
+    if cf._single_output:
+        return [result]
+    flat = nest.flatten(result)
+    return [flat[position] for position, (kind, _) in enumerate(cf._output_template)
+            if kind == "t"]

@@ -1,0 +1,373 @@
+"""`GradientTape`: records operations to differentiate them later (TensorFlow's API).
+
+    with GradientTape() as tape:
+        y = x * x            # x watched (tape.watch(x)), or a trainable Variable read
+    tape.gradient(y, x)
+
+Eagerly, an entered tape is listed in `context.tapes`; `registry.execute` hands it each op
+it runs (`_record`), and a Function called eagerly hands it one record for the whole call
+(`_record_call`, see function_grads). A tape keeps a record only when one of the op's
+inputs is watched or computed from a watched value, so unrelated work costs nothing.
+
+Inside a trace (a tape used in a tf.function), ops become nodes of the graph being built,
+so the tape records nothing itself: it remembers which stretch of the graph's nodes was
+made while it recorded (minus `stop_recording` blocks), and `gradient` backpropagates over
+those nodes, adding the gradient ops to the same graph.
+
+Trainable variables are watched automatically when read while the tape records (unless
+`watch_accessed_variables=False`); the gradient with respect to a variable is the sum over
+its reads. Sources not connected to the target get None (or zeros with
+`unconnected_gradients=UnconnectedGradients.ZERO`); integer and bool tensors get None.
+"""
+
+import contextlib
+
+from runtime import context
+from runtime import nest
+from runtime.function import CALL_OP
+from runtime.gradients.backprop import (Record, backprop, carries, external_key_in,
+                                        implicit_externals)
+from runtime.ops import array_ops
+from runtime.ops.common import convert_to_tensor
+from runtime.tensor import SymbolicTensor, Tensor
+from runtime.variables import OPS as VARIABLE_OPS
+from runtime.variables import GraphVariable, Variable
+
+_READ = VARIABLE_OPS["ReadVariableOp"]
+
+
+class UnconnectedGradients:
+    """What `gradient` returns for a source the target does not depend on."""
+
+    NONE = "none"
+    ZERO = "zero"
+
+
+class GradientTape:
+    """Records operations for automatic differentiation (see the module docstring)."""
+
+    def __init__(self, persistent=False, watch_accessed_variables=True):
+        self._persistent = bool(persistent)
+        self._watch_accessed = bool(watch_accessed_variables)
+        self._recording = False
+        self._used = False
+        self._graph = None          # the graph a tape entered inside a trace records
+        self._ranges = []           # [start, end] node index ranges of that graph
+        self._records = []          # eager records
+        self._live = set()          # eager: ids of watched values and values computed from them
+        self._watched = []          # explicitly watched tensors and variables (kept alive)
+        self._watched_variables = []
+        self._watched_variable_ids = set()
+
+    # -- recording ---------------------------------------------------------------------------
+    def __enter__(self):
+        if self._recording:
+            raise ValueError("this GradientTape is already recording")
+        self._start()
+        self._recording = True
+        return self
+
+    def __exit__(self, exc_type, exc_value, traceback):
+        if self._recording:
+            self._stop()
+            self._recording = False
+        return False
+
+    def _start(self):
+        graph = context.current_graph()
+        if graph is None:
+            if self._graph is not None:
+                raise ValueError("a GradientTape used inside a traced function cannot record "
+                                 "eagerly as well")
+            context.tapes.append(self)
+        else:
+            if self._graph is None and (self._records or self._ranges):
+                raise ValueError("a GradientTape that recorded eagerly cannot record inside a "
+                                 "traced function as well")
+            if self._graph is not None and self._graph is not graph:
+                raise ValueError("a GradientTape can record in only one traced function")
+            self._graph = graph
+            self._ranges.append([len(graph.nodes), None])
+
+    def _stop(self):
+        if self._graph is None:
+            if self in context.tapes:
+                context.tapes.remove(self)
+        else:
+            last = self._ranges[-1]
+            if last[1] is None:
+                last[1] = len(self._graph.nodes)
+
+    @contextlib.contextmanager
+    def stop_recording(self):
+        """A block in which this tape records nothing."""
+        if not self._recording:
+            raise ValueError("stop_recording needs the tape to be recording (inside its "
+                             "`with` block)")
+        self._stop()
+        try:
+            yield
+        finally:
+            self._start()
+
+    def reset(self):
+        """Forgets everything recorded and watched (the tape keeps recording if it was)."""
+        recording = self._recording
+        if recording:
+            self._stop()
+        self._records = []
+        self._live = set()
+        self._watched = []
+        self._watched_variables = []
+        self._watched_variable_ids = set()
+        self._ranges = []
+        self._graph = None
+        self._used = False
+        if recording:
+            self._start()
+
+    def watch(self, tensor):
+        """Makes the tape differentiate with respect to `tensor` (a tensor, a Variable, or a
+        nested structure of them)."""
+        for value in nest.flatten(tensor):
+            if isinstance(value, Variable):
+                self._watch_variable(value)
+            elif isinstance(value, Tensor):
+                self._watched.append(value)
+                if self._graph is None and value.dtype.kind == "float":
+                    self._live.add(id(value))
+            else:
+                raise ValueError("GradientTape.watch needs tensors or variables, got %r"
+                                 % (value,))
+
+    def _watch_variable(self, variable):
+        if id(variable) not in self._watched_variable_ids:
+            self._watched_variable_ids.add(id(variable))
+            self._watched_variables.append(variable)
+            if self._graph is None:
+                self._live.add(id(variable))
+
+    def _auto_watch(self, variable):
+        """Watches a variable being read (when trainable and auto-watching); True if watched."""
+        if id(variable) in self._live:
+            return True
+        if self._watch_accessed and variable.trainable and variable.dtype.kind == "float":
+            self._watch_variable(variable)
+            return True
+        return False
+
+    def _record(self, op, inputs, attrs, outputs):
+        """Called by `registry.execute` for each op run eagerly while the tape records."""
+        live = self._live
+        if op is _READ:
+            if not self._auto_watch(inputs[0]):
+                return
+        else:
+            for t in inputs:
+                if id(t) in live:
+                    break
+            else:
+                return
+        self._records.append(Record(op, attrs, tuple(inputs), outputs))
+        for t in outputs:
+            if carries(t.dtype):
+                live.add(id(t))
+
+    def _record_call(self, cf, inputs, outputs, externals):
+        """Records an eager call of ConcreteFunction `cf` when it reads a watched value."""
+        live = self._live
+        hit = False
+        for value in tuple(inputs) + tuple(externals):
+            if isinstance(value, Variable):
+                hit = self._auto_watch(value) or hit
+            elif id(value) in live:
+                hit = True
+        if not hit:
+            return
+        self._records.append(Record(CALL_OP, {"f": cf}, tuple(inputs), outputs))
+        for t in outputs:
+            if carries(t.dtype):
+                live.add(id(t))
+
+    # -- queries -----------------------------------------------------------------------------
+    def watched_variables(self):
+        """The variables watched so far (explicitly, or read while recording)."""
+        if self._graph is not None:
+            self._graph_watched_keys()
+        return tuple(self._watched_variables)
+
+    # -- gradients ---------------------------------------------------------------------------
+    def gradient(self, target, sources, output_gradients=None,
+                 unconnected_gradients=UnconnectedGradients.NONE):
+        """The gradients of `target` (a tensor or nested structure of tensors, summed) with
+        respect to `sources` (tensors or Variables, possibly nested), shaped like `sources`.
+        `output_gradients` weights each target (ones by default)."""
+        if self._used and not self._persistent:
+            raise RuntimeError("A non-persistent GradientTape can only be used to compute one "
+                               "set of gradients (or jacobians); create it with "
+                               "persistent=True to call gradient() several times")
+        if unconnected_gradients not in (UnconnectedGradients.NONE, UnconnectedGradients.ZERO):
+            raise ValueError("unconnected_gradients must be 'none' or 'zero', got %r"
+                             % (unconnected_gradients,))
+        flat_targets = nest.flatten(target)
+        flat_sources = nest.flatten(sources)
+        for s in flat_sources:
+            if not isinstance(s, (Tensor, Variable)):
+                raise ValueError("gradient sources must be tensors or variables, got %r" % (s,))
+        if output_gradients is None:
+            flat_output_grads = [None] * len(flat_targets)
+        else:
+            flat_output_grads = nest.flatten(output_gradients)
+            if len(flat_output_grads) != len(flat_targets):
+                raise ValueError("output_gradients must match the structure of target: %d "
+                                 "targets, %d output gradients"
+                                 % (len(flat_targets), len(flat_output_grads)))
+        recording = self._recording
+        if recording:
+            self._stop()  # the gradient computation itself is not recorded on this tape
+        try:
+            if self._graph is not None:
+                grads = self._graph_gradient(flat_targets, flat_sources, flat_output_grads)
+            else:
+                grads = self._eager_gradient(flat_targets, flat_sources, flat_output_grads)
+        finally:
+            if recording:
+                self._start()
+        if unconnected_gradients == UnconnectedGradients.ZERO:
+            grads = [g if g is not None else _zeros_like_source(s)
+                     for g, s in zip(grads, flat_sources)]
+        if not self._persistent:
+            self._used = True
+            self._records = []
+            self._live = set()
+        return nest.pack_sequence_as(sources, grads)
+
+    def _targets(self, flat_targets, flat_output_grads, key):
+        targets = []
+        for t, g in zip(flat_targets, flat_output_grads):
+            if isinstance(t, Variable):
+                t = t.read_value()
+            if not isinstance(t, Tensor):
+                raise ValueError("gradient targets must be tensors, got %r" % (t,))
+            if t.dtype.kind != "float":
+                continue
+            if g is None:
+                shape = t._shape_tuple()
+                g = (array_ops.ones(list(shape), t.dtype) if shape is not None and
+                     None not in shape else array_ops.ones_like(t))
+            else:
+                g = convert_to_tensor(g, dtype_hint=t.dtype)
+            targets.append((key(t), g))
+        return targets
+
+    def _eager_gradient(self, flat_targets, flat_sources, flat_output_grads):
+        if context.graph_stack:
+            raise RuntimeError("this GradientTape recorded eagerly; call gradient() outside "
+                               "traced functions")
+        watched = {id(v) for v in self._watched_variables}
+        watched.update(id(t) for t in self._watched if t.dtype.kind == "float")
+        targets = self._targets(flat_targets, flat_output_grads, id)
+        sources = [id(s) for s in flat_sources]
+        grads = backprop(self._records, targets, sources, watched)
+        return [_as_source_grad(g, s) for g, s in zip(grads, flat_sources)]
+
+    # -- inside a trace --------------------------------------------------------------------------
+    def _graph_records(self):
+        nodes = self._graph.nodes
+        records = []
+        for start, end in self._ranges:
+            records.extend(nodes[start:len(nodes) if end is None else end])
+        return records
+
+    def _tensor_key(self, t):
+        """The key of tensor `t` among the recorded graph's tensors."""
+        graph = self._graph
+        if isinstance(t, SymbolicTensor) and t.graph is graph:
+            return id(t)
+        capture = graph._captures_by_id.get(id(t))
+        return id(capture.placeholder) if capture is not None else id(t)
+
+    def _variable_key(self, variable):
+        if isinstance(variable, GraphVariable):
+            return self._tensor_key(variable._handle_tensor)
+        return external_key_in(self._graph)(variable)
+
+    def _variable_of(self, handle):
+        """The variable a resource tensor of the recorded graph stands for (None if unknown)."""
+        while isinstance(handle, SymbolicTensor):
+            graph = handle.graph
+            found = graph.argument_variables.get(id(handle))
+            if found is not None:
+                return found
+            external = None
+            for capture in graph.captures:
+                if capture.placeholder is handle:
+                    external = capture.external
+                    break
+            if external is None:
+                return None
+            if isinstance(external, Variable):
+                return external
+            handle = external
+        return None
+
+    def _graph_watched_keys(self):
+        """The keys watched in the recorded graph: explicit watches, plus the trainable
+        variables read in the recorded nodes (auto-watched, added to watched_variables)."""
+        keys = {self._tensor_key(t) for t in self._watched}
+        for v in list(self._watched_variables):
+            keys.add(self._variable_key(v))
+        if not self._watch_accessed:
+            return keys
+        key = external_key_in(self._graph)
+        for node in self._graph_records():
+            if node.op is _READ:
+                self._watch_handle(node.inputs[0], keys)
+            elif node.op.lower is not None or node.op is CALL_OP:
+                # variables read inside: handles passed in, or variables captured directly
+                for t in node.inputs:
+                    if t.dtype.kind == "resource":
+                        self._watch_handle(t, keys)
+                for external in implicit_externals(node.op, node.attrs):
+                    if isinstance(external, Variable) and external.trainable and \
+                            external.dtype.kind == "float":
+                        keys.add(key(external))
+                        self._watch_variable(external)
+        return keys
+
+    def _watch_handle(self, handle, keys):
+        """Auto-watches the variable behind resource tensor `handle` (a variable whose
+        trainability is unknown is watched)."""
+        variable = self._variable_of(handle)
+        if variable is None or (variable.trainable and variable.dtype.kind == "float"):
+            keys.add(id(handle))
+            if variable is not None:
+                self._watch_variable(variable)
+
+    def _graph_gradient(self, flat_targets, flat_sources, flat_output_grads):
+        graph = self._graph
+        if graph not in context.graph_stack:
+            raise RuntimeError("this GradientTape recorded inside a traced function; call "
+                               "gradient() inside that function too")
+        watched = self._graph_watched_keys()
+        targets = self._targets(flat_targets, flat_output_grads, self._tensor_key)
+        sources = [self._variable_key(s) if isinstance(s, Variable) else self._tensor_key(s)
+                   for s in flat_sources]
+        grads = backprop(self._graph_records(), targets, sources, watched,
+                         external_key=external_key_in(graph))
+        return [_as_source_grad(g, s) for g, s in zip(grads, flat_sources)]
+
+
+def _as_source_grad(grad, source):
+    """Integer and bool sources get no gradient."""
+    if grad is None:
+        return None
+    if not isinstance(source, Variable) and source.dtype.kind != "float":
+        return None
+    return grad
+
+
+def _zeros_like_source(source):
+    if isinstance(source, Variable):
+        return array_ops.zeros_like(source.read_value())
+    return array_ops.zeros_like(source)

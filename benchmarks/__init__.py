@@ -16,6 +16,7 @@ from benchmarks.workload import Target, Variant, Workload  # noqa: F401 - the pu
 WORKLOAD_MODULES = [
     "benchmarks.runtime_core",
     "benchmarks.compiler",
+    "benchmarks.accumulation",
     "benchmarks.training",
 ]
 

@@ -723,8 +723,23 @@ def _slice_infer(specs, attrs):
     return [(dtype, tuple(out))]
 
 
+def _slice_emit(outs, ins, attrs, emitter):
+    """`x[i, j]` for integer indices that leave an array (numpy checks the bounds as the
+    kernel does, with its own IndexError message); the kernel for anything else."""
+    parts = []
+    for item in attrs["spec"]:
+        if item[0] != "int":
+            return None
+        ref = item[1]
+        parts.append(ins[1 + ref[1]] if isinstance(ref, tuple) else repr(int(ref)))
+    shape = ins[0].shape
+    if shape is None or len(shape) <= len(parts):
+        return None  # a scalar result: the kernel returns it as a 0-d array
+    return "%s = %s[%s]" % (outs[0], ins[0], ", ".join(parts))
+
+
 OPS["StridedSlice"] = register("StridedSlice", _slice_kernel, _slice_infer,
-                               node_name="strided_slice")
+                               node_name="strided_slice", emit=_slice_emit)
 
 
 def strided_slice_from_index(tensor, index):

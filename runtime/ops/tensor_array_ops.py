@@ -171,10 +171,12 @@ class TensorArrayValue:
                                 np_dtype)
 
     def written_one(self, index, element):
-        """`written([(index, element)])`, the common case, kept short (loops call it)."""
-        index = int(index)
+        """`written([(index, element)])`, the common case, kept short (loops call it).
+
+        `index` may be a numpy integer: lists take it as an index directly."""
         size = self.size
         if index >= size or index < 0:
+            index = int(index)
             self._check_index(index, reading=False)
             size = index + 1
         element_shape = self.element_shape
@@ -309,7 +311,18 @@ def _write_kernel(handle, index, value, dtype, element_shape):
     return _value(handle).written_one(index, value)
 
 
-OPS["TensorArrayWrite"] = register("TensorArrayWrite", _write_kernel, _write_infer)
+def _write(handle, index, value):
+    return _value(handle).written_one(index, value)
+
+
+def _write_emit(outs, ins, attrs, emitter):
+    # The attributes only serve the inference rule: a plain positional call (loops write
+    # once per iteration).
+    return "%s = %s(%s, %s, %s)" % (outs[0], emitter.bind(_write), ins[0], ins[1], ins[2])
+
+
+OPS["TensorArrayWrite"] = register("TensorArrayWrite", _write_kernel, _write_infer,
+                                   emit=_write_emit)
 
 
 def _read_infer(specs, attrs):
@@ -328,9 +341,10 @@ OPS["TensorArrayRead"] = register("TensorArrayRead", _read_kernel, _read_infer)
 def _stacked(array, elements, dtype, element_shape, lead_shape):
     """`elements` joined along new leading dimensions `lead_shape`."""
     if elements:
-        out = np.stack([np.asarray(e) for e in elements])
-        return out.reshape(tuple(lead_shape) + out.shape[1:]).astype(dtype.np_dtype,
-                                                                      copy=False)
+        # Writes checked that every element has the same shape: np.array stacks them (and
+        # is several times faster than np.stack on many small arrays).
+        out = np.array(elements, dtype=dtype.np_dtype)
+        return out.reshape(tuple(lead_shape) + out.shape[1:])
     shape = array.element_shape if array.element_shape is not None else element_shape
     if shape is None or None in shape:
         shape = refine_shape(array.element_shape, element_shape)

@@ -73,8 +73,6 @@ def _concat_grad(ctx, grads):
 
 @grad_for("Pack")
 def _pack_grad(ctx, grads):
-    if len(ctx.needed) == 1:  # (Unpack with num=1 does not drop the axis)
-        return [A.squeeze(grads[0], [ctx.attrs["axis"]])]
     parts = A.unstack(grads[0], num=len(ctx.needed), axis=ctx.attrs["axis"])
     return [p if need else None for p, need in zip(parts, ctx.needed)]
 

@@ -138,10 +138,11 @@ def cast_to_int32(value):
 
 def fill(dims, value, name=None):
     """A tensor of shape `dims` filled with `value`."""
-    value = convert_to_tensor(value)
-    known = common.constant_value(value)
-    if known is not None:
-        return _filled(dims, value.dtype, known, name)
+    if not isinstance(value, Tensor):  # a Python value: a constant right away
+        value = convert_to_tensor(value)
+        return _filled(dims, value.dtype, common.constant_value(value), name)
+    # A tensor goes through the Fill op, so that a gradient tape sees it (the executor
+    # folds it when the value is a constant of the graph).
     dims_t = _dims_tensor(dims)
     return execute1(OPS["Fill"], [dims_t, value],
                     {"static_shape": common.partial_shape_value(dims_t)}, name=name)
@@ -432,7 +433,8 @@ def _unstack_infer(specs, attrs):
 
 def _unstack_kernel(x, num, axis):
     x = np.asarray(x)
-    return tuple(np.take(x, i, axis=axis) for i in builtins.range(num))
+    parts = tuple(np.take(x, i, axis=axis) for i in builtins.range(num))
+    return parts[0] if num == 1 else parts  # one output: a bare value, like every kernel
 
 
 OPS["Unpack"] = register("Unpack", _unstack_kernel, _unstack_infer, node_name="unstack")

@@ -178,9 +178,6 @@ CASES = {
 @pytest.mark.parametrize("mode", MODES)
 @pytest.mark.parametrize("name", sorted(CASES))
 def test_rule_matches_finite_differences(name, mode):
-    if name == "fill" and mode == "eager":
-        pytest.skip("eager tf.fill turns a value known now into a constant (array_ops.fill), "
-                    "which the tape cannot see")
     fn, *arrays = CASES[name]
     check_rule(fn, *arrays, mode=mode)
 

@@ -1152,3 +1152,15 @@ DOCUMENTED = ("function constant ones zeros ones_like zeros_like fill range cast
 @pytest.mark.parametrize("name", DOCUMENTED)
 def test_facade_provides_documented_name(name):
     functools.reduce(getattr, name.split("."), tf)
+
+
+def test_unstack_of_a_single_slice_drops_the_axis_eagerly_and_in_graphs():
+    t = tf.constant([[1.0, 2.0, 3.0]])
+    (part,) = tf.unstack(t)
+    assert part.shape == (3,)
+
+    @tf.function(autograph=False)
+    def first_doubled(x):
+        return tf.unstack(x)[0] * 2
+
+    np.testing.assert_array_equal(first_doubled(t).numpy(), [2.0, 4.0, 6.0])

@@ -312,7 +312,9 @@ def _write_kernel(handle, index, value, dtype, element_shape):
 
 
 def _write(handle, index, value):
-    return _value(handle).written_one(index, value)
+    if type(handle) is not TensorArrayValue:
+        handle = _value(handle)
+    return handle.written_one(index, value)
 
 
 def _write_emit(outs, ins, attrs, emitter):

@@ -14,8 +14,9 @@
                                                        set_state, ('x',))
 
 The state is the variables the statement modifies that are live afterwards (or, for loops,
-at the top of an iteration), from the analysis; state variables not definitely defined
-before the statement start as `ag__.Undefined`. An `if` whose test is certainly a Python
+at the top of an iteration), from the analysis; variables the generated functions share
+that may be unbound before the statement are bound to `ag__.Undefined` at the start of the
+function. An `if` whose test is certainly a Python
 value (`x is None`, `isinstance(...)`, a constant) is left as a plain `if`, and a `for` over
 literal Python data or `range` of constants without lowered jumps as a plain `for`.
 """
@@ -88,6 +89,7 @@ class _Transformer(gast.NodeTransformer):
         self.statement_counts = {id(n): _assignment_counts(n) for n in gast.walk(ctx.function_node)
                                  if isinstance(n, (gast.If, gast.While, gast.For))}
         self.params = set(activity.parameter_names(ctx.function_node))
+        self.unbound = set()  # names to bind to ag__.Undefined at the function's start
 
     def visit_FunctionDef(self, node):
         return node
@@ -125,15 +127,13 @@ class _Transformer(gast.NodeTransformer):
         return (get_name, set_name,
                 [_def(get_name, [], get_body), _def(set_name, [vars_name], set_body)])
 
-    def _undefined_inits(self, node, state):
+    def _need_bindings(self, node, names):
+        """Records the names the generated functions share that may be unbound before
+        `node`: the function binds them to `ag__.Undefined` at its start (never right before
+        the statement, where that would overwrite a value some paths already assigned)."""
         info = self.ctx.annotations.info(node)
-        inits = []
-        for name in state:
-            if name not in info.defined_in and name not in self.ctx.globals:
-                inits.extend(templates.replace(
-                    "name = ag__.Undefined(text)", name=name,
-                    text=gast.Constant(value=name, kind=None)))
-        return inits
+        self.unbound.update(n for n in names
+                            if n not in info.defined_in and n not in self.ctx.globals)
 
     def _loop_test(self, node, test):
         flags = self.ctx.loop_flags.get(id(node), [])
@@ -151,9 +151,9 @@ class _Transformer(gast.NodeTransformer):
 
     def _staged(self, node, is_loop, build, call):
         """The frame every converted statement shares: its state (from the analysis), the
-        get_state/set_state functions and Undefined initialisations. `build(shared)` returns
-        the statement's own functions and the leading arguments of its `ag__` call, `call`;
-        the state arguments follow, left out when there is no state."""
+        get_state/set_state functions, and the names to bind to Undefined. `build(shared)`
+        returns the statement's own functions and the leading arguments of its `ag__` call,
+        `call`; the state arguments follow, left out when there is no state."""
         info = self.ctx.annotations.info(node)
         state = info.state_names(is_loop)
         shared = self._shared_names(node, state)
@@ -172,8 +172,8 @@ class _Transformer(gast.NodeTransformer):
         statement = gast.Expr(value=gast.Call(
             func=templates.replace_as_expression("ag__." + call), args=args,
             keywords=keywords))
-        return set_origin(self._undefined_inits(node, state) + state_defs + defs + [statement],
-                          node)
+        self._need_bindings(node, set(state) | set(shared))
+        return set_origin(state_defs + defs + [statement], node)
 
     # -- statements ---------------------------------------------------------------------------
     def visit_If(self, node):
@@ -284,5 +284,15 @@ def transform(node, ctx):
     for stmt in node.body:
         result = transformer.visit(stmt)
         body.extend(result if isinstance(result, list) else [result])
-    node.body = body
+    inits = []
+    for name in sorted(transformer.unbound):
+        inits.extend(templates.replace("name = ag__.Undefined(text)", name=name,
+                                       text=gast.Constant(value=name, kind=None)))
+    docstring = body[:1] if body and _is_docstring(body[0]) else []
+    node.body = docstring + set_origin(inits, node) + body[len(docstring):]
     return node
+
+
+def _is_docstring(stmt):
+    return isinstance(stmt, gast.Expr) and isinstance(stmt.value, gast.Constant) and \
+        isinstance(stmt.value.value, str)

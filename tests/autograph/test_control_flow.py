@@ -825,3 +825,34 @@ def calls_a_function_inside_try(x):
 
 def test_a_separate_function_traced_inside_a_try_is_allowed():
     assert int(conversion.convert(calls_a_function_inside_try)(3).numpy()) == 4
+
+
+def assigned_on_some_paths_then_staged(c, d):
+    if c > 0:
+        y = 1
+    if d > 0:
+        y = 2
+    return y
+
+
+def test_a_value_assigned_on_some_paths_survives_a_later_staged_if():
+    converted = conversion.convert(assigned_on_some_paths_then_staged)
+    assert converted(1, -1) == 1
+    assert converted(1, 1) == 2
+    with pytest.raises(UnboundLocalError):
+        converted(-1, -1)
+    traced = tf.function(assigned_on_some_paths_then_staged)
+    assert int(traced(1, tf.constant(-1)).numpy()) == 1
+
+
+def test_two_tensor_loops_may_share_their_loop_variable():
+    @tf.function
+    def twice(n):
+        s = 0
+        for i in tf.range(n):
+            s += i
+        for i in tf.range(n):
+            s += i
+        return s
+
+    assert int(twice(tf.constant(3)).numpy()) == 6

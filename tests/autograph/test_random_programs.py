@@ -106,7 +106,9 @@ def _statement(draw, writer, indent, depth, in_loop):
         writer.emit(indent + 1, "%s += 1" % counter)
         _block(draw, writer, indent + 1, depth + 1, True)
     elif kind in ("for_range", "for_tensor_range"):
-        counter = "j%d" % next(writer.counters)
+        # Loop targets are drawn from two names, so that sibling and nested loops share
+        # them (a `for` rebinds its target from the iterator, so sharing stays finite).
+        counter = "j%d" % draw(st.integers(0, 1))
         bound = draw(st.sampled_from(["3", "x % 4", "y % 3 + 1"]))
         writer.emit(indent, "for %s in range(%s):" % (counter, bound))
         writer.emit(indent + 1, "%s = (%s + %s) %% %d" % (var, var, counter, _MOD))

@@ -18,6 +18,8 @@ back into a plain list of tensors when a Function returns it.
 import builtins
 import threading
 
+import numpy as np
+
 from runtime import dtypes
 from runtime import nest
 from runtime import shape as shape_lib
@@ -249,6 +251,9 @@ nest.register_composite(TensorArray)
 # -- lists appended to in a loop on a tensor ------------------------------------------------------
 
 
+_NUMBERS = (bool, int, float, np.number, np.bool_)
+
+
 class ListOrigin:
     """What the staging of a loop learns about one list variable, shared by every
     StagedList standing for it: the Python list it started as (`values`), whether the body
@@ -323,7 +328,8 @@ class StagedList:
         if isinstance(value, Variable):
             value = value.read_value()
         if not isinstance(value, Tensor):
-            if origin.trial:
+            if origin.trial and not isinstance(value, _NUMBERS):
+                # Not a number: a trace-time log (strings, objects), kept in Python.
                 origin.unstageable = True
                 origin.values.append(value)
                 return

@@ -31,9 +31,36 @@ Iterator, staged loops), `structure` (element structures: tuples and dicts nest,
 list is a tensor, as in TensorFlow).
 """
 
+import builtins as _builtins
+
 from runtime.data.dataset import (AUTOTUNE, INFINITE_CARDINALITY, UNKNOWN_CARDINALITY,
                                   Dataset, set_function_converter)
 from runtime.data.iterator import Iterator
+from runtime.operators import py_builtins as _py_builtins
+
+
+def _enumerate(iterable, start=0):
+    """`enumerate(dataset)` in converted code is `dataset.enumerate()`: a Python enumerate
+    would iterate the dataset while tracing, which never ends in a graph."""
+    if isinstance(iterable, Dataset):
+        return iterable.enumerate(start)
+    return _builtins.enumerate(iterable, start)
+
+
+def _zip(*iterables):
+    """`zip(ds1, ds2)` in converted code is `Dataset.zip((ds1, ds2))`."""
+    datasets = [isinstance(i, Dataset) for i in iterables]
+    if iterables and all(datasets):
+        return Dataset.zip(tuple(iterables))
+    if any(datasets):
+        raise TypeError("zip() of a tf.data.Dataset with other iterables is not supported in "
+                        "converted code; turn the others into datasets and use "
+                        "tf.data.Dataset.zip")
+    return _builtins.zip(*iterables)
+
+
+_py_builtins.OVERLOADS[_builtins.enumerate] = _enumerate
+_py_builtins.OVERLOADS[_builtins.zip] = _zip
 
 __all__ = ["AUTOTUNE", "INFINITE_CARDINALITY", "UNKNOWN_CARDINALITY", "Dataset", "Iterator",
            "set_function_converter"]

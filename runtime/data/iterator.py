@@ -88,6 +88,17 @@ class Iterator:
             except errors.OutOfRangeError:
                 raise StopIteration from None
             return self._pack_eager(flat)
+        # In a graph the end of the data is unknown while tracing: something like
+        # `list(dataset)` would add IteratorGetNext nodes forever. No real trace takes this
+        # many elements one `next` at a time.
+        self._graph_nexts = getattr(self, "_graph_nexts", 0) + 1
+        if self._graph_nexts > _MAX_GRAPH_NEXTS:
+            raise errors.OperatorNotAllowedInGraphError(errors.with_user_location(
+                "a tf.data iterator was advanced %d times while tracing one function: "
+                "iterating a dataset with Python (list(), sum(), a loop in unconverted code) "
+                "has no end in a graph. Use `for x in dataset` in converted code (one While "
+                "op), or dataset.reduce / dataset.enumerate / tf.data.Dataset.zip"
+                % _MAX_GRAPH_NEXTS))
         return self.get_next()
 
     def get_next(self, name=None):
@@ -134,6 +145,9 @@ class Iterator:
             return
         staged_for(self._resource(), self._element_spec, self._flat, extra_test, body,
                    get_state, set_state, symbol_names)
+
+
+_MAX_GRAPH_NEXTS = 1000
 
 
 def refuse_python_loop_in_graph(what):

@@ -571,6 +571,12 @@ def _list_check(token, origins):
                 continue
             if not (isinstance(after, tensor_array.StagedList) and after._origin is origin):
                 restart.append(origins[origin])
+            elif origin.unstageable and origin.appended:
+                _fail(TypeError, "'%s' is a list that a loop on a tensor appends both tensors "
+                      "and other Python values (%r) to; a list grown in such a loop is staged "
+                      "as a TensorArray and holds tensors of one dtype and shape only"
+                      % (origin.name, [v for v in origin.values
+                                       if not isinstance(v, Tensor)][:3]))
             elif origin.unstageable or not origin.appended:
                 origin.python = True
         if restart:

@@ -725,3 +725,31 @@ def test_a_list_built_in_a_dataset_loop_is_staged():
         return tf.stack(out)
 
     assert doubled(tf.data.Dataset.range(4)).numpy().tolist() == [0, 2, 4, 6]
+
+
+def test_enumerate_and_zip_of_datasets_in_converted_code_are_dataset_ops():
+    @tf.function
+    def weighted(ds):
+        s = tf.constant(0, tf.int64)
+        for i, x in enumerate(ds):
+            s += x * i
+        return s
+
+    @tf.function
+    def dot(a, b):
+        s = tf.constant(0, tf.int64)
+        for x, y in zip(a, b):
+            s += x * y
+        return s
+
+    assert int(weighted(tf.data.Dataset.range(4)).numpy()) == 14
+    assert int(dot(tf.data.Dataset.range(4), tf.data.Dataset.range(4)).numpy()) == 14
+
+
+def test_python_iteration_of_a_dataset_in_a_graph_is_refused_instead_of_hanging():
+    @tf.function
+    def as_list(ds):
+        return list(ds)
+
+    with pytest.raises(tf.errors.OperatorNotAllowedInGraphError, match="advanced 1000 times"):
+        as_list(tf.data.Dataset.range(3))

@@ -667,3 +667,28 @@ def test_appending_to_a_local_list_modifies_it_but_not_a_global_one():
     info = annotations.info(loop)
     assert "out" in info.modified and "LOG" not in info.modified
     assert info.state_names(True) == ("out",)
+
+
+def test_numbers_appended_in_a_tensor_loop_are_staged_with_the_tensors():
+    @tf.function
+    def interleaved(n):
+        out = []
+        for i in tf.range(n):
+            out.append(i)
+            out.append(7)
+        return out
+
+    assert [int(t.numpy()) for t in interleaved(tf.constant(3))] == [0, 7, 1, 7, 2, 7]
+
+
+def test_tensors_and_strings_appended_to_one_list_in_a_tensor_loop_is_an_error():
+    @tf.function
+    def mixed(n):
+        out = []
+        for i in tf.range(n):
+            out.append(i)
+            out.append("x")
+        return out
+
+    with pytest.raises(TypeError, match="'out' is a list that a loop on a tensor appends both"):
+        mixed(tf.constant(3))

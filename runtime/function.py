@@ -632,6 +632,9 @@ def _feed_for_signature(spec, value, feeds):
 
 def _make_inputs(value, key, name, graph, feeds):
     """Replaces tensor-like leaves of an argument with placeholders (recorded in `feeds`)."""
+    if nest.is_composite(value):
+        return value._nest_rebuild([_make_inputs(c, k, name, graph, feeds)
+                                    for c, k in zip(value._nest_components(), key[3])])
     if isinstance(value, (list, tuple)) and not isinstance(value, str):
         children = [_make_inputs(v, k, name, graph, feeds) for v, k in zip(value, key[1])]
         if hasattr(type(value), "_fields"):
@@ -659,6 +662,9 @@ def _make_inputs(value, key, name, graph, feeds):
 
 def _traced_value(value, key, name):
     """What a trace remembers of an argument: specs for tensors, the value for Python data."""
+    if nest.is_composite(value):
+        return value._nest_rebuild([_traced_value(c, k, name)
+                                    for c, k in zip(value._nest_components(), key[3])])
     if isinstance(value, (list, tuple)):
         children = [_traced_value(v, k, name) for v, k in zip(value, key[1])]
         if hasattr(type(value), "_fields"):

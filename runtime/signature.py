@@ -13,6 +13,7 @@ function's parameters, defaults applied):
 import numpy as np
 
 from runtime import dtypes
+from runtime import nest
 from runtime import shape as shape_lib
 from runtime.tensor import EagerTensor, SymbolicTensor, Tensor
 from runtime.variables import Variable
@@ -121,12 +122,14 @@ def make_key(values, feeds=None):
     `feeds` list, their run-time values: see `leaf_key`)."""
     key = []
     for v in values:
-        key.append(_nested_key(v, feeds) if isinstance(v, (list, tuple, dict))
-                   else leaf_key(v, feeds))
+        key.append(_nested_key(v, feeds) if nest.is_nested(v) else leaf_key(v, feeds))
     return tuple(key)
 
 
 def _nested_key(value, feeds):
+    if nest.is_composite(value):  # a TensorArray: its kind and metadata, and its tensors
+        return ("composite", type(value), value._nest_signature(),
+                make_key(value._nest_components(), feeds))
     if isinstance(value, dict):
         try:
             keys = sorted(value)

@@ -692,3 +692,30 @@ def test_tensors_and_strings_appended_to_one_list_in_a_tensor_loop_is_an_error()
 
     with pytest.raises(TypeError, match="'out' is a list that a loop on a tensor appends both"):
         mixed(tf.constant(3))
+
+
+def test_tensor_arrays_and_staged_lists_pass_into_functions_as_arguments():
+    total = tf.function(lambda ta: tf.reduce_sum(ta.stack()))
+
+    @tf.function
+    def outer(x):
+        return total(tf.TensorArray(tf.float32, size=2).write(0, x).write(1, x))
+
+    assert float(outer(tf.constant(1.0)).numpy()) == 2.0
+    first = tf.TensorArray(tf.float32, size=2).write(0, 1.0).write(1, 2.0)
+    second = tf.TensorArray(tf.float32, size=2).write(0, 3.0).write(1, 2.0)
+    assert [float(total(first).numpy()), float(total(second).numpy())] == [3.0, 5.0]
+    assert total.experimental_get_tracing_count() == 1  # keyed by kind and metadata, not object
+
+    @tf.function
+    def stacked(values):
+        return tf.stack(values)
+
+    @tf.function
+    def squares(n):
+        out = []
+        for i in tf.range(n):
+            out.append(i * i)
+        return stacked(out)
+
+    assert squares(tf.constant(4)).numpy().tolist() == [0, 1, 4, 9]

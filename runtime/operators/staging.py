@@ -177,6 +177,7 @@ def branch_copies(values):
 def _merge_symbol(name, a, b, then_sub, else_sub, then_outs, else_outs, specs):
     """Reconciles one variable's values from the two branches; returns a function that
     rebuilds the merged value from the If op's outputs."""
+    a, b = _promote_to_staged_list(name, a, b), _promote_to_staged_list(name, b, a)
     if nest.structure_signature(a) != nest.structure_signature(b):
         _fail(TypeError, "'%s' has a different structure in the two branches: %r vs %r"
               % (name, a, b))
@@ -192,6 +193,16 @@ def _merge_symbol(name, a, b, then_sub, else_sub, then_outs, else_outs, specs):
         return nest.pack_sequence_as(template, values) if nest.is_nested(template) \
             else values[0]
     return build
+
+
+def _promote_to_staged_list(name, value, other):
+    """A plain list `value` as a staged list when the other branch turned it into one (a
+    loop on a tensor in that branch appended to it)."""
+    if isinstance(other, tensor_array.StagedList) and isinstance(value, list):
+        staged = tensor_array.StagedList.candidate(value, name)
+        if staged is not None:
+            return staged
+    return value
 
 
 def _join(name, a, b, where):

@@ -719,3 +719,15 @@ def test_tensor_arrays_and_staged_lists_pass_into_functions_as_arguments():
         return stacked(out)
 
     assert squares(tf.constant(4)).numpy().tolist() == [0, 1, 4, 9]
+
+
+def test_list_grown_by_a_tensor_loop_in_one_branch_of_a_tensor_if():
+    @tf.function
+    def count(x):
+        out = []
+        if x > 0:
+            for i in tf.range(x):
+                out.append(i)
+        return len(out)
+
+    assert [int(count(tf.constant(v)).numpy()) for v in (3, -1)] == [3, 0]

@@ -1142,3 +1142,20 @@ def test_gradients_with_shapes_known_only_at_run_time():
         for got, want in zip(grads(x, y), tape.gradient(loss, variables)):
             np.testing.assert_allclose(got.numpy(), want.numpy(), rtol=1e-10)
     assert grads.experimental_get_tracing_count() == 1
+
+
+def test_recomputing_a_read_of_a_variable_the_function_assigns_is_refused():
+    w = tf.Variable(2.0)
+
+    @tf.function
+    def read_then_assign(x):
+        y = w * x
+        w.assign_add(1.0)
+        return y
+
+    x = tf.constant(3.0)
+    with tf.GradientTape() as tape:
+        tape.watch(x)
+        y = read_then_assign(x)
+    with pytest.raises(NotImplementedError, match="also assigns that variable"):
+        tape.gradient(y, x)

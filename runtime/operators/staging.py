@@ -96,9 +96,13 @@ def is_symbolic(value):
 
 
 def as_condition(value):
-    """Reads variables, so that `if v:` on a Variable sees a tensor."""
+    """Reads variables, so that `if v:` on a Variable sees a tensor; a staged list is true
+    when it is not empty (a tensor when its length is known only at run time)."""
     if isinstance(value, Variable):
         return value.read_value()
+    if isinstance(value, tensor_array.StagedList):
+        length = value._len()
+        return length > 0
     return value
 
 

@@ -731,3 +731,16 @@ def test_list_grown_by_a_tensor_loop_in_one_branch_of_a_tensor_if():
         return len(out)
 
     assert [int(count(tf.constant(v)).numpy()) for v in (3, -1)] == [3, 0]
+
+
+def test_a_staged_list_is_true_when_not_empty():
+    @tf.function
+    def any_appended(n):
+        out = []
+        for i in tf.range(n):
+            out.append(i)
+        if out:
+            return tf.constant(1)
+        return tf.constant(0)
+
+    assert [int(any_appended(tf.constant(v)).numpy()) for v in (3, 0)] == [1, 0]

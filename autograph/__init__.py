@@ -72,5 +72,5 @@ def to_code(func):
     return source_of(func)
 
 
-__all__ = ["ConversionError", "function", "to_code", "to_graph", "do_not_convert", "run_functions_eagerly",
-           "functions_run_eagerly", "Function", "ConcreteFunction"]
+__all__ = ["ConversionError", "function", "to_code", "to_graph", "do_not_convert",
+           "run_functions_eagerly", "functions_run_eagerly", "Function", "ConcreteFunction"]

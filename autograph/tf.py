@@ -33,7 +33,7 @@ def _namespace(name, doc, **members):
 
 function = _autograph.function
 
-# -- dtypes -----------------------------------------------------------------------------------
+# -- dtypes ---------------------------------------------------------------------------------------
 DType = _dtypes.DType
 float32 = _dtypes.float32
 float64 = _dtypes.float64
@@ -47,7 +47,7 @@ dtypes = _namespace("dtypes", "Element types.", DType=DType, float32=float32, fl
                     double=double, int32=int32, int64=int64, bool=bool, string=string,
                     as_dtype=as_dtype, resource=_dtypes.resource)
 
-# -- array ops ----------------------------------------------------------------------------------
+# -- array ops ------------------------------------------------------------------------------------
 constant = _array.constant
 identity = _array.identity
 stop_gradient = _array.stop_gradient
@@ -138,19 +138,19 @@ math = _namespace(
 
 linalg = _namespace("linalg", "Linear algebra.", matmul=_math.matmul)
 
-# -- nn / random -----------------------------------------------------------------------------------
+# -- nn / random ----------------------------------------------------------------------------------
 nn = _namespace("nn", "Neural-network ops.", relu=_math.relu, softmax=_nnr.softmax,
                 log_softmax=_nnr.log_softmax, sigmoid=_math.sigmoid, tanh=_math.tanh,
                 softplus=_math.softplus)
 random = _namespace("random", "Random numbers.", uniform=_nnr.uniform, normal=_nnr.normal,
                     set_seed=_nnr.set_seed)
 
-# -- functional control flow -----------------------------------------------------------------
+# -- functional control flow ----------------------------------------------------------------------
 cond = _functional.cond
 while_loop = _functional.while_loop
 newaxis = None
 
-# -- printing, py_function, debugging ---------------------------------------------------------------
+# -- printing, py_function, debugging -------------------------------------------------------------
 print = _io.print_  # noqa: A001
 py_function = _io.py_function
 
@@ -177,7 +177,7 @@ debugging = _namespace("debugging", "Run-time checks.",
                        disable_check_numerics=_disable_check_numerics,
                        assert_equal=_assert_equal, check_numerics=_io.check_numerics)
 
-# -- errors, config, autograph ----------------------------------------------------------------------
+# -- errors, config, autograph --------------------------------------------------------------------
 errors = _namespace(
     "errors", "Exception classes.", OpError=_errors.OpError,
     InvalidArgumentError=_errors.InvalidArgumentError,
@@ -186,7 +186,7 @@ errors = _namespace(
     InaccessibleTensorError=_errors.InaccessibleTensorError)
 errors.OutOfRangeError = _errors.OutOfRangeError
 
-# -- tf.data: map/filter/reduce functions are converted like a Function's -----------------------
+# -- tf.data: map/filter/reduce functions are converted like a Function's -------------------------
 from runtime import data as _data  # noqa: E402
 
 _data.set_function_converter(_autograph._convert_or_warn)

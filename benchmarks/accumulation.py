@@ -10,7 +10,7 @@ preallocated array).
 import numpy as np
 
 import autograph.tf as ag_tf
-from benchmarks.workload import Target, Variant, Workload, tensorflow
+from benchmarks.workload import Target, Variant, Workload, tensorflow, traced_once
 
 GROUP = "accumulation"
 
@@ -62,16 +62,12 @@ def _build():
     eager_w, eager_u = ag_tf.constant(w), ag_tf.constant(u)
     function = ag_tf.function(make_dynamic_rnn(ag_tf, eager_w, eager_u))
 
-    def traced_once():
-        count = function.experimental_get_tracing_count()
-        return None if count == 1 else "traced %d times (expected 1)" % count
-
     variants = [
         Variant("numpy", make_numpy_dynamic_rnn(w, u), (data, initial),
                 note="hand-written numpy loop"),
         Variant("eager", make_dynamic_rnn(ag_tf, eager_w, eager_u), tensors,
                 note="autograph.tf ops and TensorArray, eagerly"),
-        Variant("function", function, tensors, verify=traced_once,
+        Variant("function", function, tensors, verify=traced_once(function),
                 note="cached autograph.tf.function (one While op)"),
     ]
     tf = tensorflow()

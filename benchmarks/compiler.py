@@ -21,19 +21,10 @@ import numpy as np
 import autograph
 import autograph.conversion as ag_conversion
 import autograph.tf as ag_tf
-from benchmarks.workload import Target, Variant, Workload, jax, jax_blocking, tensorflow
+from benchmarks.workload import (Target, Variant, Workload, jax, jax_blocking, tensorflow,
+                                 traced_once)
 
 GROUP = "compiler"
-
-
-def _traced_once(function):
-    """A `verify` hook: the Function must not have retraced while it was being timed."""
-    def verify():
-        count = function.experimental_get_tracing_count()
-        if count != 1:
-            return "traced %d times (expected 1): the timing includes retracing" % count
-        return None
-    return verify
 
 
 def _np_range(start, limit):
@@ -62,7 +53,7 @@ def _loop_variants(make, numpy_args, tensor_args, python_args=None):
                                 note="plain Python ints (informational)"))
     variants += [
         Variant("eager", make(ag_tf), tensor_args, note="autograph.tf ops, eagerly"),
-        Variant("function", function, tensor_args, verify=_traced_once(function),
+        Variant("function", function, tensor_args, verify=traced_once(function),
                 note="cached autograph.tf.function"),
     ]
     tf = tensorflow()
@@ -303,7 +294,7 @@ def _build_trace_long_function():
                      "compile the graph, run it"),
         Variant("trace", trace, tensor_args,
                 note="new Function, first call, conversion cached: trace, compile, run"),
-        Variant("function", cached, tensor_args, verify=_traced_once(cached),
+        Variant("function", cached, tensor_args, verify=traced_once(cached),
                 note="the cached Function (informational)"),
     ]
     tf = tensorflow()

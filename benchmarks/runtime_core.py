@@ -11,19 +11,10 @@ import operator
 import numpy as np
 
 import autograph.tf as ag_tf
-from benchmarks.workload import Target, Variant, Workload, jax, jax_blocking, tensorflow
+from benchmarks.workload import (Target, Variant, Workload, jax, jax_blocking, tensorflow,
+                                 traced_once)
 
 GROUP = "runtime_core"
-
-
-def _traced_once(function):
-    """A `verify` hook: the Function must not have retraced while it was being timed."""
-    def verify():
-        count = function.experimental_get_tracing_count()
-        if count != 1:
-            return "traced %d times (expected 1): the timing includes retracing" % count
-        return None
-    return verify
 
 
 # -- 1. cached call overhead -----------------------------------------------------------------
@@ -44,7 +35,7 @@ def _build_cached_call():
                      "(informational)"),
         Variant("numpy_scalar", operator.add, (np.float32(1.0), 1),
                 note="x + 1 on an np.float32 scalar (informational)"),
-        Variant("function", function, (ag_tf.constant(1.0),), verify=_traced_once(function),
+        Variant("function", function, (ag_tf.constant(1.0),), verify=traced_once(function),
                 note="cached autograph.tf.function"),
     ]
     tf = tensorflow()
@@ -117,7 +108,7 @@ def _build_elementwise_chain():
             np.tanh, np.abs, np.maximum, np.minimum, lambda v: np.array(v, np.float32)),
             (value,), note="numpy, scalars converted to 0-d float32 arrays once (informational)"),
         Variant("eager", eager_chain, (tensor,), note="autograph.tf ops, eagerly"),
-        Variant("function", function, (tensor,), verify=_traced_once(function),
+        Variant("function", function, (tensor,), verify=traced_once(function),
                 note="cached autograph.tf.function"),
     ]
     tf = tensorflow()
@@ -172,7 +163,7 @@ def _build_matmul_chain():
     variants = [
         Variant("numpy", make_matmul_chain(np.matmul), values, note="hand-written numpy"),
         Variant("function", function, tuple(ag_tf.constant(v) for v in values),
-                verify=_traced_once(function), note="cached autograph.tf.function"),
+                verify=traced_once(function), note="cached autograph.tf.function"),
     ]
     tf = tensorflow()
     if tf is not None:

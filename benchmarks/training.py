@@ -13,7 +13,7 @@ the workload is built.
 import numpy as np
 
 import autograph.tf as ag_tf
-from benchmarks.workload import Target, Variant, Workload, jax, tensorflow
+from benchmarks.workload import Target, Variant, Workload, jax, tensorflow, traced_once
 
 GROUP = "training"
 
@@ -95,15 +95,6 @@ def _check_gradients(x, y, params):
             np.testing.assert_allclose(g.numpy(), w, rtol=1e-4, atol=1e-6)
 
 
-def _traced_once(function):
-    def verify():
-        count = function.experimental_get_tracing_count()
-        if count != 1:
-            return "traced %d times (expected 1): the timing includes retracing" % count
-        return None
-    return verify
-
-
 def _build_mlp_train_step():
     x, y, params = _initial_values()
     _check_gradients(x, y, params)
@@ -114,7 +105,7 @@ def _build_mlp_train_step():
         Variant("numpy", make_numpy_train_step([p.copy() for p in params]), (x, y),
                 note="hand-written numpy forward, backpropagation and update"),
         Variant("eager", eager_step, (tx, ty), note="autograph.tf ops and GradientTape, eagerly"),
-        Variant("function", function, (tx, ty), verify=_traced_once(function),
+        Variant("function", function, (tx, ty), verify=traced_once(function),
                 note="the same step as a cached autograph.tf.function (tape inside)"),
     ]
     tf = tensorflow()
@@ -251,7 +242,7 @@ def _build_rnn_train_step():
                 note="hand-written numpy, backpropagation through time"),
         Variant("eager", make_rnn_train_step(ag_tf, [ag_tf.Variable(p) for p in params]),
                 (txs, ty), note="autograph.tf ops and GradientTape, eagerly"),
-        Variant("function", function, (txs, ty), verify=_traced_once(function),
+        Variant("function", function, (txs, ty), verify=traced_once(function),
                 note="cached autograph.tf.function: one While op and its WhileGrad"),
     ]
     tf = tensorflow()

@@ -93,6 +93,16 @@ class Workload:
         self.group = group
 
 
+def traced_once(function):
+    """A Variant `verify` hook: the Function must not have retraced while it was timed."""
+    def verify():
+        count = function.experimental_get_tracing_count()
+        if count != 1:
+            return "traced %d times (expected 1): the timing includes retracing" % count
+        return None
+    return verify
+
+
 def to_numpy(value):
     """A result as a numpy array: our tensors, TensorFlow's and JAX's all support __array__."""
     return np.asarray(value)

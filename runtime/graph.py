@@ -166,7 +166,7 @@ class Graph:
         if found is not None:
             return found.placeholder
         if isinstance(value, SymbolicTensor):
-            leaked = not self._is_enclosing(value.graph)
+            leaked = not self.can_read(value.graph)
             if leaked and value.graph.root is self.root:
                 made = value.node.location
                 raise errors.InaccessibleTensorError(errors.with_user_location(
@@ -200,12 +200,13 @@ class Graph:
             graph = graph.outer
         return graph
 
-    def _is_enclosing(self, graph):
-        outer = self.outer
-        while outer is not None:
-            if outer is graph:
+    def can_read(self, graph):
+        """True when tensors of `graph` are usable here: it is this graph or encloses it."""
+        current = self
+        while current is not None:
+            if current is graph:
                 return True
-            outer = outer.outer
+            current = current.outer
         return False
 
     # -- inspection -------------------------------------------------------------------

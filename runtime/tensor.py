@@ -283,6 +283,7 @@ def to_numpy(value, dtype=None):
     except (TypeError, ValueError, OverflowError) as e:
         raise TypeError("cannot convert %r to a %s tensor: %s" % (value, dtype.name, e)) from None
     if dtype.is_integer and not isinstance(value, (np.ndarray, np.generic)):
-        if array.size and (np.asarray(value).max() > dtype.max or np.asarray(value).min() < dtype.min):
+        values = np.asarray(value)
+        if array.size and (values.max() > dtype.max or values.min() < dtype.min):
             raise TypeError("%r is out of range for %s" % (value, dtype.name))
     return array, dtype

@@ -25,7 +25,7 @@ from runtime import nest
 from runtime import shape as shape_lib
 from runtime.ops import array_ops, common, math_ops
 from runtime.ops import tensor_array_ops as ops
-from runtime.ops.tensor_array_ops import refine_shape, variant  # noqa: F401
+from runtime.ops.tensor_array_ops import refine_shape
 from runtime.tensor import EagerTensor, Tensor, make_eager
 from runtime.variables import Variable
 
@@ -96,6 +96,8 @@ class TensorArray:
         return ta
 
     def _with(self, handle, element_shape=None, static_size=None, dtype=None):
+        """The array on a new handle. `element_shape` and `dtype` default to this array's;
+        `static_size` does not: None means the new size is not known statically."""
         return TensorArray._make(handle, dtype or self._dtype,
                                  element_shape if element_shape is not None
                                  else self._element_shape,
@@ -125,7 +127,7 @@ class TensorArray:
     flow = handle
 
     # -- operations -------------------------------------------------------------------------
-    def _element(self, value, what="value"):
+    def _element(self, value):
         if isinstance(value, Variable):
             value = value.read_value()
         if isinstance(value, Tensor):

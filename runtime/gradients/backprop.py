@@ -31,6 +31,7 @@ import numpy as np
 
 from runtime.ops import math_ops
 from runtime.tensor import SymbolicTensor
+from runtime.variables import Variable
 
 class GradResult:
     """A rule's result with gradients for externals: `inputs` (one per input, or None) and
@@ -347,7 +348,9 @@ def _unwrap(value):
 
 
 def zeros_like_value(value):
-    """A zero gradient shaped like run-time value `value`."""
+    """A zero gradient shaped like run-time value `value` (a variable: like its value)."""
+    if isinstance(value, Variable):
+        return np.zeros_like(value._value)
     rules = _VALUE_RULES.get(type(_unwrap(value)))
     if rules is not None:
         return rules[0](_unwrap(value))

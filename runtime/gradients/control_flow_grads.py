@@ -161,12 +161,6 @@ class WhileGradPlan:
         return "<WhileGradPlan %d loop variables>" % self.n
 
 
-def _zeros_like_value(value):
-    if isinstance(value, Variable):
-        return np.zeros_like(value._value)
-    return zeros_like_value(value)
-
-
 def _while_grad_kernel(*values, plan, out_specs):
     n, n_body, n_cond = plan.n, plan.n_body, plan.n_cond
     state = values[:n]
@@ -198,10 +192,10 @@ def _while_grad_kernel(*values, plan, out_specs):
            for g, i in zip(grads, float_states)]
     for j, position in enumerate(plan.captured_out):
         g = totals[j]
-        out.append(g if g is not None else _zeros_like_value(body_values[position]))
+        out.append(g if g is not None else zeros_like_value(body_values[position]))
     for j, external in enumerate(plan.externals_out):
         g = totals[len(plan.captured_out) + j]
-        out.append(g if g is not None else _zeros_like_value(external))
+        out.append(g if g is not None else zeros_like_value(external))
     out = [np.asarray(v, dtype=spec[0].np_dtype) for v, spec in zip(out, out_specs)]
     return out[0] if len(out) == 1 else tuple(out)
 

@@ -260,14 +260,7 @@ def _merge_leaf(name, x, y, then_sub, else_sub, then_outs, else_outs, specs):
 
 def _escaped(value, sub):
     """True for a symbolic tensor of a graph that neither is nor encloses branch `sub`."""
-    if not isinstance(value, SymbolicTensor):
-        return False
-    graph = sub.graph
-    while graph is not None:
-        if value.graph is graph:
-            return False
-        graph = graph.outer
-    return True
+    return isinstance(value, SymbolicTensor) and not sub.graph.can_read(value.graph)
 
 
 def _same_python_value(x, y):

@@ -246,6 +246,14 @@ def _require_index(spec, what="index"):
                         % (what, shape_lib.to_string(shape)))
 
 
+def _require_indices(spec):
+    """The shape of an integer tensor of TensorArray indices (gather, scatter)."""
+    dtype, shape = spec
+    if dtype.kind != "int":
+        raise SpecError("dtype", "TensorArray indices must be integers, got %s" % dtype.name)
+    return shape
+
+
 def compatible_shapes(a, b):
     """True when some value could have both static shapes (None: unknown rank)."""
     if a is None or b is None:
@@ -398,10 +406,7 @@ OPS["TensorArrayUnstack"] = register("TensorArrayUnstack", _unstack_kernel, _uns
 
 def _gather_infer(specs, attrs):
     _require_handle(specs[0])
-    index_dtype, index_shape = specs[1]
-    if index_dtype.kind != "int":
-        raise SpecError("dtype", "TensorArray indices must be integers, got %s"
-                        % index_dtype.name)
+    index_shape = _require_indices(specs[1])
     dtype = _require_dtype(attrs)
     if index_shape is None or attrs["element_shape"] is None:
         return [(dtype, None)]
@@ -420,10 +425,7 @@ OPS["TensorArrayGather"] = register("TensorArrayGather", _gather_kernel, _gather
 
 def _scatter_infer(specs, attrs):
     _require_handle(specs[0])
-    index_dtype, index_shape = specs[1]
-    if index_dtype.kind != "int":
-        raise SpecError("dtype", "TensorArray indices must be integers, got %s"
-                        % index_dtype.name)
+    index_shape = _require_indices(specs[1])
     if index_shape is not None and len(index_shape) != 1:
         raise SpecError("shape", "TensorArray scatter indices must be a vector, got shape %s"
                         % shape_lib.to_string(index_shape))

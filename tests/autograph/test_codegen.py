@@ -293,7 +293,7 @@ def test_users_own_exception_keeps_its_arguments():
     with pytest.raises(CodeError) as info:
         conversion.convert(raises_own_error)(1)
     assert info.value.args == ("code123",)
-    if hasattr(info.value, "__notes__"):
+    if hasattr(BaseException, "add_note"):  # Python 3.11+: the user's frames go in a note
         assert "raise CodeError" in "\n".join(info.value.__notes__)
 
 
@@ -307,9 +307,9 @@ def test_deep_recursion_lists_a_bounded_number_of_frames():
     with pytest.raises(KeyError) as info:
         conversion.convert(recurse)(40)
     notes = "\n".join(getattr(info.value, "__notes__", []))
-    if notes:
+    if hasattr(BaseException, "add_note"):  # before 3.11 a KeyError gets no frame list
         assert "more frames" in notes
-        assert notes.count("in recurse") <= 12
+        assert 0 < notes.count("in recurse") <= 12
 
 
 def outer_with_nested_function(x):

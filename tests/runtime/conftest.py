@@ -1,26 +1,8 @@
-"""Shared fixtures for the runtime tests.
-
-Every test must leave the global execution state as it found it: no graph left on the
-context stack and `run_functions_eagerly` off. The autouse guard below checks that after
-each test (a leftover graph would silently turn every later eager op into a graph node).
-"""
+"""Fixtures for the runtime tests (the execution-state guard is in tests/conftest.py)."""
 
 import pytest
 
 import autograph.tf as tf
-from runtime import context
-
-
-@pytest.fixture(autouse=True)
-def clean_execution_state():
-    assert context.graph_stack == [], "a previous test left a graph on the context stack"
-    yield
-    leaked = list(context.graph_stack)
-    eager = context.functions_run_eagerly()
-    del context.graph_stack[:]
-    context.run_functions_eagerly(False)
-    assert leaked == [], "the test left a graph on the context stack: %r" % leaked
-    assert not eager, "the test left run_functions_eagerly(True) switched on"
 
 
 @pytest.fixture

@@ -1,8 +1,8 @@
-"""Shared fixtures for the compiler's unit tests (one test file per pass).
+"""Fixtures shared by every test directory.
 
 Every test must leave the global execution state as it found it: no graph left on the
-context stack and `run_functions_eagerly` off. Test functions are defined at module level
-(or nested in tests) so that the compiler can read their source.
+context stack and `run_functions_eagerly` off. The autouse guard checks that after each test
+(a leftover graph would silently turn every later eager op into a graph node).
 """
 
 import pytest

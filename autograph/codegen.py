@@ -16,6 +16,7 @@ import types
 
 import gast
 
+from autograph.unparsing import unparse
 from runtime import errors as runtime_errors
 
 _counter = itertools.count(1)
@@ -58,13 +59,8 @@ def _fill_locations(tree):
 
 
 def to_source(node):
-    """Readable source for a gast tree (stdlib `ast.unparse`; astunparse as a fallback)."""
-    tree = to_ast(node)
-    try:
-        return ast.unparse(tree) + "\n"
-    except AttributeError:  # Python < 3.9
-        import astunparse
-        return astunparse.unparse(tree)
+    """Readable source for a gast tree."""
+    return unparse(to_ast(node)) + "\n"
 
 
 def _line_map(tree, source, line_offset, first_line):
@@ -131,7 +127,7 @@ def load(function_node, source_info, freevars):
     """Compiles converted `function_node`; returns a `Loaded` to bind per function object."""
     display_source = to_source(function_node)
     tree = _without_evaluated_parts(to_ast(function_node))
-    source = ast.unparse(tree) + "\n"
+    source = unparse(tree) + "\n"
     name = function_node.name
     filename = "<ag__ converted %s#%d>" % (name, next(_counter))
     free = sorted(set(freevars) | {"ag__"})

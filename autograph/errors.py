@@ -47,14 +47,11 @@ def rewrite_in_user_terms(exc, tb):
     traceback cut at the converted function, so that the last frame shown is never
     generated code. Errors whose message already names the user's code keep it.
 
-    The frames go in a note (Python 3.11+), so the exception's own arguments stay what the
-    user's code raised; before 3.11 a single-string message is extended instead."""
+    The frames go in a note, so the exception's own arguments stay what the user's code
+    raised."""
+    from runtime import errors as runtime_errors
     frames = user_frames(tb)
     if frames and _MARKER not in str(exc):
         where = "%s\n  %s" % (_MARKER, "\n  ".join(_describe(frames)))
-        args = exc.args
-        if hasattr(exc, "add_note"):
-            exc.add_note(where)
-        elif type(exc) is not KeyError and len(args) == 1 and isinstance(args[0], str):
-            exc.args = ("%s\n\n%s" % (args[0], where),)
+        runtime_errors.add_note(exc, where)
     return exc.with_traceback(None)

@@ -63,7 +63,7 @@ class FunctionScope:
         return value if did_return else None
 
 
-_SKIP_MODULES = frozenset(["runtime", "autograph", "numpy", "builtins", "gast", "astunparse",
+_SKIP_MODULES = frozenset(["runtime", "autograph", "numpy", "builtins", "gast", "exceptiongroup",
                            "pytest", "_pytest", "hypothesis"])
 
 
@@ -78,7 +78,7 @@ def is_library_module(module):
     top = module.split(".")[0]
     if top in _SKIP_MODULES:
         return True
-    return top in getattr(sys, "stdlib_module_names", ())
+    return top in sys.stdlib_module_names
 
 
 def converted_call(func, args, kwargs, fscope=None):

@@ -5,6 +5,7 @@ can be mapped back to the user's lines.
 """
 
 import ast
+import copy
 import functools
 import inspect
 import textwrap
@@ -76,7 +77,8 @@ def parse_function(func):
 # The lines `inspect` gives for a lambda need not parse on their own (a lambda on the
 # continuation line of a call or a list). So the whole file is parsed, and the lambda is
 # found there: by its line (`co_firstlineno`), its parameters, and, when several lambdas
-# remain, by where its instructions come from (`co_positions`, Python 3.11+). A file that
+# remain, by where its instructions come from (`co_positions`, Python 3.11+) or, before
+# 3.11, by compiling each one and comparing the result with the lambda's code. A file that
 # does not parse as a whole (an IPython cell with magics) is searched in runs of lines
 # around the lambda instead.
 
@@ -128,11 +130,9 @@ def _span(node):
 
 def _by_positions(candidates, code):
     """The innermost candidate whose source span holds every instruction of `code` (none if
-    no candidate does); all candidates when the interpreter records no columns (< 3.11)."""
-    positions = getattr(code, "co_positions", None)
-    if positions is None:
-        return candidates
-    spans = [((line, col), (end_line, end_col)) for line, end_line, col, end_col in positions()
+    no candidate does)."""
+    spans = [((line, col), (end_line, end_col)) for line, end_line, col, end_col
+             in code.co_positions()
              if None not in (line, end_line, col, end_col)
              and (line, col) != (end_line, end_col)]  # zero width: RESUME, RETURN_VALUE
     if not spans:
@@ -146,14 +146,69 @@ def _by_positions(candidates, code):
     return [max(matching, key=lambda c: _span(c)[0])] if matching else []
 
 
-def _lambdas_of(tree, code, check_positions):
+def _code_key(code):
+    """What compiling a lambda's text decides about its code object, recursively (nested
+    lambdas and comprehensions are constants); lines and columns left out."""
+    consts = []
+    for i, const in enumerate(code.co_consts):
+        if isinstance(const, types.CodeType):
+            consts.append(_code_key(const))
+        elif not (isinstance(const, str) and i and isinstance(code.co_consts[i - 1],
+                                                              types.CodeType)):
+            consts.append((type(const), const))
+        # else: before 3.11, the qualified name of the function made from the code before;
+        # it names the scope the lambda was compiled in, which recompiling changes.
+    flags = code.co_flags & ~inspect.CO_NESTED  # recompiled lambdas are always nested
+    return (code.co_code, tuple(consts), code.co_names, code.co_varnames, code.co_freevars,
+            code.co_cellvars, flags, code.co_argcount, code.co_posonlyargcount,
+            code.co_kwonlyargcount)
+
+
+def _compiled_alone(candidate, freevars):
+    """The code object of Lambda node `candidate`, compiled inside a function whose locals
+    are `freevars`, so that the names it reads from enclosing scopes compile as they did."""
+    assignments = "".join("    %s = None\n" % name for name in freevars)
+    module = ast.parse("def outer():\n%s    return None\n" % assignments)
+    module.body[0].body[-1].value = copy.deepcopy(candidate)
+    outer_code = next(c for c in compile(module, "<lambda>", "exec").co_consts
+                      if isinstance(c, types.CodeType))
+    return next(c for c in outer_code.co_consts if isinstance(c, types.CodeType))
+
+
+def _by_compiled_code(candidates, code):
+    """The candidates that compile to the same instructions, constants and names as `code`:
+    one when they are the same lambda text (any of them converts alike); all when none does
+    (a name mangled in a class), which leaves it undecided."""
+    key = _code_key(code)
+    matching = []
+    for candidate in candidates:
+        try:
+            same = _code_key(_compiled_alone(candidate, code.co_freevars)) == key
+        except (SyntaxError, ValueError, TypeError):
+            same = False
+        if same:
+            matching.append(candidate)
+    if len({ast.dump(c) for c in matching}) == 1:
+        return matching[:1]
+    return matching or candidates
+
+
+def _by_origin(candidates, code):
+    """The candidates that `code` was compiled from: by instruction columns where the
+    interpreter records them (3.11+), else by compiling each candidate again."""
+    if hasattr(code, "co_positions"):
+        return _by_positions(candidates, code)
+    return _by_compiled_code(candidates, code)
+
+
+def _lambdas_of(tree, code, check_origin):
     """The Lambda nodes of `tree` that may have compiled to `code`."""
     names = _parameter_names(code)
     candidates = [n for n in ast.walk(tree) if isinstance(n, ast.Lambda)
                   and n.lineno == code.co_firstlineno
                   and _lambda_parameter_names(n.args) == names]
-    if check_positions or len(candidates) > 1:
-        candidates = _by_positions(candidates, code)
+    if check_origin or len(candidates) > 1:
+        candidates = _by_origin(candidates, code)
     return candidates
 
 
@@ -161,10 +216,10 @@ def _parse_lambda(code, lines, filename):
     line = code.co_firstlineno
     tree = _parse_file("".join(lines))
     if tree is not None:
-        candidates = _lambdas_of(tree, code, check_positions=False)
+        candidates = _lambdas_of(tree, code, check_origin=False)
     else:  # only part of the file parses: a run of lines around the lambda that holds it
         candidates = next((found for around in _trees_around(lines, line)
-                           for found in [_lambdas_of(around, code, check_positions=True)]
+                           for found in [_lambdas_of(around, code, check_origin=True)]
                            if found), [])
     if not candidates:
         raise ConversionError("cannot find the source of the lambda at %s:%d (did the file "

@@ -39,6 +39,21 @@ class InaccessibleTensorError(ValueError):
     """A tensor was read from outside the graph scope (branch or loop body) that defines it."""
 
 
+def add_note(error, note):
+    """Adds `note` to `error`'s notes (PEP 678): shown after its message in tracebacks, its
+    arguments left as they were. Before Python 3.11, which has no `add_note`, the note goes
+    in the `__notes__` attribute, which the `exceptiongroup` backport shows in tracebacks."""
+    if hasattr(error, "add_note"):
+        error.add_note(note)
+        return
+    import exceptiongroup  # noqa: F401 - importing it makes tracebacks show __notes__
+    notes = getattr(error, "__notes__", None)
+    if isinstance(notes, list):
+        notes.append(note)
+    else:
+        error.__notes__ = [note]
+
+
 _ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 _PACKAGE_DIRS = tuple(os.path.join(_ROOT, name) + os.sep for name in ("runtime", "autograph"))
 

@@ -330,8 +330,7 @@ class ConcreteFunction:
                               OverflowError)) or (isinstance(error, TypeError) and
                                                   node.op.name != "EagerPyFunc"):
             return errors.InvalidArgumentError("%s: %s%s" % (prefix, error, where), node.name)
-        if hasattr(error, "add_note"):
-            error.add_note("(raised inside %s%s)" % (prefix.replace(" failed", ""), where))
+        errors.add_note(error, "(raised inside %s%s)" % (prefix.replace(" failed", ""), where))
         return error
 
 

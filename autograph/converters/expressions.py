@@ -12,12 +12,11 @@ comparisons, `assert`, and calls.
 time with Python semantics.
 """
 
-import ast
-
 import gast
 
 from autograph import templates
 from autograph.converters.context import set_origin
+from autograph.unparsing import unparse
 
 PLAIN_CALLS = frozenset(["print", "isinstance", "issubclass", "hasattr", "getattr", "setattr",
                          "callable", "type", "super", "id", "repr", "str", "dir", "vars",
@@ -40,7 +39,7 @@ def _lambda(body):
 
 def _source_text(node):
     try:
-        return ast.unparse(gast.gast_to_ast(node))
+        return unparse(gast.gast_to_ast(node))
     except Exception:  # a description only; never fail conversion over it
         return "<expression>"
 

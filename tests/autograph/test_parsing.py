@@ -77,6 +77,7 @@ STAGED_LAMBDA = tf.function(
 SAME_TEXT_TWICE = (lambda x: x, lambda x: x)
 NESTED_LAMBDAS = lambda x: (lambda x: x * 10)(x) + 1  # noqa: E731
 ALL_PARAMETER_KINDS = (lambda a, /, b, *rest, c=1, **extra: a + b + c)
+FOLDED_THE_SAME = (lambda x: x + (1 + 1), lambda x: x + 2)
 
 
 def with_default(x, fn=lambda v: v * 2):
@@ -273,6 +274,66 @@ def test_lambda_with_every_kind_of_parameter():
     assert [a.id for a in args.posonlyargs + args.args + args.kwonlyargs] == ["a", "b", "c"]
     assert (args.vararg.id, args.kwarg.id) == ("rest", "extra")
     assert autograph.to_graph(ALL_PARAMETER_KINDS)(1, 2, c=3) == 6
+
+
+def make_closure_beside_a_global():
+    x_scale = 3
+    return (lambda v: v * x_scale, lambda v: v * X_SCALE)
+
+
+X_SCALE = 5
+
+
+@pytest.fixture
+def without_columns(monkeypatch):
+    """Lambdas told apart as before Python 3.11, where code records no columns."""
+    monkeypatch.setattr(parsing, "_by_origin", parsing._by_compiled_code)
+
+
+@pytest.mark.parametrize("fn, op", [(PAIR[0], gast.Add), (PAIR[1], gast.Mult),
+                                    (TWO_KEYWORD_LAMBDAS["g"], gast.Mult),
+                                    (FIRST_OF_LIST[1], gast.Div)])
+def test_without_columns_lambdas_on_one_line_are_told_apart_by_their_code(
+        without_columns, fn, op):
+    node, _ = parsing.parse_function(fn)
+    assert isinstance(_lambda_expression(node).op, op)
+
+
+def test_without_columns_a_closure_is_told_apart_from_the_same_text_reading_a_global(
+        without_columns):
+    local, global_ = make_closure_beside_a_global()
+    assert autograph.to_graph(local)(2) == 6
+    assert autograph.to_graph(global_)(2) == 10
+    assert "x_scale" in autograph.to_code(local) and "X_SCALE" in autograph.to_code(global_)
+
+
+def test_without_columns_inner_and_outer_of_nested_lambdas_are_told_apart(without_columns):
+    inner_code = next(c for c in NESTED_LAMBDAS.__code__.co_consts
+                      if isinstance(c, types.CodeType))
+    outer_node, _ = parsing.parse_function(NESTED_LAMBDAS)
+    inner_node, _ = parsing.parse_function(types.FunctionType(inner_code, globals()))
+    assert isinstance(_lambda_expression(outer_node).op, gast.Add)
+    assert isinstance(_lambda_expression(inner_node).op, gast.Mult)
+
+
+def test_without_columns_lambdas_with_the_same_text_convert_alike(without_columns):
+    assert [autograph.to_graph(f)(4) for f in SAME_TEXT_TWICE] == [4, 4]
+
+
+def test_without_columns_lambdas_that_compile_alike_are_refused_naming_the_line(
+        without_columns):
+    line = FOLDED_THE_SAME[1].__code__.co_firstlineno
+    with pytest.raises(ConversionError, match="which lambda on %s:%d" % (__file__, line)):
+        parsing.parse_function(FOLDED_THE_SAME[1])
+
+
+def test_lambdas_that_compile_alike_are_told_apart_where_code_has_columns():
+    if not hasattr(FOLDED_THE_SAME[0].__code__, "co_positions"):
+        pytest.skip("columns of code need co_positions (Python 3.11+)")
+    first, _ = parsing.parse_function(FOLDED_THE_SAME[0])
+    second, _ = parsing.parse_function(FOLDED_THE_SAME[1])
+    assert isinstance(_lambda_expression(first).right, gast.BinOp)
+    assert isinstance(_lambda_expression(second).right, gast.Constant)
 
 
 @pytest.mark.skipif(sys.version_info < (3, 11), reason="columns of code need co_positions")

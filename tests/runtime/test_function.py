@@ -806,6 +806,22 @@ def test_globals_are_read_at_trace_time():
     assert f(tf.constant(1.0)).numpy() == 101.0
 
 
+def test_python_error_raised_while_the_graph_runs_keeps_its_type_and_notes_the_node_and_line():
+    def lookup(a):
+        raise KeyError("missing")
+
+    @tf.function
+    def f(x):
+        return tf.py_function(lookup, [x], tf.int32)
+
+    with pytest.raises(KeyError) as info:
+        f(tf.constant(1))
+    assert info.value.args == ("missing",)
+    note = "\n".join(info.value.__notes__)
+    assert "EagerPyFunc" in note
+    assert __file__ in note and "return tf.py_function(lookup, [x], tf.int32)" in note
+
+
 # -- run_functions_eagerly --------------------------------------------------------------------
 
 def test_run_functions_eagerly_runs_the_python_function_on_every_call():

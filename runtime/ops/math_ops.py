@@ -378,8 +378,9 @@ def _reduce_infer(kinds, result_dtype=None):
         dtype, shape = specs[0]
         require_kind(dtype, kinds)
         axis, keepdims = attrs["axis"], attrs["keepdims"]
-        if shape is None:
-            return [(result_dtype or dtype, None)]
+        if shape is None:  # unknown rank: only a full reduction has a known shape, ()
+            full = axis is None and not keepdims
+            return [(result_dtype or dtype, () if full else None)]
         rank = len(shape)
         if axis is None:
             axes = set(range(rank))

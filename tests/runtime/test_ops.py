@@ -968,6 +968,28 @@ def test_print_in_a_graph_runs_on_every_call(capsys):
     assert captured.err == "value: 1\nvalue: 2\n"
 
 
+def test_print_of_containers_shows_their_tensors_values():
+    stream = io.StringIO()
+    point = collections.namedtuple("Point", "x y")
+    tf.print([tf.constant(1), tf.constant(2)], {"b": tf.constant(1), "a": [tf.constant([3, 4]),
+             "s"]}, (tf.Variable(2.5),), point(1, tf.constant(2)), [1, 2], output_stream=stream)
+    assert stream.getvalue() == (
+        "[1, 2] {'b': 1, 'a': [[3 4], 's']} (2.5,) Point(x=1, y=2) [1, 2]\n")
+
+
+def test_print_of_containers_in_a_graph_shows_the_values_of_each_call():
+    stream = io.StringIO()
+
+    @tf.function
+    def f(x):
+        tf.print("v:", [x, x + 1], {"a": x}, output_stream=stream)
+
+    f(tf.constant(1))
+    f(tf.constant(5))
+    assert stream.getvalue() == "v: [1, 2] {'a': 1}\nv: [5, 6] {'a': 5}\n"
+    assert f.experimental_get_tracing_count() == 1
+
+
 def test_print_returns_none_eagerly():
     stream = io.StringIO()
     assert tf.print("a", output_stream=stream) is None

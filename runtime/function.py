@@ -213,6 +213,8 @@ class ConcreteFunction:
                 traced = self._traced_values[i]
                 if _is_python_value(traced):
                     values[i] = traced
+                elif params[i][2]:  # a tensor default: fed like a given argument
+                    values[i] = params[i][3]
                 else:
                     raise TypeError("%s missing required argument %r"
                                     % (self._signature_text(), params[i][0]))
@@ -517,9 +519,24 @@ class Function:
                 seen.add(id(cf))
                 yield cf._trace_key, cf
 
+    def _bind_canonical(self, values):
+        """Binds canonical `values` (one per parameter, as `_canonicalize` gives them) to
+        the signature: keyword-only ones by name, `*args` and `**kwargs` spread out."""
+        args, kwargs = [], {}
+        for (name, kind, _, _), value in zip(self._params, values):
+            if kind == inspect.Parameter.VAR_POSITIONAL:
+                args.extend(value)
+            elif kind == inspect.Parameter.VAR_KEYWORD:
+                kwargs.update(value)
+            elif kind == inspect.Parameter.KEYWORD_ONLY:
+                kwargs[name] = value
+            else:
+                args.append(value)
+        return self._signature.bind(*args, **kwargs)
+
     def _trace(self, values, bound, key):
         if bound is None:
-            bound = self._signature.bind(*values)
+            bound = self._bind_canonical(values)
         first = self._tracing_count == 0
         cf = self._trace_once(values, bound, key, allow_variables=first)
         if cf.graph.created_variables:
@@ -562,7 +579,7 @@ class Function:
             n = len(specs)
             values = specs + list(values[n:])
             key = sig.make_key(values)
-            cf = self._trace(values, self._signature.bind(*values), key)
+            cf = self._trace(values, self._bind_canonical(values), key)
             self._cache[key] = cf
         return self._concrete[0]
 

@@ -593,6 +593,28 @@ def test_concrete_function_with_keyword_arguments():
     assert cf(y=tf.constant(1), x=tf.constant(10)).numpy() == 9
 
 
+def test_concrete_function_of_keyword_only_arguments_with_defaults():
+    @tf.function
+    def f(x, *, scale=2, shift=tf.constant(1.0)):
+        return x * scale + shift
+
+    cf = f.get_concrete_function(tf.TensorSpec([], tf.float32))
+    assert cf(tf.constant(2.0)).numpy() == 5.0
+    assert cf(tf.constant(2.0), shift=tf.constant(0.5)).numpy() == 4.5
+    assert cf.structured_input_signature[1]["scale"] == 2
+    assert f.get_concrete_function(tf.TensorSpec([]), scale=3)(tf.constant(2.0)).numpy() == 7.0
+
+
+def test_input_signature_with_keyword_only_arguments_with_defaults():
+    @tf.function(input_signature=[tf.TensorSpec([], tf.float32)])
+    def f(x, *, scale=2):
+        return x * scale
+
+    assert f.get_concrete_function()(tf.constant(2.0)).numpy() == 4.0
+    assert f(tf.constant(3.0)).numpy() == 6.0
+    assert f.experimental_get_tracing_count() == 1
+
+
 def test_concrete_function_str_shows_the_signature():
     @tf.function
     def double(a):

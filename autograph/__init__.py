@@ -14,7 +14,7 @@ converted source; `autograph.tf` is a TensorFlow-compatible facade over the runt
 import warnings as _warnings
 
 from autograph.conversion import convert, do_not_convert
-from autograph.errors import ConversionError, SourceUnavailableError
+from autograph.errors import ConversionError, SourceUnavailableError, UnsupportedConstructError
 from runtime import context as _context
 from runtime.function import ConcreteFunction, Function
 
@@ -72,5 +72,6 @@ def to_code(func):
     return source_of(func)
 
 
-__all__ = ["ConversionError", "function", "to_code", "to_graph", "do_not_convert",
-           "run_functions_eagerly", "functions_run_eagerly", "Function", "ConcreteFunction"]
+__all__ = ["ConversionError", "UnsupportedConstructError", "function", "to_code", "to_graph",
+           "do_not_convert", "run_functions_eagerly", "functions_run_eagerly", "Function",
+           "ConcreteFunction"]

@@ -328,6 +328,15 @@ def test_tensor_assert_checks_at_run_time():
     assert function.experimental_get_tracing_count() == 1
 
 
+def test_failing_tensor_assert_is_both_assertion_error_and_invalid_argument_error():
+    function = tf.function(checked)
+    with pytest.raises(AssertionError) as info:
+        function(tf.constant(-1))
+    assert isinstance(info.value, tf.errors.InvalidArgumentError)
+    with pytest.raises(tf.errors.InvalidArgumentError, match="x must be positive"):
+        function(tf.constant(-2))
+
+
 def test_tensor_assert_without_message_names_the_test():
     @tf.function
     def f(x):

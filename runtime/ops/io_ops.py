@@ -150,12 +150,13 @@ def _py_function_infer(specs, attrs):
 def _py_function_kernel(*values, func, Tout, in_dtypes):
     args = [EagerTensor(np.asarray(v) if not isinstance(v, (np.ndarray, np.generic)) else v, d)
             for v, d in zip(values, in_dtypes)]
-    saved = context.graph_stack[:]
-    del context.graph_stack[:]
+    stack = context.thread_graphs()  # the function runs eagerly, even inside a trace
+    saved = stack[:]
+    del stack[:]
     try:
         result = func(*args)
     finally:
-        context.graph_stack[:] = saved
+        stack[:] = saved
     if not Tout:
         return ()
     results = [result] if len(Tout) == 1 and not isinstance(result, (list, tuple)) else result

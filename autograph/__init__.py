@@ -14,23 +14,32 @@ converted source; `autograph.tf` is a TensorFlow-compatible facade over the runt
 import warnings as _warnings
 
 from autograph.conversion import convert, do_not_convert
-from autograph.errors import ConversionError, SourceUnavailableError
+from autograph.errors import ConversionError, SourceUnavailableError, UnsupportedConstructError
 from runtime import context as _context
 from runtime.function import ConcreteFunction, Function
 
 
 def function(func=None, *, input_signature=None, autograph=True, reduce_retracing=False,
-             jit_compile=None, experimental_relax_shapes=None, name=None):
+             jit_compile=None, experimental_relax_shapes=None, experimental_compile=None,
+             name=None):
     """Turns `func` into a `Function`: converted by autograph, traced once per input signature.
 
     Usable as `@function` or `@function(input_signature=...)`. `reduce_retracing=True` relaxes
-    differing shapes to None dimensions instead of tracing once per shape.
+    differing shapes to None dimensions instead of tracing once per shape. `jit_compile` (or
+    its older name `experimental_compile`) is recorded on the Function (`.jit_compile`); no
+    compiled backend exists yet, so graphs run on the numpy executor either way.
     """
     relax = reduce_retracing or bool(experimental_relax_shapes)
+    if experimental_compile is not None:
+        if jit_compile is not None:
+            raise ValueError("jit_compile and experimental_compile cannot both be set; "
+                             "use jit_compile (experimental_compile is its older name)")
+        jit_compile = experimental_compile
 
     def decorate(f):
         return Function(f, input_signature=input_signature, autograph=autograph,
-                        reduce_retracing=relax, converter=_convert_or_warn, name=name)
+                        reduce_retracing=relax, converter=_convert_or_warn, name=name,
+                        jit_compile=jit_compile)
     if func is None:
         return decorate
     return decorate(func)
@@ -72,5 +81,6 @@ def to_code(func):
     return source_of(func)
 
 
-__all__ = ["ConversionError", "function", "to_code", "to_graph", "do_not_convert",
-           "run_functions_eagerly", "functions_run_eagerly", "Function", "ConcreteFunction"]
+__all__ = ["ConversionError", "UnsupportedConstructError", "function", "to_code", "to_graph",
+           "do_not_convert", "run_functions_eagerly", "functions_run_eagerly", "Function",
+           "ConcreteFunction"]

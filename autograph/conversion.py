@@ -23,7 +23,7 @@ from autograph.analysis import dataflow
 from autograph.converters import (break_statements, context, continue_statements,
                                   control_flow, expressions, function_scopes,
                                   return_statements, super_calls, try_statements)
-from autograph.errors import ConversionError
+from autograph.errors import UnsupportedConstructError
 
 _DO_NOT_CONVERT = "__autograph_do_not_convert__"
 ARTIFACT = "__autograph_artifact__"  # holds the __code__ of already-converted functions
@@ -75,14 +75,15 @@ def _walrus_in_deferred_code(sub):
 
 
 def check_supported(node, source_info):
-    """Raises ConversionError naming the first unsupported construct and its line."""
+    """Raises UnsupportedConstructError (a ConversionError and a NotImplementedError) naming
+    the first unsupported construct and its line."""
     for sub in gast.walk(node):
         if isinstance(sub, (gast.FunctionDef, gast.Lambda)) and sub is not node:
             continue
         walrus = _walrus_in_deferred_code(sub)
         if walrus is not None and _in_own_scope(node, sub):
             line = getattr(walrus, "lineno", 0) + source_info.line_offset
-            raise ConversionError(
+            raise UnsupportedConstructError(
                 "%s:%d: an assignment expression (:=) inside and/or, a conditional expression, "
                 "a chained comparison or a while condition is not supported in converted "
                 "functions (they are evaluated in generated functions); assign the value in a "
@@ -90,9 +91,10 @@ def check_supported(node, source_info):
         description = _UNSUPPORTED.get(type(sub))
         if description is not None and _in_own_scope(node, sub):
             line = getattr(sub, "lineno", 0) + source_info.line_offset
-            raise ConversionError("%s:%d: %s is not supported in converted functions; mark "
-                                  "the function with autograph.do_not_convert to run it as "
-                                  "plain Python" % (source_info.filename, line, description))
+            raise UnsupportedConstructError(
+                "%s:%d: %s is not supported in converted functions; mark the function with "
+                "autograph.do_not_convert to run it as plain Python"
+                % (source_info.filename, line, description))
 
 
 def _in_own_scope(root, target):

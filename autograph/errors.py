@@ -7,6 +7,11 @@ class ConversionError(ValueError):
     The message names the construct and the user's file and line."""
 
 
+class UnsupportedConstructError(ConversionError, NotImplementedError):
+    """The function uses a construct that conversion does not support (`yield`, `async`,
+    ...): also a `NotImplementedError`, as TensorFlow's AutoGraph raises for them."""
+
+
 class SourceUnavailableError(ConversionError):
     """The function's source code cannot be read (defined in a REPL, `exec`, or C)."""
 

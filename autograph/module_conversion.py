@@ -28,7 +28,7 @@ import tokenize
 import gast
 
 from autograph import codegen, conversion, parsing
-from autograph.errors import ConversionError
+from autograph.errors import ConversionError, UnsupportedConstructError
 
 ARTIFACT_DECORATOR = "ag__autograph_artifact"
 """The name the converted module gives `autograph_artifact`."""
@@ -102,10 +102,10 @@ def definition_lines(node):
 def convert_function(node, source_info):
     """Source of function `node` converted, under its own name, marked as an artifact."""
     if isinstance(node, gast.AsyncFunctionDef):
-        raise ConversionError("%s:%d: async functions (async def) are not supported in "
-                              "converted functions; mark the function with "
-                              "autograph.do_not_convert to keep it as plain Python"
-                              % (source_info.filename, node.lineno))
+        raise UnsupportedConstructError(
+            "%s:%d: async functions (async def) are not supported in converted functions; "
+            "mark the function with autograph.do_not_convert to keep it as plain Python"
+            % (source_info.filename, node.lineno))
     decorators, node.decorator_list = node.decorator_list, []
     name = node.name
     converted = conversion.convert_node(node, source_info, name)

@@ -13,7 +13,8 @@ import types
 
 import gast
 
-from autograph.errors import ConversionError, SourceUnavailableError
+from autograph.errors import (ConversionError, SourceUnavailableError,
+                              UnsupportedConstructError)
 
 
 class SourceInfo:
@@ -66,8 +67,8 @@ def parse_function(func):
         raise ConversionError("expected a function definition for %s at %s:%d"
                               % (name, filename, first_line))
     if isinstance(node, gast.AsyncFunctionDef):
-        raise ConversionError("%s:%d: async functions cannot be converted"
-                              % (filename, first_line + node.lineno - 1))
+        raise UnsupportedConstructError("%s:%d: async functions cannot be converted"
+                                        % (filename, first_line + node.lineno - 1))
     node.decorator_list = []
     return node, SourceInfo(filename, first_line - 1, source)
 

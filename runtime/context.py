@@ -1,10 +1,22 @@
 """Execution context: are ops running eagerly, or being recorded into a graph?
 
-The stack holds the graphs being built, innermost last; an empty stack means eager
-execution. Kept in one tiny module so that the hot path is a single list lookup.
+Each thread has its own stack of the graphs it is building, innermost last; an empty stack
+means eager execution, so a thread tracing a function never captures another thread's ops.
+`building` lists the graphs being built in every thread: the hot paths (each eager op, each
+cached Function call) test that one global list and look at their thread's own stack only
+while some thread is tracing.
 """
 
-graph_stack = []
+import threading
+
+
+class _ThreadState(threading.local):
+    def __init__(self):
+        self.graph_stack = []
+
+
+_thread = _ThreadState()
+building = []  # every thread's graphs being built: empty means every thread runs eagerly
 _settings = {"run_functions_eagerly": False}
 # The GradientTapes recording eager ops (runtime.gradients.tape), innermost last. Eager
 # execution checks it once per op; a tape entered inside a trace records graph nodes instead
@@ -12,14 +24,33 @@ _settings = {"run_functions_eagerly": False}
 tapes = []
 
 
+def thread_graphs():
+    """This thread's stack of graphs being built, innermost last (the list itself)."""
+    return _thread.graph_stack
+
+
+def push_graph(graph):
+    """Makes `graph` the one this thread adds ops to (see Graph.as_default)."""
+    _thread.graph_stack.append(graph)
+    building.append(graph)
+
+
+def pop_graph():
+    """Undoes the last `push_graph` of this thread."""
+    building.remove(_thread.graph_stack.pop())
+
+
 def current_graph():
-    """The graph ops are being added to, or None when executing eagerly."""
-    return graph_stack[-1] if graph_stack else None
+    """The graph this thread adds ops to, or None when it executes eagerly."""
+    if not building:
+        return None
+    stack = _thread.graph_stack
+    return stack[-1] if stack else None
 
 
 def executing_eagerly():
-    """True when ops run immediately (no graph is being built)."""
-    return not graph_stack
+    """True when this thread's ops run immediately (it builds no graph)."""
+    return not building or not _thread.graph_stack
 
 
 def run_functions_eagerly(run_eagerly):
@@ -30,3 +61,4 @@ def run_functions_eagerly(run_eagerly):
 def functions_run_eagerly():
     """The current value of the `run_functions_eagerly` switch."""
     return _settings["run_functions_eagerly"]
+

@@ -23,6 +23,11 @@ class InvalidArgumentError(OpError):
     """An op received an argument with a wrong value, dtype or shape."""
 
 
+class AssertionFailedError(InvalidArgumentError, AssertionError):
+    """A converted `assert` on a tensor failed when the graph ran: an `AssertionError`, as
+    plain Python raises, and an `InvalidArgumentError`, as TensorFlow's assert ops raise."""
+
+
 class FailedPreconditionError(OpError):
     """The system is not in a state required by the op (for example, an uninitialised variable)."""
 

@@ -15,6 +15,8 @@ function into its converted form before tracing (autograph.function passes the c
 
 import functools
 import inspect
+import threading
+import types
 import weakref
 
 import numpy as np
@@ -213,6 +215,8 @@ class ConcreteFunction:
                 traced = self._traced_values[i]
                 if _is_python_value(traced):
                     values[i] = traced
+                elif params[i][2]:  # a tensor default: fed like a given argument
+                    values[i] = params[i][3]
                 else:
                     raise TypeError("%s missing required argument %r"
                                     % (self._signature_text(), params[i][0]))
@@ -379,10 +383,10 @@ class Function:
     """A Python function traced into graphs, one per input signature, and run from cache."""
 
     def __init__(self, python_function, input_signature=None, autograph=True,
-                 reduce_retracing=False, converter=None, name=None):
+                 reduce_retracing=False, converter=None, name=None, jit_compile=None):
         if not callable(python_function):
             raise TypeError("function expects a callable, got %r" % (python_function,))
-        self.python_function = python_function
+        self._python_function = python_function
         self._autograph = bool(autograph)
         self._converter = converter if autograph else None
         self._converted = None
@@ -396,7 +400,12 @@ class Function:
         self._cache = {}
         self._concrete = []
         self._tracing_count = 0
-        self._bound_instances = weakref.WeakKeyDictionary()
+        # Tracing holds it (re-entrant: a trace may call this Function again); a cached call
+        # never takes it, it reads the cache dict only.
+        self._lock = threading.RLock()
+        self._bound_instances = {}  # id(instance) -> (reference to it, its Function)
+        self._instance_ref = None  # a method's Function: its instance, held weakly
+        self._jit_compile = jit_compile
         self._input_signature = None
         if input_signature is not None:
             self._input_signature = tuple(input_signature)
@@ -408,9 +417,23 @@ class Function:
 
     # -- public API -------------------------------------------------------------------------
     @property
+    def python_function(self):
+        """The Python function traced; for a method reached through an instance, the method
+        bound to that instance."""
+        if self._instance_ref is None:
+            return self._python_function
+        return types.MethodType(self._python_function, self._instance())
+
+    @property
     def input_signature(self):
         """The fixed input signature, or None."""
         return self._input_signature
+
+    @property
+    def jit_compile(self):
+        """The `jit_compile` option as given (None, True or False). Recorded for compiled
+        backends; none exists yet, so graphs run on the numpy executor either way."""
+        return self._jit_compile
 
     def experimental_get_tracing_count(self):
         """How many times this Function has traced its Python function."""
@@ -426,19 +449,44 @@ class Function:
     def __get__(self, instance, owner):
         if instance is None:
             return self
-        try:
-            bound = self._bound_instances.get(instance)
-        except TypeError:
-            bound = None
-        if bound is None:
-            bound = Function(self.python_function.__get__(instance, owner),
-                             self._input_signature, self._autograph, self._reduce_retracing,
-                             self._converter, self._name)
-            try:
-                self._bound_instances[instance] = bound
-            except TypeError:
-                pass
-        return bound
+        entry = self._bound_instances.get(id(instance))
+        if entry is None or entry[0]() is not instance:
+            entry = self._bind_instance(instance)
+        return _BoundMethod(entry[1], instance)
+
+    def _bind_instance(self, instance):
+        """The (reference, Function) entry holding `instance`'s traces of this method: one
+        Function per instance, found by the instance's identity (so unhashable instances,
+        such as dataclasses with eq=True, trace once too). The entry holds the instance
+        weakly where it can, and leaves the table when the instance dies."""
+        with self._lock:
+            key = id(instance)
+            entry = self._bound_instances.get(key)
+            if entry is not None and entry[0]() is instance:
+                return entry
+            method = self._python_function.__get__(instance, type(instance))
+            bound = Function(method, self._input_signature, self._autograph,
+                             self._reduce_retracing, self._converter, self._name,
+                             self._jit_compile)
+            ref = _reference(instance, self._bound_instances, key)
+            if isinstance(method, types.MethodType) and method.__self__ is instance:
+                bound._hold_instance(ref)
+            entry = self._bound_instances[key] = (ref, bound)
+            return entry
+
+    def _hold_instance(self, ref):
+        """Makes this Function of a bound method keep its instance through `ref` only."""
+        self._python_function = self._python_function.__func__
+        self._instance_ref = ref
+        self.__wrapped__ = self._python_function
+        self.__signature__ = self._signature  # inspect.signature: without `self`
+
+    def _instance(self):
+        instance = self._instance_ref()
+        if instance is None:
+            raise ReferenceError("the instance that %s was bound to no longer exists"
+                                 % self._name)
+        return instance
 
     def get_concrete_function(self, *args, **kwargs):
         """The trace for these arguments (values or TensorSpecs), tracing if needed."""
@@ -460,7 +508,7 @@ class Function:
             values, bound = args, None
         if self._input_signature is not None:
             return self._call_with_signature(values)
-        if context.graph_stack:
+        if context.building and context.current_graph() is not None:
             key = sig.make_key(values)
             return _call_in_graph(self._cache.get(key) or self._lookup(key, values, bound),
                                   values)
@@ -486,11 +534,21 @@ class Function:
         if self._converter is None:
             return self.python_function
         if self._converted is None:
-            self._converted = self._converter(self.python_function)
-        return self._converted
+            self._converted = self._converter(self._python_function)
+        if self._instance_ref is None:
+            return self._converted
+        return self._converted.__get__(self._instance(), None)
 
     def _lookup(self, key, values, bound):
-        """Finds a trace that accepts `key` (or relaxes one, or traces anew) and caches it."""
+        """Finds a trace that accepts `key` (or relaxes one, or traces anew) and caches it.
+        Under the lock, so that threads making the same first call trace once."""
+        with self._lock:
+            cf = self._cache.get(key)
+            if cf is None:
+                cf = self._lookup_locked(key, values, bound)
+            return cf
+
+    def _lookup_locked(self, key, values, bound):
         best = None
         for cf_key, cf in self._keyed():
             if sig.key_is_subtype(key, cf_key):
@@ -516,9 +574,24 @@ class Function:
                 seen.add(id(cf))
                 yield cf._trace_key, cf
 
+    def _bind_canonical(self, values):
+        """Binds canonical `values` (one per parameter, as `_canonicalize` gives them) to
+        the signature: keyword-only ones by name, `*args` and `**kwargs` spread out."""
+        args, kwargs = [], {}
+        for (name, kind, _, _), value in zip(self._params, values):
+            if kind == inspect.Parameter.VAR_POSITIONAL:
+                args.extend(value)
+            elif kind == inspect.Parameter.VAR_KEYWORD:
+                kwargs.update(value)
+            elif kind == inspect.Parameter.KEYWORD_ONLY:
+                kwargs[name] = value
+            else:
+                args.append(value)
+        return self._signature.bind(*args, **kwargs)
+
     def _trace(self, values, bound, key):
         if bound is None:
-            bound = self._signature.bind(*values)
+            bound = self._bind_canonical(values)
         first = self._tracing_count == 0
         cf = self._trace_once(values, bound, key, allow_variables=first)
         if cf.graph.created_variables:
@@ -557,12 +630,14 @@ class Function:
     # -- input_signature ----------------------------------------------------------------------
     def _signature_concrete(self, values):
         if not self._concrete:
-            specs = list(self._input_signature)
-            n = len(specs)
-            values = specs + list(values[n:])
-            key = sig.make_key(values)
-            cf = self._trace(values, self._signature.bind(*values), key)
-            self._cache[key] = cf
+            with self._lock:
+                if not self._concrete:
+                    specs = list(self._input_signature)
+                    n = len(specs)
+                    values = specs + list(values[n:])
+                    key = sig.make_key(values)
+                    cf = self._trace(values, self._bind_canonical(values), key)
+                    self._cache[key] = cf
         return self._concrete[0]
 
     def _call_with_signature(self, values):
@@ -581,11 +656,52 @@ class Function:
             ) from None
         for value, traced in zip(values[n:], cf._traced_values[n:]):
             cf._match("argument", value, traced, feeds)
-        if context.graph_stack:
+        if context.building and context.current_graph() is not None:
             return _call_in_graph(cf, list(values))
         if _tapes:  # a GradientTape is recording: the call becomes one record on it
             return _recorded_call(cf, feeds, values)
         return cf._call_flat(feeds)
+
+
+class _BoundMethod(Function):
+    """`instance.method` for a Function defined in a class. Like a Python bound method it is
+    made on each access and holds the instance, so that `Model().f(x)` works; it hands calls
+    to the instance's own Function (its traces), which holds the instance weakly so that the
+    class's table of per-instance Functions keeps no instance alive. Everything else (tracing
+    count, signatures, python_function, ...) reads that Function's state."""
+
+    __slots__ = ("_function", "__self__")
+
+    def __init__(self, function, instance):  # no Function.__init__: all state is `function`'s
+        self._function = function
+        self.__self__ = instance
+
+    def __getattr__(self, name):
+        return getattr(self._function, name)
+
+    def __call__(self, *args, **kwargs):
+        return self._function(*args, **kwargs)
+
+    def get_concrete_function(self, *args, **kwargs):
+        """The trace for these arguments, tracing if needed (see Function)."""
+        return self._function.get_concrete_function(*args, **kwargs)
+
+    def __get__(self, instance, owner):
+        return self
+
+
+def _reference(instance, table, key):
+    """A weak reference to `instance` whose death removes entry `key` of `table` (unless the
+    entry holds another reference by then); for an instance that cannot be weakly
+    referenced, a callable that returns it (held for the table's lifetime)."""
+    def forget(ref):
+        entry = table.get(key)
+        if entry is not None and entry[0] is ref:
+            del table[key]
+    try:
+        return weakref.ref(instance, forget)
+    except TypeError:
+        return lambda: instance
 
 
 _tapes = context.tapes  # the GradientTapes recording eager ops
@@ -726,11 +842,12 @@ def _record_outputs(result, graph):
 
 
 def function(func=None, input_signature=None, autograph=True, reduce_retracing=False,
-             converter=None, **unused_options):
+             converter=None, jit_compile=None, **unused_options):
     """Decorator form of `Function` (usable with or without arguments)."""
     def decorate(f):
         return Function(f, input_signature=input_signature, autograph=autograph,
-                        reduce_retracing=reduce_retracing, converter=converter)
+                        reduce_retracing=reduce_retracing, converter=converter,
+                        jit_compile=jit_compile)
     if func is None:
         return decorate
     return decorate(func)

@@ -109,11 +109,11 @@ class Graph:
     @contextlib.contextmanager
     def as_default(self):
         """Makes this the graph that ops are added to, for the duration of the block."""
-        context.graph_stack.append(self)
+        context.push_graph(self)
         try:
             yield self
         finally:
-            context.graph_stack.pop()
+            context.pop_graph()
 
     def unique_name(self, base):
         """`base`, or `base_1`, `base_2`... so that node names never repeat."""

@@ -67,7 +67,8 @@ class TensorArray:
         ta.stack()
     """
 
-    __slots__ = ("_handle", "_dtype", "_element_shape", "_dynamic_size", "_static_size")
+    __slots__ = ("_handle", "_dtype", "_element_shape", "_dynamic_size", "_static_size",
+                 "_infer_shape")
 
     def __init__(self, dtype, size=None, dynamic_size=None, clear_after_read=None,
                  tensor_array_name=None, handle=None, flow=None, infer_shape=True,
@@ -77,15 +78,19 @@ class TensorArray:
         self._dtype = dtypes.as_dtype(dtype)
         self._dynamic_size = bool(dynamic_size)
         self._element_shape = shape_lib.normalize(element_shape)
+        # False: the elements may differ in shape (to be joined by `concat`); writes do not
+        # narrow `element_shape`, only check that values fit it.
+        self._infer_shape = bool(infer_shape)
         size = _int32(0 if size is None else size, "size")
         self._static_size = _static_int(size)
         if self._static_size is not None and self._static_size < 0:
             raise ValueError("TensorArray size must not be negative, got %d"
                              % self._static_size)
-        self._handle = ops.create(size, self._dtype, self._element_shape, self._dynamic_size)
+        self._handle = ops.create(size, self._dtype, self._element_shape, self._dynamic_size,
+                                  self._infer_shape)
 
     @classmethod
-    def _make(cls, handle, dtype, element_shape, dynamic_size, static_size):
+    def _make(cls, handle, dtype, element_shape, dynamic_size, static_size, infer_shape=True):
         """A TensorArray on an existing handle, with the given static metadata."""
         ta = object.__new__(cls)
         ta._handle = handle
@@ -93,6 +98,7 @@ class TensorArray:
         ta._element_shape = element_shape
         ta._dynamic_size = dynamic_size
         ta._static_size = static_size
+        ta._infer_shape = infer_shape
         return ta
 
     def _with(self, handle, element_shape=None, static_size=None, dtype=None):
@@ -101,7 +107,13 @@ class TensorArray:
         return TensorArray._make(handle, dtype or self._dtype,
                                  element_shape if element_shape is not None
                                  else self._element_shape,
-                                 self._dynamic_size, static_size)
+                                 self._dynamic_size, static_size, self._infer_shape)
+
+    def _refined(self, shape):
+        """The element shape after writing values of element shape `shape`."""
+        if not self._infer_shape:
+            return self._element_shape
+        return refine_shape(self._element_shape, shape)
 
     # -- metadata ---------------------------------------------------------------------------
     @property
@@ -146,8 +158,7 @@ class TensorArray:
         size = self._static_size
         if self._dynamic_size:
             size = None if size is None or known is None else max(size, known + 1)
-        return self._with(handle, refine_shape(self._element_shape, value._shape_tuple()),
-                          size, value.dtype)
+        return self._with(handle, self._refined(value._shape_tuple()), size, value.dtype)
 
     def read(self, index, name=None):
         """Element `index`: InvalidArgumentError (naming the index) when it is out of range
@@ -159,6 +170,11 @@ class TensorArray:
         """The elements stacked along a new first dimension: (size, *element_shape). An
         empty array gives shape (0, *element_shape) when element_shape is fully known."""
         return ops.stack(self._handle, self._dtype, self._element_shape, self._static_size)
+
+    def concat(self, name=None):
+        """The elements joined along their first dimension: (total length, *rest). They may
+        differ in length when the array was made with infer_shape=False."""
+        return ops.concat(self._handle, self._dtype, self._element_shape, self._static_size)
 
     def gather(self, indices, name=None):
         """The elements at `indices`, stacked: (*indices.shape, *element_shape)."""
@@ -174,8 +190,7 @@ class TensorArray:
         size = self._static_size
         if self._dynamic_size:
             size = None if size is None or count is None else max(size, count)
-        return self._with(handle, refine_shape(self._element_shape,
-                                               None if shape is None else shape[1:]),
+        return self._with(handle, self._refined(None if shape is None else shape[1:]),
                           size, value.dtype)
 
     def scatter(self, indices, value, name=None):
@@ -185,8 +200,7 @@ class TensorArray:
         handle = ops.scatter(self._handle, _int32(indices, "indices"), value, self._dtype,
                              self._element_shape)
         size = self._static_size if not self._dynamic_size else None
-        return self._with(handle, refine_shape(self._element_shape,
-                                               None if shape is None else shape[1:]),
+        return self._with(handle, self._refined(None if shape is None else shape[1:]),
                           size, value.dtype)
 
     def size(self, name=None):
@@ -215,7 +229,8 @@ class TensorArray:
 
     def _entering_loop(self):
         if self._dynamic_size and self._static_size is not None:
-            return TensorArray._make(self._handle, self._dtype, self._element_shape, True, None)
+            return TensorArray._make(self._handle, self._dtype, self._element_shape, True, None,
+                                     self._infer_shape)
         return self
 
     def _static_sizes(self):
@@ -235,10 +250,12 @@ class TensorArray:
         shape = join_shapes(self._element_shape, other._element_shape)
         dynamic = self._dynamic_size or other._dynamic_size
         size = self._static_size if self._static_size == other._static_size else None
-        if (dtype, shape, dynamic, size) == (self._dtype, self._element_shape,
-                                             self._dynamic_size, self._static_size):
+        infer = self._infer_shape and other._infer_shape
+        if (dtype, shape, dynamic, size, infer) == (self._dtype, self._element_shape,
+                                                    self._dynamic_size, self._static_size,
+                                                    self._infer_shape):
             return self
-        return TensorArray._make(self._handle, dtype, shape, dynamic, size)
+        return TensorArray._make(self._handle, dtype, shape, dynamic, size, infer)
 
     def __repr__(self):
         return "<TensorArray dtype=%s element_shape=%s size=%s%s>" % (

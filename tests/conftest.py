@@ -12,11 +12,14 @@ from runtime import context
 
 @pytest.fixture(autouse=True)
 def clean_execution_state():
-    assert context.graph_stack == [], "a previous test left a graph on the context stack"
+    assert context.thread_graphs() == [], "a previous test left a graph on the context stack"
+    assert context.building == [], "a previous test left a graph being built (in any thread)"
     yield
-    leaked = list(context.graph_stack)
+    leaked = list(context.thread_graphs()) + [g for g in context.building
+                                              if g not in context.thread_graphs()]
     eager = context.functions_run_eagerly()
-    del context.graph_stack[:]
+    del context.thread_graphs()[:]
+    del context.building[:]
     context.run_functions_eagerly(False)
     assert leaked == [], "the test left a graph on the context stack: %r" % leaked
     assert not eager, "the test left run_functions_eagerly(True) switched on"

@@ -5,6 +5,7 @@ comparisons, `assert`, and calls.
     not a              ->  ag__.not_(a)
     x if c else y      ->  ag__.if_exp(c, lambda: x, lambda: y, 'x if c else y')
     a < b < c          ->  ag__.compare_chain(a, '<', lambda: b, '<', lambda: c)
+    c in t             ->  ag__.in_(c, t)      (and `not in` -> ag__.not_in)
     assert c, msg      ->  ag__.assert_stmt(c, lambda: msg)
     f(x, k=1)          ->  ag__.converted_call(f, (x,), {'k': 1}, fscope)
 
@@ -27,6 +28,8 @@ PLAIN_CALLS = frozenset(["print", "isinstance", "issubclass", "hasattr", "getatt
 _COMPARE_TEXT = {gast.Lt: "<", gast.LtE: "<=", gast.Gt: ">", gast.GtE: ">=", gast.Eq: "==",
                  gast.NotEq: "!=", gast.Is: "is", gast.IsNot: "is not", gast.In: "in",
                  gast.NotIn: "not in"}
+
+_MEMBERSHIP = {gast.In: "ag__.in_", gast.NotIn: "ag__.not_in"}
 
 
 def _lambda(body):
@@ -78,7 +81,11 @@ class _Transformer(gast.NodeTransformer):
     def visit_Compare(self, node):
         self.generic_visit(node)
         if len(node.ops) == 1:
-            return node
+            op = _MEMBERSHIP.get(type(node.ops[0]))
+            if op is None:
+                return node
+            return set_origin(templates.replace_as_expression(
+                op + "(item, container)", item=node.left, container=node.comparators[0]), node)
         args = [node.left]
         for op, operand in zip(node.ops, node.comparators):
             args.append(gast.Constant(value=_COMPARE_TEXT[type(op)], kind=None))

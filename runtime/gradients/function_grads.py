@@ -117,7 +117,7 @@ def _call_grad(ctx, grads):
 def call_concrete(cf, inputs):
     """Calls ConcreteFunction `cf` on flat tensors (and variables): a PartitionedCall node
     inside a trace; eagerly, a direct run, recorded on the tapes that are recording."""
-    if context.graph_stack:
+    if context.current_graph() is not None:
         return execute(CALL_OP, inputs, {"f": cf}, name="PartitionedCall")
     values = [t._value if isinstance(t, EagerTensor) else t for t in inputs]
     results = cf._compiled_run()(*values)

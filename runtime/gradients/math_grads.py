@@ -102,7 +102,7 @@ def _squared_difference_grad(ctx, grads):
             sum_to(M.negative(d), ctx, 1) if ctx.needed[1] else None]
 
 
-not_differentiable("FloorDiv", "Less", "LessEqual", "Greater", "GreaterEqual", "Equal",
+not_differentiable("Add", "FloorDiv", "Less", "LessEqual", "Greater", "GreaterEqual", "Equal",
                    "NotEqual", "LogicalAnd", "LogicalOr")
 
 # -- elementwise unary ---------------------------------------------------------------------

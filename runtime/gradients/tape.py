@@ -261,7 +261,7 @@ class GradientTape:
         return targets
 
     def _eager_gradient(self, flat_targets, flat_sources, flat_output_grads):
-        if context.graph_stack:
+        if context.current_graph() is not None:
             raise RuntimeError("this GradientTape recorded eagerly; call gradient() outside "
                                "traced functions")
         watched = {id(v) for v in self._watched_variables}
@@ -346,7 +346,7 @@ class GradientTape:
 
     def _graph_gradient(self, flat_targets, flat_sources, flat_output_grads):
         graph = self._graph
-        if graph not in context.graph_stack:
+        if graph not in context.thread_graphs():
             raise RuntimeError("this GradientTape recorded inside a traced function; call "
                                "gradient() inside that function too")
         watched = self._graph_watched_keys()

@@ -9,6 +9,7 @@ of one handle are summed element by element (`TensorArrayGradAdd`).
     write(h, i, v) -> h'                dv = G'[i], dh = G' with element i cleared
     read(h, i) -> v                     dh = an array like h holding g at i
     stack(h) -> values                  dh = an array like h holding the rows of g
+    concat(h) -> values                 dh = an array like h holding g split at h's lengths
     unstack(h, values) -> h'            dvalues = G'[0..n) stacked, dh = G' with those cleared
     gather(h, indices) -> values        dh = an array like h with g[k] added at indices[k]
     scatter(h, indices, values) -> h'   dvalues = G'[indices] stacked, dh = G' with those cleared
@@ -46,7 +47,7 @@ def _items(array):
 def _like(array, pairs):
     """A new array with `array`'s size and element spec, holding (index, element) pairs."""
     out = TensorArrayValue.empty(array.size, array.dynamic_size, array.element_shape,
-                                 array.np_dtype)
+                                 array.np_dtype, array.infer_shape)
     return out.written(pairs) if pairs else out
 
 
@@ -117,6 +118,13 @@ def _stack_grad_kernel(handle, g):
     return _like(_array(handle), [(i, g[i]) for i in range(g.shape[0])])
 
 
+def _concat_grad_kernel(handle, g):
+    array = _array(handle)
+    lengths = [np.shape(element)[0] for element in array.elements(range(array.size))]
+    rows = np.split(np.asarray(g), np.cumsum(lengths)[:-1]) if lengths else []
+    return _like(array, list(enumerate(rows)))
+
+
 def _unstack_grad_kernel(grad, values):
     grad = _array(grad)
     values = np.asarray(values)
@@ -165,6 +173,7 @@ ZEROS_LIKE = register("TensorArrayZerosLike", _zeros_kernel, _handle_infer)
 WRITE_GRAD = register("TensorArrayWriteGrad", _write_grad_kernel, _value_and_handle_infer(2))
 READ_GRAD = register("TensorArrayReadGrad", _read_grad_kernel, _handle_infer)
 STACK_GRAD = register("TensorArrayStackGrad", _stack_grad_kernel, _handle_infer)
+CONCAT_GRAD = register("TensorArrayConcatGrad", _concat_grad_kernel, _handle_infer)
 UNSTACK_GRAD = register("TensorArrayUnstackGrad", _unstack_grad_kernel,
                         _value_and_handle_infer(1))
 GATHER_GRAD = register("TensorArrayGatherGrad", _gather_grad_kernel, _handle_infer)
@@ -203,6 +212,11 @@ def _read_grad(ctx, grads):
 @grad_for("TensorArrayStack")
 def _stack_grad(ctx, grads):
     return [execute1(STACK_GRAD, [ctx.input(0), grads[0]])]
+
+
+@grad_for("TensorArrayConcat")
+def _concat_grad(ctx, grads):
+    return [execute1(CONCAT_GRAD, [ctx.input(0), grads[0]])]
 
 
 @grad_for("TensorArrayUnstack")

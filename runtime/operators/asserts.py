@@ -2,10 +2,12 @@
 
     assert x > 0, 'x must be positive'  ->  ag__.assert_stmt(x > 0, lambda: 'x must be positive')
 
-TensorFlow leaves `assert` unconverted; here a failing check on a symbolic tensor raises
-AssertionError when the graph runs, as plain Python would.
+TensorFlow leaves `assert` unconverted; here a failing check on a symbolic tensor raises,
+when the graph runs, an error that is both an AssertionError (as plain Python raises) and a
+tf.errors.InvalidArgumentError (as TensorFlow's assert ops raise).
 """
 
+from runtime import errors
 from runtime.operators import staging
 from runtime.ops import io_ops
 
@@ -19,4 +21,4 @@ def assert_stmt(expression, message_fn=None):
         return
     staging.refuse_inside_try("an assert")
     message = message_fn() if message_fn is not None else "assertion failed"
-    io_ops.assert_that(expression, [], str(message), error_class=AssertionError)
+    io_ops.assert_that(expression, [], str(message), error_class=errors.AssertionFailedError)

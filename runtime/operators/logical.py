@@ -3,6 +3,7 @@
     a and b      ->  ag__.and_(lambda: a, lambda: b)
     not a        ->  ag__.not_(a)
     a < b <= c   ->  ag__.compare_chain(a, '<', lambda: b, '<=', lambda: c)
+    c in t       ->  ag__.in_(c, t)          c not in t  ->  ag__.not_in(c, t)
 
 On Python values they behave exactly like the Python operators (short-circuit, returning an
 operand). On a symbolic tensor the right operand is staged in a cond, so it is only
@@ -12,7 +13,9 @@ computed when needed, as in Python.
 import operator
 
 from runtime.operators import staging
-from runtime.ops import math_ops
+from runtime.ops import common, math_ops
+from runtime.ops import operators as ops_operators
+from runtime.tensor import Tensor
 
 
 def and_(left_fn, right_fn):
@@ -41,10 +44,27 @@ def not_(value):
     return not value
 
 
+def in_(item, container):
+    """`item in container`; on a tensor `container`, a bool tensor telling whether any
+    element equals `item` (Python's `in` would make a bool of it, which a symbolic tensor
+    cannot be)."""
+    if isinstance(container, Tensor) or hasattr(container, "_as_tensor"):
+        return ops_operators.contains(common.convert_to_tensor(container), item)
+    return item in container
+
+
+def not_in(item, container):
+    """`item not in container` (see `in_`)."""
+    result = in_(item, container)
+    if isinstance(result, Tensor):
+        return math_ops.logical_not(result)
+    return not result
+
+
 _COMPARISONS = {
     "<": operator.lt, "<=": operator.le, ">": operator.gt, ">=": operator.ge,
     "==": operator.eq, "!=": operator.ne, "is": operator.is_, "is not": operator.is_not,
-    "in": lambda a, b: a in b, "not in": lambda a, b: a not in b,
+    "in": in_, "not in": not_in,
 }
 
 

@@ -120,13 +120,13 @@ def _fail(error_class, message):
 
 
 def _python_to_tensor(value, name, dtype_hint=None):
-    if isinstance(value, (bool, int, float, np.ndarray, np.generic)):
+    if isinstance(value, (bool, int, float, str, bytes, np.ndarray, np.generic)):
         return common.convert_to_tensor(value, dtype_hint=dtype_hint)
     if isinstance(value, Variable):
         return value.read_value()
     _fail(TypeError, "'%s' holds a Python %s (%r), which cannot be carried through staged "
-          "control flow: only tensors, numbers and bools (and nested tuples/lists/dicts of "
-          "them) can" % (name, type(value).__name__, value))
+          "control flow: only tensors, numbers, bools and strings (and nested "
+          "tuples/lists/dicts of them) can" % (name, type(value).__name__, value))
 
 
 def require_scalar_bool(value, what):

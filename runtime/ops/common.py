@@ -113,7 +113,9 @@ def partial_shape_value(tensor):
 
 
 def static_int_list(value, what):
-    """Converts an axis/perm argument that must be known at trace time to a tuple of ints."""
+    """Converts an axis/perm/shape argument that must be known at trace time to a tuple of
+    ints: a list, tuple, TensorShape, numpy array or tensor with a known value (`()`, `[]` and
+    `TensorShape([])` give `()`)."""
     if value is None:
         return None
     if isinstance(value, Tensor):
@@ -122,7 +124,11 @@ def static_int_list(value, what):
             raise ValueError("%s must be known when the graph is built, got the symbolic "
                              "tensor %s" % (what, value.name))
         value = known
+    if isinstance(value, shape_lib.TensorShape):
+        value = value.as_list()
     array = np.asarray(value)
+    if array.size == 0:  # `()` and `[]` hold no entries: numpy reads them as floats
+        return ()
     if array.dtype.kind not in "iu":
         raise TypeError("%s must be integers, got %r" % (what, value))
     return tuple(int(v) for v in array.reshape([-1]))

@@ -11,7 +11,6 @@ import numpy as np
 from runtime import context
 from runtime import dtypes
 from runtime import errors
-from runtime import nest
 from runtime.ops import common
 from runtime.ops import registry
 from runtime.ops.registry import execute, register
@@ -57,14 +56,13 @@ def format_tensor_value(value, dtype, summarize=3):
 
 
 def _render_print(template, values, dtypes_, summarize):
-    parts = []
+    """The printed pieces: each piece's fragments joined, each None replaced by the next
+    tensor's value."""
     value_iter = iter(zip(values, dtypes_))
-    for piece in template:
-        if piece is None:
-            value, dtype = next(value_iter)
-            parts.append(format_tensor_value(value, dtype, summarize))
-        else:
-            parts.append(piece)
+    parts = []
+    for fragments in template:
+        parts.append("".join(format_tensor_value(*next(value_iter), summarize)
+                             if fragment is None else fragment for fragment in fragments))
     return parts
 
 
@@ -85,15 +83,50 @@ OPS["PrintV2"] = register("PrintV2", _print_kernel, lambda specs, attrs: [],
                           side_effects=True)
 
 
-def _template_piece(value, tensors):
-    if isinstance(value, Tensor) or hasattr(value, "_as_tensor"):
+class _Slot:
+    """Stands for a tensor inside a printed container; its repr is a marker that splits the
+    container's text into fragments around the tensor."""
+
+    MARK = "\x00tensor\x00"
+
+    def __repr__(self):
+        return self.MARK
+
+
+def _is_tensor_like(value):
+    return isinstance(value, Tensor) or hasattr(value, "_as_tensor")
+
+
+def _with_slots(value, tensors):
+    """`value` with its tensors (collected into `tensors`) replaced by `_Slot`s, containers
+    rebuilt with their own type and order (dicts keep insertion order, as `str` shows)."""
+    if _is_tensor_like(value):
         tensors.append(common.convert_to_tensor(value))
-        return None
-    if isinstance(value, (list, tuple, dict)) and any(
-            isinstance(v, Tensor) for v in nest.flatten(value)):
-        raise TypeError("tf.print of containers holding tensors is not supported; pass the "
-                        "tensors as separate arguments")
-    return str(value)
+        return _Slot()
+    if isinstance(value, dict):
+        return type(value)((k, _with_slots(v, tensors)) for k, v in value.items())
+    if isinstance(value, tuple) and hasattr(type(value), "_fields"):  # a namedtuple
+        return type(value)(*(_with_slots(v, tensors) for v in value))
+    if isinstance(value, (list, tuple)):
+        return type(value)(_with_slots(v, tensors) for v in value)
+    return value
+
+
+def _template_piece(value, tensors):
+    """The fragments that print `value`: strings, and None where a tensor's value goes.
+    A container prints as Python shows it, with its tensors' values in place (TF's spelling:
+    `[1, [2 3]]`, `{'a': 1}`)."""
+    if _is_tensor_like(value):
+        tensors.append(common.convert_to_tensor(value))
+        return (None,)
+    text = str(_with_slots(value, tensors))
+    fragments = []
+    for i, chunk in enumerate(text.split(_Slot.MARK)):
+        if i:
+            fragments.append(None)
+        if chunk:
+            fragments.append(chunk)
+    return tuple(fragments)
 
 
 def print_(*inputs, output_stream=None, summarize=3, sep=" ", end="\n", name=None):
@@ -117,12 +150,13 @@ def _py_function_infer(specs, attrs):
 def _py_function_kernel(*values, func, Tout, in_dtypes):
     args = [EagerTensor(np.asarray(v) if not isinstance(v, (np.ndarray, np.generic)) else v, d)
             for v, d in zip(values, in_dtypes)]
-    saved = context.graph_stack[:]
-    del context.graph_stack[:]
+    stack = context.thread_graphs()  # the function runs eagerly, even inside a trace
+    saved = stack[:]
+    del stack[:]
     try:
         result = func(*args)
     finally:
-        context.graph_stack[:] = saved
+        stack[:] = saved
     if not Tout:
         return ()
     results = [result] if len(Tout) == 1 and not isinstance(result, (list, tuple)) else result

@@ -97,7 +97,8 @@ _COMPARABLE = NUMERIC | {"bool"}  # strings: np.equal on object arrays, kept as 
 
 _BINARY = {
     # op name: (node name, kernel, dtype kinds, result dtype, executor's emit hook)
-    "AddV2": ("add", np.add, NUMERIC | {"string"}, None, _operator_emit("+")),
+    "AddV2": ("add", np.add, NUMERIC, None, _operator_emit("+")),
+    "Add": ("add", np.add, {"string"}, None, _operator_emit("+")),  # TF's name for strings
     "Sub": ("sub", np.subtract, NUMERIC, None, _operator_emit("-")),
     "Mul": ("mul", np.multiply, NUMERIC, None, _operator_emit("*")),
     "RealDiv": ("truediv", _ignore_errors(np.true_divide), FLOAT, None, None),
@@ -133,8 +134,10 @@ def _binary(op_name, x, y, name=None):
 
 
 def add(x, y, name=None):
-    """x + y elementwise (string concatenation for string tensors)."""
-    return _binary("AddV2", x, y, name)
+    """x + y elementwise: op AddV2 for numbers, op Add (concatenation) for strings."""
+    x, y = binary_operands(x, y)
+    op_name = "Add" if x.dtype is dtypes.string else "AddV2"
+    return execute1(OPS[op_name], [x, y], name=name)
 
 
 def subtract(x, y, name=None):
@@ -378,8 +381,9 @@ def _reduce_infer(kinds, result_dtype=None):
         dtype, shape = specs[0]
         require_kind(dtype, kinds)
         axis, keepdims = attrs["axis"], attrs["keepdims"]
-        if shape is None:
-            return [(result_dtype or dtype, None)]
+        if shape is None:  # unknown rank: only a full reduction has a known shape, ()
+            full = axis is None and not keepdims
+            return [(result_dtype or dtype, () if full else None)]
         rank = len(shape)
         if axis is None:
             axes = set(range(rank))

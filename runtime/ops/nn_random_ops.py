@@ -8,7 +8,6 @@ sequence of generators (and so every draw) reproducible.
 import numpy as np
 
 from runtime import dtypes
-from runtime import shape as shape_lib
 from runtime.ops import common
 from runtime.ops.common import FLOAT, require_kind
 from runtime.ops.registry import execute1, register
@@ -104,8 +103,7 @@ OPS["RandomStandardNormal"] = register("RandomStandardNormal", _normal_kernel, _
 
 
 def _static_shape(shape):
-    dims = common.static_int_list(list(shape) if isinstance(shape, shape_lib.TensorShape)
-                                  else shape, "shape")
+    dims = common.static_int_list(shape, "shape")
     return () if dims is None else dims
 
 

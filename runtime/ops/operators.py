@@ -65,6 +65,12 @@ def _safe_equality(func, fallback):
     return operator
 
 
+def contains(container, item):
+    """`item in container` for a tensor: whether any element equals `item`, as a bool tensor
+    (`reduce_any(equal(container, item))`)."""
+    return math_ops.reduce_any(math_ops.equal(container, item))
+
+
 def install(cls, read=lambda x: x):
     """Installs the operators on `cls`; `read` turns an instance into a Tensor first."""
     for name, func in BINARY_OPERATORS.items():
@@ -81,6 +87,9 @@ def install(cls, read=lambda x: x):
     cls.__abs__ = lambda x: math_ops.abs(read(x))
     cls.__invert__ = lambda x: _invert(read(x))
     cls.__getitem__ = lambda x, index: array_ops.strided_slice_from_index(read(x), index)
+    # Python makes a bool of the result: `c in t` works eagerly; converted code calls
+    # `ag__.in_`, which keeps the tensor (and so stages `if c in t:`).
+    cls.__contains__ = lambda x, item: contains(read(x), item)
 
 
 install(Tensor)

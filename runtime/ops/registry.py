@@ -92,7 +92,7 @@ def execute(op, inputs, attrs=_EMPTY, name=None):
 
     Returns the list of output tensors.
     """
-    graph = context.graph_stack[-1] if context.graph_stack else None
+    graph = context.current_graph() if context.building else None
     if graph is not None:
         return graph.add_op(op, inputs, attrs, name)
     values = []

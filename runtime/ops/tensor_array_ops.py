@@ -10,10 +10,11 @@ elimination and the executor, and flows through If/While like any tensor.
 The ops (kernel + inference rule + an empty gradient slot, as every op):
 
     TensorArray         size                  -> handle   attrs: dtype, element_shape,
-                                                                 dynamic_size
+                                                                 dynamic_size, infer_shape
     TensorArrayWrite    handle, index, value  -> handle
     TensorArrayRead     handle, index         -> value
     TensorArrayStack    handle                -> values (size, *element_shape)
+    TensorArrayConcat   handle                -> values (the elements joined along axis 0)
     TensorArrayUnstack  handle, values        -> handle   (element i = values[i])
     TensorArrayGather   handle, indices       -> values (*indices.shape, *element_shape)
     TensorArrayScatter  handle, indices, values -> handle (element indices[i] = values[i])
@@ -89,24 +90,29 @@ class TensorArrayValue:
 
     `element_shape` is a tuple (entries None while unknown) or None when even the rank is
     unknown; once an element is written it is that element's shape, which every other
-    element must have. `np_dtype` is the elements' numpy dtype (None before the first write
-    of an array created without a dtype)."""
+    element must have. With `infer_shape` False it stays the shape given at creation, which
+    every element must fit, and elements may differ in shape (for `concat`). `np_dtype` is
+    the elements' numpy dtype (None before the first write of an array created without a
+    dtype)."""
 
-    __slots__ = ("_version", "_lock", "size", "dynamic_size", "element_shape", "np_dtype")
+    __slots__ = ("_version", "_lock", "size", "dynamic_size", "element_shape", "np_dtype",
+                 "infer_shape")
 
-    def __init__(self, version, lock, size, dynamic_size, element_shape, np_dtype):
+    def __init__(self, version, lock, size, dynamic_size, element_shape, np_dtype,
+                 infer_shape=True):
         self._version = version
         self._lock = lock
         self.size = size
         self.dynamic_size = dynamic_size
         self.element_shape = element_shape
         self.np_dtype = np_dtype
+        self.infer_shape = infer_shape
 
     @classmethod
-    def empty(cls, size, dynamic_size, element_shape, np_dtype):
+    def empty(cls, size, dynamic_size, element_shape, np_dtype, infer_shape=True):
         """A new array of `size` unwritten elements."""
         return cls(_Version([None] * size), threading.Lock(), size, dynamic_size,
-                   element_shape, np_dtype)
+                   element_shape, np_dtype, infer_shape)
 
     def _check_index(self, index, reading):
         if index < 0:
@@ -152,7 +158,7 @@ class TensorArrayValue:
         np_dtype = self.np_dtype
         for index, element in pairs:
             self._check_index(index, reading=False)
-            element_shape = _element_shape(element_shape, index, element)
+            element_shape = _element_shape(element_shape, index, element, self.infer_shape)
             size = max(size, index + 1)
             if np_dtype is None:
                 np_dtype = np.asarray(element).dtype
@@ -168,7 +174,7 @@ class TensorArrayValue:
             version = self._version
             version.items, version.diff, version.newer = None, tuple(diff), newer
         return TensorArrayValue(newer, self._lock, size, self.dynamic_size, element_shape,
-                                np_dtype)
+                                np_dtype, self.infer_shape)
 
     def written_one(self, index, element):
         """`written([(index, element)])`, the common case, kept short (loops call it).
@@ -182,7 +188,7 @@ class TensorArrayValue:
         element_shape = self.element_shape
         shape = getattr(element, "shape", None)
         if shape is None or shape != element_shape:
-            element_shape = _element_shape(element_shape, index, element)
+            element_shape = _element_shape(element_shape, index, element, self.infer_shape)
         np_dtype = self.np_dtype
         if np_dtype is None:
             np_dtype = np.asarray(element).dtype
@@ -197,22 +203,23 @@ class TensorArrayValue:
             version.items, version.diff, version.newer = None, ((index, items[index]),), newer
             items[index] = element
         return TensorArrayValue(newer, self._lock, size, self.dynamic_size, element_shape,
-                                np_dtype)
+                                np_dtype, self.infer_shape)
 
     def __repr__(self):
         return "<TensorArrayValue size=%d element_shape=%s>" % (
             self.size, shape_lib.to_string(self.element_shape))
 
 
-def _element_shape(known, index, element):
-    """The shape of `element` written at `index`, checked against the array's `known` one."""
+def _element_shape(known, index, element, infer=True):
+    """The array's element shape after writing `element` at `index`, checked against the
+    `known` one: the element's shape, or with `infer` False the `known` one unchanged."""
     shape = np.shape(element)
     if known is not None and (len(known) != len(shape) or any(
             k is not None and k != s for k, s in zip(known, shape))):
         raise ValueError(
             "cannot write a value of shape %s at TensorArray index %d: the array's elements "
             "have shape %s" % (shape_lib.to_string(shape), index, shape_lib.to_string(known)))
-    return shape
+    return shape if infer else known
 
 
 def _value(handle):
@@ -297,12 +304,12 @@ def _create_infer(specs, attrs):
     return [(variant, ())]
 
 
-def _create_kernel(size, dtype, element_shape, dynamic_size):
+def _create_kernel(size, dtype, element_shape, dynamic_size, infer_shape=True):
     size = int(size)
     if size < 0:
         raise ValueError("TensorArray size must not be negative, got %d" % size)
     return TensorArrayValue.empty(size, dynamic_size, element_shape,
-                                  None if dtype is None else dtype.np_dtype)
+                                  None if dtype is None else dtype.np_dtype, infer_shape)
 
 
 OPS["TensorArray"] = register("TensorArray", _create_kernel, _create_infer)
@@ -377,10 +384,61 @@ def _stack_infer(specs, attrs):
 def _stack_kernel(handle, dtype, element_shape, static_size):
     array = _value(handle)
     elements = array.elements(range(array.size))
+    if not array.infer_shape:
+        _require_one_shape(elements, "stack")
     return _stacked(array, elements, dtype, element_shape, (array.size,))
 
 
+def _require_one_shape(elements, what):
+    """Elements of an array made with infer_shape=False may differ in shape; `what` (stack,
+    gather) needs one."""
+    shapes = [np.shape(e) for e in elements]
+    for index, shape in enumerate(shapes):
+        if shape != shapes[0]:
+            raise ValueError("cannot %s TensorArray elements of different shapes: %s at index "
+                             "0, %s at index %d (concat joins elements of different lengths)"
+                             % (what, shape_lib.to_string(shapes[0]),
+                                shape_lib.to_string(shape), index))
+
+
 OPS["TensorArrayStack"] = register("TensorArrayStack", _stack_kernel, _stack_infer)
+
+
+def _concat_infer(specs, attrs):
+    _require_handle(specs[0])
+    dtype = _require_dtype(attrs)
+    element_shape = attrs["element_shape"]
+    if element_shape is None:
+        return [(dtype, None)]
+    if element_shape == ():
+        raise SpecError("shape", "cannot concat a TensorArray of scalars: its elements need a "
+                        "first dimension to join along (use stack)")
+    size, first = attrs["static_size"], element_shape[0]
+    length = None if size is None or first is None else size * first
+    return [(dtype, (length,) + tuple(element_shape[1:]))]
+
+
+def _concat_kernel(handle, dtype, element_shape, static_size):
+    array = _value(handle)
+    elements = array.elements(range(array.size))
+    if not elements:
+        rest = refine_shape(array.element_shape, element_shape)
+        if rest is None or None in rest[1:]:
+            raise ValueError("cannot concat an empty TensorArray whose element shape (%s) is "
+                             "not known after its first dimension; give element_shape when "
+                             "creating it" % shape_lib.to_string(rest))
+        return np.zeros((0,) + tuple(rest[1:]), dtype=dtype.np_dtype)
+    shapes = [np.shape(e) for e in elements]
+    for index, shape in enumerate(shapes):
+        if not shape or shape[1:] != shapes[0][1:]:
+            raise ValueError("cannot concat TensorArray elements of shapes %s (index 0) and %s "
+                             "(index %d): they must have a first dimension and agree after it"
+                             % (shape_lib.to_string(shapes[0]), shape_lib.to_string(shape),
+                                index))
+    return np.concatenate(elements, axis=0).astype(dtype.np_dtype, copy=False)
+
+
+OPS["TensorArrayConcat"] = register("TensorArrayConcat", _concat_kernel, _concat_infer)
 
 
 def _unstack_infer(specs, attrs):
@@ -417,6 +475,8 @@ def _gather_kernel(handle, indices, dtype, element_shape):
     array = _value(handle)
     indices = np.asarray(indices)
     elements = array.elements(indices.reshape(-1))
+    if not array.infer_shape:
+        _require_one_shape(elements, "gather")
     return _stacked(array, elements, dtype, element_shape, indices.shape)
 
 
@@ -469,11 +529,11 @@ def _meta(dtype, element_shape):
     return {"dtype": dtype, "element_shape": element_shape}
 
 
-def create(size, dtype, element_shape, dynamic_size):
+def create(size, dtype, element_shape, dynamic_size, infer_shape=True):
     """A new handle of `size` (an int32 scalar tensor) unwritten elements."""
     return execute1(OPS["TensorArray"], [size],
                     {"dtype": dtype, "element_shape": element_shape,
-                     "dynamic_size": bool(dynamic_size)})
+                     "dynamic_size": bool(dynamic_size), "infer_shape": bool(infer_shape)})
 
 
 def write(handle, index, value, dtype, element_shape):
@@ -491,6 +551,13 @@ def stack(handle, dtype, element_shape, static_size):
     attrs = _meta(dtype, element_shape)
     attrs["static_size"] = static_size
     return execute1(OPS["TensorArrayStack"], [handle], attrs)
+
+
+def concat(handle, dtype, element_shape, static_size):
+    """All elements joined along their first dimension."""
+    attrs = _meta(dtype, element_shape)
+    attrs["static_size"] = static_size
+    return execute1(OPS["TensorArrayConcat"], [handle], attrs)
 
 
 def unstack(handle, value, dtype, element_shape):

@@ -545,6 +545,42 @@ def test_branches_giving_a_variable_different_dtypes_is_an_error():
     assert "'y'" in str(info.value) and "int32" in str(info.value)
 
 
+def sign_word(x):
+    if x > 0:
+        s = "pos"
+    else:
+        s = "neg"
+    return s
+
+
+def sign_word_returned(x):
+    if x > 0:
+        return "positive"
+    return "negative"
+
+
+@pytest.mark.parametrize("fn", [sign_word, sign_word_returned], ids=lambda f: f.__name__)
+def test_python_strings_from_both_branches_become_a_string_tensor(fn):
+    function = tf.function(fn)
+    for x in (3, -3):
+        result = function(tf.constant(x))
+        assert result.dtype is tf.string and result.shape == ()
+        assert result.numpy() == fn(x).encode()
+    assert function.experimental_get_tracing_count() == 1
+
+
+def test_python_string_and_number_from_the_two_branches_is_a_dtype_error():
+    def f(x):
+        if x > 0:
+            s = "pos"
+        else:
+            s = 0
+        return s
+
+    with pytest.raises(TypeError, match="'s' has dtype string in the if branch but int32"):
+        tf.function(f)(tf.constant(1))
+
+
 def structure_differs_between_branches(x):
     if x > 0:
         y = (x, x)

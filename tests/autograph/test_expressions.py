@@ -55,6 +55,11 @@ def test_chained_comparison_becomes_a_lazy_compare_chain():
         "return ag__.compare_chain(a, '<', lambda: b, '<=', lambda: c)"]
 
 
+def test_membership_tests_become_in_and_not_in_operators():
+    assert rewrite("def f(c, t):\n    return c in t\n") == ["return ag__.in_(c, t)"]
+    assert rewrite("def f(c, t):\n    return c not in t\n") == ["return ag__.not_in(c, t)"]
+
+
 def test_assert_becomes_assert_stmt_with_a_lazy_message():
     assert rewrite("def f(x):\n    assert x > 0, 'bad ' + str(x)\n") == [
         "ag__.assert_stmt(x > 0, lambda: 'bad ' + str(x))"]
@@ -277,6 +282,36 @@ def test_python_short_circuit_inside_a_trace_skips_the_right_side():
     assert record.calls == []
 
 
+def membership(t, c):
+    if c in t:
+        found = 1
+    else:
+        found = 0
+    return found, c in t, c not in t, 3 in [1, 3], 3 not in (1, 3)
+
+
+@pytest.mark.parametrize("c", [2, 7])
+def test_membership_in_a_tensor_stages_an_if_and_matches_python(c):
+    function = tf.function(membership)
+    items = [1, 2, 3]
+    values = [int(v.numpy()) for v in function(tf.constant(items), tf.constant(c))]
+    assert values == [int(v) for v in membership(items, c)]
+    graph = function.get_concrete_function(tf.constant(items), tf.constant(c)).graph
+    ops = [n.op for n in graph.as_graph_def().node]
+    assert "Any" in ops and ops.count("StatelessIf") + ops.count("If") == 1
+    assert function.experimental_get_tracing_count() == 1
+
+
+def test_membership_in_an_eager_tensor_is_a_tensor_usable_as_a_bool():
+    t = tf.constant([[1.0, 2.0], [3.0, 4.0]])
+    found = conversion.convert(lambda c, t: c in t)(3.0, t)
+    assert found.dtype is tf.bool and bool(found)
+    assert not conversion.convert(lambda c, t: c in t)(5.0, t)
+    assert 4.0 in t and 5.0 not in t  # unconverted: Python makes a bool of the tensor
+    assert 2.0 in tf.Variable([1.0, 2.0])
+    assert tf.function(lambda s: "b" in s)(tf.constant(["a", "b"])).numpy()
+
+
 def test_not_of_a_tensor_is_a_logical_not_op():
     graph = tf.function(tensor_not).get_concrete_function(tf.constant(1)).graph
     assert "LogicalNot" in [n.op for n in graph.as_graph_def().node]
@@ -291,6 +326,15 @@ def test_tensor_assert_checks_at_run_time():
     assert "x must be positive" in str(info.value)
     assert "%s:%d" % (__file__, line) in str(info.value)
     assert function.experimental_get_tracing_count() == 1
+
+
+def test_failing_tensor_assert_is_both_assertion_error_and_invalid_argument_error():
+    function = tf.function(checked)
+    with pytest.raises(AssertionError) as info:
+        function(tf.constant(-1))
+    assert isinstance(info.value, tf.errors.InvalidArgumentError)
+    with pytest.raises(tf.errors.InvalidArgumentError, match="x must be positive"):
+        function(tf.constant(-2))
 
 
 def test_tensor_assert_without_message_names_the_test():

@@ -390,6 +390,11 @@ def test_async_function_is_rejected_naming_file_and_line():
     with pytest.raises(ConversionError, match="async") as info:
         parsing.parse_function(coroutine)
     assert "%s:%d" % (__file__, line) in str(info.value)
+    assert isinstance(info.value, NotImplementedError)
+
+
+def test_missing_source_is_a_conversion_error_but_no_unsupported_construct():
+    assert not issubclass(SourceUnavailableError, NotImplementedError)
 
 
 def test_to_code_on_a_lambda_shows_the_lambda_body():

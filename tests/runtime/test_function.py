@@ -2,6 +2,12 @@
 return values, nesting and run_functions_eagerly."""
 
 import collections
+import dataclasses
+import gc
+import inspect
+import threading
+import time
+import weakref
 
 import numpy as np
 import pytest
@@ -270,6 +276,117 @@ def test_methods_trace_per_instance():
     assert three.scale.experimental_get_tracing_count() == 1
 
 
+@dataclasses.dataclass
+class _Unhashable:  # eq=True without frozen=True: __hash__ is None
+    k: int
+
+    @tf.function
+    def scale(self, x):
+        return x * self.k
+
+
+def test_methods_of_unhashable_instances_trace_once_per_instance():
+    first = _Unhashable(2)
+    for i in range(3):
+        assert first.scale(tf.constant(i)).numpy() == 2 * i
+    assert first.scale.experimental_get_tracing_count() == 1
+    equal = _Unhashable(2)  # equal but another object: its own traces
+    assert equal.scale(tf.constant(4)).numpy() == 8
+    assert equal.scale.experimental_get_tracing_count() == 1
+    assert first.scale.experimental_get_tracing_count() == 1
+
+
+class _Plain:
+    def __init__(self, k):
+        self.k = k
+
+    @tf.function
+    def scale(self, x):
+        return x * self.k
+
+
+@pytest.mark.parametrize("cls", [_Plain, _Unhashable], ids=lambda c: c.__name__)
+def test_method_traces_do_not_keep_their_instance_alive(cls):
+    instance = cls(3)
+    assert instance.scale(tf.constant(1)).numpy() == 3
+    ref = weakref.ref(instance)
+    del instance
+    gc.collect()
+    assert ref() is None
+    assert len(cls.__dict__["scale"]._bound_instances) == 0
+
+
+def test_methods_of_instances_without_weak_references_trace_once():
+    class Slotted:
+        __slots__ = ("k",)
+
+        def __init__(self, k):
+            self.k = k
+
+        @tf.function
+        def scale(self, x):
+            return x * self.k
+
+    instance = Slotted(5)
+    assert [instance.scale(tf.constant(i)).numpy() for i in range(3)] == [0, 5, 10]
+    assert instance.scale.experimental_get_tracing_count() == 1
+
+
+def test_method_of_a_temporary_instance_and_a_kept_bound_method():
+    assert _Unhashable(7).scale(tf.constant(2)).numpy() == 14
+    scale = _Unhashable(6).scale  # holds its instance, as a Python bound method does
+    gc.collect()
+    assert scale(tf.constant(2)).numpy() == 12 and scale(tf.constant(3)).numpy() == 18
+    assert scale.experimental_get_tracing_count() == 1
+    assert isinstance(scale, tf.function(lambda: 0).__class__)
+    assert str(inspect.signature(scale)) == "(x)"
+
+
+def test_threads_making_the_same_first_call_trace_once():
+    entered = threading.Event()
+
+    @tf.function
+    def slow(x):
+        entered.set()
+        time.sleep(0.2)  # the other threads arrive while this trace is running
+        return x + 1
+
+    results = []
+
+    def call():
+        results.append(int(slow(tf.constant(1)).numpy()))
+
+    threads = [threading.Thread(target=call) for _ in range(3)]
+    threads[0].start()
+    entered.wait()
+    for thread in threads[1:]:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    assert results == [2, 2, 2]
+    assert slow.experimental_get_tracing_count() == 1
+
+
+def test_a_thread_runs_eagerly_while_another_thread_traces():
+    entered, release = threading.Event(), threading.Event()
+
+    @tf.function
+    def waits(x):
+        entered.set()
+        release.wait(5)
+        return x * 2
+
+    thread = threading.Thread(target=lambda: waits(tf.constant(1)))
+    thread.start()
+    entered.wait()
+    try:
+        eager = tf.constant(3) + 1  # not a node of the other thread's graph
+        assert eager.numpy() == 4
+    finally:
+        release.set()
+        thread.join()
+
+
 # -- arguments: keywords and defaults --------------------------------------------------------------
 
 def test_keyword_and_positional_calls_share_the_key():
@@ -493,6 +610,32 @@ def test_reduce_retracing_on_the_autograph_function_decorator():
     assert f.experimental_get_tracing_count() == 2
 
 
+def test_jit_compile_and_its_older_name_experimental_compile_are_accepted_and_recorded():
+    @tf.function(jit_compile=True)
+    def f(x):
+        return x + 1
+
+    @tf.function(experimental_compile=True)
+    def g(x):
+        return x + 1
+
+    assert f(tf.constant(1)).numpy() == 2 and g(tf.constant(1)).numpy() == 2
+    assert f.jit_compile is True and g.jit_compile is True
+    assert tf.function(lambda x: x).jit_compile is None
+    with pytest.raises(ValueError, match="experimental_compile"):
+        tf.function(lambda x: x, jit_compile=True, experimental_compile=True)
+
+
+class _Compiled:
+    @tf.function(jit_compile=False)
+    def f(self, x):
+        return x
+
+
+def test_jit_compile_is_recorded_on_methods_too():
+    assert _Compiled().f.jit_compile is False
+
+
 # -- get_concrete_function and ConcreteFunction ---------------------------------------------------
 
 def test_get_concrete_function_from_values_is_the_trace_used_by_calls():
@@ -591,6 +734,28 @@ def test_concrete_function_with_keyword_arguments():
 
     cf = f.get_concrete_function(tf.constant(1), tf.constant(2))
     assert cf(y=tf.constant(1), x=tf.constant(10)).numpy() == 9
+
+
+def test_concrete_function_of_keyword_only_arguments_with_defaults():
+    @tf.function
+    def f(x, *, scale=2, shift=tf.constant(1.0)):
+        return x * scale + shift
+
+    cf = f.get_concrete_function(tf.TensorSpec([], tf.float32))
+    assert cf(tf.constant(2.0)).numpy() == 5.0
+    assert cf(tf.constant(2.0), shift=tf.constant(0.5)).numpy() == 4.5
+    assert cf.structured_input_signature[1]["scale"] == 2
+    assert f.get_concrete_function(tf.TensorSpec([]), scale=3)(tf.constant(2.0)).numpy() == 7.0
+
+
+def test_input_signature_with_keyword_only_arguments_with_defaults():
+    @tf.function(input_signature=[tf.TensorSpec([], tf.float32)])
+    def f(x, *, scale=2):
+        return x * scale
+
+    assert f.get_concrete_function()(tf.constant(2.0)).numpy() == 4.0
+    assert f(tf.constant(3.0)).numpy() == 6.0
+    assert f.experimental_get_tracing_count() == 1
 
 
 def test_concrete_function_str_shows_the_signature():

@@ -1039,6 +1039,15 @@ def test_tensor_array_ops(mode):
     check_rule(fn, _u(4, 2), mode=mode)
 
 
+@pytest.mark.parametrize("mode", ["function_call", "tape_in_function"])
+def test_tensor_array_concat_of_rows_of_different_lengths(mode):
+    def fn(x):
+        ta = tf.TensorArray(tf.float64, size=2, infer_shape=False)
+        ta = ta.write(0, x[0] * x[1]).write(1, tf.tanh(x[1:3, 0]))
+        return tf.reduce_sum(ta.concat() * tf.constant([1.0, 2.0, 3.0, 4.0], tf.float64))
+    check_rule(fn, _u(4, 2), mode=mode)
+
+
 def test_tensor_array_in_a_loop_with_a_tensor_trip_count():
     @tf.function
     def f(x, n):

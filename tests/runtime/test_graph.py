@@ -194,6 +194,17 @@ def test_graph_def_lists_names_ops_and_inputs():
     ]
 
 
+def test_string_concatenation_is_op_add_and_numeric_addition_op_addv2():
+    @tf.function
+    def f(s, x):
+        return s + "!", tf.add(s, s), x + 1
+
+    cf = f.get_concrete_function(tf.constant("a"), tf.constant(1))
+    assert [(op, inputs[0]) for _, op, inputs in _nodes(cf) if op.startswith("Add")] == [
+        ("Add", "s"), ("Add", "s"), ("AddV2", "x")]
+    assert [t.numpy() for t in f(tf.constant("a"), tf.constant(1))] == [b"a!", b"aa", 2]
+
+
 def test_every_output_goes_through_its_own_identity():
     @tf.function
     def f(x):

@@ -555,6 +555,38 @@ def test_zeros_ones_and_fill_eagerly():
     assert tf.zeros([]).shape == ()
 
 
+_SCALAR_SHAPE_OPS = [
+    ("zeros", lambda s: tf.zeros(s)),
+    ("ones", lambda s: tf.ones(s, tf.int32)),
+    ("fill", lambda s: tf.fill(s, 3.0)),
+    ("reshape", lambda s: tf.reshape(tf.constant([5.0]), s)),
+    ("constant", lambda s: tf.constant(2.0, shape=s)),
+    ("broadcast_to", lambda s: tf.broadcast_to(tf.constant(2.0), s)),
+    ("random.uniform", lambda s: tf.random.uniform(s)),
+    ("random.normal", lambda s: tf.random.normal(s)),
+    ("random.uniform int", lambda s: tf.random.uniform(s, maxval=4, dtype=tf.int32)),
+    ("TensorArray", lambda s: tf.TensorArray(tf.float32, 1, element_shape=s)
+     .write(0, 1.0).stack()[0]),
+]
+
+
+@pytest.mark.parametrize("scalar_shape", [(), [], tf.TensorShape([])], ids=repr)
+@pytest.mark.parametrize("name, op", _SCALAR_SHAPE_OPS, ids=[n for n, _ in _SCALAR_SHAPE_OPS])
+def test_shape_taking_ops_accept_the_empty_shape(name, op, scalar_shape):
+    assert op(scalar_shape).shape == ()
+    traced = tf.function(lambda: op(scalar_shape))()
+    assert traced.shape == () and traced.numpy().shape == ()
+
+
+@pytest.mark.parametrize("scalar_shape", [(), [], tf.TensorShape([])], ids=repr)
+def test_tensor_spec_and_variable_accept_the_empty_shape(scalar_shape):
+    assert tf.Variable(1.0, shape=scalar_shape).shape == ()
+    spec = tf.TensorSpec(scalar_shape, tf.float32)
+    assert spec.shape == () and spec.shape.rank == 0
+    f = tf.function(lambda x: x * 2, input_signature=[spec])
+    assert f(tf.constant(3.0)).numpy() == 6.0
+
+
 def test_ones_with_tensor_shape_argument():
     t = tf.ones(tf.constant(F1).shape, tf.int64)
     assert t.dtype is tf.int64 and t.shape == (2, 3)
@@ -786,6 +818,29 @@ def test_reductions_of_empty_tensors():
         tf.reduce_max(tf.zeros([0], tf.int32))
 
 
+@pytest.mark.parametrize("reduce", [tf.reduce_sum, tf.reduce_mean, tf.reduce_max,
+                                    tf.reduce_min, tf.reduce_prod])
+def test_full_reduction_of_an_unknown_rank_input_has_a_scalar_static_shape(reduce):
+    shapes = []
+
+    def f(x):
+        shapes.extend([reduce(x).shape, reduce(x, axis=0).shape,
+                       reduce(x, keepdims=True).shape])
+        return reduce(x)
+
+    concrete = tf.function(f).get_concrete_function(tf.TensorSpec(None, tf.float32))
+    assert shapes[0] == () and shapes[0].rank == 0
+    assert shapes[1].rank is None and shapes[2].rank is None
+    x = tf.constant([[1.0, 2.0], [3.0, 4.0]])
+    assert concrete(x).numpy() == reduce(x).numpy()
+
+
+def test_full_logical_reduction_of_an_unknown_rank_input_has_a_scalar_static_shape():
+    concrete = tf.function(lambda x: (tf.reduce_any(x), tf.reduce_all(x))).get_concrete_function(
+        tf.TensorSpec(None, tf.bool))
+    assert [o.shape for o in concrete.structured_outputs] == [(), ()]
+
+
 # -- random ------------------------------------------------------------------------------------
 
 def test_uniform_has_the_requested_shape_dtype_and_range():
@@ -911,6 +966,28 @@ def test_print_in_a_graph_runs_on_every_call(capsys):
     captured = capsys.readouterr()
     assert captured.out == "tracing\n"
     assert captured.err == "value: 1\nvalue: 2\n"
+
+
+def test_print_of_containers_shows_their_tensors_values():
+    stream = io.StringIO()
+    point = collections.namedtuple("Point", "x y")
+    tf.print([tf.constant(1), tf.constant(2)], {"b": tf.constant(1), "a": [tf.constant([3, 4]),
+             "s"]}, (tf.Variable(2.5),), point(1, tf.constant(2)), [1, 2], output_stream=stream)
+    assert stream.getvalue() == (
+        "[1, 2] {'b': 1, 'a': [[3 4], 's']} (2.5,) Point(x=1, y=2) [1, 2]\n")
+
+
+def test_print_of_containers_in_a_graph_shows_the_values_of_each_call():
+    stream = io.StringIO()
+
+    @tf.function
+    def f(x):
+        tf.print("v:", [x, x + 1], {"a": x}, output_stream=stream)
+
+    f(tf.constant(1))
+    f(tf.constant(5))
+    assert stream.getvalue() == "v: [1, 2] {'a': 1}\nv: [5, 6] {'a': 5}\n"
+    assert f.experimental_get_tracing_count() == 1
 
 
 def test_print_returns_none_eagerly():

@@ -64,6 +64,54 @@ def test_unstack_gather_and_scatter_eagerly():
     np.testing.assert_array_equal(scattered.stack().numpy(), [[8], [9], [7]])
 
 
+def test_concat_joins_the_elements_along_their_first_dimension():
+    ta = tf.TensorArray(tf.float32, size=2).write(0, [[1.0, 2.0]]).write(1, [[3.0, 4.0]])
+    joined = ta.concat()
+    assert joined.shape == (2, 2)
+    np.testing.assert_array_equal(joined.numpy(), [[1.0, 2.0], [3.0, 4.0]])
+    empty = tf.TensorArray(tf.int32, size=0, element_shape=[None, 3]).concat()
+    assert empty.shape == (0, 3) and empty.dtype is tf.int32
+    with pytest.raises(tf.errors.InvalidArgumentError, match="scalars"):
+        tf.TensorArray(tf.int32, size=1).write(0, 5).concat()
+
+
+def test_infer_shape_false_allows_rows_of_different_lengths_joined_by_concat():
+    ta = tf.TensorArray(tf.int32, size=3, infer_shape=False)
+    ta = ta.write(0, [1]).write(1, [2, 3]).write(2, [4, 5, 6])
+    assert ta.element_shape == tf.TensorShape(None)
+    assert ta.concat().numpy().tolist() == [1, 2, 3, 4, 5, 6]
+    assert ta.read(1).numpy().tolist() == [2, 3]
+    with pytest.raises(tf.errors.InvalidArgumentError, match="different shapes.*index 1"):
+        ta.stack()
+    with pytest.raises(tf.errors.InvalidArgumentError, match="shape"):
+        tf.TensorArray(tf.int32, size=2).write(0, [1]).write(1, [2, 3])  # infer_shape=True
+
+
+def test_concat_in_a_graph_of_rows_written_in_a_loop():
+    @tf.function
+    def triangle(n, element_shape=None):
+        ta = tf.TensorArray(tf.int32, size=0, dynamic_size=True, infer_shape=False,
+                            element_shape=element_shape)
+        for i in tf.range(n):
+            ta = ta.write(i, tf.range(i + 1))
+        return ta.concat()
+
+    assert triangle(tf.constant(4)).numpy().tolist() == [0, 0, 1, 0, 1, 2, 0, 1, 2, 3]
+    assert triangle(tf.constant(0), [None]).numpy().tolist() == []
+    with pytest.raises(tf.errors.InvalidArgumentError, match="empty TensorArray"):
+        triangle(tf.constant(0))  # no rows, and nothing says their rank
+
+    @tf.function
+    def pairs(x):
+        ta = tf.TensorArray(tf.float32, size=3, element_shape=[2])
+        for i in tf.range(3):
+            ta = ta.write(i, x * tf.cast(i, tf.float32))
+        return ta.concat()
+
+    assert pairs.get_concrete_function(tf.constant([1.0, 2.0])).structured_outputs.shape == (6,)
+    assert pairs(tf.constant([1.0, 2.0])).numpy().tolist() == [0, 0, 1, 2, 2, 4]
+
+
 def test_dynamic_size_grows_when_writing_past_the_end():
     ta = tf.TensorArray(tf.int32, size=0, dynamic_size=True)
     for i in range(5):

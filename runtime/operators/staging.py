@@ -29,6 +29,7 @@ from runtime import errors
 from runtime import nest
 from runtime import shape as shape_lib
 from runtime import tensor_array
+from runtime.operators.composites import Missing
 from runtime.operators.undefined import DeadValue, Undefined, UndefinedReturnValue
 from runtime.ops import array_ops, common
 from runtime.tensor import SymbolicTensor, Tensor
@@ -163,6 +164,7 @@ def staged_cond(pred, true_fn, false_fn, what, symbol_names=None, restore_only=(
         if name in restore_only:
             builders.append(lambda outputs, name=name: DeadValue(name))
             continue
+        _refuse_missing_in_one_branch(name, a, b)
         builders.append(_merge_symbol(name, a, b, then_sub, else_sub, then_outs, else_outs,
                                       specs))
     then_sub.outputs = then_outs
@@ -170,6 +172,16 @@ def staged_cond(pred, true_fn, false_fn, what, symbol_names=None, restore_only=(
     outputs = control_flow.build_if(pred, then_sub, else_sub, specs)
     merged = [build(outputs) for build in builders]
     return merged[0] if symbol_names is None else tuple(merged)
+
+
+def _refuse_missing_in_one_branch(name, a, b):
+    """A key or attribute (`d['v']`, `s.v`) that exists after one branch only: Python
+    creates (or deletes) it depending on the condition, which no graph value can stand for."""
+    if isinstance(a, Missing) != isinstance(b, Missing):
+        _fail(ValueError, "'%s' exists after the %s branch of a conditional on a tensor but "
+              "not after the %s branch (it does not exist before the conditional, or one "
+              "branch deletes it): set it before the conditional or in both branches"
+              % ((name,) + (("else", "if") if isinstance(a, Missing) else ("if", "else"))))
 
 
 def branch_copies(values):
@@ -345,9 +357,20 @@ def staged_loop(names, init, cond_fn, body_fn, stage_lists="empty"):
     such a list, and never empty.)"""
     refuse_inside_try("a loop")
     init = list(init)
+    _refuse_missing_before_loop(names, init)
     if stage_lists and any(type(v) is list and (stage_lists is True or not v) for v in init):
         return _staged_loop_with_lists(names, init, cond_fn, body_fn, stage_lists is True)
     return _staged_loop(names, init, cond_fn, body_fn)
+
+
+def _refuse_missing_before_loop(names, init):
+    """A key or attribute the loop modifies that does not exist before it: Python creates
+    it only if the loop runs, which no graph value can stand for."""
+    for name, value in zip(names, init):
+        if isinstance(value, Missing):
+            _fail(ValueError, "'%s' does not exist before a loop on a tensor that sets it, so "
+                  "it would exist after the loop only if the loop runs at least once: set it "
+                  "before the loop" % name)
 
 
 def _staged_loop(names, init, cond_fn, body_fn, check=None):

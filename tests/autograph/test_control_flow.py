@@ -612,12 +612,16 @@ def test_list_built_in_a_tensor_loop():
     np.testing.assert_array_equal(f(tf.constant(4)).numpy(), [0, 2, 4, 6])
 
 
+def put_first(box, value):
+    box[0] = value
+
+
 def test_tensor_leaked_from_a_loop_body_is_a_clear_error():
     @tf.function
     def f(n):
         box = [None]
         for i in tf.range(n):
-            box[0] = i * 2
+            put_first(box, i * 2)
         return box[0]
 
     with pytest.raises(tf.errors.InaccessibleTensorError,

@@ -1,0 +1,316 @@
+"""Composite names (`a.b`, `a.b.c`, `a[k]`, `a.b[k]`) that control-flow statements modify.
+
+A staged statement that assigns `d['v']` or `s.total` must carry it as state, like a
+variable: otherwise both branches of a staged `if` write it while tracing and the last one
+wins, whatever the condition says. This module finds, for every If, While and For:
+  * the composites the statement modifies (assigns, deletes or augments) and may carry:
+    those whose keys are constants or names the statement does not assign, and whose base
+    the statement does not rebind (`s = S(); s.v = 1` makes `s` the state, not `s.v`);
+  * the composites it modifies but cannot carry (a key that the statement assigns, as
+    `d[i]` in a loop over `i`, or a key that is not a plain expression of names and
+    constants), with the reason: staging such a statement is refused at trace time;
+  * which of them are live: read after the statement, at the top of a loop iteration, or
+    by the other branch.
+
+Liveness is by full path, with two differences from plain names. Objects outlive the
+function (an attribute of `self`, a dict passed in), so every composite is live where the
+function ends; the analysis computes the opposite, the composites certainly overwritten or
+deleted before any read (a backward pass over *dead* sets). And a read of `a` itself (passing
+it to a call, returning it, calling a method of it) reads every composite under it; a read of
+`a.b` reads `a.b.c` too. Rebinding `a` makes its old composites live again: the object they
+belong to may still be reachable. Reads through another name of the same object are not seen
+(`e = d; ...; e['v']`); keys that are not both constants are taken to be possibly equal.
+"""
+
+import ast
+
+import gast
+
+_NESTED_SCOPES = (gast.FunctionDef, gast.AsyncFunctionDef, gast.ClassDef)
+_KEY_NODES = (gast.Constant, gast.Name, gast.UnaryOp, gast.BinOp, gast.Tuple, gast.Slice,
+              gast.Load, gast.unaryop, gast.operator)
+
+
+class Path:
+    """One composite name: a root name, then attribute (`.b`) and item (`[k]`) steps."""
+
+    __slots__ = ("steps", "names", "text", "_key")
+
+    def __init__(self, steps, names, text):
+        self.steps = steps  # (root, ('.', attr) | ('[]', key text, key is constant), ...)
+        self.names = names  # the root and the names the keys read
+        self.text = text    # as the user wrote it (normalised by ast.unparse)
+        self._key = tuple(s[:2] if isinstance(s, tuple) else s for s in steps)
+
+    @property
+    def root(self):
+        return self.steps[0]
+
+    def __eq__(self, other):
+        return isinstance(other, Path) and self._key == other._key
+
+    def __hash__(self):
+        return hash(self._key)
+
+    def __repr__(self):
+        return self.text
+
+    def base(self):
+        """The path without its last step (None for a plain name)."""
+        if len(self.steps) == 1:
+            return None
+        return Path(self.steps[:-1], self.names, None)
+
+    def may_reach(self, other):
+        """True when one path may be a prefix of the other (a read of one reads the other)."""
+        for a, b in zip(self.steps, other.steps):
+            if not _may_be_same_step(a, b):
+                return False
+        return True
+
+    def may_prefix(self, other):
+        """True when this path may be a prefix of (or equal to) `other`."""
+        return len(self.steps) <= len(other.steps) and self.may_reach(other)
+
+
+def _may_be_same_step(a, b):
+    if a == b:
+        return True
+    if isinstance(a, tuple) and isinstance(b, tuple) and a[0] == b[0] == "[]":
+        return not (a[2] and b[2])  # keys that are not both constants may be equal
+    return False
+
+
+def _text(node):
+    return ast.unparse(gast.gast_to_ast(node))
+
+
+def _key_ok(node):
+    """True for keys made of names and constants only (`0`, `'v'`, `k`, `i + 1`, `1:3`)."""
+    return all(isinstance(sub, _KEY_NODES) or sub is None for sub in gast.walk(node))
+
+
+def path_of(node):
+    """The Path of a Name / Attribute / Subscript chain with plain keys, else None."""
+    if isinstance(node, gast.Name):
+        return Path((node.id,), frozenset([node.id]), node.id)
+    if isinstance(node, (gast.Attribute, gast.Subscript)):
+        base = path_of(node.value)
+        if base is None:
+            return None
+        if isinstance(node, gast.Attribute):
+            step, names = (".", node.attr), base.names
+        else:
+            if not _key_ok(node.slice):
+                return None
+            key_names = {s.id for s in gast.walk(node.slice) if isinstance(s, gast.Name)}
+            step = ("[]", _text(node.slice), not key_names)
+            names = base.names | key_names
+        return Path(base.steps + (step,), names, _text(node))
+    return None
+
+
+# -- the effects of straight-line code -----------------------------------------------------------
+
+
+class _Effects:
+    """What a simple statement (or an expression) does to composites, for the backward pass."""
+
+    def __init__(self):
+        self.reads = []    # paths whose whole value is read (and what lies under them)
+        self.steps = []    # paths read only to reach a step under them
+        self.kills = []    # composites overwritten or deleted
+        self.rebinds = set()
+
+    def apply(self, dead):
+        """The dead set before the code, from the one after it."""
+        dead = set(dead) | set(self.kills)
+        dead = {p for p in dead if not (p.names & self.rebinds)}
+        dead = {p for p in dead if not any(r.may_reach(p) for r in self.reads)}
+        dead = {p for p in dead if not any(p.may_prefix(s) for s in self.steps)}
+        return frozenset(dead)
+
+
+def effects(node):
+    """The _Effects of `node` (statements or expressions; nested functions count as reads of
+    every name they mention)."""
+    found = _Effects()
+    for item in node if isinstance(node, list) else [node]:
+        _collect(item, found)
+    return found
+
+
+def _collect(node, found):
+    if node is None:
+        return
+    if isinstance(node, _NESTED_SCOPES):
+        if not isinstance(node, gast.ClassDef):
+            for default in node.args.defaults + node.args.kw_defaults:
+                _collect(default, found)
+        for sub in gast.walk(node):
+            if isinstance(sub, gast.Name) and sub is not node:
+                found.reads.append(Path((sub.id,), frozenset([sub.id]), sub.id))
+        found.rebinds.add(node.name)
+        return
+    if isinstance(node, gast.Name):
+        if isinstance(node.ctx, gast.Load):
+            found.reads.append(path_of(node))
+        elif isinstance(node.ctx, (gast.Store, gast.Del)):
+            found.rebinds.add(node.id)
+        return
+    if isinstance(node, gast.Call):
+        _collect_receiver(node, found)
+    if isinstance(node, gast.AugAssign):
+        _collect_target_read(node.target, found)
+    if isinstance(node, (gast.Attribute, gast.Subscript)):
+        _collect_access(node, found)
+        return
+    for child in gast.iter_child_nodes(node):
+        _collect(child, found)
+
+
+def _collect_receiver(call, found):
+    """A method call (`s.update()`, or `converted_call(s.update, ...)` once converted) reads
+    the whole receiver `s`."""
+    callee = call.func
+    if isinstance(callee, gast.Attribute) and callee.attr == "converted_call" and call.args:
+        callee = call.args[0]
+    if isinstance(callee, gast.Attribute):
+        receiver = path_of(callee.value)
+        if receiver is not None:
+            found.reads.append(receiver)
+
+
+def _collect_target_read(target, found):
+    path = path_of(target)
+    if path is not None and len(path.steps) > 1:
+        found.reads.append(path)
+
+
+def _collect_access(node, found):
+    path = path_of(node)
+    if isinstance(node, gast.Subscript):
+        _collect(node.slice, found)
+    if path is None:
+        _collect(node.value, found)  # read as a whole: conservative
+        return
+    if isinstance(node.ctx, gast.Load):
+        found.reads.append(path)
+        return
+    found.kills.append(path)
+    found.steps.append(path.base())
+
+
+# -- modified composites of one statement ------------------------------------------------------
+
+
+def modified(statement, plain_modified):
+    """({Path: None} of the composites `statement` modifies and may carry, {Path or text:
+    reason} of those it modifies but cannot carry). `plain_modified`: the names it assigns."""
+    writes, unsupported = [], []
+    targets = statement.body + statement.orelse
+    if isinstance(statement, gast.For):
+        targets = [statement.target] + targets
+    for node in targets:
+        _collect_writes(node, writes, unsupported)
+    carried, refused = {}, {}
+    for path in writes:
+        if path.root in plain_modified:
+            continue  # the base is rebound: the base is the state
+        changing = sorted((path.names - {path.root}) & set(plain_modified))
+        if changing:
+            refused[path] = "its key changes inside the statement (%s is assigned in it)" % (
+                ", ".join(changing))
+        else:
+            carried[path] = None
+    for text, root in unsupported:
+        if root not in plain_modified:
+            refused.setdefault(text, "its key is not made of constants and variables only")
+    # `s.a = A(); s.a.b = 1`: the composite whose base is itself modified is not state.
+    for path in list(carried):
+        if any(other is not path and other.may_prefix(path) and len(other.steps) <
+               len(path.steps) for other in carried):
+            del carried[path]
+    return carried, refused
+
+
+def _collect_writes(node, writes, unsupported):
+    if isinstance(node, _NESTED_SCOPES):
+        return
+    if isinstance(node, (gast.Attribute, gast.Subscript)) and \
+            isinstance(node.ctx, (gast.Store, gast.Del)):
+        path = path_of(node)
+        if path is not None:
+            if path not in writes:
+                writes.append(path)
+        else:
+            base = node.value
+            while isinstance(base, (gast.Attribute, gast.Subscript)):
+                base = base.value
+            if isinstance(base, gast.Name):  # not `f().x = 1`: an object we cannot name
+                unsupported.append((_text(node), base.id))
+    for child in gast.iter_child_nodes(node):
+        _collect_writes(child, writes, unsupported)
+
+
+# -- the backward pass ----------------------------------------------------------------------------
+
+
+class Liveness:
+    """Dead sets before and after every control-flow statement of one function.
+
+    `dead_out[id(node)]`: composites certainly overwritten after the statement before any
+    read; `dead_in[id(node)]`: the same at its start (for loops, at the top of an
+    iteration)."""
+
+    def __init__(self):
+        self.dead_out = {}
+        self.dead_in = {}
+
+    def run(self, function_node):
+        self.block(function_node.body, frozenset())
+        return self
+
+    def block(self, stmts, dead):
+        for stmt in reversed(stmts):
+            dead = self.stmt(stmt, dead)
+        return dead
+
+    def stmt(self, node, dead):
+        if isinstance(node, gast.If):
+            self.dead_out[id(node)] = dead
+            inside = self.block(node.body, dead) & self.block(node.orelse, dead)
+            self.dead_in[id(node)] = effects(node.test).apply(inside)
+            return self.dead_in[id(node)]
+        if isinstance(node, (gast.While, gast.For)):
+            return self._loop(node, dead)
+        if isinstance(node, (gast.Return, gast.Raise)):
+            return frozenset()  # the caller sees every object
+        if isinstance(node, (gast.With, gast.AsyncWith)):
+            return effects(node.items).apply(self.block(node.body, dead))
+        if isinstance(node, gast.Try):
+            after = self.block(node.finalbody, dead)
+            self.block(node.body + node.orelse, after)
+            for handler in node.handlers:
+                self.block(handler.body, after)
+            return frozenset()  # exceptions leave the body anywhere: keep all live
+        return effects(node).apply(dead)
+
+    def _loop(self, node, dead):
+        self.dead_out[id(node)] = dead
+        exit_ = self.block(node.orelse, dead)
+        if isinstance(node, gast.While):
+            head, enter = effects(node.test), _Effects()
+        else:
+            head, enter = _Effects(), effects(node.target)
+        top = head.apply(exit_)
+        while True:
+            body = enter.apply(self.block(node.body, top))
+            new_top = head.apply(exit_ & body)
+            if new_top == top:
+                break
+            top = new_top
+        self.dead_in[id(node)] = top
+        if isinstance(node, gast.For):
+            return effects(node.iter).apply(top)
+        return top

@@ -34,13 +34,18 @@ _KEY_NODES = (gast.Constant, gast.Name, gast.UnaryOp, gast.BinOp, gast.Tuple, ga
 class Path:
     """One composite name: a root name, then attribute (`.b`) and item (`[k]`) steps."""
 
-    __slots__ = ("steps", "names", "text", "_key")
+    __slots__ = ("steps", "names", "_key")
 
-    def __init__(self, steps, names, text):
+    def __init__(self, steps, names):
         self.steps = steps  # (root, ('.', attr) | ('[]', key text, key is constant), ...)
         self.names = names  # the root and the names the keys read
-        self.text = text    # as the user wrote it (normalised by ast.unparse)
         self._key = tuple(s[:2] if isinstance(s, tuple) else s for s in steps)
+
+    @property
+    def text(self):
+        """The composite as the user wrote it (`d['v']`, `s.a.b`)."""
+        return self.steps[0] + "".join(
+            "." + step[1] if step[0] == "." else "[%s]" % step[1] for step in self.steps[1:])
 
     @property
     def root(self):
@@ -59,7 +64,7 @@ class Path:
         """The path without its last step (None for a plain name)."""
         if len(self.steps) == 1:
             return None
-        return Path(self.steps[:-1], self.names, None)
+        return Path(self.steps[:-1], self.names)
 
     def may_reach(self, other):
         """True when one path may be a prefix of the other (a read of one reads the other)."""
@@ -85,6 +90,14 @@ def _text(node):
     return ast.unparse(gast.gast_to_ast(node))
 
 
+def _key_text(node):
+    if isinstance(node, gast.Constant):
+        return repr(node.value)
+    if isinstance(node, gast.Name):
+        return node.id
+    return _text(node)
+
+
 def _key_ok(node):
     """True for keys made of names and constants only (`0`, `'v'`, `k`, `i + 1`, `1:3`)."""
     return all(isinstance(sub, _KEY_NODES) or sub is None for sub in gast.walk(node))
@@ -93,7 +106,7 @@ def _key_ok(node):
 def path_of(node):
     """The Path of a Name / Attribute / Subscript chain with plain keys, else None."""
     if isinstance(node, gast.Name):
-        return Path((node.id,), frozenset([node.id]), node.id)
+        return Path((node.id,), frozenset([node.id]))
     if isinstance(node, (gast.Attribute, gast.Subscript)):
         base = path_of(node.value)
         if base is None:
@@ -104,9 +117,9 @@ def path_of(node):
             if not _key_ok(node.slice):
                 return None
             key_names = {s.id for s in gast.walk(node.slice) if isinstance(s, gast.Name)}
-            step = ("[]", _text(node.slice), not key_names)
+            step = ("[]", _key_text(node.slice), not key_names)
             names = base.names | key_names
-        return Path(base.steps + (step,), names, _text(node))
+        return Path(base.steps + (step,), names)
     return None
 
 
@@ -149,7 +162,7 @@ def _collect(node, found):
                 _collect(default, found)
         for sub in gast.walk(node):
             if isinstance(sub, gast.Name) and sub is not node:
-                found.reads.append(Path((sub.id,), frozenset([sub.id]), sub.id))
+                found.reads.append(Path((sub.id,), frozenset([sub.id])))
         found.rebinds.add(node.name)
         return
     if isinstance(node, gast.Name):
@@ -266,6 +279,14 @@ class Liveness:
     def __init__(self):
         self.dead_out = {}
         self.dead_in = {}
+        self._effects = {}  # id(node) -> _Effects: loops visit their bodies repeatedly
+
+    def effects(self, node):
+        """`effects(node)`, computed once per node."""
+        found = self._effects.get(id(node))
+        if found is None:
+            found = self._effects[id(node)] = effects(node)
+        return found
 
     def run(self, function_node):
         self.block(function_node.body, frozenset())
@@ -280,29 +301,29 @@ class Liveness:
         if isinstance(node, gast.If):
             self.dead_out[id(node)] = dead
             inside = self.block(node.body, dead) & self.block(node.orelse, dead)
-            self.dead_in[id(node)] = effects(node.test).apply(inside)
+            self.dead_in[id(node)] = self.effects(node.test).apply(inside)
             return self.dead_in[id(node)]
         if isinstance(node, (gast.While, gast.For)):
             return self._loop(node, dead)
         if isinstance(node, (gast.Return, gast.Raise)):
             return frozenset()  # the caller sees every object
         if isinstance(node, (gast.With, gast.AsyncWith)):
-            return effects(node.items).apply(self.block(node.body, dead))
+            return self.effects(node.items).apply(self.block(node.body, dead))
         if isinstance(node, gast.Try):
             after = self.block(node.finalbody, dead)
             self.block(node.body + node.orelse, after)
             for handler in node.handlers:
                 self.block(handler.body, after)
             return frozenset()  # exceptions leave the body anywhere: keep all live
-        return effects(node).apply(dead)
+        return self.effects(node).apply(dead)
 
     def _loop(self, node, dead):
         self.dead_out[id(node)] = dead
         exit_ = self.block(node.orelse, dead)
         if isinstance(node, gast.While):
-            head, enter = effects(node.test), _Effects()
+            head, enter = self.effects(node.test), _Effects()
         else:
-            head, enter = _Effects(), effects(node.target)
+            head, enter = _Effects(), self.effects(node.target)
         top = head.apply(exit_)
         while True:
             body = enter.apply(self.block(node.body, top))
@@ -312,5 +333,5 @@ class Liveness:
             top = new_top
         self.dead_in[id(node)] = top
         if isinstance(node, gast.For):
-            return effects(node.iter).apply(top)
+            return self.effects(node.iter).apply(top)
         return top

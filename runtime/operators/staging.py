@@ -32,7 +32,7 @@ from runtime import tensor_array
 from runtime.operators.composites import Missing
 from runtime.operators.undefined import DeadValue, Undefined, UndefinedReturnValue
 from runtime.ops import array_ops, common
-from runtime.tensor import SymbolicTensor, Tensor
+from runtime.tensor import EagerTensor, SymbolicTensor, Tensor
 from runtime.variables import Variable
 
 # Variables the compiler introduces; when only one branch sets them, the other side gets a
@@ -358,6 +358,7 @@ def staged_loop(names, init, cond_fn, body_fn, stage_lists="empty"):
     refuse_inside_try("a loop")
     init = list(init)
     _refuse_missing_before_loop(names, init)
+    init = [_captured(value) for value in init]
     if stage_lists and any(type(v) is list and (stage_lists is True or not v) for v in init):
         return _staged_loop_with_lists(names, init, cond_fn, body_fn, stage_lists is True)
     return _staged_loop(names, init, cond_fn, body_fn)
@@ -371,6 +372,22 @@ def _refuse_missing_before_loop(names, init):
             _fail(ValueError, "'%s' does not exist before a loop on a tensor that sets it, so "
                   "it would exist after the loop only if the loop runs at least once: set it "
                   "before the loop" % name)
+
+
+def _captured(value):
+    """`value` with its eager tensors captured into the graph being built (a loop variable
+    may start as a tensor made outside the function: an attribute set in `__init__`). Lists
+    stay as they are: a list loop variable is tracked by identity (see the last section)."""
+    graph = context.current_graph()
+    if graph is None or isinstance(value, list):
+        return value
+    if isinstance(value, EagerTensor):
+        return graph.capture(value)
+    if isinstance(value, (tuple, dict)) and \
+            any(isinstance(leaf, EagerTensor) for leaf in nest.flatten(value)):
+        return nest.map_structure(
+            lambda leaf: graph.capture(leaf) if isinstance(leaf, EagerTensor) else leaf, value)
+    return value
 
 
 def _staged_loop(names, init, cond_fn, body_fn, check=None):

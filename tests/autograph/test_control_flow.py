@@ -460,6 +460,20 @@ def test_loop_state_can_be_nested_structures():
     assert (total.numpy(), fib.numpy()) == (15, 13)
 
 
+OUTSIDE_START = tf.constant(10)
+
+
+def test_loop_variable_may_start_as_a_tensor_made_outside_the_function():
+    @tf.function
+    def f(n):
+        total = OUTSIDE_START
+        for i in tf.range(n):
+            total = total + i
+        return total
+
+    assert int(f(tf.constant(4))) == 16
+
+
 def test_loop_variable_whose_shape_grows_is_relaxed():
     @tf.function
     def f(n):

@@ -241,8 +241,8 @@ def modified(statement, plain_modified):
             refused.setdefault(text, "its key is not made of constants and variables only")
     # `s.a = A(); s.a.b = 1`: the composite whose base is itself modified is not state.
     for path in list(carried):
-        if any(other is not path and other.may_prefix(path) and len(other.steps) <
-               len(path.steps) for other in carried):
+        if any(len(other.steps) < len(path.steps) and
+               other.steps == path.steps[:len(other.steps)] for other in carried):
             del carried[path]
     return carried, refused
 
@@ -315,6 +315,9 @@ class Liveness:
             for handler in node.handlers:
                 self.block(handler.body, after)
             return frozenset()  # exceptions leave the body anywhere: keep all live
+        if isinstance(getattr(node, "body", None), list) and \
+                not isinstance(node, _NESTED_SCOPES):
+            return frozenset()  # another compound statement: its kills are not certain
         return self.effects(node).apply(dead)
 
     def _loop(self, node, dead):

@@ -14,7 +14,10 @@
                                                        set_state, ('x',))
 
 The state is the variables the statement modifies that are live afterwards (or, for loops,
-at the top of an iteration), from the analysis; variables the generated functions share
+at the top of an iteration), from the analysis, and likewise the composite names it modifies
+(`d['v']`, `s.total`), which the state functions read and write through `ag__.maybe`
+(a key or attribute may be missing); get_state of a statement that modifies a composite it
+cannot carry starts with `ag__.refuse_composite(...)`. Variables the generated functions share
 that may be unbound before the statement are bound to `ag__.Undefined` at the start of the
 function. An `if` whose test is certainly a Python
 value (`x is None`, `isinstance(...)`, a constant) is left as a plain `if`, and a `for` over

@@ -72,8 +72,3 @@ def refuse_composite(text, reason):
     raise ValueError(errors.with_user_location(
         "'%s' is modified inside a conditional or loop on a tensor, but cannot be carried "
         "through it: %s" % (text, reason), errors.user_location(2)))
-
-
-def is_missing(value):
-    """True for the marker of a key or attribute that does not exist."""
-    return isinstance(value, Missing)

@@ -14,6 +14,8 @@ never holds a marker. Staging refuses a composite that exists on only one path
 (runtime.operators.staging), since no graph value can stand for "no such key".
 """
 
+from collections.abc import Mapping
+
 from runtime import errors
 from runtime.operators.undefined import Undefined
 
@@ -37,8 +39,12 @@ class maybe:  # noqa: N801 (reads as a function in converted code)
         object.__setattr__(self, "_obj", obj)
 
     def __getitem__(self, key):
+        obj = self._obj
+        # A mapping is asked first: reading a defaultdict's missing key would create it.
+        if isinstance(obj, Mapping) and key not in obj:
+            return Missing("[%r]" % (key,))
         try:
-            return self._obj[key]
+            return obj[key]
         except _MISSING_ERRORS:
             return Missing("[%r]" % (key,))
 

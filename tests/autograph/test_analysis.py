@@ -357,3 +357,67 @@ def test_every_control_flow_statement_is_annotated(kind):
     annotations = dataflow.analyze(node)
     assert annotations.has(statements(node, kind)[0])
     assert not annotations.has(node)
+
+
+# -- composites --------------------------------------------------------------------------------
+
+
+def composite_state(source, kind=gast.If):
+    info, _ = analysed(source, kind)
+    return info.composites
+
+
+@pytest.mark.parametrize("after, carried", [
+    ("d['v'] = 0", ()),                       # overwritten before any read
+    ("y = d['w']\n    d['v'] = 0", ()),        # another constant key is another slot
+    ("y = d[k]\n    d['v'] = 0", ("d['v']",)),  # a variable key may be the same slot
+    ("y = d\n    d['v'] = 0", ("d['v']",)),     # the whole dict is read
+    ("d.clear()\n    d['v'] = 0", ("d['v']",)),  # a method reads its receiver
+    ("d = {}", ("d['v']",)),                   # the old dict may still be reachable
+    ("", ("d['v']",)),                         # objects outlive the function
+])
+def test_composite_is_state_unless_certainly_overwritten_before_any_read(after, carried):
+    source = "def f(x, d, k):\n    if x > 0:\n        d['v'] = x\n    %s\n" % after
+    assert composite_state(source) == carried
+
+
+def test_composite_paths_are_named_as_written():
+    assert composite_state("""
+        def f(x, s, d, k):
+            if x > 0:
+                s.a.b = x
+                d["v"][k] += 1
+                s.items[-1] = x
+    """) == ("d['v'][k]", "s.a.b", "s.items[-1]")
+
+
+def test_composite_read_at_the_top_of_a_loop_is_carried_even_if_overwritten_after():
+    assert composite_state("""
+        def f(n, s):
+            while n > 0:
+                s.total = s.total + n
+                n -= 1
+            s.total = 0
+    """, gast.While) == ("s.total",)
+
+
+def test_composite_of_a_base_rebound_in_the_statement_is_not_state():
+    info, _ = analysed("""
+        def f(x):
+            if x > 0:
+                s = make()
+                s.v = x
+            return s
+    """, gast.If)
+    assert info.composites == () and info.composites_refused == ()
+
+
+def test_composite_whose_key_the_statement_assigns_is_refused():
+    info, _ = analysed("""
+        def f(n, d):
+            for i in range(n):
+                d[i] = i
+                d[g(i)] = i
+    """, gast.For)
+    assert info.composites == ()
+    assert [text for text, _ in info.composites_refused] == ["d[g(i)]", "d[i]"]

@@ -3,6 +3,7 @@ modifies are state like plain names: each branch starts from the value before th
 the branches' values are merged, loops carry them. Those that cannot be carried (missing on
 one path, a key that changes inside the statement) are refused naming them and the line."""
 
+import collections
 import inspect
 import textwrap
 
@@ -337,6 +338,20 @@ def test_a_refused_key_is_left_as_python_would_have_left_it_before():
     with pytest.raises(ValueError, match=r"'d\['b'\]'"):
         f(tf.constant(1))
     assert d == {"a": 1}
+
+
+def test_reading_the_state_does_not_create_a_defaultdict_key():
+    counts = collections.defaultdict(int)
+
+    @tf.function
+    def f(x):
+        if x > 0:
+            counts["v"] += 1
+        return x
+
+    with pytest.raises(ValueError, match=r"'counts\['v'\]' exists after the if branch"):
+        f(tf.constant(1))
+    assert dict(counts) == {}
 
 
 def test_key_missing_on_both_paths_stays_missing():

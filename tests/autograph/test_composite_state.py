@@ -224,6 +224,19 @@ def test_self_attribute_accumulated_in_a_loop_of_a_method():
     assert int(Model().run(tf.constant(4))) == 6
 
 
+def test_attribute_accumulated_over_a_dataset():
+    dataset = tf.data.Dataset.range(4)
+
+    @tf.function
+    def f():
+        s = Box(total=tf.constant(0, tf.int64))
+        for x in dataset:
+            s.total += x
+        return s.total
+
+    assert int(f()) == 6
+
+
 def test_staged_loop_restores_the_objects_values_when_staging_fails():
     d = {"v": 1}
 

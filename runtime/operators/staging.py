@@ -6,6 +6,8 @@ its branches or body into sub-graphs and reconciling the state they produce:
   * Python numbers and bools become tensors where the other side (or the loop) has tensors;
   * a variable assigned in only one branch is an error naming it, unless it is one of the
     compiler's own flags and return values, which get a neutral value (zeros / False);
+  * a key or attribute of the state (`d['v']`, `s.v`; see runtime.operators.composites)
+    that exists after one branch only, or that a loop creates, is an error naming it;
   * a variable whose dtype or nesting structure differs between branches or iterations is
     an error naming it and both types;
   * a loop variable whose shape changes across iterations is relaxed to None dimensions;

@@ -218,8 +218,9 @@ def _collect_access(node, found):
 
 
 def modified(statement, plain_modified):
-    """({Path: None} of the composites `statement` modifies and may carry, {Path or text:
-    reason} of those it modifies but cannot carry). `plain_modified`: the names it assigns."""
+    """The composites `statement` modifies: ({Path: None} of those it may carry, {text:
+    (Path or None, reason)} of those it cannot carry). `plain_modified`: the names it
+    assigns."""
     writes, unsupported = [], []
     targets = statement.body + statement.orelse
     if isinstance(statement, gast.For):
@@ -232,13 +233,14 @@ def modified(statement, plain_modified):
             continue  # the base is rebound: the base is the state
         changing = sorted((path.names - {path.root}) & set(plain_modified))
         if changing:
-            refused[path] = "its key changes inside the statement (%s is assigned in it)" % (
-                ", ".join(changing))
+            refused[path.text] = (path, "its key changes inside the statement (%s is "
+                                        "assigned in it)" % ", ".join(changing))
         else:
             carried[path] = None
     for text, root in unsupported:
         if root not in plain_modified:
-            refused.setdefault(text, "its key is not made of constants and variables only")
+            refused.setdefault(text, (None, "its key is not made of constants and variables "
+                                            "only"))
     # `s.a = A(); s.a.b = 1`: the composite whose base is itself modified is not state.
     for path in list(carried):
         if any(len(other.steps) < len(path.steps) and

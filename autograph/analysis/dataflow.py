@@ -111,17 +111,18 @@ def _analyze_composites(function_node, annotations, closure_reads):
         dead_out = liveness.dead_out.get(id(node), frozenset())
         dead_in = liveness.dead_in.get(id(node), frozenset())
 
-        def dead(path, where=(dead_out, dead_in)):
-            return isinstance(path, composites.Path) and path.root not in closure_reads \
-                and all(path in d for d in where)
+        def dead(path, *where):
+            return path is not None and path.root not in closure_reads and \
+                all(path in d for d in where)
         carried, refused = composites.modified(node, info.modified)
-        state = [p for p in carried if not dead(p)]
+        state = [p for p in carried if not dead(p, dead_out, dead_in)]
         info.composites = tuple(sorted(p.text for p in state))
         if isinstance(node, gast.If):
             info.composites_restore_only = tuple(sorted(
-                p.text for p in state if dead(p, (dead_out,))))
+                p.text for p in state if dead(p, dead_out)))
         info.composites_refused = tuple(sorted(
-            (getattr(p, "text", p), reason) for p, reason in refused.items() if not dead(p)))
+            (text, reason) for text, (p, reason) in refused.items()
+            if not dead(p, dead_out, dead_in)))
 
 
 def _closure_reads(function_node):

@@ -87,7 +87,25 @@ def _may_be_same_step(a, b):
 
 
 def _text(node):
-    return ast.unparse(gast.gast_to_ast(node))
+    """`node` as the user wrote it: calls the expressions pass turned into
+    `ag__.converted_call(f, args, kwargs, fscope)` read as `f(*args, **kwargs)` again."""
+    return ast.unparse(_AsWritten().visit(gast.gast_to_ast(node)))
+
+
+class _AsWritten(ast.NodeTransformer):
+    def visit_Call(self, node):
+        self.generic_visit(node)
+        func = node.func
+        if isinstance(func, ast.Attribute) and isinstance(func.value, ast.Name) and \
+                func.value.id == "ag__" and func.attr == "converted_call" and \
+                len(node.args) >= 2 and isinstance(node.args[1], ast.Tuple):
+            keywords = []
+            kwargs = node.args[2] if len(node.args) > 2 else None
+            if isinstance(kwargs, ast.Dict):
+                keywords = [ast.keyword(arg=k.value if k is not None else None, value=v)
+                            for k, v in zip(kwargs.keys, kwargs.values)]
+            return ast.Call(func=node.args[0], args=node.args[1].elts, keywords=keywords)
+        return node
 
 
 def _key_text(node):

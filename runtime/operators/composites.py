@@ -74,7 +74,10 @@ class maybe:  # noqa: N801 (reads as a function in converted code)
 
 
 def refuse_composite(text, reason):
-    """Refuses to stage a statement that modifies composite `text` which it cannot carry."""
+    """Refuses to stage a statement that modifies composite `text` which it cannot carry.
+
+    Called by the statement's get_state, which only staging calls; the error names the line
+    of the statement in the user's function (the frame calling the operator)."""
     raise ValueError(errors.with_user_location(
         "'%s' is modified inside a conditional or loop on a tensor, but cannot be carried "
-        "through it: %s" % (text, reason), errors.user_location(2)))
+        "through it: %s" % (text, reason), errors.user_location(3)))

@@ -317,6 +317,17 @@ def key_changing_in_the_loop(n):
     return d[0]
 
 
+def first_key(x):
+    return "a"
+
+
+def key_computed_by_a_call(x):
+    d = {"a": x}
+    if x > 0:
+        d[first_key(x)] = x + 1
+    return d["a"]
+
+
 def line_of(function, text):
     lines, first = inspect.getsourcelines(function)
     return first + next(i for i, line in enumerate(lines) if text in line)
@@ -331,12 +342,15 @@ def line_of(function, text):
      "for i in"),
     (key_changing_in_the_loop, r"'d\[i\]' is modified inside .* its key changes inside the "
                                r"statement \(i is assigned in it\)", "for i in"),
+    (key_computed_by_a_call, r"'d\[first_key\(x\)\]' is modified inside .* its key is not "
+                             r"made of constants and variables only", "if x > 0"),
 ])
 def test_composite_that_cannot_be_carried_is_refused_naming_it_and_the_line(
         function, pattern, statement):
     with pytest.raises(ValueError, match=pattern) as caught:
         tf.function(function)(tf.constant(3))
-    assert "test_composite_state.py:%d" % line_of(function, statement) in str(caught.value)
+    assert "test_composite_state.py:%d in %s" % (line_of(function, statement),
+                                                 function.__name__) in str(caught.value)
 
 
 def test_a_refused_key_is_left_as_python_would_have_left_it_before():

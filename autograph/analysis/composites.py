@@ -14,8 +14,9 @@ wins, whatever the condition says. This module finds, for every If, While and Fo
 
 Liveness is by full path, with two differences from plain names. Objects outlive the
 function (an attribute of `self`, a dict passed in), so every composite is live where the
-function ends; the analysis computes the opposite, the composites certainly overwritten or
-deleted before any read (a backward pass over *dead* sets). And a read of `a` itself (passing
+function ends, except the items of a container made in the function that cannot escape it
+(`local_items`); the analysis computes the opposite of liveness, the composites certainly
+overwritten, deleted or dropped before any read (a backward pass over *dead* sets). And a read of `a` itself (passing
 it to a call, returning it, calling a method of it) reads every composite under it; a read of
 `a.b` reads `a.b.c` too. Rebinding `a` makes its old composites live again: the object they
 belong to may still be reachable. Reads through another name of the same object are not seen
@@ -118,7 +119,7 @@ def _key_text(node):
 
 def _key_ok(node):
     """True for keys made of names and constants only (`0`, `'v'`, `k`, `i + 1`, `1:3`)."""
-    return all(isinstance(sub, _KEY_NODES) or sub is None for sub in gast.walk(node))
+    return all(isinstance(sub, _KEY_NODES) for sub in gast.walk(node))
 
 
 def path_of(node):
@@ -296,9 +297,10 @@ class Liveness:
     read; `dead_in[id(node)]`: the same at its start (for loops, at the top of an
     iteration)."""
 
-    def __init__(self):
+    def __init__(self, at_exit=frozenset()):
         self.dead_out = {}
         self.dead_in = {}
+        self.at_exit = frozenset(at_exit)  # dead where the function ends (see local_items)
         self._effects = {}  # id(node) -> _Effects: loops visit their bodies repeatedly
 
     def effects(self, node):
@@ -309,7 +311,7 @@ class Liveness:
         return found
 
     def run(self, function_node):
-        self.block(function_node.body, frozenset())
+        self.block(function_node.body, self.at_exit)
         return self
 
     def block(self, stmts, dead):
@@ -326,7 +328,7 @@ class Liveness:
         if isinstance(node, (gast.While, gast.For)):
             return self._loop(node, dead)
         if isinstance(node, (gast.Return, gast.Raise)):
-            return frozenset()  # the caller sees every object
+            return self.effects(node).apply(self.at_exit)
         if isinstance(node, (gast.With, gast.AsyncWith)):
             return self.effects(node.items).apply(self.block(node.body, dead))
         if isinstance(node, gast.Try):
@@ -358,3 +360,95 @@ class Liveness:
         if isinstance(node, gast.For):
             return self.effects(node.iter).apply(top)
         return top
+
+
+# -- objects that cannot outlive the function ------------------------------------------------
+
+
+_FRESH_CALLS = frozenset(["dict", "list", "set"])
+_SAFE_METHODS = frozenset(["get", "pop", "popitem", "update", "clear", "setdefault", "append",
+                           "extend", "insert", "remove", "index", "count", "copy", "add",
+                           "discard"])
+
+
+def local_items(function_node, excluded):
+    """The written composites `r[k]` / `r.a` (one step) of local containers `r`: names always
+    bound to a new dict, list or set (a display, a comprehension, `dict(...)`) and used only
+    to reach their items, with non-aliasing methods (`r.get(k)`, not `r.values()`), with
+    `len(r)` or `k in r`. Such an object dies with the function, so its items are dead where
+    it ends. `excluded`: names that are never local (parameters, globals, names read by
+    nested functions)."""
+    bindings, escaped = _local_uses(function_node)
+    local = {name for name, fresh in bindings.items() if fresh} - escaped - set(excluded)
+    found = set()
+    for node in _own_nodes(function_node):
+        if isinstance(node, (gast.Attribute, gast.Subscript)) and \
+                isinstance(node.ctx, (gast.Store, gast.Del)):
+            path = path_of(node)
+            if path is not None and len(path.steps) == 2 and path.root in local:
+                found.add(path)
+    return frozenset(found)
+
+
+def _own_nodes(function_node):
+    """The nodes of the function's own scope (not of nested functions and classes)."""
+    stack = list(function_node.body)
+    while stack:
+        node = stack.pop()
+        yield node
+        if not isinstance(node, _NESTED_SCOPES):
+            stack.extend(gast.iter_child_nodes(node))
+
+
+def _is_fresh(value):
+    if isinstance(value, (gast.Dict, gast.List, gast.Set, gast.DictComp, gast.ListComp,
+                          gast.SetComp)):
+        return True
+    return isinstance(value, gast.Call) and isinstance(value.func, gast.Name) and \
+        value.func.id in _FRESH_CALLS
+
+
+def _local_uses(function_node):
+    """({name: True if every binding seen so far makes a new container}, {names used in a
+    way that may let their object escape or be aliased})."""
+    bindings, escaped, allowed = {}, set(), set()
+    for node in _own_nodes(function_node):
+        if isinstance(node, gast.Assign):
+            fresh = len(node.targets) == 1 and isinstance(node.targets[0], gast.Name) and \
+                _is_fresh(node.value)
+            if fresh:
+                allowed.add(id(node.targets[0]))
+        if isinstance(node, gast.Subscript) and isinstance(node.value, gast.Name):
+            allowed.add(id(node.value))
+        if isinstance(node, gast.Call):
+            allowed.update(_allowed_in_call(node))
+        if isinstance(node, gast.Compare):
+            allowed.update(id(c) for op, c in zip(node.ops, node.comparators)
+                           if isinstance(op, (gast.In, gast.NotIn)) and
+                           isinstance(c, gast.Name))
+        if isinstance(node, (gast.FunctionDef, gast.AsyncFunctionDef, gast.ClassDef)):
+            bindings[node.name] = False
+    for node in _own_nodes(function_node):
+        if not isinstance(node, gast.Name):
+            continue
+        if isinstance(node.ctx, gast.Store):
+            bindings[node.id] = bindings.get(node.id, True) and id(node) in allowed
+        elif id(node) not in allowed:
+            escaped.add(node.id)
+    return bindings, escaped
+
+
+def _allowed_in_call(call):
+    """The ids of names a call uses without letting their object escape: the receiver of a
+    non-aliasing method, the argument of `len`."""
+    callee, args = call.func, call.args
+    if isinstance(callee, gast.Attribute) and callee.attr == "converted_call" and \
+            len(call.args) >= 2 and isinstance(call.args[1], gast.Tuple):
+        callee, args = call.args[0], call.args[1].elts
+    if isinstance(callee, gast.Attribute) and isinstance(callee.value, gast.Name) and \
+            callee.attr in _SAFE_METHODS:
+        return [id(callee.value)]
+    if isinstance(callee, gast.Name) and callee.id == "len" and len(args) == 1 and \
+            isinstance(args[0], gast.Name):
+        return [id(args[0])]
+    return []

@@ -101,9 +101,13 @@ def _analyze_composites(function_node, annotations, closure_reads):
     """Fills in the composite fields of each statement's record.
 
     A composite is live unless certainly overwritten before any read, both after the
-    statement and at its start (for loops: the top of an iteration); one whose root a nested
-    function reads is always live (the function may run at any time)."""
-    liveness = composites.Liveness().run(function_node)
+    statement and at its start (for loops: the top of an iteration), or an item of a local
+    container not read again; one whose root a nested function reads is always live (the
+    function may run at any time)."""
+    never_local = (closure_reads | set(activity.parameter_names(function_node)) |
+                   activity.declared_global(function_node))
+    at_exit = composites.local_items(function_node, never_local)
+    liveness = composites.Liveness(at_exit).run(function_node)
     for node in gast.walk(function_node):
         if not isinstance(node, _COMPOUND):
             continue

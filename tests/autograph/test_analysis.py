@@ -421,3 +421,25 @@ def test_composite_whose_key_the_statement_assigns_is_refused():
     """, gast.For)
     assert info.composites == ()
     assert [text for text, _ in info.composites_refused] == ["d[g(i)]", "d[i]"]
+
+
+@pytest.mark.parametrize("use, carried", [
+    ("return 1", ()),                          # the dict dies with the function
+    ("return d.get('v', 0) + len(d)", ("d['v']",)),
+    ("return d", ("d['v']",)),                 # escapes: the caller sees it
+    ("keep(d)\n    return 1", ("d['v']",)),
+    ("view = d.values()\n    return 1", ("d['v']",)),  # a view aliases the items
+])
+def test_items_of_a_local_dict_are_live_only_while_it_can_be_read(use, carried):
+    source = "def f(x):\n    d = {}\n    if x > 0:\n        d['v'] = x\n    %s\n" % use
+    assert composite_state(source) == carried
+
+
+def test_objects_held_by_a_local_dict_may_outlive_it():
+    assert composite_state("""
+        def f(x, s):
+            d = {'s': s}
+            if x > 0:
+                d['s'].v = x
+            return 1
+    """) == ("d['s'].v",)

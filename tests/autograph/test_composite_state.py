@@ -155,6 +155,17 @@ def test_method_reading_an_attribute_after_the_if_sees_the_merged_value():
     assert int(Counter().offer(tf.constant(-5))) == 0
 
 
+def test_key_created_after_an_early_return_on_a_tensor_condition():
+    def f(x):
+        out = {"v": x}
+        if x > 0:
+            return out["v"]
+        out["w"] = x * 2
+        return out["v"] + out["w"]
+
+    assert_matches_python(f, (3,), (-3,))
+
+
 # -- staged loops --------------------------------------------------------------------------------
 
 

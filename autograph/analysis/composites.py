@@ -16,11 +16,12 @@ Liveness is by full path, with two differences from plain names. Objects outlive
 function (an attribute of `self`, a dict passed in), so every composite is live where the
 function ends, except the items of a container made in the function that cannot escape it
 (`local_items`); the analysis computes the opposite of liveness, the composites certainly
-overwritten, deleted or dropped before any read (a backward pass over *dead* sets). And a read of `a` itself (passing
-it to a call, returning it, calling a method of it) reads every composite under it; a read of
-`a.b` reads `a.b.c` too. Rebinding `a` makes its old composites live again: the object they
-belong to may still be reachable. Reads through another name of the same object are not seen
-(`e = d; ...; e['v']`); keys that are not both constants are taken to be possibly equal.
+overwritten, deleted or dropped before any read (a backward pass over *dead* sets). And a
+read of `a` itself (passing it to a call, returning it, calling a method of it) reads every
+composite under it; a read of `a.b` reads `a.b.c` too. Rebinding `a` makes its old
+composites live again: the object they belong to may still be reachable. Reads through
+another name of the same object are not seen (`e = d; ...; e['v']`); keys that are not both
+constants are taken to be possibly equal.
 """
 
 import ast

@@ -10,18 +10,16 @@ wins, whatever the condition says. This module finds, for every If, While and Fo
     `d[i]` in a loop over `i`, or a key that is not a plain expression of names and
     constants), with the reason: staging such a statement is refused at trace time;
   * which of them are live: read after the statement, at the top of a loop iteration, or
-    by the other branch.
+    by the other branch (see below).
 
-Liveness is by full path, with two differences from plain names. Objects outlive the
-function (an attribute of `self`, a dict passed in), so every composite is live where the
-function ends, except the items of a container made in the function that cannot escape it
-(`local_items`); the analysis computes the opposite of liveness, the composites certainly
-overwritten, deleted or dropped before any read (a backward pass over *dead* sets). And a
-read of `a` itself (passing it to a call, returning it, calling a method of it) reads every
-composite under it; a read of `a.b` reads `a.b.c` too. Rebinding `a` makes its old
-composites live again: the object they belong to may still be reachable. Reads through
-another name of the same object are not seen (`e = d; ...; e['v']`); keys that are not both
-constants are taken to be possibly equal.
+Liveness is by full path, over *dead* sets: a backward pass finds the composites certainly
+overwritten, deleted or dropped before any read. A read of `a` itself (passing it to a call,
+returning it, calling a method of it) reads every composite under it; a read of `a.b` reads
+`a.b.c` too; keys that are not both constants may be equal; rebinding `a` makes its old
+composites live again. Only the items of a local container (`local_items`: a dict, list or
+set made in the function that cannot escape it or get a second name) can be dead: any other
+object may be read through another name, or by the caller once the function returns, so a
+composite of it that a statement modifies is always carried.
 """
 
 import ast

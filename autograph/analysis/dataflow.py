@@ -100,14 +100,15 @@ def analyze(function_node, loop_flags=None):
 def _analyze_composites(function_node, annotations, closure_reads):
     """Fills in the composite fields of each statement's record.
 
-    A composite is live unless certainly overwritten before any read, both after the
-    statement and at its start (for loops: the top of an iteration), or an item of a local
-    container not read again; one whose root a nested function reads is always live (the
-    function may run at any time)."""
+    A modified composite is state unless it is an item of a local container (one that
+    cannot escape the function, see composites.local_items) that is certainly overwritten,
+    deleted or dropped before any read, both after the statement and at its start (for
+    loops: the top of an iteration). Any other object may be reachable through other names
+    or after the function returns, so its modified composites are always state."""
     never_local = (closure_reads | set(activity.parameter_names(function_node)) |
                    activity.declared_global(function_node))
-    at_exit = composites.local_items(function_node, never_local)
-    liveness = composites.Liveness(at_exit).run(function_node)
+    local = composites.local_items(function_node, never_local)
+    liveness = composites.Liveness(local).run(function_node)
     for node in gast.walk(function_node):
         if not isinstance(node, _COMPOUND):
             continue
@@ -116,8 +117,7 @@ def _analyze_composites(function_node, annotations, closure_reads):
         dead_in = liveness.dead_in.get(id(node), frozenset())
 
         def dead(path, *where):
-            return path is not None and path.root not in closure_reads and \
-                all(path in d for d in where)
+            return path in local and all(path in d for d in where)
         carried, refused = composites.modified(node, info.modified)
         state = [p for p in carried if not dead(p, dead_out, dead_in)]
         info.composites = tuple(sorted(p.text for p in state))

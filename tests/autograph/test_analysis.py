@@ -368,17 +368,22 @@ def composite_state(source, kind=gast.If):
 
 
 @pytest.mark.parametrize("after, carried", [
-    ("d['v'] = 0", ()),                       # overwritten before any read
-    ("y = d['w']\n    d['v'] = 0", ()),        # another constant key is another slot
-    ("y = d[k]\n    d['v'] = 0", ("d['v']",)),  # a variable key may be the same slot
-    ("y = d\n    d['v'] = 0", ("d['v']",)),     # the whole dict is read
-    ("d.clear()\n    d['v'] = 0", ("d['v']",)),  # a method reads its receiver
-    ("d = {}", ("d['v']",)),                   # the old dict may still be reachable
-    ("", ("d['v']",)),                         # objects outlive the function
+    ("d['v'] = 0\n    return d['v']", ()),                # overwritten before any read
+    ("y = d['w']\n    d['v'] = 0\n    return y", ()),    # another constant key: another slot
+    ("y = d[k]\n    d['v'] = 0\n    return y", ("d['v']",)),  # a variable key may be it
+    ("y = d.get('v')\n    d['v'] = 0\n    return y", ("d['v']",)),  # a method reads all
+    ("return d['v']", ("d['v']",)),
 ])
-def test_composite_is_state_unless_certainly_overwritten_before_any_read(after, carried):
-    source = "def f(x, d, k):\n    if x > 0:\n        d['v'] = x\n    %s\n" % after
+def test_item_of_a_local_dict_is_state_unless_overwritten_before_any_read(after, carried):
+    source = "def f(x, k):\n    d = {}\n    if x > 0:\n        d['v'] = x\n    %s\n" % after
     assert composite_state(source) == carried
+
+
+@pytest.mark.parametrize("after", ["s.v = 0", "g()\n    s.v = 0", ""])
+def test_composite_of_an_object_from_outside_is_always_state(after):
+    # `s` may have other names: `g` may read `s.v` through one, and so may the caller.
+    source = "def f(x, s):\n    if x > 0:\n        s.v = x\n    %s\n" % after
+    assert composite_state(source) == ("s.v",)
 
 
 def test_composite_paths_are_named_as_written():

@@ -437,7 +437,7 @@ def test_composite_overwritten_before_any_read_is_not_state():
             if x > 0:
                 d['v'] = x
             d['v'] = 1
-            return d
+            return d['v']
     """)
     assert "maybe" not in code and "get_state" not in code
 
@@ -451,7 +451,7 @@ def test_composite_read_only_by_the_other_branch_is_restored_not_merged():
             else:
                 y = d['v']
             d['v'] = 1
-            return y, d
+            return y, d['v']
     """))
     assert "restore_only=(\"d['v']\",)" in code
 

@@ -370,6 +370,12 @@ _SAFE_METHODS = frozenset(["get", "pop", "popitem", "update", "clear", "setdefau
                            "discard"])
 
 
+def writes_composites(function_node):
+    """True when the function's own code assigns or deletes some `a.b` or `a[k]`."""
+    return any(isinstance(node, (gast.Attribute, gast.Subscript)) and
+               isinstance(node.ctx, (gast.Store, gast.Del)) for node in _own_nodes(function_node))
+
+
 def local_items(function_node, excluded):
     """The written composites `r[k]` / `r.a` (one step) of local containers `r`: names always
     bound to a new dict, list or set (a display, a comprehension, `dict(...)`) and used only
@@ -377,10 +383,11 @@ def local_items(function_node, excluded):
     `len(r)` or `k in r`. Such an object dies with the function, so its items are dead where
     it ends. `excluded`: names that are never local (parameters, globals, names read by
     nested functions)."""
-    bindings, escaped = _local_uses(function_node)
+    nodes = list(_own_nodes(function_node))
+    bindings, escaped = _local_uses(nodes)
     local = {name for name, fresh in bindings.items() if fresh} - escaped - set(excluded)
     found = set()
-    for node in _own_nodes(function_node):
+    for node in nodes:
         if isinstance(node, (gast.Attribute, gast.Subscript)) and \
                 isinstance(node.ctx, (gast.Store, gast.Del)):
             path = path_of(node)
@@ -407,11 +414,11 @@ def _is_fresh(value):
         value.func.id in _FRESH_CALLS
 
 
-def _local_uses(function_node):
-    """({name: True if every binding seen so far makes a new container}, {names used in a
-    way that may let their object escape or be aliased})."""
+def _local_uses(nodes):
+    """({name: True if every binding makes a new container}, {names used in a way that may
+    let their object escape or get another name}), from the function's own `nodes`."""
     bindings, escaped, allowed = {}, set(), set()
-    for node in _own_nodes(function_node):
+    for node in nodes:
         if isinstance(node, gast.Assign):
             fresh = len(node.targets) == 1 and isinstance(node.targets[0], gast.Name) and \
                 _is_fresh(node.value)
@@ -427,7 +434,7 @@ def _local_uses(function_node):
                            isinstance(c, gast.Name))
         if isinstance(node, (gast.FunctionDef, gast.AsyncFunctionDef, gast.ClassDef)):
             bindings[node.name] = False
-    for node in _own_nodes(function_node):
+    for node in nodes:
         if not isinstance(node, gast.Name):
             continue
         if isinstance(node.ctx, gast.Store):

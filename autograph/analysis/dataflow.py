@@ -105,6 +105,8 @@ def _analyze_composites(function_node, annotations, closure_reads):
     deleted or dropped before any read, both after the statement and at its start (for
     loops: the top of an iteration). Any other object may be reachable through other names
     or after the function returns, so its modified composites are always state."""
+    if not composites.writes_composites(function_node):
+        return
     never_local = (closure_reads | set(activity.parameter_names(function_node)) |
                    activity.declared_global(function_node))
     local = composites.local_items(function_node, never_local)

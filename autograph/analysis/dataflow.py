@@ -8,7 +8,9 @@ loops and branches) function body once and records, for every If, While and For,
   * live_out:   names read after the statement before being reassigned;
   * live_in:    names read by the statement (or after it) before being reassigned;
   * live_loop:  for loops, names live at the top of each iteration (loop-carried reads);
-  * defined_in: names definitely assigned before the statement runs.
+  * defined_in: names definitely assigned before the statement runs;
+  * composites: the composite names (`d['v']`, `s.total`) it modifies and must carry, and
+                those it modifies but cannot carry (see autograph.analysis.composites).
 
 Because the body has no jumps left, a structured backward (liveness) and forward
 (definedness) pass over the statement lists is exact enough, with a small fixpoint for
@@ -17,13 +19,14 @@ loops.
 
 import gast
 
-from autograph.analysis import activity
+from autograph.analysis import activity, composites
 
 
 class StatementInfo:
     """What the analysis knows about one control-flow statement."""
 
-    __slots__ = ("modified", "live_out", "live_in", "live_loop", "defined_in")
+    __slots__ = ("modified", "live_out", "live_in", "live_loop", "defined_in", "composites",
+                 "composites_restore_only", "composites_refused")
 
     def __init__(self):
         self.modified = frozenset()
@@ -31,6 +34,9 @@ class StatementInfo:
         self.live_in = frozenset()
         self.live_loop = frozenset()
         self.defined_in = frozenset()
+        self.composites = ()               # texts, sorted: carried like state_names
+        self.composites_restore_only = ()  # of those, the ones dead after an `if`
+        self.composites_refused = ()       # (text, reason): modified, live, not carriable
 
     def state_names(self, is_loop):
         """The variables the converted statement must carry, sorted: modified names that are
@@ -87,7 +93,42 @@ def analyze(function_node, loop_flags=None):
                 modified |= activity.assigned_names(node.target)
             info.modified = frozenset(modified)
             info.live_out |= closure_reads
+    _analyze_composites(function_node, annotations, _closure_reads(function_node))
     return annotations
+
+
+def _analyze_composites(function_node, annotations, closure_reads):
+    """Fills in the composite fields of each statement's record.
+
+    A modified composite is state unless it is an item of a local container (one that
+    cannot escape the function, see composites.local_items) that is certainly overwritten,
+    deleted or dropped before any read, both after the statement and at its start (for
+    loops: the top of an iteration). Any other object may be reachable through other names
+    or after the function returns, so its modified composites are always state."""
+    if not composites.writes_composites(function_node):
+        return
+    never_local = (closure_reads | set(activity.parameter_names(function_node)) |
+                   activity.declared_global(function_node))
+    local = composites.local_items(function_node, never_local)
+    liveness = composites.Liveness(local).run(function_node)
+    for node in gast.walk(function_node):
+        if not isinstance(node, _COMPOUND):
+            continue
+        info = annotations.info(node)
+        dead_out = liveness.dead_out.get(id(node), frozenset())
+        dead_in = liveness.dead_in.get(id(node), frozenset())
+
+        def dead(path, *where):
+            return path in local and all(path in d for d in where)
+        carried, refused = composites.modified(node, info.modified)
+        state = [p for p in carried if not dead(p, dead_out, dead_in)]
+        info.composites = tuple(sorted(p.text for p in state))
+        if isinstance(node, gast.If):
+            info.composites_restore_only = tuple(sorted(
+                p.text for p in state if dead(p, dead_out)))
+        info.composites_refused = tuple(sorted(
+            (text, reason) for text, (p, reason) in refused.items()
+            if not dead(p, dead_out, dead_in)))
 
 
 def _closure_reads(function_node):

@@ -14,7 +14,10 @@
                                                        set_state, ('x',))
 
 The state is the variables the statement modifies that are live afterwards (or, for loops,
-at the top of an iteration), from the analysis; variables the generated functions share
+at the top of an iteration), from the analysis, and likewise the composite names it modifies
+(`d['v']`, `s.total`), which the state functions read and write through `ag__.maybe`
+(a key or attribute may be missing); get_state of a statement that modifies a composite it
+cannot carry starts with `ag__.refuse_composite(...)`. Variables the generated functions share
 that may be unbound before the statement are bound to `ag__.Undefined` at the start of the
 function. An `if` whose test is certainly a Python
 value (`x is None`, `isinstance(...)`, a constant) is left as a plain `if`, and a `for` over
@@ -113,15 +116,16 @@ class _Transformer(gast.NodeTransformer):
         outside = {n for n, c in self.function_counts.items() if c > inside.get(n, 0)}
         return sorted(info.modified & (set(state) | outside | self.params | self.ctx.globals))
 
-    def _state_functions(self, state):
+    def _state_functions(self, state, refused=()):
         get_name = self.ctx.namer.stable("get_state")
         set_name = self.ctx.namer.stable("set_state")
         vars_name = self.ctx.namer.stable("vars_")
-        get_body = [gast.Return(value=templates.names_tuple(state))]
+        get_body = [_refusal(text, reason) for text, reason in refused]
+        get_body.append(gast.Return(value=_state_tuple(state, gast.Load())))
         if state:
-            set_body = self._scope_decl(state) + templates.replace(
-                "target = vars_", target=templates.names_tuple(state, gast.Store()),
-                vars_=vars_name)
+            plain = [n for n in state if not is_composite(n)]
+            set_body = self._scope_decl(plain) + templates.replace(
+                "target = vars_", target=_state_tuple(state, gast.Store()), vars_=vars_name)
         else:
             set_body = [gast.Pass()]
         return (get_name, set_name,
@@ -159,11 +163,14 @@ class _Transformer(gast.NodeTransformer):
         shared = self._shared_names(node, state)
         defs, args = build(shared)
         state_defs, keywords = [], []
-        if state:
-            get_name, set_name, state_defs = self._state_functions(state)
+        carried = sorted(state + info.composites)
+        if carried or info.composites_refused:
+            get_name, set_name, state_defs = self._state_functions(
+                carried, info.composites_refused)
             args = args + [templates.name_node(get_name), templates.name_node(set_name),
-                           templates.string_tuple(state)]
+                           templates.string_tuple(carried)]
             restore_only = [n for n in state if n not in info.live_out] if not is_loop else []
+            restore_only = sorted(restore_only + list(info.composites_restore_only))
             if restore_only:
                 keywords.append(gast.keyword(arg="restore_only",
                                              value=templates.string_tuple(restore_only)))
@@ -225,6 +232,35 @@ class _Transformer(gast.NodeTransformer):
                 extra_node = templates.name_node(extra_name)
             return defs, [node.iter, extra_node, templates.name_node(body_name)]
         return self._staged(node, True, build, "for_stmt")
+
+
+def is_composite(name):
+    """True for a composite state name (`d['v']`, `s.total`), False for a plain name."""
+    return "." in name or "[" in name
+
+
+def _state_tuple(names, ctx):
+    """`(x, ag__.maybe(d)['v'], ag__.maybe(s).total)`: the state as an expression or an
+    assignment target. `ag__.maybe` reads a missing key or attribute as a marker, and
+    writing a marker leaves it missing (see runtime.operators.composites)."""
+    elts = []
+    for name in names:
+        if not is_composite(name):
+            elts.append(templates.name_node(name, type(ctx)()))
+            continue
+        node = templates.replace_as_expression(name)
+        node.value = templates.replace_as_expression("ag__.maybe(base)", base=node.value)
+        node.ctx = type(ctx)()
+        elts.append(node)
+    return gast.Tuple(elts=elts, ctx=ctx)
+
+
+def _refusal(text, reason):
+    """The statement refusing, when staged, a composite the statement modifies but cannot
+    carry (the Python path never calls get_state)."""
+    return templates.replace("ag__.refuse_composite(text, reason)",
+                             text=gast.Constant(value=text, kind=None),
+                             reason=gast.Constant(value=reason, kind=None))[0]
 
 
 def _is_converted(node, ctx):

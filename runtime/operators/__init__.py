@@ -3,10 +3,12 @@ between plain Python (Python values) and graph ops (symbolic tensors).
 
 One module per construct: conditionals (if_stmt, if_exp), loops (while_stmt, for_stmt),
 logical (and_, or_, not_, in_, not_in), asserts (assert_stmt), undefined (Undefined
-markers), and py_builtins (range, len, ... applied to tensors).
+markers), composites (maybe, refuse_composite: keys and attributes as state), and
+py_builtins (range, len, ... applied to tensors).
 """
 
 from runtime.operators.asserts import assert_stmt
+from runtime.operators.composites import maybe, refuse_composite
 from runtime.operators.conditionals import if_exp, if_stmt
 from runtime.operators.logical import and_, compare_chain, in_, not_, not_in, or_
 from runtime.operators.loops import for_stmt, while_stmt
@@ -14,4 +16,5 @@ from runtime.operators.staging import try_body
 from runtime.operators.undefined import Undefined, UndefinedReturnValue, ld
 
 __all__ = ["assert_stmt", "if_exp", "if_stmt", "and_", "compare_chain", "in_", "not_", "not_in",
-           "or_", "for_stmt", "while_stmt", "try_body", "Undefined", "UndefinedReturnValue", "ld"]
+           "or_", "for_stmt", "while_stmt", "try_body", "Undefined", "UndefinedReturnValue", "ld",
+           "maybe", "refuse_composite"]

@@ -6,6 +6,8 @@ its branches or body into sub-graphs and reconciling the state they produce:
   * Python numbers and bools become tensors where the other side (or the loop) has tensors;
   * a variable assigned in only one branch is an error naming it, unless it is one of the
     compiler's own flags and return values, which get a neutral value (zeros / False);
+  * a key or attribute of the state (`d['v']`, `s.v`; see runtime.operators.composites)
+    that exists after one branch only, or that a loop creates, is an error naming it;
   * a variable whose dtype or nesting structure differs between branches or iterations is
     an error naming it and both types;
   * a loop variable whose shape changes across iterations is relaxed to None dimensions;
@@ -29,9 +31,10 @@ from runtime import errors
 from runtime import nest
 from runtime import shape as shape_lib
 from runtime import tensor_array
+from runtime.operators.composites import Missing
 from runtime.operators.undefined import DeadValue, Undefined, UndefinedReturnValue
 from runtime.ops import array_ops, common
-from runtime.tensor import SymbolicTensor, Tensor
+from runtime.tensor import EagerTensor, SymbolicTensor, Tensor
 from runtime.variables import Variable
 
 # Variables the compiler introduces; when only one branch sets them, the other side gets a
@@ -163,6 +166,7 @@ def staged_cond(pred, true_fn, false_fn, what, symbol_names=None, restore_only=(
         if name in restore_only:
             builders.append(lambda outputs, name=name: DeadValue(name))
             continue
+        _refuse_missing_in_one_branch(name, a, b)
         builders.append(_merge_symbol(name, a, b, then_sub, else_sub, then_outs, else_outs,
                                       specs))
     then_sub.outputs = then_outs
@@ -170,6 +174,16 @@ def staged_cond(pred, true_fn, false_fn, what, symbol_names=None, restore_only=(
     outputs = control_flow.build_if(pred, then_sub, else_sub, specs)
     merged = [build(outputs) for build in builders]
     return merged[0] if symbol_names is None else tuple(merged)
+
+
+def _refuse_missing_in_one_branch(name, a, b):
+    """A key or attribute (`d['v']`, `s.v`) that exists after one branch only: Python
+    creates (or deletes) it depending on the condition, which no graph value can stand for."""
+    if isinstance(a, Missing) != isinstance(b, Missing):
+        _fail(ValueError, "'%s' exists after the %s branch of a conditional on a tensor but "
+              "not after the %s branch (it does not exist before the conditional, or one "
+              "branch deletes it): set it before the conditional or in both branches"
+              % ((name,) + (("else", "if") if isinstance(a, Missing) else ("if", "else"))))
 
 
 def branch_copies(values):
@@ -345,9 +359,37 @@ def staged_loop(names, init, cond_fn, body_fn, stage_lists="empty"):
     such a list, and never empty.)"""
     refuse_inside_try("a loop")
     init = list(init)
+    _refuse_missing_before_loop(names, init)
+    init = [_captured(value) for value in init]
     if stage_lists and any(type(v) is list and (stage_lists is True or not v) for v in init):
         return _staged_loop_with_lists(names, init, cond_fn, body_fn, stage_lists is True)
     return _staged_loop(names, init, cond_fn, body_fn)
+
+
+def _refuse_missing_before_loop(names, init):
+    """A key or attribute the loop modifies that does not exist before it: Python creates
+    it only if the loop runs, which no graph value can stand for."""
+    for name, value in zip(names, init):
+        if isinstance(value, Missing):
+            _fail(ValueError, "'%s' does not exist before a loop on a tensor that sets it, so "
+                  "it would exist after the loop only if the loop runs at least once: set it "
+                  "before the loop" % name)
+
+
+def _captured(value):
+    """`value` with its eager tensors captured into the graph being built (a loop variable
+    may start as a tensor made outside the function: an attribute set in `__init__`). Lists
+    stay as they are: a list loop variable is tracked by identity (see the last section)."""
+    graph = context.current_graph()
+    if graph is None or isinstance(value, list):
+        return value
+    if isinstance(value, EagerTensor):
+        return graph.capture(value)
+    if isinstance(value, (tuple, dict)) and \
+            any(isinstance(leaf, EagerTensor) for leaf in nest.flatten(value)):
+        return nest.map_structure(
+            lambda leaf: graph.capture(leaf) if isinstance(leaf, EagerTensor) else leaf, value)
+    return value
 
 
 def _staged_loop(names, init, cond_fn, body_fn, check=None):

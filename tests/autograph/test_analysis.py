@@ -357,3 +357,94 @@ def test_every_control_flow_statement_is_annotated(kind):
     annotations = dataflow.analyze(node)
     assert annotations.has(statements(node, kind)[0])
     assert not annotations.has(node)
+
+
+# -- composites --------------------------------------------------------------------------------
+
+
+def composite_state(source, kind=gast.If):
+    info, _ = analysed(source, kind)
+    return info.composites
+
+
+@pytest.mark.parametrize("after, carried", [
+    ("d['v'] = 0\n    return d['v']", ()),                # overwritten before any read
+    ("y = d['w']\n    d['v'] = 0\n    return y", ()),    # another constant key: another slot
+    ("y = d[k]\n    d['v'] = 0\n    return y", ("d['v']",)),  # a variable key may be it
+    ("y = d.get('v')\n    d['v'] = 0\n    return y", ("d['v']",)),  # a method reads all
+    ("return d['v']", ("d['v']",)),
+])
+def test_item_of_a_local_dict_is_state_unless_overwritten_before_any_read(after, carried):
+    source = "def f(x, k):\n    d = {}\n    if x > 0:\n        d['v'] = x\n    %s\n" % after
+    assert composite_state(source) == carried
+
+
+@pytest.mark.parametrize("after", ["s.v = 0", "g()\n    s.v = 0", ""])
+def test_composite_of_an_object_from_outside_is_always_state(after):
+    # `s` may have other names: `g` may read `s.v` through one, and so may the caller.
+    source = "def f(x, s):\n    if x > 0:\n        s.v = x\n    %s\n" % after
+    assert composite_state(source) == ("s.v",)
+
+
+def test_composite_paths_are_named_as_written():
+    assert composite_state("""
+        def f(x, s, d, k):
+            if x > 0:
+                s.a.b = x
+                d["v"][k] += 1
+                s.items[-1] = x
+    """) == ("d['v'][k]", "s.a.b", "s.items[-1]")
+
+
+def test_composite_read_at_the_top_of_a_loop_is_carried_even_if_overwritten_after():
+    assert composite_state("""
+        def f(n, s):
+            while n > 0:
+                s.total = s.total + n
+                n -= 1
+            s.total = 0
+    """, gast.While) == ("s.total",)
+
+
+def test_composite_of_a_base_rebound_in_the_statement_is_not_state():
+    info, _ = analysed("""
+        def f(x):
+            if x > 0:
+                s = make()
+                s.v = x
+            return s
+    """, gast.If)
+    assert info.composites == () and info.composites_refused == ()
+
+
+def test_composite_whose_key_the_statement_assigns_is_refused():
+    info, _ = analysed("""
+        def f(n, d):
+            for i in range(n):
+                d[i] = i
+                d[g(i)] = i
+    """, gast.For)
+    assert info.composites == ()
+    assert [text for text, _ in info.composites_refused] == ["d[g(i)]", "d[i]"]
+
+
+@pytest.mark.parametrize("use, carried", [
+    ("return 1", ()),                          # the dict dies with the function
+    ("return d.get('v', 0) + len(d)", ("d['v']",)),
+    ("return d", ("d['v']",)),                 # escapes: the caller sees it
+    ("keep(d)\n    return 1", ("d['v']",)),
+    ("view = d.values()\n    return 1", ("d['v']",)),  # a view aliases the items
+])
+def test_items_of_a_local_dict_are_live_only_while_it_can_be_read(use, carried):
+    source = "def f(x):\n    d = {}\n    if x > 0:\n        d['v'] = x\n    %s\n" % use
+    assert composite_state(source) == carried
+
+
+def test_objects_held_by_a_local_dict_may_outlive_it():
+    assert composite_state("""
+        def f(x, s):
+            d = {'s': s}
+            if x > 0:
+                d['s'].v = x
+            return 1
+    """) == ("d['s'].v",)

@@ -460,6 +460,20 @@ def test_loop_state_can_be_nested_structures():
     assert (total.numpy(), fib.numpy()) == (15, 13)
 
 
+OUTSIDE_START = tf.constant(10)
+
+
+def test_loop_variable_may_start_as_a_tensor_made_outside_the_function():
+    @tf.function
+    def f(n):
+        total = OUTSIDE_START
+        for i in tf.range(n):
+            total = total + i
+        return total
+
+    assert int(f(tf.constant(4))) == 16
+
+
 def test_loop_variable_whose_shape_grows_is_relaxed():
     @tf.function
     def f(n):
@@ -648,12 +662,16 @@ def test_list_built_in_a_tensor_loop():
     np.testing.assert_array_equal(f(tf.constant(4)).numpy(), [0, 2, 4, 6])
 
 
+def put_first(box, value):
+    box[0] = value
+
+
 def test_tensor_leaked_from_a_loop_body_is_a_clear_error():
     @tf.function
     def f(n):
         box = [None]
         for i in tf.range(n):
-            box[0] = i * 2
+            put_first(box, i * 2)
         return box[0]
 
     with pytest.raises(tf.errors.InaccessibleTensorError,

@@ -2,7 +2,8 @@
 
 Hypothesis writes functions `f(x, y)` over ints with nested `if`/`while`/`for`, `break`,
 `continue` and `return` anywhere (including inside loops whose condition depends on the
-arguments, which TensorFlow rejects). Each program is run three ways:
+arguments, which TensorFlow rejects). Besides plain variables, the state includes an
+attribute (`s.v`) and a dict item (`d['k']`). Each program is run three ways:
 
   * plain Python on ints (the reference);
   * converted by autograph and called on Python ints (the Python fallback of every operator);
@@ -15,6 +16,7 @@ small prime), so int32 never overflows and Python's unbounded ints agree with th
 
 import itertools
 import linecache
+import types
 
 import numpy as np
 import pytest
@@ -24,7 +26,7 @@ from hypothesis import strategies as st
 import autograph
 import autograph.tf as tf
 
-_VARS = ("a", "b", "c")
+_VARS = ("a", "b", "c", "s.v", "d['k']")
 _MOD = 11
 _MAX_DEPTH = 3
 _file_counter = itertools.count()
@@ -127,8 +129,9 @@ def programs(draw):
     writer = _Writer()
     writer.emit(0, "def f(x, y):")
     writer.emit(1, "a = x % {0}\n    b = y % {0}\n    c = 1".format(_MOD))
+    writer.emit(1, "s = types.SimpleNamespace(v=2)\n    d = {'k': 3}")
     _block(draw, writer, 1, 0, False)
-    writer.emit(1, "return (a + 2 * b + 3 * c) % 97")
+    writer.emit(1, "return (a + 2 * b + 3 * c + 5 * s.v + 7 * d['k']) % 97")
     return "\n".join(writer.lines) + "\n"
 
 
@@ -136,7 +139,7 @@ def _load(source):
     """Defines the function in a file-like linecache entry, so autograph can read its source."""
     filename = "<random program %d>" % next(_file_counter)
     linecache.cache[filename] = (len(source), None, source.splitlines(True), filename)
-    namespace = {}
+    namespace = {"types": types}
     exec(compile(source, filename, "exec"), namespace)
     return namespace["f"]
 

@@ -1,0 +1,478 @@
+"""Composite names (`d['v']`, `s.total`, `l[0]`, `s.a.b`, `s.m[k]`) that staged control flow
+modifies are state like plain names: each branch starts from the value before the statement,
+the branches' values are merged, loops carry them. Those that cannot be carried (missing on
+one path, a key that changes inside the statement) are refused naming them and the line."""
+
+import collections
+import inspect
+import textwrap
+
+import pytest
+
+import autograph
+import autograph.tf as tf
+from autograph import codegen, conversion, parsing
+
+
+class Box:
+    """A plain object to hang attributes on."""
+
+    def __init__(self, **values):
+        self.__dict__.update(values)
+
+
+def value(result):
+    return result.numpy().tolist() if hasattr(result, "numpy") else result
+
+
+def assert_matches_python(function, *cases):
+    """`function` traced gives what plain Python gives, for each tuple of int arguments."""
+    traced = tf.function(function)
+    for args in cases:
+        expected = function(*args)
+        got = traced(*[tf.constant(a) for a in args])
+        assert value(got) == expected, (args, value(got), expected)
+
+
+def convert_snippet(source):
+    module, info = parsing.parse_source(textwrap.dedent(source), "snippet.py")
+    node = module.body[0]
+    return codegen.to_source(conversion.convert_node(node, info, node.name))
+
+
+# -- staged if -----------------------------------------------------------------------------------
+
+
+def dict_item_in_if(x, y):
+    d = {"v": y}
+    if x > 0:
+        d["v"] = x
+    return d["v"]
+
+
+def attribute_in_if(x, y):
+    s = Box(v=y)
+    if x > 0:
+        s.v = x
+    return s.v
+
+
+def list_item_in_if(x, y):
+    items = [y, 0]
+    if x > 0:
+        items[0] = x
+    return items[0]
+
+
+def nested_attribute_in_if(x, y):
+    s = Box(a=Box(b=y))
+    if x > 0:
+        s.a.b = x
+    else:
+        s.a.b = s.a.b * 2
+    return s.a.b
+
+
+def attribute_item_with_a_variable_key_in_if(x, y):
+    s = Box(m={"lo": y, "hi": y})
+    key = "hi"
+    if x > 0:
+        s.m[key] = x
+    return s.m[key] + s.m["lo"]
+
+
+def augmented_item_in_if(x, y):
+    d = {"v": y}
+    if x > 0:
+        d["v"] += x
+    else:
+        d["v"] -= 1
+    return d["v"]
+
+
+def value_computed_in_the_branch(x, y):
+    s = Box(total=y)
+    if x > 0:
+        s.total = s.total * x + 1
+    return s.total
+
+
+def key_created_in_both_branches(x, y):
+    d = {}
+    if x > 0:
+        d["v"] = x
+    else:
+        d["v"] = y
+    return d["v"]
+
+
+def whole_object_read_after_the_if(x, y):
+    d = {"v": y, "w": 1}
+    if x > 0:
+        d["v"] = x
+    return sum(d.values())
+
+
+def item_read_by_the_other_branch_only(x, y):
+    d = {"v": y}
+    if x > 0:
+        d["v"] = x
+        r = x
+    else:
+        r = d["v"] + 10
+    d["v"] = 0
+    return r + d["v"]
+
+
+@pytest.mark.parametrize("function", [
+    dict_item_in_if, attribute_in_if, list_item_in_if, nested_attribute_in_if,
+    attribute_item_with_a_variable_key_in_if, augmented_item_in_if,
+    value_computed_in_the_branch, key_created_in_both_branches,
+    whole_object_read_after_the_if, item_read_by_the_other_branch_only])
+def test_composite_assigned_under_a_tensor_if_matches_python(function):
+    assert_matches_python(function, (-3, 7), (3, 7))
+
+
+def test_the_issue_example_gives_the_else_value():
+    assert int(tf.function(dict_item_in_if)(tf.constant(-3), tf.constant(7))) == 7
+
+
+def test_method_reading_an_attribute_after_the_if_sees_the_merged_value():
+    class Counter:
+        def __init__(self):
+            self.best = tf.constant(0)
+
+        def current(self):
+            return self.best
+
+        @tf.function
+        def offer(self, x):
+            if x > self.best:
+                self.best = x
+            return self.current()
+
+    assert int(Counter().offer(tf.constant(5))) == 5
+    assert int(Counter().offer(tf.constant(-5))) == 0
+
+
+def test_key_created_after_an_early_return_on_a_tensor_condition():
+    def f(x):
+        out = {"v": x}
+        if x > 0:
+            return out["v"]
+        out["w"] = x * 2
+        return out["v"] + out["w"]
+
+    assert_matches_python(f, (3,), (-3,))
+
+
+# -- staged loops --------------------------------------------------------------------------------
+
+
+def attribute_accumulated_in_a_range_loop(n):
+    s = Box(total=0)
+    for i in tf.range(n):
+        s.total = s.total + i
+    return s.total
+
+
+def list_item_counted_in_a_while_loop(n):
+    x = [0]
+    while x[0] < n:
+        x[0] += 1
+    return x[0]
+
+
+def attribute_set_under_an_if_in_a_loop(x, y):
+    s = Box(best=x)
+    for i in tf.range(5):
+        if i > 100:
+            s.best = y
+    return s.best
+
+
+def dict_item_updated_under_an_if_in_a_loop(n):
+    d = {"evens": 0, "odds": 0}
+    i = 0
+    while i < n:
+        if i % 2 == 0:
+            d["evens"] += i
+        else:
+            d["odds"] += i
+        i += 1
+    return d["evens"] * 100 + d["odds"]
+
+
+def test_attribute_accumulated_in_a_range_loop():
+    traced = tf.function(attribute_accumulated_in_a_range_loop)
+    assert [int(traced(tf.constant(n))) for n in (0, 5)] == [0, 10]
+
+
+def test_list_item_counted_in_a_while_loop():
+    assert_matches_python(list_item_counted_in_a_while_loop, (0,), (4,))
+
+
+def test_attribute_set_under_an_if_that_never_holds_in_a_loop_keeps_its_value():
+    traced = tf.function(attribute_set_under_an_if_in_a_loop)
+    assert int(traced(tf.constant(7), tf.constant(-1))) == 7
+
+
+def test_dict_items_updated_under_an_if_in_a_loop():
+    assert_matches_python(dict_item_updated_under_an_if_in_a_loop, (0,), (5,))
+
+
+def test_self_attribute_accumulated_in_a_loop_of_a_method():
+    class Model:
+        def __init__(self):
+            self.total = tf.constant(0)
+
+        @tf.function
+        def run(self, n):
+            for i in tf.range(n):
+                self.total = self.total + i
+            return self.total
+
+    assert int(Model().run(tf.constant(4))) == 6
+
+
+def test_attribute_accumulated_over_a_dataset():
+    dataset = tf.data.Dataset.range(4)
+
+    @tf.function
+    def f():
+        s = Box(total=tf.constant(0, tf.int64))
+        for x in dataset:
+            s.total += x
+        return s.total
+
+    assert int(f()) == 6
+
+
+def test_staged_loop_restores_the_objects_values_when_staging_fails():
+    d = {"v": 1}
+
+    @tf.function
+    def f(n):
+        for i in tf.range(n):
+            d["v"] = 1.5  # a float where an int was: refused
+        return n
+
+    with pytest.raises(TypeError, match=r"'d\['v'\]'"):
+        f(tf.constant(2))
+    assert d == {"v": 1}
+
+
+# -- the Python paths keep Python's semantics ----------------------------------------------------
+
+
+def test_python_condition_may_create_a_key_or_attribute():
+    @tf.function
+    def f(x, flag):
+        d, s = {}, Box()
+        if flag:
+            d["new"] = x
+            s.new = x
+        return d["new"] + s.new
+
+    assert int(f(tf.constant(2), True)) == 4
+
+
+def test_python_loop_may_use_a_changing_key():
+    @tf.function
+    def f(x):
+        d = {}
+        for k in ["a", "b"]:
+            d[k] = x
+        i = 0
+        while i < 2:
+            d[i] = x * i
+            i += 1
+        return d["a"] + d["b"] + d[1]
+
+    assert int(f(tf.constant(3))) == 9
+
+
+def test_unconverted_python_values_run_as_plain_python():
+    converted = autograph.to_graph(dict_item_in_if)
+    assert converted(-3, 7) == 7 and converted(3, 7) == 3
+
+
+# -- refusals ------------------------------------------------------------------------------------
+
+
+def key_created_in_one_branch(x):
+    d = {"a": x}
+    if x > 0:
+        d["b"] = x
+    return d
+
+
+def attribute_created_in_one_loop(n):
+    s = Box()
+    for i in tf.range(n):
+        s.best = i
+    return s.best
+
+
+def key_deleted_in_one_branch(x):
+    d = {"a": x}
+    if x > 0:
+        del d["a"]
+    return len(d)
+
+
+def key_changing_in_the_loop(n):
+    d = {0: n}
+    for i in tf.range(n):
+        d[i] = i
+    return d[0]
+
+
+def first_key(x):
+    return "a"
+
+
+def key_computed_by_a_call(x):
+    d = {"a": x}
+    if x > 0:
+        d[first_key(x)] = x + 1
+    return d["a"]
+
+
+def line_of(function, text):
+    lines, first = inspect.getsourcelines(function)
+    return first + next(i for i, line in enumerate(lines) if text in line)
+
+
+@pytest.mark.parametrize("function, pattern, statement", [
+    (key_created_in_one_branch, r"'d\['b'\]' exists after the if branch .* but not after "
+                                r"the else branch", "if x > 0"),
+    (key_deleted_in_one_branch, r"'d\['a'\]' exists after the else branch .* but not "
+                                r"after the if branch", "if x > 0"),
+    (attribute_created_in_one_loop, r"'s.best' does not exist before a loop on a tensor",
+     "for i in"),
+    (key_changing_in_the_loop, r"'d\[i\]' is modified inside .* its key changes inside the "
+                               r"statement \(i is assigned in it\)", "for i in"),
+    (key_computed_by_a_call, r"'d\[first_key\(x\)\]' is modified inside .* its key is not "
+                             r"made of constants and variables only", "if x > 0"),
+])
+def test_composite_that_cannot_be_carried_is_refused_naming_it_and_the_line(
+        function, pattern, statement):
+    with pytest.raises(ValueError, match=pattern) as caught:
+        tf.function(function)(tf.constant(3))
+    assert "test_composite_state.py:%d in %s" % (line_of(function, statement),
+                                                 function.__name__) in str(caught.value)
+
+
+def test_a_refused_key_is_left_as_python_would_have_left_it_before():
+    d = {"a": 1}
+
+    @tf.function
+    def f(x):
+        if x > 0:
+            d["b"] = x
+        return x
+
+    with pytest.raises(ValueError, match=r"'d\['b'\]'"):
+        f(tf.constant(1))
+    assert d == {"a": 1}
+
+
+def test_reading_the_state_does_not_create_a_defaultdict_key():
+    counts = collections.defaultdict(int)
+
+    @tf.function
+    def f(x):
+        if x > 0:
+            counts["v"] += 1
+        return x
+
+    with pytest.raises(ValueError, match=r"'counts\['v'\]' exists after the if branch"):
+        f(tf.constant(1))
+    assert dict(counts) == {}
+
+
+def test_key_missing_on_both_paths_stays_missing():
+    @tf.function
+    def f(x):
+        d = {"a": x}
+        if x > 0:
+            if len(d) > 5:  # a Python condition, false while tracing
+                d["b"] = x
+        return len(d)
+
+    assert int(f(tf.constant(1))) == 1
+
+
+# -- what the converted code says ----------------------------------------------------------------
+
+
+def test_to_code_shows_composite_state_as_written():
+    def f(x, s):
+        d = {"v": x}
+        if x > 0:
+            d["v"] = x
+            s.total = s.total + x
+        return d["v"] + s.total
+
+    code = autograph.to_code(f)
+    assert "return (ag__.maybe(d)['v'], ag__.maybe(s).total)" in code
+    assert "ag__.maybe(d)['v'], ag__.maybe(s).total = vars_" in code
+    assert "(\"d['v']\", 's.total')" in code
+
+
+def test_composite_never_read_again_is_state_since_its_object_outlives_the_call():
+    code = convert_snippet("""
+        def f(self, x):
+            if x > 0:
+                self.v = x
+    """)
+    assert "ag__.maybe(self).v" in code
+
+
+def test_composite_overwritten_before_any_read_is_not_state():
+    code = convert_snippet("""
+        def f(x):
+            d = {'v': 0}
+            if x > 0:
+                d['v'] = x
+            d['v'] = 1
+            return d['v']
+    """)
+    assert "maybe" not in code and "get_state" not in code
+
+
+def test_composite_read_only_by_the_other_branch_is_restored_not_merged():
+    code = convert_snippet(textwrap.dedent("""
+        def f(x):
+            d = {'v': 0}
+            if x > 0:
+                d['v'] = x
+            else:
+                y = d['v']
+            d['v'] = 1
+            return y, d['v']
+    """))
+    assert "restore_only=(\"d['v']\",)" in code
+
+
+def test_rebinding_the_base_makes_the_base_the_state_not_the_composite():
+    code = convert_snippet("""
+        def f(x):
+            for i in range(x):
+                s = make()
+                s.v = i
+            return s
+    """)
+    assert "maybe" not in code and "('s',)" in code
+
+
+def test_refused_composites_are_checked_by_get_state_only():
+    code = convert_snippet("""
+        def f(d, n):
+            for i in range(n):
+                d[i] = i
+    """)
+    get_state = code[code.index("def get_state"):code.index("def set_state")]
+    assert "ag__.refuse_composite('d[i]', 'its key changes inside the statement" in get_state
+    assert "refuse_composite" not in code.replace(get_state, "")

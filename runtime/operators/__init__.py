@@ -2,8 +2,8 @@
 between plain Python (Python values) and graph ops (symbolic tensors).
 
 One module per construct: conditionals (if_stmt, if_exp), loops (while_stmt, for_stmt),
-logical (and_, or_, not_), asserts (assert_stmt), undefined (Undefined markers), and
-py_builtins (range, len, ... applied to tensors).
+logical (and_, or_, not_), asserts (assert_stmt), try_statements (FinallyJumps),
+undefined (Undefined markers), and py_builtins (range, len, ... applied to tensors).
 """
 
 from runtime.operators.asserts import assert_stmt
@@ -11,7 +11,8 @@ from runtime.operators.conditionals import if_exp, if_stmt
 from runtime.operators.logical import and_, compare_chain, not_, or_
 from runtime.operators.loops import for_stmt, while_stmt
 from runtime.operators.staging import try_body
+from runtime.operators.try_statements import FinallyJumps
 from runtime.operators.undefined import Undefined, UndefinedReturnValue, ld
 
 __all__ = ["assert_stmt", "if_exp", "if_stmt", "and_", "compare_chain", "not_", "or_", "for_stmt",
-           "while_stmt", "try_body", "Undefined", "UndefinedReturnValue", "ld"]
+           "while_stmt", "try_body", "FinallyJumps", "Undefined", "UndefinedReturnValue", "ld"]

@@ -14,12 +14,13 @@ The `else:` block of a loop or a `try` runs only when its body ended without a j
 `finally:` block runs whatever happened; when it jumps itself, its jump replaces the one
 pending from the body and swallows an exception in flight, as in Python:
 
-    try:                          with ag__.FinallyJumps('file.py:3') as finally_:
-        return f(x)                   try:
-    finally:                              retval_ = f(x)
-        if x > 0:           ->            do_return = True
-            return 0                  finally:
-        log(x)                            pending_return, do_return = do_return, False
+    try:                          finally_ = ag__.FinallyJumps('file.py:3')
+        return f(x)               with finally_:
+    finally:                          try:
+        if x > 0:           ->            retval_ = f(x)
+            return 0                      do_return = True
+        log(x)                        finally:
+                                          pending_return, do_return = do_return, False
                                           if x > 0:
                                               retval_ = 0
                                               do_return = True
@@ -27,6 +28,10 @@ pending from the body and swallows an exception in flight, as in Python:
                                               log(x)
                                           do_return = finally_.resume(do_return,
                                                                       pending_return)
+
+The flags of the kinds of jump lowered after this one (break and continue after return)
+guard the `resume` of this kind, so that a `break` in the `finally:` block also cancels a
+pending `return`.
 """
 
 import gast

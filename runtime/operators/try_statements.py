@@ -1,9 +1,10 @@
 """`try` statements whose `finally:` block jumps (`return`, `break` or `continue`).
 
-    try:                          with ag__.FinallyJumps('file.py:3') as finally_:
-        g()                           try:
-    finally:                ->            g()
-        return 0                      finally:
+    try:                          finally_ = ag__.FinallyJumps('file.py:3')
+        g()                       with finally_:
+    finally:                ->        try:
+        return 0                          g()
+                                      finally:
                                           pending_return, do_return = do_return, False
                                           retval_ = 0
                                           do_return = True
@@ -28,7 +29,9 @@ class FinallyJumps:
 
     def __init__(self, where):
         self.where = where
-        self.jumped = False
+        # One flag per kind of jump: each pass lowering a kind resumes it separately, maybe
+        # inside a staged branch of another kind's guard, so they are never combined.
+        self.jumped = []
 
     def __enter__(self):
         return self
@@ -38,21 +41,22 @@ class FinallyJumps:
         jumped (`jumped`), which also swallows an exception in flight, or when the `try`
         body's jump is `pending`."""
         jumped = staging.as_condition(jumped)
-        self.jumped = _either(self.jumped, jumped)
+        self.jumped.append(jumped)
         return _either(jumped, staging.as_condition(pending))
 
     def __exit__(self, exc_type, exc, tb):
         if exc is None:
             return False
-        if staging.is_symbolic(self.jumped):
+        if any(staging.is_symbolic(jumped) for jumped in self.jumped):
             raise NotImplementedError(errors.with_user_location(
                 "the `finally:` block of the `try` at %s jumps (return, break or continue) "
-                "depending on a tensor while an exception raised during tracing is in flight: "
-                "whether that exception propagates cannot depend on a value known only when "
-                "the graph runs. Make the jump's condition a Python value, or handle the "
-                "exception with an `except` clause" % self.where,
+                "depending on a tensor while an exception raised during tracing is in flight "
+                "(%s: %s): whether that exception propagates cannot depend on a value known "
+                "only when the graph runs. Make the jump's condition a Python value, or "
+                "handle the exception with an `except` clause"
+                % (self.where, type(exc).__name__, exc),
                 errors.user_location(2))) from exc
-        return bool(self.jumped)
+        return any(bool(jumped) for jumped in self.jumped)
 
 
 def _either(a, b):

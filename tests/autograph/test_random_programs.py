@@ -2,7 +2,11 @@
 
 Hypothesis writes functions `f(x, y)` over ints with nested `if`/`while`/`for`, `break`,
 `continue` and `return` anywhere (including inside loops whose condition depends on the
-arguments, which TensorFlow rejects). Each program is run three ways:
+arguments, which TensorFlow rejects, and inside `finally:` blocks), `try/finally` around
+them, and `try/except ValueError` around calls of `risky`, which raises on some arguments.
+Those arguments are Python values while tracing too (constants and the counters of loops
+over constant ranges): tensor control flow inside a `try` with `except` clauses is refused.
+Each program is run three ways:
 
   * plain Python on ints (the reference);
   * converted by autograph and called on Python ints (the Python fallback of every operator);
@@ -13,8 +17,10 @@ All three must return the same number. Values stay small (every update is reduce
 small prime), so int32 never overflows and Python's unbounded ints agree with the tensors.
 """
 
+import ast
 import itertools
 import linecache
+import warnings
 
 import numpy as np
 import pytest
@@ -59,12 +65,20 @@ def _condition(draw):
     return compare
 
 
+def risky(v):
+    """The call that `try/except` blocks of the programs guard: fails on some values."""
+    if v % 3 == 2:
+        raise ValueError("risky(%d)" % v)
+    return v % 5
+
+
 class _Writer:
     """Accumulates source lines and hands out fresh loop-counter names."""
 
     def __init__(self):
         self.lines = []
         self.counters = itertools.count()
+        self.static = []  # counters of the enclosing loops over constant ranges
 
     def emit(self, indent, text):
         self.lines.append("    " * indent + text)
@@ -79,7 +93,8 @@ def _block(draw, writer, indent, depth, in_loop):
 def _statement(draw, writer, indent, depth, in_loop):
     kinds = ["assign", "assign", "augassign"]
     if depth < _MAX_DEPTH:
-        kinds += ["if", "if_else", "while", "for_range", "for_tensor_range"]
+        kinds += ["if", "if_else", "while", "for_range", "for_tensor_range", "for_static",
+                  "try_finally", "try_except"]
     if in_loop:
         kinds += ["break", "continue"]
     kinds.append("return")
@@ -113,12 +128,54 @@ def _statement(draw, writer, indent, depth, in_loop):
         writer.emit(indent, "for %s in range(%s):" % (counter, bound))
         writer.emit(indent + 1, "%s = (%s + %s) %% %d" % (var, var, counter, _MOD))
         _block(draw, writer, indent + 1, depth + 1, True)
+    elif kind == "for_static":
+        counter = "k%d" % next(writer.counters)
+        writer.emit(indent, "for %s in range(3):" % counter)
+        writer.static.append(counter)
+        _block(draw, writer, indent + 1, depth + 1, True)
+        writer.static.pop()
+    elif kind == "try_finally":
+        writer.emit(indent, "try:")
+        _block(draw, writer, indent + 1, depth + 1, in_loop)
+        writer.emit(indent, "finally:")
+        _block(draw, writer, indent + 1, depth + 1, in_loop)
+    elif kind == "try_except":
+        _try_except(draw, writer, indent, depth, in_loop)
     elif kind == "break":
         writer.emit(indent, "break")
     elif kind == "continue":
         writer.emit(indent, "continue")
     else:
         writer.emit(indent, "return %s" % draw(_expr()))
+
+
+def _risky_call(draw, writer):
+    argument = draw(st.sampled_from(writer.static + ["0", "1", "2", "4"]))
+    if argument in writer.static:
+        argument += " + %d" % draw(st.integers(0, 2))
+    return "risky(%s)" % argument
+
+
+def _try_except(draw, writer, indent, depth, in_loop):
+    """`try:` around calls of `risky` (only simple statements: no tensor control flow) and
+    maybe a jump, then `except ValueError:`, maybe `else:` and `finally:`."""
+    writer.emit(indent, "try:")
+    for _ in range(draw(st.integers(1, 2))):
+        var = draw(st.sampled_from(_VARS))
+        writer.emit(indent + 1, "%s = (%s + %s) %% %d" % (var, var, _risky_call(draw, writer),
+                                                          _MOD))
+    jumps = ["none", "return"] + (["break", "continue"] if in_loop else [])
+    jump = draw(st.sampled_from(jumps))
+    if jump == "return":
+        writer.emit(indent + 1, "return %s" % _risky_call(draw, writer))
+    elif jump != "none":
+        writer.emit(indent + 1, jump)
+    writer.emit(indent, "except ValueError:")
+    _block(draw, writer, indent + 1, depth + 1, in_loop)
+    for clause in ("else", "finally"):
+        if draw(st.booleans()):
+            writer.emit(indent, "%s:" % clause)
+            _block(draw, writer, indent + 1, depth + 1, in_loop)
 
 
 @st.composite
@@ -136,8 +193,10 @@ def _load(source):
     """Defines the function in a file-like linecache entry, so autograph can read its source."""
     filename = "<random program %d>" % next(_file_counter)
     linecache.cache[filename] = (len(source), None, source.splitlines(True), filename)
-    namespace = {}
-    exec(compile(source, filename, "exec"), namespace)
+    namespace = {"risky": risky}
+    with warnings.catch_warnings():  # jumps in `finally:` warn from Python 3.14 (PEP 765)
+        warnings.simplefilter("ignore", SyntaxWarning)
+        exec(compile(source, filename, "exec"), namespace)
     return namespace["f"]
 
 
@@ -174,6 +233,34 @@ def test_generator_covers_staged_jumps():
 
     collect()
     assert seen == {"break", "continue", "return"}
+
+
+def test_generator_covers_jumps_in_finally_and_caught_exceptions():
+    """Programs with a jump inside a `finally:` block, and ones where `risky` raises."""
+    seen = set()
+
+    def note_raise(v):
+        if v % 3 == 2:
+            seen.add("raised")
+        return risky(v)
+
+    @settings(max_examples=100, deadline=None, database=None)
+    @given(source=programs())
+    def collect(source):
+        for node in ast.walk(ast.parse(source)):
+            if isinstance(node, ast.Try) and any(
+                    isinstance(sub, (ast.Return, ast.Break, ast.Continue))
+                    for stmt in node.finalbody for sub in ast.walk(stmt)):
+                seen.add("jump in finally")
+        if "risky(" in source:
+            namespace = {"risky": note_raise}
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore", SyntaxWarning)
+                exec(compile(source, "<program>", "exec"), namespace)
+            namespace["f"](3, 4)
+
+    collect()
+    assert seen == {"jump in finally", "raised"}
 
 
 @pytest.mark.parametrize("x,y", [(0, 0), (3, 7), (9, 2)])

@@ -155,6 +155,7 @@ def test_tensor_dependent_return_in_finally_with_an_exception_in_flight_is_refus
     line = finally_returns_on_a_tensor_while_the_body_raises.__code__.co_firstlineno + 1
     assert "the `try` at %s:%d" % (__file__, line) in str(info.value)
     assert isinstance(info.value.__cause__, ValueError)
+    assert "(ValueError: two)" in str(info.value)
     assert int(traced(tf.constant(5), 1).numpy()) == 5  # nothing in flight: staged
 
 
@@ -447,3 +448,22 @@ def test_finally_that_jumps_is_wrapped_once_for_all_kinds_of_jump():
     assert "pending_return, do_return = (do_return, False)" in code
     assert "break_ = finally_.resume(break_, pending_break)" in code
     assert converted(5) == 55
+
+
+def continue_or_break_in_finally_on_tensors(x):
+    total = 0
+    for k in range(4):
+        try:
+            total += 1
+        finally:
+            if x > k:
+                continue
+            if x < 0:
+                break
+        total += 10
+    return total
+
+
+@pytest.mark.parametrize("x", [-1, 0, 2, 9])
+def test_finally_with_several_kinds_of_jump_on_tensor_conditions(x):
+    assert_agree(continue_or_break_in_finally_on_tensors, x)

@@ -240,7 +240,7 @@ class _Definedness:
         if isinstance(node, (gast.With, gast.AsyncWith)):
             return self.block(node.body, defined | activity.assigned_names(node.items))
         if isinstance(node, gast.Try):
-            self.block(node.body, defined)
+            self.block(node.body + node.orelse, defined)  # `else:` runs after the body
             for handler in node.handlers:
                 self.block(handler.body, defined)
             return self.block(node.finalbody, defined)

@@ -35,10 +35,9 @@ class _Transformer(gast.NodeTransformer):
         after = []
         if has_break:
             flag = self.ctx.namer.new("break_")
-            node.body = jumps.lower_block(
-                node.body, is_break,
-                lambda n: templates.replace("flag = True", flag=flag),
-                jumps.not_loop_or_function, flag) or [gast.Pass()]
+            jump = jumps.Jump("break", flag, lambda n: templates.replace("flag = True", flag=flag),
+                              jumps.not_loop_or_function, self.ctx)
+            node.body = jumps.lower_block(node.body, jump) or [gast.Pass()]
             self.ctx.add_loop_flag(node, flag)
             before = set_origin(templates.replace("flag = False", flag=flag), node)
             if node.orelse:

@@ -30,10 +30,10 @@ class _Transformer(gast.NodeTransformer):
         is_continue = lambda n: isinstance(n, gast.Continue)  # noqa: E731
         if any(jumps.contains(s, is_continue, jumps.not_loop_or_function) for s in node.body):
             flag = self.ctx.namer.new("continue_")
-            body = jumps.lower_block(
-                node.body, is_continue,
-                lambda n: templates.replace("flag = True", flag=flag),
-                jumps.not_loop_or_function, flag)
+            jump = jumps.Jump("continue", flag,
+                              lambda n: templates.replace("flag = True", flag=flag),
+                              jumps.not_loop_or_function, self.ctx)
+            body = jumps.lower_block(node.body, jump)
             reset = set_origin(templates.replace("flag = False", flag=flag), node.body[0])
             node.body = reset + body
         return node

@@ -104,6 +104,8 @@ class _Transformer(gast.NodeTransformer):
     def visit_Call(self, node):
         self.generic_visit(node)
         func = node.func
+        if getattr(node, "_ag_runtime_call", False):
+            return node
         if isinstance(func, gast.Name) and (func.id in PLAIN_CALLS or func.id.startswith(
                 "ag__")):
             return node

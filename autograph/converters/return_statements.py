@@ -5,11 +5,11 @@
             if i > 3:                     retval_ = ag__.UndefinedReturnValue()
                 return i        ->        for i in range(x):      # stops once do_return
         return -1                             if i > 3:
-                                                  do_return = True
                                                   retval_ = i
+                                                  do_return = True
                                           if not do_return:
-                                              do_return = True
                                               retval_ = -1
+                                              do_return = True
                                           return fscope.ret(retval_, do_return)
 
 Functions whose only `return` is their last statement are left alone. When every path ends
@@ -98,11 +98,12 @@ def transform(node, ctx):
 
     def replace(ret):
         result = ret.value if ret.value is not None else gast.Constant(value=None, kind=None)
-        return templates.replace("flag = True\nvalue = result", flag=flag, value=value,
+        # The value first: when computing it raises, no return happened.
+        return templates.replace("value = result\nflag = True", flag=flag, value=value,
                                  result=result)
 
     always = _always_returns(node.body)  # before lowering, which removes the returns
-    body = jumps.lower_block(node.body, _is_return, replace, _descend, flag)
+    body = jumps.lower_block(node.body, jumps.Jump("return", flag, replace, _descend, ctx))
     prologue = templates.replace(
         "flag = False\nvalue = ag__.UndefinedReturnValue()", flag=flag, value=value)
     if always == "yes":

@@ -2,9 +2,9 @@
 between plain Python (Python values) and graph ops (symbolic tensors).
 
 One module per construct: conditionals (if_stmt, if_exp), loops (while_stmt, for_stmt),
-logical (and_, or_, not_, in_, not_in), asserts (assert_stmt), undefined (Undefined
-markers), composites (maybe, refuse_composite: keys and attributes as state), and
-py_builtins (range, len, ... applied to tensors).
+logical (and_, or_, not_, in_, not_in), asserts (assert_stmt), try_statements (FinallyJumps),
+undefined (Undefined markers), composites (maybe, refuse_composite: keys and attributes as
+state), and py_builtins (range, len, ... applied to tensors).
 """
 
 from runtime.operators.asserts import assert_stmt
@@ -13,8 +13,9 @@ from runtime.operators.conditionals import if_exp, if_stmt
 from runtime.operators.logical import and_, compare_chain, in_, not_, not_in, or_
 from runtime.operators.loops import for_stmt, while_stmt
 from runtime.operators.staging import try_body
+from runtime.operators.try_statements import FinallyJumps
 from runtime.operators.undefined import Undefined, UndefinedReturnValue, ld
 
 __all__ = ["assert_stmt", "if_exp", "if_stmt", "and_", "compare_chain", "in_", "not_", "not_in",
-           "or_", "for_stmt", "while_stmt", "try_body", "Undefined", "UndefinedReturnValue", "ld",
-           "maybe", "refuse_composite"]
+           "or_", "for_stmt", "while_stmt", "try_body", "FinallyJumps", "Undefined",
+           "UndefinedReturnValue", "ld", "maybe", "refuse_composite"]

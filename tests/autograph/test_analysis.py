@@ -344,6 +344,21 @@ def test_try_body_assignments_are_not_definitely_defined():
     assert annotations.info(statements(node, gast.If)[0]).defined_in == {"a"}
 
 
+def test_try_else_is_analysed_after_the_try_body():
+    node = parse("""
+        def f(a):
+            try:
+                x = g()
+            except ValueError:
+                return 0
+            else:
+                if a:
+                    y = x
+    """)
+    annotations = dataflow.analyze(node)
+    assert annotations.info(statements(node, gast.If)[0]).defined_in == {"a", "x"}
+
+
 @pytest.mark.parametrize("kind", [gast.If, gast.While, gast.For])
 def test_every_control_flow_statement_is_annotated(kind):
     node = parse("""

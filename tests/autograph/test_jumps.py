@@ -215,12 +215,12 @@ def test_return_in_a_branch_becomes_do_return_and_retval():
         "do_return = False",
         "retval_ = ag__.UndefinedReturnValue()",
         "if x > 3:",
-        "do_return = True",
         "retval_ = x * 2",
+        "do_return = True",
         "if not do_return:",
         "x = x + 1",
-        "do_return = True",
         "retval_ = x",
+        "do_return = True",
         "return retval_",
     ]
 

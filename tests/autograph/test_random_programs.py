@@ -371,11 +371,11 @@ def test_generator_covers_jumps_in_finally_and_caught_exceptions():
                     for stmt in node.finalbody for sub in ast.walk(stmt)):
                 seen.add("jump in finally")
         if "risky(" in source:
-            namespace = {"risky": note_raise}
+            namespace = {"risky": note_raise, "Box": types.SimpleNamespace}
             with warnings.catch_warnings():
                 warnings.simplefilter("ignore", SyntaxWarning)
                 exec(compile(source, "<program>", "exec"), namespace)
-            namespace["f"](3, 4)
+            _outcome(lambda: namespace["f"](3, 4))
 
     collect()
     assert seen == {"jump in finally", "raised"}
@@ -401,3 +401,29 @@ def test_return_inside_staged_loop_in_branch(x, y):
     f = _load(source)
     assert int(tf.function(f)(tf.constant(x), tf.constant(y)).numpy()) == f(x, y)
     assert np.isscalar(f(x, y))
+
+
+def test_generator_covers_maybe_unbound_reads_and_composite_state():
+    """Programs that read `e` bound on some runs and unbound on others, `del e`, and
+    assignments to `s.v` and `d['k']` inside loops whose trip count depends on the arguments
+    (zero for some)."""
+    seen = set()
+
+    @settings(max_examples=200, deadline=None, database=None)
+    @given(source=programs())
+    def collect(source):
+        if "del e" in source:
+            seen.add("del")
+        tree = ast.parse(source)
+        for loop in ast.walk(tree):
+            if isinstance(loop, (ast.For, ast.While)) and "x % 4" in ast.unparse(loop)[:40]:
+                body = ast.unparse(loop)
+                if "s.v =" in body or "d['k'] =" in body:
+                    seen.add("composite in staged loop")
+        f = _load(source)
+        outcomes = {_outcome(lambda: f(x, 1))[0] for x in range(4)}
+        if outcomes == {"value", "unbound"}:
+            seen.add("unbound on some runs")
+
+    collect()
+    assert seen == {"del", "composite in staged loop", "unbound on some runs"}

@@ -183,8 +183,7 @@ def test_rule_matches_finite_differences(name, mode):
 
 
 def test_every_core_op_declares_a_gradient_or_none():
-    """Every op of the core op modules has a rule or is declared non-differentiable, except
-    the few whose gradient is deliberately missing (a LookupError names them)."""
+    """Every op of the core op modules has a rule or is declared non-differentiable."""
     from runtime import control_flow, variables
     from runtime.function import CALL_OP
     from runtime.ops import array_ops, io_ops, math_ops, nn_random_ops
@@ -196,7 +195,7 @@ def test_every_core_op_declares_a_gradient_or_none():
                 list(control_flow.WHILE_OPS.values()) + [CALL_OP]})
     missing = sorted(name for name, op in ops.items()
                      if op.grad is None and name not in ("Placeholder", "Const"))
-    assert missing == ["EagerPyFunc"]
+    assert missing == []
 
 
 # -- tape semantics ------------------------------------------------------------------------------
@@ -371,20 +370,29 @@ def test_non_differentiable_ops_give_none():
     assert tape.gradient(y, x) is None
 
 
+def _py_function_gradient_under(outer, x):
+    """The gradient of a py_function, computed while `outer` records: an EagerPyFuncGrad
+    op, which has no gradient rule itself."""
+    with GradientTape() as inner:
+        inner.watch(x)
+        y = tf.py_function(lambda a: a * a, [x], tf.float32)
+    return inner.gradient(y, x)
+
+
 def test_missing_rule_raises_lookup_error_naming_the_op():
     x = tf.constant([1.0, 2.0])
     with GradientTape() as tape:
         tape.watch(x)
-        y = tf.py_function(lambda a: a * 2.0, [x], tf.float32)
-    with pytest.raises(LookupError, match="EagerPyFunc"):
-        tape.gradient(y, x)
+        dy = _py_function_gradient_under(tape, x)
+    with pytest.raises(LookupError, match="EagerPyFuncGrad"):
+        tape.gradient(dy, x)
 
 
 def test_missing_rule_off_the_path_is_not_an_error():
     x = tf.constant([1.0, 2.0])
     with GradientTape() as tape:
         tape.watch(x)
-        tf.py_function(lambda a: a * 2.0, [x], tf.float32)
+        _py_function_gradient_under(tape, x)
         y = x * 2.0
     np.testing.assert_allclose(tape.gradient(y, x).numpy(), [2.0, 2.0])
 
@@ -1159,3 +1167,69 @@ def test_recomputing_a_read_of_a_variable_the_function_assigns_is_refused():
         y = read_then_assign(x)
     with pytest.raises(NotImplementedError, match="also assigns that variable"):
         tape.gradient(y, x)
+
+
+# -- py_function: the Python function's own tape ----------------------------------------------
+
+
+def test_py_function_gradient_eagerly_is_that_of_its_tf_ops():
+    x = tf.constant([1.0, 2.0, 3.0], tf.float64)
+    with GradientTape() as tape:
+        tape.watch(x)
+        y = tf.py_function(lambda t: t * t, [x], tf.float64)
+        z = tf.reduce_sum(3.0 * y)
+    np.testing.assert_allclose(tape.gradient(z, x).numpy(), 6.0 * x.numpy())
+
+
+def test_py_function_gradient_with_the_tape_inside_a_function():
+    @tf.function
+    def f(x):
+        with tf.GradientTape() as tape:
+            tape.watch(x)
+            y = tf.py_function(lambda t: tf.sin(t) * t, [x], tf.float64)
+        return tape.gradient(y, x)
+
+    x = np.array([0.5, 1.0, 2.0])
+    np.testing.assert_allclose(f(tf.constant(x)).numpy(), np.cos(x) * x + np.sin(x))
+
+
+def test_py_function_gradient_through_a_function_and_a_staged_loop():
+    @tf.function
+    def f(x):
+        total = tf.constant(0.0, tf.float64)
+        for i in tf.range(3):
+            scale = tf.cast(i + 1, tf.float64)
+            total += tf.reduce_sum(tf.py_function(lambda t, s: t * t * s, [x, scale],
+                                                  tf.float64))
+        return total
+
+    x = tf.constant([1.0, -2.0], tf.float64)
+    with GradientTape() as tape:
+        tape.watch(x)
+        y = f(x)
+    np.testing.assert_allclose(float(y), 6.0 * 5.0)
+    np.testing.assert_allclose(tape.gradient(y, x).numpy(), 12.0 * x.numpy())
+
+
+def test_py_function_gradient_of_several_outputs_and_inputs():
+    a = tf.constant(2.0, tf.float64)
+    b = tf.constant(5.0, tf.float64)
+    with GradientTape(persistent=True) as tape:
+        tape.watch([a, b])
+        p, q = tf.py_function(lambda u, v: (u * v, u + v * v), [a, b],
+                              [tf.float64, tf.float64])
+        y = p + 10.0 * q
+    ga, gb = tape.gradient(y, [a, b])
+    assert (float(ga), float(gb)) == (5.0 + 10.0, 2.0 + 100.0)
+    assert float(tape.gradient(p, b)) == 2.0
+
+
+def test_py_function_returning_an_unconnected_value_raises_when_a_gradient_needs_it():
+    x = tf.constant([1.0, 2.0])
+    with GradientTape() as tape:
+        tape.watch(x)
+        y = tf.py_function(lambda t: t.numpy() * 2, [x], tf.float32)
+    with pytest.raises(tf.errors.InvalidArgumentError,
+                       match="output 0 of tf.py_function.*not a tensor") as info:
+        tape.gradient(y, x)
+    assert "test_gradients.py" in str(info.value)

@@ -37,6 +37,7 @@ from runtime import shape as shape_lib
 from runtime.gradients.backprop import (GradResult, Inliner, add_values, backprop, can_carry,
                                         carries, external_key_in, grad_for, graph_externals,
                                         zeros_like_tensor, zeros_like_value)
+from runtime.gradients import residuals
 from runtime.gradients.grad_ops import fully_known
 from runtime.graph import Graph
 from runtime.ops import array_ops
@@ -55,12 +56,14 @@ def _if_grad(ctx, grads):
     pred = inputs[0]
     wanted = [i for i in range(1, len(inputs)) if ctx.needed[i]]
     externals = list(ctx.needed_externals)
+    kept = _branch_residuals(ctx)
     branches = {}
     for name in ("then", "else"):
         sub = ctx.attrs[name]
         branch, result = control_flow.trace_subgraph(
             "cond_grad_" + name,
-            lambda sub=sub: _branch_vjp(sub, inputs, grads, wanted, externals), [])
+            lambda sub=sub, fed=kept[name]: _branch_vjp(sub, inputs, grads, wanted, externals,
+                                                       fed), [])
         branches[name] = (branch, result)
     slots = [slot for slot in [("in", i) for i in wanted] + [("ext", k) for k in
                                                              range(len(externals))]
@@ -95,12 +98,24 @@ def _if_grad(ctx, grads):
     return GradResult(input_grads, external_grads)
 
 
-def _branch_vjp(sub, inputs, grads, wanted, externals):
+def _branch_residuals(ctx):
+    """{branch name: {id(residual of the branch): the If's output holding its value}}."""
+    if not residuals.expose(ctx._record):
+        return {"then": {}, "else": {}}
+    then_r, else_r = ctx.attrs["residuals"]
+    first = ctx.attrs["n_outputs"]
+    return {"then": {id(t): ctx.output(first + k) for k, t in enumerate(then_r)},
+            "else": {id(t): ctx.output(first + len(then_r) + k) for k, t in enumerate(else_r)}}
+
+
+def _branch_vjp(sub, inputs, grads, wanted, externals, fed):
     """Inside a gradient branch: backpropagates through forward branch `sub`, re-emitted into
-    the current graph. Returns {slot: gradient tensor} for the inputs and externals reached."""
+    the current graph (`fed`: the values of its residuals). Returns {slot: gradient tensor}
+    for the inputs and externals reached."""
     from runtime import context
     graph = context.current_graph()
     mapping = {id(ph): inputs[i] for ph, i in sub.captured}
+    mapping.update(fed)
     inliner = Inliner(sub.graph, graph, mapping)
     key = external_key_in(sub.graph)
     by_index = {i: ph for ph, i in sub.captured}
@@ -146,6 +161,7 @@ class WhileGradPlan:
 
     def __init__(self, n, float_states, n_body, n_cond, dy_slots, cond_run, forward_run,
                  vjp_run, captured_out, externals_out):
+        self.replayed = cond_run is None    # iterations replayed from the loop's residuals
         self.n = n                          # loop variables
         self.float_states = float_states    # indices of the float loop variables
         self.n_body = n_body                # body captured inputs
@@ -166,13 +182,22 @@ def _while_grad_kernel(*values, plan, out_specs):
     state = values[:n]
     body_values = values[n:n + n_body]
     cond_values = values[n + n_body:n + n_body + n_cond]
+    if plan.replayed:
+        kept = residuals.unbox(values[-1])
+        values = values[:-1]
     dys = values[n + n_body + n_cond:]
     cond_run, forward_run = plan.cond_run, plan.forward_run
     history = []  # per iteration: (state after it, the intermediates its gradient needs)
-    while cond_run(*state, *cond_values)[0]:
-        out = forward_run(*state, *body_values)
-        state = out[:n]
-        history.append((state, out[n:]))
+    if plan.replayed:
+        for fed in kept:
+            out = forward_run(*state, *body_values, *fed)
+            state = out[:n]
+            history.append((state, out[n:]))
+    else:
+        while cond_run(*state, *cond_values)[0]:
+            out = forward_run(*state, *body_values)
+            state = out[:n]
+            history.append((state, out[n:]))
     float_states = plan.float_states
     nf = len(float_states)
     grads = [None] * nf
@@ -231,6 +256,10 @@ def _while_grad(ctx, grads):
     wanted = [j for j, (ph, i) in enumerate(body.captured) if ctx.needed[i] and can_carry(ph)]
     body_externals = {id(e) for e in graph_externals(body.graph)}
     externals = [e for e in ctx.needed_externals if id(e) in body_externals]
+    # With residuals (values a second run would not reproduce), the forward loop kept each
+    # iteration's: the iterations are replayed from them.
+    replayed = bool(residuals.expose(ctx._record))
+    body_residuals = ctx.attrs["residuals"] if replayed else ()
 
     # `forward`: one iteration of the body, re-emitted on demand (only what computes the
     # state and what the gradient reads: prints and assignments are not run again).
@@ -240,8 +269,10 @@ def _while_grad(ctx, grads):
     with forward.as_default():
         states = [forward.add_placeholder("state", *_spec(ph)) for ph in body.placeholders]
         captured = [forward.add_placeholder("captured", *_spec(ph)) for ph in body_captured]
+        fed = [forward.add_placeholder("residual", *_spec(t)) for t in body_residuals]
     mapping = {id(ph): t for ph, t in zip(body.placeholders, states)}
     mapping.update({id(ph): t for ph, t in zip(body_captured, captured)})
+    mapping.update({id(t): p for t, p in zip(body_residuals, fed)})
     vjp = Graph("while_body_grad", outer=forward)
     inliner = Inliner(body.graph, forward, mapping, consumer=vjp)
     with vjp.as_default():
@@ -261,7 +292,7 @@ def _while_grad(ctx, grads):
     kept = [c for c in vjp.captures if isinstance(c.external, SymbolicTensor)]
     next_states = [inliner.in_target(t) for t in body.outputs]
     forward_run = executor.compile_graph(
-        forward, states + captured, next_states + [c.external for c in kept],
+        forward, states + captured + fed, next_states + [c.external for c in kept],
         "while_body_forward").run
     vjp_run = executor.compile_graph(vjp, dstates + [c.placeholder for c in kept],
                                      vjp_outputs, "while_body_grad").run
@@ -271,11 +302,13 @@ def _while_grad(ctx, grads):
     out_specs += [_spec(g) for _, g in kept_captured]
     out_specs += [_spec(g) for _, g in kept_externals]
     plan = WhileGradPlan(n, float_states, len(body_captured), len(cond_indices), dy_slots,
-                         _compiled_cond(cond), forward_run, vjp_run,
+                         None if replayed else _compiled_cond(cond), forward_run, vjp_run,
                          [j for j, _ in kept_captured], [e for e, _ in kept_externals])
     node_inputs = (list(inputs[:n]) + [inputs[i] for i in body_indices] +
                    [inputs[i] for i in cond_indices] +
                    [grads[i] for i in float_states if grads[i] is not None])
+    if replayed:
+        node_inputs.append(ctx.output(len(ctx.attrs["out_specs"])))
     outs = execute(WHILE_GRAD_OP, node_inputs, {"plan": plan, "out_specs": tuple(out_specs)},
                    name="while_grad")
     input_grads = [None] * len(inputs)

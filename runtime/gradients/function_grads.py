@@ -25,6 +25,7 @@ import numpy as np
 from runtime import context
 from runtime import nest
 from runtime.function import CALL_OP, ConcreteFunction
+from runtime.gradients import residuals
 from runtime.gradients.backprop import (GradResult, Inliner, backprop, external_key_in,
                                         grad_for, graph_externals)
 from runtime.graph import Graph
@@ -43,18 +44,19 @@ class FunctionGradient:
         self.layout = layout          # per output: ("in", input index) or ("ext", external)
 
 
-def gradient_function(f, input_mask, external_mask):
+def gradient_function(f, input_mask, external_mask, residuals=()):
     """The (cached) FunctionGradient of ConcreteFunction `f` for the inputs and externals
-    (`graph_externals(f.graph)`) selected by the masks."""
+    (`graph_externals(f.graph)`) selected by the masks. With `residuals` (tensors of
+    `f.graph`, see residuals.py), it takes their forward values as extra inputs."""
     cache = f.__dict__.setdefault("_gradient_functions", {})
-    key = (tuple(input_mask), tuple(external_mask))
+    key = (tuple(input_mask), tuple(external_mask), tuple(id(t) for t in residuals))
     found = cache.get(key)
     if found is None:
-        found = cache[key] = _build(f, input_mask, external_mask)
+        found = cache[key] = _build(f, input_mask, external_mask, residuals)
     return found
 
 
-def _build(f, input_mask, external_mask):
+def _build(f, input_mask, external_mask, residuals):
     forward = f.graph
     externals = graph_externals(forward)
     graph = Graph(f.name + "_grad")
@@ -64,7 +66,10 @@ def _build(f, input_mask, external_mask):
         dys = [graph.add_placeholder("grad_" + f.flat_outputs[i].node.name,
                                      f.flat_outputs[i].dtype, f.flat_outputs[i]._shape)
                for i in dy_indices]
-        inliner = Inliner(forward, graph, {id(ph): x for ph, x in zip(f._feeds, xs)})
+        kept = [graph.add_placeholder("residual", t.dtype, t._shape) for t in residuals]
+        mapping = {id(ph): x for ph, x in zip(f._feeds, xs)}
+        mapping.update({id(t): r for t, r in zip(residuals, kept)})
+        inliner = Inliner(forward, graph, mapping)
         key = external_key_in(forward)
         slots, sources = [], []
         for i, (ph, need) in enumerate(zip(f._feeds, input_mask)):
@@ -81,7 +86,7 @@ def _build(f, input_mask, external_mask):
     outputs = [g for g in found if g is not None]
     if not outputs:
         return FunctionGradient(None, dy_indices, [])
-    feeds = xs + dys
+    feeds = xs + dys + kept
     graph.inputs = list(feeds)
     graph.outputs = list(outputs)
     cf = ConcreteFunction(f.name + "_grad", graph, feeds, outputs,
@@ -94,8 +99,10 @@ def _call_grad(ctx, grads):
     f = ctx.attrs["f"]
     n = len(f._feeds)
     needed_ids = {id(e) for e in ctx.needed_externals}
+    kept = residuals.expose(ctx._record)
     gradient = gradient_function(f, ctx.needed[:n], [id(e) in needed_ids for e in
-                                                     graph_externals(f.graph)])
+                                                     graph_externals(f.graph)],
+                                 ctx.attrs.get("residuals", ()) if kept else ())
     input_grads = [None] * len(ctx.needed)
     if gradient.function is None:
         return GradResult(input_grads)
@@ -104,7 +111,9 @@ def _call_grad(ctx, grads):
     for i in gradient.dy_indices:
         g = grads[i]
         dys.append(g if g is not None else array_ops.zeros_like(ctx.output(i)))
-    outs = call_concrete(gradient.function, list(inputs[:n]) + dys)
+    first = len(f.flat_outputs)
+    kept_values = [ctx.output(first + k) for k in range(len(kept))]
+    outs = call_concrete(gradient.function, list(inputs[:n]) + dys + kept_values)
     external_grads = []
     for (kind, which), g in zip(gradient.layout, outs):
         if kind == "in":
@@ -120,12 +129,18 @@ def call_concrete(cf, inputs):
     if context.graph_stack:
         return execute(CALL_OP, inputs, {"f": cf}, name="PartitionedCall")
     values = [t._value if isinstance(t, EagerTensor) else t for t in inputs]
-    results = cf._compiled_run()(*values)
-    outputs = [make_eager(v, t.dtype) for v, t in zip(results, cf.flat_outputs)]
-    if context.tapes:
-        externals = graph_externals(cf.graph)
-        for tape in list(context.tapes):
-            tape._record_call(cf, inputs, outputs, externals)
+    if not context.tapes:
+        results = cf._compiled_run()(*values)
+        return [make_eager(v, t.dtype) for v, t in zip(results, cf.flat_outputs)]
+    kept = residuals.graph_residuals(cf.graph)  # recorded: a gradient may be taken
+    results = cf._compiled_run(kept)(*values)
+    n = len(cf.flat_outputs)
+    outputs = [make_eager(v, t.dtype) for v, t in zip(results[:n], cf.flat_outputs)]
+    attrs = {"f": cf, "residuals": kept, "n_outputs": n} if kept else None
+    recorded = outputs + [EagerTensor(v, t.dtype) for v, t in zip(results[n:], kept)]
+    externals = graph_externals(cf.graph)
+    for tape in list(context.tapes):
+        tape._record_call(cf, inputs, recorded, externals, attrs)
     return outputs
 
 
@@ -133,12 +148,20 @@ def record_call(cf, feeds, args):
     """Runs `cf` eagerly on `feeds` (its call's flat values) and records the call on each
     recording tape that watches one of its inputs or of the variables it reads.
     `args` holds the call's arguments, in which the fed tensors are found again."""
-    result = cf._call_flat(feeds)
+    kept = residuals.graph_residuals(cf.graph)
+    if kept:
+        result, kept_values = cf._call_flat_with(feeds, kept)
+    else:
+        result, kept_values = cf._call_flat(feeds), None
     inputs = _input_tensors(cf, feeds, args)
     outputs = _output_tensors(cf, result)
+    attrs = None
+    if kept_values is not None:  # the gradient function is fed them (residuals.py)
+        attrs = {"f": cf, "residuals": kept, "n_outputs": len(outputs)}
+        outputs = outputs + [EagerTensor(v, t.dtype) for v, t in zip(kept_values, kept)]
     externals = graph_externals(cf.graph)
     for tape in list(context.tapes):
-        tape._record_call(cf, inputs, outputs, externals)
+        tape._record_call(cf, inputs, outputs, externals, attrs)
     return result
 
 

@@ -99,23 +99,26 @@ def _if_grad(ctx, grads):
 
 
 def _branch_residuals(ctx):
-    """{branch name: {id(residual of the branch): the If's output holding its value}}."""
+    """{branch name: [(residual of the branch, the If's output holding its value, its
+    index among the If's outputs)]}."""
     if not residuals.expose(ctx._record):
-        return {"then": {}, "else": {}}
+        return {"then": [], "else": []}
     then_r, else_r = ctx.attrs["residuals"]
     first = ctx.attrs["n_outputs"]
-    return {"then": {id(t): ctx.output(first + k) for k, t in enumerate(then_r)},
-            "else": {id(t): ctx.output(first + len(then_r) + k) for k, t in enumerate(else_r)}}
+    return {"then": [(t, ctx.output(first + k), first + k) for k, t in enumerate(then_r)],
+            "else": [(t, ctx.output(first + len(then_r) + k), first + len(then_r) + k)
+                     for k, t in enumerate(else_r)]}
 
 
 def _branch_vjp(sub, inputs, grads, wanted, externals, fed):
     """Inside a gradient branch: backpropagates through forward branch `sub`, re-emitted into
-    the current graph (`fed`: the values of its residuals). Returns {slot: gradient tensor}
-    for the inputs and externals reached."""
+    the current graph (`fed`: its residuals, see _branch_residuals; a gradient flowing into
+    one of those If outputs is a target too). Returns {slot: gradient tensor} for the inputs
+    and externals reached."""
     from runtime import context
     graph = context.current_graph()
     mapping = {id(ph): inputs[i] for ph, i in sub.captured}
-    mapping.update(fed)
+    mapping.update({id(t): value for t, value, _ in fed})
     inliner = Inliner(sub.graph, graph, mapping)
     key = external_key_in(sub.graph)
     by_index = {i: ph for ph, i in sub.captured}
@@ -130,6 +133,8 @@ def _branch_vjp(sub, inputs, grads, wanted, externals, fed):
         sources.append(key(external))
     targets = [(id(out), graph.capture(g)) for out, g in zip(sub.outputs, grads)
                if g is not None and carries(out.dtype)]
+    targets += [(id(t), graph.capture(grads[k])) for t, _, k in fed
+                if k < len(grads) and grads[k] is not None and carries(t.dtype)]
     if not sources or not targets:
         return {}
     found = backprop(sub.graph.nodes, targets, sources, set(sources), inliner.view, key)

@@ -44,19 +44,22 @@ class FunctionGradient:
         self.layout = layout          # per output: ("in", input index) or ("ext", external)
 
 
-def gradient_function(f, input_mask, external_mask, residuals=()):
+def gradient_function(f, input_mask, external_mask, residuals=(), residual_mask=()):
     """The (cached) FunctionGradient of ConcreteFunction `f` for the inputs and externals
     (`graph_externals(f.graph)`) selected by the masks. With `residuals` (tensors of
-    `f.graph`, see residuals.py), it takes their forward values as extra inputs."""
+    `f.graph`, see residuals.py), it takes their forward values as extra inputs, then the
+    gradients flowing into those selected by `residual_mask` (a gradient of this gradient
+    reaches them: they are outputs of the forward call like the others)."""
     cache = f.__dict__.setdefault("_gradient_functions", {})
-    key = (tuple(input_mask), tuple(external_mask), tuple(id(t) for t in residuals))
+    key = (tuple(input_mask), tuple(external_mask), tuple(id(t) for t in residuals),
+           tuple(residual_mask))
     found = cache.get(key)
     if found is None:
-        found = cache[key] = _build(f, input_mask, external_mask, residuals)
+        found = cache[key] = _build(f, input_mask, external_mask, residuals, residual_mask)
     return found
 
 
-def _build(f, input_mask, external_mask, residuals):
+def _build(f, input_mask, external_mask, residuals, residual_mask):
     forward = f.graph
     externals = graph_externals(forward)
     graph = Graph(f.name + "_grad")
@@ -67,6 +70,8 @@ def _build(f, input_mask, external_mask, residuals):
                                      f.flat_outputs[i].dtype, f.flat_outputs[i]._shape)
                for i in dy_indices]
         kept = [graph.add_placeholder("residual", t.dtype, t._shape) for t in residuals]
+        kept_dys = [(t, graph.add_placeholder("grad_residual", t.dtype, t._shape))
+                    for t, m in zip(residuals, residual_mask) if m]
         mapping = {id(ph): x for ph, x in zip(f._feeds, xs)}
         mapping.update({id(t): r for t, r in zip(residuals, kept)})
         inliner = Inliner(forward, graph, mapping)
@@ -81,12 +86,13 @@ def _build(f, input_mask, external_mask, residuals):
                 slots.append(("ext", external))
                 sources.append(key(external))
         targets = [(id(f.flat_outputs[i]), dy) for i, dy in zip(dy_indices, dys)]
+        targets += [(id(t), dy) for t, dy in kept_dys]
         found = backprop(forward.nodes, targets, sources, set(sources), inliner.view, key)
     layout = [slot for slot, g in zip(slots, found) if g is not None]
     outputs = [g for g in found if g is not None]
     if not outputs:
         return FunctionGradient(None, dy_indices, [])
-    feeds = xs + dys + kept
+    feeds = xs + dys + kept + [dy for _, dy in kept_dys]
     graph.inputs = list(feeds)
     graph.outputs = list(outputs)
     cf = ConcreteFunction(f.name + "_grad", graph, feeds, outputs,
@@ -100,9 +106,12 @@ def _call_grad(ctx, grads):
     n = len(f._feeds)
     needed_ids = {id(e) for e in ctx.needed_externals}
     kept = residuals.expose(ctx._record)
+    first = len(f.flat_outputs)
+    kept_grads = (list(grads[first:]) + [None] * len(kept))[:len(kept)]
     gradient = gradient_function(f, ctx.needed[:n], [id(e) in needed_ids for e in
                                                      graph_externals(f.graph)],
-                                 ctx.attrs.get("residuals", ()) if kept else ())
+                                 ctx.attrs.get("residuals", ()) if kept else (),
+                                 tuple(g is not None for g in kept_grads))
     input_grads = [None] * len(ctx.needed)
     if gradient.function is None:
         return GradResult(input_grads)
@@ -111,9 +120,9 @@ def _call_grad(ctx, grads):
     for i in gradient.dy_indices:
         g = grads[i]
         dys.append(g if g is not None else array_ops.zeros_like(ctx.output(i)))
-    first = len(f.flat_outputs)
     kept_values = [ctx.output(first + k) for k in range(len(kept))]
-    outs = call_concrete(gradient.function, list(inputs[:n]) + dys + kept_values)
+    outs = call_concrete(gradient.function, list(inputs[:n]) + dys + kept_values +
+                         [g for g in kept_grads if g is not None])
     external_grads = []
     for (kind, which), g in zip(gradient.layout, outs):
         if kind == "in":

@@ -175,6 +175,11 @@ def graph_externals(graph):
                 inner.append(node.attrs["f"].graph)
             elif node.op.lower is not None:
                 inner.extend(sub.graph for sub in _subgraphs(node.attrs))
+            elif node.op.name == "WhileGrad":
+                for external in implicit_externals(node.op, node.attrs):
+                    if id(external) not in seen:
+                        seen.add(id(external))
+                        found.append(external)
         pending.extend(reversed(inner))
     result = tuple(found)
     _externals_cache[graph] = (size, result)
@@ -184,6 +189,9 @@ def graph_externals(graph):
 def _subgraphs(attrs):
     from runtime.control_flow import SubGraph
     return [v for v in attrs.values() if isinstance(v, SubGraph)]
+
+
+_WITH_EXTERNALS = frozenset(["PartitionedCall", "WhileGrad"])
 
 
 def implicit_externals(op, attrs):
@@ -200,6 +208,9 @@ def implicit_externals(op, attrs):
     f = attrs.get("f") if attrs else None
     if f is not None and op.name == "PartitionedCall":
         return graph_externals(f.graph)
+    if op.name == "WhileGrad":  # what its loop read (see while_grad_grads)
+        from runtime.gradients.while_grad_grads import loop_externals
+        return loop_externals(attrs["plan"])
     return ()
 
 
@@ -240,7 +251,7 @@ def backprop(records, targets, sources, watched, view=None, external_key=id):
                     needed = [False] * len(inputs)
                 needed[i] = True
         externals = implicit_externals(rec.op, rec.attrs) if (
-            rec.op.lower is not None or rec.op.name == "PartitionedCall") else ()
+            rec.op.lower is not None or rec.op.name in _WITH_EXTERNALS) else ()
         needed_externals = [e for e in externals if external_key(e) in live]
         if needed is None and not needed_externals:
             continue

@@ -177,32 +177,65 @@ class WhileGradPlan:
         self.vjp_run = vjp_run              # (dstate out, intermediates) -> dstate in + rest
         self.captured_out = captured_out    # [body captured position] with a gradient output
         self.externals_out = externals_out  # [external] with a gradient output
+        self.graphs = None                  # WhileGraphs, for a gradient of this gradient
 
     def __repr__(self):
         return "<WhileGradPlan %d loop variables>" % self.n
 
 
-def _while_grad_kernel(*values, plan, out_specs):
+class WhileGraphs:
+    """The graphs behind a WhileGradPlan's compiled runs (see while_grad_grads): `forward`
+    (feeds: states, body captured, residuals; outputs: next states, intermediates) and `vjp`
+    (feeds: state gradients, intermediates; outputs as WhileGrad's), and the body residuals
+    the forward feeds stand for."""
+
+    def __init__(self, body, forward, forward_feeds, forward_outputs, vjp, vjp_feeds,
+                 vjp_outputs, body_residuals):
+        self.body = body
+        self.forward = forward
+        self.forward_feeds = forward_feeds
+        self.forward_outputs = forward_outputs
+        self.vjp = vjp
+        self.vjp_feeds = vjp_feeds
+        self.vjp_outputs = vjp_outputs
+        self.body_residuals = body_residuals
+
+
+def split_inputs(plan, values):
+    """WhileGrad's input values: (initial state, body captured, cond captured, upstream
+    gradients, each iteration's residuals or None)."""
     n, n_body, n_cond = plan.n, plan.n_body, plan.n_cond
-    state = values[:n]
-    body_values = values[n:n + n_body]
-    cond_values = values[n + n_body:n + n_body + n_cond]
+    kept = None
     if plan.replayed:
         kept = residuals.unbox(values[-1])
         values = values[:-1]
-    dys = values[n + n_body + n_cond:]
-    cond_run, forward_run = plan.cond_run, plan.forward_run
-    history = []  # per iteration: (state after it, the intermediates its gradient needs)
-    if plan.replayed:
+    return (values[:n], values[n:n + n_body], values[n + n_body:n + n_body + n_cond],
+            values[n + n_body + n_cond:], kept)
+
+
+def run_forward(plan, state, body_values, cond_values, kept):
+    """Runs the loop's iterations again (replayed from their residuals, or while the
+    condition holds); returns [(state before, residuals fed, state after, intermediates)]."""
+    n = plan.n
+    history = []
+    forward_run = plan.forward_run
+    if kept is not None:
         for fed in kept:
             out = forward_run(*state, *body_values, *fed)
+            history.append((state, fed, out[:n], out[n:]))
             state = out[:n]
-            history.append((state, out[n:]))
-    else:
-        while cond_run(*state, *cond_values)[0]:
-            out = forward_run(*state, *body_values)
-            state = out[:n]
-            history.append((state, out[n:]))
+        return history
+    cond_run = plan.cond_run
+    while cond_run(*state, *cond_values)[0]:
+        out = forward_run(*state, *body_values)
+        history.append((state, (), out[:n], out[n:]))
+        state = out[:n]
+    return history
+
+
+def _while_grad_kernel(*values, plan, out_specs):
+    state, body_values, cond_values, dys, kept = split_inputs(plan, values)
+    history = run_forward(plan, state, body_values, cond_values, kept)
     float_states = plan.float_states
     nf = len(float_states)
     grads = [None] * nf
@@ -211,14 +244,14 @@ def _while_grad_kernel(*values, plan, out_specs):
     rest_count = len(plan.captured_out) + len(plan.externals_out)
     totals = [None] * rest_count
     vjp = plan.vjp_run
-    for after, intermediates in reversed(history):
+    for _, _, after, intermediates in reversed(history):
         fed = [g if g is not None else zeros_like_value(after[i])
                for g, i in zip(grads, float_states)]
         result = vjp(*fed, *intermediates)
         grads = result[:nf]
         for j in range(rest_count):
             totals[j] = add_values(totals[j], result[nf + j])
-    out = [g if g is not None else zeros_like_value(values[i])
+    out = [g if g is not None else zeros_like_value(state[i])
            for g, i in zip(grads, float_states)]
     for j, position in enumerate(plan.captured_out):
         g = totals[j]
@@ -309,6 +342,10 @@ def _while_grad(ctx, grads):
     plan = WhileGradPlan(n, float_states, len(body_captured), len(cond_indices), dy_slots,
                          None if replayed else _compiled_cond(cond), forward_run, vjp_run,
                          [j for j, _ in kept_captured], [e for e, _ in kept_externals])
+    plan.graphs = WhileGraphs(body, forward, states + captured + fed,
+                              next_states + [c.external for c in kept], vjp,
+                              dstates + [c.placeholder for c in kept], vjp_outputs,
+                              body_residuals)
     node_inputs = (list(inputs[:n]) + [inputs[i] for i in body_indices] +
                    [inputs[i] for i in cond_indices] +
                    [grads[i] for i in float_states if grads[i] is not None])

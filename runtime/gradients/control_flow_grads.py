@@ -16,16 +16,17 @@ made once from the loop's sub-graphs and compiled by the executor:
     state out, intermediates) -> (gradient of the state in, gradients of the captured
     tensors and of the variables the body reads). The forward values it uses are exactly
     what it captures from the forward iteration, which is how the intermediates are chosen.
-At run time the kernel re-runs the loop from the same initial values, keeping each
-iteration's state and intermediates, then runs the VJP once per iteration in reverse,
-summing the gradients of the captured tensors and variables over iterations.
+At run time the kernel runs the loop's iterations again from the same initial values,
+keeping each iteration's state and intermediates, then runs the VJP once per iteration in
+reverse, summing the gradients of the captured tensors and variables over iterations.
 
-Both recompute forward values from the op's inputs. A value a second run would not
-reproduce (a random draw, an assignment's result, an iterator read) makes the gradient raise
-NotImplementedError (see backprop.Inliner). Known limit: a variable that the branch or loop
-body itself assigns after reading it is read again with its new value.
+Both recompute forward values from the op's inputs, except the *residuals*: values a second
+run would not reproduce (random draws, variable reads, iterator reads, py_function results;
+see residuals.py). The forward If returns its branch's, and the forward While keeps each
+iteration's in a list; the gradient is fed them. A loop with residuals is replayed from that
+list, which also gives its trip count (the condition is not run again).
 
-WhileGrad has no gradient itself (a second-order gradient through a loop raises LookupError).
+WhileGrad's own gradient (second order) is in while_grad_grads.
 """
 
 import numpy as np

@@ -13,11 +13,12 @@ functions `f` calls and by its control flow.
     node calling the gradient function. The same rule serves both.
 
 The gradient function recomputes the forward values it needs from `f`'s inputs (only
-those: prints and assignments that do not feed the gradient are not run again). A value that
-a second run would not reproduce (a random draw, an assignment's result, an iterator read)
-makes it raise NotImplementedError (see backprop.Inliner); with the tape inside the
-Function, nothing is recomputed. Known limit: a variable that `f` assigns after reading it
-is read again with its new value.
+those: prints and assignments that do not feed the gradient are not run again), except the
+*residuals* of `f`'s graph (random draws, variable reads, iterator reads, py_function
+results: see residuals.py), which a second run would not reproduce: the forward call
+returns them too (a call node is given extra outputs when its gradient is built; an eager
+call under a tape runs a version of the graph that returns them), and the gradient function
+takes them as extra inputs, then the gradients flowing into them (for higher orders).
 """
 
 import numpy as np

@@ -1231,3 +1231,261 @@ def test_py_function_returning_an_unconnected_value_raises_when_a_gradient_needs
                        match="output 0 of tf.py_function.*not a tensor") as info:
         tape.gradient(y, x)
     assert "test_gradients.py" in str(info.value)
+
+
+# -- residuals: what the forward pass keeps for the gradient -------------------------------------
+
+
+def _gradient_of_call(f, x):
+    x = tf.constant(x)
+    with GradientTape() as tape:
+        tape.watch(x)
+        y = f(x)
+    return y, tape.gradient(y, x)
+
+
+def test_gradient_through_a_function_whose_loop_iterates_a_dataset():
+    xs = np.arange(6.0).reshape(3, 2)
+    ds = tf.data.Dataset.from_tensor_slices(xs).shuffle(3)
+    u = tf.Variable([1.0, 2.0], dtype=tf.float64)
+
+    @tf.function
+    def f():
+        total = tf.constant(0.0, tf.float64)
+        weight = tf.constant(1.0, tf.float64)
+        for x in ds:
+            total += tf.reduce_sum(x * u * u) * weight
+            weight = weight * 2.0
+        return total
+
+    for _ in range(2):
+        with GradientTape() as tape:
+            y = f()
+        g = tape.gradient(y, u).numpy()
+        # the shuffled order the forward pass used: y = sum_k 2**k (x_k . u*u)
+        orders = [p for p in __import__("itertools").permutations(range(3))
+                  if np.isclose(sum(2 ** k * xs[i] @ (u.numpy() ** 2)
+                                    for k, i in enumerate(p)), float(y))]
+        assert any(np.allclose(g, sum(2 ** k * xs[i] for k, i in enumerate(p)) * 2 *
+                               u.numpy()) for p in orders)
+
+
+def test_gradient_through_a_function_whose_loop_draws_random_numbers():
+    @tf.function
+    def f(x):
+        for _ in tf.range(3):
+            x = x * tf.random.uniform([3], 1.0, 2.0, dtype=tf.float64)
+        return x
+
+    x0 = np.array([1.0, 2.0, 3.0])
+    y, g = _gradient_of_call(f, x0)
+    np.testing.assert_allclose(g.numpy(), y.numpy() / x0)
+
+
+def test_gradient_through_a_function_whose_if_draws_random_numbers():
+    @tf.function
+    def f(x):
+        if tf.reduce_sum(x) > 0:
+            y = x * tf.random.uniform([3], dtype=tf.float64)
+        else:
+            y = x * 2.0
+        return y
+
+    x0 = np.array([1.0, 2.0, 3.0])
+    y, g = _gradient_of_call(f, x0)
+    np.testing.assert_allclose(g.numpy(), y.numpy() / x0)
+    _, g = _gradient_of_call(f, -x0)
+    np.testing.assert_allclose(g.numpy(), [2.0, 2.0, 2.0])
+
+
+def test_gradient_through_nested_calls_and_loops_uses_the_forward_draws():
+    @tf.function
+    def scale(x):
+        return x * tf.random.uniform([3], 1.0, 2.0, dtype=tf.float64)
+
+    @tf.function
+    def f(x, n):
+        if n > 0:
+            for _ in tf.range(n):
+                x = scale(x)
+        return x
+
+    x0 = tf.constant([1.0, 2.0, 3.0], tf.float64)
+    with GradientTape() as tape:
+        tape.watch(x0)
+        y = f(x0, tf.constant(2))
+    np.testing.assert_allclose(tape.gradient(y, x0).numpy(), y.numpy() / x0.numpy())
+
+
+def test_gradient_through_a_function_call_ignores_a_later_assignment():
+    w = tf.Variable(2.0, dtype=tf.float64)
+
+    @tf.function
+    def f(x):
+        return w * x * x
+
+    x = tf.constant(3.0, tf.float64)
+    with GradientTape() as tape:
+        tape.watch(x)
+        y = f(x)
+    w.assign(100.0)
+    assert float(tape.gradient(y, x)) == 2 * 2.0 * 3.0
+
+
+def test_gradient_through_a_loop_that_assigns_the_variable_it_reads():
+    v = tf.Variable(1.0, dtype=tf.float64)
+
+    @tf.function
+    def f(x):
+        total = tf.constant(0.0, tf.float64)
+        for _ in tf.range(3):
+            total += tf.reduce_sum(v * x)
+            v.assign_add(1.0)
+        return total
+
+    x = tf.constant([1.0, 2.0], tf.float64)
+    with GradientTape(persistent=True) as tape:
+        tape.watch(x)
+        y = f(x)
+    np.testing.assert_allclose(tape.gradient(y, x).numpy(), [6.0, 6.0])  # reads 1, 2, 3
+    assert float(tape.gradient(y, v)) == 3 * 3.0
+
+
+@pytest.mark.parametrize("mode", MODES)
+def test_assign_then_read_gives_tensorflows_gradient(mode):
+    """TensorFlow: the read after `assign` is a new value; no gradient flows through the
+    assignment, so d(v * x)/dx is the value read, 3x."""
+    v = tf.Variable(1.0)
+
+    def f(x):
+        v.assign(x * 3.0)
+        return v * x
+
+    x = tf.constant(2.0)
+    if mode == "tape_in_function":
+        @tf.function
+        def run(x):
+            with tf.GradientTape() as tape:
+                tape.watch(x)
+                y = f(x)
+            return y, tape.gradient(y, x)
+        y, g = run(x)
+    else:
+        call = f if mode == "eager" else tf.function(f)
+        with GradientTape() as tape:
+            tape.watch(x)
+            y = call(x)
+        g = tape.gradient(y, x)
+    assert (float(y), float(g)) == (12.0, 6.0)
+
+
+# -- second order through staged loops ---------------------------------------------------------
+
+
+def _second_derivative(f, x):
+    x = tf.constant(x, tf.float64)
+    with GradientTape() as outer:
+        outer.watch(x)
+        with GradientTape() as inner:
+            inner.watch(x)
+            y = f(x)
+        dy = inner.gradient(y, x)
+    return dy, outer.gradient(dy, x)
+
+
+def _numeric_second(f, x, eps=1e-5):
+    def first(v):
+        return _second_derivative(f, v)[0].numpy()
+    return (first(x + eps) - first(x - eps)) / (2 * eps)
+
+
+def test_second_order_through_a_for_over_tf_range():
+    @tf.function
+    def f(x):
+        y = x
+        for _ in tf.range(3):
+            y = y * x
+        return y
+
+    dy, d2y = _second_derivative(f, 1.5)
+    assert (float(dy), float(d2y)) == (4 * 1.5 ** 3, 12 * 1.5 ** 2)
+
+
+def test_second_order_through_a_while_with_several_states_and_captures():
+    @tf.function
+    def f(x):
+        y = tf.constant(1.0, tf.float64)
+        z = x
+        i = 0
+        while i < 3:
+            y = y * tf.sin(z) + x
+            z = z * 1.1
+            i += 1
+        return y
+
+    np.testing.assert_allclose(float(_second_derivative(f, 0.7)[1]), _numeric_second(f, 0.7),
+                               rtol=1e-6)
+
+
+def test_second_order_through_tf_while_loop_with_nested_tapes_in_a_function():
+    @tf.function
+    def f(x):
+        with tf.GradientTape() as outer:
+            outer.watch(x)
+            with tf.GradientTape() as inner:
+                inner.watch(x)
+                _, y = tf.while_loop(lambda i, y: i < 4, lambda i, y: (i + 1, y * x + 1.0),
+                                     (0, x))
+            dy = inner.gradient(y, x)
+        return outer.gradient(dy, x)
+
+    # from y = x, four times y = y x + 1: y = x^5 + x^3 + x^2 + x + 1
+    x = 1.3
+    want = 20 * x ** 3 + 6 * x + 2
+    np.testing.assert_allclose(float(f(tf.constant(x, tf.float64))), want, rtol=1e-12)
+
+
+def test_second_order_through_a_loop_with_respect_to_a_variable_it_reads():
+    w = tf.Variable(0.8, dtype=tf.float64)
+
+    @tf.function
+    def f(x):
+        y = x
+        for _ in tf.range(3):
+            y = tf.sin(y * w) * x
+        return y
+
+    def first(value):
+        w.assign(value)
+        with GradientTape() as tape:
+            y = f(tf.constant(0.6, tf.float64))
+        return tape.gradient(y, w).numpy()
+
+    want = (first(0.8 + 1e-5) - first(0.8 - 1e-5)) / 2e-5
+    w.assign(0.8)
+    with GradientTape() as outer:
+        with GradientTape() as inner:
+            y = f(tf.constant(0.6, tf.float64))
+        dw = inner.gradient(y, w)
+    np.testing.assert_allclose(float(outer.gradient(dw, w)), want, rtol=1e-6)
+    np.testing.assert_allclose(float(_second_derivative(f, 0.6)[1]), _numeric_second(f, 0.6),
+                               rtol=1e-6)
+
+
+def test_second_order_cross_derivative_through_a_loop():
+    @tf.function
+    def f(x, a):
+        y = x
+        for _ in tf.range(2):
+            y = y * a + x * x
+        return y
+
+    x, a = tf.constant(0.5, tf.float64), tf.constant(2.0, tf.float64)
+    with GradientTape() as outer:
+        outer.watch(x)
+        with GradientTape() as inner:
+            inner.watch(a)
+            y = f(x, a)
+        da = inner.gradient(y, a)
+    # y = x a^2 + x^2 a + x^2: dy/da = 2 x a + x^2, d/dx = 2 a + 2 x
+    assert float(outer.gradient(da, x)) == 2 * 2.0 + 2 * 0.5

@@ -313,10 +313,8 @@ class ConcreteFunction:
 
     def _call_flat(self, feeds):
         """Runs the graph on flat fed values (numpy arrays and variables)."""
-        first = self._first_call
-        if first is not None:
-            self._first_call = None
-            return first._call_flat(feeds)
+        if self._first_call is not None:  # (inline: this is the cached call's hot path)
+            return self._take_first_call()._call_flat(feeds)
         run = self._compiled.run if self._compiled is not None else self._compiled_run()
         try:
             values = run(*feeds)
@@ -324,11 +322,18 @@ class ConcreteFunction:
             raise self._translate(e) from None
         return self._result(values)
 
+    def _take_first_call(self):
+        """The trace this call must run instead (the variable-initialising one, once), or
+        this function."""
+        first = self._first_call
+        if first is None:
+            return self
+        self._first_call = None
+        return first
+
     def _call_flat_with(self, feeds, residuals):
-        """`_call_flat` that also returns the values of `residuals` (graph tensors), or None
-        for them when this call runs the variable-initialising trace instead."""
-        if self._first_call is not None:
-            return self._call_flat(feeds), None
+        """`_call_flat` that also returns the values of `residuals` (tensors of its graph);
+        see `_take_first_call` for the trace to call it on."""
         compiled = self._compiled_with(tuple(residuals))
         try:
             values = compiled.run(*feeds)

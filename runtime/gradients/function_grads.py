@@ -158,6 +158,7 @@ def record_call(cf, feeds, args):
     """Runs `cf` eagerly on `feeds` (its call's flat values) and records the call on each
     recording tape that watches one of its inputs or of the variables it reads.
     `args` holds the call's arguments, in which the fed tensors are found again."""
+    cf = cf._take_first_call()  # the trace that runs is the one recorded
     kept = residuals.graph_residuals(cf.graph)
     if kept:
         result, kept_values = cf._call_flat_with(feeds, kept)

@@ -1351,6 +1351,26 @@ def test_gradient_through_a_loop_that_assigns_the_variable_it_reads():
     assert float(tape.gradient(y, v)) == 3 * 3.0
 
 
+def test_gradient_through_the_first_call_of_a_function_that_creates_its_variable():
+    class Model(tf.Module):
+        def __init__(self):
+            self.w = None
+
+        @tf.function
+        def __call__(self, x):
+            if self.w is None:
+                self.w = tf.Variable(3.0)
+            return self.w * x * x
+
+    model = Model()
+    x = tf.constant(2.0)
+    for _ in range(2):
+        with GradientTape() as tape:
+            tape.watch(x)
+            y = model(x)
+        assert (float(y), float(tape.gradient(y, x))) == (12.0, 12.0)
+
+
 @pytest.mark.parametrize("mode", MODES)
 def test_assign_then_read_gives_tensorflows_gradient(mode):
     """TensorFlow: the read after `assign` is a new value; no gradient flows through the

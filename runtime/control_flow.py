@@ -90,35 +90,43 @@ def _sub_infer(specs, attrs):
 
 
 def _lower_branch(emitter, sub, ins, outs, indent, node, fed_extra=(), extra=(),
-                  nones=(0, 0)):
+                  absent=((), ())):
     """Emits a branch (or loop body) assigning its results to `outs`. With `extra` (tensors of
-    the branch: its residuals), their values follow the results, between nones[0] and
-    nones[1] Nones (the other branch's residuals)."""
+    the branch: its residuals), their values follow the results, between stand-ins for the
+    tensors `absent[0]` and `absent[1]` (the other branch's residuals, not computed)."""
     fed = {id(ph): ins[i] for ph, i in sub.captured}
     fed.update(fed_extra)
     before = len(emitter.lines)
     results = executor.emit_graph(emitter, sub.graph, fed, list(sub.outputs) + list(extra),
                                   indent)
-    if extra or nones != (0, 0):
+    if absent != ((), ()):
         count = len(sub.outputs)
-        results = (results[:count] + ["None"] * nones[0] + results[count:] +
-                   ["None"] * nones[1])
+        results = (results[:count] + [_absent(emitter, t) for t in absent[0]] +
+                   results[count:] + [_absent(emitter, t) for t in absent[1]])
     if outs:
         emitter.line("%s, = %s," % (", ".join(outs), ", ".join(results)), indent, node)
     elif len(emitter.lines) == before:
         emitter.line("pass", indent, node)
 
 
+def _absent(emitter, t):
+    """A stand-in for the value of `t` of a branch that did not run: a zero of its dtype
+    (a gradient through it is zero), or None."""
+    if t.dtype.kind in ("float", "int", "bool"):
+        return emitter.bind(np.zeros((), t.dtype.np_dtype), "absent")
+    return "None"
+
+
 def _lower_if(emitter, node, ins, outs, indent):
     # With residuals (see runtime.gradients.residuals), each branch also returns its own,
-    # and None for the other branch's.
+    # and stand-ins for the other branch's.
     then_r, else_r = node.attrs.get("residuals", ((), ()))
     emitter.line("if %s:" % ins[0], indent, node)
     _lower_branch(emitter, node.attrs["then"], ins, outs, indent + 1, node, extra=then_r,
-                  nones=(0, len(else_r)))
+                  absent=((), else_r))
     emitter.line("else:", indent, node)
     _lower_branch(emitter, node.attrs["else"], ins, outs, indent + 1, node, extra=else_r,
-                  nones=(len(then_r), 0))
+                  absent=(then_r, ()))
 
 
 def _lower_while(emitter, node, ins, outs, indent):

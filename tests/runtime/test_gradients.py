@@ -1509,3 +1509,26 @@ def test_second_order_cross_derivative_through_a_loop():
         da = inner.gradient(y, a)
     # y = x a^2 + x^2 a + x^2: dy/da = 2 x a + x^2, d/dx = 2 a + 2 x
     assert float(outer.gradient(da, x)) == 2 * 2.0 + 2 * 0.5
+
+
+@pytest.mark.parametrize("x, want", [(2.0, (12.0, 8.0, 4.5, 12.0)), (-2.0, (-2.0, 0.0, 0.0, 1.0))])
+def test_second_order_through_an_if_of_an_eagerly_called_function(x, want):
+    v = tf.Variable(1.5, dtype=tf.float64)
+
+    @tf.function
+    def f(x):
+        if x > 0:
+            y = v * v * x * x
+        else:
+            y = x * v
+        return y
+
+    x = tf.constant(x, tf.float64)
+    with GradientTape(persistent=True) as outer:
+        outer.watch(x)
+        with GradientTape(persistent=True) as inner:
+            inner.watch(x)
+            y = f(x)
+        dv, dx = inner.gradient(y, v), inner.gradient(y, x)
+    got = (dv, outer.gradient(dv, v), outer.gradient(dx, x), outer.gradient(dv, x))
+    assert tuple(float(g) for g in got) == want

@@ -20,7 +20,6 @@ import numpy as np
 from runtime import context
 from runtime import errors
 from runtime.gradients.backprop import grad_for
-from runtime.ops import array_ops
 from runtime.ops.registry import execute, register
 from runtime.tensor import EagerTensor, Tensor
 
@@ -76,7 +75,8 @@ def _find_run(key_array):
 def _not_connected(func, index, value, where):
     name = getattr(func, "__name__", repr(func))
     what = ("a tensor that does not depend on the function's inputs"
-            if isinstance(value, Tensor) else "a value of type %s, not a tensor" % type(value).__name__)
+            if isinstance(value, Tensor) else
+            "a value of type %s, not a tensor" % type(value).__name__)
     return errors.InvalidArgumentError(errors.with_user_location(
         "a gradient flows into output %d of tf.py_function(%s), but the function returned %s "
         "for it, so it was not computed with TensorFlow ops from the inputs and no gradient "

@@ -151,7 +151,8 @@ OPS["EagerPyFunc"] = register("EagerPyFunc", _py_function_kernel, _py_function_i
 def py_function(func, inp, Tout, name=None):
     """Runs the Python callable `func` on eager tensors every time the op runs.
 
-    `Tout` is a dtype (one output), a list of dtypes, or None/[] (no outputs)."""
+    `Tout` is a dtype (one output), a list of dtypes, or None/[] (no outputs). Gradients flow
+    through the tf ops `func` runs on its inputs (see runtime.gradients.py_function_grads)."""
     tensors = [common.convert_to_tensor(x) for x in (inp or [])]
     single = Tout is not None and not isinstance(Tout, (list, tuple))
     tout = () if Tout is None else (dtypes.as_dtype(Tout),) if single else tuple(

@@ -52,10 +52,15 @@ def run_recorded(func, args):
 
 
 def remember(outputs, tape, args, results):
-    """Keeps the tape of a run for its gradient, keyed by the first float output array."""
-    key_array = next((o for o in outputs if o.dtype.kind == "f"), None)
-    if key_array is None:
-        return
+    """Keeps the tape of a run for its gradient, keyed by the first float output array;
+    returns the outputs to hand on. That array is handed on as a fresh view, which only the
+    run's consumers hold: the entry goes when they drop it (the run itself holds the
+    function's results, which may share the array's data)."""
+    index = next((i for i, o in enumerate(outputs) if o.dtype.kind == "f"), None)
+    if index is None:
+        return outputs
+    outputs = list(outputs)
+    key_array = outputs[index] = outputs[index].view()
     key = id(key_array)
 
     def forget(ref, key=key, runs=_RUNS):  # `runs` bound now: still there at interpreter exit
@@ -63,6 +68,7 @@ def remember(outputs, tape, args, results):
         if found is not None and found[0] is ref:
             del runs[key]
     _RUNS[key] = (weakref.ref(key_array, forget), _Run(tape, args, results))
+    return outputs
 
 
 def _find_run(key_array):

@@ -62,11 +62,6 @@ def graph_residuals(graph):
     return result
 
 
-def is_residual(graph, t):
-    """True when tensor `t` of `graph` is one of its residuals."""
-    return any(r is t for r in graph_residuals(graph))
-
-
 def exposed(node):
     """The residual outputs a node was given by `expose` (empty when it has none)."""
     count = node.attrs.get("n_outputs") if isinstance(node.attrs, dict) else None

@@ -140,7 +140,7 @@ def _py_function_kernel(*values, func, Tout, in_dtypes, record=False, where=None
             r = r.numpy()
         out.append(make_eager(np.asarray(r, dtype=d.np_dtype), d)._value)
     if tape is not None:
-        py_function_grads.remember(out, tape, args, results)
+        out = py_function_grads.remember(out, tape, args, results)
     return tuple(out) if len(out) != 1 else out[0]
 
 

@@ -1222,6 +1222,21 @@ def test_py_function_gradient_of_several_outputs_and_inputs():
     assert float(tape.gradient(p, b)) == 2.0
 
 
+def test_py_function_runs_are_forgotten_with_their_outputs():
+    import gc
+    from runtime.gradients import py_function_grads
+    x = tf.constant([1.0, 2.0])
+    for _ in range(3):
+        with GradientTape() as tape:
+            tape.watch(x)
+            y = tf.py_function(lambda t: t * t, [x], tf.float32)
+        g = tape.gradient(y, x)
+        del y, tape
+    gc.collect()
+    np.testing.assert_allclose(g.numpy(), [2.0, 4.0])
+    assert not py_function_grads._RUNS
+
+
 def test_py_function_returning_an_unconnected_value_raises_when_a_gradient_needs_it():
     x = tf.constant([1.0, 2.0])
     with GradientTape() as tape:
@@ -1268,6 +1283,23 @@ def test_gradient_through_a_function_whose_loop_iterates_a_dataset():
                                     for k, i in enumerate(p)), float(y))]
         assert any(np.allclose(g, sum(2 ** k * xs[i] for k, i in enumerate(p)) * 2 *
                                u.numpy()) for p in orders)
+
+
+def test_tape_around_a_dataset_loop_inside_a_function():
+    xs = np.arange(6.0).reshape(3, 2)
+    ds = tf.data.Dataset.from_tensor_slices(xs)
+    u = tf.Variable([1.0, 2.0], dtype=tf.float64)
+
+    @tf.function
+    def f():
+        with tf.GradientTape() as tape:
+            total = tf.constant(0.0, tf.float64)
+            for x in ds:
+                total = total * 0.5 + tf.reduce_sum(x * u * u)
+        return tape.gradient(total, u)
+
+    want = sum(0.5 ** (2 - k) * xs[k] for k in range(3)) * 2 * u.numpy()
+    np.testing.assert_allclose(f().numpy(), want)
 
 
 def test_gradient_through_a_function_whose_loop_draws_random_numbers():

@@ -110,11 +110,13 @@ def _lower_branch(emitter, sub, ins, outs, indent, node, fed_extra=(), extra=(),
 
 
 def _absent(emitter, t):
-    """A stand-in for the value of `t` of a branch that did not run: a zero of its dtype
-    (a gradient through it is zero), or None."""
-    if t.dtype.kind in ("float", "int", "bool"):
-        return emitter.bind(np.zeros((), t.dtype.np_dtype), "absent")
-    return "None"
+    """A stand-in for the value of `t` of a branch that did not run: zeros of its dtype and
+    static shape (a gradient through it is zero; a read-only broadcast, so no memory), or
+    None."""
+    if t.dtype.kind not in ("float", "int", "bool"):
+        return "None"
+    shape = t._shape if t._shape is not None and None not in t._shape else ()
+    return emitter.bind(np.broadcast_to(np.zeros((), t.dtype.np_dtype), shape), "absent")
 
 
 def _lower_if(emitter, node, ins, outs, indent):

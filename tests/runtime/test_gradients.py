@@ -1564,3 +1564,43 @@ def test_second_order_through_an_if_of_an_eagerly_called_function(x, want):
         dv, dx = inner.gradient(y, v), inner.gradient(y, x)
     got = (dv, outer.gradient(dv, v), outer.gradient(dx, x), outer.gradient(dv, x))
     assert tuple(float(g) for g in got) == want
+
+
+def test_second_order_through_a_loop_appending_to_a_list():
+    @tf.function
+    def f(x):
+        outs = [x]
+        y = x
+        for _ in tf.range(2):
+            y = y * x
+            outs.append(y)
+        return tf.reduce_sum(tf.stack(outs))  # x + x^2 + x^3
+
+    dy, d2y = _second_derivative(f, 1.5)
+    np.testing.assert_allclose((float(dy), float(d2y)), (1 + 3.0 + 3 * 2.25, 2 + 6 * 1.5))
+
+
+def test_second_order_through_a_loop_calling_a_function_that_reads_a_variable_raises():
+    w = tf.Variable(1.5, dtype=tf.float64)
+
+    @tf.function
+    def scale(y, x):
+        return y * x * w
+
+    @tf.function
+    def f(x):
+        y = x
+        for _ in tf.range(2):
+            y = scale(y, x)
+        return y
+
+    x = tf.constant(0.7, tf.float64)
+    with GradientTape() as outer:
+        outer.watch(x)
+        with GradientTape() as inner:
+            inner.watch(x)
+            y = f(x)
+        dy = inner.gradient(y, x)
+    np.testing.assert_allclose(float(dy), 3 * 0.7 ** 2 * 1.5 ** 2)
+    with pytest.raises(NotImplementedError, match="second-order gradient through this loop"):
+        outer.gradient(dy, x)

@@ -442,12 +442,35 @@ class Inliner:
                                  % (node.name, self.source.name))
             self.mapping[id(node.outputs[0])] = target.capture(capture.external)
             return
+        if node.op.name == "PartitionedCall" and _replayable(node):
+            self._emit_replay(node)
+            return
         _check_rerun(node)
         inputs = [target.capture(self.mapping[id(t)]) for t in node.inputs]
         specs = [(t.dtype, t._shape) for t in node.outputs]
         outputs = target.add_node(node.op, inputs, node.attrs, specs, node.name, node.location)
         for old, new in zip(node.outputs, outputs):
             self.mapping[id(old)] = new
+
+
+    def _emit_replay(self, node):
+        """Re-emits a call whose callee has residuals as a call of its replay function, fed
+        the call's inputs and those residuals (see function_grads.replay_function)."""
+        from runtime.gradients.function_grads import replay_function
+        replay = replay_function(node.attrs["f"])
+        first = node.attrs["n_outputs"]
+        inputs = [self.target.capture(self.mapping[id(t)])
+                  for t in list(node.inputs) + list(node.outputs[first:])]
+        specs = [(t.dtype, t._shape) for t in replay.flat_outputs]
+        outputs = self.target.add_node(node.op, inputs, {"f": replay}, specs, node.name,
+                                       node.location)
+        for old, new in zip(node.outputs[:first], outputs):
+            self.mapping[id(old)] = new
+
+
+def _replayable(node):
+    from runtime.gradients import residuals
+    return bool(residuals.expose(node))
 
 
 def _check_rerun(node):

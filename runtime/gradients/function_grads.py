@@ -101,6 +101,31 @@ def _build(f, input_mask, external_mask, residuals, residual_mask):
     return FunctionGradient(cf, dy_indices, layout)
 
 
+def replay_function(f):
+    """ConcreteFunction `f` with its residuals fed (cached on `f`): (f's inputs, f's
+    residuals) -> f's outputs. It runs f again giving the forward values, and a gradient
+    through it reaches the residuals too (a read's, the variable)."""
+    found = f.__dict__.get("_replay_function")
+    if found is not None:
+        return found
+    kept = residuals.graph_residuals(f.graph)
+    graph = Graph(f.name + "_replay")
+    with graph.as_default():
+        xs = [graph.add_placeholder(ph.node.name, ph.dtype, ph._shape) for ph in f._feeds]
+        rs = [graph.add_placeholder("residual", t.dtype, t._shape) for t in kept]
+        mapping = {id(ph): x for ph, x in zip(f._feeds, xs)}
+        mapping.update({id(t): r for t, r in zip(kept, rs)})
+        inliner = Inliner(f.graph, graph, mapping)
+        outputs = [array_ops.identity(inliner.in_target(t)) for t in f.flat_outputs]
+    feeds = xs + rs
+    graph.inputs = list(feeds)
+    graph.outputs = list(outputs)
+    found = ConcreteFunction(f.name + "_replay", graph, feeds, outputs,
+                             [("t", i) for i in range(len(outputs))], list(outputs), [], [])
+    f.__dict__["_replay_function"] = found
+    return found
+
+
 @grad_for("PartitionedCall")
 def _call_grad(ctx, grads):
     f = ctx.attrs["f"]

@@ -9,7 +9,8 @@ some ops would not give the value the forward pass used:
   * variable reads: an assignment made by the same code, or after it and before the
     gradient is taken, changes what a second read gives (TensorFlow never reads again);
   * variable assignments (their results);
-  * a call, If or While node whose sub-graphs hold any of these.
+  * an If or While node whose sub-graphs hold any of these (a call node holding them is
+    run again as its *replay function*: the callee with its residuals fed).
 
 Such values are the graph's *residuals* (`graph_residuals`). The forward pass outputs them
 and the gradient is fed them instead of recomputing:
@@ -55,8 +56,12 @@ def graph_residuals(graph):
     for node in graph.nodes:
         if node.op.name == "Placeholder":
             continue
-        if unrecomputable(node.op) or expose(node):
+        if unrecomputable(node.op):
             result.extend(node.outputs)
+            continue
+        kept = expose(node)
+        if kept:  # a call is replayed from its residuals; an If or While is not re-run
+            result.extend(kept if node.op.name == "PartitionedCall" else node.outputs)
     result = tuple(result)
     _cache[graph] = (size, result)
     return result

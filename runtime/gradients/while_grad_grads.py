@@ -87,6 +87,12 @@ def _residual_target(graph, t):
         return ("resource", resource)
     if name.startswith(("Random", "Iterator", "Assign")) or name == "AnonymousIterator":
         return None  # no gradient flows into these
+    first = node.attrs.get("n_outputs") if isinstance(node.attrs, dict) else None
+    if name == "PartitionedCall" and first is not None and t.index >= first:
+        # a residual of the callee, handed out by the call: where that one's goes
+        callee = node.attrs["f"].graph
+        target = _residual_target(callee, node.attrs["residuals"][t.index - first])
+        return target if target is None or target[0] != "resource" else ("unsupported", node)
     return ("unsupported", node)
 
 

@@ -8,7 +8,7 @@ a Python list, which the compiler stages as a TensorArray, stacked after the loo
 optionally an `if` on a tensor condition; then it reduces to a scalar. The tape's gradients
 with respect to x and y, taken eagerly, through an eagerly called Function and with the tape
 inside a Function, must match central finite differences of the program. Steps may read a
-variable (`w`). Second order: a Hessian-vector product from nested tapes, around a Function
+variable (`w`) or call a Function that does. Second order: a Hessian-vector product from nested tapes, around a Function
 call and inside one, must match finite differences of the eager first-order gradient.
 """
 
@@ -28,7 +28,13 @@ _W = tf.Variable([0.3, -0.2, 0.5], dtype=tf.float64)
 
 _BINARY = ("add", "sub", "mul", "safe_div")
 _UNARY = ("tanh", "sin", "sigmoid", "softplus", "square_tanh", "matmul", "center", "roll",
-          "gather", "stack", "pow", "softmax")
+          "gather", "stack", "pow", "softmax", "call")
+
+
+@tf.function
+def _call_step(h):
+    """A Function reading a variable: a call whose gradient is fed its residuals."""
+    return tf.sin(h * _W) + h
 
 _step = st.one_of(
     st.tuples(st.just("binary"), st.sampled_from(_BINARY),
@@ -72,6 +78,8 @@ def run_steps(steps, h, x, y):
             h = tf.gather(h, [2, 0, 0]) + h
         elif name == "stack":
             h = tf.reduce_sum(tf.stack([h, x * h]), axis=0)
+        elif name == "call":
+            h = _call_step(h)
         elif name == "pow":
             h = tf.pow(tf.sigmoid(h) + 0.5, 1.5)
         else:

@@ -442,8 +442,11 @@ class Inliner:
                                  % (node.name, self.source.name))
             self.mapping[id(node.outputs[0])] = target.capture(capture.external)
             return
-        if node.op.name == "PartitionedCall" and _replayable(node):
-            self._emit_replay(node)
+        if node.op.name in _REPLAYED and _replayable(node):
+            if node.op.name == "PartitionedCall":
+                self._emit_replay(node)
+            else:
+                self._emit_replayed_if(node)
             return
         _check_rerun(node)
         inputs = [target.capture(self.mapping[id(t)]) for t in node.inputs]
@@ -466,6 +469,19 @@ class Inliner:
                                        node.location)
         for old, new in zip(node.outputs[:first], outputs):
             self.mapping[id(old)] = new
+
+
+    def _emit_replayed_if(self, node):
+        """Re-emits an If whose branches have residuals as an If running them again with
+        those fed (see control_flow_grads.replay_if)."""
+        from runtime.gradients.control_flow_grads import replay_if
+        with self.target.as_default():
+            outputs = replay_if(node, lambda t: self.target.capture(self.mapping[id(t)]))
+        for old, new in zip(node.outputs, outputs):
+            self.mapping[id(old)] = new
+
+
+_REPLAYED = frozenset(["PartitionedCall", "If", "StatelessIf"])
 
 
 def _replayable(node):

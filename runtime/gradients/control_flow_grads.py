@@ -142,6 +142,38 @@ def _branch_vjp(sub, inputs, grads, wanted, externals, fed):
     return {slot: g for slot, g in zip(slots, found) if g is not None}
 
 
+def replay_if(node, value_of):
+    """Adds to the current graph an If running `node`'s branches again with their residuals
+    fed (`node`'s residual outputs); returns its outputs, standing for `node`'s first ones.
+    `value_of(t)`: the current graph's tensor for a tensor of `node`'s graph."""
+    then_r, else_r = node.attrs["residuals"]
+    first = node.attrs["n_outputs"]
+    inputs = [value_of(t) for t in node.inputs]
+    kept = [value_of(t) for t in node.outputs[first:]]
+    fed = {"then": list(zip(then_r, kept[:len(then_r)])),
+           "else": list(zip(else_r, kept[len(then_r):]))}
+    branches = {}
+    for name in ("then", "else"):
+        sub = node.attrs[name]
+        branch, outs = control_flow.trace_subgraph(
+            "cond_replay_" + name, lambda sub=sub, fed=fed[name]: _replay_branch(sub, inputs, fed),
+            [])
+        with branch.graph.as_default():
+            branch.outputs = [branch.graph.capture(t) for t in outs]
+        branches[name] = branch
+    specs = [(t.dtype, t._shape) for t in node.outputs[:first]]
+    return control_flow.build_if(inputs[0], branches["then"], branches["else"], specs)
+
+
+def _replay_branch(sub, inputs, fed):
+    from runtime import context
+    graph = context.current_graph()
+    mapping = {id(ph): inputs[i] for ph, i in sub.captured}
+    mapping.update({id(t): value for t, value in fed})
+    inliner = Inliner(sub.graph, graph, mapping)
+    return [inliner.in_target(t) for t in sub.outputs]
+
+
 def _zeros(slot, dtype, shape, inputs, externals):
     """Zeros for a gradient the current branch does not produce."""
     if dtype.kind == "float" and fully_known(shape):

@@ -9,8 +9,8 @@ some ops would not give the value the forward pass used:
   * variable reads: an assignment made by the same code, or after it and before the
     gradient is taken, changes what a second read gives (TensorFlow never reads again);
   * variable assignments (their results);
-  * an If or While node whose sub-graphs hold any of these (a call node holding them is
-    run again as its *replay function*: the callee with its residuals fed).
+  * a While node whose sub-graphs hold any of these. A call or If node holding them is run
+    again *replayed*: the callee or branch with its residuals fed (backprop.Inliner).
 
 Such values are the graph's *residuals* (`graph_residuals`). The forward pass outputs them
 and the gradient is fed them instead of recomputing:
@@ -35,6 +35,7 @@ from runtime import dtypes
 from runtime.tensor import SymbolicTensor
 
 _cache = weakref.WeakKeyDictionary()  # graph -> (node count, residual tensors)
+_NOT_REPLAYED = frozenset(["While", "StatelessWhile"])
 
 
 def unrecomputable(op):
@@ -60,8 +61,8 @@ def graph_residuals(graph):
             result.extend(node.outputs)
             continue
         kept = expose(node)
-        if kept:  # a call is replayed from its residuals; an If or While is not re-run
-            result.extend(kept if node.op.name == "PartitionedCall" else node.outputs)
+        if kept:  # a call or an If is replayed from its residuals; a While is not re-run
+            result.extend(node.outputs if node.op.name in _NOT_REPLAYED else kept)
     result = tuple(result)
     _cache[graph] = (size, result)
     return result

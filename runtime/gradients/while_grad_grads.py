@@ -88,12 +88,20 @@ def _residual_target(graph, t):
     if name.startswith(("Random", "Iterator", "Assign")) or name == "AnonymousIterator":
         return None  # no gradient flows into these
     first = node.attrs.get("n_outputs") if isinstance(node.attrs, dict) else None
-    if name == "PartitionedCall" and first is not None and t.index >= first:
-        # a residual of the callee, handed out by the call: where that one's goes
-        callee = node.attrs["f"].graph
-        target = _residual_target(callee, node.attrs["residuals"][t.index - first])
-        return target if target is None or target[0] != "resource" else ("unsupported", node)
-    return ("unsupported", node)
+    if first is None or t.index < first:
+        return ("unsupported", node)
+    # a residual of the callee or of a branch, handed out by the node: where that one's goes
+    if name == "PartitionedCall":
+        inner_graph, inner = node.attrs["f"].graph, node.attrs["residuals"][t.index - first]
+    elif name in ("If", "StatelessIf"):
+        then_r, else_r = node.attrs["residuals"]
+        k = t.index - first
+        inner_graph, inner = ((node.attrs["then"].graph, then_r[k]) if k < len(then_r) else
+                              (node.attrs["else"].graph, else_r[k - len(then_r)]))
+    else:
+        return ("unsupported", node)
+    target = _residual_target(inner_graph, inner)
+    return target if target is None or target[0] != "resource" else ("unsupported", node)
 
 
 def _second_order_plan(plan):

@@ -1605,3 +1605,40 @@ def test_second_order_through_a_loop_calling_a_function_that_reads_a_variable():
     np.testing.assert_allclose(float(outer.gradient(dx, x)), 6 * 0.7 * 1.5 ** 2)
     np.testing.assert_allclose(float(outer.gradient(dw, w)), 2 * 0.7 ** 3)
     np.testing.assert_allclose(float(outer.gradient(dw, x)), 6 * 0.7 ** 2 * 1.5)
+
+
+def test_second_order_through_a_loop_whose_branch_reads_a_variable():
+    w = tf.Variable(1.5, dtype=tf.float64)
+
+    @tf.function
+    def f(x):
+        y = x
+        for i in tf.range(3):
+            if i % 2 == 0:
+                y = y * x * w
+            else:
+                y = y + tf.sin(x)
+        return y
+
+    def reference(x, w):
+        return ((x * x * w + np.sin(x)) * x * w)
+
+    def numeric(fn, at, eps=1e-5):
+        return (fn(at + eps) - fn(at - eps)) / (2 * eps)
+
+    x = tf.constant(0.7, tf.float64)
+    with GradientTape(persistent=True) as outer:
+        outer.watch(x)
+        with GradientTape(persistent=True) as inner:
+            inner.watch(x)
+            y = f(x)
+        dx, dw = inner.gradient(y, x), inner.gradient(y, w)
+    d_dx = lambda a, b: numeric(lambda v: reference(v, b), a)
+    d_dw = lambda a, b: numeric(lambda v: reference(a, v), b)
+    np.testing.assert_allclose(float(y), reference(0.7, 1.5))
+    np.testing.assert_allclose(float(outer.gradient(dx, x)),
+                               numeric(lambda v: d_dx(v, 1.5), 0.7, 1e-4), rtol=1e-6)
+    np.testing.assert_allclose(float(outer.gradient(dw, w)),
+                               numeric(lambda v: d_dw(0.7, v), 1.5, 1e-4), rtol=1e-6)
+    np.testing.assert_allclose(float(outer.gradient(dw, x)),
+                               numeric(lambda v: d_dw(v, 1.5), 0.7, 1e-4), rtol=1e-6)

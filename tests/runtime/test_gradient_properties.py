@@ -8,8 +8,9 @@ a Python list, which the compiler stages as a TensorArray, stacked after the loo
 optionally an `if` on a tensor condition; then it reduces to a scalar. The tape's gradients
 with respect to x and y, taken eagerly, through an eagerly called Function and with the tape
 inside a Function, must match central finite differences of the program. Steps may read a
-variable (`w`) or call a Function that does. Second order: a Hessian-vector product from nested tapes, around a Function
-call and inside one, must match finite differences of the eager first-order gradient.
+variable (`w`) or call a Function that does. Second order: a Hessian-vector product from
+nested tapes, around a Function call and inside one, must match finite differences of the
+eager first-order gradient.
 """
 
 import numpy as np

@@ -7,6 +7,7 @@ cached Function call) test that one global list and look at their thread's own s
 while some thread is tracing.
 """
 
+import contextlib
 import threading
 
 
@@ -27,6 +28,19 @@ tapes = []
 def thread_graphs():
     """This thread's stack of graphs being built, innermost last (the list itself)."""
     return _thread.graph_stack
+
+
+@contextlib.contextmanager
+def eager_scope():
+    """Runs the block eagerly in this thread, even inside a trace (the graphs being built
+    are set aside and restored after it)."""
+    stack = _thread.graph_stack
+    saved = stack[:]
+    del stack[:]
+    try:
+        yield
+    finally:
+        stack[:] = saved
 
 
 def push_graph(graph):

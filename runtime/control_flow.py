@@ -14,6 +14,8 @@ loop variables. The executor lowers the ops back into Python statements:
                                                    out0, out1 = w0, w1
 """
 
+import numpy as np
+
 from runtime import executor
 from runtime.graph import Graph
 from runtime.ops.registry import register
@@ -87,22 +89,46 @@ def _sub_infer(specs, attrs):
     return list(attrs["out_specs"])
 
 
-def _lower_branch(emitter, sub, ins, outs, indent, node, fed_extra=()):
+def _lower_branch(emitter, sub, ins, outs, indent, node, fed_extra=(), extra=(),
+                  absent=((), ())):
+    """Emits a branch (or loop body) assigning its results to `outs`. With `extra` (tensors of
+    the branch: its residuals), their values follow the results, between stand-ins for the
+    tensors `absent[0]` and `absent[1]` (the other branch's residuals, not computed)."""
     fed = {id(ph): ins[i] for ph, i in sub.captured}
     fed.update(fed_extra)
     before = len(emitter.lines)
-    results = executor.emit_graph(emitter, sub.graph, fed, sub.outputs, indent)
+    results = executor.emit_graph(emitter, sub.graph, fed, list(sub.outputs) + list(extra),
+                                  indent)
+    if absent != ((), ()):
+        count = len(sub.outputs)
+        results = (results[:count] + [_absent(emitter, t) for t in absent[0]] +
+                   results[count:] + [_absent(emitter, t) for t in absent[1]])
     if outs:
         emitter.line("%s, = %s," % (", ".join(outs), ", ".join(results)), indent, node)
     elif len(emitter.lines) == before:
         emitter.line("pass", indent, node)
 
 
+def _absent(emitter, t):
+    """A stand-in for the value of `t` of a branch that did not run: zeros of its dtype and
+    static shape (a gradient through it is zero; a read-only broadcast, so no memory), or
+    None."""
+    if t.dtype.kind not in ("float", "int", "bool"):
+        return "None"
+    shape = t._shape if t._shape is not None and None not in t._shape else ()
+    return emitter.bind(np.broadcast_to(np.zeros((), t.dtype.np_dtype), shape), "absent")
+
+
 def _lower_if(emitter, node, ins, outs, indent):
+    # With residuals (see runtime.gradients.residuals), each branch also returns its own,
+    # and stand-ins for the other branch's.
+    then_r, else_r = node.attrs.get("residuals", ((), ()))
     emitter.line("if %s:" % ins[0], indent, node)
-    _lower_branch(emitter, node.attrs["then"], ins, outs, indent + 1, node)
+    _lower_branch(emitter, node.attrs["then"], ins, outs, indent + 1, node, extra=then_r,
+                  absent=((), else_r))
     emitter.line("else:", indent, node)
-    _lower_branch(emitter, node.attrs["else"], ins, outs, indent + 1, node)
+    _lower_branch(emitter, node.attrs["else"], ins, outs, indent + 1, node, extra=else_r,
+                  absent=(then_r, ()))
 
 
 def _lower_while(emitter, node, ins, outs, indent):
@@ -153,6 +179,12 @@ def _lower_loop(emitter, node, cond, body, ins, outs, indent):
     ins = _scalar_inputs(emitter, node, ins, indent)
     count = len(body.placeholders)
     loop_vars = [emitter.fresh("w") for _ in range(count)]
+    # With residuals (see runtime.gradients.residuals), each iteration appends its own to a
+    # list, the node's last output.
+    residuals = node.attrs.get("residuals")
+    if residuals is not None:
+        kept = emitter.fresh("acc")
+        emitter.line("%s = []" % kept, indent, node)
     if loop_vars:
         emitter.line("%s, = %s," % (", ".join(loop_vars), ", ".join(ins[:count])), indent, node)
     emitter.line("while True:", indent, node)
@@ -162,9 +194,24 @@ def _lower_loop(emitter, node, cond, body, ins, outs, indent):
     emitter.line("if not %s:" % test, indent + 1, node)
     emitter.line("break", indent + 2, node)
     body_fed = {id(ph): w for ph, w in zip(body.placeholders, loop_vars)}
-    _lower_branch(emitter, body, ins, loop_vars, indent + 1, node, body_fed)
+    if residuals is None:
+        _lower_branch(emitter, body, ins, loop_vars, indent + 1, node, body_fed)
+    else:
+        values = [emitter.fresh("r") for _ in residuals]
+        _lower_branch(emitter, body, ins, loop_vars + values, indent + 1, node, body_fed,
+                      extra=residuals)
+        emitter.line("%s.append((%s))" % (kept, "".join(v + ", " for v in values)),
+                     indent + 1, node)
+        loop_vars = loop_vars + ["%s(%s)" % (emitter.bind(box_list, "box"), kept)]
     if outs:
         emitter.line("%s, = %s," % (", ".join(outs), ", ".join(loop_vars)), indent, node)
+
+
+def box_list(items):
+    """A list as a rank-0 object array: how a While's list of residuals travels."""
+    boxed = np.empty((), dtype=object)
+    boxed[()] = items
+    return boxed
 
 
 def _no_kernel(*args, **kwargs):

@@ -38,16 +38,21 @@ from runtime.variables import GraphVariable, Variable
 # -- the call op that lets one traced function call another ----------------------------------
 
 
+# A call node may also output `residuals`: values of the callee's graph that its gradient
+# needs and could not compute again (see runtime.gradients.residuals).
+
+
 def _call_infer(specs, attrs):
-    return [(t.dtype, t._shape) for t in attrs["f"].flat_outputs]
+    return [(t.dtype, t._shape)
+            for t in list(attrs["f"].flat_outputs) + list(attrs.get("residuals", ()))]
 
 
-def _call_kernel(*values, f):
-    return f._compiled_run()(*values)
+def _call_kernel(*values, f, residuals=()):
+    return f._compiled_run(residuals)(*values)
 
 
 def _call_emit(outs, ins, attrs, bind):
-    run = bind(attrs["f"]._compiled_run(), "call")
+    run = bind(attrs["f"]._compiled_run(attrs.get("residuals", ())), "call")
     call = "%s(%s)" % (run, ", ".join(ins))
     if not outs:
         return call
@@ -284,11 +289,25 @@ class ConcreteFunction:
                    shape_lib.to_string(array.shape)))
         return array
 
-    def _compiled_run(self):
+    def _compiled_run(self, residuals=()):
+        """The compiled graph's run function; with `residuals` (tensors of the graph), one
+        that returns their values after the outputs."""
+        if residuals:
+            return self._compiled_with(tuple(residuals)).run
         if self._compiled is None:
             self._compiled = executor.compile_graph(self.graph, self._feeds, self.flat_outputs,
                                                     self.name, self._check_numerics)
         return self._compiled.run
+
+    def _compiled_with(self, residuals):
+        cache = self.__dict__.setdefault("_compiled_residuals", {})
+        key = tuple(id(t) for t in residuals)
+        found = cache.get(key)
+        if found is None:
+            found = cache[key] = executor.compile_graph(
+                self.graph, self._feeds, list(self.flat_outputs) + list(residuals),
+                self.name, self._check_numerics)
+        return found
 
     @property
     def executor_source(self):
@@ -298,15 +317,36 @@ class ConcreteFunction:
 
     def _call_flat(self, feeds):
         """Runs the graph on flat fed values (numpy arrays and variables)."""
-        first = self._first_call
-        if first is not None:
-            self._first_call = None
-            return first._call_flat(feeds)
+        if self._first_call is not None:  # (inline: this is the cached call's hot path)
+            return self._take_first_call()._call_flat(feeds)
         run = self._compiled.run if self._compiled is not None else self._compiled_run()
         try:
             values = run(*feeds)
         except Exception as e:  # translate to the user's terms, see _translate
             raise self._translate(e) from None
+        return self._result(values)
+
+    def _take_first_call(self):
+        """The trace this call must run instead (the variable-initialising one, once), or
+        this function."""
+        first = self._first_call
+        if first is None:
+            return self
+        self._first_call = None
+        return first
+
+    def _call_flat_with(self, feeds, residuals):
+        """`_call_flat` that also returns the values of `residuals` (tensors of its graph);
+        see `_take_first_call` for the trace to call it on."""
+        compiled = self._compiled_with(tuple(residuals))
+        try:
+            values = compiled.run(*feeds)
+        except Exception as e:
+            raise self._translate(e, compiled) from None
+        n = len(self.flat_outputs)
+        return self._result(values[:n]), values[n:]
+
+    def _result(self, values):
         if self._single_output:
             return make_eager(values[0], self._out_dtypes[0])
         return self._pack(values)
@@ -320,8 +360,9 @@ class ConcreteFunction:
                 flat.append(item)
         return nest.pack_sequence_as(self.structured_outputs, flat)
 
-    def _translate(self, error):
-        node = self._compiled.node_for_traceback(error.__traceback__) if self._compiled else None
+    def _translate(self, error, compiled=None):
+        compiled = compiled or self._compiled
+        node = compiled.node_for_traceback(error.__traceback__) if compiled else None
         if node is None:
             return error
         where = ""

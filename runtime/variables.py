@@ -135,15 +135,10 @@ class Variable:
             self._static_shape = value._shape if shape is None else shape_lib.normalize(shape)
             execute(OPS["InitializeVariableOnce"], [self, value])
         else:
-            stack = context.thread_graphs()
-            saved = stack[:]
-            del stack[:]
-            try:
+            with context.eager_scope():
                 value = common.convert_to_tensor(initial_value, dtype_hint=dtype)
                 if dtype is not None and value.dtype is not dtype:
                     value = _cast(value, dtype)
-            finally:
-                stack[:] = saved
             self.dtype = value.dtype
             self._value = value._value
             self._static_shape = (value._value.shape if shape is None

@@ -175,7 +175,7 @@ class _Liveness:
         if isinstance(node, gast.Return):
             return frozenset(activity.read_names(node.value) if node.value else ())
         if isinstance(node, (gast.With, gast.AsyncWith)):
-            return frozenset(activity.read_names(node.items)) | self.block(node.body, live_out)
+            return self._with(node, live_out)
         if isinstance(node, gast.Try):
             after = self.block(node.finalbody, live_out)
             body = self.block(node.body + node.orelse, after)
@@ -184,6 +184,16 @@ class _Liveness:
                 handlers |= self.block(handler.body, after)
             return body | handlers | after
         return (live_out - activity.assigned_names(node)) | activity.read_names(node)
+
+    def _with(self, node, live_out):
+        # Each item's `as` target is bound before the body runs (and before later items are
+        # evaluated): its value from before the `with` is dead there.
+        live = self.block(node.body, live_out)
+        for item in reversed(node.items):
+            if item.optional_vars is not None:
+                live = live - activity.assigned_names(item.optional_vars)
+            live = live | activity.read_names(item)
+        return frozenset(live)
 
     def _loop(self, node, live_out, test_reads, target_names):
         test_reads = frozenset(test_reads) | frozenset(self.loop_flags.get(id(node), ()))

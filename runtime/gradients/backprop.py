@@ -175,6 +175,11 @@ def graph_externals(graph):
                 inner.append(node.attrs["f"].graph)
             elif node.op.lower is not None:
                 inner.extend(sub.graph for sub in _subgraphs(node.attrs))
+            elif node.op.name == "WhileGrad":
+                for external in implicit_externals(node.op, node.attrs):
+                    if id(external) not in seen:
+                        seen.add(id(external))
+                        found.append(external)
         pending.extend(reversed(inner))
     result = tuple(found)
     _externals_cache[graph] = (size, result)
@@ -184,6 +189,9 @@ def graph_externals(graph):
 def _subgraphs(attrs):
     from runtime.control_flow import SubGraph
     return [v for v in attrs.values() if isinstance(v, SubGraph)]
+
+
+_WITH_EXTERNALS = frozenset(["PartitionedCall", "WhileGrad"])
 
 
 def implicit_externals(op, attrs):
@@ -200,6 +208,9 @@ def implicit_externals(op, attrs):
     f = attrs.get("f") if attrs else None
     if f is not None and op.name == "PartitionedCall":
         return graph_externals(f.graph)
+    if op.name == "WhileGrad":  # what its loop read (see while_grad_grads)
+        from runtime.gradients.while_grad_grads import loop_externals
+        return loop_externals(attrs["plan"])
     return ()
 
 
@@ -240,7 +251,7 @@ def backprop(records, targets, sources, watched, view=None, external_key=id):
                     needed = [False] * len(inputs)
                 needed[i] = True
         externals = implicit_externals(rec.op, rec.attrs) if (
-            rec.op.lower is not None or rec.op.name == "PartitionedCall") else ()
+            rec.op.lower is not None or rec.op.name in _WITH_EXTERNALS) else ()
         needed_externals = [e for e in externals if external_key(e) in live]
         if needed is None and not needed_externals:
             continue
@@ -422,10 +433,6 @@ class Inliner:
             stack.pop()
             self._emit_one(current)
 
-    def _check_stale_read(self, node):
-        if node.op.name == "ReadVariableOp":
-            _refuse_stale_read(node, self.source)
-
     def _emit_one(self, node):
         target = self.target
         if node.op.name == "Placeholder":
@@ -435,8 +442,13 @@ class Inliner:
                                  % (node.name, self.source.name))
             self.mapping[id(node.outputs[0])] = target.capture(capture.external)
             return
+        if node.op.name in _REPLAYED and _replayable(node):
+            if node.op.name == "PartitionedCall":
+                self._emit_replay(node)
+            else:
+                self._emit_replayed_if(node)
+            return
         _check_rerun(node)
-        self._check_stale_read(node)
         inputs = [target.capture(self.mapping[id(t)]) for t in node.inputs]
         specs = [(t.dtype, t._shape) for t in node.outputs]
         outputs = target.add_node(node.op, inputs, node.attrs, specs, node.name, node.location)
@@ -444,65 +456,52 @@ class Inliner:
             self.mapping[id(old)] = new
 
 
-def _resource_of(graph, t):
-    """The object a resource tensor of `graph` stands for: the captured variable, or the
-    tensor itself when it is not a capture."""
-    for capture in graph.captures:
-        if capture.placeholder is t:
-            return capture.external
-    return t
+    def _emit_replay(self, node):
+        """Re-emits a call whose callee has residuals as a call of its replay function, fed
+        the call's inputs and those residuals (see function_grads.replay_function)."""
+        from runtime.gradients.function_grads import replay_function
+        replay = replay_function(node.attrs["f"])
+        first = node.attrs["n_outputs"]
+        inputs = [self.target.capture(self.mapping[id(t)])
+                  for t in list(node.inputs) + list(node.outputs[first:])]
+        specs = [(t.dtype, t._shape) for t in replay.flat_outputs]
+        outputs = self.target.add_node(node.op, inputs, {"f": replay}, specs, node.name,
+                                       node.location)
+        for old, new in zip(node.outputs[:first], outputs):
+            self.mapping[id(old)] = new
 
 
-def _assigned_resources(graph, found=None):
-    """ids of the variables that `graph` or a sub-graph of its control-flow ops assigns."""
-    found = set() if found is None else found
-    for node in graph.nodes:
-        if node.op.name.startswith("Assign") and node.op.side_effects and node.inputs:
-            found.add(id(_resource_of(graph, node.inputs[0])))
-        for value in node.attrs.values():
-            sub_graph = getattr(value, "graph", None)
-            if sub_graph is not None and hasattr(sub_graph, "nodes"):
-                _assigned_resources(sub_graph, found)
-    return found
+    def _emit_replayed_if(self, node):
+        """Re-emits an If whose branches have residuals as an If running them again with
+        those fed (see control_flow_grads.replay_if)."""
+        from runtime.gradients.control_flow_grads import replay_if
+        with self.target.as_default():
+            outputs = replay_if(node, lambda t: self.target.capture(self.mapping[id(t)]))
+        for old, new in zip(node.outputs, outputs):
+            self.mapping[id(old)] = new
 
 
-def _not_rerunnable(op):
-    name = op.name
-    return (name.startswith("Random") or (name.startswith("Assign") and op.side_effects)
-            or name.startswith("Iterator") or name == "AnonymousIterator")
+_REPLAYED = frozenset(["PartitionedCall", "If", "StatelessIf"])
+
+
+def _replayable(node):
+    from runtime.gradients import residuals
+    return bool(residuals.expose(node))
 
 
 def _check_rerun(node):
-    """Refuses to re-emit a node whose second run would not give the forward value: random
-    draws, variable assignments and iterator reads."""
-    if not _not_rerunnable(node.op):
+    """Refuses to re-emit a node whose second run would not give the forward value (its
+    values are residuals, which the forward pass should have handed over: see residuals)."""
+    from runtime.gradients import residuals
+    if not (residuals.unrecomputable(node.op) or residuals.expose(node)):
         return
     where = node.location
     raise NotImplementedError(
-        "this gradient needs the value of %s (op %s%s) again, and running it a second time "
-        "would not give the same value (a random draw, a variable assignment or an iterator "
-        "read). Gradients through a Function called eagerly, through a tensor-dependent "
-        "`if` and through a loop recompute such values: use the GradientTape inside the "
-        "same function and outside the loop or branch, or compute the value outside them."
+        "internal error: this gradient needs the value of %s (op %s%s) again, and running it "
+        "a second time would not give the same value (a random draw, a variable read or "
+        "assignment, an iterator read, a py_function), but the forward pass did not keep it"
         % (node.name, node.op.name,
            ", made at %s:%d" % (where.filename, where.lineno) if where is not None else ""))
-
-
-def _refuse_stale_read(node, source):
-    """Refuses to re-read a variable that the recomputed function (or branch, or loop body)
-    also assigns: the second read would see the assigned value, not the one the forward
-    pass used."""
-    variable = _resource_of(source, node.inputs[0])
-    if id(variable) not in _assigned_resources(source):
-        return
-    where = node.location
-    raise NotImplementedError(
-        "this gradient needs the value read from variable %s%s again, but the same function, "
-        "branch or loop body also assigns that variable, so reading it a second time would "
-        "give the new value. Read the variable into a tensor before the Function, branch or "
-        "loop, or use the GradientTape inside the same function and outside the loop or branch."
-        % (getattr(variable, "name", "?"),
-           " (read at %s:%d)" % (where.filename, where.lineno) if where is not None else ""))
 
 
 class InlinedNode:

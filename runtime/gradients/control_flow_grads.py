@@ -16,16 +16,17 @@ made once from the loop's sub-graphs and compiled by the executor:
     state out, intermediates) -> (gradient of the state in, gradients of the captured
     tensors and of the variables the body reads). The forward values it uses are exactly
     what it captures from the forward iteration, which is how the intermediates are chosen.
-At run time the kernel re-runs the loop from the same initial values, keeping each
-iteration's state and intermediates, then runs the VJP once per iteration in reverse,
-summing the gradients of the captured tensors and variables over iterations.
+At run time the kernel runs the loop's iterations again from the same initial values,
+keeping each iteration's state and intermediates, then runs the VJP once per iteration in
+reverse, summing the gradients of the captured tensors and variables over iterations.
 
-Both recompute forward values from the op's inputs. A value a second run would not
-reproduce (a random draw, an assignment's result, an iterator read) makes the gradient raise
-NotImplementedError (see backprop.Inliner). Known limit: a variable that the branch or loop
-body itself assigns after reading it is read again with its new value.
+Both recompute forward values from the op's inputs, except the *residuals*: values a second
+run would not reproduce (random draws, variable reads, iterator reads, py_function results;
+see residuals.py). The forward If returns its branch's, and the forward While keeps each
+iteration's in a list; the gradient is fed them. A loop with residuals is replayed from that
+list, which also gives its trip count (the condition is not run again).
 
-WhileGrad has no gradient itself (a second-order gradient through a loop raises LookupError).
+WhileGrad's own gradient (second order) is in while_grad_grads.
 """
 
 import numpy as np
@@ -37,6 +38,7 @@ from runtime import shape as shape_lib
 from runtime.gradients.backprop import (GradResult, Inliner, add_values, backprop, can_carry,
                                         carries, external_key_in, grad_for, graph_externals,
                                         zeros_like_tensor, zeros_like_value)
+from runtime.gradients import residuals
 from runtime.gradients.grad_ops import fully_known
 from runtime.graph import Graph
 from runtime.ops import array_ops
@@ -55,12 +57,14 @@ def _if_grad(ctx, grads):
     pred = inputs[0]
     wanted = [i for i in range(1, len(inputs)) if ctx.needed[i]]
     externals = list(ctx.needed_externals)
+    kept = _branch_residuals(ctx)
     branches = {}
     for name in ("then", "else"):
         sub = ctx.attrs[name]
         branch, result = control_flow.trace_subgraph(
             "cond_grad_" + name,
-            lambda sub=sub: _branch_vjp(sub, inputs, grads, wanted, externals), [])
+            lambda sub=sub, fed=kept[name]: _branch_vjp(sub, inputs, grads, wanted, externals,
+                                                       fed), [])
         branches[name] = (branch, result)
     slots = [slot for slot in [("in", i) for i in wanted] + [("ext", k) for k in
                                                              range(len(externals))]
@@ -95,12 +99,27 @@ def _if_grad(ctx, grads):
     return GradResult(input_grads, external_grads)
 
 
-def _branch_vjp(sub, inputs, grads, wanted, externals):
+def _branch_residuals(ctx):
+    """{branch name: [(residual of the branch, the If's output holding its value, its
+    index among the If's outputs)]}."""
+    if not residuals.expose(ctx._record):
+        return {"then": [], "else": []}
+    then_r, else_r = ctx.attrs["residuals"]
+    first = ctx.attrs["n_outputs"]
+    return {"then": [(t, ctx.output(first + k), first + k) for k, t in enumerate(then_r)],
+            "else": [(t, ctx.output(first + len(then_r) + k), first + len(then_r) + k)
+                     for k, t in enumerate(else_r)]}
+
+
+def _branch_vjp(sub, inputs, grads, wanted, externals, fed):
     """Inside a gradient branch: backpropagates through forward branch `sub`, re-emitted into
-    the current graph. Returns {slot: gradient tensor} for the inputs and externals reached."""
+    the current graph (`fed`: its residuals, see _branch_residuals; a gradient flowing into
+    one of those If outputs is a target too). Returns {slot: gradient tensor} for the inputs
+    and externals reached."""
     from runtime import context
     graph = context.current_graph()
     mapping = {id(ph): inputs[i] for ph, i in sub.captured}
+    mapping.update({id(t): value for t, value, _ in fed})
     inliner = Inliner(sub.graph, graph, mapping)
     key = external_key_in(sub.graph)
     by_index = {i: ph for ph, i in sub.captured}
@@ -115,10 +134,44 @@ def _branch_vjp(sub, inputs, grads, wanted, externals):
         sources.append(key(external))
     targets = [(id(out), graph.capture(g)) for out, g in zip(sub.outputs, grads)
                if g is not None and carries(out.dtype)]
+    targets += [(id(t), graph.capture(grads[k])) for t, _, k in fed
+                if k < len(grads) and grads[k] is not None and carries(t.dtype)]
     if not sources or not targets:
         return {}
     found = backprop(sub.graph.nodes, targets, sources, set(sources), inliner.view, key)
     return {slot: g for slot, g in zip(slots, found) if g is not None}
+
+
+def replay_if(node, value_of):
+    """Adds to the current graph an If running `node`'s branches again with their residuals
+    fed (`node`'s residual outputs); returns its outputs, standing for `node`'s first ones.
+    `value_of(t)`: the current graph's tensor for a tensor of `node`'s graph."""
+    then_r, else_r = node.attrs["residuals"]
+    first = node.attrs["n_outputs"]
+    inputs = [value_of(t) for t in node.inputs]
+    kept = [value_of(t) for t in node.outputs[first:]]
+    fed = {"then": list(zip(then_r, kept[:len(then_r)])),
+           "else": list(zip(else_r, kept[len(then_r):]))}
+    branches = {}
+    for name in ("then", "else"):
+        sub = node.attrs[name]
+        branch, outs = control_flow.trace_subgraph(
+            "cond_replay_" + name, lambda sub=sub, fed=fed[name]: _replay_branch(sub, inputs, fed),
+            [])
+        with branch.graph.as_default():
+            branch.outputs = [branch.graph.capture(t) for t in outs]
+        branches[name] = branch
+    specs = [(t.dtype, t._shape) for t in node.outputs[:first]]
+    return control_flow.build_if(inputs[0], branches["then"], branches["else"], specs)
+
+
+def _replay_branch(sub, inputs, fed):
+    from runtime import context
+    graph = context.current_graph()
+    mapping = {id(ph): inputs[i] for ph, i in sub.captured}
+    mapping.update({id(t): value for t, value in fed})
+    inliner = Inliner(sub.graph, graph, mapping)
+    return [inliner.in_target(t) for t in sub.outputs]
 
 
 def _zeros(slot, dtype, shape, inputs, externals):
@@ -146,6 +199,7 @@ class WhileGradPlan:
 
     def __init__(self, n, float_states, n_body, n_cond, dy_slots, cond_run, forward_run,
                  vjp_run, captured_out, externals_out):
+        self.replayed = cond_run is None    # iterations replayed from the loop's residuals
         self.n = n                          # loop variables
         self.float_states = float_states    # indices of the float loop variables
         self.n_body = n_body                # body captured inputs
@@ -156,23 +210,65 @@ class WhileGradPlan:
         self.vjp_run = vjp_run              # (dstate out, intermediates) -> dstate in + rest
         self.captured_out = captured_out    # [body captured position] with a gradient output
         self.externals_out = externals_out  # [external] with a gradient output
+        self.graphs = None                  # WhileGraphs, for a gradient of this gradient
 
     def __repr__(self):
         return "<WhileGradPlan %d loop variables>" % self.n
 
 
-def _while_grad_kernel(*values, plan, out_specs):
+class WhileGraphs:
+    """The graphs behind a WhileGradPlan's compiled runs (see while_grad_grads): `forward`
+    (feeds: states, body captured, residuals; outputs: next states, intermediates) and `vjp`
+    (feeds: state gradients, intermediates; outputs as WhileGrad's), and the body residuals
+    the forward feeds stand for."""
+
+    def __init__(self, body, forward, forward_feeds, forward_outputs, vjp, vjp_feeds,
+                 vjp_outputs, body_residuals):
+        self.body = body
+        self.forward = forward
+        self.forward_feeds = forward_feeds
+        self.forward_outputs = forward_outputs
+        self.vjp = vjp
+        self.vjp_feeds = vjp_feeds
+        self.vjp_outputs = vjp_outputs
+        self.body_residuals = body_residuals
+
+
+def split_inputs(plan, values):
+    """WhileGrad's input values: (initial state, body captured, cond captured, upstream
+    gradients, each iteration's residuals or None)."""
     n, n_body, n_cond = plan.n, plan.n_body, plan.n_cond
-    state = values[:n]
-    body_values = values[n:n + n_body]
-    cond_values = values[n + n_body:n + n_body + n_cond]
-    dys = values[n + n_body + n_cond:]
-    cond_run, forward_run = plan.cond_run, plan.forward_run
-    history = []  # per iteration: (state after it, the intermediates its gradient needs)
+    kept = None
+    if plan.replayed:
+        kept = residuals.unbox(values[-1])
+        values = values[:-1]
+    return (values[:n], values[n:n + n_body], values[n + n_body:n + n_body + n_cond],
+            values[n + n_body + n_cond:], kept)
+
+
+def run_forward(plan, state, body_values, cond_values, kept):
+    """Runs the loop's iterations again (replayed from their residuals, or while the
+    condition holds); returns [(state before, residuals fed, state after, intermediates)]."""
+    n = plan.n
+    history = []
+    forward_run = plan.forward_run
+    if kept is not None:
+        for fed in kept:
+            out = forward_run(*state, *body_values, *fed)
+            history.append((state, fed, out[:n], out[n:]))
+            state = out[:n]
+        return history
+    cond_run = plan.cond_run
     while cond_run(*state, *cond_values)[0]:
         out = forward_run(*state, *body_values)
+        history.append((state, (), out[:n], out[n:]))
         state = out[:n]
-        history.append((state, out[n:]))
+    return history
+
+
+def _while_grad_kernel(*values, plan, out_specs):
+    state, body_values, cond_values, dys, kept = split_inputs(plan, values)
+    history = run_forward(plan, state, body_values, cond_values, kept)
     float_states = plan.float_states
     nf = len(float_states)
     grads = [None] * nf
@@ -181,14 +277,14 @@ def _while_grad_kernel(*values, plan, out_specs):
     rest_count = len(plan.captured_out) + len(plan.externals_out)
     totals = [None] * rest_count
     vjp = plan.vjp_run
-    for after, intermediates in reversed(history):
+    for _, _, after, intermediates in reversed(history):
         fed = [g if g is not None else zeros_like_value(after[i])
                for g, i in zip(grads, float_states)]
         result = vjp(*fed, *intermediates)
         grads = result[:nf]
         for j in range(rest_count):
             totals[j] = add_values(totals[j], result[nf + j])
-    out = [g if g is not None else zeros_like_value(values[i])
+    out = [g if g is not None else zeros_like_value(state[i])
            for g, i in zip(grads, float_states)]
     for j, position in enumerate(plan.captured_out):
         g = totals[j]
@@ -231,6 +327,10 @@ def _while_grad(ctx, grads):
     wanted = [j for j, (ph, i) in enumerate(body.captured) if ctx.needed[i] and can_carry(ph)]
     body_externals = {id(e) for e in graph_externals(body.graph)}
     externals = [e for e in ctx.needed_externals if id(e) in body_externals]
+    # With residuals (values a second run would not reproduce), the forward loop kept each
+    # iteration's: the iterations are replayed from them.
+    replayed = bool(residuals.expose(ctx._record))
+    body_residuals = ctx.attrs["residuals"] if replayed else ()
 
     # `forward`: one iteration of the body, re-emitted on demand (only what computes the
     # state and what the gradient reads: prints and assignments are not run again).
@@ -240,8 +340,10 @@ def _while_grad(ctx, grads):
     with forward.as_default():
         states = [forward.add_placeholder("state", *_spec(ph)) for ph in body.placeholders]
         captured = [forward.add_placeholder("captured", *_spec(ph)) for ph in body_captured]
+        fed = [forward.add_placeholder("residual", *_spec(t)) for t in body_residuals]
     mapping = {id(ph): t for ph, t in zip(body.placeholders, states)}
     mapping.update({id(ph): t for ph, t in zip(body_captured, captured)})
+    mapping.update({id(t): p for t, p in zip(body_residuals, fed)})
     vjp = Graph("while_body_grad", outer=forward)
     inliner = Inliner(body.graph, forward, mapping, consumer=vjp)
     with vjp.as_default():
@@ -261,7 +363,7 @@ def _while_grad(ctx, grads):
     kept = [c for c in vjp.captures if isinstance(c.external, SymbolicTensor)]
     next_states = [inliner.in_target(t) for t in body.outputs]
     forward_run = executor.compile_graph(
-        forward, states + captured, next_states + [c.external for c in kept],
+        forward, states + captured + fed, next_states + [c.external for c in kept],
         "while_body_forward").run
     vjp_run = executor.compile_graph(vjp, dstates + [c.placeholder for c in kept],
                                      vjp_outputs, "while_body_grad").run
@@ -271,11 +373,17 @@ def _while_grad(ctx, grads):
     out_specs += [_spec(g) for _, g in kept_captured]
     out_specs += [_spec(g) for _, g in kept_externals]
     plan = WhileGradPlan(n, float_states, len(body_captured), len(cond_indices), dy_slots,
-                         _compiled_cond(cond), forward_run, vjp_run,
+                         None if replayed else _compiled_cond(cond), forward_run, vjp_run,
                          [j for j, _ in kept_captured], [e for e, _ in kept_externals])
+    plan.graphs = WhileGraphs(body, forward, states + captured + fed,
+                              next_states + [c.external for c in kept], vjp,
+                              dstates + [c.placeholder for c in kept], vjp_outputs,
+                              body_residuals)
     node_inputs = (list(inputs[:n]) + [inputs[i] for i in body_indices] +
                    [inputs[i] for i in cond_indices] +
                    [grads[i] for i in float_states if grads[i] is not None])
+    if replayed:
+        node_inputs.append(ctx.output(len(ctx.attrs["out_specs"])))
     outs = execute(WHILE_GRAD_OP, node_inputs, {"plan": plan, "out_specs": tuple(out_specs)},
                    name="while_grad")
     input_grads = [None] * len(inputs)

@@ -13,11 +13,12 @@ functions `f` calls and by its control flow.
     node calling the gradient function. The same rule serves both.
 
 The gradient function recomputes the forward values it needs from `f`'s inputs (only
-those: prints and assignments that do not feed the gradient are not run again). A value that
-a second run would not reproduce (a random draw, an assignment's result, an iterator read)
-makes it raise NotImplementedError (see backprop.Inliner); with the tape inside the
-Function, nothing is recomputed. Known limit: a variable that `f` assigns after reading it
-is read again with its new value.
+those: prints and assignments that do not feed the gradient are not run again), except the
+*residuals* of `f`'s graph (random draws, variable reads, iterator reads, py_function
+results: see residuals.py), which a second run would not reproduce: the forward call
+returns them too (a call node is given extra outputs when its gradient is built; an eager
+call under a tape runs a version of the graph that returns them), and the gradient function
+takes them as extra inputs, then the gradients flowing into them (for higher orders).
 """
 
 import numpy as np
@@ -25,6 +26,7 @@ import numpy as np
 from runtime import context
 from runtime import nest
 from runtime.function import CALL_OP, ConcreteFunction
+from runtime.gradients import residuals
 from runtime.gradients.backprop import (GradResult, Inliner, backprop, external_key_in,
                                         grad_for, graph_externals)
 from runtime.graph import Graph
@@ -43,18 +45,22 @@ class FunctionGradient:
         self.layout = layout          # per output: ("in", input index) or ("ext", external)
 
 
-def gradient_function(f, input_mask, external_mask):
+def gradient_function(f, input_mask, external_mask, residuals=(), residual_mask=()):
     """The (cached) FunctionGradient of ConcreteFunction `f` for the inputs and externals
-    (`graph_externals(f.graph)`) selected by the masks."""
+    (`graph_externals(f.graph)`) selected by the masks. With `residuals` (tensors of
+    `f.graph`, see residuals.py), it takes their forward values as extra inputs, then the
+    gradients flowing into those selected by `residual_mask` (a gradient of this gradient
+    reaches them: they are outputs of the forward call like the others)."""
     cache = f.__dict__.setdefault("_gradient_functions", {})
-    key = (tuple(input_mask), tuple(external_mask))
+    key = (tuple(input_mask), tuple(external_mask), tuple(id(t) for t in residuals),
+           tuple(residual_mask))
     found = cache.get(key)
     if found is None:
-        found = cache[key] = _build(f, input_mask, external_mask)
+        found = cache[key] = _build(f, input_mask, external_mask, residuals, residual_mask)
     return found
 
 
-def _build(f, input_mask, external_mask):
+def _build(f, input_mask, external_mask, residuals, residual_mask):
     forward = f.graph
     externals = graph_externals(forward)
     graph = Graph(f.name + "_grad")
@@ -64,7 +70,12 @@ def _build(f, input_mask, external_mask):
         dys = [graph.add_placeholder("grad_" + f.flat_outputs[i].node.name,
                                      f.flat_outputs[i].dtype, f.flat_outputs[i]._shape)
                for i in dy_indices]
-        inliner = Inliner(forward, graph, {id(ph): x for ph, x in zip(f._feeds, xs)})
+        kept = [graph.add_placeholder("residual", t.dtype, t._shape) for t in residuals]
+        kept_dys = [(t, graph.add_placeholder("grad_residual", t.dtype, t._shape))
+                    for t, m in zip(residuals, residual_mask) if m]
+        mapping = {id(ph): x for ph, x in zip(f._feeds, xs)}
+        mapping.update({id(t): r for t, r in zip(residuals, kept)})
+        inliner = Inliner(forward, graph, mapping)
         key = external_key_in(forward)
         slots, sources = [], []
         for i, (ph, need) in enumerate(zip(f._feeds, input_mask)):
@@ -76,12 +87,13 @@ def _build(f, input_mask, external_mask):
                 slots.append(("ext", external))
                 sources.append(key(external))
         targets = [(id(f.flat_outputs[i]), dy) for i, dy in zip(dy_indices, dys)]
+        targets += [(id(t), dy) for t, dy in kept_dys]
         found = backprop(forward.nodes, targets, sources, set(sources), inliner.view, key)
     layout = [slot for slot, g in zip(slots, found) if g is not None]
     outputs = [g for g in found if g is not None]
     if not outputs:
         return FunctionGradient(None, dy_indices, [])
-    feeds = xs + dys
+    feeds = xs + dys + kept + [dy for _, dy in kept_dys]
     graph.inputs = list(feeds)
     graph.outputs = list(outputs)
     cf = ConcreteFunction(f.name + "_grad", graph, feeds, outputs,
@@ -89,13 +101,43 @@ def _build(f, input_mask, external_mask):
     return FunctionGradient(cf, dy_indices, layout)
 
 
+def replay_function(f):
+    """ConcreteFunction `f` with its residuals fed (cached on `f`): (f's inputs, f's
+    residuals) -> f's outputs. It runs f again giving the forward values, and a gradient
+    through it reaches the residuals too (a read's, the variable)."""
+    found = f.__dict__.get("_replay_function")
+    if found is not None:
+        return found
+    kept = residuals.graph_residuals(f.graph)
+    graph = Graph(f.name + "_replay")
+    with graph.as_default():
+        xs = [graph.add_placeholder(ph.node.name, ph.dtype, ph._shape) for ph in f._feeds]
+        rs = [graph.add_placeholder("residual", t.dtype, t._shape) for t in kept]
+        mapping = {id(ph): x for ph, x in zip(f._feeds, xs)}
+        mapping.update({id(t): r for t, r in zip(kept, rs)})
+        inliner = Inliner(f.graph, graph, mapping)
+        outputs = [array_ops.identity(inliner.in_target(t)) for t in f.flat_outputs]
+    feeds = xs + rs
+    graph.inputs = list(feeds)
+    graph.outputs = list(outputs)
+    found = ConcreteFunction(f.name + "_replay", graph, feeds, outputs,
+                             [("t", i) for i in range(len(outputs))], list(outputs), [], [])
+    f.__dict__["_replay_function"] = found
+    return found
+
+
 @grad_for("PartitionedCall")
 def _call_grad(ctx, grads):
     f = ctx.attrs["f"]
     n = len(f._feeds)
     needed_ids = {id(e) for e in ctx.needed_externals}
+    kept = residuals.expose(ctx._record)
+    first = len(f.flat_outputs)
+    kept_grads = (list(grads[first:]) + [None] * len(kept))[:len(kept)]
     gradient = gradient_function(f, ctx.needed[:n], [id(e) in needed_ids for e in
-                                                     graph_externals(f.graph)])
+                                                     graph_externals(f.graph)],
+                                 ctx.attrs.get("residuals", ()) if kept else (),
+                                 tuple(g is not None for g in kept_grads))
     input_grads = [None] * len(ctx.needed)
     if gradient.function is None:
         return GradResult(input_grads)
@@ -104,7 +146,9 @@ def _call_grad(ctx, grads):
     for i in gradient.dy_indices:
         g = grads[i]
         dys.append(g if g is not None else array_ops.zeros_like(ctx.output(i)))
-    outs = call_concrete(gradient.function, list(inputs[:n]) + dys)
+    kept_values = [ctx.output(first + k) for k in range(len(kept))]
+    outs = call_concrete(gradient.function, list(inputs[:n]) + dys + kept_values +
+                         [g for g in kept_grads if g is not None])
     external_grads = []
     for (kind, which), g in zip(gradient.layout, outs):
         if kind == "in":
@@ -120,12 +164,18 @@ def call_concrete(cf, inputs):
     if context.current_graph() is not None:
         return execute(CALL_OP, inputs, {"f": cf}, name="PartitionedCall")
     values = [t._value if isinstance(t, EagerTensor) else t for t in inputs]
-    results = cf._compiled_run()(*values)
-    outputs = [make_eager(v, t.dtype) for v, t in zip(results, cf.flat_outputs)]
-    if context.tapes:
-        externals = graph_externals(cf.graph)
-        for tape in list(context.tapes):
-            tape._record_call(cf, inputs, outputs, externals)
+    if not context.tapes:
+        results = cf._compiled_run()(*values)
+        return [make_eager(v, t.dtype) for v, t in zip(results, cf.flat_outputs)]
+    kept = residuals.graph_residuals(cf.graph)  # recorded: a gradient may be taken
+    results = cf._compiled_run(kept)(*values)
+    n = len(cf.flat_outputs)
+    outputs = [make_eager(v, t.dtype) for v, t in zip(results[:n], cf.flat_outputs)]
+    attrs = {"f": cf, "residuals": kept, "n_outputs": n} if kept else None
+    recorded = outputs + [EagerTensor(v, t.dtype) for v, t in zip(results[n:], kept)]
+    externals = graph_externals(cf.graph)
+    for tape in list(context.tapes):
+        tape._record_call(cf, inputs, recorded, externals, attrs)
     return outputs
 
 
@@ -133,12 +183,21 @@ def record_call(cf, feeds, args):
     """Runs `cf` eagerly on `feeds` (its call's flat values) and records the call on each
     recording tape that watches one of its inputs or of the variables it reads.
     `args` holds the call's arguments, in which the fed tensors are found again."""
-    result = cf._call_flat(feeds)
+    cf = cf._take_first_call()  # the trace that runs is the one recorded
+    kept = residuals.graph_residuals(cf.graph)
+    if kept:
+        result, kept_values = cf._call_flat_with(feeds, kept)
+    else:
+        result, kept_values = cf._call_flat(feeds), None
     inputs = _input_tensors(cf, feeds, args)
     outputs = _output_tensors(cf, result)
+    attrs = None
+    if kept_values is not None:  # the gradient function is fed them (residuals.py)
+        attrs = {"f": cf, "residuals": kept, "n_outputs": len(outputs)}
+        outputs = outputs + [EagerTensor(v, t.dtype) for v, t in zip(kept_values, kept)]
     externals = graph_externals(cf.graph)
     for tape in list(context.tapes):
-        tape._record_call(cf, inputs, outputs, externals)
+        tape._record_call(cf, inputs, outputs, externals, attrs)
     return result
 
 

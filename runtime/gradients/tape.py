@@ -173,8 +173,9 @@ class GradientTape:
             if carries(t.dtype):
                 live.add(id(t))
 
-    def _record_call(self, cf, inputs, outputs, externals):
-        """Records an eager call of ConcreteFunction `cf` when it reads a watched value."""
+    def _record_call(self, cf, inputs, outputs, externals, attrs=None):
+        """Records an eager call of ConcreteFunction `cf` when it reads a watched value
+        (`attrs`: the record's, when the call also returned residuals)."""
         live = self._live
         hit = False
         for value in tuple(inputs) + tuple(externals):
@@ -184,7 +185,7 @@ class GradientTape:
                 hit = True
         if not hit:
             return
-        self._records.append(Record(CALL_OP, {"f": cf}, tuple(inputs), outputs))
+        self._records.append(Record(CALL_OP, attrs or {"f": cf}, tuple(inputs), outputs))
         for t in outputs:
             if carries(t.dtype):
                 live.add(id(t))

@@ -237,3 +237,57 @@ def _scatter_grad(ctx, grads):
 
 
 not_differentiable("TensorArray", "TensorArraySize", "TensorArrayZerosLike")
+
+
+# -- second order: the gradient ops above are linear in their gradient inputs --------------------
+#
+#    op                                  gradient, for cotangents (C of an array, c of a value)
+#    add(G1, ..., Gk) -> G               dGi = C
+#    write_grad(G, i, v) -> (dv, dh)     dG = C_dh with element i cleared, plus c_dv at i
+#    read_grad(h, i, g) -> G             dg = C[i]
+#    stack_grad(h, g) -> G               dg = C's elements stacked
+#    unstack_grad(G, values) -> (dv, dh) dG = C_dh with rows cleared, plus the rows of c_dv
+
+
+@grad_for("TensorArrayGradAdd")
+def _add_grad(ctx, grads):
+    return [grads[0]] * len(ctx.needed)
+
+
+@grad_for("TensorArrayWriteGrad")
+def _write_grad_grad(ctx, grads):
+    c_value, c_array = grads
+    parts = []
+    if c_array is not None:
+        parts.append(execute(WRITE_GRAD, [c_array, ctx.input(1), ctx.input(2)])[1])
+    if c_value is not None:
+        parts.append(execute1(READ_GRAD, [ctx.input(0), ctx.input(1), c_value]))
+    return [_sum_arrays(parts), None, None]
+
+
+@grad_for("TensorArrayReadGrad")
+def _read_grad_grad(ctx, grads):
+    dg = execute(WRITE_GRAD, [grads[0], ctx.input(1), ctx.input(2)])[0]
+    return [None, None, dg]
+
+
+@grad_for("TensorArrayStackGrad")
+def _stack_grad_grad(ctx, grads):
+    return [None, execute(UNSTACK_GRAD, [grads[0], ctx.input(1)])[0]]
+
+
+@grad_for("TensorArrayUnstackGrad")
+def _unstack_grad_grad(ctx, grads):
+    c_values, c_array = grads
+    parts = []
+    if c_array is not None:
+        parts.append(execute(UNSTACK_GRAD, [c_array, ctx.input(1)])[1])
+    if c_values is not None:
+        parts.append(execute1(STACK_GRAD, [ctx.input(0), c_values]))
+    return [_sum_arrays(parts), None]
+
+
+def _sum_arrays(parts):
+    if not parts:
+        return None
+    return parts[0] if len(parts) == 1 else add_gradient_arrays(parts)

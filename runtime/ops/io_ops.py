@@ -147,16 +147,16 @@ def _py_function_infer(specs, attrs):
     return [(d, None) for d in attrs["Tout"]]
 
 
-def _py_function_kernel(*values, func, Tout, in_dtypes):
+def _py_function_kernel(*values, func, Tout, in_dtypes, record=False, where=None):
     args = [EagerTensor(np.asarray(v) if not isinstance(v, (np.ndarray, np.generic)) else v, d)
             for v, d in zip(values, in_dtypes)]
-    stack = context.thread_graphs()  # the function runs eagerly, even inside a trace
-    saved = stack[:]
-    del stack[:]
-    try:
-        result = func(*args)
-    finally:
-        stack[:] = saved
+    tape = None
+    with context.eager_scope():  # the function runs eagerly, even inside a trace
+        if record:  # may be differentiated: the function's own tape gives the gradient
+            from runtime.gradients import py_function_grads
+            result, tape = py_function_grads.run_recorded(func, args)
+        else:
+            result = func(*args)
     if not Tout:
         return ()
     results = [result] if len(Tout) == 1 and not isinstance(result, (list, tuple)) else result
@@ -168,6 +168,8 @@ def _py_function_kernel(*values, func, Tout, in_dtypes):
         if isinstance(r, Tensor):
             r = r.numpy()
         out.append(make_eager(np.asarray(r, dtype=d.np_dtype), d)._value)
+    if tape is not None:
+        out = py_function_grads.remember(out, tape, args, results)
     return tuple(out) if len(out) != 1 else out[0]
 
 
@@ -178,12 +180,17 @@ OPS["EagerPyFunc"] = register("EagerPyFunc", _py_function_kernel, _py_function_i
 def py_function(func, inp, Tout, name=None):
     """Runs the Python callable `func` on eager tensors every time the op runs.
 
-    `Tout` is a dtype (one output), a list of dtypes, or None/[] (no outputs)."""
+    `Tout` is a dtype (one output), a list of dtypes, or None/[] (no outputs). Gradients flow
+    through the tf ops `func` runs on its inputs (see runtime.gradients.py_function_grads)."""
     tensors = [common.convert_to_tensor(x) for x in (inp or [])]
     single = Tout is not None and not isinstance(Tout, (list, tuple))
     tout = () if Tout is None else (dtypes.as_dtype(Tout),) if single else tuple(
         dtypes.as_dtype(d) for d in Tout)
-    attrs = {"func": func, "Tout": tout, "in_dtypes": tuple(t.dtype for t in tensors)}
+    # Recorded for a gradient where one may be taken: staged, or run while a tape records.
+    record = bool(context.current_graph() is not None or context.tapes) and any(
+        t.dtype.is_floating for t in tensors) and any(d.is_floating for d in tout)
+    attrs = {"func": func, "Tout": tout, "in_dtypes": tuple(t.dtype for t in tensors),
+             "record": record, "where": errors.user_location(2) if record else None}
     outputs = execute(OPS["EagerPyFunc"], tensors, attrs, name=name)
     if single:
         return outputs[0]

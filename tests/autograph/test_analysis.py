@@ -199,6 +199,42 @@ def test_for_target_and_temporaries_are_not_loop_state():
     assert info.state_names(is_loop=True) == ("s",)
 
 
+def test_with_target_is_bound_by_the_with_and_is_no_loop_state():
+    info, _ = analysed("""
+        def f(ds, w):
+            for x in ds:
+                with make_tape() as tape:
+                    loss = x * w
+                g = tape.gradient(loss, w)
+                w = w - g
+            return w
+    """, gast.For)
+    assert "tape" not in info.live_loop
+    assert info.state_names(is_loop=True) == ("w",)
+
+
+def test_with_item_may_read_the_target_of_an_earlier_item():
+    info, _ = analysed("""
+        def f(n, a):
+            while n > 0:
+                with open_a() as a, use(a) as b:
+                    n = n - b
+            return n
+    """, gast.While)
+    assert "a" not in info.live_loop
+
+
+def test_with_target_read_in_its_own_context_expression_stays_live():
+    info, _ = analysed("""
+        def f(n, a):
+            while n > 0:
+                with reopen(a) as a:
+                    n = n - a
+            return n
+    """, gast.While)
+    assert info.state_names(is_loop=True) == ("a", "n")
+
+
 def test_state_names_are_sorted():
     info, _ = analysed("""
         def f(n):

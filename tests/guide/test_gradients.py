@@ -121,3 +121,79 @@ def test_one_concrete_function_per_optimizer_is_the_workaround():
     np.testing.assert_allclose(w.numpy(), expected, rtol=1e-5)
     assert int(opt1.iterations.numpy()) == 5
     assert int(opt2.iterations.numpy()) == 5
+
+
+# -- the hand-written training loop: a GradientTape per step inside a staged loop ------------
+
+
+def _regression_data():
+    rng = np.random.RandomState(0)
+    xs = rng.randn(12, 3).astype(np.float32)
+    ys = (xs @ np.array([[1.0], [-2.0], [0.5]], np.float32) + 0.3).astype(np.float32)
+    return xs, ys
+
+
+def _numpy_sgd(batches, w, b, lr):
+    """The same SGD in numpy: per batch, the gradient of the mean squared error."""
+    losses = []
+    for x, y in batches:
+        r = x @ w + b - y
+        losses.append(float((r ** 2).mean()))
+        w = w - lr * (x.T @ (2 * r) / r.size)
+        b = b - lr * ((2 * r).sum(axis=0) / r.size)
+    return w, b, losses
+
+
+def test_training_loop_over_a_dataset_with_a_tape_per_batch():
+    xs, ys = _regression_data()
+    ds = tf.data.Dataset.from_tensor_slices((xs, ys)).batch(4)
+    w = tf.Variable(np.ones((3, 1), np.float32))
+    b = tf.Variable(np.zeros((1,), np.float32))
+
+    @tf.function
+    def epoch(lr):
+        for x, y in ds:
+            with tf.GradientTape() as tape:
+                loss = tf.reduce_mean((tf.matmul(x, w) + b - y) ** 2)
+            gw, gb = tape.gradient(loss, [w, b])
+            w.assign_sub(lr * gw)
+            b.assign_sub(lr * gb)
+
+    epoch(tf.constant(0.1))
+    epoch(tf.constant(0.1))
+    batches = [(xs[i:i + 4], ys[i:i + 4]) for i in range(0, 12, 4)] * 2
+    want_w, want_b, _ = _numpy_sgd(batches, np.ones((3, 1), np.float32),
+                                   np.zeros((1,), np.float32), np.float32(0.1))
+    np.testing.assert_allclose(w.numpy(), want_w, rtol=1e-5, atol=1e-6)
+    np.testing.assert_allclose(b.numpy(), want_b, rtol=1e-5, atol=1e-6)
+    assert epoch.experimental_get_tracing_count() == 1
+
+
+def test_training_loop_over_tf_range_returns_the_last_loss_and_collects_the_losses():
+    xs, ys = _regression_data()
+    w = tf.Variable(np.ones((3, 1), np.float32))
+    b = tf.Variable(np.zeros((1,), np.float32))
+
+    @tf.function
+    def train(steps, lr):
+        losses = []
+        history = tf.TensorArray(tf.float32, size=0, dynamic_size=True)
+        loss = tf.constant(0.0)
+        for step in tf.range(steps):
+            with tf.GradientTape() as tape:
+                loss = tf.reduce_mean((tf.matmul(xs, w) + b - ys) ** 2)
+            gw, gb = tape.gradient(loss, [w, b])
+            w.assign_sub(lr * gw)
+            b.assign_sub(lr * gb)
+            losses.append(loss)
+            history = history.write(step, loss)
+        return loss, losses, history.stack()
+
+    last, losses, history = train(tf.constant(4), tf.constant(0.05))
+    want_w, want_b, want_losses = _numpy_sgd([(xs, ys)] * 4, np.ones((3, 1), np.float32),
+                                             np.zeros((1,), np.float32), np.float32(0.05))
+    np.testing.assert_allclose(w.numpy(), want_w, rtol=1e-5, atol=1e-6)
+    np.testing.assert_allclose(b.numpy(), want_b, rtol=1e-5, atol=1e-6)
+    np.testing.assert_allclose(float(last), want_losses[-1], rtol=1e-5, atol=1e-6)
+    np.testing.assert_allclose([float(v) for v in losses], want_losses, rtol=1e-5, atol=1e-6)
+    np.testing.assert_allclose(history.numpy(), want_losses, rtol=1e-5, atol=1e-6)

@@ -7,7 +7,10 @@ broadcast mean, slicing and concat, gather, stack, pow, softmax); optionally a c
 a Python list, which the compiler stages as a TensorArray, stacked after the loop);
 optionally an `if` on a tensor condition; then it reduces to a scalar. The tape's gradients
 with respect to x and y, taken eagerly, through an eagerly called Function and with the tape
-inside a Function, must match central finite differences of the program.
+inside a Function, must match central finite differences of the program. Steps may read a
+variable (`w`) or call a Function that does. Second order: a Hessian-vector product from
+nested tapes, around a Function call and inside one, must match finite differences of the
+eager first-order gradient.
 """
 
 import numpy as np
@@ -20,13 +23,23 @@ PROPERTY_SETTINGS = settings(max_examples=60, deadline=None, database=None)
 
 _M = np.array([[0.6, -0.4, 0.2], [0.1, 0.5, -0.3], [-0.2, 0.3, 0.7]])
 
+# Read by the "w" operand: variable reads are values the gradient is handed by the forward
+# pass (residuals), in the loop too, where the iterations are then replayed from them.
+_W = tf.Variable([0.3, -0.2, 0.5], dtype=tf.float64)
+
 _BINARY = ("add", "sub", "mul", "safe_div")
 _UNARY = ("tanh", "sin", "sigmoid", "softplus", "square_tanh", "matmul", "center", "roll",
-          "gather", "stack", "pow", "softmax")
+          "gather", "stack", "pow", "softmax", "call")
+
+
+@tf.function
+def _call_step(h):
+    """A Function reading a variable: a call whose gradient is fed its residuals."""
+    return tf.sin(h * _W) + h
 
 _step = st.one_of(
     st.tuples(st.just("binary"), st.sampled_from(_BINARY),
-              st.one_of(st.just("x"), st.just("y"),
+              st.one_of(st.just("x"), st.just("y"), st.just("w"),
                         st.floats(-1.5, 1.5, allow_nan=False).map(float))),
     st.tuples(st.just("unary"), st.sampled_from(_UNARY), st.none()),
 )
@@ -37,7 +50,7 @@ def run_steps(steps, h, x, y):
     """Applies a chain of steps to h (x and y are the program's inputs)."""
     for kind, name, operand in steps:
         if kind == "binary":
-            other = x if operand == "x" else y if operand == "y" else operand
+            other = {"x": x, "y": y, "w": _W}.get(operand, operand)
             if name == "add":
                 h = h + other
             elif name == "sub":
@@ -66,6 +79,8 @@ def run_steps(steps, h, x, y):
             h = tf.gather(h, [2, 0, 0]) + h
         elif name == "stack":
             h = tf.reduce_sum(tf.stack([h, x * h]), axis=0)
+        elif name == "call":
+            h = _call_step(h)
         elif name == "pow":
             h = tf.pow(tf.sigmoid(h) + 0.5, 1.5)
         else:
@@ -178,3 +193,59 @@ def test_loop_program_with_a_tensor_trip_count_example():
     for mode in ("eager", "function_call", "tape_in_function"):
         for g, w in zip(_tape_gradients(program, x, y, n, mode), want):
             np.testing.assert_allclose(g, w, rtol=1e-5, atol=1e-7, err_msg=mode)
+
+
+# -- second order --------------------------------------------------------------------------------
+
+_V = np.array([0.9, -0.4, 0.6])  # the direction of the Hessian-vector product
+
+
+def _gradient_along(program, x, y, n):
+    """sum(dP/dx * v) for the program P, with an eager tape."""
+    a, b = tf.constant(x), tf.constant(y)
+    with tf.GradientTape() as tape:
+        tape.watch(a)
+        out = program(a, b, n)
+    return float(tf.reduce_sum(tape.gradient(out, a) * _V))
+
+
+def _hessian_vector(program, x, y, n, mode):
+    """d/dx sum(dP/dx * v), with nested tapes: around a Function call, or inside one."""
+    def nested(a, b, count, call):
+        with tf.GradientTape() as outer:
+            outer.watch(a)
+            with tf.GradientTape() as inner:
+                inner.watch(a)
+                out = call(a, b, count)
+            along = tf.reduce_sum(inner.gradient(out, a) * _V)
+        return outer.gradient(along, a, unconnected_gradients="zero")
+
+    a, b = tf.constant(x), tf.constant(y)
+    if mode == "function_call":
+        return nested(a, b, n, tf.function(program)).numpy()
+    return tf.function(lambda a, b, count: nested(a, b, count, program))(a, b, n).numpy()
+
+
+@settings(max_examples=25, deadline=None, database=None)
+@given(pre=_chain, body=_chain, post=_chain, use_loop=st.booleans(), use_cond=st.booleans(),
+       trips=st.integers(0, 3),
+       x=st.lists(st.floats(-1.0, 1.0, allow_nan=False), min_size=3, max_size=3),
+       y=st.lists(st.floats(-1.0, 1.0, allow_nan=False), min_size=3, max_size=3))
+def test_second_order_of_random_programs_matches_finite_differences(pre, body, post, use_loop,
+                                                                   use_cond, trips, x, y):
+    program = make_program(pre, body, post, use_loop, use_cond)
+    x, y = np.array(x), np.array(y)
+    n = tf.constant(trips)
+    if use_cond:
+        assume(abs(float(tf.reduce_sum(program.before_cond(tf.constant(x), tf.constant(y),
+                                                           n)))) > 1e-2)
+    eps = 1e-5
+    want = np.zeros(3)
+    for i in range(3):
+        d = np.zeros(3)
+        d[i] = eps
+        want[i] = (_gradient_along(program, x + d, y, n) -
+                   _gradient_along(program, x - d, y, n)) / (2 * eps)
+    for mode in ("function_call", "tape_in_function"):
+        np.testing.assert_allclose(_hessian_vector(program, x, y, n, mode), want, rtol=1e-4,
+                                   atol=1e-5, err_msg=mode)

@@ -1,0 +1,142 @@
+"""Gradients through `py_function` (EagerPyFunc), as TensorFlow gives them.
+
+A py_function's Python code runs on eager tensors, so its ops can be recorded by a
+GradientTape of its own. When the op may be differentiated (it is staged in a graph, or
+runs eagerly while a tape records), each run executes the function under a persistent tape
+watching its float inputs (`run_recorded`) and remembers that tape by the identity of the
+run's first float output array (the value the gradient op is handed, so a gradient always
+finds the run it belongs to, even inside loops).
+
+The gradient is one `EagerPyFuncGrad` op: (that output, upstream gradients) -> gradients of
+the inputs, computed by the remembered tape. An output the function did not compute with
+ops from its inputs (a numpy array, a Python number, a constant) cannot pass a gradient on:
+when one flows into it, the gradient op raises instead of giving a made-up value.
+"""
+
+import weakref
+
+import numpy as np
+
+from runtime import context
+from runtime import errors
+from runtime.gradients.backprop import grad_for
+from runtime.ops.registry import execute, register
+from runtime.tensor import EagerTensor, Tensor
+
+# id(first float output array of a run) -> (weak reference to it, _Run)
+_RUNS = {}
+
+
+class _Run:
+    """One recorded run of a py_function: its tape, eager arguments and raw results."""
+
+    __slots__ = ("tape", "args", "results")
+
+    def __init__(self, tape, args, results):
+        self.tape = tape
+        self.args = args
+        self.results = results
+
+
+def run_recorded(func, args):
+    """Calls `func(*args)` under a persistent tape watching the float arguments; returns
+    (result, tape)."""
+    from runtime.gradients.tape import GradientTape
+    tape = GradientTape(persistent=True)
+    with tape:
+        for a in args:
+            if a.dtype.kind == "float":
+                tape.watch(a)
+        result = func(*args)
+    return result, tape
+
+
+def remember(outputs, tape, args, results):
+    """Keeps the tape of a run for its gradient, keyed by the first float output array;
+    returns the outputs to hand on. That array is handed on as a fresh view, which only the
+    run's consumers hold: the entry goes when they drop it (the run itself holds the
+    function's results, which may share the array's data)."""
+    index = next((i for i, o in enumerate(outputs) if o.dtype.kind == "f"), None)
+    if index is None:
+        return outputs
+    outputs = list(outputs)
+    key_array = outputs[index] = outputs[index].view()
+    key = id(key_array)
+
+    def forget(ref, key=key, runs=_RUNS):  # `runs` bound now: still there at interpreter exit
+        found = runs.get(key)
+        if found is not None and found[0] is ref:
+            del runs[key]
+    _RUNS[key] = (weakref.ref(key_array, forget), _Run(tape, args, results))
+    return outputs
+
+
+def _find_run(key_array):
+    found = _RUNS.get(id(key_array))
+    if found is None or found[0]() is not key_array:
+        return None
+    return found[1]
+
+
+def _not_connected(func, index, value, where):
+    name = getattr(func, "__name__", repr(func))
+    what = ("a tensor that does not depend on the function's inputs"
+            if isinstance(value, Tensor) else
+            "a value of type %s, not a tensor" % type(value).__name__)
+    return errors.InvalidArgumentError(errors.with_user_location(
+        "a gradient flows into output %d of tf.py_function(%s), but the function returned %s "
+        "for it, so it was not computed with TensorFlow ops from the inputs and no gradient "
+        "can flow back through it. Compute that output with tf ops on the inputs, or wrap it "
+        "in tf.stop_gradient." % (index, name, what), where), "EagerPyFuncGrad")
+
+
+def _py_function_grad_kernel(key_value, *dys, func, dy_indices, wanted, out_specs, where):
+    run = _find_run(key_value)
+    if run is None:
+        raise errors.InvalidArgumentError(
+            "internal error: the recorded run of tf.py_function(%s) that this gradient needs "
+            "is gone" % getattr(func, "__name__", "?"), "EagerPyFuncGrad")
+    targets, weights = [], []
+    for i, dy in zip(dy_indices, dys):
+        value = run.results[i]
+        if not isinstance(value, Tensor) or id(value) not in run.tape._live:
+            if np.any(dy):
+                raise _not_connected(func, i, value, where)
+            continue
+        targets.append(value)
+        weights.append(EagerTensor(np.asarray(dy, dtype=value.dtype.np_dtype), value.dtype))
+    sources = [run.args[j] for j in wanted]
+    with context.eager_scope():
+        grads = (run.tape.gradient(targets, sources, output_gradients=weights)
+                 if targets else [None] * len(sources))
+    out = []
+    for g, (dtype, _), source in zip(grads, out_specs, sources):
+        value = np.zeros_like(source._value) if g is None else g._value
+        out.append(np.asarray(value, dtype=dtype.np_dtype))
+    return out[0] if len(out) == 1 else tuple(out)
+
+
+GRAD_OP = register("EagerPyFuncGrad", _py_function_grad_kernel,
+                   lambda specs, attrs: list(attrs["out_specs"]), side_effects=True)
+
+
+@grad_for("EagerPyFunc")
+def _py_function_grad(ctx, grads):
+    attrs = ctx.attrs
+    wanted = [j for j, need in enumerate(ctx.needed) if need]
+    dy_indices = [i for i, (d, g) in enumerate(zip(attrs["Tout"], grads))
+                  if d.kind == "float" and g is not None]
+    result = [None] * len(ctx.needed)
+    if not wanted or not dy_indices:
+        return result
+    first_float = next(i for i, d in enumerate(attrs["Tout"]) if d.kind == "float")
+    key = ctx.output(first_float)
+    dys = [grads[i] for i in dy_indices]
+    out_specs = tuple((ctx.input_dtype(j), ctx.input_shape(j)) for j in wanted)
+    outs = execute(GRAD_OP, [key] + dys,
+                   {"func": attrs["func"], "dy_indices": tuple(dy_indices),
+                    "wanted": tuple(wanted), "out_specs": out_specs,
+                    "where": attrs.get("where")}, name="py_function_grad")
+    for j, g in zip(wanted, outs):
+        result[j] = g
+    return result

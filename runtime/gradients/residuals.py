@@ -1,0 +1,116 @@
+"""Residuals: forward values a gradient needs but must not compute a second time.
+
+Gradients through a Function call, an If and a While are built by re-emitting the forward
+nodes they need (see backprop.Inliner). That is exact for pure ops, but a second run of
+some ops would not give the value the forward pass used:
+
+  * random draws, iterator reads and py_function calls (another draw, the next element,
+    another run of the Python code);
+  * variable reads: an assignment made by the same code, or after it and before the
+    gradient is taken, changes what a second read gives (TensorFlow never reads again);
+  * variable assignments (their results);
+  * a While node whose sub-graphs hold any of these. A call or If node holding them is run
+    again *replayed*: the callee or branch with its residuals fed (backprop.Inliner).
+
+Such values are the graph's *residuals* (`graph_residuals`). The forward pass outputs them
+and the gradient is fed them instead of recomputing:
+
+    Function call    the call node (or an eager call under a tape) also returns the callee's
+                     residuals; the gradient function takes them as extra inputs.
+    If               each branch also returns its residuals (the other branch's come back as
+                     None); each gradient branch reads its own.
+    While            the loop appends each iteration's body residuals to a list it returns
+                     (`acc`); WhileGrad replays the iterations from that list (their count is
+                     the trip count, so the condition is not run again either).
+
+A node is changed to output its residuals (`expose`) only when a gradient through it is
+built, so code that takes no gradient runs exactly as before.
+"""
+
+import weakref
+
+import numpy as np
+
+from runtime import dtypes
+from runtime.tensor import SymbolicTensor
+
+_cache = weakref.WeakKeyDictionary()  # graph -> (node count, residual tensors)
+_NOT_REPLAYED = frozenset(["While", "StatelessWhile"])
+
+
+def unrecomputable(op):
+    """True for ops whose second run would not give the forward value (see module doc)."""
+    name = op.name
+    return (name.startswith("Random") or (name.startswith("Assign") and op.side_effects)
+            or name.startswith("Iterator") or name == "AnonymousIterator"
+            or name in ("EagerPyFunc", "ReadVariableOp"))
+
+
+def graph_residuals(graph):
+    """The residual tensors of `graph`'s own nodes, in node order (exposing the call, If and
+    While nodes that have residuals)."""
+    size = len(graph.nodes)
+    found = _cache.get(graph)
+    if found is not None and found[0] == size:
+        return found[1]
+    result = []
+    for node in graph.nodes:
+        if node.op.name == "Placeholder":
+            continue
+        if unrecomputable(node.op):
+            result.extend(node.outputs)
+            continue
+        kept = expose(node)
+        if kept:  # a call or an If is replayed from its residuals; a While is not re-run
+            result.extend(node.outputs if node.op.name in _NOT_REPLAYED else kept)
+    result = tuple(result)
+    _cache[graph] = (size, result)
+    return result
+
+
+def exposed(node):
+    """The residual outputs a node was given by `expose` (empty when it has none)."""
+    count = node.attrs.get("n_outputs") if isinstance(node.attrs, dict) else None
+    return tuple(node.outputs[count:]) if count is not None else ()
+
+
+def expose(node):
+    """Makes a call, If or While node output the residuals of its sub-graphs; returns the
+    added outputs (empty when the node has no residuals, or is of another kind)."""
+    attrs = node.attrs
+    if not isinstance(attrs, dict):
+        return ()
+    if "n_outputs" in attrs or getattr(node, "graph", None) is None:  # done, or eager
+        return exposed(node)
+    name = node.op.name
+    if name == "PartitionedCall":
+        inner = graph_residuals(attrs["f"].graph)
+        if not inner:
+            return ()
+        attrs["residuals"] = inner
+        specs = [(t.dtype, t._shape) for t in inner]
+    elif name in ("While", "StatelessWhile"):
+        inner = graph_residuals(attrs["body"].graph)
+        if not inner and not graph_residuals(attrs["cond"].graph):
+            return ()
+        attrs["residuals"] = inner
+        specs = [(dtypes.resource, ())]  # the list of each iteration's residuals
+    elif name in ("If", "StatelessIf"):
+        then_r = graph_residuals(attrs["then"].graph)
+        else_r = graph_residuals(attrs["else"].graph)
+        if not then_r and not else_r:
+            return ()
+        attrs["residuals"] = (then_r, else_r)
+        specs = [(t.dtype, t._shape) for t in then_r + else_r]
+    else:
+        return ()
+    attrs["n_outputs"] = len(node.outputs)
+    start = len(node.outputs)
+    node.outputs.extend(SymbolicTensor(node.graph, node, start + i, d, s)
+                        for i, (d, s) in enumerate(specs))
+    return exposed(node)
+
+
+def unbox(value):
+    """The list of a While's residuals (boxed by control_flow.box_list)."""
+    return value[()] if isinstance(value, np.ndarray) else value

@@ -135,6 +135,19 @@ class _Transformer(gast.NodeTransformer):
         self.unbound.update(n for n in names
                             if n not in info.defined_in and n not in self.ctx.globals)
 
+    def _bind_locals(self, defs, shared):
+        """Binds to `ag__.Undefined`, at the start of the generated functions `defs`, the
+        names recorded so far that are local to one of them (assigned there, not shared
+        with the enclosing scope): the state functions of statements nested in it read
+        them."""
+        for fn in defs:
+            local = self.unbound & (activity.assigned_names(fn.body) - set(shared))
+            if not local:
+                continue
+            self.unbound -= local
+            decls = [s for s in fn.body if isinstance(s, (gast.Nonlocal, gast.Global))]
+            fn.body[len(decls):len(decls)] = set_origin(_undefined_bindings(local), fn)
+
     def _loop_test(self, node, test):
         flags = self.ctx.loop_flags.get(id(node), [])
         if not flags:
@@ -158,6 +171,7 @@ class _Transformer(gast.NodeTransformer):
         state = info.state_names(is_loop)
         shared = self._shared_names(node, state)
         defs, args = build(shared)
+        self._bind_locals(defs, shared)
         state_defs, keywords = [], []
         if state:
             get_name, set_name, state_defs = self._state_functions(state)
@@ -251,13 +265,31 @@ def _maybe_undefined(node, ctx):
 class _GuardReads(gast.NodeTransformer):
     """`y` -> `ag__.ld(y)` for reads of possibly undefined names (per the definedness
     analysis), so that reading one that was never assigned raises Python's
-    UnboundLocalError instead of passing a marker on. Reads in nested functions run later,
-    so all of theirs are guarded."""
+    UnboundLocalError (or, for a value staged control flow defines on some run-time paths
+    only, checks its flag when the graph runs) instead of passing a marker on. Reads in
+    nested functions run later, so all of theirs are guarded.
 
-    def __init__(self, names, maybe_undefined_reads):
+    `del y` -> `y = ag__.del_(y, 'y')` for the `deleted` names: the name stays bound (to an
+    Undefined marker), so the state functions of staged statements can still read it."""
+
+    def __init__(self, names, maybe_undefined_reads, deleted):
         self.names = names
         self.maybe_undefined_reads = maybe_undefined_reads
+        self.deleted = deleted
         self.nested = 0
+
+    def visit_Delete(self, node):
+        if self.nested:
+            return self.generic_visit(node)
+        out = []
+        for target in node.targets:
+            if isinstance(target, gast.Name) and target.id in self.deleted:
+                out.extend(templates.replace(
+                    "name = ag__.del_(name, text)", name=target.id,
+                    text=gast.Constant(value=target.id, kind=None)))
+            else:
+                out.append(gast.Delete(targets=[self.visit(target)]))
+        return set_origin(out, node)
 
     def visit_FunctionDef(self, node):
         self.nested += 1
@@ -275,22 +307,29 @@ class _GuardReads(gast.NodeTransformer):
 
 def transform(node, ctx):
     """Converts the control-flow statements of function `node` (analysis must have run)."""
-    undefined = _maybe_undefined(node, ctx)
+    deleted = activity.deleted_names(node.body) - ctx.globals
+    undefined = _maybe_undefined(node, ctx) | deleted
     if undefined:
-        guard = _GuardReads(undefined, ctx.annotations.maybe_undefined_reads)
+        guard = _GuardReads(undefined, ctx.annotations.maybe_undefined_reads, deleted)
         node.body = [guard.visit(stmt) for stmt in node.body]
     transformer = _Transformer(ctx)
     body = []
     for stmt in node.body:
         result = transformer.visit(stmt)
         body.extend(result if isinstance(result, list) else [result])
-    inits = []
-    for name in sorted(transformer.unbound):
-        inits.extend(templates.replace("name = ag__.Undefined(text)", name=name,
-                                       text=gast.Constant(value=name, kind=None)))
+    inits = _undefined_bindings(transformer.unbound)
     docstring = body[:1] if body and _is_docstring(body[0]) else []
     node.body = docstring + set_origin(inits, node) + body[len(docstring):]
     return node
+
+
+def _undefined_bindings(names):
+    """`name = ag__.Undefined('name')` for each of `names`, sorted."""
+    inits = []
+    for name in sorted(names):
+        inits.extend(templates.replace("name = ag__.Undefined(text)", name=name,
+                                       text=gast.Constant(value=name, kind=None)))
+    return inits
 
 
 def _is_docstring(stmt):

@@ -11,7 +11,7 @@ from runtime.operators.conditionals import if_exp, if_stmt
 from runtime.operators.logical import and_, compare_chain, not_, or_
 from runtime.operators.loops import for_stmt, while_stmt
 from runtime.operators.staging import try_body
-from runtime.operators.undefined import Undefined, UndefinedReturnValue, ld
+from runtime.operators.undefined import Undefined, UndefinedReturnValue, del_, ld
 
 __all__ = ["assert_stmt", "if_exp", "if_stmt", "and_", "compare_chain", "not_", "or_", "for_stmt",
-           "while_stmt", "try_body", "Undefined", "UndefinedReturnValue", "ld"]
+           "while_stmt", "try_body", "Undefined", "UndefinedReturnValue", "del_", "ld"]

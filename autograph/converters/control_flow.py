@@ -16,7 +16,8 @@
 The state is the variables the statement modifies that are live afterwards (or, for loops,
 at the top of an iteration), from the analysis; variables the generated functions share
 that may be unbound before the statement are bound to `ag__.Undefined` at the start of the
-function. An `if` whose test is certainly a Python
+function (or of the generated function they are local to). An `if` whose test is certainly a
+Python
 value (`x is None`, `isinstance(...)`, a constant) is left as a plain `if`, and a `for` over
 literal Python data or `range` of constants without lowered jumps as a plain `for`.
 """

@@ -255,7 +255,7 @@ def placeholder_value(name, template):
             leaf = leaf.read_value()
         if not isinstance(leaf, Tensor):
             leaf = _python_to_tensor(leaf, name)
-        if leaf.dtype.kind not in ("int", "float", "bool", "string", "complex"):
+        if leaf.dtype.kind not in ("int", "float", "bool", "string"):
             _fail(TypeError, "'%s' holds a %s, assigned on some paths of staged control flow "
                   "only; define it before the statement" % (name, leaf.dtype.name))
         shape = leaf._shape_tuple()
@@ -503,7 +503,7 @@ def _staged_loop(names, init, cond_fn, body_fn, check=None):
     The body is traced again only when what it gives a variable does not fit how the
     variable entered: a shape to relax, a TensorArray size learned, a definedness flag a
     variable defined before the loop needs (a `del` in the body)."""
-    forms = [_entry_form(name, value) for name, value in zip(names, init)]
+    forms = list(init)
     var_specs = [[_leaf_spec(leaf, name) for leaf in _state_leaves(value)]
                  for name, value in zip(names, forms)]
     for _ in range(3):
@@ -569,18 +569,11 @@ def _staged_loop(names, init, cond_fn, body_fn, check=None):
     return entry.rebuild(list(outputs))
 
 
-def _entry_form(name, value):
-    """How a variable enters the loop: a MaybeUndefined known to be defined as its value."""
-    if isinstance(value, MaybeUndefined) and value.defined is True:
-        return value.value
-    return value
-
-
 def _leaf_spec(leaf, name):
     if isinstance(leaf, Tensor):
         return (leaf.dtype, leaf._shape)
     if isinstance(leaf, Variable):
-        return (leaf.dtype, leaf.read_value()._shape)
+        return (leaf.dtype, leaf._static_shape)
     tensor = _python_to_tensor(leaf, name)
     return (tensor.dtype, tensor._shape)
 

@@ -337,3 +337,21 @@ def python_then_tensor_condition(x):
 @pytest.mark.parametrize("x", [-4, 0, 2, 5])
 def test_while_condition_that_starts_as_a_python_bool_and_becomes_a_tensor(x):
     assert_like_python(python_then_tensor_condition, x)
+
+
+def first_assigned_then_differentiated(x, n):
+    s = x
+    for i in tf.range(n):
+        y = s * x
+        s = s + 1.0
+    return y
+
+
+def test_gradient_through_a_loop_that_first_assigns_the_value():
+    x = tf.constant(3.0)
+    traced = tf.function(first_assigned_then_differentiated)
+    with tf.GradientTape() as tape:
+        tape.watch(x)
+        y = traced(x, tf.constant(3))
+    assert float(y.numpy()) == 15.0
+    assert float(tape.gradient(y, x).numpy()) == 8.0  # d/dx (x + 2) * x

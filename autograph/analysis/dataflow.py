@@ -177,6 +177,9 @@ class _Definedness:
             if isinstance(sub, gast.Name) and isinstance(sub.ctx, gast.Load) and \
                     sub.id not in defined:
                 self.annotations.maybe_undefined_reads.add(id(sub))
+            elif isinstance(sub, gast.AugAssign) and isinstance(sub.target, gast.Name) and \
+                    sub.target.id not in defined:
+                self.annotations.maybe_undefined_reads.add(id(sub.target))
 
     def stmt(self, node, defined):
         header = {gast.If: "test", gast.While: "test", gast.For: "iter"}.get(type(node))

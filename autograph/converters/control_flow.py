@@ -279,6 +279,17 @@ class _GuardReads(gast.NodeTransformer):
         self.deleted = deleted
         self.nested = 0
 
+    def visit_AugAssign(self, node):
+        """`y += v` with `y` maybe undefined -> `y = ag__.ld(y)` first (`+=` may update `y` in
+        place, so it stays an augmented assignment)."""
+        self.generic_visit(node)
+        target = node.target
+        if self.nested or not isinstance(target, gast.Name) or target.id not in self.names or \
+                id(target) not in self.maybe_undefined_reads:
+            return node
+        load = templates.replace("name = ag__.ld(name)", name=target.id)
+        return set_origin(load, node) + [node]
+
     def visit_Delete(self, node):
         if self.nested:
             return self.generic_visit(node)
@@ -312,16 +323,22 @@ def transform(node, ctx):
     undefined = _maybe_undefined(node, ctx) | deleted
     if undefined:
         guard = _GuardReads(undefined, ctx.annotations.maybe_undefined_reads, deleted)
-        node.body = [guard.visit(stmt) for stmt in node.body]
+        node.body = _visit_list(guard, node.body)
     transformer = _Transformer(ctx)
-    body = []
-    for stmt in node.body:
-        result = transformer.visit(stmt)
-        body.extend(result if isinstance(result, list) else [result])
+    body = _visit_list(transformer, node.body)
     inits = _undefined_bindings(transformer.unbound)
     docstring = body[:1] if body and _is_docstring(body[0]) else []
     node.body = docstring + set_origin(inits, node) + body[len(docstring):]
     return node
+
+
+def _visit_list(transformer, stmts):
+    """The statements `stmts` visited by `transformer`, which may turn one into several."""
+    out = []
+    for stmt in stmts:
+        result = transformer.visit(stmt)
+        out.extend(result if isinstance(result, list) else [result])
+    return out
 
 
 def _undefined_bindings(names):

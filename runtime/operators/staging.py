@@ -33,7 +33,7 @@ from runtime import shape as shape_lib
 from runtime import tensor_array
 from runtime.operators import undefined
 from runtime.operators.undefined import (DeadValue, MaybeUndefined, Undefined,
-                                         UndefinedReturnValue)
+                                         UndefinedRead, UndefinedReturnValue)
 from runtime.ops import array_ops, common
 from runtime.tensor import SymbolicTensor, Tensor
 from runtime.variables import Variable
@@ -154,8 +154,12 @@ def staged_cond(pred, true_fn, false_fn, what, symbol_names=None, restore_only=(
     that each branch starts from their value before it): they come out as DeadValue."""
     refuse_inside_try(what)
     require_scalar_bool(pred, what)
-    then_sub, then_value = control_flow.trace_subgraph("cond_true", lambda: true_fn(), [])
-    else_sub, else_value = control_flow.trace_subgraph("cond_false", lambda: false_fn(), [])
+    then_sub, then_value = control_flow.trace_subgraph("cond_true", _raising_at_run_time(true_fn),
+                                                       [])
+    else_sub, else_value = control_flow.trace_subgraph("cond_false",
+                                                       _raising_at_run_time(false_fn), [])
+    then_value, else_value = (_stand_in(then_value, else_value, then_sub),
+                              _stand_in(else_value, then_value, else_sub))
     if symbol_names is None:
         names = ["value"]
         then_values, else_values = [then_value], [else_value]
@@ -174,6 +178,44 @@ def staged_cond(pred, true_fn, false_fn, what, symbol_names=None, restore_only=(
     outputs = control_flow.build_if(pred, then_sub, else_sub, specs)
     merged = [build(outputs) for build in builders]
     return merged[0] if symbol_names is None else tuple(merged)
+
+
+def _raising_at_run_time(fn):
+    """`fn`, a branch or loop body being traced, made to raise when it runs if it reads a
+    variable that is unassigned on its path: plain Python raises only if it gets there.
+    Returns the UndefinedRead instead of the results then."""
+    def run(*args):
+        try:
+            return fn(*args)
+        except UndefinedRead as e:
+            e.stage()
+            return e
+    return run
+
+
+def _stand_in(value, other, sub):
+    """The results of a branch that always raises when it runs (`value` is its UndefinedRead):
+    values like the `other` branch's, never used. When both branches raise, so does the
+    statement, wherever it runs: the error goes on to the enclosing branch or body (or, at
+    the top of the function, to the caller of the trace)."""
+    if not isinstance(value, UndefinedRead):
+        return value
+    if isinstance(other, UndefinedRead) or \
+            nest.map_composites(lambda c: None, other) is not other:
+        raise value
+
+    def stand_in(v):
+        if isinstance(v, MaybeUndefined):
+            return MaybeUndefined(v.symbol_name, stand_in(v.value),
+                                  common.convert_to_tensor(False))
+        if isinstance(v, Undefined) or not any(isinstance(leaf, (Tensor, Variable))
+                                               for leaf in nest.flatten(v)):
+            return v
+        return placeholder_value("value", v)
+    with sub.graph.as_default():
+        if isinstance(other, tuple) and not nest.is_nested(value):
+            return tuple(stand_in(v) for v in other)
+        return stand_in(other)
 
 
 def branch_copies(values):
@@ -408,6 +450,12 @@ class PendingUndefined(Undefined):
     def _read(self):
         if self.materialized is not None:
             return undefined.ld(self.materialized)
+        self._fail()
+
+    def _fail(self, *args, **kwargs):
+        # Not Undefined's error: an earlier iteration may have assigned the variable.
+        if self.materialized is not None:
+            self.materialized._fail()
         _fail(ValueError, "'%s' is read in a loop on a tensor before the loop body assigns "
               "it, and it has no value before the loop: its type is not known where it is "
               "read. Assign it before the loop" % self.symbol_name)
@@ -517,7 +565,8 @@ def _staged_loop(names, init, cond_fn, body_fn, check=None):
             for i, value in enumerate(values):
                 if isinstance(value, Undefined):
                     values[i] = pending[i] = PendingUndefined(names[i], graph, value)
-            return body_fn(values)
+            out = _raising_at_run_time(body_fn)(values)
+            return values if isinstance(out, UndefinedRead) else out
 
         body_sub, body_out = control_flow.trace_subgraph("while_body", traced, specs,
                                                          state.leaf_names)

@@ -15,8 +15,23 @@ finds may be undefined go through `ld`, which adds the run-time check:
     return sq                                            # UndefinedValueError when n <= 0
 """
 
-from runtime import errors
+from runtime import context, errors
 from runtime.ops import common, io_ops
+
+
+class UndefinedRead(UnboundLocalError):
+    """Plain Python's error for reading an unassigned variable, raised while tracing a branch
+    or loop body of staged control flow: the staging operator that traces it catches it and
+    makes that branch or body raise when it runs instead (it may never run)."""
+
+    def __init__(self, message, symbol_name, location):
+        super().__init__(message)
+        self.symbol_name = symbol_name
+        self.location = location
+
+    def stage(self):
+        """Adds the check that fails whenever the graph being built runs to this point."""
+        io_ops.check_defined(common.convert_to_tensor(False), self.symbol_name, self.location)
 
 
 class Undefined:
@@ -28,20 +43,21 @@ class Undefined:
         self.symbol_name = symbol_name
 
     def _fail(self, *args, **kwargs):
-        raise UnboundLocalError(
-            "local variable '%s' is used before it is assigned a value (it is assigned only in "
-            "some branches or loop iterations)" % self.symbol_name)
+        message = ("local variable '%s' is used before it is assigned a value (it is assigned "
+                   "only in some branches or loop iterations)" % self.symbol_name)
+        graph = context.current_graph()
+        if graph is not None and graph.outer is not None:
+            raise UndefinedRead(message, self.symbol_name, errors.user_location(2))
+        raise UnboundLocalError(message)
 
-    __getattr__ = _fail
-    __call__ = _fail
-    __bool__ = _fail
-    __iter__ = _fail
-    __len__ = _fail
-    __getitem__ = _fail
-    __add__ = __radd__ = __sub__ = __rsub__ = __mul__ = __rmul__ = _fail
-    __truediv__ = __rtruediv__ = __floordiv__ = __rfloordiv__ = __mod__ = __rmod__ = _fail
-    __pow__ = __rpow__ = __matmul__ = __rmatmul__ = __neg__ = __abs__ = _fail
-    __lt__ = __le__ = __gt__ = __ge__ = _fail
+    def _use(self, *args, **kwargs):
+        self._fail()  # looked up on the instance: subclasses fail their own way
+
+    __getattr__ = __call__ = __bool__ = __iter__ = __len__ = __getitem__ = _use
+    __add__ = __radd__ = __sub__ = __rsub__ = __mul__ = __rmul__ = _use
+    __truediv__ = __rtruediv__ = __floordiv__ = __rfloordiv__ = __mod__ = __rmod__ = _use
+    __pow__ = __rpow__ = __matmul__ = __rmatmul__ = __neg__ = __abs__ = _use
+    __lt__ = __le__ = __gt__ = __ge__ = _use
 
     def __repr__(self):
         return "<undefined %s>" % self.symbol_name

@@ -136,18 +136,36 @@ class _Transformer(gast.NodeTransformer):
         self.unbound.update(n for n in names
                             if n not in info.defined_in and n not in self.ctx.globals)
 
+    def _visit_blocks(self, node):
+        """Visits the statement lists of `node`; returns the names recorded for binding to
+        Undefined (see _need_bindings) while visiting each, by field."""
+        recorded = {}
+        for field in ("body", "orelse"):
+            outer, self.unbound = self.unbound, set()
+            setattr(node, field, _visit_list(self, getattr(node, field)))
+            recorded[field] = self.unbound
+            self.unbound = outer | (self.unbound if not _is_converted(node, self.ctx) else set())
+        return recorded
+
+    def _block_def(self, name, args, body, recorded):
+        """A generated function holding a visited statement list, with the names recorded
+        while visiting it (see _bind_locals)."""
+        fn = _def(name, args, body)
+        fn._ag_unbound = recorded
+        return fn
+
     def _bind_locals(self, defs, shared):
-        """Binds to `ag__.Undefined`, at the start of the generated functions `defs`, the
-        names recorded so far that are local to one of them (assigned there, not shared
+        """Binds to `ag__.Undefined`, at the start of each generated function in `defs`, the
+        names recorded in its statements that are local to it (assigned there, not shared
         with the enclosing scope): the state functions of statements nested in it read
-        them."""
+        them. The others are left for an enclosing scope."""
         for fn in defs:
-            local = self.unbound & (activity.assigned_names(fn.body) - set(shared))
-            if not local:
-                continue
-            self.unbound -= local
-            decls = [s for s in fn.body if isinstance(s, (gast.Nonlocal, gast.Global))]
-            fn.body[len(decls):len(decls)] = set_origin(_undefined_bindings(local), fn)
+            recorded = getattr(fn, "_ag_unbound", set())
+            local = recorded & (activity.assigned_names(fn.body) - set(shared))
+            self.unbound |= recorded - local
+            if local:
+                decls = [s for s in fn.body if isinstance(s, (gast.Nonlocal, gast.Global))]
+                fn.body[len(decls):len(decls)] = set_origin(_undefined_bindings(local), fn)
 
     def _loop_test(self, node, test):
         flags = self.ctx.loop_flags.get(id(node), [])
@@ -192,17 +210,20 @@ class _Transformer(gast.NodeTransformer):
 
     # -- statements ---------------------------------------------------------------------------
     def visit_If(self, node):
-        self.generic_visit(node)
+        recorded = self._visit_blocks(node)
         if not _is_converted(node, self.ctx):
             return node
 
         def build(shared):
             body_name = self.ctx.namer.stable("if_body")
-            defs = [_def(body_name, [], self._scope_decl(shared) + node.body)]
+            defs = [self._block_def(body_name, [], self._scope_decl(shared) + node.body,
+                                    recorded["body"])]
             args = [node.test, templates.name_node(body_name)]
             if node.orelse:
                 else_name = self.ctx.namer.stable("else_body")
-                defs.append(_def(else_name, [], self._scope_decl(shared) + node.orelse))
+                defs.append(self._block_def(else_name, [],
+                                            self._scope_decl(shared) + node.orelse,
+                                            recorded["orelse"]))
                 args.append(templates.name_node(else_name))
             else:
                 args.append(gast.Constant(value=None, kind=None))
@@ -210,28 +231,32 @@ class _Transformer(gast.NodeTransformer):
         return self._staged(node, False, build, "if_stmt")
 
     def visit_While(self, node):
-        self.generic_visit(node)
+        recorded = self._visit_blocks(node)
+        self.unbound |= recorded["orelse"]
 
         def build(shared):
             test_name = self.ctx.namer.stable("loop_test")
             body_name = self.ctx.namer.stable("loop_body")
             return ([_def(test_name, [], [gast.Return(value=self._loop_test(node, node.test))]),
-                     _def(body_name, [], self._scope_decl(shared) + node.body)],
+                     self._block_def(body_name, [], self._scope_decl(shared) + node.body,
+                                     recorded["body"])],
                     [templates.name_node(test_name), templates.name_node(body_name)])
         return self._staged(node, True, build, "while_stmt")
 
     def visit_For(self, node):
-        self.generic_visit(node)
+        recorded = self._visit_blocks(node)
         if not _is_converted(node, self.ctx):
             return node  # unrolled at trace time either way: plain Python reads better
+        self.unbound |= recorded["orelse"]
 
         def build(shared):
             body_name = self.ctx.namer.stable("loop_body")
             item_name = self.ctx.namer.stable("itr")
             bind_target = set_origin(templates.replace(
                 "target = item", target=node.target, item=item_name), node)
-            defs = [_def(body_name, [item_name],
-                         self._scope_decl(shared) + bind_target + node.body)]
+            defs = [self._block_def(body_name, [item_name],
+                                    self._scope_decl(shared) + bind_target + node.body,
+                                    recorded["body"])]
             extra = self._loop_test(node, None)
             extra_node = gast.Constant(value=None, kind=None)
             if extra is not None:

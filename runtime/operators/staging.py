@@ -453,9 +453,14 @@ class PendingUndefined(Undefined):
         self._fail()
 
     def _fail(self, *args, **kwargs):
-        # Not Undefined's error: an earlier iteration may have assigned the variable.
         if self.materialized is not None:
             self.materialized._fail()
+        if context.current_graph() is self.graph and \
+                not isinstance(self.outer, PendingUndefined):
+            # Read on every path of the body before it assigns the variable: the first
+            # iteration raises, as Undefined does; the body raises whenever it runs.
+            Undefined._fail(self)
+        # Elsewhere an earlier iteration may have assigned the variable.
         _fail(ValueError, "'%s' is read in a loop on a tensor before the loop body assigns "
               "it, and it has no value before the loop: its type is not known where it is "
               "read. Assign it before the loop" % self.symbol_name)

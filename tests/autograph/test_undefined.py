@@ -355,3 +355,71 @@ def test_gradient_through_a_loop_that_first_assigns_the_value():
         y = traced(x, tf.constant(3))
     assert float(y.numpy()) == 15.0
     assert float(tape.gradient(y, x).numpy()) == 8.0  # d/dx (x + 2) * x
+
+
+def loops_sharing_a_target_in_sibling_branches(x, y):
+    b = y
+    if x > 0:
+        if x > y:
+            for j in range(3):
+                b = b + j
+        else:
+            for j in range(3):
+                e = b + j
+                if e > 100:
+                    return e
+                b = e
+    return b
+
+
+@pytest.mark.parametrize("x, y", [(0, 1), (5, 1), (1, 5)])
+def test_a_name_local_to_one_branch_function_and_shared_in_the_other(x, y):
+    assert conversion.convert(loops_sharing_a_target_in_sibling_branches)(x, y) == \
+        loops_sharing_a_target_in_sibling_branches(x, y)
+    assert_like_python(loops_sharing_a_target_in_sibling_branches, x, y)
+
+
+def augmented_maybe_undefined(x):
+    if x > 0:
+        s = x
+    s += 1
+    return s
+
+
+def test_augmented_assignment_of_a_maybe_undefined_value_is_checked():
+    assert_like_python(augmented_maybe_undefined, 3)
+    with pytest.raises(UnboundLocalError) as info:
+        tf.function(augmented_maybe_undefined)(tf.constant(-3))
+    assert_undefined_error(info.value, "s", augmented_maybe_undefined, "s += 1")
+
+
+def deleted_then_returned_after_a_staged_return(x):
+    b = x
+    i = 0
+    while i < x % 4:
+        i += 1
+        return 100
+    del b
+    return b
+
+
+@pytest.mark.parametrize("x", [5, 4])
+def test_branch_reading_a_deleted_name_raises_only_when_it_runs(x):
+    # x=5: the loop returns, the code after it never runs; x=4: it runs and raises.
+    assert traced_answer(deleted_then_returned_after_a_staged_return, x) == \
+        python_answer(deleted_then_returned_after_a_staged_return, x)
+
+
+
+def accumulates_into_an_unassigned_total(n):
+    for i in tf.range(n):
+        total = total + i
+    return n
+
+
+def test_loop_body_reading_a_name_before_any_assignment_raises_only_when_it_runs():
+    assert_like_python(accumulates_into_an_unassigned_total, 0)
+    with pytest.raises(UnboundLocalError) as info:
+        tf.function(accumulates_into_an_unassigned_total)(tf.constant(2))
+    assert_undefined_error(info.value, "total", accumulates_into_an_unassigned_total,
+                           "total = total + i")

@@ -213,7 +213,7 @@ def _stand_in(value, other, sub):
             return v
         return placeholder_value("value", v)
     with sub.graph.as_default():
-        if isinstance(other, tuple) and not nest.is_nested(value):
+        if isinstance(other, tuple):
             return tuple(stand_in(v) for v in other)
         return stand_in(other)
 
@@ -228,6 +228,8 @@ def _merge_symbol(name, a, b, then_sub, else_sub, then_outs, else_outs, specs):
     """Reconciles one variable's values from the two branches; returns a function that
     rebuilds the merged value from the If op's outputs."""
     a, b = _resolve_pending(a), _resolve_pending(b)
+    if a is b and isinstance(a, MaybeUndefined):
+        return lambda outputs: a  # neither branch assigns it
     if _needs_flag(name, a, b):
         return _merge_flagged(name, _with_flag(name, a, b, then_sub),
                               _with_flag(name, b, a, else_sub),
@@ -342,9 +344,6 @@ def _refuse_list_grown_in_branch(name, value, then_sub, else_sub):
 def _merge_leaf(name, x, y, then_sub, else_sub, then_outs, else_outs, specs):
     x_undefined, y_undefined = isinstance(x, Undefined), isinstance(y, Undefined)
     if x_undefined and y_undefined:
-        if x is not y and (isinstance(x, PendingUndefined) or isinstance(y, PendingUndefined)):
-            _fail(ValueError, "'%s' is deleted in one branch of a conditional on a tensor in a "
-                  "loop that first assigns it later; define it before the loop" % name)
         return lambda outputs: x
     if (x is None or x_undefined) and (y is None or y_undefined):
         return lambda outputs: None  # e.g. a bare `return` on one side, none on the other

@@ -423,3 +423,22 @@ def test_loop_body_reading_a_name_before_any_assignment_raises_only_when_it_runs
         tf.function(accumulates_into_an_unassigned_total)(tf.constant(2))
     assert_undefined_error(info.value, "total", accumulates_into_an_unassigned_total,
                            "total = total + i")
+
+
+def maybe_value_passes_a_later_if(x, y):
+    if x > 0:
+        s = x
+    if y > 0:
+        t = y
+    else:
+        t = -y
+    return s + t
+
+
+def test_maybe_undefined_value_is_checked_once_read_after_later_staged_ifs():
+    assert_like_python(maybe_value_passes_a_later_if, 2, -3)
+    assert traced_answer(maybe_value_passes_a_later_if, -2, 3) is UnboundLocalError
+    graph = tf.function(maybe_value_passes_a_later_if).get_concrete_function(
+        tf.constant(1), tf.constant(1)).graph
+    ifs = [n for n in graph.nodes if n.op.name.endswith("If")]
+    assert [len(n.outputs) for n in ifs] == [2, 1]  # s and its flag, then t alone

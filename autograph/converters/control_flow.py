@@ -17,9 +17,12 @@ The state is the variables the statement modifies that are live afterwards (or, 
 at the top of an iteration), from the analysis; variables the generated functions share
 that may be unbound before the statement are bound to `ag__.Undefined` at the start of the
 function (or of the generated function they are local to). An `if` whose test is certainly a
-Python
-value (`x is None`, `isinstance(...)`, a constant) is left as a plain `if`, and a `for` over
-literal Python data or `range` of constants without lowered jumps as a plain `for`.
+Python value (`x is None`, `isinstance(...)`, a constant) is left as a plain `if`, and a `for`
+over literal Python data or `range` of constants without lowered jumps as a plain `for`.
+
+Reads the analysis finds may be undefined become `ag__.ld(y)` (a run-time check for a value
+staged control flow defines on some paths only), and `del y` becomes
+`y = ag__.del_(y, 'y')`, so that the state functions can still read the name.
 """
 
 import collections

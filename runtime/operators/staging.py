@@ -286,8 +286,9 @@ def _merge_flagged(name, a, b, then_sub, else_sub, then_outs, else_outs, specs):
 
     def build(outputs):
         defined = flag(outputs)
-        return value(outputs) if defined is True else MaybeUndefined(name, value(outputs),
-                                                                       defined)
+        if defined is True or defined is False:
+            return value(outputs) if defined else Undefined(name)
+        return MaybeUndefined(name, value(outputs), defined)
     return build
 
 
@@ -411,7 +412,7 @@ class PendingUndefined(Undefined):
     The compiler's own symbols (a return value, read only once the return flag is set) get
     no flag: they start as zeros."""
 
-    __slots__ = ("graph", "outer", "materialized", "initial", "flagged")
+    __slots__ = ("graph", "outer", "materialized", "initial", "flagged", "never_assigned")
 
     def __init__(self, symbol_name, graph, outer):
         super().__init__(symbol_name)
@@ -419,6 +420,7 @@ class PendingUndefined(Undefined):
         self.outer = outer
         self.materialized = None
         self.initial = None
+        self.never_assigned = False  # known from a trial trace, see _learn_types
         self.flagged = not (_is_compiler_symbol(symbol_name) or
                             isinstance(outer, UndefinedReturnValue))
 
@@ -454,15 +456,52 @@ class PendingUndefined(Undefined):
     def _fail(self, *args, **kwargs):
         if self.materialized is not None:
             self.materialized._fail()
-        if context.current_graph() is self.graph and \
-                not isinstance(self.outer, PendingUndefined):
+        if self.never_assigned or getattr(_trial, "active", False) or (
+                context.current_graph() is self.graph and
+                not isinstance(self.outer, PendingUndefined)):
             # Read on every path of the body before it assigns the variable: the first
-            # iteration raises, as Undefined does; the body raises whenever it runs.
+            # iteration raises, as Undefined does; the body raises whenever it runs. (In a
+            # trial trace, see _learn_types, every such read is taken as raising.)
             Undefined._fail(self)
         # Elsewhere an earlier iteration may have assigned the variable.
-        _fail(ValueError, "'%s' is read in a loop on a tensor before the loop body assigns "
+        _fail(_UntypedRead, "'%s' is read in a loop on a tensor before the loop body assigns "
               "it, and it has no value before the loop: its type is not known where it is "
               "read. Assign it before the loop" % self.symbol_name)
+
+
+class _UntypedRead(ValueError):
+    """A loop body read a variable it assigns later, with no value before the loop, so of
+    no known type yet (see _learn_types)."""
+
+
+_trial = threading.local()
+
+
+def _learn_types(state, specs, traced):
+    """Types the variables that enter a loop undefined when the body reads one before it
+    assigns it (a read in a branch that only later iterations take): traces the body once
+    more, throwaway, with such reads raising, and returns {index: value} with what the
+    body assigns them, for the real trace to start them typed. (The body's trace-time
+    Python side effects run twice here.)
+
+    A variable the trial does not assign is assigned on no path of the body that does not
+    read it first, so no iteration ever assigns it: in the real trace its reads raise."""
+    _trial.active = True
+    try:
+        _, body_out = control_flow.trace_subgraph("trial_body", traced, specs,
+                                                  state.leaf_names)
+    finally:
+        _trial.active = False
+    learned = {}
+    for i, (pending, out) in enumerate(zip(traced.pending_list(), body_out)):
+        if pending is None:
+            continue
+        out = _resolve_pending(out)
+        if pending.materialized is not None:
+            out = pending.materialized
+        if not isinstance(out, Undefined):
+            learned[i] = out.value if isinstance(out, MaybeUndefined) else out
+    return learned
 
 
 def _resolve_pending(value):
@@ -555,25 +594,23 @@ def _staged_loop(names, init, cond_fn, body_fn, check=None):
     The body is traced again only when what it gives a variable does not fit how the
     variable entered: a shape to relax, a TensorArray size learned, a definedness flag a
     variable defined before the loop needs (a `del` in the body)."""
-    forms = list(init)
+    forms = [_resolve_pending(value) for value in init]
     var_specs = [[_leaf_spec(leaf, name) for leaf in _state_leaves(value)]
                  for name, value in zip(names, forms)]
-    for _ in range(3):
+    learned = None
+    for _ in range(4):
         state = LoopState(names, [tensor_array.entering_loop(t) for t in forms])
         specs = [spec for chunk in var_specs for spec in chunk]
-        pending = {}
-
-        def traced(*placeholders):
-            values = state.rebuild(list(placeholders))
-            graph = context.current_graph()
-            for i, value in enumerate(values):
-                if isinstance(value, Undefined):
-                    values[i] = pending[i] = PendingUndefined(names[i], graph, value)
-            out = _raising_at_run_time(body_fn)(values)
-            return values if isinstance(out, UndefinedRead) else out
-
-        body_sub, body_out = control_flow.trace_subgraph("while_body", traced, specs,
-                                                         state.leaf_names)
+        traced = _BodyTrace(names, state, body_fn, learned)
+        try:
+            body_sub, body_out = control_flow.trace_subgraph("while_body", traced, specs,
+                                                             state.leaf_names)
+        except _UntypedRead:
+            if learned is not None or getattr(_trial, "active", False):
+                raise
+            learned = _learn_types(state, specs, _BodyTrace(names, state, body_fn, None))
+            continue
+        pending = traced.pending
         if check is not None:
             check(init, body_out)
         entry, placeholders, outputs = _carried_state(state, pending, body_sub, body_out)
@@ -620,6 +657,36 @@ def _staged_loop(names, init, cond_fn, body_fn, check=None):
                    zip(LoopState(names, forms).leaves, entry.leaf_names, specs)]
     outputs = control_flow.build_while(init_leaves, cond_sub, body_sub, specs)
     return entry.rebuild(list(outputs))
+
+
+class _BodyTrace:
+    """The loop body as traced: the variables undefined before the loop enter it as
+    PendingUndefined. After a trial trace (`learned` not None, see _learn_types) they are
+    typed from the start, or known never to be assigned."""
+
+    def __init__(self, names, state, body_fn, learned):
+        self.names = names
+        self.state = state
+        self.body_fn = body_fn
+        self.learned = learned
+        self.pending = {}
+
+    def __call__(self, *placeholders):
+        values = self.state.rebuild(list(placeholders))
+        graph = context.current_graph()
+        for i, value in enumerate(values):
+            if isinstance(value, Undefined):
+                values[i] = self.pending[i] = PendingUndefined(self.names[i], graph, value)
+                if self.learned is not None and i in self.learned:
+                    self.pending[i].materialize(self.learned[i])
+                elif self.learned is not None:
+                    self.pending[i].never_assigned = True
+        out = _raising_at_run_time(self.body_fn)(values)
+        return values if isinstance(out, UndefinedRead) else out
+
+    def pending_list(self):
+        """The PendingUndefined per variable (None for the others)."""
+        return [self.pending.get(i) for i in range(len(self.names))]
 
 
 def _leaf_spec(leaf, name):

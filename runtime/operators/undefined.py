@@ -112,10 +112,10 @@ class MaybeUndefined:
         return "<maybe undefined %s>" % self.symbol_name
 
     def _read(self):
-        known = common.constant_value(self.defined)
+        known = self.defined if isinstance(self.defined, bool) else \
+            common.constant_value(self.defined)
         if known is not None and not known:
-            raise UnboundLocalError(
-                "local variable '%s' is used before it is assigned a value" % self.symbol_name)
+            Undefined(self.symbol_name)._fail()
         if known is None:
             io_ops.check_defined(self.defined, self.symbol_name, errors.user_location(3))
         return self.value

@@ -173,12 +173,12 @@ def reads_previous_iteration(n):
     return prev
 
 
-def test_read_before_the_first_assignment_in_a_loop_body_is_a_clear_error():
-    with pytest.raises(ValueError) as info:
-        tf.function(reads_previous_iteration)(tf.constant(3))
-    message = str(info.value)
-    assert "'last'" in message and "before the loop" in message
-    assert "%s:%d" % (__file__, line_of(reads_previous_iteration, "prev = last")) in message
+@pytest.mark.parametrize("n", [0, 1, 2, 4])
+def test_read_of_a_value_an_earlier_iteration_assigned_before_the_assignment(n):
+    # The body reads `last` before assigning it (in a branch the first iteration skips):
+    # its type comes from a throwaway trace of the body.
+    assert traced_answer(reads_previous_iteration, n) == \
+        python_answer(reads_previous_iteration, n)
 
 
 def uses_maybe_value_in_loop(x, n):

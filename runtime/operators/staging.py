@@ -213,7 +213,7 @@ def _stand_in(value, other, sub):
             return v
         return placeholder_value("value", v)
     with sub.graph.as_default():
-        if isinstance(other, tuple):
+        if type(other) is tuple:  # one value per state variable
             return tuple(stand_in(v) for v in other)
         return stand_in(other)
 

@@ -2,7 +2,7 @@
 `converted_call` and `FunctionScope` from the compiler.
 
     ag__.if_stmt / while_stmt / for_stmt / if_exp / and_ / or_ / not_ / assert_stmt
-    ag__.Undefined / UndefinedReturnValue / ld
+    ag__.Undefined / UndefinedReturnValue / ld / del_
     ag__.converted_call(f, args, kwargs, fscope)
     ag__.FunctionScope(name)
 """

@@ -183,7 +183,8 @@ errors = _namespace(
     InvalidArgumentError=_errors.InvalidArgumentError,
     FailedPreconditionError=_errors.FailedPreconditionError,
     OperatorNotAllowedInGraphError=_errors.OperatorNotAllowedInGraphError,
-    InaccessibleTensorError=_errors.InaccessibleTensorError)
+    InaccessibleTensorError=_errors.InaccessibleTensorError,
+    UndefinedValueError=_errors.UndefinedValueError)
 errors.OutOfRangeError = _errors.OutOfRangeError
 
 # -- tf.data: map/filter/reduce functions are converted like a Function's -------------------------

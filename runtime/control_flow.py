@@ -53,12 +53,13 @@ def trace_subgraph(name, fn, specs, names=None):
     with graph.as_default():
         for i, (dtype, shape) in enumerate(specs):
             label = names[i] if names else "arg"
-            placeholders.append(graph.add_placeholder(_clean(label), dtype, shape))
+            placeholders.append(graph.add_placeholder(clean_label(label), dtype, shape))
         result = fn(*placeholders)
     return SubGraph(graph, placeholders, None), result
 
 
-def _clean(label):
+def clean_label(label):
+    """`label` (a variable name, or '<loop counter>') as a placeholder name."""
     return "".join(c if c.isalnum() or c == "_" else "_" for c in label) or "arg"
 
 

@@ -36,6 +36,12 @@ class OutOfRangeError(OpError):
     """An iterator ran past its end (`IteratorGetNext` on an exhausted tf.data iterator)."""
 
 
+class UndefinedValueError(InvalidArgumentError, UnboundLocalError):
+    """A graph read a variable on a run-time path where it was never assigned (it is assigned
+    only in some branches or loop iterations): TensorFlow's InvalidArgumentError for a failed
+    run-time check, and the UnboundLocalError plain Python raises."""
+
+
 class OperatorNotAllowedInGraphError(TypeError):
     """A symbolic tensor was used where a Python value is needed (`if t:`, `bool(t)`...)."""
 

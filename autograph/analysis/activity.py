@@ -72,14 +72,32 @@ def _collect_appended(node, found):
         _collect_appended(child, found)
 
 
+def deleted_names(node):
+    """Names `node` deletes (`del x`) in this scope."""
+    found = set()
+    for child in _iter_nodes(node):
+        _collect_deleted(child, found)
+    return found
+
+
+def _collect_deleted(node, found):
+    if isinstance(node, _SCOPE_NODES):
+        return
+    if isinstance(node, gast.Name) and isinstance(node.ctx, gast.Del):
+        found.add(node.id)
+    for child in gast.iter_child_nodes(node):
+        _collect_deleted(child, found)
+
+
 def read_names(node):
     """Names loaded anywhere in `node`, including free variables of nested functions.
 
-    The target of an augmented assignment (`x += 1`) counts as read."""
+    The target of an augmented assignment (`x += 1`) and of `del x` counts as read (`del`
+    needs the value to exist)."""
     found = set()
     for child in _iter_nodes(node):
         for sub in gast.walk(child):
-            if isinstance(sub, gast.Name) and isinstance(sub.ctx, gast.Load):
+            if isinstance(sub, gast.Name) and isinstance(sub.ctx, (gast.Load, gast.Del)):
                 found.add(sub.id)
             elif isinstance(sub, gast.AugAssign) and isinstance(sub.target, gast.Name):
                 found.add(sub.target.id)

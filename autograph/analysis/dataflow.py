@@ -228,6 +228,9 @@ class _Definedness:
             if isinstance(sub, gast.Name) and isinstance(sub.ctx, gast.Load) and \
                     sub.id not in defined:
                 self.annotations.maybe_undefined_reads.add(id(sub))
+            elif isinstance(sub, gast.AugAssign) and isinstance(sub.target, gast.Name) and \
+                    sub.target.id not in defined:
+                self.annotations.maybe_undefined_reads.add(id(sub.target))
 
     def stmt(self, node, defined):
         header = {gast.If: "test", gast.While: "test", gast.For: "iter"}.get(type(node))
@@ -243,10 +246,19 @@ class _Definedness:
             return self.block(node.body, defined) & self.block(node.orelse, defined)
         if isinstance(node, (gast.While, gast.For)):
             self.annotations.info(node).defined_in = defined
-            inner = defined | (activity.assigned_names(node.target)
-                               if isinstance(node, gast.For) else frozenset())
-            self.block(node.body, inner)
-            return self.block(node.orelse, defined)
+            target = activity.assigned_names(node.target) if isinstance(node, gast.For) \
+                else frozenset()
+            # A name the body deletes is undefined in the next iteration and after the
+            # loop: iterate to the names defined at the top of every iteration.
+            entry = defined
+            for _ in range(4):
+                end = self.block(node.body, entry | target)
+                if defined & end == entry:
+                    break
+                entry = defined & end
+            if isinstance(node, gast.While):
+                self.reads(node.test, entry)
+            return self.block(node.orelse, entry)
         if isinstance(node, (gast.With, gast.AsyncWith)):
             return self.block(node.body, defined | activity.assigned_names(node.items))
         if isinstance(node, gast.Try):
@@ -254,4 +266,4 @@ class _Definedness:
             for handler in node.handlers:
                 self.block(handler.body, defined)
             return self.block(node.finalbody, defined)
-        return defined | activity.assigned_names(node)
+        return (defined | activity.assigned_names(node)) - activity.deleted_names(node)

@@ -19,9 +19,13 @@ at the top of an iteration), from the analysis, and likewise the composite names
 (a key or attribute may be missing); get_state of a statement that modifies a composite it
 cannot carry starts with `ag__.refuse_composite(...)`. Variables the generated functions share
 that may be unbound before the statement are bound to `ag__.Undefined` at the start of the
-function. An `if` whose test is certainly a Python
-value (`x is None`, `isinstance(...)`, a constant) is left as a plain `if`, and a `for` over
-literal Python data or `range` of constants without lowered jumps as a plain `for`.
+function (or of the generated function they are local to). An `if` whose test is certainly a
+Python value (`x is None`, `isinstance(...)`, a constant) is left as a plain `if`, and a `for`
+over literal Python data or `range` of constants without lowered jumps as a plain `for`.
+
+Reads the analysis finds may be undefined become `ag__.ld(y)` (a run-time check for a value
+staged control flow defines on some paths only), and `del y` becomes
+`y = ag__.del_(y, 'y')`, so that the state functions can still read the name.
 """
 
 import collections
@@ -139,6 +143,37 @@ class _Transformer(gast.NodeTransformer):
         self.unbound.update(n for n in names
                             if n not in info.defined_in and n not in self.ctx.globals)
 
+    def _visit_blocks(self, node):
+        """Visits the statement lists of `node`; returns the names recorded for binding to
+        Undefined (see _need_bindings) while visiting each, by field."""
+        recorded = {}
+        for field in ("body", "orelse"):
+            outer, self.unbound = self.unbound, set()
+            setattr(node, field, _visit_list(self, getattr(node, field)))
+            recorded[field] = self.unbound
+            self.unbound = outer | (self.unbound if not _is_converted(node, self.ctx) else set())
+        return recorded
+
+    def _block_def(self, name, args, body, recorded):
+        """A generated function holding a visited statement list, with the names recorded
+        while visiting it (see _bind_locals)."""
+        fn = _def(name, args, body)
+        fn._ag_unbound = recorded
+        return fn
+
+    def _bind_locals(self, defs, shared):
+        """Binds to `ag__.Undefined`, at the start of each generated function in `defs`, the
+        names recorded in its statements that are local to it (assigned there, not shared
+        with the enclosing scope): the state functions of statements nested in it read
+        them. The others are left for an enclosing scope."""
+        for fn in defs:
+            recorded = getattr(fn, "_ag_unbound", set())
+            local = recorded & (activity.assigned_names(fn.body) - set(shared))
+            self.unbound |= recorded - local
+            if local:
+                decls = [s for s in fn.body if isinstance(s, (gast.Nonlocal, gast.Global))]
+                fn.body[len(decls):len(decls)] = set_origin(_undefined_bindings(local), fn)
+
     def _loop_test(self, node, test):
         flags = self.ctx.loop_flags.get(id(node), [])
         if not flags:
@@ -162,6 +197,7 @@ class _Transformer(gast.NodeTransformer):
         state = info.state_names(is_loop)
         shared = self._shared_names(node, state)
         defs, args = build(shared)
+        self._bind_locals(defs, shared)
         state_defs, keywords = [], []
         carried = sorted(state + info.composites)
         if carried or info.composites_refused:
@@ -184,17 +220,20 @@ class _Transformer(gast.NodeTransformer):
 
     # -- statements ---------------------------------------------------------------------------
     def visit_If(self, node):
-        self.generic_visit(node)
+        recorded = self._visit_blocks(node)
         if not _is_converted(node, self.ctx):
             return node
 
         def build(shared):
             body_name = self.ctx.namer.stable("if_body")
-            defs = [_def(body_name, [], self._scope_decl(shared) + node.body)]
+            defs = [self._block_def(body_name, [], self._scope_decl(shared) + node.body,
+                                    recorded["body"])]
             args = [node.test, templates.name_node(body_name)]
             if node.orelse:
                 else_name = self.ctx.namer.stable("else_body")
-                defs.append(_def(else_name, [], self._scope_decl(shared) + node.orelse))
+                defs.append(self._block_def(else_name, [],
+                                            self._scope_decl(shared) + node.orelse,
+                                            recorded["orelse"]))
                 args.append(templates.name_node(else_name))
             else:
                 args.append(gast.Constant(value=None, kind=None))
@@ -202,28 +241,32 @@ class _Transformer(gast.NodeTransformer):
         return self._staged(node, False, build, "if_stmt")
 
     def visit_While(self, node):
-        self.generic_visit(node)
+        recorded = self._visit_blocks(node)
+        self.unbound |= recorded["orelse"]
 
         def build(shared):
             test_name = self.ctx.namer.stable("loop_test")
             body_name = self.ctx.namer.stable("loop_body")
             return ([_def(test_name, [], [gast.Return(value=self._loop_test(node, node.test))]),
-                     _def(body_name, [], self._scope_decl(shared) + node.body)],
+                     self._block_def(body_name, [], self._scope_decl(shared) + node.body,
+                                     recorded["body"])],
                     [templates.name_node(test_name), templates.name_node(body_name)])
         return self._staged(node, True, build, "while_stmt")
 
     def visit_For(self, node):
-        self.generic_visit(node)
+        recorded = self._visit_blocks(node)
         if not _is_converted(node, self.ctx):
             return node  # unrolled at trace time either way: plain Python reads better
+        self.unbound |= recorded["orelse"]
 
         def build(shared):
             body_name = self.ctx.namer.stable("loop_body")
             item_name = self.ctx.namer.stable("itr")
             bind_target = set_origin(templates.replace(
                 "target = item", target=node.target, item=item_name), node)
-            defs = [_def(body_name, [item_name],
-                         self._scope_decl(shared) + bind_target + node.body)]
+            defs = [self._block_def(body_name, [item_name],
+                                    self._scope_decl(shared) + bind_target + node.body,
+                                    recorded["body"])]
             extra = self._loop_test(node, None)
             extra_node = gast.Constant(value=None, kind=None)
             if extra is not None:
@@ -287,13 +330,42 @@ def _maybe_undefined(node, ctx):
 class _GuardReads(gast.NodeTransformer):
     """`y` -> `ag__.ld(y)` for reads of possibly undefined names (per the definedness
     analysis), so that reading one that was never assigned raises Python's
-    UnboundLocalError instead of passing a marker on. Reads in nested functions run later,
-    so all of theirs are guarded."""
+    UnboundLocalError (or, for a value staged control flow defines on some run-time paths
+    only, checks its flag when the graph runs) instead of passing a marker on. Reads in
+    nested functions run later, so all of theirs are guarded.
 
-    def __init__(self, names, maybe_undefined_reads):
+    `del y` -> `y = ag__.del_(y, 'y')` for the `deleted` names: the name stays bound (to an
+    Undefined marker), so the state functions of staged statements can still read it."""
+
+    def __init__(self, names, maybe_undefined_reads, deleted):
         self.names = names
         self.maybe_undefined_reads = maybe_undefined_reads
+        self.deleted = deleted
         self.nested = 0
+
+    def visit_AugAssign(self, node):
+        """`y += v` with `y` maybe undefined -> `y = ag__.ld(y)` first (`+=` may update `y` in
+        place, so it stays an augmented assignment)."""
+        self.generic_visit(node)
+        target = node.target
+        if self.nested or not isinstance(target, gast.Name) or target.id not in self.names or \
+                id(target) not in self.maybe_undefined_reads:
+            return node
+        load = templates.replace("name = ag__.ld(name)", name=target.id)
+        return set_origin(load, node) + [node]
+
+    def visit_Delete(self, node):
+        if self.nested:
+            return self.generic_visit(node)
+        out = []
+        for target in node.targets:
+            if isinstance(target, gast.Name) and target.id in self.deleted:
+                out.extend(templates.replace(
+                    "name = ag__.del_(name, text)", name=target.id,
+                    text=gast.Constant(value=target.id, kind=None)))
+            else:
+                out.append(gast.Delete(targets=[self.visit(target)]))
+        return set_origin(out, node)
 
     def visit_FunctionDef(self, node):
         self.nested += 1
@@ -311,22 +383,35 @@ class _GuardReads(gast.NodeTransformer):
 
 def transform(node, ctx):
     """Converts the control-flow statements of function `node` (analysis must have run)."""
-    undefined = _maybe_undefined(node, ctx)
+    deleted = activity.deleted_names(node.body) - ctx.globals
+    undefined = _maybe_undefined(node, ctx) | deleted
     if undefined:
-        guard = _GuardReads(undefined, ctx.annotations.maybe_undefined_reads)
-        node.body = [guard.visit(stmt) for stmt in node.body]
+        guard = _GuardReads(undefined, ctx.annotations.maybe_undefined_reads, deleted)
+        node.body = _visit_list(guard, node.body)
     transformer = _Transformer(ctx)
-    body = []
-    for stmt in node.body:
-        result = transformer.visit(stmt)
-        body.extend(result if isinstance(result, list) else [result])
-    inits = []
-    for name in sorted(transformer.unbound):
-        inits.extend(templates.replace("name = ag__.Undefined(text)", name=name,
-                                       text=gast.Constant(value=name, kind=None)))
+    body = _visit_list(transformer, node.body)
+    inits = _undefined_bindings(transformer.unbound)
     docstring = body[:1] if body and _is_docstring(body[0]) else []
     node.body = docstring + set_origin(inits, node) + body[len(docstring):]
     return node
+
+
+def _visit_list(transformer, stmts):
+    """The statements `stmts` visited by `transformer`, which may turn one into several."""
+    out = []
+    for stmt in stmts:
+        result = transformer.visit(stmt)
+        out.extend(result if isinstance(result, list) else [result])
+    return out
+
+
+def _undefined_bindings(names):
+    """`name = ag__.Undefined('name')` for each of `names`, sorted."""
+    inits = []
+    for name in sorted(names):
+        inits.extend(templates.replace("name = ag__.Undefined(text)", name=name,
+                                       text=gast.Constant(value=name, kind=None)))
+    return inits
 
 
 def _is_docstring(stmt):

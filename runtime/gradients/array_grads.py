@@ -144,5 +144,5 @@ not_differentiable("AssignVariableOp", "AssignAddVariableOp", "AssignSubVariable
 
 # -- io and data -------------------------------------------------------------------------------
 
-not_differentiable("PrintV2", "Assert")
+not_differentiable("PrintV2", "Assert", "CheckDefined")
 not_differentiable("AnonymousIterator", "IteratorGetNext", "IteratorHasNext", optional=True)

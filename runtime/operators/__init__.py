@@ -14,8 +14,8 @@ from runtime.operators.logical import and_, compare_chain, in_, not_, not_in, or
 from runtime.operators.loops import for_stmt, while_stmt
 from runtime.operators.staging import try_body
 from runtime.operators.try_statements import FinallyJumps
-from runtime.operators.undefined import Undefined, UndefinedReturnValue, ld
+from runtime.operators.undefined import Undefined, UndefinedReturnValue, del_, ld
 
 __all__ = ["assert_stmt", "if_exp", "if_stmt", "and_", "compare_chain", "in_", "not_", "not_in",
            "or_", "for_stmt", "while_stmt", "try_body", "FinallyJumps", "Undefined",
-           "UndefinedReturnValue", "ld", "maybe", "refuse_composite"]
+           "UndefinedReturnValue", "del_", "ld", "maybe", "refuse_composite"]

@@ -4,8 +4,10 @@ Converted statements carry their state as a tuple of values, one per variable th
 modifies (`symbol_names` names them, for error messages). Staging a statement means tracing
 its branches or body into sub-graphs and reconciling the state they produce:
   * Python numbers and bools become tensors where the other side (or the loop) has tensors;
-  * a variable assigned in only one branch is an error naming it, unless it is one of the
-    compiler's own flags and return values, which get a neutral value (zeros / False);
+  * a variable assigned on some paths only (one branch, a loop that may run zero times)
+    comes out as a MaybeUndefined: its value plus a run-time definedness flag, checked where
+    it is read (see runtime.operators.undefined); the compiler's own flags and return values
+    instead get a neutral value (zeros / False) where unset, as they are read only when set;
   * a key or attribute of the state (`d['v']`, `s.v`; see runtime.operators.composites)
     that exists after one branch only, or that a loop creates, is an error naming it;
   * a variable whose dtype or nesting structure differs between branches or iterations is
@@ -31,8 +33,10 @@ from runtime import errors
 from runtime import nest
 from runtime import shape as shape_lib
 from runtime import tensor_array
+from runtime.operators import undefined
 from runtime.operators.composites import Missing
-from runtime.operators.undefined import DeadValue, Undefined, UndefinedReturnValue
+from runtime.operators.undefined import (DeadValue, MaybeUndefined, Undefined,
+                                         UndefinedRead, UndefinedReturnValue)
 from runtime.ops import array_ops, common
 from runtime.tensor import EagerTensor, SymbolicTensor, Tensor
 from runtime.variables import Variable
@@ -153,8 +157,12 @@ def staged_cond(pred, true_fn, false_fn, what, symbol_names=None, restore_only=(
     that each branch starts from their value before it): they come out as DeadValue."""
     refuse_inside_try(what)
     require_scalar_bool(pred, what)
-    then_sub, then_value = control_flow.trace_subgraph("cond_true", lambda: true_fn(), [])
-    else_sub, else_value = control_flow.trace_subgraph("cond_false", lambda: false_fn(), [])
+    then_sub, then_value = control_flow.trace_subgraph("cond_true", _raising_at_run_time(true_fn),
+                                                       [])
+    else_sub, else_value = control_flow.trace_subgraph("cond_false",
+                                                       _raising_at_run_time(false_fn), [])
+    then_value, else_value = (_stand_in(then_value, else_value, then_sub),
+                              _stand_in(else_value, then_value, else_sub))
     if symbol_names is None:
         names = ["value"]
         then_values, else_values = [then_value], [else_value]
@@ -186,6 +194,44 @@ def _refuse_missing_in_one_branch(name, a, b):
               % ((name,) + (("else", "if") if isinstance(a, Missing) else ("if", "else"))))
 
 
+def _raising_at_run_time(fn):
+    """`fn`, a branch or loop body being traced, made to raise when it runs if it reads a
+    variable that is unassigned on its path: plain Python raises only if it gets there.
+    Returns the UndefinedRead instead of the results then."""
+    def run(*args):
+        try:
+            return fn(*args)
+        except UndefinedRead as e:
+            e.stage()
+            return e
+    return run
+
+
+def _stand_in(value, other, sub):
+    """The results of a branch that always raises when it runs (`value` is its UndefinedRead):
+    values like the `other` branch's, never used. When both branches raise, so does the
+    statement, wherever it runs: the error goes on to the enclosing branch or body (or, at
+    the top of the function, to the caller of the trace)."""
+    if not isinstance(value, UndefinedRead):
+        return value
+    if isinstance(other, UndefinedRead) or \
+            nest.map_composites(lambda c: None, other) is not other:
+        raise value
+
+    def stand_in(v):
+        if isinstance(v, MaybeUndefined):
+            return MaybeUndefined(v.symbol_name, stand_in(v.value),
+                                  common.convert_to_tensor(False))
+        if isinstance(v, Undefined) or not any(isinstance(leaf, (Tensor, Variable))
+                                               for leaf in nest.flatten(v)):
+            return v
+        return placeholder_value("value", v)
+    with sub.graph.as_default():
+        if type(other) is tuple:  # one value per state variable
+            return tuple(stand_in(v) for v in other)
+        return stand_in(other)
+
+
 def branch_copies(values):
     """`values` with each staged list replaced by a copy, so that what one branch of a staged
     `if` appends is not seen by the other."""
@@ -195,6 +241,13 @@ def branch_copies(values):
 def _merge_symbol(name, a, b, then_sub, else_sub, then_outs, else_outs, specs):
     """Reconciles one variable's values from the two branches; returns a function that
     rebuilds the merged value from the If op's outputs."""
+    a, b = _resolve_pending(a), _resolve_pending(b)
+    if a is b and isinstance(a, MaybeUndefined):
+        return lambda outputs: a  # neither branch assigns it
+    if _needs_flag(name, a, b):
+        return _merge_flagged(name, _with_flag(name, a, b, then_sub),
+                              _with_flag(name, b, a, else_sub),
+                              then_sub, else_sub, then_outs, else_outs, specs)
     a, b = _promote_to_staged_list(name, a, b), _promote_to_staged_list(name, b, a)
     if nest.structure_signature(a) != nest.structure_signature(b):
         _fail(TypeError, "'%s' has a different structure in the two branches: %r vs %r"
@@ -211,6 +264,66 @@ def _merge_symbol(name, a, b, then_sub, else_sub, then_outs, else_outs, specs):
         return nest.pack_sequence_as(template, values) if nest.is_nested(template) \
             else values[0]
     return build
+
+
+def _needs_flag(name, a, b):
+    """True when a user variable is defined after one branch only, or may be undefined after
+    either (the compiler's own symbols get neutral values instead, see _merge_leaf)."""
+    if _is_compiler_symbol(name) or isinstance(a, UndefinedReturnValue) or \
+            isinstance(b, UndefinedReturnValue):
+        return False
+    if isinstance(a, MaybeUndefined) or isinstance(b, MaybeUndefined):
+        return True
+    return isinstance(a, Undefined) != isinstance(b, Undefined)
+
+
+def _with_flag(name, value, other, sub):
+    """`value` from branch `sub` as a MaybeUndefined: an Undefined one as zeros shaped like
+    `other` (the other branch's value) with the flag False (a loop variable that entered the
+    loop undefined: its loop-carried value and flag), a defined one with the flag True."""
+    if isinstance(value, MaybeUndefined):
+        return value
+    template = other.value if isinstance(other, MaybeUndefined) else other
+    if isinstance(value, PendingUndefined):
+        return value.materialize(template)
+    if isinstance(value, Undefined):
+        with sub.graph.as_default():
+            return MaybeUndefined(name, placeholder_value(name, template), False)
+    return MaybeUndefined(name, value, True)
+
+
+def _merge_flagged(name, a, b, then_sub, else_sub, then_outs, else_outs, specs):
+    value = _merge_symbol(name, a.value, b.value, then_sub, else_sub, then_outs, else_outs,
+                          specs)
+    flag = _merge_leaf(name, a.defined, b.defined, then_sub, else_sub, then_outs, else_outs,
+                       specs)
+
+    def build(outputs):
+        defined = flag(outputs)
+        if defined is True or defined is False:
+            return value(outputs) if defined else Undefined(name)
+        return MaybeUndefined(name, value(outputs), defined)
+    return build
+
+
+def placeholder_value(name, template):
+    """Zeros with the structure, dtypes and shapes of `template` (a dimension known only at
+    run time has size 0 here): the value of a variable where it is undefined, never read."""
+    def zeros(leaf):
+        if isinstance(leaf, Variable):
+            leaf = leaf.read_value()
+        if not isinstance(leaf, Tensor):
+            leaf = _python_to_tensor(leaf, name)
+        if leaf.dtype.kind not in ("int", "float", "bool", "string"):
+            _fail(TypeError, "'%s' holds a %s, assigned on some paths of staged control flow "
+                  "only; define it before the statement" % (name, leaf.dtype.name))
+        shape = leaf._shape_tuple()
+        dims = [] if shape is None else [0 if d is None else d for d in shape]
+        return array_ops.zeros(dims, leaf.dtype)
+    if nest.map_composites(lambda c: None, template) is not template:
+        _fail(TypeError, "'%s' holds %r, assigned on some paths of staged control flow only; "
+              "define it before the statement" % (name, template))
+    return nest.map_structure(zeros, template)
 
 
 def _promote_to_staged_list(name, value, other):
@@ -247,13 +360,6 @@ def _merge_leaf(name, x, y, then_sub, else_sub, then_outs, else_outs, specs):
     x_undefined, y_undefined = isinstance(x, Undefined), isinstance(y, Undefined)
     if x_undefined and y_undefined:
         return lambda outputs: x
-    if x_undefined or y_undefined:
-        if not (_is_compiler_symbol(name) or isinstance(x if x_undefined else y,
-                                                          UndefinedReturnValue)):
-            branch = "else" if y_undefined else "if"
-            _fail(ValueError, "'%s' must also be initialized in the %s branch: it is assigned "
-                  "in only one branch of a conditional on a tensor and used afterwards"
-                  % (name, branch))
     if (x is None or x_undefined) and (y is None or y_undefined):
         return lambda outputs: None  # e.g. a bare `return` on one side, none on the other
     if not x_undefined and not y_undefined and not isinstance(x, (Tensor, Variable)) and \
@@ -300,20 +406,148 @@ def _branch_tensor(name, value, other, sub):
 
 
 def _neutral_like(name, other):
-    """A zero (or False) standing in for a value only the other branch defines."""
-    if isinstance(other, Variable):
-        other = other.read_value()
-    if isinstance(other, Tensor):
-        shape = other._shape_tuple()
-        if shape is None or None in shape:
-            _fail(ValueError, "'%s' is set in only one branch of a conditional on a tensor, "
-                  "with a shape (%s) not known when the graph is built"
-                  % (name, shape_lib.to_string(shape)))
-        return array_ops.zeros(list(shape), other.dtype)
+    """A zero (or False) standing in for a compiler symbol only the other branch sets."""
+    if isinstance(other, (Tensor, Variable)):
+        return placeholder_value(name, other)
     return _python_to_tensor(type(other)(), name)
 
 
 # -- loops ---------------------------------------------------------------------------------------
+
+
+class PendingUndefined(Undefined):
+    """A variable that has no value before a loop on a tensor, as the loop body being traced
+    sees it: undefined in the first iteration, maybe assigned by an earlier one.
+
+    Its type is learned where the body first gives it a value (a branch that assigns it, or
+    the body's result): `materialize` then adds the loop-carried value and its definedness
+    flag as inputs of the body graph, so the body is traced once. The loop starts them as
+    zeros and False (or, in a loop nested in another such loop, as the enclosing loop's).
+    The compiler's own symbols (a return value, read only once the return flag is set) get
+    no flag: they start as zeros."""
+
+    __slots__ = ("graph", "outer", "materialized", "initial", "flagged", "never_assigned")
+
+    def __init__(self, symbol_name, graph, outer):
+        super().__init__(symbol_name)
+        self.graph = graph
+        self.outer = outer
+        self.materialized = None
+        self.initial = None
+        self.never_assigned = False  # known from a trial trace, see _learn_types
+        self.flagged = not (_is_compiler_symbol(symbol_name) or
+                            isinstance(outer, UndefinedReturnValue))
+
+    def materialize(self, template):
+        """The loop-carried MaybeUndefined, typed like `template` the first time."""
+        if self.materialized is None:
+            name = self.symbol_name
+            template = nest.map_structure(
+                lambda leaf: leaf if isinstance(leaf, Tensor) else _python_to_tensor(leaf, name),
+                template)
+            if isinstance(self.outer, PendingUndefined):
+                self.initial = self.outer.materialize(template)
+            else:
+                with self.graph.outer.as_default():
+                    self.initial = placeholder_value(name, template)
+                    if self.flagged:
+                        self.initial = MaybeUndefined(name, self.initial,
+                                                      common.convert_to_tensor(False))
+            label = control_flow.clean_label(name)
+            value = nest.map_structure(
+                lambda t: self.graph.add_placeholder(label, t.dtype, t._shape), template)
+            self.materialized = value
+            if self.flagged:
+                flag = self.graph.add_placeholder(label + "_defined", dtypes.bool_, ())
+                self.materialized = MaybeUndefined(name, value, flag)
+        return self.materialized
+
+    def _read(self):
+        if self.materialized is not None:
+            return undefined.ld(self.materialized)
+        self._fail()
+
+    def _fail(self, *args, **kwargs):
+        if self.materialized is not None:
+            self.materialized._fail()
+        if self.never_assigned or getattr(_trial, "active", False) or (
+                context.current_graph() is self.graph and
+                not isinstance(self.outer, PendingUndefined)):
+            # Read on every path of the body before it assigns the variable: the first
+            # iteration raises, as Undefined does; the body raises whenever it runs. (In a
+            # trial trace, see _learn_types, every such read is taken as raising.)
+            Undefined._fail(self)
+        # Elsewhere an earlier iteration may have assigned the variable.
+        _fail(_UntypedRead, "'%s' is read in a loop on a tensor before the loop body assigns "
+              "it, and it has no value before the loop: its type is not known where it is "
+              "read. Assign it before the loop" % self.symbol_name)
+
+
+class _UntypedRead(ValueError):
+    """A loop body read a variable it assigns later, with no value before the loop, so of
+    no known type yet (see _learn_types)."""
+
+
+_trial = threading.local()
+
+
+def _learn_types(state, specs, traced):
+    """Types the variables that enter a loop undefined when the body reads one before it
+    assigns it (a read in a branch that only later iterations take): traces the body once
+    more, throwaway, with such reads raising, and returns {index: value} with what the
+    body assigns them, for the real trace to start them typed. (The body's trace-time
+    Python side effects run twice here.)
+
+    A variable the trial does not assign is assigned on no path of the body that does not
+    read it first, so no iteration ever assigns it: in the real trace its reads raise."""
+    _trial.active = True
+    try:
+        _, body_out = control_flow.trace_subgraph("trial_body", traced, specs,
+                                                  state.leaf_names)
+    finally:
+        _trial.active = False
+    learned = {}
+    for i, (pending, out) in enumerate(zip(traced.pending_list(), body_out)):
+        if pending is None:
+            continue
+        out = _resolve_pending(out)
+        if pending.materialized is not None:
+            out = pending.materialized
+        if not isinstance(out, Undefined):
+            learned[i] = out.value if isinstance(out, MaybeUndefined) else out
+    return learned
+
+
+def _resolve_pending(value):
+    """A materialized PendingUndefined as the MaybeUndefined it stands for."""
+    if isinstance(value, PendingUndefined) and value.materialized is not None:
+        return value.materialized
+    return value
+
+
+def _state_leaves(value):
+    """The tensors a loop carries for one variable: a MaybeUndefined's value and flag, none
+    for an undefined one."""
+    if isinstance(value, Undefined):
+        return []
+    if isinstance(value, MaybeUndefined):
+        return nest.flatten(value.value) + [value.defined]
+    return nest.flatten(value)
+
+
+def _pack_state(template, leaves):
+    if isinstance(template, Undefined):
+        return template
+    if isinstance(template, MaybeUndefined):
+        return MaybeUndefined(template.symbol_name, _pack_state(template.value, leaves[:-1]),
+                              leaves[-1])
+    return nest.pack_sequence_as(template, leaves) if nest.is_nested(template) else leaves[0]
+
+
+def _state_signature(value):
+    if isinstance(value, MaybeUndefined):
+        return ("maybe undefined", nest.structure_signature(value.value))
+    return nest.structure_signature(value)
 
 
 class LoopState:
@@ -324,22 +558,24 @@ class LoopState:
         self.templates = list(values)
         self.leaf_names = []
         self.leaves = []
+        self.counts = []
         for name, value in zip(self.names, self.templates):
-            for leaf in nest.flatten(value):
-                self.leaf_names.append(name)
-                self.leaves.append(leaf)
+            leaves = _state_leaves(value)
+            self.counts.append(len(leaves))
+            self.leaf_names.extend([name] * len(leaves))
+            self.leaves.extend(leaves)
+
+    def split(self, leaves):
+        """`leaves` (one per leaf of the state) in one list per variable."""
+        out, position = [], 0
+        for count in self.counts:
+            out.append(list(leaves[position:position + count]))
+            position += count
+        return out
 
     def rebuild(self, leaves):
         """Per-variable values with the leaves replaced by `leaves`."""
-        out = []
-        position = 0
-        for template in self.templates:
-            count = len(nest.flatten(template))
-            chunk = leaves[position:position + count]
-            position += count
-            out.append(nest.pack_sequence_as(template, chunk) if nest.is_nested(template)
-                       else chunk[0])
-        return out
+        return [_pack_state(t, chunk) for t, chunk in zip(self.templates, self.split(leaves))]
 
 
 def staged_loop(names, init, cond_fn, body_fn, stage_lists="empty"):
@@ -348,8 +584,9 @@ def staged_loop(names, init, cond_fn, body_fn, stage_lists="empty"):
     `init` holds one value per name; `cond_fn(values)` returns the continuation condition
     and `body_fn(values)` the values after one iteration. Returns the final values.
 
-    A variable still undefined before the loop gets its dtype and shape from a throwaway
-    trace of the body; if the body never assigns it (the assignment sits behind a Python
+    A variable still undefined before the loop enters the body as a PendingUndefined, which
+    learns its type from the body; after the loop it is a MaybeUndefined (undefined when the
+    loop ran zero times). If the body never assigns it (the assignment sits behind a Python
     condition that is false while tracing), it is not carried and stays undefined.
 
     A Python list variable the body appends tensors to is carried as a TensorArray (see the
@@ -394,146 +631,187 @@ def _captured(value):
 
 def _staged_loop(names, init, cond_fn, body_fn, check=None):
     """`staged_loop` once the lists are settled; `check(init, body_out)`, when given, sees
-    the values after the first traced iteration before anything else does."""
-    learned = {}
-    if any(isinstance(v, Undefined) for v in init):
-        learned = _learn_undefined_specs(names, init, body_fn)
-        carried = [i for i, v in enumerate(init)
-                   if not isinstance(v, Undefined) or learned[i] is not None]
-        if len(carried) < len(init):
-            return _loop_without(names, init, carried, learned, cond_fn, body_fn, check)
-    state = LoopState(names, init)
-    state.templates = [tensor_array.entering_loop(t) for t in state.templates]
-    init_leaves = _initial_leaves(state, learned)
-    specs = [(t.dtype, t._shape) for t in init_leaves]
-    for _ in range(3):
-        body_sub, body_out = control_flow.trace_subgraph(
-            "while_body", lambda *ph: body_fn(state.rebuild(list(ph))), specs,
-            state.leaf_names)
+    the values after the first traced iteration before anything else does.
+
+    The body is traced again only when what it gives a variable does not fit how the
+    variable entered: a shape to relax, a TensorArray size learned, a definedness flag a
+    variable defined before the loop needs (a `del` in the body)."""
+    forms = [_resolve_pending(value) for value in init]
+    var_specs = [[_leaf_spec(leaf, name) for leaf in _state_leaves(value)]
+                 for name, value in zip(names, forms)]
+    learned = None
+    for _ in range(4):
+        state = LoopState(names, [tensor_array.entering_loop(t) for t in forms])
+        specs = [spec for chunk in var_specs for spec in chunk]
+        traced = _BodyTrace(names, state, body_fn, learned)
+        try:
+            body_sub, body_out = control_flow.trace_subgraph("while_body", traced, specs,
+                                                             state.leaf_names)
+        except _UntypedRead:
+            if learned is not None or getattr(_trial, "active", False):
+                raise
+            learned = _learn_types(state, specs, _BodyTrace(names, state, body_fn, None))
+            continue
+        pending = traced.pending
         if check is not None:
             check(init, body_out)
-        outs, relaxed = _check_body_outputs(state, body_out, body_sub, specs)
+        entry, placeholders, outputs = _carried_state(state, pending, body_sub, body_out)
+        upgraded = [i for i, (form, out) in enumerate(zip(entry.templates, outputs))
+                    if _needs_flag_in_loop(form, out)]
+        if upgraded:  # trace again with a definedness flag for these
+            for i in upgraded:
+                forms[i] = MaybeUndefined(names[i], forms[i], True)
+                var_specs[i] = var_specs[i] + [(dtypes.bool_, ())]
+            continue
+        body_sub.placeholders = [ph for chunk in placeholders for ph in chunk]
+        entry_specs = [[(t.dtype, t._shape) for t in chunk] for chunk in placeholders]
+        outs, relaxed = _check_body_outputs(entry, outputs, body_sub,
+                                            [s for chunk in entry_specs for s in chunk])
         # A TensorArray's element shape or dtype learned in the body holds for the loop's
         # result without tracing again (the traced body stays valid); a changed static
         # size does need it (the body may have used it as a constant).
-        joined = _joined_templates(state, body_out)
+        joined = _joined_templates(entry, outputs)
         sizes_changed = False
         if joined is not None:
             sizes_changed = (tensor_array.static_sizes(joined) !=
-                             tensor_array.static_sizes(state.templates))
-            state.templates = joined
-        if relaxed == specs and not sizes_changed:
+                             tensor_array.static_sizes(entry.templates))
+            entry.templates = joined
+        forms = [_initial_form(form, pending.get(i)) for i, form in enumerate(forms)]
+        if [s for chunk in entry_specs for s in chunk] == relaxed and not sizes_changed:
             break
-        specs = relaxed
+        var_specs = entry.split(relaxed)
+        if joined is not None:
+            forms = [_with_metadata(form, template) for form, template in zip(forms, joined)]
     else:
         _fail(ValueError, "the loop variables %s keep changing shape across iterations"
               % ", ".join(sorted(set(state.leaf_names))))
     body_sub.outputs = outs
+    specs = relaxed
     cond_sub, cond_value = control_flow.trace_subgraph(
-        "while_cond", lambda *ph: cond_fn(state.rebuild(list(ph))), specs, state.leaf_names)
+        "while_cond", lambda *ph: cond_fn(entry.rebuild(list(ph))), specs, entry.leaf_names)
     with cond_sub.graph.as_default():
         cond_value = as_condition(cond_value)
         if not isinstance(cond_value, Tensor):
             cond_value = common.convert_to_tensor(bool(cond_value))
         require_scalar_bool(cond_value, "a while loop")
         cond_sub.outputs = [cond_sub.graph.capture(cond_value)]
+    init_leaves = [_to_tensor(leaf, name, dtype) for leaf, name, (dtype, _) in
+                   zip(LoopState(names, forms).leaves, entry.leaf_names, specs)]
     outputs = control_flow.build_while(init_leaves, cond_sub, body_sub, specs)
-    return state.rebuild(list(outputs))
+    return entry.rebuild(list(outputs))
+
+
+class _BodyTrace:
+    """The loop body as traced: the variables undefined before the loop enter it as
+    PendingUndefined. After a trial trace (`learned` not None, see _learn_types) they are
+    typed from the start, or known never to be assigned."""
+
+    def __init__(self, names, state, body_fn, learned):
+        self.names = names
+        self.state = state
+        self.body_fn = body_fn
+        self.learned = learned
+        self.pending = {}
+
+    def __call__(self, *placeholders):
+        values = self.state.rebuild(list(placeholders))
+        graph = context.current_graph()
+        for i, value in enumerate(values):
+            if isinstance(value, Undefined):
+                values[i] = self.pending[i] = PendingUndefined(self.names[i], graph, value)
+                if self.learned is not None and i in self.learned:
+                    self.pending[i].materialize(self.learned[i])
+                elif self.learned is not None:
+                    self.pending[i].never_assigned = True
+        out = _raising_at_run_time(self.body_fn)(values)
+        return values if isinstance(out, UndefinedRead) else out
+
+    def pending_list(self):
+        """The PendingUndefined per variable (None for the others)."""
+        return [self.pending.get(i) for i in range(len(self.names))]
+
+
+def _leaf_spec(leaf, name):
+    if isinstance(leaf, Tensor):
+        return (leaf.dtype, leaf._shape)
+    if isinstance(leaf, Variable):
+        return (leaf.dtype, leaf._static_shape)
+    tensor = _python_to_tensor(leaf, name)
+    return (tensor.dtype, tensor._shape)
+
+
+def _to_tensor(leaf, name, dtype):
+    return leaf if isinstance(leaf, Tensor) else _python_to_tensor(leaf, name, dtype)
+
+
+def _initial_form(form, pending):
+    """A variable's value before the loop, once the body has typed an undefined one."""
+    if pending is not None and pending.initial is not None:
+        return pending.initial
+    return form
+
+
+def _with_metadata(form, template):
+    if isinstance(form, (Undefined, MaybeUndefined)):
+        return form
+    return template
+
+
+def _needs_flag_in_loop(template, out):
+    """True for a variable defined before the loop that the body leaves undefined on some
+    path (a `del`): it needs a definedness flag from the start."""
+    return isinstance(out, (Undefined, MaybeUndefined)) and \
+        not isinstance(template, (Undefined, MaybeUndefined))
+
+
+def _carried_state(state, pending, body_sub, body_out):
+    """Matches the body's results to how the variables entered it: typing the undefined
+    ones from what the body gives them, and giving a definedness flag to the results of
+    those that entered with one. Returns (the entry LoopState, the body's placeholders per
+    variable, the results as the loop carries them)."""
+    traced = state.split(body_sub.placeholders)
+    entry, placeholders, outputs = [], [], []
+    for i, (name, template, out) in enumerate(zip(state.names, state.templates, body_out)):
+        out = _resolve_pending(out)
+        chunk = traced[i]
+        if i in pending:
+            if pending[i].materialized is None:
+                if not isinstance(out, Undefined):
+                    pending[i].materialize(out.value if isinstance(out, MaybeUndefined)
+                                           else out)
+            if pending[i].materialized is not None:
+                template = pending[i].materialized
+                chunk = _state_leaves(template)
+            else:
+                out = template = state.templates[i]  # never assigned: not carried
+        if isinstance(template, MaybeUndefined):
+            out = _with_flag(name, out, template, body_sub)
+        entry.append(template)
+        placeholders.append(chunk)
+        outputs.append(out)
+    return LoopState(state.names, entry), placeholders, outputs
 
 
 def _joined_templates(state, body_out):
     """The loop variables' templates with the metadata of their TensorArrays joined with
     the body's (an element shape learned in the body), or None when nothing changes."""
     joined = [_join(name, template, value, ("before the loop", "after an iteration"))
+              if not isinstance(template, (Undefined, MaybeUndefined)) else template
               for name, template, value in zip(state.names, state.templates, body_out)]
     if all(a is b for a, b in zip(joined, state.templates)):
         return None
     return joined
 
 
-def _loop_without(names, init, carried, learned, cond_fn, body_fn, check=None):
-    """Stages the loop over the `carried` variables only; the others stay as they are."""
-    def full(values):
-        out = list(init)
-        for i, value in zip(carried, values):
-            out[i] = value
-        return out
-
-    def body(values):
-        after = body_fn(full(values))
-        return [after[i] for i in carried]
-
-    result = _staged_loop([names[i] for i in carried], [init[i] for i in carried],
-                          lambda values: cond_fn(full(values)), body, check)
-    return full(result)
-
-
-def _initial_leaves(state, learned):
-    leaves = []
-    for i, (name, leaf) in enumerate(zip(state.leaf_names, state.leaves)):
-        if isinstance(leaf, Undefined):
-            dtype, shape = learned[state.names.index(name)]
-            if shape is None or None in shape:
-                _fail(ValueError, "'%s' must be defined before the loop: it is first assigned "
-                      "inside a loop on a tensor, with a shape (%s) that is not known before "
-                      "the loop runs" % (name, shape_lib.to_string(shape)))
-            leaves.append(array_ops.zeros(list(shape), dtype))
-        elif isinstance(leaf, Tensor):
-            leaves.append(leaf)
-        else:
-            leaves.append(_python_to_tensor(leaf, name))
-    return leaves
-
-
-def _learn_undefined_specs(names, init, body_fn):
-    """Traces the body once, throwaway, to learn the type of variables first set inside it.
-
-    Returns {index: (dtype, shape)} for each undefined variable the body assigns, and
-    {index: None} for those it leaves undefined."""
-    state = LoopState(names, init)
-    specs = []
-    for i, leaf in enumerate(state.leaves):
-        if isinstance(leaf, Undefined):
-            specs.append(None)
-        elif isinstance(leaf, Tensor):
-            specs.append((leaf.dtype, leaf._shape))
-        else:
-            specs.append((_python_to_tensor(leaf, state.leaf_names[i]).dtype, ()))
-    defined = [i for i, s in enumerate(specs) if s is not None]
-
-    def trial(*placeholders):
-        leaves = list(state.leaves)
-        for i, ph in zip(defined, placeholders):
-            leaves[i] = ph
-        try:
-            return body_fn(state.rebuild(leaves))
-        except UnboundLocalError as e:
-            _fail(ValueError, "a variable must be defined before the loop: %s" % e)
-
-    _, out = control_flow.trace_subgraph("trial_body", trial, [specs[i] for i in defined])
-    learned = {}
-    for i, (before, after) in enumerate(zip(init, out)):
-        if not isinstance(before, Undefined):
-            continue
-        if isinstance(after, Undefined):
-            learned[i] = None
-            continue
-        if nest.is_nested(after):
-            _fail(TypeError, "'%s' is first assigned inside a loop on a tensor, with a nested "
-                  "value (%r); define it before the loop" % (names[i], after))
-        tensor = after if isinstance(after, Tensor) else _python_to_tensor(after, names[i])
-        learned[i] = (tensor.dtype, tensor._shape)
-    return learned
-
-
 def _check_body_outputs(state, body_out, body_sub, specs):
     outs = []
     relaxed = []
     for name, template, value in zip(state.names, state.templates, body_out):
-        if nest.structure_signature(template) != nest.structure_signature(value):
+        if _state_signature(template) != _state_signature(value):
+            shown = [v.value if isinstance(v, MaybeUndefined) else v for v in (template, value)]
             _fail(TypeError, "loop variable '%s' changed structure in the loop body: it was "
-                  "%r before the loop and %r after an iteration" % (name, template, value))
-    flat = [leaf for value in body_out for leaf in nest.flatten(value)]
+                  "%r before the loop and %r after an iteration" % (name, shown[0], shown[1]))
+    flat = [leaf for value in body_out for leaf in _state_leaves(value)]
     with body_sub.graph.as_default():
         for name, leaf, (dtype, shape) in zip(state.leaf_names, flat, specs):
             if isinstance(leaf, Undefined):

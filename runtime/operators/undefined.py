@@ -1,9 +1,37 @@
-"""Markers for variables that have no value yet.
+"""Markers for variables that have no value yet, or may have none at run time.
 
 Converted code initialises a variable that is assigned inside a control-flow statement but
-not before it with `Undefined('name')`, so that the statement's state functions can read it.
-Using the marker as a value raises the error plain Python would raise.
+not before it with `Undefined('name')`, so that the statement's state functions can read it
+(and `del name` becomes `name = ag__.del_(name, 'name')`). Using the marker as a value raises
+the error plain Python would raise.
+
+Staged control flow that assigns a variable on some run-time paths only (one branch of an
+`if` on a tensor, a loop on a tensor that may run zero times) makes it a `MaybeUndefined`:
+its value plus a bool tensor saying whether it is defined. The reads the compiler's analysis
+finds may be undefined go through `ld`, which adds the run-time check:
+
+    for i in tf.range(n):            sq = MaybeUndefined('sq', <While output>, <flag output>)
+        sq = i * i           ->      return ag__.ld(sq)  # CheckDefined(flag): raises
+    return sq                                            # UndefinedValueError when n <= 0
 """
+
+from runtime import context, errors
+from runtime.ops import common, io_ops
+
+
+class UndefinedRead(UnboundLocalError):
+    """Plain Python's error for reading an unassigned variable, raised while tracing a branch
+    or loop body of staged control flow: the staging operator that traces it catches it and
+    makes that branch or body raise when it runs instead (it may never run)."""
+
+    def __init__(self, message, symbol_name, location):
+        super().__init__(message)
+        self.symbol_name = symbol_name
+        self.location = location
+
+    def stage(self):
+        """Adds the check that fails whenever the graph being built runs to this point."""
+        io_ops.check_defined(common.convert_to_tensor(False), self.symbol_name, self.location)
 
 
 class Undefined:
@@ -15,23 +43,28 @@ class Undefined:
         self.symbol_name = symbol_name
 
     def _fail(self, *args, **kwargs):
-        raise UnboundLocalError(
-            "local variable '%s' is used before it is assigned a value (it is assigned only in "
-            "some branches or loop iterations)" % self.symbol_name)
+        message = ("local variable '%s' is used before it is assigned a value (it is assigned "
+                   "only in some branches or loop iterations)" % self.symbol_name)
+        graph = context.current_graph()
+        if graph is not None and graph.outer is not None:
+            raise UndefinedRead(message, self.symbol_name, errors.user_location(2))
+        raise UnboundLocalError(message)
 
-    __getattr__ = _fail
-    __call__ = _fail
-    __bool__ = _fail
-    __iter__ = _fail
-    __len__ = _fail
-    __getitem__ = _fail
-    __add__ = __radd__ = __sub__ = __rsub__ = __mul__ = __rmul__ = _fail
-    __truediv__ = __rtruediv__ = __floordiv__ = __rfloordiv__ = __mod__ = __rmod__ = _fail
-    __pow__ = __rpow__ = __matmul__ = __rmatmul__ = __neg__ = __abs__ = _fail
-    __lt__ = __le__ = __gt__ = __ge__ = _fail
+    def _use(self, *args, **kwargs):
+        self._fail()  # looked up on the instance: subclasses fail their own way
+
+    __getattr__ = __call__ = __bool__ = __iter__ = __len__ = __getitem__ = _use
+    __add__ = __radd__ = __sub__ = __rsub__ = __mul__ = __rmul__ = _use
+    __truediv__ = __rtruediv__ = __floordiv__ = __rfloordiv__ = __mod__ = __rmod__ = _use
+    __pow__ = __rpow__ = __matmul__ = __rmatmul__ = __neg__ = __abs__ = _use
+    __lt__ = __le__ = __gt__ = __ge__ = _use
 
     def __repr__(self):
         return "<undefined %s>" % self.symbol_name
+
+    def _read(self):
+        """What `ld` returns for this marker (plain Python's error here)."""
+        self._fail()
 
 
 class UndefinedReturnValue(Undefined):
@@ -50,13 +83,60 @@ class DeadValue(Undefined):
     __slots__ = ()
 
 
+class MaybeUndefined:
+    """Variable `symbol_name` after staged control flow that assigns it on some run-time paths
+    only: `value` (a tensor or a nest of tensors; made-up zeros where undefined) and `defined`,
+    a scalar bool tensor. Staged statements carry both; `ld` checks `defined` before the
+    value is used. Used as a value without `ld`, it raises like Undefined."""
+
+    __slots__ = ("symbol_name", "value", "defined")
+
+    def __init__(self, symbol_name, value, defined):
+        self.symbol_name = symbol_name
+        self.value = value
+        self.defined = defined
+
+    def _fail(self, *args, **kwargs):
+        raise UnboundLocalError(
+            "local variable '%s' may be used before it is assigned a value (it is assigned "
+            "only in some branches or loop iterations) and was read without a check"
+            % self.symbol_name)
+
+    __getattr__ = __call__ = __bool__ = __iter__ = __len__ = __getitem__ = _fail
+    __add__ = __radd__ = __sub__ = __rsub__ = __mul__ = __rmul__ = _fail
+    __truediv__ = __rtruediv__ = __floordiv__ = __rfloordiv__ = __mod__ = __rmod__ = _fail
+    __pow__ = __rpow__ = __matmul__ = __rmatmul__ = __neg__ = __abs__ = _fail
+    __lt__ = __le__ = __gt__ = __ge__ = _fail
+
+    def __repr__(self):
+        return "<maybe undefined %s>" % self.symbol_name
+
+    def _read(self):
+        known = self.defined if isinstance(self.defined, bool) else \
+            common.constant_value(self.defined)
+        if known is not None and not known:
+            Undefined(self.symbol_name)._fail()
+        if known is None:
+            io_ops.check_defined(self.defined, self.symbol_name, errors.user_location(3))
+        return self.value
+
+
 def is_undefined(value):
     """True for Undefined markers."""
     return isinstance(value, Undefined)
 
 
 def ld(value):
-    """Loads a variable that may still be Undefined: raises plain Python's error if so."""
-    if isinstance(value, Undefined):
-        value._fail()
+    """Loads a variable that may be undefined: raises plain Python's error for an Undefined
+    marker; for a MaybeUndefined, adds a run-time check of its flag (none when the flag is
+    known to hold) and returns its value."""
+    if isinstance(value, (Undefined, MaybeUndefined)):
+        return value._read()
     return value
+
+
+def del_(value, symbol_name):
+    """`del name`: checks that `value` is defined, as reading it would, and returns the
+    Undefined marker the name holds afterwards."""
+    ld(value)
+    return Undefined(symbol_name)

@@ -228,6 +228,36 @@ def assert_that(condition, data, message, name=None, error_class=errors.InvalidA
              "error_class": error_class}, name=name)
 
 
+def _check_defined_kernel(defined, message):
+    if not defined:
+        raise errors.UndefinedValueError(message)
+    return ()
+
+
+def _check_defined_emit(outs, ins, attrs, emitter):
+    return "if not %s: raise %s(%s)" % (ins[0], emitter(errors.UndefinedValueError),
+                                         emitter(attrs["message"]))
+
+
+def _check_defined_infer(specs, attrs):
+    common.require_kind(specs[0][0], {"bool"}, "definedness flag")
+    return []
+
+
+OPS["CheckDefined"] = register("CheckDefined", _check_defined_kernel, _check_defined_infer,
+                               side_effects=True, emit=_check_defined_emit)
+
+
+def check_defined(defined, symbol_name, location=None):
+    """Raises UndefinedValueError naming `symbol_name` (when it runs) unless the scalar bool
+    `defined` holds: the run-time check of a read of a variable that may be unassigned."""
+    where = " (%s:%d)" % (location.filename, location.lineno) if location else ""
+    message = ("local variable '%s' is used before it is assigned a value%s: it is assigned "
+               "only in some branches or loop iterations, and not on this run"
+               % (symbol_name, where))
+    execute(OPS["CheckDefined"], [defined], {"message": message})
+
+
 def _check_numerics_infer(specs, attrs):
     common.require_kind(specs[0][0], common.FLOAT)
     return [specs[0]]

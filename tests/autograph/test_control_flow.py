@@ -506,12 +506,16 @@ def defined_in_one_branch(x):
     return y
 
 
-def test_variable_defined_in_one_branch_of_a_tensor_if_is_an_error():
-    with pytest.raises(ValueError) as info:
-        tf.function(defined_in_one_branch)(tf.constant(1))
+def test_variable_defined_in_one_branch_of_a_tensor_if_is_checked_where_it_is_read():
+    traced = tf.function(defined_in_one_branch)
+    assert int(traced(tf.constant(1)).numpy()) == 1
+    with pytest.raises(tf.errors.UndefinedValueError) as info:
+        traced(tf.constant(-1))
+    assert isinstance(info.value, tf.errors.InvalidArgumentError)
+    assert isinstance(info.value, UnboundLocalError)
     message = str(info.value)
-    assert "'y'" in message and "else branch" in message
-    assert "%s:%d" % (__file__, line_of(defined_in_one_branch, "if x > 0")) in message
+    assert "'y'" in message
+    assert "%s:%d" % (__file__, line_of(defined_in_one_branch, "return y")) in message
 
 
 def dtype_changes_in_loop(x):
@@ -647,8 +651,10 @@ def user_name_like_a_flag(x):
 
 
 def test_user_variable_with_a_flag_like_name_is_checked_like_any_other():
-    with pytest.raises(ValueError, match="break_count"):
-        tf.function(user_name_like_a_flag)(tf.constant(1))
+    traced = tf.function(user_name_like_a_flag)
+    assert int(traced(tf.constant(1)).numpy()) == 1
+    with pytest.raises(UnboundLocalError, match="break_count"):
+        traced(tf.constant(-1))
 
 
 def test_list_built_in_a_tensor_loop():

@@ -12,7 +12,8 @@ from runtime.graph import Graph
 from runtime.operators import (and_, assert_stmt, for_stmt, if_exp, if_stmt, ld, not_, or_,
                                while_stmt)
 from runtime.operators import functional, py_builtins
-from runtime.operators.undefined import Undefined, UndefinedReturnValue, is_undefined
+from runtime.operators.undefined import (MaybeUndefined, Undefined, UndefinedReturnValue,
+                                         is_undefined)
 from runtime.tensor import SymbolicTensor
 
 
@@ -143,13 +144,15 @@ def test_staged_if_stmt_keeps_equal_python_values_as_python(graph):
     assert staged(ops_of(graph), "If") == 1
 
 
-def test_staged_if_stmt_rejects_a_variable_set_in_one_branch_only(graph):
+def test_staged_if_stmt_flags_a_variable_set_in_one_branch_only(graph):
     x = placeholder(graph)
     state = State(y=Undefined("y"))
-    with pytest.raises(ValueError, match="'y' must also be initialized in the else branch"):
-        if_stmt(x > 0, lambda: state.__setitem__("y", x), lambda: None, state.get, state.set,
-                state.names)
-    assert is_undefined(state["y"])  # the state is restored on failure
+    if_stmt(x > 0, lambda: state.__setitem__("y", x), lambda: None, state.get, state.set,
+            state.names)
+    assert isinstance(state["y"], MaybeUndefined)
+    assert state["y"].value.dtype is dtypes.int32 and state["y"].defined.dtype is dtypes.bool_
+    assert ld(state["y"]) is state["y"].value
+    assert "CheckDefined" in ops_of(graph)
 
 
 def test_staged_if_stmt_gives_compiler_flags_a_neutral_value(graph):

@@ -1,0 +1,444 @@
+"""Values that may be undefined at run time: a variable assigned on some paths of staged control
+flow only carries a definedness flag, checked where it is read; the program gives plain
+Python's answer, or raises (when the graph runs) an error that is both TensorFlow's
+InvalidArgumentError and Python's UnboundLocalError, naming the variable and the line."""
+
+import inspect
+
+import numpy as np
+import pytest
+
+import autograph.tf as tf
+from autograph import conversion
+
+
+def line_of(fn, text):
+    lines, start = inspect.getsourcelines(fn)
+    for offset, line in enumerate(lines):
+        if text in line:
+            return start + offset
+    raise AssertionError("%r not in %s" % (text, fn.__name__))
+
+
+def op_names(function, *args):
+    """The op types of a concrete function's graph, including nested sub-graphs."""
+    graph = function.get_concrete_function(*args).graph
+    found = []
+
+    def walk(g):
+        for node in g.nodes:
+            found.append(node.op.name)
+            for sub in node.attrs.values():
+                if hasattr(sub, "graph") and hasattr(sub, "placeholders"):
+                    walk(sub.graph)
+    walk(graph)
+    return found
+
+
+def python_answer(fn, *args):
+    """What plain Python gives: the value, or the exception class."""
+    try:
+        value = fn(*args)
+    except UnboundLocalError:
+        return UnboundLocalError
+    return value.numpy().tolist() if hasattr(value, "numpy") else value
+
+
+def traced_answer(fn, *args):
+    try:
+        value = tf.function(fn)(*[tf.constant(a) for a in args])
+    except UnboundLocalError as e:
+        assert isinstance(e, tf.errors.InvalidArgumentError)
+        return UnboundLocalError
+    return value.numpy().tolist()
+
+
+def assert_like_python(fn, *args):
+    assert traced_answer(fn, *args) == python_answer(fn, *args)
+
+
+def assert_undefined_error(error, name, fn, read):
+    assert isinstance(error, tf.errors.InvalidArgumentError)
+    assert isinstance(error, UnboundLocalError)
+    assert isinstance(error, tf.errors.UndefinedValueError)
+    message = str(error)
+    assert "'%s'" % name in message
+    assert "%s:%d" % (__file__, line_of(fn, read)) in message
+
+
+# -- loops that may run zero times --------------------------------------------------------------
+
+
+def square_in_range(n):
+    for i in tf.range(n):
+        sq = i * i
+    return sq
+
+
+def test_variable_first_assigned_in_a_zero_trip_range_loop_raises_when_read():
+    traced = tf.function(square_in_range)
+    assert int(traced(tf.constant(4)).numpy()) == 9
+    with pytest.raises(UnboundLocalError) as info:
+        traced(tf.constant(0))
+    assert_undefined_error(info.value, "sq", square_in_range, "return sq")
+    assert int(traced(tf.constant(2)).numpy()) == 1  # the same trace, defined again
+
+
+def halve_in_while(x):
+    while x > 1:
+        last = x
+        x = x // 2
+    return last
+
+
+def test_variable_first_assigned_in_a_zero_trip_while_loop_raises_when_read():
+    traced = tf.function(halve_in_while)
+    assert int(traced(tf.constant(20)).numpy()) == 2
+    with pytest.raises(UnboundLocalError) as info:
+        traced(tf.constant(1))
+    assert_undefined_error(info.value, "last", halve_in_while, "return last")
+
+
+def assigned_when(n):
+    for i in tf.range(n):
+        if i > 2:
+            s = i
+    return s
+
+
+@pytest.mark.parametrize("n", [0, 2, 3, 6])
+def test_variable_assigned_in_some_iterations_only(n):
+    assert traced_answer(assigned_when, n) == python_answer(assigned_when, n)
+
+
+def last_pair(n):
+    for i in tf.range(n):
+        inner = i * 10
+        for j in tf.range(n - 1 - i):
+            last = inner + j
+    return last
+
+
+@pytest.mark.parametrize("n", [0, 1, 2, 3, 4])
+def test_nested_loops_keep_a_value_an_earlier_outer_iteration_assigned(n):
+    # n=3: the last outer iteration's inner loop runs zero times and keeps 10 from before.
+    assert traced_answer(last_pair, n) == python_answer(last_pair, n)
+
+
+def grown_in_loop(n):
+    for i in tf.range(n):
+        z = tf.zeros([i + 1])
+    return z
+
+
+def test_variable_first_assigned_in_a_loop_with_a_run_time_shape():
+    traced = tf.function(grown_in_loop)
+    np.testing.assert_array_equal(traced(tf.constant(3)).numpy(), [0.0, 0.0, 0.0])
+    with pytest.raises(UnboundLocalError):
+        traced(tf.constant(0))
+
+
+def dict_in_loop(n):
+    for i in tf.range(n):
+        d = {"i": i, "pair": (i * 2, i + 1)}
+    return d["pair"][0] + d["i"]
+
+
+def test_variable_first_assigned_a_dict_of_tensors_in_a_loop():
+    assert_like_python(dict_in_loop, 4)
+    assert traced_answer(dict_in_loop, 0) is UnboundLocalError
+
+
+def prints_while_tracing(n):
+    total = 0
+    for i in tf.range(n):
+        print("tracing the body")
+        y = i * 2
+        total += y
+    return total + y
+
+
+def test_loop_body_with_a_variable_first_assigned_inside_is_traced_once(capsys):
+    traced = tf.function(prints_while_tracing)
+    assert int(traced(tf.constant(3)).numpy()) == 10
+    assert int(traced(tf.constant(4)).numpy()) == 18
+    assert capsys.readouterr().out.count("tracing the body") == 1
+
+
+def reads_previous_iteration(n):
+    for i in tf.range(n):
+        if i > 0:
+            prev = last
+        last = i
+    return prev
+
+
+@pytest.mark.parametrize("n", [0, 1, 2, 4])
+def test_read_of_a_value_an_earlier_iteration_assigned_before_the_assignment(n):
+    # The body reads `last` before assigning it (in a branch the first iteration skips):
+    # its type comes from a throwaway trace of the body.
+    assert traced_answer(reads_previous_iteration, n) == \
+        python_answer(reads_previous_iteration, n)
+
+
+def uses_maybe_value_in_loop(x, n):
+    if x > 0:
+        y = x
+    s = 0
+    for i in tf.range(n):
+        s += y
+    return s
+
+
+@pytest.mark.parametrize("x, n", [(2, 3), (-2, 0), (-2, 3)])
+def test_check_inside_a_loop_body_runs_only_when_the_loop_reads(x, n):
+    assert traced_answer(uses_maybe_value_in_loop, x, n) == \
+        python_answer(uses_maybe_value_in_loop, x, n)
+
+
+# -- branches -------------------------------------------------------------------------------------
+
+
+def reassigned_before_read(a, b):
+    if a > 0:
+        s = a
+    k = 0
+    while k < 2:
+        k += 1
+        if b > 0:
+            s = b
+        else:
+            s = a
+    return s
+
+
+@pytest.mark.parametrize("a, b", [(1, 2), (-1, 2), (1, -2), (-1, -2)])
+def test_variable_assigned_in_one_branch_and_reassigned_before_any_read(a, b):
+    assert_like_python(reassigned_before_read, a, b)
+    assert "CheckDefined" not in op_names(tf.function(reassigned_before_read),
+                                          tf.constant(a), tf.constant(b))
+
+
+def created_in_python_loop(p, q):
+    k = 0
+    while k < 2:
+        k += 1
+        if q > 0:
+            s = p
+        else:
+            s = q
+        s -= k
+    return q
+
+
+def test_python_loop_around_a_tensor_if_that_creates_a_variable():
+    assert_like_python(created_in_python_loop, 1, 2)
+    assert_like_python(created_in_python_loop, 1, -2)
+    assert "s = ag__.Undefined('s')" in conversion.source_of(created_in_python_loop)
+
+
+def deleted_in_both_branches(x):
+    t = x * 2
+    if x > 0:
+        del t
+    else:
+        del t
+    return x
+
+
+def deleted_in_one_branch(x):
+    t = x * 2
+    if x > 0:
+        del t
+    return t
+
+
+def test_name_deleted_in_both_branches_of_a_tensor_if():
+    assert_like_python(deleted_in_both_branches, 3)
+    assert_like_python(deleted_in_both_branches, -3)
+
+
+def test_name_deleted_in_one_branch_is_checked_where_it_is_read():
+    assert_like_python(deleted_in_one_branch, -3)
+    with pytest.raises(UnboundLocalError) as info:
+        tf.function(deleted_in_one_branch)(tf.constant(3))
+    assert_undefined_error(info.value, "t", deleted_in_one_branch, "return t")
+
+
+def deleted_in_loop(n):
+    t = 7
+    for i in tf.range(n):
+        if i == 2:
+            del t
+        else:
+            t = i
+    return t
+
+
+@pytest.mark.parametrize("n", [0, 2, 3, 4])
+def test_name_deleted_in_a_loop_body(n):
+    assert traced_answer(deleted_in_loop, n) == python_answer(deleted_in_loop, n)
+
+
+def undefined_on_every_path(x):
+    if x > 0:
+        t = x
+        del t
+    return t
+
+
+def test_read_undefined_on_every_path_is_a_trace_time_error():
+    with pytest.raises(UnboundLocalError):
+        tf.function(undefined_on_every_path).get_concrete_function(tf.constant(1))
+
+
+def squared_on_one_branch(x):
+    if x > 0:
+        y = x * x
+    return y
+
+
+def test_gradient_flows_through_a_checked_value():
+    x = tf.constant(3.0)
+    traced = tf.function(squared_on_one_branch)
+    with tf.GradientTape() as tape:
+        tape.watch(x)
+        y = traced(x)
+    assert float(tape.gradient(y, x).numpy()) == 6.0
+
+
+def test_function_without_maybe_undefined_values_gets_no_check():
+    @tf.function
+    def f(x, n):
+        s = x
+        for i in tf.range(n):
+            if i > 1:
+                s = s + i
+            else:
+                s = s - 1
+        return s
+
+    assert "CheckDefined" not in op_names(f, tf.constant(1), tf.constant(3))
+
+
+# -- a while condition that starts as a Python bool -----------------------------------------------
+
+
+def python_then_tensor_condition(x):
+    cond = True
+    n = 0
+    while cond:
+        n += 1
+        x = x + 1
+        cond = x < 3
+    return x * 10 + n
+
+
+@pytest.mark.parametrize("x", [-4, 0, 2, 5])
+def test_while_condition_that_starts_as_a_python_bool_and_becomes_a_tensor(x):
+    assert_like_python(python_then_tensor_condition, x)
+
+
+def first_assigned_then_differentiated(x, n):
+    s = x
+    for i in tf.range(n):
+        y = s * x
+        s = s + 1.0
+    return y
+
+
+def test_gradient_through_a_loop_that_first_assigns_the_value():
+    x = tf.constant(3.0)
+    traced = tf.function(first_assigned_then_differentiated)
+    with tf.GradientTape() as tape:
+        tape.watch(x)
+        y = traced(x, tf.constant(3))
+    assert float(y.numpy()) == 15.0
+    assert float(tape.gradient(y, x).numpy()) == 8.0  # d/dx (x + 2) * x
+
+
+def loops_sharing_a_target_in_sibling_branches(x, y):
+    b = y
+    if x > 0:
+        if x > y:
+            for j in range(3):
+                b = b + j
+        else:
+            for j in range(3):
+                e = b + j
+                if e > 100:
+                    return e
+                b = e
+    return b
+
+
+@pytest.mark.parametrize("x, y", [(0, 1), (5, 1), (1, 5)])
+def test_a_name_local_to_one_branch_function_and_shared_in_the_other(x, y):
+    assert conversion.convert(loops_sharing_a_target_in_sibling_branches)(x, y) == \
+        loops_sharing_a_target_in_sibling_branches(x, y)
+    assert_like_python(loops_sharing_a_target_in_sibling_branches, x, y)
+
+
+def augmented_maybe_undefined(x):
+    if x > 0:
+        s = x
+    s += 1
+    return s
+
+
+def test_augmented_assignment_of_a_maybe_undefined_value_is_checked():
+    assert_like_python(augmented_maybe_undefined, 3)
+    with pytest.raises(UnboundLocalError) as info:
+        tf.function(augmented_maybe_undefined)(tf.constant(-3))
+    assert_undefined_error(info.value, "s", augmented_maybe_undefined, "s += 1")
+
+
+def deleted_then_returned_after_a_staged_return(x):
+    b = x
+    i = 0
+    while i < x % 4:
+        i += 1
+        return 100
+    del b
+    return b
+
+
+@pytest.mark.parametrize("x", [5, 4])
+def test_branch_reading_a_deleted_name_raises_only_when_it_runs(x):
+    # x=5: the loop returns, the code after it never runs; x=4: it runs and raises.
+    assert traced_answer(deleted_then_returned_after_a_staged_return, x) == \
+        python_answer(deleted_then_returned_after_a_staged_return, x)
+
+
+
+def accumulates_into_an_unassigned_total(n):
+    for i in tf.range(n):
+        total = total + i
+    return n
+
+
+def test_loop_body_reading_a_name_before_any_assignment_raises_only_when_it_runs():
+    assert_like_python(accumulates_into_an_unassigned_total, 0)
+    with pytest.raises(UnboundLocalError) as info:
+        tf.function(accumulates_into_an_unassigned_total)(tf.constant(2))
+    assert_undefined_error(info.value, "total", accumulates_into_an_unassigned_total,
+                           "total = total + i")
+
+
+def maybe_value_passes_a_later_if(x, y):
+    if x > 0:
+        s = x
+    if y > 0:
+        t = y
+    else:
+        t = -y
+    return s + t
+
+
+def test_maybe_undefined_value_is_checked_once_read_after_later_staged_ifs():
+    assert_like_python(maybe_value_passes_a_later_if, 2, -3)
+    assert traced_answer(maybe_value_passes_a_later_if, -2, 3) is UnboundLocalError
+    graph = tf.function(maybe_value_passes_a_later_if).get_concrete_function(
+        tf.constant(1), tf.constant(1)).graph
+    ifs = [n for n in graph.nodes if n.op.name.endswith("If")]
+    assert [len(n.outputs) for n in ifs] == [2, 1]  # s and its flag, then t alone

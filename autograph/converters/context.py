@@ -43,6 +43,10 @@ class Context:
         self.namer = Namer(used | {"ag__", "fscope"})
         self.loop_flags = {}  # id(loop node) -> [flag names that end the loop when true]
         self.globals = activity.declared_global(function_node)
+        # Taken before any pass: lowering jumps drops statements that can never run, but a
+        # name they assign is still local to the function (reading it raises
+        # UnboundLocalError, not NameError).
+        self.original_locals = frozenset(activity.assigned_names(function_node.body))
         self.annotations = None
 
     def add_loop_flag(self, loop, flag):

@@ -384,16 +384,27 @@ class _GuardReads(gast.NodeTransformer):
 def transform(node, ctx):
     """Converts the control-flow statements of function `node` (analysis must have run)."""
     deleted = activity.deleted_names(node.body) - ctx.globals
-    undefined = _maybe_undefined(node, ctx) | deleted
+    orphaned = _orphaned_locals(node, ctx)
+    undefined = _maybe_undefined(node, ctx) | deleted | orphaned
     if undefined:
         guard = _GuardReads(undefined, ctx.annotations.maybe_undefined_reads, deleted)
         node.body = _visit_list(guard, node.body)
     transformer = _Transformer(ctx)
     body = _visit_list(transformer, node.body)
-    inits = _undefined_bindings(transformer.unbound)
+    inits = _undefined_bindings(transformer.unbound | orphaned)
     docstring = body[:1] if body and _is_docstring(body[0]) else []
     node.body = docstring + set_origin(inits, node) + body[len(docstring):]
     return node
+
+
+def _orphaned_locals(node, ctx):
+    """Local names of the user's function that only statements dropped as unreachable (after
+    a `return`, `break` or `continue`) assigned: bound to Undefined, so that reading one
+    raises UnboundLocalError as in Python."""
+    still_assigned = {n.id for n in gast.walk(node)
+                      if isinstance(n, gast.Name) and isinstance(n.ctx, (gast.Store, gast.Del))}
+    params = set(activity.parameter_names(node))
+    return set(ctx.original_locals - still_assigned - params - ctx.globals)
 
 
 def _visit_list(transformer, stmts):

@@ -8,6 +8,7 @@ import inspect
 import numpy as np
 import pytest
 
+import autograph
 import autograph.tf as tf
 from autograph import conversion
 
@@ -442,3 +443,27 @@ def test_maybe_undefined_value_is_checked_once_read_after_later_staged_ifs():
         tf.constant(1), tf.constant(1)).graph
     ifs = [n for n in graph.nodes if n.op.name.endswith("If")]
     assert [len(n.outputs) for n in ifs] == [2, 1]  # s and its flag, then t alone
+
+
+def _assigned_only_after_a_return(x):
+    for _ in range(x % 4):
+        return 1
+        late = 3  # noqa: F841  (unreachable: the compiler drops it, the name stays local)
+    return late
+
+
+@pytest.mark.parametrize("x", [0, 1])
+def test_name_assigned_only_in_unreachable_code_stays_local(x):
+    """Python reads `late` as an unbound local (UnboundLocalError), never a global (NameError):
+    so do the converted and the traced function."""
+    if x == 0:
+        with pytest.raises(UnboundLocalError):
+            _assigned_only_after_a_return(x)
+        with pytest.raises(UnboundLocalError, match="late"):
+            autograph.to_graph(_assigned_only_after_a_return)(x)
+        with pytest.raises(UnboundLocalError, match="late"):
+            tf.function(_assigned_only_after_a_return)(tf.constant(x))
+    else:
+        assert _assigned_only_after_a_return(x) == 1
+        assert autograph.to_graph(_assigned_only_after_a_return)(x) == 1
+        assert int(tf.function(_assigned_only_after_a_return)(tf.constant(x))) == 1

@@ -12,11 +12,24 @@ converted source; `autograph.tf` is a TensorFlow-compatible facade over the runt
 """
 
 import warnings as _warnings
+from importlib import metadata as _metadata
 
 from autograph.conversion import convert, do_not_convert
 from autograph.errors import ConversionError, SourceUnavailableError
 from runtime import context as _context
 from runtime.function import ConcreteFunction, Function
+
+
+def _installed_version():
+    """The installed distribution's version; a placeholder when run from a source tree that
+    is not installed."""
+    try:
+        return _metadata.version("autograph")
+    except _metadata.PackageNotFoundError:
+        return "0+unknown"
+
+
+__version__ = _installed_version()
 
 
 def function(func=None, *, input_signature=None, autograph=True, reduce_retracing=False,

@@ -11,6 +11,8 @@
 converted source; `autograph.tf` is a TensorFlow-compatible facade over the runtime.
 """
 
+import functools as _functools
+import types as _types
 import warnings as _warnings
 from importlib import metadata as _metadata
 
@@ -78,11 +80,35 @@ def to_graph(func):
 
 
 def to_code(func):
-    """The converted source of `func`, as readable Python."""
+    """The converted source of `func` (a Python function, method, lambda, partial or
+    Function), as readable Python."""
     from autograph.conversion import source_of
     if isinstance(func, Function):
         func = func.python_function
+    _check_python_function("to_code", func)
     return source_of(func)
+
+
+def _check_python_function(api, func):
+    """Raises TypeError naming `api`'s argument unless `func` is a Python function or
+    method (or a functools.partial of one): what has source to convert."""
+    inner = func
+    while isinstance(inner, _functools.partial):
+        inner = inner.func
+    inner = getattr(inner, "__func__", inner)  # a bound method
+    if isinstance(inner, _types.FunctionType):
+        return
+    if isinstance(inner, type):
+        what = "the class %s; pass one of its methods" % inner.__qualname__
+    elif isinstance(inner, (_types.BuiltinFunctionType, _types.BuiltinMethodType)):
+        what = "the builtin %s, which has no Python source" % inner.__qualname__
+    elif callable(inner):
+        what = ("an instance of %s; pass one of its methods, such as its __call__"
+                % type(inner).__qualname__)
+    else:
+        what = "%r (%s)" % (inner, type(inner).__qualname__)
+    raise TypeError("%s expects a Python function or method as `func`, got %s"
+                    % (api, what))
 
 
 __all__ = ["ConversionError", "function", "to_code", "to_graph", "do_not_convert",

@@ -639,3 +639,110 @@ def test_errors_in_a_converted_module_name_the_original_file_and_line(tmp_path):
     for number, line in enumerate(open(out, encoding="utf-8"), 1):
         if "tf.reshape(x, [7])" in line:
             assert errors.translate_location(out, number) == (source, 8)
+
+
+# Several inputs, standard streams, --check, --version.
+
+def test_several_files_and_a_directory_are_mirrored_into_the_output_directory(tmp_path,
+                                                                             capsys):
+    package = tmp_path / "pkg"
+    (package / "sub").mkdir(parents=True)
+    (package / "__pycache__").mkdir()
+    write(package / "a.py", SOURCE)
+    write(package / "sub" / "b.py", "def g(x):\n    while x > 0:\n        x -= 1\n    return x\n")
+    write(package / "notes.txt", "not python")
+    write(package / "__pycache__" / "c.py", "garbage (")
+    single = write(tmp_path / "single.py", SOURCE)
+    out = tmp_path / "out"
+    assert cli.main(["convert", str(package), single, "-o", str(out)]) == 0
+    assert capsys.readouterr() == ("", "")
+    written = sorted(os.path.relpath(os.path.join(root, name), out)
+                     for root, _, names in os.walk(out) for name in names)
+    assert written == ["a.py", "single.py", os.path.join("sub", "b.py")]
+    assert load(str(out / "sub" / "b.py")).g(3) == 0
+    assert load(str(out / "a.py")).sign(-2) == -2
+
+
+def test_every_failure_among_several_files_is_reported_and_the_others_written(tmp_path,
+                                                                             capsys):
+    good = write(tmp_path / "good.py", SOURCE)
+    bad = write(tmp_path / "bad.py", "def f(x):\n    return x +\n")
+    gen = write(tmp_path / "gen.py", "def f():\n    yield 1\n")
+    out = tmp_path / "out"
+    out.mkdir()
+    (out / "gen.py").write_text("# an earlier result\n")
+    assert cli.main(["convert", bad, good, gen, "-o", str(out)]) == 2
+    captured = capsys.readouterr()
+    lines = captured.err.splitlines()
+    assert len(lines) == 2 and bad in lines[0] and gen in lines[1]
+    assert "Traceback" not in captured.err
+    assert sorted(os.listdir(out)) == ["gen.py", "good.py"]
+    assert (out / "gen.py").read_text() == "# an earlier result\n"
+
+
+def test_several_inputs_need_an_output_directory(tmp_path, capsys):
+    a, b = write(tmp_path / "a.py", SOURCE), write(tmp_path / "b.py", SOURCE)
+    assert "need -o DIR" in run_fails(["convert", a, b], capsys)
+    assert "need a directory" in run_fails(["convert", a, b, "-o", a], capsys)
+
+
+def test_a_directory_converted_into_itself_is_refused_file_by_file(tmp_path, capsys):
+    package = tmp_path / "pkg"
+    package.mkdir()
+    path = package / "a.py"
+    path.write_text(SOURCE, encoding="utf-8")
+    before = snapshot(path)
+    assert cli.main(["convert", str(package), "-o", str(package)]) == 2
+    assert "is the input file" in capsys.readouterr().err
+    assert snapshot(path) == before
+
+
+def test_standard_input_to_standard_output(monkeypatch, capsys):
+    import io
+    monkeypatch.setattr(sys, "stdin", io.TextIOWrapper(io.BytesIO(SOURCE.encode("utf-8"))))
+    assert cli.main(["convert", "-", "-o", "-"]) == 0
+    out = capsys.readouterr().out
+    assert "# Converted by `autograph convert` from <stdin>.\n" in out
+    assert "ag__.while_stmt(" in out
+    compile(out, "converted", "exec")
+
+
+def test_errors_on_standard_input_name_it(monkeypatch, capsys):
+    import io
+    monkeypatch.setattr(sys, "stdin", io.StringIO("def f(:\n"))
+    err = run_fails(["convert", "-"], capsys)
+    assert err.startswith("autograph: error: <stdin>:1:")
+
+
+def test_check_writes_nothing_and_reports_by_exit_status(source_file, tmp_path, capsys):
+    out = tmp_path / "out.py"
+    assert cli.main(["convert", "--check", source_file, "-o", str(out)]) == 0
+    assert capsys.readouterr() == ("", "")
+    assert not out.exists()
+    bad = write(tmp_path / "bad.py", "break\n")
+    assert cli.main(["convert", "--check", source_file, bad]) == 2
+    captured = capsys.readouterr()
+    assert captured.out == "" and captured.err.count("\n") == 1 and bad in captured.err
+    assert sorted(os.listdir(tmp_path)) == ["bad.py", "shapes.py"]
+
+
+def test_version_comes_from_the_package_metadata(capsys):
+    from importlib import metadata
+    try:
+        expected = metadata.version("autograph")
+    except metadata.PackageNotFoundError:
+        expected = "0+unknown"
+    assert autograph.__version__ == expected
+    with pytest.raises(SystemExit) as exit_:
+        cli.main(["--version"])
+    assert exit_.value.code == 0
+    assert capsys.readouterr().out == "autograph %s\n" % expected
+
+
+def test_version_has_a_fallback_when_the_package_is_not_installed(monkeypatch):
+    from importlib import metadata
+
+    def not_installed(name):
+        raise metadata.PackageNotFoundError(name)
+    monkeypatch.setattr(metadata, "version", not_installed)
+    assert autograph._installed_version() == "0+unknown"

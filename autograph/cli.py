@@ -156,9 +156,9 @@ def convert_file(path, output, inputs, check, make_directories=False):
     (None or '-': standard output) unless `check`; `make_directories`: creates the folders
     `output` needs (the mirrored folders of a directory's files)."""
     writes_file = not check and output not in (None, STANDARD_STREAM)
+    source, encoding = read_source(path)
     if writes_file:
         _refuse_overwriting_an_input(output, inputs)
-    source, encoding = read_source(path)
     name = _STDIN_NAME if path == STANDARD_STREAM else path
     converted = convert(source, name, _original_name(path, output if writes_file else None))
     if check:

@@ -16,8 +16,16 @@ converted enclosing function and are converted when called, as with `autograph.f
                                                   ag__.while_stmt(loop_test, loop_body, ...)
 
 `autograph_artifact` (applied innermost) marks a converted function so that
-`autograph.function` and `converted_call` never convert it a second time. Functions decorated
-with `do_not_convert` are copied unchanged. The file is parsed, never imported or run.
+`autograph.function` and `converted_call` never convert it a second time. Functions marked
+not to be converted are copied unchanged: decorated with `do_not_convert` under any name the
+file imports or assigns it as, or with a decorator called with `autograph=False`, or wrapped
+so by a module-level call (`tf.function(f, autograph=False)`). A lambda assigned to a name
+outside functions (`f = lambda z: ...`) becomes a converted `def f(z)`. A module that is
+already converted (it imports the artifact mark) is returned unchanged.
+
+The header of the converted module registers, when it is imported, a map from its lines to
+the original file's (`original_lines`), so that errors located in it name the original file
+and lines. The file is parsed, never imported or run.
 """
 
 import ast

@@ -131,7 +131,8 @@ def _splice(lines, converted):
         result.extend(lines[next_line - 1:first - 1])
         origins.extend(range(next_line, first))
         indent = re.match(r"[ \t]*", lines[first - 1]).group()
-        for number, line in enumerate(indent_source(text, indent).splitlines(True), 1):
+        text = indent_source(text, indent)
+        for number, line in enumerate(io.StringIO(text, newline="").readlines(), 1):
             result.append(line)
             origins.append(text_lines.get(number, origins[-1] if origins else first))
         next_line = last + 1

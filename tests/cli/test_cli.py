@@ -746,3 +746,19 @@ def test_version_has_a_fallback_when_the_package_is_not_installed(monkeypatch):
         raise metadata.PackageNotFoundError(name)
     monkeypatch.setattr(metadata, "version", not_installed)
     assert autograph._installed_version() == "0+unknown"
+
+
+def test_the_line_map_sends_every_kept_line_to_its_original(converted, source_file, tmp_path):
+    from runtime import errors
+    out = str(tmp_path / "shapes_converted.py")  # written and imported by `converted`
+    original = open(source_file, encoding="utf-8").read().splitlines()
+    checked = 0
+    for number, line in enumerate(open(out, encoding="utf-8").read().splitlines(), 1):
+        filename, mapped = errors.translate_location(out, number)
+        assert filename == source_file
+        if line.strip() and line in original and original.count(line) == 1:
+            assert original[mapped - 1] == line, (number, line, mapped)
+            checked += 1
+        if "tf.tanh(x)" in line or "steps += 1" in line:  # inside converted functions
+            assert original[mapped - 1].strip() == line.strip()
+    assert checked > 10

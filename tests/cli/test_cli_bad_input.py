@@ -304,7 +304,7 @@ def test_every_seed_converts_and_imports_like_the_original(seed, workspace):
     assert _check_in_fresh_folder(SEEDS[seed], workspace) == 0
 
 
-@settings(max_examples=60, deadline=None, derandomize=True,
+@settings(max_examples=400, deadline=None, derandomize=True, database=None,
           suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow])
 @given(source=mutated_sources())
 def test_mutated_files_convert_or_fail_cleanly(source, workspace):
@@ -312,7 +312,7 @@ def test_mutated_files_convert_or_fail_cleanly(source, workspace):
 
 
 @pytest.mark.slow
-@settings(max_examples=3000, deadline=None,
+@settings(max_examples=3000, deadline=None, database=None,
           suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow])
 @given(source=mutated_sources())
 def test_many_mutated_files_convert_or_fail_cleanly(source, workspace):

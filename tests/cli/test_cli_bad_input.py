@@ -1,5 +1,5 @@
 """`autograph convert` on broken input: valid seed files mutated by hypothesis (tokens and
-lines dropped, duplicated and swapped). Whatever the mutation, the command either exits 0
+lines dropped, duplicated, swapped and dedented). Whatever the mutation, the command either exits 0
 with an output that imports as the mutated input does, or exits 2 with one line on stderr
 naming the file; it never prints a traceback, never writes a partial file, never changes
 the input (bytes and modification time), and never runs it (each seed writes a marker file
@@ -185,16 +185,27 @@ def line_mutation(draw, source):
     lines = source.splitlines(True)
     if len(lines) < 2:
         return source
-    kind = draw(st.sampled_from(["drop", "duplicate", "swap"]))
+    kind = draw(st.sampled_from(["drop", "duplicate", "swap", "swap text", "dedent"]))
     i = draw(st.integers(0, len(lines) - 1))
     if kind == "drop":
         del lines[i]
+    elif kind == "dedent":  # drops one level of indentation: `break` leaves its loop
+        lines[i] = lines[i][4:] if lines[i].startswith("    ") else lines[i]
     elif kind == "duplicate":
         lines.insert(i, lines[i])
-    else:
+    elif kind == "swap":
         j = draw(st.integers(0, len(lines) - 1))
         lines[i], lines[j] = lines[j], lines[i]
+    else:  # each line keeps its place's indentation: a `return` moves out of its function
+        j = draw(st.integers(0, len(lines) - 1))
+        (indent_i, text_i), (indent_j, text_j) = _split_indent(lines[i]), _split_indent(lines[j])
+        lines[i], lines[j] = indent_i + text_j, indent_j + text_i
     return "".join(lines)
+
+
+def _split_indent(line):
+    text = line.lstrip(" \t")
+    return line[:len(line) - len(text)], text
 
 
 @st.composite
@@ -274,6 +285,8 @@ def check_conversion(source, directory):
         return status
     assert err == ""
     assert sorted(os.listdir(directory)) == ["mutated.py", "mutated_converted.py"]
+    with open(out, encoding="utf-8") as f:
+        compile(f.read(), out, "exec", dont_inherit=True)  # CPython accepts the output
     original = import_outcome(path, directory)
     ran_original = os.path.exists(marker)
     if ran_original:

@@ -93,7 +93,7 @@ def run_convert(args):
     failure and returns the worst exit status."""
     jobs = plan_jobs(args.files, args.output, args.check)
     inputs = [source for source, _ in jobs]
-    several = len(args.files) > 1 or len(jobs) != 1 or os.path.isdir(args.files[0])
+    several = _several(args.files)
     status = EXIT_OK
     for source, output in jobs:
         try:
@@ -109,8 +109,7 @@ def plan_jobs(files, output, check):
     line's inputs and `-o`."""
     if STANDARD_STREAM in files and len(files) > 1:
         raise CommandError("standard input (-) can only be converted alone")
-    several = len(files) > 1 or any(os.path.isdir(f) for f in files)
-    if not several:
+    if not _several(files):
         if output is not None and output != STANDARD_STREAM and os.path.isdir(output) \
                 and files[0] != STANDARD_STREAM:
             output = os.path.join(output, os.path.basename(files[0]))
@@ -131,6 +130,11 @@ def plan_jobs(files, output, check):
         targets[target] = path
         jobs.append((path, target))
     return jobs
+
+
+def _several(files):
+    """True when the command line names more than one file: `-o` is then a directory."""
+    return len(files) > 1 or any(os.path.isdir(f) for f in files)
 
 
 def _expand(files, output):

@@ -285,7 +285,8 @@ def check_conversion(source, directory):
         return status
     assert err == ""
     assert sorted(os.listdir(directory)) == ["mutated.py", "mutated_converted.py"]
-    with open(out, encoding="utf-8") as f:
+    with open(out, encoding="utf-8") as f, warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # SyntaxWarning: `1(n)`
         compile(f.read(), out, "exec", dont_inherit=True)  # CPython accepts the output
     original = import_outcome(path, directory)
     ran_original = os.path.exists(marker)

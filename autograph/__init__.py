@@ -11,12 +11,27 @@
 converted source; `autograph.tf` is a TensorFlow-compatible facade over the runtime.
 """
 
+import functools as _functools
+import types as _types
 import warnings as _warnings
+from importlib import metadata as _metadata
 
 from autograph.conversion import convert, do_not_convert
 from autograph.errors import ConversionError, SourceUnavailableError, UnsupportedConstructError
 from runtime import context as _context
 from runtime.function import ConcreteFunction, Function
+
+
+def _installed_version():
+    """The installed distribution's version; a placeholder when run from a source tree that
+    is not installed."""
+    try:
+        return _metadata.version("autograph")
+    except _metadata.PackageNotFoundError:
+        return "0+unknown"
+
+
+__version__ = _installed_version()
 
 
 def function(func=None, *, input_signature=None, autograph=True, reduce_retracing=False,
@@ -74,11 +89,35 @@ def to_graph(func):
 
 
 def to_code(func):
-    """The converted source of `func`, as readable Python."""
+    """The converted source of `func` (a Python function, method, lambda, partial or
+    Function), as readable Python."""
     from autograph.conversion import source_of
     if isinstance(func, Function):
         func = func.python_function
+    _check_python_function("to_code", func)
     return source_of(func)
+
+
+def _check_python_function(api, func):
+    """Raises TypeError naming `api`'s argument unless `func` is a Python function or
+    method (or a functools.partial of one): what has source to convert."""
+    inner = func
+    while isinstance(inner, _functools.partial):
+        inner = inner.func
+    inner = getattr(inner, "__func__", inner)  # a bound method
+    if isinstance(inner, _types.FunctionType):
+        return
+    if isinstance(inner, type):
+        what = "the class %s; pass one of its methods" % inner.__qualname__
+    elif isinstance(inner, (_types.BuiltinFunctionType, _types.BuiltinMethodType)):
+        what = "the builtin %s, which has no Python source" % inner.__qualname__
+    elif callable(inner):
+        what = ("an instance of %s; pass one of its methods, such as its __call__"
+                % type(inner).__qualname__)
+    else:
+        what = "%r (%s)" % (inner, type(inner).__qualname__)
+    raise TypeError("%s expects a Python function or method as `func`, got %s"
+                    % (api, what))
 
 
 __all__ = ["ConversionError", "UnsupportedConstructError", "function", "to_code", "to_graph",

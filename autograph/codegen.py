@@ -63,6 +63,19 @@ def to_source(node):
     return unparse(to_ast(node)) + "\n"
 
 
+def to_source_with_lines(node):
+    """(readable source for a gast tree, {line of that source: line of `node`'s nodes})."""
+    tree = to_ast(node)
+    source = unparse(tree) + "\n"
+    return source, _line_map(tree, source, 0, 0)
+
+
+def register_line_map(generated_filename, user_filename, lines):
+    """Makes locations in `generated_filename` translate to `user_filename` and the line
+    `lines` ({generated line: user line}) gives: for files written by `autograph convert`."""
+    _LINE_MAPS[generated_filename] = (user_filename, dict(lines))
+
+
 def _line_map(tree, source, line_offset, first_line):
     """{generated line: user line}, by walking the generated and reparsed trees together."""
     reparsed = ast.parse(source).body[0]

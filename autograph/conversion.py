@@ -22,8 +22,9 @@ from autograph import codegen, parsing
 from autograph.analysis import dataflow
 from autograph.converters import (break_statements, context, continue_statements,
                                   control_flow, expressions, function_scopes,
-                                  return_statements, super_calls, try_statements)
-from autograph.errors import UnsupportedConstructError
+                                  match_statements, return_statements, super_calls,
+                                  try_statements)
+from autograph.errors import ConversionError, UnsupportedConstructError
 
 _DO_NOT_CONVERT = "__autograph_do_not_convert__"
 ARTIFACT = "__autograph_artifact__"  # holds the __code__ of already-converted functions
@@ -117,7 +118,7 @@ def convert_node(node, source_info, name):
     context.mark_original(node)
     ctx = context.Context(node, source_info)
     ctx.original_name = name
-    for pass_ in (super_calls, return_statements, break_statements, continue_statements,
+    for pass_ in (match_statements, super_calls, return_statements, break_statements, continue_statements,
                   expressions):
         node = pass_.transform(node, ctx)
     ctx.annotations = dataflow.analyze(node, ctx.loop_flags)

@@ -16,12 +16,21 @@ converted enclosing function and are converted when called, as with `autograph.f
                                                   ag__.while_stmt(loop_test, loop_body, ...)
 
 `autograph_artifact` (applied innermost) marks a converted function so that
-`autograph.function` and `converted_call` never convert it a second time. Functions decorated
-with `do_not_convert` are copied unchanged. The file is parsed, never imported or run.
+`autograph.function` and `converted_call` never convert it a second time. Functions marked
+not to be converted are copied unchanged: decorated with `do_not_convert` under any name the
+file imports or assigns it as, or with a decorator called with `autograph=False`, or wrapped
+so by a module-level call (`tf.function(f, autograph=False)`). A lambda assigned to a name
+outside functions (`f = lambda z: ...`) becomes a converted `def f(z)`. A module that is
+already converted (it imports the artifact mark) is returned unchanged.
+
+The header of the converted module registers, when it is imported, a map from its lines to
+the original file's (`original_lines`), so that errors located in it name the original file
+and lines. The file is parsed, never imported or run.
 """
 
 import ast
 import io
+import os
 import re
 import tokenize
 
@@ -33,13 +42,20 @@ from autograph.errors import ConversionError, UnsupportedConstructError
 ARTIFACT_DECORATOR = "ag__autograph_artifact"
 """The name the converted module gives `autograph_artifact`."""
 
-RESERVED_NAMES = frozenset(["ag__", ARTIFACT_DECORATOR])
+LINE_MAP_FUNCTION = "ag__original_lines"
+"""The name the converted module gives `original_lines`."""
+
+RESERVED_NAMES = frozenset(["ag__", ARTIFACT_DECORATOR, LINE_MAP_FUNCTION])
 """Module-level names that converted code defines, so the input must not use them."""
 
 _HEADER = ("# Converted by `autograph convert` from {filename}.\n"
            "from autograph.namespace import ag__\n"
            "from autograph.module_conversion import autograph_artifact as "
-           + ARTIFACT_DECORATOR + "\n")
+           + ARTIFACT_DECORATOR + "\n"
+           "from autograph.module_conversion import original_lines as "
+           + LINE_MAP_FUNCTION + "\n"
+           + LINE_MAP_FUNCTION + "(globals(), {original!r}, {runs!r})\n")
+_HEADER_LINES = _HEADER.count("\n")
 
 
 def autograph_artifact(func):
@@ -51,23 +67,43 @@ def autograph_artifact(func):
     return func
 
 
-def convert_source(source, filename="<string>"):
+def original_lines(module_globals, original, runs):
+    """Called by a converted module as it is imported: errors located in it name
+    `original` (relative to the converted file's folder, unless absolute) and its lines.
+    `runs` holds (first converted line, first original line, count, step) runs."""
+    converted = module_globals.get("__file__")
+    if not converted or original is None:
+        return
+    directory = os.path.dirname(os.path.abspath(converted))
+    original = os.path.normpath(os.path.join(directory, original))
+    lines = {first + i: user_first + i * step for first, user_first, count, step in runs
+             for i in range(count)}
+    for name in {converted, os.path.abspath(converted)}:
+        codegen.register_line_map(name, original, lines)
+
+
+def convert_source(source, filename="<string>", original=None):
     """The converted module for Python `source` read from `filename`.
 
-    Raises SyntaxError for source that does not parse, and ConversionError (naming
-    `filename` and the line) for a function that cannot be converted."""
+    `original` is how the converted module names `filename` in its map back to the original
+    lines (relative to the converted file's folder, or absolute; None for no map); by
+    default `filename` itself. A module that `autograph convert` wrote already is returned
+    unchanged. Raises SyntaxError for source that does not parse, and ConversionError
+    (naming `filename` and the line) for a function that cannot be converted."""
     module, source_info = parsing.parse_source(source, filename)
+    if is_converted_module(module):
+        return source
     _check_reserved_names(module, filename)
     lines = io.StringIO(source, newline="").readlines()  # the parser's idea of a line
     if lines and not lines[-1].endswith(("\n", "\r")):
         lines[-1] += "\n"
     converted = [(definition_lines(node), convert_function(node, source_info))
                  for node in functions_to_convert(module)]  # first error in source order
-    for (first, last), text in reversed(converted):  # splice from the end: lines stay put
-        indent = re.match(r"[ \t]*", lines[first - 1]).group()
-        lines[first - 1:last] = [indent_source(text, indent)]
+    lines, origins = _splice(lines, converted)
     at = _header_line(module, lines)
-    lines.insert(at, _HEADER.format(filename=filename))
+    header = _HEADER.format(filename=filename, original=filename if original is None
+                            else original, runs=_runs(origins, at))
+    lines.insert(at, header)
     result = "".join(lines)
     try:
         ast.parse(result, filename)  # a splicing mistake must never reach the user's disk
@@ -77,15 +113,71 @@ def convert_source(source, filename="<string>"):
     return result
 
 
+def is_converted_module(module):
+    """True for a module that `autograph convert` wrote (it imports the artifact mark)."""
+    for statement in module.body:
+        if isinstance(statement, gast.ImportFrom) and \
+                statement.module == "autograph.module_conversion" and \
+                any(alias.asname == ARTIFACT_DECORATOR for alias in statement.names):
+            return True
+    return False
+
+
+def _splice(lines, converted):
+    """`lines` with each converted definition put in place of the original one, and the
+    original line of each resulting line."""
+    result, origins, next_line = [], [], 1
+    for (first, last), (text, text_lines) in converted:
+        result.extend(lines[next_line - 1:first - 1])
+        origins.extend(range(next_line, first))
+        indent = re.match(r"[ \t]*", lines[first - 1]).group()
+        text = indent_source(text, indent)
+        for number, line in enumerate(io.StringIO(text, newline="").readlines(), 1):
+            result.append(line)
+            origins.append(text_lines.get(number, origins[-1] if origins else first))
+        next_line = last + 1
+    result.extend(lines[next_line - 1:])
+    origins.extend(range(next_line, len(lines) + 1))
+    return result, origins
+
+
+def _runs(origins, header_at):
+    """(first converted line, first original line, count, step) runs for the lines of the
+    converted module: `origins` with the header inserted before index `header_at`; a run's
+    original lines go up by `step` (0 or 1) from one line to the next."""
+    before = origins[header_at - 1] if header_at else 1
+    origins = origins[:header_at] + [before] * _HEADER_LINES + origins[header_at:]
+    runs = []
+    for line, original in enumerate(origins, 1):
+        if runs:
+            first, user_first, count, step = run = runs[-1]
+            last = user_first + (count - 1) * step
+            if count == 1 and original - last in (0, 1):
+                run[2:] = [2, original - last]
+                continue
+            if original == last + step:
+                run[2] += 1
+                continue
+        runs.append([line, original, 1, 0])
+    return tuple(tuple(run) for run in runs)
+
+
 def functions_to_convert(module):
     """The function definitions of `module` not inside other functions, in source order,
-    except those decorated with `do_not_convert`."""
+    except those marked not to be converted (`do_not_convert` under any name it is imported
+    as, `function(autograph=False)`); and the assignments of a lambda to a name there."""
+    skipped = _decorator_names(module)
+    not_converted = _not_converted_names(module, skipped)
     found = []
 
     def visit(node):
         for child in gast.iter_child_nodes(node):
             if isinstance(child, (gast.FunctionDef, gast.AsyncFunctionDef)):
-                if not any(_is_do_not_convert(d) for d in child.decorator_list):
+                if not any(_skips_conversion(d, skipped) for d in child.decorator_list) \
+                        and child.name not in not_converted:
+                    found.append(child)
+            elif _is_lambda_assignment(child, node):
+                if child.targets[0].id not in not_converted:
                     found.append(child)
             elif isinstance(child, (gast.stmt, gast.excepthandler, gast.match_case)):
                 visit(child)
@@ -95,12 +187,16 @@ def functions_to_convert(module):
 
 def definition_lines(node):
     """(first, last) line of function `node`'s definition, decorators included."""
-    first = min([node.lineno] + [d.lineno for d in node.decorator_list])
+    first = min([node.lineno] + [d.lineno for d in getattr(node, "decorator_list", [])])
     return first, node.end_lineno
 
 
 def convert_function(node, source_info):
-    """Source of function `node` converted, under its own name, marked as an artifact."""
+    """(source of function `node` converted, under its own name, marked as an artifact;
+    {line of that source: line of the original}). A lambda assigned to a name becomes a
+    function of that name."""
+    if isinstance(node, gast.Assign):
+        node = _lambda_as_function(node)
     if isinstance(node, gast.AsyncFunctionDef):
         raise UnsupportedConstructError(
             "%s:%d: async functions (async def) are not supported in converted functions; "
@@ -113,7 +209,31 @@ def convert_function(node, source_info):
     marker = gast.Name(id=ARTIFACT_DECORATOR, ctx=gast.Load(), annotation=None,
                        type_comment=None)
     converted.decorator_list = decorators + [marker]
-    return codegen.to_source(converted)
+    return codegen.to_source_with_lines(converted)
+
+
+def _is_lambda_assignment(statement, parent):
+    """True for `name = lambda ...: ...` alone on its lines of `parent`'s body."""
+    if not (isinstance(statement, gast.Assign) and len(statement.targets) == 1
+            and isinstance(statement.targets[0], gast.Name)
+            and isinstance(statement.value, gast.Lambda)):
+        return False
+    for field in ("body", "orelse", "finalbody"):
+        body = getattr(parent, field, None)
+        if isinstance(body, list) and any(statement is s for s in body):
+            return all(s is statement or s.end_lineno < statement.lineno
+                       or s.lineno > statement.end_lineno for s in body)
+    return False
+
+
+def _lambda_as_function(assignment):
+    """`name = lambda args: value` as `def name(args): return value`."""
+    lam = assignment.value
+    ret = gast.copy_location(gast.Return(value=lam.body), lam.body)
+    node = gast.FunctionDef(name=assignment.targets[0].id, args=lam.args, body=[ret],
+                            decorator_list=[], returns=None, type_comment=None,
+                            type_params=[])
+    return gast.copy_location(node, assignment)
 
 
 def indent_source(text, indent):
@@ -135,13 +255,52 @@ def _lines_inside_strings(text):
     return inside
 
 
-def _is_do_not_convert(decorator):
-    """True for `@do_not_convert`, `@x.do_not_convert` and calls of them."""
+def _decorator_names(module):
+    """The plain names that `do_not_convert` goes by in `module`: its own, those it is
+    imported as (`from autograph import do_not_convert as dnc`) or assigned to."""
+    names = {"do_not_convert"}
+    for node in gast.walk(module):
+        if isinstance(node, gast.ImportFrom):
+            names.update(alias.asname or alias.name for alias in node.names
+                         if alias.name == "do_not_convert")
+    for node in gast.walk(module):
+        if isinstance(node, gast.Assign) and _is_do_not_convert(node.value, names):
+            names.update(t.id for t in node.targets if isinstance(t, gast.Name))
+    return names
+
+
+def _is_do_not_convert(expression, names):
+    """True for `do_not_convert` under one of `names`, or as `x.do_not_convert`."""
+    if isinstance(expression, gast.Attribute):
+        return expression.attr == "do_not_convert"
+    return isinstance(expression, gast.Name) and expression.id in names
+
+
+def _skips_conversion(decorator, names):
+    """True for `@do_not_convert` (any name of it, called or not), and for a decorator
+    called with `autograph=False` (`@tf.function(autograph=False)`)."""
     if isinstance(decorator, gast.Call):
+        if any(k.arg == "autograph" and isinstance(k.value, gast.Constant)
+               and not k.value.value for k in decorator.keywords):
+            return True
         decorator = decorator.func
-    if isinstance(decorator, gast.Attribute):
-        return decorator.attr == "do_not_convert"
-    return isinstance(decorator, gast.Name) and decorator.id == "do_not_convert"
+    return _is_do_not_convert(decorator, names)
+
+
+def _not_converted_names(module, names):
+    """Names of functions that code outside functions wraps without conversion:
+    `do_not_convert(f)`, `tf.function(f, autograph=False)`."""
+    found = set()
+    stack = [module]
+    while stack:
+        node = stack.pop()
+        if isinstance(node, gast.Call) and node.args and isinstance(node.args[0], gast.Name) \
+                and _skips_conversion(node, names):
+            found.add(node.args[0].id)
+        stack.extend(child for child in gast.iter_child_nodes(node)
+                     if not isinstance(child, (gast.FunctionDef, gast.AsyncFunctionDef,
+                                               gast.Lambda)))
+    return found
 
 
 def _check_reserved_names(module, filename):

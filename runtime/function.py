@@ -420,13 +420,28 @@ def _describe_outputs(structured):
 # -- Function ---------------------------------------------------------------------------------
 
 
+def _check_signature_is_a_sequence(input_signature):
+    """Raises TypeError unless `input_signature` is a list or tuple (of TensorSpecs, one per
+    argument): a bare TensorSpec is the common mistake."""
+    if isinstance(input_signature, (TensorSpec, VariableSpec)):
+        raise TypeError("input_signature must be a list or tuple of TensorSpecs, one per "
+                        "argument; got a single %r: wrap it in a list, "
+                        "input_signature=[%r]" % (input_signature, input_signature))
+    if not isinstance(input_signature, (list, tuple)):
+        raise TypeError("input_signature must be a list or tuple of TensorSpecs, one per "
+                        "argument; got %r (%s)" % (input_signature,
+                                                   type(input_signature).__name__))
+
+
+
 class Function:
     """A Python function traced into graphs, one per input signature, and run from cache."""
 
     def __init__(self, python_function, input_signature=None, autograph=True,
                  reduce_retracing=False, converter=None, name=None, jit_compile=None):
         if not callable(python_function):
-            raise TypeError("function expects a callable, got %r" % (python_function,))
+            raise TypeError("function expects a callable as the function to trace, got %r "
+                            "(%s)" % (python_function, type(python_function).__name__))
         self._python_function = python_function
         self._autograph = bool(autograph)
         self._converter = converter if autograph else None
@@ -449,6 +464,7 @@ class Function:
         self._jit_compile = jit_compile
         self._input_signature = None
         if input_signature is not None:
+            _check_signature_is_a_sequence(input_signature)
             self._input_signature = tuple(input_signature)
             for leaf in nest.flatten(list(self._input_signature)):
                 if not isinstance(leaf, TensorSpec):

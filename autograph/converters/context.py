@@ -86,3 +86,4 @@ def mark_original(tree):
     for node in gast.walk(tree):
         if hasattr(node, "lineno"):
             node._ag_origin = True
+    return tree

@@ -6,6 +6,7 @@ import importlib.util
 import inspect
 import json
 import math
+import re
 import textwrap
 import warnings
 
@@ -489,3 +490,42 @@ def with_branch_for_reconversion(a, x):
     if x > a:
         x = x - a
     return x
+
+
+# API misuse: a TypeError naming the argument.
+
+class _Callable:
+    def __call__(self, x):
+        return x
+
+
+@pytest.mark.parametrize("func, what", [
+    (len, "the builtin len"),
+    ([].append, "the builtin list.append"),
+    (_Callable, "the class _Callable"),
+    (_Callable(), "an instance of _Callable"),
+    (3, "3 (int)"),
+    (functools.partial(len), "the builtin len"),
+])
+def test_to_code_of_something_without_python_source_is_a_type_error(func, what):
+    with pytest.raises(TypeError, match=r"to_code expects a Python function or method as "
+                                        r"`func`, got %s" % re.escape(what)):
+        autograph.to_code(func)
+
+
+@pytest.mark.parametrize("make", [autograph.function, tf.function])
+def test_a_non_callable_to_function_is_a_type_error(make):
+    with pytest.raises(TypeError, match=r"function expects a callable .*got 3 \(int\)"):
+        make(3)
+
+
+@pytest.mark.parametrize("make", [autograph.function, tf.function])
+def test_a_bare_tensor_spec_as_input_signature_says_to_wrap_it_in_a_list(make):
+    spec = tf.TensorSpec([None], tf.float32)
+    with pytest.raises(TypeError, match=r"input_signature must be a list or tuple of "
+                                        r"TensorSpecs.*wrap it in a list"):
+        make(input_signature=spec)(lambda x: x)
+    with pytest.raises(TypeError, match=r"input_signature must be a list or tuple"):
+        make(lambda x: x, input_signature=5)
+    assert make(input_signature=(spec,))(lambda x: x * 2)(
+        tf.constant([1.0])).numpy().tolist() == [2.0]

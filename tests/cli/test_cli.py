@@ -4,6 +4,7 @@ import importlib.util
 import inspect
 import itertools
 import os
+import re
 import subprocess
 import sys
 import textwrap
@@ -134,7 +135,9 @@ def test_prints_converted_module_to_stdout(source_file, capsys):
     compile(out, "converted", "exec")
 
 
-def test_writes_to_output_file_what_it_would_print(source_file, tmp_path, capsys):
+def test_writes_to_output_file_what_it_would_print(source_file, tmp_path, capsys,
+                                                  monkeypatch):
+    monkeypatch.chdir(tmp_path)  # the line map names the input relative to the output
     assert cli.main(["convert", source_file]) == 0
     printed = capsys.readouterr().out
     out = tmp_path / "out.py"
@@ -427,3 +430,335 @@ def test_python_m_autograph_converts_the_bundled_example(tmp_path):
     assert "tanh_until_small: tf.Tensor([0.20326039" in ran.stdout
     assert "fizz\n4\nbuzz\n" in ran.stdout + ran.stderr
     assert "Collatz steps from 27 (graph): tf.Tensor(111" in ran.stdout
+
+
+# Inputs the command must refuse, or must not harm.
+
+def snapshot(path):
+    """What must not change about an input file: its bytes and modification time."""
+    return path.read_bytes(), os.stat(path).st_mtime_ns
+
+
+@pytest.mark.parametrize("how", ["same path", "another spelling", "symlink", "hard link",
+                                 "symlink not yet resolved"])
+def test_output_naming_the_input_is_refused_and_leaves_it_untouched(tmp_path, capsys, how,
+                                                                    monkeypatch):
+    path = tmp_path / "shapes.py"
+    path.write_text(SOURCE, encoding="utf-8")
+    before = snapshot(path)
+    monkeypatch.chdir(tmp_path)
+    out = str(path)
+    if how == "another spelling":
+        out = os.path.join(".", "sub", "..", "shapes.py")
+        os.mkdir(tmp_path / "sub")
+    elif how == "symlink":
+        os.symlink(path, tmp_path / "link.py")
+        out = str(tmp_path / "link.py")
+    elif how == "hard link":
+        os.link(path, tmp_path / "hard.py")
+        out = str(tmp_path / "hard.py")
+    elif how == "symlink not yet resolved":  # OUT's folder is a link to the input's
+        os.symlink(tmp_path, tmp_path / "alias")
+        out = str(tmp_path / "alias" / "shapes.py")
+    err = run_fails(["convert", str(path), "-o", out], capsys)
+    assert "is the input file" in err and str(path) in err
+    assert snapshot(path) == before
+
+
+@pytest.mark.parametrize("body, message, line", [
+    ("x = 1\nbreak\n", "'break' outside loop", 2),
+    ("x = 1\nreturn x\n", "'return' outside function", 2),
+    ("def f(a, a):\n    return a\n", "duplicate argument 'a'", 1),
+    ("def f():\n    nonlocal y\n    return 1\n", "no binding for nonlocal 'y' found", 2),
+    ("def f():\n" + "".join("    " * (i + 1) + "for i%d in x:\n" % i for i in range(21))
+     + "    " * 22 + "pass\n", "too many statically nested blocks", 22),
+    ("def f(x):\n    continue\n", "'continue' not properly in loop", 2),
+    ("async def f():\n    pass\ndef g():\n    await f()\n", "'await' outside async", 4),
+])
+def test_what_cpython_refuses_to_compile_is_refused_with_line_and_column(
+        tmp_path, capsys, body, message, line):
+    path = write(tmp_path / "refused.py", body)
+    err = run_fails(["convert", path], capsys)
+    assert err.startswith("autograph: error: %s:%d:" % (path, line)), err
+    assert re.match(r"autograph: error: .*:\d+:\d+: syntax error: ", err), err
+    assert message in err
+
+
+def test_undecodable_bytes_are_reported_with_their_line(tmp_path, capsys):
+    path = tmp_path / "bad.py"
+    path.write_bytes(b"x = 1\n\ny = '\xff'\n")
+    err = run_fails(["convert", str(path)], capsys)
+    assert "%s:3: cannot decode byte 0xff as utf-8" % path in err
+
+
+def test_a_coding_declaration_is_honoured(tmp_path, capsys):
+    path = tmp_path / "latin.py"
+    path.write_bytes("# -*- coding: latin-1 -*-\n\ndef f(x):\n    if x > 0:\n"
+                     "        return 'caf\xe9'\n    return 'no'\n".encode("latin-1"))
+    assert cli.main(["convert", str(path)]) == 0
+    assert "'caf\xe9'" in capsys.readouterr().out
+    ascii_path = write_bytes(tmp_path / "ascii.py", b"# coding: ascii\n\nx = '\xe9'\n")
+    err = run_fails(["convert", ascii_path], capsys)
+    assert "ascii.py:3: cannot decode byte 0xe9 as ascii" in err
+
+
+def write_bytes(path, data):
+    path.write_bytes(data)
+    return str(path)
+
+
+def test_an_unknown_encoding_is_reported_with_its_line(tmp_path, capsys):
+    path = write_bytes(tmp_path / "odd.py", b"#!/usr/bin/env python\n# coding: klingon\n")
+    err = run_fails(["convert", path], capsys)
+    assert "%s:2: cannot read: unknown encoding" % path in err
+
+
+def test_a_null_byte_is_reported_with_its_line(tmp_path, capsys):
+    path = write_bytes(tmp_path / "nul.py", b"x = 1\ny = 2\x00\n")
+    assert "%s:2: the source contains a null byte" % path in run_fails(["convert", path],
+                                                                      capsys)
+
+
+DO_NOT_CONVERT_SOURCE = textwrap.dedent('''\
+    import autograph
+    import autograph as ag
+    import autograph.tf as tf
+    from autograph import do_not_convert as dnc
+
+    keep = autograph.do_not_convert
+
+
+    @dnc
+    def aliased(x):
+        if x > 0:
+            return 1
+        return 0
+
+
+    @ag.do_not_convert
+    def module_alias(x):
+        if x > 0:
+            return 1
+        return 0
+
+
+    @tf.autograph.experimental.do_not_convert
+    def facade(x):
+        if x > 0:
+            return 1
+        return 0
+
+
+    @tf.function(autograph=False)
+    def unconverted_function(x):
+        if x > 0:
+            return 1
+        return 0
+
+
+    @keep
+    def assigned_alias(x):
+        if x > 0:
+            return 1
+        return 0
+
+
+    def wrapped_later(x):
+        if x > 0:
+            return 1
+        return 0
+
+
+    later = tf.function(wrapped_later, autograph=False)
+
+
+    def converted(x):
+        if x > 0:
+            return 1
+        return 0
+''')
+
+
+def test_do_not_convert_under_any_alias_and_autograph_false_are_respected(tmp_path, capsys):
+    path = write(tmp_path / "aliases.py", DO_NOT_CONVERT_SOURCE)
+    assert cli.main(["convert", path]) == 0
+    out = capsys.readouterr().out
+    assert out.count("@ag__autograph_artifact\n") == 1  # only `converted`
+    assert "@ag__autograph_artifact\ndef converted(x):" in out
+    body = DO_NOT_CONVERT_SOURCE.split("def converted")[0].split("\n", 4)[4]
+    assert body in out
+
+
+def test_a_module_level_lambda_is_converted(tmp_path):
+    text = "import autograph.tf as tf\n\nclip = lambda z: z if z > 0 else -z  # abs\n"
+    out = str(tmp_path / "lambdas_converted.py")
+    assert cli.main(["convert", write(tmp_path / "lambdas.py", text), "-o", out]) == 0
+    result = load(out)
+    assert "ag__.if_exp(" in open(out, encoding="utf-8").read()
+    assert conversion.is_artifact(result.clip)
+    assert tf.function(result.clip)(tf.constant(-3)).numpy() == 3
+    assert result.clip(-4) == 4
+
+
+def test_lambda_sharing_its_line_with_another_statement_is_kept(tmp_path, capsys):
+    text = "clip = lambda z: z if z > 0 else -z; other = 1\n"
+    assert cli.main(["convert", write(tmp_path / "shared.py", text)]) == 0
+    assert text in capsys.readouterr().out
+
+
+def test_converting_a_converted_file_again_gives_the_same_file(source_file, tmp_path):
+    once = tmp_path / "once.py"
+    twice = tmp_path / "twice.py"
+    assert cli.main(["convert", source_file, "-o", str(once)]) == 0
+    assert cli.main(["convert", str(once), "-o", str(twice)]) == 0
+    assert twice.read_bytes() == once.read_bytes()
+
+
+def test_errors_in_a_converted_module_name_the_original_file_and_line(tmp_path):
+    text = textwrap.dedent('''\
+        import autograph.tf as tf
+
+
+        @tf.function
+        def halve_until_small(x):
+            while tf.reduce_sum(x) > 1:
+                x = x / 2
+            y = tf.reshape(x, [7])  # the failing line
+            return y
+    ''')
+    source = write(tmp_path / "original.py", text)
+    os.mkdir(tmp_path / "build")
+    out = str(tmp_path / "build" / "converted.py")
+    assert cli.main(["convert", source, "-o", out]) == 0
+    result = load(out)
+    with pytest.raises(Exception) as raised:
+        result.halve_until_small(tf.constant([4.0, 4.0]))
+    message = str(raised.value) + "".join(getattr(raised.value, "__notes__", []))
+    assert "%s:8" % source in message, message
+    from runtime import errors
+    for number, line in enumerate(open(out, encoding="utf-8"), 1):
+        if "tf.reshape(x, [7])" in line:
+            assert errors.translate_location(out, number) == (source, 8)
+
+
+# Several inputs, standard streams, --check, --version.
+
+def test_several_files_and_a_directory_are_mirrored_into_the_output_directory(tmp_path,
+                                                                             capsys):
+    package = tmp_path / "pkg"
+    (package / "sub").mkdir(parents=True)
+    (package / "__pycache__").mkdir()
+    write(package / "a.py", SOURCE)
+    write(package / "sub" / "b.py", "def g(x):\n    while x > 0:\n        x -= 1\n    return x\n")
+    write(package / "notes.txt", "not python")
+    write(package / "__pycache__" / "c.py", "garbage (")
+    single = write(tmp_path / "single.py", SOURCE)
+    out = tmp_path / "out"
+    assert cli.main(["convert", str(package), single, "-o", str(out)]) == 0
+    assert capsys.readouterr() == ("", "")
+    written = sorted(os.path.relpath(os.path.join(root, name), out)
+                     for root, _, names in os.walk(out) for name in names)
+    assert written == ["a.py", "single.py", os.path.join("sub", "b.py")]
+    assert load(str(out / "sub" / "b.py")).g(3) == 0
+    assert load(str(out / "a.py")).sign(-2) == -2
+
+
+def test_every_failure_among_several_files_is_reported_and_the_others_written(tmp_path,
+                                                                             capsys):
+    good = write(tmp_path / "good.py", SOURCE)
+    bad = write(tmp_path / "bad.py", "def f(x):\n    return x +\n")
+    gen = write(tmp_path / "gen.py", "def f():\n    yield 1\n")
+    out = tmp_path / "out"
+    out.mkdir()
+    (out / "gen.py").write_text("# an earlier result\n")
+    assert cli.main(["convert", bad, good, gen, "-o", str(out)]) == 2
+    captured = capsys.readouterr()
+    lines = captured.err.splitlines()
+    assert len(lines) == 2 and bad in lines[0] and gen in lines[1]
+    assert "Traceback" not in captured.err
+    assert sorted(os.listdir(out)) == ["gen.py", "good.py"]
+    assert (out / "gen.py").read_text() == "# an earlier result\n"
+
+
+def test_several_inputs_need_an_output_directory(tmp_path, capsys):
+    a, b = write(tmp_path / "a.py", SOURCE), write(tmp_path / "b.py", SOURCE)
+    assert "need -o DIR" in run_fails(["convert", a, b], capsys)
+    assert "need a directory" in run_fails(["convert", a, b, "-o", a], capsys)
+
+
+def test_a_directory_converted_into_itself_is_refused_file_by_file(tmp_path, capsys):
+    package = tmp_path / "pkg"
+    package.mkdir()
+    path = package / "a.py"
+    path.write_text(SOURCE, encoding="utf-8")
+    before = snapshot(path)
+    assert cli.main(["convert", str(package), "-o", str(package)]) == 2
+    assert "is the input file" in capsys.readouterr().err
+    assert snapshot(path) == before
+
+
+def test_standard_input_to_standard_output(monkeypatch, capsys):
+    import io
+    monkeypatch.setattr(sys, "stdin", io.TextIOWrapper(io.BytesIO(SOURCE.encode("utf-8"))))
+    assert cli.main(["convert", "-", "-o", "-"]) == 0
+    out = capsys.readouterr().out
+    assert "# Converted by `autograph convert` from <stdin>.\n" in out
+    assert "ag__.while_stmt(" in out
+    compile(out, "converted", "exec")
+
+
+def test_errors_on_standard_input_name_it(monkeypatch, capsys):
+    import io
+    monkeypatch.setattr(sys, "stdin", io.StringIO("def f(:\n"))
+    err = run_fails(["convert", "-"], capsys)
+    assert err.startswith("autograph: error: <stdin>:1:")
+
+
+def test_check_writes_nothing_and_reports_by_exit_status(source_file, tmp_path, capsys):
+    out = tmp_path / "out.py"
+    assert cli.main(["convert", "--check", source_file, "-o", str(out)]) == 0
+    assert capsys.readouterr() == ("", "")
+    assert not out.exists()
+    bad = write(tmp_path / "bad.py", "break\n")
+    assert cli.main(["convert", "--check", source_file, bad]) == 2
+    captured = capsys.readouterr()
+    assert captured.out == "" and captured.err.count("\n") == 1 and bad in captured.err
+    assert sorted(os.listdir(tmp_path)) == ["bad.py", "shapes.py"]
+
+
+def test_version_comes_from_the_package_metadata(capsys):
+    from importlib import metadata
+    try:
+        expected = metadata.version("autograph")
+    except metadata.PackageNotFoundError:
+        expected = "0+unknown"
+    assert autograph.__version__ == expected
+    with pytest.raises(SystemExit) as exit_:
+        cli.main(["--version"])
+    assert exit_.value.code == 0
+    assert capsys.readouterr().out == "autograph %s\n" % expected
+
+
+def test_version_has_a_fallback_when_the_package_is_not_installed(monkeypatch):
+    from importlib import metadata
+
+    def not_installed(name):
+        raise metadata.PackageNotFoundError(name)
+    monkeypatch.setattr(metadata, "version", not_installed)
+    assert autograph._installed_version() == "0+unknown"
+
+
+def test_the_line_map_sends_every_kept_line_to_its_original(converted, source_file, tmp_path):
+    from runtime import errors
+    out = str(tmp_path / "shapes_converted.py")  # written and imported by `converted`
+    original = open(source_file, encoding="utf-8").read().splitlines()
+    checked = 0
+    for number, line in enumerate(open(out, encoding="utf-8").read().splitlines(), 1):
+        filename, mapped = errors.translate_location(out, number)
+        assert filename == source_file
+        if line.strip() and line in original and original.count(line) == 1:
+            assert original[mapped - 1] == line, (number, line, mapped)
+            checked += 1
+        if "tf.tanh(x)" in line or "steps += 1" in line:  # inside converted functions
+            assert original[mapped - 1].strip() == line.strip()
+    assert checked > 10

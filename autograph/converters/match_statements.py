@@ -1,0 +1,138 @@
+"""`match` statements to an if/else chain, so that a tensor subject stages like an `if`.
+
+    match x:                              match_subject = x
+        case 0 | 1:                       if match_subject == 0 or match_subject == 1:
+            y = 1                             y = 1
+        case n if n > 5:          ->      else:
+            y = n                             n = match_subject
+        case _:                               if n > 5:
+            y = 0                                 y = n
+                                              else:
+                                                  y = 0
+
+The subject is evaluated once, into a temporary. Literal and value patterns become `==`,
+`None`/`True`/`False` become `is`, `|` becomes `or`, and a capture (`n`, `... as n`) binds
+the subject before the case's test, so that its guard can read it (Python leaves the
+bindings of a failed case unspecified). The later passes then convert the chain like any
+`if`: staged for a tensor test, plain Python for a Python one, so a Python subject keeps
+Python semantics. Sequence, mapping, class and star patterns look inside the subject in ways
+a tensor does not support: they are refused, naming the line.
+
+Runs first, before the passes that lower jumps, so a `return` or `break` in a case body is
+handled like one in an `if`.
+"""
+
+import gast
+
+from autograph.converters.context import mark_original
+from autograph.errors import ConversionError
+
+_REFUSED = {
+    gast.MatchSequence: "a sequence pattern",
+    gast.MatchMapping: "a mapping pattern",
+    gast.MatchClass: "a class pattern",
+    gast.MatchStar: "a star pattern",
+}
+
+
+def transform(node, ctx):
+    """Rewrites every `match` in function `node`'s own body (not in nested functions)."""
+    _MatchRewriter(ctx).visit_body_of(node)
+    return node
+
+
+class _MatchRewriter(gast.NodeTransformer):
+
+    def __init__(self, ctx):
+        self.ctx = ctx
+
+    def visit_body_of(self, function):
+        function.body = self._statements(function.body)
+
+    def _statements(self, statements):
+        result = []
+        for statement in statements:
+            replaced = self.visit(statement)
+            result.extend(replaced if isinstance(replaced, list) else [replaced])
+        return result
+
+    def generic_visit(self, node):
+        for field in ("body", "orelse", "finalbody"):
+            if isinstance(getattr(node, field, None), list):
+                setattr(node, field, self._statements(getattr(node, field)))
+        for handler in getattr(node, "handlers", []):
+            handler.body = self._statements(handler.body)
+        return node
+
+    def visit_FunctionDef(self, node):
+        return node  # converted on its own when called
+
+    visit_AsyncFunctionDef = visit_ClassDef = visit_FunctionDef
+
+    def visit_Match(self, node):
+        subject = self.ctx.namer.new("match_subject")
+        assign = gast.Assign(targets=[_name(subject, gast.Store())], value=node.subject,
+                             type_comment=None)
+        mark_original(gast.copy_location(assign, node))
+        return [assign] + self._chain(node.cases, subject)
+
+    def _chain(self, cases, subject):
+        """The statements that run the first matching case of `cases`."""
+        if not cases:
+            return []
+        case, rest = cases[0], cases[1:]
+        line_node = case.pattern
+        bindings = []
+        for name in _captured_names(case.pattern):
+            bind = gast.Assign(targets=[_name(name, gast.Store())],
+                               value=_name(subject, gast.Load()), type_comment=None)
+            bindings.append(mark_original(gast.copy_location(bind, line_node)))
+        test = self._test(case.pattern, subject)
+        if case.guard is not None:
+            test = case.guard if test is None else gast.BoolOp(op=gast.And(),
+                                                               values=[test, case.guard])
+        body = self._statements(case.body)
+        if test is None:  # irrefutable: the cases after it cannot run
+            return bindings + body
+        branch = gast.If(test=test, body=body, orelse=self._chain(rest, subject))
+        return bindings + [mark_original(gast.copy_location(branch, line_node))]
+
+    def _test(self, pattern, subject):
+        """The test for `pattern` against the subject, or None for one that always matches."""
+        if isinstance(pattern, gast.MatchValue):
+            return _compare(subject, gast.Eq(), pattern.value, pattern)
+        if isinstance(pattern, gast.MatchSingleton):
+            constant = gast.copy_location(gast.Constant(value=pattern.value, kind=None),
+                                          pattern)
+            return _compare(subject, gast.Is(), constant, pattern)
+        if isinstance(pattern, gast.MatchAs):
+            return None if pattern.pattern is None else self._test(pattern.pattern, subject)
+        if isinstance(pattern, gast.MatchOr):
+            tests = [self._test(p, subject) for p in pattern.patterns]
+            if any(t is None for t in tests):
+                return None
+            return gast.copy_location(gast.BoolOp(op=gast.Or(), values=tests), pattern)
+        what = _REFUSED.get(type(pattern), type(pattern).__name__)
+        raise ConversionError(
+            "%s: %s in a match statement is not supported in converted functions (only "
+            "literal, value, `|`, capture and wildcard patterns are); rewrite it with if/elif, "
+            "or mark the function with autograph.do_not_convert to run it as plain Python"
+            % (self.ctx.location(pattern), what))
+
+
+def _captured_names(pattern):
+    """The names a (supported) pattern binds: each one to the subject itself."""
+    names = []
+    for sub in gast.walk(pattern):
+        if isinstance(sub, gast.MatchAs) and sub.name is not None and sub.name not in names:
+            names.append(sub.name)
+    return names
+
+
+def _compare(subject, op, value, origin):
+    compare = gast.Compare(left=_name(subject, gast.Load()), ops=[op], comparators=[value])
+    return gast.copy_location(compare, origin)
+
+
+def _name(identifier, ctx):
+    return gast.Name(id=identifier, ctx=ctx, annotation=None, type_comment=None)

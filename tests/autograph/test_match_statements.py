@@ -1,0 +1,113 @@
+"""The match pass: literal, value, `|`, capture and wildcard patterns (with guards) become an
+if/else chain over a temporary, so a tensor subject stages like an `if` and a Python subject
+keeps Python semantics; other patterns are refused naming the line."""
+
+import enum
+
+import numpy as np
+import pytest
+
+import autograph
+import autograph.tf as tf
+from autograph.errors import ConversionError
+
+
+class Color(enum.IntEnum):
+    RED = 1
+    GREEN = 2
+
+
+def classify(x):
+    match x:
+        case 0 | 1:
+            y = x + 10
+        case Color.GREEN:
+            y = x * 100
+        case None:
+            y = -5
+        case n if n > 5:
+            y = n * 2
+        case _:
+            y = x * 0 - 1
+    return y
+
+
+@pytest.mark.parametrize("value", [0, 1, 2, 3, 7])
+def test_match_on_a_tensor_subject_stages_like_the_python_match(value):
+    staged = autograph.function(classify)(tf.constant(value))
+    assert staged.numpy() == classify(value)
+
+
+def test_match_on_a_tensor_builds_if_ops():
+    graph = autograph.function(classify).get_concrete_function(tf.constant(3)).graph
+    assert "StatelessIf" in {n.op for n in graph.as_graph_def().node}
+
+
+@pytest.mark.parametrize("value", [0, 1, 2, 3, 7, None])
+def test_match_on_a_python_subject_keeps_python_semantics(value):
+    assert autograph.to_graph(classify)(value) == classify(value)
+
+
+def test_the_subject_is_evaluated_once():
+    calls = []
+
+    def subject(x):
+        calls.append(x)
+        return x
+
+    def f(x):
+        match subject(x):
+            case 1:
+                return 10
+            case 2:
+                return 20
+            case _:
+                return 0
+    out = autograph.function(f)(tf.constant(2))
+    assert out.numpy() == 20 and len(calls) == 1
+
+
+def test_a_return_inside_a_case_is_lowered_like_one_in_an_if():
+    def f(x):
+        for i in tf.range(5):
+            match i:
+                case 3:
+                    x += 100
+                    break
+                case _:
+                    x += 1
+        return x
+    assert autograph.function(f)(tf.constant(0)).numpy() == f(0) == 103
+
+
+def test_an_or_pattern_with_a_capture_binds_the_subject():
+    def f(x):
+        match x * 2:
+            case 2 | 4 as doubled:
+                return doubled + 1
+            case other:
+                return other - 1
+    fn = autograph.function(f)
+    assert fn(tf.constant(1)).numpy() == 3 and fn(tf.constant(3)).numpy() == 5
+    np.testing.assert_equal(autograph.to_graph(f)(2), 5)
+
+
+@pytest.mark.parametrize("pattern, what", [
+    ("[a, b]", "a sequence pattern"),
+    ("{'k': v}", "a mapping pattern"),
+    ("int(v)", "a class pattern"),
+])
+def test_other_patterns_are_refused_naming_the_line(tmp_path, pattern, what):
+    namespace = {}
+    source = ("def f(x):\n"
+              "    match x:\n"
+              "        case 0:\n"
+              "            return 0\n"
+              "        case %s:\n"
+              "            return 1\n"
+              "    return 2\n" % pattern)
+    path = tmp_path / "patterns.py"
+    path.write_text(source)
+    exec(compile(source, str(path), "exec"), namespace)
+    with pytest.raises(ConversionError, match=r"patterns\.py:5: %s" % what):
+        autograph.to_code(namespace["f"])

@@ -24,7 +24,7 @@ from autograph.converters import (break_statements, context, continue_statements
                                   control_flow, expressions, function_scopes,
                                   match_statements, return_statements, super_calls,
                                   try_statements)
-from autograph.errors import ConversionError, UnsupportedConstructError
+from autograph.errors import UnsupportedConstructError
 
 _DO_NOT_CONVERT = "__autograph_do_not_convert__"
 ARTIFACT = "__autograph_artifact__"  # holds the __code__ of already-converted functions

@@ -15,8 +15,14 @@ The subject is evaluated once, into a temporary. Literal and value patterns beco
 the subject before the case's test, so that its guard can read it (Python leaves the
 bindings of a failed case unspecified). The later passes then convert the chain like any
 `if`: staged for a tensor test, plain Python for a Python one, so a Python subject keeps
-Python semantics. Sequence, mapping, class and star patterns look inside the subject in ways
-a tensor does not support: they are refused, naming the line.
+Python semantics. A `match` with sequence, mapping, class or star patterns (which look inside
+the subject in ways a tensor does not support) stays a Python `match` (its case bodies still
+converted), with the subject passed through `ag__.match_subject`, which refuses a tensor
+subject with an error naming the line:
+
+    match point:                  ->      match ag__.match_subject(point, 'a class pattern',
+        case Point(x=0): ...                                       'f.py:12'):
+                                              case Point(x=0): ...
 
 Runs first, before the passes that lower jumps, so a `return` or `break` in a case body is
 handled like one in an `if`.
@@ -24,8 +30,8 @@ handled like one in an `if`.
 
 import gast
 
+from autograph import templates
 from autograph.converters.context import mark_original
-from autograph.errors import ConversionError
 
 _REFUSED = {
     gast.MatchSequence: "a sequence pattern",
@@ -70,6 +76,15 @@ class _MatchRewriter(gast.NodeTransformer):
     visit_AsyncFunctionDef = visit_ClassDef = visit_FunctionDef
 
     def visit_Match(self, node):
+        unsupported = _unsupported_pattern(node)
+        if unsupported is not None:
+            for case in node.cases:
+                case.body = self._statements(case.body)
+            node.subject = templates.replace_as_expression(
+                "ag__.match_subject(subject, pattern, where)", subject=node.subject,
+                pattern=gast.Constant(value=_REFUSED[type(unsupported)], kind=None),
+                where=gast.Constant(value=self.ctx.location(unsupported), kind=None))
+            return node
         subject = self.ctx.namer.new("match_subject")
         assign = gast.Assign(targets=[_name(subject, gast.Store())], value=node.subject,
                              type_comment=None)
@@ -112,12 +127,16 @@ class _MatchRewriter(gast.NodeTransformer):
             if any(t is None for t in tests):
                 return None
             return gast.copy_location(gast.BoolOp(op=gast.Or(), values=tests), pattern)
-        what = _REFUSED.get(type(pattern), type(pattern).__name__)
-        raise ConversionError(
-            "%s: %s in a match statement is not supported in converted functions (only "
-            "literal, value, `|`, capture and wildcard patterns are); rewrite it with if/elif, "
-            "or mark the function with autograph.do_not_convert to run it as plain Python"
-            % (self.ctx.location(pattern), what))
+        raise AssertionError("unsupported pattern %r" % pattern)  # _unsupported_pattern
+
+
+def _unsupported_pattern(match):
+    """The first sequence, mapping, class or star pattern of `match`'s cases, or None."""
+    for case in match.cases:
+        for sub in gast.walk(case.pattern):
+            if type(sub) in _REFUSED:
+                return sub
+    return None
 
 
 def _captured_names(pattern):

@@ -1,7 +1,7 @@
 """The run-time side of converted code: each `ag__.<name>` entry point decides at run time
 between plain Python (Python values) and graph ops (symbolic tensors).
 
-One module per construct: conditionals (if_stmt, if_exp), loops (while_stmt, for_stmt),
+One module per construct: conditionals (if_stmt, if_exp, match_subject), loops (while_stmt, for_stmt),
 logical (and_, or_, not_, in_, not_in), asserts (assert_stmt), try_statements (FinallyJumps),
 undefined (Undefined markers), composites (maybe, refuse_composite: keys and attributes as
 state), and py_builtins (range, len, ... applied to tensors).
@@ -9,13 +9,13 @@ state), and py_builtins (range, len, ... applied to tensors).
 
 from runtime.operators.asserts import assert_stmt
 from runtime.operators.composites import maybe, refuse_composite
-from runtime.operators.conditionals import if_exp, if_stmt
+from runtime.operators.conditionals import if_exp, if_stmt, match_subject
 from runtime.operators.logical import and_, compare_chain, in_, not_, not_in, or_
 from runtime.operators.loops import for_stmt, while_stmt
 from runtime.operators.staging import try_body
 from runtime.operators.try_statements import FinallyJumps
 from runtime.operators.undefined import Undefined, UndefinedReturnValue, del_, ld
 
-__all__ = ["assert_stmt", "if_exp", "if_stmt", "and_", "compare_chain", "in_", "not_", "not_in",
+__all__ = ["assert_stmt", "if_exp", "if_stmt", "match_subject", "and_", "compare_chain", "in_", "not_", "not_in",
            "or_", "for_stmt", "while_stmt", "try_body", "FinallyJumps", "Undefined",
            "UndefinedReturnValue", "del_", "ld", "maybe", "refuse_composite"]

@@ -60,3 +60,15 @@ def if_exp(cond, if_true, if_false, expr_repr=None):
         return if_true() if cond else if_false()
     return staging.staged_cond(cond, if_true, if_false,
                                "the conditional expression %s" % (expr_repr or ""))
+
+
+def match_subject(subject, pattern, where):
+    """The subject of a `match` statement kept as Python (its cases use `pattern`: sequence,
+    mapping or class patterns, which look inside the subject): returned as it is, unless it
+    is a tensor being traced, which such patterns cannot test."""
+    if staging.is_symbolic(staging.as_condition(subject)):
+        raise NotImplementedError(
+            "%s: the match statement's subject is a tensor, but its cases use %s, which "
+            "cannot test a tensor in a graph; use literal, value, `|`, capture and wildcard "
+            "patterns (converted to if/elif), or if/elif with tensor conditions" % (where, pattern))
+    return subject

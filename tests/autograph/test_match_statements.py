@@ -1,6 +1,7 @@
 """The match pass: literal, value, `|`, capture and wildcard patterns (with guards) become an
 if/else chain over a temporary, so a tensor subject stages like an `if` and a Python subject
-keeps Python semantics; other patterns are refused naming the line."""
+keeps Python semantics; a match with other patterns stays a Python match whose subject
+must not be a tensor (refused naming the line)."""
 
 import enum
 
@@ -9,7 +10,6 @@ import pytest
 
 import autograph
 import autograph.tf as tf
-from autograph.errors import ConversionError
 
 
 class Color(enum.IntEnum):
@@ -92,12 +92,13 @@ def test_an_or_pattern_with_a_capture_binds_the_subject():
     np.testing.assert_equal(autograph.to_graph(f)(2), 5)
 
 
-@pytest.mark.parametrize("pattern, what", [
-    ("[a, b]", "a sequence pattern"),
-    ("{'k': v}", "a mapping pattern"),
-    ("int(v)", "a class pattern"),
+@pytest.mark.parametrize("pattern, what, python_subject", [
+    ("[a, b]", "a sequence pattern", [3, 4]),
+    ("{'k': v}", "a mapping pattern", {"k": 1}),
+    ("int(v)", "a class pattern", 7),
 ])
-def test_other_patterns_are_refused_naming_the_line(tmp_path, pattern, what):
+def test_other_patterns_keep_python_match_and_refuse_a_tensor_subject(tmp_path, pattern, what,
+                                                                       python_subject):
     namespace = {}
     source = ("def f(x):\n"
               "    match x:\n"
@@ -109,5 +110,10 @@ def test_other_patterns_are_refused_naming_the_line(tmp_path, pattern, what):
     path = tmp_path / "patterns.py"
     path.write_text(source)
     exec(compile(source, str(path), "exec"), namespace)
-    with pytest.raises(ConversionError, match=r"patterns\.py:5: %s" % what):
-        autograph.to_code(namespace["f"])
+    f = namespace["f"]
+    assert "ag__.match_subject(x, %r, " % what in autograph.to_code(f)
+    converted = autograph.to_graph(f)
+    for subject in (0, python_subject, "other"):
+        assert converted(subject) == f(subject)
+    with pytest.raises(NotImplementedError, match=r"patterns\.py:5: .*%s" % what):
+        autograph.function(f)(tf.constant(3))

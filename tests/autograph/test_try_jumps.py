@@ -6,7 +6,6 @@ values in the traced runs: tensor control flow inside a `try` with `except` clau
 (see test_control_flow), as its errors would be raised when the graph runs.
 """
 
-import gast
 import pytest
 
 import autograph

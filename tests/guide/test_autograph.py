@@ -7,7 +7,6 @@ tracing. Both are captured with capsys.
 """
 
 import numpy as np
-import pytest
 
 import autograph.tf as tf
 

@@ -385,13 +385,14 @@ def transform(node, ctx):
     """Converts the control-flow statements of function `node` (analysis must have run)."""
     deleted = activity.deleted_names(node.body) - ctx.globals
     orphaned = _orphaned_locals(node, ctx)
-    undefined = _maybe_undefined(node, ctx) | deleted | orphaned
+    read_early = _locals_read_maybe_unbound(node, ctx)
+    undefined = _maybe_undefined(node, ctx) | deleted | orphaned | read_early
     if undefined:
         guard = _GuardReads(undefined, ctx.annotations.maybe_undefined_reads, deleted)
         node.body = _visit_list(guard, node.body)
     transformer = _Transformer(ctx)
     body = _visit_list(transformer, node.body)
-    inits = _undefined_bindings(transformer.unbound | orphaned)
+    inits = _undefined_bindings(transformer.unbound | orphaned | read_early)
     docstring = body[:1] if body and _is_docstring(body[0]) else []
     node.body = docstring + set_origin(inits, node) + body[len(docstring):]
     return node
@@ -405,6 +406,17 @@ def _orphaned_locals(node, ctx):
                       if isinstance(n, gast.Name) and isinstance(n.ctx, (gast.Store, gast.Del))}
     params = set(activity.parameter_names(node))
     return set(ctx.original_locals - still_assigned - params - ctx.globals)
+
+
+def _locals_read_maybe_unbound(node, ctx):
+    """Local names read somewhere they may be unbound (per the definedness analysis). Bound to
+    Undefined at the start, so that a read from a generated branch or loop function (where
+    the name is free, not state) raises UnboundLocalError as in Python, not a NameError about
+    a free variable."""
+    local = set(ctx.original_locals) - ctx.globals - set(activity.parameter_names(node))
+    reads = ctx.annotations.maybe_undefined_reads
+    return {sub.id for sub in gast.walk(node)
+            if isinstance(sub, gast.Name) and sub.id in local and id(sub) in reads}
 
 
 def _visit_list(transformer, stmts):

@@ -467,3 +467,30 @@ def test_name_assigned_only_in_unreachable_code_stays_local(x):
         assert _assigned_only_after_a_return(x) == 1
         assert autograph.to_graph(_assigned_only_after_a_return)(x) == 1
         assert int(tf.function(_assigned_only_after_a_return)(tf.constant(x))) == 1
+
+
+def _assigned_in_a_handler_read_after_a_staged_return(x):
+    try:
+        for _ in range(x % 4):
+            return 6
+    finally:
+        try:
+            pass
+        except ValueError:
+            late = 1
+    return late
+
+
+@pytest.mark.parametrize("x", [4, 5])
+def test_name_assigned_only_in_a_handler_read_in_a_staged_branch(x):
+    """The read of `late` lands in a generated branch function (after a staged `return`), where
+    the name is free: unbound, it must be Python's UnboundLocalError, not a NameError about a
+    free variable or a global."""
+    if x == 4:
+        with pytest.raises(UnboundLocalError):
+            _assigned_in_a_handler_read_after_a_staged_return(x)
+        with pytest.raises(UnboundLocalError, match="late"):
+            tf.function(_assigned_in_a_handler_read_after_a_staged_return)(tf.constant(x))
+    else:
+        assert int(tf.function(_assigned_in_a_handler_read_after_a_staged_return)(
+            tf.constant(x))) == 6

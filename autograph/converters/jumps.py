@@ -169,7 +169,9 @@ def _lower_finally(node, jump):
     wrap = scope is None
     if wrap:
         scope = node._ag_finally_scope = namer.new("finally_")
-    enter = templates.replace("pending, flag = flag, False", pending=pending, flag=jump.flag)
+    enter = templates.replace("pending, flag = scope.enter_finally(flag), False",
+                              pending=pending, flag=jump.flag, scope=scope)
+    enter[0].value.elts[0]._ag_runtime_call = True
     leave = templates.replace("flag = scope.resume(flag, pending)", flag=jump.flag,
                               scope=scope, pending=pending)
     leave[0].value._ag_runtime_call = True  # a call of the runtime's: never converted

@@ -20,7 +20,6 @@ its branches or body into sub-graphs and reconciling the state they produce:
     (a StagedList), see the last section.
 """
 
-import contextlib
 import re
 import threading
 
@@ -33,7 +32,7 @@ from runtime import errors
 from runtime import nest
 from runtime import shape as shape_lib
 from runtime import tensor_array
-from runtime.operators import undefined
+from runtime.operators import try_regions, undefined
 from runtime.operators.composites import Missing
 from runtime.operators.undefined import (DeadValue, MaybeUndefined, Undefined,
                                          UndefinedRead, UndefinedReturnValue)
@@ -46,42 +45,8 @@ from runtime.variables import Variable
 COMPILER_SYMBOLS = ("do_return", "retval_", "break_", "continue_")
 
 
-_try_bodies = threading.local()
-
-
-@contextlib.contextmanager
-def try_body(where):
-    """Marks the body of a `try` that has `except` clauses (`where` is its 'file:line').
-
-    Staging control flow into the graph being traced there is refused: its ops would run
-    later, when the graph runs, where the `except` clauses can no longer catch what they
-    raise. Running eagerly (no graph), or tracing a separate Function, is fine."""
-    stack = getattr(_try_bodies, "stack", None)
-    if stack is None:
-        stack = _try_bodies.stack = []
-    graph = context.current_graph()
-    stack.append((where, graph.root if graph is not None else None))
-    try:
-        yield
-    finally:
-        stack.pop()
-
-
-def refuse_inside_try(what):
-    """Raises NotImplementedError when `what` would be staged into the graph of a trace that
-    is inside a try body."""
-    stack = getattr(_try_bodies, "stack", None)
-    if not stack:
-        return
-    graph = context.current_graph()
-    root = graph.root if graph is not None else None
-    for where, try_root in reversed(stack):
-        if try_root is not None and try_root is root:
-            _fail(NotImplementedError,
-                  "%s on a tensor cannot be staged inside the `try` at %s: errors raised when "
-                  "the graph runs cannot be caught by its `except` clauses. Move the "
-                  "tensor-dependent code out of the try, or the try out of the traced "
-                  "function" % (what, where))
+try_body = try_regions.try_body
+refuse_inside_try = try_regions.refuse_inside_try
 
 
 def _no_state():

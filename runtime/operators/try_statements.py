@@ -5,7 +5,8 @@
     finally:                ->        try:
         return 0                          g()
                                       finally:
-                                          pending_return, do_return = do_return, False
+                                          pending_return, do_return = (
+                                              finally_.enter_finally(do_return), False)
                                           retval_ = 0
                                           do_return = True
                                           do_return = finally_.resume(do_return,
@@ -14,10 +15,12 @@
 In Python such a jump replaces whatever was pending when the `finally:` block began: a
 `return`, `break` or `continue` of the `try` body, or an exception in flight, which is
 swallowed. The compiler lowers jumps to flags; this context manager does the swallowing.
+From its start to the start of the `finally:` block, staging a run-time check whose error
+Python would swallow is refused (see runtime.operators.try_regions).
 """
 
 from runtime import errors
-from runtime.operators import staging
+from runtime.operators import staging, try_regions
 from runtime.ops import math_ops
 
 
@@ -25,16 +28,24 @@ class FinallyJumps:
     """Wraps a `try` statement (at 'file:line' `where`) whose `finally:` block may jump:
     an exception leaving the `try` is swallowed when that block jumped."""
 
-    __slots__ = ("where", "jumped")
+    __slots__ = ("where", "jumped", "_region")  # _region: try_regions token while inside
 
     def __init__(self, where):
         self.where = where
         # One flag per kind of jump: each pass lowering a kind resumes it separately, maybe
         # inside a staged branch of another kind's guard, so they are never combined.
         self.jumped = []
+        self._region = None
 
     def __enter__(self):
+        self._region = try_regions.enter("finally", self.where)
         return self
+
+    def enter_finally(self, pending):
+        """Called first in the `finally:` block (once per kind of jump): errors raised from
+        here on propagate in Python too. Returns `pending`, the body's jump flag."""
+        try_regions.leave(self._region)
+        return pending
 
     def resume(self, jumped, pending):
         """The flag of one kind of jump after the `finally:` block: set when the block
@@ -45,8 +56,9 @@ class FinallyJumps:
         return _either(jumped, staging.as_condition(pending))
 
     def __exit__(self, exc_type, exc, tb):
-        if exc is None:
-            return False
+        try_regions.leave(self._region)
+        if exc is None or isinstance(exc, try_regions.TryRefusal):
+            return False  # a refusal is never swallowed: the code after it was not traced
         if any(staging.is_symbolic(jumped) for jumped in self.jumped):
             raise NotImplementedError(errors.with_user_location(
                 "the `finally:` block of the `try` at %s jumps (return, break or continue) "

@@ -17,6 +17,7 @@ finds may be undefined go through `ld`, which adds the run-time check:
 
 from runtime import context, errors
 from runtime.ops import common, io_ops
+from runtime.operators import try_regions
 
 
 class UndefinedRead(UnboundLocalError):
@@ -31,6 +32,7 @@ class UndefinedRead(UnboundLocalError):
 
     def stage(self):
         """Adds the check that fails whenever the graph being built runs to this point."""
+        try_regions.refuse_check_inside_try(self.symbol_name)
         io_ops.check_defined(common.convert_to_tensor(False), self.symbol_name, self.location)
 
 
@@ -117,6 +119,7 @@ class MaybeUndefined:
         if known is not None and not known:
             Undefined(self.symbol_name)._fail()
         if known is None:
+            try_regions.refuse_check_inside_try(self.symbol_name)
             io_ops.check_defined(self.defined, self.symbol_name, errors.user_location(3))
         return self.value
 

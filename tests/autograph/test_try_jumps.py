@@ -444,7 +444,7 @@ def test_finally_that_jumps_is_wrapped_once_for_all_kinds_of_jump():
     converted = conversion.convert(break_in_finally_cancels_return)
     code = autograph.to_code(break_in_finally_cancels_return)
     assert code.count("ag__.FinallyJumps(") == 1
-    assert "pending_return, do_return = (do_return, False)" in code
+    assert "pending_return, do_return = (finally_.enter_finally(do_return), False)" in code
     assert "break_ = finally_.resume(break_, pending_break)" in code
     assert converted(5) == 55
 
@@ -466,3 +466,74 @@ def continue_or_break_in_finally_on_tensors(x):
 @pytest.mark.parametrize("x", [-1, 0, 2, 9])
 def test_finally_with_several_kinds_of_jump_on_tensor_conditions(x):
     assert_agree(continue_or_break_in_finally_on_tensors, x)
+
+
+def read_maybe_unbound_in_try_whose_finally_returns(x):
+    if x > 0:
+        late = x
+    try:
+        total = late + 1
+    finally:
+        return -1  # noqa: B012  (swallows the UnboundLocalError for late when x <= 0)
+    return total
+
+
+def read_maybe_unbound_in_finally_that_returns(x):
+    if x > 0:
+        late = x
+    try:
+        pass
+    finally:
+        return late + 1  # noqa: B012
+
+
+def read_maybe_unbound_in_try_with_except(x):
+    if x > 0:
+        late = x
+    try:
+        total = late + 1
+    except NameError:
+        total = 0
+    return total
+
+
+@pytest.mark.parametrize("f", [read_maybe_unbound_in_try_whose_finally_returns,
+                               read_maybe_unbound_in_try_with_except])
+def test_run_time_check_inside_a_try_that_would_catch_it_is_refused(f):
+    """Python catches (or swallows) the UnboundLocalError of reading `late` unassigned; a
+    check staged into the graph raises when the graph runs, outside the try: refused."""
+    assert f(0) in (-1, 0) and f(2) in (-1, 3)
+    with pytest.raises(NotImplementedError, match=r"'late' may be unassigned.*inside the `try` "
+                                                  r"at .*test_try_jumps\.py:\d+"):
+        tf.function(f)(tf.constant(0))
+
+
+@pytest.mark.parametrize("x", [0, 2])
+def test_run_time_check_in_a_finally_block_that_jumps_is_staged(x):
+    """An error raised in the `finally:` block itself propagates in Python too."""
+    traced = tf.function(read_maybe_unbound_in_finally_that_returns)
+    if x > 0:
+        assert int(traced(tf.constant(x))) == 3
+    else:
+        with pytest.raises(UnboundLocalError, match="late"):
+            traced(tf.constant(x))
+
+
+def staged_if_in_try_with_broad_except(x):
+    try:
+        if x > 0:
+            y = x
+        else:
+            y = -x
+    except Exception:
+        y = 100
+    return y
+
+
+def test_refusal_inside_a_try_is_not_caught_by_its_handlers():
+    """`except Exception:` must not catch the refusal and run instead of the staged `if`
+    (that would trace `y = 100` into the graph: a made-up value)."""
+    assert staged_if_in_try_with_broad_except(2) == 2
+    with pytest.raises(NotImplementedError, match="cannot be staged inside the `try`"):
+        tf.function(staged_if_in_try_with_broad_except)(tf.constant(2))
+    assert "ag__.reraise_refusal()" in autograph.to_code(staged_if_in_try_with_broad_except)

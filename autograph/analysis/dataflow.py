@@ -262,8 +262,12 @@ class _Definedness:
         if isinstance(node, (gast.With, gast.AsyncWith)):
             return self.block(node.body, defined | activity.assigned_names(node.items))
         if isinstance(node, gast.Try):
+            # Handlers and the `finally:` block may run after any part of the body (or of a
+            # handler): a name deleted there may be undefined in them and after the `try`.
+            handled = [stmt for handler in node.handlers for stmt in handler.body]
+            kept = defined - activity.deleted_names(node.body + node.orelse + handled)
             self.block(node.body + node.orelse, defined)  # `else:` runs after the body
             for handler in node.handlers:
-                self.block(handler.body, defined)
-            return self.block(node.finalbody, defined)
+                self.block(handler.body, kept)
+            return self.block(node.finalbody, kept)
         return (defined | activity.assigned_names(node)) - activity.deleted_names(node)

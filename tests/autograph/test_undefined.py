@@ -494,3 +494,36 @@ def test_name_assigned_only_in_a_handler_read_in_a_staged_branch(x):
     else:
         assert int(tf.function(_assigned_in_a_handler_read_after_a_staged_return)(
             tf.constant(x))) == 6
+
+
+def _deleted_inside_a_try_in_a_loop(n):
+    e = 1
+    i = 0
+    while i < n:
+        i += 1
+        a = e * 2
+        try:
+            del e
+        finally:
+            pass
+    return a
+
+
+@pytest.mark.parametrize("n", [0, 1, 2])
+def test_name_deleted_inside_a_try_in_a_loop_is_checked_next_iteration(n):
+    """`del e` inside a `try` body leaves `e` maybe undefined after the `try`: the read at the
+    top of the next iteration is checked (Python raises UnboundLocalError for n >= 2)."""
+    traced = tf.function(_deleted_inside_a_try_in_a_loop)
+    if n == 0:
+        with pytest.raises(UnboundLocalError):
+            _deleted_inside_a_try_in_a_loop(n)
+        with pytest.raises(UnboundLocalError, match="'a'"):
+            traced(tf.constant(n))
+    elif n == 1:
+        assert _deleted_inside_a_try_in_a_loop(n) == 2
+        assert int(traced(tf.constant(n))) == 2
+    else:
+        with pytest.raises(UnboundLocalError):
+            _deleted_inside_a_try_in_a_loop(n)
+        with pytest.raises(UnboundLocalError, match="'e'"):
+            traced(tf.constant(n))

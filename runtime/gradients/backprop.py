@@ -527,34 +527,3 @@ class InlinedNode:
 
     def output(self, i):
         return self.inliner.value(self.node.outputs[i])
-
-
-# -- declaring rules ---------------------------------------------------------------------------
-
-
-def grad_for(*names):
-    """Decorator: declares the function as the gradient rule of the ops `names`."""
-    from runtime.ops import registry
-
-    def declare(rule):
-        for name in names:
-            registry.get(name).grad = rule
-        return rule
-    return declare
-
-
-def _no_gradient(ctx, grads):
-    return [None] * len(ctx.needed)
-
-
-def not_differentiable(*names, optional=False):
-    """Declares that no gradient flows through the ops `names` (their inputs get None).
-    With `optional`, names not registered (yet) are skipped."""
-    from runtime.ops import registry
-    for name in names:
-        op = registry.REGISTRY.get(name)
-        if op is None:
-            if optional:
-                continue
-            raise KeyError("no op named %r is registered" % name)
-        op.grad = _no_gradient

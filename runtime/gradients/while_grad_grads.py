@@ -25,13 +25,14 @@ import numpy as np
 
 from runtime import executor
 from runtime.gradients.backprop import (GradResult, Inliner, add_values,
-                                        backprop, carries, external_key_in, grad_for,
+                                        backprop, carries, external_key_in,
                                         zeros_like_tensor, zeros_like_value)
 from runtime.gradients.control_flow_grads import run_forward, split_inputs
 from runtime.graph import Graph
-from runtime.ops.registry import execute, register
+from runtime.ops.registry import execute
 from runtime.tensor import EagerTensor
 from runtime.variables import Variable
+from runtime.ops.gradient_ops import WHILE_GRAD_GRAD_OP as GRAD_GRAD_OP
 
 
 class SecondOrderPlan:
@@ -163,7 +164,7 @@ def _unsupported_error(node):
            ", made at %s:%d" % (where.filename, where.lineno) if where is not None else ""))
 
 
-def _grad_grad_kernel(*values, plan, n_inputs, externals, out_specs):
+def while_grad_grad_kernel(*values, plan, n_inputs, externals, out_specs):
     second = _second_order_plan(plan)
     inputs, cots = values[:n_inputs], values[n_inputs:]
     state, body_values, cond_values, dys, kept = split_inputs(plan, inputs)
@@ -229,12 +230,7 @@ def _grad_grad_kernel(*values, plan, n_inputs, externals, out_specs):
     return out[0] if len(out) == 1 else tuple(out)
 
 
-GRAD_GRAD_OP = register("WhileGradGrad", _grad_grad_kernel,
-                        lambda specs, attrs: list(attrs["out_specs"]), stateful=True)
-
-
-@grad_for("WhileGrad")
-def _while_grad_grad(ctx, grads):
+def while_grad_grad(ctx, grads):
     plan = ctx.attrs["plan"]
     if plan.graphs is None:
         raise LookupError("No gradient defined for this WhileGrad (built without its graphs)")

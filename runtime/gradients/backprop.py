@@ -2,13 +2,14 @@
 
 A record is anything with `.op` (an OpDef), `.attrs`, `.inputs` and `.outputs`: an eager
 tape entry (`Record`), or a graph `Node`. `backprop` walks records backwards from targets
-and calls each op's gradient rule, `op.grad(ctx, grads)`, declared once per op in the
-registry (see the `*_grads` modules). A rule receives a `GradContext` (the op's attributes,
-inputs and outputs, and which inputs need a gradient) and one gradient per output (None
-where nothing flows back), and returns one gradient per input (None where there is none),
-or a `GradResult` that also carries gradients for the *externals* of the op: the variables
-and eager tensors that the sub-graphs of a control-flow op, or the graph of a called
-function, read without taking them as inputs.
+and calls each op's gradient rule, `op.grad(ctx, grads)`, declared with the op in
+runtime/ops (most rules are in the `*_grads` modules, named by the declaration). A rule
+receives a `GradContext` (the op's attributes, inputs and outputs, and which inputs need a
+gradient) and one gradient per output (None where nothing flows back), and returns one
+gradient per input (None where there is none), or a `GradResult` that also carries
+gradients for the *externals* of the op: the variables and eager tensors that the
+sub-graphs of a control-flow op, or the graph of a called function, read without taking
+them as inputs.
 
 Rules build their results with the ordinary ops API, so the same rule runs eagerly (eager
 tape) and adds graph nodes while tracing (a tape inside a tf.function, or a gradient

@@ -42,11 +42,11 @@ from runtime.gradients import residuals
 from runtime.gradients.grad_ops import fully_known
 from runtime.graph import Graph
 from runtime.ops import array_ops
+from runtime.ops.gradient_ops import WHILE_GRAD_OP
 from runtime.ops.registry import execute
 from runtime.tensor import SymbolicTensor
 from runtime.variables import OPS as VARIABLE_OPS
 from runtime.variables import Variable
-from runtime.ops.gradient_ops import WHILE_GRAD_OP
 
 
 # -- If ----------------------------------------------------------------------------------------

@@ -19,9 +19,9 @@ import numpy as np
 
 from runtime import context
 from runtime import errors
+from runtime.ops.gradient_ops import PY_FUNCTION_GRAD_OP as GRAD_OP
 from runtime.ops.registry import execute
 from runtime.tensor import EagerTensor, Tensor
-from runtime.ops.gradient_ops import PY_FUNCTION_GRAD_OP as GRAD_OP
 
 # id(first float output array of a run) -> (weak reference to it, _Run)
 _RUNS = {}

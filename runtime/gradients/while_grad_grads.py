@@ -29,10 +29,10 @@ from runtime.gradients.backprop import (GradResult, Inliner, add_values,
                                         zeros_like_tensor, zeros_like_value)
 from runtime.gradients.control_flow_grads import run_forward, split_inputs
 from runtime.graph import Graph
+from runtime.ops.gradient_ops import WHILE_GRAD_GRAD_OP as GRAD_GRAD_OP
 from runtime.ops.registry import execute
 from runtime.tensor import EagerTensor
 from runtime.variables import Variable
-from runtime.ops.gradient_ops import WHILE_GRAD_GRAD_OP as GRAD_GRAD_OP
 
 
 class SecondOrderPlan:

@@ -1,7 +1,9 @@
 """Math ops: elementwise arithmetic, comparisons, logic, reductions, matmul, argmax, cast.
 
-Each op is declared once with its kernel and inference rule; the functions below it are the
-public API (`tf.add`, `tf.reduce_sum`, ...), which convert arguments and call `execute`.
+Each op is declared once with its kernel, inference rule, emit rule and gradient (a unary
+op's from its derivative, right in its table row; the others named in math_grads); the
+functions below it are the public API (`tf.add`, `tf.reduce_sum`, ...), which convert
+arguments and call `execute`.
 """
 
 import numpy as np
@@ -284,6 +286,17 @@ def _negative_emit(outs, ins, attrs, emitter):
     return "%s = -%s" % (outs[0], ins[0])
 
 
+def _unsilenced_emit(ufunc):
+    """`np.<ufunc>(x)`, without the `_quiet` kernel's `np.errstate` (about a microsecond a
+    call), where the generated code already runs with overflow warnings off (a loop that
+    computes integers); else the kernel call. For ufuncs whose only warning is overflow."""
+    def emit(outs, ins, attrs, emitter):
+        if not emitter.overflow_ignored:
+            return None
+        return "%s = np.%s(%s)" % (outs[0], ufunc, ins[0])
+    return emit
+
+
 def _chain(derivative):
     """The gradient rule of a unary op from its derivative: `grads[0] * derivative(ctx)`,
     with `ctx.input(0)` / `ctx.output(0)` the op's input and output."""
@@ -317,6 +330,10 @@ _UNARY = {
     "Sin": (np.sin, FLOAT, None, _CALL, _chain(lambda ctx: cos(ctx.input(0)))),
     "Cos": (np.cos, FLOAT, None, _CALL, _chain(lambda ctx: negative(sin(ctx.input(0))))),
     "Tan": (np.tan, FLOAT, None, _CALL, _chain(lambda ctx: add(square(ctx.output(0)), 1.0))),
+    "Sinh": (_quiet(np.sinh), FLOAT, None, _unsilenced_emit("sinh"),
+             _chain(lambda ctx: cosh(ctx.input(0)))),
+    "Cosh": (_quiet(np.cosh), FLOAT, None, _unsilenced_emit("cosh"),
+             _chain(lambda ctx: sinh(ctx.input(0)))),
     "Floor": (np.floor, FLOAT, None, _CALL, _NONE),
     "Ceil": (np.ceil, FLOAT, None, _CALL, _NONE),
     "Round": (np.round, FLOAT, None, _CALL, _NONE),
@@ -361,6 +378,8 @@ softplus = _unary_api("Softplus", "log(1 + exp(x)) elementwise.")
 sin = _unary_api("Sin", "Sine elementwise.")
 cos = _unary_api("Cos", "Cosine elementwise.")
 tan = _unary_api("Tan", "Tangent elementwise.")
+sinh = _unary_api("Sinh", "Hyperbolic sine elementwise.")
+cosh = _unary_api("Cosh", "Hyperbolic cosine elementwise.")
 floor = _unary_api("Floor", "Largest integer not greater than x, elementwise.")
 ceil = _unary_api("Ceil", "Smallest integer not less than x, elementwise.")
 round = _unary_api("Round", "x rounded half to even, elementwise.")  # noqa: A001

@@ -436,7 +436,7 @@ class Inliner:
 
     def _emit_one(self, node):
         target = self.target
-        if node.op.name == "Placeholder":
+        if "placeholder" in node.op.traits:
             capture = self._captures.get(id(node.outputs[0]))
             if capture is None or isinstance(capture.external, SymbolicTensor):
                 raise ValueError("internal error: placeholder %s of %s is not mapped"

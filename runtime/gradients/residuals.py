@@ -55,7 +55,7 @@ def graph_residuals(graph):
         return found[1]
     result = []
     for node in graph.nodes:
-        if node.op.name == "Placeholder":
+        if "placeholder" in node.op.traits:
             continue
         if unrecomputable(node.op):
             result.extend(node.outputs)

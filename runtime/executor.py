@@ -14,7 +14,7 @@ Where what is known about an op's inputs allows faster Python with the kernel's 
 the op's own `emit` hook writes it (`x % c`, `np.add.reduce(x, None, np.float32)`, numpy
 scalar constants). The hooks live with the kernels in runtime/ops and see each input as an
 `Operand` (expression, dtype, static shape, constant value): the executor holds no per-op
-rules. The While lowering (runtime/control_flow.py) reads rank-0 loop values as numpy
+rules. The While lowering (runtime/ops/control_flow_ops.py) reads rank-0 loop values as numpy
 scalars once before the loop.
 
 The source is registered with `linecache`, so tracebacks and debuggers can show it, and each

@@ -1,4 +1,4 @@
-"""Gradients of the staged control-flow ops (runtime/control_flow.py): If and While.
+"""Gradients of the staged control-flow ops (runtime/ops/control_flow_ops.py): If and While.
 
 If: the gradient is another If on the same predicate. Each of its branches re-emits the
 forward branch (only the nodes the gradient uses) and backpropagates through it, returning

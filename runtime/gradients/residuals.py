@@ -112,5 +112,5 @@ def expose(node):
 
 
 def unbox(value):
-    """The list of a While's residuals (boxed by control_flow.box_list)."""
+    """The list of a While's residuals (boxed by control_flow_ops.box_list)."""
     return value[()] if isinstance(value, np.ndarray) else value

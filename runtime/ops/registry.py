@@ -45,7 +45,8 @@ REGISTRY = {}
 _EMPTY = {}
 _tapes = context.tapes  # the recording GradientTapes: one check per eager op
 
-# What the graph passes may do with an op. Every pass reads these, never op names.
+# What the graph passes may do with an op: the executor and constant folding read these (and
+# the ops' declared rules), never op names.
 TRAITS = {
     "stateful": "reads or changes state (variables, random, iterators): never folded, "
                 "merged or moved",
@@ -178,7 +179,6 @@ class OpDef:
 
     def __repr__(self):
         return "<OpDef %s>" % self.name
-
 
 
 def _check_decisions(name, grad, emit, traits):

@@ -40,10 +40,7 @@ _NOT_REPLAYED = frozenset(["While", "StatelessWhile"])
 
 def unrecomputable(op):
     """True for ops whose second run would not give the forward value (see module doc)."""
-    name = op.name
-    return (name.startswith("Random") or (name.startswith("Assign") and op.side_effects)
-            or name.startswith("Iterator") or name == "AnonymousIterator"
-            or name in ("EagerPyFunc", "ReadVariableOp"))
+    return "unrepeatable" in op.traits
 
 
 def graph_residuals(graph):

@@ -30,7 +30,7 @@ from runtime.gradients.backprop import (GradResult, Inliner, add_values,
 from runtime.gradients.control_flow_grads import run_forward, split_inputs
 from runtime.graph import Graph
 from runtime.ops.gradient_ops import WHILE_GRAD_GRAD_OP as GRAD_GRAD_OP
-from runtime.ops.registry import execute
+from runtime.ops.registry import NOT_DIFFERENTIABLE, execute
 from runtime.tensor import EagerTensor
 from runtime.variables import Variable
 
@@ -86,8 +86,8 @@ def _residual_target(graph, t):
         if isinstance(resource, Variable):
             return ("variable", resource)
         return ("resource", resource)
-    if name.startswith(("Random", "Iterator", "Assign")) or name == "AnonymousIterator":
-        return None  # no gradient flows into these
+    if "unrepeatable" in node.op.traits and node.op.grad_decision is NOT_DIFFERENTIABLE:
+        return None  # a random draw, an iterator read, an assignment: no gradient flows in
     first = node.attrs.get("n_outputs") if isinstance(node.attrs, dict) else None
     if first is None or t.index < first:
         return ("unsupported", node)

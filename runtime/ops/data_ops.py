@@ -41,7 +41,7 @@ def _anonymous_iterator_kernel(*values, dataset):
 OPS["AnonymousIterator"] = register(
     "AnonymousIterator", _anonymous_iterator_kernel,
     lambda specs, attrs: [(dtypes.resource, ())],
-    grad=NOT_DIFFERENTIABLE, emit=KERNEL_CALL, traits=("side_effects", "host_only"))
+    grad=NOT_DIFFERENTIABLE, emit=KERNEL_CALL, traits=("side_effects", "host_only", "unrepeatable"))
 
 
 def _get_next_kernel(iterator, specs):
@@ -53,7 +53,7 @@ def _get_next_kernel(iterator, specs):
 
 OPS["IteratorGetNext"] = register(
     "IteratorGetNext", _get_next_kernel, lambda specs, attrs: list(attrs["specs"]),
-    grad=NOT_DIFFERENTIABLE, emit=KERNEL_CALL, traits=("side_effects", "host_only"))
+    grad=NOT_DIFFERENTIABLE, emit=KERNEL_CALL, traits=("side_effects", "host_only", "unrepeatable"))
 
 
 def _has_next_kernel(iterator, proceed=np.True_):
@@ -62,7 +62,7 @@ def _has_next_kernel(iterator, proceed=np.True_):
 
 OPS["IteratorHasNext"] = register(
     "IteratorHasNext", _has_next_kernel, lambda specs, attrs: [(dtypes.bool_, ())],
-    grad=NOT_DIFFERENTIABLE, emit=KERNEL_CALL, traits=("side_effects", "host_only"))
+    grad=NOT_DIFFERENTIABLE, emit=KERNEL_CALL, traits=("side_effects", "host_only", "unrepeatable"))
 
 
 def anonymous_iterator(dataset, tensors):

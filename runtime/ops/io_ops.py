@@ -176,7 +176,8 @@ def _py_function_kernel(*values, func, Tout, in_dtypes, record=False, where=None
 
 OPS["EagerPyFunc"] = register("EagerPyFunc", _py_function_kernel, _py_function_infer,
                               grad="runtime.gradients.py_function_grads:py_function_grad",
-                              emit=KERNEL_CALL, traits=("side_effects", "host_only"))
+                              emit=KERNEL_CALL,
+                              traits=("side_effects", "host_only", "unrepeatable"))
 
 
 def py_function(func, inp, Tout, name=None):

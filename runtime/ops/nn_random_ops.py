@@ -97,13 +97,11 @@ def _int_random_infer(specs, attrs):
     return [(attrs["dtype"], attrs["shape"])]
 
 
-OPS["RandomUniform"] = register("RandomUniform", _uniform_kernel, _random_infer,
-                                grad=NOT_DIFFERENTIABLE, emit=KERNEL_CALL, traits=("stateful",))
-OPS["RandomUniformInt"] = register("RandomUniformInt", _uniform_int_kernel, _int_random_infer,
-                                   grad=NOT_DIFFERENTIABLE, emit=KERNEL_CALL, traits=("stateful",))
-OPS["RandomStandardNormal"] = register("RandomStandardNormal", _normal_kernel, _random_infer,
-                                       grad=NOT_DIFFERENTIABLE, emit=KERNEL_CALL,
-                                       traits=("stateful",))
+for _name, _kernel, _infer in [("RandomUniform", _uniform_kernel, _random_infer),
+                               ("RandomUniformInt", _uniform_int_kernel, _int_random_infer),
+                               ("RandomStandardNormal", _normal_kernel, _random_infer)]:
+    OPS[_name] = register(_name, _kernel, _infer, grad=NOT_DIFFERENTIABLE, emit=KERNEL_CALL,
+                          traits=("stateful", "unrepeatable"))
 
 
 def _static_shape(shape):

@@ -54,6 +54,9 @@ TRAITS = {
                     "(implies stateful)",
     "no_fold": "never constant-folded, though equal nodes may be merged",
     "host_only": "runs Python or host I/O; a compiled backend must call back to the host",
+    "unrepeatable": "running it again may give other outputs (a random draw, a variable read "
+                    "or assignment, an iterator read, a Python call): a gradient keeps its "
+                    "forward outputs rather than computing them again",
     "placeholder": "has no kernel: its value is fed when the graph runs",
     "constant": "its value is its `value` attribute",
     "forwards": "its one output is its one input (alias it, emit no code)",

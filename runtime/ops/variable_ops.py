@@ -24,7 +24,7 @@ def _read_kernel(variable, dtype, shape):
 
 
 OPS["ReadVariableOp"] = register(
-    "ReadVariableOp", _read_kernel, _read_infer, traits=("stateful",),
+    "ReadVariableOp", _read_kernel, _read_infer, traits=("stateful", "unrepeatable"),
     grad="runtime.gradients.array_grads:read_variable_grad",
     emit=lambda outs, ins, attrs, bind: "%s = %s._value" % (outs[0], ins[0]))
 
@@ -73,7 +73,7 @@ for _name, _kernel in [("AssignVariableOp", _assign_kernel),
                       ("AssignAddVariableOp", _assign_add_kernel),
                       ("AssignSubVariableOp", _assign_sub_kernel)]:
     OPS[_name] = register(_name, _kernel, _assign_infer, grad=NOT_DIFFERENTIABLE,
-                          emit=KERNEL_CALL, traits=("side_effects",))
+                          emit=KERNEL_CALL, traits=("side_effects", "unrepeatable"))
 
 
 def _init_once_kernel(variable, value):

@@ -82,13 +82,18 @@ NO_GRADIENT = _Decision("NO_GRADIENT")
 _UNRESOLVED = _Decision("UNRESOLVED")
 
 
-class statements:  # noqa: N801 - reads as a marker in declarations: emit=statements(rule)
+class Statements:
     """The emit decision of a control-flow op: `rule` writes statements, not an expression."""
 
     __slots__ = ("rule",)
 
     def __init__(self, rule):
         self.rule = rule
+
+
+def statements(rule):
+    """Declares `rule(emitter, node, ins, outs, indent)` as an op's statement-writing emit."""
+    return Statements(rule)
 
 
 def _not_differentiable(ctx, grads):
@@ -147,7 +152,7 @@ class OpDef:
         self._grad = _UNRESOLVED
         self.emit_decision = emit
         self.emit = emit if callable(emit) else None
-        self.lower = emit.rule if isinstance(emit, statements) else None
+        self.lower = emit.rule if isinstance(emit, Statements) else None
         self.traits = traits
         self.side_effects = "side_effects" in traits
         self.stateful = self.side_effects or "stateful" in traits
@@ -189,7 +194,7 @@ def _check_decisions(name, grad, emit, traits):
             or isinstance(grad, str) and ":" in grad):
         raise TypeError("op %r: grad must be a rule, 'module:rule', NOT_DIFFERENTIABLE or "
                         "NO_GRADIENT, got %r" % (name, grad))
-    if not (emit is KERNEL_CALL or callable(emit) or isinstance(emit, statements)):
+    if not (emit is KERNEL_CALL or callable(emit) or isinstance(emit, Statements)):
         raise TypeError("op %r: emit must be KERNEL_CALL, an emit rule or statements(rule), "
                         "got %r" % (name, emit))
     unknown = set(traits) - set(TRAITS)

@@ -37,7 +37,7 @@ def test_every_op_declares_an_emit_rule():
             if isinstance(kernel, registry._LazyKernel):  # a named kernel imports and exists
                 kernel = registry._resolve(kernel.reference)
             assert callable(kernel), name
-        elif isinstance(decision, registry.statements):
+        elif isinstance(decision, registry.Statements):
             assert op.lower is decision.rule and op.emit is None, name
         elif callable(decision):
             assert op.emit is decision and op.lower is None, name

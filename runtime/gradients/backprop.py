@@ -31,6 +31,9 @@ import weakref
 import numpy as np
 
 from runtime.ops import math_ops
+from runtime.ops.call_ops import CALL_OP
+from runtime.ops.control_flow_ops import IF_OPS, SubGraph
+from runtime.ops.gradient_ops import WHILE_GRAD_OP
 from runtime.tensor import SymbolicTensor
 from runtime.variables import Variable
 
@@ -153,7 +156,6 @@ def graph_externals(graph):
     cached = _externals_cache.get(graph)
     if cached is not None and cached[0] == size:
         return cached[1]
-    from runtime.function import CALL_OP
     found = []
     seen = set()
     pending = [graph]
@@ -176,7 +178,7 @@ def graph_externals(graph):
                 inner.append(node.attrs["f"].graph)
             elif node.op.lower is not None:
                 inner.extend(sub.graph for sub in _subgraphs(node.attrs))
-            elif node.op.name == "WhileGrad":
+            elif node.op is WHILE_GRAD_OP:
                 for external in implicit_externals(node.op, node.attrs):
                     if id(external) not in seen:
                         seen.add(id(external))
@@ -188,11 +190,10 @@ def graph_externals(graph):
 
 
 def _subgraphs(attrs):
-    from runtime.control_flow import SubGraph
     return [v for v in attrs.values() if isinstance(v, SubGraph)]
 
 
-_WITH_EXTERNALS = frozenset(["PartitionedCall", "WhileGrad"])
+_WITH_EXTERNALS = (CALL_OP, WHILE_GRAD_OP)  # ops reading externals besides control flow
 
 
 def implicit_externals(op, attrs):
@@ -207,9 +208,9 @@ def implicit_externals(op, attrs):
                     out.append(e)
         return tuple(out)
     f = attrs.get("f") if attrs else None
-    if f is not None and op.name == "PartitionedCall":
+    if f is not None and op is CALL_OP:
         return graph_externals(f.graph)
-    if op.name == "WhileGrad":  # what its loop read (see while_grad_grads)
+    if op is WHILE_GRAD_OP:  # what its loop read (see while_grad_grads)
         from runtime.gradients.while_grad_grads import loop_externals
         return loop_externals(attrs["plan"])
     return ()
@@ -252,7 +253,7 @@ def backprop(records, targets, sources, watched, view=None, external_key=id):
                     needed = [False] * len(inputs)
                 needed[i] = True
         externals = implicit_externals(rec.op, rec.attrs) if (
-            rec.op.lower is not None or rec.op.name in _WITH_EXTERNALS) else ()
+            rec.op.lower is not None or rec.op in _WITH_EXTERNALS) else ()
         needed_externals = [e for e in externals if external_key(e) in live]
         if needed is None and not needed_externals:
             continue
@@ -443,8 +444,8 @@ class Inliner:
                                  % (node.name, self.source.name))
             self.mapping[id(node.outputs[0])] = target.capture(capture.external)
             return
-        if node.op.name in _REPLAYED and _replayable(node):
-            if node.op.name == "PartitionedCall":
+        if node.op in _REPLAYED and _replayable(node):
+            if node.op is CALL_OP:
                 self._emit_replay(node)
             else:
                 self._emit_replayed_if(node)
@@ -482,7 +483,7 @@ class Inliner:
             self.mapping[id(old)] = new
 
 
-_REPLAYED = frozenset(["PartitionedCall", "If", "StatelessIf"])
+_REPLAYED = (CALL_OP, IF_OPS[False], IF_OPS[True])
 
 
 def _replayable(node):

@@ -32,10 +32,13 @@ import weakref
 import numpy as np
 
 from runtime import dtypes
+from runtime.ops.call_ops import CALL_OP
+from runtime.ops.control_flow_ops import IF_OPS, WHILE_OPS
 from runtime.tensor import SymbolicTensor
 
 _cache = weakref.WeakKeyDictionary()  # graph -> (node count, residual tensors)
-_NOT_REPLAYED = frozenset(["While", "StatelessWhile"])
+_IFS = tuple(IF_OPS.values())
+_WHILES = tuple(WHILE_OPS.values())
 
 
 def unrecomputable(op):
@@ -59,7 +62,7 @@ def graph_residuals(graph):
             continue
         kept = expose(node)
         if kept:  # a call or an If is replayed from its residuals; a While is not re-run
-            result.extend(node.outputs if node.op.name in _NOT_REPLAYED else kept)
+            result.extend(node.outputs if node.op in _WHILES else kept)
     result = tuple(result)
     _cache[graph] = (size, result)
     return result
@@ -79,20 +82,20 @@ def expose(node):
         return ()
     if "n_outputs" in attrs or getattr(node, "graph", None) is None:  # done, or eager
         return exposed(node)
-    name = node.op.name
-    if name == "PartitionedCall":
+    op = node.op
+    if op is CALL_OP:
         inner = graph_residuals(attrs["f"].graph)
         if not inner:
             return ()
         attrs["residuals"] = inner
         specs = [(t.dtype, t._shape) for t in inner]
-    elif name in ("While", "StatelessWhile"):
+    elif op in _WHILES:
         inner = graph_residuals(attrs["body"].graph)
         if not inner and not graph_residuals(attrs["cond"].graph):
             return ()
         attrs["residuals"] = inner
         specs = [(dtypes.resource, ())]  # the list of each iteration's residuals
-    elif name in ("If", "StatelessIf"):
+    elif op in _IFS:
         then_r = graph_residuals(attrs["then"].graph)
         else_r = graph_residuals(attrs["else"].graph)
         if not then_r and not else_r:

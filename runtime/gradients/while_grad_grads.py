@@ -29,8 +29,11 @@ from runtime.gradients.backprop import (GradResult, Inliner, add_values,
                                         zeros_like_tensor, zeros_like_value)
 from runtime.gradients.control_flow_grads import run_forward, split_inputs
 from runtime.graph import Graph
+from runtime.ops.call_ops import CALL_OP
+from runtime.ops.control_flow_ops import IF_OPS
 from runtime.ops.gradient_ops import WHILE_GRAD_GRAD_OP as GRAD_GRAD_OP
 from runtime.ops.registry import NOT_DIFFERENTIABLE, execute
+from runtime.ops.variable_ops import OPS as VARIABLE_OPS
 from runtime.tensor import EagerTensor
 from runtime.variables import Variable
 
@@ -80,21 +83,21 @@ def _resource_of(graph, t):
 def _residual_target(graph, t):
     """Where the cotangent of residual `t` (a tensor of the loop body) goes."""
     node = t.node
-    name = node.op.name
-    if name == "ReadVariableOp":
+    op = node.op
+    if op is VARIABLE_OPS["ReadVariableOp"]:
         resource = _resource_of(graph, node.inputs[0])
         if isinstance(resource, Variable):
             return ("variable", resource)
         return ("resource", resource)
-    if "unrepeatable" in node.op.traits and node.op.grad_decision is NOT_DIFFERENTIABLE:
+    if "unrepeatable" in op.traits and op.grad_decision is NOT_DIFFERENTIABLE:
         return None  # a random draw, an iterator read, an assignment: no gradient flows in
     first = node.attrs.get("n_outputs") if isinstance(node.attrs, dict) else None
     if first is None or t.index < first:
         return ("unsupported", node)
     # a residual of the callee or of a branch, handed out by the node: where that one's goes
-    if name == "PartitionedCall":
+    if op is CALL_OP:
         inner_graph, inner = node.attrs["f"].graph, node.attrs["residuals"][t.index - first]
-    elif name in ("If", "StatelessIf"):
+    elif op in IF_OPS.values():
         then_r, else_r = node.attrs["residuals"]
         k = t.index - first
         inner_graph, inner = ((node.attrs["then"].graph, then_r[k]) if k < len(then_r) else

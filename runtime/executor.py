@@ -1,8 +1,9 @@
 """Turns a finished graph into a fast Python callable.
 
 The graph is first simplified (constant folding, common-subexpression elimination, dead-node
-elimination; stateful ops are never folded or merged and side-effecting ops are never
-removed, and program order is kept), then written out as the source of one Python function
+elimination, all driven by the ops' declared traits, never their names: `stateful` ops are
+never folded or merged, `no_fold` ops never folded, `side_effects` ops never removed, and
+program order is kept), then written out as the source of one Python function
 with one local per value and direct kernel calls, e.g.
 
     def double(a):
@@ -13,7 +14,7 @@ Where what is known about an op's inputs allows faster Python with the kernel's 
 the op's own `emit` hook writes it (`x % c`, `np.add.reduce(x, None, np.float32)`, numpy
 scalar constants). The hooks live with the kernels in runtime/ops and see each input as an
 `Operand` (expression, dtype, static shape, constant value): the executor holds no per-op
-rules. The While lowering (runtime/control_flow.py) reads rank-0 loop values as numpy
+rules. The While lowering (runtime/ops/control_flow_ops.py) reads rank-0 loop values as numpy
 scalars once before the loop.
 
 The source is registered with `linecache`, so tracebacks and debuggers can show it, and each
@@ -159,18 +160,19 @@ def simplify(graph, outputs):
 
     for node in graph.nodes:
         op = node.op
-        if op.name == "Placeholder":
+        traits = op.traits
+        if "placeholder" in traits:
             continue
         inputs = [resolve(t) for t in node.inputs]
         node_inputs_changed = any(a is not b for a, b in zip(inputs, node.inputs))
-        if op.name == "Const":
+        if "constant" in traits:
             constants[id(node.outputs[0])] = node.attrs["value"]
             continue
-        if op.name in ("Identity", "StopGradient") and len(inputs) == 1:
+        if "forwards" in traits and len(inputs) == 1:
             aliases[id(node.outputs[0])] = inputs[0]
             continue
-        if not op.stateful and not getattr(op, "no_fold", False):
-            folded = _try_fold(node, inputs, constants)
+        if not op.stateful:
+            folded = None if op.no_fold else _try_fold(node, inputs, constants)
             if folded is not None:
                 for t, v in zip(node.outputs, folded):
                     constants[id(t)] = v
@@ -214,7 +216,7 @@ def _input_key(t, constants):
 
 def _try_fold(node, inputs, constants):
     op = node.op
-    if op.name in ("Shape", "Size", "Rank"):
+    if "shape_only" in op.traits:
         shape = inputs[0]._shape
         if shape is None or None in shape:
             return None

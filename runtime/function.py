@@ -29,39 +29,10 @@ from runtime import shape as shape_lib
 from runtime import signature as sig
 from runtime.graph import Graph
 from runtime.ops import array_ops, common
-from runtime.ops.registry import register
+from runtime.ops.call_ops import CALL_OP
 from runtime.signature import TensorSpec, VariableSpec
 from runtime.tensor import EagerTensor, SymbolicTensor, Tensor, make_eager, to_numpy
 from runtime.variables import GraphVariable, Variable
-
-
-# -- the call op that lets one traced function call another ----------------------------------
-
-
-# A call node may also output `residuals`: values of the callee's graph that its gradient
-# needs and could not compute again (see runtime.gradients.residuals).
-
-
-def _call_infer(specs, attrs):
-    return [(t.dtype, t._shape)
-            for t in list(attrs["f"].flat_outputs) + list(attrs.get("residuals", ()))]
-
-
-def _call_kernel(*values, f, residuals=()):
-    return f._compiled_run(residuals)(*values)
-
-
-def _call_emit(outs, ins, attrs, bind):
-    run = bind(attrs["f"]._compiled_run(attrs.get("residuals", ())), "call")
-    call = "%s(%s)" % (run, ", ".join(ins))
-    if not outs:
-        return call
-    return "%s, = %s" % (", ".join(outs), call) if len(outs) == 1 else "%s = %s" % (
-        ", ".join(outs), call)
-
-
-CALL_OP = register("PartitionedCall", _call_kernel, _call_infer, node_name="PartitionedCall",
-                   side_effects=True, emit=_call_emit)
 
 
 # -- ConcreteFunction ------------------------------------------------------------------------------

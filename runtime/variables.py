@@ -16,87 +16,9 @@ from runtime import dtypes
 from runtime import errors
 from runtime import shape as shape_lib
 from runtime.ops import common, operators
-from runtime.ops.common import SpecError
-from runtime.ops.registry import execute, execute1, register
+from runtime.ops.registry import execute, execute1
+from runtime.ops.variable_ops import OPS
 from runtime.tensor import EagerTensor, SymbolicTensor
-
-OPS = {}
-
-
-def _read_infer(specs, attrs):
-    return [(attrs["dtype"], attrs["shape"])]
-
-
-def _read_kernel(variable, dtype, shape):
-    value = variable._value
-    if value is None:
-        raise errors.FailedPreconditionError(
-            "variable %s was read before it was initialised" % variable.name)
-    return value
-
-
-OPS["ReadVariableOp"] = register(
-    "ReadVariableOp", _read_kernel, _read_infer, stateful=True,
-    emit=lambda outs, ins, attrs, bind: "%s = %s._value" % (outs[0], ins[0]))
-
-
-def _assign_infer(specs, attrs):
-    value_dtype, value_shape = specs[1]
-    if value_dtype is not attrs["dtype"]:
-        raise SpecError("dtype", "cannot assign a %s value to a %s variable"
-                        % (value_dtype.name, attrs["dtype"].name))
-    if not shape_lib.is_compatible(attrs["shape"], value_shape) and \
-            not shape_lib.is_compatible(value_shape, attrs["shape"]):
-        raise SpecError("shape", "cannot assign a value of shape %s to a variable of shape %s"
-                        % (shape_lib.to_string(value_shape), shape_lib.to_string(attrs["shape"])))
-    return [(attrs["dtype"], attrs["shape"])]
-
-
-def _check_shape(variable, value):
-    if variable._value is not None and np.shape(value) != np.shape(variable._value) \
-            and variable._static_shape is not None and None not in variable._static_shape:
-        raise errors.InvalidArgumentError(
-            "cannot assign a value of shape %s to variable %s of shape %s"
-            % (np.shape(value), variable.name, np.shape(variable._value)))
-
-
-def _assign_kernel(variable, value, dtype, shape):
-    _check_shape(variable, value)
-    variable._value = value
-    return value
-
-
-def _assign_add_kernel(variable, delta, dtype, shape):
-    value = np.add(_read_kernel(variable, dtype, shape), delta)
-    _check_shape(variable, value)
-    variable._value = value
-    return value
-
-
-def _assign_sub_kernel(variable, delta, dtype, shape):
-    value = np.subtract(_read_kernel(variable, dtype, shape), delta)
-    _check_shape(variable, value)
-    variable._value = value
-    return value
-
-
-OPS["AssignVariableOp"] = register("AssignVariableOp", _assign_kernel, _assign_infer,
-                                   side_effects=True)
-OPS["AssignAddVariableOp"] = register("AssignAddVariableOp", _assign_add_kernel, _assign_infer,
-                                      side_effects=True)
-OPS["AssignSubVariableOp"] = register("AssignSubVariableOp", _assign_sub_kernel, _assign_infer,
-                                      side_effects=True)
-
-
-def _init_once_kernel(variable, value):
-    if variable._value is None:
-        variable._value = value
-    return ()
-
-
-OPS["InitializeVariableOnce"] = register("InitializeVariableOnce", _init_once_kernel,
-                                         lambda specs, attrs: [], side_effects=True)
-
 
 def _root_graph(graph):
     while graph.outer is not None:

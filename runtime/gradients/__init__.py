@@ -1,7 +1,9 @@
 """Automatic differentiation: `GradientTape` and the gradient rule of every op.
 
-Importing the package declares the rules (`op.grad` in the op registry, one per op):
-  grad_ops            helper ops the rules use (SumToShape, ReduceGrad, ...), with their rules
+Each op declares its gradient decision where it is declared (runtime/ops); most rules live
+here, written with the ops API, and are named by their op's declaration ('module:rule'):
+  grad_ops            helpers the rules use (sum_to, reduce_grad, ...); the rules of the helper
+                      ops (SumToShape, ReduceGrad, ...: runtime/ops/gradient_ops.py)
   math_grads          arithmetic, reductions, matmul, softmax
   array_grads         reshaping, joining, slicing, gathering, variable reads
   control_flow_grads  If and While (a WhileGrad op replays the loop and runs its body's VJP)

@@ -5,28 +5,24 @@ came from; shape queries, constants and index computations carry no gradient.
 
 import numpy as np
 
-from runtime.gradients.backprop import grad_for, not_differentiable
-from runtime.gradients.grad_ops import GATHER_GRAD, STRIDED_SLICE_GRAD, fully_known, sum_to
+from runtime.gradients.grad_ops import fully_known, sum_to
 from runtime.ops import array_ops as A
 from runtime.ops import math_ops as M
+from runtime.ops.gradient_ops import GATHER_GRAD, STRIDED_SLICE_GRAD
 from runtime.ops.registry import execute1
 
 
-@grad_for("Identity", "CheckNumerics")
-def _identity_grad(ctx, grads):
+def identity_grad(ctx, grads):
     return [grads[0]]
 
 
-not_differentiable("StopGradient", "Shape", "Size", "Rank", "ZerosLike", "OnesLike", "Range",
-                   "Where", "OneHot")
 
 
-@grad_for("Fill")
-def _fill_grad(ctx, grads):
+def fill_grad(ctx, grads):
     return [None, M.reduce_sum(grads[0]) if ctx.needed[1] else None]
 
 
-def _reshape_back(ctx, grads):
+def reshape_back(ctx, grads):
     """Reshape, ExpandDims, Squeeze: the gradient takes the input's shape back."""
     g = grads[0]
     x_shape = ctx.input_shape(0)
@@ -37,19 +33,16 @@ def _reshape_back(ctx, grads):
     return [A.reshape(g, A.shape(ctx.input(0)))] + [None] * (len(ctx.needed) - 1)
 
 
-grad_for("Reshape", "ExpandDims", "Squeeze")(_reshape_back)
 
 
-@grad_for("Transpose")
-def _transpose_grad(ctx, grads):
+def transpose_grad(ctx, grads):
     perm = ctx.attrs["perm"]
     if perm is None:
         return [A.transpose(grads[0])]
     return [A.transpose(grads[0], [int(p) for p in np.argsort(perm)])]
 
 
-@grad_for("ConcatV2")
-def _concat_grad(ctx, grads):
+def concat_grad(ctx, grads):
     g = grads[0]
     rank = len(ctx.output_shape(0)) if ctx.output_shape(0) is not None else None
     if rank is None:
@@ -71,20 +64,17 @@ def _concat_grad(ctx, grads):
     return out
 
 
-@grad_for("Pack")
-def _pack_grad(ctx, grads):
+def pack_grad(ctx, grads):
     parts = A.unstack(grads[0], num=len(ctx.needed), axis=ctx.attrs["axis"])
     return [p if need else None for p, need in zip(parts, ctx.needed)]
 
 
-@grad_for("Unpack")
-def _unpack_grad(ctx, grads):
+def unpack_grad(ctx, grads):
     parts = [g if g is not None else A.zeros_like(ctx.output(i)) for i, g in enumerate(grads)]
     return [A.stack(parts, axis=ctx.attrs["axis"])]
 
 
-@grad_for("Tile")
-def _tile_grad(ctx, grads):
+def tile_grad(ctx, grads):
     g = grads[0]
     multiples = ctx.attrs["multiples"]
     shape = ctx.input_shape(0)
@@ -98,21 +88,18 @@ def _tile_grad(ctx, grads):
     return [M.reduce_sum(spread, axis=list(range(0, 2 * len(multiples), 2)))]
 
 
-@grad_for("BroadcastTo")
-def _broadcast_to_grad(ctx, grads):
+def broadcast_to_grad(ctx, grads):
     return [sum_to(grads[0], ctx, 0)]
 
 
-@grad_for("GatherV2")
-def _gather_grad(ctx, grads):
+def gather_grad(ctx, grads):
     if not ctx.needed[0]:
         return [None, None]
     return [execute1(GATHER_GRAD, [grads[0], ctx.input(0), ctx.input(1)],
                      {"axis": ctx.attrs["axis"]}), None]
 
 
-@grad_for("SelectV2")
-def _select_grad(ctx, grads):
+def select_grad(ctx, grads):
     g = grads[0]
     condition = ctx.input(0)
     zeros = A.zeros_like(g)
@@ -121,8 +108,7 @@ def _select_grad(ctx, grads):
             sum_to(A.where(condition, zeros, g), ctx, 2) if ctx.needed[2] else None]
 
 
-@grad_for("StridedSlice")
-def _strided_slice_grad(ctx, grads):
+def strided_slice_grad(ctx, grads):
     dynamic = [ctx.input(i) for i in range(1, len(ctx.needed))]
     out = execute1(STRIDED_SLICE_GRAD, [grads[0], ctx.input(0)] + dynamic,
                    {"spec": ctx.attrs["spec"]})
@@ -132,17 +118,12 @@ def _strided_slice_grad(ctx, grads):
 # -- variables ---------------------------------------------------------------------------------
 
 
-@grad_for("ReadVariableOp")
-def _read_variable_grad(ctx, grads):
+def read_variable_grad(ctx, grads):
     """The gradient of a read flows to the variable (its handle); a variable's gradient is
     the sum over its reads."""
     return [grads[0]]
 
 
-not_differentiable("AssignVariableOp", "AssignAddVariableOp", "AssignSubVariableOp",
-                   "InitializeVariableOnce")
 
 # -- io and data -------------------------------------------------------------------------------
 
-not_differentiable("PrintV2", "Assert", "CheckDefined")
-not_differentiable("AnonymousIterator", "IteratorGetNext", "IteratorHasNext", optional=True)

@@ -2,13 +2,14 @@
 
 A record is anything with `.op` (an OpDef), `.attrs`, `.inputs` and `.outputs`: an eager
 tape entry (`Record`), or a graph `Node`. `backprop` walks records backwards from targets
-and calls each op's gradient rule, `op.grad(ctx, grads)`, declared once per op in the
-registry (see the `*_grads` modules). A rule receives a `GradContext` (the op's attributes,
-inputs and outputs, and which inputs need a gradient) and one gradient per output (None
-where nothing flows back), and returns one gradient per input (None where there is none),
-or a `GradResult` that also carries gradients for the *externals* of the op: the variables
-and eager tensors that the sub-graphs of a control-flow op, or the graph of a called
-function, read without taking them as inputs.
+and calls each op's gradient rule, `op.grad(ctx, grads)`, declared with the op in
+runtime/ops (most rules are in the `*_grads` modules, named by the declaration). A rule
+receives a `GradContext` (the op's attributes, inputs and outputs, and which inputs need a
+gradient) and one gradient per output (None where nothing flows back), and returns one
+gradient per input (None where there is none), or a `GradResult` that also carries
+gradients for the *externals* of the op: the variables and eager tensors that the
+sub-graphs of a control-flow op, or the graph of a called function, read without taking
+them as inputs.
 
 Rules build their results with the ordinary ops API, so the same rule runs eagerly (eager
 tape) and adds graph nodes while tracing (a tape inside a tf.function, or a gradient
@@ -30,6 +31,9 @@ import weakref
 import numpy as np
 
 from runtime.ops import math_ops
+from runtime.ops.call_ops import CALL_OP
+from runtime.ops.control_flow_ops import IF_OPS, SubGraph
+from runtime.ops.gradient_ops import WHILE_GRAD_OP
 from runtime.tensor import SymbolicTensor
 from runtime.variables import Variable
 
@@ -152,7 +156,6 @@ def graph_externals(graph):
     cached = _externals_cache.get(graph)
     if cached is not None and cached[0] == size:
         return cached[1]
-    from runtime.function import CALL_OP
     found = []
     seen = set()
     pending = [graph]
@@ -175,7 +178,7 @@ def graph_externals(graph):
                 inner.append(node.attrs["f"].graph)
             elif node.op.lower is not None:
                 inner.extend(sub.graph for sub in _subgraphs(node.attrs))
-            elif node.op.name == "WhileGrad":
+            elif node.op is WHILE_GRAD_OP:
                 for external in implicit_externals(node.op, node.attrs):
                     if id(external) not in seen:
                         seen.add(id(external))
@@ -187,11 +190,10 @@ def graph_externals(graph):
 
 
 def _subgraphs(attrs):
-    from runtime.control_flow import SubGraph
     return [v for v in attrs.values() if isinstance(v, SubGraph)]
 
 
-_WITH_EXTERNALS = frozenset(["PartitionedCall", "WhileGrad"])
+_WITH_EXTERNALS = (CALL_OP, WHILE_GRAD_OP)  # ops reading externals besides control flow
 
 
 def implicit_externals(op, attrs):
@@ -206,9 +208,9 @@ def implicit_externals(op, attrs):
                     out.append(e)
         return tuple(out)
     f = attrs.get("f") if attrs else None
-    if f is not None and op.name == "PartitionedCall":
+    if f is not None and op is CALL_OP:
         return graph_externals(f.graph)
-    if op.name == "WhileGrad":  # what its loop read (see while_grad_grads)
+    if op is WHILE_GRAD_OP:  # what its loop read (see while_grad_grads)
         from runtime.gradients.while_grad_grads import loop_externals
         return loop_externals(attrs["plan"])
     return ()
@@ -251,7 +253,7 @@ def backprop(records, targets, sources, watched, view=None, external_key=id):
                     needed = [False] * len(inputs)
                 needed[i] = True
         externals = implicit_externals(rec.op, rec.attrs) if (
-            rec.op.lower is not None or rec.op.name in _WITH_EXTERNALS) else ()
+            rec.op.lower is not None or rec.op in _WITH_EXTERNALS) else ()
         needed_externals = [e for e in externals if external_key(e) in live]
         if needed is None and not needed_externals:
             continue
@@ -435,15 +437,15 @@ class Inliner:
 
     def _emit_one(self, node):
         target = self.target
-        if node.op.name == "Placeholder":
+        if "placeholder" in node.op.traits:
             capture = self._captures.get(id(node.outputs[0]))
             if capture is None or isinstance(capture.external, SymbolicTensor):
                 raise ValueError("internal error: placeholder %s of %s is not mapped"
                                  % (node.name, self.source.name))
             self.mapping[id(node.outputs[0])] = target.capture(capture.external)
             return
-        if node.op.name in _REPLAYED and _replayable(node):
-            if node.op.name == "PartitionedCall":
+        if node.op in _REPLAYED and _replayable(node):
+            if node.op is CALL_OP:
                 self._emit_replay(node)
             else:
                 self._emit_replayed_if(node)
@@ -481,7 +483,7 @@ class Inliner:
             self.mapping[id(old)] = new
 
 
-_REPLAYED = frozenset(["PartitionedCall", "If", "StatelessIf"])
+_REPLAYED = (CALL_OP, IF_OPS[False], IF_OPS[True])
 
 
 def _replayable(node):
@@ -527,34 +529,3 @@ class InlinedNode:
 
     def output(self, i):
         return self.inliner.value(self.node.outputs[i])
-
-
-# -- declaring rules ---------------------------------------------------------------------------
-
-
-def grad_for(*names):
-    """Decorator: declares the function as the gradient rule of the ops `names`."""
-    from runtime.ops import registry
-
-    def declare(rule):
-        for name in names:
-            registry.get(name).grad = rule
-        return rule
-    return declare
-
-
-def _no_gradient(ctx, grads):
-    return [None] * len(ctx.needed)
-
-
-def not_differentiable(*names, optional=False):
-    """Declares that no gradient flows through the ops `names` (their inputs get None).
-    With `optional`, names not registered (yet) are skipped."""
-    from runtime.ops import registry
-    for name in names:
-        op = registry.REGISTRY.get(name)
-        if op is None:
-            if optional:
-                continue
-            raise KeyError("no op named %r is registered" % name)
-        op.grad = _no_gradient

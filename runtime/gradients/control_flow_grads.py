@@ -1,4 +1,4 @@
-"""Gradients of the staged control-flow ops (runtime/control_flow.py): If and While.
+"""Gradients of the staged control-flow ops (runtime/ops/control_flow_ops.py): If and While.
 
 If: the gradient is another If on the same predicate. Each of its branches re-emits the
 forward branch (only the nodes the gradient uses) and backpropagates through it, returning
@@ -36,13 +36,14 @@ from runtime import dtypes
 from runtime import executor
 from runtime import shape as shape_lib
 from runtime.gradients.backprop import (GradResult, Inliner, add_values, backprop, can_carry,
-                                        carries, external_key_in, grad_for, graph_externals,
+                                        carries, external_key_in, graph_externals,
                                         zeros_like_tensor, zeros_like_value)
 from runtime.gradients import residuals
 from runtime.gradients.grad_ops import fully_known
 from runtime.graph import Graph
 from runtime.ops import array_ops
-from runtime.ops.registry import execute, register
+from runtime.ops.gradient_ops import WHILE_GRAD_OP
+from runtime.ops.registry import execute
 from runtime.tensor import SymbolicTensor
 from runtime.variables import OPS as VARIABLE_OPS
 from runtime.variables import Variable
@@ -51,8 +52,7 @@ from runtime.variables import Variable
 # -- If ----------------------------------------------------------------------------------------
 
 
-@grad_for("If", "StatelessIf")
-def _if_grad(ctx, grads):
+def if_grad(ctx, grads):
     inputs = ctx.inputs
     pred = inputs[0]
     wanted = [i for i in range(1, len(inputs)) if ctx.needed[i]]
@@ -266,7 +266,7 @@ def run_forward(plan, state, body_values, cond_values, kept):
     return history
 
 
-def _while_grad_kernel(*values, plan, out_specs):
+def while_grad_kernel(*values, plan, out_specs):
     state, body_values, cond_values, dys, kept = split_inputs(plan, values)
     history = run_forward(plan, state, body_values, cond_values, kept)
     float_states = plan.float_states
@@ -296,10 +296,6 @@ def _while_grad_kernel(*values, plan, out_specs):
     return out[0] if len(out) == 1 else tuple(out)
 
 
-WHILE_GRAD_OP = register("WhileGrad", _while_grad_kernel,
-                         lambda specs, attrs: list(attrs["out_specs"]), stateful=True)
-
-
 def _spec(t):
     return t.dtype, t._shape
 
@@ -315,8 +311,7 @@ def _compiled_cond(cond):
     return executor.compile_graph(graph, placeholders, outputs, "while_cond_forward").run
 
 
-@grad_for("While", "StatelessWhile")
-def _while_grad(ctx, grads):
+def while_grad(ctx, grads):
     cond, body = ctx.attrs["cond"], ctx.attrs["body"]
     inputs = ctx.inputs
     n = len(body.placeholders)

@@ -28,7 +28,7 @@ from runtime import nest
 from runtime.function import CALL_OP, ConcreteFunction
 from runtime.gradients import residuals
 from runtime.gradients.backprop import (GradResult, Inliner, backprop, external_key_in,
-                                        grad_for, graph_externals)
+                                        graph_externals)
 from runtime.graph import Graph
 from runtime.ops import array_ops
 from runtime.ops.registry import execute
@@ -126,8 +126,7 @@ def replay_function(f):
     return found
 
 
-@grad_for("PartitionedCall")
-def _call_grad(ctx, grads):
+def call_grad(ctx, grads):
     f = ctx.attrs["f"]
     n = len(f._feeds)
     needed_ids = {id(e) for e in ctx.needed_externals}

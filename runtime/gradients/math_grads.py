@@ -1,4 +1,5 @@
-"""Gradient rules of the math ops (runtime/ops/math_ops.py) and of the nn ops.
+"""Gradient rules of the math ops (runtime/ops/math_ops.py) and of the nn ops, named by
+their declarations (a unary op's rule from its derivative is declared in math_ops itself).
 
 Each rule is `rule(ctx, grads) -> [gradient per input]` (see backprop.GradContext); it
 skips inputs that need no gradient (`ctx.needed`) and writes its result with the ops API, so
@@ -6,39 +7,34 @@ that it runs eagerly and in graphs alike. Binary ops broadcast: the gradient of 
 is summed back to its shape (`grad_ops.sum_to`).
 """
 
-from runtime.gradients.backprop import grad_for, not_differentiable
-from runtime.gradients.grad_ops import (PROD_OTHERS, RELU_GRAD, like_input, reduce_grad, sum_to,
-                                        zeros_for)
+from runtime.gradients.grad_ops import like_input, reduce_grad, sum_to, zeros_for
 from runtime.ops import array_ops as A
 from runtime.ops import math_ops as M
+from runtime.ops.gradient_ops import PROD_OTHERS, RELU_GRAD
 from runtime.ops.registry import execute1
 
 # -- elementwise binary --------------------------------------------------------------------
 
 
-@grad_for("AddV2")
-def _add_grad(ctx, grads):
+def add_grad(ctx, grads):
     g = grads[0]
     return [sum_to(g, ctx, 0) if ctx.needed[0] else None,
             sum_to(g, ctx, 1) if ctx.needed[1] else None]
 
 
-@grad_for("Sub")
-def _sub_grad(ctx, grads):
+def sub_grad(ctx, grads):
     g = grads[0]
     return [sum_to(g, ctx, 0) if ctx.needed[0] else None,
             sum_to(M.negative(g), ctx, 1) if ctx.needed[1] else None]
 
 
-@grad_for("Mul")
-def _mul_grad(ctx, grads):
+def mul_grad(ctx, grads):
     g = grads[0]
     return [sum_to(M.multiply(g, ctx.input(1)), ctx, 0) if ctx.needed[0] else None,
             sum_to(M.multiply(ctx.input(0), g), ctx, 1) if ctx.needed[1] else None]
 
 
-@grad_for("RealDiv")
-def _div_grad(ctx, grads):
+def div_grad(ctx, grads):
     g = grads[0]
     y = ctx.input(1)
     dx = sum_to(M.truediv(g, y), ctx, 0) if ctx.needed[0] else None
@@ -50,8 +46,7 @@ def _div_grad(ctx, grads):
     return [dx, dy]
 
 
-@grad_for("FloorMod")
-def _floormod_grad(ctx, grads):
+def floormod_grad(ctx, grads):
     g = grads[0]
     dx = sum_to(g, ctx, 0) if ctx.needed[0] else None
     dy = None
@@ -61,8 +56,7 @@ def _floormod_grad(ctx, grads):
     return [dx, dy]
 
 
-@grad_for("Pow")
-def _pow_grad(ctx, grads):
+def pow_grad(ctx, grads):
     g = grads[0]
     x, y = ctx.input(0), ctx.input(1)
     dx = dy = None
@@ -85,89 +79,54 @@ def _select_grad(ctx, grads, x_wins):
             sum_to(A.where(x_wins, zeros, g), ctx, 1) if ctx.needed[1] else None]
 
 
-@grad_for("Maximum")
-def _maximum_grad(ctx, grads):
+def maximum_grad(ctx, grads):
     return _select_grad(ctx, grads, M.greater_equal(ctx.input(0), ctx.input(1)))
 
 
-@grad_for("Minimum")
-def _minimum_grad(ctx, grads):
+def minimum_grad(ctx, grads):
     return _select_grad(ctx, grads, M.less_equal(ctx.input(0), ctx.input(1)))
 
 
-@grad_for("SquaredDifference")
-def _squared_difference_grad(ctx, grads):
+def squared_difference_grad(ctx, grads):
     d = M.multiply(M.multiply(grads[0], 2.0), M.subtract(ctx.input(0), ctx.input(1)))
     return [sum_to(d, ctx, 0) if ctx.needed[0] else None,
             sum_to(M.negative(d), ctx, 1) if ctx.needed[1] else None]
 
 
-not_differentiable("Add", "FloorDiv", "Less", "LessEqual", "Greater", "GreaterEqual", "Equal",
-                   "NotEqual", "LogicalAnd", "LogicalOr")
 
 # -- elementwise unary ---------------------------------------------------------------------
 
 
-def _unary(name, derivative):
-    """Declares `d(op)/dx = derivative(ctx)`: the gradient is grads[0] * derivative."""
-    @grad_for(name)
-    def rule(ctx, grads):
-        return [M.multiply(grads[0], derivative(ctx))]
-    rule.__name__ = "_%s_grad" % name.lower()
-    return rule
-
-
-@grad_for("Neg")
-def _neg_grad(ctx, grads):
+def neg_grad(ctx, grads):
     return [M.negative(grads[0])]
 
 
-@grad_for("Sign")
-def _sign_grad(ctx, grads):
+def sign_grad(ctx, grads):
     return [zeros_for(grads[0])]
 
 
-@grad_for("Relu")
-def _relu_grad(ctx, grads):
+def relu_grad(ctx, grads):
     return [execute1(RELU_GRAD, [grads[0], ctx.output(0)])]
 
 
-@grad_for("Sqrt")
-def _sqrt_grad(ctx, grads):
+def sqrt_grad(ctx, grads):
     return [M.truediv(grads[0], M.multiply(ctx.output(0), 2.0))]
 
 
-@grad_for("Log")
-def _log_grad(ctx, grads):
+def log_grad(ctx, grads):
     return [M.truediv(grads[0], ctx.input(0))]
 
 
-@grad_for("Log1p")
-def _log1p_grad(ctx, grads):
+def log1p_grad(ctx, grads):
     return [M.truediv(grads[0], M.add(ctx.input(0), 1.0))]
 
 
-_unary("Abs", lambda ctx: M.sign(ctx.input(0)))
-_unary("Square", lambda ctx: M.multiply(ctx.input(0), 2.0))
-_unary("Reciprocal", lambda ctx: M.negative(M.square(ctx.output(0))))
-_unary("Tanh", lambda ctx: M.subtract(1.0, M.square(ctx.output(0))))
-_unary("Exp", lambda ctx: ctx.output(0))
-_unary("Expm1", lambda ctx: M.add(ctx.output(0), 1.0))
-_unary("Rsqrt", lambda ctx: M.multiply(M.multiply(ctx.output(0), M.square(ctx.output(0))),
-                                       -0.5))
-_unary("Sigmoid", lambda ctx: M.multiply(ctx.output(0), M.subtract(1.0, ctx.output(0))))
-_unary("Softplus", lambda ctx: M.sigmoid(ctx.input(0)))
-_unary("Sin", lambda ctx: M.cos(ctx.input(0)))
-_unary("Cos", lambda ctx: M.negative(M.sin(ctx.input(0))))
-_unary("Tan", lambda ctx: M.add(M.square(ctx.output(0)), 1.0))
 
-not_differentiable("Floor", "Ceil", "Round", "IsNan", "IsInf", "IsFinite", "LogicalNot")
 
 # -- cast --------------------------------------------------------------------------------------
 
 
-@grad_for("Cast")
-def _cast_grad(ctx, grads):
+def cast_grad(ctx, grads):
     source = ctx.input_dtype(0)
     if not source.is_floating or not ctx.attrs["dtype"].is_floating:
         return [None]
@@ -177,19 +136,17 @@ def _cast_grad(ctx, grads):
 # -- reductions --------------------------------------------------------------------------------
 
 
-@grad_for("Sum")
-def _sum_grad(ctx, grads):
+def sum_grad(ctx, grads):
     return [reduce_grad(grads[0], like_input(ctx, 0), ctx.attrs["axis"],
                         ctx.attrs["keepdims"])]
 
 
-@grad_for("Mean")
-def _mean_grad(ctx, grads):
+def mean_grad(ctx, grads):
     return [reduce_grad(grads[0], like_input(ctx, 0), ctx.attrs["axis"],
                         ctx.attrs["keepdims"], mean=True)]
 
 
-def _extreme_grad(ctx, grads):
+def extreme_grad(ctx, grads):
     """Max/Min: the gradient is shared equally by the elements equal to the extreme."""
     x = ctx.input(0)
     axis, keepdims = ctx.attrs["axis"], ctx.attrs["keepdims"]
@@ -199,30 +156,25 @@ def _extreme_grad(ctx, grads):
     return [M.multiply(reduce_grad(grads[0], x, axis, keepdims), M.truediv(hits, count))]
 
 
-grad_for("Max", "Min")(_extreme_grad)
 
 
-@grad_for("Prod")
-def _prod_grad(ctx, grads):
+def prod_grad(ctx, grads):
     x = ctx.input(0)
     axis, keepdims = ctx.attrs["axis"], ctx.attrs["keepdims"]
     others = execute1(PROD_OTHERS, [x], {"axis": axis})
     return [M.multiply(reduce_grad(grads[0], x, axis, keepdims), others)]
 
 
-@grad_for("Cumsum")
-def _cumsum_grad(ctx, grads):
+def cumsum_grad(ctx, grads):
     attrs = ctx.attrs
     return [M.cumsum(grads[0], attrs["axis"], attrs["exclusive"], not attrs["reverse"])]
 
 
-not_differentiable("Any", "All", "ArgMax", "ArgMin")
 
 # -- matmul, add_n, clip -----------------------------------------------------------------------
 
 
-@grad_for("MatMul")
-def _matmul_grad(ctx, grads):
+def matmul_grad(ctx, grads):
     g = grads[0]
     a, b = ctx.input(0), ctx.input(1)
     ta, tb = ctx.attrs["transpose_a"], ctx.attrs["transpose_b"]
@@ -252,13 +204,11 @@ def _batch_sum(d, ctx, i):
     return sum_to(d, ctx, i)
 
 
-@grad_for("AddN")
-def _add_n_grad(ctx, grads):
+def add_n_grad(ctx, grads):
     return [sum_to(grads[0], ctx, i) if need else None for i, need in enumerate(ctx.needed)]
 
 
-@grad_for("ClipByValue")
-def _clip_grad(ctx, grads):
+def clip_grad(ctx, grads):
     g = grads[0]
     x, lo, hi = ctx.input(0), ctx.input(1), ctx.input(2)
     zeros = A.zeros_like(g)
@@ -272,19 +222,16 @@ def _clip_grad(ctx, grads):
 # -- softmax ---------------------------------------------------------------------------------
 
 
-@grad_for("Softmax")
-def _softmax_grad(ctx, grads):
+def softmax_grad(ctx, grads):
     g, y = grads[0], ctx.output(0)
     axis = ctx.attrs["axis"]
     inner = M.reduce_sum(M.multiply(g, y), axis=axis, keepdims=True)
     return [M.multiply(y, M.subtract(g, inner))]
 
 
-@grad_for("LogSoftmax")
-def _log_softmax_grad(ctx, grads):
+def log_softmax_grad(ctx, grads):
     g, y = grads[0], ctx.output(0)
     total = M.reduce_sum(g, axis=ctx.attrs["axis"], keepdims=True)
     return [M.subtract(g, M.multiply(M.exp(y), total))]
 
 
-not_differentiable("RandomUniform", "RandomUniformInt", "RandomStandardNormal")

@@ -19,8 +19,8 @@ import numpy as np
 
 from runtime import context
 from runtime import errors
-from runtime.gradients.backprop import grad_for
-from runtime.ops.registry import execute, register
+from runtime.ops.gradient_ops import PY_FUNCTION_GRAD_OP as GRAD_OP
+from runtime.ops.registry import execute
 from runtime.tensor import EagerTensor, Tensor
 
 # id(first float output array of a run) -> (weak reference to it, _Run)
@@ -90,7 +90,7 @@ def _not_connected(func, index, value, where):
         "in tf.stop_gradient." % (index, name, what), where), "EagerPyFuncGrad")
 
 
-def _py_function_grad_kernel(key_value, *dys, func, dy_indices, wanted, out_specs, where):
+def py_function_grad_kernel(key_value, *dys, func, dy_indices, wanted, out_specs, where):
     run = _find_run(key_value)
     if run is None:
         raise errors.InvalidArgumentError(
@@ -116,12 +116,7 @@ def _py_function_grad_kernel(key_value, *dys, func, dy_indices, wanted, out_spec
     return out[0] if len(out) == 1 else tuple(out)
 
 
-GRAD_OP = register("EagerPyFuncGrad", _py_function_grad_kernel,
-                   lambda specs, attrs: list(attrs["out_specs"]), side_effects=True)
-
-
-@grad_for("EagerPyFunc")
-def _py_function_grad(ctx, grads):
+def py_function_grad(ctx, grads):
     attrs = ctx.attrs
     wanted = [j for j, need in enumerate(ctx.needed) if need]
     dy_indices = [i for i, (d, g) in enumerate(zip(attrs["Tout"], grads))

@@ -32,18 +32,18 @@ import weakref
 import numpy as np
 
 from runtime import dtypes
+from runtime.ops.call_ops import CALL_OP
+from runtime.ops.control_flow_ops import IF_OPS, WHILE_OPS
 from runtime.tensor import SymbolicTensor
 
 _cache = weakref.WeakKeyDictionary()  # graph -> (node count, residual tensors)
-_NOT_REPLAYED = frozenset(["While", "StatelessWhile"])
+_IFS = tuple(IF_OPS.values())
+_WHILES = tuple(WHILE_OPS.values())
 
 
 def unrecomputable(op):
     """True for ops whose second run would not give the forward value (see module doc)."""
-    name = op.name
-    return (name.startswith("Random") or (name.startswith("Assign") and op.side_effects)
-            or name.startswith("Iterator") or name == "AnonymousIterator"
-            or name in ("EagerPyFunc", "ReadVariableOp"))
+    return "unrepeatable" in op.traits
 
 
 def graph_residuals(graph):
@@ -55,14 +55,14 @@ def graph_residuals(graph):
         return found[1]
     result = []
     for node in graph.nodes:
-        if node.op.name == "Placeholder":
+        if "placeholder" in node.op.traits:
             continue
         if unrecomputable(node.op):
             result.extend(node.outputs)
             continue
         kept = expose(node)
         if kept:  # a call or an If is replayed from its residuals; a While is not re-run
-            result.extend(node.outputs if node.op.name in _NOT_REPLAYED else kept)
+            result.extend(node.outputs if node.op in _WHILES else kept)
     result = tuple(result)
     _cache[graph] = (size, result)
     return result
@@ -82,20 +82,20 @@ def expose(node):
         return ()
     if "n_outputs" in attrs or getattr(node, "graph", None) is None:  # done, or eager
         return exposed(node)
-    name = node.op.name
-    if name == "PartitionedCall":
+    op = node.op
+    if op is CALL_OP:
         inner = graph_residuals(attrs["f"].graph)
         if not inner:
             return ()
         attrs["residuals"] = inner
         specs = [(t.dtype, t._shape) for t in inner]
-    elif name in ("While", "StatelessWhile"):
+    elif op in _WHILES:
         inner = graph_residuals(attrs["body"].graph)
         if not inner and not graph_residuals(attrs["cond"].graph):
             return ()
         attrs["residuals"] = inner
         specs = [(dtypes.resource, ())]  # the list of each iteration's residuals
-    elif name in ("If", "StatelessIf"):
+    elif op in _IFS:
         then_r = graph_residuals(attrs["then"].graph)
         else_r = graph_residuals(attrs["else"].graph)
         if not then_r and not else_r:
@@ -112,5 +112,5 @@ def expose(node):
 
 
 def unbox(value):
-    """The list of a While's residuals (boxed by control_flow.box_list)."""
+    """The list of a While's residuals (boxed by control_flow_ops.box_list)."""
     return value[()] if isinstance(value, np.ndarray) else value

@@ -24,10 +24,10 @@ import contextlib
 
 from runtime import context
 from runtime import nest
-from runtime.function import CALL_OP
 from runtime.gradients.backprop import (Record, backprop, carries, external_key_in,
                                         implicit_externals)
 from runtime.ops import array_ops
+from runtime.ops.call_ops import CALL_OP
 from runtime.ops.common import convert_to_tensor
 from runtime.tensor import SymbolicTensor, Tensor
 from runtime.variables import OPS as VARIABLE_OPS

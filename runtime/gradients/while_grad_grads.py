@@ -25,11 +25,15 @@ import numpy as np
 
 from runtime import executor
 from runtime.gradients.backprop import (GradResult, Inliner, add_values,
-                                        backprop, carries, external_key_in, grad_for,
+                                        backprop, carries, external_key_in,
                                         zeros_like_tensor, zeros_like_value)
 from runtime.gradients.control_flow_grads import run_forward, split_inputs
 from runtime.graph import Graph
-from runtime.ops.registry import execute, register
+from runtime.ops.call_ops import CALL_OP
+from runtime.ops.control_flow_ops import IF_OPS
+from runtime.ops.gradient_ops import WHILE_GRAD_GRAD_OP as GRAD_GRAD_OP
+from runtime.ops.registry import NOT_DIFFERENTIABLE, execute
+from runtime.ops.variable_ops import OPS as VARIABLE_OPS
 from runtime.tensor import EagerTensor
 from runtime.variables import Variable
 
@@ -79,21 +83,21 @@ def _resource_of(graph, t):
 def _residual_target(graph, t):
     """Where the cotangent of residual `t` (a tensor of the loop body) goes."""
     node = t.node
-    name = node.op.name
-    if name == "ReadVariableOp":
+    op = node.op
+    if op is VARIABLE_OPS["ReadVariableOp"]:
         resource = _resource_of(graph, node.inputs[0])
         if isinstance(resource, Variable):
             return ("variable", resource)
         return ("resource", resource)
-    if name.startswith(("Random", "Iterator", "Assign")) or name == "AnonymousIterator":
-        return None  # no gradient flows into these
+    if "unrepeatable" in op.traits and op.grad_decision is NOT_DIFFERENTIABLE:
+        return None  # a random draw, an iterator read, an assignment: no gradient flows in
     first = node.attrs.get("n_outputs") if isinstance(node.attrs, dict) else None
     if first is None or t.index < first:
         return ("unsupported", node)
     # a residual of the callee or of a branch, handed out by the node: where that one's goes
-    if name == "PartitionedCall":
+    if op is CALL_OP:
         inner_graph, inner = node.attrs["f"].graph, node.attrs["residuals"][t.index - first]
-    elif name in ("If", "StatelessIf"):
+    elif op in IF_OPS.values():
         then_r, else_r = node.attrs["residuals"]
         k = t.index - first
         inner_graph, inner = ((node.attrs["then"].graph, then_r[k]) if k < len(then_r) else
@@ -163,7 +167,7 @@ def _unsupported_error(node):
            ", made at %s:%d" % (where.filename, where.lineno) if where is not None else ""))
 
 
-def _grad_grad_kernel(*values, plan, n_inputs, externals, out_specs):
+def while_grad_grad_kernel(*values, plan, n_inputs, externals, out_specs):
     second = _second_order_plan(plan)
     inputs, cots = values[:n_inputs], values[n_inputs:]
     state, body_values, cond_values, dys, kept = split_inputs(plan, inputs)
@@ -229,12 +233,7 @@ def _grad_grad_kernel(*values, plan, n_inputs, externals, out_specs):
     return out[0] if len(out) == 1 else tuple(out)
 
 
-GRAD_GRAD_OP = register("WhileGradGrad", _grad_grad_kernel,
-                        lambda specs, attrs: list(attrs["out_specs"]), stateful=True)
-
-
-@grad_for("WhileGrad")
-def _while_grad_grad(ctx, grads):
+def while_grad_grad(ctx, grads):
     plan = ctx.attrs["plan"]
     if plan.graphs is None:
         raise LookupError("No gradient defined for this WhileGrad (built without its graphs)")

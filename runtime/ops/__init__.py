@@ -1,4 +1,10 @@
-"""The op library. Importing this package registers every op and installs tensor operators."""
+"""The op library: every op is declared in a module of this package, with all its rules.
+
+Importing the package registers the ops of the tensor API and installs tensor operators;
+the modules declaring the ops of calls (call_ops), staged control flow (control_flow_ops),
+variables (variable_ops) and gradients (gradient_ops, tensor_array_grad_ops) are imported by
+the runtime modules that build those ops.
+"""
 
 from runtime.ops import registry  # noqa: F401
 from runtime.ops import array_ops, io_ops, math_ops, nn_random_ops  # noqa: F401

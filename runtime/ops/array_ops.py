@@ -11,10 +11,12 @@ from runtime import shape as shape_lib
 from runtime.ops import common
 from runtime.ops.common import (NUMERIC, SpecError, constant_from_numpy, convert_to_tensor,
                                 require_kind, require_same_dtype)
-from runtime.ops.registry import execute, execute1, register
+from runtime.ops.registry import (KERNEL_CALL, NO_GRADIENT, NOT_DIFFERENTIABLE, execute, execute1,
+                                  register)
 from runtime.tensor import EagerTensor, Tensor, to_numpy
 
 OPS = {}
+_RULES = "runtime.gradients.array_grads:"  # gradient rules written with the ops API
 
 
 def _no_kernel(*args, **kwargs):
@@ -22,13 +24,20 @@ def _no_kernel(*args, **kwargs):
 
 
 OPS["Placeholder"] = register("Placeholder", _no_kernel,
-                              lambda specs, attrs: [(attrs["dtype"], attrs["shape"])])
+                              lambda specs, attrs: [(attrs["dtype"], attrs["shape"])],
+                              grad=NO_GRADIENT, emit=KERNEL_CALL, traits=("placeholder",))
 OPS["Const"] = register("Const", lambda value, dtype: value,
-                        lambda specs, attrs: [(attrs["dtype"], attrs["value"].shape)])
+                        lambda specs, attrs: [(attrs["dtype"], attrs["value"].shape)],
+                        grad=NO_GRADIENT, emit=KERNEL_CALL, traits=("constant",),
+                        static_value=lambda node, value_of: node.attrs["value"])
 OPS["Identity"] = register("Identity", lambda x: x, lambda specs, attrs: [specs[0]],
-                           emit=lambda outs, ins, attrs, bind: "%s = %s" % (outs[0], ins[0]))
+                           grad=_RULES + "identity_grad",
+                           emit=lambda outs, ins, attrs, bind: "%s = %s" % (outs[0], ins[0]),
+                           traits=("forwards",),
+                           static_value=lambda node, value_of: value_of(node.inputs[0]))
 OPS["StopGradient"] = register("StopGradient", lambda x: x, lambda specs, attrs: [specs[0]],
-                               emit=lambda outs, ins, attrs, bind: "%s = %s" % (outs[0], ins[0]))
+                               emit=lambda outs, ins, attrs, bind: "%s = %s" % (outs[0], ins[0]),
+                               grad=NOT_DIFFERENTIABLE, traits=("forwards",))
 
 
 def constant(value, dtype=None, shape=None, name="Const"):
@@ -69,12 +78,24 @@ def _rank_1(specs):
     return (None if shape is None else len(shape),)
 
 
+def _shape_value(node, value_of):
+    """A Shape's value is known when its input's static shape is."""
+    shape = node.inputs[0]._shape
+    if shape_lib.num_elements(shape) is None:
+        return None
+    return np.array(shape, dtype=node.outputs[0].dtype.np_dtype)
+
+
 OPS["Shape"] = register("Shape", lambda x, out_type: np.array(np.shape(x), out_type.np_dtype),
-                        lambda specs, attrs: [(attrs["out_type"], _rank_1(specs))])
+                        lambda specs, attrs: [(attrs["out_type"], _rank_1(specs))],
+                        grad=NOT_DIFFERENTIABLE, emit=KERNEL_CALL, traits=("shape_only",),
+                        static_value=_shape_value)
 OPS["Size"] = register("Size", lambda x, out_type: np.array(np.size(x), out_type.np_dtype),
-                       lambda specs, attrs: [(attrs["out_type"], ())])
+                       lambda specs, attrs: [(attrs["out_type"], ())],
+                       grad=NOT_DIFFERENTIABLE, emit=KERNEL_CALL, traits=("shape_only",))
 OPS["Rank"] = register("Rank", lambda x: np.array(np.ndim(x), np.int32),
-                       lambda specs, attrs: [(dtypes.int32, ())])
+                       lambda specs, attrs: [(dtypes.int32, ())],
+                       grad=NOT_DIFFERENTIABLE, emit=KERNEL_CALL, traits=("shape_only",))
 
 
 def shape(input, out_type=dtypes.int32, name=None):  # noqa: A002
@@ -110,7 +131,8 @@ def _fill_kernel(dims, value, static_shape):
                    dtype=np.asarray(value).dtype)
 
 
-OPS["Fill"] = register("Fill", _fill_kernel, _fill_infer)
+OPS["Fill"] = register("Fill", _fill_kernel, _fill_infer,
+                       grad=_RULES + "fill_grad", emit=KERNEL_CALL)
 
 
 def _dims_tensor(dims):
@@ -169,9 +191,11 @@ def ones(shape, dtype=dtypes.float32, name=None):
 
 
 OPS["ZerosLike"] = register("ZerosLike", lambda x: np.zeros_like(x),
-                            lambda specs, attrs: [specs[0]])
+                            lambda specs, attrs: [specs[0]],
+                            grad=NOT_DIFFERENTIABLE, emit=KERNEL_CALL)
 OPS["OnesLike"] = register("OnesLike", lambda x: np.ones_like(x),
-                           lambda specs, attrs: [specs[0]])
+                           lambda specs, attrs: [specs[0]],
+                           grad=NOT_DIFFERENTIABLE, emit=KERNEL_CALL)
 
 
 def zeros_like(input, dtype=None, name=None):  # noqa: A002
@@ -206,7 +230,8 @@ def _range_kernel(start, limit, delta, static_length):
     return np.arange(start, limit, delta, dtype=np.asarray(start).dtype)
 
 
-OPS["Range"] = register("Range", _range_kernel, _range_infer)
+OPS["Range"] = register("Range", _range_kernel, _range_infer,
+                        grad=NOT_DIFFERENTIABLE, emit=KERNEL_CALL)
 
 
 def range(start, limit=None, delta=1, dtype=None, name="range"):  # noqa: A001
@@ -262,7 +287,8 @@ def _reshape_kernel(x, dims, static_shape, has_wildcard):
     return np.reshape(x, tuple(int(d) for d in np.reshape(dims, [-1])))
 
 
-OPS["Reshape"] = register("Reshape", _reshape_kernel, _reshape_infer)
+OPS["Reshape"] = register("Reshape", _reshape_kernel, _reshape_infer,
+                          grad=_RULES + "reshape_back", emit=KERNEL_CALL)
 
 
 def reshape(tensor, shape, name=None):
@@ -290,7 +316,8 @@ def _transpose_infer(specs, attrs):
 
 
 OPS["Transpose"] = register("Transpose", lambda x, perm: np.transpose(x, perm),
-                            _transpose_infer)
+                            _transpose_infer,
+                            grad=_RULES + "transpose_grad", emit=KERNEL_CALL)
 
 
 def transpose(a, perm=None, name="transpose"):
@@ -308,7 +335,8 @@ def _expand_infer(specs, attrs):
 
 
 OPS["ExpandDims"] = register("ExpandDims", lambda x, axis: np.expand_dims(x, axis),
-                             _expand_infer)
+                             _expand_infer,
+                             grad=_RULES + "reshape_back", emit=KERNEL_CALL)
 
 
 def expand_dims(input, axis, name=None):  # noqa: A002
@@ -333,7 +361,8 @@ def _squeeze_infer(specs, attrs):
     return [(dtype, tuple(d for i, d in enumerate(shape) if i not in axes))]
 
 
-OPS["Squeeze"] = register("Squeeze", lambda x, axis: np.squeeze(x, axis), _squeeze_infer)
+OPS["Squeeze"] = register("Squeeze", lambda x, axis: np.squeeze(x, axis), _squeeze_infer,
+                          grad=_RULES + "reshape_back", emit=KERNEL_CALL)
 
 
 def squeeze(input, axis=None, name=None):  # noqa: A002
@@ -375,7 +404,8 @@ def _concat_infer(specs, attrs):
 
 
 OPS["ConcatV2"] = register("ConcatV2", lambda *xs, axis: np.concatenate(xs, axis=axis),
-                           _concat_infer, node_name="concat")
+                           _concat_infer, node_name="concat",
+                           grad=_RULES + "concat_grad", emit=KERNEL_CALL)
 
 
 def concat(values, axis, name="concat"):
@@ -407,8 +437,16 @@ def _stack_infer(specs, attrs):
     return [(dtype, shape[:axis] + (len(specs),) + shape[axis:])]
 
 
+def _stack_value(node, value_of):
+    parts = [value_of(t) for t in node.inputs]
+    if any(p is None for p in parts):
+        return None
+    return np.stack(parts, axis=node.attrs["axis"])
+
+
 OPS["Pack"] = register("Pack", lambda *xs, axis: np.stack(xs, axis=axis), _stack_infer,
-                       node_name="stack")
+                       node_name="stack", grad=_RULES + "pack_grad",
+                       emit=KERNEL_CALL, static_value=_stack_value)
 
 
 def stack(values, axis=0, name="stack"):
@@ -437,7 +475,8 @@ def _unstack_kernel(x, num, axis):
     return parts[0] if num == 1 else parts  # one output: a bare value, like every kernel
 
 
-OPS["Unpack"] = register("Unpack", _unstack_kernel, _unstack_infer, node_name="unstack")
+OPS["Unpack"] = register("Unpack", _unstack_kernel, _unstack_infer, node_name="unstack",
+                         grad=_RULES + "unpack_grad", emit=KERNEL_CALL)
 
 
 def unstack(value, num=None, axis=0, name="unstack"):
@@ -461,7 +500,8 @@ def _tile_infer(specs, attrs):
     return [(dtype, tuple(None if d is None else d * m for d, m in zip(shape, multiples)))]
 
 
-OPS["Tile"] = register("Tile", lambda x, multiples: np.tile(x, multiples), _tile_infer)
+OPS["Tile"] = register("Tile", lambda x, multiples: np.tile(x, multiples), _tile_infer,
+                       grad=_RULES + "tile_grad", emit=KERNEL_CALL)
 
 
 def tile(input, multiples, name=None):  # noqa: A002
@@ -482,7 +522,8 @@ def _broadcast_to_infer(specs, attrs):
 
 
 OPS["BroadcastTo"] = register("BroadcastTo", lambda x, shape: np.broadcast_to(x, shape),
-                              _broadcast_to_infer)
+                              _broadcast_to_infer,
+                              grad=_RULES + "broadcast_to_grad", emit=KERNEL_CALL)
 
 
 def broadcast_to(input, shape, name=None):  # noqa: A002
@@ -513,7 +554,8 @@ def _gather_kernel(params, indices, axis):
     return np.take(params, indices, axis=axis)
 
 
-OPS["GatherV2"] = register("GatherV2", _gather_kernel, _gather_infer)
+OPS["GatherV2"] = register("GatherV2", _gather_kernel, _gather_infer,
+                           grad=_RULES + "gather_grad", emit=KERNEL_CALL)
 
 
 def gather(params, indices, axis=None, batch_dims=0, name=None):
@@ -531,7 +573,8 @@ def _select_infer(specs, attrs):
     return [(dtype, common.broadcast_specs([(cond_dtype, cond_shape), x, y]))]
 
 
-OPS["SelectV2"] = register("SelectV2", lambda c, x, y: np.where(c, x, y), _select_infer)
+OPS["SelectV2"] = register("SelectV2", lambda c, x, y: np.where(c, x, y), _select_infer,
+                           grad=_RULES + "select_grad", emit=KERNEL_CALL)
 
 
 def _where_infer(specs, attrs):
@@ -539,7 +582,8 @@ def _where_infer(specs, attrs):
     return [(dtypes.int64, (None, None if shape is None else len(shape)))]
 
 
-OPS["Where"] = register("Where", lambda c: np.argwhere(c).astype(np.int64), _where_infer)
+OPS["Where"] = register("Where", lambda c: np.argwhere(c).astype(np.int64), _where_infer,
+                        grad=NOT_DIFFERENTIABLE, emit=KERNEL_CALL)
 
 
 def where(condition, x=None, y=None, name=None):
@@ -573,7 +617,8 @@ def _one_hot_kernel(indices, depth, on_value, off_value, axis, dtype):
     return out
 
 
-OPS["OneHot"] = register("OneHot", _one_hot_kernel, _one_hot_infer)
+OPS["OneHot"] = register("OneHot", _one_hot_kernel, _one_hot_infer,
+                         grad=NOT_DIFFERENTIABLE, emit=KERNEL_CALL)
 
 
 def one_hot(indices, depth, on_value=1, off_value=0, axis=-1, dtype=dtypes.float32, name=None):
@@ -741,7 +786,8 @@ def _slice_emit(outs, ins, attrs, emitter):
 
 
 OPS["StridedSlice"] = register("StridedSlice", _slice_kernel, _slice_infer,
-                               node_name="strided_slice", emit=_slice_emit)
+                               node_name="strided_slice", emit=_slice_emit,
+                               grad=_RULES + "strided_slice_grad")
 
 
 def strided_slice_from_index(tensor, index):

@@ -79,18 +79,8 @@ def constant_value(tensor):
     if not isinstance(tensor, SymbolicTensor):
         return None
     node = tensor.node
-    kind = node.op.name
-    if kind == "Const":
-        return node.attrs["value"]
-    if kind == "Shape" and shape_lib.num_elements(node.inputs[0]._shape) is not None:
-        return np.array(node.inputs[0]._shape, dtype=tensor.dtype.np_dtype)
-    if kind == "Pack":
-        parts = [constant_value(t) for t in node.inputs]
-        if all(p is not None for p in parts):
-            return np.stack(parts, axis=node.attrs["axis"])
-    if kind == "Identity":
-        return constant_value(node.inputs[0])
-    return None
+    rule = node.op.static_value  # declared by the op (Const, Shape, Pack, Identity)
+    return None if rule is None else rule(node, constant_value)
 
 
 def partial_shape_value(tensor):
@@ -99,17 +89,26 @@ def partial_shape_value(tensor):
     if value is not None:
         return tuple(None if d < 0 else int(d) for d in np.reshape(value, [-1]))
     if isinstance(tensor, SymbolicTensor):
-        node = tensor.node
-        if node.op.name == "Pack" and node.attrs["axis"] == 0:
-            out = []
-            for t in node.inputs:
-                v = constant_value(t)
-                out.append(None if v is None else int(v))
-            return tuple(out)
         dims = tensor._shape
-        if dims is not None and len(dims) == 1 and dims[0] is not None:
+        if dims is None or len(dims) != 1:
+            return None
+        node = tensor.node
+        rule = node.op.static_value
+        if rule is not None:  # a Pack of scalars, some unknown: those entries are None
+            value = rule(node, _value_or_unknown)
+            if value is not None:
+                return tuple(None if d is None else int(d) for d in np.reshape(value, [-1]))
+        if dims[0] is not None:
             return (None,) * dims[0]
     return None
+
+
+def _value_or_unknown(tensor):
+    """`constant_value(tensor)`, or a None element for an unknown int scalar."""
+    value = constant_value(tensor)
+    if value is None and tensor._shape == () and tensor.dtype.is_integer:
+        return np.array(None, dtype=object)
+    return value
 
 
 def static_int_list(value, what):

@@ -26,7 +26,7 @@ import numpy as np
 
 from runtime import dtypes
 from runtime.ops import common
-from runtime.ops.registry import execute, register
+from runtime.ops.registry import KERNEL_CALL, NOT_DIFFERENTIABLE, execute, register
 
 OPS = {}
 
@@ -40,7 +40,8 @@ def _anonymous_iterator_kernel(*values, dataset):
 # may move, merge or drop it. Opening a pass is cheap: nothing is read until the first fetch.
 OPS["AnonymousIterator"] = register(
     "AnonymousIterator", _anonymous_iterator_kernel,
-    lambda specs, attrs: [(dtypes.resource, ())], side_effects=True)
+    lambda specs, attrs: [(dtypes.resource, ())],
+    grad=NOT_DIFFERENTIABLE, emit=KERNEL_CALL, traits=("side_effects", "host_only", "unrepeatable"))
 
 
 def _get_next_kernel(iterator, specs):
@@ -52,7 +53,7 @@ def _get_next_kernel(iterator, specs):
 
 OPS["IteratorGetNext"] = register(
     "IteratorGetNext", _get_next_kernel, lambda specs, attrs: list(attrs["specs"]),
-    side_effects=True)
+    grad=NOT_DIFFERENTIABLE, emit=KERNEL_CALL, traits=("side_effects", "host_only", "unrepeatable"))
 
 
 def _has_next_kernel(iterator, proceed=np.True_):
@@ -61,7 +62,7 @@ def _has_next_kernel(iterator, proceed=np.True_):
 
 OPS["IteratorHasNext"] = register(
     "IteratorHasNext", _has_next_kernel, lambda specs, attrs: [(dtypes.bool_, ())],
-    side_effects=True)
+    grad=NOT_DIFFERENTIABLE, emit=KERNEL_CALL, traits=("side_effects", "host_only", "unrepeatable"))
 
 
 def anonymous_iterator(dataset, tensors):

@@ -13,7 +13,7 @@ from runtime import dtypes
 from runtime import errors
 from runtime.ops import common
 from runtime.ops import registry
-from runtime.ops.registry import execute, register
+from runtime.ops.registry import KERNEL_CALL, NOT_DIFFERENTIABLE, execute, register
 from runtime.tensor import EagerTensor, Tensor, make_eager
 
 OPS = {}
@@ -80,7 +80,8 @@ def _print_kernel(*values, template, dtypes_, sep, end, output_stream, summarize
 
 
 OPS["PrintV2"] = register("PrintV2", _print_kernel, lambda specs, attrs: [],
-                          side_effects=True)
+                          grad=NOT_DIFFERENTIABLE, emit=KERNEL_CALL,
+                          traits=("side_effects", "host_only"))
 
 
 class _Slot:
@@ -174,7 +175,9 @@ def _py_function_kernel(*values, func, Tout, in_dtypes, record=False, where=None
 
 
 OPS["EagerPyFunc"] = register("EagerPyFunc", _py_function_kernel, _py_function_infer,
-                              side_effects=True)
+                              grad="runtime.gradients.py_function_grads:py_function_grad",
+                              emit=KERNEL_CALL,
+                              traits=("side_effects", "host_only", "unrepeatable"))
 
 
 def py_function(func, inp, Tout, name=None):
@@ -214,7 +217,8 @@ def _assert_infer(specs, attrs):
     return []
 
 
-OPS["Assert"] = register("Assert", _assert_kernel, _assert_infer, side_effects=True)
+OPS["Assert"] = register("Assert", _assert_kernel, _assert_infer,
+                         grad=NOT_DIFFERENTIABLE, emit=KERNEL_CALL, traits=("side_effects",))
 
 
 def assert_that(condition, data, message, name=None, error_class=errors.InvalidArgumentError):
@@ -245,7 +249,8 @@ def _check_defined_infer(specs, attrs):
 
 
 OPS["CheckDefined"] = register("CheckDefined", _check_defined_kernel, _check_defined_infer,
-                               side_effects=True, emit=_check_defined_emit)
+                               emit=_check_defined_emit,
+                               grad=NOT_DIFFERENTIABLE, traits=("side_effects",))
 
 
 def check_defined(defined, symbol_name, location=None):
@@ -271,7 +276,8 @@ def _check_numerics_kernel(x, message):
 
 
 OPS["CheckNumerics"] = register("CheckNumerics", _check_numerics_kernel, _check_numerics_infer,
-                                side_effects=True)
+                                grad="runtime.gradients.array_grads:identity_grad",
+                                emit=KERNEL_CALL, traits=("side_effects",))
 
 
 def check_numerics(tensor, message, name=None):

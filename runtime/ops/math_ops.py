@@ -1,7 +1,9 @@
 """Math ops: elementwise arithmetic, comparisons, logic, reductions, matmul, argmax, cast.
 
-Each op is declared once with its kernel and inference rule; the functions below it are the
-public API (`tf.add`, `tf.reduce_sum`, ...), which convert arguments and call `execute`.
+Each op is declared once with its kernel, inference rule, emit rule and gradient (a unary
+op's from its derivative, right in its table row; the others named in math_grads); the
+functions below it are the public API (`tf.add`, `tf.reduce_sum`, ...), which convert
+arguments and call `execute`.
 """
 
 import numpy as np
@@ -11,7 +13,7 @@ from runtime import shape as shape_lib
 from runtime.ops import common
 from runtime.ops.common import (ANY, FLOAT, NUMERIC, SpecError, binary_operands,
                                 convert_to_tensor, require_kind, require_same_dtype)
-from runtime.ops.registry import execute1, register
+from runtime.ops.registry import KERNEL_CALL, NOT_DIFFERENTIABLE, execute1, register
 
 # -- elementwise binary ------------------------------------------------------------------
 
@@ -95,37 +97,47 @@ def _comparison_emit(symbol, kinds=None):
 
 _COMPARABLE = NUMERIC | {"bool"}  # strings: np.equal on object arrays, kept as the kernel
 
+_GRADS = "runtime.gradients.math_grads:"  # where the rules written with the ops API live
+_CALL = KERNEL_CALL
+_NONE = NOT_DIFFERENTIABLE
+
 _BINARY = {
-    # op name: (node name, kernel, dtype kinds, result dtype, executor's emit hook)
-    "AddV2": ("add", np.add, NUMERIC, None, _operator_emit("+")),
-    "Add": ("add", np.add, {"string"}, None, _operator_emit("+")),  # TF's name for strings
-    "Sub": ("sub", np.subtract, NUMERIC, None, _operator_emit("-")),
-    "Mul": ("mul", np.multiply, NUMERIC, None, _operator_emit("*")),
-    "RealDiv": ("truediv", _ignore_errors(np.true_divide), FLOAT, None, None),
-    "FloorDiv": ("floordiv", _floordiv_kernel, NUMERIC, None, _integer_division_emit("//")),
-    "FloorMod": ("mod", _mod_kernel, NUMERIC, None, _integer_division_emit("%")),
-    "Pow": ("pow", _ignore_errors(np.power), NUMERIC, None, None),
-    "Maximum": ("Maximum", np.maximum, NUMERIC, None, None),
-    "Minimum": ("Minimum", np.minimum, NUMERIC, None, None),
+    # op name: (node name, kernel, dtype kinds, result dtype, emit rule, gradient)
+    "AddV2": ("add", np.add, NUMERIC, None, _operator_emit("+"), _GRADS + "add_grad"),
+    # TF's name for string concatenation
+    "Add": ("add", np.add, {"string"}, None, _operator_emit("+"), _NONE),
+    "Sub": ("sub", np.subtract, NUMERIC, None, _operator_emit("-"), _GRADS + "sub_grad"),
+    "Mul": ("mul", np.multiply, NUMERIC, None, _operator_emit("*"), _GRADS + "mul_grad"),
+    "RealDiv": ("truediv", _ignore_errors(np.true_divide), FLOAT, None, _CALL,
+                _GRADS + "div_grad"),
+    "FloorDiv": ("floordiv", _floordiv_kernel, NUMERIC, None, _integer_division_emit("//"),
+                 _NONE),
+    "FloorMod": ("mod", _mod_kernel, NUMERIC, None, _integer_division_emit("%"),
+                 _GRADS + "floormod_grad"),
+    "Pow": ("pow", _ignore_errors(np.power), NUMERIC, None, _CALL, _GRADS + "pow_grad"),
+    "Maximum": ("Maximum", np.maximum, NUMERIC, None, _CALL, _GRADS + "maximum_grad"),
+    "Minimum": ("Minimum", np.minimum, NUMERIC, None, _CALL, _GRADS + "minimum_grad"),
     "SquaredDifference": ("SquaredDifference", lambda x, y: np.square(x - y), NUMERIC, None,
-                          None),
-    "Less": ("Less", np.less, NUMERIC, dtypes.bool_, _comparison_emit("<")),
-    "LessEqual": ("LessEqual", np.less_equal, NUMERIC, dtypes.bool_, _comparison_emit("<=")),
-    "Greater": ("Greater", np.greater, NUMERIC, dtypes.bool_, _comparison_emit(">")),
+                          _CALL, _GRADS + "squared_difference_grad"),
+    "Less": ("Less", np.less, NUMERIC, dtypes.bool_, _comparison_emit("<"), _NONE),
+    "LessEqual": ("LessEqual", np.less_equal, NUMERIC, dtypes.bool_, _comparison_emit("<="),
+                  _NONE),
+    "Greater": ("Greater", np.greater, NUMERIC, dtypes.bool_, _comparison_emit(">"), _NONE),
     "GreaterEqual": ("GreaterEqual", np.greater_equal, NUMERIC, dtypes.bool_,
-                     _comparison_emit(">=")),
-    "Equal": ("Equal", np.equal, ANY, dtypes.bool_, _comparison_emit("==", _COMPARABLE)),
+                     _comparison_emit(">="), _NONE),
+    "Equal": ("Equal", np.equal, ANY, dtypes.bool_, _comparison_emit("==", _COMPARABLE),
+              _NONE),
     "NotEqual": ("NotEqual", np.not_equal, ANY, dtypes.bool_,
-                 _comparison_emit("!=", _COMPARABLE)),
-    "LogicalAnd": ("LogicalAnd", np.logical_and, {"bool"}, None, None),
-    "LogicalOr": ("LogicalOr", np.logical_or, {"bool"}, None, None),
+                 _comparison_emit("!=", _COMPARABLE), _NONE),
+    "LogicalAnd": ("LogicalAnd", np.logical_and, {"bool"}, None, _CALL, _NONE),
+    "LogicalOr": ("LogicalOr", np.logical_or, {"bool"}, None, _CALL, _NONE),
 }
 
 
 OPS = {}
-for _name, (_node, _kernel, _kinds, _result, _emit) in _BINARY.items():
+for _name, (_node, _kernel, _kinds, _result, _emit, _grad) in _BINARY.items():
     OPS[_name] = register(_name, _kernel, _binary_rule(_kinds, _result), node_name=_node,
-                          emit=_emit)
+                          grad=_grad, emit=_emit)
 
 
 def _binary(op_name, x, y, name=None):
@@ -274,38 +286,67 @@ def _negative_emit(outs, ins, attrs, emitter):
     return "%s = -%s" % (outs[0], ins[0])
 
 
+def _unsilenced_emit(ufunc):
+    """`np.<ufunc>(x)`, without the `_quiet` kernel's `np.errstate` (about a microsecond a
+    call), where the generated code already runs with overflow warnings off (a loop that
+    computes integers); else the kernel call. For ufuncs whose only warning is overflow."""
+    def emit(outs, ins, attrs, emitter):
+        if not emitter.overflow_ignored:
+            return None
+        return "%s = np.%s(%s)" % (outs[0], ufunc, ins[0])
+    return emit
+
+
+def _chain(derivative):
+    """The gradient rule of a unary op from its derivative: `grads[0] * derivative(ctx)`,
+    with `ctx.input(0)` / `ctx.output(0)` the op's input and output."""
+    def rule(ctx, grads):
+        return [multiply(grads[0], derivative(ctx))]
+    return rule
+
+
 _UNARY = {
-    # op name: (kernel, dtype kinds, result dtype, executor's emit hook)
-    "Neg": (np.negative, NUMERIC, None, _negative_emit),
-    "Abs": (np.abs, NUMERIC, None, None),
-    "Sign": (np.sign, NUMERIC, None, None),
-    "Square": (np.square, NUMERIC, None, None),
-    "Reciprocal": (_quiet(np.reciprocal), FLOAT, None, None),
-    "Tanh": (np.tanh, FLOAT, None, None),
-    "Exp": (_quiet(np.exp), FLOAT, None, None),
-    "Expm1": (_quiet(np.expm1), FLOAT, None, None),
-    "Log": (_quiet(np.log), FLOAT, None, None),
-    "Log1p": (_quiet(np.log1p), FLOAT, None, None),
-    "Sqrt": (_quiet(np.sqrt), FLOAT, None, None),
-    "Rsqrt": (_quiet(lambda x: 1 / np.sqrt(x)), FLOAT, None, None),
-    "Sigmoid": (_sigmoid, FLOAT, None, None),
-    "Softplus": (_softplus, FLOAT, None, None),
-    "Sin": (np.sin, FLOAT, None, None),
-    "Cos": (np.cos, FLOAT, None, None),
-    "Tan": (np.tan, FLOAT, None, None),
-    "Floor": (np.floor, FLOAT, None, None),
-    "Ceil": (np.ceil, FLOAT, None, None),
-    "Round": (np.round, FLOAT, None, None),
-    "IsNan": (np.isnan, FLOAT, dtypes.bool_, None),
-    "IsInf": (np.isinf, FLOAT, dtypes.bool_, None),
-    "IsFinite": (np.isfinite, FLOAT, dtypes.bool_, None),
-    "LogicalNot": (np.logical_not, {"bool"}, None, None),
-    "Relu": (lambda x: np.maximum(x, 0), NUMERIC, None, None),
+    # op name: (kernel, dtype kinds, result dtype, emit rule, gradient)
+    "Neg": (np.negative, NUMERIC, None, _negative_emit, _GRADS + "neg_grad"),
+    "Abs": (np.abs, NUMERIC, None, _CALL, _chain(lambda ctx: sign(ctx.input(0)))),
+    "Sign": (np.sign, NUMERIC, None, _CALL, _GRADS + "sign_grad"),
+    "Square": (np.square, NUMERIC, None, _CALL,
+               _chain(lambda ctx: multiply(ctx.input(0), 2.0))),
+    "Reciprocal": (_quiet(np.reciprocal), FLOAT, None, _CALL,
+                   _chain(lambda ctx: negative(square(ctx.output(0))))),
+    "Tanh": (np.tanh, FLOAT, None, _CALL,
+             _chain(lambda ctx: subtract(1.0, square(ctx.output(0))))),
+    "Exp": (_quiet(np.exp), FLOAT, None, _CALL, _chain(lambda ctx: ctx.output(0))),
+    "Expm1": (_quiet(np.expm1), FLOAT, None, _CALL, _chain(lambda ctx: add(ctx.output(0), 1.0))),
+    "Log": (_quiet(np.log), FLOAT, None, _CALL, _GRADS + "log_grad"),
+    "Log1p": (_quiet(np.log1p), FLOAT, None, _CALL, _GRADS + "log1p_grad"),
+    "Sqrt": (_quiet(np.sqrt), FLOAT, None, _CALL, _GRADS + "sqrt_grad"),
+    "Rsqrt": (_quiet(lambda x: 1 / np.sqrt(x)), FLOAT, None, _CALL,
+              _chain(lambda ctx: multiply(multiply(ctx.output(0), square(ctx.output(0))),
+                                          -0.5))),
+    "Sigmoid": (_sigmoid, FLOAT, None, _CALL,
+                _chain(lambda ctx: multiply(ctx.output(0), subtract(1.0, ctx.output(0))))),
+    "Softplus": (_softplus, FLOAT, None, _CALL, _chain(lambda ctx: sigmoid(ctx.input(0)))),
+    "Sin": (np.sin, FLOAT, None, _CALL, _chain(lambda ctx: cos(ctx.input(0)))),
+    "Cos": (np.cos, FLOAT, None, _CALL, _chain(lambda ctx: negative(sin(ctx.input(0))))),
+    "Tan": (np.tan, FLOAT, None, _CALL, _chain(lambda ctx: add(square(ctx.output(0)), 1.0))),
+    "Sinh": (_quiet(np.sinh), FLOAT, None, _unsilenced_emit("sinh"),
+             _chain(lambda ctx: cosh(ctx.input(0)))),
+    "Cosh": (_quiet(np.cosh), FLOAT, None, _unsilenced_emit("cosh"),
+             _chain(lambda ctx: sinh(ctx.input(0)))),
+    "Floor": (np.floor, FLOAT, None, _CALL, _NONE),
+    "Ceil": (np.ceil, FLOAT, None, _CALL, _NONE),
+    "Round": (np.round, FLOAT, None, _CALL, _NONE),
+    "IsNan": (np.isnan, FLOAT, dtypes.bool_, _CALL, _NONE),
+    "IsInf": (np.isinf, FLOAT, dtypes.bool_, _CALL, _NONE),
+    "IsFinite": (np.isfinite, FLOAT, dtypes.bool_, _CALL, _NONE),
+    "LogicalNot": (np.logical_not, {"bool"}, None, _CALL, _NONE),
+    "Relu": (lambda x: np.maximum(x, 0), NUMERIC, None, _CALL, _GRADS + "relu_grad"),
 }
 
 
-for _name, (_kernel, _kinds, _result, _emit) in _UNARY.items():
-    OPS[_name] = register(_name, _kernel, _unary_rule(_kinds, _result), emit=_emit)
+for _name, (_kernel, _kinds, _result, _emit, _grad) in _UNARY.items():
+    OPS[_name] = register(_name, _kernel, _unary_rule(_kinds, _result), grad=_grad, emit=_emit)
 
 
 def _unary(op_name, x, name=None):
@@ -337,6 +378,8 @@ softplus = _unary_api("Softplus", "log(1 + exp(x)) elementwise.")
 sin = _unary_api("Sin", "Sine elementwise.")
 cos = _unary_api("Cos", "Cosine elementwise.")
 tan = _unary_api("Tan", "Tangent elementwise.")
+sinh = _unary_api("Sinh", "Hyperbolic sine elementwise.")
+cosh = _unary_api("Cosh", "Hyperbolic cosine elementwise.")
 floor = _unary_api("Floor", "Largest integer not greater than x, elementwise.")
 ceil = _unary_api("Ceil", "Smallest integer not less than x, elementwise.")
 round = _unary_api("Round", "x rounded half to even, elementwise.")  # noqa: A001
@@ -361,7 +404,8 @@ def _cast_kernel(x, dtype):
     return np.asarray(x).astype(dtype.np_dtype)
 
 
-OPS["Cast"] = register("Cast", _cast_kernel, _cast_infer)
+OPS["Cast"] = register("Cast", _cast_kernel, _cast_infer,
+                       grad=_GRADS + "cast_grad", emit=KERNEL_CALL)
 
 
 def cast(x, dtype, name=None):
@@ -446,17 +490,21 @@ def _ufunc_reduce_emit(ufunc, fixed_dtype):
 
 
 _REDUCTIONS = {
-    # op name: (kernel, dtype kinds, executor's emit hook)
-    "Sum": (_reduce_kernel(np.sum), NUMERIC, _ufunc_reduce_emit("add", True)),
-    "Prod": (_reduce_kernel(np.prod), NUMERIC, _ufunc_reduce_emit("multiply", True)),
-    "Mean": (_mean_kernel, NUMERIC, None),
-    "Max": (_extreme_kernel(np.max), NUMERIC, _ufunc_reduce_emit("maximum", False)),
-    "Min": (_extreme_kernel(np.min), NUMERIC, _ufunc_reduce_emit("minimum", False)),
-    "Any": (_bool_kernel(np.any), {"bool"}, None),
-    "All": (_bool_kernel(np.all), {"bool"}, None),
+    # op name: (kernel, dtype kinds, emit rule, gradient)
+    "Sum": (_reduce_kernel(np.sum), NUMERIC, _ufunc_reduce_emit("add", True),
+            _GRADS + "sum_grad"),
+    "Prod": (_reduce_kernel(np.prod), NUMERIC, _ufunc_reduce_emit("multiply", True),
+             _GRADS + "prod_grad"),
+    "Mean": (_mean_kernel, NUMERIC, _CALL, _GRADS + "mean_grad"),
+    "Max": (_extreme_kernel(np.max), NUMERIC, _ufunc_reduce_emit("maximum", False),
+            _GRADS + "extreme_grad"),
+    "Min": (_extreme_kernel(np.min), NUMERIC, _ufunc_reduce_emit("minimum", False),
+            _GRADS + "extreme_grad"),
+    "Any": (_bool_kernel(np.any), {"bool"}, _CALL, _NONE),
+    "All": (_bool_kernel(np.all), {"bool"}, _CALL, _NONE),
 }
-for _name, (_kernel, _kinds, _emit) in _REDUCTIONS.items():
-    OPS[_name] = register(_name, _kernel, _reduce_infer(_kinds), emit=_emit)
+for _name, (_kernel, _kinds, _emit, _grad) in _REDUCTIONS.items():
+    OPS[_name] = register(_name, _kernel, _reduce_infer(_kinds), grad=_grad, emit=_emit)
 
 
 def _reduce(op_name, x, axis, keepdims, name):
@@ -518,8 +566,10 @@ def _arg_kernel(func):
     return kernel
 
 
-OPS["ArgMax"] = register("ArgMax", _arg_kernel(np.argmax), _arg_infer)
-OPS["ArgMin"] = register("ArgMin", _arg_kernel(np.argmin), _arg_infer)
+OPS["ArgMax"] = register("ArgMax", _arg_kernel(np.argmax), _arg_infer,
+                         grad=NOT_DIFFERENTIABLE, emit=KERNEL_CALL)
+OPS["ArgMin"] = register("ArgMin", _arg_kernel(np.argmin), _arg_infer,
+                         grad=NOT_DIFFERENTIABLE, emit=KERNEL_CALL)
 
 
 def argmax(input, axis=None, output_type=dtypes.int64, name=None):  # noqa: A002
@@ -576,7 +626,8 @@ def _matmul_emit(outs, ins, attrs, emitter):
     return "%s = %s @ %s" % (outs[0], ins[0], ins[1])
 
 
-OPS["MatMul"] = register("MatMul", _matmul_kernel, _matmul_infer, emit=_matmul_emit)
+OPS["MatMul"] = register("MatMul", _matmul_kernel, _matmul_infer, emit=_matmul_emit,
+                         grad=_GRADS + "matmul_grad")
 
 
 def matmul(a, b, transpose_a=False, transpose_b=False, name=None):
@@ -602,7 +653,8 @@ def _add_n_kernel(*values):
     return total
 
 
-OPS["AddN"] = register("AddN", _add_n_kernel, _add_n_infer)
+OPS["AddN"] = register("AddN", _add_n_kernel, _add_n_infer,
+                       grad=_GRADS + "add_n_grad", emit=KERNEL_CALL)
 
 
 def add_n(inputs, name=None):
@@ -620,7 +672,8 @@ def _clip_infer(specs, attrs):
 
 
 OPS["ClipByValue"] = register("ClipByValue", lambda x, lo, hi: np.minimum(np.maximum(x, lo), hi),
-                              _clip_infer)
+                              _clip_infer,
+                              grad=_GRADS + "clip_grad", emit=KERNEL_CALL)
 
 
 def clip_by_value(t, clip_value_min, clip_value_max, name=None):
@@ -652,7 +705,8 @@ def _cumsum_kernel(x, axis, exclusive, reverse):
     return out
 
 
-OPS["Cumsum"] = register("Cumsum", _cumsum_kernel, _cumsum_infer)
+OPS["Cumsum"] = register("Cumsum", _cumsum_kernel, _cumsum_infer,
+                         grad=_GRADS + "cumsum_grad", emit=KERNEL_CALL)
 
 
 def cumsum(x, axis=0, exclusive=False, reverse=False, name=None):

@@ -10,7 +10,7 @@ import numpy as np
 from runtime import dtypes
 from runtime.ops import common
 from runtime.ops.common import FLOAT, require_kind
-from runtime.ops.registry import execute1, register
+from runtime.ops.registry import KERNEL_CALL, NOT_DIFFERENTIABLE, execute1, register
 
 OPS = {}
 
@@ -34,8 +34,10 @@ def _log_softmax_kernel(x, axis):
     return shifted - np.log(np.sum(np.exp(shifted), axis=axis, keepdims=True))
 
 
-OPS["Softmax"] = register("Softmax", _softmax_kernel, _softmax_infer)
-OPS["LogSoftmax"] = register("LogSoftmax", _log_softmax_kernel, _softmax_infer)
+OPS["Softmax"] = register("Softmax", _softmax_kernel, _softmax_infer,
+                          grad="runtime.gradients.math_grads:softmax_grad", emit=KERNEL_CALL)
+OPS["LogSoftmax"] = register("LogSoftmax", _log_softmax_kernel, _softmax_infer,
+                             grad="runtime.gradients.math_grads:log_softmax_grad", emit=KERNEL_CALL)
 
 
 def softmax(logits, axis=-1, name=None):
@@ -95,11 +97,11 @@ def _int_random_infer(specs, attrs):
     return [(attrs["dtype"], attrs["shape"])]
 
 
-OPS["RandomUniform"] = register("RandomUniform", _uniform_kernel, _random_infer, stateful=True)
-OPS["RandomUniformInt"] = register("RandomUniformInt", _uniform_int_kernel, _int_random_infer,
-                                   stateful=True)
-OPS["RandomStandardNormal"] = register("RandomStandardNormal", _normal_kernel, _random_infer,
-                                       stateful=True)
+for _name, _kernel, _infer in [("RandomUniform", _uniform_kernel, _random_infer),
+                               ("RandomUniformInt", _uniform_int_kernel, _int_random_infer),
+                               ("RandomStandardNormal", _normal_kernel, _random_infer)]:
+    OPS[_name] = register(_name, _kernel, _infer, grad=NOT_DIFFERENTIABLE, emit=KERNEL_CALL,
+                          traits=("stateful", "unrepeatable"))
 
 
 def _static_shape(shape):

@@ -1,24 +1,38 @@
-"""The one op registry: every op declared once, read by eager execution, graph building,
-shape inference, the executor and (later) gradients.
+"""The one op registry: every op declared once, with all its rules, read by eager execution,
+graph building, shape inference, the executor, constant folding and gradients.
 
-An op is an `OpDef`:
+An op is an `OpDef`, made by one `register(...)` call that states everything about it (the
+way JAX declares a primitive with its rules next to it); no other module changes it later:
   * `kernel(*input_values, **attrs)` computes outputs from numpy values;
   * `infer(input_specs, attrs)` returns the output specs `[(dtype, shape), ...]` from the
     inputs' specs, raising `SpecError` for bad dtypes or shapes;
-  * `grad` is the gradient rule (filled in by the gradients module);
-  * `stateful` ops are never folded or merged; `side_effects` ops are never removed;
-  * `emit(outs, ins, attrs, emitter)`, when given, writes the executor's Python for the op
-    instead of a kernel call, or returns None for the kernel call. `outs` are the names to
-    assign; `ins` are `executor.Operand`s: each input's expression (a str) with its `dtype`,
-    static `shape` and, for a constant, `value`, so that the op can pick the fastest Python
-    giving the kernel's results (`x % c` for integers and a non-zero constant `c`, numpy
-    scalars for constants when every operand is rank 0, ...). `emitter.bind(value)` (or
-    `emitter(value)`) names a value for the generated code;
-  * `lower`, for control-flow ops, writes Python statements around their sub-graphs.
+  * `grad`, the gradient decision (required): a rule `rule(ctx, grads) -> [gradient per
+    input]` (see runtime.gradients.backprop.GradContext), `NOT_DIFFERENTIABLE` (no gradient
+    flows to the inputs), or `NO_GRADIENT` (asking for a gradient through the op is an
+    error: graph sources and ops whose higher-order gradient is not written). A rule that
+    lives with the gradient machinery is named lazily as 'package.module:function' and
+    imported on first use (so that op modules do not import the gradient modules, which use
+    the ops);
+  * `emit`, the executor decision (required): `KERNEL_CALL` (generated code calls the
+    kernel), an expression rule `emit(outs, ins, attrs, emitter)` that writes the executor's
+    Python for the op, or returns None for the kernel call (`outs` are the names to assign;
+    `ins` are `executor.Operand`s: each input's expression (a str) with its `dtype`, static
+    `shape` and, for a constant, `value`, so that the op can pick the fastest Python giving
+    the kernel's results, e.g. `x % c` for integers and a non-zero constant `c`;
+    `emitter.bind(value)` names a value for the generated code), or `statements(rule)` for
+    control flow: `rule(emitter, node, ins, outs, indent)` writes Python statements around
+    the op's sub-graphs;
+  * `traits` (see TRAITS): what the graph passes may do with the op;
+  * `static_value(node, constant_value)`, optional: the op's output value known while the
+    graph is built, from its attributes and its inputs' known values (`constant_value(t)`
+    gives one or None);
+  * `lowerings`: per-backend lowering rules, {backend name: rule} (none yet).
 
 `execute(op, inputs, attrs)` is the single entry point: eagerly it validates and runs the
 kernel; inside a trace it adds a node to the current graph.
 """
+
+import importlib
 
 import numpy as np
 
@@ -31,6 +45,84 @@ REGISTRY = {}
 _EMPTY = {}
 _tapes = context.tapes  # the recording GradientTapes: one check per eager op
 
+# What the graph passes may do with an op: the executor and constant folding read these (and
+# the ops' declared rules), never op names.
+TRAITS = {
+    "stateful": "reads or changes state (variables, random, iterators): never folded, "
+                "merged or moved",
+    "side_effects": "acts beyond its outputs (printing, assigning, checking): never removed "
+                    "(implies stateful)",
+    "no_fold": "never constant-folded, though equal nodes may be merged",
+    "host_only": "runs Python or host I/O; a compiled backend must call back to the host",
+    "unrepeatable": "running it again may give other outputs (a random draw, a variable read "
+                    "or assignment, an iterator read, a Python call): a gradient keeps its "
+                    "forward outputs rather than computing them again",
+    "placeholder": "has no kernel: its value is fed when the graph runs",
+    "constant": "its value is its `value` attribute",
+    "forwards": "its one output is its one input (alias it, emit no code)",
+    "shape_only": "reads only its input's static shape: folds when that shape is known",
+}
+
+
+class _Decision:
+    """A named explicit decision (`KERNEL_CALL`, `NOT_DIFFERENTIABLE`, `NO_GRADIENT`)."""
+
+    __slots__ = ("name",)
+
+    def __init__(self, name):
+        self.name = name
+
+    def __repr__(self):
+        return self.name
+
+
+KERNEL_CALL = _Decision("KERNEL_CALL")
+NOT_DIFFERENTIABLE = _Decision("NOT_DIFFERENTIABLE")
+NO_GRADIENT = _Decision("NO_GRADIENT")
+_UNRESOLVED = _Decision("UNRESOLVED")
+
+
+class Statements:
+    """The emit decision of a control-flow op: `rule` writes statements, not an expression."""
+
+    __slots__ = ("rule",)
+
+    def __init__(self, rule):
+        self.rule = rule
+
+
+def statements(rule):
+    """Declares `rule(emitter, node, ins, outs, indent)` as an op's statement-writing emit."""
+    return Statements(rule)
+
+
+def _not_differentiable(ctx, grads):
+    return [None] * len(ctx.needed)
+
+
+def _resolve(reference):
+    """The object named by 'package.module:attribute' (imported now), or `reference` itself."""
+    if not isinstance(reference, str):
+        return reference
+    module, _, attribute = reference.partition(":")
+    return getattr(importlib.import_module(module), attribute)
+
+
+class _LazyKernel:
+    """A kernel named by reference, imported at its first call (ops whose kernel is part of
+    the gradient machinery, which itself uses the ops)."""
+
+    __slots__ = ("reference", "target")
+
+    def __init__(self, reference):
+        self.reference = reference
+        self.target = None
+
+    def __call__(self, *args, **kwargs):
+        if self.target is None:
+            self.target = _resolve(self.reference)
+        return self.target(*args, **kwargs)
+
 
 class SpecError(Exception):
     """Raised by an op's `infer` rule: `kind` is 'dtype' or 'shape'."""
@@ -42,34 +134,83 @@ class SpecError(Exception):
 
 
 class OpDef:
-    """The declaration of one op: kernel, inference rule, gradient slot and properties."""
+    """The declaration of one op: kernel, inference rule, gradient, emit rule and traits.
 
-    __slots__ = ("name", "kernel", "infer", "grad", "stateful", "side_effects", "emit",
-                 "lower", "node_name", "doc")
+    `emit` is None for a kernel call (or a control-flow op), else the expression rule;
+    `lower` is the statement rule of a control-flow op, else None; `emit_decision` and
+    `grad_decision` keep what was declared."""
 
-    def __init__(self, name, kernel, infer, node_name, stateful, side_effects, emit, doc):
+    __slots__ = ("name", "kernel", "infer", "grad_decision", "_grad", "emit_decision", "emit",
+                 "lower", "traits", "stateful", "side_effects", "no_fold", "static_value",
+                 "lowerings", "node_name", "doc")
+
+    def __init__(self, name, kernel, infer, grad, emit, traits, static_value, node_name, doc):
         self.name = name
-        self.kernel = kernel
+        self.kernel = _LazyKernel(kernel) if isinstance(kernel, str) else kernel
         self.infer = infer
-        self.grad = None
+        self.grad_decision = grad
+        self._grad = _UNRESOLVED
+        self.emit_decision = emit
+        self.emit = emit if callable(emit) else None
+        self.lower = emit.rule if isinstance(emit, Statements) else None
+        self.traits = traits
+        self.side_effects = "side_effects" in traits
+        self.stateful = self.side_effects or "stateful" in traits
+        self.no_fold = "no_fold" in traits
+        self.static_value = static_value
+        self.lowerings = {}  # backend name -> lowering rule (filled by compiled backends)
         self.node_name = node_name
-        self.stateful = stateful
-        self.side_effects = side_effects
-        self.emit = emit
-        self.lower = None  # control flow: writes Python statements around sub-graphs
         self.doc = doc
+
+    def __setattr__(self, attr, value):
+        """A registered op is complete: no module may change its rules afterwards (only the
+        resolved gradient is cached, and `lowerings` is a dict that backends fill)."""
+        if attr != "_grad" and REGISTRY.get(getattr(self, "name", None)) is self:
+            raise AttributeError("op %s is complete where it is declared (runtime/ops): its %s "
+                                 "cannot be set afterwards" % (self.name, attr))
+        object.__setattr__(self, attr, value)
+
+    @property
+    def grad(self):
+        """The gradient rule, `rule(ctx, grads)`, or None when the op has no gradient."""
+        rule = self._grad
+        if rule is _UNRESOLVED:
+            decision = self.grad_decision
+            if decision is NO_GRADIENT:
+                rule = None
+            elif decision is NOT_DIFFERENTIABLE:
+                rule = _not_differentiable
+            else:
+                rule = _resolve(decision)
+            self._grad = rule
+        return rule
 
     def __repr__(self):
         return "<OpDef %s>" % self.name
 
 
-def register(name, kernel, infer, node_name=None, stateful=False, side_effects=False,
-             emit=None, doc=None):
-    """Declares op `name`; returns its OpDef. Each name may be declared only once."""
+def _check_decisions(name, grad, emit, traits):
+    if not (grad is NOT_DIFFERENTIABLE or grad is NO_GRADIENT or callable(grad)
+            or isinstance(grad, str) and ":" in grad):
+        raise TypeError("op %r: grad must be a rule, 'module:rule', NOT_DIFFERENTIABLE or "
+                        "NO_GRADIENT, got %r" % (name, grad))
+    if not (emit is KERNEL_CALL or callable(emit) or isinstance(emit, Statements)):
+        raise TypeError("op %r: emit must be KERNEL_CALL, an emit rule or statements(rule), "
+                        "got %r" % (name, emit))
+    unknown = set(traits) - set(TRAITS)
+    if unknown:
+        raise ValueError("op %r: unknown traits %s" % (name, sorted(unknown)))
+
+
+def register(name, kernel, infer, *, grad, emit, traits=(), static_value=None, node_name=None,
+             doc=None):
+    """Declares op `name` with all its rules (see the module docstring); returns its OpDef.
+    Each name may be declared only once. `kernel` may be 'package.module:function'."""
     if name in REGISTRY:
         raise ValueError("op %r is already registered" % name)
-    op = OpDef(name, kernel, infer, node_name or name, stateful or side_effects,
-               side_effects, emit, doc)
+    traits = frozenset(traits)
+    _check_decisions(name, grad, emit, traits)
+    op = OpDef(name, kernel, infer, grad, emit, traits, static_value, node_name or name, doc)
     REGISTRY[name] = op
     return op
 

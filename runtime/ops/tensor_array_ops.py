@@ -39,13 +39,14 @@ import numpy as np
 from runtime import dtypes
 from runtime import shape as shape_lib
 from runtime.ops.common import SpecError
-from runtime.ops.registry import execute1, register
+from runtime.ops.registry import KERNEL_CALL, NOT_DIFFERENTIABLE, execute1, register
 
 # The dtype of TensorArray handles (TensorFlow's `variant`): rank-0 tensors whose numpy
 # storage is an object holding a TensorArrayValue.
 variant = dtypes.DType("variant", np.dtype(object), "variant")
 
 OPS = {}
+_RULES = "runtime.gradients.tensor_array_grads:"  # gradient rules, written with the ops API
 
 
 # -- run-time values ------------------------------------------------------------------------------
@@ -312,7 +313,8 @@ def _create_kernel(size, dtype, element_shape, dynamic_size, infer_shape=True):
                                   None if dtype is None else dtype.np_dtype, infer_shape)
 
 
-OPS["TensorArray"] = register("TensorArray", _create_kernel, _create_infer)
+OPS["TensorArray"] = register("TensorArray", _create_kernel, _create_infer,
+                              grad=NOT_DIFFERENTIABLE, emit=KERNEL_CALL)
 
 
 def _write_infer(specs, attrs):
@@ -339,7 +341,8 @@ def _write_emit(outs, ins, attrs, emitter):
 
 
 OPS["TensorArrayWrite"] = register("TensorArrayWrite", _write_kernel, _write_infer,
-                                   emit=_write_emit)
+                                   emit=_write_emit,
+                                   grad=_RULES + "write_grad")
 
 
 def _read_infer(specs, attrs):
@@ -352,7 +355,8 @@ def _read_kernel(handle, index, dtype, element_shape):
     return _value(handle).read(index)
 
 
-OPS["TensorArrayRead"] = register("TensorArrayRead", _read_kernel, _read_infer)
+OPS["TensorArrayRead"] = register("TensorArrayRead", _read_kernel, _read_infer,
+                                  grad=_RULES + "read_grad", emit=KERNEL_CALL)
 
 
 def _stacked(array, elements, dtype, element_shape, lead_shape):
@@ -401,7 +405,8 @@ def _require_one_shape(elements, what):
                                 shape_lib.to_string(shape), index))
 
 
-OPS["TensorArrayStack"] = register("TensorArrayStack", _stack_kernel, _stack_infer)
+OPS["TensorArrayStack"] = register("TensorArrayStack", _stack_kernel, _stack_infer,
+                                   grad=_RULES + "stack_grad", emit=KERNEL_CALL)
 
 
 def _concat_infer(specs, attrs):
@@ -438,7 +443,8 @@ def _concat_kernel(handle, dtype, element_shape, static_size):
     return np.concatenate(elements, axis=0).astype(dtype.np_dtype, copy=False)
 
 
-OPS["TensorArrayConcat"] = register("TensorArrayConcat", _concat_kernel, _concat_infer)
+OPS["TensorArrayConcat"] = register("TensorArrayConcat", _concat_kernel, _concat_infer,
+                                    grad=_RULES + "concat_grad", emit=KERNEL_CALL)
 
 
 def _unstack_infer(specs, attrs):
@@ -459,7 +465,8 @@ def _unstack_kernel(handle, value, dtype, element_shape):
     return array.written([(i, value[i]) for i in range(value.shape[0])])
 
 
-OPS["TensorArrayUnstack"] = register("TensorArrayUnstack", _unstack_kernel, _unstack_infer)
+OPS["TensorArrayUnstack"] = register("TensorArrayUnstack", _unstack_kernel, _unstack_infer,
+                                     grad=_RULES + "unstack_grad", emit=KERNEL_CALL)
 
 
 def _gather_infer(specs, attrs):
@@ -480,7 +487,8 @@ def _gather_kernel(handle, indices, dtype, element_shape):
     return _stacked(array, elements, dtype, element_shape, indices.shape)
 
 
-OPS["TensorArrayGather"] = register("TensorArrayGather", _gather_kernel, _gather_infer)
+OPS["TensorArrayGather"] = register("TensorArrayGather", _gather_kernel, _gather_infer,
+                                    grad=_RULES + "gather_grad", emit=KERNEL_CALL)
 
 
 def _scatter_infer(specs, attrs):
@@ -510,7 +518,8 @@ def _scatter_kernel(handle, indices, value, dtype, element_shape):
     return _value(handle).written([(i, value[k]) for k, i in enumerate(indices)])
 
 
-OPS["TensorArrayScatter"] = register("TensorArrayScatter", _scatter_kernel, _scatter_infer)
+OPS["TensorArrayScatter"] = register("TensorArrayScatter", _scatter_kernel, _scatter_infer,
+                                     grad=_RULES + "scatter_grad", emit=KERNEL_CALL)
 
 
 def _size_infer(specs, attrs):
@@ -519,7 +528,8 @@ def _size_infer(specs, attrs):
 
 
 OPS["TensorArraySize"] = register(
-    "TensorArraySize", lambda handle: np.int32(_value(handle).size), _size_infer)
+    "TensorArraySize", lambda handle: np.int32(_value(handle).size), _size_infer,
+    grad=NOT_DIFFERENTIABLE, emit=KERNEL_CALL)
 
 
 # -- op wrappers (tensors in, tensors out; the TensorArray class adds the metadata) ---------------

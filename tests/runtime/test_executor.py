@@ -653,6 +653,27 @@ def test_integer_overflow_outside_loops_wraps_silently(warnings_are_errors):
     assert "errstate" not in _source(f, tf.constant(3))  # straight-line code pays nothing
 
 
+def test_sinh_overflow_is_silent_and_in_an_integer_loop_calls_the_ufunc(warnings_are_errors):
+    """Sinh's kernel silences overflow itself; inside a loop that computes integers (which
+    runs with overflow warnings off) its emit rule writes the bare ufunc."""
+    @tf.function
+    def f(x, n):
+        i = tf.constant(0)
+        while i < n:
+            x = tf.math.sinh(x)
+            i += 1
+        return x, tf.math.sinh(x)
+
+    looped, after = f(tf.constant(4.0), tf.constant(3))  # sinh(sinh(sinh(4))) overflows
+    assert np.isinf(looped.numpy()) and np.isinf(after.numpy())
+    looped, after = f(tf.constant(-4.0), tf.constant(1))
+    np.testing.assert_allclose([looped.numpy(), after.numpy()],
+                               [np.sinh(-4.0), np.sinh(np.sinh(-4.0))], rtol=1e-6)
+    source = _source(f, tf.constant(4.0), tf.constant(3))
+    assert source.count("np.sinh(") == 1  # in the loop; after it, the quiet kernel
+    assert _kernel_calls(source, "Sinh") == 1
+
+
 _SCALAR_OPS = {
     "add": lambda x, c: x + c, "sub": lambda x, c: x - c, "mul": lambda x, c: x * c,
     "mod": lambda x, c: x % c, "floordiv": lambda x, c: x // c,

@@ -122,6 +122,8 @@ CASES = {
     "sin": (tf.math.sin, _u(3)),
     "cos": (tf.math.cos, _u(3)),
     "tan": (tf.math.tan, _u(3)),
+    "sinh": (tf.math.sinh, _u(3)),
+    "cosh": (tf.math.cosh, _u(3)),
     # reductions
     "sum_all": (tf.reduce_sum, _u(2, 3)),
     "sum_axis": (lambda x: tf.reduce_sum(x, axis=1), _u(2, 3)),

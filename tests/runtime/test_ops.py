@@ -132,6 +132,8 @@ UNARY_FLOAT = [
     ("math.sin", tf.math.sin, np.sin, F1),
     ("math.cos", tf.math.cos, np.cos, F1),
     ("math.tan", tf.math.tan, np.tan, F1),
+    ("math.sinh", tf.math.sinh, np.sinh, F1),
+    ("math.cosh", tf.math.cosh, np.cosh, F1),
     ("math.floor", tf.math.floor, np.floor, HALVES),
     ("math.ceil", tf.math.ceil, np.ceil, HALVES),
     ("math.round", tf.math.round, np.round, HALVES),

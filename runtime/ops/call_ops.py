@@ -1,0 +1,32 @@
+"""The call op, `PartitionedCall`, that lets one traced function call another: its `f`
+attribute is the callee's ConcreteFunction (runtime/function.py), whose compiled graph the
+kernel runs.
+
+A call node may also output `residuals`: values of the callee's graph that its gradient
+needs and could not compute again (see runtime.gradients.residuals).
+"""
+
+from runtime.ops.registry import register
+
+
+def _call_infer(specs, attrs):
+    return [(t.dtype, t._shape)
+            for t in list(attrs["f"].flat_outputs) + list(attrs.get("residuals", ()))]
+
+
+def _call_kernel(*values, f, residuals=()):
+    return f._compiled_run(residuals)(*values)
+
+
+def _call_emit(outs, ins, attrs, bind):
+    run = bind(attrs["f"]._compiled_run(attrs.get("residuals", ())), "call")
+    call = "%s(%s)" % (run, ", ".join(ins))
+    if not outs:
+        return call
+    return "%s, = %s" % (", ".join(outs), call) if len(outs) == 1 else "%s = %s" % (
+        ", ".join(outs), call)
+
+
+CALL_OP = register("PartitionedCall", _call_kernel, _call_infer, node_name="PartitionedCall",
+                   grad="runtime.gradients.function_grads:call_grad", emit=_call_emit,
+                   traits=("side_effects",))

@@ -1,0 +1,186 @@
+"""The control-flow ops `If` and `While` (and their variants without side effects, which
+graph passes may drop when unused): their sub-graphs (runtime/control_flow.py traces them)
+are attributes, and their emit rule writes Python statements around them.
+
+The executor lowers them back into Python statements:
+
+    If:     if pred:                       While:  w0, w1 = init0, init1
+                <then sub-graph>                   while True:
+                out0, = t0,                            <cond sub-graph>
+            else:                                      if not c: break
+                <else sub-graph>                       <body sub-graph>
+                out0, = e0,                            w0, w1 = b0, b1
+                                                   out0, out1 = w0, w1
+"""
+
+import numpy as np
+
+from runtime import executor
+from runtime.ops.registry import register, statements
+
+
+class SubGraph:
+    """A traced branch or loop body: its graph, the placeholders fed by the enclosing op
+    (in order), the outputs, and which op input feeds each captured outer tensor."""
+
+    __slots__ = ("graph", "placeholders", "outputs", "captured")
+
+    def __init__(self, graph, placeholders, outputs):
+        self.graph = graph
+        self.placeholders = placeholders
+        self.outputs = outputs
+        self.captured = []  # [(placeholder, index of the op input feeding it)]
+
+    def has_side_effects(self):
+        """True when any node (here or in nested sub-graphs) has side effects."""
+        for node in self.graph.nodes:
+            if node.op.side_effects:
+                return True
+        return False
+
+
+def _sub_infer(specs, attrs):
+    return list(attrs["out_specs"])
+
+
+def _lower_branch(emitter, sub, ins, outs, indent, node, fed_extra=(), extra=(),
+                  absent=((), ())):
+    """Emits a branch (or loop body) assigning its results to `outs`. With `extra` (tensors of
+    the branch: its residuals), their values follow the results, between stand-ins for the
+    tensors `absent[0]` and `absent[1]` (the other branch's residuals, not computed)."""
+    fed = {id(ph): ins[i] for ph, i in sub.captured}
+    fed.update(fed_extra)
+    before = len(emitter.lines)
+    results = executor.emit_graph(emitter, sub.graph, fed, list(sub.outputs) + list(extra),
+                                  indent)
+    if absent != ((), ()):
+        count = len(sub.outputs)
+        results = (results[:count] + [_absent(emitter, t) for t in absent[0]] +
+                   results[count:] + [_absent(emitter, t) for t in absent[1]])
+    if outs:
+        emitter.line("%s, = %s," % (", ".join(outs), ", ".join(results)), indent, node)
+    elif len(emitter.lines) == before:
+        emitter.line("pass", indent, node)
+
+
+def _absent(emitter, t):
+    """A stand-in for the value of `t` of a branch that did not run: zeros of its dtype and
+    static shape (a gradient through it is zero; a read-only broadcast, so no memory), or
+    None."""
+    if t.dtype.kind not in ("float", "int", "bool"):
+        return "None"
+    shape = t._shape if t._shape is not None and None not in t._shape else ()
+    return emitter.bind(np.broadcast_to(np.zeros((), t.dtype.np_dtype), shape), "absent")
+
+
+def _lower_if(emitter, node, ins, outs, indent):
+    # With residuals (see runtime.gradients.residuals), each branch also returns its own,
+    # and stand-ins for the other branch's.
+    then_r, else_r = node.attrs.get("residuals", ((), ()))
+    emitter.line("if %s:" % ins[0], indent, node)
+    _lower_branch(emitter, node.attrs["then"], ins, outs, indent + 1, node, extra=then_r,
+                  absent=((), else_r))
+    emitter.line("else:", indent, node)
+    _lower_branch(emitter, node.attrs["else"], ins, outs, indent + 1, node, extra=else_r,
+                  absent=(then_r, ()))
+
+
+def _lower_while(emitter, node, ins, outs, indent):
+    cond, body = node.attrs["cond"], node.attrs["body"]
+    if emitter.overflow_ignored or not _computes_integers(node):
+        _lower_loop(emitter, node, cond, body, ins, outs, indent)
+        return
+    # In the loop, integers are numpy scalars, which warn on overflow where arrays (and
+    # TensorFlow) wrap silently: the loop runs with those warnings off.
+    emitter.line("with np.errstate(over='ignore'):", indent, node)
+    emitter.overflow_ignored = True
+    try:
+        _lower_loop(emitter, node, cond, body, ins, outs, indent + 1)
+    finally:
+        emitter.overflow_ignored = False
+
+
+def _computes_integers(node):
+    """True when a control-flow node's inputs or anything in its sub-graphs are integers."""
+    if any(t.dtype.is_integer for t in node.inputs):
+        return True
+    for sub in node.attrs.values():
+        if isinstance(sub, SubGraph):
+            for inner in sub.graph.nodes:
+                if any(t.dtype.is_integer for t in inner.outputs) or _computes_integers(inner):
+                    return True
+    return False
+
+
+def _scalar_inputs(emitter, node, ins, indent):
+    """The loop's inputs, with rank-0 numeric ones as numpy scalars, read once before the loop
+    (`s = x[()]`; a constant is bound as a scalar): operations on numpy scalars cost a fraction
+    of those on 0-d arrays and give the same dtype and values."""
+    out = []
+    for x in ins:
+        if x.shape != () or x.dtype.kind not in ("int", "float", "bool"):
+            out.append(x)
+        elif x.value is not None:
+            out.append(x.scalar)
+        else:
+            name = emitter.fresh("s")
+            emitter.line("%s = %s[()]" % (name, x), indent, node)
+            out.append(name)
+    return out
+
+
+def _lower_loop(emitter, node, cond, body, ins, outs, indent):
+    ins = _scalar_inputs(emitter, node, ins, indent)
+    count = len(body.placeholders)
+    loop_vars = [emitter.fresh("w") for _ in range(count)]
+    # With residuals (see runtime.gradients.residuals), each iteration appends its own to a
+    # list, the node's last output.
+    residuals = node.attrs.get("residuals")
+    if residuals is not None:
+        kept = emitter.fresh("acc")
+        emitter.line("%s = []" % kept, indent, node)
+    if loop_vars:
+        emitter.line("%s, = %s," % (", ".join(loop_vars), ", ".join(ins[:count])), indent, node)
+    emitter.line("while True:", indent, node)
+    fed = {id(ph): w for ph, w in zip(cond.placeholders, loop_vars)}
+    fed.update({id(ph): ins[i] for ph, i in cond.captured})
+    test = executor.emit_graph(emitter, cond.graph, fed, cond.outputs, indent + 1)[0]
+    emitter.line("if not %s:" % test, indent + 1, node)
+    emitter.line("break", indent + 2, node)
+    body_fed = {id(ph): w for ph, w in zip(body.placeholders, loop_vars)}
+    if residuals is None:
+        _lower_branch(emitter, body, ins, loop_vars, indent + 1, node, body_fed)
+    else:
+        values = [emitter.fresh("r") for _ in residuals]
+        _lower_branch(emitter, body, ins, loop_vars + values, indent + 1, node, body_fed,
+                      extra=residuals)
+        emitter.line("%s.append((%s))" % (kept, "".join(v + ", " for v in values)),
+                     indent + 1, node)
+        loop_vars = loop_vars + ["%s(%s)" % (emitter.bind(box_list, "box"), kept)]
+    if outs:
+        emitter.line("%s, = %s," % (", ".join(outs), ", ".join(loop_vars)), indent, node)
+
+
+def box_list(items):
+    """A list as a rank-0 object array: how a While's list of residuals travels."""
+    boxed = np.empty((), dtype=object)
+    boxed[()] = items
+    return boxed
+
+
+def _no_kernel(*args, **kwargs):
+    raise RuntimeError("control-flow ops run only through the executor's lowering")
+
+
+def _declare(name, lower, grad, traits):
+    return register(name, _no_kernel, _sub_infer, grad=grad, emit=statements(lower),
+                    traits=traits)
+
+
+_RULES = "runtime.gradients.control_flow_grads:"  # their gradients, written with the ops API
+
+IF_OPS = {False: _declare("StatelessIf", _lower_if, _RULES + "if_grad", ("stateful",)),
+          True: _declare("If", _lower_if, _RULES + "if_grad", ("side_effects",))}
+WHILE_OPS = {False: _declare("StatelessWhile", _lower_while, _RULES + "while_grad",
+                             ("stateful",)),
+             True: _declare("While", _lower_while, _RULES + "while_grad", ("side_effects",))}

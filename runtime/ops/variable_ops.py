@@ -1,0 +1,87 @@
+"""The variable ops: a variable (runtime/variables.py) is a resource input, read and
+assigned by these ops on every run."""
+
+import numpy as np
+
+from runtime import errors
+from runtime import shape as shape_lib
+from runtime.ops.common import SpecError
+from runtime.ops.registry import KERNEL_CALL, NOT_DIFFERENTIABLE, register
+
+OPS = {}
+
+
+def _read_infer(specs, attrs):
+    return [(attrs["dtype"], attrs["shape"])]
+
+
+def _read_kernel(variable, dtype, shape):
+    value = variable._value
+    if value is None:
+        raise errors.FailedPreconditionError(
+            "variable %s was read before it was initialised" % variable.name)
+    return value
+
+
+OPS["ReadVariableOp"] = register(
+    "ReadVariableOp", _read_kernel, _read_infer, traits=("stateful", "unrepeatable"),
+    grad="runtime.gradients.array_grads:read_variable_grad",
+    emit=lambda outs, ins, attrs, bind: "%s = %s._value" % (outs[0], ins[0]))
+
+
+def _assign_infer(specs, attrs):
+    value_dtype, value_shape = specs[1]
+    if value_dtype is not attrs["dtype"]:
+        raise SpecError("dtype", "cannot assign a %s value to a %s variable"
+                        % (value_dtype.name, attrs["dtype"].name))
+    if not shape_lib.is_compatible(attrs["shape"], value_shape) and \
+            not shape_lib.is_compatible(value_shape, attrs["shape"]):
+        raise SpecError("shape", "cannot assign a value of shape %s to a variable of shape %s"
+                        % (shape_lib.to_string(value_shape), shape_lib.to_string(attrs["shape"])))
+    return [(attrs["dtype"], attrs["shape"])]
+
+
+def _check_shape(variable, value):
+    if variable._value is not None and np.shape(value) != np.shape(variable._value) \
+            and variable._static_shape is not None and None not in variable._static_shape:
+        raise errors.InvalidArgumentError(
+            "cannot assign a value of shape %s to variable %s of shape %s"
+            % (np.shape(value), variable.name, np.shape(variable._value)))
+
+
+def _assign_kernel(variable, value, dtype, shape):
+    _check_shape(variable, value)
+    variable._value = value
+    return value
+
+
+def _assign_add_kernel(variable, delta, dtype, shape):
+    value = np.add(_read_kernel(variable, dtype, shape), delta)
+    _check_shape(variable, value)
+    variable._value = value
+    return value
+
+
+def _assign_sub_kernel(variable, delta, dtype, shape):
+    value = np.subtract(_read_kernel(variable, dtype, shape), delta)
+    _check_shape(variable, value)
+    variable._value = value
+    return value
+
+
+for _name, _kernel in [("AssignVariableOp", _assign_kernel),
+                      ("AssignAddVariableOp", _assign_add_kernel),
+                      ("AssignSubVariableOp", _assign_sub_kernel)]:
+    OPS[_name] = register(_name, _kernel, _assign_infer, grad=NOT_DIFFERENTIABLE,
+                          emit=KERNEL_CALL, traits=("side_effects", "unrepeatable"))
+
+
+def _init_once_kernel(variable, value):
+    if variable._value is None:
+        variable._value = value
+    return ()
+
+
+OPS["InitializeVariableOnce"] = register(
+    "InitializeVariableOnce", _init_once_kernel, lambda specs, attrs: [],
+    grad=NOT_DIFFERENTIABLE, emit=KERNEL_CALL, traits=("side_effects",))

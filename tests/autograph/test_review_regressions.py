@@ -11,6 +11,15 @@ def value(result):
     return result.numpy().tolist() if hasattr(result, "numpy") else result
 
 
+def plain(result):
+    """`result` with its tensors as Python values, containers kept."""
+    if isinstance(result, dict):
+        return {k: plain(v) for k, v in result.items()}
+    if isinstance(result, (tuple, list)):
+        return type(result)(plain(v) for v in result)
+    return value(result)
+
+
 # -- the executor ----------------------------------------------------------------------------
 
 
@@ -28,3 +37,40 @@ def np(n):  # noqa: F811 (named like the module the executor's code calls)
 def test_a_function_named_like_an_executor_constant_keeps_its_constants():
     assert value(tf.function(c8)(tf.constant(3))) == [1, 5, 3]
     assert value(tf.function(np)(tf.constant(3))) == 8
+
+
+# -- early returns of structures -------------------------------------------------------------
+
+
+def pair_returned_early(n):
+    if n > 3:
+        return n, n * 2
+    return n, -1
+
+
+def nested_returned_in_a_loop(n):
+    for i in tf.range(n):
+        if i > 2:
+            return {"i": i, "pair": (i, i * i)}
+    return {"i": n, "pair": (n, n)}
+
+
+def pair_returned_in_try(n):
+    a = 0
+    for i in tf.range(n):
+        try:
+            a = a + i
+            if a > 3:
+                return a, i
+        finally:
+            a = a + 1
+    return a, -1
+
+
+@pytest.mark.parametrize("function", [pair_returned_early, nested_returned_in_a_loop,
+                                      pair_returned_in_try])
+@pytest.mark.parametrize("n", [0, 2, 5])
+def test_a_structure_returned_on_one_path_of_a_staged_statement(function, n):
+    expected = function(n)
+    got = tf.function(function)(tf.constant(n))
+    assert plain(got) == plain(expected)

@@ -74,3 +74,38 @@ def test_a_structure_returned_on_one_path_of_a_staged_statement(function, n):
     expected = function(n)
     got = tf.function(function)(tf.constant(n))
     assert plain(got) == plain(expected)
+
+
+# -- global and nonlocal in nested functions -------------------------------------------------
+
+total = 1000  # a module global named like a local of the functions below
+
+
+def local_named_like_a_global_of_a_nested_function(n):
+    total = 0
+
+    def read_global():
+        global total
+        return total
+    for i in tf.range(n):
+        total += i
+    return total
+
+
+def nonlocal_in_a_nested_function(n):
+    for i in tf.range(n):
+        last = i
+
+    def bump():
+        nonlocal last
+        last = last + 10
+    bump()
+    return last
+
+
+@pytest.mark.parametrize("function", [local_named_like_a_global_of_a_nested_function,
+                                      nonlocal_in_a_nested_function])
+def test_declarations_of_a_nested_function_leave_the_enclosing_locals_local(function):
+    expected = function(3)
+    assert value(autograph.to_graph(function)(3)) == expected
+    assert value(tf.function(function)(tf.constant(3))) == expected

@@ -235,10 +235,10 @@ def _collect_access(node, found):
 # -- modified composites of one statement ------------------------------------------------------
 
 
-def modified(statement, plain_modified):
+def modified(statement, plain_modified, defined_in=frozenset()):
     """The composites `statement` modifies: ({Path: None} of those it may carry, {text:
     (Path or None, reason)} of those it cannot carry). `plain_modified`: the names it
-    assigns."""
+    assigns; `defined_in`: the names certainly defined before it."""
     writes, unsupported = [], []
     targets = statement.body + statement.orelse
     if isinstance(statement, gast.For):
@@ -247,7 +247,8 @@ def modified(statement, plain_modified):
         _collect_writes(node, writes, unsupported)
     carried, refused = {}, {}
     for path in writes:
-        if path.root in plain_modified:
+        if path.root in plain_modified and not _restores_rebound_root(statement, path,
+                                                                      defined_in):
             continue  # the base is rebound: the base is the state
         changing = sorted((path.names - {path.root}) & set(plain_modified))
         if changing:
@@ -265,6 +266,15 @@ def modified(statement, plain_modified):
                other.steps == path.steps[:len(other.steps)] for other in carried):
             del carried[path]
     return carried, refused
+
+
+def _restores_rebound_root(statement, path, defined_in):
+    """True for `d['a']` of an `if` that also rebinds `d` (`d['a'] = 1; d = {}`): carried
+    with `d`, so that the other branch starts from the item of the object `d` held before
+    the statement, which the first branch traced may have changed in place. (Loop bodies
+    are traced on a rebuilt value of `d`; a `d` undefined before has no item to restore.)"""
+    return isinstance(statement, gast.If) and len(path.steps) == 2 and \
+        path.root in defined_in
 
 
 def _collect_writes(node, writes, unsupported):

@@ -120,7 +120,7 @@ def _analyze_composites(function_node, annotations, closure_reads):
 
         def dead(path, *where):
             return path in local and all(path in d for d in where)
-        carried, refused = composites.modified(node, info.modified)
+        carried, refused = composites.modified(node, info.modified, info.defined_in)
         state = [p for p in carried if not dead(p, dead_out, dead_in)]
         info.composites = tuple(sorted(p.text for p in state))
         if isinstance(node, gast.If):

@@ -55,6 +55,8 @@ class maybe:  # noqa: N801 (reads as a function in converted code)
             return Missing("." + name)
 
     def __setitem__(self, key, value):
+        if isinstance(self._obj, Undefined):
+            return  # a base the statement rebinds and no one reads after it (a DeadValue)
         if not isinstance(value, Undefined):
             self._obj[key] = value
         elif isinstance(value, Missing):
@@ -64,6 +66,8 @@ class maybe:  # noqa: N801 (reads as a function in converted code)
                 pass
 
     def __setattr__(self, name, value):
+        if isinstance(self._obj, Undefined):
+            return
         if not isinstance(value, Undefined):
             setattr(self._obj, name, value)
         elif isinstance(value, Missing):

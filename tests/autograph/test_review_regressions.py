@@ -109,3 +109,47 @@ def test_declarations_of_a_nested_function_leave_the_enclosing_locals_local(func
     expected = function(3)
     assert value(autograph.to_graph(function)(3)) == expected
     assert value(tf.function(function)(tf.constant(3))) == expected
+
+
+# -- an item changed in place, then its container rebound, in one branch --------------------
+
+
+def item_set_then_dict_rebound(n):
+    d = {"a": 1}
+    if n > 0:
+        d["a"] = 2
+        d = {"a": d["a"] + 1}
+    else:
+        d["a"] = d["a"] + 10
+    return d["a"]
+
+
+def item_set_then_list_rebound(n):
+    items = [1, 2]
+    if n > 0:
+        items[0] = 10
+        items = [items[0], 3]
+    return items
+
+
+class Box:
+    def __init__(self, v):
+        self.v = v
+
+
+def attribute_set_then_object_rebound_and_dropped(n):
+    s = Box(1)
+    if n > 0:
+        s.v = 2
+        s = Box(5)
+    else:
+        n = n + s.v
+    return n
+
+
+@pytest.mark.parametrize("function", [item_set_then_dict_rebound, item_set_then_list_rebound,
+                                      attribute_set_then_object_rebound_and_dropped])
+@pytest.mark.parametrize("n", [-1, 1])
+def test_the_other_branch_sees_the_item_before_the_first_branch_changed_it(function, n):
+    expected = function(n)
+    assert plain(tf.function(function)(tf.constant(n))) == expected

@@ -13,7 +13,7 @@ wins, whatever the condition says. This module finds, for every If, While and Fo
     by the other branch (see below).
 
 Liveness is by full path, over *dead* sets: a backward pass finds the composites certainly
-overwritten, deleted or dropped before any read. A read of `a` itself (passing it to a call,
+overwritten or dropped before any read (`del d[k]` reads: the item must exist). A read of `a` itself (passing it to a call,
 returning it, calling a method of it) reads every composite under it; a read of `a.b` reads
 `a.b.c` too; keys that are not both constants may be equal; rebinding `a` makes its old
 composites live again. Only the items of a local container (`local_items`: a dict, list or
@@ -225,7 +225,7 @@ def _collect_access(node, found):
     if path is None:
         _collect(node.value, found)  # read as a whole: conservative
         return
-    if isinstance(node.ctx, gast.Load):
+    if isinstance(node.ctx, (gast.Load, gast.Del)):  # `del d[k]` needs the item to exist
         found.reads.append(path)
         return
     found.kills.append(path)

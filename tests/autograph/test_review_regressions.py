@@ -153,3 +153,27 @@ def attribute_set_then_object_rebound_and_dropped(n):
 def test_the_other_branch_sees_the_item_before_the_first_branch_changed_it(function, n):
     expected = function(n)
     assert plain(tf.function(function)(tf.constant(n))) == expected
+
+
+def item_deleted_in_both_branches(n):
+    d = {"a": 0, "b": 1}
+    if n > 0:
+        del d["a"]
+    else:
+        del d["a"]
+    return d["b"]
+
+
+def item_deleted_then_set_in_a_loop(n):
+    d = {"a": 0}
+    for i in tf.range(n):
+        del d["a"]
+        d["a"] = i * 2
+    return d["a"]
+
+
+@pytest.mark.parametrize("function", [item_deleted_in_both_branches,
+                                      item_deleted_then_set_in_a_loop])
+@pytest.mark.parametrize("n", [0, 3])
+def test_deleting_an_item_needs_it_to_exist(function, n):
+    assert plain(tf.function(function)(tf.constant(n))) == function(n)

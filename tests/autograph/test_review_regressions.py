@@ -177,3 +177,44 @@ def item_deleted_then_set_in_a_loop(n):
 @pytest.mark.parametrize("n", [0, 3])
 def test_deleting_an_item_needs_it_to_exist(function, n):
     assert plain(tf.function(function)(tf.constant(n))) == function(n)
+
+
+# -- match: a capture under a pattern is bound only when the pattern matches ------------------
+
+
+def capture_of_a_failed_case(x):
+    match x:
+        case 1:
+            r = 1
+        case (2 | 3) as y:
+            r = y
+        case _:
+            r = 0
+    return r + y
+
+
+def capture_read_by_a_guard(x):
+    match x:
+        case (2 | 3) as y if y > 2:
+            r = y * 10
+        case 4 as y:
+            r = y
+        case _:
+            r = 0
+    return r
+
+
+@pytest.mark.parametrize("x", [1, 2, 3, 4, 5])
+def test_a_capture_under_a_pattern_is_bound_only_when_it_matches(x):
+    try:
+        expected = capture_of_a_failed_case(x)
+    except UnboundLocalError:
+        with pytest.raises(UnboundLocalError):
+            autograph.to_graph(capture_of_a_failed_case)(x)
+        with pytest.raises(UnboundLocalError):
+            tf.function(capture_of_a_failed_case)(tf.constant(x))
+    else:
+        assert autograph.to_graph(capture_of_a_failed_case)(x) == expected
+        assert value(tf.function(capture_of_a_failed_case)(tf.constant(x))) == expected
+    expected = capture_read_by_a_guard(x)
+    assert value(tf.function(capture_read_by_a_guard)(tf.constant(x))) == expected

@@ -262,8 +262,14 @@ class _Definedness:
         if isinstance(node, (gast.With, gast.AsyncWith)):
             return self.block(node.body, defined | activity.assigned_names(node.items))
         if isinstance(node, gast.Try):
+            # An exception may leave the body (or a handler) anywhere: a name any of them
+            # deletes (`del x`; `except E as x` unbinds x when the handler ends) may be
+            # unbound in what follows.
+            handlers = [stmt for h in node.handlers for stmt in h.body]
+            caught = {h.name.id for h in node.handlers if isinstance(h.name, gast.Name)}
             self.block(node.body + node.orelse, defined)  # `else:` runs after the body
             for handler in node.handlers:
-                self.block(handler.body, defined)
-            return self.block(node.finalbody, defined)
+                self.block(handler.body, defined - activity.deleted_names(node.body))
+            deleted = activity.deleted_names(node.body + node.orelse + handlers) | caught
+            return self.block(node.finalbody, defined - deleted)
         return (defined | activity.assigned_names(node)) - activity.deleted_names(node)

@@ -89,8 +89,9 @@ def _def(name, args, body):
 
 
 class _Transformer(gast.NodeTransformer):
-    def __init__(self, ctx):
+    def __init__(self, ctx, closure_reads):
         self.ctx = ctx
+        self.closure_reads = closure_reads  # see _closure_reads
         self.function_counts = _assignment_counts(ctx.function_node)
         # Counted before any rewriting: the generated set_state functions assign too.
         self.statement_counts = {id(n): _assignment_counts(n) for n in gast.walk(ctx.function_node)
@@ -215,7 +216,8 @@ class _Transformer(gast.NodeTransformer):
         statement = gast.Expr(value=gast.Call(
             func=templates.replace_as_expression("ag__." + call), args=args,
             keywords=keywords))
-        self._need_bindings(node, set(state) | set(shared))
+        self._need_bindings(node, set(state) | set(shared) |
+                            self.closure_reads.get(id(node), set()))
         return set_origin(state_defs + defs + [statement], node)
 
     # -- statements ---------------------------------------------------------------------------
@@ -327,6 +329,27 @@ def _maybe_undefined(node, ctx):
     return names
 
 
+def _closure_reads(node, ctx):
+    """{id(statement): names} of the local variables each converted statement reads, in
+    what become its generated functions, where they may be unassigned (`e` set only in an
+    `except:` before an `if` on a tensor that reads it). Like its state, they are bound to
+    `ag__.Undefined` beforehand: a generated function reading an unbound one would raise
+    NameError for a free variable instead of Python's UnboundLocalError."""
+    local = ctx.original_locals - set(activity.parameter_names(node)) - ctx.globals
+    reads = ctx.annotations.maybe_undefined_reads
+    found = {}
+    for sub in gast.walk(node):
+        if not _is_converted(sub, ctx):
+            continue
+        parts = sub.body + sub.orelse + ([sub.test] if isinstance(sub, gast.While) else [])
+        names = {n.id for part in parts for n in gast.walk(part)
+                 if isinstance(n, gast.Name) and id(n) in reads and n.id in local}
+        names -= ctx.annotations.info(sub).defined_in
+        if names:
+            found[id(sub)] = names
+    return found
+
+
 class _GuardReads(gast.NodeTransformer):
     """`y` -> `ag__.ld(y)` for reads of possibly undefined names (per the definedness
     analysis), so that reading one that was never assigned raises Python's
@@ -385,11 +408,13 @@ def transform(node, ctx):
     """Converts the control-flow statements of function `node` (analysis must have run)."""
     deleted = activity.deleted_names(node.body) - ctx.globals
     orphaned = _orphaned_locals(node, ctx)
+    closure_reads = _closure_reads(node, ctx)
     undefined = _maybe_undefined(node, ctx) | deleted | orphaned
+    undefined = undefined.union(*closure_reads.values())
     if undefined:
         guard = _GuardReads(undefined, ctx.annotations.maybe_undefined_reads, deleted)
         node.body = _visit_list(guard, node.body)
-    transformer = _Transformer(ctx)
+    transformer = _Transformer(ctx, closure_reads)
     body = _visit_list(transformer, node.body)
     inits = _undefined_bindings(transformer.unbound | orphaned)
     docstring = body[:1] if body and _is_docstring(body[0]) else []

@@ -218,3 +218,56 @@ def test_a_capture_under_a_pattern_is_bound_only_when_it_matches(x):
         assert value(tf.function(capture_of_a_failed_case)(tf.constant(x))) == expected
     expected = capture_read_by_a_guard(x)
     assert value(tf.function(capture_read_by_a_guard)(tf.constant(x))) == expected
+
+
+# -- definedness around try statements -------------------------------------------------------
+
+
+def risky(v):
+    if v > 2:
+        raise ValueError(v)
+    return v
+
+
+def assigned_in_a_handler_read_in_a_staged_branch(x):
+    try:
+        a = risky(3)
+    except ValueError:
+        e = 5
+        a = 0
+    if x > 0:
+        a = a + e
+    return a
+
+
+def deleted_in_a_try_then_assigned_in_a_staged_loop(x):
+    e = 1
+    try:
+        del e
+    finally:
+        pass
+    for j in tf.range(x % 3 + 1):
+        e = j
+    return e
+
+
+@pytest.mark.parametrize("function", [assigned_in_a_handler_read_in_a_staged_branch,
+                                      deleted_in_a_try_then_assigned_in_a_staged_loop])
+@pytest.mark.parametrize("x", [0, 2])
+def test_definedness_through_try_statements(function, x):
+    assert value(tf.function(function)(tf.constant(x))) == value(function(x))
+
+
+def only_assigned_in_a_handler(x):
+    try:
+        risky(0)
+    except ValueError:
+        e = 5
+    if x > 0:
+        x = x + e
+    return x
+
+
+def test_a_variable_only_a_handler_that_did_not_run_assigns_is_unbound_in_a_staged_branch():
+    with pytest.raises(UnboundLocalError, match="'e'"):
+        tf.function(only_assigned_in_a_handler)(tf.constant(1))

@@ -15,8 +15,31 @@ finds may be undefined go through `ld`, which adds the run-time check:
     return sq                                            # UndefinedValueError when n <= 0
 """
 
+import threading
+
 from runtime import context, errors
 from runtime.ops import common, io_ops
+
+_watchers = threading.local()  # the FinallyJumps being traced, innermost last
+
+
+def watch_checks(watcher):
+    """Makes `watcher.note_check(symbol_name, location)` see each run-time definedness check
+    staged from now until `unwatch_checks(watcher)` (see try_statements.FinallyJumps)."""
+    stack = getattr(_watchers, "stack", None)
+    if stack is None:
+        stack = _watchers.stack = []
+    stack.append(watcher)
+
+
+def unwatch_checks(watcher):
+    _watchers.stack.remove(watcher)
+
+
+def _check_defined(defined, symbol_name, location):
+    for watcher in getattr(_watchers, "stack", ()):
+        watcher.note_check(symbol_name, location)
+    io_ops.check_defined(defined, symbol_name, location)
 
 
 class UndefinedRead(UnboundLocalError):
@@ -31,7 +54,7 @@ class UndefinedRead(UnboundLocalError):
 
     def stage(self):
         """Adds the check that fails whenever the graph being built runs to this point."""
-        io_ops.check_defined(common.convert_to_tensor(False), self.symbol_name, self.location)
+        _check_defined(common.convert_to_tensor(False), self.symbol_name, self.location)
 
 
 class Undefined:
@@ -117,7 +140,7 @@ class MaybeUndefined:
         if known is not None and not known:
             Undefined(self.symbol_name)._fail()
         if known is None:
-            io_ops.check_defined(self.defined, self.symbol_name, errors.user_location(3))
+            _check_defined(self.defined, self.symbol_name, errors.user_location(3))
         return self.value
 
 

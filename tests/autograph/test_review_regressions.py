@@ -271,3 +271,37 @@ def only_assigned_in_a_handler(x):
 def test_a_variable_only_a_handler_that_did_not_run_assigns_is_unbound_in_a_staged_branch():
     with pytest.raises(UnboundLocalError, match="'e'"):
         tf.function(only_assigned_in_a_handler)(tf.constant(1))
+
+
+# -- a jump in `finally:` cannot swallow a definedness check that fails in the graph ---------
+
+
+def finally_returns_after_a_maybe_unassigned_read(n):
+    for i in tf.range(n):
+        e = i
+    try:
+        n = e + 1
+    finally:
+        return 7
+
+
+def finally_reads_a_maybe_unassigned_variable_then_returns(n):
+    for i in tf.range(n):
+        e = i
+    try:
+        n = n + 1
+    finally:
+        if e > 0:
+            return 7
+    return 0
+
+
+def test_a_jump_in_finally_after_a_run_time_definedness_check_is_refused():
+    # Python returns 7 for n = 0 (the return swallows the UnboundLocalError); the graph's
+    # check cannot be swallowed, so the trace refuses rather than raise at run time.
+    with pytest.raises(NotImplementedError, match=r"`finally:` block.*'e'"):
+        tf.function(finally_returns_after_a_maybe_unassigned_read)(tf.constant(0))
+    traced = tf.function(finally_reads_a_maybe_unassigned_variable_then_returns)
+    assert value(traced(tf.constant(3))) == 7
+    with pytest.raises(UnboundLocalError):
+        traced(tf.constant(0))

@@ -13,8 +13,9 @@ wins, whatever the condition says. This module finds, for every If, While and Fo
     by the other branch (see below).
 
 Liveness is by full path, over *dead* sets: a backward pass finds the composites certainly
-overwritten or dropped before any read (`del d[k]` reads: the item must exist). A read of `a` itself (passing it to a call,
-returning it, calling a method of it) reads every composite under it; a read of `a.b` reads
+overwritten or dropped before any read (`del d[k]` reads: the item must exist). A read of
+`a` itself (passing it to a call, returning it, calling a method of it) reads every
+composite under it; a read of `a.b` reads
 `a.b.c` too; keys that are not both constants may be equal; rebinding `a` makes its old
 composites live again. Only the items of a local container (`local_items`: a dict, list or
 set made in the function that cannot escape it or get a second name) can be dead: any other

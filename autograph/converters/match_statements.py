@@ -13,12 +13,12 @@
 The subject is evaluated once, into a temporary. Literal and value patterns become `==`,
 `None`/`True`/`False` become `is`, `|` becomes `or`, and a capture (`n`, `... as n`) binds
 the subject once its pattern matched, before the guard reads it (as CPython does: a failed
-`case 2 as n` leaves `n` unbound; a bare `n` always matches). The later passes then convert the chain like any
-`if`: staged for a tensor test, plain Python for a Python one, so a Python subject keeps
-Python semantics. A `match` with sequence, mapping, class or star patterns (which look inside
-the subject in ways a tensor does not support) stays a Python `match` (its case bodies still
-converted), with the subject passed through `ag__.match_subject`, which refuses a tensor
-subject with an error naming the line:
+`case 2 as n` leaves `n` unbound; a bare `n` always matches). The later passes then convert
+the chain like any `if`: staged for a tensor test, plain Python for a Python one, so a
+Python subject keeps Python semantics. A `match` with sequence, mapping, class or star
+patterns (which look inside the subject in ways a tensor does not support) stays a Python
+`match` (its case bodies still converted), with the subject passed through
+`ag__.match_subject`, which refuses a tensor subject with an error naming the line:
 
     match point:                  ->      match ag__.match_subject(point, 'a class pattern',
         case Point(x=0): ...                                       'f.py:12'):

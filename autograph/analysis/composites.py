@@ -38,7 +38,8 @@ class Path:
     __slots__ = ("steps", "names", "_key")
 
     def __init__(self, steps, names):
-        self.steps = steps  # (root, ('.', attr) | ('[]', key text, key is constant), ...)
+        self.steps = steps  # (root, ('.', attr) | ('[]', key text, key is constant,
+        #                           key is a slice), ...)
         self.names = names  # the root and the names the keys read
         self._key = tuple(s[:2] if isinstance(s, tuple) else s for s in steps)
 
@@ -136,7 +137,8 @@ def path_of(node):
             if not _key_ok(node.slice):
                 return None
             key_names = {s.id for s in gast.walk(node.slice) if isinstance(s, gast.Name)}
-            step = ("[]", _key_text(node.slice), not key_names)
+            step = ("[]", _key_text(node.slice), not key_names,
+                    isinstance(node.slice, gast.Slice))
             names = base.names | key_names
         return Path(base.steps + (step,), names)
     return None
@@ -252,7 +254,11 @@ def modified(statement, plain_modified, defined_in=frozenset()):
                                                                       defined_in):
             continue  # the base is rebound: the base is the state
         changing = sorted((path.names - {path.root}) & set(plain_modified))
-        if changing:
+        if any(step[0] == "[]" and step[3] for step in path.steps[1:]):
+            refused[path.text] = (path, "its key is a slice, and assigning a slice may "
+                                        "change the length of a list (the items after it "
+                                        "cannot be restored for the other path)")
+        elif changing:
             refused[path.text] = (path, "its key changes inside the statement (%s is "
                                         "assigned in it)" % ", ".join(changing))
         else:

@@ -305,3 +305,18 @@ def test_a_jump_in_finally_after_a_run_time_definedness_check_is_refused():
     assert value(traced(tf.constant(3))) == 7
     with pytest.raises(UnboundLocalError):
         traced(tf.constant(0))
+
+
+def slice_assigned_in_a_branch(n):
+    items = [1, 2, 3]
+    if n > 0:
+        items[0:2] = [7]
+    return items
+
+
+def test_a_slice_assigned_under_a_tensor_condition_is_refused():
+    # Restoring `items[0:2]` for the other branch cannot bring back the item the first
+    # branch shifted (it gave [1, 2] for n <= 0 before, where Python gives [1, 2, 3]).
+    assert autograph.to_graph(slice_assigned_in_a_branch)(-1) == [1, 2, 3]
+    with pytest.raises(ValueError, match=r"'items\[0:2\]'.*slice"):
+        tf.function(slice_assigned_in_a_branch)(tf.constant(-1))

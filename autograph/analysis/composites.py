@@ -275,6 +275,21 @@ def modified(statement, plain_modified, defined_in=frozenset()):
     return carried, refused
 
 
+def deleted_items(statement):
+    """The composites `statement` deletes with a key that may index a list (`del l[0]`,
+    `del d[k]`; not `del d['a']`), as {text: text of the container}."""
+    found = {}
+    for node in gast.walk(gast.Module(body=statement.body + statement.orelse,
+                                      type_ignores=[])):
+        if isinstance(node, gast.Subscript) and isinstance(node.ctx, gast.Del) and \
+                not (isinstance(node.slice, gast.Constant) and
+                     isinstance(node.slice.value, str)):
+            path = path_of(node)
+            if path is not None:
+                found[path.text] = path.base().text
+    return found
+
+
 def _restores_rebound_root(statement, path, defined_in):
     """True for `d['a']` of an `if` that also rebinds `d` (`d['a'] = 1; d = {}`): carried
     with `d`, so that the other branch starts from the item of the object `d` held before

@@ -26,7 +26,7 @@ class StatementInfo:
     """What the analysis knows about one control-flow statement."""
 
     __slots__ = ("modified", "live_out", "live_in", "live_loop", "defined_in", "composites",
-                 "composites_restore_only", "composites_refused")
+                 "composites_restore_only", "composites_refused", "composites_deleted")
 
     def __init__(self):
         self.modified = frozenset()
@@ -37,6 +37,8 @@ class StatementInfo:
         self.composites = ()               # texts, sorted: carried like state_names
         self.composites_restore_only = ()  # of those, the ones dead after an `if`
         self.composites_refused = ()       # (text, reason): modified, live, not carriable
+        self.composites_deleted = ()       # (text, container): carried, deleted by a key
+        #                                    that may index a list
 
     def state_names(self, is_loop):
         """The variables the converted statement must carry, sorted: modified names that are
@@ -123,6 +125,9 @@ def _analyze_composites(function_node, annotations, closure_reads):
         carried, refused = composites.modified(node, info.modified, info.defined_in)
         state = [p for p in carried if not dead(p, dead_out, dead_in)]
         info.composites = tuple(sorted(p.text for p in state))
+        deleted = composites.deleted_items(node)
+        info.composites_deleted = tuple(sorted(
+            (text, deleted[text]) for text in info.composites if text in deleted))
         if isinstance(node, gast.If):
             info.composites_restore_only = tuple(sorted(
                 p.text for p in state if dead(p, dead_out)))

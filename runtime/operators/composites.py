@@ -85,3 +85,14 @@ def refuse_composite(text, reason):
     raise ValueError(errors.with_user_location(
         "'%s' is modified inside a conditional or loop on a tensor, but cannot be carried "
         "through it: %s" % (text, reason), errors.user_location(3)))
+
+
+def refuse_list_deletion(obj, text):
+    """Refuses to stage a statement that deletes item `text` of `obj` (`del l[0]`) when
+    `obj` is not a mapping: deleting a list's item shifts the items after it, which restoring
+    `text` for the other path cannot undo. Called by the statement's get_state."""
+    if not isinstance(obj, (Mapping, Undefined)):
+        raise ValueError(errors.with_user_location(
+            "'%s' is deleted inside a conditional or loop on a tensor, but cannot be carried "
+            "through it: deleting an item of a %s shifts the items after it. Delete it "
+            "outside the statement" % (text, type(obj).__name__), errors.user_location(3)))

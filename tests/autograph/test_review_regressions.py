@@ -320,3 +320,20 @@ def test_a_slice_assigned_under_a_tensor_condition_is_refused():
     assert autograph.to_graph(slice_assigned_in_a_branch)(-1) == [1, 2, 3]
     with pytest.raises(ValueError, match=r"'items\[0:2\]'.*slice"):
         tf.function(slice_assigned_in_a_branch)(tf.constant(-1))
+
+
+def list_item_deleted_in_a_branch(n):
+    items = [1, 2, 3]
+    if n > 0:
+        del items[0]
+    return items
+
+
+def test_a_list_item_deleted_under_a_tensor_condition_is_refused():
+    # Restoring `items[0]` for the other branch cannot bring back the shifted items (it gave
+    # [1, 3] for n <= 0 before, where Python gives [1, 2, 3]).
+    assert autograph.to_graph(list_item_deleted_in_a_branch)(-1) == [1, 2, 3]
+    with pytest.raises(ValueError, match=r"'items\[0\]' is deleted.*list"):
+        tf.function(list_item_deleted_in_a_branch)(tf.constant(-1))
+    # A dict's item is no list item: deleting one in both branches works.
+    assert value(tf.function(item_deleted_in_both_branches)(tf.constant(1))) == 1

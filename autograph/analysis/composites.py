@@ -267,8 +267,9 @@ def modified(statement, plain_modified, defined_in=frozenset()):
         if root not in plain_modified:
             refused.setdefault(text, (None, "its key is not made of constants and variables "
                                             "only"))
-    # `s.a = A(); s.a.b = 1`: the composite whose base is itself modified is not state.
-    for path in list(carried):
+    # `s.a = A(); s.a.b = 1`: the composite whose base is itself modified is not state;
+    # but an `if` carries it too (see _restores_rebound_root).
+    for path in list(carried) if not isinstance(statement, gast.If) else ():
         if any(len(other.steps) < len(path.steps) and
                other.steps == path.steps[:len(other.steps)] for other in carried):
             del carried[path]
@@ -294,9 +295,9 @@ def _restores_rebound_root(statement, path, defined_in):
     """True for `d['a']` of an `if` that also rebinds `d` (`d['a'] = 1; d = {}`): carried
     with `d`, so that the other branch starts from the item of the object `d` held before
     the statement, which the first branch traced may have changed in place. (Loop bodies
-    are traced on a rebuilt value of `d`; a `d` undefined before has no item to restore.)"""
-    return isinstance(statement, gast.If) and len(path.steps) == 2 and \
-        path.root in defined_in
+    are traced on a rebuilt value of `d`; a `d` undefined before has no item to restore.)
+    Likewise `d['x'][1]` with `d['x']`, below."""
+    return isinstance(statement, gast.If) and path.root in defined_in
 
 
 def _collect_writes(node, writes, unsupported):

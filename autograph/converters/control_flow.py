@@ -294,11 +294,19 @@ def _state_tuple(names, ctx):
         if not is_composite(name):
             elts.append(templates.name_node(name, type(ctx)()))
             continue
-        node = templates.replace_as_expression(name)
-        node.value = templates.replace_as_expression("ag__.maybe(base)", base=node.value)
+        node = _through_maybe(templates.replace_as_expression(name))
         node.ctx = type(ctx)()
         elts.append(node)
     return gast.Tuple(elts=elts, ctx=ctx)
+
+
+def _through_maybe(node):
+    """`d['x'][1]` as `ag__.maybe(ag__.maybe(d)['x'])[1]`: each step through `maybe`, so a
+    missing base reads as missing too."""
+    if isinstance(node, (gast.Attribute, gast.Subscript)):
+        node.value = templates.replace_as_expression(
+            "ag__.maybe(base)", base=_through_maybe(node.value))
+    return node
 
 
 def _refusal(text, reason):

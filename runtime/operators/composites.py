@@ -40,6 +40,8 @@ class maybe:  # noqa: N801 (reads as a function in converted code)
 
     def __getitem__(self, key):
         obj = self._obj
+        if isinstance(obj, Undefined):  # its base is missing, or dead
+            return Missing("[%r]" % (key,))
         # A mapping is asked first: reading a defaultdict's missing key would create it.
         if isinstance(obj, Mapping) and key not in obj:
             return Missing("[%r]" % (key,))
@@ -49,6 +51,8 @@ class maybe:  # noqa: N801 (reads as a function in converted code)
             return Missing("[%r]" % (key,))
 
     def __getattr__(self, name):
+        if isinstance(self._obj, Undefined):
+            return Missing("." + name)
         try:
             return getattr(self._obj, name)
         except AttributeError:

@@ -337,3 +337,18 @@ def test_a_list_item_deleted_under_a_tensor_condition_is_refused():
         tf.function(list_item_deleted_in_a_branch)(tf.constant(-1))
     # A dict's item is no list item: deleting one in both branches works.
     assert value(tf.function(item_deleted_in_both_branches)(tf.constant(1))) == 1
+
+
+def nested_item_changed_then_read_by_the_other_branch(n):
+    d = {"x": [1, 2]}
+    if n > 0:
+        d["x"][1] = 9
+    else:
+        d["x"] = [d["x"][1], 0]
+    return d["x"]
+
+
+@pytest.mark.parametrize("n", [-1, 1])
+def test_the_other_branch_sees_a_nested_item_before_the_first_branch_changed_it(n):
+    function = nested_item_changed_then_read_by_the_other_branch
+    assert plain(tf.function(function)(tf.constant(n))) == function(n)

@@ -347,6 +347,33 @@ def _maybe_undefined(node, ctx):
     return names
 
 
+def _assigned_only_inside(node, ctx):
+    """Local names read where they may be unassigned outside the bodies of the converted
+    statements, but assigned only inside them (`if not c == e: ...` in a `finally:`, `e`
+    set later in a branch of an `if` on a tensor that does not carry it). Those bodies
+    become generated functions with `e` local to them, leaving the function's own `e`
+    unassigned: bound to Undefined, its reads raise UnboundLocalError, not NameError for a
+    global."""
+    reads = ctx.annotations.maybe_undefined_reads
+    outside_reads, outside_stores = set(), set()
+    stack = list(node.body)
+    while stack:
+        sub = stack.pop()
+        if isinstance(sub, gast.Name):
+            if isinstance(sub.ctx, gast.Load) and id(sub) in reads:
+                outside_reads.add(sub.id)
+            elif isinstance(sub.ctx, (gast.Store, gast.Del)):
+                outside_stores.add(sub.id)
+        if _is_converted(sub, ctx):
+            # Evaluated in the function itself; the rest (a for target too) is not.
+            stack.extend([sub.iter] if isinstance(sub, gast.For) else
+                         [sub.test] if isinstance(sub, gast.If) else [])
+            continue
+        stack.extend(gast.iter_child_nodes(sub))
+    local = ctx.original_locals - set(activity.parameter_names(node)) - ctx.globals
+    return (outside_reads & local) - outside_stores
+
+
 def _closure_reads(node, ctx):
     """{id(statement): names} of the local variables each converted statement reads, in
     what become its generated functions, where they may be unassigned (`e` set only in an
@@ -427,14 +454,15 @@ def transform(node, ctx):
     deleted = activity.deleted_names(node.body) - ctx.globals
     orphaned = _orphaned_locals(node, ctx)
     closure_reads = _closure_reads(node, ctx)
-    undefined = _maybe_undefined(node, ctx) | deleted | orphaned
+    inner_only = _assigned_only_inside(node, ctx)
+    undefined = _maybe_undefined(node, ctx) | deleted | orphaned | inner_only
     undefined = undefined.union(*closure_reads.values())
     if undefined:
         guard = _GuardReads(undefined, ctx.annotations.maybe_undefined_reads, deleted)
         node.body = _visit_list(guard, node.body)
     transformer = _Transformer(ctx, closure_reads)
     body = _visit_list(transformer, node.body)
-    inits = _undefined_bindings(transformer.unbound | orphaned)
+    inits = _undefined_bindings(transformer.unbound | orphaned | inner_only)
     docstring = body[:1] if body and _is_docstring(body[0]) else []
     node.body = docstring + set_origin(inits, node) + body[len(docstring):]
     return node

@@ -352,3 +352,23 @@ def nested_item_changed_then_read_by_the_other_branch(n):
 def test_the_other_branch_sees_a_nested_item_before_the_first_branch_changed_it(n):
     function = nested_item_changed_then_read_by_the_other_branch
     assert plain(tf.function(function)(tf.constant(n))) == function(n)
+
+
+def read_before_a_branch_that_only_assigns_it(x):
+    c = 1
+    try:
+        return x
+    finally:
+        if not c == e:
+            c = 2
+        if x > 0:
+            e = c * c
+
+
+def test_a_variable_only_a_later_staged_branch_assigns_is_unbound_before_it():
+    # The branch's generated function holds its `e`: the read before it was a NameError
+    # for a global `e`, where Python raises UnboundLocalError.
+    with pytest.raises(UnboundLocalError, match="'e'"):
+        tf.function(read_before_a_branch_that_only_assigns_it)(tf.constant(1))
+    with pytest.raises(UnboundLocalError, match="'e'"):
+        autograph.to_graph(read_before_a_branch_that_only_assigns_it)(1)

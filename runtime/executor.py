@@ -370,10 +370,12 @@ def compile_graph(graph, feeds, outputs, name="graph_fn", check_numerics=False):
     source = "def %s(%s):\n%s\n" % (_identifier(name), ", ".join(params),
                                      "\n".join(emitter.lines))
     code = compile(source, filename, "exec")
-    namespace = emitter.namespace
-    exec(code, namespace)  # noqa: S102 - our own generated source
+    # The def binds the function's name in a namespace of its own: a graph named like one of
+    # the constants (a user function `c8`, or `np`) must not replace it in the globals.
+    defined = {}
+    exec(code, emitter.namespace, defined)  # noqa: S102 - our own generated source
     linecache.cache[filename] = (len(source), None, source.splitlines(True), filename)
-    return CompiledGraph(namespace[_identifier(name)], source, emitter.line_nodes, filename)
+    return CompiledGraph(defined[_identifier(name)], source, emitter.line_nodes, filename)
 
 
 def _identifier(name):

@@ -105,12 +105,21 @@ def read_names(node):
 
 
 def declared_global(function_node):
-    """Names the function declares `global` (or `nonlocal`) at its top level."""
+    """Names the function declares `global` (or `nonlocal`) in its own scope (a nested
+    function's declarations are about that function's names only)."""
     names = set()
-    for node in gast.walk(function_node):
-        if isinstance(node, (gast.Global, gast.Nonlocal)):
-            names.update(node.names)
+    for child in _iter_nodes(function_node.body):  # a lambda's body is one expression
+        _collect_declared(child, names)
     return names
+
+
+def _collect_declared(node, found):
+    if isinstance(node, _SCOPE_NODES):
+        return
+    if isinstance(node, (gast.Global, gast.Nonlocal)):
+        found.update(node.names)
+    for child in gast.iter_child_nodes(node):
+        _collect_declared(child, found)
 
 
 def parameter_names(function_node):

@@ -13,8 +13,9 @@ wins, whatever the condition says. This module finds, for every If, While and Fo
     by the other branch (see below).
 
 Liveness is by full path, over *dead* sets: a backward pass finds the composites certainly
-overwritten, deleted or dropped before any read. A read of `a` itself (passing it to a call,
-returning it, calling a method of it) reads every composite under it; a read of `a.b` reads
+overwritten or dropped before any read (`del d[k]` reads: the item must exist). A read of
+`a` itself (passing it to a call, returning it, calling a method of it) reads every
+composite under it; a read of `a.b` reads
 `a.b.c` too; keys that are not both constants may be equal; rebinding `a` makes its old
 composites live again. Only the items of a local container (`local_items`: a dict, list or
 set made in the function that cannot escape it or get a second name) can be dead: any other
@@ -37,7 +38,8 @@ class Path:
     __slots__ = ("steps", "names", "_key")
 
     def __init__(self, steps, names):
-        self.steps = steps  # (root, ('.', attr) | ('[]', key text, key is constant), ...)
+        self.steps = steps  # (root, ('.', attr) | ('[]', key text, key is constant,
+        #                           key is a slice), ...)
         self.names = names  # the root and the names the keys read
         self._key = tuple(s[:2] if isinstance(s, tuple) else s for s in steps)
 
@@ -135,7 +137,8 @@ def path_of(node):
             if not _key_ok(node.slice):
                 return None
             key_names = {s.id for s in gast.walk(node.slice) if isinstance(s, gast.Name)}
-            step = ("[]", _key_text(node.slice), not key_names)
+            step = ("[]", _key_text(node.slice), not key_names,
+                    isinstance(node.slice, gast.Slice))
             names = base.names | key_names
         return Path(base.steps + (step,), names)
     return None
@@ -225,7 +228,7 @@ def _collect_access(node, found):
     if path is None:
         _collect(node.value, found)  # read as a whole: conservative
         return
-    if isinstance(node.ctx, gast.Load):
+    if isinstance(node.ctx, (gast.Load, gast.Del)):  # `del d[k]` needs the item to exist
         found.reads.append(path)
         return
     found.kills.append(path)
@@ -235,10 +238,10 @@ def _collect_access(node, found):
 # -- modified composites of one statement ------------------------------------------------------
 
 
-def modified(statement, plain_modified):
+def modified(statement, plain_modified, defined_in=frozenset()):
     """The composites `statement` modifies: ({Path: None} of those it may carry, {text:
     (Path or None, reason)} of those it cannot carry). `plain_modified`: the names it
-    assigns."""
+    assigns; `defined_in`: the names certainly defined before it."""
     writes, unsupported = [], []
     targets = statement.body + statement.orelse
     if isinstance(statement, gast.For):
@@ -247,10 +250,15 @@ def modified(statement, plain_modified):
         _collect_writes(node, writes, unsupported)
     carried, refused = {}, {}
     for path in writes:
-        if path.root in plain_modified:
+        if path.root in plain_modified and not _restores_rebound_root(statement, path,
+                                                                      defined_in):
             continue  # the base is rebound: the base is the state
         changing = sorted((path.names - {path.root}) & set(plain_modified))
-        if changing:
+        if any(step[0] == "[]" and step[3] for step in path.steps[1:]):
+            refused[path.text] = (path, "its key is a slice, and assigning a slice may "
+                                        "change the length of a list (the items after it "
+                                        "cannot be restored for the other path)")
+        elif changing:
             refused[path.text] = (path, "its key changes inside the statement (%s is "
                                         "assigned in it)" % ", ".join(changing))
         else:
@@ -259,12 +267,37 @@ def modified(statement, plain_modified):
         if root not in plain_modified:
             refused.setdefault(text, (None, "its key is not made of constants and variables "
                                             "only"))
-    # `s.a = A(); s.a.b = 1`: the composite whose base is itself modified is not state.
-    for path in list(carried):
+    # `s.a = A(); s.a.b = 1`: the composite whose base is itself modified is not state;
+    # but an `if` carries it too (see _restores_rebound_root).
+    for path in list(carried) if not isinstance(statement, gast.If) else ():
         if any(len(other.steps) < len(path.steps) and
                other.steps == path.steps[:len(other.steps)] for other in carried):
             del carried[path]
     return carried, refused
+
+
+def deleted_items(statement):
+    """The composites `statement` deletes with a key that may index a list (`del l[0]`,
+    `del d[k]`; not `del d['a']`), as {text: text of the container}."""
+    found = {}
+    for node in gast.walk(gast.Module(body=statement.body + statement.orelse,
+                                      type_ignores=[])):
+        if isinstance(node, gast.Subscript) and isinstance(node.ctx, gast.Del) and \
+                not (isinstance(node.slice, gast.Constant) and
+                     isinstance(node.slice.value, str)):
+            path = path_of(node)
+            if path is not None:
+                found[path.text] = path.base().text
+    return found
+
+
+def _restores_rebound_root(statement, path, defined_in):
+    """True for `d['a']` of an `if` that also rebinds `d` (`d['a'] = 1; d = {}`): carried
+    with `d`, so that the other branch starts from the item of the object `d` held before
+    the statement, which the first branch traced may have changed in place. (Loop bodies
+    are traced on a rebuilt value of `d`; a `d` undefined before has no item to restore.)
+    Likewise `d['x'][1]` with `d['x']`, below."""
+    return isinstance(statement, gast.If) and path.root in defined_in
 
 
 def _collect_writes(node, writes, unsupported):

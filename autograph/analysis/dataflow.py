@@ -26,7 +26,7 @@ class StatementInfo:
     """What the analysis knows about one control-flow statement."""
 
     __slots__ = ("modified", "live_out", "live_in", "live_loop", "defined_in", "composites",
-                 "composites_restore_only", "composites_refused")
+                 "composites_restore_only", "composites_refused", "composites_deleted")
 
     def __init__(self):
         self.modified = frozenset()
@@ -37,6 +37,8 @@ class StatementInfo:
         self.composites = ()               # texts, sorted: carried like state_names
         self.composites_restore_only = ()  # of those, the ones dead after an `if`
         self.composites_refused = ()       # (text, reason): modified, live, not carriable
+        self.composites_deleted = ()       # (text, container): carried, deleted by a key
+        #                                    that may index a list
 
     def state_names(self, is_loop):
         """The variables the converted statement must carry, sorted: modified names that are
@@ -120,9 +122,12 @@ def _analyze_composites(function_node, annotations, closure_reads):
 
         def dead(path, *where):
             return path in local and all(path in d for d in where)
-        carried, refused = composites.modified(node, info.modified)
+        carried, refused = composites.modified(node, info.modified, info.defined_in)
         state = [p for p in carried if not dead(p, dead_out, dead_in)]
         info.composites = tuple(sorted(p.text for p in state))
+        deleted = composites.deleted_items(node)
+        info.composites_deleted = tuple(sorted(
+            (text, deleted[text]) for text in info.composites if text in deleted))
         if isinstance(node, gast.If):
             info.composites_restore_only = tuple(sorted(
                 p.text for p in state if dead(p, dead_out)))
@@ -262,12 +267,14 @@ class _Definedness:
         if isinstance(node, (gast.With, gast.AsyncWith)):
             return self.block(node.body, defined | activity.assigned_names(node.items))
         if isinstance(node, gast.Try):
-            # Handlers and the `finally:` block may run after any part of the body (or of a
-            # handler): a name deleted there may be undefined in them and after the `try`.
-            handled = [stmt for handler in node.handlers for stmt in handler.body]
-            kept = defined - activity.deleted_names(node.body + node.orelse + handled)
+            # An exception may leave the body (or a handler) anywhere: a name any of them
+            # deletes (`del x`; `except E as x` unbinds x when the handler ends) may be
+            # unbound in what follows.
+            handlers = [stmt for h in node.handlers for stmt in h.body]
+            caught = {h.name.id for h in node.handlers if isinstance(h.name, gast.Name)}
             self.block(node.body + node.orelse, defined)  # `else:` runs after the body
             for handler in node.handlers:
-                self.block(handler.body, kept)
-            return self.block(node.finalbody, kept)
+                self.block(handler.body, defined - activity.deleted_names(node.body))
+            deleted = activity.deleted_names(node.body + node.orelse + handlers) | caught
+            return self.block(node.finalbody, defined - deleted)
         return (defined | activity.assigned_names(node)) - activity.deleted_names(node)

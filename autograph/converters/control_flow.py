@@ -120,11 +120,12 @@ class _Transformer(gast.NodeTransformer):
         outside = {n for n, c in self.function_counts.items() if c > inside.get(n, 0)}
         return sorted(info.modified & (set(state) | outside | self.params | self.ctx.globals))
 
-    def _state_functions(self, state, refused=()):
+    def _state_functions(self, state, refused=(), deleted=()):
         get_name = self.ctx.namer.stable("get_state")
         set_name = self.ctx.namer.stable("set_state")
         vars_name = self.ctx.namer.stable("vars_")
         get_body = [_refusal(text, reason) for text, reason in refused]
+        get_body += [_list_deletion_check(text, container) for text, container in deleted]
         get_body.append(gast.Return(value=_state_tuple(state, gast.Load())))
         if state:
             plain = [n for n in state if not is_composite(n)]
@@ -202,7 +203,7 @@ class _Transformer(gast.NodeTransformer):
         carried = sorted(state + info.composites)
         if carried or info.composites_refused:
             get_name, set_name, state_defs = self._state_functions(
-                carried, info.composites_refused)
+                carried, info.composites_refused, info.composites_deleted)
             args = args + [templates.name_node(get_name), templates.name_node(set_name),
                            templates.string_tuple(carried)]
             restore_only = [n for n in state if n not in info.live_out] if not is_loop else []
@@ -291,11 +292,19 @@ def _state_tuple(names, ctx):
         if not is_composite(name):
             elts.append(templates.name_node(name, type(ctx)()))
             continue
-        node = templates.replace_as_expression(name)
-        node.value = templates.replace_as_expression("ag__.maybe(base)", base=node.value)
+        node = _through_maybe(templates.replace_as_expression(name))
         node.ctx = type(ctx)()
         elts.append(node)
     return gast.Tuple(elts=elts, ctx=ctx)
+
+
+def _through_maybe(node):
+    """`d['x'][1]` as `ag__.maybe(ag__.maybe(d)['x'])[1]`: each step through `maybe`, so a
+    missing base reads as missing too."""
+    if isinstance(node, (gast.Attribute, gast.Subscript)):
+        node.value = templates.replace_as_expression(
+            "ag__.maybe(base)", base=_through_maybe(node.value))
+    return node
 
 
 def _refusal(text, reason):
@@ -304,6 +313,15 @@ def _refusal(text, reason):
     return templates.replace("ag__.refuse_composite(text, reason)",
                              text=gast.Constant(value=text, kind=None),
                              reason=gast.Constant(value=reason, kind=None))[0]
+
+
+def _list_deletion_check(text, container):
+    """The statement refusing, when staged, to delete item `text` of a list (see
+    runtime.operators.composites.refuse_list_deletion)."""
+    return templates.replace(
+        "ag__.refuse_list_deletion(container, text)",
+        container=templates.replace_as_expression(container),
+        text=gast.Constant(value=text, kind=None))[0]
 
 
 def _is_converted(node, ctx):

@@ -169,9 +169,11 @@ def _lower_finally(node, jump):
     wrap = scope is None
     if wrap:
         scope = node._ag_finally_scope = namer.new("finally_")
-    enter = templates.replace("pending, flag = scope.enter_finally(flag), False",
-                              pending=pending, flag=jump.flag, scope=scope)
-    enter[0].value.elts[0]._ag_runtime_call = True
+    enter = templates.replace("pending, flag = flag, False", pending=pending, flag=jump.flag)
+    if wrap:
+        begin = templates.replace("scope.begin_finally()", scope=scope)
+        begin[0].value._ag_runtime_call = True
+        enter = begin + enter
     leave = templates.replace("flag = scope.resume(flag, pending)", flag=jump.flag,
                               scope=scope, pending=pending)
     leave[0].value._ag_runtime_call = True  # a call of the runtime's: never converted

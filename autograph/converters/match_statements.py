@@ -12,13 +12,13 @@
 
 The subject is evaluated once, into a temporary. Literal and value patterns become `==`,
 `None`/`True`/`False` become `is`, `|` becomes `or`, and a capture (`n`, `... as n`) binds
-the subject before the case's test, so that its guard can read it (Python leaves the
-bindings of a failed case unspecified). The later passes then convert the chain like any
-`if`: staged for a tensor test, plain Python for a Python one, so a Python subject keeps
-Python semantics. A `match` with sequence, mapping, class or star patterns (which look inside
-the subject in ways a tensor does not support) stays a Python `match` (its case bodies still
-converted), with the subject passed through `ag__.match_subject`, which refuses a tensor
-subject with an error naming the line:
+the subject once its pattern matched, before the guard reads it (as CPython does: a failed
+`case 2 as n` leaves `n` unbound; a bare `n` always matches). The later passes then convert
+the chain like any `if`: staged for a tensor test, plain Python for a Python one, so a
+Python subject keeps Python semantics. A `match` with sequence, mapping, class or star
+patterns (which look inside the subject in ways a tensor does not support) stays a Python
+`match` (its case bodies still converted), with the subject passed through
+`ag__.match_subject`, which refuses a tensor subject with an error naming the line:
 
     match point:                  ->      match ag__.match_subject(point, 'a class pattern',
         case Point(x=0): ...                                       'f.py:12'):
@@ -27,6 +27,8 @@ subject with an error naming the line:
 Runs first, before the passes that lower jumps, so a `return` or `break` in a case body is
 handled like one in an `if`.
 """
+
+import copy
 
 import gast
 
@@ -102,15 +104,24 @@ class _MatchRewriter(gast.NodeTransformer):
             bind = gast.Assign(targets=[_name(name, gast.Store())],
                                value=_name(subject, gast.Load()), type_comment=None)
             bindings.append(mark_original(gast.copy_location(bind, line_node)))
-        test = self._test(case.pattern, subject)
+        pattern_test = self._test(case.pattern, subject)
+        body = self._statements(case.body)
+        before = bindings
+        if pattern_test is not None and bindings:
+            # `case 2 as y`: y is bound only when the pattern matches (before the guard).
+            if case.guard is None:
+                body, before = bindings + body, []
+            else:
+                bind = gast.If(test=copy.deepcopy(pattern_test), body=bindings, orelse=[])
+                before = [mark_original(gast.copy_location(bind, line_node))]
+        test = pattern_test
         if case.guard is not None:
             test = case.guard if test is None else gast.BoolOp(op=gast.And(),
                                                                values=[test, case.guard])
-        body = self._statements(case.body)
         if test is None:  # irrefutable: the cases after it cannot run
-            return bindings + body
+            return before + body
         branch = gast.If(test=test, body=body, orelse=self._chain(rest, subject))
-        return bindings + [mark_original(gast.copy_location(branch, line_node))]
+        return before + [mark_original(gast.copy_location(branch, line_node))]
 
     def _test(self, pattern, subject):
         """The test for `pattern` against the subject, or None for one that always matches."""

@@ -8,7 +8,7 @@ state), and py_builtins (range, len, ... applied to tensors).
 """
 
 from runtime.operators.asserts import assert_stmt
-from runtime.operators.composites import maybe, refuse_composite
+from runtime.operators.composites import maybe, refuse_composite, refuse_list_deletion
 from runtime.operators.conditionals import if_exp, if_stmt, match_subject
 from runtime.operators.logical import and_, compare_chain, in_, not_, not_in, or_
 from runtime.operators.loops import for_stmt, while_stmt
@@ -20,4 +20,4 @@ from runtime.operators.undefined import Undefined, UndefinedReturnValue, del_, l
 __all__ = ["assert_stmt", "if_exp", "if_stmt", "match_subject", "and_", "compare_chain", "in_",
            "not_", "not_in", "or_", "for_stmt", "while_stmt", "try_body", "reraise_refusal",
            "FinallyJumps", "Undefined", "UndefinedReturnValue", "del_", "ld", "maybe",
-           "refuse_composite"]
+           "refuse_composite", "refuse_list_deletion"]

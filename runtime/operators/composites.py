@@ -40,6 +40,8 @@ class maybe:  # noqa: N801 (reads as a function in converted code)
 
     def __getitem__(self, key):
         obj = self._obj
+        if isinstance(obj, Undefined):  # its base is missing, or dead
+            return Missing("[%r]" % (key,))
         # A mapping is asked first: reading a defaultdict's missing key would create it.
         if isinstance(obj, Mapping) and key not in obj:
             return Missing("[%r]" % (key,))
@@ -49,12 +51,16 @@ class maybe:  # noqa: N801 (reads as a function in converted code)
             return Missing("[%r]" % (key,))
 
     def __getattr__(self, name):
+        if isinstance(self._obj, Undefined):
+            return Missing("." + name)
         try:
             return getattr(self._obj, name)
         except AttributeError:
             return Missing("." + name)
 
     def __setitem__(self, key, value):
+        if isinstance(self._obj, Undefined):
+            return  # a base the statement rebinds and no one reads after it (a DeadValue)
         if not isinstance(value, Undefined):
             self._obj[key] = value
         elif isinstance(value, Missing):
@@ -64,6 +70,8 @@ class maybe:  # noqa: N801 (reads as a function in converted code)
                 pass
 
     def __setattr__(self, name, value):
+        if isinstance(self._obj, Undefined):
+            return
         if not isinstance(value, Undefined):
             setattr(self._obj, name, value)
         elif isinstance(value, Missing):
@@ -81,3 +89,14 @@ def refuse_composite(text, reason):
     raise ValueError(errors.with_user_location(
         "'%s' is modified inside a conditional or loop on a tensor, but cannot be carried "
         "through it: %s" % (text, reason), errors.user_location(3)))
+
+
+def refuse_list_deletion(obj, text):
+    """Refuses to stage a statement that deletes item `text` of `obj` (`del l[0]`) when
+    `obj` is not a mapping: deleting a list's item shifts the items after it, which restoring
+    `text` for the other path cannot undo. Called by the statement's get_state."""
+    if not isinstance(obj, (Mapping, Undefined)):
+        raise ValueError(errors.with_user_location(
+            "'%s' is deleted inside a conditional or loop on a tensor, but cannot be carried "
+            "through it: deleting an item of a %s shifts the items after it. Delete it "
+            "outside the statement" % (text, type(obj).__name__), errors.user_location(3)))

@@ -214,6 +214,7 @@ def _merge_symbol(name, a, b, then_sub, else_sub, then_outs, else_outs, specs):
                               _with_flag(name, b, a, else_sub),
                               then_sub, else_sub, then_outs, else_outs, specs)
     a, b = _promote_to_staged_list(name, a, b), _promote_to_staged_list(name, b, a)
+    a, b = _spread_undefined(a, b), _spread_undefined(b, a)
     if nest.structure_signature(a) != nest.structure_signature(b):
         _fail(TypeError, "'%s' has a different structure in the two branches: %r vs %r"
               % (name, a, b))
@@ -229,6 +230,16 @@ def _merge_symbol(name, a, b, then_sub, else_sub, then_outs, else_outs, specs):
         return nest.pack_sequence_as(template, values) if nest.is_nested(template) \
             else values[0]
     return build
+
+
+def _spread_undefined(value, other):
+    """An Undefined `value` (a compiler symbol only the other branch sets: `return a, b`
+    there) as `other`'s structure with the marker at each leaf, so that each leaf gets its
+    neutral value."""
+    if isinstance(value, Undefined) and nest.is_nested(other) and \
+            not isinstance(other, tensor_array.StagedList):
+        return nest.map_structure(lambda leaf: value, other)
+    return value
 
 
 def _needs_flag(name, a, b):

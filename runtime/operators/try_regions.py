@@ -30,46 +30,28 @@ def _stack():
     return stack
 
 
-def enter(kind, where):
-    """Marks the start of a region of `kind` ('except': the body of a `try` with `except`
-    clauses; 'finally': the body, handlers and `else:` of a `try` whose `finally:` block may
-    jump) of the `try` at 'file:line' `where`; returns the token that `leave` takes."""
-    graph = context.current_graph()
-    token = (kind, where, graph.root if graph is not None else None)
-    _stack().append(token)
-    return token
-
-
-def leave(token):
-    """Marks the end of the region `enter` returned `token` for (once; later calls do
-    nothing)."""
-    stack = _stack()
-    for i in range(len(stack) - 1, -1, -1):
-        if stack[i] is token:
-            del stack[i]
-            return
-
-
 @contextlib.contextmanager
 def try_body(where):
     """Marks the body of a `try` with `except` clauses (`where` is its 'file:line')."""
-    token = enter("except", where)
+    graph = context.current_graph()
+    stack = _stack()
+    stack.append((where, graph.root if graph is not None else None))
     try:
         yield
     finally:
-        leave(token)
+        stack.pop()
 
 
-def _enclosing(kinds):
-    """The innermost region of one of `kinds` around the graph being built, or None."""
+def _enclosing_try_body():
+    """'file:line' of the innermost try body around the graph being built, or None."""
     stack = getattr(_regions, "stack", None)
     if not stack:
         return None
     graph = context.current_graph()
     root = graph.root if graph is not None else None
-    for kind, where, try_root in reversed(stack):
-        if kind in kinds and try_root is not None and try_root is root:
-            return kind, where
+    for where, try_root in reversed(stack):
+        if try_root is not None and try_root is root:
+            return where
     return None
 
 
@@ -93,23 +75,19 @@ def reraise_refusal():
 def refuse_inside_try(what):
     """Raises NotImplementedError when `what` (control flow on a tensor, a tensor `assert`)
     would be staged into the graph of a trace that is inside a try body with `except`."""
-    found = _enclosing(("except",))
-    if found is not None:
+    where = _enclosing_try_body()
+    if where is not None:
         _fail("%s on a tensor cannot be staged inside the `try` at %s: errors raised when the "
               "graph runs cannot be caught by its `except` clauses. Move the tensor-dependent "
-              "code out of the try, or the try out of the traced function" % (what, found[1]))
+              "code out of the try, or the try out of the traced function" % (what, where))
 
 
 def refuse_check_inside_try(symbol_name):
-    """Raises NotImplementedError when the run-time check of a read of `symbol_name` (which
-    may be unassigned) would be staged inside a `try` that could catch or swallow the error."""
-    found = _enclosing(("except", "finally"))
-    if found is None:
-        return
-    kind, where = found
-    handler = ("its `except` clauses cannot catch it" if kind == "except" else
-               "the `finally:` block of that `try`, which jumps, cannot swallow it")
-    _fail("'%s' may be unassigned here, depending on values known only when the graph runs, "
-          "inside the `try` at %s: the error for reading it unassigned would be raised when "
-          "the graph runs, where %s. Assign '%s' on every path before the `try`"
-          % (symbol_name, where, handler, symbol_name))
+    """Raises TryRefusal when the run-time check of a read of `symbol_name` (which may be
+    unassigned) would be staged inside a try body whose `except` clauses could catch it."""
+    where = _enclosing_try_body()
+    if where is not None:
+        _fail("'%s' may be unassigned here, depending on values known only when the graph "
+              "runs, inside the `try` at %s: the error for reading it unassigned would be "
+              "raised when the graph runs, where its `except` clauses cannot catch it. Assign "
+              "'%s' on every path before the `try`" % (symbol_name, where, symbol_name))

@@ -5,8 +5,8 @@
     finally:                ->        try:
         return 0                          g()
                                       finally:
-                                          pending_return, do_return = (
-                                              finally_.enter_finally(do_return), False)
+                                          finally_.begin_finally()
+                                          pending_return, do_return = do_return, False
                                           retval_ = 0
                                           do_return = True
                                           do_return = finally_.resume(do_return,
@@ -15,12 +15,12 @@
 In Python such a jump replaces whatever was pending when the `finally:` block began: a
 `return`, `break` or `continue` of the `try` body, or an exception in flight, which is
 swallowed. The compiler lowers jumps to flags; this context manager does the swallowing.
-From its start to the start of the `finally:` block, staging a run-time check whose error
-Python would swallow is refused (see runtime.operators.try_regions).
+A run-time definedness check staged before the `finally:` block could raise only when the
+graph runs, where no jump can swallow it: a block that jumps after one is refused.
 """
 
 from runtime import errors
-from runtime.operators import staging, try_regions
+from runtime.operators import staging, try_regions, undefined
 from runtime.ops import math_ops
 
 
@@ -28,35 +28,53 @@ class FinallyJumps:
     """Wraps a `try` statement (at 'file:line' `where`) whose `finally:` block may jump:
     an exception leaving the `try` is swallowed when that block jumped."""
 
-    __slots__ = ("where", "jumped", "_region")  # _region: try_regions token while inside
+    __slots__ = ("where", "jumped", "checks", "in_finally")
 
     def __init__(self, where):
         self.where = where
         # One flag per kind of jump: each pass lowering a kind resumes it separately, maybe
         # inside a staged branch of another kind's guard, so they are never combined.
         self.jumped = []
-        self._region = None
+        # Run-time definedness checks staged before the `finally:` block: each may raise
+        # when the graph runs, which a jump in the block would have to swallow.
+        self.checks = []
+        self.in_finally = False
 
     def __enter__(self):
-        self._region = try_regions.enter("finally", self.where)
+        undefined.watch_checks(self)
         return self
 
-    def enter_finally(self, pending):
-        """Called first in the `finally:` block (once per kind of jump): errors raised from
-        here on propagate in Python too. Returns `pending`, the body's jump flag."""
-        try_regions.leave(self._region)
-        return pending
+    def begin_finally(self):
+        """Marks the start of the `finally:` block."""
+        self.in_finally = True
+
+    def note_check(self, symbol_name, location):
+        if not self.in_finally:
+            self.checks.append((symbol_name, location))
 
     def resume(self, jumped, pending):
         """The flag of one kind of jump after the `finally:` block: set when the block
         jumped (`jumped`), which also swallows an exception in flight, or when the `try`
         body's jump is `pending`."""
         jumped = staging.as_condition(jumped)
+        if self.checks and (staging.is_symbolic(jumped) or jumped):
+            self._refuse_swallowing_checks()
         self.jumped.append(jumped)
         return _either(jumped, staging.as_condition(pending))
 
+    def _refuse_swallowing_checks(self):
+        name, location = self.checks[0]
+        where = " (%s:%d)" % (location.filename, location.lineno) if location else ""
+        raise try_regions.TryRefusal(errors.with_user_location(
+            "the `finally:` block of the `try` at %s jumps (return, break or continue), "
+            "which in Python swallows an error the `try` raises; but local variable '%s'%s, "
+            "read in the `try`, may be unassigned when the graph runs, and that error, "
+            "raised by the graph, cannot be swallowed. Assign '%s' on every path before it "
+            "is read, or move the jump out of the `finally:` block"
+            % (self.where, name, where, name), errors.user_location(3)))
+
     def __exit__(self, exc_type, exc, tb):
-        try_regions.leave(self._region)
+        undefined.unwatch_checks(self)
         if exc is None or isinstance(exc, try_regions.TryRefusal):
             return False  # a refusal is never swallowed: the code after it was not traced
         if any(staging.is_symbolic(jumped) for jumped in self.jumped):

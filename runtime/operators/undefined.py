@@ -15,9 +15,32 @@ finds may be undefined go through `ld`, which adds the run-time check:
     return sq                                            # UndefinedValueError when n <= 0
 """
 
+import threading
+
 from runtime import context, errors
 from runtime.ops import common, io_ops
 from runtime.operators import try_regions
+
+_watchers = threading.local()  # the FinallyJumps being traced, innermost last
+
+
+def watch_checks(watcher):
+    """Makes `watcher.note_check(symbol_name, location)` see each run-time definedness check
+    staged from now until `unwatch_checks(watcher)` (see try_statements.FinallyJumps)."""
+    stack = getattr(_watchers, "stack", None)
+    if stack is None:
+        stack = _watchers.stack = []
+    stack.append(watcher)
+
+
+def unwatch_checks(watcher):
+    _watchers.stack.remove(watcher)
+
+
+def _check_defined(defined, symbol_name, location):
+    for watcher in getattr(_watchers, "stack", ()):
+        watcher.note_check(symbol_name, location)
+    io_ops.check_defined(defined, symbol_name, location)
 
 
 class UndefinedRead(UnboundLocalError):
@@ -33,7 +56,7 @@ class UndefinedRead(UnboundLocalError):
     def stage(self):
         """Adds the check that fails whenever the graph being built runs to this point."""
         try_regions.refuse_check_inside_try(self.symbol_name)
-        io_ops.check_defined(common.convert_to_tensor(False), self.symbol_name, self.location)
+        _check_defined(common.convert_to_tensor(False), self.symbol_name, self.location)
 
 
 class Undefined:
@@ -120,7 +143,7 @@ class MaybeUndefined:
             Undefined(self.symbol_name)._fail()
         if known is None:
             try_regions.refuse_check_inside_try(self.symbol_name)
-            io_ops.check_defined(self.defined, self.symbol_name, errors.user_location(3))
+            _check_defined(self.defined, self.symbol_name, errors.user_location(3))
         return self.value
 
 

@@ -6,6 +6,8 @@ values in the traced runs: tensor control flow inside a `try` with `except` clau
 (see test_control_flow), as its errors would be raised when the graph runs.
 """
 
+import re
+
 import pytest
 
 import autograph
@@ -444,7 +446,7 @@ def test_finally_that_jumps_is_wrapped_once_for_all_kinds_of_jump():
     converted = conversion.convert(break_in_finally_cancels_return)
     code = autograph.to_code(break_in_finally_cancels_return)
     assert code.count("ag__.FinallyJumps(") == 1
-    assert "pending_return, do_return = (finally_.enter_finally(do_return), False)" in code
+    assert "pending_return, do_return = (do_return, False)" in code
     assert "break_ = finally_.resume(break_, pending_break)" in code
     assert converted(5) == 55
 
@@ -503,9 +505,10 @@ def test_run_time_check_inside_a_try_that_would_catch_it_is_refused(f):
     """Python catches (or swallows) the UnboundLocalError of reading `late` unassigned; a
     check staged into the graph raises when the graph runs, outside the try: refused."""
     assert f(0) in (-1, 0) and f(2) in (-1, 3)
-    with pytest.raises(NotImplementedError, match=r"'late' may be unassigned.*inside the `try` "
-                                                  r"at .*test_try_jumps\.py:\d+"):
+    with pytest.raises(NotImplementedError, match="may be unassigned") as info:
         tf.function(f)(tf.constant(0))
+    assert "'late'" in str(info.value)
+    assert re.search(r"the `try` at .*test_try_jumps\.py:\d+", str(info.value))
 
 
 @pytest.mark.parametrize("x", [0, 2])

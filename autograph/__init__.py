@@ -13,12 +13,12 @@ converted source; `autograph.tf` is a TensorFlow-compatible facade over the runt
 
 import functools as _functools
 import types as _types
-import warnings as _warnings
 from importlib import metadata as _metadata
 
 from autograph.conversion import convert, do_not_convert
 from autograph.errors import ConversionError, SourceUnavailableError, UnsupportedConstructError
 from runtime import context as _context
+from runtime import errors as _runtime_errors
 from runtime.function import ConcreteFunction, Function
 
 
@@ -66,8 +66,8 @@ def _convert_or_warn(func):
     try:
         return convert(func)
     except SourceUnavailableError as e:
-        _warnings.warn("%s; it is traced without conversion, so Python control flow on "
-                       "tensors in it will fail" % e, stacklevel=4)
+        _runtime_errors.warn("%s; it is traced without conversion, so Python control flow "
+                             "on tensors in it will fail" % e)
         return func
 
 

@@ -27,6 +27,7 @@ from runtime import executor
 from runtime import nest
 from runtime import shape as shape_lib
 from runtime import signature as sig
+from runtime import tracebacks
 from runtime.graph import Graph
 from runtime.ops import array_ops, common
 from runtime.ops.registry import register
@@ -159,20 +160,24 @@ class ConcreteFunction:
     # -- calling ---------------------------------------------------------------------------
     def __call__(self, *args, **kwargs):
         try:
-            values = self._bind(args, kwargs)
-            feeds = []
-            for (name, _, _, _), value, traced in zip(self._params, values,
-                                                      self._traced_values):
-                self._match(name, value, traced, feeds)
-        except TypeError:
-            # TensorFlow also accepts the flat form: only the tensor arguments, in order
-            # (Python and object arguments stay fixed to their traced values).
-            if kwargs or len(args) != len(self._feeds) or not args:
-                raise
-            feeds = self._flat_feeds(args)
-        if _tapes:  # a GradientTape is recording: the call becomes one record on it
-            return _recorded_call(self, feeds, (args, kwargs))
-        return self._call_flat(feeds)
+            try:
+                values = self._bind(args, kwargs)
+                feeds = []
+                for (name, _, _, _), value, traced in zip(self._params, values,
+                                                          self._traced_values):
+                    self._match(name, value, traced, feeds)
+            except TypeError:
+                # TensorFlow also accepts the flat form: only the tensor arguments, in order
+                # (Python and object arguments stay fixed to their traced values).
+                if kwargs or len(args) != len(self._feeds) or not args:
+                    raise
+                feeds = self._flat_feeds(args)
+            if _tapes:  # a GradientTape is recording: the call becomes one record on it
+                return _recorded_call(self, feeds, (args, kwargs))
+            return self._call_flat(feeds)
+        except Exception as e:  # costs nothing until something is raised
+            tracebacks.filter_exception(e)
+            raise
 
     def _flat_feeds(self, args):
         specs = [leaf for leaf in nest.flatten(list(self._traced_values))
@@ -361,10 +366,21 @@ class ConcreteFunction:
         return nest.pack_sequence_as(self.structured_outputs, flat)
 
     def _translate(self, error, compiled=None):
+        """The error to raise for `error`, raised by the graph as it ran: named after the
+        failing node and the user's line that created it. When tracebacks are filtered,
+        its traceback ends with a frame at that line (see runtime.tracebacks), followed by
+        the user's own frames that ran inside the node (a py_function's)."""
         compiled = compiled or self._compiled
         node = compiled.node_for_traceback(error.__traceback__) if compiled else None
         if node is None:
             return error
+        translated = self._in_node_terms(error, node)
+        if node.location is not None and tracebacks.filtering_enabled():
+            inner = tracebacks.filter_traceback(error.__traceback__)
+            translated.with_traceback(tracebacks.location_traceback(node.location, inner))
+        return translated
+
+    def _in_node_terms(self, error, node):
         where = ""
         if node.location is not None:
             where = "\n\nin user code:\n  %s" % node.location
@@ -547,36 +563,43 @@ class Function:
 
     def get_concrete_function(self, *args, **kwargs):
         """The trace for these arguments (values or TensorSpecs), tracing if needed."""
-        if self._input_signature is not None and not args and not kwargs:
-            args = self._input_signature
-        values, bound = self._canonicalize(args, kwargs)
-        if self._input_signature is not None:
-            return self._signature_concrete(values)
-        key = sig.make_key(values)
-        cf = self._cache.get(key) or self._lookup(key, values, bound)
-        return cf
+        try:
+            if self._input_signature is not None and not args and not kwargs:
+                args = self._input_signature
+            values, bound = self._canonicalize(args, kwargs)
+            if self._input_signature is not None:
+                return self._signature_concrete(values)
+            key = sig.make_key(values)
+            return self._cache.get(key) or self._lookup(key, values, bound)
+        except Exception as e:
+            tracebacks.filter_exception(e)
+            raise
 
     def __call__(self, *args, **kwargs):
-        if context._settings["run_functions_eagerly"]:
-            return self.python_function(*args, **kwargs)
-        if kwargs or len(args) != self._simple_arity:
-            values, bound = self._canonicalize(args, kwargs)
-        else:
-            values, bound = args, None
-        if self._input_signature is not None:
-            return self._call_with_signature(values)
-        if context.building and context.current_graph() is not None:
-            key = sig.make_key(values)
-            return _call_in_graph(self._cache.get(key) or self._lookup(key, values, bound),
-                                  values)
-        feeds = []
-        key = sig.make_key(values, feeds)
-        cf = self._cache.get(key)
-        if cf is None:
-            cf = self._lookup(key, values, bound)
-        if _tapes:  # a GradientTape is recording: the call becomes one record on it
-            return _recorded_call(cf, feeds, values)
-        return cf._call_flat(feeds)
+        try:
+            if context._settings["run_functions_eagerly"]:
+                return self.python_function(*args, **kwargs)
+            if kwargs or len(args) != self._simple_arity:
+                values, bound = self._canonicalize(args, kwargs)
+            else:
+                values, bound = args, None
+            if self._input_signature is not None:
+                return self._call_with_signature(values)
+            if context.building and context.current_graph() is not None:
+                key = sig.make_key(values)
+                return _call_in_graph(self._cache.get(key) or self._lookup(key, values, bound),
+                                      values)
+            feeds = []
+            key = sig.make_key(values, feeds)
+            cf = self._cache.get(key)
+            if cf is None:
+                cf = self._lookup(key, values, bound)
+            if _tapes:  # a GradientTape is recording: the call becomes one record on it
+                return _recorded_call(cf, feeds, values)
+            return cf._call_flat(feeds)
+        except Exception as e:  # costs nothing until something is raised (CPython 3.11+)
+            tracebacks.filter_exception(e)
+            raise
 
     # -- internals ---------------------------------------------------------------------------
     def _canonicalize(self, args, kwargs):
@@ -737,11 +760,19 @@ class _BoundMethod(Function):
         return getattr(self._function, name)
 
     def __call__(self, *args, **kwargs):
-        return self._function(*args, **kwargs)
+        try:
+            return self._function(*args, **kwargs)
+        except Exception as e:
+            tracebacks.filter_exception(e)
+            raise
 
     def get_concrete_function(self, *args, **kwargs):
         """The trace for these arguments, tracing if needed (see Function)."""
-        return self._function.get_concrete_function(*args, **kwargs)
+        try:
+            return self._function.get_concrete_function(*args, **kwargs)
+        except Exception as e:
+            tracebacks.filter_exception(e)
+            raise
 
     def __get__(self, instance, owner):
         return self

@@ -149,5 +149,5 @@ def _check_python_function(api, func):
 
 
 __all__ = ["ConversionError", "UnsupportedConstructError", "config", "function", "to_code",
-           "to_graph", "do_not_convert", "run_functions_eagerly", "functions_run_eagerly", "Function",
-           "ConcreteFunction"]
+           "to_graph", "do_not_convert", "run_functions_eagerly", "functions_run_eagerly",
+           "Function", "ConcreteFunction"]

@@ -15,7 +15,9 @@ its traceback:
     test.py:6 helper          raise ValueError      test.py:6 helper     raise ValueError
 
 Frames of this project and of the graphs' generated code are dropped, and so are frames of
-numpy and the standard library that they called; frames of generated code become frames
+numpy and the standard library that they called (converted code calls everything through
+`converted_call`: the traceback ends at the user's call, as it ends at any call of a
+library); frames of generated code become frames
 at the user's file and line (see `frame_at`), and the generated functions of converted
 control flow (`loop_body`, `if_body`, ...) merge into the frame of the user's function they
 belong to, as plain Python shows one frame per function. A graph that fails while it runs

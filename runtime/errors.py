@@ -173,15 +173,11 @@ def warn(message, category=UserWarning):
     if frame is None:
         warnings.warn(message, category, stacklevel=2)
         return
-    code_file = frame.f_code.co_filename
-    filename, lineno = translate_location(code_file, frame.f_lineno)
+    filename, lineno = translate_location(frame.f_code.co_filename, frame.f_lineno)
     f_globals = frame.f_globals
-    translated = filename != code_file
-    warnings.warn_explicit(
-        message, category, filename, lineno, module=f_globals.get("__name__"),
-        registry=f_globals.setdefault("__warningregistry__", {}),
-        # The module's source is the converted file's when translated: not for `filename`.
-        module_globals=None if translated else f_globals)
+    warnings.warn_explicit(message, category, filename, lineno,
+                           module=f_globals.get("__name__"),
+                           registry=f_globals.setdefault("__warningregistry__", {}))
 
 
 def with_user_location(message, location=None):

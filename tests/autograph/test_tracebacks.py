@@ -13,6 +13,8 @@ import itertools
 import os
 import pdb
 import re
+import subprocess
+import sys
 import textwrap
 import traceback
 
@@ -453,3 +455,16 @@ def test_warning_from_converted_code_points_at_the_users_call_line(run):
         run(calls_a_function_without_source)
     assert (caught[0].filename, caught[0].lineno) == (
         HERE, line_of(calls_a_function_without_source, "x = NO_SOURCE(x)"))
+
+
+def test_warning_in_a_script_without_a_source_loader_points_at_its_line():
+    # `python -c`: the __main__ module's loader has no source; the warning must not fail.
+    script = ("import autograph.tf as tf\n"
+              "f = tf.function(lambda x: x + 1)\n"
+              "f(tf.constant(1))\n")
+    root = os.path.dirname(PACKAGES[0].rstrip(os.sep))
+    done = subprocess.run([sys.executable, "-W", "always", "-c", script], cwd=root,
+                          capture_output=True, text=True, timeout=120,
+                          env=dict(os.environ, PYTHONPATH=root))
+    assert done.returncode == 0, done.stderr
+    assert "<string>:3: UserWarning: cannot convert" in done.stderr

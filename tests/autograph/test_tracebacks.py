@@ -260,6 +260,27 @@ def test_concrete_function_run_time_error_ends_at_the_line_that_created_the_op()
     assert len(frames(info.value)) == 2
 
 
+@tf.function
+def divides_inside(x):
+    y = x * 2
+    return y // (x - x)
+
+
+def calls_a_function_that_fails(x):
+    z = divides_inside(x) + 1
+    return z
+
+
+def test_run_time_error_in_a_called_function_shows_the_call_then_the_op_line():
+    with pytest.raises(tf.errors.InvalidArgumentError, match="'floordiv'.* of divides_inside"
+                       ) as info:
+        tf.function(calls_a_function_that_fails)(tf.constant(3))
+    assert frames(info.value)[1:] == [
+        (HERE, line_of(calls_a_function_that_fails, "divides_inside(x) + 1"),
+         "calls_a_function_that_fails"),
+        (HERE, line_of(divides_inside, "y // (x - x)"), "divides_inside")]
+
+
 def lookup(a):
     raise KeyError("missing %s" % a)
 

@@ -3,8 +3,8 @@
 An exception leaving a Function, a ConcreteFunction or a converted function has passed
 through frames that the user never wrote: the runtime's, the compiler's and those of
 generated code. Where it leaves (`Function.__call__`, `get_concrete_function`,
-`ConcreteFunction.__call__`, the outermost converted function), `filter_exception` rewrites
-its traceback:
+`ConcreteFunction.__call__`, the outermost converted function, `Dataset.map`, `filter` and
+`reduce`), `filter_exception` rewrites its traceback:
 
     test.py:15 <module>       f(x)                  test.py:15 <module>  f(x)
     runtime/function.py ...   (tracing)
@@ -77,6 +77,20 @@ def filter_exception(exc):
         current.with_traceback(filter_traceback(current.__traceback__))
         pending.extend((current.__cause__, current.__context__))
     return exc
+
+
+def api_boundary(func):
+    """Decorates a public function of the runtime that traces or runs the user's functions
+    (`Dataset.map`...): exceptions leave it filtered. It adds a call, so the hot paths
+    (`Function.__call__`...) hold the same `try` inline instead."""
+    @functools.wraps(func)
+    def boundary(*args, **kwargs):
+        try:
+            return func(*args, **kwargs)
+        except Exception as e:
+            filter_exception(e)
+            raise
+    return boundary
 
 
 class _Entry:

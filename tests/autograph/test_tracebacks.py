@@ -191,6 +191,22 @@ def test_standard_library_frames_that_unconverted_user_code_calls_stay():
     assert filenames[-1] == textwrap.__file__  # where Python itself ends
 
 
+def adds_a_string(x):
+    if x > 0:
+        x = x + "a"
+    return x
+
+
+def test_dataset_map_keeps_only_the_users_frames():
+    dataset = tf.data.Dataset.range(3)
+    with pytest.raises(TypeError) as info:
+        dataset.map(adds_a_string)
+    assert frames(info.value) == [
+        (HERE, line_of(test_dataset_map_keeps_only_the_users_frames, "dataset.map("),
+         "test_dataset_map_keeps_only_the_users_frames"),
+        (HERE, line_of(adds_a_string, 'x = x + "a"'), "adds_a_string")]
+
+
 def test_chained_exceptions_are_filtered_too():
     def reraises(x):
         try:

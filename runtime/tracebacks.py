@@ -27,6 +27,11 @@ raised, which is where `pdb.post_mortem` lands.
 
 `AUTOGRAPH_TRACEBACK_FILTERING=off` in the environment, or `autograph.config(
 traceback_filtering=False)`, leaves tracebacks whole, for debugging this project itself.
+
+A boundary re-raises with a bare `raise` (or by returning False from `__exit__`), which
+adds no frame of its own and, from CPython 3.11, keeps the traceback the exception has
+now; CPython 3.10 restores the traceback it had when caught, so there only the notes and
+the graph errors' last frame are in the user's terms.
 """
 
 import ast

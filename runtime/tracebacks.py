@@ -101,16 +101,15 @@ def api_boundary(func):
 class _Entry:
     """One frame of a filtered traceback: a real frame, or one made at the user's line."""
 
-    __slots__ = ("frame", "lasti", "lineno", "filename", "name", "source", "block")
+    __slots__ = ("frame", "lasti", "lineno", "filename", "name", "source")
 
-    def __init__(self, frame, lasti, lineno, filename, name, source=None, block=False):
+    def __init__(self, frame, lasti, lineno, filename, name, source=None):
         self.frame = frame
         self.lasti = lasti
         self.lineno = lineno
         self.filename = filename
         self.name = name
         self.source = source  # the generated file the frame came from, or None
-        self.block = block    # a generated function of converted control flow
 
 
 def user_entries(tb):
@@ -139,13 +138,15 @@ def user_entries(tb):
 
 
 def _add_generated(entries, frame, translated, source):
+    """Adds the entry of a frame of generated code, at the user's line `translated`. The
+    generated functions of converted control flow (`loop_body`...) run inside the user's
+    function: their frame replaces that function's, as plain Python shows one frame."""
     code = frame.f_code
-    block = errors.is_generated_function(code.co_name)
     entry = _Entry(frame, None, translated[1], translated[0], errors.user_function_name(code),
-                   source, block)
+                   source)
     previous = entries[-1] if entries else None
     if previous is not None and previous.source == source and previous.name == entry.name:
-        if block:  # a block of the previous frame's function: its line is the current one
+        if errors.is_generated_function(code.co_name):  # its line is the current one
             entries[-1] = entry
             return
         if code.co_name == "<lambda>" and previous.lineno == entry.lineno:

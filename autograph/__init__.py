@@ -13,12 +13,13 @@ converted source; `autograph.tf` is a TensorFlow-compatible facade over the runt
 
 import functools as _functools
 import types as _types
-import warnings as _warnings
 from importlib import metadata as _metadata
 
 from autograph.conversion import convert, do_not_convert
 from autograph.errors import ConversionError, SourceUnavailableError, UnsupportedConstructError
 from runtime import context as _context
+from runtime import errors as _runtime_errors
+from runtime import tracebacks as _tracebacks
 from runtime.function import ConcreteFunction, Function
 
 
@@ -66,8 +67,8 @@ def _convert_or_warn(func):
     try:
         return convert(func)
     except SourceUnavailableError as e:
-        _warnings.warn("%s; it is traced without conversion, so Python control flow on "
-                       "tensors in it will fail" % e, stacklevel=4)
+        _runtime_errors.warn("%s; it is traced without conversion, so Python control flow "
+                             "on tensors in it will fail" % e)
         return func
 
 
@@ -79,6 +80,33 @@ def run_functions_eagerly(run_eagerly):
 def functions_run_eagerly():
     """Whether `run_functions_eagerly(True)` is in force."""
     return _context.functions_run_eagerly()
+
+
+_SETTINGS = ("traceback_filtering",)
+
+
+def config(**settings):
+    """Changes autograph's settings; each keyword is one setting:
+
+        traceback_filtering  True: tracebacks of errors leaving a Function, a ConcreteFunction
+                             or a converted function keep only the user's frames, with
+                             generated code shown as the user's lines (the default; the
+                             environment variable AUTOGRAPH_TRACEBACK_FILTERING=off turns it
+                             off). False: every frame, for debugging autograph itself.
+                             None: back to the environment's choice.
+
+    Raises TypeError for a keyword that names no setting."""
+    unknown = sorted(set(settings) - set(_SETTINGS))
+    if unknown:
+        raise TypeError("config got unknown setting%s %s; the settings are: %s" % (
+            "s" if len(unknown) > 1 else "", ", ".join(map(repr, unknown)),
+            ", ".join(_SETTINGS)))
+    if "traceback_filtering" in settings:
+        value = settings["traceback_filtering"]
+        if value not in (True, False, None):
+            raise TypeError("config: traceback_filtering must be True, False or None, got %r"
+                            % (value,))
+        _tracebacks.set_filtering(value)
 
 
 def to_graph(func):
@@ -120,6 +148,6 @@ def _check_python_function(api, func):
                     % (api, what))
 
 
-__all__ = ["ConversionError", "UnsupportedConstructError", "function", "to_code", "to_graph",
-           "do_not_convert", "run_functions_eagerly", "functions_run_eagerly", "Function",
-           "ConcreteFunction"]
+__all__ = ["ConversionError", "UnsupportedConstructError", "config", "function", "to_code",
+           "to_graph", "do_not_convert", "run_functions_eagerly", "functions_run_eagerly",
+           "Function", "ConcreteFunction"]

@@ -21,22 +21,17 @@ _MAX_FRAMES = 12
 
 
 def user_frames(tb):
-    """The user's frames in traceback `tb`, outermost first, with frames of converted code
-    translated back to the user's file and line; frames of this project, the standard
-    library and numpy are left out."""
+    """The user's frames in traceback `tb`, outermost first, as the filtered traceback shows
+    them (see runtime.tracebacks): frames of converted code translated back to the user's
+    file, line and function; frames of this project, the standard library and numpy left
+    out."""
     from autograph.namespace import is_library_module
     from runtime import errors as runtime_errors
-    frames = []
-    while tb is not None:
-        frame = tb.tb_frame
-        code = frame.f_code
-        if not runtime_errors.is_internal_file(code.co_filename) and not is_library_module(
-                frame.f_globals.get("__name__", "")):
-            filename, lineno = runtime_errors.translate_location(code.co_filename, tb.tb_lineno)
-            name = code.co_name[len("ag__"):] if code.co_name.startswith("ag__") else code.co_name
-            frames.append(runtime_errors.SourceLocation(filename, lineno, name))
-        tb = tb.tb_next
-    return frames
+    from runtime import tracebacks
+    return [runtime_errors.SourceLocation(entry.filename, entry.lineno, entry.name)
+            for entry in tracebacks.user_entries(tb)
+            if entry.source is not None or not is_library_module(
+                entry.frame.f_globals.get("__name__", ""))]
 
 
 def _describe(frames):
@@ -48,15 +43,17 @@ def _describe(frames):
 
 
 def rewrite_in_user_terms(exc, tb):
-    """Names the user's frames in `exc` ('in user code: ...') and returns it with its
-    traceback cut at the converted function, so that the last frame shown is never
-    generated code. Errors whose message already names the user's code keep it.
+    """Names the user's frames in `exc` ('in user code: ...') and, when tracebacks are
+    filtered, gives it the filtered traceback of `tb` (see runtime.tracebacks). Errors whose
+    message already names the user's code keep it.
 
     The frames go in a note, so the exception's own arguments stay what the user's code
-    raised."""
+    raised; the note keeps them where only the message and notes are shown (logs, or an
+    exception re-raised from another)."""
     from runtime import errors as runtime_errors
+    from runtime import tracebacks
     frames = user_frames(tb)
     if frames and _MARKER not in str(exc):
         where = "%s\n  %s" % (_MARKER, "\n  ".join(_describe(frames)))
         runtime_errors.add_note(exc, where)
-    return exc.with_traceback(None)
+    return tracebacks.filter_exception(exc)

@@ -12,7 +12,6 @@ import inspect
 import sys
 import threading
 import types
-import warnings
 
 from autograph.errors import rewrite_in_user_terms
 from runtime import errors, operators
@@ -29,7 +28,8 @@ class FunctionScope:
     translation of errors into the user's terms.
 
     An exception leaving the outermost converted function names the user's frames ("in user
-    code: file:line") and loses the frames of generated code, which the user never wrote."""
+    code: file:line") and leaves with a filtered traceback (see runtime.tracebacks): the
+    frames of generated code, which the user never wrote, become the user's lines."""
 
     __slots__ = ("name",)
 
@@ -45,7 +45,8 @@ class FunctionScope:
         if exc is None or _active.depth or not isinstance(exc, Exception) or \
                 isinstance(exc, StopIteration):
             return False
-        raise rewrite_in_user_terms(exc, tb)
+        rewrite_in_user_terms(exc, tb)
+        return False  # re-raised as it is, with the traceback it has now
 
     def ret(self, value, did_return):
         """The function's return value: None when no `return` ran.
@@ -102,8 +103,8 @@ def converted_call(func, args, kwargs, fscope=None):
     try:
         converted = conversion.convert(target)
     except ConversionError as e:
-        warnings.warn("autograph could not convert %s, so it runs unconverted: %s"
-                      % (getattr(target, "__qualname__", target), e), stacklevel=2)
+        errors.warn("autograph could not convert %s, so it runs unconverted: %s"
+                    % (getattr(target, "__qualname__", target), e))
         return func(*args, **kwargs)
     return converted(*args, **kwargs)
 

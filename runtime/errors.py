@@ -7,7 +7,9 @@ can name the line that created the failing op.
 """
 
 import os
+import re
 import sys
+import warnings
 
 
 class OpError(Exception):
@@ -119,6 +121,31 @@ def translate_location(filename, lineno):
     return filename, lineno
 
 
+# The functions that converted code defines (see autograph.converters.control_flow), with
+# the `_N` suffix they get when the user's function already uses the name.
+_GENERATED_FUNCTION = re.compile(
+    r"(ag__factory|loop_body|loop_test|if_body|else_body|get_state|set_state|extra_test)"
+    r"(_\d+)?\Z")
+
+
+def is_generated_function(name):
+    """True for the names of the functions that converted control flow defines."""
+    return _GENERATED_FUNCTION.match(name) is not None
+
+
+def user_function_name(code):
+    """The name of the user's function that code object `code` of converted code belongs
+    to: converted code's own functions (`ag__f`, `loop_body`, `if_body`...) are named after
+    the user's function they were made from."""
+    qualname = getattr(code, "co_qualname", code.co_name)
+    for part in reversed(qualname.split(".")):
+        if part == "<locals>" or is_generated_function(part):
+            continue
+        return part[len("ag__"):] if part.startswith("ag__") else part
+    name = code.co_name
+    return name[len("ag__"):] if name.startswith("ag__") else name
+
+
 def user_location(skip=1):
     """Returns the `SourceLocation` of the innermost frame in user code, or None."""
     frame = sys._getframe(skip)
@@ -127,11 +154,30 @@ def user_location(skip=1):
         if not is_internal_file(code.co_filename):
             filename, lineno = translate_location(code.co_filename, frame.f_lineno)
             name = code.co_name
-            if name.startswith("ag__"):
-                name = name[len("ag__"):]
+            if (filename, lineno) != (code.co_filename, frame.f_lineno) or \
+                    code.co_filename.startswith("<ag__"):
+                name = user_function_name(code)  # not `loop_body`: the user's function
             return SourceLocation(filename, lineno, name)
         frame = frame.f_back
     return None
+
+
+def warn(message, category=UserWarning):
+    """Issues warning `message` attributed to the user's line that led to it: the innermost
+    frame outside this project's packages, a frame of converted code translated to the
+    user's file and line. (A `stacklevel` cannot say this: the number of frames between
+    the user and the warning depends on the path taken, and generated code is no file.)"""
+    frame = sys._getframe(1)
+    while frame is not None and is_internal_file(frame.f_code.co_filename):
+        frame = frame.f_back
+    if frame is None:
+        warnings.warn(message, category, stacklevel=2)
+        return
+    filename, lineno = translate_location(frame.f_code.co_filename, frame.f_lineno)
+    f_globals = frame.f_globals
+    warnings.warn_explicit(message, category, filename, lineno,
+                           module=f_globals.get("__name__"),
+                           registry=f_globals.setdefault("__warningregistry__", {}))
 
 
 def with_user_location(message, location=None):

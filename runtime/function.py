@@ -27,6 +27,7 @@ from runtime import executor
 from runtime import nest
 from runtime import shape as shape_lib
 from runtime import signature as sig
+from runtime import tracebacks
 from runtime.graph import Graph
 from runtime.ops import array_ops, common
 from runtime.ops.call_ops import CALL_OP
@@ -130,20 +131,24 @@ class ConcreteFunction:
     # -- calling ---------------------------------------------------------------------------
     def __call__(self, *args, **kwargs):
         try:
-            values = self._bind(args, kwargs)
-            feeds = []
-            for (name, _, _, _), value, traced in zip(self._params, values,
-                                                      self._traced_values):
-                self._match(name, value, traced, feeds)
-        except TypeError:
-            # TensorFlow also accepts the flat form: only the tensor arguments, in order
-            # (Python and object arguments stay fixed to their traced values).
-            if kwargs or len(args) != len(self._feeds) or not args:
-                raise
-            feeds = self._flat_feeds(args)
-        if _tapes:  # a GradientTape is recording: the call becomes one record on it
-            return _recorded_call(self, feeds, (args, kwargs))
-        return self._call_flat(feeds)
+            try:
+                values = self._bind(args, kwargs)
+                feeds = []
+                for (name, _, _, _), value, traced in zip(self._params, values,
+                                                          self._traced_values):
+                    self._match(name, value, traced, feeds)
+            except TypeError:
+                # TensorFlow also accepts the flat form: only the tensor arguments, in order
+                # (Python and object arguments stay fixed to their traced values).
+                if kwargs or len(args) != len(self._feeds) or not args:
+                    raise
+                feeds = self._flat_feeds(args)
+            if _tapes:  # a GradientTape is recording: the call becomes one record on it
+                return _recorded_call(self, feeds, (args, kwargs))
+            return self._call_flat(feeds)
+        except Exception as e:  # costs nothing until something is raised
+            tracebacks.filter_exception(e)
+            raise
 
     def _flat_feeds(self, args):
         specs = [leaf for leaf in nest.flatten(list(self._traced_values))
@@ -332,22 +337,56 @@ class ConcreteFunction:
         return nest.pack_sequence_as(self.structured_outputs, flat)
 
     def _translate(self, error, compiled=None):
+        """The error to raise for `error`, raised by the graph as it ran: named after the
+        failing node (inside the trace a call node calls, when that is where it failed) and
+        the user's lines that created it. When tracebacks are filtered, its traceback ends
+        with frames at those lines (see runtime.tracebacks), followed by the user's own
+        frames that ran inside the node (a py_function's)."""
         compiled = compiled or self._compiled
-        node = compiled.node_for_traceback(error.__traceback__) if compiled else None
-        if node is None:
+        nodes = _failing_nodes(compiled, error.__traceback__) if compiled else []
+        if not nodes:
             return error
-        where = ""
-        if node.location is not None:
-            where = "\n\nin user code:\n  %s" % node.location
-        prefix = "graph node %r (%s) of %s failed" % (node.name, node.op.name, self.name)
-        if isinstance(error, errors.OpError):
-            return type(error)("%s: %s%s" % (prefix, error.message, where), node.name)
-        if isinstance(error, (ValueError, IndexError, ZeroDivisionError, FloatingPointError,
-                              OverflowError)) or (isinstance(error, TypeError) and
-                                                  node.op.name != "EagerPyFunc"):
-            return errors.InvalidArgumentError("%s: %s%s" % (prefix, error, where), node.name)
-        errors.add_note(error, "(raised inside %s%s)" % (prefix.replace(" failed", ""), where))
-        return error
+        owner = nodes[-2].attrs["f"].name if len(nodes) > 1 else self.name
+        locations = [node.location for node in nodes if node.location is not None]
+        translated = _in_node_terms(error, nodes[-1], owner, locations)
+        if locations and tracebacks.filtering_enabled():
+            tb = tracebacks.filter_traceback(error.__traceback__)
+            for location in reversed(locations):
+                tb = tracebacks.location_traceback(location, tb)
+            translated.with_traceback(tb)
+        return translated
+
+
+def _failing_nodes(compiled, tb):
+    """The node of graph `compiled` whose line raised in traceback `tb`, then, while that
+    node calls another trace (PartitionedCall), the node of that trace that raised."""
+    nodes = []
+    while compiled is not None:
+        node = compiled.node_for_traceback(tb)
+        if node is None:
+            break
+        nodes.append(node)
+        compiled = None
+        if node.op is CALL_OP:
+            callee, residuals = node.attrs["f"], tuple(node.attrs.get("residuals", ()))
+            compiled = callee._compiled_with(residuals) if residuals else callee._compiled
+    return nodes
+
+
+def _in_node_terms(error, node, owner, locations):
+    """`error` named after `node` of the trace of `owner`, created at `locations`."""
+    where = ""
+    if locations:
+        where = "\n\nin user code:\n  %s" % "\n  ".join(str(loc) for loc in locations)
+    prefix = "graph node %r (%s) of %s failed" % (node.name, node.op.name, owner)
+    if isinstance(error, errors.OpError):
+        return type(error)("%s: %s%s" % (prefix, error.message, where), node.name)
+    if isinstance(error, (ValueError, IndexError, ZeroDivisionError, FloatingPointError,
+                          OverflowError)) or (isinstance(error, TypeError) and
+                                              node.op.name != "EagerPyFunc"):
+        return errors.InvalidArgumentError("%s: %s%s" % (prefix, error, where), node.name)
+    errors.add_note(error, "(raised inside %s%s)" % (prefix.replace(" failed", ""), where))
+    return error
 
 
 class _Identity:
@@ -518,36 +557,43 @@ class Function:
 
     def get_concrete_function(self, *args, **kwargs):
         """The trace for these arguments (values or TensorSpecs), tracing if needed."""
-        if self._input_signature is not None and not args and not kwargs:
-            args = self._input_signature
-        values, bound = self._canonicalize(args, kwargs)
-        if self._input_signature is not None:
-            return self._signature_concrete(values)
-        key = sig.make_key(values)
-        cf = self._cache.get(key) or self._lookup(key, values, bound)
-        return cf
+        try:
+            if self._input_signature is not None and not args and not kwargs:
+                args = self._input_signature
+            values, bound = self._canonicalize(args, kwargs)
+            if self._input_signature is not None:
+                return self._signature_concrete(values)
+            key = sig.make_key(values)
+            return self._cache.get(key) or self._lookup(key, values, bound)
+        except Exception as e:
+            tracebacks.filter_exception(e)
+            raise
 
     def __call__(self, *args, **kwargs):
-        if context._settings["run_functions_eagerly"]:
-            return self.python_function(*args, **kwargs)
-        if kwargs or len(args) != self._simple_arity:
-            values, bound = self._canonicalize(args, kwargs)
-        else:
-            values, bound = args, None
-        if self._input_signature is not None:
-            return self._call_with_signature(values)
-        if context.building and context.current_graph() is not None:
-            key = sig.make_key(values)
-            return _call_in_graph(self._cache.get(key) or self._lookup(key, values, bound),
-                                  values)
-        feeds = []
-        key = sig.make_key(values, feeds)
-        cf = self._cache.get(key)
-        if cf is None:
-            cf = self._lookup(key, values, bound)
-        if _tapes:  # a GradientTape is recording: the call becomes one record on it
-            return _recorded_call(cf, feeds, values)
-        return cf._call_flat(feeds)
+        try:
+            if context._settings["run_functions_eagerly"]:
+                return self.python_function(*args, **kwargs)
+            if kwargs or len(args) != self._simple_arity:
+                values, bound = self._canonicalize(args, kwargs)
+            else:
+                values, bound = args, None
+            if self._input_signature is not None:
+                return self._call_with_signature(values)
+            if context.building and context.current_graph() is not None:
+                key = sig.make_key(values)
+                return _call_in_graph(self._cache.get(key) or self._lookup(key, values, bound),
+                                      values)
+            feeds = []
+            key = sig.make_key(values, feeds)
+            cf = self._cache.get(key)
+            if cf is None:
+                cf = self._lookup(key, values, bound)
+            if _tapes:  # a GradientTape is recording: the call becomes one record on it
+                return _recorded_call(cf, feeds, values)
+            return cf._call_flat(feeds)
+        except Exception as e:  # costs nothing until something is raised (CPython 3.11+)
+            tracebacks.filter_exception(e)
+            raise
 
     # -- internals ---------------------------------------------------------------------------
     def _canonicalize(self, args, kwargs):
@@ -708,11 +754,19 @@ class _BoundMethod(Function):
         return getattr(self._function, name)
 
     def __call__(self, *args, **kwargs):
-        return self._function(*args, **kwargs)
+        try:
+            return self._function(*args, **kwargs)
+        except Exception as e:
+            tracebacks.filter_exception(e)
+            raise
 
     def get_concrete_function(self, *args, **kwargs):
         """The trace for these arguments, tracing if needed (see Function)."""
-        return self._function.get_concrete_function(*args, **kwargs)
+        try:
+            return self._function.get_concrete_function(*args, **kwargs)
+        except Exception as e:
+            tracebacks.filter_exception(e)
+            raise
 
     def __get__(self, instance, owner):
         return self

@@ -275,7 +275,14 @@ class _Transformer(gast.NodeTransformer):
                 defs.insert(0, _def(extra_name, [], [gast.Return(value=extra)]))
                 extra_node = templates.name_node(extra_name)
             return defs, [node.iter, extra_node, templates.name_node(body_name)]
-        return self._staged(node, True, build, "for_stmt")
+        statements = self._staged(node, True, build, "for_stmt")
+        if isinstance(node.target, gast.Name):
+            # The target's name, for the loop counter of a range over tensors (TF's option).
+            opts = templates.replace_as_expression("{'iterate_names': name}", name=gast.Constant(
+                value=node.target.id, kind=None))
+            statements[-1].value.keywords.append(gast.keyword(arg="opts",
+                                                              value=set_origin(opts, node)))
+        return statements
 
 
 def is_composite(name):

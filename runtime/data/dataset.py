@@ -15,6 +15,7 @@ from runtime import dtypes
 from runtime import errors
 from runtime import nest
 from runtime import shape as shape_lib
+from runtime import tracebacks
 from runtime.data.iterator import Cursor, Iterator, refuse_python_loop_in_graph
 from runtime.data.structure import (flat_specs, int_param, is_sortable, leaf_paths,
                                     lists_to_tuples, map_input, pack, path_text, row, spec_of,
@@ -173,6 +174,7 @@ class Dataset:
             yield nest.map_structure(lambda t: t.numpy(), element) if nest.is_nested(
                 element) else element.numpy()
 
+    @tracebacks.api_boundary
     def reduce(self, initial_state, reduce_func, name=None):
         """Folds the elements: `state = reduce_func(state, element)` from `initial_state`.
 
@@ -236,10 +238,12 @@ class Dataset:
         return _ZipDataset(datasets)
 
     # -- transformations ----------------------------------------------------------------------
+    @tracebacks.api_boundary
     def map(self, map_func, num_parallel_calls=None, deterministic=None, name=None):
         """Applies `map_func` to each element (a tuple element is passed as arguments)."""
         return _MapDataset(self, map_func)
 
+    @tracebacks.api_boundary
     def filter(self, predicate, name=None):
         """Keeps the elements for which `predicate` gives a scalar bool True."""
         return _FilterDataset(self, predicate)

@@ -34,13 +34,16 @@ def while_stmt(loop_test, loop_body, get_state=None, set_state=None, symbol_name
         loop_body()
 
 
-def _staged(get_state, set_state, symbol_names, test, step, counter=None):
-    """Stages a loop over the statement's state, plus an optional hidden counter."""
+def _staged(get_state, set_state, symbol_names, test, step, counter=None,
+            counter_name=staging.LOOP_COUNTER):
+    """Stages a loop over the statement's state, plus an optional hidden counter (named
+    `counter_name` in the graph and in messages: the user's loop variable, when the counter
+    is its value)."""
     init = tuple(get_state())
     names = tuple(symbol_names)
     if counter is not None:
         init = (counter,) + init
-        names = ("<loop counter>",) + names
+        names = (counter_name,) + names
 
     def split(values):
         values = list(values)
@@ -70,7 +73,10 @@ def _staged(get_state, set_state, symbol_names, test, step, counter=None):
 
 def for_stmt(iter_, extra_test, body, get_state=None, set_state=None, symbol_names=(),
              opts=None):
-    """Runs `body(item)` for each item of `iter_` while `extra_test()` (if given) holds."""
+    """Runs `body(item)` for each item of `iter_` while `extra_test()` (if given) holds.
+
+    `opts` may hold 'iterate_names', the source of the loop's target (`'i'`): a loop over a
+    tensor range names its counter, which is the target's value, after it."""
     get_state, set_state = staging.state_functions(get_state, set_state)
     custom = getattr(iter_, "__ag_for_stmt__", None)
     if custom is not None:
@@ -78,7 +84,8 @@ def for_stmt(iter_, extra_test, body, get_state=None, set_state=None, symbol_nam
     if isinstance(iter_, Variable):
         iter_ = iter_.read_value()
     if staging.is_symbolic(iter_):
-        return _staged_for(iter_, extra_test, body, get_state, set_state, symbol_names)
+        return _staged_for(iter_, extra_test, body, get_state, set_state, symbol_names,
+                           (opts or {}).get("iterate_names"))
     return _python_for(iter_, extra_test, body, get_state, set_state, symbol_names)
 
 
@@ -96,8 +103,9 @@ def _python_for(iter_, extra_test, body, get_state, set_state, symbol_names):
         body(item)
 
 
-def _staged_for(tensor, extra_test, body, get_state, set_state, symbol_names):
+def _staged_for(tensor, extra_test, body, get_state, set_state, symbol_names, target=None):
     node = tensor.node
+    counter_name = staging.LOOP_COUNTER
     if node.op.name == "Range":
         start, limit, delta = node.inputs
         step_value = common.constant_value(delta)
@@ -115,6 +123,7 @@ def _staged_for(tensor, extra_test, body, get_state, set_state, symbol_names):
         def item_at(i):
             return i
         counter = start
+        counter_name = target or counter_name  # the counter is the user's loop variable
     else:
         dims = tensor._shape
         if dims is None or not dims:
@@ -144,4 +153,5 @@ def _staged_for(tensor, extra_test, body, get_state, set_state, symbol_names):
         body(item_at(i))
         return math_ops.add(i, delta)
 
-    _staged(get_state, set_state, symbol_names, test, step, counter=counter)
+    _staged(get_state, set_state, symbol_names, test, step, counter=counter,
+            counter_name=counter_name)

@@ -20,6 +20,7 @@ its branches or body into sub-graphs and reconciling the state they produce:
     (a StagedList), see the last section.
 """
 
+import os
 import re
 import threading
 
@@ -43,6 +44,7 @@ from runtime.variables import Variable
 # Variables the compiler introduces; when only one branch sets them, the other side gets a
 # neutral value (the flag is False there, or the return value is never used).
 COMPILER_SYMBOLS = ("do_return", "retval_", "break_", "continue_")
+LOOP_COUNTER = "<loop counter>"  # the state name of the hidden counter of a staged for loop
 
 
 try_body = try_regions.try_body
@@ -87,6 +89,34 @@ def _is_compiler_symbol(name):
     return name is not None and _COMPILER_SYMBOL.match(name) is not None
 
 
+_DESCRIPTIONS = {
+    "retval_": "the return value of %(function)s",
+    "do_return": "the flag recording whether %(function)s has returned",
+    "break_": "the flag recording a break from the loop at %(where)s",
+    "continue_": "the flag recording a continue in the loop at %(where)s",
+    LOOP_COUNTER: "the counter of the loop at %(where)s",
+}
+
+
+def describe(name, kind=None):
+    """How a message names state variable `name`: the user's names quoted (after `kind`,
+    such as 'loop variable', when given); the compiler's own variables (COMPILER_SYMBOLS,
+    the loop counter) by what they stand for in the user's function, never by their
+    generated names."""
+    match = _COMPILER_SYMBOL.match(name) if name else None
+    base = match.group(1) if match is not None else name
+    if base not in _DESCRIPTIONS and base.startswith("<") and base.endswith(">"):
+        return base[1:-1]  # a description already: '<the value of an `and` expression>'
+    if base not in _DESCRIPTIONS:
+        return "%s '%s'" % (kind, name) if kind else "'%s'" % name
+    location = errors.user_location(2)
+    if location is None:
+        return _DESCRIPTIONS[base] % {"function": "the function", "where": "?"}
+    return _DESCRIPTIONS[base] % {
+        "function": location.function,
+        "where": "%s:%d" % (os.path.basename(location.filename), location.lineno)}
+
+
 def _fail(error_class, message):
     raise error_class(errors.with_user_location(message, errors.user_location(3)))
 
@@ -96,9 +126,9 @@ def _python_to_tensor(value, name, dtype_hint=None):
         return common.convert_to_tensor(value, dtype_hint=dtype_hint)
     if isinstance(value, Variable):
         return value.read_value()
-    _fail(TypeError, "'%s' holds a Python %s (%r), which cannot be carried through staged "
+    _fail(TypeError, "%s holds a Python %s (%r), which cannot be carried through staged "
           "control flow: only tensors, numbers, bools and strings (and nested "
-          "tuples/lists/dicts of them) can" % (name, type(value).__name__, value))
+          "tuples/lists/dicts of them) can" % (describe(name), type(value).__name__, value))
 
 
 def require_scalar_bool(value, what):
@@ -129,7 +159,7 @@ def staged_cond(pred, true_fn, false_fn, what, symbol_names=None, restore_only=(
     then_value, else_value = (_stand_in(then_value, else_value, then_sub),
                               _stand_in(else_value, then_value, else_sub))
     if symbol_names is None:
-        names = ["value"]
+        names = ["<the value of %s>" % what]
         then_values, else_values = [then_value], [else_value]
     else:
         names = list(symbol_names)
@@ -153,10 +183,11 @@ def _refuse_missing_in_one_branch(name, a, b):
     """A key or attribute (`d['v']`, `s.v`) that exists after one branch only: Python
     creates (or deletes) it depending on the condition, which no graph value can stand for."""
     if isinstance(a, Missing) != isinstance(b, Missing):
-        _fail(ValueError, "'%s' exists after the %s branch of a conditional on a tensor but "
+        _fail(ValueError, "%s exists after the %s branch of a conditional on a tensor but "
               "not after the %s branch (it does not exist before the conditional, or one "
               "branch deletes it): set it before the conditional or in both branches"
-              % ((name,) + (("else", "if") if isinstance(a, Missing) else ("if", "else"))))
+              % ((describe(name),) + (("else", "if") if isinstance(a, Missing)
+                                      else ("if", "else"))))
 
 
 def _raising_at_run_time(fn):
@@ -216,8 +247,8 @@ def _merge_symbol(name, a, b, then_sub, else_sub, then_outs, else_outs, specs):
     a, b = _promote_to_staged_list(name, a, b), _promote_to_staged_list(name, b, a)
     a, b = _spread_undefined(a, b), _spread_undefined(b, a)
     if nest.structure_signature(a) != nest.structure_signature(b):
-        _fail(TypeError, "'%s' has a different structure in the two branches: %r vs %r"
-              % (name, a, b))
+        _fail(TypeError, "%s has a different structure in the two branches: %r vs %r"
+              % (describe(name), a, b))
     if a is b and isinstance(a, list):
         _refuse_list_grown_in_branch(name, a, then_sub, else_sub)
     template = _join(name, a, b, ("in the if branch", "in the else branch"))
@@ -291,14 +322,14 @@ def placeholder_value(name, template):
         if not isinstance(leaf, Tensor):
             leaf = _python_to_tensor(leaf, name)
         if leaf.dtype.kind not in ("int", "float", "bool", "string"):
-            _fail(TypeError, "'%s' holds a %s, assigned on some paths of staged control flow "
-                  "only; define it before the statement" % (name, leaf.dtype.name))
+            _fail(TypeError, "%s holds a %s, assigned on some paths of staged control flow "
+                  "only; define it before the statement" % (describe(name), leaf.dtype.name))
         shape = leaf._shape_tuple()
         dims = [] if shape is None else [0 if d is None else d for d in shape]
         return array_ops.zeros(dims, leaf.dtype)
     if nest.map_composites(lambda c: None, template) is not template:
-        _fail(TypeError, "'%s' holds %r, assigned on some paths of staged control flow only; "
-              "define it before the statement" % (name, template))
+        _fail(TypeError, "%s holds %r, assigned on some paths of staged control flow only; "
+              "define it before the statement" % (describe(name), template))
     return nest.map_structure(zeros, template)
 
 
@@ -325,11 +356,11 @@ def _refuse_list_grown_in_branch(name, value, then_sub, else_sub):
     to it). Holding a tensor computed in a branch, it cannot be merged by an If op."""
     for leaf in nest.flatten(value):
         if _escaped(leaf, then_sub) or _escaped(leaf, else_sub):
-            _fail(ValueError, "'%s' is a Python list that a branch of a conditional on a tensor "
+            _fail(ValueError, "%s is a Python list that a branch of a conditional on a tensor "
                   "appends a tensor to; a list cannot grow inside a staged branch. Append "
                   "after the conditional (e.g. a value chosen with tf.where or tf.cond), or "
                   "build it in a loop on a tensor (staged as a TensorArray) or with "
-                  "tf.TensorArray" % name)
+                  "tf.TensorArray" % describe(name))
 
 
 def _merge_leaf(name, x, y, then_sub, else_sub, then_outs, else_outs, specs):
@@ -344,9 +375,9 @@ def _merge_leaf(name, x, y, then_sub, else_sub, then_outs, else_outs, specs):
     tx = _branch_tensor(name, x, y, then_sub)
     ty = _branch_tensor(name, y, x, else_sub)
     if tx.dtype is not ty.dtype:
-        _fail(TypeError, "'%s' has dtype %s in the if branch but %s in the else branch; a "
+        _fail(TypeError, "%s has dtype %s in the if branch but %s in the else branch; a "
               "variable must keep one dtype through a conditional on a tensor"
-              % (name, tx.dtype.name, ty.dtype.name))
+              % (describe(name), tx.dtype.name, ty.dtype.name))
     index = len(specs)
     then_outs.append(tx)
     else_outs.append(ty)
@@ -454,9 +485,9 @@ class PendingUndefined(Undefined):
             # trial trace, see _learn_types, every such read is taken as raising.)
             Undefined._fail(self)
         # Elsewhere an earlier iteration may have assigned the variable.
-        _fail(_UntypedRead, "'%s' is read in a loop on a tensor before the loop body assigns "
+        _fail(_UntypedRead, "%s is read in a loop on a tensor before the loop body assigns "
               "it, and it has no value before the loop: its type is not known where it is "
-              "read. Assign it before the loop" % self.symbol_name)
+              "read. Assign it before the loop" % describe(self.symbol_name))
 
 
 class _UntypedRead(ValueError):
@@ -584,9 +615,9 @@ def _refuse_missing_before_loop(names, init):
     it only if the loop runs, which no graph value can stand for."""
     for name, value in zip(names, init):
         if isinstance(value, Missing):
-            _fail(ValueError, "'%s' does not exist before a loop on a tensor that sets it, so "
+            _fail(ValueError, "%s does not exist before a loop on a tensor that sets it, so "
                   "it would exist after the loop only if the loop runs at least once: set it "
-                  "before the loop" % name)
+                  "before the loop" % describe(name))
 
 
 def _captured(value):
@@ -785,19 +816,21 @@ def _check_body_outputs(state, body_out, body_sub, specs):
     for name, template, value in zip(state.names, state.templates, body_out):
         if _state_signature(template) != _state_signature(value):
             shown = [v.value if isinstance(v, MaybeUndefined) else v for v in (template, value)]
-            _fail(TypeError, "loop variable '%s' changed structure in the loop body: it was "
-                  "%r before the loop and %r after an iteration" % (name, shown[0], shown[1]))
+            _fail(TypeError, "%s changed structure in the loop body: it was %r before the "
+                  "loop and %r after an iteration" % (describe(name, "loop variable"),
+                                                       shown[0], shown[1]))
     flat = [leaf for value in body_out for leaf in _state_leaves(value)]
     with body_sub.graph.as_default():
         for name, leaf, (dtype, shape) in zip(state.leaf_names, flat, specs):
             if isinstance(leaf, Undefined):
-                _fail(ValueError, "loop variable '%s' is undefined after an iteration" % name)
+                _fail(ValueError, "%s is undefined after an iteration"
+                      % describe(name, "loop variable"))
             if not isinstance(leaf, Tensor):
                 leaf = _python_to_tensor(leaf, name, dtype)
             if leaf.dtype is not dtype:
-                _fail(TypeError, "loop variable '%s' changed dtype in the loop body: it was %s "
-                      "before the loop and %s after an iteration" % (name, dtype.name,
-                                                                     leaf.dtype.name))
+                _fail(TypeError, "%s changed dtype in the loop body: it was %s before the "
+                      "loop and %s after an iteration" % (describe(name, "loop variable"),
+                                                          dtype.name, leaf.dtype.name))
             leaf = body_sub.graph.capture(leaf)
             outs.append(leaf)
             new_shape = shape if shape_lib.is_subtype(leaf._shape, shape) else \
@@ -876,11 +909,11 @@ def _list_check(token, origins):
             if not (isinstance(after, tensor_array.StagedList) and after._origin is origin):
                 restart.append(origins[origin])
             elif origin.unstageable and origin.appended:
-                _fail(TypeError, "'%s' is a list that a loop on a tensor appends both tensors "
+                _fail(TypeError, "%s is a list that a loop on a tensor appends both tensors "
                       "and other Python values (%r) to; a list grown in such a loop is staged "
                       "as a TensorArray and holds tensors of one dtype and shape only"
-                      % (origin.name, [v for v in origin.values
-                                       if not isinstance(v, Tensor)][:3]))
+                      % (describe(origin.name),
+                         [v for v in origin.values if not isinstance(v, Tensor)][:3]))
             elif origin.unstageable or not origin.appended:
                 origin.python = True
         if restart:

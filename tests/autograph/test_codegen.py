@@ -149,13 +149,24 @@ def python_error_inside(x):
     return total
 
 
-def test_traceback_through_converted_code_shows_the_generated_source():
+def test_unfiltered_traceback_through_converted_code_shows_the_generated_source(monkeypatch):
+    monkeypatch.setenv("AUTOGRAPH_TRACEBACK_FILTERING", "off")
     converted = conversion.convert(python_error_inside)
     with pytest.raises(ZeroDivisionError) as info:
         converted(5)
     text = "".join(traceback.format_exception(info.type, info.value, info.tb))
     assert 'File "%s"' % converted.__code__.co_filename in text
     assert "total += 10 // (i - 2)" in text
+
+
+def test_filtered_traceback_through_converted_code_shows_the_users_file_and_line():
+    converted = conversion.convert(python_error_inside)
+    with pytest.raises(ZeroDivisionError) as info:
+        converted(5)
+    text = "".join(traceback.format_exception(info.type, info.value, info.tb))
+    assert "<ag__" not in text
+    assert 'File "%s", line %d, in python_error_inside\n    total += 10 // (i - 2)' % (
+        __file__, line_of(python_error_inside, "total += 10")) in text
 
 
 # -- errors name the user's line -----------------------------------------------------------------

@@ -89,8 +89,8 @@ def test_break_flag_is_the_extra_test_of_a_for_loop():
 
     code = autograph.to_code(f)
     assert "def extra_test():\n            return ag__.not_(break_)" in code
-    assert "ag__.for_stmt(xs, extra_test, loop_body, get_state, set_state, ('break_', 's'))" \
-        in code
+    assert "ag__.for_stmt(xs, extra_test, loop_body, get_state, set_state, ('break_', 's'), " \
+        "opts={'iterate_names': 'x'})" in code
 
 
 def test_statements_after_break_in_the_same_block_are_dropped():

@@ -59,7 +59,26 @@ class UndefinedRead(UnboundLocalError):
         _check_defined(common.convert_to_tensor(False), self.symbol_name, self.location)
 
 
-class Undefined:
+class _Unusable:
+    """A marker that raises (its `_fail`) when used as a value: any operator, call,
+    attribute, truth test or iteration."""
+
+    __slots__ = ()
+
+    def _fail(self, *args, **kwargs):
+        raise NotImplementedError
+
+    def _use(self, *args, **kwargs):
+        self._fail()  # looked up on the instance: subclasses fail their own way
+
+    __getattr__ = __call__ = __bool__ = __iter__ = __len__ = __getitem__ = _use
+    __add__ = __radd__ = __sub__ = __rsub__ = __mul__ = __rmul__ = _use
+    __truediv__ = __rtruediv__ = __floordiv__ = __rfloordiv__ = __mod__ = __rmod__ = _use
+    __pow__ = __rpow__ = __matmul__ = __rmatmul__ = __neg__ = __abs__ = _use
+    __lt__ = __le__ = __gt__ = __ge__ = _use
+
+
+class Undefined(_Unusable):
     """Stands for variable `symbol_name` before its first assignment."""
 
     __slots__ = ("symbol_name",)
@@ -74,15 +93,6 @@ class Undefined:
         if graph is not None and graph.outer is not None:
             raise UndefinedRead(message, self.symbol_name, errors.user_location(2))
         raise UnboundLocalError(message)
-
-    def _use(self, *args, **kwargs):
-        self._fail()  # looked up on the instance: subclasses fail their own way
-
-    __getattr__ = __call__ = __bool__ = __iter__ = __len__ = __getitem__ = _use
-    __add__ = __radd__ = __sub__ = __rsub__ = __mul__ = __rmul__ = _use
-    __truediv__ = __rtruediv__ = __floordiv__ = __rfloordiv__ = __mod__ = __rmod__ = _use
-    __pow__ = __rpow__ = __matmul__ = __rmatmul__ = __neg__ = __abs__ = _use
-    __lt__ = __le__ = __gt__ = __ge__ = _use
 
     def __repr__(self):
         return "<undefined %s>" % self.symbol_name
@@ -108,7 +118,7 @@ class DeadValue(Undefined):
     __slots__ = ()
 
 
-class MaybeUndefined:
+class MaybeUndefined(_Unusable):
     """Variable `symbol_name` after staged control flow that assigns it on some run-time paths
     only: `value` (a tensor or a nest of tensors; made-up zeros where undefined) and `defined`,
     a scalar bool tensor. Staged statements carry both; `ld` checks `defined` before the
@@ -126,12 +136,6 @@ class MaybeUndefined:
             "local variable '%s' may be used before it is assigned a value (it is assigned "
             "only in some branches or loop iterations) and was read without a check"
             % self.symbol_name)
-
-    __getattr__ = __call__ = __bool__ = __iter__ = __len__ = __getitem__ = _fail
-    __add__ = __radd__ = __sub__ = __rsub__ = __mul__ = __rmul__ = _fail
-    __truediv__ = __rtruediv__ = __floordiv__ = __rfloordiv__ = __mod__ = __rmod__ = _fail
-    __pow__ = __rpow__ = __matmul__ = __rmatmul__ = __neg__ = __abs__ = _fail
-    __lt__ = __le__ = __gt__ = __ge__ = _fail
 
     def __repr__(self):
         return "<maybe undefined %s>" % self.symbol_name

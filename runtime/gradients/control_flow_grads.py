@@ -31,6 +31,7 @@ WhileGrad's own gradient (second order) is in while_grad_grads.
 
 import numpy as np
 
+from runtime import context
 from runtime import control_flow
 from runtime import dtypes
 from runtime import executor
@@ -118,7 +119,6 @@ def _branch_vjp(sub, inputs, grads, wanted, externals, fed):
     the current graph (`fed`: its residuals, see _branch_residuals; a gradient flowing into
     one of those If outputs is a target too). Returns {slot: gradient tensor} for the inputs
     and externals reached."""
-    from runtime import context
     graph = context.current_graph()
     mapping = {id(ph): inputs[i] for ph, i in sub.captured}
     mapping.update({id(t): value for t, value, _ in fed})
@@ -168,7 +168,6 @@ def replay_if(node, value_of):
 
 
 def _replay_branch(sub, inputs, fed):
-    from runtime import context
     graph = context.current_graph()
     mapping = {id(ph): inputs[i] for ph, i in sub.captured}
     mapping.update({id(t): value for t, value in fed})

@@ -15,8 +15,9 @@ import functools as _functools
 import types as _types
 from importlib import metadata as _metadata
 
-from autograph.conversion import convert, do_not_convert
+from autograph.conversion import convert, source_of
 from autograph.errors import ConversionError, SourceUnavailableError, UnsupportedConstructError
+from autograph.user_code import do_not_convert
 from runtime import context as _context
 from runtime import errors as _runtime_errors
 from runtime import tracebacks as _tracebacks
@@ -119,7 +120,6 @@ def to_graph(func):
 def to_code(func):
     """The converted source of `func` (a Python function, method, lambda, partial or
     Function), as readable Python."""
-    from autograph.conversion import source_of
     if isinstance(func, Function):
         func = func.python_function
     _check_python_function("to_code", func)

@@ -18,36 +18,18 @@ import weakref
 
 import gast
 
-from autograph import codegen, parsing
+from autograph import codegen, namespace, parsing
 from autograph.analysis import dataflow
 from autograph.converters import (break_statements, context, continue_statements,
                                   control_flow, expressions, function_scopes,
                                   match_statements, return_statements, super_calls,
                                   try_statements)
 from autograph.errors import UnsupportedConstructError
+from autograph.user_code import is_library, is_marked_do_not_convert
 
-_DO_NOT_CONVERT = "__autograph_do_not_convert__"
 ARTIFACT = "__autograph_artifact__"  # holds the __code__ of already-converted functions
 _code_cache = {}  # id(code) -> (weak reference to code, codegen.Loaded); see _remember
 _function_cache = weakref.WeakKeyDictionary()
-
-
-def do_not_convert(func=None):
-    """Marks `func` so that autograph never converts it (it is traced as written)."""
-    def mark(f):
-        try:
-            setattr(f, _DO_NOT_CONVERT, True)
-        except (AttributeError, TypeError):
-            pass
-        return f
-    if func is None:
-        return mark
-    return mark(func)
-
-
-def is_marked_do_not_convert(func):
-    """True for functions marked with `do_not_convert`."""
-    return bool(getattr(func, _DO_NOT_CONVERT, False))
 
 
 _UNSUPPORTED = {
@@ -201,8 +183,7 @@ def convert(func):
         return functools.partial(convert(func.func), *func.args, **func.keywords)
     if not isinstance(func, (types.FunctionType, types.MethodType)):
         return func  # callable objects, builtins: traced as they are
-    from autograph import namespace
-    if namespace.is_library(getattr(func, "__func__", func)):
+    if is_library(getattr(func, "__func__", func)):
         return func
     original = func
     if hasattr(func, "__func__"):  # bound method: convert the function, rebind self
@@ -238,3 +219,6 @@ def source_of(func):
         # From the function's own code: a `functools.wraps` wrapper is not its wrapped.
         return textwrap.dedent(inspect.getsource(getattr(func, "__code__", func)))
     return _load(func).source
+
+
+namespace.set_converter(convert)

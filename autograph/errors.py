@@ -1,5 +1,9 @@
 """Errors raised by the compiler."""
 
+from autograph.user_code import is_library_module
+from runtime import errors as runtime_errors
+from runtime import tracebacks
+
 
 class ConversionError(ValueError):
     """A function cannot be converted: unsupported syntax, or its source is unavailable.
@@ -25,9 +29,6 @@ def user_frames(tb):
     them (see runtime.tracebacks): frames of converted code translated back to the user's
     file, line and function; frames of this project, the standard library and numpy left
     out."""
-    from autograph.namespace import is_library_module
-    from runtime import errors as runtime_errors
-    from runtime import tracebacks
     return [runtime_errors.SourceLocation(entry.filename, entry.lineno, entry.name)
             for entry in tracebacks.user_entries(tb)
             if entry.source is not None or not is_library_module(
@@ -50,8 +51,6 @@ def rewrite_in_user_terms(exc, tb):
     The frames go in a note, so the exception's own arguments stay what the user's code
     raised; the note keeps them where only the message and notes are shown (logs, or an
     exception re-raised from another)."""
-    from runtime import errors as runtime_errors
-    from runtime import tracebacks
     frames = user_frames(tb)
     if frames and _MARKER not in str(exc):
         where = "%s\n  %s" % (_MARKER, "\n  ".join(_describe(frames)))

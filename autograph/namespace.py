@@ -9,11 +9,11 @@
 
 import builtins
 import inspect
-import sys
 import threading
 import types
 
-from autograph.errors import rewrite_in_user_terms
+from autograph.errors import ConversionError, rewrite_in_user_terms
+from autograph.user_code import is_library, is_marked_do_not_convert
 from runtime import errors, operators
 from runtime.function import Function
 from runtime.operators import py_builtins, staging
@@ -64,22 +64,13 @@ class FunctionScope:
         return value if did_return else None
 
 
-_SKIP_MODULES = frozenset(["runtime", "autograph", "numpy", "builtins", "gast", "exceptiongroup",
-                           "pytest", "_pytest", "hypothesis"])
+_converter = []  # the compiler's `convert`, which sits above this module; see set_converter
 
 
-def is_library(func):
-    """True for functions of this project, numpy, test frameworks and the standard library:
-    they are called as they are, never converted."""
-    return is_library_module(getattr(func, "__module__", None) or "")
-
-
-def is_library_module(module):
-    """True for module names of this project, numpy, test frameworks and the stdlib."""
-    top = module.split(".")[0]
-    if top in _SKIP_MODULES:
-        return True
-    return top in sys.stdlib_module_names
+def set_converter(convert):
+    """Makes `converted_call` convert user functions with `convert` (the compiler's pipeline,
+    which binds converted code to `ag__` and so imports this module)."""
+    _converter[:] = [convert]
 
 
 def converted_call(func, args, kwargs, fscope=None):
@@ -98,10 +89,8 @@ def converted_call(func, args, kwargs, fscope=None):
     target = _conversion_target(func)
     if target is None:
         return func(*args, **kwargs)
-    from autograph import conversion
-    from autograph.errors import ConversionError
     try:
-        converted = conversion.convert(target)
+        converted = _converter[0](target)
     except ConversionError as e:
         errors.warn("autograph could not convert %s, so it runs unconverted: %s"
                     % (getattr(target, "__qualname__", target), e))
@@ -119,14 +108,12 @@ def _conversion_target(func):
         inner = func.__func__
         if not isinstance(inner, types.FunctionType) or is_library(inner):
             return None
-        from autograph import conversion
-        if conversion.is_marked_do_not_convert(inner):
+        if is_marked_do_not_convert(inner):
             return None
         return func
     if not isinstance(func, types.FunctionType) or is_library(func):
         return None
-    from autograph import conversion
-    if conversion.is_marked_do_not_convert(func):
+    if is_marked_do_not_convert(func):
         return None
     if inspect.isgeneratorfunction(func) or inspect.iscoroutinefunction(func):
         return None

@@ -8,6 +8,7 @@ runtime/ops/control_flow_ops.py.
 """
 
 
+from runtime import context
 from runtime.graph import Graph
 from runtime.ops.control_flow_ops import IF_OPS, WHILE_OPS, SubGraph
 from runtime.tensor import EagerTensor, SymbolicTensor
@@ -35,7 +36,6 @@ def clean_label(label):
 
 
 def _current():
-    from runtime import context
     return context.current_graph()
 
 

@@ -31,6 +31,7 @@ from runtime import tracebacks
 from runtime.graph import Graph
 from runtime.ops import array_ops, common
 from runtime.ops.call_ops import CALL_OP
+from runtime.ops.registry import execute
 from runtime.signature import TensorSpec, VariableSpec
 from runtime.tensor import EagerTensor, SymbolicTensor, Tensor, make_eager, to_numpy
 from runtime.variables import GraphVariable, Variable
@@ -791,9 +792,9 @@ _tapes = context.tapes  # the GradientTapes recording eager ops
 
 def _recorded_call(cf, feeds, args):
     """Runs `cf` on `feeds` and records the call on the recording tapes, whose gradient
-    then runs `cf`'s gradient function (see runtime.gradients.function_grads)."""
-    from runtime.gradients import function_grads
-    return function_grads.record_call(cf, feeds, args)
+    then runs `cf`'s gradient function. The tapes (runtime.gradients, which builds on this
+    module) know how: see GradientTape.record_function_call."""
+    return _tapes[-1].record_function_call(cf, feeds, args)
 
 
 def _numerics_checked():
@@ -890,7 +891,6 @@ def _call_in_graph(cf, values):
     """Calls concrete function `cf` from inside another trace: adds a PartitionedCall node."""
     feeds = []
     _collect_graph_feeds(values, feeds)
-    from runtime.ops.registry import execute
     outs = execute(CALL_OP, feeds, {"f": cf}, name="PartitionedCall")
     flat = []
     for kind, item in cf._output_template:

@@ -15,10 +15,10 @@ from runtime import context
 from runtime import dtypes
 from runtime import errors
 from runtime import shape as shape_lib
-from runtime.ops import common, operators
+from runtime.ops import common, math_ops, operators
 from runtime.ops.registry import execute, execute1
 from runtime.ops.variable_ops import OPS
-from runtime.tensor import EagerTensor, SymbolicTensor
+from runtime.tensor import EagerTensor, SymbolicTensor, TensorRef
 
 def _root_graph(graph):
     while graph.outer is not None:
@@ -100,7 +100,6 @@ class Variable:
 
     def ref(self):
         """A hashable reference to this variable."""
-        from runtime.tensor import TensorRef
         return TensorRef(self)
 
     # -- reading -----------------------------------------------------------------------------
@@ -192,7 +191,6 @@ class GraphVariable(Variable):
 
 
 def _cast(tensor, dtype):
-    from runtime.ops import math_ops
     return math_ops.cast(tensor, dtype)
 
 

@@ -22,7 +22,7 @@ from runtime.data.structure import (flat_specs, int_param, is_sortable, leaf_pat
                                     spec_text, static_int)
 from runtime.function import ConcreteFunction, Function
 from runtime.graph import Graph
-from runtime.ops import common, data_ops, registry
+from runtime.ops import common, data_ops, nn_random_ops, registry
 from runtime.signature import TensorSpec
 from runtime.tensor import EagerTensor, SymbolicTensor, Tensor, to_numpy
 from runtime.variables import Variable
@@ -752,7 +752,6 @@ class _ShuffleDataset(Dataset):
     _name = "_ShuffleDataset"
 
     def __init__(self, input_dataset, buffer_size, seed, reshuffle_each_iteration):
-        from runtime.ops import nn_random_ops
         self._buffer = int_param(buffer_size, "buffer_size", "shuffle")
         static = static_int(self._buffer)
         if static is not None and static <= 0:

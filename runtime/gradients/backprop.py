@@ -30,9 +30,10 @@ import weakref
 
 import numpy as np
 
-from runtime.ops import math_ops
+from runtime.gradients import residuals
+from runtime.ops import array_ops, math_ops
 from runtime.ops.call_ops import CALL_OP
-from runtime.ops.control_flow_ops import IF_OPS, SubGraph
+from runtime.ops.control_flow_ops import SubGraph
 from runtime.ops.gradient_ops import WHILE_GRAD_OP
 from runtime.tensor import SymbolicTensor
 from runtime.variables import Variable
@@ -195,6 +196,15 @@ def _subgraphs(attrs):
 
 _WITH_EXTERNALS = (CALL_OP, WHILE_GRAD_OP)  # ops reading externals besides control flow
 
+# Rules of the gradient modules above this one, which build on it and so give them here:
+# {op: rule(attrs) -> the externals the op reads} (WhileGrad: see while_grad_grads).
+_EXTERNALS_RULES = {}
+
+
+def register_externals_rule(op, rule):
+    """Declares `rule(attrs)`: the externals that nodes of `op` read besides their inputs."""
+    _EXTERNALS_RULES[op] = rule
+
 
 def implicit_externals(op, attrs):
     """The externals of a call or control-flow op (empty for every other op)."""
@@ -210,9 +220,9 @@ def implicit_externals(op, attrs):
     f = attrs.get("f") if attrs else None
     if f is not None and op is CALL_OP:
         return graph_externals(f.graph)
-    if op is WHILE_GRAD_OP:  # what its loop read (see while_grad_grads)
-        from runtime.gradients.while_grad_grads import loop_externals
-        return loop_externals(attrs["plan"])
+    rule = _EXTERNALS_RULES.get(op)
+    if rule is not None:  # WhileGrad: what its loop read (see while_grad_grads)
+        return rule(attrs)
     return ()
 
 
@@ -340,7 +350,6 @@ def zeros_like_tensor(t):
     make = _ZEROS.get(t.dtype.kind)
     if make is not None:
         return make(t)
-    from runtime.ops import array_ops
     return array_ops.zeros_like(t)
 
 
@@ -444,11 +453,11 @@ class Inliner:
                                  % (node.name, self.source.name))
             self.mapping[id(node.outputs[0])] = target.capture(capture.external)
             return
-        if node.op in _REPLAYED and _replayable(node):
-            if node.op is CALL_OP:
-                self._emit_replay(node)
-            else:
-                self._emit_replayed_if(node)
+        replay = _REPLAY_RULES.get(node.op)
+        if replay is not None and residuals.expose(node):
+            olds, news = replay(node, target, lambda t: target.capture(self.mapping[id(t)]))
+            for old, new in zip(olds, news):
+                self.mapping[id(old)] = new
             return
         _check_rerun(node)
         inputs = [target.capture(self.mapping[id(t)]) for t in node.inputs]
@@ -458,43 +467,21 @@ class Inliner:
             self.mapping[id(old)] = new
 
 
-    def _emit_replay(self, node):
-        """Re-emits a call whose callee has residuals as a call of its replay function, fed
-        the call's inputs and those residuals (see function_grads.replay_function)."""
-        from runtime.gradients.function_grads import replay_function
-        replay = replay_function(node.attrs["f"])
-        first = node.attrs["n_outputs"]
-        inputs = [self.target.capture(self.mapping[id(t)])
-                  for t in list(node.inputs) + list(node.outputs[first:])]
-        specs = [(t.dtype, t._shape) for t in replay.flat_outputs]
-        outputs = self.target.add_node(node.op, inputs, {"f": replay}, specs, node.name,
-                                       node.location)
-        for old, new in zip(node.outputs[:first], outputs):
-            self.mapping[id(old)] = new
+# Re-emitting a node whose forward values include residuals runs it again with them fed:
+# {op: rule(node, target, value_of) -> (node's outputs it stands for, target's outputs)},
+# given by the modules of those ops' gradients (function_grads, control_flow_grads), which
+# build on this one. `value_of(t)`: the target's tensor for a tensor of node's graph.
+_REPLAY_RULES = {}
 
 
-    def _emit_replayed_if(self, node):
-        """Re-emits an If whose branches have residuals as an If running them again with
-        those fed (see control_flow_grads.replay_if)."""
-        from runtime.gradients.control_flow_grads import replay_if
-        with self.target.as_default():
-            outputs = replay_if(node, lambda t: self.target.capture(self.mapping[id(t)]))
-        for old, new in zip(node.outputs, outputs):
-            self.mapping[id(old)] = new
-
-
-_REPLAYED = (CALL_OP, IF_OPS[False], IF_OPS[True])
-
-
-def _replayable(node):
-    from runtime.gradients import residuals
-    return bool(residuals.expose(node))
+def register_replay_rule(op, rule):
+    """Declares how nodes of `op` whose values include residuals are re-emitted."""
+    _REPLAY_RULES[op] = rule
 
 
 def _check_rerun(node):
     """Refuses to re-emit a node whose second run would not give the forward value (its
     values are residuals, which the forward pass should have handed over: see residuals)."""
-    from runtime.gradients import residuals
     if not (residuals.unrecomputable(node.op) or residuals.expose(node)):
         return
     where = node.location

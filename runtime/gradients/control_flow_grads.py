@@ -31,17 +31,20 @@ WhileGrad's own gradient (second order) is in while_grad_grads.
 
 import numpy as np
 
+from runtime import context
 from runtime import control_flow
 from runtime import dtypes
 from runtime import executor
 from runtime import shape as shape_lib
 from runtime.gradients.backprop import (GradResult, Inliner, add_values, backprop, can_carry,
                                         carries, external_key_in, graph_externals,
-                                        zeros_like_tensor, zeros_like_value)
+                                        register_replay_rule, zeros_like_tensor,
+                                        zeros_like_value)
 from runtime.gradients import residuals
 from runtime.gradients.grad_ops import fully_known
 from runtime.graph import Graph
 from runtime.ops import array_ops
+from runtime.ops.control_flow_ops import IF_OPS
 from runtime.ops.gradient_ops import WHILE_GRAD_OP
 from runtime.ops.registry import execute
 from runtime.tensor import SymbolicTensor
@@ -116,7 +119,6 @@ def _branch_vjp(sub, inputs, grads, wanted, externals, fed):
     the current graph (`fed`: its residuals, see _branch_residuals; a gradient flowing into
     one of those If outputs is a target too). Returns {slot: gradient tensor} for the inputs
     and externals reached."""
-    from runtime import context
     graph = context.current_graph()
     mapping = {id(ph): inputs[i] for ph, i in sub.captured}
     mapping.update({id(t): value for t, value, _ in fed})
@@ -166,7 +168,6 @@ def replay_if(node, value_of):
 
 
 def _replay_branch(sub, inputs, fed):
-    from runtime import context
     graph = context.current_graph()
     mapping = {id(ph): inputs[i] for ph, i in sub.captured}
     mapping.update({id(t): value for t, value in fed})
@@ -393,3 +394,14 @@ def while_grad(ctx, grads):
         extras.append((e, outs[position]))
         position += 1
     return GradResult(input_grads, extras)
+
+
+def _replay_if_node(node, target, value_of):
+    """Re-emits If `node` (into `target`) running its branches again with their residuals
+    fed (see replay_if)."""
+    with target.as_default():
+        return node.outputs, replay_if(node, value_of)
+
+
+for _if_op in IF_OPS.values():
+    register_replay_rule(_if_op, _replay_if_node)

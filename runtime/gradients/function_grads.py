@@ -28,7 +28,7 @@ from runtime import nest
 from runtime.function import CALL_OP, ConcreteFunction
 from runtime.gradients import residuals
 from runtime.gradients.backprop import (GradResult, Inliner, backprop, external_key_in,
-                                        graph_externals)
+                                        graph_externals, register_replay_rule)
 from runtime.graph import Graph
 from runtime.ops import array_ops
 from runtime.ops.registry import execute
@@ -227,3 +227,17 @@ def _output_tensors(cf, result):
     flat = nest.flatten(result)
     return [flat[position] for position, (kind, _) in enumerate(cf._output_template)
             if kind == "t"]
+
+
+def _replay_call(node, target, value_of):
+    """Re-emits call `node` (into `target`) as a call of its callee's replay function, fed
+    the call's inputs and its residual outputs: stands for the call's first outputs."""
+    replay = replay_function(node.attrs["f"])
+    first = node.attrs["n_outputs"]
+    inputs = [value_of(t) for t in list(node.inputs) + list(node.outputs[first:])]
+    specs = [(t.dtype, t._shape) for t in replay.flat_outputs]
+    outputs = target.add_node(node.op, inputs, {"f": replay}, specs, node.name, node.location)
+    return node.outputs[:first], outputs
+
+
+register_replay_rule(CALL_OP, _replay_call)

@@ -19,6 +19,7 @@ import numpy as np
 
 from runtime import context
 from runtime import errors
+from runtime.gradients.tape import GradientTape
 from runtime.ops.gradient_ops import PY_FUNCTION_GRAD_OP as GRAD_OP
 from runtime.ops.registry import execute
 from runtime.tensor import EagerTensor, Tensor
@@ -41,7 +42,6 @@ class _Run:
 def run_recorded(func, args):
     """Calls `func(*args)` under a persistent tape watching the float arguments; returns
     (result, tape)."""
-    from runtime.gradients.tape import GradientTape
     tape = GradientTape(persistent=True)
     with tape:
         for a in args:

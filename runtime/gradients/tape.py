@@ -24,6 +24,7 @@ import contextlib
 
 from runtime import context
 from runtime import nest
+from runtime.gradients import function_grads
 from runtime.gradients.backprop import (Record, backprop, carries, external_key_in,
                                         implicit_externals)
 from runtime.ops import array_ops
@@ -172,6 +173,13 @@ class GradientTape:
         for t in outputs:
             if carries(t.dtype):
                 live.add(id(t))
+
+    @staticmethod
+    def record_function_call(cf, feeds, args):
+        """Runs ConcreteFunction `cf` eagerly on `feeds` and records the call on every
+        recording tape (see function_grads.record_call); how runtime.function, which the
+        gradients build on, records calls while a tape records."""
+        return function_grads.record_call(cf, feeds, args)
 
     def _record_call(self, cf, inputs, outputs, externals, attrs=None):
         """Records an eager call of ConcreteFunction `cf` when it reads a watched value

@@ -26,12 +26,14 @@ import numpy as np
 from runtime import executor
 from runtime.gradients.backprop import (GradResult, Inliner, add_values,
                                         backprop, carries, external_key_in,
-                                        zeros_like_tensor, zeros_like_value)
+                                        register_externals_rule, zeros_like_tensor,
+                                        zeros_like_value)
 from runtime.gradients.control_flow_grads import run_forward, split_inputs
 from runtime.graph import Graph
 from runtime.ops.call_ops import CALL_OP
 from runtime.ops.control_flow_ops import IF_OPS
 from runtime.ops.gradient_ops import WHILE_GRAD_GRAD_OP as GRAD_GRAD_OP
+from runtime.ops.gradient_ops import WHILE_GRAD_OP
 from runtime.ops.registry import NOT_DIFFERENTIABLE, execute
 from runtime.ops.variable_ops import OPS as VARIABLE_OPS
 from runtime.tensor import EagerTensor
@@ -263,3 +265,6 @@ def while_grad_grad(ctx, grads):
     start = nf + n_body + len(plan.dy_slots)
     extras = [(v, outs[start + i]) for i, v in enumerate(externals)]
     return GradResult(input_grads, extras)
+
+
+register_externals_rule(WHILE_GRAD_OP, lambda attrs: loop_externals(attrs["plan"]))

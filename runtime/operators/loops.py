@@ -15,6 +15,7 @@ without materialising the range. `extra_test` carries lowered `break`/`return` f
 
 from runtime import dtypes
 from runtime.operators import conditionals, staging
+from runtime.operators.staged_lists import StagedList
 from runtime.ops import array_ops, common, math_ops
 from runtime.variables import Variable
 
@@ -78,6 +79,8 @@ def for_stmt(iter_, extra_test, body, get_state=None, set_state=None, symbol_nam
     `opts` may hold 'iterate_names', the source of the loop's target (`'i'`): a loop over a
     tensor range names its counter, which is the target's value, after it."""
     get_state, set_state = staging.state_functions(get_state, set_state)
+    if isinstance(iter_, StagedList):
+        iter_ = iter_.loop_items()
     custom = getattr(iter_, "__ag_for_stmt__", None)
     if custom is not None:
         return custom(extra_test, body, get_state, set_state, symbol_names)

@@ -3,12 +3,14 @@
 Converted code calls builtins through `converted_call`, which routes these names here:
 `range` with tensor bounds becomes `tf.range` (so that a `for` over it is one While op),
 `len` of a tensor with an unknown first dimension reads its dynamic shape, and `int`/
-`float`/`bool` on tensors become casts.
+`float`/`bool` on tensors become casts. `len` and `tf.stack` of a StagedList (whose length
+may be known only at run time) go to the list.
 """
 
 import builtins
 
 from runtime import dtypes
+from runtime.operators.staged_lists import StagedList
 from runtime.ops import array_ops, math_ops
 from runtime.tensor import SymbolicTensor, Tensor
 
@@ -21,7 +23,10 @@ def range_(*args):
 
 
 def len_(value):
-    """`len(value)`; for a symbolic tensor of unknown length, a scalar int32 tensor."""
+    """`len(value)`; for a symbolic tensor of unknown length, or a StagedList whose length
+    is known only at run time, a scalar int32 tensor."""
+    if isinstance(value, StagedList):
+        return value._len()
     if isinstance(value, SymbolicTensor):
         dims = value._shape
         if dims is not None and dims and dims[0] is not None:
@@ -56,5 +61,23 @@ def bool_(value=False):
     return builtins.bool(value)
 
 
+def stack(values, axis=0, name="stack"):
+    """`tf.stack(values)`; a StagedList is stacked by its TensorArray (`len` and iteration
+    in Python need its length, known only at run time)."""
+    if not isinstance(values, StagedList):
+        return array_ops.stack(values, axis, name)
+    stacked = values.stack()
+    if axis == 0:
+        return stacked
+    rank = stacked.ndim
+    if rank is None:
+        raise ValueError("tf.stack(axis=%d) of '%s' needs the rank of its elements"
+                         % (axis, values._origin.name))
+    axis = axis + rank if axis < 0 else axis
+    perm = list(builtins.range(1, rank))
+    perm.insert(axis, 0)
+    return array_ops.transpose(stacked, perm)
+
+
 OVERLOADS = {builtins.range: range_, builtins.len: len_, builtins.int: int_,
-             builtins.float: float_, builtins.bool: bool_}
+             builtins.float: float_, builtins.bool: bool_, array_ops.stack: stack}

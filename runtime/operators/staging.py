@@ -35,6 +35,7 @@ from runtime import shape as shape_lib
 from runtime import tensor_array
 from runtime.operators import try_regions, undefined
 from runtime.operators.composites import Missing
+from runtime.operators.staged_lists import StagedList
 from runtime.operators.undefined import (DeadValue, MaybeUndefined, Undefined,
                                          UndefinedRead, UndefinedReturnValue)
 from runtime.ops import array_ops, common
@@ -74,7 +75,7 @@ def as_condition(value):
     when it is not empty (a tensor when its length is known only at run time)."""
     if isinstance(value, Variable):
         return value.read_value()
-    if isinstance(value, tensor_array.StagedList):
+    if isinstance(value, StagedList):
         length = value._len()
         return length > 0
     return value
@@ -231,7 +232,7 @@ def _stand_in(value, other, sub):
 def branch_copies(values):
     """`values` with each staged list replaced by a copy, so that what one branch of a staged
     `if` appends is not seen by the other."""
-    return tuple(v.copy() if isinstance(v, tensor_array.StagedList) else v for v in values)
+    return tuple(v.copy() if isinstance(v, StagedList) else v for v in values)
 
 
 def _merge_symbol(name, a, b, then_sub, else_sub, then_outs, else_outs, specs):
@@ -268,7 +269,7 @@ def _spread_undefined(value, other):
     there) as `other`'s structure with the marker at each leaf, so that each leaf gets its
     neutral value."""
     if isinstance(value, Undefined) and nest.is_nested(other) and \
-            not isinstance(other, tensor_array.StagedList):
+            not isinstance(other, StagedList):
         return nest.map_structure(lambda leaf: value, other)
     return value
 
@@ -336,8 +337,8 @@ def placeholder_value(name, template):
 def _promote_to_staged_list(name, value, other):
     """A plain list `value` as a staged list when the other branch turned it into one (a
     loop on a tensor in that branch appended to it)."""
-    if isinstance(other, tensor_array.StagedList) and isinstance(value, list):
-        staged = tensor_array.StagedList.candidate(value, name)
+    if isinstance(other, StagedList) and isinstance(value, list):
+        staged = StagedList.candidate(value, name)
         if staged is not None:
             return staged
     return value
@@ -872,12 +873,12 @@ def _staged_loop_with_lists(names, init, cond_fn, body_fn, nonempty):
     current = list(init)
     for i, value in enumerate(init):
         if type(value) is list and (nonempty or not value):
-            staged = tensor_array.StagedList.candidate(value, names[i])
+            staged = StagedList.candidate(value, names[i])
             if staged is not None:
                 current[i] = staged
     while True:
         origins = {v._origin: i for i, v in enumerate(current)
-                   if isinstance(v, tensor_array.StagedList) and v is not init[i]}
+                   if isinstance(v, StagedList) and v is not init[i]}
         if not origins:
             return _staged_loop(names, current, cond_fn, body_fn)
         token = object()
@@ -894,7 +895,7 @@ def _staged_loop_with_lists(names, init, cond_fn, body_fn, nonempty):
                 raise
             current = list(init)  # not about the lists: stage as before, to report it so
             continue
-        return [v._origin.values if isinstance(v, tensor_array.StagedList) and
+        return [v._origin.values if isinstance(v, StagedList) and
                 v._origin in origins and v._origin.python else v for v in final]
 
 
@@ -903,10 +904,10 @@ def _list_check(token, origins):
     def check(values, body_out):
         restart = []
         for value, after in zip(values, body_out):
-            origin = value._origin if isinstance(value, tensor_array.StagedList) else None
+            origin = value._origin if isinstance(value, StagedList) else None
             if origin not in origins or not origin.trial:
                 continue
-            if not (isinstance(after, tensor_array.StagedList) and after._origin is origin):
+            if not (isinstance(after, StagedList) and after._origin is origin):
                 restart.append(origins[origin])
             elif origin.unstageable and origin.appended:
                 _fail(TypeError, "%s is a list that a loop on a tensor appends both tensors "

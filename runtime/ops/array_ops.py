@@ -8,9 +8,9 @@ import numpy as np
 
 from runtime import dtypes
 from runtime import shape as shape_lib
-from runtime.ops import common
+from runtime.ops import common, math_ops
 from runtime.ops.common import (NUMERIC, SpecError, constant_from_numpy, convert_to_tensor,
-                                require_kind, require_same_dtype)
+                                require_kind, require_same_dtype, stack)
 from runtime.ops.registry import (KERNEL_CALL, NO_GRADIENT, NOT_DIFFERENTIABLE, execute, execute1,
                                   register)
 from runtime.tensor import EagerTensor, Tensor, to_numpy
@@ -153,7 +153,6 @@ def _dims_tensor(dims):
 def cast_to_int32(value):
     """`value` as an int32 scalar tensor or Python int (for shape entries)."""
     if isinstance(value, Tensor) and value.dtype is not dtypes.int32:
-        from runtime.ops import math_ops
         return math_ops.cast(value, dtypes.int32)
     return value
 
@@ -211,7 +210,6 @@ def ones_like(input, dtype=None, name=None):  # noqa: A002
 
 
 def _cast(x, dtype):
-    from runtime.ops import math_ops
     return math_ops.cast(x, dtype)
 
 
@@ -416,45 +414,7 @@ def concat(values, axis, name="concat"):
     return execute1(OPS["ConcatV2"], tensors, {"axis": int(axis)}, name=name)
 
 
-def _stack_infer(specs, attrs):
-    dtype = require_same_dtype(specs)
-    shape = specs[0][1]
-    for _, s in specs[1:]:
-        if shape is None:
-            shape = s
-        elif s is not None:
-            if len(s) != len(shape):
-                raise SpecError("shape", "stack operands have different shapes")
-            merged = []
-            for a, b in zip(shape, s):
-                if a is not None and b is not None and a != b:
-                    raise SpecError("shape", "stack operands have different shapes")
-                merged.append(a if a is not None else b)
-            shape = tuple(merged)
-    if shape is None:
-        return [(dtype, None)]
-    axis = common.normalize_axis(attrs["axis"], len(shape) + 1)
-    return [(dtype, shape[:axis] + (len(specs),) + shape[axis:])]
-
-
-def _stack_value(node, value_of):
-    parts = [value_of(t) for t in node.inputs]
-    if any(p is None for p in parts):
-        return None
-    return np.stack(parts, axis=node.attrs["axis"])
-
-
-OPS["Pack"] = register("Pack", lambda *xs, axis: np.stack(xs, axis=axis), _stack_infer,
-                       node_name="stack", grad=_RULES + "pack_grad",
-                       emit=KERNEL_CALL, static_value=_stack_value)
-
-
-def stack(values, axis=0, name="stack"):
-    """The tensors of `values` joined along a new dimension `axis`."""
-    tensors = [convert_to_tensor(v) for v in values]
-    if not tensors:
-        raise ValueError("stack needs at least one tensor")
-    return execute1(OPS["Pack"], tensors, {"axis": int(axis)}, name=name)
+OPS["Pack"] = common.PACK  # declared with convert_to_tensor, which packs lists of tensors
 
 
 def _unstack_infer(specs, attrs):

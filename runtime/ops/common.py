@@ -22,8 +22,7 @@ def convert_to_tensor(value, dtype=None, dtype_hint=None, name=None):
     if as_tensor is not None:
         return convert_to_tensor(as_tensor(), dtype)
     if isinstance(value, (list, tuple)) and _contains_tensor(value):
-        from runtime.ops import array_ops
-        return array_ops.stack([convert_to_tensor(v, dtype, dtype_hint) for v in value])
+        return stack([convert_to_tensor(v, dtype, dtype_hint) for v in value])
     if dtype is None and dtype_hint is not None and not isinstance(value, (np.ndarray, np.generic)):
         try:
             array, dt = to_numpy(value, dtype_hint)
@@ -198,3 +197,45 @@ def normalize_axis(axis, rank, what="axis"):
 NUMERIC = frozenset(["int", "float"])
 FLOAT = frozenset(["float"])
 ANY = frozenset(["int", "float", "bool", "string"])
+
+
+# Pack is declared here, next to convert_to_tensor, which packs lists holding tensors.
+def _stack_infer(specs, attrs):
+    dtype = require_same_dtype(specs)
+    shape = specs[0][1]
+    for _, s in specs[1:]:
+        if shape is None:
+            shape = s
+        elif s is not None:
+            if len(s) != len(shape):
+                raise SpecError("shape", "stack operands have different shapes")
+            merged = []
+            for a, b in zip(shape, s):
+                if a is not None and b is not None and a != b:
+                    raise SpecError("shape", "stack operands have different shapes")
+                merged.append(a if a is not None else b)
+            shape = tuple(merged)
+    if shape is None:
+        return [(dtype, None)]
+    axis = normalize_axis(attrs["axis"], len(shape) + 1)
+    return [(dtype, shape[:axis] + (len(specs),) + shape[axis:])]
+
+
+def _stack_value(node, value_of):
+    parts = [value_of(t) for t in node.inputs]
+    if any(p is None for p in parts):
+        return None
+    return np.stack(parts, axis=node.attrs["axis"])
+
+
+PACK = registry.register("Pack", lambda *xs, axis: np.stack(xs, axis=axis), _stack_infer,
+                         node_name="stack", grad="runtime.gradients.array_grads:pack_grad",
+                         emit=registry.KERNEL_CALL, static_value=_stack_value)
+
+
+def stack(values, axis=0, name="stack"):
+    """The tensors of `values` joined along a new dimension `axis`."""
+    tensors = [convert_to_tensor(v) for v in values]
+    if not tensors:
+        raise ValueError("stack needs at least one tensor")
+    return registry.execute1(PACK, tensors, {"axis": int(axis)}, name=name)

@@ -11,6 +11,7 @@ import numpy as np
 from runtime import context
 from runtime import dtypes
 from runtime import errors
+from runtime.gradients import py_function_grads
 from runtime.ops import common
 from runtime.ops import registry
 from runtime.ops.registry import KERNEL_CALL, NOT_DIFFERENTIABLE, execute, register
@@ -154,7 +155,6 @@ def _py_function_kernel(*values, func, Tout, in_dtypes, record=False, where=None
     tape = None
     with context.eager_scope():  # the function runs eagerly, even inside a trace
         if record:  # may be differentiated: the function's own tape gives the gradient
-            from runtime.gradients import py_function_grads
             result, tape = py_function_grads.run_recorded(func, args)
         else:
             result = func(*args)

@@ -14,8 +14,9 @@ import autograph.tf as tf
 from autograph import parsing
 from autograph.analysis import activity, dataflow
 from runtime import nest
+from runtime.operators.staged_lists import StagedList
 from runtime.ops import tensor_array_ops
-from runtime.tensor_array import StagedList, TensorArray
+from runtime.tensor_array import TensorArray
 
 
 def graph_op_types(concrete):

@@ -8,7 +8,6 @@ are routed by `runtime.operators.py_builtins`; a `for` over one by `runtime.oper
 """
 
 import builtins
-import threading
 
 import numpy as np
 
@@ -113,7 +112,6 @@ class StagedList:
                     "'%s' is a list appended to in a loop on a tensor, staged as a "
                     "TensorArray: it can only hold tensors of one dtype and shape, got %r"
                     % (self._origin.name, value)) from None
-        _record_mutation(self)
         self._origin.appended = True
         ta = self._ta
         try:
@@ -218,36 +216,3 @@ class StagedList:
 
 
 nest.register_composite(StagedList)
-
-
-# -- branches being traced must not change the lists of the other branch ----------------------
-
-_journals = threading.local()
-
-
-def _record_mutation(staged):
-    stack = getattr(_journals, "stack", None)
-    if stack:
-        stack[-1].append((staged, staged._ta))
-
-
-def isolate_mutations(fn):
-    """Calls `fn()` (a branch being traced) and returns its result, undoing afterwards the
-    appends it made to StagedLists: the result holds copies with the appended arrays, and
-    the lists themselves are as before for the next branch."""
-    stack = getattr(_journals, "stack", None)
-    if stack is None:
-        stack = _journals.stack = []
-    entries = []
-    stack.append(entries)
-    try:
-        result = fn()
-        if entries:
-            result = nest.map_composites(
-                lambda c: StagedList(c._ta, c._origin) if isinstance(c, StagedList) else c,
-                result)
-        return result
-    finally:
-        stack.pop()
-        for staged, ta in reversed(entries):
-            staged._ta = ta

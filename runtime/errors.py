@@ -133,17 +133,33 @@ def is_generated_function(name):
     return _GENERATED_FUNCTION.match(name) is not None
 
 
-def user_function_name(code):
-    """The name of the user's function that code object `code` of converted code belongs
-    to: converted code's own functions (`ag__f`, `loop_body`, `if_body`...) are named after
-    the user's function they were made from."""
-    qualname = getattr(code, "co_qualname", code.co_name)
+def user_function_name(frame):
+    """The name of the user's function that the code `frame` runs, of converted code,
+    belongs to: converted code's own functions (`ag__f`, `loop_body`, `if_body`...) are
+    named after the user's function they were made from."""
+    code = frame.f_code
+    qualname = getattr(code, "co_qualname", None) or _qualname_from_callers(frame)
     for part in reversed(qualname.split(".")):
         if part == "<locals>" or is_generated_function(part):
             continue
         return part[len("ag__"):] if part.startswith("ag__") else part
     name = code.co_name
     return name[len("ag__"):] if name.startswith("ag__") else name
+
+
+def _qualname_from_callers(frame):
+    """The dotted names of the functions that define the code `frame` runs, found among its
+    callers (CPython 3.10 has no `co_qualname`): a function's code is a constant of the code
+    that defines it, and converted control flow is called while that code runs."""
+    child = frame.f_code
+    names = [child.co_name]
+    caller = frame.f_back
+    while caller is not None:
+        if any(constant is child for constant in caller.f_code.co_consts):
+            child = caller.f_code
+            names.append(child.co_name)
+        caller = caller.f_back
+    return ".".join(reversed(names))
 
 
 def user_location(skip=1):
@@ -156,7 +172,7 @@ def user_location(skip=1):
             name = code.co_name
             if (filename, lineno) != (code.co_filename, frame.f_lineno) or \
                     code.co_filename.startswith("<ag__"):
-                name = user_function_name(code)  # not `loop_body`: the user's function
+                name = user_function_name(frame)  # not `loop_body`: the user's function
             return SourceLocation(filename, lineno, name)
         frame = frame.f_back
     return None

@@ -30,8 +30,10 @@ traceback_filtering=False)`, leaves tracebacks whole, for debugging this project
 
 A boundary re-raises with a bare `raise` (or by returning False from `__exit__`), which
 adds no frame of its own and, from CPython 3.11, keeps the traceback the exception has
-now; CPython 3.10 restores the traceback it had when caught, so there only the notes and
-the graph errors' last frame are in the user's terms.
+now. CPython 3.10 restores the traceback it had when caught, whose first entry is the
+boundary's own frame (or, for `__exit__`, the converted function's): there that entry
+stays, and what follows it is replaced by the filtered frames, so a traceback on 3.10 has
+exactly one frame more, the boundary's, at the outer end of the filtered ones.
 """
 
 import ast
@@ -70,7 +72,8 @@ def filter_exception(exc):
     """Filters the traceback of `exc` and of the exceptions chained to it (`__cause__`,
     `__context__`), in place, when filtering is enabled. Returns `exc`.
 
-    A boundary re-raises it with a bare `raise`, which keeps the traceback it has now."""
+    A boundary re-raises it with a bare `raise`, which keeps the traceback it has now (on
+    CPython 3.10, the one it had when caught: see `_filter_after_boundary`)."""
     if not filtering_enabled():
         return exc
     pending, seen = [exc], set()
@@ -79,9 +82,31 @@ def filter_exception(exc):
         if current is None or id(current) in seen:
             continue
         seen.add(id(current))
-        current.with_traceback(filter_traceback(current.__traceback__))
+        if current is exc and _RERAISE_RESTORES_TRACEBACK:
+            _filter_after_boundary(current)
+        else:
+            current.with_traceback(filter_traceback(current.__traceback__))
         pending.extend((current.__cause__, current.__context__))
     return exc
+
+
+# CPython 3.10 re-raises (bare `raise`, `__exit__` returning False) with the traceback
+# object the exception had when it was caught, whatever `__traceback__` is by then.
+_RERAISE_RESTORES_TRACEBACK = sys.version_info < (3, 11)
+
+
+def _filter_after_boundary(exc):
+    """Filters the traceback of `exc` in place after its first entry, the frame of the
+    boundary that caught it: that entry is the object a 3.10 re-raise restores, so it stays,
+    followed by the filtered frames (which include its own, translated, when it is a frame of
+    generated code). A later boundary drops it (see `user_entries`)."""
+    tb = exc.__traceback__
+    if tb is not None:
+        tb.tb_next = _link(user_entries(tb, getattr(exc, _KEPT_ENTRY, None)), None)
+        setattr(exc, _KEPT_ENTRY, tb)
+
+
+_KEPT_ENTRY = "_autograph_boundary_entry"
 
 
 def api_boundary(func):
@@ -112,12 +137,17 @@ class _Entry:
         self.source = source  # the generated file the frame came from, or None
 
 
-def user_entries(tb):
+def user_entries(tb, kept=None):
     """The frames of traceback `tb` that stay after filtering, outermost first (see the
-    module docstring); frames of generated code are translated but not yet made."""
+    module docstring); frames of generated code are translated but not yet made. `kept` is
+    the entry an earlier boundary kept on CPython 3.10, whose frames follow it already
+    filtered: it is dropped."""
     entries = []
     called_by_us = False
     while tb is not None:
+        if tb is kept:
+            tb = tb.tb_next
+            continue
         frame, lineno = tb.tb_frame, tb.tb_lineno
         code = frame.f_code
         filename = code.co_filename
@@ -142,7 +172,7 @@ def _add_generated(entries, frame, translated, source):
     generated functions of converted control flow (`loop_body`...) run inside the user's
     function: their frame replaces that function's, as plain Python shows one frame."""
     code = frame.f_code
-    entry = _Entry(frame, None, translated[1], translated[0], errors.user_function_name(code),
+    entry = _Entry(frame, None, translated[1], translated[0], errors.user_function_name(frame),
                    source)
     previous = entries[-1] if entries else None
     if previous is not None and previous.source == source and previous.name == entry.name:

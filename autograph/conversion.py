@@ -118,8 +118,8 @@ def convert_node(node, source_info, name):
     context.mark_original(node)
     ctx = context.Context(node, source_info)
     ctx.original_name = name
-    for pass_ in (match_statements, super_calls, return_statements, break_statements, continue_statements,
-                  expressions):
+    for pass_ in (match_statements, super_calls, return_statements, break_statements,
+                  continue_statements, expressions):
         node = pass_.transform(node, ctx)
     ctx.annotations = dataflow.analyze(node, ctx.loop_flags)
     node = try_statements.transform(node, ctx)

@@ -4,7 +4,7 @@ It executes what the compiler (the `autograph` package) emits and knows nothing 
 Python syntax trees. Importing it registers every op.
 """
 
-from runtime import ops  # noqa: F401  (registers ops, installs tensor operators)
+from runtime import ops  # registers ops, installs tensor operators
 from runtime import dtypes, errors
 from runtime.function import ConcreteFunction, Function, function
 from runtime.signature import TensorSpec

@@ -55,7 +55,7 @@ def test_every_op_has_known_traits_and_a_lowering_slot():
 
 def test_a_declaration_without_decisions_is_refused():
     with pytest.raises(TypeError):
-        registry.register("NoDecisions", abs, lambda specs, attrs: [specs[0]])  # noqa
+        registry.register("NoDecisions", abs, lambda specs, attrs: [specs[0]])
     with pytest.raises(TypeError, match="grad must be"):
         registry.register("BadGrad", abs, lambda specs, attrs: [specs[0]], grad=None,
                           emit=KERNEL_CALL)

@@ -20,10 +20,18 @@ import gast
 
 from autograph import codegen, parsing
 from autograph.analysis import dataflow
-from autograph.converters import (break_statements, context, continue_statements,
-                                  control_flow, expressions, function_scopes,
-                                  match_statements, return_statements, super_calls,
-                                  try_statements)
+from autograph.converters import (
+    break_statements,
+    context,
+    continue_statements,
+    control_flow,
+    expressions,
+    function_scopes,
+    match_statements,
+    return_statements,
+    super_calls,
+    try_statements,
+)
 from autograph.errors import UnsupportedConstructError
 
 _DO_NOT_CONVERT = "__autograph_do_not_convert__"

@@ -11,18 +11,18 @@ from runtime import context as _context
 from runtime import dtypes as _dtypes
 from runtime import errors as _errors
 from runtime.function import ConcreteFunction
+from runtime.gradients import GradientTape, UnconnectedGradients
+from runtime.operators import functional as _functional
 from runtime.ops import array_ops as _array
 from runtime.ops import io_ops as _io
 from runtime.ops import math_ops as _math
 from runtime.ops import nn_random_ops as _nnr
-from runtime.operators import functional as _functional
 from runtime.ops.common import convert_to_tensor
 from runtime.shape import TensorShape
 from runtime.signature import TensorSpec
 from runtime.tensor import Tensor
 from runtime.tensor_array import TensorArray
 from runtime.variables import Variable
-from runtime.gradients import GradientTape, UnconnectedGradients
 
 
 def _namespace(name, doc, **members):

@@ -27,8 +27,7 @@ import linecache
 
 import numpy as np
 
-from runtime import dtypes
-from runtime import errors
+from runtime import dtypes, errors
 from runtime.ops import registry
 from runtime.tensor import EagerTensor
 

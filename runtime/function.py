@@ -21,20 +21,15 @@ import weakref
 
 import numpy as np
 
-from runtime import context
-from runtime import errors
-from runtime import executor
-from runtime import nest
+from runtime import context, errors, executor, nest, tracebacks
 from runtime import shape as shape_lib
 from runtime import signature as sig
-from runtime import tracebacks
 from runtime.graph import Graph
 from runtime.ops import array_ops, common
 from runtime.ops.call_ops import CALL_OP
 from runtime.signature import TensorSpec, VariableSpec
 from runtime.tensor import EagerTensor, SymbolicTensor, Tensor, make_eager, to_numpy
 from runtime.variables import GraphVariable, Variable
-
 
 # -- ConcreteFunction ------------------------------------------------------------------------------
 

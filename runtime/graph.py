@@ -9,9 +9,7 @@ trace) is captured too, but marked invalid, and running the graph raises TypeErr
 
 import contextlib
 
-from runtime import context
-from runtime import dtypes
-from runtime import errors
+from runtime import context, dtypes, errors
 from runtime.ops import registry
 from runtime.tensor import EagerTensor, SymbolicTensor
 

@@ -12,8 +12,7 @@ function's parameters, defaults applied):
 
 import numpy as np
 
-from runtime import dtypes
-from runtime import nest
+from runtime import dtypes, nest
 from runtime import shape as shape_lib
 from runtime.tensor import EagerTensor, SymbolicTensor, Tensor
 from runtime.variables import Variable

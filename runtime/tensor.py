@@ -8,8 +8,7 @@ tensors hold `bytes` in object arrays).
 
 import numpy as np
 
-from runtime import dtypes
-from runtime import errors
+from runtime import dtypes, errors
 from runtime import shape as shape_lib
 
 

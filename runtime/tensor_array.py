@@ -20,8 +20,7 @@ import threading
 
 import numpy as np
 
-from runtime import dtypes
-from runtime import nest
+from runtime import dtypes, nest
 from runtime import shape as shape_lib
 from runtime.ops import array_ops, common, math_ops
 from runtime.ops import tensor_array_ops as ops

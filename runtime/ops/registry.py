@@ -36,8 +36,7 @@ import importlib
 
 import numpy as np
 
-from runtime import context
-from runtime import errors
+from runtime import context, errors
 from runtime import shape as shape_lib
 from runtime.tensor import EagerTensor, SymbolicTensor, make_eager
 

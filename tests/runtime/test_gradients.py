@@ -1235,6 +1235,7 @@ def test_py_function_gradient_of_several_outputs_and_inputs():
 
 def test_py_function_runs_are_forgotten_with_their_outputs():
     import gc
+
     from runtime.gradients import py_function_grads
     x = tf.constant([1.0, 2.0])
     for _ in range(3):

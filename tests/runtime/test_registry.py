@@ -90,6 +90,7 @@ def test_no_op_name_is_compared_in_the_executor_or_constant_folding():
 def test_no_fold_is_a_real_trait():
     """A `no_fold` op is never folded, even on constant inputs (it may still be merged)."""
     import numpy as np
+
     from runtime import executor
     from runtime.graph import Graph
     from runtime.ops import array_ops

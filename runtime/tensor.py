@@ -6,10 +6,18 @@ through the op registry. An eager tensor's value is a numpy array or numpy scala
 tensors hold `bytes` in object arrays).
 """
 
+from __future__ import annotations
+
+from collections.abc import Iterator
+from typing import TYPE_CHECKING, Any
+
 import numpy as np
 
 from runtime import dtypes, errors
 from runtime import shape as shape_lib
+
+if TYPE_CHECKING:
+    from runtime.graph import Graph, Node
 
 
 class Tensor:
@@ -19,26 +27,33 @@ class Tensor:
     # Makes numpy defer to our reflected operators (`np.float32(2) * t` gives a Tensor).
     __array_priority__ = 100
 
+    if TYPE_CHECKING:  # provided by the subclasses, and by runtime.ops.operators
+        dtype: dtypes.DType
+
+        def _shape_tuple(self) -> tuple[int | None, ...] | None: ...
+
+        def __getitem__(self, key: Any) -> Tensor: ...
+
     @property
-    def shape(self):
+    def shape(self) -> shape_lib.TensorShape:
         """The static shape, as a `TensorShape`."""
         return shape_lib.TensorShape(self._shape_tuple())
 
-    def get_shape(self):
+    def get_shape(self) -> shape_lib.TensorShape:
         """Same as `.shape`."""
         return self.shape
 
     @property
-    def ndim(self):
+    def ndim(self) -> int | None:
         """The rank, or None when unknown."""
         dims = self._shape_tuple()
         return None if dims is None else len(dims)
 
-    def __hash__(self):
+    def __hash__(self) -> int:
         raise TypeError("Tensor is unhashable (== compares elementwise); use tensor.ref() "
                         "as a dictionary key or set element")
 
-    def ref(self):
+    def ref(self) -> TensorRef:
         """A hashable reference to this tensor, usable as a dictionary key."""
         return TensorRef(self)
 
@@ -48,17 +63,17 @@ class TensorRef:
 
     __slots__ = ("_tensor",)
 
-    def __init__(self, tensor):
+    def __init__(self, tensor: Tensor) -> None:
         self._tensor = tensor
 
-    def deref(self):
+    def deref(self) -> Tensor:
         """The tensor this reference points to."""
         return self._tensor
 
-    def __hash__(self):
+    def __hash__(self) -> int:
         return id(self._tensor)
 
-    def __eq__(self, other):
+    def __eq__(self, other: object) -> bool:
         return isinstance(other, TensorRef) and other._tensor is self._tensor
 
 
@@ -73,14 +88,14 @@ class EagerTensor(Tensor):
 
     __slots__ = ("_value", "dtype")
 
-    def __init__(self, value, dtype):
+    def __init__(self, value: Any, dtype: dtypes.DType) -> None:
         self._value = value
         self.dtype = dtype
 
-    def _shape_tuple(self):
+    def _shape_tuple(self) -> tuple[int, ...]:
         return self._value.shape
 
-    def numpy(self):
+    def numpy(self) -> Any:
         """The value as numpy: an ndarray, or a numpy scalar (`bytes` for string scalars)."""
         value = self._value
         if isinstance(value, np.ndarray) and value.ndim == 0:
@@ -111,7 +126,7 @@ class EagerTensor(Tensor):
             raise TypeError("len() of a scalar tensor")
         return self._value.shape[0]
 
-    def __iter__(self):
+    def __iter__(self) -> Iterator[EagerTensor]:
         if not self._value.shape:
             raise TypeError("cannot iterate over a scalar tensor")
         dtype = self.dtype
@@ -138,7 +153,7 @@ class EagerTensor(Tensor):
             shape_lib.to_string(self._value.shape), self.dtype.name, value_text)
 
 
-def make_eager(value, dtype):
+def make_eager(value: Any, dtype: dtypes.DType) -> EagerTensor:
     """Wraps a kernel's numpy result as an EagerTensor, normalising it to numpy types."""
     if not isinstance(value, (np.ndarray, np.generic)) or value.dtype != dtype.np_dtype:
         value = np.asarray(value, dtype=dtype.np_dtype)
@@ -150,23 +165,24 @@ class SymbolicTensor(Tensor):
 
     __slots__ = ("graph", "node", "index", "dtype", "_shape")
 
-    def __init__(self, graph, node, index, dtype, shape):
+    def __init__(self, graph: Graph, node: Node, index: int, dtype: dtypes.DType,
+                 shape: tuple[int | None, ...] | None) -> None:
         self.graph = graph
         self.node = node
         self.index = index
         self.dtype = dtype
         self._shape = shape
 
-    def _shape_tuple(self):
+    def _shape_tuple(self) -> tuple[int | None, ...] | None:
         return self._shape
 
     @property
-    def name(self):
+    def name(self) -> str:
         """'<node name>:<output index>', as in TensorFlow."""
         return "%s:%d" % (self.node.name, self.index)
 
     @property
-    def op(self):
+    def op(self) -> Node:
         """The graph node that produces this tensor."""
         return self.node
 
@@ -196,7 +212,7 @@ class SymbolicTensor(Tensor):
                             "tf.shape(t)[0]" % (self.name, shape_lib.to_string(dims)))
         return dims[0]
 
-    def __iter__(self):
+    def __iter__(self) -> Iterator[Tensor]:
         dims = self._shape
         if dims is None or not dims or dims[0] is None:
             raise errors.OperatorNotAllowedInGraphError(errors.with_user_location(
@@ -256,7 +272,7 @@ def _encode_strings(value):
     return value
 
 
-def to_numpy(value, dtype=None):
+def to_numpy(value: Any, dtype: Any = None) -> tuple[Any, dtypes.DType]:
     """Converts a Python or numpy value to the numpy storage of a tensor of `dtype`.
 
     Returns (numpy_value, dtype). Raises TypeError when the value does not fit the dtype.

@@ -30,7 +30,7 @@ class Tensor:
     if TYPE_CHECKING:  # provided by the subclasses, and by runtime.ops.operators
         dtype: dtypes.DType
 
-        def _shape_tuple(self) -> tuple[int | None, ...] | None: ...
+        def _shape_tuple(self) -> shape_lib.Shape: ...
 
         def __getitem__(self, key: Any) -> Tensor: ...
 
@@ -166,14 +166,14 @@ class SymbolicTensor(Tensor):
     __slots__ = ("graph", "node", "index", "dtype", "_shape")
 
     def __init__(self, graph: Graph, node: Node, index: int, dtype: dtypes.DType,
-                 shape: tuple[int | None, ...] | None) -> None:
+                 shape: shape_lib.Shape) -> None:
         self.graph = graph
         self.node = node
         self.index = index
         self.dtype = dtype
         self._shape = shape
 
-    def _shape_tuple(self) -> tuple[int | None, ...] | None:
+    def _shape_tuple(self) -> shape_lib.Shape:
         return self._shape
 
     @property

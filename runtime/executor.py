@@ -28,7 +28,7 @@ import itertools
 import linecache
 from collections.abc import Callable, Mapping, Sequence
 from types import TracebackType
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, cast
 
 import numpy as np
 
@@ -168,7 +168,7 @@ def simplify(graph: Graph, outputs: Sequence[SymbolicTensor | None]) -> Simplifi
         if isinstance(capture.external, EagerTensor):
             constants[id(capture.placeholder)] = capture.external._value
 
-    def resolve(t):
+    def resolve(t: SymbolicTensor) -> SymbolicTensor:
         while id(t) in aliases:
             t = aliases[id(t)]
         return t
@@ -221,7 +221,7 @@ def simplify(graph: Graph, outputs: Sequence[SymbolicTensor | None]) -> Simplifi
     return Simplified(result, constants, aliases)
 
 
-def _input_key(t, constants):
+def _input_key(t: SymbolicTensor, constants: dict[int, Any]) -> Any:
     """Equal constants compare equal (by value); other tensors by identity."""
     value = constants.get(id(t))
     if value is None:
@@ -229,13 +229,15 @@ def _input_key(t, constants):
     return ("const", t.dtype.name, _freeze(np.asarray(value)))
 
 
-def _try_fold(node, inputs, constants):
+def _try_fold(node: Node, inputs: list[SymbolicTensor],
+              constants: dict[int, Any]) -> list[Any] | None:
     op = node.op
     if "shape_only" in op.traits:
         shape = inputs[0]._shape
         if shape is None or None in shape:
             return None
-        dummy = np.broadcast_to(np.zeros((), inputs[0].dtype.np_dtype), shape)
+        dims = cast("tuple[int, ...]", shape)  # every dimension is known here
+        dummy = np.broadcast_to(np.zeros((), inputs[0].dtype.np_dtype), dims)
         return [np.asarray(op.kernel(dummy, **node.attrs))]
     if not inputs or any(id(t) not in constants for t in inputs):
         return None
@@ -269,7 +271,7 @@ def source_name(t: SymbolicTensor, names: dict[int, str], simplified: Simplified
     raise KeyError("no value for tensor %s" % t.name)
 
 
-def _resolve(t, simplified):
+def _resolve(t: SymbolicTensor, simplified: Simplified) -> SymbolicTensor:
     while id(t) in simplified.aliases:
         t = simplified.aliases[id(t)]
     return t
@@ -328,7 +330,7 @@ def emit_node(emitter: Emitter, node: Node, inputs: Sequence[SymbolicTensor],
                 emitter.line("%s(%s, %r)" % (checker, out, node.name), indent, node)
 
 
-def _check_numerics(value, node_name):
+def _check_numerics(value: Any, node_name: str) -> None:
     kind = registry.nonfinite_kind(value)
     if kind is not None:
         raise errors.InvalidArgumentError("check_numerics: %s produced %s values"
@@ -405,7 +407,8 @@ def _identifier(name: str) -> str:
     return text if text and not text[0].isdigit() else "f_" + text
 
 
-def _used_leaks(graph, simplified, outputs):
+def _used_leaks(graph: Graph, simplified: Simplified,
+                outputs: Sequence[SymbolicTensor | None]) -> list[Any]:
     leaked = {id(c.placeholder): c for c in graph.captures if c.leaked}
     if not leaked:
         return []
@@ -417,7 +420,7 @@ def _used_leaks(graph, simplified, outputs):
     return list(used.values())
 
 
-def _leak_error(tensors):
+def _leak_error(tensors: list[Any]) -> TypeError:
     names = ", ".join(t.name for t in tensors)
     return TypeError(
         "the graph captured an external symbolic tensor (%s) that leaked out of another "

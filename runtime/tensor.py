@@ -77,7 +77,7 @@ class TensorRef:
         return isinstance(other, TensorRef) and other._tensor is self._tensor
 
 
-def _value_text(value, dtype):
+def _value_text(value: Any, dtype: dtypes.DType) -> str:
     if dtype is dtypes.string and isinstance(value, np.ndarray) and value.ndim == 0:
         return repr(value[()])
     return str(value)
@@ -102,26 +102,26 @@ class EagerTensor(Tensor):
             return value[()]
         return value
 
-    def __array__(self, dtype=None, copy=None):
+    def __array__(self, dtype: Any = None, copy: bool | None = None) -> np.ndarray:
         value = np.asarray(self._value)
         return value if dtype is None else value.astype(dtype)
 
-    def __bool__(self):
+    def __bool__(self) -> bool:
         return bool(self._value)
 
-    def __int__(self):
+    def __int__(self) -> int:
         return int(self._value)
 
-    def __float__(self):
+    def __float__(self) -> float:
         return float(self._value)
 
-    def __index__(self):
+    def __index__(self) -> int:
         if not self.dtype.is_integer:
             raise TypeError("only integer scalar tensors can be used as an index, got %s"
                             % self.dtype.name)
         return int(self._value)
 
-    def __len__(self):
+    def __len__(self) -> int:
         if not self._value.shape:
             raise TypeError("len() of a scalar tensor")
         return self._value.shape[0]
@@ -133,17 +133,17 @@ class EagerTensor(Tensor):
         for item in self._value:
             yield EagerTensor(item, dtype)
 
-    def __format__(self, spec):
+    def __format__(self, spec: str) -> str:
         return format(self.numpy(), spec)
 
-    def __str__(self):
+    def __str__(self) -> str:
         value_text = _value_text(self._value, self.dtype)
         if "\n" in value_text:
             value_text = "\n" + value_text
         return "tf.Tensor(%s, shape=%s, dtype=%s)" % (
             value_text, shape_lib.to_string(self._value.shape), self.dtype.name)
 
-    def __repr__(self):
+    def __repr__(self) -> str:
         value = self.numpy()
         value_text = repr(value) if isinstance(value, np.ndarray) else _value_text(
             self._value, self.dtype)
@@ -187,25 +187,25 @@ class SymbolicTensor(Tensor):
         return self.node
 
     @property
-    def numpy(self):
+    def numpy(self) -> Any:
         raise AttributeError(
             "symbolic Tensor %r has no value and no 'numpy' attribute: it belongs to a traced "
             "graph. Return it from the function to get its value." % self.name)
 
-    def __array__(self, dtype=None, copy=None):
+    def __array__(self, dtype: Any = None, copy: bool | None = None) -> np.ndarray:
         raise TypeError("cannot convert the symbolic tensor %r to a numpy array: its value "
                         "exists only when the graph runs" % self.name)
 
-    def __bool__(self):
+    def __bool__(self) -> bool:
         raise errors.OperatorNotAllowedInGraphError(errors.with_user_location(
             "using a symbolic tf.Tensor (%s) as a Python bool is not allowed in a traced "
             "function: convert the function with autograph (the default for "
             "autograph.function) so that `if`/`while` on tensors become graph ops" % self.name))
 
-    def __index__(self):
+    def __index__(self) -> int:
         raise TypeError("a symbolic tensor (%s) cannot be used as a Python index" % self.name)
 
-    def __len__(self):
+    def __len__(self) -> int:
         dims = self._shape
         if dims is None or not dims or dims[0] is None:
             raise TypeError("len is not defined for symbolic tensor %s with shape %s: use "
@@ -221,16 +221,16 @@ class SymbolicTensor(Tensor):
                 "graph op" % (self.name, shape_lib.to_string(dims))))
         return (self[i] for i in range(dims[0]))
 
-    def __str__(self):
+    def __str__(self) -> str:
         return 'Tensor("%s", shape=%s, dtype=%s)' % (
             self.name, shape_lib.to_string(self._shape), self.dtype.name)
 
-    def __repr__(self):
+    def __repr__(self) -> str:
         return "<tf.Tensor '%s' shape=%s dtype=%s>" % (
             self.name, shape_lib.to_string(self._shape), self.dtype.name)
 
 
-def _infer_dtype(value):
+def _infer_dtype(value: Any) -> dtypes.DType:
     """TensorFlow's dtype for a Python or numpy value (int -> int32, float -> float32)."""
     if isinstance(value, (np.ndarray, np.generic)):
         return dtypes.from_numpy(value.dtype)
@@ -256,7 +256,7 @@ def _infer_dtype(value):
     return dtypes.from_numpy(array.dtype)
 
 
-def _has_strings(value):
+def _has_strings(value: Any) -> bool:
     if isinstance(value, (str, bytes)):
         return True
     if isinstance(value, (list, tuple)) and value:
@@ -264,7 +264,7 @@ def _has_strings(value):
     return False
 
 
-def _encode_strings(value):
+def _encode_strings(value: Any) -> Any:
     if isinstance(value, str):
         return value.encode("utf-8")
     if isinstance(value, (list, tuple)):

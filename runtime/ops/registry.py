@@ -105,7 +105,7 @@ def statements(rule: Callable[..., Any]) -> Statements:
     return Statements(rule)
 
 
-def _not_differentiable(ctx, grads):
+def _not_differentiable(ctx: Any, grads: list[Any]) -> list[None]:
     return [None] * len(ctx.needed)
 
 

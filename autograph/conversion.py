@@ -20,10 +20,18 @@ import gast
 
 from autograph import codegen, namespace, parsing
 from autograph.analysis import dataflow
-from autograph.converters import (break_statements, context, continue_statements,
-                                  control_flow, expressions, function_scopes,
-                                  match_statements, return_statements, super_calls,
-                                  try_statements)
+from autograph.converters import (
+    break_statements,
+    context,
+    continue_statements,
+    control_flow,
+    expressions,
+    function_scopes,
+    match_statements,
+    return_statements,
+    super_calls,
+    try_statements,
+)
 from autograph.errors import UnsupportedConstructError
 from autograph.user_code import is_library, is_marked_do_not_convert
 
@@ -100,8 +108,8 @@ def convert_node(node, source_info, name):
     context.mark_original(node)
     ctx = context.Context(node, source_info)
     ctx.original_name = name
-    for pass_ in (match_statements, super_calls, return_statements, break_statements, continue_statements,
-                  expressions):
+    for pass_ in (match_statements, super_calls, return_statements, break_statements,
+                  continue_statements, expressions):
         node = pass_.transform(node, ctx)
     ctx.annotations = dataflow.analyze(node, ctx.loop_flags)
     node = try_statements.transform(node, ctx)

@@ -19,7 +19,6 @@ from runtime.function import Function
 from runtime.operators import py_builtins, staging
 from runtime.operators.undefined import Undefined
 
-
 _active = threading.local()
 
 

@@ -10,19 +10,19 @@ import autograph as _autograph
 from runtime import context as _context
 from runtime import dtypes as _dtypes
 from runtime import errors as _errors
-from runtime.function import ConcreteFunction  # noqa: F401
+from runtime.function import ConcreteFunction
+from runtime.gradients import GradientTape, UnconnectedGradients
+from runtime.operators import functional as _functional
 from runtime.ops import array_ops as _array
 from runtime.ops import io_ops as _io
 from runtime.ops import math_ops as _math
 from runtime.ops import nn_random_ops as _nnr
-from runtime.operators import functional as _functional
-from runtime.ops.common import convert_to_tensor  # noqa: F401
-from runtime.shape import TensorShape  # noqa: F401
-from runtime.signature import TensorSpec  # noqa: F401
-from runtime.tensor import Tensor  # noqa: F401
-from runtime.tensor_array import TensorArray  # noqa: F401
-from runtime.variables import Variable  # noqa: F401
-from runtime.gradients import GradientTape, UnconnectedGradients  # noqa: F401
+from runtime.ops.common import convert_to_tensor
+from runtime.shape import TensorShape
+from runtime.signature import TensorSpec
+from runtime.tensor import Tensor
+from runtime.tensor_array import TensorArray
+from runtime.variables import Variable
 
 
 def _namespace(name, doc, **members):

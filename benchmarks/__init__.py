@@ -10,7 +10,7 @@ and add its name to `WORKLOAD_MODULES` below.
 
 import importlib
 
-from benchmarks.workload import Target, Variant, Workload  # noqa: F401 - the public API
+from benchmarks.workload import Target, Variant, Workload  # the public API
 
 # The one list of workload groups, run in this order.
 WORKLOAD_MODULES = [

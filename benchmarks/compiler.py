@@ -21,8 +21,15 @@ import numpy as np
 import autograph
 import autograph.conversion as ag_conversion
 import autograph.tf as ag_tf
-from benchmarks.workload import (Target, Variant, Workload, jax, jax_blocking, tensorflow,
-                                 traced_once)
+from benchmarks.workload import (
+    Target,
+    Variant,
+    Workload,
+    jax,
+    jax_blocking,
+    tensorflow,
+    traced_once,
+)
 
 GROUP = "compiler"
 

@@ -11,8 +11,15 @@ import operator
 import numpy as np
 
 import autograph.tf as ag_tf
-from benchmarks.workload import (Target, Variant, Workload, jax, jax_blocking, tensorflow,
-                                 traced_once)
+from benchmarks.workload import (
+    Target,
+    Variant,
+    Workload,
+    jax,
+    jax_blocking,
+    tensorflow,
+    traced_once,
+)
 
 GROUP = "runtime_core"
 

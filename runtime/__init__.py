@@ -4,8 +4,11 @@ It executes what the compiler (the `autograph` package) emits and knows nothing 
 Python syntax trees. Importing it registers every op.
 """
 
-from runtime import ops  # noqa: F401  (registers ops, installs tensor operators)
-from runtime import dtypes, errors
+from runtime import (
+           dtypes,
+           errors,
+           ops,  # registers ops, installs tensor operators
+)
 from runtime.function import ConcreteFunction, Function, function
 from runtime.signature import TensorSpec
 from runtime.tensor import EagerTensor, SymbolicTensor, Tensor

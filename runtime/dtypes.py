@@ -4,6 +4,10 @@ A `DType` pairs a TensorFlow-style name (`float32`) with the numpy dtype that st
 Strings are stored as numpy object arrays of `bytes`, so they may have any length.
 """
 
+from __future__ import annotations
+
+from typing import Any
+
 import numpy as np
 
 
@@ -12,57 +16,57 @@ class DType:
 
     __slots__ = ("name", "np_dtype", "kind")
 
-    def __init__(self, name, np_dtype, kind):
+    def __init__(self, name: str, np_dtype: np.dtype, kind: str) -> None:
         self.name = name
         self.np_dtype = np_dtype
         self.kind = kind  # 'float', 'int', 'bool', 'string' or 'resource'
 
     @property
-    def is_floating(self):
+    def is_floating(self) -> bool:
         """True for float32 and float64."""
         return self.kind == "float"
 
     @property
-    def is_integer(self):
+    def is_integer(self) -> bool:
         """True for int32 and int64."""
         return self.kind == "int"
 
     @property
-    def is_bool(self):
+    def is_bool(self) -> bool:
         """True for bool."""
         return self.kind == "bool"
 
     @property
-    def is_numeric(self):
+    def is_numeric(self) -> bool:
         """True for the integer and floating types."""
         return self.kind in ("int", "float")
 
     @property
-    def as_numpy_dtype(self):
+    def as_numpy_dtype(self) -> type:
         """The numpy scalar type that stores elements of this type (TF's spelling)."""
         return self.np_dtype.type
 
     @property
-    def min(self):
+    def min(self) -> Any:
         """The smallest representable value."""
         return _limits(self).min
 
     @property
-    def max(self):
+    def max(self) -> Any:
         """The largest representable value."""
         return _limits(self).max
 
-    def __repr__(self):
+    def __repr__(self) -> str:
         return "tf." + self.name
 
-    def __str__(self):
+    def __str__(self) -> str:
         return "<dtype: %r>" % self.name
 
-    def __reduce__(self):
+    def __reduce__(self) -> tuple[Any, tuple[str]]:
         return (as_dtype, (self.name,))
 
 
-def _limits(dtype):
+def _limits(dtype: DType) -> Any:
     if dtype.kind == "float":
         return np.finfo(dtype.np_dtype)
     if dtype.kind == "int":
@@ -88,7 +92,7 @@ _BY_NP = {float32.np_dtype: float32, float64.np_dtype: float64, int32.np_dtype: 
 _BY_PY = {float: float32, int: int32, bool: bool_, str: string, bytes: string}
 
 
-def as_dtype(value):
+def as_dtype(value: Any) -> DType:
     """Returns the `DType` named by `value`: a DType, a name, a numpy dtype or a Python type."""
     if isinstance(value, DType):
         return value
@@ -113,7 +117,7 @@ def as_dtype(value):
                     % (value, ", ".join(d.name for d in ALL)))
 
 
-def from_numpy(np_dtype):
+def from_numpy(np_dtype: np.dtype) -> DType:
     """Returns the DType storing numpy dtype `np_dtype` (int64 stays int64, as in TF)."""
     found = _BY_NP.get(np_dtype)
     if found is not None:

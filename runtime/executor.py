@@ -22,15 +22,22 @@ line maps back to the graph node (and so the user's line) it came from: that is 
 raised while running names the op and the line of user code that created it.
 """
 
+from __future__ import annotations
+
 import itertools
 import linecache
+from collections.abc import Callable, Mapping, Sequence
+from types import TracebackType
+from typing import TYPE_CHECKING, Any, cast
 
 import numpy as np
 
-from runtime import dtypes
-from runtime import errors
+from runtime import dtypes, errors
 from runtime.ops import registry
-from runtime.tensor import EagerTensor
+from runtime.tensor import EagerTensor, SymbolicTensor
+
+if TYPE_CHECKING:
+    from runtime.graph import Graph, Node
 
 _FOLD_LIMIT_BYTES = 1 << 20
 _counter = itertools.count()
@@ -39,24 +46,24 @@ _counter = itertools.count()
 class Emitter:
     """Writes Python source for graph nodes; nested graphs (control flow) share it."""
 
-    def __init__(self, check_numerics=False):
-        self.lines = []
-        self.namespace = {"np": np}
-        self.line_nodes = {}
+    def __init__(self, check_numerics: bool = False) -> None:
+        self.lines: list[str] = []
+        self.namespace: dict[str, Any] = {"np": np}
+        self.line_nodes: dict[int, Node] = {}
         self._names = itertools.count()
-        self._bound = {}
-        self._scalars = {}
+        self._bound: dict[int, str] = {}
+        self._scalars: dict[int, tuple[Any, str]] = {}
         self.check_numerics = check_numerics
         # True while writing code that runs under `np.errstate(over="ignore")` (a loop that
         # computes integers, see control_flow): there integer arithmetic on numpy scalars
         # wraps silently on overflow, as it does on arrays (and in TensorFlow).
         self.overflow_ignored = False
 
-    def fresh(self, prefix="v"):
+    def fresh(self, prefix: str = "v") -> str:
         """A new local variable name."""
         return "%s%d" % (prefix, next(self._names))
 
-    def bind(self, value, prefix="c"):
+    def bind(self, value: Any, prefix: str = "c") -> str:
         """A global name in the generated module's namespace holding `value`."""
         key = id(value)
         found = self._bound.get(key)
@@ -70,7 +77,7 @@ class Emitter:
     # Emit hooks written as `emit(outs, ins, attrs, bind)` call the emitter to bind a value.
     __call__ = bind
 
-    def bind_scalar(self, value):
+    def bind_scalar(self, value: Any) -> str:
         """A global name holding the rank-0 constant `value` (a 0-d array) as a numpy scalar."""
         if not isinstance(value, np.ndarray):
             return self.bind(value)
@@ -79,7 +86,7 @@ class Emitter:
             found = self._scalars[id(value)] = (value, self.bind(value[()]))
         return found[1]
 
-    def line(self, text, indent, node=None):
+    def line(self, text: str, indent: int, node: Node | None = None) -> None:
         """Appends a line of source; remembers which node it belongs to."""
         self.lines.append("    " * indent + text)
         if node is not None:
@@ -94,7 +101,14 @@ class Operand(str):
     `argument`s, which arrive as ndarrays even at rank 0 (where op results are numpy
     scalars)."""
 
-    def __new__(cls, expr, dtype, shape, value, emitter, argument=False):
+    dtype: dtypes.DType
+    shape: tuple[int | None, ...] | None
+    value: Any
+    argument: bool
+    _emitter: Emitter
+
+    def __new__(cls, expr: str, dtype: dtypes.DType, shape: tuple[int | None, ...] | None,
+                value: Any, emitter: Emitter, argument: bool = False) -> Operand:
         self = super().__new__(cls, expr)
         self.dtype = dtype
         self.shape = shape
@@ -104,7 +118,7 @@ class Operand(str):
         return self
 
     @property
-    def scalar(self):
+    def scalar(self) -> str:
         """This operand spelled as a numpy scalar when it is a rank-0 numeric or bool constant
         (else the expression itself). Numpy scalars give the same dtype and values as 0-d
         arrays, at a fraction of the cost per operation; see `common.elementwise_operands`
@@ -117,7 +131,7 @@ class Operand(str):
 _SCALAR_KINDS = ("int", "float", "bool")
 
 
-def _freeze(value):
+def _freeze(value: Any) -> Any:
     """A hashable key for an attribute value, or raise TypeError."""
     if isinstance(value, np.ndarray):
         if value.dtype == object or value.size > 64:
@@ -134,26 +148,27 @@ def _freeze(value):
 class Simplified:
     """The outcome of simplifying a graph: live nodes in order, and constant-valued tensors."""
 
-    def __init__(self, nodes, constants, aliases):
+    def __init__(self, nodes: list[tuple[Node, list[SymbolicTensor]]],
+                 constants: dict[int, Any], aliases: dict[int, SymbolicTensor]) -> None:
         self.nodes = nodes
         self.constants = constants  # id(tensor) -> numpy value
         self.aliases = aliases      # id(tensor) -> tensor it equals
 
 
-def simplify(graph, outputs):
+def simplify(graph: Graph, outputs: Sequence[SymbolicTensor | None]) -> Simplified:
     """Folds constants, merges duplicates and drops dead nodes.
 
     Placeholders are fed at run time, except captures of eager tensors, which are constant.
     """
-    constants = {}
-    aliases = {}
-    seen = {}
+    constants: dict[int, Any] = {}
+    aliases: dict[int, SymbolicTensor] = {}
+    seen: dict[Any, Node] = {}
     kept = []
     for capture in graph.captures:
         if isinstance(capture.external, EagerTensor):
             constants[id(capture.placeholder)] = capture.external._value
 
-    def resolve(t):
+    def resolve(t: SymbolicTensor) -> SymbolicTensor:
         while id(t) in aliases:
             t = aliases[id(t)]
         return t
@@ -193,9 +208,9 @@ def simplify(graph, outputs):
 
     # Dead-node elimination, walking backwards from outputs and side effects.
     live = set()
-    for t in outputs:
-        if t is not None:
-            live.add(id(resolve(t)))
+    for out in outputs:
+        if out is not None:
+            live.add(id(resolve(out)))
     result = []
     for node, inputs in reversed(kept):
         if node.op.side_effects or any(id(t) in live for t in node.outputs):
@@ -206,7 +221,7 @@ def simplify(graph, outputs):
     return Simplified(result, constants, aliases)
 
 
-def _input_key(t, constants):
+def _input_key(t: SymbolicTensor, constants: dict[int, Any]) -> Any:
     """Equal constants compare equal (by value); other tensors by identity."""
     value = constants.get(id(t))
     if value is None:
@@ -214,13 +229,15 @@ def _input_key(t, constants):
     return ("const", t.dtype.name, _freeze(np.asarray(value)))
 
 
-def _try_fold(node, inputs, constants):
+def _try_fold(node: Node, inputs: list[SymbolicTensor],
+              constants: dict[int, Any]) -> list[Any] | None:
     op = node.op
     if "shape_only" in op.traits:
         shape = inputs[0]._shape
         if shape is None or None in shape:
             return None
-        dummy = np.broadcast_to(np.zeros((), inputs[0].dtype.np_dtype), shape)
+        dims = cast("tuple[int, ...]", shape)  # every dimension is known here
+        dummy = np.broadcast_to(np.zeros((), inputs[0].dtype.np_dtype), dims)
         return [np.asarray(op.kernel(dummy, **node.attrs))]
     if not inputs or any(id(t) not in constants for t in inputs):
         return None
@@ -240,7 +257,8 @@ def _try_fold(node, inputs, constants):
     return out
 
 
-def source_name(t, names, simplified, emitter):
+def source_name(t: SymbolicTensor, names: dict[int, str], simplified: Simplified,
+                emitter: Emitter) -> str:
     """The expression that holds tensor `t`'s value in generated code."""
     t = _resolve(t, simplified)
     found = names.get(id(t))
@@ -253,13 +271,14 @@ def source_name(t, names, simplified, emitter):
     raise KeyError("no value for tensor %s" % t.name)
 
 
-def _resolve(t, simplified):
+def _resolve(t: SymbolicTensor, simplified: Simplified) -> SymbolicTensor:
     while id(t) in simplified.aliases:
         t = simplified.aliases[id(t)]
     return t
 
 
-def operand(t, names, simplified, emitter):
+def operand(t: SymbolicTensor, names: dict[int, str], simplified: Simplified,
+            emitter: Emitter) -> Operand:
     """Tensor `t` as an `Operand`: its expression in generated code with its dtype, static
     shape and, for a constant, its value. A sub-graph's placeholder fed by an Operand (an If
     branch's capture) keeps what that Operand knows."""
@@ -272,7 +291,8 @@ def operand(t, names, simplified, emitter):
     return Operand(expr, t.dtype, t._shape, value, emitter)
 
 
-def emit_node(emitter, node, inputs, names, simplified, indent):
+def emit_node(emitter: Emitter, node: Node, inputs: Sequence[SymbolicTensor],
+              names: dict[int, str], simplified: Simplified, indent: int) -> None:
     """Writes one node: `outs = kernel(ins, attrs)`, the op's own emitted form, or (for
     control flow) the op's lowering into Python statements around its sub-graphs.
 
@@ -310,14 +330,15 @@ def emit_node(emitter, node, inputs, names, simplified, indent):
                 emitter.line("%s(%s, %r)" % (checker, out, node.name), indent, node)
 
 
-def _check_numerics(value, node_name):
+def _check_numerics(value: Any, node_name: str) -> None:
     kind = registry.nonfinite_kind(value)
     if kind is not None:
         raise errors.InvalidArgumentError("check_numerics: %s produced %s values"
                                           % (node_name, kind), node_name)
 
 
-def emit_graph(emitter, graph, fed_names, outputs, indent):
+def emit_graph(emitter: Emitter, graph: Graph, fed_names: Mapping[int, str],
+               outputs: Sequence[SymbolicTensor | None], indent: int) -> list[str]:
     """Writes the nodes of `graph` at `indent` and returns the expressions of `outputs`.
 
     `fed_names` maps id(placeholder) to the expression feeding it (arguments, or for a
@@ -341,13 +362,14 @@ def emit_graph(emitter, graph, fed_names, outputs, indent):
 class CompiledGraph:
     """A graph compiled to Python: call `run(*fed_values)` to get the output values."""
 
-    def __init__(self, run, source, line_nodes, filename):
+    def __init__(self, run: Callable[..., tuple[Any, ...]], source: str,
+                 line_nodes: dict[int, Node], filename: str) -> None:
         self.run = run
         self.source = source
         self.line_nodes = line_nodes
         self.filename = filename
 
-    def node_for_traceback(self, tb):
+    def node_for_traceback(self, tb: TracebackType | None) -> Node | None:
         """The graph node whose generated line raised, found in traceback `tb`."""
         node = None
         while tb is not None:
@@ -357,7 +379,9 @@ class CompiledGraph:
         return node
 
 
-def compile_graph(graph, feeds, outputs, name="graph_fn", check_numerics=False):
+def compile_graph(graph: Graph, feeds: Sequence[SymbolicTensor],
+                  outputs: Sequence[SymbolicTensor | None], name: str = "graph_fn",
+                  check_numerics: bool = False) -> CompiledGraph:
     """Compiles `graph`: `feeds` are the placeholder tensors passed at run time, in order;
     `outputs` the tensors returned (as a tuple). Returns a CompiledGraph."""
     emitter = Emitter(check_numerics)
@@ -372,18 +396,19 @@ def compile_graph(graph, feeds, outputs, name="graph_fn", check_numerics=False):
     code = compile(source, filename, "exec")
     # The def binds the function's name in a namespace of its own: a graph named like one of
     # the constants (a user function `c8`, or `np`) must not replace it in the globals.
-    defined = {}
+    defined: dict[str, Any] = {}
     exec(code, emitter.namespace, defined)  # noqa: S102 - our own generated source
     linecache.cache[filename] = (len(source), None, source.splitlines(True), filename)
     return CompiledGraph(defined[_identifier(name)], source, emitter.line_nodes, filename)
 
 
-def _identifier(name):
+def _identifier(name: str) -> str:
     text = "".join(c if c.isalnum() or c == "_" else "_" for c in name)
     return text if text and not text[0].isdigit() else "f_" + text
 
 
-def _used_leaks(graph, simplified, outputs):
+def _used_leaks(graph: Graph, simplified: Simplified,
+                outputs: Sequence[SymbolicTensor | None]) -> list[Any]:
     leaked = {id(c.placeholder): c for c in graph.captures if c.leaked}
     if not leaked:
         return []
@@ -395,7 +420,7 @@ def _used_leaks(graph, simplified, outputs):
     return list(used.values())
 
 
-def _leak_error(tensors):
+def _leak_error(tensors: list[Any]) -> TypeError:
     names = ", ".join(t.name for t in tensors)
     return TypeError(
         "the graph captured an external symbolic tensor (%s) that leaked out of another "

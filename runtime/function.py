@@ -13,21 +13,21 @@ The runtime knows nothing about the compiler: `converter`, when given, turns the
 function into its converted form before tracing (autograph.function passes the compiler's).
 """
 
+from __future__ import annotations
+
 import functools
 import inspect
 import threading
 import types
 import weakref
+from collections.abc import Callable, Sequence
+from typing import Any
 
 import numpy as np
 
-from runtime import context
-from runtime import errors
-from runtime import executor
-from runtime import nest
+from runtime import context, errors, executor, nest, tracebacks
 from runtime import shape as shape_lib
 from runtime import signature as sig
-from runtime import tracebacks
 from runtime.graph import Graph
 from runtime.ops import array_ops, common
 from runtime.ops.call_ops import CALL_OP
@@ -36,15 +36,16 @@ from runtime.signature import TensorSpec, VariableSpec
 from runtime.tensor import EagerTensor, SymbolicTensor, Tensor, make_eager, to_numpy
 from runtime.variables import GraphVariable, Variable
 
-
 # -- ConcreteFunction ------------------------------------------------------------------------------
 
 
 class ConcreteFunction:
     """One trace of a Function: a graph with fixed input signature, callable with tensors."""
 
-    def __init__(self, name, graph, feeds, flat_outputs, output_template, structured_outputs,
-                 params, traced_values, check_numerics=False):
+    def __init__(self, name: str, graph: Graph, feeds: list[SymbolicTensor],
+                 flat_outputs: list[SymbolicTensor], output_template: list[tuple[str, Any]],
+                 structured_outputs: Any, params: list[tuple[str, Any, bool, Any]],
+                 traced_values: list[Any], check_numerics: bool = False) -> None:
         self.name = name
         self.graph = graph
         self._feeds = feeds
@@ -53,18 +54,20 @@ class ConcreteFunction:
         self.structured_outputs = structured_outputs
         self._params = params              # [(name, inspect kind, has_default, default)]
         self._traced_values = traced_values  # canonical values, tensors replaced by specs
-        self._compiled = None
+        self._compiled: executor.CompiledGraph | None = None
         self._check_numerics = check_numerics
         self._first_call = None            # a trace to run once instead (variable initialisers)
         self._single_output = (len(output_template) == 1 and output_template[0][0] == "t"
                                and not nest.is_nested(structured_outputs))
         self._out_dtypes = [t.dtype for t in flat_outputs]
+        self._trace_key: sig.Key | None = None  # set by the Function that traced it
 
     # -- signature -------------------------------------------------------------------------
     @property
-    def structured_input_signature(self):
+    def structured_input_signature(self) -> tuple[tuple[Any, ...], dict[str, Any]]:
         """(positional argument specs or values, keyword-only argument specs or values)."""
-        args, kwargs = [], {}
+        args: list[Any] = []
+        kwargs: dict[str, Any] = {}
         for (name, kind, _, _), value in zip(self._params, self._traced_values):
             if kind == inspect.Parameter.KEYWORD_ONLY:
                 kwargs[name] = value
@@ -77,22 +80,22 @@ class ConcreteFunction:
         return tuple(args), kwargs
 
     @property
-    def captured_inputs(self):
+    def captured_inputs(self) -> list[Any]:
         """The outside tensors and variables this trace captured."""
         return self.graph.captured_inputs
 
     @property
-    def inputs(self):
+    def inputs(self) -> list[SymbolicTensor]:
         """The placeholder tensors fed by each call (tensor and variable arguments)."""
         return list(self._feeds)
 
     @property
-    def outputs(self):
+    def outputs(self) -> list[SymbolicTensor]:
         """The graph tensors returned, flattened."""
         return list(self.flat_outputs)
 
     @property
-    def variables(self):
+    def variables(self) -> list[Variable]:
         """The variables this trace captured."""
         return [c.external for c in self.graph.captures if isinstance(c.external, Variable)]
 
@@ -109,7 +112,7 @@ class ConcreteFunction:
                 parts.append(name)
         return "%s(%s)" % (self.name, ", ".join(parts))
 
-    def pretty_printed_signature(self):
+    def pretty_printed_signature(self) -> str:
         """The signature, its argument types and its return type, as TensorFlow prints it."""
         lines = [self._signature_text(), "  Args:"]
         has_args = False
@@ -123,18 +126,18 @@ class ConcreteFunction:
         lines.append("    " + sig.describe(_describe_outputs(self.structured_outputs)))
         return "\n".join(lines)
 
-    def __str__(self):
+    def __str__(self) -> str:
         return "ConcreteFunction " + self.pretty_printed_signature()
 
-    def __repr__(self):
+    def __repr__(self) -> str:
         return "<ConcreteFunction %s at 0x%X>" % (self._signature_text(), id(self))
 
     # -- calling ---------------------------------------------------------------------------
-    def __call__(self, *args, **kwargs):
+    def __call__(self, *args: Any, **kwargs: Any) -> Any:
         try:
             try:
                 values = self._bind(args, kwargs)
-                feeds = []
+                feeds: list[Any] = []
                 for (name, _, _, _), value, traced in zip(self._params, values,
                                                           self._traced_values):
                     self._match(name, value, traced, feeds)
@@ -154,14 +157,14 @@ class ConcreteFunction:
     def _flat_feeds(self, args):
         specs = [leaf for leaf in nest.flatten(list(self._traced_values))
                  if isinstance(leaf, (TensorSpec, VariableSpec))]
-        feeds = []
+        feeds: list[Any] = []
         for arg, placeholder, spec in zip(args, self._feeds, specs):
             self._match(placeholder.node.name, arg, spec, feeds)
         return feeds
 
     def _bind(self, args, kwargs):
         params = self._params
-        values = [_MISSING] * len(params)
+        values: list[Any] = [_MISSING] * len(params)
         positional = [i for i, p in enumerate(params) if p[1] in (
             inspect.Parameter.POSITIONAL_ONLY, inspect.Parameter.POSITIONAL_OR_KEYWORD)]
         var_positional = next((i for i, p in enumerate(params)
@@ -287,9 +290,10 @@ class ConcreteFunction:
         return found
 
     @property
-    def executor_source(self):
+    def executor_source(self) -> str:
         """The Python source the executor generated for this graph (for inspection)."""
         self._compiled_run()
+        assert self._compiled is not None
         return self._compiled.source
 
     def _call_flat(self, feeds):
@@ -448,32 +452,37 @@ def _check_signature_is_a_sequence(input_signature):
 class Function:
     """A Python function traced into graphs, one per input signature, and run from cache."""
 
-    def __init__(self, python_function, input_signature=None, autograph=True,
-                 reduce_retracing=False, converter=None, name=None, jit_compile=None):
+    def __init__(self, python_function: Callable[..., Any],
+                 input_signature: Sequence[Any] | None = None, autograph: bool = True,
+                 reduce_retracing: bool = False,
+                 converter: Callable[[Callable[..., Any]], Callable[..., Any]] | None = None,
+                 name: str | None = None, jit_compile: bool | None = None) -> None:
         if not callable(python_function):
             raise TypeError("function expects a callable as the function to trace, got %r "
                             "(%s)" % (python_function, type(python_function).__name__))
         self._python_function = python_function
         self._autograph = bool(autograph)
         self._converter = converter if autograph else None
-        self._converted = None
+        self._converted: Callable[..., Any] | None = None
         self._reduce_retracing = bool(reduce_retracing)
-        self._name = name or getattr(python_function, "__name__", "function")
+        self._name: str = name or str(getattr(python_function, "__name__", "function"))
         self._signature = inspect.signature(python_function)
         self._params = [(p.name, p.kind, p.default is not p.empty, p.default)
                         for p in self._signature.parameters.values()]
         self._simple_arity = (len(self._params) if all(
             p[1] == inspect.Parameter.POSITIONAL_OR_KEYWORD for p in self._params) else -1)
-        self._cache = {}
-        self._concrete = []
+        self._cache: dict[sig.Key, ConcreteFunction] = {}
+        self._concrete: list[ConcreteFunction] = []
         self._tracing_count = 0
         # Tracing holds it (re-entrant: a trace may call this Function again); a cached call
         # never takes it, it reads the cache dict only.
         self._lock = threading.RLock()
-        self._bound_instances = {}  # id(instance) -> (reference to it, its Function)
-        self._instance_ref = None  # a method's Function: its instance, held weakly
+        # id(instance) -> (reference to it, its Function)
+        self._bound_instances: dict[int, tuple[Callable[[], Any], Function]] = {}
+        # a method's Function: its instance, held weakly
+        self._instance_ref: Callable[[], Any] | None = None
         self._jit_compile = jit_compile
-        self._input_signature = None
+        self._input_signature: tuple[Any, ...] | None = None
         if input_signature is not None:
             _check_signature_is_a_sequence(input_signature)
             self._input_signature = tuple(input_signature)
@@ -485,7 +494,7 @@ class Function:
 
     # -- public API -------------------------------------------------------------------------
     @property
-    def python_function(self):
+    def python_function(self) -> Callable[..., Any]:
         """The Python function traced; for a method reached through an instance, the method
         bound to that instance."""
         if self._instance_ref is None:
@@ -493,28 +502,28 @@ class Function:
         return types.MethodType(self._python_function, self._instance())
 
     @property
-    def input_signature(self):
+    def input_signature(self) -> tuple[Any, ...] | None:
         """The fixed input signature, or None."""
         return self._input_signature
 
     @property
-    def jit_compile(self):
+    def jit_compile(self) -> bool | None:
         """The `jit_compile` option as given (None, True or False). Recorded for compiled
         backends; none exists yet, so graphs run on the numpy executor either way."""
         return self._jit_compile
 
-    def experimental_get_tracing_count(self):
+    def experimental_get_tracing_count(self) -> int:
         """How many times this Function has traced its Python function."""
         return self._tracing_count
 
-    def pretty_printed_concrete_signatures(self, verbose=True):
+    def pretty_printed_concrete_signatures(self, verbose: bool = True) -> str:
         """Every trace's signature, argument types and return type."""
         return "\n\n".join(cf.pretty_printed_signature() for cf in self._concrete)
 
-    def __repr__(self):
+    def __repr__(self) -> str:
         return "<autograph Function %s>" % self._name
 
-    def __get__(self, instance, owner):
+    def __get__(self, instance: Any, owner: type | None) -> Any:
         if instance is None:
             return self
         entry = self._bound_instances.get(id(instance))
@@ -542,21 +551,24 @@ class Function:
             entry = self._bound_instances[key] = (ref, bound)
             return entry
 
-    def _hold_instance(self, ref):
+    def _hold_instance(self, ref: Callable[[], Any]) -> None:
         """Makes this Function of a bound method keep its instance through `ref` only."""
-        self._python_function = self._python_function.__func__
+        method = self._python_function
+        assert isinstance(method, types.MethodType)
+        self._python_function = method.__func__
         self._instance_ref = ref
         self.__wrapped__ = self._python_function
         self.__signature__ = self._signature  # inspect.signature: without `self`
 
-    def _instance(self):
+    def _instance(self) -> Any:
+        assert self._instance_ref is not None
         instance = self._instance_ref()
         if instance is None:
             raise ReferenceError("the instance that %s was bound to no longer exists"
                                  % self._name)
         return instance
 
-    def get_concrete_function(self, *args, **kwargs):
+    def get_concrete_function(self, *args: Any, **kwargs: Any) -> ConcreteFunction:
         """The trace for these arguments (values or TensorSpecs), tracing if needed."""
         try:
             if self._input_signature is not None and not args and not kwargs:
@@ -570,7 +582,7 @@ class Function:
             tracebacks.filter_exception(e)
             raise
 
-    def __call__(self, *args, **kwargs):
+    def __call__(self, *args: Any, **kwargs: Any) -> Any:
         try:
             if context._settings["run_functions_eagerly"]:
                 return self.python_function(*args, **kwargs)
@@ -584,7 +596,7 @@ class Function:
                 key = sig.make_key(values)
                 return _call_in_graph(self._cache.get(key) or self._lookup(key, values, bound),
                                       values)
-            feeds = []
+            feeds: list[Any] = []
             key = sig.make_key(values, feeds)
             cf = self._cache.get(key)
             if cf is None:
@@ -683,7 +695,7 @@ class Function:
         func = self._python_callable()
         graph = Graph(self._name)
         graph.variable_creation_allowed = allow_variables
-        feeds = []
+        feeds: list[SymbolicTensor] = []
         with graph.as_default():
             new_values = [
                 _make_inputs(v, k, name, graph, feeds)
@@ -707,6 +719,7 @@ class Function:
         if not self._concrete:
             with self._lock:
                 if not self._concrete:
+                    assert self._input_signature is not None
                     specs = list(self._input_signature)
                     n = len(specs)
                     values = specs + list(values[n:])
@@ -717,9 +730,10 @@ class Function:
 
     def _call_with_signature(self, values):
         specs = self._input_signature
+        assert specs is not None
         n = len(specs)
         cf = self._signature_concrete(values)
-        feeds = []
+        feeds: list[Any] = []
         try:
             for spec, value in zip(specs, values[:n]):
                 _feed_for_signature(spec, value, feeds)
@@ -889,7 +903,7 @@ def _collect_graph_feeds(values, feeds):
 
 def _call_in_graph(cf, values):
     """Calls concrete function `cf` from inside another trace: adds a PartitionedCall node."""
-    feeds = []
+    feeds: list[Any] = []
     _collect_graph_feeds(values, feeds)
     outs = execute(CALL_OP, feeds, {"f": cf}, name="PartitionedCall")
     flat = []
@@ -901,8 +915,8 @@ def _call_in_graph(cf, values):
 def _record_outputs(result, graph):
     """Turns the traced function's result into graph outputs through Identity nodes."""
     flat = nest.flatten(result)
-    outputs = []
-    template = []
+    outputs: list[SymbolicTensor] = []
+    template: list[tuple[str, Any]] = []
     structured = []
     for leaf in flat:
         tensor = None
@@ -923,10 +937,13 @@ def _record_outputs(result, graph):
     return outputs, template, nest.pack_sequence_as(result, structured)
 
 
-def function(func=None, input_signature=None, autograph=True, reduce_retracing=False,
-             converter=None, jit_compile=None, **unused_options):
+def function(func: Callable[..., Any] | None = None,
+             input_signature: Sequence[Any] | None = None, autograph: bool = True,
+             reduce_retracing: bool = False,
+             converter: Callable[[Callable[..., Any]], Callable[..., Any]] | None = None,
+             jit_compile: bool | None = None, **unused_options: Any) -> Any:
     """Decorator form of `Function` (usable with or without arguments)."""
-    def decorate(f):
+    def decorate(f: Callable[..., Any]) -> Function:
         return Function(f, input_signature=input_signature, autograph=autograph,
                         reduce_retracing=reduce_retracing, converter=converter,
                         jit_compile=jit_compile)

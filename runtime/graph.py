@@ -7,11 +7,14 @@ enclosing graph). A symbolic tensor of an unrelated graph (one that leaked out o
 trace) is captured too, but marked invalid, and running the graph raises TypeError.
 """
 
-import contextlib
+from __future__ import annotations
 
-from runtime import context
-from runtime import dtypes
-from runtime import errors
+import contextlib
+from collections.abc import Iterator, Mapping, Sequence
+from typing import Any
+
+from runtime import context, dtypes, errors
+from runtime.dtypes import DType
 from runtime.ops import registry
 from runtime.tensor import EagerTensor, SymbolicTensor
 
@@ -22,22 +25,23 @@ class Node:
     __slots__ = ("graph", "name", "op", "inputs", "attrs", "outputs", "location",
                  "control_inputs")
 
-    def __init__(self, graph, name, op, inputs, attrs, location):
+    def __init__(self, graph: Graph, name: str, op: registry.OpDef,
+                 inputs: list[SymbolicTensor], attrs: Mapping[str, Any], location: Any) -> None:
         self.graph = graph
         self.name = name
         self.op = op
         self.inputs = inputs
         self.attrs = attrs
-        self.outputs = []
+        self.outputs: list[SymbolicTensor] = []
         self.location = location
-        self.control_inputs = []
+        self.control_inputs: list[Node] = []
 
     @property
-    def type(self):
+    def type(self) -> str:
         """The op's registered name, e.g. 'AddV2'."""
         return self.op.name
 
-    def __repr__(self):
+    def __repr__(self) -> str:
         return "<Node %s (%s)>" % (self.name, self.op.name)
 
 
@@ -46,13 +50,13 @@ class NodeDef:
 
     __slots__ = ("name", "op", "input", "attr")
 
-    def __init__(self, name, op, inputs, attr):
+    def __init__(self, name: str, op: str, inputs: list[str], attr: dict[str, Any]) -> None:
         self.name = name
         self.op = op
         self.input = inputs
         self.attr = attr
 
-    def __repr__(self):
+    def __repr__(self) -> str:
         return "NodeDef(name=%r, op=%r, input=%r)" % (self.name, self.op, self.input)
 
 
@@ -61,14 +65,14 @@ class GraphDef:
 
     __slots__ = ("node",)
 
-    def __init__(self, nodes):
+    def __init__(self, nodes: list[NodeDef]) -> None:
         self.node = nodes
 
-    def __repr__(self):
+    def __repr__(self) -> str:
         return "\n".join("%s = %s(%s)" % (n.name, n.op, ", ".join(n.input)) for n in self.node)
 
 
-def tensor_ref_name(tensor):
+def tensor_ref_name(tensor: SymbolicTensor) -> str:
     """The GraphDef spelling of an input: 'add' for output 0, 'split:1' otherwise."""
     if tensor.index == 0:
         return tensor.node.name
@@ -80,7 +84,7 @@ class Capture:
 
     __slots__ = ("external", "placeholder", "leaked")
 
-    def __init__(self, external, placeholder, leaked):
+    def __init__(self, external: Any, placeholder: SymbolicTensor, leaked: bool) -> None:
         self.external = external
         self.placeholder = placeholder
         self.leaked = leaked
@@ -89,25 +93,25 @@ class Capture:
 class Graph:
     """A dataflow graph being built by a trace, or a finished one held by a ConcreteFunction."""
 
-    def __init__(self, name="graph", outer=None):
+    def __init__(self, name: str = "graph", outer: Graph | None = None) -> None:
         self.name = name
         self.outer = outer
-        self.nodes = []
-        self.inputs = []
-        self.outputs = []
-        self.captures = []
-        self._captures_by_id = {}
-        self._used_names = set()
-        self._name_counts = {}
+        self.nodes: list[Node] = []
+        self.inputs: list[SymbolicTensor] = []
+        self.outputs: list[Any] = []
+        self.captures: list[Capture] = []
+        self._captures_by_id: dict[int, Capture] = {}
+        self._used_names: set[str] = set()
+        self._name_counts: dict[str, int] = {}
         self.variable_creation_allowed = True
-        self.created_variables = []
+        self.created_variables: list[Any] = []
         # id(resource placeholder) -> the GraphVariable standing for a Variable argument
         # (read by GradientTape to know which variable a resource input is)
-        self.argument_variables = {}
+        self.argument_variables: dict[int, Any] = {}
 
     # -- building ---------------------------------------------------------------------
     @contextlib.contextmanager
-    def as_default(self):
+    def as_default(self) -> Iterator[Graph]:
         """Makes this the graph that ops are added to, for the duration of the block."""
         context.push_graph(self)
         try:
@@ -115,7 +119,7 @@ class Graph:
         finally:
             context.pop_graph()
 
-    def unique_name(self, base):
+    def unique_name(self, base: str) -> str:
         """`base`, or `base_1`, `base_2`... so that node names never repeat."""
         if base not in self._used_names:
             self._used_names.add(base)
@@ -130,7 +134,9 @@ class Graph:
         self._used_names.add(candidate)
         return candidate
 
-    def add_node(self, op, inputs, attrs, out_specs, name=None, location=None):
+    def add_node(self, op: registry.OpDef, inputs: list[SymbolicTensor],
+                 attrs: Mapping[str, Any], out_specs: Sequence[registry.Spec],
+                 name: str | None = None, location: Any = None) -> list[SymbolicTensor]:
         """Appends a node whose inputs already belong to this graph; returns its outputs."""
         node = Node(self, self.unique_name(name or op.node_name), op, inputs, attrs,
                     location or errors.user_location(2))
@@ -139,10 +145,11 @@ class Graph:
         self.nodes.append(node)
         return node.outputs
 
-    def add_op(self, op, inputs, attrs, name=None):
+    def add_op(self, op: registry.OpDef, inputs: Sequence[Any], attrs: Mapping[str, Any],
+               name: str | None = None) -> list[SymbolicTensor]:
         """Captures `inputs` as needed, infers output specs and adds a node for `op`."""
-        inputs = [self.capture(t) for t in inputs]
-        specs = [(t.dtype, t._shape) for t in inputs]
+        captured = [self.capture(t) for t in inputs]
+        specs: list[registry.Spec] = [(t.dtype, t._shape) for t in captured]
         try:
             out_specs = op.infer(specs, attrs)
         except registry.SpecError as e:
@@ -150,15 +157,15 @@ class Graph:
             raise error_class(errors.with_user_location(
                 "%s: %s (operands: %s)" % (op.name, e.message,
                                           registry.describe_operands(specs)))) from None
-        return self.add_node(op, inputs, attrs, out_specs, name, errors.user_location(2))
+        return self.add_node(op, captured, attrs, out_specs, name, errors.user_location(2))
 
-    def add_placeholder(self, name, dtype, shape):
+    def add_placeholder(self, name: str, dtype: DType, shape: Any) -> SymbolicTensor:
         """Adds an input placeholder named after an argument; returns its tensor."""
         op = registry.get("Placeholder")
         attrs = {"dtype": dtype, "shape": shape}
         return self.add_node(op, [], attrs, [(dtype, shape)], name)[0]
 
-    def capture(self, value):
+    def capture(self, value: Any) -> SymbolicTensor:
         """The tensor of this graph standing for `value` (capturing it when it is outside)."""
         if isinstance(value, SymbolicTensor) and value.graph is self:
             return value
@@ -176,7 +183,7 @@ class Graph:
                     "variables the statement assigns carry values out of it"
                     % (value.name, " (made at %s:%d)" % (made.filename, made.lineno)
                        if made is not None else "")))
-            spec = (value.dtype, value._shape)
+            spec: registry.Spec = (value.dtype, value._shape)
             base = "capture"
         elif isinstance(value, EagerTensor):
             leaked = False
@@ -193,16 +200,16 @@ class Graph:
         return placeholder
 
     @property
-    def root(self):
+    def root(self) -> Graph:
         """The outermost graph of this one's chain of enclosing graphs (the function's)."""
         graph = self
         while graph.outer is not None:
             graph = graph.outer
         return graph
 
-    def can_read(self, graph):
+    def can_read(self, graph: Graph) -> bool:
         """True when tensors of `graph` are usable here: it is this graph or encloses it."""
-        current = self
+        current: Graph | None = self
         while current is not None:
             if current is graph:
                 return True
@@ -211,15 +218,15 @@ class Graph:
 
     # -- inspection -------------------------------------------------------------------
     @property
-    def captured_inputs(self):
+    def captured_inputs(self) -> list[Any]:
         """The outside values this graph captured, in capture order."""
         return [c.external for c in self.captures]
 
-    def get_operations(self):
+    def get_operations(self) -> list[Node]:
         """The nodes, in creation order."""
         return list(self.nodes)
 
-    def as_graph_def(self):
+    def as_graph_def(self) -> GraphDef:
         """A `GraphDef` listing every node with its name, op type and input names."""
         return GraphDef([
             NodeDef(n.name, n.op.name,
@@ -228,11 +235,11 @@ class Graph:
                     dict(n.attrs))
             for n in self.nodes])
 
-    def __repr__(self):
+    def __repr__(self) -> str:
         return "<Graph %s: %d nodes>" % (self.name, len(self.nodes))
 
 
-def _placeholder_name(text):
+def _placeholder_name(text: Any) -> str:
     text = str(text).split(":")[0]
     cleaned = "".join(c if c.isalnum() or c in "_./-" else "_" for c in text)
     return cleaned or "resource"

@@ -4,8 +4,16 @@ Inside the runtime a shape is a plain tuple (`(2, None)`) or None for an unknown
 to build and compare. `TensorShape` is the user-facing view returned by `Tensor.shape`.
 """
 
+from __future__ import annotations
 
-def normalize(shape):
+from collections.abc import Iterator
+from typing import Any
+
+# The runtime's static shape: a tuple of dimensions (None where unknown), or None.
+Shape = tuple[int | None, ...] | None
+
+
+def normalize(shape: Any) -> Shape:
     """Converts a user-given shape (None, list, tuple, TensorShape, int) to a tuple or None."""
     if shape is None:
         return None
@@ -13,7 +21,7 @@ def normalize(shape):
         return shape.dims_tuple
     if isinstance(shape, int):
         return (shape,)
-    dims = []
+    dims: list[int | None] = []
     for d in shape:
         if d is None:
             dims.append(None)
@@ -25,7 +33,7 @@ def normalize(shape):
     return tuple(dims)
 
 
-def is_compatible(spec_shape, shape):
+def is_compatible(spec_shape: Shape, shape: Shape) -> bool:
     """True when a value of static shape `shape` fits `spec_shape` (None matches anything)."""
     if spec_shape is None:
         return True
@@ -37,7 +45,7 @@ def is_compatible(spec_shape, shape):
     return True
 
 
-def is_subtype(shape, general):
+def is_subtype(shape: Shape, general: Shape) -> bool:
     """True when every value of `shape` also fits `general` (`general` is at least as loose)."""
     if general is None:
         return True
@@ -46,14 +54,14 @@ def is_subtype(shape, general):
     return all(g is None or g == s for s, g in zip(shape, general))
 
 
-def relax(a, b):
+def relax(a: Shape, b: Shape) -> Shape:
     """The most specific shape that both `a` and `b` fit: differing dims become None."""
     if a is None or b is None or len(a) != len(b):
         return None
     return tuple(x if x == y else None for x, y in zip(a, b))
 
 
-def broadcast(a, b):
+def broadcast(a: Shape, b: Shape) -> Shape:
     """Static numpy broadcasting of two shapes; raises ValueError when they cannot broadcast."""
     if a is None or b is None:
         return None
@@ -62,7 +70,7 @@ def broadcast(a, b):
     n = max(len(a), len(b))
     a = (1,) * (n - len(a)) + a
     b = (1,) * (n - len(b)) + b
-    out = []
+    out: list[int | None] = []
     for x, y in zip(a, b):
         if x == 1:
             out.append(y)
@@ -77,7 +85,7 @@ def broadcast(a, b):
     return tuple(out)
 
 
-def num_elements(shape):
+def num_elements(shape: Shape) -> int | None:
     """The number of elements, or None when any dimension is unknown."""
     if shape is None:
         return None
@@ -89,7 +97,7 @@ def num_elements(shape):
     return n
 
 
-def to_string(shape):
+def to_string(shape: Shape) -> str:
     """TensorFlow's spelling: '(2, None)', '()', or '<unknown>'."""
     if shape is None:
         return "<unknown>"
@@ -103,72 +111,72 @@ class TensorShape:
 
     __slots__ = ("dims_tuple",)
 
-    def __init__(self, dims):
+    def __init__(self, dims: Any) -> None:
         self.dims_tuple = normalize(dims)
 
     @property
-    def rank(self):
+    def rank(self) -> int | None:
         """The number of dimensions, or None when unknown."""
         return None if self.dims_tuple is None else len(self.dims_tuple)
 
     ndims = rank
 
     @property
-    def dims(self):
+    def dims(self) -> list[int | None] | None:
         """The dimensions as a list (None entries for unknown ones), or None for unknown rank."""
         return None if self.dims_tuple is None else list(self.dims_tuple)
 
-    def as_list(self):
+    def as_list(self) -> list[int | None]:
         """The dimensions as a list; raises ValueError when the rank is unknown."""
         if self.dims_tuple is None:
             raise ValueError("as_list() is not defined on an unknown TensorShape")
         return list(self.dims_tuple)
 
-    def is_fully_defined(self):
+    def is_fully_defined(self) -> bool:
         """True when the rank and every dimension are known."""
         return self.dims_tuple is not None and None not in self.dims_tuple
 
-    def is_compatible_with(self, other):
+    def is_compatible_with(self, other: Any) -> bool:
         """True when some value could have both shapes."""
-        other = normalize(other)
-        if self.dims_tuple is None or other is None:
+        dims = normalize(other)
+        if self.dims_tuple is None or dims is None:
             return True
-        return is_compatible(self.dims_tuple, other)
+        return is_compatible(self.dims_tuple, dims)
 
-    def num_elements(self):
+    def num_elements(self) -> int | None:
         """The number of elements, or None when not fully defined."""
         return num_elements(self.dims_tuple)
 
-    def __len__(self):
+    def __len__(self) -> int:
         if self.dims_tuple is None:
             raise ValueError("cannot take the length of a shape with unknown rank")
         return len(self.dims_tuple)
 
-    def __iter__(self):
+    def __iter__(self) -> Iterator[int | None]:
         if self.dims_tuple is None:
             raise ValueError("cannot iterate over a shape with unknown rank")
         return iter(self.dims_tuple)
 
-    def __getitem__(self, index):
+    def __getitem__(self, index: int | slice) -> Any:
         if self.dims_tuple is None:
             return None if not isinstance(index, slice) else TensorShape(None)
         if isinstance(index, slice):
             return TensorShape(self.dims_tuple[index])
         return self.dims_tuple[index]
 
-    def __eq__(self, other):
+    def __eq__(self, other: object) -> bool:
         try:
             return self.dims_tuple == normalize(other)
         except (TypeError, ValueError):
             return NotImplemented
 
-    def __hash__(self):
+    def __hash__(self) -> int:
         return hash(self.dims_tuple)
 
-    def __repr__(self):
+    def __repr__(self) -> str:
         if self.dims_tuple is None:
             return "TensorShape(None)"
         return "TensorShape(%r)" % (list(self.dims_tuple),)
 
-    def __str__(self):
+    def __str__(self) -> str:
         return to_string(self.dims_tuple)

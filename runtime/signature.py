@@ -10,15 +10,22 @@ function's parameters, defaults applied):
   * anything else          -> ('id', id(object)): a trace per object
 """
 
+from __future__ import annotations
+
+from collections.abc import Iterable
+from typing import Any
+
 import numpy as np
 
-from runtime import dtypes
-from runtime import nest
+from runtime import dtypes, nest
 from runtime import shape as shape_lib
 from runtime.tensor import EagerTensor, SymbolicTensor, Tensor
 from runtime.variables import Variable
 
 _SCALARS = (int, float, bool, str, bytes, type(None))
+
+# A cache key: a tuple of per-argument parts, themselves nested tuples (see module docstring).
+Key = tuple[Any, ...]
 
 
 class TensorSpec:
@@ -28,22 +35,23 @@ class TensorSpec:
 
     __slots__ = ("_shape", "dtype", "name")
 
-    def __init__(self, shape=None, dtype=dtypes.float32, name=None):
+    def __init__(self, shape: Any = None, dtype: Any = dtypes.float32,
+                 name: str | None = None) -> None:
         self._shape = shape_lib.normalize(shape)
         self.dtype = dtypes.as_dtype(dtype)
         self.name = name
 
     @classmethod
-    def from_tensor(cls, tensor, name=None):
+    def from_tensor(cls, tensor: Tensor, name: str | None = None) -> TensorSpec:
         """The spec of an existing tensor."""
         return cls(tensor._shape_tuple(), tensor.dtype, name)
 
     @property
-    def shape(self):
+    def shape(self) -> shape_lib.TensorShape:
         """The spec's shape, as a TensorShape."""
         return shape_lib.TensorShape(self._shape)
 
-    def is_compatible_with(self, value):
+    def is_compatible_with(self, value: Any) -> bool:
         """True when `value` (a tensor or spec) has this dtype and a fitting shape."""
         if isinstance(value, TensorSpec):
             return value.dtype is self.dtype and shape_lib.is_subtype(value._shape, self._shape)
@@ -52,14 +60,14 @@ class TensorSpec:
                 self._shape, value._shape_tuple())
         return False
 
-    def __eq__(self, other):
+    def __eq__(self, other: object) -> bool:
         return (isinstance(other, TensorSpec) and other._shape == self._shape
                 and other.dtype is self.dtype and other.name == self.name)
 
-    def __hash__(self):
+    def __hash__(self) -> int:
         return hash((self._shape, self.dtype, self.name))
 
-    def __repr__(self):
+    def __repr__(self) -> str:
         return "TensorSpec(shape=%s, dtype=%r, name=%r)" % (
             shape_lib.to_string(self._shape), self.dtype, self.name)
 
@@ -69,17 +77,17 @@ class VariableSpec:
 
     __slots__ = ("_shape", "dtype", "name")
 
-    def __init__(self, shape, dtype, name=None):
+    def __init__(self, shape: Any, dtype: dtypes.DType, name: str | None = None) -> None:
         self._shape = shape
         self.dtype = dtype
         self.name = name
 
-    def __repr__(self):
+    def __repr__(self) -> str:
         return "VariableSpec(shape=%s, dtype=%r, name=%r)" % (
             shape_lib.to_string(self._shape), self.dtype, self.name)
 
 
-def leaf_key(value, feeds=None):
+def leaf_key(value: Any, feeds: list[Any] | None = None) -> Any:
     """The cache-key part of one leaf argument (see module docstring).
 
     When `feeds` is a list, the leaf's run-time value (numpy array or variable) is appended
@@ -112,12 +120,12 @@ def leaf_key(value, feeds=None):
     return ("id", id(value))
 
 
-def is_tensor_like(value):
+def is_tensor_like(value: Any) -> bool:
     """True for leaves that become graph inputs (fed at run time) rather than constants."""
     return isinstance(value, (Tensor, Variable, TensorSpec, np.ndarray))
 
 
-def make_key(values, feeds=None):
+def make_key(values: Iterable[Any], feeds: list[Any] | None = None) -> Key:
     """The hashable cache key of a sequence of canonical argument values (and, with a
     `feeds` list, their run-time values: see `leaf_key`)."""
     key = []
@@ -126,7 +134,7 @@ def make_key(values, feeds=None):
     return tuple(key)
 
 
-def _nested_key(value, feeds):
+def _nested_key(value: Any, feeds: list[Any] | None) -> Key:
     if nest.is_composite(value):  # a TensorArray: its kind and metadata, and its tensors
         return ("composite", type(value), value._nest_signature(),
                 make_key(value._nest_components(), feeds))
@@ -139,12 +147,12 @@ def _nested_key(value, feeds):
     return (type(value), make_key(value, feeds))
 
 
-def _is_tensor_key(part):
+def _is_tensor_key(part: Any) -> bool:
     return (isinstance(part, tuple) and len(part) == 2 and isinstance(part[0], dtypes.DType)
             and (part[1] is None or isinstance(part[1], tuple)))
 
 
-def key_is_subtype(key, general):
+def key_is_subtype(key: Any, general: Any) -> bool:
     """True when a call with cache key `key` can run a trace made for key `general`."""
     if key == general:
         return True
@@ -158,7 +166,7 @@ def key_is_subtype(key, general):
     return False
 
 
-def relax_key(key, general):
+def relax_key(key: Any, general: Any) -> Any:
     """The key whose tensor shapes are relaxed to fit both, or None when they differ otherwise."""
     if key == general:
         return key
@@ -175,7 +183,7 @@ def relax_key(key, general):
     return None
 
 
-def describe(value):
+def describe(value: Any) -> str:
     """How a signature prints an argument: 'int32 Tensor, shape=(2,)', or the Python value."""
     if isinstance(value, TensorSpec):
         return "%s Tensor, shape=%s" % (value.dtype.name, shape_lib.to_string(value._shape))

@@ -6,11 +6,18 @@ through the op registry. An eager tensor's value is a numpy array or numpy scala
 tensors hold `bytes` in object arrays).
 """
 
+from __future__ import annotations
+
+from collections.abc import Iterator
+from typing import TYPE_CHECKING, Any
+
 import numpy as np
 
-from runtime import dtypes
-from runtime import errors
+from runtime import dtypes, errors
 from runtime import shape as shape_lib
+
+if TYPE_CHECKING:
+    from runtime.graph import Graph, Node
 
 
 class Tensor:
@@ -20,26 +27,33 @@ class Tensor:
     # Makes numpy defer to our reflected operators (`np.float32(2) * t` gives a Tensor).
     __array_priority__ = 100
 
+    if TYPE_CHECKING:  # provided by the subclasses, and by runtime.ops.operators
+        dtype: dtypes.DType
+
+        def _shape_tuple(self) -> shape_lib.Shape: ...
+
+        def __getitem__(self, key: Any) -> Tensor: ...
+
     @property
-    def shape(self):
+    def shape(self) -> shape_lib.TensorShape:
         """The static shape, as a `TensorShape`."""
         return shape_lib.TensorShape(self._shape_tuple())
 
-    def get_shape(self):
+    def get_shape(self) -> shape_lib.TensorShape:
         """Same as `.shape`."""
         return self.shape
 
     @property
-    def ndim(self):
+    def ndim(self) -> int | None:
         """The rank, or None when unknown."""
         dims = self._shape_tuple()
         return None if dims is None else len(dims)
 
-    def __hash__(self):
+    def __hash__(self) -> int:
         raise TypeError("Tensor is unhashable (== compares elementwise); use tensor.ref() "
                         "as a dictionary key or set element")
 
-    def ref(self):
+    def ref(self) -> TensorRef:
         """A hashable reference to this tensor, usable as a dictionary key."""
         return TensorRef(self)
 
@@ -49,21 +63,21 @@ class TensorRef:
 
     __slots__ = ("_tensor",)
 
-    def __init__(self, tensor):
+    def __init__(self, tensor: Tensor) -> None:
         self._tensor = tensor
 
-    def deref(self):
+    def deref(self) -> Tensor:
         """The tensor this reference points to."""
         return self._tensor
 
-    def __hash__(self):
+    def __hash__(self) -> int:
         return id(self._tensor)
 
-    def __eq__(self, other):
+    def __eq__(self, other: object) -> bool:
         return isinstance(other, TensorRef) and other._tensor is self._tensor
 
 
-def _value_text(value, dtype):
+def _value_text(value: Any, dtype: dtypes.DType) -> str:
     if dtype is dtypes.string and isinstance(value, np.ndarray) and value.ndim == 0:
         return repr(value[()])
     return str(value)
@@ -74,62 +88,62 @@ class EagerTensor(Tensor):
 
     __slots__ = ("_value", "dtype")
 
-    def __init__(self, value, dtype):
+    def __init__(self, value: Any, dtype: dtypes.DType) -> None:
         self._value = value
         self.dtype = dtype
 
-    def _shape_tuple(self):
+    def _shape_tuple(self) -> tuple[int, ...]:
         return self._value.shape
 
-    def numpy(self):
+    def numpy(self) -> Any:
         """The value as numpy: an ndarray, or a numpy scalar (`bytes` for string scalars)."""
         value = self._value
         if isinstance(value, np.ndarray) and value.ndim == 0:
             return value[()]
         return value
 
-    def __array__(self, dtype=None, copy=None):
+    def __array__(self, dtype: Any = None, copy: bool | None = None) -> np.ndarray:
         value = np.asarray(self._value)
         return value if dtype is None else value.astype(dtype)
 
-    def __bool__(self):
+    def __bool__(self) -> bool:
         return bool(self._value)
 
-    def __int__(self):
+    def __int__(self) -> int:
         return int(self._value)
 
-    def __float__(self):
+    def __float__(self) -> float:
         return float(self._value)
 
-    def __index__(self):
+    def __index__(self) -> int:
         if not self.dtype.is_integer:
             raise TypeError("only integer scalar tensors can be used as an index, got %s"
                             % self.dtype.name)
         return int(self._value)
 
-    def __len__(self):
+    def __len__(self) -> int:
         if not self._value.shape:
             raise TypeError("len() of a scalar tensor")
         return self._value.shape[0]
 
-    def __iter__(self):
+    def __iter__(self) -> Iterator[EagerTensor]:
         if not self._value.shape:
             raise TypeError("cannot iterate over a scalar tensor")
         dtype = self.dtype
         for item in self._value:
             yield EagerTensor(item, dtype)
 
-    def __format__(self, spec):
+    def __format__(self, spec: str) -> str:
         return format(self.numpy(), spec)
 
-    def __str__(self):
+    def __str__(self) -> str:
         value_text = _value_text(self._value, self.dtype)
         if "\n" in value_text:
             value_text = "\n" + value_text
         return "tf.Tensor(%s, shape=%s, dtype=%s)" % (
             value_text, shape_lib.to_string(self._value.shape), self.dtype.name)
 
-    def __repr__(self):
+    def __repr__(self) -> str:
         value = self.numpy()
         value_text = repr(value) if isinstance(value, np.ndarray) else _value_text(
             self._value, self.dtype)
@@ -139,7 +153,7 @@ class EagerTensor(Tensor):
             shape_lib.to_string(self._value.shape), self.dtype.name, value_text)
 
 
-def make_eager(value, dtype):
+def make_eager(value: Any, dtype: dtypes.DType) -> EagerTensor:
     """Wraps a kernel's numpy result as an EagerTensor, normalising it to numpy types."""
     if not isinstance(value, (np.ndarray, np.generic)) or value.dtype != dtype.np_dtype:
         value = np.asarray(value, dtype=dtype.np_dtype)
@@ -151,53 +165,54 @@ class SymbolicTensor(Tensor):
 
     __slots__ = ("graph", "node", "index", "dtype", "_shape")
 
-    def __init__(self, graph, node, index, dtype, shape):
+    def __init__(self, graph: Graph, node: Node, index: int, dtype: dtypes.DType,
+                 shape: shape_lib.Shape) -> None:
         self.graph = graph
         self.node = node
         self.index = index
         self.dtype = dtype
         self._shape = shape
 
-    def _shape_tuple(self):
+    def _shape_tuple(self) -> shape_lib.Shape:
         return self._shape
 
     @property
-    def name(self):
+    def name(self) -> str:
         """'<node name>:<output index>', as in TensorFlow."""
         return "%s:%d" % (self.node.name, self.index)
 
     @property
-    def op(self):
+    def op(self) -> Node:
         """The graph node that produces this tensor."""
         return self.node
 
     @property
-    def numpy(self):
+    def numpy(self) -> Any:
         raise AttributeError(
             "symbolic Tensor %r has no value and no 'numpy' attribute: it belongs to a traced "
             "graph. Return it from the function to get its value." % self.name)
 
-    def __array__(self, dtype=None, copy=None):
+    def __array__(self, dtype: Any = None, copy: bool | None = None) -> np.ndarray:
         raise TypeError("cannot convert the symbolic tensor %r to a numpy array: its value "
                         "exists only when the graph runs" % self.name)
 
-    def __bool__(self):
+    def __bool__(self) -> bool:
         raise errors.OperatorNotAllowedInGraphError(errors.with_user_location(
             "using a symbolic tf.Tensor (%s) as a Python bool is not allowed in a traced "
             "function: convert the function with autograph (the default for "
             "autograph.function) so that `if`/`while` on tensors become graph ops" % self.name))
 
-    def __index__(self):
+    def __index__(self) -> int:
         raise TypeError("a symbolic tensor (%s) cannot be used as a Python index" % self.name)
 
-    def __len__(self):
+    def __len__(self) -> int:
         dims = self._shape
         if dims is None or not dims or dims[0] is None:
             raise TypeError("len is not defined for symbolic tensor %s with shape %s: use "
                             "tf.shape(t)[0]" % (self.name, shape_lib.to_string(dims)))
         return dims[0]
 
-    def __iter__(self):
+    def __iter__(self) -> Iterator[Tensor]:
         dims = self._shape
         if dims is None or not dims or dims[0] is None:
             raise errors.OperatorNotAllowedInGraphError(errors.with_user_location(
@@ -206,16 +221,16 @@ class SymbolicTensor(Tensor):
                 "graph op" % (self.name, shape_lib.to_string(dims))))
         return (self[i] for i in range(dims[0]))
 
-    def __str__(self):
+    def __str__(self) -> str:
         return 'Tensor("%s", shape=%s, dtype=%s)' % (
             self.name, shape_lib.to_string(self._shape), self.dtype.name)
 
-    def __repr__(self):
+    def __repr__(self) -> str:
         return "<tf.Tensor '%s' shape=%s dtype=%s>" % (
             self.name, shape_lib.to_string(self._shape), self.dtype.name)
 
 
-def _infer_dtype(value):
+def _infer_dtype(value: Any) -> dtypes.DType:
     """TensorFlow's dtype for a Python or numpy value (int -> int32, float -> float32)."""
     if isinstance(value, (np.ndarray, np.generic)):
         return dtypes.from_numpy(value.dtype)
@@ -241,7 +256,7 @@ def _infer_dtype(value):
     return dtypes.from_numpy(array.dtype)
 
 
-def _has_strings(value):
+def _has_strings(value: Any) -> bool:
     if isinstance(value, (str, bytes)):
         return True
     if isinstance(value, (list, tuple)) and value:
@@ -249,7 +264,7 @@ def _has_strings(value):
     return False
 
 
-def _encode_strings(value):
+def _encode_strings(value: Any) -> Any:
     if isinstance(value, str):
         return value.encode("utf-8")
     if isinstance(value, (list, tuple)):
@@ -257,7 +272,7 @@ def _encode_strings(value):
     return value
 
 
-def to_numpy(value, dtype=None):
+def to_numpy(value: Any, dtype: Any = None) -> tuple[Any, dtypes.DType]:
     """Converts a Python or numpy value to the numpy storage of a tensor of `dtype`.
 
     Returns (numpy_value, dtype). Raises TypeError when the value does not fit the dtype.

@@ -43,8 +43,7 @@ import os
 import sys
 import types
 
-from runtime import context
-from runtime import errors
+from runtime import context, errors
 
 ENVIRONMENT_VARIABLE = "AUTOGRAPH_TRACEBACK_FILTERING"
 _OFF = frozenset(["off", "0", "false", "no"])

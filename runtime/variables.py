@@ -11,14 +11,13 @@ inputs, and otherwise by an `InitializeVariableOnce` node the first time the gra
 
 import numpy as np
 
-from runtime import context
-from runtime import dtypes
-from runtime import errors
+from runtime import context, dtypes, errors
 from runtime import shape as shape_lib
 from runtime.ops import common, math_ops, operators
 from runtime.ops.registry import execute, execute1
 from runtime.ops.variable_ops import OPS
 from runtime.tensor import EagerTensor, SymbolicTensor, TensorRef
+
 
 def _root_graph(graph):
     while graph.outer is not None:

@@ -4,6 +4,7 @@ The graph is built from the sources with `ast` (nothing is imported): every modu
 `autograph/` and `runtime/` (a package's `__init__` is the package's module) is a node, and each
 import of a project module is an edge, whether it is written at module level or inside a
 function. `from pkg import name` where `name` is a submodule of `pkg` imports that submodule.
+Imports under `if TYPE_CHECKING:` are left out: only the type checker reads them.
 """
 
 import ast
@@ -82,6 +83,17 @@ class _Collector(ast.NodeVisitor):
         self._depth -= 1
 
     visit_FunctionDef = visit_AsyncFunctionDef = visit_Lambda = _function
+
+    def visit_If(self, node):
+        """Imports under `if TYPE_CHECKING:` are for the type checker only: never run."""
+        test = node.test
+        name = test.id if isinstance(test, ast.Name) else \
+            test.attr if isinstance(test, ast.Attribute) else None
+        if name == "TYPE_CHECKING":
+            for stmt in node.orelse:
+                self.visit(stmt)
+            return
+        self.generic_visit(node)
 
     def visit_Import(self, node):
         self.imports.append((node, self._depth > 0))

@@ -33,8 +33,13 @@ list is a tensor, as in TensorFlow).
 
 import builtins as _builtins
 
-from runtime.data.dataset import (AUTOTUNE, INFINITE_CARDINALITY, UNKNOWN_CARDINALITY,
-                                  Dataset, set_function_converter)
+from runtime.data.dataset import (
+    AUTOTUNE,
+    INFINITE_CARDINALITY,
+    UNKNOWN_CARDINALITY,
+    Dataset,
+    set_function_converter,
+)
 from runtime.data.iterator import Iterator
 from runtime.operators import py_builtins as _py_builtins
 

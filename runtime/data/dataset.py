@@ -10,16 +10,23 @@ import warnings
 
 import numpy as np
 
-from runtime import context
-from runtime import dtypes
-from runtime import errors
-from runtime import nest
+from runtime import context, dtypes, errors, nest, tracebacks
 from runtime import shape as shape_lib
-from runtime import tracebacks
 from runtime.data.iterator import Cursor, Iterator, refuse_python_loop_in_graph
-from runtime.data.structure import (flat_specs, int_param, is_sortable, leaf_paths,
-                                    lists_to_tuples, map_input, pack, path_text, row, spec_of,
-                                    spec_text, static_int)
+from runtime.data.structure import (
+    flat_specs,
+    int_param,
+    is_sortable,
+    leaf_paths,
+    lists_to_tuples,
+    map_input,
+    pack,
+    path_text,
+    row,
+    spec_of,
+    spec_text,
+    static_int,
+)
 from runtime.function import ConcreteFunction, Function
 from runtime.graph import Graph
 from runtime.ops import common, data_ops, nn_random_ops, registry

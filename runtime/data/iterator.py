@@ -16,8 +16,7 @@ import sys
 
 import numpy as np
 
-from runtime import context
-from runtime import errors
+from runtime import context, errors
 from runtime.data.structure import flat_specs, pack, spec_text
 from runtime.operators import staging
 from runtime.ops import common, data_ops

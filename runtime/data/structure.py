@@ -9,8 +9,7 @@ order (dict keys sorted).
 
 import numpy as np
 
-from runtime import dtypes
-from runtime import nest
+from runtime import dtypes, nest
 from runtime import shape as shape_lib
 from runtime.ops import common
 from runtime.signature import TensorSpec

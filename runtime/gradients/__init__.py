@@ -16,11 +16,16 @@ here, written with the ops API, and are named by their op's declaration ('module
   tape                GradientTape
 """
 
-from runtime.gradients import grad_ops  # noqa: F401
-from runtime.gradients import math_grads, array_grads  # noqa: F401
-from runtime.gradients import control_flow_grads, function_grads  # noqa: F401
-from runtime.gradients import tensor_array_grads, py_function_grads  # noqa: F401
-from runtime.gradients import while_grad_grads  # noqa: F401
+from runtime.gradients import (
+    array_grads,
+    control_flow_grads,
+    function_grads,
+    grad_ops,
+    math_grads,
+    py_function_grads,
+    tensor_array_grads,
+    while_grad_grads,
+)
 from runtime.gradients.tape import GradientTape, UnconnectedGradients
 
 __all__ = ["GradientTape", "UnconnectedGradients"]

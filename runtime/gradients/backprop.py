@@ -38,6 +38,7 @@ from runtime.ops.gradient_ops import WHILE_GRAD_OP
 from runtime.tensor import SymbolicTensor
 from runtime.variables import Variable
 
+
 class GradResult:
     """A rule's result with gradients for externals: `inputs` (one per input, or None) and
     `externals`, a list of (variable or eager tensor, gradient)."""

@@ -31,16 +31,22 @@ WhileGrad's own gradient (second order) is in while_grad_grads.
 
 import numpy as np
 
-from runtime import context
-from runtime import control_flow
-from runtime import dtypes
-from runtime import executor
+from runtime import context, control_flow, dtypes, executor
 from runtime import shape as shape_lib
-from runtime.gradients.backprop import (GradResult, Inliner, add_values, backprop, can_carry,
-                                        carries, external_key_in, graph_externals,
-                                        register_replay_rule, zeros_like_tensor,
-                                        zeros_like_value)
 from runtime.gradients import residuals
+from runtime.gradients.backprop import (
+    GradResult,
+    Inliner,
+    add_values,
+    backprop,
+    can_carry,
+    carries,
+    external_key_in,
+    graph_externals,
+    register_replay_rule,
+    zeros_like_tensor,
+    zeros_like_value,
+)
 from runtime.gradients.grad_ops import fully_known
 from runtime.graph import Graph
 from runtime.ops import array_ops
@@ -50,7 +56,6 @@ from runtime.ops.registry import execute
 from runtime.tensor import SymbolicTensor
 from runtime.variables import OPS as VARIABLE_OPS
 from runtime.variables import Variable
-
 
 # -- If ----------------------------------------------------------------------------------------
 

@@ -23,12 +23,17 @@ takes them as extra inputs, then the gradients flowing into them (for higher ord
 
 import numpy as np
 
-from runtime import context
-from runtime import nest
+from runtime import context, nest
 from runtime.function import CALL_OP, ConcreteFunction
 from runtime.gradients import residuals
-from runtime.gradients.backprop import (GradResult, Inliner, backprop, external_key_in,
-                                        graph_externals, register_replay_rule)
+from runtime.gradients.backprop import (
+    GradResult,
+    Inliner,
+    backprop,
+    external_key_in,
+    graph_externals,
+    register_replay_rule,
+)
 from runtime.graph import Graph
 from runtime.ops import array_ops
 from runtime.ops.registry import execute

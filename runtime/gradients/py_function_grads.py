@@ -17,8 +17,7 @@ import weakref
 
 import numpy as np
 
-from runtime import context
-from runtime import errors
+from runtime import context, errors
 from runtime.gradients.tape import GradientTape
 from runtime.ops.gradient_ops import PY_FUNCTION_GRAD_OP as GRAD_OP
 from runtime.ops.registry import execute

@@ -22,11 +22,15 @@ its reads. Sources not connected to the target get None (or zeros with
 
 import contextlib
 
-from runtime import context
-from runtime import nest
+from runtime import context, nest
 from runtime.gradients import function_grads
-from runtime.gradients.backprop import (Record, backprop, carries, external_key_in,
-                                        implicit_externals)
+from runtime.gradients.backprop import (
+    Record,
+    backprop,
+    carries,
+    external_key_in,
+    implicit_externals,
+)
 from runtime.ops import array_ops
 from runtime.ops.call_ops import CALL_OP
 from runtime.ops.common import convert_to_tensor

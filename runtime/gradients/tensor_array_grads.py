@@ -22,10 +22,19 @@ value.
 
 from runtime.gradients.backprop import register_adder, register_value_rules, register_zeros
 from runtime.ops.registry import execute, execute1
-from runtime.ops.tensor_array_grad_ops import (CONCAT_GRAD, GATHER_GRAD, GRAD_ADD, READ_GRAD,
-                                               SCATTER_GRAD, STACK_GRAD, UNSTACK_GRAD,
-                                               WRITE_GRAD, ZEROS_LIKE, add_arrays,
-                                               zeros_like_array)
+from runtime.ops.tensor_array_grad_ops import (
+    CONCAT_GRAD,
+    GATHER_GRAD,
+    GRAD_ADD,
+    READ_GRAD,
+    SCATTER_GRAD,
+    STACK_GRAD,
+    UNSTACK_GRAD,
+    WRITE_GRAD,
+    ZEROS_LIKE,
+    add_arrays,
+    zeros_like_array,
+)
 from runtime.ops.tensor_array_ops import TensorArrayValue
 
 

@@ -24,10 +24,17 @@ body) that receives one makes the gradient raise instead of dropping it.
 import numpy as np
 
 from runtime import executor
-from runtime.gradients.backprop import (GradResult, Inliner, add_values,
-                                        backprop, carries, external_key_in,
-                                        register_externals_rule, zeros_like_tensor,
-                                        zeros_like_value)
+from runtime.gradients.backprop import (
+    GradResult,
+    Inliner,
+    add_values,
+    backprop,
+    carries,
+    external_key_in,
+    register_externals_rule,
+    zeros_like_tensor,
+    zeros_like_value,
+)
 from runtime.gradients.control_flow_grads import run_forward, split_inputs
 from runtime.graph import Graph
 from runtime.ops.call_ops import CALL_OP

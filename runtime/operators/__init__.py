@@ -1,10 +1,10 @@
 """The run-time side of converted code: each `ag__.<name>` entry point decides at run time
 between plain Python (Python values) and graph ops (symbolic tensors).
 
-One module per construct: conditionals (if_stmt, if_exp, match_subject), loops (while_stmt, for_stmt),
-logical (and_, or_, not_, in_, not_in), asserts (assert_stmt), try_statements (FinallyJumps),
-undefined (Undefined markers), composites (maybe, refuse_composite: keys and attributes as
-state), and py_builtins (range, len, ... applied to tensors).
+One module per construct: conditionals (if_stmt, if_exp, match_subject), loops (while_stmt,
+for_stmt), logical (and_, or_, not_, in_, not_in), asserts (assert_stmt), try_statements
+(FinallyJumps), undefined (Undefined markers), composites (maybe, refuse_composite: keys and
+attributes as state), and py_builtins (range, len, ... applied to tensors).
 """
 
 from runtime.operators.asserts import assert_stmt

@@ -11,14 +11,12 @@ import builtins
 
 import numpy as np
 
-from runtime import dtypes
-from runtime import nest
+from runtime import dtypes, nest
 from runtime.ops import array_ops, common, math_ops
 from runtime.ops import tensor_array_ops as ops
 from runtime.tensor import EagerTensor, Tensor, make_eager
 from runtime.tensor_array import TensorArray, _int32
 from runtime.variables import Variable
-
 
 # -- lists appended to in a loop on a tensor ------------------------------------------------------
 

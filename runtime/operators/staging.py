@@ -26,18 +26,18 @@ import threading
 
 import numpy as np
 
-from runtime import context
-from runtime import control_flow
-from runtime import dtypes
-from runtime import errors
-from runtime import nest
+from runtime import context, control_flow, dtypes, errors, nest, tensor_array
 from runtime import shape as shape_lib
-from runtime import tensor_array
 from runtime.operators import try_regions, undefined
 from runtime.operators.composites import Missing
 from runtime.operators.staged_lists import StagedList
-from runtime.operators.undefined import (DeadValue, MaybeUndefined, Undefined,
-                                         UndefinedRead, UndefinedReturnValue)
+from runtime.operators.undefined import (
+    DeadValue,
+    MaybeUndefined,
+    Undefined,
+    UndefinedRead,
+    UndefinedReturnValue,
+)
 from runtime.ops import array_ops, common
 from runtime.tensor import EagerTensor, SymbolicTensor, Tensor
 from runtime.variables import Variable

@@ -18,8 +18,8 @@ finds may be undefined go through `ld`, which adds the run-time check:
 import threading
 
 from runtime import context, errors
-from runtime.ops import common, io_ops
 from runtime.operators import try_regions
+from runtime.ops import common, io_ops
 
 _watchers = threading.local()  # the FinallyJumps being traced, innermost last
 

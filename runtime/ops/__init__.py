@@ -6,8 +6,13 @@ variables (variable_ops) and gradients (gradient_ops, tensor_array_grad_ops) are
 the runtime modules that build those ops.
 """
 
-from runtime.ops import registry  # noqa: F401
-from runtime.ops import array_ops, io_ops, math_ops, nn_random_ops  # noqa: F401
-from runtime.ops import data_ops  # noqa: F401
-from runtime.ops import operators  # noqa: F401
-from runtime.ops import tensor_array_ops  # noqa: F401
+from runtime.ops import (
+    array_ops,
+    data_ops,
+    io_ops,
+    math_ops,
+    nn_random_ops,
+    operators,
+    registry,
+    tensor_array_ops,
+)

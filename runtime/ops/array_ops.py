@@ -9,10 +9,23 @@ import numpy as np
 from runtime import dtypes
 from runtime import shape as shape_lib
 from runtime.ops import common, math_ops
-from runtime.ops.common import (NUMERIC, SpecError, constant_from_numpy, convert_to_tensor,
-                                require_kind, require_same_dtype, stack)
-from runtime.ops.registry import (KERNEL_CALL, NO_GRADIENT, NOT_DIFFERENTIABLE, execute, execute1,
-                                  register)
+from runtime.ops.common import (
+    NUMERIC,
+    SpecError,
+    constant_from_numpy,
+    convert_to_tensor,
+    require_kind,
+    require_same_dtype,
+    stack,
+)
+from runtime.ops.registry import (
+    KERNEL_CALL,
+    NO_GRADIENT,
+    NOT_DIFFERENTIABLE,
+    execute,
+    execute1,
+    register,
+)
 from runtime.tensor import EagerTensor, Tensor, to_numpy
 
 OPS = {}

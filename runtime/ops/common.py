@@ -2,8 +2,7 @@
 
 import numpy as np
 
-from runtime import context
-from runtime import dtypes
+from runtime import context, dtypes
 from runtime import shape as shape_lib
 from runtime.ops import registry
 from runtime.ops.registry import SpecError

@@ -8,12 +8,9 @@ import sys
 
 import numpy as np
 
-from runtime import context
-from runtime import dtypes
-from runtime import errors
+from runtime import context, dtypes, errors
 from runtime.gradients import py_function_grads
-from runtime.ops import common
-from runtime.ops import registry
+from runtime.ops import common, registry
 from runtime.ops.registry import KERNEL_CALL, NOT_DIFFERENTIABLE, execute, register
 from runtime.tensor import EagerTensor, Tensor, make_eager
 

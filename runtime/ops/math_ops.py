@@ -11,8 +11,16 @@ import numpy as np
 from runtime import dtypes
 from runtime import shape as shape_lib
 from runtime.ops import common
-from runtime.ops.common import (ANY, FLOAT, NUMERIC, SpecError, binary_operands,
-                                convert_to_tensor, require_kind, require_same_dtype)
+from runtime.ops.common import (
+    ANY,
+    FLOAT,
+    NUMERIC,
+    SpecError,
+    binary_operands,
+    convert_to_tensor,
+    require_kind,
+    require_same_dtype,
+)
 from runtime.ops.registry import KERNEL_CALL, NOT_DIFFERENTIABLE, execute1, register
 
 # -- elementwise binary ------------------------------------------------------------------

@@ -32,17 +32,26 @@ way JAX declares a primitive with its rules next to it); no other module changes
 kernel; inside a trace it adds a node to the current graph.
 """
 
+from __future__ import annotations
+
 import importlib
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from typing import Any
 
 import numpy as np
 
-from runtime import context
-from runtime import errors
+from runtime import context, errors
 from runtime import shape as shape_lib
-from runtime.tensor import EagerTensor, SymbolicTensor, make_eager
+from runtime.dtypes import DType
+from runtime.tensor import EagerTensor, SymbolicTensor, Tensor, make_eager
 
-REGISTRY = {}
-_EMPTY = {}
+# A tensor's spec while shapes and dtypes are inferred: (dtype, static shape or None).
+Spec = tuple[DType, Any]
+InferRule = Callable[[list[Spec], Mapping[str, Any]], list[Spec]]
+GradRule = Callable[[Any, list[Any]], list[Any]]
+
+REGISTRY: dict[str, OpDef] = {}
+_EMPTY: dict[str, Any] = {}
 _tapes = context.tapes  # the recording GradientTapes: one check per eager op
 
 # What the graph passes may do with an op: the executor and constant folding read these (and
@@ -69,10 +78,10 @@ class _Decision:
 
     __slots__ = ("name",)
 
-    def __init__(self, name):
+    def __init__(self, name: str) -> None:
         self.name = name
 
-    def __repr__(self):
+    def __repr__(self) -> str:
         return self.name
 
 
@@ -87,20 +96,20 @@ class Statements:
 
     __slots__ = ("rule",)
 
-    def __init__(self, rule):
+    def __init__(self, rule: Callable[..., Any]) -> None:
         self.rule = rule
 
 
-def statements(rule):
+def statements(rule: Callable[..., Any]) -> Statements:
     """Declares `rule(emitter, node, ins, outs, indent)` as an op's statement-writing emit."""
     return Statements(rule)
 
 
-def _not_differentiable(ctx, grads):
+def _not_differentiable(ctx: Any, grads: list[Any]) -> list[None]:
     return [None] * len(ctx.needed)
 
 
-def _resolve(reference):
+def _resolve(reference: Any) -> Any:
     """The object named by 'package.module:attribute' (imported now), or `reference` itself."""
     if not isinstance(reference, str):
         return reference
@@ -114,11 +123,11 @@ class _LazyKernel:
 
     __slots__ = ("reference", "target")
 
-    def __init__(self, reference):
+    def __init__(self, reference: str) -> None:
         self.reference = reference
-        self.target = None
+        self.target: Callable[..., Any] | None = None
 
-    def __call__(self, *args, **kwargs):
+    def __call__(self, *args: Any, **kwargs: Any) -> Any:
         if self.target is None:
             self.target = _resolve(self.reference)
         return self.target(*args, **kwargs)
@@ -127,7 +136,7 @@ class _LazyKernel:
 class SpecError(Exception):
     """Raised by an op's `infer` rule: `kind` is 'dtype' or 'shape'."""
 
-    def __init__(self, kind, message):
+    def __init__(self, kind: str, message: str) -> None:
         super().__init__(message)
         self.kind = kind
         self.message = message
@@ -144,12 +153,15 @@ class OpDef:
                  "lower", "traits", "stateful", "side_effects", "no_fold", "static_value",
                  "lowerings", "node_name", "doc")
 
-    def __init__(self, name, kernel, infer, grad, emit, traits, static_value, node_name, doc):
+    def __init__(self, name: str, kernel: Callable[..., Any] | str, infer: InferRule,
+                 grad: Any, emit: Any, traits: frozenset[str],
+                 static_value: Callable[..., Any] | None, node_name: str,
+                 doc: str | None) -> None:
         self.name = name
         self.kernel = _LazyKernel(kernel) if isinstance(kernel, str) else kernel
         self.infer = infer
         self.grad_decision = grad
-        self._grad = _UNRESOLVED
+        self._grad: GradRule | _Decision | None = _UNRESOLVED
         self.emit_decision = emit
         self.emit = emit if callable(emit) else None
         self.lower = emit.rule if isinstance(emit, Statements) else None
@@ -158,23 +170,24 @@ class OpDef:
         self.stateful = self.side_effects or "stateful" in traits
         self.no_fold = "no_fold" in traits
         self.static_value = static_value
-        self.lowerings = {}  # backend name -> lowering rule (filled by compiled backends)
+        # backend name -> lowering rule (filled by compiled backends)
+        self.lowerings: dict[str, Any] = {}
         self.node_name = node_name
         self.doc = doc
 
-    def __setattr__(self, attr, value):
+    def __setattr__(self, attr: str, value: Any) -> None:
         """A registered op is complete: no module may change its rules afterwards (only the
         resolved gradient is cached, and `lowerings` is a dict that backends fill)."""
-        if attr != "_grad" and REGISTRY.get(getattr(self, "name", None)) is self:
+        if attr != "_grad" and REGISTRY.get(getattr(self, "name", "")) is self:
             raise AttributeError("op %s is complete where it is declared (runtime/ops): its %s "
                                  "cannot be set afterwards" % (self.name, attr))
         object.__setattr__(self, attr, value)
 
     @property
-    def grad(self):
+    def grad(self) -> GradRule | None:
         """The gradient rule, `rule(ctx, grads)`, or None when the op has no gradient."""
         rule = self._grad
-        if rule is _UNRESOLVED:
+        if isinstance(rule, _Decision):  # _UNRESOLVED: resolved at the first use
             decision = self.grad_decision
             if decision is NO_GRADIENT:
                 rule = None
@@ -185,11 +198,11 @@ class OpDef:
             self._grad = rule
         return rule
 
-    def __repr__(self):
+    def __repr__(self) -> str:
         return "<OpDef %s>" % self.name
 
 
-def _check_decisions(name, grad, emit, traits):
+def _check_decisions(name: str, grad: Any, emit: Any, traits: frozenset[str]) -> None:
     if not (grad is NOT_DIFFERENTIABLE or grad is NO_GRADIENT or callable(grad)
             or isinstance(grad, str) and ":" in grad):
         raise TypeError("op %r: grad must be a rule, 'module:rule', NOT_DIFFERENTIABLE or "
@@ -202,20 +215,22 @@ def _check_decisions(name, grad, emit, traits):
         raise ValueError("op %r: unknown traits %s" % (name, sorted(unknown)))
 
 
-def register(name, kernel, infer, *, grad, emit, traits=(), static_value=None, node_name=None,
-             doc=None):
+def register(name: str, kernel: Callable[..., Any] | str, infer: InferRule, *, grad: Any,
+             emit: Any, traits: Iterable[str] = (),
+             static_value: Callable[..., Any] | None = None, node_name: str | None = None,
+             doc: str | None = None) -> OpDef:
     """Declares op `name` with all its rules (see the module docstring); returns its OpDef.
     Each name may be declared only once. `kernel` may be 'package.module:function'."""
     if name in REGISTRY:
         raise ValueError("op %r is already registered" % name)
-    traits = frozenset(traits)
-    _check_decisions(name, grad, emit, traits)
-    op = OpDef(name, kernel, infer, grad, emit, traits, static_value, node_name or name, doc)
+    trait_set = frozenset(traits)
+    _check_decisions(name, grad, emit, trait_set)
+    op = OpDef(name, kernel, infer, grad, emit, trait_set, static_value, node_name or name, doc)
     REGISTRY[name] = op
     return op
 
 
-def get(name):
+def get(name: str) -> OpDef:
     """The OpDef registered as `name`."""
     try:
         return REGISTRY[name]
@@ -223,12 +238,13 @@ def get(name):
         raise KeyError("no op named %r is registered" % name) from None
 
 
-def describe_operands(specs):
+def describe_operands(specs: Iterable[Spec]) -> str:
     """'int32 (2, 3), float32 ()' for error messages."""
     return ", ".join("%s %s" % (d.name, shape_lib.to_string(s)) for d, s in specs)
 
 
-def execute(op, inputs, attrs=_EMPTY, name=None):
+def execute(op: OpDef, inputs: Sequence[Any], attrs: Mapping[str, Any] = _EMPTY,
+            name: str | None = None) -> list[Tensor]:
     """Runs `op` on `inputs` (tensors or resources): eagerly, or by adding a graph node.
 
     Returns the list of output tensors.
@@ -237,7 +253,7 @@ def execute(op, inputs, attrs=_EMPTY, name=None):
     if graph is not None:
         return graph.add_op(op, inputs, attrs, name)
     values = []
-    specs = []
+    specs: list[Spec] = []
     for t in inputs:
         if type(t) is EagerTensor:
             value = t._value
@@ -267,7 +283,7 @@ def execute(op, inputs, attrs=_EMPTY, name=None):
             "%s failed: %s (operands: %s)" % (op.name, e, describe_operands(specs))),
             op.name) from None
     if len(out_specs) == 1:
-        outputs = [make_eager(result, out_specs[0][0])]
+        outputs: list[Tensor] = [make_eager(result, out_specs[0][0])]
     else:
         outputs = [make_eager(r, spec[0]) for r, spec in zip(result, out_specs)]
     if context._settings.get("check_numerics"):
@@ -278,14 +294,14 @@ def execute(op, inputs, attrs=_EMPTY, name=None):
     return outputs
 
 
-def nonfinite_kind(value):
+def nonfinite_kind(value: Any) -> str | None:
     """'NaN' or 'Inf' when a float value holds such elements, else None (check_numerics)."""
     if np.all(np.isfinite(value)):
         return None
     return "NaN" if np.any(np.isnan(value)) else "Inf"
 
 
-def _check_numerics(op, outputs):
+def _check_numerics(op: OpDef, outputs: Sequence[Any]) -> None:
     for t in outputs:
         kind = nonfinite_kind(t._value) if t.dtype.is_floating else None
         if kind is not None:
@@ -293,12 +309,13 @@ def _check_numerics(op, outputs):
                 "check_numerics: %s produced %s values" % (op.name, kind)), op.name)
 
 
-def execute1(op, inputs, attrs=_EMPTY, name=None):
+def execute1(op: OpDef, inputs: Sequence[Any], attrs: Mapping[str, Any] = _EMPTY,
+             name: str | None = None) -> Tensor:
     """`execute` for single-output ops: returns the one output tensor."""
     return execute(op, inputs, attrs, name)[0]
 
 
-def np_result(value, dtype):
+def np_result(value: Any, dtype: DType) -> Any:
     """Casts a kernel's intermediate numpy result to `dtype`'s storage when it differs."""
     if isinstance(value, (np.ndarray, np.generic)) and value.dtype == dtype.np_dtype:
         return value

@@ -9,11 +9,11 @@ import traceback
 
 import gast
 import pytest
+from traceback_checks import printed
 
 import autograph.tf as tf
 from autograph import codegen, conversion, parsing
 from runtime import errors as runtime_errors
-from traceback_checks import printed
 
 GLOBAL_SCALE = 3
 
@@ -264,7 +264,7 @@ def test_closure_cells_are_rebound_not_copied():
 
     converted = conversion.convert(scaled)
     assert converted(5) == 10
-    factor = 7  # noqa: F841 - read through the shared cell
+    factor = 7  # read through the shared cell
     assert converted(5) == 35
     original_cells = dict(zip(scaled.__code__.co_freevars, scaled.__closure__))
     converted_cells = dict(zip(converted.__code__.co_freevars, converted.__closure__))

@@ -117,7 +117,8 @@ def test_lambda_bodies_are_rewritten():
 
 def test_nested_expressions_are_rewritten_inside_out():
     assert rewrite("def f(a, b, c):\n    return (not a) if b < c < 3 else g(a or b)\n") == [
-        "return ag__.if_exp(ag__.compare_chain(b, '<', lambda: c, '<', lambda: 3), lambda: ag__.not_(a), "
+        "return ag__.if_exp(ag__.compare_chain(b, '<', lambda: c, '<', lambda: 3), "
+        "lambda: ag__.not_(a), "
         "lambda: ag__.converted_call(g, (ag__.or_(lambda: a, lambda: b),), None, fscope), "
         "'not a if b < c < 3 else g(a or b)')"]
 

@@ -11,8 +11,7 @@ import pytest
 import autograph
 import autograph.tf as tf
 from autograph import codegen, conversion, parsing
-from autograph.converters import (break_statements, context, continue_statements,
-                                  return_statements)
+from autograph.converters import break_statements, context, continue_statements, return_statements
 
 
 def lower(source, *passes):

@@ -9,11 +9,25 @@ import pytest
 import autograph.tf as tf
 from runtime import dtypes
 from runtime.graph import Graph
-from runtime.operators import (and_, assert_stmt, for_stmt, if_exp, if_stmt, ld, not_, or_,
-                               while_stmt)
-from runtime.operators import functional, py_builtins
-from runtime.operators.undefined import (MaybeUndefined, Undefined, UndefinedReturnValue,
-                                         is_undefined)
+from runtime.operators import (
+    and_,
+    assert_stmt,
+    for_stmt,
+    functional,
+    if_exp,
+    if_stmt,
+    ld,
+    not_,
+    or_,
+    py_builtins,
+    while_stmt,
+)
+from runtime.operators.undefined import (
+    MaybeUndefined,
+    Undefined,
+    UndefinedReturnValue,
+    is_undefined,
+)
 from runtime.tensor import SymbolicTensor
 
 

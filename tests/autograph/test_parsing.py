@@ -75,7 +75,7 @@ TWO_KEYWORD_LAMBDAS = call_with(0,
 STAGED_LAMBDA = tf.function(
     lambda x: x * 2 if x > 0 else -x)
 SAME_TEXT_TWICE = (lambda x: x, lambda x: x)
-NESTED_LAMBDAS = lambda x: (lambda x: x * 10)(x) + 1  # noqa: E731
+NESTED_LAMBDAS = lambda x: (lambda x: x * 10)(x) + 1
 ALL_PARAMETER_KINDS = (lambda a, /, b, *rest, c=1, **extra: a + b + c)
 FOLDED_THE_SAME = (lambda x: x + (1 + 1), lambda x: x + 2)
 

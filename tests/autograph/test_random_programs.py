@@ -312,12 +312,14 @@ def check_program(source, x, y):
 PROGRAM_SETTINGS = settings(max_examples=150, deadline=None, database=None)
 
 
+@pytest.mark.property
 @PROGRAM_SETTINGS
 @given(source=programs(), x=st.integers(0, 9), y=st.integers(0, 9))
 def test_converted_program_matches_plain_python(source, x, y):
     check_program(source, x, y)
 
 
+@pytest.mark.property
 def test_generator_covers_staged_jumps():
     """The strategy really produces the hard cases: jumps inside loops on the arguments."""
     seen = set()
@@ -360,6 +362,7 @@ def test_return_inside_staged_loop_in_branch(x, y):
     assert np.isscalar(f(x, y))
 
 
+@pytest.mark.property
 def test_generator_covers_jumps_in_finally_and_caught_exceptions():
     """Programs with a jump inside a `finally:` block, and ones where `risky` raises."""
     seen = set()
@@ -388,6 +391,7 @@ def test_generator_covers_jumps_in_finally_and_caught_exceptions():
     assert seen == {"jump in finally", "raised"}
 
 
+@pytest.mark.property
 def test_generator_covers_maybe_unbound_reads_and_composite_state():
     """Programs that read `e` bound on some runs and unbound on others, `del e`, and
     assignments to `s.v` and `d['k']` inside loops whose trip count depends on the arguments

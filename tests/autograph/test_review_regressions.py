@@ -30,7 +30,7 @@ def c8(n):  # the executor binds its constants as c<N>: a function may be named 
     return items
 
 
-def np(n):  # noqa: F811 (named like the module the executor's code calls)
+def np(n):  # (named like the module the executor's code calls)
     return n * 2 + tf.reduce_sum(tf.ones([2], tf.int32))
 
 

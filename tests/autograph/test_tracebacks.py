@@ -19,11 +19,11 @@ import textwrap
 import traceback
 
 import pytest
+from traceback_checks import PACKAGES, boundary_frames, printed, user_frames
 
 import autograph
 import autograph.tf as tf
 from autograph import cli, do_not_convert
-from traceback_checks import PACKAGES, boundary_frames, printed, user_frames
 
 HERE = os.path.abspath(__file__)
 _modules = itertools.count()

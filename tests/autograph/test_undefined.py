@@ -448,7 +448,7 @@ def test_maybe_undefined_value_is_checked_once_read_after_later_staged_ifs():
 def _assigned_only_after_a_return(x):
     for _ in range(x % 4):
         return 1
-        late = 3  # noqa: F841  (unreachable: the compiler drops it, the name stays local)
+        late = 3  # (unreachable: the compiler drops it, the name stays local)
     return late
 
 

@@ -4,6 +4,7 @@ import importlib.util
 import inspect
 import itertools
 import os
+import pathlib
 import re
 import subprocess
 import sys
@@ -268,7 +269,7 @@ def test_zero_argument_super_in_a_converted_method(tmp_path):
     out = str(tmp_path / "supers_converted.py")
     assert cli.main(["convert", write(tmp_path / "supers.py", text), "-o", out]) == 0
     result = load(out)
-    assert "super(__class__, self).scale" in open(out, encoding="utf-8").read()
+    assert "super(__class__, self).scale" in pathlib.Path(out).read_text(encoding="utf-8")
     assert tf.function(result.Derived().scale)(tf.constant(3)).numpy() == 30
     assert tf.function(result.Derived().scale)(tf.constant(-3)).numpy() == -3
     assert result.Derived().scale(2) == 20
@@ -597,7 +598,7 @@ def test_a_module_level_lambda_is_converted(tmp_path):
     out = str(tmp_path / "lambdas_converted.py")
     assert cli.main(["convert", write(tmp_path / "lambdas.py", text), "-o", out]) == 0
     result = load(out)
-    assert "ag__.if_exp(" in open(out, encoding="utf-8").read()
+    assert "ag__.if_exp(" in pathlib.Path(out).read_text(encoding="utf-8")
     assert conversion.is_artifact(result.clip)
     assert tf.function(result.clip)(tf.constant(-3)).numpy() == 3
     assert result.clip(-4) == 4
@@ -639,7 +640,7 @@ def test_errors_in_a_converted_module_name_the_original_file_and_line(tmp_path):
     message = str(raised.value) + "".join(getattr(raised.value, "__notes__", []))
     assert "%s:8" % source in message, message
     from runtime import errors
-    for number, line in enumerate(open(out, encoding="utf-8"), 1):
+    for number, line in enumerate(pathlib.Path(out).read_text(encoding="utf-8").splitlines(), 1):
         if "tf.reshape(x, [7])" in line:
             assert errors.translate_location(out, number) == (source, 8)
 
@@ -754,9 +755,9 @@ def test_version_has_a_fallback_when_the_package_is_not_installed(monkeypatch):
 def test_the_line_map_sends_every_kept_line_to_its_original(converted, source_file, tmp_path):
     from runtime import errors
     out = str(tmp_path / "shapes_converted.py")  # written and imported by `converted`
-    original = open(source_file, encoding="utf-8").read().splitlines()
+    original = pathlib.Path(source_file).read_text(encoding="utf-8").splitlines()
     checked = 0
-    for number, line in enumerate(open(out, encoding="utf-8").read().splitlines(), 1):
+    for number, line in enumerate(pathlib.Path(out).read_text(encoding="utf-8").splitlines(), 1):
         filename, mapped = errors.translate_location(out, number)
         assert filename == source_file
         if line.strip() and line in original and original.count(line) == 1:

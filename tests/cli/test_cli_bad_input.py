@@ -22,7 +22,8 @@ import tokenize
 import warnings
 
 import pytest
-from hypothesis import HealthCheck, given, settings, strategies as st
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 from autograph import cli
 
@@ -220,7 +221,8 @@ def mutated_sources(draw):
 # -- the property -------------------------------------------------------------------------------
 
 def snapshot(path):
-    return open(path, "rb").read(), os.stat(path).st_mtime_ns
+    with open(path, "rb") as file:
+        return file.read(), os.stat(path).st_mtime_ns
 
 
 class _Timeout(Exception):
@@ -318,6 +320,7 @@ def test_every_seed_converts_and_imports_like_the_original(seed, workspace):
     assert _check_in_fresh_folder(SEEDS[seed], workspace) == 0
 
 
+@pytest.mark.property
 @settings(max_examples=400, deadline=None, derandomize=True, database=None,
           suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow])
 @given(source=mutated_sources())
@@ -325,6 +328,7 @@ def test_mutated_files_convert_or_fail_cleanly(source, workspace):
     _check_in_fresh_folder(source, workspace)
 
 
+@pytest.mark.property
 @pytest.mark.slow
 @settings(max_examples=3000, deadline=None, database=None,
           suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow])

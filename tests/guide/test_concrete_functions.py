@@ -118,7 +118,7 @@ def test_concrete_function_does_not_retrace_or_dispatch():
 
 def make_pow():
     @tf.function
-    def pow(a, b):
+    def pow(a, b):  # noqa: A001 - the guide's name
         return a ** b
     return pow
 

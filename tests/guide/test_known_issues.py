@@ -5,7 +5,6 @@ import pytest
 
 import autograph.tf as tf
 
-
 # -- Depending on Python global and free variables -----------------------------------------------
 
 

@@ -7,7 +7,6 @@ import pytest
 
 import autograph.tf as tf
 
-
 # -- Executing Python side effects ---------------------------------------------------------------
 
 

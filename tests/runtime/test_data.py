@@ -394,7 +394,7 @@ def test_zip_tuples_dicts_and_varargs():
         tf.data.Dataset.zip((a, [1, 2]))
 
 
-# -- shuffle / repeat / prefetch / concatenate ------------------------------------------------------
+# -- shuffle / repeat / prefetch / concatenate -----------------------------------------------------
 
 
 def test_shuffle_with_a_seed_is_deterministic_and_a_permutation():
@@ -450,7 +450,7 @@ def test_concatenate():
         a.concatenate(tf.data.Dataset.range(2))
 
 
-# -- element_spec, cardinality, reduce, as_numpy_iterator ---------------------------------------------
+# -- element_spec, cardinality, reduce, as_numpy_iterator ------------------------------------------
 
 
 def test_repr_shows_the_element_spec():
@@ -493,7 +493,7 @@ def test_as_numpy_iterator():
     assert isinstance(values[0][0], np.integer)
 
 
-# -- iterators ---------------------------------------------------------------------------------------
+# -- iterators -------------------------------------------------------------------------------------
 
 
 def test_eager_iteration_yields_eager_tensors_nested_like_the_elements():
@@ -571,7 +571,7 @@ def test_iterator_made_in_a_trace_cannot_be_used_eagerly():
         next(leaked[0])
 
 
-# -- for loops in functions ----------------------------------------------------------------------------
+# -- for loops in functions ------------------------------------------------------------------------
 
 
 def graph_op_types(f, *args):

@@ -14,6 +14,7 @@ eager first-order gradient.
 """
 
 import numpy as np
+import pytest
 from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 
@@ -162,6 +163,7 @@ def _tape_gradients(program, x, y, n, mode):
     return [np.zeros(3) if g is None else g.numpy() for g in grads]
 
 
+@pytest.mark.property
 @PROPERTY_SETTINGS
 @given(pre=_chain, body=_chain, post=_chain, use_loop=st.booleans(), use_cond=st.booleans(),
        use_list=st.booleans(), trips=st.integers(0, 3),
@@ -226,6 +228,7 @@ def _hessian_vector(program, x, y, n, mode):
     return tf.function(lambda a, b, count: nested(a, b, count, program))(a, b, n).numpy()
 
 
+@pytest.mark.property
 @settings(max_examples=25, deadline=None, database=None)
 @given(pre=_chain, body=_chain, post=_chain, use_loop=st.booleans(), use_cond=st.booleans(),
        trips=st.integers(0, 3),

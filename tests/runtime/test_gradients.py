@@ -1235,6 +1235,7 @@ def test_py_function_gradient_of_several_outputs_and_inputs():
 
 def test_py_function_runs_are_forgotten_with_their_outputs():
     import gc
+
     from runtime.gradients import py_function_grads
     x = tf.constant([1.0, 2.0])
     for _ in range(3):
@@ -1644,8 +1645,13 @@ def test_second_order_through_a_loop_whose_branch_reads_a_variable():
             inner.watch(x)
             y = f(x)
         dx, dw = inner.gradient(y, x), inner.gradient(y, w)
-    d_dx = lambda a, b: numeric(lambda v: reference(v, b), a)
-    d_dw = lambda a, b: numeric(lambda v: reference(a, v), b)
+
+    def d_dx(a, b):
+        return numeric(lambda v: reference(v, b), a)
+
+    def d_dw(a, b):
+        return numeric(lambda v: reference(a, v), b)
+
     np.testing.assert_allclose(float(y), reference(0.7, 1.5))
     np.testing.assert_allclose(float(outer.gradient(dx, x)),
                                numeric(lambda v: d_dx(v, 1.5), 0.7, 1e-4), rtol=1e-6)

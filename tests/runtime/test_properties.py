@@ -95,6 +95,7 @@ def _eager(chain, x, y):
         return _apply(chain, tf.constant(x), tf.constant(y), 0)
 
 
+@pytest.mark.property
 @PROPERTY_SETTINGS
 @given(inputs=_inputs(), chain=_chain)
 def test_eager_chain_matches_numpy(inputs, chain):
@@ -105,6 +106,7 @@ def test_eager_chain_matches_numpy(inputs, chain):
     np.testing.assert_array_equal(result.numpy(), _reference(chain, x, y))
 
 
+@pytest.mark.property
 @PROPERTY_SETTINGS
 @given(inputs=_inputs(), chain=_chain)
 def test_traced_chain_equals_eager_exactly(inputs, chain):
@@ -119,6 +121,7 @@ def test_traced_chain_equals_eager_exactly(inputs, chain):
     np.testing.assert_array_equal(traced.numpy(), eager.numpy())
 
 
+@pytest.mark.property
 @PROPERTY_SETTINGS
 @given(inputs=_inputs(), chain=_chain)
 def test_chain_traced_with_unknown_dims_equals_eager(inputs, chain):
@@ -132,6 +135,7 @@ def test_chain_traced_with_unknown_dims_equals_eager(inputs, chain):
     np.testing.assert_array_equal(traced.numpy(), eager.numpy())
 
 
+@pytest.mark.property
 @PROPERTY_SETTINGS
 @given(inputs=_inputs(), chain=_chain)
 def test_constant_chain_folded_at_trace_time_equals_eager(inputs, chain):
@@ -150,6 +154,7 @@ def test_constant_chain_folded_at_trace_time_equals_eager(inputs, chain):
     np.testing.assert_array_equal(folded.numpy(), eager.numpy())
 
 
+@pytest.mark.property
 @PROPERTY_SETTINGS
 @given(inputs=_inputs(), chain=_chain)
 def test_repeated_chain_merged_by_cse_equals_eager(inputs, chain):
@@ -177,6 +182,7 @@ def _reduce_and_combine(tensors, axes):
     return total
 
 
+@pytest.mark.property
 @PROPERTY_SETTINGS
 @given(arrays=_many_inputs(), data=st.data())
 def test_traced_functions_of_many_arguments_equal_eager(arrays, data):

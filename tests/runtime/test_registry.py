@@ -55,7 +55,7 @@ def test_every_op_has_known_traits_and_a_lowering_slot():
 
 def test_a_declaration_without_decisions_is_refused():
     with pytest.raises(TypeError):
-        registry.register("NoDecisions", abs, lambda specs, attrs: [specs[0]])  # noqa
+        registry.register("NoDecisions", abs, lambda specs, attrs: [specs[0]])
     with pytest.raises(TypeError, match="grad must be"):
         registry.register("BadGrad", abs, lambda specs, attrs: [specs[0]], grad=None,
                           emit=KERNEL_CALL)
@@ -90,6 +90,7 @@ def test_no_op_name_is_compared_in_the_executor_or_constant_folding():
 def test_no_fold_is_a_real_trait():
     """A `no_fold` op is never folded, even on constant inputs (it may still be merged)."""
     import numpy as np
+
     from runtime import executor
     from runtime.graph import Graph
     from runtime.ops import array_ops

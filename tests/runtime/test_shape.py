@@ -7,7 +7,6 @@ import autograph.tf as tf
 from runtime import shape as shape_lib
 from runtime.shape import TensorShape
 
-
 # -- normalize ----------------------------------------------------------------------------
 
 @pytest.mark.parametrize("given, expected", [

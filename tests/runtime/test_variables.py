@@ -9,7 +9,6 @@ import pytest
 import autograph.tf as tf
 from runtime.tensor import EagerTensor
 
-
 # -- creation -----------------------------------------------------------------------------------
 
 @pytest.mark.parametrize("initial, dtype, shape", [

@@ -1,6 +1,6 @@
 """Runs many random programs of test_random_programs and counts how each ended.
 
-    python -m tests.autograph.random_program_report 10000 [seed]
+    python -m tests.autograph.random_program_report 10000 [seed]     (from the repository root)
 
 Prints one line per outcome: 'agreed' (plain Python, the converted function and the traced
 function gave the same value or all raised UnboundLocalError), 'refused' (one of the two

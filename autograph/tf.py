@@ -15,8 +15,10 @@ from runtime.gradients import GradientTape, UnconnectedGradients
 from runtime.operators import functional as _functional
 from runtime.ops import array_ops as _array
 from runtime.ops import io_ops as _io
+from runtime.ops import manipulation_ops as _manip
 from runtime.ops import math_ops as _math
 from runtime.ops import nn_random_ops as _nnr
+from runtime.ops import selection_ops as _select
 from runtime.ops.common import convert_to_tensor
 from runtime.shape import TensorShape
 from runtime.signature import TensorSpec
@@ -60,18 +62,18 @@ range = _array.range  # noqa: A001
 shape = _array.shape
 size = _array.size
 rank = _array.rank
-reshape = _array.reshape
-transpose = _array.transpose
-expand_dims = _array.expand_dims
-squeeze = _array.squeeze
-concat = _array.concat
-stack = _array.stack
-unstack = _array.unstack
-tile = _array.tile
-broadcast_to = _array.broadcast_to
-gather = _array.gather
-where = _array.where
-one_hot = _array.one_hot
+reshape = _manip.reshape
+transpose = _manip.transpose
+expand_dims = _manip.expand_dims
+squeeze = _manip.squeeze
+concat = _manip.concat
+stack = _manip.stack
+unstack = _manip.unstack
+tile = _manip.tile
+broadcast_to = _manip.broadcast_to
+gather = _select.gather
+where = _select.where
+one_hot = _select.one_hot
 
 # -- math ops -------------------------------------------------------------------------------------
 cast = _math.cast

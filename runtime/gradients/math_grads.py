@@ -10,6 +10,7 @@ is summed back to its shape (`grad_ops.sum_to`).
 from runtime.gradients.grad_ops import like_input, reduce_grad, sum_to, zeros_for
 from runtime.ops import array_ops as A
 from runtime.ops import math_ops as M
+from runtime.ops import selection_ops as Sel
 from runtime.ops.gradient_ops import PROD_OTHERS, RELU_GRAD
 from runtime.ops.registry import execute1
 
@@ -65,7 +66,7 @@ def pow_grad(ctx, grads):
     if ctx.needed[1]:
         # d(x**y)/dy = x**y * log(x), taken as 0 where x <= 0 (as TensorFlow does)
         positive = M.greater(x, 0)
-        safe_log = A.where(positive, M.log(A.where(positive, x, A.ones_like(x))),
+        safe_log = Sel.where(positive, M.log(Sel.where(positive, x, A.ones_like(x))),
                            A.zeros_like(x))
         dy = sum_to(M.multiply(g, M.multiply(ctx.output(0), safe_log)), ctx, 1)
     return [dx, dy]
@@ -75,8 +76,8 @@ def _select_grad(ctx, grads, x_wins):
     """Maximum/Minimum: the gradient goes to x where `x_wins`, else to y."""
     g = grads[0]
     zeros = A.zeros_like(g)
-    return [sum_to(A.where(x_wins, g, zeros), ctx, 0) if ctx.needed[0] else None,
-            sum_to(A.where(x_wins, zeros, g), ctx, 1) if ctx.needed[1] else None]
+    return [sum_to(Sel.where(x_wins, g, zeros), ctx, 0) if ctx.needed[0] else None,
+            sum_to(Sel.where(x_wins, zeros, g), ctx, 1) if ctx.needed[1] else None]
 
 
 def maximum_grad(ctx, grads):
@@ -214,9 +215,9 @@ def clip_grad(ctx, grads):
     zeros = A.zeros_like(g)
     below, above = M.less(x, lo), M.greater(x, hi)
     inside = M.logical_not(M.logical_or(below, above))
-    return [A.where(inside, g, zeros) if ctx.needed[0] else None,
-            sum_to(A.where(below, g, zeros), ctx, 1) if ctx.needed[1] else None,
-            sum_to(A.where(above, g, zeros), ctx, 2) if ctx.needed[2] else None]
+    return [Sel.where(inside, g, zeros) if ctx.needed[0] else None,
+            sum_to(Sel.where(below, g, zeros), ctx, 1) if ctx.needed[1] else None,
+            sum_to(Sel.where(above, g, zeros), ctx, 2) if ctx.needed[2] else None]
 
 
 # -- softmax ---------------------------------------------------------------------------------

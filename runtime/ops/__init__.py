@@ -10,9 +10,12 @@ from runtime.ops import (
     array_ops,
     data_ops,
     io_ops,
+    manipulation_ops,
     math_ops,
     nn_random_ops,
     operators,
     registry,
+    selection_ops,
+    slicing,
     tensor_array_ops,
 )

@@ -8,7 +8,7 @@ import numpy as np
 from runtime.gradients.grad_ops import fully_known, sum_to
 from runtime.ops import array_ops as A
 from runtime.ops import manipulation_ops as Manip
-from runtime.ops import math_ops as M
+from runtime.ops import reduction_ops as Red
 from runtime.ops import selection_ops as Sel
 from runtime.ops import slicing as Slicing
 from runtime.ops.gradient_ops import GATHER_GRAD, STRIDED_SLICE_GRAD
@@ -22,7 +22,7 @@ def identity_grad(ctx, grads):
 
 
 def fill_grad(ctx, grads):
-    return [None, M.reduce_sum(grads[0]) if ctx.needed[1] else None]
+    return [None, Red.reduce_sum(grads[0]) if ctx.needed[1] else None]
 
 
 def reshape_back(ctx, grads):
@@ -88,7 +88,7 @@ def tile_grad(ctx, grads):
         split = Manip.stack([n for k, m in enumerate(multiples)
                          for n in (A.constant(m, dtype=dims.dtype), dims[k])])
     spread = Manip.reshape(g, split)
-    return [M.reduce_sum(spread, axis=list(range(0, 2 * len(multiples), 2)))]
+    return [Red.reduce_sum(spread, axis=list(range(0, 2 * len(multiples), 2)))]
 
 
 def broadcast_to_grad(ctx, grads):

@@ -191,14 +191,18 @@ def test_every_core_op_declares_a_gradient_or_none():
     from runtime.ops import (
         array_ops,
         io_ops,
+        linalg_ops,
         manipulation_ops,
         math_ops,
         nn_random_ops,
+        reduction_ops,
         selection_ops,
         slicing,
     )
     ops = dict(math_ops.OPS, **array_ops.OPS)
     ops.update(manipulation_ops.OPS)
+    ops.update(reduction_ops.OPS)
+    ops.update(linalg_ops.OPS)
     ops.update(selection_ops.OPS)
     ops.update(slicing.OPS)
     ops.update(nn_random_ops.OPS)

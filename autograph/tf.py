@@ -15,8 +15,12 @@ from runtime.gradients import GradientTape, UnconnectedGradients
 from runtime.operators import functional as _functional
 from runtime.ops import array_ops as _array
 from runtime.ops import io_ops as _io
+from runtime.ops import linalg_ops as _linalg
+from runtime.ops import manipulation_ops as _manip
 from runtime.ops import math_ops as _math
 from runtime.ops import nn_random_ops as _nnr
+from runtime.ops import reduction_ops as _reduce
+from runtime.ops import selection_ops as _select
 from runtime.ops.common import convert_to_tensor
 from runtime.shape import TensorShape
 from runtime.signature import TensorSpec
@@ -60,18 +64,18 @@ range = _array.range  # noqa: A001
 shape = _array.shape
 size = _array.size
 rank = _array.rank
-reshape = _array.reshape
-transpose = _array.transpose
-expand_dims = _array.expand_dims
-squeeze = _array.squeeze
-concat = _array.concat
-stack = _array.stack
-unstack = _array.unstack
-tile = _array.tile
-broadcast_to = _array.broadcast_to
-gather = _array.gather
-where = _array.where
-one_hot = _array.one_hot
+reshape = _manip.reshape
+transpose = _manip.transpose
+expand_dims = _manip.expand_dims
+squeeze = _manip.squeeze
+concat = _manip.concat
+stack = _manip.stack
+unstack = _manip.unstack
+tile = _manip.tile
+broadcast_to = _manip.broadcast_to
+gather = _select.gather
+where = _select.where
+one_hot = _select.one_hot
 
 # -- math ops -------------------------------------------------------------------------------------
 cast = _math.cast
@@ -94,16 +98,16 @@ tanh = _math.tanh
 sigmoid = _math.sigmoid
 maximum = _math.maximum
 minimum = _math.minimum
-matmul = _math.matmul
+matmul = _linalg.matmul
 add_n = _math.add_n
 clip_by_value = _math.clip_by_value
-reduce_sum = _math.reduce_sum
-reduce_mean = _math.reduce_mean
-reduce_max = _math.reduce_max
-reduce_min = _math.reduce_min
-reduce_prod = _math.reduce_prod
-reduce_any = _math.reduce_any
-reduce_all = _math.reduce_all
+reduce_sum = _reduce.reduce_sum
+reduce_mean = _reduce.reduce_mean
+reduce_max = _reduce.reduce_max
+reduce_min = _reduce.reduce_min
+reduce_prod = _reduce.reduce_prod
+reduce_any = _reduce.reduce_any
+reduce_all = _reduce.reduce_all
 equal = _math.equal
 not_equal = _math.not_equal
 less = _math.less
@@ -113,8 +117,8 @@ greater_equal = _math.greater_equal
 logical_and = _math.logical_and
 logical_or = _math.logical_or
 logical_not = _math.logical_not
-argmax = _math.argmax
-argmin = _math.argmin
+argmax = _reduce.argmax
+argmin = _reduce.argmin
 
 math = _namespace(
     "math", "Elementwise and reduction math.",
@@ -128,16 +132,16 @@ math = _namespace(
     reciprocal=_math.reciprocal, maximum=_math.maximum,
     minimum=_math.minimum, squared_difference=_math.squared_difference,
     is_nan=_math.is_nan, is_inf=_math.is_inf, is_finite=_math.is_finite,
-    reduce_sum=_math.reduce_sum, reduce_mean=_math.reduce_mean, reduce_max=_math.reduce_max,
-    reduce_min=_math.reduce_min, reduce_prod=_math.reduce_prod, reduce_any=_math.reduce_any,
-    reduce_all=_math.reduce_all, equal=_math.equal, not_equal=_math.not_equal,
+    reduce_sum=_reduce.reduce_sum, reduce_mean=_reduce.reduce_mean, reduce_max=_reduce.reduce_max,
+    reduce_min=_reduce.reduce_min, reduce_prod=_reduce.reduce_prod, reduce_any=_reduce.reduce_any,
+    reduce_all=_reduce.reduce_all, equal=_math.equal, not_equal=_math.not_equal,
     less=_math.less, less_equal=_math.less_equal, greater=_math.greater,
     greater_equal=_math.greater_equal, logical_and=_math.logical_and,
     logical_or=_math.logical_or, logical_not=_math.logical_not, logical_xor=_math.logical_xor,
-    argmax=_math.argmax, argmin=_math.argmin, add_n=_math.add_n, cumsum=_math.cumsum,
+    argmax=_reduce.argmax, argmin=_reduce.argmin, add_n=_math.add_n, cumsum=_reduce.cumsum,
     softmax=_nnr.softmax, log_softmax=_nnr.log_softmax)
 
-linalg = _namespace("linalg", "Linear algebra.", matmul=_math.matmul)
+linalg = _namespace("linalg", "Linear algebra.", matmul=_linalg.matmul)
 
 # -- nn / random ----------------------------------------------------------------------------------
 nn = _namespace("nn", "Neural-network ops.", relu=_math.relu, softmax=_nnr.softmax,
@@ -170,7 +174,7 @@ def _assert_equal(x, y, message=None, summarize=None, name=None):
     """Raises InvalidArgumentError (when it runs) unless x == y everywhere."""
     x, y = _array.convert_to_tensor(x), _array.convert_to_tensor(y, dtype_hint=None)
     text = message or "Condition x == y did not hold"
-    _io.assert_that(_math.reduce_all(_math.equal(x, y)), [x, y], text, name=name)
+    _io.assert_that(_reduce.reduce_all(_math.equal(x, y)), [x, y], text, name=name)
 
 
 debugging = _namespace("debugging", "Run-time checks.",

@@ -13,6 +13,7 @@ here, written with the ops API, and are named by their op's declaration ('module
   while_grad_grads    WhileGrad (second-order gradients through loops)
   residuals           forward values a gradient is fed instead of computing them again
   backprop            the one reverse-mode algorithm, over eager records or graph nodes
+  inliner             re-emits a forward graph's nodes into a gradient graph, on demand
   tape                GradientTape
 """
 

@@ -7,7 +7,10 @@ import numpy as np
 
 from runtime.gradients.grad_ops import fully_known, sum_to
 from runtime.ops import array_ops as A
-from runtime.ops import math_ops as M
+from runtime.ops import manipulation_ops as Manip
+from runtime.ops import reduction_ops as Red
+from runtime.ops import selection_ops as Sel
+from runtime.ops import slicing as Slicing
 from runtime.ops.gradient_ops import GATHER_GRAD, STRIDED_SLICE_GRAD
 from runtime.ops.registry import execute1
 
@@ -19,7 +22,7 @@ def identity_grad(ctx, grads):
 
 
 def fill_grad(ctx, grads):
-    return [None, M.reduce_sum(grads[0]) if ctx.needed[1] else None]
+    return [None, Red.reduce_sum(grads[0]) if ctx.needed[1] else None]
 
 
 def reshape_back(ctx, grads):
@@ -29,8 +32,8 @@ def reshape_back(ctx, grads):
     if fully_known(x_shape):
         if g._shape_tuple() == x_shape:
             return [g] + [None] * (len(ctx.needed) - 1)
-        return [A.reshape(g, list(x_shape))] + [None] * (len(ctx.needed) - 1)
-    return [A.reshape(g, A.shape(ctx.input(0)))] + [None] * (len(ctx.needed) - 1)
+        return [Manip.reshape(g, list(x_shape))] + [None] * (len(ctx.needed) - 1)
+    return [Manip.reshape(g, A.shape(ctx.input(0)))] + [None] * (len(ctx.needed) - 1)
 
 
 
@@ -38,8 +41,8 @@ def reshape_back(ctx, grads):
 def transpose_grad(ctx, grads):
     perm = ctx.attrs["perm"]
     if perm is None:
-        return [A.transpose(grads[0])]
-    return [A.transpose(grads[0], [int(p) for p in np.argsort(perm)])]
+        return [Manip.transpose(grads[0])]
+    return [Manip.transpose(grads[0], [int(p) for p in np.argsort(perm)])]
 
 
 def concat_grad(ctx, grads):
@@ -57,7 +60,7 @@ def concat_grad(ctx, grads):
         end = start + size
         if need:
             index = (slice(None),) * axis + (slice(start, end),)
-            out.append(A.strided_slice_from_index(g, index))
+            out.append(Slicing.strided_slice_from_index(g, index))
         else:
             out.append(None)
         start = end
@@ -65,13 +68,13 @@ def concat_grad(ctx, grads):
 
 
 def pack_grad(ctx, grads):
-    parts = A.unstack(grads[0], num=len(ctx.needed), axis=ctx.attrs["axis"])
+    parts = Manip.unstack(grads[0], num=len(ctx.needed), axis=ctx.attrs["axis"])
     return [p if need else None for p, need in zip(parts, ctx.needed)]
 
 
 def unpack_grad(ctx, grads):
     parts = [g if g is not None else A.zeros_like(ctx.output(i)) for i, g in enumerate(grads)]
-    return [A.stack(parts, axis=ctx.attrs["axis"])]
+    return [Manip.stack(parts, axis=ctx.attrs["axis"])]
 
 
 def tile_grad(ctx, grads):
@@ -82,10 +85,10 @@ def tile_grad(ctx, grads):
         split = [n for m, d in zip(multiples, shape) for n in (m, d)]
     else:
         dims = A.shape(ctx.input(0))
-        split = A.stack([n for k, m in enumerate(multiples)
+        split = Manip.stack([n for k, m in enumerate(multiples)
                          for n in (A.constant(m, dtype=dims.dtype), dims[k])])
-    spread = A.reshape(g, split)
-    return [M.reduce_sum(spread, axis=list(range(0, 2 * len(multiples), 2)))]
+    spread = Manip.reshape(g, split)
+    return [Red.reduce_sum(spread, axis=list(range(0, 2 * len(multiples), 2)))]
 
 
 def broadcast_to_grad(ctx, grads):
@@ -104,8 +107,8 @@ def select_grad(ctx, grads):
     condition = ctx.input(0)
     zeros = A.zeros_like(g)
     return [None,
-            sum_to(A.where(condition, g, zeros), ctx, 1) if ctx.needed[1] else None,
-            sum_to(A.where(condition, zeros, g), ctx, 2) if ctx.needed[2] else None]
+            sum_to(Sel.where(condition, g, zeros), ctx, 1) if ctx.needed[1] else None,
+            sum_to(Sel.where(condition, zeros, g), ctx, 2) if ctx.needed[2] else None]
 
 
 def strided_slice_grad(ctx, grads):

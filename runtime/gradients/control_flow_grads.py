@@ -36,18 +36,17 @@ from runtime import shape as shape_lib
 from runtime.gradients import residuals
 from runtime.gradients.backprop import (
     GradResult,
-    Inliner,
     add_values,
     backprop,
     can_carry,
     carries,
     external_key_in,
     graph_externals,
-    register_replay_rule,
     zeros_like_tensor,
     zeros_like_value,
 )
 from runtime.gradients.grad_ops import fully_known
+from runtime.gradients.inliner import Inliner, register_replay_rule
 from runtime.graph import Graph
 from runtime.ops import array_ops
 from runtime.ops.control_flow_ops import IF_OPS

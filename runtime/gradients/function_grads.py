@@ -28,12 +28,11 @@ from runtime.function import CALL_OP, ConcreteFunction
 from runtime.gradients import residuals
 from runtime.gradients.backprop import (
     GradResult,
-    Inliner,
     backprop,
     external_key_in,
     graph_externals,
-    register_replay_rule,
 )
+from runtime.gradients.inliner import Inliner, register_replay_rule
 from runtime.graph import Graph
 from runtime.ops import array_ops
 from runtime.ops.registry import execute

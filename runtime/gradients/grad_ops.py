@@ -3,7 +3,7 @@ spreading a reduction's gradient), and the gradient rules of the helper ops they
 ops are declared in runtime/ops/gradient_ops.py).
 """
 
-from runtime.ops import array_ops, math_ops
+from runtime.ops import array_ops, reduction_ops, selection_ops, slicing
 from runtime.ops.gradient_ops import BROADCAST_LIKE, REDUCE_GRAD, RELU_GRAD, SUM_TO_SHAPE
 from runtime.ops.registry import execute1
 
@@ -78,18 +78,18 @@ def broadcast_like_grad(ctx, grads):
 
 def reduce_grad_grad(ctx, grads):
     attrs = ctx.attrs
-    reduce = math_ops.reduce_mean if attrs["mean"] else math_ops.reduce_sum
+    reduce = reduction_ops.reduce_mean if attrs["mean"] else reduction_ops.reduce_sum
     return [reduce(grads[0], attrs["axis"], attrs["keepdims"])] + [None] * (
         len(ctx.needed) - 1)
 
 
 def gather_grad_grad(ctx, grads):
-    return [array_ops.gather(grads[0], ctx.input(2), axis=ctx.attrs["axis"]), None, None]
+    return [selection_ops.gather(grads[0], ctx.input(2), axis=ctx.attrs["axis"]), None, None]
 
 
 def strided_slice_grad_grad(ctx, grads):
     dynamic = [ctx.input(i) for i in range(2, len(ctx.needed))]
-    out = execute1(array_ops.OPS["StridedSlice"], [grads[0]] + dynamic,
+    out = execute1(slicing.OPS["StridedSlice"], [grads[0]] + dynamic,
                    {"spec": ctx.attrs["spec"]})
     return [out, None] + [None] * len(dynamic)
 

@@ -9,7 +9,10 @@ is summed back to its shape (`grad_ops.sum_to`).
 
 from runtime.gradients.grad_ops import like_input, reduce_grad, sum_to, zeros_for
 from runtime.ops import array_ops as A
+from runtime.ops import linalg_ops as Lin
 from runtime.ops import math_ops as M
+from runtime.ops import reduction_ops as Red
+from runtime.ops import selection_ops as Sel
 from runtime.ops.gradient_ops import PROD_OTHERS, RELU_GRAD
 from runtime.ops.registry import execute1
 
@@ -65,7 +68,7 @@ def pow_grad(ctx, grads):
     if ctx.needed[1]:
         # d(x**y)/dy = x**y * log(x), taken as 0 where x <= 0 (as TensorFlow does)
         positive = M.greater(x, 0)
-        safe_log = A.where(positive, M.log(A.where(positive, x, A.ones_like(x))),
+        safe_log = Sel.where(positive, M.log(Sel.where(positive, x, A.ones_like(x))),
                            A.zeros_like(x))
         dy = sum_to(M.multiply(g, M.multiply(ctx.output(0), safe_log)), ctx, 1)
     return [dx, dy]
@@ -75,8 +78,8 @@ def _select_grad(ctx, grads, x_wins):
     """Maximum/Minimum: the gradient goes to x where `x_wins`, else to y."""
     g = grads[0]
     zeros = A.zeros_like(g)
-    return [sum_to(A.where(x_wins, g, zeros), ctx, 0) if ctx.needed[0] else None,
-            sum_to(A.where(x_wins, zeros, g), ctx, 1) if ctx.needed[1] else None]
+    return [sum_to(Sel.where(x_wins, g, zeros), ctx, 0) if ctx.needed[0] else None,
+            sum_to(Sel.where(x_wins, zeros, g), ctx, 1) if ctx.needed[1] else None]
 
 
 def maximum_grad(ctx, grads):
@@ -152,7 +155,7 @@ def extreme_grad(ctx, grads):
     axis, keepdims = ctx.attrs["axis"], ctx.attrs["keepdims"]
     spread = reduce_grad(ctx.output(0), x, axis, keepdims)
     hits = M.cast(M.equal(x, spread), x.dtype)
-    count = reduce_grad(M.reduce_sum(hits, axis, keepdims), x, axis, keepdims)
+    count = reduce_grad(Red.reduce_sum(hits, axis, keepdims), x, axis, keepdims)
     return [M.multiply(reduce_grad(grads[0], x, axis, keepdims), M.truediv(hits, count))]
 
 
@@ -167,7 +170,7 @@ def prod_grad(ctx, grads):
 
 def cumsum_grad(ctx, grads):
     attrs = ctx.attrs
-    return [M.cumsum(grads[0], attrs["axis"], attrs["exclusive"], not attrs["reverse"])]
+    return [Red.cumsum(grads[0], attrs["axis"], attrs["exclusive"], not attrs["reverse"])]
 
 
 
@@ -181,15 +184,15 @@ def matmul_grad(ctx, grads):
     da = db = None
     if ctx.needed[0]:
         if not ta:
-            da = M.matmul(g, b, transpose_b=not tb)
+            da = Lin.matmul(g, b, transpose_b=not tb)
         else:
-            da = M.matmul(b, g, transpose_a=tb, transpose_b=True)
+            da = Lin.matmul(b, g, transpose_a=tb, transpose_b=True)
         da = _batch_sum(da, ctx, 0)
     if ctx.needed[1]:
         if not tb:
-            db = M.matmul(a, g, transpose_a=not ta)
+            db = Lin.matmul(a, g, transpose_a=not ta)
         else:
-            db = M.matmul(g, a, transpose_a=True, transpose_b=ta)
+            db = Lin.matmul(g, a, transpose_a=True, transpose_b=ta)
         db = _batch_sum(db, ctx, 1)
     return [da, db]
 
@@ -214,9 +217,9 @@ def clip_grad(ctx, grads):
     zeros = A.zeros_like(g)
     below, above = M.less(x, lo), M.greater(x, hi)
     inside = M.logical_not(M.logical_or(below, above))
-    return [A.where(inside, g, zeros) if ctx.needed[0] else None,
-            sum_to(A.where(below, g, zeros), ctx, 1) if ctx.needed[1] else None,
-            sum_to(A.where(above, g, zeros), ctx, 2) if ctx.needed[2] else None]
+    return [Sel.where(inside, g, zeros) if ctx.needed[0] else None,
+            sum_to(Sel.where(below, g, zeros), ctx, 1) if ctx.needed[1] else None,
+            sum_to(Sel.where(above, g, zeros), ctx, 2) if ctx.needed[2] else None]
 
 
 # -- softmax ---------------------------------------------------------------------------------
@@ -225,13 +228,13 @@ def clip_grad(ctx, grads):
 def softmax_grad(ctx, grads):
     g, y = grads[0], ctx.output(0)
     axis = ctx.attrs["axis"]
-    inner = M.reduce_sum(M.multiply(g, y), axis=axis, keepdims=True)
+    inner = Red.reduce_sum(M.multiply(g, y), axis=axis, keepdims=True)
     return [M.multiply(y, M.subtract(g, inner))]
 
 
 def log_softmax_grad(ctx, grads):
     g, y = grads[0], ctx.output(0)
-    total = M.reduce_sum(g, axis=ctx.attrs["axis"], keepdims=True)
+    total = Red.reduce_sum(g, axis=ctx.attrs["axis"], keepdims=True)
     return [M.subtract(g, M.multiply(M.exp(y), total))]
 
 

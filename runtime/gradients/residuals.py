@@ -1,7 +1,7 @@
 """Residuals: forward values a gradient needs but must not compute a second time.
 
 Gradients through a Function call, an If and a While are built by re-emitting the forward
-nodes they need (see backprop.Inliner). That is exact for pure ops, but a second run of
+nodes they need (see inliner.Inliner). That is exact for pure ops, but a second run of
 some ops would not give the value the forward pass used:
 
   * random draws, iterator reads and py_function calls (another draw, the next element,
@@ -10,7 +10,7 @@ some ops would not give the value the forward pass used:
     gradient is taken, changes what a second read gives (TensorFlow never reads again);
   * variable assignments (their results);
   * a While node whose sub-graphs hold any of these. A call or If node holding them is run
-    again *replayed*: the callee or branch with its residuals fed (backprop.Inliner).
+    again *replayed*: the callee or branch with its residuals fed (inliner.Inliner).
 
 Such values are the graph's *residuals* (`graph_residuals`). The forward pass outputs them
 and the gradient is fed them instead of recomputing:

@@ -35,7 +35,7 @@ from runtime.ops.tensor_array_grad_ops import (
     add_arrays,
     zeros_like_array,
 )
-from runtime.ops.tensor_array_ops import TensorArrayValue
+from runtime.ops.tensor_array_value import TensorArrayValue
 
 
 def add_gradient_arrays(grads):

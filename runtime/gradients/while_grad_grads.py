@@ -26,7 +26,6 @@ import numpy as np
 from runtime import executor
 from runtime.gradients.backprop import (
     GradResult,
-    Inliner,
     add_values,
     backprop,
     carries,
@@ -36,6 +35,7 @@ from runtime.gradients.backprop import (
     zeros_like_value,
 )
 from runtime.gradients.control_flow_grads import run_forward, split_inputs
+from runtime.gradients.inliner import Inliner
 from runtime.graph import Graph
 from runtime.ops.call_ops import CALL_OP
 from runtime.ops.control_flow_ops import IF_OPS

@@ -16,7 +16,7 @@ without materialising the range. `extra_test` carries lowered `break`/`return` f
 from runtime import dtypes
 from runtime.operators import conditionals, staging
 from runtime.operators.staged_lists import StagedList
-from runtime.ops import array_ops, common, math_ops
+from runtime.ops import array_ops, common, math_ops, selection_ops
 from runtime.variables import Variable
 
 
@@ -120,7 +120,7 @@ def _staged_for(tensor, extra_test, body, get_state, set_state, symbol_names, ta
                 return math_ops.greater(i, limit)
         else:
             def in_range(i):
-                return array_ops.where(math_ops.greater(delta, 0), math_ops.less(i, limit),
+                return selection_ops.where(math_ops.greater(delta, 0), math_ops.less(i, limit),
                                        math_ops.greater(i, limit))
 
         def item_at(i):

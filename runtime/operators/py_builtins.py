@@ -11,7 +11,7 @@ import builtins
 
 from runtime import dtypes
 from runtime.operators.staged_lists import StagedList
-from runtime.ops import array_ops, math_ops
+from runtime.ops import array_ops, manipulation_ops, math_ops
 from runtime.tensor import SymbolicTensor, Tensor
 
 
@@ -65,7 +65,7 @@ def stack(values, axis=0, name="stack"):
     """`tf.stack(values)`; a StagedList is stacked by its TensorArray (`len` and iteration
     in Python need its length, known only at run time)."""
     if not isinstance(values, StagedList):
-        return array_ops.stack(values, axis, name)
+        return manipulation_ops.stack(values, axis, name)
     stacked = values.stack()
     if axis == 0:
         return stacked
@@ -76,8 +76,8 @@ def stack(values, axis=0, name="stack"):
     axis = axis + rank if axis < 0 else axis
     perm = list(builtins.range(1, rank))
     perm.insert(axis, 0)
-    return array_ops.transpose(stacked, perm)
+    return manipulation_ops.transpose(stacked, perm)
 
 
 OVERLOADS = {builtins.range: range_, builtins.len: len_, builtins.int: int_,
-             builtins.float: float_, builtins.bool: bool_, array_ops.stack: stack}
+             builtins.float: float_, builtins.bool: bool_, manipulation_ops.stack: stack}

@@ -12,7 +12,7 @@ import builtins
 import numpy as np
 
 from runtime import dtypes, nest
-from runtime.ops import array_ops, common, math_ops
+from runtime.ops import common, manipulation_ops, math_ops, selection_ops
 from runtime.ops import tensor_array_ops as ops
 from runtime.tensor import EagerTensor, Tensor, make_eager
 from runtime.tensor_array import TensorArray, _int32
@@ -67,7 +67,7 @@ class StagedList:
             return None
         try:
             if values:
-                stacked = array_ops.stack(values)
+                stacked = manipulation_ops.stack(values)
                 ta = TensorArray(stacked.dtype, size=len(values), dynamic_size=True,
                                  element_shape=stacked._shape_tuple()[1:])
                 ta = ta.unstack(stacked)
@@ -122,7 +122,7 @@ class StagedList:
     def stack(self):
         """All elements stacked into one tensor."""
         if self._origin.python:
-            return array_ops.stack(self._origin.values)
+            return manipulation_ops.stack(self._origin.values)
         return self._ta.stack()
 
     def _as_tensor(self):
@@ -161,7 +161,7 @@ class StagedList:
         if known is not None and known >= 0:
             return self._ta.read(index)
         size = self._ta.size()
-        return self._ta.read(array_ops.where(math_ops.less(index, 0),
+        return self._ta.read(selection_ops.where(math_ops.less(index, 0),
                                              math_ops.add(index, size), index))
 
     def __iter__(self):

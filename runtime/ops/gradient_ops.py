@@ -21,8 +21,8 @@ are known only at run time.
 
 import numpy as np
 
-from runtime.ops.array_ops import _decode_index
 from runtime.ops.registry import KERNEL_CALL, NO_GRADIENT, register
+from runtime.ops.slicing import decode_index
 
 # -- kernels ------------------------------------------------------------------------------------
 
@@ -77,7 +77,7 @@ def _gather_grad(g, params, indices, axis):
 
 def _strided_slice_grad(g, x, *dynamic, spec):
     out = np.zeros(np.shape(x), dtype=np.asarray(g).dtype)
-    out[_decode_index(spec, dynamic)] = g
+    out[decode_index(spec, dynamic)] = g
     return out
 
 

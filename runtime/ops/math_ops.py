@@ -1,15 +1,17 @@
-"""Math ops: elementwise arithmetic, comparisons, logic, reductions, matmul, argmax, cast.
+"""Elementwise math ops: arithmetic, comparisons, logic, unary functions, cast, add_n and
+clip_by_value.
+
+Reductions, argmax/argmin and cumsum are in `reduction_ops`, matmul in `linalg_ops`.
 
 Each op is declared once with its kernel, inference rule, emit rule and gradient (a unary
 op's from its derivative, right in its table row; the others named in math_grads); the
-functions below it are the public API (`tf.add`, `tf.reduce_sum`, ...), which convert
+functions below it are the public API (`tf.add`, `tf.exp`, ...), which convert
 arguments and call `execute`.
 """
 
 import numpy as np
 
 from runtime import dtypes
-from runtime import shape as shape_lib
 from runtime.ops import common
 from runtime.ops.common import (
     ANY,
@@ -425,227 +427,7 @@ def cast(x, dtype, name=None):
     return execute1(OPS["Cast"], [x], {"dtype": dtype}, name=name)
 
 
-# -- reductions -----------------------------------------------------------------------------
-
-
-def _reduce_infer(kinds, result_dtype=None):
-    def infer(specs, attrs):
-        dtype, shape = specs[0]
-        require_kind(dtype, kinds)
-        axis, keepdims = attrs["axis"], attrs["keepdims"]
-        if shape is None:  # unknown rank: only a full reduction has a known shape, ()
-            full = axis is None and not keepdims
-            return [(result_dtype or dtype, () if full else None)]
-        rank = len(shape)
-        if axis is None:
-            axes = set(range(rank))
-        else:
-            axes = {common.normalize_axis(a, rank) for a in axis}
-        if keepdims:
-            out = tuple(1 if i in axes else d for i, d in enumerate(shape))
-        else:
-            out = tuple(d for i, d in enumerate(shape) if i not in axes)
-        return [(result_dtype or dtype, out)]
-    return infer
-
-
-def _reduce_kernel(func):
-    def kernel(x, axis, keepdims):
-        return func(x, axis=axis, keepdims=keepdims, dtype=np.asarray(x).dtype)
-    return kernel
-
-
-def _mean_kernel(x, axis, keepdims):
-    x = np.asarray(x)
-    if x.dtype.kind in "iu":
-        total = np.sum(x, axis=axis, keepdims=keepdims, dtype=np.int64)
-        count = x.size // max(np.size(total), 1) if x.size else 1
-        return (np.trunc(total / count)).astype(x.dtype)
-    return np.mean(x, axis=axis, keepdims=keepdims, dtype=x.dtype)
-
-
-def _extreme_kernel(func):
-    def kernel(x, axis, keepdims):
-        if np.size(x) == 0:
-            raise ValueError("reduction over an empty tensor has no identity")
-        return func(x, axis=axis, keepdims=keepdims)
-    return kernel
-
-
-def _bool_kernel(func):
-    def kernel(x, axis, keepdims):
-        return func(x, axis=axis, keepdims=keepdims)
-    return kernel
-
-
-def _ufunc_reduce_emit(ufunc, fixed_dtype):
-    """`np.<ufunc>.reduce(x, axis)`: what the kernel's np.sum / np.max ... computes, without
-    their Python-level dispatch. With `fixed_dtype` (Sum, Prod) the accumulator dtype is the
-    input's, written into the code (`np.float32`) where the kernel asks the value for it.
-    Max and Min keep the kernel unless the static shape shows the input is not empty (the
-    kernel's check for an empty input could fail)."""
-    def emit(outs, ins, attrs, emitter):
-        x = ins[0]
-        if not fixed_dtype and not shape_lib.num_elements(x.shape):  # unknown or empty
-            return None
-        args = [x, repr(attrs["axis"])]
-        if fixed_dtype:
-            args.append("np." + x.dtype.np_dtype.name)
-        if attrs["keepdims"]:
-            args.append("keepdims=True")
-        return "%s = np.%s.reduce(%s)" % (outs[0], ufunc, ", ".join(args))
-    return emit
-
-
-_REDUCTIONS = {
-    # op name: (kernel, dtype kinds, emit rule, gradient)
-    "Sum": (_reduce_kernel(np.sum), NUMERIC, _ufunc_reduce_emit("add", True),
-            _GRADS + "sum_grad"),
-    "Prod": (_reduce_kernel(np.prod), NUMERIC, _ufunc_reduce_emit("multiply", True),
-             _GRADS + "prod_grad"),
-    "Mean": (_mean_kernel, NUMERIC, _CALL, _GRADS + "mean_grad"),
-    "Max": (_extreme_kernel(np.max), NUMERIC, _ufunc_reduce_emit("maximum", False),
-            _GRADS + "extreme_grad"),
-    "Min": (_extreme_kernel(np.min), NUMERIC, _ufunc_reduce_emit("minimum", False),
-            _GRADS + "extreme_grad"),
-    "Any": (_bool_kernel(np.any), {"bool"}, _CALL, _NONE),
-    "All": (_bool_kernel(np.all), {"bool"}, _CALL, _NONE),
-}
-for _name, (_kernel, _kinds, _emit, _grad) in _REDUCTIONS.items():
-    OPS[_name] = register(_name, _kernel, _reduce_infer(_kinds), grad=_grad, emit=_emit)
-
-
-def _reduce(op_name, x, axis, keepdims, name):
-    x = convert_to_tensor(x)
-    axis = common.static_int_list(axis, "axis")
-    return execute1(OPS[op_name], [x], {"axis": axis, "keepdims": bool(keepdims)}, name=name)
-
-
-def reduce_sum(input_tensor, axis=None, keepdims=False, name=None):
-    """Sum of elements along `axis` (all axes when None)."""
-    return _reduce("Sum", input_tensor, axis, keepdims, name)
-
-
-def reduce_prod(input_tensor, axis=None, keepdims=False, name=None):
-    """Product of elements along `axis`."""
-    return _reduce("Prod", input_tensor, axis, keepdims, name)
-
-
-def reduce_mean(input_tensor, axis=None, keepdims=False, name=None):
-    """Mean along `axis`; integer tensors give the truncated integer mean, as in TF."""
-    return _reduce("Mean", input_tensor, axis, keepdims, name)
-
-
-def reduce_max(input_tensor, axis=None, keepdims=False, name=None):
-    """Maximum along `axis`."""
-    return _reduce("Max", input_tensor, axis, keepdims, name)
-
-
-def reduce_min(input_tensor, axis=None, keepdims=False, name=None):
-    """Minimum along `axis`."""
-    return _reduce("Min", input_tensor, axis, keepdims, name)
-
-
-def reduce_any(input_tensor, axis=None, keepdims=False, name=None):
-    """Logical or along `axis`."""
-    return _reduce("Any", input_tensor, axis, keepdims, name)
-
-
-def reduce_all(input_tensor, axis=None, keepdims=False, name=None):
-    """Logical and along `axis`."""
-    return _reduce("All", input_tensor, axis, keepdims, name)
-
-
-# -- argmax / argmin ------------------------------------------------------------------------
-
-
-def _arg_infer(specs, attrs):
-    dtype, shape = specs[0]
-    require_kind(dtype, NUMERIC)
-    if shape is None:
-        return [(attrs["output_type"], None)]
-    axis = common.normalize_axis(attrs["axis"], len(shape))
-    return [(attrs["output_type"], shape[:axis] + shape[axis + 1:])]
-
-
-def _arg_kernel(func):
-    def kernel(x, axis, output_type):
-        return func(x, axis=axis).astype(output_type.np_dtype)
-    return kernel
-
-
-OPS["ArgMax"] = register("ArgMax", _arg_kernel(np.argmax), _arg_infer,
-                         grad=NOT_DIFFERENTIABLE, emit=KERNEL_CALL)
-OPS["ArgMin"] = register("ArgMin", _arg_kernel(np.argmin), _arg_infer,
-                         grad=NOT_DIFFERENTIABLE, emit=KERNEL_CALL)
-
-
-def argmax(input, axis=None, output_type=dtypes.int64, name=None):  # noqa: A002
-    """Index of the largest value along `axis` (0 when None), as int64 by default."""
-    return execute1(OPS["ArgMax"], [convert_to_tensor(input)],
-                    {"axis": 0 if axis is None else int(axis),
-                     "output_type": dtypes.as_dtype(output_type)}, name=name)
-
-
-def argmin(input, axis=None, output_type=dtypes.int64, name=None):  # noqa: A002
-    """Index of the smallest value along `axis` (0 when None), as int64 by default."""
-    return execute1(OPS["ArgMin"], [convert_to_tensor(input)],
-                    {"axis": 0 if axis is None else int(axis),
-                     "output_type": dtypes.as_dtype(output_type)}, name=name)
-
-
-# -- matmul ---------------------------------------------------------------------------------
-
-
-def _matmul_infer(specs, attrs):
-    dtype = require_same_dtype(specs)
-    require_kind(dtype, NUMERIC)
-    a, b = specs[0][1], specs[1][1]
-    if a is None or b is None:
-        return [(dtype, None)]
-    if len(a) < 2 or len(b) < 2:
-        raise SpecError("shape", "matmul needs tensors of rank >= 2, got shapes %s and %s"
-                        % (shape_lib.to_string(a), shape_lib.to_string(b)))
-    if attrs["transpose_a"]:
-        a = a[:-2] + (a[-1], a[-2])
-    if attrs["transpose_b"]:
-        b = b[:-2] + (b[-1], b[-2])
-    if a[-1] is not None and b[-2] is not None and a[-1] != b[-2]:
-        raise SpecError("shape", "matmul inner dimensions differ: %s @ %s"
-                        % (shape_lib.to_string(a), shape_lib.to_string(b)))
-    try:
-        batch = shape_lib.broadcast(a[:-2], b[:-2])
-    except ValueError:
-        raise SpecError("shape", "matmul batch dimensions do not broadcast") from None
-    return [(dtype, batch + (a[-2], b[-1]))]
-
-
-def _matmul_kernel(a, b, transpose_a, transpose_b):
-    if transpose_a:
-        a = np.swapaxes(a, -1, -2)
-    if transpose_b:
-        b = np.swapaxes(b, -1, -2)
-    return np.matmul(a, b)
-
-
-def _matmul_emit(outs, ins, attrs, emitter):
-    if attrs["transpose_a"] or attrs["transpose_b"]:
-        return None
-    return "%s = %s @ %s" % (outs[0], ins[0], ins[1])
-
-
-OPS["MatMul"] = register("MatMul", _matmul_kernel, _matmul_infer, emit=_matmul_emit,
-                         grad=_GRADS + "matmul_grad")
-
-
-def matmul(a, b, transpose_a=False, transpose_b=False, name=None):
-    """Matrix product of the last two dimensions (batched over leading ones)."""
-    a, b = binary_operands(a, b)
-    return execute1(OPS["MatMul"], [a, b], {"transpose_a": bool(transpose_a),
-                                            "transpose_b": bool(transpose_b)}, name=name)
-
-
-# -- n-ary and misc ----------------------------------------------------------------------
+# -- n-ary -------------------------------------------------------------------------
 
 
 def _add_n_infer(specs, attrs):
@@ -690,35 +472,3 @@ def clip_by_value(t, clip_value_min, clip_value_max, name=None):
     lo = convert_to_tensor(clip_value_min, dtype_hint=t.dtype)
     hi = convert_to_tensor(clip_value_max, dtype_hint=t.dtype)
     return execute1(OPS["ClipByValue"], [t, lo, hi], name=name)
-
-
-def _cumsum_infer(specs, attrs):
-    dtype, shape = specs[0]
-    require_kind(dtype, NUMERIC)
-    if shape is not None:
-        common.normalize_axis(attrs["axis"], len(shape))
-    return [(dtype, shape)]
-
-
-def _cumsum_kernel(x, axis, exclusive, reverse):
-    x = np.asarray(x)
-    if reverse:
-        x = np.flip(x, axis)
-    out = np.cumsum(x, axis=axis, dtype=x.dtype)
-    if exclusive:
-        out = np.concatenate([np.zeros_like(np.take(out, [0], axis=axis)),
-                              np.delete(out, -1, axis=axis)], axis=axis)
-    if reverse:
-        out = np.flip(out, axis)
-    return out
-
-
-OPS["Cumsum"] = register("Cumsum", _cumsum_kernel, _cumsum_infer,
-                         grad=_GRADS + "cumsum_grad", emit=KERNEL_CALL)
-
-
-def cumsum(x, axis=0, exclusive=False, reverse=False, name=None):
-    """Cumulative sum along `axis`."""
-    return execute1(OPS["Cumsum"], [convert_to_tensor(x)],
-                    {"axis": int(axis), "exclusive": bool(exclusive), "reverse": bool(reverse)},
-                    name=name)

@@ -5,7 +5,7 @@ module does not depend on the op library. Variables get the same set (see variab
 """
 
 from runtime import dtypes
-from runtime.ops import array_ops, math_ops
+from runtime.ops import linalg_ops, math_ops, reduction_ops, slicing
 from runtime.tensor import Tensor
 
 
@@ -37,7 +37,7 @@ BINARY_OPERATORS = {
     "floordiv": math_ops.floordiv,
     "mod": math_ops.floormod,
     "pow": math_ops.pow,
-    "matmul": math_ops.matmul,
+    "matmul": linalg_ops.matmul,
     "and": _logical_or_bitwise(math_ops.logical_and, "&"),
     "or": _logical_or_bitwise(math_ops.logical_or, "|"),
     "xor": _logical_or_bitwise(math_ops.logical_xor, "^"),
@@ -68,7 +68,7 @@ def _safe_equality(func, fallback):
 def contains(container, item):
     """`item in container` for a tensor: whether any element equals `item`, as a bool tensor
     (`reduce_any(equal(container, item))`)."""
-    return math_ops.reduce_any(math_ops.equal(container, item))
+    return reduction_ops.reduce_any(math_ops.equal(container, item))
 
 
 def install(cls, read=lambda x: x):
@@ -86,7 +86,7 @@ def install(cls, read=lambda x: x):
     cls.__pos__ = lambda x: read(x)
     cls.__abs__ = lambda x: math_ops.abs(read(x))
     cls.__invert__ = lambda x: _invert(read(x))
-    cls.__getitem__ = lambda x, index: array_ops.strided_slice_from_index(read(x), index)
+    cls.__getitem__ = lambda x, index: slicing.strided_slice_from_index(read(x), index)
     # Python makes a bool of the result: `c in t` works eagerly; converted code calls
     # `ag__.in_`, which keeps the tensor (and so stages `if c in t:`).
     cls.__contains__ = lambda x, item: contains(read(x), item)

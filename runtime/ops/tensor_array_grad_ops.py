@@ -8,7 +8,7 @@ size whose element i is the gradient of element i; an unwritten element is zero)
 import numpy as np
 
 from runtime.ops.registry import KERNEL_CALL, NO_GRADIENT, NOT_DIFFERENTIABLE, register
-from runtime.ops.tensor_array_ops import TensorArrayValue, variant
+from runtime.ops.tensor_array_value import TensorArrayValue, variant
 
 
 def _array(handle):

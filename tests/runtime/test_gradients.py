@@ -188,8 +188,23 @@ def test_every_core_op_declares_a_gradient_or_none():
     """Every op of the core op modules has a rule or is declared non-differentiable."""
     from runtime import control_flow, variables
     from runtime.function import CALL_OP
-    from runtime.ops import array_ops, io_ops, math_ops, nn_random_ops
+    from runtime.ops import (
+        array_ops,
+        io_ops,
+        linalg_ops,
+        manipulation_ops,
+        math_ops,
+        nn_random_ops,
+        reduction_ops,
+        selection_ops,
+        slicing,
+    )
     ops = dict(math_ops.OPS, **array_ops.OPS)
+    ops.update(manipulation_ops.OPS)
+    ops.update(reduction_ops.OPS)
+    ops.update(linalg_ops.OPS)
+    ops.update(selection_ops.OPS)
+    ops.update(slicing.OPS)
     ops.update(nn_random_ops.OPS)
     ops.update(variables.OPS)
     ops.update(io_ops.OPS)

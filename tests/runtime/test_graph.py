@@ -6,7 +6,7 @@ import pytest
 import autograph.tf as tf
 from runtime import context
 from runtime.graph import Graph
-from runtime.ops import array_ops
+from runtime.ops import manipulation_ops
 from runtime.tensor import SymbolicTensor
 
 
@@ -374,7 +374,7 @@ def test_node_locations_point_at_the_user_lines(autograph):
 def test_graph_tensors_have_static_shapes_and_the_graph():
     @tf.function
     def f(x):
-        y = array_ops.expand_dims(x, 0)
+        y = manipulation_ops.expand_dims(x, 0)
         assert y.shape == (1, 3)
         assert y.graph is x.graph
         return y

@@ -17,7 +17,7 @@ import pytest
 
 import autograph.tf as tf
 from runtime import executor, nest
-from runtime.ops import math_ops
+from runtime.ops import math_ops, registry
 
 _rng = np.random.default_rng(1234)
 F1 = _rng.standard_normal((2, 3)).astype(np.float32)
@@ -1104,7 +1104,7 @@ def _emit(op_name, *operands, attrs=None, overflow_ignored=False):
     emitter.overflow_ignored = overflow_ignored
     ins = [executor.Operand(expr, dtype, shape, value, emitter, *argument)
            for expr, dtype, shape, value, *argument in operands]
-    return math_ops.OPS[op_name].emit(["out"], ins, attrs or {}, emitter), emitter.namespace
+    return registry.get(op_name).emit(["out"], ins, attrs or {}, emitter), emitter.namespace
 
 
 def _const(value, dtype, name="k"):

@@ -15,7 +15,7 @@ from autograph import parsing
 from autograph.analysis import activity, dataflow
 from runtime import nest
 from runtime.operators.staged_lists import StagedList
-from runtime.ops import tensor_array_ops
+from runtime.ops import tensor_array_value
 from runtime.tensor_array import TensorArray
 
 
@@ -200,7 +200,7 @@ def test_constructor_checks():
 
 def test_versions_behave_like_independent_copies():
     rng = random.Random(7)
-    start = tensor_array_ops.TensorArrayValue.empty(4, True, None, np.dtype(np.int64))
+    start = tensor_array_value.TensorArrayValue.empty(4, True, None, np.dtype(np.int64))
     versions = [(start, [None] * 4)]
     for step in range(400):
         value, model = versions[rng.randrange(len(versions))]
@@ -317,7 +317,7 @@ def test_nest_treats_a_tensor_array_as_one_handle():
     ta = tf.TensorArray(tf.int32, size=2, element_shape=[3])
     flat = nest.flatten({"a": ta, "b": [1]})
     assert len(flat) == 2 and flat[0] is ta.handle
-    assert flat[0].dtype is tensor_array_ops.variant and flat[0].shape == ()
+    assert flat[0].dtype is tensor_array_value.variant and flat[0].shape == ()
     rebuilt = nest.pack_sequence_as({"a": ta, "b": [1]}, flat)
     assert isinstance(rebuilt["a"], TensorArray) and rebuilt["a"].element_shape == [3]
     assert nest.structure_signature([ta]) == nest.structure_signature(

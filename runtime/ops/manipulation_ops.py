@@ -1,0 +1,252 @@
+"""Ops that rearrange a tensor's elements: reshape, transpose, expand_dims, squeeze, concat,
+stack, unstack, tile and broadcast_to.
+"""
+
+import builtins
+
+import numpy as np
+
+from runtime import shape as shape_lib
+from runtime.ops import common
+from runtime.ops.array_ops import dims_tensor, identity
+from runtime.ops.common import SpecError, convert_to_tensor, require_same_dtype
+from runtime.ops.common import stack as stack  # re-exported: tf.stack is the Pack op below
+from runtime.ops.registry import KERNEL_CALL, execute, execute1, register
+
+OPS = {}
+_RULES = "runtime.gradients.array_grads:"  # gradient rules written with the ops API
+
+
+
+
+def _reshape_infer(specs, attrs):
+    dtype, shape = specs[0]
+    target = attrs["static_shape"]
+    if target is None:
+        return [(dtype, None)]
+    total = shape_lib.num_elements(shape)
+    if target.count(None) == 1 and total is not None:
+        known = 1
+        for d in target:
+            if d is not None:
+                known *= d
+        if known == 0 or total % known:
+            raise SpecError("shape", "cannot reshape %d elements to %s"
+                            % (total, shape_lib.to_string(target)))
+        if attrs["has_wildcard"]:
+            target = tuple(total // known if d is None else d for d in target)
+    elif None not in target and total is not None and total != shape_lib.num_elements(target):
+        raise SpecError("shape", "cannot reshape a tensor of %d elements to shape %s"
+                        % (total, shape_lib.to_string(target)))
+    return [(dtype, target)]
+
+
+def _reshape_kernel(x, dims, static_shape, has_wildcard):
+    return np.reshape(x, tuple(int(d) for d in np.reshape(dims, [-1])))
+
+
+OPS["Reshape"] = register("Reshape", _reshape_kernel, _reshape_infer,
+                          grad=_RULES + "reshape_back", emit=KERNEL_CALL)
+
+
+def reshape(tensor, shape, name=None):
+    """`tensor` with its elements rearranged to `shape` (one entry may be -1)."""
+    tensor = convert_to_tensor(tensor)
+    dims_t = dims_tensor(shape)
+    raw = common.constant_value(dims_t)
+    static = common.partial_shape_value(dims_t)
+    has_wildcard = raw is not None and bool(np.any(np.asarray(raw) == -1))
+    return execute1(OPS["Reshape"], [tensor, dims_t],
+                    {"static_shape": static, "has_wildcard": has_wildcard}, name=name)
+
+
+def _transpose_infer(specs, attrs):
+    dtype, shape = specs[0]
+    perm = attrs["perm"]
+    if shape is None:
+        return [(dtype, None if perm is None else (None,) * len(perm))]
+    if perm is None:
+        return [(dtype, shape[::-1])]
+    if sorted(perm) != list(builtins.range(len(shape))):
+        raise SpecError("shape", "perm %r is not a permutation of the %d dimensions"
+                        % (list(perm), len(shape)))
+    return [(dtype, tuple(shape[p] for p in perm))]
+
+
+OPS["Transpose"] = register("Transpose", lambda x, perm: np.transpose(x, perm),
+                            _transpose_infer,
+                            grad=_RULES + "transpose_grad", emit=KERNEL_CALL)
+
+
+def transpose(a, perm=None, name="transpose"):
+    """`a` with its dimensions permuted by `perm` (reversed when None)."""
+    return execute1(OPS["Transpose"], [convert_to_tensor(a)],
+                    {"perm": common.static_int_list(perm, "perm")}, name=name)
+
+
+def _expand_infer(specs, attrs):
+    dtype, shape = specs[0]
+    if shape is None:
+        return [(dtype, None)]
+    axis = common.normalize_axis(attrs["axis"], len(shape) + 1)
+    return [(dtype, shape[:axis] + (1,) + shape[axis:])]
+
+
+OPS["ExpandDims"] = register("ExpandDims", lambda x, axis: np.expand_dims(x, axis),
+                             _expand_infer,
+                             grad=_RULES + "reshape_back", emit=KERNEL_CALL)
+
+
+def expand_dims(input, axis, name=None):  # noqa: A002
+    """`input` with a new dimension of size 1 inserted at `axis`."""
+    return execute1(OPS["ExpandDims"], [convert_to_tensor(input)], {"axis": int(axis)},
+                    name=name)
+
+
+def _squeeze_infer(specs, attrs):
+    dtype, shape = specs[0]
+    axis = attrs["axis"]
+    if shape is None:
+        return [(dtype, None)]
+    if axis is None:
+        if None in shape:
+            return [(dtype, None)]
+        return [(dtype, tuple(d for d in shape if d != 1))]
+    axes = {common.normalize_axis(a, len(shape)) for a in axis}
+    for a in axes:
+        if shape[a] not in (1, None):
+            raise SpecError("shape", "cannot squeeze dimension %d of size %d" % (a, shape[a]))
+    return [(dtype, tuple(d for i, d in enumerate(shape) if i not in axes))]
+
+
+OPS["Squeeze"] = register("Squeeze", lambda x, axis: np.squeeze(x, axis), _squeeze_infer,
+                          grad=_RULES + "reshape_back", emit=KERNEL_CALL)
+
+
+def squeeze(input, axis=None, name=None):  # noqa: A002
+    """`input` without its size-1 dimensions (only those in `axis`, when given)."""
+    return execute1(OPS["Squeeze"], [convert_to_tensor(input)],
+                    {"axis": common.static_int_list(axis, "axis")}, name=name)
+
+
+# -- concat / stack / unstack / tile ---------------------------------------------------------
+
+
+def _concat_infer(specs, attrs):
+    dtype = require_same_dtype(specs)
+    shapes = [s for _, s in specs]
+    known = [s for s in shapes if s is not None]
+    if not known:
+        return [(dtype, None)]
+    rank = len(known[0])
+    if rank == 0:
+        raise SpecError("shape", "cannot concatenate scalars; use stack")
+    axis = common.normalize_axis(attrs["axis"], rank)
+    out = list(known[0])
+    total = 0
+    for s in known:
+        if len(s) != rank:
+            raise SpecError("shape", "concat operands have different ranks")
+        for i, (a, b) in enumerate(zip(out, s)):
+            if i != axis and a is not None and b is not None and a != b:
+                raise SpecError("shape", "concat operands differ in dimension %d" % i)
+            if i != axis and a is None:
+                out[i] = b
+    for s in shapes:
+        if s is None or s[axis] is None or total is None:
+            total = None
+        else:
+            total += s[axis]
+    out[axis] = total
+    return [(dtype, tuple(out))]
+
+
+OPS["ConcatV2"] = register("ConcatV2", lambda *xs, axis: np.concatenate(xs, axis=axis),
+                           _concat_infer, node_name="concat",
+                           grad=_RULES + "concat_grad", emit=KERNEL_CALL)
+
+
+def concat(values, axis, name="concat"):
+    """The tensors of `values` joined along existing dimension `axis`."""
+    tensors = [convert_to_tensor(v) for v in values]
+    if len(tensors) == 1:
+        return identity(tensors[0])
+    return execute1(OPS["ConcatV2"], tensors, {"axis": int(axis)}, name=name)
+
+
+OPS["Pack"] = common.PACK  # declared with convert_to_tensor, which packs lists of tensors
+
+
+def _unstack_infer(specs, attrs):
+    dtype, shape = specs[0]
+    num = attrs["num"]
+    if shape is None:
+        return [(dtype, None)] * num
+    axis = common.normalize_axis(attrs["axis"], len(shape))
+    if shape[axis] is not None and shape[axis] != num:
+        raise SpecError("shape", "cannot unstack dimension of size %s into %d tensors"
+                        % (shape[axis], num))
+    return [(dtype, shape[:axis] + shape[axis + 1:])] * num
+
+
+def _unstack_kernel(x, num, axis):
+    x = np.asarray(x)
+    parts = tuple(np.take(x, i, axis=axis) for i in builtins.range(num))
+    return parts[0] if num == 1 else parts  # one output: a bare value, like every kernel
+
+
+OPS["Unpack"] = register("Unpack", _unstack_kernel, _unstack_infer, node_name="unstack",
+                         grad=_RULES + "unpack_grad", emit=KERNEL_CALL)
+
+
+def unstack(value, num=None, axis=0, name="unstack"):
+    """The slices of `value` along `axis`, as a list of tensors."""
+    value = convert_to_tensor(value)
+    dims = value._shape_tuple()
+    if num is None:
+        if dims is None or dims[axis] is None:
+            raise ValueError("cannot unstack a dimension of unknown size without `num`")
+        num = dims[axis]
+    return execute(OPS["Unpack"], [value], {"num": int(num), "axis": int(axis)}, name=name)
+
+
+def _tile_infer(specs, attrs):
+    dtype, shape = specs[0]
+    multiples = attrs["multiples"]
+    if shape is None:
+        return [(dtype, (None,) * len(multiples))]
+    if len(multiples) != len(shape):
+        raise SpecError("shape", "tile multiples must have one entry per dimension")
+    return [(dtype, tuple(None if d is None else d * m for d, m in zip(shape, multiples)))]
+
+
+OPS["Tile"] = register("Tile", lambda x, multiples: np.tile(x, multiples), _tile_infer,
+                       grad=_RULES + "tile_grad", emit=KERNEL_CALL)
+
+
+def tile(input, multiples, name=None):  # noqa: A002
+    """`input` repeated `multiples[i]` times along dimension i."""
+    return execute1(OPS["Tile"], [convert_to_tensor(input)],
+                    {"multiples": common.static_int_list(multiples, "multiples")}, name=name)
+
+
+def _broadcast_to_infer(specs, attrs):
+    dtype, shape = specs[0]
+    target = attrs["shape"]
+    try:
+        shape_lib.broadcast(shape, target)
+    except ValueError:
+        raise SpecError("shape", "cannot broadcast %s to %s"
+                        % (shape_lib.to_string(shape), shape_lib.to_string(target))) from None
+    return [(dtype, target)]
+
+
+OPS["BroadcastTo"] = register("BroadcastTo", lambda x, shape: np.broadcast_to(x, shape),
+                              _broadcast_to_infer,
+                              grad=_RULES + "broadcast_to_grad", emit=KERNEL_CALL)
+
+
+def broadcast_to(input, shape, name=None):  # noqa: A002
+    """`input` broadcast to `shape`."""
+    return execute1(OPS["BroadcastTo"], [convert_to_tensor(input)],
+                    {"shape": common.static_int_list(shape, "shape")}, name=name)

@@ -1,0 +1,107 @@
+"""Ops that pick elements: gather, where (select) and one_hot."""
+
+import numpy as np
+
+from runtime import dtypes
+from runtime.ops import common
+from runtime.ops.common import convert_to_tensor, require_kind, require_same_dtype
+from runtime.ops.registry import KERNEL_CALL, NOT_DIFFERENTIABLE, execute1, register
+
+OPS = {}
+_RULES = "runtime.gradients.array_grads:"  # gradient rules written with the ops API
+
+
+# -- gather / where / one_hot ----------------------------------------------------------------
+
+
+def _gather_infer(specs, attrs):
+    (dtype, params), (index_dtype, indices) = specs
+    require_kind(index_dtype, {"int"}, "indices")
+    if params is None or indices is None:
+        return [(dtype, None)]
+    axis = common.normalize_axis(attrs["axis"], len(params))
+    return [(dtype, params[:axis] + indices + params[axis + 1:])]
+
+
+def _gather_kernel(params, indices, axis):
+    params = np.asarray(params)
+    indices = np.asarray(indices)
+    size = params.shape[axis]
+    if indices.size and (indices.min() < 0 or indices.max() >= size):
+        bad = indices[(indices < 0) | (indices >= size)].reshape(-1)[0]
+        raise IndexError("index %d is out of range for a dimension of size %d" % (bad, size))
+    return np.take(params, indices, axis=axis)
+
+
+OPS["GatherV2"] = register("GatherV2", _gather_kernel, _gather_infer,
+                           grad=_RULES + "gather_grad", emit=KERNEL_CALL)
+
+
+def gather(params, indices, axis=None, batch_dims=0, name=None):
+    """The slices of `params` at `indices` along `axis` (0 when None)."""
+    if batch_dims:
+        raise NotImplementedError("gather with batch_dims is not supported")
+    return execute1(OPS["GatherV2"], [convert_to_tensor(params), convert_to_tensor(indices)],
+                    {"axis": 0 if axis is None else int(axis)}, name=name)
+
+
+def _select_infer(specs, attrs):
+    (cond_dtype, cond_shape), x, y = specs
+    require_kind(cond_dtype, {"bool"}, "condition")
+    dtype = require_same_dtype([x, y])
+    return [(dtype, common.broadcast_specs([(cond_dtype, cond_shape), x, y]))]
+
+
+OPS["SelectV2"] = register("SelectV2", lambda c, x, y: np.where(c, x, y), _select_infer,
+                           grad=_RULES + "select_grad", emit=KERNEL_CALL)
+
+
+def _where_infer(specs, attrs):
+    dtype, shape = specs[0]
+    return [(dtypes.int64, (None, None if shape is None else len(shape)))]
+
+
+OPS["Where"] = register("Where", lambda c: np.argwhere(c).astype(np.int64), _where_infer,
+                        grad=NOT_DIFFERENTIABLE, emit=KERNEL_CALL)
+
+
+def where(condition, x=None, y=None, name=None):
+    """With x and y: elements of x where `condition` holds, else of y (broadcasting).
+    Alone: the coordinates of the true elements, as an int64 [N, rank] tensor."""
+    condition = convert_to_tensor(condition)
+    if x is None and y is None:
+        return execute1(OPS["Where"], [condition], name=name)
+    if x is None or y is None:
+        raise ValueError("where needs both x and y, or neither")
+    x, y = common.binary_operands(x, y)
+    return execute1(OPS["SelectV2"], [condition, x, y], name=name)
+
+
+def _one_hot_infer(specs, attrs):
+    dtype, shape = specs[0]
+    require_kind(dtype, {"int"}, "indices")
+    if shape is None:
+        return [(attrs["dtype"], None)]
+    axis = attrs["axis"]
+    axis = len(shape) if axis == -1 else axis
+    return [(attrs["dtype"], shape[:axis] + (attrs["depth"],) + shape[axis:])]
+
+
+def _one_hot_kernel(indices, depth, on_value, off_value, axis, dtype):
+    indices = np.asarray(indices)
+    hot = np.arange(depth) == indices[..., None]
+    out = np.where(hot, on_value, off_value).astype(dtype.np_dtype)
+    if axis != -1:
+        out = np.moveaxis(out, -1, axis)
+    return out
+
+
+OPS["OneHot"] = register("OneHot", _one_hot_kernel, _one_hot_infer,
+                         grad=NOT_DIFFERENTIABLE, emit=KERNEL_CALL)
+
+
+def one_hot(indices, depth, on_value=1, off_value=0, axis=-1, dtype=dtypes.float32, name=None):
+    """One-hot vectors of length `depth` for each index."""
+    return execute1(OPS["OneHot"], [convert_to_tensor(indices)],
+                    {"depth": int(depth), "on_value": on_value, "off_value": off_value,
+                     "axis": int(axis), "dtype": dtypes.as_dtype(dtype)}, name=name)

@@ -1,0 +1,187 @@
+"""Indexing: `tensor[index]` as a StridedSlice op, with the static encoding of index expressions.
+"""
+
+import builtins
+
+import numpy as np
+
+from runtime import shape as shape_lib
+from runtime.ops import common
+from runtime.ops.common import SpecError, require_kind
+from runtime.ops.registry import execute1, register
+from runtime.tensor import Tensor
+
+OPS = {}
+_RULES = "runtime.gradients.array_grads:"  # gradient rules written with the ops API
+
+# -- encoding of index expressions -----------------------------------------------------------
+#
+# An index expression is encoded as a static `spec`: a tuple of items, each one of
+#   ("int", k)              a scalar index (k: int constant, or ("in", i) for dynamic input i)
+#   ("slice", a, b, c)      a slice whose parts are int, None or ("in", i)
+#   ("newaxis",), ("ellipsis",)
+# Dynamic parts (symbolic scalars) become extra op inputs.
+
+
+def _encode_part(value, dynamic):
+    if value is None:
+        return None
+    if isinstance(value, Tensor):
+        known = common.constant_value(value)
+        if known is not None and np.ndim(known) == 0:
+            value = known
+        else:
+            if not value.dtype.is_integer or value._shape_tuple() not in ((), None):
+                raise TypeError("tensor indices must be integer scalars, got %s %s"
+                                % (value.dtype.name, shape_lib.to_string(value._shape_tuple())))
+            dynamic.append(value)
+            return ("in", len(dynamic) - 1)
+    if isinstance(value, (bool, np.bool_)) or not isinstance(value, (int, np.integer)):
+        raise TypeError("only integers, slices, None, Ellipsis and integer scalar tensors "
+                        "are valid indices, got %r" % (value,))
+    return int(value)
+
+
+def encode_index(index):
+    """Turns a Python index expression into (spec, dynamic_tensors)."""
+    if not isinstance(index, tuple):
+        index = (index,)
+    dynamic = []
+    spec = []
+    for item in index:
+        if item is None:
+            spec.append(("newaxis",))
+        elif item is Ellipsis:
+            spec.append(("ellipsis",))
+        elif isinstance(item, slice):
+            spec.append(("slice", _encode_part(item.start, dynamic),
+                         _encode_part(item.stop, dynamic), _encode_part(item.step, dynamic)))
+        else:
+            spec.append(("int", _encode_part(item, dynamic)))
+    return tuple(spec), dynamic
+
+
+def _decode_part(part, values):
+    if isinstance(part, tuple):
+        return int(values[part[1]])
+    return part
+
+
+def decode_index(spec, values):
+    """The Python index expression `spec` encodes, with `values` for its dynamic parts."""
+    out = []
+    for item in spec:
+        kind = item[0]
+        if kind == "int":
+            out.append(_decode_part(item[1], values))
+        elif kind == "slice":
+            out.append(slice(_decode_part(item[1], values), _decode_part(item[2], values),
+                             _decode_part(item[3], values)))
+        elif kind == "newaxis":
+            out.append(None)
+        else:
+            out.append(Ellipsis)
+    return tuple(out)
+
+
+def _slice_kernel(x, *dynamic, spec):
+    index = decode_index(spec, dynamic)
+    x = np.asarray(x)
+    for position, item in zip(_positions(spec, x.ndim), index):
+        if isinstance(item, int):
+            size = x.shape[position]
+            if not -size <= item < size:
+                raise IndexError("index %d is out of bounds for dimension %d of size %d"
+                                 % (item, position, size))
+    return x[index]
+
+
+def _positions(spec, rank):
+    """The input dimension each spec item applies to (None for newaxis)."""
+    consumed = sum(1 for item in spec if item[0] in ("int", "slice"))
+    positions = []
+    dim = 0
+    for item in spec:
+        kind = item[0]
+        if kind == "ellipsis":
+            dim += rank - consumed
+            positions.append(None)
+        elif kind == "newaxis":
+            positions.append(None)
+        else:
+            positions.append(dim)
+            dim += 1
+    return positions
+
+
+def _slice_infer(specs, attrs):
+    dtype, shape = specs[0]
+    spec = attrs["spec"]
+    for d, s in specs[1:]:
+        require_kind(d, {"int"}, "index")
+    if sum(1 for item in spec if item[0] == "ellipsis") > 1:
+        raise SpecError("shape", "an index can only have a single ellipsis")
+    if shape is None:
+        return [(dtype, None)]
+    consumed = sum(1 for item in spec if item[0] in ("int", "slice"))
+    if consumed > len(shape):
+        raise SpecError("shape", "too many indices (%d) for a tensor of rank %d"
+                        % (consumed, len(shape)))
+    has_ellipsis = any(item[0] == "ellipsis" for item in spec)
+    if not has_ellipsis:
+        spec = spec + (("ellipsis",),)
+    out = []
+    dim = 0
+    for item in spec:
+        kind = item[0]
+        if kind == "newaxis":
+            out.append(1)
+        elif kind == "ellipsis":
+            count = len(shape) - consumed
+            out.extend(shape[dim:dim + count])
+            dim += count
+        elif kind == "int":
+            size = shape[dim]
+            if isinstance(item[1], int) and size is not None and not -size <= item[1] < size:
+                raise SpecError("shape", "index %d is out of bounds for dimension %d of size %d"
+                                % (item[1], dim, size))
+            dim += 1
+        else:
+            size = shape[dim]
+            parts = item[1:]
+            if size is not None and all(not isinstance(p, tuple) for p in parts):
+                out.append(len(builtins.range(*slice(*parts).indices(size))))
+            else:
+                out.append(None)
+            dim += 1
+    return [(dtype, tuple(out))]
+
+
+def _slice_emit(outs, ins, attrs, emitter):
+    """`x[i, j]` for integer indices that leave an array (numpy checks the bounds as the
+    kernel does, with its own IndexError message); the kernel for anything else."""
+    parts = []
+    for item in attrs["spec"]:
+        if item[0] != "int":
+            return None
+        ref = item[1]
+        parts.append(ins[1 + ref[1]] if isinstance(ref, tuple) else repr(int(ref)))
+    shape = ins[0].shape
+    if shape is None or len(shape) <= len(parts):
+        return None  # a scalar result: the kernel returns it as a 0-d array
+    return "%s = %s[%s]" % (outs[0], ins[0], ", ".join(parts))
+
+
+OPS["StridedSlice"] = register("StridedSlice", _slice_kernel, _slice_infer,
+                               node_name="strided_slice", emit=_slice_emit,
+                               grad=_RULES + "strided_slice_grad")
+
+
+def strided_slice_from_index(tensor, index):
+    """`tensor[index]` for Python index expressions (ints, slices, None, ..., int tensors)."""
+    if isinstance(index, Tensor) and index._shape_tuple() not in ((), None):
+        raise TypeError("indexing with a non-scalar tensor is not supported; use tf.gather")
+    if isinstance(index, (list, np.ndarray)):
+        raise TypeError("indexing with a list or array is not supported; use tf.gather")
+    spec, dynamic = encode_index(index)
+    return execute1(OPS["StridedSlice"], [tensor] + dynamic, {"spec": spec})

@@ -1,4 +1,4 @@
-"""`Function` (a polymorphic traced callable) and `ConcreteFunction` (one trace of it).
+"""`Function`: a polymorphic traced callable, run from a cache of its traces.
 
 A `Function` keeps a cache of ConcreteFunctions keyed by the call's signature (see
 `runtime.signature`). On a miss it traces: it builds a `Graph` with a placeholder for every
@@ -11,6 +11,9 @@ records the outputs. Every later call with a matching key runs the compiled grap
 
 The runtime knows nothing about the compiler: `converter`, when given, turns the Python
 function into its converted form before tracing (autograph.function passes the compiler's).
+
+One trace is a `ConcreteFunction` (runtime.concrete_function); placeholders, the traced
+outputs and nested calls are made by runtime.tracing.
 """
 
 from __future__ import annotations
@@ -23,416 +26,25 @@ import weakref
 from collections.abc import Callable, Sequence
 from typing import Any
 
-import numpy as np
-
-from runtime import context, errors, executor, nest, tracebacks
-from runtime import shape as shape_lib
+from runtime import context, nest, tracebacks
 from runtime import signature as sig
+from runtime.concrete_function import ConcreteFunction, recorded_call
 from runtime.graph import Graph
-from runtime.ops import array_ops, common
 from runtime.ops.call_ops import CALL_OP
-from runtime.ops.registry import execute
 from runtime.signature import TensorSpec, VariableSpec
-from runtime.tensor import EagerTensor, SymbolicTensor, Tensor, make_eager, to_numpy
-from runtime.variables import GraphVariable, Variable
+from runtime.tensor import SymbolicTensor
+from runtime.tracing import (
+    call_in_graph,
+    feed_for_signature,
+    make_inputs,
+    numerics_checked,
+    record_outputs,
+    traced_value,
+)
 
-# -- ConcreteFunction ------------------------------------------------------------------------------
+__all__ = ["CALL_OP", "ConcreteFunction", "Function", "TensorSpec", "VariableSpec", "function"]
 
-
-class ConcreteFunction:
-    """One trace of a Function: a graph with fixed input signature, callable with tensors."""
-
-    def __init__(self, name: str, graph: Graph, feeds: list[SymbolicTensor],
-                 flat_outputs: list[SymbolicTensor], output_template: list[tuple[str, Any]],
-                 structured_outputs: Any, params: list[tuple[str, Any, bool, Any]],
-                 traced_values: list[Any], check_numerics: bool = False) -> None:
-        self.name = name
-        self.graph = graph
-        self._feeds = feeds
-        self.flat_outputs = flat_outputs
-        self._output_template = output_template
-        self.structured_outputs = structured_outputs
-        self._params = params              # [(name, inspect kind, has_default, default)]
-        self._traced_values = traced_values  # canonical values, tensors replaced by specs
-        self._compiled: executor.CompiledGraph | None = None
-        self._check_numerics = check_numerics
-        self._first_call = None            # a trace to run once instead (variable initialisers)
-        self._single_output = (len(output_template) == 1 and output_template[0][0] == "t"
-                               and not nest.is_nested(structured_outputs))
-        self._out_dtypes = [t.dtype for t in flat_outputs]
-        self._trace_key: sig.Key | None = None  # set by the Function that traced it
-
-    # -- signature -------------------------------------------------------------------------
-    @property
-    def structured_input_signature(self) -> tuple[tuple[Any, ...], dict[str, Any]]:
-        """(positional argument specs or values, keyword-only argument specs or values)."""
-        args: list[Any] = []
-        kwargs: dict[str, Any] = {}
-        for (name, kind, _, _), value in zip(self._params, self._traced_values):
-            if kind == inspect.Parameter.KEYWORD_ONLY:
-                kwargs[name] = value
-            elif kind == inspect.Parameter.VAR_POSITIONAL:
-                args.extend(value)
-            elif kind == inspect.Parameter.VAR_KEYWORD:
-                kwargs.update(value)
-            else:
-                args.append(value)
-        return tuple(args), kwargs
-
-    @property
-    def captured_inputs(self) -> list[Any]:
-        """The outside tensors and variables this trace captured."""
-        return self.graph.captured_inputs
-
-    @property
-    def inputs(self) -> list[SymbolicTensor]:
-        """The placeholder tensors fed by each call (tensor and variable arguments)."""
-        return list(self._feeds)
-
-    @property
-    def outputs(self) -> list[SymbolicTensor]:
-        """The graph tensors returned, flattened."""
-        return list(self.flat_outputs)
-
-    @property
-    def variables(self) -> list[Variable]:
-        """The variables this trace captured."""
-        return [c.external for c in self.graph.captures if isinstance(c.external, Variable)]
-
-    def _signature_text(self):
-        parts = []
-        for (name, kind, _, _), value in zip(self._params, self._traced_values):
-            if kind == inspect.Parameter.VAR_POSITIONAL:
-                parts.append("*" + name)
-            elif kind == inspect.Parameter.VAR_KEYWORD:
-                parts.append("**" + name)
-            elif _is_python_value(value):
-                parts.append("%s=%r" % (name, value))
-            else:
-                parts.append(name)
-        return "%s(%s)" % (self.name, ", ".join(parts))
-
-    def pretty_printed_signature(self) -> str:
-        """The signature, its argument types and its return type, as TensorFlow prints it."""
-        lines = [self._signature_text(), "  Args:"]
-        has_args = False
-        for (name, _, _, _), value in zip(self._params, self._traced_values):
-            if not _is_python_value(value):
-                lines.append("    %s: %s" % (name, sig.describe(value)))
-                has_args = True
-        if not has_args:
-            lines.pop()
-        lines.append("  Returns:")
-        lines.append("    " + sig.describe(_describe_outputs(self.structured_outputs)))
-        return "\n".join(lines)
-
-    def __str__(self) -> str:
-        return "ConcreteFunction " + self.pretty_printed_signature()
-
-    def __repr__(self) -> str:
-        return "<ConcreteFunction %s at 0x%X>" % (self._signature_text(), id(self))
-
-    # -- calling ---------------------------------------------------------------------------
-    def __call__(self, *args: Any, **kwargs: Any) -> Any:
-        try:
-            try:
-                values = self._bind(args, kwargs)
-                feeds: list[Any] = []
-                for (name, _, _, _), value, traced in zip(self._params, values,
-                                                          self._traced_values):
-                    self._match(name, value, traced, feeds)
-            except TypeError:
-                # TensorFlow also accepts the flat form: only the tensor arguments, in order
-                # (Python and object arguments stay fixed to their traced values).
-                if kwargs or len(args) != len(self._feeds) or not args:
-                    raise
-                feeds = self._flat_feeds(args)
-            if _tapes:  # a GradientTape is recording: the call becomes one record on it
-                return _recorded_call(self, feeds, (args, kwargs))
-            return self._call_flat(feeds)
-        except Exception as e:  # costs nothing until something is raised
-            tracebacks.filter_exception(e)
-            raise
-
-    def _flat_feeds(self, args):
-        specs = [leaf for leaf in nest.flatten(list(self._traced_values))
-                 if isinstance(leaf, (TensorSpec, VariableSpec))]
-        feeds: list[Any] = []
-        for arg, placeholder, spec in zip(args, self._feeds, specs):
-            self._match(placeholder.node.name, arg, spec, feeds)
-        return feeds
-
-    def _bind(self, args, kwargs):
-        params = self._params
-        values: list[Any] = [_MISSING] * len(params)
-        positional = [i for i, p in enumerate(params) if p[1] in (
-            inspect.Parameter.POSITIONAL_ONLY, inspect.Parameter.POSITIONAL_OR_KEYWORD)]
-        var_positional = next((i for i, p in enumerate(params)
-                               if p[1] == inspect.Parameter.VAR_POSITIONAL), None)
-        var_keyword = next((i for i, p in enumerate(params)
-                            if p[1] == inspect.Parameter.VAR_KEYWORD), None)
-        if len(args) > len(positional) and var_positional is None:
-            raise TypeError("%s takes %d positional arguments but %d were given"
-                            % (self._signature_text(), len(positional), len(args)))
-        for i, arg in zip(positional, args):
-            values[i] = arg
-        if var_positional is not None:
-            values[var_positional] = tuple(args[len(positional):])
-        extra = {}
-        for key, value in kwargs.items():
-            index = next((i for i, p in enumerate(params) if p[0] == key and p[1] not in (
-                inspect.Parameter.VAR_POSITIONAL, inspect.Parameter.VAR_KEYWORD,
-                inspect.Parameter.POSITIONAL_ONLY)), None)
-            if index is None:
-                if var_keyword is None:
-                    raise TypeError("%s got an unexpected keyword argument %r"
-                                    % (self._signature_text(), key))
-                extra[key] = value
-            elif values[index] is not _MISSING:
-                raise TypeError("%s got multiple values for argument %r"
-                                % (self._signature_text(), key))
-            else:
-                values[index] = value
-        if var_keyword is not None:
-            values[var_keyword] = extra
-        for i, value in enumerate(values):
-            if value is _MISSING:
-                traced = self._traced_values[i]
-                if _is_python_value(traced):
-                    values[i] = traced
-                elif params[i][2]:  # a tensor default: fed like a given argument
-                    values[i] = params[i][3]
-                else:
-                    raise TypeError("%s missing required argument %r"
-                                    % (self._signature_text(), params[i][0]))
-        return values
-
-    def _match(self, path, value, traced, feeds):
-        if isinstance(traced, TensorSpec):
-            feeds.append(self._check_tensor(path, value, traced))
-        elif isinstance(traced, VariableSpec):
-            if not isinstance(value, Variable) or value.dtype is not traced.dtype or \
-                    not shape_lib.is_compatible(traced._shape, value._static_shape):
-                raise errors.InvalidArgumentError(
-                    "%s: argument %r was traced with a %s variable of shape %s, got %r"
-                    % (self._signature_text(), path, traced.dtype.name,
-                       shape_lib.to_string(traced._shape), value))
-            feeds.append(value)
-        elif isinstance(traced, (list, tuple, dict)):
-            if type(value) is not type(traced) or len(value) != len(traced) or (
-                    isinstance(traced, dict) and set(value) != set(traced)):
-                raise TypeError("%s: argument %r was traced with the structure %r but was "
-                                "called with %r" % (self._signature_text(), path, traced, value))
-            if isinstance(traced, dict):
-                for k in sorted(traced, key=repr):
-                    self._match("%s[%r]" % (path, k), value[k], traced[k], feeds)
-            else:
-                for i, (v, t) in enumerate(zip(value, traced)):
-                    self._match("%s[%d]" % (path, i), v, t, feeds)
-        elif isinstance(traced, _Identity):
-            if value is not traced.obj:
-                raise TypeError("%s was traced with the object %r for %r but was called with "
-                                "a different object %r" % (self._signature_text(), traced.obj,
-                                                             path, value))
-        elif type(value) is not type(traced) or value != traced:
-            raise TypeError("ConcreteFunction %s was constructed with %s value %r in %s, but "
-                            "was called with %s value %r"
-                            % (self._signature_text(), type(traced).__name__, traced, path,
-                               type(value).__name__, value))
-
-    def _check_tensor(self, path, value, spec):
-        if isinstance(value, Variable):
-            value = value.read_value()
-        if isinstance(value, EagerTensor):
-            if value.dtype is not spec.dtype:
-                raise errors.InvalidArgumentError(
-                    "cannot compute %s as input %r was expected to be a %s tensor but is a %s "
-                    "tensor" % (self.name, path, spec.dtype.name, value.dtype.name))
-            if not shape_lib.is_compatible(spec._shape, value._value.shape):
-                raise errors.InvalidArgumentError(
-                    "cannot compute %s as input %r was expected to have shape %s but has shape "
-                    "%s" % (self.name, path, shape_lib.to_string(spec._shape),
-                            shape_lib.to_string(value._value.shape)))
-            return value._value
-        if isinstance(value, SymbolicTensor):
-            raise TypeError("a symbolic tensor (%s) cannot be passed to a concrete function "
-                            "outside a trace" % value.name)
-        try:
-            array, _ = to_numpy(value, spec.dtype)
-        except TypeError as e:
-            raise errors.InvalidArgumentError(
-                "cannot compute %s: input %r: %s" % (self.name, path, e)) from None
-        if not shape_lib.is_compatible(spec._shape, array.shape):
-            raise errors.InvalidArgumentError(
-                "cannot compute %s as input %r was expected to have shape %s but has shape %s"
-                % (self.name, path, shape_lib.to_string(spec._shape),
-                   shape_lib.to_string(array.shape)))
-        return array
-
-    def _compiled_run(self, residuals=()):
-        """The compiled graph's run function; with `residuals` (tensors of the graph), one
-        that returns their values after the outputs."""
-        if residuals:
-            return self._compiled_with(tuple(residuals)).run
-        if self._compiled is None:
-            self._compiled = executor.compile_graph(self.graph, self._feeds, self.flat_outputs,
-                                                    self.name, self._check_numerics)
-        return self._compiled.run
-
-    def _compiled_with(self, residuals):
-        cache = self.__dict__.setdefault("_compiled_residuals", {})
-        key = tuple(id(t) for t in residuals)
-        found = cache.get(key)
-        if found is None:
-            found = cache[key] = executor.compile_graph(
-                self.graph, self._feeds, list(self.flat_outputs) + list(residuals),
-                self.name, self._check_numerics)
-        return found
-
-    @property
-    def executor_source(self) -> str:
-        """The Python source the executor generated for this graph (for inspection)."""
-        self._compiled_run()
-        assert self._compiled is not None
-        return self._compiled.source
-
-    def _call_flat(self, feeds):
-        """Runs the graph on flat fed values (numpy arrays and variables)."""
-        if self._first_call is not None:  # (inline: this is the cached call's hot path)
-            return self._take_first_call()._call_flat(feeds)
-        run = self._compiled.run if self._compiled is not None else self._compiled_run()
-        try:
-            values = run(*feeds)
-        except Exception as e:  # translate to the user's terms, see _translate
-            raise self._translate(e) from None
-        return self._result(values)
-
-    def _take_first_call(self):
-        """The trace this call must run instead (the variable-initialising one, once), or
-        this function."""
-        first = self._first_call
-        if first is None:
-            return self
-        self._first_call = None
-        return first
-
-    def _call_flat_with(self, feeds, residuals):
-        """`_call_flat` that also returns the values of `residuals` (tensors of its graph);
-        see `_take_first_call` for the trace to call it on."""
-        compiled = self._compiled_with(tuple(residuals))
-        try:
-            values = compiled.run(*feeds)
-        except Exception as e:
-            raise self._translate(e, compiled) from None
-        n = len(self.flat_outputs)
-        return self._result(values[:n]), values[n:]
-
-    def _result(self, values):
-        if self._single_output:
-            return make_eager(values[0], self._out_dtypes[0])
-        return self._pack(values)
-
-    def _pack(self, values):
-        flat = []
-        for kind, item in self._output_template:
-            if kind == "t":
-                flat.append(make_eager(values[item], self._out_dtypes[item]))
-            else:
-                flat.append(item)
-        return nest.pack_sequence_as(self.structured_outputs, flat)
-
-    def _translate(self, error, compiled=None):
-        """The error to raise for `error`, raised by the graph as it ran: named after the
-        failing node (inside the trace a call node calls, when that is where it failed) and
-        the user's lines that created it. When tracebacks are filtered, its traceback ends
-        with frames at those lines (see runtime.tracebacks), followed by the user's own
-        frames that ran inside the node (a py_function's)."""
-        compiled = compiled or self._compiled
-        nodes = _failing_nodes(compiled, error.__traceback__) if compiled else []
-        if not nodes:
-            return error
-        owner = nodes[-2].attrs["f"].name if len(nodes) > 1 else self.name
-        locations = [node.location for node in nodes if node.location is not None]
-        translated = _in_node_terms(error, nodes[-1], owner, locations)
-        if locations and tracebacks.filtering_enabled():
-            tb = tracebacks.filter_traceback(error.__traceback__)
-            for location in reversed(locations):
-                tb = tracebacks.location_traceback(location, tb)
-            translated.with_traceback(tb)
-        return translated
-
-
-def _failing_nodes(compiled, tb):
-    """The node of graph `compiled` whose line raised in traceback `tb`, then, while that
-    node calls another trace (PartitionedCall), the node of that trace that raised."""
-    nodes = []
-    while compiled is not None:
-        node = compiled.node_for_traceback(tb)
-        if node is None:
-            break
-        nodes.append(node)
-        compiled = None
-        if node.op is CALL_OP:
-            callee, residuals = node.attrs["f"], tuple(node.attrs.get("residuals", ()))
-            compiled = callee._compiled_with(residuals) if residuals else callee._compiled
-    return nodes
-
-
-def _in_node_terms(error, node, owner, locations):
-    """`error` named after `node` of the trace of `owner`, created at `locations`."""
-    where = ""
-    if locations:
-        where = "\n\nin user code:\n  %s" % "\n  ".join(str(loc) for loc in locations)
-    prefix = "graph node %r (%s) of %s failed" % (node.name, node.op.name, owner)
-    if isinstance(error, errors.OpError):
-        return type(error)("%s: %s%s" % (prefix, error.message, where), node.name)
-    if isinstance(error, (ValueError, IndexError, ZeroDivisionError, FloatingPointError,
-                          OverflowError)) or (isinstance(error, TypeError) and
-                                              node.op.name != "EagerPyFunc"):
-        return errors.InvalidArgumentError("%s: %s%s" % (prefix, error, where), node.name)
-    errors.add_note(error, "(raised inside %s%s)" % (prefix.replace(" failed", ""), where))
-    return error
-
-
-class _Identity:
-    """A traced argument keyed by object identity (kept alive by the trace that uses it)."""
-
-    __slots__ = ("obj",)
-
-    def __init__(self, obj):
-        self.obj = obj
-
-    def __repr__(self):
-        return repr(self.obj)
-
-
-class _Missing:
-    def __repr__(self):
-        return "<missing>"
-
-
-_MISSING = _Missing()
-
-
-def _is_python_value(value):
-    if isinstance(value, (TensorSpec, VariableSpec, _Identity)):
-        return False
-    if isinstance(value, (list, tuple, dict)):
-        return all(_is_python_value(v) for v in nest.flatten(value))
-    return True
-
-
-def _describe_outputs(structured):
-    def spec(leaf):
-        if isinstance(leaf, SymbolicTensor):
-            return TensorSpec(leaf._shape, leaf.dtype)
-        return leaf
-    if nest.is_nested(structured):
-        return nest.map_structure(spec, structured)
-    return spec(structured)
-
-
-# -- Function ---------------------------------------------------------------------------------
+_tapes = context.tapes  # the GradientTapes recording eager ops
 
 
 def _check_signature_is_a_sequence(input_signature):
@@ -594,7 +206,7 @@ class Function:
                 return self._call_with_signature(values)
             if context.building and context.current_graph() is not None:
                 key = sig.make_key(values)
-                return _call_in_graph(self._cache.get(key) or self._lookup(key, values, bound),
+                return call_in_graph(self._cache.get(key) or self._lookup(key, values, bound),
                                       values)
             feeds: list[Any] = []
             key = sig.make_key(values, feeds)
@@ -602,7 +214,7 @@ class Function:
             if cf is None:
                 cf = self._lookup(key, values, bound)
             if _tapes:  # a GradientTape is recording: the call becomes one record on it
-                return _recorded_call(cf, feeds, values)
+                return recorded_call(cf, feeds, values)
             return cf._call_flat(feeds)
         except Exception as e:  # costs nothing until something is raised (CPython 3.11+)
             tracebacks.filter_exception(e)
@@ -698,19 +310,19 @@ class Function:
         feeds: list[SymbolicTensor] = []
         with graph.as_default():
             new_values = [
-                _make_inputs(v, k, name, graph, feeds)
+                make_inputs(v, k, name, graph, feeds)
                 for (name, _, _, _), v, k in zip(self._params, values, key)]
             for (name, _, _, _), value in zip(self._params, new_values):
                 bound.arguments[name] = value
             result = func(*bound.args, **bound.kwargs)
-            flat_outputs, template, structured = _record_outputs(result, graph)
+            flat_outputs, template, structured = record_outputs(result, graph)
         graph.inputs = list(feeds)
         graph.outputs = list(flat_outputs)
-        traced_values = [_traced_value(v, k, name)
+        traced_values = [traced_value(v, k, name)
                          for (name, _, _, _), v, k in zip(self._params, values, key)]
         cf = ConcreteFunction(self._name, graph, feeds, flat_outputs, template, structured,
                               self._params, traced_values,
-                              check_numerics=_numerics_checked())
+                              check_numerics=numerics_checked())
         cf._trace_key = key
         return cf
 
@@ -736,7 +348,7 @@ class Function:
         feeds: list[Any] = []
         try:
             for spec, value in zip(specs, values[:n]):
-                _feed_for_signature(spec, value, feeds)
+                feed_for_signature(spec, value, feeds)
         except (TypeError, ValueError):
             raise TypeError(
                 "Python inputs incompatible with input_signature:\n  inputs: (\n    %s)\n  "
@@ -746,9 +358,9 @@ class Function:
         for value, traced in zip(values[n:], cf._traced_values[n:]):
             cf._match("argument", value, traced, feeds)
         if context.building and context.current_graph() is not None:
-            return _call_in_graph(cf, list(values))
+            return call_in_graph(cf, list(values))
         if _tapes:  # a GradientTape is recording: the call becomes one record on it
-            return _recorded_call(cf, feeds, values)
+            return recorded_call(cf, feeds, values)
         return cf._call_flat(feeds)
 
 
@@ -800,141 +412,6 @@ def _reference(instance, table, key):
     except TypeError:
         return lambda: instance
 
-
-_tapes = context.tapes  # the GradientTapes recording eager ops
-
-
-def _recorded_call(cf, feeds, args):
-    """Runs `cf` on `feeds` and records the call on the recording tapes, whose gradient
-    then runs `cf`'s gradient function. The tapes (runtime.gradients, which builds on this
-    module) know how: see GradientTape.record_function_call."""
-    return _tapes[-1].record_function_call(cf, feeds, args)
-
-
-def _numerics_checked():
-    return context._settings.get("check_numerics", False)
-
-
-def _feed_for_signature(spec, value, feeds):
-    if isinstance(spec, (list, tuple)):
-        if not isinstance(value, (list, tuple)) or len(value) != len(spec):
-            raise TypeError("structure mismatch")
-        for s, v in zip(spec, value):
-            _feed_for_signature(s, v, feeds)
-        return
-    if isinstance(spec, dict):
-        if not isinstance(value, dict) or set(value) != set(spec):
-            raise TypeError("structure mismatch")
-        for k in sorted(spec, key=repr):
-            _feed_for_signature(spec[k], value[k], feeds)
-        return
-    if isinstance(value, Variable):
-        value = value.read_value()
-    if isinstance(value, Tensor):
-        if value.dtype is not spec.dtype or not shape_lib.is_compatible(
-                spec._shape, value._shape_tuple()):
-            raise TypeError("incompatible")
-        feeds.append(value._value if isinstance(value, EagerTensor) else value)
-        return
-    array, _ = to_numpy(value, spec.dtype)
-    if not shape_lib.is_compatible(spec._shape, array.shape):
-        raise TypeError("incompatible")
-    feeds.append(array)
-
-
-def _make_inputs(value, key, name, graph, feeds):
-    """Replaces tensor-like leaves of an argument with placeholders (recorded in `feeds`)."""
-    if nest.is_composite(value):
-        return value._nest_rebuild([_make_inputs(c, k, name, graph, feeds)
-                                    for c, k in zip(value._nest_components(), key[3])])
-    if isinstance(value, (list, tuple)) and not isinstance(value, str):
-        children = [_make_inputs(v, k, name, graph, feeds) for v, k in zip(value, key[1])]
-        if hasattr(type(value), "_fields"):
-            return type(value)(*children)
-        return type(value)(children)
-    if isinstance(value, dict):
-        keys = key[1]
-        rebuilt = {k: _make_inputs(value[k], kk, name, graph, feeds)
-                   for k, kk in zip(keys, key[2])}
-        return type(value)((k, rebuilt[k]) for k in value) if type(value) is not dict else {
-            k: rebuilt[k] for k in value}
-    if isinstance(value, Variable):
-        placeholder = graph.add_placeholder(name, sig.dtypes.resource, ())
-        feeds.append(placeholder)
-        variable = GraphVariable(placeholder, value)
-        graph.argument_variables[id(placeholder)] = variable  # for GradientTape
-        return variable
-    if sig.is_tensor_like(value):
-        dtype, shape = key
-        placeholder = graph.add_placeholder(name, dtype, shape)
-        feeds.append(placeholder)
-        return placeholder
-    return value
-
-
-def _traced_value(value, key, name):
-    """What a trace remembers of an argument: specs for tensors, the value for Python data."""
-    if nest.is_composite(value):
-        return value._nest_rebuild([_traced_value(c, k, name)
-                                    for c, k in zip(value._nest_components(), key[3])])
-    if isinstance(value, (list, tuple)):
-        children = [_traced_value(v, k, name) for v, k in zip(value, key[1])]
-        if hasattr(type(value), "_fields"):
-            return type(value)(*children)
-        return type(value)(children)
-    if isinstance(value, dict):
-        return {k: _traced_value(value[k], kk, name) for k, kk in zip(key[1], key[2])}
-    if isinstance(value, Variable):
-        return VariableSpec(value._static_shape, value.dtype, name)
-    if sig.is_tensor_like(value):
-        return TensorSpec(key[1], key[0], name)
-    if key[0] == "id":
-        return _Identity(value)
-    return value
-
-
-def _collect_graph_feeds(values, feeds):
-    for value in nest.flatten(list(values)):
-        if isinstance(value, (Tensor, Variable)):
-            feeds.append(value._handle() if isinstance(value, Variable) else value)
-        elif isinstance(value, np.ndarray):
-            feeds.append(common.convert_to_tensor(value))
-
-
-def _call_in_graph(cf, values):
-    """Calls concrete function `cf` from inside another trace: adds a PartitionedCall node."""
-    feeds: list[Any] = []
-    _collect_graph_feeds(values, feeds)
-    outs = execute(CALL_OP, feeds, {"f": cf}, name="PartitionedCall")
-    flat = []
-    for kind, item in cf._output_template:
-        flat.append(outs[item] if kind == "t" else item)
-    return nest.pack_sequence_as(cf.structured_outputs, flat)
-
-
-def _record_outputs(result, graph):
-    """Turns the traced function's result into graph outputs through Identity nodes."""
-    flat = nest.flatten(result)
-    outputs: list[SymbolicTensor] = []
-    template: list[tuple[str, Any]] = []
-    structured = []
-    for leaf in flat:
-        tensor = None
-        if isinstance(leaf, Variable):
-            tensor = leaf.read_value()
-        elif isinstance(leaf, Tensor):
-            tensor = graph.capture(leaf)
-        elif isinstance(leaf, (int, float, bool, np.ndarray, np.generic, str, bytes)):
-            tensor = common.convert_to_tensor(leaf)
-        if tensor is None:
-            template.append(("py", leaf))
-            structured.append(leaf)
-            continue
-        identity = array_ops.identity(tensor, name="Identity")
-        template.append(("t", len(outputs)))
-        outputs.append(identity)
-        structured.append(identity)
-    return outputs, template, nest.pack_sequence_as(result, structured)
 
 
 def function(func: Callable[..., Any] | None = None,

@@ -26,9 +26,11 @@ iterator is consumed only while tracing (`buggy_consume_next`).
 A Dataset passed as a Function argument keys the trace cache by identity (a new Dataset
 object traces again even with the same `element_spec`; TensorFlow keys by element_spec).
 
-Modules: `dataset` (Dataset and its sources and transformations), `iterator` (cursors,
-Iterator, staged loops), `structure` (element structures: tuples and dicts nest, a Python
-list is a tensor, as in TensorFlow).
+Modules: `dataset` (the Dataset API), `pipeline` (a pipeline stage, what a Dataset holds),
+`sources` and `transformations` (the stages), `generator_checks` (what `from_generator`
+yields), `element_functions` (the traced functions of `map`, `filter`, `reduce`),
+`iterator` (cursors, Iterator, staged loops), `structure` (element structures: tuples and
+dicts nest, a Python list is a tensor, as in TensorFlow).
 """
 
 import builtins as _builtins

@@ -18,7 +18,7 @@ import numpy as np
 
 from runtime import context, errors
 from runtime.data.structure import flat_specs, pack, spec_text
-from runtime.operators import staging
+from runtime.operators import loop_staging, staging
 from runtime.ops import common, data_ops
 from runtime.tensor import EagerTensor
 
@@ -195,7 +195,7 @@ def staged_for(handle, element_spec, specs, extra_test, body, get_state, set_sta
         return list(get_state())
 
     try:
-        final = staging.staged_loop(tuple(symbol_names), init, cond_fn, body_fn)
+        final = loop_staging.staged_loop(tuple(symbol_names), init, cond_fn, body_fn)
     except BaseException:
         set_state(init)
         raise

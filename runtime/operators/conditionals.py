@@ -10,7 +10,7 @@ A Python condition runs one branch as plain Python. A symbolic tensor condition 
 branches into an If op and sets the variables to its outputs.
 """
 
-from runtime.operators import staging
+from runtime.operators import cond_staging, staging
 
 
 def _nothing():
@@ -39,13 +39,13 @@ def if_stmt(cond, body, orelse=None, get_state=None, set_state=None, symbol_name
 
     def branch(fn):
         def run():
-            set_state(staging.branch_copies(init))
+            set_state(cond_staging.branch_copies(init))
             fn()
             return get_state()
         return run
 
     try:
-        merged = staging.staged_cond(cond, branch(body), branch(orelse), "an if statement",
+        merged = cond_staging.staged_cond(cond, branch(body), branch(orelse), "an if statement",
                                      symbol_names, restore_only)
     except BaseException:
         set_state(init)
@@ -58,7 +58,7 @@ def if_exp(cond, if_true, if_false, expr_repr=None):
     cond = staging.as_condition(cond)
     if not staging.is_symbolic(cond):
         return if_true() if cond else if_false()
-    return staging.staged_cond(cond, if_true, if_false,
+    return cond_staging.staged_cond(cond, if_true, if_false,
                                "the conditional expression %s" % (expr_repr or ""))
 
 

@@ -2,7 +2,7 @@
 machinery as converted `if` and `while` statements."""
 
 from runtime import nest
-from runtime.operators import staging
+from runtime.operators import cond_staging, loop_staging, staging
 from runtime.ops import math_ops
 
 
@@ -13,7 +13,7 @@ def cond(pred, true_fn=None, false_fn=None, name=None):
     pred = staging.as_condition(pred)
     if not staging.is_symbolic(pred):
         return true_fn() if pred else false_fn()
-    return staging.staged_cond(pred, true_fn, false_fn, "tf.cond")
+    return cond_staging.staged_cond(pred, true_fn, false_fn, "tf.cond")
 
 
 def while_loop(cond, body, loop_vars, shape_invariants=None, parallel_iterations=10,
@@ -62,8 +62,8 @@ def while_loop(cond, body, loop_vars, shape_invariants=None, parallel_iterations
         return [out] if maximum_iterations is None else [out, state[1] + 1]
 
     if maximum_iterations is None:
-        final = staging.staged_loop(("loop_vars",), [values], cond_fn, body_fn)[0]
+        final = loop_staging.staged_loop(("loop_vars",), [values], cond_fn, body_fn)[0]
     else:
-        final = staging.staged_loop(("loop_vars", "iterations"), [values, count], cond_fn,
+        final = loop_staging.staged_loop(("loop_vars", "iterations"), [values, count], cond_fn,
                                     body_fn)[0]
     return finish(final)

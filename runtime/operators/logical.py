@@ -12,7 +12,7 @@ computed when needed, as in Python.
 
 import operator
 
-from runtime.operators import staging
+from runtime.operators import cond_staging, staging
 from runtime.ops import common, math_ops
 from runtime.ops import operators as ops_operators
 from runtime.tensor import Tensor
@@ -23,7 +23,7 @@ def and_(left_fn, right_fn):
     left = staging.as_condition(left_fn())
     if not staging.is_symbolic(left):
         return right_fn() if left else left
-    return staging.staged_cond(left, lambda: staging.as_condition(right_fn()), lambda: left,
+    return cond_staging.staged_cond(left, lambda: staging.as_condition(right_fn()), lambda: left,
                                "an `and` expression")
 
 
@@ -32,7 +32,7 @@ def or_(left_fn, right_fn):
     left = staging.as_condition(left_fn())
     if not staging.is_symbolic(left):
         return left if left else right_fn()
-    return staging.staged_cond(left, lambda: left, lambda: staging.as_condition(right_fn()),
+    return cond_staging.staged_cond(left, lambda: left, lambda: staging.as_condition(right_fn()),
                                "an `or` expression")
 
 

@@ -14,7 +14,7 @@ without materialising the range. `extra_test` carries lowered `break`/`return` f
 """
 
 from runtime import dtypes
-from runtime.operators import conditionals, staging
+from runtime.operators import conditionals, loop_staging, staging
 from runtime.operators.staged_lists import StagedList
 from runtime.ops import array_ops, common, math_ops, selection_ops
 from runtime.variables import Variable
@@ -65,7 +65,7 @@ def _staged(get_state, set_state, symbol_names, test, step, counter=None,
         return ([new_i] if counter is not None else []) + state
 
     try:
-        final = staging.staged_loop(names, init, cond_fn, body_fn, stage_lists=True)
+        final = loop_staging.staged_loop(names, init, cond_fn, body_fn, stage_lists=True)
     except BaseException:
         set_state(split(init)[1] if counter is not None else init)
         raise

@@ -13,8 +13,9 @@ import numpy as np
 import pytest
 
 import autograph.tf as tf
-from runtime import context
+from runtime import context, signature
 from runtime.tensor import EagerTensor, SymbolicTensor
+from runtime.tracing import ArgKey
 
 Pair = collections.namedtuple("Pair", "first second")
 
@@ -154,6 +155,21 @@ def test_dict_arguments_are_keyed_by_keys_and_leaf_keys():
     assert f.experimental_get_tracing_count() == 2
     assert f({"a": tf.constant(2.0), "b": tf.constant(3.0)}).numpy() == 6.0
     assert f.experimental_get_tracing_count() == 3
+
+
+def test_cache_key_parts_are_read_by_name():
+    """Tracing reads a call's cache key through ArgKey, which names each part."""
+    t = tf.constant([1.0, 2.0])
+    value = {"b": [t, 3], "a": t}
+    (key,) = signature.make_key([value])
+    parts = ArgKey.read(value, key)
+    assert parts.names == ("a", "b")
+    tensor_parts = ArgKey.read(t, parts.children[0])
+    assert (tensor_parts.dtype, tensor_parts.shape) == (tf.float32, (2,))
+    items = ArgKey.read(value["b"], parts.children[1])
+    assert len(items.children) == 2
+    assert not ArgKey.read(3, items.children[1]).by_identity
+    assert ArgKey.read(object(), signature.leaf_key(object())).by_identity
 
 
 def test_namedtuples_are_flattened_and_distinct_from_tuples():

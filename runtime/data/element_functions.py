@@ -1,0 +1,94 @@
+"""The functions of dataset elements (`map`, `filter`, `reduce`): converted by the
+installed converter, traced once and compiled.
+"""
+
+import warnings
+
+from runtime import context, errors, nest
+from runtime.data.pipeline import to_tensor
+from runtime.data.structure import flat_specs, lists_to_tuples, map_input, pack, path_text, spec_of
+from runtime.function import ConcreteFunction, Function
+from runtime.graph import Graph
+from runtime.ops import registry
+from runtime.tensor import SymbolicTensor
+
+_converter = [None]
+
+
+def set_function_converter(converter):
+    """Installs `converter(func) -> func`, applied to the functions given to `map`, `filter`
+    and `reduce` before they are traced (`autograph.tf` installs the compiler's)."""
+    _converter[0] = converter
+
+
+def convert(func):
+    """`func` as the installed converter makes it (unchanged without one, or for a
+    Function); the converter's warnings point at the user's call."""
+    if not callable(func):
+        raise TypeError("expected a function, got %r" % (func,))
+    converter = _converter[0]
+    if converter is None or isinstance(func, Function):
+        return func
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        converted = converter(func)
+    # The converter's warnings (source unavailable...) point at the user's map/filter call.
+    location = errors.user_location(2)
+    for w in caught:
+        if location is None:
+            warnings.warn(w.message, w.category, stacklevel=3)
+        else:
+            warnings.warn_explicit(w.message, w.category, location.filename, location.lineno)
+    return converted
+
+
+class TracedFunction:
+    """A function of dataset elements, converted, traced once and compiled.
+
+    The trace's graph nests in the graph being built when the dataset is (if any), so that
+    the function may read that graph's tensors; those become inputs of the pipeline
+    (`tensors`), fed after the element's components on every call."""
+
+    def __init__(self, func, input_spec, what):
+        converted = convert(func)
+        name = getattr(func, "__name__", what)
+        name = "%s_%s" % (what, "lambda" if name == "<lambda>" else name)
+        graph = Graph(name, outer=context.current_graph())
+        flat_in = flat_specs(input_spec)
+        with graph.as_default():
+            placeholders = [graph.add_placeholder("args_%d" % i, d, s)
+                            for i, (d, s) in enumerate(flat_in)]
+            element = pack(input_spec, placeholders)
+            if type(element) is tuple:  # TensorFlow's rule: a plain tuple is unpacked
+                result = converted(*element)
+            else:
+                result = converted(element)
+            structure = map_input(lists_to_tuples(result), lambda v, p: _output_tensor(
+                v, p, what))
+            outputs = [graph.capture(t) for t in nest.flatten(structure)]
+        captured = [c for c in graph.captures
+                    if isinstance(c.external, SymbolicTensor) and not c.leaked]
+        feeds = placeholders + [c.placeholder for c in captured]
+        graph.inputs, graph.outputs = list(feeds), list(outputs)
+        self.tensors = [c.external for c in captured]
+        self.output_spec = pack(structure, [spec_of(t) for t in outputs])
+        self.out_dtypes = [t.dtype for t in outputs]
+        self.concrete = ConcreteFunction(name, graph, feeds, outputs,
+                                         [("t", i) for i in range(len(outputs))],
+                                         structure, [], [])
+        self._run = self.concrete._compiled_run()
+
+    def __call__(self, flat, captured):
+        try:
+            values = self._run(*flat, *captured)
+        except Exception as e:
+            raise self.concrete._translate(e) from None
+        return tuple(registry.np_result(v, d) for v, d in zip(values, self.out_dtypes))
+
+
+def _output_tensor(value, path, what):
+    if value is None:
+        raise TypeError(errors.with_user_location(
+            "the function given to %s returned None%s; it must return tensors"
+            % (what, "" if not path else " at " + path_text(path))))
+    return to_tensor(value, path, "the function given to %s returned a value that" % what)

@@ -1,0 +1,185 @@
+"""Tracing helpers of `Function`: placeholders for a call's arguments, what a trace
+remembers of them, its outputs, and calls of one trace from inside another.
+
+They read the call's cache key (`runtime.signature.make_key`) through `ArgKey`, which
+names its parts; the key itself stays a plain tuple, cheap to build on every call.
+"""
+
+from __future__ import annotations
+
+from typing import Any, NamedTuple
+
+import numpy as np
+
+from runtime import context, nest
+from runtime import shape as shape_lib
+from runtime import signature as sig
+from runtime.concrete_function import Identity
+from runtime.ops import array_ops, common
+from runtime.ops.call_ops import CALL_OP
+from runtime.ops.registry import execute
+from runtime.signature import TensorSpec, VariableSpec
+from runtime.tensor import EagerTensor, SymbolicTensor, Tensor, to_numpy
+from runtime.variables import GraphVariable, Variable
+
+
+def numerics_checked():
+    return context._settings.get("check_numerics", False)
+
+
+def feed_for_signature(spec, value, feeds):
+    if isinstance(spec, (list, tuple)):
+        if not isinstance(value, (list, tuple)) or len(value) != len(spec):
+            raise TypeError("structure mismatch")
+        for s, v in zip(spec, value):
+            feed_for_signature(s, v, feeds)
+        return
+    if isinstance(spec, dict):
+        if not isinstance(value, dict) or set(value) != set(spec):
+            raise TypeError("structure mismatch")
+        for k in sorted(spec, key=repr):
+            feed_for_signature(spec[k], value[k], feeds)
+        return
+    if isinstance(value, Variable):
+        value = value.read_value()
+    if isinstance(value, Tensor):
+        if value.dtype is not spec.dtype or not shape_lib.is_compatible(
+                spec._shape, value._shape_tuple()):
+            raise TypeError("incompatible")
+        feeds.append(value._value if isinstance(value, EagerTensor) else value)
+        return
+    array, _ = to_numpy(value, spec.dtype)
+    if not shape_lib.is_compatible(spec._shape, array.shape):
+        raise TypeError("incompatible")
+    feeds.append(array)
+
+
+class ArgKey(NamedTuple):
+    """One argument's part of a call's cache key (`signature.make_key`), its parts named.
+
+    The key is a plain tuple whose layout depends on the argument's kind; `read` decodes it
+    once per trace, never on a cached call."""
+
+    children: tuple[Any, ...] = ()  # keys of a composite's components, of items, of dict values
+    names: tuple[Any, ...] = ()     # a dict's keys, in the key's (sorted) order
+    dtype: Any = None               # a tensor's dtype and shape
+    shape: Any = None
+    by_identity: bool = False       # a Python object keyed by its id, not its value
+
+    @classmethod
+    def read(cls, value: Any, key: Any) -> ArgKey:
+        """The parts of `key`, the cache-key part of argument `value`."""
+        if nest.is_composite(value):
+            _, _, _, components = key
+            return cls(children=components)
+        if isinstance(value, dict):
+            _, names, items = key
+            return cls(children=items, names=names)
+        if isinstance(value, (list, tuple)):
+            _, items = key
+            return cls(children=items)
+        if isinstance(value, Variable):
+            _, dtype, shape = key
+            return cls(dtype=dtype, shape=shape)
+        if sig.is_tensor_like(value):
+            dtype, shape = key
+            return cls(dtype=dtype, shape=shape)
+        tag, _ = key
+        return cls(by_identity=tag == "id")
+
+
+def _rebuild_sequence(value, children):
+    if hasattr(type(value), "_fields"):  # a namedtuple
+        return type(value)(*children)
+    return type(value)(children)
+
+
+def make_inputs(value, key, name, graph, feeds):
+    """Replaces tensor-like leaves of an argument with placeholders (recorded in `feeds`)."""
+    parts = ArgKey.read(value, key)
+    if nest.is_composite(value):
+        return value._nest_rebuild([make_inputs(c, k, name, graph, feeds)
+                                    for c, k in zip(value._nest_components(), parts.children)])
+    if isinstance(value, (list, tuple)):
+        return _rebuild_sequence(value, [make_inputs(v, k, name, graph, feeds)
+                                         for v, k in zip(value, parts.children)])
+    if isinstance(value, dict):
+        rebuilt = {k: make_inputs(value[k], kk, name, graph, feeds)
+                   for k, kk in zip(parts.names, parts.children)}
+        return type(value)((k, rebuilt[k]) for k in value) if type(value) is not dict else {
+            k: rebuilt[k] for k in value}
+    if isinstance(value, Variable):
+        placeholder = graph.add_placeholder(name, sig.dtypes.resource, ())
+        feeds.append(placeholder)
+        variable = GraphVariable(placeholder, value)
+        graph.argument_variables[id(placeholder)] = variable  # for GradientTape
+        return variable
+    if sig.is_tensor_like(value):
+        placeholder = graph.add_placeholder(name, parts.dtype, parts.shape)
+        feeds.append(placeholder)
+        return placeholder
+    return value
+
+
+def traced_value(value, key, name):
+    """What a trace remembers of an argument: specs for tensors, the value for Python data."""
+    parts = ArgKey.read(value, key)
+    if nest.is_composite(value):
+        return value._nest_rebuild([traced_value(c, k, name)
+                                    for c, k in zip(value._nest_components(), parts.children)])
+    if isinstance(value, (list, tuple)):
+        return _rebuild_sequence(value, [traced_value(v, k, name)
+                                         for v, k in zip(value, parts.children)])
+    if isinstance(value, dict):
+        return {k: traced_value(value[k], kk, name) for k, kk in zip(parts.names, parts.children)}
+    if isinstance(value, Variable):
+        return VariableSpec(value._static_shape, value.dtype, name)
+    if sig.is_tensor_like(value):
+        return TensorSpec(parts.shape, parts.dtype, name)
+    if parts.by_identity:
+        return Identity(value)
+    return value
+
+
+def _collect_graph_feeds(values, feeds):
+    for value in nest.flatten(list(values)):
+        if isinstance(value, (Tensor, Variable)):
+            feeds.append(value._handle() if isinstance(value, Variable) else value)
+        elif isinstance(value, np.ndarray):
+            feeds.append(common.convert_to_tensor(value))
+
+
+def call_in_graph(cf, values):
+    """Calls concrete function `cf` from inside another trace: adds a PartitionedCall node."""
+    feeds: list[Any] = []
+    _collect_graph_feeds(values, feeds)
+    outs = execute(CALL_OP, feeds, {"f": cf}, name="PartitionedCall")
+    flat = []
+    for kind, item in cf._output_template:
+        flat.append(outs[item] if kind == "t" else item)
+    return nest.pack_sequence_as(cf.structured_outputs, flat)
+
+
+def record_outputs(result, graph):
+    """Turns the traced function's result into graph outputs through Identity nodes."""
+    flat = nest.flatten(result)
+    outputs: list[SymbolicTensor] = []
+    template: list[tuple[str, Any]] = []
+    structured = []
+    for leaf in flat:
+        tensor = None
+        if isinstance(leaf, Variable):
+            tensor = leaf.read_value()
+        elif isinstance(leaf, Tensor):
+            tensor = graph.capture(leaf)
+        elif isinstance(leaf, (int, float, bool, np.ndarray, np.generic, str, bytes)):
+            tensor = common.convert_to_tensor(leaf)
+        if tensor is None:
+            template.append(("py", leaf))
+            structured.append(leaf)
+            continue
+        identity = array_ops.identity(tensor, name="Identity")
+        template.append(("t", len(outputs)))
+        outputs.append(identity)
+        structured.append(identity)
+    return outputs, template, nest.pack_sequence_as(result, structured)

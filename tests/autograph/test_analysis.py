@@ -102,6 +102,23 @@ def test_declared_global_and_parameter_names():
 # -- modified ----------------------------------------------------------------------------------
 
 
+def test_lookup_of_a_node_the_analysis_never_saw_raises_naming_it():
+    node = parse("""
+        def f(x):
+            if x:
+                x = 1
+            return x
+    """)
+    annotations = dataflow.analyze(node)
+    assert annotations.has(statements(node, gast.If)[0])
+    with pytest.raises(dataflow.UnanalysedNodeError, match="Return at line 5"):
+        annotations.info(statements(node, gast.Return)[0])
+    with pytest.raises(KeyError, match="While .no line: a generated node"):
+        annotations.info(gast.While(test=gast.Constant(value=True, kind=None), body=[],
+                                    orelse=[]))
+    assert not annotations.has(statements(node, gast.Return)[0])
+
+
 def test_if_modified_is_the_union_of_both_branches():
     info, _ = analysed("""
         def f(a):

@@ -1,5 +1,5 @@
-"""The compiler pipeline: parse, lower jumps, rewrite expressions, analyse once, convert
-control flow, wrap in a function scope, generate code.
+"""Converting functions: parse, run the passes of `autograph.pipeline` (lower jumps, rewrite
+expressions, analyse once, convert control flow, wrap in a function scope), generate code.
 
     convert(f) -> the converted function (cached per code object; closures rebound)
 
@@ -18,20 +18,8 @@ import weakref
 
 import gast
 
-from autograph import codegen, namespace, parsing
-from autograph.analysis import dataflow
-from autograph.converters import (
-    break_statements,
-    context,
-    continue_statements,
-    control_flow,
-    expressions,
-    function_scopes,
-    match_statements,
-    return_statements,
-    super_calls,
-    try_statements,
-)
+from autograph import codegen, namespace, parsing, pipeline
+from autograph.converters import context
 from autograph.errors import UnsupportedConstructError
 from autograph.user_code import is_library, is_marked_do_not_convert
 
@@ -108,13 +96,8 @@ def convert_node(node, source_info, name):
     context.mark_original(node)
     ctx = context.Context(node, source_info)
     ctx.original_name = name
-    for pass_ in (match_statements, super_calls, return_statements, break_statements,
-                  continue_statements, expressions):
+    for pass_ in pipeline.PASSES:
         node = pass_.transform(node, ctx)
-    ctx.annotations = dataflow.analyze(node, ctx.loop_flags)
-    node = try_statements.transform(node, ctx)
-    node = control_flow.transform(node, ctx)
-    node = function_scopes.transform(node, ctx)
     return node
 
 

@@ -24,8 +24,8 @@ patterns (which look inside the subject in ways a tensor does not support) stays
         case Point(x=0): ...                                       'f.py:12'):
                                               case Point(x=0): ...
 
-Runs first, before the passes that lower jumps, so a `return` or `break` in a case body is
-handled like one in an `if`.
+Runs before the passes that lower jumps (autograph.pipeline: 'matches-lowered'), so a
+`return` or `break` in a case body is handled like one in an `if`.
 """
 
 import copy

@@ -38,19 +38,12 @@ AUTOTUNE = -1
 INFINITE_CARDINALITY = -1
 UNKNOWN_CARDINALITY = -2
 
-_converter = [None]
-
-
-def set_function_converter(converter):
-    """Installs `converter(func) -> func`, applied to the functions given to `map`, `filter`
-    and `reduce` before they are traced (`autograph.tf` installs the compiler's)."""
-    _converter[0] = converter
-
-
 def _convert(func):
+    """`func` (given to `map`, `filter`, `reduce`...) converted by `context.function_converter`:
+    inside a traced Function its converter, outside any the default one."""
     if not callable(func):
         raise TypeError("expected a function, got %r" % (func,))
-    converter = _converter[0]
+    converter = context.function_converter()
     if converter is None or isinstance(func, Function):
         return func
     with warnings.catch_warnings(record=True) as caught:

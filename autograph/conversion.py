@@ -18,9 +18,10 @@ import weakref
 
 import gast
 
-from autograph import codegen, namespace, parsing, pipeline
+from autograph import namespace, pipeline
 from autograph.converters import context
 from autograph.errors import UnsupportedConstructError
+from autograph.pyct import codegen, parsing
 from autograph.user_code import is_library, is_marked_do_not_convert
 
 ARTIFACT = "__autograph_artifact__"  # holds the __code__ of already-converted functions

@@ -17,7 +17,6 @@ the pass and the fact; `PASSES` is the checked pipeline `conversion.convert_node
 from dataclasses import dataclass
 from typing import Callable, Optional, Sequence
 
-from autograph.analysis import dataflow
 from autograph.converters import (
     break_statements,
     continue_statements,
@@ -29,6 +28,7 @@ from autograph.converters import (
     super_calls,
     try_statements,
 )
+from autograph.pyct.analysis import dataflow
 
 ANALYSED = "analysed"
 

@@ -12,9 +12,9 @@ A loop's `else:` block runs after the loop only when no break happened.
 
 import gast
 
-from autograph import templates
 from autograph.converters import base, jumps
 from autograph.converters.context import set_origin
+from autograph.pyct import templates
 
 
 class _Transformer(base.FunctionTransformer):

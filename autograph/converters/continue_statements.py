@@ -10,9 +10,9 @@
 
 import gast
 
-from autograph import templates
 from autograph.converters import base, jumps
 from autograph.converters.context import set_origin
+from autograph.pyct import templates
 
 
 class _Transformer(base.FunctionTransformer):

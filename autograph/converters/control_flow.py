@@ -32,10 +32,10 @@ import collections
 
 import gast
 
-from autograph import templates
-from autograph.analysis import activity
 from autograph.converters import base
 from autograph.converters.context import set_origin
+from autograph.pyct import templates
+from autograph.pyct.analysis import activity
 
 _STATIC_CALLS = frozenset(["isinstance", "issubclass", "hasattr", "callable"])
 

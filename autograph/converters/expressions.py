@@ -15,10 +15,10 @@ time with Python semantics.
 
 import gast
 
-from autograph import templates
 from autograph.converters import base
 from autograph.converters.context import set_origin
-from autograph.unparsing import unparse
+from autograph.pyct import templates
+from autograph.pyct.unparsing import unparse
 
 PLAIN_CALLS = frozenset(["print", "isinstance", "issubclass", "hasattr", "getattr", "setattr",
                          "callable", "type", "super", "id", "repr", "str", "dir", "vars",

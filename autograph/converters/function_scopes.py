@@ -10,9 +10,9 @@ the function into one that names the user's line.
 
 import gast
 
-from autograph import templates
 from autograph.converters import base
 from autograph.converters.context import set_origin
+from autograph.pyct import templates
 
 
 def transform(node, ctx):

@@ -32,9 +32,9 @@ import copy
 
 import gast
 
-from autograph import templates
 from autograph.converters import base
 from autograph.converters.context import mark_original
+from autograph.pyct import templates
 
 _REFUSED = {
     gast.MatchSequence: "a sequence pattern",

@@ -17,9 +17,9 @@ refusal (an `except Exception:` would otherwise run instead, giving a made-up re
 
 import gast
 
-from autograph import templates
 from autograph.converters import base
 from autograph.converters.context import set_origin
+from autograph.pyct import templates
 
 
 class _Transformer(base.FunctionTransformer):

@@ -1,4 +1,4 @@
-"""autograph.analysis: names read and assigned (activity), and per statement the modified,
+"""autograph.pyct.analysis: names read and assigned (activity), and per statement the modified,
 live-out, loop-carried and definitely-defined names (dataflow)."""
 
 import textwrap
@@ -6,8 +6,8 @@ import textwrap
 import gast
 import pytest
 
-from autograph import parsing
-from autograph.analysis import activity, dataflow
+from autograph.pyct import parsing
+from autograph.pyct.analysis import activity, dataflow
 
 
 def parse(source):

@@ -16,9 +16,10 @@ import pytest
 
 import autograph
 import autograph.tf as tf
-from autograph import conversion, namespace, parsing
+from autograph import conversion, namespace
 from autograph.converters import base
 from autograph.errors import ConversionError
+from autograph.pyct import parsing
 
 
 def branchy(x):

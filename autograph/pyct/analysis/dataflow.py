@@ -10,7 +10,7 @@ loops and branches) function body once and records, for every If, While and For,
   * live_loop:  for loops, names live at the top of each iteration (loop-carried reads);
   * defined_in: names definitely assigned before the statement runs;
   * composites: the composite names (`d['v']`, `s.total`) it modifies and must carry, and
-                those it modifies but cannot carry (see autograph.analysis.composites).
+                those it modifies but cannot carry (see autograph.pyct.analysis.composites).
 
 Because the body has no jumps left, a structured backward (liveness) and forward
 (definedness) pass over the statement lists is exact enough, with a small fixpoint for
@@ -19,7 +19,7 @@ loops.
 
 import gast
 
-from autograph.analysis import activity, composites
+from autograph.pyct.analysis import activity, composites
 
 
 class StatementInfo:

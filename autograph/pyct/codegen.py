@@ -16,7 +16,7 @@ import types
 
 import gast
 
-from autograph.unparsing import unparse
+from autograph.pyct.unparsing import unparse
 from runtime import errors as runtime_errors
 
 _counter = itertools.count(1)

@@ -18,7 +18,7 @@ import weakref
 
 import gast
 
-from autograph import namespace, pipeline
+from autograph import converted_call, namespace, pipeline
 from autograph.converters import context
 from autograph.errors import UnsupportedConstructError
 from autograph.pyct import codegen, parsing
@@ -213,4 +213,4 @@ def source_of(func):
     return _load(func).source
 
 
-namespace.set_converter(convert)
+converted_call.set_converter(convert)

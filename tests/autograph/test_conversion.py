@@ -16,7 +16,7 @@ import pytest
 
 import autograph
 import autograph.tf as tf
-from autograph import conversion, namespace
+from autograph import conversion, namespace, user_code
 from autograph.converters import base
 from autograph.errors import ConversionError
 from autograph.pyct import parsing
@@ -351,11 +351,11 @@ def test_library_functions_builtins_and_objects_are_left_alone(func):
 
 
 def test_is_library_recognises_project_numpy_and_stdlib_modules():
-    assert namespace.is_library(np.mean)
-    assert namespace.is_library(json.loads)
-    assert namespace.is_library(tf.constant)
-    assert namespace.is_library(conversion.convert)
-    assert not namespace.is_library(branchy)
+    assert user_code.is_library(np.mean)
+    assert user_code.is_library(json.loads)
+    assert user_code.is_library(tf.constant)
+    assert user_code.is_library(conversion.convert)
+    assert not user_code.is_library(branchy)
 
 
 def test_converted_call_converts_user_functions():

@@ -23,6 +23,7 @@ from autograph.converters import context
 from autograph.errors import UnsupportedConstructError
 from autograph.pyct import codegen, parsing
 from autograph.user_code import is_library, is_marked_do_not_convert
+from runtime import errors as runtime_errors
 
 ARTIFACT = "__autograph_artifact__"  # holds the __code__ of already-converted functions
 _code_cache = {}  # id(code) -> (weak reference to code, codegen.Loaded); see _remember
@@ -214,3 +215,4 @@ def source_of(func):
 
 
 converted_call.set_converter(convert)
+runtime_errors.register_location_translator(codegen.translate_location)

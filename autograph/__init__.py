@@ -73,6 +73,11 @@ def _convert_or_warn(func):
         return func
 
 
+# Functions handed to the runtime outside any traced Function (an eager `Dataset.map`) are
+# converted like a Function's; inside one, that Function's converter applies.
+_context.set_default_converter(_convert_or_warn)
+
+
 def run_functions_eagerly(run_eagerly):
     """When True, every Function calls its Python function directly (no conversion, no trace)."""
     _context.run_functions_eagerly(run_eagerly)

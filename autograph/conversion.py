@@ -1,5 +1,5 @@
-"""The compiler pipeline: parse, lower jumps, rewrite expressions, analyse once, convert
-control flow, wrap in a function scope, generate code.
+"""Converting functions: parse, run the passes of `autograph.pipeline` (lower jumps, rewrite
+expressions, analyse once, convert control flow, wrap in a function scope), generate code.
 
     convert(f) -> the converted function (cached per code object; closures rebound)
 
@@ -18,22 +18,12 @@ import weakref
 
 import gast
 
-from autograph import codegen, namespace, parsing
-from autograph.analysis import dataflow
-from autograph.converters import (
-    break_statements,
-    context,
-    continue_statements,
-    control_flow,
-    expressions,
-    function_scopes,
-    match_statements,
-    return_statements,
-    super_calls,
-    try_statements,
-)
+from autograph import converted_call, namespace, pipeline
+from autograph.converters import context
 from autograph.errors import UnsupportedConstructError
+from autograph.pyct import codegen, parsing
 from autograph.user_code import is_library, is_marked_do_not_convert
+from runtime import errors as runtime_errors
 
 ARTIFACT = "__autograph_artifact__"  # holds the __code__ of already-converted functions
 _code_cache = {}  # id(code) -> (weak reference to code, codegen.Loaded); see _remember
@@ -108,13 +98,8 @@ def convert_node(node, source_info, name):
     context.mark_original(node)
     ctx = context.Context(node, source_info)
     ctx.original_name = name
-    for pass_ in (match_statements, super_calls, return_statements, break_statements,
-                  continue_statements, expressions):
+    for pass_ in pipeline.PASSES:
         node = pass_.transform(node, ctx)
-    ctx.annotations = dataflow.analyze(node, ctx.loop_flags)
-    node = try_statements.transform(node, ctx)
-    node = control_flow.transform(node, ctx)
-    node = function_scopes.transform(node, ctx)
     return node
 
 
@@ -229,4 +214,5 @@ def source_of(func):
     return _load(func).source
 
 
-namespace.set_converter(convert)
+converted_call.set_converter(convert)
+runtime_errors.register_location_translator(codegen.translate_location)

@@ -1,24 +1,16 @@
-"""Errors raised by the compiler."""
+"""Errors raised by the compiler, and errors of converted code in the user's terms."""
 
+from autograph.pyct.errors import (  # the compiler's errors, raised by the syntax tools too
+    ConversionError,
+    SourceUnavailableError,
+    UnsupportedConstructError,
+)
 from autograph.user_code import is_library_module
 from runtime import errors as runtime_errors
 from runtime import tracebacks
 
-
-class ConversionError(ValueError):
-    """A function cannot be converted: unsupported syntax, or its source is unavailable.
-
-    The message names the construct and the user's file and line."""
-
-
-class UnsupportedConstructError(ConversionError, NotImplementedError):
-    """The function uses a construct that conversion does not support (`yield`, `async`,
-    ...): also a `NotImplementedError`, as TensorFlow's AutoGraph raises for them."""
-
-
-class SourceUnavailableError(ConversionError):
-    """The function's source code cannot be read (defined in a REPL, `exec`, or C)."""
-
+__all__ = ["ConversionError", "SourceUnavailableError", "UnsupportedConstructError",
+           "rewrite_in_user_terms", "user_frames"]
 
 _MARKER = "in user code:"
 _MAX_FRAMES = 12

@@ -36,8 +36,9 @@ import tokenize
 
 import gast
 
-from autograph import codegen, conversion, parsing
+from autograph import conversion
 from autograph.errors import ConversionError, UnsupportedConstructError
+from autograph.pyct import codegen, parsing
 
 ARTIFACT_DECORATOR = "ag__autograph_artifact"
 """The name the converted module gives `autograph_artifact`."""

@@ -192,10 +192,9 @@ errors = _namespace(
     UndefinedValueError=_errors.UndefinedValueError)
 errors.OutOfRangeError = _errors.OutOfRangeError
 
-# -- tf.data: map/filter/reduce functions are converted like a Function's -------------------------
+# -- tf.data: map/filter/reduce functions get the converter of the Function being traced --------
 from runtime import data as _data  # noqa: E402
 
-_data.set_function_converter(_autograph._convert_or_warn)
 _data_constants = dict(AUTOTUNE=_data.AUTOTUNE, INFINITE_CARDINALITY=_data.INFINITE_CARDINALITY,
                        UNKNOWN_CARDINALITY=_data.UNKNOWN_CARDINALITY)
 data = _namespace("data", "Input pipelines.", Dataset=_data.Dataset, Iterator=_data.Iterator,

@@ -14,11 +14,12 @@ import threading
 class _ThreadState(threading.local):
     def __init__(self):
         self.graph_stack = []
+        self.converters = []  # the converters of the Functions being traced, innermost last
 
 
 _thread = _ThreadState()
 building = []  # every thread's graphs being built: empty means every thread runs eagerly
-_settings = {"run_functions_eagerly": False}
+_settings = {"run_functions_eagerly": False, "default_converter": None}
 # The GradientTapes recording eager ops (runtime.gradients.tape), innermost last. Eager
 # execution checks it once per op; a tape entered inside a trace records graph nodes instead
 # and is never listed here.
@@ -65,6 +66,30 @@ def current_graph():
 def executing_eagerly():
     """True when this thread's ops run immediately (it builds no graph)."""
     return not building or not _thread.graph_stack
+
+
+@contextlib.contextmanager
+def converter_scope(converter):
+    """While a Function traces, `converter` (its `converter` parameter; None: no conversion)
+    is the one the functions it hands to the runtime (`Dataset.map`...) are converted with."""
+    stack = _thread.converters
+    stack.append(converter)
+    try:
+        yield
+    finally:
+        stack.pop()
+
+
+def set_default_converter(converter):
+    """The converter used outside any trace (`autograph` installs its compiler's)."""
+    _settings["default_converter"] = converter
+
+
+def function_converter():
+    """The converter for functions handed to the runtime here: the one of the innermost
+    Function being traced in this thread, else the default (None: functions run as written)."""
+    stack = _thread.converters
+    return stack[-1] if stack else _settings["default_converter"]
 
 
 def run_functions_eagerly(run_eagerly):

@@ -314,7 +314,8 @@ class Function:
                 for (name, _, _, _), v, k in zip(self._params, values, key)]
             for (name, _, _, _), value in zip(self._params, new_values):
                 bound.arguments[name] = value
-            result = func(*bound.args, **bound.kwargs)
+            with context.converter_scope(self._converter):
+                result = func(*bound.args, **bound.kwargs)
             flat_outputs, template, structured = record_outputs(result, graph)
         graph.inputs = list(feeds)
         graph.outputs = list(flat_outputs)

@@ -11,7 +11,7 @@ generated code. Where it leaves (`Function.__call__`, `get_concrete_function`,
     <ag__ converted f#1>:4    for_stmt(...)    ->   test.py:11 f         helper(i)
     runtime/operators/loops.py ...
     <ag__ converted f#1>:7    loop_body
-    autograph/namespace.py    converted_call
+    autograph/converted_call.py  converted_call
     test.py:6 helper          raise ValueError      test.py:6 helper     raise ValueError
 
 Frames of this project and of the graphs' generated code are dropped, and so are frames of

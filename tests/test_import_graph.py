@@ -228,3 +228,13 @@ def test_graph_reads_every_import_form(source, expected):
         names = _imported("runtime.executor", False, node, modules)
         found.update(_owner(name, modules) for name in names)
     assert found == expected
+
+
+def test_the_syntax_tools_import_nothing_of_tensors_or_of_the_converters():
+    """autograph.pyct (parsing, templates, codegen, analysis) knows only the syntax: it imports
+    no runtime module and no autograph module outside itself."""
+    edges, _ = _graph()
+    leaks = sorted(f"{module} imports {target}" for module, targets in edges.items()
+                   if module.startswith("autograph.pyct") for target in targets
+                   if not target.startswith("autograph.pyct"))
+    assert not leaks, "\n".join(leaks)

@@ -12,21 +12,12 @@ A loop's `else:` block runs after the loop only when no break happened.
 
 import gast
 
-from autograph import templates
-from autograph.converters import jumps
+from autograph.converters import base, jumps
 from autograph.converters.context import set_origin
+from autograph.pyct import templates
 
 
-class _Transformer(gast.NodeTransformer):
-    def __init__(self, ctx):
-        self.ctx = ctx
-
-    def visit_FunctionDef(self, node):
-        return node  # nested functions are converted on their own
-
-    def visit_Lambda(self, node):
-        return node
-
+class _Transformer(base.FunctionTransformer):
     def _visit_loop(self, node):
         self.generic_visit(node)
         is_break = lambda n: isinstance(n, gast.Break)  # noqa: E731
@@ -55,12 +46,4 @@ class _Transformer(gast.NodeTransformer):
 
 def transform(node, ctx):
     """Lowers the breaks of every loop in function `node`."""
-    node.body = _flatten([_Transformer(ctx).visit(s) for s in node.body])
-    return node
-
-
-def _flatten(items):
-    out = []
-    for item in items:
-        out.extend(item if isinstance(item, list) else [item])
-    return out
+    return _Transformer(ctx).visit_body(node)

@@ -2,7 +2,7 @@
 
 import gast
 
-from autograph.analysis import activity
+from autograph.pyct.analysis import activity
 
 
 class Namer:

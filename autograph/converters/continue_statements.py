@@ -10,21 +10,12 @@
 
 import gast
 
-from autograph import templates
-from autograph.converters import jumps
+from autograph.converters import base, jumps
 from autograph.converters.context import set_origin
+from autograph.pyct import templates
 
 
-class _Transformer(gast.NodeTransformer):
-    def __init__(self, ctx):
-        self.ctx = ctx
-
-    def visit_FunctionDef(self, node):
-        return node
-
-    def visit_Lambda(self, node):
-        return node
-
+class _Transformer(base.FunctionTransformer):
     def _visit_loop(self, node):
         self.generic_visit(node)
         is_continue = lambda n: isinstance(n, gast.Continue)  # noqa: E731
@@ -44,5 +35,4 @@ class _Transformer(gast.NodeTransformer):
 
 def transform(node, ctx):
     """Lowers the continues of every loop in function `node`."""
-    node.body = [_Transformer(ctx).visit(s) for s in node.body]
-    return node
+    return _Transformer(ctx).visit_body(node)

@@ -32,9 +32,10 @@ import collections
 
 import gast
 
-from autograph import templates
-from autograph.analysis import activity
+from autograph.converters import base
 from autograph.converters.context import set_origin
+from autograph.pyct import templates
+from autograph.pyct.analysis import activity
 
 _STATIC_CALLS = frozenset(["isinstance", "issubclass", "hasattr", "callable"])
 
@@ -88,18 +89,15 @@ def _def(name, args, body):
                             type_params=[])
 
 
-class _Transformer(gast.NodeTransformer):
+class _Transformer(base.FunctionTransformer):
     def __init__(self, ctx):
-        self.ctx = ctx
+        super().__init__(ctx)
         self.function_counts = _assignment_counts(ctx.function_node)
         # Counted before any rewriting: the generated set_state functions assign too.
         self.statement_counts = {id(n): _assignment_counts(n) for n in gast.walk(ctx.function_node)
                                  if isinstance(n, (gast.If, gast.While, gast.For))}
         self.params = set(activity.parameter_names(ctx.function_node))
         self.unbound = set()  # names to bind to ag__.Undefined at the function's start
-
-    def visit_FunctionDef(self, node):
-        return node
 
     # -- shared pieces ------------------------------------------------------------------------
     def _scope_decl(self, names):
@@ -150,7 +148,7 @@ class _Transformer(gast.NodeTransformer):
         recorded = {}
         for field in ("body", "orelse"):
             outer, self.unbound = self.unbound, set()
-            setattr(node, field, _visit_list(self, getattr(node, field)))
+            setattr(node, field, base.visit_statements(self, getattr(node, field)))
             recorded[field] = self.unbound
             self.unbound = outer | (self.unbound if not _is_converted(node, self.ctx) else set())
         return recorded
@@ -414,12 +412,12 @@ def transform(node, ctx):
     undefined = _maybe_undefined(node, ctx) | deleted | orphaned | read_early
     if undefined:
         guard = _GuardReads(undefined, ctx.annotations.maybe_undefined_reads, deleted)
-        node.body = _visit_list(guard, node.body)
+        node.body = base.visit_statements(guard, node.body)
     transformer = _Transformer(ctx)
-    body = _visit_list(transformer, node.body)
+    body = base.visit_statements(transformer, node.body)
     inits = _undefined_bindings(transformer.unbound | orphaned | read_early)
-    docstring = body[:1] if body and _is_docstring(body[0]) else []
-    node.body = docstring + set_origin(inits, node) + body[len(docstring):]
+    docstring, code = base.split_docstring(body)
+    node.body = docstring + set_origin(inits, node) + code
     return node
 
 
@@ -444,13 +442,6 @@ def _locals_read_maybe_unbound(node, ctx):
             if isinstance(sub, gast.Name) and sub.id in local and id(sub) in reads}
 
 
-def _visit_list(transformer, stmts):
-    """The statements `stmts` visited by `transformer`, which may turn one into several."""
-    out = []
-    for stmt in stmts:
-        result = transformer.visit(stmt)
-        out.extend(result if isinstance(result, list) else [result])
-    return out
 
 
 def _undefined_bindings(names):
@@ -462,6 +453,3 @@ def _undefined_bindings(names):
     return inits
 
 
-def _is_docstring(stmt):
-    return isinstance(stmt, gast.Expr) and isinstance(stmt.value, gast.Constant) and \
-        isinstance(stmt.value.value, str)

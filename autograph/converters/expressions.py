@@ -15,9 +15,10 @@ time with Python semantics.
 
 import gast
 
-from autograph import templates
+from autograph.converters import base
 from autograph.converters.context import set_origin
-from autograph.unparsing import unparse
+from autograph.pyct import templates
+from autograph.pyct.unparsing import unparse
 
 PLAIN_CALLS = frozenset(["print", "isinstance", "issubclass", "hasattr", "getattr", "setattr",
                          "callable", "type", "super", "id", "repr", "str", "dir", "vars",
@@ -47,12 +48,8 @@ def _source_text(node):
         return "<expression>"
 
 
-class _Transformer(gast.NodeTransformer):
-    def __init__(self, ctx):
-        self.ctx = ctx
-
-    def visit_FunctionDef(self, node):
-        return node  # nested functions are converted when called
+class _Transformer(base.FunctionTransformer):
+    descends_into_lambdas = True
 
     def visit_BoolOp(self, node):
         self.generic_visit(node)
@@ -126,7 +123,4 @@ class _Transformer(gast.NodeTransformer):
 
 def transform(node, ctx):
     """Rewrites the expressions of function `node` (not of nested functions)."""
-    transformer = _Transformer(ctx)
-    node.body = [transformer.visit(s) for s in node.body]
-    node.body = [s for item in node.body for s in (item if isinstance(item, list) else [item])]
-    return node
+    return _Transformer(ctx).visit_body(node)

@@ -10,17 +10,14 @@ the function into one that names the user's line.
 
 import gast
 
-from autograph import templates
+from autograph.converters import base
 from autograph.converters.context import set_origin
+from autograph.pyct import templates
 
 
 def transform(node, ctx):
     """Renames function `node` to ag__<name> and wraps its body in a FunctionScope."""
-    docstring = []
-    body = node.body
-    if body and isinstance(body[0], gast.Expr) and isinstance(body[0].value, gast.Constant) \
-            and isinstance(body[0].value.value, str):
-        docstring, body = body[:1], body[1:]
+    docstring, body = base.split_docstring(node.body)
     wrapped = templates.replace(
         "with ag__.FunctionScope(name) as fscope:\n    body",
         name=gast.Constant(value=ctx.original_name, kind=None), body=body or [gast.Pass()])

@@ -36,8 +36,8 @@ pending `return`.
 
 import gast
 
-from autograph import templates
 from autograph.converters.context import set_origin
+from autograph.pyct import templates
 
 _NODE_TYPES = {"return": gast.Return, "break": gast.Break, "continue": gast.Continue}
 _ORDER = ("return", "break", "continue")  # the order of the passes lowering them

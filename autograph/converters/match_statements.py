@@ -24,16 +24,17 @@ patterns (which look inside the subject in ways a tensor does not support) stays
         case Point(x=0): ...                                       'f.py:12'):
                                               case Point(x=0): ...
 
-Runs first, before the passes that lower jumps, so a `return` or `break` in a case body is
-handled like one in an `if`.
+Runs before the passes that lower jumps (autograph.pipeline: 'matches-lowered'), so a
+`return` or `break` in a case body is handled like one in an `if`.
 """
 
 import copy
 
 import gast
 
-from autograph import templates
+from autograph.converters import base
 from autograph.converters.context import mark_original
+from autograph.pyct import templates
 
 _REFUSED = {
     gast.MatchSequence: "a sequence pattern",
@@ -45,43 +46,25 @@ _REFUSED = {
 
 def transform(node, ctx):
     """Rewrites every `match` in function `node`'s own body (not in nested functions)."""
-    _MatchRewriter(ctx).visit_body_of(node)
-    return node
+    return _MatchRewriter(ctx).visit_body(node)
 
 
-class _MatchRewriter(gast.NodeTransformer):
-
-    def __init__(self, ctx):
-        self.ctx = ctx
-
-    def visit_body_of(self, function):
-        function.body = self._statements(function.body)
-
-    def _statements(self, statements):
-        result = []
-        for statement in statements:
-            replaced = self.visit(statement)
-            result.extend(replaced if isinstance(replaced, list) else [replaced])
-        return result
+class _MatchRewriter(base.FunctionTransformer):
+    """Visits statements only (a `match` is a statement)."""
 
     def generic_visit(self, node):
         for field in ("body", "orelse", "finalbody"):
             if isinstance(getattr(node, field, None), list):
-                setattr(node, field, self._statements(getattr(node, field)))
+                setattr(node, field, self.visit_statements(getattr(node, field)))
         for handler in getattr(node, "handlers", []):
-            handler.body = self._statements(handler.body)
+            handler.body = self.visit_statements(handler.body)
         return node
-
-    def visit_FunctionDef(self, node):
-        return node  # converted on its own when called
-
-    visit_AsyncFunctionDef = visit_ClassDef = visit_FunctionDef
 
     def visit_Match(self, node):
         unsupported = _unsupported_pattern(node)
         if unsupported is not None:
             for case in node.cases:
-                case.body = self._statements(case.body)
+                case.body = self.visit_statements(case.body)
             node.subject = templates.replace_as_expression(
                 "ag__.match_subject(subject, pattern, where)", subject=node.subject,
                 pattern=gast.Constant(value=_REFUSED[type(unsupported)], kind=None),
@@ -105,7 +88,7 @@ class _MatchRewriter(gast.NodeTransformer):
                                value=_name(subject, gast.Load()), type_comment=None)
             bindings.append(mark_original(gast.copy_location(bind, line_node)))
         pattern_test = self._test(case.pattern, subject)
-        body = self._statements(case.body)
+        body = self.visit_statements(case.body)
         before = bindings
         if pattern_test is not None and bindings:
             # `case 2 as y`: y is bound only when the pattern matches (before the guard).

@@ -19,9 +19,9 @@ between the value and the None of falling off the end.
 
 import gast
 
-from autograph import templates
 from autograph.converters import jumps
 from autograph.converters.context import set_origin
+from autograph.pyct import templates
 
 
 def _is_return(node):

@@ -13,7 +13,8 @@ names resolve through ordinary closures: `__class__` to the original method's cl
 (the converted function is bound to the original's closure cells by name), and the first
 parameter to the converted function's own.
 
-Runs first, before any pass creates nested functions. Only calls in the function's own scope
+Runs before any pass creates nested functions (autograph.pipeline states it: the passes
+that do require 'super-explicit'). Only calls in the function's own scope
 are rewritten: a nested function or lambda calling `super()` uses its own first parameter,
 as in plain Python.
 """

@@ -17,20 +17,12 @@ refusal (an `except Exception:` would otherwise run instead, giving a made-up re
 
 import gast
 
-from autograph import templates
+from autograph.converters import base
 from autograph.converters.context import set_origin
+from autograph.pyct import templates
 
 
-class _Transformer(gast.NodeTransformer):
-    def __init__(self, ctx):
-        self.ctx = ctx
-
-    def visit_FunctionDef(self, node):
-        return node  # nested functions are converted when called
-
-    def visit_Lambda(self, node):
-        return node
-
+class _Transformer(base.FunctionTransformer):
     def visit_Try(self, node):
         self.generic_visit(node)
         if node.handlers:
@@ -46,6 +38,4 @@ class _Transformer(gast.NodeTransformer):
 
 def transform(node, ctx):
     """Wraps the body of every try-with-except of function `node` in `ag__.try_body`."""
-    transformer = _Transformer(ctx)
-    node.body = [transformer.visit(stmt) for stmt in node.body]
-    return node
+    return _Transformer(ctx).visit_body(node)

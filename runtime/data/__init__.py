@@ -14,10 +14,11 @@ In a traced function the pipeline runs inside stateful ops (`runtime.ops.data_op
 and takes the element with `IteratorGetNext` in its body. The graph therefore has the same
 size for 3 elements or 3 million (the guide's "Looping over Python data").
 
-Functions given to `map` and `filter` are converted by the compiler (see
-`set_function_converter`; the runtime never imports it), traced once into a graph when the
-dataset is built, compiled by the executor and run on every element. Their Python side
-effects run once, at that trace, as in TensorFlow.
+Functions given to `map` and `filter` are converted by `context.function_converter()`: inside
+a traced Function by that Function's `converter`, outside any by the default converter
+(`autograph` installs its compiler's; the runtime never imports it). They are traced once
+into a graph when the dataset is built, compiled by the executor and run on every element.
+Their Python side effects run once, at that trace, as in TensorFlow.
 
 `iter(dataset)` gives an `Iterator`. Passed into a Function it is captured by identity as a
 resource, so each call of the graph advances it (the guide's `good_consume_next`); a Python
@@ -40,7 +41,6 @@ from runtime.data.dataset import (
     INFINITE_CARDINALITY,
     UNKNOWN_CARDINALITY,
     Dataset,
-    set_function_converter,
 )
 from runtime.data.iterator import Iterator
 from runtime.operators import py_builtins as _py_builtins
@@ -69,5 +69,4 @@ def _zip(*iterables):
 _py_builtins.OVERLOADS[_builtins.enumerate] = _enumerate
 _py_builtins.OVERLOADS[_builtins.zip] = _zip
 
-__all__ = ["AUTOTUNE", "INFINITE_CARDINALITY", "UNKNOWN_CARDINALITY", "Dataset", "Iterator",
-           "set_function_converter"]
+__all__ = ["AUTOTUNE", "INFINITE_CARDINALITY", "UNKNOWN_CARDINALITY", "Dataset", "Iterator"]

@@ -8,7 +8,7 @@ import numpy as np
 
 from runtime import context, dtypes, errors, nest, tracebacks
 from runtime.data import sources, transformations
-from runtime.data.element_functions import convert, set_function_converter
+from runtime.data.element_functions import convert
 from runtime.data.iterator import Iterator, refuse_python_loop_in_graph
 from runtime.data.pipeline import INFINITE_CARDINALITY, UNKNOWN_CARDINALITY, Pipeline, to_tensor
 from runtime.data.structure import map_input
@@ -16,8 +16,7 @@ from runtime.function import Function
 from runtime.ops import common, data_ops
 from runtime.tensor import EagerTensor
 
-__all__ = ["AUTOTUNE", "INFINITE_CARDINALITY", "UNKNOWN_CARDINALITY", "Dataset",
-           "set_function_converter"]
+__all__ = ["AUTOTUNE", "INFINITE_CARDINALITY", "UNKNOWN_CARDINALITY", "Dataset"]
 
 AUTOTUNE = -1
 

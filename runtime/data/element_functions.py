@@ -1,5 +1,6 @@
-"""The functions of dataset elements (`map`, `filter`, `reduce`): converted by the
-installed converter, traced once and compiled.
+"""The functions of dataset elements (`map`, `filter`, `reduce`): converted by the converter
+of the Function being traced (`runtime.context.function_converter`; outside any, the default
+that importing `autograph` installs), traced once and compiled.
 """
 
 import warnings
@@ -12,21 +13,14 @@ from runtime.graph import Graph
 from runtime.ops import registry
 from runtime.tensor import SymbolicTensor
 
-_converter = [None]
-
-
-def set_function_converter(converter):
-    """Installs `converter(func) -> func`, applied to the functions given to `map`, `filter`
-    and `reduce` before they are traced (`autograph.tf` installs the compiler's)."""
-    _converter[0] = converter
-
 
 def convert(func):
-    """`func` as the installed converter makes it (unchanged without one, or for a
-    Function); the converter's warnings point at the user's call."""
+    """`func` converted by `context.function_converter()`: inside a traced Function its
+    converter, outside any the default one (unchanged without one, or for a Function); the
+    converter's warnings point at the user's call."""
     if not callable(func):
         raise TypeError("expected a function, got %r" % (func,))
-    converter = _converter[0]
+    converter = context.function_converter()
     if converter is None or isinstance(func, Function):
         return func
     with warnings.catch_warnings(record=True) as caught:

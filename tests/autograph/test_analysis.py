@@ -1,4 +1,4 @@
-"""autograph.analysis: names read and assigned (activity), and per statement the modified,
+"""autograph.pyct.analysis: names read and assigned (activity), and per statement the modified,
 live-out, loop-carried and definitely-defined names (dataflow)."""
 
 import textwrap
@@ -6,8 +6,8 @@ import textwrap
 import gast
 import pytest
 
-from autograph import parsing
-from autograph.analysis import activity, dataflow
+from autograph.pyct import parsing
+from autograph.pyct.analysis import activity, dataflow
 
 
 def parse(source):
@@ -100,6 +100,23 @@ def test_declared_global_and_parameter_names():
 
 
 # -- modified ----------------------------------------------------------------------------------
+
+
+def test_lookup_of_a_node_the_analysis_never_saw_raises_naming_it():
+    node = parse("""
+        def f(x):
+            if x:
+                x = 1
+            return x
+    """)
+    annotations = dataflow.analyze(node)
+    assert annotations.has(statements(node, gast.If)[0])
+    with pytest.raises(dataflow.UnanalysedNodeError, match="Return at line 5"):
+        annotations.info(statements(node, gast.Return)[0])
+    with pytest.raises(KeyError, match="While .no line: a generated node"):
+        annotations.info(gast.While(test=gast.Constant(value=True, kind=None), body=[],
+                                    orelse=[]))
+    assert not annotations.has(statements(node, gast.Return)[0])
 
 
 def test_if_modified_is_the_union_of_both_branches():

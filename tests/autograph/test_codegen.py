@@ -1,4 +1,4 @@
-"""autograph.codegen: gast -> readable source -> a live function registered with linecache,
+"""autograph.pyct.codegen: gast -> readable source -> a live function registered with linecache,
 with a map from generated lines back to the user's lines, and closures rebound (not copied)."""
 
 import ast
@@ -12,7 +12,8 @@ import pytest
 from traceback_checks import printed
 
 import autograph.tf as tf
-from autograph import codegen, conversion, parsing
+from autograph import conversion
+from autograph.pyct import codegen, parsing
 from runtime import errors as runtime_errors
 
 GLOBAL_SCALE = 3

@@ -11,7 +11,8 @@ import pytest
 
 import autograph
 import autograph.tf as tf
-from autograph import codegen, conversion, parsing
+from autograph import conversion
+from autograph.pyct import codegen, parsing
 
 
 class Box:

@@ -10,13 +10,16 @@ import re
 import textwrap
 import warnings
 
+import gast
 import numpy as np
 import pytest
 
 import autograph
 import autograph.tf as tf
-from autograph import conversion, namespace, parsing
+from autograph import conversion, namespace, user_code
+from autograph.converters import base
 from autograph.errors import ConversionError
+from autograph.pyct import parsing
 
 
 def branchy(x):
@@ -348,11 +351,11 @@ def test_library_functions_builtins_and_objects_are_left_alone(func):
 
 
 def test_is_library_recognises_project_numpy_and_stdlib_modules():
-    assert namespace.is_library(np.mean)
-    assert namespace.is_library(json.loads)
-    assert namespace.is_library(tf.constant)
-    assert namespace.is_library(conversion.convert)
-    assert not namespace.is_library(branchy)
+    assert user_code.is_library(np.mean)
+    assert user_code.is_library(json.loads)
+    assert user_code.is_library(tf.constant)
+    assert user_code.is_library(conversion.convert)
+    assert not user_code.is_library(branchy)
 
 
 def test_converted_call_converts_user_functions():
@@ -529,3 +532,43 @@ def test_a_bare_tensor_spec_as_input_signature_says_to_wrap_it_in_a_list(make):
         make(lambda x: x, input_signature=5)
     assert make(input_signature=(spec,))(lambda x: x * 2)(
         tf.constant([1.0])).numpy().tolist() == [2.0]
+
+
+def class_with_a_loop_in_its_body(x):
+    class Holder:
+        """Built when the function runs."""
+        for i in range(3):
+            if i > 1:
+                break
+        last = i
+        both = (lambda: 1 and 2)()
+    return Holder.last + Holder.both + x
+
+
+def test_a_class_body_in_a_converted_function_runs_as_plain_python():
+    source = conversion.source_of(class_with_a_loop_in_its_body)
+    body = source[source.index("class Holder"):source.index("return")]
+    assert "ag__" not in body and "break_" not in body
+    assert conversion.convert(class_with_a_loop_in_its_body)(1) == 5
+
+
+def test_the_shared_walk_leaves_nested_scopes_and_keeps_the_docstring():
+    class Renamer(base.FunctionTransformer):
+        def visit_Name(self, node):
+            node.id = node.id.upper()
+            return node
+
+    function = parsing.parse_source(textwrap.dedent('''
+        def f(a):
+            """doc"""
+            g = lambda b: b
+            def h(c):
+                return c
+            class K:
+                d = 1
+            return a
+    '''))[0].body[0]
+    Renamer(None).visit_body(function)
+    names = {n.id for n in gast.walk(function) if hasattr(n, "id")}
+    assert {"G", "A", "b", "c"} <= names and not {"B", "C", "D"} & names
+    assert base.split_docstring(function.body)[0][0].value.value == "doc"

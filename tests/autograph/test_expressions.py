@@ -7,8 +7,9 @@ import textwrap
 import pytest
 
 import autograph.tf as tf
-from autograph import codegen, conversion, parsing
+from autograph import conversion
 from autograph.converters import context, expressions
+from autograph.pyct import codegen, parsing
 
 
 def rewrite(source):

@@ -10,8 +10,9 @@ import pytest
 
 import autograph
 import autograph.tf as tf
-from autograph import codegen, conversion, parsing
+from autograph import conversion
 from autograph.converters import break_statements, context, continue_statements, return_statements
+from autograph.pyct import codegen, parsing
 
 
 def lower(source, *passes):

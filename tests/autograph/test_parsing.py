@@ -1,4 +1,4 @@
-"""autograph.parsing: functions, methods, nested functions and lambdas to gast trees that
+"""autograph.pyct.parsing: functions, methods, nested functions and lambdas to gast trees that
 remember their file and first line."""
 
 import functools
@@ -12,8 +12,8 @@ import pytest
 
 import autograph
 import autograph.tf as tf
-from autograph import parsing
 from autograph.errors import ConversionError, SourceUnavailableError
+from autograph.pyct import parsing
 
 
 def user_line(info, node):

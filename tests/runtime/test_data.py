@@ -11,7 +11,8 @@ import numpy as np
 import pytest
 
 import autograph.tf as tf
-from runtime import nest
+from runtime import context, nest
+from runtime.function import Function
 from runtime.tensor import EagerTensor
 
 Point = collections.namedtuple("Point", "x y")
@@ -268,6 +269,39 @@ def test_map_function_is_converted_and_traced_once(capsys):
     assert both(ds) == [0, 1, 2, 2, 2]
     assert both(ds) == [0, 1, 2, 2, 2]
     assert capsys.readouterr().out == ""
+
+
+def test_map_in_a_traced_function_uses_that_functions_converter():
+    converted = []
+
+    def recording(func):
+        converted.append(getattr(func, "__name__", func))
+        return func
+
+    def double(x):
+        return x * 2
+
+    def outer():
+        return tf.data.Dataset.range(3).map(double).reduce(
+            tf.constant(0, tf.int64), lambda a, b: a + b)
+
+    assert Function(outer, converter=recording)().numpy() == 6
+    assert converted == ["outer", "double", "<lambda>"]
+    del converted[:]
+    assert Function(outer, autograph=False, converter=recording)().numpy() == 6
+    assert converted == []  # autograph=False: no converter, for the dataset functions too
+
+
+def test_map_outside_any_traced_function_uses_the_default_converter():
+    previous = context.function_converter()
+    assert previous is not None  # importing autograph installs its compiler's
+    seen = []
+    context.set_default_converter(lambda f: seen.append(f) or f)
+    try:
+        tf.data.Dataset.range(2).map(abs)
+    finally:
+        context.set_default_converter(previous)
+    assert seen == [abs]
 
 
 def test_map_reads_variables_when_it_runs():

@@ -11,8 +11,8 @@ import numpy as np
 import pytest
 
 import autograph.tf as tf
-from autograph import parsing
-from autograph.analysis import activity, dataflow
+from autograph.pyct import parsing
+from autograph.pyct.analysis import activity, dataflow
 from runtime import nest
 from runtime.operators.staged_lists import StagedList
 from runtime.ops import tensor_array_value

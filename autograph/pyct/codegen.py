@@ -2,8 +2,8 @@
 
 The converted source is registered with `linecache` under a name like
 `<ag__ converted f#3>` (no temp files), so tracebacks and pdb show it; a line map sends
-every generated line to the user's file and line, and `runtime.errors` uses it to name the
-user's code in error messages.
+every generated line to the user's file and line (`translate_location`, which
+autograph.conversion gives to `runtime.errors` to name the user's code in error messages).
 
 Closures are rebound, not copied: the converted function gets the original's globals dict
 and closure cells, so it sees the same (live) outer variables as the original.
@@ -16,22 +16,19 @@ import types
 
 import gast
 
-from autograph.unparsing import unparse
-from runtime import errors as runtime_errors
+from autograph.pyct.unparsing import unparse
 
 _counter = itertools.count(1)
 _LINE_MAPS = {}  # generated filename -> (user filename, {generated line: user line})
 
 
-def _translate(filename, lineno):
+def translate_location(filename, lineno):
+    """(user file, user line) of a line of generated code, or None for other files."""
     found = _LINE_MAPS.get(filename)
     if found is None:
         return None
     user_file, lines = found
     return user_file, lines.get(lineno, lineno)
-
-
-runtime_errors.register_location_translator(_translate)
 
 
 def to_ast(node):

@@ -13,7 +13,7 @@ import types
 
 import gast
 
-from autograph.errors import ConversionError, SourceUnavailableError, UnsupportedConstructError
+from autograph.pyct.errors import ConversionError, SourceUnavailableError, UnsupportedConstructError
 
 
 class SourceInfo:

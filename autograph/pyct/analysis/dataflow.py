@@ -10,7 +10,7 @@ loops and branches) function body once and records, for every If, While and For,
   * live_loop:  for loops, names live at the top of each iteration (loop-carried reads);
   * defined_in: names definitely assigned before the statement runs;
   * composites: the composite names (`d['v']`, `s.total`) it modifies and must carry, and
-                those it modifies but cannot carry (see autograph.analysis.composites).
+                those it modifies but cannot carry (see autograph.pyct.analysis.composites).
 
 Because the body has no jumps left, a structured backward (liveness) and forward
 (definedness) pass over the statement lists is exact enough, with a small fixpoint for
@@ -19,7 +19,7 @@ loops.
 
 import gast
 
-from autograph.analysis import activity, composites
+from autograph.pyct.analysis import activity, composites
 
 
 class StatementInfo:
@@ -50,6 +50,20 @@ class StatementInfo:
         return tuple(sorted(self.modified & live))
 
 
+class UnanalysedNodeError(KeyError):
+    """A pass asked for the analysis of a node the analysis never saw (one a later pass
+    built or replaced: the pass order is wrong, or the analysis must run again)."""
+
+    def __str__(self):
+        return str(self.args[0]) if self.args else ""
+
+
+def _describe(node):
+    line = getattr(node, "lineno", None)
+    where = f" at line {line}" if line is not None else " (no line: a generated node)"
+    return f"{type(node).__name__}{where}"
+
+
 class Annotations:
     """The analysis results of one function: StatementInfo by node."""
 
@@ -57,11 +71,21 @@ class Annotations:
         self._info = {}
         self.maybe_undefined_reads = set()  # ids of Name nodes read maybe before assignment
 
-    def info(self, node):
-        """The record for `node`, created on first use."""
+    def record(self, node):
+        """The analysis's own access: the record for `node`, created on first use."""
         found = self._info.get(id(node))
         if found is None:
             found = self._info[id(node)] = StatementInfo()
+        return found
+
+    def info(self, node):
+        """The record the analysis made for `node`; raises UnanalysedNodeError for a node it
+        never analysed."""
+        found = self._info.get(id(node))
+        if found is None:
+            raise UnanalysedNodeError(
+                f"no analysis for the {_describe(node)}: it was built or replaced after "
+                "dataflow.analyze ran")
         return found
 
     def has(self, node):
@@ -88,7 +112,7 @@ def analyze(function_node, loop_flags=None):
     closure_reads = frozenset(_closure_reads(function_node) & local)
     for node in gast.walk(function_node):
         if isinstance(node, _COMPOUND):
-            info = annotations.info(node)
+            info = annotations.record(node)
             modified = activity.assigned_names(node.body + node.orelse)
             modified |= activity.appended_names(node.body + node.orelse) & local
             if isinstance(node, gast.For):
@@ -116,7 +140,7 @@ def _analyze_composites(function_node, annotations, closure_reads):
     for node in gast.walk(function_node):
         if not isinstance(node, _COMPOUND):
             continue
-        info = annotations.info(node)
+        info = annotations.record(node)
         dead_out = liveness.dead_out.get(id(node), frozenset())
         dead_in = liveness.dead_in.get(id(node), frozenset())
 
@@ -165,7 +189,7 @@ class _Liveness:
 
     def stmt(self, node, live_out):
         if isinstance(node, gast.If):
-            info = self.annotations.info(node)
+            info = self.annotations.record(node)
             info.live_out = live_out
             info.live_in = (frozenset(activity.read_names(node.test))
                             | self.block(node.body, live_out) | self.block(node.orelse, live_out))
@@ -202,7 +226,7 @@ class _Liveness:
 
     def _loop(self, node, live_out, test_reads, target_names):
         test_reads = frozenset(test_reads) | frozenset(self.loop_flags.get(id(node), ()))
-        info = self.annotations.info(node)
+        info = self.annotations.record(node)
         info.live_out = live_out
         after_loop = self.block(node.orelse, live_out)
         top = frozenset(test_reads) | after_loop
@@ -247,10 +271,10 @@ class _Definedness:
         elif not isinstance(node, gast.Try):
             self.reads(node, defined)
         if isinstance(node, gast.If):
-            self.annotations.info(node).defined_in = defined
+            self.annotations.record(node).defined_in = defined
             return self.block(node.body, defined) & self.block(node.orelse, defined)
         if isinstance(node, (gast.While, gast.For)):
-            self.annotations.info(node).defined_in = defined
+            self.annotations.record(node).defined_in = defined
             target = activity.assigned_names(node.target) if isinstance(node, gast.For) \
                 else frozenset()
             # A name the body deletes is undefined in the next iteration and after the

@@ -1,7 +1,7 @@
 """Tensors: eager ones wrapping a numpy value, and symbolic ones standing for a graph node's output.
 
 Both kinds share one base class so that user code is written once; operators (`+`, `@`,
-indexing...) are installed on the base class by `runtime.ops.operators`, which routes them
+indexing...) are installed on the base class by `runtime.ops.tensor_operators`, which routes them
 through the op registry. An eager tensor's value is a numpy array or numpy scalar (string
 tensors hold `bytes` in object arrays).
 """
@@ -27,7 +27,7 @@ class Tensor:
     # Makes numpy defer to our reflected operators (`np.float32(2) * t` gives a Tensor).
     __array_priority__ = 100
 
-    if TYPE_CHECKING:  # provided by the subclasses, and by runtime.ops.operators
+    if TYPE_CHECKING:  # provided by the subclasses, and by runtime.ops.tensor_operators
         dtype: dtypes.DType
 
         def _shape_tuple(self) -> shape_lib.Shape: ...

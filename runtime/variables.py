@@ -13,7 +13,7 @@ import numpy as np
 
 from runtime import context, dtypes, errors
 from runtime import shape as shape_lib
-from runtime.ops import common, math_ops, operators
+from runtime.ops import common, math_ops, tensor_operators
 from runtime.ops.registry import execute, execute1
 from runtime.ops.variable_ops import OPS
 from runtime.tensor import EagerTensor, SymbolicTensor, TensorRef
@@ -193,4 +193,4 @@ def _cast(tensor, dtype):
     return math_ops.cast(tensor, dtype)
 
 
-operators.install(Variable, read=lambda v: v.read_value())
+tensor_operators.install(Variable, read=lambda v: v.read_value())

@@ -31,7 +31,7 @@ WhileGrad's own gradient (second order) is in while_grad_grads.
 
 import numpy as np
 
-from runtime import context, control_flow, dtypes, executor
+from runtime import context, dtypes, executor, subgraphs
 from runtime import shape as shape_lib
 from runtime.gradients import residuals
 from runtime.gradients.backprop import (
@@ -68,7 +68,7 @@ def if_grad(ctx, grads):
     branches = {}
     for name in ("then", "else"):
         sub = ctx.attrs[name]
-        branch, result = control_flow.trace_subgraph(
+        branch, result = subgraphs.trace_subgraph(
             "cond_grad_" + name,
             lambda sub=sub, fed=kept[name]: _branch_vjp(sub, inputs, grads, wanted, externals,
                                                        fed), [])
@@ -95,7 +95,7 @@ def if_grad(ctx, grads):
                     t = _zeros(slot, dtype, shape, inputs, externals)
                 outs.append(branch.graph.capture(t))
         branch.outputs = outs
-    outputs = control_flow.build_if(pred, branches["then"][0], branches["else"][0], specs)
+    outputs = subgraphs.build_if(pred, branches["then"][0], branches["else"][0], specs)
     input_grads = [None] * len(inputs)
     external_grads = []
     for slot, out in zip(slots, outputs):
@@ -161,14 +161,14 @@ def replay_if(node, value_of):
     branches = {}
     for name in ("then", "else"):
         sub = node.attrs[name]
-        branch, outs = control_flow.trace_subgraph(
+        branch, outs = subgraphs.trace_subgraph(
             "cond_replay_" + name, lambda sub=sub, fed=fed[name]: _replay_branch(sub, inputs, fed),
             [])
         with branch.graph.as_default():
             branch.outputs = [branch.graph.capture(t) for t in outs]
         branches[name] = branch
     specs = [(t.dtype, t._shape) for t in node.outputs[:first]]
-    return control_flow.build_if(inputs[0], branches["then"], branches["else"], specs)
+    return subgraphs.build_if(inputs[0], branches["then"], branches["else"], specs)
 
 
 def _replay_branch(sub, inputs, fed):

@@ -3,7 +3,7 @@
 See runtime.operators.staging for how the state of a statement is reconciled.
 """
 
-from runtime import control_flow, nest
+from runtime import nest, subgraphs
 from runtime import shape as shape_lib
 from runtime.operators.composites import Missing
 from runtime.operators.pending_undefined import resolve_pending, with_flag
@@ -39,9 +39,9 @@ def staged_cond(pred, true_fn, false_fn, what, symbol_names=None, restore_only=(
     that each branch starts from their value before it): they come out as DeadValue."""
     refuse_inside_try(what)
     require_scalar_bool(pred, what)
-    then_sub, then_value = control_flow.trace_subgraph("cond_true", raising_at_run_time(true_fn),
+    then_sub, then_value = subgraphs.trace_subgraph("cond_true", raising_at_run_time(true_fn),
                                                        [])
-    else_sub, else_value = control_flow.trace_subgraph("cond_false",
+    else_sub, else_value = subgraphs.trace_subgraph("cond_false",
                                                        raising_at_run_time(false_fn), [])
     then_value, else_value = (_stand_in(then_value, else_value, then_sub),
                               _stand_in(else_value, then_value, else_sub))
@@ -61,7 +61,7 @@ def staged_cond(pred, true_fn, false_fn, what, symbol_names=None, restore_only=(
                                       specs))
     then_sub.outputs = then_outs
     else_sub.outputs = else_outs
-    outputs = control_flow.build_if(pred, then_sub, else_sub, specs)
+    outputs = subgraphs.build_if(pred, then_sub, else_sub, specs)
     merged = [build(outputs) for build in builders]
     return merged[0] if symbol_names is None else tuple(merged)
 

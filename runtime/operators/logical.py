@@ -13,8 +13,7 @@ computed when needed, as in Python.
 import operator
 
 from runtime.operators import cond_staging, staging
-from runtime.ops import common, math_ops
-from runtime.ops import operators as ops_operators
+from runtime.ops import common, math_ops, tensor_operators
 from runtime.tensor import Tensor
 
 
@@ -49,7 +48,7 @@ def in_(item, container):
     element equals `item` (Python's `in` would make a bool of it, which a symbolic tensor
     cannot be)."""
     if isinstance(container, Tensor) or hasattr(container, "_as_tensor"):
-        return ops_operators.contains(common.convert_to_tensor(container), item)
+        return tensor_operators.contains(common.convert_to_tensor(container), item)
     return item in container
 
 

@@ -5,7 +5,7 @@ See runtime.operators.staging for how loop state is reconciled, and
 runtime.operators.loop_lists for the Python lists a loop appends to.
 """
 
-from runtime import context, control_flow, dtypes, nest, tensor_array
+from runtime import context, dtypes, nest, subgraphs, tensor_array
 from runtime import shape as shape_lib
 from runtime.operators.composites import Missing
 from runtime.operators.loop_lists import Restart, list_check
@@ -184,7 +184,7 @@ def _staged_loop(names, init, cond_fn, body_fn, check=None):
         specs = [spec for chunk in var_specs for spec in chunk]
         traced = _BodyTrace(names, state, body_fn, learned)
         try:
-            body_sub, body_out = control_flow.trace_subgraph("while_body", traced, specs,
+            body_sub, body_out = subgraphs.trace_subgraph("while_body", traced, specs,
                                                              state.leaf_names)
         except UntypedRead:
             if learned is not None or getattr(trial, "active", False):
@@ -226,7 +226,7 @@ def _staged_loop(names, init, cond_fn, body_fn, check=None):
               % ", ".join(sorted(set(state.leaf_names))))
     body_sub.outputs = outs
     specs = relaxed
-    cond_sub, cond_value = control_flow.trace_subgraph(
+    cond_sub, cond_value = subgraphs.trace_subgraph(
         "while_cond", lambda *ph: cond_fn(entry.rebuild(list(ph))), specs, entry.leaf_names)
     with cond_sub.graph.as_default():
         cond_value = as_condition(cond_value)
@@ -236,7 +236,7 @@ def _staged_loop(names, init, cond_fn, body_fn, check=None):
         cond_sub.outputs = [cond_sub.graph.capture(cond_value)]
     init_leaves = [_to_tensor(leaf, name, dtype) for leaf, name, (dtype, _) in
                    zip(LoopState(names, forms).leaves, entry.leaf_names, specs)]
-    outputs = control_flow.build_while(init_leaves, cond_sub, body_sub, specs)
+    outputs = subgraphs.build_while(init_leaves, cond_sub, body_sub, specs)
     return entry.rebuild(list(outputs))
 
 
@@ -281,7 +281,7 @@ def _learn_types(state, specs, traced):
     read it first, so no iteration ever assigns it: in the real trace its reads raise."""
     trial.active = True
     try:
-        _, body_out = control_flow.trace_subgraph("trial_body", traced, specs,
+        _, body_out = subgraphs.trace_subgraph("trial_body", traced, specs,
                                                   state.leaf_names)
     finally:
         trial.active = False

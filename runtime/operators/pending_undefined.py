@@ -7,7 +7,7 @@ that staged conditionals and loops carry.
 
 import threading
 
-from runtime import context, control_flow, dtypes, nest
+from runtime import context, dtypes, nest, subgraphs
 from runtime.operators import undefined
 from runtime.operators.staging import (
     _fail,
@@ -59,7 +59,7 @@ class PendingUndefined(Undefined):
                     if self.flagged:
                         self.initial = MaybeUndefined(name, self.initial,
                                                       common.convert_to_tensor(False))
-            label = control_flow.clean_label(name)
+            label = subgraphs.clean_label(name)
             value = nest.map_structure(
                 lambda t: self.graph.add_placeholder(label, t.dtype, t._shape), template)
             self.materialized = value

@@ -14,10 +14,10 @@ from runtime.ops import (
     manipulation_ops,
     math_ops,
     nn_random_ops,
-    operators,
     reduction_ops,
     registry,
     selection_ops,
     slicing,
     tensor_array_ops,
+    tensor_operators,
 )

@@ -1,5 +1,5 @@
 """The control-flow ops `If` and `While` (and their variants without side effects, which
-graph passes may drop when unused): their sub-graphs (runtime/control_flow.py traces them)
+graph passes may drop when unused): their sub-graphs (runtime/subgraphs.py traces them)
 are attributes, and their emit rule writes Python statements around them.
 
 The executor lowers them back into Python statements:

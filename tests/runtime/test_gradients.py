@@ -186,7 +186,7 @@ def test_rule_matches_finite_differences(name, mode):
 
 def test_every_core_op_declares_a_gradient_or_none():
     """Every op of the core op modules has a rule or is declared non-differentiable."""
-    from runtime import control_flow, variables
+    from runtime import subgraphs, variables
     from runtime.function import CALL_OP
     from runtime.ops import (
         array_ops,
@@ -208,8 +208,8 @@ def test_every_core_op_declares_a_gradient_or_none():
     ops.update(nn_random_ops.OPS)
     ops.update(variables.OPS)
     ops.update(io_ops.OPS)
-    ops.update({op.name: op for op in list(control_flow.IF_OPS.values()) +
-                list(control_flow.WHILE_OPS.values()) + [CALL_OP]})
+    ops.update({op.name: op for op in list(subgraphs.IF_OPS.values()) +
+                list(subgraphs.WHILE_OPS.values()) + [CALL_OP]})
     missing = sorted(name for name, op in ops.items()
                      if op.grad is None and name not in ("Placeholder", "Const"))
     assert missing == []

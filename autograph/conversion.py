@@ -19,7 +19,7 @@ import weakref
 import gast
 
 from autograph import converted_call, namespace, pipeline
-from autograph.converters import context
+from autograph.converters import conversion_context
 from autograph.errors import UnsupportedConstructError
 from autograph.pyct import codegen, parsing
 from autograph.user_code import is_library, is_marked_do_not_convert
@@ -95,8 +95,8 @@ def _in_own_scope(root, target):
 def convert_node(node, source_info, name):
     """Runs the passes over a parsed function; returns the converted gast FunctionDef."""
     check_supported(node, source_info)
-    context.mark_original(node)
-    ctx = context.Context(node, source_info)
+    conversion_context.mark_original(node)
+    ctx = conversion_context.Context(node, source_info)
     ctx.original_name = name
     for pass_ in pipeline.PASSES:
         node = pass_.transform(node, ctx)

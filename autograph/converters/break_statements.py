@@ -13,7 +13,7 @@ A loop's `else:` block runs after the loop only when no break happened.
 import gast
 
 from autograph.converters import base, jumps
-from autograph.converters.context import set_origin
+from autograph.converters.conversion_context import set_origin
 from autograph.pyct import templates
 
 

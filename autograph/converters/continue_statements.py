@@ -11,7 +11,7 @@
 import gast
 
 from autograph.converters import base, jumps
-from autograph.converters.context import set_origin
+from autograph.converters.conversion_context import set_origin
 from autograph.pyct import templates
 
 

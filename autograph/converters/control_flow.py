@@ -33,7 +33,7 @@ import collections
 import gast
 
 from autograph.converters import base
-from autograph.converters.context import set_origin
+from autograph.converters.conversion_context import set_origin
 from autograph.pyct import templates
 from autograph.pyct.analysis import activity
 

@@ -16,7 +16,7 @@ time with Python semantics.
 import gast
 
 from autograph.converters import base
-from autograph.converters.context import set_origin
+from autograph.converters.conversion_context import set_origin
 from autograph.pyct import templates
 from autograph.pyct.unparsing import unparse
 

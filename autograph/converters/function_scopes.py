@@ -11,7 +11,7 @@ the function into one that names the user's line.
 import gast
 
 from autograph.converters import base
-from autograph.converters.context import set_origin
+from autograph.converters.conversion_context import set_origin
 from autograph.pyct import templates
 
 

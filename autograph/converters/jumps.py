@@ -36,7 +36,7 @@ pending `return`.
 
 import gast
 
-from autograph.converters.context import set_origin
+from autograph.converters.conversion_context import set_origin
 from autograph.pyct import templates
 
 _NODE_TYPES = {"return": gast.Return, "break": gast.Break, "continue": gast.Continue}

@@ -33,7 +33,7 @@ import copy
 import gast
 
 from autograph.converters import base
-from autograph.converters.context import mark_original
+from autograph.converters.conversion_context import mark_original
 from autograph.pyct import templates
 
 _REFUSED = {

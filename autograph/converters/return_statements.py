@@ -20,7 +20,7 @@ between the value and the None of falling off the end.
 import gast
 
 from autograph.converters import jumps
-from autograph.converters.context import set_origin
+from autograph.converters.conversion_context import set_origin
 from autograph.pyct import templates
 
 

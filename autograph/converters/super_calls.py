@@ -21,7 +21,7 @@ as in plain Python.
 
 import gast
 
-from autograph.converters.context import set_origin
+from autograph.converters.conversion_context import set_origin
 
 
 def _first_parameter(node):

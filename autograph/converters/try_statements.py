@@ -18,7 +18,7 @@ refusal (an `except Exception:` would otherwise run instead, giving a made-up re
 import gast
 
 from autograph.converters import base
-from autograph.converters.context import set_origin
+from autograph.converters.conversion_context import set_origin
 from autograph.pyct import templates
 
 

@@ -8,7 +8,7 @@ import pytest
 
 import autograph.tf as tf
 from autograph import conversion
-from autograph.converters import context, expressions
+from autograph.converters import conversion_context, expressions
 from autograph.pyct import codegen, parsing
 
 
@@ -16,8 +16,8 @@ def rewrite(source):
     """The rewritten body of `def f(...)`, as source lines."""
     module, info = parsing.parse_source(textwrap.dedent(source))
     node = module.body[0]
-    context.mark_original(node)
-    ctx = context.Context(node, info)
+    conversion_context.mark_original(node)
+    ctx = conversion_context.Context(node, info)
     ctx.original_name = node.name
     node = expressions.transform(node, ctx)
     return [codegen.to_source(s).strip() for s in node.body]

@@ -11,15 +11,20 @@ import pytest
 import autograph
 import autograph.tf as tf
 from autograph import conversion
-from autograph.converters import break_statements, context, continue_statements, return_statements
+from autograph.converters import (
+    break_statements,
+    continue_statements,
+    conversion_context,
+    return_statements,
+)
 from autograph.pyct import codegen, parsing
 
 
 def lower(source, *passes):
     module, info = parsing.parse_source(textwrap.dedent(source))
     node = module.body[0]
-    context.mark_original(node)
-    ctx = context.Context(node, info)
+    conversion_context.mark_original(node)
+    ctx = conversion_context.Context(node, info)
     ctx.original_name = node.name
     for pass_ in passes:
         node = pass_.transform(node, ctx)

@@ -14,3 +14,9 @@ class UnsupportedConstructError(ConversionError, NotImplementedError):
 
 class SourceUnavailableError(ConversionError):
     """The function's source code cannot be read (defined in a REPL, `exec`, or C)."""
+
+
+# Users import these from `autograph.errors` (which re-exports them): tracebacks and reprs
+# name that public home, not this module.
+for _error in (ConversionError, UnsupportedConstructError, SourceUnavailableError):
+    _error.__module__ = "autograph.errors"

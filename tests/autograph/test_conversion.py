@@ -572,3 +572,15 @@ def test_the_shared_walk_leaves_nested_scopes_and_keeps_the_docstring():
     names = {n.id for n in gast.walk(function) if hasattr(n, "id")}
     assert {"G", "A", "b", "c"} <= names and not {"B", "C", "D"} & names
     assert base.split_docstring(function.body)[0][0].value.value == "doc"
+
+
+def test_conversion_errors_are_named_by_their_public_module():
+    import traceback
+
+    from autograph import errors
+
+    for error in (errors.ConversionError, errors.UnsupportedConstructError,
+                  errors.SourceUnavailableError):
+        assert error.__module__ == "autograph.errors"
+    line = traceback.format_exception_only(errors.ConversionError, errors.ConversionError("x"))
+    assert line[-1].startswith("autograph.errors.ConversionError: x")

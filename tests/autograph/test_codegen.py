@@ -9,6 +9,7 @@ import traceback
 
 import gast
 import pytest
+from source_lines import line_of
 from traceback_checks import printed
 
 import autograph.tf as tf
@@ -17,14 +18,6 @@ from autograph.pyct import codegen, parsing
 from runtime import errors as runtime_errors
 
 GLOBAL_SCALE = 3
-
-
-def line_of(fn, text):
-    lines, first = inspect.getsourcelines(fn)
-    for i, line in enumerate(lines):
-        if text in line:
-            return first + i
-    raise AssertionError("%r not in %s" % (text, fn.__name__))
 
 
 def halve(x):

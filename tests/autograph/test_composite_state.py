@@ -4,10 +4,10 @@ the branches' values are merged, loops carry them. Those that cannot be carried 
 one path, a key that changes inside the statement) are refused naming them and the line."""
 
 import collections
-import inspect
 import textwrap
 
 import pytest
+from source_lines import line_of
 
 import autograph
 import autograph.tf as tf
@@ -338,11 +338,6 @@ def key_computed_by_a_call(x):
     if x > 0:
         d[first_key(x)] = x + 1
     return d["a"]
-
-
-def line_of(function, text):
-    lines, first = inspect.getsourcelines(function)
-    return first + next(i for i, line in enumerate(lines) if text in line)
 
 
 @pytest.mark.parametrize("function, pattern, statement", [

@@ -2,12 +2,12 @@
 set_state closures over exactly the live modified names; behaviour of the traced result
 against plain Python; and the errors that name the variable and the user's line."""
 
-import inspect
 import textwrap
 
 import gast
 import numpy as np
 import pytest
+from source_lines import line_of
 
 import autograph
 import autograph.tf as tf
@@ -46,15 +46,6 @@ def returned_names(function_def):
 
 def string_tuple(node):
     return [e.value for e in node.elts]
-
-
-def line_of(fn, text):
-    """The absolute line in this file of the first line of `fn` containing `text`."""
-    lines, first = inspect.getsourcelines(fn)
-    for i, line in enumerate(lines):
-        if text in line:
-            return first + i
-    raise AssertionError("%r not in %s" % (text, fn.__name__))
 
 
 def op_types(function, *args):

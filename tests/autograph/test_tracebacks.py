@@ -7,7 +7,6 @@ the line that created the failing op). Messages name the user's variables, never
 ones. Warnings point at the user's line."""
 
 import importlib.util
-import inspect
 import io
 import itertools
 import os
@@ -19,6 +18,7 @@ import textwrap
 import traceback
 
 import pytest
+from source_lines import line_of
 from traceback_checks import PACKAGES, boundary_frames, printed, user_frames
 
 import autograph
@@ -27,14 +27,6 @@ from autograph import cli, do_not_convert
 
 HERE = os.path.abspath(__file__)
 _modules = itertools.count()
-
-
-def line_of(fn, text):
-    lines, first = inspect.getsourcelines(fn)
-    for i, line in enumerate(lines):
-        if text in line:
-            return first + i
-    raise AssertionError("%r not in %s" % (text, fn.__name__))
 
 
 def frames(error):

@@ -3,22 +3,14 @@ flow only carries a definedness flag, checked where it is read; the program give
 Python's answer, or raises (when the graph runs) an error that is both TensorFlow's
 InvalidArgumentError and Python's UnboundLocalError, naming the variable and the line."""
 
-import inspect
 
 import numpy as np
 import pytest
+from source_lines import line_of
 
 import autograph
 import autograph.tf as tf
 from autograph import conversion
-
-
-def line_of(fn, text):
-    lines, start = inspect.getsourcelines(fn)
-    for offset, line in enumerate(lines):
-        if text in line:
-            return start + offset
-    raise AssertionError("%r not in %s" % (text, fn.__name__))
 
 
 def op_names(function, *args):

@@ -39,13 +39,6 @@ def _current():
     return context.current_graph()
 
 
-def to_graph_output(graph, value):
-    """`value` (a tensor of this or an enclosing graph, or an eager tensor) as a tensor of
-    `graph`, so that a sub-graph can return it."""
-    with graph.as_default():
-        return graph.capture(value)
-
-
 def _feed_captures(subgraph, inputs, outer):
     """Routes the sub-graph's captured outer tensors through the op's inputs."""
     for capture in subgraph.graph.captures:

@@ -111,12 +111,6 @@ def name_node(name, ctx=None):
     return gast.Name(id=name, ctx=ctx or gast.Load(), annotation=None, type_comment=None)
 
 
-def names_tuple(names, ctx=None):
-    """A gast Tuple of names (for `(x, y) = vars_` and `return (x, y)`)."""
-    ctx = ctx or gast.Load()
-    return gast.Tuple(elts=[name_node(n, type(ctx)()) for n in names], ctx=ctx)
-
-
 def string_tuple(names):
     """A gast Tuple of string constants: `('x', 'y')`."""
     return gast.Tuple(elts=[gast.Constant(value=n, kind=None) for n in names], ctx=gast.Load())

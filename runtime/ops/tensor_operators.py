@@ -25,10 +25,6 @@ def _invert(x):
     return math_ops.logical_not(x)
 
 
-def _swap(func):
-    return lambda x, y: func(y, x)
-
-
 BINARY_OPERATORS = {
     "add": math_ops.add,
     "sub": math_ops.subtract,

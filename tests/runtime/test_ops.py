@@ -1221,11 +1221,8 @@ DOCUMENTED = ("function constant ones zeros ones_like zeros_like fill range cast
               "errors.FailedPreconditionError errors.OperatorNotAllowedInGraphError "
               "errors.InaccessibleTensorError autograph.to_code "
               "autograph.experimental.do_not_convert debugging.enable_check_numerics "
-              "debugging.assert_equal").split()
-
-
-# TensorArray, GradientTape and data.Dataset arrive with the state-and-data issue (#4);
-# add them here when they land.
+              "debugging.assert_equal TensorArray GradientTape data.Dataset "
+              "errors.UndefinedValueError math.sinh math.cosh").split()
 
 
 @pytest.mark.parametrize("name", DOCUMENTED)

@@ -9,8 +9,8 @@ from runtime.operators.composites import Missing
 from runtime.operators.pending_undefined import resolve_pending, with_flag
 from runtime.operators.staged_lists import StagedList
 from runtime.operators.staging import (
-    _fail,
     describe,
+    fail,
     is_compiler_symbol,
     join_metadata,
     placeholder_value,
@@ -70,7 +70,7 @@ def _refuse_missing_in_one_branch(name, a, b):
     """A key or attribute (`d['v']`, `s.v`) that exists after one branch only: Python
     creates (or deletes) it depending on the condition, which no graph value can stand for."""
     if isinstance(a, Missing) != isinstance(b, Missing):
-        _fail(ValueError, "%s exists after the %s branch of a conditional on a tensor but "
+        fail(ValueError, "%s exists after the %s branch of a conditional on a tensor but "
               "not after the %s branch (it does not exist before the conditional, or one "
               "branch deletes it): set it before the conditional or in both branches"
               % ((describe(name),) + (("else", "if") if isinstance(a, Missing)
@@ -121,7 +121,7 @@ def _merge_symbol(name, a, b, then_sub, else_sub, then_outs, else_outs, specs):
     a, b = _promote_to_staged_list(name, a, b), _promote_to_staged_list(name, b, a)
     a, b = _spread_undefined(a, b), _spread_undefined(b, a)
     if nest.structure_signature(a) != nest.structure_signature(b):
-        _fail(TypeError, "%s has a different structure in the two branches: %r vs %r"
+        fail(TypeError, "%s has a different structure in the two branches: %r vs %r"
               % (describe(name), a, b))
     if a is b and isinstance(a, list):
         _refuse_list_grown_in_branch(name, a, then_sub, else_sub)
@@ -187,7 +187,7 @@ def _refuse_list_grown_in_branch(name, value, then_sub, else_sub):
     to it). Holding a tensor computed in a branch, it cannot be merged by an If op."""
     for leaf in nest.flatten(value):
         if _escaped(leaf, then_sub) or _escaped(leaf, else_sub):
-            _fail(ValueError, "%s is a Python list that a branch of a conditional on a tensor "
+            fail(ValueError, "%s is a Python list that a branch of a conditional on a tensor "
                   "appends a tensor to; a list cannot grow inside a staged branch. Append "
                   "after the conditional (e.g. a value chosen with tf.where or tf.cond), or "
                   "build it in a loop on a tensor (staged as a TensorArray) or with "
@@ -206,7 +206,7 @@ def _merge_leaf(name, x, y, then_sub, else_sub, then_outs, else_outs, specs):
     tx = _branch_tensor(name, x, y, then_sub)
     ty = _branch_tensor(name, y, x, else_sub)
     if tx.dtype is not ty.dtype:
-        _fail(TypeError, "%s has dtype %s in the if branch but %s in the else branch; a "
+        fail(TypeError, "%s has dtype %s in the if branch but %s in the else branch; a "
               "variable must keep one dtype through a conditional on a tensor"
               % (describe(name), tx.dtype.name, ty.dtype.name))
     index = len(specs)

@@ -18,7 +18,7 @@ iteration does with it decides how the loop carries it:
 """
 
 from runtime.operators.staged_lists import StagedList
-from runtime.operators.staging import _fail, describe
+from runtime.operators.staging import describe, fail
 from runtime.tensor import Tensor
 
 
@@ -43,7 +43,7 @@ def list_check(token, origins):
             if not (isinstance(after, StagedList) and after._origin is origin):
                 restart.append(origins[origin])
             elif origin.unstageable and origin.appended:
-                _fail(TypeError, "%s is a list that a loop on a tensor appends both tensors "
+                fail(TypeError, "%s is a list that a loop on a tensor appends both tensors "
                       "and other Python values (%r) to; a list grown in such a loop is staged "
                       "as a TensorArray and holds tensors of one dtype and shape only"
                       % (describe(origin.name),

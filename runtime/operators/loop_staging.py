@@ -18,9 +18,9 @@ from runtime.operators.pending_undefined import (
 )
 from runtime.operators.staged_lists import StagedList
 from runtime.operators.staging import (
-    _fail,
     as_condition,
     describe,
+    fail,
     join_metadata,
     python_to_tensor,
     raising_at_run_time,
@@ -116,7 +116,7 @@ def _refuse_missing_before_loop(names, init):
     it only if the loop runs, which no graph value can stand for."""
     for name, value in zip(names, init):
         if isinstance(value, Missing):
-            _fail(ValueError, "%s does not exist before a loop on a tensor that sets it, so "
+            fail(ValueError, "%s does not exist before a loop on a tensor that sets it, so "
                   "it would exist after the loop only if the loop runs at least once: set it "
                   "before the loop" % describe(name))
 
@@ -222,7 +222,7 @@ def _staged_loop(names, init, cond_fn, body_fn, check=None):
         if joined is not None:
             forms = [_with_metadata(form, template) for form, template in zip(forms, joined)]
     else:
-        _fail(ValueError, "the loop variables %s keep changing shape across iterations"
+        fail(ValueError, "the loop variables %s keep changing shape across iterations"
               % ", ".join(sorted(set(state.leaf_names))))
     body_sub.outputs = outs
     specs = relaxed
@@ -375,19 +375,19 @@ def _check_body_outputs(state, body_out, body_sub, specs):
     for name, template, value in zip(state.names, state.templates, body_out):
         if _state_signature(template) != _state_signature(value):
             shown = [v.value if isinstance(v, MaybeUndefined) else v for v in (template, value)]
-            _fail(TypeError, "%s changed structure in the loop body: it was %r before the "
+            fail(TypeError, "%s changed structure in the loop body: it was %r before the "
                   "loop and %r after an iteration" % (describe(name, "loop variable"),
                                                        shown[0], shown[1]))
     flat = [leaf for value in body_out for leaf in _state_leaves(value)]
     with body_sub.graph.as_default():
         for name, leaf, (dtype, shape) in zip(state.leaf_names, flat, specs):
             if isinstance(leaf, Undefined):
-                _fail(ValueError, "%s is undefined after an iteration"
+                fail(ValueError, "%s is undefined after an iteration"
                       % describe(name, "loop variable"))
             if not isinstance(leaf, Tensor):
                 leaf = python_to_tensor(leaf, name, dtype)
             if leaf.dtype is not dtype:
-                _fail(TypeError, "%s changed dtype in the loop body: it was %s before the "
+                fail(TypeError, "%s changed dtype in the loop body: it was %s before the "
                       "loop and %s after an iteration" % (describe(name, "loop variable"),
                                                           dtype.name, leaf.dtype.name))
             leaf = body_sub.graph.capture(leaf)

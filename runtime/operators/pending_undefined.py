@@ -10,8 +10,8 @@ import threading
 from runtime import context, dtypes, nest, subgraphs
 from runtime.operators import undefined
 from runtime.operators.staging import (
-    _fail,
     describe,
+    fail,
     is_compiler_symbol,
     placeholder_value,
     python_to_tensor,
@@ -84,9 +84,9 @@ class PendingUndefined(Undefined):
             # trial trace, see _learn_types, every such read is taken as raising.)
             Undefined._fail(self)
         # Elsewhere an earlier iteration may have assigned the variable.
-        _fail(UntypedRead, "%s is read in a loop on a tensor before the loop body assigns "
-              "it, and it has no value before the loop: its type is not known where it is "
-              "read. Assign it before the loop" % describe(self.symbol_name))
+        fail(UntypedRead, "%s is read in a loop on a tensor before the loop body assigns "
+             "it, and it has no value before the loop: its type is not known where it is "
+             "read. Assign it before the loop" % describe(self.symbol_name))
 
 
 class UntypedRead(ValueError):

@@ -111,7 +111,7 @@ def describe(name, kind=None):
         "where": "%s:%d" % (os.path.basename(location.filename), location.lineno)}
 
 
-def _fail(error_class, message):
+def fail(error_class, message):
     raise error_class(errors.with_user_location(message, errors.user_location(3)))
 
 
@@ -120,7 +120,7 @@ def python_to_tensor(value, name, dtype_hint=None):
         return common.convert_to_tensor(value, dtype_hint=dtype_hint)
     if isinstance(value, Variable):
         return value.read_value()
-    _fail(TypeError, "%s holds a Python %s (%r), which cannot be carried through staged "
+    fail(TypeError, "%s holds a Python %s (%r), which cannot be carried through staged "
           "control flow: only tensors, numbers, bools and strings (and nested "
           "tuples/lists/dicts of them) can" % (describe(name), type(value).__name__, value))
 
@@ -128,10 +128,10 @@ def python_to_tensor(value, name, dtype_hint=None):
 def require_scalar_bool(value, what):
     """Checks that a staged condition is a scalar bool tensor."""
     if value.dtype is not dtypes.bool_:
-        _fail(TypeError, "the condition of %s must be a bool tensor, got %s" % (
+        fail(TypeError, "the condition of %s must be a bool tensor, got %s" % (
             what, value.dtype.name))
     if value._shape not in ((), None):
-        _fail(ValueError, "the condition of %s must be a scalar, got shape %s; reduce it "
+        fail(ValueError, "the condition of %s must be a scalar, got shape %s; reduce it "
               "with tf.reduce_all or tf.reduce_any" % (what, shape_lib.to_string(value._shape)))
 
 
@@ -144,13 +144,13 @@ def placeholder_value(name, template):
         if not isinstance(leaf, Tensor):
             leaf = python_to_tensor(leaf, name)
         if leaf.dtype.kind not in ("int", "float", "bool", "string"):
-            _fail(TypeError, "%s holds a %s, assigned on some paths of staged control flow "
+            fail(TypeError, "%s holds a %s, assigned on some paths of staged control flow "
                   "only; define it before the statement" % (describe(name), leaf.dtype.name))
         shape = leaf._shape_tuple()
         dims = [] if shape is None else [0 if d is None else d for d in shape]
         return array_ops.zeros(dims, leaf.dtype)
     if nest.map_composites(lambda c: None, template) is not template:
-        _fail(TypeError, "%s holds %r, assigned on some paths of staged control flow only; "
+        fail(TypeError, "%s holds %r, assigned on some paths of staged control flow only; "
               "define it before the statement" % (describe(name), template))
     return nest.map_structure(zeros, template)
 
@@ -173,4 +173,4 @@ def join_metadata(name, a, b, where):
     try:
         return tensor_array.join(name, a, b, where)
     except TypeError as e:
-        _fail(TypeError, str(e))
+        fail(TypeError, str(e))

@@ -71,10 +71,10 @@ def _refuse_missing_in_one_branch(name, a, b):
     creates (or deletes) it depending on the condition, which no graph value can stand for."""
     if isinstance(a, Missing) != isinstance(b, Missing):
         fail(ValueError, "%s exists after the %s branch of a conditional on a tensor but "
-              "not after the %s branch (it does not exist before the conditional, or one "
-              "branch deletes it): set it before the conditional or in both branches"
-              % ((describe(name),) + (("else", "if") if isinstance(a, Missing)
-                                      else ("if", "else"))))
+             "not after the %s branch (it does not exist before the conditional, or one "
+             "branch deletes it): set it before the conditional or in both branches"
+             % ((describe(name),) + (("else", "if") if isinstance(a, Missing)
+                                     else ("if", "else"))))
 
 
 def _stand_in(value, other, sub):
@@ -122,7 +122,7 @@ def _merge_symbol(name, a, b, then_sub, else_sub, then_outs, else_outs, specs):
     a, b = _spread_undefined(a, b), _spread_undefined(b, a)
     if nest.structure_signature(a) != nest.structure_signature(b):
         fail(TypeError, "%s has a different structure in the two branches: %r vs %r"
-              % (describe(name), a, b))
+             % (describe(name), a, b))
     if a is b and isinstance(a, list):
         _refuse_list_grown_in_branch(name, a, then_sub, else_sub)
     template = join_metadata(name, a, b, ("in the if branch", "in the else branch"))
@@ -188,10 +188,10 @@ def _refuse_list_grown_in_branch(name, value, then_sub, else_sub):
     for leaf in nest.flatten(value):
         if _escaped(leaf, then_sub) or _escaped(leaf, else_sub):
             fail(ValueError, "%s is a Python list that a branch of a conditional on a tensor "
-                  "appends a tensor to; a list cannot grow inside a staged branch. Append "
-                  "after the conditional (e.g. a value chosen with tf.where or tf.cond), or "
-                  "build it in a loop on a tensor (staged as a TensorArray) or with "
-                  "tf.TensorArray" % describe(name))
+                 "appends a tensor to; a list cannot grow inside a staged branch. Append "
+                 "after the conditional (e.g. a value chosen with tf.where or tf.cond), or "
+                 "build it in a loop on a tensor (staged as a TensorArray) or with "
+                 "tf.TensorArray" % describe(name))
 
 
 def _merge_leaf(name, x, y, then_sub, else_sub, then_outs, else_outs, specs):
@@ -207,8 +207,8 @@ def _merge_leaf(name, x, y, then_sub, else_sub, then_outs, else_outs, specs):
     ty = _branch_tensor(name, y, x, else_sub)
     if tx.dtype is not ty.dtype:
         fail(TypeError, "%s has dtype %s in the if branch but %s in the else branch; a "
-              "variable must keep one dtype through a conditional on a tensor"
-              % (describe(name), tx.dtype.name, ty.dtype.name))
+             "variable must keep one dtype through a conditional on a tensor"
+             % (describe(name), tx.dtype.name, ty.dtype.name))
     index = len(specs)
     then_outs.append(tx)
     else_outs.append(ty)

@@ -44,10 +44,10 @@ def list_check(token, origins):
                 restart.append(origins[origin])
             elif origin.unstageable and origin.appended:
                 fail(TypeError, "%s is a list that a loop on a tensor appends both tensors "
-                      "and other Python values (%r) to; a list grown in such a loop is staged "
-                      "as a TensorArray and holds tensors of one dtype and shape only"
-                      % (describe(origin.name),
-                         [v for v in origin.values if not isinstance(v, Tensor)][:3]))
+                     "and other Python values (%r) to; a list grown in such a loop is staged "
+                     "as a TensorArray and holds tensors of one dtype and shape only"
+                     % (describe(origin.name),
+                        [v for v in origin.values if not isinstance(v, Tensor)][:3]))
             elif origin.unstageable or not origin.appended:
                 origin.python = True
         if restart:

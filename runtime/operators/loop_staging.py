@@ -117,8 +117,8 @@ def _refuse_missing_before_loop(names, init):
     for name, value in zip(names, init):
         if isinstance(value, Missing):
             fail(ValueError, "%s does not exist before a loop on a tensor that sets it, so "
-                  "it would exist after the loop only if the loop runs at least once: set it "
-                  "before the loop" % describe(name))
+                 "it would exist after the loop only if the loop runs at least once: set it "
+                 "before the loop" % describe(name))
 
 
 def _captured(value):
@@ -223,7 +223,7 @@ def _staged_loop(names, init, cond_fn, body_fn, check=None):
             forms = [_with_metadata(form, template) for form, template in zip(forms, joined)]
     else:
         fail(ValueError, "the loop variables %s keep changing shape across iterations"
-              % ", ".join(sorted(set(state.leaf_names))))
+             % ", ".join(sorted(set(state.leaf_names))))
     body_sub.outputs = outs
     specs = relaxed
     cond_sub, cond_value = subgraphs.trace_subgraph(
@@ -376,20 +376,20 @@ def _check_body_outputs(state, body_out, body_sub, specs):
         if _state_signature(template) != _state_signature(value):
             shown = [v.value if isinstance(v, MaybeUndefined) else v for v in (template, value)]
             fail(TypeError, "%s changed structure in the loop body: it was %r before the "
-                  "loop and %r after an iteration" % (describe(name, "loop variable"),
-                                                       shown[0], shown[1]))
+                 "loop and %r after an iteration" % (describe(name, "loop variable"),
+                                                      shown[0], shown[1]))
     flat = [leaf for value in body_out for leaf in _state_leaves(value)]
     with body_sub.graph.as_default():
         for name, leaf, (dtype, shape) in zip(state.leaf_names, flat, specs):
             if isinstance(leaf, Undefined):
                 fail(ValueError, "%s is undefined after an iteration"
-                      % describe(name, "loop variable"))
+                     % describe(name, "loop variable"))
             if not isinstance(leaf, Tensor):
                 leaf = python_to_tensor(leaf, name, dtype)
             if leaf.dtype is not dtype:
                 fail(TypeError, "%s changed dtype in the loop body: it was %s before the "
-                      "loop and %s after an iteration" % (describe(name, "loop variable"),
-                                                          dtype.name, leaf.dtype.name))
+                     "loop and %s after an iteration" % (describe(name, "loop variable"),
+                                                         dtype.name, leaf.dtype.name))
             leaf = body_sub.graph.capture(leaf)
             outs.append(leaf)
             new_shape = shape if shape_lib.is_subtype(leaf._shape, shape) else \

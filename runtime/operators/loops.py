@@ -131,8 +131,8 @@ def _staged_for(tensor, extra_test, body, get_state, set_state, symbol_names, ta
         dims = tensor._shape
         if dims is None or not dims:
             staging.fail(ValueError, "cannot iterate over a tensor of shape %s: a for loop "
-                          "over a tensor iterates its first dimension"
-                          % ("<unknown>" if dims is None else "()"))
+                         "over a tensor iterates its first dimension"
+                         % ("<unknown>" if dims is None else "()"))
         length = dims[0] if dims[0] is not None else array_ops.shape(tensor)[0]
         delta = 1
 

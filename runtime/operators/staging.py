@@ -121,8 +121,8 @@ def python_to_tensor(value, name, dtype_hint=None):
     if isinstance(value, Variable):
         return value.read_value()
     fail(TypeError, "%s holds a Python %s (%r), which cannot be carried through staged "
-          "control flow: only tensors, numbers, bools and strings (and nested "
-          "tuples/lists/dicts of them) can" % (describe(name), type(value).__name__, value))
+         "control flow: only tensors, numbers, bools and strings (and nested "
+         "tuples/lists/dicts of them) can" % (describe(name), type(value).__name__, value))
 
 
 def require_scalar_bool(value, what):
@@ -132,7 +132,7 @@ def require_scalar_bool(value, what):
             what, value.dtype.name))
     if value._shape not in ((), None):
         fail(ValueError, "the condition of %s must be a scalar, got shape %s; reduce it "
-              "with tf.reduce_all or tf.reduce_any" % (what, shape_lib.to_string(value._shape)))
+             "with tf.reduce_all or tf.reduce_any" % (what, shape_lib.to_string(value._shape)))
 
 
 def placeholder_value(name, template):
@@ -145,13 +145,13 @@ def placeholder_value(name, template):
             leaf = python_to_tensor(leaf, name)
         if leaf.dtype.kind not in ("int", "float", "bool", "string"):
             fail(TypeError, "%s holds a %s, assigned on some paths of staged control flow "
-                  "only; define it before the statement" % (describe(name), leaf.dtype.name))
+                 "only; define it before the statement" % (describe(name), leaf.dtype.name))
         shape = leaf._shape_tuple()
         dims = [] if shape is None else [0 if d is None else d for d in shape]
         return array_ops.zeros(dims, leaf.dtype)
     if nest.map_composites(lambda c: None, template) is not template:
         fail(TypeError, "%s holds %r, assigned on some paths of staged control flow only; "
-              "define it before the statement" % (describe(name), template))
+             "define it before the statement" % (describe(name), template))
     return nest.map_structure(zeros, template)
 
 

@@ -218,13 +218,14 @@ def _symbol(name: str) -> str:
 
 
 def _function_name(func: Any) -> str:
-    name = getattr(func, "__qualname__", None) or getattr(func, "__name__", None)
-    if name is None:
+    """`Class.method` or `function`; a function made by a factory (a `<locals>` qualname,
+    such as most `tf.` math functions) by its own name."""
+    name = getattr(func, "__qualname__", None)
+    if not isinstance(name, str) or "<locals>" in name:
+        name = getattr(func, "__name__", None)
+    if not isinstance(name, str):
         return type(func).__name__ + " instance"
-    module = getattr(func, "__module__", None)
-    if module and module.startswith("autograph.tf"):
-        return "tf." + str(getattr(func, "__name__", name))
-    return str(name)
+    return name
 
 
 def _statement_cells(row: StatementRow) -> list[str]:

@@ -1,26 +1,31 @@
 """A graph as a Graphviz DOT picture (`Graph.to_dot()`).
 
-    digraph "f" {
-      n1 [label="x\\nPlaceholder\\nfloat32[None,3]", shape=invhouse, ...];   an input
-      n2 [label="AddV2\\nfloat32[None,3]", tooltip="model.py:12 in f", ...];
-      subgraph cluster_n3 { label="StatelessWhile  while"; n3 [...];        the op itself
-        subgraph cluster_n3_cond { ... }  subgraph cluster_n3_body { ... }  its sub-graphs
+    digraph "f(x)" {
+      n1 [label="x\\nPlaceholder\\nfloat32[None,3]", shape=invhouse, ...];     an input
+      n2 [label="AddV2\\nfloat32[None,3]", tooltip="add  (model.py:12 in f)", ...];
+      subgraph cluster_n3 {                      a While op: its box and its sub-graphs
+        label="StatelessWhile  (model.py:14)"; n3 [...];
+        subgraph cluster_n3_cond { ... }  subgraph cluster_n3_body { ... }
       }
-      out0 [label="output 0", shape=house]; n2 -> out0;
+      out0 [label="output 0\\nfloat32[None,3]", shape=house, ...];
+      n1 -> n2;  n2 -> n3;  n3 -> out0;          every edge at the top level
     }
 
 One box per op: its type, its node name when that says more, the dtype and static shape of
 each output, and the user's file:line as the tooltip (what a browser shows on hovering an
 SVG). Inputs are blue, captured tensors grey notes, variables yellow cylinders, outputs
-green; each If/While op is a cluster holding its own box and a cluster per sub-graph,
-recursively. A sub-graph's captured outer tensors come in as dashed edges. Every label is
-escaped, so any name or file path gives valid DOT.
+green, ops with side effects (prints, variable updates) bold and violet. Each If/While op
+is a cluster holding its own box and a cluster per sub-graph, recursively; a sub-graph's
+captured outer tensors come in as dashed edges. Every label is escaped, so any name or file
+path gives valid DOT.
 """
 
 from __future__ import annotations
 
 import os
 from typing import Any
+
+import numpy as np
 
 from runtime import dtypes
 from runtime.ops.control_flow_ops import SubGraph
@@ -31,6 +36,7 @@ _CAPTURED = 'shape=note, style="filled", fillcolor="#e9e9e9"'
 _VARIABLE = 'shape=cylinder, style="filled", fillcolor="#fff3b0"'
 _CONSTANT = 'shape=box, style="rounded,filled", fillcolor="#f4f4f4", fontsize=10'
 _OP = 'shape=box, style="rounded,filled", fillcolor="white"'
+_EFFECT_OP = 'shape=box, style="rounded,filled,bold", fillcolor="#f3e5f5"'
 _CONTROL_OP = 'shape=box, style="rounded,filled,bold", fillcolor="#ffe0cc"'
 _CLUSTER_STYLES = {0: "#fafafa", 1: "#f0f0ff", 2: "#fff0f0"}
 
@@ -160,7 +166,7 @@ class _Writer:
             return _INPUT, "%s\nPlaceholder\n%s" % (node.name, outputs)
         if "placeholder" in traits:
             role = (fed or {}).get(id(node), "input")
-            return _INPUT, "%s (%s)\n%s" % (node.name, role, outputs)
+            return _INPUT, "%s\n%s\n%s" % (node.name, role, outputs)
         if "constant" in traits:
             value = node.attrs.get("value")
             shown = _short_value(value)
@@ -171,7 +177,8 @@ class _Writer:
             label += "\n" + str(callee.name)
         elif not node.name.startswith(_snake_prefix(node.op.node_name)):
             label += "\n" + node.name
-        return _OP, label + ("\n" + outputs if outputs else "")
+        style = _EFFECT_OP if node.op.side_effects else _OP
+        return style, label + ("\n" + outputs if outputs else "")
 
     def tooltip(self, node: Any) -> str:
         location = node.location
@@ -200,7 +207,8 @@ class _Writer:
         outer = {id(c.external): self.node_id(c.placeholder.node)
                  for c in node.graph.captures}
         for key, sub in subs:
-            fed = {id(p.node): key for p in sub.placeholders}
+            role = "loop variable" if key in ("cond", "body") else key + " input"
+            fed = {id(p.node): role for p in sub.placeholders}
             self.lines.append("%s  subgraph cluster_%s_%s {" % (indent, ident, key))
             self.lines.append('%s    label=%s; style="rounded,dashed"; color="#aaaaaa";'
                               % (indent, quote(key)))
@@ -223,5 +231,18 @@ def _short_value(value: Any) -> str:
     size = getattr(value, "size", None)
     if size is None or size > 4:
         return ""
-    text = str(value.tolist() if hasattr(value, "tolist") else value)
+    if value.dtype.kind == "f":  # float32's 0.1 is 0.10000000149011612 as a Python float
+        text = np.array2string(value, precision=6, separator=", ")
+    elif value.dtype.kind in "SUO":  # strings: shown as Python str literals
+        text = repr(_decoded(value.tolist()))
+    else:
+        text = str(value.tolist())
     return text if len(text) <= 24 else ""
+
+
+def _decoded(value: Any) -> Any:
+    if isinstance(value, bytes):
+        return value.decode("utf-8", "replace")
+    if isinstance(value, list):
+        return [_decoded(v) for v in value]
+    return value

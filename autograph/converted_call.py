@@ -82,8 +82,10 @@ def converted_call(func, args, kwargs, fscope=None):
         overload = None
     if overload is not None:
         if staging_log.active is not None:
+            result = overload(*args, **kwargs)
             staging_log.active.call(func, False, "a builtin: autograph's tensor-aware version "
-                                    "runs instead")
+                                    "runs instead", result)
+            return result
         return overload(*args, **kwargs)
     target, reason = _conversion_target(func)
     if target is None:

@@ -61,7 +61,7 @@ class StatementRow:
         self.runs = 0
         self.iterations = 0
         self.body_traces = 0
-        self.ops_added = 0
+        self.ops_added: int | None = 0
         self.carried: list[str] = []
         self.tensor_array_lists: list[str] = []
 
@@ -74,7 +74,10 @@ class StatementRow:
         self.runs += 1
         self.iterations += record.iterations
         self.body_traces += record.body_traces
-        self.ops_added += record.ops_added
+        if record.ops_added is None or self.ops_added is None:
+            self.ops_added = None  # not counted (see _plain_range_loops)
+        else:
+            self.ops_added += record.ops_added
         for name in record.symbol_names:
             shown = _symbol(name)
             if shown not in self.carried:
@@ -134,7 +137,8 @@ class StagingReport:
         self.concrete_function = concrete
         graphs = _graphs_of(concrete.graph)
         self.statements: list[StatementRow] = _group(
-            (r for r in recorder.statements if r.root_graph in graphs), StatementRow)
+            [r for r in recorder.statements if r.root_graph in graphs] +
+            _plain_range_loops(recorder, graphs), StatementRow)
         self.calls: list[CallRow] = _group(
             (r for r in recorder.calls if r.root_graph in graphs), CallRow)
         self.graph_ops = staging_log.count_ops(concrete.graph.nodes)
@@ -190,6 +194,29 @@ def _group(records, row_class):
     return sorted(rows.values(), key=lambda r: (r.file, r.line))
 
 
+def _plain_range_loops(recorder, graphs) -> list[staging_log.StatementRecord]:
+    """Records for the `for` loops over `range` of constants, which the compiler keeps as
+    plain Python loops (they always unroll) and so never reach `for_stmt`: found from the
+    `range` calls made on a `for` line that has no record of its own. Their ops are not
+    counted (`ops_added` None)."""
+    recorded = {(r.location.filename, r.location.lineno) for r in recorder.statements
+                if r.location is not None}
+    found = []
+    for call in recorder.calls:
+        location = call.location
+        if call.result is None or call.root_graph not in graphs or location is None or \
+                (location.filename, location.lineno) in recorded or \
+                not location.source_line().startswith("for "):
+            continue
+        record = staging_log.StatementRecord("for", location, (), None)
+        record.decide(call.result)
+        record.subject += ", a loop the compiler keeps as plain Python"
+        record.iterations = len(call.result)
+        record.ops_added = None
+        found.append(record)
+    return found
+
+
 def _graphs_of(graph) -> set[Any]:
     """`graph` and the graphs of the functions it calls (recursively, through sub-graphs):
     the traces a report covers. (A Function that creates variables is traced twice; the
@@ -232,7 +259,8 @@ def _statement_cells(row: StatementRow) -> list[str]:
     return [_where(row.file, row.line), row.construct, row.staged_as, row.why(),
             str(row.runs), str(row.iterations) if row.construct in ("for", "while") and
             row.staged_as == staging_log.PYTHON else "-",
-            str(row.ops_added), ", ".join(row.carried) or "-"]
+            "?" if row.ops_added is None else str(row.ops_added),
+            ", ".join(row.carried) or "-"]
 
 
 def _call_cells(row: CallRow) -> list[str]:

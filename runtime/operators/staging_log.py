@@ -136,14 +136,15 @@ class StatementRecord:
 class CallRecord:
     """One call through `converted_call`: the function, whether it was converted, and why."""
 
-    __slots__ = ("location", "function", "converted", "reason", "root_graph")
+    __slots__ = ("location", "function", "converted", "reason", "root_graph", "result")
 
-    def __init__(self, location, function, converted, reason, root_graph):
+    def __init__(self, location, function, converted, reason, root_graph, result=None):
         self.location = location
         self.function = function
         self.converted = converted
         self.reason = reason
         self.root_graph = root_graph
+        self.result = result  # kept for a `range` only: the loops it drives are reported
 
 
 class Recorder:
@@ -180,14 +181,15 @@ class Recorder:
             self._open[-1].staged_lists.extend(n for n in names
                                                if n not in self._open[-1].staged_lists)
 
-    def call(self, function, converted, reason):
+    def call(self, function, converted, reason, result=None):
         """Records a call of `function` from converted code: `converted` or left alone, and
-        `reason` (why)."""
+        `reason` (why); `result`, a Python range, is what the call returned."""
         if threading.get_ident() != self._thread:
             return
         graph = context.current_graph()
         self.calls.append(CallRecord(errors.user_location(2), function, converted, reason,
-                                     graph.root if graph is not None else None))
+                                     graph.root if graph is not None else None,
+                                     result if isinstance(result, range) else None))
 
 
 @contextlib.contextmanager

@@ -240,3 +240,17 @@ def test_explain_cannot_nest():
 def test_a_function_without_control_flow_says_so():
     report = autograph.explain(helper, tf.TensorSpec([], tf.float32))
     assert "No if/while/for" in str(report)
+
+
+def test_a_loop_over_a_constant_range_kept_as_python_is_reported_from_its_range_call():
+    def constant_range(x):
+        for i in range(1000):
+            x = x + i
+        return x
+
+    report = autograph.explain(constant_range, tf.TensorSpec([], tf.float32))
+    row = row_at(report, constant_range, "for i in range(1000)")
+    assert (row.staged_as, row.iterations, row.ops_added) == ("Python", 1000, None)
+    assert row.why() == ("iterates a Python range(0, 1000), a loop the compiler keeps as "
+                         "plain Python")
+    assert json.loads(report.to_json())["statements"][0]["ops_added"] is None

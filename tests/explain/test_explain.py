@@ -254,3 +254,7 @@ def test_a_loop_over_a_constant_range_kept_as_python_is_reported_from_its_range_
     assert row.why() == ("iterates a Python range(0, 1000), a loop the compiler keeps as "
                          "plain Python")
     assert json.loads(report.to_json())["statements"][0]["ops_added"] is None
+
+
+def test_the_facade_has_explain():
+    assert tf.autograph.explain is autograph.explain

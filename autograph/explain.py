@@ -55,6 +55,9 @@ class StatementRow:
         construct = record.construct
         if construct == "if" and self.source.startswith("elif"):
             construct = "elif"
+        elif construct == "if" and not self.source.startswith("if"):
+            # The compiler guards statements after a lowered break/continue/return.
+            construct = "guard (after a jump)"
         self.construct: str = construct
         self.staged_as: str = record.staged_as
         self.decided_by: str = record.subject or "?"

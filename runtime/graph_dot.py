@@ -117,6 +117,9 @@ class _Writer:
         indent = "  " * depth
         captures = {id(c.placeholder.node): c for c in graph.captures}
         inputs = {id(t.node) for t in graph.inputs}
+        # The function's results pass through Identity ops made after the user's code
+        # returned: their location is the caller's, not a line of the function.
+        results = {id(t.node) for t in graph.outputs if hasattr(t, "node")}
         for node in graph.nodes:
             ident = self.node_id(node)
             subs = subgraphs_of(node)
@@ -126,7 +129,7 @@ class _Writer:
             else:
                 style, label = self.style(node, capture, id(node) in inputs, fed)
                 tooltip = ", tooltip=%s" % quote(node.name) if "placeholder" in \
-                    node.op.traits else self.tooltip(node)
+                    node.op.traits or id(node) in results else self.tooltip(node)
                 self.lines.append("%s%s [label=%s, %s%s];" % (
                     indent, ident, quote(label), style, tooltip))
             if capture is not None:
@@ -213,11 +216,14 @@ class _Writer:
             self.lines.append('%s    label=%s; style="rounded,dashed"; color="#aaaaaa";'
                               % (indent, quote(key)))
             self.graph(sub.graph, depth + 2, outer, fed)
-            for index, tensor in enumerate(sub.outputs or ()):
-                self.lines.append("%s    %s_%s_out%d [label=%s, shape=plain, fontsize=9];"
-                                  % (indent, ident, key, index, quote("%s out %d"
-                                                                      % (key, index))))
-                self.edge(tensor, "%s_%s_out%d" % (ident, key, index))
+            # The sub-graph's results flow into the op's box (dotted), which so sits below
+            # its sub-graphs, where its own results leave.
+            for tensor in sub.outputs or ():
+                self.edge(tensor, ident, 'style=dotted, color="#888888"')
+            if not sub.graph.nodes:
+                self.lines.append("%s    %s_%s_empty [label=\"(nothing)\", shape=plain, "
+                                  "fontsize=9];" % (indent, ident, key))
+                self.edges.append("  %s_%s_empty -> %s [style=invis];" % (ident, key, ident))
             self.lines.append("%s  }" % indent)
         self.lines.append("%s}" % indent)
 
@@ -232,7 +238,8 @@ def _short_value(value: Any) -> str:
     if size is None or size > 4:
         return ""
     if value.dtype.kind == "f":  # float32's 0.1 is 0.10000000149011612 as a Python float
-        text = np.array2string(value, precision=6, separator=", ")
+        text = np.array2string(value, separator=", ", formatter={
+            "float_kind": lambda v: np.format_float_positional(v, precision=6, trim="0")})
     elif value.dtype.kind in "SUO":  # strings: shown as Python str literals
         text = repr(_decoded(value.tolist()))
     else:

@@ -47,7 +47,8 @@ def describe_value(value):
     """What kind of value decided a statement, in words: 'a tensor bool[]', 'a Python bool
     (True)', 'a Python range(0, 3)', 'a Python list of 4 items', 'a Dataset'..."""
     if isinstance(value, SymbolicTensor):
-        return "a tensor " + spec_text(value.dtype, value._shape)
+        made_by = " (from tf.range)" if value.node.op.name == "Range" else ""
+        return "a tensor %s%s" % (spec_text(value.dtype, value._shape), made_by)
     if isinstance(value, StagedList):
         return "a list staged as a TensorArray"
     if isinstance(value, EagerTensor):

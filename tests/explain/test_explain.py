@@ -123,7 +123,7 @@ def test_a_list_appended_to_in_a_tensor_loop_is_reported_as_a_tensor_array():
     report = autograph.explain(collect, tf.TensorSpec([], tf.int32))
     row = row_at(report, collect, "for i in tf.range(n)")
     assert row.staged_as == "StatelessWhile" and row.tensor_array_lists == ["out"]
-    assert row.why() == "iterates a tensor int32[None]"
+    assert row.why() == "iterates a tensor int32[None] (from tf.range)"
     assert "'out' carried as a TensorArray" in str(report)
 
 

@@ -16,7 +16,9 @@ body traced twice) is one row with its runs counted.
 
 from __future__ import annotations
 
+import ast
 import json
+import linecache
 import os
 from collections.abc import Callable
 from typing import Any
@@ -65,6 +67,7 @@ class StatementRow:
         self.iterations = 0
         self.body_traces = 0
         self.ops_added: int | None = 0
+        self.ops_by_line = False  # ops_added counted from the ops' lines (_ops_at_lines)
         self.carried: list[str] = []
         self.tensor_array_lists: list[str] = []
 
@@ -81,6 +84,7 @@ class StatementRow:
             self.ops_added = None  # not counted (see _plain_range_loops)
         else:
             self.ops_added += record.ops_added
+        self.ops_by_line = record.ops_added is None
         for name in record.symbol_names:
             shown = _symbol(name)
             if shown not in self.carried:
@@ -102,7 +106,8 @@ class StatementRow:
                 "source": self.source, "construct": self.construct,
                 "staged_as": self.staged_as, "why": self.why(), "runs": self.runs,
                 "python_iterations": self.iterations, "body_traces": self.body_traces,
-                "ops_added": self.ops_added, "carried": list(self.carried),
+                "ops_added": self.ops_added, "ops_counted_by_line": self.ops_by_line,
+                "carried": list(self.carried),
                 "lists_as_tensor_arrays": list(self.tensor_array_lists)}
 
 
@@ -145,6 +150,9 @@ class StagingReport:
         self.calls: list[CallRow] = _group(
             (r for r in recorder.calls if r.root_graph in graphs), CallRow)
         self.graph_ops = staging_log.count_ops(concrete.graph.nodes)
+        for row in self.statements:
+            if row.ops_added is None:
+                row.ops_added = _ops_at_lines(graphs, row.file, row.line)
 
     def to_dict(self) -> dict[str, Any]:
         """The report as JSON data (see to_json)."""
@@ -172,6 +180,9 @@ class StagingReport:
                 for row in self.statements if row.tensor_array_lists]
             if notes:
                 lines += ["", "Lists staged as TensorArrays:"] + notes
+            if any(row.ops_by_line for row in self.statements):
+                lines += ["", "* ops made on the loop's own lines (a loop the compiler keeps "
+                              "as plain Python; ops of the functions it calls not counted)"]
         else:
             lines.append("No if/while/for/conditional expression/and/or ran while tracing.")
         if self.calls:
@@ -200,8 +211,8 @@ def _group(records, row_class):
 def _plain_range_loops(recorder, graphs) -> list[staging_log.StatementRecord]:
     """Records for the `for` loops over `range` of constants, which the compiler keeps as
     plain Python loops (they always unroll) and so never reach `for_stmt`: found from the
-    `range` calls made on a `for` line that has no record of its own. Their ops are not
-    counted (`ops_added` None)."""
+    `range` calls made on a `for` line that has no record of its own. Their ops are counted
+    afterwards from the ops' lines (`ops_added` None here; see _ops_at_lines)."""
     recorded = {(r.location.filename, r.location.lineno) for r in recorder.statements
                 if r.location is not None}
     found = []
@@ -218,6 +229,23 @@ def _plain_range_loops(recorder, graphs) -> list[staging_log.StatementRecord]:
         record.ops_added = None
         found.append(record)
     return found
+
+
+def _ops_at_lines(graphs, filename: str, line: int) -> int | None:
+    """How many ops of `graphs` the user's code made on the lines of the `for` statement
+    at `filename:line` (ops made in functions it calls have their own lines and are not
+    counted); None when the source cannot be parsed."""
+    try:
+        tree = ast.parse("".join(linecache.getlines(filename)))
+    except (SyntaxError, ValueError):
+        return None
+    loops = [n for n in ast.walk(tree) if isinstance(n, ast.For) and n.lineno == line]
+    if not loops:
+        return None
+    last = loops[0].end_lineno or line
+    return sum(1 for graph in graphs for node in graph.nodes
+               if node.location is not None and node.location.filename == filename and
+               line <= node.location.lineno <= last)
 
 
 def _graphs_of(graph) -> set[Any]:
@@ -262,7 +290,7 @@ def _statement_cells(row: StatementRow) -> list[str]:
     return [_where(row.file, row.line), row.construct, row.staged_as, row.why(),
             str(row.runs), str(row.iterations) if row.construct in ("for", "while") and
             row.staged_as == staging_log.PYTHON else "-",
-            "?" if row.ops_added is None else str(row.ops_added),
+            "?" if row.ops_added is None else str(row.ops_added) + "*" * row.ops_by_line,
             ", ".join(row.carried) or "-"]
 
 

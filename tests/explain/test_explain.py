@@ -250,10 +250,12 @@ def test_a_loop_over_a_constant_range_kept_as_python_is_reported_from_its_range_
 
     report = autograph.explain(constant_range, tf.TensorSpec([], tf.float32))
     row = row_at(report, constant_range, "for i in range(1000)")
-    assert (row.staged_as, row.iterations, row.ops_added) == ("Python", 1000, None)
+    # Each iteration: the constant i and an AddV2, counted from the ops' lines.
+    assert (row.staged_as, row.iterations, row.ops_added) == ("Python", 1000, 2000)
     assert row.why() == ("iterates a Python range(0, 1000), a loop the compiler keeps as "
                          "plain Python")
-    assert json.loads(report.to_json())["statements"][0]["ops_added"] is None
+    assert json.loads(report.to_json())["statements"][0]["ops_counted_by_line"] is True
+    assert "2000*" in str(report)
 
 
 def test_the_facade_has_explain():

@@ -106,8 +106,10 @@ def _import_file(path):
     try:
         spec.loader.exec_module(module)
     except SyntaxError as e:
+        del sys.modules[name]
         raise CommandError("%s:%s: syntax error: %s" % (path, e.lineno, e.msg)) from None
     except Exception as e:  # the user's module-level code failed
+        del sys.modules[name]
         raise CommandError("importing %s failed%s: %s: %s" % (
             path, _where(e, path), type(e).__name__, " ".join(str(e).split()))) from None
     finally:

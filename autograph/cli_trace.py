@@ -14,6 +14,7 @@ a temporary file and renamed.
 import os
 import shutil
 import subprocess
+import sys
 
 import autograph
 from autograph import cli_args
@@ -80,7 +81,11 @@ def trace(args):
 def run_explain(args):
     """`autograph explain`: prints the report (a table, or JSON with --json)."""
     report = trace(args)
-    print(report.to_json() if args.json else report)
+    try:
+        print(report.to_json() if args.json else report, flush=True)
+    except BrokenPipeError:  # `autograph explain ... | head`: the reader has had enough
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())  # so that the exit's flush does not fail
     return EXIT_OK
 
 

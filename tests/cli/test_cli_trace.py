@@ -6,6 +6,7 @@ import os
 import re
 import shutil
 import stat
+import sys
 import textwrap
 
 import pytest
@@ -191,3 +192,11 @@ def test_bad_outputs_are_refused(model, tmp_path, capsys, output, message):
     status, _, err = run(capsys, "graph", "%s:shrink" % model, "--arg", "float32[3]",
                          "--arg", "1", "-o", tmp_path / output)
     assert status == 2 and message in err
+
+
+def test_a_file_with_a_syntax_error_is_named_with_its_line(tmp_path, capsys):
+    path = tmp_path / "syntax.py"
+    path.write_text("x = 1\nfoo(\n")
+    status, _, err = run(capsys, "explain", "%s:f" % path)
+    assert status == 2 and "%s:2: syntax error" % path in err
+    assert not any(name.startswith("autograph_cli_target_syntax") for name in sys.modules)

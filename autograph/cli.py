@@ -5,7 +5,11 @@
     autograph convert A.py B.py DIR -o OUT  converts several files, DIR's .py files mirrored
     autograph convert - < IN.py > OUT.py   `-` is standard input (and, as OUT, output)
     autograph convert --check FILE...      converts, writes nothing: the exit status says
+    autograph explain FILE.py:FUNC --arg float32[None,3] ...   the staging report of a trace
+    autograph graph FILE.py:FUNC --arg ... -o OUT.svg           a picture of the traced graph
     autograph --version
+
+(`explain` and `graph` import FILE.py and trace FUNC: see autograph.cli_trace.)
 
 Failures print one line per failing file on stderr and exit with status 2 (bad input:
 unreadable file, syntax error, unsupported construct, an output that is an input) or 1 (an

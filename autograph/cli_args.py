@@ -93,7 +93,7 @@ def load_target(target):
 
 def _import_file(path):
     """Imports the Python file at `path` as a module of its own (its folder first on the
-    import path, as `python FILE.py` would have it)."""
+    import path, as `python FILE.py` would have it), writing no bytecode next to it."""
     name = "autograph_cli_target_" + re.sub(r"\W", "_", os.path.splitext(
         os.path.basename(path))[0])
     spec = importlib.util.spec_from_file_location(name, os.path.abspath(path))
@@ -103,6 +103,8 @@ def _import_file(path):
     folder = os.path.dirname(os.path.abspath(path))
     sys.path.insert(0, folder)
     sys.modules[name] = module
+    writes_bytecode = sys.dont_write_bytecode
+    sys.dont_write_bytecode = True  # no __pycache__ left in the user's folder
     try:
         spec.loader.exec_module(module)
     except SyntaxError as e:
@@ -114,6 +116,7 @@ def _import_file(path):
             path, _where(e, path), type(e).__name__, " ".join(str(e).split()))) from None
     finally:
         sys.path.remove(folder)
+        sys.dont_write_bytecode = writes_bytecode
     return module
 
 

@@ -17,6 +17,7 @@ from importlib import metadata as _metadata
 
 from autograph.conversion import convert, source_of
 from autograph.errors import ConversionError, SourceUnavailableError, UnsupportedConstructError
+from autograph.explain import StagingReport, explain
 from autograph.user_code import do_not_convert
 from runtime import context as _context
 from runtime import errors as _runtime_errors
@@ -155,4 +156,4 @@ def _check_python_function(api, func):
 
 __all__ = ["ConversionError", "UnsupportedConstructError", "config", "function", "to_code",
            "to_graph", "do_not_convert", "run_functions_eagerly", "functions_run_eagerly",
-           "Function", "ConcreteFunction"]
+           "Function", "ConcreteFunction", "explain", "StagingReport"]

@@ -5,7 +5,11 @@
     autograph convert A.py B.py DIR -o OUT  converts several files, DIR's .py files mirrored
     autograph convert - < IN.py > OUT.py   `-` is standard input (and, as OUT, output)
     autograph convert --check FILE...      converts, writes nothing: the exit status says
+    autograph explain FILE.py:FUNC --arg float32[None,3] ...   the staging report of a trace
+    autograph graph FILE.py:FUNC --arg ... -o OUT.svg           a picture of the traced graph
     autograph --version
+
+(`explain` and `graph` import FILE.py and trace FUNC: see autograph.cli_trace.)
 
 Failures print one line per failing file on stderr and exit with status 2 (bad input:
 unreadable file, syntax error, unsupported construct, an output that is an input) or 1 (an
@@ -19,29 +23,21 @@ the files that convert are written, and every failure is reported.
 import argparse
 import os
 import sys
-import tempfile
 import tokenize
 import warnings
 
 import autograph
-from autograph import module_conversion
+from autograph import cli_trace, module_conversion
+from autograph.cli_common import (
+    EXIT_INTERNAL_ERROR,
+    EXIT_OK,
+    CommandError,
+    write_atomically,
+)
 from autograph.errors import ConversionError
-
-# Exit statuses.
-EXIT_OK = 0
-EXIT_INTERNAL_ERROR = 1  # a compiler bug
-EXIT_BAD_INPUT = 2  # unreadable file, syntax error, unsupported construct; also usage errors
 
 STANDARD_STREAM = "-"
 _STDIN_NAME = "<stdin>"
-
-
-class CommandError(Exception):
-    """A failure to report as one line on stderr, with the exit status to return."""
-
-    def __init__(self, message, status=EXIT_BAD_INPUT):
-        super().__init__(message)
-        self.status = status
 
 
 def build_parser():
@@ -71,6 +67,7 @@ def build_parser():
                          help="only convert: write nothing, report failures, exit status 0 "
                               "when every file converts")
     convert.set_defaults(run=run_convert)
+    cli_trace.add_commands(commands)
     return parser
 
 
@@ -267,41 +264,6 @@ def convert(source, filename, original=None):
         raise CommandError("%s: internal error while converting (%s: %s)"
                            % (filename, type(e).__name__, _one_line(e)),
                            EXIT_INTERNAL_ERROR) from None
-
-
-def write_atomically(path, text, encoding):
-    """Writes `text` to `path` via a temporary file in the same directory and a rename, so
-    `path` is either left as it was or holds the whole of `text`."""
-    directory = os.path.dirname(os.path.abspath(path))
-    fd, temp = -1, None
-    try:
-        fd, temp = tempfile.mkstemp(dir=directory, prefix=".%s." % os.path.basename(path),
-                                    suffix=".tmp")
-        with os.fdopen(fd, "w", encoding=encoding, newline="") as f:
-            fd = -1
-            f.write(text)
-        os.chmod(temp, _mode_for(path))
-        os.replace(temp, path)
-        temp = None
-    except (OSError, UnicodeEncodeError) as e:
-        reason = e.strerror if isinstance(e, OSError) and e.strerror else e
-        raise CommandError("cannot write %s: %s" % (path, reason)) from None
-    finally:
-        if fd != -1:
-            os.close(fd)
-        if temp is not None and os.path.exists(temp):
-            os.remove(temp)
-
-
-def _mode_for(path):
-    """The permissions for the new `path`: those of the file it replaces, or the default
-    for a new file (mkstemp's temporary files are private)."""
-    try:
-        return os.stat(path).st_mode & 0o7777
-    except OSError:
-        umask = os.umask(0)
-        os.umask(umask)
-        return 0o666 & ~umask
 
 
 def _one_line(error):

@@ -13,7 +13,7 @@ from autograph.errors import ConversionError, rewrite_in_user_terms
 from autograph.user_code import is_library, is_marked_do_not_convert
 from runtime import errors
 from runtime.function import Function
-from runtime.operators import py_builtins, staging
+from runtime.operators import py_builtins, staging, staging_log
 from runtime.operators.undefined import Undefined
 
 _active = threading.local()
@@ -81,36 +81,49 @@ def converted_call(func, args, kwargs, fscope=None):
     except TypeError:
         overload = None
     if overload is not None:
+        if staging_log.active is not None:
+            result = overload(*args, **kwargs)
+            staging_log.active.call(func, False, "a builtin: autograph's tensor-aware version "
+                                    "runs instead", result)
+            return result
         return overload(*args, **kwargs)
-    target = _conversion_target(func)
+    target, reason = _conversion_target(func)
     if target is None:
+        if staging_log.active is not None:
+            staging_log.active.call(func, False, reason)
         return func(*args, **kwargs)
     try:
         converted = _converter[0](target)
     except ConversionError as e:
+        if staging_log.active is not None:
+            staging_log.active.call(func, False, "conversion failed, so it runs unconverted: "
+                                    "%s" % e)
         errors.warn("autograph could not convert %s, so it runs unconverted: %s"
                     % (getattr(target, "__qualname__", target), e))
         return func(*args, **kwargs)
+    if staging_log.active is not None:
+        staging_log.active.call(func, True, reason)
     return converted(*args, **kwargs)
 
 
 def _conversion_target(func):
-    """The Python function or bound method to convert, or None to call `func` as it is."""
-    if isinstance(func, Function) or isinstance(func, type):
-        return None
+    """(the Python function or bound method to convert, or None to call `func` as it is;
+    why, in words)."""
+    if isinstance(func, Function):
+        return None, "a tf.function: traced as its own graph, which this one calls"
+    if isinstance(func, type):
+        return None, "a class: called as it is"
     if isinstance(func, (types.BuiltinFunctionType, types.BuiltinMethodType)):
-        return None
-    if isinstance(func, types.MethodType):
-        inner = func.__func__
-        if not isinstance(inner, types.FunctionType) or is_library(inner):
-            return None
-        if is_marked_do_not_convert(inner):
-            return None
-        return func
-    if not isinstance(func, types.FunctionType) or is_library(func):
-        return None
-    if is_marked_do_not_convert(func):
-        return None
-    if inspect.isgeneratorfunction(func) or inspect.iscoroutinefunction(func):
-        return None
-    return func
+        return None, "a builtin function or method"
+    inner = func.__func__ if isinstance(func, types.MethodType) else func
+    if not isinstance(inner, types.FunctionType):
+        return None, "not a Python function (%s)" % type(inner).__name__
+    if is_library(inner):
+        return None, "library code (%s), which autograph never converts" % (
+            getattr(inner, "__module__", None) or "?")
+    if is_marked_do_not_convert(inner):
+        return None, "marked do_not_convert"
+    if inner is func and (inspect.isgeneratorfunction(func) or
+                          inspect.iscoroutinefunction(func)):
+        return None, "a generator or coroutine function: it runs as it is"
+    return func, "the user's code"

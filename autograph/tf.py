@@ -211,6 +211,9 @@ autograph = _namespace(
     experimental=_namespace("autograph.experimental", "Experimental autograph options.",
                             do_not_convert=_autograph.do_not_convert))
 
+# -- staging report (autograph.explain) -----------------------------------------------------------
+autograph.explain = _autograph.explain
+
 
 def executing_eagerly():
     """True outside any trace."""

@@ -13,7 +13,7 @@ import contextlib
 from collections.abc import Iterator, Mapping, Sequence
 from typing import Any
 
-from runtime import context, dtypes, errors
+from runtime import context, dtypes, errors, graph_dot
 from runtime.dtypes import DType
 from runtime.ops import registry
 from runtime.tensor import EagerTensor, SymbolicTensor
@@ -234,6 +234,13 @@ class Graph:
                     ["^" + c.name for c in n.control_inputs],
                     dict(n.attrs))
             for n in self.nodes])
+
+    def to_dot(self, title: str | None = None) -> str:
+        """The graph as Graphviz DOT text: one box per op (type, output dtypes and static
+        shapes, the user's file:line as tooltip), inputs, captures, variables and outputs
+        marked, If/While sub-graphs as nested clusters (see runtime.graph_dot). Render it
+        with `dot -Tsvg`."""
+        return graph_dot.to_dot(self, title)
 
     def __repr__(self) -> str:
         return "<Graph %s: %d nodes>" % (self.name, len(self.nodes))

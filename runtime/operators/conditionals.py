@@ -10,7 +10,7 @@ A Python condition runs one branch as plain Python. A symbolic tensor condition 
 branches into an If op and sets the variables to its outputs.
 """
 
-from runtime.operators import cond_staging, staging
+from runtime.operators import cond_staging, staging, staging_log
 
 
 def _nothing():
@@ -26,8 +26,17 @@ def if_stmt(cond, body, orelse=None, get_state=None, set_state=None, symbol_name
     variables that are not used after the statement: a branch reads them before assigning
     them, so each staged branch must start from their value before the `if`, but they are
     not merged."""
-    orelse = orelse or _nothing
     cond = staging.as_condition(cond)
+    if staging_log.active is not None:
+        with staging_log.active.statement("if", cond, symbol_names):
+            return run_if(cond, body, orelse, get_state, set_state, symbol_names, restore_only)
+    return run_if(cond, body, orelse, get_state, set_state, symbol_names, restore_only)
+
+
+def run_if(cond, body, orelse, get_state, set_state, symbol_names, restore_only=()):
+    """`if_stmt` once `cond` is a condition (`staging.as_condition`), not recorded: also the
+    staged guard of loop iterations after a tensor `break`."""
+    orelse = orelse or _nothing
     if not staging.is_symbolic(cond):
         if cond:
             body()
@@ -56,6 +65,13 @@ def if_stmt(cond, body, orelse=None, get_state=None, set_state=None, symbol_name
 def if_exp(cond, if_true, if_false, expr_repr=None):
     """`if_true() if cond else if_false()`, staged as an If op when `cond` is symbolic."""
     cond = staging.as_condition(cond)
+    if staging_log.active is not None:
+        with staging_log.active.statement("conditional expression", cond):
+            return _run_if_exp(cond, if_true, if_false, expr_repr)
+    return _run_if_exp(cond, if_true, if_false, expr_repr)
+
+
+def _run_if_exp(cond, if_true, if_false, expr_repr):
     if not staging.is_symbolic(cond):
         return if_true() if cond else if_false()
     return cond_staging.staged_cond(cond, if_true, if_false,

@@ -12,14 +12,26 @@ computed when needed, as in Python.
 
 import operator
 
-from runtime.operators import cond_staging, staging
+from runtime.operators import cond_staging, staging, staging_log
 from runtime.ops import common, math_ops, tensor_operators
 from runtime.tensor import Tensor
 
 
 def and_(left_fn, right_fn):
     """`left and right`, evaluating `right` only when needed."""
-    left = staging.as_condition(left_fn())
+    return _and(staging.as_condition(left_fn()), right_fn, "and")
+
+
+def _and(left, right_fn, construct):
+    """`and_` once the left operand is a condition; `construct` names it in explain's
+    report."""
+    if staging_log.active is not None:
+        with staging_log.active.statement(construct, left):
+            return _run_and(left, right_fn)
+    return _run_and(left, right_fn)
+
+
+def _run_and(left, right_fn):
     if not staging.is_symbolic(left):
         return right_fn() if left else left
     return cond_staging.staged_cond(left, lambda: staging.as_condition(right_fn()), lambda: left,
@@ -29,6 +41,13 @@ def and_(left_fn, right_fn):
 def or_(left_fn, right_fn):
     """`left or right`, evaluating `right` only when needed."""
     left = staging.as_condition(left_fn())
+    if staging_log.active is not None:
+        with staging_log.active.statement("or", left):
+            return _run_or(left, right_fn)
+    return _run_or(left, right_fn)
+
+
+def _run_or(left, right_fn):
     if not staging.is_symbolic(left):
         return left if left else right_fn()
     return cond_staging.staged_cond(left, lambda: left, lambda: staging.as_condition(right_fn()),
@@ -76,4 +95,5 @@ def compare_chain(left, *steps):
     result = _COMPARISONS[op](left, right)
     if len(steps) == 2:
         return result
-    return and_(lambda: result, lambda: compare_chain(right, *steps[2:]))
+    return _and(staging.as_condition(result), lambda: compare_chain(right, *steps[2:]),
+                "comparison chain")

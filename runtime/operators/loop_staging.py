@@ -7,6 +7,7 @@ runtime.operators.loop_lists for the Python lists a loop appends to.
 
 from runtime import context, dtypes, nest, subgraphs, tensor_array
 from runtime import shape as shape_lib
+from runtime.operators import staging_log
 from runtime.operators.composites import Missing
 from runtime.operators.loop_lists import Restart, list_check
 from runtime.operators.pending_undefined import (
@@ -164,6 +165,8 @@ def _staged_loop_with_lists(names, init, cond_fn, body_fn, nonempty):
                 raise
             current = list(init)  # not about the lists: stage as before, to report it so
             continue
+        if staging_log.active is not None:
+            staging_log.active.staged_lists([o.name for o in origins if not o.python])
         return [v._origin.values if isinstance(v, StagedList) and
                 v._origin in origins and v._origin.python else v for v in final]
 

@@ -14,7 +14,7 @@ without materialising the range. `extra_test` carries lowered `break`/`return` f
 """
 
 from runtime import dtypes
-from runtime.operators import conditionals, loop_staging, staging
+from runtime.operators import conditionals, loop_staging, staging, staging_log
 from runtime.operators.staged_lists import StagedList
 from runtime.ops import array_ops, common, math_ops, selection_ops
 from runtime.variables import Variable
@@ -23,6 +23,14 @@ from runtime.variables import Variable
 def while_stmt(loop_test, loop_body, get_state=None, set_state=None, symbol_names=(),
                opts=None):
     """Runs the loop as Python while its condition is a Python value, staged otherwise."""
+    if staging_log.active is not None:
+        with staging_log.active.statement("while", None, symbol_names) as record:
+            return _while(record.test(loop_test), record.body(loop_body), get_state,
+                          set_state, symbol_names)
+    return _while(loop_test, loop_body, get_state, set_state, symbol_names)
+
+
+def _while(loop_test, loop_body, get_state, set_state, symbol_names):
     get_state, set_state = staging.state_functions(get_state, set_state)
     while True:
         test = staging.as_condition(loop_test())
@@ -78,6 +86,14 @@ def for_stmt(iter_, extra_test, body, get_state=None, set_state=None, symbol_nam
 
     `opts` may hold 'iterate_names', the source of the loop's target (`'i'`): a loop over a
     tensor range names its counter, which is the target's value, after it."""
+    if staging_log.active is not None:
+        with staging_log.active.statement("for", iter_, symbol_names) as record:
+            return _for(iter_, extra_test, record.body(body), get_state, set_state,
+                        symbol_names, opts)
+    return _for(iter_, extra_test, body, get_state, set_state, symbol_names, opts)
+
+
+def _for(iter_, extra_test, body, get_state, set_state, symbol_names, opts):
     get_state, set_state = staging.state_functions(get_state, set_state)
     if isinstance(iter_, StagedList):
         iter_ = iter_.loop_items()
@@ -98,8 +114,8 @@ def _python_for(iter_, extra_test, body, get_state, set_state, symbol_names):
             keep_going = staging.as_condition(extra_test())
             if staging.is_symbolic(keep_going):
                 # A tensor `break`/`return` flag: later iterations run only where it is unset.
-                conditionals.if_stmt(keep_going, lambda: body(item), lambda: None,
-                                     get_state, set_state, symbol_names)
+                conditionals.run_if(keep_going, lambda: body(item), lambda: None,
+                                    get_state, set_state, symbol_names)
                 continue
             if not keep_going:
                 break

@@ -259,3 +259,9 @@ def _collect_variables(obj, seen, trainable_only):
         elif isinstance(value, (Module, list, tuple, dict)):
             found.extend(_collect_variables(value, seen, trainable_only))
     return tuple(found)
+
+
+# -- autograph options, loop options, scopes and dependencies (issue 14 items 1, 2) -------------
+from runtime.operators import loop_options as _loop_options  # noqa: E402
+
+autograph.experimental.set_loop_options = _loop_options.set_loop_options

@@ -278,3 +278,6 @@ ensure_shape = _dependency.ensure_shape
 from autograph import features as _features  # noqa: E402
 
 autograph.experimental.Feature = _features.Feature
+from runtime.operators import staged_lists as _staged_lists  # noqa: E402
+
+autograph.experimental.set_element_type = _staged_lists.set_element_type

@@ -105,7 +105,7 @@ class Graph:
         self._name_counts: dict[str, int] = {}
         # The prefix of new node names ('outer/inner/' inside name scopes, see
         # runtime.scopes); a nested graph (a loop body, a branch) starts in its outer's.
-        self.name_stack = outer.name_stack if outer is not None else ""
+        self.name_stack: str = outer.name_stack if outer is not None else ""
         # The nodes that nodes added now must run after (control_dependencies blocks, see
         # runtime.scopes): recorded as their control inputs.
         self.control_dependencies: list[Node] = []

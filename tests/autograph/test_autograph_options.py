@@ -163,3 +163,43 @@ def test_conversions_with_different_features_are_cached_apart():
     assert conversion.convert(f, ("BUILTIN_FUNCTIONS",)) is staged
     assert "FunctionScope('f', ('BUILTIN_FUNCTIONS',))" in conversion.source_of(
         f, ("BUILTIN_FUNCTIONS",))
+
+
+def test_set_element_type_types_a_staged_list_from_the_start():
+    def rows_of(shape):
+        @tf.function
+        def rows(n):
+            items = []
+            tf.autograph.experimental.set_element_type(items, tf.float32, shape)
+            for i in tf.range(n):
+                items.append(tf.ones([2]) * tf.cast(i, tf.float32))
+            return tf.stack(items)
+        return rows
+
+    known, loose = rows_of([2]), rows_of([None])
+    assert known(tf.constant(0)).shape.as_list() == [0, 2]
+    np.testing.assert_array_equal(loose(tf.constant(2)).numpy(), [[0, 0], [1, 1]])
+    # the declared element shape (None,) is what the staged list holds, not the body's (2,)
+    assert loose.get_concrete_function(tf.constant(1)).structured_outputs.shape.as_list() \
+        == [None, None]
+
+
+def test_set_element_type_refuses_other_elements_naming_the_list():
+    @tf.function
+    def wrong(n):
+        items = []
+        tf.autograph.experimental.set_element_type(items, tf.int32)
+        for i in tf.range(n):
+            items.append(tf.ones([2]))
+        return tf.stack(items)
+
+    with pytest.raises(TypeError, match="'items' is a list appended to.*float32 to a "
+                       "TensorArray of int32"):
+        wrong(tf.constant(2))
+
+
+def test_set_element_type_outside_a_trace_does_nothing():
+    items = []
+    assert tf.autograph.experimental.set_element_type(items, tf.int32) is None
+    items.append("anything")
+    assert items == ["anything"]

@@ -77,9 +77,13 @@ def _control_node(value: Any) -> Any:
         return value
     if isinstance(value, Tensor) or value is None:
         return None  # eager values ran already
+    if hasattr(value, "read_value") and hasattr(value, "assign"):
+        return None  # a Variable: its reads and assignments run in program order anyway
     handle = getattr(value, "handle", None)  # a TensorArray: its handle tensor
     if isinstance(handle, SymbolicTensor):
         return handle.node
+    if isinstance(handle, Tensor):
+        return None
     if callable(value):
         raise TypeError("control_dependencies: got the callable %r; call it first (in a "
                         "traced function, ops are listed, not functions)" % (value,))

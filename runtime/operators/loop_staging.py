@@ -29,6 +29,7 @@ from runtime.operators.staging import (
 )
 from runtime.operators.undefined import MaybeUndefined, Undefined, UndefinedRead
 from runtime.ops import common
+from runtime.ops.tensor_array_value import variant
 from runtime.tensor import EagerTensor, Tensor
 from runtime.variables import Variable
 
@@ -380,22 +381,28 @@ def _joined_templates(state, body_out):
 
 def _invariant_specs(names, forms, var_specs, invariants):
     """{index: leaf specs} for the variables with shape invariants: each leaf's static shape
-    replaced by its invariant, once the value entering the loop fits it."""
+    replaced by its invariant, once the value entering the loop fits it (a TensorArray's
+    handle keeps its own)."""
     fixed = {}
     for index, shapes in invariants.items():
-        form = forms[index]
-        if not isinstance(form, Tensor) and not (
-                nest.is_nested(form) and all(isinstance(leaf, Tensor)
-                                             for leaf in nest.flatten(form))):
-            continue  # TensorArrays, lists, undefined values: carried as they are
+        if isinstance(forms[index], (Undefined, MaybeUndefined, StagedList)):
+            continue  # carried as they are
         chunk = var_specs[index]
+        if len(shapes) != len(chunk):
+            fail(ValueError, "the shape invariants of %s give %d shapes for its %d tensors"
+                 % (describe(names[index], "loop variable"), len(shapes), len(chunk)))
+        specs = []
         for (dtype, shape), invariant in zip(chunk, shapes):
+            if dtype is variant:  # a TensorArray's handle
+                specs.append((dtype, shape))
+                continue
             if not shape_lib.is_subtype(shape, invariant):
                 fail(ValueError, "%s has shape %s before the loop, which does not fit its "
                      "shape invariant %s" % (describe(names[index], "loop variable"),
                                              shape_lib.to_string(shape),
                                              shape_lib.to_string(invariant)))
-        fixed[index] = [(dtype, invariant) for (dtype, _), invariant in zip(chunk, shapes)]
+            specs.append((dtype, invariant))
+        fixed[index] = specs
     return fixed
 
 

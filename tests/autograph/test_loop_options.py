@@ -230,3 +230,23 @@ def test_options_reach_only_their_own_loop():
 
     assert nested(tf.constant(5)).numpy() == 10
     assert len(_while_nodes(nested, tf.constant(5))) == 1  # the inner one is in the body
+
+
+def test_while_loop_shape_invariants_relax_and_check_the_loop_variables():
+    def grow(n, invariant):
+        i, v = tf.constant(0), tf.constant([0])
+        return tf.while_loop(lambda i, v: i < n,
+                             lambda i, v: (i + 1, tf.concat([v, [i]], 0)), [i, v],
+                             shape_invariants=[tf.TensorShape([]), invariant])[1]
+
+    relaxed = tf.function(lambda n: grow(n, tf.TensorShape([None])))
+    np.testing.assert_array_equal(relaxed(tf.constant(3)).numpy(), [0, 0, 1, 2])
+    assert relaxed.get_concrete_function(tf.constant(3)).structured_outputs.shape.as_list() \
+        == [None]
+    with pytest.raises(ValueError, match=r"has shape \(2,\) after an iteration, which does "
+                       r"not fit its shape invariant \(1,\)"):
+        tf.function(lambda n: grow(n, tf.TensorShape([1])))(tf.constant(3))
+    with pytest.raises(ValueError, match="give 1 shapes for its 2 tensors"):
+        tf.function(lambda n: tf.while_loop(
+            lambda i, v: i < n, lambda i, v: (i + 1, v), [tf.constant(0), tf.constant(1.0)],
+            shape_invariants=[tf.TensorShape([])]))(tf.constant(3))

@@ -185,3 +185,19 @@ def test_init_scope_runs_its_block_eagerly_inside_a_trace():
 
     Function(f, autograph=False)(array_ops.constant(1))
     assert seen[0][0] is True and isinstance(seen[0][1], EagerTensor)
+
+
+def test_control_dependencies_accept_variables_and_tensor_arrays():
+    from runtime.tensor_array import TensorArray
+    v = Variable(1.0)
+    assert group(v, TensorArray("float32", size=1).write(0, 1.0)) is None
+
+    def f():
+        ta = TensorArray("float32", size=1).write(0, 2.0)
+        with control_dependencies([v, ta]):
+            return array_ops.identity(v.read_value())
+
+    nodes = traced(f)
+    (inputs,) = [inputs for n, _, inputs in nodes if n == "Identity"]
+    assert any(i.startswith("^TensorArrayWrite") for i in inputs)
+    assert Function(f, autograph=False)().numpy() == 1.0

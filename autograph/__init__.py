@@ -134,7 +134,8 @@ def to_graph(func, recursive=True, experimental_optional_features=None):
 def to_code(func, recursive=True, experimental_optional_features=None):
     """The converted source of `func` (a Python function, method, lambda, partial or
     Function), as readable Python, converted with the optional features
-    `experimental_optional_features` (Features, see autograph.features)."""
+    `experimental_optional_features` (Features, see autograph.features). `recursive` is
+    TensorFlow's: the functions it calls are converted when called either way."""
     if isinstance(func, Function):
         func = func.python_function
     _check_python_function("to_code", func)

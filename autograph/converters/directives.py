@@ -4,9 +4,10 @@
         tf.autograph.experimental.set_loop_options(maximum_iterations=3)
         ...
 
-The call must be the first statement of a loop body; it is marked with its arguments (by
-option name), and the control-flow pass moves them into the loop statement's `opts`, which
-are evaluated once before the loop (see runtime.operators.loop_options):
+The call must be the first statement of a loop body; it is marked, and the control-flow
+pass moves its arguments (as the expressions pass rewrote them) into the loop statement's
+`opts`, by option name, which are evaluated once before the loop (see
+runtime.operators.loop_options):
 
     ag__.for_stmt(..., opts={'iterate_names': 'i', 'maximum_iterations': 3})
 
@@ -33,22 +34,32 @@ def transform(node, ctx):
     return node
 
 
-def loop_options_of(statement):
-    """The option arguments ({name: expression}) of a marked directive statement, or None."""
-    return getattr(statement, "_ag_loop_options", None)
-
-
 def take_loop_options(loop):
     """Removes the directive from `loop`'s body; returns its arguments ({name: expression},
-    empty when the loop has none)."""
+    empty when the loop has none), as the passes since have rewritten them."""
     for index, statement in enumerate(loop.body):
-        options = loop_options_of(statement)
-        if options is not None:
+        if getattr(statement, "_ag_loop_directive", False):
             del loop.body[index]
             if not loop.body:
                 loop.body.append(gast.Pass())
-            return options
+            return _option_arguments(statement.value)
     return {}
+
+
+def _option_arguments(call):
+    """{option name: expression} of a directive call, written as the user wrote it or as
+    `ag__.converted_call(f, (args...), {'name': value...}, fscope)`."""
+    if isinstance(call.func, gast.Attribute) and call.func.attr == "converted_call":
+        positional = call.args[1].elts
+        given = call.args[2]
+        keywords = zip([k.value for k in given.keys], given.values) \
+            if isinstance(given, gast.Dict) else ()
+    else:
+        positional = call.args
+        keywords = [(k.arg, k.value) for k in call.keywords]
+    found = dict(zip(loop_options.OPTION_NAMES, positional))
+    found.update(keywords)
+    return found
 
 
 class _Finder(base.FunctionTransformer):
@@ -79,7 +90,8 @@ class _Finder(base.FunctionTransformer):
             raise ConversionError(
                 "%s: %s must be the first statement of a loop body (it sets the options of "
                 "the loop it starts)" % (self.ctx.location(node), DIRECTIVE))
-        node._ag_loop_options = self._arguments(node.value)
+        self._check_arguments(node.value)
+        node._ag_loop_directive = True
         return node
 
     def visit_Call(self, node):
@@ -101,7 +113,7 @@ class _Finder(base.FunctionTransformer):
         found = _lookup(namespace, path)
         return found is _UNKNOWN or found is loop_options.set_loop_options
 
-    def _arguments(self, call):
+    def _check_arguments(self, call):
         names = loop_options.OPTION_NAMES
         if len(call.args) > len(names) or any(isinstance(a, gast.Starred) for a in call.args):
             raise ConversionError("%s: %s takes at most %d positional arguments, by name: %s"
@@ -119,7 +131,6 @@ class _Finder(base.FunctionTransformer):
                 raise ConversionError("%s: %s got option %r twice" % (
                     self.ctx.location(call), DIRECTIVE, keyword.arg))
             found[keyword.arg] = keyword.value
-        return found
 
 
 _UNKNOWN = object()

@@ -250,3 +250,17 @@ def test_while_loop_shape_invariants_relax_and_check_the_loop_variables():
         tf.function(lambda n: tf.while_loop(
             lambda i, v: i < n, lambda i, v: (i + 1, v), [tf.constant(0), tf.constant(1.0)],
             shape_invariants=[tf.TensorShape([])]))(tf.constant(3))
+
+
+def test_option_expressions_are_converted_like_the_rest_of_the_function():
+    @tf.function
+    def count(n, m):
+        c = 0
+        for i in tf.range(n):
+            tf.autograph.experimental.set_loop_options(
+                maximum_iterations=tf.minimum(m, 3) if m > 0 else 1)
+            c += 1
+        return c
+
+    assert count(tf.constant(10), tf.constant(5)).numpy() == 3
+    assert count(tf.constant(10), tf.constant(-5)).numpy() == 1  # a staged conditional

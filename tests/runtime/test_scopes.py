@@ -7,11 +7,13 @@ import pytest
 
 from runtime import context, errors
 from runtime.function import Function
+from runtime.operators.functional import while_loop
 from runtime.ops import array_ops, math_ops
 from runtime.ops.dependency_ops import ensure_shape, group, identity_n, no_op
 from runtime.scopes import control_dependencies, init_scope, name_scope
 from runtime.signature import TensorSpec
 from runtime.tensor import EagerTensor
+from runtime.tensor_array import TensorArray
 from runtime.variables import Variable
 
 
@@ -56,8 +58,6 @@ def test_name_scope_with_a_trailing_slash_is_reused_as_it_is():
 
 
 def test_name_scope_is_inherited_by_a_loop_body_graph():
-    from runtime.operators.functional import while_loop
-
     def f(n):
         with name_scope("outer"):
             return while_loop(lambda i: i < n, lambda i: math_ops.add(i, 1), [0])
@@ -188,7 +188,6 @@ def test_init_scope_runs_its_block_eagerly_inside_a_trace():
 
 
 def test_control_dependencies_accept_variables_and_tensor_arrays():
-    from runtime.tensor_array import TensorArray
     v = Variable(1.0)
     assert group(v, TensorArray("float32", size=1).write(0, 1.0)) is None
 

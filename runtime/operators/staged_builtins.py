@@ -12,7 +12,8 @@ and `bool` are in runtime.operators.py_builtins, on always).
 
 Each gives what plain Python gives on the same values, and raises where Python raises
 (`max` of a scalar, `sum` of a scalar: not iterable); arguments that are not symbolic
-tensors go to the builtin itself.
+tensors go to the builtin itself (or to its always-on overload: `enumerate` and `zip` of
+Datasets stay Dataset transformations).
 """
 
 import builtins
@@ -20,9 +21,15 @@ import builtins
 import numpy as np
 
 from runtime import dtypes
-from runtime.operators import loops
+from runtime.operators import loops, py_builtins
 from runtime.ops import array_ops, io_ops, math_ops, reduction_ops
 from runtime.tensor import EagerTensor, SymbolicTensor, Tensor
+
+
+def _default(builtin):
+    """What converted code calls for `builtin` without the feature (its always-on overload,
+    such as `enumerate` of a Dataset, or the builtin itself)."""
+    return py_builtins.OVERLOADS.get(builtin, builtin)
 
 
 def _symbolic(*values):
@@ -92,7 +99,7 @@ class _StagedItems:
 def enumerate_(iterable, start=0):
     """`enumerate(...)`; over a symbolic tensor, its rows with their int32 indices."""
     if not isinstance(iterable, SymbolicTensor):
-        return builtins.enumerate(iterable, start)
+        return _default(builtins.enumerate)(iterable, start)
     return _StagedItems([iterable],
                         lambda i: (math_ops.add(i, start) if start else i, iterable[i]),
                         lambda: builtins.enumerate(iterable, start))
@@ -103,7 +110,8 @@ def zip_(*iterables, strict=False):
     shortest has; `strict=True` is left to Python's zip)."""
     if strict or not iterables or not all(isinstance(t, Tensor) for t in iterables) or \
             not _symbolic(*iterables):
-        return builtins.zip(*iterables, strict=strict) if strict else builtins.zip(*iterables)
+        return builtins.zip(*iterables, strict=strict) if strict else \
+            _default(builtins.zip)(*iterables)
     return _StagedItems(list(iterables), lambda i: tuple(t[i] for t in iterables),
                         lambda: builtins.zip(*iterables))
 

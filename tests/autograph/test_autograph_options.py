@@ -203,3 +203,16 @@ def test_set_element_type_outside_a_trace_does_nothing():
     assert tf.autograph.experimental.set_element_type(items, tf.int32) is None
     items.append("anything")
     assert items == ["anything"]
+
+
+def test_builtin_functions_keep_enumerate_and_zip_of_datasets_as_dataset_loops():
+    def f():
+        total = tf.constant(0, tf.int64)
+        for i, x in enumerate(tf.data.Dataset.range(5)):
+            total += x * tf.cast(i, tf.int64)
+        for a, b in zip(tf.data.Dataset.range(3), tf.data.Dataset.range(3)):
+            total += a * b
+        return total
+
+    staged = tf.function(f, experimental_autograph_options=Feature.BUILTIN_FUNCTIONS)
+    assert staged().numpy() == tf.function(f)().numpy() == 30 + 5

@@ -19,6 +19,11 @@ loop that runs as Python ignores them:
     iterations even if its condition still holds;
   * parallel_iterations, swap_memory: validated and accepted; the numpy executor runs one
     iteration at a time on the host, so they change nothing.
+
+A `for` over a Dataset (or anything with its own `__ag_for_stmt__`) stages its own loop and
+takes no options. A `while` loop that runs as Python for a few iterations before its
+condition becomes a tensor matches shape invariants against the state at that point (the
+tensors named before the loop match only if the Python iterations left them unchanged).
 """
 
 import numbers

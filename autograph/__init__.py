@@ -15,6 +15,7 @@ import functools as _functools
 import types as _types
 from importlib import metadata as _metadata
 
+from autograph import features as _features
 from autograph.conversion import convert, source_of
 from autograph.errors import ConversionError, SourceUnavailableError, UnsupportedConstructError
 from autograph.explain import StagingReport, explain
@@ -39,14 +40,19 @@ __version__ = _installed_version()
 
 def function(func=None, *, input_signature=None, autograph=True, reduce_retracing=False,
              jit_compile=None, experimental_relax_shapes=None, experimental_compile=None,
-             name=None):
+             name=None, experimental_autograph_options=None):
     """Turns `func` into a `Function`: converted by autograph, traced once per input signature.
 
     Usable as `@function` or `@function(input_signature=...)`. `reduce_retracing=True` relaxes
     differing shapes to None dimensions instead of tracing once per shape. `jit_compile` (or
     its older name `experimental_compile`) is recorded on the Function (`.jit_compile`); no
     compiled backend exists yet, so graphs run on the numpy executor either way.
+    `experimental_autograph_options`: a `Feature` or a tuple of them, the optional
+    conversion features to enable (see autograph.features; TypeError for anything else).
     """
+    features = _features.optional_features(experimental_autograph_options)
+    converter = _convert_or_warn if not features else _functools.partial(
+        _convert_or_warn, features=features)
     relax = reduce_retracing or bool(experimental_relax_shapes)
     if experimental_compile is not None:
         if jit_compile is not None:
@@ -56,18 +62,19 @@ def function(func=None, *, input_signature=None, autograph=True, reduce_retracin
 
     def decorate(f):
         return Function(f, input_signature=input_signature, autograph=autograph,
-                        reduce_retracing=relax, converter=_convert_or_warn, name=name,
+                        reduce_retracing=relax, converter=converter, name=name,
                         jit_compile=jit_compile)
     if func is None:
         return decorate
     return decorate(func)
 
 
-def _convert_or_warn(func):
+def _convert_or_warn(func, features=()):
     """The compiler for Functions: a function whose source cannot be read is traced as
-    written, with a warning; any other conversion failure is an error."""
+    written, with a warning; any other conversion failure is an error. `features` names
+    the optional features to convert with (see autograph.features)."""
     try:
-        return convert(func)
+        return convert(func, features)
     except SourceUnavailableError as e:
         _runtime_errors.warn("%s; it is traced without conversion, so Python control flow "
                              "on tensors in it will fail" % e)
@@ -116,20 +123,24 @@ def config(**settings):
         _tracebacks.set_filtering(value)
 
 
-def to_graph(func):
-    """The converted Python function for `func` (what a Function traces)."""
+def to_graph(func, recursive=True, experimental_optional_features=None):
+    """The converted Python function for `func` (what a Function traces), converted with
+    the optional features `experimental_optional_features` (Features, see
+    autograph.features). The functions it calls are converted when called either way."""
     if isinstance(func, Function):
         func = func.python_function
-    return convert(func)
+    return convert(func, _features.optional_features(experimental_optional_features))
 
 
-def to_code(func):
+def to_code(func, recursive=True, experimental_optional_features=None):
     """The converted source of `func` (a Python function, method, lambda, partial or
-    Function), as readable Python."""
+    Function), as readable Python, converted with the optional features
+    `experimental_optional_features` (Features, see autograph.features). `recursive` is
+    TensorFlow's: the functions it calls are converted when called either way."""
     if isinstance(func, Function):
         func = func.python_function
     _check_python_function("to_code", func)
-    return source_of(func)
+    return source_of(func, _features.optional_features(experimental_optional_features))
 
 
 def _check_python_function(api, func):

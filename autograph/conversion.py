@@ -1,7 +1,8 @@
 """Converting functions: parse, run the passes of `autograph.pipeline` (lower jumps, rewrite
 expressions, analyse once, convert control flow, wrap in a function scope), generate code.
 
-    convert(f) -> the converted function (cached per code object; closures rebound)
+    convert(f) -> the converted function (cached per code object and optional features;
+                  closures rebound)
 
 The cache is keyed by the identity of the code object, never by its value: code objects
 compare equal across files (the filename is not part of code equality), and two identical
@@ -93,7 +94,9 @@ def _in_own_scope(root, target):
 
 
 def convert_node(node, source_info, name):
-    """Runs the passes over a parsed function; returns the converted gast FunctionDef."""
+    """Runs the passes over a parsed function; returns the converted gast FunctionDef.
+    What `conversion_context.attach_environment` attached to `node` (the function's
+    namespace, the conversion options) goes to the passes' context."""
     check_supported(node, source_info)
     conversion_context.mark_original(node)
     ctx = conversion_context.Context(node, source_info)
@@ -103,18 +106,19 @@ def convert_node(node, source_info, name):
     return node
 
 
-def _cached(code):
-    """The Loaded conversion of code object `code`, or None."""
-    entry = _code_cache.get(_cache_key(code))
+def _cached(code, features=()):
+    """The Loaded conversion of code object `code` with `features`, or None."""
+    entry = _code_cache.get(_cache_key(code, features))
     if entry is None:
         return None
     ref, loaded = entry
     return loaded if ref is None or ref() is code else None
 
 
-def _remember(code, loaded):
-    """Caches `loaded` for `code` (this very code object) until `code` is collected."""
-    cache, key = _code_cache, _cache_key(code)
+def _remember(code, loaded, features=()):
+    """Caches `loaded` for `code` (this very code object) with `features` until `code` is
+    collected."""
+    cache, key = _code_cache, _cache_key(code, features)
 
     def forget(ref):
         if cache.get(key, (None,))[0] is ref:
@@ -126,11 +130,12 @@ def _remember(code, loaded):
     cache[key] = (ref, loaded)
 
 
-def _cache_key(code):
+def _cache_key(code, features=()):
     if _WEAK_CODE:
-        return id(code)  # with a weak reference: the entry leaves when the code dies
+        # with a weak reference: the entry leaves when the code dies
+        return (id(code), features) if features else id(code)
     # Strong keys: value equality plus where the code was written, which it leaves out.
-    return code, code.co_filename, code.co_firstlineno
+    return code, code.co_filename, code.co_firstlineno, features
 
 
 def _weak_references_to_code():
@@ -144,17 +149,30 @@ def _weak_references_to_code():
 _WEAK_CODE = _weak_references_to_code()
 
 
-def _load(func):
+def _load(func, features=()):
     code = func.__code__
-    loaded = _cached(code)
+    loaded = _cached(code, features)
     if loaded is None:
         node, source_info = parsing.parse_function(func)
         name = code.co_name if code.co_name != "<lambda>" else "lambda__"
         node.name = name
+        conversion_context.attach_environment(node, _namespace(func), features)
         converted = convert_node(node, source_info, name)
         loaded = codegen.load(converted, source_info, code.co_freevars)
-        _remember(code, loaded)
+        _remember(code, loaded, features)
     return loaded
+
+
+def _namespace(func):
+    """The globals and closure values `func` reads (its code object's, shared by every
+    function made from it)."""
+    namespace = dict(getattr(func, "__globals__", {}))
+    for name, cell in zip(func.__code__.co_freevars, func.__closure__ or ()):
+        try:
+            namespace[name] = cell.cell_contents
+        except ValueError:  # an empty cell
+            pass
+    return namespace
 
 
 def is_artifact(func):
@@ -166,40 +184,42 @@ def is_artifact(func):
     return code is not None and getattr(func, ARTIFACT, None) is code
 
 
-def convert(func):
-    """The converted form of `func` (control flow rewritten into ag__ calls)."""
+def convert(func, features=()):
+    """The converted form of `func` (control flow rewritten into ag__ calls), with the
+    optional features named by `features` (a sorted tuple, see autograph.features)."""
     if is_marked_do_not_convert(func):
         return func
     if is_artifact(func):
         return func  # already converted (written by `autograph convert`)
     if isinstance(func, functools.partial):
-        return functools.partial(convert(func.func), *func.args, **func.keywords)
+        return functools.partial(convert(func.func, features), *func.args, **func.keywords)
     if not isinstance(func, (types.FunctionType, types.MethodType)):
         return func  # callable objects, builtins: traced as they are
     if is_library(getattr(func, "__func__", func)):
         return func
     original = func
     if hasattr(func, "__func__"):  # bound method: convert the function, rebind self
-        converted = convert(func.__func__)
+        converted = convert(func.__func__, features)
         return converted.__get__(func.__self__, type(func.__self__))
     try:
-        found = _function_cache.get(original)
+        found = _function_cache.get(original, {}).get(features)
     except TypeError:
         found = None
     if found is not None:
         return found
-    loaded = _load(func)
+    loaded = _load(func, features)
     converted = loaded.bind(func, namespace.ag__)
     setattr(converted, ARTIFACT, converted.__code__)  # converting it again is a no-op
     try:
-        _function_cache[original] = converted
+        _function_cache.setdefault(original, {})[features] = converted
     except TypeError:
         pass
     return converted
 
 
-def source_of(func):
-    """The converted source of `func` (what `to_code` shows). Functions that are not to be
+def source_of(func, features=()):
+    """The converted source of `func` (what `to_code` shows), with the optional features
+    named by `features`. Functions that are not to be
     converted (`do_not_convert`) or are converted already (written by `autograph convert`)
     show their source as written."""
     if isinstance(func, functools.partial):
@@ -211,7 +231,7 @@ def source_of(func):
     if is_marked_do_not_convert(func) or is_artifact(func):
         # From the function's own code: a `functools.wraps` wrapper is not its wrapped.
         return textwrap.dedent(inspect.getsource(getattr(func, "__code__", func)))
-    return _load(func).source
+    return _load(func, features).source
 
 
 converted_call.set_converter(convert)

@@ -11,9 +11,9 @@ import types
 
 from autograph.errors import ConversionError, rewrite_in_user_terms
 from autograph.user_code import is_library, is_marked_do_not_convert
-from runtime import errors
+from runtime import context, errors, scopes
 from runtime.function import Function
-from runtime.operators import py_builtins, staging, staging_log
+from runtime.operators import py_builtins, staged_builtins, staging, staging_log
 from runtime.operators.undefined import Undefined
 
 _active = threading.local()
@@ -25,18 +25,30 @@ class FunctionScope:
 
     An exception leaving the outermost converted function names the user's frames ("in user
     code: file:line") and leaves with a filtered traceback (see runtime.tracebacks): the
-    frames of generated code, which the user never wrote, become the user's lines."""
+    frames of generated code, which the user never wrote, become the user's lines.
 
-    __slots__ = ("name",)
+    `features` names the optional features the function was converted with (see
+    autograph.features): the functions it calls are converted with them too, and with
+    NAME_SCOPES the ops it adds to a graph are named under its name ('f/add')."""
 
-    def __init__(self, name):
+    __slots__ = ("name", "features", "_name_scope")
+
+    def __init__(self, name, features=()):
         self.name = name
+        self.features = features
+        self._name_scope = None
 
     def __enter__(self):
         _active.depth = getattr(_active, "depth", 0) + 1
+        if "NAME_SCOPES" in self.features and context.current_graph() is not None:
+            self._name_scope = scopes.name_scope(self.name)
+            self._name_scope.__enter__()
         return self
 
     def __exit__(self, exc_type, exc, tb):
+        if self._name_scope is not None:
+            self._name_scope.__exit__(exc_type, exc, tb)
+            self._name_scope = None
         _active.depth -= 1
         if exc is None or _active.depth or not isinstance(exc, Exception) or \
                 isinstance(exc, StopIteration):
@@ -72,10 +84,20 @@ def set_converter(convert):
 def converted_call(func, args, kwargs, fscope=None):
     """Calls `func(*args, **kwargs)`, converting user functions first.
 
-    Builtins with tensor-aware versions (range, len, int, float, bool) are replaced by them;
-    runtime, numpy, stdlib functions, Functions and `do_not_convert` functions run as they
-    are; other Python functions and methods are converted (once, cached) and called."""
+    Builtins with tensor-aware versions (range, len, int, float, bool; with the
+    BUILTIN_FUNCTIONS feature also print, enumerate, zip, abs, max, min, sum, any, all) are
+    replaced by them; runtime, numpy, stdlib functions, Functions and `do_not_convert`
+    functions run as they are; other Python functions and methods are converted (once,
+    cached, with the optional features of `fscope`'s function) and called."""
     kwargs = kwargs or {}
+    features = getattr(fscope, "features", ())
+    if "BUILTIN_FUNCTIONS" in features:
+        try:
+            staged = staged_builtins.OVERLOADS.get(func)
+        except TypeError:
+            staged = None
+        if staged is not None:
+            return staged(*args, **kwargs)
     try:
         overload = py_builtins.OVERLOADS.get(func)
     except TypeError:
@@ -93,7 +115,7 @@ def converted_call(func, args, kwargs, fscope=None):
             staging_log.active.call(func, False, reason)
         return func(*args, **kwargs)
     try:
-        converted = _converter[0](target)
+        converted = _converter[0](target, features) if features else _converter[0](target)
     except ConversionError as e:
         if staging_log.active is not None:
             staging_log.active.call(func, False, "conversion failed, so it runs unconverted: "

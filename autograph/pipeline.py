@@ -21,6 +21,7 @@ from autograph.converters import (
     break_statements,
     continue_statements,
     control_flow,
+    directives,
     expressions,
     function_scopes,
     match_statements,
@@ -89,6 +90,8 @@ def analyse(node, ctx):
 _JUMPS_LOWERED = ("returns-lowered", "breaks-lowered", "continues-lowered")
 
 PASSES = build([
+    # Loop directives are found where the user wrote them, before any pass moves code.
+    _pass("directives", directives.transform, provides=["directives-marked"]),
     # `match` becomes if/else first, so the jumps in its cases are lowered like any other.
     _pass("match_statements", match_statements.transform, provides=["matches-lowered"]),
     # Before any pass moves code into generated functions, where `super()` would find the
@@ -112,7 +115,8 @@ PASSES = build([
           provides=["try-bodies-guarded"], invalidates=()),
     # Replaces the analysed statements with ag__ calls.
     _pass("control_flow", control_flow.transform,
-          requires=[ANALYSED, "calls-converted", "super-explicit", "try-bodies-guarded"],
+          requires=[ANALYSED, "calls-converted", "super-explicit", "try-bodies-guarded",
+                    "directives-marked"],
           provides=["control-flow-converted"], invalidates=[ANALYSED]),
     _pass("function_scopes", function_scopes.transform, requires=["control-flow-converted"],
           provides=["function-scoped"], invalidates=()),

@@ -262,3 +262,25 @@ def _collect_variables(obj, seen, trainable_only):
         elif isinstance(value, (Module, list, tuple, dict)):
             found.extend(_collect_variables(value, seen, trainable_only))
     return tuple(found)
+
+
+# -- autograph options, loop options, scopes and dependencies (issue 14 items 1, 2) -------------
+from runtime.operators import loop_options as _loop_options  # noqa: E402
+
+autograph.experimental.set_loop_options = _loop_options.set_loop_options
+from runtime import scopes as _scopes  # noqa: E402
+from runtime.ops import dependency_ops as _dependency  # noqa: E402
+
+name_scope = _scopes.name_scope
+control_dependencies = _scopes.control_dependencies
+init_scope = _scopes.init_scope
+no_op = _dependency.no_op
+group = _dependency.group
+identity_n = _dependency.identity_n
+ensure_shape = _dependency.ensure_shape
+from autograph import features as _features  # noqa: E402
+
+autograph.experimental.Feature = _features.Feature
+from runtime.operators import staged_lists as _staged_lists  # noqa: E402
+
+autograph.experimental.set_element_type = _staged_lists.set_element_type

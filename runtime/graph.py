@@ -103,6 +103,12 @@ class Graph:
         self._captures_by_id: dict[int, Capture] = {}
         self._used_names: set[str] = set()
         self._name_counts: dict[str, int] = {}
+        # The prefix of new node names ('outer/inner/' inside name scopes, see
+        # runtime.scopes); a nested graph (a loop body, a branch) starts in its outer's.
+        self.name_stack: str = outer.name_stack if outer is not None else ""
+        # The nodes that nodes added now must run after (control_dependencies blocks, see
+        # runtime.scopes): recorded as their control inputs.
+        self.control_dependencies: list[Node] = []
         self.variable_creation_allowed = True
         self.created_variables: list[Any] = []
         # id(resource placeholder) -> the GraphVariable standing for a Variable argument
@@ -138,8 +144,10 @@ class Graph:
                  attrs: Mapping[str, Any], out_specs: Sequence[registry.Spec],
                  name: str | None = None, location: Any = None) -> list[SymbolicTensor]:
         """Appends a node whose inputs already belong to this graph; returns its outputs."""
-        node = Node(self, self.unique_name(name or op.node_name), op, inputs, attrs,
-                    location or errors.user_location(2))
+        node = Node(self, self.unique_name(self.name_stack + (name or op.node_name)), op,
+                    inputs, attrs, location or errors.user_location(2))
+        if self.control_dependencies:
+            node.control_inputs = list(self.control_dependencies)
         node.outputs = [SymbolicTensor(self, node, i, d, s)
                         for i, (d, s) in enumerate(out_specs)]
         self.nodes.append(node)

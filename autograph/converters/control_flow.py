@@ -32,7 +32,7 @@ import collections
 
 import gast
 
-from autograph.converters import base
+from autograph.converters import base, directives
 from autograph.converters.conversion_context import set_origin
 from autograph.pyct import templates
 from autograph.pyct.analysis import activity
@@ -240,6 +240,7 @@ class _Transformer(base.FunctionTransformer):
         return self._staged(node, False, build, "if_stmt")
 
     def visit_While(self, node):
+        options = directives.take_loop_options(node)
         recorded = self._visit_blocks(node)
         self.unbound |= recorded["orelse"]
 
@@ -250,9 +251,12 @@ class _Transformer(base.FunctionTransformer):
                      self._block_def(body_name, [], self._scope_decl(shared) + node.body,
                                      recorded["body"])],
                     [templates.name_node(test_name), templates.name_node(body_name)])
-        return self._staged(node, True, build, "while_stmt")
+        statements = self._staged(node, True, build, "while_stmt")
+        _add_opts(statements[-1], node, options)
+        return statements
 
     def visit_For(self, node):
+        options = directives.take_loop_options(node)  # no effect on a loop left as Python
         recorded = self._visit_blocks(node)
         if not _is_converted(node, self.ctx):
             return node  # unrolled at trace time either way: plain Python reads better
@@ -276,11 +280,20 @@ class _Transformer(base.FunctionTransformer):
         statements = self._staged(node, True, build, "for_stmt")
         if isinstance(node.target, gast.Name):
             # The target's name, for the loop counter of a range over tensors (TF's option).
-            opts = templates.replace_as_expression("{'iterate_names': name}", name=gast.Constant(
-                value=node.target.id, kind=None))
-            statements[-1].value.keywords.append(gast.keyword(arg="opts",
-                                                              value=set_origin(opts, node)))
+            options = dict(iterate_names=gast.Constant(value=node.target.id, kind=None),
+                           **options)
+        _add_opts(statements[-1], node, options)
         return statements
+
+
+def _add_opts(statement, loop, options):
+    """Gives the loop's `ag__` call the keyword `opts={name: expression, ...}`, when there
+    are options (its target's name, the set_loop_options arguments)."""
+    if not options:
+        return
+    opts = gast.Dict(keys=[gast.Constant(value=name, kind=None) for name in options],
+                     values=list(options.values()))
+    statement.value.keywords.append(gast.keyword(arg="opts", value=set_origin(opts, loop)))
 
 
 def is_composite(name):

@@ -31,12 +31,34 @@ class Namer:
         return found
 
 
+class Environment:
+    """What a parsed function is converted in, beyond its source: `namespace`, the names
+    it reads from outside (None: unknown, e.g. a module the CLI converts), and `features`,
+    the optional features enabled (a sorted tuple of names, see autograph.features)."""
+
+    __slots__ = ("namespace", "features")
+
+    def __init__(self, namespace=None, features=()):
+        self.namespace = namespace
+        self.features = features
+
+
+def attach_environment(function_node, namespace=None, features=()):
+    """Records the Environment for the Context made for `function_node`."""
+    function_node._ag_environment = Environment(namespace, features)
+
+
 class Context:
     """Per-function conversion state: names in use, source info, loop extra tests."""
 
     def __init__(self, function_node, source_info):
         self.function_node = function_node
         self.source_info = source_info
+        environment = getattr(function_node, "_ag_environment", None) or Environment()
+        # The names the function reads from outside (its globals and closure), when known:
+        # the directives pass looks its callees up there.
+        self.namespace = environment.namespace
+        self.features = environment.features
         used = {n.id for n in gast.walk(function_node) if isinstance(n, gast.Name)}
         used |= {n.name for n in gast.walk(function_node)
                  if isinstance(n, (gast.FunctionDef, gast.ClassDef))}

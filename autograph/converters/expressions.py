@@ -10,7 +10,8 @@ comparisons, `assert`, and calls.
     f(x, k=1)          ->  ag__.converted_call(f, (x,), {'k': 1}, fscope)
 
 `print` and a few introspection builtins are left as plain calls: they must run at trace
-time with Python semantics.
+time with Python semantics. With the BUILTIN_FUNCTIONS feature (autograph.features) `print`
+is converted too, so that printing a tensor prints its value at every call.
 """
 
 import gast
@@ -50,6 +51,11 @@ def _source_text(node):
 
 class _Transformer(base.FunctionTransformer):
     descends_into_lambdas = True
+
+    def __init__(self, ctx):
+        super().__init__(ctx)
+        self.plain_calls = PLAIN_CALLS - {"print"} if "BUILTIN_FUNCTIONS" in ctx.features \
+            else PLAIN_CALLS
 
     def visit_BoolOp(self, node):
         self.generic_visit(node)
@@ -103,7 +109,7 @@ class _Transformer(base.FunctionTransformer):
         func = node.func
         if getattr(node, "_ag_runtime_call", False):
             return node
-        if isinstance(func, gast.Name) and (func.id in PLAIN_CALLS or func.id.startswith(
+        if isinstance(func, gast.Name) and (func.id in self.plain_calls or func.id.startswith(
                 "ag__")):
             return node
         if isinstance(func, gast.Attribute) and isinstance(func.value, gast.Name) and \

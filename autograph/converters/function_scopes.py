@@ -5,7 +5,8 @@
                                          return x + 1
 
 The scope is the `fscope` that `converted_call` receives, and turns an exception escaping
-the function into one that names the user's line.
+the function into one that names the user's line. With optional features enabled (see
+autograph.features) it names them: `ag__.FunctionScope('f', ('BUILTIN_FUNCTIONS',))`.
 """
 
 import gast
@@ -18,9 +19,11 @@ from autograph.pyct import templates
 def transform(node, ctx):
     """Renames function `node` to ag__<name> and wraps its body in a FunctionScope."""
     docstring, body = base.split_docstring(node.body)
+    arguments = "name, features" if ctx.features else "name"
     wrapped = templates.replace(
-        "with ag__.FunctionScope(name) as fscope:\n    body",
-        name=gast.Constant(value=ctx.original_name, kind=None), body=body or [gast.Pass()])
+        "with ag__.FunctionScope(%s) as fscope:\n    body" % arguments,
+        name=gast.Constant(value=ctx.original_name, kind=None), body=body or [gast.Pass()],
+        features=templates.string_tuple(ctx.features))
     node.body = docstring + set_origin(wrapped, node)
     node.name = "ag__" + ctx.original_name
     return node

@@ -2,6 +2,7 @@
 machinery as converted `if` and `while` statements."""
 
 from runtime import nest
+from runtime import shape as shape_lib
 from runtime.operators import cond_staging, loop_staging, staging
 from runtime.ops import math_ops
 
@@ -21,7 +22,9 @@ def while_loop(cond, body, loop_vars, shape_invariants=None, parallel_iterations
     """Repeats `loop_vars = body(*loop_vars)` while `cond(*loop_vars)`; returns the finals.
 
     Runs as Python while the condition is a Python value or eager tensor; staged as a While
-    op as soon as it is symbolic. `maximum_iterations` bounds the number of iterations."""
+    op as soon as it is symbolic. `maximum_iterations` bounds the number of iterations.
+    `shape_invariants`, a structure of TensorShapes like `loop_vars`, gives the staged loop
+    variables those static shapes (a value that does not fit is a ValueError)."""
     single = not isinstance(loop_vars, (list, tuple))
     values = [loop_vars] if single else list(loop_vars)
 
@@ -61,9 +64,14 @@ def while_loop(cond, body, loop_vars, shape_invariants=None, parallel_iterations
             raise TypeError("while_loop body must return the same structure as loop_vars")
         return [out] if maximum_iterations is None else [out, state[1] + 1]
 
+    invariants = {}
+    if shape_invariants is not None:
+        shapes = [shape_invariants] if single else list(shape_invariants)
+        invariants[0] = [shape_lib.normalize(s) for s in nest.flatten(shapes)]
     if maximum_iterations is None:
-        final = loop_staging.staged_loop(("loop_vars",), [values], cond_fn, body_fn)[0]
+        final = loop_staging.staged_loop(("loop_vars",), [values], cond_fn, body_fn,
+                                         invariants=invariants)[0]
     else:
         final = loop_staging.staged_loop(("loop_vars", "iterations"), [values, count], cond_fn,
-                                    body_fn)[0]
+                                         body_fn, invariants=invariants)[0]
     return finish(final)

@@ -30,6 +30,7 @@ from runtime.operators.staging import (
 )
 from runtime.operators.undefined import MaybeUndefined, Undefined, UndefinedRead
 from runtime.ops import common
+from runtime.ops.tensor_array_value import variant
 from runtime.tensor import EagerTensor, Tensor
 from runtime.variables import Variable
 
@@ -87,7 +88,7 @@ class LoopState:
         return [_pack_state(t, chunk) for t, chunk in zip(self.templates, self.split(leaves))]
 
 
-def staged_loop(names, init, cond_fn, body_fn, stage_lists="empty"):
+def staged_loop(names, init, cond_fn, body_fn, stage_lists="empty", invariants=None):
     """Stages a loop as a While op.
 
     `init` holds one value per name; `cond_fn(values)` returns the continuation condition
@@ -102,14 +103,19 @@ def staged_loop(names, init, cond_fn, body_fn, stage_lists="empty"):
     runtime.operators.loop_lists): with `stage_lists=True` (converted loops) any list of
     tensors, by default only lists that start empty. (A list of tensors that the body
     assigns anew costs a second trace of the body to find out; tf.while_loop's own list of
-    loop variables is such a list, and never empty.)"""
+    loop variables is such a list, and never empty.)
+
+    `invariants` maps a variable's index to the static shape of each of its tensor leaves
+    (shape invariants, see runtime.operators.loop_options): the loop carries it with those
+    shapes, and a value that does not fit them is an error naming the variable."""
     refuse_inside_try("a loop")
     init = list(init)
     _refuse_missing_before_loop(names, init)
     init = [_captured(value) for value in init]
     if stage_lists and any(type(v) is list and (stage_lists is True or not v) for v in init):
-        return _staged_loop_with_lists(names, init, cond_fn, body_fn, stage_lists is True)
-    return _staged_loop(names, init, cond_fn, body_fn)
+        return _staged_loop_with_lists(names, init, cond_fn, body_fn, stage_lists is True,
+                                       invariants)
+    return _staged_loop(names, init, cond_fn, body_fn, invariants=invariants)
 
 
 def _refuse_missing_before_loop(names, init):
@@ -139,7 +145,7 @@ def _captured(value):
     return value
 
 
-def _staged_loop_with_lists(names, init, cond_fn, body_fn, nonempty):
+def _staged_loop_with_lists(names, init, cond_fn, body_fn, nonempty, invariants):
     current = list(init)
     for i, value in enumerate(init):
         if type(value) is list and (nonempty or not value):
@@ -150,10 +156,11 @@ def _staged_loop_with_lists(names, init, cond_fn, body_fn, nonempty):
         origins = {v._origin: i for i, v in enumerate(current)
                    if isinstance(v, StagedList) and v is not init[i]}
         if not origins:
-            return _staged_loop(names, current, cond_fn, body_fn)
+            return _staged_loop(names, current, cond_fn, body_fn, invariants=invariants)
         token = object()
         try:
-            final = _staged_loop(names, current, cond_fn, body_fn, list_check(token, origins))
+            final = _staged_loop(names, current, cond_fn, body_fn, list_check(token, origins),
+                                 invariants)
         except Restart as restart:
             if restart.token is not token:
                 raise
@@ -171,7 +178,7 @@ def _staged_loop_with_lists(names, init, cond_fn, body_fn, nonempty):
                 v._origin in origins and v._origin.python else v for v in final]
 
 
-def _staged_loop(names, init, cond_fn, body_fn, check=None):
+def _staged_loop(names, init, cond_fn, body_fn, check=None, invariants=None):
     """`staged_loop` once the lists are settled; `check(init, body_out)`, when given, sees
     the values after the first traced iteration before anything else does.
 
@@ -181,6 +188,8 @@ def _staged_loop(names, init, cond_fn, body_fn, check=None):
     forms = [resolve_pending(value) for value in init]
     var_specs = [[_leaf_spec(leaf, name) for leaf in _state_leaves(value)]
                  for name, value in zip(names, forms)]
+    fixed = _invariant_specs(names, forms, var_specs, invariants or {})
+    var_specs = [fixed.get(i, chunk) for i, chunk in enumerate(var_specs)]
     learned = None
     for _ in range(4):
         state = LoopState(names, [tensor_array.entering_loop(t) for t in forms])
@@ -208,7 +217,8 @@ def _staged_loop(names, init, cond_fn, body_fn, check=None):
         body_sub.placeholders = [ph for chunk in placeholders for ph in chunk]
         entry_specs = [[(t.dtype, t._shape) for t in chunk] for chunk in placeholders]
         outs, relaxed = _check_body_outputs(entry, outputs, body_sub,
-                                            [s for chunk in entry_specs for s in chunk])
+                                            [s for chunk in entry_specs for s in chunk],
+                                            fixed)
         # A TensorArray's element shape or dtype learned in the body holds for the loop's
         # result without tracing again (the traced body stays valid); a changed static
         # size does need it (the body may have used it as a constant).
@@ -372,7 +382,37 @@ def _joined_templates(state, body_out):
     return joined
 
 
-def _check_body_outputs(state, body_out, body_sub, specs):
+def _invariant_specs(names, forms, var_specs, invariants):
+    """{index: leaf specs} for the variables with shape invariants: each leaf's static shape
+    replaced by its invariant, once the value entering the loop fits it (a TensorArray's
+    handle keeps its own)."""
+    fixed = {}
+    for index, shapes in invariants.items():
+        if isinstance(forms[index], (Undefined, MaybeUndefined, StagedList)):
+            continue  # carried as they are
+        chunk = var_specs[index]
+        if len(shapes) != len(chunk):
+            fail(ValueError, "the shape invariants of %s give %d shapes for its %d tensors"
+                 % (describe(names[index], "loop variable"), len(shapes), len(chunk)))
+        specs = []
+        for (dtype, shape), invariant in zip(chunk, shapes):
+            if dtype is variant:  # a TensorArray's handle
+                specs.append((dtype, shape))
+                continue
+            if not shape_lib.is_subtype(shape, invariant):
+                fail(ValueError, "%s has shape %s before the loop, which does not fit its "
+                     "shape invariant %s" % (describe(names[index], "loop variable"),
+                                             shape_lib.to_string(shape),
+                                             shape_lib.to_string(invariant)))
+            specs.append((dtype, invariant))
+        fixed[index] = specs
+    return fixed
+
+
+def _check_body_outputs(state, body_out, body_sub, specs, fixed=None):
+    """The body's results as tensors of the body graph, and the loop variables' specs
+    relaxed to fit them; a variable with a shape invariant (`fixed`, by index) must fit it."""
+    fixed_leaves = _fixed_leaf_positions(state, fixed or {})
     outs = []
     relaxed = []
     for name, template, value in zip(state.names, state.templates, body_out):
@@ -395,7 +435,23 @@ def _check_body_outputs(state, body_out, body_sub, specs):
                                                          dtype.name, leaf.dtype.name))
             leaf = body_sub.graph.capture(leaf)
             outs.append(leaf)
+            if len(outs) - 1 in fixed_leaves and not shape_lib.is_subtype(leaf._shape, shape):
+                fail(ValueError, "%s has shape %s after an iteration, which does not fit "
+                     "its shape invariant %s" % (describe(name, "loop variable"),
+                                                shape_lib.to_string(leaf._shape),
+                                                shape_lib.to_string(shape)))
             new_shape = shape if shape_lib.is_subtype(leaf._shape, shape) else \
                 shape_lib.relax(shape, leaf._shape)
             relaxed.append((dtype, new_shape))
     return outs, relaxed
+
+
+def _fixed_leaf_positions(state, fixed):
+    """The positions, among all the state's leaves, of the leaves of the variables with
+    shape invariants."""
+    positions, start = set(), 0
+    for index, count in enumerate(state.counts):
+        if index in fixed:
+            positions.update(range(start, start + count))
+        start += count
+    return positions

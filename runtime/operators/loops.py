@@ -14,7 +14,7 @@ without materialising the range. `extra_test` carries lowered `break`/`return` f
 """
 
 from runtime import dtypes
-from runtime.operators import conditionals, loop_staging, staging, staging_log
+from runtime.operators import conditionals, loop_options, loop_staging, staging, staging_log
 from runtime.operators.staged_lists import StagedList
 from runtime.ops import array_ops, common, math_ops, selection_ops
 from runtime.variables import Variable
@@ -22,35 +22,58 @@ from runtime.variables import Variable
 
 def while_stmt(loop_test, loop_body, get_state=None, set_state=None, symbol_names=(),
                opts=None):
-    """Runs the loop as Python while its condition is a Python value, staged otherwise."""
+    """Runs the loop as Python while its condition is a Python value, staged otherwise.
+
+    `opts` holds the loop's options (runtime.operators.loop_options), which apply once the
+    loop is staged; maximum_iterations counts the iterations already run in Python."""
     if staging_log.active is not None:
         with staging_log.active.statement("while", None, symbol_names) as record:
             return _while(record.test(loop_test), record.body(loop_body), get_state,
-                          set_state, symbol_names)
-    return _while(loop_test, loop_body, get_state, set_state, symbol_names)
+                          set_state, symbol_names, opts)
+    return _while(loop_test, loop_body, get_state, set_state, symbol_names, opts)
 
 
-def _while(loop_test, loop_body, get_state, set_state, symbol_names):
+def _while(loop_test, loop_body, get_state, set_state, symbol_names, opts):
     get_state, set_state = staging.state_functions(get_state, set_state)
+    done = 0
     while True:
         test = staging.as_condition(loop_test())
         if staging.is_symbolic(test):
             _staged(get_state, set_state, symbol_names,
-                    lambda values: loop_test(), lambda values: loop_body())
+                    lambda values: loop_test(), lambda values: loop_body(),
+                    options=_options(opts), done=done)
             return
         if not test:
             return
         loop_body()
+        done += 1
+
+
+def _options(opts):
+    """The checked LoopOptions in a statement's `opts`, or None."""
+    if not opts or not any(name in opts for name in loop_options.OPTION_NAMES):
+        return None
+    return loop_options.LoopOptions(opts)
 
 
 def _staged(get_state, set_state, symbol_names, test, step, counter=None,
-            counter_name=staging.LOOP_COUNTER):
+            counter_name=staging.LOOP_COUNTER, options=None, done=0):
     """Stages a loop over the statement's state, plus an optional hidden counter (named
     `counter_name` in the graph and in messages: the user's loop variable, when the counter
-    is its value)."""
+    is its value). `options` are the loop's LoopOptions (or None); `done` the iterations
+    the loop already ran as Python."""
     init = tuple(get_state())
     names = tuple(symbol_names)
+    invariants = options.invariants_for(init) if options is not None else {}
+    maximum = options.remaining(done) if options is not None else None
+    if maximum is not None:
+        get_state, set_state, test, step = loop_options.bounded(get_state, set_state, test,
+                                                                step, maximum)
+        init = tuple(get_state())
+        names = (staging.ITERATION_COUNT,) + names
+        invariants = {i + 1: shapes for i, shapes in invariants.items()}
     if counter is not None:
+        invariants = {i + 1: shapes for i, shapes in invariants.items()}
         init = (counter,) + init
         names = (counter_name,) + names
 
@@ -73,7 +96,8 @@ def _staged(get_state, set_state, symbol_names, test, step, counter=None,
         return ([new_i] if counter is not None else []) + state
 
     try:
-        final = loop_staging.staged_loop(names, init, cond_fn, body_fn, stage_lists=True)
+        final = loop_staging.staged_loop(names, init, cond_fn, body_fn, stage_lists=True,
+                                         invariants=invariants)
     except BaseException:
         set_state(split(init)[1] if counter is not None else init)
         raise
@@ -85,7 +109,8 @@ def for_stmt(iter_, extra_test, body, get_state=None, set_state=None, symbol_nam
     """Runs `body(item)` for each item of `iter_` while `extra_test()` (if given) holds.
 
     `opts` may hold 'iterate_names', the source of the loop's target (`'i'`): a loop over a
-    tensor range names its counter, which is the target's value, after it."""
+    tensor range names its counter, which is the target's value, after it; and the loop's
+    options (runtime.operators.loop_options), which apply when the loop is staged."""
     if staging_log.active is not None:
         with staging_log.active.statement("for", iter_, symbol_names) as record:
             return _for(iter_, extra_test, record.body(body), get_state, set_state,
@@ -104,7 +129,7 @@ def _for(iter_, extra_test, body, get_state, set_state, symbol_names, opts):
         iter_ = iter_.read_value()
     if staging.is_symbolic(iter_):
         return _staged_for(iter_, extra_test, body, get_state, set_state, symbol_names,
-                           (opts or {}).get("iterate_names"))
+                           (opts or {}).get("iterate_names"), _options(opts))
     return _python_for(iter_, extra_test, body, get_state, set_state, symbol_names)
 
 
@@ -122,7 +147,8 @@ def _python_for(iter_, extra_test, body, get_state, set_state, symbol_names):
         body(item)
 
 
-def _staged_for(tensor, extra_test, body, get_state, set_state, symbol_names, target=None):
+def _staged_for(tensor, extra_test, body, get_state, set_state, symbol_names, target=None,
+                options=None):
     node = tensor.node
     counter_name = staging.LOOP_COUNTER
     if node.op.name == "Range":
@@ -173,4 +199,4 @@ def _staged_for(tensor, extra_test, body, get_state, set_state, symbol_names, ta
         return math_ops.add(i, delta)
 
     _staged(get_state, set_state, symbol_names, test, step, counter=counter,
-            counter_name=counter_name)
+            counter_name=counter_name, options=options)

@@ -8,15 +8,48 @@ are routed by `runtime.operators.py_builtins`; a `for` over one by `runtime.oper
 """
 
 import builtins
+import weakref
 
 import numpy as np
 
-from runtime import dtypes, nest
+from runtime import context, dtypes, nest
+from runtime import shape as shape_lib
 from runtime.ops import common, manipulation_ops, math_ops, selection_ops
 from runtime.ops import tensor_array_ops as ops
 from runtime.tensor import EagerTensor, Tensor, make_eager
 from runtime.tensor_array import TensorArray, _int32
 from runtime.variables import Variable
+
+# -- declared element types (tf.autograph.experimental.set_element_type) ------------------------
+
+# root graph being traced -> {id(list): (the list, dtype, element shape)}; the entries go
+# with the graph (they hold the lists, so that the ids stay theirs).
+_declared = weakref.WeakKeyDictionary()
+
+
+def set_element_type(entity, dtype, shape=None):
+    """Declares the dtype (and element shape, None dims allowed) of what Python list
+    `entity` will hold: when a loop on a tensor stages the list as a TensorArray, the array
+    has that dtype and element shape from the start (so a loop that runs zero times still
+    gives `tf.stack` a typed, empty result), and appending anything else is an error naming
+    the list. Outside a trace, or for anything but a list, it does nothing (as in
+    TensorFlow, where it affects only staged lists)."""
+    graph = context.current_graph()
+    if graph is None or type(entity) is not list:
+        return
+    _declared.setdefault(graph.root, {})[id(entity)] = (
+        entity, dtypes.as_dtype(dtype), shape_lib.normalize(shape))
+
+
+def declared_element_type(values):
+    """(dtype, element shape) that `set_element_type` declared for list `values` in this
+    trace, or (None, None)."""
+    graph = context.current_graph()
+    found = _declared.get(graph.root, {}).get(id(values)) if graph is not None else None
+    if found is None or found[0] is not values:
+        return None, None
+    return found[1], found[2]
+
 
 # -- lists appended to in a loop on a tensor ------------------------------------------------------
 
@@ -65,17 +98,22 @@ class StagedList:
         not tensors that one TensorArray can hold."""
         if not all(isinstance(v, Tensor) for v in values):
             return None
+        dtype, element_shape = declared_element_type(values)
         try:
             if values:
                 stacked = manipulation_ops.stack(values)
-                ta = TensorArray(stacked.dtype, size=len(values), dynamic_size=True,
-                                 element_shape=stacked._shape_tuple()[1:])
+                ta = TensorArray(dtype or stacked.dtype, size=len(values), dynamic_size=True,
+                                 element_shape=element_shape or stacked._shape_tuple()[1:])
                 ta = ta.unstack(stacked)
             else:
                 ta = TensorArray._make(
-                    ops.create(common.convert_to_tensor(0, dtype=dtypes.int32), None, None,
-                               True), None, None, True, 0)
+                    ops.create(common.convert_to_tensor(0, dtype=dtypes.int32), dtype,
+                               element_shape, True), dtype, element_shape, True, 0)
         except (TypeError, ValueError):
+            if dtype is not None:
+                raise TypeError("'%s' holds elements that do not fit its declared element "
+                                "type %s %s (set_element_type)" % (
+                                    name, dtype.name, shape_lib.to_string(element_shape)))
             return None
         return cls(ta, ListOrigin(name, values))
 

@@ -39,6 +39,8 @@ from runtime.variables import Variable
 # neutral value (the flag is False there, or the return value is never used).
 COMPILER_SYMBOLS = ("do_return", "retval_", "break_", "continue_")
 LOOP_COUNTER = "<loop counter>"  # the state name of the hidden counter of a staged for loop
+# the state name of the count of a loop with maximum_iterations (runtime.operators.loop_options)
+ITERATION_COUNT = "<iteration count>"
 
 
 try_body = try_regions.try_body
@@ -89,6 +91,7 @@ _DESCRIPTIONS = {
     "break_": "the flag recording a break from the loop at %(where)s",
     "continue_": "the flag recording a continue in the loop at %(where)s",
     LOOP_COUNTER: "the counter of the loop at %(where)s",
+    ITERATION_COUNT: "the iteration count of the loop at %(where)s",
 }
 
 

@@ -9,6 +9,7 @@ the runtime modules that build those ops.
 from runtime.ops import (
     array_ops,
     data_ops,
+    dependency_ops,
     io_ops,
     linalg_ops,
     manipulation_ops,

@@ -6,7 +6,7 @@ A call node may also output `residuals`: values of the callee's graph that its g
 needs and could not compute again (see runtime.gradients.residuals).
 """
 
-from runtime.ops.registry import register
+from runtime.ops.registry import UNSAVED, attr_codecs, register
 
 
 def _call_infer(specs, attrs):
@@ -29,4 +29,5 @@ def _call_emit(outs, ins, attrs, bind):
 
 CALL_OP = register("PartitionedCall", _call_kernel, _call_infer, node_name="PartitionedCall",
                    grad="runtime.gradients.function_grads:call_grad", emit=_call_emit,
-                   traits=("side_effects",))
+                   traits=("side_effects",),
+                   saving=attr_codecs(residuals=UNSAVED, n_outputs=UNSAVED))

@@ -16,7 +16,7 @@ The executor lowers them back into Python statements:
 import numpy as np
 
 from runtime import executor
-from runtime.ops.registry import register, statements
+from runtime.ops.registry import UNSAVED, attr_codecs, register, statements
 
 
 class SubGraph:
@@ -174,7 +174,7 @@ def _no_kernel(*args, **kwargs):
 
 def _declare(name, lower, grad, traits):
     return register(name, _no_kernel, _sub_infer, grad=grad, emit=statements(lower),
-                    traits=traits)
+                    traits=traits, saving=attr_codecs(residuals=UNSAVED, n_outputs=UNSAVED))
 
 
 _RULES = "runtime.gradients.control_flow_grads:"  # their gradients, written with the ops API

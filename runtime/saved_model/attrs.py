@@ -26,12 +26,15 @@ import numpy as np
 from runtime import dtypes
 from runtime.concrete_function import ConcreteFunction
 from runtime.ops.control_flow_ops import SubGraph
+from runtime.ops.tensor_array_value import variant
 from runtime.saved_model.errors import NotSaveableError
 from runtime.saved_model.schema import Reader
 
 TAGS = ("float", "list", "dict", "dtype", "array", "scalar", "subgraph", "function",
         "generator")
 _FLOATS = {"nan": math.nan, "inf": math.inf, "-inf": -math.inf}
+# Every dtype a graph holds, by name: the tensor dtypes, variables' and TensorArrays' handles.
+DTYPES = {d.name: d for d in dtypes.ALL + (dtypes.resource, variant)}
 
 
 class EncodeContext(Protocol):
@@ -95,7 +98,7 @@ def decode(data: Any, where: str, ctx: DecodeContext | None, reader: Reader) -> 
         return data
     if isinstance(data, list):
         return tuple(decode(v, "%s[%d]" % (where, i), ctx, reader) for i, v in enumerate(data))
-    reader.dict(data, where)
+    reader.obj(data, where)
     if len(data) != 1 or next(iter(data)) not in TAGS:
         reader.fail(where, "expected one of the tags %s, found the fields %s"
                     % (", ".join(TAGS), sorted(data)))
@@ -107,10 +110,10 @@ def decode(data: Any, where: str, ctx: DecodeContext | None, reader: Reader) -> 
         return _FLOATS[body]
     if tag == "list":
         return [decode(v, "%s[%d]" % (inner, i), ctx, reader)
-                for i, v in enumerate(reader.list(body, inner))]
+                for i, v in enumerate(reader.seq(body, inner))]
     if tag == "dict":
         return {k: decode(v, "%s.%s" % (inner, k), ctx, reader)
-                for k, v in reader.dict(body, inner).items()}
+                for k, v in reader.obj(body, inner).items()}
     if tag == "dtype":
         return decode_dtype(body, inner, reader)
     if ctx is None:
@@ -125,14 +128,14 @@ def decode(data: Any, where: str, ctx: DecodeContext | None, reader: Reader) -> 
     if tag == "subgraph":
         return ctx.subgraph(body, inner)
     if tag == "function":
-        return ctx.function(reader.str(body, inner), inner)
-    return ctx.generator(reader.int(body, inner), inner)
+        return ctx.function(reader.text(body, inner), inner)
+    return ctx.generator(reader.integer(body, inner), inner)
 
 
 def decode_dtype(data: Any, where: str, reader: Reader) -> dtypes.DType:
     """The DType named by `data` (a name such as 'float32', or 'resource')."""
-    name = reader.str(data, where)
-    found = {d.name: d for d in dtypes.ALL + (dtypes.resource,)}.get(name)
+    name = reader.text(data, where)
+    found = DTYPES.get(name)
     if found is None:
         reader.fail(where, "unknown dtype %r" % name)
     return found
@@ -147,8 +150,8 @@ def decode_shape(data: Any, where: str, reader: Reader) -> Any:
     """The static shape that `encode_shape` wrote."""
     if data is None:
         return None
-    return tuple(None if d is None else reader.int(d, where)
-                 for d in reader.list(data, where))
+    return tuple(None if d is None else reader.integer(d, where)
+                 for d in reader.seq(data, where))
 
 
 def _short_repr(value: Any) -> str:

@@ -65,17 +65,17 @@ class Decoder:
     def subgraph(self, data: Any, where: str) -> SubGraph:
         """An If/While branch or body, nested in the graph being decoded."""
         r = self.reader
-        data = r.dict(data, where, ("graph", "placeholders", "outputs"))
+        data = r.obj(data, where, ("graph", "placeholders", "outputs"))
         graph, tensors, captured = self._graph(data["graph"], where + ".graph",
                                                self._graph_names[-1] + "_sub", nested=True)
         placeholders = [self._tensor(tensors, ref, "%s.placeholders[%d]" % (where, i))
-                        for i, ref in enumerate(r.list(data["placeholders"],
+                        for i, ref in enumerate(r.seq(data["placeholders"],
                                                        where + ".placeholders"))]
         for i, t in enumerate(placeholders):
             if t.node.op.name != "Placeholder":
                 r.fail("%s.placeholders[%d]" % (where, i), "is not a placeholder")
         outputs = [self._tensor(tensors, ref, "%s.outputs[%d]" % (where, i))
-                   for i, ref in enumerate(r.list(data["outputs"], where + ".outputs"))]
+                   for i, ref in enumerate(r.seq(data["outputs"], where + ".outputs"))]
         sub = SubGraph(graph, placeholders, outputs)
         sub.captured.extend(captured)
         return sub
@@ -109,9 +109,9 @@ class Decoder:
     # -- functions and graphs ---------------------------------------------------------------
     def _function(self, data: Any, where: str) -> ConcreteFunction:
         r = self.reader
-        data = r.dict(data, where, ("name", "graph", "inputs", "outputs", "params", "signature",
+        data = r.obj(data, where, ("name", "graph", "inputs", "outputs", "params", "signature",
                                     "structured_outputs", "check_numerics"))
-        name = r.str(data["name"], where + ".name")
+        name = r.text(data["name"], where + ".name")
         self._graph_names.append(name)
         try:
             graph, tensors, captured = self._graph(data["graph"], where + ".graph", name,
@@ -119,25 +119,25 @@ class Decoder:
         finally:
             self._graph_names.pop()
         feeds = [self._tensor(tensors, ref, "%s.inputs[%d]" % (where, i))
-                 for i, ref in enumerate(r.list(data["inputs"], where + ".inputs"))]
+                 for i, ref in enumerate(r.seq(data["inputs"], where + ".inputs"))]
         if any(t.node.op.name != "Placeholder" for t in feeds):
             r.fail(where + ".inputs", "every input must be a placeholder")
         flat_outputs = [self._tensor(tensors, ref, "%s.outputs[%d]" % (where, i))
-                        for i, ref in enumerate(r.list(data["outputs"], where + ".outputs"))]
+                        for i, ref in enumerate(r.seq(data["outputs"], where + ".outputs"))]
         params = []
-        for i, p in enumerate(r.list(data["params"], where + ".params")):
+        for i, p in enumerate(r.seq(data["params"], where + ".params")):
             at = "%s.params[%d]" % (where, i)
-            p = r.list(p, at)
+            p = r.seq(p, at)
             if len(p) != 4:
                 r.fail(at, "expected [name, kind, has_default, default]")
-            kind = _PARAM_KINDS.get(r.str(p[1], at + "[1]"))
+            kind = _PARAM_KINDS.get(r.text(p[1], at + "[1]"))
             if kind is None:
                 r.fail(at + "[1]", "unknown parameter kind %r" % p[1])
-            has_default = r.bool(p[2], at + "[2]")
+            has_default = r.flag(p[2], at + "[2]")
             default = decode_structure(p[3], at + "[3]", r, None) if has_default else None
-            params.append((r.str(p[0], at + "[0]"), kind, has_default, default))
+            params.append((r.text(p[0], at + "[0]"), kind, has_default, default))
         signature = [decode_structure(v, "%s.signature[%d]" % (where, i), r, None)
-                     for i, v in enumerate(r.list(data["signature"], where + ".signature"))]
+                     for i, v in enumerate(r.seq(data["signature"], where + ".signature"))]
         if len(signature) != len(params):
             r.fail(where + ".signature", "one value per parameter expected")
         structured = decode_structure(data["structured_outputs"], where + ".structured_outputs",
@@ -154,11 +154,11 @@ class Decoder:
         graph.inputs = list(feeds)
         graph.outputs = list(flat_outputs)
         return ConcreteFunction(name, graph, feeds, flat_outputs, template, structured, params,
-                                signature, r.bool(data["check_numerics"],
+                                signature, r.flag(data["check_numerics"],
                                                   where + ".check_numerics"))
 
     def _tensor(self, nodes: dict[str, Any], ref: Any, where: str) -> SymbolicTensor:
-        ref = self.reader.str(ref, where)
+        ref = self.reader.text(ref, where)
         name, _, index = ref.rpartition(":") if ":" in ref else (ref, "", "0")
         node = nodes.get(name)
         outputs = node.outputs if node is not None else None
@@ -171,26 +171,26 @@ class Decoder:
 
     def _graph(self, data: Any, where: str, name: str, nested: bool) -> Any:
         r = self.reader
-        data = r.dict(data, where, ("nodes", "captures"))
+        data = r.obj(data, where, ("nodes", "captures"))
         graph = Graph(name, outer=self._current_graph if nested else None)
         tensors: dict[str, Any] = {}  # node name -> node
         previous = self._current_graph
         self._current_graph = graph
         try:
-            for i, node_data in enumerate(r.list(data["nodes"], where + ".nodes")):
+            for i, node_data in enumerate(r.seq(data["nodes"], where + ".nodes")):
                 self._node(graph, tensors, node_data, "%s.nodes[%d]" % (where, i))
         finally:
             self._current_graph = previous
-        captured = []
+        captured: list[tuple[SymbolicTensor, int]] = []
         seen = set()
-        for i, c in enumerate(r.list(data["captures"], where + ".captures")):
+        for i, c in enumerate(r.seq(data["captures"], where + ".captures")):
             at = "%s.captures[%d]" % (where, i)
-            c = r.dict(c, at)
+            c = r.obj(c, at)
             kinds = [k for k in ("variable", "constant", "outer") if k in c]
             if len(kinds) != 1:
                 r.fail(at, "expected exactly one of the fields variable, constant, outer")
             kind = kinds[0]
-            r.dict(c, at, ("placeholder", kind), ("dtype",) if kind == "constant" else ())
+            r.obj(c, at, ("placeholder", kind), ("dtype",) if kind == "constant" else ())
             placeholder = self._tensor(tensors, c["placeholder"], at + ".placeholder")
             if placeholder.node.op.name != "Placeholder" or id(placeholder) in seen:
                 r.fail(at + ".placeholder", "not a placeholder, or captured twice")
@@ -206,7 +206,7 @@ class Decoder:
         r = self.reader
         dtype, shape = placeholder.dtype, placeholder._shape
         if kind == "variable":
-            index = r.int(c["variable"], at + ".variable")
+            index = r.integer(c["variable"], at + ".variable")
             if index >= len(self._variables) or dtype.name != "resource":
                 r.fail(at, "no variable %d, or the placeholder is not a resource" % index)
             return self._variables[index]
@@ -219,7 +219,7 @@ class Decoder:
             return make_eager(value, dtype)
         if not nested:
             r.fail(at, "only a sub-graph captures outer tensors")
-        index = r.int(c["outer"], at + ".outer")
+        index = r.integer(c["outer"], at + ".outer")
         inputs = self._outer_inputs[-1]
         if index >= len(inputs):
             r.fail(at + ".outer", "the op has no input %d" % index)
@@ -231,28 +231,28 @@ class Decoder:
 
     def _node(self, graph: Graph, tensors: dict[str, Any], data: Any, where: str) -> None:
         r = self.reader
-        data = r.dict(data, where, ("name", "op", "inputs", "control_inputs", "attrs",
+        data = r.obj(data, where, ("name", "op", "inputs", "control_inputs", "attrs",
                                     "outputs", "location"))
-        name = r.str(data["name"], where + ".name")
+        name = r.text(data["name"], where + ".name")
         if name in tensors or not name or ":" in name:
             r.fail(where + ".name", "node name %r is empty, repeated or has a ':'" % name)
-        op_name = r.str(data["op"], where + ".op")
+        op_name = r.text(data["op"], where + ".op")
         op = registry.REGISTRY.get(op_name)
         if op is None:
             r.fail(where + ".op", "no op named %r is registered" % op_name)
         if op.saving.refusal is not None:
             r.fail(where + ".op", "op %s is never saved (%s)" % (op_name, op.saving.refusal))
         inputs = [self._tensor(tensors, ref, "%s.inputs[%d]" % (where, i))
-                  for i, ref in enumerate(r.list(data["inputs"], where + ".inputs"))]
-        controls = [r.str(c, where + ".control_inputs")
-                    for c in r.list(data["control_inputs"], where + ".control_inputs")]
+                  for i, ref in enumerate(r.seq(data["inputs"], where + ".inputs"))]
+        controls = [r.text(c, where + ".control_inputs")
+                    for c in r.seq(data["control_inputs"], where + ".control_inputs")]
         self._outer_inputs.append(inputs)
         try:
-            attrs = self._attrs(op, r.dict(data["attrs"], where + ".attrs"), where + ".attrs")
+            attrs = self._attrs(op, r.obj(data["attrs"], where + ".attrs"), where + ".attrs")
         finally:
             self._outer_inputs.pop()
         saved_specs = [self._spec(s, "%s.outputs[%d]" % (where, i))
-                       for i, s in enumerate(r.list(data["outputs"], where + ".outputs"))]
+                       for i, s in enumerate(r.seq(data["outputs"], where + ".outputs"))]
         specs = [(t.dtype, t._shape) for t in inputs]
         try:
             out_specs = op.infer(specs, attrs)
@@ -292,7 +292,7 @@ class Decoder:
 
     def _spec(self, data: Any, where: str) -> Any:
         r = self.reader
-        data = r.list(data, where)
+        data = r.seq(data, where)
         if len(data) != 2:
             r.fail(where, "expected [dtype, shape]")
         return (attr_codec.decode_dtype(data[0], where + "[0]", r),
@@ -302,16 +302,16 @@ class Decoder:
         if data is None:
             return None
         r = self.reader
-        data = r.list(data, where)
+        data = r.seq(data, where)
         if len(data) != 4:
             r.fail(where, "expected [file, line, function, text]")
-        return SavedLocation(r.str(data[0], where), r.int(data[1], where),
-                             r.str(data[2], where), r.str(data[3], where))
+        return SavedLocation(r.text(data[0], where), r.integer(data[1], where),
+                             r.text(data[2], where), r.text(data[3], where))
 
 
 def decode_generator(data: Any, where: str, reader: Reader) -> np.random.Generator:
     """A random generator from its saved state."""
-    data = reader.dict(data, where, ("state",))
+    data = reader.obj(data, where, ("state",))
     state = attr_codec.decode(data["state"], where + ".state", None, reader)
     if not isinstance(state, dict) or state.get("bit_generator") not in BIT_GENERATORS:
         reader.fail(where, "not the state of a known random generator")

@@ -29,24 +29,24 @@ def load(path: str | os.PathLike[str]) -> Any:
     contents = _read_checked(path)
     graphs_path = os.path.join(path, schema.GRAPHS)
     r = Reader(graphs_path)
-    data = r.dict(schema.loads(contents[schema.GRAPHS], graphs_path), "",
+    data = r.obj(schema.loads(contents[schema.GRAPHS], graphs_path), "",
                   ("objects", "functions", "variables", "generators", "signatures"))
     constants = ArrayStore(os.path.join(path, schema.CONSTANTS), contents[schema.CONSTANTS])
     values = ArrayStore(os.path.join(path, schema.VARIABLES), contents[schema.VARIABLES])
     try:
         variables = [_variable(v, "variables[%d]" % i, r, values)
-                     for i, v in enumerate(r.list(data["variables"], "variables"))]
+                     for i, v in enumerate(r.seq(data["variables"], "variables"))]
         generators = [graph_decode.decode_generator(g, "generators[%d]" % i, r)
-                      for i, g in enumerate(r.list(data["generators"], "generators"))]
-        decoder = graph_decode.Decoder(r, r.dict(data["functions"], "functions"), constants,
+                      for i, g in enumerate(r.seq(data["generators"], "generators"))]
+        decoder = graph_decode.Decoder(r, r.obj(data["functions"], "functions"), constants,
                                       variables, generators)
         for key in sorted(data["functions"]):
             decoder.function(key, "functions")
         root = _ObjectBuilder(r, data["objects"], decoder, variables).build()
         signatures = {}
-        for name, key in sorted(r.dict(data["signatures"], "signatures").items()):
+        for name, key in sorted(r.obj(data["signatures"], "signatures").items()):
             signatures[name] = SignatureFunction(
-                decoder.function(r.str(key, "signatures." + name), "signatures." + name))
+                decoder.function(r.text(key, "signatures." + name), "signatures." + name))
     except SavedModelError:
         raise
     except Exception as e:  # noqa: BLE001 - a corrupt file must never escape as another error
@@ -62,24 +62,24 @@ def _read_checked(path: str) -> dict[str, bytes]:
         raise SavedModelError(path, "no such folder")
     content = _read(manifest_path)
     r = Reader(manifest_path)
-    manifest = r.dict(schema.loads(content, manifest_path), "", ("format", "version", "files"))
+    manifest = r.obj(schema.loads(content, manifest_path), "", ("format", "version", "files"))
     if manifest["format"] != schema.FORMAT_NAME:
         r.fail("format", "expected %r, found %r" % (schema.FORMAT_NAME, manifest["format"]))
-    version = r.int(manifest["version"], "version", minimum=1)
+    version = r.integer(manifest["version"], "version", minimum=1)
     if version > schema.FORMAT_VERSION:
         r.fail("version", "the folder was written in format version %d, newer than this "
                           "runtime reads (up to %d): load it with a newer version of autograph"
                % (version, schema.FORMAT_VERSION))
-    files = r.dict(manifest["files"], "files", schema.DATA_FILES)
+    files = r.obj(manifest["files"], "files", schema.DATA_FILES)
     contents = {}
     for name in schema.DATA_FILES:
-        entry = r.dict(files[name], "files." + name, ("sha256", "bytes"))
+        entry = r.obj(files[name], "files." + name, ("sha256", "bytes"))
         data = _read(os.path.join(path, name))
-        if len(data) != r.int(entry["bytes"], "files.%s.bytes" % name):
+        if len(data) != r.integer(entry["bytes"], "files.%s.bytes" % name):
             raise SavedModelError(os.path.join(path, name), "holds %d bytes where the manifest "
                                   "records %d: the file is truncated or was changed"
                                   % (len(data), entry["bytes"]))
-        if schema.digest(data) != r.str(entry["sha256"], "files.%s.sha256" % name):
+        if schema.digest(data) != r.text(entry["sha256"], "files.%s.sha256" % name):
             raise SavedModelError(os.path.join(path, name), "its SHA-256 differs from the "
                                   "manifest's: the file is corrupt or was changed after saving")
         contents[name] = data
@@ -95,14 +95,14 @@ def _read(path: str) -> bytes:
 
 
 def _variable(data: Any, where: str, r: Reader, values: ArrayStore) -> Variable:
-    data = r.dict(data, where, ("name", "dtype", "shape", "trainable", "value"))
+    data = r.obj(data, where, ("name", "dtype", "shape", "trainable", "value"))
     dtype = attr_codec.decode_dtype(data["dtype"], where + ".dtype", r)
     shape = attr_codec.decode_shape(data["shape"], where + ".shape", r)
     value = values.get(data["value"], where + ".value", r)
     if dtype.name == "resource" or value.dtype != dtype.np_dtype or not _fits(shape, value.shape):
         r.fail(where, "the value does not match the variable's dtype and shape")
-    name = r.str(data["name"], where + ".name")
-    variable = Variable(value, trainable=r.bool(data["trainable"], where + ".trainable"),
+    name = r.text(data["name"], where + ".name")
+    variable = Variable(value, trainable=r.flag(data["trainable"], where + ".trainable"),
                         name=name[:-2] if name.endswith(":0") else name, dtype=dtype,
                         shape=shape)
     variable._value = value  # exactly the saved array (no conversion)
@@ -219,7 +219,7 @@ class _ObjectBuilder:
     def __init__(self, r: Reader, nodes: Any, decoder: graph_decode.Decoder,
                  variables: list[Variable]) -> None:
         self.r = r
-        self.nodes = r.list(nodes, "objects")
+        self.nodes = r.seq(nodes, "objects")
         self.decoder = decoder
         self.variables = variables
         self.built: dict[int, Any] = {}
@@ -239,39 +239,39 @@ class _ObjectBuilder:
         return root
 
     def _get(self, index: Any, where: str) -> Any:
-        index = self.r.int(index, where)
+        index = self.r.integer(index, where)
         if index >= len(self.nodes):
             self.r.fail(where, "no object %d" % index)
         if index in self.built:
             return self.built[index]
         at = "objects[%d]" % index
-        node = self.r.dict(self.nodes[index], at)
-        kind = self.r.str(node.get("kind"), at + ".kind")
+        node = self.r.obj(self.nodes[index], at)
+        kind = self.r.text(node.get("kind"), at + ".kind")
         if kind == "variable":
-            self.r.dict(node, at, ("kind", "variable"))
-            i = self.r.int(node["variable"], at + ".variable")
+            self.r.obj(node, at, ("kind", "variable"))
+            i = self.r.integer(node["variable"], at + ".variable")
             if i >= len(self.variables):
                 self.r.fail(at, "no variable %d" % i)
             self.built[index] = self.variables[i]
         elif kind == "function":
-            self.r.dict(node, at, ("kind", "concrete"))
-            keys = self.r.list(node["concrete"], at + ".concrete")
+            self.r.obj(node, at, ("kind", "concrete"))
+            keys = self.r.seq(node["concrete"], at + ".concrete")
             if not keys:
                 self.r.fail(at + ".concrete", "a function needs at least one trace")
             self.built[index] = LoadedFunction([
-                self.decoder.function(self.r.str(k, at + ".concrete"), at + ".concrete")
+                self.decoder.function(self.r.text(k, at + ".concrete"), at + ".concrete")
                 for k in keys])
         elif kind in ("list", "tuple"):
-            self.r.dict(node, at, ("kind", "items"))
+            self.r.obj(node, at, ("kind", "items"))
             self.built[index] = None  # a cycle through a container is not saved
             items = [None if i is None else self._get(i, "%s.items" % at)
-                     for i in self.r.list(node["items"], at + ".items")]
+                     for i in self.r.seq(node["items"], at + ".items")]
             self.built[index] = items if kind == "list" else tuple(items)
         elif kind in ("object", "dict"):
-            self.r.dict(node, at, ("kind", "children"))
+            self.r.obj(node, at, ("kind", "children"))
             result: Any = LoadedObject() if kind == "object" else {}
             self.built[index] = result
-            for name, child in sorted(self.r.dict(node["children"], at + ".children").items()):
+            for name, child in sorted(self.r.obj(node["children"], at + ".children").items()):
                 value = self._get(child, "%s.children.%s" % (at, name))
                 if kind == "dict":
                     result[name] = value

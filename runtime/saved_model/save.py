@@ -218,9 +218,10 @@ def write_folder(path: str, files: dict[str, bytes]) -> None:
     parent = os.path.dirname(path)
     os.makedirs(parent, exist_ok=True)
     base = os.path.basename(path)
-    temp = tempfile.mkdtemp(dir=parent, prefix=".%s." % base, suffix=".tmp")
-    old = None
+    temp: str | None = tempfile.mkdtemp(dir=parent, prefix=".%s." % base, suffix=".tmp")
+    old: str | None = None
     try:
+        assert temp is not None
         for name, content in files.items():
             with open(os.path.join(temp, name), "wb") as f:
                 f.write(content)

@@ -84,7 +84,7 @@ class Reader:
         """Raises the SavedModelError for `where` (a field path) in this file."""
         raise SavedModelError(self.path, "%s: %s" % (where, problem) if where else problem)
 
-    def dict(self, value: Any, where: str, keys: tuple[str, ...] = (),
+    def obj(self, value: Any, where: str, keys: tuple[str, ...] = (),
              optional: tuple[str, ...] = ()) -> dict[str, Any]:
         """`value` as a dict holding `keys` (and perhaps `optional` ones), nothing else."""
         if not isinstance(value, dict):
@@ -98,19 +98,19 @@ class Reader:
                 self.fail(where, "unexpected field %r" % extra[0])
         return value
 
-    def list(self, value: Any, where: str) -> list[Any]:
+    def seq(self, value: Any, where: str) -> list[Any]:
         """`value` as a list."""
         if not isinstance(value, list):
             self.fail(where, "expected a list, found %s" % _kind(value))
         return value
 
-    def str(self, value: Any, where: str) -> str:
+    def text(self, value: Any, where: str) -> str:
         """`value` as a str."""
         if not isinstance(value, str):
             self.fail(where, "expected a string, found %s" % _kind(value))
         return value
 
-    def int(self, value: Any, where: str, minimum: int = 0) -> int:
+    def integer(self, value: Any, where: str, minimum: int = 0) -> int:
         """`value` as an int (not a bool) of at least `minimum`."""
         if type(value) is not int:
             self.fail(where, "expected an integer, found %s" % _kind(value))
@@ -118,7 +118,7 @@ class Reader:
             self.fail(where, "expected an integer >= %d, found %d" % (minimum, value))
         return value
 
-    def bool(self, value: Any, where: str) -> bool:
+    def flag(self, value: Any, where: str) -> bool:
         """`value` as a bool."""
         if type(value) is not bool:
             self.fail(where, "expected true or false, found %s" % _kind(value))

@@ -33,7 +33,8 @@ def encode_structure(value: Any, flat_index: dict[int, int] | None) -> Any:
             id(value) in flat_index:
         return {"output": flat_index[id(value)]}
     if isinstance(value, tuple) and hasattr(type(value), "_fields"):
-        return {"namedtuple": {"name": type(value).__name__, "fields": list(value._fields),
+        fields = list(getattr(value, "_fields"))  # noqa: B009 - a namedtuple's fields
+        return {"namedtuple": {"name": type(value).__name__, "fields": fields,
                                "values": [encode_structure(v, flat_index) for v in value]}}
     if type(value) is tuple:
         return [encode_structure(v, flat_index) for v in value]
@@ -60,30 +61,30 @@ def decode_structure(data: Any, where: str, reader: Reader,
     tag, body = next(iter(data.items()))
     inner = "%s.%s" % (where, tag)
     if tag in ("tensor_spec", "variable_spec"):
-        body = reader.dict(body, inner, ("dtype", "shape", "name"))
+        body = reader.obj(body, inner, ("dtype", "shape", "name"))
         dtype = attr_codec.decode_dtype(body["dtype"], inner + ".dtype", reader)
         shape = attr_codec.decode_shape(body["shape"], inner + ".shape", reader)
         name = body["name"]
         if name is not None:
-            reader.str(name, inner + ".name")
+            reader.text(name, inner + ".name")
         if tag == "tensor_spec":
             if dtype.name == "resource":
                 reader.fail(inner + ".dtype", "a tensor cannot be a resource")
             return TensorSpec(shape, dtype, name)
         return VariableSpec(shape, dtype, name)
     if tag == "output":
-        index = reader.int(body, inner)
+        index = reader.integer(body, inner)
         if flat_outputs is None or index >= len(flat_outputs):
             reader.fail(inner, "no output %d here" % index)
         return flat_outputs[index]
     if tag == "list":
         return [decode_structure(v, "%s[%d]" % (inner, i), reader, flat_outputs)
-                for i, v in enumerate(reader.list(body, inner))]
+                for i, v in enumerate(reader.seq(body, inner))]
     if tag == "dict":
         result = {}
-        for i, item in enumerate(reader.list(body, inner)):
+        for i, item in enumerate(reader.seq(body, inner)):
             at = "%s[%d]" % (inner, i)
-            item = reader.list(item, at)
+            item = reader.seq(item, at)
             if len(item) != 2:
                 reader.fail(at, "expected [key, value]")
             key = attr_codec.decode(item[0], at + "[0]", None, reader)
@@ -93,12 +94,12 @@ def decode_structure(data: Any, where: str, reader: Reader,
                 reader.fail(at + "[0]", "a dict key must be hashable")
             result[key] = decode_structure(item[1], at + "[1]", reader, flat_outputs)
         return result
-    body = reader.dict(body, inner, ("name", "fields", "values"))
-    name = reader.str(body["name"], inner + ".name")
-    fields = [reader.str(f, inner + ".fields") for f in reader.list(body["fields"],
+    body = reader.obj(body, inner, ("name", "fields", "values"))
+    name = reader.text(body["name"], inner + ".name")
+    fields = [reader.text(f, inner + ".fields") for f in reader.seq(body["fields"],
                                                                      inner + ".fields")]
     values = [decode_structure(v, "%s.values[%d]" % (inner, i), reader, flat_outputs)
-              for i, v in enumerate(reader.list(body["values"], inner + ".values"))]
+              for i, v in enumerate(reader.seq(body["values"], inner + ".values"))]
     names = [name] + fields
     if len(values) != len(fields) or len(set(fields)) != len(fields) or not all(
             n.isidentifier() and not keyword.iskeyword(n) for n in names) or any(

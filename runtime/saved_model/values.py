@@ -64,7 +64,7 @@ class ArrayTable:
             else:
                 stored[key] = array
         buffer = io.BytesIO()
-        np.savez(buffer, **stored)
+        np.savez(buffer, **stored)  # type: ignore[arg-type]
         return buffer.getvalue()
 
 
@@ -86,11 +86,11 @@ class ArrayStore:
     def get(self, ref: Any, where: str, json_reader: Reader) -> np.ndarray:
         """The array that JSON reference `ref` (read from `json_reader`'s file) names,
         checked against the dtype and shape it records."""
-        ref = json_reader.dict(ref, where, ("key", "dtype", "shape"))
-        key = json_reader.str(ref["key"], where + ".key")
-        dtype = json_reader.str(ref["dtype"], where + ".dtype")
-        shape = tuple(json_reader.int(d, where + ".shape")
-                      for d in json_reader.list(ref["shape"], where + ".shape"))
+        ref = json_reader.obj(ref, where, ("key", "dtype", "shape"))
+        key = json_reader.text(ref["key"], where + ".key")
+        dtype = json_reader.text(ref["dtype"], where + ".dtype")
+        shape = tuple(json_reader.integer(d, where + ".shape")
+                      for d in json_reader.seq(ref["shape"], where + ".shape"))
         if dtype == STRING:
             array = self._string_array(key)
         elif dtype in NUMERIC:

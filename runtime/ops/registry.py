@@ -115,23 +115,31 @@ class AttrCodec:
     int, float, str, lists of them, dicts with str keys) or raises TypeError saying why the
     value cannot be saved; `decode(data)` returns the value, raising ValueError for data
     that `encode` never writes (a corrupt file). `decode` must not run code named by the
-    data (no imports, no eval): loading a saved model executes nothing from it."""
+    data (no imports, no eval): loading a saved model executes nothing from it.
 
-    __slots__ = ("encode", "decode")
+    With `with_attrs=True` both also receive the node's other attributes (decoded first):
+    `encode(value, attrs)`, `decode(data, attrs)` (an attribute that refers to tensors of a
+    sub-graph or of a called function held by another attribute)."""
 
-    def __init__(self, encode: Callable[[Any], Any], decode: Callable[[Any], Any]) -> None:
+    __slots__ = ("encode", "decode", "with_attrs")
+
+    def __init__(self, encode: Callable[..., Any], decode: Callable[..., Any],
+                 with_attrs: bool = False) -> None:
         self.encode = encode
         self.decode = decode
+        self.with_attrs = with_attrs
 
 
 class Saving:
     """An op's saving decision (see `not_saveable`, `attr_codecs`)."""
 
-    __slots__ = ("refusal", "codecs")
+    __slots__ = ("refusal", "codecs", "check")
 
-    def __init__(self, refusal: str | None, codecs: Mapping[str, AttrCodec]) -> None:
+    def __init__(self, refusal: str | None, codecs: Mapping[str, AttrCodec],
+                 check: Callable[[list[Spec], Mapping[str, Any]], None] | None = None) -> None:
         self.refusal = refusal
         self.codecs = dict(codecs)
+        self.check = check
 
 
 def not_saveable(reason: str) -> Saving:
@@ -140,9 +148,13 @@ def not_saveable(reason: str) -> Saving:
     return Saving(reason, {})
 
 
-def attr_codecs(**codecs: AttrCodec) -> Saving:
-    """Declares how the named attributes are saved (the others use the generic encoding)."""
-    return Saving(None, codecs)
+def attr_codecs(*, check: Callable[[list[Spec], Mapping[str, Any]], None] | None = None,
+                **codecs: AttrCodec) -> Saving:
+    """Declares how the named attributes are saved (the others use the generic encoding).
+    `check(input_specs, attrs)`, when given, checks a loaded node beyond what `infer` checks
+    (how sub-graphs fit the op's inputs and outputs), raising ValueError for a node that a
+    save never writes."""
+    return Saving(None, codecs, check)
 
 
 GENERIC_SAVING = Saving(None, {})
@@ -152,7 +164,7 @@ def _never(value: Any) -> Any:
     raise AssertionError("UNSAVED attributes are left out, never encoded or decoded")
 
 
-# The codec of a bookkeeping attribute that another pass adds to a finished graph (the
+# The codec of a bookkeeping attribute that another pass adds to a finished graph (a
 # gradient's residuals): left out of a saved model, together with the outputs it added.
 UNSAVED = AttrCodec(_never, _never)
 
@@ -253,6 +265,32 @@ class OpDef:
 
     def __repr__(self) -> str:
         return "<OpDef %s>" % self.name
+
+
+def tensor_refs(tensors: Iterable[Any], graph: Any) -> list[str]:
+    """Names of `tensors` of `graph` ('node' or 'node:1'), for an attribute codec; raises
+    TypeError for a tensor of another graph."""
+    refs = []
+    for t in tensors:
+        if t.graph is not graph:
+            raise TypeError("tensor %s is not in graph %s" % (t.name, graph.name))
+        refs.append(t.node.name if t.index == 0 else "%s:%d" % (t.node.name, t.index))
+    return refs
+
+
+def resolve_refs(refs: Any, graph: Any) -> tuple[Any, ...]:
+    """The tensors of `graph` named by `refs` (see `tensor_refs`); ValueError for bad refs."""
+    if not isinstance(refs, (list, tuple)) or not all(isinstance(r, str) for r in refs):
+        raise ValueError("expected a list of tensor names, got %r" % (refs,))
+    nodes = {node.name: node for node in graph.nodes}
+    tensors = []
+    for ref in refs:
+        name, _, index = ref.rpartition(":") if ":" in ref else (ref, "", "0")
+        node = nodes.get(name)
+        if node is None or not index.isdigit() or int(index) >= len(node.outputs):
+            raise ValueError("no tensor %r in graph %s" % (ref, graph.name))
+        tensors.append(node.outputs[int(index)])
+    return tuple(tensors)
 
 
 def _check_decisions(name: str, grad: Any, emit: Any, traits: frozenset[str]) -> None:

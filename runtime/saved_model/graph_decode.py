@@ -153,9 +153,13 @@ class Decoder:
             r.fail(where + ".structured_outputs", "must use every output exactly once")
         graph.inputs = list(feeds)
         graph.outputs = list(flat_outputs)
-        return ConcreteFunction(name, graph, feeds, flat_outputs, template, structured, params,
-                                signature, r.flag(data["check_numerics"],
-                                                  where + ".check_numerics"))
+        cf = ConcreteFunction(name, graph, feeds, flat_outputs, template, structured, params,
+                              signature, r.flag(data["check_numerics"], where + ".check_numerics"))
+        try:  # compiled now, as a trace would be: what the executor refuses is a load error
+            cf._compiled_run()
+        except Exception as e:
+            r.fail(where, "the graph does not compile (%s: %s)" % (type(e).__name__, e))
+        return cf
 
     def _tensor(self, nodes: dict[str, Any], ref: Any, where: str) -> SymbolicTensor:
         ref = self.reader.text(ref, where)
@@ -256,10 +260,13 @@ class Decoder:
         specs = [(t.dtype, t._shape) for t in inputs]
         try:
             out_specs = op.infer(specs, attrs)
-        except Exception as e:  # a corrupt attribute: its op's own check says what is wrong
+            if op.saving.check is not None:
+                op.saving.check(specs, attrs)
+            same = [(d, None if s is None else tuple(s)) for d, s in out_specs] == saved_specs
+        except Exception as e:  # a corrupt attribute: its op's own checks say what is wrong
             r.fail(where, "op %s rejects its saved inputs and attributes (%s: %s)"
                    % (op_name, type(e).__name__, e))
-        if [(d, None if s is None else tuple(s)) for d, s in out_specs] != saved_specs:
+        if not same:
             r.fail(where + ".outputs", "op %s gives %s for these inputs, not the saved %s"
                    % (op_name, registry.describe_operands(out_specs),
                       registry.describe_operands(saved_specs)))
@@ -275,7 +282,8 @@ class Decoder:
         tensors[name] = node
 
     def _attrs(self, op: registry.OpDef, data: dict[str, Any], where: str) -> dict[str, Any]:
-        attrs = {}
+        attrs: dict[str, Any] = {}
+        late = []
         for name, value in data.items():
             codec = op.saving.codecs.get(name)
             at = "%s.%s" % (where, name)
@@ -283,11 +291,19 @@ class Decoder:
                 self.reader.fail(at, "attribute %r of op %s is never saved" % (name, op.name))
             if codec is None:
                 attrs[name] = attr_codec.decode(value, at, self, self.reader)
+            elif codec.with_attrs:
+                late.append((name, value, codec, at))
             else:
                 try:
                     attrs[name] = codec.decode(value)
                 except ValueError as e:
                     self.reader.fail(at, str(e))
+        decoded = dict(attrs)
+        for name, value, codec, at in late:
+            try:
+                attrs[name] = codec.decode(value, decoded)
+            except ValueError as e:
+                self.reader.fail(at, str(e))
         return attrs
 
     def _spec(self, data: Any, where: str) -> Any:

@@ -49,6 +49,12 @@ def _where(node: Any) -> str:
                                                 location.lineno)
 
 
+def _late(saving: registry.Saving, name: str) -> tuple[bool, str]:
+    """Sort key of attributes: those whose codec reads the others come last."""
+    codec = saving.codecs.get(name)
+    return (codec is not None and codec.with_attrs, name)
+
+
 class Encoder:
     """Encodes concrete functions into the `functions` table of graphs.json, collecting
     arrays, variables and random generators on the way."""
@@ -140,6 +146,9 @@ class Encoder:
         saved_outputs: dict[int, int] = {}
         nodes = []
         for node in graph.nodes:
+            if node.op.saving.refusal is not None:
+                raise NotSaveableError("cannot save %s: %s" % (_where(node),
+                                                               node.op.saving.refusal))
             for t in node.inputs:
                 self._check_saved(t, saved_outputs, node)
             nodes.append(self._node(node, saved_outputs))
@@ -159,18 +168,19 @@ class Encoder:
     def _node(self, node: Any, saved_outputs: dict[int, int]) -> dict[str, Any]:
         op = node.op
         saving = op.saving
-        if saving.refusal is not None:
-            raise NotSaveableError("cannot save %s: %s" % (_where(node), saving.refusal))
         attrs = {}
         kept = {}
-        for name, value in node.attrs.items():
+        for name, value in sorted(node.attrs.items(), key=lambda item: _late(saving, item[0])):
             codec = saving.codecs.get(name)
             if codec is registry.UNSAVED:
                 continue
             kept[name] = value
             try:
-                attrs[name] = (attr_codec.encode(value, self) if codec is None
-                               else codec.encode(value))
+                if codec is None:
+                    attrs[name] = attr_codec.encode(value, self)
+                else:
+                    attrs[name] = (codec.encode(value, node.attrs) if codec.with_attrs
+                                   else codec.encode(value))
             except (NotSaveableError, TypeError) as e:
                 raise NotSaveableError("cannot save %s: attribute %r: %s"
                                        % (_where(node), name, e)) from None

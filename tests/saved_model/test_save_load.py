@@ -301,3 +301,42 @@ def test_nested_objects_lists_and_namedtuple_outputs_are_rebuilt(tmp_path):
     loaded.layers[1]["b"].assign(10)
     assert int(loaded.split(tf.constant(5)).high) == 15
     np.testing.assert_array_equal(loaded.inner(tf.constant([1.0, 1.0])).numpy(), [4.0, 5.0])
+
+
+def test_a_gradient_taken_inside_through_a_call_and_an_if_is_saved(tmp_path):
+    w = tf.Variable(2.0)
+
+    @tf.function
+    def inner(x):
+        return x * w * x
+
+    @tf.function(input_signature=[tf.TensorSpec([], tf.float32)])
+    def step(x):
+        with tf.GradientTape() as tape:
+            if x > 0:
+                y = inner(x)
+            else:
+                y = x * w
+        return tape.gradient(y, w)
+
+    tf.saved_model.save(step, tmp_path / "m")
+    loaded = tf.saved_model.load(tmp_path / "m")
+    assert float(loaded(tf.constant(3.0))) == float(step(tf.constant(3.0))) == 9.0
+    assert float(loaded(tf.constant(-3.0))) == float(step(tf.constant(-3.0))) == -3.0
+
+
+def test_the_gradient_of_a_staged_while_loop_inside_the_function_is_refused(tmp_path):
+    w = tf.Variable(2.0)
+
+    @tf.function(input_signature=[tf.TensorSpec([], tf.float32)])
+    def step(x):
+        with tf.GradientTape() as tape:
+            y = x
+            while y < 10.0:
+                y = y * w
+        return tape.gradient(y, w)
+
+    with pytest.raises(NotSaveableError, match="WhileGrad.*gradient of a tensor-dependent "
+                                               "while loop"):
+        tf.saved_model.save(step, tmp_path / "m")
+    assert not (tmp_path / "m").exists()

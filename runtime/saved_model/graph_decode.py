@@ -321,7 +321,10 @@ class Decoder:
         data = r.seq(data, where)
         if len(data) != 4:
             r.fail(where, "expected [file, line, function, text]")
-        return SavedLocation(r.text(data[0], where), r.integer(data[1], where),
+        lineno = r.integer(data[1], where, minimum=1)
+        if lineno > 10 ** 7:
+            r.fail(where, "line number %d out of range" % lineno)
+        return SavedLocation(r.text(data[0], where), lineno,
                              r.text(data[2], where), r.text(data[3], where))
 
 

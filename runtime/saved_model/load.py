@@ -117,7 +117,16 @@ def _fits(shape: Any, actual: tuple[int, ...]) -> bool:
 class LoadedObject:
     """A loaded object: its saved attributes (LoadedFunctions, Variables, other
     LoadedObjects, lists, tuples and dicts of them) and `signatures`. Calling it calls its
-    saved `__call__` function, when it has one."""
+    saved `__call__` function, when it has one. Unless it has attributes of those names,
+    `variables` and `trainable_variables` list the Variables it holds (as tf.Module's do)."""
+
+    def __getattr__(self, name: str) -> Any:
+        if name in ("variables", "trainable_variables"):
+            found: list[Variable] = []
+            _collect(self, found, set(), name == "trainable_variables")
+            return tuple(found)
+        raise AttributeError("the loaded object has no attribute %r (saved: %s)"
+                             % (name, ", ".join(sorted(self.__dict__)) or "nothing"))
 
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
         call = self.__dict__.get("__call__")
@@ -198,6 +207,22 @@ class SignatureFunction:
 
     def __repr__(self) -> str:
         return "<SignatureFunction %s>" % self.concrete_function.name
+
+
+def _collect(value: Any, found: list[Variable], seen: set[int], trainable_only: bool) -> None:
+    if id(value) in seen:
+        return
+    seen.add(id(value))
+    if isinstance(value, Variable):
+        if value.trainable or not trainable_only:
+            found.append(value)
+        return
+    items = value.values() if isinstance(value, dict) else value if isinstance(
+        value, (list, tuple)) else [v for k, v in sorted(vars(value).items())
+                                    if k != "signatures"] if isinstance(
+        value, LoadedObject) else ()
+    for item in items:
+        _collect(item, found, seen, trainable_only)
 
 
 def _describe_call(args: tuple[Any, ...], kwargs: dict[str, Any]) -> str:

@@ -301,6 +301,9 @@ def test_nested_objects_lists_and_namedtuple_outputs_are_rebuilt(tmp_path):
     loaded.layers[1]["b"].assign(10)
     assert int(loaded.split(tf.constant(5)).high) == 15
     np.testing.assert_array_equal(loaded.inner(tf.constant([1.0, 1.0])).numpy(), [4.0, 5.0])
+    assert len(loaded.variables) == 4 and len(loaded.trainable_variables) == 3
+    with pytest.raises(AttributeError, match="no attribute 'missing'"):
+        loaded.missing
 
 
 def test_a_gradient_taken_inside_through_a_call_and_an_if_is_saved(tmp_path):

@@ -70,7 +70,7 @@ class Decoder:
                                                self._graph_names[-1] + "_sub", nested=True)
         placeholders = [self._tensor(tensors, ref, "%s.placeholders[%d]" % (where, i))
                         for i, ref in enumerate(r.seq(data["placeholders"],
-                                                       where + ".placeholders"))]
+                                                      where + ".placeholders"))]
         for i, t in enumerate(placeholders):
             if t.node.op.name != "Placeholder":
                 r.fail("%s.placeholders[%d]" % (where, i), "is not a placeholder")
@@ -110,7 +110,7 @@ class Decoder:
     def _function(self, data: Any, where: str) -> ConcreteFunction:
         r = self.reader
         data = r.obj(data, where, ("name", "graph", "inputs", "outputs", "params", "signature",
-                                    "structured_outputs", "check_numerics"))
+                                   "structured_outputs", "check_numerics"))
         name = r.text(data["name"], where + ".name")
         self._graph_names.append(name)
         try:
@@ -236,7 +236,7 @@ class Decoder:
     def _node(self, graph: Graph, tensors: dict[str, Any], data: Any, where: str) -> None:
         r = self.reader
         data = r.obj(data, where, ("name", "op", "inputs", "control_inputs", "attrs",
-                                    "outputs", "location"))
+                                   "outputs", "location"))
         name = r.text(data["name"], where + ".name")
         if name in tensors or not name or ":" in name:
             r.fail(where + ".name", "node name %r is empty, repeated or has a ':'" % name)
@@ -276,6 +276,7 @@ class Decoder:
                 r.fail(where + ".control_inputs", "no earlier node %r" % c)
         graph.add_node(op, inputs, attrs, out_specs, name=name, location=location)
         node = graph.nodes[-1]
+        node.location = location  # (add_node would put the loader's caller for None)
         if node.name != name:
             r.fail(where + ".name", "node name %r is repeated" % name)
         node.control_inputs.extend(tensors[c] for c in controls)

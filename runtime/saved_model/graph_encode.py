@@ -46,7 +46,7 @@ def _where(node: Any) -> str:
     if location is None:
         return "node %r (%s)" % (node.name, node.op.name)
     return "node %r (%s), created at %s:%d" % (node.name, node.op.name, location.filename,
-                                                location.lineno)
+                                               location.lineno)
 
 
 def _late(saving: registry.Saving, name: str) -> tuple[bool, str]:

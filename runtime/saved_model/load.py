@@ -30,7 +30,7 @@ def load(path: str | os.PathLike[str]) -> Any:
     graphs_path = os.path.join(path, schema.GRAPHS)
     r = Reader(graphs_path)
     data = r.obj(schema.loads(contents[schema.GRAPHS], graphs_path), "",
-                  ("objects", "functions", "variables", "generators", "signatures"))
+                 ("objects", "functions", "variables", "generators", "signatures"))
     constants = ArrayStore(os.path.join(path, schema.CONSTANTS), contents[schema.CONSTANTS])
     values = ArrayStore(os.path.join(path, schema.VARIABLES), contents[schema.VARIABLES])
     try:
@@ -39,7 +39,7 @@ def load(path: str | os.PathLike[str]) -> Any:
         generators = [graph_decode.decode_generator(g, "generators[%d]" % i, r)
                       for i, g in enumerate(r.seq(data["generators"], "generators"))]
         decoder = graph_decode.Decoder(r, r.obj(data["functions"], "functions"), constants,
-                                      variables, generators)
+                                       variables, generators)
         for key in sorted(data["functions"]):
             decoder.function(key, "functions")
         root = _ObjectBuilder(r, data["objects"], decoder, variables).build()
@@ -183,7 +183,7 @@ class LoadedFunction:
 
     def __repr__(self) -> str:
         return "<LoadedFunction %s: %d saved signatures>" % (self.__name__,
-                                                              len(self.concrete_functions))
+                                                             len(self.concrete_functions))
 
 
 class SignatureFunction:

@@ -69,6 +69,11 @@ def _serialise(obj: Any, signatures: Any) -> dict[str, bytes]:
     return content
 
 
+# The node left where an object turned out to hold nothing saved (the nodes after it keep
+# their indices); nothing refers to it.
+_UNUSED = {"kind": "object", "children": {}}
+
+
 class _ObjectWalker:
     """Walks the saved object's attributes into the `objects` node list."""
 
@@ -77,7 +82,6 @@ class _ObjectWalker:
         self.nodes: list[dict[str, Any]] = []
         self.index: dict[int, int | None] = {}
         self.keep: list[Any] = []
-        self.function_nodes: dict[int, list[str]] = {}  # id(node dict) -> function keys
 
     def walk(self, value: Any, where: str, root: bool = False) -> int | None:
         """The node index of `value`, or None when it holds nothing saved."""
@@ -105,7 +109,7 @@ class _ObjectWalker:
             self.nodes.append({})
             items = [self.walk(v, "%s[%d]" % (where, i)) for i, v in enumerate(value)]
             if all(i is None for i in items) and not root:
-                self.nodes.pop()
+                self.nodes[position] = _UNUSED
                 return None
             kind = "list" if isinstance(value, list) else "tuple"
             self.nodes[position] = {"kind": kind, "items": items}
@@ -135,8 +139,7 @@ class _ObjectWalker:
             if index is not None:
                 children[name] = index
         if not children and not root:
-            # (nodes appended by the walk above stay; only this one is unused)
-            self.nodes[position] = {"kind": "object", "children": {}}
+            self.nodes[position] = _UNUSED
             return None
         self.nodes[position] = {"kind": kind, "children": children}
         self.index[key] = position

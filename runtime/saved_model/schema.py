@@ -85,7 +85,7 @@ class Reader:
         raise SavedModelError(self.path, "%s: %s" % (where, problem) if where else problem)
 
     def obj(self, value: Any, where: str, keys: tuple[str, ...] = (),
-             optional: tuple[str, ...] = ()) -> dict[str, Any]:
+            optional: tuple[str, ...] = ()) -> dict[str, Any]:
         """`value` as a dict holding `keys` (and perhaps `optional` ones), nothing else."""
         if not isinstance(value, dict):
             self.fail(where, "expected an object, found %s" % _kind(value))

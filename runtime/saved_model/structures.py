@@ -97,7 +97,7 @@ def decode_structure(data: Any, where: str, reader: Reader,
     body = reader.obj(body, inner, ("name", "fields", "values"))
     name = reader.text(body["name"], inner + ".name")
     fields = [reader.text(f, inner + ".fields") for f in reader.seq(body["fields"],
-                                                                     inner + ".fields")]
+                                                                    inner + ".fields")]
     values = [decode_structure(v, "%s.values[%d]" % (inner, i), reader, flat_outputs)
               for i, v in enumerate(reader.seq(body["values"], inner + ".values"))]
     names = [name] + fields

@@ -343,3 +343,21 @@ def test_the_gradient_of_a_staged_while_loop_inside_the_function_is_refused(tmp_
                                                "while loop"):
         tf.saved_model.save(step, tmp_path / "m")
     assert not (tmp_path / "m").exists()
+
+
+def test_attributes_holding_nothing_saveable_are_left_out(tmp_path):
+    class Plain:
+        def __init__(self):
+            self.note = "text"
+
+    class Holder(tf.Module):
+        def __init__(self):
+            super().__init__()
+            self.empty = [Plain(), [Plain()]]
+            self.settings = {"rate": 0.1}
+            self.w = tf.Variable(1.0)
+
+    tf.saved_model.save(Holder(), tmp_path / "m")
+    loaded = tf.saved_model.load(tmp_path / "m")
+    assert sorted(vars(loaded)) == ["signatures", "w"]
+    assert float(loaded.w.numpy()) == 1.0

@@ -143,7 +143,7 @@ def _copy(saved_folder, tmp_path_factory):
     return folder
 
 
-CORRUPTION_SETTINGS = settings(max_examples=60, deadline=None, database=None,
+CORRUPTION_SETTINGS = settings(max_examples=40, deadline=None, database=None,
                                suppress_health_check=[HealthCheck.function_scoped_fixture])
 
 

@@ -24,6 +24,7 @@ from runtime import context as _context
 from runtime import errors as _runtime_errors
 from runtime import tracebacks as _tracebacks
 from runtime.function import ConcreteFunction, Function
+from runtime.saved_model import NotSaveableError, SavedModelError, load, save
 
 
 def _installed_version():
@@ -167,4 +168,5 @@ def _check_python_function(api, func):
 
 __all__ = ["ConversionError", "UnsupportedConstructError", "config", "function", "to_code",
            "to_graph", "do_not_convert", "run_functions_eagerly", "functions_run_eagerly",
-           "Function", "ConcreteFunction", "explain", "StagingReport"]
+           "Function", "ConcreteFunction", "explain", "StagingReport", "save", "load",
+           "SavedModelError", "NotSaveableError"]

@@ -192,6 +192,15 @@ errors = _namespace(
     UndefinedValueError=_errors.UndefinedValueError)
 errors.OutOfRangeError = _errors.OutOfRangeError
 
+# -- saved models ---------------------------------------------------------------------------------
+from runtime import saved_model as _saved_model  # noqa: E402
+
+saved_model = _namespace("saved_model", "Saving traced functions and variables to a folder.",
+                         save=_saved_model.save, load=_saved_model.load,
+                         SavedModelError=_saved_model.SavedModelError,
+                         NotSaveableError=_saved_model.NotSaveableError,
+                         SERVING_DEFAULT_SIGNATURE_DEF_KEY=_saved_model.SERVING_DEFAULT)
+
 # -- tf.data: map/filter/reduce functions get the converter of the Function being traced --------
 from runtime import data as _data  # noqa: E402
 

@@ -6,7 +6,7 @@ A call node may also output `residuals`: values of the callee's graph that its g
 needs and could not compute again (see runtime.gradients.residuals).
 """
 
-from runtime.ops.registry import register
+from runtime.ops.registry import AttrCodec, attr_codecs, register, resolve_refs, tensor_refs
 
 
 def _call_infer(specs, attrs):
@@ -27,6 +27,25 @@ def _call_emit(outs, ins, attrs, bind):
         ", ".join(outs), call)
 
 
+def _check_call(specs, attrs):
+    """A loaded call node feeds its function's placeholders with inputs of their dtypes."""
+    feeds = attrs["f"].inputs
+    if [d for d, _ in specs] != [t.dtype for t in feeds]:
+        raise ValueError("the call's inputs do not match %s's placeholders" % attrs["f"].name)
+
+
+def _encode_residuals(residuals, attrs):
+    return tensor_refs(residuals, attrs["f"].graph)
+
+
+def _decode_residuals(data, attrs):
+    if "f" not in attrs:
+        raise ValueError("residuals without a function")
+    return resolve_refs(data, attrs["f"].graph)
+
+
 CALL_OP = register("PartitionedCall", _call_kernel, _call_infer, node_name="PartitionedCall",
                    grad="runtime.gradients.function_grads:call_grad", emit=_call_emit,
-                   traits=("side_effects",))
+                   traits=("side_effects",),
+                   saving=attr_codecs(residuals=AttrCodec(_encode_residuals, _decode_residuals,
+                                                          with_attrs=True), check=_check_call))

@@ -16,7 +16,15 @@ The executor lowers them back into Python statements:
 import numpy as np
 
 from runtime import executor
-from runtime.ops.registry import register, statements
+from runtime.ops.registry import (
+    UNSAVED,
+    AttrCodec,
+    attr_codecs,
+    register,
+    resolve_refs,
+    statements,
+    tensor_refs,
+)
 
 
 class SubGraph:
@@ -41,6 +49,12 @@ class SubGraph:
 
 def _sub_infer(specs, attrs):
     return list(attrs["out_specs"])
+
+
+def _if_infer(specs, attrs):
+    """The branches' results, then (once a gradient exposed them) each branch's residuals."""
+    then_r, else_r = attrs.get("residuals", ((), ()))
+    return list(attrs["out_specs"]) + [(t.dtype, t._shape) for t in tuple(then_r) + tuple(else_r)]
 
 
 def _lower_branch(emitter, sub, ins, outs, indent, node, fed_extra=(), extra=(),
@@ -172,15 +186,87 @@ def _no_kernel(*args, **kwargs):
     raise RuntimeError("control-flow ops run only through the executor's lowering")
 
 
-def _declare(name, lower, grad, traits):
-    return register(name, _no_kernel, _sub_infer, grad=grad, emit=statements(lower),
-                    traits=traits)
+def _check_subgraphs(specs, attrs, names, n_fed):
+    """Checks a loaded node's sub-graphs against its inputs `specs`: sub-graphs under `names`,
+    each with `n_fed` placeholders fed by the first inputs, captured tensors fed by inputs of
+    the same dtype."""
+    for name in names:
+        sub = attrs.get(name)
+        if not isinstance(sub, SubGraph):
+            raise ValueError("attribute %r must be a sub-graph" % name)
+        if len(sub.placeholders) != n_fed:
+            raise ValueError("sub-graph %r has %d placeholders, not %d"
+                             % (name, len(sub.placeholders), n_fed))
+        for placeholder, index in sub.captured:
+            if index >= len(specs) or specs[index][0] is not placeholder.dtype:
+                raise ValueError("sub-graph %r captures input %d of another dtype" % (name,
+                                                                                     index))
+    out_specs = attrs.get("out_specs")
+    if not isinstance(out_specs, tuple) or not all(
+            isinstance(s, tuple) and len(s) == 2 for s in out_specs):
+        raise ValueError("out_specs must be a tuple of (dtype, shape) pairs")
+
+
+def _check_if(specs, attrs):
+    _check_subgraphs(specs, attrs, ("then", "else"), 0)
+    for name in ("then", "else"):
+        outputs = attrs[name].outputs
+        if [t.dtype for t in outputs] != [d for d, _ in attrs["out_specs"]]:
+            raise ValueError("branch %r gives %d outputs of other dtypes than the op's"
+                             % (name, len(outputs)))
+
+
+def _check_while(specs, attrs):
+    out_specs = attrs.get("out_specs")
+    count = len(out_specs) if isinstance(out_specs, tuple) else -1
+    _check_subgraphs(specs, attrs, ("cond", "body"), count)
+    loop = [d for d, _ in out_specs]
+    if [d for d, _ in specs[:count]] != loop or \
+            [t.dtype for t in attrs["body"].placeholders] != loop or \
+            [t.dtype for t in attrs["cond"].placeholders] != loop:
+        raise ValueError("the loop variables' dtypes differ between inputs, sub-graphs and "
+                         "outputs")
+    if [t.dtype for t in attrs["body"].outputs] != loop:
+        raise ValueError("the body gives other outputs than the loop variables")
+    cond = attrs["cond"].outputs
+    if len(cond) != 1 or cond[0].dtype.kind != "bool":
+        raise ValueError("the condition must give one bool")
+    if any(index < count for sub in ("cond", "body") for _, index in attrs[sub].captured):
+        raise ValueError("a sub-graph captures a loop variable's input")
+
+
+def _encode_if_residuals(residuals, attrs):
+    then_r, else_r = residuals
+    return [tensor_refs(then_r, attrs["then"].graph), tensor_refs(else_r, attrs["else"].graph)]
+
+
+def _decode_if_residuals(data, attrs):
+    if not isinstance(data, (list, tuple)) or len(data) != 2 or not all(
+            isinstance(attrs.get(k), SubGraph) for k in ("then", "else")):
+        raise ValueError("residuals must be [then residuals, else residuals]")
+    return (resolve_refs(data[0], attrs["then"].graph), resolve_refs(data[1], attrs["else"].graph))
+
+
+# An If keeps the residuals that a gradient taken inside the function reads (names of tensors
+# of its branches). A While's residuals feed only its WhileGrad, which is not saveable: they
+# are left out, with the output they add.
+_IF_SAVING = attr_codecs(residuals=AttrCodec(_encode_if_residuals, _decode_if_residuals,
+                                             with_attrs=True), check=_check_if)
+_WHILE_SAVING = attr_codecs(residuals=UNSAVED, n_outputs=UNSAVED, check=_check_while)
+
+
+def _declare(name, lower, grad, traits, saving, infer=_sub_infer):
+    return register(name, _no_kernel, infer, grad=grad, emit=statements(lower),
+                    traits=traits, saving=saving)
 
 
 _RULES = "runtime.gradients.control_flow_grads:"  # their gradients, written with the ops API
 
-IF_OPS = {False: _declare("StatelessIf", _lower_if, _RULES + "if_grad", ("stateful",)),
-          True: _declare("If", _lower_if, _RULES + "if_grad", ("side_effects",))}
+IF_OPS = {False: _declare("StatelessIf", _lower_if, _RULES + "if_grad", ("stateful",),
+                          _IF_SAVING, _if_infer),
+          True: _declare("If", _lower_if, _RULES + "if_grad", ("side_effects",), _IF_SAVING,
+                         _if_infer)}
 WHILE_OPS = {False: _declare("StatelessWhile", _lower_while, _RULES + "while_grad",
-                             ("stateful",)),
-             True: _declare("While", _lower_while, _RULES + "while_grad", ("side_effects",))}
+                             ("stateful",), _WHILE_SAVING),
+             True: _declare("While", _lower_while, _RULES + "while_grad", ("side_effects",),
+                            _WHILE_SAVING)}

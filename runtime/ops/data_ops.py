@@ -26,7 +26,13 @@ import numpy as np
 
 from runtime import dtypes
 from runtime.ops import common
-from runtime.ops.registry import KERNEL_CALL, NOT_DIFFERENTIABLE, execute, register
+from runtime.ops.registry import (
+    KERNEL_CALL,
+    NOT_DIFFERENTIABLE,
+    execute,
+    not_saveable,
+    register,
+)
 
 OPS = {}
 
@@ -38,10 +44,15 @@ def _anonymous_iterator_kernel(*values, dataset):
 # Side effects, not only state: each run must open a new pass where the op stands (a loop
 # over a dataset inside another loop restarts it every outer iteration), so no graph pass
 # may move, merge or drop it. Opening a pass is cheap: nothing is read until the first fetch.
+_ITERATOR_NOT_SAVEABLE = not_saveable(
+    "it iterates a Python-side Dataset; a saved model holds graphs only (iterate the Dataset "
+    "outside the saved function and pass its elements in)")
+
 OPS["AnonymousIterator"] = register(
     "AnonymousIterator", _anonymous_iterator_kernel,
     lambda specs, attrs: [(dtypes.resource, ())],
-    grad=NOT_DIFFERENTIABLE, emit=KERNEL_CALL, traits=("side_effects", "host_only", "unrepeatable"))
+    grad=NOT_DIFFERENTIABLE, emit=KERNEL_CALL, traits=("side_effects", "host_only", "unrepeatable"),
+    saving=_ITERATOR_NOT_SAVEABLE)
 
 
 def _get_next_kernel(iterator, specs):
@@ -53,7 +64,8 @@ def _get_next_kernel(iterator, specs):
 
 OPS["IteratorGetNext"] = register(
     "IteratorGetNext", _get_next_kernel, lambda specs, attrs: list(attrs["specs"]),
-    grad=NOT_DIFFERENTIABLE, emit=KERNEL_CALL, traits=("side_effects", "host_only", "unrepeatable"))
+    grad=NOT_DIFFERENTIABLE, emit=KERNEL_CALL, traits=("side_effects", "host_only", "unrepeatable"),
+    saving=_ITERATOR_NOT_SAVEABLE)
 
 
 def _has_next_kernel(iterator, proceed=np.True_):
@@ -62,7 +74,8 @@ def _has_next_kernel(iterator, proceed=np.True_):
 
 OPS["IteratorHasNext"] = register(
     "IteratorHasNext", _has_next_kernel, lambda specs, attrs: [(dtypes.bool_, ())],
-    grad=NOT_DIFFERENTIABLE, emit=KERNEL_CALL, traits=("side_effects", "host_only", "unrepeatable"))
+    grad=NOT_DIFFERENTIABLE, emit=KERNEL_CALL, traits=("side_effects", "host_only", "unrepeatable"),
+    saving=_ITERATOR_NOT_SAVEABLE)
 
 
 def anonymous_iterator(dataset, tensors):

@@ -21,7 +21,7 @@ are known only at run time.
 
 import numpy as np
 
-from runtime.ops.registry import KERNEL_CALL, NO_GRADIENT, register
+from runtime.ops.registry import KERNEL_CALL, NO_GRADIENT, not_saveable, register
 from runtime.ops.slicing import decode_index
 
 # -- kernels ------------------------------------------------------------------------------------
@@ -136,15 +136,22 @@ def _out_specs_infer(specs, attrs):
 
 
 # Replays a While loop and runs its body's VJP backwards (runtime.gradients.control_flow_grads).
+# A gradient of a staged while loop runs compiled Python kept in its `plan`: no saved form yet.
+_PLAN_NOT_SAVEABLE = not_saveable(
+    "it is the gradient of a tensor-dependent while loop, whose plan holds compiled Python "
+    "(saving it is not supported yet: take the gradient outside the saved function)")
+
 WHILE_GRAD_OP = register("WhileGrad", "runtime.gradients.control_flow_grads:while_grad_kernel",
                          _out_specs_infer,
                          grad="runtime.gradients.while_grad_grads:while_grad_grad",
-                         emit=KERNEL_CALL, traits=("stateful",))
+                         emit=KERNEL_CALL, traits=("stateful",), saving=_PLAN_NOT_SAVEABLE)
 # The gradient of a WhileGrad (runtime.gradients.while_grad_grads).
 WHILE_GRAD_GRAD_OP = register(
     "WhileGradGrad", "runtime.gradients.while_grad_grads:while_grad_grad_kernel",
-    _out_specs_infer, grad=NO_GRADIENT, emit=KERNEL_CALL, traits=("stateful",))
+    _out_specs_infer, grad=NO_GRADIENT, emit=KERNEL_CALL, traits=("stateful",),
+    saving=_PLAN_NOT_SAVEABLE)
 # Runs the tape kept from a py_function's run backwards (runtime.gradients.py_function_grads).
 PY_FUNCTION_GRAD_OP = register(
     "EagerPyFuncGrad", "runtime.gradients.py_function_grads:py_function_grad_kernel",
-    _out_specs_infer, grad=NO_GRADIENT, emit=KERNEL_CALL, traits=("side_effects", "host_only"))
+    _out_specs_infer, grad=NO_GRADIENT, emit=KERNEL_CALL, traits=("side_effects", "host_only"),
+    saving=not_saveable("it runs a py_function's recorded Python gradient"))

@@ -77,9 +77,47 @@ def _print_kernel(*values, template, dtypes_, sep, end, output_stream, summarize
     return ()
 
 
+class StandardStream:
+    """sys.stdout or sys.stderr, looked up when written to (a loaded saved model's print)."""
+
+    __slots__ = ("name",)
+
+    def __init__(self, name):
+        self.name = name
+
+    def write(self, text):
+        """Writes `text` to the stream that is sys.<name> now."""
+        getattr(sys, self.name).write(text)
+
+
+def _encode_stream(stream):
+    """A print's output stream as saved: None (stderr), a 'file://' path, 'stdout' or
+    'stderr'; other stream objects cannot be saved."""
+    if stream is None or isinstance(stream, str):
+        return stream
+    if isinstance(stream, StandardStream):
+        return stream.name
+    for name in ("stdout", "stderr"):
+        if stream is getattr(sys, name) or stream is getattr(sys, "__%s__" % name):
+            return name
+    raise TypeError("its output stream %r is a Python object; only sys.stdout, sys.stderr and "
+                    "'file://' paths can be saved" % (stream,))
+
+
+def _decode_stream(data):
+    if data is None or isinstance(data, str) and data.startswith("file://"):
+        return data
+    if data in ("stdout", "stderr"):
+        return StandardStream(data)
+    raise ValueError("output_stream must be null, 'stdout', 'stderr' or a 'file://' path, "
+                     "got %r" % (data,))
+
+
 OPS["PrintV2"] = register("PrintV2", _print_kernel, lambda specs, attrs: [],
                           grad=NOT_DIFFERENTIABLE, emit=KERNEL_CALL,
-                          traits=("side_effects", "host_only"))
+                          traits=("side_effects", "host_only"),
+                          saving=registry.attr_codecs(output_stream=registry.AttrCodec(
+                              _encode_stream, _decode_stream)))
 
 
 class _Slot:
@@ -174,7 +212,9 @@ def _py_function_kernel(*values, func, Tout, in_dtypes, record=False, where=None
 OPS["EagerPyFunc"] = register("EagerPyFunc", _py_function_kernel, _py_function_infer,
                               grad="runtime.gradients.py_function_grads:py_function_grad",
                               emit=KERNEL_CALL,
-                              traits=("side_effects", "host_only", "unrepeatable"))
+                              traits=("side_effects", "host_only", "unrepeatable"),
+                              saving=registry.not_saveable(
+                                  "it runs a Python function (py_function)"))
 
 
 def py_function(func, inp, Tout, name=None):
@@ -214,8 +254,30 @@ def _assert_infer(specs, attrs):
     return []
 
 
+# The exception classes an Assert may raise, by name: a saved model names one of these.
+_ASSERT_ERRORS = {cls.__name__: cls for cls in (
+    errors.InvalidArgumentError, errors.AssertionFailedError, errors.FailedPreconditionError,
+    errors.OutOfRangeError, AssertionError, ValueError)}
+
+
+def _encode_error_class(cls):
+    if _ASSERT_ERRORS.get(getattr(cls, "__name__", None)) is not cls:
+        raise TypeError("it raises %r, which is not one of the exception classes a saved model "
+                        "can name (%s)" % (cls, ", ".join(sorted(_ASSERT_ERRORS))))
+    return cls.__name__
+
+
+def _decode_error_class(data):
+    if not isinstance(data, str) or data not in _ASSERT_ERRORS:
+        raise ValueError("error_class must be one of %s, got %r" % (sorted(_ASSERT_ERRORS),
+                                                                   data))
+    return _ASSERT_ERRORS[data]
+
+
 OPS["Assert"] = register("Assert", _assert_kernel, _assert_infer,
-                         grad=NOT_DIFFERENTIABLE, emit=KERNEL_CALL, traits=("side_effects",))
+                         grad=NOT_DIFFERENTIABLE, emit=KERNEL_CALL, traits=("side_effects",),
+                         saving=registry.attr_codecs(error_class=registry.AttrCodec(
+                             _encode_error_class, _decode_error_class)))
 
 
 def assert_that(condition, data, message, name=None, error_class=errors.InvalidArgumentError):

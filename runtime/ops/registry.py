@@ -26,7 +26,12 @@ way JAX declares a primitive with its rules next to it); no other module changes
   * `static_value(node, constant_value)`, optional: the op's output value known while the
     graph is built, from its attributes and its inputs' known values (`constant_value(t)`
     gives one or None);
-  * `lowerings`: per-backend lowering rules, {backend name: rule} (none yet).
+  * `lowerings`: per-backend lowering rules, {backend name: rule} (none yet);
+  * `saving`, optional: how runtime/saved_model writes the op's nodes when the generic
+    attribute encoding (numbers, strings, dtypes, shapes, arrays, sub-graphs, functions) is
+    not enough: `not_saveable(reason)` (the op holds Python code or Python-side state, and
+    saving a graph that uses it fails naming the node and the user's line) or
+    `attr_codecs(name=AttrCodec(...), ...)` (per-attribute encode/decode rules).
 
 `execute(op, inputs, attrs)` is the single entry point: eagerly it validates and runs the
 kernel; inside a trace it adds a node to the current graph.
@@ -105,6 +110,65 @@ def statements(rule: Callable[..., Any]) -> Statements:
     return Statements(rule)
 
 
+class AttrCodec:
+    """How one attribute of an op is saved: `encode(value)` returns JSON data (None, bool,
+    int, float, str, lists of them, dicts with str keys) or raises TypeError saying why the
+    value cannot be saved; `decode(data)` returns the value, raising ValueError for data
+    that `encode` never writes (a corrupt file). `decode` must not run code named by the
+    data (no imports, no eval): loading a saved model executes nothing from it.
+
+    With `with_attrs=True` both also receive the node's other attributes (decoded first):
+    `encode(value, attrs)`, `decode(data, attrs)` (an attribute that refers to tensors of a
+    sub-graph or of a called function held by another attribute)."""
+
+    __slots__ = ("encode", "decode", "with_attrs")
+
+    def __init__(self, encode: Callable[..., Any], decode: Callable[..., Any],
+                 with_attrs: bool = False) -> None:
+        self.encode = encode
+        self.decode = decode
+        self.with_attrs = with_attrs
+
+
+class Saving:
+    """An op's saving decision (see `not_saveable`, `attr_codecs`)."""
+
+    __slots__ = ("refusal", "codecs", "check")
+
+    def __init__(self, refusal: str | None, codecs: Mapping[str, AttrCodec],
+                 check: Callable[[list[Spec], Mapping[str, Any]], None] | None = None) -> None:
+        self.refusal = refusal
+        self.codecs = dict(codecs)
+        self.check = check
+
+
+def not_saveable(reason: str) -> Saving:
+    """Declares that graphs using the op cannot be saved; `reason` ends the error message
+    ('it runs a Python function')."""
+    return Saving(reason, {})
+
+
+def attr_codecs(*, check: Callable[[list[Spec], Mapping[str, Any]], None] | None = None,
+                **codecs: AttrCodec) -> Saving:
+    """Declares how the named attributes are saved (the others use the generic encoding).
+    `check(input_specs, attrs)`, when given, checks a loaded node beyond what `infer` checks
+    (how sub-graphs fit the op's inputs and outputs), raising ValueError for a node that a
+    save never writes."""
+    return Saving(None, codecs, check)
+
+
+GENERIC_SAVING = Saving(None, {})
+
+
+def _never(value: Any) -> Any:
+    raise AssertionError("UNSAVED attributes are left out, never encoded or decoded")
+
+
+# The codec of a bookkeeping attribute that another pass adds to a finished graph (a
+# gradient's residuals): left out of a saved model, together with the outputs it added.
+UNSAVED = AttrCodec(_never, _never)
+
+
 def _not_differentiable(ctx: Any, grads: list[Any]) -> list[None]:
     return [None] * len(ctx.needed)
 
@@ -151,12 +215,12 @@ class OpDef:
 
     __slots__ = ("name", "kernel", "infer", "grad_decision", "_grad", "emit_decision", "emit",
                  "lower", "traits", "stateful", "side_effects", "no_fold", "static_value",
-                 "lowerings", "node_name", "doc")
+                 "lowerings", "node_name", "doc", "saving")
 
     def __init__(self, name: str, kernel: Callable[..., Any] | str, infer: InferRule,
                  grad: Any, emit: Any, traits: frozenset[str],
                  static_value: Callable[..., Any] | None, node_name: str,
-                 doc: str | None) -> None:
+                 doc: str | None, saving: Saving = GENERIC_SAVING) -> None:
         self.name = name
         self.kernel = _LazyKernel(kernel) if isinstance(kernel, str) else kernel
         self.infer = infer
@@ -174,6 +238,7 @@ class OpDef:
         self.lowerings: dict[str, Any] = {}
         self.node_name = node_name
         self.doc = doc
+        self.saving = saving
 
     def __setattr__(self, attr: str, value: Any) -> None:
         """A registered op is complete: no module may change its rules afterwards (only the
@@ -202,6 +267,32 @@ class OpDef:
         return "<OpDef %s>" % self.name
 
 
+def tensor_refs(tensors: Iterable[Any], graph: Any) -> list[str]:
+    """Names of `tensors` of `graph` ('node' or 'node:1'), for an attribute codec; raises
+    TypeError for a tensor of another graph."""
+    refs = []
+    for t in tensors:
+        if t.graph is not graph:
+            raise TypeError("tensor %s is not in graph %s" % (t.name, graph.name))
+        refs.append(t.node.name if t.index == 0 else "%s:%d" % (t.node.name, t.index))
+    return refs
+
+
+def resolve_refs(refs: Any, graph: Any) -> tuple[Any, ...]:
+    """The tensors of `graph` named by `refs` (see `tensor_refs`); ValueError for bad refs."""
+    if not isinstance(refs, (list, tuple)) or not all(isinstance(r, str) for r in refs):
+        raise ValueError("expected a list of tensor names, got %r" % (refs,))
+    nodes = {node.name: node for node in graph.nodes}
+    tensors = []
+    for ref in refs:
+        name, _, index = ref.rpartition(":") if ":" in ref else (ref, "", "0")
+        node = nodes.get(name)
+        if node is None or not index.isdigit() or int(index) >= len(node.outputs):
+            raise ValueError("no tensor %r in graph %s" % (ref, graph.name))
+        tensors.append(node.outputs[int(index)])
+    return tuple(tensors)
+
+
 def _check_decisions(name: str, grad: Any, emit: Any, traits: frozenset[str]) -> None:
     if not (grad is NOT_DIFFERENTIABLE or grad is NO_GRADIENT or callable(grad)
             or isinstance(grad, str) and ":" in grad):
@@ -218,14 +309,18 @@ def _check_decisions(name: str, grad: Any, emit: Any, traits: frozenset[str]) ->
 def register(name: str, kernel: Callable[..., Any] | str, infer: InferRule, *, grad: Any,
              emit: Any, traits: Iterable[str] = (),
              static_value: Callable[..., Any] | None = None, node_name: str | None = None,
-             doc: str | None = None) -> OpDef:
+             doc: str | None = None, saving: Saving | None = None) -> OpDef:
     """Declares op `name` with all its rules (see the module docstring); returns its OpDef.
     Each name may be declared only once. `kernel` may be 'package.module:function'."""
     if name in REGISTRY:
         raise ValueError("op %r is already registered" % name)
     trait_set = frozenset(traits)
     _check_decisions(name, grad, emit, trait_set)
-    op = OpDef(name, kernel, infer, grad, emit, trait_set, static_value, node_name or name, doc)
+    if saving is not None and not isinstance(saving, Saving):
+        raise TypeError("op %r: saving must be not_saveable(reason) or attr_codecs(...), got %r"
+                        % (name, saving))
+    op = OpDef(name, kernel, infer, grad, emit, trait_set, static_value, node_name or name, doc,
+               saving or GENERIC_SAVING)
     REGISTRY[name] = op
     return op
 

@@ -5,6 +5,7 @@
     autograph convert A.py B.py DIR -o OUT  converts several files, DIR's .py files mirrored
     autograph convert - < IN.py > OUT.py   `-` is standard input (and, as OUT, output)
     autograph convert --check FILE...      converts, writes nothing: the exit status says
+    autograph check FILE_OR_DIR...         lints for tf.function pitfalls (autograph/lint)
     autograph --version
 
 Failures print one line per failing file on stderr and exit with status 2 (bad input:
@@ -26,6 +27,7 @@ import warnings
 import autograph
 from autograph import module_conversion
 from autograph.errors import ConversionError
+from autograph.lint import command as check_command
 
 # Exit statuses.
 EXIT_OK = 0
@@ -71,6 +73,7 @@ def build_parser():
                          help="only convert: write nothing, report failures, exit status 0 "
                               "when every file converts")
     convert.set_defaults(run=run_convert)
+    check_command.add_parser(commands)
     return parser
 
 

@@ -74,12 +74,13 @@ def _guarded(fn, node, target) -> bool:
     """True when an `if` around `node` tests `target` (or what it belongs to): the
     create-once idiom `if self.v is None: self.v = ...`, `if not state: state.append(...)`,
     which changes the state on the first trace only, on purpose."""
-    texts = {text for text in (text_of(target), root_name(target)) if text}
+    while isinstance(target, gast.Subscript):  # `cache[k] = ...` under `if k not in cache`
+        target = target.value
+    text = text_of(target)
     for ancestor in fn.ancestors(node):
-        if isinstance(ancestor, gast.If):
-            tested = {text_of(n) for n in gast.walk(ancestor.test)}
-            if texts & tested:
-                return True
+        if isinstance(ancestor, gast.If) and text is not None \
+                and text in {text_of(n) for n in gast.walk(ancestor.test)}:
+            return True
     return False
 
 

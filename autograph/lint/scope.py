@@ -21,6 +21,8 @@ from autograph.pyct.analysis import activity
 _CANONICAL_PREFIXES = (("autograph.tf", "tf"), ("tensorflow", "tf"))
 CONVERTERS = frozenset({"tf.function", "autograph.function", "autograph.to_graph",
                         "tf.autograph.to_graph"})
+# Functions that run a Python callable on every call of the graph.
+PYTHON_CALLBACKS = ("tf.py_function", "tf.numpy_function")
 BUILTIN_NAMES = frozenset(dir(builtins))
 _FUNCTION_NODES = (gast.FunctionDef, gast.AsyncFunctionDef)
 _SCOPE_NODES = _FUNCTION_NODES + (gast.Lambda, gast.ClassDef)
@@ -76,6 +78,7 @@ class ModuleFacts:
         for node in gast.walk(tree):
             for child in gast.iter_child_nodes(node):
                 self.parents[child] = node
+        self._memo: dict = {}
         self.aliases = self._aliases()
         self.imported = set(self.aliases) | self._imported_names()
         self.bindings = self._bindings()
@@ -155,7 +158,7 @@ class ModuleFacts:
 
     def _converted(self) -> list[ConvertedFunction]:
         chosen: dict = {}
-        self._call_names = collections.defaultdict(set)
+        self._call_names = collections.defaultdict(set)  # def -> {(name, scope)}
         for node in gast.walk(self.tree):
             if isinstance(node, _FUNCTION_NODES):
                 for decorator in node.decorator_list:
@@ -163,7 +166,8 @@ class ModuleFacts:
                     target = call.func if call is not None else decorator
                     if self.qualified(target) in CONVERTERS:
                         chosen[node] = _has_signature(call)
-                        self._call_names[node].add(node.name)
+                        self._call_names[node].add(
+                            (node.name, self.enclosing(node, _FUNCTION_NODES)))
             elif isinstance(node, gast.Call) and self.qualified(node.func) in CONVERTERS \
                     and node.args and isinstance(node.args[0], gast.Name):
                 definition = self._definition_before(node.args[0].id, node)
@@ -172,7 +176,8 @@ class ModuleFacts:
                     assign = self.parents.get(node)
                     if isinstance(assign, gast.Assign):
                         self._call_names[definition].update(
-                            t.id for t in assign.targets if isinstance(t, gast.Name))
+                            (t.id, self.enclosing(assign, _FUNCTION_NODES))
+                            for t in assign.targets if isinstance(t, gast.Name))
         ordered = sorted(chosen, key=lambda n: (n.lineno, n.col_offset))
         return [ConvertedFunction(n, self, chosen[n], self._call_names[n]) for n in ordered]
 
@@ -184,6 +189,25 @@ class ModuleFacts:
         if above:
             return above[-1]
         return candidates[0] if candidates else None
+
+    def memo(self, key, compute):
+        """`compute(self)`, computed once per module (for facts several rules or functions
+        share)."""
+        if key not in self._memo:
+            self._memo[key] = compute(self)
+        return self._memo[key]
+
+    def calls_by_name(self) -> dict:
+        """Name -> the calls `name(...)` in the module, in source order."""
+        def index(module):
+            found = collections.defaultdict(list)
+            for node in gast.walk(module.tree):
+                if isinstance(node, gast.Call) and isinstance(node.func, gast.Name):
+                    found[node.func.id].append(node)
+            for calls in found.values():
+                calls.sort(key=lambda c: (c.lineno, c.col_offset))
+            return found
+        return self.memo("calls_by_name", index)
 
     def enclosing(self, node, kinds):
         """The nearest ancestor of `node` that is one of `kinds` (None at module level)."""
@@ -226,11 +250,12 @@ class ConvertedFunction:
     `params`, `local_names` (bound in it or in functions nested in it), `rebound` (names
     its own body assigns), `declared_global`,
     `tensor_params` (parameters an `input_signature` makes tensors) and `call_names` (the
-    names the Function is called by: its own when decorated, `g` for `g = tf.function(f)`)."""
+    (name, scope) pairs the Function is called by: its own name when decorated, `g` for
+    `g = tf.function(f)`, each with the function that binds it, None for the module)."""
 
-    def __init__(self, node, module: ModuleFacts, has_signature: bool, call_names=()):
+    def __init__(self, node, module: ModuleFacts, has_signature: bool, call_names=None):
         self.node = node
-        self.call_names = frozenset(call_names)
+        self.call_names = frozenset(call_names or ())
         self.module = module
         self.name = node.name
         self.params = activity.parameter_names(node)
@@ -252,9 +277,34 @@ class ConvertedFunction:
         self.tensor_params = frozenset(positional if has_signature else ())
 
     def walk(self):
-        """Every node of the function's body (nested functions and lambdas included)."""
-        for stmt in self.node.body:
-            yield from gast.walk(stmt)
+        """Every node of the function's body, nested functions and lambdas included, except
+        those handed to `tf.py_function`/`tf.numpy_function`: they run as Python on every
+        call, where print, `.numpy()` and Python state are right."""
+        python_bodies = self._python_bodies()
+        stack = list(reversed(self.node.body))
+        while stack:
+            node = stack.pop()
+            if node in python_bodies:
+                continue
+            yield node
+            stack.extend(reversed(list(gast.iter_child_nodes(node))))
+
+    def _python_bodies(self):
+        """The nested defs and lambdas the function passes to tf.py_function (or
+        tf.numpy_function)."""
+        passed, names = set(), set()
+        for node in gast.walk(self.node):
+            if self.module.is_call_of(node, *PYTHON_CALLBACKS):
+                given = node.args[:1] + [k.value for k in node.keywords if k.arg == "func"]
+                for value in given:
+                    if isinstance(value, gast.Lambda):
+                        passed.add(value)
+                    elif isinstance(value, gast.Name):
+                        names.add(value.id)
+        if names:
+            passed.update(n for n in gast.walk(self.node) if n is not self.node
+                          and isinstance(n, _FUNCTION_NODES) and n.name in names)
+        return passed
 
     def is_outer(self, name: str | None) -> bool:
         """True for a name this function does not bind: a global, a closure variable or a
@@ -286,13 +336,26 @@ class ConvertedFunction:
             and node.id in self.params
 
     def calls(self):
-        """The calls of the Function in the module (by one of `call_names`), outside its own
-        body, in source order."""
+        """The calls of the Function in the module by one of `call_names`, where that name
+        means it (in the scope that binds it, not where another binding hides it), outside
+        its own body, in source order."""
+        by_name = self.module.calls_by_name()
         inside = set(gast.walk(self.node))
-        found = [n for n in gast.walk(self.module.tree)
-                 if isinstance(n, gast.Call) and isinstance(n.func, gast.Name)
-                 and n.func.id in self.call_names and n not in inside]
+        found = {c for name, scope in self.call_names for c in by_name.get(name, ())
+                 if c not in inside and self._sees(c, name, scope)}
         return sorted(found, key=lambda c: (c.lineno, c.col_offset))
+
+    def _sees(self, call, name, scope) -> bool:
+        """True when `name` at `call` is the binding made in `scope` (None: the module)."""
+        current = self.module.enclosing(call, _FUNCTION_NODES)
+        while current is not scope:
+            if current is None:
+                return False  # the call is outside the scope that binds the name
+            if name in activity.assigned_names(current.body) or \
+                    name in activity.parameter_names(current):
+                return False  # a binding in between hides it
+            current = self.module.enclosing(current, _FUNCTION_NODES)
+        return True
 
     def argument(self, call, param):
         """The expression `call` passes as parameter `param` (None when it is not passed by

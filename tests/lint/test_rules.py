@@ -432,3 +432,59 @@ def test_every_rule_has_a_code_name_summary_and_documentation():
     for r in rules:
         assert r.code.startswith("AG") and len(r.code) == 5
         assert r.name and r.summary and len(r.doc) > 80
+
+
+def test_python_callbacks_of_py_function_are_left_alone():
+    assert codes('''
+        external = []
+        @tf.function
+        def f(x):
+            def side_effect(v):
+                print("value", v)
+                external.append(v.numpy())
+                return v
+            y = tf.py_function(side_effect, [x], tf.float32)
+            return tf.numpy_function(lambda v: print(v) or v, [y], tf.float32)
+        ''') == []
+
+
+def test_print_of_a_module_constant_is_left_alone():
+    assert codes('''
+        EPOCHS = 3
+        @tf.function
+        def f(x):
+            print("epochs", EPOCHS)
+            return x
+        ''') == []
+
+
+def test_calls_of_a_same_named_function_elsewhere_are_not_its_calls():
+    # Two tests that each define their own `f`: the calls of one are not the other's.
+    assert codes('''
+        def test_one():
+            @tf.function
+            def f(config, x):
+                return x * config.factor
+            return f
+
+        def test_two():
+            @tf.function
+            def f(config, x):
+                return x
+            config = object()
+            f(config, 1)
+            config.factor = 10
+            f(config, 1)
+        ''') == []
+
+
+def test_a_function_bound_to_a_name_in_a_function_is_found_by_that_name():
+    assert codes('''
+        def evaluate(model, x):
+            return model.weight * x
+        def run(model):
+            evaluate_fn = tf.function(evaluate)
+            evaluate_fn(model, 1.0)
+            model.weight = 3.0
+            evaluate_fn(model, 1.0)
+        ''') == ["AG502"]

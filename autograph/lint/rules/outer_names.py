@@ -71,6 +71,14 @@ def _calls(module, node, method_class):
             yield call, callee
 
 
+def _callees(module, function_node):
+    """`_calls` of a def (methods: through `self`), computed once per def."""
+    owner = module.parents.get(function_node)
+    method_class = owner if isinstance(owner, gast.ClassDef) else None
+    return module.memo(("callees", function_node),
+                       lambda m: list(_calls(m, function_node, method_class)))
+
+
 def _reaches(module, start, goal, limit=200):
     """True when the function `start` calls `goal`, directly or through the module's
     other functions."""
@@ -80,9 +88,7 @@ def _reaches(module, start, goal, limit=200):
         if current in visited:
             continue
         visited.add(current)
-        owner = module.parents.get(current)
-        for _, callee in _calls(module, current, owner if isinstance(owner, gast.ClassDef)
-                                else None):
+        for _, callee in _callees(module, current):
             if callee is goal:
                 return True
             stack.append(callee)
@@ -96,11 +102,9 @@ def recursion(fn):
     the graph; with a tensor condition, tracing never stops (both branches of a staged
     `if` are traced). Write the recursion as a loop (`while` over a tensor condition, or
     `tf.while_loop`)."""
-    owner = fn.module.parents.get(fn.node)
-    method_class = owner if isinstance(owner, gast.ClassDef) else None
     if fn.name in fn.local_names:
         return
-    for call, callee in _calls(fn.module, fn.node, method_class):
+    for call, callee in _callees(fn.module, fn.node):
         if callee is fn.node or _reaches(fn.module, callee, fn.node):
             how = "itself" if callee is fn.node else "itself through `%s`" % callee.name
             yield (call, "`%s` calls %s: each level is traced again (unrolled into the "

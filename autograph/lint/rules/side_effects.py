@@ -34,11 +34,26 @@ def may_be_tensor(fn, node) -> bool:
     if isinstance(node, gast.Call) and fn.is_builtin(node.func, "len", "type", "isinstance"):
         return False
     if isinstance(node, gast.Name):
-        return node.id not in fn.module.imported and node.id not in fn.module.definitions
+        return node.id not in fn.module.imported and node.id not in fn.module.definitions \
+            and not _module_constant(fn, node.id)
     if isinstance(node, (gast.Tuple, gast.List, gast.Set)):
         return any(may_be_tensor(fn, e) for e in node.elts)
     if isinstance(node, gast.Starred):
         return may_be_tensor(fn, node.value)
+    return True
+
+
+def _module_constant(fn, name) -> bool:
+    """True for a global (not bound in the function) assigned only constants."""
+    if name in fn.local_names:
+        return False
+    bindings = fn.module.bindings.get(name)
+    if not bindings:
+        return False
+    for node in bindings:
+        assign = fn.module.parents.get(node)
+        if not (isinstance(assign, gast.Assign) and isinstance(assign.value, gast.Constant)):
+            return False
     return True
 
 
@@ -189,7 +204,7 @@ def next_of_python_iterator(fn):
     `tf.data.Dataset` instead (`iterator = iter(dataset)`), whose `next` runs in the graph.
     Found when the iterator is a module-level name, or a parameter that a call in the same
     file passes a Python iterator."""
-    iterators, generators = _python_iterators(fn.module)
+    iterators, generators = fn.module.memo("python_iterators", _python_iterators)
     for node in fn.walk():
         if not (isinstance(node, gast.Call) and fn.is_builtin(node.func, "next")
                 and node.args and isinstance(node.args[0], gast.Name)):

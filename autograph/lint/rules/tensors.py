@@ -12,10 +12,9 @@ _NOT_TENSORS = frozenset({"tf.TensorSpec", "tf.function", "tf.Variable", "tf.Ten
                           "tf.print", "tf.py_function"})
 
 
-def _tensor_arrays(fn):
+def _tensor_arrays(module):
     """The texts (`states`, `self.states`) that hold a TensorArray: assigned a
     `tf.TensorArray(...)` or the result of an update of one, in the whole module."""
-    module = fn.module
     found = set()
     assignments = [n for n in gast.walk(module.tree) if isinstance(n, gast.Assign)]
     changed = True
@@ -40,7 +39,7 @@ def discarded_tensor_array_write(fn):
     """`TensorArray.write` (and `scatter`, `unstack`, `split`) returns a new array and
     leaves the one it is called on unchanged, so a call whose result is dropped does
     nothing. Assign the result back: `states = states.write(i, x)`."""
-    arrays = _tensor_arrays(fn)
+    arrays = fn.module.memo("tensor_arrays", _tensor_arrays)
     for node in fn.walk():
         if isinstance(node, gast.Expr) and isinstance(node.value, gast.Call):
             func = node.value.func

@@ -488,3 +488,64 @@ def test_a_function_bound_to_a_name_in_a_function_is_found_by_that_name():
             model.weight = 3.0
             evaluate_fn(model, 1.0)
         ''') == ["AG502"]
+
+
+def test_alternative_bindings_count_once():
+    assert codes('''
+        try:
+            import numba
+            HAVE_NUMBA = True
+        except ImportError:
+            HAVE_NUMBA = False
+        if HAVE_NUMBA:
+            MODE = "fast"
+        else:
+            MODE = "slow"
+        @tf.function
+        def f(x):
+            if HAVE_NUMBA and MODE == "fast":
+                return x
+            return -x
+        ''') == []
+
+
+def test_a_global_bound_in_a_module_loop_is_reassigned():
+    assert codes('''
+        @tf.function
+        def f(x):
+            return x * lr
+        for lr in [0.1, 0.01]:
+            f(1.0)
+        ''') == ["AG501"]
+
+
+def test_a_loop_over_a_static_shape_of_a_parameter_is_left_alone():
+    assert codes('''
+        @tf.function
+        def f(x):
+            for i in range(x.shape[0]):
+                tf.print(x[i])
+            for axis in range(x.ndim):
+                x = tf.reduce_sum(x, axis=0)
+            return x
+        ''') == []
+
+
+def test_bindings_before_the_function_exists_are_not_reassignments():
+    assert codes('''
+        SCALE = 1
+        SCALE = 2
+        @tf.function
+        def f(x):
+            return x * SCALE
+        ''') == []
+
+
+def test_a_function_made_anew_in_each_iteration_sees_that_iteration():
+    assert codes('''
+        for scale in (1, 2):
+            def f(x):
+                return x * scale
+            g = tf.function(f)
+            g(1.0)
+        ''') == []

@@ -8,9 +8,17 @@ from autograph.lint.rules.side_effects import MUTATING_METHODS, source
 
 
 def _parameters_in(fn, node):
-    """The parameters (not given tensor specs, not rebound) that `node` reads."""
+    """The parameters (not given tensor specs, not rebound) that `node` reads, other than
+    through a static property (`x.shape`, `x.ndim`): a tensor's static shape is fixed by
+    its trace, and a loop over it is meant to unroll."""
     return sorted({n.id for n in gast.walk(node) if fn.is_parameter_name(n)
-                   and n.id not in fn.tensor_params and n.id not in fn.rebound})
+                   and n.id not in fn.tensor_params and n.id not in fn.rebound
+                   and not _static_property(fn, n)})
+
+
+def _static_property(fn, name_node) -> bool:
+    parent = fn.module.parents.get(name_node)
+    return isinstance(parent, gast.Attribute) and parent.attr in ("shape", "ndim", "dtype")
 
 
 @rule("AG301", "python-loop-over-parameter",
@@ -21,7 +29,7 @@ def python_loop_over_parameter(fn):
     its body per iteration, so the graph grows with `n`), and every new value of `n`
     traces again. Pass `n` as a tensor (`f(tf.constant(10))`) or loop over `tf.range(n)`:
     one loop op, whatever `n`. Parameters with an `input_signature` are tensors and left
-    alone."""
+    alone, and so are loops over a static shape (`range(x.shape[0])`)."""
     for node in fn.walk():
         if isinstance(node, gast.For) and isinstance(node.iter, gast.Call) \
                 and fn.is_builtin(node.iter.func, "range"):

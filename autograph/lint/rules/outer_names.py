@@ -25,6 +25,76 @@ def _enclosing_bindings(fn, name):
     return fn.module.bindings.get(name, [])
 
 
+def _branch_path(module, node):
+    """[(ancestor, the field, or handler, of it that holds `node`'s line of descent)], from
+    the innermost ancestor out."""
+    path, child = [], node
+    parent = module.parents.get(child)
+    while parent is not None:
+        key = None
+        for field, value in gast.iter_fields(parent):
+            if value is child or (isinstance(value, list) and any(v is child for v in value)):
+                key = child if isinstance(child, gast.ExceptHandler) else field
+                break
+        path.append((parent, key))
+        child, parent = parent, module.parents.get(parent)
+    return path
+
+
+def _alternatives(module, first, second) -> bool:
+    """True when at most one of two bindings runs: they are in different branches of an
+    `if`, or one is in a `try` body and the other in one of its handlers (or in two
+    handlers): `try: HAVE = True` / `except ImportError: HAVE = False`."""
+    keys = dict((id(a), k) for a, k in _branch_path(module, first))
+    for ancestor, key in _branch_path(module, second):
+        if id(ancestor) in keys:
+            other = keys[id(ancestor)]
+            if other == key:
+                return False
+            if isinstance(ancestor, (gast.If, gast.IfExp)):
+                return True
+            if isinstance(ancestor, gast.Try):
+                return isinstance(key, gast.ExceptHandler) or \
+                    isinstance(other, gast.ExceptHandler)
+            return False
+    return False
+
+
+def _loops_around(module, node):
+    """The loops around `node` in its own function (or at module level)."""
+    ancestor = module.parents.get(node)
+    while ancestor is not None and not isinstance(ancestor, _FUNCTIONS):
+        if isinstance(ancestor, (gast.For, gast.While, gast.AsyncFor)):
+            yield ancestor
+        ancestor = module.parents.get(ancestor)
+
+
+def _reassigned(fn, bindings) -> bool:
+    """True when the name may be bound again after the Function exists: a binding below
+    its def (or in another function, or in a loop the def is not in: each iteration would
+    rebind it) that is not the only one run, since its alternatives (other branch of an
+    `if`, a `try` and its handler) never both run."""
+    module = fn.module
+    around_def = set(id(a) for a in _ancestors(module, fn.node))
+    late = []
+    for binding in bindings:
+        if any(id(loop) not in around_def for loop in _loops_around(module, binding)):
+            return True
+        in_function = module.enclosing(binding, _FUNCTIONS) is not \
+            module.enclosing(fn.node, _FUNCTIONS)
+        if in_function or binding.lineno > fn.node.lineno:
+            late.append(binding)
+    return any(a is not b and not _alternatives(module, a, b)
+               for b in late for a in bindings)
+
+
+def _ancestors(module, node):
+    ancestor = module.parents.get(node)
+    while ancestor is not None:
+        yield ancestor
+        ancestor = module.parents.get(ancestor)
+
+
 @rule("AG501", "reassigned-outer-name", "a read of a global or closure variable that is "
       "reassigned elsewhere")
 def reassigned_outer_name(fn):
@@ -32,7 +102,9 @@ def reassigned_outer_name(fn):
     values into the graph: when the name is assigned again later (`foo = 100`), the calls
     that reuse the trace still see the old value. Pass the value as an argument (a new
     value then traces again, or use a tensor), or keep it in a `tf.Variable` and
-    `.assign` it. Names bound once (constants, functions, imports) are fine."""
+    `.assign` it. Names bound once (constants, functions, imports) are fine, and so are
+    bindings before the def, alternatives (`try`/`except`, `if`/`else`) and a loop that
+    makes a new Function per iteration."""
     seen = set()
     for node in fn.walk():
         if not (isinstance(node, gast.Name) and isinstance(node.ctx, gast.Load)):
@@ -42,13 +114,13 @@ def reassigned_outer_name(fn):
                 or name in fn.module.imported:
             continue
         bindings = _enclosing_bindings(fn, name)
-        if len(bindings) < 2:
+        if not bindings or not _reassigned(fn, bindings):
             continue
         seen.add(name)
         lines = sorted({b.lineno for b in bindings})
-        yield (node, "`%s` is read while tracing, but is assigned %d times (lines %s): "
+        yield (node, "`%s` is read while tracing, but is assigned again (line%s %s): "
                      "calls that reuse the trace keep the value it had then"
-               % (name, len(bindings), ", ".join(str(n) for n in lines)),
+               % (name, "s" if len(lines) > 1 else "", ", ".join(str(n) for n in lines)),
                "pass %s as an argument, or keep it in a tf.Variable and .assign() it" % name)
 
 

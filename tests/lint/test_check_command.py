@@ -2,6 +2,7 @@
 unreadable input, and that the files are read, never run."""
 
 import json
+import pathlib
 import subprocess
 import sys
 import textwrap
@@ -9,6 +10,8 @@ import textwrap
 import pytest
 
 from autograph import cli
+
+ROOT = pathlib.Path(__file__).resolve().parents[2]  # `-m autograph` imports this checkout
 
 CLEAN = '''\
 import autograph.tf as tf
@@ -172,6 +175,6 @@ def test_help_lists_every_rule(capsys):
 
 def test_python_m_autograph_check_runs_the_subcommand(files):
     result = subprocess.run([sys.executable, "-m", "autograph", "check", str(files / "two.py")],
-                            capture_output=True, text=True)
+                            capture_output=True, text=True, cwd=ROOT)
     assert result.returncode == 1
     assert len(result.stdout.splitlines()) == 2 and result.stderr == ""

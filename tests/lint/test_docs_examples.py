@@ -59,3 +59,12 @@ def test_fixed_example_gives_no_finding(code):
 def test_examples_are_valid_python(code):
     for block in SECTIONS[code]:
         compile(HEADER + block, "example.py", "exec")
+
+
+def test_the_example_output_is_what_the_lint_prints():
+    text = DOCS.read_text()
+    intro = text[:text.index("## The rules")]
+    (source,) = re.findall(r"```python\n(.*?)```", intro, re.DOTALL)
+    (output,) = re.findall(r"```text\n(.*?)```", intro, re.DOTALL)
+    findings = lint.check_source(source, "train.py")
+    assert lint.format_findings(findings) == output

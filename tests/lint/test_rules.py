@@ -549,3 +549,19 @@ def test_a_function_made_anew_in_each_iteration_sees_that_iteration():
             g = tf.function(f)
             g(1.0)
         ''') == []
+
+
+def test_a_def_in_a_loop_called_at_once_is_left_alone_and_one_stored_is_reported():
+    assert codes('''
+        @tf.function
+        def f(x):
+            steps = []
+            for i in tf.range(3):
+                def body(v):
+                    return v + i
+                x = body(x)
+                def later(v):
+                    return v * i
+                steps.append(later)
+            return x
+        ''') == ["AG302"]

@@ -63,14 +63,20 @@ def _loop_variables(loop):
     return names
 
 
-def _kept_for_later(fn, closure) -> bool:
-    """False when the closure is an argument of a call that uses it at once (`tf.cond`,
-    `map`, ...); True when it is stored (assigned, appended, put in a container, returned)
-    to be called after the iteration."""
-    parent = fn.module.parents.get(closure)
+def _kept_for_later(fn, loop, closure) -> bool:
+    """False when the closure is called at once, or is an argument of a call that uses it
+    at once (`tf.cond`, `map`, ...); True when it is stored (assigned, appended, put in a
+    container, returned) to be called after the iteration. A nested def is judged by the
+    uses of its name in the loop."""
     if isinstance(closure, gast.FunctionDef):
-        return True
-    if isinstance(parent, gast.Call) and closure is not parent.func:
+        uses = [n for stmt in loop.body for n in gast.walk(stmt)
+                if isinstance(n, gast.Name) and n.id == closure.name
+                and isinstance(n.ctx, gast.Load)]
+        return not uses or any(_kept_for_later(fn, loop, use) for use in uses)
+    parent = fn.module.parents.get(closure)
+    if isinstance(parent, gast.Call) and closure is parent.func:
+        return False
+    if isinstance(parent, gast.Call):
         func = parent.func
         return isinstance(func, gast.Attribute) and func.attr in MUTATING_METHODS
     if isinstance(parent, gast.keyword):
@@ -108,7 +114,7 @@ def closure_over_loop_variable(fn):
                 if not isinstance(closure, (gast.Lambda, gast.FunctionDef)):
                     continue
                 captured = sorted(_free_reads(closure) & variables)
-                if captured and _kept_for_later(fn, closure):
+                if captured and _kept_for_later(fn, loop, closure):
                     name = captured[0]
                     yield (closure, "this %s reads loop variable `%s` when it is called, so "
                                     "it sees the last iteration's value"

@@ -25,6 +25,7 @@ CONVERTERS = frozenset({"tf.function", "autograph.function", "autograph.to_graph
 PYTHON_CALLBACKS = ("tf.py_function", "tf.numpy_function")
 BUILTIN_NAMES = frozenset(dir(builtins))
 _FUNCTION_NODES = (gast.FunctionDef, gast.AsyncFunctionDef)
+_MATCH_CASE = getattr(gast, "match_case", ())  # older gast releases have no `match`
 _SCOPE_NODES = _FUNCTION_NODES + (gast.Lambda, gast.ClassDef)
 
 
@@ -62,7 +63,7 @@ def statements_of(body):
             continue
         for field in ("body", "orelse", "finalbody", "handlers", "cases"):
             for child in getattr(stmt, field, None) or []:
-                if isinstance(child, (gast.ExceptHandler, gast.match_case)):
+                if isinstance(child, (gast.ExceptHandler, _MATCH_CASE)):
                     yield from statements_of(child.body)
                 else:
                     yield from statements_of([child])

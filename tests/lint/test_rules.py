@@ -565,3 +565,20 @@ def test_a_def_in_a_loop_called_at_once_is_left_alone_and_one_stored_is_reported
                 steps.append(later)
             return x
         ''') == ["AG302"]
+
+
+def test_match_statements_are_read():
+    assert codes('''
+        import sys
+        match sys.platform:
+            case "linux":
+                MODE = 1
+            case _:
+                MODE = 2
+        @tf.function
+        def f(x, kind):
+            match kind:
+                case "a":
+                    print("value", x)
+            return x * MODE
+        ''') == ["AG101"]

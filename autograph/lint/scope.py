@@ -257,6 +257,7 @@ class ConvertedFunction:
     def __init__(self, node, module: ModuleFacts, has_signature: bool, call_names=None):
         self.node = node
         self.call_names = frozenset(call_names or ())
+        self._python_callbacks = None
         self.module = module
         self.name = node.name
         self.params = activity.parameter_names(node)
@@ -281,7 +282,9 @@ class ConvertedFunction:
         """Every node of the function's body, nested functions and lambdas included, except
         those handed to `tf.py_function`/`tf.numpy_function`: they run as Python on every
         call, where print, `.numpy()` and Python state are right."""
-        python_bodies = self._python_bodies()
+        if self._python_callbacks is None:
+            self._python_callbacks = self._python_bodies()
+        python_bodies = self._python_callbacks
         stack = list(reversed(self.node.body))
         while stack:
             node = stack.pop()

@@ -158,6 +158,7 @@ class ModuleFacts:
     # -- converted functions ---------------------------------------------------------------
 
     def _converted(self) -> list[ConvertedFunction]:
+        """The functions decorated with a converter or passed to one, in source order."""
         chosen: dict = {}
         self._call_names = collections.defaultdict(set)  # def -> {(name, scope)}
         for node in gast.walk(self.tree):
@@ -183,9 +184,18 @@ class ModuleFacts:
         return [ConvertedFunction(n, self, chosen[n], self._call_names[n]) for n in ordered]
 
     def _definition_before(self, name, call):
-        """The def of `name` that a call at `call` most likely means: the last one above it
-        (else the first below it)."""
-        candidates = self.definitions.get(name, [])
+        """The def of `name` that a call at `call` most likely means: one bound in the
+        call's function or a function around it (the module included), the last one above
+        the call (else the first below it)."""
+        scopes, scope = [], self.enclosing(call, _FUNCTION_NODES)
+        while scope is not None:
+            scopes.append(scope)
+            scope = self.enclosing(scope, _FUNCTION_NODES)
+        scopes.append(None)
+        every = self.definitions.get(name, [])
+        candidates = [d for d in every
+                      if self.enclosing(d, _FUNCTION_NODES + (gast.ClassDef,)) in scopes] \
+            or every
         above = [d for d in candidates if d.lineno <= call.lineno]
         if above:
             return above[-1]

@@ -582,3 +582,18 @@ def test_match_statements_are_read():
                     print("value", x)
             return x * MODE
         ''') == ["AG101"]
+
+
+def test_tf_function_of_a_name_means_the_def_visible_there():
+    # `tf.function(f)` in `second` converts its own `f`, not the one local to `first`.
+    assert codes('''
+        external = []
+        def first():
+            def f(x):
+                external.append(x)
+            return f
+        def second():
+            def f(x):
+                return x
+            return tf.function(f)
+        ''') == []

@@ -16,20 +16,25 @@ EXIT_CLEAN = 0
 EXIT_FINDINGS = 1
 EXIT_BAD_INPUT = 2
 
+_DESCRIPTION = """\
+Read each FILE (and the .py files under each DIR) without importing or running
+it, and report the pitfalls of tf.function in functions decorated with
+tf.function or autograph.function (or passed to one), one per line as
+FILE:LINE:COL: AGnnn message (fix: hint).
+
+Exit status: 0 nothing found, 1 findings, 2 an unreadable input (the others
+are still checked). A comment `# autograph: noqa[AGnnn]` (or a bare
+`# autograph: noqa`) silences its line. See docs/check.md.
+"""
+
 
 def add_parser(commands) -> argparse.ArgumentParser:
     """Adds the `check` subcommand to the subparsers `commands`; returns its parser."""
-    rules = "\n".join("  %s %-30s %s" % (r.code, r.name, r.summary) for r in all_rules())
+    rules = "".join("  %s %-29s %s\n" % (r.code, r.name, r.summary) for r in all_rules())
     check = commands.add_parser(
         "check", help="report the guide's tf.function pitfalls in Python files",
         formatter_class=argparse.RawDescriptionHelpFormatter,
-        description="Read FILEs (and the .py files under each DIR) without importing or "
-                    "running them, and report the pitfalls of tf.function in functions\n"
-                    "decorated with tf.function or autograph.function (or passed to them), "
-                    "one per line as FILE:LINE:COL: AGnnn message.\nExit status: 0 nothing "
-                    "found, 1 findings, 2 an unreadable input. A comment "
-                    "`# autograph: noqa[AGnnn]` (or a bare\n`# autograph: noqa`) silences "
-                    "a line. See docs/check.md.\n\nrules:\n" + rules)
+        description=_DESCRIPTION + "\nrules:\n" + rules)
     check.add_argument("paths", nargs="+", metavar="FILE_OR_DIR",
                        help="a Python file, or a directory of them")
     check.add_argument("--format", choices=("text", "json"), default="text",

@@ -4,7 +4,8 @@
 tf`, `from autograph import function`, ...) to canonical dotted names (`tf.function`,
 `autograph.function`), counts the module-level bindings of each name, and finds the
 functions that are converted: decorated with a converter (`@tf.function`,
-`@tf.function(...)`, `@autograph.function`) or passed to one (`g = tf.function(f)`).
+`@tf.function(...)`, `@autograph.function`) or passed to one (`g = tf.function(f)`), and
+the module-level functions those call (converted with them).
 Each becomes a `ConvertedFunction`: its node, parameters, local names and the module facts.
 """
 
@@ -21,6 +22,7 @@ from autograph.pyct.analysis import activity
 _CANONICAL_PREFIXES = (("autograph.tf", "tf"), ("tensorflow", "tf"))
 CONVERTERS = frozenset({"tf.function", "autograph.function", "autograph.to_graph",
                         "tf.autograph.to_graph"})
+NOT_CONVERTED = frozenset({"autograph.do_not_convert", "tf.autograph.experimental.do_not_convert"})
 # Functions that run a Python callable on every call of the graph.
 PYTHON_CALLBACKS = ("tf.py_function", "tf.numpy_function")
 BUILTIN_NAMES = frozenset(dir(builtins))
@@ -180,8 +182,33 @@ class ModuleFacts:
                         self._call_names[definition].update(
                             (t.id, self.enclosing(assign, _FUNCTION_NODES))
                             for t in assign.targets if isinstance(t, gast.Name))
-        ordered = sorted(chosen, key=lambda n: (n.lineno, n.col_offset))
-        return [ConvertedFunction(n, self, chosen[n], self._call_names[n]) for n in ordered]
+        helpers = self._helpers(chosen)
+        ordered = sorted(list(chosen) + helpers, key=lambda n: (n.lineno, n.col_offset))
+        return [ConvertedFunction(n, self, chosen.get(n, False), self._call_names[n],
+                                  called=n not in chosen) for n in ordered]
+
+    def _helpers(self, converted) -> list:
+        """The module-level functions that the converted ones call (by name, directly or
+        through each other): a Function converts them too, and runs them while tracing.
+        Not those marked `do_not_convert`."""
+        found, stack = [], list(converted)
+        seen = set(converted)
+        while stack:
+            caller = stack.pop()
+            for node in gast.walk(caller):
+                if not (isinstance(node, gast.Call) and isinstance(node.func, gast.Name)):
+                    continue
+                callee = next((d for d in self.definitions.get(node.func.id, [])
+                               if self.enclosing(d, _FUNCTION_NODES + (gast.ClassDef,))
+                               is None), None)
+                if callee is None or callee in seen or any(
+                        self.qualified(getattr(d, "func", d)) in NOT_CONVERTED
+                        for d in callee.decorator_list):
+                    continue
+                seen.add(callee)
+                found.append(callee)
+                stack.append(callee)
+        return found
 
     def _definition_before(self, name, call):
         """The def of `name` that a call at `call` most likely means: one bound in the
@@ -264,8 +291,10 @@ class ConvertedFunction:
     (name, scope) pairs the Function is called by: its own name when decorated, `g` for
     `g = tf.function(f)`, each with the function that binds it, None for the module)."""
 
-    def __init__(self, node, module: ModuleFacts, has_signature: bool, call_names=None):
+    def __init__(self, node, module: ModuleFacts, has_signature: bool, call_names=None,
+                 called: bool = False):
         self.node = node
+        self.called = called
         self.call_names = frozenset(call_names or ())
         self._python_callbacks = None
         self.module = module
@@ -326,7 +355,7 @@ class ConvertedFunction:
         if name is None or name in self.module.imported:
             return False
         if name in self.params:
-            return name not in self.rebound
+            return not self.called and name not in self.rebound
         return name not in self.local_names
 
     def is_builtin(self, node, *names: str) -> bool:

@@ -597,3 +597,37 @@ def test_tf_function_of_a_name_means_the_def_visible_there():
                 return x
             return tf.function(f)
         ''') == []
+
+
+def test_functions_called_from_a_function_are_checked_as_converted_too():
+    assert codes('''
+        import autograph
+        log = []
+        def report(value):
+            print("value", value)
+        def collect(into, value):
+            into.append(value)
+            log.append(value)
+        def count(n):
+            return 0 if n == 0 else 1 + count(n - 1)
+        @autograph.do_not_convert
+        def left_alone(value):
+            print("value", value)
+        @tf.function
+        def f(x):
+            values = []
+            collect(values, x)
+            report(x)
+            left_alone(x)
+            return x + count(3)
+        ''') == ["AG101", "AG102"]
+
+
+def test_a_helper_called_by_no_function_is_not_checked():
+    assert codes('''
+        log = []
+        def report(value):
+            print("value", value)
+            log.append(value)
+        report(1)
+        ''') == []

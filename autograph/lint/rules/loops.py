@@ -30,6 +30,8 @@ def python_loop_over_parameter(fn):
     traces again. Pass `n` as a tensor (`f(tf.constant(10))`) or loop over `tf.range(n)`:
     one loop op, whatever `n`. Parameters with an `input_signature` are tensors and left
     alone, and so are loops over a static shape (`range(x.shape[0])`)."""
+    if fn.called:
+        return  # what the caller passes decides, and the caller is checked
     for node in fn.walk():
         if isinstance(node, gast.For) and isinstance(node.iter, gast.Call) \
                 and fn.is_builtin(node.iter.func, "range"):

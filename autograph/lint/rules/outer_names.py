@@ -174,8 +174,8 @@ def recursion(fn):
     the graph; with a tensor condition, tracing never stops (both branches of a staged
     `if` are traced). Write the recursion as a loop (`while` over a tensor condition, or
     `tf.while_loop`)."""
-    if fn.name in fn.local_names:
-        return
+    if fn.called or fn.name in fn.local_names:
+        return  # recursion of a helper over Python data is ordinary Python
     for call, callee in _callees(fn.module, fn.node):
         if callee is fn.node or _reaches(fn.module, callee, fn.node):
             how = "itself" if callee is fn.node else "itself through `%s`" % callee.name

@@ -195,7 +195,7 @@ class ModuleFacts:
         seen = set(converted)
         while stack:
             caller = stack.pop()
-            for node in gast.walk(caller):
+            for node in self.walk_traced(caller):
                 if not (isinstance(node, gast.Call) and isinstance(node.func, gast.Name)):
                     continue
                 callee = next((d for d in self.definitions.get(node.func.id, [])
@@ -227,6 +227,36 @@ class ModuleFacts:
         if above:
             return above[-1]
         return candidates[0] if candidates else None
+
+    def walk_traced(self, function_node):
+        """The nodes of a function's body that run while it traces: all but the nested
+        defs and lambdas it hands to `tf.py_function`/`tf.numpy_function`."""
+        skipped = self.memo(("python callbacks", function_node),
+                            lambda m: m._python_callbacks(function_node))
+        stack = list(reversed(function_node.body))
+        while stack:
+            node = stack.pop()
+            if node in skipped:
+                continue
+            yield node
+            stack.extend(reversed(list(gast.iter_child_nodes(node))))
+
+    def _python_callbacks(self, function_node):
+        """The nested defs and lambdas the function passes to tf.py_function (or
+        tf.numpy_function)."""
+        passed, names = set(), set()
+        for node in gast.walk(function_node):
+            if self.is_call_of(node, *PYTHON_CALLBACKS):
+                given = node.args[:1] + [k.value for k in node.keywords if k.arg == "func"]
+                for value in given:
+                    if isinstance(value, gast.Lambda):
+                        passed.add(value)
+                    elif isinstance(value, gast.Name):
+                        names.add(value.id)
+        if names:
+            passed.update(n for n in gast.walk(function_node) if n is not function_node
+                          and isinstance(n, _FUNCTION_NODES) and n.name in names)
+        return passed
 
     def memo(self, key, compute):
         """`compute(self)`, computed once per module (for facts several rules or functions
@@ -296,7 +326,6 @@ class ConvertedFunction:
         self.node = node
         self.called = called
         self.call_names = frozenset(call_names or ())
-        self._python_callbacks = None
         self.module = module
         self.name = node.name
         self.params = activity.parameter_names(node)
@@ -321,33 +350,7 @@ class ConvertedFunction:
         """Every node of the function's body, nested functions and lambdas included, except
         those handed to `tf.py_function`/`tf.numpy_function`: they run as Python on every
         call, where print, `.numpy()` and Python state are right."""
-        if self._python_callbacks is None:
-            self._python_callbacks = self._python_bodies()
-        python_bodies = self._python_callbacks
-        stack = list(reversed(self.node.body))
-        while stack:
-            node = stack.pop()
-            if node in python_bodies:
-                continue
-            yield node
-            stack.extend(reversed(list(gast.iter_child_nodes(node))))
-
-    def _python_bodies(self):
-        """The nested defs and lambdas the function passes to tf.py_function (or
-        tf.numpy_function)."""
-        passed, names = set(), set()
-        for node in gast.walk(self.node):
-            if self.module.is_call_of(node, *PYTHON_CALLBACKS):
-                given = node.args[:1] + [k.value for k in node.keywords if k.arg == "func"]
-                for value in given:
-                    if isinstance(value, gast.Lambda):
-                        passed.add(value)
-                    elif isinstance(value, gast.Name):
-                        names.add(value.id)
-        if names:
-            passed.update(n for n in gast.walk(self.node) if n is not self.node
-                          and isinstance(n, _FUNCTION_NODES) and n.name in names)
-        return passed
+        return self.module.walk_traced(self.node)
 
     def is_outer(self, name: str | None) -> bool:
         """True for a name this function does not bind: a global, a closure variable or a

@@ -631,3 +631,16 @@ def test_a_helper_called_by_no_function_is_not_checked():
             log.append(value)
         report(1)
         ''') == []
+
+
+def test_a_helper_called_only_from_a_py_function_callback_is_not_checked():
+    assert codes('''
+        log = []
+        def side_effect(value):
+            print("value", value)
+            log.append(value)
+            return value
+        @tf.function
+        def f(x):
+            return tf.py_function(lambda v: side_effect(v), [x], tf.float32)
+        ''') == []

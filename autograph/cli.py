@@ -7,6 +7,7 @@
     autograph convert --check FILE...      converts, writes nothing: the exit status says
     autograph explain FILE.py:FUNC --arg float32[None,3] ...   the staging report of a trace
     autograph graph FILE.py:FUNC --arg ... -o OUT.svg           a picture of the traced graph
+    autograph check FILE_OR_DIR...         lints for tf.function pitfalls (autograph/lint)
     autograph --version
 
 (`explain` and `graph` import FILE.py and trace FUNC: see autograph.cli_trace.)
@@ -35,6 +36,7 @@ from autograph.cli_common import (
     write_atomically,
 )
 from autograph.errors import ConversionError
+from autograph.lint import command as check_command
 
 STANDARD_STREAM = "-"
 _STDIN_NAME = "<stdin>"
@@ -68,6 +70,7 @@ def build_parser():
                               "when every file converts")
     convert.set_defaults(run=run_convert)
     cli_trace.add_commands(commands)
+    check_command.add_parser(commands)
     return parser
 
 

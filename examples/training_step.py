@@ -29,7 +29,7 @@ def train(x, y, steps=3):
     """`steps` training steps (a Python loop: unrolled), stopping early once the loss is
     small (a tensor condition: staged)."""
     loss = tf.constant(0.0)
-    for _ in range(steps):
+    for _ in range(steps):  # unrolled on purpose  # autograph: noqa[AG301]
         loss = train_step(x, y)
         if loss < 0.01:
             tf.print("converged")

@@ -9,7 +9,7 @@ import autograph.tf as tf
 @tf.function
 def accumulate(x, n):
     total = tf.zeros_like(x)
-    for i in range(n):                  # n is a Python int: unrolled
+    for i in range(n):  # unrolled on purpose (n is a Python int)  # autograph: noqa[AG301]
         total += x * i
     squares = []
     for i in tf.range(tf.shape(x)[0]):  # a tensor range: one While op

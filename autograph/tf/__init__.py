@@ -17,6 +17,7 @@ from autograph.tf import (
     math,
     nn,
     random,
+    strings,
 )
 from autograph.tf.dtypes import (
     DType,
@@ -34,12 +35,18 @@ from runtime.function import ConcreteFunction
 from runtime.gradients import GradientTape, UnconnectedGradients
 from runtime.operators import functional as _functional
 from runtime.ops import array_ops as _array
+from runtime.ops import construction_ops as _construction
+from runtime.ops import einsum_ops as _einsum
 from runtime.ops import io_ops as _io
+from runtime.ops import layout_ops as _layout
 from runtime.ops import linalg_ops as _linalg
 from runtime.ops import manipulation_ops as _manip
 from runtime.ops import math_ops as _math
+from runtime.ops import norm_ops as _norm
 from runtime.ops import reduction_ops as _reduce
+from runtime.ops import scatter_ops as _scatter
 from runtime.ops import selection_ops as _select
+from runtime.ops import sort_ops as _sort
 from runtime.ops.common import convert_to_tensor
 from runtime.shape import TensorShape
 from runtime.signature import TensorSpec
@@ -117,6 +124,36 @@ logical_or = _math.logical_or
 logical_not = _math.logical_not
 argmax = _reduce.argmax
 argmin = _reduce.argmin
+
+# -- ops real code calls (issue 14) --------------------------------------------------------------
+eye = _construction.eye
+linspace = _construction.linspace
+meshgrid = _construction.meshgrid
+sequence_mask = _construction.sequence_mask
+split = _layout.split
+pad = _layout.pad
+slice = _layout.slice  # noqa: A001
+strided_slice = _layout.strided_slice
+reverse = _layout.reverse
+roll = _layout.roll
+repeat = _layout.repeat
+gather_nd = _scatter.gather_nd
+scatter_nd = _scatter.scatter_nd
+tensor_scatter_nd_update = _scatter.tensor_scatter_nd_update
+tensor_scatter_nd_add = _scatter.tensor_scatter_nd_add
+boolean_mask = _scatter.boolean_mask
+sort = _sort.sort
+argsort = _sort.argsort
+unique = _sort.unique
+einsum = _einsum.einsum
+norm = _norm.norm
+clip_by_norm = _norm.clip_by_norm
+clip_by_global_norm = _norm.clip_by_global_norm
+reduce_logsumexp = _norm.reduce_logsumexp
+assert_equal = debugging.assert_equal
+assert_less = debugging.assert_less
+assert_greater = debugging.assert_greater
+assert_rank = debugging.assert_rank
 
 # -- functional control flow ----------------------------------------------------------------------
 cond = _functional.cond

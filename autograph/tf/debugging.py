@@ -1,10 +1,8 @@
 """`tf.debugging`: run-time checks."""
 
 from runtime import context as _context
-from runtime.ops import array_ops as _array
+from runtime.ops import check_ops as _check
 from runtime.ops import io_ops as _io
-from runtime.ops import math_ops as _math
-from runtime.ops import reduction_ops as _reduce
 
 check_numerics = _io.check_numerics
 
@@ -19,8 +17,18 @@ def disable_check_numerics():
     _context._settings["check_numerics"] = False
 
 
-def assert_equal(x, y, message=None, summarize=None, name=None):
-    """Raises InvalidArgumentError (when it runs) unless x == y everywhere."""
-    x, y = _array.convert_to_tensor(x), _array.convert_to_tensor(y, dtype_hint=None)
-    text = message or "Condition x == y did not hold"
-    _io.assert_that(_reduce.reduce_all(_math.equal(x, y)), [x, y], text, name=name)
+assert_equal = _check.assert_equal
+assert_none_equal = _check.assert_none_equal
+assert_less = _check.assert_less
+assert_less_equal = _check.assert_less_equal
+assert_greater = _check.assert_greater
+assert_greater_equal = _check.assert_greater_equal
+assert_positive = _check.assert_positive
+assert_negative = _check.assert_negative
+assert_non_negative = _check.assert_non_negative
+assert_non_positive = _check.assert_non_positive
+assert_near = _check.assert_near
+assert_all_finite = _check.assert_all_finite
+assert_rank = _check.assert_rank
+assert_rank_at_least = _check.assert_rank_at_least
+assert_type = _check.assert_type

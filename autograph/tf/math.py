@@ -1,8 +1,12 @@
 """`tf.math`: elementwise and reduction math."""
 
 from runtime.ops import math_ops as _math
+from runtime.ops import nn_ops as _nn
 from runtime.ops import nn_random_ops as _nnr
+from runtime.ops import norm_ops as _norm
 from runtime.ops import reduction_ops as _reduce
+from runtime.ops import segment_ops as _segment
+from runtime.ops import sort_ops as _sort
 
 add = _math.add
 subtract = _math.subtract
@@ -64,3 +68,11 @@ add_n = _math.add_n
 cumsum = _reduce.cumsum
 softmax = _nnr.softmax
 log_softmax = _nnr.log_softmax
+
+# -- ops real code calls (issue 14) --
+cumprod = _segment.cumprod
+segment_sum = _segment.segment_sum
+unsorted_segment_sum = _segment.unsorted_segment_sum
+reduce_logsumexp = _norm.reduce_logsumexp
+top_k = _sort.top_k
+erf = _nn.erf

@@ -112,8 +112,8 @@ def clip_by_global_norm(t_list, clip_norm, use_norm=None, name=None):
     one = convert_to_tensor(1.0, dtype_hint=norm_value.dtype)
     scale = math_ops.multiply(clip_norm, math_ops.minimum(math_ops.truediv(one, norm_value),
                                                           math_ops.truediv(one, clip_norm)))
-    finite = math_ops.is_finite(norm_value)
-    scale = selection_ops.where(finite, scale, math_ops.multiply(scale, np.nan))
+    # norm - norm is 0, or NaN for an infinite or NaN norm: then every value is NaN
+    scale = math_ops.add(scale, math_ops.subtract(norm_value, norm_value))
     clipped = []
     for t in t_list:
         if t is None:

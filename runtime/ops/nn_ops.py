@@ -20,7 +20,7 @@ from runtime.ops import (
     reduction_ops,
     selection_ops,
 )
-from runtime.ops.common import FLOAT, SpecError, convert_to_tensor, require_kind
+from runtime.ops.common import FLOAT, NUMERIC, SpecError, convert_to_tensor, require_kind
 from runtime.ops.registry import KERNEL_CALL, execute1, register
 
 OPS = {}
@@ -72,7 +72,13 @@ def _erf_grad(ctx, grads):
     return [math_ops.multiply(grads[0], slope)]
 
 
-OPS["Relu6"] = register("Relu6", lambda x: np.clip(x, 0, 6).astype(x.dtype), _float_infer,
+def _numeric_infer(specs, attrs):
+    dtype, shape = specs[0]
+    require_kind(dtype, NUMERIC)
+    return [(dtype, shape)]
+
+
+OPS["Relu6"] = register("Relu6", lambda x: np.clip(x, 0, 6).astype(x.dtype), _numeric_infer,
                         grad=_relu6_grad, emit=KERNEL_CALL)
 OPS["LeakyRelu"] = register("LeakyRelu", _leaky_kernel, _float_infer, grad=_leaky_grad,
                             emit=KERNEL_CALL)
@@ -90,24 +96,24 @@ def _float(x, what):
 
 
 def relu6(features, name=None):
-    """min(max(features, 0), 6) elementwise."""
-    return execute1(OPS["Relu6"], [_float(features, "relu6")], name=name)
+    """min(max(features, 0), 6) elementwise (numbers of any type)."""
+    return execute1(OPS["Relu6"], [convert_to_tensor(features)], name=name)
 
 
 def leaky_relu(features, alpha=0.2, name=None):
     """features where positive, else alpha * features."""
-    return execute1(OPS["LeakyRelu"], [_float(features, "leaky_relu")],
+    return execute1(OPS["LeakyRelu"], [convert_to_tensor(features)],
                     {"alpha": float(alpha)}, name=name)
 
 
 def elu(features, name=None):
     """features where positive, else exp(features) - 1."""
-    return execute1(OPS["Elu"], [_float(features, "elu")], name=name)
+    return execute1(OPS["Elu"], [convert_to_tensor(features)], name=name)
 
 
 def erf(x, name=None):
     """The Gauss error function elementwise."""
-    return execute1(OPS["Erf"], [_float(x, "erf")], name=name)
+    return execute1(OPS["Erf"], [convert_to_tensor(x)], name=name)
 
 
 def gelu(features, approximate=False, name=None):

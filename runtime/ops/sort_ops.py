@@ -37,18 +37,22 @@ def _descending_order(x):
 def _top_k_infer(specs, attrs):
     dtype, shape = specs[0]
     require_kind(dtype, NUMERIC)
-    k = attrs["k"]
+    k = attrs["k"]  # None: all of them (a full sort)
     if shape is None:
         return [(dtype, None), (dtypes.int32, None)]
     if not shape:
         raise SpecError("shape", "top_k needs a tensor of rank >= 1")
-    if shape[-1] is not None and k > shape[-1]:
+    if k is None:
+        k = shape[-1]
+    elif shape[-1] is not None and k > shape[-1]:
         raise SpecError("shape", "k = %d is larger than the last dimension %d" % (k, shape[-1]))
     out = shape[:-1] + (k,)
     return [(dtype, out), (dtypes.int32, out)]
 
 
 def _top_k_kernel(x, k, sorted):  # noqa: A002 - TensorFlow's attribute name
+    if k is None:
+        k = x.shape[-1]
     if k > x.shape[-1]:
         raise ValueError("k = %d is larger than the last dimension %d" % (k, x.shape[-1]))
     order = _descending_order(x)[..., :k]
@@ -105,11 +109,9 @@ def _moved_last(tensor, axis, func):
     return manipulation_ops.transpose(func(manipulation_ops.transpose(tensor, perm)), perm)
 
 
-def _last_dim(tensor):
-    n = tensor._shape_tuple()[-1]
-    if n is None:
-        raise ValueError("sort needs the size of the sorted dimension to be known")
-    return n
+def _sorted_descending(tensor):
+    """The values of the last dimension, largest first (TopKV2 with every entry)."""
+    return execute(OPS["TopKV2"], [tensor], {"k": None, "sorted": True})[0]
 
 
 def _check_direction(direction):
@@ -126,13 +128,12 @@ def sort(values, axis=-1, direction="ASCENDING", name=None):
     require_numeric(tensor, "sort")
 
     def along_last(t):
-        n = _last_dim(t)
         if direction == "DESCENDING":
-            return top_k(t, n).values
+            return _sorted_descending(t)
         if t.dtype.is_floating:
-            return math_ops.negative(top_k(math_ops.negative(t), n).values)
+            return math_ops.negative(_sorted_descending(math_ops.negative(t)))
         # integers: negating could overflow; equal values make the reversed order exact
-        return layout_ops.reverse(top_k(t, n).values, [-1])
+        return layout_ops.reverse(_sorted_descending(t), [-1])
     result = _moved_last(tensor, axis, along_last)
     return result if name is None else array_ops.identity(result, name=name)
 

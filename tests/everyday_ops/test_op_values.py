@@ -176,6 +176,7 @@ CASES = {
     "matrix_transpose": (lambda x: tf.linalg.matrix_transpose(x), [SQUARE],
                          lambda x: np.swapaxes(x, -1, -2)),
     "relu6": (lambda x: tf.nn.relu6(x * 5), [F], lambda x: np.clip(x * 5, 0, 6)),
+    "relu6_int": (lambda x: tf.nn.relu6(x * 2), [INTS], lambda x: np.clip(x * 2, 0, 6)),
     "leaky_relu": (lambda x: tf.nn.leaky_relu(x), [F], lambda x: np.where(x > 0, x, 0.2 * x)),
     "elu": (lambda x: tf.nn.elu(x), [D], lambda x: np.where(x > 0, x, np.expm1(x))),
     "gelu": (lambda x: tf.nn.gelu(x), [D], _gelu),

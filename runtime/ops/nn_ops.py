@@ -83,7 +83,11 @@ OPS["Relu6"] = register("Relu6", lambda x: np.clip(x, 0, 6).astype(x.dtype), _nu
 OPS["LeakyRelu"] = register("LeakyRelu", _leaky_kernel, _float_infer, grad=_leaky_grad,
                             emit=KERNEL_CALL)
 OPS["Elu"] = register("Elu", _elu_kernel, _float_infer, grad=_elu_grad, emit=KERNEL_CALL)
-OPS["Erf"] = register("Erf", lambda x: _ERF(x).astype(x.dtype), _float_infer, grad=_erf_grad,
+def _erf_kernel(x):
+    return np.asarray(_ERF(x), dtype=x.dtype)
+
+
+OPS["Erf"] = register("Erf", _erf_kernel, _float_infer, grad=_erf_grad,
                       emit=KERNEL_CALL)
 
 

@@ -2,6 +2,8 @@
 eagerly and traced in a tf.function: same values, dtypes, and a static shape equal to the
 actual one."""
 
+from math import erf, exp, sqrt
+
 import numpy as np
 import pytest
 
@@ -49,7 +51,6 @@ def _unique_in_order(x):
 
 
 def _gelu(x):
-    from math import erf, sqrt
     return np.array([0.5 * v * (1 + erf(v / sqrt(2))) for v in x.ravel()]).reshape(x.shape)
 
 
@@ -271,3 +272,19 @@ def test_static_shapes_are_inferred(name):
         return out
     traced(*[tf.constant(x) for x in inputs])
     assert seen == [np.asarray(reference(*inputs)).shape]
+
+
+def test_scalar_operands_in_a_graph():
+    """Rank-0 values reach kernels as numpy scalars in compiled graphs: each op still gives
+    an array of its dtype."""
+    @tf.function(autograph=False)
+    def f(x):
+        return (tf.math.erf(x), tf.nn.relu6(x * 20), tf.nn.elu(-x), tf.nn.leaky_relu(-x),
+                tf.linalg.det(tf.reshape(tf.stack([x, 1.0, 2.0, x]), [2, 2])),
+                tf.strings.format("{}", x), tf.reduce_logsumexp(x))
+    values = [t.numpy() for t in f(tf.constant(0.5))]
+    np.testing.assert_allclose(values[0], erf(0.5), rtol=1e-6)
+    assert values[1] == 6 and values[4] == np.float32(-1.75)
+    np.testing.assert_allclose(values[2:4], [exp(-0.5) - 1, -0.1], rtol=1e-6)
+    assert values[5] == b"0.5" and values[6] == np.float32(0.5)
+    assert all(np.asarray(v).dtype == np.float32 for i, v in enumerate(values) if i != 5)

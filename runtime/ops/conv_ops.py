@@ -134,10 +134,29 @@ def _like_input(i):
 
 OPS["Conv2D"] = register("Conv2D", _conv_kernel, _conv_infer, grad=_conv_grad,
                          emit=KERNEL_CALL)
+
+
+def _input_grad_grad(ctx, grads):
+    """BackpropInput(g, x, f) is linear in g and in f (x gives only the shape)."""
+    h, g, f = grads[0], ctx.input(0), ctx.input(2)
+    return [execute1(OPS["Conv2D"], [h, f], ctx.attrs) if ctx.needed[0] else None, None,
+            execute1(OPS["Conv2DBackpropFilter"], [g, h, f], ctx.attrs) if ctx.needed[2]
+            else None]
+
+
+def _filter_grad_grad(ctx, grads):
+    """BackpropFilter(g, x, f) is linear in g and in x (f gives only the shape)."""
+    h, g, x = grads[0], ctx.input(0), ctx.input(1)
+    return [execute1(OPS["Conv2D"], [x, h], ctx.attrs) if ctx.needed[0] else None,
+            execute1(OPS["Conv2DBackpropInput"], [g, x, h], ctx.attrs) if ctx.needed[1]
+            else None, None]
+
+
 OPS["Conv2DBackpropInput"] = register("Conv2DBackpropInput", _conv_input_grad_kernel,
-                                      _like_input(1), grad=NO_GRADIENT, emit=KERNEL_CALL)
+                                      _like_input(1), grad=_input_grad_grad, emit=KERNEL_CALL)
 OPS["Conv2DBackpropFilter"] = register("Conv2DBackpropFilter", _conv_filter_grad_kernel,
-                                       _like_input(2), grad=NO_GRADIENT, emit=KERNEL_CALL)
+                                       _like_input(2), grad=_filter_grad_grad,
+                                       emit=KERNEL_CALL)
 
 
 def _padding(padding):
@@ -256,10 +275,35 @@ OPS["AvgPool"] = register(
     "AvgPool", _avg_pool_kernel, _pool_infer, emit=KERNEL_CALL,
     grad=lambda ctx, grads: [execute1(OPS["AvgPoolGrad"], [grads[0], ctx.input(0)],
                                       ctx.attrs)])
-OPS["MaxPoolGrad"] = register("MaxPoolGrad", _max_pool_grad_kernel, _like_input(1),
-                              grad=NO_GRADIENT, emit=KERNEL_CALL)
-OPS["AvgPoolGrad"] = register("AvgPoolGrad", _avg_pool_grad_kernel, _like_input(1),
-                              grad=NO_GRADIENT, emit=KERNEL_CALL)
+
+
+def _max_pool_grad_grad_kernel(h, x, y, ksize, strides, padding):
+    """The gradient of MaxPoolGrad with respect to g: h at each window's first maximum."""
+    attrs = _pool_attrs({"strides": strides, "padding": padding})
+    windows, _ = _windows(x, ksize, attrs, -np.inf)
+    (_, top, bottom), (_, left, right) = _geometry(x.shape, ksize, attrs)
+    h_windows, _ = _windows(np.pad(h, [(0, 0), (top, bottom), (left, right), (0, 0)]), ksize,
+                            dict(attrs, padding="VALID"), 0)
+    taken = np.zeros(y.shape, dtype=bool)
+    out = np.zeros(y.shape, dtype=h.dtype)
+    for i in range(ksize[0]):
+        for j in range(ksize[1]):
+            hit = (windows[..., i, j] == y) & ~taken
+            taken |= hit
+            out += np.where(hit, h_windows[..., i, j], 0)
+    return out
+
+
+OPS["MaxPoolGrad"] = register(
+    "MaxPoolGrad", _max_pool_grad_kernel, _like_input(1), emit=KERNEL_CALL,
+    grad=lambda ctx, grads: [execute1(OPS["MaxPoolGradGrad"],
+                                      [grads[0], ctx.input(1), ctx.input(2)], ctx.attrs),
+                             None, None])
+OPS["MaxPoolGradGrad"] = register("MaxPoolGradGrad", _max_pool_grad_grad_kernel,
+                                  _like_input(2), grad=NO_GRADIENT, emit=KERNEL_CALL)
+OPS["AvgPoolGrad"] = register(
+    "AvgPoolGrad", _avg_pool_grad_kernel, _like_input(1), emit=KERNEL_CALL,
+    grad=lambda ctx, grads: [execute1(OPS["AvgPool"], [grads[0]], ctx.attrs), None])
 
 
 def _pool(op_name, input, ksize, strides, padding, data_format, name):  # noqa: A002

@@ -14,7 +14,6 @@ from runtime.ops import array_ops, common, layout_ops, manipulation_ops, math_op
 from runtime.ops.common import NUMERIC, SpecError, convert_to_tensor, require_kind
 from runtime.ops.registry import (
     KERNEL_CALL,
-    NO_GRADIENT,
     NOT_DIFFERENTIABLE,
     execute,
     execute1,
@@ -74,9 +73,19 @@ def _top_k_grad(ctx, grads):
 
 OPS["TopKV2"] = register("TopKV2", _top_k_kernel, _top_k_infer, grad=_top_k_grad,
                          emit=KERNEL_CALL)
-OPS["TopKGrad"] = register("TopKGrad", _top_k_grad_kernel,
-                           lambda specs, attrs: [(specs[0][0], specs[2][1])],
-                           grad=NO_GRADIENT, emit=KERNEL_CALL)
+# TopKGrad scatters g to the chosen positions; TakeAlongLastAxis gathers from them: each is
+# the other's gradient (with respect to g).
+OPS["TopKGrad"] = register(
+    "TopKGrad", _top_k_grad_kernel, lambda specs, attrs: [(specs[0][0], specs[2][1])],
+    emit=KERNEL_CALL,
+    grad=lambda ctx, grads: [execute1(OPS["TakeAlongLastAxis"], [grads[0], ctx.input(1)]),
+                             None, None])
+OPS["TakeAlongLastAxis"] = register(
+    "TakeAlongLastAxis",
+    lambda x, indices: np.take_along_axis(x, indices.astype(np.intp), axis=-1),
+    lambda specs, attrs: [(specs[0][0], specs[1][1])], emit=KERNEL_CALL,
+    grad=lambda ctx, grads: [execute1(OPS["TopKGrad"], [grads[0], ctx.input(1), ctx.input(0)]),
+                             None])
 
 
 def top_k(input, k=1, sorted=True, name=None):  # noqa: A002 - TensorFlow's names

@@ -142,3 +142,29 @@ def test_indices_and_labels_get_no_gradient():
         sorted_positions = tf.cast(tf.argsort(x), tf.float64)
     assert tape.gradient(loss, labels) is None
     assert tape.gradient(sorted_positions, x) is None
+
+
+SECOND_ORDER = {
+    "sort": (lambda x: tf.sort(x) ** 3, _distinct(2, 4)),
+    "top_k": (lambda x: tf.math.top_k(x, 2).values ** 3, _distinct(2, 4)),
+    "conv2d": (lambda x, f: tf.nn.conv2d(x, f, 2, "SAME") ** 2, _u(1, 5, 4, 2),
+               _u(3, 2, 2, 2)),
+    "max_pool2d": (lambda x: tf.nn.max_pool2d(x, 2, 1, "SAME") ** 3, _distinct(1, 3, 4, 2)),
+    "avg_pool2d": (lambda x: tf.nn.avg_pool2d(x, 2, 2, "SAME") ** 3, _u(1, 3, 5, 1)),
+}
+
+
+@pytest.mark.parametrize("name", sorted(SECOND_ORDER))
+def test_second_order_matches_finite_differences_of_the_gradient(name):
+    """The gradient ops (TopKGrad, Conv2DBackprop*, MaxPoolGrad, AvgPoolGrad) have gradients:
+    the gradient of sum(grad * w) matches finite differences of the first-order gradient."""
+    fn, *arrays = SECOND_ORDER[name]
+    weights = [np.random.default_rng(1).uniform(0.5, 1.5, a.shape) for a in arrays]
+
+    def weighted_gradient(*xs):
+        with tf.GradientTape() as tape:
+            tape.watch(list(xs))
+            y = tf.reduce_sum(fn(*xs))
+        grads = tape.gradient(y, list(xs))
+        return tf.add_n([tf.reduce_sum(g * w) for g, w in zip(grads, weights)])
+    check_gradients(lambda *xs: tf.reshape(weighted_gradient(*xs), [1]), *arrays, rtol=1e-4)

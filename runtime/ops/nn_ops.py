@@ -54,6 +54,8 @@ def _elu_grad(ctx, grads):
 
 
 def _leaky_kernel(x, alpha):
+    if 0 <= alpha <= 1:  # max(x, alpha * x) is the same, about twice as fast as np.where
+        return np.maximum(x, x * np.asarray(alpha, x.dtype))
     return np.where(x > 0, x, x * np.asarray(alpha, x.dtype))
 
 
@@ -78,7 +80,8 @@ def _numeric_infer(specs, attrs):
     return [(dtype, shape)]
 
 
-OPS["Relu6"] = register("Relu6", lambda x: np.clip(x, 0, 6).astype(x.dtype), _numeric_infer,
+# np.minimum(np.maximum(...)) is about twice as fast as np.clip and keeps the dtype
+OPS["Relu6"] = register("Relu6", lambda x: np.minimum(np.maximum(x, 0), 6), _numeric_infer,
                         grad=_relu6_grad, emit=KERNEL_CALL)
 OPS["LeakyRelu"] = register("LeakyRelu", _leaky_kernel, _float_infer, grad=_leaky_grad,
                             emit=KERNEL_CALL)

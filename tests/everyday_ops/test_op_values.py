@@ -288,3 +288,28 @@ def test_scalar_operands_in_a_graph():
     np.testing.assert_allclose(values[2:4], [exp(-0.5) - 1, -0.1], rtol=1e-6)
     assert values[5] == b"0.5" and values[6] == np.float32(0.5)
     assert all(np.asarray(v).dtype == np.float32 for i, v in enumerate(values) if i != 5)
+
+
+def test_reverse_is_written_as_a_slice_where_the_rank_is_known():
+    @tf.function(autograph=False)
+    def f(x):
+        return tf.reverse(x, [-1, 0])
+    x = tf.constant(F)
+    np.testing.assert_array_equal(f(x).numpy(), F[::-1, ::-1])
+    source = f.get_concrete_function(x).executor_source
+    assert "[::-1, ::-1]" in source and "k_ReverseV2_" not in source
+
+    @tf.function(input_signature=[tf.TensorSpec(None, tf.float32)], autograph=False)
+    def unknown_rank(x):
+        return tf.reverse(x, [0])
+    np.testing.assert_array_equal(unknown_rank(x).numpy(), F[::-1])
+    assert "k_ReverseV2_" in unknown_rank.get_concrete_function().executor_source
+
+
+@pytest.mark.parametrize("alpha", [0.2, 0.0, 1.0, 1.5, -0.5])
+def test_leaky_relu_for_any_alpha(alpha):
+    x = np.array([-2.0, -0.5, 0.0, 0.5, np.nan], np.float32)
+    got = tf.nn.leaky_relu(x, alpha).numpy()
+    want = np.where(x > 0, x, alpha * x).astype(np.float32)
+    np.testing.assert_array_equal(got, want)
+    assert got.dtype == np.float32

@@ -276,7 +276,7 @@ def _repeat_infer(specs, attrs):
         return [(dtype, None)]
     axis = normalize_axis(attrs["axis"], len(shape))
     dim = shape[axis]
-    if len(repeats) == 1:
+    if not attrs["per_element"]:
         size = None if dim is None else dim * repeats[0]
     else:
         if dim is not None and dim != len(repeats):
@@ -286,40 +286,36 @@ def _repeat_infer(specs, attrs):
     return [(dtype, shape[:axis] + (size,) + shape[axis + 1:])]
 
 
-def _repeat_kernel(x, repeats, axis):
-    return np.repeat(x, repeats if len(repeats) > 1 else repeats[0], axis=axis)
+def _counts(repeats, per_element, size):
+    return repeats if per_element else repeats * size
 
 
-def _repeat_grad_kernel(g, repeats, axis):
-    size = len(repeats) if len(repeats) > 1 else g.shape[axis] // max(repeats[0], 1)
-    counts = repeats if len(repeats) > 1 else (repeats[0],) * size
-    source = np.repeat(np.arange(size), counts)
+def _repeat_kernel(x, repeats, axis, per_element):
+    counts = _counts(repeats, per_element, x.shape[axis])
+    if len(counts) != x.shape[axis]:
+        raise ValueError("%d repeats for dimension %d of size %d"
+                         % (len(counts), axis, x.shape[axis]))
+    return np.repeat(x, counts, axis=axis)
+
+
+def _repeat_grad_kernel(g, x, repeats, axis, per_element):
+    """The sum of each element's copies: g summed back to x's shape."""
+    size = x.shape[axis]
+    source = np.repeat(np.arange(size), _counts(repeats, per_element, size))
     moved = np.moveaxis(g, axis, 0)
     total = np.zeros((size,) + moved.shape[1:], dtype=g.dtype)
     np.add.at(total, source, moved)
     return np.moveaxis(total, 0, axis)
 
 
-def _repeat_grad_infer(specs, attrs):
-    dtype, shape = specs[0]
-    repeats = attrs["repeats"]
-    if shape is None:
-        return [(dtype, None)]
-    axis = normalize_axis(attrs["axis"], len(shape))
-    dim = shape[axis]
-    size = len(repeats) if len(repeats) > 1 else (
-        None if dim is None else dim // max(repeats[0], 1))
-    return [(dtype, shape[:axis] + (size,) + shape[axis + 1:])]
-
-
-OPS["Repeat"] = register("Repeat", _repeat_kernel, _repeat_infer,
-                         grad=lambda ctx, grads: [execute1(OPS["RepeatGrad"], [grads[0]],
-                                                           ctx.attrs)],
-                         emit=KERNEL_CALL)
-OPS["RepeatGrad"] = register("RepeatGrad", _repeat_grad_kernel, _repeat_grad_infer,
-                             grad=lambda ctx, grads: [execute1(OPS["Repeat"], [grads[0]],
-                                                               ctx.attrs)],
-                             emit=KERNEL_CALL)
+OPS["Repeat"] = register(
+    "Repeat", _repeat_kernel, _repeat_infer, emit=KERNEL_CALL,
+    grad=lambda ctx, grads: [execute1(OPS["RepeatGrad"], [grads[0], ctx.input(0)],
+                                      ctx.attrs)])
+OPS["RepeatGrad"] = register(
+    "RepeatGrad", _repeat_grad_kernel, lambda specs, attrs: [(specs[0][0], specs[1][1])],
+    emit=KERNEL_CALL,
+    grad=lambda ctx, grads: [execute1(OPS["Repeat"], [grads[0]], ctx.attrs), None])
 
 
 def repeat(input, repeats, axis=None, name=None):  # noqa: A002 - TensorFlow's name
@@ -332,14 +328,14 @@ def repeat(input, repeats, axis=None, name=None):  # noqa: A002 - TensorFlow's n
     if axis is None:
         tensor = manipulation_ops.reshape(tensor, [-1])
         axis = 0
-    axis = _static_axis(axis)
-    shape = tensor._shape_tuple()
-    if len(counts) == 1 and shape is not None:  # per element: the gradient knows the size
-        dim = shape[normalize_axis_or_fail(axis, len(shape), "repeat")]
-        if dim is not None and dim > 1:
-            counts = counts * dim
-    return execute1(OPS["Repeat"], [tensor], {"repeats": counts, "axis": axis},
-                    name=name)
+    per_element = np.ndim(repeats) > 0 if not isinstance(repeats, Tensor) else (
+        repeats._shape_tuple() != ())
+    if len(counts) == 1:  # one count broadcasts to every element, as in TensorFlow
+        per_element = False
+    elif not per_element:
+        raise ValueError("repeat: repeats must be an int or a list, got %r" % (repeats,))
+    return execute1(OPS["Repeat"], [tensor], {"repeats": counts, "axis": _static_axis(axis),
+                                              "per_element": per_element}, name=name)
 
 
 # -- slice, strided_slice -------------------------------------------------------------------

@@ -13,10 +13,10 @@ from runtime import dtypes
 from runtime import shape as shape_lib
 from runtime.ops import (
     array_ops,
-    common,
     manipulation_ops,
     math_ops,
     nn_random_ops,
+    random_ops,
     reduction_ops,
     selection_ops,
 )
@@ -163,17 +163,19 @@ def moments(x, axes, shift=None, keepdims=False, name=None):
 
 def dropout(x, rate, noise_shape=None, seed=None, name=None):
     """`x` with each element zeroed with probability `rate` and the others scaled by
-    1 / (1 - rate); `seed` follows tf.random's seeding rules."""
+    1 / (1 - rate); `noise_shape` (broadcast against x's shape) shares the mask along its
+    size-1 dimensions; shapes may be unknown until the graph runs; `seed` follows
+    tf.random's seeding rules."""
     x = _float(x, "dropout")
     if isinstance(rate, (int, float)) and not 0 <= rate < 1:
         raise ValueError("dropout: rate must be in [0, 1), got %r" % (rate,))
     rate_t = convert_to_tensor(rate, dtype_hint=x.dtype)
-    shape = x._shape_tuple() if noise_shape is None else common.static_int_list(
-        noise_shape, "noise_shape")
-    if shape is None or None in shape:
-        raise ValueError("dropout needs a static shape (or a static noise_shape), got %s"
-                         % shape_lib.to_string(x._shape_tuple()))
-    draw = nn_random_ops.uniform(shape, dtype=x.dtype, seed=seed)
+    if noise_shape is None:
+        shape = x._shape_tuple()
+        shape = array_ops.shape(x) if shape is None or None in shape else shape
+    else:
+        shape = array_ops.dims_tensor(noise_shape)
+    draw = random_ops.uniform_of_shape(shape, dtype=x.dtype, seed=seed)
     keep = math_ops.greater_equal(draw, rate_t)
     scaled = math_ops.truediv(x, math_ops.subtract(1.0, rate_t))
     return selection_ops.where(keep, scaled, array_ops.zeros_like(scaled), name=name)

@@ -70,6 +70,35 @@ def shuffle(value, seed=None, name=None):
                     {"rng": nn_random_ops.op_generator(seed)}, name=name)
 
 
+def _uniform_shaped_infer(specs, attrs):
+    dtype, shape = specs[0]
+    require_kind(dtype, {"int"}, "shape")
+    if shape is not None and len(shape) != 1:
+        raise SpecError("shape", "shape must be a vector")
+    return [(attrs["dtype"], attrs["static_shape"])]
+
+
+def _uniform_shaped_kernel(shape, dtype, static_shape, rng):
+    dims = tuple(int(d) for d in shape)
+    if any(d < 0 for d in dims):
+        raise ValueError("shape %s has a negative dimension" % (list(dims),))
+    return rng.random(dims, dtype=np.float64).astype(dtype.np_dtype)
+
+
+OPS["RandomUniformShaped"] = register(
+    "RandomUniformShaped", _uniform_shaped_kernel, _uniform_shaped_infer,
+    node_name="random_uniform", grad=NOT_DIFFERENTIABLE, emit=KERNEL_CALL, traits=_DRAW)
+
+
+def uniform_of_shape(shape, dtype=dtypes.float32, seed=None, name=None):
+    """Uniform values in [0, 1) of a shape given as a 1-D int tensor, known or not when the
+    graph is built (the static shape is what is known of it)."""
+    shape = convert_to_tensor(shape, dtype_hint=dtypes.int32)
+    attrs = {"dtype": dtypes.as_dtype(dtype), "static_shape": common.partial_shape_value(shape),
+             "rng": nn_random_ops.op_generator(seed)}
+    return execute1(OPS["RandomUniformShaped"], [shape], attrs, name=name)
+
+
 # -- stateless ----------------------------------------------------------------------------------
 
 

@@ -95,3 +95,19 @@ def test_dropout_keeps_the_expected_share_scaled():
     g = tape.gradient(y, x).numpy()
     np.testing.assert_array_equal(g, y.numpy())  # the gradient is the same mask and scale
     assert np.all(g[:, 0] == g[:, 1])  # the noise shape broadcasts
+
+
+def test_dropout_with_an_unknown_batch_size_in_a_graph():
+    @tf.function(input_signature=[tf.TensorSpec([None, 4], tf.float32)], autograph=False)
+    def drop(x):
+        return tf.nn.dropout(x, 0.5, seed=3)
+    tf.random.set_seed(0)
+    out = drop(tf.ones([500, 4])).numpy()
+    assert out.shape == (500, 4) and set(np.unique(out)) <= {0.0, 2.0}
+    assert 0.4 < np.mean(out == 2.0) < 0.6
+    again = drop(tf.ones([500, 4])).numpy()
+    assert not np.array_equal(out, again)  # a new mask at every call
+    shared = tf.function(lambda x: tf.nn.dropout(x, 0.5, noise_shape=tf.stack([
+        tf.shape(x)[0], 1])), input_signature=[tf.TensorSpec([None, 3], tf.float32)],
+        autograph=False)(tf.ones([50, 3])).numpy()
+    assert np.all(shared == shared[:, :1])

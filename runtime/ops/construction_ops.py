@@ -83,7 +83,7 @@ OPS["LinSpace"] = register("LinSpace", _linspace_kernel, _linspace_infer,
 def linspace(start, stop, num, axis=0, name=None):
     """`num` evenly spaced values from `start` to `stop` (both included) along a new `axis`;
     `start` and `stop` (floats) broadcast against each other."""
-    start = convert_to_tensor(start)
+    start = convert_to_tensor(start, dtype_hint=dtypes.float32)
     stop = convert_to_tensor(stop, dtype_hint=start.dtype)
     count = common.static_int_list(num, "num")
     if len(count) != 1 or count[0] < 0:

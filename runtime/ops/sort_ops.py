@@ -27,10 +27,16 @@ UniqueResult = collections.namedtuple("Unique", ["y", "idx"])
 
 
 def _descending_order(x):
-    """Positions that sort the last axis in descending order, ties by ascending position."""
-    n = x.shape[-1]
-    reversed_order = np.argsort(x[..., ::-1], axis=-1, kind="stable")[..., ::-1]
-    return n - 1 - reversed_order
+    """Positions that sort the last axis in descending order, ties by ascending position,
+    and the sorted values. Numpy's default sort is several times faster than its stable one
+    and gives the same order when no two values are equal, which is checked."""
+    order = np.argsort(x, axis=-1)[..., ::-1]
+    values = np.take_along_axis(x, order, axis=-1)
+    if np.any(values[..., 1:] == values[..., :-1]):  # ties: the stable order
+        n = x.shape[-1]
+        order = n - 1 - np.argsort(x[..., ::-1], axis=-1, kind="stable")[..., ::-1]
+        values = np.take_along_axis(x, order, axis=-1)
+    return order, values
 
 
 def _top_k_infer(specs, attrs):
@@ -54,8 +60,8 @@ def _top_k_kernel(x, k, sorted):  # noqa: A002 - TensorFlow's attribute name
         k = x.shape[-1]
     if k > x.shape[-1]:
         raise ValueError("k = %d is larger than the last dimension %d" % (k, x.shape[-1]))
-    order = _descending_order(x)[..., :k]
-    return np.take_along_axis(x, order, axis=-1), order.astype(np.int32)
+    order, values = _descending_order(x)
+    return values[..., :k], order[..., :k].astype(np.int32)
 
 
 def _top_k_grad_kernel(g, indices, x):
@@ -155,7 +161,7 @@ def require_numeric(tensor, what):
 
 
 def _argsort_kernel(x, descending):
-    order = _descending_order(x) if descending else np.argsort(x, axis=-1, kind="stable")
+    order = _descending_order(x)[0] if descending else np.argsort(x, axis=-1, kind="stable")
     return order.astype(np.int32)
 
 

@@ -168,3 +168,24 @@ def test_second_order_matches_finite_differences_of_the_gradient(name):
         grads = tape.gradient(y, list(xs))
         return tf.add_n([tf.reduce_sum(g * w) for g, w in zip(grads, weights)])
     check_gradients(lambda *xs: tf.reshape(weighted_gradient(*xs), [1]), *arrays, rtol=1e-4)
+
+
+def test_gradients_with_unknown_dimensions_in_a_graph():
+    """Rules that read static shapes fall back to run-time shapes (einsum's summed-out
+    operand, gather_nd's scatter, linspace, top_k)."""
+    @tf.function(input_signature=[tf.TensorSpec([None, 3], tf.float64),
+                                  tf.TensorSpec([None], tf.float64)], autograph=False)
+    def grads(a, b):
+        with tf.GradientTape() as tape:
+            tape.watch([a, b])
+            y = (tf.reduce_sum(tf.einsum("ij,k->k", a, b) ** 2)
+                 + tf.reduce_sum(tf.linspace(b[0], b[1], 4))
+                 + tf.reduce_sum(tf.math.top_k(a[0], 2).values)
+                 + tf.reduce_sum(tf.gather_nd(a, [[0, 1]])))
+        return tape.gradient(y, [a, b])
+    a, b = np.arange(6.0).reshape(2, 3), np.array([1.0, 2.0])
+    ga, gb = grads(tf.constant(a), tf.constant(b))
+    total = a.sum()  # y = sum_k (total * b_k)^2 + ...
+    want_a = np.full((2, 3), 2 * total * (b ** 2).sum()) + [[0, 2, 1], [0, 0, 0]]
+    np.testing.assert_allclose(ga.numpy(), want_a)
+    np.testing.assert_allclose(gb.numpy(), 2 * total ** 2 * b + 2)

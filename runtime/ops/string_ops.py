@@ -18,6 +18,7 @@ def _join_infer(specs, attrs):
 
 
 def _join_kernel(*parts, separator):
+    separator = separator.encode("utf-8")
     shape = np.broadcast_shapes(*(np.shape(p) for p in parts))
     columns = [np.broadcast_to(p, shape).reshape(-1) for p in parts]
     out = np.empty(len(columns[0]) if columns else 0, dtype=object)
@@ -36,7 +37,8 @@ def join(inputs, separator="", name=None):
     tensors = [convert_to_tensor(t) for t in inputs]
     if not tensors:
         raise ValueError("strings.join needs at least one input")
-    sep = separator.encode("utf-8") if isinstance(separator, str) else bytes(separator)
+    # a str attribute (the saved-model encoding writes str, not bytes)
+    sep = separator.decode("utf-8") if isinstance(separator, bytes) else str(separator)
     return execute1(OPS["StringJoin"], tensors, {"separator": sep}, name=name)
 
 

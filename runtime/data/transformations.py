@@ -224,7 +224,7 @@ class Shuffle(Pipeline):
             self._seed = (0 if global_seed is None else global_seed, int(seed))
         elif global_seed is not None:
             # Like TensorFlow's op seeds: drawn from the global seed's sequence.
-            self._seed = (global_seed, int(nn_random_ops._generator(None).integers(2**62)))
+            self._seed = (global_seed, int(nn_random_ops.op_generator(None).integers(2**62)))
         else:
             self._seed = None
         self._reshuffle = bool(reshuffle_each_iteration)

@@ -1,10 +1,21 @@
-"""Linear algebra ops: matmul."""
+"""Linear algebra ops: matmul, inv, det, solve, diag, diag_part, band_part and
+matrix_transpose (a composite of Transpose)."""
 
 import numpy as np
 
 from runtime import shape as shape_lib
-from runtime.ops.common import NUMERIC, SpecError, binary_operands, require_kind, require_same_dtype
-from runtime.ops.registry import execute1, register
+from runtime.ops import common, layout_ops, manipulation_ops
+from runtime.ops import math_ops as M
+from runtime.ops.common import (
+    FLOAT,
+    NUMERIC,
+    SpecError,
+    binary_operands,
+    convert_to_tensor,
+    require_kind,
+    require_same_dtype,
+)
+from runtime.ops.registry import KERNEL_CALL, execute1, register
 
 OPS = {}
 _GRADS = "runtime.gradients.math_grads:"  # where the rules written with the ops API live
@@ -56,3 +67,214 @@ def matmul(a, b, transpose_a=False, transpose_b=False, name=None):
     a, b = binary_operands(a, b)
     return execute1(OPS["MatMul"], [a, b], {"transpose_a": bool(transpose_a),
                                             "transpose_b": bool(transpose_b)}, name=name)
+
+
+# -- inverse, determinant, solve ------------------------------------------------------------
+
+def _square_infer(specs, attrs):
+    dtype, shape = specs[0]
+    require_kind(dtype, FLOAT)
+    _require_square(shape)
+    return [(dtype, shape[:-2] if attrs.get("scalar") and shape is not None else shape)]
+
+
+def _require_square(shape, what="matrix"):
+    if shape is None:
+        return
+    if len(shape) < 2:
+        raise SpecError("shape", "%s must have rank >= 2, got shape %s"
+                        % (what, shape_lib.to_string(shape)))
+    if shape[-1] is not None and shape[-2] is not None and shape[-1] != shape[-2]:
+        raise SpecError("shape", "%s must be square, got shape %s"
+                        % (what, shape_lib.to_string(shape)))
+
+
+def _inverse_kernel(a):
+    try:
+        return np.linalg.inv(a)
+    except np.linalg.LinAlgError:
+        raise ValueError("Input is not invertible") from None
+
+
+def _solve_kernel(a, b):
+    try:
+        return np.linalg.solve(a, b)
+    except np.linalg.LinAlgError:
+        raise ValueError("Input matrix is not invertible") from None
+
+
+def _solve_infer(specs, attrs):
+    dtype = require_same_dtype(specs)
+    require_kind(dtype, FLOAT)
+    (_, a), (_, b) = specs
+    _require_square(a)
+    if b is not None and len(b) < 2:
+        raise SpecError("shape", "rhs must have rank >= 2, got %s" % shape_lib.to_string(b))
+    if a is not None and b is not None and a[-1] is not None and b[-2] is not None and \
+            a[-1] != b[-2]:
+        raise SpecError("shape", "matrix %s and rhs %s do not fit"
+                        % (shape_lib.to_string(a), shape_lib.to_string(b)))
+    return [(dtype, b)]
+
+
+def _transpose_last(x):
+    return matrix_transpose(x)
+
+
+def _inverse_grad(ctx, grads):
+    inverse_t = _transpose_last(ctx.output(0))
+    return [M.negative(matmul(inverse_t, matmul(grads[0], inverse_t)))]
+
+
+def _det_grad(ctx, grads):
+    scale = M.multiply(grads[0], ctx.output(0))
+    expanded = manipulation_ops.expand_dims(manipulation_ops.expand_dims(scale, -1), -1)
+    return [M.multiply(expanded, _transpose_last(inv(ctx.input(0))))]
+
+
+def _solve_grad(ctx, grads):
+    a = ctx.input(0)
+    grad_b = solve(_transpose_last(a), grads[0])
+    grad_a = M.negative(matmul(grad_b, ctx.output(0), transpose_b=True))
+    return [grad_a if ctx.needed[0] else None, grad_b]
+
+
+OPS["MatrixInverse"] = register("MatrixInverse", _inverse_kernel, _square_infer,
+                                grad=_inverse_grad, emit=KERNEL_CALL)
+OPS["MatrixDeterminant"] = register(
+    "MatrixDeterminant", lambda a, scalar: np.asarray(np.linalg.det(a), a.dtype),
+    _square_infer, grad=_det_grad, emit=KERNEL_CALL)
+OPS["MatrixSolve"] = register("MatrixSolve", _solve_kernel, _solve_infer, grad=_solve_grad,
+                              emit=KERNEL_CALL)
+
+
+def inv(input, adjoint=False, name=None):  # noqa: A002 - TensorFlow's name
+    """The inverse of each square (float) matrix in the last two dimensions."""
+    x = convert_to_tensor(input)
+    if adjoint:
+        x = matrix_transpose(x)
+    return execute1(OPS["MatrixInverse"], [x], name=name)
+
+
+def det(input, name=None):  # noqa: A002 - TensorFlow's name
+    """The determinant of each square (float) matrix in the last two dimensions."""
+    return execute1(OPS["MatrixDeterminant"], [convert_to_tensor(input)], {"scalar": True},
+                    name=name)
+
+
+def solve(matrix, rhs, adjoint=False, name=None):
+    """X with matrix @ X = rhs, for each square (float) matrix in the last two dimensions."""
+    matrix, rhs = binary_operands(matrix, rhs)
+    if adjoint:
+        matrix = matrix_transpose(matrix)
+    return execute1(OPS["MatrixSolve"], [matrix, rhs], name=name)
+
+
+# -- diagonals, bands, transpose ------------------------------------------------------------
+
+def _diag_infer(specs, attrs):
+    dtype, shape = specs[0]
+    if shape is None:
+        return [(dtype, None)]
+    if not shape:
+        raise SpecError("shape", "diagonal must have rank >= 1")
+    return [(dtype, shape + shape[-1:])]
+
+
+def _diag_kernel(d):
+    n = d.shape[-1]
+    out = np.zeros(d.shape + (n,), dtype=d.dtype)
+    rows = np.arange(n)
+    out[..., rows, rows] = d
+    return out
+
+
+def _diag_part_infer(specs, attrs):
+    dtype, shape = specs[0]
+    if shape is None:
+        return [(dtype, None)]
+    if len(shape) < 2:
+        raise SpecError("shape", "input must have rank >= 2, got shape %s"
+                        % shape_lib.to_string(shape))
+    m, n = shape[-2:]
+    return [(dtype, shape[:-2] + (None if m is None or n is None else min(m, n),))]
+
+
+def _diag_part_kernel(x):
+    return np.ascontiguousarray(np.diagonal(x, axis1=-2, axis2=-1))
+
+
+def _band_infer(specs, attrs):
+    dtype, shape = specs[0]
+    if shape is not None and len(shape) < 2:
+        raise SpecError("shape", "input must have rank >= 2, got shape %s"
+                        % shape_lib.to_string(shape))
+    return [(dtype, shape)]
+
+
+def _band_kernel(x, lower, upper):
+    m, n = x.shape[-2:]
+    offset = np.arange(n)[None, :] - np.arange(m)[:, None]  # column - row
+    keep = np.ones((m, n), dtype=bool)
+    if lower >= 0:
+        keep &= offset >= -lower
+    if upper >= 0:
+        keep &= offset <= upper
+    return np.where(keep, x, np.zeros((), x.dtype))
+
+
+def _band_grad(ctx, grads):
+    return [execute1(OPS["MatrixBandPart"], [grads[0]], ctx.attrs)]
+
+
+OPS["MatrixDiag"] = register("MatrixDiag", _diag_kernel, _diag_infer,
+                             grad=lambda ctx, grads: [diag_part(grads[0])], emit=KERNEL_CALL)
+OPS["MatrixDiagPart"] = register(
+    "MatrixDiagPart", _diag_part_kernel, _diag_part_infer, emit=KERNEL_CALL,
+    grad=lambda ctx, grads: [_diag_part_grad(ctx, grads[0])])
+OPS["MatrixBandPart"] = register("MatrixBandPart", _band_kernel, _band_infer,
+                                 grad=_band_grad, emit=KERNEL_CALL)
+
+
+def _diag_part_grad(ctx, g):
+    shape = ctx.input_shape(0)
+    if shape is not None and shape[-1] is not None and shape[-1] == shape[-2]:
+        return diag(g)
+    # a rectangular matrix: the diagonal's gradient padded with zero columns or rows
+    m, n = shape[-2:] if shape is not None else (None, None)
+    if m is None or n is None:
+        raise ValueError("the gradient of diag_part needs a static matrix shape")
+    square = diag(g)
+    extra = [[0, 0]] * (len(shape) - 2) + ([[0, m - n], [0, 0]] if m > n else
+                                           [[0, 0], [0, n - m]])
+    return layout_ops.pad(square, extra)
+
+
+def diag(diagonal, name=None):
+    """A matrix (per batch entry) with `diagonal` on its main diagonal, zeros elsewhere."""
+    return execute1(OPS["MatrixDiag"], [convert_to_tensor(diagonal)], name=name)
+
+
+def diag_part(input, name=None):  # noqa: A002 - TensorFlow's name
+    """The main diagonal of each matrix in the last two dimensions."""
+    return execute1(OPS["MatrixDiagPart"], [convert_to_tensor(input)], name=name)
+
+
+def band_part(input, num_lower, num_upper, name=None):  # noqa: A002 - TensorFlow's name
+    """Each matrix with entries outside the band zeroed: `num_lower` subdiagonals and
+    `num_upper` superdiagonals are kept (a negative count keeps the whole triangle)."""
+    lower = common.static_int_list(num_lower, "num_lower")
+    upper = common.static_int_list(num_upper, "num_upper")
+    return execute1(OPS["MatrixBandPart"], [convert_to_tensor(input)],
+                    {"lower": lower[0], "upper": upper[0]}, name=name)
+
+
+def matrix_transpose(a, name="matrix_transpose", conjugate=False):
+    """`a` with its last two dimensions swapped."""
+    a = convert_to_tensor(a)
+    shape = a._shape_tuple()
+    if shape is None or len(shape) < 2:
+        raise ValueError("matrix_transpose needs a tensor of known rank >= 2, got %s" % (
+            "unknown rank" if shape is None else shape_lib.to_string(shape)))
+    perm = list(range(len(shape) - 2)) + [len(shape) - 1, len(shape) - 2]
+    return manipulation_ops.transpose(a, perm, name=name)

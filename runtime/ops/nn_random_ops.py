@@ -54,24 +54,42 @@ def log_softmax(logits, axis=-1, name=None):
 
 # -- random -----------------------------------------------------------------------------------
 
-_global_seed = {"seed": None, "counter": 0}
+_global_seed = {"seed": None, "counter": 0, "streams": {}}
 _default_rng = [np.random.default_rng()]
+# TensorFlow's global seed where only an op seed is given
+DEFAULT_GLOBAL_SEED = 87654321
 
 
 def set_seed(seed):
-    """Makes random ops created afterwards reproducible (TF's `tf.random.set_seed`)."""
+    """Makes random ops created afterwards reproducible (TF's `tf.random.set_seed`): the same
+    global seed gives the same sequence of random ops, each with the same sequence of draws."""
     _global_seed["seed"] = None if seed is None else int(seed)
     _global_seed["counter"] = 0
-    _default_rng[0] = np.random.default_rng(seed)
+    _global_seed["streams"] = {}
+    _default_rng[0] = np.random.default_rng(None if seed is None else _unsigned(seed))
 
 
-def _generator(seed):
-    if seed is None and _global_seed["seed"] is None:
+def _unsigned(value):
+    return int(value) & 0xFFFFFFFFFFFFFFFF
+
+
+def op_generator(seed):
+    """The numpy Generator of a new random op with op seed `seed` (None: unset), following
+    TensorFlow's rules: with neither seed, fresh draws; with the global seed only, the op
+    seed comes from a counter that `set_seed` resets; with an op seed, each (global seed, op
+    seed) pair is a stream of its own (a second op with the same seeds continues it, so two
+    eager calls differ), which `set_seed` restarts."""
+    global_seed = _global_seed["seed"]
+    if seed is None and global_seed is None:
         return _default_rng[0]
-    _global_seed["counter"] += 1
-    base = 0 if _global_seed["seed"] is None else _global_seed["seed"]
-    return np.random.default_rng([base, 0 if seed is None else int(seed) + 1,
-                                  _global_seed["counter"]])
+    base = _unsigned(DEFAULT_GLOBAL_SEED if global_seed is None else global_seed)
+    if seed is None:
+        _global_seed["counter"] += 1
+        return np.random.default_rng([base, 0, _global_seed["counter"]])
+    streams = _global_seed["streams"]
+    position = streams.get(int(seed), 0)
+    streams[int(seed)] = position + 1
+    return np.random.default_rng([base, 1, _unsigned(seed), position])
 
 
 def _random_infer(specs, attrs):
@@ -112,7 +130,7 @@ def _static_shape(shape):
 def uniform(shape, minval=0, maxval=None, dtype=dtypes.float32, seed=None, name=None):
     """Uniform random values in [minval, maxval) (maxval defaults to 1 for floats)."""
     dtype = dtypes.as_dtype(dtype)
-    attrs = {"shape": _static_shape(shape), "dtype": dtype, "rng": _generator(seed)}
+    attrs = {"shape": _static_shape(shape), "dtype": dtype, "rng": op_generator(seed)}
     if dtype.is_integer:
         if maxval is None:
             raise ValueError("integer uniform needs maxval")
@@ -127,7 +145,7 @@ def uniform(shape, minval=0, maxval=None, dtype=dtypes.float32, seed=None, name=
 def normal(shape, mean=0.0, stddev=1.0, dtype=dtypes.float32, seed=None, name=None):
     """Normally distributed random values."""
     dtype = dtypes.as_dtype(dtype)
-    attrs = {"shape": _static_shape(shape), "dtype": dtype, "rng": _generator(seed)}
+    attrs = {"shape": _static_shape(shape), "dtype": dtype, "rng": op_generator(seed)}
     return execute1(OPS["RandomStandardNormal"],
                     [common.convert_to_tensor(mean, dtype_hint=dtype),
                      common.convert_to_tensor(stddev, dtype_hint=dtype)], attrs, name=name)

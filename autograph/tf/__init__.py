@@ -1,0 +1,227 @@
+"""A TensorFlow-compatible facade: `import autograph.tf as tf`.
+
+The subset of TensorFlow's API that the "Better performance with tf.function" guide and
+everyday AutoGraph code use, backed by the numpy runtime. Names follow TensorFlow's; each
+TensorFlow namespace (`tf.math`, `tf.nn`, `tf.linalg`, ...) is a module of this package.
+"""
+
+import autograph as _autograph
+from autograph.tf import (
+    autograph,
+    config,
+    data,
+    debugging,
+    dtypes,
+    errors,
+    linalg,
+    math,
+    nn,
+    random,
+    saved_model,
+    strings,
+)
+from autograph.tf.dtypes import (
+    DType,
+    as_dtype,
+    bool,
+    double,
+    float32,
+    float64,
+    int32,
+    int64,
+    string,
+)
+from runtime import context as _context
+from runtime import scopes as _scopes
+from runtime.function import ConcreteFunction
+from runtime.gradients import GradientTape, UnconnectedGradients
+from runtime.operators import functional as _functional
+from runtime.ops import array_ops as _array
+from runtime.ops import construction_ops as _construction
+from runtime.ops import dependency_ops as _dependency
+from runtime.ops import einsum_ops as _einsum
+from runtime.ops import io_ops as _io
+from runtime.ops import layout_ops as _layout
+from runtime.ops import linalg_ops as _linalg
+from runtime.ops import manipulation_ops as _manip
+from runtime.ops import math_ops as _math
+from runtime.ops import norm_ops as _norm
+from runtime.ops import reduction_ops as _reduce
+from runtime.ops import scatter_ops as _scatter
+from runtime.ops import selection_ops as _select
+from runtime.ops import sort_ops as _sort
+from runtime.ops.common import convert_to_tensor
+from runtime.shape import TensorShape
+from runtime.signature import TensorSpec
+from runtime.tensor import Tensor
+from runtime.tensor_array import TensorArray
+from runtime.variables import Variable
+
+function = _autograph.function
+
+# -- array ops ------------------------------------------------------------------------------------
+constant = _array.constant
+identity = _array.identity
+stop_gradient = _array.stop_gradient
+ones = _array.ones
+zeros = _array.zeros
+ones_like = _array.ones_like
+zeros_like = _array.zeros_like
+fill = _array.fill
+range = _array.range  # noqa: A001
+shape = _array.shape
+size = _array.size
+rank = _array.rank
+reshape = _manip.reshape
+transpose = _manip.transpose
+expand_dims = _manip.expand_dims
+squeeze = _manip.squeeze
+concat = _manip.concat
+stack = _manip.stack
+unstack = _manip.unstack
+tile = _manip.tile
+broadcast_to = _manip.broadcast_to
+gather = _select.gather
+where = _select.where
+one_hot = _select.one_hot
+
+# -- math ops -------------------------------------------------------------------------------------
+cast = _math.cast
+add = _math.add
+subtract = _math.subtract
+multiply = _math.multiply
+divide = _math.divide
+truediv = _math.truediv
+floordiv = _math.floordiv
+pow = _math.pow  # noqa: A001
+negative = _math.negative
+abs = _math.abs  # noqa: A001
+square = _math.square
+sqrt = _math.sqrt
+exp = _math.exp
+log = _math.log
+sin = _math.sin
+cos = _math.cos
+tanh = _math.tanh
+sigmoid = _math.sigmoid
+maximum = _math.maximum
+minimum = _math.minimum
+matmul = _linalg.matmul
+add_n = _math.add_n
+clip_by_value = _math.clip_by_value
+reduce_sum = _reduce.reduce_sum
+reduce_mean = _reduce.reduce_mean
+reduce_max = _reduce.reduce_max
+reduce_min = _reduce.reduce_min
+reduce_prod = _reduce.reduce_prod
+reduce_any = _reduce.reduce_any
+reduce_all = _reduce.reduce_all
+equal = _math.equal
+not_equal = _math.not_equal
+less = _math.less
+less_equal = _math.less_equal
+greater = _math.greater
+greater_equal = _math.greater_equal
+logical_and = _math.logical_and
+logical_or = _math.logical_or
+logical_not = _math.logical_not
+argmax = _reduce.argmax
+argmin = _reduce.argmin
+
+# -- ops real code calls (issue 14) --------------------------------------------------------------
+eye = _construction.eye
+linspace = _construction.linspace
+meshgrid = _construction.meshgrid
+sequence_mask = _construction.sequence_mask
+split = _layout.split
+pad = _layout.pad
+slice = _layout.slice  # noqa: A001
+strided_slice = _layout.strided_slice
+reverse = _layout.reverse
+roll = _layout.roll
+repeat = _layout.repeat
+gather_nd = _scatter.gather_nd
+scatter_nd = _scatter.scatter_nd
+tensor_scatter_nd_update = _scatter.tensor_scatter_nd_update
+tensor_scatter_nd_add = _scatter.tensor_scatter_nd_add
+boolean_mask = _scatter.boolean_mask
+sort = _sort.sort
+argsort = _sort.argsort
+unique = _sort.unique
+einsum = _einsum.einsum
+norm = _norm.norm
+clip_by_norm = _norm.clip_by_norm
+clip_by_global_norm = _norm.clip_by_global_norm
+reduce_logsumexp = _norm.reduce_logsumexp
+assert_equal = debugging.assert_equal
+assert_less = debugging.assert_less
+assert_greater = debugging.assert_greater
+assert_rank = debugging.assert_rank
+
+# -- functional control flow ----------------------------------------------------------------------
+cond = _functional.cond
+while_loop = _functional.while_loop
+newaxis = None
+
+# -- printing, py_function, debugging -------------------------------------------------------------
+print = _io.print_  # noqa: A001
+py_function = _io.py_function
+
+
+# -- scopes and dependencies ----------------------------------------------------------------------
+name_scope = _scopes.name_scope
+control_dependencies = _scopes.control_dependencies
+init_scope = _scopes.init_scope
+no_op = _dependency.no_op
+group = _dependency.group
+identity_n = _dependency.identity_n
+ensure_shape = _dependency.ensure_shape
+
+
+def executing_eagerly():
+    """True outside any trace."""
+    return _context.executing_eagerly()
+
+
+def is_tensor(value):
+    """True for tensors (eager or symbolic)."""
+    return isinstance(value, Tensor)
+
+
+class Module:
+    """A plain base class for objects holding variables (TensorFlow's `tf.Module`)."""
+
+    def __init__(self, name=None):
+        self._module_name = name or type(self).__name__
+
+    @property
+    def name(self):
+        """The module's name (its class name by default)."""
+        return self._module_name
+
+    @property
+    def variables(self):
+        """The Variables held in attributes (directly, in lists/tuples/dicts, or sub-modules)."""
+        return _collect_variables(self, set(), trainable_only=False)
+
+    @property
+    def trainable_variables(self):
+        """The trainable Variables held in attributes."""
+        return _collect_variables(self, set(), trainable_only=True)
+
+
+def _collect_variables(obj, seen, trainable_only):
+    found = []
+    if id(obj) in seen:
+        return found
+    seen.add(id(obj))
+    values = obj.values() if isinstance(obj, dict) else obj if isinstance(
+        obj, (list, tuple)) else vars(obj).values() if isinstance(obj, Module) else ()
+    for value in values:
+        if isinstance(value, Variable):
+            if (not trainable_only or value.trainable) and id(value) not in seen:
+                seen.add(id(value))
+                found.append(value)
+        elif isinstance(value, (Module, list, tuple, dict)):
+            found.extend(_collect_variables(value, seen, trainable_only))
+    return tuple(found)

@@ -1,0 +1,20 @@
+"""`tf.autograph`: the compiler's entry points."""
+
+import types as _types
+
+import autograph as _autograph
+from autograph import features as _features
+from runtime.operators import loop_options as _loop_options
+from runtime.operators import staged_lists as _staged_lists
+
+to_code = _autograph.to_code
+to_graph = _autograph.to_graph
+do_not_convert = _autograph.do_not_convert
+explain = _autograph.explain
+
+experimental = _types.ModuleType("autograph.tf.autograph.experimental",
+                                 "Experimental autograph options.")
+experimental.do_not_convert = _autograph.do_not_convert
+experimental.set_loop_options = _loop_options.set_loop_options
+experimental.Feature = _features.Feature
+experimental.set_element_type = _staged_lists.set_element_type

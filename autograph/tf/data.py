@@ -1,0 +1,17 @@
+"""`tf.data`: input pipelines (map/filter/reduce functions get the converter of the Function
+being traced)."""
+
+import types as _types
+
+from runtime import data as _data
+
+Dataset = _data.Dataset
+Iterator = _data.Iterator
+AUTOTUNE = _data.AUTOTUNE
+INFINITE_CARDINALITY = _data.INFINITE_CARDINALITY
+UNKNOWN_CARDINALITY = _data.UNKNOWN_CARDINALITY
+
+experimental = _types.ModuleType("autograph.tf.data.experimental", "tf.data constants.")
+experimental.AUTOTUNE = AUTOTUNE
+experimental.INFINITE_CARDINALITY = INFINITE_CARDINALITY
+experimental.UNKNOWN_CARDINALITY = UNKNOWN_CARDINALITY

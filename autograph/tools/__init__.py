@@ -1,0 +1,1 @@
+"""Developer tools run as modules (`python -m autograph.tools.<tool>`)."""

@@ -1,0 +1,135 @@
+"""einsum: the Einsum op, its equation normalised when the graph is built (an ellipsis
+becomes named dimensions, the output is written out), and its gradient (an einsum of the
+output gradient with the other operands, broadcast over dimensions the operand sums out).
+"""
+
+import string
+
+import numpy as np
+
+from runtime import shape as shape_lib
+from runtime.ops import array_ops, manipulation_ops, math_ops
+from runtime.ops.common import (
+    NUMERIC,
+    SpecError,
+    convert_to_tensor,
+    require_kind,
+    require_same_dtype,
+)
+from runtime.ops.registry import KERNEL_CALL, execute1, register
+
+OPS = {}
+
+
+def _parse(equation, ranks):
+    """(input subscripts, output subscripts) with every dimension named by a letter."""
+    equation = equation.replace(" ", "")
+    inputs, arrow, output = equation.partition("->")
+    terms = inputs.split(",")
+    if len(terms) != len(ranks):
+        raise ValueError("einsum: equation %r has %d operands, got %d tensors"
+                         % (equation, len(terms), len(ranks)))
+    used = set(equation) & set(string.ascii_letters)
+    spare = [c for c in string.ascii_letters if c not in used]
+    widest = 0
+    for term, rank in zip(terms, ranks):
+        if "..." in term:
+            if rank is None:
+                raise ValueError("einsum: an ellipsis needs operands of known rank")
+            widest = max(widest, rank - (len(term) - 3))
+    ellipsis = "".join(spare[:widest])
+    expanded = []
+    for term, rank in zip(terms, ranks):
+        if "..." in term:
+            width = rank - (len(term) - 3)
+            term = term.replace("...", ellipsis[widest - width:])
+        if not all(c in string.ascii_letters for c in term):
+            raise ValueError("einsum: bad subscripts %r in %r" % (term, equation))
+        if rank is not None and len(term) != rank:
+            raise ValueError("einsum: subscripts %r do not match an operand of rank %d"
+                             % (term, rank))
+        expanded.append(term)
+    if arrow:
+        output = output.replace("...", ellipsis)
+    else:  # implicit output: the ellipsis, then letters used once, in alphabetical order
+        counts = {c: "".join(expanded).count(c) for c in set("".join(expanded))}
+        output = ellipsis + "".join(sorted(c for c, n in counts.items()
+                                           if n == 1 and c not in ellipsis))
+    return expanded, output
+
+
+def _einsum_infer(specs, attrs):
+    dtype = require_same_dtype(specs)
+    require_kind(dtype, NUMERIC)
+    sizes = {}
+    for (_, shape), term in zip(specs, attrs["inputs"]):
+        if shape is None:
+            continue
+        for letter, dim in zip(term, shape):
+            known = sizes.get(letter)
+            if dim is not None and known is not None and dim != known and 1 not in (dim, known):
+                raise SpecError("shape", "einsum dimension %r is %d in one operand and %d in "
+                                "another" % (letter, known, dim))
+            if dim is not None and (known is None or known == 1):
+                sizes[letter] = dim
+    return [(dtype, tuple(sizes.get(c) for c in attrs["output"]))]
+
+
+def _einsum_kernel(*operands, inputs, output):
+    equation = ",".join(inputs) + "->" + output
+    return np.asarray(np.einsum(equation, *operands, optimize=len(operands) > 2))
+
+
+def _einsum_grad(ctx, grads):
+    inputs, output = ctx.attrs["inputs"], ctx.attrs["output"]
+    out = []
+    for i, term in enumerate(inputs):
+        if not ctx.needed[i]:
+            out.append(None)
+            continue
+        if len(set(term)) != len(term):
+            raise NotImplementedError("the gradient of einsum with a repeated subscript in "
+                                      "one operand (%r) is not supported" % term)
+        others = [t for j, t in enumerate(inputs) if j != i]
+        present = set(output).union(*others) if others else set(output)
+        kept = "".join(c for c in term if c in present)
+        operands = [grads[0]] + [ctx.input(j) for j in range(len(inputs)) if j != i]
+        g = execute1(OPS["Einsum"], operands, {"inputs": (output,) + tuple(others),
+                                                "output": kept})
+        if kept != term:  # dimensions the operand sums out: the gradient is the same along them
+            for position, c in enumerate(term):
+                if c not in kept:
+                    g = manipulation_ops.expand_dims(g, position)
+            shape = ctx.input_shape(i)
+            if shape is not None and None not in shape:
+                g = manipulation_ops.broadcast_to(g, shape)
+            else:
+                g = math_ops.multiply(g, array_ops.ones_like(ctx.input(i)))
+        out.append(g)
+    return out
+
+
+OPS["Einsum"] = register("Einsum", _einsum_kernel, _einsum_infer, grad=_einsum_grad,
+                         emit=KERNEL_CALL)
+
+
+def einsum(equation, *inputs, name=None, **kwargs):
+    """Sums of products of `inputs`' elements as `equation` ('ij,jk->ik') names their
+    dimensions; '...' stands for leading dimensions, and without '->' the output is the
+    letters used once, in alphabetical order."""
+    if kwargs:
+        raise TypeError("einsum: unexpected arguments %s" % sorted(kwargs))
+    tensors = [convert_to_tensor(t) for t in inputs]
+    ranks = [None if t._shape_tuple() is None else len(t._shape_tuple()) for t in tensors]
+    terms, output = _parse(equation, ranks)
+    for c in output:
+        if c not in "".join(terms):
+            raise ValueError("einsum: output subscript %r appears in no operand of %r"
+                             % (c, equation))
+    for t in tensors[1:]:
+        if t.dtype is not tensors[0].dtype:
+            raise TypeError("einsum: operands must have the same dtype, got %s" % ", ".join(
+                "%s %s" % (x.dtype.name, shape_lib.to_string(x._shape_tuple()))
+                for x in tensors))
+    return execute1(OPS["Einsum"], tensors, {"inputs": tuple(terms), "output": output},
+                    name=name)

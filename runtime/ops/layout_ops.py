@@ -1,0 +1,400 @@
+"""Ops that rearrange a tensor's elements: split, pad, slice, strided_slice, reverse, roll and
+repeat (TensorFlow's `tf.split`, `tf.pad`, ...).
+
+Split, pad, reverse, roll and repeat are ops with their gradients; `slice` and
+`strided_slice` are index expressions on the StridedSlice op (its gradient comes with it).
+Axes, sizes and paddings must be known when the graph is built.
+"""
+
+import numpy as np
+
+from runtime import shape as shape_lib
+from runtime.ops import array_ops, common, manipulation_ops, slicing
+from runtime.ops.common import ANY, SpecError, convert_to_tensor, normalize_axis, require_kind
+from runtime.ops.registry import KERNEL_CALL, execute, execute1, register
+from runtime.tensor import Tensor
+
+OPS = {}
+
+
+def _static_axis(axis, what="axis"):
+    dims = common.static_int_list(axis, what)
+    if dims is None or len(dims) != 1:
+        raise ValueError("%s must be a single integer, got %r" % (what, axis))
+    return dims[0]
+
+
+# -- split ------------------------------------------------------------------------------------
+
+
+def _split_infer(specs, attrs):
+    dtype, shape = specs[0]
+    sizes = attrs["sizes"]
+    if shape is None:
+        return [(dtype, None)] * len(sizes)
+    axis = normalize_axis(attrs["axis"], len(shape))
+    total = shape[axis]
+    known = [s for s in sizes if s != -1]
+    if total is not None:
+        if -1 in sizes:
+            if sum(known) > total:
+                raise SpecError("shape", "split sizes %s exceed dimension %d of size %d"
+                                % (list(sizes), axis, total))
+        elif sum(sizes) != total:
+            raise SpecError("shape", "split sizes %s do not add up to dimension %d of size %d"
+                            % (list(sizes), axis, total))
+    out = []
+    for s in sizes:
+        size = s if s != -1 else (None if total is None else total - sum(known))
+        out.append((dtype, shape[:axis] + (size,) + shape[axis + 1:]))
+    return out
+
+
+def _split_kernel(x, sizes, axis):
+    total = x.shape[axis]
+    known = sum(s for s in sizes if s != -1)
+    sizes = [total - known if s == -1 else s for s in sizes]
+    if sum(sizes) != total or min(sizes) < 0:
+        raise ValueError("split sizes %s do not add up to dimension %d of size %d"
+                         % (sizes, axis, total))
+    return np.split(x, np.cumsum(sizes)[:-1], axis=axis)
+
+
+def _split_grad(ctx, grads):
+    parts = [g if g is not None else array_ops.zeros_like(ctx.output(i))
+             for i, g in enumerate(grads)]
+    return [manipulation_ops.concat(parts, ctx.attrs["axis"])]
+
+
+OPS["SplitV"] = register("SplitV", _split_kernel, _split_infer, node_name="split",
+                         grad=_split_grad, emit=KERNEL_CALL)
+
+
+def split(value, num_or_size_splits, axis=0, num=None, name="split"):
+    """`value` cut along `axis` into `num_or_size_splits` equal parts (an int), or into parts
+    of the given sizes (a list; one entry may be -1 for the rest). Returns a list."""
+    value = convert_to_tensor(value)
+    axis = _static_axis(axis)
+    shape = value._shape_tuple()
+    if isinstance(num_or_size_splits, (int, np.integer)) and not isinstance(
+            num_or_size_splits, bool):
+        count = int(num_or_size_splits)
+        if count <= 0:
+            raise ValueError("split: num_or_size_splits must be positive, got %d" % count)
+        if shape is not None:
+            dim = shape[normalize_axis_or_fail(axis, len(shape), "split")]
+            if dim is None:
+                raise ValueError("split: dimension %d of %s is unknown, so it cannot be cut "
+                                 "into %d equal parts; give the sizes" % (
+                                     axis, shape_lib.to_string(shape), count))
+            if dim % count:
+                raise ValueError("split: dimension %d of size %d is not divisible by %d"
+                                 % (axis, dim, count))
+            sizes = (dim // count,) * count
+        else:
+            raise ValueError("split needs a tensor of known rank")
+    else:
+        sizes = common.static_int_list(num_or_size_splits, "split sizes")
+        if sizes.count(-1) > 1:
+            raise ValueError("split: at most one size may be -1, got %s" % list(sizes))
+    return execute(OPS["SplitV"], [value], {"sizes": tuple(sizes), "axis": axis}, name=name)
+
+
+def normalize_axis_or_fail(axis, rank, op):
+    """`axis` in [0, rank), or ValueError naming `op`."""
+    try:
+        return normalize_axis(axis, rank)
+    except SpecError as e:
+        raise ValueError("%s: %s" % (op, e.message)) from None
+
+
+# -- pad ------------------------------------------------------------------------------------
+
+_NUMPY_MODES = {"CONSTANT": "constant", "REFLECT": "reflect", "SYMMETRIC": "symmetric"}
+
+
+def _pad_infer(specs, attrs):
+    (dtype, shape), (value_dtype, _) = specs
+    if value_dtype is not dtype:
+        raise SpecError("dtype", "constant_values must have the tensor's dtype, got %s and %s"
+                        % (dtype.name, value_dtype.name))
+    paddings = attrs["paddings"]
+    if shape is None:
+        return [(dtype, None)]
+    if len(paddings) != len(shape):
+        raise SpecError("shape", "paddings has %d rows for a tensor of rank %d"
+                        % (len(paddings), len(shape)))
+    mode = attrs["mode"]
+    out = []
+    for dim, (before, after) in zip(shape, paddings):
+        if dim is not None and mode != "CONSTANT":
+            limit = dim - 1 if mode == "REFLECT" else dim
+            if before > limit or after > limit:
+                raise SpecError("shape", "%s paddings %s exceed what a dimension of size %d "
+                                "allows" % (mode, [before, after], dim))
+        out.append(None if dim is None else dim + before + after)
+    return [(dtype, tuple(out))]
+
+
+def _pad_kernel(x, constant, paddings, mode):
+    if mode == "CONSTANT":
+        return np.pad(x, paddings, mode="constant", constant_values=constant)
+    for axis, (before, after) in enumerate(paddings):
+        limit = x.shape[axis] - 1 if mode == "REFLECT" else x.shape[axis]
+        if before > limit or after > limit:
+            raise ValueError("%s paddings %s exceed what a dimension of size %d allows"
+                             % (mode, [before, after], x.shape[axis]))
+    return np.pad(x, paddings, mode=_NUMPY_MODES[mode])
+
+
+def _source_positions(size, before, after, mode):
+    """For each position of a padded dimension, the input position it copies (-1: padding)."""
+    out = np.arange(-before, size + after)
+    if mode == "CONSTANT":
+        return np.where((out >= 0) & (out < size), out, -1)
+    shift = 0 if mode == "REFLECT" else 1
+    out = np.where(out < 0, -out - shift, out)
+    return np.where(out >= size, 2 * size - 2 + shift - out, out)
+
+
+def _pad_grad_kernel(g, paddings, mode):
+    for axis, (before, after) in enumerate(paddings):
+        size = g.shape[axis] - before - after
+        source = _source_positions(size, before, after, mode)
+        moved = np.moveaxis(g, axis, 0)
+        total = np.zeros((size,) + moved.shape[1:], dtype=g.dtype)
+        keep = source >= 0
+        np.add.at(total, source[keep], moved[keep])
+        g = np.moveaxis(total, 0, axis)
+    return g
+
+
+def _pad_grad_infer(specs, attrs):
+    dtype, shape = specs[0]
+    if shape is None:
+        return [(dtype, None)]
+    return [(dtype, tuple(None if d is None else d - a - b
+                          for d, (a, b) in zip(shape, attrs["paddings"])))]
+
+
+def _pad_rule(ctx, grads):
+    attrs = ctx.attrs
+    return [execute1(OPS["PadGrad"], [grads[0]], attrs), None]
+
+
+def _pad_grad_rule(ctx, grads):
+    zero = convert_to_tensor(np.zeros((), ctx.input_dtype(0).np_dtype), ctx.input_dtype(0))
+    return [execute1(OPS["PadV2"], [grads[0], zero], ctx.attrs)]
+
+
+OPS["PadV2"] = register("PadV2", _pad_kernel, _pad_infer, node_name="Pad", grad=_pad_rule,
+                        emit=KERNEL_CALL)
+OPS["PadGrad"] = register("PadGrad", _pad_grad_kernel, _pad_grad_infer, grad=_pad_grad_rule,
+                          emit=KERNEL_CALL)
+
+
+def pad(tensor, paddings, mode="CONSTANT", constant_values=0, name=None):
+    """`tensor` padded by `paddings` ([[before, after]] per dimension) with `constant_values`
+    (mode CONSTANT), or mirrored without the edge (REFLECT) or with it (SYMMETRIC)."""
+    tensor = convert_to_tensor(tensor)
+    mode = str(mode).upper()
+    if mode not in _NUMPY_MODES:
+        raise ValueError("pad: mode must be CONSTANT, REFLECT or SYMMETRIC, got %r" % (mode,))
+    flat = common.static_int_list(paddings, "paddings")
+    if len(flat) % 2 or any(p < 0 for p in flat):
+        raise ValueError("pad: paddings must be non-negative [before, after] pairs, got %r"
+                         % (paddings,))
+    pairs = tuple((flat[i], flat[i + 1]) for i in range(0, len(flat), 2))
+    value = convert_to_tensor(constant_values, dtype_hint=tensor.dtype)
+    return execute1(OPS["PadV2"], [tensor, value], {"paddings": pairs, "mode": mode},
+                    name=name)
+
+
+# -- reverse, roll ------------------------------------------------------------------------------
+
+
+def _same_infer(kinds):
+    def infer(specs, attrs):
+        dtype, shape = specs[0]
+        require_kind(dtype, kinds)
+        if shape is not None:
+            for axis in attrs["axis"]:
+                normalize_axis(axis, len(shape))
+        return [(dtype, shape)]
+    return infer
+
+
+def _reverse_rule(ctx, grads):
+    return [execute1(OPS["ReverseV2"], [grads[0]], ctx.attrs)]
+
+
+def _roll_rule(ctx, grads):
+    attrs = dict(ctx.attrs, shift=tuple(-s for s in ctx.attrs["shift"]))
+    return [execute1(OPS["Roll"], [grads[0]], attrs)]
+
+
+def _reverse_emit(outs, ins, attrs, emitter):
+    """`x[:, ::-1]`: the view np.flip makes, without its call (~5 us), where the rank is
+    known."""
+    shape = ins[0].shape
+    if shape is None or not shape:
+        return None
+    axes = {a + len(shape) if a < 0 else a for a in attrs["axis"]}
+    index = ", ".join("::-1" if i in axes else ":" for i in range(len(shape)))
+    return "%s = %s[%s]" % (outs[0], ins[0], index)
+
+
+OPS["ReverseV2"] = register("ReverseV2", lambda x, axis: np.flip(x, axis), _same_infer(ANY),
+                            node_name="reverse", grad=_reverse_rule, emit=_reverse_emit)
+OPS["Roll"] = register("Roll", lambda x, shift, axis: np.roll(x, shift, axis),
+                       _same_infer(ANY), grad=_roll_rule, emit=KERNEL_CALL)
+
+
+def reverse(tensor, axis, name=None):
+    """`tensor` with the order of elements reversed along each dimension in `axis`."""
+    axes = common.static_int_list(axis, "axis")
+    return execute1(OPS["ReverseV2"], [convert_to_tensor(tensor)], {"axis": axes}, name=name)
+
+
+def roll(input, shift, axis, name=None):  # noqa: A002 - TensorFlow's name
+    """`input` with elements shifted by `shift` along `axis` (wrapping around)."""
+    shifts = common.static_int_list(shift, "shift")
+    axes = common.static_int_list(axis, "axis")
+    if len(shifts) != len(axes):
+        raise ValueError("roll: shift %r and axis %r must have the same length" % (shift, axis))
+    return execute1(OPS["Roll"], [convert_to_tensor(input)], {"shift": shifts, "axis": axes},
+                    name=name)
+
+
+# -- repeat -------------------------------------------------------------------------------------
+
+
+def _repeat_infer(specs, attrs):
+    dtype, shape = specs[0]
+    repeats = attrs["repeats"]
+    if shape is None:
+        return [(dtype, None)]
+    axis = normalize_axis(attrs["axis"], len(shape))
+    dim = shape[axis]
+    if not attrs["per_element"]:
+        size = None if dim is None else dim * repeats[0]
+    else:
+        if dim is not None and dim != len(repeats):
+            raise SpecError("shape", "%d repeats for dimension %d of size %d"
+                            % (len(repeats), axis, dim))
+        size = sum(repeats)
+    return [(dtype, shape[:axis] + (size,) + shape[axis + 1:])]
+
+
+def _counts(repeats, per_element, size):
+    return repeats if per_element else repeats * size
+
+
+def _repeat_kernel(x, repeats, axis, per_element):
+    counts = _counts(repeats, per_element, x.shape[axis])
+    if len(counts) != x.shape[axis]:
+        raise ValueError("%d repeats for dimension %d of size %d"
+                         % (len(counts), axis, x.shape[axis]))
+    return np.repeat(x, counts, axis=axis)
+
+
+def _repeat_grad_kernel(g, x, repeats, axis, per_element):
+    """The sum of each element's copies: g summed back to x's shape."""
+    size = x.shape[axis]
+    source = np.repeat(np.arange(size), _counts(repeats, per_element, size))
+    moved = np.moveaxis(g, axis, 0)
+    total = np.zeros((size,) + moved.shape[1:], dtype=g.dtype)
+    np.add.at(total, source, moved)
+    return np.moveaxis(total, 0, axis)
+
+
+OPS["Repeat"] = register(
+    "Repeat", _repeat_kernel, _repeat_infer, emit=KERNEL_CALL,
+    grad=lambda ctx, grads: [execute1(OPS["RepeatGrad"], [grads[0], ctx.input(0)],
+                                      ctx.attrs)])
+OPS["RepeatGrad"] = register(
+    "RepeatGrad", _repeat_grad_kernel, lambda specs, attrs: [(specs[0][0], specs[1][1])],
+    emit=KERNEL_CALL,
+    grad=lambda ctx, grads: [execute1(OPS["Repeat"], [grads[0]], ctx.attrs), None])
+
+
+def repeat(input, repeats, axis=None, name=None):  # noqa: A002 - TensorFlow's name
+    """Each element of `input` repeated `repeats` times along `axis` (an int, or one count
+    per element); with no axis, `input` is flattened first."""
+    tensor = convert_to_tensor(input)
+    counts = common.static_int_list(repeats, "repeats")
+    if any(c < 0 for c in counts):
+        raise ValueError("repeat: repeats must be non-negative, got %r" % (repeats,))
+    if axis is None:
+        tensor = manipulation_ops.reshape(tensor, [-1])
+        axis = 0
+    per_element = np.ndim(repeats) > 0 if not isinstance(repeats, Tensor) else (
+        repeats._shape_tuple() != ())
+    if len(counts) == 1:  # one count broadcasts to every element, as in TensorFlow
+        per_element = False
+    elif not per_element:
+        raise ValueError("repeat: repeats must be an int or a list, got %r" % (repeats,))
+    return execute1(OPS["Repeat"], [tensor], {"repeats": counts, "axis": _static_axis(axis),
+                                              "per_element": per_element}, name=name)
+
+
+# -- slice, strided_slice -------------------------------------------------------------------
+
+
+def _entries(value, what):
+    """A list of Python ints or scalar tensors from a list, array or 1-D tensor."""
+    if isinstance(value, Tensor):
+        known = common.constant_value(value)
+        if known is not None:
+            return [int(v) for v in np.reshape(known, [-1])]
+        shape = value._shape_tuple()
+        if shape is None or len(shape) != 1 or shape[0] is None:
+            raise ValueError("%s must have a known length, got %s" % (what, value))
+        return [value[i] for i in range(shape[0])]
+    return [v if isinstance(v, Tensor) else int(v) for v in value]
+
+
+def slice(input_, begin, size, name=None):  # noqa: A001 - TensorFlow's name
+    """The block of `input_` starting at `begin` with extent `size` (-1: to the end)."""
+    tensor = convert_to_tensor(input_)
+    starts, sizes = _entries(begin, "begin"), _entries(size, "size")
+    if len(starts) != len(sizes):
+        raise ValueError("slice: begin %r and size %r must have the same length"
+                         % (begin, size))
+    index = []
+    for start, extent in zip(starts, sizes):
+        if isinstance(extent, int) and extent == -1:
+            index.append(np.s_[start:])
+        else:
+            index.append(np.s_[start:start + extent])
+    return slicing.strided_slice_from_index(tensor, tuple(index))
+
+
+def _bits(mask):
+    return [bool(int(mask) >> i & 1) for i in range(64)]
+
+
+def strided_slice(input_, begin, end, strides=None, begin_mask=0, end_mask=0,
+                  ellipsis_mask=0, new_axis_mask=0, shrink_axis_mask=0, name=None):
+    """`input_[begin:end:strides]` per dimension, with TensorFlow's masks: a set bit i of
+    begin_mask/end_mask ignores begin[i]/end[i], of ellipsis_mask makes entry i `...`, of
+    new_axis_mask a new dimension, and of shrink_axis_mask takes the single index begin[i]."""
+    tensor = convert_to_tensor(input_)
+    starts, stops = _entries(begin, "begin"), _entries(end, "end")
+    steps = [1] * len(starts) if strides is None else _entries(strides, "strides")
+    if not len(starts) == len(stops) == len(steps):
+        raise ValueError("strided_slice: begin, end and strides must have the same length")
+    masks = [_bits(m) for m in (begin_mask, end_mask, ellipsis_mask, new_axis_mask,
+                                shrink_axis_mask)]
+    index = []
+    for i, (start, stop, step) in enumerate(zip(starts, stops, steps)):
+        if masks[2][i]:
+            index.append(Ellipsis)
+        elif masks[3][i]:
+            index.append(None)
+        elif masks[4][i]:
+            index.append(start)
+        else:
+            index.append(np.s_[None if masks[0][i] else start:
+                               None if masks[1][i] else stop:step])
+    return slicing.strided_slice_from_index(tensor, tuple(index))

@@ -1,0 +1,265 @@
+"""Neural-network ops: activations (relu6, leaky_relu, elu, gelu, silu), erf, l2_loss,
+moments, dropout and the cross-entropy losses.
+
+Relu6, LeakyRelu, Elu, Erf and SparseSoftmaxCrossEntropyWithLogits are ops with their
+gradients; the others are composites of existing ops, as TensorFlow writes them.
+"""
+
+import math
+
+import numpy as np
+
+from runtime import dtypes
+from runtime import shape as shape_lib
+from runtime.ops import (
+    array_ops,
+    manipulation_ops,
+    math_ops,
+    nn_random_ops,
+    random_ops,
+    reduction_ops,
+    selection_ops,
+)
+from runtime.ops.common import FLOAT, NUMERIC, SpecError, convert_to_tensor, require_kind
+from runtime.ops.registry import KERNEL_CALL, execute1, register
+
+OPS = {}
+
+
+def _float_infer(specs, attrs):
+    dtype, shape = specs[0]
+    require_kind(dtype, FLOAT)
+    return [(dtype, shape)]
+
+
+def _where_positive(ctx, g, otherwise):
+    x = ctx.input(0)
+    return selection_ops.where(math_ops.greater(x, 0), g, otherwise)
+
+
+def _relu6_grad(ctx, grads):
+    x = ctx.input(0)
+    inside = math_ops.logical_and(math_ops.greater(x, 0), math_ops.less(x, 6))
+    return [selection_ops.where(inside, grads[0], array_ops.zeros_like(grads[0]))]
+
+
+def _leaky_grad(ctx, grads):
+    g = grads[0]
+    return [_where_positive(ctx, g, math_ops.multiply(g, ctx.attrs["alpha"]))]
+
+
+def _elu_grad(ctx, grads):
+    g = grads[0]
+    return [_where_positive(ctx, g, math_ops.multiply(g, math_ops.add(ctx.output(0), 1.0)))]
+
+
+def _leaky_kernel(x, alpha):
+    if 0 <= alpha <= 1:  # max(x, alpha * x) is the same, about twice as fast as np.where
+        return np.maximum(x, x * np.asarray(alpha, x.dtype))
+    return np.where(x > 0, x, x * np.asarray(alpha, x.dtype))
+
+
+def _elu_kernel(x):
+    with np.errstate(over="ignore"):
+        return np.where(x > 0, x, np.expm1(np.minimum(x, 0)))
+
+
+_ERF = np.frompyfunc(math.erf, 1, 1)
+
+
+def _erf_grad(ctx, grads):
+    x = ctx.input(0)
+    slope = math_ops.multiply(math_ops.exp(math_ops.negative(math_ops.square(x))),
+                              2.0 / math.sqrt(math.pi))
+    return [math_ops.multiply(grads[0], slope)]
+
+
+def _numeric_infer(specs, attrs):
+    dtype, shape = specs[0]
+    require_kind(dtype, NUMERIC)
+    return [(dtype, shape)]
+
+
+# np.minimum(np.maximum(...)) is about twice as fast as np.clip and keeps the dtype
+OPS["Relu6"] = register("Relu6", lambda x: np.minimum(np.maximum(x, 0), 6), _numeric_infer,
+                        grad=_relu6_grad, emit=KERNEL_CALL)
+OPS["LeakyRelu"] = register("LeakyRelu", _leaky_kernel, _float_infer, grad=_leaky_grad,
+                            emit=KERNEL_CALL)
+OPS["Elu"] = register("Elu", _elu_kernel, _float_infer, grad=_elu_grad, emit=KERNEL_CALL)
+def _erf_kernel(x):
+    return np.asarray(_ERF(x), dtype=x.dtype)
+
+
+OPS["Erf"] = register("Erf", _erf_kernel, _float_infer, grad=_erf_grad,
+                      emit=KERNEL_CALL)
+
+
+def _float(x, what):
+    x = convert_to_tensor(x)
+    if not x.dtype.is_floating:
+        raise TypeError("%s: expected a float tensor, got %s %s"
+                        % (what, x.dtype.name, shape_lib.to_string(x._shape_tuple())))
+    return x
+
+
+def relu6(features, name=None):
+    """min(max(features, 0), 6) elementwise (numbers of any type)."""
+    return execute1(OPS["Relu6"], [convert_to_tensor(features)], name=name)
+
+
+def leaky_relu(features, alpha=0.2, name=None):
+    """features where positive, else alpha * features."""
+    return execute1(OPS["LeakyRelu"], [convert_to_tensor(features)],
+                    {"alpha": float(alpha)}, name=name)
+
+
+def elu(features, name=None):
+    """features where positive, else exp(features) - 1."""
+    return execute1(OPS["Elu"], [convert_to_tensor(features)], name=name)
+
+
+def erf(x, name=None):
+    """The Gauss error function elementwise."""
+    return execute1(OPS["Erf"], [convert_to_tensor(x)], name=name)
+
+
+def gelu(features, approximate=False, name=None):
+    """x * P(X <= x) for a standard normal X: exact (with erf), or with TensorFlow's tanh
+    approximation when `approximate`."""
+    x = _float(features, "gelu")
+    if approximate:
+        cube = math_ops.multiply(math_ops.multiply(x, x), x)
+        inner = math_ops.multiply(math_ops.add(x, math_ops.multiply(cube, 0.044715)),
+                                  math.sqrt(2.0 / math.pi))
+        return math_ops.multiply(math_ops.multiply(x, 0.5),
+                                 math_ops.add(math_ops.tanh(inner), 1.0), name=name)
+    cdf = math_ops.add(erf(math_ops.multiply(x, 1.0 / math.sqrt(2.0))), 1.0)
+    return math_ops.multiply(math_ops.multiply(x, 0.5), cdf, name=name)
+
+
+def silu(features, beta=1.0, name=None):
+    """features * sigmoid(beta * features) (swish)."""
+    x = _float(features, "silu")
+    return math_ops.multiply(x, math_ops.sigmoid(math_ops.multiply(x, beta)), name=name)
+
+
+def l2_loss(t, name=None):
+    """sum(t ** 2) / 2."""
+    t = _float(t, "l2_loss")
+    return math_ops.multiply(reduction_ops.reduce_sum(math_ops.square(t)), 0.5, name=name)
+
+
+def moments(x, axes, shift=None, keepdims=False, name=None):
+    """(mean, variance) of `x` over `axes`."""
+    x = _float(x, "moments")
+    mean = reduction_ops.reduce_mean(x, axes, keepdims=True)
+    centred = math_ops.squared_difference(x, array_ops.stop_gradient(mean))
+    variance = reduction_ops.reduce_mean(centred, axes, keepdims=True)
+    if not keepdims:
+        mean = manipulation_ops.squeeze(mean, axes)
+        variance = manipulation_ops.squeeze(variance, axes)
+    return mean, variance
+
+
+def dropout(x, rate, noise_shape=None, seed=None, name=None):
+    """`x` with each element zeroed with probability `rate` and the others scaled by
+    1 / (1 - rate); `noise_shape` (broadcast against x's shape) shares the mask along its
+    size-1 dimensions; shapes may be unknown until the graph runs; `seed` follows
+    tf.random's seeding rules."""
+    x = _float(x, "dropout")
+    if isinstance(rate, (int, float)) and not 0 <= rate < 1:
+        raise ValueError("dropout: rate must be in [0, 1), got %r" % (rate,))
+    rate_t = convert_to_tensor(rate, dtype_hint=x.dtype)
+    if noise_shape is None:
+        shape = x._shape_tuple()
+        shape = array_ops.shape(x) if shape is None or None in shape else shape
+    else:
+        shape = array_ops.dims_tensor(noise_shape)
+    draw = random_ops.uniform_of_shape(shape, dtype=x.dtype, seed=seed)
+    keep = math_ops.greater_equal(draw, rate_t)
+    scaled = math_ops.truediv(x, math_ops.subtract(1.0, rate_t))
+    return selection_ops.where(keep, scaled, array_ops.zeros_like(scaled), name=name)
+
+
+# -- cross-entropy losses ---------------------------------------------------------------------
+
+
+def softmax_cross_entropy_with_logits(labels, logits, axis=-1, name=None):
+    """-sum(labels * log_softmax(logits)) along `axis` (differentiable in both)."""
+    logits = _float(logits, "softmax_cross_entropy_with_logits")
+    labels = convert_to_tensor(labels, dtype_hint=logits.dtype)
+    _same_shape(labels, logits, "softmax_cross_entropy_with_logits")
+    log_probs = nn_random_ops.log_softmax(logits, axis)
+    return math_ops.negative(reduction_ops.reduce_sum(math_ops.multiply(labels, log_probs),
+                                                      axis), name=name)
+
+
+def _same_shape(labels, logits, what):
+    if labels.dtype is not logits.dtype:
+        raise TypeError("%s: labels and logits must have the same dtype, got %s and %s"
+                        % (what, labels.dtype.name, logits.dtype.name))
+    a, b = labels._shape_tuple(), logits._shape_tuple()
+    if a is not None and b is not None and (len(a) != len(b) or any(
+            x is not None and y is not None and x != y for x, y in zip(a, b))):
+        raise ValueError("%s: labels %s and logits %s must have the same shape"
+                         % (what, shape_lib.to_string(a), shape_lib.to_string(b)))
+
+
+def sigmoid_cross_entropy_with_logits(labels=None, logits=None, name=None):
+    """The elementwise logistic loss max(x, 0) - x * z + log(1 + exp(-|x|)) (x: logits, z:
+    labels), stable for large |x|."""
+    logits = _float(logits, "sigmoid_cross_entropy_with_logits")
+    labels = convert_to_tensor(labels, dtype_hint=logits.dtype)
+    _same_shape(labels, logits, "sigmoid_cross_entropy_with_logits")
+    return math_ops.add(math_ops.subtract(math_ops.relu(logits),
+                                          math_ops.multiply(logits, labels)),
+                        math_ops.log1p(math_ops.exp(math_ops.negative(math_ops.abs(logits)))),
+                        name=name)
+
+
+def _sparse_infer(specs, attrs):
+    (label_dtype, labels), (dtype, logits) = specs
+    require_kind(label_dtype, {"int"}, "labels")
+    require_kind(dtype, FLOAT, "logits")
+    if labels is not None and logits is not None:
+        if len(logits) != len(labels) + 1 or any(
+                a is not None and b is not None and a != b for a, b in zip(labels, logits)):
+            raise SpecError("shape", "labels of shape %s need logits of shape [*labels.shape, "
+                            "classes], got %s" % (shape_lib.to_string(labels),
+                                                  shape_lib.to_string(logits)))
+    return [(dtype, labels if labels is not None else (
+        None if logits is None else logits[:-1]))]
+
+
+def _sparse_kernel(labels, logits):
+    classes = logits.shape[-1]
+    bad = (labels < 0) | (labels >= classes)
+    if np.any(bad):
+        raise ValueError("labels %s are outside the valid range [0, %d)"
+                         % (labels[bad].tolist(), classes))
+    shifted = logits - np.max(logits, axis=-1, keepdims=True)
+    log_probs = shifted - np.log(np.sum(np.exp(shifted), axis=-1, keepdims=True))
+    return -np.take_along_axis(log_probs, labels[..., None].astype(np.intp), -1)[..., 0]
+
+
+def _sparse_grad(ctx, grads):
+    labels, logits = ctx.input(0), ctx.input(1)
+    classes = ctx.input_shape(1)[-1] if ctx.input_shape(1) is not None else None
+    if classes is None:
+        classes = array_ops.shape(logits)[-1]
+    picked = selection_ops.one_hot(labels, classes, dtype=ctx.input_dtype(1))
+    delta = math_ops.subtract(nn_random_ops.softmax(logits), picked)
+    return [None, math_ops.multiply(manipulation_ops.expand_dims(grads[0], -1), delta)]
+
+
+OPS["SparseSoftmaxCrossEntropyWithLogits"] = register(
+    "SparseSoftmaxCrossEntropyWithLogits", _sparse_kernel, _sparse_infer, grad=_sparse_grad,
+    emit=KERNEL_CALL)
+
+
+def sparse_softmax_cross_entropy_with_logits(labels=None, logits=None, name=None):
+    """-log_softmax(logits)[..., labels]: `labels` (ints in [0, classes)) index the last
+    dimension of `logits`; a label out of range is an error."""
+    logits = _float(logits, "sparse_softmax_cross_entropy_with_logits")
+    labels = convert_to_tensor(labels, dtype_hint=dtypes.int32)
+    return execute1(OPS["SparseSoftmaxCrossEntropyWithLogits"], [labels, logits], name=name)

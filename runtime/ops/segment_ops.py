@@ -1,0 +1,141 @@
+"""Accumulating ops: cumprod, segment_sum and unsorted_segment_sum (TensorFlow's
+`tf.math.cumprod`, `tf.math.segment_sum`, `tf.math.unsorted_segment_sum`)."""
+
+import numpy as np
+
+from runtime import dtypes
+from runtime import shape as shape_lib
+from runtime.ops import (
+    array_ops,
+    common,
+    manipulation_ops,
+    math_ops,
+    reduction_ops,
+    selection_ops,
+)
+from runtime.ops.common import NUMERIC, SpecError, convert_to_tensor, require_kind
+from runtime.ops.registry import KERNEL_CALL, execute1, register
+
+OPS = {}
+
+
+# -- cumprod --------------------------------------------------------------------------------
+
+
+def _cumprod_infer(specs, attrs):
+    dtype, shape = specs[0]
+    require_kind(dtype, NUMERIC)
+    if shape is not None:
+        common.normalize_axis(attrs["axis"], len(shape))
+    return [(dtype, shape)]
+
+
+def _cumprod_kernel(x, axis, exclusive, reverse):
+    if reverse:
+        x = np.flip(x, axis)
+    with np.errstate(all="ignore"):  # float overflow to inf and integer wrapping, as in TF
+        out = np.cumprod(x, axis=axis, dtype=x.dtype)
+    if exclusive:
+        ones = np.ones_like(np.take(out, [0], axis=axis))
+        out = np.concatenate([ones, np.delete(out, -1, axis=axis)], axis=axis)
+    return np.flip(out, axis) if reverse else out
+
+
+def _cumprod_grad(ctx, grads):
+    # TensorFlow's rule: cumsum(g * out) the other way, divided by x (NaN where x is 0)
+    attrs = ctx.attrs
+    total = reduction_ops.cumsum(math_ops.multiply(grads[0], ctx.output(0)), attrs["axis"],
+                                 attrs["exclusive"], not attrs["reverse"])
+    return [math_ops.truediv(total, ctx.input(0))]
+
+
+OPS["Cumprod"] = register("Cumprod", _cumprod_kernel, _cumprod_infer, grad=_cumprod_grad,
+                          emit=KERNEL_CALL)
+
+
+def cumprod(x, axis=0, exclusive=False, reverse=False, name=None):
+    """Cumulative product along `axis` (`exclusive`: starting from 1; `reverse`: from the
+    end)."""
+    return execute1(OPS["Cumprod"], [convert_to_tensor(x)],
+                    {"axis": int(axis), "exclusive": bool(exclusive), "reverse": bool(reverse)},
+                    name=name)
+
+
+# -- segment sums ---------------------------------------------------------------------------
+
+
+def _segment_infer(specs, attrs):
+    (dtype, data), (id_dtype, ids) = specs[:2]
+    require_kind(dtype, NUMERIC)
+    require_kind(id_dtype, {"int"}, "segment_ids")
+    count = attrs["num_segments"]
+    if data is None or ids is None:
+        return [(dtype, None)]
+    if len(ids) > len(data) or any(a is not None and b is not None and a != b
+                                   for a, b in zip(ids, data)):
+        raise SpecError("shape", "segment_ids of shape %s must be a prefix of data's shape %s"
+                        % (shape_lib.to_string(ids), shape_lib.to_string(data)))
+    if attrs["sorted"] and len(ids) != 1:
+        raise SpecError("shape", "segment_ids must be a vector, got shape %s"
+                        % shape_lib.to_string(ids))
+    return [(dtype, (count,) + data[len(ids):])]
+
+
+def _segment_sum_kernel(data, ids, *num, num_segments, sorted):  # noqa: A002
+    ids = np.asarray(ids)
+    if sorted:
+        if ids.size and (np.any(np.diff(ids) < 0) or ids[0] < 0):
+            raise ValueError("segment_ids must be sorted and non-negative, got %s"
+                             % ids.tolist())
+        count = int(ids[-1]) + 1 if ids.size else 0
+    else:
+        count = int(num[0])
+        if np.any(ids >= count):
+            raise ValueError("segment_ids %s hold values >= num_segments %d"
+                             % (ids[ids >= count].tolist(), count))
+    rows = data.reshape((-1,) + data.shape[ids.ndim:])
+    flat = ids.reshape(-1)
+    keep = flat >= 0  # negative ids are dropped, as TensorFlow's unsorted segment ops do
+    out = np.zeros((count,) + data.shape[ids.ndim:], dtype=data.dtype)
+    np.add.at(out, flat[keep], rows[keep])
+    return out
+
+
+def _segment_grad(ctx, grads):
+    ids = ctx.input(1)
+    safe = math_ops.maximum(ids, array_ops.zeros_like(ids))
+    gathered = selection_ops.gather(grads[0], safe)
+    if not ctx.attrs["sorted"]:
+        data_shape, id_shape = ctx.input_shape(0), ctx.input_shape(1)
+        kept = math_ops.greater_equal(ids, array_ops.zeros_like(ids))
+        if data_shape is not None and id_shape is not None:
+            for _ in range(len(data_shape) - len(id_shape)):
+                kept = manipulation_ops.expand_dims(kept, -1)
+        gathered = selection_ops.where(kept, gathered, array_ops.zeros_like(gathered))
+    return [gathered] + [None] * (len(ctx.needed) - 1)
+
+
+for _name in ("SegmentSum", "UnsortedSegmentSum"):
+    OPS[_name] = register(_name, _segment_sum_kernel, _segment_infer, grad=_segment_grad,
+                          emit=KERNEL_CALL)
+
+
+def segment_sum(data, segment_ids, name=None):
+    """Sums of the rows of `data` per segment: `segment_ids` (sorted, non-negative, one per
+    row) gives each row's segment; the output has max(segment_ids) + 1 rows."""
+    data = convert_to_tensor(data)
+    ids = convert_to_tensor(segment_ids, dtype_hint=dtypes.int32)
+    return execute1(OPS["SegmentSum"], [data, ids], {"num_segments": None, "sorted": True},
+                    name=name)
+
+
+def unsorted_segment_sum(data, segment_ids, num_segments, name=None):
+    """Sums of the slices of `data` per segment: `segment_ids` (shape a prefix of data's, any
+    order; negative ids are dropped) gives each slice's segment among `num_segments`."""
+    data = convert_to_tensor(data)
+    ids = convert_to_tensor(segment_ids, dtype_hint=dtypes.int32)
+    count = convert_to_tensor(num_segments, dtype_hint=ids.dtype)
+    known = common.constant_value(count)
+    return execute1(OPS["UnsortedSegmentSum"], [data, ids, count],
+                    {"num_segments": None if known is None else int(known), "sorted": False},
+                    name=name)

@@ -1,0 +1,214 @@
+"""Ordering ops: top_k (TopKV2, with its gradient), sort (a composite of TopKV2, as in
+TensorFlow, so it is differentiable), argsort and unique.
+
+Orders are stable: equal values keep the order of their positions (TensorFlow's top_k
+returns the lower index first among equal values).
+"""
+
+import collections
+
+import numpy as np
+
+from runtime import dtypes
+from runtime.ops import array_ops, common, layout_ops, manipulation_ops, math_ops
+from runtime.ops.common import NUMERIC, SpecError, convert_to_tensor, require_kind
+from runtime.ops.registry import (
+    KERNEL_CALL,
+    NOT_DIFFERENTIABLE,
+    execute,
+    execute1,
+    register,
+)
+
+OPS = {}
+
+TopKResult = collections.namedtuple("TopKV2", ["values", "indices"])
+UniqueResult = collections.namedtuple("Unique", ["y", "idx"])
+
+
+def _descending_order(x):
+    """Positions that sort the last axis in descending order, ties by ascending position,
+    and the sorted values. Numpy's default sort is several times faster than its stable one
+    and gives the same order when no two values are equal, which is checked."""
+    order = np.argsort(x, axis=-1)[..., ::-1]
+    values = np.take_along_axis(x, order, axis=-1)
+    if np.any(values[..., 1:] == values[..., :-1]):  # ties: the stable order
+        n = x.shape[-1]
+        order = n - 1 - np.argsort(x[..., ::-1], axis=-1, kind="stable")[..., ::-1]
+        values = np.take_along_axis(x, order, axis=-1)
+    return order, values
+
+
+def _top_k_infer(specs, attrs):
+    dtype, shape = specs[0]
+    require_kind(dtype, NUMERIC)
+    k = attrs["k"]  # None: all of them (a full sort)
+    if shape is None:
+        return [(dtype, None), (dtypes.int32, None)]
+    if not shape:
+        raise SpecError("shape", "top_k needs a tensor of rank >= 1")
+    if k is None:
+        k = shape[-1]
+    elif shape[-1] is not None and k > shape[-1]:
+        raise SpecError("shape", "k = %d is larger than the last dimension %d" % (k, shape[-1]))
+    out = shape[:-1] + (k,)
+    return [(dtype, out), (dtypes.int32, out)]
+
+
+def _top_k_kernel(x, k, sorted):  # noqa: A002 - TensorFlow's attribute name
+    if k is None:
+        k = x.shape[-1]
+    if k > x.shape[-1]:
+        raise ValueError("k = %d is larger than the last dimension %d" % (k, x.shape[-1]))
+    order, values = _descending_order(x)
+    return values[..., :k], order[..., :k].astype(np.int32)
+
+
+def _top_k_grad_kernel(g, indices, x):
+    out = np.zeros(x.shape, dtype=g.dtype)
+    np.put_along_axis(out, indices.astype(np.intp), g, axis=-1)
+    return out
+
+
+def _top_k_grad(ctx, grads):
+    g = grads[0]
+    if g is None:
+        return [None]
+    return [execute1(OPS["TopKGrad"], [g, ctx.output(1), ctx.input(0)])]
+
+
+OPS["TopKV2"] = register("TopKV2", _top_k_kernel, _top_k_infer, grad=_top_k_grad,
+                         emit=KERNEL_CALL)
+# TopKGrad scatters g to the chosen positions; TakeAlongLastAxis gathers from them: each is
+# the other's gradient (with respect to g).
+OPS["TopKGrad"] = register(
+    "TopKGrad", _top_k_grad_kernel, lambda specs, attrs: [(specs[0][0], specs[2][1])],
+    emit=KERNEL_CALL,
+    grad=lambda ctx, grads: [execute1(OPS["TakeAlongLastAxis"], [grads[0], ctx.input(1)]),
+                             None, None])
+OPS["TakeAlongLastAxis"] = register(
+    "TakeAlongLastAxis",
+    lambda x, indices: np.take_along_axis(x, indices.astype(np.intp), axis=-1),
+    lambda specs, attrs: [(specs[0][0], specs[1][1])], emit=KERNEL_CALL,
+    grad=lambda ctx, grads: [execute1(OPS["TopKGrad"], [grads[0], ctx.input(1), ctx.input(0)]),
+                             None])
+
+
+def top_k(input, k=1, sorted=True, name=None):  # noqa: A002 - TensorFlow's names
+    """The `k` largest entries of the last dimension and their positions, largest first
+    (`values`, `indices` (int32))."""
+    tensor = convert_to_tensor(input)
+    count = common.static_int_list(k, "k")
+    if len(count) != 1 or count[0] < 0:
+        raise ValueError("top_k: k must be a non-negative integer, got %r" % (k,))
+    values, indices = execute(OPS["TopKV2"], [tensor], {"k": count[0], "sorted": bool(sorted)},
+                              name=name)
+    return TopKResult(values, indices)
+
+
+def _moved_last(tensor, axis, func):
+    """func applied along `axis`, by moving that axis last and back."""
+    shape = tensor._shape_tuple()
+    if shape is None:
+        raise ValueError("sort needs a tensor of known rank")
+    rank = len(shape)
+    if rank == 0:
+        raise ValueError("sort needs a tensor of rank >= 1")
+    axis = int(axis) + rank if int(axis) < 0 else int(axis)
+    if not 0 <= axis < rank:
+        raise ValueError("sort: axis %d is out of range for rank %d" % (axis, rank))
+    if axis == rank - 1:
+        return func(tensor)
+    perm = list(range(rank))
+    perm[axis], perm[-1] = perm[-1], perm[axis]
+    return manipulation_ops.transpose(func(manipulation_ops.transpose(tensor, perm)), perm)
+
+
+def _sorted_descending(tensor):
+    """The values of the last dimension, largest first (TopKV2 with every entry)."""
+    return execute(OPS["TopKV2"], [tensor], {"k": None, "sorted": True})[0]
+
+
+def _check_direction(direction):
+    if direction not in ("ASCENDING", "DESCENDING"):
+        raise ValueError("direction must be 'ASCENDING' or 'DESCENDING', got %r"
+                         % (direction,))
+
+
+def sort(values, axis=-1, direction="ASCENDING", name=None):
+    """`values` sorted along `axis` (differentiable for floats: the gradient goes back to each
+    value's position)."""
+    _check_direction(direction)
+    tensor = convert_to_tensor(values)
+    require_numeric(tensor, "sort")
+
+    def along_last(t):
+        if direction == "DESCENDING":
+            return _sorted_descending(t)
+        if t.dtype.is_floating:
+            return math_ops.negative(_sorted_descending(math_ops.negative(t)))
+        # integers: negating could overflow; equal values make the reversed order exact
+        return layout_ops.reverse(_sorted_descending(t), [-1])
+    result = _moved_last(tensor, axis, along_last)
+    return result if name is None else array_ops.identity(result, name=name)
+
+
+def require_numeric(tensor, what):
+    """TypeError unless `tensor` holds numbers."""
+    if tensor.dtype.kind not in NUMERIC:
+        raise TypeError("%s: values of dtype %s cannot be sorted" % (what, tensor.dtype.name))
+
+
+
+def _argsort_kernel(x, descending):
+    order = _descending_order(x)[0] if descending else np.argsort(x, axis=-1, kind="stable")
+    return order.astype(np.int32)
+
+
+def _argsort_infer(specs, attrs):
+    dtype, shape = specs[0]
+    require_kind(dtype, NUMERIC)
+    return [(dtypes.int32, shape)]
+
+
+OPS["ArgSort"] = register("ArgSort", _argsort_kernel, _argsort_infer,
+                          grad=NOT_DIFFERENTIABLE, emit=KERNEL_CALL)
+
+
+def argsort(values, axis=-1, direction="ASCENDING", stable=False, name=None):
+    """The int32 positions that sort `values` along `axis` (always a stable order here)."""
+    _check_direction(direction)
+    tensor = convert_to_tensor(values)
+    require_numeric(tensor, "argsort")
+    return _moved_last(tensor, axis, lambda t: execute1(
+        OPS["ArgSort"], [t], {"descending": direction == "DESCENDING"}, name=name))
+
+
+# -- unique ---------------------------------------------------------------------------------
+
+
+def _unique_infer(specs, attrs):
+    dtype, shape = specs[0]
+    if shape is not None and len(shape) != 1:
+        raise SpecError("shape", "unique needs a 1-D tensor")
+    return [(dtype, (None,)), (attrs["out_idx"], shape)]
+
+
+def _unique_kernel(x, out_idx):
+    _, first, inverse = np.unique(x, return_index=True, return_inverse=True)
+    order = np.argsort(first, kind="stable")  # values in the order they first appear
+    rank = np.empty_like(order)
+    rank[order] = np.arange(len(order))
+    return x[first[order]], rank[np.reshape(inverse, [-1])].astype(out_idx.np_dtype)
+
+
+OPS["Unique"] = register("Unique", _unique_kernel, _unique_infer, grad=NOT_DIFFERENTIABLE,
+                         emit=KERNEL_CALL)
+
+
+def unique(x, out_idx=dtypes.int32, name=None):
+    """The distinct values of 1-D `x` in the order they first appear (`y`), and for each
+    element of `x` its position in `y` (`idx`)."""
+    y, idx = execute(OPS["Unique"], [convert_to_tensor(x)],
+                     {"out_idx": dtypes.as_dtype(out_idx)}, name=name)
+    return UniqueResult(y, idx)

@@ -6,12 +6,13 @@ autograph.namespace, is the runtime's operators):
 """
 
 import inspect
+import logging
 import threading
 import types
 
 from autograph.errors import ConversionError, rewrite_in_user_terms
 from autograph.user_code import is_library, is_marked_do_not_convert
-from runtime import errors
+from runtime import diagnostics, errors, side_effects
 from runtime.function import Function
 from runtime.operators import py_builtins, staging
 from runtime.operators.undefined import Undefined
@@ -76,6 +77,8 @@ def converted_call(func, args, kwargs, fscope=None):
     runtime, numpy, stdlib functions, Functions and `do_not_convert` functions run as they
     are; other Python functions and methods are converted (once, cached) and called."""
     kwargs = kwargs or {}
+    if diagnostics.current_trace() is not None:
+        side_effects.check_call(func, args, kwargs)
     try:
         overload = py_builtins.OVERLOADS.get(func)
     except TypeError:
@@ -84,14 +87,45 @@ def converted_call(func, args, kwargs, fscope=None):
         return overload(*args, **kwargs)
     target = _conversion_target(func)
     if target is None:
+        if diagnostics.logger.isEnabledFor(logging.DEBUG):
+            _log_decision(func, "left alone")
         return func(*args, **kwargs)
     try:
         converted = _converter[0](target)
+        if diagnostics.logger.isEnabledFor(logging.DEBUG):
+            _log_decision(target, "converted")
     except ConversionError as e:
         errors.warn("autograph could not convert %s, so it runs unconverted: %s"
                     % (getattr(target, "__qualname__", target), e))
         return func(*args, **kwargs)
     return converted(*args, **kwargs)
+
+
+def _log_decision(func, decision):
+    """Logs (DEBUG) what converted_call did with `func`, at the user's line."""
+    location = errors.user_location(3)
+    diagnostics.logger.debug("%s%s %s (%s)", "%s:%d: " % (location.filename, location.lineno)
+                             if location else "", decision,
+                             getattr(func, "__qualname__", repr(func)), _reason(func))
+
+
+def _reason(func):
+    inner = getattr(func, "__func__", func)
+    if isinstance(func, Function):
+        return "a Function: called as one"
+    if isinstance(func, type):
+        return "a class"
+    if isinstance(func, (types.BuiltinFunctionType, types.BuiltinMethodType)):
+        return "a builtin"
+    if is_marked_do_not_convert(inner):
+        return "marked do_not_convert"
+    if isinstance(inner, types.FunctionType) and is_library(inner):
+        return "library code (%s)" % getattr(inner, "__module__", "?")
+    if not isinstance(inner, types.FunctionType):
+        return "not a Python function"
+    if inspect.isgeneratorfunction(inner) or inspect.iscoroutinefunction(inner):
+        return "a generator or coroutine function"
+    return "user code"
 
 
 def _conversion_target(func):

@@ -211,6 +211,12 @@ autograph = _namespace(
     experimental=_namespace("autograph.experimental", "Experimental autograph options.",
                             do_not_convert=_autograph.do_not_convert))
 
+# -- run-time diagnostics (retracing, side effects, unrolling, logging) ------------------------
+autograph.set_verbosity = _autograph.set_verbosity
+autograph.RetracingWarning = _autograph.RetracingWarning
+autograph.SideEffectWarning = _autograph.SideEffectWarning
+autograph.UnrollingWarning = _autograph.UnrollingWarning
+
 
 def executing_eagerly():
     """True outside any trace."""

@@ -9,8 +9,10 @@ comparisons, `assert`, and calls.
     assert c, msg      ->  ag__.assert_stmt(c, lambda: msg)
     f(x, k=1)          ->  ag__.converted_call(f, (x,), {'k': 1}, fscope)
 
-`print` and a few introspection builtins are left as plain calls: they must run at trace
-time with Python semantics.
+A few introspection builtins are left as plain calls: they must run at trace time with
+Python semantics. `print` (unless it prints only constants) and `next` go through
+`converted_call` too, which calls them as they are after checking for a trace-time side
+effect (see runtime.side_effects).
 """
 
 import gast
@@ -20,9 +22,9 @@ from autograph.converters.conversion_context import set_origin
 from autograph.pyct import templates
 from autograph.pyct.unparsing import unparse
 
-PLAIN_CALLS = frozenset(["print", "isinstance", "issubclass", "hasattr", "getattr", "setattr",
+PLAIN_CALLS = frozenset(["isinstance", "issubclass", "hasattr", "getattr", "setattr",
                          "callable", "type", "super", "id", "repr", "str", "dir", "vars",
-                         "locals", "globals", "iter", "next", "list", "tuple", "dict", "set",
+                         "locals", "globals", "iter", "list", "tuple", "dict", "set",
                          "sorted", "reversed"])
 
 
@@ -46,6 +48,11 @@ def _source_text(node):
         return unparse(gast.gast_to_ast(node))
     except Exception:  # a description only; never fail conversion over it
         return "<expression>"
+
+
+def _prints_only_constants(node):
+    return all(isinstance(arg, gast.Constant) for arg in node.args) and all(
+        isinstance(k.value, gast.Constant) for k in node.keywords)
 
 
 class _Transformer(base.FunctionTransformer):
@@ -104,7 +111,7 @@ class _Transformer(base.FunctionTransformer):
         if getattr(node, "_ag_runtime_call", False):
             return node
         if isinstance(func, gast.Name) and (func.id in PLAIN_CALLS or func.id.startswith(
-                "ag__")):
+                "ag__") or func.id == "print" and _prints_only_constants(node)):
             return node
         if isinstance(func, gast.Attribute) and isinstance(func.value, gast.Name) and \
                 func.value.id in ("ag__", "fscope"):

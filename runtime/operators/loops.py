@@ -11,9 +11,12 @@ the (rest of the) loop is staged as one While op, so the graph does not grow wit
 count. `for` over a Python iterable unrolls; over a symbolic tensor it iterates the first
 dimension inside a While op; over `tf.range` (or `range` with tensor bounds) it counts
 without materialising the range. `extra_test` carries lowered `break`/`return` flags.
+A loop over Python data that the compiler leaves as a plain `for` iterates
+`python_loop(iterable)`, which counts it like `for_stmt` does: a Python loop that adds more
+than `diagnostics.UNROLL_LIMIT` ops to one graph warns (UnrollingWarning) at its line.
 """
 
-from runtime import dtypes
+from runtime import context, diagnostics, dtypes
 from runtime.operators import conditionals, loop_staging, staging
 from runtime.operators.staged_lists import StagedList
 from runtime.ops import array_ops, common, math_ops, selection_ops
@@ -24,15 +27,72 @@ def while_stmt(loop_test, loop_body, get_state=None, set_state=None, symbol_name
                opts=None):
     """Runs the loop as Python while its condition is a Python value, staged otherwise."""
     get_state, set_state = staging.state_functions(get_state, set_state)
+    counter = _UnrollCounter()
     while True:
         test = staging.as_condition(loop_test())
         if staging.is_symbolic(test):
+            counter.report()
             _staged(get_state, set_state, symbol_names,
                     lambda values: loop_test(), lambda values: loop_body())
             return
         if not test:
+            counter.report()
             return
         loop_body()
+        counter.iterations += 1
+
+
+def python_loop(iterable):
+    """`iter(iterable)`; while a graph is being built, an iterator that also counts the
+    iterations and the ops they add, reported when the loop runs to its end."""
+    counter = _UnrollCounter()
+    if counter.graph is None:
+        return iter(iterable)
+    return _CountedIterator(iter(iterable), counter)
+
+
+class _CountedIterator:
+    __slots__ = ("items", "counter")
+
+    def __init__(self, items, counter):
+        self.items = items
+        self.counter = counter
+
+    def __iter__(self):
+        return self
+
+    def __next__(self):
+        try:
+            item = next(self.items)
+        except StopIteration:
+            self.counter.report()
+            raise
+        self.counter.iterations += 1
+        return item
+
+
+class _UnrollCounter:
+    """Counts the iterations of a Python loop and the ops they add to the graph being built;
+    `report` warns (once per loop line and Function) when they exceed UNROLL_LIMIT."""
+
+    __slots__ = ("graph", "start", "iterations")
+
+    def __init__(self):
+        self.graph = context.current_graph()
+        self.start = len(self.graph.nodes) if self.graph is not None else 0
+        self.iterations = 0
+
+    def report(self):
+        if self.graph is None or self.graph is not context.current_graph():
+            return
+        added = len(self.graph.nodes) - self.start
+        if added > diagnostics.UNROLL_LIMIT:
+            diagnostics.warn_once(
+                "unroll", "this Python loop ran %d iterations while tracing and unrolled "
+                "them into %d ops of one graph (more than %d): the graph grows with the trip "
+                "count; loop over tf.range(n) or a tf.data.Dataset to make one While op"
+                % (self.iterations, added, diagnostics.UNROLL_LIMIT),
+                diagnostics.UnrollingWarning)
 
 
 def _staged(get_state, set_state, symbol_names, test, step, counter=None,
@@ -93,7 +153,9 @@ def for_stmt(iter_, extra_test, body, get_state=None, set_state=None, symbol_nam
 
 
 def _python_for(iter_, extra_test, body, get_state, set_state, symbol_names):
+    counter = _UnrollCounter()
     for item in iter_:
+        counter.iterations += 1
         if extra_test is not None:
             keep_going = staging.as_condition(extra_test())
             if staging.is_symbolic(keep_going):
@@ -102,8 +164,10 @@ def _python_for(iter_, extra_test, body, get_state, set_state, symbol_names):
                                      get_state, set_state, symbol_names)
                 continue
             if not keep_going:
+                counter.iterations -= 1
                 break
         body(item)
+    counter.report()
 
 
 def _staged_for(tensor, extra_test, body, get_state, set_state, symbol_names, target=None):

@@ -107,9 +107,17 @@ def _module_of(func: Any) -> str:
 
 
 def _name_of(func: Any) -> str:
-    module = _module_of(func) or type(getattr(func, "__self__", None)).__module__
-    return "%s.%s" % (module.split(".")[0] if module else "?",
-                      getattr(func, "__name__", "function"))
+    """`func`'s public dotted name: random.random, numpy.random.rand, time.time..."""
+    receiver = getattr(func, "__self__", None)
+    name = getattr(func, "__name__", "function")
+    if isinstance(receiver, random.Random):
+        return "random." + name
+    if isinstance(receiver, np.random.RandomState):
+        return "numpy.random." + name
+    if isinstance(receiver, np.random.Generator):
+        return "numpy.random.Generator." + name
+    public = [part for part in _module_of(func).split(".") if part and part[0] != "_"]
+    return ".".join(public + [name])
 
 
 def _defined_outside(obj: Any) -> bool:

@@ -105,8 +105,15 @@ def _log_decision(func, decision):
     """Logs (DEBUG) what converted_call did with `func`, at the user's line."""
     location = errors.user_location(3)
     diagnostics.logger.debug("%s%s %s (%s)", "%s:%d: " % (location.filename, location.lineno)
-                             if location else "", decision,
-                             getattr(func, "__qualname__", repr(func)), _reason(func))
+                             if location else "", decision, _name(func), _reason(func))
+
+
+def _name(func):
+    """`func`'s qualified name, or its plain name when that is made in a factory."""
+    qualname = getattr(func, "__qualname__", None)
+    if not isinstance(qualname, str):
+        return repr(func)
+    return getattr(func, "__name__", qualname) if "<locals>" in qualname else qualname
 
 
 def _reason(func):

@@ -65,7 +65,7 @@ def _is_sequence_key(part: Any) -> bool:
 
 
 def _describe(part: Any, value: Any = None) -> str:
-    """A key part in words."""
+    """A key part in words (`value`: the argument it is the key of, when known)."""
     if _is_tensor_key(part):
         return "%s tensor of shape %s" % (part[0].name, shape_lib.to_string(part[1]))
     if _is_variable_key(part):
@@ -73,7 +73,8 @@ def _describe(part: Any, value: Any = None) -> str:
     if _is_scalar_key(part):
         return "Python %s %r" % (part[0].__name__, part[1])
     if _is_identity_key(part):
-        return "a %s object" % type(value).__name__ if value is not None else "an object"
+        kind = value.kind if isinstance(value, _Kind) else type(value)
+        return "a %s object" % kind.__name__ if value is not None else "an object"
     if _is_sequence_key(part):
         return "a %s of %d" % (part[0].__name__, len(part[1]))
     if isinstance(part, tuple) and part and part[0] is dict:
@@ -82,8 +83,9 @@ def _describe(part: Any, value: Any = None) -> str:
                      "composite value")
 
 
-def _changes(path: str, old: Any, new: Any, value: Any) -> list[str]:
-    """How key part `new` (of argument `value`) differs from `old`, at `path`."""
+def _changes(path: str, old: Any, new: Any, value: Any, old_value: Any = None) -> list[str]:
+    """How key part `new` (of argument `value`) differs from `old` (of `old_value`, when
+    known), at `path`."""
     if old == new:
         return []
     if _is_tensor_key(old) and _is_tensor_key(new):
@@ -102,7 +104,16 @@ def _changes(path: str, old: Any, new: Any, value: Any) -> list[str]:
         for i, (o, n, v) in enumerate(zip(old[1], new[1], value)):
             found.extend(_changes("%s[%d]" % (path, i), o, n, v))
         return found
-    return ["`%s`: %s -> %s" % (path, _describe(old), _describe(new, value))]
+    return ["`%s`: %s -> %s" % (path, _describe(old, old_value), _describe(new, value))]
+
+
+class _Kind:
+    """Stands for an argument of type `kind` in messages (the argument itself is not kept)."""
+
+    __slots__ = ("kind",)
+
+    def __init__(self, kind: type) -> None:
+        self.kind = kind
 
 
 def _general_shape(shapes: list[Any]) -> Any:
@@ -123,6 +134,7 @@ class TracingLog:
         self.definition = definition  # "file:line" of the def
         self.events: list[TraceEvent] = []
         self.keys: list[Any] = []
+        self.kinds: list[tuple[Any, ...]] = []  # per trace: an instance of each argument's type
         self.traced_calls: list[int] = []
         self.reported: set[Any] = set()  # see diagnostics.TraceRecord
         self.warned = False
@@ -132,10 +144,10 @@ class TracingLog:
         if not self.keys:
             return ("first trace",)
         best: list[str] | None = None
-        for old in reversed(self.keys):
+        for old, kinds in zip(reversed(self.keys), reversed(self.kinds)):
             found: list[str] = []
-            for (name, _, _, _), o, n, v in zip(self.params, old, key, values):
-                found.extend(_changes(name, o, n, v))
+            for (name, _, _, _), o, n, v, k in zip(self.params, old, key, values, kinds):
+                found.extend(_changes(name, o, n, v, k))
             if best is None or len(found) < len(best):
                 best = found
         return tuple(best or ["a key no earlier trace accepts"])
@@ -146,6 +158,7 @@ class TracingLog:
         event = TraceEvent(len(self.events) + 1, call, reasons, signature, seconds)
         self.events.append(event)
         self.keys.append(key)
+        self.kinds.append(tuple(_Kind(type(v)) for v in values))
         if call is not None:
             self.traced_calls.append(call)
         if event.number > 1:

@@ -131,7 +131,7 @@ def test_tracing_history_lists_every_trace_with_its_reason():
     assert [e.call for e in history] == [1, 2, 3, 5, 6, None]
     assert history[0].reasons == ("first trace",)
     assert "`x`: shape (2,) -> (3,)" in history[1].reasons
-    assert "`obj`: an object -> Python NoneType None" in history[1].reasons
+    assert "`obj`: a Model object -> Python NoneType None" in history[1].reasons
     assert history[2].reasons == ("`obj`: Python NoneType None -> a Model object",)
     assert history[3].reasons == ("`x`: dtype float32 -> int32",)
     assert history[4].reasons == ("`flag`: Python bool False -> True",)

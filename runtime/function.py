@@ -54,6 +54,7 @@ _tapes = context.tapes  # the GradientTapes recording eager ops
 _settings = context._settings
 _building = context.building
 _make_key = sig.make_key
+_SAMPLE_MASK, _SAMPLED_CALL = stats_lib.SAMPLE_MASK, stats_lib.SAMPLED_CALL
 
 
 def _check_signature_is_a_sequence(input_signature):
@@ -246,7 +247,7 @@ class Function:
                 cf = self._lookup(key, values, bound, calls)
             if _tapes:  # a GradientTape is recording: the call becomes one record on it
                 return recorded_call(cf, feeds, values)
-            if calls & 15 != 2:  # stats: one call in function_stats.SAMPLE_EVERY is timed
+            if calls & _SAMPLE_MASK != _SAMPLED_CALL:  # one call in SAMPLE_EVERY is timed
                 return cf._call_flat(feeds)
             return self._clock.timed_call(cf, feeds)
         except Exception as e:  # costs nothing until something is raised (CPython 3.11+)
@@ -405,7 +406,7 @@ class Function:
             return call_in_graph(cf, list(values))
         if _tapes:  # a GradientTape is recording: the call becomes one record on it
             return recorded_call(cf, feeds, values)
-        if self._calls & stats_lib.SAMPLE_MASK != 2:
+        if self._calls & _SAMPLE_MASK != _SAMPLED_CALL:
             return cf._call_flat(feeds)
         return self._clock.timed_call(cf, feeds)
 

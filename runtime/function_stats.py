@@ -19,6 +19,7 @@ from runtime import context
 
 SAMPLE_EVERY = 16  # one call in this many is timed (a power of two: a bit test picks it)
 SAMPLE_MASK = SAMPLE_EVERY - 1
+SAMPLED_CALL = 2  # calls number n with n & SAMPLE_MASK == SAMPLED_CALL are timed: 2, 18...
 
 
 class CallClock:

@@ -54,7 +54,6 @@ _tapes = context.tapes  # the GradientTapes recording eager ops
 _settings = context._settings
 _building = context.building
 _make_key = sig.make_key
-_SAMPLE_MASK, _SAMPLED_CALL = stats_lib.SAMPLE_MASK, stats_lib.SAMPLED_CALL
 
 
 def _check_signature_is_a_sequence(input_signature):
@@ -96,8 +95,10 @@ class Function:
         self._cache: dict[sig.Key, ConcreteFunction] = {}
         self._concrete: list[ConcreteFunction] = []
         self._tracing_count = 0
-        self._calls = 0  # calls made (the cached path's one counter; see function_stats)
         self._clock = stats_lib.CallClock()
+        # Calls left until the next timed one: the cached path's one counter (the call count
+        # is derived from it, see function_stats.CallClock).
+        self._until_sample = self._clock.period
         self._log = TracingLog(self._name, self._params, _definition(python_function))
         # Tracing holds it (re-entrant: a trace may call this Function again); a cached call
         # never takes it, it reads the cache dict only.
@@ -156,7 +157,8 @@ class Function:
         eager = (stats_lib.eager_seconds(self.python_function, clock) if compare_eager
                  else None)
         return stats_lib.FunctionStats(
-            self._name, self._tracing_count, trace_seconds, self._calls, mean, eager,
+            self._name, self._tracing_count, trace_seconds,
+            clock.calls_made(self._until_sample), mean, eager,
             stats_lib.calls_to_repay(trace_seconds, mean, eager))
 
     def pretty_printed_concrete_signatures(self, verbose: bool = True) -> str:
@@ -233,28 +235,33 @@ class Function:
                 values, bound = self._canonicalize(args, kwargs)
             else:
                 values, bound = args, None
-            calls = self._calls = self._calls + 1
+            until_sample = self._until_sample = self._until_sample - 1
             if self._input_signature is not None:
                 return self._call_with_signature(values)
             if _building and context.current_graph() is not None:
                 key = sig.make_key(values)
                 return call_in_graph(self._cache.get(key) or self._lookup(
-                    key, values, bound, calls), values)
+                    key, values, bound, self._clock.calls_made(until_sample)), values)
             feeds: list[Any] = []
             key = _make_key(values, feeds)
             cf = self._cache.get(key)
             if cf is None:
-                cf = self._lookup(key, values, bound, calls)
+                cf = self._lookup(key, values, bound, self._clock.calls_made(until_sample))
             if _tapes:  # a GradientTape is recording: the call becomes one record on it
                 return recorded_call(cf, feeds, values)
-            if calls & _SAMPLE_MASK != _SAMPLED_CALL:  # one call in SAMPLE_EVERY is timed
+            if until_sample > 0:  # (not 0: a call on a tape or in a trace may skip 0)
                 return cf._call_flat(feeds)
-            return self._clock.timed_call(cf, feeds)
+            return self._timed_call(cf, feeds)
         except Exception as e:  # costs nothing until something is raised (CPython 3.11+)
             tracebacks.filter_exception(e)
             raise
 
     # -- internals ---------------------------------------------------------------------------
+    def _timed_call(self, cf, feeds):
+        """Runs `cf` on `feeds`, timed (a sampled call); starts the next sampling period."""
+        self._until_sample = self._clock.next_period(self._until_sample)
+        return self._clock.timed_call(cf, feeds)
+
     def _canonicalize(self, args, kwargs):
         try:
             bound = self._signature.bind(*args, **kwargs)
@@ -406,9 +413,9 @@ class Function:
             return call_in_graph(cf, list(values))
         if _tapes:  # a GradientTape is recording: the call becomes one record on it
             return recorded_call(cf, feeds, values)
-        if self._calls & _SAMPLE_MASK != _SAMPLED_CALL:
+        if self._until_sample > 0:
             return cf._call_flat(feeds)
-        return self._clock.timed_call(cf, feeds)
+        return self._timed_call(cf, feeds)
 
 
 class _BoundMethod(Function):

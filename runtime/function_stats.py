@@ -1,8 +1,8 @@
 """The cost of tracing in numbers: `Function.stats()`.
 
-A Function counts its calls and times one call in `SAMPLE_EVERY` (the second, then every
-sixteenth: the first includes compiling the graph), so that a cached call pays for one
-counter and one bit test, never for a clock.
+A Function times one call in `SAMPLE_EVERY` (the second, then every sixteenth: the first
+includes compiling the graph), so that a cached call pays for one small counter that counts
+down to the next timed call, never for a clock; the number of calls is derived from it.
 Trace (and convert) time comes from its `TracingLog`. The eager comparison runs the Python
 function once more, unconverted, on the first call's arguments: only when asked, because it
 repeats the function's Python side effects (variable updates included).
@@ -17,20 +17,36 @@ from typing import Any
 
 from runtime import context
 
-SAMPLE_EVERY = 16  # one call in this many is timed (a power of two: a bit test picks it)
-SAMPLE_MASK = SAMPLE_EVERY - 1
-SAMPLED_CALL = 2  # calls number n with n & SAMPLE_MASK == SAMPLED_CALL are timed: 2, 18...
+SAMPLE_EVERY = 16  # one call in this many is timed
+FIRST_SAMPLE = 2  # the first call timed: the second (the first compiles the graph)
 
 
 class CallClock:
-    """A Function's sampled call times and the arguments of its first traced call."""
+    """A Function's sampled call times, its call count, and the arguments of its first
+    traced call.
 
-    __slots__ = ("seconds", "samples", "first_inputs")
+    The Function counts down `period` calls to the next timed one (its `_until_sample`);
+    `counted` is the number of calls made before the current period began."""
+
+    __slots__ = ("seconds", "samples", "first_inputs", "counted", "period")
 
     def __init__(self) -> None:
         self.seconds = 0.0
         self.samples = 0
         self.first_inputs: tuple[tuple[Any, ...], dict[str, Any]] | None = None
+        self.counted = 0
+        self.period = FIRST_SAMPLE
+
+    def calls_made(self, until_sample: int) -> int:
+        """The number of calls made, `until_sample` being the Function's countdown."""
+        return self.counted + self.period - until_sample
+
+    def next_period(self, until_sample: int) -> int:
+        """Starts the next sampling period; returns the countdown it begins with. (The
+        countdown may have passed 0 during calls that were not timed.)"""
+        self.counted = self.calls_made(until_sample)
+        self.period = SAMPLE_EVERY
+        return SAMPLE_EVERY
 
     def timed_call(self, concrete: Any, feeds: list[Any]) -> Any:
         """Runs `concrete` on `feeds`, adding the time it took to the samples."""

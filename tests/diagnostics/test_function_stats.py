@@ -36,6 +36,15 @@ def test_the_mean_call_time_is_sampled_from_the_second_call():
     assert function_stats.SAMPLE_EVERY == 16
 
 
+def test_calls_are_counted_past_many_sampling_periods():
+    f, _ = _counted()
+    for _ in range(100):
+        f(tf.constant(1.0))
+    stats = f.stats()
+    assert stats.calls == 100
+    assert f._clock.samples == 7  # calls 2, 18, 34, 50, 66, 82, 98
+
+
 def test_the_eager_comparison_runs_the_python_function_only_when_asked():
     f, runs = _counted()
     f(tf.constant(1.0))

@@ -21,8 +21,10 @@ from autograph.errors import ConversionError, SourceUnavailableError, Unsupporte
 from autograph.explain import StagingReport, explain
 from autograph.user_code import do_not_convert
 from runtime import context as _context
+from runtime import diagnostics as _diagnostics
 from runtime import errors as _runtime_errors
 from runtime import tracebacks as _tracebacks
+from runtime.diagnostics import RetracingWarning, SideEffectWarning, UnrollingWarning
 from runtime.function import ConcreteFunction, Function
 from runtime.saved_model import NotSaveableError, SavedModelError, load, save
 
@@ -97,7 +99,7 @@ def functions_run_eagerly():
     return _context.functions_run_eagerly()
 
 
-_SETTINGS = ("traceback_filtering",)
+_SETTINGS = ("traceback_filtering", "retrace_budget", "side_effect_warnings")
 
 
 def config(**settings):
@@ -109,6 +111,11 @@ def config(**settings):
                              environment variable AUTOGRAPH_TRACEBACK_FILTERING=off turns it
                              off). False: every frame, for debugging autograph itself.
                              None: back to the environment's choice.
+        retrace_budget       None (the default) or an int N >= 1: a Function that traces
+                             more than N times warns (RetracingWarning), besides the warning
+                             for one that traced on each of its last 5 calls.
+        side_effect_warnings False silences SideEffectWarning (Python side effects that run
+                             only while a Function traces); True (the default) reports them.
 
     Raises TypeError for a keyword that names no setting."""
     unknown = sorted(set(settings) - set(_SETTINGS))
@@ -122,6 +129,16 @@ def config(**settings):
             raise TypeError("config: traceback_filtering must be True, False or None, got %r"
                             % (value,))
         _tracebacks.set_filtering(value)
+    _diagnostics.configure(**{name: settings[name] for name in
+                              ("retrace_budget", "side_effect_warnings") if name in settings})
+
+
+def set_verbosity(level, alsologtostdout=False):
+    """How much the standard `logging` logger "autograph" says: 0 warnings only (the
+    default), 1 also every retrace and why (INFO), 2 or more also every conversion decision
+    (DEBUG). The environment variable AUTOGRAPH_VERBOSITY sets it at import.
+    `alsologtostdout=True` also prints the records to stdout."""
+    _diagnostics.set_verbosity(level, alsologtostdout)
 
 
 def to_graph(func, recursive=True, experimental_optional_features=None):
@@ -169,4 +186,5 @@ def _check_python_function(api, func):
 __all__ = ["ConversionError", "UnsupportedConstructError", "config", "function", "to_code",
            "to_graph", "do_not_convert", "run_functions_eagerly", "functions_run_eagerly",
            "Function", "ConcreteFunction", "explain", "StagingReport", "save", "load",
-           "SavedModelError", "NotSaveableError"]
+           "SavedModelError", "NotSaveableError", "RetracingWarning", "SideEffectWarning",
+           "UnrollingWarning", "set_verbosity"]

@@ -6,12 +6,13 @@ autograph.namespace, is the runtime's operators):
 """
 
 import inspect
+import logging
 import threading
 import types
 
 from autograph.errors import ConversionError, rewrite_in_user_terms
 from autograph.user_code import is_library, is_marked_do_not_convert
-from runtime import context, errors, scopes
+from runtime import context, diagnostics, errors, scopes, side_effects
 from runtime.function import Function
 from runtime.operators import py_builtins, staged_builtins, staging, staging_log
 from runtime.operators.undefined import Undefined
@@ -96,8 +97,10 @@ def converted_call(func, args, kwargs, fscope=None):
             staged = staged_builtins.OVERLOADS.get(func)
         except TypeError:
             staged = None
-        if staged is not None:
+        if staged is not None:  # staged: no trace-time-only effect to warn of
             return staged(*args, **kwargs)
+    if diagnostics.current_trace() is not None:
+        side_effects.check_call(func, args, kwargs)
     try:
         overload = py_builtins.OVERLOADS.get(func)
     except TypeError:
@@ -113,9 +116,13 @@ def converted_call(func, args, kwargs, fscope=None):
     if target is None:
         if staging_log.active is not None:
             staging_log.active.call(func, False, reason)
+        if diagnostics.logger.isEnabledFor(logging.DEBUG):
+            _log_decision(func, "left alone", reason)
         return func(*args, **kwargs)
     try:
         converted = _converter[0](target, features) if features else _converter[0](target)
+        if diagnostics.logger.isEnabledFor(logging.DEBUG):
+            _log_decision(target, "converted", reason)
     except ConversionError as e:
         if staging_log.active is not None:
             staging_log.active.call(func, False, "conversion failed, so it runs unconverted: "
@@ -126,6 +133,21 @@ def converted_call(func, args, kwargs, fscope=None):
     if staging_log.active is not None:
         staging_log.active.call(func, True, reason)
     return converted(*args, **kwargs)
+
+
+def _log_decision(func, decision, reason):
+    """Logs (DEBUG) what converted_call did with `func` and why, at the user's line."""
+    location = errors.user_location(3)
+    diagnostics.logger.debug("%s%s %s (%s)", "%s:%d: " % (location.filename, location.lineno)
+                             if location else "", decision, _name(func), reason)
+
+
+def _name(func):
+    """`func`'s qualified name, or its plain name when that is made in a factory."""
+    qualname = getattr(func, "__qualname__", None)
+    if not isinstance(qualname, str):
+        return repr(func)
+    return getattr(func, "__name__", qualname) if "<locals>" in qualname else qualname
 
 
 def _conversion_target(func):

@@ -20,10 +20,11 @@ import ast
 import json
 import linecache
 import os
+import warnings
 from collections.abc import Callable
 from typing import Any
 
-from runtime import context, graph_dot
+from runtime import context, diagnostics, graph_dot
 from runtime.function import ConcreteFunction, Function
 from runtime.operators import staging_log
 from runtime.ops.call_ops import CALL_OP
@@ -34,15 +35,40 @@ FORMAT_VERSION = 1  # of to_json's document
 def explain(func: Callable[..., Any], *args: Any, **kwargs: Any) -> StagingReport:
     """Traces `func` for `args`/`kwargs` (values or TensorSpecs) without running the graph;
     returns the StagingReport of that trace. Errors of the trace propagate as they would
-    from `get_concrete_function`."""
+    from `get_concrete_function`; autograph's diagnostics (side effects, unrolling) that the
+    trace raises become the report's `warnings` instead of being issued."""
     python_function = func.python_function if isinstance(func, Function) else func
     signature = func.input_signature if isinstance(func, Function) else None
     # Outside a trace, the runtime's converter for functions is autograph's compiler.
     fresh = Function(python_function, input_signature=signature,
                      converter=context.function_converter())
-    with staging_log.recording() as recorder:
-        concrete = fresh.get_concrete_function(*args, **kwargs)
-    return StagingReport(fresh.__name__, concrete, recorder)
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        with staging_log.recording() as recorder:
+            concrete = fresh.get_concrete_function(*args, **kwargs)
+    report = StagingReport(fresh.__name__, concrete, recorder)
+    for warning in caught:
+        if issubclass(warning.category, _DIAGNOSTICS):
+            report.warnings.append(_diagnostic_text(warning))
+        else:
+            warnings.warn_explicit(warning.message, warning.category, warning.filename,
+                                   warning.lineno, source=warning.source)
+    return report
+
+
+_DIAGNOSTICS = (diagnostics.RetracingWarning, diagnostics.SideEffectWarning,
+                diagnostics.UnrollingWarning)
+
+
+def _diagnostic_text(warning: warnings.WarningMessage) -> str:
+    """'UnrollingWarning: unrolling.py:17: ...': the warning's first paragraph, its user
+    location written as the report's rows write theirs."""
+    text = str(warning.message).split("\nin user code:")[0]
+    file, sep, rest = text.partition(":")
+    line, sep2, message = rest.partition(": ")
+    if sep and sep2 and line.isdigit():
+        text = "%s: %s" % (_where(file, int(line)), message)
+    return "%s: %s" % (warning.category.__name__, text)
 
 
 class StatementRow:
@@ -137,7 +163,8 @@ class StagingReport:
     """What one trace of a function did with each converted statement and call.
 
     `statements` and `calls` hold the rows (StatementRow, CallRow) in source order;
-    `concrete_function` is the trace; `str()` is a table, `to_json()` the same data."""
+    `warnings` the diagnostics the trace raised (one line each); `concrete_function` is the
+    trace; `str()` is a table, `to_json()` the same data."""
 
     def __init__(self, name: str, concrete: ConcreteFunction,
                  recorder: staging_log.Recorder) -> None:
@@ -150,6 +177,7 @@ class StagingReport:
         self.calls: list[CallRow] = _group(
             (r for r in recorder.calls if r.root_graph in graphs), CallRow)
         self.graph_ops = staging_log.count_ops(concrete.graph.nodes)
+        self.warnings: list[str] = []
         for row in self.statements:
             if row.ops_added is None:
                 row.ops_added = _ops_at_lines(graphs, row.file, row.line)
@@ -160,7 +188,8 @@ class StagingReport:
                 "signature": self.concrete_function.pretty_printed_signature(),
                 "graph_ops": self.graph_ops,
                 "statements": [row.to_dict() for row in self.statements],
-                "calls": [row.to_dict() for row in self.calls]}
+                "calls": [row.to_dict() for row in self.calls],
+                "warnings": list(self.warnings)}
 
     def to_json(self, indent: int | None = 2) -> str:
         """The report as a JSON document: the function, its signature, the graph's op count
@@ -189,6 +218,8 @@ class StagingReport:
             lines += ["", "Calls:"]
             lines += _table(["line", "function", "converted", "why", "calls"],
                             [_call_cells(row) for row in self.calls])
+        if self.warnings:
+            lines += ["", "Warnings:"] + ["  " + text for text in self.warnings]
         return "\n".join(lines)
 
     def __repr__(self) -> str:

@@ -5,6 +5,7 @@
     ag__.Undefined / UndefinedReturnValue / ld / del_
     ag__.converted_call(f, args, kwargs, fscope)
     ag__.FunctionScope(name)
+    ag__.store_outer(value, target[, root])   see runtime.side_effects
 
 Files written by `autograph convert` import `ag__` from here.
 """
@@ -13,11 +14,12 @@ import builtins
 import types
 
 from autograph.converted_call import FunctionScope, converted_call
-from runtime import operators
+from runtime import operators, side_effects
 
 ag__ = types.ModuleType("ag__", "The names converted code calls.")
 for _name in operators.__all__:
     setattr(ag__, _name, getattr(operators, _name))
 ag__.converted_call = converted_call
 ag__.FunctionScope = FunctionScope
+ag__.store_outer = side_effects.store_outer
 ag__.builtins = builtins

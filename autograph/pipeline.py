@@ -25,6 +25,7 @@ from autograph.converters import (
     expressions,
     function_scopes,
     match_statements,
+    outer_stores,
     return_statements,
     super_calls,
     try_statements,
@@ -97,6 +98,8 @@ PASSES = build([
     # Before any pass moves code into generated functions, where `super()` would find the
     # wrong frame.
     _pass("super_calls", super_calls.transform, provides=["super-explicit"]),
+    # Before the jumps are lowered: their flags are the function's own names.
+    _pass("outer_stores", outer_stores.transform, provides=["outer-stores-reported"]),
     _pass("return_statements", return_statements.transform,
           requires=["matches-lowered"], provides=["returns-lowered"]),
     _pass("break_statements", break_statements.transform,

@@ -21,16 +21,19 @@ from __future__ import annotations
 import functools
 import inspect
 import threading
+import time
 import types
 import weakref
 from collections.abc import Callable, Sequence
 from typing import Any
 
-from runtime import context, nest, tracebacks
+from runtime import context, diagnostics, nest, tracebacks
+from runtime import function_stats as stats_lib
 from runtime import signature as sig
 from runtime.concrete_function import ConcreteFunction, recorded_call
 from runtime.graph import Graph
 from runtime.ops.call_ops import CALL_OP
+from runtime.retracing import TraceEvent, TracingLog
 from runtime.signature import TensorSpec, VariableSpec
 from runtime.tensor import SymbolicTensor
 from runtime.tracing import (
@@ -45,6 +48,12 @@ from runtime.tracing import (
 __all__ = ["CALL_OP", "ConcreteFunction", "Function", "TensorSpec", "VariableSpec", "function"]
 
 _tapes = context.tapes  # the GradientTapes recording eager ops
+# The cached call's hot path reads these module-level names (one lookup less than through
+# their modules): the settings dict, the list of graphs being built (mutated in place, never
+# rebound) and the key function.
+_settings = context._settings
+_building = context.building
+_make_key = sig.make_key
 
 
 def _check_signature_is_a_sequence(input_signature):
@@ -86,6 +95,11 @@ class Function:
         self._cache: dict[sig.Key, ConcreteFunction] = {}
         self._concrete: list[ConcreteFunction] = []
         self._tracing_count = 0
+        self._clock = stats_lib.CallClock()
+        # Calls left until the next timed one: the cached path's one counter (the call count
+        # is derived from it, see function_stats.CallClock).
+        self._until_sample = self._clock.period
+        self._log = TracingLog(self._name, self._params, _definition(python_function))
         # Tracing holds it (re-entrant: a trace may call this Function again); a cached call
         # never takes it, it reads the cache dict only.
         self._lock = threading.RLock()
@@ -127,6 +141,25 @@ class Function:
     def experimental_get_tracing_count(self) -> int:
         """How many times this Function has traced its Python function."""
         return self._tracing_count
+
+    def tracing_history(self) -> list[TraceEvent]:
+        """Every trace so far, first to last, with the call that caused it and why."""
+        return list(self._log.events)
+
+    def stats(self, compare_eager: bool = False) -> stats_lib.FunctionStats:
+        """Traces, trace+convert time, calls, mean call time (sampled). With
+        `compare_eager=True` it also runs the Python function once eagerly on the first
+        call's arguments (repeating its side effects) to say after how many calls the
+        tracing has paid for itself."""
+        clock = self._clock
+        trace_seconds = sum(event.seconds for event in self._log.events)
+        mean = clock.seconds / clock.samples if clock.samples else None
+        eager = (stats_lib.eager_seconds(self.python_function, clock) if compare_eager
+                 else None)
+        return stats_lib.FunctionStats(
+            self._name, self._tracing_count, trace_seconds,
+            clock.calls_made(self._until_sample), mean, eager,
+            stats_lib.calls_to_repay(trace_seconds, mean, eager))
 
     def pretty_printed_concrete_signatures(self, verbose: bool = True) -> str:
         """Every trace's signature, argument types and return type."""
@@ -196,31 +229,39 @@ class Function:
 
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
         try:
-            if context._settings["run_functions_eagerly"]:
+            if _settings["run_functions_eagerly"]:
                 return self.python_function(*args, **kwargs)
             if kwargs or len(args) != self._simple_arity:
                 values, bound = self._canonicalize(args, kwargs)
             else:
                 values, bound = args, None
+            until_sample = self._until_sample = self._until_sample - 1
             if self._input_signature is not None:
                 return self._call_with_signature(values)
-            if context.building and context.current_graph() is not None:
+            if _building and context.current_graph() is not None:
                 key = sig.make_key(values)
-                return call_in_graph(self._cache.get(key) or self._lookup(key, values, bound),
-                                      values)
+                return call_in_graph(self._cache.get(key) or self._lookup(
+                    key, values, bound, self._clock.calls_made(until_sample)), values)
             feeds: list[Any] = []
-            key = sig.make_key(values, feeds)
+            key = _make_key(values, feeds)
             cf = self._cache.get(key)
             if cf is None:
-                cf = self._lookup(key, values, bound)
+                cf = self._lookup(key, values, bound, self._clock.calls_made(until_sample))
             if _tapes:  # a GradientTape is recording: the call becomes one record on it
                 return recorded_call(cf, feeds, values)
-            return cf._call_flat(feeds)
+            if until_sample > 0:  # (not 0: a call on a tape or in a trace may skip 0)
+                return cf._call_flat(feeds)
+            return self._timed_call(cf, feeds)
         except Exception as e:  # costs nothing until something is raised (CPython 3.11+)
             tracebacks.filter_exception(e)
             raise
 
     # -- internals ---------------------------------------------------------------------------
+    def _timed_call(self, cf, feeds):
+        """Runs `cf` on `feeds`, timed (a sampled call); starts the next sampling period."""
+        self._until_sample = self._clock.next_period(self._until_sample)
+        return self._clock.timed_call(cf, feeds)
+
     def _canonicalize(self, args, kwargs):
         try:
             bound = self._signature.bind(*args, **kwargs)
@@ -238,16 +279,17 @@ class Function:
             return self._converted
         return self._converted.__get__(self._instance(), None)
 
-    def _lookup(self, key, values, bound):
+    def _lookup(self, key, values, bound, call=None):
         """Finds a trace that accepts `key` (or relaxes one, or traces anew) and caches it.
-        Under the lock, so that threads making the same first call trace once."""
+        Under the lock, so that threads making the same first call trace once. `call`: the
+        number of the call that asks (None: get_concrete_function)."""
         with self._lock:
             cf = self._cache.get(key)
             if cf is None:
-                cf = self._lookup_locked(key, values, bound)
+                cf = self._lookup_locked(key, values, bound, call)
             return cf
 
-    def _lookup_locked(self, key, values, bound):
+    def _lookup_locked(self, key, values, bound, call):
         best = None
         for cf_key, cf in self._keyed():
             if sig.key_is_subtype(key, cf_key):
@@ -261,7 +303,7 @@ class Function:
                     if relaxed is not None:
                         trace_key = relaxed
                         break
-            best = self._trace(values, bound, trace_key)
+            best = self._trace(values, bound, trace_key, call)
             self._cache[trace_key] = best
         self._cache[key] = best
         return best
@@ -288,19 +330,28 @@ class Function:
                 args.append(value)
         return self._signature.bind(*args, **kwargs)
 
-    def _trace(self, values, bound, key):
+    def _trace(self, values, bound, key, call=None):
         if bound is None:
             bound = self._bind_canonical(values)
         first = self._tracing_count == 0
-        cf = self._trace_once(values, bound, key, allow_variables=first)
-        if cf.graph.created_variables:
-            # TensorFlow's rule: variables only on the first trace. A second trace, forbidding
-            # creation, proves the function does not create new variables on every call.
-            initializer = cf
-            cf = self._trace_once(values, bound, key, allow_variables=False)
-            cf._first_call = initializer
+        log = self._log
+        reasons = log.reasons(key, values)
+        if call is not None:
+            self._clock.keep_inputs(bound.args, bound.kwargs)
+        start = time.perf_counter()
+        with diagnostics.tracing(diagnostics.TraceRecord(self._name, first, log.reported)):
+            cf = self._trace_once(values, bound, key, allow_variables=first)
+            if cf.graph.created_variables:
+                # TensorFlow's rule: variables only on the first trace. A second trace,
+                # forbidding creation, proves the function does not create new variables on
+                # every call.
+                initializer = cf
+                cf = self._trace_once(values, bound, key, allow_variables=False)
+                cf._first_call = initializer
         self._tracing_count += 1
         self._concrete.append(cf)
+        log.record(key, values, reasons, call, cf._signature_text(),
+                   time.perf_counter() - start)
         return cf
 
     def _trace_once(self, values, bound, key, allow_variables):
@@ -362,7 +413,9 @@ class Function:
             return call_in_graph(cf, list(values))
         if _tapes:  # a GradientTape is recording: the call becomes one record on it
             return recorded_call(cf, feeds, values)
-        return cf._call_flat(feeds)
+        if self._until_sample > 0:
+            return cf._call_flat(feeds)
+        return self._timed_call(cf, feeds)
 
 
 class _BoundMethod(Function):
@@ -398,6 +451,14 @@ class _BoundMethod(Function):
 
     def __get__(self, instance, owner):
         return self
+
+
+def _definition(python_function):
+    """'file:line' of the function's def, or its name when it has no code."""
+    code = getattr(getattr(python_function, "__func__", python_function), "__code__", None)
+    if code is None:
+        return getattr(python_function, "__qualname__", repr(python_function))
+    return "%s:%d" % (code.co_filename, code.co_firstlineno)
 
 
 def _reference(instance, table, key):

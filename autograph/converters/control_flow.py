@@ -259,7 +259,11 @@ class _Transformer(base.FunctionTransformer):
         options = directives.take_loop_options(node)  # no effect on a loop left as Python
         recorded = self._visit_blocks(node)
         if not _is_converted(node, self.ctx):
-            return node  # unrolled at trace time either way: plain Python reads better
+            # Unrolled at trace time either way: plain Python reads better. The iterable is
+            # counted, to report a loop that unrolls into too many ops (UnrollingWarning).
+            node.iter = set_origin(templates.replace_as_expression(
+                "ag__.python_loop(iterated)", iterated=node.iter), node)
+            return node
         self.unbound |= recorded["orelse"]
 
         def build(shared):

@@ -9,9 +9,11 @@ comparisons, `assert`, and calls.
     assert c, msg      ->  ag__.assert_stmt(c, lambda: msg)
     f(x, k=1)          ->  ag__.converted_call(f, (x,), {'k': 1}, fscope)
 
-`print` and a few introspection builtins are left as plain calls: they must run at trace
-time with Python semantics. With the BUILTIN_FUNCTIONS feature (autograph.features) `print`
-is converted too, so that printing a tensor prints its value at every call.
+A few introspection builtins are left as plain calls: they must run at trace time with
+Python semantics. `print` (unless it prints only constants) and `next` go through
+`converted_call` too, which calls them as they are after checking for a trace-time side
+effect (see runtime.side_effects); with the BUILTIN_FUNCTIONS feature (autograph.features)
+`converted_call` stages `print` of a tensor, so that it prints its value at every call.
 """
 
 import gast
@@ -21,9 +23,9 @@ from autograph.converters.conversion_context import set_origin
 from autograph.pyct import templates
 from autograph.pyct.unparsing import unparse
 
-PLAIN_CALLS = frozenset(["print", "isinstance", "issubclass", "hasattr", "getattr", "setattr",
+PLAIN_CALLS = frozenset(["isinstance", "issubclass", "hasattr", "getattr", "setattr",
                          "callable", "type", "super", "id", "repr", "str", "dir", "vars",
-                         "locals", "globals", "iter", "next", "list", "tuple", "dict", "set",
+                         "locals", "globals", "iter", "list", "tuple", "dict", "set",
                          "sorted", "reversed"])
 
 
@@ -49,13 +51,13 @@ def _source_text(node):
         return "<expression>"
 
 
+def _prints_only_constants(node):
+    return all(isinstance(arg, gast.Constant) for arg in node.args) and all(
+        isinstance(k.value, gast.Constant) for k in node.keywords)
+
+
 class _Transformer(base.FunctionTransformer):
     descends_into_lambdas = True
-
-    def __init__(self, ctx):
-        super().__init__(ctx)
-        self.plain_calls = PLAIN_CALLS - {"print"} if "BUILTIN_FUNCTIONS" in ctx.features \
-            else PLAIN_CALLS
 
     def visit_BoolOp(self, node):
         self.generic_visit(node)
@@ -109,8 +111,8 @@ class _Transformer(base.FunctionTransformer):
         func = node.func
         if getattr(node, "_ag_runtime_call", False):
             return node
-        if isinstance(func, gast.Name) and (func.id in self.plain_calls or func.id.startswith(
-                "ag__")):
+        if isinstance(func, gast.Name) and (func.id in PLAIN_CALLS or func.id.startswith(
+                "ag__") or func.id == "print" and _prints_only_constants(node)):
             return node
         if isinstance(func, gast.Attribute) and isinstance(func.value, gast.Name) and \
                 func.value.id in ("ag__", "fscope"):

@@ -11,6 +11,10 @@ to_code = _autograph.to_code
 to_graph = _autograph.to_graph
 do_not_convert = _autograph.do_not_convert
 explain = _autograph.explain
+set_verbosity = _autograph.set_verbosity
+RetracingWarning = _autograph.RetracingWarning
+SideEffectWarning = _autograph.SideEffectWarning
+UnrollingWarning = _autograph.UnrollingWarning
 
 experimental = _types.ModuleType("autograph.tf.autograph.experimental",
                                  "Experimental autograph options.")

@@ -16,8 +16,10 @@ from runtime.operators.staging import try_body
 from runtime.operators.try_regions import reraise_refusal
 from runtime.operators.try_statements import FinallyJumps
 from runtime.operators.undefined import Undefined, UndefinedReturnValue, del_, ld
+from runtime.operators.unrolling import python_loop
 
 __all__ = ["assert_stmt", "if_exp", "if_stmt", "match_subject", "and_", "compare_chain", "in_",
-           "not_", "not_in", "or_", "for_stmt", "while_stmt", "try_body", "reraise_refusal",
+           "not_", "not_in", "or_", "for_stmt", "python_loop", "while_stmt", "try_body",
+           "reraise_refusal",
            "FinallyJumps", "Undefined", "UndefinedReturnValue", "del_", "ld", "maybe",
            "refuse_composite", "refuse_list_deletion"]

@@ -11,11 +11,14 @@ the (rest of the) loop is staged as one While op, so the graph does not grow wit
 count. `for` over a Python iterable unrolls; over a symbolic tensor it iterates the first
 dimension inside a While op; over `tf.range` (or `range` with tensor bounds) it counts
 without materialising the range. `extra_test` carries lowered `break`/`return` flags.
+Python iterations are counted (runtime.operators.unrolling): a Python loop that adds more
+than `diagnostics.UNROLL_LIMIT` ops to one graph warns (UnrollingWarning) at its line.
 """
 
 from runtime import dtypes
 from runtime.operators import conditionals, loop_options, loop_staging, staging, staging_log
 from runtime.operators.staged_lists import StagedList
+from runtime.operators.unrolling import UnrollCounter
 from runtime.ops import array_ops, common, math_ops, selection_ops
 from runtime.variables import Variable
 
@@ -35,18 +38,20 @@ def while_stmt(loop_test, loop_body, get_state=None, set_state=None, symbol_name
 
 def _while(loop_test, loop_body, get_state, set_state, symbol_names, opts):
     get_state, set_state = staging.state_functions(get_state, set_state)
-    done = 0
+    counter = UnrollCounter()
     while True:
         test = staging.as_condition(loop_test())
         if staging.is_symbolic(test):
+            counter.report()
             _staged(get_state, set_state, symbol_names,
                     lambda values: loop_test(), lambda values: loop_body(),
-                    options=_options(opts), done=done)
+                    options=_options(opts), done=counter.iterations)
             return
         if not test:
+            counter.report()
             return
         loop_body()
-        done += 1
+        counter.iterations += 1
 
 
 def _options(opts):
@@ -134,7 +139,9 @@ def _for(iter_, extra_test, body, get_state, set_state, symbol_names, opts):
 
 
 def _python_for(iter_, extra_test, body, get_state, set_state, symbol_names):
+    counter = UnrollCounter()
     for item in iter_:
+        counter.iterations += 1
         if extra_test is not None:
             keep_going = staging.as_condition(extra_test())
             if staging.is_symbolic(keep_going):
@@ -143,8 +150,10 @@ def _python_for(iter_, extra_test, body, get_state, set_state, symbol_names):
                                     get_state, set_state, symbol_names)
                 continue
             if not keep_going:
+                counter.iterations -= 1
                 break
         body(item)
+    counter.report()
 
 
 def _staged_for(tensor, extra_test, body, get_state, set_state, symbol_names, target=None,

@@ -18,6 +18,10 @@ def _helper(x):
     return x * 2
 
 
+def _double(x):
+    return x * 2
+
+
 def test_feature_has_tensorflow_members_and_helpers():
     assert [f.name for f in Feature] == ["ALL", "AUTO_CONTROL_DEPS", "ASSERT_STATEMENTS",
                                          "BUILTIN_FUNCTIONS", "EQUALITY_OPERATORS", "LISTS",
@@ -51,7 +55,8 @@ def test_print_of_a_tensor_runs_once_while_tracing_by_default(capsys):
         print("x is", x)
         return x + 1
 
-    f(tf.constant([1, 2]))
+    with pytest.warns(autograph.SideEffectWarning, match="use tf.print"):
+        f(tf.constant([1, 2]))
     f(tf.constant([3, 4]))
     out = capsys.readouterr().out
     assert out.count("x is") == 1 and "Tensor(" in out
@@ -65,8 +70,10 @@ def test_called_functions_are_converted_with_the_same_features(capsys):
     np.testing.assert_array_equal(f(tf.constant([1.0])).numpy(), [2.0])
     f(tf.constant([5.0]))
     assert capsys.readouterr().out == "helper: [1.]\nhelper: [5.]\n"
-    # and the plain conversion of the helper, cached apart, still prints at trace time only
-    assert "print(" in autograph.to_code(_helper)
+    # and the plain conversion of the helper is cached apart, without the feature
+    assert "BUILTIN_FUNCTIONS" not in autograph.to_code(_helper)
+    assert "BUILTIN_FUNCTIONS" in autograph.to_code(
+        _helper, experimental_optional_features=Feature.BUILTIN_FUNCTIONS)
     assert "converted_call(print" in autograph.to_code(
         _helper, experimental_optional_features=Feature.BUILTIN_FUNCTIONS)
 
@@ -121,13 +128,13 @@ def test_builtins_raise_where_python_raises():
 def test_name_scopes_name_the_ops_after_each_converted_function():
     @tf.function(experimental_autograph_options=Feature.NAME_SCOPES)
     def outer(x):
-        return _helper(x) + 1
+        return _double(x) + 1
 
     names = [n.name for n in outer.get_concrete_function(tf.constant(1.0)).graph
              .as_graph_def().node]
-    assert any(n.startswith("outer/_helper/") for n in names)
-    assert any(n.startswith("outer/") and not n.startswith("outer/_helper/") for n in names)
-    plain = tf.function(lambda x: _helper(x) + 1)
+    assert any(n.startswith("outer/_double/") for n in names)
+    assert any(n.startswith("outer/") and not n.startswith("outer/_double/") for n in names)
+    plain = tf.function(lambda x: _double(x) + 1)
     assert not any("/" in n.name for n in plain.get_concrete_function(tf.constant(1.0))
                    .graph.as_graph_def().node)
 

@@ -369,7 +369,8 @@ def test_a_refused_key_is_left_as_python_would_have_left_it_before():
             d["b"] = x
         return x
 
-    with pytest.raises(ValueError, match=r"'d\['b'\]'"):
+    with pytest.warns(tf.autograph.SideEffectWarning, match="tensor of the trace"), \
+            pytest.raises(ValueError, match=r"'d\['b'\]'"):
         f(tf.constant(1))
     assert d == {"a": 1}
 

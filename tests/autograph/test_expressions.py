@@ -95,7 +95,7 @@ def test_double_star_arguments_reach_the_callee():
     assert conversion.convert(forwards_keywords)({"b": 2, "c": 3}) == 321
 
 
-@pytest.mark.parametrize("call", ["print(x)", "isinstance(x, int)", "len_of = type(x)",
+@pytest.mark.parametrize("call", ["print('text')", "isinstance(x, int)", "len_of = type(x)",
                                   "ag__.ld(x)"])
 def test_trace_time_builtins_and_ag_calls_stay_plain(call):
     assert rewrite("def f(x):\n    %s\n" % call) == [call]

@@ -260,3 +260,18 @@ def test_a_loop_over_a_constant_range_kept_as_python_is_reported_from_its_range_
 
 def test_the_facade_has_explain():
     assert tf.autograph.explain is autograph.explain
+
+
+def test_diagnostics_of_the_trace_become_the_report_s_warnings():
+    def unrolls(x):
+        for _ in range(600):
+            x = x * 2.0 + 1.0
+        print("x is", x)
+        return x
+
+    report = autograph.explain(unrolls, tf.TensorSpec([], tf.float32))
+    kinds = [text.split(":")[0] for text in report.warnings]
+    assert kinds == ["UnrollingWarning", "SideEffectWarning"], report.warnings
+    assert all("test_explain.py:" in text for text in report.warnings)
+    assert "Warnings:" in str(report)
+    assert report.to_dict()["warnings"] == report.warnings

@@ -13,3 +13,27 @@ def _restore_global_switches():
     yield
     tf.config.run_functions_eagerly(False)
     tf.debugging.disable_check_numerics()
+
+
+# The guide shows some pitfalls on purpose (a Python print of a tensor to reveal tracing,
+# next() on a Python iterator, tensors leaked into outer state): their tests expect the
+# SideEffectWarning that reports each one (issue 12).
+@pytest.fixture
+def warns_print_of_tensor():
+    """Expects the SideEffectWarning for a Python print() of a tensor."""
+    with pytest.warns(tf.autograph.SideEffectWarning, match=r"print\(\) of a tensor"):
+        yield
+
+
+@pytest.fixture
+def warns_next_on_python_iterator():
+    """Expects the SideEffectWarning for next() on a Python iterator while tracing."""
+    with pytest.warns(tf.autograph.SideEffectWarning, match=r"next\(\) on a Python iterator"):
+        yield
+
+
+@pytest.fixture
+def warns_leaked_tensor():
+    """Expects the SideEffectWarning for a tensor stored into state outside the function."""
+    with pytest.warns(tf.autograph.SideEffectWarning, match="tensor of the trace"):
+        yield

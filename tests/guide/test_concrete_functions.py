@@ -23,7 +23,7 @@ def traced_double():
     return double
 
 
-def test_get_concrete_function_reuses_an_existing_trace(capsys):
+def test_get_concrete_function_reuses_an_existing_trace(capsys, warns_print_of_tensor):
     double = traced_double()
     capsys.readouterr()
     print("Obtaining concrete trace")
@@ -39,7 +39,7 @@ def test_get_concrete_function_reuses_an_existing_trace(capsys):
     assert double.experimental_get_tracing_count() == 3
 
 
-def test_get_concrete_function_traces_when_no_trace_matches(capsys):
+def test_get_concrete_function_traces_when_no_trace_matches(capsys, warns_print_of_tensor):
     double = make_double()
     double_strings = double.get_concrete_function(tf.constant("a"))
     assert capsys.readouterr().out == 'Tracing with Tensor("a:0", shape=(), dtype=string)\n'
@@ -51,7 +51,7 @@ def test_get_concrete_function_traces_when_no_trace_matches(capsys):
     assert capsys.readouterr().out == ""
 
 
-def test_get_concrete_function_on_a_tensor_spec():
+def test_get_concrete_function_on_a_tensor_spec(warns_print_of_tensor):
     double = traced_double()
     # You can also call get_concrete_function on an InputSpec
     double_strings_from_inputspec = double.get_concrete_function(
@@ -61,14 +61,15 @@ def test_get_concrete_function_on_a_tensor_spec():
     assert result.numpy() == b"cc"
 
 
-def test_get_concrete_function_on_a_tensor_spec_traces_a_fresh_function(capsys):
+def test_get_concrete_function_on_a_tensor_spec_traces_a_fresh_function(
+        capsys, warns_print_of_tensor):
     double = make_double()
     concrete = double.get_concrete_function(tf.TensorSpec(shape=[], dtype=tf.string))
     assert capsys.readouterr().out == 'Tracing with Tensor("a:0", shape=(), dtype=string)\n'
     assert concrete(tf.constant("c")).numpy() == b"cc"
 
 
-def test_printing_a_concrete_function_shows_its_signature():
+def test_printing_a_concrete_function_shows_its_signature(warns_print_of_tensor):
     double = traced_double()
     double_strings = double.get_concrete_function(tf.constant("a"))
     assert str(double_strings) == (
@@ -79,7 +80,7 @@ def test_printing_a_concrete_function_shows_its_signature():
         "    string Tensor, shape=()")
 
 
-def test_structured_input_signature(capsys):
+def test_structured_input_signature(capsys, warns_print_of_tensor):
     double = traced_double()
     double_strings = double.get_concrete_function(tf.constant("a"))
     signature = double_strings.structured_input_signature
@@ -90,7 +91,7 @@ def test_structured_input_signature(capsys):
         "((TensorSpec(shape=(), dtype=tf.string, name='a'),), {})\n")
 
 
-def test_structured_outputs_is_the_identity_output_tensor(capsys):
+def test_structured_outputs_is_the_identity_output_tensor(capsys, warns_print_of_tensor):
     double = traced_double()
     double_strings = double.get_concrete_function(tf.constant("a"))
     outputs = double_strings.structured_outputs
@@ -101,14 +102,15 @@ def test_structured_outputs_is_the_identity_output_tensor(capsys):
     assert capsys.readouterr().out == 'Tensor("Identity:0", shape=(), dtype=string)\n'
 
 
-def test_concrete_function_with_incompatible_dtype_raises_invalid_argument_error():
+def test_concrete_function_with_incompatible_dtype_raises_invalid_argument_error(
+        warns_print_of_tensor):
     double = traced_double()
     double_strings = double.get_concrete_function(tf.constant("a"))
     with pytest.raises(tf.errors.InvalidArgumentError):
         double_strings(tf.constant(1))
 
 
-def test_concrete_function_does_not_retrace_or_dispatch():
+def test_concrete_function_does_not_retrace_or_dispatch(warns_print_of_tensor):
     double = traced_double()
     double_strings = double.get_concrete_function(tf.constant("a"))
     with pytest.raises(tf.errors.InvalidArgumentError):

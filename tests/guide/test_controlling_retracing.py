@@ -15,7 +15,7 @@ def make_next_collatz():
     return next_collatz
 
 
-def test_input_signature_traces_with_unknown_dimension(capsys):
+def test_input_signature_traces_with_unknown_dimension(capsys, warns_print_of_tensor):
     next_collatz = make_next_collatz()
     print(next_collatz(tf.constant([1, 2])))
     assert capsys.readouterr().out == (
@@ -23,7 +23,7 @@ def test_input_signature_traces_with_unknown_dimension(capsys):
         "tf.Tensor([4 1], shape=(2,), dtype=int32)\n")
 
 
-def test_next_collatz_values():
+def test_next_collatz_values(warns_print_of_tensor):
     next_collatz = make_next_collatz()
     result = next_collatz(tf.constant([1, 2, 3, 4, 5, 6]))
     assert result.dtype == tf.int32
@@ -31,7 +31,7 @@ def test_next_collatz_values():
     assert next_collatz.experimental_get_tracing_count() == 1
 
 
-def test_input_signature_rejects_wrong_rank_with_type_error(capsys):
+def test_input_signature_rejects_wrong_rank_with_type_error(capsys, warns_print_of_tensor):
     # TensorFlow 2.21 raises TypeError (the guide's text says ValueError).
     next_collatz = make_next_collatz()
     next_collatz(tf.constant([1, 2]))
@@ -41,7 +41,7 @@ def test_input_signature_rejects_wrong_rank_with_type_error(capsys):
     assert capsys.readouterr().out.count("Tracing with") == 1
 
 
-def test_input_signature_rejects_wrong_dtype_with_type_error():
+def test_input_signature_rejects_wrong_dtype_with_type_error(warns_print_of_tensor):
     next_collatz = make_next_collatz()
     next_collatz(tf.constant([1, 2]))
     with pytest.raises(TypeError):
@@ -49,7 +49,7 @@ def test_input_signature_rejects_wrong_dtype_with_type_error():
     assert next_collatz.experimental_get_tracing_count() == 1
 
 
-def test_input_signature_rejects_bad_input_even_before_the_first_call():
+def test_input_signature_rejects_bad_input_even_before_the_first_call(warns_print_of_tensor):
     next_collatz = make_next_collatz()
     with pytest.raises(TypeError):
         next_collatz(tf.constant([[1, 2], [3, 4]]))
@@ -57,7 +57,7 @@ def test_input_signature_rejects_bad_input_even_before_the_first_call():
         next_collatz(tf.constant([1.0, 2.0]))
 
 
-def test_none_dimension_reuses_the_trace_for_any_length(capsys):
+def test_none_dimension_reuses_the_trace_for_any_length(capsys, warns_print_of_tensor):
     @tf.function(input_signature=(tf.TensorSpec(shape=[None], dtype=tf.int32),))
     def g(x):
         print('Tracing with', x)
@@ -124,7 +124,7 @@ def test_same_python_argument_reuses_its_trace(capsys):
     assert train.experimental_get_tracing_count() == 1
 
 
-def test_traces_are_reused_for_tensor_arguments(capsys):
+def test_traces_are_reused_for_tensor_arguments(capsys, warns_print_of_tensor):
     train = make_train()
     print("Traces are reused for Tensor arguments.")
     train(num_steps=tf.constant(10))
@@ -139,7 +139,7 @@ def test_traces_are_reused_for_tensor_arguments(capsys):
     assert train.experimental_get_tracing_count() == 1
 
 
-def test_tensor_arguments_reuse_a_trace_without_loops(capsys):
+def test_tensor_arguments_reuse_a_trace_without_loops(capsys, warns_print_of_tensor):
     # The point of the `train` example without its tensor loop: tensors key on shape/dtype.
     @tf.function
     def report(num_steps):

@@ -119,7 +119,7 @@ def test_from_generator_calls_the_generator_on_every_call():
 # -- Using Python iterators and generators -------------------------------------------------------
 
 
-def test_buggy_consume_next_prints_the_first_value_each_call(capsys):
+def test_buggy_consume_next_prints_the_first_value_each_call(capsys, warns_next_on_python_iterator):
     @tf.function
     def buggy_consume_next(iterator):
         tf.print("Value:", next(iterator))

@@ -15,7 +15,7 @@ def make_f():
     return f
 
 
-def test_python_print_runs_only_while_tracing(capsys):
+def test_python_print_runs_only_while_tracing(capsys, warns_print_of_tensor):
     f = make_f()
     for value in (1, 2, 3):
         f(tf.constant(value))
@@ -24,7 +24,7 @@ def test_python_print_runs_only_while_tracing(capsys):
     assert f.experimental_get_tracing_count() == 1
 
 
-def test_python_print_marks_each_retrace(capsys):
+def test_python_print_marks_each_retrace(capsys, warns_print_of_tensor):
     f = make_f()
     f(tf.constant(1))
     f(tf.constant(1.0))
@@ -37,7 +37,7 @@ def test_python_print_marks_each_retrace(capsys):
     assert f.experimental_get_tracing_count() == len(lines)
 
 
-def test_tf_print_runs_on_every_call_with_the_call_values(capsys):
+def test_tf_print_runs_on_every_call_with_the_call_values(capsys, warns_print_of_tensor):
     f = make_f()
     for value in (1, 2, 3):
         f(tf.constant(value))
@@ -64,7 +64,7 @@ def test_run_functions_eagerly_runs_python_code_on_every_call(capsys):
     assert f.experimental_get_tracing_count() == 0
 
 
-def test_run_functions_eagerly_can_be_turned_back_off(capsys):
+def test_run_functions_eagerly_can_be_turned_back_off(capsys, warns_print_of_tensor):
     f = make_f()
     tf.config.run_functions_eagerly(True)
     f(tf.constant(1))

@@ -126,7 +126,7 @@ def test_variable_state_is_updated_on_every_call():
 # -- Using Python iterators and generators -------------------------------------------------------
 
 
-def test_python_iterator_is_consumed_only_while_tracing(capsys):
+def test_python_iterator_is_consumed_only_while_tracing(capsys, warns_next_on_python_iterator):
     @tf.function
     def buggy_consume_next(iterator):
         tf.print("Value:", next(iterator))
@@ -142,7 +142,8 @@ def test_python_iterator_is_consumed_only_while_tracing(capsys):
     assert next(iterator) == 2
 
 
-def test_python_iterator_with_a_variable_prints_current_value(capsys):
+def test_python_iterator_with_a_variable_prints_current_value(
+        capsys, warns_next_on_python_iterator):
     # The older guide's variant: the variable is read on every call, the iterator is not.
     external_var = tf.Variable(0)
 
@@ -161,7 +162,7 @@ def test_python_iterator_with_a_variable_prints_current_value(capsys):
         "Value of external_var: 0\n")
 
 
-def test_a_new_iterator_object_traces_again(capsys):
+def test_a_new_iterator_object_traces_again(capsys, warns_next_on_python_iterator):
     @tf.function
     def consume_next(iterator):
         tf.print("Value:", next(iterator))
@@ -259,7 +260,7 @@ def reset_x():
     x = None
 
 
-def test_leaked_tensor_has_no_numpy_value(capsys, reset_x):
+def test_leaked_tensor_has_no_numpy_value(capsys, reset_x, warns_leaked_tensor):
     correct_a = make_leaky_function()(tf.constant(1))
     assert correct_a.numpy() == 3  # Good - value obtained from function's returns
     with pytest.raises(AttributeError):
@@ -268,7 +269,7 @@ def test_leaked_tensor_has_no_numpy_value(capsys, reset_x):
     assert capsys.readouterr().out == 'Tensor("add:0", shape=(), dtype=int32)\n'
 
 
-def test_leaked_tensor_is_unusable_even_when_also_returned(capsys, reset_x):
+def test_leaked_tensor_is_unusable_even_when_also_returned(capsys, reset_x, warns_leaked_tensor):
     correct_a = make_leaky_function_returning_x()(tf.constant(1))
     assert correct_a.numpy() == 2  # Good - value obtained from function's returns
     with pytest.raises(AttributeError):
@@ -277,7 +278,7 @@ def test_leaked_tensor_is_unusable_even_when_also_returned(capsys, reset_x):
     assert capsys.readouterr().out == 'Tensor("add:0", shape=(), dtype=int32)\n'
 
 
-def test_leaked_tensor_used_in_another_function_raises_type_error(reset_x):
+def test_leaked_tensor_used_in_another_function_raises_type_error(reset_x, warns_leaked_tensor):
     make_leaky_function()(tf.constant(1))
     captures_leaked_tensor = make_captures_leaked_tensor()
     # `x` leaked from `leaky_function` is captured by `captures_leaked_tensor`.
@@ -285,7 +286,8 @@ def test_leaked_tensor_used_in_another_function_raises_type_error(reset_x):
         captures_leaked_tensor(tf.constant(2))
 
 
-def test_leaked_tensor_is_a_captured_input_of_the_other_function(capsys, reset_x):
+def test_leaked_tensor_is_a_captured_input_of_the_other_function(
+        capsys, reset_x, warns_leaked_tensor):
     make_leaky_function()(tf.constant(1))
     captures_leaked_tensor = make_captures_leaked_tensor()
     with pytest.raises(TypeError):
@@ -299,7 +301,7 @@ def test_leaked_tensor_is_a_captured_input_of_the_other_function(capsys, reset_x
         concrete_func(tf.constant(2))
 
 
-def test_leaking_through_an_external_list_and_object():
+def test_leaking_through_an_external_list_and_object(warns_leaked_tensor):
     class MyClass:
 
         def __init__(self):

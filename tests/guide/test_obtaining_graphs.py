@@ -15,7 +15,7 @@ def make_double_strings():
     return double.get_concrete_function(tf.constant("a"))
 
 
-def test_graph_nodes_and_their_inputs(capsys):
+def test_graph_nodes_and_their_inputs(capsys, warns_print_of_tensor):
     graph = make_double_strings().graph
     capsys.readouterr()
     for node in graph.as_graph_def().node:
@@ -26,7 +26,7 @@ def test_graph_nodes_and_their_inputs(capsys):
         "['add'] -> Identity\n")
 
 
-def test_graph_node_op_types():
+def test_graph_node_op_types(warns_print_of_tensor):
     nodes = make_double_strings().graph.as_graph_def().node
     assert [node.name for node in nodes] == ["a", "add", "Identity"]
     assert nodes[0].op == "Placeholder"

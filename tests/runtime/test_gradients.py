@@ -967,7 +967,8 @@ def test_gradient_called_eagerly_for_a_tape_recorded_in_a_function_raises():
         tapes.append((tape, y))
         return y
 
-    f(tf.constant(1.0))
+    with pytest.warns(tf.autograph.SideEffectWarning, match="tensor of the trace"):
+        f(tf.constant(1.0))
     tape, y = tapes[0]
     with pytest.raises(RuntimeError, match="inside that function"):
         tape.gradient(y, y)

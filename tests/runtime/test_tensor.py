@@ -15,7 +15,8 @@ def _symbolic(dtype=tf.int32, shape=()):
         seen.append(a)
         return a
 
-    tf.function(keep).get_concrete_function(tf.TensorSpec(shape, dtype))
+    with pytest.warns(tf.autograph.SideEffectWarning, match="tensor of the trace"):
+        tf.function(keep).get_concrete_function(tf.TensorSpec(shape, dtype))
     return seen[0]
 
 

@@ -1,0 +1,112 @@
+"""The cost of tracing in numbers: `Function.stats()`.
+
+A Function times one call in `SAMPLE_EVERY` (the second, then every sixteenth: the first
+includes compiling the graph), so that a cached call pays for one small counter that counts
+down to the next timed call, never for a clock; the number of calls is derived from it.
+Trace (and convert) time comes from its `TracingLog`. The eager comparison runs the Python
+function once more, unconverted, on the first call's arguments: only when asked, because it
+repeats the function's Python side effects (variable updates included).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import math
+import time
+from typing import Any
+
+from runtime import context
+
+SAMPLE_EVERY = 16  # one call in this many is timed
+FIRST_SAMPLE = 2  # the first call timed: the second (the first compiles the graph)
+
+
+class CallClock:
+    """A Function's sampled call times, its call count, and the arguments of its first
+    traced call.
+
+    The Function counts down `period` calls to the next timed one (its `_until_sample`);
+    `counted` is the number of calls made before the current period began."""
+
+    __slots__ = ("seconds", "samples", "first_inputs", "counted", "period")
+
+    def __init__(self) -> None:
+        self.seconds = 0.0
+        self.samples = 0
+        self.first_inputs: tuple[tuple[Any, ...], dict[str, Any]] | None = None
+        self.counted = 0
+        self.period = FIRST_SAMPLE
+
+    def calls_made(self, until_sample: int) -> int:
+        """The number of calls made, `until_sample` being the Function's countdown."""
+        return self.counted + self.period - until_sample
+
+    def next_period(self, until_sample: int) -> int:
+        """Starts the next sampling period; returns the countdown it begins with. (The
+        countdown may have passed 0 during calls that were not timed.)"""
+        self.counted = self.calls_made(until_sample)
+        self.period = SAMPLE_EVERY
+        return SAMPLE_EVERY
+
+    def timed_call(self, concrete: Any, feeds: list[Any]) -> Any:
+        """Runs `concrete` on `feeds`, adding the time it took to the samples."""
+        start = time.perf_counter()
+        result = concrete._call_flat(feeds)
+        self.seconds += time.perf_counter() - start
+        self.samples += 1
+        return result
+
+    def keep_inputs(self, args: tuple[Any, ...], kwargs: dict[str, Any]) -> None:
+        """Keeps the first traced call's arguments, for the eager comparison."""
+        if self.first_inputs is None:
+            self.first_inputs = (tuple(args), dict(kwargs))
+
+
+@dataclasses.dataclass(frozen=True)
+class FunctionStats:
+    """What a Function's traces cost and what its calls gained. Times are in seconds;
+    `eager_seconds` and `calls_to_repay` are None unless `stats(compare_eager=True)` ran,
+    and `calls_to_repay` is None as well when a graph call is no faster than eager."""
+
+    name: str
+    traces: int
+    trace_seconds: float
+    calls: int
+    mean_call_seconds: float | None
+    eager_seconds: float | None = None
+    calls_to_repay: int | None = None
+
+    def __str__(self) -> str:
+        def ms(seconds: float | None) -> str:
+            return "-" if seconds is None else "%.3f ms" % (seconds * 1e3)
+        if self.eager_seconds is None:
+            repay = "- (stats(compare_eager=True) measures it)"
+        elif self.calls_to_repay is None:
+            repay = "never (a graph call is not faster than an eager run)"
+        else:
+            repay = "%d calls" % self.calls_to_repay
+        rows = [("traces", str(self.traces)), ("trace+convert time", ms(self.trace_seconds)),
+                ("calls", str(self.calls)), ("mean call time", ms(self.mean_call_seconds)),
+                ("eager run", ms(self.eager_seconds)), ("trace repaid after", repay)]
+        width = max(len(label) for label, _ in rows)
+        return "\n".join(["Function %s" % self.name] +
+                         ["  %-*s  %s" % (width, label, text) for label, text in rows])
+
+
+def eager_seconds(python_function: Any, clock: CallClock) -> float | None:
+    """One eager, unconverted run of `python_function` on the first call's arguments."""
+    if clock.first_inputs is None:
+        return None
+    args, kwargs = clock.first_inputs
+    with context.eager_scope():
+        start = time.perf_counter()
+        python_function(*args, **kwargs)
+        return time.perf_counter() - start
+
+
+def calls_to_repay(trace_seconds: float, call_seconds: float | None,
+                   eager: float | None) -> int | None:
+    """How many graph calls save the trace's cost against eager runs (None: never)."""
+    if eager is None or call_seconds is None or eager <= call_seconds:
+        return None
+    return max(1, math.ceil(trace_seconds / (eager - call_seconds)))

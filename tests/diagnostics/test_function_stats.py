@@ -1,0 +1,84 @@
+"""Issue 12 item 6: `Function.stats()` puts the cost of tracing in numbers."""
+
+import autograph.tf as tf
+from runtime import function_stats
+
+
+def _counted():
+    runs = []
+
+    @tf.function
+    def f(x):
+        runs.append("ran")
+        return x * 2.0 + 1.0
+
+    return f, runs
+
+
+def test_stats_count_traces_and_calls_and_time_the_tracing():
+    f, _ = _counted()
+    for _ in range(5):
+        f(tf.constant([1.0, 2.0]))
+    f(tf.constant([1.0, 2.0, 3.0]))
+    stats = f.stats()
+    assert (stats.traces, stats.calls) == (2, 6)
+    assert stats.trace_seconds > 0
+    assert stats.mean_call_seconds is not None and stats.mean_call_seconds > 0
+    assert stats.eager_seconds is None and stats.calls_to_repay is None
+
+
+def test_the_mean_call_time_is_sampled_from_the_second_call():
+    f, _ = _counted()
+    f(tf.constant(1.0))
+    assert f.stats().mean_call_seconds is None  # the first call compiles: not a sample
+    f(tf.constant(1.0))
+    assert f.stats().mean_call_seconds is not None
+    assert function_stats.SAMPLE_EVERY == 16
+
+
+def test_calls_are_counted_past_many_sampling_periods():
+    f, _ = _counted()
+    for _ in range(100):
+        f(tf.constant(1.0))
+    stats = f.stats()
+    assert stats.calls == 100
+    assert f._clock.samples == 7  # calls 2, 18, 34, 50, 66, 82, 98
+
+
+def test_the_eager_comparison_runs_the_python_function_only_when_asked():
+    f, runs = _counted()
+    f(tf.constant(1.0))
+    f(tf.constant(2.0))
+    f.stats()
+    assert runs == ["ran"]  # the trace only
+    stats = f.stats(compare_eager=True)
+    assert runs == ["ran", "ran"]  # one eager run, on the first call's arguments
+    assert stats.eager_seconds is not None and stats.eager_seconds > 0
+    if stats.calls_to_repay is not None:
+        assert stats.calls_to_repay >= 1
+
+
+def test_calls_to_repay_is_the_trace_cost_over_the_saving_per_call():
+    assert function_stats.calls_to_repay(1.0, 0.1, 0.6) == 2
+    assert function_stats.calls_to_repay(1.0, 0.1, 0.1) is None  # no saving: never
+    assert function_stats.calls_to_repay(1.0, None, 0.3) is None
+
+
+def test_str_is_a_table():
+    f, _ = _counted()
+    f(tf.constant(1.0))
+    f(tf.constant(1.0))
+    text = str(f.stats(compare_eager=True))
+    assert text.startswith("Function f\n")
+    for label in ("traces", "trace+convert time", "calls", "mean call time", "eager run",
+                  "trace repaid after"):
+        assert "\n  " + label in text
+
+
+def test_a_function_with_an_input_signature_counts_its_calls():
+    f = tf.function(lambda x: x + 1, input_signature=[tf.TensorSpec([None], tf.float32)])
+    f(tf.constant([1.0]))
+    f(tf.constant([1.0, 2.0]))
+    stats = f.stats()
+    assert (stats.traces, stats.calls) == (1, 2)
+    assert stats.mean_call_seconds is not None

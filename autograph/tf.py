@@ -155,6 +155,21 @@ cond = _functional.cond
 while_loop = _functional.while_loop
 newaxis = None
 
+# -- functional control flow and structure (tf.nest, map_fn, switch_case, custom_gradient) --------
+from autograph import tf_nest as nest  # noqa: E402
+from runtime.gradients.custom_gradient import custom_gradient  # noqa: E402
+from runtime.operators import functional_branches as _branches  # noqa: E402
+from runtime.operators import functional_maps as _maps  # noqa: E402
+
+map_fn = _maps.map_fn
+scan = _maps.scan
+foldl = _maps.foldl
+foldr = _maps.foldr
+vectorized_map = _maps.vectorized_map
+switch_case = _branches.switch_case
+case = _branches.case
+numpy_function = _io.numpy_function
+
 # -- printing, py_function, debugging -------------------------------------------------------------
 print = _io.print_  # noqa: A001
 py_function = _io.py_function

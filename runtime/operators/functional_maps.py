@@ -29,12 +29,12 @@ class _Elems:
         self.structure = elems
         self.flat = [common.convert_to_tensor(t) for t in nest.flatten(elems)]
         if not self.flat:
-            raise ValueError("%s needs at least one tensor in elems" % what)
+            staging.fail(ValueError, "%s needs at least one tensor in elems" % what)
         for t in self.flat:
             shape = t._shape_tuple()
             if shape is not None and len(shape) == 0:
-                raise ValueError("%s: elems must be 1+ dimensional tensors, not scalars (got a "
-                                 "%s scalar)" % (what, t.dtype.name))
+                staging.fail(ValueError, "%s: elems must be 1+ dimensional tensors, not "
+                             "scalars (got a %s scalar)" % (what, t.dtype.name))
         self.length = self._length(what)
         self.arrays = [TensorArray(t.dtype, size=self.length, element_shape=_rest(t))
                        .unstack(t) for t in self.flat]
@@ -43,8 +43,8 @@ class _Elems:
         known = {t._shape_tuple()[0] for t in self.flat
                  if t._shape_tuple() is not None and t._shape_tuple()[0] is not None}
         if len(known) > 1:
-            raise ValueError("%s: all tensors in elems must have the same first dimension, "
-                             "got %s" % (what, " and ".join(str(n) for n in sorted(known))))
+            staging.fail(ValueError, "%s: all tensors in elems must have the same first "
+                         "dimension, got %s" % (what, " and ".join(str(n) for n in sorted(known))))
         if known:
             return common.convert_to_tensor(known.pop(), dtype=dtypes.int32)
         return array_ops.shape(self.flat[0])[0]
@@ -69,8 +69,8 @@ def _as_spec(signature, what):
     try:
         return TensorSpec(None, dtypes.as_dtype(signature))
     except (TypeError, ValueError, KeyError):
-        raise TypeError("%s: fn_output_signature must hold dtypes or TensorSpecs, got %r"
-                        % (what, signature)) from None
+        staging.fail(TypeError, "%s: fn_output_signature must hold dtypes or TensorSpecs, "
+                     "got %r" % (what, signature))
 
 
 def _check_leaf(value, spec, what, role):
@@ -80,12 +80,12 @@ def _check_leaf(value, spec, what, role):
     else:
         tensor = common.convert_to_tensor(value, dtype_hint=spec.dtype)
     if tensor.dtype is not spec.dtype:
-        raise TypeError("%s: fn returned a %s tensor where %s says %s"
-                        % (what, tensor.dtype.name, role, spec.dtype.name))
+        staging.fail(TypeError, "%s: fn returned a %s tensor where %s says %s"
+                     % (what, tensor.dtype.name, role, spec.dtype.name))
     if not shape_lib.is_compatible(spec._shape, tensor._shape_tuple()):
-        raise ValueError("%s: fn returned a tensor of shape %s where %s says %s"
-                         % (what, shape_lib.to_string(tensor._shape_tuple()), role,
-                            shape_lib.to_string(spec._shape)))
+        staging.fail(ValueError, "%s: fn returned a tensor of shape %s where %s says %s"
+                     % (what, shape_lib.to_string(tensor._shape_tuple()), role,
+                        shape_lib.to_string(spec._shape)))
     return tensor
 
 
@@ -180,7 +180,7 @@ def _accumulate(fn, elems, initializer, reverse, collect, what):
 def _require_nonempty(length, what):
     value = common.constant_value(length)
     if value is not None and int(value) == 0:
-        raise ValueError("%s: elems has no elements and no initializer was given" % what)
+        staging.fail(ValueError, "%s: elems has no elements and no initializer was given" % what)
 
 
 def scan(fn, elems, initializer=None, parallel_iterations=10, back_prop=True,
@@ -219,8 +219,8 @@ def vectorized_map(fn, elems, fallback_to_while_loop=True, warn=True):
     if not staging.is_symbolic(elements.flat[0]):
         count = int(common.constant_value(elements.length))
         if count == 0:
-            raise ValueError("vectorized_map: elems has no elements, so the result's "
-                             "structure is unknown (use map_fn with fn_output_signature)")
+            staging.fail(ValueError, "vectorized_map: elems has no elements, so the "
+                         "result's structure is unknown (use map_fn with fn_output_signature)")
         results = [fn(elements.element(i)) for i in range(count)]
         return nest.map_structure(lambda *slices: common.stack(list(slices)), *results)
     specs = [(t.dtype, _rest(t)) for t in elements.flat]

@@ -11,6 +11,7 @@ so every branch is traced once, and gradients flow through the If ops as through
 
 from runtime import dtypes
 from runtime.operators import functional, staging
+from runtime.operators.functional_maps import converted
 from runtime.ops import common, io_ops, math_ops, reduction_ops
 
 
@@ -38,7 +39,7 @@ def _branches(branch_fns):
     if keys != list(range(len(pairs))):
         staging.fail(ValueError, "switch_case: branch indices must form the range [0, %d), "
                      "got %s" % (len(pairs), keys))
-    return [fn for _, fn in sorted(pairs, key=lambda pair: pair[0])]
+    return [converted(fn) for _, fn in sorted(pairs, key=lambda pair: pair[0])]
 
 
 def switch_case(branch_index, branch_fns, default=None, name="switch_case"):
@@ -49,9 +50,9 @@ def switch_case(branch_index, branch_fns, default=None, name="switch_case"):
     {int: callable}, the indices 0..n-1. Every branch must return the same structure of
     tensors of the same dtypes (as `tf.cond`'s branches)."""
     fns = _branches(branch_fns)
-    fallback = default if default is not None else fns[-1]
     if default is not None and not callable(default):
         staging.fail(TypeError, "switch_case: default must be callable, got %r" % (default,))
+    fallback = converted(default) if default is not None else fns[-1]
     index = staging.as_condition(branch_index)
     if not staging.is_symbolic(index):
         value = common.convert_to_tensor(index)
@@ -96,7 +97,8 @@ def case(pred_fn_pairs, default=None, exclusive=False, strict=False, name="case"
     if default is not None and not callable(default):
         staging.fail(TypeError, "case: default must be callable, got %r" % (default,))
     preds = [_predicate(pred) for pred, _ in pairs]
-    fns = [fn for _, fn in pairs]
+    fns = [converted(fn) for _, fn in pairs]
+    default = converted(default) if default is not None else None
     if exclusive and len(preds) > 1:
         _check_at_most_one(preds)
     if default is None:

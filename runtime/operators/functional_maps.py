@@ -10,11 +10,14 @@ elements, and gradients flow through it as through any staged loop.
     tf.scan(lambda acc, x: acc + x, elems)      # elems = [1, 2, 3]  ->  [1, 3, 6]
 
 `elems` may be a nested structure of tensors with the same first dimension; `fn` receives
-one slice of each, in that structure.
+one slice of each, in that structure. Inside a trace `fn` is converted by the converter of
+the Function being traced (as TensorFlow converts it with AutoGraph), so that `if` and
+loops on tensors in `fn` are staged.
 """
 
-from runtime import dtypes, nest, subgraphs
+from runtime import context, dtypes, nest, subgraphs
 from runtime import shape as shape_lib
+from runtime.data.element_functions import convert
 from runtime.operators import functional, staging
 from runtime.ops import array_ops, common
 from runtime.signature import TensorSpec
@@ -53,9 +56,10 @@ class _Elems:
         """Element `index` of every tensor, in the structure of `elems`."""
         return nest.pack_sequence_as(self.structure, [ta.read(index) for ta in self.arrays])
 
-    def first_dtypes(self):
-        """The element specs of `elems` (dtype, shape of one element)."""
-        return [TensorSpec(_rest(t), t.dtype) for t in self.flat]
+    def dtypes(self):
+        """Specs with the dtypes of `elems` and any shape: `map_fn`'s default signature
+        (as TensorFlow's, which takes only the structure and dtypes of `elems`)."""
+        return [TensorSpec(None, t.dtype) for t in self.flat]
 
 
 def _rest(tensor):
@@ -93,8 +97,8 @@ def _flat_result(structure, value, specs, what, role):
     try:
         nest.assert_same_structure(structure, value, check_types=False)
     except (ValueError, TypeError) as e:
-        raise type(e)("%s: fn's result does not match the structure of %s: %s"
-                      % (what, role, e)) from None
+        staging.fail(type(e), "%s: fn's result does not match the structure of %s: %s"
+                     % (what, role, e))
     return [_check_leaf(v, s, what, role) for v, s in zip(nest.flatten(value), specs)]
 
 
@@ -106,10 +110,11 @@ def map_fn(fn, elems, dtype=None, parallel_iterations=None, back_prop=True,
     TensorSpecs, possibly nested; `dtype` is its older name), or of `elems` when neither is
     given. Zero-length `elems` give zero-length results."""
     what = "map_fn"
+    fn = converted(fn)
     elements = _Elems(elems, what)
     signature = fn_output_signature if fn_output_signature is not None else dtype
     if signature is None:
-        out_structure, out_specs = elems, elements.first_dtypes()
+        out_structure, out_specs = elems, elements.dtypes()
     else:
         out_structure = signature
         out_specs = [_as_spec(s, what) for s in nest.flatten(signature)]
@@ -123,7 +128,21 @@ def map_fn(fn, elems, dtype=None, parallel_iterations=None, back_prop=True,
 
     _, arrays = functional.while_loop(lambda i, _: i < elements.length, body,
                                       (_zero(), arrays))
+    if _empty(elements.length) and not all(_fully_known(ta.element_shape) for ta in arrays):
+        # fn never ran: trace it to learn the shape of the zero rows
+        traced = _traced_signature(fn, elements)
+        _flat_result(out_structure, nest.map_structure(_zeros_of, traced), out_specs, what,
+                     role)
+        arrays = [_output_array(t, elements.length, infer_shape) for t in nest.flatten(traced)]
     return nest.pack_sequence_as(out_structure, [ta.stack() for ta in arrays])
+
+
+def converted(fn):
+    """`fn` as the Function being traced converts the functions it hands to the runtime
+    (unchanged outside a trace, where it runs on eager tensors as written)."""
+    if context.current_graph() is None:
+        return fn
+    return convert(fn)
 
 
 def _zero():
@@ -139,6 +158,7 @@ def _accumulate(fn, elems, initializer, reverse, collect, what):
     """The loop behind scan and the folds: `acc = fn(acc, x)` over the elements (from the
     last with `reverse`), starting from `initializer` or else from the first element
     visited. Returns (final acc, TensorArrays of the accs per element or None)."""
+    fn = converted(fn)
     elements = _Elems(elems, what)
     length = elements.length
     last = length - 1
@@ -177,9 +197,18 @@ def _accumulate(fn, elems, initializer, reverse, collect, what):
     return nest.pack_sequence_as(acc_structure, final[1]), (final[2] if collect else None)
 
 
-def _require_nonempty(length, what):
+def _empty(length):
+    """True when `length` is known (eager, or static) to be 0."""
     value = common.constant_value(length)
-    if value is not None and int(value) == 0:
+    return value is not None and int(value) == 0
+
+
+def _fully_known(shape):
+    return shape.rank is not None and None not in shape.as_list()
+
+
+def _require_nonempty(length, what):
+    if _empty(length):
         staging.fail(ValueError, "%s: elems has no elements and no initializer was given" % what)
 
 
@@ -215,6 +244,7 @@ def vectorized_map(fn, elems, fallback_to_while_loop=True, warn=True):
     vectorised: eagerly `fn` runs once per slice, and inside a trace the map is one loop
     (`map_fn`, its result signature found by tracing `fn` once on its own); so
     `fallback_to_while_loop` and `warn` are accepted for compatibility only."""
+    fn = converted(fn)
     elements = _Elems(elems, "vectorized_map")
     if not staging.is_symbolic(elements.flat[0]):
         count = int(common.constant_value(elements.length))
@@ -223,12 +253,24 @@ def vectorized_map(fn, elems, fallback_to_while_loop=True, warn=True):
                          "result's structure is unknown (use map_fn with fn_output_signature)")
         results = [fn(elements.element(i)) for i in range(count)]
         return nest.map_structure(lambda *slices: common.stack(list(slices)), *results)
+    return map_fn(fn, elems, fn_output_signature=_traced_signature(fn, elements))
+
+
+def _traced_signature(fn, elements):
+    """The specs of `fn`'s result (nested as it is), traced on its own on placeholders
+    for one element of each of `elements`' tensors (`fn`'s trace-time Python side effects
+    run once more)."""
     specs = [(t.dtype, _rest(t)) for t in elements.flat]
+    fn = fn if context.current_graph() is not None else convert(fn)
     _, result = subgraphs.trace_subgraph(
-        "vectorized_map_signature",
-        lambda *ph: fn(nest.pack_sequence_as(elems, list(ph))), specs)
-    signature = nest.map_structure(_spec_of, result)
-    return map_fn(fn, elems, fn_output_signature=signature)
+        "map_signature", lambda *ph: fn(nest.pack_sequence_as(elements.structure, list(ph))),
+        specs)
+    return nest.map_structure(_spec_of, result)
+
+
+def _zeros_of(spec):
+    """Zeros standing for a traced result (its shape's unknown dimensions as 0)."""
+    return array_ops.zeros([d or 0 for d in spec._shape or ()], spec.dtype)
 
 
 def _spec_of(value):

@@ -134,7 +134,15 @@ def map_fn(fn, elems, dtype=None, parallel_iterations=None, back_prop=True,
         _flat_result(out_structure, nest.map_structure(_zeros_of, traced), out_specs, what,
                      role)
         arrays = [_output_array(t, elements.length, infer_shape) for t in nest.flatten(traced)]
-    return nest.pack_sequence_as(out_structure, [ta.stack() for ta in arrays])
+    return _results(out_structure, [ta.stack() for ta in arrays], back_prop)
+
+
+def _results(structure, flat, back_prop):
+    """The results in `structure`; with `back_prop=False` (TensorFlow's deprecated switch)
+    no gradient flows back through them."""
+    if not back_prop:
+        flat = [array_ops.stop_gradient(t) for t in flat]
+    return nest.pack_sequence_as(structure, list(flat))
 
 
 def converted(fn):
@@ -221,21 +229,23 @@ def scan(fn, elems, initializer=None, parallel_iterations=10, back_prop=True,
     still belongs to slice `i`."""
     _, arrays = _accumulate(fn, elems, initializer, bool(reverse), True, "scan")
     structure = initializer if initializer is not None else elems
-    return nest.pack_sequence_as(structure, [ta.stack() for ta in arrays])
+    return _results(structure, [ta.stack() for ta in arrays], back_prop)
 
 
 def foldl(fn, elems, initializer=None, parallel_iterations=10, back_prop=True,
           swap_memory=False, name=None):
     """The last accumulator of `acc = fn(acc, x)` over the slices of `elems`, first to last
     (`acc` starts as `initializer`, or as the first slice)."""
-    return _accumulate(fn, elems, initializer, False, False, "foldl")[0]
+    final = _accumulate(fn, elems, initializer, False, False, "foldl")[0]
+    return _results(final, nest.flatten(final), back_prop)
 
 
 def foldr(fn, elems, initializer=None, parallel_iterations=10, back_prop=True,
           swap_memory=False, name=None):
     """As `foldl`, visiting the slices from last to first (`acc` starts as `initializer`,
     or as the last slice)."""
-    return _accumulate(fn, elems, initializer, True, False, "foldr")[0]
+    final = _accumulate(fn, elems, initializer, True, False, "foldr")[0]
+    return _results(final, nest.flatten(final), back_prop)
 
 
 def vectorized_map(fn, elems, fallback_to_while_loop=True, warn=True):

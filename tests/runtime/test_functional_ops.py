@@ -154,6 +154,17 @@ def test_map_fn_gradient():
         return reduction_ops.reduce_sum(map_fn(lambda row: math_ops.sin(row) * row[0], x))
     check_gradient(fn, X)
 
+def test_back_prop_false_stops_the_gradient():
+    x = const(np.array([1.0, 2.0]))
+    for fn in (lambda x: map_fn(lambda v: v * v, x, back_prop=False),
+               lambda x: scan(lambda a, v: a * v, x, back_prop=False),
+               lambda x: foldl(lambda a, v: a * v, x, back_prop=False),
+               lambda x: foldr(lambda a, v: a * v, x, back_prop=False)):
+        with GradientTape() as tape:
+            tape.watch(x)
+            y = fn(x)
+        assert tape.gradient(y, x) is None
+
 # -- scan / foldl / foldr ---------------------------------------------------------------------
 
 

@@ -102,6 +102,24 @@ def test_map_fn_in_a_function_is_one_while_op_whatever_the_length():
     assert len(short) == len(long)
 
 
+def test_map_fn_and_scan_over_a_length_known_only_at_run_time_trace_once():
+    fn = function(lambda x: (map_fn(lambda row: row * 2.0, x),
+                             scan(lambda acc, row: acc + row, x, reverse=True)),
+                  input_signature=[TensorSpec([None, 2], F64)], autograph=False)
+    for rows in (1, 4):
+        x = np.arange(rows * 2.0).reshape(rows, 2)
+        doubled, sums = fn(const(x))
+        np.testing.assert_allclose(doubled.numpy(), x * 2)
+        np.testing.assert_allclose(sums.numpy(), np.cumsum(x[::-1], axis=0)[::-1])
+    assert fn.experimental_get_tracing_count() == 1
+
+
+def test_map_fn_errors_name_the_users_line():
+    with pytest.raises(TypeError, match="in user code") as info:
+        map_fn(lambda v: v * 2.0, const([1.0]), fn_output_signature=dtypes.int32)
+    assert "test_functional_ops.py" in str(info.value)
+
+
 def test_map_fn_nested_elems_and_output_signature():
     elems = {"a": const(X), "b": const([1, 2, 3])}
 
@@ -277,6 +295,14 @@ def test_switch_case_out_of_range_runs_the_default(index, expected):
         return switch_case(i, BRANCHES, default=lambda: const(-1.0))
     assert fn(index).numpy() == expected
     assert traced(fn)(const(index)).numpy() == expected
+
+
+def test_switch_case_branches_may_return_structures():
+    def fn(i):
+        return switch_case(i, [lambda: {"a": const(1.0), "b": (const(2),)},
+                               lambda: {"a": const(3.0), "b": (const(4),)}])
+    out = traced(fn)(const(1))
+    assert out["a"].numpy() == 3.0 and out["b"][0].numpy() == 4
 
 
 def test_switch_case_with_a_python_index_runs_only_that_branch():

@@ -14,6 +14,9 @@ below calls `grad(*upstream)` (with `variables=` when `f` read variables: it the
 (gradients of the arguments, gradients of the variables)), and sends nothing into the
 ops `f` ran, so they are never differentiated.
 
+Inside a trace `f` is converted by the Function's converter first (as `map_fn`'s `fn`), so
+that `if` and loops on tensors in it are staged.
+
 `grad` closes over tensors of the place where `f` ran. Where the gradient is built in
 that graph, or in one nested in it (a tape inside the same tf.function), or eagerly, `grad`
 is called as it is. Where it is built in another graph (the gradient function of a traced
@@ -26,6 +29,7 @@ import functools
 import inspect
 
 from runtime import context, nest
+from runtime.data.element_functions import convert
 from runtime.gradients.backprop import zeros_like_tensor
 from runtime.gradients.tape import GradientTape
 from runtime.ops.common import convert_to_tensor
@@ -51,6 +55,8 @@ def custom_gradient(f=None):
 def _call(f, args, kwargs):
     args = [a if isinstance(a, Tensor) else convert_to_tensor(a) for a in args]
     graph = context.current_graph()
+    if graph is not None:  # as the Function being traced converts what it hands on
+        f = convert(f)
     if graph is None and not context.tapes:  # nothing can differentiate this call
         result, _ = _split(f(*args, **kwargs))
         return result

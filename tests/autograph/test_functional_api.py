@@ -148,3 +148,28 @@ def test_custom_gradient_gives_the_stable_gradient_of_the_guide_example():
         tape.watch(x)
         y = log1pexp(x)
     np.testing.assert_allclose(tape.gradient(y, x).numpy(), [0.5, 1.0])
+
+
+@tf.custom_gradient
+def _clipped_identity(x):
+    if tf.reduce_sum(x) > 0:  # a tensor condition: f is converted inside a Function
+        y = x * 1.0
+    else:
+        y = x * 0.0
+
+    def grad(dy):
+        return tf.clip_by_value(dy, -1.0, 1.0)  # not the true gradient (1 or 0)
+    return y, grad
+
+
+def test_custom_gradient_function_is_converted_and_its_grad_fn_used_in_a_function():
+    @tf.function
+    def f(x, scale):
+        with tf.GradientTape() as tape:
+            tape.watch(x)
+            y = tf.reduce_sum(_clipped_identity(x) * scale)
+        return y, tape.gradient(y, x)
+    y, g = f(tf.constant([1.0, 2.0]), tf.constant(5.0))
+    assert y.numpy() == 15.0 and g.numpy().tolist() == [1.0, 1.0]
+    y, g = f(tf.constant([-1.0, -2.0]), tf.constant(0.5))
+    assert y.numpy() == 0.0 and g.numpy().tolist() == [0.5, 0.5]

@@ -195,13 +195,16 @@ def _accumulate(fn, elems, initializer, reverse, collect, what):
             arrays = [ta.write(index, v) for ta, v in zip(arrays, flat)]
         return step + 1, flat, arrays
 
-    state = (_zero() + first_step, acc_flat, arrays)
-    if arrays is None:
-        state = state[:2]
-        loop_body = lambda step, acc: body(step, acc, None)[:2]  # noqa: E731
+    def fold_body(step, acc):
+        return body(step, acc, None)[:2]
+
+    start_step = _zero() + first_step
+    if collect:
+        final = functional.while_loop(lambda step, *_: step < length, body,
+                                      (start_step, acc_flat, arrays))
     else:
-        loop_body = body
-    final = functional.while_loop(lambda step, *_: step < length, loop_body, state)
+        final = functional.while_loop(lambda step, *_: step < length, fold_body,
+                                      (start_step, acc_flat))
     return nest.pack_sequence_as(acc_structure, final[1]), (final[2] if collect else None)
 
 

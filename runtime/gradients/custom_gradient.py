@@ -45,11 +45,24 @@ def custom_gradient(f=None):
     trainable variables, it returns (argument gradients, variable gradients)."""
     if f is None:
         return custom_gradient
+    return _CustomGradientFunction(f)
 
-    @functools.wraps(f)
-    def decorated(*args, **kwargs):
-        return _call(f, args, kwargs)
-    return decorated
+
+class _CustomGradientFunction:
+    """A function decorated with `custom_gradient`; as a method, bound to its instance
+    (which is then no argument of the gradient)."""
+
+    def __init__(self, f):
+        functools.update_wrapper(self, f)
+        self._f = f
+
+    def __call__(self, *args, **kwargs):
+        return _call(self._f, args, kwargs)
+
+    def __get__(self, instance, owner=None):
+        if instance is None:
+            return self
+        return _CustomGradientFunction(self._f.__get__(instance, owner))
 
 
 def _call(f, args, kwargs):

@@ -173,3 +173,32 @@ def test_custom_gradient_function_is_converted_and_its_grad_fn_used_in_a_functio
     assert y.numpy() == 15.0 and g.numpy().tolist() == [1.0, 1.0]
     y, g = f(tf.constant([-1.0, -2.0]), tf.constant(0.5))
     assert y.numpy() == 0.0 and g.numpy().tolist() == [0.5, 0.5]
+
+
+class _Scaled(tf.Module):
+    def __init__(self, factor):
+        super().__init__()
+        self.factor = factor
+
+    @tf.custom_gradient
+    def square(self, x):
+        def grad(dy):
+            return dy * x * self.factor  # factor 2 gives the true gradient
+        return x * x, grad
+
+
+def test_custom_gradient_on_a_method_binds_the_instance():
+    module = _Scaled(10.0)
+
+    @tf.function
+    def f(x):
+        with tf.GradientTape() as tape:
+            tape.watch(x)
+            y = module.square(x)
+        return tape.gradient(y, x)
+    x = tf.constant(3.0)
+    assert f(x).numpy() == 30.0
+    with tf.GradientTape() as tape:
+        tape.watch(x)
+        y = module.square(x)
+    assert (y.numpy(), tape.gradient(y, x).numpy()) == (9.0, 30.0)

@@ -40,9 +40,9 @@ def is_composite(value):
 
 
 def _is_attrs(value):
-    cls = type(value)
-    known = _ATTRS_CLASSES.get(cls)
+    known = _ATTRS_CLASSES.get(type(value))
     if known is None:
+        cls = type(value)
         known = _ATTRS_CLASSES[cls] = isinstance(getattr(cls, "__attrs_attrs__", None), tuple)
     return known
 
@@ -52,7 +52,8 @@ def is_nested(value, expand_composites=True):
     descends into."""
     if isinstance(value, _NESTED):
         return expand_composites or not isinstance(value, _COMPOSITES)
-    return _is_attrs(value)
+    known = _ATTRS_CLASSES.get(type(value))
+    return _is_attrs(value) if known is None else known
 
 
 def _is_namedtuple(value):
@@ -71,6 +72,8 @@ def _sorted_keys(d):
 
 
 def _children(value):
+    if type(value) is list or type(value) is tuple:
+        return value
     if isinstance(value, dict):
         return [value[k] for k in _sorted_keys(value)]
     if isinstance(value, _COMPOSITES):
@@ -90,11 +93,17 @@ def flatten(structure, expand_composites=True):
 
 
 def _flatten_into(structure, out, expand_composites=True):
+    attrs_classes = _ATTRS_CLASSES
     for child in _children(structure):
-        if is_nested(child, expand_composites):
+        if isinstance(child, _NESTED):
+            if expand_composites or not isinstance(child, _COMPOSITES):
+                _flatten_into(child, out, expand_composites)
+                continue
+        elif attrs_classes.get(type(child)) or type(child) not in attrs_classes and \
+                _is_attrs(child):
             _flatten_into(child, out, expand_composites)
-        else:
-            out.append(child)
+            continue
+        out.append(child)
 
 
 def _rebuild(template, children):
@@ -119,7 +128,9 @@ def _rebuild(template, children):
 
 def pack_sequence_as(structure, flat_sequence, expand_composites=True):
     """Rebuilds `structure` with its leaves replaced, in order, by the items of
-    `flat_sequence` (a list or tuple)."""
+    `flat_sequence` (a list or tuple; an iterator is read into a list)."""
+    if hasattr(flat_sequence, "__next__"):
+        flat_sequence = list(flat_sequence)
     if not isinstance(flat_sequence, (list, tuple)):
         raise TypeError("Attempted to pack value:\n  %s\ninto a structure, but found "
                         "incompatible type `%s` instead: flat_sequence must be a list"

@@ -85,6 +85,9 @@ def test_map_structure_over_several_structures_checks_them():
 def test_pack_sequence_as_needs_a_list():
     with pytest.raises(TypeError, match="flat_sequence must be a list"):
         nest.pack_sequence_as([1], 5)
+    with pytest.raises(TypeError, match="flat_sequence must be a list"):
+        nest.pack_sequence_as([1], "a")
+    assert nest.pack_sequence_as([1, (2,)], iter([3, 4])) == [3, (4,)]
 
 
 def test_composites_are_leaves_unless_expanded():

@@ -17,6 +17,7 @@ WORKLOAD_MODULES = [
     "benchmarks.runtime_core",
     "benchmarks.compiler",
     "benchmarks.accumulation",
+    "benchmarks.functional",
     "benchmarks.training",
 ]
 

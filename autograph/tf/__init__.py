@@ -15,6 +15,7 @@ from autograph.tf import (
     errors,
     linalg,
     math,
+    nest,
     nn,
     random,
     saved_model,
@@ -35,7 +36,10 @@ from runtime import context as _context
 from runtime import scopes as _scopes
 from runtime.function import ConcreteFunction
 from runtime.gradients import GradientTape, UnconnectedGradients
+from runtime.gradients.custom_gradient import custom_gradient
 from runtime.operators import functional as _functional
+from runtime.operators import functional_branches as _branches
+from runtime.operators import functional_maps as _maps
 from runtime.ops import array_ops as _array
 from runtime.ops import construction_ops as _construction
 from runtime.ops import dependency_ops as _dependency
@@ -162,6 +166,16 @@ assert_rank = debugging.assert_rank
 cond = _functional.cond
 while_loop = _functional.while_loop
 newaxis = None
+
+# -- functional control flow ----------------------------------------------------------------------
+map_fn = _maps.map_fn
+scan = _maps.scan
+foldl = _maps.foldl
+foldr = _maps.foldr
+vectorized_map = _maps.vectorized_map
+switch_case = _branches.switch_case
+case = _branches.case
+numpy_function = _io.numpy_function
 
 # -- printing, py_function, debugging -------------------------------------------------------------
 print = _io.print_  # noqa: A001

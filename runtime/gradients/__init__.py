@@ -10,6 +10,7 @@ here, written with the ops API, and are named by their op's declaration ('module
   function_grads      PartitionedCall and eager Function calls (a gradient function per trace)
   tensor_array_grads  TensorArray ops (a handle's gradient is a TensorArray of gradients)
   py_function_grads   py_function (the Python function's own tape, kept from its run)
+  custom_gradient     tf.custom_gradient (the CustomGradient op calls the user's grad_fn)
   while_grad_grads    WhileGrad (second-order gradients through loops)
   residuals           forward values a gradient is fed instead of computing them again
   backprop            the one reverse-mode algorithm, over eager records or graph nodes
@@ -20,6 +21,7 @@ here, written with the ops API, and are named by their op's declaration ('module
 from runtime.gradients import (
     array_grads,
     control_flow_grads,
+    custom_gradient,
     function_grads,
     grad_ops,
     math_grads,

@@ -1,7 +1,8 @@
-"""Ops that reach outside the graph: `print`, `py_function`, assertions and numeric checks.
+"""Ops that reach outside the graph: `print`, `py_function`, `numpy_function`, assertions
+and numeric checks.
 
-All of them have side effects, so they run on every call of a traced function, in program
-order, and the executor never removes them.
+All of them but `numpy_function(stateful=False)` have side effects, so they run on every
+call of a traced function, in program order, and the executor never removes them.
 """
 
 import sys
@@ -232,6 +233,47 @@ def py_function(func, inp, Tout, name=None):
     attrs = {"func": func, "Tout": tout, "in_dtypes": tuple(t.dtype for t in tensors),
              "record": record, "where": errors.user_location(2) if record else None}
     outputs = execute(OPS["EagerPyFunc"], tensors, attrs, name=name)
+    if single:
+        return outputs[0]
+    if Tout is None:
+        return None
+    return list(outputs)
+
+
+def _numpy_function_kernel(*values, func, Tout):
+    with context.eager_scope():  # the function runs as Python, even inside a trace
+        result = func(*[np.asarray(v) for v in values])
+    if not Tout:
+        return ()
+    results = [result] if len(Tout) == 1 and not isinstance(result, (list, tuple)) else result
+    if len(results) != len(Tout):
+        raise ValueError("numpy_function's function returned %d values but Tout has %d"
+                         % (len(results), len(Tout)))
+    out = [np.asarray(r.numpy() if isinstance(r, Tensor) else r, dtype=d.np_dtype)
+           for r, d in zip(results, Tout)]
+    return tuple(out) if len(out) != 1 else out[0]
+
+
+# TensorFlow's op names: the stateful op is never merged or removed; neither passes gradients.
+OPS["PyFunc"] = register("PyFunc", _numpy_function_kernel, _py_function_infer,
+                         grad=NOT_DIFFERENTIABLE, emit=KERNEL_CALL,
+                         traits=("side_effects", "host_only", "unrepeatable"))
+OPS["PyFuncStateless"] = register("PyFuncStateless", _numpy_function_kernel,
+                                  _py_function_infer, grad=NOT_DIFFERENTIABLE,
+                                  emit=KERNEL_CALL, traits=("host_only", "no_fold"))
+
+
+def numpy_function(func, inp, Tout, stateful=True, name=None):
+    """Runs `func` on the numpy values of `inp` every time the op runs; its results (numpy
+    arrays or Python values) become tensors of the dtypes `Tout` (a dtype, a list of them,
+    or None/[] for no outputs). No gradient flows through it. With `stateful=False` equal
+    calls may be merged or dropped when unused."""
+    tensors = [common.convert_to_tensor(x) for x in (inp or [])]
+    single = Tout is not None and not isinstance(Tout, (list, tuple))
+    tout = () if Tout is None else (dtypes.as_dtype(Tout),) if single else tuple(
+        dtypes.as_dtype(d) for d in Tout)
+    op = OPS["PyFunc"] if stateful else OPS["PyFuncStateless"]
+    outputs = execute(op, tensors, {"func": func, "Tout": tout}, name=name)
     if single:
         return outputs[0]
     if Tout is None:

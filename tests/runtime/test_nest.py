@@ -89,7 +89,7 @@ def test_pack_sequence_as_rejects_the_wrong_number_of_leaves(flat):
 
 
 def test_pack_sequence_as_reports_the_leaf_counts():
-    with pytest.raises(ValueError, match="3 leaves but 4 values"):
+    with pytest.raises(ValueError, match="has 3 leaves but 4 values"):
         nest.pack_sequence_as([0, (0, 0)], [1, 2, 3, 4])
 
 
@@ -100,7 +100,7 @@ def test_map_structure_applies_to_matching_leaves():
 
 
 def test_map_structure_rejects_structures_with_different_leaf_counts():
-    with pytest.raises(ValueError, match="do not match"):
+    with pytest.raises(ValueError, match="same nested structure"):
         nest.map_structure(lambda a, b: a, [1, 2], [1, 2, 3])
 
 

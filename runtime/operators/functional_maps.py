@@ -1,0 +1,291 @@
+"""TensorFlow's higher-order functions over the first dimension of tensors: `map_fn`,
+`scan`, `foldl`, `foldr` and `vectorized_map`.
+
+Each is one loop, built on `tf.while_loop` (runtime.operators.functional): the elements are
+read from TensorArrays unstacked from `elems`, and the per-step results written to
+TensorArrays stacked at the end. Eagerly the loop runs in Python on eager tensors (a
+GradientTape records its ops); inside a trace it is one While op whatever the number of
+elements, and gradients flow through it as through any staged loop.
+
+    tf.scan(lambda acc, x: acc + x, elems)      # elems = [1, 2, 3]  ->  [1, 3, 6]
+
+`elems` may be a nested structure of tensors with the same first dimension; `fn` receives
+one slice of each, in that structure. Inside a trace `fn` is converted by the converter of
+the Function being traced (as TensorFlow converts it with AutoGraph), so that `if` and
+loops on tensors in `fn` are staged.
+"""
+
+from runtime import context, dtypes, nest, subgraphs
+from runtime import shape as shape_lib
+from runtime.data.element_functions import convert
+from runtime.operators import functional, staging
+from runtime.ops import array_ops, common
+from runtime.signature import TensorSpec
+from runtime.tensor import Tensor
+from runtime.tensor_array import TensorArray
+
+
+class _Elems:
+    """The tensors of `elems` flattened, checked, and unstacked into TensorArrays."""
+
+    def __init__(self, elems, what):
+        self.structure = elems
+        self.flat = [common.convert_to_tensor(t) for t in nest.flatten(elems)]
+        if not self.flat:
+            staging.fail(ValueError, "%s needs at least one tensor in elems" % what)
+        for t in self.flat:
+            shape = t._shape_tuple()
+            if shape is not None and len(shape) == 0:
+                staging.fail(ValueError, "%s: elems must be 1+ dimensional tensors, not "
+                             "scalars (got a %s scalar)" % (what, t.dtype.name))
+        self.length = self._length(what)
+        self.arrays = [TensorArray(t.dtype, size=self.length, element_shape=_rest(t))
+                       .unstack(t) for t in self.flat]
+
+    def _length(self, what):
+        known = {t._shape_tuple()[0] for t in self.flat
+                 if t._shape_tuple() is not None and t._shape_tuple()[0] is not None}
+        if len(known) > 1:
+            staging.fail(ValueError, "%s: all tensors in elems must have the same first "
+                         "dimension, got %s" % (what, " and ".join(str(n) for n in sorted(known))))
+        if known:
+            return common.convert_to_tensor(known.pop(), dtype=dtypes.int32)
+        return array_ops.shape(self.flat[0])[0]
+
+    def element(self, index):
+        """Element `index` of every tensor, in the structure of `elems`."""
+        return nest.pack_sequence_as(self.structure, [ta.read(index) for ta in self.arrays])
+
+    def dtypes(self):
+        """Specs with the dtypes of `elems` and any shape: `map_fn`'s default signature
+        (as TensorFlow's, which takes only the structure and dtypes of `elems`)."""
+        return [TensorSpec(None, t.dtype) for t in self.flat]
+
+
+def _rest(tensor):
+    shape = tensor._shape_tuple()
+    return None if shape is None else shape[1:]
+
+
+def _as_spec(signature, what):
+    if isinstance(signature, TensorSpec):
+        return signature
+    try:
+        return TensorSpec(None, dtypes.as_dtype(signature))
+    except (TypeError, ValueError, KeyError):
+        staging.fail(TypeError, "%s: fn_output_signature must hold dtypes or TensorSpecs, "
+                     "got %r" % (what, signature))
+
+
+def _check_leaf(value, spec, what, role):
+    """`value` (one leaf of fn's result) as a tensor of the spec's dtype and shape."""
+    if isinstance(value, Tensor):
+        tensor = value
+    else:
+        tensor = common.convert_to_tensor(value, dtype_hint=spec.dtype)
+    if tensor.dtype is not spec.dtype:
+        staging.fail(TypeError, "%s: fn returned a %s tensor where %s says %s"
+                     % (what, tensor.dtype.name, role, spec.dtype.name))
+    if not shape_lib.is_compatible(spec._shape, tensor._shape_tuple()):
+        staging.fail(ValueError, "%s: fn returned a tensor of shape %s where %s says %s"
+                     % (what, shape_lib.to_string(tensor._shape_tuple()), role,
+                        shape_lib.to_string(spec._shape)))
+    return tensor
+
+
+def _flat_result(structure, value, specs, what, role):
+    try:
+        nest.assert_same_structure(structure, value, check_types=False)
+    except (ValueError, TypeError) as e:
+        staging.fail(type(e), "%s: fn's result does not match the structure of %s: %s"
+                     % (what, role, e))
+    return [_check_leaf(v, s, what, role) for v, s in zip(nest.flatten(value), specs)]
+
+
+def map_fn(fn, elems, dtype=None, parallel_iterations=None, back_prop=True,
+           swap_memory=False, infer_shape=True, name=None, fn_output_signature=None):
+    """`fn` applied to each slice of `elems` along the first dimension; the results stacked.
+
+    The results have the structure and dtypes of `fn_output_signature` (dtypes or
+    TensorSpecs, possibly nested; `dtype` is its older name), or of `elems` when neither is
+    given. Zero-length `elems` give zero-length results."""
+    what = "map_fn"
+    fn = converted(fn)
+    elements = _Elems(elems, what)
+    signature = fn_output_signature if fn_output_signature is not None else dtype
+    if signature is None:
+        out_structure, out_specs = elems, elements.dtypes()
+    else:
+        out_structure = signature
+        out_specs = [_as_spec(s, what) for s in nest.flatten(signature)]
+    role = "fn_output_signature" if signature is not None else "elems"
+    arrays = [_output_array(spec, elements.length, infer_shape) for spec in out_specs]
+
+    def body(i, arrays):
+        result = fn(elements.element(i))
+        flat = _flat_result(out_structure, result, out_specs, what, role)
+        return i + 1, [ta.write(i, v) for ta, v in zip(arrays, flat)]
+
+    _, arrays = functional.while_loop(lambda i, _: i < elements.length, body,
+                                      (_zero(), arrays))
+    if _empty(elements.length) and not all(_fully_known(ta.element_shape) for ta in arrays):
+        # fn never ran: trace it to learn the shape of the zero rows
+        traced = _traced_signature(fn, elements)
+        _flat_result(out_structure, nest.map_structure(_zeros_of, traced), out_specs, what,
+                     role)
+        arrays = [_output_array(t, elements.length, infer_shape) for t in nest.flatten(traced)]
+    return _results(out_structure, [ta.stack() for ta in arrays], back_prop)
+
+
+def _results(structure, flat, back_prop):
+    """The results in `structure`; with `back_prop=False` (TensorFlow's deprecated switch)
+    no gradient flows back through them."""
+    if not back_prop:
+        flat = [array_ops.stop_gradient(t) for t in flat]
+    return nest.pack_sequence_as(structure, list(flat))
+
+
+def converted(fn):
+    """`fn` as the Function being traced converts the functions it hands to the runtime
+    (unchanged outside a trace, where it runs on eager tensors as written)."""
+    if context.current_graph() is None:
+        return fn
+    return convert(fn)
+
+
+def _zero():
+    return common.convert_to_tensor(0, dtype=dtypes.int32)
+
+
+def _output_array(spec, length, infer_shape):
+    return TensorArray(spec.dtype, size=length, element_shape=spec._shape,
+                       infer_shape=infer_shape)
+
+
+def _accumulate(fn, elems, initializer, reverse, collect, what):
+    """The loop behind scan and the folds: `acc = fn(acc, x)` over the elements (from the
+    last with `reverse`), starting from `initializer` or else from the first element
+    visited. Returns (final acc, TensorArrays of the accs per element or None)."""
+    fn = converted(fn)
+    elements = _Elems(elems, what)
+    length = elements.length
+    last = length - 1
+    if initializer is None:
+        _require_nonempty(length, what)
+        start = elements.element(last if reverse else 0)
+        first_step = 1
+    else:
+        start = initializer
+        first_step = 0
+    acc_structure = start
+    acc_flat = [common.convert_to_tensor(t) for t in nest.flatten(start)]
+    acc_specs = [TensorSpec(None, t.dtype) for t in acc_flat]
+    arrays = None
+    if collect:
+        arrays = [_output_array(TensorSpec(t._shape_tuple(), t.dtype), length, True)
+                  for t in acc_flat]
+        if initializer is None:
+            arrays = [ta.write(last if reverse else 0, t) for ta, t in zip(arrays, acc_flat)]
+
+    def body(step, acc, arrays):
+        index = last - step if reverse else step
+        value = fn(nest.pack_sequence_as(acc_structure, acc), elements.element(index))
+        flat = _flat_result(acc_structure, value, acc_specs, what, "the accumulator")
+        if arrays is not None:
+            arrays = [ta.write(index, v) for ta, v in zip(arrays, flat)]
+        return step + 1, flat, arrays
+
+    def fold_body(step, acc):
+        return body(step, acc, None)[:2]
+
+    start_step = _zero() + first_step
+    if collect:
+        final = functional.while_loop(lambda step, *_: step < length, body,
+                                      (start_step, acc_flat, arrays))
+    else:
+        final = functional.while_loop(lambda step, *_: step < length, fold_body,
+                                      (start_step, acc_flat))
+    return nest.pack_sequence_as(acc_structure, final[1]), (final[2] if collect else None)
+
+
+def _empty(length):
+    """True when `length` is known (eager, or static) to be 0."""
+    value = common.constant_value(length)
+    return value is not None and int(value) == 0
+
+
+def _fully_known(shape):
+    return shape.rank is not None and None not in shape.as_list()
+
+
+def _require_nonempty(length, what):
+    if _empty(length):
+        staging.fail(ValueError, "%s: elems has no elements and no initializer was given" % what)
+
+
+def scan(fn, elems, initializer=None, parallel_iterations=10, back_prop=True,
+         swap_memory=False, infer_shape=True, reverse=False, name=None):
+    """The accumulators `acc = fn(acc, x)` for each slice `x` of `elems`, stacked.
+
+    `acc` starts as `initializer` or, without one, as the first slice (which is then the
+    first result). With `reverse`, the slices are visited from the last, and result `i`
+    still belongs to slice `i`."""
+    _, arrays = _accumulate(fn, elems, initializer, bool(reverse), True, "scan")
+    structure = initializer if initializer is not None else elems
+    return _results(structure, [ta.stack() for ta in arrays], back_prop)
+
+
+def foldl(fn, elems, initializer=None, parallel_iterations=10, back_prop=True,
+          swap_memory=False, name=None):
+    """The last accumulator of `acc = fn(acc, x)` over the slices of `elems`, first to last
+    (`acc` starts as `initializer`, or as the first slice)."""
+    final = _accumulate(fn, elems, initializer, False, False, "foldl")[0]
+    return _results(final, nest.flatten(final), back_prop)
+
+
+def foldr(fn, elems, initializer=None, parallel_iterations=10, back_prop=True,
+          swap_memory=False, name=None):
+    """As `foldl`, visiting the slices from last to first (`acc` starts as `initializer`,
+    or as the last slice)."""
+    final = _accumulate(fn, elems, initializer, True, False, "foldr")[0]
+    return _results(final, nest.flatten(final), back_prop)
+
+
+def vectorized_map(fn, elems, fallback_to_while_loop=True, warn=True):
+    """`fn` applied to each slice of `elems`, the results stacked (TensorFlow's parallel
+    map), with the results' structure and dtypes those of `fn`'s result. Nothing is
+    vectorised: eagerly `fn` runs once per slice, and inside a trace the map is one loop
+    (`map_fn`, its result signature found by tracing `fn` once on its own); so
+    `fallback_to_while_loop` and `warn` are accepted for compatibility only."""
+    fn = converted(fn)
+    elements = _Elems(elems, "vectorized_map")
+    if not staging.is_symbolic(elements.flat[0]):
+        count = int(common.constant_value(elements.length))
+        if count == 0:
+            staging.fail(ValueError, "vectorized_map: elems has no elements, so the "
+                         "result's structure is unknown (use map_fn with fn_output_signature)")
+        results = [fn(elements.element(i)) for i in range(count)]
+        return nest.map_structure(lambda *slices: common.stack(list(slices)), *results)
+    return map_fn(fn, elems, fn_output_signature=_traced_signature(fn, elements))
+
+
+def _traced_signature(fn, elements):
+    """The specs of `fn`'s result (nested as it is), traced on its own on placeholders
+    for one element of each of `elements`' tensors (`fn`'s trace-time Python side effects
+    run once more)."""
+    specs = [(t.dtype, _rest(t)) for t in elements.flat]
+    fn = fn if context.current_graph() is not None else convert(fn)
+    _, result = subgraphs.trace_subgraph(
+        "map_signature", lambda *ph: fn(nest.pack_sequence_as(elements.structure, list(ph))),
+        specs)
+    return nest.map_structure(_spec_of, result)
+
+
+def _zeros_of(spec):
+    """Zeros standing for a traced result (its shape's unknown dimensions as 0)."""
+    return array_ops.zeros([d or 0 for d in spec._shape or ()], spec.dtype)
+
+
+def _spec_of(value):
+    tensor = common.convert_to_tensor(value)
+    return TensorSpec(tensor._shape_tuple(), tensor.dtype)

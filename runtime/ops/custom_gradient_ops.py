@@ -1,0 +1,28 @@
+"""The op behind `tf.custom_gradient`: `CustomGradient(*xs, *variable_reads, *ys) -> ys`.
+
+Its outputs are its last `len(ys)` inputs unchanged; the other inputs (the function's
+arguments and the values of the variables it read) are there so that a GradientTape sees
+the op depend on them. Its gradient rule (runtime.gradients.custom_gradient) calls the
+user's gradient function; no gradient flows into `ys`, so the ops that computed them are
+never differentiated.
+"""
+
+from runtime.ops.registry import register
+
+
+def _forward(*values, n_args, n_outputs, **_):
+    outputs = values[len(values) - n_outputs:]
+    return outputs[0] if n_outputs == 1 else tuple(outputs)
+
+
+def _infer(specs, attrs):
+    return list(specs[len(specs) - attrs["n_outputs"]:])
+
+
+def _emit(outs, ins, attrs, emitter):
+    return "%s = %s" % (", ".join(outs), ", ".join(str(i) for i in ins[len(ins) - len(outs):]))
+
+
+CUSTOM_GRADIENT_OP = register("CustomGradient", _forward, _infer,
+                              grad="runtime.gradients.custom_gradient:custom_gradient_rule",
+                              emit=_emit, traits=("no_fold",))

@@ -182,6 +182,16 @@ debugging = _namespace("debugging", "Run-time checks.",
                        disable_check_numerics=_disable_check_numerics,
                        assert_equal=_assert_equal, check_numerics=_io.check_numerics)
 
+# -- composite tensors: SparseTensor, RaggedTensor (autograph/tf_composite.py) ------------------
+from autograph.tf_composite import (  # noqa: E402
+    RaggedTensor,
+    RaggedTensorSpec,
+    SparseTensor,
+    SparseTensorSpec,
+    ragged,
+    sparse,
+)
+
 # -- errors, config, autograph --------------------------------------------------------------------
 errors = _namespace(
     "errors", "Exception classes.", OpError=_errors.OpError,

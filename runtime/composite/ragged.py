@@ -41,7 +41,8 @@ class RaggedTensor(CompositeTensor):
     def __init__(self, values: Any, row_splits: Any) -> None:
         """The rows of `values` split at `row_splits` (checked, as `from_row_splits`)."""
         made = RaggedTensor.from_row_splits(values, row_splits)
-        self._values, self._row_splits = made._values, made._row_splits
+        self._values: Any = made._values
+        self._row_splits: Tensor = made._row_splits
 
     @classmethod
     def _make(cls, values: Any, row_splits: Tensor) -> RaggedTensor:
@@ -167,14 +168,14 @@ class RaggedTensor(CompositeTensor):
 
     def to_list(self) -> list[Any]:
         """The rows as nested Python lists (eager tensors only)."""
-        splits = self._row_splits.numpy()
+        splits = _numpy(self._row_splits, "to_list")
         inner = self._values.to_list() if isinstance(self._values, RaggedTensor) else \
-            self._values.numpy().tolist()
+            _numpy(self._values, "to_list").tolist()
         return [inner[splits[i]:splits[i + 1]] for i in range(len(splits) - 1)]
 
     def numpy(self) -> np.ndarray:
         """The rows as a numpy object array of arrays (eager tensors only)."""
-        rows = np.empty(len(self._row_splits.numpy()) - 1, dtype=object)
+        rows = np.empty(len(_numpy(self._row_splits, "numpy")) - 1, dtype=np.object_)
         for i, row in enumerate(self):
             rows[i] = row.numpy()
         return rows
@@ -284,7 +285,7 @@ class RaggedTensor(CompositeTensor):
 
 
 def _partitioned(flat_values: Tensor, nested_splits: list[Tensor]) -> Any:
-    value = flat_values
+    value: Any = flat_values
     for splits in reversed(nested_splits):
         value = RaggedTensor._make(value, splits)
     return value
@@ -310,6 +311,13 @@ def _values_operand(values: Any, op: str) -> Any:
         raise ValueError("RaggedTensor.%s: values must have at least one dimension, got a "
                          "scalar" % op)
     return values
+
+
+def _numpy(tensor: Any, method: str) -> np.ndarray:
+    if not isinstance(tensor, EagerTensor):
+        raise ValueError("RaggedTensor.%s() needs a RaggedTensor with a value, not one being "
+                         "traced in a tf.function" % method)
+    return tensor.numpy()
 
 
 def _all_eager(value: RaggedTensor) -> bool:
@@ -357,8 +365,9 @@ class RaggedTensorSpec(CompositeSpec):
                 and shape_lib.is_compatible(self._shape, value._shape_tuple()))
 
     def _to_components(self) -> tuple[Any, ...]:
-        rows = self._shape[0]
-        inner = [None] + list(self._shape[2:])
+        shape: tuple[Any, ...] = self._shape or ()
+        rows = shape[0]
+        inner = [None] + list(shape[2:])
         if self.ragged_rank == 1:
             values: Any = TensorSpec(inner, self.dtype)
         else:
@@ -378,7 +387,7 @@ class RaggedTensorSpec(CompositeSpec):
 
     def __repr__(self) -> str:
         return "RaggedTensorSpec(TensorShape(%s), %r, %d, tf.int64)" % (
-            shape_lib.to_string(self._shape), self.dtype, self.ragged_rank)
+            list(self._shape or ()), self.dtype, self.ragged_rank)
 
 
 register(RaggedTensor)
@@ -396,8 +405,8 @@ for _name, _func in _OPERATORS.items():
 for _name, _func in {"lt": math_ops.less, "le": math_ops.less_equal, "gt": math_ops.greater,
                      "ge": math_ops.greater_equal}.items():
     setattr(RaggedTensor, "__%s__" % _name, lambda x, y, f=_func: f(x, y))
-RaggedTensor.__neg__ = lambda x: math_ops.negative(x)
-RaggedTensor.__abs__ = lambda x: math_ops.abs(x)
+setattr(RaggedTensor, "__neg__", lambda x: math_ops.negative(x))
+setattr(RaggedTensor, "__abs__", lambda x: math_ops.abs(x))
 
 
 # -- tf.ragged.constant ----------------------------------------------------------------------
@@ -430,7 +439,7 @@ def constant(pylist: Any, dtype: Any = None, ragged_rank: int | None = None,
     levels = []
     items = pylist
     for level in range(ragged_rank):
-        splits, flat = [0], []
+        splits, flat = [0], []  # type: list[int], list[Any]
         for row in items:
             if not isinstance(row, (list, tuple)):
                 raise ValueError("tf.ragged.constant: all scalars must be nested equally "

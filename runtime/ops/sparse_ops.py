@@ -50,7 +50,7 @@ def linear_positions(indices, dims):
     if bad.size:
         k = int(bad[0])
         raise ValueError("indices[%d] = %s is out of bounds: need 0 <= index < %s"
-                         % (k, list(indices[k]), list(dims)))
+                         % (k, indices[k].tolist(), list(dims)))
     if not dims:
         return np.zeros(len(indices), np.int64)
     return np.ravel_multi_index(tuple(indices.T), dims)
@@ -64,7 +64,7 @@ def check_order(indices, positions):
         k = int(bad[0]) + 1
         raise ValueError("indices[%d] = %s is %s: indices must be in row-major order without "
                          "repeats" % (
-                             k, list(indices[k]),
+                             k, indices[k].tolist(),
                              "repeated" if steps[k - 1] == 0 else "out of order"))
 
 

@@ -219,11 +219,11 @@ class RaggedTensor(CompositeTensor):
         """`for row in rt` in converted code: a Python loop over the rows of an eager
         RaggedTensor, one While op over the row indices of a symbolic one."""
         if _all_eager(self):
-            return loops.for_stmt(list(self), extra_test, body, get_state, set_state,
-                                  symbol_names)
+            return loops.for_loop_of(list(self), extra_test, body, get_state, set_state,
+                                     symbol_names)
         indices = array_ops.range(math_ops.cast(self.nrows(), dtypes.int32))
-        return loops.for_stmt(indices, extra_test, lambda i: body(self._row(i)), get_state,
-                              set_state, symbol_names)
+        return loops.for_loop_of(indices, extra_test, lambda i: body(self._row(i)), get_state,
+                                 set_state, symbol_names)
 
     def __bool__(self) -> bool:
         raise TypeError("the truth value of a RaggedTensor is ambiguous")

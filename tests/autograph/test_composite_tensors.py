@@ -132,3 +132,36 @@ def test_gradient_through_a_function_taking_a_ragged_tensor():
     with tf.GradientTape() as tape:
         loss = padded_sum(tf.RaggedTensor.from_row_lengths(values, [1, 2]))
     np.testing.assert_allclose(tape.gradient(loss, values).numpy(), [1.0, 100.0, 1000.0])
+
+
+def test_explain_reports_a_for_over_ragged_rows_as_one_statement():
+    text = str(autograph.explain(sum_rows, tf.ragged.constant([[1], [2, 3]])))
+    assert text.count("iterates a RaggedTensor") == 1
+    assert "tf.range" not in text
+
+
+def test_reduce_retracing_relaxes_the_row_count_of_a_ragged_argument():
+    f = tf.function(sum_rows, reduce_retracing=True)
+    assert f(tf.ragged.constant([[1], [2, 3]])).numpy() == 6
+    assert f(tf.ragged.constant([[1], [2], [3, 4]])).numpy() == 10
+    assert f(tf.ragged.constant([[1], [2], [3], [4]])).numpy() == 10
+    assert f.experimental_get_tracing_count() == 2
+
+
+OUTER_RAGGED = tf.ragged.constant([[1, 2], [3]])
+OUTER_SPARSE = tf.SparseTensor([[0, 0]], [1.0], [2, 2])
+
+
+def test_composites_made_outside_the_function_can_start_a_staged_loop():
+    @tf.function
+    def double(n):
+        rt, sp = OUTER_RAGGED, OUTER_SPARSE
+        i = 0
+        while i < n:
+            rt = rt * 2
+            sp = tf.sparse.add(sp, sp)
+            i += 1
+        return rt, sp
+    rt, sp = double(tf.constant(2))
+    assert rt.to_list() == [[4, 8], [12]]
+    assert sp.values.numpy().tolist() == [4.0]

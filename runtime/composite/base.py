@@ -16,9 +16,9 @@ the values it describes do.
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, NoReturn
 
-from runtime import nest
+from runtime import errors, nest
 from runtime.signature import TensorSpec
 
 
@@ -98,6 +98,11 @@ def relax_leading_dim(key: Any) -> Any:
     if not shape:
         return key
     return (dtype, (None,) + tuple(shape[1:]))
+
+
+def refuse(error_class: type[Exception], message: str) -> NoReturn:
+    """Raises `error_class(message)` naming the user's line that led to it."""
+    raise error_class(errors.with_user_location(message))
 
 
 def register(cls: type) -> type:

@@ -24,7 +24,13 @@ import numpy as np
 
 from runtime import dtypes, nest
 from runtime import shape as shape_lib
-from runtime.composite.base import CompositeSpec, CompositeTensor, register, relax_leading_dim
+from runtime.composite.base import (
+    CompositeSpec,
+    CompositeTensor,
+    refuse,
+    register,
+    relax_leading_dim,
+)
 from runtime.operators import loops
 from runtime.ops import array_ops, composite_dispatch, math_ops, ragged_ops
 from runtime.ops.common import convert_to_tensor
@@ -139,8 +145,8 @@ class RaggedTensor(CompositeTensor):
             return math_ops.subtract(self._row_splits[1:], self._row_splits[:-1])
         if axis > 1 and isinstance(self._values, RaggedTensor):
             return self.with_values(self._values.row_lengths(axis - 1))
-        raise ValueError("RaggedTensor.row_lengths: axis %r is not a ragged dimension of a "
-                         "tensor of shape %s" % (axis, shape_lib.to_string(self._shape_tuple())))
+        refuse(ValueError, "RaggedTensor.row_lengths: axis %r is not a ragged dimension of a "
+                           "tensor of shape %s" % (axis, shape_lib.to_string(self._shape_tuple())))
 
     def with_values(self, new_values: Any) -> RaggedTensor:
         """The same row partition over `new_values` (as many rows as `values` has)."""
@@ -158,8 +164,8 @@ class RaggedTensor(CompositeTensor):
         """The rows padded with `default_value` (zero) to the longest one, as a dense tensor
         (nrows, longest row, ...); gradients flow back to the values."""
         if shape is not None:
-            raise NotImplementedError("RaggedTensor.to_tensor(shape=...) is not supported: "
-                                      "pad to the longest row, then slice or tf.pad")
+            refuse(NotImplementedError, "RaggedTensor.to_tensor(shape=...) is not supported: "
+                                        "pad to the longest row, then slice or tf.pad")
         values = self._values
         if isinstance(values, RaggedTensor):
             values = values.to_tensor(default_value)
@@ -205,14 +211,14 @@ class RaggedTensor(CompositeTensor):
                 key + self._shape_tuple()[0]
         if isinstance(key, (int, Tensor)):
             return self._row(key)
-        raise TypeError("RaggedTensor indices must be an int, a scalar int tensor or a slice "
-                        "of rows, got %r" % (key,))
+        refuse(TypeError, "RaggedTensor indices must be an int, a scalar int tensor or a slice "
+                          "of rows, got %r" % (key,))
 
     def __iter__(self) -> Any:
         rows = self._shape_tuple()[0]
         if rows is None:
-            raise TypeError("cannot iterate a RaggedTensor with a number of rows known only "
-                            "at run time outside a converted for loop")
+            refuse(TypeError, "cannot iterate a RaggedTensor with a number of rows known only "
+                              "at run time outside a converted for loop")
         return (self._row(i) for i in range(rows))
 
     def __ag_for_stmt__(self, extra_test, body, get_state, set_state, symbol_names):
@@ -240,9 +246,9 @@ class RaggedTensor(CompositeTensor):
     def _elementwise_binary(self, api, x, y, **kwargs):
         if isinstance(x, RaggedTensor) and isinstance(y, RaggedTensor):
             if x.ragged_rank != y.ragged_rank:
-                raise ValueError("an elementwise op on RaggedTensors of shapes %s and %s: "
-                                 "their ragged ranks (%d, %d) differ" % (
-                                     x.shape, y.shape, x.ragged_rank, y.ragged_rank))
+                refuse(ValueError, "an elementwise op on RaggedTensors of shapes %s and %s: "
+                                   "their ragged ranks (%d, %d) differ" % (
+                                       x.shape, y.shape, x.ragged_rank, y.ragged_rank))
             splits = [ragged_ops.same_splits(a, b)
                       for a, b in zip(x.nested_row_splits, y.nested_row_splits)]
             return _partitioned(api(x.flat_values, y.flat_values, **kwargs), splits)
@@ -251,7 +257,7 @@ class RaggedTensor(CompositeTensor):
         dense_shape = np.shape(dense) if not isinstance(dense, Tensor) else \
             dense._shape_tuple()
         if dense_shape is None or inner is None or len(dense_shape) > len(inner) - 1:
-            raise ValueError(
+            refuse(ValueError,
                 "an elementwise op between a RaggedTensor of shape %s and a dense operand of "
                 "shape %s: the dense operand may only broadcast against the uniform inner "
                 "dimensions %s" % (ragged.shape, shape_lib.to_string(dense_shape),
@@ -308,15 +314,15 @@ def _values_operand(values: Any, op: str) -> Any:
     values = convert_to_tensor(values)
     shape = values._shape_tuple()
     if shape is not None and len(shape) == 0:
-        raise ValueError("RaggedTensor.%s: values must have at least one dimension, got a "
-                         "scalar" % op)
+        refuse(ValueError, "RaggedTensor.%s: values must have at least one dimension, got a "
+                           "scalar" % op)
     return values
 
 
 def _numpy(tensor: Any, method: str) -> np.ndarray:
     if not isinstance(tensor, EagerTensor):
-        raise ValueError("RaggedTensor.%s() needs a RaggedTensor with a value, not one being "
-                         "traced in a tf.function" % method)
+        refuse(ValueError, "RaggedTensor.%s() needs a RaggedTensor with a value, not one being "
+                           "traced in a tf.function" % method)
     return tensor.numpy()
 
 
@@ -343,12 +349,12 @@ class RaggedTensorSpec(CompositeSpec):
                  ragged_rank: int | None = None, row_splits_dtype: Any = dtypes.int64) -> None:
         self._shape = shape_lib.normalize(shape)
         if self._shape is None or len(self._shape) < 2:
-            raise ValueError("RaggedTensorSpec needs a known shape of rank 2 or more, got %s"
-                             % shape_lib.to_string(self._shape))
+            refuse(ValueError, "RaggedTensorSpec needs a known shape of rank 2 or more, got %s"
+                               % shape_lib.to_string(self._shape))
         rank = len(self._shape)
         self.ragged_rank = rank - 1 if ragged_rank is None else ragged_rank
         if not 1 <= self.ragged_rank < rank:
-            raise ValueError("RaggedTensorSpec: ragged_rank must be in [1, %d), got %d"
+            refuse(ValueError, "RaggedTensorSpec: ragged_rank must be in [1, %d), got %d"
                              % (rank, self.ragged_rank))
         self.dtype = dtypes.as_dtype(dtype)
         self.row_splits_dtype = dtypes.as_dtype(row_splits_dtype)
@@ -427,14 +433,14 @@ def constant(pylist: Any, dtype: Any = None, ragged_rank: int | None = None,
     different lengths; the levels inside them must be uniform. A `ragged_rank` of 0 gives
     a dense tensor."""
     if isinstance(pylist, (Tensor, RaggedTensor)):
-        raise TypeError("tf.ragged.constant needs nested Python lists, got %s"
-                        % type(pylist).__name__)
+        refuse(TypeError, "tf.ragged.constant needs nested Python lists, got %s"
+                          % type(pylist).__name__)
     depth = _depth(pylist)
     inner_rank = 0 if inner_shape is None else len(shape_lib.normalize(inner_shape) or ())
     if ragged_rank is None:
         ragged_rank = max(depth - 1 - inner_rank, 0)
     if not 0 <= ragged_rank < max(depth, 1):
-        raise ValueError("tf.ragged.constant: ragged_rank must be in [0, %d) for a value "
+        refuse(ValueError, "tf.ragged.constant: ragged_rank must be in [0, %d) for a value "
                          "nested %d deep, got %d" % (max(depth, 1), depth, ragged_rank))
     levels = []
     items = pylist
@@ -442,8 +448,8 @@ def constant(pylist: Any, dtype: Any = None, ragged_rank: int | None = None,
         splits, flat = [0], []  # type: list[int], list[Any]
         for row in items:
             if not isinstance(row, (list, tuple)):
-                raise ValueError("tf.ragged.constant: all scalars must be nested equally "
-                                 "deep; found %r at depth %d" % (row, level + 1))
+                refuse(ValueError, "tf.ragged.constant: all scalars must be nested equally "
+                                   "deep; found %r at depth %d" % (row, level + 1))
             flat.extend(row)
             splits.append(len(flat))
         levels.append(splits)
@@ -453,11 +459,11 @@ def constant(pylist: Any, dtype: Any = None, ragged_rank: int | None = None,
             to_numpy(np.zeros((0,) + tuple(shape_lib.normalize(inner_shape) or ()),
                               np.float32))
     except (TypeError, ValueError) as e:
-        raise ValueError("tf.ragged.constant: the values inside the ragged dimensions must "
-                         "be uniform scalars or lists: %s" % e) from None
+        refuse(ValueError, "tf.ragged.constant: the values inside the ragged dimensions must "
+                           "be uniform scalars or lists: %s" % e)
     if array.dtype == object and dt is not dtypes.string:
-        raise ValueError("tf.ragged.constant: the values inside the ragged dimensions are "
-                         "ragged or nested unevenly")
+        refuse(ValueError, "tf.ragged.constant: the values inside the ragged dimensions are "
+                           "ragged or nested unevenly")
     if ragged_rank and array.ndim == 0:
         array = array.reshape(0)
     value: Any = convert_to_tensor(array, dtype=dt)

@@ -15,7 +15,13 @@ from typing import Any
 
 from runtime import dtypes
 from runtime import shape as shape_lib
-from runtime.composite.base import CompositeSpec, CompositeTensor, register, relax_leading_dim
+from runtime.composite.base import (
+    CompositeSpec,
+    CompositeTensor,
+    refuse,
+    register,
+    relax_leading_dim,
+)
 from runtime.ops import (
     array_ops,
     manipulation_ops,
@@ -32,15 +38,15 @@ from runtime.tensor import EagerTensor, Tensor
 def _int64(value: Any, what: str) -> Tensor:
     tensor = convert_to_tensor(value, dtype_hint=dtypes.int64)
     if not tensor.dtype.is_integer:
-        raise TypeError("SparseTensor: %s must be integers, got %s" % (what, tensor.dtype.name))
+        refuse(TypeError, "SparseTensor: %s must be integers, got %s" % (what, tensor.dtype.name))
     return math_ops.cast(tensor, dtypes.int64)
 
 
 def _require_rank(tensor: Tensor, rank: int, what: str, form: str) -> None:
     shape = tensor._shape_tuple()
     if shape is not None and len(shape) != rank:
-        raise ValueError("SparseTensor: %s must be %s, got shape %s"
-                         % (what, form, shape_lib.to_string(shape)))
+        refuse(ValueError, "SparseTensor: %s must be %s, got shape %s"
+                           % (what, form, shape_lib.to_string(shape)))
 
 
 class SparseTensor(CompositeTensor):
@@ -59,11 +65,11 @@ class SparseTensor(CompositeTensor):
         _require_rank(dense_shape, 1, "dense_shape", "a vector (rank,)")
         counts = [t._shape_tuple()[0] for t in (indices, values)]
         if None not in counts and counts[0] != counts[1]:
-            raise ValueError("SparseTensor: %d index rows but %d values" % tuple(counts))
+            refuse(ValueError, "SparseTensor: %d index rows but %d values" % tuple(counts))
         ranks = [indices._shape_tuple()[1], dense_shape._shape_tuple()[0]]
         if None not in ranks and ranks[0] != ranks[1]:
-            raise ValueError("SparseTensor: indices have %d columns but dense_shape has %d "
-                             "entries" % tuple(ranks))
+            refuse(ValueError, "SparseTensor: indices have %d columns but dense_shape has %d "
+                               "entries" % tuple(ranks))
         self._set(indices, values, dense_shape)
 
     def _set(self, indices: Tensor, values: Tensor, dense_shape: Tensor) -> None:
@@ -194,7 +200,7 @@ register(SparseTensorSpec)
 
 def _require_sparse(value: Any, op: str, what: str = "sp_input") -> SparseTensor:
     if not isinstance(value, SparseTensor):
-        raise TypeError("%s: %s must be a SparseTensor, got %s" % (op, what,
+        refuse(TypeError, "%s: %s must be a SparseTensor, got %s" % (op, what,
                                                                  type(value).__name__))
     return value
 
@@ -232,8 +238,8 @@ def add(a: Any, b: Any, threshold: Any = 0, name: str | None = None) -> Any:
     a_sparse, b_sparse = isinstance(a, SparseTensor), isinstance(b, SparseTensor)
     if a_sparse and b_sparse:
         if a.dtype is not b.dtype:
-            raise TypeError("tf.sparse.add: the operands' values are %s and %s"
-                            % (a.dtype.name, b.dtype.name))
+            refuse(TypeError, "tf.sparse.add: the operands' values are %s and %s"
+                              % (a.dtype.name, b.dtype.name))
         indices, values = sparse_ops.sparse_add(a._to_components(), b._to_components(),
                                                 threshold)
         return SparseTensor._make(indices, values, a.dense_shape)

@@ -43,6 +43,8 @@ class RaggedTensor(CompositeTensor):
     `from_row_lengths` (see the module docstring)."""
 
     __slots__ = ("_values", "_row_splits")
+    # Makes numpy defer to our reflected operators (`np.float32(2) * rt` gives a RaggedTensor).
+    __array_priority__ = 100
 
     def __init__(self, values: Any, row_splits: Any) -> None:
         """The rows of `values` split at `row_splits` (checked, as `from_row_splits`)."""
@@ -198,17 +200,22 @@ class RaggedTensor(CompositeTensor):
         return _slice(self._values, self._row_splits[i], self._row_splits[i + 1])
 
     def __getitem__(self, key: Any) -> Any:
-        """Row `key` (an int or scalar int tensor); a slice of rows as a RaggedTensor."""
-        if isinstance(key, slice) and key.step in (None, 1):
-            rows = self._shape_tuple()[0]
-            start, stop, _ = key.indices(rows) if rows is not None else (
-                key.start or 0, key.stop, 1)
-            if stop is None:
-                stop = self.nrows()
-            return self._slice_rows(start, stop)
+        """Row `key` (an int or scalar int tensor); a slice of rows (step 1, int bounds) as
+        a RaggedTensor."""
+        rows = self._shape_tuple()[0]
+        if isinstance(key, slice) and key.step in (None, 1) and \
+                all(b is None or isinstance(b, int) for b in (key.start, key.stop)):
+            if rows is not None:
+                start, stop, _ = key.indices(rows)
+                return self._slice_rows(start, max(start, stop))
+            if (key.start or 0) >= 0 and (key.stop is None or key.stop >= (key.start or 0)):
+                stop = self.nrows() if key.stop is None else math_ops.minimum(
+                    self.nrows(), key.stop)
+                return self._slice_rows(key.start or 0, stop)
+            refuse(TypeError, "RaggedTensor: a slice of rows with negative or decreasing "
+                              "bounds needs a number of rows known while tracing")
         if isinstance(key, int) and key < 0:
-            key = math_ops.add(self.nrows(), key) if self._shape_tuple()[0] is None else \
-                key + self._shape_tuple()[0]
+            key = math_ops.add(self.nrows(), key) if rows is None else key + rows
         if isinstance(key, (int, Tensor)):
             return self._row(key)
         refuse(TypeError, "RaggedTensor indices must be an int, a scalar int tensor or a slice "
@@ -466,6 +473,11 @@ def constant(pylist: Any, dtype: Any = None, ragged_rank: int | None = None,
                            "ragged or nested unevenly")
     if ragged_rank and array.ndim == 0:
         array = array.reshape(0)
+    inner = shape_lib.normalize(inner_shape)
+    if inner is not None and array.size and tuple(array.shape[1:]) != tuple(inner):
+        refuse(ValueError, "tf.ragged.constant: the values inside the ragged dimensions have "
+                           "shape %s, not inner_shape %s" % (
+                               list(array.shape[1:]), list(inner)))
     value: Any = convert_to_tensor(array, dtype=dt)
     for splits in reversed(levels):
         value = RaggedTensor._make(value, convert_to_tensor(np.asarray(splits, np.int64)))

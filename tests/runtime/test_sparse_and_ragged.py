@@ -417,3 +417,28 @@ def test_ragged_constant_to_tensor_and_elementwise_agree_with_python(rows):
     assert rt.row_lengths().numpy().tolist() == [len(row) for row in rows]
     assert (rt * rt + 1).to_list() == [[v * v + 1 for v in row] for row in rows]
     assert [row.numpy().tolist() for row in rt] == rows
+
+
+def test_slices_of_rows_and_numpy_scalars_on_the_left():
+    rt = ragged.constant([[1.0, 2.0], [], [3.0], [4.0, 5.0]])
+    assert rt[1:3].to_list() == [[], [3.0]]
+    assert rt[3:1].to_list() == []
+    assert rt[-2:].to_list() == [[3.0], [4.0, 5.0]]
+    assert (np.float32(2) * rt).to_list() == [[2.0, 4.0], [], [6.0], [8.0, 10.0]]
+    assert (array_ops.constant(1.0) + rt).to_list() == [[2.0, 3.0], [], [4.0], [5.0, 6.0]]
+
+
+def test_slice_of_rows_of_a_ragged_tensor_with_an_unknown_row_count():
+    f = function(lambda rt: rt[1:].row_lengths(),
+                 input_signature=[RaggedTensorSpec([None, None], dtypes.float32)])
+    assert f(ragged.constant([[1.0], [2.0, 3.0], []])).numpy().tolist() == [2, 0]
+    g = function(lambda rt: rt[:5].row_lengths(),
+                 input_signature=[RaggedTensorSpec([None, None], dtypes.float32)])
+    assert g(ragged.constant([[1.0], [2.0, 3.0]])).numpy().tolist() == [1, 2]
+
+
+def test_ragged_constant_checks_inner_shape():
+    rt = ragged.constant([[[1, 2]], [[3, 4], [5, 6]]], inner_shape=(2,))
+    assert rt.ragged_rank == 1 and rt.shape.as_list() == [2, None, 2]
+    with pytest.raises(ValueError, match=r"shape \[2\], not inner_shape \[3\]"):
+        ragged.constant([[[1, 2]]], inner_shape=(3,))

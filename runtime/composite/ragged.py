@@ -209,9 +209,9 @@ class RaggedTensor(CompositeTensor):
                 start, stop, _ = key.indices(rows)
                 return self._slice_rows(start, max(start, stop))
             if (key.start or 0) >= 0 and (key.stop is None or key.stop >= (key.start or 0)):
-                stop = self.nrows() if key.stop is None else math_ops.minimum(
+                end = self.nrows() if key.stop is None else math_ops.minimum(
                     self.nrows(), key.stop)
-                return self._slice_rows(key.start or 0, stop)
+                return self._slice_rows(key.start or 0, end)
             refuse(TypeError, "RaggedTensor: a slice of rows with negative or decreasing "
                               "bounds needs a number of rows known while tracing")
         if isinstance(key, int) and key < 0:

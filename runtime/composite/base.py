@@ -88,6 +88,10 @@ class CompositeSpec(CompositeTensor):
     def _spec_from_components(self, specs: list[Any]) -> Any:
         return self
 
+    def is_compatible_with(self, value: Any) -> bool:
+        """True when `value` is a composite this spec describes."""
+        raise NotImplementedError
+
 
 def relax_leading_dim(key: Any) -> Any:
     """A component's cache-key part with its first dimension (and, for a nested composite,

@@ -442,3 +442,12 @@ def test_ragged_constant_checks_inner_shape():
     assert rt.ragged_rank == 1 and rt.shape.as_list() == [2, None, 2]
     with pytest.raises(ValueError, match=r"shape \[2\], not inner_shape \[3\]"):
         ragged.constant([[[1, 2]]], inner_shape=(3,))
+
+
+def test_a_concrete_function_takes_composites_and_refuses_ones_that_do_not_fit():
+    f = function(lambda rt, sp: (rt * 2, sparse.reduce_sum(sp)))
+    concrete = f.get_concrete_function(ragged.constant([[1], [2, 3]]), sample())
+    rt, total = concrete(ragged.constant([[4, 5], [6]]), SparseTensor([[1, 1]], [2.0], [2, 2]))
+    assert rt.to_list() == [[8, 10], [12]] and total.numpy() == 2.0
+    with pytest.raises(TypeError, match="was traced with RaggedTensorSpec"):
+        concrete(ragged.constant([[1], [2], [3]]), sample())

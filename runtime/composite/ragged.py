@@ -261,8 +261,9 @@ class RaggedTensor(CompositeTensor):
             return _partitioned(api(x.flat_values, y.flat_values, **kwargs), splits)
         ragged, dense = (x, y) if isinstance(x, RaggedTensor) else (y, x)
         inner = ragged.flat_values._shape_tuple()
-        dense_shape = np.shape(dense) if not isinstance(dense, Tensor) else \
-            dense._shape_tuple()
+        if not isinstance(dense, Tensor):  # a Python value, numpy array or Variable
+            dense = convert_to_tensor(dense, dtype_hint=ragged.dtype)
+        dense_shape = dense._shape_tuple()
         if dense_shape is None or inner is None or len(dense_shape) > len(inner) - 1:
             refuse(ValueError,
                 "an elementwise op between a RaggedTensor of shape %s and a dense operand of "

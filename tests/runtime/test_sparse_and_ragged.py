@@ -451,3 +451,10 @@ def test_a_concrete_function_takes_composites_and_refuses_ones_that_do_not_fit()
     assert rt.to_list() == [[8, 10], [12]] and total.numpy() == 2.0
     with pytest.raises(TypeError, match="was traced with RaggedTensorSpec"):
         concrete(ragged.constant([[1], [2], [3]]), sample())
+
+
+def test_ragged_with_variables_and_python_lists_as_dense_operands():
+    rt = ragged.constant([[[1.0, 2.0]], [[3.0, 4.0], [5.0, 6.0]]], ragged_rank=1)
+    scale = Variable([10.0, 100.0])
+    assert (rt * scale).to_list() == [[[10.0, 200.0]], [[30.0, 400.0], [50.0, 600.0]]]
+    assert (rt + [1, 2]).to_list() == [[[2.0, 4.0]], [[4.0, 6.0], [6.0, 8.0]]]

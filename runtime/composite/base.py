@@ -42,6 +42,12 @@ class CompositeTensor:
     def _kind(self) -> Any:
         raise NotImplementedError
 
+    def _invariant_leaf_shapes(self, shape: Any) -> list[Any]:
+        """The static shape of each component tensor (in `nest.flatten` order) that a shape
+        invariant `shape` of this composite's own (dense or ragged) shape allows: what a
+        staged loop carries when `set_loop_options(shape_invariants=[(value, shape)])`."""
+        raise NotImplementedError
+
     def _relax_component_keys(self, keys: tuple[Any, ...]) -> tuple[Any, ...]:
         """The components' cache-key parts with the sizes that do not select a trace (the
         number of stored values) relaxed to None; by default all kept."""

@@ -293,6 +293,18 @@ class RaggedTensor(CompositeTensor):
         return RaggedTensorSpec([None if rows is None else rows - 1, None] + list(inner),
                                 values.dtype, 1)
 
+    def _invariant_leaf_shapes(self, shape: Any) -> list[Any]:
+        dims = shape_lib.normalize(shape)
+        if dims is None or len(dims) != len(self._shape_tuple()):
+            refuse(ValueError, "the shape invariant %s of a RaggedTensor of shape %s must "
+                               "have its rank, %d" % (shape_lib.to_string(dims), self.shape,
+                                                       len(self._shape_tuple())))
+        rows = dims[0]
+        inner = (None,) + tuple(dims[2:])
+        values = self._values._invariant_leaf_shapes(inner) \
+            if isinstance(self._values, RaggedTensor) else [inner]
+        return values + [(None if rows is None else rows + 1,)]
+
     def _relax_component_keys(self, keys: tuple[Any, ...]) -> tuple[Any, ...]:
         values, splits = keys
         return (relax_leading_dim(values), splits)

@@ -141,6 +141,14 @@ class SparseTensor(CompositeTensor):
         rank = specs[2]._shape[0] if specs[2]._shape else None
         return SparseTensorSpec(None if rank is None else [None] * rank, specs[1].dtype)
 
+    def _invariant_leaf_shapes(self, shape: Any) -> list[Any]:
+        dims = shape_lib.normalize(shape)
+        rank = None if dims is None else len(dims)
+        if None not in (rank, self.rank) and rank != self.rank:
+            refuse(ValueError, "the shape invariant %s of a SparseTensor of shape %s has "
+                               "another rank" % (shape_lib.to_string(dims), self.shape))
+        return [(None, rank), (None,), (rank,)]
+
     def _relax_component_keys(self, keys: tuple[Any, ...]) -> tuple[Any, ...]:
         indices, values, dense_shape = keys
         return (relax_leading_dim(indices), relax_leading_dim(values), dense_shape)
@@ -240,8 +248,13 @@ def add(a: Any, b: Any, threshold: Any = 0, name: str | None = None) -> Any:
         if a.dtype is not b.dtype:
             refuse(TypeError, "tf.sparse.add: the operands' values are %s and %s"
                               % (a.dtype.name, b.dtype.name))
+        if isinstance(threshold, EagerTensor):
+            threshold = threshold.numpy()
+        if isinstance(threshold, Tensor):
+            refuse(TypeError, "tf.sparse.add: threshold must be a number known while "
+                              "tracing, got a symbolic tensor")
         indices, values = sparse_ops.sparse_add(a._to_components(), b._to_components(),
-                                                threshold)
+                                                float(threshold))
         return SparseTensor._make(indices, values, a.dense_shape)
     if a_sparse:
         return math_ops.add(to_dense(a), b)

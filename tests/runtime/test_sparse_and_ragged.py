@@ -7,7 +7,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from runtime import dtypes, errors, function
+from runtime import dtypes, errors, function, nest
+from runtime import shape as shape_lib
 from runtime.composite import ragged, sparse
 from runtime.composite.ragged import RaggedTensor, RaggedTensorSpec
 from runtime.composite.sparse import SparseTensor, SparseTensorSpec
@@ -458,3 +459,29 @@ def test_ragged_with_variables_and_python_lists_as_dense_operands():
     scale = Variable([10.0, 100.0])
     assert (rt * scale).to_list() == [[[10.0, 200.0]], [[30.0, 400.0], [50.0, 600.0]]]
     assert (rt + [1, 2]).to_list() == [[[2.0, 4.0]], [[4.0, 6.0], [6.0, 8.0]]]
+
+
+@pytest.mark.parametrize("value, invariant, expected", [
+    (ragged.constant([[1], [2, 3]]), [None, None], [(None,), (None,)]),
+    (ragged.constant([[1], [2, 3]]), [2, None], [(None,), (3,)]),
+    (ragged.constant([[[1, 2]], [[3, 4]]], ragged_rank=1), [None, None, 2],
+     [(None, 2), (None,)]),
+    (ragged.constant([[[1], [2, 3]], [[4]]]), [None, None, None],
+     [(None,), (None,), (None,)]),
+    (sample(), [None, 4], [(None, 2), (None,), (2,)]),
+])
+def test_shape_invariant_of_a_composite_gives_one_shape_per_component(value, invariant,
+                                                                       expected):
+    shapes = value._invariant_leaf_shapes(invariant)
+    assert shapes == expected
+    leaves = nest.flatten(value)
+    assert len(shapes) == len(leaves)
+    assert all(shape_lib.is_subtype(leaf._shape_tuple(), shape)
+               for leaf, shape in zip(leaves, shapes))
+
+
+def test_shape_invariant_of_another_rank_is_refused():
+    with pytest.raises(ValueError, match="must have its rank, 2"):
+        ragged.constant([[1], [2, 3]])._invariant_leaf_shapes([None, None, None])
+    with pytest.raises(ValueError, match="has another rank"):
+        sample()._invariant_leaf_shapes([None])

@@ -46,22 +46,23 @@ def linear_positions(indices, dims):
     if indices.ndim != 2 or indices.shape[1] != len(dims):
         raise ValueError("indices of shape %s do not index a tensor of shape %s"
                          % (list(indices.shape), list(dims)))
-    bad = np.nonzero(np.any((indices < 0) | (indices >= np.asarray(dims, np.int64)), axis=1))[0]
-    if bad.size:
-        k = int(bad[0])
-        raise ValueError("indices[%d] = %s is out of bounds: need 0 <= index < %s"
-                         % (k, indices[k].tolist(), list(dims)))
     if not dims:
         return np.zeros(len(indices), np.int64)
-    return np.ravel_multi_index(tuple(indices.T), dims)
+    try:  # checks the bounds too; the message below names the first row out of them
+        return np.ravel_multi_index(tuple(indices.T), dims)
+    except ValueError:
+        pass
+    bad = np.nonzero(np.any((indices < 0) | (indices >= np.asarray(dims, np.int64)), axis=1))[0]
+    k = int(bad[0])
+    raise ValueError("indices[%d] = %s is out of bounds: need 0 <= index < %s"
+                     % (k, indices[k].tolist(), list(dims)))
 
 
 def check_order(indices, positions):
     """Raises ValueError naming the first index row out of row-major order or repeated."""
-    steps = np.diff(positions)
-    bad = np.nonzero(steps <= 0)[0]
-    if bad.size:
-        k = int(bad[0]) + 1
+    steps = positions[1:] - positions[:-1]
+    if steps.size and steps.min() <= 0:
+        k = int(np.argmax(steps <= 0)) + 1
         raise ValueError("indices[%d] = %s is %s: indices must be in row-major order without "
                          "repeats" % (
                              k, indices[k].tolist(),
@@ -69,7 +70,7 @@ def check_order(indices, positions):
 
 
 def _dims(dense_shape, static):
-    dims = tuple(int(d) for d in np.reshape(dense_shape, [-1]))
+    dims = tuple(np.reshape(dense_shape, [-1]).tolist())
     if any(d < 0 for d in dims):
         raise ValueError("dense_shape %s has a negative entry" % list(dims))
     if static is not None and any(s is not None and s != d for s, d in zip(static, dims)):

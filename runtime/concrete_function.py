@@ -14,6 +14,7 @@ from typing import Any
 from runtime import context, errors, executor, nest, tracebacks
 from runtime import shape as shape_lib
 from runtime import signature as sig
+from runtime.composite.base import CompositeSpec
 from runtime.graph import Graph
 from runtime.ops.call_ops import CALL_OP
 from runtime.signature import TensorSpec, VariableSpec
@@ -261,6 +262,13 @@ class ConcreteFunction:
             else:
                 for i, (v, t) in enumerate(zip(value, traced)):
                     self._match("%s[%d]" % (path, i), v, t, feeds)
+        elif isinstance(traced, CompositeSpec):  # a SparseTensorSpec, RaggedTensorSpec
+            if not traced.is_compatible_with(value):
+                raise TypeError("%s: argument %r was traced with %r but was called with %r"
+                                % (self._signature_text(), path, traced, value))
+            for i, (v, t) in enumerate(zip(value._nest_components(),
+                                           traced._nest_components())):
+                self._match("%s<component %d>" % (path, i), v, t, feeds)
         elif isinstance(traced, Identity):
             if value is not traced.obj:
                 raise TypeError("%s was traced with the object %r for %r but was called with "

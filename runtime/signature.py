@@ -136,6 +136,9 @@ def make_key(values: Iterable[Any], feeds: list[Any] | None = None) -> Key:
 
 def _nested_key(value: Any, feeds: list[Any] | None) -> Key:
     if nest.is_composite(value):  # a TensorArray: its kind and metadata, and its tensors
+        trace_key = getattr(value, "_trace_key", None)
+        if trace_key is not None:  # a composite tensor or spec (runtime.composite)
+            return trace_key(make_key, feeds)
         return ("composite", type(value), value._nest_signature(),
                 make_key(value._nest_components(), feeds))
     if isinstance(value, dict):

@@ -28,6 +28,12 @@ def numerics_checked():
 
 
 def feed_for_signature(spec, value, feeds):
+    if nest.is_composite(spec):  # a SparseTensorSpec, RaggedTensorSpec (runtime.composite)
+        if not spec.is_compatible_with(value):
+            raise TypeError("incompatible")
+        for s, v in zip(spec._nest_components(), value._nest_components()):
+            feed_for_signature(s, v, feeds)
+        return
     if isinstance(spec, (list, tuple)):
         if not isinstance(value, (list, tuple)) or len(value) != len(spec):
             raise TypeError("structure mismatch")

@@ -17,8 +17,10 @@ from autograph.tf import (
     math,
     nest,
     nn,
+    ragged,
     random,
     saved_model,
+    sparse,
     strings,
 )
 from autograph.tf.dtypes import (
@@ -34,6 +36,8 @@ from autograph.tf.dtypes import (
 )
 from runtime import context as _context
 from runtime import scopes as _scopes
+from runtime.composite.ragged import RaggedTensor, RaggedTensorSpec
+from runtime.composite.sparse import SparseTensor, SparseTensorSpec
 from runtime.function import ConcreteFunction
 from runtime.gradients import GradientTape, UnconnectedGradients
 from runtime.gradients.custom_gradient import custom_gradient

@@ -30,6 +30,7 @@ import numbers
 
 from runtime import dtypes, nest
 from runtime import shape as shape_lib
+from runtime.composite.base import CompositeTensor
 from runtime.ops import common, math_ops
 from runtime.tensor import Tensor
 
@@ -116,6 +117,8 @@ def _leaf_shapes(value, shape):
     a matching structure of shapes for a nested value)."""
     if not nest.is_nested(value):
         return [shape_lib.normalize(shape)]
+    if isinstance(value, CompositeTensor):  # a shape for the value, not per component
+        return value.invariant_leaf_shapes(shape)
     shapes = nest.flatten(shape) if isinstance(shape, (tuple, list, dict)) and \
         _all_shapes(shape) else None
     leaves = nest.flatten(value)

@@ -7,6 +7,7 @@ runtime.operators.loop_lists for the Python lists a loop appends to.
 
 from runtime import context, dtypes, nest, subgraphs, tensor_array
 from runtime import shape as shape_lib
+from runtime.composite.base import CompositeTensor
 from runtime.operators import staging_log
 from runtime.operators.composites import Missing
 from runtime.operators.loop_lists import Restart, list_check
@@ -138,7 +139,7 @@ def _captured(value):
         return value
     if isinstance(value, EagerTensor):
         return graph.capture(value)
-    if isinstance(value, (tuple, dict)) and \
+    if isinstance(value, (tuple, dict, CompositeTensor)) and \
             any(isinstance(leaf, EagerTensor) for leaf in nest.flatten(value)):
         return nest.map_structure(
             lambda leaf: graph.capture(leaf) if isinstance(leaf, EagerTensor) else leaf, value)

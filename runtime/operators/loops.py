@@ -123,6 +123,13 @@ def for_stmt(iter_, extra_test, body, get_state=None, set_state=None, symbol_nam
     return _for(iter_, extra_test, body, get_state, set_state, symbol_names, opts)
 
 
+def for_loop_of(iter_, extra_test, body, get_state, set_state, symbol_names):
+    """`for_stmt` without a staging-report record of its own, for an iterable whose
+    `__ag_for_stmt__` (recorded already) loops over something else: a RaggedTensor over
+    the indices of its rows."""
+    return _for(iter_, extra_test, body, get_state, set_state, symbol_names, None)
+
+
 def _for(iter_, extra_test, body, get_state, set_state, symbol_names, opts):
     get_state, set_state = staging.state_functions(get_state, set_state)
     if isinstance(iter_, StagedList):

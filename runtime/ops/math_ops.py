@@ -23,6 +23,7 @@ from runtime.ops.common import (
     require_kind,
     require_same_dtype,
 )
+from runtime.ops.composite_dispatch import TYPES, binary, unary
 from runtime.ops.registry import KERNEL_CALL, NOT_DIFFERENTIABLE, execute1, register
 
 # -- elementwise binary ------------------------------------------------------------------
@@ -151,12 +152,16 @@ for _name, (_node, _kernel, _kinds, _result, _emit, _grad) in _BINARY.items():
 
 
 def _binary(op_name, x, y, name=None):
+    if TYPES and (type(x) in TYPES or type(y) in TYPES):
+        return binary(lambda a, b, name=None: _binary(op_name, a, b, name), x, y, name=name)
     x, y = binary_operands(x, y)
     return execute1(OPS[op_name], [x, y], name=name)
 
 
 def add(x, y, name=None):
     """x + y elementwise: op AddV2 for numbers, op Add (concatenation) for strings."""
+    if TYPES and (type(x) in TYPES or type(y) in TYPES):
+        return binary(add, x, y, name=name)
     x, y = binary_operands(x, y)
     op_name = "Add" if x.dtype is dtypes.string else "AddV2"
     return execute1(OPS[op_name], [x, y], name=name)
@@ -174,6 +179,8 @@ def multiply(x, y, name=None):
 
 def truediv(x, y, name=None):
     """x / y; integer operands are first cast to float64, as in TensorFlow."""
+    if TYPES and (type(x) in TYPES or type(y) in TYPES):
+        return binary(truediv, x, y, name=name)
     x, y = binary_operands(x, y)
     if x.dtype.is_integer and y.dtype is x.dtype:
         x, y = cast(x, dtypes.float64), cast(y, dtypes.float64)
@@ -365,6 +372,8 @@ def _unary(op_name, x, name=None):
 
 def _unary_api(op_name, doc):
     def api(x, name=None):
+        if type(x) in TYPES:
+            return unary(api, x, name=name)
         return _unary(op_name, x, name)
     api.__doc__ = doc
     api.__name__ = op_name.lower()
@@ -421,6 +430,8 @@ OPS["Cast"] = register("Cast", _cast_kernel, _cast_infer,
 def cast(x, dtype, name=None):
     """`x` converted to `dtype` (floats to ints truncate toward zero)."""
     dtype = dtypes.as_dtype(dtype)
+    if type(x) in TYPES:
+        return unary(cast, x, dtype, name=name)
     x = convert_to_tensor(x, dtype_hint=dtype)
     if x.dtype is dtype:
         return x

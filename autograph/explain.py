@@ -17,6 +17,7 @@ body traced twice) is one row with its runs counted.
 from __future__ import annotations
 
 import ast
+import inspect
 import json
 import linecache
 import os
@@ -35,6 +36,9 @@ def explain(func: Callable[..., Any], *args: Any, **kwargs: Any) -> StagingRepor
     """Traces `func` for `args`/`kwargs` (values or TensorSpecs) without running the graph;
     returns the StagingReport of that trace. Errors of the trace propagate as they would
     from `get_concrete_function`."""
+    if not isinstance(func, Function) and not inspect.isroutine(func) \
+            and not isinstance(func, type) and callable(func):
+        func = func.__call__  # an object (a tf.Module): what calling it runs
     python_function = func.python_function if isinstance(func, Function) else func
     signature = func.input_signature if isinstance(func, Function) else None
     # Outside a trace, the runtime's converter for functions is autograph's compiler.

@@ -68,14 +68,15 @@ def _loop_variables(loop):
 def _kept_for_later(fn, loop, closure) -> bool:
     """False when the closure is called at once, or is an argument of a call that uses it
     at once (`tf.cond`, `map`, ...); True when it is stored (assigned, appended, put in a
-    container, returned) to be called after the iteration. A nested def is judged by the
-    uses of its name in the loop."""
-    if isinstance(closure, gast.FunctionDef):
+    container, returned) to be called after the iteration. A nested def, and a lambda
+    given a name (`f = lambda: ...`), are judged by the uses of that name in the loop."""
+    parent = fn.module.parents.get(closure)
+    name = _name_given(closure, parent)
+    if name is not None:
         uses = [n for stmt in loop.body for n in gast.walk(stmt)
-                if isinstance(n, gast.Name) and n.id == closure.name
+                if isinstance(n, gast.Name) and n.id == name
                 and isinstance(n.ctx, gast.Load)]
         return not uses or any(_kept_for_later(fn, loop, use) for use in uses)
-    parent = fn.module.parents.get(closure)
     if isinstance(parent, gast.Call) and closure is parent.func:
         return False
     if isinstance(parent, gast.Call):
@@ -84,6 +85,16 @@ def _kept_for_later(fn, loop, closure) -> bool:
     if isinstance(parent, gast.keyword):
         return False
     return True
+
+
+def _name_given(closure, parent) -> str | None:
+    """The one local name a def or a lambda is bound to (`f = lambda: ...`), if any."""
+    if isinstance(closure, gast.FunctionDef):
+        return closure.name
+    if isinstance(parent, gast.Assign) and len(parent.targets) == 1 \
+            and isinstance(parent.targets[0], gast.Name):
+        return parent.targets[0].id
+    return None
 
 
 def _free_reads(closure):

@@ -18,7 +18,7 @@ import re
 import sys
 import traceback
 
-from autograph.cli_common import CommandError
+from autograph.cli_common import CommandError, one_line
 from runtime import dtypes
 from runtime.signature import TensorSpec
 
@@ -113,7 +113,7 @@ def _import_file(path):
     except Exception as e:  # the user's module-level code failed
         del sys.modules[name]
         raise CommandError("importing %s failed%s: %s: %s" % (
-            path, _where(e, path), type(e).__name__, " ".join(str(e).split()))) from None
+            path, _where(e, path), type(e).__name__, one_line(e))) from None
     finally:
         sys.path.remove(folder)
         sys.dont_write_bytecode = writes_bytecode

@@ -13,7 +13,7 @@ import os
 from typing import Any
 
 from runtime import errors, nest, tracebacks
-from runtime.concrete_function import ConcreteFunction, recorded_call, tapes
+from runtime.concrete_function import ConcreteFunction
 from runtime.saved_model import attrs as attr_codec
 from runtime.saved_model import graph_decode, schema
 from runtime.saved_model.errors import SavedModelError
@@ -158,17 +158,11 @@ class LoadedFunction:
         problems = []
         for cf in self.concrete_functions:
             try:
-                values = cf._bind(args, kwargs)
-                feeds: list[Any] = []
-                for (name, _, _, _), value, traced in zip(cf._params, values,
-                                                          cf._traced_values):
-                    cf._match(name, value, traced, feeds)
+                feeds = cf.match_arguments(args, kwargs)
             except (TypeError, errors.InvalidArgumentError) as e:
                 problems.append(str(e))
                 continue
-            if tapes:
-                return recorded_call(cf, feeds, (args, kwargs))
-            return cf._call_flat(feeds)
+            return cf.call_with_feeds(feeds, args, kwargs)
         raise TypeError(
             "%s was called with arguments that match none of its saved signatures (a loaded "
             "function cannot trace again):\n  called with: %s\n  saved signatures:\n%s"

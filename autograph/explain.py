@@ -36,6 +36,10 @@ def explain(func: Callable[..., Any], *args: Any, **kwargs: Any) -> StagingRepor
     """Traces `func` for `args`/`kwargs` (values or TensorSpecs) without running the graph;
     returns the StagingReport of that trace. Errors of the trace propagate as they would
     from `get_concrete_function`."""
+    if isinstance(func, ConcreteFunction):
+        raise TypeError("explain traces a function afresh, so it takes the Function (or the "
+                        "Python function) and its arguments, not one of its traces: %s (its "
+                        "graph is .graph; .graph.to_dot() draws it)" % func)
     if not isinstance(func, Function) and not inspect.isroutine(func) \
             and not isinstance(func, type) and callable(func):
         func = func.__call__  # an object (a tf.Module): what calling it runs

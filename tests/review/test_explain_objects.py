@@ -1,5 +1,7 @@
 """`autograph.explain` of a callable object explains what calling it runs."""
 
+import pytest
+
 import autograph
 import autograph.tf as tf
 
@@ -30,3 +32,13 @@ def test_a_module_whose_call_is_a_function_is_explained_with_its_input_signature
 def test_a_plain_callable_object_is_explained_through_its_call_method():
     report = autograph.explain(Plain(), tf.TensorSpec([], tf.float32))
     assert [r.construct for r in report.statements] == ["conditional expression"]
+
+
+def test_a_concrete_function_is_refused_with_what_to_pass_instead():
+    @tf.function
+    def double(x):
+        return x * 2.0
+
+    trace = double.get_concrete_function(tf.TensorSpec([], tf.float32))
+    with pytest.raises(TypeError, match="takes the Function .* not one of its traces"):
+        autograph.explain(trace)

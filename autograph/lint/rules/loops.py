@@ -34,7 +34,8 @@ def python_loop_over_parameter(fn):
         return  # what the caller passes decides, and the caller is checked
     for node in fn.walk():
         if isinstance(node, gast.For) and isinstance(node.iter, gast.Call) \
-                and fn.is_builtin(node.iter.func, "range"):
+                and fn.is_builtin(node.iter.func, "range") \
+                and not _lengths_of_parameters(fn, node.iter):
             names = _parameters_in(fn, node.iter)
             if names:
                 yield (node.iter, "`%s` of parameter `%s` drives a Python loop: a Python "
@@ -44,15 +45,20 @@ def python_loop_over_parameter(fn):
                        % (", ".join(source(a) for a in node.iter.args), names[0]))
         elif isinstance(node, (gast.While, gast.For)):
             looked_at = node.test if isinstance(node, gast.While) else node.iter
-            for call in gast.walk(looked_at):
-                if isinstance(call, gast.Call) and fn.is_builtin(call.func, "len") \
-                        and call.args and _parameters_in(fn, call.args[0]):
-                    name = _parameters_in(fn, call.args[0])[0]
-                    yield (call, "`%s` of parameter `%s` drives a Python loop: it is "
-                                 "unrolled into the graph and retraces for each new length"
-                                 % (source(call), name),
-                           "loop over tf.range(tf.shape(%s)[0]), or iterate a "
-                           "tf.data.Dataset" % name)
+            for call in _lengths_of_parameters(fn, looked_at):
+                name = _parameters_in(fn, call.args[0])[0]
+                yield (call, "`%s` of parameter `%s` drives a Python loop: it is unrolled "
+                             "into the graph and retraces for each new length"
+                       % (source(call), name),
+                       "loop over tf.range(tf.shape(%s)[0]), or iterate a tf.data.Dataset"
+                       % name)
+
+
+def _lengths_of_parameters(fn, node):
+    """The `len(...)` calls in `node` of an expression that reads a parameter."""
+    return [call for call in gast.walk(node)
+            if isinstance(call, gast.Call) and fn.is_builtin(call.func, "len")
+            and call.args and _parameters_in(fn, call.args[0])]
 
 
 def _loop_variables(loop):

@@ -31,6 +31,7 @@ def test_print_of_a_python_loop_variable_is_left_alone(loop):
 
 
 @pytest.mark.parametrize("loop", ["for step in range(n):", "for step in x:",
+                                  "for step in range(len(x)):",
                                   "for step in [x, n]:", "for step in tf.range(3):"])
 def test_print_of_a_loop_variable_that_may_be_a_tensor_is_reported(loop):
     assert codes('''

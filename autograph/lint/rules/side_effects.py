@@ -71,16 +71,18 @@ def _python_loop_names(fn) -> set[str]:
 
 
 def _plain(fn, node) -> bool:
-    """True for a constant, a static property (`x.shape`), a length, a module constant, or
-    a tuple or list of those (no loop variables: this is what decides them)."""
+    """True for a constant, a static property (`x.shape`), the length of one, a module
+    constant, or a tuple or list of those (no loop variables: this is what decides them)."""
     if isinstance(node, (gast.Tuple, gast.List, gast.Set)):
         return all(_plain(fn, e) for e in node.elts)
     if isinstance(node, gast.Name):
         return _module_constant(fn, node.id)
     if isinstance(node, gast.UnaryOp):
         return _plain(fn, node.operand)
-    return isinstance(node, (gast.Constant, gast.Attribute, gast.Call)) \
-        and not may_be_tensor(fn, node)
+    if isinstance(node, gast.Call):  # len(x) of a tensor is a tensor in converted code
+        return fn.is_builtin(node.func, "len") and len(node.args) == 1 \
+            and _plain(fn, node.args[0])
+    return isinstance(node, (gast.Constant, gast.Attribute)) and not may_be_tensor(fn, node)
 
 
 def _loop_binding(fn, name_node):

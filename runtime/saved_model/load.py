@@ -59,7 +59,8 @@ def _read_checked(path: str) -> dict[str, bytes]:
     """The data files' contents, checked against the manifest."""
     manifest_path = os.path.join(path, schema.MANIFEST)
     if not os.path.isdir(path):
-        raise SavedModelError(path, "no such folder")
+        raise SavedModelError(path, "not a folder (a saved model is the folder that save "
+                                    "wrote)" if os.path.exists(path) else "no such folder")
     content = _read(manifest_path)
     r = Reader(manifest_path)
     manifest = r.obj(schema.loads(content, manifest_path), "", ("format", "version", "files"))

@@ -33,6 +33,7 @@ from autograph.cli_common import (
     EXIT_INTERNAL_ERROR,
     EXIT_OK,
     CommandError,
+    one_line,
     write_atomically,
 )
 from autograph.errors import ConversionError
@@ -261,14 +262,10 @@ def convert(source, filename, original=None):
         raise CommandError("%s: nested too deeply to convert" % filename) from None
     except ValueError as e:  # ConversionError; also null bytes in the source
         if isinstance(e, ConversionError):
-            raise CommandError(_one_line(e)) from None
-        raise CommandError("%s: cannot parse: %s" % (filename, _one_line(e))) from None
+            raise CommandError(one_line(e)) from None
+        raise CommandError("%s: cannot parse: %s" % (filename, one_line(e))) from None
     except Exception as e:  # a compiler bug: still one line, but a distinct status
         raise CommandError("%s: internal error while converting (%s: %s)"
-                           % (filename, type(e).__name__, _one_line(e)),
+                           % (filename, type(e).__name__, one_line(e)),
                            EXIT_INTERNAL_ERROR) from None
 
-
-def _one_line(error):
-    """The message of `error` on one line."""
-    return " ".join(str(error).split())

@@ -18,7 +18,7 @@ import re
 import sys
 import traceback
 
-from autograph.cli_common import CommandError
+from autograph.cli_common import CommandError, one_line
 from runtime import dtypes
 from runtime.signature import TensorSpec
 
@@ -105,16 +105,19 @@ def _import_file(path):
     sys.modules[name] = module
     writes_bytecode = sys.dont_write_bytecode
     sys.dont_write_bytecode = True  # no __pycache__ left in the user's folder
+    argv = sys.argv
+    sys.argv = [path]  # as `python FILE.py` gives it: not autograph's own arguments
     try:
         spec.loader.exec_module(module)
     except SyntaxError as e:
         del sys.modules[name]
         raise CommandError("%s:%s: syntax error: %s" % (path, e.lineno, e.msg)) from None
-    except Exception as e:  # the user's module-level code failed
+    except (Exception, SystemExit) as e:  # the user's module-level code failed, or exited
         del sys.modules[name]
         raise CommandError("importing %s failed%s: %s: %s" % (
-            path, _where(e, path), type(e).__name__, " ".join(str(e).split()))) from None
+            path, _where(e, path), type(e).__name__, one_line(e))) from None
     finally:
+        sys.argv = argv
         sys.path.remove(folder)
         sys.dont_write_bytecode = writes_bytecode
     return module

@@ -18,6 +18,13 @@ class CommandError(Exception):
         self.status = status
 
 
+def one_line(error: BaseException) -> str:
+    """The message of `error` and its notes (where the user's code is: "in user code:
+    FILE:LINE in FUNC ..."), on one line."""
+    notes = [str(n) for n in getattr(error, "__notes__", None) or ()]
+    return " ".join(" ".join([str(error)] + notes).split())
+
+
 def write_atomically(path, text, encoding):
     """Writes `text` to `path` via a temporary file in the same directory and a rename, so
     `path` is either left as it was or holds the whole of `text`."""

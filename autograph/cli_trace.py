@@ -23,6 +23,7 @@ from autograph.cli_common import (
     EXIT_INTERNAL_ERROR,
     EXIT_OK,
     CommandError,
+    one_line,
     produce_atomically,
     write_atomically,
 )
@@ -75,7 +76,7 @@ def trace(args):
         raise CommandError("%s: nested too deeply to trace" % args.target) from None
     except Exception as e:  # the user's function fails to trace: one line, its location
         raise CommandError("tracing %s failed: %s: %s" % (
-            args.target, type(e).__name__, _one_line(e)), EXIT_BAD_INPUT) from None
+            args.target, type(e).__name__, one_line(e)), EXIT_BAD_INPUT) from None
 
 
 def run_explain(args):
@@ -128,13 +129,10 @@ def _render(program, kind, text, path):
     if done.returncode != 0:
         raise CommandError("%s -T%s failed (status %d): %s" % (
             program, kind, done.returncode,
-            _one_line(done.stderr.decode("utf-8", "replace")) or "no message"),
+            " ".join(done.stderr.decode("utf-8", "replace").split()) or "no message"),
             EXIT_INTERNAL_ERROR)
 
 
 def _stem(path):
     return os.path.splitext(path)[0]
 
-
-def _one_line(error):
-    return " ".join(str(error).split())

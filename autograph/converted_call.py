@@ -161,6 +161,10 @@ def _conversion_target(func):
         return None, "a builtin function or method"
     inner = func.__func__ if isinstance(func, types.MethodType) else func
     if not isinstance(inner, types.FunctionType):
+        if isinstance(getattr(type(func), "__call__", None), (types.FunctionType, Function)):
+            # An object whose class defines __call__ in Python (a tf.Module, a layer):
+            # calling it runs that method, which is converted (or traced) like any other.
+            return _conversion_target(func.__call__)
         return None, "not a Python function (%s)" % type(inner).__name__
     if is_library(inner):
         return None, "library code (%s), which autograph never converts" % (

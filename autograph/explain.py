@@ -17,6 +17,7 @@ body traced twice) is one row with its runs counted.
 from __future__ import annotations
 
 import ast
+import inspect
 import json
 import linecache
 import os
@@ -37,6 +38,13 @@ def explain(func: Callable[..., Any], *args: Any, **kwargs: Any) -> StagingRepor
     returns the StagingReport of that trace. Errors of the trace propagate as they would
     from `get_concrete_function`; autograph's diagnostics (side effects, unrolling) that the
     trace raises become the report's `warnings` instead of being issued."""
+    if isinstance(func, ConcreteFunction):
+        raise TypeError("explain traces a function afresh, so it takes the Function (or the "
+                        "Python function) and its arguments, not one of its traces: %s (its "
+                        "graph is .graph; .graph.to_dot() draws it)" % func)
+    if not isinstance(func, Function) and not inspect.isroutine(func) \
+            and not isinstance(func, type) and callable(func):
+        func = func.__call__  # an object (a tf.Module): what calling it runs
     python_function = func.python_function if isinstance(func, Function) else func
     signature = func.input_signature if isinstance(func, Function) else None
     # Outside a trace, the runtime's converter for functions is autograph's compiler.

@@ -169,23 +169,36 @@ class ConcreteFunction:
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
         try:
             try:
-                values = self._bind(args, kwargs)
-                feeds: list[Any] = []
-                for (name, _, _, _), value, traced in zip(self._params, values,
-                                                          self._traced_values):
-                    self._match(name, value, traced, feeds)
+                feeds = self.match_arguments(args, kwargs)
             except TypeError:
                 # TensorFlow also accepts the flat form: only the tensor arguments, in order
                 # (Python and object arguments stay fixed to their traced values).
                 if kwargs or len(args) != len(self._feeds) or not args:
                     raise
                 feeds = self._flat_feeds(args)
-            if tapes:  # a GradientTape is recording: the call becomes one record on it
-                return recorded_call(self, feeds, (args, kwargs))
-            return self._call_flat(feeds)
+            return self.call_with_feeds(feeds, args, kwargs)
         except Exception as e:  # costs nothing until something is raised
             tracebacks.filter_exception(e)
             raise
+
+    def match_arguments(self, args: tuple[Any, ...], kwargs: dict[str, Any]) -> list[Any]:
+        """The values a call with `args`/`kwargs` feeds to the graph's inputs, in order;
+        TypeError (another structure or Python value) or InvalidArgumentError (a tensor of
+        another dtype or shape) when the call does not match this trace's signature."""
+        values = self._bind(args, kwargs)
+        feeds: list[Any] = []
+        for (name, _, _, _), value, traced in zip(self._params, values, self._traced_values):
+            self._match(name, value, traced, feeds)
+        return feeds
+
+    def call_with_feeds(self, feeds: list[Any], args: tuple[Any, ...],
+                        kwargs: dict[str, Any]) -> Any:
+        """Runs the graph on `feeds` (from match_arguments) and returns the structured
+        outputs; under a recording GradientTape the call is one record on it (`args` and
+        `kwargs` are the call's own, kept for its gradient)."""
+        if tapes:
+            return recorded_call(self, feeds, (args, kwargs))
+        return self._call_flat(feeds)
 
     def _flat_feeds(self, args):
         specs = [leaf for leaf in nest.flatten(list(self._traced_values))
@@ -252,7 +265,7 @@ class ConcreteFunction:
                        shape_lib.to_string(traced._shape), value))
             feeds.append(value)
         elif isinstance(traced, (list, tuple, dict)):
-            if type(value) is not type(traced) or len(value) != len(traced) or (
+            if not _same_container_type(value, traced) or len(value) != len(traced) or (
                     isinstance(traced, dict) and set(value) != set(traced)):
                 raise TypeError("%s: argument %r was traced with the structure %r but was "
                                 "called with %r" % (self._signature_text(), path, traced, value))
@@ -433,3 +446,14 @@ def _in_node_terms(error, node, owner, locations):
     errors.add_note(error, "(raised inside %s%s)" % (prefix.replace(" failed", ""), where))
     return error
 
+
+def _same_container_type(value: Any, traced: Any) -> bool:
+    """Whether `value` has the container type of `traced`: the same type, or namedtuples of
+    the same name and fields (a loaded function's namedtuple class is rebuilt by the loader,
+    so the caller's class cannot be the same object)."""
+    if type(value) is type(traced):
+        return True
+    fields = getattr(type(traced), "_fields", None)
+    return isinstance(traced, tuple) and isinstance(value, tuple) and fields is not None \
+        and getattr(type(value), "_fields", None) == fields \
+        and type(value).__name__ == type(traced).__name__

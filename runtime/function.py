@@ -220,6 +220,7 @@ class Function:
                 args = self._input_signature
             values, bound = self._canonicalize(args, kwargs)
             if self._input_signature is not None:
+                self._check_fits_signature(values)
                 return self._signature_concrete(values)
             key = sig.make_key(values)
             return self._cache.get(key) or self._lookup(key, values, bound)
@@ -392,6 +393,31 @@ class Function:
                     self._cache[key] = cf
         return self._concrete[0]
 
+    def _check_fits_signature(self, values):
+        """TypeError when the arguments given to get_concrete_function (TensorSpecs or
+        values) do not fit the input_signature: the one trace would not be theirs."""
+        specs = self._input_signature
+        assert specs is not None
+        for spec, value in zip(specs, values[:len(specs)]):
+            if isinstance(value, TensorSpec):
+                fits = isinstance(spec, TensorSpec) and spec.is_compatible_with(value)
+            else:
+                try:
+                    feed_for_signature(spec, value, [])
+                    fits = True
+                except (TypeError, ValueError):
+                    fits = False
+            if not fits:
+                raise self._incompatible_with_signature(values)
+
+    def _incompatible_with_signature(self, values):
+        specs = self._input_signature
+        assert specs is not None
+        return TypeError(
+            "Python inputs incompatible with input_signature:\n  inputs: (\n    %s)\n  "
+            "input_signature: (\n    %s)" % (",\n    ".join(str(v) for v in values[:len(specs)]),
+                                             ",\n    ".join(repr(s) for s in specs)))
+
     def _call_with_signature(self, values):
         specs = self._input_signature
         assert specs is not None
@@ -402,11 +428,7 @@ class Function:
             for spec, value in zip(specs, values[:n]):
                 feed_for_signature(spec, value, feeds)
         except (TypeError, ValueError):
-            raise TypeError(
-                "Python inputs incompatible with input_signature:\n  inputs: (\n    %s)\n  "
-                "input_signature: (\n    %s)" % (",\n    ".join(str(v) for v in values[:n]),
-                                                 ",\n    ".join(repr(s) for s in specs))
-            ) from None
+            raise self._incompatible_with_signature(values) from None
         for value, traced in zip(values[n:], cf._traced_values[n:]):
             cf._match("argument", value, traced, feeds)
         if context.building and context.current_graph() is not None:

@@ -96,16 +96,24 @@ def noqa_lines(source: str) -> dict:
 
 def python_files(paths: Sequence[str]) -> list[str]:
     """The files to check: each path that is a file, and the .py files under each
-    directory (not hidden folders or __pycache__), sorted within a directory."""
-    files = []
+    directory (not hidden folders or __pycache__), sorted within a directory; each file
+    once, under the first name it is reached by (a file named twice, or reached again
+    through a link, would report its findings twice)."""
+    found = []
     for path in paths:
         if not os.path.isdir(path):
-            files.append(path)
+            found.append(path)
             continue
         for root, directories, names in os.walk(path):
             directories[:] = sorted(d for d in directories
                                     if not d.startswith(".") and d != "__pycache__")
-            files.extend(os.path.join(root, n) for n in sorted(names) if n.endswith(".py"))
+            found.extend(os.path.join(root, n) for n in sorted(names) if n.endswith(".py"))
+    files, seen = [], set()
+    for path in found:
+        real = os.path.realpath(path)
+        if real not in seen:
+            seen.add(real)
+            files.append(path)
     return files
 
 

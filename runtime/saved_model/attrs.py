@@ -40,10 +40,17 @@ DTYPES = {d.name: d for d in dtypes.ALL + (dtypes.resource, variant)}
 class EncodeContext(Protocol):
     """What the encoder needs for values stored outside the attribute itself."""
 
-    def array(self, value: Any) -> Any: ...
-    def subgraph(self, value: SubGraph) -> Any: ...
-    def function(self, value: ConcreteFunction) -> str: ...
-    def generator(self, value: np.random.Generator) -> int: ...
+    def array(self, value: Any) -> Any:
+        """The JSON reference of an array stored in a `.npz` file."""
+
+    def subgraph(self, value: SubGraph) -> Any:
+        """The JSON of an If/While sub-graph."""
+
+    def function(self, value: ConcreteFunction) -> str:
+        """The key of a called trace in `functions`."""
+
+    def generator(self, value: np.random.Generator) -> int:
+        """The index of a random generator in `generators`."""
 
 
 class DecodeContext(Protocol):
@@ -51,10 +58,17 @@ class DecodeContext(Protocol):
 
     reader: Reader
 
-    def array(self, ref: Any, where: str) -> np.ndarray: ...
-    def subgraph(self, data: Any, where: str) -> SubGraph: ...
-    def function(self, key: str, where: str) -> ConcreteFunction: ...
-    def generator(self, index: int, where: str) -> np.random.Generator: ...
+    def array(self, ref: Any, where: str) -> np.ndarray:
+        """The array an `array` reference names (`where`: the JSON path, for errors)."""
+
+    def subgraph(self, data: Any, where: str) -> SubGraph:
+        """The If/While sub-graph of its JSON."""
+
+    def function(self, key: str, where: str) -> ConcreteFunction:
+        """The loaded trace of a key in `functions`."""
+
+    def generator(self, index: int, where: str) -> np.random.Generator:
+        """The random generator of an index in `generators`."""
 
 
 def encode(value: Any, ctx: EncodeContext | None) -> Any:

@@ -13,7 +13,7 @@ import os
 from typing import Any
 
 from runtime import errors, nest, tracebacks
-from runtime.concrete_function import ConcreteFunction, recorded_call, tapes
+from runtime.concrete_function import ConcreteFunction
 from runtime.saved_model import attrs as attr_codec
 from runtime.saved_model import graph_decode, schema
 from runtime.saved_model.errors import SavedModelError
@@ -59,7 +59,8 @@ def _read_checked(path: str) -> dict[str, bytes]:
     """The data files' contents, checked against the manifest."""
     manifest_path = os.path.join(path, schema.MANIFEST)
     if not os.path.isdir(path):
-        raise SavedModelError(path, "no such folder")
+        raise SavedModelError(path, "not a folder (a saved model is the folder that save "
+                                    "wrote)" if os.path.exists(path) else "no such folder")
     content = _read(manifest_path)
     r = Reader(manifest_path)
     manifest = r.obj(schema.loads(content, manifest_path), "", ("format", "version", "files"))
@@ -158,17 +159,11 @@ class LoadedFunction:
         problems = []
         for cf in self.concrete_functions:
             try:
-                values = cf._bind(args, kwargs)
-                feeds: list[Any] = []
-                for (name, _, _, _), value, traced in zip(cf._params, values,
-                                                          cf._traced_values):
-                    cf._match(name, value, traced, feeds)
+                feeds = cf.match_arguments(args, kwargs)
             except (TypeError, errors.InvalidArgumentError) as e:
                 problems.append(str(e))
                 continue
-            if tapes:
-                return recorded_call(cf, feeds, (args, kwargs))
-            return cf._call_flat(feeds)
+            return cf.call_with_feeds(feeds, args, kwargs)
         raise TypeError(
             "%s was called with arguments that match none of its saved signatures (a loaded "
             "function cannot trace again):\n  called with: %s\n  saved signatures:\n%s"

@@ -34,7 +34,8 @@ def python_loop_over_parameter(fn):
         return  # what the caller passes decides, and the caller is checked
     for node in fn.walk():
         if isinstance(node, gast.For) and isinstance(node.iter, gast.Call) \
-                and fn.is_builtin(node.iter.func, "range"):
+                and fn.is_builtin(node.iter.func, "range") \
+                and not _lengths_of_parameters(fn, node.iter):
             names = _parameters_in(fn, node.iter)
             if names:
                 yield (node.iter, "`%s` of parameter `%s` drives a Python loop: a Python "
@@ -44,15 +45,20 @@ def python_loop_over_parameter(fn):
                        % (", ".join(source(a) for a in node.iter.args), names[0]))
         elif isinstance(node, (gast.While, gast.For)):
             looked_at = node.test if isinstance(node, gast.While) else node.iter
-            for call in gast.walk(looked_at):
-                if isinstance(call, gast.Call) and fn.is_builtin(call.func, "len") \
-                        and call.args and _parameters_in(fn, call.args[0]):
-                    name = _parameters_in(fn, call.args[0])[0]
-                    yield (call, "`%s` of parameter `%s` drives a Python loop: it is "
-                                 "unrolled into the graph and retraces for each new length"
-                                 % (source(call), name),
-                           "loop over tf.range(tf.shape(%s)[0]), or iterate a "
-                           "tf.data.Dataset" % name)
+            for call in _lengths_of_parameters(fn, looked_at):
+                name = _parameters_in(fn, call.args[0])[0]
+                yield (call, "`%s` of parameter `%s` drives a Python loop: it is unrolled "
+                             "into the graph and retraces for each new length"
+                       % (source(call), name),
+                       "loop over tf.range(tf.shape(%s)[0]), or iterate a tf.data.Dataset"
+                       % name)
+
+
+def _lengths_of_parameters(fn, node):
+    """The `len(...)` calls in `node` of an expression that reads a parameter."""
+    return [call for call in gast.walk(node)
+            if isinstance(call, gast.Call) and fn.is_builtin(call.func, "len")
+            and call.args and _parameters_in(fn, call.args[0])]
 
 
 def _loop_variables(loop):
@@ -68,14 +74,15 @@ def _loop_variables(loop):
 def _kept_for_later(fn, loop, closure) -> bool:
     """False when the closure is called at once, or is an argument of a call that uses it
     at once (`tf.cond`, `map`, ...); True when it is stored (assigned, appended, put in a
-    container, returned) to be called after the iteration. A nested def is judged by the
-    uses of its name in the loop."""
-    if isinstance(closure, gast.FunctionDef):
+    container, returned) to be called after the iteration. A nested def, and a lambda
+    given a name (`f = lambda: ...`), are judged by the uses of that name in the loop."""
+    parent = fn.module.parents.get(closure)
+    name = _name_given(closure, parent)
+    if name is not None:
         uses = [n for stmt in loop.body for n in gast.walk(stmt)
-                if isinstance(n, gast.Name) and n.id == closure.name
+                if isinstance(n, gast.Name) and n.id == name
                 and isinstance(n.ctx, gast.Load)]
         return not uses or any(_kept_for_later(fn, loop, use) for use in uses)
-    parent = fn.module.parents.get(closure)
     if isinstance(parent, gast.Call) and closure is parent.func:
         return False
     if isinstance(parent, gast.Call):
@@ -84,6 +91,16 @@ def _kept_for_later(fn, loop, closure) -> bool:
     if isinstance(parent, gast.keyword):
         return False
     return True
+
+
+def _name_given(closure, parent) -> str | None:
+    """The one local name a def or a lambda is bound to (`f = lambda: ...`), if any."""
+    if isinstance(closure, gast.FunctionDef):
+        return closure.name
+    if isinstance(parent, gast.Assign) and len(parent.targets) == 1 \
+            and isinstance(parent.targets[0], gast.Name):
+        return parent.targets[0].id
+    return None
 
 
 def _free_reads(closure):

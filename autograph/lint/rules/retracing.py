@@ -7,18 +7,22 @@ from autograph.lint.rule import rule
 
 
 def _tensor_uses(fn):
-    """Parameters (not rebound, without an input signature) passed straight to a tf
-    function: used as tensors, so a tensor argument would serve every value."""
-    found = set()
+    """Parameters (not rebound, without an input signature) passed straight to tf functions
+    as their first argument (`tf.range(n)`, `tf.cast(n, ...)`) and never as another one:
+    used as tensors, so a tensor argument would serve every value. Later arguments are
+    often static ones that a tensor cannot give (an `axis`, a `depth`, a `num`), and with
+    them a new trace per value is what the code needs."""
+    first, other = set(), set()
     for node in fn.walk():
         if isinstance(node, gast.Call):
             name = fn.module.qualified(node.func)
             if name and name.startswith("tf.") and name not in ("tf.print", "tf.function"):
-                for arg in node.args:
+                passed = node.args + [k.value for k in node.keywords]
+                for position, arg in enumerate(passed):
                     if fn.is_parameter_name(arg) and arg.id not in fn.rebound \
                             and arg.id not in fn.tensor_params:
-                        found.add(arg.id)
-    return found
+                        (first if position == 0 and node.args else other).add(arg.id)
+    return first - other
 
 
 def _number(node):

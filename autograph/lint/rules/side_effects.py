@@ -35,7 +35,7 @@ def may_be_tensor(fn, node) -> bool:
         return False
     if isinstance(node, gast.Name):
         return node.id not in fn.module.imported and node.id not in fn.module.definitions \
-            and not _module_constant(fn, node.id)
+            and not _module_constant(fn, node.id) and node.id not in _python_loop_names(fn)
     if isinstance(node, (gast.Tuple, gast.List, gast.Set)):
         return any(may_be_tensor(fn, e) for e in node.elts)
     if isinstance(node, gast.Starred):
@@ -55,6 +55,66 @@ def _module_constant(fn, name) -> bool:
         if not (isinstance(assign, gast.Assign) and isinstance(assign.value, gast.Constant)):
             return False
     return True
+
+
+def _python_loop_names(fn) -> set[str]:
+    """Names bound only as targets of `for` loops over Python data (`range` of constants,
+    literal lists, tuples, strings and dicts, their `.items()`, `enumerate`/`zip` of such):
+    the compiler keeps those loops as Python, so each name is a Python value."""
+    bound: dict[str, bool] = {}
+    for node in fn.walk():
+        if isinstance(node, gast.Name) and isinstance(node.ctx, gast.Store):
+            loop = _loop_binding(fn, node)
+            python = loop is not None and _python_data(fn, loop.iter)
+            bound[node.id] = bound.get(node.id, True) and python
+    return {name for name, python in bound.items() if python and name not in fn.params}
+
+
+def _plain(fn, node) -> bool:
+    """True for a constant, a static property (`x.shape`), the length of one, a module
+    constant, or a tuple or list of those (no loop variables: this is what decides them)."""
+    if isinstance(node, (gast.Tuple, gast.List, gast.Set)):
+        return all(_plain(fn, e) for e in node.elts)
+    if isinstance(node, gast.Name):
+        return _module_constant(fn, node.id)
+    if isinstance(node, gast.UnaryOp):
+        return _plain(fn, node.operand)
+    if isinstance(node, gast.Call):  # len(x) of a tensor is a tensor in converted code
+        return fn.is_builtin(node.func, "len") and len(node.args) == 1 \
+            and _plain(fn, node.args[0])
+    return isinstance(node, (gast.Constant, gast.Attribute)) and not may_be_tensor(fn, node)
+
+
+def _loop_binding(fn, name_node):
+    """The `for` whose target holds `name_node`, or None."""
+    child = name_node
+    for ancestor in fn.ancestors(name_node):
+        if isinstance(ancestor, gast.For):
+            return ancestor if child is ancestor.target else None
+        if not isinstance(ancestor, (gast.Tuple, gast.List, gast.Starred)):
+            return None
+        child = ancestor
+    return None
+
+
+def _python_data(fn, node) -> bool:
+    """True for an iterable that is certainly Python data while tracing."""
+    if isinstance(node, (gast.List, gast.Tuple, gast.Set)):
+        return all(_plain(fn, e) for e in node.elts)
+    if isinstance(node, gast.Dict):
+        return all(k is not None and _plain(fn, k) for k in node.keys) \
+            and all(_plain(fn, v) for v in node.values)
+    if isinstance(node, gast.Constant):
+        return isinstance(node.value, (str, bytes))
+    if isinstance(node, gast.Call) and not node.keywords:
+        if fn.is_builtin(node.func, "range"):
+            return all(_plain(fn, a) for a in node.args)
+        if fn.is_builtin(node.func, "enumerate", "zip", "reversed", "sorted"):
+            return all(_python_data(fn, a) for a in node.args)
+        if isinstance(node.func, gast.Attribute) and not node.args \
+                and node.func.attr in ("items", "keys", "values"):
+            return _python_data(fn, node.func.value)
+    return False
 
 
 def _announces_tracing(call) -> bool:

@@ -32,3 +32,4 @@ assert_all_finite = _check.assert_all_finite
 assert_rank = _check.assert_rank
 assert_rank_at_least = _check.assert_rank_at_least
 assert_type = _check.assert_type
+assert_shapes = _check.assert_shapes

@@ -19,7 +19,8 @@ class _ThreadState(threading.local):
 
 _thread = _ThreadState()
 building = []  # every thread's graphs being built: empty means every thread runs eagerly
-_settings = {"run_functions_eagerly": False, "default_converter": None}
+_settings = {"run_functions_eagerly": False, "default_converter": None,
+             "check_numerics": False}
 # The GradientTapes recording eager ops (runtime.gradients.tape), innermost last. Eager
 # execution checks it once per op; a tape entered inside a trace records graph nodes instead
 # and is never listed here.
@@ -100,4 +101,15 @@ def run_functions_eagerly(run_eagerly):
 def functions_run_eagerly():
     """The current value of the `run_functions_eagerly` switch."""
     return _settings["run_functions_eagerly"]
+
+
+def set_check_numerics(enabled):
+    """When True, ops run eagerly and Functions traced from now on raise InvalidArgumentError
+    when an op produces NaN or Inf (`tf.debugging.enable_check_numerics`)."""
+    _settings["check_numerics"] = bool(enabled)
+
+
+def numerics_checked():
+    """The current value of the check-numerics switch."""
+    return _settings["check_numerics"]
 

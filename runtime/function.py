@@ -40,7 +40,6 @@ from runtime.tracing import (
     call_in_graph,
     feed_for_signature,
     make_inputs,
-    numerics_checked,
     record_outputs,
     traced_value,
 )
@@ -375,7 +374,7 @@ class Function:
                          for (name, _, _, _), v, k in zip(self._params, values, key)]
         cf = ConcreteFunction(self._name, graph, feeds, flat_outputs, template, structured,
                               self._params, traced_values,
-                              check_numerics=numerics_checked())
+                              check_numerics=context.numerics_checked())
         cf._trace_key = key
         return cf
 

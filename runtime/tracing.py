@@ -11,7 +11,7 @@ from typing import Any, NamedTuple
 
 import numpy as np
 
-from runtime import context, nest
+from runtime import nest
 from runtime import shape as shape_lib
 from runtime import signature as sig
 from runtime.concrete_function import Identity
@@ -21,10 +21,6 @@ from runtime.ops.registry import execute
 from runtime.signature import TensorSpec, VariableSpec
 from runtime.tensor import EagerTensor, SymbolicTensor, Tensor, to_numpy
 from runtime.variables import GraphVariable, Variable
-
-
-def numerics_checked():
-    return context._settings.get("check_numerics", False)
 
 
 def feed_for_signature(spec, value, feeds):

@@ -9,12 +9,12 @@ check_numerics = _io.check_numerics
 
 def enable_check_numerics(stack_height_limit=30, path_length_limit=50):
     """Makes ops created from now on raise InvalidArgumentError when they produce NaN or Inf."""
-    _context._settings["check_numerics"] = True
+    _context.set_check_numerics(True)
 
 
 def disable_check_numerics():
     """Stops checking new ops for NaN and Inf."""
-    _context._settings["check_numerics"] = False
+    _context.set_check_numerics(False)
 
 
 assert_equal = _check.assert_equal
@@ -32,3 +32,4 @@ assert_all_finite = _check.assert_all_finite
 assert_rank = _check.assert_rank
 assert_rank_at_least = _check.assert_rank_at_least
 assert_type = _check.assert_type
+assert_shapes = _check.assert_shapes

@@ -17,30 +17,34 @@ loops on tensors in `fn` are staged.
 
 from runtime import context, dtypes, nest, subgraphs
 from runtime import shape as shape_lib
+from runtime.composite.base import CompositeTensor
 from runtime.data.element_functions import convert
 from runtime.operators import functional, staging
-from runtime.ops import array_ops, common
+from runtime.ops import array_ops, common, math_ops
 from runtime.signature import TensorSpec
 from runtime.tensor import Tensor
 from runtime.tensor_array import TensorArray
 
 
 class _Elems:
-    """The tensors of `elems` flattened, checked, and unstacked into TensorArrays."""
+    """The leaves of `elems` flattened and checked: tensors unstacked into TensorArrays,
+    RaggedTensors read row by row (a row is a dense tensor, as TensorFlow's map_fn gives)."""
 
     def __init__(self, elems, what):
         self.structure = elems
-        self.flat = [common.convert_to_tensor(t) for t in nest.flatten(elems)]
+        self.flat = [_leaf(t, what) for t in nest.flatten(elems, expand_composites=False)]
         if not self.flat:
             staging.fail(ValueError, "%s needs at least one tensor in elems" % what)
+        self.has_rows = any(isinstance(t, CompositeTensor) for t in self.flat)
         for t in self.flat:
             shape = t._shape_tuple()
             if shape is not None and len(shape) == 0:
                 staging.fail(ValueError, "%s: elems must be 1+ dimensional tensors, not "
                              "scalars (got a %s scalar)" % (what, t.dtype.name))
         self.length = self._length(what)
-        self.arrays = [TensorArray(t.dtype, size=self.length, element_shape=_rest(t))
-                       .unstack(t) for t in self.flat]
+        self.arrays = [t if isinstance(t, CompositeTensor) else
+                       TensorArray(t.dtype, size=self.length, element_shape=_rest(t)).unstack(t)
+                       for t in self.flat]
 
     def _length(self, what):
         known = {t._shape_tuple()[0] for t in self.flat
@@ -50,16 +54,40 @@ class _Elems:
                          "dimension, got %s" % (what, " and ".join(str(n) for n in sorted(known))))
         if known:
             return common.convert_to_tensor(known.pop(), dtype=dtypes.int32)
-        return array_ops.shape(self.flat[0])[0]
+        first = self.flat[0]
+        if isinstance(first, CompositeTensor):
+            return math_ops.cast(first.nrows(), dtypes.int32)
+        return array_ops.shape(first)[0]
 
     def element(self, index):
-        """Element `index` of every tensor, in the structure of `elems`."""
-        return nest.pack_sequence_as(self.structure, [ta.read(index) for ta in self.arrays])
+        """Element `index` of every leaf, in the structure of `elems`."""
+        return nest.pack_sequence_as(
+            self.structure,
+            [rows[index] if isinstance(rows, CompositeTensor) else rows.read(index)
+             for rows in self.arrays], expand_composites=False)
+
+    def require_dense(self, what, needed):
+        """Refuses elems holding a RaggedTensor where the result's signature would be taken
+        from elems (it has to be given: `needed`)."""
+        if self.has_rows:
+            staging.fail(TypeError, "%s over a RaggedTensor needs %s (its rows are dense "
+                         "tensors of varying lengths, not slices of elems)" % (what, needed))
 
     def dtypes(self):
         """Specs with the dtypes of `elems` and any shape: `map_fn`'s default signature
         (as TensorFlow's, which takes only the structure and dtypes of `elems`)."""
         return [TensorSpec(None, t.dtype) for t in self.flat]
+
+
+def _leaf(value, what):
+    """One leaf of elems: a tensor, or a composite read by rows (a RaggedTensor)."""
+    if isinstance(value, CompositeTensor):
+        if not hasattr(value, "nrows"):
+            staging.fail(TypeError, "%s: elems may not hold a %s (it has no rows to map "
+                         "over); convert it to a dense tensor first"
+                         % (what, type(value).__name__))
+        return value
+    return common.convert_to_tensor(value)
 
 
 def _rest(tensor):
@@ -114,6 +142,7 @@ def map_fn(fn, elems, dtype=None, parallel_iterations=None, back_prop=True,
     elements = _Elems(elems, what)
     signature = fn_output_signature if fn_output_signature is not None else dtype
     if signature is None:
+        elements.require_dense(what, "fn_output_signature")
         out_structure, out_specs = elems, elements.dtypes()
     else:
         out_structure = signature
@@ -171,6 +200,7 @@ def _accumulate(fn, elems, initializer, reverse, collect, what):
     length = elements.length
     last = length - 1
     if initializer is None:
+        elements.require_dense(what, "an initializer")
         _require_nonempty(length, what)
         start = elements.element(last if reverse else 0)
         first_step = 1
@@ -273,6 +303,7 @@ def _traced_signature(fn, elements):
     """The specs of `fn`'s result (nested as it is), traced on its own on placeholders
     for one element of each of `elements`' tensors (`fn`'s trace-time Python side effects
     run once more)."""
+    elements.require_dense("vectorized_map", "map_fn with fn_output_signature")
     specs = [(t.dtype, _rest(t)) for t in elements.flat]
     fn = fn if context.current_graph() is not None else convert(fn)
     _, result = subgraphs.trace_subgraph(

@@ -10,6 +10,7 @@ from runtime import dtypes, errors
 from runtime import shape as shape_lib
 from runtime.ops import array_ops, common, io_ops, math_ops, reduction_ops
 from runtime.ops.common import binary_operands, convert_to_tensor
+from runtime.tensor import Tensor
 
 
 def _check(condition, data, message, default, name):
@@ -114,3 +115,88 @@ def assert_type(tensor, tf_type, message=None, name=None):
         raise TypeError("%s%s must be of type %s, got %s" % (
             message + ": " if message else "", getattr(tensor, "name", "tensor"), want.name,
             tensor.dtype.name))
+
+
+def assert_shapes(shapes, data=None, summarize=None, message=None, name=None):
+    """Checks that tensors have the shapes described, with named dimensions shared.
+
+    `shapes` is a list of (tensor, shape) pairs or a dict; each shape a list of dimensions:
+    an int (that size), a str (a name: every dimension so named has one size), or None
+    (any size); a leading '...' stands for any number of leading dimensions. What is known
+    when the check is written is checked at once (ValueError); dimensions known only at run
+    time are checked when the graph runs (InvalidArgumentError)."""
+    pairs = list(shapes.items()) if isinstance(shapes, dict) else list(shapes)
+    prefix = message + ": " if message else ""
+    sizes = {}  # name -> (int or run-time scalar tensor, where it was bound)
+    for position, (value, spec) in enumerate(pairs):
+        tensor = convert_to_tensor(value)
+        what = "tensor %d (%s)" % (position, getattr(tensor, "name", "eager tensor"))
+        dims = _shape_entries(spec, what)
+        open_ended = bool(dims) and dims[0] == "..."
+        dims = dims[1:] if open_ended else dims
+        shape = tensor._shape_tuple()
+        if shape is None:
+            _runtime_rank_check(tensor, len(dims), open_ended, prefix + what, name)
+            actual = array_ops.shape(tensor)
+            offset = None
+        else:
+            if len(shape) < len(dims) if open_ended else len(shape) != len(dims):
+                raise ValueError("%s%s has shape %s, which does not have %s%d dimensions "
+                                 "(%s)" % (prefix, what, shape_lib.to_string(shape),
+                                           "at least " if open_ended else "", len(dims),
+                                           _describe(spec)))
+            actual, offset = None, len(shape) - len(dims)
+        for index, dim in enumerate(dims):
+            if dim is None:
+                continue
+            size = None if offset is None else shape[offset + index]
+            if size is None:  # known only at run time
+                size = (actual if actual is not None else array_ops.shape(tensor))[
+                    index - len(dims)]
+            label = "%s dimension %d" % (what, index - len(dims))
+            if isinstance(dim, str):
+                if dim not in sizes:
+                    sizes[dim] = (size, label)
+                    continue
+                want, bound_at = sizes[dim]
+                reason = "must equal %s ('%s')" % (bound_at, dim)
+            else:
+                want, reason = dim, "must be %d" % dim
+            _require_size(size, want, "%s%s %s" % (prefix, label, reason), name)
+
+
+def _shape_entries(spec, what):
+    if isinstance(spec, shape_lib.TensorShape):
+        spec = spec.as_list()
+    if not isinstance(spec, (list, tuple)):
+        raise TypeError("assert_shapes: the shape of %s must be a list or tuple of ints, "
+                        "names and None, got %r" % (what, spec))
+    for k, dim in enumerate(spec):
+        if dim == "..." and k != 0:
+            raise ValueError("assert_shapes: '...' may only lead a shape, got %r for %s"
+                             % (spec, what))
+        if not (dim is None or isinstance(dim, (str, int, np.integer))) or isinstance(dim, bool):
+            raise TypeError("assert_shapes: dimension %r of %s is not an int, a name or None"
+                            % (dim, what))
+    return [int(d) if isinstance(d, (int, np.integer)) else d for d in spec]
+
+
+def _describe(spec):
+    return "(%s)" % ", ".join("?" if d is None else str(d) for d in spec) if isinstance(
+        spec, (list, tuple)) else str(spec)
+
+
+def _runtime_rank_check(tensor, count, open_ended, what, name):
+    rank = array_ops.rank(tensor)
+    compare = math_ops.greater_equal if open_ended else math_ops.equal
+    io_ops.assert_that(compare(rank, count), [rank], "%s must have rank %s%d" % (
+        what, "at least " if open_ended else "", count), name=name)
+
+
+def _require_size(size, want, text, name):
+    """ValueError now when both sizes are known; else a run-time check."""
+    if not isinstance(size, Tensor) and not isinstance(want, Tensor):
+        if int(size) != int(want):
+            raise ValueError("%s, got %d (expected %d)" % (text, int(size), int(want)))
+        return
+    io_ops.assert_that(math_ops.equal(size, want), [size], text, name=name)

@@ -1,6 +1,6 @@
 """Ops that build tensors from a few values: eye, linspace, meshgrid and sequence_mask.
 
-`eye` is a constant (its sizes must be known when the graph is built); `linspace` is the
+`eye` is a constant (or, for sizes known only at run time, a composite); `linspace` is the
 LinSpace op with its gradient; `meshgrid` and `sequence_mask` are composites of existing ops
 (as in TensorFlow), so their gradients come with those ops.
 """
@@ -12,23 +12,51 @@ from runtime import shape as shape_lib
 from runtime.ops import array_ops, common, manipulation_ops, math_ops, reduction_ops
 from runtime.ops.common import FLOAT, SpecError, convert_to_tensor, require_kind
 from runtime.ops.registry import KERNEL_CALL, execute1, register
+from runtime.tensor import Tensor
 
 OPS = {}
 
 
 def eye(num_rows, num_columns=None, batch_shape=None, dtype=dtypes.float32, name=None):
-    """A [*batch_shape, num_rows, num_columns] tensor with ones on the main diagonal."""
+    """A [*batch_shape, num_rows, num_columns] tensor with ones on the main diagonal.
+
+    With sizes known when the graph is built it is a constant; a size known only at run time
+    (`tf.eye(tf.shape(x)[0])` in a Function) gives a composite of range and equal."""
+    dtype = dtypes.as_dtype(dtype)
+    batch = () if batch_shape is None else common.static_int_list(batch_shape, "batch_shape")
+    if _symbolic(num_rows) or _symbolic(num_columns):
+        return _computed_eye(num_rows, num_columns, batch, dtype, name)
     rows = common.static_int_list(num_rows, "num_rows")
     columns = rows if num_columns is None else common.static_int_list(num_columns,
                                                                        "num_columns")
     if len(rows) != 1 or len(columns) != 1 or rows[0] < 0 or columns[0] < 0:
         raise ValueError("eye: num_rows and num_columns must be non-negative integers, got "
                          "%r and %r" % (num_rows, num_columns))
-    batch = () if batch_shape is None else common.static_int_list(batch_shape, "batch_shape")
-    dtype = dtypes.as_dtype(dtype)
     matrix = np.eye(rows[0], columns[0], dtype=dtype.np_dtype)
     value = np.ascontiguousarray(np.broadcast_to(matrix, tuple(batch) + matrix.shape))
     return common.constant_from_numpy(value, dtype, name)
+
+
+def _symbolic(size):
+    return isinstance(size, Tensor) and common.constant_value(size) is None
+
+
+def _computed_eye(num_rows, num_columns, batch, dtype, name):
+    """eye for sizes known only at run time: row index == column index, cast to `dtype`."""
+    sizes = [convert_to_tensor(s) for s in (num_rows, num_rows if num_columns is None
+                                            else num_columns)]
+    for what, size in zip(("num_rows", "num_columns"), sizes):
+        if size.dtype.kind != "int" or size._shape_tuple() not in ((), None):
+            raise TypeError("eye: %s must be a scalar integer, got a %s tensor of shape %s"
+                            % (what, size.dtype.name, shape_lib.to_string(size._shape_tuple())))
+    rows, columns = (array_ops.range(math_ops.cast(s, dtypes.int32)) for s in sizes)
+    matrix = math_ops.cast(math_ops.equal(manipulation_ops.expand_dims(rows, 1),
+                                          manipulation_ops.expand_dims(columns, 0)), dtype)
+    if batch:
+        for _ in batch:
+            matrix = manipulation_ops.expand_dims(matrix, 0)
+        matrix = manipulation_ops.tile(matrix, list(batch) + [1, 1])
+    return matrix if name is None else array_ops.identity(matrix, name=name)
 
 
 # -- linspace -----------------------------------------------------------------------------

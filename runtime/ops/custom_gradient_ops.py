@@ -7,7 +7,7 @@ user's gradient function; no gradient flows into `ys`, so the ops that computed 
 never differentiated.
 """
 
-from runtime.ops.registry import register
+from runtime.ops.registry import not_saveable, register
 
 
 def _forward(*values, n_args, n_outputs, **_):
@@ -25,4 +25,6 @@ def _emit(outs, ins, attrs, emitter):
 
 CUSTOM_GRADIENT_OP = register("CustomGradient", _forward, _infer,
                               grad="runtime.gradients.custom_gradient:custom_gradient_rule",
-                              emit=_emit, traits=("no_fold",))
+                              emit=_emit, traits=("no_fold",),
+                              saving=not_saveable("its gradient is a Python function "
+                                                  "(tf.custom_gradient's grad_fn)"))

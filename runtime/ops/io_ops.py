@@ -255,12 +255,16 @@ def _numpy_function_kernel(*values, func, Tout):
 
 
 # TensorFlow's op names: the stateful op is never merged or removed; neither passes gradients.
+_NUMPY_FUNCTION_NOT_SAVEABLE = registry.not_saveable(
+    "it runs a Python function (numpy_function)")
 OPS["PyFunc"] = register("PyFunc", _numpy_function_kernel, _py_function_infer,
                          grad=NOT_DIFFERENTIABLE, emit=KERNEL_CALL,
-                         traits=("side_effects", "host_only", "unrepeatable"))
+                         traits=("side_effects", "host_only", "unrepeatable"),
+                         saving=_NUMPY_FUNCTION_NOT_SAVEABLE)
 OPS["PyFuncStateless"] = register("PyFuncStateless", _numpy_function_kernel,
                                   _py_function_infer, grad=NOT_DIFFERENTIABLE,
-                                  emit=KERNEL_CALL, traits=("host_only", "no_fold"))
+                                  emit=KERNEL_CALL, traits=("host_only", "no_fold"),
+                                  saving=_NUMPY_FUNCTION_NOT_SAVEABLE)
 
 
 def numpy_function(func, inp, Tout, stateful=True, name=None):

@@ -3,12 +3,12 @@ repeat (TensorFlow's `tf.split`, `tf.pad`, ...).
 
 Split, pad, reverse, roll and repeat are ops with their gradients; `slice` and
 `strided_slice` are index expressions on the StridedSlice op (its gradient comes with it).
-Axes, sizes and paddings must be known when the graph is built.
+Axes, sizes and paddings must be known when the graph is built (an equal split of a
+dimension known only at run time is the Split op).
 """
 
 import numpy as np
 
-from runtime import shape as shape_lib
 from runtime.ops import array_ops, common, manipulation_ops, slicing
 from runtime.ops.common import ANY, SpecError, convert_to_tensor, normalize_axis, require_kind
 from runtime.ops.registry import KERNEL_CALL, execute, execute1, register
@@ -70,6 +70,32 @@ OPS["SplitV"] = register("SplitV", _split_kernel, _split_infer, node_name="split
                          grad=_split_grad, emit=KERNEL_CALL)
 
 
+def _equal_split_infer(specs, attrs):
+    dtype, shape = specs[0]
+    count = attrs["num_split"]
+    if shape is None:
+        return [(dtype, None)] * count
+    axis = normalize_axis(attrs["axis"], len(shape))
+    total = shape[axis]
+    if total is not None and total % count:
+        raise SpecError("shape", "dimension %d of size %d is not divisible by %d"
+                        % (axis, total, count))
+    part = None if total is None else total // count
+    return [(dtype, shape[:axis] + (part,) + shape[axis + 1:])] * count
+
+
+def _equal_split_kernel(x, num_split, axis):
+    if x.shape[axis] % num_split:
+        raise ValueError("dimension %d of size %d is not divisible by %d"
+                         % (axis, x.shape[axis], num_split))
+    return np.split(x, num_split, axis=axis)
+
+
+# TensorFlow's Split: `num_split` equal parts, for a dimension known only at run time
+OPS["Split"] = register("Split", _equal_split_kernel, _equal_split_infer, node_name="split",
+                        grad=_split_grad, emit=KERNEL_CALL)
+
+
 def split(value, num_or_size_splits, axis=0, num=None, name="split"):
     """`value` cut along `axis` into `num_or_size_splits` equal parts (an int), or into parts
     of the given sizes (a list; one entry may be -1 for the rest). Returns a list."""
@@ -83,10 +109,9 @@ def split(value, num_or_size_splits, axis=0, num=None, name="split"):
             raise ValueError("split: num_or_size_splits must be positive, got %d" % count)
         if shape is not None:
             dim = shape[normalize_axis_or_fail(axis, len(shape), "split")]
-            if dim is None:
-                raise ValueError("split: dimension %d of %s is unknown, so it cannot be cut "
-                                 "into %d equal parts; give the sizes" % (
-                                     axis, shape_lib.to_string(shape), count))
+            if dim is None:  # known only at run time
+                return list(execute(OPS["Split"], [value], {"num_split": count, "axis": axis},
+                                    name=name))
             if dim % count:
                 raise ValueError("split: dimension %d of size %d is not divisible by %d"
                                  % (axis, dim, count))

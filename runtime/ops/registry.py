@@ -381,7 +381,7 @@ def execute(op: OpDef, inputs: Sequence[Any], attrs: Mapping[str, Any] = _EMPTY,
         outputs: list[Tensor] = [make_eager(result, out_specs[0][0])]
     else:
         outputs = [make_eager(r, spec[0]) for r, spec in zip(result, out_specs)]
-    if context._settings.get("check_numerics"):
+    if context.numerics_checked():
         _check_numerics(op, outputs)
     if _tapes:  # GradientTapes are recording (runtime.gradients.tape)
         for tape in _tapes:

@@ -1,0 +1,276 @@
+"""The JAX backend: a traced graph compiled by XLA through `jax.jit` (CPU, GPU, TPU, and
+several devices through shardings).
+
+`compile_graph(graph, feeds, outputs, ...)` gives a `JaxCompiledGraph` whose `run(*feeds)`
+has the numpy executor's contract (fed numpy arrays and variables in, a tuple of numpy
+values out). The graph is lowered by runtime/backends/jax_lowering.py while `jax.jit`
+traces; the compiled function takes the tensor arguments and the variables' values, and
+returns the outputs, the values of the variables it assigns (written back after the call)
+and an error flag. When the flag is set, the graph runs again on the numpy executor, from the
+same variable values, which raises the error naming the op and the user's line.
+
+Graphs with 64-bit values are traced and run with `jax_enable_x64` on, scoped to the call,
+so the process-wide JAX setting is left alone. Compiled programs are kept in JAX's
+persistent compilation cache under the user cache folder (`cache_folder()`), unless the
+process already configured one.
+
+jax is an optional dependency: it is imported only when this backend is used.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+from collections.abc import Sequence
+from typing import Any
+
+import numpy as np
+
+from runtime import dtypes, executor
+from runtime.backends.jax_lowering import Lowerer, Unsupported, VariableSlot, jax_modules
+from runtime.ops.control_flow_ops import SubGraph
+from runtime.variables import Variable
+
+_WIDE = ("int64", "uint64", "float64", "complex128")
+_cache_configured = False
+
+
+def available() -> bool:
+    """True when jax can be imported here."""
+    try:
+        import jax  # noqa: F401
+    except ImportError:
+        return False
+    return True
+
+
+def cache_folder() -> str:
+    """The folder of JAX's persistent compilation cache: $AUTOGRAPH_CACHE_DIR/jax, else
+    $XDG_CACHE_HOME/autograph/jax, else ~/.cache/autograph/jax."""
+    base = os.environ.get("AUTOGRAPH_CACHE_DIR")
+    if not base:
+        xdg = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"),
+                                                               ".cache")
+        base = os.path.join(xdg, "autograph")
+    return os.path.join(base, "jax")
+
+
+def _configure_cache(jax: Any) -> None:
+    global _cache_configured
+    if _cache_configured:
+        return
+    _cache_configured = True
+    if jax.config.jax_compilation_cache_dir:  # the process chose its own
+        return
+    jax.config.update("jax_compilation_cache_dir", cache_folder())
+    # Our programs compile in tens of milliseconds: keep them too (JAX's default keeps only
+    # those that took a second).
+    jax.config.update("jax_persistent_cache_min_compile_time_secs", 0.0)
+
+
+def _subgraphs(graph: Any) -> list[Any]:
+    """`graph` and every graph nested in it (branches, loop bodies, called functions)."""
+    found = [graph]
+    for node in graph.nodes:
+        for attr in node.attrs.values():
+            if isinstance(attr, SubGraph):
+                found.extend(_subgraphs(attr.graph))
+        callee = node.attrs.get("f")
+        if callee is not None and hasattr(callee, "graph"):
+            found.extend(_subgraphs(callee.graph))
+    return found
+
+
+def uses_64_bits(graph: Any) -> bool:
+    """True when a tensor of `graph` (or of a nested graph) has a 64-bit dtype."""
+    for g in _subgraphs(graph):
+        for node in g.nodes:
+            if any(t.dtype.name in _WIDE for t in node.outputs):
+                return True
+    return False
+
+
+def captured_variables(graph: Any) -> list[Variable]:
+    """The variables captured by `graph` or a nested graph, each once."""
+    found: dict[int, Variable] = {}
+    for g in _subgraphs(graph):
+        for capture in g.captures:
+            if isinstance(capture.external, Variable):
+                found.setdefault(id(capture.external), capture.external)
+    return list(found.values())
+
+
+def resolve_device(device: Any) -> Any:
+    """A jax Device for `device`: a Device, or a string 'PLATFORM' or 'PLATFORM:INDEX'
+    ('cpu', 'gpu:1'; TensorFlow's '/GPU:0' spelling too)."""
+    if device is None or not isinstance(device, str):
+        return device
+    jax = jax_modules()[0]
+    text = device.strip("/").lower().replace("device:", "")
+    platform, _, index = text.partition(":")
+    try:
+        found = jax.devices(platform)
+    except RuntimeError as e:
+        raise ValueError("no JAX device %r: %s" % (device, e)) from None
+    position = int(index) if index else 0
+    if not 0 <= position < len(found):
+        raise ValueError("no JAX device %r: %d %s device(s)" % (device, len(found), platform))
+    return found[position]
+
+
+class JaxCompiledGraph:
+    """A graph compiled with jax.jit: `run(*feeds)` returns the output values (see the
+    module docstring). `unsupported` is the reason the graph runs on the numpy executor
+    instead (None while it runs on JAX); `device` and `shardings` place the computation."""
+
+    def __init__(self, graph: Any, feeds: Sequence[Any], outputs: Sequence[Any],
+                 name: str = "graph_fn", check_numerics: bool = False, device: Any = None,
+                 shardings: Any = None) -> None:
+        jax = jax_modules()[0]
+        _configure_cache(jax)
+        self.graph = graph
+        self.feeds = list(feeds)
+        self.outputs = list(outputs)
+        self.name = name
+        self.check_numerics = check_numerics
+        self.device = resolve_device(device)
+        self.shardings = shardings
+        self.unsupported: str | None = None
+        self.lowered_nodes = 0
+        self.input_shardings: list[Any] = []
+        self._numpy: executor.CompiledGraph | None = None
+        self._resource_feeds = [i for i, t in enumerate(self.feeds)
+                                if t.dtype is dtypes.resource]
+        self._tensor_feeds = [i for i, t in enumerate(self.feeds)
+                              if t.dtype is not dtypes.resource]
+        self._captured = captured_variables(graph)
+        self._x64 = uses_64_bits(graph)
+        self._jitted = jax.jit(self._lowered)
+        self._assigned: tuple[str, ...] = ()
+        if any(t is not None and t.dtype.kind not in ("int", "float", "bool", "complex")
+               for t in self.outputs):
+            self.unsupported = "the graph returns a value that is not a tensor of numbers"
+
+    # -- the traced function --------------------------------------------------------------
+    def _slots(self) -> tuple[dict[int, VariableSlot], dict[int, VariableSlot]]:
+        fed = {id(self.feeds[i]): VariableSlot("f%d" % i, None, None)
+               for i in self._resource_feeds}
+        captured = {id(v): VariableSlot("v%d" % k, v.dtype, v._static_shape)
+                    for k, v in enumerate(self._captured)}
+        return fed, captured
+
+    def _lowered(self, tensors: list[Any], state: dict[str, Any]) -> Any:
+        lowerer = Lowerer(state, self.check_numerics)
+        fed_slots, lowerer.variable_slots = self._slots()
+        fed: dict[int, Any] = {}
+        for position, value in zip(self._tensor_feeds, tensors):
+            fed[id(self.feeds[position])] = value
+        for position in self._resource_feeds:
+            slot = fed_slots[id(self.feeds[position])]
+            slot.dtype = self._feed_dtypes[slot.key]
+            fed[id(self.feeds[position])] = slot
+        values = lowerer.lower_graph(self.graph, fed, self.outputs)
+        for value in values:
+            if value is not None and not hasattr(value, "dtype"):
+                raise Unsupported("the graph returns a %s" % type(value).__name__)
+        self._assigned = tuple(sorted(lowerer.assigned))
+        self.lowered_nodes = lowerer.lowered_nodes
+        return values, {k: lowerer.state[k] for k in self._assigned}, lowerer.failed
+
+    # -- running --------------------------------------------------------------------------
+    def _variables(self, feeds: Sequence[Any]) -> dict[str, Variable]:
+        found = {"f%d" % i: feeds[i] for i in self._resource_feeds}
+        for k, v in enumerate(self._captured):
+            found["v%d" % k] = v
+        return found
+
+    def numpy_run(self, *feeds: Any) -> tuple[Any, ...]:
+        """Runs the graph on the numpy executor (the fallback, and how errors are raised)."""
+        if self._numpy is None:
+            self._numpy = executor.compile_graph(self.graph, self.feeds, self.outputs,
+                                                 self.name, self.check_numerics)
+        return self._numpy.run(*feeds)
+
+    def node_for_traceback(self, tb: Any) -> Any:
+        """The graph node whose numpy-executor line raised in traceback `tb`."""
+        return self._numpy.node_for_traceback(tb) if self._numpy is not None else None
+
+    def _place(self, tensors: list[Any], state: dict[str, Any]) -> tuple[list[Any], Any]:
+        jax = jax_modules()[0]
+        if self.shardings is not None:
+            placed = [jax.device_put(x, s) for x, s in zip(tensors, self._input_shardings(
+                tensors))]
+            self.input_shardings = [x.sharding for x in placed]
+            return placed, jax.device_put(state, self._replicated())
+        return jax.device_put(tensors, self.device), jax.device_put(state, self.device)
+
+    def _mesh(self) -> Any:
+        jax = jax_modules()[0]
+        return jax.sharding.Mesh(np.array(jax.devices()), ("batch",))
+
+    def _replicated(self) -> Any:
+        jax = jax_modules()[0]
+        if not isinstance(self.shardings, str):
+            return None
+        return jax.sharding.NamedSharding(self._mesh(), jax.sharding.PartitionSpec())
+
+    def _input_shardings(self, tensors: list[Any]) -> list[Any]:
+        jax = jax_modules()[0]
+        if not isinstance(self.shardings, str):
+            given = list(self.shardings) if isinstance(self.shardings, (list, tuple)) else \
+                [self.shardings] * len(tensors)
+            if len(given) != len(tensors):
+                raise ValueError("shardings: %d given for %d tensor arguments"
+                                 % (len(given), len(tensors)))
+            return given
+        if self.shardings != "batch":
+            raise ValueError("shardings must be 'batch', a jax Sharding or one per tensor "
+                             "argument, got %r" % (self.shardings,))
+        mesh = self._mesh()
+        count = mesh.devices.size
+        split = jax.sharding.NamedSharding(mesh, jax.sharding.PartitionSpec("batch"))
+        whole = jax.sharding.NamedSharding(mesh, jax.sharding.PartitionSpec())
+        return [split if np.ndim(x) >= 1 and np.shape(x)[0] % count == 0 and np.shape(x)[0]
+                else whole for x in tensors]
+
+    def run(self, *feeds: Any) -> tuple[Any, ...]:
+        """The output values for the fed values (numpy arrays and variables)."""
+        if self.unsupported is not None:
+            return self.numpy_run(*feeds)
+        tensors = [feeds[i] for i in self._tensor_feeds]
+        state = {}
+        variables = None
+        if self._resource_feeds or self._captured:
+            variables = self._variables(feeds)
+            for key, variable in variables.items():
+                if variable._value is None:  # the numpy executor raises the right error
+                    return self.numpy_run(*feeds)
+                state[key] = variable._value
+            self._feed_dtypes = {key: v.dtype for key, v in variables.items()}
+        if self.device is not None or self.shardings is not None:
+            tensors, state = self._place(tensors, state)
+        try:
+            with self._scope():
+                outputs, assigned, failed = self._jitted(tensors, state)
+        except Exception as e:  # noqa: BLE001 - lowering or compiling failed: run on numpy
+            self.unsupported = str(e) if isinstance(e, Unsupported) else "%s: %s" % (
+                type(e).__name__, e)
+            return self.numpy_run(*feeds)
+        if failed:
+            return self.numpy_run(*feeds)
+        if variables is not None:
+            for key, value in assigned.items():
+                variables[key]._value = np.array(value)
+        return tuple(None if v is None else np.array(v) for v in outputs)
+
+    def _scope(self) -> Any:
+        if self._x64:
+            return jax_modules()[0].enable_x64(True)
+        return contextlib.nullcontext()
+
+
+def compile_graph(graph: Any, feeds: Sequence[Any], outputs: Sequence[Any],
+                  name: str = "graph_fn", check_numerics: bool = False, device: Any = None,
+                  shardings: Any = None) -> JaxCompiledGraph:
+    """Compiles `graph` with JAX: see `JaxCompiledGraph`."""
+    return JaxCompiledGraph(graph, feeds, outputs, name, check_numerics, device, shardings)

@@ -18,6 +18,7 @@ from importlib import metadata as _metadata
 from autograph.conversion import convert, source_of
 from autograph.errors import ConversionError, SourceUnavailableError, UnsupportedConstructError
 from autograph.user_code import do_not_convert
+from runtime import backends as _backends
 from runtime import context as _context
 from runtime import errors as _runtime_errors
 from runtime import tracebacks as _tracebacks
@@ -38,13 +39,19 @@ __version__ = _installed_version()
 
 def function(func=None, *, input_signature=None, autograph=True, reduce_retracing=False,
              jit_compile=None, experimental_relax_shapes=None, experimental_compile=None,
-             name=None):
+             name=None, backend=None, strict=False):
     """Turns `func` into a `Function`: converted by autograph, traced once per input signature.
 
     Usable as `@function` or `@function(input_signature=...)`. `reduce_retracing=True` relaxes
-    differing shapes to None dimensions instead of tracing once per shape. `jit_compile` (or
-    its older name `experimental_compile`) is recorded on the Function (`.jit_compile`); no
-    compiled backend exists yet, so graphs run on the numpy executor either way.
+    differing shapes to None dimensions instead of tracing once per shape.
+
+    `backend` picks what runs the traces: "numpy" (the executor), "numba" or "jax" (compiled
+    at the first trace), "auto" (the executor, promoting busy graphs to numba); None: the
+    process default (`config(backend=...)`, else AUTOGRAPH_BACKEND, else "auto").
+    `jit_compile=True` (or its older name `experimental_compile`) compiles each trace at once
+    with the best compiled backend here. A graph a backend cannot run falls back to the
+    executor with a warning naming the op and line (`ConcreteFunction.backend_report()`);
+    `strict=True` raises `runtime.backends.Unsupported` instead.
     """
     relax = reduce_retracing or bool(experimental_relax_shapes)
     if experimental_compile is not None:
@@ -56,7 +63,7 @@ def function(func=None, *, input_signature=None, autograph=True, reduce_retracin
     def decorate(f):
         return Function(f, input_signature=input_signature, autograph=autograph,
                         reduce_retracing=relax, converter=_convert_or_warn, name=name,
-                        jit_compile=jit_compile)
+                        jit_compile=jit_compile, backend=backend, strict=strict)
     if func is None:
         return decorate
     return decorate(func)
@@ -88,7 +95,7 @@ def functions_run_eagerly():
     return _context.functions_run_eagerly()
 
 
-_SETTINGS = ("traceback_filtering",)
+_SETTINGS = ("traceback_filtering", "backend")
 
 
 def config(**settings):
@@ -100,6 +107,8 @@ def config(**settings):
                              environment variable AUTOGRAPH_TRACEBACK_FILTERING=off turns it
                              off). False: every frame, for debugging autograph itself.
                              None: back to the environment's choice.
+        backend              the backend of Functions that name none: "numpy", "numba",
+                             "jax" or "auto"; None: back to AUTOGRAPH_BACKEND, else "auto".
 
     Raises TypeError for a keyword that names no setting."""
     unknown = sorted(set(settings) - set(_SETTINGS))
@@ -113,6 +122,8 @@ def config(**settings):
             raise TypeError("config: traceback_filtering must be True, False or None, got %r"
                             % (value,))
         _tracebacks.set_filtering(value)
+    if "backend" in settings:
+        _backends.set_default(settings["backend"])
 
 
 def to_graph(func):

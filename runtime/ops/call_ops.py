@@ -6,7 +6,12 @@ A call node may also output `residuals`: values of the callee's graph that its g
 needs and could not compute again (see runtime.gradients.residuals).
 """
 
+from runtime import backends
 from runtime.ops.registry import register
+
+# lowering rules that decline, saying why (see runtime/backends/lowering.py)
+_CALLS_NOT_INLINED = {"array": backends.unsupported("calls of other traced functions are not "
+                                                   "inlined yet")}
 
 
 def _call_infer(specs, attrs):
@@ -29,4 +34,5 @@ def _call_emit(outs, ins, attrs, bind):
 
 CALL_OP = register("PartitionedCall", _call_kernel, _call_infer, node_name="PartitionedCall",
                    grad="runtime.gradients.function_grads:call_grad", emit=_call_emit,
-                   traits=("side_effects",))
+                   traits=("side_effects",),
+                   lowerings=_CALLS_NOT_INLINED)

@@ -15,7 +15,7 @@ The executor lowers them back into Python statements:
 
 import numpy as np
 
-from runtime import executor
+from runtime import backends, executor
 from runtime.ops.registry import register, statements
 
 
@@ -168,19 +168,74 @@ def box_list(items):
     return boxed
 
 
+# -- lowering for compiled backends with Python statements (numba) -------------------------
+
+
+def _lower_sub(lowerer, sub, ins, outs, fed_extra=None):
+    """Lowers a branch or loop body, assigning its results to `outs` (Values)."""
+    fed = {id(ph): ins[i] for ph, i in sub.captured}
+    fed.update(fed_extra or {})
+    results = lowerer.lower_graph(sub.graph, fed, sub.outputs)
+    for out, result in zip(outs, results):
+        lowerer.assign(out, result)
+    lowerer.line("pass")
+
+
+def _statement_if(lowerer, node, ins, outs):
+    if node.attrs.get("residuals"):
+        raise backends.Unsupported("an If keeping residuals for its gradient")
+    lowerer.line("if %s:" % ins[0])
+    with lowerer.block():
+        _lower_sub(lowerer, node.attrs["then"], ins, outs)
+    lowerer.line("else:")
+    with lowerer.block():
+        _lower_sub(lowerer, node.attrs["else"], ins, outs)
+
+
+def _statement_while(lowerer, node, ins, outs):
+    if node.attrs.get("residuals") is not None:
+        raise backends.Unsupported("a While keeping residuals for its gradient")
+    cond, body = node.attrs["cond"], node.attrs["body"]
+    loop_vars = [lowerer.local(ph.dtype, ph._shape, "w") for ph in body.placeholders]
+    for w, x in zip(loop_vars, ins):
+        lowerer.assign(w, x)
+    lowerer.line("while True:")
+    with lowerer.block():
+        fed = {id(ph): w for ph, w in zip(cond.placeholders, loop_vars)}
+        fed.update({id(ph): ins[i] for ph, i in cond.captured})
+        test = lowerer.lower_graph(cond.graph, fed, cond.outputs)[0]
+        lowerer.line("if not %s:" % test)
+        with lowerer.block():
+            lowerer.line("break")
+        nexts = [lowerer.local(w.dtype, w.shape, "n") for w in loop_vars]
+        _lower_sub(lowerer, body, ins, nexts,
+                   {id(ph): w for ph, w in zip(body.placeholders, loop_vars)})
+        if loop_vars:
+            lowerer.line("%s, = %s," % (", ".join(loop_vars), ", ".join(nexts)))
+    for out, w in zip(outs, loop_vars):
+        lowerer.assign(out, w)
+
+
+_NO_JAX = backends.unsupported("the JAX backend has no control-flow rule yet")
+
+
 def _no_kernel(*args, **kwargs):
     raise RuntimeError("control-flow ops run only through the executor's lowering")
 
 
-def _declare(name, lower, grad, traits):
+def _declare(name, lower, grad, traits, lowerings):
     return register(name, _no_kernel, _sub_infer, grad=grad, emit=statements(lower),
-                    traits=traits)
+                    traits=traits, lowerings=lowerings)
 
 
 _RULES = "runtime.gradients.control_flow_grads:"  # their gradients, written with the ops API
 
-IF_OPS = {False: _declare("StatelessIf", _lower_if, _RULES + "if_grad", ("stateful",)),
-          True: _declare("If", _lower_if, _RULES + "if_grad", ("side_effects",))}
+_IF_LOWERINGS = {"numba": _statement_if, "jax": _NO_JAX}
+_WHILE_LOWERINGS = {"numba": _statement_while, "jax": _NO_JAX}
+IF_OPS = {False: _declare("StatelessIf", _lower_if, _RULES + "if_grad", ("stateful",),
+                          _IF_LOWERINGS),
+          True: _declare("If", _lower_if, _RULES + "if_grad", ("side_effects",), _IF_LOWERINGS)}
 WHILE_OPS = {False: _declare("StatelessWhile", _lower_while, _RULES + "while_grad",
-                             ("stateful",)),
-             True: _declare("While", _lower_while, _RULES + "while_grad", ("side_effects",))}
+                             ("stateful",), _WHILE_LOWERINGS),
+             True: _declare("While", _lower_while, _RULES + "while_grad", ("side_effects",),
+                            _WHILE_LOWERINGS)}

@@ -8,11 +8,15 @@ import sys
 
 import numpy as np
 
-from runtime import context, dtypes, errors
+from runtime import backends, context, dtypes, errors
 from runtime.gradients import py_function_grads
 from runtime.ops import common, registry
 from runtime.ops.registry import KERNEL_CALL, NOT_DIFFERENTIABLE, execute, register
 from runtime.tensor import EagerTensor, Tensor, make_eager
+
+# lowering rules that decline, saying why (see runtime/backends/lowering.py)
+_ASSERT_ON_HOST = {"array": backends.unsupported("assertions format their message on the host")}
+_CHECKS_ON_HOST = {"array": backends.unsupported("checks run on the numpy executor")}
 
 OPS = {}
 
@@ -215,7 +219,8 @@ def _assert_infer(specs, attrs):
 
 
 OPS["Assert"] = register("Assert", _assert_kernel, _assert_infer,
-                         grad=NOT_DIFFERENTIABLE, emit=KERNEL_CALL, traits=("side_effects",))
+                         grad=NOT_DIFFERENTIABLE, emit=KERNEL_CALL, traits=("side_effects",),
+                         lowerings=_ASSERT_ON_HOST)
 
 
 def assert_that(condition, data, message, name=None, error_class=errors.InvalidArgumentError):
@@ -247,7 +252,8 @@ def _check_defined_infer(specs, attrs):
 
 OPS["CheckDefined"] = register("CheckDefined", _check_defined_kernel, _check_defined_infer,
                                emit=_check_defined_emit,
-                               grad=NOT_DIFFERENTIABLE, traits=("side_effects",))
+                               grad=NOT_DIFFERENTIABLE, traits=("side_effects",),
+                               lowerings=_CHECKS_ON_HOST)
 
 
 def check_defined(defined, symbol_name, location=None):
@@ -274,7 +280,8 @@ def _check_numerics_kernel(x, message):
 
 OPS["CheckNumerics"] = register("CheckNumerics", _check_numerics_kernel, _check_numerics_infer,
                                 grad="runtime.gradients.array_grads:identity_grad",
-                                emit=KERNEL_CALL, traits=("side_effects",))
+                                emit=KERNEL_CALL, traits=("side_effects",),
+                                lowerings=_CHECKS_ON_HOST)
 
 
 def check_numerics(tensor, message, name=None):

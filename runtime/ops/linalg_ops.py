@@ -2,9 +2,13 @@
 
 import numpy as np
 
+from runtime import backends
 from runtime import shape as shape_lib
 from runtime.ops.common import NUMERIC, SpecError, binary_operands, require_kind, require_same_dtype
 from runtime.ops.registry import execute1, register
+
+# lowering rules that decline, saying why (see runtime/backends/lowering.py)
+_NOT_LOWERED = {"array": backends.unsupported("not lowered yet")}
 
 OPS = {}
 _GRADS = "runtime.gradients.math_grads:"  # where the rules written with the ops API live
@@ -48,7 +52,8 @@ def _matmul_emit(outs, ins, attrs, emitter):
 
 
 OPS["MatMul"] = register("MatMul", _matmul_kernel, _matmul_infer, emit=_matmul_emit,
-                         grad=_GRADS + "matmul_grad")
+                         grad=_GRADS + "matmul_grad",
+                         lowerings=_NOT_LOWERED)
 
 
 def matmul(a, b, transpose_a=False, transpose_b=False, name=None):

@@ -23,6 +23,7 @@ from runtime.ops.common import (
     require_kind,
     require_same_dtype,
 )
+from runtime.ops.math_lowerings import lowering as _lowering
 from runtime.ops.registry import KERNEL_CALL, NOT_DIFFERENTIABLE, execute1, register
 
 # -- elementwise binary ------------------------------------------------------------------
@@ -145,9 +146,13 @@ _BINARY = {
 
 
 OPS = {}
+# integer division by zero and negative integer powers raise; strings stay on the host
+_TRAITS = {"FloorDiv": ("may_raise",), "FloorMod": ("may_raise",), "Pow": ("may_raise",),
+           "Add": ("host_only",)}
 for _name, (_node, _kernel, _kinds, _result, _emit, _grad) in _BINARY.items():
     OPS[_name] = register(_name, _kernel, _binary_rule(_kinds, _result), node_name=_node,
-                          grad=_grad, emit=_emit)
+                          grad=_grad, emit=_emit, lowerings=_lowering(_name),
+                          traits=_TRAITS.get(_name, ()))
 
 
 def _binary(op_name, x, y, name=None):
@@ -356,7 +361,8 @@ _UNARY = {
 
 
 for _name, (_kernel, _kinds, _result, _emit, _grad) in _UNARY.items():
-    OPS[_name] = register(_name, _kernel, _unary_rule(_kinds, _result), grad=_grad, emit=_emit)
+    OPS[_name] = register(_name, _kernel, _unary_rule(_kinds, _result), grad=_grad, emit=_emit,
+                          lowerings=_lowering(_name))
 
 
 def _unary(op_name, x, name=None):
@@ -415,7 +421,8 @@ def _cast_kernel(x, dtype):
 
 
 OPS["Cast"] = register("Cast", _cast_kernel, _cast_infer,
-                       grad=_GRADS + "cast_grad", emit=KERNEL_CALL)
+                       grad=_GRADS + "cast_grad", emit=KERNEL_CALL,
+                       lowerings=_lowering("Cast"))
 
 
 def cast(x, dtype, name=None):
@@ -444,7 +451,8 @@ def _add_n_kernel(*values):
 
 
 OPS["AddN"] = register("AddN", _add_n_kernel, _add_n_infer,
-                       grad=_GRADS + "add_n_grad", emit=KERNEL_CALL)
+                       grad=_GRADS + "add_n_grad", emit=KERNEL_CALL,
+                       lowerings=_lowering("AddN"))
 
 
 def add_n(inputs, name=None):
@@ -463,7 +471,8 @@ def _clip_infer(specs, attrs):
 
 OPS["ClipByValue"] = register("ClipByValue", lambda x, lo, hi: np.minimum(np.maximum(x, lo), hi),
                               _clip_infer,
-                              grad=_GRADS + "clip_grad", emit=KERNEL_CALL)
+                              grad=_GRADS + "clip_grad", emit=KERNEL_CALL,
+                              lowerings=_lowering("ClipByValue"))
 
 
 def clip_by_value(t, clip_value_min, clip_value_max, name=None):

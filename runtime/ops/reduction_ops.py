@@ -6,11 +6,14 @@ math_grads); the functions below it are the public API (`tf.reduce_sum`, ...).
 
 import numpy as np
 
-from runtime import dtypes
+from runtime import backends, dtypes
 from runtime import shape as shape_lib
 from runtime.ops import common
 from runtime.ops.common import NUMERIC, convert_to_tensor, require_kind
 from runtime.ops.registry import KERNEL_CALL, NOT_DIFFERENTIABLE, execute1, register
+
+# lowering rules that decline, saying why (see runtime/backends/lowering.py)
+_NOT_LOWERED = {"array": backends.unsupported("not lowered yet")}
 
 OPS = {}
 _GRADS = "runtime.gradients.math_grads:"  # where the rules written with the ops API live
@@ -104,8 +107,40 @@ _REDUCTIONS = {
     "Any": (_bool_kernel(np.any), {"bool"}, _CALL, _NONE),
     "All": (_bool_kernel(np.all), {"bool"}, _CALL, _NONE),
 }
+
+
+def _reduction_lowerings(name):
+    """`xp.<function>(x, axis=..., keepdims=...)`; numba's reductions take no axis or
+    keepdims, so its rule lowers whole-tensor reductions only, and Max/Min check, like their
+    kernel, that the input is not empty."""
+    function = {"Sum": "sum", "Prod": "prod", "Mean": "mean", "Max": "max", "Min": "min",
+                "Any": "any", "All": "all"}[name]
+
+    def numba_rule(lowerer, node, ins, outs):
+        x = ins[0]
+        if node.attrs["keepdims"] or node.attrs["axis"] not in (None, ()) and not (
+                x.shape is not None and _all_axes(node.attrs["axis"], len(x.shape))):
+            raise backends.Unsupported("numba reduces whole tensors only")
+        if x.rank0:
+            lowerer.assign(outs[0], x)
+            return
+        if name in ("Max", "Min") and not shape_lib.num_elements(x.shape):
+            lowerer.check("%s.size == 0" % x, "ValueError",
+                          "reduction over an empty tensor has no identity")
+        lowerer.assign(outs[0], "xp.%s(%s)" % (function, x))
+    return {"array": "xp.%s({0}, axis={axis}, keepdims={keepdims})" % function,
+            "numba": numba_rule}
+
+
+def _all_axes(axis, rank):
+    axes = axis if isinstance(axis, (tuple, list)) else (axis,)
+    return sorted(a % rank for a in axes) == list(range(rank)) if rank else False
+
+
 for _name, (_kernel, _kinds, _emit, _grad) in _REDUCTIONS.items():
-    OPS[_name] = register(_name, _kernel, _reduce_infer(_kinds), grad=_grad, emit=_emit)
+    OPS[_name] = register(_name, _kernel, _reduce_infer(_kinds), grad=_grad, emit=_emit,
+                          lowerings=_reduction_lowerings(_name),
+                          traits=("may_raise",) if _name in ("Max", "Min") else ())
 
 
 def _reduce(op_name, x, axis, keepdims, name):
@@ -168,9 +203,11 @@ def _arg_kernel(func):
 
 
 OPS["ArgMax"] = register("ArgMax", _arg_kernel(np.argmax), _arg_infer,
-                         grad=NOT_DIFFERENTIABLE, emit=KERNEL_CALL)
+                         grad=NOT_DIFFERENTIABLE, emit=KERNEL_CALL,
+                         lowerings=_NOT_LOWERED)
 OPS["ArgMin"] = register("ArgMin", _arg_kernel(np.argmin), _arg_infer,
-                         grad=NOT_DIFFERENTIABLE, emit=KERNEL_CALL)
+                         grad=NOT_DIFFERENTIABLE, emit=KERNEL_CALL,
+                         lowerings=_NOT_LOWERED)
 
 
 def argmax(input, axis=None, output_type=dtypes.int64, name=None):  # noqa: A002
@@ -213,7 +250,8 @@ def _cumsum_kernel(x, axis, exclusive, reverse):
 
 
 OPS["Cumsum"] = register("Cumsum", _cumsum_kernel, _cumsum_infer,
-                         grad=_GRADS + "cumsum_grad", emit=KERNEL_CALL)
+                         grad=_GRADS + "cumsum_grad", emit=KERNEL_CALL,
+                         lowerings=_NOT_LOWERED)
 
 
 def cumsum(x, axis=0, exclusive=False, reverse=False, name=None):

@@ -27,11 +27,14 @@ in a graph when it runs, as InvalidArgumentError with the user's line of the op.
 
 import numpy as np
 
-from runtime import dtypes
+from runtime import backends, dtypes
 from runtime import shape as shape_lib
 from runtime.ops.common import SpecError
 from runtime.ops.registry import KERNEL_CALL, NOT_DIFFERENTIABLE, execute1, register
 from runtime.ops.tensor_array_value import TensorArrayValue, value_of_handle, variant
+
+# lowering rules that decline, saying why (see runtime/backends/lowering.py)
+_TENSOR_ARRAYS_ON_HOST = {"array": backends.unsupported("TensorArrays run on the numpy executor")}
 
 OPS = {}
 _RULES = "runtime.gradients.tensor_array_grads:"  # gradient rules, written with the ops API
@@ -116,7 +119,8 @@ def _create_kernel(size, dtype, element_shape, dynamic_size, infer_shape=True):
 
 
 OPS["TensorArray"] = register("TensorArray", _create_kernel, _create_infer,
-                              grad=NOT_DIFFERENTIABLE, emit=KERNEL_CALL)
+                              grad=NOT_DIFFERENTIABLE, emit=KERNEL_CALL,
+                              lowerings=_TENSOR_ARRAYS_ON_HOST)
 
 
 def _write_infer(specs, attrs):
@@ -144,7 +148,8 @@ def _write_emit(outs, ins, attrs, emitter):
 
 OPS["TensorArrayWrite"] = register("TensorArrayWrite", _write_kernel, _write_infer,
                                    emit=_write_emit,
-                                   grad=_RULES + "write_grad")
+                                   grad=_RULES + "write_grad",
+                                   lowerings=_TENSOR_ARRAYS_ON_HOST)
 
 
 def _read_infer(specs, attrs):
@@ -158,7 +163,8 @@ def _read_kernel(handle, index, dtype, element_shape):
 
 
 OPS["TensorArrayRead"] = register("TensorArrayRead", _read_kernel, _read_infer,
-                                  grad=_RULES + "read_grad", emit=KERNEL_CALL)
+                                  grad=_RULES + "read_grad", emit=KERNEL_CALL,
+                                  lowerings=_TENSOR_ARRAYS_ON_HOST)
 
 
 def _stacked(array, elements, dtype, element_shape, lead_shape):
@@ -208,7 +214,8 @@ def _require_one_shape(elements, what):
 
 
 OPS["TensorArrayStack"] = register("TensorArrayStack", _stack_kernel, _stack_infer,
-                                   grad=_RULES + "stack_grad", emit=KERNEL_CALL)
+                                   grad=_RULES + "stack_grad", emit=KERNEL_CALL,
+                                   lowerings=_TENSOR_ARRAYS_ON_HOST)
 
 
 def _concat_infer(specs, attrs):
@@ -246,7 +253,8 @@ def _concat_kernel(handle, dtype, element_shape, static_size):
 
 
 OPS["TensorArrayConcat"] = register("TensorArrayConcat", _concat_kernel, _concat_infer,
-                                    grad=_RULES + "concat_grad", emit=KERNEL_CALL)
+                                    grad=_RULES + "concat_grad", emit=KERNEL_CALL,
+                                    lowerings=_TENSOR_ARRAYS_ON_HOST)
 
 
 def _unstack_infer(specs, attrs):
@@ -268,7 +276,8 @@ def _unstack_kernel(handle, value, dtype, element_shape):
 
 
 OPS["TensorArrayUnstack"] = register("TensorArrayUnstack", _unstack_kernel, _unstack_infer,
-                                     grad=_RULES + "unstack_grad", emit=KERNEL_CALL)
+                                     grad=_RULES + "unstack_grad", emit=KERNEL_CALL,
+                                     lowerings=_TENSOR_ARRAYS_ON_HOST)
 
 
 def _gather_infer(specs, attrs):
@@ -290,7 +299,8 @@ def _gather_kernel(handle, indices, dtype, element_shape):
 
 
 OPS["TensorArrayGather"] = register("TensorArrayGather", _gather_kernel, _gather_infer,
-                                    grad=_RULES + "gather_grad", emit=KERNEL_CALL)
+                                    grad=_RULES + "gather_grad", emit=KERNEL_CALL,
+                                    lowerings=_TENSOR_ARRAYS_ON_HOST)
 
 
 def _scatter_infer(specs, attrs):
@@ -321,7 +331,8 @@ def _scatter_kernel(handle, indices, value, dtype, element_shape):
 
 
 OPS["TensorArrayScatter"] = register("TensorArrayScatter", _scatter_kernel, _scatter_infer,
-                                     grad=_RULES + "scatter_grad", emit=KERNEL_CALL)
+                                     grad=_RULES + "scatter_grad", emit=KERNEL_CALL,
+                                     lowerings=_TENSOR_ARRAYS_ON_HOST)
 
 
 def _size_infer(specs, attrs):
@@ -331,7 +342,8 @@ def _size_infer(specs, attrs):
 
 OPS["TensorArraySize"] = register(
     "TensorArraySize", lambda handle: np.int32(value_of_handle(handle).size), _size_infer,
-    grad=NOT_DIFFERENTIABLE, emit=KERNEL_CALL)
+    grad=NOT_DIFFERENTIABLE, emit=KERNEL_CALL,
+    lowerings=_TENSOR_ARRAYS_ON_HOST)
 
 
 # -- op wrappers (tensors in, tensors out; the TensorArray class adds the metadata) ---------------

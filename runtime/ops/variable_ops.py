@@ -3,10 +3,13 @@ assigned by these ops on every run."""
 
 import numpy as np
 
-from runtime import errors
+from runtime import backends, errors
 from runtime import shape as shape_lib
 from runtime.ops.common import SpecError
 from runtime.ops.registry import KERNEL_CALL, NOT_DIFFERENTIABLE, register
+
+# lowering rules that decline, saying why (see runtime/backends/lowering.py)
+_VARIABLES_ON_HOST = {"array": backends.unsupported("variables run on the numpy executor")}
 
 OPS = {}
 
@@ -26,7 +29,8 @@ def _read_kernel(variable, dtype, shape):
 OPS["ReadVariableOp"] = register(
     "ReadVariableOp", _read_kernel, _read_infer, traits=("stateful", "unrepeatable"),
     grad="runtime.gradients.array_grads:read_variable_grad",
-    emit=lambda outs, ins, attrs, bind: "%s = %s._value" % (outs[0], ins[0]))
+    emit=lambda outs, ins, attrs, bind: "%s = %s._value" % (outs[0], ins[0]),
+    lowerings=_VARIABLES_ON_HOST)
 
 
 def _assign_infer(specs, attrs):
@@ -73,7 +77,8 @@ for _name, _kernel in [("AssignVariableOp", _assign_kernel),
                       ("AssignAddVariableOp", _assign_add_kernel),
                       ("AssignSubVariableOp", _assign_sub_kernel)]:
     OPS[_name] = register(_name, _kernel, _assign_infer, grad=NOT_DIFFERENTIABLE,
-                          emit=KERNEL_CALL, traits=("side_effects", "unrepeatable"))
+                          emit=KERNEL_CALL, traits=("side_effects", "unrepeatable"),
+                          lowerings=_VARIABLES_ON_HOST)
 
 
 def _init_once_kernel(variable, value):
@@ -84,4 +89,5 @@ def _init_once_kernel(variable, value):
 
 OPS["InitializeVariableOnce"] = register(
     "InitializeVariableOnce", _init_once_kernel, lambda specs, attrs: [],
-    grad=NOT_DIFFERENTIABLE, emit=KERNEL_CALL, traits=("side_effects",))
+    grad=NOT_DIFFERENTIABLE, emit=KERNEL_CALL, traits=("side_effects",),
+    lowerings=_VARIABLES_ON_HOST)

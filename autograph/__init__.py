@@ -39,7 +39,7 @@ __version__ = _installed_version()
 
 def function(func=None, *, input_signature=None, autograph=True, reduce_retracing=False,
              jit_compile=None, experimental_relax_shapes=None, experimental_compile=None,
-             name=None, backend=None, strict=False):
+             name=None, backend=None, strict=False, device=None, shardings=None):
     """Turns `func` into a `Function`: converted by autograph, traced once per input signature.
 
     Usable as `@function` or `@function(input_signature=...)`. `reduce_retracing=True` relaxes
@@ -52,6 +52,11 @@ def function(func=None, *, input_signature=None, autograph=True, reduce_retracin
     with the best compiled backend here. A graph a backend cannot run falls back to the
     executor with a warning naming the op and line (`ConcreteFunction.backend_report()`);
     `strict=True` raises `runtime.backends.Unsupported` instead.
+
+    With backend="jax", `device` places the computation on one JAX device (a jax Device, or
+    "gpu", "gpu:1", "cpu"...) and `shardings="batch"` splits every tensor argument's first
+    dimension over all devices (data parallelism; a jax Sharding, or one per tensor
+    argument, is used as given).
     """
     relax = reduce_retracing or bool(experimental_relax_shapes)
     if experimental_compile is not None:
@@ -63,7 +68,8 @@ def function(func=None, *, input_signature=None, autograph=True, reduce_retracin
     def decorate(f):
         return Function(f, input_signature=input_signature, autograph=autograph,
                         reduce_retracing=relax, converter=_convert_or_warn, name=name,
-                        jit_compile=jit_compile, backend=backend, strict=strict)
+                        jit_compile=jit_compile, backend=backend, strict=strict,
+                        device=device, shardings=shardings)
     if func is None:
         return decorate
     return decorate(func)

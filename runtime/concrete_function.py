@@ -95,6 +95,7 @@ class ConcreteFunction:
         self._trace_key: sig.Key | None = None  # set by the Function that traced it
         self._report = backends.BackendReport("numpy", False)
         self._strict = False
+        self.backend_options: dict[str, Any] = {}  # device=, shardings= (JAX)
 
     # -- backend ---------------------------------------------------------------------------
     def _set_backend(self, requested: str, explicit: bool, strict: bool) -> None:

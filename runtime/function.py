@@ -69,7 +69,8 @@ class Function:
                  reduce_retracing: bool = False,
                  converter: Callable[[Callable[..., Any]], Callable[..., Any]] | None = None,
                  name: str | None = None, jit_compile: bool | None = None,
-                 backend: str | None = None, strict: bool = False) -> None:
+                 backend: str | None = None, strict: bool = False, device: Any = None,
+                 shardings: Any = None) -> None:
         if not callable(python_function):
             raise TypeError("function expects a callable as the function to trace, got %r "
                             "(%s)" % (python_function, type(python_function).__name__))
@@ -98,6 +99,11 @@ class Function:
         backends.check_choice(backend)
         self._backend = backend
         self._strict = bool(strict)
+        if (device is not None or shardings is not None) and backend != "jax":
+            raise ValueError("device= and shardings= place a JAX computation: give "
+                             "backend='jax' too")
+        # the compiled backend's placement options (runtime/backends/jax_backend.py)
+        self._backend_options = {"device": device, "shardings": shardings}
         self._input_signature: tuple[Any, ...] | None = None
         if input_signature is not None:
             _check_signature_is_a_sequence(input_signature)
@@ -174,7 +180,8 @@ class Function:
             method = self._python_function.__get__(instance, type(instance))
             bound = Function(method, self._input_signature, self._autograph,
                              self._reduce_retracing, self._converter, self._name,
-                             self._jit_compile, self._backend, self._strict)
+                             self._jit_compile, self._backend, self._strict,
+                             **self._backend_options)
             ref = _reference(instance, self._bound_instances, key)
             if isinstance(method, types.MethodType) and method.__self__ is instance:
                 bound._hold_instance(ref)
@@ -344,6 +351,7 @@ class Function:
                               check_numerics=numerics_checked())
         cf._trace_key = key
         requested, explicit = self._backend_request()
+        cf.backend_options = self._backend_options
         cf._set_backend(requested, explicit, self._strict)
         return cf
 
@@ -440,12 +448,13 @@ def function(func: Callable[..., Any] | None = None,
              reduce_retracing: bool = False,
              converter: Callable[[Callable[..., Any]], Callable[..., Any]] | None = None,
              jit_compile: bool | None = None, backend: str | None = None, strict: bool = False,
-             **unused_options: Any) -> Any:
+             device: Any = None, shardings: Any = None, **unused_options: Any) -> Any:
     """Decorator form of `Function` (usable with or without arguments)."""
     def decorate(f: Callable[..., Any]) -> Function:
         return Function(f, input_signature=input_signature, autograph=autograph,
                         reduce_retracing=reduce_retracing, converter=converter,
-                        jit_compile=jit_compile, backend=backend, strict=strict)
+                        jit_compile=jit_compile, backend=backend, strict=strict,
+                        device=device, shardings=shardings)
     if func is None:
         return decorate
     return decorate(func)

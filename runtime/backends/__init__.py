@@ -72,6 +72,32 @@ def unsupported(reason: str) -> Any:
     return rule
 
 
+class LazyRule:
+    """A backend's own rule named 'package.module:function', imported at its first call: the
+    rules of a backend whose library is optional live in a module of that backend (which may
+    import the library), and an op's `register` call names them with `lazy_rule`."""
+
+    __slots__ = ("reference", "_target")
+
+    def __init__(self, reference: str) -> None:
+        self.reference = reference
+        self._target: Any = None
+
+    def __call__(self, *args: Any) -> Any:
+        if self._target is None:
+            module, _, name = self.reference.partition(":")
+            self._target = getattr(importlib.import_module(module), name)
+        return self._target(*args)
+
+    def __repr__(self) -> str:
+        return "<lazy rule %s>" % self.reference
+
+
+def lazy_rule(reference: str) -> LazyRule:
+    """The rule named 'package.module:function', imported at its first call."""
+    return LazyRule(reference)
+
+
 class BackendReport:
     """What was asked for a ConcreteFunction, what runs it now, and why when they differ."""
 

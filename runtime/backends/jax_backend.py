@@ -26,22 +26,24 @@ from typing import Any
 
 import numpy as np
 
-from runtime import dtypes, executor
-from runtime.backends.jax_lowering import Lowerer, Unsupported, VariableSlot, jax_modules
+from runtime import dtypes, errors, executor
+from runtime.backends import BackendFallbackWarning, Unsupported
+from runtime.backends.jax_lowering import Lowerer, VariableSlot, jax_modules
 from runtime.ops.control_flow_ops import SubGraph
 from runtime.variables import Variable
 
+NAME = "jax"
 _WIDE = ("int64", "uint64", "float64", "complex128")
 _cache_configured = False
 
 
-def available() -> bool:
-    """True when jax can be imported here."""
+def unavailable() -> str | None:
+    """None when jax can be imported here, else why not."""
     try:
         import jax  # noqa: F401
-    except ImportError:
-        return False
-    return True
+    except ImportError as e:
+        return "jax is not installed (pip install \"autograph[jax]\"): %s" % e
+    return None
 
 
 def cache_folder() -> str:
@@ -120,12 +122,13 @@ def resolve_device(device: Any) -> Any:
 
 class JaxCompiledGraph:
     """A graph compiled with jax.jit: `run(*feeds)` returns the output values (see the
-    module docstring). `unsupported` is the reason the graph runs on the numpy executor
-    instead (None while it runs on JAX); `device` and `shardings` place the computation."""
+    module docstring). `report` (a BackendReport, optional) is updated when a later call
+    finds the graph cannot be lowered after all (a new input shape); `device` and
+    `shardings` place the computation (see `compile`)."""
 
     def __init__(self, graph: Any, feeds: Sequence[Any], outputs: Sequence[Any],
                  name: str = "graph_fn", check_numerics: bool = False, device: Any = None,
-                 shardings: Any = None) -> None:
+                 shardings: Any = None, report: Any = None, strict: bool = False) -> None:
         jax = jax_modules()[0]
         _configure_cache(jax)
         self.graph = graph
@@ -135,9 +138,12 @@ class JaxCompiledGraph:
         self.check_numerics = check_numerics
         self.device = resolve_device(device)
         self.shardings = shardings
+        self.report = report
+        self.strict = strict
         self.unsupported: str | None = None
         self.lowered_nodes = 0
         self.input_shardings: list[Any] = []
+        self.lowered_text: str | None = None
         self._numpy: executor.CompiledGraph | None = None
         self._resource_feeds = [i for i, t in enumerate(self.feeds)
                                 if t.dtype is dtypes.resource]
@@ -147,28 +153,28 @@ class JaxCompiledGraph:
         self._x64 = uses_64_bits(graph)
         self._jitted = jax.jit(self._lowered)
         self._assigned: tuple[str, ...] = ()
-        if any(t is not None and t.dtype.kind not in ("int", "float", "bool", "complex")
-               for t in self.outputs):
-            self.unsupported = "the graph returns a value that is not a tensor of numbers"
+        for t in self.outputs:
+            if t is not None and t.dtype.kind not in ("int", "float", "bool", "complex"):
+                raise Unsupported("the graph returns a %s value" % t.dtype.name)
+
+    @property
+    def source(self) -> str:
+        """The StableHLO text of the compiled program (once compiled ahead of a call)."""
+        return self.lowered_text or "(lowered by jax.jit at the first call)"
 
     # -- the traced function --------------------------------------------------------------
-    def _slots(self) -> tuple[dict[int, VariableSlot], dict[int, VariableSlot]]:
-        fed = {id(self.feeds[i]): VariableSlot("f%d" % i, None, None)
-               for i in self._resource_feeds}
-        captured = {id(v): VariableSlot("v%d" % k, v.dtype, v._static_shape)
-                    for k, v in enumerate(self._captured)}
-        return fed, captured
-
     def _lowered(self, tensors: list[Any], state: dict[str, Any]) -> Any:
         lowerer = Lowerer(state, self.check_numerics)
-        fed_slots, lowerer.variable_slots = self._slots()
+        lowerer.variable_slots = {id(v): VariableSlot("v%d" % k, v.dtype, v._static_shape)
+                                  for k, v in enumerate(self._captured)}
         fed: dict[int, Any] = {}
         for position, value in zip(self._tensor_feeds, tensors):
             fed[id(self.feeds[position])] = value
         for position in self._resource_feeds:
-            slot = fed_slots[id(self.feeds[position])]
-            slot.dtype = self._feed_dtypes[slot.key]
-            fed[id(self.feeds[position])] = slot
+            key = "f%d" % position
+            value = state[key]
+            fed[id(self.feeds[position])] = VariableSlot(
+                key, dtypes.as_dtype(value.dtype), tuple(value.shape))
         values = lowerer.lower_graph(self.graph, fed, self.outputs)
         for value in values:
             if value is not None and not hasattr(value, "dtype"):
@@ -177,9 +183,41 @@ class JaxCompiledGraph:
         self.lowered_nodes = lowerer.lowered_nodes
         return values, {k: lowerer.state[k] for k in self._assigned}, lowerer.failed
 
+    def compile_now(self) -> None:
+        """Lowers and compiles for the fed tensors' static shapes, raising Unsupported when
+        the graph cannot be lowered; does nothing when a shape is known only at run time (the
+        first call compiles then)."""
+        jax = jax_modules()[0]
+        tensors = []
+        for position in self._tensor_feeds:
+            t = self.feeds[position]
+            if t._shape is None or None in t._shape:
+                return
+            tensors.append(jax.ShapeDtypeStruct(t._shape, t.dtype.np_dtype))
+        state = {}
+        for key, variable in self._variables(None).items():
+            if variable._value is None:
+                return
+            state[key] = jax.ShapeDtypeStruct(np.shape(variable._value),
+                                              variable.dtype.np_dtype)
+        try:
+            with self._scope():
+                lowered = self._jitted.lower(tensors, state)
+                lowered.compile()
+        except Unsupported:
+            raise
+        except Exception as e:  # noqa: BLE001 - JAX refused what a rule built
+            raise Unsupported("JAX could not compile the graph: %s: %s"
+                              % (type(e).__name__, _first_line(e))) from None
+        self.lowered_text = lowered.as_text()
+
     # -- running --------------------------------------------------------------------------
-    def _variables(self, feeds: Sequence[Any]) -> dict[str, Variable]:
-        found = {"f%d" % i: feeds[i] for i in self._resource_feeds}
+    def _variables(self, feeds: Sequence[Any] | None) -> dict[str, Variable]:
+        found = {}
+        for position in self._resource_feeds:
+            placeholder = self.feeds[position]
+            found["f%d" % position] = (feeds[position] if feeds is not None else
+                                       self.graph.argument_variables[id(placeholder)])
         for k, v in enumerate(self._captured):
             found["v%d" % k] = v
         return found
@@ -195,44 +233,6 @@ class JaxCompiledGraph:
         """The graph node whose numpy-executor line raised in traceback `tb`."""
         return self._numpy.node_for_traceback(tb) if self._numpy is not None else None
 
-    def _place(self, tensors: list[Any], state: dict[str, Any]) -> tuple[list[Any], Any]:
-        jax = jax_modules()[0]
-        if self.shardings is not None:
-            placed = [jax.device_put(x, s) for x, s in zip(tensors, self._input_shardings(
-                tensors))]
-            self.input_shardings = [x.sharding for x in placed]
-            return placed, jax.device_put(state, self._replicated())
-        return jax.device_put(tensors, self.device), jax.device_put(state, self.device)
-
-    def _mesh(self) -> Any:
-        jax = jax_modules()[0]
-        return jax.sharding.Mesh(np.array(jax.devices()), ("batch",))
-
-    def _replicated(self) -> Any:
-        jax = jax_modules()[0]
-        if not isinstance(self.shardings, str):
-            return None
-        return jax.sharding.NamedSharding(self._mesh(), jax.sharding.PartitionSpec())
-
-    def _input_shardings(self, tensors: list[Any]) -> list[Any]:
-        jax = jax_modules()[0]
-        if not isinstance(self.shardings, str):
-            given = list(self.shardings) if isinstance(self.shardings, (list, tuple)) else \
-                [self.shardings] * len(tensors)
-            if len(given) != len(tensors):
-                raise ValueError("shardings: %d given for %d tensor arguments"
-                                 % (len(given), len(tensors)))
-            return given
-        if self.shardings != "batch":
-            raise ValueError("shardings must be 'batch', a jax Sharding or one per tensor "
-                             "argument, got %r" % (self.shardings,))
-        mesh = self._mesh()
-        count = mesh.devices.size
-        split = jax.sharding.NamedSharding(mesh, jax.sharding.PartitionSpec("batch"))
-        whole = jax.sharding.NamedSharding(mesh, jax.sharding.PartitionSpec())
-        return [split if np.ndim(x) >= 1 and np.shape(x)[0] % count == 0 and np.shape(x)[0]
-                else whole for x in tensors]
-
     def run(self, *feeds: Any) -> tuple[Any, ...]:
         """The output values for the fed values (numpy arrays and variables)."""
         if self.unsupported is not None:
@@ -246,15 +246,13 @@ class JaxCompiledGraph:
                 if variable._value is None:  # the numpy executor raises the right error
                     return self.numpy_run(*feeds)
                 state[key] = variable._value
-            self._feed_dtypes = {key: v.dtype for key, v in variables.items()}
         if self.device is not None or self.shardings is not None:
             tensors, state = self._place(tensors, state)
         try:
             with self._scope():
                 outputs, assigned, failed = self._jitted(tensors, state)
         except Exception as e:  # noqa: BLE001 - lowering or compiling failed: run on numpy
-            self.unsupported = str(e) if isinstance(e, Unsupported) else "%s: %s" % (
-                type(e).__name__, e)
+            self._give_up(e)
             return self.numpy_run(*feeds)
         if failed:
             return self.numpy_run(*feeds)
@@ -263,14 +261,93 @@ class JaxCompiledGraph:
                 variables[key]._value = np.array(value)
         return tuple(None if v is None else np.array(v) for v in outputs)
 
+    def _give_up(self, error: Exception) -> None:
+        """Records that the graph runs on the numpy executor from now on, and why."""
+        if isinstance(error, Unsupported):
+            reason = error.reason
+        else:
+            reason = "JAX could not compile the graph: %s: %s" % (type(error).__name__,
+                                                                 _first_line(error))
+        self.unsupported = reason
+        if self.report is not None:
+            self.report.running = "numpy"
+            self.report.reason = "jax could not run %s: %s" % (self.name, reason)
+            if self.strict:
+                raise Unsupported(reason) from None
+            if self.report.explicit:
+                errors.warn("backend 'jax': %s runs on the numpy executor instead, because %s"
+                     % (self.name, reason), BackendFallbackWarning)
+
     def _scope(self) -> Any:
         if self._x64:
             return jax_modules()[0].enable_x64(True)
         return contextlib.nullcontext()
 
+    # -- placement ------------------------------------------------------------------------
+    def _place(self, tensors: list[Any], state: dict[str, Any]) -> tuple[list[Any], Any]:
+        jax = jax_modules()[0]
+        if self.shardings is None:
+            return jax.device_put(tensors, self.device), jax.device_put(state, self.device)
+        placed = [jax.device_put(x, s) for x, s in zip(tensors, self._input_shardings(tensors))]
+        self.input_shardings = [x.sharding for x in placed]
+        return placed, jax.device_put(state, self._replicated())
+
+    def _mesh(self) -> Any:
+        jax = jax_modules()[0]
+        return jax.sharding.Mesh(np.array(jax.devices()), ("batch",))
+
+    def _replicated(self) -> Any:
+        jax = jax_modules()[0]
+        return jax.sharding.NamedSharding(self._mesh(), jax.sharding.PartitionSpec())
+
+    def _input_shardings(self, tensors: list[Any]) -> list[Any]:
+        jax = jax_modules()[0]
+        if not isinstance(self.shardings, str):
+            given = (list(self.shardings) if isinstance(self.shardings, (list, tuple))
+                     else [self.shardings] * len(tensors))
+            if len(given) != len(tensors):
+                raise ValueError("shardings: %d given for %d tensor arguments"
+                                 % (len(given), len(tensors)))
+            return given
+        mesh = self._mesh()
+        count = mesh.devices.size
+        split = jax.sharding.NamedSharding(mesh, jax.sharding.PartitionSpec("batch"))
+        whole = jax.sharding.NamedSharding(mesh, jax.sharding.PartitionSpec())
+        return [split if np.ndim(x) >= 1 and np.shape(x)[0] and np.shape(x)[0] % count == 0
+                else whole for x in tensors]
+
+
+def _first_line(error: Exception) -> str:
+    text = str(error).strip()
+    return text.splitlines()[0] if text else ""
+
+
+def check_options(device: Any = None, shardings: Any = None) -> None:
+    """Raises ValueError for a `shardings` that is not "batch", a jax Sharding or a list of
+    them (checked when the Function is made, before any trace)."""
+    if isinstance(shardings, str) and shardings != "batch":
+        raise ValueError("shardings must be 'batch' (split each tensor argument's first "
+                         "dimension over every device), a jax Sharding, or one per tensor "
+                         "argument; got %r" % (shardings,))
+    if device is not None and shardings is not None:
+        raise ValueError("give device= or shardings=, not both")
+
+
+def compile(cf: Any) -> JaxCompiledGraph:  # noqa: A001 - the backend protocol's name
+    """ConcreteFunction `cf` compiled with JAX now (see runtime.backends), with the
+    Function's `device=` and `shardings=` options; raises Unsupported naming the op and the
+    user's line when it cannot be lowered."""
+    options = getattr(cf, "backend_options", None) or {}
+    compiled = JaxCompiledGraph(cf.graph, cf.inputs, cf.outputs, cf.name,
+                                device=options.get("device"),
+                                shardings=options.get("shardings"),
+                                report=cf.backend_report(), strict=cf._strict)
+    compiled.compile_now()
+    return compiled
+
 
 def compile_graph(graph: Any, feeds: Sequence[Any], outputs: Sequence[Any],
                   name: str = "graph_fn", check_numerics: bool = False, device: Any = None,
                   shardings: Any = None) -> JaxCompiledGraph:
-    """Compiles `graph` with JAX: see `JaxCompiledGraph`."""
+    """Compiles `graph` with JAX (lowered at its first call): see `JaxCompiledGraph`."""
     return JaxCompiledGraph(graph, feeds, outputs, name, check_numerics, device, shardings)

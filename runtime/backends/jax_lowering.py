@@ -4,13 +4,14 @@ traces it.
 Where the numba backend writes source, this backend walks the executor's simplified graph
 (`runtime.executor.simplify`) inside the function that `jax.jit` traces, so every node's rule
 runs once, at compile time, on JAX tracers, and XLA compiles what they build. Each node is
-lowered by its op's rule for "jax", else its backend-neutral "array" template (a numpy-API
-expression such as "xp.add({0}, {1})" with `xp` bound to `jax.numpy`), else the graph is
-unsupported. A "jax" rule is `rule(lowerer, node, ins) -> [output values]`, where `ins` are
-the input values: JAX arrays (or numpy values for constants, so that a rule can tell what is
-known at compile time), `VariableSlot`s for variables, `TensorArrayBuffer`s and
-`PendingTensorArray`s for TensorArray handles. Rules for ops with a sub-graph lower it with
-`lowerer.lower_graph`.
+lowered by its op's own "jax" rule, else by its backend-neutral "array" rule (see
+runtime/backends/lowering.py): the lines that rule writes for the node, with `xp` bound to
+`jax.numpy`, are executed at once on the node's input values. A "jax" rule, which only this
+backend reads, follows the tracing protocol `rule(lowerer, node, ins) -> [output values]`:
+`ins` are the input values, JAX arrays (numpy values for constants, so that a rule can tell
+what is known at compile time), `VariableSlot`s for variables, `TensorArrayBuffer`s and
+`PendingTensorArray`s for TensorArray handles; a rule with sub-graphs lowers them with
+`lowerer.lower_graph`, and a case it cannot lower raises `backends.Unsupported`.
 
 What JAX cannot do the way the numpy executor does is carried explicitly:
   * State: variables are inputs of the compiled function and their final values outputs
@@ -27,24 +28,18 @@ What JAX cannot do the way the numpy executor does is carried explicitly:
 from __future__ import annotations
 
 import contextlib
-import re
 from collections.abc import Iterator, Sequence
 from typing import Any
 
 import numpy as np
 
 from runtime import executor
-from runtime.ops import registry
+from runtime.backends import Unsupported, lowering
 from runtime.ops.tensor_array_value import TensorArrayValue
 from runtime.variables import Variable
 
-_REFERENCE = re.compile(r"^[A-Za-z_][\w.]*:[A-Za-z_]\w*$")
-_templates: dict[tuple[str, int, tuple[str, ...]], Any] = {}
+_code: dict[str, Any] = {}  # the lines an "array" rule wrote -> their compiled code
 _pytrees_registered = False
-
-
-class Unsupported(Exception):
-    """The graph cannot be lowered to JAX; the message says why (and names the op)."""
 
 
 def jax_modules() -> tuple[Any, Any, Any]:
@@ -101,9 +96,6 @@ def _register_pytrees(jax: Any) -> None:
     jax.tree_util.register_pytree_node(
         PendingTensorArray, lambda p: ((), (p.size, np.dtype(p.np_dtype).str)),
         lambda aux, children: PendingTensorArray(aux[0], np.dtype(aux[1])))
-    jax.tree_util.register_pytree_node(
-        VariableSlot, lambda s: ((), (s.key, s.dtype, s.shape)),
-        lambda aux, children: VariableSlot(*aux))
 
 
 def is_concrete(value: Any) -> bool:
@@ -195,46 +187,49 @@ class Lowerer:
 
     def lower_node(self, node: Any, ins: list[Any]) -> list[Any]:
         """The output values of `node` for input values `ins`, by the op's rule."""
-        op = node.op
-        if "host_only" in op.traits:
-            raise Unsupported(where(node, "runs Python on the host"))
-        rule = op.lowerings.get("jax")
-        if rule is None:
-            rule = op.lowerings.get("array")
-            if rule is None:
-                raise Unsupported(where(node, "has no JAX lowering"))
-            if "may_raise" in op.traits:
-                raise Unsupported(where(node, "may raise, and its lowering does not check"))
-        if isinstance(rule, str) and _REFERENCE.match(rule):
-            rule = registry._resolve(rule)
-        if isinstance(rule, str):
-            outs = [self.template(rule, len(ins), node.attrs)(self.jnp, node.attrs, *ins)]
-        else:
-            outs = list(rule(self, node, ins))
-        if len(outs) != len(node.outputs):
-            raise Unsupported(where(node, "lowered to %d values, expected %d"
-                                     % (len(outs), len(node.outputs))))
+        try:
+            rule = node.op.lowerings.get("jax")
+            if rule is not None:
+                outs = list(rule(self, node, ins))
+            else:
+                outs = self._array_rule(node, ins)
+            if len(outs) != len(node.outputs):
+                raise Unsupported("lowered to %d values, expected %d"
+                                  % (len(outs), len(node.outputs)))
+            typed = [self.typed(value, t) for value, t in zip(outs, node.outputs)]
+        except Unsupported as e:
+            raise e.at(node) from None
         self.lowered_nodes += 1
-        return [self.typed(value, t, node) for value, t in zip(outs, node.outputs)]
+        return typed
 
-    def template(self, text: str, count: int, attrs: Any) -> Any:
-        """`text` (a numpy-API template) as a function (xp, attrs, *inputs) -> value."""
-        key = (text, count, tuple(sorted(attrs)))
-        function = _templates.get(key)
-        if function is None:
-            names = ["_in%d" % i for i in range(count)]
-            expression = text.format(*names, **{a: "_attrs[%r]" % a for a in attrs})
-            function = eval("lambda xp, _attrs, %s: %s" % (  # noqa: S307 - our templates
-                "".join(n + ", " for n in names), expression), {"np": np})
-            _templates[key] = function
-        return function
+    def _array_rule(self, node: Any, ins: list[Any]) -> list[Any]:
+        """Runs the op's "array" rule: the lines it writes are executed on `ins`."""
+        writer = _LineWriter()
+        names: dict[int, Any] = {}
+        values = []
+        for i, (t, value) in enumerate(zip(node.inputs, ins)):
+            if not hasattr(value, "dtype"):
+                raise Unsupported("an input is a %s" % type(value).__name__)
+            values.append(lowering.Value("_in%d" % i, t.dtype, t._shape,
+                                         np.asarray(value) if is_concrete(value) else None))
+        writer.lower_node(node, values, names)
+        source = "\n".join(writer.lines)
+        code = _code.get(source)
+        if code is None:
+            code = _code[source] = compile(source, "<jax lowering of %s>" % node.op.name,
+                                           "exec")
+        namespace = {"xp": self.jnp, "np": np, "_failed": self.failed}
+        namespace.update(("_in%d" % i, value) for i, value in enumerate(ins))
+        exec(code, namespace)  # noqa: S102 - the lines our own rules wrote
+        self.failed = namespace["_failed"]
+        return [namespace[names[id(t)]] for t in node.outputs]
 
-    def typed(self, value: Any, t: Any, node: Any) -> Any:
+    def typed(self, value: Any, t: Any) -> Any:
         """`value` as the dtype the graph declares for tensor `t`, its static shape checked."""
         if isinstance(value, (VariableSlot, TensorArrayBuffer, PendingTensorArray)):
             return value
         if t.dtype.kind not in ("int", "float", "bool", "complex"):
-            raise Unsupported(where(node, "gives a %s value" % t.dtype.name))
+            raise Unsupported("gives a %s value" % t.dtype.name)
         want = t.dtype.np_dtype
         if is_concrete(value):
             value = np.asarray(value, want)
@@ -242,11 +237,11 @@ class Lowerer:
             value = self.lax.convert_element_type(value, want)
         shape = t._shape
         if shape is not None and tuple(np.shape(value)) != tuple(shape) and None not in shape:
-            raise Unsupported(where(node, "lowered to shape %s, the graph says %s"
-                                     % (np.shape(value), shape)))
+            raise Unsupported("lowered to shape %s, the graph says %s"
+                              % (np.shape(value), shape))
         if shape is not None and len(np.shape(value)) != len(shape):
-            raise Unsupported(where(node, "lowered to rank %d, the graph says %d"
-                                     % (len(np.shape(value)), len(shape))))
+            raise Unsupported("lowered to rank %d, the graph says %d"
+                              % (len(np.shape(value)), len(shape)))
         if self.check_numerics and t.dtype.is_floating and not is_concrete(value):
             self.fail_if(self.jnp.logical_not(self.jnp.all(self.jnp.isfinite(value))))
         return value
@@ -283,8 +278,16 @@ class Lowerer:
         return self.jnp.asarray(value)
 
 
-def where(node: Any, what: str) -> str:
-    """'op NAME (TYPE) at file:line <what>': how an Unsupported reason names a node."""
-    location = node.location
-    place = " at %s:%d" % (location.filename, location.lineno) if location is not None else ""
-    return "op %s (%s)%s %s" % (node.name, node.op.name, place, what)
+class _LineWriter(lowering.Lowerer):
+    """Writes one node's "array" rule as lines that `Lowerer._array_rule` executes at once:
+    a check becomes `_failed = _failed | condition`."""
+
+    name = lowering.ARRAY
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.indent = 0
+
+    def check(self, failed: str, error: str, message: str) -> None:
+        """Or-s the condition into the lowered function's error flag."""
+        self.line("_failed = xp.logical_or(_failed, xp.any(%s))" % failed)

@@ -21,7 +21,6 @@ from runtime.backends.jax_lowering import (
     Unsupported,
     VariableSlot,
     is_concrete,
-    where,
 )
 from runtime.ops.control_flow_ops import SubGraph
 
@@ -36,7 +35,7 @@ def lower_if(lw: Lowerer, node: Any, ins: list[Any]) -> list[Any]:
     when they are small and loop-free (no branch can hang, and the error flag and state are
     selected too); else `lax.cond`."""
     if "residuals" in node.attrs:
-        raise Unsupported(where(node, "keeps residuals for a gradient"))
+        raise Unsupported("keeps residuals for a gradient")
     then_sub, else_sub = node.attrs["then"], node.attrs["else"]
     out_specs = node.attrs["out_specs"]
     pred = ins[0]
@@ -66,12 +65,12 @@ def lower_if(lw: Lowerer, node: Any, ins: list[Any]) -> list[Any]:
         try:
             chosen = jax.tree_util.tree_map(lambda x, y: jnp.where(pred, x, y), a, b)
         except ValueError as e:  # the branches give values of different structures
-            raise Unsupported(where(node, "has branches of different structures: %s" % e))
+            raise Unsupported("has branches of different structures: %s" % e)
     else:
         try:
             chosen = lax.cond(pred, then_fn, else_fn, operand)
         except TypeError as e:
-            raise Unsupported(where(node, "has branches of different types: %s" % e))
+            raise Unsupported("has branches of different types: %s" % e)
     values, lw.state, lw.failed = chosen
     return values
 
@@ -87,7 +86,7 @@ def _cast_outputs(lw: Lowerer, node: Any, values: list[Any], specs: Any) -> list
         if isinstance(value, (TensorArrayBuffer, PendingTensorArray, VariableSlot)):
             out.append(value)
         elif value is None:
-            raise Unsupported(where(node, "has a branch without a value"))
+            raise Unsupported("has a branch without a value")
         else:
             out.append(lw.jnp.asarray(value, dtype.np_dtype))
     return out
@@ -131,7 +130,7 @@ def lower_while(lw: Lowerer, node: Any, ins: list[Any]) -> list[Any]:
     runs once before the loop and after each body, as on the numpy executor; the loop also
     stops once an error is flagged (the numpy executor then raises it)."""
     if node.attrs.get("residuals") is not None:
-        raise Unsupported(where(node, "keeps residuals for a gradient"))
+        raise Unsupported("keeps residuals for a gradient")
     cond, body = node.attrs["cond"], node.attrs["body"]
     count = len(body.placeholders)
     jax, jnp, lax = lw.jax, lw.jnp, lw.lax
@@ -165,14 +164,14 @@ def lower_while(lw: Lowerer, node: Any, ins: list[Any]) -> list[Any]:
         values, lw.state, lw.failed, _ = lax.while_loop(
             lambda c: jnp.logical_and(c[3], jnp.logical_not(c[2])), step, carry)
     except TypeError as e:
-        raise Unsupported(where(node, "changes the type or shape of a loop value: %s" % e))
+        raise Unsupported("changes the type or shape of a loop value: %s" % e)
     return values
 
 
 def lower_call(lw: Lowerer, node: Any, ins: list[Any]) -> list[Any]:
     """PartitionedCall: the callee's graph, inlined."""
     if node.attrs.get("residuals"):
-        raise Unsupported(where(node, "keeps residuals for a gradient"))
+        raise Unsupported("keeps residuals for a gradient")
     callee = node.attrs["f"]
     fed = {id(ph): v for ph, v in zip(callee.inputs, ins)}
     return lw.lower_graph(callee.graph, fed, callee.outputs)
@@ -183,7 +182,7 @@ def lower_call(lw: Lowerer, node: Any, ins: list[Any]) -> list[Any]:
 
 def _slot(node: Any, value: Any) -> VariableSlot:
     if not isinstance(value, VariableSlot):
-        raise Unsupported(where(node, "reads a resource that is not a variable"))
+        raise Unsupported("reads a resource that is not a variable")
     return value
 
 
@@ -196,7 +195,7 @@ def _assign(lw: Lowerer, node: Any, slot: VariableSlot, value: Any) -> list[Any]
     current = lw.state[slot.key]
     value = lw.jnp.asarray(value, slot.dtype.np_dtype)
     if np.shape(value) != np.shape(current):
-        raise Unsupported(where(node, "changes a variable's shape"))
+        raise Unsupported("changes a variable's shape")
     lw.state[slot.key] = value
     lw.assigned.add(slot.key)
     return [value]
@@ -242,38 +241,12 @@ def check_numerics(lw: Lowerer, node: Any, ins: list[Any]) -> list[Any]:
     return [x]
 
 
-def _integer_divisor(lw: Lowerer, y: Any) -> Any:
-    """Flags a zero integer divisor; returns a divisor safe to compute with."""
-    if is_concrete(y):
-        lw.fail_if(np.asarray(y) == 0)
-        return y
-    zero = y == 0
-    lw.fail_if(zero)
-    return lw.jnp.where(zero, lw.jnp.ones_like(y), y)
-
-
-def floor_div(lw: Lowerer, node: Any, ins: list[Any]) -> list[Any]:
-    """FloorDiv: integer division by zero fails (floats give inf and nan)."""
-    x, y = ins
-    if node.outputs[0].dtype.is_integer:
-        y = _integer_divisor(lw, y)
-    return [lw.jnp.floor_divide(x, y)]
-
-
-def floor_mod(lw: Lowerer, node: Any, ins: list[Any]) -> list[Any]:
-    """FloorMod: integer modulo by zero fails."""
-    x, y = ins
-    if node.outputs[0].dtype.is_integer:
-        y = _integer_divisor(lw, y)
-    return [lw.jnp.remainder(x, y)]
-
-
 # -- TensorArrays -----------------------------------------------------------------------------
 
 
 def _array(node: Any, value: Any) -> Any:
     if not isinstance(value, (TensorArrayBuffer, PendingTensorArray)):
-        raise Unsupported(where(node, "gets a TensorArray that is not a fixed-size buffer"))
+        raise Unsupported("gets a TensorArray that is not a fixed-size buffer")
     return value
 
 
@@ -285,13 +258,13 @@ def create_tensor_array(lw: Lowerer, node: Any, ins: list[Any]) -> list[Any]:
     """TensorArray: a buffer (or a pending array until the first write tells the element
     shape) of a size known at compile time."""
     if node.attrs["dynamic_size"]:
-        raise Unsupported(where(node, "makes a TensorArray of dynamic size"))
+        raise Unsupported("makes a TensorArray of dynamic size")
     if not is_concrete(ins[0]):
-        raise Unsupported(where(node, "makes a TensorArray whose size is known only at run "
-                                      "time"))
+        raise Unsupported("makes a TensorArray whose size is known only at run "
+                                      "time")
     size = int(ins[0])
     if size < 0 or node.attrs["dtype"] is None:
-        raise Unsupported(where(node, "fails (negative size or unknown dtype)"))
+        raise Unsupported("fails (negative size or unknown dtype)")
     np_dtype = node.attrs["dtype"].np_dtype
     shape = node.attrs["element_shape"]
     if shape is None or None in shape:
@@ -307,8 +280,8 @@ def _buffer_for(lw: Lowerer, node: Any, array: Any, element_shape: tuple[int, ..
         return TensorArrayBuffer(jnp.zeros((array.size,) + element_shape, array.np_dtype),
                                  jnp.zeros(array.size, bool), array.size)
     if tuple(array.data.shape[1:]) != element_shape:
-        raise Unsupported(where(node, "writes an element of shape %s to a TensorArray of %s"
-                                % (element_shape, tuple(array.data.shape[1:]))))
+        raise Unsupported("writes an element of shape %s to a TensorArray of %s"
+                                % (element_shape, tuple(array.data.shape[1:])))
     return array
 
 
@@ -324,7 +297,7 @@ def write_tensor_array(lw: Lowerer, node: Any, ins: list[Any]) -> list[Any]:
 def _element_shape(node: Any) -> tuple[int, ...]:
     shape = node.attrs["element_shape"]
     if shape is None or None in shape:
-        raise Unsupported(where(node, "reads a TensorArray of unknown element shape"))
+        raise Unsupported("reads a TensorArray of unknown element shape")
     return tuple(shape)
 
 
@@ -332,7 +305,7 @@ def read_tensor_array(lw: Lowerer, node: Any, ins: list[Any]) -> list[Any]:
     """TensorArrayRead: element i; out of range or unwritten fails."""
     array, index = _array(node, ins[0]), ins[1]
     if isinstance(array, PendingTensorArray):
-        raise Unsupported(where(node, "reads a TensorArray nothing was written to"))
+        raise Unsupported("reads a TensorArray nothing was written to")
     _index_fails(lw, array, index)
     safe = lw.jnp.clip(index, 0, max(array.size - 1, 0))
     lw.fail_if(lw.jnp.logical_not(array.written[safe]))
@@ -342,7 +315,7 @@ def read_tensor_array(lw: Lowerer, node: Any, ins: list[Any]) -> list[Any]:
 def _all_written(lw: Lowerer, node: Any, array: Any) -> TensorArrayBuffer:
     if isinstance(array, PendingTensorArray):
         if array.size:
-            raise Unsupported(where(node, "reads a TensorArray nothing was written to"))
+            raise Unsupported("reads a TensorArray nothing was written to")
         return TensorArrayBuffer(lw.jnp.zeros((0,) + _element_shape(node), array.np_dtype),
                                  lw.jnp.zeros(0, bool), 0)
     lw.fail_if(lw.jnp.logical_not(lw.jnp.all(array.written)))
@@ -359,7 +332,7 @@ def concat_tensor_array(lw: Lowerer, node: Any, ins: list[Any]) -> list[Any]:
     array = _all_written(lw, node, _array(node, ins[0]))
     shape = array.data.shape
     if len(shape) < 2:
-        raise Unsupported(where(node, "concatenates scalars"))
+        raise Unsupported("concatenates scalars")
     return [array.data.reshape((shape[0] * shape[1],) + tuple(shape[2:]))]
 
 
@@ -373,7 +346,7 @@ def unstack_tensor_array(lw: Lowerer, node: Any, ins: list[Any]) -> list[Any]:
     array, value = _array(node, ins[0]), ins[1]
     count = np.shape(value)[0]
     if count > array.size:
-        raise Unsupported(where(node, "unstacks more elements than the array holds"))
+        raise Unsupported("unstacks more elements than the array holds")
     array = _buffer_for(lw, node, array, tuple(np.shape(value)[1:]))
     return [TensorArrayBuffer(array.data.at[:count].set(value),
                               array.written.at[:count].set(True), array.size)]
@@ -383,7 +356,7 @@ def gather_tensor_array(lw: Lowerer, node: Any, ins: list[Any]) -> list[Any]:
     """TensorArrayGather: the elements at the indices; out of range or unwritten fails."""
     array, indices = _array(node, ins[0]), ins[1]
     if isinstance(array, PendingTensorArray):
-        raise Unsupported(where(node, "reads a TensorArray nothing was written to"))
+        raise Unsupported("reads a TensorArray nothing was written to")
     _index_fails(lw, array, indices)
     safe = lw.jnp.clip(indices, 0, max(array.size - 1, 0))
     lw.fail_if(lw.jnp.logical_not(array.written[safe]))

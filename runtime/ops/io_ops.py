@@ -18,6 +18,12 @@ from runtime.tensor import EagerTensor, Tensor, make_eager
 _ASSERT_ON_HOST = {"array": backends.unsupported("assertions format their message on the host")}
 _CHECKS_ON_HOST = {"array": backends.unsupported("checks run on the numpy executor")}
 
+
+def _checked_on_jax(declined, rule):
+    """Lowerings: `declined` by the array backends; for JAX `rule` of jax_rules, which sets
+    the compiled function's error flag (the numpy executor then raises the error)."""
+    return dict(declined, jax=backends.lazy_rule("runtime.backends.jax_rules:" + rule))
+
 OPS = {}
 
 # -- print --------------------------------------------------------------------------------------
@@ -220,7 +226,7 @@ def _assert_infer(specs, attrs):
 
 OPS["Assert"] = register("Assert", _assert_kernel, _assert_infer,
                          grad=NOT_DIFFERENTIABLE, emit=KERNEL_CALL, traits=("side_effects",),
-                         lowerings=_ASSERT_ON_HOST)
+                         lowerings=_checked_on_jax(_ASSERT_ON_HOST, "assert_op"))
 
 
 def assert_that(condition, data, message, name=None, error_class=errors.InvalidArgumentError):
@@ -253,7 +259,7 @@ def _check_defined_infer(specs, attrs):
 OPS["CheckDefined"] = register("CheckDefined", _check_defined_kernel, _check_defined_infer,
                                emit=_check_defined_emit,
                                grad=NOT_DIFFERENTIABLE, traits=("side_effects",),
-                               lowerings=_CHECKS_ON_HOST)
+                               lowerings=_checked_on_jax(_CHECKS_ON_HOST, "check_defined"))
 
 
 def check_defined(defined, symbol_name, location=None):
@@ -281,7 +287,7 @@ def _check_numerics_kernel(x, message):
 OPS["CheckNumerics"] = register("CheckNumerics", _check_numerics_kernel, _check_numerics_infer,
                                 grad="runtime.gradients.array_grads:identity_grad",
                                 emit=KERNEL_CALL, traits=("side_effects",),
-                                lowerings=_CHECKS_ON_HOST)
+                                lowerings=_checked_on_jax(_CHECKS_ON_HOST, "check_numerics"))
 
 
 def check_numerics(tensor, message, name=None):

@@ -11,6 +11,13 @@ from runtime.ops.registry import KERNEL_CALL, NOT_DIFFERENTIABLE, register
 # lowering rules that decline, saying why (see runtime/backends/lowering.py)
 _VARIABLES_ON_HOST = {"array": backends.unsupported("variables run on the numpy executor")}
 
+
+def _on_jax(rule):
+    """Lowerings: declined by the array backends, for JAX `rule` of jax_rules (the variable
+    is an input and an output of the compiled function)."""
+    return dict(_VARIABLES_ON_HOST,
+                jax=backends.lazy_rule("runtime.backends.jax_rules:" + rule))
+
 OPS = {}
 
 
@@ -30,7 +37,7 @@ OPS["ReadVariableOp"] = register(
     "ReadVariableOp", _read_kernel, _read_infer, traits=("stateful", "unrepeatable"),
     grad="runtime.gradients.array_grads:read_variable_grad",
     emit=lambda outs, ins, attrs, bind: "%s = %s._value" % (outs[0], ins[0]),
-    lowerings=_VARIABLES_ON_HOST)
+    lowerings=_on_jax("read_variable"))
 
 
 def _assign_infer(specs, attrs):
@@ -73,12 +80,14 @@ def _assign_sub_kernel(variable, delta, dtype, shape):
     return value
 
 
-for _name, _kernel in [("AssignVariableOp", _assign_kernel),
-                      ("AssignAddVariableOp", _assign_add_kernel),
-                      ("AssignSubVariableOp", _assign_sub_kernel)]:
+for _name, _kernel, _jax_rule in [("AssignVariableOp", _assign_kernel, "assign_variable"),
+                                 ("AssignAddVariableOp", _assign_add_kernel,
+                                  "assign_add_variable"),
+                                 ("AssignSubVariableOp", _assign_sub_kernel,
+                                  "assign_sub_variable")]:
     OPS[_name] = register(_name, _kernel, _assign_infer, grad=NOT_DIFFERENTIABLE,
                           emit=KERNEL_CALL, traits=("side_effects", "unrepeatable"),
-                          lowerings=_VARIABLES_ON_HOST)
+                          lowerings=_on_jax(_jax_rule))
 
 
 def _init_once_kernel(variable, value):

@@ -54,9 +54,9 @@ def function(func=None, *, input_signature=None, autograph=True, reduce_retracin
     `strict=True` raises `runtime.backends.Unsupported` instead.
 
     With backend="jax", `device` places the computation on one JAX device (a jax Device, or
-    "gpu", "gpu:1", "cpu"...) and `shardings="batch"` splits every tensor argument's first
-    dimension over all devices (data parallelism; a jax Sharding, or one per tensor
-    argument, is used as given).
+    "gpu", "gpu:1", "cpu"...) and `shardings` splits tensor arguments over all devices (data
+    parallelism): one entry per tensor argument ("batch": split its first dimension; None:
+    replicate it; or a jax Sharding), or one entry for all of them.
     """
     relax = reduce_retracing or bool(experimental_relax_shapes)
     if experimental_compile is not None:

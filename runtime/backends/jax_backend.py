@@ -301,36 +301,33 @@ class JaxCompiledGraph:
         return jax.sharding.NamedSharding(self._mesh(), jax.sharding.PartitionSpec())
 
     def _input_shardings(self, tensors: list[Any]) -> list[Any]:
+        """One sharding per tensor argument: "batch" splits its first dimension over every
+        device (replicated when that dimension does not divide evenly), None replicates it,
+        a jax Sharding is used as given; one entry stands for every argument."""
         jax = jax_modules()[0]
-        if not isinstance(self.shardings, str):
-            given = (list(self.shardings) if isinstance(self.shardings, (list, tuple))
-                     else [self.shardings] * len(tensors))
-            if len(given) != len(tensors):
-                raise ValueError("shardings: %d given for %d tensor arguments"
-                                 % (len(given), len(tensors)))
-            return given
+        given = (list(self.shardings) if isinstance(self.shardings, (list, tuple))
+                 else [self.shardings] * len(tensors))
+        if len(given) != len(tensors):
+            raise ValueError("shardings: %d given for %d tensor arguments"
+                             % (len(given), len(tensors)))
         mesh = self._mesh()
         count = mesh.devices.size
         split = jax.sharding.NamedSharding(mesh, jax.sharding.PartitionSpec("batch"))
         whole = jax.sharding.NamedSharding(mesh, jax.sharding.PartitionSpec())
-        return [split if np.ndim(x) >= 1 and np.shape(x)[0] and np.shape(x)[0] % count == 0
-                else whole for x in tensors]
+        found = []
+        for x, sharding in zip(tensors, given):
+            if sharding == "batch":
+                divides = np.ndim(x) >= 1 and np.shape(x)[0] and np.shape(x)[0] % count == 0
+                sharding = split if divides else whole
+            elif sharding is None:
+                sharding = whole
+            found.append(sharding)
+        return found
 
 
 def _first_line(error: Exception) -> str:
     text = str(error).strip()
     return text.splitlines()[0] if text else ""
-
-
-def check_options(device: Any = None, shardings: Any = None) -> None:
-    """Raises ValueError for a `shardings` that is not "batch", a jax Sharding or a list of
-    them (checked when the Function is made, before any trace)."""
-    if isinstance(shardings, str) and shardings != "batch":
-        raise ValueError("shardings must be 'batch' (split each tensor argument's first "
-                         "dimension over every device), a jax Sharding, or one per tensor "
-                         "argument; got %r" % (shardings,))
-    if device is not None and shardings is not None:
-        raise ValueError("give device= or shardings=, not both")
 
 
 def compile(cf: Any) -> JaxCompiledGraph:  # noqa: A001 - the backend protocol's name
@@ -351,3 +348,52 @@ def compile_graph(graph: Any, feeds: Sequence[Any], outputs: Sequence[Any],
                   shardings: Any = None) -> JaxCompiledGraph:
     """Compiles `graph` with JAX (lowered at its first call): see `JaxCompiledGraph`."""
     return JaxCompiledGraph(graph, feeds, outputs, name, check_numerics, device, shardings)
+
+
+def export_stablehlo(concrete_function: Any) -> bytes:
+    """The graph of `concrete_function` serialized through `jax.export` (StableHLO and its
+    calling convention), for any XLA runtime; `jax.export.deserialize(data).call(*args)` runs
+    it. Arguments: the tensor arguments in order (dimensions unknown in the trace are
+    symbolic). Results: the outputs, then a bool scalar that is true where the numpy
+    executor would have raised (a failed check: the results are then meaningless). Captured
+    variables are exported with their current values as constants; a graph that takes a
+    variable argument or assigns a variable, or that JAX cannot lower, raises ValueError
+    naming the reason (the op and the user's line)."""
+    jax = jax_modules()[0]
+    cf = concrete_function
+    try:
+        compiled = JaxCompiledGraph(cf.graph, cf.inputs, cf.outputs, cf.name)
+        if compiled._resource_feeds:
+            raise Unsupported("it takes a variable argument (capture the variable instead)")
+        if any(t is None for t in compiled.outputs):
+            raise Unsupported("an output is None")
+        state = {}
+        for key, variable in compiled._variables(None).items():
+            if variable._value is None:
+                raise Unsupported("variable %s is not initialised" % variable.name)
+            state[key] = np.asarray(variable._value)
+        scope = jax.export.SymbolicScope()
+        specs = []
+        for position in compiled._tensor_feeds:
+            t = compiled.feeds[position]
+            if t._shape is None:
+                raise Unsupported("argument %s has an unknown rank" % t.name)
+            dims = ", ".join("d%d_%d" % (position, i) if d is None else str(d)
+                             for i, d in enumerate(t._shape))
+            shape = jax.export.symbolic_shape(dims, scope=scope) if dims else ()
+            specs.append(jax.ShapeDtypeStruct(shape, t.dtype.np_dtype))
+
+        def exported(*tensors: Any) -> tuple[Any, ...]:
+            values, assigned, failed = compiled._lowered(list(tensors), state)
+            if assigned:
+                raise Unsupported("it assigns variables (a served model has no state)")
+            return (*values, failed)
+
+        with compiled._scope():
+            result = jax.export.export(jax.jit(exported))(*specs)
+    except Unsupported as e:
+        raise ValueError("cannot export %s to StableHLO: %s" % (cf.name, e.reason)) from e
+    except Exception as e:  # noqa: BLE001 - what JAX refused, said in its words
+        raise ValueError("cannot export %s to StableHLO: JAX: %s: %s"
+                         % (cf.name, type(e).__name__, _first_line(e))) from e
+    return bytes(result.serialize())

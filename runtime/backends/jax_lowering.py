@@ -178,12 +178,12 @@ class Lowerer:
             shape = value.element_shape
             if shape is None or None in shape:
                 return PendingTensorArray(value.size, np_dtype)
-            return TensorArrayBuffer(np.zeros((value.size,) + tuple(shape), np_dtype),
-                                     np.zeros(value.size, bool), value.size)
+            return TensorArrayBuffer(self.jnp.zeros((value.size,) + tuple(shape), np_dtype),
+                                     self.jnp.zeros(value.size, bool), value.size)
         example = next(item for item in items if item is not None)
         data = np.stack([np.asarray(item if item is not None else np.zeros_like(example),
                                     np_dtype) for item in items[:value.size]])
-        return TensorArrayBuffer(data, np.array(written), value.size)
+        return TensorArrayBuffer(self.jnp.asarray(data), self.jnp.asarray(written), value.size)
 
     def lower_node(self, node: Any, ins: list[Any]) -> list[Any]:
         """The output values of `node` for input values `ins`, by the op's rule."""

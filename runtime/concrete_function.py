@@ -350,10 +350,14 @@ class ConcreteFunction:
 
     @property
     def executor_source(self) -> str:
-        """The Python source the executor generated for this graph (for inspection)."""
+        """The Python source the numpy executor generates for this graph (for inspection),
+        whichever backend runs it."""
         self._compiled_run()
-        assert self._compiled is not None
-        return self._compiled.source
+        compiled = self._compiled
+        if not isinstance(compiled, executor.CompiledGraph):  # a compiled backend runs it
+            compiled = executor.compile_graph(self.graph, self._feeds, self.flat_outputs,
+                                              self.name, self._check_numerics)
+        return compiled.source
 
     def _call_flat(self, feeds):
         """Runs the graph on flat fed values (numpy arrays and variables)."""

@@ -138,6 +138,14 @@ class Lowerer:
         """The expression for a constant (the backend decides: a literal, a parameter)."""
         raise Unsupported("constants")
 
+    def read_variable(self, resource: Value) -> str:
+        """The expression reading the variable `resource` stands for (its current value)."""
+        raise Unsupported("variables")
+
+    def write_variable(self, resource: Value, value: str) -> None:
+        """Writes statements storing `value` into the variable `resource` stands for."""
+        raise Unsupported("variables")
+
     def capture(self, capture: Any) -> Value:
         """The value of a captured outside tensor or variable (Unsupported by default)."""
         raise Unsupported("captured %s" % type(capture.external).__name__)

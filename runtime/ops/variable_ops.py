@@ -11,6 +11,21 @@ from runtime.ops.registry import KERNEL_CALL, NOT_DIFFERENTIABLE, register
 # lowering rules that decline, saying why (see runtime/backends/lowering.py)
 _VARIABLES_ON_HOST = {"array": backends.unsupported("variables run on the numpy executor")}
 
+
+def _read_lowering(lowerer, node, ins, outs):
+    lowerer.assign(outs[0], lowerer.read_variable(ins[0]))
+
+
+def _assign_lowering(combine):
+    """AssignVariableOp and its add/sub forms: the variable's new value is also the output."""
+    def rule(lowerer, node, ins, outs):
+        value = ins[1]
+        if combine is not None:
+            value = "%s %s %s" % (lowerer.read_variable(ins[0]), combine, value)
+        lowerer.assign(outs[0], value)
+        lowerer.write_variable(ins[0], outs[0])
+    return {"array": rule}
+
 OPS = {}
 
 
@@ -30,7 +45,7 @@ OPS["ReadVariableOp"] = register(
     "ReadVariableOp", _read_kernel, _read_infer, traits=("stateful", "unrepeatable"),
     grad="runtime.gradients.array_grads:read_variable_grad",
     emit=lambda outs, ins, attrs, bind: "%s = %s._value" % (outs[0], ins[0]),
-    lowerings=_VARIABLES_ON_HOST)
+    lowerings={"array": _read_lowering})
 
 
 def _assign_infer(specs, attrs):
@@ -73,12 +88,12 @@ def _assign_sub_kernel(variable, delta, dtype, shape):
     return value
 
 
-for _name, _kernel in [("AssignVariableOp", _assign_kernel),
-                      ("AssignAddVariableOp", _assign_add_kernel),
-                      ("AssignSubVariableOp", _assign_sub_kernel)]:
+for _name, _kernel, _combine in [("AssignVariableOp", _assign_kernel, None),
+                                ("AssignAddVariableOp", _assign_add_kernel, "+"),
+                                ("AssignSubVariableOp", _assign_sub_kernel, "-")]:
     OPS[_name] = register(_name, _kernel, _assign_infer, grad=NOT_DIFFERENTIABLE,
                           emit=KERNEL_CALL, traits=("side_effects", "unrepeatable"),
-                          lowerings=_VARIABLES_ON_HOST)
+                          lowerings=_assign_lowering(_combine))
 
 
 def _init_once_kernel(variable, value):

@@ -40,6 +40,8 @@ COMPILED_PREFERENCE = ("numba", "jax")  # jit_compile=True on CPU: the first tha
 _modules: dict[str, Any] = {}
 # backend name -> [graphs attempted, graphs lowered and compiled]
 STATS: dict[str, list[int]] = {}
+# backend name -> the compile times measured in this process (seconds)
+COMPILE_SECONDS: dict[str, list[float]] = {}
 # (backend name, why a graph fell back, without the node and line) -> how many graphs
 FALLBACKS: dict[tuple[str, str], int] = {}
 
@@ -164,6 +166,7 @@ def compile_with(name: str, cf: Any, report: BackendReport, strict: bool) -> Any
                         % (name, cf.name, e.reason), BackendFallbackWarning)
         return None
     report.compile_seconds = time.perf_counter() - start
+    COMPILE_SECONDS.setdefault(name, []).append(report.compile_seconds)
     report.running = name
     report.reason = None
     counts[1] += 1

@@ -110,10 +110,10 @@ class Lowerer:
         """`out = expr`, with `expr` converted to `out`'s dtype where the backend needs it."""
         self.line("%s = %s" % (out, expr))
 
-    def check(self, failed: str, error: str, message: str) -> None:
-        """Writes a check: when the expression `failed` is true, the op fails with `error`
-        (an exception class name, e.g. 'ZeroDivisionError') and `message`."""
-        raise Unsupported("this backend cannot raise %s (%s)" % (error, message))
+    def check(self, failed: str, error: type[Exception], message: str) -> None:
+        """Writes a check: when the expression `failed` is true, the op fails with
+        `error(message)` (an exception class, e.g. ZeroDivisionError), as its kernel does."""
+        raise Unsupported("this backend cannot raise %s (%s)" % (error.__name__, message))
 
     def cast(self, expr: str, dtype: dtypes.DType) -> str:
         """`expr` converted to `dtype` (numpy's casting: floats to ints truncate)."""

@@ -79,7 +79,7 @@ class NumbaLowerer(Lowerer):
         super().__init__()
         self.extra_params: list[str] = []
         self.extra_values: list[Any] = []
-        self.checks: list[tuple[Any, str, str]] = []  # (node, error class name, message)
+        self.checks: list[tuple[Any, type[Exception], str]] = []  # (node, error, message)
         self.variables: list[Any] = []     # captured Variables, passed as buffers
         self.variable_params: list[str] = []
         self.written: set[int] = set()     # indices in `variables` of those assigned
@@ -160,12 +160,14 @@ class NumbaLowerer(Lowerer):
             return "(%s != 0)" % expr
         return expr  # `assign` fits the value to the output's dtype
 
-    def check(self, failed: str, error: str, message: str) -> None:
+    def check(self, failed: str, error: type[Exception], message: str) -> None:
+        # numba raises only constant exceptions: the kernel raises the check's number,
+        # and the wrapper raises `error(message)` from the check's line (see _raisers).
         code = len(self.checks)
         self.checks.append((self.node, error, message))
         self.line("if %s:" % failed)
         with self.block():
-            self.line("raise %s(%r)" % (error, "%s%d" % (_CHECK_PREFIX, code)))
+            self.line("raise RuntimeError(%r)" % ("%s%d" % (_CHECK_PREFIX, code)))
 
     def literal(self, value: Any) -> str:
         text = super().literal(value)
@@ -319,8 +321,8 @@ def _wrapper(kernel: Any, rank0: list[bool], lowerer: NumbaLowerer, raisers: lis
     def fail(error: Exception) -> None:
         text = str(error)
         if text.startswith(_CHECK_PREFIX):
-            raiser, kind, message = checks[int(text[len(_CHECK_PREFIX):])]
-            raiser(_ERRORS[kind](message))
+            raiser, error_class, message = checks[int(text[len(_CHECK_PREFIX):])]
+            raiser(error_class(message))
 
     if lowerer.variables:
         return _variable_wrapper(kernel, rank0, lowerer, extra, fail)
@@ -378,6 +380,3 @@ def _variable_wrapper(kernel: Any, rank0: list[bool], lowerer: NumbaLowerer,
                     variable._value = buffer
     return run
 
-
-_ERRORS = {"ZeroDivisionError": ZeroDivisionError, "ValueError": ValueError,
-           "IndexError": IndexError}

@@ -16,7 +16,6 @@ from runtime.tensor import EagerTensor, Tensor, make_eager
 
 # lowering rules that decline, saying why (see runtime/backends/lowering.py)
 _ASSERT_ON_HOST = {"array": backends.unsupported("assertions format their message on the host")}
-_CHECKS_ON_HOST = {"array": backends.unsupported("checks run on the numpy executor")}
 
 OPS = {}
 
@@ -250,10 +249,23 @@ def _check_defined_infer(specs, attrs):
     return []
 
 
+def _check_defined_lowering(lowerer, node, ins, outs):
+    lowerer.check("not %s" % ins[0], errors.UndefinedValueError, node.attrs["message"])
+
+
+def _check_numerics_lowering(lowerer, node, ins, outs):
+    x = ins[0]
+    for kind, test in (("NaN", "xp.isnan"), ("Inf", "xp.isinf")):
+        failed = "%s(%s)" % (test, x) if x.rank0 else "xp.any(%s(%s))" % (test, x)
+        lowerer.check(failed, errors.InvalidArgumentError,
+                      "%s: tensor had %s values" % (node.attrs["message"], kind))
+    lowerer.assign(outs[0], x)
+
+
 OPS["CheckDefined"] = register("CheckDefined", _check_defined_kernel, _check_defined_infer,
                                emit=_check_defined_emit,
-                               grad=NOT_DIFFERENTIABLE, traits=("side_effects",),
-                               lowerings=_CHECKS_ON_HOST)
+                               grad=NOT_DIFFERENTIABLE, traits=("side_effects", "may_raise"),
+                               lowerings={"array": _check_defined_lowering})
 
 
 def check_defined(defined, symbol_name, location=None):
@@ -280,8 +292,8 @@ def _check_numerics_kernel(x, message):
 
 OPS["CheckNumerics"] = register("CheckNumerics", _check_numerics_kernel, _check_numerics_infer,
                                 grad="runtime.gradients.array_grads:identity_grad",
-                                emit=KERNEL_CALL, traits=("side_effects",),
-                                lowerings=_CHECKS_ON_HOST)
+                                emit=KERNEL_CALL, traits=("side_effects", "may_raise"),
+                                lowerings={"array": _check_numerics_lowering})
 
 
 def check_numerics(tensor, message, name=None):

@@ -122,3 +122,36 @@ def test_transcendentals_are_within_4_ulp_of_float64(name, function, reference):
     exact = reference(x32.astype(np.float64))
     ulp = np.spacing(np.abs(exact).astype(np.float32)).astype(np.float64)
     assert np.max(np.abs(got.astype(np.float64) - exact) / ulp) <= 4, name
+
+
+# -- "auto": promotion once the executor's time pays for the compile ----------------------------
+
+def _counter_loop(n):
+    i = tf.constant(0)
+    total = tf.constant(0)
+    while i < n:
+        total += i % 7
+        i += 1
+    return total
+
+
+def test_auto_promotes_a_loop_to_numba_once_its_time_adds_up(monkeypatch):
+    from runtime.backends import promotion
+    monkeypatch.setattr(promotion, "predicted_compile_seconds", lambda: 0.0)
+    f = tf.function(_counter_loop, backend="auto")
+    n = tf.constant(50)
+    first = f(n)  # runs on the executor, then starts the compile (the budget is spent)
+    cf = f.get_concrete_function(n)
+    cf._promotion.join()
+    assert cf.backend == "numba"
+    assert f(n).numpy() == first.numpy() == sum(i % 7 for i in range(50))
+
+
+def test_auto_never_promotes_a_tiny_graph_without_loops(monkeypatch):
+    from runtime.backends import promotion
+    monkeypatch.setattr(promotion, "predicted_compile_seconds", lambda: 0.0)
+    f = tf.function(lambda x: x + 1, backend="auto")
+    for _ in range(3):
+        f(tf.constant(1.0))
+    cf = f.get_concrete_function(tf.constant(1.0))
+    assert cf.backend == "numpy" and not hasattr(cf, "_promotion")

@@ -10,7 +10,14 @@ preallocated array).
 import numpy as np
 
 import autograph.tf as ag_tf
-from benchmarks.workload import Target, Variant, Workload, tensorflow, traced_once
+from benchmarks.workload import (
+    Target,
+    Variant,
+    Workload,
+    numba_variants,
+    tensorflow,
+    traced_once,
+)
 
 GROUP = "accumulation"
 
@@ -70,6 +77,8 @@ def _build():
         Variant("function", function, tensors, verify=traced_once(function),
                 note="cached autograph.tf.function (one While op)"),
     ]
+    variants += numba_variants(lambda backend: ag_tf.function(
+        make_dynamic_rnn(ag_tf, eager_w, eager_u), backend=backend), tensors)
     tf = tensorflow()
     if tf is not None:
         variants.append(Variant(

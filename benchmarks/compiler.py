@@ -27,6 +27,7 @@ from benchmarks.workload import (
     Workload,
     jax,
     jax_blocking,
+    numba_variants,
     tensorflow,
     traced_once,
 )
@@ -63,6 +64,8 @@ def _loop_variants(make, numpy_args, tensor_args, python_args=None):
         Variant("function", function, tensor_args, verify=traced_once(function),
                 note="cached autograph.tf.function"),
     ]
+    variants += numba_variants(lambda backend: ag_tf.function(make(ag_tf), backend=backend),
+                               tensor_args)
     tf = tensorflow()
     if tf is not None:
         variants.append(Variant("tensorflow.function", tf.function(make(tf)),
@@ -73,6 +76,7 @@ def _loop_variants(make, numpy_args, tensor_args, python_args=None):
 
 def _loop_targets():
     return [Target("function", "numpy", at_most=1.5),
+            Target("function_numba", "jax.jit", at_most=1.0),
             Target("eager", "function")]
 
 
@@ -304,6 +308,8 @@ def _build_trace_long_function():
         Variant("function", cached, tensor_args, verify=traced_once(cached),
                 note="the cached Function (informational)"),
     ]
+    variants += numba_variants(lambda backend: ag_tf.function(python_function, backend=backend),
+                               tensor_args)
     tf = tensorflow()
     if tf is not None:
         tf_function = make_long_function(tf)

@@ -142,3 +142,24 @@ def jax_blocking(fn):
     def call(*args):
         return fn(*args).block_until_ready()
     return call
+
+
+def numba_variants(make_function, args):
+    """[Variant("function_numba")]: `make_function(backend)` is the workload's Function made
+    with that backend; empty when numba is not installed. The first call (the trace and the
+    numba compile) happens here, untimed; when the graph fell back to the executor the note
+    says why."""
+    if optional_module("numba") is None:
+        return []
+    import warnings
+
+    from runtime import backends
+    function = make_function("numba")
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", backends.BackendFallbackWarning)
+        function(*args)
+    report = function.get_concrete_function(*args).backend_report()
+    note = "cached autograph.tf.function(backend='numba')"
+    if report.running != "numba":
+        note += "; FELL BACK to the executor: %s" % report.reason
+    return [Variant("function_numba", function, args, verify=traced_once(function), note=note)]

@@ -14,6 +14,7 @@ from typing import Any
 from runtime import backends, context, errors, executor, nest, tracebacks
 from runtime import shape as shape_lib
 from runtime import signature as sig
+from runtime.backends import promotion
 from runtime.graph import Graph
 from runtime.ops.call_ops import CALL_OP
 from runtime.signature import TensorSpec, VariableSpec
@@ -335,6 +336,8 @@ class ConcreteFunction:
             if compiled is None:
                 compiled = executor.compile_graph(self.graph, self._feeds, self.flat_outputs,
                                                   self.name, self._check_numerics)
+                if requested == "auto" and not self._check_numerics:
+                    compiled = promotion.watch(self, compiled)
             self._compiled = compiled
         return self._compiled.run
 

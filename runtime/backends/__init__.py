@@ -40,6 +40,10 @@ COMPILED_PREFERENCE = ("numba", "jax")  # jit_compile=True on CPU: the first tha
 _modules: dict[str, Any] = {}
 # backend name -> [graphs attempted, graphs lowered and compiled]
 STATS: dict[str, list[int]] = {}
+# backend name -> the compile times measured in this process (seconds)
+COMPILE_SECONDS: dict[str, list[float]] = {}
+# (backend name, why a graph fell back, without the node and line) -> how many graphs
+FALLBACKS: dict[tuple[str, str], int] = {}
 
 
 class Unsupported(Exception):
@@ -179,6 +183,8 @@ def compile_with(name: str, cf: Any, report: BackendReport, strict: bool) -> Any
         compiled = load(name).compile(cf)
     except Unsupported as e:
         report.reason = "%s could not run %s: %s" % (name, cf.name, e.reason)
+        key = (name, _without_location(e))
+        FALLBACKS[key] = FALLBACKS.get(key, 0) + 1
         if strict:
             raise
         if report.explicit:
@@ -186,6 +192,7 @@ def compile_with(name: str, cf: Any, report: BackendReport, strict: bool) -> Any
                         % (name, cf.name, e.reason), BackendFallbackWarning)
         return None
     report.compile_seconds = time.perf_counter() - start
+    COMPILE_SECONDS.setdefault(name, []).append(report.compile_seconds)
     report.running = name
     report.reason = None
     counts[1] += 1
@@ -196,11 +203,23 @@ class BackendFallbackWarning(UserWarning):
     """A graph asked to run on a compiled backend runs on the numpy executor instead."""
 
 
+def _without_location(error: Unsupported) -> str:
+    """Why a graph fell back, naming the op but not the node or line (to count reasons)."""
+    node = error.node
+    if node is None:
+        return error.reason
+    return "op %s: %s" % (node.op.name, error.reason.rsplit(": ", 1)[-1])
+
+
 def _print_stats() -> None:
     for name, (attempted, lowered) in sorted(STATS.items()):
         share = 100.0 * lowered / attempted if attempted else 0.0
         sys.stderr.write("autograph backend %s: %d of %d graphs lowered (%.0f%%)\n"
                          % (name, lowered, attempted, share))
+        reasons = sorted(((n, r) for (b, r), n in FALLBACKS.items() if b == name),
+                         reverse=True)
+        for count, reason in reasons[:15]:
+            sys.stderr.write("  %5d  %s\n" % (count, reason[:150]))
 
 
 if os.environ.get("AUTOGRAPH_BACKEND_STATS") == "1":

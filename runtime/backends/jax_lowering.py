@@ -288,6 +288,6 @@ class _LineWriter(lowering.Lowerer):
         super().__init__()
         self.indent = 0
 
-    def check(self, failed: str, error: str, message: str) -> None:
+    def check(self, failed: str, error: type[Exception], message: str) -> None:
         """Or-s the condition into the lowered function's error flag."""
         self.line("_failed = xp.logical_or(_failed, xp.any(%s))" % failed)

@@ -234,13 +234,6 @@ def check_defined(lw: Lowerer, node: Any, ins: list[Any]) -> list[Any]:
     return []
 
 
-def check_numerics(lw: Lowerer, node: Any, ins: list[Any]) -> list[Any]:
-    """CheckNumerics: fails on NaN or Inf; the value passes through."""
-    x = ins[0]
-    lw.fail_if(lw.jnp.logical_not(lw.jnp.all(lw.jnp.isfinite(x))))
-    return [x]
-
-
 # -- TensorArrays -----------------------------------------------------------------------------
 
 

@@ -110,10 +110,10 @@ class Lowerer:
         """`out = expr`, with `expr` converted to `out`'s dtype where the backend needs it."""
         self.line("%s = %s" % (out, expr))
 
-    def check(self, failed: str, error: str, message: str) -> None:
-        """Writes a check: when the expression `failed` is true, the op fails with `error`
-        (an exception class name, e.g. 'ZeroDivisionError') and `message`."""
-        raise Unsupported("this backend cannot raise %s (%s)" % (error, message))
+    def check(self, failed: str, error: type[Exception], message: str) -> None:
+        """Writes a check: when the expression `failed` is true, the op fails with
+        `error(message)` (an exception class, e.g. ZeroDivisionError), as its kernel does."""
+        raise Unsupported("this backend cannot raise %s (%s)" % (error.__name__, message))
 
     def cast(self, expr: str, dtype: dtypes.DType) -> str:
         """`expr` converted to `dtype` (numpy's casting: floats to ints truncate)."""
@@ -137,6 +137,14 @@ class Lowerer:
     def constant(self, value: Any, dtype: dtypes.DType, shape: Any) -> str:
         """The expression for a constant (the backend decides: a literal, a parameter)."""
         raise Unsupported("constants")
+
+    def read_variable(self, resource: Value) -> str:
+        """The expression reading the variable `resource` stands for (its current value)."""
+        raise Unsupported("variables")
+
+    def write_variable(self, resource: Value, value: str) -> None:
+        """Writes statements storing `value` into the variable `resource` stands for."""
+        raise Unsupported("variables")
 
     def capture(self, capture: Any) -> Value:
         """The value of a captured outside tensor or variable (Unsupported by default)."""

@@ -175,10 +175,12 @@ def _lower_sub(lowerer, sub, ins, outs, fed_extra=None):
     """Lowers a branch or loop body, assigning its results to `outs` (Values)."""
     fed = {id(ph): ins[i] for ph, i in sub.captured}
     fed.update(fed_extra or {})
+    before = len(lowerer.lines)
     results = lowerer.lower_graph(sub.graph, fed, sub.outputs)
     for out, result in zip(outs, results):
         lowerer.assign(out, result)
-    lowerer.line("pass")
+    if len(lowerer.lines) == before:
+        lowerer.line("pass")
 
 
 def _statement_if(lowerer, node, ins, outs):

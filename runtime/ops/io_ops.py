@@ -16,13 +16,8 @@ from runtime.tensor import EagerTensor, Tensor, make_eager
 
 # lowering rules that decline, saying why (see runtime/backends/lowering.py)
 _ASSERT_ON_HOST = {"array": backends.unsupported("assertions format their message on the host")}
-_CHECKS_ON_HOST = {"array": backends.unsupported("checks run on the numpy executor")}
-
-
-def _checked_on_jax(declined, rule):
-    """Lowerings: `declined` by the array backends; for JAX `rule` of jax_rules, which sets
-    the compiled function's error flag (the numpy executor then raises the error)."""
-    return dict(declined, jax=backends.lazy_rule("runtime.backends.jax_rules:" + rule))
+# JAX's own rules (runtime/backends/jax_rules.py, imported with jax when it lowers a graph)
+_JAX_RULES = "runtime.backends.jax_rules:"
 
 OPS = {}
 
@@ -226,7 +221,8 @@ def _assert_infer(specs, attrs):
 
 OPS["Assert"] = register("Assert", _assert_kernel, _assert_infer,
                          grad=NOT_DIFFERENTIABLE, emit=KERNEL_CALL, traits=("side_effects",),
-                         lowerings=_checked_on_jax(_ASSERT_ON_HOST, "assert_op"))
+                         lowerings=dict(_ASSERT_ON_HOST,
+                                        jax=backends.lazy_rule(_JAX_RULES + "assert_op")))
 
 
 def assert_that(condition, data, message, name=None, error_class=errors.InvalidArgumentError):
@@ -256,10 +252,24 @@ def _check_defined_infer(specs, attrs):
     return []
 
 
+def _check_defined_lowering(lowerer, node, ins, outs):
+    lowerer.check("not %s" % ins[0], errors.UndefinedValueError, node.attrs["message"])
+
+
+def _check_numerics_lowering(lowerer, node, ins, outs):
+    x = ins[0]
+    for kind, test in (("NaN", "xp.isnan"), ("Inf", "xp.isinf")):
+        failed = "%s(%s)" % (test, x) if x.rank0 else "xp.any(%s(%s))" % (test, x)
+        lowerer.check(failed, errors.InvalidArgumentError,
+                      "%s: tensor had %s values" % (node.attrs["message"], kind))
+    lowerer.assign(outs[0], x)
+
+
 OPS["CheckDefined"] = register("CheckDefined", _check_defined_kernel, _check_defined_infer,
                                emit=_check_defined_emit,
-                               grad=NOT_DIFFERENTIABLE, traits=("side_effects",),
-                               lowerings=_checked_on_jax(_CHECKS_ON_HOST, "check_defined"))
+                               grad=NOT_DIFFERENTIABLE, traits=("side_effects", "may_raise"),
+                               lowerings={"array": _check_defined_lowering, "jax":
+                                          backends.lazy_rule(_JAX_RULES + "check_defined")})
 
 
 def check_defined(defined, symbol_name, location=None):
@@ -286,8 +296,8 @@ def _check_numerics_kernel(x, message):
 
 OPS["CheckNumerics"] = register("CheckNumerics", _check_numerics_kernel, _check_numerics_infer,
                                 grad="runtime.gradients.array_grads:identity_grad",
-                                emit=KERNEL_CALL, traits=("side_effects",),
-                                lowerings=_checked_on_jax(_CHECKS_ON_HOST, "check_numerics"))
+                                emit=KERNEL_CALL, traits=("side_effects", "may_raise"),
+                                lowerings={"array": _check_numerics_lowering})
 
 
 def check_numerics(tensor, message, name=None):

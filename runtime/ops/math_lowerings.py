@@ -13,7 +13,7 @@ def _division_lowering(function, what):
         if x.dtype.is_integer:
             zero = "%s == 0" % y if y.rank0 else "xp.any(%s == 0)" % y
             if y.value is None or np.any(y.value == 0):
-                lowerer.check(zero, "ZeroDivisionError", "integer %s by zero" % what)
+                lowerer.check(zero, ZeroDivisionError, "integer %s by zero" % what)
         lowerer.assign(outs[0], "xp.%s(%s, %s)" % (function, x, y))
     return rule
 
@@ -22,7 +22,7 @@ def _pow_lowering(lowerer, node, ins, outs):
     x, y = ins
     if x.dtype.is_integer and (y.value is None or np.any(y.value < 0)):
         negative = "%s < 0" % y if y.rank0 else "xp.any(%s < 0)" % y
-        lowerer.check(negative, "ValueError",
+        lowerer.check(negative, ValueError,
                       "Integers to negative integer powers are not allowed.")
     lowerer.assign(outs[0], "xp.power(%s, %s)" % (x, y))
 

@@ -125,7 +125,7 @@ def _reduction_lowerings(name):
             lowerer.assign(outs[0], x)
             return
         if name in ("Max", "Min") and not shape_lib.num_elements(x.shape):
-            lowerer.check("%s.size == 0" % x, "ValueError",
+            lowerer.check("%s.size == 0" % x, ValueError,
                           "reduction over an empty tensor has no identity")
         lowerer.assign(outs[0], "xp.%s(%s)" % (function, x))
     return {"array": "xp.%s({0}, axis={axis}, keepdims={keepdims})" % function,

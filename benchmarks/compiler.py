@@ -25,9 +25,9 @@ from benchmarks.workload import (
     Target,
     Variant,
     Workload,
+    compiled_variants,
     jax,
     jax_blocking,
-    numba_variants,
     tensorflow,
     traced_once,
 )
@@ -64,7 +64,7 @@ def _loop_variants(make, numpy_args, tensor_args, python_args=None):
         Variant("function", function, tensor_args, verify=traced_once(function),
                 note="cached autograph.tf.function"),
     ]
-    variants += numba_variants(lambda backend: ag_tf.function(make(ag_tf), backend=backend),
+    variants += compiled_variants(lambda backend: ag_tf.function(make(ag_tf), backend=backend),
                                tensor_args)
     tf = tensorflow()
     if tf is not None:
@@ -77,6 +77,7 @@ def _loop_variants(make, numpy_args, tensor_args, python_args=None):
 def _loop_targets():
     return [Target("function", "numpy", at_most=1.5),
             Target("function_numba", "jax.jit", at_most=1.0),
+            Target("function_jax", "jax.jit", at_most=1.2),
             Target("eager", "function")]
 
 
@@ -308,7 +309,7 @@ def _build_trace_long_function():
         Variant("function", cached, tensor_args, verify=traced_once(cached),
                 note="the cached Function (informational)"),
     ]
-    variants += numba_variants(lambda backend: ag_tf.function(python_function, backend=backend),
+    variants += compiled_variants(lambda backend: ag_tf.function(python_function, backend=backend),
                                tensor_args)
     tf = tensorflow()
     if tf is not None:

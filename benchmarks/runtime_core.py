@@ -15,9 +15,9 @@ from benchmarks.workload import (
     Target,
     Variant,
     Workload,
+    compiled_variants,
     jax,
     jax_blocking,
-    numba_variants,
     tensorflow,
     traced_once,
 )
@@ -46,7 +46,7 @@ def _build_cached_call():
         Variant("function", function, (ag_tf.constant(1.0),), verify=traced_once(function),
                 note="cached autograph.tf.function"),
     ]
-    variants += numba_variants(lambda backend: ag_tf.function(_add_one, backend=backend),
+    variants += compiled_variants(lambda backend: ag_tf.function(_add_one, backend=backend),
                                (ag_tf.constant(1.0),))
     tf = tensorflow()
     if tf is not None:
@@ -122,7 +122,7 @@ def _build_elementwise_chain():
         Variant("function", function, (tensor,), verify=traced_once(function),
                 note="cached autograph.tf.function"),
     ]
-    variants += numba_variants(
+    variants += compiled_variants(
         lambda backend: ag_tf.function(make_elementwise_chain(
             ag_tf.tanh, ag_tf.abs, ag_tf.maximum, ag_tf.minimum), backend=backend), (tensor,))
     tf = tensorflow()
@@ -151,7 +151,8 @@ ELEMENTWISE_CHAIN = Workload(
     targets=[Target("eager", "function", at_least=3.0),
              Target("function", "numpy", at_most=1.3),
              Target("function", "numpy_hoisted"),
-             Target("function_numba", "jax.jit", at_most=1.0)],
+             Target("function_numba", "jax.jit", at_most=1.0),
+            Target("function_jax", "jax.jit", at_most=1.2)],
     rtol=1e-5, atol=1e-5,
     group=GROUP,
 )

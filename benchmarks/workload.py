@@ -144,22 +144,28 @@ def jax_blocking(fn):
     return call
 
 
-def numba_variants(make_function, args):
-    """[Variant("function_numba")]: `make_function(backend)` is the workload's Function made
-    with that backend; empty when numba is not installed. The first call (the trace and the
-    numba compile) happens here, untimed; when the graph fell back to the executor the note
-    says why."""
-    if optional_module("numba") is None:
+def compiled_variants(make_function, args):
+    """[Variant("function_numba"), Variant("function_jax")], for the compiled backends that
+    are installed: `make_function(backend)` is the workload's Function made with that
+    backend. The first call (the trace and the compile) happens here, untimed; when the graph
+    fell back to the executor the note says why."""
+    return [variant for backend in ("numba", "jax")
+            for variant in _backend_variants(backend, make_function, args)]
+
+
+def _backend_variants(backend, make_function, args):
+    if optional_module(backend) is None:
         return []
     import warnings
 
     from runtime import backends
-    function = make_function("numba")
+    function = make_function(backend)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", backends.BackendFallbackWarning)
         function(*args)
     report = function.get_concrete_function(*args).backend_report()
-    note = "cached autograph.tf.function(backend='numba')"
-    if report.running != "numba":
+    note = "cached autograph.tf.function(backend=%r)" % backend
+    if report.running != backend:
         note += "; FELL BACK to the executor: %s" % report.reason
-    return [Variant("function_numba", function, args, verify=traced_once(function), note=note)]
+    return [Variant("function_" + backend, function, args, verify=traced_once(function),
+                    note=note)]

@@ -254,7 +254,7 @@ class JaxCompiledGraph:
         except Exception as e:  # noqa: BLE001 - lowering or compiling failed: run on numpy
             self._give_up(e)
             return self.numpy_run(*feeds)
-        if failed:
+        if failed is not None and failed:
             return self.numpy_run(*feeds)
         if variables is not None:
             for key, value in assigned.items():
@@ -387,7 +387,7 @@ def export_stablehlo(concrete_function: Any) -> bytes:
             values, assigned, failed = compiled._lowered(list(tensors), state)
             if assigned:
                 raise Unsupported("it assigns variables (a served model has no state)")
-            return (*values, failed)
+            return (*values, jax.numpy.zeros((), bool) if failed is None else failed)
 
         with compiled._scope():
             result = jax.export.export(jax.jit(exported))(*specs)

@@ -107,13 +107,14 @@ class Lowerer:
     """Interprets graphs on JAX values while `jax.jit` traces (see the module docstring).
 
     `state` maps each variable slot's key to its current value; `failed` is the traced
-    boolean of the error checks so far; `assigned` collects the keys of the variables that
-    an op assigns (their values are written back after a call)."""
+    boolean of the error checks so far (None while there is none: a graph without checks
+    carries no flag, and its compiled function returns none); `assigned` collects the keys
+    of the variables that an op assigns (their values are written back after a call)."""
 
     def __init__(self, state: dict[str, Any], check_numerics: bool = False) -> None:
         self.jax, self.jnp, self.lax = jax_modules()
         self.state = dict(state)
-        self.failed: Any = self.jnp.zeros((), bool)
+        self.failed: Any = None
         self.assigned: set[str] = set()
         self.check_numerics = check_numerics
         self.variable_slots: dict[int, VariableSlot] = {}
@@ -218,10 +219,12 @@ class Lowerer:
         if code is None:
             code = _code[source] = compile(source, "<jax lowering of %s>" % node.op.name,
                                            "exec")
-        namespace = {"xp": self.jnp, "np": np, "_failed": self.failed}
+        failed = False if self.failed is None else self.failed
+        namespace = {"xp": self.jnp, "np": np, "_failed": failed}
         namespace.update(("_in%d" % i, value) for i, value in enumerate(ins))
         exec(code, namespace)  # noqa: S102 - the lines our own rules wrote
-        self.failed = namespace["_failed"]
+        if namespace["_failed"] is not failed:  # the rule wrote a check
+            self.failed = namespace["_failed"]
         return [namespace[names[id(t)]] for t in node.outputs]
 
     def typed(self, value: Any, t: Any) -> Any:
@@ -255,7 +258,9 @@ class Lowerer:
             if np.any(condition):
                 raise Unsupported("an op fails on every run")
             return
-        self.failed = self.jnp.logical_or(self.failed, self.jnp.any(condition))
+        condition = self.jnp.any(condition)
+        self.failed = (condition if self.failed is None
+                       else self.jnp.logical_or(self.failed, condition))
 
     @contextlib.contextmanager
     def scope(self, state: dict[str, Any], failed: Any) -> Iterator[None]:

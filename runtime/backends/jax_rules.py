@@ -57,8 +57,9 @@ def lower_if(lw: Lowerer, node: Any, ins: list[Any]) -> list[Any]:
     jax, jnp, lax = lw.jax, lw.jnp, lw.lax
     then_shape = jax.eval_shape(then_fn, operand)
     else_shape = jax.eval_shape(else_fn, operand)
-    then_fn = _materializing(lw, then_fn, else_shape)
-    else_fn = _materializing(lw, else_fn, then_shape)
+    checked = then_shape[2] is not None or else_shape[2] is not None
+    then_fn = _materializing(lw, then_fn, else_shape, checked)
+    else_fn = _materializing(lw, else_fn, then_shape, checked)
     pred = jnp.asarray(pred)
     if _small_and_loop_free(then_sub.graph) and _small_and_loop_free(else_sub.graph):
         a, b = then_fn(operand), else_fn(operand)
@@ -107,11 +108,14 @@ def _loop_free_size(graph: Any) -> float:
     return count
 
 
-def _materializing(lw: Lowerer, fn: Any, other_shape: Any) -> Any:
-    """`fn` whose pending TensorArrays become buffers where the other branch (or the next
-    loop iteration) has a buffer at the same place, so that both have one structure."""
+def _materializing(lw: Lowerer, fn: Any, other_shape: Any, checked: bool) -> Any:
+    """`fn` whose pending TensorArrays become buffers where the other branch has a buffer at
+    the same place, and whose error flag is an array when a branch has one (`checked`), so
+    that both branches give one structure."""
     def run(operand: Any) -> Any:
         values, state, failed = fn(operand)
+        if checked and failed is None:
+            failed = lw.jnp.zeros((), bool)
         fixed = [_materialize(lw, v, w) for v, w in zip(values, other_shape[0])]
         return fixed, state, failed
     return run
@@ -154,15 +158,18 @@ def lower_while(lw: Lowerer, node: Any, ins: list[Any]) -> list[Any]:
     values = [lw.carried(v) for v in _cast_outputs(lw, node, list(ins[:count]), specs)]
     first = test(values)
     carry = (values, lw.state, lw.failed, first)
-    for _ in range(4):  # pending TensorArrays written in the body get their buffers first
-        shape = jax.eval_shape(step, carry)
+    for _ in range(4):  # pending TensorArrays written in the body get their buffers first,
+        shape = jax.eval_shape(step, carry)  # and a body with checks an error flag
         fixed = [_materialize(lw, v, s) for v, s in zip(carry[0], shape[0])]
-        if all(a is b for a, b in zip(fixed, carry[0])):
+        flagged = carry[2] is None and shape[2] is not None
+        if all(a is b for a, b in zip(fixed, carry[0])) and not flagged:
             break
-        carry = (fixed,) + carry[1:]
+        carry = (fixed, carry[1], jnp.zeros((), bool) if flagged else carry[2], carry[3])
+
+    def going_on(c: Any) -> Any:
+        return c[3] if c[2] is None else jnp.logical_and(c[3], jnp.logical_not(c[2]))
     try:
-        values, lw.state, lw.failed, _ = lax.while_loop(
-            lambda c: jnp.logical_and(c[3], jnp.logical_not(c[2])), step, carry)
+        values, lw.state, lw.failed, _ = lax.while_loop(going_on, step, carry)
     except TypeError as e:
         raise Unsupported("changes the type or shape of a loop value: %s" % e)
     return values
@@ -363,3 +370,47 @@ def scatter_tensor_array(lw: Lowerer, node: Any, ins: list[Any]) -> list[Any]:
     _index_fails(lw, array, indices)
     return [TensorArrayBuffer(array.data.at[indices].set(value),
                               array.written.at[indices].set(True), array.size)]
+
+
+# -- array ops the array backends do not lower yet --------------------------------------------
+
+
+def matmul(lw: Lowerer, node: Any, ins: list[Any]) -> list[Any]:
+    """MatMul, with its transpose attributes."""
+    a, b = ins
+    if node.attrs["transpose_a"]:
+        a = lw.jnp.swapaxes(a, -1, -2)
+    if node.attrs["transpose_b"]:
+        b = lw.jnp.swapaxes(b, -1, -2)
+    return [lw.jnp.matmul(a, b)]
+
+
+def strided_slice(lw: Lowerer, node: Any, ins: list[Any]) -> list[Any]:
+    """StridedSlice (`x[index]`): dynamic scalar indices select; an index out of bounds
+    fails, as on the numpy executor. Dynamic slice bounds are not lowered."""
+    x, dynamic = ins[0], ins[1:]
+    spec = node.attrs["spec"]
+    rank = len(np.shape(x))
+    consumed = sum(1 for item in spec if item[0] in ("int", "slice"))
+    index: list[Any] = []
+    dim = 0
+    for item in spec:
+        kind = item[0]
+        if kind == "ellipsis":
+            index.append(Ellipsis)
+            dim += rank - consumed
+        elif kind == "newaxis":
+            index.append(None)
+        elif kind == "slice":
+            if any(isinstance(part, tuple) for part in item[1:]):
+                raise Unsupported("a slice with bounds known only at run time")
+            index.append(slice(*item[1:]))
+            dim += 1
+        else:
+            part = item[1]
+            value = dynamic[part[1]] if isinstance(part, tuple) else part
+            size = np.shape(x)[dim]
+            lw.fail_if((value < -size) | (value >= size))
+            index.append(value)
+            dim += 1
+    return [x[tuple(index)]]

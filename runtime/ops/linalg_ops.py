@@ -53,7 +53,8 @@ def _matmul_emit(outs, ins, attrs, emitter):
 
 OPS["MatMul"] = register("MatMul", _matmul_kernel, _matmul_infer, emit=_matmul_emit,
                          grad=_GRADS + "matmul_grad",
-                         lowerings=_NOT_LOWERED)
+                         lowerings=dict(_NOT_LOWERED, jax=backends.lazy_rule(
+                             "runtime.backends.jax_rules:matmul")))
 
 
 def matmul(a, b, transpose_a=False, transpose_b=False, name=None):

@@ -38,7 +38,7 @@ from typing import Any
 import numpy as np
 
 from runtime import dtypes, errors, executor
-from runtime.backends import Unsupported
+from runtime.backends import Unsupported, numba_fusion
 from runtime.backends.lowering import Lowerer, Value
 from runtime.variables import Variable
 
@@ -118,6 +118,10 @@ class NumbaLowerer(Lowerer):
         self.written.add(next(i for i, v in enumerate(self.variables) if v is variable))
         self.line("%s[%s] = %s" % (resource, "()" if variable._static_shape == () else "...",
                                    value))
+
+    def lower_nodes(self, simplified: executor.Simplified, names: dict[int, Value],
+                    outputs: Any) -> None:
+        numba_fusion.lower_nodes(self, simplified, names, list(outputs))
 
     def constant(self, value: Any, dtype: dtypes.DType, shape: Any) -> str:
         if dtype.kind not in _SCALAR_KINDS:

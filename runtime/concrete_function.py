@@ -352,7 +352,19 @@ class ConcreteFunction:
 
     @property
     def executor_source(self) -> str:
-        """The Python source the executor generated for this graph (for inspection)."""
+        """The Python source the numpy executor generates for this graph (for inspection),
+        whichever backend runs it."""
+        self._compiled_run()
+        if self._report.running == "numpy":
+            assert self._compiled is not None
+            return self._compiled.source
+        return executor.compile_graph(self.graph, self._feeds, self.flat_outputs, self.name,
+                                      self._check_numerics).source
+
+    @property
+    def backend_source(self) -> str:
+        """The source of what runs this graph now: the numba kernel's module, say, or the
+        executor's Python."""
         self._compiled_run()
         assert self._compiled is not None
         return self._compiled.source

@@ -371,8 +371,9 @@ def _variable_wrapper(kernel: Any, rank0: list[bool], lowerer: NumbaLowerer,
             if value is None:
                 raise errors.FailedPreconditionError(
                     "variable %s was read before it was initialised" % variable.name)
-            buffers.append(np.array(value, np_dtype, copy=True, order="C") if written
-                           else np.ascontiguousarray(value, np_dtype))
+            if written or value.dtype != np_dtype or not value.flags.c_contiguous:
+                value = np.array(value, np_dtype, copy=True, order="C")  # keeps rank 0
+            buffers.append(value)
         try:
             return kernel(*args, *extra, *buffers)
         except Exception as e:

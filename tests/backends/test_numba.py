@@ -171,7 +171,7 @@ def test_a_chain_of_elementwise_ops_becomes_one_loop_keeping_values_used_later()
     expected, got = _both(f, x)
     for e, g in zip(_values(expected), _values(got)):
         np.testing.assert_allclose(e, g, rtol=1e-6)
-    source = tf.function(f, backend="numba").get_concrete_function(x).executor_source
+    source = tf.function(f, backend="numba").get_concrete_function(x).backend_source
     assert len(re.findall(r"\n +for i\d+ in range", source)) == 1 and "np.empty(" in source
 
 

@@ -362,6 +362,14 @@ class ConcreteFunction:
                                               self.name, self._check_numerics)
         return compiled.source
 
+    @property
+    def backend_source(self) -> str:
+        """The source of what runs this graph now: the numba kernel's module, say, or the
+        executor's Python."""
+        self._compiled_run()
+        assert self._compiled is not None
+        return self._compiled.source
+
     def _call_flat(self, feeds):
         """Runs the graph on flat fed values (numpy arrays and variables)."""
         if self._first_call is not None:  # (inline: this is the cached call's hot path)

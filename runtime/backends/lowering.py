@@ -164,10 +164,16 @@ class Lowerer:
             if capture.leaked:
                 raise Unsupported("the graph captured a leaked symbolic tensor")
             names[key] = self.capture(capture)
+        self.lower_nodes(simplified, names, outputs)
+        return [self.value_of(t, names, simplified) for t in outputs]
+
+    def lower_nodes(self, simplified: executor.Simplified, names: dict[int, Value],
+                    outputs: Sequence[Any]) -> None:
+        """Writes the simplified graph's nodes in order (a backend may group some, e.g.
+        fuse elementwise ops into one loop)."""
         for node, inputs in simplified.nodes:
             ins = [self.value_of(t, names, simplified) for t in inputs]
             self.lower_node(node, ins, names)
-        return [self.value_of(t, names, simplified) for t in outputs]
 
     def value_of(self, t: Any, names: dict[int, Value], simplified: executor.Simplified) -> Value:
         """The Value holding tensor `t` (a constant's expression is written on first use)."""

@@ -38,7 +38,7 @@ from typing import Any
 import numpy as np
 
 from runtime import dtypes, errors, executor
-from runtime.backends import Unsupported
+from runtime.backends import Unsupported, numba_fusion
 from runtime.backends.lowering import Lowerer, Value
 from runtime.variables import Variable
 
@@ -118,6 +118,10 @@ class NumbaLowerer(Lowerer):
         self.written.add(next(i for i, v in enumerate(self.variables) if v is variable))
         self.line("%s[%s] = %s" % (resource, "()" if variable._static_shape == () else "...",
                                    value))
+
+    def lower_nodes(self, simplified: executor.Simplified, names: dict[int, Value],
+                    outputs: Any) -> None:
+        numba_fusion.lower_nodes(self, simplified, names, list(outputs))
 
     def constant(self, value: Any, dtype: dtypes.DType, shape: Any) -> str:
         if dtype.kind not in _SCALAR_KINDS:
@@ -367,8 +371,9 @@ def _variable_wrapper(kernel: Any, rank0: list[bool], lowerer: NumbaLowerer,
             if value is None:
                 raise errors.FailedPreconditionError(
                     "variable %s was read before it was initialised" % variable.name)
-            buffers.append(np.array(value, np_dtype, copy=True, order="C") if written
-                           else np.ascontiguousarray(value, np_dtype))
+            if written or value.dtype != np_dtype or not value.flags.c_contiguous:
+                value = np.array(value, np_dtype, copy=True, order="C")  # keeps rank 0
+            buffers.append(value)
         try:
             return kernel(*args, *extra, *buffers)
         except Exception as e:

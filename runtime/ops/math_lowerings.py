@@ -7,14 +7,26 @@ import numpy as np
 
 
 def _division_lowering(function, what):
-    """`xp.<function>(x, y)`, failing like the kernel on an integer divisor of zero."""
+    """`xp.<function>(x, y)`, failing like the kernel on an integer divisor of zero. An
+    integer divisor that may be -1 is replaced by 1 there (and a quotient negated): the
+    minimum integer divided by -1 wraps in numpy, where machine division may trap or give
+    another value."""
     def rule(lowerer, node, ins, outs):
         x, y = ins
-        if x.dtype.is_integer:
+        if not x.dtype.is_integer:
+            lowerer.assign(outs[0], "xp.%s(%s, %s)" % (function, x, y))
+            return
+        if y.value is None or np.any(y.value == 0):
             zero = "%s == 0" % y if y.rank0 else "xp.any(%s == 0)" % y
-            if y.value is None or np.any(y.value == 0):
-                lowerer.check(zero, ZeroDivisionError, "integer %s by zero" % what)
-        lowerer.assign(outs[0], "xp.%s(%s, %s)" % (function, x, y))
+            lowerer.check(zero, ZeroDivisionError, "integer %s by zero" % what)
+        if y.value is not None and not np.any(y.value == -1):
+            lowerer.assign(outs[0], "xp.%s(%s, %s)" % (function, x, y))
+            return
+        minus_one = "(%s == -1)" % y
+        result = "xp.%s(%s, %s + 2 * %s)" % (function, x, y, minus_one)
+        if function == "floor_divide":
+            result = "%s * (1 - 2 * %s)" % (result, minus_one)
+        lowerer.assign(outs[0], result)
     return rule
 
 
@@ -58,6 +70,26 @@ _LOWERINGS = {
 }
 
 
+def _in_float64(template):
+    """numba: `template` computed in float64 for a narrower float and rounded back (numba's
+    float32 sinh, say, is several ulp off numpy's; float64 then rounding stays within one)."""
+    def rule(lowerer, node, ins, outs):
+        x = ins[0]
+        if x.dtype.is_floating and x.dtype.np_dtype.itemsize < 8:
+            x = "xp.float64(%s)" % x if x.rank0 else "%s.astype(xp.float64)" % x
+        lowerer.assign(outs[0], template.format(x))
+    return rule
+
+
+_TRANSCENDENTAL = ("Tanh", "Exp", "Expm1", "Log", "Log1p", "Sin", "Cos", "Tan", "Sinh", "Cosh",
+                   "Sigmoid", "Softplus")
+
+
 def lowering(name):
-    """The op's lowerings: its "array" rule from _LOWERINGS (none for a host-only op)."""
-    return {"array": _LOWERINGS[name]} if name in _LOWERINGS else {}
+    """The op's lowerings: its "array" rule from _LOWERINGS (none for a host-only op), and
+    for the transcendental functions a numba rule computing them in float64."""
+    if name not in _LOWERINGS:
+        return {}
+    if name in _TRANSCENDENTAL:
+        return {"array": _LOWERINGS[name], "numba": _in_float64(_LOWERINGS[name])}
+    return {"array": _LOWERINGS[name]}

@@ -66,6 +66,9 @@ TRAITS = {
                     "(implies stateful)",
     "no_fold": "never constant-folded, though equal nodes may be merged",
     "host_only": "runs Python or host I/O; a compiled backend must call back to the host",
+    "elementwise": "each output element depends only on the same element of each input "
+                   "(rank-0 inputs broadcast): compiled backends may fuse such ops into one "
+                   "loop, running the op's lowering on scalars",
     "may_raise": "its kernel raises on some inputs (bounds, division by zero, a failed "
                  "check): a compiled backend's lowering must check the same",
     "unrepeatable": "running it again may give other outputs (a random draw, a variable read "

@@ -67,7 +67,7 @@ def _select_scalars(lowerer, node, ins, outs):
 OPS["SelectV2"] = register("SelectV2", lambda c, x, y: np.where(c, x, y), _select_infer,
                            grad=_RULES + "select_grad", emit=KERNEL_CALL,
                            lowerings={"array": "xp.where({0}, {1}, {2})",
-                                      "numba": _select_scalars})
+                                      "numba": _select_scalars}, traits=("elementwise",))
 
 
 def _where_infer(specs, attrs):

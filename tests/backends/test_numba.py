@@ -2,6 +2,8 @@
 user's line, int32 wraps, variables are updated, the generated module is cached (issue 11).
 Each test compiles one or two small graphs (well under a second each once numba is warm)."""
 
+import re
+
 import numpy as np
 import pytest
 
@@ -155,3 +157,26 @@ def test_auto_never_promotes_a_tiny_graph_without_loops(monkeypatch):
         f(tf.constant(1.0))
     cf = f.get_concrete_function(tf.constant(1.0))
     assert cf.backend == "numpy" and not hasattr(cf, "_promotion")
+
+
+# -- fused elementwise loops --------------------------------------------------------------------
+
+def test_a_chain_of_elementwise_ops_becomes_one_loop_keeping_values_used_later():
+    def f(x):
+        y = tf.abs(x * 2.0 - 1.0)
+        z = tf.minimum(y + 0.5, 2.0)
+        return z, tf.reduce_sum(y)
+
+    x = tf.constant(np.linspace(-2, 2, 8, dtype=np.float32))
+    expected, got = _both(f, x)
+    for e, g in zip(_values(expected), _values(got)):
+        np.testing.assert_allclose(e, g, rtol=1e-6)
+    source = tf.function(f, backend="numba").get_concrete_function(x).backend_source
+    assert len(re.findall(r"\n +for i\d+ in range", source)) == 1 and "np.empty(" in source
+
+
+def test_a_fused_integer_division_still_checks_each_divisor():
+    f = tf.function(lambda x, y: (x // y) * 2 + 1, backend="numba", strict=True)
+    assert f(tf.constant([7, 9]), tf.constant([2, 4])).numpy().tolist() == [7, 5]
+    with pytest.raises(errors.InvalidArgumentError, match="integer division by zero"):
+        f(tf.constant([7, 9]), tf.constant([2, 0]))

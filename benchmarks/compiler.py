@@ -117,6 +117,7 @@ GUIDE_LOOP = Workload(
                 % (GUIDE_SIZE, GUIDE_ITERATIONS),
     build=_build_guide_loop,
     targets=_loop_targets(),
+    rtol=1e-5, atol=1e-6,  # XLA's float32 tanh is an ulp or two from numpy's, 36 times
     group=GROUP,
 )
 

@@ -102,6 +102,12 @@ def lazy_rule(reference: str) -> LazyRule:
     return LazyRule(reference)
 
 
+def jax_rule(name: str) -> LazyRule:
+    """The JAX backend's own rule `name` of runtime/backends/jax_rules.py (imported, with
+    jax, when a graph is lowered for JAX)."""
+    return LazyRule("runtime.backends.jax_rules:" + name)
+
+
 class BackendReport:
     """What was asked for a ConcreteFunction, what runs it now, and why when they differ."""
 

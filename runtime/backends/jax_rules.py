@@ -414,3 +414,41 @@ def strided_slice(lw: Lowerer, node: Any, ins: list[Any]) -> list[Any]:
             index.append(value)
             dim += 1
     return [x[tuple(index)]]
+
+
+def gather(lw: Lowerer, node: Any, ins: list[Any]) -> list[Any]:
+    """GatherV2: `take` along the axis; an index out of range fails."""
+    params, indices = ins
+    axis = node.attrs["axis"]
+    size = np.shape(params)[axis]
+    lw.fail_if((indices < 0) | (indices >= size))
+    return [lw.jnp.take(params, indices, axis=axis, mode="clip")]
+
+
+def concat(lw: Lowerer, node: Any, ins: list[Any]) -> list[Any]:
+    """ConcatV2."""
+    return [lw.jnp.concatenate(ins, axis=node.attrs["axis"])]
+
+
+def softmax(lw: Lowerer, node: Any, ins: list[Any]) -> list[Any]:
+    """Softmax, shifted by the maximum as the kernel is."""
+    jnp, axis = lw.jnp, node.attrs["axis"]
+    e = jnp.exp(ins[0] - jnp.max(ins[0], axis=axis, keepdims=True))
+    return [e / jnp.sum(e, axis=axis, keepdims=True)]
+
+
+def log_softmax(lw: Lowerer, node: Any, ins: list[Any]) -> list[Any]:
+    """LogSoftmax, shifted by the maximum as the kernel is."""
+    jnp, axis = lw.jnp, node.attrs["axis"]
+    shifted = ins[0] - jnp.max(ins[0], axis=axis, keepdims=True)
+    return [shifted - jnp.log(jnp.sum(jnp.exp(shifted), axis=axis, keepdims=True))]
+
+
+def argmax(lw: Lowerer, node: Any, ins: list[Any]) -> list[Any]:
+    """ArgMax."""
+    return [lw.jnp.argmax(ins[0], axis=node.attrs["axis"])]
+
+
+def argmin(lw: Lowerer, node: Any, ins: list[Any]) -> list[Any]:
+    """ArgMin."""
+    return [lw.jnp.argmin(ins[0], axis=node.attrs["axis"])]

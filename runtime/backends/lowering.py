@@ -24,8 +24,8 @@ recursively through their rule (`lowerer.lower_graph(sub.graph, fed, sub.outputs
 The JAX backend lowers by tracing instead (runtime/backends/jax_lowering.py): it runs the
 lines an "array" rule writes for a node at once on traced values, and its own "jax" rules,
 which it alone reads, follow `rule(lowerer, node, ins) -> [output values]`; an op names them
-with `backends.lazy_rule("runtime.backends.jax_rules:NAME")`, so jax is imported only when a
-graph is lowered for it.
+with `backends.jax_rule("NAME")` (runtime/backends/jax_rules.py), so jax is imported only when
+a graph is lowered for it.
 
 A backend subclasses `Lowerer`, giving its `name`, how constants and captured values enter
 the code (`constant`, `capture`), how an output takes its dtype (`assign`) and how a check

@@ -35,5 +35,4 @@ def _call_emit(outs, ins, attrs, bind):
 CALL_OP = register("PartitionedCall", _call_kernel, _call_infer, node_name="PartitionedCall",
                    grad="runtime.gradients.function_grads:call_grad", emit=_call_emit,
                    traits=("side_effects",),
-                   lowerings=dict(_CALLS_NOT_INLINED, jax=backends.lazy_rule(
-                       "runtime.backends.jax_rules:lower_call")))
+                   lowerings=dict(_CALLS_NOT_INLINED, jax=backends.jax_rule("lower_call")))

@@ -218,7 +218,6 @@ def _statement_while(lowerer, node, ins, outs):
         lowerer.assign(out, w)
 
 
-_JAX_RULES = "runtime.backends.jax_rules:"  # lax.cond / lax.while_loop (imports jax)
 
 
 def _no_kernel(*args, **kwargs):
@@ -232,9 +231,9 @@ def _declare(name, lower, grad, traits, lowerings):
 
 _RULES = "runtime.gradients.control_flow_grads:"  # their gradients, written with the ops API
 
-_IF_LOWERINGS = {"numba": _statement_if, "jax": backends.lazy_rule(_JAX_RULES + "lower_if")}
+_IF_LOWERINGS = {"numba": _statement_if, "jax": backends.jax_rule("lower_if")}
 _WHILE_LOWERINGS = {"numba": _statement_while,
-                    "jax": backends.lazy_rule(_JAX_RULES + "lower_while")}
+                    "jax": backends.jax_rule("lower_while")}
 IF_OPS = {False: _declare("StatelessIf", _lower_if, _RULES + "if_grad", ("stateful",),
                           _IF_LOWERINGS),
           True: _declare("If", _lower_if, _RULES + "if_grad", ("side_effects",), _IF_LOWERINGS)}

@@ -16,8 +16,6 @@ from runtime.tensor import EagerTensor, Tensor, make_eager
 
 # lowering rules that decline, saying why (see runtime/backends/lowering.py)
 _ASSERT_ON_HOST = {"array": backends.unsupported("assertions format their message on the host")}
-# JAX's own rules (runtime/backends/jax_rules.py, imported with jax when it lowers a graph)
-_JAX_RULES = "runtime.backends.jax_rules:"
 
 OPS = {}
 
@@ -222,7 +220,7 @@ def _assert_infer(specs, attrs):
 OPS["Assert"] = register("Assert", _assert_kernel, _assert_infer,
                          grad=NOT_DIFFERENTIABLE, emit=KERNEL_CALL, traits=("side_effects",),
                          lowerings=dict(_ASSERT_ON_HOST,
-                                        jax=backends.lazy_rule(_JAX_RULES + "assert_op")))
+                                        jax=backends.jax_rule("assert_op")))
 
 
 def assert_that(condition, data, message, name=None, error_class=errors.InvalidArgumentError):
@@ -269,7 +267,7 @@ OPS["CheckDefined"] = register("CheckDefined", _check_defined_kernel, _check_def
                                emit=_check_defined_emit,
                                grad=NOT_DIFFERENTIABLE, traits=("side_effects", "may_raise"),
                                lowerings={"array": _check_defined_lowering, "jax":
-                                          backends.lazy_rule(_JAX_RULES + "check_defined")})
+                                          backends.jax_rule("check_defined")})
 
 
 def check_defined(defined, symbol_name, location=None):

@@ -53,8 +53,7 @@ def _matmul_emit(outs, ins, attrs, emitter):
 
 OPS["MatMul"] = register("MatMul", _matmul_kernel, _matmul_infer, emit=_matmul_emit,
                          grad=_GRADS + "matmul_grad",
-                         lowerings=dict(_NOT_LOWERED, jax=backends.lazy_rule(
-                             "runtime.backends.jax_rules:matmul")))
+                         lowerings=dict(_NOT_LOWERED, jax=backends.jax_rule("matmul")))
 
 
 def matmul(a, b, transpose_a=False, transpose_b=False, name=None):

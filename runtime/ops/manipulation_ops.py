@@ -17,6 +17,7 @@ from runtime.ops.registry import KERNEL_CALL, execute, execute1, register
 # lowering rules that decline, saying why (see runtime/backends/lowering.py)
 _NOT_LOWERED = {"array": backends.unsupported("not lowered yet")}
 
+
 OPS = {}
 _RULES = "runtime.gradients.array_grads:"  # gradient rules written with the ops API
 
@@ -183,7 +184,7 @@ def _concat_infer(specs, attrs):
 OPS["ConcatV2"] = register("ConcatV2", lambda *xs, axis: np.concatenate(xs, axis=axis),
                            _concat_infer, node_name="concat",
                            grad=_RULES + "concat_grad", emit=KERNEL_CALL,
-                           lowerings=_NOT_LOWERED)
+                           lowerings=dict(_NOT_LOWERED, jax=backends.jax_rule("concat")))
 
 
 def concat(values, axis, name="concat"):

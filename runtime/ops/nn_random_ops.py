@@ -14,6 +14,7 @@ from runtime.ops.registry import KERNEL_CALL, NOT_DIFFERENTIABLE, execute1, regi
 
 # lowering rules that decline, saying why (see runtime/backends/lowering.py)
 _NOT_LOWERED = {"array": backends.unsupported("not lowered yet")}
+
 _HOST_RANDOM = {"array": backends.unsupported("random draws use the host's generator")}
 
 OPS = {}
@@ -40,10 +41,10 @@ def _log_softmax_kernel(x, axis):
 
 OPS["Softmax"] = register("Softmax", _softmax_kernel, _softmax_infer,
                           grad="runtime.gradients.math_grads:softmax_grad", emit=KERNEL_CALL,
-                          lowerings=_NOT_LOWERED)
+                          lowerings=dict(_NOT_LOWERED, jax=backends.jax_rule("softmax")))
 OPS["LogSoftmax"] = register("LogSoftmax", _log_softmax_kernel, _softmax_infer,
                              grad="runtime.gradients.math_grads:log_softmax_grad", emit=KERNEL_CALL,
-                             lowerings=_NOT_LOWERED)
+                             lowerings=dict(_NOT_LOWERED, jax=backends.jax_rule("log_softmax")))
 
 
 def softmax(logits, axis=-1, name=None):

@@ -15,6 +15,7 @@ from runtime.ops.registry import KERNEL_CALL, NOT_DIFFERENTIABLE, execute1, regi
 # lowering rules that decline, saying why (see runtime/backends/lowering.py)
 _NOT_LOWERED = {"array": backends.unsupported("not lowered yet")}
 
+
 OPS = {}
 _GRADS = "runtime.gradients.math_grads:"  # where the rules written with the ops API live
 _CALL = KERNEL_CALL
@@ -204,10 +205,10 @@ def _arg_kernel(func):
 
 OPS["ArgMax"] = register("ArgMax", _arg_kernel(np.argmax), _arg_infer,
                          grad=NOT_DIFFERENTIABLE, emit=KERNEL_CALL,
-                         lowerings=_NOT_LOWERED)
+                         lowerings=dict(_NOT_LOWERED, jax=backends.jax_rule("argmax")))
 OPS["ArgMin"] = register("ArgMin", _arg_kernel(np.argmin), _arg_infer,
                          grad=NOT_DIFFERENTIABLE, emit=KERNEL_CALL,
-                         lowerings=_NOT_LOWERED)
+                         lowerings=dict(_NOT_LOWERED, jax=backends.jax_rule("argmin")))
 
 
 def argmax(input, axis=None, output_type=dtypes.int64, name=None):  # noqa: A002

@@ -10,6 +10,7 @@ from runtime.ops.registry import KERNEL_CALL, NOT_DIFFERENTIABLE, execute1, regi
 # lowering rules that decline, saying why (see runtime/backends/lowering.py)
 _NOT_LOWERED = {"array": backends.unsupported("not lowered yet")}
 
+
 OPS = {}
 _RULES = "runtime.gradients.array_grads:"  # gradient rules written with the ops API
 
@@ -38,7 +39,7 @@ def _gather_kernel(params, indices, axis):
 
 OPS["GatherV2"] = register("GatherV2", _gather_kernel, _gather_infer,
                            grad=_RULES + "gather_grad", emit=KERNEL_CALL,
-                           lowerings=_NOT_LOWERED)
+                           lowerings=dict(_NOT_LOWERED, jax=backends.jax_rule("gather")))
 
 
 def gather(params, indices, axis=None, batch_dims=0, name=None):

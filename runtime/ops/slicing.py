@@ -179,8 +179,7 @@ def _slice_emit(outs, ins, attrs, emitter):
 OPS["StridedSlice"] = register("StridedSlice", _slice_kernel, _slice_infer,
                                node_name="strided_slice", emit=_slice_emit,
                                grad=_RULES + "strided_slice_grad",
-                               lowerings=dict(_NOT_LOWERED, jax=backends.lazy_rule(
-                                   "runtime.backends.jax_rules:strided_slice")))
+                               lowerings=dict(_NOT_LOWERED, jax=backends.jax_rule("strided_slice")))
 
 
 def strided_slice_from_index(tensor, index):

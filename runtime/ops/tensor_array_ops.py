@@ -41,7 +41,7 @@ def _on_jax(rule):
     """Lowerings: declined by the array backends, for JAX `rule` of jax_rules (a fixed-size
     buffer)."""
     return dict(_TENSOR_ARRAYS_ON_HOST,
-                jax=backends.lazy_rule("runtime.backends.jax_rules:" + rule))
+                jax=backends.jax_rule(rule))
 
 OPS = {}
 _RULES = "runtime.gradients.tensor_array_grads:"  # gradient rules, written with the ops API

@@ -30,7 +30,7 @@ def _assign_lowering(combine):
 def _with_jax(lowerings, rule):
     """`lowerings` and, for JAX, `rule` of jax_rules (the variable is an input and an output
     of the compiled function; imported with jax when it lowers a graph)."""
-    return dict(lowerings, jax=backends.lazy_rule("runtime.backends.jax_rules:" + rule))
+    return dict(lowerings, jax=backends.jax_rule(rule))
 
 OPS = {}
 

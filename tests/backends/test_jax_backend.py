@@ -254,3 +254,20 @@ def test_compiled_programs_persist_under_the_user_cache_folder(tmp_path):
                          env=env, timeout=300)
     assert ran.returncode == 0, ran.stderr
     assert os.listdir(tmp_path / "jax")  # JAX's persistent compilation cache wrote there
+
+
+def test_array_ops_lowered_for_jax_give_the_executors_results():
+    def model(x, w, i):
+        logits = tf.matmul(x, w, transpose_b=True)
+        picked = tf.gather(logits, tf.constant([1, 0, 1]))
+        joined = tf.concat([picked, logits[1:]], axis=0)
+        return tf.nn.softmax(joined), tf.argmax(joined, axis=1), logits[i]
+
+    x = np.arange(6, dtype=np.float32).reshape(2, 3) / 4
+    w = np.ones((4, 3), np.float32) - np.eye(4, 3, dtype=np.float32)
+    reference, result, cf = both(model, x, w, tf.constant(1))
+    assert cf.backend == "jax"
+    for got, want in zip(result, reference):
+        np.testing.assert_allclose(got.numpy(), want.numpy(), rtol=1e-6)
+    with pytest.raises(tf.errors.InvalidArgumentError, match="out of bounds"):
+        autograph.function(model, backend="jax", strict=True)(x, w, tf.constant(5))

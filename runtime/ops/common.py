@@ -233,7 +233,7 @@ def _stack_value(node, value_of):
 PACK = registry.register("Pack", lambda *xs, axis: np.stack(xs, axis=axis), _stack_infer,
                          node_name="stack", grad="runtime.gradients.array_grads:pack_grad",
                          emit=registry.KERNEL_CALL, static_value=_stack_value,
-                         lowerings=_NOT_LOWERED)
+                         lowerings=dict(_NOT_LOWERED, jax=backends.jax_rule("pack")))
 
 
 def stack(values, axis=0, name="stack"):

@@ -261,7 +261,7 @@ def test_array_ops_lowered_for_jax_give_the_executors_results():
         logits = tf.matmul(x, w, transpose_b=True)
         picked = tf.gather(logits, tf.constant([1, 0, 1]))
         joined = tf.concat([picked, logits[1:]], axis=0)
-        return tf.nn.softmax(joined), tf.argmax(joined, axis=1), logits[i]
+        return tf.nn.softmax(joined), tf.argmax(joined, axis=1), tf.stack([logits[i], logits[0]])
 
     x = np.arange(6, dtype=np.float32).reshape(2, 3) / 4
     w = np.ones((4, 3), np.float32) - np.eye(4, 3, dtype=np.float32)

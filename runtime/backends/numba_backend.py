@@ -203,11 +203,16 @@ def compile(cf: Any) -> executor.CompiledGraph:  # noqa: A001 - the backend prot
     module, path = _load(source)
     kernel = module.kernel
     try:
-        kernel.compile(_signature(argument_types))
+        signature = _signature(argument_types)
+        kernel.compile(signature)
     except Exception as e:  # numba's typing and lowering errors: the executor runs it
         raise Unsupported("numba could not compile it: %s" % _summary(e)) from None
     raisers, filename, line_nodes = _raisers(lowerer, cf.name)
-    run = _wrapper(kernel, [t._shape == () for t in cf.inputs], lowerer, raisers)
+    # The compiled overload's entry point skips numba's type dispatch (half of a cached
+    # call's cost): the signature's C-contiguous arrays are checked instead.
+    entry = kernel.overloads[tuple(signature)].entry_point
+    run = _wrapper(_Target(entry, [t._shape != () for t in cf.inputs]),
+                   [t._shape == () for t in cf.inputs], lowerer, raisers)
     compiled = executor.CompiledGraph(run, source, line_nodes, filename)
     compiled.module_path = path  # type: ignore[attr-defined]
     return compiled
@@ -315,7 +320,27 @@ def _load(source: str) -> tuple[Any, pathlib.Path]:
     return module, path
 
 
-def _wrapper(kernel: Any, rank0: list[bool], lowerer: NumbaLowerer, raisers: list[Any]) -> Any:
+class _Target:
+    """What a call runs: the compiled entry point, which skips numba's type dispatch, on
+    C-contiguous arrays (what it was compiled for: another layout is copied first)."""
+
+    __slots__ = ("entry", "arrays")
+
+    def __init__(self, entry: Any, arrays: list[bool]) -> None:
+        self.entry = entry
+        self.arrays = [i for i, is_array in enumerate(arrays) if is_array]
+
+    def contiguous(self, feeds: Any) -> Any:
+        """`feeds`, with any array argument that is not C-contiguous copied into one."""
+        for i in self.arrays:
+            if not feeds[i].flags.c_contiguous:
+                feeds = list(feeds)
+                feeds[i] = np.ascontiguousarray(feeds[i])
+        return feeds
+
+
+def _wrapper(target: _Target, rank0: list[bool], lowerer: NumbaLowerer,
+             raisers: list[Any]) -> Any:
     """run(*feeds): rank-0 feeds as scalars, the array constants appended; a failed check
     raised again as the executor's error, from the line of its op."""
     extra = tuple(lowerer.extra_values)
@@ -329,11 +354,13 @@ def _wrapper(kernel: Any, rank0: list[bool], lowerer: NumbaLowerer, raisers: lis
             raiser(error_class(message))
 
     if lowerer.variables:
-        return _variable_wrapper(kernel, rank0, lowerer, extra, fail)
+        return _variable_wrapper(target, rank0, lowerer, extra, fail)
     if not any(rank0):
+        entry = target.entry
+
         def run(*feeds: Any) -> Any:
             try:
-                return kernel(*feeds, *extra)
+                return entry(*target.contiguous(feeds), *extra)
             except Exception as e:
                 fail(e)
                 raise
@@ -341,18 +368,18 @@ def _wrapper(kernel: Any, rank0: list[bool], lowerer: NumbaLowerer, raisers: lis
     scalar_at = [i for i, r in enumerate(rank0) if r]
 
     def run_scalars(*feeds: Any) -> Any:
-        args = list(feeds)
+        args = list(target.contiguous(feeds))
         for i in scalar_at:
             args[i] = args[i][()]
         try:
-            return kernel(*args, *extra)
+            return target.entry(*args, *extra)
         except Exception as e:
             fail(e)
             raise
     return run_scalars
 
 
-def _variable_wrapper(kernel: Any, rank0: list[bool], lowerer: NumbaLowerer,
+def _variable_wrapper(target: _Target, rank0: list[bool], lowerer: NumbaLowerer,
                       extra: tuple[Any, ...], fail: Any) -> Any:
     """run(*feeds) for a kernel that reads or assigns variables: each call passes their
     values as buffers (a fresh copy for one the kernel assigns, which becomes the variable's
@@ -362,7 +389,7 @@ def _variable_wrapper(kernel: Any, rank0: list[bool], lowerer: NumbaLowerer,
     scalar_at = [i for i, r in enumerate(rank0) if r]
 
     def run(*feeds: Any) -> Any:
-        args = list(feeds)
+        args = list(target.contiguous(feeds))
         for i in scalar_at:
             args[i] = args[i][()]
         buffers = []
@@ -375,7 +402,7 @@ def _variable_wrapper(kernel: Any, rank0: list[bool], lowerer: NumbaLowerer,
                 value = np.array(value, np_dtype, copy=True, order="C")  # keeps rank 0
             buffers.append(value)
         try:
-            return kernel(*args, *extra, *buffers)
+            return target.entry(*args, *extra, *buffers)
         except Exception as e:
             fail(e)
             raise

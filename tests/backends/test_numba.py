@@ -180,3 +180,16 @@ def test_a_fused_integer_division_still_checks_each_divisor():
     assert f(tf.constant([7, 9]), tf.constant([2, 4])).numpy().tolist() == [7, 5]
     with pytest.raises(errors.InvalidArgumentError, match="integer division by zero"):
         f(tf.constant([7, 9]), tf.constant([2, 0]))
+
+
+def test_a_non_contiguous_argument_gives_the_same_values():
+    f = tf.function(lambda x: x * 2.0 + 1.0, backend="numba", strict=True)
+    base = np.arange(6, dtype=np.float32).reshape(2, 3)
+    assert f(tf.constant(base)).numpy().tolist() == (base * 2 + 1).tolist()
+    strided = tf.constant(base.T.copy()).numpy().T  # an F-ordered view
+    assert not strided.flags.c_contiguous
+    got = f(tf.constant(base)).numpy()
+    np.testing.assert_array_equal(got, base * 2 + 1)
+    from runtime.tensor import EagerTensor
+    tensor = EagerTensor(strided, tf.float32)
+    np.testing.assert_array_equal(f(tensor).numpy(), strided * 2 + 1)

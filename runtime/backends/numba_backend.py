@@ -94,6 +94,11 @@ class NumbaLowerer(Lowerer):
             raise Unsupported("a variable without a value or a fully known shape")
         if variable.dtype.kind not in _SCALAR_KINDS:
             raise Unsupported("a %s variable" % variable.dtype.name)
+        for known, param in zip(self.variables, self.variable_params):
+            if known is variable:  # captured again by a sub-graph: one buffer per variable
+                resource = Value(param, dtypes.resource, None)
+                resource.variable = variable  # type: ignore[attr-defined]
+                return resource
         name = self.fresh("var")
         self.variables.append(variable)
         self.variable_params.append(name)
@@ -398,7 +403,8 @@ def _variable_wrapper(target: _Target, rank0: list[bool], lowerer: NumbaLowerer,
             if value is None:
                 raise errors.FailedPreconditionError(
                     "variable %s was read before it was initialised" % variable.name)
-            if written or value.dtype != np_dtype or not value.flags.c_contiguous:
+            if written or type(value) is not np.ndarray or value.dtype != np_dtype \
+                    or not value.flags.c_contiguous:  # a numpy scalar, say
                 value = np.array(value, np_dtype, copy=True, order="C")  # keeps rank 0
             buffers.append(value)
         try:

@@ -94,6 +94,11 @@ class NumbaLowerer(Lowerer):
             raise Unsupported("a variable without a value or a fully known shape")
         if variable.dtype.kind not in _SCALAR_KINDS:
             raise Unsupported("a %s variable" % variable.dtype.name)
+        for known, param in zip(self.variables, self.variable_params):
+            if known is variable:  # captured again by a sub-graph: one buffer per variable
+                resource = Value(param, dtypes.resource, None)
+                resource.variable = variable  # type: ignore[attr-defined]
+                return resource
         name = self.fresh("var")
         self.variables.append(variable)
         self.variable_params.append(name)
@@ -203,11 +208,16 @@ def compile(cf: Any) -> executor.CompiledGraph:  # noqa: A001 - the backend prot
     module, path = _load(source)
     kernel = module.kernel
     try:
-        kernel.compile(_signature(argument_types))
+        signature = _signature(argument_types)
+        kernel.compile(signature)
     except Exception as e:  # numba's typing and lowering errors: the executor runs it
         raise Unsupported("numba could not compile it: %s" % _summary(e)) from None
     raisers, filename, line_nodes = _raisers(lowerer, cf.name)
-    run = _wrapper(kernel, [t._shape == () for t in cf.inputs], lowerer, raisers)
+    # The compiled overload's entry point skips numba's type dispatch (half of a cached
+    # call's cost): the signature's C-contiguous arrays are checked instead.
+    entry = kernel.overloads[tuple(signature)].entry_point
+    run = _wrapper(_Target(entry, [t._shape != () for t in cf.inputs]),
+                   [t._shape == () for t in cf.inputs], lowerer, raisers)
     compiled = executor.CompiledGraph(run, source, line_nodes, filename)
     compiled.module_path = path  # type: ignore[attr-defined]
     return compiled
@@ -315,7 +325,27 @@ def _load(source: str) -> tuple[Any, pathlib.Path]:
     return module, path
 
 
-def _wrapper(kernel: Any, rank0: list[bool], lowerer: NumbaLowerer, raisers: list[Any]) -> Any:
+class _Target:
+    """What a call runs: the compiled entry point, which skips numba's type dispatch, on
+    C-contiguous arrays (what it was compiled for: another layout is copied first)."""
+
+    __slots__ = ("entry", "arrays")
+
+    def __init__(self, entry: Any, arrays: list[bool]) -> None:
+        self.entry = entry
+        self.arrays = [i for i, is_array in enumerate(arrays) if is_array]
+
+    def contiguous(self, feeds: Any) -> Any:
+        """`feeds`, with any array argument that is not C-contiguous copied into one."""
+        for i in self.arrays:
+            if not feeds[i].flags.c_contiguous:
+                feeds = list(feeds)
+                feeds[i] = np.ascontiguousarray(feeds[i])
+        return feeds
+
+
+def _wrapper(target: _Target, rank0: list[bool], lowerer: NumbaLowerer,
+             raisers: list[Any]) -> Any:
     """run(*feeds): rank-0 feeds as scalars, the array constants appended; a failed check
     raised again as the executor's error, from the line of its op."""
     extra = tuple(lowerer.extra_values)
@@ -329,11 +359,13 @@ def _wrapper(kernel: Any, rank0: list[bool], lowerer: NumbaLowerer, raisers: lis
             raiser(error_class(message))
 
     if lowerer.variables:
-        return _variable_wrapper(kernel, rank0, lowerer, extra, fail)
+        return _variable_wrapper(target, rank0, lowerer, extra, fail)
     if not any(rank0):
+        entry = target.entry
+
         def run(*feeds: Any) -> Any:
             try:
-                return kernel(*feeds, *extra)
+                return entry(*target.contiguous(feeds), *extra)
             except Exception as e:
                 fail(e)
                 raise
@@ -341,18 +373,18 @@ def _wrapper(kernel: Any, rank0: list[bool], lowerer: NumbaLowerer, raisers: lis
     scalar_at = [i for i, r in enumerate(rank0) if r]
 
     def run_scalars(*feeds: Any) -> Any:
-        args = list(feeds)
+        args = list(target.contiguous(feeds))
         for i in scalar_at:
             args[i] = args[i][()]
         try:
-            return kernel(*args, *extra)
+            return target.entry(*args, *extra)
         except Exception as e:
             fail(e)
             raise
     return run_scalars
 
 
-def _variable_wrapper(kernel: Any, rank0: list[bool], lowerer: NumbaLowerer,
+def _variable_wrapper(target: _Target, rank0: list[bool], lowerer: NumbaLowerer,
                       extra: tuple[Any, ...], fail: Any) -> Any:
     """run(*feeds) for a kernel that reads or assigns variables: each call passes their
     values as buffers (a fresh copy for one the kernel assigns, which becomes the variable's
@@ -362,7 +394,7 @@ def _variable_wrapper(kernel: Any, rank0: list[bool], lowerer: NumbaLowerer,
     scalar_at = [i for i, r in enumerate(rank0) if r]
 
     def run(*feeds: Any) -> Any:
-        args = list(feeds)
+        args = list(target.contiguous(feeds))
         for i in scalar_at:
             args[i] = args[i][()]
         buffers = []
@@ -371,11 +403,12 @@ def _variable_wrapper(kernel: Any, rank0: list[bool], lowerer: NumbaLowerer,
             if value is None:
                 raise errors.FailedPreconditionError(
                     "variable %s was read before it was initialised" % variable.name)
-            if written or value.dtype != np_dtype or not value.flags.c_contiguous:
+            if written or type(value) is not np.ndarray or value.dtype != np_dtype \
+                    or not value.flags.c_contiguous:  # a numpy scalar, say
                 value = np.array(value, np_dtype, copy=True, order="C")  # keeps rank 0
             buffers.append(value)
         try:
-            return kernel(*args, *extra, *buffers)
+            return target.entry(*args, *extra, *buffers)
         except Exception as e:
             fail(e)
             raise

@@ -7,9 +7,6 @@ from runtime import shape as shape_lib
 from runtime.ops.common import NUMERIC, SpecError, binary_operands, require_kind, require_same_dtype
 from runtime.ops.registry import execute1, register
 
-# lowering rules that decline, saying why (see runtime/backends/lowering.py)
-_NOT_LOWERED = {"array": backends.unsupported("not lowered yet")}
-
 OPS = {}
 _GRADS = "runtime.gradients.math_grads:"  # where the rules written with the ops API live
 
@@ -51,9 +48,22 @@ def _matmul_emit(outs, ins, attrs, emitter):
     return "%s = %s @ %s" % (outs[0], ins[0], ins[1])
 
 
+def _matmul_lowering(lowerer, node, ins, outs):
+    """`a @ b` on rank-2 operands (numba's matmul takes no batch), transposes written as
+    `.T`; numba needs float operands (BLAS)."""
+    a, b = ins
+    if a.shape is None or b.shape is None or len(a.shape) != 2 or len(b.shape) != 2:
+        raise backends.Unsupported("matmul of operands other than matrices")
+    if not a.dtype.is_floating:
+        raise backends.Unsupported("integer matmul")
+    left = "xp.ascontiguousarray(%s.T)" % a if node.attrs["transpose_a"] else a
+    right = "xp.ascontiguousarray(%s.T)" % b if node.attrs["transpose_b"] else b
+    lowerer.assign(outs[0], "xp.dot(%s, %s)" % (left, right))
+
+
 OPS["MatMul"] = register("MatMul", _matmul_kernel, _matmul_infer, emit=_matmul_emit,
                          grad=_GRADS + "matmul_grad",
-                         lowerings=dict(_NOT_LOWERED, jax=backends.jax_rule("matmul")))
+                         lowerings={"array": _matmul_lowering, "jax": backends.jax_rule("matmul")})
 
 
 def matmul(a, b, transpose_a=False, transpose_b=False, name=None):

@@ -111,31 +111,48 @@ _REDUCTIONS = {
 
 
 def _reduction_lowerings(name):
-    """`xp.<function>(x, axis=..., keepdims=...)`; numba's reductions take no axis or
-    keepdims, so its rule lowers whole-tensor reductions only, and Max/Min check, like their
-    kernel, that the input is not empty."""
+    """`xp.<function>(x, axis=..., keepdims=...)`. numba's reductions take no axis nor
+    keepdims: its rule reduces the whole tensor with one call, or, for some axes of a tensor
+    of static shape, moves them last and reduces each row in a loop. Max and Min check, like
+    their kernel, that the input is not empty."""
     function = {"Sum": "sum", "Prod": "prod", "Mean": "mean", "Max": "max", "Min": "min",
                 "Any": "any", "All": "all"}[name]
 
     def numba_rule(lowerer, node, ins, outs):
-        x = ins[0]
-        if node.attrs["keepdims"] or node.attrs["axis"] not in (None, ()) and not (
-                x.shape is not None and _all_axes(node.attrs["axis"], len(x.shape))):
-            raise backends.Unsupported("numba reduces whole tensors only")
-        if x.rank0:
-            lowerer.assign(outs[0], x)
+        x, out = ins[0], outs[0]
+        if x.shape is None:
+            raise backends.Unsupported("a reduction of unknown rank")
+        rank = len(x.shape)
+        axis = node.attrs["axis"]
+        axes = tuple(range(rank)) if axis is None else tuple(sorted(
+            {a % rank for a in (axis if isinstance(axis, (tuple, list)) else (axis,))}))
+        if not axes or x.rank0:
+            lowerer.assign(out, x)
             return
         if name in ("Max", "Min") and not shape_lib.num_elements(x.shape):
             lowerer.check("%s.size == 0" % x, ValueError,
                           "reduction over an empty tensor has no identity")
-        lowerer.assign(outs[0], "xp.%s(%s)" % (function, x))
+        if len(axes) == rank and not node.attrs["keepdims"]:
+            lowerer.assign(out, "xp.%s(%s)" % (function, x))
+            return
+        if None in x.shape or out.shape is None or None in out.shape:
+            raise backends.Unsupported("a partial reduction of a dynamic shape")
+        kept = [a for a in range(rank) if a not in axes]
+        rows = int(np.prod([x.shape[a] for a in kept]))
+        length = int(np.prod([x.shape[a] for a in axes]))
+        moved = lowerer.fresh("t")
+        lowerer.line("%s = xp.ascontiguousarray(%s.transpose(%s)).reshape((%d, %d))" % (
+            moved, x, lowerer.literal(tuple(kept) + axes), rows, length))
+        result = lowerer.fresh("r")
+        row = lowerer.fresh("j")
+        lowerer.line("%s = xp.empty(%d, xp.%s)" % (
+            result, rows, "bool_" if out.dtype is dtypes.bool_ else out.dtype.np_dtype.name))
+        lowerer.line("for %s in range(%d):" % (row, rows))
+        with lowerer.block():
+            lowerer.line("%s[%s] = xp.%s(%s[%s])" % (result, row, function, moved, row))
+        lowerer.assign(out, "%s.reshape(%s)" % (result, lowerer.literal(out.shape)))
     return {"array": "xp.%s({0}, axis={axis}, keepdims={keepdims})" % function,
             "numba": numba_rule}
-
-
-def _all_axes(axis, rank):
-    axes = axis if isinstance(axis, (tuple, list)) else (axis,)
-    return sorted(a % rank for a in axes) == list(range(rank)) if rank else False
 
 
 for _name, (_kernel, _kinds, _emit, _grad) in _REDUCTIONS.items():

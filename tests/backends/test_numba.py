@@ -180,3 +180,75 @@ def test_a_fused_integer_division_still_checks_each_divisor():
     assert f(tf.constant([7, 9]), tf.constant([2, 4])).numpy().tolist() == [7, 5]
     with pytest.raises(errors.InvalidArgumentError, match="integer division by zero"):
         f(tf.constant([7, 9]), tf.constant([2, 0]))
+
+
+def test_a_non_contiguous_argument_gives_the_same_values():
+    f = tf.function(lambda x: x * 2.0 + 1.0, backend="numba", strict=True)
+    base = np.arange(6, dtype=np.float32).reshape(2, 3)
+    assert f(tf.constant(base)).numpy().tolist() == (base * 2 + 1).tolist()
+    strided = tf.constant(base.T.copy()).numpy().T  # an F-ordered view
+    assert not strided.flags.c_contiguous
+    got = f(tf.constant(base)).numpy()
+    np.testing.assert_array_equal(got, base * 2 + 1)
+    from runtime.tensor import EagerTensor
+    tensor = EagerTensor(strided, tf.float32)
+    np.testing.assert_array_equal(f(tensor).numpy(), strided * 2 + 1)
+
+
+def test_matmul_with_a_transposed_operand():
+    a = np.arange(12, dtype=np.float32).reshape(3, 4) / 10
+    b = np.arange(20, dtype=np.float32).reshape(5, 4) / 10
+    expected, got = _both(lambda x, y: tf.matmul(x, y, transpose_b=True), tf.constant(a),
+                          tf.constant(b))
+    np.testing.assert_allclose(got.numpy(), expected.numpy(), rtol=1e-6)
+
+
+# -- reductions over some axes ------------------------------------------------------------------
+
+_CUBE = np.arange(24, dtype=np.float32).reshape(2, 3, 4) - 7
+
+
+@pytest.mark.parametrize("reduce,axis,keepdims", [
+    (tf.reduce_sum, 1, True), (tf.reduce_max, (0, 2), False), (tf.reduce_min, -1, False),
+    (tf.reduce_prod, (), False), (tf.reduce_mean, None, True)])
+def test_a_reduction_over_some_axes_agrees(reduce, axis, keepdims):
+    expected, got = _both(lambda t: reduce(t, axis=axis, keepdims=keepdims), tf.constant(_CUBE))
+    assert expected.shape == got.shape
+    np.testing.assert_allclose(got.numpy(), expected.numpy(), rtol=1e-6)
+
+
+def test_an_integer_mean_over_an_axis_truncates_like_the_kernel():
+    x = tf.constant((np.arange(24).reshape(2, 3, 4) % 5 - 2).astype(np.int32))
+    _assert_same(*_both(lambda t: tf.reduce_mean(t, axis=1), x))
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("reduce", [tf.reduce_sum, tf.reduce_max, tf.reduce_min,
+                                    tf.reduce_mean, tf.reduce_prod])
+def test_every_axis_choice_of_a_reduction_agrees(reduce):
+    for axis in [None, 0, 1, -1, (0, 2), ()]:
+        for keepdims in (False, True):
+            expected, got = _both(lambda t: reduce(t, axis=axis, keepdims=keepdims),
+                                  tf.constant(_CUBE))
+            assert expected.shape == got.shape
+            np.testing.assert_allclose(got.numpy(), expected.numpy(), rtol=1e-6)
+
+
+def test_a_variable_updated_eagerly_is_read_by_the_compiled_graph():
+    v = tf.Variable(1.0)
+    read = tf.function(lambda x: x * v, backend="numba", strict=True)
+    assert read(tf.constant(2.0)).numpy() == 2.0
+    v.assign_add(1.0)  # eagerly: the variable then holds a numpy scalar
+    assert read(tf.constant(2.0)).numpy() == 4.0
+
+
+def test_a_variable_assigned_in_a_loop_body_is_one_buffer():
+    counter = tf.Variable(0)
+
+    @tf.function(backend="numba", strict=True)
+    def count(n):
+        for _ in tf.range(n):
+            counter.assign_add(1)
+        return counter.read_value()
+
+    assert count(tf.constant(6)).numpy() == 6 and counter.numpy() == 6

@@ -151,7 +151,10 @@ class JaxCompiledGraph:
                               if t.dtype is not dtypes.resource]
         self._captured = captured_variables(graph)
         self._x64 = uses_64_bits(graph)
-        self._jitted = jax.jit(self._lowered)
+        self._state_keys = (["f%d" % i for i in self._resource_feeds] +
+                            ["v%d" % k for k in range(len(self._captured))])
+        # flat arguments: the tensors, then the variables' values (a pytree costs per call)
+        self._jitted = jax.jit(self._flat)
         self._assigned: tuple[str, ...] = ()
         for t in self.outputs:
             if t is not None and t.dtype.kind not in ("int", "float", "bool", "complex"):
@@ -163,6 +166,10 @@ class JaxCompiledGraph:
         return self.lowered_text or "(lowered by jax.jit at the first call)"
 
     # -- the traced function --------------------------------------------------------------
+    def _flat(self, *values: Any) -> Any:
+        count = len(self._tensor_feeds)
+        return self._lowered(list(values[:count]), dict(zip(self._state_keys, values[count:])))
+
     def _lowered(self, tensors: list[Any], state: dict[str, Any]) -> Any:
         lowerer = Lowerer(state, self.check_numerics)
         lowerer.variable_slots = {id(v): VariableSlot("v%d" % k, v.dtype, v._static_shape)
@@ -202,7 +209,7 @@ class JaxCompiledGraph:
                                               variable.dtype.np_dtype)
         try:
             with self._scope():
-                lowered = self._jitted.lower(tensors, state)
+                lowered = self._jitted.lower(*tensors, *[state[k] for k in self._state_keys])
                 lowered.compile()
         except Unsupported:
             raise
@@ -250,7 +257,8 @@ class JaxCompiledGraph:
             tensors, state = self._place(tensors, state)
         try:
             with self._scope():
-                outputs, assigned, failed = self._jitted(tensors, state)
+                outputs, assigned, failed = self._jitted(
+                    *tensors, *[state[k] for k in self._state_keys])
         except Exception as e:  # noqa: BLE001 - lowering or compiling failed: run on numpy
             self._give_up(e)
             return self.numpy_run(*feeds)

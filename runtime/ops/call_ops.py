@@ -6,7 +6,12 @@ A call node may also output `residuals`: values of the callee's graph that its g
 needs and could not compute again (see runtime.gradients.residuals).
 """
 
+from runtime import backends
 from runtime.ops.registry import AttrCodec, attr_codecs, register, resolve_refs, tensor_refs
+
+# lowering rules that decline, saying why (see runtime/backends/lowering.py)
+_CALLS_NOT_INLINED = {"array": backends.unsupported("calls of other traced functions are not "
+                                                   "inlined yet")}
 
 
 def _call_infer(specs, attrs):
@@ -47,5 +52,6 @@ def _decode_residuals(data, attrs):
 CALL_OP = register("PartitionedCall", _call_kernel, _call_infer, node_name="PartitionedCall",
                    grad="runtime.gradients.function_grads:call_grad", emit=_call_emit,
                    traits=("side_effects",),
+                   lowerings=dict(_CALLS_NOT_INLINED, jax=backends.jax_rule("lower_call")),
                    saving=attr_codecs(residuals=AttrCodec(_encode_residuals, _decode_residuals,
                                                           with_attrs=True), check=_check_call))

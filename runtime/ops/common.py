@@ -2,11 +2,14 @@
 
 import numpy as np
 
-from runtime import context, dtypes
+from runtime import backends, context, dtypes
 from runtime import shape as shape_lib
 from runtime.ops import registry
 from runtime.ops.registry import SpecError
 from runtime.tensor import EagerTensor, SymbolicTensor, Tensor, to_numpy
+
+# lowering rules that decline, saying why (see runtime/backends/lowering.py)
+_NOT_LOWERED = {"array": backends.unsupported("not lowered yet")}
 
 
 def convert_to_tensor(value, dtype=None, dtype_hint=None, name=None):
@@ -229,7 +232,8 @@ def _stack_value(node, value_of):
 
 PACK = registry.register("Pack", lambda *xs, axis: np.stack(xs, axis=axis), _stack_infer,
                          node_name="stack", grad="runtime.gradients.array_grads:pack_grad",
-                         emit=registry.KERNEL_CALL, static_value=_stack_value)
+                         emit=registry.KERNEL_CALL, static_value=_stack_value,
+                         lowerings=dict(_NOT_LOWERED, jax=backends.jax_rule("pack")))
 
 
 def stack(values, axis=0, name="stack"):

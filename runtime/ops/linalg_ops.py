@@ -3,6 +3,7 @@ matrix_transpose (a composite of Transpose)."""
 
 import numpy as np
 
+from runtime import backends
 from runtime import shape as shape_lib
 from runtime.ops import common, layout_ops, manipulation_ops
 from runtime.ops import math_ops as M
@@ -58,8 +59,22 @@ def _matmul_emit(outs, ins, attrs, emitter):
     return "%s = %s @ %s" % (outs[0], ins[0], ins[1])
 
 
+def _matmul_lowering(lowerer, node, ins, outs):
+    """`a @ b` on rank-2 operands (numba's matmul takes no batch), transposes written as
+    `.T`; numba needs float operands (BLAS)."""
+    a, b = ins
+    if a.shape is None or b.shape is None or len(a.shape) != 2 or len(b.shape) != 2:
+        raise backends.Unsupported("matmul of operands other than matrices")
+    if not a.dtype.is_floating:
+        raise backends.Unsupported("integer matmul")
+    left = "xp.ascontiguousarray(%s.T)" % a if node.attrs["transpose_a"] else a
+    right = "xp.ascontiguousarray(%s.T)" % b if node.attrs["transpose_b"] else b
+    lowerer.assign(outs[0], "xp.dot(%s, %s)" % (left, right))
+
+
 OPS["MatMul"] = register("MatMul", _matmul_kernel, _matmul_infer, emit=_matmul_emit,
-                         grad=_GRADS + "matmul_grad")
+                         grad=_GRADS + "matmul_grad",
+                         lowerings={"array": _matmul_lowering, "jax": backends.jax_rule("matmul")})
 
 
 def matmul(a, b, transpose_a=False, transpose_b=False, name=None):

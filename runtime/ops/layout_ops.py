@@ -8,11 +8,15 @@ Axes, sizes and paddings must be known when the graph is built.
 
 import numpy as np
 
+from runtime import backends
 from runtime import shape as shape_lib
 from runtime.ops import array_ops, common, manipulation_ops, slicing
 from runtime.ops.common import ANY, SpecError, convert_to_tensor, normalize_axis, require_kind
 from runtime.ops.registry import KERNEL_CALL, execute, execute1, register
 from runtime.tensor import Tensor
+
+_NOT_LOWERED = {"array": backends.unsupported("not lowered yet")}
+_GRADIENTS_ON_HOST = {"array": backends.unsupported("gradient ops run on the numpy executor")}
 
 OPS = {}
 
@@ -67,7 +71,8 @@ def _split_grad(ctx, grads):
 
 
 OPS["SplitV"] = register("SplitV", _split_kernel, _split_infer, node_name="split",
-                         grad=_split_grad, emit=KERNEL_CALL)
+                         grad=_split_grad, emit=KERNEL_CALL,
+                         lowerings=_NOT_LOWERED)
 
 
 def split(value, num_or_size_splits, axis=0, num=None, name="split"):
@@ -188,9 +193,11 @@ def _pad_grad_rule(ctx, grads):
 
 
 OPS["PadV2"] = register("PadV2", _pad_kernel, _pad_infer, node_name="Pad", grad=_pad_rule,
-                        emit=KERNEL_CALL)
+                        emit=KERNEL_CALL,
+                        lowerings=_NOT_LOWERED)
 OPS["PadGrad"] = register("PadGrad", _pad_grad_kernel, _pad_grad_infer, grad=_pad_grad_rule,
-                          emit=KERNEL_CALL)
+                          emit=KERNEL_CALL,
+                          lowerings=_GRADIENTS_ON_HOST)
 
 
 def pad(tensor, paddings, mode="CONSTANT", constant_values=0, name=None):
@@ -244,10 +251,22 @@ def _reverse_emit(outs, ins, attrs, emitter):
     return "%s = %s[%s]" % (outs[0], ins[0], index)
 
 
+def _reverse_lowering(lowerer, node, ins, outs):
+    rank = None if ins[0].shape is None else len(ins[0].shape)
+    if not rank:
+        raise backends.Unsupported("a value of unknown rank" if rank is None else "a scalar")
+    axes = {a + rank if a < 0 else a for a in node.attrs["axis"]}
+    index = ", ".join("::-1" if i in axes else ":" for i in range(rank))
+    lowerer.assign(outs[0], "%s[%s]" % (ins[0], index))
+
+
 OPS["ReverseV2"] = register("ReverseV2", lambda x, axis: np.flip(x, axis), _same_infer(ANY),
-                            node_name="reverse", grad=_reverse_rule, emit=_reverse_emit)
+                            node_name="reverse", grad=_reverse_rule, emit=_reverse_emit,
+                            lowerings={"array": _reverse_lowering})
 OPS["Roll"] = register("Roll", lambda x, shift, axis: np.roll(x, shift, axis),
-                       _same_infer(ANY), grad=_roll_rule, emit=KERNEL_CALL)
+                       _same_infer(ANY), grad=_roll_rule, emit=KERNEL_CALL,
+                       lowerings={"array": "xp.roll({0}, {shift}, {axis})",
+                                  "numba": backends.unsupported("numba's np.roll has no axis")})
 
 
 def reverse(tensor, axis, name=None):
@@ -311,11 +330,13 @@ def _repeat_grad_kernel(g, x, repeats, axis, per_element):
 OPS["Repeat"] = register(
     "Repeat", _repeat_kernel, _repeat_infer, emit=KERNEL_CALL,
     grad=lambda ctx, grads: [execute1(OPS["RepeatGrad"], [grads[0], ctx.input(0)],
-                                      ctx.attrs)])
+                                      ctx.attrs)],
+    lowerings=_NOT_LOWERED)
 OPS["RepeatGrad"] = register(
     "RepeatGrad", _repeat_grad_kernel, lambda specs, attrs: [(specs[0][0], specs[1][1])],
     emit=KERNEL_CALL,
-    grad=lambda ctx, grads: [execute1(OPS["Repeat"], [grads[0]], ctx.attrs), None])
+    grad=lambda ctx, grads: [execute1(OPS["Repeat"], [grads[0]], ctx.attrs), None],
+    lowerings=_GRADIENTS_ON_HOST)
 
 
 def repeat(input, repeats, axis=None, name=None):  # noqa: A002 - TensorFlow's name

@@ -18,6 +18,10 @@ from runtime.ops.common import (
 )
 from runtime.ops.registry import KERNEL_CALL, execute1, register
 
+_NOT_LOWERED = {"array": backends.unsupported("not lowered yet")}
+# LAPACK builds differ in the last bits, and a singular matrix must raise as the kernel does
+_LAPACK_ON_HOST = {"array": backends.unsupported("linear algebra runs on the numpy executor")}
+
 OPS = {}
 _GRADS = "runtime.gradients.math_grads:"  # where the rules written with the ops API live
 
@@ -155,12 +159,15 @@ def _solve_grad(ctx, grads):
 
 
 OPS["MatrixInverse"] = register("MatrixInverse", _inverse_kernel, _square_infer,
-                                grad=_inverse_grad, emit=KERNEL_CALL)
+                                grad=_inverse_grad, emit=KERNEL_CALL,
+                                lowerings=_LAPACK_ON_HOST)
 OPS["MatrixDeterminant"] = register(
     "MatrixDeterminant", lambda a, scalar: np.asarray(np.linalg.det(a), a.dtype),
-    _square_infer, grad=_det_grad, emit=KERNEL_CALL)
+    _square_infer, grad=_det_grad, emit=KERNEL_CALL,
+    lowerings=_LAPACK_ON_HOST)
 OPS["MatrixSolve"] = register("MatrixSolve", _solve_kernel, _solve_infer, grad=_solve_grad,
-                              emit=KERNEL_CALL)
+                              emit=KERNEL_CALL,
+                              lowerings=_LAPACK_ON_HOST)
 
 
 def inv(input, adjoint=False, name=None):  # noqa: A002 - TensorFlow's name
@@ -243,12 +250,16 @@ def _band_grad(ctx, grads):
 
 
 OPS["MatrixDiag"] = register("MatrixDiag", _diag_kernel, _diag_infer,
-                             grad=lambda ctx, grads: [diag_part(grads[0])], emit=KERNEL_CALL)
+                             grad=lambda ctx, grads: [diag_part(grads[0])], emit=KERNEL_CALL,
+                             lowerings=_NOT_LOWERED)
 OPS["MatrixDiagPart"] = register(
     "MatrixDiagPart", _diag_part_kernel, _diag_part_infer, emit=KERNEL_CALL,
+    lowerings={"array": "xp.diagonal({0}, axis1=-2, axis2=-1)",
+               "numba": backends.unsupported("numba's np.diagonal takes no axes")},
     grad=lambda ctx, grads: [_diag_part_grad(ctx, grads[0])])
 OPS["MatrixBandPart"] = register("MatrixBandPart", _band_kernel, _band_infer,
-                                 grad=_band_grad, emit=KERNEL_CALL)
+                                 grad=_band_grad, emit=KERNEL_CALL,
+                                 lowerings=_NOT_LOWERED)
 
 
 def _diag_part_grad(ctx, g):

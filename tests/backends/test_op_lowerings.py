@@ -1,0 +1,152 @@
+"""Lowering rules of the ops added by issue 14 (activations, layout, einsum, linalg, checks):
+each lowered graph gives the numpy executor's values on numba and on JAX, and an op a
+backend declines makes the graph fall back, naming it (issue 11 item 3)."""
+
+import importlib.util
+
+import numpy as np
+import pytest
+
+import autograph.tf as tf
+from runtime import backends
+
+_INSTALLED = {name: importlib.util.find_spec(name) is not None for name in ("numba", "jax")}
+BACKENDS = [pytest.param(name, marks=pytest.mark.skipif(not _INSTALLED[name],
+                                                        reason="%s is not installed" % name))
+            for name in ("numba", "jax")]
+
+
+def _values(result):
+    return [t.numpy() for t in (result if isinstance(result, (tuple, list)) else (result,))]
+
+
+def _agree(backend, f, *args, ulp=0, rtol=0.0):
+    """f on `backend` (strict: it must lower) gives the numpy executor's values: equal, or
+    within `ulp` units in the last place for float math functions, or within `rtol` for
+    float sums taken in another order."""
+    expected = _values(tf.function(f, backend="numpy")(*args))
+    compiled = tf.function(f, backend=backend, strict=True)
+    got = _values(compiled(*args))
+    assert compiled.get_concrete_function(*args).backend == backend
+    assert len(got) == len(expected)
+    for e, g in zip(expected, got):
+        assert e.dtype == g.dtype and e.shape == g.shape
+        if ulp:
+            np.testing.assert_array_max_ulp(g, e, maxulp=ulp)
+        elif rtol:
+            np.testing.assert_allclose(g, e, rtol=rtol, atol=rtol)
+        else:
+            np.testing.assert_array_equal(g, e)
+
+
+def _declines(backend, f, *args, op):
+    with pytest.raises(backends.Unsupported, match=op):
+        tf.function(f, backend=backend, strict=True)(*args)
+
+
+_FLOATS = np.array([[-7.5, -1.0, -0.0, 0.0], [0.25, 3.0, 6.0, 9.5]], np.float32)
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_relu6_on_floats_ints_and_scalars(backend):
+    def f(x, n, s):
+        return tf.nn.relu6(x), tf.nn.relu6(n), tf.nn.relu6(s)
+
+    _agree(backend, f, _FLOATS, np.array([-3, 0, 4, 6, 11], np.int32), tf.constant(7.0))
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+@pytest.mark.parametrize("alpha", [0.2, 1.5, -0.3])
+def test_leaky_relu_scales_in_the_inputs_dtype(backend, alpha):
+    def f(x, s):
+        return tf.nn.leaky_relu(x, alpha), tf.nn.leaky_relu(s, alpha)
+
+    x = np.linspace(-3, 3, 13).astype(np.float32) * np.float32(1.1)
+    _agree(backend, f, x, tf.constant(-2.3))
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_elu_is_within_4_ulp(backend):
+    def f(x, s):
+        return tf.nn.elu(x), tf.nn.elu(s)
+
+    x = np.linspace(-20, 3, 47).astype(np.float32)
+    _agree(backend, f, x, tf.constant(-0.5), ulp=4)
+    _agree(backend, f, x.astype(np.float64), tf.constant(-0.5, tf.float64), ulp=4)
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_reverse_over_some_axes(backend):
+    def f(x):
+        return tf.reverse(x, [1]), tf.reverse(x, [0, -1]) * 2.0
+
+    _agree(backend, f, _FLOATS)
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_ensure_shape_of_a_known_shape_and_no_op(backend):
+    def f(x):
+        with tf.control_dependencies([tf.no_op()]):
+            y = tf.ensure_shape(x * 2.0, [2, 4])
+        return y + 1.0
+
+    _agree(backend, f, _FLOATS)
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_custom_gradient_forward_values(backend):
+    @tf.custom_gradient
+    def clipped(x):
+        def grad(g):
+            return tf.clip_by_value(g, -1.0, 1.0)
+        return x * x, grad
+
+    def f(x):
+        return clipped(x) + 1.0
+
+    _agree(backend, f, _FLOATS)
+
+
+def _roll(x):
+    return tf.roll(x, shift=[1, -1], axis=[0, 1])
+
+
+def _einsum(a, b):
+    return tf.einsum("ij,jk->ik", a, b), tf.einsum("ij->j", a), tf.einsum("ii->i", b[:3])
+
+
+def _diag_part(x):
+    return tf.linalg.diag_part(x)
+
+
+_A = np.arange(12, dtype=np.int32).reshape(3, 4)
+_B = np.arange(-6, 6, dtype=np.int32).reshape(4, 3)
+
+
+@pytest.mark.skipif(not _INSTALLED["jax"], reason="jax is not installed")
+def test_roll_einsum_and_diag_part_on_jax():
+    _agree("jax", _roll, _FLOATS)
+    _agree("jax", _einsum, _A, _B)
+    _agree("jax", _einsum, _A.astype(np.float64) / 3, _B.astype(np.float64) / 7, rtol=1e-13)
+    _agree("jax", _diag_part, np.arange(24, dtype=np.float32).reshape(2, 3, 4))
+
+
+@pytest.mark.skipif(not _INSTALLED["numba"], reason="numba is not installed")
+def test_numba_declines_roll_einsum_and_diag_part_naming_the_op():
+    _declines("numba", _roll, _FLOATS, op="Roll")
+    _declines("numba", _einsum, _A, _B, op="Einsum")
+    _declines("numba", _diag_part, _FLOATS, op="MatrixDiagPart")
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_declined_ops_fall_back_naming_the_op(backend):
+    def sort(x):
+        return tf.argsort(x)
+
+    def strings(x):
+        return tf.strings.length(tf.strings.as_string(x))
+
+    _declines(backend, sort, _FLOATS[0], op="ArgSort")
+    with pytest.warns(backends.BackendFallbackWarning, match="ArgSort"):
+        got = tf.function(sort, backend=backend)(_FLOATS[0])
+    np.testing.assert_array_equal(got.numpy(), tf.argsort(_FLOATS[0]).numpy())

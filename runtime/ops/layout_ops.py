@@ -64,6 +64,24 @@ def _split_kernel(x, sizes, axis):
     return np.split(x, np.cumsum(sizes)[:-1], axis=axis)
 
 
+def _sliced(lowerer, expr):
+    """`expr`, a strided view, made contiguous for numba (whose fused loops reshape their
+    operands, which it allows only for contiguous arrays)."""
+    return "xp.ascontiguousarray(%s)" % expr if lowerer.name == "numba" else expr
+
+
+def _split_lowering(lowerer, node, ins, outs):
+    x = ins[0]
+    if x.shape is None or x.shape[normalize_axis(node.attrs["axis"], len(x.shape))] is None:
+        raise backends.Unsupported("a split of a dimension of unknown size")
+    axis = normalize_axis(node.attrs["axis"], len(x.shape))
+    start = 0
+    for out in outs:  # the sizes the shape inference resolved (and checked)
+        stop = start + out.shape[axis]
+        lowerer.assign(out, _sliced(lowerer, "%s[%s%d:%d]" % (x, ":, " * axis, start, stop)))
+        start = stop
+
+
 def _split_grad(ctx, grads):
     parts = [g if g is not None else array_ops.zeros_like(ctx.output(i))
              for i, g in enumerate(grads)]
@@ -72,7 +90,7 @@ def _split_grad(ctx, grads):
 
 OPS["SplitV"] = register("SplitV", _split_kernel, _split_infer, node_name="split",
                          grad=_split_grad, emit=KERNEL_CALL,
-                         lowerings=_NOT_LOWERED)
+                         lowerings={"array": _split_lowering})
 
 
 def split(value, num_or_size_splits, axis=0, num=None, name="split"):
@@ -192,9 +210,21 @@ def _pad_grad_rule(ctx, grads):
     return [execute1(OPS["PadV2"], [grads[0], zero], ctx.attrs)]
 
 
+def _pad_lowering(lowerer, node, ins, outs):
+    # the static shapes (a compiled graph has them) were checked against the paddings
+    paddings, mode = lowerer.literal(node.attrs["paddings"]), node.attrs["mode"]
+    if mode == "CONSTANT":
+        lowerer.assign(outs[0], "xp.pad(%s, %s, constant_values=%s)" % (ins[0], paddings,
+                                                                         ins[1]))
+    else:
+        lowerer.assign(outs[0], "xp.pad(%s, %s, mode=%r)" % (ins[0], paddings,
+                                                             _NUMPY_MODES[mode]))
+
+
 OPS["PadV2"] = register("PadV2", _pad_kernel, _pad_infer, node_name="Pad", grad=_pad_rule,
                         emit=KERNEL_CALL,
-                        lowerings=_NOT_LOWERED)
+                        lowerings={"array": _pad_lowering,
+                                   "numba": backends.unsupported("numba has no np.pad")})
 OPS["PadGrad"] = register("PadGrad", _pad_grad_kernel, _pad_grad_infer, grad=_pad_grad_rule,
                           emit=KERNEL_CALL,
                           lowerings=_GRADIENTS_ON_HOST)
@@ -257,7 +287,7 @@ def _reverse_lowering(lowerer, node, ins, outs):
         raise backends.Unsupported("a value of unknown rank" if rank is None else "a scalar")
     axes = {a + rank if a < 0 else a for a in node.attrs["axis"]}
     index = ", ".join("::-1" if i in axes else ":" for i in range(rank))
-    lowerer.assign(outs[0], "%s[%s]" % (ins[0], index))
+    lowerer.assign(outs[0], _sliced(lowerer, "%s[%s]" % (ins[0], index)))
 
 
 OPS["ReverseV2"] = register("ReverseV2", lambda x, axis: np.flip(x, axis), _same_infer(ANY),

@@ -249,9 +249,35 @@ def _band_grad(ctx, grads):
     return [execute1(OPS["MatrixBandPart"], [grads[0]], ctx.attrs)]
 
 
+def _diag_lowering(lowerer, node, ins, outs):
+    d = ins[0]
+    if d.shape is None or d.shape[-1] is None:
+        raise backends.Unsupported("a diagonal of unknown length")
+    lowerer.assign(outs[0], "xp.where(xp.eye(%d, dtype=xp.bool_), %s[..., None], %s(0))"
+                   % (d.shape[-1], d, lowerer.literal(d.dtype)))
+
+
+def _band_lowering(lowerer, node, ins, outs):
+    x = ins[0]
+    if x.shape is None or None in x.shape[-2:]:
+        raise backends.Unsupported("a matrix of unknown size")
+    m, n = x.shape[-2:]
+    offset = "(xp.arange(%d)[None, :] - xp.arange(%d)[:, None])" % (n, m)  # column - row
+    keep = []
+    if node.attrs["lower"] >= 0:
+        keep.append("(%s >= %d)" % (offset, -node.attrs["lower"]))
+    if node.attrs["upper"] >= 0:
+        keep.append("(%s <= %d)" % (offset, node.attrs["upper"]))
+    if not keep:
+        lowerer.assign(outs[0], x)
+        return
+    lowerer.assign(outs[0], "xp.where(%s, %s, %s(0))" % (" & ".join(keep), x,
+                                                         lowerer.literal(x.dtype)))
+
+
 OPS["MatrixDiag"] = register("MatrixDiag", _diag_kernel, _diag_infer,
                              grad=lambda ctx, grads: [diag_part(grads[0])], emit=KERNEL_CALL,
-                             lowerings=_NOT_LOWERED)
+                             lowerings={"array": _diag_lowering})
 OPS["MatrixDiagPart"] = register(
     "MatrixDiagPart", _diag_part_kernel, _diag_part_infer, emit=KERNEL_CALL,
     lowerings={"array": "xp.diagonal({0}, axis1=-2, axis2=-1)",
@@ -259,7 +285,7 @@ OPS["MatrixDiagPart"] = register(
     grad=lambda ctx, grads: [_diag_part_grad(ctx, grads[0])])
 OPS["MatrixBandPart"] = register("MatrixBandPart", _band_kernel, _band_infer,
                                  grad=_band_grad, emit=KERNEL_CALL,
-                                 lowerings=_NOT_LOWERED)
+                                 lowerings={"array": _band_lowering})
 
 
 def _diag_part_grad(ctx, g):

@@ -70,9 +70,22 @@ def _gather_nd_grad(ctx, grads):
                      {"static_shape": ctx.input_shape(0)}), None]
 
 
+def _gather_nd_lowering(lowerer, node, ins, outs):
+    params, indices = ins
+    if params.shape is None or indices.shape is None or indices.shape[-1] is None \
+            or None in params.shape[:indices.shape[-1]]:
+        raise backends.Unsupported("indices into dimensions of unknown size")
+    bounds = lowerer.literal(tuple(params.shape[:indices.shape[-1]]))
+    # the kernel's error, raised on the executor: JAX's rule records the check as a flag
+    lowerer.check("xp.any((%s < 0) | (%s >= xp.asarray(%s)))" % (indices, indices, bounds),
+                  IndexError, "an index of gather_nd is out of bounds")
+    lowerer.assign(outs[0], "%s[tuple(xp.moveaxis(%s, -1, 0))]" % (params, indices))
+
+
 OPS["GatherNd"] = register("GatherNd", _gather_nd_kernel, _gather_nd_infer,
                            grad=_gather_nd_grad, emit=KERNEL_CALL,
-                           lowerings=_NOT_LOWERED)
+                           lowerings={"array": _gather_nd_lowering, "numba": backends.unsupported(
+                               "numba indexes with one index array at most")})
 
 
 def gather_nd(params, indices, batch_dims=0, name=None):

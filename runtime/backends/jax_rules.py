@@ -63,8 +63,13 @@ def lower_if(lw: Lowerer, node: Any, ins: list[Any]) -> list[Any]:
     pred = jnp.asarray(pred)
     if _small_and_loop_free(then_sub.graph) and _small_and_loop_free(else_sub.graph):
         a, b = then_fn(operand), else_fn(operand)
+
+        def select(x: Any, y: Any) -> Any:
+            if jnp.shape(x) != jnp.shape(y):  # where would broadcast one to the other
+                raise Unsupported("has branches giving values of different shapes")
+            return jnp.where(pred, x, y)
         try:
-            chosen = jax.tree_util.tree_map(lambda x, y: jnp.where(pred, x, y), a, b)
+            chosen = jax.tree_util.tree_map(select, a, b)
         except ValueError as e:  # the branches give values of different structures
             raise Unsupported("has branches of different structures: %s" % e)
     else:

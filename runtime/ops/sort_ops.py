@@ -80,9 +80,25 @@ def _top_k_grad(ctx, grads):
     return [execute1(OPS["TopKGrad"], [g, ctx.output(1), ctx.input(0)])]
 
 
+def _top_k_jax_rule(lowerer, node, ins):
+    # JAX's tracing protocol (runtime/backends/jax_lowering.py): `lowerer.lax` is jax.lax,
+    # imported by the JAX backend. lax.top_k puts the lower index first among equal values,
+    # as the kernel does, but orders -0.0 below 0.0 (so the keys have 0.0 for both) and
+    # NaNs its own way (a NaN defers the call to the numpy executor).
+    jnp = lowerer.jnp
+    x = jnp.asarray(ins[0])
+    k = x.shape[-1] if node.attrs["k"] is None else node.attrs["k"]
+    keys = x
+    if jnp.issubdtype(x.dtype, jnp.floating):
+        lowerer.fail_if(jnp.isnan(x))
+        keys = jnp.where(x == 0, jnp.zeros((), x.dtype), x)
+    indices = lowerer.lax.top_k(keys, k)[1]
+    return [jnp.take_along_axis(x, indices, axis=-1), indices.astype(jnp.int32)]
+
+
 OPS["TopKV2"] = register("TopKV2", _top_k_kernel, _top_k_infer, grad=_top_k_grad,
                          emit=KERNEL_CALL,
-                         lowerings=_NOT_LOWERED)
+                         lowerings=dict(_NOT_LOWERED, jax=_top_k_jax_rule))
 # TopKGrad scatters g to the chosen positions; TakeAlongLastAxis gathers from them: each is
 # the other's gradient (with respect to g).
 OPS["TopKGrad"] = register(

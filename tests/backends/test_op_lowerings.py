@@ -131,6 +131,17 @@ def test_diag_and_band_part(backend):
     _agree(backend, f, d, x)
 
 
+@pytest.mark.skipif(not _INSTALLED["jax"], reason="jax is not installed")
+def test_a_cond_with_branches_of_different_shapes_falls_back_on_jax():
+    def pick(flag, x):
+        return tf.cond(flag, lambda: x[1:] * 2.0, lambda: x[:1] + 1.0)
+
+    x = np.array([1.0, 2.0, 3.0], np.float32)
+    with pytest.warns(backends.BackendFallbackWarning, match="different shapes"):
+        got = tf.function(pick, backend="jax")(tf.constant(False), x)
+    np.testing.assert_array_equal(got.numpy(), [2.0])
+
+
 def _roll(x):
     return tf.roll(x, shift=[1, -1], axis=[0, 1])
 
@@ -151,6 +162,22 @@ def _pad(x):
 
 def _gather_nd(params, indices):
     return tf.gather_nd(params, indices)
+
+
+def _top_k(x):
+    values, indices = tf.math.top_k(x, 3)
+    return values, indices, tf.sort(x, direction="DESCENDING")
+
+
+@pytest.mark.skipif(not _INSTALLED["jax"], reason="jax is not installed")
+def test_top_k_on_jax_orders_ties_zeros_and_nans_as_the_kernel():
+    ties = np.array([[1.0, 3.0, 3.0, -0.0, 0.0, 3.0], [0.0, -0.0, 0.0, -1.0, -0.0, 2.0]],
+                    np.float32)
+    _agree("jax", _top_k, ties)
+    _agree("jax", _top_k, np.array([[2, 2, 5, 2], [7, -1, 7, 7]], np.int32))
+    with_nan = ties.copy()
+    with_nan[0, 4] = np.nan  # the executor's order, through the fallback for this call
+    _agree("jax", _top_k, with_nan)
 
 
 def _erf(x):

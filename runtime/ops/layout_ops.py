@@ -357,11 +357,23 @@ def _repeat_grad_kernel(g, x, repeats, axis, per_element):
     return np.moveaxis(total, 0, axis)
 
 
+def _repeat_lowering(lowerer, node, ins, outs):
+    x, attrs = ins[0], node.attrs
+    axis = None if x.shape is None else normalize_axis(attrs["axis"], len(x.shape))
+    if axis is None or x.shape[axis] is None:
+        raise backends.Unsupported("repeats along a dimension of unknown size")
+    counts = _counts(list(attrs["repeats"]), attrs["per_element"], x.shape[axis])
+    # counts as a numpy array: JAX needs them concrete (its own arrays are traced)
+    lowerer.assign(outs[0], "xp.repeat(%s, np.asarray(%s), axis=%d)"
+                   % (x, lowerer.literal(counts), axis))
+
+
 OPS["Repeat"] = register(
     "Repeat", _repeat_kernel, _repeat_infer, emit=KERNEL_CALL,
     grad=lambda ctx, grads: [execute1(OPS["RepeatGrad"], [grads[0], ctx.input(0)],
                                       ctx.attrs)],
-    lowerings=_NOT_LOWERED)
+    lowerings={"array": _repeat_lowering,
+               "numba": backends.unsupported("numba's np.repeat has no axis")})
 OPS["RepeatGrad"] = register(
     "RepeatGrad", _repeat_grad_kernel, lambda specs, attrs: [(specs[0][0], specs[1][1])],
     emit=KERNEL_CALL,

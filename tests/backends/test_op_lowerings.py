@@ -180,6 +180,10 @@ def test_top_k_on_jax_orders_ties_zeros_and_nans_as_the_kernel():
     _agree("jax", _top_k, with_nan)
 
 
+def _repeat(x):
+    return tf.repeat(x, 2, axis=1), tf.repeat(x, [1, 0], axis=0), tf.repeat(x, [3, 1], axis=-2)
+
+
 def _erf(x):
     return tf.math.erf(x)
 
@@ -195,6 +199,7 @@ def test_roll_einsum_diag_part_and_pad_on_jax():
     _agree("jax", _einsum, _A.astype(np.float64) / 3, _B.astype(np.float64) / 7, rtol=1e-13)
     _agree("jax", _diag_part, np.arange(24, dtype=np.float32).reshape(2, 3, 4))
     _agree("jax", _pad, _FLOATS)
+    _agree("jax", _repeat, _FLOATS)
     _agree("jax", _gather_nd, _FLOATS, np.array([[1, 2], [0, 0], [1, 3]], np.int32))
     _agree("jax", _gather_nd, _FLOATS, np.array([[[1]], [[0]]], np.int64))
 
@@ -225,6 +230,7 @@ def test_numba_declines_roll_einsum_diag_part_pad_and_erf_naming_the_op():
     _declines("numba", _diag_part, _FLOATS, op="MatrixDiagPart")
     _declines("numba", _pad, _FLOATS, op="PadV2")
     _declines("numba", _erf, _FLOATS, op="Erf")
+    _declines("numba", _repeat, _FLOATS, op="Repeat")
     _declines("numba", _gather_nd, _FLOATS, np.array([[1, 2]], np.int32), op="GatherNd")
 
 

@@ -172,6 +172,7 @@ def test_device_placement_and_a_bad_device():
 
 
 def test_export_stablehlo_runs_in_jax_with_the_same_results():
+    pytest.importorskip("flatbuffers")  # what jax.export serializes with
     v = tf.Variable([1.0, 2.0, 3.0])
 
     @autograph.function

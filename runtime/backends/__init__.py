@@ -107,12 +107,14 @@ def check_choice(backend: Any, what: str = "backend") -> None:
 def set_default(backend: str | None) -> None:
     """The process-wide backend (None: back to AUTOGRAPH_BACKEND, else "auto")."""
     check_choice(backend)
-    context._settings["backend"] = backend
+    settings: dict[str, Any] = context._settings
+    settings["backend"] = backend
 
 
 def default() -> str:
     """The process-wide backend: the configured one, else AUTOGRAPH_BACKEND, else "auto"."""
-    chosen = context._settings.get("backend")
+    settings: dict[str, Any] = context._settings
+    chosen: str | None = settings.get("backend")
     if chosen is None:
         chosen = os.environ.get("AUTOGRAPH_BACKEND") or "auto"
         if chosen not in CHOICES:

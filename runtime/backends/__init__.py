@@ -156,7 +156,12 @@ def compile_with(name: str, cf: Any, report: BackendReport, strict: bool) -> Any
     counts[0] += 1
     start = time.perf_counter()
     try:
-        compiled = load(name).compile(cf)
+        try:
+            compiled = load(name).compile(cf)
+        except Unsupported:
+            raise
+        except Exception as e:  # the backend's own failure: the executor still runs the graph
+            raise Unsupported("the backend failed: %s: %s" % (type(e).__name__, e)) from e
     except Unsupported as e:
         report.reason = "%s could not run %s: %s" % (name, cf.name, e.reason)
         key = (name, _without_location(e))

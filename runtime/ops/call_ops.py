@@ -9,9 +9,16 @@ needs and could not compute again (see runtime.gradients.residuals).
 from runtime import backends
 from runtime.ops.registry import register
 
-# lowering rules that decline, saying why (see runtime/backends/lowering.py)
-_CALLS_NOT_INLINED = {"array": backends.unsupported("calls of other traced functions are not "
-                                                   "inlined yet")}
+
+def _call_lowering(lowerer, node, ins, outs):
+    """The callee's graph, lowered in place (inlined), its placeholders fed by the inputs."""
+    callee = node.attrs["f"]
+    if node.attrs.get("residuals") or callee._first_call is not None:
+        raise backends.Unsupported("a call keeping residuals or initialising variables")
+    fed = {id(placeholder): x for placeholder, x in zip(callee.inputs, ins)}
+    results = lowerer.lower_graph(callee.graph, fed, callee.flat_outputs)
+    for out, result in zip(outs, results):
+        lowerer.assign(out, result)
 
 
 def _call_infer(specs, attrs):
@@ -35,4 +42,4 @@ def _call_emit(outs, ins, attrs, bind):
 CALL_OP = register("PartitionedCall", _call_kernel, _call_infer, node_name="PartitionedCall",
                    grad="runtime.gradients.function_grads:call_grad", emit=_call_emit,
                    traits=("side_effects",),
-                   lowerings=dict(_CALLS_NOT_INLINED, jax=backends.jax_rule("lower_call")))
+                   lowerings={"array": _call_lowering, "jax": backends.jax_rule("lower_call")})

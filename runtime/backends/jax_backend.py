@@ -351,6 +351,16 @@ def _first_line(error: Exception) -> str:
     return text.splitlines()[0] if text else ""
 
 
+def check_placement(device: Any = None, shardings: Any = None) -> None:
+    """Raises ValueError for a `device` JAX does not have, or a `shardings` entry that is not
+    "batch", None or a jax Sharding (checked when the Function is made)."""
+    resolve_device(device)
+    entries = shardings if isinstance(shardings, (list, tuple)) else [shardings]
+    for entry in entries:
+        if isinstance(entry, str) and entry != "batch":
+            raise ValueError("shardings: %r is not 'batch', None or a jax Sharding" % (entry,))
+
+
 def compile(cf: Any) -> JaxCompiledGraph:  # noqa: A001 - the backend protocol's name
     """ConcreteFunction `cf` compiled with JAX now (see runtime.backends), with the
     Function's `device=` and `shardings=` options; raises Unsupported naming the op and the

@@ -116,6 +116,8 @@ class Function:
         if (device is not None or shardings is not None) and backend != "jax":
             raise ValueError("device= and shardings= place a JAX computation: give "
                              "backend='jax' too")
+        if device is not None or shardings is not None:
+            backends.load("jax").check_placement(device, shardings)
         # the compiled backend's placement options (runtime/backends/jax_backend.py)
         self._backend_options = {"device": device, "shardings": shardings}
         self._input_signature: tuple[Any, ...] | None = None

@@ -139,12 +139,14 @@ def check_choice(backend: Any, what: str = "backend") -> None:
 def set_default(backend: str | None) -> None:
     """The process-wide backend (None: back to AUTOGRAPH_BACKEND, else "auto")."""
     check_choice(backend)
-    context._settings["backend"] = backend
+    settings: dict[str, Any] = context._settings
+    settings["backend"] = backend
 
 
 def default() -> str:
     """The process-wide backend: the configured one, else AUTOGRAPH_BACKEND, else "auto"."""
-    chosen = context._settings.get("backend")
+    settings: dict[str, Any] = context._settings
+    chosen: str | None = settings.get("backend")
     if chosen is None:
         chosen = os.environ.get("AUTOGRAPH_BACKEND") or "auto"
         if chosen not in CHOICES:
@@ -186,7 +188,12 @@ def compile_with(name: str, cf: Any, report: BackendReport, strict: bool) -> Any
     counts[0] += 1
     start = time.perf_counter()
     try:
-        compiled = load(name).compile(cf)
+        try:
+            compiled = load(name).compile(cf)
+        except Unsupported:
+            raise
+        except Exception as e:  # the backend's own failure: the executor still runs the graph
+            raise Unsupported("the backend failed: %s: %s" % (type(e).__name__, e)) from e
     except Unsupported as e:
         report.reason = "%s could not run %s: %s" % (name, cf.name, e.reason)
         key = (name, _without_location(e))

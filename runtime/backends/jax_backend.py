@@ -155,6 +155,9 @@ class JaxCompiledGraph:
                             ["v%d" % k for k in range(len(self._captured))])
         # flat arguments: the tensors, then the variables' values (a pytree costs per call)
         self._jitted = jax.jit(self._flat)
+        # tensors only, in feed order, on the default device, without 64-bit values
+        self._plain = not (self._resource_feeds or self._captured or self._x64 or
+                           self.device is not None or self.shardings is not None)
         self._assigned: tuple[str, ...] = ()
         for t in self.outputs:
             if t is not None and t.dtype.kind not in ("int", "float", "bool", "complex"):
@@ -242,6 +245,15 @@ class JaxCompiledGraph:
 
     def run(self, *feeds: Any) -> tuple[Any, ...]:
         """The output values for the fed values (numpy arrays and variables)."""
+        if self._plain:  # (the common case, kept short: no variables, placement or x64)
+            try:
+                outputs, _, failed = self._jitted(*feeds)
+            except Exception as e:  # noqa: BLE001 - lowering or compiling failed: numpy
+                self._give_up(e)
+                return self.numpy_run(*feeds)
+            if failed is not None and failed:
+                return self.numpy_run(*feeds)
+            return tuple([None if v is None else np.array(v) for v in outputs])
         if self.unsupported is not None:
             return self.numpy_run(*feeds)
         tensors = [feeds[i] for i in self._tensor_feeds]
@@ -267,7 +279,7 @@ class JaxCompiledGraph:
         if variables is not None:
             for key, value in assigned.items():
                 variables[key]._value = np.array(value)
-        return tuple(None if v is None else np.array(v) for v in outputs)
+        return tuple([None if v is None else np.array(v) for v in outputs])
 
     def _give_up(self, error: Exception) -> None:
         """Records that the graph runs on the numpy executor from now on, and why."""
@@ -277,6 +289,7 @@ class JaxCompiledGraph:
             reason = "JAX could not compile the graph: %s: %s" % (type(error).__name__,
                                                                  _first_line(error))
         self.unsupported = reason
+        self._plain = False
         if self.report is not None:
             self.report.running = "numpy"
             self.report.reason = "jax could not run %s: %s" % (self.name, reason)
@@ -336,6 +349,16 @@ class JaxCompiledGraph:
 def _first_line(error: Exception) -> str:
     text = str(error).strip()
     return text.splitlines()[0] if text else ""
+
+
+def check_placement(device: Any = None, shardings: Any = None) -> None:
+    """Raises ValueError for a `device` JAX does not have, or a `shardings` entry that is not
+    "batch", None or a jax Sharding (checked when the Function is made)."""
+    resolve_device(device)
+    entries = shardings if isinstance(shardings, (list, tuple)) else [shardings]
+    for entry in entries:
+        if isinstance(entry, str) and entry != "batch":
+            raise ValueError("shardings: %r is not 'batch', None or a jax Sharding" % (entry,))
 
 
 def compile(cf: Any) -> JaxCompiledGraph:  # noqa: A001 - the backend protocol's name

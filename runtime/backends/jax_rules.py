@@ -458,7 +458,3 @@ def argmin(lw: Lowerer, node: Any, ins: list[Any]) -> list[Any]:
     """ArgMin."""
     return [lw.jnp.argmin(ins[0], axis=node.attrs["axis"])]
 
-
-def pack(lw: Lowerer, node: Any, ins: list[Any]) -> list[Any]:
-    """Pack (`tf.stack`, and lists of tensors made tensors)."""
-    return [lw.jnp.stack([lw.jnp.asarray(x) for x in ins], axis=node.attrs["axis"])]

@@ -88,7 +88,11 @@ def _start_promotion(cf: Any, executor_graph: executor.CompiledGraph) -> None:
     to the untimed executor graph when numba cannot run it)."""
     def promote() -> None:
         report = cf._report
-        compiled = backends.compile_with("numba", cf, report, strict=False)
+        try:
+            compiled = backends.compile_with("numba", cf, report, strict=False)
+        except Exception as e:  # a failure here must not kill the thread: stay on the executor
+            report.reason = "numba failed on %s: %s: %s" % (cf.name, type(e).__name__, e)
+            compiled = None
         cf._compiled = executor_graph if compiled is None else compiled
 
     thread = threading.Thread(target=promote, name="autograph-promote-%s" % cf.name,

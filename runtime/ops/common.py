@@ -230,10 +230,21 @@ def _stack_value(node, value_of):
     return np.stack(parts, axis=node.attrs["axis"])
 
 
+def _stack_lowering(lowerer, node, ins, outs):
+    """Rank-0 parts: `xp.array([a, b])`; arrays of a static shape: `xp.stack`."""
+    if all(x.rank0 for x in ins):
+        lowerer.assign(outs[0], "xp.array([%s])" % ", ".join(ins))
+        return
+    if any(x.shape is None or None in x.shape for x in ins):
+        raise backends.Unsupported("a stack of dynamic shapes")
+    lowerer.assign(outs[0], "xp.stack((%s), %d)" % ("".join(x + ", " for x in ins),
+                                                    node.attrs["axis"]))
+
+
 PACK = registry.register("Pack", lambda *xs, axis: np.stack(xs, axis=axis), _stack_infer,
                          node_name="stack", grad="runtime.gradients.array_grads:pack_grad",
                          emit=registry.KERNEL_CALL, static_value=_stack_value,
-                         lowerings=dict(_NOT_LOWERED, jax=backends.jax_rule("pack")))
+                         lowerings={"array": _stack_lowering})
 
 
 def stack(values, axis=0, name="stack"):

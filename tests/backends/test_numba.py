@@ -252,3 +252,12 @@ def test_a_variable_assigned_in_a_loop_body_is_one_buffer():
         return counter.read_value()
 
     assert count(tf.constant(6)).numpy() == 6 and counter.numpy() == 6
+
+
+def test_a_call_of_another_function_is_inlined_and_stack_lowers():
+    inner = tf.function(lambda x: x * 2 + 1)
+
+    def outer(x):
+        return tf.stack([inner(x), x])
+
+    _assert_same(*_both(outer, tf.constant(3)))

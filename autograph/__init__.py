@@ -20,6 +20,7 @@ from autograph.conversion import convert, source_of
 from autograph.errors import ConversionError, SourceUnavailableError, UnsupportedConstructError
 from autograph.explain import StagingReport, explain
 from autograph.user_code import do_not_convert
+from runtime import backends as _backends
 from runtime import context as _context
 from runtime import diagnostics as _diagnostics
 from runtime import errors as _runtime_errors
@@ -43,13 +44,25 @@ __version__ = _installed_version()
 
 def function(func=None, *, input_signature=None, autograph=True, reduce_retracing=False,
              jit_compile=None, experimental_relax_shapes=None, experimental_compile=None,
-             name=None, experimental_autograph_options=None):
+             name=None, experimental_autograph_options=None, backend=None, strict=False,
+             device=None, shardings=None):
     """Turns `func` into a `Function`: converted by autograph, traced once per input signature.
 
     Usable as `@function` or `@function(input_signature=...)`. `reduce_retracing=True` relaxes
-    differing shapes to None dimensions instead of tracing once per shape. `jit_compile` (or
-    its older name `experimental_compile`) is recorded on the Function (`.jit_compile`); no
-    compiled backend exists yet, so graphs run on the numpy executor either way.
+    differing shapes to None dimensions instead of tracing once per shape.
+
+    `backend` picks what runs the traces: "numpy" (the executor), "numba" or "jax" (compiled
+    at the first trace), "auto" (the executor, promoting busy graphs to numba); None: the
+    process default (`config(backend=...)`, else AUTOGRAPH_BACKEND, else "auto").
+    `jit_compile=True` (or its older name `experimental_compile`) compiles each trace at once
+    with the best compiled backend here. A graph a backend cannot run falls back to the
+    executor with a warning naming the op and line (`ConcreteFunction.backend_report()`);
+    `strict=True` raises `runtime.backends.Unsupported` instead.
+
+    With backend="jax", `device` places the computation on one JAX device (a jax Device, or
+    "gpu", "gpu:1", "cpu"...) and `shardings` splits tensor arguments over all devices (data
+    parallelism): one entry per tensor argument ("batch": split its first dimension; None:
+    replicate it; or a jax Sharding), or one entry for all of them.
     `experimental_autograph_options`: a `Feature` or a tuple of them, the optional
     conversion features to enable (see autograph.features; TypeError for anything else).
     """
@@ -66,7 +79,8 @@ def function(func=None, *, input_signature=None, autograph=True, reduce_retracin
     def decorate(f):
         return Function(f, input_signature=input_signature, autograph=autograph,
                         reduce_retracing=relax, converter=converter, name=name,
-                        jit_compile=jit_compile)
+                        jit_compile=jit_compile, backend=backend, strict=strict,
+                        device=device, shardings=shardings)
     if func is None:
         return decorate
     return decorate(func)
@@ -99,7 +113,7 @@ def functions_run_eagerly():
     return _context.functions_run_eagerly()
 
 
-_SETTINGS = ("traceback_filtering", "retrace_budget", "side_effect_warnings")
+_SETTINGS = ("traceback_filtering", "retrace_budget", "side_effect_warnings", "backend")
 
 
 def config(**settings):
@@ -116,6 +130,8 @@ def config(**settings):
                              for one that traced on each of its last 5 calls.
         side_effect_warnings False silences SideEffectWarning (Python side effects that run
                              only while a Function traces); True (the default) reports them.
+        backend              the backend of Functions that name none: "numpy", "numba",
+                             "jax" or "auto"; None: back to AUTOGRAPH_BACKEND, else "auto".
 
     Raises TypeError for a keyword that names no setting."""
     unknown = sorted(set(settings) - set(_SETTINGS))
@@ -131,6 +147,8 @@ def config(**settings):
         _tracebacks.set_filtering(value)
     _diagnostics.configure(**{name: settings[name] for name in
                               ("retrace_budget", "side_effect_warnings") if name in settings})
+    if "backend" in settings:
+        _backends.set_default(settings["backend"])
 
 
 def set_verbosity(level, alsologtostdout=False):

@@ -10,7 +10,16 @@ preallocated array).
 import numpy as np
 
 import autograph.tf as ag_tf
-from benchmarks.workload import Target, Variant, Workload, tensorflow, traced_once
+from benchmarks.workload import (
+    Target,
+    Variant,
+    Workload,
+    compiled_variants,
+    jax,
+    jax_blocking,
+    tensorflow,
+    traced_once,
+)
 
 GROUP = "accumulation"
 
@@ -70,13 +79,32 @@ def _build():
         Variant("function", function, tensors, verify=traced_once(function),
                 note="cached autograph.tf.function (one While op)"),
     ]
+    variants += compiled_variants(lambda backend: ag_tf.function(
+        make_dynamic_rnn(ag_tf, eager_w, eager_u), backend=backend), tensors)
     tf = tensorflow()
     if tf is not None:
         variants.append(Variant(
             "tensorflow.function", tf.function(make_dynamic_rnn(tf, tf.constant(w),
                                                                 tf.constant(u))),
             (tf.constant(data), tf.constant(initial)), note="TensorFlow tf.function"))
+    jax_module, jnp = jax()
+    if jax_module is not None:
+        variants.append(Variant("jax.jit", jax_blocking(jax_module.jit(
+            make_jax_dynamic_rnn(jax_module, jnp, w, u))), (data, initial),
+            note="jax.jit of lax.scan, result awaited"))
     return variants
+
+
+def make_jax_dynamic_rnn(jax_module, jnp, w, u):
+    """The same recurrence by hand in JAX: `lax.scan` over the time-major steps."""
+    def dynamic_rnn(input_data, initial_state):
+        def step(state, inp):
+            state = jnp.tanh(inp @ w + state @ u)
+            return state, state
+        _, states = jax_module.lax.scan(step, initial_state, jnp.transpose(input_data,
+                                                                           (1, 0, 2)))
+        return jnp.transpose(states, (1, 0, 2))
+    return dynamic_rnn
 
 
 DYNAMIC_RNN = Workload(
@@ -85,7 +113,8 @@ DYNAMIC_RNN = Workload(
                 "tanh(inp @ W + state @ U), states accumulated in a TensorArray."
                 % (BATCH, SEQ_LEN, FEATURES),
     build=_build,
-    targets=[Target("function", "numpy", at_most=1.5), Target("eager", "function")],
+    targets=[Target("function", "numpy", at_most=1.5), Target("eager", "function"),
+             Target("function_jax", "jax.jit", at_most=1.2)],
     rtol=1e-5, atol=1e-6,
     group=GROUP,
 )

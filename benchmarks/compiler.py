@@ -25,6 +25,7 @@ from benchmarks.workload import (
     Target,
     Variant,
     Workload,
+    compiled_variants,
     jax,
     jax_blocking,
     tensorflow,
@@ -63,6 +64,8 @@ def _loop_variants(make, numpy_args, tensor_args, python_args=None):
         Variant("function", function, tensor_args, verify=traced_once(function),
                 note="cached autograph.tf.function"),
     ]
+    variants += compiled_variants(lambda backend: ag_tf.function(make(ag_tf), backend=backend),
+                               tensor_args)
     tf = tensorflow()
     if tf is not None:
         variants.append(Variant("tensorflow.function", tf.function(make(tf)),
@@ -73,6 +76,8 @@ def _loop_variants(make, numpy_args, tensor_args, python_args=None):
 
 def _loop_targets():
     return [Target("function", "numpy", at_most=1.5),
+            Target("function_numba", "jax.jit", at_most=1.0),
+            Target("function_jax", "jax.jit", at_most=1.2),
             Target("eager", "function")]
 
 
@@ -112,6 +117,7 @@ GUIDE_LOOP = Workload(
                 % (GUIDE_SIZE, GUIDE_ITERATIONS),
     build=_build_guide_loop,
     targets=_loop_targets(),
+    rtol=1e-5, atol=1e-6,  # XLA's float32 tanh is an ulp or two from numpy's, 36 times
     group=GROUP,
 )
 
@@ -304,6 +310,8 @@ def _build_trace_long_function():
         Variant("function", cached, tensor_args, verify=traced_once(cached),
                 note="the cached Function (informational)"),
     ]
+    variants += compiled_variants(lambda backend: ag_tf.function(python_function, backend=backend),
+                               tensor_args)
     tf = tensorflow()
     if tf is not None:
         tf_function = make_long_function(tf)

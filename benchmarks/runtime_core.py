@@ -15,6 +15,7 @@ from benchmarks.workload import (
     Target,
     Variant,
     Workload,
+    compiled_variants,
     jax,
     jax_blocking,
     tensorflow,
@@ -45,6 +46,8 @@ def _build_cached_call():
         Variant("function", function, (ag_tf.constant(1.0),), verify=traced_once(function),
                 note="cached autograph.tf.function"),
     ]
+    variants += compiled_variants(lambda backend: ag_tf.function(_add_one, backend=backend),
+                               (ag_tf.constant(1.0),))
     tf = tensorflow()
     if tf is not None:
         variants.append(Variant("tensorflow.function", tf.function(_add_one),
@@ -63,6 +66,7 @@ CACHED_CALL = Workload(
                 "on a 0-d float32 array.",
     build=_build_cached_call,
     targets=[Target("function", "numpy", at_most=8.0),
+             Target("function_numba", "numpy", at_most=3.0),
              Target("function", "numpy_hoisted"),
              Target("function", "numpy_scalar")],
     group=GROUP,
@@ -118,6 +122,9 @@ def _build_elementwise_chain():
         Variant("function", function, (tensor,), verify=traced_once(function),
                 note="cached autograph.tf.function"),
     ]
+    variants += compiled_variants(
+        lambda backend: ag_tf.function(make_elementwise_chain(
+            ag_tf.tanh, ag_tf.abs, ag_tf.maximum, ag_tf.minimum), backend=backend), (tensor,))
     tf = tensorflow()
     if tf is not None:
         tf_chain = make_elementwise_chain(tf.tanh, tf.abs, tf.maximum, tf.minimum)
@@ -143,7 +150,9 @@ ELEMENTWISE_CHAIN = Workload(
     build=_build_elementwise_chain,
     targets=[Target("eager", "function", at_least=3.0),
              Target("function", "numpy", at_most=1.3),
-             Target("function", "numpy_hoisted")],
+             Target("function", "numpy_hoisted"),
+             Target("function_numba", "jax.jit", at_most=1.0),
+            Target("function_jax", "jax.jit", at_most=1.2)],
     rtol=1e-5, atol=1e-5,
     group=GROUP,
 )

@@ -142,3 +142,30 @@ def jax_blocking(fn):
     def call(*args):
         return fn(*args).block_until_ready()
     return call
+
+
+def compiled_variants(make_function, args):
+    """[Variant("function_numba"), Variant("function_jax")], for the compiled backends that
+    are installed: `make_function(backend)` is the workload's Function made with that
+    backend. The first call (the trace and the compile) happens here, untimed; when the graph
+    fell back to the executor the note says why."""
+    return [variant for backend in ("numba", "jax")
+            for variant in _backend_variants(backend, make_function, args)]
+
+
+def _backend_variants(backend, make_function, args):
+    if optional_module(backend) is None:
+        return []
+    import warnings
+
+    from runtime import backends
+    function = make_function(backend)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", backends.BackendFallbackWarning)
+        function(*args)
+    report = function.get_concrete_function(*args).backend_report()
+    note = "cached autograph.tf.function(backend=%r)" % backend
+    if report.running != backend:
+        note += "; FELL BACK to the executor: %s" % report.reason
+    return [Variant("function_" + backend, function, args, verify=traced_once(function),
+                    note=note)]

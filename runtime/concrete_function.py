@@ -11,9 +11,10 @@ from __future__ import annotations
 import inspect
 from typing import Any
 
-from runtime import context, errors, executor, nest, tracebacks
+from runtime import backends, context, errors, executor, nest, tracebacks
 from runtime import shape as shape_lib
 from runtime import signature as sig
+from runtime.backends import promotion
 from runtime.composite.base import CompositeSpec
 from runtime.graph import Graph
 from runtime.ops.call_ops import CALL_OP
@@ -94,6 +95,27 @@ class ConcreteFunction:
                                and not nest.is_nested(structured_outputs))
         self._out_dtypes = [t.dtype for t in flat_outputs]
         self._trace_key: sig.Key | None = None  # set by the Function that traced it
+        self._report = backends.BackendReport("numpy", False)
+        self._strict = False
+        self.backend_options: dict[str, Any] = {}  # device=, shardings= (JAX)
+
+    # -- backend ---------------------------------------------------------------------------
+    def _set_backend(self, requested: str, explicit: bool, strict: bool) -> None:
+        """Records the backend asked for (by the Function that traced it); a compiled one
+        compiles now, synchronously (see runtime.backends)."""
+        self._report = backends.BackendReport(requested, explicit)
+        self._strict = strict
+        if requested in backends.BACKENDS:
+            self._compiled_run()
+
+    @property
+    def backend(self) -> str:
+        """What runs this trace now: "numpy" (the executor), "numba" or "jax"."""
+        return self._report.running
+
+    def backend_report(self) -> backends.BackendReport:
+        """What was asked, what runs it, the compile time, and why it fell back if it did."""
+        return self._report
 
     # -- signature -------------------------------------------------------------------------
     @property
@@ -328,8 +350,16 @@ class ConcreteFunction:
         if residuals:
             return self._compiled_with(tuple(residuals)).run
         if self._compiled is None:
-            self._compiled = executor.compile_graph(self.graph, self._feeds, self.flat_outputs,
-                                                    self.name, self._check_numerics)
+            compiled = None
+            requested = self._report.requested
+            if requested in backends.BACKENDS and not self._check_numerics:
+                compiled = backends.compile_with(requested, self, self._report, self._strict)
+            if compiled is None:
+                compiled = executor.compile_graph(self.graph, self._feeds, self.flat_outputs,
+                                                  self.name, self._check_numerics)
+                if requested == "auto" and not self._check_numerics:
+                    compiled = promotion.watch(self, compiled)
+            self._compiled = compiled
         return self._compiled.run
 
     def _compiled_with(self, residuals):
@@ -344,7 +374,19 @@ class ConcreteFunction:
 
     @property
     def executor_source(self) -> str:
-        """The Python source the executor generated for this graph (for inspection)."""
+        """The Python source the numpy executor generates for this graph (for inspection),
+        whichever backend runs it."""
+        self._compiled_run()
+        compiled = self._compiled
+        if not isinstance(compiled, executor.CompiledGraph):  # a compiled backend runs it
+            compiled = executor.compile_graph(self.graph, self._feeds, self.flat_outputs,
+                                              self.name, self._check_numerics)
+        return compiled.source
+
+    @property
+    def backend_source(self) -> str:
+        """The source of what runs this graph now: the numba kernel's module, say, or the
+        executor's Python."""
         self._compiled_run()
         assert self._compiled is not None
         return self._compiled.source

@@ -27,7 +27,7 @@ import weakref
 from collections.abc import Callable, Sequence
 from typing import Any
 
-from runtime import context, diagnostics, nest, tracebacks
+from runtime import backends, context, diagnostics, nest, tracebacks
 from runtime import function_stats as stats_lib
 from runtime import signature as sig
 from runtime.concrete_function import ConcreteFunction, recorded_call
@@ -76,7 +76,9 @@ class Function:
                  input_signature: Sequence[Any] | None = None, autograph: bool = True,
                  reduce_retracing: bool = False,
                  converter: Callable[[Callable[..., Any]], Callable[..., Any]] | None = None,
-                 name: str | None = None, jit_compile: bool | None = None) -> None:
+                 name: str | None = None, jit_compile: bool | None = None,
+                 backend: str | None = None, strict: bool = False, device: Any = None,
+                 shardings: Any = None) -> None:
         if not callable(python_function):
             raise TypeError("function expects a callable as the function to trace, got %r "
                             "(%s)" % (python_function, type(python_function).__name__))
@@ -107,6 +109,16 @@ class Function:
         # a method's Function: its instance, held weakly
         self._instance_ref: Callable[[], Any] | None = None
         self._jit_compile = jit_compile
+        backends.check_choice(backend)
+        self._backend = backend
+        self._strict = bool(strict)
+        if (device is not None or shardings is not None) and backend != "jax":
+            raise ValueError("device= and shardings= place a JAX computation: give "
+                             "backend='jax' too")
+        if device is not None or shardings is not None:
+            backends.load("jax").check_placement(device, shardings)
+        # the compiled backend's placement options (runtime/backends/jax_backend.py)
+        self._backend_options = {"device": device, "shardings": shardings}
         self._input_signature: tuple[Any, ...] | None = None
         if input_signature is not None:
             _check_signature_is_a_sequence(input_signature)
@@ -133,9 +145,23 @@ class Function:
 
     @property
     def jit_compile(self) -> bool | None:
-        """The `jit_compile` option as given (None, True or False). Recorded for compiled
-        backends; none exists yet, so graphs run on the numpy executor either way."""
+        """The `jit_compile` option as given (None, True or False): True compiles each trace
+        at once with the best compiled backend here (numba on CPU)."""
         return self._jit_compile
+
+    @property
+    def backend(self) -> str | None:
+        """The backend asked for ("numpy", "numba", "jax", "auto"; None: the process default,
+        see runtime.backends)."""
+        return self._backend
+
+    def _backend_request(self) -> tuple[str, bool]:
+        """(the backend for a new trace, whether the user named it explicitly)."""
+        if self._jit_compile and self._backend in (None, "auto"):
+            return backends.best_compiled(), True
+        if self._backend is not None:
+            return self._backend, True
+        return backends.default(), False
 
     def experimental_get_tracing_count(self) -> int:
         """How many times this Function has traced its Python function."""
@@ -188,7 +214,8 @@ class Function:
             method = self._python_function.__get__(instance, type(instance))
             bound = Function(method, self._input_signature, self._autograph,
                              self._reduce_retracing, self._converter, self._name,
-                             self._jit_compile)
+                             self._jit_compile, self._backend, self._strict,
+                             **self._backend_options)
             ref = _reference(instance, self._bound_instances, key)
             if isinstance(method, types.MethodType) and method.__self__ is instance:
                 bound._hold_instance(ref)
@@ -376,6 +403,9 @@ class Function:
                               self._params, traced_values,
                               check_numerics=context.numerics_checked())
         cf._trace_key = key
+        requested, explicit = self._backend_request()
+        cf.backend_options = self._backend_options
+        cf._set_backend(requested, explicit, self._strict)
         return cf
 
     # -- input_signature ----------------------------------------------------------------------
@@ -501,12 +531,14 @@ def function(func: Callable[..., Any] | None = None,
              input_signature: Sequence[Any] | None = None, autograph: bool = True,
              reduce_retracing: bool = False,
              converter: Callable[[Callable[..., Any]], Callable[..., Any]] | None = None,
-             jit_compile: bool | None = None, **unused_options: Any) -> Any:
+             jit_compile: bool | None = None, backend: str | None = None, strict: bool = False,
+             device: Any = None, shardings: Any = None, **unused_options: Any) -> Any:
     """Decorator form of `Function` (usable with or without arguments)."""
     def decorate(f: Callable[..., Any]) -> Function:
         return Function(f, input_signature=input_signature, autograph=autograph,
                         reduce_retracing=reduce_retracing, converter=converter,
-                        jit_compile=jit_compile)
+                        jit_compile=jit_compile, backend=backend, strict=strict,
+                        device=device, shardings=shardings)
     if func is None:
         return decorate
     return decorate(func)

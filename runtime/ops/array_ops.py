@@ -7,7 +7,7 @@ indexing in `slicing`.
 
 import numpy as np
 
-from runtime import dtypes
+from runtime import backends, dtypes
 from runtime import shape as shape_lib
 from runtime.ops import common, math_ops
 from runtime.ops.common import (
@@ -28,6 +28,10 @@ from runtime.ops.registry import (
 )
 from runtime.tensor import EagerTensor, Tensor, to_numpy
 
+# lowering rules that decline, saying why (see runtime/backends/lowering.py)
+_DYNAMIC_SHAPE = {"array": backends.unsupported("dynamic shapes")}
+_NOT_LOWERED = {"array": backends.unsupported("not lowered yet")}
+
 OPS = {}
 _RULES = "runtime.gradients.array_grads:"  # gradient rules written with the ops API
 
@@ -47,10 +51,12 @@ OPS["Identity"] = register("Identity", lambda x: x, lambda specs, attrs: [specs[
                            grad=_RULES + "identity_grad",
                            emit=lambda outs, ins, attrs, bind: "%s = %s" % (outs[0], ins[0]),
                            traits=("forwards",),
-                           static_value=lambda node, value_of: value_of(node.inputs[0]))
+                           static_value=lambda node, value_of: value_of(node.inputs[0]),
+                           lowerings={"array": "{0}"})
 OPS["StopGradient"] = register("StopGradient", lambda x: x, lambda specs, attrs: [specs[0]],
                                emit=lambda outs, ins, attrs, bind: "%s = %s" % (outs[0], ins[0]),
-                               grad=NOT_DIFFERENTIABLE, traits=("forwards",))
+                               grad=NOT_DIFFERENTIABLE, traits=("forwards",),
+                               lowerings={"array": "{0}"})
 
 
 def constant(value, dtype=None, shape=None, name="Const"):
@@ -102,13 +108,16 @@ def _shape_value(node, value_of):
 OPS["Shape"] = register("Shape", lambda x, out_type: np.array(np.shape(x), out_type.np_dtype),
                         lambda specs, attrs: [(attrs["out_type"], _rank_1(specs))],
                         grad=NOT_DIFFERENTIABLE, emit=KERNEL_CALL, traits=("shape_only",),
-                        static_value=_shape_value)
+                        static_value=_shape_value,
+                        lowerings=_DYNAMIC_SHAPE)
 OPS["Size"] = register("Size", lambda x, out_type: np.array(np.size(x), out_type.np_dtype),
                        lambda specs, attrs: [(attrs["out_type"], ())],
-                       grad=NOT_DIFFERENTIABLE, emit=KERNEL_CALL, traits=("shape_only",))
+                       grad=NOT_DIFFERENTIABLE, emit=KERNEL_CALL, traits=("shape_only",),
+                       lowerings=_DYNAMIC_SHAPE)
 OPS["Rank"] = register("Rank", lambda x: np.array(np.ndim(x), np.int32),
                        lambda specs, attrs: [(dtypes.int32, ())],
-                       grad=NOT_DIFFERENTIABLE, emit=KERNEL_CALL, traits=("shape_only",))
+                       grad=NOT_DIFFERENTIABLE, emit=KERNEL_CALL, traits=("shape_only",),
+                       lowerings=_DYNAMIC_SHAPE)
 
 
 def shape(input, out_type=dtypes.int32, name=None):  # noqa: A002
@@ -145,7 +154,8 @@ def _fill_kernel(dims, value, static_shape):
 
 
 OPS["Fill"] = register("Fill", _fill_kernel, _fill_infer,
-                       grad=_RULES + "fill_grad", emit=KERNEL_CALL)
+                       grad=_RULES + "fill_grad", emit=KERNEL_CALL,
+                       lowerings=_NOT_LOWERED)
 
 
 def dims_tensor(dims):
@@ -202,12 +212,24 @@ def ones(shape, dtype=dtypes.float32, name=None):
     return _filled(shape, dtype, 1, name)
 
 
+def _filled_like(fill):
+    """The lowering of ZerosLike/OnesLike: `fill` in the input's dtype (a scalar at rank 0)."""
+    def rule(lowerer, node, ins, outs):
+        if ins[0].rank0:
+            lowerer.assign(outs[0], lowerer.cast(fill, outs[0].dtype))
+        else:
+            lowerer.assign(outs[0], "xp.full_like(%s, %s)" % (ins[0], fill))
+    return rule
+
+
 OPS["ZerosLike"] = register("ZerosLike", lambda x: np.zeros_like(x),
                             lambda specs, attrs: [specs[0]],
-                            grad=NOT_DIFFERENTIABLE, emit=KERNEL_CALL)
+                            grad=NOT_DIFFERENTIABLE, emit=KERNEL_CALL,
+                            lowerings={"array": _filled_like("0")})
 OPS["OnesLike"] = register("OnesLike", lambda x: np.ones_like(x),
                            lambda specs, attrs: [specs[0]],
-                           grad=NOT_DIFFERENTIABLE, emit=KERNEL_CALL)
+                           grad=NOT_DIFFERENTIABLE, emit=KERNEL_CALL,
+                           lowerings={"array": _filled_like("1")})
 
 
 def zeros_like(input, dtype=None, name=None):  # noqa: A002
@@ -242,7 +264,8 @@ def _range_kernel(start, limit, delta, static_length):
 
 
 OPS["Range"] = register("Range", _range_kernel, _range_infer,
-                        grad=NOT_DIFFERENTIABLE, emit=KERNEL_CALL)
+                        grad=NOT_DIFFERENTIABLE, emit=KERNEL_CALL,
+                        lowerings=_NOT_LOWERED)
 
 
 def range(start, limit=None, delta=1, dtype=None, name="range"):  # noqa: A001

@@ -6,7 +6,34 @@ A call node may also output `residuals`: values of the callee's graph that its g
 needs and could not compute again (see runtime.gradients.residuals).
 """
 
+from runtime import backends
 from runtime.ops.registry import AttrCodec, attr_codecs, register, resolve_refs, tensor_refs
+
+
+def _may_raise(graph):
+    """True when an op of `graph` (or of its sub-graphs and callees) may raise."""
+    for node in graph.nodes:
+        if "may_raise" in node.op.traits:
+            return True
+        for value in node.attrs.values():
+            inner = getattr(value, "graph", None)
+            if inner is not None and _may_raise(inner):
+                return True
+    return False
+
+
+def _call_lowering(lowerer, node, ins, outs):
+    """The callee's graph, lowered in place (inlined), its placeholders fed by the inputs."""
+    callee = node.attrs["f"]
+    if node.attrs.get("residuals") or callee._first_call is not None:
+        raise backends.Unsupported("a call keeping residuals or initialising variables")
+    if _may_raise(callee.graph):
+        raise backends.Unsupported("a call of a function whose ops may raise (the error "
+                                   "names the call and the op, as the executor does)")
+    fed = {id(placeholder): x for placeholder, x in zip(callee.inputs, ins)}
+    results = lowerer.lower_graph(callee.graph, fed, callee.flat_outputs)
+    for out, result in zip(outs, results):
+        lowerer.assign(out, result)
 
 
 def _call_infer(specs, attrs):
@@ -47,5 +74,6 @@ def _decode_residuals(data, attrs):
 CALL_OP = register("PartitionedCall", _call_kernel, _call_infer, node_name="PartitionedCall",
                    grad="runtime.gradients.function_grads:call_grad", emit=_call_emit,
                    traits=("side_effects",),
+                   lowerings={"array": _call_lowering, "jax": backends.jax_rule("lower_call")},
                    saving=attr_codecs(residuals=AttrCodec(_encode_residuals, _decode_residuals,
                                                           with_attrs=True), check=_check_call))

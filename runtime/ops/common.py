@@ -2,11 +2,14 @@
 
 import numpy as np
 
-from runtime import context, dtypes
+from runtime import backends, context, dtypes
 from runtime import shape as shape_lib
 from runtime.ops import registry
 from runtime.ops.registry import SpecError
 from runtime.tensor import EagerTensor, SymbolicTensor, Tensor, to_numpy
+
+# lowering rules that decline, saying why (see runtime/backends/lowering.py)
+_NOT_LOWERED = {"array": backends.unsupported("not lowered yet")}
 
 
 def convert_to_tensor(value, dtype=None, dtype_hint=None, name=None):
@@ -227,9 +230,21 @@ def _stack_value(node, value_of):
     return np.stack(parts, axis=node.attrs["axis"])
 
 
+def _stack_lowering(lowerer, node, ins, outs):
+    """Rank-0 parts: `xp.array([a, b])`; arrays of a static shape: `xp.stack`."""
+    if all(x.rank0 for x in ins):
+        lowerer.assign(outs[0], "xp.array([%s])" % ", ".join(ins))
+        return
+    if any(x.shape is None or None in x.shape for x in ins):
+        raise backends.Unsupported("a stack of dynamic shapes")
+    lowerer.assign(outs[0], "xp.stack((%s), %d)" % ("".join(x + ", " for x in ins),
+                                                    node.attrs["axis"]))
+
+
 PACK = registry.register("Pack", lambda *xs, axis: np.stack(xs, axis=axis), _stack_infer,
                          node_name="stack", grad="runtime.gradients.array_grads:pack_grad",
-                         emit=registry.KERNEL_CALL, static_value=_stack_value)
+                         emit=registry.KERNEL_CALL, static_value=_stack_value,
+                         lowerings={"array": _stack_lowering})
 
 
 def stack(values, axis=0, name="stack"):

@@ -7,12 +7,14 @@ LinSpace op with its gradient; `meshgrid` and `sequence_mask` are composites of 
 
 import numpy as np
 
-from runtime import dtypes
+from runtime import backends, dtypes
 from runtime import shape as shape_lib
 from runtime.ops import array_ops, common, manipulation_ops, math_ops, reduction_ops
 from runtime.ops.common import FLOAT, SpecError, convert_to_tensor, require_kind
 from runtime.ops.registry import KERNEL_CALL, execute1, register
 from runtime.tensor import Tensor
+
+_NOT_LOWERED = {"array": backends.unsupported("not lowered yet")}
 
 OPS = {}
 
@@ -105,7 +107,8 @@ def _linspace_grad(ctx, grads):
 
 
 OPS["LinSpace"] = register("LinSpace", _linspace_kernel, _linspace_infer,
-                           node_name="linspace", grad=_linspace_grad, emit=KERNEL_CALL)
+                           node_name="linspace", grad=_linspace_grad, emit=KERNEL_CALL,
+                           lowerings=_NOT_LOWERED)
 
 
 def linspace(start, stop, num, axis=0, name=None):

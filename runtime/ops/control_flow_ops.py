@@ -15,7 +15,7 @@ The executor lowers them back into Python statements:
 
 import numpy as np
 
-from runtime import executor
+from runtime import backends, executor
 from runtime.ops.registry import (
     UNSAVED,
     AttrCodec,
@@ -182,6 +182,58 @@ def box_list(items):
     return boxed
 
 
+# -- lowering for compiled backends with Python statements (numba) -------------------------
+
+
+def _lower_sub(lowerer, sub, ins, outs, fed_extra=None):
+    """Lowers a branch or loop body, assigning its results to `outs` (Values)."""
+    fed = {id(ph): ins[i] for ph, i in sub.captured}
+    fed.update(fed_extra or {})
+    before = len(lowerer.lines)
+    results = lowerer.lower_graph(sub.graph, fed, sub.outputs)
+    for out, result in zip(outs, results):
+        lowerer.assign(out, result)
+    if len(lowerer.lines) == before:
+        lowerer.line("pass")
+
+
+def _statement_if(lowerer, node, ins, outs):
+    if node.attrs.get("residuals"):
+        raise backends.Unsupported("an If keeping residuals for its gradient")
+    lowerer.line("if %s:" % ins[0])
+    with lowerer.block():
+        _lower_sub(lowerer, node.attrs["then"], ins, outs)
+    lowerer.line("else:")
+    with lowerer.block():
+        _lower_sub(lowerer, node.attrs["else"], ins, outs)
+
+
+def _statement_while(lowerer, node, ins, outs):
+    if node.attrs.get("residuals") is not None:
+        raise backends.Unsupported("a While keeping residuals for its gradient")
+    cond, body = node.attrs["cond"], node.attrs["body"]
+    loop_vars = [lowerer.local(ph.dtype, ph._shape, "w") for ph in body.placeholders]
+    for w, x in zip(loop_vars, ins):
+        lowerer.assign(w, x)
+    lowerer.line("while True:")
+    with lowerer.block():
+        fed = {id(ph): w for ph, w in zip(cond.placeholders, loop_vars)}
+        fed.update({id(ph): ins[i] for ph, i in cond.captured})
+        test = lowerer.lower_graph(cond.graph, fed, cond.outputs)[0]
+        lowerer.line("if not %s:" % test)
+        with lowerer.block():
+            lowerer.line("break")
+        nexts = [lowerer.local(w.dtype, w.shape, "n") for w in loop_vars]
+        _lower_sub(lowerer, body, ins, nexts,
+                   {id(ph): w for ph, w in zip(body.placeholders, loop_vars)})
+        if loop_vars:
+            lowerer.line("%s, = %s," % (", ".join(loop_vars), ", ".join(nexts)))
+    for out, w in zip(outs, loop_vars):
+        lowerer.assign(out, w)
+
+
+
+
 def _no_kernel(*args, **kwargs):
     raise RuntimeError("control-flow ops run only through the executor's lowering")
 
@@ -255,18 +307,21 @@ _IF_SAVING = attr_codecs(residuals=AttrCodec(_encode_if_residuals, _decode_if_re
 _WHILE_SAVING = attr_codecs(residuals=UNSAVED, n_outputs=UNSAVED, check=_check_while)
 
 
-def _declare(name, lower, grad, traits, saving, infer=_sub_infer):
+def _declare(name, lower, grad, traits, lowerings, saving, infer=_sub_infer):
     return register(name, _no_kernel, infer, grad=grad, emit=statements(lower),
-                    traits=traits, saving=saving)
+                    traits=traits, lowerings=lowerings, saving=saving)
 
 
 _RULES = "runtime.gradients.control_flow_grads:"  # their gradients, written with the ops API
 
+_IF_LOWERINGS = {"numba": _statement_if, "jax": backends.jax_rule("lower_if")}
+_WHILE_LOWERINGS = {"numba": _statement_while,
+                    "jax": backends.jax_rule("lower_while")}
 IF_OPS = {False: _declare("StatelessIf", _lower_if, _RULES + "if_grad", ("stateful",),
-                          _IF_SAVING, _if_infer),
-          True: _declare("If", _lower_if, _RULES + "if_grad", ("side_effects",), _IF_SAVING,
-                         _if_infer)}
+                          _IF_LOWERINGS, _IF_SAVING, _if_infer),
+          True: _declare("If", _lower_if, _RULES + "if_grad", ("side_effects",), _IF_LOWERINGS,
+                         _IF_SAVING, _if_infer)}
 WHILE_OPS = {False: _declare("StatelessWhile", _lower_while, _RULES + "while_grad",
-                             ("stateful",), _WHILE_SAVING),
+                             ("stateful",), _WHILE_LOWERINGS, _WHILE_SAVING),
              True: _declare("While", _lower_while, _RULES + "while_grad", ("side_effects",),
-                            _WHILE_SAVING)}
+                            _WHILE_LOWERINGS, _WHILE_SAVING)}

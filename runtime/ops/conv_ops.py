@@ -9,9 +9,13 @@ gradient goes to the first maximum of each window.
 
 import numpy as np
 
+from runtime import backends
 from runtime.ops import manipulation_ops
 from runtime.ops.common import FLOAT, SpecError, convert_to_tensor, require_kind, require_same_dtype
 from runtime.ops.registry import KERNEL_CALL, NO_GRADIENT, execute1, register
+
+_NOT_LOWERED = {"array": backends.unsupported("not lowered yet")}
+_GRADIENTS_ON_HOST = {"array": backends.unsupported("gradient ops run on the numpy executor")}
 
 OPS = {}
 
@@ -151,7 +155,8 @@ def _like_input(i):
 
 
 OPS["Conv2D"] = register("Conv2D", _conv_kernel, _conv_infer, grad=_conv_grad,
-                         emit=KERNEL_CALL)
+                         emit=KERNEL_CALL,
+                         lowerings=_NOT_LOWERED)
 
 
 def _input_grad_grad(ctx, grads):
@@ -171,10 +176,12 @@ def _filter_grad_grad(ctx, grads):
 
 
 OPS["Conv2DBackpropInput"] = register("Conv2DBackpropInput", _conv_input_grad_kernel,
-                                      _like_input(1), grad=_input_grad_grad, emit=KERNEL_CALL)
+                                      _like_input(1), grad=_input_grad_grad, emit=KERNEL_CALL,
+                                      lowerings=_GRADIENTS_ON_HOST)
 OPS["Conv2DBackpropFilter"] = register("Conv2DBackpropFilter", _conv_filter_grad_kernel,
                                        _like_input(2), grad=_filter_grad_grad,
-                                       emit=KERNEL_CALL)
+                                       emit=KERNEL_CALL,
+                                       lowerings=_GRADIENTS_ON_HOST)
 
 
 def _padding(padding):
@@ -288,11 +295,13 @@ def _avg_pool_grad_kernel(g, x, ksize, strides, padding):
 OPS["MaxPool"] = register(
     "MaxPool", _max_pool_kernel, _pool_infer, emit=KERNEL_CALL,
     grad=lambda ctx, grads: [execute1(OPS["MaxPoolGrad"],
-                                      [grads[0], ctx.input(0), ctx.output(0)], ctx.attrs)])
+                                      [grads[0], ctx.input(0), ctx.output(0)], ctx.attrs)],
+    lowerings=_NOT_LOWERED)
 OPS["AvgPool"] = register(
     "AvgPool", _avg_pool_kernel, _pool_infer, emit=KERNEL_CALL,
     grad=lambda ctx, grads: [execute1(OPS["AvgPoolGrad"], [grads[0], ctx.input(0)],
-                                      ctx.attrs)])
+                                      ctx.attrs)],
+    lowerings=_NOT_LOWERED)
 
 
 def _max_pool_grad_grad_kernel(h, x, y, ksize, strides, padding):
@@ -316,12 +325,15 @@ OPS["MaxPoolGrad"] = register(
     "MaxPoolGrad", _max_pool_grad_kernel, _like_input(1), emit=KERNEL_CALL,
     grad=lambda ctx, grads: [execute1(OPS["MaxPoolGradGrad"],
                                       [grads[0], ctx.input(1), ctx.input(2)], ctx.attrs),
-                             None, None])
+                             None, None],
+    lowerings=_GRADIENTS_ON_HOST)
 OPS["MaxPoolGradGrad"] = register("MaxPoolGradGrad", _max_pool_grad_grad_kernel,
-                                  _like_input(2), grad=NO_GRADIENT, emit=KERNEL_CALL)
+                                  _like_input(2), grad=NO_GRADIENT, emit=KERNEL_CALL,
+                                  lowerings=_GRADIENTS_ON_HOST)
 OPS["AvgPoolGrad"] = register(
     "AvgPoolGrad", _avg_pool_grad_kernel, _like_input(1), emit=KERNEL_CALL,
-    grad=lambda ctx, grads: [execute1(OPS["AvgPool"], [grads[0]], ctx.attrs), None])
+    grad=lambda ctx, grads: [execute1(OPS["AvgPool"], [grads[0]], ctx.attrs), None],
+    lowerings=_GRADIENTS_ON_HOST)
 
 
 def _pool(op_name, input, ksize, strides, padding, data_format, name):  # noqa: A002

@@ -23,8 +23,13 @@ def _emit(outs, ins, attrs, emitter):
     return "%s = %s" % (", ".join(outs), ", ".join(str(i) for i in ins[len(ins) - len(outs):]))
 
 
+def _lowering(lowerer, node, ins, outs):
+    for out, value in zip(outs, ins[len(ins) - len(outs):]):
+        lowerer.assign(out, value)
+
+
 CUSTOM_GRADIENT_OP = register("CustomGradient", _forward, _infer,
                               grad="runtime.gradients.custom_gradient:custom_gradient_rule",
-                              emit=_emit, traits=("no_fold",),
+                              emit=_emit, traits=("no_fold",), lowerings={"array": _lowering},
                               saving=not_saveable("its gradient is a Python function "
                                                   "(tf.custom_gradient's grad_fn)"))

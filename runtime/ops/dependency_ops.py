@@ -10,7 +10,7 @@ an InvalidArgumentError and a ValueError, naming both shapes); the result's stat
 is refined by what `shape` knows.
 """
 
-from runtime import context, errors, nest
+from runtime import backends, context, errors, nest
 from runtime import shape as shape_lib
 from runtime.ops.array_ops import identity
 from runtime.ops.common import SpecError, convert_to_tensor
@@ -28,8 +28,13 @@ def _no_op_kernel():
     return ()
 
 
+def _no_op_lowering(lowerer, node, ins, outs):
+    pass  # nothing to compute: a NoOp only orders the ops it depends on
+
+
 OPS["NoOp"] = register("NoOp", _no_op_kernel, lambda specs, attrs: [],
                        grad=NOT_DIFFERENTIABLE, emit=KERNEL_CALL,
+                       lowerings={"array": _no_op_lowering},
                        doc="Does nothing; a node to name in control_dependencies.")
 
 
@@ -64,8 +69,19 @@ def _ensure_shape_grad(ctx, grads):
     return [grads[0]]
 
 
+def _ensure_shape_lowering(lowerer, node, ins, outs):
+    # A compiled graph's inputs have the static shapes it was traced for: an input whose
+    # shape is fully known and fits always passes the check.
+    known = ins[0].shape
+    if known is None or None in known or not shape_lib.is_compatible(node.attrs["shape"],
+                                                                     known):
+        raise backends.Unsupported("a shape checked only at run time")
+    lowerer.assign(outs[0], ins[0])
+
+
 OPS["EnsureShape"] = register("EnsureShape", _ensure_shape_kernel, _ensure_shape_infer,
                               grad=_ensure_shape_grad, emit=KERNEL_CALL,
+                              lowerings={"array": _ensure_shape_lowering},
                               doc="Its input, checked against a shape when computed.")
 
 

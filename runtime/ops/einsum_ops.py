@@ -7,6 +7,7 @@ import string
 
 import numpy as np
 
+from runtime import backends
 from runtime import shape as shape_lib
 from runtime.ops import array_ops, manipulation_ops, math_ops
 from runtime.ops.common import (
@@ -109,8 +110,15 @@ def _einsum_grad(ctx, grads):
     return out
 
 
+def _einsum_lowering(lowerer, node, ins, outs):
+    equation = ",".join(node.attrs["inputs"]) + "->" + node.attrs["output"]
+    lowerer.assign(outs[0], "xp.einsum(%r, %s)" % (equation, ", ".join(ins)))
+
+
 OPS["Einsum"] = register("Einsum", _einsum_kernel, _einsum_infer, grad=_einsum_grad,
-                         emit=KERNEL_CALL)
+                         emit=KERNEL_CALL,
+                         lowerings={"array": _einsum_lowering,
+                                    "numba": backends.unsupported("numba has no einsum")})
 
 
 def einsum(equation, *inputs, name=None, **kwargs):

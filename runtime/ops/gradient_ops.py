@@ -21,8 +21,12 @@ are known only at run time.
 
 import numpy as np
 
+from runtime import backends
 from runtime.ops.registry import KERNEL_CALL, NO_GRADIENT, not_saveable, register
 from runtime.ops.slicing import decode_index
+
+# lowering rules that decline, saying why (see runtime/backends/lowering.py)
+_GRADIENTS_ON_HOST = {"array": backends.unsupported("gradient ops run on the numpy executor")}
 
 # -- kernels ------------------------------------------------------------------------------------
 
@@ -113,19 +117,26 @@ def _like_infer(specs, attrs):
 _RULES = "runtime.gradients.grad_ops:"  # their gradients, written with the ops API
 
 SUM_TO_SHAPE = register("SumToShape", _sum_to_shape, _like_infer,
-                        grad=_RULES + "sum_to_shape_grad", emit=KERNEL_CALL)
+                        grad=_RULES + "sum_to_shape_grad", emit=KERNEL_CALL,
+                        lowerings=_GRADIENTS_ON_HOST)
 BROADCAST_LIKE = register("BroadcastLike", _broadcast_like, _like_infer,
-                          grad=_RULES + "broadcast_like_grad", emit=KERNEL_CALL)
+                          grad=_RULES + "broadcast_like_grad", emit=KERNEL_CALL,
+                          lowerings=_GRADIENTS_ON_HOST)
 REDUCE_GRAD = register("ReduceGrad", _reduce_grad, _like_infer,
-                       grad=_RULES + "reduce_grad_grad", emit=KERNEL_CALL)
+                       grad=_RULES + "reduce_grad_grad", emit=KERNEL_CALL,
+                       lowerings=_GRADIENTS_ON_HOST)
 GATHER_GRAD = register("GatherGrad", _gather_grad, _like_infer,
-                       grad=_RULES + "gather_grad_grad", emit=KERNEL_CALL)
+                       grad=_RULES + "gather_grad_grad", emit=KERNEL_CALL,
+                       lowerings=_GRADIENTS_ON_HOST)
 STRIDED_SLICE_GRAD = register("StridedSliceGrad", _strided_slice_grad, _like_infer,
-                              grad=_RULES + "strided_slice_grad_grad", emit=KERNEL_CALL)
+                              grad=_RULES + "strided_slice_grad_grad", emit=KERNEL_CALL,
+                              lowerings=_GRADIENTS_ON_HOST)
 PROD_OTHERS = register("ProdOthers", _prod_others, lambda specs, attrs: [specs[0]],
-                       grad=NO_GRADIENT, emit=KERNEL_CALL)
+                       grad=NO_GRADIENT, emit=KERNEL_CALL,
+                       lowerings=_GRADIENTS_ON_HOST)
 RELU_GRAD = register("ReluGrad", _relu_grad, lambda specs, attrs: [specs[0]],
-                     grad=_RULES + "relu_grad_grad", emit=KERNEL_CALL)
+                     grad=_RULES + "relu_grad_grad", emit=KERNEL_CALL,
+                     lowerings=_GRADIENTS_ON_HOST)
 
 
 # -- ops whose kernels are part of the gradient machinery (named, imported at first use) --------
@@ -144,14 +155,16 @@ _PLAN_NOT_SAVEABLE = not_saveable(
 WHILE_GRAD_OP = register("WhileGrad", "runtime.gradients.control_flow_grads:while_grad_kernel",
                          _out_specs_infer,
                          grad="runtime.gradients.while_grad_grads:while_grad_grad",
-                         emit=KERNEL_CALL, traits=("stateful",), saving=_PLAN_NOT_SAVEABLE)
+                         emit=KERNEL_CALL, traits=("stateful",), saving=_PLAN_NOT_SAVEABLE,
+                         lowerings=_GRADIENTS_ON_HOST)
 # The gradient of a WhileGrad (runtime.gradients.while_grad_grads).
 WHILE_GRAD_GRAD_OP = register(
     "WhileGradGrad", "runtime.gradients.while_grad_grads:while_grad_grad_kernel",
     _out_specs_infer, grad=NO_GRADIENT, emit=KERNEL_CALL, traits=("stateful",),
-    saving=_PLAN_NOT_SAVEABLE)
+    saving=_PLAN_NOT_SAVEABLE, lowerings=_GRADIENTS_ON_HOST)
 # Runs the tape kept from a py_function's run backwards (runtime.gradients.py_function_grads).
 PY_FUNCTION_GRAD_OP = register(
     "EagerPyFuncGrad", "runtime.gradients.py_function_grads:py_function_grad_kernel",
     _out_specs_infer, grad=NO_GRADIENT, emit=KERNEL_CALL, traits=("side_effects", "host_only"),
-    saving=not_saveable("it runs a py_function's recorded Python gradient"))
+    saving=not_saveable("it runs a py_function's recorded Python gradient"),
+    lowerings=_GRADIENTS_ON_HOST)

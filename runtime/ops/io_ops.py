@@ -9,11 +9,14 @@ import sys
 
 import numpy as np
 
-from runtime import context, dtypes, errors
+from runtime import backends, context, dtypes, errors
 from runtime.gradients import py_function_grads
 from runtime.ops import common, registry
 from runtime.ops.registry import KERNEL_CALL, NOT_DIFFERENTIABLE, execute, register
 from runtime.tensor import EagerTensor, Tensor, make_eager
+
+# lowering rules that decline, saying why (see runtime/backends/lowering.py)
+_ASSERT_ON_HOST = {"array": backends.unsupported("assertions format their message on the host")}
 
 OPS = {}
 
@@ -323,7 +326,9 @@ def _decode_error_class(data):
 OPS["Assert"] = register("Assert", _assert_kernel, _assert_infer,
                          grad=NOT_DIFFERENTIABLE, emit=KERNEL_CALL, traits=("side_effects",),
                          saving=registry.attr_codecs(error_class=registry.AttrCodec(
-                             _encode_error_class, _decode_error_class)))
+                             _encode_error_class, _decode_error_class)),
+                         lowerings=dict(_ASSERT_ON_HOST,
+                                        jax=backends.jax_rule("assert_op")))
 
 
 def assert_that(condition, data, message, name=None, error_class=errors.InvalidArgumentError):
@@ -353,9 +358,24 @@ def _check_defined_infer(specs, attrs):
     return []
 
 
+def _check_defined_lowering(lowerer, node, ins, outs):
+    lowerer.check("not %s" % ins[0], errors.UndefinedValueError, node.attrs["message"])
+
+
+def _check_numerics_lowering(lowerer, node, ins, outs):
+    x = ins[0]
+    for kind, test in (("NaN", "xp.isnan"), ("Inf", "xp.isinf")):
+        failed = "%s(%s)" % (test, x) if x.rank0 else "xp.any(%s(%s))" % (test, x)
+        lowerer.check(failed, errors.InvalidArgumentError,
+                      "%s: tensor had %s values" % (node.attrs["message"], kind))
+    lowerer.assign(outs[0], x)
+
+
 OPS["CheckDefined"] = register("CheckDefined", _check_defined_kernel, _check_defined_infer,
                                emit=_check_defined_emit,
-                               grad=NOT_DIFFERENTIABLE, traits=("side_effects",))
+                               grad=NOT_DIFFERENTIABLE, traits=("side_effects", "may_raise"),
+                               lowerings={"array": _check_defined_lowering, "jax":
+                                          backends.jax_rule("check_defined")})
 
 
 def check_defined(defined, symbol_name, location=None):
@@ -382,7 +402,8 @@ def _check_numerics_kernel(x, message):
 
 OPS["CheckNumerics"] = register("CheckNumerics", _check_numerics_kernel, _check_numerics_infer,
                                 grad="runtime.gradients.array_grads:identity_grad",
-                                emit=KERNEL_CALL, traits=("side_effects",))
+                                emit=KERNEL_CALL, traits=("side_effects", "may_raise"),
+                                lowerings={"array": _check_numerics_lowering})
 
 
 def check_numerics(tensor, message, name=None):

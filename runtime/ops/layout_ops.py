@@ -9,10 +9,14 @@ dimension known only at run time is the Split op).
 
 import numpy as np
 
+from runtime import backends
 from runtime.ops import array_ops, common, manipulation_ops, slicing
 from runtime.ops.common import ANY, SpecError, convert_to_tensor, normalize_axis, require_kind
 from runtime.ops.registry import KERNEL_CALL, execute, execute1, register
 from runtime.tensor import Tensor
+
+_NOT_LOWERED = {"array": backends.unsupported("not lowered yet")}
+_GRADIENTS_ON_HOST = {"array": backends.unsupported("gradient ops run on the numpy executor")}
 
 OPS = {}
 
@@ -60,6 +64,24 @@ def _split_kernel(x, sizes, axis):
     return np.split(x, np.cumsum(sizes)[:-1], axis=axis)
 
 
+def _sliced(lowerer, expr):
+    """`expr`, a strided view, made contiguous for numba (whose fused loops reshape their
+    operands, which it allows only for contiguous arrays)."""
+    return "xp.ascontiguousarray(%s)" % expr if lowerer.name == "numba" else expr
+
+
+def _split_lowering(lowerer, node, ins, outs):
+    x = ins[0]
+    if x.shape is None or x.shape[normalize_axis(node.attrs["axis"], len(x.shape))] is None:
+        raise backends.Unsupported("a split of a dimension of unknown size")
+    axis = normalize_axis(node.attrs["axis"], len(x.shape))
+    start = 0
+    for out in outs:  # the sizes the shape inference resolved (and checked)
+        stop = start + out.shape[axis]
+        lowerer.assign(out, _sliced(lowerer, "%s[%s%d:%d]" % (x, ":, " * axis, start, stop)))
+        start = stop
+
+
 def _split_grad(ctx, grads):
     parts = [g if g is not None else array_ops.zeros_like(ctx.output(i))
              for i, g in enumerate(grads)]
@@ -67,7 +89,8 @@ def _split_grad(ctx, grads):
 
 
 OPS["SplitV"] = register("SplitV", _split_kernel, _split_infer, node_name="split",
-                         grad=_split_grad, emit=KERNEL_CALL)
+                         grad=_split_grad, emit=KERNEL_CALL,
+                         lowerings={"array": _split_lowering})
 
 
 def _equal_split_infer(specs, attrs):
@@ -93,7 +116,9 @@ def _equal_split_kernel(x, num_split, axis):
 
 # TensorFlow's Split: `num_split` equal parts, for a dimension known only at run time
 OPS["Split"] = register("Split", _equal_split_kernel, _equal_split_infer, node_name="split",
-                        grad=_split_grad, emit=KERNEL_CALL)
+                        grad=_split_grad, emit=KERNEL_CALL,
+                        lowerings={"array": backends.unsupported(
+                            "equal parts of a dimension known only at run time")})
 
 
 def split(value, num_or_size_splits, axis=0, num=None, name="split"):
@@ -212,10 +237,24 @@ def _pad_grad_rule(ctx, grads):
     return [execute1(OPS["PadV2"], [grads[0], zero], ctx.attrs)]
 
 
+def _pad_lowering(lowerer, node, ins, outs):
+    # the static shapes (a compiled graph has them) were checked against the paddings
+    paddings, mode = lowerer.literal(node.attrs["paddings"]), node.attrs["mode"]
+    if mode == "CONSTANT":
+        lowerer.assign(outs[0], "xp.pad(%s, %s, constant_values=%s)" % (ins[0], paddings,
+                                                                         ins[1]))
+    else:
+        lowerer.assign(outs[0], "xp.pad(%s, %s, mode=%r)" % (ins[0], paddings,
+                                                             _NUMPY_MODES[mode]))
+
+
 OPS["PadV2"] = register("PadV2", _pad_kernel, _pad_infer, node_name="Pad", grad=_pad_rule,
-                        emit=KERNEL_CALL)
+                        emit=KERNEL_CALL,
+                        lowerings={"array": _pad_lowering,
+                                   "numba": backends.unsupported("numba has no np.pad")})
 OPS["PadGrad"] = register("PadGrad", _pad_grad_kernel, _pad_grad_infer, grad=_pad_grad_rule,
-                          emit=KERNEL_CALL)
+                          emit=KERNEL_CALL,
+                          lowerings=_GRADIENTS_ON_HOST)
 
 
 def pad(tensor, paddings, mode="CONSTANT", constant_values=0, name=None):
@@ -269,10 +308,22 @@ def _reverse_emit(outs, ins, attrs, emitter):
     return "%s = %s[%s]" % (outs[0], ins[0], index)
 
 
+def _reverse_lowering(lowerer, node, ins, outs):
+    rank = None if ins[0].shape is None else len(ins[0].shape)
+    if not rank:
+        raise backends.Unsupported("a value of unknown rank" if rank is None else "a scalar")
+    axes = {a + rank if a < 0 else a for a in node.attrs["axis"]}
+    index = ", ".join("::-1" if i in axes else ":" for i in range(rank))
+    lowerer.assign(outs[0], _sliced(lowerer, "%s[%s]" % (ins[0], index)))
+
+
 OPS["ReverseV2"] = register("ReverseV2", lambda x, axis: np.flip(x, axis), _same_infer(ANY),
-                            node_name="reverse", grad=_reverse_rule, emit=_reverse_emit)
+                            node_name="reverse", grad=_reverse_rule, emit=_reverse_emit,
+                            lowerings={"array": _reverse_lowering})
 OPS["Roll"] = register("Roll", lambda x, shift, axis: np.roll(x, shift, axis),
-                       _same_infer(ANY), grad=_roll_rule, emit=KERNEL_CALL)
+                       _same_infer(ANY), grad=_roll_rule, emit=KERNEL_CALL,
+                       lowerings={"array": "xp.roll({0}, {shift}, {axis})",
+                                  "numba": backends.unsupported("numba's np.roll has no axis")})
 
 
 def reverse(tensor, axis, name=None):
@@ -333,14 +384,28 @@ def _repeat_grad_kernel(g, x, repeats, axis, per_element):
     return np.moveaxis(total, 0, axis)
 
 
+def _repeat_lowering(lowerer, node, ins, outs):
+    x, attrs = ins[0], node.attrs
+    axis = None if x.shape is None else normalize_axis(attrs["axis"], len(x.shape))
+    if axis is None or x.shape[axis] is None:
+        raise backends.Unsupported("repeats along a dimension of unknown size")
+    counts = _counts(list(attrs["repeats"]), attrs["per_element"], x.shape[axis])
+    # counts as a numpy array: JAX needs them concrete (its own arrays are traced)
+    lowerer.assign(outs[0], "xp.repeat(%s, np.asarray(%s), axis=%d)"
+                   % (x, lowerer.literal(counts), axis))
+
+
 OPS["Repeat"] = register(
     "Repeat", _repeat_kernel, _repeat_infer, emit=KERNEL_CALL,
     grad=lambda ctx, grads: [execute1(OPS["RepeatGrad"], [grads[0], ctx.input(0)],
-                                      ctx.attrs)])
+                                      ctx.attrs)],
+    lowerings={"array": _repeat_lowering,
+               "numba": backends.unsupported("numba's np.repeat has no axis")})
 OPS["RepeatGrad"] = register(
     "RepeatGrad", _repeat_grad_kernel, lambda specs, attrs: [(specs[0][0], specs[1][1])],
     emit=KERNEL_CALL,
-    grad=lambda ctx, grads: [execute1(OPS["Repeat"], [grads[0]], ctx.attrs), None])
+    grad=lambda ctx, grads: [execute1(OPS["Repeat"], [grads[0]], ctx.attrs), None],
+    lowerings=_GRADIENTS_ON_HOST)
 
 
 def repeat(input, repeats, axis=None, name=None):  # noqa: A002 - TensorFlow's name

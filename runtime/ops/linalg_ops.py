@@ -3,6 +3,7 @@ matrix_transpose (a composite of Transpose)."""
 
 import numpy as np
 
+from runtime import backends
 from runtime import shape as shape_lib
 from runtime.ops import common, layout_ops, manipulation_ops
 from runtime.ops import math_ops as M
@@ -16,6 +17,10 @@ from runtime.ops.common import (
     require_same_dtype,
 )
 from runtime.ops.registry import KERNEL_CALL, execute1, register
+
+_NOT_LOWERED = {"array": backends.unsupported("not lowered yet")}
+# LAPACK builds differ in the last bits, and a singular matrix must raise as the kernel does
+_LAPACK_ON_HOST = {"array": backends.unsupported("linear algebra runs on the numpy executor")}
 
 OPS = {}
 _GRADS = "runtime.gradients.math_grads:"  # where the rules written with the ops API live
@@ -58,8 +63,22 @@ def _matmul_emit(outs, ins, attrs, emitter):
     return "%s = %s @ %s" % (outs[0], ins[0], ins[1])
 
 
+def _matmul_lowering(lowerer, node, ins, outs):
+    """`a @ b` on rank-2 operands (numba's matmul takes no batch), transposes written as
+    `.T`; numba needs float operands (BLAS)."""
+    a, b = ins
+    if a.shape is None or b.shape is None or len(a.shape) != 2 or len(b.shape) != 2:
+        raise backends.Unsupported("matmul of operands other than matrices")
+    if not a.dtype.is_floating:
+        raise backends.Unsupported("integer matmul")
+    left = "xp.ascontiguousarray(%s.T)" % a if node.attrs["transpose_a"] else a
+    right = "xp.ascontiguousarray(%s.T)" % b if node.attrs["transpose_b"] else b
+    lowerer.assign(outs[0], "xp.dot(%s, %s)" % (left, right))
+
+
 OPS["MatMul"] = register("MatMul", _matmul_kernel, _matmul_infer, emit=_matmul_emit,
-                         grad=_GRADS + "matmul_grad")
+                         grad=_GRADS + "matmul_grad",
+                         lowerings={"array": _matmul_lowering, "jax": backends.jax_rule("matmul")})
 
 
 def matmul(a, b, transpose_a=False, transpose_b=False, name=None):
@@ -140,12 +159,15 @@ def _solve_grad(ctx, grads):
 
 
 OPS["MatrixInverse"] = register("MatrixInverse", _inverse_kernel, _square_infer,
-                                grad=_inverse_grad, emit=KERNEL_CALL)
+                                grad=_inverse_grad, emit=KERNEL_CALL,
+                                lowerings=_LAPACK_ON_HOST)
 OPS["MatrixDeterminant"] = register(
     "MatrixDeterminant", lambda a, scalar: np.asarray(np.linalg.det(a), a.dtype),
-    _square_infer, grad=_det_grad, emit=KERNEL_CALL)
+    _square_infer, grad=_det_grad, emit=KERNEL_CALL,
+    lowerings=_LAPACK_ON_HOST)
 OPS["MatrixSolve"] = register("MatrixSolve", _solve_kernel, _solve_infer, grad=_solve_grad,
-                              emit=KERNEL_CALL)
+                              emit=KERNEL_CALL,
+                              lowerings=_LAPACK_ON_HOST)
 
 
 def inv(input, adjoint=False, name=None):  # noqa: A002 - TensorFlow's name
@@ -227,13 +249,43 @@ def _band_grad(ctx, grads):
     return [execute1(OPS["MatrixBandPart"], [grads[0]], ctx.attrs)]
 
 
+def _diag_lowering(lowerer, node, ins, outs):
+    d = ins[0]
+    if d.shape is None or d.shape[-1] is None:
+        raise backends.Unsupported("a diagonal of unknown length")
+    lowerer.assign(outs[0], "xp.where(xp.eye(%d, dtype=xp.bool_), %s[..., None], %s(0))"
+                   % (d.shape[-1], d, lowerer.literal(d.dtype)))
+
+
+def _band_lowering(lowerer, node, ins, outs):
+    x = ins[0]
+    if x.shape is None or None in x.shape[-2:]:
+        raise backends.Unsupported("a matrix of unknown size")
+    m, n = x.shape[-2:]
+    offset = "(xp.arange(%d)[None, :] - xp.arange(%d)[:, None])" % (n, m)  # column - row
+    keep = []
+    if node.attrs["lower"] >= 0:
+        keep.append("(%s >= %d)" % (offset, -node.attrs["lower"]))
+    if node.attrs["upper"] >= 0:
+        keep.append("(%s <= %d)" % (offset, node.attrs["upper"]))
+    if not keep:
+        lowerer.assign(outs[0], x)
+        return
+    lowerer.assign(outs[0], "xp.where(%s, %s, %s(0))" % (" & ".join(keep), x,
+                                                         lowerer.literal(x.dtype)))
+
+
 OPS["MatrixDiag"] = register("MatrixDiag", _diag_kernel, _diag_infer,
-                             grad=lambda ctx, grads: [diag_part(grads[0])], emit=KERNEL_CALL)
+                             grad=lambda ctx, grads: [diag_part(grads[0])], emit=KERNEL_CALL,
+                             lowerings={"array": _diag_lowering})
 OPS["MatrixDiagPart"] = register(
     "MatrixDiagPart", _diag_part_kernel, _diag_part_infer, emit=KERNEL_CALL,
+    lowerings={"array": "xp.diagonal({0}, axis1=-2, axis2=-1)",
+               "numba": backends.unsupported("numba's np.diagonal takes no axes")},
     grad=lambda ctx, grads: [_diag_part_grad(ctx, grads[0])])
 OPS["MatrixBandPart"] = register("MatrixBandPart", _band_kernel, _band_infer,
-                                 grad=_band_grad, emit=KERNEL_CALL)
+                                 grad=_band_grad, emit=KERNEL_CALL,
+                                 lowerings={"array": _band_lowering})
 
 
 def _diag_part_grad(ctx, g):

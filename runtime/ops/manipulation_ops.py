@@ -6,12 +6,17 @@ import builtins
 
 import numpy as np
 
+from runtime import backends
 from runtime import shape as shape_lib
 from runtime.ops import common
 from runtime.ops.array_ops import dims_tensor, identity
 from runtime.ops.common import SpecError, convert_to_tensor, require_same_dtype
 from runtime.ops.common import stack as stack  # re-exported: tf.stack is the Pack op below
 from runtime.ops.registry import KERNEL_CALL, execute, execute1, register
+
+# lowering rules that decline, saying why (see runtime/backends/lowering.py)
+_NOT_LOWERED = {"array": backends.unsupported("not lowered yet")}
+
 
 OPS = {}
 _RULES = "runtime.gradients.array_grads:"  # gradient rules written with the ops API
@@ -45,8 +50,20 @@ def _reshape_kernel(x, dims, static_shape, has_wildcard):
     return np.reshape(x, tuple(int(d) for d in np.reshape(dims, [-1])))
 
 
+def _reshape_lowering(lowerer, node, ins, outs):
+    shape = ins[1].value
+    if shape is None:
+        raise backends.Unsupported("a reshape to a computed shape")
+    dims = tuple(int(d) for d in shape)
+    if not dims or ins[0].rank0:
+        raise backends.Unsupported("a reshape from or to rank 0")
+    lowerer.assign(outs[0], "xp.reshape(%s, %s)" % (ins[0], lowerer.literal(dims)))
+
+
+_RESHAPE_LOWERINGS = {"array": _reshape_lowering}
 OPS["Reshape"] = register("Reshape", _reshape_kernel, _reshape_infer,
-                          grad=_RULES + "reshape_back", emit=KERNEL_CALL)
+                          grad=_RULES + "reshape_back", emit=KERNEL_CALL,
+                          lowerings=_RESHAPE_LOWERINGS)
 
 
 def reshape(tensor, shape, name=None):
@@ -75,7 +92,8 @@ def _transpose_infer(specs, attrs):
 
 OPS["Transpose"] = register("Transpose", lambda x, perm: np.transpose(x, perm),
                             _transpose_infer,
-                            grad=_RULES + "transpose_grad", emit=KERNEL_CALL)
+                            grad=_RULES + "transpose_grad", emit=KERNEL_CALL,
+                            lowerings={"array": "xp.transpose({0}, {perm})"})
 
 
 def transpose(a, perm=None, name="transpose"):
@@ -94,7 +112,8 @@ def _expand_infer(specs, attrs):
 
 OPS["ExpandDims"] = register("ExpandDims", lambda x, axis: np.expand_dims(x, axis),
                              _expand_infer,
-                             grad=_RULES + "reshape_back", emit=KERNEL_CALL)
+                             grad=_RULES + "reshape_back", emit=KERNEL_CALL,
+                             lowerings={"array": "xp.expand_dims({0}, {axis})"})
 
 
 def expand_dims(input, axis, name=None):  # noqa: A002
@@ -120,7 +139,8 @@ def _squeeze_infer(specs, attrs):
 
 
 OPS["Squeeze"] = register("Squeeze", lambda x, axis: np.squeeze(x, axis), _squeeze_infer,
-                          grad=_RULES + "reshape_back", emit=KERNEL_CALL)
+                          grad=_RULES + "reshape_back", emit=KERNEL_CALL,
+                          lowerings=_NOT_LOWERED)
 
 
 def squeeze(input, axis=None, name=None):  # noqa: A002
@@ -163,7 +183,8 @@ def _concat_infer(specs, attrs):
 
 OPS["ConcatV2"] = register("ConcatV2", lambda *xs, axis: np.concatenate(xs, axis=axis),
                            _concat_infer, node_name="concat",
-                           grad=_RULES + "concat_grad", emit=KERNEL_CALL)
+                           grad=_RULES + "concat_grad", emit=KERNEL_CALL,
+                           lowerings=dict(_NOT_LOWERED, jax=backends.jax_rule("concat")))
 
 
 def concat(values, axis, name="concat"):
@@ -196,7 +217,8 @@ def _unstack_kernel(x, num, axis):
 
 
 OPS["Unpack"] = register("Unpack", _unstack_kernel, _unstack_infer, node_name="unstack",
-                         grad=_RULES + "unpack_grad", emit=KERNEL_CALL)
+                         grad=_RULES + "unpack_grad", emit=KERNEL_CALL,
+                         lowerings=_NOT_LOWERED)
 
 
 def unstack(value, num=None, axis=0, name="unstack"):
@@ -221,7 +243,8 @@ def _tile_infer(specs, attrs):
 
 
 OPS["Tile"] = register("Tile", lambda x, multiples: np.tile(x, multiples), _tile_infer,
-                       grad=_RULES + "tile_grad", emit=KERNEL_CALL)
+                       grad=_RULES + "tile_grad", emit=KERNEL_CALL,
+                       lowerings=_NOT_LOWERED)
 
 
 def tile(input, multiples, name=None):  # noqa: A002
@@ -243,7 +266,8 @@ def _broadcast_to_infer(specs, attrs):
 
 OPS["BroadcastTo"] = register("BroadcastTo", lambda x, shape: np.broadcast_to(x, shape),
                               _broadcast_to_infer,
-                              grad=_RULES + "broadcast_to_grad", emit=KERNEL_CALL)
+                              grad=_RULES + "broadcast_to_grad", emit=KERNEL_CALL,
+                              lowerings=_NOT_LOWERED)
 
 
 def broadcast_to(input, shape, name=None):  # noqa: A002

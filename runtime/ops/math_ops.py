@@ -24,6 +24,7 @@ from runtime.ops.common import (
     require_same_dtype,
 )
 from runtime.ops.composite_dispatch import TYPES, binary, unary
+from runtime.ops.math_lowerings import lowering as _lowering
 from runtime.ops.registry import KERNEL_CALL, NOT_DIFFERENTIABLE, execute1, register
 
 # -- elementwise binary ------------------------------------------------------------------
@@ -146,9 +147,13 @@ _BINARY = {
 
 
 OPS = {}
+# integer division by zero and negative integer powers raise; strings stay on the host
+_TRAITS = {"FloorDiv": ("may_raise", "elementwise"), "FloorMod": ("may_raise", "elementwise"),
+           "Pow": ("may_raise", "elementwise"), "Add": ("host_only",)}
 for _name, (_node, _kernel, _kinds, _result, _emit, _grad) in _BINARY.items():
     OPS[_name] = register(_name, _kernel, _binary_rule(_kinds, _result), node_name=_node,
-                          grad=_grad, emit=_emit)
+                          grad=_grad, emit=_emit, lowerings=_lowering(_name),
+                          traits=_TRAITS.get(_name, ("elementwise",)))
 
 
 def _binary(op_name, x, y, name=None):
@@ -363,7 +368,8 @@ _UNARY = {
 
 
 for _name, (_kernel, _kinds, _result, _emit, _grad) in _UNARY.items():
-    OPS[_name] = register(_name, _kernel, _unary_rule(_kinds, _result), grad=_grad, emit=_emit)
+    OPS[_name] = register(_name, _kernel, _unary_rule(_kinds, _result), grad=_grad, emit=_emit,
+                          lowerings=_lowering(_name), traits=("elementwise",))
 
 
 def _unary(op_name, x, name=None):
@@ -424,7 +430,8 @@ def _cast_kernel(x, dtype):
 
 
 OPS["Cast"] = register("Cast", _cast_kernel, _cast_infer,
-                       grad=_GRADS + "cast_grad", emit=KERNEL_CALL)
+                       grad=_GRADS + "cast_grad", emit=KERNEL_CALL,
+                       lowerings=_lowering("Cast"), traits=("elementwise",))
 
 
 def cast(x, dtype, name=None):
@@ -455,7 +462,8 @@ def _add_n_kernel(*values):
 
 
 OPS["AddN"] = register("AddN", _add_n_kernel, _add_n_infer,
-                       grad=_GRADS + "add_n_grad", emit=KERNEL_CALL)
+                       grad=_GRADS + "add_n_grad", emit=KERNEL_CALL,
+                       lowerings=_lowering("AddN"))
 
 
 def add_n(inputs, name=None):
@@ -474,7 +482,8 @@ def _clip_infer(specs, attrs):
 
 OPS["ClipByValue"] = register("ClipByValue", lambda x, lo, hi: np.minimum(np.maximum(x, lo), hi),
                               _clip_infer,
-                              grad=_GRADS + "clip_grad", emit=KERNEL_CALL)
+                              grad=_GRADS + "clip_grad", emit=KERNEL_CALL,
+                              lowerings=_lowering("ClipByValue"), traits=("elementwise",))
 
 
 def clip_by_value(t, clip_value_min, clip_value_max, name=None):

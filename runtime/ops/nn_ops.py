@@ -9,7 +9,7 @@ import math
 
 import numpy as np
 
-from runtime import dtypes
+from runtime import backends, dtypes
 from runtime import shape as shape_lib
 from runtime.ops import (
     array_ops,
@@ -22,6 +22,8 @@ from runtime.ops import (
 )
 from runtime.ops.common import FLOAT, NUMERIC, SpecError, convert_to_tensor, require_kind
 from runtime.ops.registry import KERNEL_CALL, execute1, register
+
+_NOT_LOWERED = {"array": backends.unsupported("not lowered yet")}
 
 OPS = {}
 
@@ -80,18 +82,49 @@ def _numeric_infer(specs, attrs):
     return [(dtype, shape)]
 
 
+def _leaky_lowering(lowerer, node, ins, outs):
+    x, alpha = ins[0], node.attrs["alpha"]
+    scaled = "%s * %s(%r)" % (x, lowerer.literal(x.dtype), alpha)  # in x's dtype, as the kernel
+    if 0 <= alpha <= 1:
+        lowerer.assign(outs[0], "xp.maximum(%s, %s)" % (x, scaled))
+    else:
+        lowerer.assign(outs[0], "xp.where(%s > 0, %s, %s)" % (x, x, scaled))
+
+
+_ELU = "xp.where({0} > 0, {0}, xp.expm1(xp.minimum({0}, 0)))"
+
+
+def _elu_numba_lowering(lowerer, node, ins, outs):
+    # numba's float32 expm1 is a few ulp off numpy's: computed in float64, rounded back
+    x = ins[0]
+    wide = x
+    if x.dtype.np_dtype.itemsize < 8:
+        wide = "xp.float64(%s)" % x if x.rank0 else "%s.astype(xp.float64)" % x
+    lowerer.assign(outs[0], "xp.where(%s > 0, %s, xp.expm1(xp.minimum(%s, 0)))" % (x, x, wide))
+
+
 # np.minimum(np.maximum(...)) is about twice as fast as np.clip and keeps the dtype
 OPS["Relu6"] = register("Relu6", lambda x: np.minimum(np.maximum(x, 0), 6), _numeric_infer,
-                        grad=_relu6_grad, emit=KERNEL_CALL)
+                        grad=_relu6_grad, emit=KERNEL_CALL,
+                        lowerings={"array": "xp.minimum(xp.maximum({0}, 0), 6)"})
 OPS["LeakyRelu"] = register("LeakyRelu", _leaky_kernel, _float_infer, grad=_leaky_grad,
-                            emit=KERNEL_CALL)
-OPS["Elu"] = register("Elu", _elu_kernel, _float_infer, grad=_elu_grad, emit=KERNEL_CALL)
+                            emit=KERNEL_CALL, lowerings={"array": _leaky_lowering})
+OPS["Elu"] = register("Elu", _elu_kernel, _float_infer, grad=_elu_grad, emit=KERNEL_CALL,
+                      lowerings={"array": _ELU, "numba": _elu_numba_lowering})
 def _erf_kernel(x):
     return np.asarray(_ERF(x), dtype=x.dtype)
 
 
+def _erf_jax_rule(lowerer, node, ins):
+    # JAX's tracing protocol (runtime/backends/jax_lowering.py): `lowerer.lax` is jax.lax,
+    # imported by the JAX backend, so this module imports no jax
+    return [lowerer.lax.erf(lowerer.jnp.asarray(ins[0]))]
+
+
 OPS["Erf"] = register("Erf", _erf_kernel, _float_infer, grad=_erf_grad,
-                      emit=KERNEL_CALL)
+                      emit=KERNEL_CALL,
+                      lowerings={"numba": backends.unsupported("numba has no vectorised erf"),
+                                 "jax": _erf_jax_rule})
 
 
 def _float(x, what):
@@ -254,7 +287,8 @@ def _sparse_grad(ctx, grads):
 
 OPS["SparseSoftmaxCrossEntropyWithLogits"] = register(
     "SparseSoftmaxCrossEntropyWithLogits", _sparse_kernel, _sparse_infer, grad=_sparse_grad,
-    emit=KERNEL_CALL)
+    emit=KERNEL_CALL,
+    lowerings=_NOT_LOWERED)
 
 
 def sparse_softmax_cross_entropy_with_logits(labels=None, logits=None, name=None):

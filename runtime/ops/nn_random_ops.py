@@ -7,10 +7,15 @@ sequence of generators (and so every draw) reproducible.
 
 import numpy as np
 
-from runtime import dtypes
+from runtime import backends, dtypes
 from runtime.ops import common
 from runtime.ops.common import FLOAT, require_kind
 from runtime.ops.registry import KERNEL_CALL, NOT_DIFFERENTIABLE, execute1, register
+
+# lowering rules that decline, saying why (see runtime/backends/lowering.py)
+_NOT_LOWERED = {"array": backends.unsupported("not lowered yet")}
+
+_HOST_RANDOM = {"array": backends.unsupported("random draws use the host's generator")}
 
 OPS = {}
 
@@ -35,9 +40,11 @@ def _log_softmax_kernel(x, axis):
 
 
 OPS["Softmax"] = register("Softmax", _softmax_kernel, _softmax_infer,
-                          grad="runtime.gradients.math_grads:softmax_grad", emit=KERNEL_CALL)
+                          grad="runtime.gradients.math_grads:softmax_grad", emit=KERNEL_CALL,
+                          lowerings=dict(_NOT_LOWERED, jax=backends.jax_rule("softmax")))
 OPS["LogSoftmax"] = register("LogSoftmax", _log_softmax_kernel, _softmax_infer,
-                             grad="runtime.gradients.math_grads:log_softmax_grad", emit=KERNEL_CALL)
+                             grad="runtime.gradients.math_grads:log_softmax_grad", emit=KERNEL_CALL,
+                             lowerings=dict(_NOT_LOWERED, jax=backends.jax_rule("log_softmax")))
 
 
 def softmax(logits, axis=-1, name=None):
@@ -119,7 +126,7 @@ for _name, _kernel, _infer in [("RandomUniform", _uniform_kernel, _random_infer)
                                ("RandomUniformInt", _uniform_int_kernel, _int_random_infer),
                                ("RandomStandardNormal", _normal_kernel, _random_infer)]:
     OPS[_name] = register(_name, _kernel, _infer, grad=NOT_DIFFERENTIABLE, emit=KERNEL_CALL,
-                          traits=("stateful", "unrepeatable"))
+                          traits=("stateful", "unrepeatable"), lowerings=_HOST_RANDOM)
 
 
 def _static_shape(shape):

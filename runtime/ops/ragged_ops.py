@@ -8,9 +8,11 @@ Gradients flow to `values` (rules in runtime.gradients.composite_grads).
 
 import numpy as np
 
-from runtime import dtypes
+from runtime import backends, dtypes
 from runtime.ops.common import SpecError, convert_to_tensor
 from runtime.ops.registry import KERNEL_CALL, NOT_DIFFERENTIABLE, execute1, register
+
+_RAGGED_ON_HOST = {"array": backends.unsupported("ragged row partitions run on the numpy executor")}
 
 OPS = {}
 _GRADS = "runtime.gradients.composite_grads:"
@@ -62,7 +64,8 @@ def _check_splits_infer(specs, attrs):
 
 OPS["RaggedCheckSplits"] = register("RaggedCheckSplits", _check_splits_kernel,
                                     _check_splits_infer, grad=NOT_DIFFERENTIABLE,
-                                    emit=KERNEL_CALL)
+                                    emit=KERNEL_CALL,
+                                    lowerings=_RAGGED_ON_HOST)
 
 
 def checked_splits(row_splits, values):
@@ -91,7 +94,8 @@ def _splits_from_lengths_infer(specs, attrs):
 
 OPS["RaggedSplitsFromLengths"] = register(
     "RaggedSplitsFromLengths", _splits_from_lengths_kernel, _splits_from_lengths_infer,
-    grad=NOT_DIFFERENTIABLE, emit=KERNEL_CALL)
+    grad=NOT_DIFFERENTIABLE, emit=KERNEL_CALL,
+    lowerings=_RAGGED_ON_HOST)
 
 
 def splits_from_lengths(row_lengths, values):
@@ -120,7 +124,8 @@ def _same_splits_infer(specs, attrs):
 
 OPS["RaggedSameSplits"] = register("RaggedSameSplits", _same_splits_kernel,
                                    _same_splits_infer, grad=NOT_DIFFERENTIABLE,
-                                   emit=KERNEL_CALL)
+                                   emit=KERNEL_CALL,
+                                   lowerings=_RAGGED_ON_HOST)
 
 
 def same_splits(a, b):
@@ -165,7 +170,8 @@ def _to_dense_infer(specs, attrs):
 
 
 OPS["RaggedToDense"] = register("RaggedToDense", _to_dense_kernel, _to_dense_infer,
-                                grad=_GRADS + "ragged_to_dense_grad", emit=KERNEL_CALL)
+                                grad=_GRADS + "ragged_to_dense_grad", emit=KERNEL_CALL,
+                                lowerings=_RAGGED_ON_HOST)
 
 
 def ragged_to_dense(values, row_splits, default_value, width=-1, static_width=None):
@@ -194,7 +200,8 @@ def _gather_infer(specs, attrs):
 
 
 OPS["RaggedGather"] = register("RaggedGather", _gather_kernel, _gather_infer,
-                               grad=_GRADS + "ragged_gather_grad", emit=KERNEL_CALL)
+                               grad=_GRADS + "ragged_gather_grad", emit=KERNEL_CALL,
+                               lowerings=_RAGGED_ON_HOST)
 
 
 def ragged_gather(dense, row_splits):

@@ -4,10 +4,14 @@ values depend only on their `seed` argument (a pair of integers)."""
 
 import numpy as np
 
-from runtime import dtypes
+from runtime import backends, dtypes
 from runtime.ops import common, nn_random_ops
 from runtime.ops.common import FLOAT, SpecError, convert_to_tensor, require_kind
 from runtime.ops.registry import KERNEL_CALL, NOT_DIFFERENTIABLE, execute1, register
+
+_HOST_RANDOM = {"array": backends.unsupported("random draws use the host's generator")}
+_NUMPY_STATELESS = {"array": backends.unsupported(
+    "stateless draws are numpy generator streams (the executor's numbers)")}
 
 OPS = {}
 _DRAW = ("stateful", "unrepeatable")
@@ -35,7 +39,8 @@ def _categorical_kernel(logits, num_samples, dtype, rng):
 
 OPS["Multinomial"] = register("Multinomial", _categorical_kernel, _categorical_infer,
                               node_name="categorical", grad=NOT_DIFFERENTIABLE,
-                              emit=KERNEL_CALL, traits=_DRAW)
+                              emit=KERNEL_CALL, traits=_DRAW,
+                              lowerings=_HOST_RANDOM)
 
 
 def categorical(logits, num_samples, dtype=None, seed=None, name=None):
@@ -61,7 +66,8 @@ def _shuffle_infer(specs, attrs):
 
 OPS["RandomShuffle"] = register(
     "RandomShuffle", lambda x, rng: x[rng.permutation(x.shape[0])], _shuffle_infer,
-    grad=NOT_DIFFERENTIABLE, emit=KERNEL_CALL, traits=_DRAW)
+    grad=NOT_DIFFERENTIABLE, emit=KERNEL_CALL, traits=_DRAW,
+    lowerings=_HOST_RANDOM)
 
 
 def shuffle(value, seed=None, name=None):
@@ -87,7 +93,8 @@ def _uniform_shaped_kernel(shape, dtype, static_shape, rng):
 
 OPS["RandomUniformShaped"] = register(
     "RandomUniformShaped", _uniform_shaped_kernel, _uniform_shaped_infer,
-    node_name="random_uniform", grad=NOT_DIFFERENTIABLE, emit=KERNEL_CALL, traits=_DRAW)
+    node_name="random_uniform", grad=NOT_DIFFERENTIABLE, emit=KERNEL_CALL, traits=_DRAW,
+    lowerings=_HOST_RANDOM)
 
 
 def uniform_of_shape(shape, dtype=dtypes.float32, seed=None, name=None):
@@ -139,10 +146,12 @@ def _stateless_normal_kernel(seed, mean, stddev, shape, dtype):
 
 OPS["StatelessRandomUniform"] = register("StatelessRandomUniform", _stateless_uniform_kernel,
                                          _stateless_infer, grad=NOT_DIFFERENTIABLE,
-                                         emit=KERNEL_CALL)
+                                         emit=KERNEL_CALL,
+                                         lowerings=_NUMPY_STATELESS)
 OPS["StatelessRandomNormal"] = register("StatelessRandomNormal", _stateless_normal_kernel,
                                         _stateless_infer, grad=NOT_DIFFERENTIABLE,
-                                        emit=KERNEL_CALL)
+                                        emit=KERNEL_CALL,
+                                        lowerings=_NUMPY_STATELESS)
 
 
 def _stateless(op_name, shape, seed, first, second, dtype, name):

@@ -6,11 +6,15 @@ math_grads); the functions below it are the public API (`tf.reduce_sum`, ...).
 
 import numpy as np
 
-from runtime import dtypes
+from runtime import backends, dtypes
 from runtime import shape as shape_lib
 from runtime.ops import common
 from runtime.ops.common import NUMERIC, convert_to_tensor, require_kind
 from runtime.ops.registry import KERNEL_CALL, NOT_DIFFERENTIABLE, execute1, register
+
+# lowering rules that decline, saying why (see runtime/backends/lowering.py)
+_NOT_LOWERED = {"array": backends.unsupported("not lowered yet")}
+
 
 OPS = {}
 _GRADS = "runtime.gradients.math_grads:"  # where the rules written with the ops API live
@@ -104,8 +108,57 @@ _REDUCTIONS = {
     "Any": (_bool_kernel(np.any), {"bool"}, _CALL, _NONE),
     "All": (_bool_kernel(np.all), {"bool"}, _CALL, _NONE),
 }
+
+
+def _reduction_lowerings(name):
+    """`xp.<function>(x, axis=..., keepdims=...)`. numba's reductions take no axis nor
+    keepdims: its rule reduces the whole tensor with one call, or, for some axes of a tensor
+    of static shape, moves them last and reduces each row in a loop. Max and Min check, like
+    their kernel, that the input is not empty."""
+    function = {"Sum": "sum", "Prod": "prod", "Mean": "mean", "Max": "max", "Min": "min",
+                "Any": "any", "All": "all"}[name]
+
+    def numba_rule(lowerer, node, ins, outs):
+        x, out = ins[0], outs[0]
+        if x.shape is None:
+            raise backends.Unsupported("a reduction of unknown rank")
+        rank = len(x.shape)
+        axis = node.attrs["axis"]
+        axes = tuple(range(rank)) if axis is None else tuple(sorted(
+            {a % rank for a in (axis if isinstance(axis, (tuple, list)) else (axis,))}))
+        if not axes or x.rank0:
+            lowerer.assign(out, x)
+            return
+        if name in ("Max", "Min") and not shape_lib.num_elements(x.shape):
+            lowerer.check("%s.size == 0" % x, ValueError,
+                          "reduction over an empty tensor has no identity")
+        if len(axes) == rank and not node.attrs["keepdims"]:
+            lowerer.assign(out, "xp.%s(%s)" % (function, x))
+            return
+        if None in x.shape or out.shape is None or None in out.shape:
+            raise backends.Unsupported("a partial reduction of a dynamic shape")
+        kept = [a for a in range(rank) if a not in axes]
+        rows = int(np.prod([x.shape[a] for a in kept]))
+        length = int(np.prod([x.shape[a] for a in axes]))
+        moved = lowerer.fresh("t")
+        lowerer.line("%s = xp.ascontiguousarray(%s.transpose(%s)).reshape((%d, %d))" % (
+            moved, x, lowerer.literal(tuple(kept) + axes), rows, length))
+        result = lowerer.fresh("r")
+        row = lowerer.fresh("j")
+        lowerer.line("%s = xp.empty(%d, xp.%s)" % (
+            result, rows, "bool_" if out.dtype is dtypes.bool_ else out.dtype.np_dtype.name))
+        lowerer.line("for %s in range(%d):" % (row, rows))
+        with lowerer.block():
+            lowerer.line("%s[%s] = xp.%s(%s[%s])" % (result, row, function, moved, row))
+        lowerer.assign(out, "%s.reshape(%s)" % (result, lowerer.literal(out.shape)))
+    return {"array": "xp.%s({0}, axis={axis}, keepdims={keepdims})" % function,
+            "numba": numba_rule}
+
+
 for _name, (_kernel, _kinds, _emit, _grad) in _REDUCTIONS.items():
-    OPS[_name] = register(_name, _kernel, _reduce_infer(_kinds), grad=_grad, emit=_emit)
+    OPS[_name] = register(_name, _kernel, _reduce_infer(_kinds), grad=_grad, emit=_emit,
+                          lowerings=_reduction_lowerings(_name),
+                          traits=("may_raise",) if _name in ("Max", "Min") else ())
 
 
 def _reduce(op_name, x, axis, keepdims, name):
@@ -168,9 +221,11 @@ def _arg_kernel(func):
 
 
 OPS["ArgMax"] = register("ArgMax", _arg_kernel(np.argmax), _arg_infer,
-                         grad=NOT_DIFFERENTIABLE, emit=KERNEL_CALL)
+                         grad=NOT_DIFFERENTIABLE, emit=KERNEL_CALL,
+                         lowerings=dict(_NOT_LOWERED, jax=backends.jax_rule("argmax")))
 OPS["ArgMin"] = register("ArgMin", _arg_kernel(np.argmin), _arg_infer,
-                         grad=NOT_DIFFERENTIABLE, emit=KERNEL_CALL)
+                         grad=NOT_DIFFERENTIABLE, emit=KERNEL_CALL,
+                         lowerings=dict(_NOT_LOWERED, jax=backends.jax_rule("argmin")))
 
 
 def argmax(input, axis=None, output_type=dtypes.int64, name=None):  # noqa: A002
@@ -213,7 +268,8 @@ def _cumsum_kernel(x, axis, exclusive, reverse):
 
 
 OPS["Cumsum"] = register("Cumsum", _cumsum_kernel, _cumsum_infer,
-                         grad=_GRADS + "cumsum_grad", emit=KERNEL_CALL)
+                         grad=_GRADS + "cumsum_grad", emit=KERNEL_CALL,
+                         lowerings=_NOT_LOWERED)
 
 
 def cumsum(x, axis=0, exclusive=False, reverse=False, name=None):

@@ -26,7 +26,10 @@ way JAX declares a primitive with its rules next to it); no other module changes
   * `static_value(node, constant_value)`, optional: the op's output value known while the
     graph is built, from its attributes and its inputs' known values (`constant_value(t)`
     gives one or None);
-  * `lowerings`: per-backend lowering rules, {backend name: rule} (none yet);
+  * `lowerings`: per-backend lowering rules, {backend name: rule}: "array" for a template in
+    numpy-API terms that every array backend reads (`xp` is its array module), or a backend's
+    own name; see runtime/backends/lowering.py for the protocol. An op a compiled backend
+    cannot run (it runs Python) declares the `host_only` trait instead;
   * `saving`, optional: how runtime/saved_model writes the op's nodes when the generic
     attribute encoding (numbers, strings, dtypes, shapes, arrays, sub-graphs, functions) is
     not enough: `not_saveable(reason)` (the op holds Python code or Python-side state, and
@@ -68,6 +71,11 @@ TRAITS = {
                     "(implies stateful)",
     "no_fold": "never constant-folded, though equal nodes may be merged",
     "host_only": "runs Python or host I/O; a compiled backend must call back to the host",
+    "elementwise": "each output element depends only on the same element of each input "
+                   "(rank-0 inputs broadcast): compiled backends may fuse such ops into one "
+                   "loop, running the op's lowering on scalars",
+    "may_raise": "its kernel raises on some inputs (bounds, division by zero, a failed "
+                 "check): a compiled backend's lowering must check the same",
     "unrepeatable": "running it again may give other outputs (a random draw, a variable read "
                     "or assignment, an iterator read, a Python call): a gradient keeps its "
                     "forward outputs rather than computing them again",
@@ -220,7 +228,8 @@ class OpDef:
     def __init__(self, name: str, kernel: Callable[..., Any] | str, infer: InferRule,
                  grad: Any, emit: Any, traits: frozenset[str],
                  static_value: Callable[..., Any] | None, node_name: str,
-                 doc: str | None, saving: Saving = GENERIC_SAVING) -> None:
+                 doc: str | None, lowerings: Mapping[str, Any] | None = None,
+                 saving: Saving = GENERIC_SAVING) -> None:
         self.name = name
         self.kernel = _LazyKernel(kernel) if isinstance(kernel, str) else kernel
         self.infer = infer
@@ -234,15 +243,15 @@ class OpDef:
         self.stateful = self.side_effects or "stateful" in traits
         self.no_fold = "no_fold" in traits
         self.static_value = static_value
-        # backend name -> lowering rule (filled by compiled backends)
-        self.lowerings: dict[str, Any] = {}
+        # backend name (or "array") -> lowering rule, as declared
+        self.lowerings: dict[str, Any] = dict(lowerings or {})
         self.node_name = node_name
         self.doc = doc
         self.saving = saving
 
     def __setattr__(self, attr: str, value: Any) -> None:
         """A registered op is complete: no module may change its rules afterwards (only the
-        resolved gradient is cached, and `lowerings` is a dict that backends fill)."""
+        resolved gradient is cached)."""
         if attr != "_grad" and REGISTRY.get(getattr(self, "name", "")) is self:
             raise AttributeError("op %s is complete where it is declared (runtime/ops): its %s "
                                  "cannot be set afterwards" % (self.name, attr))
@@ -309,9 +318,11 @@ def _check_decisions(name: str, grad: Any, emit: Any, traits: frozenset[str]) ->
 def register(name: str, kernel: Callable[..., Any] | str, infer: InferRule, *, grad: Any,
              emit: Any, traits: Iterable[str] = (),
              static_value: Callable[..., Any] | None = None, node_name: str | None = None,
-             doc: str | None = None, saving: Saving | None = None) -> OpDef:
+             doc: str | None = None, lowerings: Mapping[str, Any] | None = None,
+             saving: Saving | None = None) -> OpDef:
     """Declares op `name` with all its rules (see the module docstring); returns its OpDef.
-    Each name may be declared only once. `kernel` may be 'package.module:function'."""
+    Each name may be declared only once. `kernel` may be 'package.module:function';
+    `lowerings` maps a backend name (or "array") to its lowering rule."""
     if name in REGISTRY:
         raise ValueError("op %r is already registered" % name)
     trait_set = frozenset(traits)
@@ -319,8 +330,12 @@ def register(name: str, kernel: Callable[..., Any] | str, infer: InferRule, *, g
     if saving is not None and not isinstance(saving, Saving):
         raise TypeError("op %r: saving must be not_saveable(reason) or attr_codecs(...), got %r"
                         % (name, saving))
+    for backend, rule in (lowerings or {}).items():
+        if not (isinstance(rule, str) or callable(rule)):
+            raise TypeError("op %r: the %r lowering must be a template string or a rule, got %r"
+                            % (name, backend, rule))
     op = OpDef(name, kernel, infer, grad, emit, trait_set, static_value, node_name or name, doc,
-               saving or GENERIC_SAVING)
+               lowerings, saving or GENERIC_SAVING)
     REGISTRY[name] = op
     return op
 

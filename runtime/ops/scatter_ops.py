@@ -7,11 +7,13 @@ an index out of range is an error (InvalidArgumentError), never a wrapped or cli
 
 import numpy as np
 
-from runtime import dtypes
+from runtime import backends, dtypes
 from runtime import shape as shape_lib
 from runtime.ops import array_ops, common, manipulation_ops, math_ops, selection_ops
 from runtime.ops.common import ANY, NUMERIC, SpecError, convert_to_tensor, require_kind
 from runtime.ops.registry import KERNEL_CALL, execute1, register
+
+_NOT_LOWERED = {"array": backends.unsupported("not lowered yet")}
 
 OPS = {}
 
@@ -68,8 +70,22 @@ def _gather_nd_grad(ctx, grads):
                      {"static_shape": ctx.input_shape(0)}), None]
 
 
+def _gather_nd_lowering(lowerer, node, ins, outs):
+    params, indices = ins
+    if params.shape is None or indices.shape is None or indices.shape[-1] is None \
+            or None in params.shape[:indices.shape[-1]]:
+        raise backends.Unsupported("indices into dimensions of unknown size")
+    bounds = lowerer.literal(tuple(params.shape[:indices.shape[-1]]))
+    # the kernel's error, raised on the executor: JAX's rule records the check as a flag
+    lowerer.check("xp.any((%s < 0) | (%s >= xp.asarray(%s)))" % (indices, indices, bounds),
+                  IndexError, "an index of gather_nd is out of bounds")
+    lowerer.assign(outs[0], "%s[tuple(xp.moveaxis(%s, -1, 0))]" % (params, indices))
+
+
 OPS["GatherNd"] = register("GatherNd", _gather_nd_kernel, _gather_nd_infer,
-                           grad=_gather_nd_grad, emit=KERNEL_CALL)
+                           grad=_gather_nd_grad, emit=KERNEL_CALL,
+                           lowerings={"array": _gather_nd_lowering, "numba": backends.unsupported(
+                               "numba indexes with one index array at most")})
 
 
 def gather_nd(params, indices, batch_dims=0, name=None):
@@ -118,7 +134,8 @@ def _scatter_nd_grad(ctx, grads):
 
 
 OPS["ScatterNd"] = register("ScatterNd", _scatter_nd_kernel, _scatter_nd_infer,
-                            grad=_scatter_nd_grad, emit=KERNEL_CALL)
+                            grad=_scatter_nd_grad, emit=KERNEL_CALL,
+                            lowerings=_NOT_LOWERED)
 
 
 def scatter_nd(indices, updates, shape, name=None):
@@ -168,10 +185,12 @@ def _tensor_scatter_add_grad(ctx, grads):
 
 OPS["TensorScatterUpdate"] = register(
     "TensorScatterUpdate", _tensor_scatter_update_kernel, _tensor_scatter_infer,
-    grad=_tensor_scatter_update_grad, emit=KERNEL_CALL)
+    grad=_tensor_scatter_update_grad, emit=KERNEL_CALL,
+    lowerings=_NOT_LOWERED)
 OPS["TensorScatterAdd"] = register(
     "TensorScatterAdd", _tensor_scatter_add_kernel, _tensor_scatter_infer,
-    grad=_tensor_scatter_add_grad, emit=KERNEL_CALL)
+    grad=_tensor_scatter_add_grad, emit=KERNEL_CALL,
+    lowerings=_NOT_LOWERED)
 
 
 def _tensor_scatter(op_name, tensor, indices, updates, name):

@@ -3,7 +3,7 @@
 
 import numpy as np
 
-from runtime import dtypes
+from runtime import backends, dtypes
 from runtime import shape as shape_lib
 from runtime.ops import (
     array_ops,
@@ -15,6 +15,8 @@ from runtime.ops import (
 )
 from runtime.ops.common import NUMERIC, SpecError, convert_to_tensor, require_kind
 from runtime.ops.registry import KERNEL_CALL, execute1, register
+
+_NOT_LOWERED = {"array": backends.unsupported("not lowered yet")}
 
 OPS = {}
 
@@ -50,7 +52,8 @@ def _cumprod_grad(ctx, grads):
 
 
 OPS["Cumprod"] = register("Cumprod", _cumprod_kernel, _cumprod_infer, grad=_cumprod_grad,
-                          emit=KERNEL_CALL)
+                          emit=KERNEL_CALL,
+                          lowerings=_NOT_LOWERED)
 
 
 def cumprod(x, axis=0, exclusive=False, reverse=False, name=None):
@@ -117,7 +120,7 @@ def _segment_grad(ctx, grads):
 
 for _name in ("SegmentSum", "UnsortedSegmentSum"):
     OPS[_name] = register(_name, _segment_sum_kernel, _segment_infer, grad=_segment_grad,
-                          emit=KERNEL_CALL)
+                          emit=KERNEL_CALL, lowerings=_NOT_LOWERED)
 
 
 def segment_sum(data, segment_ids, name=None):

@@ -2,10 +2,14 @@
 
 import numpy as np
 
-from runtime import dtypes
+from runtime import backends, dtypes
 from runtime.ops import common
 from runtime.ops.common import convert_to_tensor, require_kind, require_same_dtype
 from runtime.ops.registry import KERNEL_CALL, NOT_DIFFERENTIABLE, execute1, register
+
+# lowering rules that decline, saying why (see runtime/backends/lowering.py)
+_NOT_LOWERED = {"array": backends.unsupported("not lowered yet")}
+
 
 OPS = {}
 _RULES = "runtime.gradients.array_grads:"  # gradient rules written with the ops API
@@ -34,7 +38,8 @@ def _gather_kernel(params, indices, axis):
 
 
 OPS["GatherV2"] = register("GatherV2", _gather_kernel, _gather_infer,
-                           grad=_RULES + "gather_grad", emit=KERNEL_CALL)
+                           grad=_RULES + "gather_grad", emit=KERNEL_CALL,
+                           lowerings=dict(_NOT_LOWERED, jax=backends.jax_rule("gather")))
 
 
 def gather(params, indices, axis=None, batch_dims=0, name=None):
@@ -52,8 +57,18 @@ def _select_infer(specs, attrs):
     return [(dtype, common.broadcast_specs([(cond_dtype, cond_shape), x, y]))]
 
 
+def _select_scalars(lowerer, node, ins, outs):
+    """numba: a conditional expression for rank-0 operands (np.where wants arrays)."""
+    if all(x.rank0 for x in ins):
+        lowerer.assign(outs[0], "(%s if %s else %s)" % (ins[1], ins[0], ins[2]))
+    else:
+        lowerer.assign(outs[0], "xp.where(%s, %s, %s)" % tuple(ins))
+
+
 OPS["SelectV2"] = register("SelectV2", lambda c, x, y: np.where(c, x, y), _select_infer,
-                           grad=_RULES + "select_grad", emit=KERNEL_CALL)
+                           grad=_RULES + "select_grad", emit=KERNEL_CALL,
+                           lowerings={"array": "xp.where({0}, {1}, {2})",
+                                      "numba": _select_scalars}, traits=("elementwise",))
 
 
 def _where_infer(specs, attrs):
@@ -62,7 +77,8 @@ def _where_infer(specs, attrs):
 
 
 OPS["Where"] = register("Where", lambda c: np.argwhere(c).astype(np.int64), _where_infer,
-                        grad=NOT_DIFFERENTIABLE, emit=KERNEL_CALL)
+                        grad=NOT_DIFFERENTIABLE, emit=KERNEL_CALL,
+                        lowerings=_NOT_LOWERED)
 
 
 def where(condition, x=None, y=None, name=None):
@@ -97,7 +113,8 @@ def _one_hot_kernel(indices, depth, on_value, off_value, axis, dtype):
 
 
 OPS["OneHot"] = register("OneHot", _one_hot_kernel, _one_hot_infer,
-                         grad=NOT_DIFFERENTIABLE, emit=KERNEL_CALL)
+                         grad=NOT_DIFFERENTIABLE, emit=KERNEL_CALL,
+                         lowerings=_NOT_LOWERED)
 
 
 def one_hot(indices, depth, on_value=1, off_value=0, axis=-1, dtype=dtypes.float32, name=None):

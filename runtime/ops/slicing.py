@@ -5,11 +5,15 @@ import builtins
 
 import numpy as np
 
+from runtime import backends
 from runtime import shape as shape_lib
 from runtime.ops import common
 from runtime.ops.common import SpecError, require_kind
 from runtime.ops.registry import execute1, register
 from runtime.tensor import Tensor
+
+# lowering rules that decline, saying why (see runtime/backends/lowering.py)
+_NOT_LOWERED = {"array": backends.unsupported("not lowered yet")}
 
 OPS = {}
 _RULES = "runtime.gradients.array_grads:"  # gradient rules written with the ops API
@@ -174,7 +178,8 @@ def _slice_emit(outs, ins, attrs, emitter):
 
 OPS["StridedSlice"] = register("StridedSlice", _slice_kernel, _slice_infer,
                                node_name="strided_slice", emit=_slice_emit,
-                               grad=_RULES + "strided_slice_grad")
+                               grad=_RULES + "strided_slice_grad",
+                               lowerings=dict(_NOT_LOWERED, jax=backends.jax_rule("strided_slice")))
 
 
 def strided_slice_from_index(tensor, index):

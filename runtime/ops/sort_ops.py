@@ -9,7 +9,7 @@ import collections
 
 import numpy as np
 
-from runtime import dtypes
+from runtime import backends, dtypes
 from runtime.ops import array_ops, common, layout_ops, manipulation_ops, math_ops
 from runtime.ops.common import NUMERIC, SpecError, convert_to_tensor, require_kind
 from runtime.ops.registry import (
@@ -19,6 +19,9 @@ from runtime.ops.registry import (
     execute1,
     register,
 )
+
+_NOT_LOWERED = {"array": backends.unsupported("not lowered yet")}
+_GRADIENTS_ON_HOST = {"array": backends.unsupported("gradient ops run on the numpy executor")}
 
 OPS = {}
 
@@ -77,21 +80,40 @@ def _top_k_grad(ctx, grads):
     return [execute1(OPS["TopKGrad"], [g, ctx.output(1), ctx.input(0)])]
 
 
+def _top_k_jax_rule(lowerer, node, ins):
+    # JAX's tracing protocol (runtime/backends/jax_lowering.py): `lowerer.lax` is jax.lax,
+    # imported by the JAX backend. lax.top_k puts the lower index first among equal values,
+    # as the kernel does, but orders -0.0 below 0.0 (so the keys have 0.0 for both) and
+    # NaNs its own way (a NaN defers the call to the numpy executor).
+    jnp = lowerer.jnp
+    x = jnp.asarray(ins[0])
+    k = x.shape[-1] if node.attrs["k"] is None else node.attrs["k"]
+    keys = x
+    if jnp.issubdtype(x.dtype, jnp.floating):
+        lowerer.fail_if(jnp.isnan(x))
+        keys = jnp.where(x == 0, jnp.zeros((), x.dtype), x)
+    indices = lowerer.lax.top_k(keys, k)[1]
+    return [jnp.take_along_axis(x, indices, axis=-1), indices.astype(jnp.int32)]
+
+
 OPS["TopKV2"] = register("TopKV2", _top_k_kernel, _top_k_infer, grad=_top_k_grad,
-                         emit=KERNEL_CALL)
+                         emit=KERNEL_CALL,
+                         lowerings=dict(_NOT_LOWERED, jax=_top_k_jax_rule))
 # TopKGrad scatters g to the chosen positions; TakeAlongLastAxis gathers from them: each is
 # the other's gradient (with respect to g).
 OPS["TopKGrad"] = register(
     "TopKGrad", _top_k_grad_kernel, lambda specs, attrs: [(specs[0][0], specs[2][1])],
     emit=KERNEL_CALL,
     grad=lambda ctx, grads: [execute1(OPS["TakeAlongLastAxis"], [grads[0], ctx.input(1)]),
-                             None, None])
+                             None, None],
+    lowerings=_GRADIENTS_ON_HOST)
 OPS["TakeAlongLastAxis"] = register(
     "TakeAlongLastAxis",
     lambda x, indices: np.take_along_axis(x, indices.astype(np.intp), axis=-1),
     lambda specs, attrs: [(specs[0][0], specs[1][1])], emit=KERNEL_CALL,
     grad=lambda ctx, grads: [execute1(OPS["TopKGrad"], [grads[0], ctx.input(1), ctx.input(0)]),
-                             None])
+                             None],
+    lowerings=_NOT_LOWERED)
 
 
 def top_k(input, k=1, sorted=True, name=None):  # noqa: A002 - TensorFlow's names
@@ -172,7 +194,8 @@ def _argsort_infer(specs, attrs):
 
 
 OPS["ArgSort"] = register("ArgSort", _argsort_kernel, _argsort_infer,
-                          grad=NOT_DIFFERENTIABLE, emit=KERNEL_CALL)
+                          grad=NOT_DIFFERENTIABLE, emit=KERNEL_CALL,
+                          lowerings=_NOT_LOWERED)
 
 
 def argsort(values, axis=-1, direction="ASCENDING", stable=False, name=None):
@@ -203,7 +226,9 @@ def _unique_kernel(x, out_idx):
 
 
 OPS["Unique"] = register("Unique", _unique_kernel, _unique_infer, grad=NOT_DIFFERENTIABLE,
-                         emit=KERNEL_CALL)
+                         emit=KERNEL_CALL,
+                         lowerings={"array": backends.unsupported(
+                             "its output's shape depends on the values")})
 
 
 def unique(x, out_idx=dtypes.int32, name=None):

@@ -10,9 +10,11 @@ registry adds the op's name and its operands' dtypes and shapes. Gradients flow 
 
 import numpy as np
 
-from runtime import dtypes
+from runtime import backends, dtypes
 from runtime.ops.common import SpecError, convert_to_tensor
 from runtime.ops.registry import KERNEL_CALL, execute, execute1, register
+
+_SPARSE_ON_HOST = {"array": backends.unsupported("sparse tensors run on the numpy executor")}
 
 OPS = {}
 _GRADS = "runtime.gradients.composite_grads:"
@@ -113,7 +115,8 @@ def _to_dense_infer(specs, attrs):
 
 
 OPS["SparseToDense"] = register("SparseToDense", _to_dense_kernel, _to_dense_infer,
-                                grad=_GRADS + "sparse_to_dense_grad", emit=KERNEL_CALL)
+                                grad=_GRADS + "sparse_to_dense_grad", emit=KERNEL_CALL,
+                                lowerings=_SPARSE_ON_HOST)
 
 
 def sparse_to_dense(indices, values, dense_shape, default_value, shape, validate=True,
@@ -147,7 +150,8 @@ def _gather_infer(specs, attrs):
 
 
 OPS["SparseGather"] = register("SparseGather", _gather_kernel, _gather_infer,
-                               grad=_GRADS + "sparse_gather_grad", emit=KERNEL_CALL)
+                               grad=_GRADS + "sparse_gather_grad", emit=KERNEL_CALL,
+                               lowerings=_SPARSE_ON_HOST)
 
 
 def sparse_gather(dense, indices):
@@ -188,7 +192,8 @@ def _add_infer(specs, attrs):
 
 
 OPS["SparseAdd"] = register("SparseAdd", _add_kernel, _add_infer,
-                            grad=_GRADS + "sparse_add_grad", emit=KERNEL_CALL)
+                            grad=_GRADS + "sparse_add_grad", emit=KERNEL_CALL,
+                            lowerings=_SPARSE_ON_HOST)
 
 
 def sparse_add(a_components, b_components, threshold=0):
@@ -239,7 +244,8 @@ def _matmul_infer(specs, attrs):
 
 OPS["SparseTensorDenseMatMul"] = register(
     "SparseTensorDenseMatMul", _matmul_kernel, _matmul_infer,
-    grad=_GRADS + "sparse_matmul_grad", emit=KERNEL_CALL)
+    grad=_GRADS + "sparse_matmul_grad", emit=KERNEL_CALL,
+    lowerings=_SPARSE_ON_HOST)
 
 
 def sparse_dense_matmul(indices, values, dense_shape, b, rows, adjoint_a=False,

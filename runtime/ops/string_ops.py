@@ -8,6 +8,9 @@ from runtime.ops import common, io_ops
 from runtime.ops.common import SpecError, convert_to_tensor, require_kind
 from runtime.ops.registry import KERNEL_CALL, NOT_DIFFERENTIABLE, execute1, register
 
+# string values are numpy arrays of Python bytes objects: no compiled backend holds them
+_PYTHON_STRINGS = ("host_only",)
+
 OPS = {}
 
 
@@ -28,7 +31,7 @@ def _join_kernel(*parts, separator):
 
 
 OPS["StringJoin"] = register("StringJoin", _join_kernel, _join_infer, grad=NOT_DIFFERENTIABLE,
-                             emit=KERNEL_CALL)
+                             emit=KERNEL_CALL, traits=_PYTHON_STRINGS)
 
 
 def join(inputs, separator="", name=None):
@@ -59,7 +62,8 @@ def _length_kernel(x, unit):
 
 
 OPS["StringLength"] = register("StringLength", _length_kernel, _length_infer,
-                               grad=NOT_DIFFERENTIABLE, emit=KERNEL_CALL)
+                               grad=NOT_DIFFERENTIABLE, emit=KERNEL_CALL,
+                               traits=_PYTHON_STRINGS)
 
 
 def length(input, unit="BYTE", name=None):  # noqa: A002 - TensorFlow's name
@@ -87,7 +91,8 @@ def _format_kernel(*values, template, placeholder, dtypes_, summarize):
 
 
 OPS["StringFormat"] = register("StringFormat", _format_kernel, _format_infer,
-                               grad=NOT_DIFFERENTIABLE, emit=KERNEL_CALL)
+                               grad=NOT_DIFFERENTIABLE, emit=KERNEL_CALL,
+                               traits=_PYTHON_STRINGS)
 
 
 def format(template, inputs, placeholder="{}", summarize=3, name=None):  # noqa: A001

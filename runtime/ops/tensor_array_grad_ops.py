@@ -7,8 +7,12 @@ size whose element i is the gradient of element i; an unwritten element is zero)
 
 import numpy as np
 
+from runtime import backends
 from runtime.ops.registry import KERNEL_CALL, NO_GRADIENT, NOT_DIFFERENTIABLE, register
 from runtime.ops.tensor_array_value import TensorArrayValue, variant
+
+# lowering rules that decline, saying why (see runtime/backends/lowering.py)
+_GRADIENTS_ON_HOST = {"array": backends.unsupported("gradient ops run on the numpy executor")}
 
 
 def _array(handle):
@@ -156,21 +160,30 @@ def _value_and_handle_infer(value_input):
 _RULES = "runtime.gradients.tensor_array_grads:"  # their gradients, written with the ops API
 
 GRAD_ADD = register("TensorArrayGradAdd", _add_kernel, _handle_infer,
-                    grad=_RULES + "add_grad", emit=KERNEL_CALL)
+                    grad=_RULES + "add_grad", emit=KERNEL_CALL,
+                    lowerings=_GRADIENTS_ON_HOST)
 ZEROS_LIKE = register("TensorArrayZerosLike", _zeros_kernel, _handle_infer,
-                      grad=NOT_DIFFERENTIABLE, emit=KERNEL_CALL)
+                      grad=NOT_DIFFERENTIABLE, emit=KERNEL_CALL,
+                      lowerings=_GRADIENTS_ON_HOST)
 WRITE_GRAD = register("TensorArrayWriteGrad", _write_grad_kernel, _value_and_handle_infer(2),
-                      grad=_RULES + "write_grad_grad", emit=KERNEL_CALL)
+                      grad=_RULES + "write_grad_grad", emit=KERNEL_CALL,
+                      lowerings=_GRADIENTS_ON_HOST)
 READ_GRAD = register("TensorArrayReadGrad", _read_grad_kernel, _handle_infer,
-                     grad=_RULES + "read_grad_grad", emit=KERNEL_CALL)
+                     grad=_RULES + "read_grad_grad", emit=KERNEL_CALL,
+                     lowerings=_GRADIENTS_ON_HOST)
 STACK_GRAD = register("TensorArrayStackGrad", _stack_grad_kernel, _handle_infer,
-                      grad=_RULES + "stack_grad_grad", emit=KERNEL_CALL)
+                      grad=_RULES + "stack_grad_grad", emit=KERNEL_CALL,
+                      lowerings=_GRADIENTS_ON_HOST)
 CONCAT_GRAD = register("TensorArrayConcatGrad", _concat_grad_kernel, _handle_infer,
-                       grad=NO_GRADIENT, emit=KERNEL_CALL)
+                       grad=NO_GRADIENT, emit=KERNEL_CALL,
+                       lowerings=_GRADIENTS_ON_HOST)
 UNSTACK_GRAD = register("TensorArrayUnstackGrad", _unstack_grad_kernel,
                         _value_and_handle_infer(1),
-                        grad=_RULES + "unstack_grad_grad", emit=KERNEL_CALL)
+                        grad=_RULES + "unstack_grad_grad", emit=KERNEL_CALL,
+                        lowerings=_GRADIENTS_ON_HOST)
 GATHER_GRAD = register("TensorArrayGatherGrad", _gather_grad_kernel, _handle_infer,
-                       grad=NO_GRADIENT, emit=KERNEL_CALL)
+                       grad=NO_GRADIENT, emit=KERNEL_CALL,
+                       lowerings=_GRADIENTS_ON_HOST)
 SCATTER_GRAD = register("TensorArrayScatterGrad", _scatter_grad_kernel,
-                        _value_and_handle_infer(2), grad=NO_GRADIENT, emit=KERNEL_CALL)
+                        _value_and_handle_infer(2), grad=NO_GRADIENT, emit=KERNEL_CALL,
+                        lowerings=_GRADIENTS_ON_HOST)

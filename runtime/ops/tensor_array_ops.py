@@ -27,11 +27,21 @@ in a graph when it runs, as InvalidArgumentError with the user's line of the op.
 
 import numpy as np
 
-from runtime import dtypes
+from runtime import backends, dtypes
 from runtime import shape as shape_lib
 from runtime.ops.common import SpecError
 from runtime.ops.registry import KERNEL_CALL, NOT_DIFFERENTIABLE, execute1, register
 from runtime.ops.tensor_array_value import TensorArrayValue, value_of_handle, variant
+
+# lowering rules that decline, saying why (see runtime/backends/lowering.py)
+_TENSOR_ARRAYS_ON_HOST = {"array": backends.unsupported("TensorArrays run on the numpy executor")}
+
+
+def _on_jax(rule):
+    """Lowerings: declined by the array backends, for JAX `rule` of jax_rules (a fixed-size
+    buffer)."""
+    return dict(_TENSOR_ARRAYS_ON_HOST,
+                jax=backends.jax_rule(rule))
 
 OPS = {}
 _RULES = "runtime.gradients.tensor_array_grads:"  # gradient rules, written with the ops API
@@ -116,7 +126,8 @@ def _create_kernel(size, dtype, element_shape, dynamic_size, infer_shape=True):
 
 
 OPS["TensorArray"] = register("TensorArray", _create_kernel, _create_infer,
-                              grad=NOT_DIFFERENTIABLE, emit=KERNEL_CALL)
+                              grad=NOT_DIFFERENTIABLE, emit=KERNEL_CALL,
+                              lowerings=_on_jax("create_tensor_array"))
 
 
 def _write_infer(specs, attrs):
@@ -144,7 +155,8 @@ def _write_emit(outs, ins, attrs, emitter):
 
 OPS["TensorArrayWrite"] = register("TensorArrayWrite", _write_kernel, _write_infer,
                                    emit=_write_emit,
-                                   grad=_RULES + "write_grad")
+                                   grad=_RULES + "write_grad",
+                                   lowerings=_on_jax("write_tensor_array"))
 
 
 def _read_infer(specs, attrs):
@@ -158,7 +170,8 @@ def _read_kernel(handle, index, dtype, element_shape):
 
 
 OPS["TensorArrayRead"] = register("TensorArrayRead", _read_kernel, _read_infer,
-                                  grad=_RULES + "read_grad", emit=KERNEL_CALL)
+                                  grad=_RULES + "read_grad", emit=KERNEL_CALL,
+                                  lowerings=_on_jax("read_tensor_array"))
 
 
 def _stacked(array, elements, dtype, element_shape, lead_shape):
@@ -208,7 +221,8 @@ def _require_one_shape(elements, what):
 
 
 OPS["TensorArrayStack"] = register("TensorArrayStack", _stack_kernel, _stack_infer,
-                                   grad=_RULES + "stack_grad", emit=KERNEL_CALL)
+                                   grad=_RULES + "stack_grad", emit=KERNEL_CALL,
+                                   lowerings=_on_jax("stack_tensor_array"))
 
 
 def _concat_infer(specs, attrs):
@@ -246,7 +260,8 @@ def _concat_kernel(handle, dtype, element_shape, static_size):
 
 
 OPS["TensorArrayConcat"] = register("TensorArrayConcat", _concat_kernel, _concat_infer,
-                                    grad=_RULES + "concat_grad", emit=KERNEL_CALL)
+                                    grad=_RULES + "concat_grad", emit=KERNEL_CALL,
+                                    lowerings=_on_jax("concat_tensor_array"))
 
 
 def _unstack_infer(specs, attrs):
@@ -268,7 +283,8 @@ def _unstack_kernel(handle, value, dtype, element_shape):
 
 
 OPS["TensorArrayUnstack"] = register("TensorArrayUnstack", _unstack_kernel, _unstack_infer,
-                                     grad=_RULES + "unstack_grad", emit=KERNEL_CALL)
+                                     grad=_RULES + "unstack_grad", emit=KERNEL_CALL,
+                                     lowerings=_on_jax("unstack_tensor_array"))
 
 
 def _gather_infer(specs, attrs):
@@ -290,7 +306,8 @@ def _gather_kernel(handle, indices, dtype, element_shape):
 
 
 OPS["TensorArrayGather"] = register("TensorArrayGather", _gather_kernel, _gather_infer,
-                                    grad=_RULES + "gather_grad", emit=KERNEL_CALL)
+                                    grad=_RULES + "gather_grad", emit=KERNEL_CALL,
+                                    lowerings=_on_jax("gather_tensor_array"))
 
 
 def _scatter_infer(specs, attrs):
@@ -321,7 +338,8 @@ def _scatter_kernel(handle, indices, value, dtype, element_shape):
 
 
 OPS["TensorArrayScatter"] = register("TensorArrayScatter", _scatter_kernel, _scatter_infer,
-                                     grad=_RULES + "scatter_grad", emit=KERNEL_CALL)
+                                     grad=_RULES + "scatter_grad", emit=KERNEL_CALL,
+                                     lowerings=_on_jax("scatter_tensor_array"))
 
 
 def _size_infer(specs, attrs):
@@ -331,7 +349,8 @@ def _size_infer(specs, attrs):
 
 OPS["TensorArraySize"] = register(
     "TensorArraySize", lambda handle: np.int32(value_of_handle(handle).size), _size_infer,
-    grad=NOT_DIFFERENTIABLE, emit=KERNEL_CALL)
+    grad=NOT_DIFFERENTIABLE, emit=KERNEL_CALL,
+    lowerings=_on_jax("size_tensor_array"))
 
 
 # -- op wrappers (tensors in, tensors out; the TensorArray class adds the metadata) ---------------

@@ -124,6 +124,11 @@ class TensorArrayValue:
                                  "array has size %d)" % (index, self.size))
         return found
 
+    def items(self):
+        """A list of every slot's element (None where unwritten), `size` long at least."""
+        with self._lock:
+            return list(_reroot(self._version))
+
     def written(self, pairs):
         """A new value with element `index` set to `element` for each (index, element)."""
         pairs = [(int(i), e) for i, e in pairs]

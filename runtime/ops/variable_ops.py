@@ -3,10 +3,34 @@ assigned by these ops on every run."""
 
 import numpy as np
 
-from runtime import errors
+from runtime import backends, errors
 from runtime import shape as shape_lib
 from runtime.ops.common import SpecError
 from runtime.ops.registry import KERNEL_CALL, NOT_DIFFERENTIABLE, register
+
+# lowering rules that decline, saying why (see runtime/backends/lowering.py)
+_VARIABLES_ON_HOST = {"array": backends.unsupported("variables run on the numpy executor")}
+
+
+def _read_lowering(lowerer, node, ins, outs):
+    lowerer.assign(outs[0], lowerer.read_variable(ins[0]))
+
+
+def _assign_lowering(combine):
+    """AssignVariableOp and its add/sub forms: the variable's new value is also the output."""
+    def rule(lowerer, node, ins, outs):
+        value = ins[1]
+        if combine is not None:
+            value = "%s %s %s" % (lowerer.read_variable(ins[0]), combine, value)
+        lowerer.assign(outs[0], value)
+        lowerer.write_variable(ins[0], outs[0])
+    return {"array": rule}
+
+
+def _with_jax(lowerings, rule):
+    """`lowerings` and, for JAX, `rule` of jax_rules (the variable is an input and an output
+    of the compiled function; imported with jax when it lowers a graph)."""
+    return dict(lowerings, jax=backends.jax_rule(rule))
 
 OPS = {}
 
@@ -26,7 +50,8 @@ def _read_kernel(variable, dtype, shape):
 OPS["ReadVariableOp"] = register(
     "ReadVariableOp", _read_kernel, _read_infer, traits=("stateful", "unrepeatable"),
     grad="runtime.gradients.array_grads:read_variable_grad",
-    emit=lambda outs, ins, attrs, bind: "%s = %s._value" % (outs[0], ins[0]))
+    emit=lambda outs, ins, attrs, bind: "%s = %s._value" % (outs[0], ins[0]),
+    lowerings=_with_jax({"array": _read_lowering}, "read_variable"))
 
 
 def _assign_infer(specs, attrs):
@@ -69,11 +94,13 @@ def _assign_sub_kernel(variable, delta, dtype, shape):
     return value
 
 
-for _name, _kernel in [("AssignVariableOp", _assign_kernel),
-                      ("AssignAddVariableOp", _assign_add_kernel),
-                      ("AssignSubVariableOp", _assign_sub_kernel)]:
+for _name, _kernel, _combine, _jax_rule in [
+        ("AssignVariableOp", _assign_kernel, None, "assign_variable"),
+        ("AssignAddVariableOp", _assign_add_kernel, "+", "assign_add_variable"),
+        ("AssignSubVariableOp", _assign_sub_kernel, "-", "assign_sub_variable")]:
     OPS[_name] = register(_name, _kernel, _assign_infer, grad=NOT_DIFFERENTIABLE,
-                          emit=KERNEL_CALL, traits=("side_effects", "unrepeatable"))
+                          emit=KERNEL_CALL, traits=("side_effects", "unrepeatable"),
+                          lowerings=_with_jax(_assign_lowering(_combine), _jax_rule))
 
 
 def _init_once_kernel(variable, value):
@@ -84,4 +111,5 @@ def _init_once_kernel(variable, value):
 
 OPS["InitializeVariableOnce"] = register(
     "InitializeVariableOnce", _init_once_kernel, lambda specs, attrs: [],
-    grad=NOT_DIFFERENTIABLE, emit=KERNEL_CALL, traits=("side_effects",))
+    grad=NOT_DIFFERENTIABLE, emit=KERNEL_CALL, traits=("side_effects",),
+    lowerings=_VARIABLES_ON_HOST)

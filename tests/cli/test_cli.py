@@ -428,7 +428,8 @@ def test_python_m_autograph_converts_the_bundled_example(tmp_path):
                    check=True, cwd=str(tmp_path), env=env, timeout=60)
     ran = subprocess.run([sys.executable, str(out)], capture_output=True, text=True,
                          check=True, cwd=str(tmp_path), env=env, timeout=60)
-    assert "tanh_until_small: tf.Tensor([0.20326039" in ran.stdout
+    # six digits: under AUTOGRAPH_BACKEND=jax, XLA's tanh rounds its own way (1e-6 relative)
+    assert "tanh_until_small: tf.Tensor([0.203260" in ran.stdout
     assert "fizz\n4\nbuzz\n" in ran.stdout + ran.stderr
     assert "Collatz steps from 27 (graph): tf.Tensor(111" in ran.stdout
 

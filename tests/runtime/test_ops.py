@@ -452,7 +452,18 @@ def test_traced_result_equals_eager_and_static_shape_is_exact(c):
         else:
             assert s.shape.is_fully_defined(), "static shape %s not fully known" % (s.shape,)
             assert s.shape == t.shape
-        np.testing.assert_array_equal(t.numpy(), e.numpy())
+        _assert_traced_equals_eager(cf, t, e)
+
+
+def _assert_traced_equals_eager(cf, traced, eager):
+    """Equal on the numpy executor. A compiled backend (AUTOGRAPH_BACKEND=jax or numba) rounds
+    float math functions its own way (XLA's float32 tanh, sinh, expm1 are 2 ulp from numpy's,
+    which are themselves an ulp off at times): there, within 4 ulp, the bound issue 11 sets
+    for fast math functions."""
+    if cf.backend == "numpy" or not traced.dtype.is_floating:
+        np.testing.assert_array_equal(traced.numpy(), eager.numpy())
+    else:
+        np.testing.assert_array_max_ulp(traced.numpy(), eager.numpy(), maxulp=4)
 
 
 RELAXABLE = [c for c in CASES if c.relaxable]
@@ -469,7 +480,7 @@ def test_traced_with_unknown_dims_gives_compatible_static_shape(c):
     for s, t, e in zip(static, _flat(traced), _flat(eager)):
         assert s.shape.is_compatible_with(t.shape), (s.shape, t.shape)
         assert t.dtype is s.dtype
-        np.testing.assert_array_equal(t.numpy(), e.numpy())
+        _assert_traced_equals_eager(cf, t, e)
 
 
 def test_static_shapes_keep_known_dims_when_others_are_unknown():

@@ -1,0 +1,239 @@
+"""Compiled backends: which one runs a ConcreteFunction's graph, and the fallback when it cannot.
+
+A backend is a module named in `BACKENDS` and imported only when a graph asks for it (its
+own dependency, numba or jax, is imported by it, lazily). It provides:
+
+    NAME                 its name ("numba")
+    unavailable()        None when it can run here, else why not (a str)
+    compile(cf)          a compiled graph for ConcreteFunction `cf`, like the executor's
+                         `CompiledGraph` (`run(*feeds)`, `source`, `node_for_traceback(tb)`),
+                         or raises `Unsupported` naming the op and the user's line
+
+Choosing: `backend=` on the Function, else `autograph.config(backend=...)`, else the
+environment variable AUTOGRAPH_BACKEND, else "auto". "numpy" is the executor
+(runtime/executor.py); "auto" starts on it and may promote a busy graph (see `promotion`).
+A graph a backend cannot lower or compile runs on the executor, with the reason kept in its
+`BackendReport`; when the backend was asked for explicitly a warning names the op and the
+user's line, and `strict=True` raises `Unsupported` instead.
+
+AUTOGRAPH_BACKEND_STATS=1 prints, at exit, how many graphs each backend lowered.
+"""
+
+from __future__ import annotations
+
+import atexit
+import importlib
+import os
+import sys
+import time
+from typing import Any
+
+from runtime import context, errors
+
+# backend name -> the module implementing it (imported on first use)
+BACKENDS = {
+    "numba": "runtime.backends.numba_backend",
+    "jax": "runtime.backends.jax_backend",
+}
+CHOICES = ("numpy", "auto") + tuple(BACKENDS)
+COMPILED_PREFERENCE = ("numba", "jax")  # jit_compile=True on CPU: the first that is available
+_modules: dict[str, Any] = {}
+# backend name -> [graphs attempted, graphs lowered and compiled]
+STATS: dict[str, list[int]] = {}
+# backend name -> the compile times measured in this process (seconds)
+COMPILE_SECONDS: dict[str, list[float]] = {}
+# (backend name, why a graph fell back, without the node and line) -> how many graphs
+FALLBACKS: dict[tuple[str, str], int] = {}
+
+
+class Unsupported(Exception):
+    """A graph (or one op of it) that a backend cannot lower or compile: `reason` says why,
+    naming the op and the user's line where one is to blame."""
+
+    def __init__(self, reason: str, node: Any = None) -> None:
+        self.reason = reason
+        self.node = node
+        super().__init__(reason)
+
+    def at(self, node: Any) -> Unsupported:
+        """This error, naming `node` (its op and the user's line) unless it names one."""
+        if self.node is not None or node is None:
+            return self
+        where = ""
+        location = getattr(node, "location", None)
+        if location is not None:
+            where = " at %s:%s" % (location.filename, location.lineno)
+        return Unsupported("op %s (node %r)%s: %s" % (node.op.name, node.name, where,
+                                                     self.reason), node)
+
+
+def unsupported(reason: str) -> Any:
+    """A lowering rule that declines, saying why: for an op no backend lowers yet (declared so
+    that the coverage table shows the decision, and the graph falls back with `reason`)."""
+    def rule(lowerer: Any, node: Any, ins: Any, outs: Any) -> None:
+        raise Unsupported(reason)
+    rule.unsupported_reason = reason  # type: ignore[attr-defined]
+    return rule
+
+
+class LazyRule:
+    """A backend's own rule named 'package.module:function', imported at its first call: the
+    rules of a backend whose library is optional live in a module of that backend (which may
+    import the library), and an op's `register` call names them with `lazy_rule`."""
+
+    __slots__ = ("reference", "_target")
+
+    def __init__(self, reference: str) -> None:
+        self.reference = reference
+        self._target: Any = None
+
+    def __call__(self, *args: Any) -> Any:
+        if self._target is None:
+            module, _, name = self.reference.partition(":")
+            self._target = getattr(importlib.import_module(module), name)
+        return self._target(*args)
+
+    def __repr__(self) -> str:
+        return "<lazy rule %s>" % self.reference
+
+
+def lazy_rule(reference: str) -> LazyRule:
+    """The rule named 'package.module:function', imported at its first call."""
+    return LazyRule(reference)
+
+
+def jax_rule(name: str) -> LazyRule:
+    """The JAX backend's own rule `name` of runtime/backends/jax_rules.py (imported, with
+    jax, when a graph is lowered for JAX)."""
+    return LazyRule("runtime.backends.jax_rules:" + name)
+
+
+class BackendReport:
+    """What was asked for a ConcreteFunction, what runs it now, and why when they differ."""
+
+    def __init__(self, requested: str, explicit: bool) -> None:
+        self.requested = requested
+        self.explicit = explicit
+        self.running = "numpy"
+        self.reason: str | None = None
+        self.compile_seconds: float | None = None
+
+    def __repr__(self) -> str:
+        text = "backend: %s requested, %s runs it" % (self.requested, self.running)
+        if self.compile_seconds is not None:
+            text += " (compiled in %.3f s)" % self.compile_seconds
+        if self.reason:
+            text += "; %s" % self.reason
+        return text
+
+    __str__ = __repr__
+
+
+def check_choice(backend: Any, what: str = "backend") -> None:
+    """Raises ValueError unless `backend` is None or one of CHOICES."""
+    if backend is not None and backend not in CHOICES:
+        raise ValueError("%s must be one of %s, got %r" % (
+            what, ", ".join(map(repr, CHOICES)), backend))
+
+
+def set_default(backend: str | None) -> None:
+    """The process-wide backend (None: back to AUTOGRAPH_BACKEND, else "auto")."""
+    check_choice(backend)
+    settings: dict[str, Any] = context._settings
+    settings["backend"] = backend
+
+
+def default() -> str:
+    """The process-wide backend: the configured one, else AUTOGRAPH_BACKEND, else "auto"."""
+    settings: dict[str, Any] = context._settings
+    chosen: str | None = settings.get("backend")
+    if chosen is None:
+        chosen = os.environ.get("AUTOGRAPH_BACKEND") or "auto"
+        if chosen not in CHOICES:
+            raise ValueError("AUTOGRAPH_BACKEND must be one of %s, got %r"
+                             % (", ".join(CHOICES), chosen))
+    return chosen
+
+
+def load(name: str) -> Any:
+    """The backend module `name`, imported now; raises Unsupported when it cannot run here."""
+    module = _modules.get(name)
+    if module is None:
+        try:
+            module = importlib.import_module(BACKENDS[name])
+        except ImportError as e:
+            raise Unsupported("backend %r is not available yet (%s)" % (name, e)) from None
+        _modules[name] = module
+    reason = module.unavailable()
+    if reason is not None:
+        raise Unsupported("backend %r is not available: %s" % (name, reason))
+    return module
+
+
+def best_compiled() -> str:
+    """The first compiled backend of COMPILED_PREFERENCE that can run here (else the first)."""
+    for name in COMPILED_PREFERENCE:
+        try:
+            load(name)
+            return name
+        except Unsupported:
+            continue
+    return COMPILED_PREFERENCE[0]
+
+
+def compile_with(name: str, cf: Any, report: BackendReport, strict: bool) -> Any:
+    """`cf` compiled by backend `name`, or None (the executor runs it) with the reason in
+    `report`: warned about when the backend was asked for explicitly, raised when `strict`."""
+    counts = STATS.setdefault(name, [0, 0])
+    counts[0] += 1
+    start = time.perf_counter()
+    try:
+        try:
+            compiled = load(name).compile(cf)
+        except Unsupported:
+            raise
+        except Exception as e:  # the backend's own failure: the executor still runs the graph
+            raise Unsupported("the backend failed: %s: %s" % (type(e).__name__, e)) from e
+    except Unsupported as e:
+        report.reason = "%s could not run %s: %s" % (name, cf.name, e.reason)
+        key = (name, _without_location(e))
+        FALLBACKS[key] = FALLBACKS.get(key, 0) + 1
+        if strict:
+            raise
+        if report.explicit:
+            errors.warn("backend %r: %s runs on the numpy executor instead, because %s"
+                        % (name, cf.name, e.reason), BackendFallbackWarning)
+        return None
+    report.compile_seconds = time.perf_counter() - start
+    COMPILE_SECONDS.setdefault(name, []).append(report.compile_seconds)
+    report.running = name
+    report.reason = None
+    counts[1] += 1
+    return compiled
+
+
+class BackendFallbackWarning(UserWarning):
+    """A graph asked to run on a compiled backend runs on the numpy executor instead."""
+
+
+def _without_location(error: Unsupported) -> str:
+    """Why a graph fell back, naming the op but not the node or line (to count reasons)."""
+    node = error.node
+    if node is None:
+        return error.reason
+    return "op %s: %s" % (node.op.name, error.reason.rsplit(": ", 1)[-1])
+
+
+def _print_stats() -> None:
+    for name, (attempted, lowered) in sorted(STATS.items()):
+        share = 100.0 * lowered / attempted if attempted else 0.0
+        sys.stderr.write("autograph backend %s: %d of %d graphs lowered (%.0f%%)\n"
+                         % (name, lowered, attempted, share))
+        reasons = sorted(((n, r) for (b, r), n in FALLBACKS.items() if b == name),
+                         reverse=True)
+        for count, reason in reasons[:15]:
+            sys.stderr.write("  %5d  %s\n" % (count, reason[:150]))
+
+
+if os.environ.get("AUTOGRAPH_BACKEND_STATS") == "1":
+    atexit.register(_print_stats)

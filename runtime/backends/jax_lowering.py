@@ -1,0 +1,298 @@
+"""The JAX lowering: a graph becomes a JAX function by being interpreted while `jax.jit`
+traces it.
+
+Where the numba backend writes source, this backend walks the executor's simplified graph
+(`runtime.executor.simplify`) inside the function that `jax.jit` traces, so every node's rule
+runs once, at compile time, on JAX tracers, and XLA compiles what they build. Each node is
+lowered by its op's own "jax" rule, else by its backend-neutral "array" rule (see
+runtime/backends/lowering.py): the lines that rule writes for the node, with `xp` bound to
+`jax.numpy`, are executed at once on the node's input values. A "jax" rule, which only this
+backend reads, follows the tracing protocol `rule(lowerer, node, ins) -> [output values]`:
+`ins` are the input values, JAX arrays (numpy values for constants, so that a rule can tell
+what is known at compile time), `VariableSlot`s for variables, `TensorArrayBuffer`s and
+`PendingTensorArray`s for TensorArray handles; a rule with sub-graphs lowers them with
+`lowerer.lower_graph`, and a case it cannot lower raises `backends.Unsupported`.
+
+What JAX cannot do the way the numpy executor does is carried explicitly:
+  * State: variables are inputs of the compiled function and their final values outputs
+    (`lowerer.state`, a dict slot key -> value, threaded through every `lax.cond` and
+    `lax.while_loop` as part of the carry); the caller writes them back.
+  * Errors: XLA cannot raise. A rule whose op would raise records the condition with
+    `lowerer.fail_if(condition)`; the flags are or-ed into one boolean output (threaded like
+    the state), and when it is set the caller runs the graph again on the numpy executor,
+    which raises the error naming the op and the user's line. A wrong value is never returned.
+  * Types: every output is cast to the dtype the graph declares, and a rule giving another
+    static shape than the graph's makes the graph unsupported.
+"""
+
+from __future__ import annotations
+
+import contextlib
+from collections.abc import Iterator, Sequence
+from typing import Any
+
+import numpy as np
+
+from runtime import executor
+from runtime.backends import Unsupported, lowering
+from runtime.ops.tensor_array_value import TensorArrayValue
+from runtime.variables import Variable
+
+_code: dict[str, Any] = {}  # the lines an "array" rule wrote -> their compiled code
+_pytrees_registered = False
+
+
+def jax_modules() -> tuple[Any, Any, Any]:
+    """(jax, jax.numpy, jax.lax), imported on first use (jax is an optional dependency)."""
+    import jax
+    import jax.numpy as jnp
+    from jax import lax
+    _register_pytrees(jax)
+    return jax, jnp, lax
+
+
+class VariableSlot:
+    """A variable's place in the lowered function's state (`Lowerer.state[key]`)."""
+
+    __slots__ = ("key", "dtype", "shape")
+
+    def __init__(self, key: str, dtype: Any, shape: Any) -> None:
+        self.key = key
+        self.dtype = dtype
+        self.shape = shape
+
+
+class TensorArrayBuffer:
+    """A TensorArray of static `size` as a buffer `data` (size, *element_shape) and a bool
+    vector `written`: reads of unwritten elements are errors, as on the numpy executor."""
+
+    __slots__ = ("data", "written", "size")
+
+    def __init__(self, data: Any, written: Any, size: int) -> None:
+        self.data = data
+        self.written = written
+        self.size = size
+
+
+class PendingTensorArray:
+    """A TensorArray nothing was written to yet, whose element shape is not known: it has no
+    buffer until its first write tells the shape (a static value, not a traced one)."""
+
+    __slots__ = ("size", "np_dtype")
+
+    def __init__(self, size: int, np_dtype: Any) -> None:
+        self.size = size
+        self.np_dtype = np_dtype
+
+
+def _register_pytrees(jax: Any) -> None:
+    global _pytrees_registered
+    if _pytrees_registered:
+        return
+    _pytrees_registered = True
+    jax.tree_util.register_pytree_node(
+        TensorArrayBuffer, lambda b: ((b.data, b.written), b.size),
+        lambda size, children: TensorArrayBuffer(children[0], children[1], size))
+    jax.tree_util.register_pytree_node(
+        PendingTensorArray, lambda p: ((), (p.size, np.dtype(p.np_dtype).str)),
+        lambda aux, children: PendingTensorArray(aux[0], np.dtype(aux[1])))
+
+
+def is_concrete(value: Any) -> bool:
+    """True for a value known at compile time (a numpy constant of the graph)."""
+    return isinstance(value, (np.ndarray, np.generic, bool, int, float))
+
+
+class Lowerer:
+    """Interprets graphs on JAX values while `jax.jit` traces (see the module docstring).
+
+    `state` maps each variable slot's key to its current value; `failed` is the traced
+    boolean of the error checks so far (None while there is none: a graph without checks
+    carries no flag, and its compiled function returns none); `assigned` collects the keys
+    of the variables that an op assigns (their values are written back after a call)."""
+
+    def __init__(self, state: dict[str, Any], check_numerics: bool = False) -> None:
+        self.jax, self.jnp, self.lax = jax_modules()
+        self.state = dict(state)
+        self.failed: Any = None
+        self.assigned: set[str] = set()
+        self.check_numerics = check_numerics
+        self.variable_slots: dict[int, VariableSlot] = {}
+        self.lowered_nodes = 0
+
+    # -- walking graphs -------------------------------------------------------------------
+    def lower_graph(self, graph: Any, fed: dict[int, Any],
+                    outputs: Sequence[Any]) -> list[Any]:
+        """Lowers `graph` with `fed` (id(placeholder) -> value); returns the `outputs`'
+        values. Captured variables become their slots; other captures must be constants."""
+        simplified = executor.simplify(graph, outputs)
+        env = dict(fed)
+        for capture in graph.captures:
+            key = id(capture.placeholder)
+            if key in env or key in simplified.constants:
+                continue
+            if capture.leaked:
+                raise Unsupported("the graph uses a symbolic tensor leaked from another trace")
+            external = capture.external
+            if isinstance(external, Variable):
+                env[key] = self.slot_of(external)
+            else:
+                raise Unsupported("the graph captures a %s" % type(external).__name__)
+        for node, inputs in simplified.nodes:
+            ins = [self._value(t, env, simplified) for t in inputs]
+            for t, value in zip(node.outputs, self.lower_node(node, ins)):
+                env[id(t)] = value
+        return [None if t is None else self._value(t, env, simplified) for t in outputs]
+
+    def slot_of(self, variable: Variable) -> VariableSlot:
+        """The state slot of a captured variable (keyed by the variable's identity)."""
+        slot = self.variable_slots.get(id(variable))
+        if slot is None:
+            raise Unsupported("variable %s is not an input of the compiled function"
+                              % variable.name)
+        return slot
+
+    def _value(self, t: Any, env: dict[int, Any], simplified: executor.Simplified) -> Any:
+        while id(t) in simplified.aliases:
+            t = simplified.aliases[id(t)]
+        if id(t) in env:
+            return env[id(t)]
+        if id(t) in simplified.constants:
+            value = simplified.constants[id(t)]
+            if isinstance(value, TensorArrayValue):
+                return self.constant_tensor_array(value)
+            if t.dtype.kind not in ("int", "float", "bool", "complex"):
+                raise Unsupported("a constant of dtype %s" % t.dtype.name)
+            return np.asarray(value, t.dtype.np_dtype)
+        raise Unsupported("no value for tensor %s" % t.name)
+
+    def constant_tensor_array(self, value: TensorArrayValue) -> Any:
+        """A folded TensorArray handle as a pending array or a buffer."""
+        if value.dynamic_size:
+            raise Unsupported("a TensorArray of dynamic size")
+        items = value.items()
+        np_dtype = value.np_dtype
+        if np_dtype is None:
+            raise Unsupported("a TensorArray of unknown dtype")
+        written = [item is not None for item in items[:value.size]]
+        if not any(written):
+            shape = value.element_shape
+            if shape is None or None in shape:
+                return PendingTensorArray(value.size, np_dtype)
+            return TensorArrayBuffer(self.jnp.zeros((value.size,) + tuple(shape), np_dtype),
+                                     self.jnp.zeros(value.size, bool), value.size)
+        example = next(item for item in items if item is not None)
+        data = np.stack([np.asarray(item if item is not None else np.zeros_like(example),
+                                    np_dtype) for item in items[:value.size]])
+        return TensorArrayBuffer(self.jnp.asarray(data), self.jnp.asarray(written), value.size)
+
+    def lower_node(self, node: Any, ins: list[Any]) -> list[Any]:
+        """The output values of `node` for input values `ins`, by the op's rule."""
+        try:
+            rule = node.op.lowerings.get("jax")
+            if rule is not None:
+                outs = list(rule(self, node, ins))
+            else:
+                outs = self._array_rule(node, ins)
+            if len(outs) != len(node.outputs):
+                raise Unsupported("lowered to %d values, expected %d"
+                                  % (len(outs), len(node.outputs)))
+            typed = [self.typed(value, t) for value, t in zip(outs, node.outputs)]
+        except Unsupported as e:
+            raise e.at(node) from None
+        self.lowered_nodes += 1
+        return typed
+
+    def _array_rule(self, node: Any, ins: list[Any]) -> list[Any]:
+        """Runs the op's "array" rule: the lines it writes are executed on `ins`."""
+        writer = _LineWriter()
+        names: dict[int, Any] = {}
+        values = []
+        for i, (t, value) in enumerate(zip(node.inputs, ins)):
+            if not hasattr(value, "dtype"):
+                raise Unsupported("an input is a %s" % type(value).__name__)
+            values.append(lowering.Value("_in%d" % i, t.dtype, t._shape,
+                                         np.asarray(value) if is_concrete(value) else None))
+        writer.lower_node(node, values, names)
+        source = "\n".join(writer.lines)
+        code = _code.get(source)
+        if code is None:
+            code = _code[source] = compile(source, "<jax lowering of %s>" % node.op.name,
+                                           "exec")
+        failed = False if self.failed is None else self.failed
+        namespace = {"xp": self.jnp, "np": np, "_failed": failed}
+        namespace.update(("_in%d" % i, value) for i, value in enumerate(ins))
+        exec(code, namespace)  # noqa: S102 - the lines our own rules wrote
+        if namespace["_failed"] is not failed:  # the rule wrote a check
+            self.failed = namespace["_failed"]
+        return [namespace[names[id(t)]] for t in node.outputs]
+
+    def typed(self, value: Any, t: Any) -> Any:
+        """`value` as the dtype the graph declares for tensor `t`, its static shape checked."""
+        if isinstance(value, (VariableSlot, TensorArrayBuffer, PendingTensorArray)):
+            return value
+        if t.dtype.kind not in ("int", "float", "bool", "complex"):
+            raise Unsupported("gives a %s value" % t.dtype.name)
+        want = t.dtype.np_dtype
+        if is_concrete(value):
+            value = np.asarray(value, want)
+        elif value.dtype != want or getattr(value, "weak_type", False):
+            value = self.lax.convert_element_type(value, want)
+        shape = t._shape
+        if shape is not None and tuple(np.shape(value)) != tuple(shape) and None not in shape:
+            raise Unsupported("lowered to shape %s, the graph says %s"
+                              % (np.shape(value), shape))
+        if shape is not None and len(np.shape(value)) != len(shape):
+            raise Unsupported("lowered to rank %d, the graph says %d"
+                              % (len(np.shape(value)), len(shape)))
+        if self.check_numerics and t.dtype.is_floating and not is_concrete(value):
+            self.fail_if(self.jnp.logical_not(self.jnp.all(self.jnp.isfinite(value))))
+        return value
+
+    # -- errors and state ----------------------------------------------------------------
+    def fail_if(self, condition: Any) -> None:
+        """Records that the graph fails (raises, on the numpy executor) where `condition`
+        holds anywhere. A condition known at compile time to hold makes the graph
+        unsupported, so the numpy executor raises at once."""
+        if is_concrete(condition):
+            if np.any(condition):
+                raise Unsupported("an op fails on every run")
+            return
+        condition = self.jnp.any(condition)
+        self.failed = (condition if self.failed is None
+                       else self.jnp.logical_or(self.failed, condition))
+
+    @contextlib.contextmanager
+    def scope(self, state: dict[str, Any], failed: Any) -> Iterator[None]:
+        """Runs a block (a branch, a loop body) with `state` and `failed` as the current
+        ones, then restores those of the caller: the block returns its own."""
+        saved = self.state, self.failed
+        self.state, self.failed = dict(state), failed
+        try:
+            yield
+        finally:
+            self.state, self.failed = saved
+
+    def carried(self, value: Any) -> Any:
+        """`value` as a JAX value fit for a `lax` carry (constants become arrays)."""
+        if isinstance(value, TensorArrayBuffer):
+            return TensorArrayBuffer(self.jnp.asarray(value.data),
+                                     self.jnp.asarray(value.written), value.size)
+        if isinstance(value, (PendingTensorArray, VariableSlot)) or value is None:
+            return value
+        return self.jnp.asarray(value)
+
+
+class _LineWriter(lowering.Lowerer):
+    """Writes one node's "array" rule as lines that `Lowerer._array_rule` executes at once:
+    a check becomes `_failed = _failed | condition`."""
+
+    name = lowering.ARRAY
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.indent = 0
+
+    def check(self, failed: str, error: type[Exception], message: str) -> None:
+        """Or-s the condition into the lowered function's error flag."""
+        self.line("_failed = xp.logical_or(_failed, xp.any(%s))" % failed)

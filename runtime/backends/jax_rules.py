@@ -1,0 +1,460 @@
+"""The "jax" lowering rules of the ops that a numpy-API template cannot express: control flow
+(`lax.cond`, `lax.while_loop`), variables (state threaded through the lowered function),
+TensorArrays (fixed buffers written with `.at[i].set`), calls, and ops that raise on the
+numpy executor (their failure conditions become the lowered function's error flag).
+
+Each op names its rule in its own `register` call, as 'runtime.backends.jax_rules:NAME', so
+this module (and jax) is imported only when the JAX backend lowers a graph. A rule is
+`rule(lowerer, node, ins) -> [output values]` (see runtime/backends/jax_lowering.py).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from runtime.backends.jax_lowering import (
+    Lowerer,
+    PendingTensorArray,
+    TensorArrayBuffer,
+    Unsupported,
+    VariableSlot,
+    is_concrete,
+)
+from runtime.ops.control_flow_ops import SubGraph
+
+_SELECT_LIMIT = 24  # branches up to this many nodes, without loops, run both and select
+
+
+# -- control flow -----------------------------------------------------------------------------
+
+
+def lower_if(lw: Lowerer, node: Any, ins: list[Any]) -> list[Any]:
+    """If: the taken branch when the predicate is a constant; both branches and a select
+    when they are small and loop-free (no branch can hang, and the error flag and state are
+    selected too); else `lax.cond`."""
+    if "residuals" in node.attrs:
+        raise Unsupported("keeps residuals for a gradient")
+    then_sub, else_sub = node.attrs["then"], node.attrs["else"]
+    out_specs = node.attrs["out_specs"]
+    pred = ins[0]
+    if is_concrete(pred):
+        sub = then_sub if bool(np.asarray(pred)) else else_sub
+        return _cast_outputs(lw, node, _run_branch(lw, sub, ins), out_specs)
+
+    def branch(sub: Any) -> Any:
+        def run(operand: Any) -> Any:
+            state, failed = operand
+            with lw.scope(state, failed):
+                values = _cast_outputs(lw, node, _run_branch(lw, sub, ins), out_specs)
+                values = [lw.carried(v) for v in values]
+                return values, lw.state, lw.failed
+        return run
+
+    then_fn, else_fn = branch(then_sub), branch(else_sub)
+    operand = (lw.state, lw.failed)
+    jax, jnp, lax = lw.jax, lw.jnp, lw.lax
+    then_shape = jax.eval_shape(then_fn, operand)
+    else_shape = jax.eval_shape(else_fn, operand)
+    checked = then_shape[2] is not None or else_shape[2] is not None
+    then_fn = _materializing(lw, then_fn, else_shape, checked)
+    else_fn = _materializing(lw, else_fn, then_shape, checked)
+    pred = jnp.asarray(pred)
+    if _small_and_loop_free(then_sub.graph) and _small_and_loop_free(else_sub.graph):
+        a, b = then_fn(operand), else_fn(operand)
+
+        def select(x: Any, y: Any) -> Any:
+            if jnp.shape(x) != jnp.shape(y):  # where would broadcast one to the other
+                raise Unsupported("has branches giving values of different shapes")
+            return jnp.where(pred, x, y)
+        try:
+            chosen = jax.tree_util.tree_map(select, a, b)
+        except ValueError as e:  # the branches give values of different structures
+            raise Unsupported("has branches of different structures: %s" % e)
+    else:
+        try:
+            chosen = lax.cond(pred, then_fn, else_fn, operand)
+        except TypeError as e:
+            raise Unsupported("has branches of different types: %s" % e)
+    values, lw.state, lw.failed = chosen
+    return values
+
+
+def _run_branch(lw: Lowerer, sub: Any, ins: list[Any]) -> list[Any]:
+    fed = {id(ph): ins[i] for ph, i in sub.captured}
+    return lw.lower_graph(sub.graph, fed, sub.outputs)
+
+
+def _cast_outputs(lw: Lowerer, node: Any, values: list[Any], specs: Any) -> list[Any]:
+    out = []
+    for value, (dtype, shape) in zip(values, specs):
+        if isinstance(value, (TensorArrayBuffer, PendingTensorArray, VariableSlot)):
+            out.append(value)
+        elif value is None:
+            raise Unsupported("has a branch without a value")
+        else:
+            out.append(lw.jnp.asarray(value, dtype.np_dtype))
+    return out
+
+
+def _small_and_loop_free(graph: Any) -> bool:
+    return _loop_free_size(graph) <= _SELECT_LIMIT
+
+
+def _loop_free_size(graph: Any) -> float:
+    """The number of nodes in `graph` and its branches; infinite with a loop or a call."""
+    count = 0.0
+    for n in graph.nodes:
+        if "body" in n.attrs or "f" in n.attrs:
+            return float("inf")
+        count += 1 + sum(_loop_free_size(a.graph) for a in n.attrs.values()
+                         if isinstance(a, SubGraph))
+    return count
+
+
+def _materializing(lw: Lowerer, fn: Any, other_shape: Any, checked: bool) -> Any:
+    """`fn` whose pending TensorArrays become buffers where the other branch has a buffer at
+    the same place, and whose error flag is an array when a branch has one (`checked`), so
+    that both branches give one structure."""
+    def run(operand: Any) -> Any:
+        values, state, failed = fn(operand)
+        if checked and failed is None:
+            failed = lw.jnp.zeros((), bool)
+        fixed = [_materialize(lw, v, w) for v, w in zip(values, other_shape[0])]
+        return fixed, state, failed
+    return run
+
+
+def _materialize(lw: Lowerer, value: Any, shape: Any) -> Any:
+    if isinstance(value, PendingTensorArray) and isinstance(shape, TensorArrayBuffer):
+        jnp = lw.jnp
+        return TensorArrayBuffer(jnp.zeros(shape.data.shape, shape.data.dtype),
+                                 jnp.zeros(value.size, bool), value.size)
+    return value
+
+
+def lower_while(lw: Lowerer, node: Any, ins: list[Any]) -> list[Any]:
+    """While as `lax.while_loop` over (loop values, state, error flag, next test). The test
+    runs once before the loop and after each body, as on the numpy executor; the loop also
+    stops once an error is flagged (the numpy executor then raises it)."""
+    if node.attrs.get("residuals") is not None:
+        raise Unsupported("keeps residuals for a gradient")
+    cond, body = node.attrs["cond"], node.attrs["body"]
+    count = len(body.placeholders)
+    jax, jnp, lax = lw.jax, lw.jnp, lw.lax
+    specs = node.attrs["out_specs"]
+
+    def test(values: list[Any]) -> Any:
+        fed = {id(ph): v for ph, v in zip(cond.placeholders, values)}
+        fed.update({id(ph): ins[i] for ph, i in cond.captured})
+        return jnp.asarray(lw.lower_graph(cond.graph, fed, cond.outputs)[0], bool)
+
+    def step(carry: Any) -> Any:
+        values, state, failed, _ = carry
+        with lw.scope(state, failed):
+            fed = {id(ph): v for ph, v in zip(body.placeholders, values)}
+            fed.update({id(ph): ins[i] for ph, i in body.captured})
+            new = lw.lower_graph(body.graph, fed, body.outputs)
+            new = [lw.carried(v) for v in _cast_outputs(lw, node, new, specs)]
+            again = test(new)
+            return new, lw.state, lw.failed, again
+
+    values = [lw.carried(v) for v in _cast_outputs(lw, node, list(ins[:count]), specs)]
+    first = test(values)
+    carry = (values, lw.state, lw.failed, first)
+    for _ in range(4):  # pending TensorArrays written in the body get their buffers first,
+        shape = jax.eval_shape(step, carry)  # and a body with checks an error flag
+        fixed = [_materialize(lw, v, s) for v, s in zip(carry[0], shape[0])]
+        flagged = carry[2] is None and shape[2] is not None
+        if all(a is b for a, b in zip(fixed, carry[0])) and not flagged:
+            break
+        carry = (fixed, carry[1], jnp.zeros((), bool) if flagged else carry[2], carry[3])
+
+    def going_on(c: Any) -> Any:
+        return c[3] if c[2] is None else jnp.logical_and(c[3], jnp.logical_not(c[2]))
+    try:
+        values, lw.state, lw.failed, _ = lax.while_loop(going_on, step, carry)
+    except TypeError as e:
+        raise Unsupported("changes the type or shape of a loop value: %s" % e)
+    return values
+
+
+def lower_call(lw: Lowerer, node: Any, ins: list[Any]) -> list[Any]:
+    """PartitionedCall: the callee's graph, inlined."""
+    if node.attrs.get("residuals"):
+        raise Unsupported("keeps residuals for a gradient")
+    callee = node.attrs["f"]
+    fed = {id(ph): v for ph, v in zip(callee.inputs, ins)}
+    return lw.lower_graph(callee.graph, fed, callee.outputs)
+
+
+# -- variables --------------------------------------------------------------------------------
+
+
+def _slot(node: Any, value: Any) -> VariableSlot:
+    if not isinstance(value, VariableSlot):
+        raise Unsupported("reads a resource that is not a variable")
+    return value
+
+
+def read_variable(lw: Lowerer, node: Any, ins: list[Any]) -> list[Any]:
+    """ReadVariableOp: the slot's current value."""
+    return [lw.state[_slot(node, ins[0]).key]]
+
+
+def _assign(lw: Lowerer, node: Any, slot: VariableSlot, value: Any) -> list[Any]:
+    current = lw.state[slot.key]
+    value = lw.jnp.asarray(value, slot.dtype.np_dtype)
+    if np.shape(value) != np.shape(current):
+        raise Unsupported("changes a variable's shape")
+    lw.state[slot.key] = value
+    lw.assigned.add(slot.key)
+    return [value]
+
+
+def assign_variable(lw: Lowerer, node: Any, ins: list[Any]) -> list[Any]:
+    """AssignVariableOp."""
+    return _assign(lw, node, _slot(node, ins[0]), ins[1])
+
+
+def assign_add_variable(lw: Lowerer, node: Any, ins: list[Any]) -> list[Any]:
+    """AssignAddVariableOp."""
+    slot = _slot(node, ins[0])
+    return _assign(lw, node, slot, lw.jnp.add(lw.state[slot.key], ins[1]))
+
+
+def assign_sub_variable(lw: Lowerer, node: Any, ins: list[Any]) -> list[Any]:
+    """AssignSubVariableOp."""
+    slot = _slot(node, ins[0])
+    return _assign(lw, node, slot, lw.jnp.subtract(lw.state[slot.key], ins[1]))
+
+
+# -- checks -----------------------------------------------------------------------------------
+
+
+def assert_op(lw: Lowerer, node: Any, ins: list[Any]) -> list[Any]:
+    """Assert: fails where the condition does not hold."""
+    lw.fail_if(lw.jnp.logical_not(lw.jnp.all(ins[0])) if not is_concrete(ins[0])
+               else not np.all(ins[0]))
+    return []
+
+
+def check_defined(lw: Lowerer, node: Any, ins: list[Any]) -> list[Any]:
+    """CheckDefined: fails when the definedness flag is false."""
+    lw.fail_if(np.logical_not(ins[0]) if is_concrete(ins[0]) else lw.jnp.logical_not(ins[0]))
+    return []
+
+
+# -- TensorArrays -----------------------------------------------------------------------------
+
+
+def _array(node: Any, value: Any) -> Any:
+    if not isinstance(value, (TensorArrayBuffer, PendingTensorArray)):
+        raise Unsupported("gets a TensorArray that is not a fixed-size buffer")
+    return value
+
+
+def _index_fails(lw: Lowerer, array: Any, index: Any) -> None:
+    lw.fail_if((index < 0) | (index >= array.size))
+
+
+def create_tensor_array(lw: Lowerer, node: Any, ins: list[Any]) -> list[Any]:
+    """TensorArray: a buffer (or a pending array until the first write tells the element
+    shape) of a size known at compile time."""
+    if node.attrs["dynamic_size"]:
+        raise Unsupported("makes a TensorArray of dynamic size")
+    if not is_concrete(ins[0]):
+        raise Unsupported("makes a TensorArray whose size is known only at run "
+                                      "time")
+    size = int(ins[0])
+    if size < 0 or node.attrs["dtype"] is None:
+        raise Unsupported("fails (negative size or unknown dtype)")
+    np_dtype = node.attrs["dtype"].np_dtype
+    shape = node.attrs["element_shape"]
+    if shape is None or None in shape:
+        return [PendingTensorArray(size, np_dtype)]
+    jnp = lw.jnp
+    return [TensorArrayBuffer(jnp.zeros((size,) + tuple(shape), np_dtype),
+                              jnp.zeros(size, bool), size)]
+
+
+def _buffer_for(lw: Lowerer, node: Any, array: Any, element_shape: tuple[int, ...]) -> Any:
+    if isinstance(array, PendingTensorArray):
+        jnp = lw.jnp
+        return TensorArrayBuffer(jnp.zeros((array.size,) + element_shape, array.np_dtype),
+                                 jnp.zeros(array.size, bool), array.size)
+    if tuple(array.data.shape[1:]) != element_shape:
+        raise Unsupported("writes an element of shape %s to a TensorArray of %s"
+                                % (element_shape, tuple(array.data.shape[1:])))
+    return array
+
+
+def write_tensor_array(lw: Lowerer, node: Any, ins: list[Any]) -> list[Any]:
+    """TensorArrayWrite: `data.at[i].set(value)`; an index out of range fails."""
+    array, index, value = _array(node, ins[0]), ins[1], ins[2]
+    array = _buffer_for(lw, node, array, tuple(np.shape(value)))
+    _index_fails(lw, array, index)
+    return [TensorArrayBuffer(array.data.at[index].set(value),
+                              array.written.at[index].set(True), array.size)]
+
+
+def _element_shape(node: Any) -> tuple[int, ...]:
+    shape = node.attrs["element_shape"]
+    if shape is None or None in shape:
+        raise Unsupported("reads a TensorArray of unknown element shape")
+    return tuple(shape)
+
+
+def read_tensor_array(lw: Lowerer, node: Any, ins: list[Any]) -> list[Any]:
+    """TensorArrayRead: element i; out of range or unwritten fails."""
+    array, index = _array(node, ins[0]), ins[1]
+    if isinstance(array, PendingTensorArray):
+        raise Unsupported("reads a TensorArray nothing was written to")
+    _index_fails(lw, array, index)
+    safe = lw.jnp.clip(index, 0, max(array.size - 1, 0))
+    lw.fail_if(lw.jnp.logical_not(array.written[safe]))
+    return [array.data[safe]]
+
+
+def _all_written(lw: Lowerer, node: Any, array: Any) -> TensorArrayBuffer:
+    if isinstance(array, PendingTensorArray):
+        if array.size:
+            raise Unsupported("reads a TensorArray nothing was written to")
+        return TensorArrayBuffer(lw.jnp.zeros((0,) + _element_shape(node), array.np_dtype),
+                                 lw.jnp.zeros(0, bool), 0)
+    lw.fail_if(lw.jnp.logical_not(lw.jnp.all(array.written)))
+    return array
+
+
+def stack_tensor_array(lw: Lowerer, node: Any, ins: list[Any]) -> list[Any]:
+    """TensorArrayStack: the buffer, every element written."""
+    return [_all_written(lw, node, _array(node, ins[0])).data]
+
+
+def concat_tensor_array(lw: Lowerer, node: Any, ins: list[Any]) -> list[Any]:
+    """TensorArrayConcat: the buffer with its first two dimensions merged."""
+    array = _all_written(lw, node, _array(node, ins[0]))
+    shape = array.data.shape
+    if len(shape) < 2:
+        raise Unsupported("concatenates scalars")
+    return [array.data.reshape((shape[0] * shape[1],) + tuple(shape[2:]))]
+
+
+def size_tensor_array(lw: Lowerer, node: Any, ins: list[Any]) -> list[Any]:
+    """TensorArraySize: known at compile time."""
+    return [np.int32(_array(node, ins[0]).size)]
+
+
+def unstack_tensor_array(lw: Lowerer, node: Any, ins: list[Any]) -> list[Any]:
+    """TensorArrayUnstack: element i = value[i]."""
+    array, value = _array(node, ins[0]), ins[1]
+    count = np.shape(value)[0]
+    if count > array.size:
+        raise Unsupported("unstacks more elements than the array holds")
+    array = _buffer_for(lw, node, array, tuple(np.shape(value)[1:]))
+    return [TensorArrayBuffer(array.data.at[:count].set(value),
+                              array.written.at[:count].set(True), array.size)]
+
+
+def gather_tensor_array(lw: Lowerer, node: Any, ins: list[Any]) -> list[Any]:
+    """TensorArrayGather: the elements at the indices; out of range or unwritten fails."""
+    array, indices = _array(node, ins[0]), ins[1]
+    if isinstance(array, PendingTensorArray):
+        raise Unsupported("reads a TensorArray nothing was written to")
+    _index_fails(lw, array, indices)
+    safe = lw.jnp.clip(indices, 0, max(array.size - 1, 0))
+    lw.fail_if(lw.jnp.logical_not(array.written[safe]))
+    return [array.data[safe]]
+
+
+def scatter_tensor_array(lw: Lowerer, node: Any, ins: list[Any]) -> list[Any]:
+    """TensorArrayScatter: element indices[k] = value[k]; out of range fails."""
+    array, indices, value = _array(node, ins[0]), ins[1], ins[2]
+    array = _buffer_for(lw, node, array, tuple(np.shape(value)[1:]))
+    _index_fails(lw, array, indices)
+    return [TensorArrayBuffer(array.data.at[indices].set(value),
+                              array.written.at[indices].set(True), array.size)]
+
+
+# -- array ops the array backends do not lower yet --------------------------------------------
+
+
+def matmul(lw: Lowerer, node: Any, ins: list[Any]) -> list[Any]:
+    """MatMul, with its transpose attributes."""
+    a, b = ins
+    if node.attrs["transpose_a"]:
+        a = lw.jnp.swapaxes(a, -1, -2)
+    if node.attrs["transpose_b"]:
+        b = lw.jnp.swapaxes(b, -1, -2)
+    return [lw.jnp.matmul(a, b)]
+
+
+def strided_slice(lw: Lowerer, node: Any, ins: list[Any]) -> list[Any]:
+    """StridedSlice (`x[index]`): dynamic scalar indices select; an index out of bounds
+    fails, as on the numpy executor. Dynamic slice bounds are not lowered."""
+    x, dynamic = ins[0], ins[1:]
+    spec = node.attrs["spec"]
+    rank = len(np.shape(x))
+    consumed = sum(1 for item in spec if item[0] in ("int", "slice"))
+    index: list[Any] = []
+    dim = 0
+    for item in spec:
+        kind = item[0]
+        if kind == "ellipsis":
+            index.append(Ellipsis)
+            dim += rank - consumed
+        elif kind == "newaxis":
+            index.append(None)
+        elif kind == "slice":
+            if any(isinstance(part, tuple) for part in item[1:]):
+                raise Unsupported("a slice with bounds known only at run time")
+            index.append(slice(*item[1:]))
+            dim += 1
+        else:
+            part = item[1]
+            value = dynamic[part[1]] if isinstance(part, tuple) else part
+            size = np.shape(x)[dim]
+            lw.fail_if((value < -size) | (value >= size))
+            index.append(value)
+            dim += 1
+    return [x[tuple(index)]]
+
+
+def gather(lw: Lowerer, node: Any, ins: list[Any]) -> list[Any]:
+    """GatherV2: `take` along the axis; an index out of range fails."""
+    params, indices = ins
+    axis = node.attrs["axis"]
+    size = np.shape(params)[axis]
+    lw.fail_if((indices < 0) | (indices >= size))
+    return [lw.jnp.take(params, indices, axis=axis, mode="clip")]
+
+
+def concat(lw: Lowerer, node: Any, ins: list[Any]) -> list[Any]:
+    """ConcatV2."""
+    return [lw.jnp.concatenate(ins, axis=node.attrs["axis"])]
+
+
+def softmax(lw: Lowerer, node: Any, ins: list[Any]) -> list[Any]:
+    """Softmax, shifted by the maximum as the kernel is."""
+    jnp, axis = lw.jnp, node.attrs["axis"]
+    e = jnp.exp(ins[0] - jnp.max(ins[0], axis=axis, keepdims=True))
+    return [e / jnp.sum(e, axis=axis, keepdims=True)]
+
+
+def log_softmax(lw: Lowerer, node: Any, ins: list[Any]) -> list[Any]:
+    """LogSoftmax, shifted by the maximum as the kernel is."""
+    jnp, axis = lw.jnp, node.attrs["axis"]
+    shifted = ins[0] - jnp.max(ins[0], axis=axis, keepdims=True)
+    return [shifted - jnp.log(jnp.sum(jnp.exp(shifted), axis=axis, keepdims=True))]
+
+
+def argmax(lw: Lowerer, node: Any, ins: list[Any]) -> list[Any]:
+    """ArgMax."""
+    return [lw.jnp.argmax(ins[0], axis=node.attrs["axis"])]
+
+
+def argmin(lw: Lowerer, node: Any, ins: list[Any]) -> list[Any]:
+    """ArgMin."""
+    return [lw.jnp.argmin(ins[0], axis=node.attrs["axis"])]
+

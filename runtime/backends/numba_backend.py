@@ -1,0 +1,420 @@
+"""The numba backend: a graph lowered to one numba-compiled function (CPU).
+
+The lowering (runtime/backends/lowering.py, with the ops' "numba" and "array" rules) writes
+Python in which `xp` is numpy, as numba compiles it:
+
+  * rank-0 values are typed scalars (`np.int32(...)`), arrays stay arrays; every output is
+    given its graph dtype (`fit`), so int32 arithmetic wraps like TensorFlow's where numba
+    would widen to int64;
+  * If and While become Python `if` / `while` statements;
+  * array constants are parameters (the source does not depend on their values), scalar
+    constants are typed literals;
+  * checks the numpy executor makes (an integer division by zero, ...) raise inside the
+    compiled code with a code number; the wrapper raises the executor's error from a line
+    that maps to the op, so the error names the op and the user's line as the executor's
+    does.
+
+The generated module is written under the user cache folder (AUTOGRAPH_CACHE_DIR, else
+$XDG_CACHE_HOME/autograph or ~/.cache/autograph), named by a hash of its source and of the
+numba, numpy and Python versions, and compiled with `cache=True`: numba keeps the machine
+code next to it, so a later process loads it instead of compiling again.
+
+numba is imported here only, when a graph first asks for this backend.
+"""
+
+from __future__ import annotations
+
+import builtins
+import hashlib
+import importlib.util
+import itertools
+import linecache
+import os
+import pathlib
+import sys
+import tempfile
+from typing import Any
+
+import numpy as np
+
+from runtime import dtypes, errors, executor
+from runtime.backends import Unsupported, numba_fusion
+from runtime.backends.lowering import Lowerer, Value
+from runtime.variables import Variable
+
+NAME = "numba"
+_SCALAR_KINDS = ("int", "float", "bool")
+_CHECK_PREFIX = "autograph check "
+
+
+def unavailable() -> str | None:
+    """None when numba imports, else why not."""
+    try:
+        import numba  # noqa: F401
+    except ImportError as e:
+        return "numba is not installed (pip install 'autograph[numba]'): %s" % e
+    return None
+
+
+def cache_dir() -> pathlib.Path:
+    """Where generated modules and numba's cache live."""
+    root = os.environ.get("AUTOGRAPH_CACHE_DIR")
+    if not root:
+        base = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"),
+                                                               ".cache")
+        root = os.path.join(base, "autograph")
+    return pathlib.Path(root) / "numba"
+
+
+def _dtype_name(dtype: dtypes.DType) -> str:
+    return "bool_" if dtype is dtypes.bool_ else dtype.np_dtype.name
+
+
+class NumbaLowerer(Lowerer):
+    """Writes the body of the numba kernel."""
+
+    name = NAME
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.extra_params: list[str] = []
+        self.extra_values: list[Any] = []
+        self.checks: list[tuple[Any, type[Exception], str]] = []  # (node, error, message)
+        self.variables: list[Any] = []     # captured Variables, passed as buffers
+        self.variable_params: list[str] = []
+        self.written: set[int] = set()     # indices in `variables` of those assigned
+
+    def capture(self, capture: Any) -> Value:
+        variable = capture.external
+        if not isinstance(variable, Variable):
+            raise Unsupported("captured %s" % type(variable).__name__)
+        value = variable._value
+        shape = variable._static_shape
+        if value is None or shape is None or None in shape:
+            raise Unsupported("a variable without a value or a fully known shape")
+        if variable.dtype.kind not in _SCALAR_KINDS:
+            raise Unsupported("a %s variable" % variable.dtype.name)
+        for known, param in zip(self.variables, self.variable_params):
+            if known is variable:  # captured again by a sub-graph: one buffer per variable
+                resource = Value(param, dtypes.resource, None)
+                resource.variable = variable  # type: ignore[attr-defined]
+                return resource
+        name = self.fresh("var")
+        self.variables.append(variable)
+        self.variable_params.append(name)
+        resource = Value(name, dtypes.resource, None)
+        resource.variable = variable  # type: ignore[attr-defined]
+        return resource
+
+    def _buffer(self, resource: Value) -> Any:
+        variable = getattr(resource, "variable", None)
+        if variable is None:
+            raise Unsupported("a variable passed as an argument")
+        return variable
+
+    def read_variable(self, resource: Value) -> str:
+        variable = self._buffer(resource)
+        if variable._static_shape == ():
+            return "%s[()]" % resource
+        return "%s.copy()" % resource
+
+    def write_variable(self, resource: Value, value: str) -> None:
+        variable = self._buffer(resource)
+        self.written.add(next(i for i, v in enumerate(self.variables) if v is variable))
+        self.line("%s[%s] = %s" % (resource, "()" if variable._static_shape == () else "...",
+                                   value))
+
+    def lower_nodes(self, simplified: executor.Simplified, names: dict[int, Value],
+                    outputs: Any) -> None:
+        numba_fusion.lower_nodes(self, simplified, names, list(outputs))
+
+    def constant(self, value: Any, dtype: dtypes.DType, shape: Any) -> str:
+        if dtype.kind not in _SCALAR_KINDS:
+            raise Unsupported("a %s constant" % dtype.name)
+        if value.ndim == 0:
+            return self.scalar_literal(value[()], dtype)
+        name = self.fresh("k")
+        self.extra_params.append(name)
+        self.extra_values.append(np.ascontiguousarray(value, dtype.np_dtype))
+        return name
+
+    def scalar_literal(self, value: Any, dtype: dtypes.DType) -> str:
+        """A typed scalar literal: `np.float32(0.5)`, `True`."""
+        if dtype is dtypes.bool_:
+            return repr(bool(value))
+        if dtype.kind == "int":
+            text = repr(int(value))
+        else:
+            number = float(value)
+            if np.isnan(number):
+                text = "np.nan"
+            elif np.isinf(number):
+                text = "np.inf" if number > 0 else "-np.inf"
+            else:
+                text = repr(number)
+        return "np.%s(%s)" % (_dtype_name(dtype), text)
+
+    def assign(self, out: Value, expr: str) -> None:
+        if out.dtype.kind not in _SCALAR_KINDS:
+            raise Unsupported("a %s value" % out.dtype.name)
+        if out.shape is None:
+            raise Unsupported("a value of unknown rank")
+        if out.rank0 and out.dtype is dtypes.bool_:
+            self.line("%s = bool(%s)" % (out, expr))
+        else:
+            self.line("%s = fit(%s, np.%s)" % (out, expr, _dtype_name(out.dtype)))
+
+    def cast(self, expr: str, dtype: dtypes.DType) -> str:
+        if dtype is dtypes.bool_:
+            return "(%s != 0)" % expr
+        return expr  # `assign` fits the value to the output's dtype
+
+    def check(self, failed: str, error: type[Exception], message: str) -> None:
+        # numba raises only constant exceptions: the kernel raises the check's number,
+        # and the wrapper raises `error(message)` from the check's line (see _raisers).
+        code = len(self.checks)
+        self.checks.append((self.node, error, message))
+        self.line("if %s:" % failed)
+        with self.block():
+            self.line("raise RuntimeError(%r)" % ("%s%d" % (_CHECK_PREFIX, code)))
+
+    def literal(self, value: Any) -> str:
+        text = super().literal(value)
+        return text.replace("xp.", "np.", 1) if isinstance(value, dtypes.DType) else text
+
+
+def compile(cf: Any) -> executor.CompiledGraph:  # noqa: A001 - the backend protocol's name
+    """ConcreteFunction `cf` compiled with numba; raises Unsupported when it cannot be."""
+    lowerer = NumbaLowerer()
+    params = []
+    fed: dict[int, Value] = {}
+    argument_types = []
+    for i, t in enumerate(cf.inputs):
+        if t.dtype.kind not in _SCALAR_KINDS:
+            raise Unsupported("a %s argument" % t.dtype.name)
+        if t._shape is None:
+            raise Unsupported("an argument of unknown rank")
+        name = "in%d" % i
+        params.append(name)
+        fed[id(t)] = Value(name, t.dtype, t._shape)
+        argument_types.append((t.dtype, len(t._shape), False))
+    if any(t is None for t in cf.outputs):
+        raise Unsupported("a None output")
+    results = lowerer.lower_graph(cf.graph, fed, cf.outputs)
+    lowerer.line("return (%s)" % "".join(r + ", " for r in results))
+    argument_types += [(dtypes.as_dtype(v.dtype), v.ndim, True) for v in lowerer.extra_values]
+    argument_types += [(v.dtype, len(v._static_shape), True) for v in lowerer.variables]
+    source = _module_source(params + lowerer.extra_params + lowerer.variable_params, lowerer)
+    module, path = _load(source)
+    kernel = module.kernel
+    try:
+        signature = _signature(argument_types)
+        kernel.compile(signature)
+    except Exception as e:  # numba's typing and lowering errors: the executor runs it
+        raise Unsupported("numba could not compile it: %s" % _summary(e)) from None
+    raisers, filename, line_nodes = _raisers(lowerer, cf.name)
+    # The compiled overload's entry point skips numba's type dispatch (half of a cached
+    # call's cost): the signature's C-contiguous arrays are checked instead.
+    entry = kernel.overloads[tuple(signature)].entry_point
+    run = _wrapper(_Target(entry, [t._shape != () for t in cf.inputs]),
+                   [t._shape == () for t in cf.inputs], lowerer, raisers)
+    compiled = executor.CompiledGraph(run, source, line_nodes, filename)
+    compiled.module_path = path  # type: ignore[attr-defined]
+    return compiled
+
+
+def _summary(error: Exception) -> str:
+    """The informative lines of a numba compile error, on one line."""
+    lines = [line.strip() for line in str(error).splitlines() if line.strip()]
+    kept = [line for line in lines if not line.startswith(("Failed in", "During:", "File ",
+                                                           "^", "<source"))]
+    return " ".join(kept[:3])[:300] or type(error).__name__
+
+
+def _signature(argument_types: list[tuple[dtypes.DType, int, bool]]) -> Any:
+    """numba's types of the kernel's parameters: (dtype, rank, always an array) each; a
+    rank-0 argument is passed as a scalar, a rank-0 variable as a 0-d buffer."""
+    import numba
+    types = []
+    for dtype, ndim, array in argument_types:
+        scalar = numba.from_dtype(dtype.np_dtype)
+        types.append(numba.types.Array(scalar, ndim, "C") if ndim or array else scalar)
+    return tuple(types)
+
+
+_HEADER = '''"""Generated by autograph's numba backend; safe to delete."""
+import numpy as np
+import numpy as xp
+import numba
+from numba.extending import overload
+
+
+def fit(value, like):
+    """`value` as dtype `like` (a numpy scalar type): a no-op for an array of that dtype."""
+
+
+@overload(fit, inline="always")
+def _fit(value, like):
+    target = like.instance_type
+    if isinstance(value, numba.types.Array):
+        if value.dtype == target:
+            return lambda value, like: value
+        return lambda value, like: value.astype(like)
+    return lambda value, like: like(value)
+
+
+@numba.njit(cache=True, error_model="numpy", nogil=True)
+def kernel(%s):
+'''
+
+
+def _module_source(params: list[str], lowerer: NumbaLowerer) -> str:
+    return (_HEADER % ", ".join(params)) + "\n".join(lowerer.lines) + "\n"
+
+
+def _raisers(lowerer: NumbaLowerer, name: str) -> tuple[list[Any], str, dict[int, Any]]:
+    """One function per check, `raise_<code>(error)`, compiled from source of its own whose
+    `raise` line maps to the check's node (as the executor's generated lines do): the
+    error raised again there names the op and the user's line. Returns the functions, the
+    file name and the line map."""
+    source = "".join("def raise_%d(error):\n    raise error\n" % i
+                     for i in range(len(lowerer.checks)))
+    filename = "<graph %s#%d (numba)>" % (name, next(_counter))
+    namespace: dict[str, Any] = {}
+    exec(builtins.compile(source, filename, "exec"), namespace)  # noqa: S102 - our own source
+    linecache.cache[filename] = (len(source), None, source.splitlines(True), filename)
+    line_nodes = {2 * i + 2: node for i, (node, _, _) in enumerate(lowerer.checks)}
+    return ([namespace["raise_%d" % i] for i in range(len(lowerer.checks))], filename,
+            line_nodes)
+
+
+_counter = itertools.count()
+
+
+def _versions() -> str:
+    import numba
+    return "numba %s numpy %s python %s" % (numba.__version__, np.__version__,
+                                             sys.version.split()[0])
+
+
+def _load(source: str) -> tuple[Any, pathlib.Path]:
+    """The module of `source`: already imported in this process, else written to the cache
+    folder (once: numba's cache is keyed by the file) and imported."""
+    digest = hashlib.sha256((_versions() + "\n" + source).encode()).hexdigest()[:24]
+    name = "autograph_numba_%s" % digest
+    module = sys.modules.get(name)
+    folder = cache_dir()
+    path = folder / (name + ".py")
+    if module is not None:
+        return module, path
+    try:
+        folder.mkdir(parents=True, exist_ok=True)
+        if not path.exists():
+            handle, temporary = tempfile.mkstemp(suffix=".tmp", dir=folder)
+            with os.fdopen(handle, "w") as file:
+                file.write(source)
+            os.replace(temporary, path)
+    except OSError as e:
+        raise Unsupported("cannot write the generated module to %s: %s" % (folder, e)) \
+            from None
+    spec = importlib.util.spec_from_file_location(name, path)
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    sys.modules[name] = module
+    return module, path
+
+
+class _Target:
+    """What a call runs: the compiled entry point, which skips numba's type dispatch, on
+    C-contiguous arrays (what it was compiled for: another layout is copied first)."""
+
+    __slots__ = ("entry", "arrays")
+
+    def __init__(self, entry: Any, arrays: list[bool]) -> None:
+        self.entry = entry
+        self.arrays = [i for i, is_array in enumerate(arrays) if is_array]
+
+    def contiguous(self, feeds: Any) -> Any:
+        """`feeds`, with any array argument that is not C-contiguous copied into one."""
+        for i in self.arrays:
+            if not feeds[i].flags.c_contiguous:
+                feeds = list(feeds)
+                feeds[i] = np.ascontiguousarray(feeds[i])
+        return feeds
+
+
+def _wrapper(target: _Target, rank0: list[bool], lowerer: NumbaLowerer,
+             raisers: list[Any]) -> Any:
+    """run(*feeds): rank-0 feeds as scalars, the array constants appended; a failed check
+    raised again as the executor's error, from the line of its op."""
+    extra = tuple(lowerer.extra_values)
+    checks = [(raiser, error, message)
+              for raiser, (_, error, message) in zip(raisers, lowerer.checks)]
+
+    def fail(error: Exception) -> None:
+        text = str(error)
+        if text.startswith(_CHECK_PREFIX):
+            raiser, error_class, message = checks[int(text[len(_CHECK_PREFIX):])]
+            raiser(error_class(message))
+
+    if lowerer.variables:
+        return _variable_wrapper(target, rank0, lowerer, extra, fail)
+    if not any(rank0):
+        entry = target.entry
+
+        def run(*feeds: Any) -> Any:
+            try:
+                return entry(*target.contiguous(feeds), *extra)
+            except Exception as e:
+                fail(e)
+                raise
+        return run
+    scalar_at = [i for i, r in enumerate(rank0) if r]
+
+    def run_scalars(*feeds: Any) -> Any:
+        args = list(target.contiguous(feeds))
+        for i in scalar_at:
+            args[i] = args[i][()]
+        try:
+            return target.entry(*args, *extra)
+        except Exception as e:
+            fail(e)
+            raise
+    return run_scalars
+
+
+def _variable_wrapper(target: _Target, rank0: list[bool], lowerer: NumbaLowerer,
+                      extra: tuple[Any, ...], fail: Any) -> Any:
+    """run(*feeds) for a kernel that reads or assigns variables: each call passes their
+    values as buffers (a fresh copy for one the kernel assigns, which becomes the variable's
+    value afterwards, so a tensor read earlier never changes)."""
+    variables = [(v, i in lowerer.written, v.dtype.np_dtype)
+                 for i, v in enumerate(lowerer.variables)]
+    scalar_at = [i for i, r in enumerate(rank0) if r]
+
+    def run(*feeds: Any) -> Any:
+        args = list(target.contiguous(feeds))
+        for i in scalar_at:
+            args[i] = args[i][()]
+        buffers = []
+        for variable, written, np_dtype in variables:
+            value = variable._value
+            if value is None:
+                raise errors.FailedPreconditionError(
+                    "variable %s was read before it was initialised" % variable.name)
+            if written or type(value) is not np.ndarray or value.dtype != np_dtype \
+                    or not value.flags.c_contiguous:  # a numpy scalar, say
+                value = np.array(value, np_dtype, copy=True, order="C")  # keeps rank 0
+            buffers.append(value)
+        try:
+            return target.entry(*args, *extra, *buffers)
+        except Exception as e:
+            fail(e)
+            raise
+        finally:  # assignments made before a failure stay, as on the executor
+            for (variable, written, _), buffer in zip(variables, buffers):
+                if written:
+                    variable._value = buffer
+    return run
+

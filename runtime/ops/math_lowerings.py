@@ -1,0 +1,95 @@
+"""How compiled backends write the elementwise math ops of `math_ops` (their `lowerings`,
+passed to each op's `register` call there): templates in numpy-API terms for most, rules for
+the ops that must fail like their kernel (integer division by zero, negative integer powers).
+See runtime/backends/lowering.py for the protocol."""
+
+import numpy as np
+
+
+def _division_lowering(function, what):
+    """`xp.<function>(x, y)`, failing like the kernel on an integer divisor of zero. An
+    integer divisor that may be -1 is replaced by 1 there (and a quotient negated): the
+    minimum integer divided by -1 wraps in numpy, where machine division may trap or give
+    another value."""
+    def rule(lowerer, node, ins, outs):
+        x, y = ins
+        if not x.dtype.is_integer:
+            lowerer.assign(outs[0], "xp.%s(%s, %s)" % (function, x, y))
+            return
+        if y.value is None or np.any(y.value == 0):
+            zero = "%s == 0" % y if y.rank0 else "xp.any(%s == 0)" % y
+            lowerer.check(zero, ZeroDivisionError, "integer %s by zero" % what)
+        if y.value is not None and not np.any(y.value == -1):
+            lowerer.assign(outs[0], "xp.%s(%s, %s)" % (function, x, y))
+            return
+        minus_one = "(%s == -1)" % y
+        result = "xp.%s(%s, %s + 2 * %s)" % (function, x, y, minus_one)
+        if function == "floor_divide":
+            result = "%s * (1 - 2 * %s)" % (result, minus_one)
+        lowerer.assign(outs[0], result)
+    return rule
+
+
+def _pow_lowering(lowerer, node, ins, outs):
+    x, y = ins
+    if x.dtype.is_integer and (y.value is None or np.any(y.value < 0)):
+        negative = "%s < 0" % y if y.rank0 else "xp.any(%s < 0)" % y
+        lowerer.check(negative, ValueError,
+                      "Integers to negative integer powers are not allowed.")
+    lowerer.assign(outs[0], "xp.power(%s, %s)" % (x, y))
+
+
+def _cast_lowering(lowerer, node, ins, outs):
+    lowerer.assign(outs[0], lowerer.cast(ins[0], node.attrs["dtype"]))
+
+
+def _add_n_lowering(lowerer, node, ins, outs):
+    lowerer.assign(outs[0], " + ".join(ins))
+
+
+_LOWERINGS = {
+    "AddV2": "{0} + {1}", "Sub": "{0} - {1}", "Mul": "{0} * {1}",
+    "RealDiv": "{0} / {1}", "FloorDiv": _division_lowering("floor_divide", "division"),
+    "FloorMod": _division_lowering("mod", "modulo"), "Pow": _pow_lowering,
+    "Maximum": "xp.maximum({0}, {1})", "Minimum": "xp.minimum({0}, {1})",
+    "SquaredDifference": "xp.square({0} - {1})",
+    "Less": "{0} < {1}", "LessEqual": "{0} <= {1}", "Greater": "{0} > {1}",
+    "GreaterEqual": "{0} >= {1}", "Equal": "{0} == {1}", "NotEqual": "{0} != {1}",
+    "LogicalAnd": "xp.logical_and({0}, {1})", "LogicalOr": "xp.logical_or({0}, {1})",
+    "Neg": "-{0}", "Abs": "xp.abs({0})", "Sign": "xp.sign({0})", "Square": "xp.square({0})",
+    "Reciprocal": "xp.reciprocal({0})", "Tanh": "xp.tanh({0})", "Exp": "xp.exp({0})",
+    "Expm1": "xp.expm1({0})", "Log": "xp.log({0})", "Log1p": "xp.log1p({0})",
+    "Sqrt": "xp.sqrt({0})", "Rsqrt": "1 / xp.sqrt({0})",
+    "Sigmoid": "1 / (1 + xp.exp(-{0}))", "Softplus": "xp.logaddexp(0, {0})",
+    "Sin": "xp.sin({0})", "Cos": "xp.cos({0})", "Tan": "xp.tan({0})", "Sinh": "xp.sinh({0})",
+    "Cosh": "xp.cosh({0})", "Floor": "xp.floor({0})", "Ceil": "xp.ceil({0})",
+    "Round": "xp.round({0})", "IsNan": "xp.isnan({0})", "IsInf": "xp.isinf({0})",
+    "IsFinite": "xp.isfinite({0})", "LogicalNot": "xp.logical_not({0})",
+    "Relu": "xp.maximum({0}, 0)", "Cast": _cast_lowering, "AddN": _add_n_lowering,
+    "ClipByValue": "xp.minimum(xp.maximum({0}, {1}), {2})",
+}
+
+
+def _in_float64(template):
+    """numba: `template` computed in float64 for a narrower float and rounded back (numba's
+    float32 sinh, say, is several ulp off numpy's; float64 then rounding stays within one)."""
+    def rule(lowerer, node, ins, outs):
+        x = ins[0]
+        if x.dtype.is_floating and x.dtype.np_dtype.itemsize < 8:
+            x = "xp.float64(%s)" % x if x.rank0 else "%s.astype(xp.float64)" % x
+        lowerer.assign(outs[0], template.format(x))
+    return rule
+
+
+_TRANSCENDENTAL = ("Tanh", "Exp", "Expm1", "Log", "Log1p", "Sin", "Cos", "Tan", "Sinh", "Cosh",
+                   "Sigmoid", "Softplus")
+
+
+def lowering(name):
+    """The op's lowerings: its "array" rule from _LOWERINGS (none for a host-only op), and
+    for the transcendental functions a numba rule computing them in float64."""
+    if name not in _LOWERINGS:
+        return {}
+    if name in _TRANSCENDENTAL:
+        return {"array": _LOWERINGS[name], "numba": _in_float64(_LOWERINGS[name])}
+    return {"array": _LOWERINGS[name]}

@@ -1,0 +1,263 @@
+"""The numba backend: values agree with the numpy executor, errors name the op and the
+user's line, int32 wraps, variables are updated, the generated module is cached (issue 11).
+Each test compiles one or two small graphs (well under a second each once numba is warm)."""
+
+import re
+
+import numpy as np
+import pytest
+
+import autograph.tf as tf
+from runtime import backends, errors
+
+numba = pytest.importorskip("numba")
+
+
+def _both(f, *args):
+    """f's results on the numpy executor and on numba (strict: it must lower)."""
+    expected = tf.function(f, backend="numpy")(*args)
+    compiled = tf.function(f, backend="numba", strict=True)
+    got = compiled(*args)
+    assert compiled.get_concrete_function(*args).backend == "numba"
+    return expected, got
+
+
+def _values(result):
+    return [t.numpy() for t in (result if isinstance(result, tuple) else (result,))]
+
+
+def _assert_same(expected, got):
+    for e, g in zip(_values(expected), _values(got)):
+        assert e.dtype == g.dtype and e.shape == g.shape
+        np.testing.assert_array_equal(e, g)
+
+
+def test_a_scalar_while_loop_with_a_condition_runs_compiled():
+    def f(n):
+        i = tf.constant(0)
+        total = tf.constant(0)
+        while i < n:
+            if i % 3 == 0:
+                total += i
+            else:
+                total -= 1
+            i += 1
+        return total, i
+
+    _assert_same(*_both(f, tf.constant(100)))
+
+
+def test_int32_arithmetic_wraps_like_tensorflow():
+    def f(x):
+        return x * 65536 + x
+
+    _assert_same(*_both(f, tf.constant(70000)))
+
+
+def test_elementwise_arrays_and_reductions_agree():
+    def f(x):
+        y = tf.maximum(tf.tanh(x) * 3.0 - 1.0, 0.0)
+        return tf.reduce_sum(y), tf.reduce_max(x), tf.cast(y > 0.5, tf.int32)
+
+    x = tf.constant(np.linspace(-2, 2, 11, dtype=np.float32))
+    expected, got = _both(f, x)
+    for e, g in zip(_values(expected), _values(got)):
+        assert e.dtype == g.dtype
+        np.testing.assert_allclose(e, g, rtol=1e-6)
+
+
+def test_integer_division_by_zero_fails_like_the_executor_naming_the_op_and_line():
+    compiled = tf.function(lambda x, y: x // y, backend="numba", strict=True)
+    assert compiled(tf.constant([7, 8]), tf.constant([2, 3])).numpy().tolist() == [3, 2]
+    with pytest.raises(errors.InvalidArgumentError) as caught:
+        compiled(tf.constant([7, 8]), tf.constant([2, 0]))
+    message = str(caught.value)
+    assert "FloorDiv" in message and "integer division by zero" in message
+    assert "test_numba.py" in message
+
+
+def test_variables_are_read_and_assigned():
+    counter = tf.Variable(1.0)
+    vector = tf.Variable([1, 2, 3])
+
+    @tf.function(backend="numba", strict=True)
+    def step(x):
+        before = counter.read_value()
+        counter.assign_add(x)
+        vector.assign(vector * 2)
+        return before
+
+    assert step(tf.constant(2.0)).numpy() == 1.0
+    assert step(tf.constant(2.0)).numpy() == 3.0
+    assert counter.numpy() == 5.0 and vector.numpy().tolist() == [4, 8, 12]
+
+
+def test_the_generated_module_is_written_to_the_cache_folder(tmp_path, monkeypatch):
+    monkeypatch.setenv("AUTOGRAPH_CACHE_DIR", str(tmp_path))
+    f = tf.function(lambda x: x * 3.0 + 0.25, backend="numba", strict=True)
+    assert f(tf.constant(1.0)).numpy() == 3.25
+    modules = list((tmp_path / "numba").glob("autograph_numba_*.py"))
+    assert len(modules) == 1 and "def kernel(" in modules[0].read_text()
+    assert "xp.__version__" not in modules[0].read_text()
+
+
+def test_an_unlowerable_graph_falls_back_and_says_which_op():
+    def f(x):
+        tf.print(x)
+        return x + 1
+
+    g = tf.function(f, backend="numba")
+    with pytest.warns(backends.BackendFallbackWarning, match=r"PrintV2.*test_numba.py:\d+"):
+        assert g(tf.constant(1)).numpy() == 2
+    assert g.get_concrete_function(tf.constant(1)).backend == "numpy"
+
+
+@pytest.mark.parametrize("name,function,reference", [
+    ("tanh", tf.tanh, np.tanh),
+    ("exp", tf.exp, np.exp),
+    ("sigmoid", tf.math.sigmoid, lambda x: 1 / (1 + np.exp(-x))),
+])
+def test_transcendentals_are_within_4_ulp_of_float64(name, function, reference):
+    x = np.concatenate([np.linspace(-20, 20, 4001), np.linspace(-1e-3, 1e-3, 101)])
+    x32 = x.astype(np.float32)
+    got = tf.function(function, backend="numba", strict=True)(tf.constant(x32)).numpy()
+    exact = reference(x32.astype(np.float64))
+    ulp = np.spacing(np.abs(exact).astype(np.float32)).astype(np.float64)
+    assert np.max(np.abs(got.astype(np.float64) - exact) / ulp) <= 4, name
+
+
+# -- "auto": promotion once the executor's time pays for the compile ----------------------------
+
+def _counter_loop(n):
+    i = tf.constant(0)
+    total = tf.constant(0)
+    while i < n:
+        total += i % 7
+        i += 1
+    return total
+
+
+def test_auto_promotes_a_loop_to_numba_once_its_time_adds_up(monkeypatch):
+    from runtime.backends import promotion
+    monkeypatch.setattr(promotion, "predicted_compile_seconds", lambda: 0.0)
+    f = tf.function(_counter_loop, backend="auto")
+    n = tf.constant(50)
+    first = f(n)  # runs on the executor, then starts the compile (the budget is spent)
+    cf = f.get_concrete_function(n)
+    cf._promotion.join()
+    assert cf.backend == "numba"
+    assert f(n).numpy() == first.numpy() == sum(i % 7 for i in range(50))
+
+
+def test_auto_never_promotes_a_tiny_graph_without_loops(monkeypatch):
+    from runtime.backends import promotion
+    monkeypatch.setattr(promotion, "predicted_compile_seconds", lambda: 0.0)
+    f = tf.function(lambda x: x + 1, backend="auto")
+    for _ in range(3):
+        f(tf.constant(1.0))
+    cf = f.get_concrete_function(tf.constant(1.0))
+    assert cf.backend == "numpy" and not hasattr(cf, "_promotion")
+
+
+# -- fused elementwise loops --------------------------------------------------------------------
+
+def test_a_chain_of_elementwise_ops_becomes_one_loop_keeping_values_used_later():
+    def f(x):
+        y = tf.abs(x * 2.0 - 1.0)
+        z = tf.minimum(y + 0.5, 2.0)
+        return z, tf.reduce_sum(y)
+
+    x = tf.constant(np.linspace(-2, 2, 8, dtype=np.float32))
+    expected, got = _both(f, x)
+    for e, g in zip(_values(expected), _values(got)):
+        np.testing.assert_allclose(e, g, rtol=1e-6)
+    source = tf.function(f, backend="numba").get_concrete_function(x).backend_source
+    assert len(re.findall(r"\n +for i\d+ in range", source)) == 1 and "np.empty(" in source
+
+
+def test_a_fused_integer_division_still_checks_each_divisor():
+    f = tf.function(lambda x, y: (x // y) * 2 + 1, backend="numba", strict=True)
+    assert f(tf.constant([7, 9]), tf.constant([2, 4])).numpy().tolist() == [7, 5]
+    with pytest.raises(errors.InvalidArgumentError, match="integer division by zero"):
+        f(tf.constant([7, 9]), tf.constant([2, 0]))
+
+
+def test_a_non_contiguous_argument_gives_the_same_values():
+    f = tf.function(lambda x: x * 2.0 + 1.0, backend="numba", strict=True)
+    base = np.arange(6, dtype=np.float32).reshape(2, 3)
+    assert f(tf.constant(base)).numpy().tolist() == (base * 2 + 1).tolist()
+    strided = tf.constant(base.T.copy()).numpy().T  # an F-ordered view
+    assert not strided.flags.c_contiguous
+    got = f(tf.constant(base)).numpy()
+    np.testing.assert_array_equal(got, base * 2 + 1)
+    from runtime.tensor import EagerTensor
+    tensor = EagerTensor(strided, tf.float32)
+    np.testing.assert_array_equal(f(tensor).numpy(), strided * 2 + 1)
+
+
+def test_matmul_with_a_transposed_operand():
+    a = np.arange(12, dtype=np.float32).reshape(3, 4) / 10
+    b = np.arange(20, dtype=np.float32).reshape(5, 4) / 10
+    expected, got = _both(lambda x, y: tf.matmul(x, y, transpose_b=True), tf.constant(a),
+                          tf.constant(b))
+    np.testing.assert_allclose(got.numpy(), expected.numpy(), rtol=1e-6)
+
+
+# -- reductions over some axes ------------------------------------------------------------------
+
+_CUBE = np.arange(24, dtype=np.float32).reshape(2, 3, 4) - 7
+
+
+@pytest.mark.parametrize("reduce,axis,keepdims", [
+    (tf.reduce_sum, 1, True), (tf.reduce_max, (0, 2), False), (tf.reduce_min, -1, False),
+    (tf.reduce_prod, (), False), (tf.reduce_mean, None, True)])
+def test_a_reduction_over_some_axes_agrees(reduce, axis, keepdims):
+    expected, got = _both(lambda t: reduce(t, axis=axis, keepdims=keepdims), tf.constant(_CUBE))
+    assert expected.shape == got.shape
+    np.testing.assert_allclose(got.numpy(), expected.numpy(), rtol=1e-6)
+
+
+def test_an_integer_mean_over_an_axis_truncates_like_the_kernel():
+    x = tf.constant((np.arange(24).reshape(2, 3, 4) % 5 - 2).astype(np.int32))
+    _assert_same(*_both(lambda t: tf.reduce_mean(t, axis=1), x))
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("reduce", [tf.reduce_sum, tf.reduce_max, tf.reduce_min,
+                                    tf.reduce_mean, tf.reduce_prod])
+def test_every_axis_choice_of_a_reduction_agrees(reduce):
+    for axis in [None, 0, 1, -1, (0, 2), ()]:
+        for keepdims in (False, True):
+            expected, got = _both(lambda t: reduce(t, axis=axis, keepdims=keepdims),
+                                  tf.constant(_CUBE))
+            assert expected.shape == got.shape
+            np.testing.assert_allclose(got.numpy(), expected.numpy(), rtol=1e-6)
+
+
+def test_a_variable_updated_eagerly_is_read_by_the_compiled_graph():
+    v = tf.Variable(1.0)
+    read = tf.function(lambda x: x * v, backend="numba", strict=True)
+    assert read(tf.constant(2.0)).numpy() == 2.0
+    v.assign_add(1.0)  # eagerly: the variable then holds a numpy scalar
+    assert read(tf.constant(2.0)).numpy() == 4.0
+
+
+def test_a_variable_assigned_in_a_loop_body_is_one_buffer():
+    counter = tf.Variable(0)
+
+    @tf.function(backend="numba", strict=True)
+    def count(n):
+        for _ in tf.range(n):
+            counter.assign_add(1)
+        return counter.read_value()
+
+    assert count(tf.constant(6)).numpy() == 6 and counter.numpy() == 6
+
+
+def test_a_call_of_another_function_is_inlined_and_stack_lowers():
+    inner = tf.function(lambda x: x * 2 + 1)
+
+    def outer(x):
+        return tf.stack([inner(x), x])
+
+    _assert_same(*_both(outer, tf.constant(3)))

@@ -339,8 +339,12 @@ class Function:
         if call is not None:
             self._clock.keep_inputs(bound.args, bound.kwargs)
         start = time.perf_counter()
-        with diagnostics.tracing(diagnostics.TraceRecord(self._name, first, log.reported)):
+        record = diagnostics.TraceRecord(self._name, first, log.reported)
+        with diagnostics.tracing(record):
+            if first:
+                record.hold_frozen_values()
             cf = self._trace_once(values, bound, key, allow_variables=first)
+            record.release_held(report=not cf.graph.created_variables)
             if cf.graph.created_variables:
                 # TensorFlow's rule: variables only on the first trace. A second trace,
                 # forbidding creation, proves the function does not create new variables on

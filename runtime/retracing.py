@@ -15,6 +15,7 @@ A Function that traced on each of its last `RETRACE_WINDOW` calls, or more often
 from __future__ import annotations
 
 import dataclasses
+import inspect
 from typing import Any
 
 from runtime import diagnostics, errors
@@ -105,6 +106,24 @@ def _changes(path: str, old: Any, new: Any, value: Any, old_value: Any = None) -
             found.extend(_changes("%s[%d]" % (path, i), o, n, v))
         return found
     return ["`%s`: %s -> %s" % (path, _describe(old, old_value), _describe(new, value))]
+
+
+def _tensor_key_text(part: Any, with_dtype: bool) -> str:
+    shape = shape_lib.to_string(part[1])
+    return "%s %s" % (part[0].name, shape) if with_dtype else shape
+
+
+def _argument_text(param: Any, blamed: str) -> str:
+    """How a call passes parameter `param` (name, kind, ...), as a tensor when `blamed`."""
+    name, kind = param[0], param[1]
+    value = "tf.constant(%s)" % name if name == blamed else name
+    if kind is inspect.Parameter.KEYWORD_ONLY:
+        return "%s=%s" % (name, value)
+    if kind is inspect.Parameter.VAR_POSITIONAL:
+        return "*" + name
+    if kind is inspect.Parameter.VAR_KEYWORD:
+        return "**" + name
+    return value
 
 
 def definition_of(python_function: Any) -> str:
@@ -275,10 +294,11 @@ class TracingLog:
 
     def _keys_seen(self, name: str) -> list[str]:
         index = self._index(name)
+        dtypes = len({key[index][0] for key in self.keys if _is_tensor_key(key[index])}) > 1
         seen: list[str] = []
         for key in self.keys:
             part = key[index]
-            text = (repr(part[1]) if _is_scalar_key(part) else shape_lib.to_string(part[1])
+            text = (repr(part[1]) if _is_scalar_key(part) else _tensor_key_text(part, dtypes)
                     if _is_tensor_key(part) else _describe(part))
             if text not in seen:
                 seen.append(text)
@@ -288,18 +308,21 @@ class TracingLog:
         index = self._index(name)
         parts = [key[index] for key in self.keys]
         if all(_is_scalar_key(p) and p[0] in (int, float, bool) for p in parts):
-            call = ", ".join("tf.constant(%s)" % p[0] if p[0] == name else p[0]
-                             for p in self.params)
+            call = ", ".join(_argument_text(param, name) for param in self.params)
             return ["Fix: pass it as a tensor, so that one trace serves every value: "
                     "%s(%s)" % (self.function_name, call)]
         fixes = []
+        if all(_is_tensor_key(p) for p in parts) and len({p[0] for p in parts}) > 1:
+            fixes.append("Fix: cast `%s` to one dtype before the call, e.g. "
+                         "tf.cast(%s, tf.%s): every dtype is a trace of its own"
+                         % (name, name, parts[0][0].name))
         specs = self._signature_from_keys()
         if specs is not None:
             fixes.append("Fix: give the Function an input_signature with None for the "
                           "dimensions that change: input_signature=[%s]" % ", ".join(specs))
-        if all(_is_tensor_key(p) for p in parts):
-            fixes.append("Fix: or decorate it with reduce_retracing=True (shapes that differ "
-                         "are relaxed to None dimensions)")
+        if all(_is_tensor_key(p) for p in parts) and len({p[0] for p in parts}) == 1:
+            fixes.append("Fix: %sdecorate it with reduce_retracing=True (shapes that differ "
+                         "are relaxed to None dimensions)" % ("or " if specs else ""))
         if all(_is_identity_key(p) for p in parts):
             fixes.append("Fix: pass the same object on every call, or pass the tensors it "
                          "holds as arguments")

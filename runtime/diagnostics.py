@@ -154,7 +154,7 @@ class TraceRecord:
             return
         with tracing(self):
             for kind, message, location in held:
-                warn_once(kind, message, SideEffectWarning, location)
+                warn_once(kind, message, SideEffectWarning, location, held=True)
 
 
 class _Traces(threading.local):
@@ -182,9 +182,10 @@ def current_trace() -> TraceRecord | None:
 
 
 def warn_once(kind: str, message: str, category: type[Warning],
-              location: errors.SourceLocation | None = None) -> bool:
+              location: errors.SourceLocation | None = None, held: bool = False) -> bool:
     """Warns `message` at the user's line (or `location`), unless this trace's Function was
-    already warned of `kind` there. Returns whether it warned. Outside a trace: no-op."""
+    already warned of `kind` there. Returns whether it warned. Outside a trace: no-op.
+    `held`: a report issued after its line ran (TraceRecord.held), placed at `location`."""
     record = current_trace()
     if record is None:
         return False
@@ -193,13 +194,12 @@ def warn_once(kind: str, message: str, category: type[Warning],
     if where in record.reported:
         return False
     record.reported.add(where)
-    if location is None:
-        logger.info("%s: %s", category.__name__, message)
-        errors.warn(message, category)
-        return True
-    text = "%s:%d: %s" % (location.filename, location.lineno, message)
+    text = "%s:%d: %s" % (location.filename, location.lineno, message) if location else message
     logger.info("%s: %s", category.__name__, text)
-    warnings.warn_explicit(text, category, location.filename, location.lineno)
+    if held and location is not None:  # issued later, from another frame: at `location`
+        warnings.warn_explicit(text, category, location.filename, location.lineno)
+    else:
+        errors.warn(text, category)
     return True
 
 

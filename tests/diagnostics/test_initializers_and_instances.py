@@ -105,3 +105,17 @@ def test_models_that_serve_several_calls_each_do_not_warn():
             for _ in range(3):
                 model.scale(tf.ones([2]))
             del model
+
+
+def test_a_frozen_random_value_of_a_function_without_variables_warns_at_its_line():
+    import inspect
+
+    @tf.function
+    def noisy(x):
+        return x + np.random.rand()
+
+    line = inspect.getsourcelines(noisy.python_function)[1] + 2
+    with pytest.warns(autograph.SideEffectWarning, match=r"numpy\.random\.rand\(\)") as seen:
+        noisy(tf.ones([2]))
+    assert [(w.filename, w.lineno) for w in seen] == [(__file__, line)]
+    assert str(seen[0].message).startswith("%s:%d: " % (__file__, line))

@@ -53,7 +53,7 @@ def _is_variable_key(part: Any) -> bool:
 
 
 def _is_scalar_key(part: Any) -> bool:
-    return isinstance(part, tuple) and len(part) == 2 and part[0] in sig._SCALARS
+    return isinstance(part, tuple) and len(part) == 2 and part[0] in sig.SCALAR_TYPES
 
 
 def _is_identity_key(part: Any) -> bool:

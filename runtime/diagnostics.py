@@ -21,6 +21,7 @@ import logging
 import os
 import sys
 import threading
+import warnings
 from collections.abc import Iterator
 from contextlib import contextmanager
 from typing import Any
@@ -129,12 +130,31 @@ _verbosity_from_environment()
 class TraceRecord:
     """What trace-time checks need to know of one Function's trace in progress."""
 
-    __slots__ = ("function_name", "first", "reported")
+    __slots__ = ("function_name", "first", "reported", "held")
 
     def __init__(self, function_name: str, first: bool, reported: set[Any]) -> None:
         self.function_name = function_name
         self.first = first          # the Function's first trace: side effects are reported
         self.reported = reported    # the Function's (kind, file, line) already warned about
+        # While a list: frozen-value reports (random, time) wait here instead of warning.
+        # The Function holds them during a pass that may create variables: when it does,
+        # that pass ran initializers (`if self.w is None: self.w = tf.Variable(np.random
+        # .randn(3))` is right), and the pass that follows reports what still runs.
+        self.held: list[tuple[str, str, errors.SourceLocation | None]] | None = None
+
+    def hold_frozen_values(self) -> None:
+        """Holds the frozen-value reports of the pass that starts (see `held`)."""
+        self.held = []
+
+    def release_held(self, report: bool) -> None:
+        """Stops holding; issues the held reports when `report` (the pass created no
+        variables), else drops them (it ran initializers, and the next pass reports)."""
+        held, self.held = self.held or [], None
+        if not report:
+            return
+        with tracing(self):
+            for kind, message, location in held:
+                warn_once(kind, message, SideEffectWarning, location, held=True)
 
 
 class _Traces(threading.local):
@@ -162,9 +182,10 @@ def current_trace() -> TraceRecord | None:
 
 
 def warn_once(kind: str, message: str, category: type[Warning],
-              location: errors.SourceLocation | None = None) -> bool:
+              location: errors.SourceLocation | None = None, held: bool = False) -> bool:
     """Warns `message` at the user's line (or `location`), unless this trace's Function was
-    already warned of `kind` there. Returns whether it warned. Outside a trace: no-op."""
+    already warned of `kind` there. Returns whether it warned. Outside a trace: no-op.
+    `held`: a report issued after its line ran (TraceRecord.held), placed at `location`."""
     record = current_trace()
     if record is None:
         return False
@@ -175,14 +196,22 @@ def warn_once(kind: str, message: str, category: type[Warning],
     record.reported.add(where)
     text = "%s:%d: %s" % (location.filename, location.lineno, message) if location else message
     logger.info("%s: %s", category.__name__, text)
-    errors.warn(text, category)
+    if held and location is not None:  # issued later, from another frame: at `location`
+        warnings.warn_explicit(text, category, location.filename, location.lineno)
+    else:
+        errors.warn(text, category)
     return True
 
 
-def warn_side_effect(kind: str, message: str) -> bool:
+def warn_side_effect(kind: str, message: str, frozen_value: bool = False) -> bool:
     """A SideEffectWarning (once per line) when this is a Function's first trace and the
-    warnings are on; returns whether it warned."""
+    warnings are on; returns whether it warned. `frozen_value`: the effect is a value
+    frozen into the graph (random, time), held while the trace holds such reports."""
     record = current_trace()
     if record is None or not record.first or not _settings["side_effect_warnings"]:
         return False
-    return warn_once(kind, message, SideEffectWarning, errors.user_location(2))
+    location = errors.user_location(2)
+    if frozen_value and record.held is not None:
+        record.held.append((kind, message, location))
+        return False
+    return warn_once(kind, message, SideEffectWarning, location)

@@ -33,7 +33,7 @@ from runtime import signature as sig
 from runtime.concrete_function import ConcreteFunction, recorded_call
 from runtime.graph import Graph
 from runtime.ops.call_ops import CALL_OP
-from runtime.retracing import TraceEvent, TracingLog
+from runtime.retracing import MethodInstances, TraceEvent, TracingLog, definition_of
 from runtime.signature import TensorSpec, VariableSpec
 from runtime.tensor import SymbolicTensor
 from runtime.tracing import (
@@ -100,7 +100,8 @@ class Function:
         # Calls left until the next timed one: the cached path's one counter (the call count
         # is derived from it, see function_stats.CallClock).
         self._until_sample = self._clock.period
-        self._log = TracingLog(self._name, self._params, _definition(python_function))
+        self._log = TracingLog(self._name, self._params, definition_of(python_function))
+        self._method_instances = MethodInstances()  # a method's: see _bind_instance
         # Tracing holds it (re-entrant: a trace may call this Function again); a cached call
         # never takes it, it reads the cache dict only.
         self._lock = threading.RLock()
@@ -219,8 +220,15 @@ class Function:
             ref = _reference(instance, self._bound_instances, key)
             if isinstance(method, types.MethodType) and method.__self__ is instance:
                 bound._hold_instance(ref)
+                bound._log.for_instance(self._method_instances, ref, type(instance).__name__)
             entry = self._bound_instances[key] = (ref, bound)
             return entry
+
+    def _instance_gone(self) -> None:
+        """This method's instance died: tells the method how many calls it served."""
+        instances = self._log.instances
+        if instances is not None:
+            instances.gone(self._log.instance[0], self._clock.calls_made(self._until_sample))
 
     def _hold_instance(self, ref: Callable[[], Any]) -> None:
         """Makes this Function of a bound method keep its instance through `ref` only."""
@@ -366,8 +374,12 @@ class Function:
         if call is not None:
             self._clock.keep_inputs(bound.args, bound.kwargs)
         start = time.perf_counter()
-        with diagnostics.tracing(diagnostics.TraceRecord(self._name, first, log.reported)):
+        record = diagnostics.TraceRecord(self._name, first, log.reported)
+        with diagnostics.tracing(record):
+            if first:
+                record.hold_frozen_values()
             cf = self._trace_once(values, bound, key, allow_variables=first)
+            record.release_held(report=not cf.graph.created_variables)
             if cf.graph.created_variables:
                 # TensorFlow's rule: variables only on the first trace. A second trace,
                 # forbidding creation, proves the function does not create new variables on
@@ -504,14 +516,6 @@ class _BoundMethod(Function):
         return self
 
 
-def _definition(python_function):
-    """'file:line' of the function's def, or its name when it has no code."""
-    code = getattr(getattr(python_function, "__func__", python_function), "__code__", None)
-    if code is None:
-        return getattr(python_function, "__qualname__", repr(python_function))
-    return "%s:%d" % (code.co_filename, code.co_firstlineno)
-
-
 def _reference(instance, table, key):
     """A weak reference to `instance` whose death removes entry `key` of `table` (unless the
     entry holds another reference by then); for an instance that cannot be weakly
@@ -520,6 +524,7 @@ def _reference(instance, table, key):
         entry = table.get(key)
         if entry is not None and entry[0] is ref:
             del table[key]
+            entry[1]._instance_gone()
     try:
         return weakref.ref(instance, forget)
     except TypeError:

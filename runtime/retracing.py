@@ -15,6 +15,7 @@ A Function that traced on each of its last `RETRACE_WINDOW` calls, or more often
 from __future__ import annotations
 
 import dataclasses
+import inspect
 from typing import Any
 
 from runtime import diagnostics, errors
@@ -52,7 +53,7 @@ def _is_variable_key(part: Any) -> bool:
 
 
 def _is_scalar_key(part: Any) -> bool:
-    return isinstance(part, tuple) and len(part) == 2 and part[0] in sig._SCALARS
+    return isinstance(part, tuple) and len(part) == 2 and part[0] in sig.SCALAR_TYPES
 
 
 def _is_identity_key(part: Any) -> bool:
@@ -107,6 +108,32 @@ def _changes(path: str, old: Any, new: Any, value: Any, old_value: Any = None) -
     return ["`%s`: %s -> %s" % (path, _describe(old, old_value), _describe(new, value))]
 
 
+def _tensor_key_text(part: Any, with_dtype: bool) -> str:
+    shape = shape_lib.to_string(part[1])
+    return "%s %s" % (part[0].name, shape) if with_dtype else shape
+
+
+def _argument_text(param: Any, blamed: str) -> str:
+    """How a call passes parameter `param` (name, kind, ...), as a tensor when `blamed`."""
+    name, kind = param[0], param[1]
+    value = "tf.constant(%s)" % name if name == blamed else name
+    if kind is inspect.Parameter.KEYWORD_ONLY:
+        return "%s=%s" % (name, value)
+    if kind is inspect.Parameter.VAR_POSITIONAL:
+        return "*" + name
+    if kind is inspect.Parameter.VAR_KEYWORD:
+        return "**" + name
+    return value
+
+
+def definition_of(python_function: Any) -> str:
+    """'file:line' of the function's def, or its name when it has no code."""
+    code = getattr(getattr(python_function, "__func__", python_function), "__code__", None)
+    if code is None:
+        return getattr(python_function, "__qualname__", repr(python_function))
+    return "%s:%d" % (code.co_filename, code.co_firstlineno)
+
+
 class _Kind:
     """Stands for an argument of type `kind` in messages (the argument itself is not kept)."""
 
@@ -121,6 +148,33 @@ def _general_shape(shapes: list[Any]) -> Any:
     if any(s is None for s in shapes) or len({len(s) for s in shapes}) != 1:
         return None
     return tuple(dims[0] if len(set(dims)) == 1 else None for dims in zip(*shapes))
+
+
+class MethodInstances:
+    """The instances a method traced for (its Function per instance): a method that traced
+    for RETRACE_WINDOW instances in a row, each called once and gone before the next came,
+    remakes its object on every step (`Model().f(x)` in a loop) and warns once. Objects that
+    stay alive (an ensemble) or serve several calls (a sweep of models) never count."""
+
+    def __init__(self) -> None:
+        # [reference to the instance, calls it served (None while it lives)], the last
+        # RETRACE_WINDOW instances traced for
+        self.entries: list[list[Any]] = []
+        self.warned = False
+
+    def traced_for(self, reference: Any) -> bool:
+        """Notes a first trace for the instance `reference` returns; whether to warn."""
+        self.entries = self.entries[1 - RETRACE_WINDOW:] + [[reference, None]]
+        if self.warned or len(self.entries) < RETRACE_WINDOW:
+            return False
+        self.warned = all(calls == 1 for _, calls in self.entries[:-1])
+        return self.warned
+
+    def gone(self, reference: Any, calls: int) -> None:
+        """Notes that the instance of `reference` died after serving `calls` calls."""
+        for entry in self.entries:
+            if entry[0] is reference:
+                entry[1] = calls
 
 
 class TracingLog:
@@ -138,10 +192,25 @@ class TracingLog:
         self.traced_calls: list[int] = []
         self.reported: set[Any] = set()  # see diagnostics.TraceRecord
         self.warned = False
+        # A method's Function for one instance: the method's instances, this one's
+        # reference and class name (see `for_instance`).
+        self.instances: MethodInstances | None = None
+        self.instance: tuple[Any, str] = (None, "")
+
+    def for_instance(self, instances: MethodInstances, reference: Any,
+                     class_name: str) -> None:
+        """Makes this the log of a method's Function for the instance `reference` returns
+        (of class `class_name`), one of `instances`: its first trace, when the method traced
+        for other instances before, is "`self`: a new instance"."""
+        self.instances = instances
+        self.instance = (reference, class_name)
 
     def reasons(self, key: Any, values: list[Any]) -> tuple[str, ...]:
         """Why `key` needs a trace: its differences from the nearest earlier key."""
         if not self.keys:
+            if self.instances is not None and self.instances.entries:
+                return ("`self`: a new instance of %s (each instance traces its own graphs)"
+                        % self.instance[1],)
             return ("first trace",)
         best: list[str] | None = None
         for old, kinds in zip(reversed(self.keys), reversed(self.kinds)):
@@ -167,7 +236,20 @@ class TracingLog:
         if not self.warned and event.number > 1 and self._keeps_tracing(call):
             self.warned = True
             errors.warn(self.warning_text(values), diagnostics.RetracingWarning)
+        if event.number == 1 and self.instances is not None and \
+                self.instances.traced_for(self.instance[0]):
+            errors.warn(self._new_instances_text(), diagnostics.RetracingWarning)
         return event
+
+    def _new_instances_text(self) -> str:
+        location = errors.user_location(3)
+        where = "%s:%d: " % (location.filename, location.lineno) if location else ""
+        return ("%s%s (defined at %s) traced for %d new instances of %s in a row, each gone "
+                "before the next came: `self`: a new instance on every call, and each "
+                "instance traces its own graphs.\nFix: make the object once and call its "
+                "method on every step, or pass the tensors that change as arguments"
+                % (where, self.function_name, self.definition, RETRACE_WINDOW,
+                   self.instance[1]))
 
     def _keeps_tracing(self, call: int | None) -> bool:
         budget = diagnostics.setting("retrace_budget")
@@ -212,10 +294,11 @@ class TracingLog:
 
     def _keys_seen(self, name: str) -> list[str]:
         index = self._index(name)
+        dtypes = len({key[index][0] for key in self.keys if _is_tensor_key(key[index])}) > 1
         seen: list[str] = []
         for key in self.keys:
             part = key[index]
-            text = (repr(part[1]) if _is_scalar_key(part) else shape_lib.to_string(part[1])
+            text = (repr(part[1]) if _is_scalar_key(part) else _tensor_key_text(part, dtypes)
                     if _is_tensor_key(part) else _describe(part))
             if text not in seen:
                 seen.append(text)
@@ -225,18 +308,21 @@ class TracingLog:
         index = self._index(name)
         parts = [key[index] for key in self.keys]
         if all(_is_scalar_key(p) and p[0] in (int, float, bool) for p in parts):
-            call = ", ".join("tf.constant(%s)" % p[0] if p[0] == name else p[0]
-                             for p in self.params)
+            call = ", ".join(_argument_text(param, name) for param in self.params)
             return ["Fix: pass it as a tensor, so that one trace serves every value: "
                     "%s(%s)" % (self.function_name, call)]
         fixes = []
+        if all(_is_tensor_key(p) for p in parts) and len({p[0] for p in parts}) > 1:
+            fixes.append("Fix: cast `%s` to one dtype before the call, e.g. "
+                         "tf.cast(%s, tf.%s): every dtype is a trace of its own"
+                         % (name, name, parts[0][0].name))
         specs = self._signature_from_keys()
         if specs is not None:
             fixes.append("Fix: give the Function an input_signature with None for the "
                           "dimensions that change: input_signature=[%s]" % ", ".join(specs))
-        if all(_is_tensor_key(p) for p in parts):
-            fixes.append("Fix: or decorate it with reduce_retracing=True (shapes that differ "
-                         "are relaxed to None dimensions)")
+        if all(_is_tensor_key(p) for p in parts) and len({p[0] for p in parts}) == 1:
+            fixes.append("Fix: %sdecorate it with reduce_retracing=True (shapes that differ "
+                         "are relaxed to None dimensions)" % ("or " if specs else ""))
         if all(_is_identity_key(p) for p in parts):
             fixes.append("Fix: pass the same object on every call, or pass the tensors it "
                          "holds as arguments")

@@ -71,11 +71,12 @@ def check_call(func: Any, args: tuple[Any, ...], kwargs: dict[str, Any] | None) 
         diagnostics.warn_side_effect(
             "random", "%s() runs only while the Function traces: its value is frozen into "
             "the graph and every call gets the same number; use tf.random.uniform or "
-            "tf.random.normal" % _name_of(func))
+            "tf.random.normal" % _name_of(func), frozen_value=True)
     elif _module_of(func) == "time" and func is not time.sleep:
         diagnostics.warn_side_effect(
             "time", "%s() runs only while the Function traces: its value is frozen "
-            "into the graph; time the calls from outside the Function" % _name_of(func))
+            "into the graph; time the calls from outside the Function" % _name_of(func),
+            frozen_value=True)
     elif isinstance(receiver, _CONTAINERS) and getattr(func, "__name__", "") in _MUTATORS:
         if _holds_tensor([list(args), kwargs or {}]) and _defined_outside(receiver):
             diagnostics.warn_side_effect(

@@ -22,7 +22,8 @@ from runtime import shape as shape_lib
 from runtime.tensor import EagerTensor, SymbolicTensor, Tensor
 from runtime.variables import Variable
 
-_SCALARS = (int, float, bool, str, bytes, type(None))
+# Python values keyed by value (a key part `(type, value)`): each one its own trace.
+SCALAR_TYPES = (int, float, bool, str, bytes, type(None))
 
 # A cache key: a tuple of per-argument parts, themselves nested tuples (see module docstring).
 Key = tuple[Any, ...]
@@ -97,7 +98,7 @@ def leaf_key(value: Any, feeds: list[Any] | None = None) -> Any:
         if feeds is not None:
             feeds.append(value._value)
         return (value.dtype, value._value.shape)
-    if kind in _SCALARS:
+    if kind in SCALAR_TYPES:
         return (kind, value)
     if isinstance(value, SymbolicTensor):
         if feeds is not None:

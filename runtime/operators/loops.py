@@ -148,7 +148,7 @@ def _for(iter_, extra_test, body, get_state, set_state, symbol_names, opts):
 def _python_for(iter_, extra_test, body, get_state, set_state, symbol_names):
     counter = UnrollCounter()
     for item in iter_:
-        counter.iterations += 1
+        counter.count(item)
         if extra_test is not None:
             keep_going = staging.as_condition(extra_test())
             if staging.is_symbolic(keep_going):

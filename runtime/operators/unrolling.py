@@ -36,23 +36,34 @@ class _CountedIterator:
         except StopIteration:
             self.counter.report()
             raise
-        self.counter.iterations += 1
+        self.counter.count(item)
         return item
 
 
 class UnrollCounter:
     """Counts the iterations of a Python loop and the ops they add to the graph being built;
-    `report` warns (once per loop line and Function) when they exceed UNROLL_LIMIT."""
+    `report` warns (once per loop line and Function) when they exceed UNROLL_LIMIT, unless
+    the loop iterates over callables."""
 
-    __slots__ = ("graph", "start", "iterations")
+    __slots__ = ("graph", "start", "iterations", "over_callables")
 
     def __init__(self):
         self.graph = context.current_graph()
         self.start = len(self.graph.nodes) if self.graph is not None else 0
         self.iterations = 0
+        # A loop over layers or functions (`for layer in self.layers`) is the model's
+        # structure, not a trip count: no tf.range can replace it, so it never warns.
+        self.over_callables = False
+
+    def count(self, item):
+        """Counts one iteration of a `for` loop, over `item`."""
+        self.iterations += 1
+        if callable(item) or isinstance(item, tuple) and any(map(callable, item)):
+            self.over_callables = True  # (a tuple: enumerate(layers), zip(layers, ...))
 
     def report(self):
-        if self.graph is None or self.graph is not context.current_graph():
+        if self.graph is None or self.over_callables or \
+                self.graph is not context.current_graph():
             return
         added = len(self.graph.nodes) - self.start
         if added > diagnostics.UNROLL_LIMIT:

@@ -287,7 +287,7 @@ class ConcreteFunction:
                        shape_lib.to_string(traced._shape), value))
             feeds.append(value)
         elif isinstance(traced, (list, tuple, dict)):
-            if not _same_container_type(value, traced) or len(value) != len(traced) or (
+            if not nest.same_container_type(value, traced) or len(value) != len(traced) or (
                     isinstance(traced, dict) and set(value) != set(traced)):
                 raise TypeError("%s: argument %r was traced with the structure %r but was "
                                 "called with %r" % (self._signature_text(), path, traced, value))
@@ -487,15 +487,3 @@ def _in_node_terms(error, node, owner, locations):
         return errors.InvalidArgumentError("%s: %s%s" % (prefix, error, where), node.name)
     errors.add_note(error, "(raised inside %s%s)" % (prefix.replace(" failed", ""), where))
     return error
-
-
-def _same_container_type(value: Any, traced: Any) -> bool:
-    """Whether `value` has the container type of `traced`: the same type, or namedtuples of
-    the same name and fields (a loaded function's namedtuple class is rebuilt by the loader,
-    so the caller's class cannot be the same object)."""
-    if type(value) is type(traced):
-        return True
-    fields = getattr(type(traced), "_fields", None)
-    return isinstance(traced, tuple) and isinstance(value, tuple) and fields is not None \
-        and getattr(type(value), "_fields", None) == fields \
-        and type(value).__name__ == type(traced).__name__

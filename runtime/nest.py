@@ -259,3 +259,15 @@ def map_composites(func, structure, *others):
     if all(a is b for a, b in zip(new, children)):
         return structure
     return _rebuild(structure, new)
+
+
+def same_container_type(value, traced):
+    """Whether `value` has the container type of `traced`: the same type, or namedtuples of
+    the same name and fields (a loaded function's namedtuple class is rebuilt by the loader,
+    so the caller's class cannot be the same object)."""
+    if type(value) is type(traced):
+        return True
+    fields = getattr(type(traced), "_fields", None)
+    return isinstance(traced, tuple) and isinstance(value, tuple) and fields is not None \
+        and getattr(type(value), "_fields", None) == fields \
+        and type(value).__name__ == type(traced).__name__

@@ -63,6 +63,7 @@ class Encoder:
         self.constants = ArrayTable("c")
         self.variable_values = ArrayTable("v")
         self.functions: dict[str, Any] = {}
+        self.traces: dict[str, ConcreteFunction] = {}  # function key -> the trace encoded
         self.variables: list[dict[str, Any]] = []
         self.generators: list[dict[str, Any]] = []
         self._function_keys: dict[int, str] = {}
@@ -87,7 +88,7 @@ class Encoder:
         if key is None:
             key = "%s_%d" % (cf.name, len(self._function_keys))
             self._function_keys[id(cf)] = key
-            self._keep.append(cf)
+            self.traces[key] = cf
             self.functions[key] = self._encode_function(cf)
         return key
 

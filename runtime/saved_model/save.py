@@ -23,7 +23,7 @@ from typing import Any
 
 from runtime.concrete_function import ConcreteFunction
 from runtime.function import Function
-from runtime.saved_model import schema
+from runtime.saved_model import schema, stablehlo
 from runtime.saved_model.errors import NotSaveableError
 from runtime.saved_model.graph_encode import Encoder
 from runtime.variables import Variable
@@ -38,19 +38,22 @@ def save(obj: Any, path: str | os.PathLike[str], signatures: Any = None,
     them and Variables) to the folder `path`; see the module docstring and
     docs/saved_model.md. `signatures`: a Function with an input_signature, a ConcreteFunction,
     or a dict {signature name: either}; by default the object's one function, when it has
-    exactly one. `format="stablehlo"` is reserved for the JAX backend (not available yet)."""
-    if format == "stablehlo":
-        raise ValueError("save(format='stablehlo') needs the JAX backend, which is not part of "
-                         "this runtime yet; use format='autograph' (the default)")
+    exactly one. `format="stablehlo"` also writes each saved trace through `jax.export`
+    (runtime.saved_model.stablehlo; needs JAX)."""
     if format not in FORMATS:
         raise ValueError("unknown saved model format %r: expected one of %s"
                          % (format, ", ".join(repr(f) for f in FORMATS)))
-    files = _serialise(obj, signatures)
+    encoder = Encoder()
+    files, saved_keys = _serialise(obj, signatures, encoder)
+    if format == "stablehlo":
+        files.update(stablehlo.export_files({key: encoder.traces[key] for key in saved_keys}))
     write_folder(os.fspath(path), files)
 
 
-def _serialise(obj: Any, signatures: Any) -> dict[str, bytes]:
-    encoder = Encoder()
+def _serialise(obj: Any, signatures: Any,
+               encoder: Encoder) -> tuple[dict[str, bytes], list[str]]:
+    """The folder's files, and the keys of the functions saved as the object's own (its
+    methods and signatures, not the functions they call)."""
     walker = _ObjectWalker(encoder)
     if walker.walk(obj, "the saved object", root=True) is None:
         raise NotSaveableError("nothing to save in %r: it holds no traced Functions and no "
@@ -66,7 +69,10 @@ def _serialise(obj: Any, signatures: Any) -> dict[str, bytes]:
                 "files": {name: {"sha256": schema.digest(data), "bytes": len(data)}
                           for name, data in content.items()}}
     content[schema.MANIFEST] = schema.dumps(manifest)
-    return content
+    saved = [key for node in walker.nodes if node.get("kind") == "function"
+             for key in node["concrete"]]
+    saved += [key for key in signature_keys.values() if key not in saved]
+    return content, saved
 
 
 # The node left where an object turned out to hold nothing saved (the nodes after it keep

@@ -133,8 +133,10 @@ def test_an_existing_folder_is_replaced_only_when_it_holds_a_saved_model(tmp_pat
     assert _leftovers(other) == []
 
 
-def test_stablehlo_is_reserved_for_the_jax_backend_and_unknown_formats_are_refused(tmp_path):
-    with pytest.raises(ValueError, match="JAX backend"):
+def test_stablehlo_needs_jax_and_unknown_formats_are_refused(tmp_path, monkeypatch):
+    from runtime.backends import jax_backend
+    monkeypatch.setattr(jax_backend, "unavailable", lambda: "jax is not installed")
+    with pytest.raises(ValueError, match="exports through JAX: jax is not installed"):
         tf.saved_model.save(Model(), tmp_path / "m", format="stablehlo")
     with pytest.raises(ValueError, match="unknown saved model format 'onnx'"):
         tf.saved_model.save(Model(), tmp_path / "m", format="onnx")

@@ -101,3 +101,14 @@ def functions_run_eagerly():
     """The current value of the `run_functions_eagerly` switch."""
     return _settings["run_functions_eagerly"]
 
+
+
+def enable_check_numerics(stack_height_limit: int = 30, path_length_limit: int = 50) -> None:
+    """Makes ops created from now on raise InvalidArgumentError when they produce NaN or Inf
+    (the two limits are accepted for TensorFlow's signature and unused)."""
+    _settings["check_numerics"] = True
+
+
+def disable_check_numerics() -> None:
+    """Stops checking new ops for NaN and Inf."""
+    _settings["check_numerics"] = False

@@ -171,7 +171,8 @@ def test_from_generator_with_output_signature_and_dicts():
         for i in range(3):
             yield {"id": i, "name": "n%d" % i}
     ds = data.Dataset.from_generator(gen, output_signature={
-        "id": signature_lib.TensorSpec((), dtypes.int64), "name": signature_lib.TensorSpec((), dtypes.string)})
+        "id": signature_lib.TensorSpec((), dtypes.int64),
+        "name": signature_lib.TensorSpec((), dtypes.string)})
     assert both(ds) == [{"id": i, "name": b"n%d" % i} for i in range(3)]
 
 
@@ -186,7 +187,7 @@ def test_from_generator_args_are_passed_as_numpy():
         for i in range(int(n)):
             yield word
     ds = data.Dataset.from_generator(gen, args=(3, "hi"),
-                                        output_signature=signature_lib.TensorSpec((), dtypes.string))
+                                     output_signature=signature_lib.TensorSpec((), dtypes.string))
     assert both(ds) == [b"hi"] * 3
 
 
@@ -205,7 +206,8 @@ def test_from_generator_wrong_dtype_names_the_element():
     def gen():
         yield 1
         yield 2.5
-    ds = data.Dataset.from_generator(gen, output_signature=signature_lib.TensorSpec((), dtypes.int32))
+    ds = data.Dataset.from_generator(gen,
+                                     output_signature=signature_lib.TensorSpec((), dtypes.int32))
     with pytest.raises(errors.InvalidArgumentError, match=r"element 1 \(2\.5\).*int32"):
         eager(ds)
     with pytest.raises(errors.InvalidArgumentError, match=r"element 1 \(2\.5\)"):
@@ -219,7 +221,7 @@ def test_from_generator_wrong_dtype_names_the_element():
 
 def test_from_generator_wrong_shape_or_structure_names_the_element():
     ds = data.Dataset.from_generator(lambda: [[1, 2], [1, 2, 3]],
-                                        output_signature=signature_lib.TensorSpec((2,), dtypes.int32))
+                                     output_signature=signature_lib.TensorSpec((2,), dtypes.int32))
     with pytest.raises(errors.InvalidArgumentError,
                        match=r"element 1 \(\[1, 2, 3\]\).*shape \(3,\) where \(2,\)"):
         eager(ds)
@@ -383,7 +385,8 @@ def test_zip_tuples_dicts_and_varargs():
     a = data.Dataset.range(3)
     b = data.Dataset.from_tensor_slices(([1, 2, 3, 4], [5, 6, 7, 8]))
     zipped = data.Dataset.zip((a, b))
-    assert zipped.element_spec == (spec((), dtypes.int64), (spec((), dtypes.int32), spec((), dtypes.int32)))
+    assert zipped.element_spec == (spec((), dtypes.int64),
+                                  (spec((), dtypes.int32), spec((), dtypes.int32)))
     assert both(zipped) == [(0, (1, 5)), (1, (2, 6)), (2, (3, 7))]  # as long as the shortest
     assert both(data.Dataset.zip(a, a)) == [(0, 0), (1, 1), (2, 2)]
     assert both(data.Dataset.zip({"n": a, "m": a.map(lambda x: -x)})) == [

@@ -68,13 +68,15 @@ def test_functions_of_many_arguments_pass_attributes_correctly():
     # Every generated parameter and every bound attribute needs its own name.
     @function(autograph=False)
     def f(a, b, c, d, e):
-        return reduction_ops.reduce_sum(a, axis=0, keepdims=False) + b + c + d + selection_ops.gather(e, [1, 0])
+        return (reduction_ops.reduce_sum(a, axis=0, keepdims=False) + b + c + d
+                + selection_ops.gather(e, [1, 0]))
 
     args = [array_ops.constant([[1.0, 2.0], [3.0, 4.0]]), array_ops.constant([10.0, 20.0]),
             array_ops.constant([100.0, 200.0]), array_ops.constant([1000.0, 2000.0]),
             array_ops.constant([0.5, 0.25])]
-    expected = reduction_ops.reduce_sum(args[0], axis=0) + args[1] + args[2] + args[3] + selection_ops.gather(
-        args[4], [1, 0])
+    expected = (reduction_ops.reduce_sum(args[0], axis=0) + args[1] + args[2] + args[3]
+                + selection_ops.gather(
+            args[4], [1, 0]))
     np.testing.assert_array_equal(f(*args).numpy(), expected.numpy())
 
 
@@ -83,8 +85,10 @@ def test_gathers_with_several_index_arguments():
     def f(x, i, j):
         return selection_ops.gather(x, i) + selection_ops.gather(x, j)
 
-    assert f(array_ops.constant([1, 2, 3]), array_ops.constant(0), array_ops.constant(2)).numpy() == 4
-    assert f(array_ops.constant([1, 2, 3]), array_ops.constant(1), array_ops.constant(1)).numpy() == 4
+    assert f(array_ops.constant([1, 2, 3]), array_ops.constant(0),
+             array_ops.constant(2)).numpy() == 4
+    assert f(array_ops.constant([1, 2, 3]), array_ops.constant(1),
+             array_ops.constant(1)).numpy() == 4
 
 
 def test_identity_nodes_cost_nothing():
@@ -113,7 +117,8 @@ def test_constant_subexpressions_are_folded():
 def test_fully_constant_function_has_an_empty_body():
     @function
     def f():
-        return reduction_ops.reduce_sum(array_ops.range(10)) * 2, array_ops.constant(0.1) + array_ops.constant(0.2)
+        return (reduction_ops.reduce_sum(array_ops.range(10)) * 2,
+                array_ops.constant(0.1) + array_ops.constant(0.2))
 
     assert _body(_source(f)) == []
     total, point_three = f()
@@ -125,7 +130,8 @@ def test_fully_constant_function_has_an_empty_body():
 def test_folded_values_keep_their_dtype():
     @function
     def f():
-        return array_ops.constant(7) // array_ops.constant(2), math_ops.cast(array_ops.constant(3), dtypes.int64) * 2
+        return (array_ops.constant(7) // array_ops.constant(2),
+                math_ops.cast(array_ops.constant(3), dtypes.int64) * 2)
 
     a, b = f()
     assert a.dtype is dtypes.int32 and a.numpy() == 3 and isinstance(a.numpy(), np.int32)
@@ -147,7 +153,8 @@ def test_captured_eager_tensors_are_folded_like_constants():
 def test_shape_queries_fold_when_the_shape_is_known():
     @function
     def f(x):
-        return x * math_ops.cast(array_ops.size(x), dtypes.float32) + math_ops.cast(array_ops.rank(x), dtypes.float32) + \
+        return x * math_ops.cast(array_ops.size(x), dtypes.float32) + \
+            math_ops.cast(array_ops.rank(x), dtypes.float32) + \
             math_ops.cast(array_ops.shape(x)[0], dtypes.float32)
 
     known = _source(f, array_ops.ones([2, 3]))
@@ -193,7 +200,8 @@ def test_identical_expressions_with_equal_python_constants_are_computed_once():
 def test_identical_reductions_are_merged_but_different_attributes_are_not():
     @function
     def f(x):
-        return reduction_ops.reduce_sum(x, axis=0), reduction_ops.reduce_sum(x, axis=1), reduction_ops.reduce_sum(x, axis=0)
+        return (reduction_ops.reduce_sum(x, axis=0), reduction_ops.reduce_sum(x, axis=1),
+                reduction_ops.reduce_sum(x, axis=0))
 
     source = _source(f, array_ops.ones([2, 3]))
     assert len(_body(source)) == 2, source  # one reduction per distinct axis
@@ -453,7 +461,8 @@ def test_runtime_integer_division_by_zero_is_invalid_argument():
 # those of the kernels.
 
 INT32_MIN = np.iinfo(np.int32).min
-INTEGER_DTYPES = pytest.mark.parametrize("dtype", [dtypes.int32, dtypes.int64], ids=["int32", "int64"])
+INTEGER_DTYPES = pytest.mark.parametrize("dtype", [dtypes.int32, dtypes.int64],
+                                        ids=["int32", "int64"])
 
 
 @pytest.fixture
@@ -591,7 +600,8 @@ def test_rank0_scalar_path_and_array_path_agree(name, dtype):
                           reduction_ops.reduce_max,
                                     reduction_ops.reduce_min], ids=lambda r: r.__name__)
 @pytest.mark.parametrize("axis, keepdims", [(None, False), (0, False), (1, True), ([0, 1], True)])
-@pytest.mark.parametrize("dtype", [dtypes.int32, dtypes.float32, dtypes.float64], ids=lambda d: d.name)
+@pytest.mark.parametrize("dtype", [dtypes.int32, dtypes.float32, dtypes.float64],
+                         ids=lambda d: d.name)
 def test_reductions_written_as_ufunc_reduce_match_the_kernels(reduce, axis, keepdims, dtype):
     value = np.array([[3, -7, 1000], [65536, 2, -5]], dtype.np_dtype)  # int32 prod overflows
     f = function(lambda x: reduce(x, axis=axis, keepdims=keepdims), autograph=False)
@@ -604,7 +614,8 @@ def test_reductions_written_as_ufunc_reduce_match_the_kernels(reduce, axis, keep
 
 
 def test_reductions_of_rank0_tensors():
-    for reduce in (reduction_ops.reduce_sum, reduction_ops.reduce_prod, reduction_ops.reduce_max, reduction_ops.reduce_min):
+    for reduce in (reduction_ops.reduce_sum, reduction_ops.reduce_prod, reduction_ops.reduce_max,
+                   reduction_ops.reduce_min):
         f = function(lambda x: reduce(x), autograph=False)
         result = f(array_ops.constant(2.5))
         assert result.dtype is dtypes.float32 and result.numpy() == 2.5

@@ -203,9 +203,11 @@ def test_nested_structures_deeper_than_one_level():
         (a, b), extra = data["pair"], data["extra"]
         return a + b + extra[0]["v"]
 
-    arg = {"pair": (array_ops.constant(1), array_ops.constant(2)), "extra": [{"v": array_ops.constant(3)}]}
+    arg = {"pair": (array_ops.constant(1), array_ops.constant(2)),
+           "extra": [{"v": array_ops.constant(3)}]}
     assert f(arg).numpy() == 6
-    arg = {"pair": (array_ops.constant(10), array_ops.constant(20)), "extra": [{"v": array_ops.constant(30)}]}
+    arg = {"pair": (array_ops.constant(10), array_ops.constant(20)),
+           "extra": [{"v": array_ops.constant(30)}]}
     assert f(arg).numpy() == 60
     assert f.experimental_get_tracing_count() == 1
 
@@ -542,7 +544,8 @@ def test_input_signature_must_hold_tensor_specs():
 
 
 def test_input_signature_with_nested_specs():
-    @function(input_signature=[[signature_lib.TensorSpec([], dtypes.int32), signature_lib.TensorSpec([], dtypes.int32)]])
+    @function(input_signature=[[signature_lib.TensorSpec([], dtypes.int32),
+                                 signature_lib.TensorSpec([], dtypes.int32)]])
     def f(pair):
         return pair[0] * pair[1]
 
@@ -635,7 +638,8 @@ def test_get_concrete_function_from_tensor_specs():
     cf = f.get_concrete_function(signature_lib.TensorSpec([None], dtypes.float32))
     assert cf(array_ops.constant([1.0])).numpy().tolist() == [2.0]
     assert cf(array_ops.constant([1.0, 2.0, 3.0])).numpy().tolist() == [2.0, 4.0, 6.0]
-    assert cf.structured_input_signature == ((signature_lib.TensorSpec([None], dtypes.float32, "x"),), {})
+    assert cf.structured_input_signature == (
+        (signature_lib.TensorSpec([None], dtypes.float32, "x"),), {})
 
 
 def test_calls_matching_a_spec_trace_reuse_it():
@@ -721,7 +725,8 @@ def test_concrete_function_of_keyword_only_arguments_with_defaults():
     assert cf(array_ops.constant(2.0)).numpy() == 5.0
     assert cf(array_ops.constant(2.0), shift=array_ops.constant(0.5)).numpy() == 4.5
     assert cf.structured_input_signature[1]["scale"] == 2
-    assert f.get_concrete_function(signature_lib.TensorSpec([]), scale=3)(array_ops.constant(2.0)).numpy() == 7.0
+    concrete = f.get_concrete_function(signature_lib.TensorSpec([]), scale=3)
+    assert concrete(array_ops.constant(2.0)).numpy() == 7.0
 
 
 def test_input_signature_with_keyword_only_arguments_with_defaults():

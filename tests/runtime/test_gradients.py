@@ -140,7 +140,8 @@ CASES = {
     # reductions
     "sum_all": (reduction_ops.reduce_sum, _u(2, 3)),
     "sum_axis": (lambda x: reduction_ops.reduce_sum(x, axis=1), _u(2, 3)),
-    "sum_keepdims": (lambda x: reduction_ops.reduce_sum(x, axis=[0, 2], keepdims=True), _u(2, 3, 2)),
+    "sum_keepdims": (lambda x: reduction_ops.reduce_sum(x, axis=[0, 2], keepdims=True),
+                     _u(2, 3, 2)),
     "mean_all": (reduction_ops.reduce_mean, _u(2, 3)),
     "mean_axis": (lambda x: reduction_ops.reduce_mean(x, axis=-1), _u(2, 3)),
     "max_axis": (lambda x: reduction_ops.reduce_max(x, axis=0), _u(3, 4)),
@@ -152,8 +153,10 @@ CASES = {
                                  _u(4)),
     # matmul
     "matmul": (linalg_ops.matmul, _u(2, 3), _u(3, 4)),
-    "matmul_transpose_a": (lambda a, b: linalg_ops.matmul(a, b, transpose_a=True), _u(3, 2), _u(3, 4)),
-    "matmul_transpose_b": (lambda a, b: linalg_ops.matmul(a, b, transpose_b=True), _u(2, 3), _u(4, 3)),
+    "matmul_transpose_a": (lambda a, b: linalg_ops.matmul(a, b, transpose_a=True),
+                           _u(3, 2), _u(3, 4)),
+    "matmul_transpose_b": (lambda a, b: linalg_ops.matmul(a, b, transpose_b=True),
+                           _u(2, 3), _u(4, 3)),
     "matmul_transpose_both": (lambda a, b: linalg_ops.matmul(a, b, transpose_a=True,
                                                      transpose_b=True), _u(3, 2), _u(4, 3)),
     "matmul_batch_broadcast": (linalg_ops.matmul, _u(2, 2, 3), _u(3, 2)),
@@ -176,7 +179,8 @@ CASES = {
     "concat_axis0": (lambda x, y: manipulation_ops.concat([x, y], axis=0), _u(1, 3), _u(2, 3)),
     "stack": (lambda x, y: manipulation_ops.stack([x, y], axis=1), _u(2, 3), _u(2, 3)),
     "stack_one": (lambda x: manipulation_ops.stack([x], axis=1) * 2.0, _u(2, 3)),
-    "unstack": (lambda x: manipulation_ops.unstack(x)[0] * 2.0 + manipulation_ops.unstack(x)[2], _u(3, 2)),
+    "unstack": (lambda x: manipulation_ops.unstack(x)[0] * 2.0 + manipulation_ops.unstack(x)[2],
+                _u(3, 2)),
     "tile": (lambda x: manipulation_ops.tile(x, [2, 3]), _u(2, 2)),
     "broadcast_to": (lambda x: manipulation_ops.broadcast_to(x, [3, 2, 4]), _u(2, 1)),
     "gather": (lambda x: selection_ops.gather(x, [2, 0, 2]), _u(4, 2)),
@@ -396,7 +400,8 @@ def test_non_differentiable_ops_give_none():
     x = array_ops.constant([1.3, 2.7])
     with GradientTape() as tape:
         tape.watch(x)
-        y = reduction_ops.reduce_sum(math_ops.floor(x)) + math_ops.cast(reduction_ops.argmax(x), dtypes.float32)
+        y = (reduction_ops.reduce_sum(math_ops.floor(x))
+             + math_ops.cast(reduction_ops.argmax(x), dtypes.float32))
     assert tape.gradient(y, x) is None
 
 
@@ -640,7 +645,8 @@ def _mlp_variables(seed=0):
     rng = np.random.default_rng(seed)
     return [variables_lib.Variable(rng.normal(size=(4, 5)) * 0.5),
             variables_lib.Variable(np.zeros(5)),
-            variables_lib.Variable(rng.normal(size=(5, 1)) * 0.5), variables_lib.Variable(np.zeros(1))]
+            variables_lib.Variable(rng.normal(size=(5, 1)) * 0.5),
+            variables_lib.Variable(np.zeros(1))]
 
 
 def _mlp_loss(x, y, w1, b1, w2, b2):
@@ -792,7 +798,8 @@ def test_tensor_array_write_stack_eagerly():
         ta = tensor_array.TensorArray(dtypes.float64, size=3)
         for i in range(3):
             ta = ta.write(i, x[i] * x[i])
-        y = reduction_ops.reduce_sum(ta.stack() * array_ops.constant([1.0, 10.0, 100.0], dtypes.float64))
+        y = reduction_ops.reduce_sum(
+            ta.stack() * array_ops.constant([1.0, 10.0, 100.0], dtypes.float64))
     np.testing.assert_allclose(tape.gradient(y, x).numpy(), [2.0, 40.0, 600.0])
 
 
@@ -803,7 +810,8 @@ def test_tensor_array_ops(mode):
         ta = ta.unstack(x * 2.0)                       # rows of x
         ta = ta.write(1, ta.read(0) * ta.read(2))      # overwrite element 1
         gathered = ta.gather([3, 3, 0])
-        ta2 = tensor_array.TensorArray(dtypes.float64, size=3).scatter([2, 0, 1], math_ops.tanh(gathered))
+        ta2 = tensor_array.TensorArray(dtypes.float64, size=3).scatter([2, 0, 1],
+                                                                        math_ops.tanh(gathered))
         return reduction_ops.reduce_sum(ta.stack()) + reduction_ops.reduce_sum(ta2.stack() * x[:3])
     check_rule(fn, _u(4, 2), mode=mode)
 
@@ -813,7 +821,8 @@ def test_tensor_array_concat_of_rows_of_different_lengths(mode):
     def fn(x):
         ta = tensor_array.TensorArray(dtypes.float64, size=2, infer_shape=False)
         ta = ta.write(0, x[0] * x[1]).write(1, math_ops.tanh(x[1:3, 0]))
-        return reduction_ops.reduce_sum(ta.concat() * array_ops.constant([1.0, 2.0, 3.0, 4.0], dtypes.float64))
+        return reduction_ops.reduce_sum(
+            ta.concat() * array_ops.constant([1.0, 2.0, 3.0, 4.0], dtypes.float64))
     check_rule(fn, _u(4, 2), mode=mode)
 
 
@@ -829,7 +838,8 @@ def test_gradients_with_shapes_known_only_at_run_time():
         h = manipulation_ops.reshape(manipulation_ops.reshape(h, [-1]), array_ops.shape(h))
         out = linalg_ops.matmul(h, w2)
         top = reduction_ops.reduce_max(out, axis=0, keepdims=True)
-        return (reduction_ops.reduce_mean(math_ops.square(out - y)) + reduction_ops.reduce_sum(top) +
+        return (reduction_ops.reduce_mean(math_ops.square(out - y)) +
+                reduction_ops.reduce_sum(top) +
                 reduction_ops.reduce_sum(manipulation_ops.concat([h, out], 1) * 0.1))
 
     @function(input_signature=[signature_lib.TensorSpec([None, 4], dtypes.float64),

@@ -140,7 +140,8 @@ def test_repeated_ops_are_numbered():
     def f(x):
         return x + x + x + x
 
-    names = [n.name for n in f.get_concrete_function(array_ops.constant(1)).graph.as_graph_def().node]
+    graph = f.get_concrete_function(array_ops.constant(1)).graph
+    names = [n.name for n in graph.as_graph_def().node]
     assert names == ["x", "add", "add_1", "add_2", "Identity"]
 
 
@@ -160,7 +161,8 @@ def test_nested_argument_placeholders_share_the_argument_name():
     def f(pair, scale):
         return pair[0] * scale + pair[1]
 
-    cf = f.get_concrete_function([array_ops.constant(1), array_ops.constant(2)], array_ops.constant(3))
+    cf = f.get_concrete_function([array_ops.constant(1), array_ops.constant(2)],
+                                 array_ops.constant(3))
     placeholders = [n.name for n in cf.graph.as_graph_def().node if n.op == "Placeholder"]
     assert placeholders == ["pair", "pair_1", "scale"]
 
@@ -202,7 +204,8 @@ def test_string_concatenation_is_op_add_and_numeric_addition_op_addv2():
     cf = f.get_concrete_function(array_ops.constant("a"), array_ops.constant(1))
     assert [(op, inputs[0]) for _, op, inputs in _nodes(cf) if op.startswith("Add")] == [
         ("Add", "s"), ("Add", "s"), ("AddV2", "x")]
-    assert [t.numpy() for t in f(array_ops.constant("a"), array_ops.constant(1))] == [b"a!", b"aa", 2]
+    outputs = f(array_ops.constant("a"), array_ops.constant(1))
+    assert [t.numpy() for t in outputs] == [b"a!", b"aa", 2]
 
 
 def test_every_output_goes_through_its_own_identity():
@@ -234,7 +237,8 @@ def test_explicit_names_are_made_unique():
         b = math_ops.add(a, 1, name="step")
         return array_ops.identity(b, name="result")
 
-    names = [n.name for n in f.get_concrete_function(array_ops.constant(1)).graph.as_graph_def().node]
+    graph = f.get_concrete_function(array_ops.constant(1)).graph
+    names = [n.name for n in graph.as_graph_def().node]
     assert "step" in names and "step_1" in names and "result" in names
 
 
@@ -258,7 +262,8 @@ def test_op_node_names_follow_tensorflow():
         e = d[0]
         return reduction_ops.reduce_sum(e) + math_ops.maximum(a, b)
 
-    names = {n.name for n in f.get_concrete_function(array_ops.constant([1.0])).graph.as_graph_def().node}
+    graph = f.get_concrete_function(array_ops.constant([1.0])).graph
+    names = {n.name for n in graph.as_graph_def().node}
     assert {"sub", "truediv", "stack", "concat", "strided_slice", "Sum", "Maximum",
             "add"} <= names
 

@@ -224,7 +224,8 @@ def _cases():
         out.append(case(name, op, (x,), ref, dtypes.float32))
     for name, op, ref in [("negative", math_ops.negative, np.negative),
                           ("abs", math_ops.abs, np.abs),
-                          ("square", math_ops.square, np.square), ("math.sign", math_ops.sign, np.sign),
+                          ("square", math_ops.square, np.square),
+                          ("math.sign", math_ops.sign, np.sign),
                           ("nn.relu", math_ops.relu, lambda x: np.maximum(x, 0))]:
         out.append(case(name + " int32", op, (I1,), ref, dtypes.int32))
     for name, op, ref in [("math.is_nan", math_ops.is_nan, np.isnan),
@@ -247,7 +248,8 @@ def _cases():
                     functools.partial(reduction_ops.reduce_mean, axis=1),
                     (np.array([[1, 2, 4], [-1, -2, -4]], np.int32),),
                     lambda x: np.trunc(x.sum(axis=1) / 3).astype(np.int32), dtypes.int32))
-    out.append(case("reduce_prod int32", reduction_ops.reduce_prod, (SMALL + 1,), np.prod, dtypes.int32))
+    out.append(case("reduce_prod int32", reduction_ops.reduce_prod, (SMALL + 1,), np.prod,
+                    dtypes.int32))
     for name, op, ref in [("reduce_any", reduction_ops.reduce_any, np.any),
                           ("reduce_all", reduction_ops.reduce_all, np.all),
                           ("math.reduce_any", reduction_ops.reduce_any, np.any),
@@ -276,7 +278,8 @@ def _cases():
                     (MAT_A.T.copy(), MAT_B), lambda a, b: a.T @ b, dtypes.float32))
     out.append(case("matmul transpose_b", functools.partial(linalg_ops.matmul, transpose_b=True),
                     (MAT_A, MAT_B.T.copy()), lambda a, b: a @ b.T, dtypes.float32))
-    out.append(case("matmul batched", linalg_ops.matmul, (BATCH_A, BATCH_B), np.matmul, dtypes.float32))
+    out.append(case("matmul batched", linalg_ops.matmul, (BATCH_A, BATCH_B), np.matmul,
+                    dtypes.float32))
     out.append(case("matmul broadcast batch", linalg_ops.matmul, (BATCH_A, MAT_B), np.matmul,
                     dtypes.float32))
     out.append(case("matmul int32", linalg_ops.matmul, (I1, I2.T.copy()), np.matmul, dtypes.int32))
@@ -319,7 +322,8 @@ def _cases():
     out.append(case("nn.softmax axis 0", functools.partial(nn_random_ops.softmax, axis=0), (F1,),
                     functools.partial(_np_softmax, axis=0), dtypes.float32))
     out.append(case("math.softmax", nn_random_ops.softmax, (CUBE,), _np_softmax, dtypes.float32))
-    out.append(case("nn.log_softmax", nn_random_ops.log_softmax, (F1,), _np_log_softmax, dtypes.float32))
+    out.append(case("nn.log_softmax", nn_random_ops.log_softmax, (F1,), _np_log_softmax,
+                    dtypes.float32))
     out.append(case("math.log_softmax", nn_random_ops.log_softmax, (F1,), _np_log_softmax,
                     dtypes.float32))
 
@@ -424,8 +428,10 @@ def _cases():
                     i: x[i],
                     dtypes.float32))
     out.append(case("where select", selection_ops.where, (B1, F1, F2), np.where, dtypes.float32))
-    out.append(case("where broadcast", selection_ops.where, (B1, I1, np.int32(0)), np.where, dtypes.int32))
-    out.append(case("where coordinates", selection_ops.where, (B1,), np.argwhere, dtypes.int64, value_shaped=True))
+    out.append(case("where broadcast", selection_ops.where, (B1, I1, np.int32(0)), np.where,
+                    dtypes.int32))
+    out.append(case("where coordinates", selection_ops.where, (B1,), np.argwhere, dtypes.int64,
+                    value_shaped=True))
     out.append(case("one_hot", lambda i: selection_ops.one_hot(i, 4), (SMALL,),
                     lambda i: np.eye(4, dtype=np.float32)[i], dtypes.float32))
     out.append(case("one_hot options", lambda i: selection_ops.one_hot(
@@ -515,7 +521,8 @@ def test_static_shapes_keep_known_dims_when_others_are_unknown():
         shapes["expand"] = manipulation_ops.expand_dims(x, 1).shape
         return x
 
-    function(f).get_concrete_function(signature_lib.TensorSpec([None, 3]), signature_lib.TensorSpec([3]))
+    function(f).get_concrete_function(signature_lib.TensorSpec([None, 3]),
+                                      signature_lib.TensorSpec([3]))
     assert shapes == {"add": (None, 3), "matmul": (None, 5), "sum0": (3,), "sum1": (None,),
                       "concat": (None, 6), "stack": (2, None, 3), "transpose": (3, None),
                       "reshape": (None,), "gather": (4, 3), "shape": (2,),
@@ -538,7 +545,8 @@ def test_reshape_wildcard_is_resolved_statically_when_the_size_is_known():
 # -- python scalars mixed with tensors --------------------------------------------------------
 
 @pytest.mark.parametrize("op, ref", [(math_ops.add, np.add), (math_ops.multiply, np.multiply),
-                                     (math_ops.maximum, np.maximum), (math_ops.subtract, np.subtract)])
+                                     (math_ops.maximum, np.maximum),
+                                     (math_ops.subtract, np.subtract)])
 def test_python_scalars_adopt_the_tensor_dtype(op, ref):
     result = op(array_ops.constant(F1), 2)
     assert result.dtype is dtypes.float32
@@ -656,11 +664,13 @@ DTYPE_MISMATCH = [
     ("less_equal", math_ops.less_equal, "LessEqual"),
     ("greater", math_ops.greater, "Greater"),
     ("greater_equal", math_ops.greater_equal, "GreaterEqual"),
-    ("matmul", lambda a, b: linalg_ops.matmul(manipulation_ops.reshape(a, [1, 2]), manipulation_ops.reshape(b, [2, 1])), "MatMul"),
+    ("matmul", lambda a, b: linalg_ops.matmul(manipulation_ops.reshape(a, [1, 2]),
+                                                  manipulation_ops.reshape(b, [2, 1])), "MatMul"),
     ("add_n", lambda a, b: math_ops.add_n([a, b]), "AddN"),
     ("concat", lambda a, b: manipulation_ops.concat([a, b], 0), "ConcatV2"),
     ("stack", lambda a, b: manipulation_ops.stack([a, b]), "Pack"),
-    ("where", lambda a, b: selection_ops.where(array_ops.constant([True, False]), a, b), "SelectV2"),
+    ("where", lambda a, b: selection_ops.where(array_ops.constant([True, False]), a, b),
+     "SelectV2"),
     ("operator +", lambda a, b: a + b, "AddV2"),
     ("operator *", lambda a, b: a * b, "Mul"),
     ("operator <", lambda a, b: a < b, "Less"),
@@ -736,7 +746,8 @@ SHAPE_MISMATCH = [
     ("subtract", math_ops.subtract, [(2, 3), (3, 2)], "Sub"),
     ("maximum", math_ops.maximum, [(4,), (2,)], "Maximum"),
     ("less", math_ops.less, [(2,), (3,)], "Less"),
-    ("where", lambda a, b: selection_ops.where(math_ops.cast(a, dtypes.bool_), a, b), [(2,), (3,)], "SelectV2"),
+    ("where", lambda a, b: selection_ops.where(math_ops.cast(a, dtypes.bool_), a, b), [(2,), (3,)],
+     "SelectV2"),
     ("matmul", linalg_ops.matmul, [(2, 3), (2, 3)], "MatMul"),
     ("matmul rank 1", linalg_ops.matmul, [(3,), (3,)], "MatMul"),
     ("concat", lambda a, b: manipulation_ops.concat([a, b], 0), [(2, 3), (2, 2)], "ConcatV2"),
@@ -744,11 +755,15 @@ SHAPE_MISMATCH = [
     ("stack", lambda a, b: manipulation_ops.stack([a, b]), [(2,), (3,)], "Pack"),
     ("add_n", lambda a, b: math_ops.add_n([a, b]), [(2,), (3,)], "AddN"),
     ("reshape", lambda a, b: manipulation_ops.reshape(a, [4]), [(2, 3), (1,)], "Reshape"),
-    ("reshape wildcard", lambda a, b: manipulation_ops.reshape(a, [-1, 4]), [(2, 3), (1,)], "Reshape"),
+    ("reshape wildcard", lambda a, b: manipulation_ops.reshape(a, [-1, 4]), [(2, 3), (1,)],
+     "Reshape"),
     ("reduce axis", lambda a, b: reduction_ops.reduce_sum(a, axis=2), [(2, 3), (1,)], "Sum"),
-    ("transpose perm", lambda a, b: manipulation_ops.transpose(a, [0, 0]), [(2, 3), (1,)], "Transpose"),
-    ("squeeze non-unit", lambda a, b: manipulation_ops.squeeze(a, axis=[0]), [(2, 3), (1,)], "Squeeze"),
-    ("broadcast_to", lambda a, b: manipulation_ops.broadcast_to(a, [3, 4]), [(2, 3), (1,)], "BroadcastTo"),
+    ("transpose perm", lambda a, b: manipulation_ops.transpose(a, [0, 0]), [(2, 3), (1,)],
+     "Transpose"),
+    ("squeeze non-unit", lambda a, b: manipulation_ops.squeeze(a, axis=[0]), [(2, 3), (1,)],
+     "Squeeze"),
+    ("broadcast_to", lambda a, b: manipulation_ops.broadcast_to(a, [3, 4]), [(2, 3), (1,)],
+     "BroadcastTo"),
     ("tile multiples", lambda a, b: manipulation_ops.tile(a, [2]), [(2, 3), (1,)], "Tile"),
     ("unstack num", lambda a, b: manipulation_ops.unstack(a, num=3), [(2, 3), (1,)], "Unpack"),
 ]
@@ -855,7 +870,8 @@ def test_full_reduction_of_an_unknown_rank_input_has_a_scalar_static_shape(reduc
 
 
 def test_full_logical_reduction_of_an_unknown_rank_input_has_a_scalar_static_shape():
-    concrete = function(lambda x: (reduction_ops.reduce_any(x), reduction_ops.reduce_all(x))).get_concrete_function(
+    traced = function(lambda x: (reduction_ops.reduce_any(x), reduction_ops.reduce_all(x)))
+    concrete = traced.get_concrete_function(
         signature_lib.TensorSpec(None, dtypes.bool_))
     assert [o.shape for o in concrete.structured_outputs] == [(), ()]
 
@@ -962,7 +978,8 @@ def test_print_matrix_and_float_formatting(capsys):
 
 
 def test_print_separator_end_and_stream(capsys):
-    io_ops.print_(array_ops.constant(1), array_ops.constant(2), sep=", ", end="!\n", output_stream=sys.stdout)
+    io_ops.print_(array_ops.constant(1), array_ops.constant(2), sep=", ", end="!\n",
+                  output_stream=sys.stdout)
     captured = capsys.readouterr()
     assert captured.out == "1, 2!\n"
     assert captured.err == ""
@@ -992,8 +1009,9 @@ def test_print_of_containers_shows_their_tensors_values():
     stream = io.StringIO()
     point = collections.namedtuple("Point", "x y")
     io_ops.print_([array_ops.constant(1), array_ops.constant(2)],
-                  {"b": array_ops.constant(1), "a": [array_ops.constant([3, 4]),
-             "s"]}, (variables.Variable(2.5),), point(1, array_ops.constant(2)), [1, 2], output_stream=stream)
+                  {"b": array_ops.constant(1), "a": [array_ops.constant([3, 4]), "s"]},
+                  (variables.Variable(2.5),), point(1, array_ops.constant(2)), [1, 2],
+                  output_stream=stream)
     assert stream.getvalue() == (
         "[1, 2] {'b': 1, 'a': [[3 4], 's']} (2.5,) Point(x=1, y=2) [1, 2]\n")
 
@@ -1019,7 +1037,8 @@ def test_print_returns_none_eagerly():
 # -- py_function ----------------------------------------------------------------------------------
 
 def test_py_function_eagerly():
-    result = io_ops.py_function(lambda x, y: x * y + 1, [array_ops.constant(3.0), 2.0], dtypes.float32)
+    result = io_ops.py_function(lambda x, y: x * y + 1, [array_ops.constant(3.0), 2.0],
+                                dtypes.float32)
     assert result.dtype is dtypes.float32
     assert result.numpy() == 7.0
 
@@ -1042,7 +1061,8 @@ def test_py_function_in_a_graph_runs_python_on_every_call():
 
 
 def test_py_function_with_several_outputs_and_with_none():
-    a, b = io_ops.py_function(lambda x: (x + 1, x - 1), [array_ops.constant(5)], [dtypes.int32, dtypes.int32])
+    a, b = io_ops.py_function(lambda x: (x + 1, x - 1), [array_ops.constant(5)],
+                              [dtypes.int32, dtypes.int32])
     assert (a.numpy(), b.numpy()) == (6, 4)
     seen = []
     assert io_ops.py_function(lambda x: seen.append(int(x)), [array_ops.constant(9)], None) is None
@@ -1131,7 +1151,8 @@ def _const(value, dtype, name="k"):
 
 
 def test_emit_rank0_constants_are_numpy_scalars_when_every_operand_is_rank0():
-    text, namespace = _emit("Greater", ("x", dtypes.float32, SCALAR, None), _const(1.0, dtypes.float32))
+    text, namespace = _emit("Greater", ("x", dtypes.float32, SCALAR, None),
+                            _const(1.0, dtypes.float32))
     x, symbol, constant = text.split(" = ")[1].split()
     assert (x, symbol) == ("x", ">")
     assert type(namespace[constant]) is np.float32
@@ -1145,7 +1166,8 @@ def test_emit_keeps_0d_array_constants_next_to_arrays(shape):
 
 def test_emit_keeps_0d_array_constants_next_to_rank0_function_arguments():
     # Arguments arrive as 0-d arrays: 0-d array + 0-d array is faster than + numpy scalar.
-    text, _ = _emit("AddV2", ("in0", dtypes.float32, SCALAR, None, True), _const(1.0, dtypes.float32))
+    text, _ = _emit("AddV2", ("in0", dtypes.float32, SCALAR, None, True),
+                    _const(1.0, dtypes.float32))
     assert text == "out = in0 + k"
 
 
@@ -1158,8 +1180,10 @@ def test_emit_integer_arithmetic_on_rank0_values_uses_operators_only_in_loops():
     assert _emit("Neg", ("x", dtypes.int32, SCALAR, None))[0] is None
     assert _emit("Neg", ("x", dtypes.int32, SCALAR, None), overflow_ignored=True)[0] == "out = -x"
     assert _emit("Neg", ("x", dtypes.int32, VECTOR, None))[0] == "out = -x"
-    assert _emit("AddV2", ("x", dtypes.int32, VECTOR, None), _const(3, dtypes.int32))[0] == "out = x + k"
-    assert _emit("AddV2", ("x", dtypes.float32, SCALAR, None), ("y", dtypes.float32, SCALAR, None))[0] \
+    assert _emit("AddV2", ("x", dtypes.int32, VECTOR, None), _const(3, dtypes.int32))[0] \
+        == "out = x + k"
+    assert _emit("AddV2", ("x", dtypes.float32, SCALAR, None),
+                 ("y", dtypes.float32, SCALAR, None))[0] \
         == "out = x + y"
 
 
@@ -1179,7 +1203,8 @@ def test_emit_integer_division_by_a_nonzero_constant_is_an_operator(op_name, sym
     assert _emit(op_name, x, _const(0, dtypes.int64))[0] is None
     assert _emit(op_name, x, _const([3, 0, 5], dtypes.int64))[0] is None
     assert _emit(op_name, x, ("y", dtypes.int64, VECTOR, None))[0] is None
-    assert _emit(op_name, ("x", dtypes.float32, VECTOR, None), _const(2.0, dtypes.float32))[0] is None
+    assert _emit(op_name, ("x", dtypes.float32, VECTOR, None),
+                 _const(2.0, dtypes.float32))[0] is None
 
 
 def test_emit_floordiv_by_minus_one_keeps_the_kernel_but_mod_does_not():
@@ -1191,9 +1216,11 @@ def test_emit_floordiv_by_minus_one_keeps_the_kernel_but_mod_does_not():
 def test_emit_equality_is_an_operator_for_numbers_and_bools_only():
     assert _emit("Equal", ("x", dtypes.int32, VECTOR, None), ("y", dtypes.int32, VECTOR, None))[0] \
         == "out = x == y"
-    assert _emit("NotEqual", ("x", dtypes.bool_, SCALAR, None), ("y", dtypes.bool_, SCALAR, None))[0] \
+    assert _emit("NotEqual", ("x", dtypes.bool_, SCALAR, None),
+                 ("y", dtypes.bool_, SCALAR, None))[0] \
         == "out = x != y"
-    assert _emit("Equal", ("x", dtypes.string, VECTOR, None), ("y", dtypes.string, VECTOR, None))[0] \
+    assert _emit("Equal", ("x", dtypes.string, VECTOR, None),
+                 ("y", dtypes.string, VECTOR, None))[0] \
         is None
 
 

@@ -248,7 +248,8 @@ def test_iterating_a_symbolic_tensor_of_unknown_length_raises():
             seen.append(e)
         return x
 
-    function(f, autograph=False).get_concrete_function(signature_lib.TensorSpec([None], dtypes.int32))
+    function(f, autograph=False).get_concrete_function(
+        signature_lib.TensorSpec([None], dtypes.int32))
     assert len(seen) == 1
 
 
@@ -429,7 +430,8 @@ def test_indexing_with_integer_scalar_tensors():
     t = array_ops.constant(M)
     np.testing.assert_array_equal(t[array_ops.constant(1)].numpy(), M[1])
     np.testing.assert_array_equal(t[:, array_ops.constant(-1)].numpy(), M[:, -1])
-    np.testing.assert_array_equal(t[0, array_ops.constant(1):array_ops.constant(3)].numpy(), M[0, 1:3])
+    np.testing.assert_array_equal(t[0, array_ops.constant(1):array_ops.constant(3)].numpy(),
+                                  M[0, 1:3])
 
 
 @pytest.mark.parametrize("index", [2, -3, (0, 3), (0, 0, 4), (0, 0, -5)], ids=repr)

@@ -52,7 +52,8 @@ def test_write_returns_a_new_array_and_leaves_the_old_one():
 
 
 def test_unstack_gather_and_scatter_eagerly():
-    ta = tensor_array.TensorArray(dtypes.float32, size=3).unstack([[1.0, 2.0], [3.0, 4.0], [5.0, 6.0]])
+    ta = tensor_array.TensorArray(dtypes.float32, size=3).unstack(
+        [[1.0, 2.0], [3.0, 4.0], [5.0, 6.0]])
     assert ta.element_shape == shape_lib.TensorShape([2])
     np.testing.assert_array_equal(ta.read(2).numpy(), [5.0, 6.0])
     gathered = ta.gather([2, 0])
@@ -64,7 +65,8 @@ def test_unstack_gather_and_scatter_eagerly():
 
 
 def test_concat_joins_the_elements_along_their_first_dimension():
-    ta = tensor_array.TensorArray(dtypes.float32, size=2).write(0, [[1.0, 2.0]]).write(1, [[3.0, 4.0]])
+    ta = tensor_array.TensorArray(dtypes.float32, size=2)
+    ta = ta.write(0, [[1.0, 2.0]]).write(1, [[3.0, 4.0]])
     joined = ta.concat()
     assert joined.shape == (2, 2)
     np.testing.assert_array_equal(joined.numpy(), [[1.0, 2.0], [3.0, 4.0]])
@@ -83,7 +85,8 @@ def test_infer_shape_false_allows_rows_of_different_lengths_joined_by_concat():
     with pytest.raises(errors.InvalidArgumentError, match="different shapes.*index 1"):
         ta.stack()
     with pytest.raises(errors.InvalidArgumentError, match="shape"):
-        tensor_array.TensorArray(dtypes.int32, size=2).write(0, [1]).write(1, [2, 3])  # infer_shape=True
+        ta = tensor_array.TensorArray(dtypes.int32, size=2)
+        ta.write(0, [1]).write(1, [2, 3])  # infer_shape=True
 
 
 def test_dynamic_size_grows_when_writing_past_the_end():
@@ -99,8 +102,10 @@ def test_dynamic_size_grows_when_writing_past_the_end():
 
 
 def test_stack_of_an_empty_array_with_a_known_element_shape():
-    assert tensor_array.TensorArray(dtypes.float32, size=0, element_shape=[2, 3]).stack().shape == (0, 2, 3)
-    assert tensor_array.TensorArray(dtypes.int64, size=0, element_shape=()).stack().dtype is dtypes.int64
+    empty = tensor_array.TensorArray(dtypes.float32, size=0, element_shape=[2, 3])
+    assert empty.stack().shape == (0, 2, 3)
+    empty = tensor_array.TensorArray(dtypes.int64, size=0, element_shape=())
+    assert empty.stack().dtype is dtypes.int64
     with pytest.raises(errors.InvalidArgumentError, match="element shape .* not fully known"):
         tensor_array.TensorArray(dtypes.float32, size=0).stack()
 
@@ -339,7 +344,8 @@ def test_tf_cond_returning_tensor_arrays():
     @function
     def f(x):
         ta = tensor_array.TensorArray(dtypes.int32, size=2)
-        out = functional_lib.cond(x > 0, lambda: ta.write(0, x).write(1, x), lambda: ta.unstack([x, -x]))
+        out = functional_lib.cond(x > 0, lambda: ta.write(0, x).write(1, x),
+                                  lambda: ta.unstack([x, -x]))
         return out.stack()
 
     assert f(array_ops.constant(2)).numpy().tolist() == [2, 2]

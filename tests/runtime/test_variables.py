@@ -60,7 +60,8 @@ def test_names_and_trainable():
 
 
 def test_repr_shows_name_shape_dtype_and_value():
-    assert repr(variables.Variable(1.0)) == "<tf.Variable 'Variable:0' shape=() dtype=float32, numpy=1.0>"
+    assert repr(variables.Variable(1.0)) == (
+        "<tf.Variable 'Variable:0' shape=() dtype=float32, numpy=1.0>")
     assert repr(variables.Variable([1, 2], name="v")) == (
         "<tf.Variable 'v:0' shape=(2,) dtype=int32, numpy=array([1, 2], dtype=int32)>")
 

@@ -239,7 +239,7 @@ def test_from_generator_argument_errors():
         data.Dataset.from_generator(lambda: [1], output_signature=dtypes.int32)
     with pytest.raises(TypeError, match="not both"):
         data.Dataset.from_generator(lambda: [1], dtypes.int32,
-                                       output_signature=signature_lib.TensorSpec((), dtypes.int32))
+                                    output_signature=signature_lib.TensorSpec((), dtypes.int32))
 
 
 # -- map -------------------------------------------------------------------------------------------
@@ -386,7 +386,7 @@ def test_zip_tuples_dicts_and_varargs():
     b = data.Dataset.from_tensor_slices(([1, 2, 3, 4], [5, 6, 7, 8]))
     zipped = data.Dataset.zip((a, b))
     assert zipped.element_spec == (spec((), dtypes.int64),
-                                  (spec((), dtypes.int32), spec((), dtypes.int32)))
+                                   (spec((), dtypes.int32), spec((), dtypes.int32)))
     assert both(zipped) == [(0, (1, 5)), (1, (2, 6)), (2, (3, 7))]  # as long as the shortest
     assert both(data.Dataset.zip(a, a)) == [(0, 0), (1, 1), (2, 2)]
     assert both(data.Dataset.zip({"n": a, "m": a.map(lambda x: -x)})) == [

@@ -462,7 +462,7 @@ def test_runtime_integer_division_by_zero_is_invalid_argument():
 
 INT32_MIN = np.iinfo(np.int32).min
 INTEGER_DTYPES = pytest.mark.parametrize("dtype", [dtypes.int32, dtypes.int64],
-                                        ids=["int32", "int64"])
+                                         ids=["int32", "int64"])
 
 
 @pytest.fixture
@@ -598,7 +598,7 @@ def test_rank0_scalar_path_and_array_path_agree(name, dtype):
 @pytest.mark.parametrize("reduce",
                          [reduction_ops.reduce_sum, reduction_ops.reduce_prod,
                           reduction_ops.reduce_max,
-                                    reduction_ops.reduce_min], ids=lambda r: r.__name__)
+                          reduction_ops.reduce_min], ids=lambda r: r.__name__)
 @pytest.mark.parametrize("axis, keepdims", [(None, False), (0, False), (1, True), ([0, 1], True)])
 @pytest.mark.parametrize("dtype", [dtypes.int32, dtypes.float32, dtypes.float64],
                          ids=lambda d: d.name)
@@ -607,7 +607,7 @@ def test_reductions_written_as_ufunc_reduce_match_the_kernels(reduce, axis, keep
     f = function(lambda x: reduce(x, axis=axis, keepdims=keepdims), autograph=False)
     assert "k_" not in _source(f, array_ops.constant(value))
     result, eager = f(array_ops.constant(value)), reduce(array_ops.constant(value), axis=axis,
-                                                  keepdims=keepdims)
+                                                         keepdims=keepdims)
     assert result.dtype is eager.dtype is dtype
     assert type(result.numpy()) is type(eager.numpy())
     np.testing.assert_array_equal(result.numpy(), eager.numpy())

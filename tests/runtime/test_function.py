@@ -545,7 +545,7 @@ def test_input_signature_must_hold_tensor_specs():
 
 def test_input_signature_with_nested_specs():
     @function(input_signature=[[signature_lib.TensorSpec([], dtypes.int32),
-                                 signature_lib.TensorSpec([], dtypes.int32)]])
+                                signature_lib.TensorSpec([], dtypes.int32)]])
     def f(pair):
         return pair[0] * pair[1]
 

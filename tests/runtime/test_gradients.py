@@ -158,7 +158,7 @@ CASES = {
     "matmul_transpose_b": (lambda a, b: linalg_ops.matmul(a, b, transpose_b=True),
                            _u(2, 3), _u(4, 3)),
     "matmul_transpose_both": (lambda a, b: linalg_ops.matmul(a, b, transpose_a=True,
-                                                     transpose_b=True), _u(3, 2), _u(4, 3)),
+                                                             transpose_b=True), _u(3, 2), _u(4, 3)),
     "matmul_batch_broadcast": (linalg_ops.matmul, _u(2, 2, 3), _u(3, 2)),
     "matmul_operator": (lambda a, b: a @ b, _u(2, 2), _u(2, 3)),
     # n-ary and misc
@@ -811,7 +811,7 @@ def test_tensor_array_ops(mode):
         ta = ta.write(1, ta.read(0) * ta.read(2))      # overwrite element 1
         gathered = ta.gather([3, 3, 0])
         ta2 = tensor_array.TensorArray(dtypes.float64, size=3).scatter([2, 0, 1],
-                                                                        math_ops.tanh(gathered))
+                                                                       math_ops.tanh(gathered))
         return reduction_ops.reduce_sum(ta.stack()) + reduction_ops.reduce_sum(ta2.stack() * x[:3])
     check_rule(fn, _u(4, 2), mode=mode)
 
@@ -843,7 +843,7 @@ def test_gradients_with_shapes_known_only_at_run_time():
                 reduction_ops.reduce_sum(manipulation_ops.concat([h, out], 1) * 0.1))
 
     @function(input_signature=[signature_lib.TensorSpec([None, 4], dtypes.float64),
-                                  signature_lib.TensorSpec([None, 1], dtypes.float64)])
+                               signature_lib.TensorSpec([None, 1], dtypes.float64)])
     def grads(x, y):
         with gradients.GradientTape() as tape:
             loss = loss_fn(x, y)
@@ -906,7 +906,7 @@ def test_py_function_gradient_through_a_function_and_a_staged_loop():
         for i in array_ops.range(3):
             scale = math_ops.cast(i + 1, dtypes.float64)
             total += reduction_ops.reduce_sum(io_ops.py_function(lambda t, s: t * t * s, [x, scale],
-                                                  dtypes.float64))
+                                                                 dtypes.float64))
         return total
 
     x = array_ops.constant([1.0, -2.0], dtypes.float64)
@@ -923,7 +923,7 @@ def test_py_function_gradient_of_several_outputs_and_inputs():
     with GradientTape(persistent=True) as tape:
         tape.watch([a, b])
         p, q = io_ops.py_function(lambda u, v: (u * v, u + v * v), [a, b],
-                              [dtypes.float64, dtypes.float64])
+                                  [dtypes.float64, dtypes.float64])
         y = p + 10.0 * q
     ga, gb = tape.gradient(y, [a, b])
     assert (float(ga), float(gb)) == (5.0 + 10.0, 2.0 + 100.0)
@@ -1118,7 +1118,7 @@ def test_second_order_through_tf_while_loop_with_nested_tapes_in_a_function():
             with gradients.GradientTape() as inner:
                 inner.watch(x)
                 _, y = functional.while_loop(lambda i, y: i < 4, lambda i, y: (i + 1, y * x + 1.0),
-                                     (0, x))
+                                             (0, x))
             dy = inner.gradient(y, x)
         return outer.gradient(dy, x)
 

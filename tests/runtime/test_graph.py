@@ -249,7 +249,7 @@ def test_constants_are_const_nodes():
 
     nodes = _nodes(f.get_concrete_function(array_ops.constant(1.0)))
     assert [n for n in nodes if n[1] == "Const"] == [("Const", "Const", []),
-                                                   ("Const_1", "Const", [])]
+                                                     ("Const_1", "Const", [])]
 
 
 def test_op_node_names_follow_tensorflow():

@@ -516,7 +516,7 @@ def test_while_loop_maximum_iterations_python_and_staged():
     @runtime_function(autograph=False)
     def f(n, limit):
         return functional.while_loop(lambda i: i < n, lambda i: i + 2, [array_ops.constant(0)],
-                             maximum_iterations=limit)
+                                     maximum_iterations=limit)
 
     assert [int(f(array_ops.constant(n), array_ops.constant(3))[0].numpy())
             for n in (0, 3, 100)] == [0, 4, 6]

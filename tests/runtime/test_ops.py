@@ -204,10 +204,10 @@ def _cases():
     out.append(case("divide int32 gives float64", math_ops.divide, (I1, I2),
                     lambda x, y: x.astype(np.float64) / y.astype(np.float64), dtypes.float64))
     out.append(case("add string", math_ops.add, (np.array([b"a", b"b"], object),
-                                           np.array([b"c", b"d"], object)),
+                                                 np.array([b"c", b"d"], object)),
                     lambda x, y: x + y, dtypes.string))
     out.append(case("equal string", math_ops.equal, (np.array([b"a", b"b"], object),
-                                               np.array([b"a", b"d"], object)),
+                                                     np.array([b"a", b"d"], object)),
                     np.equal, dtypes.bool_))
 
     out.append(case("logical_and", math_ops.logical_and, (B1, B2), np.logical_and, dtypes.bool_))
@@ -665,7 +665,7 @@ DTYPE_MISMATCH = [
     ("greater", math_ops.greater, "Greater"),
     ("greater_equal", math_ops.greater_equal, "GreaterEqual"),
     ("matmul", lambda a, b: linalg_ops.matmul(manipulation_ops.reshape(a, [1, 2]),
-                                                  manipulation_ops.reshape(b, [2, 1])), "MatMul"),
+                                              manipulation_ops.reshape(b, [2, 1])), "MatMul"),
     ("add_n", lambda a, b: math_ops.add_n([a, b]), "AddN"),
     ("concat", lambda a, b: manipulation_ops.concat([a, b], 0), "ConcatV2"),
     ("stack", lambda a, b: manipulation_ops.stack([a, b]), "Pack"),
@@ -853,7 +853,7 @@ def test_reductions_of_empty_tensors():
 @pytest.mark.parametrize("reduce",
                          [reduction_ops.reduce_sum, reduction_ops.reduce_mean,
                           reduction_ops.reduce_max,
-                                    reduction_ops.reduce_min, reduction_ops.reduce_prod])
+                          reduction_ops.reduce_min, reduction_ops.reduce_prod])
 def test_full_reduction_of_an_unknown_rank_input_has_a_scalar_static_shape(reduce):
     shapes = []
 
@@ -960,7 +960,7 @@ def test_random_bounds_of_the_wrong_dtype_are_rejected():
 def test_print_formats_tensors_like_tensorflow(capsys):
     io_ops.print_("x:", array_ops.constant([1, 2, 3]), array_ops.constant(2.5),
                   array_ops.constant([True, False]),
-             array_ops.constant("s"), 7)
+                  array_ops.constant("s"), 7)
     assert capsys.readouterr().err == "x: [1 2 3] 2.5 [1 0] s 7\n"
 
 
@@ -1081,7 +1081,7 @@ def test_assert_equal_passes_silently_and_fails_with_invalid_argument():
     check_ops.assert_equal(array_ops.constant([1, 2]), array_ops.constant([1, 2]))
     with pytest.raises(errors.InvalidArgumentError, match="not equal"):
         check_ops.assert_equal(array_ops.constant([1, 2]), array_ops.constant([1, 3]),
-                                  message="not equal")
+                               message="not equal")
 
 
 def test_assert_equal_in_a_graph_checks_on_every_call():

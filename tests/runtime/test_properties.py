@@ -206,6 +206,6 @@ def test_chains_that_overflow_agree_eagerly_and_traced(chain):
     eager = _eager(chain, x, y)
     with np.errstate(all="ignore"):
         traced = function(lambda a, b: _apply(chain, a, b, 0))(array_ops.constant(x),
-                                                                array_ops.constant(y))
+                                                               array_ops.constant(y))
     np.testing.assert_array_equal(eager.numpy(), _reference(chain, x, y))
     np.testing.assert_array_equal(traced.numpy(), eager.numpy())

@@ -324,7 +324,7 @@ def test_tf_while_loop_with_a_tensor_array():
     def f(n):
         ta = tensor_array.TensorArray(dtypes.int32, size=0, dynamic_size=True)
         _, ta = functional_lib.while_loop(lambda i, ta: i < n,
-                              lambda i, ta: (i + 1, ta.write(i, i * 10)), [0, ta])
+                                          lambda i, ta: (i + 1, ta.write(i, i * 10)), [0, ta])
         return ta.stack()
 
     assert f(array_ops.constant(4)).numpy().tolist() == [0, 10, 20, 30]

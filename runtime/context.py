@@ -113,3 +113,13 @@ def numerics_checked():
     """The current value of the check-numerics switch."""
     return _settings["check_numerics"]
 
+
+def enable_check_numerics(stack_height_limit: int = 30, path_length_limit: int = 50) -> None:
+    """Makes ops created from now on raise InvalidArgumentError when they produce NaN or Inf
+    (the two limits are accepted for TensorFlow's signature and unused)."""
+    set_check_numerics(True)
+
+
+def disable_check_numerics() -> None:
+    """Stops checking new ops for NaN and Inf."""
+    set_check_numerics(False)

@@ -531,17 +531,21 @@ def _reference(instance, table, key):
         return lambda: instance
 
 
-
-def function(func: Callable[..., Any] | None = None,
+def function(func: Callable[..., Any] | None = None, *,
              input_signature: Sequence[Any] | None = None, autograph: bool = True,
              reduce_retracing: bool = False,
              converter: Callable[[Callable[..., Any]], Callable[..., Any]] | None = None,
-             jit_compile: bool | None = None, backend: str | None = None, strict: bool = False,
-             device: Any = None, shardings: Any = None, **unused_options: Any) -> Any:
-    """Decorator form of `Function` (usable with or without arguments)."""
+             name: str | None = None, jit_compile: bool | None = None,
+             backend: str | None = None, strict: bool = False, device: Any = None,
+             shardings: Any = None) -> Any:
+    """Decorator form of `Function`, with its options: `@function` or `@function(...)`.
+
+    Without a `converter` the function is traced as written (no conversion): this is the
+    runtime's own decorator, for users of the runtime alone; `autograph.function` is the one
+    that converts Python control flow on tensors first."""
     def decorate(f: Callable[..., Any]) -> Function:
         return Function(f, input_signature=input_signature, autograph=autograph,
-                        reduce_retracing=reduce_retracing, converter=converter,
+                        reduce_retracing=reduce_retracing, converter=converter, name=name,
                         jit_compile=jit_compile, backend=backend, strict=strict,
                         device=device, shardings=shardings)
     if func is None:

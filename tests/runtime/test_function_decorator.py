@@ -1,0 +1,55 @@
+"""`runtime.function.function`: the runtime's decorator form of Function (no conversion)."""
+
+import pytest
+
+from runtime import errors
+from runtime.function import Function, function
+from runtime.ops import array_ops, reduction_ops
+from runtime.signature import TensorSpec
+
+
+def _positive(x):
+    if reduction_ops.reduce_sum(x) > 0:  # Python control flow on a tensor: needs conversion
+        return x
+    return -x
+
+
+def test_bare_and_called_forms_both_make_a_function():
+    @function
+    def bare(x):
+        return x * 2
+
+    @function()
+    def called(x):
+        return x * 3
+
+    assert isinstance(bare, Function) and isinstance(called, Function)
+    assert bare(array_ops.constant(2)).numpy() == 4
+    assert called(array_ops.constant(2)).numpy() == 6
+
+
+def test_the_options_reach_the_function():
+    f = function(lambda x: x + 1, input_signature=[TensorSpec([None], "int32")],
+                 reduce_retracing=True, name="plus_one", jit_compile=True)
+    assert f.input_signature == (TensorSpec([None], "int32"),)
+    assert f.jit_compile is True
+    assert f.__name__ == "<lambda>"
+    assert "plus_one" in repr(f)
+    assert f(array_ops.constant([1, 2])).numpy().tolist() == [2, 3]
+
+
+def test_an_unknown_option_is_a_type_error_at_once():
+    with pytest.raises(TypeError, match="experimental_relax_shapes"):
+        function(experimental_relax_shapes=True)
+
+
+def test_the_function_is_traced_as_written_without_conversion():
+    with pytest.raises(errors.OperatorNotAllowedInGraphError):
+        function(_positive)(array_ops.constant([1.0]))
+
+
+def test_a_converter_given_as_an_option_is_applied():
+    converted = []
+    f = function(lambda x: x * 2, converter=lambda g: converted.append(g) or g)
+    assert f(array_ops.constant(1)).numpy() == 2
+    assert converted == [f.python_function]

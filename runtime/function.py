@@ -27,7 +27,7 @@ import weakref
 from collections.abc import Callable, Sequence
 from typing import Any
 
-from runtime import backends, context, diagnostics, nest, tracebacks
+from runtime import backends, context, diagnostics, tracebacks
 from runtime import function_stats as stats_lib
 from runtime import signature as sig
 from runtime.concrete_function import ConcreteFunction, recorded_call
@@ -38,7 +38,10 @@ from runtime.signature import TensorSpec, VariableSpec
 from runtime.tensor import SymbolicTensor
 from runtime.tracing import (
     call_in_graph,
+    check_fits_signature,
+    checked_input_signature,
     feed_for_signature,
+    incompatible_with_signature,
     make_inputs,
     record_outputs,
     traced_value,
@@ -53,20 +56,6 @@ _tapes = context.tapes  # the GradientTapes recording eager ops
 _settings = context._settings
 _building = context.building
 _make_key = sig.make_key
-
-
-def _check_signature_is_a_sequence(input_signature):
-    """Raises TypeError unless `input_signature` is a list or tuple (of TensorSpecs, one per
-    argument): a bare TensorSpec is the common mistake."""
-    if isinstance(input_signature, (TensorSpec, VariableSpec)):
-        raise TypeError("input_signature must be a list or tuple of TensorSpecs, one per "
-                        "argument; got a single %r: wrap it in a list, "
-                        "input_signature=[%r]" % (input_signature, input_signature))
-    if not isinstance(input_signature, (list, tuple)):
-        raise TypeError("input_signature must be a list or tuple of TensorSpecs, one per "
-                        "argument; got %r (%s)" % (input_signature,
-                                                   type(input_signature).__name__))
-
 
 
 class Function:
@@ -110,24 +99,11 @@ class Function:
         # a method's Function: its instance, held weakly
         self._instance_ref: Callable[[], Any] | None = None
         self._jit_compile = jit_compile
-        backends.check_choice(backend)
+        self._backend_options = backends.placement_options(backend, device, shardings)
         self._backend = backend
         self._strict = bool(strict)
-        if (device is not None or shardings is not None) and backend != "jax":
-            raise ValueError("device= and shardings= place a JAX computation: give "
-                             "backend='jax' too")
-        if device is not None or shardings is not None:
-            backends.load("jax").check_placement(device, shardings)
-        # the compiled backend's placement options (runtime/backends/jax_backend.py)
-        self._backend_options = {"device": device, "shardings": shardings}
-        self._input_signature: tuple[Any, ...] | None = None
-        if input_signature is not None:
-            _check_signature_is_a_sequence(input_signature)
-            self._input_signature = tuple(input_signature)
-            for leaf in nest.flatten(list(self._input_signature)):
-                if not isinstance(leaf, TensorSpec):
-                    raise TypeError("input_signature must contain only TensorSpecs, got %r"
-                                    % (leaf,))
+        self._input_signature: tuple[Any, ...] | None = (
+            None if input_signature is None else checked_input_signature(input_signature))
         functools.update_wrapper(self, python_function, updated=())
 
     # -- public API -------------------------------------------------------------------------
@@ -177,15 +153,9 @@ class Function:
         `compare_eager=True` it also runs the Python function once eagerly on the first
         call's arguments (repeating its side effects) to say after how many calls the
         tracing has paid for itself."""
-        clock = self._clock
-        trace_seconds = sum(event.seconds for event in self._log.events)
-        mean = clock.seconds / clock.samples if clock.samples else None
-        eager = (stats_lib.eager_seconds(self.python_function, clock) if compare_eager
-                 else None)
-        return stats_lib.FunctionStats(
-            self._name, self._tracing_count, trace_seconds,
-            clock.calls_made(self._until_sample), mean, eager,
-            stats_lib.calls_to_repay(trace_seconds, mean, eager))
+        return stats_lib.function_stats(self._name, self._tracing_count, self._log.events,
+                                        self._clock, self._until_sample,
+                                        self.python_function, compare_eager)
 
     def pretty_printed_concrete_signatures(self, verbose: bool = True) -> str:
         """Every trace's signature, argument types and return type."""
@@ -254,7 +224,7 @@ class Function:
                 args = self._input_signature
             values, bound = self._canonicalize(args, kwargs)
             if self._input_signature is not None:
-                self._check_fits_signature(values)
+                check_fits_signature(self._input_signature, values)
                 return self._signature_concrete(values)
             key = sig.make_key(values)
             return self._cache.get(key) or self._lookup(key, values, bound)
@@ -434,31 +404,6 @@ class Function:
                     self._cache[key] = cf
         return self._concrete[0]
 
-    def _check_fits_signature(self, values):
-        """TypeError when the arguments given to get_concrete_function (TensorSpecs or
-        values) do not fit the input_signature: the one trace would not be theirs."""
-        specs = self._input_signature
-        assert specs is not None
-        for spec, value in zip(specs, values[:len(specs)]):
-            if isinstance(value, TensorSpec):
-                fits = isinstance(spec, TensorSpec) and spec.is_compatible_with(value)
-            else:
-                try:
-                    feed_for_signature(spec, value, [])
-                    fits = True
-                except (TypeError, ValueError):
-                    fits = False
-            if not fits:
-                raise self._incompatible_with_signature(values)
-
-    def _incompatible_with_signature(self, values):
-        specs = self._input_signature
-        assert specs is not None
-        return TypeError(
-            "Python inputs incompatible with input_signature:\n  inputs: (\n    %s)\n  "
-            "input_signature: (\n    %s)" % (",\n    ".join(str(v) for v in values[:len(specs)]),
-                                             ",\n    ".join(repr(s) for s in specs)))
-
     def _call_with_signature(self, values):
         specs = self._input_signature
         assert specs is not None
@@ -469,7 +414,7 @@ class Function:
             for spec, value in zip(specs, values[:n]):
                 feed_for_signature(spec, value, feeds)
         except (TypeError, ValueError):
-            raise self._incompatible_with_signature(values) from None
+            raise incompatible_with_signature(specs, values) from None
         for value, traced in zip(values[n:], cf._traced_values[n:]):
             cf._match("argument", value, traced, feeds)
         if context.building and context.current_graph() is not None:

@@ -93,6 +93,18 @@ class FunctionStats:
                          ["  %-*s  %s" % (width, label, text) for label, text in rows])
 
 
+def function_stats(name: str, traces: int, events: Any, clock: CallClock, until_sample: int,
+                   python_function: Any, compare_eager: bool) -> FunctionStats:
+    """The FunctionStats of a Function named `name`: `traces` traces whose TraceEvents are
+    `events`, its CallClock and countdown; `python_function` is run once eagerly when
+    `compare_eager`."""
+    trace_seconds = sum(event.seconds for event in events)
+    mean = clock.seconds / clock.samples if clock.samples else None
+    eager = eager_seconds(python_function, clock) if compare_eager else None
+    return FunctionStats(name, traces, trace_seconds, clock.calls_made(until_sample), mean,
+                         eager, calls_to_repay(trace_seconds, mean, eager))
+
+
 def eager_seconds(python_function: Any, clock: CallClock) -> float | None:
     """One eager, unconverted run of `python_function` on the first call's arguments."""
     if clock.first_inputs is None:

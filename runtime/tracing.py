@@ -185,3 +185,44 @@ def record_outputs(result, graph):
         outputs.append(identity)
         structured.append(identity)
     return outputs, template, nest.pack_sequence_as(result, structured)
+
+
+def checked_input_signature(input_signature: Any) -> tuple[Any, ...]:
+    """`input_signature` as a tuple, after checking that it is a list or tuple (a bare
+    TensorSpec is the common mistake) of TensorSpecs (nested structures of them allowed)."""
+    if isinstance(input_signature, (TensorSpec, VariableSpec)):
+        raise TypeError("input_signature must be a list or tuple of TensorSpecs, one per "
+                        "argument; got a single %r: wrap it in a list, "
+                        "input_signature=[%r]" % (input_signature, input_signature))
+    if not isinstance(input_signature, (list, tuple)):
+        raise TypeError("input_signature must be a list or tuple of TensorSpecs, one per "
+                        "argument; got %r (%s)" % (input_signature,
+                                                   type(input_signature).__name__))
+    for leaf in nest.flatten(list(input_signature)):
+        if not isinstance(leaf, TensorSpec):
+            raise TypeError("input_signature must contain only TensorSpecs, got %r" % (leaf,))
+    return tuple(input_signature)
+
+
+def check_fits_signature(specs: Any, values: Any) -> None:
+    """TypeError when the arguments given to get_concrete_function (TensorSpecs or values)
+    do not fit the input_signature `specs`: the one trace would not be theirs."""
+    for spec, value in zip(specs, values[:len(specs)]):
+        if isinstance(value, TensorSpec):
+            fits = isinstance(spec, TensorSpec) and spec.is_compatible_with(value)
+        else:
+            try:
+                feed_for_signature(spec, value, [])
+                fits = True
+            except (TypeError, ValueError):
+                fits = False
+        if not fits:
+            raise incompatible_with_signature(specs, values)
+
+
+def incompatible_with_signature(specs: Any, values: Any) -> TypeError:
+    """The error for arguments `values` that do not fit the input_signature `specs`."""
+    return TypeError(
+        "Python inputs incompatible with input_signature:\n  inputs: (\n    %s)\n  "
+        "input_signature: (\n    %s)" % (",\n    ".join(str(v) for v in values[:len(specs)]),
+                                           ",\n    ".join(repr(s) for s in specs)))

@@ -136,6 +136,18 @@ def check_choice(backend: Any, what: str = "backend") -> None:
             what, ", ".join(map(repr, CHOICES)), backend))
 
 
+def placement_options(backend: Any, device: Any, shardings: Any) -> dict[str, Any]:
+    """The compiled backend's placement options of a Function, {"device", "shardings"},
+    checked with its `backend` (ValueError: a bad choice, or placement without "jax")."""
+    check_choice(backend)
+    if device is not None or shardings is not None:
+        if backend != "jax":
+            raise ValueError("device= and shardings= place a JAX computation: give "
+                             "backend='jax' too")
+        load("jax").check_placement(device, shardings)
+    return {"device": device, "shardings": shardings}
+
+
 def set_default(backend: str | None) -> None:
     """The process-wide backend (None: back to AUTOGRAPH_BACKEND, else "auto")."""
     check_choice(backend)

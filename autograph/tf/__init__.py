@@ -34,6 +34,46 @@ from autograph.tf.dtypes import (
     int64,
     string,
 )
+from autograph.tf.math import (  # the top-level names that are tf.math's too
+    abs,
+    add,
+    add_n,
+    argmax,
+    argmin,
+    cos,
+    divide,
+    equal,
+    exp,
+    floordiv,
+    greater,
+    greater_equal,
+    less,
+    less_equal,
+    log,
+    logical_and,
+    logical_not,
+    logical_or,
+    maximum,
+    minimum,
+    multiply,
+    negative,
+    not_equal,
+    pow,
+    reduce_all,
+    reduce_any,
+    reduce_max,
+    reduce_mean,
+    reduce_min,
+    reduce_prod,
+    reduce_sum,
+    sigmoid,
+    sin,
+    sqrt,
+    square,
+    subtract,
+    tanh,
+    truediv,
+)
 from runtime import context as _context
 from runtime import scopes as _scopes
 from runtime.composite.ragged import RaggedTensor, RaggedTensorSpec
@@ -95,47 +135,10 @@ where = _select.where
 one_hot = _select.one_hot
 
 # -- math ops -------------------------------------------------------------------------------------
+
 cast = _math.cast
-add = _math.add
-subtract = _math.subtract
-multiply = _math.multiply
-divide = _math.divide
-truediv = _math.truediv
-floordiv = _math.floordiv
-pow = _math.pow  # noqa: A001
-negative = _math.negative
-abs = _math.abs  # noqa: A001
-square = _math.square
-sqrt = _math.sqrt
-exp = _math.exp
-log = _math.log
-sin = _math.sin
-cos = _math.cos
-tanh = _math.tanh
-sigmoid = _math.sigmoid
-maximum = _math.maximum
-minimum = _math.minimum
 matmul = _linalg.matmul
-add_n = _math.add_n
 clip_by_value = _math.clip_by_value
-reduce_sum = _reduce.reduce_sum
-reduce_mean = _reduce.reduce_mean
-reduce_max = _reduce.reduce_max
-reduce_min = _reduce.reduce_min
-reduce_prod = _reduce.reduce_prod
-reduce_any = _reduce.reduce_any
-reduce_all = _reduce.reduce_all
-equal = _math.equal
-not_equal = _math.not_equal
-less = _math.less
-less_equal = _math.less_equal
-greater = _math.greater
-greater_equal = _math.greater_equal
-logical_and = _math.logical_and
-logical_or = _math.logical_or
-logical_not = _math.logical_not
-argmax = _reduce.argmax
-argmin = _reduce.argmin
 
 # -- ops real code calls (issue 14) --------------------------------------------------------------
 eye = _construction.eye

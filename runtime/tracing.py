@@ -20,7 +20,7 @@ from runtime.ops.call_ops import CALL_OP
 from runtime.ops.registry import execute
 from runtime.signature import TensorSpec, VariableSpec
 from runtime.tensor import EagerTensor, SymbolicTensor, Tensor, to_numpy
-from runtime.variables import GraphVariable, Variable
+from runtime.variables import GraphVariable, Variable, uninitialized_error
 
 
 def feed_for_signature(spec, value, feeds):
@@ -152,7 +152,13 @@ def _collect_graph_feeds(values, feeds):
 
 
 def call_in_graph(cf, values):
-    """Calls concrete function `cf` from inside another trace: adds a PartitionedCall node."""
+    """Calls concrete function `cf` from inside another trace: adds a PartitionedCall node.
+    The node runs `cf` itself, never its variable-initialising first trace, so `cf`'s
+    variables must hold values already (see runtime.init_lifting)."""
+    if cf._first_call is not None:
+        pending = [v for v in cf._first_call.graph.created_variables if v._value is None]
+        if pending:
+            raise uninitialized_error(pending, cf.name)
     feeds: list[Any] = []
     _collect_graph_feeds(values, feeds)
     outs = execute(CALL_OP, feeds, {"f": cf}, name="PartitionedCall")

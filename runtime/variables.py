@@ -6,12 +6,13 @@ call. Values are never mutated in place, so a read is a stable snapshot.
 
 Inside a trace a variable may be created only while the trace allows it (the first trace of
 a Function); its initial value is computed at once when it does not depend on the trace's
-inputs, and otherwise by an `InitializeVariableOnce` node the first time the graph runs.
+inputs (even when ops of the trace compute it: runtime.init_lifting), and otherwise by an
+`InitializeVariableOnce` node the first time the graph runs.
 """
 
 import numpy as np
 
-from runtime import context, dtypes, errors
+from runtime import context, dtypes, errors, init_lifting
 from runtime import shape as shape_lib
 from runtime.ops import common, math_ops, tensor_operators
 from runtime.ops.registry import execute, execute1
@@ -51,10 +52,15 @@ class Variable:
         if isinstance(initial_value, Variable):
             initial_value = initial_value.read_value()
         if isinstance(initial_value, SymbolicTensor):
+            # init_scope: a value that does not depend on the trace's inputs is computed now
+            lifted = init_lifting.lift(initial_value)
+            initial_value = initial_value if lifted is None else lifted
+        if isinstance(initial_value, SymbolicTensor):
             value = initial_value if dtype is None else _cast(initial_value, dtype)
             self.dtype = value.dtype
             self._static_shape = value._shape if shape is None else shape_lib.normalize(shape)
             execute(OPS["InitializeVariableOnce"], [self, value])
+            self._deferred_at = errors.user_location(2)  # where; see uninitialized_error
         else:
             with context.eager_scope():
                 value = common.convert_to_tensor(initial_value, dtype_hint=dtype)
@@ -66,6 +72,8 @@ class Variable:
                                   else shape_lib.normalize(shape))
         if graph is not None:
             _root_graph(graph).created_variables.append(self)
+
+    _deferred_at = None  # the user's line creating it, when the graph initialises it
 
     # -- identity and metadata -----------------------------------------------------------
     @property
@@ -187,6 +195,20 @@ class GraphVariable(Variable):
 
     def numpy(self):
         raise NotImplementedError("Variable.numpy() is not available inside a traced function")
+
+
+def uninitialized_error(variables, function_name):
+    """The error for a call, from inside another trace, of `function_name`'s trace whose
+    `variables` (created in its first trace) the graph has not initialised yet."""
+    variable = variables[0]
+    return ValueError(errors.with_user_location(
+        "%s() was called for the first time inside another traced function, and its first "
+        "trace creates the variable %r from a value that depends on the function's "
+        "arguments: a nested traced function can only create variables whose initial value "
+        "can be computed outside the trace (a Python or numpy value, or ops on values that "
+        "do not depend on the arguments, e.g. tf.random.normal([4, 3])). Create it from "
+        "such a value, or call %s() once before tracing the outer function"
+        % (function_name, variable.name, function_name), variable._deferred_at))
 
 
 def _cast(tensor, dtype):

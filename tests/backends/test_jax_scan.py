@@ -79,3 +79,26 @@ def test_an_index_error_in_a_scanned_body_is_the_executors_error():
     with pytest.raises(type(expected.value)) as got:
         autograph.function(overrun, backend="jax", strict=True)(x)
     assert str(got.value).splitlines()[0] == str(expected.value).splitlines()[0]
+
+
+def test_a_scanned_loop_assigns_variables_and_writes_64_bit_elements():
+    counter = tf.Variable(1.0)
+
+    def accumulate(x):
+        out = tf.TensorArray(tf.int64, size=4)
+        for i in tf.range(4):
+            counter.assign_add(tf.cast(i, tf.float32))
+            out = out.write(i, tf.cast(x, tf.int64) * tf.cast(i, tf.int64))
+        return out.stack()
+    reference = autograph.function(accumulate, backend="numpy")(tf.constant(3))
+    assert counter.numpy() == 7.0
+    counter.assign(1.0)
+    function = autograph.function(accumulate, backend="jax", strict=True)
+    result = function(tf.constant(3))
+    assert counter.numpy() == 7.0
+    assert result.dtype == tf.int64
+    np.testing.assert_array_equal(result.numpy(), reference.numpy())
+    cf = function.get_concrete_function(tf.constant(3))
+    with jax.enable_x64(True):
+        program = str(jax.make_jaxpr(cf._compiled._flat)(np.int32(3), np.float32(1.0)))
+    assert "scan" in program

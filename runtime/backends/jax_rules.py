@@ -14,6 +14,7 @@ from typing import Any
 
 import numpy as np
 
+from runtime.backends import jax_scan
 from runtime.backends.jax_lowering import (
     Lowerer,
     PendingTensorArray,
@@ -135,11 +136,15 @@ def _materialize(lw: Lowerer, value: Any, shape: Any) -> Any:
 
 
 def lower_while(lw: Lowerer, node: Any, ins: list[Any]) -> list[Any]:
-    """While as `lax.while_loop` over (loop values, state, error flag, next test). The test
+    """While: a counted loop writing TensorArrays as `lax.scan` (see jax_scan), else as
+    `lax.while_loop` over (loop values, state, error flag, next test). The test
     runs once before the loop and after each body, as on the numpy executor; the loop also
     stops once an error is flagged (the numpy executor then raises it)."""
     if node.attrs.get("residuals") is not None:
         raise Unsupported("keeps residuals for a gradient")
+    counted = jax_scan.lower_counted(lw, node, ins)
+    if counted is not None:
+        return counted
     cond, body = node.attrs["cond"], node.attrs["body"]
     count = len(body.placeholders)
     jax, jnp, lax = lw.jax, lw.jnp, lw.lax

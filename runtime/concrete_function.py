@@ -378,7 +378,8 @@ class ConcreteFunction:
         whichever backend runs it."""
         self._compiled_run()
         compiled = self._compiled
-        if not isinstance(compiled, executor.CompiledGraph):  # a compiled backend runs it
+        # a compiled backend runs it (numba's kernel also comes wrapped in a CompiledGraph)
+        if self._report.running != "numpy" or not isinstance(compiled, executor.CompiledGraph):
             compiled = executor.compile_graph(self.graph, self._feeds, self.flat_outputs,
                                               self.name, self._check_numerics)
         return compiled.source

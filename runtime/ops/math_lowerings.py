@@ -5,6 +5,8 @@ See runtime/backends/lowering.py for the protocol."""
 
 import numpy as np
 
+from runtime import backends
+
 
 def _division_lowering(function, what):
     """`xp.<function>(x, y)`, failing like the kernel on an integer divisor of zero. An
@@ -85,11 +87,30 @@ _TRANSCENDENTAL = ("Tanh", "Exp", "Expm1", "Log", "Log1p", "Sin", "Cos", "Tan", 
                    "Sigmoid", "Softplus")
 
 
+def _wide_floats_only_in_jax(function):
+    """JAX: `function` (a jnp name) for float64, declined for narrower floats (XLA's float32
+    sinh and cosh are up to 24 ulp off for large |x|, beyond the 4 ulp allowed)."""
+    def rule(lowerer, node, ins):
+        x = lowerer.jnp.asarray(ins[0])
+        if x.dtype.itemsize < 8:
+            raise backends.Unsupported("XLA's %s %s is not accurate enough"
+                                       % (x.dtype.name, function))
+        return [getattr(lowerer.jnp, function)(x)]
+    return rule
+
+
+_INACCURATE_IN_XLA = {"Sinh": "sinh", "Cosh": "cosh"}
+
+
 def lowering(name):
     """The op's lowerings: its "array" rule from _LOWERINGS (none for a host-only op), and
-    for the transcendental functions a numba rule computing them in float64."""
+    for the transcendental functions a numba rule computing them in float64 (and a JAX rule
+    where XLA's float32 function is not accurate enough)."""
     if name not in _LOWERINGS:
         return {}
     if name in _TRANSCENDENTAL:
-        return {"array": _LOWERINGS[name], "numba": _in_float64(_LOWERINGS[name])}
+        rules = {"array": _LOWERINGS[name], "numba": _in_float64(_LOWERINGS[name])}
+        if name in _INACCURATE_IN_XLA:
+            rules["jax"] = _wide_floats_only_in_jax(_INACCURATE_IN_XLA[name])
+        return rules
     return {"array": _LOWERINGS[name]}

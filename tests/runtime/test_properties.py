@@ -121,7 +121,7 @@ def test_traced_chain_equals_eager_exactly(inputs, chain):
         traced = cf(array_ops.constant(x), array_ops.constant(y))
     assert traced.dtype is dtypes.float32
     assert cf.structured_outputs.shape == x.shape
-    np.testing.assert_array_equal(traced.numpy(), eager.numpy())
+    _assert_traced_matches(cf, traced, eager)
 
 
 @pytest.mark.property
@@ -135,7 +135,17 @@ def test_chain_traced_with_unknown_dims_equals_eager(inputs, chain):
         cf = function(lambda a, b: _apply(chain, a, b, 0)).get_concrete_function(spec, spec)
         traced = cf(array_ops.constant(x), array_ops.constant(y))
     assert cf.structured_outputs.shape.is_compatible_with(x.shape)
-    np.testing.assert_array_equal(traced.numpy(), eager.numpy())
+    _assert_traced_matches(cf, traced, eager)
+
+
+def _assert_traced_matches(cf, traced, eager):
+    """Equal on the numpy executor; within 4 ulp on a compiled backend (AUTOGRAPH_BACKEND=numba
+    or jax), whose float math functions round their own way (numba's float32 tanh, computed
+    in float64, is correctly rounded where numpy's is an ulp off): issue 11's bound."""
+    if cf.backend == "numpy":
+        np.testing.assert_array_equal(traced.numpy(), eager.numpy())
+    else:
+        np.testing.assert_array_max_ulp(traced.numpy(), eager.numpy(), maxulp=4)
 
 
 @pytest.mark.property
@@ -166,7 +176,8 @@ def test_repeated_chain_merged_by_cse_equals_eager(inputs, chain):
         eager = _eager(chain, x, y) - _eager(chain, x, y) * 0.5
         f = function(lambda a, b: _apply(chain, a, b, 0) - _apply(chain, a, b, 0) * 0.5)
         traced = f(array_ops.constant(x), array_ops.constant(y))
-    np.testing.assert_array_equal(traced.numpy(), eager.numpy())
+        cf = f.get_concrete_function(array_ops.constant(x), array_ops.constant(y))
+    _assert_traced_matches(cf, traced, eager)
 
 
 @st.composite

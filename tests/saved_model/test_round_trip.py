@@ -14,11 +14,13 @@ import subprocess
 import sys
 import warnings
 
+import numpy as np
 import pytest
 from hypothesis import HealthCheck, given, settings
 
 import autograph
 import autograph.tf as tf
+from runtime import backends
 from tests.autograph import test_random_programs as programs
 from tests.saved_model import guide_models, runner
 
@@ -64,7 +66,33 @@ def test_guide_functions_give_the_same_results_after_loading_in_a_fresh_process(
     got = run_fresh(tmp_path, calls)
     assert "guide_source_models" not in got["modules"]
     for call, want, result in zip(calls, expected, got["results"]):
-        assert result == want, call
+        assert result == want or _within_ulps(result, want), call
+
+
+def _within_ulps(result, want, ulps=4):
+    """On a compiled backend (AUTOGRAPH_BACKEND=jax or numba, which may run one side and not
+    the other), results that differ only by float values within `ulps` units in the last
+    place; False on the numpy executor, where they must be equal."""
+    if backends.default() not in backends.BACKENDS:
+        return False
+    if isinstance(result, dict) and isinstance(want, dict):
+        if result.keys() != want.keys():
+            return False
+        if "values" in want and want.get("dtype", "").startswith(("float", "bfloat")):
+            dtype = np.dtype(want["dtype"]) if want["dtype"] != "bfloat16" else np.float32
+            got = np.array([float(v) for v in result["values"]], dtype)
+            expected = np.array([float(v) for v in want["values"]], dtype)
+            equal = np.isclose(got, expected, rtol=0, atol=0, equal_nan=True)
+            with np.errstate(invalid="ignore"):  # inf - inf: not near (but equal)
+                near = np.abs(got.astype(np.float64) - expected) <= ulps * np.spacing(
+                    np.abs(expected))
+            return result["shape"] == want["shape"] and got.shape == expected.shape and \
+                bool(np.all(equal | near))
+        return all(_within_ulps(result[k], want[k], ulps) for k in want)
+    if isinstance(result, list) and isinstance(want, list):
+        return len(result) == len(want) and all(
+            _within_ulps(r, w, ulps) for r, w in zip(result, want))
+    return result == want
 
 
 def _expected(module, models, call):

@@ -3,28 +3,14 @@ TensorArrays in loops, dataset loops (moved from tests/runtime: they need the co
 
 import numpy as np
 import pytest
+from numeric_gradients import numeric_gradients
 
 import autograph.tf as tf
 from runtime.gradients import GradientTape
 
 
-def _numeric_grads(f, arrays, eps=1e-6):
-    """Central finite differences of the scalar f(*arrays) with respect to each array."""
-    grads = []
-    for k, a in enumerate(arrays):
-        g = np.zeros_like(a)
-        for idx in np.ndindex(a.shape):
-            plus = [b.copy() for b in arrays]
-            minus = [b.copy() for b in arrays]
-            plus[k][idx] += eps
-            minus[k][idx] -= eps
-            g[idx] = (f(*plus) - f(*minus)) / (2 * eps)
-        grads.append(g)
-    return grads
-
-
 def _np_grad(f, x, eps=1e-6):
-    return _numeric_grads(lambda a: float(f(a)), [np.asarray(x, np.float64)], eps)[0]
+    return numeric_gradients(lambda a: float(f(a)), [np.asarray(x, np.float64)], eps)[0]
 
 
 def _loop_np(x, n, w):

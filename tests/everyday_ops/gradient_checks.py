@@ -2,23 +2,9 @@
 tape inside a tf.function (the gradient built as graph nodes and compiled)."""
 
 import numpy as np
+from numeric_gradients import numeric_gradients
 
 import autograph.tf as tf
-
-
-def numeric_gradients(scalar, arrays, eps=1e-6):
-    """d scalar(*arrays) / d array, for each array, by central differences."""
-    grads = []
-    for k, a in enumerate(arrays):
-        g = np.zeros_like(a)
-        for idx in np.ndindex(a.shape):
-            plus = [b.copy() for b in arrays]
-            minus = [b.copy() for b in arrays]
-            plus[k][idx] += eps
-            minus[k][idx] -= eps
-            g[idx] = (scalar(*plus) - scalar(*minus)) / (2 * eps)
-        grads.append(g)
-    return grads
 
 
 def tape_gradients(scalar, arrays, in_function):

@@ -9,6 +9,7 @@ the tape inside a tf.function (the gradient is built as graph nodes and compiled
 
 import numpy as np
 import pytest
+from numeric_gradients import numeric_gradients
 
 from runtime import context, dtypes, errors, gradients, module, tensor_array
 from runtime import signature as signature_lib
@@ -28,21 +29,6 @@ from runtime.ops import (
 )
 
 MODES = ("eager", "function_call", "tape_in_function")
-
-
-def _numeric_grads(f, arrays, eps=1e-6):
-    """Central finite differences of the scalar f(*arrays) with respect to each array."""
-    grads = []
-    for k, a in enumerate(arrays):
-        g = np.zeros_like(a)
-        for idx in np.ndindex(a.shape):
-            plus = [b.copy() for b in arrays]
-            minus = [b.copy() for b in arrays]
-            plus[k][idx] += eps
-            minus[k][idx] -= eps
-            g[idx] = (f(*plus) - f(*minus)) / (2 * eps)
-        grads.append(g)
-    return grads
 
 
 def _weighted(fn, weights):
@@ -88,7 +74,7 @@ def check_rule(fn, *arrays, mode="eager", rtol=1e-5, atol=1e-7, seed=0):
     weights = np.random.default_rng(seed).uniform(0.5, 1.5, size=out.shape)
     scalar = _weighted(fn, weights)
     got = tape_grads(scalar, arrays, mode)
-    want = _numeric_grads(lambda *a: float(scalar(*[array_ops.constant(b) for b in a])), arrays)
+    want = numeric_gradients(lambda *a: float(scalar(*[array_ops.constant(b) for b in a])), arrays)
     for g, w in zip(got, want):
         assert g is not None
         np.testing.assert_allclose(g, w, rtol=rtol, atol=atol)
@@ -591,7 +577,7 @@ def test_gradient_function_is_built_once_per_trace():
 
 
 def _np_grad(f, x, eps=1e-6):
-    return _numeric_grads(lambda a: float(f(a)), [np.asarray(x, np.float64)], eps)[0]
+    return numeric_gradients(lambda a: float(f(a)), [np.asarray(x, np.float64)], eps)[0]
 
 
 def test_tf_cond_gradient():

@@ -1,31 +1,11 @@
 """Datasets in converted code: Python loops over datasets and iterators, `Dataset.map`'s
 conversion of its function (moved from tests/runtime: they need the compiler)."""
 
-import numpy as np
+
+from dataset_values import as_python, eager
 
 import autograph.tf as tf
 from runtime import context, nest
-from runtime.tensor import EagerTensor
-
-
-def as_python(value):
-    if isinstance(value, (np.ndarray, np.generic)):
-        return value.tolist()
-    return value
-
-
-def element_value(element):
-    if isinstance(element, dict):
-        return {k: element_value(v) for k, v in element.items()}
-    if isinstance(element, tuple):
-        items = [element_value(v) for v in element]
-        return type(element)(*items) if hasattr(type(element), "_fields") else tuple(items)
-    assert isinstance(element, EagerTensor)
-    return as_python(element.numpy())
-
-
-def eager(ds):
-    return [element_value(e) for e in ds]
 
 
 def in_graph(ds):

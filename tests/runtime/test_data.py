@@ -10,6 +10,7 @@ import collections
 
 import numpy as np
 import pytest
+from dataset_values import as_python, eager
 
 from runtime import data, dtypes, errors, nest, variables
 from runtime import signature as signature_lib
@@ -19,26 +20,6 @@ from runtime.ops import array_ops, io_ops, manipulation_ops, nn_random_ops
 from runtime.tensor import EagerTensor
 
 Point = collections.namedtuple("Point", "x y")
-
-
-def as_python(value):
-    if isinstance(value, (np.ndarray, np.generic)):
-        return value.tolist()
-    return value
-
-
-def element_value(element):
-    if isinstance(element, dict):
-        return {k: element_value(v) for k, v in element.items()}
-    if isinstance(element, tuple):
-        items = [element_value(v) for v in element]
-        return type(element)(*items) if hasattr(type(element), "_fields") else tuple(items)
-    assert isinstance(element, EagerTensor)
-    return as_python(element.numpy())
-
-
-def eager(ds):
-    return [element_value(e) for e in ds]
 
 
 def in_graph(ds):

@@ -73,10 +73,10 @@ def require_linear(graph: Any, simplified: executor.Simplified, outputs: list[An
         _require_one_writer(found)
         if key in produced or key in simplified.constants:
             continue
-        position = next((i for i, ph in enumerate(placeholders) if ph is tensors[key]), None)
-        if position is None:
+        fed_at = next((i for i, ph in enumerate(placeholders) if ph is tensors[key]), None)
+        if fed_at is None:
             raise Unsupported("a TensorArray captured from outside the graph")
-        _require_carried(key, position, uses, simplified)
+        _require_carried(key, fed_at, uses, simplified)
 
 
 def _require_one_writer(found: list[tuple[float, str, Any]]) -> None:

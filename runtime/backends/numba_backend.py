@@ -197,13 +197,20 @@ class NumbaLowerer(Lowerer):
         return expr  # `assign` fits the value to the output's dtype
 
     def check(self, failed: str, error: type[Exception], message: str) -> None:
-        # numba raises only constant exceptions: the kernel raises the check's number,
-        # and the wrapper raises `error(message)` from the check's line (see _raisers).
+        # the kernel raises the check's number, and the wrapper raises `error(message)`
+        # from the check's line (see _raisers).
+        self.check_values(failed, error, message, ())
+
+    def check_values(self, failed: str, error: type[Exception], message: str,
+                     values: tuple[str, ...]) -> None:
+        """`check`, with a message naming run-time values: `message % values`, `values`
+        integer expressions (an index, say), `message` with a %d for each."""
         code = len(self.checks)
         self.checks.append((self.node, error, message))
         self.line("if %s:" % failed)
         with self.block():
-            self.line("raise RuntimeError(%r)" % ("%s%d" % (_CHECK_PREFIX, code)))
+            self.line("raise RuntimeError(%s)" % ", ".join(
+                [repr("%s%d" % (_CHECK_PREFIX, code))] + ["np.int64(%s)" % v for v in values]))
 
     def literal(self, value: Any) -> str:
         text = super().literal(value)
@@ -383,10 +390,11 @@ def _wrapper(target: _Target, rank0: list[bool], lowerer: NumbaLowerer,
               for raiser, (_, error, message) in zip(raisers, lowerer.checks)]
 
     def fail(error: Exception) -> None:
-        text = str(error)
-        if text.startswith(_CHECK_PREFIX):
+        text = error.args[0] if error.args else None
+        if isinstance(text, str) and text.startswith(_CHECK_PREFIX):
             raiser, error_class, message = checks[int(text[len(_CHECK_PREFIX):])]
-            raiser(error_class(message))
+            values = tuple(int(v) for v in error.args[1:])
+            raiser(error_class(message % values if values else message))
 
     if lowerer.variables:
         return _variable_wrapper(target, rank0, lowerer, extra, fail)

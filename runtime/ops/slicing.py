@@ -188,8 +188,9 @@ def _slice_numba(lowerer, node, ins, outs):
         ref = item[1]
         index = ins[1 + ref[1]] if isinstance(ref, tuple) else repr(int(ref))
         size = shape[axis] if shape[axis] is not None else "%s.shape[%d]" % (ins[0], axis)
-        lowerer.check("%s < -%s or %s >= %s" % (index, size, index, size), IndexError,
-                      "index out of bounds for axis %d of %s" % (axis, ins[0].shape))
+        lowerer.check_values("%s < -%s or %s >= %s" % (index, size, index, size),
+                             IndexError, "index %%d is out of bounds for axis %d with size %%d"
+                             % axis, (index, size))
         parts.append(index)
     element = "%s[%s]" % (ins[0], ", ".join(parts))
     # a C-contiguous result: numba's matmul and fused loops want one (a view may not be)

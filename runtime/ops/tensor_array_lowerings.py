@@ -89,13 +89,21 @@ def _hand_on(lowerer, out, buffer):
 
 
 def _check_index(lowerer, index, buffer, reading):
-    lowerer.check("%s < 0" % index, IndexError, "TensorArray index is negative")
+    """The executor's checks of an index (TensorArrayValue._check_index), naming it."""
+    lowerer.check_values("%s < 0" % index, IndexError, "TensorArray index %d is negative",
+                         (index,))
     if reading:
-        message = "TensorArray index is out of range: the array has %d elements" % buffer.size
+        message = "TensorArray index %%d is out of range: the array has %d element%s" % (
+            buffer.size, "" if buffer.size == 1 else "s")
     else:
-        message = ("TensorArray index is out of range: the array has a fixed size of %d "
+        message = ("TensorArray index %%d is out of range: the array has a fixed size of %d "
                    "(dynamic_size=False)" % buffer.size)
-    lowerer.check("%s >= %d" % (index, buffer.size), IndexError, message)
+    lowerer.check_values("%s >= %d" % (index, buffer.size), IndexError, message, (index,))
+
+
+def _unwritten(buffer):
+    return ("TensorArray index %%d was read before it was written (the array has size %d)"
+            % buffer.size)
 
 
 def constant(lowerer, value):
@@ -147,8 +155,8 @@ def read(lowerer, node, ins, outs):
     handle, index = ins
     buffer = _buffer_of(lowerer, handle)
     _check_index(lowerer, index, buffer, reading=True)
-    lowerer.check("not %s[1][%s]" % (handle, index), IndexError,
-                  "TensorArray element was read before it was written")
+    lowerer.check_values("not %s[1][%s]" % (handle, index), IndexError, _unwritten(buffer),
+                         (index,))
     if outs[0].rank0:
         lowerer.assign(outs[0], "%s[0][%s]" % (handle, index))
     else:
@@ -161,9 +169,9 @@ read.tensor_array_use = READ
 def stack(lowerer, node, ins, outs):
     """TensorArrayStack: a copy of the whole buffer, every element written."""
     handle = ins[0]
-    _buffer_of(lowerer, handle)
-    lowerer.check("not %s[1].all()" % handle, IndexError,
-                  "TensorArray element was read before it was written (stack)")
+    buffer = _buffer_of(lowerer, handle)
+    lowerer.check_values("not %s[1].all()" % handle, IndexError, _unwritten(buffer),
+                         ("np.argmin(%s[1])" % handle,))
     lowerer.assign(outs[0], "%s[0].copy()" % handle)
 
 

@@ -38,8 +38,10 @@ from typing import Any
 import numpy as np
 
 from runtime import dtypes, errors, executor
-from runtime.backends import Unsupported, numba_fusion
+from runtime.backends import Unsupported, numba_fusion, numba_handles
 from runtime.backends.lowering import Lowerer, Value
+from runtime.ops import tensor_array_lowerings
+from runtime.ops.tensor_array_value import variant
 from runtime.variables import Variable
 
 NAME = "numba"
@@ -83,6 +85,9 @@ class NumbaLowerer(Lowerer):
         self.variables: list[Any] = []     # captured Variables, passed as buffers
         self.variable_params: list[str] = []
         self.written: set[int] = set()     # indices in `variables` of those assigned
+        self.tensor_arrays: list[Any] = []  # TensorArray buffers (tensor_array_lowerings)
+        self.handle_buffers: dict[str, Any] = {}  # a handle's name -> its buffer
+        self._graphs: list[Any] = []       # the graphs being lowered, innermost last
 
     def capture(self, capture: Any) -> Value:
         variable = capture.external
@@ -124,11 +129,27 @@ class NumbaLowerer(Lowerer):
         self.line("%s[%s] = %s" % (resource, "()" if variable._static_shape == () else "...",
                                    value))
 
+    def lower_graph(self, graph: Any, fed: Any, outputs: Any) -> list[Value]:
+        self._graphs.append(graph)
+        try:
+            return super().lower_graph(graph, fed, outputs)
+        finally:
+            self._graphs.pop()
+
     def lower_nodes(self, simplified: executor.Simplified, names: dict[int, Value],
                     outputs: Any) -> None:
+        numba_handles.require_linear(self._graphs[-1], simplified, list(outputs))
         numba_fusion.lower_nodes(self, simplified, names, list(outputs))
 
+    def allocate_tensor_arrays(self) -> None:
+        """Writes the allocation of each TensorArray buffer, now that its element is known."""
+        for buffer in self.tensor_arrays:
+            allocation = buffer.allocation()
+            self.lines = [line.replace(buffer.token, allocation) for line in self.lines]
+
     def constant(self, value: Any, dtype: dtypes.DType, shape: Any) -> str:
+        if dtype is variant:
+            return tensor_array_lowerings.constant(self, value)
         if dtype.kind not in _SCALAR_KINDS:
             raise Unsupported("a %s constant" % dtype.name)
         if value.ndim == 0:
@@ -155,6 +176,12 @@ class NumbaLowerer(Lowerer):
         return "np.%s(%s)" % (_dtype_name(dtype), text)
 
     def assign(self, out: Value, expr: str) -> None:
+        if out.dtype is variant:  # a TensorArray handle: the same buffer under another name
+            buffer = self.handle_buffers.get(str(expr))
+            if buffer is None or self.handle_buffers.setdefault(str(out), buffer) is not buffer:
+                raise Unsupported("a TensorArray handle that may stand for two arrays")
+            self.line("%s = %s" % (out, expr))
+            return
         if out.dtype.kind not in _SCALAR_KINDS:
             raise Unsupported("a %s value" % out.dtype.name)
         if out.shape is None:
@@ -170,13 +197,20 @@ class NumbaLowerer(Lowerer):
         return expr  # `assign` fits the value to the output's dtype
 
     def check(self, failed: str, error: type[Exception], message: str) -> None:
-        # numba raises only constant exceptions: the kernel raises the check's number,
-        # and the wrapper raises `error(message)` from the check's line (see _raisers).
+        # the kernel raises the check's number, and the wrapper raises `error(message)`
+        # from the check's line (see _raisers).
+        self.check_values(failed, error, message, ())
+
+    def check_values(self, failed: str, error: type[Exception], message: str,
+                     values: tuple[str, ...]) -> None:
+        """`check`, with a message naming run-time values: `message % values`, `values`
+        integer expressions (an index, say), `message` with a %d for each."""
         code = len(self.checks)
         self.checks.append((self.node, error, message))
         self.line("if %s:" % failed)
         with self.block():
-            self.line("raise RuntimeError(%r)" % ("%s%d" % (_CHECK_PREFIX, code)))
+            self.line("raise RuntimeError(%s)" % ", ".join(
+                [repr("%s%d" % (_CHECK_PREFIX, code))] + ["np.int64(%s)" % v for v in values]))
 
     def literal(self, value: Any) -> str:
         text = super().literal(value)
@@ -200,7 +234,10 @@ def compile(cf: Any) -> executor.CompiledGraph:  # noqa: A001 - the backend prot
         argument_types.append((t.dtype, len(t._shape), False))
     if any(t is None for t in cf.outputs):
         raise Unsupported("a None output")
+    if any(t.dtype is variant for t in cf.outputs):
+        raise Unsupported("a TensorArray output")
     results = lowerer.lower_graph(cf.graph, fed, cf.outputs)
+    lowerer.allocate_tensor_arrays()
     lowerer.line("return (%s)" % "".join(r + ", " for r in results))
     argument_types += [(dtypes.as_dtype(v.dtype), v.ndim, True) for v in lowerer.extra_values]
     argument_types += [(v.dtype, len(v._static_shape), True) for v in lowerer.variables]
@@ -353,10 +390,11 @@ def _wrapper(target: _Target, rank0: list[bool], lowerer: NumbaLowerer,
               for raiser, (_, error, message) in zip(raisers, lowerer.checks)]
 
     def fail(error: Exception) -> None:
-        text = str(error)
-        if text.startswith(_CHECK_PREFIX):
+        text = error.args[0] if error.args else None
+        if isinstance(text, str) and text.startswith(_CHECK_PREFIX):
             raiser, error_class, message = checks[int(text[len(_CHECK_PREFIX):])]
-            raiser(error_class(message))
+            values = tuple(int(v) for v in error.args[1:])
+            raiser(error_class(message % values if values else message))
 
     if lowerer.variables:
         return _variable_wrapper(target, rank0, lowerer, extra, fail)

@@ -176,10 +176,32 @@ def _slice_emit(outs, ins, attrs, emitter):
     return "%s = %s[%s]" % (outs[0], ins[0], ", ".join(parts))
 
 
+def _slice_numba(lowerer, node, ins, outs):
+    """numba: `x[i, j]` for integer indices only, each checked against its dimension as
+    numpy does (numba does not check: it would read past the array)."""
+    shape = ins[0].shape
+    spec = node.attrs["spec"]
+    if shape is None or any(item[0] != "int" for item in spec) or len(spec) > len(shape):
+        raise backends.Unsupported("an index other than integers")
+    parts = []
+    for axis, item in enumerate(spec):
+        ref = item[1]
+        index = ins[1 + ref[1]] if isinstance(ref, tuple) else repr(int(ref))
+        size = shape[axis] if shape[axis] is not None else "%s.shape[%d]" % (ins[0], axis)
+        lowerer.check_values("%s < -%s or %s >= %s" % (index, size, index, size),
+                             IndexError, "index %%d is out of bounds for axis %d with size %%d"
+                             % axis, (index, size))
+        parts.append(index)
+    element = "%s[%s]" % (ins[0], ", ".join(parts))
+    # a C-contiguous result: numba's matmul and fused loops want one (a view may not be)
+    lowerer.assign(outs[0], element if outs[0].rank0 else "np.ascontiguousarray(%s)" % element)
+
+
 OPS["StridedSlice"] = register("StridedSlice", _slice_kernel, _slice_infer,
                                node_name="strided_slice", emit=_slice_emit,
                                grad=_RULES + "strided_slice_grad",
-                               lowerings=dict(_NOT_LOWERED, jax=backends.jax_rule("strided_slice")))
+                               lowerings=dict(_NOT_LOWERED, numba=_slice_numba,
+                                              jax=backends.jax_rule("strided_slice")))
 
 
 def strided_slice_from_index(tensor, index):

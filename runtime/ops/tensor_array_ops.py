@@ -29,6 +29,7 @@ import numpy as np
 
 from runtime import backends, dtypes
 from runtime import shape as shape_lib
+from runtime.ops import tensor_array_lowerings as numba_rules
 from runtime.ops.common import SpecError
 from runtime.ops.registry import KERNEL_CALL, NOT_DIFFERENTIABLE, execute1, register
 from runtime.ops.tensor_array_value import TensorArrayValue, value_of_handle, variant
@@ -37,11 +38,14 @@ from runtime.ops.tensor_array_value import TensorArrayValue, value_of_handle, va
 _TENSOR_ARRAYS_ON_HOST = {"array": backends.unsupported("TensorArrays run on the numpy executor")}
 
 
-def _on_jax(rule):
+def _on_jax(rule, numba=None):
     """Lowerings: declined by the array backends, for JAX `rule` of jax_rules (a fixed-size
-    buffer)."""
-    return dict(_TENSOR_ARRAYS_ON_HOST,
-                jax=backends.jax_rule(rule))
+    buffer), and for numba `numba` of tensor_array_lowerings where given (a buffer too)."""
+    lowerings = dict(_TENSOR_ARRAYS_ON_HOST,
+                     jax=backends.jax_rule(rule))
+    if numba is not None:
+        lowerings["numba"] = numba
+    return lowerings
 
 OPS = {}
 _RULES = "runtime.gradients.tensor_array_grads:"  # gradient rules, written with the ops API
@@ -127,7 +131,7 @@ def _create_kernel(size, dtype, element_shape, dynamic_size, infer_shape=True):
 
 OPS["TensorArray"] = register("TensorArray", _create_kernel, _create_infer,
                               grad=NOT_DIFFERENTIABLE, emit=KERNEL_CALL,
-                              lowerings=_on_jax("create_tensor_array"))
+                              lowerings=_on_jax("create_tensor_array", numba_rules.create))
 
 
 def _write_infer(specs, attrs):
@@ -156,7 +160,7 @@ def _write_emit(outs, ins, attrs, emitter):
 OPS["TensorArrayWrite"] = register("TensorArrayWrite", _write_kernel, _write_infer,
                                    emit=_write_emit,
                                    grad=_RULES + "write_grad",
-                                   lowerings=_on_jax("write_tensor_array"))
+                                   lowerings=_on_jax("write_tensor_array", numba_rules.write))
 
 
 def _read_infer(specs, attrs):
@@ -171,7 +175,7 @@ def _read_kernel(handle, index, dtype, element_shape):
 
 OPS["TensorArrayRead"] = register("TensorArrayRead", _read_kernel, _read_infer,
                                   grad=_RULES + "read_grad", emit=KERNEL_CALL,
-                                  lowerings=_on_jax("read_tensor_array"))
+                                  lowerings=_on_jax("read_tensor_array", numba_rules.read))
 
 
 def _stacked(array, elements, dtype, element_shape, lead_shape):
@@ -222,7 +226,7 @@ def _require_one_shape(elements, what):
 
 OPS["TensorArrayStack"] = register("TensorArrayStack", _stack_kernel, _stack_infer,
                                    grad=_RULES + "stack_grad", emit=KERNEL_CALL,
-                                   lowerings=_on_jax("stack_tensor_array"))
+                                   lowerings=_on_jax("stack_tensor_array", numba_rules.stack))
 
 
 def _concat_infer(specs, attrs):
@@ -350,7 +354,7 @@ def _size_infer(specs, attrs):
 OPS["TensorArraySize"] = register(
     "TensorArraySize", lambda handle: np.int32(value_of_handle(handle).size), _size_infer,
     grad=NOT_DIFFERENTIABLE, emit=KERNEL_CALL,
-    lowerings=_on_jax("size_tensor_array"))
+    lowerings=_on_jax("size_tensor_array", numba_rules.size))
 
 
 # -- op wrappers (tensors in, tensors out; the TensorArray class adds the metadata) ---------------

@@ -1,0 +1,187 @@
+"""numba lowering rules of the TensorArray ops: a TensorArray as a preallocated buffer.
+
+In the numba kernel a TensorArray handle is a tuple `(elements, written)`: an array of
+shape (size, *element_shape) and a bool array marking the elements written. Writes store
+into it in place, so a While loop writing one element per iteration and stacking after
+runs as one kernel. This holds only where no older version of the array is used after a
+write: the numba backend checks that before lowering a graph (`tensor_array_use` below),
+and declines otherwise.
+
+The buffer is allocated where the array is created, with a size known when the graph is
+lowered (the array's size is a constant) and an element dtype and shape declared or given
+by the first write lowered; the allocation line is written when the whole graph is lowered
+(`allocation`). Dynamically sized arrays, and elements whose static shape is not fully
+known, are declined: the graph runs on the numpy executor.
+
+Reads, writes and stacks check indices and written elements as the executor's kernels do,
+raising the same error classes (IndexError, ValueError).
+"""
+
+from runtime import backends
+from runtime.ops.tensor_array_value import value_of_handle
+
+READ = "read"    # a rule's `tensor_array_use`: only reads its handle input
+WRITE = "write"  # writes its handle input in place; its first output is the new version
+
+
+class Buffer:
+    """A TensorArray's buffer in lowered code: its `size`, element `np_dtype` and `shape`
+    (None until known), and the `token` its allocation line holds until then."""
+
+    def __init__(self, token, size, np_dtype, shape):
+        self.token = token
+        self.size = size
+        self.np_dtype = np_dtype
+        self.shape = shape
+
+    def learn(self, np_dtype, shape):
+        """Records the dtype and static shape of an element written; Unsupported where they
+        are not fully known or differ from what is known."""
+        if shape is None or None in shape:
+            raise backends.Unsupported("a TensorArray element of a shape not fully known")
+        shape = tuple(shape)
+        if self.np_dtype is None:
+            self.np_dtype = np_dtype
+        elif self.np_dtype != np_dtype:
+            raise backends.Unsupported("TensorArray elements of two dtypes")
+        if self.shape is None or None in self.shape:
+            if self.shape is not None and (len(self.shape) != len(shape) or any(
+                    a is not None and a != b for a, b in zip(self.shape, shape))):
+                raise backends.Unsupported("a TensorArray element of another shape")
+            self.shape = shape
+        elif self.shape != shape:
+            raise backends.Unsupported("a TensorArray element of another shape")
+
+    def allocation(self):
+        """The expression allocating the buffer; Unsupported when its element is unknown."""
+        if self.np_dtype is None or self.shape is None or None in self.shape:
+            raise backends.Unsupported("a TensorArray whose element dtype and shape are not "
+                                       "known when it is created or first written")
+        name = "bool_" if self.np_dtype.kind == "b" else self.np_dtype.name
+        return "(np.empty((%d, %s), np.%s), np.zeros(%d, np.bool_))" % (
+            self.size, "".join("%d, " % d for d in self.shape), name, self.size)
+
+
+def new_buffer(lowerer, size, dynamic_size, element_shape, np_dtype, written=False):
+    """A Buffer for a new array, registered with `lowerer` (its `tensor_arrays` list), and the
+    token standing for its allocation until `allocation` replaces it."""
+    if dynamic_size:
+        raise backends.Unsupported("a dynamically sized TensorArray")
+    if written:
+        raise backends.Unsupported("a TensorArray constant with elements")
+    buffers = lowerer.tensor_arrays
+    token = "__tensor_array_%d__" % len(buffers)
+    buffer = Buffer(token, int(size), np_dtype, None if element_shape is None
+                    else tuple(element_shape))
+    buffers.append(buffer)
+    return buffer, token
+
+
+def _buffer_of(lowerer, handle):
+    buffer = lowerer.handle_buffers.get(str(handle))
+    if buffer is None:
+        raise backends.Unsupported("a TensorArray handle of unknown origin")
+    return buffer
+
+
+def _hand_on(lowerer, out, buffer):
+    lowerer.handle_buffers[str(out)] = buffer
+
+
+def _check_index(lowerer, index, buffer, reading):
+    """The executor's checks of an index (TensorArrayValue._check_index), naming it."""
+    lowerer.check_values("%s < 0" % index, IndexError, "TensorArray index %d is negative",
+                         (index,))
+    if reading:
+        message = "TensorArray index %%d is out of range: the array has %d element%s" % (
+            buffer.size, "" if buffer.size == 1 else "s")
+    else:
+        message = ("TensorArray index %%d is out of range: the array has a fixed size of %d "
+                   "(dynamic_size=False)" % buffer.size)
+    lowerer.check_values("%s >= %d" % (index, buffer.size), IndexError, message, (index,))
+
+
+def _unwritten(buffer):
+    return ("TensorArray index %%d was read before it was written (the array has size %d)"
+            % buffer.size)
+
+
+def constant(lowerer, value):
+    """A TensorArray constant (a creation the executor folded): the name of a new buffer."""
+    try:
+        array = value_of_handle(value)
+    except TypeError:
+        raise backends.Unsupported("a variant constant that is not a TensorArray") from None
+    buffer, token = new_buffer(lowerer, array.size, array.dynamic_size, array.element_shape,
+                               array.np_dtype, any(e is not None for e in array.items()))
+    name = lowerer.fresh("ta")
+    lowerer.line("%s = %s" % (name, token))
+    _hand_on(lowerer, name, buffer)
+    return name
+
+
+def create(lowerer, node, ins, outs):
+    """TensorArray: a buffer of the constant size."""
+    size = ins[0].value
+    if size is None:
+        raise backends.Unsupported("a TensorArray whose size is not a constant")
+    if int(size) < 0:
+        raise backends.Unsupported("a negative TensorArray size")
+    dtype = node.attrs["dtype"]
+    buffer, token = new_buffer(lowerer, size, node.attrs["dynamic_size"],
+                               node.attrs["element_shape"],
+                               None if dtype is None else dtype.np_dtype)
+    lowerer.line("%s = %s" % (outs[0], token))
+    _hand_on(lowerer, outs[0], buffer)
+
+
+def write(lowerer, node, ins, outs):
+    """TensorArrayWrite: stores the element in place."""
+    handle, index, value = ins
+    buffer = _buffer_of(lowerer, handle)
+    buffer.learn(value.dtype.np_dtype, value.shape)
+    _check_index(lowerer, index, buffer, reading=False)
+    lowerer.line("%s[0][%s] = %s" % (handle, index, value))
+    lowerer.line("%s[1][%s] = True" % (handle, index))
+    lowerer.line("%s = %s" % (outs[0], handle))
+    _hand_on(lowerer, outs[0], buffer)
+
+
+write.tensor_array_use = WRITE
+
+
+def read(lowerer, node, ins, outs):
+    """TensorArrayRead: a copy of the element (a later write must not change it)."""
+    handle, index = ins
+    buffer = _buffer_of(lowerer, handle)
+    _check_index(lowerer, index, buffer, reading=True)
+    lowerer.check_values("not %s[1][%s]" % (handle, index), IndexError, _unwritten(buffer),
+                         (index,))
+    if outs[0].rank0:
+        lowerer.assign(outs[0], "%s[0][%s]" % (handle, index))
+    else:
+        lowerer.assign(outs[0], "%s[0][%s].copy()" % (handle, index))
+
+
+read.tensor_array_use = READ
+
+
+def stack(lowerer, node, ins, outs):
+    """TensorArrayStack: a copy of the whole buffer, every element written."""
+    handle = ins[0]
+    buffer = _buffer_of(lowerer, handle)
+    lowerer.check_values("not %s[1].all()" % handle, IndexError, _unwritten(buffer),
+                         ("np.argmin(%s[1])" % handle,))
+    lowerer.assign(outs[0], "%s[0].copy()" % handle)
+
+
+stack.tensor_array_use = READ
+
+
+def size(lowerer, node, ins, outs):
+    """TensorArraySize: the buffer's size."""
+    buffer = _buffer_of(lowerer, ins[0])
+    lowerer.assign(outs[0], "np.int32(%d)" % buffer.size)
+
+
+size.tensor_array_use = READ

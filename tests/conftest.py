@@ -3,12 +3,14 @@
 Every test must leave the global execution state as it found it: no graph left on the
 context stack and `run_functions_eagerly` off. The autouse guard checks that after each test
 (a leftover graph would silently turn every later eager op into a graph node).
-`functions_run_eagerly` turns `run_functions_eagerly` on for one test.
+`functions_run_eagerly` turns `run_functions_eagerly` on for one test. A background compile
+that the "auto" backend started in a test is waited for before the next test starts.
 """
 
 import pytest
 
 from runtime import context
+from runtime.backends import promotion
 
 
 @pytest.fixture(autouse=True)
@@ -16,6 +18,7 @@ def clean_execution_state():
     assert context.thread_graphs() == [], "a previous test left a graph on the context stack"
     assert context.building == [], "a previous test left a graph being built (in any thread)"
     yield
+    compiled = promotion.wait_for_background_compiles(timeout=300)
     leaked = list(context.thread_graphs()) + [g for g in context.building
                                               if g not in context.thread_graphs()]
     eager = context.functions_run_eagerly()
@@ -24,6 +27,7 @@ def clean_execution_state():
     context.run_functions_eagerly(False)
     assert leaked == [], "the test left a graph on the context stack: %r" % leaked
     assert not eager, "the test left run_functions_eagerly(True) switched on"
+    assert compiled, "a background compile of the test's function is still running"
 
 
 @pytest.fixture

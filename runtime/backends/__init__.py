@@ -109,7 +109,14 @@ def jax_rule(name: str) -> LazyRule:
 
 
 class BackendReport:
-    """What was asked for a ConcreteFunction, what runs it now, and why when they differ."""
+    """What was asked for a ConcreteFunction, what runs it now, and why when they differ.
+
+    `requested` is the backend asked for and `explicit` whether the user named it;
+    `running` what runs the graph now ("numpy": the executor); `compile_seconds` how long
+    the compiled backend took; `reason` why the graph runs on the executor although another
+    backend was asked for or tried (a fallback naming the op and line, or a demotion);
+    `events` what "auto" did, in order (promotion started, compiled kernel kept); `demoted`
+    whether "auto" took a compiled kernel back because it ran slower than the executor."""
 
     def __init__(self, requested: str, explicit: bool) -> None:
         self.requested = requested
@@ -117,13 +124,15 @@ class BackendReport:
         self.running = "numpy"
         self.reason: str | None = None
         self.compile_seconds: float | None = None
+        self.events: list[str] = []
+        self.demoted = False
 
     def __repr__(self) -> str:
         text = "backend: %s requested, %s runs it" % (self.requested, self.running)
         if self.compile_seconds is not None:
             text += " (compiled in %.3f s)" % self.compile_seconds
-        if self.reason:
-            text += "; %s" % self.reason
+        for said in self.events + ([self.reason] if self.reason else []):
+            text += "; %s" % said
         return text
 
     __str__ = __repr__

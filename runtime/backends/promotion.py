@@ -1,4 +1,5 @@
-"""The "auto" backend: run on the numpy executor, promote to numba once it pays (ski rental).
+"""The "auto" backend: run on the numpy executor, promote to numba once it pays (ski rental),
+and demote back when the compiled kernel turns out slower.
 
 Compiling costs about as much as running the executor for a while, and nobody knows how often
 a function will be called. So a ConcreteFunction worth compiling (one with a loop, or a big
@@ -8,13 +9,27 @@ call after that runs the compiled kernel. Never paying more than twice the bette
 the ski-rental bound. The prediction is the median of the numba compile times measured so
 far in this process (a prior before the first, which also pays for numba's own start-up).
 
+The prediction of a speed-up is not a measurement: a graph dominated by libm calls, or doing
+little work per call, may run slower compiled (numba's call overhead, its own libm). So the
+executor's most recent per-call times are kept, the first TRIAL_CALLS calls of the compiled
+kernel are timed the same way (perf_counter around the call), and when the compiled median
+is slower than the executor's by more than DEMOTION_MARGIN the executor runs the function
+again, for good: `ConcreteFunction.backend` says "numpy" and `backend_report()` says why.
+Otherwise the untimed compiled kernel replaces the timed one.
+
 Tiny graphs without loops are never promoted: their executor call costs a microsecond or
 two, which compiled code does not beat once the call overhead is counted. Results are those
 of the executor until the swap, then numba's (which agree with them; see the tests).
+
+The compile thread is a daemon (it never delays the interpreter's exit) and records a
+failure in the report instead of raising it; `wait_for_background_compiles()` joins the ones
+in flight (the test suite does after each test, so that none outlives its test).
 """
 
 from __future__ import annotations
 
+import collections
+import copy
 import importlib.util
 import statistics
 import threading
@@ -26,7 +41,14 @@ from runtime import backends, executor
 FIRST_COMPILE_PRIOR_S = 2.0  # numba's first compile in a process also imports and warms it
 COMPILE_PRIOR_S = 0.3
 MIN_NODES_WITHOUT_LOOPS = 40
+EXECUTOR_SAMPLES = 33  # the executor's most recent per-call times kept for the comparison
+TRIAL_CALLS = 9  # compiled calls timed before the verdict
+DEMOTION_MARGIN = 1.2  # demoted when its median call is over 1.2x the executor's
+# the clock around each timed call (the tests substitute a scripted one: never real timings)
+clock = time.perf_counter
 _numba_installed: bool | None = None
+_in_flight: set[threading.Thread] = set()
+_in_flight_lock = threading.Lock()
 
 
 def predicted_compile_seconds() -> float:
@@ -54,48 +76,125 @@ def worth_compiling(graph: Any) -> bool:
     return count >= MIN_NODES_WITHOUT_LOOPS
 
 
+def slower_than_executor(compiled_times: list[float], executor_times: list[float]) -> bool:
+    """True when the compiled kernel's median call time exceeds the executor's median by
+    more than DEMOTION_MARGIN (times in seconds, one per call)."""
+    return statistics.median(compiled_times) > \
+        DEMOTION_MARGIN * statistics.median(executor_times)
+
+
 def watch(cf: Any, compiled: executor.CompiledGraph) -> executor.CompiledGraph:
     """The executor's `compiled` graph of `cf`, timed so that it is promoted to numba once
     its time adds up to the predicted compile time; `compiled` itself when it is not worth
-    compiling or numba is not installed."""
+    compiling, numba is not installed, or `cf` was demoted already."""
     global _numba_installed
     if _numba_installed is None:
         _numba_installed = importlib.util.find_spec("numba") is not None
-    if not _numba_installed or not worth_compiling(cf.graph):
+    if not _numba_installed or cf._report.demoted or not worth_compiling(cf.graph):
         return compiled
     run = compiled.run
-    state = {"spent": 0.0, "started": False}
+    state = {"spent": 0.0, "calls": 0, "started": False}
+    times: collections.deque[float] = collections.deque(maxlen=EXECUTOR_SAMPLES)
     budget = predicted_compile_seconds()
-    clock = time.perf_counter
+    timer = clock
 
     def timed(*feeds: Any) -> Any:
-        start = clock()
+        start = timer()
         try:
             return run(*feeds)
         finally:
-            state["spent"] += clock() - start
+            elapsed = timer() - start
+            times.append(elapsed)
+            state["spent"] += elapsed
+            state["calls"] += 1
             if state["spent"] >= budget and not state["started"]:
                 state["started"] = True
-                _start_promotion(cf, compiled)
+                cf._report.events.append(
+                    "numba compile started after %d executor calls (%.3f s, the predicted "
+                    "compile time)" % (state["calls"], state["spent"]))
+                _start_promotion(cf, compiled, times)
 
     timed_graph = executor.CompiledGraph(timed, compiled.source, compiled.line_nodes,
                                          compiled.filename)
     return timed_graph
 
 
-def _start_promotion(cf: Any, executor_graph: executor.CompiledGraph) -> None:
-    """Compiles `cf` with numba in a background thread; swaps it in when done (or goes back
-    to the untimed executor graph when numba cannot run it)."""
+def _start_promotion(cf: Any, executor_graph: executor.CompiledGraph,
+                     executor_times: collections.deque[float]) -> None:
+    """Compiles `cf` with numba in a background thread; swaps in a trial of it when done
+    (see `_on_trial`), or goes back to the untimed executor graph when numba cannot run it."""
     def promote() -> None:
         report = cf._report
         try:
-            compiled = backends.compile_with("numba", cf, report, strict=False)
-        except Exception as e:  # a failure here must not kill the thread: stay on the executor
-            report.reason = "numba failed on %s: %s: %s" % (cf.name, type(e).__name__, e)
-            compiled = None
-        cf._compiled = executor_graph if compiled is None else compiled
+            try:
+                compiled = backends.compile_with("numba", cf, report, strict=False)
+            except Exception as e:  # a failure must not kill the thread: stay on the executor
+                report.reason = "numba failed on %s: %s: %s" % (cf.name, type(e).__name__, e)
+                compiled = None
+            cf._compiled = executor_graph if compiled is None else \
+                _on_trial(cf, compiled, executor_graph, executor_times)
+        finally:
+            with _in_flight_lock:
+                _in_flight.discard(threading.current_thread())
 
     thread = threading.Thread(target=promote, name="autograph-promote-%s" % cf.name,
                               daemon=True)
     cf._promotion = thread
+    with _in_flight_lock:
+        _in_flight.add(thread)
     thread.start()
+
+
+def _on_trial(cf: Any, compiled: executor.CompiledGraph, executor_graph: executor.CompiledGraph,
+              executor_times: collections.deque[float]) -> executor.CompiledGraph:
+    """`compiled` (numba's kernel of `cf`) timing its first TRIAL_CALLS calls, after which
+    `cf` keeps the untimed kernel, or goes back to `executor_graph` for good when the kernel
+    is slower than the executor's recent calls (`executor_times`)."""
+    run = compiled.run
+    times: list[float] = []
+    lock = threading.Lock()
+    timer = clock
+
+    def timed(*feeds: Any) -> Any:
+        start = timer()
+        values = run(*feeds)  # a call that raises is not timed
+        elapsed = timer() - start
+        with lock:
+            if len(times) < TRIAL_CALLS:
+                times.append(elapsed)
+                if len(times) == TRIAL_CALLS:
+                    _verdict(cf, compiled, executor_graph, list(executor_times), times)
+        return values
+
+    trial = copy.copy(compiled)  # the kernel's source, lines and error translation
+    trial.run = timed
+    return trial
+
+
+def _verdict(cf: Any, compiled: executor.CompiledGraph, executor_graph: executor.CompiledGraph,
+             executor_times: list[float], compiled_times: list[float]) -> None:
+    """Keeps numba's untimed kernel for `cf`, or demotes `cf` to the executor for good."""
+    report = cf._report
+    comparison = "numba's median call took %.1f µs against the executor's %.1f µs" % (
+        1e6 * statistics.median(compiled_times), 1e6 * statistics.median(executor_times))
+    if slower_than_executor(compiled_times, executor_times):
+        cf._compiled = executor_graph
+        report.running = "numpy"
+        report.demoted = True
+        report.reason = ("demoted to the numpy executor after %d compiled calls: %s (over "
+                         "%.1fx); not promoted again" % (len(compiled_times), comparison,
+                                                         DEMOTION_MARGIN))
+    else:
+        cf._compiled = compiled
+        report.events.append("numba kept after %d compiled calls: %s"
+                             % (len(compiled_times), comparison))
+
+
+def wait_for_background_compiles(timeout: float | None = None) -> bool:
+    """Waits for the promotions compiling now (at most `timeout` seconds for each); True
+    when none is left running."""
+    with _in_flight_lock:
+        threads = list(_in_flight)
+    for thread in threads:
+        thread.join(timeout)
+    return not any(thread.is_alive() for thread in threads)

@@ -297,6 +297,9 @@ class _ObjectBuilder:
                     result[name] = value
                 elif name == "signatures" or not name.isidentifier() and name != "__call__":
                     self.r.fail("%s.children" % at, "invalid attribute name %r" % name)
+                elif name == "__call__" and not isinstance(value, LoadedFunction):
+                    self.r.fail("%s.children.__call__" % at, "an object's __call__ must be a "
+                                "saved function")
                 else:
                     result.__dict__[name] = value
         else:

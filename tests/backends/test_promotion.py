@@ -1,0 +1,184 @@
+"""The "auto" backend's promotion to numba and its demotion back to the executor (issue 11).
+
+Nothing here times real code: a scripted clock says how long each timed call took, so the
+verdict (keep the compiled kernel, or demote it) is forced deterministically."""
+
+import os
+import pathlib
+import subprocess
+import sys
+import textwrap
+import threading
+
+import pytest
+
+import autograph.tf as tf
+from runtime import backends
+from runtime.backends import promotion
+
+
+class ScriptedClock:
+    """A clock that moves on `step` seconds at each reading: every timed call takes `step`."""
+
+    def __init__(self, step):
+        self.step = step
+        self.now = 0.0
+        self.readings = 0
+
+    def __call__(self):
+        self.readings += 1
+        self.now += self.step
+        return self.now
+
+
+def _counter_loop(n):
+    i = tf.constant(0)
+    total = tf.constant(0)
+    while i < n:
+        total += i % 7
+        i += 1
+    return total
+
+
+@pytest.fixture
+def clock(monkeypatch):
+    """A scripted clock around the timed calls, and a compile predicted to cost nothing (the
+    first executor call starts the promotion)."""
+    scripted = ScriptedClock(1e-6)
+    monkeypatch.setattr(promotion, "clock", scripted)
+    monkeypatch.setattr(promotion, "predicted_compile_seconds", lambda: 0.0)
+    return scripted
+
+
+def _promoted(f, n):
+    """Calls f once on the executor, which starts the compile, and waits for the swap."""
+    expected = f(n).numpy()
+    cf = f.get_concrete_function(n)
+    cf._promotion.join()
+    return cf, expected
+
+
+# -- the verdict ---------------------------------------------------------------------------------
+
+def test_slower_means_over_the_margin_in_median():
+    executor_times = [1.0, 1.0, 50.0]  # one slow executor call does not move the median
+    assert not promotion.slower_than_executor([promotion.DEMOTION_MARGIN] * 3, executor_times)
+    assert promotion.slower_than_executor([promotion.DEMOTION_MARGIN * 1.01] * 3,
+                                          executor_times)
+    assert not promotion.slower_than_executor([0.1, 0.1, 9.0], executor_times)
+
+
+def test_a_compiled_kernel_slower_than_the_executor_is_demoted_for_good(clock):
+    pytest.importorskip("numba")
+    f = tf.function(_counter_loop, backend="auto")
+    n = tf.constant(40)
+    cf, expected = _promoted(f, n)  # executor calls "take" 1 µs
+    assert cf.backend == "numba"
+    clock.step = 5e-6  # compiled calls "take" 5 µs
+    for _ in range(promotion.TRIAL_CALLS):
+        assert f(n).numpy() == expected
+    assert cf.backend == "numpy"
+    report = cf.backend_report()
+    assert report.demoted and report.running == "numpy"
+    assert "demoted" in str(report) and "5.0 µs against the executor's 1.0 µs" in str(report)
+    readings = clock.readings
+    for _ in range(3):  # the untimed executor graph: nothing can promote it again
+        assert f(n).numpy() == expected == sum(i % 7 for i in range(40))
+    assert clock.readings == readings and cf.backend == "numpy"
+    assert promotion.watch(cf, cf._compiled) is cf._compiled
+
+
+def test_a_compiled_kernel_faster_than_the_executor_is_kept_untimed(clock):
+    pytest.importorskip("numba")
+    f = tf.function(_counter_loop, backend="auto")
+    n = tf.constant(30)
+    clock.step = 20e-6
+    cf, expected = _promoted(f, n)
+    clock.step = 1e-6
+    for _ in range(promotion.TRIAL_CALLS):
+        assert f(n).numpy() == expected
+    readings = clock.readings
+    assert f(n).numpy() == expected
+    assert clock.readings == readings  # the trial is over: the kernel runs untimed
+    report = cf.backend_report()
+    assert cf.backend == "numba" and not report.demoted and report.reason is None
+    assert "numba compile started after 1 executor calls" in str(report)
+    assert "numba kept after %d compiled calls" % promotion.TRIAL_CALLS in str(report)
+
+
+# -- the background thread -------------------------------------------------------------------------
+
+@pytest.fixture
+def fake_numba(monkeypatch, clock):
+    """Promotion runs without numba: `compile` stands for the backend's compile."""
+    monkeypatch.setattr(promotion, "_numba_installed", True)
+    calls = {}
+
+    def compile_with(name, cf, report, strict):
+        return calls["compile"](cf)
+    monkeypatch.setattr(backends, "compile_with", compile_with)
+    return calls
+
+
+def test_a_failing_compile_is_recorded_never_raised_in_the_thread(fake_numba, monkeypatch):
+    raised = []
+    monkeypatch.setattr(threading, "excepthook", raised.append)
+
+    def compile_fails(cf):
+        raise RuntimeError("the compiler broke")
+    fake_numba["compile"] = compile_fails
+    f = tf.function(_counter_loop, backend="auto")
+    n = tf.constant(5)
+    cf, expected = _promoted(f, n)
+    assert raised == []
+    assert cf.backend == "numpy" and "the compiler broke" in cf.backend_report().reason
+    assert f(n).numpy() == expected == 10
+
+
+def test_wait_for_background_compiles_joins_the_ones_in_flight(fake_numba):
+    release = threading.Event()
+
+    def compile_slowly(cf):
+        release.wait()
+        return None  # numba declined: the executor keeps running it
+    fake_numba["compile"] = compile_slowly
+    f = tf.function(_counter_loop, backend="auto")
+    f(tf.constant(3))
+    thread = f.get_concrete_function(tf.constant(3))._promotion
+    assert thread.daemon
+    assert not promotion.wait_for_background_compiles(timeout=0.01)
+    release.set()
+    assert promotion.wait_for_background_compiles()
+    assert not thread.is_alive()
+
+
+_EXIT_WHILE_COMPILING = textwrap.dedent("""
+    import threading
+    import autograph.tf as tf
+    from runtime import backends
+    from runtime.backends import promotion
+
+    promotion._numba_installed = True
+    promotion.predicted_compile_seconds = lambda: 0.0
+    backends.compile_with = lambda *args, **options: threading.Event().wait()  # never ends
+
+    @tf.function(backend="auto")
+    def f(n):
+        i = tf.constant(0)
+        while i < n:
+            i += 1
+        return i
+
+    print(f(tf.constant(3)).numpy())
+    assert f.get_concrete_function(tf.constant(3))._promotion.is_alive()
+""")
+
+
+def test_the_process_exits_cleanly_while_a_promotion_is_compiling(tmp_path):
+    script = tmp_path / "exit_while_compiling.py"
+    script.write_text(_EXIT_WHILE_COMPILING)
+    root = pathlib.Path(__file__).resolve().parents[2]
+    done = subprocess.run([sys.executable, "-W", "error", str(script)], capture_output=True,
+                          text=True, timeout=60, cwd=root, env={**os.environ,
+                                                                 "PYTHONPATH": str(root)})
+    assert (done.returncode, done.stdout, done.stderr) == (0, "3\n", "")

@@ -110,11 +110,13 @@ class ConcreteFunction:
 
     @property
     def backend(self) -> str:
-        """What runs this trace now: "numpy" (the executor), "numba" or "jax"."""
+        """What runs this trace now: "numpy" (the executor), "numba" or "jax" ("numpy" again
+        after "auto" demoted a numba kernel that ran slower than the executor)."""
         return self._report.running
 
     def backend_report(self) -> backends.BackendReport:
-        """What was asked, what runs it, the compile time, and why it fell back if it did."""
+        """What was asked, what runs it now, the compile time, what "auto" did (promotion,
+        demotion) and why the executor runs it if it does (see BackendReport)."""
         return self._report
 
     # -- signature -------------------------------------------------------------------------

@@ -182,3 +182,36 @@ def test_the_process_exits_cleanly_while_a_promotion_is_compiling(tmp_path):
                           text=True, timeout=60, cwd=root, env={**os.environ,
                                                                  "PYTHONPATH": str(root)})
     assert (done.returncode, done.stdout, done.stderr) == (0, "3\n", "")
+
+
+_EXIT_WHILE_NUMBA_COMPILES = textwrap.dedent("""
+    import autograph.tf as tf
+    from runtime.backends import promotion
+
+    promotion.predicted_compile_seconds = lambda: 0.0
+
+    @tf.function(backend="auto")
+    def f(n):
+        i = tf.constant(0)
+        total = tf.constant(0.0)
+        while i < n:
+            total += tf.sin(tf.cast(i, tf.float32))
+            i += 1
+        return total
+
+    f(tf.constant(3))
+""")
+
+
+@pytest.mark.slow
+def test_the_process_exits_cleanly_while_numba_compiles(tmp_path):
+    pytest.importorskip("numba")
+    script = tmp_path / "exit_while_numba_compiles.py"
+    script.write_text(_EXIT_WHILE_NUMBA_COMPILES)
+    root = pathlib.Path(__file__).resolve().parents[2]
+    environment = {**os.environ, "PYTHONPATH": str(root),
+                   "AUTOGRAPH_CACHE_DIR": str(tmp_path / "cache")}  # a compile from scratch
+    done = subprocess.run([sys.executable, "-W", "error", "-X", "dev", str(script)],
+                          capture_output=True, text=True, timeout=120, cwd=root,
+                          env=environment)
+    assert (done.returncode, done.stderr) == (0, "")

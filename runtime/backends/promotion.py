@@ -11,9 +11,10 @@ far in this process (a prior before the first, which also pays for numba's own s
 
 The prediction of a speed-up is not a measurement: a graph dominated by libm calls, or doing
 little work per call, may run slower compiled (numba's call overhead, its own libm). So the
-executor's most recent per-call times are kept, the first TRIAL_CALLS calls of the compiled
-kernel are timed the same way (perf_counter around the call), and when the compiled median
-is slower than the executor's by more than DEMOTION_MARGIN the executor runs the function
+executor's most recent per-call times before the compile started are kept (the calls made
+while it compiles share the CPU with it), the first TRIAL_CALLS calls of the compiled kernel
+are timed the same way (perf_counter around the call), and when the compiled median is
+slower than the executor's by more than DEMOTION_MARGIN the executor runs the function
 again, for good: `ConcreteFunction.backend` says "numpy" and `backend_report()` says why.
 Otherwise the untimed compiled kernel replaces the timed one.
 
@@ -41,7 +42,7 @@ from runtime import backends, executor
 FIRST_COMPILE_PRIOR_S = 2.0  # numba's first compile in a process also imports and warms it
 COMPILE_PRIOR_S = 0.3
 MIN_NODES_WITHOUT_LOOPS = 40
-EXECUTOR_SAMPLES = 33  # the executor's most recent per-call times kept for the comparison
+EXECUTOR_SAMPLES = 33  # the executor's last per-call times before a compile, compared
 TRIAL_CALLS = 9  # compiled calls timed before the verdict
 DEMOTION_MARGIN = 1.2  # demoted when its median call is over 1.2x the executor's
 # the clock around each timed call (the tests substitute a scripted one: never real timings)
@@ -112,7 +113,7 @@ def watch(cf: Any, compiled: executor.CompiledGraph) -> executor.CompiledGraph:
                 cf._report.events.append(
                     "numba compile started after %d executor calls (%.3f s, the predicted "
                     "compile time)" % (state["calls"], state["spent"]))
-                _start_promotion(cf, compiled, times)
+                _start_promotion(cf, compiled, list(times))
 
     timed_graph = executor.CompiledGraph(timed, compiled.source, compiled.line_nodes,
                                          compiled.filename)
@@ -120,7 +121,7 @@ def watch(cf: Any, compiled: executor.CompiledGraph) -> executor.CompiledGraph:
 
 
 def _start_promotion(cf: Any, executor_graph: executor.CompiledGraph,
-                     executor_times: collections.deque[float]) -> None:
+                     executor_times: list[float]) -> None:
     """Compiles `cf` with numba in a background thread; swaps in a trial of it when done
     (see `_on_trial`), or goes back to the untimed executor graph when numba cannot run it."""
     def promote() -> None:
@@ -146,10 +147,10 @@ def _start_promotion(cf: Any, executor_graph: executor.CompiledGraph,
 
 
 def _on_trial(cf: Any, compiled: executor.CompiledGraph, executor_graph: executor.CompiledGraph,
-              executor_times: collections.deque[float]) -> executor.CompiledGraph:
+              executor_times: list[float]) -> executor.CompiledGraph:
     """`compiled` (numba's kernel of `cf`) timing its first TRIAL_CALLS calls, after which
     `cf` keeps the untimed kernel, or goes back to `executor_graph` for good when the kernel
-    is slower than the executor's recent calls (`executor_times`)."""
+    is slower than the executor's calls before the compile (`executor_times`)."""
     run = compiled.run
     times: list[float] = []
     lock = threading.Lock()
@@ -163,7 +164,7 @@ def _on_trial(cf: Any, compiled: executor.CompiledGraph, executor_graph: executo
             if len(times) < TRIAL_CALLS:
                 times.append(elapsed)
                 if len(times) == TRIAL_CALLS:
-                    _verdict(cf, compiled, executor_graph, list(executor_times), times)
+                    _verdict(cf, compiled, executor_graph, executor_times, times)
         return values
 
     trial = copy.copy(compiled)  # the kernel's source, lines and error translation

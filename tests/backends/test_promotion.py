@@ -13,7 +13,7 @@ import threading
 import pytest
 
 import autograph.tf as tf
-from runtime import backends
+from runtime import backends, executor
 from runtime.backends import promotion
 
 
@@ -152,10 +152,33 @@ def test_wait_for_background_compiles_joins_the_ones_in_flight(fake_numba):
     assert not thread.is_alive()
 
 
+def test_only_the_executor_calls_before_the_compile_are_compared(fake_numba, clock):
+    release = threading.Event()
+
+    def compile_later(cf):  # the executor's own graph stands for numba's kernel
+        release.wait()
+        cf.backend_report().running = "numba"
+        return executor.compile_graph(cf.graph, cf._feeds, cf.flat_outputs, cf.name)
+    fake_numba["compile"] = compile_later
+    f = tf.function(_counter_loop, backend="auto")
+    n = tf.constant(6)
+    expected = f(n).numpy()  # 1 µs, then the compile starts
+    clock.step = 100e-6  # calls while it compiles, slowed by it: not compared
+    for _ in range(5):
+        assert f(n).numpy() == expected
+    release.set()
+    cf = f.get_concrete_function(n)
+    cf._promotion.join()
+    clock.step = 5e-6
+    for _ in range(promotion.TRIAL_CALLS):
+        assert f(n).numpy() == expected
+    assert cf.backend_report().demoted and cf.backend == "numpy"
+
+
 _EXIT_WHILE_COMPILING = textwrap.dedent("""
     import threading
     import autograph.tf as tf
-    from runtime import backends
+    from runtime import backends, executor
     from runtime.backends import promotion
 
     promotion._numba_installed = True

@@ -129,11 +129,13 @@ def _start_promotion(cf: Any, executor_graph: executor.CompiledGraph,
         try:
             try:
                 compiled = backends.compile_with("numba", cf, report, strict=False)
-            except Exception as e:  # a failure must not kill the thread: stay on the executor
+                if compiled is not None:
+                    compiled = _on_trial(cf, compiled, executor_graph, executor_times)
+            except Exception as e:  # recorded, never raised in the thread: stay on the executor
+                report.running = "numpy"
                 report.reason = "numba failed on %s: %s: %s" % (cf.name, type(e).__name__, e)
                 compiled = None
-            cf._compiled = executor_graph if compiled is None else \
-                _on_trial(cf, compiled, executor_graph, executor_times)
+            cf._compiled = executor_graph if compiled is None else compiled
         finally:
             with _in_flight_lock:
                 _in_flight.discard(threading.current_thread())

@@ -16,7 +16,8 @@ A graph a backend cannot lower or compile runs on the executor, with the reason 
 `BackendReport`; when the backend was asked for explicitly a warning names the op and the
 user's line, and `strict=True` raises `Unsupported` instead.
 
-AUTOGRAPH_BACKEND_STATS=1 prints, at exit, how many graphs each backend lowered.
+AUTOGRAPH_BACKEND_STATS=1 prints, at exit, how many graphs each backend lowered, and what
+the promotions of "auto" came to (started, kept, demoted, fell back).
 """
 
 from __future__ import annotations
@@ -254,6 +255,10 @@ def _print_stats() -> None:
                          reverse=True)
         for count, reason in reasons[:15]:
             sys.stderr.write("  %5d  %s\n" % (count, reason[:150]))
+    promotion = sys.modules.get("runtime.backends.promotion")  # imported by any "auto" call
+    if promotion is not None and promotion.OUTCOMES["started"]:
+        sys.stderr.write("autograph backend auto: %s\n" % ", ".join(
+            "%d %s" % (n, what) for what, n in promotion.OUTCOMES.items()))
 
 
 if os.environ.get("AUTOGRAPH_BACKEND_STATS") == "1":

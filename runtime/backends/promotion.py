@@ -49,6 +49,8 @@ DEMOTION_MARGIN = 1.2  # demoted when its median call is over 1.2x the executor'
 clock = time.perf_counter
 _numba_installed: bool | None = None
 _in_flight: set[threading.Thread] = set()
+# what the promotions of this process came to (AUTOGRAPH_BACKEND_STATS=1 prints it)
+OUTCOMES = {"started": 0, "kept": 0, "demoted": 0, "fell back": 0}
 _in_flight_lock = threading.Lock()
 
 
@@ -113,6 +115,7 @@ def watch(cf: Any, compiled: executor.CompiledGraph) -> executor.CompiledGraph:
                 cf._report.events.append(
                     "numba compile started after %d executor calls (%.3f s, the predicted "
                     "compile time)" % (state["calls"], state["spent"]))
+                OUTCOMES["started"] += 1
                 _start_promotion(cf, compiled, list(times))
 
     timed_graph = executor.CompiledGraph(timed, compiled.source, compiled.line_nodes,
@@ -135,6 +138,8 @@ def _start_promotion(cf: Any, executor_graph: executor.CompiledGraph,
                 report.running = "numpy"
                 report.reason = "numba failed on %s: %s: %s" % (cf.name, type(e).__name__, e)
                 compiled = None
+            if compiled is None:
+                OUTCOMES["fell back"] += 1
             cf._compiled = executor_graph if compiled is None else compiled
         finally:
             with _in_flight_lock:
@@ -184,11 +189,13 @@ def _verdict(cf: Any, compiled: executor.CompiledGraph, executor_graph: executor
         cf._compiled = executor_graph
         report.running = "numpy"
         report.demoted = True
+        OUTCOMES["demoted"] += 1
         report.reason = ("demoted to the numpy executor after %d compiled calls: %s (over "
                          "%.1fx); not promoted again" % (len(compiled_times), comparison,
                                                          DEMOTION_MARGIN))
     else:
         cf._compiled = compiled
+        OUTCOMES["kept"] += 1
         report.events.append("numba kept after %d compiled calls: %s"
                              % (len(compiled_times), comparison))
 

@@ -72,6 +72,7 @@ def test_a_compiled_kernel_slower_than_the_executor_is_demoted_for_good(clock):
     pytest.importorskip("numba")
     f = tf.function(_counter_loop, backend="auto")
     n = tf.constant(40)
+    demoted_before = promotion.OUTCOMES["demoted"]
     cf, expected = _promoted(f, n)  # executor calls "take" 1 µs
     assert cf.backend == "numba"
     clock.step = 5e-6  # compiled calls "take" 5 µs
@@ -85,6 +86,7 @@ def test_a_compiled_kernel_slower_than_the_executor_is_demoted_for_good(clock):
     for _ in range(3):  # the untimed executor graph: nothing can promote it again
         assert f(n).numpy() == expected == sum(i % 7 for i in range(40))
     assert clock.readings == readings and cf.backend == "numpy"
+    assert promotion.OUTCOMES["demoted"] == demoted_before + 1
     assert promotion.watch(cf, cf._compiled) is cf._compiled
 
 
@@ -238,3 +240,12 @@ def test_the_process_exits_cleanly_while_numba_compiles(tmp_path):
                           capture_output=True, text=True, timeout=120, cwd=root,
                           env=environment)
     assert (done.returncode, done.stderr) == (0, "")
+
+
+def test_the_stats_at_exit_count_what_the_promotions_came_to(monkeypatch, capsys):
+    monkeypatch.setattr(backends, "STATS", {})
+    monkeypatch.setattr(promotion, "OUTCOMES",
+                        {"started": 3, "kept": 1, "demoted": 1, "fell back": 1})
+    backends._print_stats()
+    assert capsys.readouterr().err == \
+        "autograph backend auto: 3 started, 1 kept, 1 demoted, 1 fell back\n"

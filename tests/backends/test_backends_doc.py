@@ -4,6 +4,7 @@
 import re
 import runpy
 
+import autograph
 from runtime.backends import coverage, promotion
 
 
@@ -11,7 +12,9 @@ def _page():
     return coverage.DOC.read_text(encoding="utf-8")
 
 
-def test_the_python_example_runs(tmp_path, capsys):
+def test_the_python_example_runs(tmp_path, capsys, monkeypatch):
+    monkeypatch.delenv("AUTOGRAPH_BACKEND", raising=False)  # the page shows the default
+    autograph.config(backend=None)
     blocks = re.findall(r"```python\n(.*?)```", _page(), re.S)
     assert len(blocks) == 1
     example = tmp_path / "example.py"  # a file: tf.function converts from the source

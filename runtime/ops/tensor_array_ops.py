@@ -119,8 +119,8 @@ def _require_dtype(attrs):
 def _create_infer(specs, attrs):
     _require_index(specs[0], "size")
     if attrs["dtype"] is not None and not isinstance(attrs["dtype"], dtypes.DType):
-        raise SpecError("dtype", "a TensorArray's element dtype must be a dtype (or None: "
-                        "set by the first write), got %r" % (attrs["dtype"],))
+        raise SpecError("dtype", "a TensorArray's element dtype must be a dtype, got %r"
+                        % (attrs["dtype"],))
     return [(variant, ())]
 
 

@@ -70,7 +70,7 @@ def test_a_tensor_array_dtype_that_is_not_a_dtype_is_refused_at_load(saved, back
 
 def test_a_tensor_array_of_unknown_dtype_still_loads(saved):
     _edit(saved, lambda data: _tensor_array_node(data)["attrs"].__setitem__("dtype", None))
-    load(saved)  # None: the dtype is set by the first write, as when traced
+    load(saved)  # the op allows an unknown dtype (None)
 
 
 def test_an_object_whose_call_is_not_a_function_is_refused_at_load(saved, backend):

@@ -52,16 +52,14 @@ _LOG2E = _F(1.4426950408889634)
 _LN2_HI = _F(0.693145751953125)  # 16 significant bits: k * _LN2_HI is exact for |k| <= 256
 _LN2_LO = _F(1.4286068203094173e-06)  # ln 2 - _LN2_HI
 _ROUNDER = _F(12582912.0)  # 1.5 * 2**23: v + _ROUNDER - _ROUNDER is v rounded, |v| < 2**22
-# q(r) ~ (e**r - 1 - r) / r**2 on [-0.36, 0.36]: c0 + c1 r + ... + c4 r**4
-_EXP_Q0, _EXP_Q1, _EXP_Q2, _EXP_Q3, _EXP_Q4 = (
-    _F(0.5), _F(0.16666562855243683), _F(0.04166688397526741), _F(0.008365496061742306),
-    _F(0.0013902263017371297))
+# q(r) ~ (e**r - 1 - r) / r**2 on [-0.36, 0.36]: c4 r**4 + ... + c0, highest first
+_EXP_Q = tuple(_F(c) for c in (0.0013902263017371297, 0.008365496061742306,
+                               0.04166688397526741, 0.16666562855243683, 0.5))
 _TANH_SMALL = _F(0.625)
 _TANH_CLAMP = _F(10.0)
-# q(s) ~ (tanh x - x) / x**3 with s = x**2 on [0, 0.625**2]
-_TANH_Q0, _TANH_Q1, _TANH_Q2, _TANH_Q3, _TANH_Q4 = (
-    _F(-0.333333283662796), _F(0.13332770764827728), _F(-0.05385095253586769),
-    _F(0.020997358486056328), _F(-0.006096941418945789))
+# q(s) ~ (tanh x - x) / x**3 with s = x**2 on [0, 0.625**2], highest power first
+_TANH_Q = tuple(_F(c) for c in (-0.006096941418945789, 0.020997358486056328,
+                                -0.05385095253586769, 0.13332770764827728, -0.333333283662796))
 _BIAS = 127  # float32's exponent bias
 
 
@@ -69,6 +67,15 @@ def select(condition: Any, if_true: Any, if_false: Any) -> Any:
     """`if_true if condition else if_false`, both computed (in numba: one LLVM `select`, no
     branch, so that the loop around it vectorises)."""
     return if_true if condition else if_false
+
+
+def polynomial(x: Any, coefficients: Any) -> Any:
+    """The polynomial with `coefficients` (a tuple, highest power first) at x, by Horner's
+    rule (numba unrolls the loop)."""
+    total = coefficients[0]
+    for c in coefficients[1:]:
+        total = total * x + c
+    return total
 
 
 def float32_from_bits(bits: Any) -> Any:
@@ -83,7 +90,7 @@ def exp_f32(x: Any) -> Any:
     k_float = (clamped * _LOG2E + _ROUNDER) - _ROUNDER
     k = np.int32(k_float)
     r = (clamped - k_float * _LN2_HI) - k_float * _LN2_LO
-    q = (((_EXP_Q4 * r + _EXP_Q3) * r + _EXP_Q2) * r + _EXP_Q1) * r + _EXP_Q0
+    q = polynomial(r, _EXP_Q)
     p = _ONE + (r + r * r * q)
     half = k >> 1
     # 2**half and 2**(k - half), each in [2**-75, 2**64], from their bits
@@ -96,7 +103,7 @@ def tanh_f32(x: Any) -> Any:
     """tanh of a float32 scalar, as a float32 within 1 ulp (see the module docstring)."""
     magnitude = select(x >= _ZERO, x, -x)
     s = x * x
-    q = (((_TANH_Q4 * s + _TANH_Q3) * s + _TANH_Q2) * s + _TANH_Q1) * s + _TANH_Q0
+    q = polynomial(s, _TANH_Q)
     small = x * (_ONE + s * q)  # not x + x * s * q: -0 + 0 is +0
     e = exp_f32(_MINUS_TWO * select(magnitude < _TANH_CLAMP, magnitude, _TANH_CLAMP))
     large = (_ONE - e) / (_ONE + e)
@@ -174,6 +181,7 @@ def register() -> None:
     overload(select)(lambda condition, if_true, if_false:
                      lambda condition, if_true, if_false: select_value(condition, if_true,
                                                                        if_false))
+    register_jitable(polynomial)  # inlined by LLVM, before it unrolls the loop
     for function in (exp_f32, tanh_f32, sigmoid_f32):
         register_jitable(inline="always")(function)
     for generic, scalar in ((fast_exp, exp_f32), (fast_tanh, tanh_f32),

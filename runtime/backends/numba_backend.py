@@ -38,7 +38,7 @@ from typing import Any
 import numpy as np
 
 from runtime import dtypes, errors, executor
-from runtime.backends import Unsupported, numba_fusion, numba_handles
+from runtime.backends import Unsupported, numba_fusion, numba_handles, numba_math
 from runtime.backends.lowering import Lowerer, Value
 from runtime.ops import tensor_array_lowerings
 from runtime.ops.tensor_array_value import variant
@@ -285,6 +285,10 @@ import numpy as xp
 import numba
 from numba.extending import overload
 
+from runtime.backends import numba_math
+
+numba_math.register()  # numba_math %s
+
 
 def fit(value, like):
     """`value` as dtype `like` (a numpy scalar type): a no-op for an array of that dtype."""
@@ -306,7 +310,8 @@ def kernel(%s):
 
 
 def _module_source(params: list[str], lowerer: NumbaLowerer) -> str:
-    return (_HEADER % ", ".join(params)) + "\n".join(lowerer.lines) + "\n"
+    header = _HEADER % (numba_math.SOURCE_DIGEST, ", ".join(params))
+    return header + "\n".join(lowerer.lines) + "\n"
 
 
 def _raisers(lowerer: NumbaLowerer, name: str) -> tuple[list[Any], str, dict[int, Any]]:

@@ -5,7 +5,7 @@ See runtime/backends/lowering.py for the protocol."""
 
 import numpy as np
 
-from runtime import backends
+from runtime import backends, dtypes
 
 
 def _division_lowering(function, what):
@@ -83,6 +83,22 @@ def _in_float64(template):
     return rule
 
 
+def _fast_float32_in_numba(function, otherwise):
+    """numba: for float32, `numba_math.<function>_f32` on a scalar, `numba_math.fast_<function>`
+    on an array (runtime/backends/numba_math.py: within 4 ulp of the float64 function, and
+    vectorisable in a loop where the C library's is not); else `otherwise`."""
+    def rule(lowerer, node, ins, outs):
+        x = ins[0]
+        if x.dtype is not dtypes.float32:
+            otherwise(lowerer, node, ins, outs)
+        elif x.rank0:
+            lowerer.assign(outs[0], "numba_math.%s_f32(%s)" % (function, x))
+        else:
+            lowerer.assign(outs[0], "numba_math.fast_%s(%s)" % (function, x))
+    return rule
+
+
+_FAST_IN_NUMBA = {"Tanh": "tanh", "Exp": "exp", "Sigmoid": "sigmoid"}
 _TRANSCENDENTAL = ("Tanh", "Exp", "Expm1", "Log", "Log1p", "Sin", "Cos", "Tan", "Sinh", "Cosh",
                    "Sigmoid", "Softplus")
 
@@ -104,12 +120,14 @@ _INACCURATE_IN_XLA = {"Sinh": "sinh", "Cosh": "cosh"}
 
 def lowering(name):
     """The op's lowerings: its "array" rule from _LOWERINGS (none for a host-only op), and
-    for the transcendental functions a numba rule computing them in float64 (and a JAX rule
-    where XLA's float32 function is not accurate enough)."""
+    for the transcendental functions a numba rule computing them in float64 or with the fast
+    float32 functions (and a JAX rule where XLA's float32 function is not accurate enough)."""
     if name not in _LOWERINGS:
         return {}
     if name in _TRANSCENDENTAL:
         rules = {"array": _LOWERINGS[name], "numba": _in_float64(_LOWERINGS[name])}
+        if name in _FAST_IN_NUMBA:
+            rules["numba"] = _fast_float32_in_numba(_FAST_IN_NUMBA[name], rules["numba"])
         if name in _INACCURATE_IN_XLA:
             rules["jax"] = _wide_floats_only_in_jax(_INACCURATE_IN_XLA[name])
         return rules

@@ -406,6 +406,10 @@ class ConcreteFunction:
             values = run(*feeds)
         except Exception as e:  # translate to the user's terms, see _translate
             raise self._translate(e) from None
+        if self._single_output:  # _result's first case, inline
+            value = values[0]
+            if type(value) is self._out_scalar_types[0]:
+                return EagerTensor(value, self._out_dtypes[0])
         return self._result(values)
 
     def _take_first_call(self):

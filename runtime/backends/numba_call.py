@@ -18,8 +18,9 @@ point, which skips numba's type dispatch (most of what a dispatcher call costs):
     entry point was compiled for (another layout is copied first);
   * the array constants (`k0`) follow the fed values;
   * numba returns a rank-0 output as a Python number: it is given its graph dtype again as
-    a numpy scalar (`t0`, numpy.float32 here), what the executor returns for one; a kernel
-    with one output returns it bare (not in a tuple: that costs a call's worth);
+    a numpy scalar (`t0(...)` here, cheaper in practice: see `_as_numpy_scalar`), what the
+    executor returns for one; a kernel with one output returns it bare (a tuple costs as
+    much as the call);
   * a failed check (the kernel raises its code number) is raised again as the executor's
     error, from a line that maps to the check's op (see `raisers`).
 
@@ -108,9 +109,8 @@ def runner(entry: Any, name: str, inputs: list[Any], outputs: list[Any], extra: 
     results = []
     for i, t in enumerate(outputs):
         result = "r" if len(outputs) == 1 else "r[%d]" % i  # one output comes bare
-        if t._shape is None or t._shape == ():  # numba returns a Python number
-            namespace["t%d" % i] = t.dtype.np_dtype.type
-            result = "t%d(%s)" % (i, result)
+        if t._shape == ():  # numba returns a Python number (an unknown rank never lowers)
+            result = _as_numpy_scalar(result, t.dtype.np_dtype.type, "t%d" % i, namespace)
         results.append(result)
     if len(outputs) > 1 and all(result.startswith("r[") for result in results):
         lines.append("    return r")
@@ -121,6 +121,23 @@ def runner(entry: Any, name: str, inputs: list[Any], outputs: list[Any], extra: 
     exec(builtins.compile(source, filename, "exec"), namespace)  # noqa: S102 - our own source
     linecache.cache[filename] = (len(source), None, source.splitlines(True), filename)
     return namespace["run"]
+
+
+def _as_numpy_scalar(expression: str, scalar_type: Any, name: str,
+                     namespace: dict[str, Any]) -> str:
+    """The expression of `expression`'s value (a Python number) as a `scalar_type` numpy
+    scalar, with the names it uses (`name`...) put in `namespace`. Calling the type makes a
+    0-d array first; the product with a numpy one is several times cheaper, and exact (the
+    number is a value of the type) where numpy keeps the scalar's type (NEP 50, numpy 2)."""
+    if scalar_type is np.bool_:
+        namespace["true_"], namespace["false_"] = np.True_, np.False_
+        return "(true_ if %s else false_)" % expression
+    one = scalar_type(1)
+    if type(one * one.item()) is scalar_type:
+        namespace[name] = one
+        return "%s * %s" % (name, expression)
+    namespace[name] = scalar_type  # numpy 1 widens the product: the type's own constructor
+    return "%s(%s)" % (name, expression)
 
 
 def _buffers(variables: list[tuple[Any, bool]]) -> tuple[Any, Any]:

@@ -92,3 +92,19 @@ def test_a_failed_check_names_the_op_and_the_users_line():
     line = f.__code__.co_firstlineno + 1
     assert "(FloorDiv) of f failed: integer division by zero" in str(caught.value)
     assert "test_numba_call.py:%d in f" % line in str(caught.value)
+
+
+@pytest.mark.parametrize("dtype", [tf.float32, tf.float64, tf.int32, tf.int64])
+def test_scalar_results_keep_their_exact_value_at_the_extremes(dtype):
+    f = _numba(lambda x: -x)
+    info = np.finfo(dtype.as_numpy_dtype) if dtype.is_floating else np.iinfo(
+        dtype.as_numpy_dtype)
+    values = [info.max, -info.max if dtype.is_floating else info.min + 1, 0]
+    if dtype.is_floating:
+        values += [np.inf, np.nan, info.tiny, info.smallest_subnormal]
+    for value in values:
+        x = np.array(value, dtype.as_numpy_dtype)
+        got = f(tf.constant(x))._value
+        assert type(got) is dtype.as_numpy_dtype
+        np.testing.assert_array_equal(got, -x)
+        assert np.signbit(got) == np.signbit(-x)  # -0.0 stays negative

@@ -41,6 +41,7 @@ class _Missing:
 
 
 _MISSING = _Missing()
+_NUMBER_KINDS = ("int", "float", "bool")
 
 
 def _is_python_value(value):
@@ -94,6 +95,10 @@ class ConcreteFunction:
         self._single_output = (len(output_template) == 1 and output_template[0][0] == "t"
                                and not nest.is_nested(structured_outputs))
         self._out_dtypes = [t.dtype for t in flat_outputs]
+        # the numpy scalar type a rank-0 output comes as (None: not a number), which needs
+        # no conversion (see _result)
+        self._out_scalar_types = [t.dtype.np_dtype.type if t.dtype.kind in _NUMBER_KINDS
+                                  else None for t in flat_outputs]
         self._trace_key: sig.Key | None = None  # set by the Function that traced it
         self._report = backends.BackendReport("numpy", False)
         self._strict = False
@@ -403,6 +408,10 @@ class ConcreteFunction:
             values = run(*feeds)
         except Exception as e:  # translate to the user's terms, see _translate
             raise self._translate(e) from None
+        if self._single_output:  # _result's first case, inline
+            value = values[0]
+            if type(value) is self._out_scalar_types[0]:
+                return EagerTensor(value, self._out_dtypes[0])
         return self._result(values)
 
     def _take_first_call(self):
@@ -427,7 +436,10 @@ class ConcreteFunction:
 
     def _result(self, values):
         if self._single_output:
-            return make_eager(values[0], self._out_dtypes[0])
+            value = values[0]
+            if type(value) is self._out_scalar_types[0]:  # (the cached call's hot path)
+                return EagerTensor(value, self._out_dtypes[0])
+            return make_eager(value, self._out_dtypes[0])
         return self._pack(values)
 
     def _pack(self, values):

@@ -131,7 +131,13 @@ def make_key(values: Iterable[Any], feeds: list[Any] | None = None) -> Key:
     `feeds` list, their run-time values: see `leaf_key`)."""
     key = []
     for v in values:
-        key.append(_nested_key(v, feeds) if nest.is_nested(v) else leaf_key(v, feeds))
+        if type(v) is EagerTensor:  # leaf_key's first case, inline: a cached call's argument
+            value = v._value
+            if feeds is not None:
+                feeds.append(value)
+            key.append((v.dtype, value.shape))
+        else:
+            key.append(_nested_key(v, feeds) if nest.is_nested(v) else leaf_key(v, feeds))
     return tuple(key)
 
 

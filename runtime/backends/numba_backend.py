@@ -10,7 +10,7 @@ Python in which `xp` is numpy, as numba compiles it:
   * array constants are parameters (the source does not depend on their values), scalar
     constants are typed literals;
   * checks the numpy executor makes (an integer division by zero, ...) raise inside the
-    compiled code with a code number; the wrapper raises the executor's error from a line
+    compiled code with a code number; the call (numba_call) raises the executor's error from a line
     that maps to the op, so the error names the op and the user's line as the executor's
     does.
 
@@ -24,11 +24,8 @@ numba is imported here only, when a graph first asks for this backend.
 
 from __future__ import annotations
 
-import builtins
 import hashlib
 import importlib.util
-import itertools
-import linecache
 import os
 import pathlib
 import sys
@@ -37,8 +34,8 @@ from typing import Any
 
 import numpy as np
 
-from runtime import dtypes, errors, executor
-from runtime.backends import Unsupported, numba_fusion, numba_handles, numba_math
+from runtime import dtypes, executor
+from runtime.backends import Unsupported, numba_call, numba_fusion, numba_handles, numba_math
 from runtime.backends.lowering import Lowerer, Value
 from runtime.ops import tensor_array_lowerings
 from runtime.ops.tensor_array_value import variant
@@ -46,7 +43,6 @@ from runtime.variables import Variable
 
 NAME = "numba"
 _SCALAR_KINDS = ("int", "float", "bool")
-_CHECK_PREFIX = "autograph check "
 
 
 def unavailable() -> str | None:
@@ -198,7 +194,7 @@ class NumbaLowerer(Lowerer):
 
     def check(self, failed: str, error: type[Exception], message: str) -> None:
         # the kernel raises the check's number, and the wrapper raises `error(message)`
-        # from the check's line (see _raisers).
+        # from the check's line (see numba_call.raisers).
         self.check_values(failed, error, message, ())
 
     def check_values(self, failed: str, error: type[Exception], message: str,
@@ -210,7 +206,8 @@ class NumbaLowerer(Lowerer):
         self.line("if %s:" % failed)
         with self.block():
             self.line("raise RuntimeError(%s)" % ", ".join(
-                [repr("%s%d" % (_CHECK_PREFIX, code))] + ["np.int64(%s)" % v for v in values]))
+                [repr("%s%d" % (numba_call.CHECK_PREFIX, code))]
+                + ["np.int64(%s)" % v for v in values]))
 
     def literal(self, value: Any) -> str:
         text = super().literal(value)
@@ -238,7 +235,9 @@ def compile(cf: Any) -> executor.CompiledGraph:  # noqa: A001 - the backend prot
         raise Unsupported("a TensorArray output")
     results = lowerer.lower_graph(cf.graph, fed, cf.outputs)
     lowerer.allocate_tensor_arrays()
-    lowerer.line("return (%s)" % "".join(r + ", " for r in results))
+    # one output comes back bare: boxing a tuple costs as much as the call of a small kernel
+    lowerer.line("return %s" % results[0] if len(results) == 1
+                 else "return (%s)" % "".join(r + ", " for r in results))
     argument_types += [(dtypes.as_dtype(v.dtype), v.ndim, True) for v in lowerer.extra_values]
     argument_types += [(v.dtype, len(v._static_shape), True) for v in lowerer.variables]
     source = _module_source(params + lowerer.extra_params + lowerer.variable_params, lowerer)
@@ -249,12 +248,13 @@ def compile(cf: Any) -> executor.CompiledGraph:  # noqa: A001 - the backend prot
         kernel.compile(signature)
     except Exception as e:  # numba's typing and lowering errors: the executor runs it
         raise Unsupported("numba could not compile it: %s" % _summary(e)) from None
-    raisers, filename, line_nodes = _raisers(lowerer, cf.name)
-    # The compiled overload's entry point skips numba's type dispatch (half of a cached
-    # call's cost): the signature's C-contiguous arrays are checked instead.
-    entry = kernel.overloads[tuple(signature)].entry_point
-    run = _wrapper(_Target(entry, [t._shape != () for t in cf.inputs]),
-                   [t._shape == () for t in cf.inputs], lowerer, raisers)
+    raise_functions, filename, line_nodes = numba_call.raisers(lowerer.checks, cf.name)
+    variables = [(v, i in lowerer.written) for i, v in enumerate(lowerer.variables)]
+    # The compiled overload's entry point skips numba's type dispatch (most of a cached
+    # call's cost): the call passes exactly the signature's types (see numba_call).
+    run = numba_call.runner(kernel.overloads[tuple(signature)].entry_point, cf.name,
+                            cf.inputs, cf.outputs, lowerer.extra_values, lowerer.checks,
+                            raise_functions, variables)
     compiled = executor.CompiledGraph(run, source, line_nodes, filename)
     compiled.module_path = path  # type: ignore[attr-defined]
     return compiled
@@ -314,25 +314,6 @@ def _module_source(params: list[str], lowerer: NumbaLowerer) -> str:
     return header + "\n".join(lowerer.lines) + "\n"
 
 
-def _raisers(lowerer: NumbaLowerer, name: str) -> tuple[list[Any], str, dict[int, Any]]:
-    """One function per check, `raise_<code>(error)`, compiled from source of its own whose
-    `raise` line maps to the check's node (as the executor's generated lines do): the
-    error raised again there names the op and the user's line. Returns the functions, the
-    file name and the line map."""
-    source = "".join("def raise_%d(error):\n    raise error\n" % i
-                     for i in range(len(lowerer.checks)))
-    filename = "<graph %s#%d (numba)>" % (name, next(_counter))
-    namespace: dict[str, Any] = {}
-    exec(builtins.compile(source, filename, "exec"), namespace)  # noqa: S102 - our own source
-    linecache.cache[filename] = (len(source), None, source.splitlines(True), filename)
-    line_nodes = {2 * i + 2: node for i, (node, _, _) in enumerate(lowerer.checks)}
-    return ([namespace["raise_%d" % i] for i in range(len(lowerer.checks))], filename,
-            line_nodes)
-
-
-_counter = itertools.count()
-
-
 def _versions() -> str:
     import numba
     return "numba %s numpy %s python %s" % (numba.__version__, np.__version__,
@@ -365,99 +346,3 @@ def _load(source: str) -> tuple[Any, pathlib.Path]:
     spec.loader.exec_module(module)
     sys.modules[name] = module
     return module, path
-
-
-class _Target:
-    """What a call runs: the compiled entry point, which skips numba's type dispatch, on
-    C-contiguous arrays (what it was compiled for: another layout is copied first)."""
-
-    __slots__ = ("entry", "arrays")
-
-    def __init__(self, entry: Any, arrays: list[bool]) -> None:
-        self.entry = entry
-        self.arrays = [i for i, is_array in enumerate(arrays) if is_array]
-
-    def contiguous(self, feeds: Any) -> Any:
-        """`feeds`, with any array argument that is not C-contiguous copied into one."""
-        for i in self.arrays:
-            if not feeds[i].flags.c_contiguous:
-                feeds = list(feeds)
-                feeds[i] = np.ascontiguousarray(feeds[i])
-        return feeds
-
-
-def _wrapper(target: _Target, rank0: list[bool], lowerer: NumbaLowerer,
-             raisers: list[Any]) -> Any:
-    """run(*feeds): rank-0 feeds as scalars, the array constants appended; a failed check
-    raised again as the executor's error, from the line of its op."""
-    extra = tuple(lowerer.extra_values)
-    checks = [(raiser, error, message)
-              for raiser, (_, error, message) in zip(raisers, lowerer.checks)]
-
-    def fail(error: Exception) -> None:
-        text = error.args[0] if error.args else None
-        if isinstance(text, str) and text.startswith(_CHECK_PREFIX):
-            raiser, error_class, message = checks[int(text[len(_CHECK_PREFIX):])]
-            values = tuple(int(v) for v in error.args[1:])
-            raiser(error_class(message % values if values else message))
-
-    if lowerer.variables:
-        return _variable_wrapper(target, rank0, lowerer, extra, fail)
-    if not any(rank0):
-        entry = target.entry
-
-        def run(*feeds: Any) -> Any:
-            try:
-                return entry(*target.contiguous(feeds), *extra)
-            except Exception as e:
-                fail(e)
-                raise
-        return run
-    scalar_at = [i for i, r in enumerate(rank0) if r]
-
-    def run_scalars(*feeds: Any) -> Any:
-        args = list(target.contiguous(feeds))
-        for i in scalar_at:
-            args[i] = args[i][()]
-        try:
-            return target.entry(*args, *extra)
-        except Exception as e:
-            fail(e)
-            raise
-    return run_scalars
-
-
-def _variable_wrapper(target: _Target, rank0: list[bool], lowerer: NumbaLowerer,
-                      extra: tuple[Any, ...], fail: Any) -> Any:
-    """run(*feeds) for a kernel that reads or assigns variables: each call passes their
-    values as buffers (a fresh copy for one the kernel assigns, which becomes the variable's
-    value afterwards, so a tensor read earlier never changes)."""
-    variables = [(v, i in lowerer.written, v.dtype.np_dtype)
-                 for i, v in enumerate(lowerer.variables)]
-    scalar_at = [i for i, r in enumerate(rank0) if r]
-
-    def run(*feeds: Any) -> Any:
-        args = list(target.contiguous(feeds))
-        for i in scalar_at:
-            args[i] = args[i][()]
-        buffers = []
-        for variable, written, np_dtype in variables:
-            value = variable._value
-            if value is None:
-                raise errors.FailedPreconditionError(
-                    "variable %s was read before it was initialised" % variable.name)
-            if written or type(value) is not np.ndarray or value.dtype != np_dtype \
-                    or not value.flags.c_contiguous:  # a numpy scalar, say
-                value = np.array(value, np_dtype, copy=True, order="C")  # keeps rank 0
-            buffers.append(value)
-        try:
-            return target.entry(*args, *extra, *buffers)
-        except Exception as e:
-            fail(e)
-            raise
-        finally:  # assignments made before a failure stay, as on the executor
-            for (variable, written, _), buffer in zip(variables, buffers):
-                if written:
-                    variable._value = buffer
-    return run
-

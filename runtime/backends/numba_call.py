@@ -1,0 +1,166 @@
+"""How a call reaches a numba kernel: the Python function that a ConcreteFunction runs.
+
+A cached call is the hot path, so the function is generated for its graph's signature
+(parameters one per fed value, no loops over them) and calls the kernel's compiled entry
+point, which skips numba's type dispatch (most of what a dispatcher call costs):
+
+    def run(in0, in1):
+        if not in1.flags.c_contiguous:
+            in1 = ascontiguousarray(in1)
+        try:
+            r = entry(in0[()], in1, k0)
+        except Exception as e:
+            fail(e)
+            raise
+        return (t0(r[0]), r[1])
+
+  * a rank-0 value is passed as a scalar (`[()]`), an array as the C-contiguous array the
+    entry point was compiled for (another layout is copied first);
+  * the array constants (`k0`) follow the fed values;
+  * numba returns a rank-0 output as a Python number: it is given its graph dtype again as
+    a numpy scalar (`t0(...)` here, cheaper in practice: see `_as_numpy_scalar`), what the
+    executor returns for one; a kernel with one output returns it bare (a tuple costs as
+    much as the call);
+  * a failed check (the kernel raises its code number) is raised again as the executor's
+    error, from a line that maps to the check's op (see `raisers`).
+
+A kernel that reads or assigns variables also takes a buffer for each (see `_buffers`).
+"""
+
+from __future__ import annotations
+
+import builtins
+import itertools
+import linecache
+from typing import Any
+
+import numpy as np
+
+from runtime import errors
+
+CHECK_PREFIX = "autograph check "
+_counter = itertools.count()
+
+
+def raisers(checks: list[tuple[Any, type[Exception], str]],
+            name: str) -> tuple[list[Any], str, dict[int, Any]]:
+    """One function per check (node, error class, message), `raise_<code>(error)`, compiled
+    from source of its own whose `raise` line maps to the check's node (as the executor's
+    generated lines do): the error raised again there names the op and the user's line.
+    Returns the functions, the file name and the line map."""
+    source = "".join("def raise_%d(error):\n    raise error\n" % i for i in range(len(checks)))
+    filename = "<graph %s#%d (numba)>" % (name, next(_counter))
+    namespace: dict[str, Any] = {}
+    exec(builtins.compile(source, filename, "exec"), namespace)  # noqa: S102 - our own source
+    linecache.cache[filename] = (len(source), None, source.splitlines(True), filename)
+    line_nodes = {2 * i + 2: node for i, (node, _, _) in enumerate(checks)}
+    return [namespace["raise_%d" % i] for i in range(len(checks))], filename, line_nodes
+
+
+def _failure(checks: list[tuple[Any, type[Exception], str]], raise_functions: list[Any]) -> Any:
+    """fail(error): when the kernel raised a check's code, raises that check's error (with
+    the run-time values its message names) from the check's line; else returns."""
+    table = [(raiser, error, message)
+             for raiser, (_, error, message) in zip(raise_functions, checks)]
+
+    def fail(error: Exception) -> None:
+        text = error.args[0] if error.args else None
+        if isinstance(text, str) and text.startswith(CHECK_PREFIX):
+            raiser, error_class, message = table[int(text[len(CHECK_PREFIX):])]
+            values = tuple(int(v) for v in error.args[1:])
+            raiser(error_class(message % values if values else message))
+    return fail
+
+
+def runner(entry: Any, name: str, inputs: list[Any], outputs: list[Any], extra: list[Any],
+           checks: list[tuple[Any, type[Exception], str]], raise_functions: list[Any],
+           variables: list[tuple[Any, bool]]) -> Any:
+    """run(*feeds) -> the output values, for the compiled `entry` point of the kernel of
+    graph `name` whose parameters are `inputs` (graph tensors), the `extra` array constants,
+    then a buffer for each of `variables` ((Variable, whether the kernel assigns it));
+    `outputs`: the graph tensors it returns."""
+    params = ["in%d" % i for i in range(len(inputs))]
+    namespace: dict[str, Any] = {"entry": entry, "fail": _failure(checks, raise_functions),
+                                 "ascontiguousarray": np.ascontiguousarray}
+    lines = ["def run(%s):" % ", ".join(params)]
+    arguments = []
+    for param, t in zip(params, inputs):
+        if t._shape == ():
+            arguments.append("%s[()]" % param)
+        else:
+            lines += ["    if not %s.flags.c_contiguous:" % param,
+                      "        %s = ascontiguousarray(%s)" % (param, param)]
+            arguments.append(param)
+    for i, value in enumerate(extra):
+        namespace["k%d" % i] = value
+        arguments.append("k%d" % i)
+    call = ["    try:",
+            "        r = entry(%s)" % ", ".join(arguments),
+            "    except Exception as e:",
+            "        fail(e)",
+            "        raise"]
+    if variables:
+        namespace["take"], namespace["keep"] = _buffers(variables)
+        lines.append("    buffers = take()")
+        call[1] = call[1][:-1] + "%s*buffers)" % (", " if arguments else "")
+        call += ["    finally:",  # assignments made before a failure stay, as on the executor
+                 "        keep(buffers)"]
+    lines += call
+    results = []
+    for i, t in enumerate(outputs):
+        result = "r" if len(outputs) == 1 else "r[%d]" % i  # one output comes bare
+        if t._shape == ():  # numba returns a Python number (an unknown rank never lowers)
+            result = _as_numpy_scalar(result, t.dtype.np_dtype.type, "t%d" % i, namespace)
+        results.append(result)
+    if len(outputs) > 1 and all(result.startswith("r[") for result in results):
+        lines.append("    return r")
+    else:
+        lines.append("    return (%s)" % "".join(result + ", " for result in results))
+    source = "\n".join(lines) + "\n"
+    filename = "<graph %s#%d (numba call)>" % (name, next(_counter))
+    exec(builtins.compile(source, filename, "exec"), namespace)  # noqa: S102 - our own source
+    linecache.cache[filename] = (len(source), None, source.splitlines(True), filename)
+    return namespace["run"]
+
+
+def _as_numpy_scalar(expression: str, scalar_type: Any, name: str,
+                     namespace: dict[str, Any]) -> str:
+    """The expression of `expression`'s value (a Python number) as a `scalar_type` numpy
+    scalar, with the names it uses (`name`...) put in `namespace`. Calling the type makes a
+    0-d array first; the product with a numpy one is several times cheaper, and exact (the
+    number is a value of the type) where numpy keeps the scalar's type (NEP 50, numpy 2)."""
+    if scalar_type is np.bool_:
+        namespace["true_"], namespace["false_"] = np.True_, np.False_
+        return "(true_ if %s else false_)" % expression
+    one = scalar_type(1)
+    if type(one * one.item()) is scalar_type:
+        namespace[name] = one
+        return "%s * %s" % (name, expression)
+    namespace[name] = scalar_type  # numpy 1 widens the product: the type's own constructor
+    return "%s(%s)" % (name, expression)
+
+
+def _buffers(variables: list[tuple[Any, bool]]) -> tuple[Any, Any]:
+    """(take, keep) for a kernel that reads or assigns `variables`: take() -> their values
+    as buffers, a fresh copy for one the kernel assigns; keep(buffers) makes each copy the
+    variable's value after the call (so a tensor read earlier never changes)."""
+    table = [(v, written, v.dtype.np_dtype) for v, written in variables]
+
+    def take() -> list[Any]:
+        buffers = []
+        for variable, written, np_dtype in table:
+            value = variable._value
+            if value is None:
+                raise errors.FailedPreconditionError(
+                    "variable %s was read before it was initialised" % variable.name)
+            if written or type(value) is not np.ndarray or value.dtype != np_dtype \
+                    or not value.flags.c_contiguous:  # a numpy scalar, say
+                value = np.array(value, np_dtype, copy=True, order="C")  # keeps rank 0
+            buffers.append(value)
+        return buffers
+
+    def keep(buffers: list[Any]) -> None:
+        for (variable, written, _), buffer in zip(table, buffers):
+            if written:
+                variable._value = buffer
+    return take, keep

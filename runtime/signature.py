@@ -2,7 +2,7 @@
 
 The cache key of a call is computed from its canonical arguments (bound to the Python
 function's parameters, defaults applied):
-  * tensor or numpy array  -> (dtype, shape)
+  * tensor or numpy array  -> (dtype, shape); a DeviceKey for a device-resident tensor
   * Variable               -> ('var', dtype, shape): like variables share a trace (TF 2.21)
   * TensorSpec             -> (dtype, shape), shape possibly with None dims
   * Python scalar / None   -> (type, value)
@@ -19,6 +19,7 @@ import numpy as np
 
 from runtime import dtypes, nest
 from runtime import shape as shape_lib
+from runtime.device_tensor import DeviceTensor, host_feeds
 from runtime.tensor import EagerTensor, SymbolicTensor, Tensor
 from runtime.variables import Variable
 
@@ -100,6 +101,10 @@ def leaf_key(value: Any, feeds: list[Any] | None = None) -> Any:
         return (value.dtype, value._value.shape)
     if kind in SCALAR_TYPES:
         return (kind, value)
+    if kind is DeviceTensor:
+        if feeds is not None:
+            feeds.append(value._array)
+        return DeviceKey((value.dtype, value._shape_tuple()))
     if isinstance(value, SymbolicTensor):
         if feeds is not None:
             raise TypeError(
@@ -119,6 +124,55 @@ def leaf_key(value: Any, feeds: list[Any] | None = None) -> Any:
             feeds.append(value)
         return (dtypes.from_numpy(value.dtype), value.shape)
     return ("id", id(value))
+
+
+class DeviceKey(tuple):  # type: ignore[type-arg]
+    """The key part (dtype, shape) of a device-resident tensor: never equal to a host
+    tensor's, so that a call feeding device arrays finds its concrete function in a
+    Function's cache only where that function takes them (see `lookup_device_call`)."""
+
+    __slots__ = ()
+
+    def __eq__(self, other: object) -> bool:
+        return type(other) is DeviceKey and tuple.__eq__(self, other)
+
+    def __ne__(self, other: object) -> bool:
+        return not self.__eq__(other)
+
+    def __hash__(self) -> int:
+        return hash(("device",) + tuple(self))
+
+
+def holds_device(key: Any) -> bool:
+    """True when cache key `key` has a DeviceKey part (the call fed a device array)."""
+    kind = type(key)
+    if kind is DeviceKey:
+        return True
+    return kind is tuple and any(holds_device(part) for part in key)
+
+
+def host_key(key: Any) -> Any:
+    """`key` with each DeviceKey part made the key part of a host tensor of its kind."""
+    kind = type(key)
+    if kind is DeviceKey:
+        return tuple(key)
+    if kind is tuple:
+        return tuple(host_key(part) for part in key)
+    return key
+
+
+def lookup_device_call(function: Any, key: Key, values: Any, bound: Any, call: Any,
+                       feeds: list[Any] | None) -> Any:
+    """The concrete function of Function `function` for a call whose key `key` holds device
+    arrays (see Function._lookup for the other arguments): the one of the host call's key,
+    which `key` is cached for only when it takes device arrays; when it does not, `feeds`
+    (the call's, when given) get the arrays' numpy values instead."""
+    cf = function._lookup(host_key(key), values, bound, call)
+    if cf.takes_device_arrays():
+        function._cache[key] = cf
+    elif feeds is not None:
+        feeds[:] = host_feeds(feeds)
+    return cf
 
 
 def is_tensor_like(value: Any) -> bool:

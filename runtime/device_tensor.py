@@ -7,7 +7,7 @@ dtype and shape never need the copy. The copy is read-only, so that it can never
 the device array that a JAX-backed Function is fed instead of it.
 
 Feeding: a Function call collects a device tensor's array (not its numpy value) as the feed
-(see `runtime.signature.leaf_key`, `DeviceKey`); a concrete function that does not run on a
+(see `runtime.signature.leaf_key`, `ON_DEVICE`); a concrete function that does not run on a
 device takes the numpy values instead (`host_feeds`), so that only the JAX backend ever sees a
 device array.
 
@@ -85,7 +85,7 @@ class DeviceTensor(EagerTensor):
         return self
 
     def _shape_tuple(self) -> tuple[int, ...]:
-        return tuple(self._array.shape)
+        return self._array.shape  # type: ignore[no-any-return]
 
     def __len__(self) -> int:
         shape = self._array.shape

@@ -2,7 +2,7 @@
 
 The cache key of a call is computed from its canonical arguments (bound to the Python
 function's parameters, defaults applied):
-  * tensor or numpy array  -> (dtype, shape); a DeviceKey for a device-resident tensor
+  * tensor or numpy array  -> (dtype, shape); (dtype, shape, ON_DEVICE) when device-resident
   * Variable               -> ('var', dtype, shape): like variables share a trace (TF 2.21)
   * TensorSpec             -> (dtype, shape), shape possibly with None dims
   * Python scalar / None   -> (type, value)
@@ -99,12 +99,12 @@ def leaf_key(value: Any, feeds: list[Any] | None = None) -> Any:
         if feeds is not None:
             feeds.append(value._value)
         return (value.dtype, value._value.shape)
-    if kind in SCALAR_TYPES:
-        return (kind, value)
     if kind is DeviceTensor:
         if feeds is not None:
             feeds.append(value._array)
-        return DeviceKey((value.dtype, value._shape_tuple()))
+        return (value.dtype, value._array.shape, ON_DEVICE)
+    if kind in SCALAR_TYPES:
+        return (kind, value)
     if isinstance(value, SymbolicTensor):
         if feeds is not None:
             raise TypeError(
@@ -126,37 +126,33 @@ def leaf_key(value: Any, feeds: list[Any] | None = None) -> Any:
     return ("id", id(value))
 
 
-class DeviceKey(tuple):  # type: ignore[type-arg]
-    """The key part (dtype, shape) of a device-resident tensor: never equal to a host
-    tensor's, so that a call feeding device arrays finds its concrete function in a
-    Function's cache only where that function takes them (see `lookup_device_call`)."""
+class _OnDevice:
+    def __repr__(self) -> str:
+        return "ON_DEVICE"
 
-    __slots__ = ()
 
-    def __eq__(self, other: object) -> bool:
-        return type(other) is DeviceKey and tuple.__eq__(self, other)
+# The key part of a device-resident tensor is (dtype, shape, ON_DEVICE): never equal to a
+# host tensor's, so that a call feeding device arrays finds its concrete function in a
+# Function's cache only where that function takes them (see `lookup_device_call`).
+ON_DEVICE = _OnDevice()
 
-    def __ne__(self, other: object) -> bool:
-        return not self.__eq__(other)
 
-    def __hash__(self) -> int:
-        return hash(("device",) + tuple(self))
+def _is_device_part(part: Any) -> bool:
+    return type(part) is tuple and len(part) == 3 and part[2] is ON_DEVICE
 
 
 def holds_device(key: Any) -> bool:
-    """True when cache key `key` has a DeviceKey part (the call fed a device array)."""
-    kind = type(key)
-    if kind is DeviceKey:
+    """True when cache key `key` has a device tensor's part (the call fed a device array)."""
+    if _is_device_part(key):
         return True
-    return kind is tuple and any(holds_device(part) for part in key)
+    return type(key) is tuple and any(holds_device(part) for part in key)
 
 
 def host_key(key: Any) -> Any:
-    """`key` with each DeviceKey part made the key part of a host tensor of its kind."""
-    kind = type(key)
-    if kind is DeviceKey:
-        return tuple(key)
-    if kind is tuple:
+    """`key` with each device tensor's part made the part of a host tensor of its kind."""
+    if _is_device_part(key):
+        return key[:2]
+    if type(key) is tuple:
         return tuple(host_key(part) for part in key)
     return key
 

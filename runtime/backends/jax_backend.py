@@ -167,6 +167,8 @@ class JaxCompiledGraph:
         self._plain = not (self._resource_feeds or self._captured or self._x64 or
                            self.device is not None or self.shardings is not None)
         self._out_dtypes = [None if t is None else t.dtype for t in self.outputs]
+        # the dtype of the one output, when there is one (the common case, kept short)
+        self._single = self._out_dtypes[0] if len(self._out_dtypes) == 1 else None
         self._assigned: tuple[str, ...] = ()
         for t in self.outputs:
             if t is not None and t.dtype.kind not in ("int", "float", "bool", "complex"):
@@ -271,8 +273,11 @@ class JaxCompiledGraph:
             except Exception as e:  # noqa: BLE001 - lowering or compiling failed: numpy
                 self._give_up(e)
                 return self.numpy_run(*feeds)
-            if failed is not None and failed:  # (waits for the flag: errors are synchronous)
+            # (waits for the flag: errors are synchronous; np.asarray reads it fastest)
+            if failed is not None and np.asarray(failed):
                 return self.numpy_run(*feeds)
+            if self._single is not None:
+                return (DeviceTensor(outputs[0], self._single),)
             return tuple([None if v is None else DeviceTensor(v, dtype)
                           for v, dtype in zip(outputs, self._out_dtypes)])
         if self.unsupported is not None:
@@ -295,7 +300,7 @@ class JaxCompiledGraph:
         except Exception as e:  # noqa: BLE001 - lowering or compiling failed: run on numpy
             self._give_up(e)
             return self.numpy_run(*feeds)
-        if failed is not None and failed:
+        if failed is not None and np.asarray(failed):
             return self.numpy_run(*feeds)
         if variables is not None:
             for key, value in assigned.items():

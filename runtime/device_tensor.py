@@ -84,6 +84,9 @@ class DeviceTensor(EagerTensor):
         self._array.block_until_ready()
         return self
 
+    def __reduce__(self) -> tuple[Any, ...]:  # copy and pickle: the device array and dtype
+        return DeviceTensor, (self._array, self.dtype)
+
     def _shape_tuple(self) -> tuple[int, ...]:
         return self._array.shape  # type: ignore[no-any-return]
 

@@ -2,7 +2,9 @@
 the host only when read) and takes device-resident arguments without copying them; every
 other consumer (numpy, eager ops, numpy and numba Functions, tapes) reads their numpy values."""
 
+import copy
 import os
+import pickle
 import subprocess
 import sys
 import textwrap
@@ -66,6 +68,14 @@ def test_a_result_reads_like_any_eager_tensor():
     np.testing.assert_allclose((result + 1).numpy(), (reference + 1).numpy(), rtol=1e-6)
     assert float(tf.reduce_sum(result)) == pytest.approx(float(tf.reduce_sum(reference)))
     assert "%.3f" % jax_function(lambda v: tf.reduce_sum(v))(x) == "%.3f" % 1.5
+
+
+def test_a_device_tensor_copies_and_pickles_as_a_device_tensor():
+    result = jax_function(step)(tf.constant([0.5, -1.0]))
+    for copied in (copy.copy(result), copy.deepcopy(result),
+                   pickle.loads(pickle.dumps(result))):
+        assert type(copied) is DeviceTensor and copied.dtype == tf.float32
+        assert copied.numpy().tolist() == result.numpy().tolist()
 
 
 def test_the_host_copy_is_read_only_so_it_cannot_disagree_with_the_device():

@@ -165,7 +165,30 @@ def _backend_variants(backend, make_function, args):
         function(*args)
     report = function.get_concrete_function(*args).backend_report()
     note = "cached autograph.tf.function(backend=%r)" % backend
+    call = function
+    if backend == "jax":
+        # as jax.jit's variants: arguments already on the device, the result awaited
+        from runtime.backends import jax_backend
+        from runtime.tensor import EagerTensor
+        args = tuple(jax_backend.to_device(a) if isinstance(a, EagerTensor) else a
+                     for a in args)
+        call = _awaited(function, function(*args))
+        note += ", device-resident arguments, result awaited"
     if report.running != backend:
         note += "; FELL BACK to the executor: %s" % report.reason
-    return [Variant("function_" + backend, function, args, verify=traced_once(function),
+    return [Variant("function_" + backend, call, args, verify=traced_once(function),
                     note=note)]
+
+
+def _awaited(function, result):
+    """`function`, made to wait for its device-resident result like `jax_blocking` (one
+    Python frame) when it returns one; as it is when its result is on the host already."""
+    if hasattr(result, "block_until_ready"):
+        return jax_blocking(function)
+    jax_module = jax()[0]
+    leaves = jax_module.tree_util.tree_leaves(result)
+    if any(hasattr(leaf, "block_until_ready") for leaf in leaves):
+        def call(*args):
+            return jax_module.block_until_ready(function(*args))
+        return call
+    return function

@@ -16,6 +16,7 @@ from runtime import shape as shape_lib
 from runtime import signature as sig
 from runtime.backends import promotion
 from runtime.composite.base import CompositeSpec
+from runtime.device_tensor import DeviceTensor
 from runtime.graph import Graph
 from runtime.ops.call_ops import CALL_OP
 from runtime.signature import TensorSpec, VariableSpec
@@ -70,7 +71,6 @@ def recorded_call(cf, feeds, args):
     then runs `cf`'s gradient function. The tapes (runtime.gradients, which builds on this
     module) know how: see GradientTape.record_function_call."""
     return tapes[-1].record_function_call(cf, feeds, args)
-
 
 
 
@@ -330,11 +330,13 @@ class ConcreteFunction:
                 raise errors.InvalidArgumentError(
                     "cannot compute %s as input %r was expected to be a %s tensor but is a %s "
                     "tensor" % (self.name, path, spec.dtype.name, value.dtype.name))
-            if not shape_lib.is_compatible(spec._shape, value._value.shape):
+            if not shape_lib.is_compatible(spec._shape, value._shape_tuple()):
                 raise errors.InvalidArgumentError(
                     "cannot compute %s as input %r was expected to have shape %s but has shape "
                     "%s" % (self.name, path, shape_lib.to_string(spec._shape),
-                            shape_lib.to_string(value._value.shape)))
+                            shape_lib.to_string(value._shape_tuple())))
+            if type(value) is DeviceTensor and self.takes_device_arrays():
+                return value._array
             return value._value
         if isinstance(value, SymbolicTensor):
             raise TypeError("a symbolic tensor (%s) cannot be passed to a concrete function "
@@ -352,8 +354,9 @@ class ConcreteFunction:
         return array
 
     def _compiled_run(self, residuals=()):
-        """The compiled graph's run function; with `residuals` (tensors of the graph), one
-        that returns their values after the outputs."""
+        """The compiled graph's run function, which returns numpy values (a device backend's
+        `run` returns device-resident tensors, its `host_run` numpy); with `residuals`
+        (tensors of the graph), one that returns their values after the outputs."""
         if residuals:
             return self._compiled_with(tuple(residuals)).run
         if self._compiled is None:
@@ -367,7 +370,12 @@ class ConcreteFunction:
                 if requested == "auto" and not self._check_numerics:
                     compiled = promotion.watch(self, compiled)
             self._compiled = compiled
-        return self._compiled.run
+        return getattr(self._compiled, "host_run", self._compiled.run)
+
+    def takes_device_arrays(self) -> bool:
+        """True when calls may feed device arrays (jax.Array): its backend (JAX) takes them."""
+        self._compiled_run()
+        return self._first_call is None and getattr(self._compiled, "takes_device_arrays", False)
 
     def _compiled_with(self, residuals):
         cache = self.__dict__.setdefault("_compiled_residuals", {})
@@ -403,7 +411,9 @@ class ConcreteFunction:
         """Runs the graph on flat fed values (numpy arrays and variables)."""
         if self._first_call is not None:  # (inline: this is the cached call's hot path)
             return self._take_first_call()._call_flat(feeds)
-        run = self._compiled.run if self._compiled is not None else self._compiled_run()
+        if self._compiled is None:
+            self._compiled_run()
+        run = self._compiled.run
         try:
             values = run(*feeds)
         except Exception as e:  # translate to the user's terms, see _translate

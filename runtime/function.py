@@ -251,7 +251,7 @@ class Function:
             key = _make_key(values, feeds)
             cf = self._cache.get(key)
             if cf is None:
-                cf = self._lookup(key, values, bound, self._clock.calls_made(until_sample))
+                cf = self._lookup(key, values, bound, self._clock.calls_made(until_sample), feeds)
             if _tapes:  # a GradientTape is recording: the call becomes one record on it
                 return recorded_call(cf, feeds, values)
             if until_sample > 0:  # (not 0: a call on a tape or in a trace may skip 0)
@@ -284,10 +284,12 @@ class Function:
             return self._converted
         return self._converted.__get__(self._instance(), None)
 
-    def _lookup(self, key, values, bound, call=None):
+    def _lookup(self, key, values, bound, call=None, feeds=None):
         """Finds a trace that accepts `key` (or relaxes one, or traces anew) and caches it.
         Under the lock, so that threads making the same first call trace once. `call`: the
-        number of the call that asks (None: get_concrete_function)."""
+        number of the call that asks (None: get_concrete_function). `feeds`: see sig.ON_DEVICE."""
+        if sig.holds_device(key):
+            return sig.lookup_device_call(self, key, values, bound, call, feeds)
         with self._lock:
             cf = self._cache.get(key)
             if cf is None:

@@ -2,7 +2,7 @@
 
 The cache key of a call is computed from its canonical arguments (bound to the Python
 function's parameters, defaults applied):
-  * tensor or numpy array  -> (dtype, shape)
+  * tensor or numpy array  -> (dtype, shape); (dtype, shape, ON_DEVICE) when device-resident
   * Variable               -> ('var', dtype, shape): like variables share a trace (TF 2.21)
   * TensorSpec             -> (dtype, shape), shape possibly with None dims
   * Python scalar / None   -> (type, value)
@@ -19,6 +19,7 @@ import numpy as np
 
 from runtime import dtypes, nest
 from runtime import shape as shape_lib
+from runtime.device_tensor import DeviceTensor, host_feeds
 from runtime.tensor import EagerTensor, SymbolicTensor, Tensor
 from runtime.variables import Variable
 
@@ -98,6 +99,10 @@ def leaf_key(value: Any, feeds: list[Any] | None = None) -> Any:
         if feeds is not None:
             feeds.append(value._value)
         return (value.dtype, value._value.shape)
+    if kind is DeviceTensor:
+        if feeds is not None:
+            feeds.append(value._array)
+        return (value.dtype, value._array.shape, ON_DEVICE)
     if kind in SCALAR_TYPES:
         return (kind, value)
     if isinstance(value, SymbolicTensor):
@@ -119,6 +124,51 @@ def leaf_key(value: Any, feeds: list[Any] | None = None) -> Any:
             feeds.append(value)
         return (dtypes.from_numpy(value.dtype), value.shape)
     return ("id", id(value))
+
+
+class _OnDevice:
+    def __repr__(self) -> str:
+        return "ON_DEVICE"
+
+
+# The key part of a device-resident tensor is (dtype, shape, ON_DEVICE): never equal to a
+# host tensor's, so that a call feeding device arrays finds its concrete function in a
+# Function's cache only where that function takes them (see `lookup_device_call`).
+ON_DEVICE = _OnDevice()
+
+
+def _is_device_part(part: Any) -> bool:
+    return type(part) is tuple and len(part) == 3 and part[2] is ON_DEVICE
+
+
+def holds_device(key: Any) -> bool:
+    """True when cache key `key` has a device tensor's part (the call fed a device array)."""
+    if _is_device_part(key):
+        return True
+    return type(key) is tuple and any(holds_device(part) for part in key)
+
+
+def host_key(key: Any) -> Any:
+    """`key` with each device tensor's part made the part of a host tensor of its kind."""
+    if _is_device_part(key):
+        return key[:2]
+    if type(key) is tuple:
+        return tuple(host_key(part) for part in key)
+    return key
+
+
+def lookup_device_call(function: Any, key: Key, values: Any, bound: Any, call: Any,
+                       feeds: list[Any] | None) -> Any:
+    """The concrete function of Function `function` for a call whose key `key` holds device
+    arrays (see Function._lookup for the other arguments): the one of the host call's key,
+    which `key` is cached for only when it takes device arrays; when it does not, `feeds`
+    (the call's, when given) get the arrays' numpy values instead."""
+    cf = function._lookup(host_key(key), values, bound, call)
+    if cf.takes_device_arrays():
+        function._cache[key] = cf
+    elif feeds is not None:
+        feeds[:] = host_feeds(feeds)
+    return cf
 
 
 def is_tensor_like(value: Any) -> bool:

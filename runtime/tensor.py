@@ -159,8 +159,11 @@ class EagerTensor(Tensor):
 
 
 def make_eager(value: Any, dtype: dtypes.DType) -> EagerTensor:
-    """Wraps a kernel's numpy result as an EagerTensor, normalising it to numpy types."""
+    """Wraps a kernel's numpy result as an EagerTensor, normalising it to numpy types (a
+    compiled backend's result that is a tensor already, device-resident, is kept as it is)."""
     if not isinstance(value, (np.ndarray, np.generic)) or value.dtype != dtype.np_dtype:
+        if isinstance(value, EagerTensor):
+            return value
         value = np.asarray(value, dtype=dtype.np_dtype)
     return EagerTensor(value, dtype)
 

@@ -1,9 +1,13 @@
 """The JAX backend: a traced graph compiled by XLA through `jax.jit` (CPU, GPU, TPU, and
 several devices through shardings).
 
-`compile_graph(graph, feeds, outputs, ...)` gives a `JaxCompiledGraph` whose `run(*feeds)`
-has the numpy executor's contract (fed numpy arrays and variables in, a tuple of numpy
-values out). The graph is lowered by runtime/backends/jax_lowering.py while `jax.jit`
+`compile_graph(graph, feeds, outputs, ...)` gives a `JaxCompiledGraph`: `host_run(*feeds)` has
+the numpy executor's contract (fed numpy arrays and variables in, a tuple of numpy values
+out); `run(*feeds)`, what a ConcreteFunction call uses, returns device-resident tensors
+(runtime.device_tensor.DeviceTensor: no copy to the host until a value is read), and both
+take device arrays (jax.Array) in place of numpy values (no copy to the device). The error
+flag is still read before `run` returns, so errors are raised at the user's call. The graph
+is lowered by runtime/backends/jax_lowering.py while `jax.jit`
 traces; the compiled function takes the tensor arguments and the variables' values, and
 returns the outputs, the values of the variables it assigns (written back after the call)
 and an error flag. When the flag is set, the graph runs again on the numpy executor, from the
@@ -29,7 +33,9 @@ import numpy as np
 from runtime import dtypes, errors, executor
 from runtime.backends import BackendFallbackWarning, Unsupported
 from runtime.backends.jax_lowering import Lowerer, VariableSlot, jax_modules
+from runtime.device_tensor import DeviceTensor, host_feeds, register_array_type
 from runtime.ops.control_flow_ops import SubGraph
+from runtime.tensor import EagerTensor, to_numpy
 from runtime.variables import Variable
 
 NAME = "jax"
@@ -121,16 +127,18 @@ def resolve_device(device: Any) -> Any:
 
 
 class JaxCompiledGraph:
-    """A graph compiled with jax.jit: `run(*feeds)` returns the output values (see the
-    module docstring). `report` (a BackendReport, optional) is updated when a later call
-    finds the graph cannot be lowered after all (a new input shape); `device` and
-    `shardings` place the computation (see `compile`)."""
+    """A graph compiled with jax.jit: `run(*feeds)` returns the outputs as device-resident
+    tensors, `host_run(*feeds)` as numpy values (see the module docstring). `report` (a
+    BackendReport, optional) is updated when a later call finds the graph cannot be lowered
+    after all (a new input shape); `device` and `shardings` place the computation (see
+    `compile`)."""
 
     def __init__(self, graph: Any, feeds: Sequence[Any], outputs: Sequence[Any],
                  name: str = "graph_fn", check_numerics: bool = False, device: Any = None,
                  shardings: Any = None, report: Any = None, strict: bool = False) -> None:
         jax = jax_modules()[0]
         _configure_cache(jax)
+        register_array_type(jax.Array)
         self.graph = graph
         self.feeds = list(feeds)
         self.outputs = list(outputs)
@@ -158,6 +166,9 @@ class JaxCompiledGraph:
         # tensors only, in feed order, on the default device, without 64-bit values
         self._plain = not (self._resource_feeds or self._captured or self._x64 or
                            self.device is not None or self.shardings is not None)
+        self._out_dtypes = [None if t is None else t.dtype for t in self.outputs]
+        # the dtype of the one output, when there is one (the common case, kept short)
+        self._single = self._out_dtypes[0] if len(self._out_dtypes) == 1 else None
         self._assigned: tuple[str, ...] = ()
         for t in self.outputs:
             if t is not None and t.dtype.kind not in ("int", "float", "bool", "complex"):
@@ -189,6 +200,9 @@ class JaxCompiledGraph:
         for value in values:
             if value is not None and not hasattr(value, "dtype"):
                 raise Unsupported("the graph returns a %s" % type(value).__name__)
+        # a result is a device tensor of its graph dtype: cast in the program, where it is free
+        values = [v if v is None or t is None or v.dtype == t.dtype.np_dtype
+                  else v.astype(t.dtype.np_dtype) for v, t in zip(values, self.outputs)]
         self._assigned = tuple(sorted(lowerer.assigned))
         self.lowered_nodes = lowerer.lowered_nodes
         return values, {k: lowerer.state[k] for k in self._assigned}, lowerer.failed
@@ -237,23 +251,35 @@ class JaxCompiledGraph:
         if self._numpy is None:
             self._numpy = executor.compile_graph(self.graph, self.feeds, self.outputs,
                                                  self.name, self.check_numerics)
-        return self._numpy.run(*feeds)
+        return self._numpy.run(*host_feeds(list(feeds)))
 
     def node_for_traceback(self, tb: Any) -> Any:
         """The graph node whose numpy-executor line raised in traceback `tb`."""
         return self._numpy.node_for_traceback(tb) if self._numpy is not None else None
 
+    # a ConcreteFunction may feed this graph device arrays (see runtime.device_tensor)
+    takes_device_arrays = True
+
+    def host_run(self, *feeds: Any) -> tuple[Any, ...]:
+        """The output values (numpy) for the fed values (numpy or device arrays, variables)."""
+        return tuple([v._value if type(v) is DeviceTensor else v for v in self.run(*feeds)])
+
     def run(self, *feeds: Any) -> tuple[Any, ...]:
-        """The output values for the fed values (numpy arrays and variables)."""
+        """The outputs for the fed values (numpy or device arrays, variables): device tensors
+        (numpy values where the graph ran on the numpy executor)."""
         if self._plain:  # (the common case, kept short: no variables, placement or x64)
             try:
                 outputs, _, failed = self._jitted(*feeds)
             except Exception as e:  # noqa: BLE001 - lowering or compiling failed: numpy
                 self._give_up(e)
                 return self.numpy_run(*feeds)
-            if failed is not None and failed:
+            # (waits for the flag: errors are synchronous; np.asarray reads it fastest)
+            if failed is not None and np.asarray(failed):
                 return self.numpy_run(*feeds)
-            return tuple([None if v is None else np.array(v) for v in outputs])
+            if self._single is not None:
+                return (DeviceTensor(outputs[0], self._single),)
+            return tuple([None if v is None else DeviceTensor(v, dtype)
+                          for v, dtype in zip(outputs, self._out_dtypes)])
         if self.unsupported is not None:
             return self.numpy_run(*feeds)
         tensors = [feeds[i] for i in self._tensor_feeds]
@@ -274,12 +300,13 @@ class JaxCompiledGraph:
         except Exception as e:  # noqa: BLE001 - lowering or compiling failed: run on numpy
             self._give_up(e)
             return self.numpy_run(*feeds)
-        if failed is not None and failed:
+        if failed is not None and np.asarray(failed):
             return self.numpy_run(*feeds)
         if variables is not None:
             for key, value in assigned.items():
                 variables[key]._value = np.array(value)
-        return tuple([None if v is None else np.array(v) for v in outputs])
+        return tuple([None if v is None else DeviceTensor(v, dtype)
+                      for v, dtype in zip(outputs, self._out_dtypes)])
 
     def _give_up(self, error: Exception) -> None:
         """Records that the graph runs on the numpy executor from now on, and why."""
@@ -359,6 +386,23 @@ def check_placement(device: Any = None, shardings: Any = None) -> None:
     for entry in entries:
         if isinstance(entry, str) and entry != "batch":
             raise ValueError("shardings: %r is not 'batch', None or a jax Sharding" % (entry,))
+
+
+def to_device(value: Any, device: Any = None) -> DeviceTensor:
+    """`value` (a tensor, numpy array or Python value) copied to a JAX device (`device`: a
+    jax Device or a name as `resolve_device` takes, else JAX's default) as a device-resident
+    tensor, which a JAX-backed Function then takes without another copy."""
+    if isinstance(value, EagerTensor):
+        array, dtype = value._value, value.dtype
+    else:
+        array, dtype = to_numpy(value)
+    if dtype.kind not in ("int", "float", "bool", "complex"):
+        raise TypeError("cannot place a %s tensor on a JAX device" % dtype.name)
+    jax = jax_modules()[0]
+    register_array_type(jax.Array)
+    scope = jax.enable_x64(True) if dtype.name in _WIDE else contextlib.nullcontext()
+    with scope:
+        return DeviceTensor(jax.device_put(array, resolve_device(device)), dtype)
 
 
 def compile(cf: Any) -> JaxCompiledGraph:  # noqa: A001 - the backend protocol's name

@@ -24,6 +24,7 @@ takes them as extra inputs, then the gradients flowing into them (for higher ord
 import numpy as np
 
 from runtime import context, nest
+from runtime.device_tensor import DeviceTensor, host_feeds
 from runtime.function import CALL_OP, ConcreteFunction
 from runtime.gradients import residuals
 from runtime.gradients.backprop import (
@@ -188,10 +189,11 @@ def record_call(cf, feeds, args):
     `args` holds the call's arguments, in which the fed tensors are found again."""
     cf = cf._take_first_call()  # the trace that runs is the one recorded
     kept = residuals.graph_residuals(cf.graph)
+    fed = host_feeds(feeds)  # (device arrays, where the call fed them, as numpy values)
     if kept:
-        result, kept_values = cf._call_flat_with(feeds, kept)
+        result, kept_values = cf._call_flat_with(fed, kept)
     else:
-        result, kept_values = cf._call_flat(feeds), None
+        result, kept_values = cf._call_flat(fed), None
     inputs = _input_tensors(cf, feeds, args)
     outputs = _output_tensors(cf, result)
     attrs = None
@@ -209,7 +211,9 @@ def _input_tensors(cf, feeds, args):
     back to the argument tensor holding it; other fed values become fresh tensors."""
     pool = {}
     for leaf in nest.flatten(list(args) if isinstance(args, tuple) else args):
-        if isinstance(leaf, EagerTensor):
+        if type(leaf) is DeviceTensor:  # fed as its device array
+            pool.setdefault(id(leaf._array), []).append(leaf)
+        elif isinstance(leaf, EagerTensor):
             pool.setdefault(id(leaf._value), []).append(leaf)
     inputs = []
     for value, placeholder in zip(feeds, cf._feeds):

@@ -1,0 +1,240 @@
+"""Device-resident tensors: a JAX-backed Function returns its results on the device (copied to
+the host only when read) and takes device-resident arguments without copying them; every
+other consumer (numpy, eager ops, numpy and numba Functions, tapes) reads their numpy values."""
+
+import copy
+import os
+import pickle
+import subprocess
+import sys
+import textwrap
+
+import numpy as np
+import pytest
+
+import autograph
+import autograph.tf as tf
+from runtime.device_tensor import DeviceTensor
+from runtime.tensor import EagerTensor
+
+jax = pytest.importorskip("jax")
+jax_backend = pytest.importorskip("runtime.backends.jax_backend")
+
+REPO = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+_HOST_SLOT = EagerTensor.__dict__["_value"]  # where a DeviceTensor keeps its numpy copy
+
+
+def copied_to_host(t):
+    """True once device tensor `t` has been copied to the host (its numpy value read)."""
+    try:
+        _HOST_SLOT.__get__(t, DeviceTensor)
+    except AttributeError:
+        return False
+    return True
+
+
+def step(x):
+    for _ in tf.range(3):
+        x = tf.tanh(x * 1.5 + 0.25)
+    return x
+
+
+def jax_function(python_function, **options):
+    return autograph.function(python_function, backend="jax", strict=True, **options)
+
+
+def test_results_stay_on_the_device_and_equal_the_executors():
+    x = tf.constant([0.5, -1.0, 2.0])
+    reference = autograph.function(step, backend="numpy")(x)
+    result = jax_function(step)(x)
+    assert type(result) is DeviceTensor and isinstance(result, EagerTensor)
+    assert not copied_to_host(result)
+    assert result.shape == (3,) and result.dtype == tf.float32 and len(result) == 3
+    assert not copied_to_host(result)  # dtype, shape and len need no copy
+    np.testing.assert_allclose(result.numpy(), reference.numpy(), rtol=1e-6)
+    assert copied_to_host(result)
+    assert result.numpy() is result.numpy()  # copied once, then kept
+
+
+def test_a_result_reads_like_any_eager_tensor():
+    x = tf.constant([0.5, -1.0, 2.0])
+    reference = autograph.function(step, backend="numpy")(x)
+    result = jax_function(step)(x)
+    same = tf.constant(np.array(result.numpy()))  # (XLA's tanh may round an ulp apart)
+    assert str(result) == str(same) and repr(result) == repr(same)
+    assert [float(v) for v in result] == pytest.approx([float(v) for v in reference])
+    assert float(np.sum(result)) == pytest.approx(float(np.sum(reference.numpy())))
+    np.testing.assert_allclose(np.asarray(result) * 2, reference.numpy() * 2, rtol=1e-6)
+    np.testing.assert_allclose((result + 1).numpy(), (reference + 1).numpy(), rtol=1e-6)
+    assert float(tf.reduce_sum(result)) == pytest.approx(float(tf.reduce_sum(reference)))
+    assert "%.3f" % jax_function(lambda v: tf.reduce_sum(v))(x) == "%.3f" % 1.5
+
+
+def test_a_device_tensor_copies_and_pickles_as_a_device_tensor():
+    result = jax_function(step)(tf.constant([0.5, -1.0]))
+    for copied in (copy.copy(result), copy.deepcopy(result),
+                   pickle.loads(pickle.dumps(result))):
+        assert type(copied) is DeviceTensor and copied.dtype == tf.float32
+        assert copied.numpy().tolist() == result.numpy().tolist()
+
+
+def test_the_host_copy_is_read_only_so_it_cannot_disagree_with_the_device():
+    result = jax_function(step)(tf.constant([0.5, -1.0]))
+    with pytest.raises(ValueError, match="read-only"):
+        result.numpy()[0] = 7.0
+
+
+def test_a_device_tensor_feeds_a_jax_function_without_a_copy():
+    function = jax_function(step)
+    first = function(tf.constant([0.5, -1.0, 2.0]))
+    function(first)  # the first call that feeds a device tensor caches its key
+    with jax.transfer_guard("disallow"):  # a host-to-device copy would raise here
+        second = function(first)
+        third = function(second)
+    assert not copied_to_host(first) and not copied_to_host(second)
+    assert function.experimental_get_tracing_count() == 1  # one trace for host and device
+    expected = autograph.function(step, backend="numpy")
+    np.testing.assert_allclose(
+        third.numpy(), expected(expected(tf.constant(first.numpy()))).numpy(), rtol=1e-5)
+
+
+def test_a_concrete_function_takes_a_device_tensor_without_a_copy():
+    function = jax_function(step)
+    first = function(tf.constant([0.5, -1.0]))
+    concrete = function.get_concrete_function(first)
+    with jax.transfer_guard("disallow"):
+        result = concrete(first)
+    assert type(result) is DeviceTensor and not copied_to_host(first)
+
+
+def test_a_device_tensor_feeds_numpy_and_numba_functions_as_its_numpy_value():
+    first = jax_function(step)(tf.constant([0.5, -1.0, 2.0]))
+    host = tf.constant(np.array(first.numpy()))
+    backends = ["numpy", "auto"]
+    try:
+        import numba  # noqa: F401
+        backends.append("numba")
+    except ImportError:
+        pass
+    for backend in backends:
+        function = autograph.function(step, backend=backend)
+        for _ in range(2):  # the second call too: a device key is never cached for them
+            result = function(first)
+            assert type(result) is EagerTensor, backend
+            np.testing.assert_allclose(result.numpy(), function(host).numpy(), rtol=1e-6)
+        assert function.experimental_get_tracing_count() == 1, backend
+
+
+def test_a_device_tensor_with_an_input_signature_and_inside_a_trace():
+    first = jax_function(step)(tf.constant([0.5, -1.0]))
+    signed = autograph.function(step, input_signature=[tf.TensorSpec([None], tf.float32)])
+    np.testing.assert_allclose(signed(first).numpy(),
+                               signed(tf.constant(first.numpy())).numpy(), rtol=1e-6)
+    inner = jax_function(step)
+
+    @autograph.function
+    def outer(x):
+        return inner(x) * 2.0  # a call node: the JAX graph's numpy results inside a graph
+
+    np.testing.assert_allclose(outer(first).numpy(), inner(first).numpy() * 2, rtol=1e-6)
+
+
+def test_gradients_of_a_jax_function_fed_a_device_tensor():
+    first = jax_function(step)(tf.constant([0.5, -1.0]))
+    function = jax_function(lambda v: tf.reduce_sum(v * v))
+    with tf.GradientTape() as tape:
+        tape.watch(first)
+        y = function(first)
+    grad = tape.gradient(y, first)
+    np.testing.assert_allclose(float(y), float(np.sum(first.numpy() ** 2)), rtol=1e-6)
+    np.testing.assert_allclose(np.asarray(grad), 2 * first.numpy(), rtol=1e-6)
+
+
+def test_errors_are_raised_at_the_call_with_device_resident_arguments():
+    def divide(x, y):
+        return x // y
+
+    function = jax_function(divide)
+    assert int(function(jax_backend.to_device(7), jax_backend.to_device(2))) == 3
+    with pytest.raises(tf.errors.InvalidArgumentError, match="division by zero"):
+        function(jax_backend.to_device(7), jax_backend.to_device(0))
+    with pytest.raises(tf.errors.InvalidArgumentError, match="division by zero"):
+        function.get_concrete_function(tf.constant(7), tf.constant(0))(
+            jax_backend.to_device(7), jax_backend.to_device(0))
+
+
+def test_variables_stay_on_the_host_and_first_calls_that_create_them_work():
+    counter = tf.Variable(0.0)
+
+    @autograph.function(backend="jax", strict=True)
+    def accumulate(x):
+        counter.assign_add(tf.reduce_sum(x))
+        return x * 2.0
+
+    x = jax_backend.to_device(np.array([1.0, 2.0], np.float32))
+    result = accumulate(x)
+    result = accumulate(result)
+    assert type(result) is DeviceTensor
+    assert result.numpy().tolist() == [4.0, 8.0] and float(counter.numpy()) == 9.0
+
+    class Model(tf.Module):
+        @autograph.function(backend="jax")
+        def __call__(self, x):
+            if not hasattr(self, "w"):
+                self.w = tf.Variable(2.0)
+            return x * self.w
+
+    model = Model()
+    for _ in range(3):  # the first call runs the variable-initialising trace on numpy
+        assert model(x).numpy().tolist() == [2.0, 4.0]
+
+
+def test_to_device_keeps_64_bit_dtypes_and_places_on_a_named_device():
+    t = jax_backend.to_device(np.array([2**40, 3], np.int64), device="cpu")
+    assert type(t) is DeviceTensor and t.dtype == tf.int64
+    assert t.device_array.dtype == np.int64 and t.numpy().tolist() == [2**40, 3]
+    doubled = jax_function(lambda v: v * 2)(t)
+    assert doubled.dtype == tf.int64 and doubled.numpy().tolist() == [2**41, 6]
+    with pytest.raises(TypeError, match="string"):
+        jax_backend.to_device(tf.constant("text"))
+    assert t.block_until_ready() is t
+
+
+def test_a_plain_eager_tensor_keeps_no_device_copy():
+    # Its numpy value may be the user's own array (tf.constant does not copy an ndarray):
+    # each call copies it to the device, so a change made in place is always seen.
+    array = np.array([1.0, 2.0], np.float32)
+    x = tf.constant(array)
+    function = jax_function(lambda v: v * 2.0)
+    assert function(x).numpy().tolist() == [2.0, 4.0]
+    array[0] = 5.0
+    assert function(x).numpy().tolist() == [10.0, 4.0]
+
+
+@pytest.mark.slow
+def test_sharded_results_stay_sharded_until_read(tmp_path):
+    script = textwrap.dedent("""
+        import numpy as np, jax
+        import autograph, autograph.tf as tf
+        assert len(jax.devices()) == 2
+        def layer(x):
+            return tf.tanh(x * 0.5 + 0.25)
+        x = np.random.RandomState(0).randn(8, 4).astype(np.float32)
+        sharded = autograph.function(layer, backend="jax", shardings="batch", strict=True)
+        got = sharded(x)
+        sharding = got.device_array.sharding
+        assert sharding.num_devices == 2 and not sharding.is_fully_replicated
+        again = sharded(got)
+        assert again.device_array.sharding.num_devices == 2
+        reference = autograph.function(layer)
+        np.testing.assert_allclose(again.numpy(), reference(reference(x)).numpy(), rtol=1e-5)
+        print("ok")
+    """)
+    env = dict(os.environ, PYTHONPATH=REPO,
+               XLA_FLAGS="--xla_force_host_platform_device_count=2", JAX_PLATFORMS="cpu")
+    path = tmp_path / "sharded.py"
+    path.write_text(script)
+    ran = subprocess.run([sys.executable, str(path)], capture_output=True, text=True,
+                         env=env, timeout=300)
+    assert ran.returncode == 0, ran.stderr
+    assert ran.stdout.strip().endswith("ok")

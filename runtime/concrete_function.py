@@ -413,6 +413,7 @@ class ConcreteFunction:
             return self._take_first_call()._call_flat(feeds)
         if self._compiled is None:
             self._compiled_run()
+            assert self._compiled is not None
         run = self._compiled.run
         try:
             values = run(*feeds)

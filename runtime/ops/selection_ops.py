@@ -3,7 +3,7 @@
 import numpy as np
 
 from runtime import backends, dtypes
-from runtime.ops import common
+from runtime.ops import common, numba_lowerings
 from runtime.ops.common import convert_to_tensor, require_kind, require_same_dtype
 from runtime.ops.registry import KERNEL_CALL, NOT_DIFFERENTIABLE, execute1, register
 
@@ -39,7 +39,8 @@ def _gather_kernel(params, indices, axis):
 
 OPS["GatherV2"] = register("GatherV2", _gather_kernel, _gather_infer,
                            grad=_RULES + "gather_grad", emit=KERNEL_CALL,
-                           lowerings=dict(_NOT_LOWERED, jax=backends.jax_rule("gather")))
+                           lowerings=dict(_NOT_LOWERED, jax=backends.jax_rule("gather"),
+                                          numba=numba_lowerings.gather))
 
 
 def gather(params, indices, axis=None, batch_dims=0, name=None):

@@ -38,7 +38,7 @@ from typing import Any
 import numpy as np
 
 from runtime import dtypes, errors, executor
-from runtime.backends import Unsupported, numba_fusion, numba_handles
+from runtime.backends import Unsupported, numba_fusion, numba_handles, numba_host
 from runtime.backends.lowering import Lowerer, Value
 from runtime.ops import tensor_array_lowerings
 from runtime.ops.tensor_array_value import variant
@@ -246,7 +246,7 @@ def compile(cf: Any) -> executor.CompiledGraph:  # noqa: A001 - the backend prot
     kernel = module.kernel
     try:
         signature = _signature(argument_types)
-        kernel.compile(signature)
+        numba_host.compile_kernel(kernel, signature)
     except Exception as e:  # numba's typing and lowering errors: the executor runs it
         raise Unsupported("numba could not compile it: %s" % _summary(e)) from None
     raisers, filename, line_nodes = _raisers(lowerer, cf.name)
@@ -257,6 +257,7 @@ def compile(cf: Any) -> executor.CompiledGraph:  # noqa: A001 - the backend prot
                    [t._shape == () for t in cf.inputs], lowerer, raisers)
     compiled = executor.CompiledGraph(run, source, line_nodes, filename)
     compiled.module_path = path  # type: ignore[attr-defined]
+    numba_host.bind(lowerer, raisers, compiled)
     return compiled
 
 
@@ -284,6 +285,7 @@ import numpy as np
 import numpy as xp
 import numba
 from numba.extending import overload
+from runtime.backends.numba_host import host_call
 
 
 def fit(value, like):

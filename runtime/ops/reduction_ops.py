@@ -8,7 +8,7 @@ import numpy as np
 
 from runtime import backends, dtypes
 from runtime import shape as shape_lib
-from runtime.ops import common, numba_lowerings
+from runtime.ops import common, numba_lowerings, numba_scans
 from runtime.ops.common import NUMERIC, convert_to_tensor, require_kind
 from runtime.ops.registry import KERNEL_CALL, NOT_DIFFERENTIABLE, execute1, register
 
@@ -223,10 +223,12 @@ def _arg_kernel(func):
 
 OPS["ArgMax"] = register("ArgMax", _arg_kernel(np.argmax), _arg_infer,
                          grad=NOT_DIFFERENTIABLE, emit=KERNEL_CALL,
-                         lowerings=dict(_NOT_LOWERED, jax=backends.jax_rule("argmax")))
+                         lowerings=dict(_NOT_LOWERED, jax=backends.jax_rule("argmax"),
+                                        numba=numba_scans.arg_extreme("argmax")))
 OPS["ArgMin"] = register("ArgMin", _arg_kernel(np.argmin), _arg_infer,
                          grad=NOT_DIFFERENTIABLE, emit=KERNEL_CALL,
-                         lowerings=dict(_NOT_LOWERED, jax=backends.jax_rule("argmin")))
+                         lowerings=dict(_NOT_LOWERED, jax=backends.jax_rule("argmin"),
+                                        numba=numba_scans.arg_extreme("argmin")))
 
 
 def argmax(input, axis=None, output_type=dtypes.int64, name=None):  # noqa: A002
@@ -270,7 +272,7 @@ def _cumsum_kernel(x, axis, exclusive, reverse):
 
 OPS["Cumsum"] = register("Cumsum", _cumsum_kernel, _cumsum_infer,
                          grad=_GRADS + "cumsum_grad", emit=KERNEL_CALL,
-                         lowerings=_NOT_LOWERED)
+                         lowerings=dict(_NOT_LOWERED, numba=numba_scans.cumulative("+", 0)))
 
 
 def cumsum(x, axis=0, exclusive=False, reverse=False, name=None):

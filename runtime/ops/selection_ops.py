@@ -3,7 +3,7 @@
 import numpy as np
 
 from runtime import backends, dtypes
-from runtime.ops import common, numba_lowerings
+from runtime.ops import common, numba_lowerings, numba_scans
 from runtime.ops.common import convert_to_tensor, require_kind, require_same_dtype
 from runtime.ops.registry import KERNEL_CALL, NOT_DIFFERENTIABLE, execute1, register
 
@@ -79,7 +79,7 @@ def _where_infer(specs, attrs):
 
 OPS["Where"] = register("Where", lambda c: np.argwhere(c).astype(np.int64), _where_infer,
                         grad=NOT_DIFFERENTIABLE, emit=KERNEL_CALL,
-                        lowerings=_NOT_LOWERED)
+                        lowerings=dict(_NOT_LOWERED, numba=numba_scans.where))
 
 
 def where(condition, x=None, y=None, name=None):
@@ -115,7 +115,7 @@ def _one_hot_kernel(indices, depth, on_value, off_value, axis, dtype):
 
 OPS["OneHot"] = register("OneHot", _one_hot_kernel, _one_hot_infer,
                          grad=NOT_DIFFERENTIABLE, emit=KERNEL_CALL,
-                         lowerings=_NOT_LOWERED)
+                         lowerings=dict(_NOT_LOWERED, numba=numba_scans.one_hot))
 
 
 def one_hot(indices, depth, on_value=1, off_value=0, axis=-1, dtype=dtypes.float32, name=None):

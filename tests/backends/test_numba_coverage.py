@@ -4,6 +4,8 @@ executor, on static shapes and on shapes known only at run time (an input_signat
 None dimensions), and fail where the executor fails, with its error class, naming the op
 and this file."""
 
+import sys
+
 import numpy as np
 import pytest
 
@@ -171,3 +173,135 @@ def test_an_index_out_of_range_in_a_slice_fails_with_the_kernels_message():
         return x[::n]
 
     _same_error(zero_step, _X, np.int32(0))
+
+
+def test_argmax_argmin_along_each_axis_ties_and_nan():
+    def f(x):
+        return tf.argmax(x, 0), tf.argmin(x, 2), tf.argmax(x, 1, output_type=tf.int32)
+
+    x = np.round(_X / 4)
+    x[1, 2, 3] = np.nan
+    _agree(f, x)
+
+
+def test_argmax_of_an_empty_axis_fails():
+    def f(x):
+        return tf.argmax(x, 1)
+
+    _same_error(f, np.zeros((2, 0), np.float32))
+
+
+def test_cumulative_sums_and_products_every_way_integers_wrapping():
+    def f(x):
+        return tuple(op(x, axis, exclusive=e, reverse=r)
+                     for op in (tf.math.cumsum, tf.math.cumprod)
+                     for axis in (0, 2) for e in (False, True) for r in (False, True))
+
+    _agree(f, _X)
+    _agree(f, (np.arange(24, dtype=np.int32).reshape(2, 3, 4) + 1) * 40000)
+
+
+def test_softmax_and_log_softmax_along_each_axis():
+    def f(x):
+        return (tf.nn.softmax(x), tf.nn.softmax(x, 0), tf.nn.log_softmax(x),
+                tf.nn.log_softmax(x, 1))
+
+    _agree(f, _X / 3, exact=False)
+    _agree(f, (_X / 3).astype(np.float64), exact=False)
+
+
+def test_one_hot_on_each_axis_with_out_of_range_indices_and_where():
+    def f(i, c):
+        return (tf.one_hot(i, 4), tf.one_hot(i, 3, on_value=5, off_value=-1, axis=0,
+                                             dtype=tf.int32),
+                tf.one_hot(i[0, 0], 2, axis=0), tf.where(c))
+
+    _agree(f, np.array([[0, 3, 5], [-1, 2, 1]], np.int32), _X > 2.0)
+
+
+def test_gradients_of_broadcasts_and_reductions_lower():
+    def f(x, b):
+        with tf.GradientTape() as tape:
+            tape.watch([x, b])
+            y = tf.reduce_sum(x * b, 1) + tf.reduce_mean(x + b, [0, 1], keepdims=True)
+            loss = tf.reduce_sum(y * y)
+        return tape.gradient(loss, [x, b])
+
+    _agree(f, _X, np.float32([[[0.5, 1.0, 2.0, -1.0]]]), dynamic=False, exact=False)
+
+
+# -- host calls (runtime/backends/numba_host.py) ----------------------------------------------
+
+
+def _printed(f, args, capsys, backend):
+    options = {"strict": True} if backend == "numba" else {}
+    compiled = tf.function(f, backend=backend, **options)
+    values = _values(compiled(*args))
+    assert compiled.get_concrete_function(*args).backend == backend
+    return values, capsys.readouterr()
+
+
+def test_prints_inside_a_loop_come_out_in_the_executors_order_and_format(capsys):
+    def f(x, n):
+        total = tf.constant(0.0)
+        for i in tf.range(n):
+            tf.print("step", i, "of", n, x * tf.cast(i, tf.float32))
+            if i % 2 == 0:
+                tf.print(i > 1, total, output_stream=sys.stdout)
+            total += tf.reduce_sum(x)
+        return total
+
+    args = (tf.constant([[1.5, -2.0], [0.25, 3.0]]), tf.constant(3))
+    expected = _printed(f, args, capsys, "numpy")
+    got = _printed(f, args, capsys, "numba")
+    assert got[1].err == expected[1].err and "step 2 of 3" in got[1].err
+    assert got[1].out == expected[1].out
+    np.testing.assert_array_equal(got[0][0], expected[0][0])
+
+
+def test_random_draws_are_the_host_generators_numbers():
+    def f(x):
+        return (tf.random.uniform([2, 3], seed=1) + x, tf.random.normal([4], seed=2),
+                tf.random.uniform([], 0, 10, dtype=tf.int32, seed=3))
+
+    tf.random.set_seed(5)
+    expected = _values(tf.function(f, backend="numpy")(tf.constant(1.0)))
+    tf.random.set_seed(5)
+    compiled = tf.function(f, backend="numba", strict=True)
+    got = _values(compiled(tf.constant(1.0)))
+    assert compiled.get_concrete_function(tf.constant(1.0)).backend == "numba"
+    for e, g in zip(expected, got):
+        assert e.dtype == g.dtype and e.shape == g.shape
+        np.testing.assert_array_equal(e, g)
+
+
+def test_a_failed_assertion_formats_its_message_on_the_host():
+    def f(x):
+        tf.debugging.assert_less(x, 3.0, message="too big")
+        return x + 1.0
+
+    _agree(f, np.float32([1.0, 2.0]))
+    error = _same_error(f, np.float32([1.0, 5.0]))
+    assert "too big" in str(error)
+
+
+def test_a_py_function_without_outputs_and_its_errors_run_on_the_host():
+    seen = []
+
+    def record(x):
+        seen.append(float(x.numpy()))
+        if x.numpy() > 10:
+            raise KeyError("no such key")
+
+    def f(x):
+        for i in tf.range(3):
+            tf.py_function(record, [x + tf.cast(i, tf.float32)], [])
+        return x
+
+    _agree(f, np.float32(1.0), dynamic=False)
+    assert seen == [1.0, 2.0, 3.0] * 2
+    compiled = tf.function(f, backend="numba", strict=True)
+    with pytest.raises(KeyError) as raised:
+        compiled(np.float32(20.0))
+    assert compiled.get_concrete_function(np.float32(20.0)).backend == "numba"
+    assert "EagerPyFunc" in str(raised.value.__notes__)

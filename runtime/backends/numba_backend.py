@@ -182,6 +182,9 @@ class NumbaLowerer(Lowerer):
                 raise Unsupported("a TensorArray handle that may stand for two arrays")
             self.line("%s = %s" % (out, expr))
             return
+        if out.dtype is dtypes.resource:  # an iterator's handle (numba_host)
+            numba_host.assign_handle(self, out, expr)
+            return
         if out.dtype.kind not in _SCALAR_KINDS:
             raise Unsupported("a %s value" % out.dtype.name)
         if out.shape is None:

@@ -25,7 +25,9 @@ executor's does.
 
 from __future__ import annotations
 
+import collections
 import itertools
+import threading
 import warnings
 import weakref
 from collections.abc import Callable
@@ -33,12 +35,14 @@ from typing import Any
 
 import numpy as np
 
-from runtime import dtypes
+from runtime import dtypes, errors
 from runtime.backends import Unsupported
 
 _TABLES: weakref.WeakValueDictionary[int, HostTable] = weakref.WeakValueDictionary()
 _tokens = itertools.count(1)
+_handles = itertools.count(1)
 _KINDS = ("int", "float", "bool")
+_KEPT = 16  # the host objects (iterators) an op's node keeps open, per thread
 
 
 class HostTable:
@@ -50,7 +54,36 @@ class HostTable:
         self.functions: list[Callable[..., Any]] = []
         self.checks: list[int] = []
         self.raisers: list[Callable[[Exception], None]] = []
+        self.objects: dict[int, Any] = {}  # handle -> host object (an iterator)
+        self.opened = _Opened()
         _TABLES[self.token] = self
+
+    def keep(self, code: int, value: Any) -> np.int64:
+        """A new handle for host object `value`, opened by host function `code`; that
+        function's oldest handle beyond the last _KEPT (in this thread) is closed."""
+        handle = next(_handles)
+        self.objects[handle] = value
+        recent = self.opened.by_code.setdefault(code, collections.deque())
+        recent.append(handle)
+        if len(recent) > _KEPT:
+            self.objects.pop(recent.popleft(), None)
+        return np.int64(handle)
+
+    def find(self, handle: Any) -> Any:
+        """The host object of `handle`; FailedPreconditionError once it was closed."""
+        found = self.objects.get(int(handle))
+        if found is None:
+            raise errors.FailedPreconditionError(
+                "this iterator was closed: the compiled function keeps the last %d iterators "
+                "each of its ops opened (run it with backend='numpy' to keep them all)" % _KEPT)
+        return found
+
+
+class _Opened(threading.local):
+    """The handles each host function opened in this thread, oldest first."""
+
+    def __init__(self) -> None:
+        self.by_code: dict[int, collections.deque[int]] = {}
 
 
 def host_call(token: int, code: int, *values: Any) -> Any:
@@ -98,8 +131,11 @@ def _table(lowerer: Any) -> tuple[HostTable, str]:
 
 
 def numba_type(value: Any) -> str:
-    """objmode's type of a Value: `float32[:, ::1]` (C-contiguous array), `int64` (scalar)."""
+    """objmode's type of a Value: `float32[:, ::1]` (C-contiguous array), `int64` (scalar);
+    a host object's handle (a resource) is an int64."""
     dtype = value.dtype
+    if dtype is dtypes.resource and value.rank0:
+        return "int64"
     if dtype.kind not in _KINDS:
         raise Unsupported("a %s value passed to the host" % dtype.name)
     if value.shape is None:
@@ -119,6 +155,7 @@ def write_call(lowerer: Any, function: Callable[..., Any], ins: list[Any],
     table, token = _table(lowerer)
     code = len(table.functions)
     table.functions.append(function)
+    _handles_of(lowerer).update(str(out) for out in outs if out.dtype is dtypes.resource)
     table.checks.append(len(lowerer.checks))
     lowerer.checks.append((lowerer.node, None, None))  # its raiser names the node
     lowerer.line("with numba.objmode(%s):" % ", ".join(
@@ -180,3 +217,61 @@ def py_function_on_host(lowerer: Any, node: Any, ins: list[Any], outs: list[Any]
     if node.attrs.get("record"):
         raise Unsupported("a py_function recorded for its gradient")
     kernel_on_host(lowerer, node, ins, outs)
+
+
+def assign_handle(lowerer: Any, out: Any, expr: str) -> None:
+    """`out = expr` for a host object's handle (a loop variable holding an iterator);
+    Unsupported for another resource (a variable's)."""
+    handles = _handles_of(lowerer)
+    if str(expr) not in handles:
+        raise Unsupported("a resource value that is not an iterator opened in the graph")
+    lowerer.line("%s = %s" % (out, expr))
+    handles.add(str(out))
+
+
+def _handles_of(lowerer: Any) -> set[str]:
+    """The names of the lowerer's values that are host objects' handles."""
+    handles = getattr(lowerer, "host_handles", None)
+    if handles is None:
+        handles = lowerer.host_handles = set()
+    return handles
+
+
+def _table_function(lowerer: Any, make: Callable[[HostTable, int], Callable[..., Any]]) -> Any:
+    table, _ = _table(lowerer)
+    return make(table, len(table.functions))
+
+
+def open_iterator_on_host(lowerer: Any, node: Any, ins: list[Any], outs: list[Any]) -> None:
+    """numba rule of AnonymousIterator: the op's kernel opens a pass over the dataset on the
+    host; the kernel holds its handle (see HostTable.keep)."""
+    kernel, attrs = node.op.kernel, dict(node.attrs)
+    in_dtypes = [v.dtype.np_dtype for v in ins]
+
+    def make(table: HostTable, code: int) -> Callable[..., Any]:
+        def run(*values: Any) -> Any:
+            cursor = kernel(*[_to_host(v, d) for v, d in zip(values, in_dtypes)], **attrs)
+            return (table.keep(code, cursor),)
+        return run
+    write_call(lowerer, _table_function(lowerer, make), ins, outs)
+
+
+def iterator_step_on_host(lowerer: Any, node: Any, ins: list[Any], outs: list[Any]) -> None:
+    """numba rule of IteratorGetNext and IteratorHasNext: the op's kernel on the iterator
+    its handle names."""
+    handle = ins[0]
+    if str(handle) not in _handles_of(lowerer):
+        raise Unsupported("an iterator not opened in the compiled graph")
+    rest = ins[1:]
+    kernel, attrs = node.op.kernel, dict(node.attrs)
+    in_dtypes = [v.dtype.np_dtype for v in rest]
+    out_specs = [(v.dtype.np_dtype, v.rank0) for v in outs]
+
+    def make(table: HostTable, code: int) -> Callable[..., Any]:
+        def run(ident: Any, *values: Any) -> Any:
+            result = kernel(table.find(ident),
+                            *[_to_host(v, d) for v, d in zip(values, in_dtypes)], **attrs)
+            results = (result,) if len(out_specs) == 1 else tuple(result)
+            return tuple(_from_host(r, d, rank0) for r, (d, rank0) in zip(results, out_specs))
+        return run
+    write_call(lowerer, _table_function(lowerer, make), ins, outs)

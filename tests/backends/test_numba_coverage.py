@@ -305,3 +305,33 @@ def test_a_py_function_without_outputs_and_its_errors_run_on_the_host():
         compiled(np.float32(20.0))
     assert compiled.get_concrete_function(np.float32(20.0)).backend == "numba"
     assert "EagerPyFunc" in str(raised.value.__notes__)
+
+
+def test_loops_over_datasets_run_their_pipelines_on_the_host():
+    batches = tf.data.Dataset.from_tensor_slices(np.arange(10, dtype=np.float32)).map(
+        lambda v: v * 2.0).batch(3)
+    pairs = tf.data.Dataset.from_tensor_slices((np.arange(4, dtype=np.int32),
+                                                np.ones((4, 2), np.float32)))
+
+    def f(x):
+        total = tf.constant(0.0)
+        for batch in batches:
+            total += tf.reduce_sum(batch) * x
+        for i in tf.range(2):  # the inner pass starts again every outer iteration
+            for n, row in pairs:
+                if n > 2:
+                    break
+                total += tf.cast(n + i, tf.float32) * tf.reduce_sum(row)
+        return total
+
+    _agree(f, np.float32(0.5), dynamic=False)
+
+
+def test_reading_past_the_end_of_a_dataset_fails_like_the_executor():
+    items = tf.data.Dataset.from_tensor_slices(np.arange(2, dtype=np.int32))
+
+    def f(x):
+        iterator = iter(items)
+        return next(iterator) + next(iterator) + next(iterator) + x
+
+    _same_error(f, np.int32(1), dynamic=False)

@@ -35,7 +35,14 @@ from typing import Any
 import numpy as np
 
 from runtime import dtypes, executor
-from runtime.backends import Unsupported, numba_call, numba_fusion, numba_handles, numba_math
+from runtime.backends import (
+    Unsupported,
+    numba_call,
+    numba_fusion,
+    numba_handles,
+    numba_host,
+    numba_math,
+)
 from runtime.backends.lowering import Lowerer, Value
 from runtime.ops import tensor_array_lowerings
 from runtime.ops.tensor_array_value import variant
@@ -178,6 +185,9 @@ class NumbaLowerer(Lowerer):
                 raise Unsupported("a TensorArray handle that may stand for two arrays")
             self.line("%s = %s" % (out, expr))
             return
+        if out.dtype is dtypes.resource:  # an iterator's handle (numba_host)
+            numba_host.assign_handle(self, out, expr)
+            return
         if out.dtype.kind not in _SCALAR_KINDS:
             raise Unsupported("a %s value" % out.dtype.name)
         if out.shape is None:
@@ -245,7 +255,7 @@ def compile(cf: Any) -> executor.CompiledGraph:  # noqa: A001 - the backend prot
     kernel = module.kernel
     try:
         signature = _signature(argument_types)
-        kernel.compile(signature)
+        numba_host.compile_kernel(kernel, signature)
     except Exception as e:  # numba's typing and lowering errors: the executor runs it
         raise Unsupported("numba could not compile it: %s" % _summary(e)) from None
     raise_functions, filename, line_nodes = numba_call.raisers(lowerer.checks, cf.name)
@@ -257,6 +267,7 @@ def compile(cf: Any) -> executor.CompiledGraph:  # noqa: A001 - the backend prot
                             raise_functions, variables)
     compiled = executor.CompiledGraph(run, source, line_nodes, filename)
     compiled.module_path = path  # type: ignore[attr-defined]
+    numba_host.bind(lowerer, raise_functions, compiled)
     return compiled
 
 
@@ -284,6 +295,7 @@ import numpy as np
 import numpy as xp
 import numba
 from numba.extending import overload
+from runtime.backends.numba_host import host_call
 
 from runtime.backends import numba_math
 

@@ -9,7 +9,7 @@ import numpy as np
 
 from runtime import backends, dtypes
 from runtime import shape as shape_lib
-from runtime.ops import common, math_ops
+from runtime.ops import common, math_ops, numba_lowerings
 from runtime.ops.common import (
     NUMERIC,
     SpecError,
@@ -109,15 +109,15 @@ OPS["Shape"] = register("Shape", lambda x, out_type: np.array(np.shape(x), out_t
                         lambda specs, attrs: [(attrs["out_type"], _rank_1(specs))],
                         grad=NOT_DIFFERENTIABLE, emit=KERNEL_CALL, traits=("shape_only",),
                         static_value=_shape_value,
-                        lowerings=_DYNAMIC_SHAPE)
+                        lowerings=dict(_DYNAMIC_SHAPE, numba=numba_lowerings.shape))
 OPS["Size"] = register("Size", lambda x, out_type: np.array(np.size(x), out_type.np_dtype),
                        lambda specs, attrs: [(attrs["out_type"], ())],
                        grad=NOT_DIFFERENTIABLE, emit=KERNEL_CALL, traits=("shape_only",),
-                       lowerings=_DYNAMIC_SHAPE)
+                       lowerings=dict(_DYNAMIC_SHAPE, numba=numba_lowerings.size))
 OPS["Rank"] = register("Rank", lambda x: np.array(np.ndim(x), np.int32),
                        lambda specs, attrs: [(dtypes.int32, ())],
                        grad=NOT_DIFFERENTIABLE, emit=KERNEL_CALL, traits=("shape_only",),
-                       lowerings=_DYNAMIC_SHAPE)
+                       lowerings=dict(_DYNAMIC_SHAPE, numba=numba_lowerings.rank))
 
 
 def shape(input, out_type=dtypes.int32, name=None):  # noqa: A002
@@ -155,7 +155,7 @@ def _fill_kernel(dims, value, static_shape):
 
 OPS["Fill"] = register("Fill", _fill_kernel, _fill_infer,
                        grad=_RULES + "fill_grad", emit=KERNEL_CALL,
-                       lowerings=_NOT_LOWERED)
+                       lowerings=dict(_NOT_LOWERED, numba=numba_lowerings.fill))
 
 
 def dims_tensor(dims):
@@ -265,7 +265,7 @@ def _range_kernel(start, limit, delta, static_length):
 
 OPS["Range"] = register("Range", _range_kernel, _range_infer,
                         grad=NOT_DIFFERENTIABLE, emit=KERNEL_CALL,
-                        lowerings=_NOT_LOWERED)
+                        lowerings=dict(_NOT_LOWERED, numba=numba_lowerings.integer_range))
 
 
 def range(start, limit=None, delta=1, dtype=None, name="range"):  # noqa: A001

@@ -24,7 +24,7 @@ with `_has_next(proceed)` and `_next_flat()`.
 
 import numpy as np
 
-from runtime import dtypes
+from runtime import backends, dtypes
 from runtime.ops import common
 from runtime.ops.registry import (
     KERNEL_CALL,
@@ -35,6 +35,8 @@ from runtime.ops.registry import (
 )
 
 OPS = {}
+# numba runs these on the host, holding the iterator's handle (runtime/backends/numba_host.py)
+_NUMBA_HOST = "runtime.backends.numba_host:"
 
 
 def _anonymous_iterator_kernel(*values, dataset):
@@ -52,7 +54,8 @@ OPS["AnonymousIterator"] = register(
     "AnonymousIterator", _anonymous_iterator_kernel,
     lambda specs, attrs: [(dtypes.resource, ())],
     grad=NOT_DIFFERENTIABLE, emit=KERNEL_CALL, traits=("side_effects", "host_only", "unrepeatable"),
-    saving=_ITERATOR_NOT_SAVEABLE)
+    saving=_ITERATOR_NOT_SAVEABLE,
+    lowerings={"numba": backends.lazy_rule(_NUMBA_HOST + "open_iterator_on_host")})
 
 
 def _get_next_kernel(iterator, specs):
@@ -65,7 +68,8 @@ def _get_next_kernel(iterator, specs):
 OPS["IteratorGetNext"] = register(
     "IteratorGetNext", _get_next_kernel, lambda specs, attrs: list(attrs["specs"]),
     grad=NOT_DIFFERENTIABLE, emit=KERNEL_CALL, traits=("side_effects", "host_only", "unrepeatable"),
-    saving=_ITERATOR_NOT_SAVEABLE)
+    saving=_ITERATOR_NOT_SAVEABLE,
+    lowerings={"numba": backends.lazy_rule(_NUMBA_HOST + "iterator_step_on_host")})
 
 
 def _has_next_kernel(iterator, proceed=np.True_):
@@ -75,7 +79,8 @@ def _has_next_kernel(iterator, proceed=np.True_):
 OPS["IteratorHasNext"] = register(
     "IteratorHasNext", _has_next_kernel, lambda specs, attrs: [(dtypes.bool_, ())],
     grad=NOT_DIFFERENTIABLE, emit=KERNEL_CALL, traits=("side_effects", "host_only", "unrepeatable"),
-    saving=_ITERATOR_NOT_SAVEABLE)
+    saving=_ITERATOR_NOT_SAVEABLE,
+    lowerings={"numba": backends.lazy_rule(_NUMBA_HOST + "iterator_step_on_host")})
 
 
 def anonymous_iterator(dataset, tensors):

@@ -22,6 +22,7 @@ are known only at run time.
 import numpy as np
 
 from runtime import backends
+from runtime.ops import numba_scans
 from runtime.ops.registry import KERNEL_CALL, NO_GRADIENT, not_saveable, register
 from runtime.ops.slicing import decode_index
 
@@ -118,13 +119,13 @@ _RULES = "runtime.gradients.grad_ops:"  # their gradients, written with the ops 
 
 SUM_TO_SHAPE = register("SumToShape", _sum_to_shape, _like_infer,
                         grad=_RULES + "sum_to_shape_grad", emit=KERNEL_CALL,
-                        lowerings=_GRADIENTS_ON_HOST)
+                        lowerings=dict(_GRADIENTS_ON_HOST, numba=numba_scans.sum_to_shape))
 BROADCAST_LIKE = register("BroadcastLike", _broadcast_like, _like_infer,
                           grad=_RULES + "broadcast_like_grad", emit=KERNEL_CALL,
                           lowerings=_GRADIENTS_ON_HOST)
 REDUCE_GRAD = register("ReduceGrad", _reduce_grad, _like_infer,
                        grad=_RULES + "reduce_grad_grad", emit=KERNEL_CALL,
-                       lowerings=_GRADIENTS_ON_HOST)
+                       lowerings=dict(_GRADIENTS_ON_HOST, numba=numba_scans.reduce_grad))
 GATHER_GRAD = register("GatherGrad", _gather_grad, _like_infer,
                        grad=_RULES + "gather_grad_grad", emit=KERNEL_CALL,
                        lowerings=_GRADIENTS_ON_HOST)

@@ -16,6 +16,7 @@ from runtime.ops.registry import KERNEL_CALL, NOT_DIFFERENTIABLE, execute, regis
 from runtime.tensor import EagerTensor, Tensor, make_eager
 
 # lowering rules that decline, saying why (see runtime/backends/lowering.py)
+_NUMBA_HOST = "runtime.backends.numba_host:"  # numba rules calling the op's kernel on the host
 _ASSERT_ON_HOST = {"array": backends.unsupported("assertions format their message on the host")}
 
 OPS = {}
@@ -120,6 +121,8 @@ def _decode_stream(data):
 OPS["PrintV2"] = register("PrintV2", _print_kernel, lambda specs, attrs: [],
                           grad=NOT_DIFFERENTIABLE, emit=KERNEL_CALL,
                           traits=("side_effects", "host_only"),
+                          lowerings={"numba": backends.lazy_rule(
+                              _NUMBA_HOST + "kernel_on_host")},
                           saving=registry.attr_codecs(output_stream=registry.AttrCodec(
                               _encode_stream, _decode_stream)))
 
@@ -217,6 +220,8 @@ OPS["EagerPyFunc"] = register("EagerPyFunc", _py_function_kernel, _py_function_i
                               grad="runtime.gradients.py_function_grads:py_function_grad",
                               emit=KERNEL_CALL,
                               traits=("side_effects", "host_only", "unrepeatable"),
+                              lowerings={"numba": backends.lazy_rule(
+                                  _NUMBA_HOST + "py_function_on_host")},
                               saving=registry.not_saveable(
                                   "it runs a Python function (py_function)"))
 
@@ -263,10 +268,13 @@ _NUMPY_FUNCTION_NOT_SAVEABLE = registry.not_saveable(
 OPS["PyFunc"] = register("PyFunc", _numpy_function_kernel, _py_function_infer,
                          grad=NOT_DIFFERENTIABLE, emit=KERNEL_CALL,
                          traits=("side_effects", "host_only", "unrepeatable"),
+                         lowerings={"numba": backends.lazy_rule(_NUMBA_HOST + "kernel_on_host")},
                          saving=_NUMPY_FUNCTION_NOT_SAVEABLE)
 OPS["PyFuncStateless"] = register("PyFuncStateless", _numpy_function_kernel,
                                   _py_function_infer, grad=NOT_DIFFERENTIABLE,
                                   emit=KERNEL_CALL, traits=("host_only", "no_fold"),
+                                  lowerings={"numba": backends.lazy_rule(
+                                      _NUMBA_HOST + "kernel_on_host")},
                                   saving=_NUMPY_FUNCTION_NOT_SAVEABLE)
 
 
@@ -328,7 +336,8 @@ OPS["Assert"] = register("Assert", _assert_kernel, _assert_infer,
                          saving=registry.attr_codecs(error_class=registry.AttrCodec(
                              _encode_error_class, _decode_error_class)),
                          lowerings=dict(_ASSERT_ON_HOST,
-                                        jax=backends.jax_rule("assert_op")))
+                                        jax=backends.jax_rule("assert_op"),
+                                        numba=backends.lazy_rule(_NUMBA_HOST + "assert_on_host")))
 
 
 def assert_that(condition, data, message, name=None, error_class=errors.InvalidArgumentError):

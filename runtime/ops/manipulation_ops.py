@@ -8,7 +8,7 @@ import numpy as np
 
 from runtime import backends
 from runtime import shape as shape_lib
-from runtime.ops import common
+from runtime.ops import common, numba_lowerings
 from runtime.ops.array_ops import dims_tensor, identity
 from runtime.ops.common import SpecError, convert_to_tensor, require_same_dtype
 from runtime.ops.common import stack as stack  # re-exported: tf.stack is the Pack op below
@@ -140,7 +140,7 @@ def _squeeze_infer(specs, attrs):
 
 OPS["Squeeze"] = register("Squeeze", lambda x, axis: np.squeeze(x, axis), _squeeze_infer,
                           grad=_RULES + "reshape_back", emit=KERNEL_CALL,
-                          lowerings=_NOT_LOWERED)
+                          lowerings=dict(_NOT_LOWERED, numba=numba_lowerings.squeeze))
 
 
 def squeeze(input, axis=None, name=None):  # noqa: A002
@@ -184,7 +184,8 @@ def _concat_infer(specs, attrs):
 OPS["ConcatV2"] = register("ConcatV2", lambda *xs, axis: np.concatenate(xs, axis=axis),
                            _concat_infer, node_name="concat",
                            grad=_RULES + "concat_grad", emit=KERNEL_CALL,
-                           lowerings=dict(_NOT_LOWERED, jax=backends.jax_rule("concat")))
+                           lowerings=dict(_NOT_LOWERED, jax=backends.jax_rule("concat"),
+                                          numba=numba_lowerings.concat))
 
 
 def concat(values, axis, name="concat"):
@@ -218,7 +219,7 @@ def _unstack_kernel(x, num, axis):
 
 OPS["Unpack"] = register("Unpack", _unstack_kernel, _unstack_infer, node_name="unstack",
                          grad=_RULES + "unpack_grad", emit=KERNEL_CALL,
-                         lowerings=_NOT_LOWERED)
+                         lowerings=dict(_NOT_LOWERED, numba=numba_lowerings.unpack))
 
 
 def unstack(value, num=None, axis=0, name="unstack"):
@@ -244,7 +245,7 @@ def _tile_infer(specs, attrs):
 
 OPS["Tile"] = register("Tile", lambda x, multiples: np.tile(x, multiples), _tile_infer,
                        grad=_RULES + "tile_grad", emit=KERNEL_CALL,
-                       lowerings=_NOT_LOWERED)
+                       lowerings=dict(_NOT_LOWERED, numba=numba_lowerings.tile))
 
 
 def tile(input, multiples, name=None):  # noqa: A002
@@ -267,7 +268,7 @@ def _broadcast_to_infer(specs, attrs):
 OPS["BroadcastTo"] = register("BroadcastTo", lambda x, shape: np.broadcast_to(x, shape),
                               _broadcast_to_infer,
                               grad=_RULES + "broadcast_to_grad", emit=KERNEL_CALL,
-                              lowerings=_NOT_LOWERED)
+                              lowerings=dict(_NOT_LOWERED, numba=numba_lowerings.broadcast_to))
 
 
 def broadcast_to(input, shape, name=None):  # noqa: A002

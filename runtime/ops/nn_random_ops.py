@@ -8,14 +8,17 @@ sequence of generators (and so every draw) reproducible.
 import numpy as np
 
 from runtime import backends, dtypes
-from runtime.ops import common
+from runtime.ops import common, numba_scans
 from runtime.ops.common import FLOAT, require_kind
 from runtime.ops.registry import KERNEL_CALL, NOT_DIFFERENTIABLE, execute1, register
 
 # lowering rules that decline, saying why (see runtime/backends/lowering.py)
 _NOT_LOWERED = {"array": backends.unsupported("not lowered yet")}
 
-_HOST_RANDOM = {"array": backends.unsupported("random draws use the host's generator")}
+# numba calls the op's kernel on the host (runtime/backends/numba_host.py)
+_ON_HOST = backends.lazy_rule("runtime.backends.numba_host:kernel_on_host")
+_HOST_RANDOM = {"array": backends.unsupported("random draws use the host's generator"),
+                "numba": _ON_HOST}
 
 OPS = {}
 
@@ -41,10 +44,12 @@ def _log_softmax_kernel(x, axis):
 
 OPS["Softmax"] = register("Softmax", _softmax_kernel, _softmax_infer,
                           grad="runtime.gradients.math_grads:softmax_grad", emit=KERNEL_CALL,
-                          lowerings=dict(_NOT_LOWERED, jax=backends.jax_rule("softmax")))
+                          lowerings=dict(_NOT_LOWERED, jax=backends.jax_rule("softmax"),
+                                         numba=numba_scans.softmax(log=False)))
 OPS["LogSoftmax"] = register("LogSoftmax", _log_softmax_kernel, _softmax_infer,
                              grad="runtime.gradients.math_grads:log_softmax_grad", emit=KERNEL_CALL,
-                             lowerings=dict(_NOT_LOWERED, jax=backends.jax_rule("log_softmax")))
+                             lowerings=dict(_NOT_LOWERED, jax=backends.jax_rule("log_softmax"),
+                                            numba=numba_scans.softmax(log=True)))
 
 
 def softmax(logits, axis=-1, name=None):

@@ -9,9 +9,12 @@ from runtime.ops import common, nn_random_ops
 from runtime.ops.common import FLOAT, SpecError, convert_to_tensor, require_kind
 from runtime.ops.registry import KERNEL_CALL, NOT_DIFFERENTIABLE, execute1, register
 
-_HOST_RANDOM = {"array": backends.unsupported("random draws use the host's generator")}
+# numba calls the op's kernel on the host (runtime/backends/numba_host.py)
+_ON_HOST = backends.lazy_rule("runtime.backends.numba_host:kernel_on_host")
+_HOST_RANDOM = {"array": backends.unsupported("random draws use the host's generator"),
+                "numba": _ON_HOST}
 _NUMPY_STATELESS = {"array": backends.unsupported(
-    "stateless draws are numpy generator streams (the executor's numbers)")}
+    "stateless draws are numpy generator streams (the executor's numbers)"), "numba": _ON_HOST}
 
 OPS = {}
 _DRAW = ("stateful", "unrepeatable")

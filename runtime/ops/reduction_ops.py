@@ -8,7 +8,7 @@ import numpy as np
 
 from runtime import backends, dtypes
 from runtime import shape as shape_lib
-from runtime.ops import common
+from runtime.ops import common, numba_lowerings, numba_scans
 from runtime.ops.common import NUMERIC, convert_to_tensor, require_kind
 from runtime.ops.registry import KERNEL_CALL, NOT_DIFFERENTIABLE, execute1, register
 
@@ -112,9 +112,9 @@ _REDUCTIONS = {
 
 def _reduction_lowerings(name):
     """`xp.<function>(x, axis=..., keepdims=...)`. numba's reductions take no axis nor
-    keepdims: its rule reduces the whole tensor with one call, or, for some axes of a tensor
-    of static shape, moves them last and reduces each row in a loop. Max and Min check, like
-    their kernel, that the input is not empty."""
+    keepdims: its rule reduces the whole tensor with one call, or, for some axes (of a shape
+    known statically or at run time), moves them last and reduces each row in a loop. Max
+    and Min check, like their kernel, that the input is not empty."""
     function = {"Sum": "sum", "Prod": "prod", "Mean": "mean", "Max": "max", "Min": "min",
                 "Any": "any", "All": "all"}[name]
 
@@ -135,22 +135,23 @@ def _reduction_lowerings(name):
         if len(axes) == rank and not node.attrs["keepdims"]:
             lowerer.assign(out, "xp.%s(%s)" % (function, x))
             return
-        if None in x.shape or out.shape is None or None in out.shape:
-            raise backends.Unsupported("a partial reduction of a dynamic shape")
+        parts = numba_lowerings.dims(x)
         kept = [a for a in range(rank) if a not in axes]
-        rows = int(np.prod([x.shape[a] for a in kept]))
-        length = int(np.prod([x.shape[a] for a in axes]))
+        rows = numba_lowerings.product([parts[a] for a in kept])
+        length = numba_lowerings.product([parts[a] for a in axes])
         moved = lowerer.fresh("t")
-        lowerer.line("%s = xp.ascontiguousarray(%s.transpose(%s)).reshape((%d, %d))" % (
+        lowerer.line("%s = xp.ascontiguousarray(%s.transpose(%s)).reshape((%s, %s))" % (
             moved, x, lowerer.literal(tuple(kept) + axes), rows, length))
         result = lowerer.fresh("r")
         row = lowerer.fresh("j")
-        lowerer.line("%s = xp.empty(%d, xp.%s)" % (
+        lowerer.line("%s = xp.empty(%s, xp.%s)" % (
             result, rows, "bool_" if out.dtype is dtypes.bool_ else out.dtype.np_dtype.name))
-        lowerer.line("for %s in range(%d):" % (row, rows))
+        lowerer.line("for %s in range(%s):" % (row, rows))
         with lowerer.block():
             lowerer.line("%s[%s] = xp.%s(%s[%s])" % (result, row, function, moved, row))
-        lowerer.assign(out, "%s.reshape(%s)" % (result, lowerer.literal(out.shape)))
+        kept_parts = [("1" if a in axes else parts[a]) for a in range(rank)
+                      if a not in axes or node.attrs["keepdims"]]
+        numba_lowerings.finish(lowerer, out, result, kept_parts)
     return {"array": "xp.%s({0}, axis={axis}, keepdims={keepdims})" % function,
             "numba": numba_rule}
 
@@ -222,10 +223,12 @@ def _arg_kernel(func):
 
 OPS["ArgMax"] = register("ArgMax", _arg_kernel(np.argmax), _arg_infer,
                          grad=NOT_DIFFERENTIABLE, emit=KERNEL_CALL,
-                         lowerings=dict(_NOT_LOWERED, jax=backends.jax_rule("argmax")))
+                         lowerings=dict(_NOT_LOWERED, jax=backends.jax_rule("argmax"),
+                                        numba=numba_scans.arg_extreme("argmax")))
 OPS["ArgMin"] = register("ArgMin", _arg_kernel(np.argmin), _arg_infer,
                          grad=NOT_DIFFERENTIABLE, emit=KERNEL_CALL,
-                         lowerings=dict(_NOT_LOWERED, jax=backends.jax_rule("argmin")))
+                         lowerings=dict(_NOT_LOWERED, jax=backends.jax_rule("argmin"),
+                                        numba=numba_scans.arg_extreme("argmin")))
 
 
 def argmax(input, axis=None, output_type=dtypes.int64, name=None):  # noqa: A002
@@ -269,7 +272,7 @@ def _cumsum_kernel(x, axis, exclusive, reverse):
 
 OPS["Cumsum"] = register("Cumsum", _cumsum_kernel, _cumsum_infer,
                          grad=_GRADS + "cumsum_grad", emit=KERNEL_CALL,
-                         lowerings=_NOT_LOWERED)
+                         lowerings=dict(_NOT_LOWERED, numba=numba_scans.cumulative("+", 0)))
 
 
 def cumsum(x, axis=0, exclusive=False, reverse=False, name=None):

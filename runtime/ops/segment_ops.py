@@ -10,6 +10,7 @@ from runtime.ops import (
     common,
     manipulation_ops,
     math_ops,
+    numba_scans,
     reduction_ops,
     selection_ops,
 )
@@ -53,7 +54,7 @@ def _cumprod_grad(ctx, grads):
 
 OPS["Cumprod"] = register("Cumprod", _cumprod_kernel, _cumprod_infer, grad=_cumprod_grad,
                           emit=KERNEL_CALL,
-                          lowerings=_NOT_LOWERED)
+                          lowerings=dict(_NOT_LOWERED, numba=numba_scans.cumulative("*", 1)))
 
 
 def cumprod(x, axis=0, exclusive=False, reverse=False, name=None):

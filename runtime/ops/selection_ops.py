@@ -3,7 +3,7 @@
 import numpy as np
 
 from runtime import backends, dtypes
-from runtime.ops import common
+from runtime.ops import common, numba_lowerings, numba_scans
 from runtime.ops.common import convert_to_tensor, require_kind, require_same_dtype
 from runtime.ops.registry import KERNEL_CALL, NOT_DIFFERENTIABLE, execute1, register
 
@@ -39,7 +39,8 @@ def _gather_kernel(params, indices, axis):
 
 OPS["GatherV2"] = register("GatherV2", _gather_kernel, _gather_infer,
                            grad=_RULES + "gather_grad", emit=KERNEL_CALL,
-                           lowerings=dict(_NOT_LOWERED, jax=backends.jax_rule("gather")))
+                           lowerings=dict(_NOT_LOWERED, jax=backends.jax_rule("gather"),
+                                          numba=numba_lowerings.gather))
 
 
 def gather(params, indices, axis=None, batch_dims=0, name=None):
@@ -78,7 +79,7 @@ def _where_infer(specs, attrs):
 
 OPS["Where"] = register("Where", lambda c: np.argwhere(c).astype(np.int64), _where_infer,
                         grad=NOT_DIFFERENTIABLE, emit=KERNEL_CALL,
-                        lowerings=_NOT_LOWERED)
+                        lowerings=dict(_NOT_LOWERED, numba=numba_scans.where))
 
 
 def where(condition, x=None, y=None, name=None):
@@ -114,7 +115,7 @@ def _one_hot_kernel(indices, depth, on_value, off_value, axis, dtype):
 
 OPS["OneHot"] = register("OneHot", _one_hot_kernel, _one_hot_infer,
                          grad=NOT_DIFFERENTIABLE, emit=KERNEL_CALL,
-                         lowerings=_NOT_LOWERED)
+                         lowerings=dict(_NOT_LOWERED, numba=numba_scans.one_hot))
 
 
 def one_hot(indices, depth, on_value=1, off_value=0, axis=-1, dtype=dtypes.float32, name=None):

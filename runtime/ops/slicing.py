@@ -177,21 +177,45 @@ def _slice_emit(outs, ins, attrs, emitter):
 
 
 def _slice_numba(lowerer, node, ins, outs):
-    """numba: `x[i, j]` for integer indices only, each checked against its dimension as
-    numpy does (numba does not check: it would read past the array)."""
+    """numba: numpy's basic indexing (integers, slices, newaxis, ellipsis, each part a
+    constant or a scalar input), integer indices checked against their dimension first
+    (numba does not check: it would read past the array), with the executor's message:
+    numpy's where it indexes directly (`_slice_emit`), else the kernel's."""
     shape = ins[0].shape
     spec = node.attrs["spec"]
-    if shape is None or any(item[0] != "int" for item in spec) or len(spec) > len(shape):
-        raise backends.Unsupported("an index other than integers")
+    if shape is None or ins[0].rank0 or not spec:
+        raise backends.Unsupported("an index of a scalar or of unknown rank")
+    if sum(1 for item in spec if item[0] in ("int", "slice")) > len(shape):
+        raise backends.Unsupported("more indices than dimensions")
+    by_numpy = all(item[0] == "int" for item in spec) and len(shape) > len(spec)
+    if by_numpy:
+        message = "index %%d is out of bounds for axis %d with size %%d"
+    else:
+        message = "index %%d is out of bounds for dimension %d of size %%d"
+
+    def part(ref):
+        if ref is None:
+            return ""
+        return ins[1 + ref[1]] if isinstance(ref, tuple) else repr(int(ref))
+
     parts = []
-    for axis, item in enumerate(spec):
-        ref = item[1]
-        index = ins[1 + ref[1]] if isinstance(ref, tuple) else repr(int(ref))
-        size = shape[axis] if shape[axis] is not None else "%s.shape[%d]" % (ins[0], axis)
-        lowerer.check_values("%s < -%s or %s >= %s" % (index, size, index, size),
-                             IndexError, "index %%d is out of bounds for axis %d with size %%d"
-                             % axis, (index, size))
-        parts.append(index)
+    for item, axis in zip(spec, _positions(spec, len(shape))):
+        kind = item[0]
+        if kind == "int":
+            index = part(item[1])
+            size = shape[axis] if shape[axis] is not None else "%s.shape[%d]" % (ins[0], axis)
+            lowerer.check_values("%s < -%s or %s >= %s" % (index, size, index, size),
+                                 IndexError, message % axis, (index, size))
+            parts.append(index)
+        elif kind == "slice":
+            if isinstance(item[3], tuple):
+                lowerer.check("%s == 0" % part(item[3]), ValueError,
+                              "slice step cannot be zero")
+            elif item[3] == 0:
+                raise backends.Unsupported("a slice step of zero")
+            parts.append("%s:%s:%s" % tuple(part(p) for p in item[1:]))
+        else:
+            parts.append("None" if kind == "newaxis" else "...")
     element = "%s[%s]" % (ins[0], ", ".join(parts))
     # a C-contiguous result: numba's matmul and fused loops want one (a view may not be)
     lowerer.assign(outs[0], element if outs[0].rank0 else "np.ascontiguousarray(%s)" % element)

@@ -1,0 +1,250 @@
+"""numba lowering rules of array ops numba's numpy lacks or restricts (no `axis` arguments,
+reshapes of contiguous arrays only): explicit loops over runtime shapes.
+
+Each rule is declared in its op's `register(..., lowerings={"numba": ...})` call; it writes
+statements with the Lowerer API (runtime/backends/lowering.py). Shapes need not be static:
+a dimension not known when the graph is lowered is read at run time (`x.shape[i]`), only
+the rank must be known. Where the op's kernel raises (an index out of range, a shape that
+does not fit), the rule checks the same and fails with the kernel's error class and
+message; a case a rule cannot compute exactly as the kernel does is declined with the
+reason (the graph then runs on the numpy executor).
+"""
+
+from runtime import backends, dtypes
+
+
+def dims(x):
+    """The dimensions of Value `x` as expressions: literals where static, else read at run
+    time. Unsupported for a value of unknown rank."""
+    if x.shape is None:
+        raise backends.Unsupported("a value of unknown rank")
+    return [str(d) if d is not None else "%s.shape[%d]" % (x, i) for i, d in enumerate(x.shape)]
+
+
+def product(parts):
+    """The product of dimension expressions (a literal when all are)."""
+    if all(p.isdigit() for p in parts):
+        total = 1
+        for p in parts:
+            total *= int(p)
+        return str(total)
+    return " * ".join("(%s)" % p for p in parts)
+
+
+def shape_tuple(parts):
+    """A tuple expression of dimension expressions."""
+    return "(%s)" % "".join("%s, " % p for p in parts)
+
+
+def type_name(dtype):
+    """The numpy scalar type of `dtype` in lowered code: `np.float32`, `np.bool_`."""
+    return "np.%s" % ("bool_" if dtype is dtypes.bool_ else dtype.np_dtype.name)
+
+
+def axis_of(node, rank, name="axis"):
+    """The op's `axis` attribute in [0, rank)."""
+    axis = node.attrs[name]
+    return axis + rank if axis < 0 else axis
+
+
+def as_3d(lowerer, x, axis):
+    """A C-contiguous (before, size, after) view of array `x` around `axis`: its name and
+    the three dimension expressions."""
+    parts = dims(x)
+    before, size, after = product(parts[:axis]), parts[axis], product(parts[axis + 1:])
+    name = lowerer.fresh("c")
+    lowerer.line("%s = np.ascontiguousarray(%s).reshape(%s)" % (
+        name, x, shape_tuple([before, size, after])))
+    return name, before, size, after
+
+
+def finish(lowerer, out, array, shape_parts):
+    """Assigns `array` (a C-contiguous array) reshaped to `shape_parts` to `out`, or its one
+    element when `out` is rank 0."""
+    if out.rank0:
+        lowerer.assign(out, "%s.reshape(1)[0]" % array)
+    else:
+        lowerer.assign(out, "%s.reshape(%s)" % (array, shape_tuple(shape_parts)))
+
+
+# -- shape queries and constructors -----------------------------------------------------------
+
+
+def shape(lowerer, node, ins, outs):
+    """Shape: the input's dimensions as a 1-D array."""
+    parts = dims(ins[0])
+    if not parts:
+        lowerer.assign(outs[0], "np.zeros(0, %s)" % type_name(outs[0].dtype))
+        return
+    lowerer.assign(outs[0], "np.array([%s])" % ", ".join("np.int64(%s)" % p for p in parts))
+
+
+def size(lowerer, node, ins, outs):
+    """Size: the product of the input's dimensions."""
+    lowerer.assign(outs[0], product(dims(ins[0])))
+
+
+def rank(lowerer, node, ins, outs):
+    """Rank: the input's static rank."""
+    lowerer.assign(outs[0], "np.int32(%d)" % len(dims(ins[0])))
+
+
+def integer_range(lowerer, node, ins, outs):
+    """Range of integers (numpy's arange of floats rounds its elements its own way: those
+    are declined)."""
+    start, limit, delta = ins
+    if not start.dtype.is_integer:
+        raise backends.Unsupported("a range of floats")
+    lowerer.check("%s == 0" % delta, ValueError, "range delta must not be zero")
+    lowerer.assign(outs[0], "np.arange(np.int64(%s), np.int64(%s), np.int64(%s))"
+                   % (start, limit, delta))
+
+
+def fill(lowerer, node, ins, outs):
+    """Fill: an array of the dims' shape holding the value."""
+    shape_in, value = ins
+    out = outs[0]
+    if out.shape is None or shape_in.shape is None or len(shape_in.shape) > 1:
+        raise backends.Unsupported("a fill of unknown rank")
+    if out.rank0:
+        lowerer.assign(out, value)
+        return
+    parts = []
+    for i in range(len(out.shape)):
+        part = lowerer.fresh("d")
+        lowerer.line("%s = np.int64(%s[%d])" % (part, shape_in, i))
+        lowerer.check("%s < 0" % part, ValueError, "negative dimensions are not allowed")
+        parts.append(part)
+    lowerer.assign(out, "np.full(%s, %s)" % (shape_tuple(parts), value))
+
+
+# -- gathering and joining --------------------------------------------------------------------
+
+
+def gather(lowerer, node, ins, outs):
+    """GatherV2: the slices of the params at each index along the axis, every index checked
+    in order as the kernel does."""
+    params, indices = ins
+    if params.rank0:
+        raise backends.Unsupported("a gather from a scalar")
+    rank_ = len(dims(params))
+    axis = axis_of(node, rank_)
+    array, before, size_, after = as_3d(lowerer, params, axis)
+    flat = lowerer.fresh("c")
+    if indices.rank0:
+        count = "1"
+        lowerer.line("%s = np.full(1, np.int64(%s))" % (flat, indices))
+    else:
+        count = product(dims(indices))
+        lowerer.line("%s = np.ascontiguousarray(%s).reshape(%s)" % (flat, indices, count))
+    result = lowerer.fresh("r")
+    lowerer.line("%s = np.empty(%s, %s)" % (result, shape_tuple([before, count, after]),
+                                             type_name(outs[0].dtype)))
+    k, j = lowerer.fresh("k"), lowerer.fresh("j")
+    lowerer.line("for %s in range(%s):" % (k, count))
+    with lowerer.block():
+        lowerer.line("%s = np.int64(%s[%s])" % (j, flat, k))
+        lowerer.check_values("%s < 0 or %s >= %s" % (j, j, size_), IndexError,
+                             "index %d is out of range for a dimension of size %d",
+                             (j, size_))
+        lowerer.line("%s[:, %s, :] = %s[:, %s, :]" % (result, k, array, j))
+    parts = dims(params)
+    index_parts = [] if indices.rank0 else dims(indices)
+    finish(lowerer, outs[0], result, parts[:axis] + index_parts + parts[axis + 1:])
+
+
+def concat(lowerer, node, ins, outs):
+    """ConcatV2: numpy's concatenate, after checking at run time the dimensions only known
+    then (numpy's error when they differ)."""
+    if any(x.rank0 for x in ins):
+        raise backends.Unsupported("a concat of scalars")
+    shapes = [dims(x) for x in ins]
+    rank_ = len(shapes[0])
+    axis = axis_of(node, rank_)
+    for i, x in enumerate(ins[1:], 1):
+        for d in range(rank_):
+            if d == axis or (x.shape[d] is not None and ins[0].shape[d] is not None):
+                continue
+            lowerer.check_values(
+                "%s != %s" % (shapes[0][d], shapes[i][d]), ValueError,
+                "all the input array dimensions except for the concatenation axis must match "
+                "exactly, but along dimension %d, the array at index 0 has size %%d and the "
+                "array at index %d has size %%d" % (d, i), (shapes[0][d], shapes[i][d]))
+    lowerer.assign(outs[0], "np.concatenate((%s), %d)" % ("".join(
+        "np.ascontiguousarray(%s), " % x for x in ins), axis))
+
+
+def unpack(lowerer, node, ins, outs):
+    """Unpack: the slices along the axis (numpy's take, which fails on a dimension shorter
+    than `num`)."""
+    x = ins[0]
+    if x.rank0:
+        raise backends.Unsupported("an unstack of a scalar")
+    parts = dims(x)
+    axis = axis_of(node, len(parts))
+    num = node.attrs["num"]
+    array, _, size_, _ = as_3d(lowerer, x, axis)
+    if x.shape[axis] is None:
+        lowerer.check_values("%s < %d" % (size_, num), IndexError,
+                             "index %%d is out of bounds for axis %d with size %%d" % axis,
+                             (size_, size_))
+    for i, out in enumerate(outs):
+        slice_ = lowerer.fresh("s")
+        lowerer.line("%s = %s[:, %d, :].copy()" % (slice_, array, i))
+        finish(lowerer, out, slice_, parts[:axis] + parts[axis + 1:])
+
+
+def squeeze(lowerer, node, ins, outs):
+    """Squeeze: a reshape, each squeezed dimension known only at run time checked to be 1."""
+    x, out = ins[0], outs[0]
+    if x.rank0 or out.shape is None:
+        raise backends.Unsupported("a squeeze of unknown result rank")
+    parts = dims(x)
+    axis = node.attrs["axis"]
+    if axis is None:
+        if None in x.shape:
+            raise backends.Unsupported("a squeeze of every size-1 dimension of a dynamic shape")
+        axes = {i for i, d in enumerate(x.shape) if d == 1}
+    else:
+        axes = {a % len(parts) for a in axis}
+    for a in sorted(axes):
+        if x.shape[a] is None:
+            lowerer.check("%s != 1" % parts[a], ValueError,
+                          "cannot select an axis to squeeze out which has size not equal "
+                          "to one")
+    array = lowerer.fresh("c")
+    lowerer.line("%s = np.ascontiguousarray(%s)" % (array, x))
+    finish(lowerer, out, array, [p for i, p in enumerate(parts) if i not in axes])
+
+
+def tile(lowerer, node, ins, outs):
+    """Tile: the input broadcast along a new axis before each of its own, then merged."""
+    x = ins[0]
+    if x.rank0:
+        raise backends.Unsupported("a tile of a scalar")
+    parts = dims(x)
+    multiples = [int(m) for m in node.attrs["multiples"]]
+    spread = []
+    for p in parts:
+        spread += ["1", p]
+    target = []
+    for m, p in zip(multiples, parts):
+        target += [str(m), p]
+    array = lowerer.fresh("c")
+    lowerer.line("%s = np.ascontiguousarray(np.broadcast_to(np.ascontiguousarray(%s).reshape("
+                 "%s), %s))" % (array, x, shape_tuple(spread), shape_tuple(target)))
+    finish(lowerer, outs[0], array, [product([str(m), p]) for m, p in zip(multiples, parts)])
+
+
+def broadcast_to(lowerer, node, ins, outs):
+    """BroadcastTo of an input of static shape (numpy's own broadcasting error is not
+    repeated for dynamic shapes: those are declined)."""
+    x, out = ins[0], outs[0]
+    if x.shape is None or None in x.shape or out.shape is None or None in out.shape:
+        raise backends.Unsupported("a broadcast of a dynamic shape")
+    if out.rank0:
+        lowerer.assign(out, x)
+        return
+    source = "np.full(1, %s)" % x if x.rank0 else "np.ascontiguousarray(%s)" % x
+    lowerer.assign(out, "np.ascontiguousarray(np.broadcast_to(%s, %s))" % (
+        source, lowerer.literal(tuple(out.shape))))

@@ -1,0 +1,337 @@
+"""The numba backend's rules for array ops (runtime/ops/numba_lowerings.py and the rules
+declared with each op): each graph must lower (strict=True) and agree with the numpy
+executor, on static shapes and on shapes known only at run time (an input_signature with
+None dimensions), and fail where the executor fails, with its error class, naming the op
+and this file."""
+
+import sys
+
+import numpy as np
+import pytest
+
+import autograph.tf as tf
+
+numba = pytest.importorskip("numba")
+
+
+def _spec(value):
+    """A TensorSpec of `value`'s dtype and rank with every dimension unknown."""
+    return tf.TensorSpec([None] * np.ndim(value), tf.as_dtype(np.asarray(value).dtype))
+
+
+def _compiled(f, args, dynamic, backend="numba"):
+    options = {"input_signature": [_spec(a) for a in args]} if dynamic else {}
+    if backend == "numba":
+        options["strict"] = True
+    return tf.function(f, backend=backend, **options)
+
+
+def _values(result):
+    return [t.numpy() for t in (result if isinstance(result, (tuple, list)) else (result,))]
+
+
+def _agree(f, *args, dynamic=True, exact=True):
+    """f on numba (static shapes, and dynamic ones) gives the numpy executor's values."""
+    args = [np.asarray(a) for a in args]
+    expected = _values(tf.function(f, backend="numpy")(*args))
+    for dyn in (False, True) if dynamic else (False,):
+        compiled = _compiled(f, args, dyn)
+        got = _values(compiled(*args))
+        assert compiled.get_concrete_function(*args).backend == "numba"
+        assert len(got) == len(expected)
+        for e, g in zip(expected, got):
+            assert e.dtype == g.dtype and e.shape == g.shape
+            if exact:
+                np.testing.assert_array_equal(e, g)
+            else:
+                np.testing.assert_allclose(e, g, rtol=2e-6, atol=1e-7)
+
+
+def _same_error(f, *args, dynamic=True):
+    """f fails on numba as on the executor: the same error and message, naming the op and
+    this file."""
+    args = [np.asarray(a) for a in args]
+    with pytest.raises(Exception) as on_numpy:
+        _compiled(f, args, dynamic, "numpy")(*args)
+    compiled = _compiled(f, args, dynamic)
+    with pytest.raises(Exception) as on_numba:
+        compiled(*args)
+    assert compiled.get_concrete_function(*args).backend == "numba"
+    assert type(on_numba.value) is type(on_numpy.value)
+    assert str(on_numba.value) == str(on_numpy.value)
+    assert "test_numba_coverage.py" in str(on_numba.value)
+    return on_numba.value
+
+
+_X = np.arange(24, dtype=np.float32).reshape(2, 3, 4) - 7.5
+
+
+def test_partial_reductions_of_shapes_known_at_run_time():
+    def f(x):
+        return (tf.reduce_sum(x, 1), tf.reduce_max(x, [0, 2], keepdims=True),
+                tf.reduce_mean(x, -1), tf.reduce_any(x > 3.0, 0), tf.reduce_prod(x, 2))
+
+    _agree(f, _X)
+
+
+def test_shape_size_and_rank_of_dynamic_shapes():
+    def f(x):
+        return tf.shape(x), tf.size(x), tf.rank(x), tf.shape(x, out_type=tf.int64)
+
+    _agree(f, _X)
+
+
+def test_integer_ranges_and_a_zero_delta():
+    def f(n, d):
+        return tf.range(n), tf.range(n, 1, -2), tf.range(2, n * 3, d)
+
+    _agree(f, 7, 3, dynamic=False)
+    _agree(f, np.int64(7), np.int64(2), dynamic=False)
+
+    def zero(n, d):
+        return tf.range(0, n, d)
+
+    assert "delta" in str(_same_error(zero, 5, 0, dynamic=False))
+
+
+def test_fill_with_computed_dims_and_negative_dims():
+    def f(n, v):
+        return tf.fill([n, 3], v), tf.fill(tf.stack([2, n]), v > 0.0)
+
+    _agree(f, np.int32(4), np.float32(1.5), dynamic=False)
+    with pytest.raises(Exception):  # numpy: negative dimensions
+        tf.function(f, backend="numpy")(np.int32(-1), np.float32(1))
+    error = _same_error(f, np.int32(-1), np.float32(1), dynamic=False)
+    assert "negative" in str(error)
+
+
+def test_gather_along_each_axis_and_scalar_indices():
+    def f(x, i):
+        return tf.gather(x, i), tf.gather(x, i, axis=2), tf.gather(x, i[0], axis=1)
+
+    _agree(f, _X, np.array([[1, 0], [1, 1]], np.int32))
+    _agree(f, _X.astype(np.int32), np.array([1, 0, 1], np.int64))
+
+
+def test_gather_index_out_of_range_fails_like_the_executor():
+    def f(x, i):
+        return tf.gather(x, i, axis=1)
+
+    error = _same_error(f, _X, np.array([0, 3, -1], np.int32))
+    assert "index 3 is out of range for a dimension of size 3" in str(error)
+
+
+def test_concat_of_static_and_dynamic_shapes():
+    def f(x, y):
+        return tf.concat([x, y, x], 1), tf.concat([x, x], 0), tf.concat([y, y], -1)
+
+    _agree(f, _X, _X[:, :2] * 2)
+
+
+def test_concat_of_dimensions_that_differ_at_run_time_fails():
+    def f(x, y):
+        return tf.concat([x, y], 0)
+
+    _same_error(f, _X, _X[:, :2])
+
+
+def test_unstack_squeeze_tile_broadcast_to():
+    def f(x, y):
+        a, b = tf.unstack(x, num=2, axis=0)
+        c = tf.unstack(y, num=3, axis=1)
+        return (a, b, c[2], tf.squeeze(tf.expand_dims(x[:, 0], 1), [1]), tf.tile(y, [2, 1, 3]),
+                tf.broadcast_to(tf.stack([y[0, 0, 0]]), [2, 4]))
+
+    _agree(f, _X, _X + 1.0, dynamic=False)
+    _agree(f, _X, _X + 1.0)
+
+
+def test_squeeze_of_a_dimension_other_than_one_at_run_time_fails():
+    def f(x):
+        return tf.squeeze(x, [1])
+
+    _same_error(f, _X)
+
+
+def test_slices_newaxis_and_ellipsis_with_dynamic_bounds():
+    def f(x, n):
+        return (x[:, 1:], x[..., ::-2], x[n - 1, None, :n], x[1, n:, 2], x[:, :, -1],
+                x[-1, ::n, None])
+
+    _agree(f, _X, np.int32(1), dynamic=False)
+    _agree(f, _X, np.int32(2))
+
+
+def test_an_index_out_of_range_in_a_slice_fails_with_the_kernels_message():
+    def f(x, n):
+        return x[:, n]
+
+    error = _same_error(f, _X, np.int32(3))
+    assert "index 3 is out of bounds for dimension 1 of size 3" in str(error)
+
+    def zero_step(x, n):
+        return x[::n]
+
+    _same_error(zero_step, _X, np.int32(0))
+
+
+def test_argmax_argmin_along_each_axis_ties_and_nan():
+    def f(x):
+        return tf.argmax(x, 0), tf.argmin(x, 2), tf.argmax(x, 1, output_type=tf.int32)
+
+    x = np.round(_X / 4)
+    x[1, 2, 3] = np.nan
+    _agree(f, x)
+
+
+def test_argmax_of_an_empty_axis_fails():
+    def f(x):
+        return tf.argmax(x, 1)
+
+    _same_error(f, np.zeros((2, 0), np.float32))
+
+
+def test_cumulative_sums_and_products_every_way_integers_wrapping():
+    def f(x):
+        return tuple(op(x, axis, exclusive=e, reverse=r)
+                     for op in (tf.math.cumsum, tf.math.cumprod)
+                     for axis in (0, 2) for e in (False, True) for r in (False, True))
+
+    _agree(f, _X)
+    _agree(f, (np.arange(24, dtype=np.int32).reshape(2, 3, 4) + 1) * 40000)
+
+
+def test_softmax_and_log_softmax_along_each_axis():
+    def f(x):
+        return (tf.nn.softmax(x), tf.nn.softmax(x, 0), tf.nn.log_softmax(x),
+                tf.nn.log_softmax(x, 1))
+
+    _agree(f, _X / 3, exact=False)
+    _agree(f, (_X / 3).astype(np.float64), exact=False)
+
+
+def test_one_hot_on_each_axis_with_out_of_range_indices_and_where():
+    def f(i, c):
+        return (tf.one_hot(i, 4), tf.one_hot(i, 3, on_value=5, off_value=-1, axis=0,
+                                             dtype=tf.int32),
+                tf.one_hot(i[0, 0], 2, axis=0), tf.where(c))
+
+    _agree(f, np.array([[0, 3, 5], [-1, 2, 1]], np.int32), _X > 2.0)
+
+
+def test_gradients_of_broadcasts_and_reductions_lower():
+    def f(x, b):
+        with tf.GradientTape() as tape:
+            tape.watch([x, b])
+            y = tf.reduce_sum(x * b, 1) + tf.reduce_mean(x + b, [0, 1], keepdims=True)
+            loss = tf.reduce_sum(y * y)
+        return tape.gradient(loss, [x, b])
+
+    _agree(f, _X, np.float32([[[0.5, 1.0, 2.0, -1.0]]]), dynamic=False, exact=False)
+
+
+# -- host calls (runtime/backends/numba_host.py) ----------------------------------------------
+
+
+def _printed(f, args, capsys, backend):
+    options = {"strict": True} if backend == "numba" else {}
+    compiled = tf.function(f, backend=backend, **options)
+    values = _values(compiled(*args))
+    assert compiled.get_concrete_function(*args).backend == backend
+    return values, capsys.readouterr()
+
+
+def test_prints_inside_a_loop_come_out_in_the_executors_order_and_format(capsys):
+    def f(x, n):
+        total = tf.constant(0.0)
+        for i in tf.range(n):
+            tf.print("step", i, "of", n, x * tf.cast(i, tf.float32))
+            if i % 2 == 0:
+                tf.print(i > 1, total, output_stream=sys.stdout)
+            total += tf.reduce_sum(x)
+        return total
+
+    args = (tf.constant([[1.5, -2.0], [0.25, 3.0]]), tf.constant(3))
+    expected = _printed(f, args, capsys, "numpy")
+    got = _printed(f, args, capsys, "numba")
+    assert got[1].err == expected[1].err and "step 2 of 3" in got[1].err
+    assert got[1].out == expected[1].out
+    np.testing.assert_array_equal(got[0][0], expected[0][0])
+
+
+def test_random_draws_are_the_host_generators_numbers():
+    def f(x):
+        return (tf.random.uniform([2, 3], seed=1) + x, tf.random.normal([4], seed=2),
+                tf.random.uniform([], 0, 10, dtype=tf.int32, seed=3))
+
+    tf.random.set_seed(5)
+    expected = _values(tf.function(f, backend="numpy")(tf.constant(1.0)))
+    tf.random.set_seed(5)
+    compiled = tf.function(f, backend="numba", strict=True)
+    got = _values(compiled(tf.constant(1.0)))
+    assert compiled.get_concrete_function(tf.constant(1.0)).backend == "numba"
+    for e, g in zip(expected, got):
+        assert e.dtype == g.dtype and e.shape == g.shape
+        np.testing.assert_array_equal(e, g)
+
+
+def test_a_failed_assertion_formats_its_message_on_the_host():
+    def f(x):
+        tf.debugging.assert_less(x, 3.0, message="too big")
+        return x + 1.0
+
+    _agree(f, np.float32([1.0, 2.0]))
+    error = _same_error(f, np.float32([1.0, 5.0]))
+    assert "too big" in str(error)
+
+
+def test_a_py_function_without_outputs_and_its_errors_run_on_the_host():
+    seen = []
+
+    def record(x):
+        seen.append(float(x.numpy()))
+        if x.numpy() > 10:
+            raise KeyError("no such key")
+
+    def f(x):
+        for i in tf.range(3):
+            tf.py_function(record, [x + tf.cast(i, tf.float32)], [])
+        return x
+
+    _agree(f, np.float32(1.0), dynamic=False)
+    assert seen == [1.0, 2.0, 3.0] * 2
+    compiled = tf.function(f, backend="numba", strict=True)
+    with pytest.raises(KeyError) as raised:
+        compiled(np.float32(20.0))
+    assert compiled.get_concrete_function(np.float32(20.0)).backend == "numba"
+    assert "EagerPyFunc" in str(raised.value.__notes__)
+
+
+def test_loops_over_datasets_run_their_pipelines_on_the_host():
+    batches = tf.data.Dataset.from_tensor_slices(np.arange(10, dtype=np.float32)).map(
+        lambda v: v * 2.0).batch(3)
+    pairs = tf.data.Dataset.from_tensor_slices((np.arange(4, dtype=np.int32),
+                                                np.ones((4, 2), np.float32)))
+
+    def f(x):
+        total = tf.constant(0.0)
+        for batch in batches:
+            total += tf.reduce_sum(batch) * x
+        for i in tf.range(2):  # the inner pass starts again every outer iteration
+            for n, row in pairs:
+                if n > 2:
+                    break
+                total += tf.cast(n + i, tf.float32) * tf.reduce_sum(row)
+        return total
+
+    _agree(f, np.float32(0.5), dynamic=False)
+
+
+def test_reading_past_the_end_of_a_dataset_fails_like_the_executor():
+    items = tf.data.Dataset.from_tensor_slices(np.arange(2, dtype=np.int32))
+
+    def f(x):
+        iterator = iter(items)
+        return next(iterator) + next(iterator) + next(iterator) + x
+
+    _same_error(f, np.int32(1), dynamic=False)

@@ -27,7 +27,7 @@ from typing import Any
 import numpy as np
 
 from runtime import dtypes, errors, executor
-from runtime.backends import BackendFallbackWarning, Unsupported
+from runtime.backends import BackendFallbackWarning, Unsupported, jax_host
 from runtime.backends.jax_lowering import Lowerer, VariableSlot, jax_modules
 from runtime.ops.control_flow_ops import SubGraph
 from runtime.variables import Variable
@@ -145,6 +145,7 @@ class JaxCompiledGraph:
         self.input_shardings: list[Any] = []
         self.lowered_text: str | None = None
         self._numpy: executor.CompiledGraph | None = None
+        self.host = jax_host.HostCalls()  # its host calls' cursors and raised error
         self._resource_feeds = [i for i, t in enumerate(self.feeds)
                                 if t.dtype is dtypes.resource]
         self._tensor_feeds = [i for i, t in enumerate(self.feeds)
@@ -175,6 +176,7 @@ class JaxCompiledGraph:
 
     def _lowered(self, tensors: list[Any], state: dict[str, Any]) -> Any:
         lowerer = Lowerer(state, self.check_numerics)
+        lowerer.host = self.host
         lowerer.variable_slots = {id(v): VariableSlot("v%d" % k, v.dtype, v._static_shape)
                                   for k, v in enumerate(self._captured)}
         fed: dict[int, Any] = {}
@@ -240,7 +242,10 @@ class JaxCompiledGraph:
         return self._numpy.run(*feeds)
 
     def node_for_traceback(self, tb: Any) -> Any:
-        """The graph node whose numpy-executor line raised in traceback `tb`."""
+        """The graph node whose numpy-executor line (or host call) raised in traceback `tb`."""
+        node = jax_host.node_in_traceback(tb)
+        if node is not None:
+            return node
         return self._numpy.node_for_traceback(tb) if self._numpy is not None else None
 
     def run(self, *feeds: Any) -> tuple[Any, ...]:
@@ -252,6 +257,7 @@ class JaxCompiledGraph:
                 self._give_up(e)
                 return self.numpy_run(*feeds)
             if failed is not None and failed:
+                self.host.finish()  # raises a host call's error
                 return self.numpy_run(*feeds)
             return tuple([None if v is None else np.array(v) for v in outputs])
         if self.unsupported is not None:
@@ -275,6 +281,7 @@ class JaxCompiledGraph:
             self._give_up(e)
             return self.numpy_run(*feeds)
         if failed is not None and failed:
+            self.host.finish()  # raises a host call's error
             return self.numpy_run(*feeds)
         if variables is not None:
             for key, value in assigned.items():

@@ -24,7 +24,7 @@ with `_has_next(proceed)` and `_next_flat()`.
 
 import numpy as np
 
-from runtime import dtypes
+from runtime import backends, dtypes
 from runtime.ops import common
 from runtime.ops.registry import (
     KERNEL_CALL,
@@ -52,7 +52,8 @@ OPS["AnonymousIterator"] = register(
     "AnonymousIterator", _anonymous_iterator_kernel,
     lambda specs, attrs: [(dtypes.resource, ())],
     grad=NOT_DIFFERENTIABLE, emit=KERNEL_CALL, traits=("side_effects", "host_only", "unrepeatable"),
-    saving=_ITERATOR_NOT_SAVEABLE)
+    saving=_ITERATOR_NOT_SAVEABLE,
+    lowerings={"jax": backends.lazy_rule("runtime.backends.jax_host:open_iterator")})
 
 
 def _get_next_kernel(iterator, specs):
@@ -65,7 +66,8 @@ def _get_next_kernel(iterator, specs):
 OPS["IteratorGetNext"] = register(
     "IteratorGetNext", _get_next_kernel, lambda specs, attrs: list(attrs["specs"]),
     grad=NOT_DIFFERENTIABLE, emit=KERNEL_CALL, traits=("side_effects", "host_only", "unrepeatable"),
-    saving=_ITERATOR_NOT_SAVEABLE)
+    saving=_ITERATOR_NOT_SAVEABLE,
+    lowerings={"jax": backends.lazy_rule("runtime.backends.jax_host:iterator_get_next")})
 
 
 def _has_next_kernel(iterator, proceed=np.True_):
@@ -75,7 +77,8 @@ def _has_next_kernel(iterator, proceed=np.True_):
 OPS["IteratorHasNext"] = register(
     "IteratorHasNext", _has_next_kernel, lambda specs, attrs: [(dtypes.bool_, ())],
     grad=NOT_DIFFERENTIABLE, emit=KERNEL_CALL, traits=("side_effects", "host_only", "unrepeatable"),
-    saving=_ITERATOR_NOT_SAVEABLE)
+    saving=_ITERATOR_NOT_SAVEABLE,
+    lowerings={"jax": backends.lazy_rule("runtime.backends.jax_host:iterator_has_next")})
 
 
 def anonymous_iterator(dataset, tensors):

@@ -57,6 +57,10 @@ def format_tensor_value(value, dtype, summarize=3):
     return render(array, 0)
 
 
+# JAX calls the kernel on the host, in the executor's order (runtime/backends/jax_host.py)
+_HOST_CALL = {"jax": backends.lazy_rule("runtime.backends.jax_host:call_kernel")}
+
+
 def _render_print(template, values, dtypes_, summarize):
     """The printed pieces: each piece's fragments joined, each None replaced by the next
     tensor's value."""
@@ -119,7 +123,7 @@ def _decode_stream(data):
 
 OPS["PrintV2"] = register("PrintV2", _print_kernel, lambda specs, attrs: [],
                           grad=NOT_DIFFERENTIABLE, emit=KERNEL_CALL,
-                          traits=("side_effects", "host_only"),
+                          traits=("side_effects", "host_only"), lowerings=_HOST_CALL,
                           saving=registry.attr_codecs(output_stream=registry.AttrCodec(
                               _encode_stream, _decode_stream)))
 
@@ -217,7 +221,7 @@ OPS["EagerPyFunc"] = register("EagerPyFunc", _py_function_kernel, _py_function_i
                               grad="runtime.gradients.py_function_grads:py_function_grad",
                               emit=KERNEL_CALL,
                               traits=("side_effects", "host_only", "unrepeatable"),
-                              saving=registry.not_saveable(
+                              lowerings=_HOST_CALL, saving=registry.not_saveable(
                                   "it runs a Python function (py_function)"))
 
 
@@ -263,11 +267,11 @@ _NUMPY_FUNCTION_NOT_SAVEABLE = registry.not_saveable(
 OPS["PyFunc"] = register("PyFunc", _numpy_function_kernel, _py_function_infer,
                          grad=NOT_DIFFERENTIABLE, emit=KERNEL_CALL,
                          traits=("side_effects", "host_only", "unrepeatable"),
-                         saving=_NUMPY_FUNCTION_NOT_SAVEABLE)
+                         lowerings=_HOST_CALL, saving=_NUMPY_FUNCTION_NOT_SAVEABLE)
 OPS["PyFuncStateless"] = register("PyFuncStateless", _numpy_function_kernel,
                                   _py_function_infer, grad=NOT_DIFFERENTIABLE,
                                   emit=KERNEL_CALL, traits=("host_only", "no_fold"),
-                                  saving=_NUMPY_FUNCTION_NOT_SAVEABLE)
+                                  lowerings=_HOST_CALL, saving=_NUMPY_FUNCTION_NOT_SAVEABLE)
 
 
 def numpy_function(func, inp, Tout, stateful=True, name=None):

@@ -15,7 +15,9 @@ from runtime.ops.registry import KERNEL_CALL, NOT_DIFFERENTIABLE, execute1, regi
 # lowering rules that decline, saying why (see runtime/backends/lowering.py)
 _NOT_LOWERED = {"array": backends.unsupported("not lowered yet")}
 
-_HOST_RANDOM = {"array": backends.unsupported("random draws use the host's generator")}
+# JAX calls the kernel on the host: the same draws, in the executor's order
+_HOST_RANDOM = {"array": backends.unsupported("random draws use the host's generator"),
+                "jax": backends.lazy_rule("runtime.backends.jax_host:call_kernel")}
 
 OPS = {}
 

@@ -9,7 +9,9 @@ from runtime.ops import common, nn_random_ops
 from runtime.ops.common import FLOAT, SpecError, convert_to_tensor, require_kind
 from runtime.ops.registry import KERNEL_CALL, NOT_DIFFERENTIABLE, execute1, register
 
-_HOST_RANDOM = {"array": backends.unsupported("random draws use the host's generator")}
+# JAX calls the kernel on the host: the same draws, in the executor's order
+_HOST_RANDOM = {"array": backends.unsupported("random draws use the host's generator"),
+                "jax": backends.lazy_rule("runtime.backends.jax_host:call_kernel")}
 _NUMPY_STATELESS = {"array": backends.unsupported(
     "stateless draws are numpy generator streams (the executor's numbers)")}
 

@@ -36,10 +36,13 @@ def test_the_coverage_document_is_current():
         "docs/backends.md is stale: run python -m runtime.backends.coverage --write")
 
 
-def test_host_only_ops_declare_no_lowering():
+def test_host_only_ops_declare_no_lowering_but_jax_host_calls():
     for name in ("PrintV2", "EagerPyFunc", "IteratorGetNext", "Add"):
         op = registry.get(name)
-        assert "host_only" in op.traits and not op.lowerings, name
+        assert "host_only" in op.traits and set(op.lowerings) <= {"jax"}, name
+        assert coverage.cell(op, "numba") == "host"
+    assert coverage.cell(registry.get("PrintV2"), "jax") == "host call"
+    assert coverage.cell(registry.get("Add"), "jax") == "host"
 
 
 def test_a_lowering_must_be_a_template_or_a_rule():

@@ -155,7 +155,7 @@ def _fill_kernel(dims, value, static_shape):
 
 OPS["Fill"] = register("Fill", _fill_kernel, _fill_infer,
                        grad=_RULES + "fill_grad", emit=KERNEL_CALL,
-                       lowerings=_NOT_LOWERED)
+                       lowerings=dict(_NOT_LOWERED, jax=backends.jax_array_rule("fill")))
 
 
 def dims_tensor(dims):

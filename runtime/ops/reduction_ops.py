@@ -269,7 +269,7 @@ def _cumsum_kernel(x, axis, exclusive, reverse):
 
 OPS["Cumsum"] = register("Cumsum", _cumsum_kernel, _cumsum_infer,
                          grad=_GRADS + "cumsum_grad", emit=KERNEL_CALL,
-                         lowerings=_NOT_LOWERED)
+                         lowerings=dict(_NOT_LOWERED, jax=backends.jax_array_rule("cumsum")))
 
 
 def cumsum(x, axis=0, exclusive=False, reverse=False, name=None):

@@ -53,7 +53,7 @@ def _cumprod_grad(ctx, grads):
 
 OPS["Cumprod"] = register("Cumprod", _cumprod_kernel, _cumprod_infer, grad=_cumprod_grad,
                           emit=KERNEL_CALL,
-                          lowerings=_NOT_LOWERED)
+                          lowerings=dict(_NOT_LOWERED, jax=backends.jax_array_rule("cumprod")))
 
 
 def cumprod(x, axis=0, exclusive=False, reverse=False, name=None):

@@ -153,3 +153,42 @@ def test_numpy_functions_without_outputs_run_on_the_host_once_per_step_in_order(
     function(tf.constant(4))
     assert on_jax == on_numpy == [0, 1, 4, 9]
     assert function.get_concrete_function(tf.constant(4)).backend == "jax"
+
+
+# -- array ops ------------------------------------------------------------------------------------
+
+def test_unstack_broadcast_squeeze_tile_fill_and_one_hot():
+    def f(x, i, v):
+        a, b, c = tf.unstack(x, axis=1)
+        wide = tf.broadcast_to(a[:, None], [2, 4])
+        squeezed = tf.squeeze(x[:, :1], axis=[1])
+        tiled = tf.tile(b[None, :], [3, 2])
+        filled = tf.fill([2, 3], v)
+        hot = tf.one_hot(i, 4, on_value=2.5, off_value=-1.0, axis=0)
+        return a + c, wide, squeezed, tiled, filled, hot
+    x = tf.constant([[1.0, 2.0, 3.0], [4.0, 5.0, 6.0]])
+    _agree(f, x, tf.constant([0, 3, 7, -1]), tf.constant(1.5))
+
+
+@pytest.mark.parametrize("exclusive", [False, True])
+@pytest.mark.parametrize("reverse", [False, True])
+def test_cumulative_sums_and_products_in_numpys_order(exclusive, reverse):
+    def f(x, n):
+        return (tf.math.cumsum(x, axis=1, exclusive=exclusive, reverse=reverse),
+                tf.math.cumprod(x, axis=0, exclusive=exclusive, reverse=reverse),
+                tf.math.cumsum(n, exclusive=exclusive, reverse=reverse),
+                tf.math.cumprod(n, exclusive=exclusive, reverse=reverse))
+    rng = np.random.default_rng(5)
+    x = tf.constant(rng.normal(size=(3, 50)).astype(np.float32) * 1e3)
+    n = tf.constant([2 ** 20, 3, -7, 2 ** 12, 5], tf.int32)  # the products wrap
+    _agree(f, x, n)
+
+
+def test_a_squeeze_of_a_dimension_that_is_not_1_is_declined_so_numpy_raises():
+    def f(x):
+        return tf.squeeze(x, axis=[0])
+    spec = tf.TensorSpec([None, 2], tf.float32)
+    function = autograph.function(f, backend="jax", input_signature=[spec])
+    with pytest.warns(backends.BackendFallbackWarning, match="Squeeze"):
+        with pytest.raises(Exception, match="squeeze|dimension"):
+            function(tf.constant([[1.0, 2.0], [3.0, 4.0]]))

@@ -17,8 +17,9 @@ def _values(result):
     return [np.asarray(t) for t in (result if isinstance(result, (tuple, list)) else (result,))]
 
 
-def _agree(f, *args):
-    """f on JAX (strict) gives the numpy executor's values, dtypes and shapes exactly."""
+def _agree(f, *args, ulp=0):
+    """f on JAX (strict) gives the numpy executor's values, dtypes and shapes: exactly, or
+    within `ulp` units in the last place where XLA adds floats in another order."""
     expected = _values(autograph.function(f, backend="numpy")(*args))
     compiled = autograph.function(f, backend="jax", strict=True)
     got = _values(compiled(*args))
@@ -26,7 +27,10 @@ def _agree(f, *args):
     assert len(got) == len(expected)
     for e, g in zip(expected, got):
         assert e.dtype == g.dtype and e.shape == g.shape
-        np.testing.assert_array_equal(g, e)
+        if ulp:
+            np.testing.assert_array_max_ulp(g, e, maxulp=ulp)
+        else:
+            np.testing.assert_array_equal(g, e)
     return got
 
 
@@ -192,3 +196,29 @@ def test_a_squeeze_of_a_dimension_that_is_not_1_is_declined_so_numpy_raises():
     with pytest.warns(backends.BackendFallbackWarning, match="Squeeze"):
         with pytest.raises(Exception, match="squeeze|dimension"):
             function(tf.constant([[1.0, 2.0], [3.0, 4.0]]))
+
+
+# -- gradient ops -------------------------------------------------------------------------------
+
+def test_gradients_taken_inside_the_function_lower_their_gradient_ops():
+    def f(x, b, i, idx):
+        with tf.GradientTape() as tape:
+            tape.watch([x, b])
+            y = tf.nn.relu(x + b)                      # broadcast: SumToShape; ReluGrad
+            loss = tf.reduce_mean(y) + tf.reduce_sum(x[i] * 3.0)   # ReduceGrad, slice grad
+            loss += tf.reduce_sum(tf.gather(x, idx) ** 2)          # GatherGrad
+        return tape.gradient(loss, [x, b])
+    x = tf.constant([[1.0, -2.0, 3.0], [0.5, 4.0, -1.0]])
+    # XLA adds the three gradients of x in another order: 5.1666665 or 5.166667, an ulp apart
+    _agree(f, x, tf.constant([0.25, -3.0, 1.0]), tf.constant(1), tf.constant([1, 0, 1]),
+           ulp=1)
+
+
+def test_division_by_a_scalar_or_a_broadcast_divisor_is_rounded_as_numpys():
+    def f(x, s, row, col):
+        return x / s, x / 6.0, 3.0 / s, col / row, tf.constant([1.0, 5.0, 9.0]) / s
+    rng = np.random.default_rng(3)
+    x = tf.constant((rng.normal(size=500) * 100).astype(np.float32))
+    row = tf.constant((rng.normal(size=(1, 40)) + 3).astype(np.float32))
+    col = tf.constant(rng.normal(size=(30, 1)).astype(np.float32))
+    _agree(f, x, tf.constant(7.3), row, col)

@@ -109,6 +109,12 @@ def jax_rule(name: str) -> LazyRule:
     return LazyRule("runtime.backends.jax_rules:" + name)
 
 
+def jax_array_rule(name: str) -> LazyRule:
+    """The JAX backend's rule `name` of runtime/backends/jax_array_rules.py (array ops whose
+    shapes JAX knows at compile time), imported when a graph is lowered for JAX."""
+    return LazyRule("runtime.backends.jax_array_rules:" + name)
+
+
 class BackendReport:
     """What was asked for a ConcreteFunction, what runs it now, and why when they differ.
 

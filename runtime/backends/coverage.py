@@ -6,8 +6,9 @@
 
 Each cell is `template` (an "array" or backend template string), `rule` (a callable rule),
 `declines: <reason>` (a rule that always declines: the graph falls back to the executor),
-`host` (a `host_only` op), `—` for graph sources that are never lowered (placeholders and
-constants), or `MISSING` (no decision: a test forbids it).
+`host` (a `host_only` op), `host call` (a `host_only` op the backend calls back to the host
+for: its kernel runs there, in order), `—` for graph sources that are never lowered
+(placeholders and constants), or `MISSING` (no decision: a test forbids it).
 """
 
 from __future__ import annotations
@@ -26,7 +27,7 @@ EXEMPT_TRAITS = ("placeholder", "constant")
 def cell(op: registry.OpDef, backend: str) -> str:
     """How `backend` runs `op` (see the module docstring)."""
     if "host_only" in op.traits:
-        return "host"
+        return "host call" if op.lowerings.get(backend) is not None else "host"
     rule = lowering.rule_for(op, backend)
     if rule is None:
         return "—" if set(EXEMPT_TRAITS) & op.traits else "MISSING"
@@ -44,7 +45,7 @@ def table() -> str:
     for name, op in sorted(registry.REGISTRY.items()):
         cells = [cell(op, b) for b in names]
         for b, c in zip(names, cells):
-            counts[b] += c in ("template", "rule")
+            counts[b] += c in ("template", "rule", "host call")
         rows.append("| %s | %s |" % (name, " | ".join(cells)))
     total = len(registry.REGISTRY)
     summary = ", ".join("%s lowers %d of %d ops" % (b, counts[b], total) for b in names)

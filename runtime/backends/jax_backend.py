@@ -31,7 +31,7 @@ from typing import Any
 import numpy as np
 
 from runtime import dtypes, errors, executor
-from runtime.backends import BackendFallbackWarning, Unsupported
+from runtime.backends import BackendFallbackWarning, Unsupported, jax_host
 from runtime.backends.jax_lowering import Lowerer, VariableSlot, jax_modules
 from runtime.device_tensor import DeviceTensor, host_feeds, register_array_type
 from runtime.ops.control_flow_ops import SubGraph
@@ -153,6 +153,7 @@ class JaxCompiledGraph:
         self.input_shardings: list[Any] = []
         self.lowered_text: str | None = None
         self._numpy: executor.CompiledGraph | None = None
+        self.host = jax_host.HostCalls()  # its host calls' cursors and raised error
         self._resource_feeds = [i for i, t in enumerate(self.feeds)
                                 if t.dtype is dtypes.resource]
         self._tensor_feeds = [i for i, t in enumerate(self.feeds)
@@ -186,6 +187,7 @@ class JaxCompiledGraph:
 
     def _lowered(self, tensors: list[Any], state: dict[str, Any]) -> Any:
         lowerer = Lowerer(state, self.check_numerics)
+        lowerer.host = self.host
         lowerer.variable_slots = {id(v): VariableSlot("v%d" % k, v.dtype, v._static_shape)
                                   for k, v in enumerate(self._captured)}
         fed: dict[int, Any] = {}
@@ -254,7 +256,10 @@ class JaxCompiledGraph:
         return self._numpy.run(*host_feeds(list(feeds)))
 
     def node_for_traceback(self, tb: Any) -> Any:
-        """The graph node whose numpy-executor line raised in traceback `tb`."""
+        """The graph node whose numpy-executor line (or host call) raised in traceback `tb`."""
+        node = jax_host.node_in_traceback(tb)
+        if node is not None:
+            return node
         return self._numpy.node_for_traceback(tb) if self._numpy is not None else None
 
     # a ConcreteFunction may feed this graph device arrays (see runtime.device_tensor)
@@ -275,6 +280,7 @@ class JaxCompiledGraph:
                 return self.numpy_run(*feeds)
             # (waits for the flag: errors are synchronous; np.asarray reads it fastest)
             if failed is not None and np.asarray(failed):
+                self.host.finish()  # raises a host call's error
                 return self.numpy_run(*feeds)
             if self._single is not None:
                 return (DeviceTensor(outputs[0], self._single),)
@@ -301,6 +307,7 @@ class JaxCompiledGraph:
             self._give_up(e)
             return self.numpy_run(*feeds)
         if failed is not None and np.asarray(failed):
+            self.host.finish()  # raises a host call's error
             return self.numpy_run(*feeds)
         if variables is not None:
             for key, value in assigned.items():

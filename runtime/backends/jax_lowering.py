@@ -85,6 +85,16 @@ class PendingTensorArray:
         self.np_dtype = np_dtype
 
 
+class HostHandle:
+    """A cursor kept on the host (an iterator, see runtime/backends/jax_host.py): the program
+    carries its `number` in the host's table."""
+
+    __slots__ = ("number",)
+
+    def __init__(self, number: Any) -> None:
+        self.number = number
+
+
 def _register_pytrees(jax: Any) -> None:
     global _pytrees_registered
     if _pytrees_registered:
@@ -96,6 +106,8 @@ def _register_pytrees(jax: Any) -> None:
     jax.tree_util.register_pytree_node(
         PendingTensorArray, lambda p: ((), (p.size, np.dtype(p.np_dtype).str)),
         lambda aux, children: PendingTensorArray(aux[0], np.dtype(aux[1])))
+    jax.tree_util.register_pytree_node(
+        HostHandle, lambda h: ((h.number,), None), lambda aux, children: HostHandle(children[0]))
 
 
 def is_concrete(value: Any) -> bool:
@@ -119,6 +131,10 @@ class Lowerer:
         self.check_numerics = check_numerics
         self.variable_slots: dict[int, VariableSlot] = {}
         self.lowered_nodes = 0
+        self.host: Any = None  # the compiled graph's jax_host.HostCalls (host calls)
+        self.opened_handles: list[HostHandle] = []
+        self._effects = False  # a host call with effects was lowered
+        self._checks = False   # a check other than a host call's was lowered
 
     # -- walking graphs -------------------------------------------------------------------
     def lower_graph(self, graph: Any, fed: dict[int, Any],
@@ -127,6 +143,7 @@ class Lowerer:
         values. Captured variables become their slots; other captures must be constants."""
         simplified = executor.simplify(graph, outputs)
         env = dict(fed)
+        opened = len(self.opened_handles)
         for capture in graph.captures:
             key = id(capture.placeholder)
             if key in env or key in simplified.constants:
@@ -136,13 +153,25 @@ class Lowerer:
             external = capture.external
             if isinstance(external, Variable):
                 env[key] = self.slot_of(external)
+            elif hasattr(external, "_next_flat") and self.host is not None:
+                env[key] = self.host.captured_iterator(self, external)
             else:
                 raise Unsupported("the graph captures a %s" % type(external).__name__)
         for node, inputs in simplified.nodes:
             ins = [self._value(t, env, simplified) for t in inputs]
             for t, value in zip(node.outputs, self.lower_node(node, ins)):
                 env[id(t)] = value
-        return [None if t is None else self._value(t, env, simplified) for t in outputs]
+        values = [None if t is None else self._value(t, env, simplified) for t in outputs]
+        self._close_handles(opened, values)
+        return values
+
+    def _close_handles(self, opened: int, values: list[Any]) -> None:
+        """Drops the host cursors opened in a graph after its last node (unless it returns
+        one, which then stays open until the run ends)."""
+        for handle in self.opened_handles[opened:]:
+            if not any(v is handle for v in values):
+                self.host.close_iterator(self, handle)
+        del self.opened_handles[opened:]
 
     def slot_of(self, variable: Variable) -> VariableSlot:
         """The state slot of a captured variable (keyed by the variable's identity)."""
@@ -229,7 +258,7 @@ class Lowerer:
 
     def typed(self, value: Any, t: Any) -> Any:
         """`value` as the dtype the graph declares for tensor `t`, its static shape checked."""
-        if isinstance(value, (VariableSlot, TensorArrayBuffer, PendingTensorArray)):
+        if isinstance(value, (VariableSlot, TensorArrayBuffer, PendingTensorArray, HostHandle)):
             return value
         if t.dtype.kind not in ("int", "float", "bool", "complex"):
             raise Unsupported("gives a %s value" % t.dtype.name)
@@ -250,17 +279,31 @@ class Lowerer:
         return value
 
     # -- errors and state ----------------------------------------------------------------
-    def fail_if(self, condition: Any) -> None:
+    def fail_if(self, condition: Any, host: bool = False) -> None:
         """Records that the graph fails (raises, on the numpy executor) where `condition`
         holds anywhere. A condition known at compile time to hold makes the graph
-        unsupported, so the numpy executor raises at once."""
+        unsupported, so the numpy executor raises at once. `host`: the condition is a host
+        call's (its kernel raised; the caller raises that error, without a second run)."""
         if is_concrete(condition):
             if np.any(condition):
                 raise Unsupported("an op fails on every run")
             return
+        if not host:
+            self._checks = True
+            self._effects_with_checks()
         condition = self.jnp.any(condition)
         self.failed = (condition if self.failed is None
                        else self.jnp.logical_or(self.failed, condition))
+
+    def host_effect(self) -> None:
+        """Records a host call with effects (printing, drawing, reading an iterator)."""
+        self._effects = True
+        self._effects_with_checks()
+
+    def _effects_with_checks(self) -> None:
+        if self._effects and self._checks:
+            raise Unsupported("it has host effects and a check: after a failed check the "
+                              "numpy executor runs the graph again, repeating the effects")
 
     @contextlib.contextmanager
     def scope(self, state: dict[str, Any], failed: Any) -> Iterator[None]:
@@ -278,7 +321,7 @@ class Lowerer:
         if isinstance(value, TensorArrayBuffer):
             return TensorArrayBuffer(self.jnp.asarray(value.data),
                                      self.jnp.asarray(value.written), value.size)
-        if isinstance(value, (PendingTensorArray, VariableSlot)) or value is None:
+        if isinstance(value, (PendingTensorArray, VariableSlot, HostHandle)) or value is None:
             return value
         return self.jnp.asarray(value)
 

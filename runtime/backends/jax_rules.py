@@ -14,8 +14,9 @@ from typing import Any
 
 import numpy as np
 
-from runtime.backends import jax_scan
+from runtime.backends import jax_host, jax_scan
 from runtime.backends.jax_lowering import (
+    HostHandle,
     Lowerer,
     PendingTensorArray,
     TensorArrayBuffer,
@@ -90,7 +91,7 @@ def _run_branch(lw: Lowerer, sub: Any, ins: list[Any]) -> list[Any]:
 def _cast_outputs(lw: Lowerer, node: Any, values: list[Any], specs: Any) -> list[Any]:
     out = []
     for value, (dtype, shape) in zip(values, specs):
-        if isinstance(value, (TensorArrayBuffer, PendingTensorArray, VariableSlot)):
+        if isinstance(value, (TensorArrayBuffer, PendingTensorArray, VariableSlot, HostHandle)):
             out.append(value)
         elif value is None:
             raise Unsupported("has a branch without a value")
@@ -104,10 +105,11 @@ def _small_and_loop_free(graph: Any) -> bool:
 
 
 def _loop_free_size(graph: Any) -> float:
-    """The number of nodes in `graph` and its branches; infinite with a loop or a call."""
+    """The number of nodes in `graph` and its branches; infinite with a loop, a call or a
+    host call (whose effects must not happen in the branch not taken)."""
     count = 0.0
     for n in graph.nodes:
-        if "body" in n.attrs or "f" in n.attrs:
+        if "body" in n.attrs or "f" in n.attrs or jax_host.is_host_call(n.op):
             return float("inf")
         count += 1 + sum(_loop_free_size(a.graph) for a in n.attrs.values()
                          if isinstance(a, SubGraph))

@@ -155,7 +155,8 @@ def _fill_kernel(dims, value, static_shape):
 
 OPS["Fill"] = register("Fill", _fill_kernel, _fill_infer,
                        grad=_RULES + "fill_grad", emit=KERNEL_CALL,
-                       lowerings=dict(_NOT_LOWERED, numba=numba_lowerings.fill))
+                       lowerings=dict(_NOT_LOWERED, numba=numba_lowerings.fill,
+                                                    jax=backends.jax_array_rule("fill")))
 
 
 def dims_tensor(dims):

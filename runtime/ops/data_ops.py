@@ -55,7 +55,8 @@ OPS["AnonymousIterator"] = register(
     lambda specs, attrs: [(dtypes.resource, ())],
     grad=NOT_DIFFERENTIABLE, emit=KERNEL_CALL, traits=("side_effects", "host_only", "unrepeatable"),
     saving=_ITERATOR_NOT_SAVEABLE,
-    lowerings={"numba": backends.lazy_rule(_NUMBA_HOST + "open_iterator_on_host")})
+    lowerings={"jax": backends.lazy_rule("runtime.backends.jax_host:open_iterator"),
+               "numba": backends.lazy_rule(_NUMBA_HOST + "open_iterator_on_host")})
 
 
 def _get_next_kernel(iterator, specs):
@@ -69,7 +70,8 @@ OPS["IteratorGetNext"] = register(
     "IteratorGetNext", _get_next_kernel, lambda specs, attrs: list(attrs["specs"]),
     grad=NOT_DIFFERENTIABLE, emit=KERNEL_CALL, traits=("side_effects", "host_only", "unrepeatable"),
     saving=_ITERATOR_NOT_SAVEABLE,
-    lowerings={"numba": backends.lazy_rule(_NUMBA_HOST + "iterator_step_on_host")})
+    lowerings={"jax": backends.lazy_rule("runtime.backends.jax_host:iterator_get_next"),
+               "numba": backends.lazy_rule(_NUMBA_HOST + "iterator_step_on_host")})
 
 
 def _has_next_kernel(iterator, proceed=np.True_):
@@ -80,7 +82,8 @@ OPS["IteratorHasNext"] = register(
     "IteratorHasNext", _has_next_kernel, lambda specs, attrs: [(dtypes.bool_, ())],
     grad=NOT_DIFFERENTIABLE, emit=KERNEL_CALL, traits=("side_effects", "host_only", "unrepeatable"),
     saving=_ITERATOR_NOT_SAVEABLE,
-    lowerings={"numba": backends.lazy_rule(_NUMBA_HOST + "iterator_step_on_host")})
+    lowerings={"jax": backends.lazy_rule("runtime.backends.jax_host:iterator_has_next"),
+               "numba": backends.lazy_rule(_NUMBA_HOST + "iterator_step_on_host")})
 
 
 def anonymous_iterator(dataset, tensors):

@@ -29,6 +29,11 @@ from runtime.ops.slicing import decode_index
 # lowering rules that decline, saying why (see runtime/backends/lowering.py)
 _GRADIENTS_ON_HOST = {"array": backends.unsupported("gradient ops run on the numpy executor")}
 
+
+def _lowered_on_jax(rule):
+    """Declined by the array backends; JAX's `rule` of runtime/backends/jax_array_rules.py."""
+    return dict(_GRADIENTS_ON_HOST, jax=backends.jax_array_rule(rule))
+
 # -- kernels ------------------------------------------------------------------------------------
 
 
@@ -119,25 +124,27 @@ _RULES = "runtime.gradients.grad_ops:"  # their gradients, written with the ops 
 
 SUM_TO_SHAPE = register("SumToShape", _sum_to_shape, _like_infer,
                         grad=_RULES + "sum_to_shape_grad", emit=KERNEL_CALL,
-                        lowerings=dict(_GRADIENTS_ON_HOST, numba=numba_scans.sum_to_shape))
+                        lowerings=dict(_lowered_on_jax("sum_to_shape"),
+                                       numba=numba_scans.sum_to_shape))
 BROADCAST_LIKE = register("BroadcastLike", _broadcast_like, _like_infer,
                           grad=_RULES + "broadcast_like_grad", emit=KERNEL_CALL,
-                          lowerings=_GRADIENTS_ON_HOST)
+                          lowerings=_lowered_on_jax("broadcast_like"))
 REDUCE_GRAD = register("ReduceGrad", _reduce_grad, _like_infer,
                        grad=_RULES + "reduce_grad_grad", emit=KERNEL_CALL,
-                       lowerings=dict(_GRADIENTS_ON_HOST, numba=numba_scans.reduce_grad))
+                       lowerings=dict(_lowered_on_jax("reduce_grad"),
+                                      numba=numba_scans.reduce_grad))
 GATHER_GRAD = register("GatherGrad", _gather_grad, _like_infer,
                        grad=_RULES + "gather_grad_grad", emit=KERNEL_CALL,
-                       lowerings=_GRADIENTS_ON_HOST)
+                       lowerings=_lowered_on_jax("gather_grad"))
 STRIDED_SLICE_GRAD = register("StridedSliceGrad", _strided_slice_grad, _like_infer,
                               grad=_RULES + "strided_slice_grad_grad", emit=KERNEL_CALL,
-                              lowerings=_GRADIENTS_ON_HOST)
+                              lowerings=_lowered_on_jax("strided_slice_grad"))
 PROD_OTHERS = register("ProdOthers", _prod_others, lambda specs, attrs: [specs[0]],
                        grad=NO_GRADIENT, emit=KERNEL_CALL,
                        lowerings=_GRADIENTS_ON_HOST)
 RELU_GRAD = register("ReluGrad", _relu_grad, lambda specs, attrs: [specs[0]],
                      grad=_RULES + "relu_grad_grad", emit=KERNEL_CALL,
-                     lowerings=_GRADIENTS_ON_HOST)
+                     lowerings=_lowered_on_jax("relu_grad"))
 
 
 # -- ops whose kernels are part of the gradient machinery (named, imported at first use) --------

@@ -58,6 +58,10 @@ def format_tensor_value(value, dtype, summarize=3):
     return render(array, 0)
 
 
+# JAX calls the kernel on the host, in the executor's order (runtime/backends/jax_host.py)
+_HOST_CALL = {"jax": backends.lazy_rule("runtime.backends.jax_host:call_kernel")}
+
+
 def _render_print(template, values, dtypes_, summarize):
     """The printed pieces: each piece's fragments joined, each None replaced by the next
     tensor's value."""
@@ -121,8 +125,8 @@ def _decode_stream(data):
 OPS["PrintV2"] = register("PrintV2", _print_kernel, lambda specs, attrs: [],
                           grad=NOT_DIFFERENTIABLE, emit=KERNEL_CALL,
                           traits=("side_effects", "host_only"),
-                          lowerings={"numba": backends.lazy_rule(
-                              _NUMBA_HOST + "kernel_on_host")},
+                          lowerings=dict(_HOST_CALL, numba=backends.lazy_rule(
+                              _NUMBA_HOST + "kernel_on_host")),
                           saving=registry.attr_codecs(output_stream=registry.AttrCodec(
                               _encode_stream, _decode_stream)))
 
@@ -220,8 +224,8 @@ OPS["EagerPyFunc"] = register("EagerPyFunc", _py_function_kernel, _py_function_i
                               grad="runtime.gradients.py_function_grads:py_function_grad",
                               emit=KERNEL_CALL,
                               traits=("side_effects", "host_only", "unrepeatable"),
-                              lowerings={"numba": backends.lazy_rule(
-                                  _NUMBA_HOST + "py_function_on_host")},
+                              lowerings=dict(_HOST_CALL, numba=backends.lazy_rule(
+                                  _NUMBA_HOST + "py_function_on_host")),
                               saving=registry.not_saveable(
                                   "it runs a Python function (py_function)"))
 
@@ -268,13 +272,14 @@ _NUMPY_FUNCTION_NOT_SAVEABLE = registry.not_saveable(
 OPS["PyFunc"] = register("PyFunc", _numpy_function_kernel, _py_function_infer,
                          grad=NOT_DIFFERENTIABLE, emit=KERNEL_CALL,
                          traits=("side_effects", "host_only", "unrepeatable"),
-                         lowerings={"numba": backends.lazy_rule(_NUMBA_HOST + "kernel_on_host")},
+                         lowerings=dict(_HOST_CALL, numba=backends.lazy_rule(
+                             _NUMBA_HOST + "kernel_on_host")),
                          saving=_NUMPY_FUNCTION_NOT_SAVEABLE)
 OPS["PyFuncStateless"] = register("PyFuncStateless", _numpy_function_kernel,
                                   _py_function_infer, grad=NOT_DIFFERENTIABLE,
                                   emit=KERNEL_CALL, traits=("host_only", "no_fold"),
-                                  lowerings={"numba": backends.lazy_rule(
-                                      _NUMBA_HOST + "kernel_on_host")},
+                                  lowerings=dict(_HOST_CALL, numba=backends.lazy_rule(
+                                      _NUMBA_HOST + "kernel_on_host")),
                                   saving=_NUMPY_FUNCTION_NOT_SAVEABLE)
 
 

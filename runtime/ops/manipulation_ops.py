@@ -140,7 +140,8 @@ def _squeeze_infer(specs, attrs):
 
 OPS["Squeeze"] = register("Squeeze", lambda x, axis: np.squeeze(x, axis), _squeeze_infer,
                           grad=_RULES + "reshape_back", emit=KERNEL_CALL,
-                          lowerings=dict(_NOT_LOWERED, numba=numba_lowerings.squeeze))
+                          lowerings=dict(_NOT_LOWERED, numba=numba_lowerings.squeeze,
+                                                       jax=backends.jax_array_rule("squeeze")))
 
 
 def squeeze(input, axis=None, name=None):  # noqa: A002
@@ -219,7 +220,8 @@ def _unstack_kernel(x, num, axis):
 
 OPS["Unpack"] = register("Unpack", _unstack_kernel, _unstack_infer, node_name="unstack",
                          grad=_RULES + "unpack_grad", emit=KERNEL_CALL,
-                         lowerings=dict(_NOT_LOWERED, numba=numba_lowerings.unpack))
+                         lowerings=dict(_NOT_LOWERED, numba=numba_lowerings.unpack,
+                                                      jax=backends.jax_array_rule("unpack")))
 
 
 def unstack(value, num=None, axis=0, name="unstack"):
@@ -245,7 +247,8 @@ def _tile_infer(specs, attrs):
 
 OPS["Tile"] = register("Tile", lambda x, multiples: np.tile(x, multiples), _tile_infer,
                        grad=_RULES + "tile_grad", emit=KERNEL_CALL,
-                       lowerings=dict(_NOT_LOWERED, numba=numba_lowerings.tile))
+                       lowerings=dict(_NOT_LOWERED, numba=numba_lowerings.tile,
+                                                    jax=backends.jax_array_rule("tile")))
 
 
 def tile(input, multiples, name=None):  # noqa: A002
@@ -268,7 +271,8 @@ def _broadcast_to_infer(specs, attrs):
 OPS["BroadcastTo"] = register("BroadcastTo", lambda x, shape: np.broadcast_to(x, shape),
                               _broadcast_to_infer,
                               grad=_RULES + "broadcast_to_grad", emit=KERNEL_CALL,
-                              lowerings=dict(_NOT_LOWERED, numba=numba_lowerings.broadcast_to))
+                              lowerings=dict(_NOT_LOWERED, numba=numba_lowerings.broadcast_to,
+                                                           jax=backends.jax_array_rule("broadcast_to")))
 
 
 def broadcast_to(input, shape, name=None):  # noqa: A002

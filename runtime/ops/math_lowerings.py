@@ -131,4 +131,6 @@ def lowering(name):
         if name in _INACCURATE_IN_XLA:
             rules["jax"] = _wide_floats_only_in_jax(_INACCURATE_IN_XLA[name])
         return rules
+    if name == "RealDiv":  # XLA divides by a broadcast divisor's reciprocal: not numpy's
+        return {"array": _LOWERINGS[name], "jax": backends.jax_array_rule("true_divide")}
     return {"array": _LOWERINGS[name]}

@@ -15,10 +15,11 @@ from runtime.ops.registry import KERNEL_CALL, NOT_DIFFERENTIABLE, execute1, regi
 # lowering rules that decline, saying why (see runtime/backends/lowering.py)
 _NOT_LOWERED = {"array": backends.unsupported("not lowered yet")}
 
-# numba calls the op's kernel on the host (runtime/backends/numba_host.py)
+# numba and JAX call the op's kernel on the host: the same draws, in the executor's order
 _ON_HOST = backends.lazy_rule("runtime.backends.numba_host:kernel_on_host")
 _HOST_RANDOM = {"array": backends.unsupported("random draws use the host's generator"),
-                "numba": _ON_HOST}
+                "numba": _ON_HOST,
+                "jax": backends.lazy_rule("runtime.backends.jax_host:call_kernel")}
 
 OPS = {}
 

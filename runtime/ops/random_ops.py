@@ -9,10 +9,11 @@ from runtime.ops import common, nn_random_ops
 from runtime.ops.common import FLOAT, SpecError, convert_to_tensor, require_kind
 from runtime.ops.registry import KERNEL_CALL, NOT_DIFFERENTIABLE, execute1, register
 
-# numba calls the op's kernel on the host (runtime/backends/numba_host.py)
+# numba and JAX call the op's kernel on the host: the same draws, in the executor's order
 _ON_HOST = backends.lazy_rule("runtime.backends.numba_host:kernel_on_host")
 _HOST_RANDOM = {"array": backends.unsupported("random draws use the host's generator"),
-                "numba": _ON_HOST}
+                "numba": _ON_HOST,
+                "jax": backends.lazy_rule("runtime.backends.jax_host:call_kernel")}
 _NUMPY_STATELESS = {"array": backends.unsupported(
     "stateless draws are numpy generator streams (the executor's numbers)"), "numba": _ON_HOST}
 

@@ -272,7 +272,8 @@ def _cumsum_kernel(x, axis, exclusive, reverse):
 
 OPS["Cumsum"] = register("Cumsum", _cumsum_kernel, _cumsum_infer,
                          grad=_GRADS + "cumsum_grad", emit=KERNEL_CALL,
-                         lowerings=dict(_NOT_LOWERED, numba=numba_scans.cumulative("+", 0)))
+                         lowerings=dict(_NOT_LOWERED, numba=numba_scans.cumulative("+", 0),
+                                                      jax=backends.jax_array_rule("cumsum")))
 
 
 def cumsum(x, axis=0, exclusive=False, reverse=False, name=None):

@@ -54,7 +54,8 @@ def _cumprod_grad(ctx, grads):
 
 OPS["Cumprod"] = register("Cumprod", _cumprod_kernel, _cumprod_infer, grad=_cumprod_grad,
                           emit=KERNEL_CALL,
-                          lowerings=dict(_NOT_LOWERED, numba=numba_scans.cumulative("*", 1)))
+                          lowerings=dict(_NOT_LOWERED, numba=numba_scans.cumulative("*", 1),
+                                                       jax=backends.jax_array_rule("cumprod")))
 
 
 def cumprod(x, axis=0, exclusive=False, reverse=False, name=None):

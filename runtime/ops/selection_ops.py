@@ -115,7 +115,8 @@ def _one_hot_kernel(indices, depth, on_value, off_value, axis, dtype):
 
 OPS["OneHot"] = register("OneHot", _one_hot_kernel, _one_hot_infer,
                          grad=NOT_DIFFERENTIABLE, emit=KERNEL_CALL,
-                         lowerings=dict(_NOT_LOWERED, numba=numba_scans.one_hot))
+                         lowerings=dict(_NOT_LOWERED, numba=numba_scans.one_hot,
+                                                      jax=backends.jax_array_rule("one_hot")))
 
 
 def one_hot(indices, depth, on_value=1, off_value=0, axis=-1, dtype=dtypes.float32, name=None):

@@ -36,12 +36,14 @@ def test_the_coverage_document_is_current():
         "docs/backends.md is stale: run python -m runtime.backends.coverage --write")
 
 
-def test_host_only_ops_lower_at_most_as_numba_host_calls():
-    for name in ("PrintV2", "EagerPyFunc", "IteratorGetNext", "Add"):
+def test_host_only_ops_lower_at_most_as_host_calls():
+    for name in ("PrintV2", "EagerPyFunc", "IteratorGetNext"):
         op = registry.get(name)
-        assert "host_only" in op.traits and set(op.lowerings) <= {"numba"}, name
-        rule = op.lowerings.get("numba")
-        assert rule is None or rule.reference.startswith("runtime.backends.numba_host:"), name
+        assert "host_only" in op.traits and set(op.lowerings) <= {"numba", "jax"}, name
+        assert op.lowerings["numba"].reference.startswith("runtime.backends.numba_host:"), name
+        assert coverage.cell(op, "numba") == "host call"
+        assert coverage.cell(op, "jax") == "host call"
+    assert coverage.cell(registry.get("Add"), "jax") == "host"
 
 
 def test_a_lowering_must_be_a_template_or_a_rule():

@@ -10,6 +10,7 @@ import importlib.util
 import json
 import linecache
 import os
+import re
 import subprocess
 import sys
 import warnings
@@ -92,7 +93,22 @@ def _within_ulps(result, want, ulps=4):
     if isinstance(result, list) and isinstance(want, list):
         return len(result) == len(want) and all(
             _within_ulps(r, w, ulps) for r, w in zip(result, want))
+    if isinstance(result, str) and isinstance(want, str):  # printed text: its float32s
+        return _printed_within_ulps(result, want, ulps)
     return result == want
+
+
+_NUMBER = re.compile(r"-?\d+\.\d*(?:e[-+]?\d+)?")
+
+
+def _printed_within_ulps(result, want, ulps):
+    """The same text but for printed float32 numbers within `ulps` of each other."""
+    if _NUMBER.sub("#", result) != _NUMBER.sub("#", want):
+        return False
+    got = np.array([float(v) for v in _NUMBER.findall(result)], np.float32)
+    expected = np.array([float(v) for v in _NUMBER.findall(want)], np.float32)
+    return got.shape == expected.shape and bool(np.all(
+        np.abs(got.astype(np.float64) - expected) <= ulps * np.spacing(np.abs(expected))))
 
 
 def _expected(module, models, call):

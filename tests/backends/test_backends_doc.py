@@ -22,8 +22,8 @@ def test_the_python_example_runs(tmp_path, capsys, monkeypatch):
     runpy.run_path(str(example), run_name="__main__")
     printed = capsys.readouterr().out
     assert "auto requested" in printed
-    assert "numba could not run doubled: op PrintV2" in printed
-    assert "refused: op PrintV2" in printed
+    assert "numba could not run doubled: op StringFormat" in printed
+    assert "refused: op StringFormat" in printed
 
 
 def test_the_page_states_the_promotion_constants_of_the_code():

@@ -14,6 +14,7 @@ import pytest
 
 import autograph
 import autograph.tf as tf
+from runtime.backends import BackendFallbackWarning
 from runtime.device_tensor import DeviceTensor
 from runtime.tensor import EagerTensor
 
@@ -123,6 +124,21 @@ def test_a_device_tensor_feeds_numpy_and_numba_functions_as_its_numpy_value():
             assert type(result) is EagerTensor, backend
             np.testing.assert_allclose(result.numpy(), function(host).numpy(), rtol=1e-6)
         assert function.experimental_get_tracing_count() == 1, backend
+
+
+def test_a_jax_function_that_fell_back_takes_a_device_tensors_numpy_value(capsys):
+    def printing(x):
+        tf.print(x)  # a host op: the graph runs on the numpy executor
+        return x + 1.0
+
+    function = autograph.function(printing, backend="jax")
+    x = jax_backend.to_device(np.array([1.0, 2.0], np.float32))
+    with pytest.warns(BackendFallbackWarning, match="PrintV2"):
+        first = function(x)
+    second = function(x)
+    assert type(second) is EagerTensor and second.numpy().tolist() == [2.0, 3.0]
+    assert first.numpy().tolist() == [2.0, 3.0]
+    assert not function.get_concrete_function(x).takes_device_arrays()
 
 
 def test_a_device_tensor_with_an_input_signature_and_inside_a_trace():

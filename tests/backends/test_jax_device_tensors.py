@@ -83,6 +83,9 @@ def test_the_host_copy_is_read_only_so_it_cannot_disagree_with_the_device():
     result = jax_function(step)(tf.constant([0.5, -1.0]))
     with pytest.raises(ValueError, match="read-only"):
         result.numpy()[0] = 7.0
+    copied = np.array(result)  # a copy, as np.array promises: writable
+    copied[0] = 7.0
+    assert result.numpy()[0] != 7.0
 
 
 def test_a_device_tensor_feeds_a_jax_function_without_a_copy():

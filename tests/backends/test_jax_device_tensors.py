@@ -214,6 +214,9 @@ def test_to_device_keeps_64_bit_dtypes_and_places_on_a_named_device():
     assert t.device_array.dtype == np.int64 and t.numpy().tolist() == [2**40, 3]
     doubled = jax_function(lambda v: v * 2)(t)
     assert doubled.dtype == tf.int64 and doubled.numpy().tolist() == [2**41, 6]
+    placed = jax_function(lambda v: v + 1, device="cpu:0")(doubled)
+    assert placed.numpy().tolist() == [2**41 + 1, 7]
+    assert placed.device_array.devices() == {jax.devices("cpu")[0]}
     with pytest.raises(TypeError, match="string"):
         jax_backend.to_device(tf.constant("text"))
     assert t.block_until_ready() is t

@@ -91,9 +91,8 @@ def test_the_host_copy_is_read_only_so_it_cannot_disagree_with_the_device():
 def test_a_device_tensor_feeds_a_jax_function_without_a_copy():
     function = jax_function(step)
     first = function(tf.constant([0.5, -1.0, 2.0]))
-    function(first)  # the first call that feeds a device tensor caches its key
     with jax.transfer_guard("disallow"):  # a host-to-device copy would raise here
-        second = function(first)
+        second = function(first)  # (this first device call caches the device key)
         third = function(second)
     assert not copied_to_host(first) and not copied_to_host(second)
     assert function.experimental_get_tracing_count() == 1  # one trace for host and device

@@ -89,7 +89,7 @@ class ConcreteFunction:
         self.structured_outputs = structured_outputs
         self._params = params              # [(name, inspect kind, has_default, default)]
         self._traced_values = traced_values  # canonical values, tensors replaced by specs
-        self._compiled: executor.CompiledGraph | None = None
+        self._compiled: Any = None  # an executor.CompiledGraph, or a backend's compiled graph
         self._check_numerics = check_numerics
         self._first_call = None            # a trace to run once instead (variable initialisers)
         self._single_output = (len(output_template) == 1 and output_template[0][0] == "t"

@@ -37,11 +37,6 @@ def register_array_type(array_type: type) -> None:
         _array_types = _array_types + (array_type,)
 
 
-def is_device_array(value: Any) -> bool:
-    """True for a registered device array (a jax.Array), false for numpy values and the rest."""
-    return bool(_array_types) and isinstance(value, _array_types)
-
-
 def host_feeds(feeds: list[Any]) -> list[Any]:
     """`feeds` with every device array replaced by its numpy value (copied from the device)."""
     if not _array_types:

@@ -109,7 +109,9 @@ class EagerTensor(Tensor):
 
     def __array__(self, dtype: Any = None, copy: bool | None = None) -> np.ndarray:
         value = np.asarray(self._value)
-        return value if dtype is None else value.astype(dtype)
+        if dtype is not None:
+            return value.astype(dtype)
+        return value.copy() if copy else value  # np.array(t) copies, np.asarray(t) may not
 
     def __bool__(self) -> bool:
         return bool(self._value)

@@ -169,7 +169,7 @@ class JaxCompiledGraph:
                            self.device is not None or self.shardings is not None)
         self._out_dtypes: list[Any] = [None if t is None else t.dtype for t in self.outputs]
         # the dtype of the one output, when there is one (the common case, kept short)
-        self._single = self._out_dtypes[0] if len(self._out_dtypes) == 1 else None
+        self._single: Any = self._out_dtypes[0] if len(self._out_dtypes) == 1 else None
         self._assigned: tuple[str, ...] = ()
         for t in self.outputs:
             if t is not None and t.dtype.kind not in ("int", "float", "bool", "complex"):

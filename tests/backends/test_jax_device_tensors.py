@@ -14,6 +14,7 @@ import pytest
 
 import autograph
 import autograph.tf as tf
+from runtime.backends import BackendFallbackWarning
 from runtime.device_tensor import DeviceTensor
 from runtime.tensor import EagerTensor
 
@@ -82,14 +83,16 @@ def test_the_host_copy_is_read_only_so_it_cannot_disagree_with_the_device():
     result = jax_function(step)(tf.constant([0.5, -1.0]))
     with pytest.raises(ValueError, match="read-only"):
         result.numpy()[0] = 7.0
+    copied = np.array(result)  # a copy, as np.array promises: writable
+    copied[0] = 7.0
+    assert result.numpy()[0] != 7.0
 
 
 def test_a_device_tensor_feeds_a_jax_function_without_a_copy():
     function = jax_function(step)
     first = function(tf.constant([0.5, -1.0, 2.0]))
-    function(first)  # the first call that feeds a device tensor caches its key
     with jax.transfer_guard("disallow"):  # a host-to-device copy would raise here
-        second = function(first)
+        second = function(first)  # (this first device call caches the device key)
         third = function(second)
     assert not copied_to_host(first) and not copied_to_host(second)
     assert function.experimental_get_tracing_count() == 1  # one trace for host and device
@@ -123,6 +126,21 @@ def test_a_device_tensor_feeds_numpy_and_numba_functions_as_its_numpy_value():
             assert type(result) is EagerTensor, backend
             np.testing.assert_allclose(result.numpy(), function(host).numpy(), rtol=1e-6)
         assert function.experimental_get_tracing_count() == 1, backend
+
+
+def test_a_jax_function_that_fell_back_takes_a_device_tensors_numpy_value(capsys):
+    def printing(x):
+        tf.print(x)  # a host op: the graph runs on the numpy executor
+        return x + 1.0
+
+    function = autograph.function(printing, backend="jax")
+    x = jax_backend.to_device(np.array([1.0, 2.0], np.float32))
+    with pytest.warns(BackendFallbackWarning, match="PrintV2"):
+        first = function(x)
+    second = function(x)
+    assert type(second) is EagerTensor and second.numpy().tolist() == [2.0, 3.0]
+    assert first.numpy().tolist() == [2.0, 3.0]
+    assert not function.get_concrete_function(x).takes_device_arrays()
 
 
 def test_a_device_tensor_with_an_input_signature_and_inside_a_trace():
@@ -195,6 +213,9 @@ def test_to_device_keeps_64_bit_dtypes_and_places_on_a_named_device():
     assert t.device_array.dtype == np.int64 and t.numpy().tolist() == [2**40, 3]
     doubled = jax_function(lambda v: v * 2)(t)
     assert doubled.dtype == tf.int64 and doubled.numpy().tolist() == [2**41, 6]
+    placed = jax_function(lambda v: v + 1, device="cpu:0")(doubled)
+    assert placed.numpy().tolist() == [2**41 + 1, 7]
+    assert placed.device_array.devices() == {jax.devices("cpu")[0]}
     with pytest.raises(TypeError, match="string"):
         jax_backend.to_device(tf.constant("text"))
     assert t.block_until_ready() is t

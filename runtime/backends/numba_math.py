@@ -47,9 +47,9 @@ import numpy as np
 SOURCE_DIGEST = hashlib.sha256(pathlib.Path(__file__).read_bytes()).hexdigest()[:16]
 
 
-
-class _Format(NamedTuple):
-    """The constants of the functions for one float type (numba reads them as constants)."""
+class FloatFormat(NamedTuple):
+    """The constants of the functions for one float type (FLOAT32, FLOAT64), which numba
+    compiles in as constants."""
 
     zero: Any
     one: Any
@@ -68,11 +68,12 @@ class _Format(NamedTuple):
     mantissa: int   # the bits of the mantissa
 
 
-def _format(kind: Any, **values: Any) -> _Format:
+def _format(kind: Any, **values: Any) -> FloatFormat:
+    """The FloatFormat of numpy type `kind`, its numbers (tuples of numbers too) as `kind`."""
     converted = {name: tuple(kind(c) for c in value) if isinstance(value, tuple) else
                  value if isinstance(value, int) else kind(value)
                  for name, value in values.items()}
-    return _Format(zero=kind(0.0), one=kind(1.0), minus_two=kind(-2.0), **converted)
+    return FloatFormat(zero=kind(0.0), one=kind(1.0), minus_two=kind(-2.0), **converted)
 
 
 FLOAT32 = _format(
@@ -126,7 +127,7 @@ def integer_of(value: Any) -> Any:
     return np.int32(value) if isinstance(value, np.float32) else np.int64(value)
 
 
-def exp(x: Any, f: _Format) -> Any:
+def exp(x: Any, f: FloatFormat) -> Any:
     """e**x of a float scalar, `f` the constants of its type (FLOAT32 or FLOAT64), within
     1 ulp (see the module docstring)."""
     clamped = select(x < f.exp_high, x, f.exp_high)  # a NaN becomes exp_high, NaN at the end
@@ -142,7 +143,7 @@ def exp(x: Any, f: _Format) -> Any:
     return select(x != x, x, result)
 
 
-def tanh(x: Any, f: _Format) -> Any:
+def tanh(x: Any, f: FloatFormat) -> Any:
     """tanh of a float scalar, `f` the constants of its type, within 1 ulp."""
     magnitude = select(x >= f.zero, x, -x)
     s = x * x
@@ -153,7 +154,7 @@ def tanh(x: Any, f: _Format) -> Any:
     return select(x != x, x, result)
 
 
-def sigmoid(x: Any, f: _Format) -> Any:
+def sigmoid(x: Any, f: FloatFormat) -> Any:
     """1 / (1 + e**-x) of a float scalar, `f` the constants of its type, within 2 ulp."""
     positive = x >= f.zero
     e = exp(select(positive, -x, x), f)

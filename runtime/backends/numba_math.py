@@ -1,66 +1,103 @@
-"""Fast float32 exp, tanh and sigmoid for numba kernels, within 4 ulp of float64's.
+"""Fast exp, tanh and sigmoid for numba kernels (float32 and float64), within 2 ulp.
 
 numba calls the C library for `np.tanh` and `np.exp`, one call per element, which keeps LLVM
 from vectorising the loop around it. These are written with arithmetic, comparisons and
-selects only (no calls, no branches once LLVM has turned `a if c else b` into a select), so a
-loop over them vectorises. Every constant is a float32 and numba does no fast-math
-reassociation, so each operation rounds as written (as numpy's float32 arithmetic does).
+selects only (`select`: an LLVM select, no branch), so a loop over them vectorises. numba does
+no fast-math reassociation, so each operation rounds as written (as numpy's arithmetic does).
+One algorithm serves both types, `f` holding the constants of one (FLOAT32, FLOAT64):
 
-  exp(x)    x clamped to [-104, 89] (outside it the result is 0 or inf anyway, which the
+  exp(x)    x clamped to [exp_low, exp_high] (outside, the result is 0 or inf, which the
             arithmetic below produces itself); k = round(x / ln 2) by adding and subtracting
-            1.5 * 2**23; r = x - k ln 2 with ln 2 split in two (Cody and Waite: k * LN2_HI is
-            exact), |r| <= 0.35; e**r = 1 + r + r**2 q(r), q a degree-4 polynomial fitted to
-            (e**r - 1 - r) / r**2 (minimax in relative error); the result is e**r * 2**k1 * 2**k2
-            with k = k1 + k2, the powers of two built from their bits, so that a result in the
-            subnormal range is rounded once (e**r * 2**k1 is exact).
-  tanh(x)   |x| < 0.625: x (1 + x**2 q(x**2)), q of degree 4 fitted to (tanh x - x) / x**3 (so
-            tanh(-0) is -0 and a subnormal x is returned as is); else (1 - e) / (1 + e) with
-            e = exp(-2 |x|), |x| clamped to 10 (tanh is 1.0 in float32 beyond 9.1), and the
+            1.5 * 2**mantissa; r = x - k ln 2 with ln 2 split in two (Cody and Waite: k * ln2_hi
+            is exact), |r| <= 0.35; e**r = 1 + r + r**2 q(r), q a polynomial fitted to
+            (e**r - 1 - r) / r**2; the result is e**r * 2**k1 * 2**k2 with k = k1 + k2, the
+            powers of two built from their bits, so that a result in the subnormal range is
+            rounded once (e**r * 2**k1 is exact).
+  tanh(x)   |x| < 0.625: x (1 + x**2 q(x**2)), q fitted to (tanh x - x) / x**3 (so tanh(-0) is
+            -0 and a subnormal x is returned as is); else (1 - e) / (1 + e) with
+            e = exp(-2 |x|), |x| clamped to tanh_clamp (beyond it tanh rounds to 1), and the
             sign of x.
   sigmoid   e = exp(-|x|) <= 1; 1 / (1 + e) for x >= 0, e / (1 + e) below (no overflow: the
-            result reaches the subnormals for x near -103).
+            result reaches the subnormals).
 
-NaN is returned for NaN. Measured against the float64 functions rounded to float32 over a
-sweep of every exponent (tests/backends/test_numba_fast_math.py): at most 1 ulp for exp and
-tanh, 2 for sigmoid. float64 keeps numpy's (libm's) functions.
+NaN is returned for NaN. Measured against a wider reference (float64 for float32, the
+platform's long double for float64) rounded to the type, over sweeps of every exponent
+(tests/backends/test_numba_fast_math.py): at most 1 ulp for exp and tanh, 2 for sigmoid.
 
-The coefficients were fitted with Lawson's iteratively reweighted least squares against
-mpmath on a dense Chebyshev grid, then rounded to float32.
+The float32 coefficients were fitted with Lawson's iteratively reweighted least squares
+against mpmath on a dense Chebyshev grid (near minimax in relative error), then rounded; the
+float64 ones with mpmath's Chebyshev interpolation (`chebyfit`, 50 digits).
 
-`register()` makes the functions compilable by numba (it imports numba): the scalar ones
-(`exp_f32`, ...), inlined where they are called (so a loop calling them vectorises), and
-`fast_exp(x)`, `fast_tanh(x)`, `fast_sigmoid(x)`, which take a float32 array (a new
-C-contiguous array of the results) or a scalar; the kernels' source calls both. The generated
-module names `SOURCE_DIGEST`, so editing this file gives kernels a new cache key.
+`register()` makes the functions compilable by numba (it imports numba): `exp(x, f)`,
+`tanh(x, f)`, `sigmoid(x, f)` on a scalar, inlined where they are called (so a loop calling
+them vectorises), and `fast_exp(x)`, `fast_tanh(x)`, `fast_sigmoid(x)`, which take a float32
+or float64 array (a new C-contiguous array of the results) or scalar; the kernels' source
+calls both. The generated module names `SOURCE_DIGEST`, so editing this file gives kernels a
+new cache key.
 """
 
 from __future__ import annotations
 
 import hashlib
 import pathlib
-from typing import Any
+from typing import Any, NamedTuple
 
 import numpy as np
 
 SOURCE_DIGEST = hashlib.sha256(pathlib.Path(__file__).read_bytes()).hexdigest()[:16]
 
-_F = np.float32
-_ZERO, _ONE, _MINUS_TWO = _F(0.0), _F(1.0), _F(-2.0)
-_EXP_HIGH = _F(89.0)      # exp(89) > the largest float32: inf
-_EXP_LOW = _F(-104.0)     # exp(-104) < half the smallest subnormal: 0
-_LOG2E = _F(1.4426950408889634)
-_LN2_HI = _F(0.693145751953125)  # 16 significant bits: k * _LN2_HI is exact for |k| <= 256
-_LN2_LO = _F(1.4286068203094173e-06)  # ln 2 - _LN2_HI
-_ROUNDER = _F(12582912.0)  # 1.5 * 2**23: v + _ROUNDER - _ROUNDER is v rounded, |v| < 2**22
-# q(r) ~ (e**r - 1 - r) / r**2 on [-0.36, 0.36]: c4 r**4 + ... + c0, highest first
-_EXP_Q = tuple(_F(c) for c in (0.0013902263017371297, 0.008365496061742306,
-                               0.04166688397526741, 0.16666562855243683, 0.5))
-_TANH_SMALL = _F(0.625)
-_TANH_CLAMP = _F(10.0)
-# q(s) ~ (tanh x - x) / x**3 with s = x**2 on [0, 0.625**2], highest power first
-_TANH_Q = tuple(_F(c) for c in (-0.006096941418945789, 0.020997358486056328,
-                                -0.05385095253586769, 0.13332770764827728, -0.333333283662796))
-_BIAS = 127  # float32's exponent bias
+
+class FloatFormat(NamedTuple):
+    """The constants of the functions for one float type (FLOAT32, FLOAT64), which numba
+    compiles in as constants."""
+
+    zero: Any
+    one: Any
+    minus_two: Any
+    exp_high: Any   # exp(x) overflows to inf for x above it
+    exp_low: Any    # exp(x) rounds to 0 for x below it
+    log2e: Any
+    ln2_hi: Any     # ln 2 to few enough bits that k * ln2_hi is exact
+    ln2_lo: Any     # ln 2 - ln2_hi
+    rounder: Any    # 1.5 * 2**mantissa: v + rounder - rounder is v rounded to an integer
+    exp_q: Any      # q(r) ~ (e**r - 1 - r) / r**2 for |r| <= 0.35, highest power first
+    tanh_small: Any  # below it, the polynomial
+    tanh_clamp: Any  # tanh is 1.0 beyond it
+    tanh_q: Any     # q(s) ~ (tanh x - x) / x**3, s = x**2 <= tanh_small**2, highest first
+    bias: int       # the exponent bias
+    mantissa: int   # the bits of the mantissa
+
+
+def _format(kind: Any, **values: Any) -> FloatFormat:
+    """The FloatFormat of numpy type `kind`, its numbers (tuples of numbers too) as `kind`."""
+    converted = {name: tuple(kind(c) for c in value) if isinstance(value, tuple) else
+                 value if isinstance(value, int) else kind(value)
+                 for name, value in values.items()}
+    return FloatFormat(zero=kind(0.0), one=kind(1.0), minus_two=kind(-2.0), **converted)
+
+
+FLOAT32 = _format(
+    np.float32, exp_high=89.0, exp_low=-104.0, log2e=1.4426950408889634,
+    ln2_hi=0.693145751953125, ln2_lo=1.428606765330187e-06, rounder=1.5 * 2.0 ** 23,
+    exp_q=(0.0013902263017371297, 0.008365496061742306, 0.04166688397526741,
+           0.16666562855243683, 0.5),
+    tanh_small=0.625, tanh_clamp=10.0,
+    tanh_q=(-0.006096941418945789, 0.020997358486056328, -0.05385095253586769,
+            0.13332770764827728, -0.333333283662796),
+    bias=127, mantissa=23)
+FLOAT64 = _format(
+    np.float64, exp_high=710.0, exp_low=-746.0, log2e=1.4426950408889634,
+    ln2_hi=0.6931471805598903, ln2_lo=5.497923018708371e-14, rounder=1.5 * 2.0 ** 52,
+    exp_q=(2.0914685161418067e-09, 2.5105214474751413e-08, 2.7557273647451087e-07,
+           2.7557255406285044e-06, 2.480158732554432e-05, 0.00019841269874815834,
+           0.001388888888888375, 0.008333333333326136, 0.04166666666666667,
+           0.1666666666666667, 0.5),
+    tanh_small=0.625, tanh_clamp=20.0,
+    tanh_q=(6.485163482793113e-06, -3.12011014257974e-05, 9.257116129556769e-05,
+            -0.0002375906496055562, 0.0005896606577757043, -0.0014557754120478055,
+            0.0035921217511549622, -0.008863235103240878, 0.021869488519008305,
+            -0.05396825396789699, 0.13333333333333042, -0.3333333333333333),
+    bias=1023, mantissa=52)
 
 
 def select(condition: Any, if_true: Any, if_false: Any) -> Any:
@@ -78,67 +115,80 @@ def polynomial(x: Any, coefficients: Any) -> Any:
     return total
 
 
-def float32_from_bits(bits: Any) -> Any:
-    """The float32 whose bit pattern is the integer `bits` (in numba: a bitcast)."""
-    return np.int32(bits).view(np.float32)
+def float_from_bits(bits: Any, like: Any) -> Any:
+    """The float of `like`'s type (float32 or float64) whose bit pattern is the integer
+    `bits` (in numba: a bitcast)."""
+    integer = np.int32 if isinstance(like, np.float32) else np.int64
+    return integer(bits).view(type(like))
 
 
-def exp_f32(x: Any) -> Any:
-    """e**x of a float32 scalar, as a float32 within 1 ulp (see the module docstring)."""
-    clamped = select(x < _EXP_HIGH, x, _EXP_HIGH)  # a NaN becomes 89 here, NaN at the end
-    clamped = select(clamped > _EXP_LOW, clamped, _EXP_LOW)
-    k_float = (clamped * _LOG2E + _ROUNDER) - _ROUNDER
-    k = np.int32(k_float)
-    r = (clamped - k_float * _LN2_HI) - k_float * _LN2_LO
-    q = polynomial(r, _EXP_Q)
-    p = _ONE + (r + r * r * q)
+def integer_of(value: Any) -> Any:
+    """An integral float as the signed integer of its width (int32 for a float32)."""
+    return np.int32(value) if isinstance(value, np.float32) else np.int64(value)
+
+
+def exp(x: Any, f: FloatFormat) -> Any:
+    """e**x of a float scalar, `f` the constants of its type (FLOAT32 or FLOAT64), within
+    1 ulp (see the module docstring)."""
+    clamped = select(x < f.exp_high, x, f.exp_high)  # a NaN becomes exp_high, NaN at the end
+    clamped = select(clamped > f.exp_low, clamped, f.exp_low)
+    k_float = (clamped * f.log2e + f.rounder) - f.rounder
+    k = integer_of(k_float)
+    r = (clamped - k_float * f.ln2_hi) - k_float * f.ln2_lo
+    p = f.one + (r + r * r * polynomial(r, f.exp_q))
     half = k >> 1
-    # 2**half and 2**(k - half), each in [2**-75, 2**64], from their bits
-    result = (p * float32_from_bits((half + _BIAS) << 23)) * float32_from_bits(
-        (k - half + _BIAS) << 23)
+    # 2**half and 2**(k - half), both normal numbers, from their bits
+    result = (p * float_from_bits((half + f.bias) << f.mantissa, x)) * float_from_bits(
+        (k - half + f.bias) << f.mantissa, x)
     return select(x != x, x, result)
 
 
-def tanh_f32(x: Any) -> Any:
-    """tanh of a float32 scalar, as a float32 within 1 ulp (see the module docstring)."""
-    magnitude = select(x >= _ZERO, x, -x)
+def tanh(x: Any, f: FloatFormat) -> Any:
+    """tanh of a float scalar, `f` the constants of its type, within 1 ulp."""
+    magnitude = select(x >= f.zero, x, -x)
     s = x * x
-    q = polynomial(s, _TANH_Q)
-    small = x * (_ONE + s * q)  # not x + x * s * q: -0 + 0 is +0
-    e = exp_f32(_MINUS_TWO * select(magnitude < _TANH_CLAMP, magnitude, _TANH_CLAMP))
-    large = (_ONE - e) / (_ONE + e)
-    result = select(magnitude < _TANH_SMALL, small, select(x < _ZERO, -large, large))
+    small = x * (f.one + s * polynomial(s, f.tanh_q))  # not x + x * s * q: -0 + 0 is +0
+    e = exp(f.minus_two * select(magnitude < f.tanh_clamp, magnitude, f.tanh_clamp), f)
+    large = (f.one - e) / (f.one + e)
+    result = select(magnitude < f.tanh_small, small, select(x < f.zero, -large, large))
     return select(x != x, x, result)
 
 
-def sigmoid_f32(x: Any) -> Any:
-    """1 / (1 + e**-x) of a float32 scalar, as a float32 within 2 ulp."""
-    positive = x >= _ZERO
-    e = exp_f32(select(positive, -x, x))
-    denominator = _ONE + e
-    return select(positive, _ONE / denominator, e / denominator)
+def sigmoid(x: Any, f: FloatFormat) -> Any:
+    """1 / (1 + e**-x) of a float scalar, `f` the constants of its type, within 2 ulp."""
+    positive = x >= f.zero
+    e = exp(select(positive, -x, x), f)
+    denominator = f.one + e
+    return select(positive, f.one / denominator, e / denominator)
 
 
-def _elementwise(function: Any, x: Any) -> Any:
-    """`function` of a float32 scalar or of each element of a float32 array (in Python)."""
-    if np.ndim(x) == 0:
-        return function(np.float32(x))
-    return np.vectorize(function, otypes=[np.float32])(x)
+_FUNCTIONS = {"exp": exp, "tanh": tanh, "sigmoid": sigmoid}
+_FORMATS = {np.float32: FLOAT32, np.float64: FLOAT64}
+
+
+def _elementwise(name: str, x: Any) -> Any:
+    """The function `name` of x, a float32 or float64 scalar, or of each element of x, an
+    array (Python; in numba, the overloads that `register` declares)."""
+    x = np.asarray(x)
+    function, f = _FUNCTIONS[name], _FORMATS[x.dtype.type]
+    if x.ndim == 0:
+        return function(x[()], f)
+    return np.vectorize(lambda v: function(v, f), otypes=[x.dtype])(x)
 
 
 def fast_exp(x: Any) -> Any:
-    """`exp_f32` of a float32 scalar or elementwise of a float32 array."""
-    return _elementwise(exp_f32, x)
+    """e**x of a float32 or float64 scalar, or elementwise of an array (see `exp`)."""
+    return _elementwise("exp", x)
 
 
 def fast_tanh(x: Any) -> Any:
-    """`tanh_f32` of a float32 scalar or elementwise of a float32 array."""
-    return _elementwise(tanh_f32, x)
+    """tanh of a float32 or float64 scalar, or elementwise of an array (see `tanh`)."""
+    return _elementwise("tanh", x)
 
 
 def fast_sigmoid(x: Any) -> Any:
-    """`sigmoid_f32` of a float32 scalar or elementwise of a float32 array."""
-    return _elementwise(sigmoid_f32, x)
+    """sigmoid of a float32 or float64 scalar, or elementwise of an array."""
+    return _elementwise("sigmoid", x)
 
 
 _registered = False
@@ -153,19 +203,31 @@ def register() -> None:
     from numba.extending import intrinsic, overload, register_jitable
 
     @intrinsic
-    def bitcast_to_float32(typingctx: Any, bits: Any) -> Any:
-        if not isinstance(bits, types.Integer):
+    def bitcast(typingctx: Any, bits: Any, like: Any) -> Any:
+        if not isinstance(bits, types.Integer) or like not in (types.float32, types.float64):
             return None
 
         def codegen(context: Any, builder: Any, signature: Any, args: Any) -> Any:
             from llvmlite import ir
+            width = like.bitwidth
             value = args[0]
-            if bits.bitwidth > 32:
-                value = builder.trunc(value, ir.IntType(32))
-            elif bits.bitwidth < 32:
-                value = builder.sext(value, ir.IntType(32))
-            return builder.bitcast(value, ir.FloatType())
-        return types.float32(bits), codegen
+            if bits.bitwidth > width:
+                value = builder.trunc(value, ir.IntType(width))
+            elif bits.bitwidth < width:
+                value = builder.sext(value, ir.IntType(width))
+            return builder.bitcast(value, ir.FloatType() if width == 32 else ir.DoubleType())
+        return like(bits, like), codegen
+
+    @intrinsic
+    def to_integer(typingctx: Any, value: Any) -> Any:
+        if value not in (types.float32, types.float64):
+            return None
+        integer = types.int32 if value == types.float32 else types.int64
+
+        def codegen(context: Any, builder: Any, signature: Any, args: Any) -> Any:
+            from llvmlite import ir
+            return builder.fptosi(args[0], ir.IntType(integer.bitwidth))
+        return integer(value), codegen
 
     @intrinsic
     def select_value(typingctx: Any, condition: Any, if_true: Any, if_false: Any) -> Any:
@@ -176,33 +238,41 @@ def register() -> None:
             return builder.select(*args)
         return if_true(condition, if_true, if_false), codegen
 
-    # not inlined by numba (its inliner fails on some graphs) but by LLVM: they are tiny
-    overload(float32_from_bits)(lambda bits: lambda bits: bitcast_to_float32(bits))
+    # not inlined by numba but by LLVM (they are tiny): numba's inliner fails on some graphs
+    # where the inlined code branches, and LLVM unrolls `polynomial` once it is inlined
+    overload(integer_of)(lambda value: lambda value: to_integer(value))
+    overload(float_from_bits)(lambda bits, like: lambda bits, like: bitcast(bits, like))
     overload(select)(lambda condition, if_true, if_false:
                      lambda condition, if_true, if_false: select_value(condition, if_true,
                                                                        if_false))
-    register_jitable(polynomial)  # inlined by LLVM, before it unrolls the loop
-    for function in (exp_f32, tanh_f32, sigmoid_f32):
+    register_jitable(polynomial)
+    for function in _FUNCTIONS.values():
         register_jitable(inline="always")(function)
-    for generic, scalar in ((fast_exp, exp_f32), (fast_tanh, tanh_f32),
-                            (fast_sigmoid, sigmoid_f32)):
-        overload(generic)(_overload_for(scalar, types))
+    for name, generic in (("exp", fast_exp), ("tanh", fast_tanh), ("sigmoid", fast_sigmoid)):
+        overload(generic)(_overload_for(name, types))
     _registered = True
 
 
-def _overload_for(scalar: Any, types: Any) -> Any:
-    """numba's typing of a generic function: `scalar` on a float32, or a loop on an array."""
+def _overload_for(name: str, types: Any) -> Any:
+    """numba's typing of a generic function: its scalar function on a float32 or float64,
+    or a loop over an array of them."""
+    function = _FUNCTIONS[name]
+
     # no annotations: numba requires the implementation's signature to equal the typer's
     def typer(x):
-        if isinstance(x, types.Array) and x.dtype == types.float32:
-            def on_array(x):
-                flat = np.ascontiguousarray(x).reshape(x.size)
-                out = np.empty(x.size, np.float32)
-                for i in range(x.size):
-                    out[i] = scalar(flat[i])
-                return out.reshape(x.shape)
-            return on_array
-        if x == types.float32:
-            return lambda x: scalar(x)
-        return None
+        dtype = x.dtype if isinstance(x, types.Array) else x
+        if dtype not in (types.float32, types.float64):
+            return None
+        np_dtype = np.float32 if dtype == types.float32 else np.float64
+        f = _FORMATS[np_dtype]
+        if not isinstance(x, types.Array):
+            return lambda x: function(x, f)
+
+        def on_array(x):
+            flat = np.ascontiguousarray(x).reshape(x.size)
+            out = np.empty(x.size, np_dtype)
+            for i in range(x.size):
+                out[i] = function(flat[i], f)
+            return out.reshape(x.shape)
+        return on_array
     return typer

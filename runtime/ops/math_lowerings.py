@@ -83,16 +83,18 @@ def _in_float64(template):
     return rule
 
 
-def _fast_float32_in_numba(function, otherwise):
-    """numba: for float32, `numba_math.<function>_f32` on a scalar, `numba_math.fast_<function>`
-    on an array (runtime/backends/numba_math.py: within 4 ulp of the float64 function, and
-    vectorisable in a loop where the C library's is not); else `otherwise`."""
+def _fast_in_numba(function, otherwise):
+    """numba: for float32 and float64, `numba_math.<function>(x, numba_math.FLOAT32)` on a
+    scalar, `numba_math.fast_<function>(x)` on an array (runtime/backends/numba_math.py:
+    within 2 ulp, and vectorisable in a loop where the C library's function is not); else
+    `otherwise`."""
     def rule(lowerer, node, ins, outs):
         x = ins[0]
-        if x.dtype is not dtypes.float32:
+        if x.dtype not in (dtypes.float32, dtypes.float64):
             otherwise(lowerer, node, ins, outs)
         elif x.rank0:
-            lowerer.assign(outs[0], "numba_math.%s_f32(%s)" % (function, x))
+            lowerer.assign(outs[0], "numba_math.%s(%s, numba_math.%s)" % (
+                function, x, x.dtype.name.upper()))
         else:
             lowerer.assign(outs[0], "numba_math.fast_%s(%s)" % (function, x))
     return rule
@@ -120,14 +122,15 @@ _INACCURATE_IN_XLA = {"Sinh": "sinh", "Cosh": "cosh"}
 
 def lowering(name):
     """The op's lowerings: its "array" rule from _LOWERINGS (none for a host-only op), and
-    for the transcendental functions a numba rule computing them in float64 or with the fast
-    float32 functions (and a JAX rule where XLA's float32 function is not accurate enough)."""
+    for the transcendental functions a numba rule (fast functions of numba_math for tanh, exp
+    and sigmoid, the others computed in float64 for a narrower float), and a JAX rule where
+    XLA's float32 function is not accurate enough."""
     if name not in _LOWERINGS:
         return {}
     if name in _TRANSCENDENTAL:
         rules = {"array": _LOWERINGS[name], "numba": _in_float64(_LOWERINGS[name])}
         if name in _FAST_IN_NUMBA:
-            rules["numba"] = _fast_float32_in_numba(_FAST_IN_NUMBA[name], rules["numba"])
+            rules["numba"] = _fast_in_numba(_FAST_IN_NUMBA[name], rules["numba"])
         if name in _INACCURATE_IN_XLA:
             rules["jax"] = _wide_floats_only_in_jax(_INACCURATE_IN_XLA[name])
         return rules

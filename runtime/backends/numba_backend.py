@@ -10,9 +10,11 @@ Python in which `xp` is numpy, as numba compiles it:
   * array constants are parameters (the source does not depend on their values), scalar
     constants are typed literals;
   * checks the numpy executor makes (an integer division by zero, ...) raise inside the
-    compiled code with a code number; the call (numba_call) raises the executor's error from a line
-    that maps to the op, so the error names the op and the user's line as the executor's
-    does.
+    compiled code with a code number; the call (numba_call) raises the executor's error
+    from a line that maps to the op, so the error names the op and the user's line as the
+    executor's does;
+  * the kernel releases the GIL while it runs, unless it is loop-free code on scalars
+    (`NumbaLowerer.releases_gil`).
 
 The generated module is written under the user cache folder (AUTOGRAPH_CACHE_DIR, else
 $XDG_CACHE_HOME/autograph or ~/.cache/autograph), named by a hash of its source and of the
@@ -91,6 +93,7 @@ class NumbaLowerer(Lowerer):
         self.tensor_arrays: list[Any] = []  # TensorArray buffers (tensor_array_lowerings)
         self.handle_buffers: dict[str, Any] = {}  # a handle's name -> its buffer
         self._graphs: list[Any] = []       # the graphs being lowered, innermost last
+        self.only_scalars = True           # no node makes an array (see releases_gil)
 
     def capture(self, capture: Any) -> Value:
         variable = capture.external
@@ -138,6 +141,19 @@ class NumbaLowerer(Lowerer):
             return super().lower_graph(graph, fed, outputs)
         finally:
             self._graphs.pop()
+
+    def lower_node(self, node: Any, ins: list[Value], names: dict[int, Value]) -> None:
+        if any(t._shape != () or t.dtype.kind not in _SCALAR_KINDS for t in node.outputs):
+            self.only_scalars = False
+        super().lower_node(node, ins, names)
+
+    def releases_gil(self) -> bool:
+        """Whether the kernel should let other threads run while it runs: unless it is
+        loop-free code on scalars (done in nanoseconds, less than releasing the GIL costs).
+        Fused elementwise runs, which bypass lower_node, are loops."""
+        return not (self.only_scalars and not self.extra_values and not self.variables
+                    and not self.tensor_arrays and not any(
+                        line.lstrip().startswith(("while ", "for ")) for line in self.lines))
 
     def lower_nodes(self, simplified: executor.Simplified, names: dict[int, Value],
                     outputs: Any) -> None:
@@ -250,7 +266,9 @@ def compile(cf: Any) -> executor.CompiledGraph:  # noqa: A001 - the backend prot
                  else "return (%s)" % "".join(r + ", " for r in results))
     argument_types += [(dtypes.as_dtype(v.dtype), v.ndim, True) for v in lowerer.extra_values]
     argument_types += [(v.dtype, len(v._static_shape), True) for v in lowerer.variables]
-    source = _module_source(params + lowerer.extra_params + lowerer.variable_params, lowerer)
+    releases_gil = lowerer.releases_gil() or any(t._shape != () for t in cf.inputs)
+    source = _module_source(params + lowerer.extra_params + lowerer.variable_params, lowerer,
+                            releases_gil)
     module, path = _load(source)
     kernel = module.kernel
     try:
@@ -316,13 +334,13 @@ def _fit(value, like):
     return lambda value, like: like(value)
 
 
-@numba.njit(cache=True, error_model="numpy", nogil=True)
+@numba.njit(cache=True, error_model="numpy", nogil=%s)
 def kernel(%s):
 '''
 
 
-def _module_source(params: list[str], lowerer: NumbaLowerer) -> str:
-    header = _HEADER % (numba_math.SOURCE_DIGEST, ", ".join(params))
+def _module_source(params: list[str], lowerer: NumbaLowerer, releases_gil: bool) -> str:
+    header = _HEADER % (numba_math.SOURCE_DIGEST, releases_gil, ", ".join(params))
     return header + "\n".join(lowerer.lines) + "\n"
 
 

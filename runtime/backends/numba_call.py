@@ -94,18 +94,18 @@ def runner(entry: Any, name: str, inputs: list[Any], outputs: list[Any], extra: 
     for i, value in enumerate(extra):
         namespace["k%d" % i] = value
         arguments.append("k%d" % i)
-    call = ["    try:",
-            "        r = entry(%s)" % ", ".join(arguments),
-            "    except Exception as e:",
-            "        fail(e)",
-            "        raise"]
     if variables:
         namespace["take"], namespace["keep"] = _buffers(variables)
         lines.append("    buffers = take()")
-        call[1] = call[1][:-1] + "%s*buffers)" % (", " if arguments else "")
-        call += ["    finally:",  # assignments made before a failure stay, as on the executor
-                 "        keep(buffers)"]
-    lines += call
+        arguments.append("*buffers")
+    lines += ["    try:",
+              "        r = entry(%s)" % ", ".join(arguments),
+              "    except Exception as e:",
+              "        fail(e)",
+              "        raise"]
+    if variables:  # assignments made before a failure stay, as on the executor
+        lines += ["    finally:",
+                  "        keep(buffers)"]
     results = []
     for i, t in enumerate(outputs):
         result = "r" if len(outputs) == 1 else "r[%d]" % i  # one output comes bare

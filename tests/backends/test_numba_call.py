@@ -108,3 +108,26 @@ def test_scalar_results_keep_their_exact_value_at_the_extremes(dtype):
         assert type(got) is dtype.as_numpy_dtype
         np.testing.assert_array_equal(got, -x)
         assert np.signbit(got) == np.signbit(-x)  # -0.0 stays negative
+
+
+def _releases_gil(f, *args):
+    compiled = _numba(f)
+    compiled(*args)
+    source = compiled.get_concrete_function(*args).backend_source
+    assert ("nogil=True" in source) != ("nogil=False" in source)
+    return "nogil=True" in source
+
+
+def test_a_kernel_releases_the_gil_unless_it_is_loop_free_code_on_scalars():
+    assert not _releases_gil(lambda x, y: tf.maximum(x * 2.0, y) + 1.0, tf.constant(1.0),
+                             tf.constant(3.0))
+
+    def count(n):
+        i = tf.constant(0)
+        while i < n:
+            i += 1
+        return i
+
+    assert _releases_gil(count, tf.constant(3))
+    assert _releases_gil(lambda x: x * 2.0, tf.constant([1.0, 2.0]))  # an array argument
+    assert _releases_gil(lambda x: tf.reduce_sum(tf.stack([x, x * 2.0])), tf.constant(1.0))

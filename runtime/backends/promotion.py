@@ -96,26 +96,30 @@ def watch(cf: Any, compiled: executor.CompiledGraph) -> executor.CompiledGraph:
     if not _numba_installed or cf._report.demoted or not worth_compiling(cf.graph):
         return compiled
     run = compiled.run
-    state = {"spent": 0.0, "calls": 0, "started": False}
     times: collections.deque[float] = collections.deque(maxlen=EXECUTOR_SAMPLES)
+    record = times.append
     budget = predicted_compile_seconds()
     timer = clock
+    spent = 0.0
+    calls = 0
+    started = False
 
     def timed(*feeds: Any) -> Any:
+        nonlocal spent, calls, started  # (closure cells: the cheapest state on this path)
         start = timer()
         try:
             return run(*feeds)
         finally:
             elapsed = timer() - start
-            times.append(elapsed)
-            state["spent"] += elapsed
-            state["calls"] += 1
-            if state["spent"] >= budget and not state["started"]:
-                state["started"] = True
+            record(elapsed)
+            spent += elapsed
+            calls += 1
+            if spent >= budget and not started:
+                started = True
+                OUTCOMES["started"] += 1
                 cf._report.events.append(
                     "numba compile started after %d executor calls (%.3f s, the predicted "
-                    "compile time)" % (state["calls"], state["spent"]))
-                OUTCOMES["started"] += 1
+                    "compile time)" % (calls, spent))
                 _start_promotion(cf, compiled, list(times))
 
     timed_graph = executor.CompiledGraph(timed, compiled.source, compiled.line_nodes,

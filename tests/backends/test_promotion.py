@@ -177,6 +177,15 @@ def test_only_the_executor_calls_before_the_compile_are_compared(fake_numba, clo
     assert cf.backend_report().demoted and cf.backend == "numpy"
 
 
+def _environment(root):
+    """This process's environment for a child running the repository's code: no backend
+    default, no statistics at exit."""
+    environment = {k: v for k, v in os.environ.items()
+                   if k not in ("AUTOGRAPH_BACKEND", "AUTOGRAPH_BACKEND_STATS")}
+    environment["PYTHONPATH"] = str(root)
+    return environment
+
+
 _EXIT_WHILE_COMPILING = textwrap.dedent("""
     import threading
     import autograph.tf as tf
@@ -204,8 +213,7 @@ def test_the_process_exits_cleanly_while_a_promotion_is_compiling(tmp_path):
     script.write_text(_EXIT_WHILE_COMPILING)
     root = pathlib.Path(__file__).resolve().parents[2]
     done = subprocess.run([sys.executable, "-W", "error", str(script)], capture_output=True,
-                          text=True, timeout=60, cwd=root, env={**os.environ,
-                                                                 "PYTHONPATH": str(root)})
+                          text=True, timeout=60, cwd=root, env=_environment(root))
     assert (done.returncode, done.stdout, done.stderr) == (0, "3\n", "")
 
 
@@ -234,8 +242,7 @@ def test_the_process_exits_cleanly_while_numba_compiles(tmp_path):
     script = tmp_path / "exit_while_numba_compiles.py"
     script.write_text(_EXIT_WHILE_NUMBA_COMPILES)
     root = pathlib.Path(__file__).resolve().parents[2]
-    environment = {**os.environ, "PYTHONPATH": str(root),
-                   "AUTOGRAPH_CACHE_DIR": str(tmp_path / "cache")}  # a compile from scratch
+    environment = dict(_environment(root), AUTOGRAPH_CACHE_DIR=str(tmp_path / "cache"))
     done = subprocess.run([sys.executable, "-W", "error", "-X", "dev", str(script)],
                           capture_output=True, text=True, timeout=120, cwd=root,
                           env=environment)

@@ -55,7 +55,7 @@ class DeviceTensor(EagerTensor):
         self._array = array
         self.dtype = dtype
 
-    @property  # type: ignore[override]
+    @property
     def _value(self) -> Any:
         """The numpy value (read-only), copied from the device at the first read."""
         try:
@@ -83,7 +83,7 @@ class DeviceTensor(EagerTensor):
         return DeviceTensor, (self._array, self.dtype)
 
     def _shape_tuple(self) -> tuple[int, ...]:
-        return self._array.shape  # type: ignore[no-any-return]
+        return self._array.shape
 
     def __len__(self) -> int:
         shape = self._array.shape

@@ -257,3 +257,14 @@ def test_max_pool_with_padding_and_nans(padding):
     x[0, 1, 1, 0] = np.nan
     x[1, :, :, 2] = -np.inf
     _agree(f, tf.constant(x))
+
+
+def test_a_graph_assigning_variables_around_python_that_may_raise_falls_back():
+    v = tf.Variable(0.0)
+
+    def train(x):
+        for item in tf.data.Dataset.from_tensor_slices(x):
+            v.assign_add(item)
+        return v.read_value()
+    with pytest.raises(backends.Unsupported, match="assigns variables and runs Python"):
+        autograph.function(train, backend="jax", strict=True)(tf.constant([1.0, 2.0]))

@@ -65,6 +65,12 @@ With `backend="jax"` a call returns device-resident tensors (copied to the host 
 read) and takes them back without a copy; a plain eager tensor keeps no device copy, so it is
 copied to the device at each call (see docs/device_tensors.md for why).
 
+`host call`: the backend runs the op's own kernel on the host from inside the compiled program
+(numba through `objmode`, JAX through an ordered `io_callback`), so printed text, random draws
+and dataset elements come in the numpy executor's order (runtime/backends/numba_host.py,
+jax_host.py). XLA on CPU flushes float32 subnormals to zero, as TensorFlow's CPU kernels do: a
+result that depends on a subnormal value may differ from the numpy executor's.
+
 """
 
 

@@ -16,6 +16,7 @@ from typing import Any
 import numpy as np
 
 from runtime.backends.jax_lowering import Lowerer, Unsupported, is_concrete
+from runtime.ops import conv_ops
 
 
 def _static(shape: Any, what: str) -> tuple[int, ...]:
@@ -260,3 +261,74 @@ def strided_slice_grad(lw: Lowerer, node: Any, ins: list[Any]) -> list[Any]:
         return [out.at[tuple(index)].set(g)]
     except (ValueError, TypeError, IndexError) as e:
         raise Unsupported("cannot place the gradient: %s" % e) from None
+
+
+# -- sorting ------------------------------------------------------------------------------------
+
+
+def argsort(lw: Lowerer, node: Any, ins: list[Any]) -> list[Any]:
+    """ArgSort along the last axis, stable as the kernel's (descending: ties by ascending
+    position). -0.0 and 0.0 tie, as numpy compares them; a NaN defers the call to the numpy
+    executor (XLA orders NaNs its own way)."""
+    jnp = lw.jnp
+    keys = jnp.asarray(ins[0])
+    if keys.ndim == 0:
+        raise Unsupported("sorts a scalar")
+    if keys.dtype.kind == "f":
+        lw.fail_if(jnp.isnan(keys))
+        keys = jnp.where(keys == 0, jnp.zeros((), keys.dtype), keys)
+        if node.attrs["descending"]:
+            keys = -keys
+    elif keys.dtype.kind in "iu":
+        if node.attrs["descending"]:
+            keys = ~keys  # order-reversing, without the overflow of -x
+    else:
+        raise Unsupported("sorts %s values" % keys.dtype)
+    return [jnp.argsort(keys, axis=-1, stable=True).astype(jnp.int32)]
+
+
+def _last_axis_indices(lw: Lowerer, indices: Any, size: int) -> Any:
+    """`indices` into a last axis of `size`: out of range fails, negative ones count from
+    the end (numpy's)."""
+    jnp = lw.jnp
+    indices = jnp.asarray(indices)
+    lw.fail_if((indices < -size) | (indices >= size))
+    return jnp.where(indices < 0, indices + size, indices)
+
+
+def take_along_last_axis(lw: Lowerer, node: Any, ins: list[Any]) -> list[Any]:
+    """TakeAlongLastAxis: `take_along_axis(x, indices, -1)`."""
+    x = lw.jnp.asarray(ins[0])
+    if x.ndim == 0:
+        raise Unsupported("takes along the last axis of a scalar")
+    indices = _last_axis_indices(lw, ins[1], x.shape[-1])
+    return [lw.jnp.take_along_axis(x, indices, axis=-1, mode="clip")]
+
+
+def top_k_grad(lw: Lowerer, node: Any, ins: list[Any]) -> list[Any]:
+    """TopKGrad: zeros of x's shape with g put at the (distinct, top_k's) indices."""
+    g, x = lw.jnp.asarray(ins[0]), lw.jnp.asarray(ins[2])
+    if x.ndim == 0:
+        raise Unsupported("puts along the last axis of a scalar")
+    indices = _last_axis_indices(lw, ins[1], x.shape[-1])
+    out = lw.jnp.zeros(x.shape, g.dtype)
+    return [lw.jnp.put_along_axis(out, indices, g, axis=-1, inplace=False, mode="clip")]
+
+
+def max_pool(lw: Lowerer, node: Any, ins: list[Any]) -> list[Any]:
+    """MaxPool (NHWC): the maximum of each window, padded with -inf as the kernel pads (a NaN
+    in a window gives NaN, as numpy's max does)."""
+    jnp, lax = lw.jnp, lw.lax
+    x = jnp.asarray(ins[0])
+    ksize, strides = tuple(node.attrs["ksize"]), tuple(node.attrs["strides"])
+    attrs = {"strides": strides, "dilations": (1, 1), "padding": node.attrs["padding"]}
+    (oh, top, bottom), (ow, left, right) = conv_ops._geometry(x.shape, ksize, attrs)
+    if x.ndim != 4 or 0 in x.shape or not oh or not ow:
+        raise Unsupported("pools an empty image")
+    low = jnp.asarray(-np.inf, x.dtype)
+    out = lax.reduce_window(x, low, lax.max, (1,) + ksize + (1,), (1,) + strides + (1,),
+                            [(0, 0), (top, bottom), (left, right), (0, 0)])
+    windows_nan = lax.reduce_window(jnp.isnan(x), False, lax.bitwise_or, (1,) + ksize + (1,),
+                                    (1,) + strides + (1,),
+                                    [(0, 0), (top, bottom), (left, right), (0, 0)])
+    return [jnp.where(windows_nan, jnp.asarray(np.nan, x.dtype), out)]

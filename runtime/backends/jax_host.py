@@ -157,6 +157,8 @@ def _call(lw: Lowerer, node: Any, ins: list[Any], specs: list[Any],
         return out, np.False_
 
     lw.host_effect()
+    if {"host_only", "unrepeatable"} <= node.op.traits:  # user Python, or a dataset's
+        lw.host_call_may_raise()
     from jax.experimental import io_callback
     shapes = (specs, lw.jax.ShapeDtypeStruct((), np.bool_))
     outputs, raised = io_callback(on_host, shapes, *[ins[i] for i in traced], ordered=True)

@@ -23,6 +23,11 @@ What JAX cannot do the way the numpy executor does is carried explicitly:
     which raises the error naming the op and the user's line. A wrong value is never returned.
   * Types: every output is cast to the dtype the graph declares, and a rule giving another
     static shape than the graph's makes the graph unsupported.
+  * Host calls: ops that run Python call their kernels through ordered `io_callback`s
+    (runtime/backends/jax_host.py); iterators are numbers (`HostHandle`) in a host table.
+  * Subnormals: XLA on CPU flushes float32 subnormals to zero (as TensorFlow's CPU kernels
+    do); no rule can tell at compile time whether a value will be subnormal, so a result
+    depending on one may differ from the numpy executor's (documented, not declined).
 """
 
 from __future__ import annotations
@@ -135,6 +140,7 @@ class Lowerer:
         self.opened_handles: list[HostHandle] = []
         self._effects = False  # a host call with effects was lowered
         self._checks = False   # a check other than a host call's was lowered
+        self._raising_host = False  # a host call running Python that may raise was lowered
 
     # -- walking graphs -------------------------------------------------------------------
     def lower_graph(self, graph: Any, fed: dict[int, Any],
@@ -299,6 +305,19 @@ class Lowerer:
         """Records a host call with effects (printing, drawing, reading an iterator)."""
         self._effects = True
         self._effects_with_checks()
+
+    def host_call_may_raise(self) -> None:
+        """Records a host call running Python that may raise (a py_function, an iterator)."""
+        self._raising_host = True
+        self.check_assignments()
+
+    def check_assignments(self) -> None:
+        """Unsupported when the graph assigns variables and a host call may raise: the numpy
+        executor keeps the assignments made before the error, the compiled call none."""
+        if self._raising_host and self.assigned:
+            raise Unsupported("it assigns variables and runs Python that may raise: after the "
+                              "error the variables would keep their values from before the "
+                              "call, not the assignments made before the error")
 
     def _effects_with_checks(self) -> None:
         if self._effects and self._checks:

@@ -217,6 +217,7 @@ def _assign(lw: Lowerer, node: Any, slot: VariableSlot, value: Any) -> list[Any]
         raise Unsupported("changes a variable's shape")
     lw.state[slot.key] = value
     lw.assigned.add(slot.key)
+    lw.check_assignments()
     return [value]
 
 

@@ -296,7 +296,7 @@ OPS["MaxPool"] = register(
     "MaxPool", _max_pool_kernel, _pool_infer, emit=KERNEL_CALL,
     grad=lambda ctx, grads: [execute1(OPS["MaxPoolGrad"],
                                       [grads[0], ctx.input(0), ctx.output(0)], ctx.attrs)],
-    lowerings=_NOT_LOWERED)
+    lowerings=dict(_NOT_LOWERED, jax=backends.jax_array_rule("max_pool")))
 OPS["AvgPool"] = register(
     "AvgPool", _avg_pool_kernel, _pool_infer, emit=KERNEL_CALL,
     grad=lambda ctx, grads: [execute1(OPS["AvgPoolGrad"], [grads[0], ctx.input(0)],

@@ -222,3 +222,49 @@ def test_division_by_a_scalar_or_a_broadcast_divisor_is_rounded_as_numpys():
     row = tf.constant((rng.normal(size=(1, 40)) + 3).astype(np.float32))
     col = tf.constant(rng.normal(size=(30, 1)).astype(np.float32))
     _agree(f, x, tf.constant(7.3), row, col)
+
+
+@pytest.mark.parametrize("direction", ["ASCENDING", "DESCENDING"])
+def test_argsort_is_stable_with_ties_zeros_and_extreme_integers(direction):
+    def f(x, n):
+        return tf.argsort(x, direction=direction), tf.argsort(n, direction=direction)
+    x = tf.constant([[3.0, -0.0, 1.0, 0.0, 3.0, -2.0], [1.0, 1.0, -1.0, 0.0, -0.0, 5.0]])
+    n = tf.constant([2, -2 ** 31, 7, 2, 2 ** 31 - 1, -2 ** 31], tf.int32)
+    _agree(f, x, n)
+
+
+def test_top_k_gradient_puts_g_back_at_the_chosen_positions():
+    def f(x):
+        with tf.GradientTape() as tape:
+            tape.watch(x)
+            values = tf.math.top_k(x, k=2).values
+            loss = tf.reduce_sum(values * tf.constant([3.0, 5.0]))
+        return tape.gradient(loss, x)
+    _agree(f, tf.constant([[0.5, 2.0, -1.0, 7.0], [4.0, 4.0, 1.0, 0.0]]))
+
+
+def test_argsort_of_nans_gives_the_executors_order():
+    def f(x):
+        return tf.argsort(x)
+    _agree(f, tf.constant([np.nan, 1.0, -np.nan, 0.5]))
+
+
+@pytest.mark.parametrize("padding", ["VALID", "SAME"])
+def test_max_pool_with_padding_and_nans(padding):
+    def f(x):
+        return tf.nn.max_pool2d(x, ksize=[2, 3], strides=[2, 2], padding=padding)
+    x = np.random.default_rng(2).normal(size=(2, 5, 7, 3)).astype(np.float32)
+    x[0, 1, 1, 0] = np.nan
+    x[1, :, :, 2] = -np.inf
+    _agree(f, tf.constant(x))
+
+
+def test_a_graph_assigning_variables_around_python_that_may_raise_falls_back():
+    v = tf.Variable(0.0)
+
+    def train(x):
+        for item in tf.data.Dataset.from_tensor_slices(x):
+            v.assign_add(item)
+        return v.read_value()
+    with pytest.raises(backends.Unsupported, match="assigns variables and runs Python"):
+        autograph.function(train, backend="jax", strict=True)(tf.constant([1.0, 2.0]))

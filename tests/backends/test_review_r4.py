@@ -1,0 +1,43 @@
+"""Review R4: wrong values found by attacking the compiled backends, each checked against the
+numpy executor (the reference)."""
+
+import numpy as np
+import pytest
+
+import autograph.tf as tf
+
+BACKENDS = ["numpy"] + [name for name, module in (("numba", "numba"), ("jax", "jax"))
+                        if __import__("importlib").util.find_spec(module) is not None]
+
+
+def _function(f, backend):
+    return tf.function(f, backend=backend, **({} if backend == "numpy" else {"strict": True}))
+
+
+# -- numpy arguments of a dtype that is not the tensor's own storage -------------------------
+
+@pytest.mark.parametrize("backend", BACKENDS)
+@pytest.mark.parametrize("np_dtype, expected", [
+    (np.uint8, [-100, -100]),  # uint8 is fed as int32: 100 - 100 - 100 does not wrap at 256
+    (np.int8, [-100, -100]),
+    (np.int16, [-100, -100]),
+])
+def test_a_narrow_integer_argument_is_computed_as_the_int32_it_is_typed(backend, np_dtype,
+                                                                        expected):
+    f = _function(lambda x: x - x - x, backend)
+    f(np.full((2,), 1, np_dtype))  # the second call takes the cached path
+    result = f(np.full((2,), 100, np_dtype))
+    assert result.dtype == tf.int32
+    assert result.numpy().dtype == np.int32
+    np.testing.assert_array_equal(result.numpy(), expected)
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+@pytest.mark.parametrize("np_dtype", [">f4", np.float16])
+def test_a_big_endian_or_half_argument_is_computed_as_float32(backend, np_dtype):
+    x = np.arange(4, dtype=np.float32).astype(np_dtype)
+    f = _function(lambda x: x * 2.0 + 1.0, backend)
+    f(x)
+    result = f(x)  # the cached path
+    assert result.numpy().dtype == np.float32
+    np.testing.assert_array_equal(result.numpy(), [1.0, 3.0, 5.0, 7.0])

@@ -41,3 +41,34 @@ def test_a_big_endian_or_half_argument_is_computed_as_float32(backend, np_dtype)
     result = f(x)  # the cached path
     assert result.numpy().dtype == np.float32
     np.testing.assert_array_equal(result.numpy(), [1.0, 3.0, 5.0, 7.0])
+
+
+# -- numba: float sums add as numpy does (pairwise along the innermost reduced axes) ---------
+
+def _long_floats(shape, dtype):
+    return (np.arange(np.prod(shape), dtype=np.float64) * 0.1).astype(dtype).reshape(shape)
+
+
+@pytest.mark.parametrize("dynamic", [False, True])
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+@pytest.mark.parametrize("reduce, shape, axis", [
+    (tf.reduce_sum, (100001,), None),
+    (tf.reduce_mean, (100001,), None),
+    (tf.reduce_sum, (3, 10000), 1),
+    (tf.reduce_mean, (3, 10000), -1),
+    (tf.reduce_sum, (2, 3, 700), (1, 2)),
+    (tf.reduce_sum, (10000, 3), 0),  # numpy adds in order along an outer axis
+    (tf.reduce_mean, (300, 7), None),
+])
+def test_numba_float_sums_give_the_executors_value(reduce, shape, axis, dtype, dynamic):
+    pytest.importorskip("numba")
+    x = _long_floats(shape, dtype)
+    options = {"input_signature": [tf.TensorSpec([None] * len(shape), tf.as_dtype(dtype))]}
+    f = lambda x: reduce(x, axis=axis)  # noqa: E731
+    expected = tf.function(f, backend="numpy")(x).numpy()
+    compiled = tf.function(f, backend="numba", strict=True, **(options if dynamic else {}))
+    got = compiled(x).numpy()
+    assert compiled.get_concrete_function(x).backend == "numba"
+    assert got.dtype == expected.dtype
+    np.testing.assert_array_equal(got, expected)
+

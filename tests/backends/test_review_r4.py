@@ -72,3 +72,15 @@ def test_numba_float_sums_give_the_executors_value(reduce, shape, axis, dtype, d
     assert got.dtype == expected.dtype
     np.testing.assert_array_equal(got, expected)
 
+
+# -- ensure_shape on a value of unknown rank (a py_function's result) -------------------------
+
+def test_ensure_shape_accepts_a_value_of_unknown_rank_and_checks_it_when_run():
+    def f(x):
+        y = tf.py_function(lambda a: a * 2, [x], tf.float32)  # of unknown rank
+        return tf.ensure_shape(y, [2])
+
+    function = tf.function(f, backend="numpy")
+    np.testing.assert_array_equal(function(np.ones(2, np.float32)).numpy(), [2.0, 2.0])
+    with pytest.raises(Exception, match="not compatible with the expected shape"):
+        function(np.ones(3, np.float32))

@@ -84,3 +84,19 @@ def test_ensure_shape_accepts_a_value_of_unknown_rank_and_checks_it_when_run():
     np.testing.assert_array_equal(function(np.ones(2, np.float32)).numpy(), [2.0, 2.0])
     with pytest.raises(Exception, match="not compatible with the expected shape"):
         function(np.ones(3, np.float32))
+
+
+# -- JAX: a float cast to an integer type out of its range gives numpy's integer -------------
+
+@pytest.mark.filterwarnings("ignore:invalid value encountered in cast:RuntimeWarning")
+@pytest.mark.parametrize("target", [tf.int32, tf.int64])
+@pytest.mark.parametrize("source", [np.float32, np.float64])
+def test_jax_casts_floats_out_of_an_integer_range_as_numpy_does(source, target):
+    pytest.importorskip("jax")
+    x = np.array([3e9, -3e9, 1e10, np.nan, np.inf, -np.inf, 1e19, 9.3e18, 2.5, -2.5, 2**31 - 128],
+                 source)
+    f = lambda x: tf.cast(x, target)  # noqa: E731
+    expected = tf.function(f, backend="numpy")(x).numpy()
+    compiled = tf.function(f, backend="jax", strict=True)
+    np.testing.assert_array_equal(compiled(x).numpy(), expected)
+    assert compiled.get_concrete_function(x).backend == "jax"

@@ -120,9 +120,14 @@ def leaf_key(value: Any, feeds: list[Any] | None = None) -> Any:
             raise TypeError("a TensorSpec can be passed to get_concrete_function, not to a call")
         return (value.dtype, value._shape)
     if isinstance(value, np.ndarray):
+        dtype = dtypes.from_numpy(value.dtype)
         if feeds is not None:
-            feeds.append(value)
-        return (dtypes.from_numpy(value.dtype), value.shape)
+            # fed as the tensor's own storage (a uint8, float16 or big-endian array would
+            # otherwise compute in its own dtype, or be misread by a compiled backend)
+            np_dtype = dtype.np_dtype
+            feeds.append(value if value.dtype is np_dtype or value.dtype == np_dtype
+                         else value.astype(np_dtype))
+        return (dtype, value.shape)
     return ("id", id(value))
 
 

@@ -33,12 +33,14 @@ What JAX cannot do the way the numpy executor does is carried explicitly:
 from __future__ import annotations
 
 import contextlib
+import functools
+import warnings
 from collections.abc import Iterator, Sequence
 from typing import Any
 
 import numpy as np
 
-from runtime import executor
+from runtime import dtypes, executor
 from runtime.backends import Unsupported, lowering
 from runtime.ops.tensor_array_value import TensorArrayValue
 from runtime.variables import Variable
@@ -358,3 +360,28 @@ class _LineWriter(lowering.Lowerer):
     def check(self, failed: str, error: type[Exception], message: str) -> None:
         """Or-s the condition into the lowered function's error flag."""
         self.line("_failed = xp.logical_or(_failed, xp.any(%s))" % failed)
+
+    def cast(self, expr: str, dtype: dtypes.DType) -> str:
+        """numpy's cast; a float outside the integer type's range (or NaN) gets numpy's
+        integer here, where XLA's conversion would saturate (NaN to 0)."""
+        source = getattr(expr, "dtype", None)
+        if source is None or not source.is_floating or not dtype.is_integer:
+            return super().cast(expr, dtype)
+        nan, high, low = _out_of_range_casts(source.np_dtype, dtype.np_dtype)
+        limit = float(2 ** (8 * dtype.np_dtype.itemsize - 1))
+        target = self.literal(dtype)
+        return ("xp.where(xp.isnan({0}), {4}, xp.where({0} >= {1!r}, {5}, xp.where("
+                "{0} < {2!r}, {6}, xp.asarray({0}, dtype={3}))))").format(
+                    expr, limit, -limit, target, *("%s(%d)" % (target, v)
+                                                   for v in (nan, high, low)))
+
+
+@functools.lru_cache(maxsize=None)
+def _out_of_range_casts(source: np.dtype, target: np.dtype) -> tuple[int, int, int]:
+    """What numpy's cast from float dtype `source` to integer dtype `target` gives NaN, a
+    value too high and one too low on this machine (INT_MIN on x86; saturating elsewhere)."""
+    probe = np.array([np.nan, np.inf, -np.inf], source)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", RuntimeWarning)
+        nan, high, low = probe.astype(target).tolist()
+    return nan, high, low

@@ -49,7 +49,7 @@ def _merged(expected, known):
 
 def _ensure_shape_infer(specs, attrs):
     (dtype, known), expected = specs[0], attrs["shape"]
-    if not shape_lib.is_compatible(expected, known):
+    if known is not None and not shape_lib.is_compatible(expected, known):
         raise SpecError("shape", "the tensor's shape %s is not compatible with the expected "
                         "shape %s" % (shape_lib.to_string(known),
                                       shape_lib.to_string(expected)))

@@ -132,8 +132,17 @@ def _reduction_lowerings(name):
         if name in ("Max", "Min") and not shape_lib.num_elements(x.shape):
             lowerer.check("%s.size == 0" % x, ValueError,
                           "reduction over an empty tensor has no identity")
+        # numpy adds floats pairwise along the innermost axes it reduces, in order along
+        # outer ones: numba's np.sum adds in order, so trailing axes use numpy's pairwise sum
+        pairwise = (name in ("Sum", "Mean") and x.dtype.is_floating
+                    and axes == tuple(range(rank - len(axes), rank)))
+        reduce = "xp.%s({0})" % function
+        if pairwise:
+            reduce = "numba_math.pairwise_sum({0})"
+            if name == "Mean":
+                reduce += " / xp.%s({0}.size)" % x.dtype.np_dtype.name
         if len(axes) == rank and not node.attrs["keepdims"]:
-            lowerer.assign(out, "xp.%s(%s)" % (function, x))
+            lowerer.assign(out, reduce.format(x))
             return
         parts = numba_lowerings.dims(x)
         kept = [a for a in range(rank) if a not in axes]
@@ -148,7 +157,8 @@ def _reduction_lowerings(name):
             result, rows, "bool_" if out.dtype is dtypes.bool_ else out.dtype.np_dtype.name))
         lowerer.line("for %s in range(%s):" % (row, rows))
         with lowerer.block():
-            lowerer.line("%s[%s] = xp.%s(%s[%s])" % (result, row, function, moved, row))
+            lowerer.line("%s[%s] = %s" % (
+                result, row, reduce.format("%s[%s]" % (moved, row))))
         kept_parts = [("1" if a in axes else parts[a]) for a in range(rank)
                       if a not in axes or node.attrs["keepdims"]]
         numba_lowerings.finish(lowerer, out, result, kept_parts)

@@ -1,0 +1,102 @@
+"""Review R4: wrong values found by attacking the compiled backends, each checked against the
+numpy executor (the reference)."""
+
+import numpy as np
+import pytest
+
+import autograph.tf as tf
+
+BACKENDS = ["numpy"] + [name for name, module in (("numba", "numba"), ("jax", "jax"))
+                        if __import__("importlib").util.find_spec(module) is not None]
+
+
+def _function(f, backend):
+    return tf.function(f, backend=backend, **({} if backend == "numpy" else {"strict": True}))
+
+
+# -- numpy arguments of a dtype that is not the tensor's own storage -------------------------
+
+@pytest.mark.parametrize("backend", BACKENDS)
+@pytest.mark.parametrize("np_dtype, expected", [
+    (np.uint8, [-100, -100]),  # uint8 is fed as int32: 100 - 100 - 100 does not wrap at 256
+    (np.int8, [-100, -100]),
+    (np.int16, [-100, -100]),
+])
+def test_a_narrow_integer_argument_is_computed_as_the_int32_it_is_typed(backend, np_dtype,
+                                                                        expected):
+    f = _function(lambda x: x - x - x, backend)
+    f(np.full((2,), 1, np_dtype))  # the second call takes the cached path
+    result = f(np.full((2,), 100, np_dtype))
+    assert result.dtype == tf.int32
+    assert result.numpy().dtype == np.int32
+    np.testing.assert_array_equal(result.numpy(), expected)
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+@pytest.mark.parametrize("np_dtype", [">f4", np.float16])
+def test_a_big_endian_or_half_argument_is_computed_as_float32(backend, np_dtype):
+    x = np.arange(4, dtype=np.float32).astype(np_dtype)
+    f = _function(lambda x: x * 2.0 + 1.0, backend)
+    f(x)
+    result = f(x)  # the cached path
+    assert result.numpy().dtype == np.float32
+    np.testing.assert_array_equal(result.numpy(), [1.0, 3.0, 5.0, 7.0])
+
+
+# -- numba: float sums add as numpy does (pairwise along the innermost reduced axes) ---------
+
+def _long_floats(shape, dtype):
+    return (np.arange(np.prod(shape), dtype=np.float64) * 0.1).astype(dtype).reshape(shape)
+
+
+@pytest.mark.parametrize("dynamic", [False, True])
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+@pytest.mark.parametrize("reduce, shape, axis", [
+    (tf.reduce_sum, (100001,), None),
+    (tf.reduce_mean, (100001,), None),
+    (tf.reduce_sum, (3, 10000), 1),
+    (tf.reduce_mean, (3, 10000), -1),
+    (tf.reduce_sum, (2, 3, 700), (1, 2)),
+    (tf.reduce_sum, (10000, 3), 0),  # numpy adds in order along an outer axis
+    (tf.reduce_mean, (300, 7), None),
+])
+def test_numba_float_sums_give_the_executors_value(reduce, shape, axis, dtype, dynamic):
+    pytest.importorskip("numba")
+    x = _long_floats(shape, dtype)
+    options = {"input_signature": [tf.TensorSpec([None] * len(shape), tf.as_dtype(dtype))]}
+    f = lambda x: reduce(x, axis=axis)  # noqa: E731
+    expected = tf.function(f, backend="numpy")(x).numpy()
+    compiled = tf.function(f, backend="numba", strict=True, **(options if dynamic else {}))
+    got = compiled(x).numpy()
+    assert compiled.get_concrete_function(x).backend == "numba"
+    assert got.dtype == expected.dtype
+    np.testing.assert_array_equal(got, expected)
+
+
+# -- ensure_shape on a value of unknown rank (a py_function's result) -------------------------
+
+def test_ensure_shape_accepts_a_value_of_unknown_rank_and_checks_it_when_run():
+    def f(x):
+        y = tf.py_function(lambda a: a * 2, [x], tf.float32)  # of unknown rank
+        return tf.ensure_shape(y, [2])
+
+    function = tf.function(f, backend="numpy")
+    np.testing.assert_array_equal(function(np.ones(2, np.float32)).numpy(), [2.0, 2.0])
+    with pytest.raises(Exception, match="not compatible with the expected shape"):
+        function(np.ones(3, np.float32))
+
+
+# -- JAX: a float cast to an integer type out of its range gives numpy's integer -------------
+
+@pytest.mark.filterwarnings("ignore:invalid value encountered in cast:RuntimeWarning")
+@pytest.mark.parametrize("target", [tf.int32, tf.int64])
+@pytest.mark.parametrize("source", [np.float32, np.float64])
+def test_jax_casts_floats_out_of_an_integer_range_as_numpy_does(source, target):
+    pytest.importorskip("jax")
+    x = np.array([3e9, -3e9, 1e10, np.nan, np.inf, -np.inf, 1e19, 9.3e18, 2.5, -2.5, 2**31 - 128],
+                 source)
+    f = lambda x: tf.cast(x, target)  # noqa: E731
+    expected = tf.function(f, backend="numpy")(x).numpy()
+    compiled = tf.function(f, backend="jax", strict=True)
+    np.testing.assert_array_equal(compiled(x).numpy(), expected)
+    assert compiled.get_concrete_function(x).backend == "jax"

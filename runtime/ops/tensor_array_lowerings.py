@@ -185,3 +185,24 @@ def size(lowerer, node, ins, outs):
 
 
 size.tensor_array_use = READ
+
+
+def unstack(lowerer, node, ins, outs):
+    """TensorArrayUnstack: the value's rows stored as elements 0, 1, ... in place, after the
+    kernel's check that they fit the array's fixed size."""
+    handle, value = ins
+    if value.shape is None or value.rank0:
+        raise backends.Unsupported("an unstack of a value of unknown rank")
+    buffer = _buffer_of(lowerer, handle)
+    buffer.learn(value.dtype.np_dtype, value.shape[1:])
+    count = str(value.shape[0]) if value.shape[0] is not None else "%s.shape[0]" % value
+    lowerer.check_values("%s > %d" % (count, buffer.size), ValueError,
+                         "cannot unstack %%d elements into a TensorArray of fixed size %d "
+                         "(dynamic_size=False)" % buffer.size, (count,))
+    lowerer.line("%s[0][:%s] = %s" % (handle, count, value))
+    lowerer.line("%s[1][:%s] = True" % (handle, count))
+    lowerer.line("%s = %s" % (outs[0], handle))
+    _hand_on(lowerer, outs[0], buffer)
+
+
+unstack.tensor_array_use = WRITE

@@ -335,3 +335,26 @@ def test_reading_past_the_end_of_a_dataset_fails_like_the_executor():
         return next(iterator) + next(iterator) + next(iterator) + x
 
     _same_error(f, np.int32(1), dynamic=False)
+
+
+def test_a_tensor_array_unstacked_then_read():
+    def f(x):
+        rows = tf.TensorArray(tf.float32, size=3).unstack(x)
+        return rows.read(0) + rows.read(1) * 2.0, rows.size(), rows.stack()
+
+    _agree(f, _X[0], dynamic=False)
+    rows_of_four = tf.function(f, backend="numba", strict=True,
+                               input_signature=[tf.TensorSpec([None, 4], tf.float32)])
+    for got, expected in zip(_values(rows_of_four(_X[0])), _values(f(tf.constant(_X[0])))):
+        np.testing.assert_array_equal(got, expected)
+
+    def unwritten(x):  # fewer rows than the array's size: reading row 2 fails
+        rows = tf.TensorArray(tf.float32, size=3).unstack(x)
+        return rows.read(2)
+
+    _same_error(unwritten, _X[0][:2], dynamic=False)
+
+    def too_many(x):
+        return tf.TensorArray(tf.float32, size=1).unstack(x).stack()
+
+    _same_error(too_many, _X[0], dynamic=False)

@@ -358,3 +358,34 @@ def test_a_tensor_array_unstacked_then_read():
         return tf.TensorArray(tf.float32, size=1).unstack(x).stack()
 
     _same_error(too_many, _X[0], dynamic=False)
+
+
+def test_a_dynamically_sized_tensor_array_grows_as_a_loop_writes_it():
+    def f(n, x):
+        squares = tf.TensorArray(tf.float32, size=0, dynamic_size=True)
+        for i in tf.range(n):
+            squares = squares.write(i, x * tf.cast(i * i, tf.float32))
+        return squares.stack(), squares.size(), squares.read(n - 1)
+
+    _agree(f, np.int32(37), np.float32([1.0, -2.0]), dynamic=False)
+    _agree(f, np.int32(1), np.float32([1.0, -2.0]), dynamic=False)
+
+    def past_the_end(n, x):
+        ta = tf.TensorArray(tf.float32, size=2, dynamic_size=True).write(n, x)
+        return ta.read(n + 1)
+
+    assert "has 6 elements" in str(_same_error(past_the_end, np.int32(5), np.float32(1.0),
+                                               dynamic=False))
+
+    def a_gap(n, x):  # growing leaves unwritten elements: stacking them fails
+        return tf.TensorArray(tf.float32, size=0, dynamic_size=True).write(n, x).stack()
+
+    _same_error(a_gap, np.int32(3), np.float32(1.0), dynamic=False)
+
+
+def test_a_dynamically_sized_tensor_array_unstacked():
+    def f(x):
+        rows = tf.TensorArray(tf.float32, size=1, dynamic_size=True).unstack(x)
+        return rows.stack() * 2.0, rows.size()
+
+    _agree(f, _X[0], dynamic=False)

@@ -248,3 +248,52 @@ def broadcast_to(lowerer, node, ins, outs):
     source = "np.full(1, %s)" % x if x.rank0 else "np.ascontiguousarray(%s)" % x
     lowerer.assign(out, "np.ascontiguousarray(np.broadcast_to(%s, %s))" % (
         source, lowerer.literal(tuple(out.shape))))
+
+
+def batched_matmul(lowerer, node, ins, outs):
+    """MatMul of operands of rank > 2 with the same static batch dimensions: `np.dot` of
+    each pair of matrices (numba's matmul takes no batch); float operands only (BLAS)."""
+    a, b = ins
+    if a.shape is None or b.shape is None or len(a.shape) < 3 or len(b.shape) < 3:
+        raise backends.Unsupported("matmul of operands other than matrices")
+    if not a.dtype.is_floating:
+        raise backends.Unsupported("integer matmul")
+    batch = a.shape[:-2]
+    if batch != b.shape[:-2] or None in batch:
+        raise backends.Unsupported("a matmul broadcasting its batch dimensions")
+    count = product([str(d) for d in batch])
+    left, right, result, i = (lowerer.fresh(p) for p in ("c", "c", "r", "i"))
+    a_rows, a_cols, b_rows, b_cols = dims(a)[-2:] + dims(b)[-2:]
+    lowerer.line("%s = np.ascontiguousarray(%s).reshape((%s, %s, %s))" % (
+        left, a, count, a_rows, a_cols))
+    lowerer.line("%s = np.ascontiguousarray(%s).reshape((%s, %s, %s))" % (
+        right, b, count, b_rows, b_cols))
+    rows = a_cols if node.attrs["transpose_a"] else a_rows
+    cols = b_rows if node.attrs["transpose_b"] else b_cols
+    lowerer.line("%s = np.empty((%s, %s, %s), %s)" % (result, count, rows, cols,
+                                                      type_name(outs[0].dtype)))
+    lowerer.line("for %s in range(%s):" % (i, count))
+    with lowerer.block():
+        x = "np.ascontiguousarray(%s[%s].T)" % (left, i) if node.attrs["transpose_a"] \
+            else "%s[%s]" % (left, i)
+        y = "np.ascontiguousarray(%s[%s].T)" % (right, i) if node.attrs["transpose_b"] \
+            else "%s[%s]" % (right, i)
+        lowerer.line("%s[%s] = np.dot(%s, %s)" % (result, i, x, y))
+    finish(lowerer, outs[0], result, [str(d) for d in batch] + [rows, cols])
+
+
+def stack(lowerer, node, ins, outs):
+    """Pack of arrays whose shapes are known only at run time: each checked to have the
+    first one's shape (numpy's error), then numpy's stack."""
+    if any(x.rank0 for x in ins) or any(x.shape is None for x in ins):
+        raise backends.Unsupported("a stack of values of unknown rank")
+    first = dims(ins[0])
+    for x in ins[1:]:
+        if len(x.shape) != len(first):
+            raise backends.Unsupported("a stack of values of different ranks")
+        for d, (p, q) in enumerate(zip(first, dims(x))):
+            if p != q:
+                lowerer.check("%s != %s" % (p, q), ValueError,
+                              "all input arrays must have the same shape")
+    lowerer.assign(outs[0], "np.stack((%s), %d)" % ("".join(
+        "np.ascontiguousarray(%s), " % x for x in ins), node.attrs["axis"]))

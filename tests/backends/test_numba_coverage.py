@@ -389,3 +389,20 @@ def test_a_dynamically_sized_tensor_array_unstacked():
         return rows.stack() * 2.0, rows.size()
 
     _agree(f, _X[0], dynamic=False)
+
+
+def test_batched_matmul_and_stacks_of_dynamic_shapes():
+    def f(a, b):
+        return (tf.matmul(a, b), tf.matmul(a, a, transpose_b=True),
+                tf.matmul(b, b, transpose_a=True), tf.stack([a[0], b[0, :3, :4]], 1))
+
+    rng = np.random.RandomState(1)
+    a = rng.standard_normal((2, 3, 4)).astype(np.float32)
+    b = rng.standard_normal((2, 4, 5)).astype(np.float32)
+    _agree(f, a, b, dynamic=False, exact=False)
+    stacked = tf.function(lambda x, y: tf.stack([x, y]), backend="numba", strict=True,
+                          input_signature=[tf.TensorSpec([None], tf.float32)] * 2)
+    np.testing.assert_array_equal(stacked(a[0, 0], b[0, 0, :4]).numpy(),
+                                  np.stack([a[0, 0], b[0, 0, :4]]))
+    with pytest.raises(tf.errors.InvalidArgumentError, match="same shape"):
+        stacked(a[0, 0], b[0, 0])

@@ -406,3 +406,16 @@ def test_batched_matmul_and_stacks_of_dynamic_shapes():
                                   np.stack([a[0, 0], b[0, 0, :4]]))
     with pytest.raises(tf.errors.InvalidArgumentError, match="same shape"):
         stacked(a[0, 0], b[0, 0])
+
+
+def test_constant_pads_rolls_and_repeats():
+    def f(x):
+        return (tf.pad(x, [[1, 0], [0, 2], [1, 1]], constant_values=-1.0),
+                tf.roll(x, [1, -2, 5], [0, 2, 2]), tf.roll(x, 4, 1),
+                tf.repeat(x, [1, 0, 3], axis=1), tf.repeat(x, 2, axis=2))
+
+    _agree(f, _X, dynamic=False)
+    _agree(f, _X.astype(np.int32), dynamic=False)
+    rolled = tf.function(lambda x: tf.roll(x, [-1, 2], [0, 1]), backend="numba", strict=True,
+                         input_signature=[tf.TensorSpec([None, None], tf.float32)])
+    np.testing.assert_array_equal(rolled(_X[0]).numpy(), np.roll(_X[0], [-1, 2], [0, 1]))

@@ -419,3 +419,20 @@ def test_constant_pads_rolls_and_repeats():
     rolled = tf.function(lambda x: tf.roll(x, [-1, 2], [0, 1]), backend="numba", strict=True,
                          input_signature=[tf.TensorSpec([None, None], tf.float32)])
     np.testing.assert_array_equal(rolled(_X[0]).numpy(), np.roll(_X[0], [-1, 2], [0, 1]))
+
+
+def test_top_k_orders_ties_and_nans_as_the_kernel_does():
+    def f(x):  # (numba 0.68 fails to compile two such host calls in one kernel)
+        values, indices = tf.math.top_k(x, 3)
+        return values, indices
+
+    rng = np.random.RandomState(2)
+    distinct = rng.standard_normal((3, 5, 6)).astype(np.float32)
+    ties = np.round(distinct)
+    ties[0, 0, :2] = [-0.0, 0.0]
+    one_nan = distinct.copy()
+    one_nan[1, 2, 3] = np.nan
+    many_nans = distinct.copy()
+    many_nans[2, 1, [0, 2, 5]] = np.nan  # the kernel's order among NaNs: run on the host
+    for x in (distinct, ties, one_nan, many_nans, ties.astype(np.int32)):
+        _agree(f, x)

@@ -436,3 +436,13 @@ def test_top_k_orders_ties_and_nans_as_the_kernel_does():
     many_nans[2, 1, [0, 2, 5]] = np.nan  # the kernel's order among NaNs: run on the host
     for x in (distinct, ties, one_nan, many_nans, ties.astype(np.int32)):
         _agree(f, x)
+
+
+def test_gradients_of_slices_lower():
+    def f(x, n):
+        with tf.GradientTape() as tape:
+            tape.watch(x)
+            y = tf.reduce_sum(x[1, 1:, ::2] * 3.0) + tf.reduce_sum(x[:, n] ** 2)
+        return tape.gradient(y, x)
+
+    _agree(f, _X, np.int32(1), dynamic=False)

@@ -15,6 +15,10 @@ needs each output's type when the kernel is compiled. Inputs reach the host kern
 executor passes them (numpy scalars at rank 0, arrays copied: the kernel may keep them);
 outputs return C-contiguous in their graph dtype.
 
+numba 0.68 fails to compile some kernels holding several such blocks with outputs inside
+loops (an LLVM "does not dominate all uses" error): those graphs fall back to the executor
+like any graph numba cannot compile.
+
 Which function to call is found at run time: the kernel gets its `HostTable`'s token as an
 argument (the generated source does not depend on it, so numba's cache still serves), and
 `host_call(token, code, *values)` runs function `code` of that table. When the function

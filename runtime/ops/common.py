@@ -4,7 +4,7 @@ import numpy as np
 
 from runtime import backends, context, dtypes
 from runtime import shape as shape_lib
-from runtime.ops import registry
+from runtime.ops import numba_lowerings, registry
 from runtime.ops.registry import SpecError
 from runtime.tensor import EagerTensor, SymbolicTensor, Tensor, to_numpy
 
@@ -241,10 +241,18 @@ def _stack_lowering(lowerer, node, ins, outs):
                                                     node.attrs["axis"]))
 
 
+def _stack_numba(lowerer, node, ins, outs):
+    """numba: `_stack_lowering`, or for shapes known only at run time numba_lowerings'."""
+    if any(not x.rank0 and (x.shape is None or None in x.shape) for x in ins):
+        numba_lowerings.stack(lowerer, node, ins, outs)
+    else:
+        _stack_lowering(lowerer, node, ins, outs)
+
+
 PACK = registry.register("Pack", lambda *xs, axis: np.stack(xs, axis=axis), _stack_infer,
                          node_name="stack", grad="runtime.gradients.array_grads:pack_grad",
                          emit=registry.KERNEL_CALL, static_value=_stack_value,
-                         lowerings={"array": _stack_lowering})
+                         lowerings={"array": _stack_lowering, "numba": _stack_numba})
 
 
 def stack(values, axis=0, name="stack"):

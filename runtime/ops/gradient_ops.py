@@ -24,7 +24,7 @@ import numpy as np
 from runtime import backends
 from runtime.ops import numba_scans
 from runtime.ops.registry import KERNEL_CALL, NO_GRADIENT, not_saveable, register
-from runtime.ops.slicing import decode_index
+from runtime.ops.slicing import decode_index, strided_slice_grad_numba
 
 # lowering rules that decline, saying why (see runtime/backends/lowering.py)
 _GRADIENTS_ON_HOST = {"array": backends.unsupported("gradient ops run on the numpy executor")}
@@ -138,7 +138,8 @@ GATHER_GRAD = register("GatherGrad", _gather_grad, _like_infer,
                        lowerings=_lowered_on_jax("gather_grad"))
 STRIDED_SLICE_GRAD = register("StridedSliceGrad", _strided_slice_grad, _like_infer,
                               grad=_RULES + "strided_slice_grad_grad", emit=KERNEL_CALL,
-                              lowerings=_lowered_on_jax("strided_slice_grad"))
+                              lowerings=dict(_lowered_on_jax("strided_slice_grad"),
+                                             numba=strided_slice_grad_numba))
 PROD_OTHERS = register("ProdOthers", _prod_others, lambda specs, attrs: [specs[0]],
                        grad=NO_GRADIENT, emit=KERNEL_CALL,
                        lowerings=_GRADIENTS_ON_HOST)

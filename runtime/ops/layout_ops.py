@@ -10,7 +10,7 @@ dimension known only at run time is the Split op).
 import numpy as np
 
 from runtime import backends
-from runtime.ops import array_ops, common, manipulation_ops, slicing
+from runtime.ops import array_ops, common, manipulation_ops, numba_lowerings, slicing
 from runtime.ops.common import ANY, SpecError, convert_to_tensor, normalize_axis, require_kind
 from runtime.ops.registry import KERNEL_CALL, execute, execute1, register
 from runtime.tensor import Tensor
@@ -251,7 +251,7 @@ def _pad_lowering(lowerer, node, ins, outs):
 OPS["PadV2"] = register("PadV2", _pad_kernel, _pad_infer, node_name="Pad", grad=_pad_rule,
                         emit=KERNEL_CALL,
                         lowerings={"array": _pad_lowering,
-                                   "numba": backends.unsupported("numba has no np.pad")})
+                                   "numba": numba_lowerings.pad_constant})
 OPS["PadGrad"] = register("PadGrad", _pad_grad_kernel, _pad_grad_infer, grad=_pad_grad_rule,
                           emit=KERNEL_CALL,
                           lowerings=_GRADIENTS_ON_HOST)
@@ -323,7 +323,7 @@ OPS["ReverseV2"] = register("ReverseV2", lambda x, axis: np.flip(x, axis), _same
 OPS["Roll"] = register("Roll", lambda x, shift, axis: np.roll(x, shift, axis),
                        _same_infer(ANY), grad=_roll_rule, emit=KERNEL_CALL,
                        lowerings={"array": "xp.roll({0}, {shift}, {axis})",
-                                  "numba": backends.unsupported("numba's np.roll has no axis")})
+                                  "numba": numba_lowerings.roll})
 
 
 def reverse(tensor, axis, name=None):
@@ -395,12 +395,22 @@ def _repeat_lowering(lowerer, node, ins, outs):
                    % (x, lowerer.literal(counts), axis))
 
 
+def _repeat_numba(lowerer, node, ins, outs):
+    """numba (whose np.repeat takes no axis): numba_lowerings' gather of repeated slices."""
+    x, attrs = ins[0], node.attrs
+    axis = None if x.shape is None or x.rank0 else normalize_axis(attrs["axis"], len(x.shape))
+    if axis is None or x.shape[axis] is None:
+        raise backends.Unsupported("repeats along a dimension of unknown size")
+    counts = _counts(list(attrs["repeats"]), attrs["per_element"], x.shape[axis])
+    numba_lowerings.repeat_positions(lowerer, node, ins, outs, counts)
+
+
 OPS["Repeat"] = register(
     "Repeat", _repeat_kernel, _repeat_infer, emit=KERNEL_CALL,
     grad=lambda ctx, grads: [execute1(OPS["RepeatGrad"], [grads[0], ctx.input(0)],
                                       ctx.attrs)],
     lowerings={"array": _repeat_lowering,
-               "numba": backends.unsupported("numba's np.repeat has no axis")})
+               "numba": _repeat_numba})
 OPS["RepeatGrad"] = register(
     "RepeatGrad", _repeat_grad_kernel, lambda specs, attrs: [(specs[0][0], specs[1][1])],
     emit=KERNEL_CALL,

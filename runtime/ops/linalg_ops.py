@@ -5,7 +5,7 @@ import numpy as np
 
 from runtime import backends
 from runtime import shape as shape_lib
-from runtime.ops import common, layout_ops, manipulation_ops
+from runtime.ops import common, layout_ops, manipulation_ops, numba_lowerings
 from runtime.ops import math_ops as M
 from runtime.ops.common import (
     FLOAT,
@@ -76,9 +76,19 @@ def _matmul_lowering(lowerer, node, ins, outs):
     lowerer.assign(outs[0], "xp.dot(%s, %s)" % (left, right))
 
 
+def _matmul_numba(lowerer, node, ins, outs):
+    """numba: batched operands matrix by matrix (numba_lowerings), else `_matmul_lowering`."""
+    a, b = ins
+    if a.shape is not None and b.shape is not None and min(len(a.shape), len(b.shape)) > 2:
+        numba_lowerings.batched_matmul(lowerer, node, ins, outs)
+    else:
+        _matmul_lowering(lowerer, node, ins, outs)
+
+
 OPS["MatMul"] = register("MatMul", _matmul_kernel, _matmul_infer, emit=_matmul_emit,
                          grad=_GRADS + "matmul_grad",
-                         lowerings={"array": _matmul_lowering, "jax": backends.jax_rule("matmul")})
+                         lowerings={"array": _matmul_lowering, "jax": backends.jax_rule("matmul"),
+                                    "numba": _matmul_numba})
 
 
 def matmul(a, b, transpose_a=False, transpose_b=False, name=None):

@@ -10,6 +10,8 @@ message; a case a rule cannot compute exactly as the kernel does is declined wit
 reason (the graph then runs on the numpy executor).
 """
 
+import numpy as np
+
 from runtime import backends, dtypes
 
 
@@ -248,3 +250,119 @@ def broadcast_to(lowerer, node, ins, outs):
     source = "np.full(1, %s)" % x if x.rank0 else "np.ascontiguousarray(%s)" % x
     lowerer.assign(out, "np.ascontiguousarray(np.broadcast_to(%s, %s))" % (
         source, lowerer.literal(tuple(out.shape))))
+
+
+def batched_matmul(lowerer, node, ins, outs):
+    """MatMul of operands of rank > 2 with the same static batch dimensions: `np.dot` of
+    each pair of matrices (numba's matmul takes no batch); float operands only (BLAS)."""
+    a, b = ins
+    if a.shape is None or b.shape is None or len(a.shape) < 3 or len(b.shape) < 3:
+        raise backends.Unsupported("matmul of operands other than matrices")
+    if not a.dtype.is_floating:
+        raise backends.Unsupported("integer matmul")
+    batch = a.shape[:-2]
+    if batch != b.shape[:-2] or None in batch:
+        raise backends.Unsupported("a matmul broadcasting its batch dimensions")
+    count = product([str(d) for d in batch])
+    left, right, result, i = (lowerer.fresh(p) for p in ("c", "c", "r", "i"))
+    a_rows, a_cols, b_rows, b_cols = dims(a)[-2:] + dims(b)[-2:]
+    lowerer.line("%s = np.ascontiguousarray(%s).reshape((%s, %s, %s))" % (
+        left, a, count, a_rows, a_cols))
+    lowerer.line("%s = np.ascontiguousarray(%s).reshape((%s, %s, %s))" % (
+        right, b, count, b_rows, b_cols))
+    rows = a_cols if node.attrs["transpose_a"] else a_rows
+    cols = b_rows if node.attrs["transpose_b"] else b_cols
+    lowerer.line("%s = np.empty((%s, %s, %s), %s)" % (result, count, rows, cols,
+                                                      type_name(outs[0].dtype)))
+    lowerer.line("for %s in range(%s):" % (i, count))
+    with lowerer.block():
+        x = "np.ascontiguousarray(%s[%s].T)" % (left, i) if node.attrs["transpose_a"] \
+            else "%s[%s]" % (left, i)
+        y = "np.ascontiguousarray(%s[%s].T)" % (right, i) if node.attrs["transpose_b"] \
+            else "%s[%s]" % (right, i)
+        lowerer.line("%s[%s] = np.dot(%s, %s)" % (result, i, x, y))
+    finish(lowerer, outs[0], result, [str(d) for d in batch] + [rows, cols])
+
+
+def stack(lowerer, node, ins, outs):
+    """Pack of arrays whose shapes are known only at run time: each checked to have the
+    first one's shape (numpy's error), then numpy's stack."""
+    if any(x.rank0 for x in ins) or any(x.shape is None for x in ins):
+        raise backends.Unsupported("a stack of values of unknown rank")
+    first = dims(ins[0])
+    for x in ins[1:]:
+        if len(x.shape) != len(first):
+            raise backends.Unsupported("a stack of values of different ranks")
+        for d, (p, q) in enumerate(zip(first, dims(x))):
+            if p != q:
+                lowerer.check("%s != %s" % (p, q), ValueError,
+                              "all input arrays must have the same shape")
+    lowerer.assign(outs[0], "np.stack((%s), %d)" % ("".join(
+        "np.ascontiguousarray(%s), " % x for x in ins), node.attrs["axis"]))
+
+
+def pad_constant(lowerer, node, ins, outs):
+    """PadV2 in CONSTANT mode: the constant everywhere, the input copied into the middle
+    (the other modes are declined)."""
+    x, constant = ins
+    if node.attrs["mode"] != "CONSTANT":
+        raise backends.Unsupported("a %s pad" % node.attrs["mode"])
+    if x.rank0 or not constant.rank0:
+        raise backends.Unsupported("a pad of a scalar")
+    parts = dims(x)
+    paddings = [(int(b), int(a)) for b, a in node.attrs["paddings"]]
+    result = lowerer.fresh("r")
+    lowerer.line("%s = np.full(%s, %s(%s))" % (
+        result, shape_tuple([product([p]) if not (b or a) else "%s + %d" % (p, b + a)
+                             for p, (b, a) in zip(parts, paddings)]),
+        type_name(outs[0].dtype), constant))
+    lowerer.line("%s[%s] = %s" % (result, ", ".join(
+        "%d:%d + %s" % (b, b, p) for p, (b, _) in zip(parts, paddings)), x))
+    lowerer.assign(outs[0], result)
+
+
+def roll(lowerer, node, ins, outs):
+    """Roll: along each axis, element k taken from (k - shift) modulo the dimension
+    (shifts on one axis add up, as numpy's roll does)."""
+    x = ins[0]
+    if x.rank0:
+        raise backends.Unsupported("a roll of a scalar")
+    parts = dims(x)
+    shifts = {}
+    for shift, axis in zip(node.attrs["shift"], node.attrs["axis"]):
+        axis = int(axis) % len(parts)
+        shifts[axis] = shifts.get(axis, 0) + int(shift)
+    current = x
+    for axis, shift in sorted(shifts.items()):
+        array, before, size, after = as_3d(lowerer, current, axis)
+        result, k = lowerer.fresh("r"), lowerer.fresh("k")
+        lowerer.line("%s = np.empty_like(%s)" % (result, array))
+        lowerer.line("for %s in range(%s):" % (k, size))
+        with lowerer.block():
+            lowerer.line("%s[:, %s, :] = %s[:, (%s - %d) %% %s, :]" % (
+                result, k, array, k, shift, size))
+        current = lowerer.fresh("c")
+        lowerer.line("%s = %s.reshape(%s)" % (current, result, shape_tuple(parts)))
+        current = type(x)(current, x.dtype, x.shape)
+    lowerer.assign(outs[0], current)
+
+
+def repeat_positions(lowerer, node, ins, outs, counts):
+    """Repeat along a dimension of static size: the slices at the positions np.repeat would
+    copy (`counts` per position, checked against the size when the rule runs)."""
+    x = ins[0]
+    parts = dims(x)
+    axis = axis_of(node, len(parts))
+    size = x.shape[axis]
+    if len(counts) != size:
+        raise backends.Unsupported("repeats that do not fit the dimension")
+    positions = np.repeat(np.arange(size, dtype=np.int64), counts)
+    index = lowerer.constant(positions, dtypes.int64, positions.shape)
+    array, before, _, after = as_3d(lowerer, x, axis)
+    result, k = lowerer.fresh("r"), lowerer.fresh("k")
+    lowerer.line("%s = np.empty(%s, %s)" % (result, shape_tuple(
+        [before, str(len(positions)), after]), type_name(x.dtype)))
+    lowerer.line("for %s in range(%d):" % (k, len(positions)))
+    with lowerer.block():
+        lowerer.line("%s[:, %s, :] = %s[:, %s[%s], :]" % (result, k, array, index, k))
+    finish(lowerer, outs[0], result, parts[:axis] + [str(len(positions))] + parts[axis + 1:])

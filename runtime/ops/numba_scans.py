@@ -12,6 +12,7 @@ numpy adds pairwise), it stays within the few ulp the backends are held to.
 import numpy as np
 
 from runtime import backends
+from runtime.backends import numba_host
 from runtime.ops.numba_lowerings import (
     as_3d,
     axis_of,
@@ -240,3 +241,43 @@ def reduce_grad(lowerer, node, ins, outs):
         lowerer.line("%s = %s / %s(max(%s, 1))" % (result, result, type_name(out.dtype),
                                                     count))
     lowerer.assign(out, result)
+
+
+def top_k(lowerer, node, ins, outs):
+    """TopKV2: each row's positions in descending order, ties by ascending position (the
+    kernel's stable order, which is its only order when no two values are equal). Where a
+    row holds two NaNs or more, the kernel's order among them is numpy's sort's own: the
+    kernel then runs on the host (numba_host) instead."""
+    x = ins[0]
+    if x.rank0 or x.shape is None:
+        raise backends.Unsupported("a top_k of a scalar")
+    parts = dims(x)
+    n = parts[-1]
+    k = n if node.attrs["k"] is None else str(int(node.attrs["k"]))
+    if node.attrs["k"] is not None and x.shape[-1] is None:
+        lowerer.check_values("%s > %s" % (k, n), ValueError,
+                             "k = %d is larger than the last dimension %d", (k, n))
+    rows = product(parts[:-1])
+    values, indices = outs
+    flat, order, got, picked, r = (lowerer.fresh(p) for p in ("c", "o", "v", "p", "j"))
+    lowerer.line("%s = np.ascontiguousarray(%s).reshape((%s, %s))" % (flat, x, rows, n))
+    lowerer.line("%s = np.empty((%s, %s), %s)" % (got, rows, k, type_name(x.dtype)))
+    lowerer.line("%s = np.empty((%s, %s), np.int32)" % (picked, rows, k))
+    lowerer.line("for %s in range(%s):" % (r, rows))
+    with lowerer.block():
+        lowerer.line("%s = %s - 1 - np.argsort(%s[%s][::-1], kind=\"mergesort\")[::-1]" % (
+            order, n, flat, r))
+        lowerer.line("%s[%s] = %s[%s][%s[:%s]]" % (got, r, flat, r, order, k))
+        lowerer.line("%s[%s] = %s[:%s]" % (picked, r, order, k))
+    if x.dtype.is_floating:
+        # a loop running once, not an `if`: numba miscompiles objmode outputs in an `if`
+        lowerer.line("for %s in range(int((np.isnan(%s).sum(axis=1) >= 2).any())):" % (
+            lowerer.fresh("once"), flat))
+        with lowerer.block():
+            on_host = [lowerer.local(out.dtype, out.shape, "h") for out in outs]
+            numba_host.kernel_on_host(lowerer, node, ins, on_host)
+            for array, result in zip((got, picked), on_host):
+                lowerer.line("%s[:, :] = %s.reshape((%s, %s))" % (array, result, rows, k))
+    shape = parts[:-1] + [k]
+    finish(lowerer, values, got, shape)
+    finish(lowerer, indices, picked, shape)

@@ -176,18 +176,17 @@ def _slice_emit(outs, ins, attrs, emitter):
     return "%s = %s[%s]" % (outs[0], ins[0], ", ".join(parts))
 
 
-def _slice_numba(lowerer, node, ins, outs):
-    """numba: numpy's basic indexing (integers, slices, newaxis, ellipsis, each part a
-    constant or a scalar input), integer indices checked against their dimension first
-    (numba does not check: it would read past the array), with the executor's message:
-    numpy's where it indexes directly (`_slice_emit`), else the kernel's."""
-    shape = ins[0].shape
+def index_parts(lowerer, node, x, values, by_numpy):
+    """numba: the index expression of `node`'s spec on Value `x` (`values`: its dynamic
+    parts), integer indices checked against their dimension first (numba does not check: it
+    would read past the array) with the executor's message: numpy's (`by_numpy`) or the
+    kernel's."""
+    shape = x.shape
     spec = node.attrs["spec"]
-    if shape is None or ins[0].rank0 or not spec:
+    if shape is None or x.rank0 or not spec:
         raise backends.Unsupported("an index of a scalar or of unknown rank")
     if sum(1 for item in spec if item[0] in ("int", "slice")) > len(shape):
         raise backends.Unsupported("more indices than dimensions")
-    by_numpy = all(item[0] == "int" for item in spec) and len(shape) > len(spec)
     if by_numpy:
         message = "index %%d is out of bounds for axis %d with size %%d"
     else:
@@ -196,14 +195,14 @@ def _slice_numba(lowerer, node, ins, outs):
     def part(ref):
         if ref is None:
             return ""
-        return ins[1 + ref[1]] if isinstance(ref, tuple) else repr(int(ref))
+        return values[ref[1]] if isinstance(ref, tuple) else repr(int(ref))
 
     parts = []
     for item, axis in zip(spec, _positions(spec, len(shape))):
         kind = item[0]
         if kind == "int":
             index = part(item[1])
-            size = shape[axis] if shape[axis] is not None else "%s.shape[%d]" % (ins[0], axis)
+            size = shape[axis] if shape[axis] is not None else "%s.shape[%d]" % (x, axis)
             lowerer.check_values("%s < -%s or %s >= %s" % (index, size, index, size),
                                  IndexError, message % axis, (index, size))
             parts.append(index)
@@ -216,9 +215,37 @@ def _slice_numba(lowerer, node, ins, outs):
             parts.append("%s:%s:%s" % tuple(part(p) for p in item[1:]))
         else:
             parts.append("None" if kind == "newaxis" else "...")
-    element = "%s[%s]" % (ins[0], ", ".join(parts))
+    return ", ".join(parts)
+
+
+def _slice_numba(lowerer, node, ins, outs):
+    """numba: numpy's basic indexing (integers, slices, newaxis, ellipsis, each part a
+    constant or a scalar input), with the executor's message where an integer is out of
+    range: numpy's where it indexes directly (`_slice_emit`), else the kernel's."""
+    shape, spec = ins[0].shape, node.attrs["spec"]
+    by_numpy = shape is not None and all(item[0] == "int" for item in spec) and \
+        len(shape) > len(spec)
+    element = "%s[%s]" % (ins[0], index_parts(lowerer, node, ins[0], ins[1:], by_numpy))
     # a C-contiguous result: numba's matmul and fused loops want one (a view may not be)
     lowerer.assign(outs[0], element if outs[0].rank0 else "np.ascontiguousarray(%s)" % element)
+
+
+def strided_slice_grad_numba(lowerer, node, ins, outs):
+    """numba rule of StridedSliceGrad: zeros of the input's shape, `g` stored at the index
+    (numpy's message for an integer out of range; no newaxis: numba does not store through
+    one)."""
+    g, x = ins[:2]
+    if any(item[0] == "newaxis" for item in node.attrs["spec"]):
+        raise backends.Unsupported("a gradient through a newaxis index")
+    if x.shape is None or None in x.shape:
+        raise backends.Unsupported("the gradient of a slice of a dynamic shape")
+    index = index_parts(lowerer, node, x, ins[2:], True)
+    result = lowerer.fresh("r")
+    lowerer.line("%s = np.zeros(%s, np.%s)" % (result, lowerer.literal(tuple(x.shape)),
+                                               "bool_" if g.dtype.kind == "bool"
+                                               else g.dtype.np_dtype.name))
+    lowerer.line("%s[%s] = %s" % (result, index, g))
+    lowerer.assign(outs[0], result)
 
 
 OPS["StridedSlice"] = register("StridedSlice", _slice_kernel, _slice_infer,

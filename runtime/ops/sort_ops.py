@@ -10,7 +10,7 @@ import collections
 import numpy as np
 
 from runtime import backends, dtypes
-from runtime.ops import array_ops, common, layout_ops, manipulation_ops, math_ops
+from runtime.ops import array_ops, common, layout_ops, manipulation_ops, math_ops, numba_scans
 from runtime.ops.common import NUMERIC, SpecError, convert_to_tensor, require_kind
 from runtime.ops.registry import (
     KERNEL_CALL,
@@ -98,7 +98,8 @@ def _top_k_jax_rule(lowerer, node, ins):
 
 OPS["TopKV2"] = register("TopKV2", _top_k_kernel, _top_k_infer, grad=_top_k_grad,
                          emit=KERNEL_CALL,
-                         lowerings=dict(_NOT_LOWERED, jax=_top_k_jax_rule))
+                         lowerings=dict(_NOT_LOWERED, jax=_top_k_jax_rule,
+                                        numba=numba_scans.top_k))
 # TopKGrad scatters g to the chosen positions; TakeAlongLastAxis gathers from them: each is
 # the other's gradient (with respect to g).
 OPS["TopKGrad"] = register(

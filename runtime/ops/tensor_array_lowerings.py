@@ -10,8 +10,14 @@ and declines otherwise.
 The buffer is allocated where the array is created, with a size known when the graph is
 lowered (the array's size is a constant) and an element dtype and shape declared or given
 by the first write lowered; the allocation line is written when the whole graph is lowered
-(`allocation`). Dynamically sized arrays, and elements whose static shape is not fully
-known, are declined: the graph runs on the numpy executor.
+(`allocation`). Elements whose static shape is not fully known are declined: the graph runs
+on the numpy executor.
+
+A dynamically sized array (dynamic_size=True) is a growable buffer: its handle has a third
+member, a one-element int64 array holding its size (the highest index written plus one, at
+least the size it was made with), and a write past the capacity makes a new tuple with
+arrays of twice the capacity (or up to the index) holding the old elements, under the
+write's output name (the older version is not used again: see numba_handles).
 
 Reads, writes and stacks check indices and written elements as the executor's kernels do,
 raising the same error classes (IndexError, ValueError).
@@ -28,11 +34,12 @@ class Buffer:
     """A TensorArray's buffer in lowered code: its `size`, element `np_dtype` and `shape`
     (None until known), and the `token` its allocation line holds until then."""
 
-    def __init__(self, token, size, np_dtype, shape):
+    def __init__(self, token, size, np_dtype, shape, dynamic=False):
         self.token = token
         self.size = size
         self.np_dtype = np_dtype
         self.shape = shape
+        self.dynamic = dynamic
 
     def learn(self, np_dtype, shape):
         """Records the dtype and static shape of an element written; Unsupported where they
@@ -57,22 +64,31 @@ class Buffer:
         if self.np_dtype is None or self.shape is None or None in self.shape:
             raise backends.Unsupported("a TensorArray whose element dtype and shape are not "
                                        "known when it is created or first written")
+        if self.dynamic:
+            return "(%s, np.zeros(%d, np.bool_), np.full(1, %d, np.int64))" % (
+                self.elements(str(self.size)), self.size, self.size)
+        return "(%s, np.zeros(%d, np.bool_))" % (self.elements(str(self.size)), self.size)
+
+    def elements(self, capacity):
+        """The expression allocating the elements of `capacity` (an expression)."""
         name = "bool_" if self.np_dtype.kind == "b" else self.np_dtype.name
-        return "(np.empty((%d, %s), np.%s), np.zeros(%d, np.bool_))" % (
-            self.size, "".join("%d, " % d for d in self.shape), name, self.size)
+        return "np.empty((%s, %s), np.%s)" % (
+            capacity, "".join("%d, " % d for d in self.shape), name)
+
+    def size_of(self, handle):
+        """The expression of the array's size: a literal, or its run-time size."""
+        return "%s[2][0]" % handle if self.dynamic else str(self.size)
 
 
 def new_buffer(lowerer, size, dynamic_size, element_shape, np_dtype, written=False):
     """A Buffer for a new array, registered with `lowerer` (its `tensor_arrays` list), and the
     token standing for its allocation until `allocation` replaces it."""
-    if dynamic_size:
-        raise backends.Unsupported("a dynamically sized TensorArray")
     if written:
         raise backends.Unsupported("a TensorArray constant with elements")
     buffers = lowerer.tensor_arrays
     token = "__tensor_array_%d__" % len(buffers)
     buffer = Buffer(token, int(size), np_dtype, None if element_shape is None
-                    else tuple(element_shape))
+                    else tuple(element_shape), bool(dynamic_size))
     buffers.append(buffer)
     return buffer, token
 
@@ -88,10 +104,20 @@ def _hand_on(lowerer, out, buffer):
     lowerer.handle_buffers[str(out)] = buffer
 
 
-def _check_index(lowerer, index, buffer, reading):
+def _check_index(lowerer, index, buffer, reading, handle):
     """The executor's checks of an index (TensorArrayValue._check_index), naming it."""
     lowerer.check_values("%s < 0" % index, IndexError, "TensorArray index %d is negative",
                          (index,))
+    if buffer.dynamic:
+        if reading:
+            size = buffer.size_of(handle)
+            lowerer.check_values("%s >= %s and %s == 1" % (index, size, size), IndexError,
+                                 "TensorArray index %d is out of range: the array has 1 "
+                                 "element", (index,))
+            lowerer.check_values("%s >= %s" % (index, size), IndexError,
+                                 "TensorArray index %d is out of range: the array has %d "
+                                 "elements", (index, size))
+        return
     if reading:
         message = "TensorArray index %%d is out of range: the array has %d element%s" % (
             buffer.size, "" if buffer.size == 1 else "s")
@@ -101,9 +127,29 @@ def _check_index(lowerer, index, buffer, reading):
     lowerer.check_values("%s >= %d" % (index, buffer.size), IndexError, message, (index,))
 
 
-def _unwritten(buffer):
-    return ("TensorArray index %%d was read before it was written (the array has size %d)"
-            % buffer.size)
+def _check_written(lowerer, buffer, handle, index, failed):
+    """Fails where `failed` (an expression) holds: element `index` was never written."""
+    message = "TensorArray index %d was read before it was written (the array has size %d)"
+    lowerer.check_values(failed, IndexError, message, (index, buffer.size_of(handle)))
+
+
+def _grow(lowerer, handle, out, buffer, needed):
+    """`out` = `handle`, or a copy with room for `needed` elements when it has less."""
+    capacity = "%s[0].shape[0]" % handle
+    lowerer.line("if %s > %s:" % (needed, capacity))
+    with lowerer.block():
+        larger = lowerer.fresh("n")
+        lowerer.line("%s = max(%s, 2 * %s)" % (larger, needed, capacity))
+        elements, written = lowerer.fresh("e"), lowerer.fresh("m")
+        lowerer.line("%s = %s" % (elements, buffer.elements(larger)))
+        lowerer.line("%s[:%s] = %s[0]" % (elements, capacity, handle))
+        lowerer.line("%s = np.zeros(%s, np.bool_)" % (written, larger))
+        lowerer.line("%s[:%s] = %s[1]" % (written, capacity, handle))
+        lowerer.line("%s = (%s, %s, %s[2])" % (out, elements, written, handle))
+    lowerer.line("else:")
+    with lowerer.block():
+        lowerer.line("%s = %s" % (out, handle))
+    lowerer.line("%s[2][0] = max(%s[2][0], %s)" % (out, out, needed))
 
 
 def constant(lowerer, value):
@@ -140,10 +186,13 @@ def write(lowerer, node, ins, outs):
     handle, index, value = ins
     buffer = _buffer_of(lowerer, handle)
     buffer.learn(value.dtype.np_dtype, value.shape)
-    _check_index(lowerer, index, buffer, reading=False)
-    lowerer.line("%s[0][%s] = %s" % (handle, index, value))
-    lowerer.line("%s[1][%s] = True" % (handle, index))
-    lowerer.line("%s = %s" % (outs[0], handle))
+    _check_index(lowerer, index, buffer, False, handle)
+    if buffer.dynamic:
+        _grow(lowerer, handle, outs[0], buffer, "%s + 1" % index)
+    else:
+        lowerer.line("%s = %s" % (outs[0], handle))
+    lowerer.line("%s[0][%s] = %s" % (outs[0], index, value))
+    lowerer.line("%s[1][%s] = True" % (outs[0], index))
     _hand_on(lowerer, outs[0], buffer)
 
 
@@ -154,9 +203,8 @@ def read(lowerer, node, ins, outs):
     """TensorArrayRead: a copy of the element (a later write must not change it)."""
     handle, index = ins
     buffer = _buffer_of(lowerer, handle)
-    _check_index(lowerer, index, buffer, reading=True)
-    lowerer.check_values("not %s[1][%s]" % (handle, index), IndexError, _unwritten(buffer),
-                         (index,))
+    _check_index(lowerer, index, buffer, True, handle)
+    _check_written(lowerer, buffer, handle, index, "not %s[1][%s]" % (handle, index))
     if outs[0].rank0:
         lowerer.assign(outs[0], "%s[0][%s]" % (handle, index))
     else:
@@ -170,9 +218,10 @@ def stack(lowerer, node, ins, outs):
     """TensorArrayStack: a copy of the whole buffer, every element written."""
     handle = ins[0]
     buffer = _buffer_of(lowerer, handle)
-    lowerer.check_values("not %s[1].all()" % handle, IndexError, _unwritten(buffer),
-                         ("np.argmin(%s[1])" % handle,))
-    lowerer.assign(outs[0], "%s[0].copy()" % handle)
+    size = buffer.size_of(handle)
+    _check_written(lowerer, buffer, handle, "np.argmin(%s[1][:%s])" % (handle, size),
+                   "not %s[1][:%s].all()" % (handle, size))
+    lowerer.assign(outs[0], "%s[0][:%s].copy()" % (handle, size))
 
 
 stack.tensor_array_use = READ
@@ -181,7 +230,31 @@ stack.tensor_array_use = READ
 def size(lowerer, node, ins, outs):
     """TensorArraySize: the buffer's size."""
     buffer = _buffer_of(lowerer, ins[0])
-    lowerer.assign(outs[0], "np.int32(%d)" % buffer.size)
+    lowerer.assign(outs[0], "np.int32(%s)" % buffer.size_of(ins[0]))
 
 
 size.tensor_array_use = READ
+
+
+def unstack(lowerer, node, ins, outs):
+    """TensorArrayUnstack: the value's rows stored as elements 0, 1, ... in place, after the
+    kernel's check that they fit the array's fixed size."""
+    handle, value = ins
+    if value.shape is None or value.rank0:
+        raise backends.Unsupported("an unstack of a value of unknown rank")
+    buffer = _buffer_of(lowerer, handle)
+    buffer.learn(value.dtype.np_dtype, value.shape[1:])
+    count = str(value.shape[0]) if value.shape[0] is not None else "%s.shape[0]" % value
+    if buffer.dynamic:
+        _grow(lowerer, handle, outs[0], buffer, count)
+    else:
+        lowerer.check_values("%s > %d" % (count, buffer.size), ValueError,
+                             "cannot unstack %%d elements into a TensorArray of fixed size %d "
+                             "(dynamic_size=False)" % buffer.size, (count,))
+        lowerer.line("%s = %s" % (outs[0], handle))
+    lowerer.line("%s[0][:%s] = %s" % (outs[0], count, value))
+    lowerer.line("%s[1][:%s] = True" % (outs[0], count))
+    _hand_on(lowerer, outs[0], buffer)
+
+
+unstack.tensor_array_use = WRITE

@@ -291,7 +291,8 @@ def _unstack_kernel(handle, value, dtype, element_shape):
 
 OPS["TensorArrayUnstack"] = register("TensorArrayUnstack", _unstack_kernel, _unstack_infer,
                                      grad=_RULES + "unstack_grad", emit=KERNEL_CALL,
-                                     lowerings=_on_jax("unstack_tensor_array"))
+                                     lowerings=_on_jax("unstack_tensor_array",
+                                                       numba_rules.unstack))
 
 
 def _gather_infer(specs, attrs):

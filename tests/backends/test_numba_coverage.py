@@ -335,3 +335,114 @@ def test_reading_past_the_end_of_a_dataset_fails_like_the_executor():
         return next(iterator) + next(iterator) + next(iterator) + x
 
     _same_error(f, np.int32(1), dynamic=False)
+
+
+def test_a_tensor_array_unstacked_then_read():
+    def f(x):
+        rows = tf.TensorArray(tf.float32, size=3).unstack(x)
+        return rows.read(0) + rows.read(1) * 2.0, rows.size(), rows.stack()
+
+    _agree(f, _X[0], dynamic=False)
+    rows_of_four = tf.function(f, backend="numba", strict=True,
+                               input_signature=[tf.TensorSpec([None, 4], tf.float32)])
+    for got, expected in zip(_values(rows_of_four(_X[0])), _values(f(tf.constant(_X[0])))):
+        np.testing.assert_array_equal(got, expected)
+
+    def unwritten(x):  # fewer rows than the array's size: reading row 2 fails
+        rows = tf.TensorArray(tf.float32, size=3).unstack(x)
+        return rows.read(2)
+
+    _same_error(unwritten, _X[0][:2], dynamic=False)
+
+    def too_many(x):
+        return tf.TensorArray(tf.float32, size=1).unstack(x).stack()
+
+    _same_error(too_many, _X[0], dynamic=False)
+
+
+def test_a_dynamically_sized_tensor_array_grows_as_a_loop_writes_it():
+    def f(n, x):
+        squares = tf.TensorArray(tf.float32, size=0, dynamic_size=True)
+        for i in tf.range(n):
+            squares = squares.write(i, x * tf.cast(i * i, tf.float32))
+        return squares.stack(), squares.size(), squares.read(n - 1)
+
+    _agree(f, np.int32(37), np.float32([1.0, -2.0]), dynamic=False)
+    _agree(f, np.int32(1), np.float32([1.0, -2.0]), dynamic=False)
+
+    def past_the_end(n, x):
+        ta = tf.TensorArray(tf.float32, size=2, dynamic_size=True).write(n, x)
+        return ta.read(n + 1)
+
+    assert "has 6 elements" in str(_same_error(past_the_end, np.int32(5), np.float32(1.0),
+                                               dynamic=False))
+
+    def a_gap(n, x):  # growing leaves unwritten elements: stacking them fails
+        return tf.TensorArray(tf.float32, size=0, dynamic_size=True).write(n, x).stack()
+
+    _same_error(a_gap, np.int32(3), np.float32(1.0), dynamic=False)
+
+
+def test_a_dynamically_sized_tensor_array_unstacked():
+    def f(x):
+        rows = tf.TensorArray(tf.float32, size=1, dynamic_size=True).unstack(x)
+        return rows.stack() * 2.0, rows.size()
+
+    _agree(f, _X[0], dynamic=False)
+
+
+def test_batched_matmul_and_stacks_of_dynamic_shapes():
+    def f(a, b):
+        return (tf.matmul(a, b), tf.matmul(a, a, transpose_b=True),
+                tf.matmul(b, b, transpose_a=True), tf.stack([a[0], b[0, :3, :4]], 1))
+
+    rng = np.random.RandomState(1)
+    a = rng.standard_normal((2, 3, 4)).astype(np.float32)
+    b = rng.standard_normal((2, 4, 5)).astype(np.float32)
+    _agree(f, a, b, dynamic=False, exact=False)
+    stacked = tf.function(lambda x, y: tf.stack([x, y]), backend="numba", strict=True,
+                          input_signature=[tf.TensorSpec([None], tf.float32)] * 2)
+    np.testing.assert_array_equal(stacked(a[0, 0], b[0, 0, :4]).numpy(),
+                                  np.stack([a[0, 0], b[0, 0, :4]]))
+    with pytest.raises(tf.errors.InvalidArgumentError, match="same shape"):
+        stacked(a[0, 0], b[0, 0])
+
+
+def test_constant_pads_rolls_and_repeats():
+    def f(x):
+        return (tf.pad(x, [[1, 0], [0, 2], [1, 1]], constant_values=-1.0),
+                tf.roll(x, [1, -2, 5], [0, 2, 2]), tf.roll(x, 4, 1),
+                tf.repeat(x, [1, 0, 3], axis=1), tf.repeat(x, 2, axis=2))
+
+    _agree(f, _X, dynamic=False)
+    _agree(f, _X.astype(np.int32), dynamic=False)
+    rolled = tf.function(lambda x: tf.roll(x, [-1, 2], [0, 1]), backend="numba", strict=True,
+                         input_signature=[tf.TensorSpec([None, None], tf.float32)])
+    np.testing.assert_array_equal(rolled(_X[0]).numpy(), np.roll(_X[0], [-1, 2], [0, 1]))
+
+
+def test_top_k_orders_ties_and_nans_as_the_kernel_does():
+    def f(x):  # (numba 0.68 fails to compile two such host calls in one kernel)
+        values, indices = tf.math.top_k(x, 3)
+        return values, indices
+
+    rng = np.random.RandomState(2)
+    distinct = rng.standard_normal((3, 5, 6)).astype(np.float32)
+    ties = np.round(distinct)
+    ties[0, 0, :2] = [-0.0, 0.0]
+    one_nan = distinct.copy()
+    one_nan[1, 2, 3] = np.nan
+    many_nans = distinct.copy()
+    many_nans[2, 1, [0, 2, 5]] = np.nan  # the kernel's order among NaNs: run on the host
+    for x in (distinct, ties, one_nan, many_nans, ties.astype(np.int32)):
+        _agree(f, x)
+
+
+def test_gradients_of_slices_lower():
+    def f(x, n):
+        with tf.GradientTape() as tape:
+            tape.watch(x)
+            y = tf.reduce_sum(x[1, 1:, ::2] * 3.0) + tf.reduce_sum(x[:, n] ** 2)
+        return tape.gradient(y, x)
+
+    _agree(f, _X, np.int32(1), dynamic=False)

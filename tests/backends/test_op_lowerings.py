@@ -224,13 +224,11 @@ def test_erf_on_jax_is_within_4_ulp():
 
 
 @pytest.mark.skipif(not _INSTALLED["numba"], reason="numba is not installed")
-def test_numba_declines_roll_einsum_diag_part_pad_and_erf_naming_the_op():
-    _declines("numba", _roll, _FLOATS, op="Roll")
+def test_numba_declines_einsum_diag_part_pad_and_erf_naming_the_op():
     _declines("numba", _einsum, _A, _B, op="Einsum")
     _declines("numba", _diag_part, _FLOATS, op="MatrixDiagPart")
     _declines("numba", _pad, _FLOATS, op="PadV2")
     _declines("numba", _erf, _FLOATS, op="Erf")
-    _declines("numba", _repeat, _FLOATS, op="Repeat")
     _declines("numba", _gather_nd, _FLOATS, np.array([[1, 2]], np.int32), op="GatherNd")
 
 

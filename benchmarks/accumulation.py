@@ -114,6 +114,7 @@ DYNAMIC_RNN = Workload(
                 % (BATCH, SEQ_LEN, FEATURES),
     build=_build,
     targets=[Target("function", "numpy", at_most=1.5), Target("eager", "function"),
+             Target("function_numba", "jax.jit", at_most=1.0),
              Target("function_jax", "jax.jit", at_most=1.2)],
     rtol=1e-5, atol=1e-6,
     group=GROUP,

@@ -134,8 +134,11 @@ def _reduction_lowerings(name):
                           "reduction over an empty tensor has no identity")
         # numpy adds floats pairwise along the innermost axes it reduces, in order along
         # outer ones: numba's np.sum adds in order, so trailing axes use numpy's pairwise sum
+        # (under 8 elements numpy adds in order too, and np.sum is cheaper to call)
+        size = shape_lib.num_elements(x.shape)
         pairwise = (name in ("Sum", "Mean") and x.dtype.is_floating
-                    and axes == tuple(range(rank - len(axes), rank)))
+                    and axes == tuple(range(rank - len(axes), rank))
+                    and (size is None or size >= 8))
         reduce = "xp.%s({0})" % function
         if pairwise:
             reduce = "numba_math.pairwise_sum({0})"

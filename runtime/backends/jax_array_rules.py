@@ -15,6 +15,7 @@ from typing import Any
 
 import numpy as np
 
+from runtime.backends import jax_rules
 from runtime.backends.jax_lowering import Lowerer, Unsupported, is_concrete
 from runtime.ops import conv_ops
 
@@ -232,33 +233,10 @@ def strided_slice_grad(lw: Lowerer, node: Any, ins: list[Any]) -> list[Any]:
     against their dimension, as the forward kernel does (dynamic slice bounds decline)."""
     g, x, dynamic = lw.jnp.asarray(ins[0]), ins[1], ins[2:]
     shape = tuple(np.shape(x))
-    spec = node.attrs["spec"]
-    consumed = sum(1 for item in spec if item[0] in ("int", "slice"))
-    index: list[Any] = []
-    dim = 0
-    for item in spec:
-        kind = item[0]
-        if kind == "ellipsis":
-            index.append(Ellipsis)
-            dim += len(shape) - consumed
-        elif kind == "newaxis":
-            index.append(None)
-        elif kind == "slice":
-            if any(isinstance(part, tuple) for part in item[1:]):
-                raise Unsupported("a slice with bounds known only at run time")
-            index.append(slice(*item[1:]))
-            dim += 1
-        else:
-            part = item[1]
-            value = dynamic[part[1]] if isinstance(part, tuple) else part
-            if dim >= len(shape):
-                raise Unsupported("indexes more dimensions than the value has")
-            lw.fail_if((value < -shape[dim]) | (value >= shape[dim]))
-            index.append(value)
-            dim += 1
+    index = jax_rules.static_index(lw, node.attrs["spec"], list(dynamic), shape)
     out = lw.jnp.zeros(shape, g.dtype)
     try:
-        return [out.at[tuple(index)].set(g)]
+        return [out.at[index].set(g)]
     except (ValueError, TypeError, IndexError) as e:
         raise Unsupported("cannot place the gradient: %s" % e) from None
 

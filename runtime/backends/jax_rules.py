@@ -401,9 +401,14 @@ def matmul(lw: Lowerer, node: Any, ins: list[Any]) -> list[Any]:
 def strided_slice(lw: Lowerer, node: Any, ins: list[Any]) -> list[Any]:
     """StridedSlice (`x[index]`): dynamic scalar indices select; an index out of bounds
     fails, as on the numpy executor. Dynamic slice bounds are not lowered."""
-    x, dynamic = ins[0], ins[1:]
-    spec = node.attrs["spec"]
-    rank = len(np.shape(x))
+    x = ins[0]
+    return [x[static_index(lw, node.attrs["spec"], ins[1:], tuple(np.shape(x)))]]
+
+
+def static_index(lw: Lowerer, spec: Any, dynamic: list[Any], shape: tuple[int, ...]) -> tuple:
+    """The index a StridedSlice `spec` makes into a value of `shape`, its dynamic integer
+    indices taken from `dynamic` and checked against their dimension (an index out of
+    bounds fails, as on the numpy executor); dynamic slice bounds are not lowered."""
     consumed = sum(1 for item in spec if item[0] in ("int", "slice"))
     index: list[Any] = []
     dim = 0
@@ -411,7 +416,7 @@ def strided_slice(lw: Lowerer, node: Any, ins: list[Any]) -> list[Any]:
         kind = item[0]
         if kind == "ellipsis":
             index.append(Ellipsis)
-            dim += rank - consumed
+            dim += len(shape) - consumed
         elif kind == "newaxis":
             index.append(None)
         elif kind == "slice":
@@ -422,11 +427,12 @@ def strided_slice(lw: Lowerer, node: Any, ins: list[Any]) -> list[Any]:
         else:
             part = item[1]
             value = dynamic[part[1]] if isinstance(part, tuple) else part
-            size = np.shape(x)[dim]
-            lw.fail_if((value < -size) | (value >= size))
+            if dim >= len(shape):
+                raise Unsupported("indexes more dimensions than the value has")
+            lw.fail_if((value < -shape[dim]) | (value >= shape[dim]))
             index.append(value)
             dim += 1
-    return [x[tuple(index)]]
+    return tuple(index)
 
 
 def gather(lw: Lowerer, node: Any, ins: list[Any]) -> list[Any]:

@@ -4,6 +4,8 @@
 import re
 import runpy
 
+import pytest
+
 import autograph
 from runtime.backends import coverage, promotion
 
@@ -13,6 +15,7 @@ def _page():
 
 
 def test_the_python_example_runs(tmp_path, capsys, monkeypatch):
+    pytest.importorskip("numba")  # the example names backend="numba"
     monkeypatch.delenv("AUTOGRAPH_BACKEND", raising=False)  # the page shows the default
     autograph.config(backend=None)
     blocks = re.findall(r"```python\n(.*?)```", _page(), re.S)

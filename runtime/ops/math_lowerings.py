@@ -90,9 +90,14 @@ def _fast_in_numba(function, otherwise):
     `otherwise`."""
     def rule(lowerer, node, ins, outs):
         x = ins[0]
-        if x.dtype not in (dtypes.float32, dtypes.float64):
+        # numba inlines each use into its IR, and compiling hundreds of them takes minutes:
+        # a kernel's uses beyond the budget take the C library's function instead
+        uses = getattr(lowerer, "fast_math_uses", 0)
+        if x.dtype not in (dtypes.float32, dtypes.float64) or uses >= _FAST_MATH_BUDGET:
             otherwise(lowerer, node, ins, outs)
-        elif x.rank0:
+            return
+        lowerer.fast_math_uses = uses + 1
+        if x.rank0:
             lowerer.assign(outs[0], "numba_math.%s(%s, numba_math.%s)" % (
                 function, x, x.dtype.name.upper()))
         elif function in _IN_C_LIBRARY and _static_size(x) < _ONE_VECTOR:
@@ -107,6 +112,7 @@ _FAST_IN_NUMBA = {"Tanh": "tanh", "Exp": "exp", "Sigmoid": "sigmoid"}
 # scalar remainder, which is slower than numpy's own ufunc on it (the C library's tanhf and
 # expf, within 2 ulp as well): the guide's tanh loop on 5 elements runs 1.6x faster so.
 _IN_C_LIBRARY = ("tanh", "exp")
+_FAST_MATH_BUDGET = 32  # fast tanh/exp/sigmoid uses per kernel (see _fast_in_numba)
 _ONE_VECTOR = 8
 
 

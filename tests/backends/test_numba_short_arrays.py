@@ -6,6 +6,7 @@ import numpy as np
 import pytest
 
 import autograph.tf as tf
+from runtime.ops import math_lowerings
 
 pytest.importorskip("numba")
 
@@ -62,3 +63,18 @@ def test_float_sums_equal_numpys_on_either_side_of_eight(size):
     got, source = _compiled(lambda x: tf.reduce_sum(x), tf.constant(values))
     assert got == np.sum(values)
     assert ("pairwise_sum" in source) == (size >= 8)
+
+
+def test_a_kernel_uses_the_fast_functions_within_its_budget(monkeypatch):
+    monkeypatch.setattr(math_lowerings, "_FAST_MATH_BUDGET", 2)  # 32 by default
+
+    def chain(x):
+        for _ in range(4):  # unrolled: 4 Tanh ops in one kernel
+            x = tf.tanh(x) * 1.5
+        return x
+
+    x = tf.constant(np.linspace(-1, 1, 16).astype(np.float32))
+    got, source = _compiled(chain, x)
+    want = tf.function(chain, backend="numpy")(x).numpy()
+    np.testing.assert_allclose(got, want, rtol=1e-5)
+    assert source.count("numba_math.fast_tanh(") + source.count("numba_math.tanh(") == 2

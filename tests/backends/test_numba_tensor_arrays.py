@@ -5,20 +5,13 @@ runs them), never given a wrong value."""
 
 import numpy as np
 import pytest
+from numba_compare import executor_and_numba
 
 import autograph.tf as tf
 from runtime import backends
 
 numba = pytest.importorskip("numba")
-
-
-def _both(f, *args):
-    """f's results on the numpy executor and on numba (strict: it must lower)."""
-    expected = tf.function(f, backend="numpy")(*args)
-    compiled = tf.function(f, backend="numba", strict=True)
-    got = compiled(*args)
-    assert compiled.get_concrete_function(*args).backend == "numba"
-    return expected, got
+_both = executor_and_numba
 
 
 def _assert_same(expected, got):

@@ -9,6 +9,7 @@ import textwrap
 
 import numpy as np
 import pytest
+from two_cpu_devices import run_on_two_cpu_devices
 
 import autograph
 import autograph.tf as tf
@@ -228,14 +229,7 @@ def test_batch_sharding_splits_over_two_devices_with_the_same_results(tmp_path):
         assert w_sharding.is_fully_replicated
         print("ok")
     """)
-    env = dict(os.environ, PYTHONPATH=REPO,
-               XLA_FLAGS="--xla_force_host_platform_device_count=2", JAX_PLATFORMS="cpu")
-    path = tmp_path / "sharded.py"
-    path.write_text(script)
-    ran = subprocess.run([sys.executable, str(path)], capture_output=True, text=True,
-                         env=env, timeout=300)
-    assert ran.returncode == 0, ran.stderr
-    assert ran.stdout.strip().endswith("ok")
+    run_on_two_cpu_devices(script, tmp_path)
 
 
 def test_compiled_programs_persist_under_the_user_cache_folder(tmp_path):

@@ -5,12 +5,11 @@ other consumer (numpy, eager ops, numpy and numba Functions, tapes) reads their 
 import copy
 import os
 import pickle
-import subprocess
-import sys
 import textwrap
 
 import numpy as np
 import pytest
+from two_cpu_devices import run_on_two_cpu_devices
 
 import autograph
 import autograph.tf as tf
@@ -250,11 +249,4 @@ def test_sharded_results_stay_sharded_until_read(tmp_path):
         np.testing.assert_allclose(again.numpy(), reference(reference(x)).numpy(), rtol=1e-5)
         print("ok")
     """)
-    env = dict(os.environ, PYTHONPATH=REPO,
-               XLA_FLAGS="--xla_force_host_platform_device_count=2", JAX_PLATFORMS="cpu")
-    path = tmp_path / "sharded.py"
-    path.write_text(script)
-    ran = subprocess.run([sys.executable, str(path)], capture_output=True, text=True,
-                         env=env, timeout=300)
-    assert ran.returncode == 0, ran.stderr
-    assert ran.stdout.strip().endswith("ok")
+    run_on_two_cpu_devices(script, tmp_path)

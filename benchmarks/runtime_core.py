@@ -181,6 +181,9 @@ def _build_matmul_chain():
         Variant("function", function, tuple(ag_tf.constant(v) for v in values),
                 verify=traced_once(function), note="cached autograph.tf.function"),
     ]
+    variants += compiled_variants(
+        lambda backend: ag_tf.function(make_matmul_chain(ag_tf.matmul), backend=backend),
+        tuple(ag_tf.constant(v) for v in values))
     tf = tensorflow()
     if tf is not None:
         variants.append(Variant("tensorflow.function", tf.function(make_matmul_chain(tf.matmul)),
@@ -201,7 +204,8 @@ MATMUL_CHAIN = Workload(
                 "Function's overhead must vanish against numpy's BLAS time."
                 % (MATMUL_SIZE, MATMUL_SIZE),
     build=_build_matmul_chain,
-    targets=[Target("function", "numpy", at_most=1.05)],
+    targets=[Target("function", "numpy", at_most=1.05), Target("function_numba", "numpy"),
+             Target("function_jax", "jax.jit")],
     rtol=1e-4, atol=1e-4,
     group=GROUP,
 )

@@ -13,7 +13,15 @@ the workload is built.
 import numpy as np
 
 import autograph.tf as ag_tf
-from benchmarks.workload import Target, Variant, Workload, jax, tensorflow, traced_once
+from benchmarks.workload import (
+    Target,
+    Variant,
+    Workload,
+    compiled_variants,
+    jax,
+    tensorflow,
+    traced_once,
+)
 
 GROUP = "training"
 
@@ -108,6 +116,18 @@ def _build_mlp_train_step():
         Variant("function", function, (tx, ty), verify=traced_once(function),
                 note="the same step as a cached autograph.tf.function (tape inside)"),
     ]
+    made = {}  # id(Function) -> its variables, to put them back after the untimed first call
+
+    def make_compiled(backend):
+        variables = [ag_tf.Variable(p) for p in params]
+        compiled = ag_tf.function(make_train_step(ag_tf, variables), backend=backend)
+        made[id(compiled)] = variables
+        return compiled
+
+    def reset(compiled):
+        for variable, value in zip(made[id(compiled)], params):
+            variable.assign(value)
+    variants += compiled_variants(make_compiled, (tx, ty), reset=reset)
     tf = tensorflow()
     if tf is not None:
         tf_x, tf_y = tf.constant(x), tf.constant(y)
@@ -152,7 +172,8 @@ MLP_TRAIN_STEP = Workload(
                 "assign_sub updates." % (FEATURES, HIDDEN, OUTPUTS, BATCH, FEATURES),
     build=_build_mlp_train_step,
     targets=[Target("eager", "function", at_least=1.5),
-             Target("function", "numpy", at_most=1.5)],
+             Target("function", "numpy", at_most=1.5), Target("function_numba", "numpy"),
+             Target("function_jax", "jax.jit")],
     rtol=1e-5, atol=1e-6,
     group=GROUP,
 )

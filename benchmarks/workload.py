@@ -144,16 +144,18 @@ def jax_blocking(fn):
     return call
 
 
-def compiled_variants(make_function, args):
+def compiled_variants(make_function, args, reset=None):
     """[Variant("function_numba"), Variant("function_jax")], for the compiled backends that
     are installed: `make_function(backend)` is the workload's Function made with that
     backend. The first call (the trace and the compile) happens here, untimed; when the graph
-    fell back to the executor the note says why."""
+    fell back to the executor the note says why. `reset(function)`, for a stateful workload
+    (a training step), puts the state back as it was before that first call, so that the
+    result check sees the same first step as the reference."""
     return [variant for backend in ("numba", "jax")
-            for variant in _backend_variants(backend, make_function, args)]
+            for variant in _backend_variants(backend, make_function, args, reset)]
 
 
-def _backend_variants(backend, make_function, args):
+def _backend_variants(backend, make_function, args, reset):
     if optional_module(backend) is None:
         return []
     import warnings
@@ -176,6 +178,8 @@ def _backend_variants(backend, make_function, args):
         note += ", device-resident arguments, result awaited"
     if report.running != backend:
         note += "; FELL BACK to the executor: %s" % report.reason
+    if reset is not None:  # after every untimed call above
+        reset(function)
     return [Variant("function_" + backend, call, args, verify=traced_once(function),
                     note=note)]
 

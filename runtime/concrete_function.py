@@ -418,11 +418,25 @@ class ConcreteFunction:
             values = run(*feeds)
         except Exception as e:  # translate to the user's terms, see _translate
             raise self._translate(e) from None
-        if self._single_output:  # _result's first case, inline
+        if self._single_output:  # _result's first cases, inline
             value = values[0]
-            if type(value) is self._out_scalar_types[0]:
+            kind = type(value)
+            if kind is self._out_scalar_types[0]:
                 return EagerTensor(value, self._out_dtypes[0])
+            if kind is DeviceTensor:
+                self._go_direct()
+                return value
         return self._result(values)
+
+    def _go_direct(self):
+        """From now on, cached calls run the compiled graph's direct call where it offers one
+        (see JaxCompiledGraph.direct_call): set as this instance's `_call_flat`, it takes
+        the general path (this class's) back for anything but the plain case."""
+        direct = getattr(self._compiled, "direct_call", None)
+        if direct is not None and self._first_call is None and "_call_flat" not in self.__dict__:
+            call = direct(ConcreteFunction._call_flat.__get__(self))
+            if call is not None:  # (an instance attribute hides the method)
+                self.__dict__["_call_flat"] = call
 
     def _take_first_call(self):
         """The trace this call must run instead (the variable-initialising one, once), or

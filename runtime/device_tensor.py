@@ -44,16 +44,29 @@ def host_feeds(feeds: list[Any]) -> list[Any]:
     return [np.asarray(f) if isinstance(f, _array_types) else f for f in feeds]
 
 
+class _OnDevice:
+    def __repr__(self) -> str:
+        return "ON_DEVICE"
+
+
+# the marker that ends a device tensor's cache-key part (see runtime.signature)
+ON_DEVICE = _OnDevice()
+
+
 class DeviceTensor(EagerTensor):
     """An eager tensor whose value lives on a device, as `device_array` (a jax.Array); its
     numpy value is copied to the host, once, when something reads it (`numpy()`, printing,
     iterating, an eager op, a numpy or numba Function)."""
 
-    __slots__ = ("_array",)
+    __slots__ = ("_array", "_key")
 
-    def __init__(self, array: Any, dtype: dtypes.DType) -> None:
+    def __init__(self, array: Any, dtype: dtypes.DType, key: tuple[Any, ...] | None = None
+                 ) -> None:
+        # `_key`: its cache-key part (dtype, shape, ON_DEVICE), made once (by a compiled graph
+        # for its outputs of static shape, which saves a property call and a tuple per result)
         self._array = array
         self.dtype = dtype
+        self._key = (dtype, tuple(array.shape), ON_DEVICE) if key is None else key
 
     @property
     def _value(self) -> Any:
@@ -80,13 +93,13 @@ class DeviceTensor(EagerTensor):
         return self
 
     def __reduce__(self) -> tuple[Any, ...]:  # copy and pickle: the device array and dtype
-        return DeviceTensor, (self._array, self.dtype)
+        return DeviceTensor, (self._array, self.dtype, self._key)
 
     def _shape_tuple(self) -> tuple[int, ...]:
-        return self._array.shape
+        return self._key[1]
 
     def __len__(self) -> int:
-        shape = self._array.shape
+        shape = self._key[1]
         if not shape:
             raise TypeError("len() of a scalar tensor")
         return int(shape[0])
@@ -96,4 +109,4 @@ class DeviceTensor(EagerTensor):
         return self._value
 
     def _spec(self) -> tuple[dtypes.DType, tuple[int, ...]]:
-        return self.dtype, tuple(self._array.shape)
+        return self.dtype, self._key[1]

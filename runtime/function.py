@@ -287,7 +287,7 @@ class Function:
     def _lookup(self, key, values, bound, call=None, feeds=None):
         """Finds a trace that accepts `key` (or relaxes one, or traces anew) and caches it.
         Under the lock, so that threads making the same first call trace once. `call`: the
-        number of the call that asks (None: get_concrete_function). `feeds`: see sig.ON_DEVICE."""
+        number of the call that asks (None: get_concrete_function). `feeds`: see below."""
         if sig.holds_device(key):
             return sig.lookup_device_call(self, key, values, bound, call, feeds)
         with self._lock:

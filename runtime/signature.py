@@ -19,7 +19,7 @@ import numpy as np
 
 from runtime import dtypes, nest
 from runtime import shape as shape_lib
-from runtime.device_tensor import DeviceTensor, host_feeds
+from runtime.device_tensor import ON_DEVICE, DeviceTensor, host_feeds
 from runtime.tensor import EagerTensor, SymbolicTensor, Tensor
 from runtime.variables import Variable
 
@@ -102,7 +102,7 @@ def leaf_key(value: Any, feeds: list[Any] | None = None) -> Any:
     if kind is DeviceTensor:
         if feeds is not None:
             feeds.append(value._array)
-        return (value.dtype, value._array.shape, ON_DEVICE)
+        return value._key
     if kind in SCALAR_TYPES:
         return (kind, value)
     if isinstance(value, SymbolicTensor):
@@ -131,15 +131,10 @@ def leaf_key(value: Any, feeds: list[Any] | None = None) -> Any:
     return ("id", id(value))
 
 
-class _OnDevice:
-    def __repr__(self) -> str:
-        return "ON_DEVICE"
-
-
-# The key part of a device-resident tensor is (dtype, shape, ON_DEVICE): never equal to a
-# host tensor's, so that a call feeding device arrays finds its concrete function in a
-# Function's cache only where that function takes them (see `lookup_device_call`).
-ON_DEVICE = _OnDevice()
+# The key part of a device-resident tensor is (dtype, shape, ON_DEVICE) (its `_key`, made once
+# per tensor): never equal to a host tensor's, so that a call feeding device arrays finds its
+# concrete function in a Function's cache only where that function takes them (see
+# `lookup_device_call`).
 
 
 def _is_device_part(part: Any) -> bool:
@@ -186,11 +181,16 @@ def make_key(values: Iterable[Any], feeds: list[Any] | None = None) -> Key:
     `feeds` list, their run-time values: see `leaf_key`)."""
     key = []
     for v in values:
-        if type(v) is EagerTensor:  # leaf_key's first case, inline: a cached call's argument
+        kind = type(v)
+        if kind is EagerTensor:  # leaf_key's first cases, inline: a cached call's argument
             value = v._value
             if feeds is not None:
                 feeds.append(value)
             key.append((v.dtype, value.shape))
+        elif kind is DeviceTensor:
+            if feeds is not None:
+                feeds.append(v._array)
+            key.append(v._key)
         else:
             key.append(_nested_key(v, feeds) if nest.is_nested(v) else leaf_key(v, feeds))
     return tuple(key)

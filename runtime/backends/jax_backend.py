@@ -33,7 +33,7 @@ import numpy as np
 from runtime import dtypes, errors, executor
 from runtime.backends import BackendFallbackWarning, Unsupported, jax_host
 from runtime.backends.jax_lowering import Lowerer, VariableSlot, jax_modules
-from runtime.device_tensor import DeviceTensor, host_feeds, register_array_type
+from runtime.device_tensor import ON_DEVICE, DeviceTensor, host_feeds, register_array_type
 from runtime.ops.control_flow_ops import SubGraph
 from runtime.tensor import EagerTensor, to_numpy
 from runtime.variables import Variable
@@ -168,9 +168,14 @@ class JaxCompiledGraph:
         self._plain = not (self._resource_feeds or self._captured or self._x64 or
                            self.device is not None or self.shardings is not None)
         self._out_dtypes: list[Any] = [None if t is None else t.dtype for t in self.outputs]
+        # each output's cache-key part where the graph knows its shape (else None: the
+        # device tensor asks its array)
+        self._out_keys: list[Any] = [_device_key(t) for t in self.outputs]
         # the dtype of the one output, when there is one (the common case, kept short)
         self._single: Any = self._out_dtypes[0] if len(self._out_dtypes) == 1 else None
+        self._single_key: Any = self._out_keys[0] if self._single is not None else None
         self._assigned: tuple[str, ...] = ()
+        self._flagged = True  # the last trace has checks or host calls (unknown until traced)
         for t in self.outputs:
             if t is not None and t.dtype.kind not in ("int", "float", "bool", "complex"):
                 raise Unsupported("the graph returns a %s value" % t.dtype.name)
@@ -181,9 +186,14 @@ class JaxCompiledGraph:
         return self.lowered_text or "(lowered by jax.jit at the first call)"
 
     # -- the traced function --------------------------------------------------------------
-    def _flat(self, *values: Any) -> Any:
+    def _flat(self, *values: Any) -> tuple[Any, ...]:
+        # one flat tuple (a nested result costs on every call): the outputs, the assigned
+        # variables' values (in `_assigned` order), then the failed-check flag (None when the
+        # graph has no check)
         count = len(self._tensor_feeds)
-        return self._lowered(list(values[:count]), dict(zip(self._state_keys, values[count:])))
+        outputs, assigned, failed = self._lowered(
+            list(values[:count]), dict(zip(self._state_keys, values[count:])))
+        return (*outputs, *[assigned[k] for k in self._assigned], failed)
 
     def _lowered(self, tensors: list[Any], state: dict[str, Any]) -> Any:
         lowerer = Lowerer(state, self.check_numerics)
@@ -206,6 +216,7 @@ class JaxCompiledGraph:
         values = [v if v is None or t is None or v.dtype == t.dtype.np_dtype
                   else v.astype(t.dtype.np_dtype) for v, t in zip(values, self.outputs)]
         self._assigned = tuple(sorted(lowerer.assigned))
+        self._flagged = lowerer.failed is not None
         self.lowered_nodes = lowerer.lowered_nodes
         return values, {k: lowerer.state[k] for k in self._assigned}, lowerer.failed
 
@@ -274,18 +285,18 @@ class JaxCompiledGraph:
         (numpy values where the graph ran on the numpy executor)."""
         if self._plain:  # (the common case, kept short: no variables, placement or x64)
             try:
-                outputs, _, failed = self._jitted(*feeds)
+                results = self._jitted(*feeds)
             except Exception as e:  # noqa: BLE001 - lowering or compiling failed: numpy
                 self._give_up(e)
                 return self.numpy_run(*feeds)
             # (waits for the flag: errors are synchronous; np.asarray reads it fastest)
+            failed = results[-1]
             if failed is not None and np.asarray(failed):
                 self.host.finish()  # raises a host call's error
                 return self.numpy_run(*feeds)
             if self._single is not None:
-                return (DeviceTensor(outputs[0], self._single),)
-            return tuple([None if v is None else DeviceTensor(v, dtype)
-                          for v, dtype in zip(outputs, self._out_dtypes)])
+                return (DeviceTensor(results[0], self._single, self._single_key),)
+            return self._device_tensors(results)
         if self.unsupported is not None:
             return self.numpy_run(*feeds)
         tensors = [feeds[i] for i in self._tensor_feeds]
@@ -301,19 +312,45 @@ class JaxCompiledGraph:
             tensors, state = self._place(tensors, state)
         try:
             with self._scope():
-                outputs, assigned, failed = self._jitted(
-                    *tensors, *[state[k] for k in self._state_keys])
+                results = self._jitted(*tensors, *[state[k] for k in self._state_keys])
         except Exception as e:  # noqa: BLE001 - lowering or compiling failed: run on numpy
             self._give_up(e)
             return self.numpy_run(*feeds)
+        failed = results[-1]
         if failed is not None and np.asarray(failed):
             self.host.finish()  # raises a host call's error
             return self.numpy_run(*feeds)
         if variables is not None:
-            for key, value in assigned.items():
+            count = len(self._out_dtypes)
+            for key, value in zip(self._assigned, results[count:-1]):
                 variables[key]._value = np.array(value)
-        return tuple([None if v is None else DeviceTensor(v, dtype)
-                      for v, dtype in zip(outputs, self._out_dtypes)])
+        return self._device_tensors(results)
+
+    def direct_call(self, general: Any) -> Any:
+        """The cached call of a plain one-output graph in one Python frame, or None for other
+        graphs: a function of a call's feeds (a list) that returns the output as a device
+        tensor. It hands the call to `general` (the ConcreteFunction's own path) when more is
+        needed: after a failed compile, or when a new trace brought checks (running the
+        program twice is harmless then: a graph with host calls is never called directly)."""
+        if not self._plain or self._single is None or self._flagged:
+            return None
+        jitted, dtype, key = self._jitted, self._single, self._single_key
+
+        def call(feeds: list[Any]) -> Any:
+            if self._plain:
+                try:
+                    results = jitted(*feeds)
+                except Exception:  # noqa: BLE001 - `general` records why and falls back
+                    return general(feeds)
+                if results[-1] is None:
+                    return DeviceTensor(results[0], dtype, key)
+            return general(feeds)
+        return call
+
+    def _device_tensors(self, outputs: Sequence[Any]) -> tuple[Any, ...]:
+        # (zip stops at the outputs: `outputs` may go on with assigned values and the flag)
+        return tuple([None if v is None else DeviceTensor(v, dtype, key)
+                      for v, dtype, key in zip(outputs, self._out_dtypes, self._out_keys)])
 
     def _give_up(self, error: Exception) -> None:
         """Records that the graph runs on the numpy executor from now on, and why."""
@@ -393,6 +430,17 @@ def check_placement(device: Any = None, shardings: Any = None) -> None:
     for entry in entries:
         if isinstance(entry, str) and entry != "batch":
             raise ValueError("shardings: %r is not 'batch', None or a jax Sharding" % (entry,))
+
+
+def _device_key(tensor: Any) -> tuple[Any, ...] | None:
+    """The cache-key part of device tensors holding values of graph tensor `tensor`, when its
+    shape is fully known, else None."""
+    if tensor is None:
+        return None
+    shape = tensor._shape
+    if shape is None or None in shape:
+        return None
+    return (tensor.dtype, tuple(shape), ON_DEVICE)
 
 
 def to_device(value: Any, device: Any = None) -> DeviceTensor:

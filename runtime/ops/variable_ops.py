@@ -49,7 +49,11 @@ def _stored(variable):
 
 
 def _read_kernel(variable, dtype, shape):
-    return _stored(variable)
+    """An eager read: a copy, so that no tensor, `numpy()` value or view of one shares the
+    variable's storage (graphs read the storage itself, and copy a result that returns it:
+    the `shares_state` trait)."""
+    value = _stored(variable)
+    return value.copy() if isinstance(value, np.ndarray) else value
 
 
 OPS["ReadVariableOp"] = register(

@@ -8,7 +8,7 @@ import pytest
 
 from runtime import dtypes, errors, module, variables
 from runtime.function import function
-from runtime.ops import array_ops, math_ops, reduction_ops
+from runtime.ops import array_ops, manipulation_ops, math_ops, reduction_ops
 from runtime.tensor import EagerTensor
 
 # -- creation -----------------------------------------------------------------------------------
@@ -95,6 +95,22 @@ def test_a_read_is_a_snapshot():
     snapshot = v.read_value()
     v.assign([5.0, 6.0])
     assert snapshot.numpy().tolist() == [1.0, 2.0]
+
+
+@pytest.mark.parametrize("read", [
+    lambda v: v.numpy(),
+    lambda v: v.read_value().numpy(),
+    lambda v: v.value().numpy(),
+    lambda v: array_ops.identity(v).numpy(),
+    lambda v: np.asarray(manipulation_ops.reshape(v, [2, 1])),
+    lambda v: np.asarray(v[0:1]),
+], ids=["numpy", "read_value", "value", "identity", "reshape", "slice"])
+def test_eager_reads_never_hand_out_the_variables_storage(read):
+    v = variables.Variable([1.0, 2.0])
+    value = read(v)
+    assert not np.shares_memory(value, v._value)
+    value[(0,) * value.ndim] = 99.0  # writing into what a read gave changes only that
+    assert v.numpy().tolist() == [1.0, 2.0]
 
 
 def test_operators_and_ops_read_variables():

@@ -111,7 +111,8 @@ class Variable:
 
     # -- reading -----------------------------------------------------------------------------
     def read_value(self):
-        """The current value, as a tensor (a ReadVariableOp node inside a trace)."""
+        """The current value, as a tensor (a ReadVariableOp node inside a trace); eagerly a
+        copy, which never shares memory with the variable's storage."""
         return execute1(OPS["ReadVariableOp"], [self._handle()], self._read_attrs())
 
     value = read_value
@@ -151,7 +152,11 @@ class Variable:
     # -- assignment ---------------------------------------------------------------------------
     def _assign(self, op_name, value):
         value = common.convert_to_tensor(value, dtype_hint=self.dtype)
-        return execute1(OPS[op_name], [self._handle(), value], self._read_attrs())
+        result = execute1(OPS[op_name], [self._handle(), value], self._read_attrs())
+        if type(result) is EagerTensor and isinstance(result._value, np.ndarray):
+            # eagerly, the new value is the storage itself: return a copy, as a read does
+            return EagerTensor(result._value.copy(), result.dtype)
+        return result
 
     def assign(self, value, use_locking=None, name=None, read_value=True):
         """Sets the value; returns the new value as a tensor."""

@@ -113,6 +113,17 @@ def test_eager_reads_never_hand_out_the_variables_storage(read):
     assert v.numpy().tolist() == [1.0, 2.0]
 
 
+@pytest.mark.parametrize("assign", ["assign", "assign_add", "assign_sub"])
+def test_an_eager_assignment_returns_the_new_value_not_the_storage(assign):
+    v = variables.Variable([1.0, 2.0])
+    result = getattr(v, assign)([1.0, 1.0])
+    assigned = v.numpy().tolist()
+    assert result.numpy().tolist() == assigned
+    assert not np.shares_memory(result.numpy(), v._value)
+    result.numpy()[0] = 99.0
+    assert v.numpy().tolist() == assigned
+
+
 def test_operators_and_ops_read_variables():
     v = variables.Variable([1.0, 2.0])
     assert (v + 1).numpy().tolist() == [2.0, 3.0]

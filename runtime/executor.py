@@ -17,6 +17,9 @@ scalar constants). The hooks live with the kernels in runtime/ops and see each i
 rules. The While lowering (runtime/ops/control_flow_ops.py) reads rank-0 loop values as numpy
 scalars once before the loop.
 
+An output that may share memory with state outliving the run (a constant, a variable's
+value, a view of one: `outputs_holding_state`) is returned as a copy; the others are not.
+
 The source is registered with `linecache`, so tracebacks and debuggers can show it, and each
 line maps back to the graph node (and so the user's line) it came from: that is how an error
 raised while running names the op and the line of user code that created it.

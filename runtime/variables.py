@@ -113,12 +113,19 @@ class Variable:
     def read_value(self):
         """The current value, as a tensor (a ReadVariableOp node inside a trace); eagerly a
         copy, which never shares memory with the variable's storage."""
-        return execute1(OPS["ReadVariableOp"], [self._handle()], self._read_attrs())
+        tensor = self._read()
+        if type(tensor) is EagerTensor and isinstance(tensor._value, np.ndarray):
+            tensor._value = tensor._value.copy()  # (the same tensor: a tape recorded it)
+        return tensor
 
     value = read_value
 
-    def _as_tensor(self):
-        return self.read_value()
+    def _read(self):
+        """The current value for ops to compute with: eagerly a read-only view of the
+        storage (no copy, and nothing can write through it), else a ReadVariableOp node."""
+        return execute1(OPS["ReadVariableOp"], [self._handle()], self._read_attrs())
+
+    _as_tensor = _read
 
     def numpy(self):
         """The current value as numpy (eager only)."""
@@ -132,22 +139,22 @@ class Variable:
         return value if dtype is None else value.astype(dtype)
 
     def __bool__(self):
-        return bool(self.read_value())
+        return bool(self._read())
 
     def __int__(self):
-        return int(self.read_value())
+        return int(self._read())
 
     def __float__(self):
-        return float(self.read_value())
+        return float(self._read())
 
     def __index__(self):
-        return self.read_value().__index__()
+        return self._read().__index__()
 
     def __len__(self):
-        return len(self.read_value())
+        return len(self._read())
 
     def __iter__(self):
-        return iter(self.read_value())
+        return iter(self._read())
 
     # -- assignment ---------------------------------------------------------------------------
     def _assign(self, op_name, value):
@@ -220,4 +227,4 @@ def _cast(tensor, dtype):
     return math_ops.cast(tensor, dtype)
 
 
-tensor_operators.install(Variable, read=lambda v: v.read_value())
+tensor_operators.install(Variable, read=lambda v: v._read())

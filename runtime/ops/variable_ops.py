@@ -49,11 +49,15 @@ def _stored(variable):
 
 
 def _read_kernel(variable, dtype, shape):
-    """An eager read: a copy, so that no tensor, `numpy()` value or view of one shares the
-    variable's storage (graphs read the storage itself, and copy a result that returns it:
-    the `shares_state` trait)."""
+    """An eager read: a read-only view of the storage, so that nothing written into a
+    tensor computed from it (a reshape, a slice) can change the variable; the public
+    reads (`read_value`, `numpy`) copy it. Graphs read the storage itself, and copy a
+    result that returns it (the `shares_state` trait)."""
     value = _stored(variable)
-    return value.copy() if isinstance(value, np.ndarray) else value
+    if isinstance(value, np.ndarray):
+        value = value.view()
+        value.flags.writeable = False
+    return value
 
 
 OPS["ReadVariableOp"] = register(

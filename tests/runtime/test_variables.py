@@ -102,14 +102,26 @@ def test_a_read_is_a_snapshot():
     lambda v: v.read_value().numpy(),
     lambda v: v.value().numpy(),
     lambda v: array_ops.identity(v).numpy(),
-    lambda v: np.asarray(manipulation_ops.reshape(v, [2, 1])),
-    lambda v: np.asarray(v[0:1]),
-], ids=["numpy", "read_value", "value", "identity", "reshape", "slice"])
-def test_eager_reads_never_hand_out_the_variables_storage(read):
+    lambda v: np.asarray(v),
+], ids=["numpy", "read_value", "value", "identity", "asarray"])
+def test_eager_reads_are_copies_of_the_variables_storage(read):
     v = variables.Variable([1.0, 2.0])
     value = read(v)
     assert not np.shares_memory(value, v._value)
-    value[(0,) * value.ndim] = 99.0  # writing into what a read gave changes only that
+    value[0] = 99.0  # writing into what a read gave changes only that
+    assert v.numpy().tolist() == [1.0, 2.0]
+
+
+@pytest.mark.parametrize("view", [
+    lambda v: manipulation_ops.reshape(v, [2, 1]),
+    lambda v: v[0:1],
+    lambda v: manipulation_ops.transpose(manipulation_ops.reshape(v, [1, 2])),
+], ids=["reshape", "slice", "transpose"])
+def test_eager_views_of_a_variable_cannot_be_written_through(view):
+    v = variables.Variable([1.0, 2.0])
+    value = np.asarray(view(v))  # ops read the storage without copying it, read-only
+    with pytest.raises(ValueError, match="read-only"):
+        value[(0,) * value.ndim] = 99.0
     assert v.numpy().tolist() == [1.0, 2.0]
 
 

@@ -2,7 +2,10 @@
 
 A variable is a resource: graphs do not copy its value but capture the variable itself and
 read or assign it with ops (`ReadVariableOp`, `AssignAddVariableOp`, ...) that run on every
-call. Values are never mutated in place, so a read is a stable snapshot.
+call. Values are never mutated in place, so a read is a stable snapshot. Nothing handed
+out shares the storage writably: eagerly, ops read it through a read-only view, while
+`read_value()`, `value()`, `numpy()` and assignments return copies; a Function copies a
+result that returns it (see runtime.executor).
 
 Inside a trace a variable may be created only while the trace allows it (the first trace of
 a Function); its initial value is computed at once when it does not depend on the trace's

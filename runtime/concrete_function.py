@@ -74,7 +74,11 @@ def recorded_call(cf, feeds, args):
 
 
 class ConcreteFunction:
-    """One trace of a Function: a graph with fixed input signature, callable with tensors."""
+    """One trace of a Function: a graph with fixed input signature, callable with tensors.
+
+    A call's results never share memory with the graph's constants, captured tensors or
+    variables (see `executor.compile_graph`, `owned`); an argument returned unchanged may
+    be the caller's array, as in TensorFlow."""
 
     def __init__(self, name: str, graph: Graph, feeds: list[SymbolicTensor],
                  flat_outputs: list[SymbolicTensor], output_template: list[tuple[str, Any]],
@@ -380,10 +384,10 @@ class ConcreteFunction:
         cache = self.__dict__.setdefault("_compiled_residuals", {})
         key = tuple(id(t) for t in residuals)
         found = cache.get(key)
-        if found is None:
+        if found is None:  # (residuals only feed gradients: not copied when they are state)
             found = cache[key] = executor.compile_graph(
                 self.graph, self._feeds, list(self.flat_outputs) + list(residuals),
-                self.name, self._check_numerics)
+                self.name, self._check_numerics, owned=len(self.flat_outputs))
         return found
 
     @property

@@ -17,6 +17,9 @@ scalar constants). The hooks live with the kernels in runtime/ops and see each i
 rules. The While lowering (runtime/ops/control_flow_ops.py) reads rank-0 loop values as numpy
 scalars once before the loop.
 
+An output that may share memory with state outliving the run (a constant, a variable's
+value, a view of one: `outputs_holding_state`) is returned as a copy; the others are not.
+
 The source is registered with `linecache`, so tracebacks and debuggers can show it, and each
 line maps back to the graph node (and so the user's line) it came from: that is how an error
 raised while running names the op and the line of user code that created it.
@@ -338,12 +341,15 @@ def _check_numerics(value: Any, node_name: str) -> None:
 
 
 def emit_graph(emitter: Emitter, graph: Graph, fed_names: Mapping[int, str],
-               outputs: Sequence[SymbolicTensor | None], indent: int) -> list[str]:
+               outputs: Sequence[SymbolicTensor | None], indent: int,
+               simplified: Simplified | None = None) -> list[str]:
     """Writes the nodes of `graph` at `indent` and returns the expressions of `outputs`.
 
     `fed_names` maps id(placeholder) to the expression feeding it (arguments, or for a
-    sub-graph the control-flow op's inputs); other captures are bound as constants."""
-    simplified = simplify(graph, outputs)
+    sub-graph the control-flow op's inputs); other captures are bound as constants.
+    `simplified`: `simplify(graph, outputs)`, when the caller has it already."""
+    if simplified is None:
+        simplified = simplify(graph, outputs)
     names = dict(fed_names)
     for capture in graph.captures:
         key = id(capture.placeholder)
@@ -381,14 +387,25 @@ class CompiledGraph:
 
 def compile_graph(graph: Graph, feeds: Sequence[SymbolicTensor],
                   outputs: Sequence[SymbolicTensor | None], name: str = "graph_fn",
-                  check_numerics: bool = False) -> CompiledGraph:
+                  check_numerics: bool = False, owned: int | None = None) -> CompiledGraph:
     """Compiles `graph`: `feeds` are the placeholder tensors passed at run time, in order;
-    `outputs` the tensors returned (as a tuple). Returns a CompiledGraph."""
+    `outputs` the tensors returned (as a tuple). Returns a CompiledGraph.
+
+    The first `owned` outputs (all of them by default) come in memory of their own, never
+    shared with state that outlives the run (a constant, a captured value, a variable's
+    value): where the graph says one may be (`outputs_holding_state`), the run returns a
+    copy; the others, freshly computed, are not copied. A fed value returned as it is stays
+    the caller's array (as in TensorFlow)."""
     emitter = Emitter(check_numerics)
     params = ["in%d" % i for i in range(len(feeds))]
     fed = {id(t): Operand(p, t.dtype, t._shape, None, emitter, argument=True)
            for t, p in zip(feeds, params)}
-    results = emit_graph(emitter, graph, fed, outputs, 1)
+    simplified = simplify(graph, outputs)
+    results = emit_graph(emitter, graph, fed, outputs, 1, simplified)
+    holding = outputs_holding_state(graph, outputs, simplified)
+    for i in range(len(outputs) if owned is None else owned):
+        if holding[i]:
+            results[i] = "%s(%s)" % (emitter.bind(owned_copy, "owned"), results[i])
     emitter.line("return (%s)" % "".join(r + ", " for r in results), 1)
     filename = "<graph %s#%d>" % (name, next(_counter))
     source = "def %s(%s):\n%s\n" % (_identifier(name), ", ".join(params),
@@ -400,6 +417,51 @@ def compile_graph(graph: Graph, feeds: Sequence[SymbolicTensor],
     exec(code, emitter.namespace, defined)  # noqa: S102 - our own generated source
     linecache.cache[filename] = (len(source), None, source.splitlines(True), filename)
     return CompiledGraph(defined[_identifier(name)], source, emitter.line_nodes, filename)
+
+
+def owned_copy(value: Any) -> Any:
+    """`value` in memory of its own: an array is copied; a numpy scalar (immutable), like
+    any other value, is returned as it is."""
+    return value.copy() if isinstance(value, np.ndarray) else value
+
+
+def outputs_holding_state(graph: Graph, outputs: Sequence[SymbolicTensor | None],
+                          simplified: Simplified | None = None) -> list[bool]:
+    """For each of `outputs` (tensors of `graph`, or None), whether its value may share
+    memory with state that outlives a run, read from the graph once: a constant array
+    (folded ones too), a captured value, an output of an op with the `shares_state` trait
+    (a variable read or assignment), or of one with the `view` trait (a reshape, a slice,
+    control flow) whose input may; a nested graph (a branch, a loop body, a called
+    function) is read the same way. Fed values are not state: a graph returning its
+    argument returns the caller's array. Scalars (numpy scalars are immutable) and other
+    freshly computed values are not state either."""
+    if simplified is None:
+        simplified = simplify(graph, outputs)
+    holding = {key for key, value in simplified.constants.items()
+               if isinstance(value, np.ndarray)}
+    # a capture of an outer graph's tensor is fed by the enclosing op's inputs (see the
+    # `view` trait); one of an eager tensor is a constant above
+    holding.update(id(c.placeholder) for c in graph.captures
+                   if not isinstance(c.external, SymbolicTensor))
+    for node, inputs in simplified.nodes:
+        traits = node.op.traits
+        if "shares_state" in traits or (
+                "view" in traits and any(id(t) in holding for t in inputs)) or any(
+                any(found) for found in _nested_holding(node)):
+            holding.update(id(t) for t in node.outputs)
+    return [t is not None and id(_resolve(t, simplified)) in holding for t in outputs]
+
+
+def _nested_holding(node: Node) -> list[list[bool]]:
+    """`outputs_holding_state` of each graph nested in `node`: the attributes that have a
+    graph and outputs (an If's branches, a While's body, a call's ConcreteFunction)."""
+    found = []
+    for value in node.attrs.values():
+        graph = getattr(value, "graph", None)
+        outputs = getattr(value, "outputs", None)
+        if graph is not None and outputs is not None and hasattr(graph, "captures"):
+            found.append(outputs_holding_state(graph, list(outputs)))
+    return found
 
 
 def _identifier(name: str) -> str:

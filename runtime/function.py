@@ -59,7 +59,12 @@ _make_key = sig.make_key
 
 
 class Function:
-    """A Python function traced into graphs, one per input signature, and run from cache."""
+    """A Python function traced into graphs, one per input signature, and run from cache.
+
+    Each call's results are tensors of their own: none shares memory with a constant of
+    the graph, a captured tensor or a variable (writing into `result.numpy()` changes only
+    that result). An argument returned unchanged (`def f(x): return x`) may still be the
+    caller's array, as in TensorFlow."""
 
     def __init__(self, python_function: Callable[..., Any],
                  input_signature: Sequence[Any] | None = None, autograph: bool = True,

@@ -2,7 +2,10 @@
 
 A variable is a resource: graphs do not copy its value but capture the variable itself and
 read or assign it with ops (`ReadVariableOp`, `AssignAddVariableOp`, ...) that run on every
-call. Values are never mutated in place, so a read is a stable snapshot.
+call. Values are never mutated in place, so a read is a stable snapshot. Nothing handed
+out shares the storage writably: eagerly, ops read it through a read-only view, while
+`read_value()`, `value()`, `numpy()` and assignments return copies; a Function copies a
+result that returns it (see runtime.executor).
 
 Inside a trace a variable may be created only while the trace allows it (the first trace of
 a Function); its initial value is computed at once when it does not depend on the trace's
@@ -111,13 +114,21 @@ class Variable:
 
     # -- reading -----------------------------------------------------------------------------
     def read_value(self):
-        """The current value, as a tensor (a ReadVariableOp node inside a trace)."""
-        return execute1(OPS["ReadVariableOp"], [self._handle()], self._read_attrs())
+        """The current value, as a tensor (a ReadVariableOp node inside a trace); eagerly a
+        copy, which never shares memory with the variable's storage."""
+        tensor = self._read()
+        if type(tensor) is EagerTensor and isinstance(tensor._value, np.ndarray):
+            tensor._value = tensor._value.copy()  # (the same tensor: a tape recorded it)
+        return tensor
 
     value = read_value
 
-    def _as_tensor(self):
-        return self.read_value()
+    def _read(self):
+        """The current value for ops to compute with: eagerly a read-only view of the
+        storage (no copy, and nothing can write through it), else a ReadVariableOp node."""
+        return execute1(OPS["ReadVariableOp"], [self._handle()], self._read_attrs())
+
+    _as_tensor = _read
 
     def numpy(self):
         """The current value as numpy (eager only)."""
@@ -131,27 +142,31 @@ class Variable:
         return value if dtype is None else value.astype(dtype)
 
     def __bool__(self):
-        return bool(self.read_value())
+        return bool(self._read())
 
     def __int__(self):
-        return int(self.read_value())
+        return int(self._read())
 
     def __float__(self):
-        return float(self.read_value())
+        return float(self._read())
 
     def __index__(self):
-        return self.read_value().__index__()
+        return self._read().__index__()
 
     def __len__(self):
-        return len(self.read_value())
+        return len(self._read())
 
     def __iter__(self):
-        return iter(self.read_value())
+        return iter(self._read())
 
     # -- assignment ---------------------------------------------------------------------------
     def _assign(self, op_name, value):
         value = common.convert_to_tensor(value, dtype_hint=self.dtype)
-        return execute1(OPS[op_name], [self._handle(), value], self._read_attrs())
+        result = execute1(OPS[op_name], [self._handle(), value], self._read_attrs())
+        if type(result) is EagerTensor and isinstance(result._value, np.ndarray):
+            # eagerly, the new value is the storage itself: return a copy, as a read does
+            return EagerTensor(result._value.copy(), result.dtype)
+        return result
 
     def assign(self, value, use_locking=None, name=None, read_value=True):
         """Sets the value; returns the new value as a tensor."""
@@ -215,4 +230,4 @@ def _cast(tensor, dtype):
     return math_ops.cast(tensor, dtype)
 
 
-tensor_operators.install(Variable, read=lambda v: v.read_value())
+tensor_operators.install(Variable, read=lambda v: v._read())

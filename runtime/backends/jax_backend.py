@@ -40,6 +40,7 @@ from runtime.variables import Variable
 
 NAME = "jax"
 _WIDE = ("int64", "uint64", "float64", "complex128")
+_ARRAY_KINDS = ("int", "float", "bool", "complex")  # the dtypes a JAX array holds
 _cache_configured = False
 
 
@@ -177,8 +178,14 @@ class JaxCompiledGraph:
         self._assigned: tuple[str, ...] = ()
         self._flagged = True  # the last trace has checks or host calls (unknown until traced)
         for t in self.outputs:
-            if t is not None and t.dtype.kind not in ("int", "float", "bool", "complex"):
+            if t is not None and t.dtype.kind not in _ARRAY_KINDS:
                 raise Unsupported("the graph returns a %s value" % t.dtype.name)
+        # a variable argument is fed as its value (see _variables); any other feed is an
+        # array argument of the jitted function, which takes only numbers
+        for t in self.feeds:
+            if t.dtype is not dtypes.resource and t.dtype.kind not in _ARRAY_KINDS:
+                raise Unsupported("the graph takes a %s argument (%s)"
+                                  % (t.dtype.name, t.name))
 
     @property
     def source(self) -> str:
@@ -451,7 +458,7 @@ def to_device(value: Any, device: Any = None) -> DeviceTensor:
         array, dtype = value._value, value.dtype
     else:
         array, dtype = to_numpy(value)
-    if dtype.kind not in ("int", "float", "bool", "complex"):
+    if dtype.kind not in _ARRAY_KINDS:
         raise TypeError("cannot place a %s tensor on a JAX device" % dtype.name)
     jax = jax_modules()[0]
     register_array_type(jax.Array)

@@ -282,7 +282,8 @@ def compile(cf: Any) -> executor.CompiledGraph:  # noqa: A001 - the backend prot
     # call's cost): the call passes exactly the signature's types (see numba_call).
     run = numba_call.runner(kernel.overloads[tuple(signature)].entry_point, cf.name,
                             cf.inputs, cf.outputs, lowerer.extra_values, lowerer.checks,
-                            raise_functions, variables)
+                            raise_functions, variables,
+                            executor.outputs_holding_state(cf.graph, cf.outputs))
     compiled = executor.CompiledGraph(run, source, line_nodes, filename)
     compiled.module_path = path  # type: ignore[attr-defined]
     numba_host.bind(lowerer, raise_functions, compiled)

@@ -22,7 +22,9 @@ point, which skips numba's type dispatch (most of what a dispatcher call costs):
     executor returns for one; a kernel with one output returns it bare (a tuple costs as
     much as the call);
   * a failed check (the kernel raises its code number) is raised again as the executor's
-    error, from a line that maps to the check's op (see `raisers`).
+    error, from a line that maps to the check's op (see `raisers`);
+  * an array output that may share memory with state (an array constant `k0` returned, or a
+    view of one: `executor.outputs_holding_state`) is copied, as the executor does.
 
 A kernel that reads or assigns variables also takes a buffer for each (see `_buffers`).
 """
@@ -74,11 +76,11 @@ def _failure(checks: list[tuple[Any, type[Exception], str]], raise_functions: li
 
 def runner(entry: Any, name: str, inputs: list[Any], outputs: list[Any], extra: list[Any],
            checks: list[tuple[Any, type[Exception], str]], raise_functions: list[Any],
-           variables: list[tuple[Any, bool]]) -> Any:
+           variables: list[tuple[Any, bool]], copied: list[bool]) -> Any:
     """run(*feeds) -> the output values, for the compiled `entry` point of the kernel of
     graph `name` whose parameters are `inputs` (graph tensors), the `extra` array constants,
     then a buffer for each of `variables` ((Variable, whether the kernel assigns it));
-    `outputs`: the graph tensors it returns."""
+    `outputs`: the graph tensors it returns, `copied`: whether each is returned as a copy."""
     params = ["in%d" % i for i in range(len(inputs))]
     namespace: dict[str, Any] = {"entry": entry, "fail": _failure(checks, raise_functions),
                                  "ascontiguousarray": np.ascontiguousarray}
@@ -111,8 +113,10 @@ def runner(entry: Any, name: str, inputs: list[Any], outputs: list[Any], extra: 
         result = "r" if len(outputs) == 1 else "r[%d]" % i  # one output comes bare
         if t._shape == ():  # numba returns a Python number (an unknown rank never lowers)
             result = _as_numpy_scalar(result, t.dtype.np_dtype.type, "t%d" % i, namespace)
+        elif copied[i]:
+            result += ".copy()"
         results.append(result)
-    if len(outputs) > 1 and all(result.startswith("r[") for result in results):
+    if len(outputs) > 1 and results == ["r[%d]" % i for i in range(len(outputs))]:
         lines.append("    return r")
     else:
         lines.append("    return (%s)" % "".join(result + ", " for result in results))

@@ -47,7 +47,13 @@ OPS["Const"] = register("Const", lambda value, dtype: value,
                         lambda specs, attrs: [(attrs["dtype"], attrs["value"].shape)],
                         grad=NO_GRADIENT, emit=KERNEL_CALL, traits=("constant",),
                         static_value=lambda node, value_of: node.attrs["value"])
-OPS["Identity"] = register("Identity", lambda x: x, lambda specs, attrs: [specs[0]],
+def _identity_kernel(x):
+    # eagerly (graphs forward the input instead), a tensor of its own: `tf.identity(v)` is
+    # how a variable's value is snapshotted
+    return x.copy() if isinstance(x, np.ndarray) else x
+
+
+OPS["Identity"] = register("Identity", _identity_kernel, lambda specs, attrs: [specs[0]],
                            grad=_RULES + "identity_grad",
                            emit=lambda outs, ins, attrs, bind: "%s = %s" % (outs[0], ins[0]),
                            traits=("forwards",),
@@ -80,7 +86,7 @@ def constant(value, dtype=None, shape=None, name="Const"):
 
 
 def identity(input, name=None):  # noqa: A002
-    """A tensor with the same value (a new graph node when tracing)."""
+    """A tensor with the same value: eagerly a copy (a new graph node when tracing)."""
     return execute1(OPS["Identity"], [convert_to_tensor(input)], name=name)
 
 

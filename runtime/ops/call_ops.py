@@ -73,7 +73,7 @@ def _decode_residuals(data, attrs):
 
 CALL_OP = register("PartitionedCall", _call_kernel, _call_infer, node_name="PartitionedCall",
                    grad="runtime.gradients.function_grads:call_grad", emit=_call_emit,
-                   traits=("side_effects",),
+                   traits=("side_effects", "view"),  # the callee may return its argument
                    lowerings={"array": _call_lowering, "jax": backends.jax_rule("lower_call")},
                    saving=attr_codecs(residuals=AttrCodec(_encode_residuals, _decode_residuals,
                                                           with_attrs=True), check=_check_call))

@@ -317,11 +317,12 @@ _RULES = "runtime.gradients.control_flow_grads:"  # their gradients, written wit
 _IF_LOWERINGS = {"numba": _statement_if, "jax": backends.jax_rule("lower_if")}
 _WHILE_LOWERINGS = {"numba": _statement_while,
                     "jax": backends.jax_rule("lower_while")}
-IF_OPS = {False: _declare("StatelessIf", _lower_if, _RULES + "if_grad", ("stateful",),
+# (a result may be an input passed through a branch, or a loop that ran no iteration: "view")
+IF_OPS = {False: _declare("StatelessIf", _lower_if, _RULES + "if_grad", ("stateful", "view"),
                           _IF_LOWERINGS, _IF_SAVING, _if_infer),
-          True: _declare("If", _lower_if, _RULES + "if_grad", ("side_effects",), _IF_LOWERINGS,
-                         _IF_SAVING, _if_infer)}
+          True: _declare("If", _lower_if, _RULES + "if_grad", ("side_effects", "view"),
+                         _IF_LOWERINGS, _IF_SAVING, _if_infer)}
 WHILE_OPS = {False: _declare("StatelessWhile", _lower_while, _RULES + "while_grad",
-                             ("stateful",), _WHILE_LOWERINGS, _WHILE_SAVING),
-             True: _declare("While", _lower_while, _RULES + "while_grad", ("side_effects",),
-                            _WHILE_LOWERINGS, _WHILE_SAVING)}
+                             ("stateful", "view"), _WHILE_LOWERINGS, _WHILE_SAVING),
+             True: _declare("While", _lower_while, _RULES + "while_grad",
+                            ("side_effects", "view"), _WHILE_LOWERINGS, _WHILE_SAVING)}

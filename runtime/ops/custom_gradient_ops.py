@@ -30,6 +30,7 @@ def _lowering(lowerer, node, ins, outs):
 
 CUSTOM_GRADIENT_OP = register("CustomGradient", _forward, _infer,
                               grad="runtime.gradients.custom_gradient:custom_gradient_rule",
-                              emit=_emit, traits=("no_fold",), lowerings={"array": _lowering},
+                              emit=_emit, traits=("no_fold", "view"),
+                              lowerings={"array": _lowering},
                               saving=not_saveable("its gradient is a Python function "
                                                   "(tf.custom_gradient's grad_fn)"))

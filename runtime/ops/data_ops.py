@@ -68,7 +68,9 @@ def _get_next_kernel(iterator, specs):
 
 OPS["IteratorGetNext"] = register(
     "IteratorGetNext", _get_next_kernel, lambda specs, attrs: list(attrs["specs"]),
-    grad=NOT_DIFFERENTIABLE, emit=KERNEL_CALL, traits=("side_effects", "host_only", "unrepeatable"),
+    grad=NOT_DIFFERENTIABLE, emit=KERNEL_CALL,
+    # an element may be a slice of the dataset's own arrays
+    traits=("side_effects", "host_only", "unrepeatable", "shares_state"),
     saving=_ITERATOR_NOT_SAVEABLE,
     lowerings={"jax": backends.lazy_rule("runtime.backends.jax_host:iterator_get_next"),
                "numba": backends.lazy_rule(_NUMBA_HOST + "iterator_step_on_host")})

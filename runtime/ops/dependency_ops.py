@@ -80,7 +80,7 @@ def _ensure_shape_lowering(lowerer, node, ins, outs):
 
 
 OPS["EnsureShape"] = register("EnsureShape", _ensure_shape_kernel, _ensure_shape_infer,
-                              grad=_ensure_shape_grad, emit=KERNEL_CALL,
+                              grad=_ensure_shape_grad, emit=KERNEL_CALL, traits=("view",),
                               lowerings={"array": _ensure_shape_lowering},
                               doc="Its input, checked against a shape when computed.")
 

@@ -116,7 +116,7 @@ def _einsum_lowering(lowerer, node, ins, outs):
 
 
 OPS["Einsum"] = register("Einsum", _einsum_kernel, _einsum_infer, grad=_einsum_grad,
-                         emit=KERNEL_CALL,
+                         emit=KERNEL_CALL, traits=("view",),  # 'ij->ji' is a transpose
                          lowerings={"array": _einsum_lowering,
                                     "numba": backends.unsupported("numba has no einsum")})
 

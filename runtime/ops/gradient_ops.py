@@ -123,14 +123,15 @@ def _like_infer(specs, attrs):
 _RULES = "runtime.gradients.grad_ops:"  # their gradients, written with the ops API
 
 SUM_TO_SHAPE = register("SumToShape", _sum_to_shape, _like_infer,
-                        grad=_RULES + "sum_to_shape_grad", emit=KERNEL_CALL,
+                        grad=_RULES + "sum_to_shape_grad", emit=KERNEL_CALL, traits=("view",),
                         lowerings=dict(_lowered_on_jax("sum_to_shape"),
                                        numba=numba_scans.sum_to_shape))
 BROADCAST_LIKE = register("BroadcastLike", _broadcast_like, _like_infer,
                           grad=_RULES + "broadcast_like_grad", emit=KERNEL_CALL,
+                          traits=("view",),
                           lowerings=_lowered_on_jax("broadcast_like"))
 REDUCE_GRAD = register("ReduceGrad", _reduce_grad, _like_infer,
-                       grad=_RULES + "reduce_grad_grad", emit=KERNEL_CALL,
+                       grad=_RULES + "reduce_grad_grad", emit=KERNEL_CALL, traits=("view",),
                        lowerings=dict(_lowered_on_jax("reduce_grad"),
                                       numba=numba_scans.reduce_grad))
 GATHER_GRAD = register("GatherGrad", _gather_grad, _like_infer,
@@ -164,16 +165,18 @@ _PLAN_NOT_SAVEABLE = not_saveable(
 WHILE_GRAD_OP = register("WhileGrad", "runtime.gradients.control_flow_grads:while_grad_kernel",
                          _out_specs_infer,
                          grad="runtime.gradients.while_grad_grads:while_grad_grad",
-                         emit=KERNEL_CALL, traits=("stateful",), saving=_PLAN_NOT_SAVEABLE,
+                         emit=KERNEL_CALL, traits=("stateful", "view"),
+                         saving=_PLAN_NOT_SAVEABLE,
                          lowerings=_GRADIENTS_ON_HOST)
 # The gradient of a WhileGrad (runtime.gradients.while_grad_grads).
 WHILE_GRAD_GRAD_OP = register(
     "WhileGradGrad", "runtime.gradients.while_grad_grads:while_grad_grad_kernel",
-    _out_specs_infer, grad=NO_GRADIENT, emit=KERNEL_CALL, traits=("stateful",),
+    _out_specs_infer, grad=NO_GRADIENT, emit=KERNEL_CALL, traits=("stateful", "view"),
     saving=_PLAN_NOT_SAVEABLE, lowerings=_GRADIENTS_ON_HOST)
 # Runs the tape kept from a py_function's run backwards (runtime.gradients.py_function_grads).
 PY_FUNCTION_GRAD_OP = register(
     "EagerPyFuncGrad", "runtime.gradients.py_function_grads:py_function_grad_kernel",
-    _out_specs_infer, grad=NO_GRADIENT, emit=KERNEL_CALL, traits=("side_effects", "host_only"),
+    _out_specs_infer, grad=NO_GRADIENT, emit=KERNEL_CALL,
+    traits=("side_effects", "host_only", "shares_state"),
     saving=not_saveable("it runs a py_function's recorded Python gradient"),
     lowerings=_GRADIENTS_ON_HOST)

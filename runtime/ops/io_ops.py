@@ -223,7 +223,8 @@ def _py_function_kernel(*values, func, Tout, in_dtypes, record=False, where=None
 OPS["EagerPyFunc"] = register("EagerPyFunc", _py_function_kernel, _py_function_infer,
                               grad="runtime.gradients.py_function_grads:py_function_grad",
                               emit=KERNEL_CALL,
-                              traits=("side_effects", "host_only", "unrepeatable"),
+                              traits=("side_effects", "host_only", "unrepeatable",
+                                      "shares_state"),
                               lowerings=dict(_HOST_CALL, numba=backends.lazy_rule(
                                   _NUMBA_HOST + "py_function_on_host")),
                               saving=registry.not_saveable(
@@ -271,13 +272,14 @@ _NUMPY_FUNCTION_NOT_SAVEABLE = registry.not_saveable(
     "it runs a Python function (numpy_function)")
 OPS["PyFunc"] = register("PyFunc", _numpy_function_kernel, _py_function_infer,
                          grad=NOT_DIFFERENTIABLE, emit=KERNEL_CALL,
-                         traits=("side_effects", "host_only", "unrepeatable"),
+                         traits=("side_effects", "host_only", "unrepeatable", "shares_state"),
                          lowerings=dict(_HOST_CALL, numba=backends.lazy_rule(
                              _NUMBA_HOST + "kernel_on_host")),
                          saving=_NUMPY_FUNCTION_NOT_SAVEABLE)
 OPS["PyFuncStateless"] = register("PyFuncStateless", _numpy_function_kernel,
                                   _py_function_infer, grad=NOT_DIFFERENTIABLE,
-                                  emit=KERNEL_CALL, traits=("host_only", "no_fold"),
+                                  emit=KERNEL_CALL,
+                                  traits=("host_only", "no_fold", "shares_state"),
                                   lowerings=dict(_HOST_CALL, numba=backends.lazy_rule(
                                       _NUMBA_HOST + "kernel_on_host")),
                                   saving=_NUMPY_FUNCTION_NOT_SAVEABLE)
@@ -416,7 +418,7 @@ def _check_numerics_kernel(x, message):
 
 OPS["CheckNumerics"] = register("CheckNumerics", _check_numerics_kernel, _check_numerics_infer,
                                 grad="runtime.gradients.array_grads:identity_grad",
-                                emit=KERNEL_CALL, traits=("side_effects", "may_raise"),
+                                emit=KERNEL_CALL, traits=("side_effects", "may_raise", "view"),
                                 lowerings={"array": _check_numerics_lowering})
 
 

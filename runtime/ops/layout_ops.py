@@ -89,7 +89,7 @@ def _split_grad(ctx, grads):
 
 
 OPS["SplitV"] = register("SplitV", _split_kernel, _split_infer, node_name="split",
-                         grad=_split_grad, emit=KERNEL_CALL,
+                         grad=_split_grad, emit=KERNEL_CALL, traits=("view",),
                          lowerings={"array": _split_lowering})
 
 
@@ -116,7 +116,7 @@ def _equal_split_kernel(x, num_split, axis):
 
 # TensorFlow's Split: `num_split` equal parts, for a dimension known only at run time
 OPS["Split"] = register("Split", _equal_split_kernel, _equal_split_infer, node_name="split",
-                        grad=_split_grad, emit=KERNEL_CALL,
+                        grad=_split_grad, emit=KERNEL_CALL, traits=("view",),
                         lowerings={"array": backends.unsupported(
                             "equal parts of a dimension known only at run time")})
 
@@ -319,6 +319,7 @@ def _reverse_lowering(lowerer, node, ins, outs):
 
 OPS["ReverseV2"] = register("ReverseV2", lambda x, axis: np.flip(x, axis), _same_infer(ANY),
                             node_name="reverse", grad=_reverse_rule, emit=_reverse_emit,
+                            traits=("view",),
                             lowerings={"array": _reverse_lowering})
 OPS["Roll"] = register("Roll", lambda x, shift, axis: np.roll(x, shift, axis),
                        _same_infer(ANY), grad=_roll_rule, emit=KERNEL_CALL,

@@ -289,7 +289,7 @@ OPS["MatrixDiag"] = register("MatrixDiag", _diag_kernel, _diag_infer,
                              grad=lambda ctx, grads: [diag_part(grads[0])], emit=KERNEL_CALL,
                              lowerings={"array": _diag_lowering})
 OPS["MatrixDiagPart"] = register(
-    "MatrixDiagPart", _diag_part_kernel, _diag_part_infer, emit=KERNEL_CALL,
+    "MatrixDiagPart", _diag_part_kernel, _diag_part_infer, emit=KERNEL_CALL, traits=("view",),
     lowerings={"array": "xp.diagonal({0}, axis1=-2, axis2=-1)",
                "numba": backends.unsupported("numba's np.diagonal takes no axes")},
     grad=lambda ctx, grads: [_diag_part_grad(ctx, grads[0])])

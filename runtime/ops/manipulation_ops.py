@@ -62,7 +62,7 @@ def _reshape_lowering(lowerer, node, ins, outs):
 
 _RESHAPE_LOWERINGS = {"array": _reshape_lowering}
 OPS["Reshape"] = register("Reshape", _reshape_kernel, _reshape_infer,
-                          grad=_RULES + "reshape_back", emit=KERNEL_CALL,
+                          grad=_RULES + "reshape_back", emit=KERNEL_CALL, traits=("view",),
                           lowerings=_RESHAPE_LOWERINGS)
 
 
@@ -92,7 +92,7 @@ def _transpose_infer(specs, attrs):
 
 OPS["Transpose"] = register("Transpose", lambda x, perm: np.transpose(x, perm),
                             _transpose_infer,
-                            grad=_RULES + "transpose_grad", emit=KERNEL_CALL,
+                            grad=_RULES + "transpose_grad", emit=KERNEL_CALL, traits=("view",),
                             lowerings={"array": "xp.transpose({0}, {perm})"})
 
 
@@ -112,7 +112,7 @@ def _expand_infer(specs, attrs):
 
 OPS["ExpandDims"] = register("ExpandDims", lambda x, axis: np.expand_dims(x, axis),
                              _expand_infer,
-                             grad=_RULES + "reshape_back", emit=KERNEL_CALL,
+                             grad=_RULES + "reshape_back", emit=KERNEL_CALL, traits=("view",),
                              lowerings={"array": "xp.expand_dims({0}, {axis})"})
 
 
@@ -139,7 +139,7 @@ def _squeeze_infer(specs, attrs):
 
 
 OPS["Squeeze"] = register("Squeeze", lambda x, axis: np.squeeze(x, axis), _squeeze_infer,
-                          grad=_RULES + "reshape_back", emit=KERNEL_CALL,
+                          grad=_RULES + "reshape_back", emit=KERNEL_CALL, traits=("view",),
                           lowerings=dict(_NOT_LOWERED, numba=numba_lowerings.squeeze,
                                                        jax=backends.jax_array_rule("squeeze")))
 
@@ -271,6 +271,7 @@ def _broadcast_to_infer(specs, attrs):
 OPS["BroadcastTo"] = register("BroadcastTo", lambda x, shape: np.broadcast_to(x, shape),
                               _broadcast_to_infer,
                               grad=_RULES + "broadcast_to_grad", emit=KERNEL_CALL,
+                              traits=("view",),
                               lowerings=dict(_NOT_LOWERED, numba=numba_lowerings.broadcast_to,
                                                            jax=backends.jax_array_rule("broadcast_to")))
 

@@ -124,7 +124,7 @@ def _same_splits_infer(specs, attrs):
 
 OPS["RaggedSameSplits"] = register("RaggedSameSplits", _same_splits_kernel,
                                    _same_splits_infer, grad=NOT_DIFFERENTIABLE,
-                                   emit=KERNEL_CALL,
+                                   emit=KERNEL_CALL, traits=("view",),
                                    lowerings=_RAGGED_ON_HOST)
 
 

@@ -83,6 +83,12 @@ TRAITS = {
     "constant": "its value is its `value` attribute",
     "forwards": "its one output is its one input (alias it, emit no code)",
     "shape_only": "reads only its input's static shape: folds when that shape is known",
+    "view": "an output may share memory with an input (a reshape, a basic slice, an op that "
+            "may return an input as it is, control flow): a Function copies such a result "
+            "where that input may hold state (see executor.outputs_holding_state)",
+    "shares_state": "an output may share memory with state that outlives the run (a "
+                    "variable's value, an iterator's element, a Python function's result): "
+                    "a Function returning it returns a copy",
 }
 
 

@@ -250,7 +250,7 @@ def strided_slice_grad_numba(lowerer, node, ins, outs):
 
 OPS["StridedSlice"] = register("StridedSlice", _slice_kernel, _slice_infer,
                                node_name="strided_slice", emit=_slice_emit,
-                               grad=_RULES + "strided_slice_grad",
+                               grad=_RULES + "strided_slice_grad", traits=("view",),
                                lowerings=dict(_NOT_LOWERED, numba=_slice_numba,
                                               jax=backends.jax_rule("strided_slice")))
 

@@ -161,7 +161,7 @@ def _write_emit(outs, ins, attrs, emitter):
 
 
 OPS["TensorArrayWrite"] = register("TensorArrayWrite", _write_kernel, _write_infer,
-                                   emit=_write_emit,
+                                   emit=_write_emit, traits=("view",),  # holds the value
                                    grad=_RULES + "write_grad",
                                    lowerings=_on_jax("write_tensor_array", numba_rules.write))
 
@@ -178,6 +178,7 @@ def _read_kernel(handle, index, dtype, element_shape):
 
 OPS["TensorArrayRead"] = register("TensorArrayRead", _read_kernel, _read_infer,
                                   grad=_RULES + "read_grad", emit=KERNEL_CALL,
+                                  traits=("view",),  # the element as written
                                   lowerings=_on_jax("read_tensor_array", numba_rules.read))
 
 
@@ -291,6 +292,7 @@ def _unstack_kernel(handle, value, dtype, element_shape):
 
 OPS["TensorArrayUnstack"] = register("TensorArrayUnstack", _unstack_kernel, _unstack_infer,
                                      grad=_RULES + "unstack_grad", emit=KERNEL_CALL,
+                                     traits=("view",),  # holds slices of the value
                                      lowerings=_on_jax("unstack_tensor_array",
                                                        numba_rules.unstack))
 
@@ -347,6 +349,7 @@ def _scatter_kernel(handle, indices, value, dtype, element_shape):
 
 OPS["TensorArrayScatter"] = register("TensorArrayScatter", _scatter_kernel, _scatter_infer,
                                      grad=_RULES + "scatter_grad", emit=KERNEL_CALL,
+                                     traits=("view",),  # holds slices of the value
                                      lowerings=_on_jax("scatter_tensor_array"))
 
 

@@ -39,7 +39,8 @@ def _read_infer(specs, attrs):
     return [(attrs["dtype"], attrs["shape"])]
 
 
-def _read_kernel(variable, dtype, shape):
+def _stored(variable):
+    """The variable's value itself (its storage: never to be handed out)."""
     value = variable._value
     if value is None:
         raise errors.FailedPreconditionError(
@@ -47,8 +48,21 @@ def _read_kernel(variable, dtype, shape):
     return value
 
 
+def _read_kernel(variable, dtype, shape):
+    """An eager read: a read-only view of the storage, so that nothing written into a
+    tensor computed from it (a reshape, a slice) can change the variable; the public
+    reads (`read_value`, `numpy`) copy it. Graphs read the storage itself, and copy a
+    result that returns it (the `shares_state` trait)."""
+    value = _stored(variable)
+    if isinstance(value, np.ndarray):
+        value = value.view()
+        value.flags.writeable = False
+    return value
+
+
 OPS["ReadVariableOp"] = register(
-    "ReadVariableOp", _read_kernel, _read_infer, traits=("stateful", "unrepeatable"),
+    "ReadVariableOp", _read_kernel, _read_infer,
+    traits=("stateful", "unrepeatable", "shares_state"),
     grad="runtime.gradients.array_grads:read_variable_grad",
     emit=lambda outs, ins, attrs, bind: "%s = %s._value" % (outs[0], ins[0]),
     lowerings=_with_jax({"array": _read_lowering}, "read_variable"))
@@ -81,14 +95,14 @@ def _assign_kernel(variable, value, dtype, shape):
 
 
 def _assign_add_kernel(variable, delta, dtype, shape):
-    value = np.add(_read_kernel(variable, dtype, shape), delta)
+    value = np.add(_stored(variable), delta)
     _check_shape(variable, value)
     variable._value = value
     return value
 
 
 def _assign_sub_kernel(variable, delta, dtype, shape):
-    value = np.subtract(_read_kernel(variable, dtype, shape), delta)
+    value = np.subtract(_stored(variable), delta)
     _check_shape(variable, value)
     variable._value = value
     return value
@@ -99,7 +113,8 @@ for _name, _kernel, _combine, _jax_rule in [
         ("AssignAddVariableOp", _assign_add_kernel, "+", "assign_add_variable"),
         ("AssignSubVariableOp", _assign_sub_kernel, "-", "assign_sub_variable")]:
     OPS[_name] = register(_name, _kernel, _assign_infer, grad=NOT_DIFFERENTIABLE,
-                          emit=KERNEL_CALL, traits=("side_effects", "unrepeatable"),
+                          emit=KERNEL_CALL,
+                          traits=("side_effects", "unrepeatable", "shares_state"),
                           lowerings=_with_jax(_assign_lowering(_combine), _jax_rule))
 
 

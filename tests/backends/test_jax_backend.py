@@ -162,6 +162,22 @@ def test_a_host_op_falls_back_with_a_warning_naming_it():
         strict(tf.constant(1.0))
 
 
+def test_a_string_argument_is_declined_when_compiled_not_at_the_first_call():
+    def scaled(label, x):  # the string argument is not even used
+        return x * 2.0
+
+    specs = (tf.TensorSpec([], tf.string), tf.TensorSpec([2], tf.float32))
+    function = autograph.function(scaled, backend="jax")
+    with pytest.warns(backends.BackendFallbackWarning, match="takes a string argument"):
+        cf = function.get_concrete_function(*specs)
+    assert cf.backend == "numpy" and "string argument" in cf.backend_report().reason
+    result = cf(tf.constant("a"), tf.constant([1.0, 2.0]))  # no warning at the call
+    assert result.numpy().tolist() == [2.0, 4.0]
+    strict = autograph.function(scaled, backend="jax", strict=True)
+    with pytest.raises(backends.Unsupported, match="takes a string argument"):
+        strict.get_concrete_function(*specs)
+
+
 def test_device_placement_and_a_bad_device():
     function = autograph.function(fizzbuzz, backend="jax", device="cpu", strict=True)
     assert int(function(tf.constant(30))) == int(autograph.function(fizzbuzz)(tf.constant(30)))

@@ -478,6 +478,22 @@ def test_gradient_through_a_function_reading_a_captured_variable():
     assert tape.watched_variables() == (w,)
 
 
+def test_a_recorded_call_copies_a_returned_variable_read_but_not_the_residuals():
+    w = variables_lib.Variable([1.0, 2.0])
+
+    @function
+    def scale(x):
+        return x * w, w.read_value()  # the read is an output and the product's residual
+    x = array_ops.constant([3.0, 4.0])
+    with GradientTape() as tape:
+        tape.watch(x)
+        _, read = scale(x)
+    assert not np.shares_memory(read.numpy(), w._value)
+    np.testing.assert_allclose(tape.gradient(read, w).numpy(), [1.0, 1.0])
+    (recorded,) = scale.get_concrete_function(x).__dict__["_compiled_residuals"].values()
+    assert recorded.source.count("owned") == 1  # the output, not the residual it also is
+
+
 def test_gradient_through_nested_functions():
     w = variables_lib.Variable(2.0)
 

@@ -8,7 +8,7 @@ import pytest
 
 from runtime import dtypes, errors, module, variables
 from runtime.function import function
-from runtime.ops import array_ops, math_ops, reduction_ops
+from runtime.ops import array_ops, manipulation_ops, math_ops, reduction_ops
 from runtime.tensor import EagerTensor
 
 # -- creation -----------------------------------------------------------------------------------
@@ -95,6 +95,45 @@ def test_a_read_is_a_snapshot():
     snapshot = v.read_value()
     v.assign([5.0, 6.0])
     assert snapshot.numpy().tolist() == [1.0, 2.0]
+
+
+@pytest.mark.parametrize("read", [
+    lambda v: v.numpy(),
+    lambda v: v.read_value().numpy(),
+    lambda v: v.value().numpy(),
+    lambda v: array_ops.identity(v).numpy(),
+    lambda v: np.asarray(v),
+], ids=["numpy", "read_value", "value", "identity", "asarray"])
+def test_eager_reads_are_copies_of_the_variables_storage(read):
+    v = variables.Variable([1.0, 2.0])
+    value = read(v)
+    assert not np.shares_memory(value, v._value)
+    value[0] = 99.0  # writing into what a read gave changes only that
+    assert v.numpy().tolist() == [1.0, 2.0]
+
+
+@pytest.mark.parametrize("view", [
+    lambda v: manipulation_ops.reshape(v, [2, 1]),
+    lambda v: v[0:1],
+    lambda v: manipulation_ops.transpose(manipulation_ops.reshape(v, [1, 2])),
+], ids=["reshape", "slice", "transpose"])
+def test_eager_views_of_a_variable_cannot_be_written_through(view):
+    v = variables.Variable([1.0, 2.0])
+    value = np.asarray(view(v))  # ops read the storage without copying it, read-only
+    with pytest.raises(ValueError, match="read-only"):
+        value[(0,) * value.ndim] = 99.0
+    assert v.numpy().tolist() == [1.0, 2.0]
+
+
+@pytest.mark.parametrize("assign", ["assign", "assign_add", "assign_sub"])
+def test_an_eager_assignment_returns_the_new_value_not_the_storage(assign):
+    v = variables.Variable([1.0, 2.0])
+    result = getattr(v, assign)([1.0, 1.0])
+    assigned = v.numpy().tolist()
+    assert result.numpy().tolist() == assigned
+    assert not np.shares_memory(result.numpy(), v._value)
+    result.numpy()[0] = 99.0
+    assert v.numpy().tolist() == assigned
 
 
 def test_operators_and_ops_read_variables():

@@ -129,10 +129,13 @@ def tensorflow():
 
 
 def jax():
-    """(jax, jax.numpy), when importable, else (None, None)."""
+    """(jax, jax.numpy), when importable, else (None, None). Hand-written JAX multiplies
+    float32 matrices at full precision, as the reference and the JAX backend do (on a GPU
+    XLA's default is TF32, about 1e-3 off: it would fail the result check)."""
     module = optional_module("jax")
     if module is None:
         return None, None
+    module.config.update("jax_default_matmul_precision", "highest")
     return module, optional_module("jax.numpy")
 
 

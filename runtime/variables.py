@@ -78,6 +78,40 @@ class Variable:
 
     _deferred_at = None  # the user's line creating it, when the graph initialises it
 
+    # -- storage ---------------------------------------------------------------------------
+    # The value lives in one of two places: `_host`, a numpy array (None: not initialised),
+    # or `_device`, a device array (jax.Array) that a compiled backend (JAX) wrote. Reading
+    # `_value` brings a device value to the host, once, and drops the device copy (a host
+    # value may then be changed in place, by the executor or numba), so that the two can
+    # never disagree; the JAX backend reads and writes `_device` and keeps a training loop's
+    # variables on its device (see runtime.backends.jax_backend).
+    _host = None
+    _device = None
+
+    @property
+    def _value(self):
+        host = self._host
+        if host is None and self._device is not None:
+            host = self._host = np.array(self._device)  # (a writable copy)
+            self._device = None
+        return host
+
+    @_value.setter
+    def _value(self, value):
+        self._host = value
+        self._device = None
+
+    def _stored(self):
+        """The value where it is, without a copy: the device array or the numpy value
+        (None: not initialised)."""
+        device = self._device
+        return self._host if device is None else device
+
+    def _store_on_device(self, array):
+        """Makes device array `array` the value (the host copy is made when read)."""
+        self._device = array
+        self._host = None
+
     # -- identity and metadata -----------------------------------------------------------
     @property
     def name(self):

@@ -240,9 +240,10 @@ class JaxCompiledGraph:
             tensors.append(jax.ShapeDtypeStruct(t._shape, t.dtype.np_dtype))
         state = {}
         for key, variable in self._variables(None).items():
-            if variable._value is None:
+            stored = variable._stored()
+            if stored is None:
                 return
-            state[key] = jax.ShapeDtypeStruct(np.shape(variable._value),
+            state[key] = jax.ShapeDtypeStruct(np.shape(stored),
                                               variable.dtype.np_dtype)
         try:
             with self._scope():
@@ -312,9 +313,10 @@ class JaxCompiledGraph:
         if self._resource_feeds or self._captured:
             variables = self._variables(feeds)
             for key, variable in variables.items():
-                if variable._value is None:  # the numpy executor raises the right error
+                stored = variable._stored()  # (on the device after an earlier call)
+                if stored is None:  # the numpy executor raises the right error
                     return self.numpy_run(*feeds)
-                state[key] = variable._value
+                state[key] = stored
         if self.device is not None or self.shardings is not None:
             tensors, state = self._place(tensors, state)
         try:
@@ -330,7 +332,7 @@ class JaxCompiledGraph:
         if variables is not None:
             count = len(self._out_dtypes)
             for key, value in zip(self._assigned, results[count:-1]):
-                variables[key]._value = np.array(value)
+                variables[key]._store_on_device(value)
         return self._device_tensors(results)
 
     def direct_call(self, general: Any) -> Any:

@@ -28,6 +28,8 @@ What JAX cannot do the way the numpy executor does is carried explicitly:
   * Subnormals: XLA on CPU flushes float32 subnormals to zero (as TensorFlow's CPU kernels
     do); no rule can tell at compile time whether a value will be subnormal, so a result
     depending on one may differ from the numpy executor's (documented, not declined).
+  * Products: matrix products ask for full float32 precision (`FullPrecisionNumpy`); on a
+    GPU XLA would otherwise use TF32 (results about 1e-3 off).
 """
 
 from __future__ import annotations
@@ -49,6 +51,15 @@ _code: dict[str, Any] = {}  # the lines an "array" rule wrote -> their compiled 
 _pytrees_registered = False
 
 
+_full_precision_numpy: list[FullPrecisionNumpy] = []
+
+
+def _full_precision(jnp: Any, lax: Any) -> FullPrecisionNumpy:
+    if not _full_precision_numpy:
+        _full_precision_numpy.append(FullPrecisionNumpy(jnp, lax))
+    return _full_precision_numpy[0]
+
+
 def jax_modules() -> tuple[Any, Any, Any]:
     """(jax, jax.numpy, jax.lax), imported on first use (jax is an optional dependency)."""
     import jax
@@ -56,6 +67,25 @@ def jax_modules() -> tuple[Any, Any, Any]:
     from jax import lax
     _register_pytrees(jax)
     return jax, jnp, lax
+
+
+class FullPrecisionNumpy:
+    """`jax.numpy` whose products (matmul, dot, einsum, tensordot, inner, vdot) ask XLA for
+    full float32 precision. By default XLA may multiply float32 matrices in TF32 or bf16
+    passes on a GPU or TPU: a result about 1e-3 off the numpy executor's, where a backend
+    must agree with it. The lowering rules use it as `lw.jnp`."""
+
+    _PRODUCTS = ("matmul", "dot", "einsum", "tensordot", "inner", "vdot")
+
+    def __init__(self, jnp: Any, lax: Any) -> None:
+        self._jnp = jnp
+        self._precise = {name: functools.partial(getattr(jnp, name),
+                                                 precision=lax.Precision.HIGHEST)
+                         for name in self._PRODUCTS}
+
+    def __getattr__(self, name: str) -> Any:
+        precise = self._precise.get(name)
+        return precise if precise is not None else getattr(self._jnp, name)
 
 
 class VariableSlot:
@@ -131,7 +161,8 @@ class Lowerer:
     of the variables that an op assigns (their values are written back after a call)."""
 
     def __init__(self, state: dict[str, Any], check_numerics: bool = False) -> None:
-        self.jax, self.jnp, self.lax = jax_modules()
+        self.jax, jnp, self.lax = jax_modules()
+        self.jnp = _full_precision(jnp, self.lax)
         self.state = dict(state)
         self.failed: Any = None
         self.assigned: set[str] = set()

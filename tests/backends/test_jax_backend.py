@@ -283,3 +283,18 @@ def test_array_ops_lowered_for_jax_give_the_executors_results():
         np.testing.assert_allclose(got.numpy(), want.numpy(), rtol=1e-6)
     with pytest.raises(tf.errors.InvalidArgumentError, match="out of bounds"):
         autograph.function(model, backend="jax", strict=True)(x, w, tf.constant(5))
+
+
+def test_matrix_products_ask_xla_for_full_float32_precision():
+    # (on a GPU, XLA's default multiplies float32 matrices in TF32: ~1e-3 off the executor)
+    @tf.function(backend="jax")
+    def products(a, b):
+        return tf.matmul(a, b), tf.einsum("ij,jk->ik", a, b), tf.matmul(a[0:1], b)
+
+    a = tf.constant(np.ones((3, 3), np.float32))
+    products(a, a)
+    source = products.get_concrete_function(a, a).backend_source
+    products_lowered = [line for line in source.splitlines() if "dot_general" in line]
+    assert len(products_lowered) == 3
+    assert all("precision = [HIGHEST, HIGHEST]" in line for line in products_lowered), \
+        products_lowered

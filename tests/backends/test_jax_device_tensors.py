@@ -250,3 +250,44 @@ def test_sharded_results_stay_sharded_until_read(tmp_path):
         print("ok")
     """)
     run_on_two_cpu_devices(script, tmp_path)
+
+
+def _sgd_steps(backends_in_order):
+    """A variable updated by one SGD step per backend named, in that order; its values."""
+    w = tf.Variable(np.array([1.0, -2.0, 0.5], np.float32))
+
+    def sgd(x):
+        with tf.GradientTape() as tape:
+            loss = tf.reduce_sum(tf.square(w * x - 1.0))
+        w.assign_sub(0.1 * tape.gradient(loss, w))
+        return loss
+
+    steps = {name: tf.function(sgd, backend=name) for name in set(backends_in_order)}
+    x = tf.constant(np.array([0.5, 1.5, -1.0], np.float32))
+    losses = [float(steps[name](x).numpy()) for name in backends_in_order]
+    return w, losses
+
+
+def test_a_variable_a_jax_function_assigns_stays_on_the_device_until_read():
+    w, _ = _sgd_steps(["jax", "jax"])
+    assert w._device is not None and w._host is None  # no copy to the host between steps
+    reference, _ = _sgd_steps(["numpy", "numpy"])
+    np.testing.assert_allclose(w.numpy(), reference.numpy(), rtol=1e-6)
+    assert w._device is None  # read: the host value is the only one now
+
+
+def test_a_variable_shared_by_jax_and_executor_functions_has_one_value():
+    order = ["jax", "numpy", "jax", "jax", "numpy"]
+    w, losses = _sgd_steps(order)
+    reference, reference_losses = _sgd_steps(["numpy"] * len(order))
+    np.testing.assert_allclose(losses, reference_losses, rtol=1e-6)
+    np.testing.assert_allclose(w.numpy(), reference.numpy(), rtol=1e-6)
+
+
+def test_a_variable_shared_by_jax_and_numba_functions_has_one_value():
+    pytest.importorskip("numba")
+    order = ["jax", "numba", "jax", "numba", "numba", "jax"]
+    w, losses = _sgd_steps(order)
+    reference, reference_losses = _sgd_steps(["numpy"] * len(order))
+    np.testing.assert_allclose(losses, reference_losses, rtol=1e-6)
+    np.testing.assert_allclose(w.numpy(), reference.numpy(), rtol=1e-6)

@@ -101,10 +101,15 @@ class EagerTensor(Tensor):
         return self._value.shape
 
     def numpy(self) -> Any:
-        """The value as numpy: an ndarray, or a numpy scalar (`bytes` for string scalars)."""
+        """The value as numpy: an ndarray, or a numpy scalar (`bytes` for string scalars).
+        A writable array, as TensorFlow's: a copy where the stored value is read-only (a
+        device tensor's host copy, an eager view of a variable), else the stored array."""
         value = self._value
-        if isinstance(value, np.ndarray) and value.ndim == 0:
-            return value[()]
+        if isinstance(value, np.ndarray):
+            if value.ndim == 0:
+                return value[()]
+            if not value.flags.writeable:
+                return value.copy()
         return value
 
     def __array__(self, dtype: Any = None, copy: bool | None = None) -> np.ndarray:

@@ -53,7 +53,7 @@ def test_results_stay_on_the_device_and_equal_the_executors():
     assert not copied_to_host(result)  # dtype, shape and len need no copy
     np.testing.assert_allclose(result.numpy(), reference.numpy(), rtol=1e-6)
     assert copied_to_host(result)
-    assert result.numpy() is result.numpy()  # copied once, then kept
+    assert result._value is result._value  # copied from the device once, then kept
 
 
 def test_a_result_reads_like_any_eager_tensor():
@@ -81,10 +81,11 @@ def test_a_device_tensor_copies_and_pickles_as_a_device_tensor():
 def test_the_host_copy_is_read_only_so_it_cannot_disagree_with_the_device():
     result = jax_function(step)(tf.constant([0.5, -1.0]))
     with pytest.raises(ValueError, match="read-only"):
-        result.numpy()[0] = 7.0
-    copied = np.array(result)  # a copy, as np.array promises: writable
-    copied[0] = 7.0
+        np.asarray(result)[0] = 7.0
+    for copied in (np.array(result), result.numpy()):  # copies, writable (as TensorFlow's)
+        copied[0] = 7.0
     assert result.numpy()[0] != 7.0
+    assert jax_function(lambda x: x * 2.0)(result).numpy()[0] != 14.0
 
 
 def test_a_device_tensor_feeds_a_jax_function_without_a_copy():
@@ -291,3 +292,61 @@ def test_a_variable_shared_by_jax_and_numba_functions_has_one_value():
     reference, reference_losses = _sgd_steps(["numpy"] * len(order))
     np.testing.assert_allclose(losses, reference_losses, rtol=1e-6)
     np.testing.assert_allclose(w.numpy(), reference.numpy(), rtol=1e-6)
+
+
+def _goes_direct(function, *args):
+    """True when `function`'s trace for `args` runs its cached calls through the compiled
+    graph's direct call (JaxCompiledGraph.direct_call)."""
+    return "_call_flat" in function.get_concrete_function(*args).__dict__
+
+
+def test_a_plain_one_output_graph_is_called_directly_with_the_executors_results():
+    f = jax_function(step)
+    x = tf.constant([0.5, -1.0, 2.0])
+    reference = autograph.function(step, backend="numpy")(x).numpy()
+    first = f(x)
+    assert _goes_direct(f, x)
+    for _ in range(3):
+        result = f(x)
+        assert type(result) is DeviceTensor and result.shape == (3,)
+        np.testing.assert_allclose(result.numpy(), reference, rtol=1e-6)
+    np.testing.assert_allclose(f(first).numpy(), autograph.function(
+        step, backend="numpy")(reference).numpy(), rtol=1e-6)
+
+
+def test_a_relaxed_trace_called_directly_computes_each_new_shape():
+    f = autograph.function(step, backend="jax",
+                           input_signature=[tf.TensorSpec([None], tf.float32)])
+    numpy_step = autograph.function(step, backend="numpy")
+    for n in (3, 3, 5, 1, 5):
+        x = tf.constant(np.linspace(-1, 1, n).astype(np.float32))
+        result = f(x)
+        assert result.shape == (n,)
+        np.testing.assert_allclose(result.numpy(), numpy_step(x).numpy(), rtol=1e-6)
+
+
+def test_a_graph_that_checks_values_is_not_called_directly_and_raises_like_the_executor():
+    def pick(x, i):
+        return tf.gather(x, i) * 2.0
+
+    f = jax_function(pick)
+    x = tf.constant([1.0, 2.0, 3.0])
+    assert f(x, tf.constant(2)).numpy() == 6.0
+    assert f(x, tf.constant(1)).numpy() == 4.0
+    assert not _goes_direct(f, x, tf.constant(1))
+    with pytest.raises(tf.errors.InvalidArgumentError, match="out of range|not in"):
+        f(x, tf.constant(7))
+
+
+def test_a_graph_with_host_calls_is_not_called_directly_and_prints_once(capsys):
+    def loud(x):
+        tf.print("value", x)
+        return x + 1.0
+
+    f = jax_function(loud)
+    x = tf.constant(1.0)
+    for _ in range(3):
+        assert f(x).numpy() == 2.0
+    assert not _goes_direct(f, x)
+    printed = capsys.readouterr()
+    assert (printed.out + printed.err).count("value") == 3

@@ -70,7 +70,8 @@ class Variable:
                 if dtype is not None and value.dtype is not dtype:
                     value = _cast(value, dtype)
             self.dtype = value.dtype
-            self._value = value._value
+            initial = value._value  # copied: it may be the caller's array, changed later
+            self._value = initial.copy() if isinstance(initial, np.ndarray) else initial
             self._static_shape = (value._value.shape if shape is None
                                   else shape_lib.normalize(shape))
         if graph is not None:

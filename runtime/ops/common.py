@@ -54,6 +54,8 @@ def constant_from_numpy(array, dtype, name=None):
     graph = context.current_graph()
     if graph is None:
         return EagerTensor(array, dtype)
+    if isinstance(array, np.ndarray) and array.flags.writeable:
+        array = array.copy()  # the trace's value: later changes to the user's array are not seen
     op = registry.get("Const")
     return graph.add_node(op, [], {"value": array, "dtype": dtype}, [(dtype, array.shape)],
                           name)[0]

@@ -90,6 +90,8 @@ def _check_shape(variable, value):
 
 def _assign_kernel(variable, value, dtype, shape):
     _check_shape(variable, value)
+    if isinstance(value, np.ndarray):  # a copy: it may be the caller's array, changed later
+        value = value.copy()
     variable._value = value
     return value
 

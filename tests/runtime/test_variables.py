@@ -483,3 +483,36 @@ def test_module_method_with_variables_as_a_function():
     assert counter(array_ops.constant(2)).numpy() == 2
     assert counter(array_ops.constant(3)).numpy() == 5
     assert counter.count.numpy() == 5
+
+
+# -- the caller's arrays are not kept -----------------------------------------------------------
+
+def test_a_variable_does_not_keep_the_array_it_was_created_from():
+    initial = np.array([1.0, 2.0], np.float32)
+    v = variables.Variable(initial)
+    initial[0] = 7.0
+    assert v.numpy().tolist() == [1.0, 2.0]
+
+
+@pytest.mark.parametrize("traced", [False, True], ids=["eager", "in_a_function"])
+def test_an_assignment_does_not_keep_the_assigned_array(traced):
+    v = variables.Variable([0.0, 0.0])
+
+    def assign(x):
+        v.assign(x)
+        return v.read_value()
+
+    new = np.array([3.0, 4.0], np.float32)
+    (function(assign) if traced else assign)(new)
+    new[0] = 9.0
+    assert v.numpy().tolist() == [3.0, 4.0]
+
+
+def test_a_constant_made_from_an_array_in_a_trace_keeps_the_traced_value():
+    # (as TensorFlow: the graph holds the value the array had when the function was traced)
+    array = np.array([1.0, 2.0], np.float32)
+    scaled = function(lambda x: math_ops.multiply(array_ops.constant(array), x))
+    two = array_ops.constant(2.0)
+    assert scaled(two).numpy().tolist() == [2.0, 4.0]
+    array[0] = 5.0
+    assert scaled(two).numpy().tolist() == [2.0, 4.0]

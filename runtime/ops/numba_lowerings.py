@@ -178,6 +178,39 @@ def gather(lowerer, node, ins, outs):
     finish(lowerer, outs[0], result, parts[:axis] + index_parts + parts[axis + 1:])
 
 
+def gather_grad(lowerer, node, ins, outs):
+    """GatherGrad: zeros of the params' shape, each slice of `g` added at its index along
+    the axis, in order (np.add.at's order: repeated indices add up, negative ones count
+    from the end, one out of range fails with numpy's message)."""
+    g, params, indices = ins
+    out = outs[0]
+    if params.rank0 or out.dtype.kind == "bool":
+        raise backends.Unsupported("a gather gradient of a scalar or of booleans")
+    parts = dims(params)
+    axis = axis_of(node, len(parts))
+    before, size_, after = product(parts[:axis]), parts[axis], product(parts[axis + 1:])
+    count = "1" if indices.rank0 else product(dims(indices))
+    flat, grads, result, view = (lowerer.fresh(p) for p in ("c", "c", "r", "c"))
+    lowerer.line("%s = np.ascontiguousarray(%s).reshape(%s)" % (
+        flat, "np.full(1, %s)" % indices if indices.rank0 else indices, count))
+    lowerer.line("%s = np.ascontiguousarray(%s).reshape(%s)" % (
+        grads, "np.full(1, %s)" % g if g.rank0 else g, shape_tuple([before, count, after])))
+    lowerer.line("%s = np.zeros(%s, %s)" % (result, shape_tuple(parts), type_name(out.dtype)))
+    lowerer.line("%s = %s.reshape(%s)" % (view, result, shape_tuple([before, size_, after])))
+    k, j = lowerer.fresh("k"), lowerer.fresh("j")
+    lowerer.line("for %s in range(%s):" % (k, count))
+    with lowerer.block():
+        lowerer.line("%s = np.int64(%s[%s])" % (j, flat, k))
+        lowerer.check_values("%s < -(%s) or %s >= %s" % (j, size_, j, size_), IndexError,
+                             "index %%d is out of bounds for axis %d with size %%d" % axis,
+                             (j, size_))
+        lowerer.line("if %s < 0:" % j)
+        with lowerer.block():
+            lowerer.line("%s += %s" % (j, size_))
+        lowerer.line("%s[:, %s, :] += %s[:, %s, :]" % (view, j, grads, k))
+    lowerer.assign(out, result)
+
+
 def concat(lowerer, node, ins, outs):
     """ConcatV2: numpy's concatenate, after checking at run time the dimensions only known
     then (numpy's error when they differ)."""

@@ -1,6 +1,6 @@
 """numba lowering rules of ops that scan along one axis or spread values over new ones:
 argmax/argmin, cumulative sums and products, softmax, one_hot, where, and the gradient
-helpers SumToShape and ReduceGrad.
+helpers SumToShape, BroadcastLike and ReduceGrad.
 
 Each works on a C-contiguous (before, size, after) view of its input around the axis
 (`numba_lowerings.as_3d`), looping over the rows in the order numpy's kernels compute
@@ -213,6 +213,18 @@ def sum_to_shape(lowerer, node, ins, outs):
     with lowerer.block():
         lowerer.line("%s[%s] = np.sum(%s[%s])" % (result, row, moved, row))
     finish(lowerer, out, result, [str(d) for d in target])
+
+
+def broadcast_like(lowerer, node, ins, outs):
+    """BroadcastLike: `x` broadcast to the target shape, as a C-contiguous copy."""
+    x, out = ins[0], outs[0]
+    target = _target(lowerer, node, ins)
+    if out.rank0:
+        lowerer.assign(out, x if x.rank0 else "%s.reshape(1)[0]" % x)
+        return
+    source = "np.full(1, %s)" % x if x.rank0 else "np.ascontiguousarray(%s)" % x
+    lowerer.assign(out, "np.ascontiguousarray(np.broadcast_to(%s, %s))" % (
+        source, shape_tuple(target)))
 
 
 def reduce_grad(lowerer, node, ins, outs):

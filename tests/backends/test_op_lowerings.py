@@ -224,12 +224,16 @@ def test_erf_on_jax_is_within_4_ulp():
 
 
 @pytest.mark.skipif(not _INSTALLED["numba"], reason="numba is not installed")
-def test_numba_declines_einsum_diag_part_pad_and_erf_naming_the_op():
+def test_numba_declines_einsum_and_diag_part_naming_the_op():
     _declines("numba", _einsum, _A, _B, op="Einsum")
     _declines("numba", _diag_part, _FLOATS, op="MatrixDiagPart")
-    _declines("numba", _pad, _FLOATS, op="PadV2")
-    _declines("numba", _erf, _FLOATS, op="Erf")
-    _declines("numba", _gather_nd, _FLOATS, np.array([[1, 2]], np.int32), op="GatherNd")
+
+
+@pytest.mark.skipif(not _INSTALLED["numba"], reason="numba is not installed")
+def test_pad_erf_and_gather_nd_on_numba_are_the_executors_bit_for_bit():
+    _agree("numba", _pad, _FLOATS)
+    _agree("numba", _erf, _FLOATS)
+    _agree("numba", _gather_nd, _FLOATS, np.array([[1, 2], [0, 0], [1, 3]], np.int32))
 
 
 @pytest.mark.parametrize("backend", BACKENDS)

@@ -6,6 +6,7 @@ import importlib.util
 
 import numpy as np
 import pytest
+from numba_compare import executor_and_numba
 
 import autograph.tf as tf
 from runtime import backends
@@ -224,14 +225,20 @@ def test_erf_on_jax_is_within_4_ulp():
 
 
 @pytest.mark.skipif(not _INSTALLED["numba"], reason="numba is not installed")
-def test_numba_declines_einsum_and_diag_part_naming_the_op():
+def test_numba_declines_einsum_naming_the_op():
     _declines("numba", _einsum, _A, _B, op="Einsum")
-    _declines("numba", _diag_part, _FLOATS, op="MatrixDiagPart")
 
 
 @pytest.mark.skipif(not _INSTALLED["numba"], reason="numba is not installed")
-def test_pad_erf_and_gather_nd_on_numba_are_the_executors_bit_for_bit():
+def test_pad_erf_gather_nd_and_diag_part_on_numba_are_the_executors_bit_for_bit():
     _agree("numba", _pad, _FLOATS)
+    _agree("numba", _diag_part, _FLOATS)
+    _agree("numba", _diag_part, np.arange(24, dtype=np.int64).reshape(2, 4, 3))
+    tall = np.arange(24, dtype=np.float32).reshape(2, 4, 3)
+    expected, got = executor_and_numba(  # matrices of a shape known only at run time
+        _diag_part, tall, input_signature=[tf.TensorSpec([None, None, None], tf.float32)])
+    np.testing.assert_array_equal(got.numpy(), expected.numpy())
+    assert got.numpy().shape == (2, 3)
     _agree("numba", _erf, _FLOATS)
     _agree("numba", _gather_nd, _FLOATS, np.array([[1, 2], [0, 0], [1, 3]], np.int32))
 

@@ -1,5 +1,5 @@
 """numba rules for the gradient helpers ReluGrad, GatherGrad and BroadcastLike
-(runtime/ops/gradient_ops.py): gradients taken inside a traced function lower (strict) and
+(runtime/ops/gradient_ops.py), and top_k's TopKGrad and TakeAlongLastAxis: gradients taken inside a traced function lower (strict) and
 give the numpy executor's values, dtype and shape bit for bit."""
 
 import numpy as np
@@ -61,3 +61,18 @@ def test_a_second_order_gradient_broadcasts_like_its_operand():
         return (outer.gradient(w, b),)
 
     _assert_same(*executor_and_numba(f, _X, np.float32([1.0, 2.0, 3.0, 4.0])))
+
+
+def test_top_k_gradients_put_and_take_along_the_last_axis():
+    def f(x, w, c):
+        with tf.GradientTape() as outer:
+            outer.watch(w)
+            with tf.GradientTape() as inner:
+                inner.watch(x)
+                y = tf.reduce_sum(tf.math.top_k(x, 2).values * w)
+            slope = inner.gradient(y, x)  # TopKGrad
+            z = tf.reduce_sum(slope * c)
+        return slope, outer.gradient(z, w)  # TakeAlongLastAxis
+
+    w = np.float32([[[0.5, -2.0]] * 3] * 2)
+    _assert_same(*executor_and_numba(f, _X, w, _X * 0.25))

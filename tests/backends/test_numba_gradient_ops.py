@@ -1,6 +1,7 @@
 """numba rules for the gradient helpers ReluGrad, GatherGrad and BroadcastLike
-(runtime/ops/gradient_ops.py), and top_k's TopKGrad and TakeAlongLastAxis: gradients taken inside a traced function lower (strict) and
-give the numpy executor's values, dtype and shape bit for bit."""
+(runtime/ops/gradient_ops.py), and top_k's TopKGrad and TakeAlongLastAxis: gradients taken
+inside a traced function lower (strict) and give the numpy executor's values, dtype and
+shape bit for bit."""
 
 import numpy as np
 import pytest

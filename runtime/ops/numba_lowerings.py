@@ -129,6 +129,7 @@ def erf(lowerer, node, ins, outs):
     x, out = ins[0], outs[0]
     if out.dtype.np_dtype not in (np.dtype(np.float32), np.dtype(np.float64)):
         raise backends.Unsupported("erf of %s" % out.dtype.name)
+    lowerer.modules.add("math")
     if x.rank0:
         lowerer.assign(out, "math.erf(np.float64(%s))" % x)
         return

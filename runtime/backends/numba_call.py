@@ -87,7 +87,7 @@ def runner(entry: Any, name: str, inputs: list[Any], outputs: list[Any], extra: 
                                  "ascontiguousarray": np.ascontiguousarray}
     lines = ["def run(%s):" % ", ".join(params)]
     arguments = []
-    passed = []  # the parameters receiving Variables
+    passed: list[str] = []  # the parameters receiving Variables
     for param, t in zip(params, inputs):
         if t.dtype is dtypes.resource:
             arguments.append("buffers[%d]" % (len(variables) + len(passed)))

@@ -225,8 +225,23 @@ def test_erf_on_jax_is_within_4_ulp():
 
 
 @pytest.mark.skipif(not _INSTALLED["numba"], reason="numba is not installed")
-def test_numba_declines_einsum_naming_the_op():
-    _declines("numba", _einsum, _A, _B, op="Einsum")
+def test_numba_einsum_of_integers_and_unsummed_floats_and_declines_float_sums():
+    _agree("numba", _einsum, _A, _B)
+    _agree("numba", _einsum, _A.astype(np.int64) * 2 ** 40, _B.astype(np.int64) * 2 ** 30)
+
+    def unsummed(a, b, s):
+        return (tf.einsum("i,j->ij", a, b), tf.einsum("ij->ji", b[:, None] * a),
+                tf.einsum("ii->i", b[:3, None] * a[:3]), tf.einsum("i,i->i", a, b[:4] * s),
+                tf.einsum(",ij->ji", s, b[:, None] * a))
+
+    a = np.array([-1.5, 0.0, -0.0, 3.25], np.float32)
+    b = np.array([0.0, -0.0, 2.0, -7.0, 1e30], np.float32)
+    _agree("numba", unsummed, a, b, np.float32(-1.0))
+    _agree("numba", unsummed, a.astype(np.float64), b.astype(np.float64), np.float64(-1.0))
+    expected, got = executor_and_numba(unsummed, a, b, np.float32(-1.0))
+    for e, g in zip(expected, got):  # the signs of zeros too: numpy adds products to +0.0
+        np.testing.assert_array_equal(np.signbit(e.numpy()), np.signbit(g.numpy()))
+    _declines("numba", _einsum, _A.astype(np.float32), _B.astype(np.float32), op="Einsum")
 
 
 @pytest.mark.skipif(not _INSTALLED["numba"], reason="numba is not installed")

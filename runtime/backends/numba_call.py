@@ -24,7 +24,8 @@ point, which skips numba's type dispatch (most of what a dispatcher call costs):
   * a failed check (the kernel raises its code number) is raised again as the executor's
     error, from a line that maps to the check's op (see `raisers`).
 
-A kernel that reads or assigns variables also takes a buffer for each (see `_buffers`).
+A kernel that reads or assigns variables also takes a buffer for each (see `_buffers`); a
+Variable passed as an argument gives its buffer in its argument's place.
 """
 
 from __future__ import annotations

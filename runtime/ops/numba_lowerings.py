@@ -361,7 +361,7 @@ def stack(lowerer, node, ins, outs):
 def pad(lowerer, node, ins, outs):
     """PadV2: in CONSTANT mode the constant everywhere and the input copied into the middle;
     in REFLECT and SYMMETRIC modes each padded dimension gathered from the positions the
-    kernel mirrors (`mirrored_position`), after the kernel's check of the paddings against
+    kernel mirrors (`_mirrored_position`), after the kernel's check of the paddings against
     a dimension known only at run time."""
     x, constant = ins
     if x.rank0 or not constant.rank0:
@@ -382,18 +382,19 @@ def pad(lowerer, node, ins, outs):
     lowerer.assign(outs[0], result)
 
 
-def mirrored_position(k, size, before, mode):
-    """The expression of the input position that position `k` of a dimension padded by
-    `before` in mode REFLECT (without the edge) or SYMMETRIC (with it) copies."""
+def _mirrored_position(k, size, before, mode):
+    """The expression of the input position that position `k` of a dimension of `size`
+    padded by `before` copies, mirrored without the edge (REFLECT) or with it (SYMMETRIC)."""
     shift = 0 if mode == "REFLECT" else 1
-    return ("(-(%s - %d) - %d if %s < %d else (2 * %s - 2 + %d - (%s - %d) if %s - %d >= %s "
-            "else %s - %d))" % (k, before, shift, k, before, size, shift, k, before, k, before,
-                                size, k, before))
+    p = "(%s - %d)" % (k, before)  # the position in the input's coordinates
+    return "(-%s - %d if %s < 0 else (2 * %s - 2 + %d - %s if %s >= %s else %s))" % (
+        p, shift, p, size, shift, p, p, size, p)
 
 
 def _mirror_pad(lowerer, x, out, parts, paddings, mode):
+    """PadV2 in REFLECT or SYMMETRIC mode (see `pad`)."""
     for axis, (before, after) in enumerate(paddings):
-        if x.shape[axis] is None:  # a static size was checked when the graph was built
+        if x.shape[axis] is None:  # (a static size was checked when the graph was built)
             limit = "%s - 1" % parts[axis] if mode == "REFLECT" else parts[axis]
             lowerer.check_values(
                 "%d > %s or %d > %s" % (before, limit, after, limit), ValueError,
@@ -414,7 +415,7 @@ def _mirror_pad(lowerer, x, out, parts, paddings, mode):
         lowerer.line("for %s in range(%s):" % (k, padded[axis]))
         with lowerer.block():
             lowerer.line("%s[:, %s, :] = %s[:, %s, :]" % (
-                result, k, array, mirrored_position(k, size, before, mode)))
+                result, k, array, _mirrored_position(k, size, before, mode)))
         lowerer.line("%s = %s.reshape(%s)" % (name, result, shape_tuple(padded)))
         current = type(x)(name, x.dtype, shape)
     lowerer.assign(out, current)

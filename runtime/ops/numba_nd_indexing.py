@@ -78,6 +78,8 @@ def gather_nd(lowerer, node, ins, outs):
 
 
 def _static(*values):
+    """Unsupported unless every value's shape is fully known (numpy would broadcast
+    updates of other shapes, which the scatters do not repeat)."""
     if any(v.shape is None or None in v.shape for v in values):
         raise backends.Unsupported("a scatter of shapes known only at run time")
 
@@ -98,6 +100,7 @@ def _scatter_rows(lowerer, target, parts, indices, updates, depth, add):
 
 
 def _tensor_scatter(lowerer, node, ins, outs, add):
+    """A copy of the tensor with each row's slice of the updates added or assigned."""
     tensor, indices, updates = ins
     if tensor.rank0:
         raise backends.Unsupported("a scatter into a scalar")

@@ -90,10 +90,15 @@ class NumbaLowerer(Lowerer):
         self.variables: list[Any] = []     # captured Variables, passed as buffers
         self.variable_params: list[str] = []
         self.written: set[int] = set()     # indices in `variables` of those assigned
+        # Variables passed as arguments (their GraphVariables), the buffer of each passed as
+        # its argument's parameter; the indices of those assigned
+        self.argument_variables: list[Any] = []
+        self.written_arguments: set[int] = set()
         self.tensor_arrays: list[Any] = []  # TensorArray buffers (tensor_array_lowerings)
         self.handle_buffers: dict[str, Any] = {}  # a handle's name -> its buffer
         self._graphs: list[Any] = []       # the graphs being lowered, innermost last
         self.only_scalars = True           # no node makes an array (see releases_gil)
+        self.modules: set[str] = set()     # the Python modules a rule's code names ("math")
 
     def capture(self, capture: Any) -> Value:
         variable = capture.external
@@ -117,6 +122,19 @@ class NumbaLowerer(Lowerer):
         resource.variable = variable  # type: ignore[attr-defined]
         return resource
 
+    def argument_variable(self, name: str, variable: Any) -> Value:
+        """The Value of parameter `name`, the buffer of the Variable passed as an argument
+        for which the graph's GraphVariable `variable` stands."""
+        shape = None if variable is None else variable._static_shape
+        if shape is None or None in shape:
+            raise Unsupported("a variable argument of a shape not fully known")
+        if variable.dtype.kind not in _SCALAR_KINDS:
+            raise Unsupported("a %s variable" % variable.dtype.name)
+        self.argument_variables.append(variable)
+        resource = Value(name, dtypes.resource, None)
+        resource.variable = variable  # type: ignore[attr-defined]
+        return resource
+
     def _buffer(self, resource: Value) -> Any:
         variable = getattr(resource, "variable", None)
         if variable is None:
@@ -131,7 +149,12 @@ class NumbaLowerer(Lowerer):
 
     def write_variable(self, resource: Value, value: str) -> None:
         variable = self._buffer(resource)
-        self.written.add(next(i for i, v in enumerate(self.variables) if v is variable))
+        for i, v in enumerate(self.variables):
+            if v is variable:
+                self.written.add(i)
+        for i, v in enumerate(self.argument_variables):
+            if v is variable:
+                self.written_arguments.add(i)
         self.line("%s[%s] = %s" % (resource, "()" if variable._static_shape == () else "...",
                                    value))
 
@@ -152,7 +175,7 @@ class NumbaLowerer(Lowerer):
         loop-free code on scalars (done in nanoseconds, less than releasing the GIL costs).
         Fused elementwise runs, which bypass lower_node, are loops."""
         return not (self.only_scalars and not self.extra_values and not self.variables
-                    and not self.tensor_arrays and not any(
+                    and not self.argument_variables and not self.tensor_arrays and not any(
                         line.lstrip().startswith(("while ", "for ")) for line in self.lines))
 
     def lower_nodes(self, simplified: executor.Simplified, names: dict[int, Value],
@@ -247,11 +270,18 @@ def compile(cf: Any) -> executor.CompiledGraph:  # noqa: A001 - the backend prot
     fed: dict[int, Value] = {}
     argument_types = []
     for i, t in enumerate(cf.inputs):
+        name = "in%d" % i
+        if t.dtype is dtypes.resource:  # a Variable passed as an argument: its buffer
+            resource = lowerer.argument_variable(name, cf.graph.argument_variables.get(id(t)))
+            params.append(name)
+            fed[id(t)] = resource
+            variable = resource.variable  # type: ignore[attr-defined]
+            argument_types.append((variable.dtype, len(variable._static_shape), True))
+            continue
         if t.dtype.kind not in _SCALAR_KINDS:
             raise Unsupported("a %s argument" % t.dtype.name)
         if t._shape is None:
             raise Unsupported("an argument of unknown rank")
-        name = "in%d" % i
         params.append(name)
         fed[id(t)] = Value(name, t.dtype, t._shape)
         argument_types.append((t.dtype, len(t._shape), False))
@@ -278,11 +308,13 @@ def compile(cf: Any) -> executor.CompiledGraph:  # noqa: A001 - the backend prot
         raise Unsupported("numba could not compile it: %s" % _summary(e)) from None
     raise_functions, filename, line_nodes = numba_call.raisers(lowerer.checks, cf.name)
     variables = [(v, i in lowerer.written) for i, v in enumerate(lowerer.variables)]
+    arguments = [(i in lowerer.written_arguments, v.dtype.np_dtype)
+                 for i, v in enumerate(lowerer.argument_variables)]
     # The compiled overload's entry point skips numba's type dispatch (most of a cached
     # call's cost): the call passes exactly the signature's types (see numba_call).
     run = numba_call.runner(kernel.overloads[tuple(signature)].entry_point, cf.name,
                             cf.inputs, cf.outputs, lowerer.extra_values, lowerer.checks,
-                            raise_functions, variables,
+                            raise_functions, variables, arguments,
                             executor.outputs_holding_state(cf.graph, cf.outputs))
     compiled = executor.CompiledGraph(run, source, line_nodes, filename)
     compiled.module_path = path  # type: ignore[attr-defined]
@@ -310,7 +342,7 @@ def _signature(argument_types: list[tuple[dtypes.DType, int, bool]]) -> Any:
 
 
 _HEADER = '''"""Generated by autograph's numba backend; safe to delete."""
-import numpy as np
+%simport numpy as np
 import numpy as xp
 import numba
 from numba.extending import overload
@@ -341,7 +373,10 @@ def kernel(%s):
 
 
 def _module_source(params: list[str], lowerer: NumbaLowerer, releases_gil: bool) -> str:
-    header = _HEADER % (numba_math.SOURCE_DIGEST, releases_gil, ", ".join(params))
+    # a module only some rules use is imported only by their kernels, so that the source of
+    # every other kernel, and the numba cache it keys, stays the same
+    imports = "".join("import %s\n" % name for name in sorted(lowerer.modules))
+    header = _HEADER % (imports, numba_math.SOURCE_DIGEST, releases_gil, ", ".join(params))
     return header + "\n".join(lowerer.lines) + "\n"
 
 

@@ -26,7 +26,8 @@ point, which skips numba's type dispatch (most of what a dispatcher call costs):
   * an array output that may share memory with state (an array constant `k0` returned, or a
     view of one: `executor.outputs_holding_state`) is copied, as the executor does.
 
-A kernel that reads or assigns variables also takes a buffer for each (see `_buffers`).
+A kernel that reads or assigns variables also takes a buffer for each (see `_buffers`); a
+Variable passed as an argument gives its buffer in its argument's place.
 """
 
 from __future__ import annotations
@@ -38,7 +39,7 @@ from typing import Any
 
 import numpy as np
 
-from runtime import errors
+from runtime import dtypes, errors
 
 CHECK_PREFIX = "autograph check "
 _counter = itertools.count()
@@ -76,18 +77,26 @@ def _failure(checks: list[tuple[Any, type[Exception], str]], raise_functions: li
 
 def runner(entry: Any, name: str, inputs: list[Any], outputs: list[Any], extra: list[Any],
            checks: list[tuple[Any, type[Exception], str]], raise_functions: list[Any],
-           variables: list[tuple[Any, bool]], copied: list[bool]) -> Any:
+           variables: list[tuple[Any, bool]], variable_arguments: list[tuple[bool, Any]],
+           copied: list[bool]) -> Any:
     """run(*feeds) -> the output values, for the compiled `entry` point of the kernel of
-    graph `name` whose parameters are `inputs` (graph tensors), the `extra` array constants,
-    then a buffer for each of `variables` ((Variable, whether the kernel assigns it));
-    `outputs`: the graph tensors it returns, `copied`: whether each is returned as a copy."""
+    graph `name` whose parameters are `inputs` (graph tensors; a Variable passed as an
+    argument, a resource input, gives its buffer), the `extra` array constants, then a
+    buffer for each of `variables` ((Variable, whether the kernel assigns it));
+    `variable_arguments`: for each Variable argument, whether the kernel assigns it and its
+    numpy dtype; `outputs`: the graph tensors it returns, `copied`: whether each is
+    returned as a copy."""
     params = ["in%d" % i for i in range(len(inputs))]
     namespace: dict[str, Any] = {"entry": entry, "fail": _failure(checks, raise_functions),
                                  "ascontiguousarray": np.ascontiguousarray}
     lines = ["def run(%s):" % ", ".join(params)]
     arguments = []
+    passed: list[str] = []  # the parameters receiving Variables
     for param, t in zip(params, inputs):
-        if t._shape == ():
+        if t.dtype is dtypes.resource:
+            arguments.append("buffers[%d]" % (len(variables) + len(passed)))
+            passed.append(param)
+        elif t._shape == ():
             arguments.append("%s[()]" % param)
         else:
             lines += ["    if not %s.flags.c_contiguous:" % param,
@@ -96,18 +105,18 @@ def runner(entry: Any, name: str, inputs: list[Any], outputs: list[Any], extra: 
     for i, value in enumerate(extra):
         namespace["k%d" % i] = value
         arguments.append("k%d" % i)
-    if variables:
-        namespace["take"], namespace["keep"] = _buffers(variables)
-        lines.append("    buffers = take()")
-        arguments.append("*buffers")
+    arguments += ["buffers[%d]" % i for i in range(len(variables))]
+    if variables or passed:
+        namespace["take"], namespace["keep"] = _buffers(variables, variable_arguments)
+        lines.append("    buffers = take(%s)" % ", ".join(passed))
     lines += ["    try:",
               "        r = entry(%s)" % ", ".join(arguments),
               "    except Exception as e:",
               "        fail(e)",
               "        raise"]
-    if variables:  # assignments made before a failure stay, as on the executor
+    if variables or passed:  # assignments made before a failure stay, as on the executor
         lines += ["    finally:",
-                  "        keep(buffers)"]
+                  "        keep(buffers%s)" % "".join(", " + p for p in passed)]
     results = []
     for i, t in enumerate(outputs):
         result = "r" if len(outputs) == 1 else "r[%d]" % i  # one output comes bare
@@ -144,27 +153,54 @@ def _as_numpy_scalar(expression: str, scalar_type: Any, name: str,
     return "%s(%s)" % (name, expression)
 
 
-def _buffers(variables: list[tuple[Any, bool]]) -> tuple[Any, Any]:
-    """(take, keep) for a kernel that reads or assigns `variables`: take() -> their values
-    as buffers, a fresh copy for one the kernel assigns; keep(buffers) makes each copy the
-    variable's value after the call (so a tensor read earlier never changes)."""
+def _buffers(variables: list[tuple[Any, bool]],
+             arguments: list[tuple[bool, Any]]) -> tuple[Any, Any]:
+    """(take, keep) for a kernel that reads or assigns `variables` (captured) and the
+    Variables passed for its `arguments` ((whether it assigns it, numpy dtype) each):
+    take(*passed) -> their values as buffers, the captured ones first, a fresh copy for one
+    the kernel assigns; keep(buffers, *passed) makes each copy the variable's value after the
+    call (so a tensor read earlier never changes). A Variable passed or captured twice gets
+    one buffer, copied when any of its uses assigns it."""
     table = [(v, written, v.dtype.np_dtype) for v, written in variables]
 
-    def take() -> list[Any]:
+    def buffer_of(variable: Any, written: bool, np_dtype: Any) -> Any:
+        value = variable._value
+        if value is None:
+            raise errors.FailedPreconditionError(
+                "variable %s was read before it was initialised" % variable.name)
+        if written or type(value) is not np.ndarray or value.dtype != np_dtype \
+                or not value.flags.c_contiguous:  # a numpy scalar, say
+            value = np.array(value, np_dtype, copy=True, order="C")  # keeps rank 0
+        return value
+
+    if not arguments:  # the common case, on every call: no identities to compare
+        def take() -> list[Any]:
+            return [buffer_of(*entry) for entry in table]
+
+        def keep(buffers: list[Any]) -> None:
+            for (variable, written, _), buffer in zip(table, buffers):
+                if written:
+                    variable._value = buffer
+        return take, keep
+
+    def entries(passed: tuple[Any, ...]) -> list[tuple[Any, bool, Any]]:
+        return table + [(v, written, d) for v, (written, d) in zip(passed, arguments)]
+
+    def take_passed(*passed: Any) -> list[Any]:
+        uses = entries(passed)
+        written_by_id: dict[int, bool] = {}
+        for variable, written, _ in uses:
+            written_by_id[id(variable)] = written_by_id.get(id(variable), False) or written
+        by_id: dict[int, Any] = {}
         buffers = []
-        for variable, written, np_dtype in table:
-            value = variable._value
-            if value is None:
-                raise errors.FailedPreconditionError(
-                    "variable %s was read before it was initialised" % variable.name)
-            if written or type(value) is not np.ndarray or value.dtype != np_dtype \
-                    or not value.flags.c_contiguous:  # a numpy scalar, say
-                value = np.array(value, np_dtype, copy=True, order="C")  # keeps rank 0
-            buffers.append(value)
+        for variable, _, np_dtype in uses:
+            if id(variable) not in by_id:
+                by_id[id(variable)] = buffer_of(variable, written_by_id[id(variable)], np_dtype)
+            buffers.append(by_id[id(variable)])
         return buffers
 
-    def keep(buffers: list[Any]) -> None:
-        for (variable, written, _), buffer in zip(table, buffers):
+    def keep_passed(buffers: list[Any], *passed: Any) -> None:
+        for (variable, written, _), buffer in zip(entries(passed), buffers):
             if written:
                 variable._value = buffer
-    return take, keep
+    return take_passed, keep_passed

@@ -186,7 +186,9 @@ def _from_host(value: Any, np_dtype: np.dtype, rank0: bool) -> Any:
     return np.ascontiguousarray(value, np_dtype)
 
 
-def _kernel_function(node: Any, ins: list[Any], outs: list[Any]) -> Callable[..., Any]:
+def kernel_function(node: Any, ins: list[Any], outs: list[Any]) -> Callable[..., Any]:
+    """The host function running `node`'s kernel on the values of `ins` and giving `outs`
+    (none: its result is dropped, e.g. for a call made only to raise the kernel's error)."""
     kernel, attrs = node.op.kernel, dict(node.attrs)
     in_dtypes = [v.dtype.np_dtype for v in ins]
     out_specs = [(v.dtype.np_dtype, v.rank0) for v in outs]
@@ -202,7 +204,7 @@ def _kernel_function(node: Any, ins: list[Any], outs: list[Any]) -> Callable[...
 
 def kernel_on_host(lowerer: Any, node: Any, ins: list[Any], outs: list[Any]) -> None:
     """numba rule: the op's kernel called on the host (see the module docstring)."""
-    write_call(lowerer, _kernel_function(node, ins, outs), ins, outs)
+    write_call(lowerer, kernel_function(node, ins, outs), ins, outs)
 
 
 def assert_on_host(lowerer: Any, node: Any, ins: list[Any], outs: list[Any]) -> None:
@@ -212,7 +214,7 @@ def assert_on_host(lowerer: Any, node: Any, ins: list[Any], outs: list[Any]) -> 
     failed = "not %s" % condition if condition.rank0 else "not np.all(%s)" % condition
     lowerer.line("if %s:" % failed)
     with lowerer.block():
-        write_call(lowerer, _kernel_function(node, ins, outs), ins, outs)
+        write_call(lowerer, kernel_function(node, ins, outs), ins, outs)
 
 
 def py_function_on_host(lowerer: Any, node: Any, ins: list[Any], outs: list[Any]) -> None:

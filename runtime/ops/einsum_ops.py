@@ -3,13 +3,14 @@ becomes named dimensions, the output is written out), and its gradient (an einsu
 output gradient with the other operands, broadcast over dimensions the operand sums out).
 """
 
+import contextlib
 import string
 
 import numpy as np
 
 from runtime import backends
 from runtime import shape as shape_lib
-from runtime.ops import array_ops, manipulation_ops, math_ops
+from runtime.ops import array_ops, manipulation_ops, math_ops, numba_lowerings
 from runtime.ops.common import (
     NUMERIC,
     SpecError,
@@ -115,10 +116,53 @@ def _einsum_lowering(lowerer, node, ins, outs):
     lowerer.assign(outs[0], "xp.einsum(%r, %s)" % (equation, ", ".join(ins)))
 
 
+def _einsum_numba(lowerer, node, ins, outs):
+    """numba (which has no einsum): a loop nest over the output's letters, then the summed
+    ones, for operands of static shapes. Exact where the order of numpy's sums cannot
+    matter: integers (sums wrap), or floats that nothing sums (a copy of one operand, or
+    the product of two, plus numpy's zero start: a -0.0 product is 0.0)."""
+    terms, output = node.attrs["inputs"], node.attrs["output"]
+    sizes = {}
+    for x, term in zip(ins, terms):
+        if x.shape is None or None in x.shape:
+            raise backends.Unsupported("an einsum of shapes known only at run time")
+        for letter, size in zip(term, x.shape):
+            if sizes.setdefault(letter, size) != size:
+                raise backends.Unsupported("an einsum broadcasting a dimension")
+    summed = sorted(set("".join(terms)) - set(output))
+    out = outs[0]
+    if out.dtype.is_floating and (summed or len(ins) > 2):
+        raise backends.Unsupported("a float einsum summing in numpy's own order")
+    result = lowerer.fresh("r")
+    shape = tuple(sizes[c] for c in output) or (1,)
+    lowerer.line("%s = np.zeros(%s, %s)" % (result, lowerer.literal(shape),
+                                            numba_lowerings.type_name(out.dtype)))
+    index = {c: lowerer.fresh("i") for c in sorted(set("".join(terms)))}
+    with contextlib.ExitStack() as loops:
+        for c in list(output) + summed:
+            lowerer.line("for %s in range(%d):" % (index[c], sizes[c]))
+            loops.enter_context(lowerer.block())
+        _einsum_body(lowerer, ins, terms, output, index, result, out.dtype)
+    numba_lowerings.finish(lowerer, out, result, [str(sizes[c]) for c in output])
+
+
+def _einsum_body(lowerer, ins, terms, output, index, result, dtype):
+    """The innermost statement of the einsum loop nest (see `_einsum_numba`)."""
+    factors = ["%s[%s]" % (x, ", ".join(index[c] for c in term)) if term else str(x)
+               for x, term in zip(ins, terms)]
+    target = "%s[%s]" % (result, ", ".join(index[c] for c in output) or "0")
+    if dtype.is_floating and len(ins) == 1:
+        lowerer.line("%s = %s" % (target, factors[0]))
+    elif dtype.is_floating:
+        lowerer.line("%s = %s + %s(0)" % (target, " * ".join(factors),
+                                          numba_lowerings.type_name(dtype)))
+    else:
+        lowerer.line("%s += %s" % (target, " * ".join(factors)))
+
+
 OPS["Einsum"] = register("Einsum", _einsum_kernel, _einsum_infer, grad=_einsum_grad,
                          emit=KERNEL_CALL, traits=("view",),  # 'ij->ji' is a transpose
-                         lowerings={"array": _einsum_lowering,
-                                    "numba": backends.unsupported("numba has no einsum")})
+                         lowerings={"array": _einsum_lowering, "numba": _einsum_numba})
 
 
 def einsum(equation, *inputs, name=None, **kwargs):

@@ -22,7 +22,7 @@ are known only at run time.
 import numpy as np
 
 from runtime import backends
-from runtime.ops import numba_scans
+from runtime.ops import numba_lowerings, numba_scans
 from runtime.ops.registry import KERNEL_CALL, NO_GRADIENT, not_saveable, register
 from runtime.ops.slicing import decode_index, strided_slice_grad_numba
 
@@ -121,6 +121,9 @@ def _like_infer(specs, attrs):
 
 
 _RULES = "runtime.gradients.grad_ops:"  # their gradients, written with the ops API
+# ReluGrad on numba, elementwise on arrays and (in fused loops) scalars: g * 1 or g * 0, as
+# the kernel's product with a boolean
+_RELU_GRAD_NUMBA = "{0} * ({1} > 0)"
 
 SUM_TO_SHAPE = register("SumToShape", _sum_to_shape, _like_infer,
                         grad=_RULES + "sum_to_shape_grad", emit=KERNEL_CALL, traits=("view",),
@@ -129,14 +132,16 @@ SUM_TO_SHAPE = register("SumToShape", _sum_to_shape, _like_infer,
 BROADCAST_LIKE = register("BroadcastLike", _broadcast_like, _like_infer,
                           grad=_RULES + "broadcast_like_grad", emit=KERNEL_CALL,
                           traits=("view",),
-                          lowerings=_lowered_on_jax("broadcast_like"))
+                          lowerings=dict(_lowered_on_jax("broadcast_like"),
+                                         numba=numba_scans.broadcast_like))
 REDUCE_GRAD = register("ReduceGrad", _reduce_grad, _like_infer,
                        grad=_RULES + "reduce_grad_grad", emit=KERNEL_CALL, traits=("view",),
                        lowerings=dict(_lowered_on_jax("reduce_grad"),
                                       numba=numba_scans.reduce_grad))
 GATHER_GRAD = register("GatherGrad", _gather_grad, _like_infer,
                        grad=_RULES + "gather_grad_grad", emit=KERNEL_CALL,
-                       lowerings=_lowered_on_jax("gather_grad"))
+                       lowerings=dict(_lowered_on_jax("gather_grad"),
+                                      numba=numba_lowerings.gather_grad))
 STRIDED_SLICE_GRAD = register("StridedSliceGrad", _strided_slice_grad, _like_infer,
                               grad=_RULES + "strided_slice_grad_grad", emit=KERNEL_CALL,
                               lowerings=dict(_lowered_on_jax("strided_slice_grad"),
@@ -146,7 +151,8 @@ PROD_OTHERS = register("ProdOthers", _prod_others, lambda specs, attrs: [specs[0
                        lowerings=_GRADIENTS_ON_HOST)
 RELU_GRAD = register("ReluGrad", _relu_grad, lambda specs, attrs: [specs[0]],
                      grad=_RULES + "relu_grad_grad", emit=KERNEL_CALL,
-                     lowerings=_lowered_on_jax("relu_grad"))
+                     lowerings=dict(_lowered_on_jax("relu_grad"), numba=_RELU_GRAD_NUMBA),
+                     traits=("elementwise",))
 
 
 # -- ops whose kernels are part of the gradient machinery (named, imported at first use) --------

@@ -251,7 +251,7 @@ def _pad_lowering(lowerer, node, ins, outs):
 OPS["PadV2"] = register("PadV2", _pad_kernel, _pad_infer, node_name="Pad", grad=_pad_rule,
                         emit=KERNEL_CALL,
                         lowerings={"array": _pad_lowering,
-                                   "numba": numba_lowerings.pad_constant})
+                                   "numba": numba_lowerings.pad})
 OPS["PadGrad"] = register("PadGrad", _pad_grad_kernel, _pad_grad_infer, grad=_pad_grad_rule,
                           emit=KERNEL_CALL,
                           lowerings=_GRADIENTS_ON_HOST)

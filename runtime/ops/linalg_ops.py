@@ -285,13 +285,32 @@ def _band_lowering(lowerer, node, ins, outs):
                                                          lowerer.literal(x.dtype)))
 
 
+def _diag_part_numba(lowerer, node, ins, outs):
+    """numba (whose np.diagonal takes no axes): each matrix's diagonal copied in a loop."""
+    x = ins[0]
+    parts = numba_lowerings.dims(x)
+    rows, cols = parts[-2:]
+    batch = numba_lowerings.product(parts[:-2])
+    length = str(min(x.shape[-2:])) if None not in x.shape[-2:] else "min(%s, %s)" % (rows,
+                                                                                     cols)
+    matrices, result, i = lowerer.fresh("c"), lowerer.fresh("r"), lowerer.fresh("i")
+    lowerer.line("%s = np.ascontiguousarray(%s).reshape((%s, %s, %s))" % (
+        matrices, x, batch, rows, cols))
+    lowerer.line("%s = np.empty((%s, %s), %s)" % (result, batch, length,
+                                                   numba_lowerings.type_name(x.dtype)))
+    lowerer.line("for %s in range(%s):" % (i, length))
+    with lowerer.block():
+        lowerer.line("%s[:, %s] = %s[:, %s, %s]" % (result, i, matrices, i, i))
+    numba_lowerings.finish(lowerer, outs[0], result, parts[:-2] + [length])
+
+
 OPS["MatrixDiag"] = register("MatrixDiag", _diag_kernel, _diag_infer,
                              grad=lambda ctx, grads: [diag_part(grads[0])], emit=KERNEL_CALL,
                              lowerings={"array": _diag_lowering})
 OPS["MatrixDiagPart"] = register(
     "MatrixDiagPart", _diag_part_kernel, _diag_part_infer, emit=KERNEL_CALL, traits=("view",),
     lowerings={"array": "xp.diagonal({0}, axis1=-2, axis2=-1)",
-               "numba": backends.unsupported("numba's np.diagonal takes no axes")},
+               "numba": _diag_part_numba},
     grad=lambda ctx, grads: [_diag_part_grad(ctx, grads[0])])
 OPS["MatrixBandPart"] = register("MatrixBandPart", _band_kernel, _band_infer,
                                  grad=_band_grad, emit=KERNEL_CALL,

@@ -16,6 +16,7 @@ from runtime.ops import (
     manipulation_ops,
     math_ops,
     nn_random_ops,
+    numba_lowerings,
     random_ops,
     reduction_ops,
     selection_ops,
@@ -123,8 +124,8 @@ def _erf_jax_rule(lowerer, node, ins):
 
 OPS["Erf"] = register("Erf", _erf_kernel, _float_infer, grad=_erf_grad,
                       emit=KERNEL_CALL,
-                      lowerings={"numba": backends.unsupported("numba has no vectorised erf"),
-                                 "jax": _erf_jax_rule})
+                      lowerings={"numba": numba_lowerings.erf, "jax": _erf_jax_rule},
+                      traits=("elementwise",))
 
 
 def _float(x, what):

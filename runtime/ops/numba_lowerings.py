@@ -120,6 +120,30 @@ def fill(lowerer, node, ins, outs):
     lowerer.assign(out, "np.full(%s, %s)" % (shape_tuple(parts), value))
 
 
+# -- math numba's numpy lacks -----------------------------------------------------------------
+
+
+def erf(lowerer, node, ins, outs):
+    """Erf: `math.erf` of each element taken as a float64, rounded to the output's dtype, as
+    the kernel computes it (Python's math.erf and numba's are the C library's erf)."""
+    x, out = ins[0], outs[0]
+    if out.dtype.np_dtype not in (np.dtype(np.float32), np.dtype(np.float64)):
+        raise backends.Unsupported("erf of %s" % out.dtype.name)
+    lowerer.modules.add("math")
+    if x.rank0:
+        lowerer.assign(out, "math.erf(np.float64(%s))" % x)
+        return
+    parts = dims(x)
+    count = product(parts)
+    flat, result, k = lowerer.fresh("c"), lowerer.fresh("r"), lowerer.fresh("k")
+    lowerer.line("%s = np.ascontiguousarray(%s).reshape(%s)" % (flat, x, count))
+    lowerer.line("%s = np.empty(%s, %s)" % (result, count, type_name(out.dtype)))
+    lowerer.line("for %s in range(%s):" % (k, count))
+    with lowerer.block():
+        lowerer.line("%s[%s] = math.erf(np.float64(%s[%s]))" % (result, k, flat, k))
+    finish(lowerer, out, result, parts)
+
+
 # -- gathering and joining --------------------------------------------------------------------
 
 
@@ -153,6 +177,39 @@ def gather(lowerer, node, ins, outs):
     parts = dims(params)
     index_parts = [] if indices.rank0 else dims(indices)
     finish(lowerer, outs[0], result, parts[:axis] + index_parts + parts[axis + 1:])
+
+
+def gather_grad(lowerer, node, ins, outs):
+    """GatherGrad: zeros of the params' shape, each slice of `g` added at its index along
+    the axis, in order (np.add.at's order: repeated indices add up, negative ones count
+    from the end, one out of range fails with numpy's message)."""
+    g, params, indices = ins
+    out = outs[0]
+    if params.rank0 or out.dtype.kind == "bool":
+        raise backends.Unsupported("a gather gradient of a scalar or of booleans")
+    parts = dims(params)
+    axis = axis_of(node, len(parts))
+    before, size_, after = product(parts[:axis]), parts[axis], product(parts[axis + 1:])
+    count = "1" if indices.rank0 else product(dims(indices))
+    flat, grads, result, view = (lowerer.fresh(p) for p in ("c", "c", "r", "c"))
+    lowerer.line("%s = np.ascontiguousarray(%s).reshape(%s)" % (
+        flat, "np.full(1, %s)" % indices if indices.rank0 else indices, count))
+    lowerer.line("%s = np.ascontiguousarray(%s).reshape(%s)" % (
+        grads, "np.full(1, %s)" % g if g.rank0 else g, shape_tuple([before, count, after])))
+    lowerer.line("%s = np.zeros(%s, %s)" % (result, shape_tuple(parts), type_name(out.dtype)))
+    lowerer.line("%s = %s.reshape(%s)" % (view, result, shape_tuple([before, size_, after])))
+    k, j = lowerer.fresh("k"), lowerer.fresh("j")
+    lowerer.line("for %s in range(%s):" % (k, count))
+    with lowerer.block():
+        lowerer.line("%s = np.int64(%s[%s])" % (j, flat, k))
+        lowerer.check_values("%s < -(%s) or %s >= %s" % (j, size_, j, size_), IndexError,
+                             "index %%d is out of bounds for axis %d with size %%d" % axis,
+                             (j, size_))
+        lowerer.line("if %s < 0:" % j)
+        with lowerer.block():
+            lowerer.line("%s += %s" % (j, size_))
+        lowerer.line("%s[:, %s, :] += %s[:, %s, :]" % (view, j, grads, k))
+    lowerer.assign(out, result)
 
 
 def concat(lowerer, node, ins, outs):
@@ -301,16 +358,20 @@ def stack(lowerer, node, ins, outs):
         "np.ascontiguousarray(%s), " % x for x in ins), node.attrs["axis"]))
 
 
-def pad_constant(lowerer, node, ins, outs):
-    """PadV2 in CONSTANT mode: the constant everywhere, the input copied into the middle
-    (the other modes are declined)."""
+def pad(lowerer, node, ins, outs):
+    """PadV2: in CONSTANT mode the constant everywhere and the input copied into the middle;
+    in REFLECT and SYMMETRIC modes each padded dimension gathered from the positions the
+    kernel mirrors (`_mirrored_position`), after the kernel's check of the paddings against
+    a dimension known only at run time."""
     x, constant = ins
-    if node.attrs["mode"] != "CONSTANT":
-        raise backends.Unsupported("a %s pad" % node.attrs["mode"])
     if x.rank0 or not constant.rank0:
         raise backends.Unsupported("a pad of a scalar")
+    mode = node.attrs["mode"]
     parts = dims(x)
     paddings = [(int(b), int(a)) for b, a in node.attrs["paddings"]]
+    if mode != "CONSTANT":
+        _mirror_pad(lowerer, x, outs[0], parts, paddings, mode)
+        return
     result = lowerer.fresh("r")
     lowerer.line("%s = np.full(%s, %s(%s))" % (
         result, shape_tuple([product([p]) if not (b or a) else "%s + %d" % (p, b + a)
@@ -319,6 +380,45 @@ def pad_constant(lowerer, node, ins, outs):
     lowerer.line("%s[%s] = %s" % (result, ", ".join(
         "%d:%d + %s" % (b, b, p) for p, (b, _) in zip(parts, paddings)), x))
     lowerer.assign(outs[0], result)
+
+
+def _mirrored_position(k, size, before, mode):
+    """The expression of the input position that position `k` of a dimension of `size`
+    padded by `before` copies, mirrored without the edge (REFLECT) or with it (SYMMETRIC)."""
+    shift = 0 if mode == "REFLECT" else 1
+    p = "(%s - %d)" % (k, before)  # the position in the input's coordinates
+    return "(-%s - %d if %s < 0 else (2 * %s - 2 + %d - %s if %s >= %s else %s))" % (
+        p, shift, p, size, shift, p, p, size, p)
+
+
+def _mirror_pad(lowerer, x, out, parts, paddings, mode):
+    """PadV2 in REFLECT or SYMMETRIC mode (see `pad`)."""
+    for axis, (before, after) in enumerate(paddings):
+        if x.shape[axis] is None:  # (a static size was checked when the graph was built)
+            limit = "%s - 1" % parts[axis] if mode == "REFLECT" else parts[axis]
+            lowerer.check_values(
+                "%d > %s or %d > %s" % (before, limit, after, limit), ValueError,
+                "%s paddings [%d, %d] exceed what a dimension of size %%d allows"
+                % (mode, before, after), (parts[axis],))
+    current, shape = x, list(x.shape)
+    padded = list(parts)
+    for axis, (before, after) in enumerate(paddings):
+        if not (before or after):
+            continue
+        array, _, size, _ = as_3d(lowerer, current, axis)
+        padded[axis] = "%s + %d" % (parts[axis], before + after)
+        if shape[axis] is not None:
+            shape[axis] += before + after
+        result, k, name = lowerer.fresh("r"), lowerer.fresh("k"), lowerer.fresh("c")
+        lowerer.line("%s = np.empty((%s.shape[0], %s, %s.shape[2]), %s)" % (
+            result, array, padded[axis], array, type_name(x.dtype)))
+        lowerer.line("for %s in range(%s):" % (k, padded[axis]))
+        with lowerer.block():
+            lowerer.line("%s[:, %s, :] = %s[:, %s, :]" % (
+                result, k, array, _mirrored_position(k, size, before, mode)))
+        lowerer.line("%s = %s.reshape(%s)" % (name, result, shape_tuple(padded)))
+        current = type(x)(name, x.dtype, shape)
+    lowerer.assign(out, current)
 
 
 def roll(lowerer, node, ins, outs):

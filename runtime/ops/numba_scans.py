@@ -1,6 +1,7 @@
 """numba lowering rules of ops that scan along one axis or spread values over new ones:
-argmax/argmin, cumulative sums and products, softmax, one_hot, where, and the gradient
-helpers SumToShape and ReduceGrad.
+argmax/argmin, cumulative sums and products, softmax, one_hot, where, top_k and the ops
+taking or putting along its last axis, and the gradient helpers SumToShape, BroadcastLike
+and ReduceGrad.
 
 Each works on a C-contiguous (before, size, after) view of its input around the axis
 (`numba_lowerings.as_3d`), looping over the rows in the order numpy's kernels compute
@@ -215,6 +216,18 @@ def sum_to_shape(lowerer, node, ins, outs):
     finish(lowerer, out, result, [str(d) for d in target])
 
 
+def broadcast_like(lowerer, node, ins, outs):
+    """BroadcastLike: `x` broadcast to the target shape, as a C-contiguous copy."""
+    x, out = ins[0], outs[0]
+    target = _target(lowerer, node, ins)
+    if out.rank0:
+        lowerer.assign(out, x if x.rank0 else "%s.reshape(1)[0]" % x)
+        return
+    source = "np.full(1, %s)" % x if x.rank0 else "np.ascontiguousarray(%s)" % x
+    lowerer.assign(out, "np.ascontiguousarray(np.broadcast_to(%s, %s))" % (
+        source, shape_tuple(target)))
+
+
 def reduce_grad(lowerer, node, ins, outs):
     """ReduceGrad: the gradient `g` with its reduced axes restored, broadcast to the target
     shape (divided by the number of reduced elements for a Mean of floats)."""
@@ -281,3 +294,66 @@ def top_k(lowerer, node, ins, outs):
     shape = parts[:-1] + [k]
     finish(lowerer, values, got, shape)
     finish(lowerer, indices, picked, shape)
+
+
+def _along_last_axis(lowerer, x, indices, write):
+    """The loop over each row's indices into the last axis of `x` (both viewed as rows of
+    the same leading dimensions, known when the graph is built): an index out of range
+    fails with numpy's error, a negative one counts from the end; `write(position, row,
+    j)` writes the body for the wrapped position."""
+    if x.rank0 or x.shape is None or indices.shape is None \
+            or len(indices.shape) != len(x.shape) or None in x.shape[:-1] \
+            or x.shape[:-1] != indices.shape[:-1]:
+        raise backends.Unsupported("indices whose leading dimensions may not be x's")
+    parts = dims(x)
+    rows, size, count = product(parts[:-1]), parts[-1], dims(indices)[-1]
+    flat = lowerer.fresh("q")
+    lowerer.line("%s = np.ascontiguousarray(%s).reshape((%s, %s))" % (flat, indices, rows,
+                                                                    count))
+    row, j, position = lowerer.fresh("r"), lowerer.fresh("j"), lowerer.fresh("p")
+    lowerer.line("for %s in range(%s):" % (row, rows))
+    with lowerer.block():
+        lowerer.line("for %s in range(%s):" % (j, count))
+        with lowerer.block():
+            lowerer.line("%s = np.int64(%s[%s, %s])" % (position, flat, row, j))
+            lowerer.check_values(
+                "%s < -(%s) or %s >= %s" % (position, size, position, size), IndexError,
+                "index %%d is out of bounds for axis %d with size %%d" % (len(parts) - 1),
+                (position, size))
+            lowerer.line("if %s < 0:" % position)
+            with lowerer.block():
+                lowerer.line("%s += %s" % (position, size))
+            write(position, row, j)
+    return rows, size, count
+
+
+def take_along_last_axis(lowerer, node, ins, outs):
+    """TakeAlongLastAxis: each row's elements at its indices (np.take_along_axis)."""
+    x, indices = ins
+    source, result = lowerer.fresh("c"), lowerer.fresh("t")
+    parts = dims(x)
+    lowerer.line("%s = np.ascontiguousarray(%s).reshape((%s, %s))" % (
+        source, x, product(parts[:-1]), parts[-1]))
+    lowerer.line("%s = np.empty((%s, %s), %s)" % (result, product(parts[:-1]),
+                                                   dims(indices)[-1], type_name(x.dtype)))
+    _along_last_axis(lowerer, x, indices, lambda position, row, j: lowerer.line(
+        "%s[%s, %s] = %s[%s, %s]" % (result, row, j, source, row, position)))
+    finish(lowerer, outs[0], result, dims(indices))
+
+
+def top_k_grad(lowerer, node, ins, outs):
+    """TopKGrad: zeros of x's shape, each row's `g` put at its indices in order (the last
+    of repeated indices wins, as np.put_along_axis's assignment)."""
+    g, indices, x = ins
+    if not g.shape or g.shape != indices.shape:
+        raise backends.Unsupported("a gradient not of the indices' shape")
+    parts = dims(x)
+    grads, result, view = lowerer.fresh("c"), lowerer.fresh("t"), lowerer.fresh("c")
+    lowerer.line("%s = np.ascontiguousarray(%s).reshape((%s, %s))" % (
+        grads, g, product(parts[:-1]), dims(g)[-1]))
+    lowerer.line("%s = np.zeros(%s, %s)" % (result, shape_tuple(parts), type_name(
+        outs[0].dtype)))
+    lowerer.line("%s = %s.reshape((%s, %s))" % (view, result, product(parts[:-1]), parts[-1]))
+    _along_last_axis(lowerer, x, indices, lambda position, row, j: lowerer.line(
+        "%s[%s, %s] = %s[%s, %s]" % (view, row, position, grads, row, j)))
+    lowerer.assign(outs[0], result)

@@ -9,7 +9,14 @@ import numpy as np
 
 from runtime import backends, dtypes
 from runtime import shape as shape_lib
-from runtime.ops import array_ops, common, manipulation_ops, math_ops, selection_ops
+from runtime.ops import (
+    array_ops,
+    common,
+    manipulation_ops,
+    math_ops,
+    numba_nd_indexing,
+    selection_ops,
+)
 from runtime.ops.common import ANY, NUMERIC, SpecError, convert_to_tensor, require_kind
 from runtime.ops.registry import KERNEL_CALL, execute1, register
 
@@ -84,8 +91,8 @@ def _gather_nd_lowering(lowerer, node, ins, outs):
 
 OPS["GatherNd"] = register("GatherNd", _gather_nd_kernel, _gather_nd_infer,
                            grad=_gather_nd_grad, emit=KERNEL_CALL,
-                           lowerings={"array": _gather_nd_lowering, "numba": backends.unsupported(
-                               "numba indexes with one index array at most")})
+                           lowerings={"array": _gather_nd_lowering,
+                                      "numba": numba_nd_indexing.gather_nd})
 
 
 def gather_nd(params, indices, batch_dims=0, name=None):
@@ -135,7 +142,7 @@ def _scatter_nd_grad(ctx, grads):
 
 OPS["ScatterNd"] = register("ScatterNd", _scatter_nd_kernel, _scatter_nd_infer,
                             grad=_scatter_nd_grad, emit=KERNEL_CALL,
-                            lowerings=_NOT_LOWERED)
+                            lowerings=dict(_NOT_LOWERED, numba=numba_nd_indexing.scatter_nd))
 
 
 def scatter_nd(indices, updates, shape, name=None):
@@ -186,11 +193,11 @@ def _tensor_scatter_add_grad(ctx, grads):
 OPS["TensorScatterUpdate"] = register(
     "TensorScatterUpdate", _tensor_scatter_update_kernel, _tensor_scatter_infer,
     grad=_tensor_scatter_update_grad, emit=KERNEL_CALL,
-    lowerings=_NOT_LOWERED)
+    lowerings=dict(_NOT_LOWERED, numba=numba_nd_indexing.tensor_scatter_update))
 OPS["TensorScatterAdd"] = register(
     "TensorScatterAdd", _tensor_scatter_add_kernel, _tensor_scatter_infer,
     grad=_tensor_scatter_add_grad, emit=KERNEL_CALL,
-    lowerings=_NOT_LOWERED)
+    lowerings=dict(_NOT_LOWERED, numba=numba_nd_indexing.tensor_scatter_add))
 
 
 def _tensor_scatter(op_name, tensor, indices, updates, name):

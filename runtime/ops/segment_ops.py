@@ -5,11 +5,13 @@ import numpy as np
 
 from runtime import backends, dtypes
 from runtime import shape as shape_lib
+from runtime.backends import numba_host
 from runtime.ops import (
     array_ops,
     common,
     manipulation_ops,
     math_ops,
+    numba_lowerings,
     numba_scans,
     reduction_ops,
     selection_ops,
@@ -120,9 +122,47 @@ def _segment_grad(ctx, grads):
     return [gathered] + [None] * (len(ctx.needed) - 1)
 
 
+def _segment_sum_numba(lowerer, node, ins, outs):
+    """numba: each row of the data added to its segment's row in order (np.add.at's order),
+    rows of negative ids dropped. Where the kernel fails (ids unsorted or out of range, as
+    many ids as rows of data only at run time) it runs on the host to raise its own error."""
+    data, ids, out = ins[0], ins[1], outs[0]
+    if data.shape is None or ids.shape is None or out.shape is None:
+        raise backends.Unsupported("a segment sum of unknown rank")
+    product, dims = numba_lowerings.product, numba_lowerings.dims
+    parts, id_parts = dims(data), dims(ids)
+    rows, inner = product(parts[:len(id_parts)]), product(parts[len(id_parts):])
+    flat, count, source, result, r = (lowerer.fresh(p) for p in ("q", "n", "c", "r", "j"))
+    lowerer.line("%s = np.ascontiguousarray(%s).reshape(%s)" % (flat, ids, product(id_parts)))
+    failed = ["%s != %s" % (rows, product(id_parts))]
+    if node.attrs["sorted"]:
+        lowerer.line("%s = np.int64(%s[-1]) + 1 if %s.size > 0 else np.int64(0)" % (
+            count, flat, flat))
+        failed.append("(%s.size > 0 and (%s[0] < 0 or np.any(%s[1:] < %s[:-1])))"
+                      % (flat, flat, flat, flat))
+    else:
+        lowerer.line("%s = np.int64(%s)" % (count, ins[2]))
+        failed.append("%s < 0 or np.any(%s >= %s)" % (count, flat, count))
+    # a loop running once, not an `if`: numba miscompiles objmode blocks in an `if`
+    lowerer.line("for %s in range(int(%s)):" % (lowerer.fresh("once"), " or ".join(failed)))
+    with lowerer.block():
+        numba_host.write_call(lowerer, numba_host.kernel_function(node, ins, []), ins, [])
+    lowerer.line("%s = np.ascontiguousarray(%s).reshape((%s, %s))" % (source, data, rows,
+                                                                     inner))
+    lowerer.line("%s = np.zeros((%s, %s), %s)" % (result, count, inner,
+                                                   numba_lowerings.type_name(out.dtype)))
+    lowerer.line("for %s in range(%s):" % (r, rows))
+    with lowerer.block():
+        lowerer.line("if %s[%s] >= 0:" % (flat, r))
+        with lowerer.block():
+            lowerer.line("%s[%s[%s], :] += %s[%s, :]" % (result, flat, r, source, r))
+    numba_lowerings.finish(lowerer, out, result, [count] + parts[len(id_parts):])
+
+
 for _name in ("SegmentSum", "UnsortedSegmentSum"):
     OPS[_name] = register(_name, _segment_sum_kernel, _segment_infer, grad=_segment_grad,
-                          emit=KERNEL_CALL, lowerings=_NOT_LOWERED)
+                          emit=KERNEL_CALL,
+                          lowerings=dict(_NOT_LOWERED, numba=_segment_sum_numba))
 
 
 def segment_sum(data, segment_ids, name=None):

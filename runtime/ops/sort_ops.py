@@ -107,14 +107,16 @@ OPS["TopKGrad"] = register(
     emit=KERNEL_CALL,
     grad=lambda ctx, grads: [execute1(OPS["TakeAlongLastAxis"], [grads[0], ctx.input(1)]),
                              None, None],
-    lowerings=dict(_GRADIENTS_ON_HOST, jax=backends.jax_array_rule("top_k_grad")))
+    lowerings=dict(_GRADIENTS_ON_HOST, jax=backends.jax_array_rule("top_k_grad"),
+                   numba=numba_scans.top_k_grad))
 OPS["TakeAlongLastAxis"] = register(
     "TakeAlongLastAxis",
     lambda x, indices: np.take_along_axis(x, indices.astype(np.intp), axis=-1),
     lambda specs, attrs: [(specs[0][0], specs[1][1])], emit=KERNEL_CALL,
     grad=lambda ctx, grads: [execute1(OPS["TopKGrad"], [grads[0], ctx.input(1), ctx.input(0)]),
                              None],
-    lowerings=dict(_NOT_LOWERED, jax=backends.jax_array_rule("take_along_last_axis")))
+    lowerings=dict(_NOT_LOWERED, jax=backends.jax_array_rule("take_along_last_axis"),
+                   numba=numba_scans.take_along_last_axis))
 
 
 def top_k(input, k=1, sorted=True, name=None):  # noqa: A002 - TensorFlow's names

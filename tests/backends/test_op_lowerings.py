@@ -6,6 +6,7 @@ import importlib.util
 
 import numpy as np
 import pytest
+from numba_compare import executor_and_numba
 
 import autograph.tf as tf
 from runtime import backends
@@ -224,12 +225,37 @@ def test_erf_on_jax_is_within_4_ulp():
 
 
 @pytest.mark.skipif(not _INSTALLED["numba"], reason="numba is not installed")
-def test_numba_declines_einsum_diag_part_pad_and_erf_naming_the_op():
-    _declines("numba", _einsum, _A, _B, op="Einsum")
-    _declines("numba", _diag_part, _FLOATS, op="MatrixDiagPart")
-    _declines("numba", _pad, _FLOATS, op="PadV2")
-    _declines("numba", _erf, _FLOATS, op="Erf")
-    _declines("numba", _gather_nd, _FLOATS, np.array([[1, 2]], np.int32), op="GatherNd")
+def test_numba_einsum_of_integers_and_unsummed_floats_and_declines_float_sums():
+    _agree("numba", _einsum, _A, _B)
+    _agree("numba", _einsum, _A.astype(np.int64) * 2 ** 40, _B.astype(np.int64) * 2 ** 30)
+
+    def unsummed(a, b, s):
+        return (tf.einsum("i,j->ij", a, b), tf.einsum("ij->ji", b[:, None] * a),
+                tf.einsum("ii->i", b[:3, None] * a[:3]), tf.einsum("i,i->i", a, b[:4] * s),
+                tf.einsum(",ij->ji", s, b[:, None] * a))
+
+    a = np.array([-1.5, 0.0, -0.0, 3.25], np.float32)
+    b = np.array([0.0, -0.0, 2.0, -7.0, 1e30], np.float32)
+    _agree("numba", unsummed, a, b, np.float32(-1.0))
+    _agree("numba", unsummed, a.astype(np.float64), b.astype(np.float64), np.float64(-1.0))
+    expected, got = executor_and_numba(unsummed, a, b, np.float32(-1.0))
+    for e, g in zip(expected, got):  # the signs of zeros too: numpy adds products to +0.0
+        np.testing.assert_array_equal(np.signbit(e.numpy()), np.signbit(g.numpy()))
+    _declines("numba", _einsum, _A.astype(np.float32), _B.astype(np.float32), op="Einsum")
+
+
+@pytest.mark.skipif(not _INSTALLED["numba"], reason="numba is not installed")
+def test_pad_erf_gather_nd_and_diag_part_on_numba_are_the_executors_bit_for_bit():
+    _agree("numba", _pad, _FLOATS)
+    _agree("numba", _diag_part, _FLOATS)
+    _agree("numba", _diag_part, np.arange(24, dtype=np.int64).reshape(2, 4, 3))
+    tall = np.arange(24, dtype=np.float32).reshape(2, 4, 3)
+    expected, got = executor_and_numba(  # matrices of a shape known only at run time
+        _diag_part, tall, input_signature=[tf.TensorSpec([None, None, None], tf.float32)])
+    np.testing.assert_array_equal(got.numpy(), expected.numpy())
+    assert got.numpy().shape == (2, 3)
+    _agree("numba", _erf, _FLOATS)
+    _agree("numba", _gather_nd, _FLOATS, np.array([[1, 2], [0, 0], [1, 3]], np.int32))
 
 
 @pytest.mark.parametrize("backend", BACKENDS)

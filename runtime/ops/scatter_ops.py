@@ -68,6 +68,9 @@ def _gather_nd_infer(specs, attrs):
 
 
 def _gather_nd_kernel(params, indices):
+    indices = np.asarray(indices)
+    if indices.shape[-1] == 0:  # each index row names all of params (a copy per row)
+        return np.array(np.broadcast_to(params, indices.shape[:-1] + params.shape))
     return params[_address(indices, params.shape)]
 
 
@@ -82,6 +85,12 @@ def _gather_nd_lowering(lowerer, node, ins, outs):
     if params.shape is None or indices.shape is None or indices.shape[-1] is None \
             or None in params.shape[:indices.shape[-1]]:
         raise backends.Unsupported("indices into dimensions of unknown size")
+    if indices.shape[-1] == 0:  # each index row names all of params
+        shape = tuple(indices.shape[:-1]) + tuple(params.shape)
+        if None in shape:
+            raise backends.Unsupported("indices of depth 0 and a shape known only at run time")
+        lowerer.assign(outs[0], "xp.broadcast_to(%s, %s)" % (params, lowerer.literal(shape)))
+        return
     bounds = lowerer.literal(tuple(params.shape[:indices.shape[-1]]))
     # the kernel's error, raised on the executor: JAX's rule records the check as a flag
     lowerer.check("xp.any((%s < 0) | (%s >= xp.asarray(%s)))" % (indices, indices, bounds),
@@ -130,10 +139,29 @@ def _scatter_nd_infer(specs, attrs):
     return [(dtype, target)]
 
 
+def _whole_rows(indices, updates, shape):
+    """The updates of index rows of depth 0, each naming the whole tensor (one slice of
+    `updates` per row, in order), or None for indices of depth 1 or more."""
+    indices = np.asarray(indices)
+    if indices.shape[-1] != 0:
+        return None
+    return np.reshape(updates, (-1,) + tuple(shape))
+
+
+def _add_rows(out, indices, updates):
+    """Adds `updates` into `out` at `indices`, row by row (duplicates add up, in order)."""
+    rows = _whole_rows(indices, updates, out.shape)
+    if rows is None:
+        np.add.at(out, _address(indices, out.shape), updates)
+    else:
+        for row in rows:
+            out += row
+    return out
+
+
 def _scatter_nd_kernel(indices, updates, shape, static_shape):
     out = np.zeros(tuple(int(d) for d in shape), dtype=updates.dtype)
-    np.add.at(out, _address(indices, out.shape), updates)
-    return out
+    return _add_rows(out, indices, updates)
 
 
 def _scatter_nd_grad(ctx, grads):
@@ -169,14 +197,16 @@ def _tensor_scatter_infer(specs, attrs):
 
 def _tensor_scatter_update_kernel(tensor, indices, updates):
     out = np.array(tensor, copy=True)
-    out[_address(indices, out.shape)] = updates
+    rows = _whole_rows(indices, updates, out.shape)
+    if rows is None:
+        out[_address(indices, out.shape)] = updates
+    elif len(rows):  # the last row's update wins, as duplicates do
+        out[...] = rows[-1]
     return out
 
 
 def _tensor_scatter_add_kernel(tensor, indices, updates):
-    out = np.array(tensor, copy=True)
-    np.add.at(out, _address(indices, out.shape), updates)
-    return out
+    return _add_rows(np.array(tensor, copy=True), indices, updates)
 
 
 def _tensor_scatter_update_grad(ctx, grads):

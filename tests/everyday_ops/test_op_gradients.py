@@ -37,6 +37,8 @@ CASES = {
     "linspace": (lambda a, b: tf.linspace(a, b, 5, axis=1), _u(2), _u(2)),
     "meshgrid": (lambda a, b: tf.meshgrid(a, b)[0] * tf.meshgrid(a, b)[1], _u(3), _u(2)),
     "gather_nd": (lambda x: tf.gather_nd(x, [[1, 2], [0, 0], [1, 2]]), _u(2, 3)),
+    "gather_nd_depth_0": (lambda x: tf.gather_nd(x, tf.zeros([2, 0], tf.int32)) * [1.0, 2.0, 3.0],
+                          _u(2, 3)),
     "scatter_nd": (lambda u: tf.scatter_nd([[1], [3], [1]], u, [4, 2]), _u(3, 2)),
     "tensor_scatter_nd_update": (
         lambda t, u: tf.tensor_scatter_nd_update(t, [[0], [2]], u), _u(3, 2), _u(2, 2)),

@@ -117,6 +117,20 @@ CASES = {
         lambda x: np.where((np.arange(2)[:, None] == 1) & (np.arange(3) == 2), 9, x)),
     "tensor_scatter_nd_add": (lambda x: tf.tensor_scatter_nd_add(x, [[0], [0]], D), [D],
                               lambda x: x + np.array([[1.0], [0.0]]) * (x[0] + x[1])),
+    # indices of depth 0: each index row names the whole tensor
+    "gather_nd_depth_0": (lambda x: tf.gather_nd(x, tf.zeros([2, 0], tf.int32)), [F],
+                          lambda x: np.stack([x, x])),
+    "scatter_nd_depth_0_adds_rows": (
+        lambda u: tf.scatter_nd(tf.zeros([2, 0], tf.int32), u, [3, 4]),
+        [np.stack([F, 2 * F])], lambda u: u[0] + u[1]),
+    "tensor_scatter_nd_update_depth_0": (
+        lambda x: tf.tensor_scatter_nd_update(x, tf.zeros([2, 0], tf.int32),
+                                              tf.stack([x * 2.0, x * 3.0])),
+        [F], lambda x: x * 3),
+    "tensor_scatter_nd_add_depth_0": (
+        lambda x: tf.tensor_scatter_nd_add(x, tf.zeros([2, 0], tf.int32),
+                                           tf.stack([x * 2.0, x * 3.0])),
+        [F], lambda x: x + x * 2 + x * 3),
     "boolean_mask": (lambda x: tf.boolean_mask(x, x > 0), [F], lambda x: x[x > 0]),
     "boolean_mask_axis": (lambda x: tf.boolean_mask(x, [True, False, True, True], axis=1),
                           [F], lambda x: x[:, [0, 2, 3]]),

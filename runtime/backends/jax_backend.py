@@ -196,10 +196,12 @@ class JaxCompiledGraph:
     def _flat(self, *values: Any) -> tuple[Any, ...]:
         # one flat tuple (a nested result costs on every call): the outputs, the assigned
         # variables' values (in `_assigned` order), then the failed-check flag (None when the
-        # graph has no check)
+        # graph has no check); only the array for one output with nothing else
         count = len(self._tensor_feeds)
         outputs, assigned, failed = self._lowered(
             list(values[:count]), dict(zip(self._state_keys, values[count:])))
+        if len(outputs) == 1 and outputs[0] is not None and not assigned and failed is None:
+            return outputs[0]  # (the common case: one array, no tuple to build and read)
         return (*outputs, *[assigned[k] for k in self._assigned], failed)
 
     def _lowered(self, tensors: list[Any], state: dict[str, Any]) -> Any:
@@ -297,6 +299,8 @@ class JaxCompiledGraph:
             except Exception as e:  # noqa: BLE001 - lowering or compiling failed: numpy
                 self._give_up(e)
                 return self.numpy_run(*feeds)
+            if type(results) is not tuple:  # one output and nothing else (see _flat)
+                return (DeviceTensor(results, self._single, self._single_key),)
             # (waits for the flag: errors are synchronous; np.asarray reads it fastest)
             failed = results[-1]
             if failed is not None and np.asarray(failed):
@@ -322,6 +326,8 @@ class JaxCompiledGraph:
         try:
             with self._scope():
                 results = self._jitted(*tensors, *[state[k] for k in self._state_keys])
+            if type(results) is not tuple:  # one output and nothing else (see _flat)
+                results = (results, None)
         except Exception as e:  # noqa: BLE001 - lowering or compiling failed: run on numpy
             self._give_up(e)
             return self.numpy_run(*feeds)
@@ -344,15 +350,22 @@ class JaxCompiledGraph:
         if not self._plain or self._single is None or self._flagged:
             return None
         jitted, dtype, key = self._jitted, self._single, self._single_key
+        if key is None:  # (a shape known only at run time: the device tensor asks its array)
+            return None
+        new = object.__new__
 
         def call(feeds: list[Any]) -> Any:
             if self._plain:
                 try:
-                    results = jitted(*feeds)
+                    result = jitted(*feeds)
                 except Exception:  # noqa: BLE001 - `general` records why and falls back
                     return general(feeds)
-                if results[-1] is None:
-                    return DeviceTensor(results[0], dtype, key)
+                if type(result) is not tuple:  # one output and nothing else (see _flat)
+                    tensor = new(DeviceTensor)  # (DeviceTensor(...) without its Python frame)
+                    tensor._array = result
+                    tensor.dtype = dtype
+                    tensor._key = key
+                    return tensor
             return general(feeds)
         return call
 

@@ -13,9 +13,10 @@ The prediction of a speed-up is not a measurement: a graph dominated by libm cal
 little work per call, may run slower compiled (numba's call overhead, its own libm). So the
 executor's most recent per-call times before the compile started are kept (the calls made
 while it compiles share the CPU with it), the first TRIAL_CALLS calls of the compiled kernel
-are timed the same way (perf_counter around the call), and when the compiled median is
-slower than the executor's by more than DEMOTION_MARGIN the executor runs the function
-again, for good: `ConcreteFunction.backend` says "numpy" and `backend_report()` says why.
+are timed the same way (perf_counter around the call), and when the compiled kernel's
+fastest call is slower than the executor's fastest by more than DEMOTION_MARGIN (fastest:
+other work can only slow a call down) the executor runs the function again, for good:
+`ConcreteFunction.backend` says "numpy" and `backend_report()` says why.
 Otherwise the untimed compiled kernel replaces the timed one.
 
 Tiny graphs without loops are never promoted: their executor call costs a microsecond or
@@ -44,7 +45,7 @@ COMPILE_PRIOR_S = 0.3
 MIN_NODES_WITHOUT_LOOPS = 40
 EXECUTOR_SAMPLES = 33  # the executor's last per-call times before a compile, compared
 TRIAL_CALLS = 9  # compiled calls timed before the verdict
-DEMOTION_MARGIN = 1.2  # demoted when its median call is over 1.2x the executor's
+DEMOTION_MARGIN = 1.2  # demoted when its fastest call is over 1.2x the executor's fastest
 # the clock around each timed call (the tests substitute a scripted one: never real timings)
 clock = time.perf_counter
 _numba_installed: bool | None = None
@@ -80,10 +81,11 @@ def worth_compiling(graph: Any) -> bool:
 
 
 def slower_than_executor(compiled_times: list[float], executor_times: list[float]) -> bool:
-    """True when the compiled kernel's median call time exceeds the executor's median by
-    more than DEMOTION_MARGIN (times in seconds, one per call)."""
-    return statistics.median(compiled_times) > \
-        DEMOTION_MARGIN * statistics.median(executor_times)
+    """True when the compiled kernel's fastest call exceeds the executor's fastest by more
+    than DEMOTION_MARGIN (times in seconds, one per call). The fastest calls, because what
+    else runs can only slow a call down: right after the swap, another thread pool (the
+    executor's BLAS threads, still spinning) may hold the CPU for several milliseconds."""
+    return min(compiled_times) > DEMOTION_MARGIN * min(executor_times)
 
 
 def watch(cf: Any, compiled: executor.CompiledGraph) -> executor.CompiledGraph:
@@ -187,8 +189,8 @@ def _verdict(cf: Any, compiled: executor.CompiledGraph, executor_graph: executor
              executor_times: list[float], compiled_times: list[float]) -> None:
     """Keeps numba's untimed kernel for `cf`, or demotes `cf` to the executor for good."""
     report = cf._report
-    comparison = "numba's median call took %.1f µs against the executor's %.1f µs" % (
-        1e6 * statistics.median(compiled_times), 1e6 * statistics.median(executor_times))
+    comparison = "numba's fastest call took %.1f µs against the executor's %.1f µs" % (
+        1e6 * min(compiled_times), 1e6 * min(executor_times))
     if slower_than_executor(compiled_times, executor_times):
         cf._compiled = executor_graph
         report.running = "numpy"

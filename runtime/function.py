@@ -23,17 +23,22 @@ import inspect
 import threading
 import time
 import types
-import weakref
 from collections.abc import Callable, Sequence
 from typing import Any
 
-from runtime import backends, context, diagnostics, tracebacks
+from runtime import backends, context, device_calls, diagnostics, tracebacks
 from runtime import function_stats as stats_lib
 from runtime import signature as sig
 from runtime.concrete_function import ConcreteFunction, recorded_call
 from runtime.graph import Graph
 from runtime.ops.call_ops import CALL_OP
-from runtime.retracing import MethodInstances, TraceEvent, TracingLog, definition_of
+from runtime.retracing import (
+    MethodInstances,
+    TraceEvent,
+    TracingLog,
+    definition_of,
+    instance_reference,
+)
 from runtime.signature import TensorSpec, VariableSpec
 from runtime.tensor import SymbolicTensor
 from runtime.tracing import (
@@ -192,7 +197,7 @@ class Function:
                              self._reduce_retracing, self._converter, self._name,
                              self._jit_compile, self._backend, self._strict,
                              **self._backend_options)
-            ref = _reference(instance, self._bound_instances, key)
+            ref = instance_reference(instance, self._bound_instances, key)
             if isinstance(method, types.MethodType) and method.__self__ is instance:
                 bound._hold_instance(ref)
                 bound._log.for_instance(self._method_instances, ref, type(instance).__name__)
@@ -261,15 +266,19 @@ class Function:
                 return recorded_call(cf, feeds, values)
             if until_sample > 0:  # (not 0: a call on a tape or in a trace may skip 0)
                 return cf._call_flat(feeds)
-            return self._timed_call(cf, feeds)
+            return self._timed_call(cf, feeds, key)
         except Exception as e:  # costs nothing until something is raised (CPython 3.11+)
             tracebacks.filter_exception(e)
             raise
 
     # -- internals ---------------------------------------------------------------------------
-    def _timed_call(self, cf, feeds):
-        """Runs `cf` on `feeds`, timed (a sampled call); starts the next sampling period."""
+    def _timed_call(self, cf, feeds, key=None):
+        """Runs `cf` on `feeds`, timed (a sampled call); starts the next sampling period. A
+        trace that calls its program directly specialises this Function (device_calls)."""
         self._until_sample = self._clock.next_period(self._until_sample)
+        if key is not None and "_call_flat" in cf.__dict__ and "_device_call" not in \
+                self.__dict__ and self._input_signature is None:
+            device_calls.specialise(self, key, cf.__dict__["_call_flat"])
         return self._clock.timed_call(cf, feeds)
 
     def _canonicalize(self, args, kwargs):
@@ -466,21 +475,6 @@ class _BoundMethod(Function):
 
     def __get__(self, instance, owner):
         return self
-
-
-def _reference(instance, table, key):
-    """A weak reference to `instance` whose death removes entry `key` of `table` (unless the
-    entry holds another reference by then); for an instance that cannot be weakly
-    referenced, a callable that returns it (held for the table's lifetime)."""
-    def forget(ref):
-        entry = table.get(key)
-        if entry is not None and entry[0] is ref:
-            del table[key]
-            entry[1]._instance_gone()
-    try:
-        return weakref.ref(instance, forget)
-    except TypeError:
-        return lambda: instance
 
 
 def function(func: Callable[..., Any] | None = None, *,

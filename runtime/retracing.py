@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import dataclasses
 import inspect
+import weakref
 from typing import Any
 
 from runtime import diagnostics, errors
@@ -341,3 +342,20 @@ class TracingLog:
             dims = "None" if shape is None else "[%s]" % ", ".join(str(d) for d in shape)
             specs.append("tf.TensorSpec(%s, tf.%s)" % (dims, parts[0][0].name))
         return specs
+
+
+def instance_reference(instance: Any, table: dict[Any, Any], key: Any) -> Any:
+    """A weak reference to `instance` (bound to a Function's method) whose death removes
+    entry `key`, a (reference, Function) pair, of `table` and tells that Function
+    (`_instance_gone()`), unless the entry holds another reference by then; for an instance
+    that cannot be weakly referenced, a callable that returns it (held for the table's
+    lifetime)."""
+    def forget(ref):
+        entry = table.get(key)
+        if entry is not None and entry[0] is ref:
+            del table[key]
+            entry[1]._instance_gone()
+    try:
+        return weakref.ref(instance, forget)
+    except TypeError:
+        return lambda: instance

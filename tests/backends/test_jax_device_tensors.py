@@ -350,3 +350,50 @@ def test_a_graph_with_host_calls_is_not_called_directly_and_prints_once(capsys):
     assert not _goes_direct(f, x)
     printed = capsys.readouterr()
     assert (printed.out + printed.err).count("value") == 3
+
+
+def _specialised(function):
+    return type(function).__name__.startswith("Device")
+
+
+def test_a_function_fed_device_tensors_is_specialised_and_keeps_its_semantics():
+    f = jax_function(step)
+    x = jax_backend.to_device(tf.constant([0.5, -1.0, 2.0]))
+    numpy_step = autograph.function(step, backend="numpy")
+    for _ in range(300):  # past a sampled call, which specialises it
+        result = f(x)
+    assert _specialised(f) and isinstance(f, type(numpy_step))
+    np.testing.assert_allclose(result.numpy(), numpy_step(x).numpy(), rtol=1e-6)
+    # what the specialised call does not take goes the general way, with the same results
+    other = jax_backend.to_device(tf.constant([1.0, 2.0]))  # another shape: a new trace
+    np.testing.assert_allclose(f(other).numpy(), numpy_step(other).numpy(), rtol=1e-6)
+    np.testing.assert_allclose(f(x=x).numpy(), result.numpy(), rtol=1e-6)
+    host = tf.constant([0.5, -1.0, 2.0])  # not on the device
+    np.testing.assert_allclose(f(host).numpy(), result.numpy(), rtol=1e-6)
+    with tf.GradientTape() as tape:
+        tape.watch(x)
+        y = tf.reduce_sum(f(x))
+    assert tape.gradient(y, x) is not None
+    tf.config.run_functions_eagerly(True)
+    try:
+        eager = f(x)
+    finally:
+        tf.config.run_functions_eagerly(False)
+    assert type(eager) is not DeviceTensor
+    assert f.experimental_get_tracing_count() == 2
+    with pytest.raises(TypeError):
+        f(x, x)
+
+
+def test_a_specialised_function_still_counts_and_samples_its_calls():
+    f = jax_function(step)
+    x = jax_backend.to_device(tf.constant([0.5, -1.0]))
+    for _ in range(300):
+        f(x)
+    assert _specialised(f)
+    before = f.stats()
+    for _ in range(3200):
+        f(x)
+    after = f.stats()
+    assert after.calls == before.calls + 3200
+    assert after.mean_call_seconds is not None and after.mean_call_seconds > 0

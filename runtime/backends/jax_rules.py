@@ -141,7 +141,8 @@ def lower_while(lw: Lowerer, node: Any, ins: list[Any]) -> list[Any]:
     """While: a counted loop writing TensorArrays as `lax.scan` (see jax_scan), else as
     `lax.while_loop` over (loop values, state, error flag, next test). The test
     runs once before the loop and after each body, as on the numpy executor; the loop also
-    stops once an error is flagged (the numpy executor then raises it)."""
+    stops once an error is flagged (the numpy executor then raises it). A pure test (no
+    assignment, no check, no host call) is the loop's condition instead, carrying nothing."""
     if node.attrs.get("residuals") is not None:
         raise Unsupported("keeps residuals for a gradient")
     counted = jax_scan.lower_counted(lw, node, ins)
@@ -157,18 +158,28 @@ def lower_while(lw: Lowerer, node: Any, ins: list[Any]) -> list[Any]:
         fed.update({id(ph): ins[i] for ph, i in cond.captured})
         return jnp.asarray(lw.lower_graph(cond.graph, fed, cond.outputs)[0], bool)
 
-    def step(carry: Any) -> Any:
-        values, state, failed, _ = carry
+    def stepping(carry: Any) -> Any:  # the body: (values, state, flag) -> the next ones
+        values, state, failed = carry[:3]
         with lw.scope(state, failed):
             fed = {id(ph): v for ph, v in zip(body.placeholders, values)}
             fed.update({id(ph): ins[i] for ph, i in body.captured})
             new = lw.lower_graph(body.graph, fed, body.outputs)
-            new = [lw.carried(v) for v in _cast_outputs(lw, node, new, specs)]
-            again = test(new)
-            return new, lw.state, lw.failed, again
+            return [lw.carried(v) for v in _cast_outputs(lw, node, new, specs)], \
+                lw.state, lw.failed
+
+    def step(carry: Any) -> Any:  # the body, then the test (its effects after the body's)
+        values, state, failed = stepping(carry)
+        with lw.scope(state, failed):
+            again = test(values)
+            return values, lw.state, lw.failed, again
 
     values = [lw.carried(v) for v in _cast_outputs(lw, node, list(ins[:count]), specs)]
+    state_before, failed_before = dict(lw.state), lw.failed
     first = test(values)
+    # a test that neither assigns variables nor sets the error flag (host calls set it) is
+    # pure: it becomes the loop's condition instead of a value carried from each body
+    pure = lw.failed is failed_before and len(lw.state) == len(state_before) and \
+        all(lw.state.get(k) is v for k, v in state_before.items())
     carry = (values, lw.state, lw.failed, first)
     for _ in range(4):  # pending TensorArrays written in the body get their buffers first,
         shape = jax.eval_shape(step, carry)  # and a body with checks an error flag
@@ -180,8 +191,18 @@ def lower_while(lw: Lowerer, node: Any, ins: list[Any]) -> list[Any]:
 
     def going_on(c: Any) -> Any:
         return c[3] if c[2] is None else jnp.logical_and(c[3], jnp.logical_not(c[2]))
+
+    def testing(c: Any) -> Any:  # the pure test, on the carried values
+        values, state, failed = c
+        with lw.scope(state, failed):
+            go = test(values)
+        return go if failed is None else jnp.logical_and(go, jnp.logical_not(failed))
+
     try:
-        values, lw.state, lw.failed, _ = lax.while_loop(going_on, step, carry)
+        if pure:
+            values, lw.state, lw.failed = lax.while_loop(testing, stepping, carry[:3])
+        else:
+            values, lw.state, lw.failed, _ = lax.while_loop(going_on, step, carry)
     except TypeError as e:
         raise Unsupported("changes the type or shape of a loop value: %s" % e)
     return values

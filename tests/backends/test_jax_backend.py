@@ -298,3 +298,21 @@ def test_matrix_products_ask_xla_for_full_float32_precision():
     assert len(products_lowered) == 3
     assert all("precision = [HIGHEST, HIGHEST]" in line for line in products_lowered), \
         products_lowered
+
+
+def test_a_loop_whose_test_is_pure_carries_no_test_value():
+    # (the test is the while's condition, as hand-written lax.while_loop has it)
+    @tf.function(backend="jax")
+    def counter(n):
+        i = tf.constant(0)
+        s = tf.constant(0)
+        while i < n:
+            s += i
+            i += 1
+        return s
+
+    n = tf.constant(10)
+    assert counter(n).numpy() == 45 and counter(tf.constant(0)).numpy() == 0
+    loops = [line for line in counter.get_concrete_function(n).backend_source.splitlines()
+             if "stablehlo.while" in line]
+    assert len(loops) == 1 and "tensor<i1>" not in loops[0], loops

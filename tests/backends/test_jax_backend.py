@@ -303,16 +303,14 @@ def test_matrix_products_ask_xla_for_full_float32_precision():
 def test_a_loop_whose_test_is_pure_carries_no_test_value():
     # (the test is the while's condition, as hand-written lax.while_loop has it)
     @tf.function(backend="jax")
-    def counter(n):
-        i = tf.constant(0)
-        s = tf.constant(0)
-        while i < n:
-            s += i
-            i += 1
-        return s
+    def doubling(limit):
+        x = tf.constant(1)
+        while x < limit:
+            x = x * 2 + 1
+        return x
 
-    n = tf.constant(10)
-    assert counter(n).numpy() == 45 and counter(tf.constant(0)).numpy() == 0
-    loops = [line for line in counter.get_concrete_function(n).backend_source.splitlines()
+    limit = tf.constant(100)
+    assert doubling(limit).numpy() == 127 and doubling(tf.constant(0)).numpy() == 1
+    loops = [line for line in doubling.get_concrete_function(limit).backend_source.splitlines()
              if "stablehlo.while" in line]
     assert len(loops) == 1 and "tensor<i1>" not in loops[0], loops

@@ -82,10 +82,10 @@ class Variable:
     # -- storage ---------------------------------------------------------------------------
     # The value lives in one of two places: `_host`, a numpy array (None: not initialised),
     # or `_device`, a device array (jax.Array) that a compiled backend (JAX) wrote. Reading
-    # `_value` brings a device value to the host, once, and drops the device copy (a host
-    # value may then be changed in place, by the executor or numba), so that the two can
-    # never disagree; the JAX backend reads and writes `_device` and keeps a training loop's
-    # variables on its device (see runtime.backends.jax_backend).
+    # `_value` brings a device value to the host, once, and drops the device copy (numba
+    # updates a variable's host buffer in place), so that the two can never disagree; the
+    # JAX backend reads and writes `_device` and keeps a training loop's variables on its
+    # device (see runtime.backends.jax_backend).
     _host = None
     _device = None
 

@@ -432,15 +432,20 @@ class ConcreteFunction:
                 return value
         return self._result(values)
 
+    _direct_sought = False  # whether _go_direct has looked for a direct call
+
     def _go_direct(self):
         """From now on, cached calls run the compiled graph's direct call where it offers one
         (see JaxCompiledGraph.direct_call): set as this instance's `_call_flat`, it takes
-        the general path (this class's) back for anything but the plain case."""
+        the general path (this class's) back for anything but the plain case. Looked for
+        once, after the first call that ran the compiled graph (which traced it)."""
+        if self._direct_sought or self._first_call is not None:
+            return
+        self._direct_sought = True
         direct = getattr(self._compiled, "direct_call", None)
-        if direct is not None and self._first_call is None and "_call_flat" not in self.__dict__:
-            call = direct(ConcreteFunction._call_flat.__get__(self))
-            if call is not None:  # (an instance attribute hides the method)
-                self.__dict__["_call_flat"] = call
+        call = None if direct is None else direct(ConcreteFunction._call_flat.__get__(self))
+        if call is not None:  # (an instance attribute hides the method)
+            self.__dict__["_call_flat"] = call
 
     def _take_first_call(self):
         """The trace this call must run instead (the variable-initialising one, once), or

@@ -22,7 +22,8 @@ from __future__ import annotations
 from typing import Any
 
 from runtime import context, tracebacks
-from runtime.device_tensor import ON_DEVICE, DeviceTensor
+from runtime import signature as sig
+from runtime.device_tensor import DeviceTensor
 
 MISS = object()  # what a specialised call returns when the general call must run instead
 _specialised: dict[type, type] = {}  # Function class -> its specialised subclass
@@ -32,8 +33,7 @@ def specialise(function: Any, key: tuple[Any, ...], direct: Any) -> None:
     """Makes `function` (a Function without an input signature) call `direct` (the direct
     call of the trace for cache key `key`) for arguments that are device tensors matching
     `key`; does nothing when some part of `key` is not a device tensor's."""
-    if not key or not all(type(part) is tuple and len(part) == 3 and part[2] is ON_DEVICE
-                          for part in key):
+    if not key or not all(sig.is_device_part(part) for part in key):
         return
     function._device_call = _matching_call(function, key, direct)
     base = type(function)

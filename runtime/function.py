@@ -301,7 +301,7 @@ class Function:
     def _lookup(self, key, values, bound, call=None, feeds=None):
         """Finds a trace that accepts `key` (or relaxes one, or traces anew) and caches it.
         Under the lock, so that threads making the same first call trace once. `call`: the
-        number of the call that asks (None: get_concrete_function). `feeds`: see below."""
+        number of the call that asks (None: get_concrete_function). `feeds`: the call's."""
         if sig.holds_device(key):
             return sig.lookup_device_call(self, key, values, bound, call, feeds)
         with self._lock:

@@ -137,20 +137,21 @@ def leaf_key(value: Any, feeds: list[Any] | None = None) -> Any:
 # `lookup_device_call`).
 
 
-def _is_device_part(part: Any) -> bool:
+def is_device_part(part: Any) -> bool:
+    """True when cache-key part `part` is a device tensor's (dtype, shape, ON_DEVICE)."""
     return type(part) is tuple and len(part) == 3 and part[2] is ON_DEVICE
 
 
 def holds_device(key: Any) -> bool:
     """True when cache key `key` has a device tensor's part (the call fed a device array)."""
-    if _is_device_part(key):
+    if is_device_part(key):
         return True
     return type(key) is tuple and any(holds_device(part) for part in key)
 
 
 def host_key(key: Any) -> Any:
     """`key` with each device tensor's part made the part of a host tensor of its kind."""
-    if _is_device_part(key):
+    if is_device_part(key):
         return key[:2]
     if type(key) is tuple:
         return tuple(host_key(part) for part in key)

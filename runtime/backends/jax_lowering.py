@@ -51,15 +51,6 @@ _code: dict[str, Any] = {}  # the lines an "array" rule wrote -> their compiled 
 _pytrees_registered = False
 
 
-_full_precision_numpy: list[FullPrecisionNumpy] = []
-
-
-def _full_precision(jnp: Any, lax: Any) -> FullPrecisionNumpy:
-    if not _full_precision_numpy:
-        _full_precision_numpy.append(FullPrecisionNumpy(jnp, lax))
-    return _full_precision_numpy[0]
-
-
 def jax_modules() -> tuple[Any, Any, Any]:
     """(jax, jax.numpy, jax.lax), imported on first use (jax is an optional dependency)."""
     import jax
@@ -86,6 +77,11 @@ class FullPrecisionNumpy:
     def __getattr__(self, name: str) -> Any:
         precise = self._precise.get(name)
         return precise if precise is not None else getattr(self._jnp, name)
+
+
+@functools.cache
+def _full_precision(jnp: Any, lax: Any) -> FullPrecisionNumpy:
+    return FullPrecisionNumpy(jnp, lax)
 
 
 class VariableSlot:
@@ -162,7 +158,7 @@ class Lowerer:
 
     def __init__(self, state: dict[str, Any], check_numerics: bool = False) -> None:
         self.jax, jnp, self.lax = jax_modules()
-        self.jnp = _full_precision(jnp, self.lax)
+        self.jnp = _full_precision(jnp, self.lax)  # (one, made at the first lowering)
         self.state = dict(state)
         self.failed: Any = None
         self.assigned: set[str] = set()

@@ -397,3 +397,31 @@ def test_a_specialised_function_still_counts_and_samples_its_calls():
     after = f.stats()
     assert after.calls == before.calls + 3200
     assert after.mean_call_seconds is not None and after.mean_call_seconds > 0
+
+
+def test_a_function_of_several_device_tensors_is_specialised_for_all_of_them():
+    def mixed(x, y):
+        return tf.tanh(x * 1.5) + y
+
+    f = jax_function(mixed)
+    x = jax_backend.to_device(tf.constant([0.5, -1.0]))
+    y = jax_backend.to_device(tf.constant([2.0, 3.0]))
+    for _ in range(300):
+        result = f(x, y)
+    assert _specialised(f)
+    reference = autograph.function(mixed, backend="numpy")
+    np.testing.assert_allclose(result.numpy(), reference(x, y).numpy(), rtol=1e-6)
+    wider = jax_backend.to_device(tf.constant([2.0, 3.0, 4.0]))  # the second one differs
+    np.testing.assert_allclose(f(x[:1], wider[:1]).numpy(),
+                               reference(x[:1], wider[:1]).numpy(), rtol=1e-6)
+    np.testing.assert_allclose(f(y, x).numpy(), reference(y, x).numpy(), rtol=1e-6,
+                               atol=1e-6)  # (tanh(4.5) - 1 cancels: XLA's tanh is an ulp off)
+    assert f.experimental_get_tracing_count() == 2
+
+
+def test_a_function_fed_host_tensors_is_not_specialised():
+    f = jax_function(step)
+    x = tf.constant([0.5, -1.0])
+    for _ in range(300):
+        f(x)
+    assert not _specialised(f)

@@ -13,6 +13,8 @@ inputs (even when ops of the trace compute it: runtime.init_lifting), and otherw
 `InitializeVariableOnce` node the first time the graph runs.
 """
 
+import threading
+
 import numpy as np
 
 from runtime import context, dtypes, errors, init_lifting
@@ -49,6 +51,7 @@ class Variable:
         if callable(initial_value):
             initial_value = initial_value()
         dtype = None if dtype is None else dtypes.as_dtype(dtype)
+        self._lock = threading.RLock()  # see `updating`
         self.trainable = bool(trainable)
         self._name = (name or "Variable") + ":0"
         self._value = None
@@ -93,8 +96,11 @@ class Variable:
     def _value(self):
         host = self._host
         if host is None and self._device is not None:
-            host = self._host = np.array(self._device)  # (a writable copy)
-            self._device = None
+            with self._lock:  # (an update storing a new device value must not be undone)
+                host = self._host
+                if host is None and self._device is not None:
+                    host = self._host = np.array(self._device)  # (a writable copy)
+                    self._device = None
         return host
 
     @_value.setter
@@ -112,6 +118,13 @@ class Variable:
         """Makes device array `array` the value (the host copy is made when read)."""
         self._device = array
         self._host = None
+
+    # An update reads the value and writes a new one: two threads updating at once would
+    # lose one of the updates. Each update holds the variable's lock (re-entrant, so that a
+    # host call made while a compiled graph holds it may update the same variable), as
+    # TensorFlow's resource variable ops hold theirs; reads need none (values are never
+    # changed in place, so a read is a snapshot).
+    _lock = None
 
     # -- identity and metadata -----------------------------------------------------------
     @property
@@ -238,6 +251,7 @@ class GraphVariable(Variable):
         self._name = like.name
         self.trainable = like.trainable
         self._value = None
+        self._lock = like._lock
         self.original = like
 
     def _handle(self):
@@ -245,6 +259,25 @@ class GraphVariable(Variable):
 
     def numpy(self):
         raise NotImplementedError("Variable.numpy() is not available inside a traced function")
+
+
+class updating:
+    """`with updating(variables):` holds the update locks of `variables` (each once, in one
+    global order, so that two callers locking overlapping sets cannot deadlock)."""
+
+    __slots__ = ("_locks",)
+
+    def __init__(self, variables):
+        locks = {id(v._lock): v._lock for v in variables}
+        self._locks = [locks[key] for key in sorted(locks)]
+
+    def __enter__(self):
+        for lock in self._locks:
+            lock.acquire()
+
+    def __exit__(self, *exc_info):
+        for lock in reversed(self._locks):
+            lock.release()
 
 
 def uninitialized_error(variables, function_name):

@@ -1,7 +1,8 @@
-"""Variable updates from several threads at once are never lost, eagerly and in Functions on
-every backend (each update holds the variable's lock from its read to its write, as
-TensorFlow's resource variable updates do), and a variable read during updates is always one
-of the values it held."""
+"""Variables under threads: updates from several threads at once are never lost, eagerly and
+in Functions on every backend (each update holds the variable's lock from its read to its
+write, as TensorFlow's resource variable updates do), a variable read during updates is
+always one of the values it held, and a variable created lazily by a first call that several
+threads make at once is created and initialised once, before any of them reads it."""
 
 import importlib.util
 import sys
@@ -27,12 +28,14 @@ def frequent_thread_switches():
     sys.setswitchinterval(interval)
 
 
-def _in_threads(step):
+def _in_threads(step, updates=UPDATES):
     errors = []
+    start = threading.Barrier(THREADS)
 
     def work():
+        start.wait()
         try:
-            for _ in range(UPDATES):
+            for _ in range(updates):
                 step()
         except BaseException as e:  # noqa: BLE001 - reported by the test
             errors.append(e)
@@ -106,3 +109,22 @@ def test_threads_updating_overlapping_variables_in_other_orders_finish(backend):
     turn = iter(range(10 ** 9))
     _in_threads(lambda: ab() if next(turn) % 2 else ba())
     assert a.numpy() == b.numpy() == THREADS * UPDATES * 3 // 2
+
+
+def test_a_variable_created_lazily_by_a_first_call_from_threads_is_created_once():
+    class Scaler(tf.Module):
+        def __init__(self):
+            super().__init__()
+            self.scale = None
+
+        @tf.function
+        def __call__(self, x):
+            if self.scale is None:  # its initial value depends on the argument
+                self.scale = tf.Variable(x * 2.0)
+            return self.scale * x
+
+    scaler = Scaler()
+    results = []
+    _in_threads(lambda: results.append(float(scaler(tf.constant(3.0)))), updates=1)
+    assert results == [18.0] * THREADS
+    assert len(scaler.variables) == 1

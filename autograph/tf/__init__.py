@@ -104,7 +104,7 @@ from runtime.shape import TensorShape
 from runtime.signature import TensorSpec
 from runtime.tensor import Tensor, is_tensor
 from runtime.tensor_array import TensorArray
-from runtime.variables import Variable
+from runtime.variables import Variable, VariableAggregation, VariableSynchronization
 
 function = _autograph.function
 

@@ -255,11 +255,16 @@ class GradientTape:
             self._live = set()
         return nest.pack_sequence_as(sources, grads)
 
-    def _targets(self, flat_targets, flat_output_grads, key):
+    def _targets(self, flat_targets, flat_output_grads, key, variable_key):
+        """[(key, output gradient)] for the targets; a Variable target has the variable's
+        key, as a Variable source has: its gradient with respect to itself is one."""
         targets = []
         for t, g in zip(flat_targets, flat_output_grads):
             if isinstance(t, Variable):
+                t_key = variable_key(t)
                 t = t.read_value()
+            else:
+                t_key = None
             if not isinstance(t, Tensor):
                 raise ValueError("gradient targets must be tensors, got %r" % (t,))
             if t.dtype.kind != "float":
@@ -270,7 +275,7 @@ class GradientTape:
                      None not in shape else array_ops.ones_like(t))
             else:
                 g = convert_to_tensor(g, dtype_hint=t.dtype)
-            targets.append((key(t), g))
+            targets.append((key(t) if t_key is None else t_key, g))
         return targets
 
     def _eager_gradient(self, flat_targets, flat_sources, flat_output_grads):
@@ -279,8 +284,9 @@ class GradientTape:
                                "traced functions")
         watched = {id(v) for v in self._watched_variables}
         watched.update(id(t) for t in self._watched if t.dtype.kind == "float")
-        targets = self._targets(flat_targets, flat_output_grads, id)
+        targets = self._targets(flat_targets, flat_output_grads, id, id)
         sources = [id(s) for s in flat_sources]
+        watched.update(_sources_among_targets(sources, targets))
         grads = backprop(self._records, targets, sources, watched)
         return [_as_source_grad(g, s) for g, s in zip(grads, flat_sources)]
 
@@ -363,12 +369,21 @@ class GradientTape:
             raise RuntimeError("this GradientTape recorded inside a traced function; call "
                                "gradient() inside that function too")
         watched = self._graph_watched_keys()
-        targets = self._targets(flat_targets, flat_output_grads, self._tensor_key)
+        targets = self._targets(flat_targets, flat_output_grads, self._tensor_key,
+                                self._variable_key)
         sources = [self._variable_key(s) if isinstance(s, Variable) else self._tensor_key(s)
                    for s in flat_sources]
+        watched.update(_sources_among_targets(sources, targets))
         grads = backprop(self._graph_records(), targets, sources, watched,
                          external_key=external_key_in(graph))
         return [_as_source_grad(g, s) for g, s in zip(grads, flat_sources)]
+
+
+def _sources_among_targets(sources, targets):
+    """The keys of sources that are targets too: each is its own gradient's start (its
+    gradient includes the target's output gradient, watched or not, as in TensorFlow)."""
+    target_keys = {key for key, _ in targets}
+    return [key for key in sources if key in target_keys]
 
 
 def _as_source_grad(grad, source):

@@ -292,6 +292,8 @@ class Variable:
         if context.executing_eagerly() and self._value is not None:
             value = EagerTensor(self._value, self.dtype).numpy()
             text = repr(value) if isinstance(value, np.ndarray) else str(value)
+            if "\n" in text:  # TensorFlow starts a value of several lines on its own line
+                text = "\n" + text
             return "<tf.Variable '%s' shape=%s dtype=%s, numpy=%s>" % (
                 self.name, shape_lib.to_string(self._static_shape), self.dtype.name, text)
         return "<tf.Variable '%s' shape=%s dtype=%s>" % (

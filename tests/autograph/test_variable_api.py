@@ -15,6 +15,12 @@ def test_a_variable_is_a_resource_variable_and_a_tf_variable():
     assert repr(v) == "<tf.Variable 'Variable:0' shape=() dtype=float32, numpy=1.0>"
 
 
+def test_a_variable_of_several_lines_starts_its_value_on_a_new_line():
+    v = tf.Variable([[1.0, 2.0], [3.0, 4.0]])
+    assert repr(v) == ("<tf.Variable 'Variable:0' shape=(2, 2) dtype=float32, numpy=\n"
+                       "array([[1., 2.],\n       [3., 4.]], dtype=float32)>")
+
+
 @pytest.mark.parametrize("method, argument, expected", [
     ("assign", [3.0, 4.0], [3.0, 4.0]),
     ("assign_add", [1.0, 1.0], [2.0, 3.0]),

@@ -75,6 +75,7 @@ from autograph.tf.math import (  # the top-level names that are tf.math's too
     truediv,
 )
 from runtime import context as _context
+from runtime import devices as _devices
 from runtime import scopes as _scopes
 from runtime.composite.ragged import RaggedTensor, RaggedTensorSpec
 from runtime.composite.sparse import SparseTensor, SparseTensorSpec
@@ -192,6 +193,7 @@ py_function = _io.py_function
 
 # -- scopes and dependencies ----------------------------------------------------------------------
 name_scope = _scopes.name_scope
+device = _devices.device
 control_dependencies = _scopes.control_dependencies
 init_scope = _scopes.init_scope
 executing_eagerly = _context.executing_eagerly

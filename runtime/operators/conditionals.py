@@ -25,7 +25,14 @@ def if_stmt(cond, body, orelse=None, get_state=None, set_state=None, symbol_name
     when the statement assigns nothing that is used later. `restore_only` names state
     variables that are not used after the statement: a branch reads them before assigning
     them, so each staged branch must start from their value before the `if`, but they are
-    not merged."""
+    not merged.
+
+    A `global` (or `nonlocal`) variable the statement assigns is staged like a local read
+    after it (the module may read it at any time): the function's own results are Python's,
+    and the module's variable holds the merged value, a tensor of the trace (reported by a
+    SideEffectWarning where the branch stores it, as any tensor stored into a global). It
+    never holds one of the compiler's markers; one with no value before the statement is
+    refused, naming it (see staging.state_functions)."""
     cond = staging.as_condition(cond)
     if staging_log.active is not None:
         with staging_log.active.statement("if", cond, symbol_names):

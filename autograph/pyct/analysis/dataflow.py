@@ -5,7 +5,8 @@ loops and branches) function body once and records, for every If, While and For,
 `StatementInfo`:
   * modified:   names the statement assigns (a for loop's target included), and the
                 local lists it appends to (`x.append(...)`);
-  * live_out:   names read after the statement before being reassigned;
+  * live_out:   names read after the statement before being reassigned (`global` and
+                `nonlocal` names always: they outlive the function);
   * live_in:    names read by the statement (or after it) before being reassigned;
   * live_loop:  for loops, names live at the top of each iteration (loop-carried reads);
   * defined_in: names definitely assigned before the statement runs;
@@ -110,6 +111,9 @@ def analyze(function_node, loop_flags=None):
     # A nested function or lambda may read the function's variables whenever it is called:
     # those stay live everywhere.
     closure_reads = frozenset(_closure_reads(function_node) & local)
+    # A `global` or `nonlocal` name outlives the function: the module (or the enclosing
+    # function) may read it at any time after, so it is live after every statement.
+    outer = frozenset(activity.declared_global(function_node))
     for node in gast.walk(function_node):
         if isinstance(node, _COMPOUND):
             info = annotations.record(node)
@@ -118,7 +122,7 @@ def analyze(function_node, loop_flags=None):
             if isinstance(node, gast.For):
                 modified |= activity.assigned_names(node.target)
             info.modified = frozenset(modified)
-            info.live_out |= closure_reads
+            info.live_out |= closure_reads | outer
     _analyze_composites(function_node, annotations, _closure_reads(function_node))
     return annotations
 

@@ -13,15 +13,17 @@
                                        ag__.while_stmt(loop_test, loop_body, get_state,
                                                        set_state, ('x',))
 
-The state is the variables the statement modifies that are live afterwards (or, for loops,
-at the top of an iteration), from the analysis, and likewise the composite names it modifies
-(`d['v']`, `s.total`), which the state functions read and write through `ag__.maybe`
-(a key or attribute may be missing); get_state of a statement that modifies a composite it
-cannot carry starts with `ag__.refuse_composite(...)`. Variables the generated functions share
-that may be unbound before the statement are bound to `ag__.Undefined` at the start of the
-function (or of the generated function they are local to). An `if` whose test is certainly a
-Python value (`x is None`, `isinstance(...)`, a constant) is left as a plain `if`, and a `for`
-over literal Python data or `range` of constants without lowered jumps as a plain `for`.
+The state is the variables the statement modifies that are live afterwards (or, for loops, at
+the top of an iteration), from the analysis, and likewise the composite names it modifies
+(`d['v']`, `s.total`), which the state functions read and write through `ag__.maybe` (a key or
+attribute may be missing); get_state of a statement that modifies a composite it cannot carry
+starts with `ag__.refuse_composite(...)`. Containers the statement changes in place with their
+methods (`items.pop()`) are state too, named with the calls in the keyword
+`mutated=('items.pop',)` (see runtime.operators.mutations). Variables the generated functions
+share that may be unbound before the statement are bound to `ag__.Undefined` at the start of
+the function (or of the generated function they are local to). An `if` whose test is certainly
+a Python value (`x is None`, `isinstance(...)`, a constant) is left as a plain `if`, and a
+`for` over literal Python data or `range` of constants without lowered jumps as a plain `for`.
 
 Reads the analysis finds may be undefined become `ag__.ld(y)` (a run-time check for a value
 staged control flow defines on some paths only), and `del y` becomes
@@ -199,9 +201,10 @@ class _Transformer(base.FunctionTransformer):
         self._bind_locals(defs, shared)
         state_defs, keywords = [], []
         carried = sorted(state + info.composites)
-        if carried or info.composites_refused:
+        refused = info.composites_refused + info.mutations_refused
+        if carried or refused:
             get_name, set_name, state_defs = self._state_functions(
-                carried, info.composites_refused, info.composites_deleted)
+                carried, refused, info.composites_deleted)
             args = args + [templates.name_node(get_name), templates.name_node(set_name),
                            templates.string_tuple(carried)]
             restore_only = [n for n in state if n not in info.live_out] if not is_loop else []
@@ -209,6 +212,10 @@ class _Transformer(base.FunctionTransformer):
             if restore_only:
                 keywords.append(gast.keyword(arg="restore_only",
                                              value=templates.string_tuple(restore_only)))
+            mutated = [c for c in info.mutated if c.split(".")[0] in carried]
+            if mutated:
+                keywords.append(gast.keyword(arg="mutated",
+                                             value=templates.string_tuple(mutated)))
         while args and isinstance(args[-1], gast.Constant) and args[-1].value is None:
             args.pop()  # trailing defaults
         statement = gast.Expr(value=gast.Call(

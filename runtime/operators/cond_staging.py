@@ -5,6 +5,7 @@ See runtime.operators.staging for how the state of a statement is reconciled.
 
 from runtime import nest, subgraphs
 from runtime import shape as shape_lib
+from runtime.operators import mutations
 from runtime.operators.composites import Missing
 from runtime.operators.pending_undefined import resolve_pending, with_flag
 from runtime.operators.staged_lists import StagedList
@@ -31,12 +32,15 @@ from runtime.tensor import SymbolicTensor, Tensor
 from runtime.variables import Variable
 
 
-def staged_cond(pred, true_fn, false_fn, what, symbol_names=None, restore_only=()):
+def staged_cond(pred, true_fn, false_fn, what, symbol_names=None, restore_only=(),
+                mutated=None):
     """Traces both functions as branches of an If op on `pred`; returns the merged result.
 
     With `symbol_names`, the functions return one value per named variable. Variables named
     in `restore_only` are not read after the statement (the compiler carries them only so
-    that each branch starts from their value before it): they come out as DeadValue."""
+    that each branch starts from their value before it): they come out as DeadValue.
+    `mutated` maps the names of containers the branches change in place to those calls
+    (runtime.operators.mutations): they must keep one structure."""
     refuse_inside_try(what)
     require_scalar_bool(pred, what)
     then_sub, then_value = subgraphs.trace_subgraph("cond_true", raising_at_run_time(true_fn),
@@ -57,6 +61,8 @@ def staged_cond(pred, true_fn, false_fn, what, symbol_names=None, restore_only=(
             builders.append(lambda outputs, name=name: DeadValue(name))
             continue
         _refuse_missing_in_one_branch(name, a, b)
+        mutations.refuse_changed_shape(name, a, b, mutated or {}, "a conditional on a tensor",
+                                       ("after the if branch", "after the else branch"))
         builders.append(_merge_symbol(name, a, b, then_sub, else_sub, then_outs, else_outs,
                                       specs))
     then_sub.outputs = then_outs

@@ -16,7 +16,14 @@ than `diagnostics.UNROLL_LIMIT` ops to one graph warns (UnrollingWarning) at its
 """
 
 from runtime import dtypes
-from runtime.operators import conditionals, loop_options, loop_staging, staging, staging_log
+from runtime.operators import (
+    conditionals,
+    loop_options,
+    loop_staging,
+    mutations,
+    staging,
+    staging_log,
+)
 from runtime.operators.staged_lists import StagedList
 from runtime.operators.unrolling import UnrollCounter
 from runtime.ops import array_ops, common, math_ops, selection_ops
@@ -24,19 +31,21 @@ from runtime.variables import Variable
 
 
 def while_stmt(loop_test, loop_body, get_state=None, set_state=None, symbol_names=(),
-               opts=None):
+               opts=None, mutated=()):
     """Runs the loop as Python while its condition is a Python value, staged otherwise.
 
     `opts` holds the loop's options (runtime.operators.loop_options), which apply once the
-    loop is staged; maximum_iterations counts the iterations already run in Python."""
+    loop is staged; maximum_iterations counts the iterations already run in Python.
+    `mutated` names the calls of methods that change a state container in place
+    ('items.pop'; see runtime.operators.mutations)."""
     if staging_log.active is not None:
         with staging_log.active.statement("while", None, symbol_names) as record:
             return _while(record.test(loop_test), record.body(loop_body), get_state,
-                          set_state, symbol_names, opts)
-    return _while(loop_test, loop_body, get_state, set_state, symbol_names, opts)
+                          set_state, symbol_names, opts, mutated)
+    return _while(loop_test, loop_body, get_state, set_state, symbol_names, opts, mutated)
 
 
-def _while(loop_test, loop_body, get_state, set_state, symbol_names, opts):
+def _while(loop_test, loop_body, get_state, set_state, symbol_names, opts, mutated=()):
     get_state, set_state = staging.state_functions(get_state, set_state)
     counter = UnrollCounter()
     while True:
@@ -45,7 +54,7 @@ def _while(loop_test, loop_body, get_state, set_state, symbol_names, opts):
             counter.report()
             _staged(get_state, set_state, symbol_names,
                     lambda values: loop_test(), lambda values: loop_body(),
-                    options=_options(opts), done=counter.iterations)
+                    options=_options(opts), done=counter.iterations, mutated=mutated)
             return
         if not test:
             counter.report()
@@ -62,12 +71,14 @@ def _options(opts):
 
 
 def _staged(get_state, set_state, symbol_names, test, step, counter=None,
-            counter_name=staging.LOOP_COUNTER, options=None, done=0):
+            counter_name=staging.LOOP_COUNTER, options=None, done=0, mutated=()):
     """Stages a loop over the statement's state, plus an optional hidden counter (named
     `counter_name` in the graph and in messages: the user's loop variable, when the counter
     is its value). `options` are the loop's LoopOptions (or None); `done` the iterations
-    the loop already ran as Python."""
+    the loop already ran as Python; `mutated` as for while_stmt."""
     init = tuple(get_state())
+    user_init = init
+    calls = mutations.calls_by_name(mutated)
     names = tuple(symbol_names)
     invariants = options.invariants_for(init) if options is not None else {}
     maximum = options.remaining(done) if options is not None else None
@@ -95,9 +106,13 @@ def _staged(get_state, set_state, symbol_names, test, step, counter=None,
 
     def body_fn(values):
         i, rest = split(values)
+        before = mutations.branch_copies(symbol_names, rest[len(rest) - len(user_init):], calls)
         set_state(tuple(rest))
         new_i = step(i)
         state = list(get_state())
+        for name, old, new in zip(symbol_names, before, state[len(state) - len(user_init):]):
+            mutations.refuse_changed_shape(name, new, old, calls, "a loop on a tensor",
+                                           ("after an iteration", "before it"))
         return ([new_i] if counter is not None else []) + state
 
     try:
@@ -106,21 +121,23 @@ def _staged(get_state, set_state, symbol_names, test, step, counter=None,
     except BaseException:
         set_state(split(init)[1] if counter is not None else init)
         raise
-    set_state(tuple(split(final)[1]))
+    final = tuple(split(final)[1])
+    set_state(mutations.write_back(symbol_names, user_init, final, calls))
 
 
 def for_stmt(iter_, extra_test, body, get_state=None, set_state=None, symbol_names=(),
-             opts=None):
+             opts=None, mutated=()):
     """Runs `body(item)` for each item of `iter_` while `extra_test()` (if given) holds.
 
     `opts` may hold 'iterate_names', the source of the loop's target (`'i'`): a loop over a
     tensor range names its counter, which is the target's value, after it; and the loop's
-    options (runtime.operators.loop_options), which apply when the loop is staged."""
+    options (runtime.operators.loop_options), which apply when the loop is staged;
+    `mutated` as for while_stmt."""
     if staging_log.active is not None:
         with staging_log.active.statement("for", iter_, symbol_names) as record:
             return _for(iter_, extra_test, record.body(body), get_state, set_state,
-                        symbol_names, opts)
-    return _for(iter_, extra_test, body, get_state, set_state, symbol_names, opts)
+                        symbol_names, opts, mutated)
+    return _for(iter_, extra_test, body, get_state, set_state, symbol_names, opts, mutated)
 
 
 def for_loop_of(iter_, extra_test, body, get_state, set_state, symbol_names):
@@ -130,7 +147,7 @@ def for_loop_of(iter_, extra_test, body, get_state, set_state, symbol_names):
     return _for(iter_, extra_test, body, get_state, set_state, symbol_names, None)
 
 
-def _for(iter_, extra_test, body, get_state, set_state, symbol_names, opts):
+def _for(iter_, extra_test, body, get_state, set_state, symbol_names, opts, mutated=()):
     get_state, set_state = staging.state_functions(get_state, set_state)
     if isinstance(iter_, StagedList):
         iter_ = iter_.loop_items()
@@ -141,7 +158,7 @@ def _for(iter_, extra_test, body, get_state, set_state, symbol_names, opts):
         iter_ = iter_.read_value()
     if staging.is_symbolic(iter_):
         return _staged_for(iter_, extra_test, body, get_state, set_state, symbol_names,
-                           (opts or {}).get("iterate_names"), _options(opts))
+                           (opts or {}).get("iterate_names"), _options(opts), mutated)
     return _python_for(iter_, extra_test, body, get_state, set_state, symbol_names)
 
 
@@ -164,7 +181,7 @@ def _python_for(iter_, extra_test, body, get_state, set_state, symbol_names):
 
 
 def _staged_for(tensor, extra_test, body, get_state, set_state, symbol_names, target=None,
-                options=None):
+                options=None, mutated=()):
     node = tensor.node
     counter_name = staging.LOOP_COUNTER
     if node.op.name == "Range":
@@ -215,4 +232,4 @@ def _staged_for(tensor, extra_test, body, get_state, set_state, symbol_names, ta
         return math_ops.add(i, delta)
 
     _staged(get_state, set_state, symbol_names, test, step, counter=counter,
-            counter_name=counter_name, options=options)
+            counter_name=counter_name, options=options, mutated=mutated)

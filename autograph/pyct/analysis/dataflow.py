@@ -10,6 +10,10 @@ loops and branches) function body once and records, for every If, While and For,
   * live_in:    names read by the statement (or after it) before being reassigned;
   * live_loop:  for loops, names live at the top of each iteration (loop-carried reads);
   * defined_in: names definitely assigned before the statement runs;
+  * mutated:    the calls `x.pop`, `x.update`, ... of methods changing a local container
+                in place (its name is then modified, and live after an `if`; see
+                runtime.operators.mutations); mutations_refused: those on containers of
+                other scopes, which the statement cannot carry;
   * composites: the composite names (`d['v']`, `s.total`) it modifies and must carry, and
                 those it modifies but cannot carry (see autograph.pyct.analysis.composites).
 
@@ -27,7 +31,8 @@ class StatementInfo:
     """What the analysis knows about one control-flow statement."""
 
     __slots__ = ("modified", "live_out", "live_in", "live_loop", "defined_in", "composites",
-                 "composites_restore_only", "composites_refused", "composites_deleted")
+                 "composites_restore_only", "composites_refused", "composites_deleted",
+                 "mutated", "mutations_refused")
 
     def __init__(self):
         self.modified = frozenset()
@@ -40,6 +45,8 @@ class StatementInfo:
         self.composites_refused = ()       # (text, reason): modified, live, not carriable
         self.composites_deleted = ()       # (text, container): carried, deleted by a key
         #                                    that may index a list
+        self.mutated = ()                  # 'x.pop', ...: methods changing carried x in place
+        self.mutations_refused = ()        # (text, reason): on containers it cannot carry
 
     def state_names(self, is_loop):
         """The variables the converted statement must carry, sorted: modified names that are
@@ -123,8 +130,32 @@ def analyze(function_node, loop_flags=None):
                 modified |= activity.assigned_names(node.target)
             info.modified = frozenset(modified)
             info.live_out |= closure_reads | outer
+            _record_mutations(node, info, local)
     _analyze_composites(function_node, annotations, _closure_reads(function_node))
     return annotations
+
+
+def _record_mutations(node, info, local):
+    """Records the calls of methods changing a container in place in statement `node`.
+
+    The container is state, and live after the statement whatever the analysis of names
+    says: its object may be reached through other names. (Appending in a loop is left to
+    the lists a loop stages as TensorArrays: see appended_names.) A container of another
+    scope (a global, a closure value) cannot be carried: staging is refused."""
+    calls = activity.mutating_calls(node.body + node.orelse)
+    if not calls:
+        return
+    is_if = isinstance(node, gast.If)
+    carried = sorted(c for c in calls if c.split(".")[0] in local and
+                     (is_if or not c.endswith(".append")))
+    receivers = {c.split(".")[0] for c in carried}
+    info.mutated = tuple(carried)
+    info.modified = info.modified | receivers
+    info.live_out = info.live_out | receivers
+    info.mutations_refused = tuple(sorted(
+        (c.split(".")[0], "%s() changes it in place, and it is not a variable of this "
+                          "function (a global or a closure value)" % c)
+        for c in calls if c.split(".")[0] not in local and not c.endswith(".append")))
 
 
 def _analyze_composites(function_node, annotations, closure_reads):

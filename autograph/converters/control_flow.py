@@ -212,7 +212,7 @@ class _Transformer(base.FunctionTransformer):
             if restore_only:
                 keywords.append(gast.keyword(arg="restore_only",
                                              value=templates.string_tuple(restore_only)))
-            mutated = [c for c in info.mutated if c.split(".")[0] in carried]
+            mutated = [c for c in info.mutated if c.rsplit(".", 1)[0] in carried]
             if mutated:
                 keywords.append(gast.keyword(arg="mutated",
                                              value=templates.string_tuple(mutated)))

@@ -249,3 +249,52 @@ def test_method_changing_the_length_in_a_staged_loop_is_refused_naming_it_and_th
         tf.function(function)(tf.constant(2))
     assert "test_staged_containers.py:%d in %s" % (line_of(function, statement),
                                                    function.__name__) in str(caught.value)
+
+
+class Holder:
+    """An object holding a list."""
+
+    def __init__(self):
+        self.items = [1, 2, 3]
+
+
+def pop_an_attribute(x):
+    h = Holder()
+    if x > 0:
+        h.items.pop()
+    return len(h.items)
+
+
+def reverse_an_attribute(x):
+    h = Holder()
+    if x > 0:
+        h.items.reverse()
+    return h.items[0]
+
+
+@pytest.mark.parametrize("x", [1, -1])
+def test_method_on_an_attribute_keeping_its_shape_gives_pythons_answer(x):
+    assert value(tf.function(reverse_an_attribute)(tf.constant(x))) == reverse_an_attribute(x)
+
+
+def test_method_on_an_attribute_changing_its_length_is_refused_naming_it():
+    with pytest.raises(ValueError, match=r"'h.items' is changed in place by h.items.pop\(\)"):
+        tf.function(pop_an_attribute)(tf.constant(1))
+
+
+module_items = [1, 2, 3]
+
+
+def pop_a_global(x):
+    if x > 0:
+        module_items.pop()
+    return x
+
+
+def test_method_on_a_global_container_is_refused_naming_it_and_the_line():
+    with pytest.raises(ValueError, match=r"'module_items' is modified inside a conditional or "
+                                         r"loop on a tensor, but cannot be carried through it: "
+                                         r"module_items.pop\(\) changes it in place") as caught:
+        tf.function(pop_a_global)(tf.constant(1))
+    assert "test_staged_containers.py:%d" % line_of(pop_a_global, "if x > 0") in str(caught.value)
+    assert module_items == [1, 2, 3]

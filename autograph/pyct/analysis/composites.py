@@ -27,6 +27,8 @@ import ast
 
 import gast
 
+from autograph.pyct.analysis import activity
+
 _NESTED_SCOPES = (gast.FunctionDef, gast.AsyncFunctionDef, gast.ClassDef)
 _KEY_NODES = (gast.Constant, gast.Name, gast.UnaryOp, gast.BinOp, gast.Tuple, gast.Slice,
               gast.Load, gast.unaryop, gast.operator)
@@ -291,6 +293,22 @@ def deleted_items(statement):
     return found
 
 
+def mutating_calls(statement):
+    """The texts `'a.b.m'` of the calls in `statement` (not in nested functions) of methods
+    changing composite `a.b` in place (see mutated_receiver)."""
+    found = set()
+    stack = list(statement.body + statement.orelse)
+    while stack:
+        node = stack.pop()
+        if isinstance(node, _NESTED_SCOPES):
+            continue
+        receiver = mutated_receiver(node)
+        if receiver is not None:
+            found.add(receiver.text + "." + node.attr)
+        stack.extend(gast.iter_child_nodes(node))
+    return found
+
+
 def _restores_rebound_root(statement, path, defined_in):
     """True for `d['a']` of an `if` that also rebinds `d` (`d['a'] = 1; d = {}`): carried
     with `d`, so that the other branch starts from the item of the object `d` held before
@@ -303,6 +321,9 @@ def _restores_rebound_root(statement, path, defined_in):
 def _collect_writes(node, writes, unsupported):
     if isinstance(node, _NESTED_SCOPES):
         return
+    receiver = mutated_receiver(node)
+    if receiver is not None and receiver not in writes:
+        writes.append(receiver)  # `s.items.pop()` changes `s.items`
     if isinstance(node, (gast.Attribute, gast.Subscript)) and \
             isinstance(node.ctx, (gast.Store, gast.Del)):
         path = path_of(node)
@@ -404,9 +425,22 @@ _SAFE_METHODS = frozenset(["get", "pop", "popitem", "update", "clear", "setdefau
 
 
 def writes_composites(function_node):
-    """True when the function's own code assigns or deletes some `a.b` or `a[k]`."""
+    """True when the function's own code assigns or deletes some `a.b` or `a[k]`, or
+    changes one in place with a method (`a.b.pop()`)."""
     return any(isinstance(node, (gast.Attribute, gast.Subscript)) and
-               isinstance(node.ctx, (gast.Store, gast.Del)) for node in _own_nodes(function_node))
+               isinstance(node.ctx, (gast.Store, gast.Del)) or
+               mutated_receiver(node) is not None for node in _own_nodes(function_node))
+
+
+def mutated_receiver(node):
+    """The Path of composite `a.b` when `node` is `a.b.m`, a method changing a container in
+    place (activity.MUTATING_METHODS), else None."""
+    if isinstance(node, gast.Attribute) and node.attr in activity.MUTATING_METHODS and \
+            isinstance(node.ctx, gast.Load):
+        path = path_of(node.value)
+        if path is not None and len(path.steps) > 1:
+            return path
+    return None
 
 
 def local_items(function_node, excluded):

@@ -184,6 +184,9 @@ def _analyze_composites(function_node, annotations, closure_reads):
         carried, refused = composites.modified(node, info.modified, info.defined_in)
         state = [p for p in carried if not dead(p, dead_out, dead_in)]
         info.composites = tuple(sorted(p.text for p in state))
+        info.mutated = info.mutated + tuple(sorted(
+            text for text in composites.mutating_calls(node) if
+            text.rsplit(".", 1)[0] in info.composites))
         deleted = composites.deleted_items(node)
         info.composites_deleted = tuple(sorted(
             (text, deleted[text]) for text in info.composites if text in deleted))

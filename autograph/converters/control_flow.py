@@ -120,12 +120,13 @@ class _Transformer(base.FunctionTransformer):
         outside = {n for n, c in self.function_counts.items() if c > inside.get(n, 0)}
         return sorted(info.modified & (set(state) | outside | self.params | self.ctx.globals))
 
-    def _state_functions(self, state, refused=(), deleted=()):
+    def _state_functions(self, state, refused=(), deleted=(), checked=()):
         get_name = self.ctx.namer.stable("get_state")
         set_name = self.ctx.namer.stable("set_state")
         vars_name = self.ctx.namer.stable("vars_")
         get_body = [_refusal(text, reason) for text, reason in refused]
         get_body += [_list_deletion_check(text, container) for text, container in deleted]
+        get_body += [_mutation_check(receiver, call) for receiver, call in checked]
         get_body.append(gast.Return(value=_state_tuple(state, gast.Load())))
         if state:
             plain = [n for n in state if not is_composite(n)]
@@ -201,10 +202,10 @@ class _Transformer(base.FunctionTransformer):
         self._bind_locals(defs, shared)
         state_defs, keywords = [], []
         carried = sorted(state + info.composites)
-        refused = info.composites_refused + info.mutations_refused
-        if carried or refused:
+        refused = info.composites_refused
+        if carried or refused or info.mutations_checked:
             get_name, set_name, state_defs = self._state_functions(
-                carried, refused, info.composites_deleted)
+                carried, refused, info.composites_deleted, info.mutations_checked)
             args = args + [templates.name_node(get_name), templates.name_node(set_name),
                            templates.string_tuple(carried)]
             restore_only = [n for n in state if n not in info.live_out] if not is_loop else []
@@ -351,6 +352,15 @@ def _list_deletion_check(text, container):
         "ag__.refuse_list_deletion(container, text)",
         container=templates.replace_as_expression(container),
         text=gast.Constant(value=text, kind=None))[0]
+
+
+def _mutation_check(receiver, call):
+    """The statement refusing, when staged, a call `call` ('items.pop') that changes a list,
+    dict or set of another scope in place (see runtime.operators.mutations)."""
+    return templates.replace(
+        "ag__.refuse_outer_mutation(receiver, call)",
+        receiver=_through_maybe(templates.replace_as_expression(receiver)),
+        call=gast.Constant(value=call, kind=None))[0]
 
 
 def _is_converted(node, ctx):

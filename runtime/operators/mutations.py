@@ -96,3 +96,17 @@ def write_back(names, originals, merged, calls):
             original.update(value)
         out[i] = original
     return tuple(out)
+
+
+def refuse_outer_mutation(receiver, call):
+    """Refuses to stage a statement that calls `call` ('items.pop'), changing in place a
+    list, dict or set `receiver` of another scope (a global, a closure value), which the
+    statement cannot carry: both branches would change it while tracing. Other receivers
+    (a module: `np.add`) pass. Called by the statement's get_state."""
+    if isinstance(receiver, _CONTAINERS):
+        name = call.rsplit(".", 1)[0]
+        raise ValueError(errors.with_user_location(
+            "'%s' is modified inside a conditional or loop on a tensor, but cannot be "
+            "carried through it: %s() changes it in place, and it is not a variable of this "
+            "function (a global or a closure value). Copy it into a local variable first, "
+            "or change it outside the statement" % (name, call), errors.user_location(2)))

@@ -240,16 +240,22 @@ def _collect_access(node, found):
 # -- modified composites of one statement ------------------------------------------------------
 
 
-def modified(statement, plain_modified, defined_in=frozenset()):
+def modified(statement, plain_modified, defined_in=frozenset(), local=frozenset()):
     """The composites `statement` modifies: ({Path: None} of those it may carry, {text:
     (Path or None, reason)} of those it cannot carry). `plain_modified`: the names it
-    assigns; `defined_in`: the names certainly defined before it."""
+    assigns; `defined_in`: the names certainly defined before it; `local`: the function's
+    own names (a method changing `a.b` in place makes it modified when `a` is one: `tf.sparse`
+    is a module, `tf.sparse.add` no change)."""
     writes, unsupported = [], []
     targets = statement.body + statement.orelse
     if isinstance(statement, gast.For):
         targets = [statement.target] + targets
     for node in targets:
         _collect_writes(node, writes, unsupported)
+    for text in mutating_calls(statement):
+        receiver = mutating_receivers(statement)[text]
+        if receiver.root in local and receiver not in writes:
+            writes.append(receiver)
     carried, refused = {}, {}
     for path in writes:
         if path.root in plain_modified and not _restores_rebound_root(statement, path,
@@ -296,7 +302,12 @@ def deleted_items(statement):
 def mutating_calls(statement):
     """The texts `'a.b.m'` of the calls in `statement` (not in nested functions) of methods
     changing composite `a.b` in place (see mutated_receiver)."""
-    found = set()
+    return set(mutating_receivers(statement))
+
+
+def mutating_receivers(statement):
+    """{'a.b.m': Path of `a.b`} for the calls of mutating_calls."""
+    found = {}
     stack = list(statement.body + statement.orelse)
     while stack:
         node = stack.pop()
@@ -304,7 +315,7 @@ def mutating_calls(statement):
             continue
         receiver = mutated_receiver(node)
         if receiver is not None:
-            found.add(receiver.text + "." + node.attr)
+            found[receiver.text + "." + node.attr] = receiver
         stack.extend(gast.iter_child_nodes(node))
     return found
 
@@ -321,9 +332,6 @@ def _restores_rebound_root(statement, path, defined_in):
 def _collect_writes(node, writes, unsupported):
     if isinstance(node, _NESTED_SCOPES):
         return
-    receiver = mutated_receiver(node)
-    if receiver is not None and receiver not in writes:
-        writes.append(receiver)  # `s.items.pop()` changes `s.items`
     if isinstance(node, (gast.Attribute, gast.Subscript)) and \
             isinstance(node.ctx, (gast.Store, gast.Del)):
         path = path_of(node)

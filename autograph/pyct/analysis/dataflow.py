@@ -12,8 +12,9 @@ loops and branches) function body once and records, for every If, While and For,
   * defined_in: names definitely assigned before the statement runs;
   * mutated:    the calls `x.pop`, `x.update`, ... of methods changing a local container
                 in place (its name is then modified, and live after an `if`; see
-                runtime.operators.mutations); mutations_refused: those on containers of
-                other scopes, which the statement cannot carry;
+                runtime.operators.mutations); mutations_checked: those on objects of
+                other scopes, which the statement cannot carry (refused when staged if
+                the object is a list, dict or set);
   * composites: the composite names (`d['v']`, `s.total`) it modifies and must carry, and
                 those it modifies but cannot carry (see autograph.pyct.analysis.composites).
 
@@ -32,7 +33,7 @@ class StatementInfo:
 
     __slots__ = ("modified", "live_out", "live_in", "live_loop", "defined_in", "composites",
                  "composites_restore_only", "composites_refused", "composites_deleted",
-                 "mutated", "mutations_refused")
+                 "mutated", "mutations_checked")
 
     def __init__(self):
         self.modified = frozenset()
@@ -46,7 +47,7 @@ class StatementInfo:
         self.composites_deleted = ()       # (text, container): carried, deleted by a key
         #                                    that may index a list
         self.mutated = ()                  # 'x.pop', ...: methods changing carried x in place
-        self.mutations_refused = ()        # (text, reason): on containers it cannot carry
+        self.mutations_checked = ()        # (receiver, call): on objects it cannot carry
 
     def state_names(self, is_loop):
         """The variables the converted statement must carry, sorted: modified names that are
@@ -131,7 +132,8 @@ def analyze(function_node, loop_flags=None):
             info.modified = frozenset(modified)
             info.live_out |= closure_reads | outer
             _record_mutations(node, info, local)
-    _analyze_composites(function_node, annotations, _closure_reads(function_node))
+    _analyze_composites(function_node, annotations, _closure_reads(function_node),
+                        local - activity.declared_global(function_node))
     return annotations
 
 
@@ -140,8 +142,9 @@ def _record_mutations(node, info, local):
 
     The container is state, and live after the statement whatever the analysis of names
     says: its object may be reached through other names. (Appending in a loop is left to
-    the lists a loop stages as TensorArrays: see appended_names.) A container of another
-    scope (a global, a closure value) cannot be carried: staging is refused."""
+    the lists a loop stages as TensorArrays: see appended_names.) An object of another
+    scope (a global, a closure value) cannot be carried: staging is refused when it is a
+    list, dict or set (`np.add` and `os.remove` are no such calls)."""
     calls = activity.mutating_calls(node.body + node.orelse)
     if not calls:
         return
@@ -152,13 +155,12 @@ def _record_mutations(node, info, local):
     info.mutated = tuple(carried)
     info.modified = info.modified | receivers
     info.live_out = info.live_out | receivers
-    info.mutations_refused = tuple(sorted(
-        (c.split(".")[0], "%s() changes it in place, and it is not a variable of this "
-                          "function (a global or a closure value)" % c)
-        for c in calls if c.split(".")[0] not in local and not c.endswith(".append")))
+    info.mutations_checked = tuple(sorted(
+        (c.split(".")[0], c) for c in calls
+        if c.split(".")[0] not in local and not c.endswith(".append")))
 
 
-def _analyze_composites(function_node, annotations, closure_reads):
+def _analyze_composites(function_node, annotations, closure_reads, own_names):
     """Fills in the composite fields of each statement's record.
 
     A modified composite is state unless it is an item of a local container (one that
@@ -168,6 +170,12 @@ def _analyze_composites(function_node, annotations, closure_reads):
     or after the function returns, so its modified composites are always state."""
     if not composites.writes_composites(function_node):
         return
+    for node in gast.walk(function_node):
+        if isinstance(node, _COMPOUND):  # containers of other scopes' objects: checked
+            info = annotations.record(node)
+            info.mutations_checked = info.mutations_checked + tuple(sorted(
+                (text.rsplit(".", 1)[0], text) for text in composites.mutating_calls(node)
+                if text.split(".")[0] not in own_names))
     never_local = (closure_reads | set(activity.parameter_names(function_node)) |
                    activity.declared_global(function_node))
     local = composites.local_items(function_node, never_local)
@@ -181,7 +189,8 @@ def _analyze_composites(function_node, annotations, closure_reads):
 
         def dead(path, *where):
             return path in local and all(path in d for d in where)
-        carried, refused = composites.modified(node, info.modified, info.defined_in)
+        carried, refused = composites.modified(node, info.modified, info.defined_in,
+                                               own_names)
         state = [p for p in carried if not dead(p, dead_out, dead_in)]
         info.composites = tuple(sorted(p.text for p in state))
         info.mutated = info.mutated + tuple(sorted(

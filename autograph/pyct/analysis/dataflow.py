@@ -3,8 +3,9 @@
 `analyze(function_node)` walks the (already lowered: no break/continue/return inside
 loops and branches) function body once and records, for every If, While and For, a
 `StatementInfo`:
-  * modified:   names the statement assigns (a for loop's target included), and the
-                local lists it appends to (`x.append(...)`);
+  * modified:   names the statement assigns (a for loop's target included), the
+                local lists it appends to (`x.append(...)`), and the variables that the
+                nested functions it calls rebind through `nonlocal`;
   * live_out:   names read after the statement before being reassigned (`global` and
                 `nonlocal` names always: they outlive the function);
   * live_in:    names read by the statement (or after it) before being reassigned;
@@ -122,10 +123,12 @@ def analyze(function_node, loop_flags=None):
     # A `global` or `nonlocal` name outlives the function: the module (or the enclosing
     # function) may read it at any time after, so it is live after every statement.
     outer = frozenset(activity.declared_global(function_node))
+    closure_writes = _closure_writes(function_node, local)
     for node in gast.walk(function_node):
         if isinstance(node, _COMPOUND):
             info = annotations.record(node)
             modified = activity.assigned_names(node.body + node.orelse)
+            modified |= _called_closure_writes(node, closure_writes)
             modified |= activity.appended_names(node.body + node.orelse) & local
             if isinstance(node, gast.For):
                 modified |= activity.assigned_names(node.target)
@@ -135,6 +138,43 @@ def analyze(function_node, loop_flags=None):
     _analyze_composites(function_node, annotations, _closure_reads(function_node),
                         local - activity.declared_global(function_node))
     return annotations
+
+
+def _closure_writes(function_node, local):
+    """{name of a nested function: the variables of `function_node` (among `local`) that
+    calling it may rebind}: those it declares `nonlocal` and assigns, and those of the
+    nested functions it calls (or mentions: it may pass them on), to a fixpoint."""
+    nested = {}
+    for node in gast.walk(function_node):
+        if isinstance(node, (gast.FunctionDef, gast.AsyncFunctionDef)) and \
+                node is not function_node:
+            declared = activity.declared_global(node)
+            nested[node.name] = (node, set(declared & activity.assigned_names(node.body)
+                                           & local))
+    writes = {name: set(found) for name, (_, found) in nested.items()}
+    changed = True
+    while changed:
+        changed = False
+        for name, (node, _) in nested.items():
+            for callee in activity.read_names(node.body) & set(nested):
+                if not writes[callee] <= writes[name]:
+                    writes[name] |= writes[callee]
+                    changed = True
+    return {name: frozenset(found) for name, found in writes.items() if found}
+
+
+def _called_closure_writes(statement, closure_writes):
+    """The variables that nested functions called (or mentioned) in `statement` may rebind:
+    modified by it as if assigned in its body (see _closure_writes)."""
+    if not closure_writes:
+        return frozenset()
+    parts = statement.body + statement.orelse + [getattr(statement, "test", None),
+                                                 getattr(statement, "iter", None)]
+    mentioned = activity.read_names([p for p in parts if p is not None])
+    found = set()
+    for name in mentioned & set(closure_writes):
+        found |= closure_writes[name]
+    return frozenset(found)
 
 
 def _record_mutations(node, info, local):

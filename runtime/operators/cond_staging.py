@@ -5,7 +5,7 @@ See runtime.operators.staging for how the state of a statement is reconciled.
 
 from runtime import nest, subgraphs
 from runtime import shape as shape_lib
-from runtime.operators import mutations
+from runtime.operators import aliases, mutations
 from runtime.operators.composites import Missing
 from runtime.operators.pending_undefined import resolve_pending, with_flag
 from runtime.operators.staged_lists import StagedList
@@ -55,6 +55,11 @@ def staged_cond(pred, true_fn, false_fn, what, symbol_names=None, restore_only=(
     else:
         names = list(symbol_names)
         then_values, else_values = list(then_value), list(else_value)
+    if symbol_names is not None:
+        aliases.refuse_shared_containers(
+            names, [("after the if branch", then_values), ("after the else branch",
+                                                           else_values)],
+            "a conditional on a tensor", set(restore_only) | set(mutated or ()))
     then_outs, else_outs, specs, builders = [], [], [], []
     for name, a, b in zip(names, then_values, else_values):
         if name in restore_only:

@@ -17,6 +17,7 @@ than `diagnostics.UNROLL_LIMIT` ops to one graph warns (UnrollingWarning) at its
 
 from runtime import dtypes
 from runtime.operators import (
+    aliases,
     conditionals,
     loop_options,
     loop_staging,
@@ -79,6 +80,8 @@ def _staged(get_state, set_state, symbol_names, test, step, counter=None,
     init = tuple(get_state())
     user_init = init
     calls = mutations.calls_by_name(mutated)
+    aliases.refuse_shared_containers(symbol_names, [("before the loop", init)],
+                                     "a loop on a tensor", calls)
     names = tuple(symbol_names)
     invariants = options.invariants_for(init) if options is not None else {}
     maximum = options.remaining(done) if options is not None else None
@@ -113,6 +116,9 @@ def _staged(get_state, set_state, symbol_names, test, step, counter=None,
         for name, old, new in zip(symbol_names, before, state[len(state) - len(user_init):]):
             mutations.refuse_changed_shape(name, new, old, calls, "a loop on a tensor",
                                            ("after an iteration", "before it"))
+        aliases.refuse_shared_containers(
+            symbol_names, [("after an iteration", state[len(state) - len(user_init):])],
+            "a loop on a tensor", calls)
         return ([new_i] if counter is not None else []) + state
 
     try:

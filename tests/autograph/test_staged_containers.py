@@ -298,3 +298,68 @@ def test_method_on_a_global_container_is_refused_naming_it_and_the_line():
         tf.function(pop_a_global)(tf.constant(1))
     assert "test_staged_containers.py:%d" % line_of(pop_a_global, "if x > 0") in str(caught.value)
     assert module_items == [1, 2, 3]
+
+
+# -- a variable naming another variable's list or dict ----------------------------------------
+
+
+def alias_made_in_a_branch(n):
+    e = {"v": 1}
+    d = {"v": 0}
+    if n > 0:
+        d = e
+    d["v"] = 5
+    return e["v"]
+
+
+def alias_made_before_the_branch(n):
+    d = {"v": 0}
+    e = d
+    if n > 0:
+        d = {"v": n}
+    d["v"] = 5
+    return e["v"]
+
+
+def alias_made_in_a_loop(n):
+    e = [1]
+    d = [0]
+    for i in tf.range(n):
+        d = e
+    d[0] = 5
+    return e[0]
+
+
+def two_variables_naming_one_list_in_a_branch(n):
+    if n > 0:
+        a = b = [n]
+    else:
+        a = [1]
+        b = [2]
+    a[0] = 7
+    return b[0]
+
+
+def alias_of_an_attribute(n):
+    h = Holder()
+    d = [0, 0, 0]
+    if n > 0:
+        d = h.items
+    d[0] = 5
+    return h.items[0]
+
+
+@pytest.mark.parametrize("function, names, statement", [
+    (alias_made_in_a_branch, ("d", "e"), "if n > 0"),
+    (alias_made_before_the_branch, ("d", "e"), "if n > 0"),
+    (alias_made_in_a_loop, ("d", "e"), "for i in"),
+    (two_variables_naming_one_list_in_a_branch, ("b", "a"), "if n > 0"),
+    (alias_of_an_attribute, ("d", "h.items"), "if n > 0"),
+])
+def test_variable_naming_another_variables_container_is_refused_naming_both(
+        function, names, statement):
+    with pytest.raises(ValueError, match=r"'%s' and '%s' name the same list or dict"
+                                         % names) as caught:
+        tf.function(function)(tf.constant(1))
+    assert "test_staged_containers.py:%d in %s" % (line_of(function, statement),
+                                                   function.__name__) in str(caught.value)

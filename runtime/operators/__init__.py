@@ -17,11 +17,11 @@ from runtime.operators.mutations import refuse_outer_mutation
 from runtime.operators.staging import try_body
 from runtime.operators.try_regions import reraise_refusal
 from runtime.operators.try_statements import FinallyJumps
-from runtime.operators.undefined import Undefined, UndefinedReturnValue, del_, ld
+from runtime.operators.undefined import Undefined, UndefinedReturnValue, del_, ld, ld_items
 from runtime.operators.unrolling import python_loop
 
 __all__ = ["assert_stmt", "if_exp", "if_stmt", "match_subject", "and_", "compare_chain", "in_",
            "not_", "not_in", "or_", "for_stmt", "python_loop", "while_stmt", "try_body",
            "reraise_refusal",
-           "FinallyJumps", "Undefined", "UndefinedReturnValue", "del_", "ld", "maybe",
+           "FinallyJumps", "Undefined", "UndefinedReturnValue", "del_", "ld", "ld_items", "maybe",
            "refuse_composite", "refuse_list_deletion", "refuse_outer_mutation"]

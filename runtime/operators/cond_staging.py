@@ -33,14 +33,15 @@ from runtime.variables import Variable
 
 
 def staged_cond(pred, true_fn, false_fn, what, symbol_names=None, restore_only=(),
-                mutated=None):
+                mutated=None, must_exist=()):
     """Traces both functions as branches of an If op on `pred`; returns the merged result.
 
     With `symbol_names`, the functions return one value per named variable. Variables named
     in `restore_only` are not read after the statement (the compiler carries them only so
     that each branch starts from their value before it): they come out as DeadValue.
     `mutated` maps the names of containers the branches change in place to those calls
-    (runtime.operators.mutations): they must keep one structure."""
+    (runtime.operators.mutations): they must keep one structure. The keys and attributes
+    named in `must_exist` may not be missing after one branch only."""
     refuse_inside_try(what)
     require_scalar_bool(pred, what)
     then_sub, then_value = subgraphs.trace_subgraph("cond_true", raising_at_run_time(true_fn),
@@ -65,7 +66,8 @@ def staged_cond(pred, true_fn, false_fn, what, symbol_names=None, restore_only=(
         if name in restore_only:
             builders.append(lambda outputs, name=name: DeadValue(name))
             continue
-        _refuse_missing_in_one_branch(name, a, b)
+        if name in must_exist:
+            _refuse_missing_in_one_branch(name, a, b)
         mutations.refuse_changed_shape(name, a, b, mutated or {}, "a conditional on a tensor",
                                        ("after the if branch", "after the else branch"))
         builders.append(_merge_symbol(name, a, b, then_sub, else_sub, then_outs, else_outs,
@@ -78,12 +80,15 @@ def staged_cond(pred, true_fn, false_fn, what, symbol_names=None, restore_only=(
 
 
 def _refuse_missing_in_one_branch(name, a, b):
-    """A key or attribute (`d['v']`, `s.v`) that exists after one branch only: Python
-    creates (or deletes) it depending on the condition, which no graph value can stand for."""
+    """A key or attribute (`d['v']`, `s.v`) of an object the function did not make that
+    exists after one branch only: Python creates (or deletes) it depending on the
+    condition, which would leave a definedness flag inside an object that outlives the
+    call."""
     if isinstance(a, Missing) != isinstance(b, Missing):
         fail(ValueError, "%s exists after the %s branch of a conditional on a tensor but "
              "not after the %s branch (it does not exist before the conditional, or one "
-             "branch deletes it): set it before the conditional or in both branches"
+             "branch deletes it), and its object is not one the function made: set it "
+             "before the conditional or in both branches"
              % ((describe(name),) + (("else", "if") if isinstance(a, Missing)
                                      else ("if", "else"))))
 

@@ -18,7 +18,7 @@ def _nothing():
 
 
 def if_stmt(cond, body, orelse=None, get_state=None, set_state=None, symbol_names=(),
-            restore_only=(), mutated=()):
+            restore_only=(), mutated=(), must_exist=()):
     """Runs `body` or `orelse` depending on `cond` (staged when `cond` is a symbolic tensor).
 
     Converted code leaves out `orelse` for an `if` without `else`, and the state functions
@@ -26,7 +26,9 @@ def if_stmt(cond, body, orelse=None, get_state=None, set_state=None, symbol_name
     variables that are not used after the statement: a branch reads them before assigning
     them, so each staged branch must start from their value before the `if`, but they are
     not merged. `mutated` names the calls of methods that change a state container in place
-    ('items.pop'; see runtime.operators.mutations).
+    ('items.pop'; see runtime.operators.mutations). A key or attribute set in one branch
+    only carries a definedness flag, checked where it is read, unless it is named in
+    `must_exist` (its object outlives the function: a flag cannot be left inside it).
 
     A `global` (or `nonlocal`) variable the statement assigns is staged like a local read
     after it (the module may read it at any time): the function's own results are Python's,
@@ -38,13 +40,13 @@ def if_stmt(cond, body, orelse=None, get_state=None, set_state=None, symbol_name
     if staging_log.active is not None:
         with staging_log.active.statement("if", cond, symbol_names):
             return run_if(cond, body, orelse, get_state, set_state, symbol_names, restore_only,
-                          mutated)
+                          mutated, must_exist)
     return run_if(cond, body, orelse, get_state, set_state, symbol_names, restore_only,
-                  mutated)
+                  mutated, must_exist)
 
 
 def run_if(cond, body, orelse, get_state, set_state, symbol_names, restore_only=(),
-           mutated=()):
+           mutated=(), must_exist=()):
     """`if_stmt` once `cond` is a condition (`staging.as_condition`), not recorded: also the
     staged guard of loop iterations after a tensor `break`."""
     orelse = orelse or _nothing
@@ -68,7 +70,7 @@ def run_if(cond, body, orelse, get_state, set_state, symbol_names, restore_only=
 
     try:
         merged = cond_staging.staged_cond(cond, branch(body), branch(orelse), "an if statement",
-                                          symbol_names, restore_only, calls)
+                                          symbol_names, restore_only, calls, must_exist)
     except BaseException:
         set_state(init)
         raise

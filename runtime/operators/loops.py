@@ -32,21 +32,24 @@ from runtime.variables import Variable
 
 
 def while_stmt(loop_test, loop_body, get_state=None, set_state=None, symbol_names=(),
-               opts=None, mutated=()):
+               opts=None, mutated=(), must_exist=()):
     """Runs the loop as Python while its condition is a Python value, staged otherwise.
 
     `opts` holds the loop's options (runtime.operators.loop_options), which apply once the
     loop is staged; maximum_iterations counts the iterations already run in Python.
     `mutated` names the calls of methods that change a state container in place
-    ('items.pop'; see runtime.operators.mutations)."""
+    ('items.pop'; see runtime.operators.mutations). A key or attribute the loop creates
+    carries a definedness flag, unless named in `must_exist` (see if_stmt)."""
     if staging_log.active is not None:
         with staging_log.active.statement("while", None, symbol_names) as record:
             return _while(record.test(loop_test), record.body(loop_body), get_state,
-                          set_state, symbol_names, opts, mutated)
-    return _while(loop_test, loop_body, get_state, set_state, symbol_names, opts, mutated)
+                          set_state, symbol_names, opts, mutated, must_exist)
+    return _while(loop_test, loop_body, get_state, set_state, symbol_names, opts, mutated,
+                  must_exist)
 
 
-def _while(loop_test, loop_body, get_state, set_state, symbol_names, opts, mutated=()):
+def _while(loop_test, loop_body, get_state, set_state, symbol_names, opts, mutated=(),
+           must_exist=()):
     get_state, set_state = staging.state_functions(get_state, set_state)
     counter = UnrollCounter()
     while True:
@@ -55,7 +58,8 @@ def _while(loop_test, loop_body, get_state, set_state, symbol_names, opts, mutat
             counter.report()
             _staged(get_state, set_state, symbol_names,
                     lambda values: loop_test(), lambda values: loop_body(),
-                    options=_options(opts), done=counter.iterations, mutated=mutated)
+                    options=_options(opts), done=counter.iterations, mutated=mutated,
+                    must_exist=must_exist)
             return
         if not test:
             counter.report()
@@ -72,11 +76,12 @@ def _options(opts):
 
 
 def _staged(get_state, set_state, symbol_names, test, step, counter=None,
-            counter_name=staging.LOOP_COUNTER, options=None, done=0, mutated=()):
+            counter_name=staging.LOOP_COUNTER, options=None, done=0, mutated=(),
+            must_exist=()):
     """Stages a loop over the statement's state, plus an optional hidden counter (named
     `counter_name` in the graph and in messages: the user's loop variable, when the counter
     is its value). `options` are the loop's LoopOptions (or None); `done` the iterations
-    the loop already ran as Python; `mutated` as for while_stmt."""
+    the loop already ran as Python; `mutated` and `must_exist` as for while_stmt."""
     init = tuple(get_state())
     user_init = init
     calls = mutations.calls_by_name(mutated)
@@ -123,7 +128,7 @@ def _staged(get_state, set_state, symbol_names, test, step, counter=None,
 
     try:
         final = loop_staging.staged_loop(names, init, cond_fn, body_fn, stage_lists=True,
-                                         invariants=invariants)
+                                         invariants=invariants, must_exist=must_exist)
     except BaseException:
         set_state(split(init)[1] if counter is not None else init)
         raise
@@ -132,7 +137,7 @@ def _staged(get_state, set_state, symbol_names, test, step, counter=None,
 
 
 def for_stmt(iter_, extra_test, body, get_state=None, set_state=None, symbol_names=(),
-             opts=None, mutated=()):
+             opts=None, mutated=(), must_exist=()):
     """Runs `body(item)` for each item of `iter_` while `extra_test()` (if given) holds.
 
     `opts` may hold 'iterate_names', the source of the loop's target (`'i'`): a loop over a
@@ -142,8 +147,9 @@ def for_stmt(iter_, extra_test, body, get_state=None, set_state=None, symbol_nam
     if staging_log.active is not None:
         with staging_log.active.statement("for", iter_, symbol_names) as record:
             return _for(iter_, extra_test, record.body(body), get_state, set_state,
-                        symbol_names, opts, mutated)
-    return _for(iter_, extra_test, body, get_state, set_state, symbol_names, opts, mutated)
+                        symbol_names, opts, mutated, must_exist)
+    return _for(iter_, extra_test, body, get_state, set_state, symbol_names, opts, mutated,
+                must_exist)
 
 
 def for_loop_of(iter_, extra_test, body, get_state, set_state, symbol_names):
@@ -153,7 +159,8 @@ def for_loop_of(iter_, extra_test, body, get_state, set_state, symbol_names):
     return _for(iter_, extra_test, body, get_state, set_state, symbol_names, None)
 
 
-def _for(iter_, extra_test, body, get_state, set_state, symbol_names, opts, mutated=()):
+def _for(iter_, extra_test, body, get_state, set_state, symbol_names, opts, mutated=(),
+         must_exist=()):
     get_state, set_state = staging.state_functions(get_state, set_state)
     if isinstance(iter_, StagedList):
         iter_ = iter_.loop_items()
@@ -164,7 +171,8 @@ def _for(iter_, extra_test, body, get_state, set_state, symbol_names, opts, muta
         iter_ = iter_.read_value()
     if staging.is_symbolic(iter_):
         return _staged_for(iter_, extra_test, body, get_state, set_state, symbol_names,
-                           (opts or {}).get("iterate_names"), _options(opts), mutated)
+                           (opts or {}).get("iterate_names"), _options(opts), mutated,
+                           must_exist)
     return _python_for(iter_, extra_test, body, get_state, set_state, symbol_names)
 
 
@@ -187,7 +195,7 @@ def _python_for(iter_, extra_test, body, get_state, set_state, symbol_names):
 
 
 def _staged_for(tensor, extra_test, body, get_state, set_state, symbol_names, target=None,
-                options=None, mutated=()):
+                options=None, mutated=(), must_exist=()):
     node = tensor.node
     counter_name = staging.LOOP_COUNTER
     if node.op.name == "Range":
@@ -238,4 +246,5 @@ def _staged_for(tensor, extra_test, body, get_state, set_state, symbol_names, ta
         return math_ops.add(i, delta)
 
     _staged(get_state, set_state, symbol_names, test, step, counter=counter,
-            counter_name=counter_name, options=options, mutated=mutated)
+            counter_name=counter_name, options=options, mutated=mutated,
+            must_exist=must_exist)

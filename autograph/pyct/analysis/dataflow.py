@@ -16,6 +16,10 @@ loops and branches) function body once and records, for every If, While and For,
                 runtime.operators.mutations); mutations_checked: those on objects of
                 other scopes, which the statement cannot carry (refused when staged if
                 the object is a list, dict or set);
+  * composites_must_exist: the carried composites whose root is not a variable the
+                function binds (a parameter, a global, a closure value): their object
+                outlives the call, so one that exists on some run-time paths only (which
+                would need a definedness flag inside the object) is refused;
   * composites: the composite names (`d['v']`, `s.total`) it modifies and must carry, and
                 those it modifies but cannot carry (see autograph.pyct.analysis.composites).
 
@@ -34,7 +38,7 @@ class StatementInfo:
 
     __slots__ = ("modified", "live_out", "live_in", "live_loop", "defined_in", "composites",
                  "composites_restore_only", "composites_refused", "composites_deleted",
-                 "mutated", "mutations_checked")
+                 "mutated", "mutations_checked", "composites_must_exist")
 
     def __init__(self):
         self.modified = frozenset()
@@ -47,6 +51,8 @@ class StatementInfo:
         self.composites_refused = ()       # (text, reason): modified, live, not carriable
         self.composites_deleted = ()       # (text, container): carried, deleted by a key
         #                                    that may index a list
+        self.composites_must_exist = ()    # of the carried, those of objects the function
+        #                                    did not make: no definedness flag, see below
         self.mutated = ()                  # 'x.pop', ...: methods changing carried x in place
         self.mutations_checked = ()        # (receiver, call): on objects it cannot carry
 
@@ -136,7 +142,8 @@ def analyze(function_node, loop_flags=None):
             info.live_out |= closure_reads | outer
             _record_mutations(node, info, local)
     _analyze_composites(function_node, annotations, _closure_reads(function_node),
-                        local - activity.declared_global(function_node))
+                        local - activity.declared_global(function_node),
+                        local - params - activity.declared_global(function_node))
     return annotations
 
 
@@ -200,7 +207,7 @@ def _record_mutations(node, info, local):
         if c.split(".")[0] not in local and not c.endswith(".append")))
 
 
-def _analyze_composites(function_node, annotations, closure_reads, own_names):
+def _analyze_composites(function_node, annotations, closure_reads, own_names, made_here):
     """Fills in the composite fields of each statement's record.
 
     A modified composite is state unless it is an item of a local container (one that
@@ -233,6 +240,8 @@ def _analyze_composites(function_node, annotations, closure_reads, own_names):
                                                own_names)
         state = [p for p in carried if not dead(p, dead_out, dead_in)]
         info.composites = tuple(sorted(p.text for p in state))
+        info.composites_must_exist = tuple(sorted(p.text for p in state
+                                                  if p.root not in made_here))
         info.mutated = info.mutated + tuple(sorted(
             text for text in composites.mutating_calls(node) if
             text.rsplit(".", 1)[0] in info.composites))

@@ -114,3 +114,38 @@ def test_container_read_whole_checks_its_items_at_run_time():
     assert value(traced(tf.constant(1), tf.constant(10))) == 2
     with pytest.raises(tf.errors.UndefinedValueError, match=r"'d\['b'\]' is read before"):
         traced(tf.constant(0), tf.constant(10))  # Python: 1; never a made-up value
+
+
+def nested_key_created_in_one_branch(n):
+    x = {"a": {"a": n}}
+    if n > 0:
+        x["a"]["b"] = n + 1
+    return x
+
+
+def key_created_in_a_while_loop(b):
+    y = {"b": b}
+    while y["b"] <= 10:
+        y["a"] = y["b"] + 1
+        y["b"] *= 2
+    return y
+
+
+def plain(result):
+    if isinstance(result, dict):
+        return {k: plain(v) for k, v in result.items()}
+    return value(result)
+
+
+@pytest.mark.parametrize("function, arg", [(nested_key_created_in_one_branch, 2),
+                                           (key_created_in_a_while_loop, 5)])
+def test_container_returned_whole_where_set_gives_pythons_value(function, arg):
+    traced = tf.function(function)
+    assert plain(traced(tf.constant(arg))) == function(arg)
+
+
+@pytest.mark.parametrize("function, arg", [(nested_key_created_in_one_branch, 0),
+                                           (key_created_in_a_while_loop, 11)])
+def test_container_returned_whole_where_never_set_raises_at_run_time(function, arg):
+    with pytest.raises(tf.errors.UndefinedValueError, match="a loop must iterate at least once"):
+        tf.function(function)(tf.constant(arg))

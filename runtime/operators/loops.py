@@ -85,6 +85,7 @@ def _staged(get_state, set_state, symbol_names, test, step, counter=None,
     init = tuple(get_state())
     user_init = init
     calls = mutations.calls_by_name(mutated)
+    mutations.refuse_sets_in_loop(symbol_names, init, calls)
     aliases.refuse_shared_containers(symbol_names, [("before the loop", init)],
                                      "a loop on a tensor", calls)
     names = tuple(symbol_names)

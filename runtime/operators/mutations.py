@@ -71,6 +71,19 @@ def refuse_changed_shape(name, before, after, calls, where, sides):
         errors.user_location(1)))
 
 
+def refuse_sets_in_loop(names, values, calls):
+    """Refuses a set among the state `values` of a loop on a tensor that the body changes
+    in place (by `calls`): a loop carries tensors, and a set's members are Python values
+    that its iterations would choose."""
+    for name, value in zip(names, values):
+        if name in calls and isinstance(value, set):
+            raise ValueError(errors.with_user_location(
+                "'%s' is changed in place by %s inside a loop on a tensor, but it is a set, "
+                "which a loop on a tensor cannot carry (its members would depend on the "
+                "number of iterations): change it outside the loop, or keep the values in "
+                "a tensor" % (name, " and ".join(calls[name])), errors.user_location(1)))
+
+
 def _shown(value):
     if isinstance(value, dict):
         return sorted(value, key=repr)

@@ -184,6 +184,13 @@ def dict_clear(x):
     return len(d)
 
 
+def dict_delitem_method(x):
+    d = {"a": 1, "b": 2}
+    if x > 0:
+        d.__delitem__("b")
+    return len(d)
+
+
 def set_add_of_a_new_member(x):
     s = {1}
     if x > 0:
@@ -225,6 +232,7 @@ def dict_popped_in_a_while_loop(n):
     (list_remove, "items.remove"), (list_clear, "items.clear"), (list_append, "items.append"),
     (dict_pop, "d.pop"), (dict_popitem, "d.popitem"), (dict_update_of_a_new_key, "d.update"),
     (dict_setdefault_of_a_new_key, "d.setdefault"), (dict_clear, "d.clear"),
+    (dict_delitem_method, "d.__delitem__"),
     (set_add_of_a_new_member, "s.add"), (set_discard, "s.discard"), (set_remove, "s.remove"),
 ])
 def test_method_changing_the_length_under_a_tensor_if_is_refused_naming_it_and_the_line(
@@ -363,3 +371,18 @@ def test_variable_naming_another_variables_container_is_refused_naming_both(
         tf.function(function)(tf.constant(1))
     assert "test_staged_containers.py:%d in %s" % (line_of(function, statement),
                                                    function.__name__) in str(caught.value)
+
+
+def set_added_to_in_a_loop(n):
+    s = {1}
+    for i in tf.range(n):
+        s.add(2)
+    return len(s)
+
+
+def test_set_changed_in_place_in_a_staged_loop_is_refused_naming_the_call():
+    with pytest.raises(ValueError, match=r"'s' is changed in place by s.add\(\) inside a loop "
+                                         r"on a tensor, but it is a set") as caught:
+        tf.function(set_added_to_in_a_loop)(tf.constant(2))
+    assert "test_staged_containers.py:%d" % line_of(set_added_to_in_a_loop, "for i in") in \
+        str(caught.value)

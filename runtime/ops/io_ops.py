@@ -432,9 +432,14 @@ def check_defined(defined, symbol_name, location=None):
     """Raises UndefinedValueError naming `symbol_name` (when it runs) unless the scalar bool
     `defined` holds: the run-time check of a read of a variable that may be unassigned."""
     where = " (%s:%d)" % (location.filename, location.lineno) if location else ""
-    message = ("local variable '%s' is used before it is assigned a value%s: it is assigned "
-               "only in some branches or loop iterations, and not on this run"
-               % (symbol_name, where))
+    if "." in symbol_name or "[" in symbol_name:  # a key or attribute: `d['a']`, `s.v`
+        message = ("'%s' is read before it is assigned a value%s: it is set only in some "
+                   "branches or loop iterations (a loop must iterate at least once to "
+                   "initialize it), and not on this run" % (symbol_name, where))
+    else:
+        message = ("local variable '%s' is used before it is assigned a value%s: it is "
+                   "assigned only in some branches or loop iterations, and not on this run"
+                   % (symbol_name, where))
     execute(OPS["CheckDefined"], [defined], {"message": message})
 
 

@@ -7,6 +7,7 @@ TensorFlow namespace (`tf.math`, `tf.nn`, `tf.linalg`, ...) is a module of this 
 
 import autograph as _autograph
 from autograph.tf import (
+    autodiff,
     autograph,
     config,
     data,

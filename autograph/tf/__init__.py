@@ -22,6 +22,7 @@ from autograph.tf import (
     saved_model,
     sparse,
     strings,
+    train,
 )
 from autograph.tf.dtypes import (
     DType,

@@ -1,0 +1,251 @@
+"""Restoring a checkpoint into live objects, and the status a restore returns.
+
+The checkpoint's object graph is matched against the objects below the root, edge by edge
+by local name. A matched Variable takes its saved value at once (dtype and shape checked).
+An edge whose object does not exist yet waits on its owner (see `deferred`): when the
+attribute is set, the new object is matched and restored then, and so are the objects
+below it. The status reads the match as it is when asked, so deferred restorations that
+have happened since count:
+
+    status = ckpt.restore(path)
+    status.assert_existing_objects_matched()   # every variable that exists got a value
+    model.dense = Dense()                      # restored on assignment
+    status.assert_consumed()                   # and every saved value found its object
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from runtime import context, errors
+from runtime.checkpoint import bundle, deferred, protos, trackables
+from runtime.checkpoint.bundle import BundleReader
+from runtime.io import protowire
+from runtime.module import Module
+from runtime.variables import Variable
+
+
+class Restoration:
+    """One restore of a checkpoint into a root object: what matched so far."""
+
+    def __init__(self, reader: BundleReader, root: Any,
+                 attached: list[tuple[str, Any]]) -> None:
+        self.reader = reader
+        self.root = root
+        self.attached = attached
+        if trackables.OBJECT_GRAPH_KEY not in reader.entries:
+            raise errors.NotFoundError(
+                "%s holds no object graph (%s): it was not written by tf.train.Checkpoint, "
+                "and name-based checkpoints are not supported"
+                % (reader.prefix, trackables.OBJECT_GRAPH_KEY))
+        graph = reader.tensor(trackables.OBJECT_GRAPH_KEY)
+        if graph.shape != () or not isinstance(graph.item(), bytes):
+            raise errors.DataLossError("%s: %s is not a string scalar"
+                                       % (reader.prefix, trackables.OBJECT_GRAPH_KEY))
+        try:
+            self.nodes = protos.decode_object_graph(graph.item())
+        except protowire.WireFormatError as error:
+            raise errors.DataLossError("%s: unreadable object graph (%s)"
+                                       % (reader.prefix, error)) from None
+        if not self.nodes:
+            raise errors.DataLossError("%s: the object graph has no nodes" % reader.prefix)
+        self.paths = self._node_paths()
+        self.matched: dict[int, Any] = {}
+        self.restored_keys: set[str] = set()
+
+    def _node_paths(self) -> list[tuple[str, ...] | None]:
+        paths: list[tuple[str, ...] | None] = [None] * len(self.nodes)
+        paths[0] = ()
+        queue = [0]
+        for node_id in queue:
+            for child_id, name in self.nodes[node_id].children:
+                if paths[child_id] is None:
+                    paths[child_id] = paths[node_id] + (name,)  # type: ignore[operator]
+                    queue.append(child_id)
+        return paths
+
+    def describe(self, node_id: int) -> str:
+        """The node's path, '(root).model.w'."""
+        path = self.paths[node_id]
+        return trackables.pretty_path(path) if path is not None else "(unreachable %d)" % node_id
+
+    def run(self) -> None:
+        """Matches the whole graph from the root."""
+        pending = [(0, self.root)]
+        while pending:
+            node_id, value = pending.pop()
+            pending.extend(self._match(node_id, value))
+
+    def _match(self, node_id: int, value: Any) -> list[tuple[int, Any]]:
+        previous = self.matched.get(node_id)
+        if previous is value:
+            return []
+        self.matched[node_id] = value
+        node = self.nodes[node_id]
+        if isinstance(value, Variable):
+            self._restore_variable(node_id, node, value)
+        links = dict(trackables.children(value))
+        if node_id == 0:
+            for name, item in self.attached:
+                links.setdefault(name, item)
+        found = []
+        for child_id, name in node.children:
+            item = links.get(name)
+            if item is not None:
+                found.append((child_id, item))
+            elif isinstance(value, Module) or hasattr(value, "_checkpoint_children"):
+                deferred.wait_for(value, name, self._deferred(child_id))
+        return found
+
+    def _deferred(self, node_id: int) -> Any:
+        def restore_when_set(value: Any) -> None:
+            if trackables.is_trackable(value):
+                pending = [(node_id, value)]
+                while pending:
+                    next_id, item = pending.pop()
+                    pending.extend(self._match(next_id, item))
+        return restore_when_set
+
+    def _restore_variable(self, node_id: int, node: protos.TrackableNode,
+                          variable: Variable) -> None:
+        for attribute in node.attributes:
+            if attribute.name != trackables.VARIABLE_VALUE:
+                continue
+            key = attribute.checkpoint_key
+            if key not in self.reader.entries:
+                raise errors.NotFoundError("Key %s not found in checkpoint %s (listed by the "
+                                           "object graph for %s)" % (key, self.reader.prefix,
+                                                                     self.describe(node_id)))
+            value = self.reader.tensor(key)
+            stored = bundle.DTYPES[self.reader.entries[key].dtype][0]
+            assign_restored(variable, value, stored, key, self.reader.prefix)
+            self.restored_keys.add(key)
+
+    def unused_attributes(self) -> list[tuple[int, str]]:
+        """(node id, attribute name) of the saved values of matched objects never restored."""
+        unused = []
+        for node_id, value in self.matched.items():
+            for attribute in self.nodes[node_id].attributes:
+                if not (isinstance(value, Variable)
+                        and attribute.name == trackables.VARIABLE_VALUE):
+                    unused.append((node_id, attribute.name))
+        return unused
+
+
+def assign_restored(variable: Variable, value: np.ndarray, stored: str, key: str,
+                    prefix: str) -> None:
+    """Assigns a checkpoint's `value` (of dtype `stored`, under `key`) to `variable`,
+    checking dtype and shape."""
+    if stored != variable.dtype.name:
+        raise errors.InvalidArgumentError(
+            "Restoring %s from %s: the checkpoint holds %s, the variable %s is %s"
+            % (key, prefix, stored, variable.name, variable.dtype.name))
+    static = variable._static_shape
+    if static is not None and (len(static) != value.ndim or any(
+            d is not None and d != s for d, s in zip(static, value.shape))):
+        raise ValueError(
+            "Received incompatible tensor with shape %s when attempting to restore variable "
+            "with shape %s and name %s (checkpoint key %s in %s)."
+            % (tuple(value.shape), tuple(static), variable.name, key, prefix))
+    with context.eager_scope():
+        variable.assign(value)
+
+
+class CheckpointLoadStatus:
+    """What a restore matched (`tf.train.Checkpoint.restore`'s result); the assertions
+    read the match as it stands, deferred restorations included, and return the status."""
+
+    def __init__(self, restoration: Restoration, live_root: Any,
+                 attached: list[tuple[str, Any]]) -> None:
+        self._restoration = restoration
+        self._live_root = live_root
+        self._attached = attached
+
+    def assert_consumed(self) -> CheckpointLoadStatus:
+        """Raises AssertionError unless every saved value found its object and every
+        variable below the root got a value."""
+        self.assert_existing_objects_matched()
+        restoration = self._restoration
+        for node_id, node in enumerate(restoration.nodes):
+            if node.attributes and node_id not in restoration.matched:
+                raise AssertionError("Unresolved object in checkpoint %s: attributes %s"
+                                     % (restoration.describe(node_id),
+                                        [a.checkpoint_key for a in node.attributes]))
+        unused = restoration.unused_attributes()
+        if unused:
+            raise AssertionError(
+                "Unused attributes in these objects (the attributes exist in the checkpoint "
+                "but were not restored):\n" + "\n".join(
+                    "%s: %s" % (restoration.describe(node_id), name)
+                    for node_id, name in unused))
+        return self
+
+    def assert_existing_objects_matched(self) -> CheckpointLoadStatus:
+        """Raises AssertionError if a variable that exists below the root got no value."""
+        matched = {id(value) for value in self._restoration.matched.values()}
+        gathered = trackables.gather(self._live_root, self._attached)
+        unmatched = [(path, value) for path, value in zip(gathered.paths, gathered.objects)
+                     if isinstance(value, Variable) and id(value) not in matched]
+        if unmatched:
+            shown = unmatched[:10]
+            raise AssertionError(
+                "Found %d Python objects that were not bound to checkpointed values, likely "
+                "due to changes in the Python program. Showing %d of %d unmatched objects: %s"
+                % (len(unmatched), len(shown), len(unmatched),
+                   ", ".join("%s (%s)" % (trackables.pretty_path(path), value.name)
+                             for path, value in shown)))
+        return self
+
+    def assert_nontrivial_match(self) -> CheckpointLoadStatus:
+        """Raises AssertionError if nothing but the root was matched."""
+        if len(self._restoration.matched) <= 1:
+            raise AssertionError("Nothing except the root object matched a checkpointed "
+                                 "value. Typically this means that the checkpoint does not "
+                                 "match the Python program.")
+        return self
+
+    def expect_partial(self) -> CheckpointLoadStatus:
+        """Marks the restore as partial on purpose (values of the checkpoint left unused are
+        expected); returns the status. Nothing is reported either way: the assertions say
+        what matched when asked."""
+        self._partial = True
+        return self
+
+    _partial = False
+
+    def run_restore_ops(self, session: Any = None) -> None:
+        """Nothing to run: values are assigned eagerly (TensorFlow 1's graph-mode hook)."""
+
+    def initialize_or_restore(self, session: Any = None) -> None:
+        """Nothing to run: values are assigned eagerly (TensorFlow 1's graph-mode hook)."""
+
+
+class InitializationOnlyStatus:
+    """The status of `restore(None)`: nothing was restored."""
+
+    def assert_consumed(self) -> InitializationOnlyStatus:
+        """Raises AssertionError: nothing was restored."""
+        raise AssertionError("No checkpoint specified (save_path=None); nothing is being "
+                             "restored.")
+
+    def assert_existing_objects_matched(self) -> InitializationOnlyStatus:
+        """Raises AssertionError: nothing was restored."""
+        raise AssertionError("No checkpoint specified (save_path=None); nothing is being "
+                             "restored.")
+
+    def assert_nontrivial_match(self) -> InitializationOnlyStatus:
+        """Raises AssertionError: nothing was restored."""
+        raise AssertionError("No checkpoint specified (save_path=None); nothing is being "
+                             "restored.")
+
+    def expect_partial(self) -> InitializationOnlyStatus:
+        """Returns the status."""
+        return self
+
+    def run_restore_ops(self, session: Any = None) -> None:
+        """Nothing to run."""
+
+    def initialize_or_restore(self, session: Any = None) -> None:
+        """Nothing to run."""

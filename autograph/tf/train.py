@@ -2,5 +2,4 @@
 
 from runtime.checkpoint.checkpoint import Checkpoint
 from runtime.checkpoint.management import CheckpointManager, latest_checkpoint
-from runtime.checkpoint.reader import CheckpointReader, list_variables, load_checkpoint
-from runtime.checkpoint.restore import CheckpointLoadStatus
+from runtime.checkpoint.reader import list_variables, load_checkpoint

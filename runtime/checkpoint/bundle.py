@@ -184,17 +184,18 @@ class BundleReader:
                 "%s: %s declares %d bytes, but %d elements of %s take %d: Invalid size in "
                 "bundle entry" % (index, what, entry.size, count, DTYPES[entry.dtype][0],
                                   count * storage.itemsize))
-        if storage is None and entry.size < count + 4 if count else False:
+        if storage is None and count and entry.size < count + 4:
             raise errors.DataLossError("%s: %s declares %d bytes, too few for %d strings"
                                        % (index, what, entry.size, count))
         path = data_path(self.prefix, entry.shard_id, self.header.num_shards)
         with files.CheckpointFile(path, self.folder) as data:
             raw = data.read_at(entry.offset, entry.size, what)
+        array: np.ndarray
         if storage is None:
             values, checksum = _read_strings(raw, count, path, what)
-            array = np.empty(count, dtype=object)
-            array[:] = values
-            array = array.reshape(entry.shape)
+            flat = np.empty(count, dtype=object)
+            flat[:] = values
+            array = flat.reshape(entry.shape)
         else:
             checksum = crc32c.value(raw)
             array = np.frombuffer(raw, dtype=storage).reshape(entry.shape).astype(

@@ -15,8 +15,10 @@ import os
 from collections.abc import Iterator
 from typing import Any
 
+import numpy as np
+
 from runtime import context, dtypes, errors
-from runtime.checkpoint import bundle, deferred, state, trackables
+from runtime.checkpoint import bundle, deferred, protos, state, trackables
 from runtime.checkpoint.restore import (
     CheckpointLoadStatus,
     InitializationOnlyStatus,
@@ -28,6 +30,10 @@ from runtime.variables import Variable
 class Checkpoint:
     """Groups trackable objects (Variables, Modules, other Checkpoints, containers of
     them) to save and restore together; keyword names are the first part of the keys."""
+
+    _checkpoint_objects: dict[str, Any]
+    _root: Any
+    _save_counter: Variable | None
 
     def __init__(self, root: Any = None, **kwargs: Any) -> None:
         object.__setattr__(self, "_checkpoint_objects", {})
@@ -73,7 +79,8 @@ class Checkpoint:
         """An int64 Variable counting `save` calls (it numbers the checkpoints); created on
         first use, restored with the checkpoint."""
         self._maybe_create_save_counter()
-        return self._save_counter  # type: ignore[return-value]
+        assert self._save_counter is not None
+        return self._save_counter
 
     def _maybe_create_save_counter(self) -> None:
         if self._save_counter is not None:
@@ -100,7 +107,6 @@ class Checkpoint:
                 raise errors.FailedPreconditionError(
                     "cannot save %s: the variable %s has no value yet" % (key, variable.name))
             tensors.append((key, variable.dtype.name, value))
-        from runtime.checkpoint import protos
         tensors.append((trackables.OBJECT_GRAPH_KEY, "string",
                         _scalar_bytes(protos.encode_object_graph(gathered.nodes))))
         folder = os.path.dirname(prefix)
@@ -154,8 +160,7 @@ class Checkpoint:
         """Waits for saves in progress: none, since saving is synchronous."""
 
 
-def _scalar_bytes(data: bytes) -> Any:
-    import numpy as np
+def _scalar_bytes(data: bytes) -> np.ndarray:
     array = np.empty((), dtype=object)
     array[()] = data
     return array

@@ -25,9 +25,17 @@ def wait_for(owner: Any, name: str, callback: Callable[[Any], None]) -> None:
     key = id(owner)
     entry = _PENDING.get(key)
     if entry is None or entry[0]() is not owner:
-        entry = (weakref.ref(owner, lambda _: _PENDING.pop(key, None)), {})
+        entry = (weakref.ref(owner, _forget), {})
         _PENDING[key] = entry
     entry[1].setdefault(name, []).append(callback)
+
+
+def _forget(reference: weakref.ref[Any], pending: dict[int, Any] = _PENDING) -> None:
+    """Drops the restorations of an owner that no longer exists (`pending` is bound early:
+    at interpreter exit the module's globals may already be gone)."""
+    for key, (owner_reference, _) in list(pending.items()):
+        if owner_reference is reference:
+            del pending[key]
 
 
 def attribute_set(owner: Any, name: str, value: Any) -> None:

@@ -20,7 +20,7 @@ def _shape_decode(data: bytes) -> tuple[int, ...]:
     if fields.varint(3):
         raise w.WireFormatError("TensorShapeProto: unknown rank in a stored tensor")
     return tuple(w.Fields.parse(dim, "TensorShapeProto.Dim").int64(1)
-                 for dim in fields.repeated_bytes(2))
+                 for dim in fields.repeated_data(2))
 
 
 @dataclass
@@ -49,7 +49,7 @@ class BundleHeader:
     def decode(cls, data: bytes) -> BundleHeader:
         """The message in `data`."""
         fields = w.Fields.parse(data, "BundleHeaderProto")
-        version = w.Fields.parse(fields.bytes(3), "VersionDef")
+        version = w.Fields.parse(fields.data(3), "VersionDef")
         return cls(fields.int64(1), fields.varint(2), version.int64(1), version.int64(2),
                    [w.signed(v) for v in version.repeated_varint(3)])
 
@@ -78,7 +78,7 @@ class BundleEntry:
     def decode(cls, data: bytes) -> BundleEntry:
         """The message in `data`."""
         fields = w.Fields.parse(data, "BundleEntryProto")
-        return cls(fields.varint(1), _shape_decode(fields.bytes(2)), fields.int64(3),
+        return cls(fields.varint(1), _shape_decode(fields.data(2)), fields.int64(3),
                    fields.int64(4), fields.int64(5), fields.fixed32(6), fields.has(7))
 
 
@@ -125,19 +125,19 @@ def encode_object_graph(nodes: list[TrackableNode]) -> bytes:
 def decode_object_graph(data: bytes) -> list[TrackableNode]:
     """The nodes of the TrackableObjectGraph in `data`; child ids are checked to be nodes."""
     nodes = []
-    for raw in w.Fields.parse(data, "TrackableObjectGraph").repeated_bytes(1):
+    for raw in w.Fields.parse(data, "TrackableObjectGraph").repeated_data(1):
         fields = w.Fields.parse(raw, "TrackableObject")
         node = TrackableNode()
-        for child in fields.repeated_bytes(1):
+        for child in fields.repeated_data(1):
             reference = w.Fields.parse(child, "ObjectReference")
             node.children.append((reference.int64(1), reference.string(2)))
-        for attribute in fields.repeated_bytes(2):
+        for attribute in fields.repeated_data(2):
             tensor = w.Fields.parse(attribute, "SerializedTensor")
             node.attributes.append(SerializedTensor(tensor.string(1), tensor.string(2),
                                                     tensor.string(3), bool(tensor.varint(4))))
         if fields.has(5):
             node.has_checkpoint_values = bool(
-                w.Fields.parse(fields.bytes(5), "BoolValue").varint(1))
+                w.Fields.parse(fields.data(5), "BoolValue").varint(1))
         nodes.append(node)
     for node in nodes:
         for node_id, name in node.children:

@@ -42,7 +42,7 @@ class CheckpointReader:
         """The tensor stored under `name` as numpy (a string scalar as bytes)."""
         value = self._bundle.tensor(name)
         if value.dtype == object and value.shape == ():
-            return value.item()  # type: ignore[no-any-return]
+            return bytes(value.item())
         return value
 
     def get_variable_to_shape_map(self) -> dict[str, list[int]]:

@@ -83,7 +83,7 @@ def _feed_chunks(state: int, data: np.ndarray) -> int:
         # feeding a chunk = the state after `chunk` zero bytes, xor the chunk's own register
         state = (t0[state & 0xFF] ^ t1[(state >> 8) & 0xFF] ^ t2[(state >> 16) & 0xFF]
                  ^ t3[state >> 24] ^ register)
-    return _feed_bytes(state, memoryview(data[count * chunk:]))
+    return _feed_bytes(state, memoryview(data[count * chunk:].tobytes()))
 
 
 def _chunk_length(size: int) -> int:

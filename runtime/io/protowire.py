@@ -8,7 +8,7 @@ string (2, also nested messages and packed repeated numbers) or 4 little-endian 
 
     data = field_varint(1, 3) + field_bytes(2, b"w")    # writing: concatenate fields
     fields = Fields.parse(data, "BundleEntryProto")    # reading: fields by number
-    fields.varint(1), fields.string(2)                  # -> 3, 'w'
+    fields.varint(1), fields.string(2)                 # -> 3, 'w'
 
 Reading is strict, since the bytes come from files: a truncated varint, a length that runs
 past the end, a group or unknown wire type, or a field of the wrong wire type raises
@@ -92,7 +92,8 @@ def signed(value: int) -> int:
     return value - (1 << 64) if value >> 63 else value
 
 
-def iter_fields(data: bytes | memoryview, what: str) -> Iterator[tuple[int, int, object]]:
+def iter_fields(data: bytes | memoryview,
+                what: str) -> Iterator[tuple[int, int, int | bytes]]:
     """(field number, wire type, value) for each field of message `data`, in order:
     an int for varints and fixed-width values, bytes for length-delimited ones."""
     data = memoryview(data)
@@ -130,7 +131,7 @@ class Fields:
 
     def __init__(self, what: str) -> None:
         self.what = what
-        self._values: dict[int, list[tuple[int, object]]] = {}
+        self._values: dict[int, list[tuple[int, int | bytes]]] = {}
 
     @classmethod
     def parse(cls, data: bytes | memoryview, what: str) -> Fields:
@@ -140,19 +141,19 @@ class Fields:
             fields._values.setdefault(number, []).append((wire_type, value))
         return fields
 
-    def _all(self, number: int, wire_types: tuple[int, ...], kind: str) -> list[object]:
+    def _numbers(self, number: int, wire_type: int, kind: str) -> list[int]:
         values = []
-        for wire_type, value in self._values.get(number, ()):
-            if wire_type not in wire_types:
+        for found_type, value in self._values.get(number, ()):
+            if found_type != wire_type or not isinstance(value, int):
                 raise WireFormatError("%s field %d: expected %s, found wire type %d"
-                                      % (self.what, number, kind, wire_type))
+                                      % (self.what, number, kind, found_type))
             values.append(value)
         return values
 
     def varint(self, number: int, default: int = 0) -> int:
         """The last value of varint field `number` (unsigned)."""
-        values = self._all(number, (VARINT,), "a varint")
-        return int(values[-1]) if values else default  # type: ignore[call-overload]
+        values = self._numbers(number, VARINT, "a varint")
+        return values[-1] if values else default
 
     def int64(self, number: int) -> int:
         """Varint field `number` as a signed 64-bit integer (int32 and int64 fields)."""
@@ -160,45 +161,49 @@ class Fields:
 
     def fixed32(self, number: int, default: int = 0) -> int:
         """The last value of fixed32 field `number`."""
-        values = self._all(number, (FIXED32,), "4 fixed bytes")
-        return int(values[-1]) if values else default  # type: ignore[call-overload]
+        values = self._numbers(number, FIXED32, "4 fixed bytes")
+        return values[-1] if values else default
 
     def double(self, number: int) -> float:
         """The last value of double field `number`."""
-        values = self._all(number, (FIXED64,), "8 fixed bytes")
+        values = self._numbers(number, FIXED64, "8 fixed bytes")
         if not values:
             return 0.0
-        return float(struct.unpack("<d", int(values[-1]).to_bytes(8, "little"))[0])  # type: ignore[call-overload]
+        return float(struct.unpack("<d", values[-1].to_bytes(8, "little"))[0])
 
-    def bytes(self, number: int) -> bytes:
-        """The last value of length-delimited field `number`."""
-        values = self.repeated_bytes(number)
+    def data(self, number: int) -> bytes:
+        """The last value of length-delimited field `number` (bytes, a nested message)."""
+        values = self.repeated_data(number)
         return values[-1] if values else b""
 
     def string(self, number: int) -> str:
         """The last value of string field `number`, decoded from UTF-8."""
-        raw = self.bytes(number)
+        raw = self.data(number)
         try:
             return raw.decode("utf-8")
         except UnicodeDecodeError:
             raise WireFormatError("%s field %d: not UTF-8 text" % (self.what, number)) from None
 
-    def repeated_bytes(self, number: int) -> list[bytes]:
+    def repeated_data(self, number: int) -> list[bytes]:
         """Every value of length-delimited field `number` (repeated messages, strings)."""
-        return [bytes(v) for v in  # type: ignore[call-overload]
-                self._all(number, (LENGTH_DELIMITED,), "a length-delimited value")]
+        values = []
+        for found_type, value in self._values.get(number, ()):
+            if found_type != LENGTH_DELIMITED or not isinstance(value, bytes):
+                raise WireFormatError("%s field %d: expected a length-delimited value, found "
+                                      "wire type %d" % (self.what, number, found_type))
+            values.append(value)
+        return values
 
     def repeated_varint(self, number: int) -> list[int]:
         """Every value of repeated varint field `number`, packed or not."""
         values: list[int] = []
         for wire_type, value in self._values.get(number, ()):
-            if wire_type == VARINT:
-                values.append(int(value))  # type: ignore[call-overload]
-            elif wire_type == LENGTH_DELIMITED:
-                packed = memoryview(value)  # type: ignore[arg-type]
+            if isinstance(value, int) and wire_type == VARINT:
+                values.append(value)
+            elif isinstance(value, bytes) and wire_type == LENGTH_DELIMITED:
                 position = 0
-                while position < len(packed):
-                    item, position = read_varint(packed, position,
+                while position < len(value):
+                    item, position = read_varint(value, position,
                                                  "%s field %d" % (self.what, number))
                     values.append(item)
             else:

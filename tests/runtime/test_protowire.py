@@ -21,7 +21,7 @@ def test_fields_read_back_by_number_and_type():
     assert fields.varint(1) == 7
     assert fields.string(2) == "name"
     assert fields.fixed32(6) == 0xDEADBEEF
-    assert fields.repeated_bytes(3) == [b"a", b"b"]
+    assert fields.repeated_data(3) == [b"a", b"b"]
     assert fields.double(4) == 2.5
     assert fields.varint(9) == 0 and fields.string(9) == "" and not fields.has(9)
 

@@ -31,7 +31,7 @@ class Restoration:
     """One restore of a checkpoint into a root object: what matched so far."""
 
     def __init__(self, reader: BundleReader, root: Any,
-                 attached: list[tuple[str, Any]]) -> None:
+                 attached: list[tuple[str, Any]] | None) -> None:
         self.reader = reader
         self.root = root
         self.attached = attached
@@ -52,7 +52,10 @@ class Restoration:
         if not self.nodes:
             raise errors.DataLossError("%s: the object graph has no nodes" % reader.prefix)
         self.paths = self._node_paths()
-        self.matched: dict[int, Any] = {}
+        # node id -> (id of the object matched, whether it is a Variable): identities only,
+        # so that restorations waiting on an object (held globally, see `deferred`) never
+        # keep that object or the others alive
+        self.matched: dict[int, tuple[int, bool]] = {}
         self.restored_keys: set[str] = set()
 
     def _node_paths(self) -> list[tuple[str, ...] | None]:
@@ -77,17 +80,18 @@ class Restoration:
         while pending:
             node_id, value = pending.pop()
             pending.extend(self._match(node_id, value))
+        self.root = self.attached = None  # (held by the status, not by waiting restorations)
 
     def _match(self, node_id: int, value: Any) -> list[tuple[int, Any]]:
         previous = self.matched.get(node_id)
-        if previous is value:
+        if previous is not None and previous[0] == id(value):
             return []
-        self.matched[node_id] = value
+        self.matched[node_id] = (id(value), isinstance(value, Variable))
         node = self.nodes[node_id]
         if isinstance(value, Variable):
             self._restore_variable(node_id, node, value)
         links = dict(trackables.children(value))
-        if node_id == 0:
+        if node_id == 0 and self.attached:
             for name, item in self.attached:
                 links.setdefault(name, item)
         found = []
@@ -126,10 +130,9 @@ class Restoration:
     def unused_attributes(self) -> list[tuple[int, str]]:
         """(node id, attribute name) of the saved values of matched objects never restored."""
         unused = []
-        for node_id, value in self.matched.items():
+        for node_id, (_, is_variable) in self.matched.items():
             for attribute in self.nodes[node_id].attributes:
-                if not (isinstance(value, Variable)
-                        and attribute.name == trackables.VARIABLE_VALUE):
+                if not (is_variable and attribute.name == trackables.VARIABLE_VALUE):
                     unused.append((node_id, attribute.name))
         return unused
 
@@ -184,7 +187,7 @@ class CheckpointLoadStatus:
 
     def assert_existing_objects_matched(self) -> CheckpointLoadStatus:
         """Raises AssertionError if a variable that exists below the root got no value."""
-        matched = {id(value) for value in self._restoration.matched.values()}
+        matched = {identity for identity, _ in self._restoration.matched.values()}
         gathered = trackables.gather(self._live_root, self._attached)
         unmatched = [(path, value) for path, value in zip(gathered.paths, gathered.objects)
                      if isinstance(value, Variable) and id(value) not in matched]
@@ -208,8 +211,9 @@ class CheckpointLoadStatus:
 
     def expect_partial(self) -> CheckpointLoadStatus:
         """Marks the restore as partial on purpose (values of the checkpoint left unused are
-        expected); returns the status. Nothing is reported either way: the assertions say
-        what matched when asked."""
+        expected); returns the status. TensorFlow logs the unused values when the Checkpoint
+        is deleted unless this was called; nothing is logged here either way (the
+        assertions say what matched when asked)."""
         self._partial = True
         return self
 

@@ -79,3 +79,16 @@ def test_a_deferred_value_of_the_wrong_shape_is_refused_on_creation(tmp_path):
     tf.train.Checkpoint(model=model).read(path)
     with pytest.raises(ValueError, match="Received incompatible tensor with shape"):
         model(tf.ones([1, 4]))
+
+
+def test_waiting_restorations_do_not_keep_their_objects_alive(tmp_path):
+    import gc
+    import weakref
+
+    path = _saved(tmp_path)
+    model = Lazy()
+    tf.train.Checkpoint(model=model).read(path)  # model.w and model.head wait on model
+    alive = weakref.ref(model)
+    del model
+    gc.collect()
+    assert alive() is None

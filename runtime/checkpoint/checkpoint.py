@@ -12,6 +12,7 @@ keys, so that each side reads the other's checkpoints.
 from __future__ import annotations
 
 import os
+import weakref
 from collections.abc import Iterator
 from typing import Any
 
@@ -136,6 +137,7 @@ class Checkpoint:
         root, attached = self._graph()
         restoration = Restoration(bundle.BundleReader(prefix), root, attached)
         restoration.run()
+        weakref.finalize(self, restoration.warn_unrestored)
         return CheckpointLoadStatus(restoration, root, attached)
 
     def restore(self, save_path: str | os.PathLike[str] | None, options: Any = None) \

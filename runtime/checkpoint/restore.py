@@ -15,6 +15,7 @@ have happened since count:
 
 from __future__ import annotations
 
+import logging
 from typing import Any
 
 import numpy as np
@@ -25,6 +26,8 @@ from runtime.checkpoint.bundle import BundleReader
 from runtime.io import protowire
 from runtime.module import Module
 from runtime.variables import Variable
+
+_LOG = logging.getLogger("autograph.checkpoint")
 
 
 class Restoration:
@@ -57,6 +60,7 @@ class Restoration:
         # keep that object or the others alive
         self.matched: dict[int, tuple[int, bool]] = {}
         self.restored_keys: set[str] = set()
+        self.partial_expected = False
 
     def _node_paths(self) -> list[tuple[str, ...] | None]:
         paths: list[tuple[str, ...] | None] = [None] * len(self.nodes)
@@ -127,6 +131,23 @@ class Restoration:
             assign_restored(variable, value, stored, key, self.reader.prefix)
             self.restored_keys.add(key)
 
+    def unresolved(self) -> list[int]:
+        """The ids of the nodes holding saved values that no object has matched yet."""
+        return [node_id for node_id, node in enumerate(self.nodes)
+                if node.attributes and node_id not in self.matched]
+
+    def warn_unrestored(self) -> None:
+        """Logs the saved values never restored, unless the restore said it expected that
+        (`expect_partial`); called when the Checkpoint that restored them is deleted, as
+        TensorFlow warns."""
+        unresolved = [] if self.partial_expected else self.unresolved()
+        if unresolved:
+            _LOG.warning("A tf.train.Checkpoint is being deleted with unrestored values (use "
+                         "status.expect_partial() to silence this). Values in checkpoint %s "
+                         "that could not be found in the restored object: %s",
+                         self.reader.prefix,
+                         ", ".join(self.describe(node_id) for node_id in unresolved))
+
     def unused_attributes(self) -> list[tuple[int, str]]:
         """(node id, attribute name) of the saved values of matched objects never restored."""
         unused = []
@@ -171,11 +192,10 @@ class CheckpointLoadStatus:
         variable below the root got a value."""
         self.assert_existing_objects_matched()
         restoration = self._restoration
-        for node_id, node in enumerate(restoration.nodes):
-            if node.attributes and node_id not in restoration.matched:
-                raise AssertionError("Unresolved object in checkpoint %s: attributes %s"
-                                     % (restoration.describe(node_id),
-                                        [a.checkpoint_key for a in node.attributes]))
+        for node_id in restoration.unresolved():
+            keys = [a.checkpoint_key for a in restoration.nodes[node_id].attributes]
+            raise AssertionError("Unresolved object in checkpoint %s: attributes %s"
+                                 % (restoration.describe(node_id), keys))
         unused = restoration.unused_attributes()
         if unused:
             raise AssertionError(
@@ -210,14 +230,10 @@ class CheckpointLoadStatus:
         return self
 
     def expect_partial(self) -> CheckpointLoadStatus:
-        """Marks the restore as partial on purpose (values of the checkpoint left unused are
-        expected); returns the status. TensorFlow logs the unused values when the Checkpoint
-        is deleted unless this was called; nothing is logged here either way (the
-        assertions say what matched when asked)."""
-        self._partial = True
+        """Says that values of the checkpoint may stay unrestored: no warning is logged for
+        them when the Checkpoint is deleted. Returns the status."""
+        self._restoration.partial_expected = True
         return self
-
-    _partial = False
 
     def run_restore_ops(self, session: Any = None) -> None:
         """Nothing to run: values are assigned eagerly (TensorFlow 1's graph-mode hook)."""

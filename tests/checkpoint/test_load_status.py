@@ -2,6 +2,8 @@
 assert_nontrivial_match, expect_partial; and restores refused for wrong dtypes, shapes
 and paths."""
 
+import gc
+
 import pytest
 
 import autograph.tf as tf
@@ -75,3 +77,23 @@ def test_restoring_a_missing_checkpoint_raises_not_found_with_tensorflows_hint(t
         tf.train.load_checkpoint(str(tmp_path))
     assert tf.train.latest_checkpoint(str(tmp_path)) is None
 
+
+
+def test_deleting_a_checkpoint_with_unrestored_values_logs_them(tmp_path, caplog):
+    path = _saved(tmp_path)
+    ckpt = tf.train.Checkpoint(model=_module(a=tf.Variable(0.0)))
+    ckpt.read(path)
+    with caplog.at_level("WARNING", logger="autograph.checkpoint"):
+        del ckpt
+        gc.collect()
+    assert "unrestored values" in caplog.text and "(root).model.b" in caplog.text
+
+
+def test_expect_partial_silences_the_unrestored_values_warning(tmp_path, caplog):
+    path = _saved(tmp_path)
+    ckpt = tf.train.Checkpoint(model=_module(a=tf.Variable(0.0)))
+    ckpt.read(path).expect_partial()
+    with caplog.at_level("WARNING", logger="autograph.checkpoint"):
+        del ckpt
+        gc.collect()
+    assert caplog.text == ""

@@ -23,9 +23,22 @@ def _expected():
 
 
 def _expected_value(record):
+    """The value TensorFlow read, as numpy (a string scalar as bytes)."""
     if record["dtype"] == "string":
-        return bytes.fromhex(record["value"]["bytes_hex"])
-    return np.array(record["value"], dtype=record["dtype"])
+        items = [bytes.fromhex(item) for item in record["value"]["bytes_hex"]]
+        if record["shape"] == []:
+            return items[0]
+        array = np.empty(len(items), dtype=object)
+        array[:] = items
+        return array.reshape(record["shape"])
+    if record["dtype"].startswith("complex"):
+        pairs = np.array(record["value"], dtype=np.float64).reshape(record["shape"] + [2])
+        return (pairs[..., 0] + 1j * pairs[..., 1]).astype(record["dtype"])
+    if record["dtype"] == "bfloat16":
+        ml_dtypes = pytest.importorskip("ml_dtypes")
+        return np.array(record["value"], dtype=np.float64).astype(ml_dtypes.bfloat16).reshape(
+            record["shape"])
+    return np.array(record["value"], dtype=record["dtype"]).reshape(record["shape"])
 
 
 def test_a_tensorflow_checkpoint_restores_every_value_into_the_same_module():
@@ -61,6 +74,33 @@ def test_load_checkpoint_reads_tensorflows_keys_shapes_dtypes_and_values():
     assert isinstance(reader.get_tensor("model/label/.ATTRIBUTES/VARIABLE_VALUE"), bytes)
     assert reader.has_tensor("step/.ATTRIBUTES/VARIABLE_VALUE")
     assert not reader.has_tensor("step")
+
+
+def test_every_dtype_tensorflow_writes_reads_back_bit_for_bit():
+    expected = _expected()["dtypes"]
+    reader = tf.train.load_checkpoint(os.path.join(DATA, "tf_dtypes_ckpt"))
+    assert set(reader.get_variable_to_shape_map()) == set(expected) | {
+        trackables.OBJECT_GRAPH_KEY}
+    for key, record in expected.items():
+        value = reader.get_tensor(key)
+        wanted = _expected_value(record)
+        assert list(value.shape) == record["shape"], key
+        if record["dtype"] != "string":
+            assert value.dtype.name == record["dtype"], key
+        assert value.tobytes() == wanted.tobytes() if value.dtype != object else \
+            value.tolist() == wanted.tolist(), key
+
+
+def test_the_dtypes_of_tensorflows_bundle_are_written_back_identically(tmp_path):
+    source = bundle.BundleReader(os.path.join(DATA, "tf_dtypes_ckpt"))
+    tensors = [(key, bundle.DTYPES[entry.dtype][0], source.tensor(key))
+               for key, entry in sorted(source.entries.items(),  # (in the data's order)
+                                        key=lambda item: (item[1].offset, item[1].size > 0))]
+    bundle.write(str(tmp_path / "copy"), tensors)
+    for suffix in (".index", ".data-00000-of-00001"):
+        with open(str(tmp_path / "copy") + suffix, "rb") as ours, \
+                open(os.path.join(DATA, "tf_dtypes_ckpt") + suffix, "rb") as theirs:
+            assert ours.read() == theirs.read(), suffix
 
 
 def test_list_variables_of_a_tensorflow_manager_folder_reads_its_latest_checkpoint():

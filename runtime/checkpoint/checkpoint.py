@@ -14,18 +14,22 @@ from __future__ import annotations
 import os
 import weakref
 from collections.abc import Iterator
-from typing import Any
+from typing import Any, Union
 
 import numpy as np
 
 from runtime import context, dtypes, errors
 from runtime.checkpoint import bundle, deferred, protos, state, trackables
+from runtime.checkpoint.options import CheckpointOptions
 from runtime.checkpoint.restore import (
     CheckpointLoadStatus,
     InitializationOnlyStatus,
     Restoration,
 )
 from runtime.variables import Variable
+
+Path = Union[str, "os.PathLike[str]"]
+Options = Union[CheckpointOptions, None]
 
 
 class Checkpoint:
@@ -94,7 +98,7 @@ class Checkpoint:
             deferred.attribute_set(owner, "save_counter", counter)
 
     # -- saving ------------------------------------------------------------------------------
-    def write(self, file_prefix: str | os.PathLike[str], options: Any = None) -> str:
+    def write(self, file_prefix: Path, options: Options = None) -> str:
         """Writes a checkpoint at `file_prefix` (its `.index` and `.data-00000-of-00001`
         files) without numbering it or recording it as the latest; returns the prefix."""
         prefix = os.fspath(file_prefix)
@@ -114,9 +118,11 @@ class Checkpoint:
         if folder:
             os.makedirs(folder, exist_ok=True)
         bundle.write(prefix, tensors)
+        if options is not None:
+            options.run_write_callbacks(prefix)
         return prefix
 
-    def save(self, file_prefix: str | os.PathLike[str], options: Any = None) -> str:
+    def save(self, file_prefix: Path, options: Options = None) -> str:
         """Adds one to `save_counter`, writes the checkpoint `<file_prefix>-<count>` and
         records it in the folder's `checkpoint` file (read by `latest_checkpoint`);
         returns its prefix."""
@@ -126,10 +132,12 @@ class Checkpoint:
         path = self.write("%s-%d" % (os.fspath(file_prefix), number))
         folder = os.path.dirname(path) or "."
         state.write(folder, state.CheckpointState(path, [path]))
+        if options is not None:  # (after the record, as TensorFlow's)
+            options.run_write_callbacks(path)
         return path
 
     # -- restoring ---------------------------------------------------------------------------
-    def read(self, save_path: str | os.PathLike[str], options: Any = None) \
+    def read(self, save_path: Path, options: Options = None) \
             -> CheckpointLoadStatus:
         """Restores the checkpoint at `save_path` (written by `write` or `save`); values
         whose objects do not exist yet are assigned when they are created."""
@@ -140,7 +148,7 @@ class Checkpoint:
         weakref.finalize(self, restoration.warn_unrestored)
         return CheckpointLoadStatus(restoration, root, attached)
 
-    def restore(self, save_path: str | os.PathLike[str] | None, options: Any = None) \
+    def restore(self, save_path: Path | None, options: Options = None) \
             -> CheckpointLoadStatus | InitializationOnlyStatus:
         """Restores the checkpoint at `save_path` (as `read`), then its `save_counter`;
         `None` restores nothing."""

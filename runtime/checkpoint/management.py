@@ -25,6 +25,7 @@ from typing import Any
 from runtime import errors
 from runtime.checkpoint import bundle, files, state
 from runtime.checkpoint.checkpoint import Checkpoint
+from runtime.checkpoint.options import CheckpointOptions
 
 
 def latest_checkpoint(checkpoint_dir: str | os.PathLike[str],
@@ -112,7 +113,7 @@ class CheckpointManager:
         return list(self._maybe_delete)
 
     def save(self, checkpoint_number: Any = None, check_interval: bool = True,
-             options: Any = None) -> str | None:
+             options: CheckpointOptions | None = None) -> str | None:
         """Writes a new checkpoint, numbered by `checkpoint_number` or the Checkpoint's
         `save_counter` (incremented either way), records it and deletes the oldest beyond
         `max_to_keep`; returns its prefix, or None when `checkpoint_interval` steps have not
@@ -135,6 +136,8 @@ class CheckpointManager:
         self._latest_checkpoint = path
         self._sweep()
         self._record()
+        if options is not None:
+            options.run_write_callbacks(path)
         return path
 
     def restore_or_initialize(self) -> str | None:

@@ -75,8 +75,14 @@ def _feed_chunks(state: int, data: np.ndarray) -> int:
     count = len(data) // chunk
     rows = data[:count * chunk].reshape(count, chunk)
     partial = np.zeros(count, dtype=np.uint32)  # each chunk's register, started at zero
-    for column in range(chunk):
-        partial = _NP_TABLE[(partial ^ rows[:, column]) & 0xFF] ^ (partial >> 8)
+    index = np.empty(count, dtype=np.uint32)
+    shifted = np.empty(count, dtype=np.uint32)
+    for column in range(chunk):  # partial = table[(partial ^ byte) & 0xFF] ^ (partial >> 8)
+        np.bitwise_xor(partial, rows[:, column], out=index)
+        np.bitwise_and(index, 0xFF, out=index)
+        np.right_shift(partial, 8, out=shifted)
+        np.take(_NP_TABLE, index, out=partial)
+        np.bitwise_xor(partial, shifted, out=partial)
     zeros = _zeros_tables(chunk)
     t0, t1, t2, t3 = zeros[0], zeros[1], zeros[2], zeros[3]
     for register in partial.tolist():

@@ -111,3 +111,17 @@ def test_large_tensors_round_trip(tmp_path):
     big.assign(tf.zeros_like(big))
     tf.train.Checkpoint(big=big).read(path)
     np.testing.assert_array_equal(big.numpy(), values)
+
+
+def test_checkpoint_options_write_callbacks_run_after_each_checkpoint(tmp_path):
+    seen = []
+    options = tf.train.CheckpointOptions(experimental_write_callbacks=[
+        seen.append, lambda: seen.append("no argument")],
+        experimental_enable_async_checkpoint=True)
+    ckpt = tf.train.Checkpoint(v=tf.Variable(1.0))
+    path = ckpt.save(str(tmp_path / "c"), options=options)
+    assert seen == [path, "no argument"]
+    assert tf.train.latest_checkpoint(str(tmp_path)) == path  # (written synchronously)
+    seen.clear()
+    manager = tf.train.CheckpointManager(ckpt, str(tmp_path / "m"), max_to_keep=1)
+    assert seen == [] and manager.save(options=options) == seen[0]

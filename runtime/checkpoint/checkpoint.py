@@ -12,7 +12,6 @@ keys, so that each side reads the other's checkpoints.
 from __future__ import annotations
 
 import os
-import weakref
 from collections.abc import Iterator
 from typing import Any, Union
 
@@ -145,7 +144,6 @@ class Checkpoint:
         root, attached = self._graph()
         restoration = Restoration(bundle.BundleReader(prefix), root, attached)
         restoration.run()
-        weakref.finalize(self, restoration.warn_unrestored)
         return CheckpointLoadStatus(restoration, root, attached)
 
     def restore(self, save_path: Path | None, options: Options = None) \

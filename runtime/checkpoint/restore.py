@@ -16,6 +16,7 @@ have happened since count:
 from __future__ import annotations
 
 import logging
+import weakref
 from typing import Any
 
 import numpy as np
@@ -60,7 +61,11 @@ class Restoration:
         # keep that object or the others alive
         self.matched: dict[int, tuple[int, bool]] = {}
         self.restored_keys: set[str] = set()
-        self.partial_expected = False
+        self.flags = {"partial_expected": False}
+        # when this restoration is gone (its status dropped and no object waiting on it),
+        # report what it never restored, as TensorFlow does when its restore coordinator goes
+        weakref.finalize(self, _warn_unrestored, reader.prefix, self.nodes, self.paths,
+                         self.matched, self.flags)
 
     def _node_paths(self) -> list[tuple[str, ...] | None]:
         paths: list[tuple[str, ...] | None] = [None] * len(self.nodes)
@@ -136,18 +141,6 @@ class Restoration:
         return [node_id for node_id, node in enumerate(self.nodes)
                 if node.attributes and node_id not in self.matched]
 
-    def warn_unrestored(self) -> None:
-        """Logs the saved values never restored, unless the restore said it expected that
-        (`expect_partial`); called when the Checkpoint that restored them is deleted, as
-        TensorFlow warns."""
-        unresolved = [] if self.partial_expected else self.unresolved()
-        if unresolved:
-            _LOG.warning("A tf.train.Checkpoint is being deleted with unrestored values (use "
-                         "status.expect_partial() to silence this). Values in checkpoint %s "
-                         "that could not be found in the restored object: %s",
-                         self.reader.prefix,
-                         ", ".join(self.describe(node_id) for node_id in unresolved))
-
     def unused_attributes(self) -> list[tuple[int, str]]:
         """(node id, attribute name) of the saved values of matched objects never restored."""
         unused = []
@@ -156,6 +149,21 @@ class Restoration:
                 if not (is_variable and attribute.name == trackables.VARIABLE_VALUE):
                     unused.append((node_id, attribute.name))
         return unused
+
+
+def _warn_unrestored(prefix: str, nodes: list[protos.TrackableNode],
+                     paths: list[tuple[str, ...] | None], matched: dict[int, tuple[int, bool]],
+                     flags: dict[str, bool]) -> None:
+    if flags["partial_expected"]:
+        return
+    unresolved = [trackables.pretty_path(paths[node_id] or ())
+                  for node_id, node in enumerate(nodes)
+                  if node.attributes and node_id not in matched]
+    if unresolved:
+        _LOG.warning("A checkpoint restore is being deleted with unrestored values (use "
+                     "status.expect_partial() to silence this). Values in checkpoint %s that "
+                     "could not be found in the restored object: %s",
+                     prefix, ", ".join(unresolved))
 
 
 def assign_restored(variable: Variable, value: np.ndarray, stored: str, key: str,
@@ -232,7 +240,7 @@ class CheckpointLoadStatus:
     def expect_partial(self) -> CheckpointLoadStatus:
         """Says that values of the checkpoint may stay unrestored: no warning is logged for
         them when the Checkpoint is deleted. Returns the status."""
-        self._restoration.partial_expected = True
+        self._restoration.flags["partial_expected"] = True
         return self
 
     def run_restore_ops(self, session: Any = None) -> None:

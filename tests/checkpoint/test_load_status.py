@@ -79,21 +79,37 @@ def test_restoring_a_missing_checkpoint_raises_not_found_with_tensorflows_hint(t
 
 
 
-def test_deleting_a_checkpoint_with_unrestored_values_logs_them(tmp_path, caplog):
+def test_dropping_a_partial_restore_logs_the_unrestored_values(tmp_path, caplog):
     path = _saved(tmp_path)
-    ckpt = tf.train.Checkpoint(model=_module(a=tf.Variable(0.0)))
-    ckpt.read(path)
+    module = _module(a=tf.Variable(0.0))
+    status = tf.train.Checkpoint(model=module).read(path)
     with caplog.at_level("WARNING", logger="autograph.checkpoint"):
-        del ckpt
+        del status
+        gc.collect()
+        assert str(tmp_path) not in caplog.text  # module.b may still be set
+        del module
         gc.collect()
     assert "unrestored values" in caplog.text and "(root).model.b" in caplog.text
+    assert str(tmp_path) in caplog.text
+
+
+def test_no_warning_while_objects_wait_or_after_they_were_restored(tmp_path, caplog):
+    path = _saved(tmp_path)
+    module = _module(a=tf.Variable(0.0))
+    with caplog.at_level("WARNING", logger="autograph.checkpoint"):
+        tf.train.Checkpoint(model=module).read(path)  # status and checkpoint dropped at once
+        gc.collect()
+        assert str(tmp_path) not in caplog.text  # module.b is still awaited
+        module.b = tf.Variable([0, 0])
+        gc.collect()
+    assert str(tmp_path) not in caplog.text and module.b.numpy().tolist() == [2, 3]
 
 
 def test_expect_partial_silences_the_unrestored_values_warning(tmp_path, caplog):
     path = _saved(tmp_path)
-    ckpt = tf.train.Checkpoint(model=_module(a=tf.Variable(0.0)))
-    ckpt.read(path).expect_partial()
+    module = _module(a=tf.Variable(0.0))
+    status = tf.train.Checkpoint(model=module).read(path).expect_partial()
     with caplog.at_level("WARNING", logger="autograph.checkpoint"):
-        del ckpt
+        del status, module
         gc.collect()
-    assert caplog.text == ""
+    assert str(tmp_path) not in caplog.text

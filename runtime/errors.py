@@ -38,6 +38,15 @@ class OutOfRangeError(OpError):
     """An iterator ran past its end (`IteratorGetNext` on an exhausted tf.data iterator)."""
 
 
+class NotFoundError(OpError):
+    """Something requested was not found: a checkpoint file, or a key in a checkpoint."""
+
+
+class DataLossError(OpError):
+    """Stored data is corrupt or truncated: a checkpoint whose checksum, size or encoding
+    does not hold up."""
+
+
 class UndefinedValueError(InvalidArgumentError, UnboundLocalError):
     """A graph read a variable on a run-time path where it was never assigned (it is assigned
     only in some branches or loop iterations): TensorFlow's InvalidArgumentError for a failed

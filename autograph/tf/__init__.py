@@ -23,6 +23,7 @@ from autograph.tf import (
     saved_model,
     sparse,
     strings,
+    train,
 )
 from autograph.tf.dtypes import (
     DType,

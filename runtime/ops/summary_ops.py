@@ -93,6 +93,8 @@ def histogram_buckets(data, bucket_count=DEFAULT_BUCKET_COUNT):
     data = np.asarray(data, np.float64).reshape(-1)
     if bucket_count == 0 or data.size == 0:
         return np.zeros((bucket_count, 3))
+    if not np.isfinite(data).all():
+        raise ValueError("histogram data contain NaN or infinity")
     low, high = data.min(), data.max()
     if low == high:
         counts = np.zeros(bucket_count)

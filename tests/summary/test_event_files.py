@@ -37,7 +37,7 @@ def test_events_wait_in_memory_until_flush(tmp_path):
     with writer.as_default():
         tf.summary.scalar("loss", 1.0, step=1)
         assert values(tmp_path, "loss") == []
-        tf.summary.flush()
+        tf.summary.flush(writer)
         assert [(s, float(v)) for s, v in values(tmp_path, "loss")] == [(1, 1.0)]
     writer.close()
 
@@ -146,6 +146,9 @@ def test_image_stores_width_height_and_up_to_max_outputs_pngs(tmp_path):
     (lambda: tf.summary.image("x", np.zeros((2, 2, 2)), step=0), ValueError, "channels"),
     (lambda: tf.summary.histogram("x", [1.0], step=0, buckets=-1), ValueError, ">= 0"),
     (lambda: tf.summary.scalar(3, 1.0, step=0), TypeError, "must be a str"),
+    (lambda: tf.summary.histogram("x", [1.0, np.nan], step=0), tf.errors.InvalidArgumentError,
+     "NaN or infinity"),
+    (lambda: tf.summary.trace_on(profiler=True), NotImplementedError, "profiling"),
 ])
 def test_bad_summary_arguments_are_refused(tmp_path, call, error, message):
     with tf.summary.create_file_writer(str(tmp_path)).as_default():

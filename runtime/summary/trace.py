@@ -56,7 +56,9 @@ def trace_off() -> None:
 
 def trace_export(name: str, step: Any = None, profiler_outdir: str | None = None) -> None:
     """Writes the graphs collected since `trace_on` as one GraphDef event at `step` (default:
-    the default step) to the default writer, then stops collecting."""
+    the default step) to the default writer, then stops collecting. `name` is accepted for
+    TensorFlow's signature: a GraphDef event carries no tag (TensorBoard shows it as the
+    run's graph)."""
     with _lock:
         functions = list(_collected.values()) if _collected is not None else None
     trace_off()

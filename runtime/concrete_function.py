@@ -63,6 +63,9 @@ def _describe_outputs(structured):
 
 
 tapes = context.tapes  # the GradientTapes recording eager ops
+# Called with each ConcreteFunction that runs, while any is installed (tf.summary.trace_on
+# collects the graphs of the functions called).
+call_observers: list[Any] = []
 
 
 def recorded_call(cf, feeds, args):
@@ -414,6 +417,9 @@ class ConcreteFunction:
         """Runs the graph on flat fed values (numpy arrays and variables)."""
         if self._first_call is not None:  # (inline: this is the cached call's hot path)
             return self._call_initialising(feeds)
+        if call_observers:
+            for observe in call_observers:
+                observe(self)
         if self._compiled is None:
             self._compiled_run()
             assert self._compiled is not None

@@ -23,6 +23,7 @@ from autograph.tf import (
     saved_model,
     sparse,
     strings,
+    summary,
     train,
 )
 from autograph.tf.dtypes import (

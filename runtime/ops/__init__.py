@@ -31,6 +31,7 @@ from runtime.ops import (
     slicing,
     sort_ops,
     string_ops,
+    summary_ops,
     tensor_array_ops,
     tensor_operators,
 )

@@ -24,7 +24,7 @@ from runtime.backends.jax_lowering import (
     VariableSlot,
     is_concrete,
 )
-from runtime.ops.control_flow_ops import SubGraph
+from runtime.graph import SubGraph
 
 _SELECT_LIMIT = 24  # branches up to this many nodes, without loops, run both and select
 

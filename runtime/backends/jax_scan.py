@@ -25,7 +25,7 @@ from runtime.backends.jax_lowering import (
     Unsupported,
     is_concrete,
 )
-from runtime.ops.control_flow_ops import SubGraph
+from runtime.graph import SubGraph
 
 
 def _has_loop_or_call(graph: Any) -> bool:

@@ -16,6 +16,7 @@ The executor lowers them back into Python statements:
 import numpy as np
 
 from runtime import backends, executor
+from runtime.graph import SubGraph
 from runtime.ops.registry import (
     UNSAVED,
     AttrCodec,
@@ -25,26 +26,6 @@ from runtime.ops.registry import (
     statements,
     tensor_refs,
 )
-
-
-class SubGraph:
-    """A traced branch or loop body: its graph, the placeholders fed by the enclosing op
-    (in order), the outputs, and which op input feeds each captured outer tensor."""
-
-    __slots__ = ("graph", "placeholders", "outputs", "captured")
-
-    def __init__(self, graph, placeholders, outputs):
-        self.graph = graph
-        self.placeholders = placeholders
-        self.outputs = outputs
-        self.captured = []  # [(placeholder, index of the op input feeding it)]
-
-    def has_side_effects(self):
-        """True when any node (here or in nested sub-graphs) has side effects."""
-        for node in self.graph.nodes:
-            if node.op.side_effects:
-                return True
-        return False
 
 
 def _sub_infer(specs, attrs):

@@ -10,6 +10,8 @@ names another's types depends on it as surely as one that calls it.
 
 import ast
 import pathlib
+import subprocess
+import sys
 
 import pytest
 
@@ -239,3 +241,29 @@ def test_the_graph_layer_imports_no_op_module():
     leaks = sorted(f"{module} imports {target}" for module in layer for target in edges[module]
                    if target.startswith("runtime.ops.") and target != "runtime.ops.registry")
     assert not leaks, "\n".join(leaks)
+
+
+def test_the_lowering_vocabulary_sits_below_the_ops_and_the_backends():
+    """runtime.lowering_api, read by op declarations and backends alike, imports no op
+    module, no backend and neither numba nor jax."""
+    edges, _ = _graph()
+    imported = sorted(edges["runtime.lowering_api"])
+    assert not [name for name in imported
+                if name.startswith(("runtime.ops", "runtime.backends"))], imported
+    source = (ROOT / "runtime" / "lowering_api.py").read_text()
+    tree = ast.parse(source)
+    libraries = {alias.name.split(".")[0] for node in ast.walk(tree)
+                 if isinstance(node, ast.Import) for alias in node.names}
+    libraries |= {node.module.split(".")[0] for node in ast.walk(tree)
+                  if isinstance(node, ast.ImportFrom) and node.module}
+    assert not libraries & {"numba", "jax"}
+
+
+def test_declaring_every_op_imports_neither_numba_nor_jax():
+    """The ops' rules for the compiled backends are declared with the ops; the backends'
+    libraries are imported only when a graph is lowered."""
+    code = ("import sys, runtime.ops, runtime.data, runtime.gradients, runtime.backends.coverage\n"
+            "print(sorted(m for m in ('numba', 'jax') if m in sys.modules))")
+    result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                            cwd=ROOT, check=True)
+    assert result.stdout.strip() == "[]"

@@ -16,7 +16,8 @@ from typing import Any
 import numpy as np
 
 from runtime.backends import jax_rules
-from runtime.backends.jax_lowering import Lowerer, Unsupported, is_concrete
+from runtime.backends.jax_lowering import Lowerer
+from runtime.lowering_api import Unsupported, is_concrete
 from runtime.ops import conv_ops
 
 

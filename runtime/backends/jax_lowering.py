@@ -43,7 +43,8 @@ from typing import Any
 import numpy as np
 
 from runtime import dtypes, executor
-from runtime.backends import Unsupported, lowering
+from runtime.backends import lowering
+from runtime.lowering_api import ARRAY, Unsupported, Value, is_concrete
 from runtime.ops.tensor_array_value import TensorArrayValue
 from runtime.variables import Variable
 
@@ -141,11 +142,6 @@ def _register_pytrees(jax: Any) -> None:
         lambda aux, children: PendingTensorArray(aux[0], np.dtype(aux[1])))
     jax.tree_util.register_pytree_node(
         HostHandle, lambda h: ((h.number,), None), lambda aux, children: HostHandle(children[0]))
-
-
-def is_concrete(value: Any) -> bool:
-    """True for a value known at compile time (a numpy constant of the graph)."""
-    return isinstance(value, (np.ndarray, np.generic, bool, int, float))
 
 
 class Lowerer:
@@ -275,7 +271,7 @@ class Lowerer:
         for i, (t, value) in enumerate(zip(node.inputs, ins)):
             if not hasattr(value, "dtype"):
                 raise Unsupported("an input is a %s" % type(value).__name__)
-            values.append(lowering.Value("_in%d" % i, t.dtype, t._shape,
+            values.append(Value("_in%d" % i, t.dtype, t._shape,
                                          np.asarray(value) if is_concrete(value) else None))
         writer.lower_node(node, values, names)
         source = "\n".join(writer.lines)
@@ -378,7 +374,7 @@ class _LineWriter(lowering.Lowerer):
     """Writes one node's "array" rule as lines that `Lowerer._array_rule` executes at once:
     a check becomes `_failed = _failed | condition`."""
 
-    name = lowering.ARRAY
+    name = ARRAY
 
     def __init__(self) -> None:
         super().__init__()

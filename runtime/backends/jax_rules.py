@@ -20,11 +20,10 @@ from runtime.backends.jax_lowering import (
     Lowerer,
     PendingTensorArray,
     TensorArrayBuffer,
-    Unsupported,
     VariableSlot,
-    is_concrete,
 )
 from runtime.graph import SubGraph
+from runtime.lowering_api import Unsupported, is_concrete
 
 _SELECT_LIMIT = 24  # branches up to this many nodes, without loops, run both and select
 

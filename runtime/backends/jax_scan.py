@@ -22,10 +22,9 @@ from runtime.backends.jax_lowering import (
     Lowerer,
     PendingTensorArray,
     TensorArrayBuffer,
-    Unsupported,
-    is_concrete,
 )
 from runtime.graph import SubGraph
+from runtime.lowering_api import Unsupported, is_concrete
 
 
 def _has_loop_or_call(graph: Any) -> bool:

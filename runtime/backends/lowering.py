@@ -42,38 +42,7 @@ from typing import Any
 import numpy as np
 
 from runtime import dtypes, executor
-from runtime.backends import Unsupported
-
-ARRAY = "array"  # the key of the backend-neutral rules
-
-
-class Value(str):
-    """A value in lowered code: its expression (the string itself), `dtype`, static `shape`
-    (None when unknown) and `value`, the numpy value of a constant (else None)."""
-
-    dtype: dtypes.DType
-    shape: tuple[int | None, ...] | None
-    value: Any
-
-    def __new__(cls, expr: str, dtype: dtypes.DType, shape: Any, value: Any = None) -> Value:
-        self = super().__new__(cls, expr)
-        self.dtype = dtype
-        self.shape = None if shape is None else tuple(shape)
-        self.value = value
-        return self
-
-    @property
-    def rank0(self) -> bool:
-        """True for a rank-0 value (a typed scalar in the lowered code)."""
-        return self.shape == ()
-
-
-def rule_for(op: Any, backend: str) -> Any:
-    """The op's lowering rule for `backend` (its own, else the "array" one), or None."""
-    rule = op.lowerings.get(backend)
-    if rule is None:
-        rule = op.lowerings.get(ARRAY)
-    return rule
+from runtime.lowering_api import ARRAY, Unsupported, Value, rule_for
 
 
 class Lowerer:

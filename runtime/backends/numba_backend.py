@@ -38,14 +38,14 @@ import numpy as np
 
 from runtime import dtypes, executor
 from runtime.backends import (
-    Unsupported,
     numba_call,
     numba_fusion,
     numba_handles,
     numba_host,
     numba_math,
 )
-from runtime.backends.lowering import Lowerer, Value
+from runtime.backends.lowering import Lowerer
+from runtime.lowering_api import Unsupported, Value
 from runtime.ops import tensor_array_lowerings
 from runtime.ops.tensor_array_value import variant
 from runtime.variables import Variable

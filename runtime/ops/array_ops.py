@@ -7,7 +7,7 @@ indexing in `slicing`.
 
 import numpy as np
 
-from runtime import backends, dtypes
+from runtime import dtypes, lowering_api
 from runtime import shape as shape_lib
 from runtime.ops import common, math_ops, numba_lowerings
 from runtime.ops.common import (
@@ -29,8 +29,8 @@ from runtime.ops.registry import (
 from runtime.tensor import EagerTensor, Tensor, to_numpy
 
 # lowering rules that decline, saying why (see runtime/backends/lowering.py)
-_DYNAMIC_SHAPE = {"array": backends.unsupported("dynamic shapes")}
-_NOT_LOWERED = {"array": backends.unsupported("not lowered yet")}
+_DYNAMIC_SHAPE = {"array": lowering_api.unsupported("dynamic shapes")}
+_NOT_LOWERED = {"array": lowering_api.unsupported("not lowered yet")}
 
 OPS = {}
 _RULES = "runtime.gradients.array_grads:"  # gradient rules written with the ops API
@@ -162,7 +162,7 @@ def _fill_kernel(dims, value, static_shape):
 OPS["Fill"] = register("Fill", _fill_kernel, _fill_infer,
                        grad=_RULES + "fill_grad", emit=KERNEL_CALL,
                        lowerings=dict(_NOT_LOWERED, numba=numba_lowerings.fill,
-                                                    jax=backends.jax_array_rule("fill")))
+                                                    jax=lowering_api.jax_array_rule("fill")))
 
 
 def dims_tensor(dims):

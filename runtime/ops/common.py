@@ -2,14 +2,14 @@
 
 import numpy as np
 
-from runtime import backends, context, dtypes
+from runtime import context, dtypes, lowering_api
 from runtime import shape as shape_lib
 from runtime.ops import numba_lowerings, registry
 from runtime.ops.registry import SpecError
 from runtime.tensor import EagerTensor, SymbolicTensor, Tensor, to_numpy
 
 # lowering rules that decline, saying why (see runtime/backends/lowering.py)
-_NOT_LOWERED = {"array": backends.unsupported("not lowered yet")}
+_NOT_LOWERED = {"array": lowering_api.unsupported("not lowered yet")}
 
 
 def convert_to_tensor(value, dtype=None, dtype_hint=None, name=None):
@@ -238,7 +238,7 @@ def _stack_lowering(lowerer, node, ins, outs):
         lowerer.assign(outs[0], "xp.array([%s])" % ", ".join(ins))
         return
     if any(x.shape is None or None in x.shape for x in ins):
-        raise backends.Unsupported("a stack of dynamic shapes")
+        raise lowering_api.Unsupported("a stack of dynamic shapes")
     lowerer.assign(outs[0], "xp.stack((%s), %d)" % ("".join(x + ", " for x in ins),
                                                     node.attrs["axis"]))
 

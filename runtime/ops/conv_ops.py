@@ -9,13 +9,13 @@ gradient goes to the first maximum of each window.
 
 import numpy as np
 
-from runtime import backends
+from runtime import lowering_api
 from runtime.ops import manipulation_ops
 from runtime.ops.common import FLOAT, SpecError, convert_to_tensor, require_kind, require_same_dtype
 from runtime.ops.registry import KERNEL_CALL, NO_GRADIENT, execute1, register
 
-_NOT_LOWERED = {"array": backends.unsupported("not lowered yet")}
-_GRADIENTS_ON_HOST = {"array": backends.unsupported("gradient ops run on the numpy executor")}
+_NOT_LOWERED = {"array": lowering_api.unsupported("not lowered yet")}
+_GRADIENTS_ON_HOST = {"array": lowering_api.unsupported("gradient ops run on the numpy executor")}
 
 OPS = {}
 
@@ -296,7 +296,7 @@ OPS["MaxPool"] = register(
     "MaxPool", _max_pool_kernel, _pool_infer, emit=KERNEL_CALL,
     grad=lambda ctx, grads: [execute1(OPS["MaxPoolGrad"],
                                       [grads[0], ctx.input(0), ctx.output(0)], ctx.attrs)],
-    lowerings=dict(_NOT_LOWERED, jax=backends.jax_array_rule("max_pool")))
+    lowerings=dict(_NOT_LOWERED, jax=lowering_api.jax_array_rule("max_pool")))
 OPS["AvgPool"] = register(
     "AvgPool", _avg_pool_kernel, _pool_infer, emit=KERNEL_CALL,
     grad=lambda ctx, grads: [execute1(OPS["AvgPoolGrad"], [grads[0], ctx.input(0)],

@@ -21,18 +21,18 @@ are known only at run time.
 
 import numpy as np
 
-from runtime import backends
+from runtime import lowering_api
 from runtime.ops import numba_lowerings, numba_scans
 from runtime.ops.registry import KERNEL_CALL, NO_GRADIENT, not_saveable, register
 from runtime.ops.slicing import decode_index, strided_slice_grad_numba
 
 # lowering rules that decline, saying why (see runtime/backends/lowering.py)
-_GRADIENTS_ON_HOST = {"array": backends.unsupported("gradient ops run on the numpy executor")}
+_GRADIENTS_ON_HOST = {"array": lowering_api.unsupported("gradient ops run on the numpy executor")}
 
 
 def _lowered_on_jax(rule):
     """Declined by the array backends; JAX's `rule` of runtime/backends/jax_array_rules.py."""
-    return dict(_GRADIENTS_ON_HOST, jax=backends.jax_array_rule(rule))
+    return dict(_GRADIENTS_ON_HOST, jax=lowering_api.jax_array_rule(rule))
 
 # -- kernels ------------------------------------------------------------------------------------
 

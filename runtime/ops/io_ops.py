@@ -9,7 +9,7 @@ import sys
 
 import numpy as np
 
-from runtime import backends, context, dtypes, errors
+from runtime import context, dtypes, errors, lowering_api
 from runtime.gradients import py_function_grads
 from runtime.ops import common, registry
 from runtime.ops.registry import KERNEL_CALL, NOT_DIFFERENTIABLE, execute, register
@@ -17,7 +17,7 @@ from runtime.tensor import EagerTensor, Tensor, make_eager
 
 # lowering rules that decline, saying why (see runtime/backends/lowering.py)
 _NUMBA_HOST = "runtime.backends.numba_host:"  # numba rules calling the op's kernel on the host
-_ASSERT_ON_HOST = {"array": backends.unsupported("assertions format their message on the host")}
+_ASSERT_ON_HOST = {"array": lowering_api.unsupported("assertions format their message on the host")}
 
 OPS = {}
 
@@ -59,7 +59,7 @@ def format_tensor_value(value, dtype, summarize=3):
 
 
 # JAX calls the kernel on the host, in the executor's order (runtime/backends/jax_host.py)
-_HOST_CALL = {"jax": backends.lazy_rule("runtime.backends.jax_host:call_kernel")}
+_HOST_CALL = {"jax": lowering_api.lazy_rule("runtime.backends.jax_host:call_kernel")}
 
 
 def _render_print(template, values, dtypes_, summarize):
@@ -125,7 +125,7 @@ def _decode_stream(data):
 OPS["PrintV2"] = register("PrintV2", _print_kernel, lambda specs, attrs: [],
                           grad=NOT_DIFFERENTIABLE, emit=KERNEL_CALL,
                           traits=("side_effects", "host_only"),
-                          lowerings=dict(_HOST_CALL, numba=backends.lazy_rule(
+                          lowerings=dict(_HOST_CALL, numba=lowering_api.lazy_rule(
                               _NUMBA_HOST + "kernel_on_host")),
                           saving=registry.attr_codecs(output_stream=registry.AttrCodec(
                               _encode_stream, _decode_stream)))
@@ -225,7 +225,7 @@ OPS["EagerPyFunc"] = register("EagerPyFunc", _py_function_kernel, _py_function_i
                               emit=KERNEL_CALL,
                               traits=("side_effects", "host_only", "unrepeatable",
                                       "shares_state"),
-                              lowerings=dict(_HOST_CALL, numba=backends.lazy_rule(
+                              lowerings=dict(_HOST_CALL, numba=lowering_api.lazy_rule(
                                   _NUMBA_HOST + "py_function_on_host")),
                               saving=registry.not_saveable(
                                   "it runs a Python function (py_function)"))
@@ -273,14 +273,14 @@ _NUMPY_FUNCTION_NOT_SAVEABLE = registry.not_saveable(
 OPS["PyFunc"] = register("PyFunc", _numpy_function_kernel, _py_function_infer,
                          grad=NOT_DIFFERENTIABLE, emit=KERNEL_CALL,
                          traits=("side_effects", "host_only", "unrepeatable", "shares_state"),
-                         lowerings=dict(_HOST_CALL, numba=backends.lazy_rule(
+                         lowerings=dict(_HOST_CALL, numba=lowering_api.lazy_rule(
                              _NUMBA_HOST + "kernel_on_host")),
                          saving=_NUMPY_FUNCTION_NOT_SAVEABLE)
 OPS["PyFuncStateless"] = register("PyFuncStateless", _numpy_function_kernel,
                                   _py_function_infer, grad=NOT_DIFFERENTIABLE,
                                   emit=KERNEL_CALL,
                                   traits=("host_only", "no_fold", "shares_state"),
-                                  lowerings=dict(_HOST_CALL, numba=backends.lazy_rule(
+                                  lowerings=dict(_HOST_CALL, numba=lowering_api.lazy_rule(
                                       _NUMBA_HOST + "kernel_on_host")),
                                   saving=_NUMPY_FUNCTION_NOT_SAVEABLE)
 
@@ -343,8 +343,9 @@ OPS["Assert"] = register("Assert", _assert_kernel, _assert_infer,
                          saving=registry.attr_codecs(error_class=registry.AttrCodec(
                              _encode_error_class, _decode_error_class)),
                          lowerings=dict(_ASSERT_ON_HOST,
-                                        jax=backends.jax_rule("assert_op"),
-                                        numba=backends.lazy_rule(_NUMBA_HOST + "assert_on_host")))
+                                        jax=lowering_api.jax_rule("assert_op"),
+                                        numba=lowering_api.lazy_rule(
+                                            _NUMBA_HOST + "assert_on_host")))
 
 
 def assert_that(condition, data, message, name=None, error_class=errors.InvalidArgumentError):
@@ -391,7 +392,7 @@ OPS["CheckDefined"] = register("CheckDefined", _check_defined_kernel, _check_def
                                emit=_check_defined_emit,
                                grad=NOT_DIFFERENTIABLE, traits=("side_effects", "may_raise"),
                                lowerings={"array": _check_defined_lowering, "jax":
-                                          backends.jax_rule("check_defined")})
+                                          lowering_api.jax_rule("check_defined")})
 
 
 def check_defined(defined, symbol_name, location=None):

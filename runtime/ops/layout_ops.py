@@ -9,14 +9,14 @@ dimension known only at run time is the Split op).
 
 import numpy as np
 
-from runtime import backends
+from runtime import lowering_api
 from runtime.ops import array_ops, common, manipulation_ops, numba_lowerings, slicing
 from runtime.ops.common import ANY, SpecError, convert_to_tensor, normalize_axis, require_kind
 from runtime.ops.registry import KERNEL_CALL, execute, execute1, register
 from runtime.tensor import Tensor
 
-_NOT_LOWERED = {"array": backends.unsupported("not lowered yet")}
-_GRADIENTS_ON_HOST = {"array": backends.unsupported("gradient ops run on the numpy executor")}
+_NOT_LOWERED = {"array": lowering_api.unsupported("not lowered yet")}
+_GRADIENTS_ON_HOST = {"array": lowering_api.unsupported("gradient ops run on the numpy executor")}
 
 OPS = {}
 
@@ -73,7 +73,7 @@ def _sliced(lowerer, expr):
 def _split_lowering(lowerer, node, ins, outs):
     x = ins[0]
     if x.shape is None or x.shape[normalize_axis(node.attrs["axis"], len(x.shape))] is None:
-        raise backends.Unsupported("a split of a dimension of unknown size")
+        raise lowering_api.Unsupported("a split of a dimension of unknown size")
     axis = normalize_axis(node.attrs["axis"], len(x.shape))
     start = 0
     for out in outs:  # the sizes the shape inference resolved (and checked)
@@ -117,7 +117,7 @@ def _equal_split_kernel(x, num_split, axis):
 # TensorFlow's Split: `num_split` equal parts, for a dimension known only at run time
 OPS["Split"] = register("Split", _equal_split_kernel, _equal_split_infer, node_name="split",
                         grad=_split_grad, emit=KERNEL_CALL, traits=("view",),
-                        lowerings={"array": backends.unsupported(
+                        lowerings={"array": lowering_api.unsupported(
                             "equal parts of a dimension known only at run time")})
 
 
@@ -311,7 +311,7 @@ def _reverse_emit(outs, ins, attrs, emitter):
 def _reverse_lowering(lowerer, node, ins, outs):
     rank = None if ins[0].shape is None else len(ins[0].shape)
     if not rank:
-        raise backends.Unsupported("a value of unknown rank" if rank is None else "a scalar")
+        raise lowering_api.Unsupported("a value of unknown rank" if rank is None else "a scalar")
     axes = {a + rank if a < 0 else a for a in node.attrs["axis"]}
     index = ", ".join("::-1" if i in axes else ":" for i in range(rank))
     lowerer.assign(outs[0], _sliced(lowerer, "%s[%s]" % (ins[0], index)))
@@ -389,7 +389,7 @@ def _repeat_lowering(lowerer, node, ins, outs):
     x, attrs = ins[0], node.attrs
     axis = None if x.shape is None else normalize_axis(attrs["axis"], len(x.shape))
     if axis is None or x.shape[axis] is None:
-        raise backends.Unsupported("repeats along a dimension of unknown size")
+        raise lowering_api.Unsupported("repeats along a dimension of unknown size")
     counts = _counts(list(attrs["repeats"]), attrs["per_element"], x.shape[axis])
     # counts as a numpy array: JAX needs them concrete (its own arrays are traced)
     lowerer.assign(outs[0], "xp.repeat(%s, np.asarray(%s), axis=%d)"
@@ -401,7 +401,7 @@ def _repeat_numba(lowerer, node, ins, outs):
     x, attrs = ins[0], node.attrs
     axis = None if x.shape is None or x.rank0 else normalize_axis(attrs["axis"], len(x.shape))
     if axis is None or x.shape[axis] is None:
-        raise backends.Unsupported("repeats along a dimension of unknown size")
+        raise lowering_api.Unsupported("repeats along a dimension of unknown size")
     counts = _counts(list(attrs["repeats"]), attrs["per_element"], x.shape[axis])
     numba_lowerings.repeat_positions(lowerer, node, ins, outs, counts)
 

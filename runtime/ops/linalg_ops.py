@@ -3,7 +3,7 @@ matrix_transpose (a composite of Transpose)."""
 
 import numpy as np
 
-from runtime import backends
+from runtime import lowering_api
 from runtime import shape as shape_lib
 from runtime.ops import common, layout_ops, manipulation_ops, numba_lowerings
 from runtime.ops import math_ops as M
@@ -18,9 +18,9 @@ from runtime.ops.common import (
 )
 from runtime.ops.registry import KERNEL_CALL, execute1, register
 
-_NOT_LOWERED = {"array": backends.unsupported("not lowered yet")}
+_NOT_LOWERED = {"array": lowering_api.unsupported("not lowered yet")}
 # LAPACK builds differ in the last bits, and a singular matrix must raise as the kernel does
-_LAPACK_ON_HOST = {"array": backends.unsupported("linear algebra runs on the numpy executor")}
+_LAPACK_ON_HOST = {"array": lowering_api.unsupported("linear algebra runs on the numpy executor")}
 
 OPS = {}
 _GRADS = "runtime.gradients.math_grads:"  # where the rules written with the ops API live
@@ -68,9 +68,9 @@ def _matmul_lowering(lowerer, node, ins, outs):
     `.T`; numba needs float operands (BLAS)."""
     a, b = ins
     if a.shape is None or b.shape is None or len(a.shape) != 2 or len(b.shape) != 2:
-        raise backends.Unsupported("matmul of operands other than matrices")
+        raise lowering_api.Unsupported("matmul of operands other than matrices")
     if not a.dtype.is_floating:
-        raise backends.Unsupported("integer matmul")
+        raise lowering_api.Unsupported("integer matmul")
     left = "xp.ascontiguousarray(%s.T)" % a if node.attrs["transpose_a"] else a
     right = "xp.ascontiguousarray(%s.T)" % b if node.attrs["transpose_b"] else b
     lowerer.assign(outs[0], "xp.dot(%s, %s)" % (left, right))
@@ -87,7 +87,8 @@ def _matmul_numba(lowerer, node, ins, outs):
 
 OPS["MatMul"] = register("MatMul", _matmul_kernel, _matmul_infer, emit=_matmul_emit,
                          grad=_GRADS + "matmul_grad",
-                         lowerings={"array": _matmul_lowering, "jax": backends.jax_rule("matmul"),
+                         lowerings={"array": _matmul_lowering,
+                                    "jax": lowering_api.jax_rule("matmul"),
                                     "numba": _matmul_numba})
 
 
@@ -262,7 +263,7 @@ def _band_grad(ctx, grads):
 def _diag_lowering(lowerer, node, ins, outs):
     d = ins[0]
     if d.shape is None or d.shape[-1] is None:
-        raise backends.Unsupported("a diagonal of unknown length")
+        raise lowering_api.Unsupported("a diagonal of unknown length")
     lowerer.assign(outs[0], "xp.where(xp.eye(%d, dtype=xp.bool_), %s[..., None], %s(0))"
                    % (d.shape[-1], d, lowerer.literal(d.dtype)))
 
@@ -270,7 +271,7 @@ def _diag_lowering(lowerer, node, ins, outs):
 def _band_lowering(lowerer, node, ins, outs):
     x = ins[0]
     if x.shape is None or None in x.shape[-2:]:
-        raise backends.Unsupported("a matrix of unknown size")
+        raise lowering_api.Unsupported("a matrix of unknown size")
     m, n = x.shape[-2:]
     offset = "(xp.arange(%d)[None, :] - xp.arange(%d)[:, None])" % (n, m)  # column - row
     keep = []

@@ -6,7 +6,7 @@ import builtins
 
 import numpy as np
 
-from runtime import backends
+from runtime import lowering_api
 from runtime import shape as shape_lib
 from runtime.ops import common, numba_lowerings
 from runtime.ops.array_ops import dims_tensor, identity
@@ -15,7 +15,7 @@ from runtime.ops.common import stack as stack  # re-exported: tf.stack is the Pa
 from runtime.ops.registry import KERNEL_CALL, execute, execute1, register
 
 # lowering rules that decline, saying why (see runtime/backends/lowering.py)
-_NOT_LOWERED = {"array": backends.unsupported("not lowered yet")}
+_NOT_LOWERED = {"array": lowering_api.unsupported("not lowered yet")}
 
 
 OPS = {}
@@ -53,10 +53,10 @@ def _reshape_kernel(x, dims, static_shape, has_wildcard):
 def _reshape_lowering(lowerer, node, ins, outs):
     shape = ins[1].value
     if shape is None:
-        raise backends.Unsupported("a reshape to a computed shape")
+        raise lowering_api.Unsupported("a reshape to a computed shape")
     dims = tuple(int(d) for d in shape)
     if not dims or ins[0].rank0:
-        raise backends.Unsupported("a reshape from or to rank 0")
+        raise lowering_api.Unsupported("a reshape from or to rank 0")
     lowerer.assign(outs[0], "xp.reshape(%s, %s)" % (ins[0], lowerer.literal(dims)))
 
 
@@ -141,7 +141,7 @@ def _squeeze_infer(specs, attrs):
 OPS["Squeeze"] = register("Squeeze", lambda x, axis: np.squeeze(x, axis), _squeeze_infer,
                           grad=_RULES + "reshape_back", emit=KERNEL_CALL, traits=("view",),
                           lowerings=dict(_NOT_LOWERED, numba=numba_lowerings.squeeze,
-                                                       jax=backends.jax_array_rule("squeeze")))
+                                                       jax=lowering_api.jax_array_rule("squeeze")))
 
 
 def squeeze(input, axis=None, name=None):  # noqa: A002
@@ -185,7 +185,7 @@ def _concat_infer(specs, attrs):
 OPS["ConcatV2"] = register("ConcatV2", lambda *xs, axis: np.concatenate(xs, axis=axis),
                            _concat_infer, node_name="concat",
                            grad=_RULES + "concat_grad", emit=KERNEL_CALL,
-                           lowerings=dict(_NOT_LOWERED, jax=backends.jax_rule("concat"),
+                           lowerings=dict(_NOT_LOWERED, jax=lowering_api.jax_rule("concat"),
                                           numba=numba_lowerings.concat))
 
 
@@ -221,7 +221,7 @@ def _unstack_kernel(x, num, axis):
 OPS["Unpack"] = register("Unpack", _unstack_kernel, _unstack_infer, node_name="unstack",
                          grad=_RULES + "unpack_grad", emit=KERNEL_CALL,
                          lowerings=dict(_NOT_LOWERED, numba=numba_lowerings.unpack,
-                                                      jax=backends.jax_array_rule("unpack")))
+                                                      jax=lowering_api.jax_array_rule("unpack")))
 
 
 def unstack(value, num=None, axis=0, name="unstack"):
@@ -248,7 +248,7 @@ def _tile_infer(specs, attrs):
 OPS["Tile"] = register("Tile", lambda x, multiples: np.tile(x, multiples), _tile_infer,
                        grad=_RULES + "tile_grad", emit=KERNEL_CALL,
                        lowerings=dict(_NOT_LOWERED, numba=numba_lowerings.tile,
-                                                    jax=backends.jax_array_rule("tile")))
+                                                    jax=lowering_api.jax_array_rule("tile")))
 
 
 def tile(input, multiples, name=None):  # noqa: A002
@@ -273,7 +273,7 @@ OPS["BroadcastTo"] = register("BroadcastTo", lambda x, shape: np.broadcast_to(x,
                               grad=_RULES + "broadcast_to_grad", emit=KERNEL_CALL,
                               traits=("view",),
                               lowerings=dict(_NOT_LOWERED, numba=numba_lowerings.broadcast_to,
-                                                           jax=backends.jax_array_rule("broadcast_to")))
+                                                           jax=lowering_api.jax_array_rule("broadcast_to")))
 
 
 def broadcast_to(input, shape, name=None):  # noqa: A002

@@ -5,7 +5,7 @@ See runtime/backends/lowering.py for the protocol."""
 
 import numpy as np
 
-from runtime import backends, dtypes
+from runtime import dtypes, lowering_api
 
 
 def _division_lowering(function, what):
@@ -132,7 +132,7 @@ def _wide_floats_only_in_jax(function):
     def rule(lowerer, node, ins):
         x = lowerer.jnp.asarray(ins[0])
         if x.dtype.itemsize < 8:
-            raise backends.Unsupported("XLA's %s %s is not accurate enough"
+            raise lowering_api.Unsupported("XLA's %s %s is not accurate enough"
                                        % (x.dtype.name, function))
         return [getattr(lowerer.jnp, function)(x)]
     return rule
@@ -156,5 +156,5 @@ def lowering(name):
             rules["jax"] = _wide_floats_only_in_jax(_INACCURATE_IN_XLA[name])
         return rules
     if name == "RealDiv":  # XLA divides by a broadcast divisor's reciprocal: not numpy's
-        return {"array": _LOWERINGS[name], "jax": backends.jax_array_rule("true_divide")}
+        return {"array": _LOWERINGS[name], "jax": lowering_api.jax_array_rule("true_divide")}
     return {"array": _LOWERINGS[name]}

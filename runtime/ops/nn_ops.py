@@ -9,7 +9,7 @@ import math
 
 import numpy as np
 
-from runtime import backends, dtypes
+from runtime import dtypes, lowering_api
 from runtime import shape as shape_lib
 from runtime.ops import (
     array_ops,
@@ -24,7 +24,7 @@ from runtime.ops import (
 from runtime.ops.common import FLOAT, NUMERIC, SpecError, convert_to_tensor, require_kind
 from runtime.ops.registry import KERNEL_CALL, execute1, register
 
-_NOT_LOWERED = {"array": backends.unsupported("not lowered yet")}
+_NOT_LOWERED = {"array": lowering_api.unsupported("not lowered yet")}
 
 OPS = {}
 

@@ -7,19 +7,19 @@ sequence of generators (and so every draw) reproducible.
 
 import numpy as np
 
-from runtime import backends, dtypes
+from runtime import dtypes, lowering_api
 from runtime.ops import common, numba_scans
 from runtime.ops.common import FLOAT, require_kind
 from runtime.ops.registry import KERNEL_CALL, NOT_DIFFERENTIABLE, execute1, register
 
 # lowering rules that decline, saying why (see runtime/backends/lowering.py)
-_NOT_LOWERED = {"array": backends.unsupported("not lowered yet")}
+_NOT_LOWERED = {"array": lowering_api.unsupported("not lowered yet")}
 
 # numba and JAX call the op's kernel on the host: the same draws, in the executor's order
-_ON_HOST = backends.lazy_rule("runtime.backends.numba_host:kernel_on_host")
-_HOST_RANDOM = {"array": backends.unsupported("random draws use the host's generator"),
+_ON_HOST = lowering_api.lazy_rule("runtime.backends.numba_host:kernel_on_host")
+_HOST_RANDOM = {"array": lowering_api.unsupported("random draws use the host's generator"),
                 "numba": _ON_HOST,
-                "jax": backends.lazy_rule("runtime.backends.jax_host:call_kernel")}
+                "jax": lowering_api.lazy_rule("runtime.backends.jax_host:call_kernel")}
 
 OPS = {}
 
@@ -45,11 +45,11 @@ def _log_softmax_kernel(x, axis):
 
 OPS["Softmax"] = register("Softmax", _softmax_kernel, _softmax_infer,
                           grad="runtime.gradients.math_grads:softmax_grad", emit=KERNEL_CALL,
-                          lowerings=dict(_NOT_LOWERED, jax=backends.jax_rule("softmax"),
+                          lowerings=dict(_NOT_LOWERED, jax=lowering_api.jax_rule("softmax"),
                                          numba=numba_scans.softmax(log=False)))
 OPS["LogSoftmax"] = register("LogSoftmax", _log_softmax_kernel, _softmax_infer,
                              grad="runtime.gradients.math_grads:log_softmax_grad", emit=KERNEL_CALL,
-                             lowerings=dict(_NOT_LOWERED, jax=backends.jax_rule("log_softmax"),
+                             lowerings=dict(_NOT_LOWERED, jax=lowering_api.jax_rule("log_softmax"),
                                             numba=numba_scans.softmax(log=True)))
 
 

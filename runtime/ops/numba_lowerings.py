@@ -12,14 +12,14 @@ reason (the graph then runs on the numpy executor).
 
 import numpy as np
 
-from runtime import backends, dtypes
+from runtime import dtypes, lowering_api
 
 
 def dims(x):
     """The dimensions of Value `x` as expressions: literals where static, else read at run
     time. Unsupported for a value of unknown rank."""
     if x.shape is None:
-        raise backends.Unsupported("a value of unknown rank")
+        raise lowering_api.Unsupported("a value of unknown rank")
     return [str(d) if d is not None else "%s.shape[%d]" % (x, i) for i, d in enumerate(x.shape)]
 
 
@@ -96,7 +96,7 @@ def integer_range(lowerer, node, ins, outs):
     are declined)."""
     start, limit, delta = ins
     if not start.dtype.is_integer:
-        raise backends.Unsupported("a range of floats")
+        raise lowering_api.Unsupported("a range of floats")
     lowerer.check("%s == 0" % delta, ValueError, "range delta must not be zero")
     lowerer.assign(outs[0], "np.arange(np.int64(%s), np.int64(%s), np.int64(%s))"
                    % (start, limit, delta))
@@ -107,7 +107,7 @@ def fill(lowerer, node, ins, outs):
     shape_in, value = ins
     out = outs[0]
     if out.shape is None or shape_in.shape is None or len(shape_in.shape) > 1:
-        raise backends.Unsupported("a fill of unknown rank")
+        raise lowering_api.Unsupported("a fill of unknown rank")
     if out.rank0:
         lowerer.assign(out, value)
         return
@@ -128,7 +128,7 @@ def erf(lowerer, node, ins, outs):
     the kernel computes it (Python's math.erf and numba's are the C library's erf)."""
     x, out = ins[0], outs[0]
     if out.dtype.np_dtype not in (np.dtype(np.float32), np.dtype(np.float64)):
-        raise backends.Unsupported("erf of %s" % out.dtype.name)
+        raise lowering_api.Unsupported("erf of %s" % out.dtype.name)
     lowerer.modules.add("math")
     if x.rank0:
         lowerer.assign(out, "math.erf(np.float64(%s))" % x)
@@ -152,7 +152,7 @@ def gather(lowerer, node, ins, outs):
     in order as the kernel does."""
     params, indices = ins
     if params.rank0:
-        raise backends.Unsupported("a gather from a scalar")
+        raise lowering_api.Unsupported("a gather from a scalar")
     rank_ = len(dims(params))
     axis = axis_of(node, rank_)
     array, before, size_, after = as_3d(lowerer, params, axis)
@@ -186,7 +186,7 @@ def gather_grad(lowerer, node, ins, outs):
     g, params, indices = ins
     out = outs[0]
     if params.rank0 or out.dtype.kind == "bool":
-        raise backends.Unsupported("a gather gradient of a scalar or of booleans")
+        raise lowering_api.Unsupported("a gather gradient of a scalar or of booleans")
     parts = dims(params)
     axis = axis_of(node, len(parts))
     before, size_, after = product(parts[:axis]), parts[axis], product(parts[axis + 1:])
@@ -216,7 +216,7 @@ def concat(lowerer, node, ins, outs):
     """ConcatV2: numpy's concatenate, after checking at run time the dimensions only known
     then (numpy's error when they differ)."""
     if any(x.rank0 for x in ins):
-        raise backends.Unsupported("a concat of scalars")
+        raise lowering_api.Unsupported("a concat of scalars")
     shapes = [dims(x) for x in ins]
     rank_ = len(shapes[0])
     axis = axis_of(node, rank_)
@@ -238,7 +238,7 @@ def unpack(lowerer, node, ins, outs):
     than `num`)."""
     x = ins[0]
     if x.rank0:
-        raise backends.Unsupported("an unstack of a scalar")
+        raise lowering_api.Unsupported("an unstack of a scalar")
     parts = dims(x)
     axis = axis_of(node, len(parts))
     num = node.attrs["num"]
@@ -257,12 +257,12 @@ def squeeze(lowerer, node, ins, outs):
     """Squeeze: a reshape, each squeezed dimension known only at run time checked to be 1."""
     x, out = ins[0], outs[0]
     if x.rank0 or out.shape is None:
-        raise backends.Unsupported("a squeeze of unknown result rank")
+        raise lowering_api.Unsupported("a squeeze of unknown result rank")
     parts = dims(x)
     axis = node.attrs["axis"]
     if axis is None:
         if None in x.shape:
-            raise backends.Unsupported("a squeeze of every size-1 dimension of a dynamic shape")
+            raise lowering_api.Unsupported("a squeeze of every size-1 dimension of a dynamic shape")
         axes = {i for i, d in enumerate(x.shape) if d == 1}
     else:
         axes = {a % len(parts) for a in axis}
@@ -280,7 +280,7 @@ def tile(lowerer, node, ins, outs):
     """Tile: the input broadcast along a new axis before each of its own, then merged."""
     x = ins[0]
     if x.rank0:
-        raise backends.Unsupported("a tile of a scalar")
+        raise lowering_api.Unsupported("a tile of a scalar")
     parts = dims(x)
     multiples = [int(m) for m in node.attrs["multiples"]]
     spread = []
@@ -300,7 +300,7 @@ def broadcast_to(lowerer, node, ins, outs):
     repeated for dynamic shapes: those are declined)."""
     x, out = ins[0], outs[0]
     if x.shape is None or None in x.shape or out.shape is None or None in out.shape:
-        raise backends.Unsupported("a broadcast of a dynamic shape")
+        raise lowering_api.Unsupported("a broadcast of a dynamic shape")
     if out.rank0:
         lowerer.assign(out, x)
         return
@@ -314,12 +314,12 @@ def batched_matmul(lowerer, node, ins, outs):
     each pair of matrices (numba's matmul takes no batch); float operands only (BLAS)."""
     a, b = ins
     if a.shape is None or b.shape is None or len(a.shape) < 3 or len(b.shape) < 3:
-        raise backends.Unsupported("matmul of operands other than matrices")
+        raise lowering_api.Unsupported("matmul of operands other than matrices")
     if not a.dtype.is_floating:
-        raise backends.Unsupported("integer matmul")
+        raise lowering_api.Unsupported("integer matmul")
     batch = a.shape[:-2]
     if batch != b.shape[:-2] or None in batch:
-        raise backends.Unsupported("a matmul broadcasting its batch dimensions")
+        raise lowering_api.Unsupported("a matmul broadcasting its batch dimensions")
     count = product([str(d) for d in batch])
     left, right, result, i = (lowerer.fresh(p) for p in ("c", "c", "r", "i"))
     a_rows, a_cols, b_rows, b_cols = dims(a)[-2:] + dims(b)[-2:]
@@ -345,11 +345,11 @@ def stack(lowerer, node, ins, outs):
     """Pack of arrays whose shapes are known only at run time: each checked to have the
     first one's shape (numpy's error), then numpy's stack."""
     if any(x.rank0 for x in ins) or any(x.shape is None for x in ins):
-        raise backends.Unsupported("a stack of values of unknown rank")
+        raise lowering_api.Unsupported("a stack of values of unknown rank")
     first = dims(ins[0])
     for x in ins[1:]:
         if len(x.shape) != len(first):
-            raise backends.Unsupported("a stack of values of different ranks")
+            raise lowering_api.Unsupported("a stack of values of different ranks")
         for d, (p, q) in enumerate(zip(first, dims(x))):
             if p != q:
                 lowerer.check("%s != %s" % (p, q), ValueError,
@@ -365,7 +365,7 @@ def pad(lowerer, node, ins, outs):
     a dimension known only at run time."""
     x, constant = ins
     if x.rank0 or not constant.rank0:
-        raise backends.Unsupported("a pad of a scalar")
+        raise lowering_api.Unsupported("a pad of a scalar")
     mode = node.attrs["mode"]
     parts = dims(x)
     paddings = [(int(b), int(a)) for b, a in node.attrs["paddings"]]
@@ -426,7 +426,7 @@ def roll(lowerer, node, ins, outs):
     (shifts on one axis add up, as numpy's roll does)."""
     x = ins[0]
     if x.rank0:
-        raise backends.Unsupported("a roll of a scalar")
+        raise lowering_api.Unsupported("a roll of a scalar")
     parts = dims(x)
     shifts = {}
     for shift, axis in zip(node.attrs["shift"], node.attrs["axis"]):
@@ -455,7 +455,7 @@ def repeat_positions(lowerer, node, ins, outs, counts):
     axis = axis_of(node, len(parts))
     size = x.shape[axis]
     if len(counts) != size:
-        raise backends.Unsupported("repeats that do not fit the dimension")
+        raise lowering_api.Unsupported("repeats that do not fit the dimension")
     positions = np.repeat(np.arange(size, dtype=np.int64), counts)
     index = lowerer.constant(positions, dtypes.int64, positions.shape)
     array, before, _, after = as_3d(lowerer, x, axis)

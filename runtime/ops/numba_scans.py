@@ -12,7 +12,7 @@ numpy adds pairwise), it stays within the few ulp the backends are held to.
 
 import numpy as np
 
-from runtime import backends
+from runtime import lowering_api
 from runtime.backends import numba_host
 from runtime.ops.numba_lowerings import (
     as_3d,
@@ -46,7 +46,7 @@ def arg_extreme(function):
     def rule(lowerer, node, ins, outs):
         x = ins[0]
         if x.rank0:
-            raise backends.Unsupported("an %s of a scalar" % function)
+            raise lowering_api.Unsupported("an %s of a scalar" % function)
         parts = dims(x)
         axis = axis_of(node, len(parts))
         array, before, size, after = as_3d(lowerer, x, axis)
@@ -69,7 +69,7 @@ def cumulative(operation, start):
     def rule(lowerer, node, ins, outs):
         x = ins[0]
         if x.rank0:
-            raise backends.Unsupported("a cumulative %s of a scalar" % operation)
+            raise lowering_api.Unsupported("a cumulative %s of a scalar" % operation)
         parts = dims(x)
         axis = axis_of(node, len(parts))
         array, before, size, after = as_3d(lowerer, x, axis)
@@ -100,7 +100,7 @@ def softmax(log):
     def rule(lowerer, node, ins, outs):
         x = ins[0]
         if x.rank0:
-            raise backends.Unsupported("a softmax of a scalar")
+            raise lowering_api.Unsupported("a softmax of a scalar")
         parts = dims(x)
         axis = axis_of(node, len(parts))
         array, before, size, after = as_3d(lowerer, x, axis)
@@ -174,7 +174,7 @@ def one_hot(lowerer, node, ins, outs):
 def where(lowerer, node, ins, outs):
     """Where with one operand: the coordinates of the true elements (numpy's argwhere)."""
     if ins[0].rank0 or ins[0].shape is None:
-        raise backends.Unsupported("the coordinates of a scalar")
+        raise lowering_api.Unsupported("the coordinates of a scalar")
     lowerer.assign(outs[0], "np.argwhere(%s)" % ins[0])
 
 
@@ -184,7 +184,7 @@ def _target(lowerer, node, ins):
         return dims(ins[1])
     shape = node.attrs["shape"]
     if shape is None or None in shape:
-        raise backends.Unsupported("a target shape known only at run time")
+        raise lowering_api.Unsupported("a target shape known only at run time")
     return [str(int(d)) for d in shape]
 
 
@@ -193,7 +193,7 @@ def sum_to_shape(lowerer, node, ins, outs):
     has 1 summed (an axis of 1 sums to itself), then reshaped."""
     x, out = ins[0], outs[0]
     if out.shape is None or None in out.shape:
-        raise backends.Unsupported("a target shape known only at run time")
+        raise lowering_api.Unsupported("a target shape known only at run time")
     target = out.shape
     if x.rank0:
         lowerer.assign(out, x if out.rank0 else "np.full(%s, %s)" % (
@@ -202,7 +202,7 @@ def sum_to_shape(lowerer, node, ins, outs):
     have = dims(x)
     lead = len(have) - len(target)
     if lead < 0:
-        raise backends.Unsupported("a sum to a shape of higher rank")
+        raise lowering_api.Unsupported("a sum to a shape of higher rank")
     axes = list(range(lead)) + [lead + i for i, d in enumerate(target) if d == 1]
     kept = [a for a in range(len(have)) if a not in axes]
     moved, result, row = (lowerer.fresh(p) for p in ("t", "r", "j"))
@@ -238,7 +238,7 @@ def reduce_grad(lowerer, node, ins, outs):
     axes = list(range(rank)) if axis is None else sorted({a % rank for a in axis}) if rank \
         else []
     if node.attrs["mean"] and not out.dtype.is_floating:
-        raise backends.Unsupported("the gradient of an integer mean")
+        raise lowering_api.Unsupported("the gradient of an integer mean")
     if out.rank0:
         lowerer.assign(out, g if g.rank0 else "%s.reshape(1)[0]" % g)
         return
@@ -263,7 +263,7 @@ def top_k(lowerer, node, ins, outs):
     kernel then runs on the host (numba_host) instead."""
     x = ins[0]
     if x.rank0 or x.shape is None:
-        raise backends.Unsupported("a top_k of a scalar")
+        raise lowering_api.Unsupported("a top_k of a scalar")
     parts = dims(x)
     n = parts[-1]
     k = n if node.attrs["k"] is None else str(int(node.attrs["k"]))
@@ -304,7 +304,7 @@ def _along_last_axis(lowerer, x, indices, write):
     if x.rank0 or x.shape is None or indices.shape is None \
             or len(indices.shape) != len(x.shape) or None in x.shape[:-1] \
             or x.shape[:-1] != indices.shape[:-1]:
-        raise backends.Unsupported("indices whose leading dimensions may not be x's")
+        raise lowering_api.Unsupported("indices whose leading dimensions may not be x's")
     parts = dims(x)
     rows, size, count = product(parts[:-1]), parts[-1], dims(indices)[-1]
     flat = lowerer.fresh("q")
@@ -346,7 +346,7 @@ def top_k_grad(lowerer, node, ins, outs):
     of repeated indices wins, as np.put_along_axis's assignment)."""
     g, indices, x = ins
     if not g.shape or g.shape != indices.shape:
-        raise backends.Unsupported("a gradient not of the indices' shape")
+        raise lowering_api.Unsupported("a gradient not of the indices' shape")
     parts = dims(x)
     grads, result, view = lowerer.fresh("c"), lowerer.fresh("t"), lowerer.fresh("c")
     lowerer.line("%s = np.ascontiguousarray(%s).reshape((%s, %s))" % (

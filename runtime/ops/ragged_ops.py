@@ -8,11 +8,12 @@ Gradients flow to `values` (rules in runtime.gradients.composite_grads).
 
 import numpy as np
 
-from runtime import backends, dtypes
+from runtime import dtypes, lowering_api
 from runtime.ops.common import SpecError, convert_to_tensor
 from runtime.ops.registry import KERNEL_CALL, NOT_DIFFERENTIABLE, execute1, register
 
-_RAGGED_ON_HOST = {"array": backends.unsupported("ragged row partitions run on the numpy executor")}
+_RAGGED_ON_HOST = {
+    "array": lowering_api.unsupported("ragged row partitions run on the numpy executor")}
 
 OPS = {}
 _GRADS = "runtime.gradients.composite_grads:"

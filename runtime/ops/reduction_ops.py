@@ -6,14 +6,14 @@ math_grads); the functions below it are the public API (`tf.reduce_sum`, ...).
 
 import numpy as np
 
-from runtime import backends, dtypes
+from runtime import dtypes, lowering_api
 from runtime import shape as shape_lib
 from runtime.ops import common, numba_lowerings, numba_scans
 from runtime.ops.common import NUMERIC, convert_to_tensor, require_kind
 from runtime.ops.registry import KERNEL_CALL, NOT_DIFFERENTIABLE, execute1, register
 
 # lowering rules that decline, saying why (see runtime/backends/lowering.py)
-_NOT_LOWERED = {"array": backends.unsupported("not lowered yet")}
+_NOT_LOWERED = {"array": lowering_api.unsupported("not lowered yet")}
 
 
 OPS = {}
@@ -121,7 +121,7 @@ def _reduction_lowerings(name):
     def numba_rule(lowerer, node, ins, outs):
         x, out = ins[0], outs[0]
         if x.shape is None:
-            raise backends.Unsupported("a reduction of unknown rank")
+            raise lowering_api.Unsupported("a reduction of unknown rank")
         rank = len(x.shape)
         axis = node.attrs["axis"]
         axes = tuple(range(rank)) if axis is None else tuple(sorted(
@@ -236,11 +236,11 @@ def _arg_kernel(func):
 
 OPS["ArgMax"] = register("ArgMax", _arg_kernel(np.argmax), _arg_infer,
                          grad=NOT_DIFFERENTIABLE, emit=KERNEL_CALL,
-                         lowerings=dict(_NOT_LOWERED, jax=backends.jax_rule("argmax"),
+                         lowerings=dict(_NOT_LOWERED, jax=lowering_api.jax_rule("argmax"),
                                         numba=numba_scans.arg_extreme("argmax")))
 OPS["ArgMin"] = register("ArgMin", _arg_kernel(np.argmin), _arg_infer,
                          grad=NOT_DIFFERENTIABLE, emit=KERNEL_CALL,
-                         lowerings=dict(_NOT_LOWERED, jax=backends.jax_rule("argmin"),
+                         lowerings=dict(_NOT_LOWERED, jax=lowering_api.jax_rule("argmin"),
                                         numba=numba_scans.arg_extreme("argmin")))
 
 
@@ -286,7 +286,7 @@ def _cumsum_kernel(x, axis, exclusive, reverse):
 OPS["Cumsum"] = register("Cumsum", _cumsum_kernel, _cumsum_infer,
                          grad=_GRADS + "cumsum_grad", emit=KERNEL_CALL,
                          lowerings=dict(_NOT_LOWERED, numba=numba_scans.cumulative("+", 0),
-                                                      jax=backends.jax_array_rule("cumsum")))
+                                                      jax=lowering_api.jax_array_rule("cumsum")))
 
 
 def cumsum(x, axis=0, exclusive=False, reverse=False, name=None):

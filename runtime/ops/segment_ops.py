@@ -3,7 +3,7 @@
 
 import numpy as np
 
-from runtime import backends, dtypes
+from runtime import dtypes, lowering_api
 from runtime import shape as shape_lib
 from runtime.backends import numba_host
 from runtime.ops import (
@@ -19,7 +19,7 @@ from runtime.ops import (
 from runtime.ops.common import NUMERIC, SpecError, convert_to_tensor, require_kind
 from runtime.ops.registry import KERNEL_CALL, execute1, register
 
-_NOT_LOWERED = {"array": backends.unsupported("not lowered yet")}
+_NOT_LOWERED = {"array": lowering_api.unsupported("not lowered yet")}
 
 OPS = {}
 
@@ -57,7 +57,7 @@ def _cumprod_grad(ctx, grads):
 OPS["Cumprod"] = register("Cumprod", _cumprod_kernel, _cumprod_infer, grad=_cumprod_grad,
                           emit=KERNEL_CALL,
                           lowerings=dict(_NOT_LOWERED, numba=numba_scans.cumulative("*", 1),
-                                                       jax=backends.jax_array_rule("cumprod")))
+                                                       jax=lowering_api.jax_array_rule("cumprod")))
 
 
 def cumprod(x, axis=0, exclusive=False, reverse=False, name=None):
@@ -128,7 +128,7 @@ def _segment_sum_numba(lowerer, node, ins, outs):
     many ids as rows of data only at run time) it runs on the host to raise its own error."""
     data, ids, out = ins[0], ins[1], outs[0]
     if data.shape is None or ids.shape is None or out.shape is None:
-        raise backends.Unsupported("a segment sum of unknown rank")
+        raise lowering_api.Unsupported("a segment sum of unknown rank")
     product, dims = numba_lowerings.product, numba_lowerings.dims
     parts, id_parts = dims(data), dims(ids)
     rows, inner = product(parts[:len(id_parts)]), product(parts[len(id_parts):])

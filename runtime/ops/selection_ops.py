@@ -2,13 +2,13 @@
 
 import numpy as np
 
-from runtime import backends, dtypes
+from runtime import dtypes, lowering_api
 from runtime.ops import common, numba_lowerings, numba_scans
 from runtime.ops.common import convert_to_tensor, require_kind, require_same_dtype
 from runtime.ops.registry import KERNEL_CALL, NOT_DIFFERENTIABLE, execute1, register
 
 # lowering rules that decline, saying why (see runtime/backends/lowering.py)
-_NOT_LOWERED = {"array": backends.unsupported("not lowered yet")}
+_NOT_LOWERED = {"array": lowering_api.unsupported("not lowered yet")}
 
 
 OPS = {}
@@ -39,7 +39,7 @@ def _gather_kernel(params, indices, axis):
 
 OPS["GatherV2"] = register("GatherV2", _gather_kernel, _gather_infer,
                            grad=_RULES + "gather_grad", emit=KERNEL_CALL,
-                           lowerings=dict(_NOT_LOWERED, jax=backends.jax_rule("gather"),
+                           lowerings=dict(_NOT_LOWERED, jax=lowering_api.jax_rule("gather"),
                                           numba=numba_lowerings.gather))
 
 
@@ -116,7 +116,7 @@ def _one_hot_kernel(indices, depth, on_value, off_value, axis, dtype):
 OPS["OneHot"] = register("OneHot", _one_hot_kernel, _one_hot_infer,
                          grad=NOT_DIFFERENTIABLE, emit=KERNEL_CALL,
                          lowerings=dict(_NOT_LOWERED, numba=numba_scans.one_hot,
-                                                      jax=backends.jax_array_rule("one_hot")))
+                                                      jax=lowering_api.jax_array_rule("one_hot")))
 
 
 def one_hot(indices, depth, on_value=1, off_value=0, axis=-1, dtype=dtypes.float32, name=None):

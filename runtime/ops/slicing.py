@@ -5,7 +5,7 @@ import builtins
 
 import numpy as np
 
-from runtime import backends
+from runtime import lowering_api
 from runtime import shape as shape_lib
 from runtime.ops import common
 from runtime.ops.common import SpecError, require_kind
@@ -13,7 +13,7 @@ from runtime.ops.registry import execute1, register
 from runtime.tensor import Tensor
 
 # lowering rules that decline, saying why (see runtime/backends/lowering.py)
-_NOT_LOWERED = {"array": backends.unsupported("not lowered yet")}
+_NOT_LOWERED = {"array": lowering_api.unsupported("not lowered yet")}
 
 OPS = {}
 _RULES = "runtime.gradients.array_grads:"  # gradient rules written with the ops API
@@ -184,9 +184,9 @@ def index_parts(lowerer, node, x, values, by_numpy):
     shape = x.shape
     spec = node.attrs["spec"]
     if shape is None or x.rank0 or not spec:
-        raise backends.Unsupported("an index of a scalar or of unknown rank")
+        raise lowering_api.Unsupported("an index of a scalar or of unknown rank")
     if sum(1 for item in spec if item[0] in ("int", "slice")) > len(shape):
-        raise backends.Unsupported("more indices than dimensions")
+        raise lowering_api.Unsupported("more indices than dimensions")
     if by_numpy:
         message = "index %%d is out of bounds for axis %d with size %%d"
     else:
@@ -211,7 +211,7 @@ def index_parts(lowerer, node, x, values, by_numpy):
                 lowerer.check("%s == 0" % part(item[3]), ValueError,
                               "slice step cannot be zero")
             elif item[3] == 0:
-                raise backends.Unsupported("a slice step of zero")
+                raise lowering_api.Unsupported("a slice step of zero")
             parts.append("%s:%s:%s" % tuple(part(p) for p in item[1:]))
         else:
             parts.append("None" if kind == "newaxis" else "...")
@@ -236,9 +236,9 @@ def strided_slice_grad_numba(lowerer, node, ins, outs):
     one)."""
     g, x = ins[:2]
     if any(item[0] == "newaxis" for item in node.attrs["spec"]):
-        raise backends.Unsupported("a gradient through a newaxis index")
+        raise lowering_api.Unsupported("a gradient through a newaxis index")
     if x.shape is None or None in x.shape:
-        raise backends.Unsupported("the gradient of a slice of a dynamic shape")
+        raise lowering_api.Unsupported("the gradient of a slice of a dynamic shape")
     index = index_parts(lowerer, node, x, ins[2:], True)
     result = lowerer.fresh("r")
     lowerer.line("%s = np.zeros(%s, np.%s)" % (result, lowerer.literal(tuple(x.shape)),
@@ -252,7 +252,7 @@ OPS["StridedSlice"] = register("StridedSlice", _slice_kernel, _slice_infer,
                                node_name="strided_slice", emit=_slice_emit,
                                grad=_RULES + "strided_slice_grad", traits=("view",),
                                lowerings=dict(_NOT_LOWERED, numba=_slice_numba,
-                                              jax=backends.jax_rule("strided_slice")))
+                                              jax=lowering_api.jax_rule("strided_slice")))
 
 
 def strided_slice_from_index(tensor, index):

@@ -9,7 +9,7 @@ import collections
 
 import numpy as np
 
-from runtime import backends, dtypes
+from runtime import dtypes, lowering_api
 from runtime.ops import array_ops, common, layout_ops, manipulation_ops, math_ops, numba_scans
 from runtime.ops.common import NUMERIC, SpecError, convert_to_tensor, require_kind
 from runtime.ops.registry import (
@@ -20,8 +20,8 @@ from runtime.ops.registry import (
     register,
 )
 
-_NOT_LOWERED = {"array": backends.unsupported("not lowered yet")}
-_GRADIENTS_ON_HOST = {"array": backends.unsupported("gradient ops run on the numpy executor")}
+_NOT_LOWERED = {"array": lowering_api.unsupported("not lowered yet")}
+_GRADIENTS_ON_HOST = {"array": lowering_api.unsupported("gradient ops run on the numpy executor")}
 
 OPS = {}
 
@@ -107,7 +107,7 @@ OPS["TopKGrad"] = register(
     emit=KERNEL_CALL,
     grad=lambda ctx, grads: [execute1(OPS["TakeAlongLastAxis"], [grads[0], ctx.input(1)]),
                              None, None],
-    lowerings=dict(_GRADIENTS_ON_HOST, jax=backends.jax_array_rule("top_k_grad"),
+    lowerings=dict(_GRADIENTS_ON_HOST, jax=lowering_api.jax_array_rule("top_k_grad"),
                    numba=numba_scans.top_k_grad))
 OPS["TakeAlongLastAxis"] = register(
     "TakeAlongLastAxis",
@@ -115,7 +115,7 @@ OPS["TakeAlongLastAxis"] = register(
     lambda specs, attrs: [(specs[0][0], specs[1][1])], emit=KERNEL_CALL,
     grad=lambda ctx, grads: [execute1(OPS["TopKGrad"], [grads[0], ctx.input(1), ctx.input(0)]),
                              None],
-    lowerings=dict(_NOT_LOWERED, jax=backends.jax_array_rule("take_along_last_axis"),
+    lowerings=dict(_NOT_LOWERED, jax=lowering_api.jax_array_rule("take_along_last_axis"),
                    numba=numba_scans.take_along_last_axis))
 
 
@@ -198,7 +198,7 @@ def _argsort_infer(specs, attrs):
 
 OPS["ArgSort"] = register("ArgSort", _argsort_kernel, _argsort_infer,
                           grad=NOT_DIFFERENTIABLE, emit=KERNEL_CALL,
-                          lowerings=dict(_NOT_LOWERED, jax=backends.jax_array_rule("argsort")))
+                          lowerings=dict(_NOT_LOWERED, jax=lowering_api.jax_array_rule("argsort")))
 
 
 def argsort(values, axis=-1, direction="ASCENDING", stable=False, name=None):
@@ -230,7 +230,7 @@ def _unique_kernel(x, out_idx):
 
 OPS["Unique"] = register("Unique", _unique_kernel, _unique_infer, grad=NOT_DIFFERENTIABLE,
                          emit=KERNEL_CALL,
-                         lowerings={"array": backends.unsupported(
+                         lowerings={"array": lowering_api.unsupported(
                              "its output's shape depends on the values")})
 
 

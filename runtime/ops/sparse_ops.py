@@ -10,11 +10,11 @@ registry adds the op's name and its operands' dtypes and shapes. Gradients flow 
 
 import numpy as np
 
-from runtime import backends, dtypes
+from runtime import dtypes, lowering_api
 from runtime.ops.common import SpecError, convert_to_tensor
 from runtime.ops.registry import KERNEL_CALL, execute, execute1, register
 
-_SPARSE_ON_HOST = {"array": backends.unsupported("sparse tensors run on the numpy executor")}
+_SPARSE_ON_HOST = {"array": lowering_api.unsupported("sparse tensors run on the numpy executor")}
 
 OPS = {}
 _GRADS = "runtime.gradients.composite_grads:"

@@ -7,12 +7,12 @@ size whose element i is the gradient of element i; an unwritten element is zero)
 
 import numpy as np
 
-from runtime import backends
+from runtime import lowering_api
 from runtime.ops.registry import KERNEL_CALL, NO_GRADIENT, NOT_DIFFERENTIABLE, register
 from runtime.ops.tensor_array_value import TensorArrayValue, variant
 
 # lowering rules that decline, saying why (see runtime/backends/lowering.py)
-_GRADIENTS_ON_HOST = {"array": backends.unsupported("gradient ops run on the numpy executor")}
+_GRADIENTS_ON_HOST = {"array": lowering_api.unsupported("gradient ops run on the numpy executor")}
 
 
 def _array(handle):

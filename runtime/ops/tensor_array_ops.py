@@ -27,7 +27,7 @@ in a graph when it runs, as InvalidArgumentError with the user's line of the op.
 
 import numpy as np
 
-from runtime import backends, dtypes
+from runtime import dtypes, lowering_api
 from runtime import shape as shape_lib
 from runtime.ops import tensor_array_lowerings as numba_rules
 from runtime.ops.common import SpecError
@@ -35,14 +35,15 @@ from runtime.ops.registry import KERNEL_CALL, NOT_DIFFERENTIABLE, execute1, regi
 from runtime.ops.tensor_array_value import TensorArrayValue, value_of_handle, variant
 
 # lowering rules that decline, saying why (see runtime/backends/lowering.py)
-_TENSOR_ARRAYS_ON_HOST = {"array": backends.unsupported("TensorArrays run on the numpy executor")}
+_TENSOR_ARRAYS_ON_HOST = {
+    "array": lowering_api.unsupported("TensorArrays run on the numpy executor")}
 
 
 def _on_jax(rule, numba=None):
     """Lowerings: declined by the array backends, for JAX `rule` of jax_rules (a fixed-size
     buffer), and for numba `numba` of tensor_array_lowerings where given (a buffer too)."""
     lowerings = dict(_TENSOR_ARRAYS_ON_HOST,
-                     jax=backends.jax_rule(rule))
+                     jax=lowering_api.jax_rule(rule))
     if numba is not None:
         lowerings["numba"] = numba
     return lowerings

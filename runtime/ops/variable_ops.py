@@ -3,13 +3,13 @@ assigned by these ops on every run."""
 
 import numpy as np
 
-from runtime import backends, errors
+from runtime import errors, lowering_api
 from runtime import shape as shape_lib
 from runtime.ops.common import SpecError
 from runtime.ops.registry import KERNEL_CALL, NOT_DIFFERENTIABLE, register
 
 # lowering rules that decline, saying why (see runtime/backends/lowering.py)
-_VARIABLES_ON_HOST = {"array": backends.unsupported("variables run on the numpy executor")}
+_VARIABLES_ON_HOST = {"array": lowering_api.unsupported("variables run on the numpy executor")}
 
 
 def _read_lowering(lowerer, node, ins, outs):
@@ -30,7 +30,7 @@ def _assign_lowering(combine):
 def _with_jax(lowerings, rule):
     """`lowerings` and, for JAX, `rule` of jax_rules (the variable is an input and an output
     of the compiled function; imported with jax when it lowers a graph)."""
-    return dict(lowerings, jax=backends.jax_rule(rule))
+    return dict(lowerings, jax=lowering_api.jax_rule(rule))
 
 OPS = {}
 

@@ -1,0 +1,133 @@
+"""The vocabulary of lowering rules: what an op's rule for a compiled backend receives, raises
+and calls, shared by the op declarations (runtime/ops) and the backends (runtime/backends).
+
+An op declares its rules in its own `register(..., lowerings={...})` call, keyed by backend
+name, "array" (`ARRAY`) standing for every array backend:
+
+  * a template string in numpy-API terms, the expression of the op's one output (`{0}` the
+    inputs, `{axis}` an attribute, `xp` the backend's array module): "xp.tanh({0})";
+  * a numba rule `rule(lowerer, node, ins, outs)` writing statements, `ins` and `outs` being
+    `Value`s (runtime/backends/lowering.py walks the graph);
+  * a JAX rule `rule(lowerer, node, ins) -> [output values]` computing on traced values with
+    `lowerer.jnp` and `lowerer.lax` (runtime/backends/jax_lowering.py): a rule never imports
+    jax itself, so that importing an op module imports neither jax nor numba;
+  * `unsupported(reason)`: a decision that the backend does not lower the op yet.
+
+A rule raises `Unsupported(reason)` for a case it cannot lower; the graph then runs on the
+numpy executor. This module imports neither numba nor jax nor any op module: it sits below
+both the ops and the backends.
+"""
+
+from __future__ import annotations
+
+import importlib
+from typing import Any
+
+import numpy as np
+
+from runtime import dtypes
+
+ARRAY = "array"  # the key of the backend-neutral rules
+
+
+class Unsupported(Exception):
+    """A graph (or one op of it) that a backend cannot lower or compile: `reason` says why,
+    naming the op and the user's line where one is to blame."""
+
+    def __init__(self, reason: str, node: Any = None) -> None:
+        self.reason = reason
+        self.node = node
+        super().__init__(reason)
+
+    def at(self, node: Any) -> Unsupported:
+        """This error, naming `node` (its op and the user's line) unless it names one."""
+        if self.node is not None or node is None:
+            return self
+        where = ""
+        location = getattr(node, "location", None)
+        if location is not None:
+            where = " at %s:%s" % (location.filename, location.lineno)
+        return Unsupported("op %s (node %r)%s: %s" % (node.op.name, node.name, where,
+                                                     self.reason), node)
+
+
+def unsupported(reason: str) -> Any:
+    """A lowering rule that declines, saying why: for an op no backend lowers yet (declared so
+    that the coverage table shows the decision, and the graph falls back with `reason`)."""
+    def rule(lowerer: Any, node: Any, ins: Any, outs: Any) -> None:
+        raise Unsupported(reason)
+    rule.unsupported_reason = reason  # type: ignore[attr-defined]
+    return rule
+
+
+class Value(str):
+    """A value in lowered code: its expression (the string itself), `dtype`, static `shape`
+    (None when unknown) and `value`, the numpy value of a constant (else None)."""
+
+    dtype: dtypes.DType
+    shape: tuple[int | None, ...] | None
+    value: Any
+
+    def __new__(cls, expr: str, dtype: dtypes.DType, shape: Any, value: Any = None) -> Value:
+        self = super().__new__(cls, expr)
+        self.dtype = dtype
+        self.shape = None if shape is None else tuple(shape)
+        self.value = value
+        return self
+
+    @property
+    def rank0(self) -> bool:
+        """True for a rank-0 value (a typed scalar in the lowered code)."""
+        return self.shape == ()
+
+
+def rule_for(op: Any, backend: str) -> Any:
+    """The op's lowering rule for `backend` (its own, else the "array" one), or None."""
+    rule = op.lowerings.get(backend)
+    if rule is None:
+        rule = op.lowerings.get(ARRAY)
+    return rule
+
+
+def is_concrete(value: Any) -> bool:
+    """True for a JAX rule's input known at compile time (a numpy constant of the graph),
+    False for a traced value."""
+    return isinstance(value, (np.ndarray, np.generic, bool, int, float))
+
+
+class LazyRule:
+    """A backend's own rule named 'package.module:function', imported at its first call: the
+    rules of a backend whose library is optional live in a module of that backend (which may
+    import the library), and an op's `register` call names them with `lazy_rule`."""
+
+    __slots__ = ("reference", "_target")
+
+    def __init__(self, reference: str) -> None:
+        self.reference = reference
+        self._target: Any = None
+
+    def __call__(self, *args: Any) -> Any:
+        if self._target is None:
+            module, _, name = self.reference.partition(":")
+            self._target = getattr(importlib.import_module(module), name)
+        return self._target(*args)
+
+    def __repr__(self) -> str:
+        return "<lazy rule %s>" % self.reference
+
+
+def lazy_rule(reference: str) -> LazyRule:
+    """The rule named 'package.module:function', imported at its first call."""
+    return LazyRule(reference)
+
+
+def jax_rule(name: str) -> LazyRule:
+    """The JAX backend's own rule `name` of runtime/backends/jax_rules.py (imported when a
+    graph is lowered for JAX)."""
+    return LazyRule("runtime.backends.jax_rules:" + name)
+
+
+def jax_array_rule(name: str) -> LazyRule:
+    """The JAX backend's rule `name` of runtime/backends/jax_array_rules.py (array ops whose
+    shapes JAX knows at compile time), imported when a graph is lowered for JAX."""
+    return LazyRule("runtime.backends.jax_array_rules:" + name)

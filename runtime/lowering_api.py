@@ -95,6 +95,14 @@ def is_concrete(value: Any) -> bool:
     return isinstance(value, (np.ndarray, np.generic, bool, int, float))
 
 
+def static_shape(shape: Any, what: str) -> tuple[int, ...]:
+    """`shape` as a tuple of ints for a JAX rule, which needs shapes known at compile time;
+    Unsupported (naming `what`) when a dimension is known only at run time."""
+    if shape is None or None in shape:
+        raise Unsupported("%s is known only at run time" % what)
+    return tuple(int(d) for d in shape)
+
+
 class LazyRule:
     """A backend's own rule named 'package.module:function', imported at its first call: the
     rules of a backend whose library is optional live in a module of that backend (which may
@@ -126,8 +134,3 @@ def jax_rule(name: str) -> LazyRule:
     graph is lowered for JAX)."""
     return LazyRule("runtime.backends.jax_rules:" + name)
 
-
-def jax_array_rule(name: str) -> LazyRule:
-    """The JAX backend's rule `name` of runtime/backends/jax_array_rules.py (array ops whose
-    shapes JAX knows at compile time), imported when a graph is lowered for JAX."""
-    return LazyRule("runtime.backends.jax_array_rules:" + name)

@@ -418,43 +418,6 @@ def matmul(lw: Lowerer, node: Any, ins: list[Any]) -> list[Any]:
     return [lw.jnp.matmul(a, b)]
 
 
-def strided_slice(lw: Lowerer, node: Any, ins: list[Any]) -> list[Any]:
-    """StridedSlice (`x[index]`): dynamic scalar indices select; an index out of bounds
-    fails, as on the numpy executor. Dynamic slice bounds are not lowered."""
-    x = ins[0]
-    return [x[static_index(lw, node.attrs["spec"], ins[1:], tuple(np.shape(x)))]]
-
-
-def static_index(lw: Lowerer, spec: Any, dynamic: list[Any], shape: tuple[int, ...]) -> tuple:
-    """The index a StridedSlice `spec` makes into a value of `shape`, its dynamic integer
-    indices taken from `dynamic` and checked against their dimension (an index out of
-    bounds fails, as on the numpy executor); dynamic slice bounds are not lowered."""
-    consumed = sum(1 for item in spec if item[0] in ("int", "slice"))
-    index: list[Any] = []
-    dim = 0
-    for item in spec:
-        kind = item[0]
-        if kind == "ellipsis":
-            index.append(Ellipsis)
-            dim += len(shape) - consumed
-        elif kind == "newaxis":
-            index.append(None)
-        elif kind == "slice":
-            if any(isinstance(part, tuple) for part in item[1:]):
-                raise Unsupported("a slice with bounds known only at run time")
-            index.append(slice(*item[1:]))
-            dim += 1
-        else:
-            part = item[1]
-            value = dynamic[part[1]] if isinstance(part, tuple) else part
-            if dim >= len(shape):
-                raise Unsupported("indexes more dimensions than the value has")
-            lw.fail_if((value < -shape[dim]) | (value >= shape[dim]))
-            index.append(value)
-            dim += 1
-    return tuple(index)
-
-
 def gather(lw: Lowerer, node: Any, ins: list[Any]) -> list[Any]:
     """GatherV2: `take` along the axis; an index out of range fails."""
     params, indices = ins

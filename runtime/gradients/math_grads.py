@@ -168,11 +168,6 @@ def prod_grad(ctx, grads):
     return [M.multiply(reduce_grad(grads[0], x, axis, keepdims), others)]
 
 
-def cumsum_grad(ctx, grads):
-    attrs = ctx.attrs
-    return [Red.cumsum(grads[0], attrs["axis"], attrs["exclusive"], not attrs["reverse"])]
-
-
 
 # -- matmul, add_n, clip -----------------------------------------------------------------------
 

@@ -159,10 +159,20 @@ def _fill_kernel(dims, value, static_shape):
                    dtype=np.asarray(value).dtype)
 
 
+# -- JAX lowering rules (`rule(lowerer, node, ins) -> [values]`, see runtime/lowering_api.py)
+
+
+def _fill_jax(lw, node, ins):
+    """Fill a shape known at compile time."""
+    shape = lowering_api.static_shape(node.attrs["static_shape"], "the shape")
+    value = lw.jnp.asarray(ins[1])
+    return [lw.jnp.full(shape, value, dtype=value.dtype)]
+
+
 OPS["Fill"] = register("Fill", _fill_kernel, _fill_infer,
                        grad=_RULES + "fill_grad", emit=KERNEL_CALL,
                        lowerings=dict(_NOT_LOWERED, numba=numba_lowerings.fill,
-                                                    jax=lowering_api.jax_array_rule("fill")))
+                                                    jax=_fill_jax))
 
 
 def dims_tensor(dims):

@@ -292,11 +292,33 @@ def _avg_pool_grad_kernel(g, x, ksize, strides, padding):
     return _scatter_windows(x, ksize, attrs, lambda i, j: share)
 
 
+# -- JAX lowering rules (`rule(lowerer, node, ins) -> [values]`, see runtime/lowering_api.py)
+
+
+def _max_pool_jax(lw, node, ins):
+    """MaxPool (NHWC): the maximum of each window, padded with -inf as the kernel pads (a NaN
+    in a window gives NaN, as numpy's max does)."""
+    jnp, lax = lw.jnp, lw.lax
+    x = jnp.asarray(ins[0])
+    ksize, strides = tuple(node.attrs["ksize"]), tuple(node.attrs["strides"])
+    attrs = {"strides": strides, "dilations": (1, 1), "padding": node.attrs["padding"]}
+    (oh, top, bottom), (ow, left, right) = _geometry(x.shape, ksize, attrs)
+    if x.ndim != 4 or 0 in x.shape or not oh or not ow:
+        raise lowering_api.Unsupported("pools an empty image")
+    low = jnp.asarray(-np.inf, x.dtype)
+    out = lax.reduce_window(x, low, lax.max, (1,) + ksize + (1,), (1,) + strides + (1,),
+                            [(0, 0), (top, bottom), (left, right), (0, 0)])
+    windows_nan = lax.reduce_window(jnp.isnan(x), False, lax.bitwise_or, (1,) + ksize + (1,),
+                                    (1,) + strides + (1,),
+                                    [(0, 0), (top, bottom), (left, right), (0, 0)])
+    return [jnp.where(windows_nan, jnp.asarray(np.nan, x.dtype), out)]
+
+
 OPS["MaxPool"] = register(
     "MaxPool", _max_pool_kernel, _pool_infer, emit=KERNEL_CALL,
     grad=lambda ctx, grads: [execute1(OPS["MaxPoolGrad"],
                                       [grads[0], ctx.input(0), ctx.output(0)], ctx.attrs)],
-    lowerings=dict(_NOT_LOWERED, jax=lowering_api.jax_array_rule("max_pool")))
+    lowerings=dict(_NOT_LOWERED, jax=_max_pool_jax))
 OPS["AvgPool"] = register(
     "AvgPool", _avg_pool_kernel, _pool_infer, emit=KERNEL_CALL,
     grad=lambda ctx, grads: [execute1(OPS["AvgPoolGrad"], [grads[0], ctx.input(0)],

@@ -22,7 +22,7 @@ are known only at run time.
 import numpy as np
 
 from runtime import lowering_api
-from runtime.ops import numba_lowerings, numba_scans
+from runtime.ops import math_lowerings, numba_lowerings, numba_scans, slicing
 from runtime.ops.registry import KERNEL_CALL, NO_GRADIENT, not_saveable, register
 from runtime.ops.slicing import decode_index, strided_slice_grad_numba
 
@@ -30,9 +30,99 @@ from runtime.ops.slicing import decode_index, strided_slice_grad_numba
 _GRADIENTS_ON_HOST = {"array": lowering_api.unsupported("gradient ops run on the numpy executor")}
 
 
+# -- JAX lowering rules (`rule(lowerer, node, ins) -> [values]`, see runtime/lowering_api.py)
+
+
+def _target_jax(node, ins):
+    """The shape a gradient op restores: its `like` operand's, else its `shape` attribute."""
+    if len(ins) > 1:
+        return tuple(np.shape(ins[1]))
+    return lowering_api.static_shape(node.attrs["shape"], "the target shape")
+
+
+def _sum_to_shape_jax(lw, node, ins):
+    """SumToShape: summed over the broadcast axes, as the kernel picks them."""
+    x, shape = ins[0], _target_jax(node, ins)
+    have = tuple(np.shape(x))
+    if have == shape:
+        return [x]
+    lead = len(have) - len(shape)
+    if lead < 0:
+        raise lowering_api.Unsupported("sums to a shape of higher rank")
+    axes = tuple(range(lead)) + tuple(
+        lead + i for i, d in enumerate(shape) if d == 1 and have[lead + i] != 1)
+    if axes:
+        x = lw.jnp.sum(x, axis=axes, keepdims=True)
+    if int(np.prod(np.shape(x))) != int(np.prod(shape)):
+        raise lowering_api.Unsupported("sums %s to %s" % (have, shape))
+    return [lw.jnp.reshape(x, shape)]
+
+
+def _broadcast_like_jax(lw, node, ins):
+    """BroadcastLike: broadcast to the target shape."""
+    try:
+        return [lw.jnp.broadcast_to(ins[0], _target_jax(node, ins))]
+    except ValueError as e:
+        raise lowering_api.Unsupported("cannot broadcast: %s" % e) from None
+
+
+def _reduce_grad_jax(lw, node, ins):
+    """ReduceGrad: the reduced axes restored, broadcast, divided by their size for a mean."""
+    g, shape = lw.jnp.asarray(ins[0]), _target_jax(node, ins)
+    axis = node.attrs["axis"]
+    axes = (tuple(range(len(shape))) if axis is None else
+            tuple(sorted(a % len(shape) for a in axis)) if shape else ())
+    if not node.attrs["keepdims"]:
+        g = lw.jnp.reshape(g, [1 if i in axes else d for i, d in enumerate(shape)])
+    try:
+        out = lw.jnp.broadcast_to(g, shape)
+    except ValueError as e:
+        raise lowering_api.Unsupported("cannot broadcast: %s" % e) from None
+    if node.attrs["mean"]:
+        if out.dtype.kind != "f":
+            raise lowering_api.Unsupported("the mean's gradient of %s values" % out.dtype)
+        count = int(np.prod([shape[a] for a in axes], dtype=np.int64))
+        out = math_lowerings.exact_divide_jax(lw, out,
+                                              np.asarray(max(count, 1), dtype=out.dtype))
+    return [out]
+
+
+def _relu_grad_jax(lw, node, ins):
+    """ReluGrad: g where the output is positive, else 0 (g * (y > 0), as the kernel)."""
+    g = lw.jnp.asarray(ins[0])
+    return [g * (lw.jnp.asarray(ins[1]) > 0).astype(g.dtype)]
+
+
+def _gather_grad_jax(lw, node, ins):
+    """GatherGrad: zeros with g added at the indices (repeated ones add up); an index out of
+    range fails, as numpy's `add.at` raises."""
+    g, params, indices = (lw.jnp.asarray(v) for v in ins)
+    rank = params.ndim
+    if rank == 0:
+        raise lowering_api.Unsupported("gathers from a scalar")
+    axis = node.attrs["axis"] % rank
+    size = params.shape[axis]
+    lw.fail_if((indices < -size) | (indices >= size))
+    out = lw.jnp.zeros(params.shape, g.dtype)
+    return [out.at[(slice(None),) * axis + (indices,)].add(g)]
+
+
+def _strided_slice_grad_jax(lw, node, ins):
+    """StridedSliceGrad: zeros with g at `x[index]`; dynamic indices are scalars checked
+    against their dimension, as the forward kernel does (dynamic slice bounds decline)."""
+    g, x, dynamic = lw.jnp.asarray(ins[0]), ins[1], ins[2:]
+    shape = tuple(np.shape(x))
+    index = slicing.static_index_jax(lw, node.attrs["spec"], list(dynamic), shape)
+    out = lw.jnp.zeros(shape, g.dtype)
+    try:
+        return [out.at[index].set(g)]
+    except (ValueError, TypeError, IndexError) as e:
+        raise lowering_api.Unsupported("cannot place the gradient: %s" % e) from None
+
+
 def _lowered_on_jax(rule):
-    """Declined by the array backends; JAX's `rule` of runtime/backends/jax_array_rules.py."""
-    return dict(_GRADIENTS_ON_HOST, jax=lowering_api.jax_array_rule(rule))
+    """Declined by the array backends; lowered by JAX's `rule`."""
+    return dict(_GRADIENTS_ON_HOST, jax=rule)
 
 # -- kernels ------------------------------------------------------------------------------------
 
@@ -127,31 +217,31 @@ _RELU_GRAD_NUMBA = "{0} * ({1} > 0)"
 
 SUM_TO_SHAPE = register("SumToShape", _sum_to_shape, _like_infer,
                         grad=_RULES + "sum_to_shape_grad", emit=KERNEL_CALL, traits=("view",),
-                        lowerings=dict(_lowered_on_jax("sum_to_shape"),
+                        lowerings=dict(_lowered_on_jax(_sum_to_shape_jax),
                                        numba=numba_scans.sum_to_shape))
 BROADCAST_LIKE = register("BroadcastLike", _broadcast_like, _like_infer,
                           grad=_RULES + "broadcast_like_grad", emit=KERNEL_CALL,
                           traits=("view",),
-                          lowerings=dict(_lowered_on_jax("broadcast_like"),
+                          lowerings=dict(_lowered_on_jax(_broadcast_like_jax),
                                          numba=numba_scans.broadcast_like))
 REDUCE_GRAD = register("ReduceGrad", _reduce_grad, _like_infer,
                        grad=_RULES + "reduce_grad_grad", emit=KERNEL_CALL, traits=("view",),
-                       lowerings=dict(_lowered_on_jax("reduce_grad"),
+                       lowerings=dict(_lowered_on_jax(_reduce_grad_jax),
                                       numba=numba_scans.reduce_grad))
 GATHER_GRAD = register("GatherGrad", _gather_grad, _like_infer,
                        grad=_RULES + "gather_grad_grad", emit=KERNEL_CALL,
-                       lowerings=dict(_lowered_on_jax("gather_grad"),
+                       lowerings=dict(_lowered_on_jax(_gather_grad_jax),
                                       numba=numba_lowerings.gather_grad))
 STRIDED_SLICE_GRAD = register("StridedSliceGrad", _strided_slice_grad, _like_infer,
                               grad=_RULES + "strided_slice_grad_grad", emit=KERNEL_CALL,
-                              lowerings=dict(_lowered_on_jax("strided_slice_grad"),
+                              lowerings=dict(_lowered_on_jax(_strided_slice_grad_jax),
                                              numba=strided_slice_grad_numba))
 PROD_OTHERS = register("ProdOthers", _prod_others, lambda specs, attrs: [specs[0]],
                        grad=NO_GRADIENT, emit=KERNEL_CALL,
                        lowerings=_GRADIENTS_ON_HOST)
 RELU_GRAD = register("ReluGrad", _relu_grad, lambda specs, attrs: [specs[0]],
                      grad=_RULES + "relu_grad_grad", emit=KERNEL_CALL,
-                     lowerings=dict(_lowered_on_jax("relu_grad"), numba=_RELU_GRAD_NUMBA),
+                     lowerings=dict(_lowered_on_jax(_relu_grad_jax), numba=_RELU_GRAD_NUMBA),
                      traits=("elementwise",))
 
 

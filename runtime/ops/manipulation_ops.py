@@ -138,10 +138,50 @@ def _squeeze_infer(specs, attrs):
     return [(dtype, tuple(d for i, d in enumerate(shape) if i not in axes))]
 
 
+# -- JAX lowering rules (`rule(lowerer, node, ins) -> [values]`, see runtime/lowering_api.py)
+
+
+def _unpack_jax(lw, node, ins):
+    """Unpack: the slices along the axis."""
+    x = lw.jnp.asarray(ins[0])
+    axis, num = node.attrs["axis"], node.attrs["num"]
+    if x.ndim == 0 or x.shape[axis] != num:
+        raise lowering_api.Unsupported("unstacks a dimension of another size than num")
+    return [lw.jnp.take(x, i, axis=axis) for i in range(num)]
+
+
+def _broadcast_to_jax(lw, node, ins):
+    """BroadcastTo a static shape."""
+    shape = lowering_api.static_shape(node.attrs["shape"], "the target shape")
+    try:
+        return [lw.jnp.broadcast_to(ins[0], shape)]
+    except ValueError as e:
+        raise lowering_api.Unsupported("cannot broadcast: %s" % e) from None
+
+
+def _squeeze_jax(lw, node, ins):
+    """Squeeze the size-1 dimensions (those of `axis`, when given)."""
+    x = lw.jnp.asarray(ins[0])
+    axis = node.attrs["axis"]
+    if axis is not None:
+        axis = tuple(a % x.ndim if x.ndim else a for a in axis)
+        if any(x.shape[a] != 1 for a in axis):
+            raise lowering_api.Unsupported("squeezes a dimension whose size is not 1")
+    return [lw.jnp.squeeze(x, axis)]
+
+
+def _tile_jax(lw, node, ins):
+    """Tile by the static multiples."""
+    multiples = tuple(node.attrs["multiples"])
+    if len(multiples) != np.ndim(ins[0]):
+        raise lowering_api.Unsupported("has one multiple per dimension only at run time")
+    return [lw.jnp.tile(ins[0], multiples)]
+
+
 OPS["Squeeze"] = register("Squeeze", lambda x, axis: np.squeeze(x, axis), _squeeze_infer,
                           grad=_RULES + "reshape_back", emit=KERNEL_CALL, traits=("view",),
                           lowerings=dict(_NOT_LOWERED, numba=numba_lowerings.squeeze,
-                                                       jax=lowering_api.jax_array_rule("squeeze")))
+                                                       jax=_squeeze_jax))
 
 
 def squeeze(input, axis=None, name=None):  # noqa: A002
@@ -221,7 +261,7 @@ def _unstack_kernel(x, num, axis):
 OPS["Unpack"] = register("Unpack", _unstack_kernel, _unstack_infer, node_name="unstack",
                          grad=_RULES + "unpack_grad", emit=KERNEL_CALL,
                          lowerings=dict(_NOT_LOWERED, numba=numba_lowerings.unpack,
-                                                      jax=lowering_api.jax_array_rule("unpack")))
+                                                      jax=_unpack_jax))
 
 
 def unstack(value, num=None, axis=0, name="unstack"):
@@ -248,7 +288,7 @@ def _tile_infer(specs, attrs):
 OPS["Tile"] = register("Tile", lambda x, multiples: np.tile(x, multiples), _tile_infer,
                        grad=_RULES + "tile_grad", emit=KERNEL_CALL,
                        lowerings=dict(_NOT_LOWERED, numba=numba_lowerings.tile,
-                                                    jax=lowering_api.jax_array_rule("tile")))
+                                                    jax=_tile_jax))
 
 
 def tile(input, multiples, name=None):  # noqa: A002
@@ -273,7 +313,7 @@ OPS["BroadcastTo"] = register("BroadcastTo", lambda x, shape: np.broadcast_to(x,
                               grad=_RULES + "broadcast_to_grad", emit=KERNEL_CALL,
                               traits=("view",),
                               lowerings=dict(_NOT_LOWERED, numba=numba_lowerings.broadcast_to,
-                                                           jax=lowering_api.jax_array_rule("broadcast_to")))
+                                                           jax=_broadcast_to_jax))
 
 
 def broadcast_to(input, shape, name=None):  # noqa: A002

@@ -283,10 +283,58 @@ def _cumsum_kernel(x, axis, exclusive, reverse):
     return out
 
 
-OPS["Cumsum"] = register("Cumsum", _cumsum_kernel, _cumsum_infer,
-                         grad=_GRADS + "cumsum_grad", emit=KERNEL_CALL,
+# -- JAX lowering rules (`rule(lowerer, node, ins) -> [values]`, see runtime/lowering_api.py)
+
+
+def cumulative_jax(lw, node, x, add):
+    """The running sum (or product) along the node's axis, in numpy's order: out[0] = x[0],
+    out[i] = out[i-1] + x[i] (a sequential scan for floats, whose sums XLA would otherwise
+    take in another order; integers wrap either way)."""
+    jnp, lax = lw.jnp, lw.lax
+    x = jnp.asarray(x)
+    if x.ndim == 0:
+        raise lowering_api.Unsupported("a scalar has no axis")
+    axis = node.attrs["axis"] % x.ndim
+    if x.dtype.kind not in "iuf":
+        raise lowering_api.Unsupported("a cumulative op over %s" % x.dtype)
+    exclusive, reverse = node.attrs["exclusive"], node.attrs["reverse"]
+    if reverse:
+        x = jnp.flip(x, axis)
+    if x.shape[axis] == 0:
+        out = x
+    elif x.dtype.kind in "iu":
+        out = (jnp.cumsum if add else jnp.cumprod)(x, axis=axis, dtype=x.dtype)
+    else:
+        moved = jnp.moveaxis(x, axis, 0)
+
+        def step(total, item):
+            total = total + item if add else total * item
+            return total, total
+        _, rest = lax.scan(step, moved[0], moved[1:])
+        out = jnp.moveaxis(jnp.concatenate([moved[:1], rest]), 0, axis)
+    if exclusive and out.shape[axis]:
+        first = lax.slice_in_dim(out, 0, 1, axis=axis)
+        first = jnp.zeros_like(first) if add else jnp.ones_like(first)
+        out = jnp.concatenate([first, lax.slice_in_dim(out, 0, out.shape[axis] - 1,
+                                                       axis=axis)], axis=axis)
+    return jnp.flip(out, axis) if reverse else out
+
+
+def _cumsum_jax(lw, node, ins):
+    """Cumsum (see `_cumulative`)."""
+    return [cumulative_jax(lw, node, ins[0], add=True)]
+
+
+def _cumsum_grad(ctx, grads):
+    """The running sum of the gradients the other way."""
+    attrs = ctx.attrs
+    return [cumsum(grads[0], attrs["axis"], attrs["exclusive"], not attrs["reverse"])]
+
+
+OPS["Cumsum"] = register("Cumsum", _cumsum_kernel, _cumsum_infer, grad=_cumsum_grad,
+                         emit=KERNEL_CALL,
                          lowerings=dict(_NOT_LOWERED, numba=numba_scans.cumulative("+", 0),
-                                                      jax=lowering_api.jax_array_rule("cumsum")))
+                                                      jax=_cumsum_jax))
 
 
 def cumsum(x, axis=0, exclusive=False, reverse=False, name=None):

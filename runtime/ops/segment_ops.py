@@ -54,10 +54,18 @@ def _cumprod_grad(ctx, grads):
     return [math_ops.truediv(total, ctx.input(0))]
 
 
+# -- JAX lowering rules (`rule(lowerer, node, ins) -> [values]`, see runtime/lowering_api.py)
+
+
+def _cumprod_jax(lw, node, ins):
+    """Cumprod (see `_cumulative`)."""
+    return [reduction_ops.cumulative_jax(lw, node, ins[0], add=False)]
+
+
 OPS["Cumprod"] = register("Cumprod", _cumprod_kernel, _cumprod_infer, grad=_cumprod_grad,
                           emit=KERNEL_CALL,
                           lowerings=dict(_NOT_LOWERED, numba=numba_scans.cumulative("*", 1),
-                                                       jax=lowering_api.jax_array_rule("cumprod")))
+                                                       jax=_cumprod_jax))
 
 
 def cumprod(x, axis=0, exclusive=False, reverse=False, name=None):

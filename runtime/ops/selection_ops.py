@@ -113,10 +113,26 @@ def _one_hot_kernel(indices, depth, on_value, off_value, axis, dtype):
     return out
 
 
+# -- JAX lowering rules (`rule(lowerer, node, ins) -> [values]`, see runtime/lowering_api.py)
+
+
+def _one_hot_jax(lw, node, ins):
+    """OneHot, as the kernel computes it: arange(depth) == index, then where."""
+    jnp, attrs = lw.jnp, node.attrs
+    indices = jnp.asarray(ins[0])
+    hot = jnp.arange(attrs["depth"]) == indices[..., None]
+    dtype = attrs["dtype"].np_dtype
+    out = jnp.where(hot, jnp.asarray(attrs["on_value"]).astype(dtype),
+                    jnp.asarray(attrs["off_value"]).astype(dtype))
+    if attrs["axis"] != -1:
+        out = jnp.moveaxis(out, -1, attrs["axis"])
+    return [out]
+
+
 OPS["OneHot"] = register("OneHot", _one_hot_kernel, _one_hot_infer,
                          grad=NOT_DIFFERENTIABLE, emit=KERNEL_CALL,
                          lowerings=dict(_NOT_LOWERED, numba=numba_scans.one_hot,
-                                                      jax=lowering_api.jax_array_rule("one_hot")))
+                                                      jax=_one_hot_jax))
 
 
 def one_hot(indices, depth, on_value=1, off_value=0, axis=-1, dtype=dtypes.float32, name=None):

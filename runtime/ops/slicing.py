@@ -248,11 +248,51 @@ def strided_slice_grad_numba(lowerer, node, ins, outs):
     lowerer.assign(outs[0], result)
 
 
+# -- JAX lowering rules (`rule(lowerer, node, ins) -> [values]`, see runtime/lowering_api.py)
+
+
+def static_index_jax(lw, spec, dynamic, shape):
+    """The index a StridedSlice `spec` makes into a value of `shape`, its dynamic integer
+    indices taken from `dynamic` and checked against their dimension (an index out of
+    bounds fails, as on the numpy executor); dynamic slice bounds are not lowered."""
+    consumed = sum(1 for item in spec if item[0] in ("int", "slice"))
+    index = []
+    dim = 0
+    for item in spec:
+        kind = item[0]
+        if kind == "ellipsis":
+            index.append(Ellipsis)
+            dim += len(shape) - consumed
+        elif kind == "newaxis":
+            index.append(None)
+        elif kind == "slice":
+            if any(isinstance(part, tuple) for part in item[1:]):
+                raise lowering_api.Unsupported("a slice with bounds known only at run time")
+            index.append(slice(*item[1:]))
+            dim += 1
+        else:
+            part = item[1]
+            value = dynamic[part[1]] if isinstance(part, tuple) else part
+            if dim >= len(shape):
+                raise lowering_api.Unsupported("indexes more dimensions than the value has")
+            lw.fail_if((value < -shape[dim]) | (value >= shape[dim]))
+            index.append(value)
+            dim += 1
+    return tuple(index)
+
+
+def _strided_slice_jax(lw, node, ins):
+    """StridedSlice (`x[index]`): dynamic scalar indices select; an index out of bounds
+    fails, as on the numpy executor. Dynamic slice bounds are not lowered."""
+    x = ins[0]
+    return [x[static_index_jax(lw, node.attrs["spec"], ins[1:], tuple(np.shape(x)))]]
+
+
 OPS["StridedSlice"] = register("StridedSlice", _slice_kernel, _slice_infer,
                                node_name="strided_slice", emit=_slice_emit,
                                grad=_RULES + "strided_slice_grad", traits=("view",),
                                lowerings=dict(_NOT_LOWERED, numba=_slice_numba,
-                                              jax=lowering_api.jax_rule("strided_slice")))
+                                              jax=_strided_slice_jax))
 
 
 def strided_slice_from_index(tensor, index):

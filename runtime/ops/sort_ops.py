@@ -102,12 +102,64 @@ OPS["TopKV2"] = register("TopKV2", _top_k_kernel, _top_k_infer, grad=_top_k_grad
                                         numba=numba_scans.top_k))
 # TopKGrad scatters g to the chosen positions; TakeAlongLastAxis gathers from them: each is
 # the other's gradient (with respect to g).
+# -- JAX lowering rules (`rule(lowerer, node, ins) -> [values]`, see runtime/lowering_api.py)
+
+
+def _argsort_jax(lw, node, ins):
+    """ArgSort along the last axis, stable as the kernel's (descending: ties by ascending
+    position). -0.0 and 0.0 tie, as numpy compares them; a NaN defers the call to the numpy
+    executor (XLA orders NaNs its own way)."""
+    jnp = lw.jnp
+    keys = jnp.asarray(ins[0])
+    if keys.ndim == 0:
+        raise lowering_api.Unsupported("sorts a scalar")
+    if keys.dtype.kind == "f":
+        lw.fail_if(jnp.isnan(keys))
+        keys = jnp.where(keys == 0, jnp.zeros((), keys.dtype), keys)
+        if node.attrs["descending"]:
+            keys = -keys
+    elif keys.dtype.kind in "iu":
+        if node.attrs["descending"]:
+            keys = ~keys  # order-reversing, without the overflow of -x
+    else:
+        raise lowering_api.Unsupported("sorts %s values" % keys.dtype)
+    return [jnp.argsort(keys, axis=-1, stable=True).astype(jnp.int32)]
+
+
+def _last_axis_indices_jax(lw, indices, size):
+    """`indices` into a last axis of `size`: out of range fails, negative ones count from
+    the end (numpy's)."""
+    jnp = lw.jnp
+    indices = jnp.asarray(indices)
+    lw.fail_if((indices < -size) | (indices >= size))
+    return jnp.where(indices < 0, indices + size, indices)
+
+
+def _take_along_last_axis_jax(lw, node, ins):
+    """TakeAlongLastAxis: `take_along_axis(x, indices, -1)`."""
+    x = lw.jnp.asarray(ins[0])
+    if x.ndim == 0:
+        raise lowering_api.Unsupported("takes along the last axis of a scalar")
+    indices = _last_axis_indices_jax(lw, ins[1], x.shape[-1])
+    return [lw.jnp.take_along_axis(x, indices, axis=-1, mode="clip")]
+
+
+def _top_k_grad_jax(lw, node, ins):
+    """TopKGrad: zeros of x's shape with g put at the (distinct, top_k's) indices."""
+    g, x = lw.jnp.asarray(ins[0]), lw.jnp.asarray(ins[2])
+    if x.ndim == 0:
+        raise lowering_api.Unsupported("puts along the last axis of a scalar")
+    indices = _last_axis_indices_jax(lw, ins[1], x.shape[-1])
+    out = lw.jnp.zeros(x.shape, g.dtype)
+    return [lw.jnp.put_along_axis(out, indices, g, axis=-1, inplace=False, mode="clip")]
+
+
 OPS["TopKGrad"] = register(
     "TopKGrad", _top_k_grad_kernel, lambda specs, attrs: [(specs[0][0], specs[2][1])],
     emit=KERNEL_CALL,
     grad=lambda ctx, grads: [execute1(OPS["TakeAlongLastAxis"], [grads[0], ctx.input(1)]),
                              None, None],
-    lowerings=dict(_GRADIENTS_ON_HOST, jax=lowering_api.jax_array_rule("top_k_grad"),
+    lowerings=dict(_GRADIENTS_ON_HOST, jax=_top_k_grad_jax,
                    numba=numba_scans.top_k_grad))
 OPS["TakeAlongLastAxis"] = register(
     "TakeAlongLastAxis",
@@ -115,7 +167,7 @@ OPS["TakeAlongLastAxis"] = register(
     lambda specs, attrs: [(specs[0][0], specs[1][1])], emit=KERNEL_CALL,
     grad=lambda ctx, grads: [execute1(OPS["TopKGrad"], [grads[0], ctx.input(1), ctx.input(0)]),
                              None],
-    lowerings=dict(_NOT_LOWERED, jax=lowering_api.jax_array_rule("take_along_last_axis"),
+    lowerings=dict(_NOT_LOWERED, jax=_take_along_last_axis_jax,
                    numba=numba_scans.take_along_last_axis))
 
 
@@ -198,7 +250,7 @@ def _argsort_infer(specs, attrs):
 
 OPS["ArgSort"] = register("ArgSort", _argsort_kernel, _argsort_infer,
                           grad=NOT_DIFFERENTIABLE, emit=KERNEL_CALL,
-                          lowerings=dict(_NOT_LOWERED, jax=lowering_api.jax_array_rule("argsort")))
+                          lowerings=dict(_NOT_LOWERED, jax=_argsort_jax))
 
 
 def argsort(values, axis=-1, direction="ASCENDING", stable=False, name=None):

@@ -207,15 +207,6 @@ def lower_while(lw: Lowerer, node: Any, ins: list[Any]) -> list[Any]:
     return values
 
 
-def lower_call(lw: Lowerer, node: Any, ins: list[Any]) -> list[Any]:
-    """PartitionedCall: the callee's graph, inlined."""
-    if node.attrs.get("residuals"):
-        raise Unsupported("keeps residuals for a gradient")
-    callee = node.attrs["f"]
-    fed = {id(ph): v for ph, v in zip(callee.inputs, ins)}
-    return lw.lower_graph(callee.graph, fed, callee.outputs)
-
-
 # -- variables --------------------------------------------------------------------------------
 
 
@@ -259,19 +250,6 @@ def assign_sub_variable(lw: Lowerer, node: Any, ins: list[Any]) -> list[Any]:
 
 
 # -- checks -----------------------------------------------------------------------------------
-
-
-def assert_op(lw: Lowerer, node: Any, ins: list[Any]) -> list[Any]:
-    """Assert: fails where the condition does not hold."""
-    lw.fail_if(lw.jnp.logical_not(lw.jnp.all(ins[0])) if not is_concrete(ins[0])
-               else not np.all(ins[0]))
-    return []
-
-
-def check_defined(lw: Lowerer, node: Any, ins: list[Any]) -> list[Any]:
-    """CheckDefined: fails when the definedness flag is false."""
-    lw.fail_if(np.logical_not(ins[0]) if is_concrete(ins[0]) else lw.jnp.logical_not(ins[0]))
-    return []
 
 
 # -- TensorArrays -----------------------------------------------------------------------------
@@ -407,51 +385,4 @@ def scatter_tensor_array(lw: Lowerer, node: Any, ins: list[Any]) -> list[Any]:
 
 # -- array ops the array backends do not lower yet --------------------------------------------
 
-
-def matmul(lw: Lowerer, node: Any, ins: list[Any]) -> list[Any]:
-    """MatMul, with its transpose attributes."""
-    a, b = ins
-    if node.attrs["transpose_a"]:
-        a = lw.jnp.swapaxes(a, -1, -2)
-    if node.attrs["transpose_b"]:
-        b = lw.jnp.swapaxes(b, -1, -2)
-    return [lw.jnp.matmul(a, b)]
-
-
-def gather(lw: Lowerer, node: Any, ins: list[Any]) -> list[Any]:
-    """GatherV2: `take` along the axis; an index out of range fails."""
-    params, indices = ins
-    axis = node.attrs["axis"]
-    size = np.shape(params)[axis]
-    lw.fail_if((indices < 0) | (indices >= size))
-    return [lw.jnp.take(params, indices, axis=axis, mode="clip")]
-
-
-def concat(lw: Lowerer, node: Any, ins: list[Any]) -> list[Any]:
-    """ConcatV2."""
-    return [lw.jnp.concatenate(ins, axis=node.attrs["axis"])]
-
-
-def softmax(lw: Lowerer, node: Any, ins: list[Any]) -> list[Any]:
-    """Softmax, shifted by the maximum as the kernel is."""
-    jnp, axis = lw.jnp, node.attrs["axis"]
-    e = jnp.exp(ins[0] - jnp.max(ins[0], axis=axis, keepdims=True))
-    return [e / jnp.sum(e, axis=axis, keepdims=True)]
-
-
-def log_softmax(lw: Lowerer, node: Any, ins: list[Any]) -> list[Any]:
-    """LogSoftmax, shifted by the maximum as the kernel is."""
-    jnp, axis = lw.jnp, node.attrs["axis"]
-    shifted = ins[0] - jnp.max(ins[0], axis=axis, keepdims=True)
-    return [shifted - jnp.log(jnp.sum(jnp.exp(shifted), axis=axis, keepdims=True))]
-
-
-def argmax(lw: Lowerer, node: Any, ins: list[Any]) -> list[Any]:
-    """ArgMax."""
-    return [lw.jnp.argmax(ins[0], axis=node.attrs["axis"])]
-
-
-def argmin(lw: Lowerer, node: Any, ins: list[Any]) -> list[Any]:
-    """ArgMin."""
-    return [lw.jnp.argmin(ins[0], axis=node.attrs["axis"])]
 

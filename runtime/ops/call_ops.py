@@ -71,9 +71,18 @@ def _decode_residuals(data, attrs):
     return resolve_refs(data, attrs["f"].graph)
 
 
+def _call_jax(lw, node, ins):
+    """PartitionedCall: the callee's graph, inlined."""
+    if node.attrs.get("residuals"):
+        raise lowering_api.Unsupported("keeps residuals for a gradient")
+    callee = node.attrs["f"]
+    fed = {id(ph): v for ph, v in zip(callee.inputs, ins)}
+    return lw.lower_graph(callee.graph, fed, callee.outputs)
+
+
 CALL_OP = register("PartitionedCall", _call_kernel, _call_infer, node_name="PartitionedCall",
                    grad="runtime.gradients.function_grads:call_grad", emit=_call_emit,
                    traits=("side_effects", "view"),  # the callee may return its argument
-                   lowerings={"array": _call_lowering, "jax": lowering_api.jax_rule("lower_call")},
+                   lowerings={"array": _call_lowering, "jax": _call_jax},
                    saving=attr_codecs(residuals=AttrCodec(_encode_residuals, _decode_residuals,
                                                           with_attrs=True), check=_check_call))

@@ -338,12 +338,26 @@ def _decode_error_class(data):
     return _ASSERT_ERRORS[data]
 
 
+def _assert_jax(lw, node, ins):
+    """Assert: fails where the condition does not hold."""
+    lw.fail_if(lw.jnp.logical_not(lw.jnp.all(ins[0])) if not lowering_api.is_concrete(ins[0])
+               else not np.all(ins[0]))
+    return []
+
+
+def _check_defined_jax(lw, node, ins):
+    """CheckDefined: fails when the definedness flag is false."""
+    flag = ins[0]
+    lw.fail_if(np.logical_not(flag) if lowering_api.is_concrete(flag) else lw.jnp.logical_not(flag))
+    return []
+
+
 OPS["Assert"] = register("Assert", _assert_kernel, _assert_infer,
                          grad=NOT_DIFFERENTIABLE, emit=KERNEL_CALL, traits=("side_effects",),
                          saving=registry.attr_codecs(error_class=registry.AttrCodec(
                              _encode_error_class, _decode_error_class)),
                          lowerings=dict(_ASSERT_ON_HOST,
-                                        jax=lowering_api.jax_rule("assert_op"),
+                                        jax=_assert_jax,
                                         numba=lowering_api.lazy_rule(
                                             _NUMBA_HOST + "assert_on_host")))
 
@@ -392,7 +406,7 @@ OPS["CheckDefined"] = register("CheckDefined", _check_defined_kernel, _check_def
                                emit=_check_defined_emit,
                                grad=NOT_DIFFERENTIABLE, traits=("side_effects", "may_raise"),
                                lowerings={"array": _check_defined_lowering, "jax":
-                                          lowering_api.jax_rule("check_defined")})
+                                          _check_defined_jax})
 
 
 def check_defined(defined, symbol_name, location=None):

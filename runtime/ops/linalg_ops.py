@@ -85,10 +85,20 @@ def _matmul_numba(lowerer, node, ins, outs):
         _matmul_lowering(lowerer, node, ins, outs)
 
 
+def _matmul_jax(lw, node, ins):
+    """MatMul, with its transpose attributes."""
+    a, b = ins
+    if node.attrs["transpose_a"]:
+        a = lw.jnp.swapaxes(a, -1, -2)
+    if node.attrs["transpose_b"]:
+        b = lw.jnp.swapaxes(b, -1, -2)
+    return [lw.jnp.matmul(a, b)]
+
+
 OPS["MatMul"] = register("MatMul", _matmul_kernel, _matmul_infer, emit=_matmul_emit,
                          grad=_GRADS + "matmul_grad",
                          lowerings={"array": _matmul_lowering,
-                                    "jax": lowering_api.jax_rule("matmul"),
+                                    "jax": _matmul_jax,
                                     "numba": _matmul_numba})
 
 

@@ -222,10 +222,15 @@ def _concat_infer(specs, attrs):
     return [(dtype, tuple(out))]
 
 
+def _concat_jax(lw, node, ins):
+    """ConcatV2."""
+    return [lw.jnp.concatenate(ins, axis=node.attrs["axis"])]
+
+
 OPS["ConcatV2"] = register("ConcatV2", lambda *xs, axis: np.concatenate(xs, axis=axis),
                            _concat_infer, node_name="concat",
                            grad=_RULES + "concat_grad", emit=KERNEL_CALL,
-                           lowerings=dict(_NOT_LOWERED, jax=lowering_api.jax_rule("concat"),
+                           lowerings=dict(_NOT_LOWERED, jax=_concat_jax,
                                           numba=numba_lowerings.concat))
 
 

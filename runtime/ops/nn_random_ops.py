@@ -43,13 +43,27 @@ def _log_softmax_kernel(x, axis):
     return shifted - np.log(np.sum(np.exp(shifted), axis=axis, keepdims=True))
 
 
+def _softmax_jax(lw, node, ins):
+    """Softmax, shifted by the maximum as the kernel is."""
+    jnp, axis = lw.jnp, node.attrs["axis"]
+    e = jnp.exp(ins[0] - jnp.max(ins[0], axis=axis, keepdims=True))
+    return [e / jnp.sum(e, axis=axis, keepdims=True)]
+
+
+def _log_softmax_jax(lw, node, ins):
+    """LogSoftmax, shifted by the maximum as the kernel is."""
+    jnp, axis = lw.jnp, node.attrs["axis"]
+    shifted = ins[0] - jnp.max(ins[0], axis=axis, keepdims=True)
+    return [shifted - jnp.log(jnp.sum(jnp.exp(shifted), axis=axis, keepdims=True))]
+
+
 OPS["Softmax"] = register("Softmax", _softmax_kernel, _softmax_infer,
                           grad="runtime.gradients.math_grads:softmax_grad", emit=KERNEL_CALL,
-                          lowerings=dict(_NOT_LOWERED, jax=lowering_api.jax_rule("softmax"),
+                          lowerings=dict(_NOT_LOWERED, jax=_softmax_jax,
                                          numba=numba_scans.softmax(log=False)))
 OPS["LogSoftmax"] = register("LogSoftmax", _log_softmax_kernel, _softmax_infer,
                              grad="runtime.gradients.math_grads:log_softmax_grad", emit=KERNEL_CALL,
-                             lowerings=dict(_NOT_LOWERED, jax=lowering_api.jax_rule("log_softmax"),
+                             lowerings=dict(_NOT_LOWERED, jax=_log_softmax_jax,
                                             numba=numba_scans.softmax(log=True)))
 
 

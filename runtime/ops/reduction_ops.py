@@ -234,13 +234,23 @@ def _arg_kernel(func):
     return kernel
 
 
+def _argmax_jax(lw, node, ins):
+    """ArgMax."""
+    return [lw.jnp.argmax(ins[0], axis=node.attrs["axis"])]
+
+
+def _argmin_jax(lw, node, ins):
+    """ArgMin."""
+    return [lw.jnp.argmin(ins[0], axis=node.attrs["axis"])]
+
+
 OPS["ArgMax"] = register("ArgMax", _arg_kernel(np.argmax), _arg_infer,
                          grad=NOT_DIFFERENTIABLE, emit=KERNEL_CALL,
-                         lowerings=dict(_NOT_LOWERED, jax=lowering_api.jax_rule("argmax"),
+                         lowerings=dict(_NOT_LOWERED, jax=_argmax_jax,
                                         numba=numba_scans.arg_extreme("argmax")))
 OPS["ArgMin"] = register("ArgMin", _arg_kernel(np.argmin), _arg_infer,
                          grad=NOT_DIFFERENTIABLE, emit=KERNEL_CALL,
-                         lowerings=dict(_NOT_LOWERED, jax=lowering_api.jax_rule("argmin"),
+                         lowerings=dict(_NOT_LOWERED, jax=_argmin_jax,
                                         numba=numba_scans.arg_extreme("argmin")))
 
 

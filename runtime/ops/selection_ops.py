@@ -37,9 +37,18 @@ def _gather_kernel(params, indices, axis):
     return np.take(params, indices, axis=axis)
 
 
+def _gather_jax(lw, node, ins):
+    """GatherV2: `take` along the axis; an index out of range fails."""
+    params, indices = ins
+    axis = node.attrs["axis"]
+    size = np.shape(params)[axis]
+    lw.fail_if((indices < 0) | (indices >= size))
+    return [lw.jnp.take(params, indices, axis=axis, mode="clip")]
+
+
 OPS["GatherV2"] = register("GatherV2", _gather_kernel, _gather_infer,
                            grad=_RULES + "gather_grad", emit=KERNEL_CALL,
-                           lowerings=dict(_NOT_LOWERED, jax=lowering_api.jax_rule("gather"),
+                           lowerings=dict(_NOT_LOWERED, jax=_gather_jax,
                                           numba=numba_lowerings.gather))
 
 

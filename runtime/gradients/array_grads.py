@@ -11,8 +11,9 @@ from runtime.ops import manipulation_ops as Manip
 from runtime.ops import reduction_ops as Red
 from runtime.ops import selection_ops as Sel
 from runtime.ops import slicing as Slicing
-from runtime.ops.gradient_ops import GATHER_GRAD, STRIDED_SLICE_GRAD
 from runtime.ops.registry import execute1
+from runtime.ops.selection_ops import GATHER_GRAD
+from runtime.ops.slicing import STRIDED_SLICE_GRAD
 
 
 def identity_grad(ctx, grads):

@@ -4,7 +4,8 @@ ops are declared in runtime/ops/gradient_ops.py).
 """
 
 from runtime.ops import array_ops, reduction_ops, selection_ops, slicing
-from runtime.ops.gradient_ops import BROADCAST_LIKE, REDUCE_GRAD, RELU_GRAD, SUM_TO_SHAPE
+from runtime.ops.gradient_ops import BROADCAST_LIKE, RELU_GRAD, SUM_TO_SHAPE
+from runtime.ops.reduction_ops import REDUCE_GRAD
 from runtime.ops.registry import execute1
 
 # -- helpers used by the rules ---------------------------------------------------------------

@@ -13,7 +13,8 @@ from runtime.ops import linalg_ops as Lin
 from runtime.ops import math_ops as M
 from runtime.ops import reduction_ops as Red
 from runtime.ops import selection_ops as Sel
-from runtime.ops.gradient_ops import PROD_OTHERS, RELU_GRAD
+from runtime.ops.gradient_ops import RELU_GRAD
+from runtime.ops.reduction_ops import PROD_OTHERS
 from runtime.ops.registry import execute1
 
 # -- elementwise binary --------------------------------------------------------------------

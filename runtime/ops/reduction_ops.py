@@ -8,9 +8,9 @@ import numpy as np
 
 from runtime import dtypes, lowering_api
 from runtime import shape as shape_lib
-from runtime.ops import common, numba_lowerings, numba_scans
+from runtime.ops import common, gradient_ops, math_lowerings, numba_lowerings, numba_scans
 from runtime.ops.common import NUMERIC, convert_to_tensor, require_kind
-from runtime.ops.registry import KERNEL_CALL, NOT_DIFFERENTIABLE, execute1, register
+from runtime.ops.registry import KERNEL_CALL, NO_GRADIENT, NOT_DIFFERENTIABLE, execute1, register
 
 # lowering rules that decline, saying why (see runtime/backends/lowering.py)
 _NOT_LOWERED = {"array": lowering_api.unsupported("not lowered yet")}
@@ -352,3 +352,79 @@ def cumsum(x, axis=0, exclusive=False, reverse=False, name=None):
     return execute1(OPS["Cumsum"], [convert_to_tensor(x)],
                     {"axis": int(axis), "exclusive": bool(exclusive), "reverse": bool(reverse)},
                     name=name)
+
+
+# -- the gradient ops of the reductions ----------------------------------------------------
+# ReduceGrad (the gradient of Sum and Mean: `g` with the reduced axes restored, broadcast to
+# `like`'s shape, divided by the number of reduced elements for Mean) and ProdOthers (for each
+# element, the product of the other elements of its reduced group: the gradient of Prod, exact
+# where elements are zero).
+
+
+def _reduced_axes(rank, axis):
+    if axis is None:
+        return tuple(range(rank))
+    return tuple(sorted(a % rank for a in axis)) if rank else ()
+
+
+def _reduce_grad_kernel(g, *like, axis, keepdims, mean, shape):
+    shape = gradient_ops.target_shape(like, shape)
+    axes = _reduced_axes(len(shape), axis)
+    if not keepdims:
+        g = np.reshape(g, [1 if i in axes else d for i, d in enumerate(shape)])
+    out = np.broadcast_to(g, shape)
+    if mean:
+        count = 1
+        for a in axes:
+            count *= shape[a]
+        out = out / np.asarray(max(count, 1), dtype=out.dtype)
+    return out
+
+
+def _prod_others_kernel(x, axis):
+    x = np.asarray(x)
+    rank = x.ndim
+    axes = _reduced_axes(rank, axis)
+    keep = [a for a in range(rank) if a not in axes]
+    perm = keep + list(axes)
+    moved = np.transpose(x, perm)
+    group = moved.shape[len(keep):]
+    flat = moved.reshape(moved.shape[:len(keep)] + (-1,))
+    ones = np.ones(flat.shape[:-1] + (1,), dtype=x.dtype)
+    left = np.cumprod(np.concatenate([ones, flat[..., :-1]], axis=-1), axis=-1)
+    right = np.cumprod(np.concatenate([ones, flat[..., :0:-1]], axis=-1), axis=-1)[..., ::-1]
+    others = (left * right).reshape(moved.shape[:len(keep)] + group)
+    return np.transpose(others, np.argsort(perm))
+
+
+def _reduce_grad_jax(lw, node, ins):
+    """ReduceGrad: the reduced axes restored, broadcast, divided by their size for a mean."""
+    g, shape = lw.jnp.asarray(ins[0]), gradient_ops.target_shape_jax(node, ins)
+    axis = node.attrs["axis"]
+    axes = (tuple(range(len(shape))) if axis is None else
+            tuple(sorted(a % len(shape) for a in axis)) if shape else ())
+    if not node.attrs["keepdims"]:
+        g = lw.jnp.reshape(g, [1 if i in axes else d for i, d in enumerate(shape)])
+    try:
+        out = lw.jnp.broadcast_to(g, shape)
+    except ValueError as e:
+        raise lowering_api.Unsupported("cannot broadcast: %s" % e) from None
+    if node.attrs["mean"]:
+        if out.dtype.kind != "f":
+            raise lowering_api.Unsupported("the mean's gradient of %s values" % out.dtype)
+        count = int(np.prod([shape[a] for a in axes], dtype=np.int64))
+        out = math_lowerings.exact_divide_jax(lw, out,
+                                              np.asarray(max(count, 1), dtype=out.dtype))
+    return [out]
+
+
+REDUCE_GRAD = register("ReduceGrad", _reduce_grad_kernel, gradient_ops.like_infer,
+                       grad="runtime.gradients.grad_ops:reduce_grad_grad", emit=KERNEL_CALL,
+                       traits=("view",),
+                       lowerings=dict(gradient_ops.lowered_on_jax(_reduce_grad_jax),
+                                      numba=numba_scans.reduce_grad))
+
+
+PROD_OTHERS = register("ProdOthers", _prod_others_kernel, lambda specs, attrs: [specs[0]],
+                       grad=NO_GRADIENT, emit=KERNEL_CALL,
+                       lowerings=gradient_ops.GRADIENTS_ON_HOST)

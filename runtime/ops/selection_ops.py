@@ -3,7 +3,7 @@
 import numpy as np
 
 from runtime import dtypes, lowering_api
-from runtime.ops import common, numba_lowerings, numba_scans
+from runtime.ops import common, gradient_ops, numba_lowerings, numba_scans
 from runtime.ops.common import convert_to_tensor, require_kind, require_same_dtype
 from runtime.ops.registry import KERNEL_CALL, NOT_DIFFERENTIABLE, execute1, register
 
@@ -149,3 +149,34 @@ def one_hot(indices, depth, on_value=1, off_value=0, axis=-1, dtype=dtypes.float
     return execute1(OPS["OneHot"], [convert_to_tensor(indices)],
                     {"depth": int(depth), "on_value": on_value, "off_value": off_value,
                      "axis": int(axis), "dtype": dtypes.as_dtype(dtype)}, name=name)
+
+
+# -- GatherGrad: the gradient of gather ------------------------------------------------------
+# zeros of `params`' shape with `g` added at `indices` (repeated indices add up)
+
+
+def _gather_grad_kernel(g, params, indices, axis):
+    out = np.zeros(np.shape(params), dtype=np.asarray(g).dtype)
+    index = (slice(None),) * (axis % out.ndim) + (np.asarray(indices),)
+    np.add.at(out, index, g)
+    return out
+
+
+def _gather_grad_jax(lw, node, ins):
+    """GatherGrad: zeros with g added at the indices (repeated ones add up); an index out of
+    range fails, as numpy's `add.at` raises."""
+    g, params, indices = (lw.jnp.asarray(v) for v in ins)
+    rank = params.ndim
+    if rank == 0:
+        raise lowering_api.Unsupported("gathers from a scalar")
+    axis = node.attrs["axis"] % rank
+    size = params.shape[axis]
+    lw.fail_if((indices < -size) | (indices >= size))
+    out = lw.jnp.zeros(params.shape, g.dtype)
+    return [out.at[(slice(None),) * axis + (indices,)].add(g)]
+
+
+GATHER_GRAD = register("GatherGrad", _gather_grad_kernel, gradient_ops.like_infer,
+                       grad="runtime.gradients.grad_ops:gather_grad_grad", emit=KERNEL_CALL,
+                       lowerings=dict(gradient_ops.lowered_on_jax(_gather_grad_jax),
+                                      numba=numba_lowerings.gather_grad))

@@ -7,9 +7,9 @@ import numpy as np
 
 from runtime import lowering_api
 from runtime import shape as shape_lib
-from runtime.ops import common
+from runtime.ops import common, gradient_ops
 from runtime.ops.common import SpecError, require_kind
-from runtime.ops.registry import execute1, register
+from runtime.ops.registry import KERNEL_CALL, execute1, register
 from runtime.tensor import Tensor
 
 # lowering rules that decline, saying why (see runtime/backends/lowering.py)
@@ -303,3 +303,34 @@ def strided_slice_from_index(tensor, index):
         raise TypeError("indexing with a list or array is not supported; use tf.gather")
     spec, dynamic = encode_index(index)
     return execute1(OPS["StridedSlice"], [tensor] + dynamic, {"spec": spec})
+
+
+# -- StridedSliceGrad: the gradient of a slice ------------------------------------------------
+# zeros of `x`'s shape with `g` at `x[index]`
+
+
+def _strided_slice_grad_kernel(g, x, *dynamic, spec):
+    out = np.zeros(np.shape(x), dtype=np.asarray(g).dtype)
+    out[decode_index(spec, dynamic)] = g
+    return out
+
+
+def _strided_slice_grad_jax(lw, node, ins):
+    """StridedSliceGrad: zeros with g at `x[index]`; dynamic indices are scalars checked
+    against their dimension, as the forward kernel does (dynamic slice bounds decline)."""
+    g, x, dynamic = lw.jnp.asarray(ins[0]), ins[1], ins[2:]
+    shape = tuple(np.shape(x))
+    index = static_index_jax(lw, node.attrs["spec"], list(dynamic), shape)
+    out = lw.jnp.zeros(shape, g.dtype)
+    try:
+        return [out.at[index].set(g)]
+    except (ValueError, TypeError, IndexError) as e:
+        raise lowering_api.Unsupported("cannot place the gradient: %s" % e) from None
+
+
+STRIDED_SLICE_GRAD = register("StridedSliceGrad", _strided_slice_grad_kernel,
+                              gradient_ops.like_infer,
+                              grad="runtime.gradients.grad_ops:strided_slice_grad_grad",
+                              emit=KERNEL_CALL,
+                              lowerings=dict(gradient_ops.lowered_on_jax(_strided_slice_grad_jax),
+                                             numba=strided_slice_grad_numba))

@@ -2,8 +2,6 @@
 
 Each op declares its gradient decision where it is declared (runtime/ops); most rules live
 here, written with the ops API, and are named by their op's declaration ('module:rule'):
-  grad_ops            helpers the rules use (sum_to, reduce_grad, ...); the rules of the helper
-                      ops (SumToShape, ReduceGrad, ...: runtime/ops/gradient_ops.py)
   math_grads          arithmetic, reductions, matmul, softmax
   array_grads         reshaping, joining, slicing, gathering, variable reads
   control_flow_grads  If and While (a WhileGrad op replays the loop and runs its body's VJP)
@@ -23,7 +21,6 @@ from runtime.gradients import (
     control_flow_grads,
     custom_gradient,
     function_grads,
-    grad_ops,
     math_grads,
     py_function_grads,
     tensor_array_grads,

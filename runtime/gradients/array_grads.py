@@ -5,12 +5,12 @@ came from; shape queries, constants and index computations carry no gradient.
 
 import numpy as np
 
-from runtime.gradients.grad_ops import fully_known, sum_to
 from runtime.ops import array_ops as A
 from runtime.ops import manipulation_ops as Manip
 from runtime.ops import reduction_ops as Red
 from runtime.ops import selection_ops as Sel
 from runtime.ops import slicing as Slicing
+from runtime.ops.gradient_ops import fully_known, sum_to
 from runtime.ops.registry import execute1
 from runtime.ops.selection_ops import GATHER_GRAD
 from runtime.ops.slicing import STRIDED_SLICE_GRAD

@@ -4,17 +4,16 @@ their declarations (a unary op's rule from its derivative is declared in math_op
 Each rule is `rule(ctx, grads) -> [gradient per input]` (see backprop.GradContext); it
 skips inputs that need no gradient (`ctx.needed`) and writes its result with the ops API, so
 that it runs eagerly and in graphs alike. Binary ops broadcast: the gradient of an operand
-is summed back to its shape (`grad_ops.sum_to`).
+is summed back to its shape (`gradient_ops.sum_to`).
 """
 
-from runtime.gradients.grad_ops import like_input, reduce_grad, sum_to, zeros_for
 from runtime.ops import array_ops as A
 from runtime.ops import linalg_ops as Lin
 from runtime.ops import math_ops as M
 from runtime.ops import reduction_ops as Red
 from runtime.ops import selection_ops as Sel
-from runtime.ops.gradient_ops import RELU_GRAD
-from runtime.ops.reduction_ops import PROD_OTHERS
+from runtime.ops.gradient_ops import RELU_GRAD, sum_to
+from runtime.ops.reduction_ops import PROD_OTHERS, like_input, reduce_grad
 from runtime.ops.registry import execute1
 
 # -- elementwise binary --------------------------------------------------------------------
@@ -106,7 +105,7 @@ def neg_grad(ctx, grads):
 
 
 def sign_grad(ctx, grads):
-    return [zeros_for(grads[0])]
+    return [A.zeros_like(grads[0])]
 
 
 def relu_grad(ctx, grads):

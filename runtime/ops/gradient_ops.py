@@ -1,5 +1,5 @@
-"""Small ops that gradient rules need, declared with their own gradients (written in
-runtime/gradients/grad_ops.py); the gradient ops of one family live with it (ReduceGrad and
+"""Small ops that gradient rules need, declared with their own gradients, and the helpers that
+emit them (`sum_to`, `shaped`); the gradient ops of one family live with it (ReduceGrad and
 ProdOthers with the reductions, GatherGrad with gather, StridedSliceGrad with slicing).
 
   * `SumToShape(x, like)`: `x` summed over the axes along which `like` was broadcast, and
@@ -16,7 +16,7 @@ import numpy as np
 
 from runtime import lowering_api
 from runtime.ops import numba_scans
-from runtime.ops.registry import KERNEL_CALL, NO_GRADIENT, not_saveable, register
+from runtime.ops.registry import KERNEL_CALL, NO_GRADIENT, execute1, not_saveable, register
 
 # lowering rules that decline, saying why (see runtime/backends/lowering.py)
 GRADIENTS_ON_HOST = {"array": lowering_api.unsupported("gradient ops run on the numpy executor")}
@@ -106,22 +106,60 @@ def like_infer(specs, attrs):
     return [(specs[0][0], shape if shape is not None else specs[1][1])]
 
 
-_RULES = "runtime.gradients.grad_ops:"  # their gradients, written with the ops API
 # ReluGrad on numba, elementwise on arrays and (in fused loops) scalars: g * 1 or g * 0, as
 # the kernel's product with a boolean
 _RELU_GRAD_NUMBA = "{0} * ({1} > 0)"
 
+
+def fully_known(shape):
+    """True for a static shape with every dimension known."""
+    return shape is not None and None not in shape
+
+
+def shaped(op, x, like, shape, attrs=None):
+    """Runs helper op `op` on `x` towards the shape of `like`: given as the static `shape`
+    attribute when fully known (then `like` is not an input, and with a constant `x` the
+    executor folds the op), else read from `like` at run time."""
+    attrs = dict(attrs or (), shape=tuple(shape) if fully_known(shape) else None)
+    if attrs["shape"] is not None:
+        return execute1(op, [x], attrs)
+    return execute1(op, [x, like() if callable(like) else like], attrs)
+
+
+def sum_to(g, ctx, i):
+    """Gradient `g` of a broadcasting op's output reduced to the shape of input `i`."""
+    if g is None:
+        return None
+    shape = ctx.input_shape(i)
+    if fully_known(shape) and g._shape_tuple() == shape:
+        return g
+    return shaped(SUM_TO_SHAPE, g, lambda: ctx.input(i), shape)
+
+
+def _sum_to_shape_grad(ctx, grads):
+    out = shaped(BROADCAST_LIKE, grads[0], lambda: ctx.input(0), ctx.input_shape(0))
+    return [out] + [None] * (len(ctx.needed) - 1)
+
+
+def _broadcast_like_grad(ctx, grads):
+    return [sum_to(grads[0], ctx, 0)] + [None] * (len(ctx.needed) - 1)
+
+
+def _relu_grad_grad(ctx, grads):
+    return [execute1(RELU_GRAD, [grads[0], ctx.input(1)]), None]
+
+
 SUM_TO_SHAPE = register("SumToShape", _sum_to_shape, like_infer,
-                        grad=_RULES + "sum_to_shape_grad", emit=KERNEL_CALL, traits=("view",),
+                        grad=_sum_to_shape_grad, emit=KERNEL_CALL, traits=("view",),
                         lowerings=dict(lowered_on_jax(_sum_to_shape_jax),
                                        numba=numba_scans.sum_to_shape))
 BROADCAST_LIKE = register("BroadcastLike", _broadcast_like, like_infer,
-                          grad=_RULES + "broadcast_like_grad", emit=KERNEL_CALL,
+                          grad=_broadcast_like_grad, emit=KERNEL_CALL,
                           traits=("view",),
                           lowerings=dict(lowered_on_jax(_broadcast_like_jax),
                                          numba=numba_scans.broadcast_like))
 RELU_GRAD = register("ReluGrad", _relu_grad, lambda specs, attrs: [specs[0]],
-                     grad=_RULES + "relu_grad_grad", emit=KERNEL_CALL,
+                     grad=_relu_grad_grad, emit=KERNEL_CALL,
                      lowerings=dict(lowered_on_jax(_relu_grad_jax), numba=_RELU_GRAD_NUMBA),
                      traits=("elementwise",))
 

@@ -8,7 +8,13 @@ import numpy as np
 
 from runtime import dtypes, lowering_api
 from runtime import shape as shape_lib
-from runtime.ops import common, gradient_ops, math_lowerings, numba_lowerings, numba_scans
+from runtime.ops import (
+    common,
+    gradient_ops,
+    math_lowerings,
+    numba_lowerings,
+    numba_scans,
+)
 from runtime.ops.common import NUMERIC, convert_to_tensor, require_kind
 from runtime.ops.registry import KERNEL_CALL, NO_GRADIENT, NOT_DIFFERENTIABLE, execute1, register
 
@@ -418,8 +424,39 @@ def _reduce_grad_jax(lw, node, ins):
     return [out]
 
 
+def reduce_grad(g, like, axis, keepdims, mean=False):
+    """The gradient of Sum/Mean: `g` spread back over `like`'s shape (`like` may be a
+    function giving the tensor, called only when its shape is not static)."""
+    shape = like.shape_hint if isinstance(like, _Like) else like._shape_tuple()
+    return gradient_ops.shaped(REDUCE_GRAD, g, like, shape,
+                               {"axis": axis, "keepdims": bool(keepdims), "mean": bool(mean)})
+
+
+class _Like:
+    """A tensor known by its static shape, made only if that shape is not fully known."""
+
+    def __init__(self, shape_hint, make):
+        self.shape_hint = shape_hint
+        self._make = make
+
+    def __call__(self):
+        return self._make()
+
+
+def like_input(ctx, i):
+    """Input `i` of an op as the `like` of `reduce_grad`."""
+    return _Like(ctx.input_shape(i), lambda: ctx.input(i))
+
+
+def _reduce_grad_grad(ctx, grads):
+    attrs = ctx.attrs
+    reduce = reduce_mean if attrs["mean"] else reduce_sum
+    return [reduce(grads[0], attrs["axis"], attrs["keepdims"])] + [None] * (
+        len(ctx.needed) - 1)
+
+
 REDUCE_GRAD = register("ReduceGrad", _reduce_grad_kernel, gradient_ops.like_infer,
-                       grad="runtime.gradients.grad_ops:reduce_grad_grad", emit=KERNEL_CALL,
+                       grad=_reduce_grad_grad, emit=KERNEL_CALL,
                        traits=("view",),
                        lowerings=dict(gradient_ops.lowered_on_jax(_reduce_grad_jax),
                                       numba=numba_scans.reduce_grad))

@@ -176,7 +176,11 @@ def _gather_grad_jax(lw, node, ins):
     return [out.at[(slice(None),) * axis + (indices,)].add(g)]
 
 
+def _gather_grad_grad(ctx, grads):
+    return [gather(grads[0], ctx.input(2), axis=ctx.attrs["axis"]), None, None]
+
+
 GATHER_GRAD = register("GatherGrad", _gather_grad_kernel, gradient_ops.like_infer,
-                       grad="runtime.gradients.grad_ops:gather_grad_grad", emit=KERNEL_CALL,
+                       grad=_gather_grad_grad, emit=KERNEL_CALL,
                        lowerings=dict(gradient_ops.lowered_on_jax(_gather_grad_jax),
                                       numba=numba_lowerings.gather_grad))

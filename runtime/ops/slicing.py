@@ -328,9 +328,16 @@ def _strided_slice_grad_jax(lw, node, ins):
         raise lowering_api.Unsupported("cannot place the gradient: %s" % e) from None
 
 
+def _strided_slice_grad_grad(ctx, grads):
+    dynamic = [ctx.input(i) for i in range(2, len(ctx.needed))]
+    out = execute1(OPS["StridedSlice"], [grads[0]] + dynamic,
+                   {"spec": ctx.attrs["spec"]})
+    return [out, None] + [None] * len(dynamic)
+
+
 STRIDED_SLICE_GRAD = register("StridedSliceGrad", _strided_slice_grad_kernel,
                               gradient_ops.like_infer,
-                              grad="runtime.gradients.grad_ops:strided_slice_grad_grad",
+                              grad=_strided_slice_grad_grad,
                               emit=KERNEL_CALL,
                               lowerings=dict(gradient_ops.lowered_on_jax(_strided_slice_grad_jax),
                                              numba=strided_slice_grad_numba))

@@ -9,7 +9,12 @@ import numpy as np
 
 from runtime import dtypes, lowering_api
 from runtime import shape as shape_lib
-from runtime.ops import common, math_ops, numba_lowerings
+from runtime.ops import (
+    common,
+    math_ops,
+    numba_lowerings,
+    reduction_ops,
+)
 from runtime.ops.common import (
     NUMERIC,
     SpecError,
@@ -33,7 +38,6 @@ _DYNAMIC_SHAPE = {"array": lowering_api.unsupported("dynamic shapes")}
 _NOT_LOWERED = {"array": lowering_api.unsupported("not lowered yet")}
 
 OPS = {}
-_RULES = "runtime.gradients.array_grads:"  # gradient rules written with the ops API
 
 
 def _no_kernel(*args, **kwargs):
@@ -47,14 +51,28 @@ OPS["Const"] = register("Const", lambda value, dtype: value,
                         lambda specs, attrs: [(attrs["dtype"], attrs["value"].shape)],
                         grad=NO_GRADIENT, emit=KERNEL_CALL, traits=("constant",),
                         static_value=lambda node, value_of: node.attrs["value"])
+
+
 def _identity_kernel(x):
     # eagerly (graphs forward the input instead), a tensor of its own: `tf.identity(v)` is
     # how a variable's value is snapshotted
     return x.copy() if isinstance(x, np.ndarray) else x
 
 
+# -- gradient rules: `rule(ctx, grads) -> [gradient per input]` (backprop.GradContext) ------
+
+
+def identity_grad(ctx, grads):
+    """The gradient rule of an op whose output is its input: the gradient passes through."""
+    return [grads[0]]
+
+
+def _fill_grad(ctx, grads):
+    return [None, reduction_ops.reduce_sum(grads[0]) if ctx.needed[1] else None]
+
+
 OPS["Identity"] = register("Identity", _identity_kernel, lambda specs, attrs: [specs[0]],
-                           grad=_RULES + "identity_grad",
+                           grad=identity_grad,
                            emit=lambda outs, ins, attrs, bind: "%s = %s" % (outs[0], ins[0]),
                            traits=("forwards",),
                            static_value=lambda node, value_of: value_of(node.inputs[0]),
@@ -170,7 +188,7 @@ def _fill_jax(lw, node, ins):
 
 
 OPS["Fill"] = register("Fill", _fill_kernel, _fill_infer,
-                       grad=_RULES + "fill_grad", emit=KERNEL_CALL,
+                       grad=_fill_grad, emit=KERNEL_CALL,
                        lowerings=dict(_NOT_LOWERED, numba=numba_lowerings.fill,
                                                     jax=_fill_jax))
 

@@ -11,7 +11,7 @@ import numpy as np
 
 from runtime import context, dtypes, errors, lowering_api
 from runtime.gradients import py_function_grads
-from runtime.ops import common, registry
+from runtime.ops import array_ops, common, registry
 from runtime.ops.registry import KERNEL_CALL, NOT_DIFFERENTIABLE, execute, register
 from runtime.tensor import EagerTensor, Tensor, make_eager
 
@@ -221,7 +221,7 @@ def _py_function_kernel(*values, func, Tout, in_dtypes, record=False, where=None
 
 
 OPS["EagerPyFunc"] = register("EagerPyFunc", _py_function_kernel, _py_function_infer,
-                              grad="runtime.gradients.py_function_grads:py_function_grad",
+                              grad=py_function_grads.py_function_grad,
                               emit=KERNEL_CALL,
                               traits=("side_effects", "host_only", "unrepeatable",
                                       "shares_state"),
@@ -432,7 +432,7 @@ def _check_numerics_kernel(x, message):
 
 
 OPS["CheckNumerics"] = register("CheckNumerics", _check_numerics_kernel, _check_numerics_infer,
-                                grad="runtime.gradients.array_grads:identity_grad",
+                                grad=array_ops.identity_grad,
                                 emit=KERNEL_CALL, traits=("side_effects", "may_raise", "view"),
                                 lowerings={"array": _check_numerics_lowering})
 

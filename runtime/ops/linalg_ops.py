@@ -5,7 +5,12 @@ import numpy as np
 
 from runtime import lowering_api
 from runtime import shape as shape_lib
-from runtime.ops import common, layout_ops, manipulation_ops, numba_lowerings
+from runtime.ops import (
+    common,
+    layout_ops,
+    manipulation_ops,
+    numba_lowerings,
+)
 from runtime.ops import math_ops as M
 from runtime.ops.common import (
     FLOAT,
@@ -16,6 +21,7 @@ from runtime.ops.common import (
     require_kind,
     require_same_dtype,
 )
+from runtime.ops.gradient_ops import sum_to
 from runtime.ops.registry import KERNEL_CALL, execute1, register
 
 _NOT_LOWERED = {"array": lowering_api.unsupported("not lowered yet")}
@@ -23,7 +29,6 @@ _NOT_LOWERED = {"array": lowering_api.unsupported("not lowered yet")}
 _LAPACK_ON_HOST = {"array": lowering_api.unsupported("linear algebra runs on the numpy executor")}
 
 OPS = {}
-_GRADS = "runtime.gradients.math_grads:"  # where the rules written with the ops API live
 
 
 def _matmul_infer(specs, attrs):
@@ -95,8 +100,41 @@ def _matmul_jax(lw, node, ins):
     return [lw.jnp.matmul(a, b)]
 
 
+# -- gradient rules: `rule(ctx, grads) -> [gradient per input]` (backprop.GradContext) ------
+
+
+def _matmul_grad(ctx, grads):
+    g = grads[0]
+    a, b = ctx.input(0), ctx.input(1)
+    ta, tb = ctx.attrs["transpose_a"], ctx.attrs["transpose_b"]
+    da = db = None
+    if ctx.needed[0]:
+        if not ta:
+            da = matmul(g, b, transpose_b=not tb)
+        else:
+            da = matmul(b, g, transpose_a=tb, transpose_b=True)
+        da = _batch_sum(da, ctx, 0)
+    if ctx.needed[1]:
+        if not tb:
+            db = matmul(a, g, transpose_a=not ta)
+        else:
+            db = matmul(g, a, transpose_a=True, transpose_b=ta)
+        db = _batch_sum(db, ctx, 1)
+    return [da, db]
+
+
+def _batch_sum(d, ctx, i):
+    """Sums a batched matmul gradient over the batch dimensions its operand was broadcast
+    along (nothing to do for plain matrices)."""
+    shape = ctx.input_shape(i)
+    if shape is not None and len(shape) == 2 and d._shape_tuple() is not None and \
+            len(d._shape_tuple()) == 2:
+        return d
+    return sum_to(d, ctx, i)
+
+
 OPS["MatMul"] = register("MatMul", _matmul_kernel, _matmul_infer, emit=_matmul_emit,
-                         grad=_GRADS + "matmul_grad",
+                         grad=_matmul_grad,
                          lowerings={"array": _matmul_lowering,
                                     "jax": _matmul_jax,
                                     "numba": _matmul_numba})

@@ -8,10 +8,17 @@ import numpy as np
 
 from runtime import lowering_api
 from runtime import shape as shape_lib
-from runtime.ops import common, numba_lowerings
+from runtime.ops import (
+    array_ops,
+    common,
+    numba_lowerings,
+    reduction_ops,
+    slicing,
+)
 from runtime.ops.array_ops import dims_tensor, identity
 from runtime.ops.common import SpecError, convert_to_tensor, require_same_dtype
 from runtime.ops.common import stack as stack  # re-exported: tf.stack is the Pack op below
+from runtime.ops.gradient_ops import fully_known, sum_to
 from runtime.ops.registry import KERNEL_CALL, execute, execute1, register
 
 # lowering rules that decline, saying why (see runtime/backends/lowering.py)
@@ -19,7 +26,6 @@ _NOT_LOWERED = {"array": lowering_api.unsupported("not lowered yet")}
 
 
 OPS = {}
-_RULES = "runtime.gradients.array_grads:"  # gradient rules written with the ops API
 
 
 
@@ -61,8 +67,77 @@ def _reshape_lowering(lowerer, node, ins, outs):
 
 
 _RESHAPE_LOWERINGS = {"array": _reshape_lowering}
+
+
+# -- gradient rules: `rule(ctx, grads) -> [gradient per input]` (backprop.GradContext) ------
+
+
+def _reshape_back(ctx, grads):
+    """Reshape, ExpandDims, Squeeze: the gradient takes the input's shape back."""
+    g = grads[0]
+    x_shape = ctx.input_shape(0)
+    if fully_known(x_shape):
+        if g._shape_tuple() == x_shape:
+            return [g] + [None] * (len(ctx.needed) - 1)
+        return [reshape(g, list(x_shape))] + [None] * (len(ctx.needed) - 1)
+    return [reshape(g, array_ops.shape(ctx.input(0)))] + [None] * (len(ctx.needed) - 1)
+
+
+def _transpose_grad(ctx, grads):
+    perm = ctx.attrs["perm"]
+    if perm is None:
+        return [transpose(grads[0])]
+    return [transpose(grads[0], [int(p) for p in np.argsort(perm)])]
+
+
+def _concat_grad(ctx, grads):
+    g = grads[0]
+    rank = len(ctx.output_shape(0)) if ctx.output_shape(0) is not None else None
+    if rank is None:
+        raise NotImplementedError("the gradient of concat needs operands of known rank")
+    axis = ctx.attrs["axis"] % rank
+    out = []
+    start = 0
+    for i, need in enumerate(ctx.needed):
+        shape = ctx.input_shape(i)
+        size = shape[axis] if shape is not None and shape[axis] is not None else \
+            array_ops.shape(ctx.input(i))[axis]
+        end = start + size
+        if need:
+            index = (slice(None),) * axis + (slice(start, end),)
+            out.append(slicing.strided_slice_from_index(g, index))
+        else:
+            out.append(None)
+        start = end
+    return out
+
+
+def _unpack_grad(ctx, grads):
+    parts = [g if g is not None else array_ops.zeros_like(ctx.output(i))
+             for i, g in enumerate(grads)]
+    return [stack(parts, axis=ctx.attrs["axis"])]
+
+
+def _tile_grad(ctx, grads):
+    g = grads[0]
+    multiples = ctx.attrs["multiples"]
+    shape = ctx.input_shape(0)
+    if fully_known(shape):
+        split = [n for m, d in zip(multiples, shape) for n in (m, d)]
+    else:
+        dims = array_ops.shape(ctx.input(0))
+        split = stack([n for k, m in enumerate(multiples)
+                         for n in (array_ops.constant(m, dtype=dims.dtype), dims[k])])
+    spread = reshape(g, split)
+    return [reduction_ops.reduce_sum(spread, axis=list(range(0, 2 * len(multiples), 2)))]
+
+
+def _broadcast_to_grad(ctx, grads):
+    return [sum_to(grads[0], ctx, 0)]
+
+
 OPS["Reshape"] = register("Reshape", _reshape_kernel, _reshape_infer,
-                          grad=_RULES + "reshape_back", emit=KERNEL_CALL, traits=("view",),
+                          grad=_reshape_back, emit=KERNEL_CALL, traits=("view",),
                           lowerings=_RESHAPE_LOWERINGS)
 
 
@@ -92,7 +167,7 @@ def _transpose_infer(specs, attrs):
 
 OPS["Transpose"] = register("Transpose", lambda x, perm: np.transpose(x, perm),
                             _transpose_infer,
-                            grad=_RULES + "transpose_grad", emit=KERNEL_CALL, traits=("view",),
+                            grad=_transpose_grad, emit=KERNEL_CALL, traits=("view",),
                             lowerings={"array": "xp.transpose({0}, {perm})"})
 
 
@@ -112,7 +187,7 @@ def _expand_infer(specs, attrs):
 
 OPS["ExpandDims"] = register("ExpandDims", lambda x, axis: np.expand_dims(x, axis),
                              _expand_infer,
-                             grad=_RULES + "reshape_back", emit=KERNEL_CALL, traits=("view",),
+                             grad=_reshape_back, emit=KERNEL_CALL, traits=("view",),
                              lowerings={"array": "xp.expand_dims({0}, {axis})"})
 
 
@@ -179,7 +254,7 @@ def _tile_jax(lw, node, ins):
 
 
 OPS["Squeeze"] = register("Squeeze", lambda x, axis: np.squeeze(x, axis), _squeeze_infer,
-                          grad=_RULES + "reshape_back", emit=KERNEL_CALL, traits=("view",),
+                          grad=_reshape_back, emit=KERNEL_CALL, traits=("view",),
                           lowerings=dict(_NOT_LOWERED, numba=numba_lowerings.squeeze,
                                                        jax=_squeeze_jax))
 
@@ -229,7 +304,7 @@ def _concat_jax(lw, node, ins):
 
 OPS["ConcatV2"] = register("ConcatV2", lambda *xs, axis: np.concatenate(xs, axis=axis),
                            _concat_infer, node_name="concat",
-                           grad=_RULES + "concat_grad", emit=KERNEL_CALL,
+                           grad=_concat_grad, emit=KERNEL_CALL,
                            lowerings=dict(_NOT_LOWERED, jax=_concat_jax,
                                           numba=numba_lowerings.concat))
 
@@ -264,7 +339,7 @@ def _unstack_kernel(x, num, axis):
 
 
 OPS["Unpack"] = register("Unpack", _unstack_kernel, _unstack_infer, node_name="unstack",
-                         grad=_RULES + "unpack_grad", emit=KERNEL_CALL,
+                         grad=_unpack_grad, emit=KERNEL_CALL,
                          lowerings=dict(_NOT_LOWERED, numba=numba_lowerings.unpack,
                                                       jax=_unpack_jax))
 
@@ -291,7 +366,7 @@ def _tile_infer(specs, attrs):
 
 
 OPS["Tile"] = register("Tile", lambda x, multiples: np.tile(x, multiples), _tile_infer,
-                       grad=_RULES + "tile_grad", emit=KERNEL_CALL,
+                       grad=_tile_grad, emit=KERNEL_CALL,
                        lowerings=dict(_NOT_LOWERED, numba=numba_lowerings.tile,
                                                     jax=_tile_jax))
 
@@ -315,7 +390,7 @@ def _broadcast_to_infer(specs, attrs):
 
 OPS["BroadcastTo"] = register("BroadcastTo", lambda x, shape: np.broadcast_to(x, shape),
                               _broadcast_to_infer,
-                              grad=_RULES + "broadcast_to_grad", emit=KERNEL_CALL,
+                              grad=_broadcast_to_grad, emit=KERNEL_CALL,
                               traits=("view",),
                               lowerings=dict(_NOT_LOWERED, numba=numba_lowerings.broadcast_to,
                                                            jax=_broadcast_to_jax))

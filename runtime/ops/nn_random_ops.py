@@ -8,7 +8,7 @@ sequence of generators (and so every draw) reproducible.
 import numpy as np
 
 from runtime import dtypes, lowering_api
-from runtime.ops import common, numba_scans
+from runtime.ops import common, math_ops, numba_scans, reduction_ops
 from runtime.ops.common import FLOAT, require_kind
 from runtime.ops.registry import KERNEL_CALL, NOT_DIFFERENTIABLE, execute1, register
 
@@ -57,12 +57,28 @@ def _log_softmax_jax(lw, node, ins):
     return [shifted - jnp.log(jnp.sum(jnp.exp(shifted), axis=axis, keepdims=True))]
 
 
+# -- gradient rules: `rule(ctx, grads) -> [gradient per input]` (backprop.GradContext) ------
+
+
+def _softmax_grad(ctx, grads):
+    g, y = grads[0], ctx.output(0)
+    axis = ctx.attrs["axis"]
+    inner = reduction_ops.reduce_sum(math_ops.multiply(g, y), axis=axis, keepdims=True)
+    return [math_ops.multiply(y, math_ops.subtract(g, inner))]
+
+
+def _log_softmax_grad(ctx, grads):
+    g, y = grads[0], ctx.output(0)
+    total = reduction_ops.reduce_sum(g, axis=ctx.attrs["axis"], keepdims=True)
+    return [math_ops.subtract(g, math_ops.multiply(math_ops.exp(y), total))]
+
+
 OPS["Softmax"] = register("Softmax", _softmax_kernel, _softmax_infer,
-                          grad="runtime.gradients.math_grads:softmax_grad", emit=KERNEL_CALL,
+                          grad=_softmax_grad, emit=KERNEL_CALL,
                           lowerings=dict(_NOT_LOWERED, jax=_softmax_jax,
                                          numba=numba_scans.softmax(log=False)))
 OPS["LogSoftmax"] = register("LogSoftmax", _log_softmax_kernel, _softmax_infer,
-                             grad="runtime.gradients.math_grads:log_softmax_grad", emit=KERNEL_CALL,
+                             grad=_log_softmax_grad, emit=KERNEL_CALL,
                              lowerings=dict(_NOT_LOWERED, jax=_log_softmax_jax,
                                             numba=numba_scans.softmax(log=True)))
 

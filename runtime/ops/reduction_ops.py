@@ -12,6 +12,7 @@ from runtime.ops import (
     common,
     gradient_ops,
     math_lowerings,
+    math_ops,
     numba_lowerings,
     numba_scans,
 )
@@ -23,7 +24,6 @@ _NOT_LOWERED = {"array": lowering_api.unsupported("not lowered yet")}
 
 
 OPS = {}
-_GRADS = "runtime.gradients.math_grads:"  # where the rules written with the ops API live
 _CALL = KERNEL_CALL
 _NONE = NOT_DIFFERENTIABLE
 
@@ -100,17 +100,48 @@ def _ufunc_reduce_emit(ufunc, fixed_dtype):
     return emit
 
 
+# -- gradient rules: `rule(ctx, grads) -> [gradient per input]` (backprop.GradContext) ------
+
+
+def _sum_grad(ctx, grads):
+    return [reduce_grad(grads[0], like_input(ctx, 0), ctx.attrs["axis"],
+                        ctx.attrs["keepdims"])]
+
+
+def _mean_grad(ctx, grads):
+    return [reduce_grad(grads[0], like_input(ctx, 0), ctx.attrs["axis"],
+                        ctx.attrs["keepdims"], mean=True)]
+
+
+def _extreme_grad(ctx, grads):
+    """Max/Min: the gradient is shared equally by the elements equal to the extreme."""
+    x = ctx.input(0)
+    axis, keepdims = ctx.attrs["axis"], ctx.attrs["keepdims"]
+    spread = reduce_grad(ctx.output(0), x, axis, keepdims)
+    hits = math_ops.cast(math_ops.equal(x, spread), x.dtype)
+    count = reduce_grad(reduce_sum(hits, axis, keepdims), x, axis, keepdims)
+    return [math_ops.multiply(reduce_grad(grads[0], x, axis, keepdims),
+                              math_ops.truediv(hits, count))]
+
+
+def _prod_grad(ctx, grads):
+    x = ctx.input(0)
+    axis, keepdims = ctx.attrs["axis"], ctx.attrs["keepdims"]
+    others = execute1(PROD_OTHERS, [x], {"axis": axis})
+    return [math_ops.multiply(reduce_grad(grads[0], x, axis, keepdims), others)]
+
+
 _REDUCTIONS = {
     # op name: (kernel, dtype kinds, emit rule, gradient)
     "Sum": (_reduce_kernel(np.sum), NUMERIC, _ufunc_reduce_emit("add", True),
-            _GRADS + "sum_grad"),
+            _sum_grad),
     "Prod": (_reduce_kernel(np.prod), NUMERIC, _ufunc_reduce_emit("multiply", True),
-             _GRADS + "prod_grad"),
-    "Mean": (_mean_kernel, NUMERIC, _CALL, _GRADS + "mean_grad"),
+             _prod_grad),
+    "Mean": (_mean_kernel, NUMERIC, _CALL, _mean_grad),
     "Max": (_extreme_kernel(np.max), NUMERIC, _ufunc_reduce_emit("maximum", False),
-            _GRADS + "extreme_grad"),
+            _extreme_grad),
     "Min": (_extreme_kernel(np.min), NUMERIC, _ufunc_reduce_emit("minimum", False),
-            _GRADS + "extreme_grad"),
+            _extreme_grad),
     "Any": (_bool_kernel(np.any), {"bool"}, _CALL, _NONE),
     "All": (_bool_kernel(np.all), {"bool"}, _CALL, _NONE),
 }

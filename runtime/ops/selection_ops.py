@@ -3,8 +3,15 @@
 import numpy as np
 
 from runtime import dtypes, lowering_api
-from runtime.ops import common, gradient_ops, numba_lowerings, numba_scans
+from runtime.ops import (
+    array_ops,
+    common,
+    gradient_ops,
+    numba_lowerings,
+    numba_scans,
+)
 from runtime.ops.common import convert_to_tensor, require_kind, require_same_dtype
+from runtime.ops.gradient_ops import sum_to
 from runtime.ops.registry import KERNEL_CALL, NOT_DIFFERENTIABLE, execute1, register
 
 # lowering rules that decline, saying why (see runtime/backends/lowering.py)
@@ -12,7 +19,6 @@ _NOT_LOWERED = {"array": lowering_api.unsupported("not lowered yet")}
 
 
 OPS = {}
-_RULES = "runtime.gradients.array_grads:"  # gradient rules written with the ops API
 
 
 # -- gather / where / one_hot ----------------------------------------------------------------
@@ -46,8 +52,27 @@ def _gather_jax(lw, node, ins):
     return [lw.jnp.take(params, indices, axis=axis, mode="clip")]
 
 
+# -- gradient rules: `rule(ctx, grads) -> [gradient per input]` (backprop.GradContext) ------
+
+
+def _gather_v2_grad(ctx, grads):
+    if not ctx.needed[0]:
+        return [None, None]
+    return [execute1(GATHER_GRAD, [grads[0], ctx.input(0), ctx.input(1)],
+                     {"axis": ctx.attrs["axis"]}), None]
+
+
+def _select_grad(ctx, grads):
+    g = grads[0]
+    condition = ctx.input(0)
+    zeros = array_ops.zeros_like(g)
+    return [None,
+            sum_to(where(condition, g, zeros), ctx, 1) if ctx.needed[1] else None,
+            sum_to(where(condition, zeros, g), ctx, 2) if ctx.needed[2] else None]
+
+
 OPS["GatherV2"] = register("GatherV2", _gather_kernel, _gather_infer,
-                           grad=_RULES + "gather_grad", emit=KERNEL_CALL,
+                           grad=_gather_v2_grad, emit=KERNEL_CALL,
                            lowerings=dict(_NOT_LOWERED, jax=_gather_jax,
                                           numba=numba_lowerings.gather))
 
@@ -76,7 +101,7 @@ def _select_scalars(lowerer, node, ins, outs):
 
 
 OPS["SelectV2"] = register("SelectV2", lambda c, x, y: np.where(c, x, y), _select_infer,
-                           grad=_RULES + "select_grad", emit=KERNEL_CALL,
+                           grad=_select_grad, emit=KERNEL_CALL,
                            lowerings={"array": "xp.where({0}, {1}, {2})",
                                       "numba": _select_scalars}, traits=("elementwise",))
 

@@ -7,7 +7,10 @@ import numpy as np
 
 from runtime import lowering_api
 from runtime import shape as shape_lib
-from runtime.ops import common, gradient_ops
+from runtime.ops import (
+    common,
+    gradient_ops,
+)
 from runtime.ops.common import SpecError, require_kind
 from runtime.ops.registry import KERNEL_CALL, execute1, register
 from runtime.tensor import Tensor
@@ -16,7 +19,6 @@ from runtime.tensor import Tensor
 _NOT_LOWERED = {"array": lowering_api.unsupported("not lowered yet")}
 
 OPS = {}
-_RULES = "runtime.gradients.array_grads:"  # gradient rules written with the ops API
 
 # -- encoding of index expressions -----------------------------------------------------------
 #
@@ -288,9 +290,19 @@ def _strided_slice_jax(lw, node, ins):
     return [x[static_index_jax(lw, node.attrs["spec"], ins[1:], tuple(np.shape(x)))]]
 
 
+# -- gradient rules: `rule(ctx, grads) -> [gradient per input]` (backprop.GradContext) ------
+
+
+def _strided_slice_rule(ctx, grads):
+    dynamic = [ctx.input(i) for i in range(1, len(ctx.needed))]
+    out = execute1(STRIDED_SLICE_GRAD, [grads[0], ctx.input(0)] + dynamic,
+                   {"spec": ctx.attrs["spec"]})
+    return [out] + [None] * len(dynamic)
+
+
 OPS["StridedSlice"] = register("StridedSlice", _slice_kernel, _slice_infer,
                                node_name="strided_slice", emit=_slice_emit,
-                               grad=_RULES + "strided_slice_grad", traits=("view",),
+                               grad=_strided_slice_rule, traits=("view",),
                                lowerings=dict(_NOT_LOWERED, numba=_slice_numba,
                                               jax=_strided_slice_jax))
 

@@ -31,7 +31,16 @@ from runtime import dtypes, lowering_api
 from runtime import shape as shape_lib
 from runtime.ops import tensor_array_lowerings as numba_rules
 from runtime.ops.common import SpecError
-from runtime.ops.registry import KERNEL_CALL, NOT_DIFFERENTIABLE, execute1, register
+from runtime.ops.registry import KERNEL_CALL, NOT_DIFFERENTIABLE, execute, execute1, register
+from runtime.ops.tensor_array_grad_ops import (
+    CONCAT_GRAD,
+    GATHER_GRAD,
+    READ_GRAD,
+    SCATTER_GRAD,
+    STACK_GRAD,
+    UNSTACK_GRAD,
+    WRITE_GRAD,
+)
 from runtime.ops.tensor_array_value import TensorArrayValue, value_of_handle, variant
 
 # lowering rules that decline, saying why (see runtime/backends/lowering.py)
@@ -49,7 +58,6 @@ def _on_jax(rule, numba=None):
     return lowerings
 
 OPS = {}
-_RULES = "runtime.gradients.tensor_array_grads:"  # gradient rules, written with the ops API
 
 
 # -- inference helpers ----------------------------------------------------------------------------
@@ -161,9 +169,43 @@ def _write_emit(outs, ins, attrs, emitter):
     return "%s = %s(%s, %s, %s)" % (outs[0], emitter.bind(_write), ins[0], ins[1], ins[2])
 
 
+# -- gradient rules: `rule(ctx, grads) -> [gradient per input]` (backprop.GradContext) ------
+
+
+def _write_grad(ctx, grads):
+    dvalue, dhandle = execute(WRITE_GRAD, [grads[0], ctx.input(1), ctx.input(2)])
+    return [dhandle if ctx.needed[0] else None, None, dvalue if ctx.needed[2] else None]
+
+
+def _read_grad(ctx, grads):
+    return [execute1(READ_GRAD, [ctx.input(0), ctx.input(1), grads[0]]), None]
+
+
+def _stack_grad(ctx, grads):
+    return [execute1(STACK_GRAD, [ctx.input(0), grads[0]])]
+
+
+def _concat_grad(ctx, grads):
+    return [execute1(CONCAT_GRAD, [ctx.input(0), grads[0]])]
+
+
+def _unstack_grad(ctx, grads):
+    dvalues, dhandle = execute(UNSTACK_GRAD, [grads[0], ctx.input(1)])
+    return [dhandle if ctx.needed[0] else None, dvalues if ctx.needed[1] else None]
+
+
+def _gather_grad(ctx, grads):
+    return [execute1(GATHER_GRAD, [ctx.input(0), ctx.input(1), grads[0]]), None]
+
+
+def _scatter_grad(ctx, grads):
+    dvalues, dhandle = execute(SCATTER_GRAD, [grads[0], ctx.input(1), ctx.input(2)])
+    return [dhandle if ctx.needed[0] else None, None, dvalues if ctx.needed[2] else None]
+
+
 OPS["TensorArrayWrite"] = register("TensorArrayWrite", _write_kernel, _write_infer,
                                    emit=_write_emit, traits=("view",),  # holds the value
-                                   grad=_RULES + "write_grad",
+                                   grad=_write_grad,
                                    lowerings=_on_jax("write_tensor_array", numba_rules.write))
 
 
@@ -178,7 +220,7 @@ def _read_kernel(handle, index, dtype, element_shape):
 
 
 OPS["TensorArrayRead"] = register("TensorArrayRead", _read_kernel, _read_infer,
-                                  grad=_RULES + "read_grad", emit=KERNEL_CALL,
+                                  grad=_read_grad, emit=KERNEL_CALL,
                                   traits=("view",),  # the element as written
                                   lowerings=_on_jax("read_tensor_array", numba_rules.read))
 
@@ -230,7 +272,7 @@ def _require_one_shape(elements, what):
 
 
 OPS["TensorArrayStack"] = register("TensorArrayStack", _stack_kernel, _stack_infer,
-                                   grad=_RULES + "stack_grad", emit=KERNEL_CALL,
+                                   grad=_stack_grad, emit=KERNEL_CALL,
                                    lowerings=_on_jax("stack_tensor_array", numba_rules.stack))
 
 
@@ -269,7 +311,7 @@ def _concat_kernel(handle, dtype, element_shape, static_size):
 
 
 OPS["TensorArrayConcat"] = register("TensorArrayConcat", _concat_kernel, _concat_infer,
-                                    grad=_RULES + "concat_grad", emit=KERNEL_CALL,
+                                    grad=_concat_grad, emit=KERNEL_CALL,
                                     lowerings=_on_jax("concat_tensor_array"))
 
 
@@ -292,7 +334,7 @@ def _unstack_kernel(handle, value, dtype, element_shape):
 
 
 OPS["TensorArrayUnstack"] = register("TensorArrayUnstack", _unstack_kernel, _unstack_infer,
-                                     grad=_RULES + "unstack_grad", emit=KERNEL_CALL,
+                                     grad=_unstack_grad, emit=KERNEL_CALL,
                                      traits=("view",),  # holds slices of the value
                                      lowerings=_on_jax("unstack_tensor_array",
                                                        numba_rules.unstack))
@@ -317,7 +359,7 @@ def _gather_kernel(handle, indices, dtype, element_shape):
 
 
 OPS["TensorArrayGather"] = register("TensorArrayGather", _gather_kernel, _gather_infer,
-                                    grad=_RULES + "gather_grad", emit=KERNEL_CALL,
+                                    grad=_gather_grad, emit=KERNEL_CALL,
                                     lowerings=_on_jax("gather_tensor_array"))
 
 
@@ -349,7 +391,7 @@ def _scatter_kernel(handle, indices, value, dtype, element_shape):
 
 
 OPS["TensorArrayScatter"] = register("TensorArrayScatter", _scatter_kernel, _scatter_infer,
-                                     grad=_RULES + "scatter_grad", emit=KERNEL_CALL,
+                                     grad=_scatter_grad, emit=KERNEL_CALL,
                                      traits=("view",),  # holds slices of the value
                                      lowerings=_on_jax("scatter_tensor_array"))
 

@@ -60,10 +60,16 @@ def _read_kernel(variable, dtype, shape):
     return value
 
 
+def _read_variable_grad(ctx, grads):
+    """The gradient of a read flows to the variable (its handle); a variable's gradient is
+    the sum over its reads."""
+    return [grads[0]]
+
+
 OPS["ReadVariableOp"] = register(
     "ReadVariableOp", _read_kernel, _read_infer,
     traits=("stateful", "unrepeatable", "shares_state"),
-    grad="runtime.gradients.array_grads:read_variable_grad",
+    grad=_read_variable_grad,
     emit=lambda outs, ins, attrs, bind: "%s = %s._value" % (outs[0], ins[0]),
     lowerings=_with_jax({"array": _read_lowering}, "read_variable"))
 

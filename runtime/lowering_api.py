@@ -103,6 +103,53 @@ def static_shape(shape: Any, what: str) -> tuple[int, ...]:
     return tuple(int(d) for d in shape)
 
 
+# -- what a JAX rule carries besides arrays (the JAX backend registers them as pytrees) -----
+
+
+class VariableSlot:
+    """A variable's place in the lowered function's state (`Lowerer.state[key]`)."""
+
+    __slots__ = ("key", "dtype", "shape")
+
+    def __init__(self, key: str, dtype: Any, shape: Any) -> None:
+        self.key = key
+        self.dtype = dtype
+        self.shape = shape
+
+
+class TensorArrayBuffer:
+    """A TensorArray of static `size` as a buffer `data` (size, *element_shape) and a bool
+    vector `written`: reads of unwritten elements are errors, as on the numpy executor."""
+
+    __slots__ = ("data", "written", "size")
+
+    def __init__(self, data: Any, written: Any, size: int) -> None:
+        self.data = data
+        self.written = written
+        self.size = size
+
+
+class PendingTensorArray:
+    """A TensorArray nothing was written to yet, whose element shape is not known: it has no
+    buffer until its first write tells the shape (a static value, not a traced one)."""
+
+    __slots__ = ("size", "np_dtype")
+
+    def __init__(self, size: int, np_dtype: Any) -> None:
+        self.size = size
+        self.np_dtype = np_dtype
+
+
+class HostHandle:
+    """A cursor kept on the host (an iterator, see runtime/backends/jax_host.py): the program
+    carries its `number` in the host's table."""
+
+    __slots__ = ("number",)
+
+    def __init__(self, number: Any) -> None:
+        self.number = number
+
+
 class LazyRule:
     """A backend's own rule named 'package.module:function', imported at its first call: the
     rules of a backend whose library is optional live in a module of that backend (which may

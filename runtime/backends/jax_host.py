@@ -28,8 +28,8 @@ from typing import Any
 
 import numpy as np
 
-from runtime.backends.jax_lowering import HostHandle, Lowerer
-from runtime.lowering_api import Unsupported, is_concrete
+from runtime.backends.jax_lowering import Lowerer
+from runtime.lowering_api import HostHandle, Unsupported, is_concrete
 
 _PREFIX = "runtime.backends.jax_host:"
 

@@ -44,7 +44,16 @@ import numpy as np
 
 from runtime import dtypes, executor
 from runtime.backends import lowering
-from runtime.lowering_api import ARRAY, Unsupported, Value, is_concrete
+from runtime.lowering_api import (
+    ARRAY,
+    HostHandle,
+    PendingTensorArray,
+    TensorArrayBuffer,
+    Unsupported,
+    Value,
+    VariableSlot,
+    is_concrete,
+)
 from runtime.ops.tensor_array_value import TensorArrayValue
 from runtime.variables import Variable
 
@@ -83,50 +92,6 @@ class FullPrecisionNumpy:
 @functools.cache
 def _full_precision(jnp: Any, lax: Any) -> FullPrecisionNumpy:
     return FullPrecisionNumpy(jnp, lax)
-
-
-class VariableSlot:
-    """A variable's place in the lowered function's state (`Lowerer.state[key]`)."""
-
-    __slots__ = ("key", "dtype", "shape")
-
-    def __init__(self, key: str, dtype: Any, shape: Any) -> None:
-        self.key = key
-        self.dtype = dtype
-        self.shape = shape
-
-
-class TensorArrayBuffer:
-    """A TensorArray of static `size` as a buffer `data` (size, *element_shape) and a bool
-    vector `written`: reads of unwritten elements are errors, as on the numpy executor."""
-
-    __slots__ = ("data", "written", "size")
-
-    def __init__(self, data: Any, written: Any, size: int) -> None:
-        self.data = data
-        self.written = written
-        self.size = size
-
-
-class PendingTensorArray:
-    """A TensorArray nothing was written to yet, whose element shape is not known: it has no
-    buffer until its first write tells the shape (a static value, not a traced one)."""
-
-    __slots__ = ("size", "np_dtype")
-
-    def __init__(self, size: int, np_dtype: Any) -> None:
-        self.size = size
-        self.np_dtype = np_dtype
-
-
-class HostHandle:
-    """A cursor kept on the host (an iterator, see runtime/backends/jax_host.py): the program
-    carries its `number` in the host's table."""
-
-    __slots__ = ("number",)
-
-    def __init__(self, number: Any) -> None:
-        self.number = number
 
 
 def _register_pytrees(jax: Any) -> None:

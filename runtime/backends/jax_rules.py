@@ -15,15 +15,16 @@ from typing import Any
 import numpy as np
 
 from runtime.backends import jax_host, jax_scan
-from runtime.backends.jax_lowering import (
+from runtime.backends.jax_lowering import Lowerer
+from runtime.graph import SubGraph
+from runtime.lowering_api import (
     HostHandle,
-    Lowerer,
     PendingTensorArray,
     TensorArrayBuffer,
+    Unsupported,
     VariableSlot,
+    is_concrete,
 )
-from runtime.graph import SubGraph
-from runtime.lowering_api import Unsupported, is_concrete
 
 _SELECT_LIMIT = 24  # branches up to this many nodes, without loops, run both and select
 
@@ -210,177 +211,10 @@ def lower_while(lw: Lowerer, node: Any, ins: list[Any]) -> list[Any]:
 # -- variables --------------------------------------------------------------------------------
 
 
-def _slot(node: Any, value: Any) -> VariableSlot:
-    if not isinstance(value, VariableSlot):
-        raise Unsupported("reads a resource that is not a variable")
-    return value
-
-
-def read_variable(lw: Lowerer, node: Any, ins: list[Any]) -> list[Any]:
-    """ReadVariableOp: the slot's current value."""
-    return [lw.state[_slot(node, ins[0]).key]]
-
-
-def _assign(lw: Lowerer, node: Any, slot: VariableSlot, value: Any) -> list[Any]:
-    current = lw.state[slot.key]
-    value = lw.jnp.asarray(value, slot.dtype.np_dtype)
-    if np.shape(value) != np.shape(current):
-        raise Unsupported("changes a variable's shape")
-    lw.state[slot.key] = value
-    lw.assigned.add(slot.key)
-    lw.check_assignments()
-    return [value]
-
-
-def assign_variable(lw: Lowerer, node: Any, ins: list[Any]) -> list[Any]:
-    """AssignVariableOp."""
-    return _assign(lw, node, _slot(node, ins[0]), ins[1])
-
-
-def assign_add_variable(lw: Lowerer, node: Any, ins: list[Any]) -> list[Any]:
-    """AssignAddVariableOp."""
-    slot = _slot(node, ins[0])
-    return _assign(lw, node, slot, lw.jnp.add(lw.state[slot.key], ins[1]))
-
-
-def assign_sub_variable(lw: Lowerer, node: Any, ins: list[Any]) -> list[Any]:
-    """AssignSubVariableOp."""
-    slot = _slot(node, ins[0])
-    return _assign(lw, node, slot, lw.jnp.subtract(lw.state[slot.key], ins[1]))
-
-
 # -- checks -----------------------------------------------------------------------------------
 
 
 # -- TensorArrays -----------------------------------------------------------------------------
-
-
-def _array(node: Any, value: Any) -> Any:
-    if not isinstance(value, (TensorArrayBuffer, PendingTensorArray)):
-        raise Unsupported("gets a TensorArray that is not a fixed-size buffer")
-    return value
-
-
-def _index_fails(lw: Lowerer, array: Any, index: Any) -> None:
-    lw.fail_if((index < 0) | (index >= array.size))
-
-
-def create_tensor_array(lw: Lowerer, node: Any, ins: list[Any]) -> list[Any]:
-    """TensorArray: a buffer (or a pending array until the first write tells the element
-    shape) of a size known at compile time."""
-    if node.attrs["dynamic_size"]:
-        raise Unsupported("makes a TensorArray of dynamic size")
-    if not is_concrete(ins[0]):
-        raise Unsupported("makes a TensorArray whose size is known only at run "
-                                      "time")
-    size = int(ins[0])
-    if size < 0 or node.attrs["dtype"] is None:
-        raise Unsupported("fails (negative size or unknown dtype)")
-    np_dtype = node.attrs["dtype"].np_dtype
-    shape = node.attrs["element_shape"]
-    if shape is None or None in shape:
-        return [PendingTensorArray(size, np_dtype)]
-    jnp = lw.jnp
-    return [TensorArrayBuffer(jnp.zeros((size,) + tuple(shape), np_dtype),
-                              jnp.zeros(size, bool), size)]
-
-
-def _buffer_for(lw: Lowerer, node: Any, array: Any, element_shape: tuple[int, ...]) -> Any:
-    if isinstance(array, PendingTensorArray):
-        jnp = lw.jnp
-        return TensorArrayBuffer(jnp.zeros((array.size,) + element_shape, array.np_dtype),
-                                 jnp.zeros(array.size, bool), array.size)
-    if tuple(array.data.shape[1:]) != element_shape:
-        raise Unsupported("writes an element of shape %s to a TensorArray of %s"
-                                % (element_shape, tuple(array.data.shape[1:])))
-    return array
-
-
-def write_tensor_array(lw: Lowerer, node: Any, ins: list[Any]) -> list[Any]:
-    """TensorArrayWrite: `data.at[i].set(value)`; an index out of range fails."""
-    array, index, value = _array(node, ins[0]), ins[1], ins[2]
-    array = _buffer_for(lw, node, array, tuple(np.shape(value)))
-    _index_fails(lw, array, index)
-    return [TensorArrayBuffer(array.data.at[index].set(value),
-                              array.written.at[index].set(True), array.size)]
-
-
-def _element_shape(node: Any) -> tuple[int, ...]:
-    shape = node.attrs["element_shape"]
-    if shape is None or None in shape:
-        raise Unsupported("reads a TensorArray of unknown element shape")
-    return tuple(shape)
-
-
-def read_tensor_array(lw: Lowerer, node: Any, ins: list[Any]) -> list[Any]:
-    """TensorArrayRead: element i; out of range or unwritten fails."""
-    array, index = _array(node, ins[0]), ins[1]
-    if isinstance(array, PendingTensorArray):
-        raise Unsupported("reads a TensorArray nothing was written to")
-    _index_fails(lw, array, index)
-    safe = lw.jnp.clip(index, 0, max(array.size - 1, 0))
-    lw.fail_if(lw.jnp.logical_not(array.written[safe]))
-    return [array.data[safe]]
-
-
-def _all_written(lw: Lowerer, node: Any, array: Any) -> TensorArrayBuffer:
-    if isinstance(array, PendingTensorArray):
-        if array.size:
-            raise Unsupported("reads a TensorArray nothing was written to")
-        return TensorArrayBuffer(lw.jnp.zeros((0,) + _element_shape(node), array.np_dtype),
-                                 lw.jnp.zeros(0, bool), 0)
-    lw.fail_if(lw.jnp.logical_not(lw.jnp.all(array.written)))
-    return array
-
-
-def stack_tensor_array(lw: Lowerer, node: Any, ins: list[Any]) -> list[Any]:
-    """TensorArrayStack: the buffer, every element written."""
-    return [_all_written(lw, node, _array(node, ins[0])).data]
-
-
-def concat_tensor_array(lw: Lowerer, node: Any, ins: list[Any]) -> list[Any]:
-    """TensorArrayConcat: the buffer with its first two dimensions merged."""
-    array = _all_written(lw, node, _array(node, ins[0]))
-    shape = array.data.shape
-    if len(shape) < 2:
-        raise Unsupported("concatenates scalars")
-    return [array.data.reshape((shape[0] * shape[1],) + tuple(shape[2:]))]
-
-
-def size_tensor_array(lw: Lowerer, node: Any, ins: list[Any]) -> list[Any]:
-    """TensorArraySize: known at compile time."""
-    return [np.int32(_array(node, ins[0]).size)]
-
-
-def unstack_tensor_array(lw: Lowerer, node: Any, ins: list[Any]) -> list[Any]:
-    """TensorArrayUnstack: element i = value[i]."""
-    array, value = _array(node, ins[0]), ins[1]
-    count = np.shape(value)[0]
-    if count > array.size:
-        raise Unsupported("unstacks more elements than the array holds")
-    array = _buffer_for(lw, node, array, tuple(np.shape(value)[1:]))
-    return [TensorArrayBuffer(array.data.at[:count].set(value),
-                              array.written.at[:count].set(True), array.size)]
-
-
-def gather_tensor_array(lw: Lowerer, node: Any, ins: list[Any]) -> list[Any]:
-    """TensorArrayGather: the elements at the indices; out of range or unwritten fails."""
-    array, indices = _array(node, ins[0]), ins[1]
-    if isinstance(array, PendingTensorArray):
-        raise Unsupported("reads a TensorArray nothing was written to")
-    _index_fails(lw, array, indices)
-    safe = lw.jnp.clip(indices, 0, max(array.size - 1, 0))
-    lw.fail_if(lw.jnp.logical_not(array.written[safe]))
-    return [array.data[safe]]
-
-
-def scatter_tensor_array(lw: Lowerer, node: Any, ins: list[Any]) -> list[Any]:
-    """TensorArrayScatter: element indices[k] = value[k]; out of range fails."""
-    array, indices, value = _array(node, ins[0]), ins[1], ins[2]
-    array = _buffer_for(lw, node, array, tuple(np.shape(value)[1:]))
-    _index_fails(lw, array, indices)
-    return [TensorArrayBuffer(array.data.at[indices].set(value),
-                              array.written.at[indices].set(True), array.size)]
 
 
 # -- array ops the array backends do not lower yet --------------------------------------------

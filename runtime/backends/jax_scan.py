@@ -18,13 +18,9 @@ from typing import Any
 import numpy as np
 
 from runtime import executor
-from runtime.backends.jax_lowering import (
-    Lowerer,
-    PendingTensorArray,
-    TensorArrayBuffer,
-)
+from runtime.backends.jax_lowering import Lowerer
 from runtime.graph import SubGraph
-from runtime.lowering_api import Unsupported, is_concrete
+from runtime.lowering_api import PendingTensorArray, TensorArrayBuffer, Unsupported, is_concrete
 
 
 def _has_loop_or_call(graph: Any) -> bool:

@@ -267,3 +267,13 @@ def test_declaring_every_op_imports_neither_numba_nor_jax():
     result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
                             cwd=ROOT, check=True)
     assert result.stdout.strip() == "[]"
+
+
+def test_op_modules_import_no_backend():
+    """An op declares its rules for every backend with the lowering vocabulary
+    (runtime.lowering_api) alone: no op module imports a backend module."""
+    edges, _ = _graph()
+    leaks = sorted(f"{module} imports {target}" for module, targets in edges.items()
+                   if module.startswith("runtime.ops") for target in targets
+                   if target.startswith("runtime.backends"))
+    assert not leaks, "\n".join(leaks)

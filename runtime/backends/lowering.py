@@ -117,6 +117,11 @@ class Lowerer:
         """The expression reading the variable `resource` stands for (its current value)."""
         raise Unsupported("variables")
 
+    def kernel_on_host(self, node: Any, ins: list[Value], outs: list[Value]) -> None:
+        """Writes a call of `node`'s own kernel on the host, at this point of the lowered
+        code, assigning `outs` (none: a call made only to raise the kernel's error)."""
+        raise Unsupported("this backend cannot call the host")
+
     def write_variable(self, resource: Value, value: str) -> None:
         """Writes statements storing `value` into the variable `resource` stands for."""
         raise Unsupported("variables")

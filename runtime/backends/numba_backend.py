@@ -147,6 +147,10 @@ class NumbaLowerer(Lowerer):
             return "%s[()]" % resource
         return "%s.copy()" % resource
 
+    def kernel_on_host(self, node: Any, ins: list[Value], outs: list[Value]) -> None:
+        """The op's kernel called back through `numba.objmode` (see numba_host)."""
+        numba_host.kernel_on_host(self, node, ins, outs)
+
     def write_variable(self, resource: Value, value: str) -> None:
         variable = self._buffer(resource)
         for i, v in enumerate(self.variables):

@@ -13,7 +13,6 @@ numpy adds pairwise), it stays within the few ulp the backends are held to.
 import numpy as np
 
 from runtime import lowering_api
-from runtime.backends import numba_host
 from runtime.ops.numba_lowerings import (
     as_3d,
     axis_of,
@@ -288,7 +287,7 @@ def top_k(lowerer, node, ins, outs):
             lowerer.fresh("once"), flat))
         with lowerer.block():
             on_host = [lowerer.local(out.dtype, out.shape, "h") for out in outs]
-            numba_host.kernel_on_host(lowerer, node, ins, on_host)
+            lowerer.kernel_on_host(node, ins, on_host)
             for array, result in zip((got, picked), on_host):
                 lowerer.line("%s[:, :] = %s.reshape((%s, %s))" % (array, result, rows, k))
     shape = parts[:-1] + [k]

@@ -5,7 +5,6 @@ import numpy as np
 
 from runtime import dtypes, lowering_api
 from runtime import shape as shape_lib
-from runtime.backends import numba_host
 from runtime.ops import (
     array_ops,
     common,
@@ -154,7 +153,7 @@ def _segment_sum_numba(lowerer, node, ins, outs):
     # a loop running once, not an `if`: numba miscompiles objmode blocks in an `if`
     lowerer.line("for %s in range(int(%s)):" % (lowerer.fresh("once"), " or ".join(failed)))
     with lowerer.block():
-        numba_host.write_call(lowerer, numba_host.kernel_function(node, ins, []), ins, [])
+        lowerer.kernel_on_host(node, ins, [])
     lowerer.line("%s = np.ascontiguousarray(%s).reshape((%s, %s))" % (source, data, rows,
                                                                      inner))
     lowerer.line("%s = np.zeros((%s, %s), %s)" % (result, count, inner,

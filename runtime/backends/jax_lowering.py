@@ -5,13 +5,15 @@ Where the numba backend writes source, this backend walks the executor's simplif
 (`runtime.executor.simplify`) inside the function that `jax.jit` traces, so every node's rule
 runs once, at compile time, on JAX tracers, and XLA compiles what they build. Each node is
 lowered by its op's own "jax" rule, else by its backend-neutral "array" rule (see
-runtime/backends/lowering.py): the lines that rule writes for the node, with `xp` bound to
+runtime/lowering_api.py): the lines that rule writes for the node, with `xp` bound to
 `jax.numpy`, are executed at once on the node's input values. A "jax" rule, which only this
 backend reads, follows the tracing protocol `rule(lowerer, node, ins) -> [output values]`:
 `ins` are the input values, JAX arrays (numpy values for constants, so that a rule can tell
 what is known at compile time), `VariableSlot`s for variables, `TensorArrayBuffer`s and
 `PendingTensorArray`s for TensorArray handles; a rule with sub-graphs lowers them with
-`lowerer.lower_graph`, and a case it cannot lower raises `backends.Unsupported`.
+`lowerer.lower_graph`, and a case it cannot lower raises `lowering_api.Unsupported`. The rules
+live with their ops (runtime/ops), take `jnp`, `lax` and `jax` from the lowerer, and import no
+jax.
 
 What JAX cannot do the way the numpy executor does is carried explicitly:
   * State: variables are inputs of the compiled function and their final values outputs

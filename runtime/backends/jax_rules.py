@@ -1,10 +1,11 @@
-"""The "jax" lowering rules of the ops that a numpy-API template cannot express: control flow
-(`lax.cond`, `lax.while_loop`), variables (state threaded through the lowered function),
-TensorArrays (fixed buffers written with `.at[i].set`), calls, and ops that raise on the
-numpy executor (their failure conditions become the lowered function's error flag).
+"""The "jax" lowering rules of staged control flow: If (`lax.cond`, or both branches and a
+select) and While (`lax.while_loop`, or `lax.scan` for a counted loop writing TensorArrays,
+runtime/backends/jax_scan.py). Their state (variables, the error flag) is threaded through
+the carry.
 
-Each op names its rule in its own `register` call, as 'runtime.backends.jax_rules:NAME', so
-this module (and jax) is imported only when the JAX backend lowers a graph. A rule is
+The other ops declare their JAX rules beside them (runtime/ops); If and While name these in
+their `register` calls as 'runtime.backends.jax_rules:NAME' (`lowering_api.jax_rule`), since
+they are built on the lowerer's scoping and the scan lowering. A rule is
 `rule(lowerer, node, ins) -> [output values]` (see runtime/backends/jax_lowering.py).
 """
 

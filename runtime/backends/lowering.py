@@ -4,7 +4,8 @@ It walks the graph the executor would run, simplified the same way (`executor.si
 constants folded, duplicates merged, dead nodes dropped), and asks each node's op for its
 rule for the backend: `op.lowerings[backend name]`, else `op.lowerings["array"]`, a
 backend-neutral rule in numpy-API terms that numba (numpy inside `njit`) and jax.numpy both
-read, `xp` standing for the backend's array module. A rule is declared in the op's own
+read, `xp` standing for the backend's array module (runtime/lowering_api.py holds the
+vocabulary rules share with the backends). A rule is declared in the op's own
 `register(..., lowerings={...})` call and is one of:
 
   * a template string, the expression of the op's one output: `{0}`, `{1}`... are the inputs,
@@ -13,7 +14,7 @@ read, `xp` standing for the backend's array module. A rule is declared in the op
   * a callable `rule(lowerer, node, ins, outs)` writing statements with the `Lowerer` API
     (`line`, `assign`, `check`, `block`, `lower_graph` for sub-graphs, `literal`), where
     `ins` and `outs` are `Value`s (expression strings knowing their dtype, static shape and,
-    for a constant, value); it raises `backends.Unsupported(reason)` for a case it cannot
+    for a constant, value); it raises `lowering_api.Unsupported(reason)` for a case it cannot
     lower (the walker adds the op and the user's line).
 
 A node whose op has no rule (a `host_only` op, which runs Python, declares none) makes the
@@ -23,9 +24,9 @@ recursively through their rule (`lowerer.lower_graph(sub.graph, fed, sub.outputs
 
 The JAX backend lowers by tracing instead (runtime/backends/jax_lowering.py): it runs the
 lines an "array" rule writes for a node at once on traced values, and its own "jax" rules,
-which it alone reads, follow `rule(lowerer, node, ins) -> [output values]`; an op names them
-with `backends.jax_rule("NAME")` (runtime/backends/jax_rules.py), so jax is imported only when
-a graph is lowered for it.
+which it alone reads, follow `rule(lowerer, node, ins) -> [output values]`; they are functions
+beside their ops that take `jnp` and `lax` from the lowerer, so that declaring an op imports no
+jax (If and While name theirs in runtime/backends/jax_rules.py, with its scan lowering).
 
 A backend subclasses `Lowerer`, giving its `name`, how constants and captured values enter
 the code (`constant`, `capture`), how an output takes its dtype (`assign`) and how a check

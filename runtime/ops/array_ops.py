@@ -33,7 +33,7 @@ from runtime.ops.registry import (
 )
 from runtime.tensor import EagerTensor, Tensor, to_numpy
 
-# lowering rules that decline, saying why (see runtime/backends/lowering.py)
+# lowering rules that decline, saying why (see runtime/lowering_api.py)
 _DYNAMIC_SHAPE = {"array": lowering_api.unsupported("dynamic shapes")}
 _NOT_LOWERED = {"array": lowering_api.unsupported("not lowered yet")}
 
@@ -65,10 +65,6 @@ def _identity_kernel(x):
 def identity_grad(ctx, grads):
     """The gradient rule of an op whose output is its input: the gradient passes through."""
     return [grads[0]]
-
-
-def _fill_grad(ctx, grads):
-    return [None, reduction_ops.reduce_sum(grads[0]) if ctx.needed[1] else None]
 
 
 OPS["Identity"] = register("Identity", _identity_kernel, lambda specs, attrs: [specs[0]],
@@ -185,6 +181,10 @@ def _fill_jax(lw, node, ins):
     shape = lowering_api.static_shape(node.attrs["static_shape"], "the shape")
     value = lw.jnp.asarray(ins[1])
     return [lw.jnp.full(shape, value, dtype=value.dtype)]
+
+
+def _fill_grad(ctx, grads):
+    return [None, reduction_ops.reduce_sum(grads[0]) if ctx.needed[1] else None]
 
 
 OPS["Fill"] = register("Fill", _fill_kernel, _fill_infer,

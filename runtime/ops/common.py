@@ -8,7 +8,7 @@ from runtime.ops import numba_lowerings, registry
 from runtime.ops.registry import SpecError
 from runtime.tensor import EagerTensor, SymbolicTensor, Tensor, to_numpy
 
-# lowering rules that decline, saying why (see runtime/backends/lowering.py)
+# lowering rules that decline, saying why (see runtime/lowering_api.py)
 _NOT_LOWERED = {"array": lowering_api.unsupported("not lowered yet")}
 
 

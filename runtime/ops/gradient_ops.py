@@ -18,7 +18,7 @@ from runtime import lowering_api
 from runtime.ops import numba_scans
 from runtime.ops.registry import KERNEL_CALL, NO_GRADIENT, execute1, not_saveable, register
 
-# lowering rules that decline, saying why (see runtime/backends/lowering.py)
+# lowering rules that decline, saying why (see runtime/lowering_api.py)
 GRADIENTS_ON_HOST = {"array": lowering_api.unsupported("gradient ops run on the numpy executor")}
 
 
@@ -30,38 +30,6 @@ def target_shape_jax(node, ins):
     if len(ins) > 1:
         return tuple(np.shape(ins[1]))
     return lowering_api.static_shape(node.attrs["shape"], "the target shape")
-
-
-def _sum_to_shape_jax(lw, node, ins):
-    """SumToShape: summed over the broadcast axes, as the kernel picks them."""
-    x, shape = ins[0], target_shape_jax(node, ins)
-    have = tuple(np.shape(x))
-    if have == shape:
-        return [x]
-    lead = len(have) - len(shape)
-    if lead < 0:
-        raise lowering_api.Unsupported("sums to a shape of higher rank")
-    axes = tuple(range(lead)) + tuple(
-        lead + i for i, d in enumerate(shape) if d == 1 and have[lead + i] != 1)
-    if axes:
-        x = lw.jnp.sum(x, axis=axes, keepdims=True)
-    if int(np.prod(np.shape(x))) != int(np.prod(shape)):
-        raise lowering_api.Unsupported("sums %s to %s" % (have, shape))
-    return [lw.jnp.reshape(x, shape)]
-
-
-def _broadcast_like_jax(lw, node, ins):
-    """BroadcastLike: broadcast to the target shape."""
-    try:
-        return [lw.jnp.broadcast_to(ins[0], target_shape_jax(node, ins))]
-    except ValueError as e:
-        raise lowering_api.Unsupported("cannot broadcast: %s" % e) from None
-
-
-def _relu_grad_jax(lw, node, ins):
-    """ReluGrad: g where the output is positive, else 0 (g * (y > 0), as the kernel)."""
-    g = lw.jnp.asarray(ins[0])
-    return [g * (lw.jnp.asarray(ins[1]) > 0).astype(g.dtype)]
 
 
 def lowered_on_jax(rule):
@@ -91,10 +59,6 @@ def _sum_to_shape(x, *like, shape):
 
 def _broadcast_like(x, *like, shape):
     return np.broadcast_to(x, target_shape(like, shape))
-
-
-def _relu_grad(g, y):
-    return g * (y > 0)
 
 
 # -- inference rules ---------------------------------------------------------------------------
@@ -141,23 +105,63 @@ def _sum_to_shape_grad(ctx, grads):
     return [out] + [None] * (len(ctx.needed) - 1)
 
 
-def _broadcast_like_grad(ctx, grads):
-    return [sum_to(grads[0], ctx, 0)] + [None] * (len(ctx.needed) - 1)
-
-
-def _relu_grad_grad(ctx, grads):
-    return [execute1(RELU_GRAD, [grads[0], ctx.input(1)]), None]
+def _sum_to_shape_jax(lw, node, ins):
+    """SumToShape: summed over the broadcast axes, as the kernel picks them."""
+    x, shape = ins[0], target_shape_jax(node, ins)
+    have = tuple(np.shape(x))
+    if have == shape:
+        return [x]
+    lead = len(have) - len(shape)
+    if lead < 0:
+        raise lowering_api.Unsupported("sums to a shape of higher rank")
+    axes = tuple(range(lead)) + tuple(
+        lead + i for i, d in enumerate(shape) if d == 1 and have[lead + i] != 1)
+    if axes:
+        x = lw.jnp.sum(x, axis=axes, keepdims=True)
+    if int(np.prod(np.shape(x))) != int(np.prod(shape)):
+        raise lowering_api.Unsupported("sums %s to %s" % (have, shape))
+    return [lw.jnp.reshape(x, shape)]
 
 
 SUM_TO_SHAPE = register("SumToShape", _sum_to_shape, like_infer,
                         grad=_sum_to_shape_grad, emit=KERNEL_CALL, traits=("view",),
                         lowerings=dict(lowered_on_jax(_sum_to_shape_jax),
                                        numba=numba_scans.sum_to_shape))
+
+
+def _broadcast_like_jax(lw, node, ins):
+    """BroadcastLike: broadcast to the target shape."""
+    try:
+        return [lw.jnp.broadcast_to(ins[0], target_shape_jax(node, ins))]
+    except ValueError as e:
+        raise lowering_api.Unsupported("cannot broadcast: %s" % e) from None
+
+
+def _broadcast_like_grad(ctx, grads):
+    return [sum_to(grads[0], ctx, 0)] + [None] * (len(ctx.needed) - 1)
+
+
 BROADCAST_LIKE = register("BroadcastLike", _broadcast_like, like_infer,
                           grad=_broadcast_like_grad, emit=KERNEL_CALL,
                           traits=("view",),
                           lowerings=dict(lowered_on_jax(_broadcast_like_jax),
                                          numba=numba_scans.broadcast_like))
+
+
+def _relu_grad_jax(lw, node, ins):
+    """ReluGrad: g where the output is positive, else 0 (g * (y > 0), as the kernel)."""
+    g = lw.jnp.asarray(ins[0])
+    return [g * (lw.jnp.asarray(ins[1]) > 0).astype(g.dtype)]
+
+
+def _relu_grad(g, y):
+    return g * (y > 0)
+
+
+def _relu_grad_grad(ctx, grads):
+    return [execute1(RELU_GRAD, [grads[0], ctx.input(1)]), None]
+
+
 RELU_GRAD = register("ReluGrad", _relu_grad, lambda specs, attrs: [specs[0]],
                      grad=_relu_grad_grad, emit=KERNEL_CALL,
                      lowerings=dict(lowered_on_jax(_relu_grad_jax), numba=_RELU_GRAD_NUMBA),

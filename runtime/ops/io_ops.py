@@ -15,7 +15,7 @@ from runtime.ops import array_ops, common, registry
 from runtime.ops.registry import KERNEL_CALL, NOT_DIFFERENTIABLE, execute, register
 from runtime.tensor import EagerTensor, Tensor, make_eager
 
-# lowering rules that decline, saying why (see runtime/backends/lowering.py)
+# lowering rules that decline, saying why (see runtime/lowering_api.py)
 _NUMBA_HOST = "runtime.backends.numba_host:"  # numba rules calling the op's kernel on the host
 _ASSERT_ON_HOST = {"array": lowering_api.unsupported("assertions format their message on the host")}
 
@@ -345,13 +345,6 @@ def _assert_jax(lw, node, ins):
     return []
 
 
-def _check_defined_jax(lw, node, ins):
-    """CheckDefined: fails when the definedness flag is false."""
-    flag = ins[0]
-    lw.fail_if(np.logical_not(flag) if lowering_api.is_concrete(flag) else lw.jnp.logical_not(flag))
-    return []
-
-
 OPS["Assert"] = register("Assert", _assert_kernel, _assert_infer,
                          grad=NOT_DIFFERENTIABLE, emit=KERNEL_CALL, traits=("side_effects",),
                          saving=registry.attr_codecs(error_class=registry.AttrCodec(
@@ -400,6 +393,13 @@ def _check_numerics_lowering(lowerer, node, ins, outs):
         lowerer.check(failed, errors.InvalidArgumentError,
                       "%s: tensor had %s values" % (node.attrs["message"], kind))
     lowerer.assign(outs[0], x)
+
+
+def _check_defined_jax(lw, node, ins):
+    """CheckDefined: fails when the definedness flag is false."""
+    flag = ins[0]
+    lw.fail_if(np.logical_not(flag) if lowering_api.is_concrete(flag) else lw.jnp.logical_not(flag))
+    return []
 
 
 OPS["CheckDefined"] = register("CheckDefined", _check_defined_kernel, _check_defined_infer,

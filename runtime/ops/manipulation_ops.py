@@ -21,7 +21,7 @@ from runtime.ops.common import stack as stack  # re-exported: tf.stack is the Pa
 from runtime.ops.gradient_ops import fully_known, sum_to
 from runtime.ops.registry import KERNEL_CALL, execute, execute1, register
 
-# lowering rules that decline, saying why (see runtime/backends/lowering.py)
+# lowering rules that decline, saying why (see runtime/lowering_api.py)
 _NOT_LOWERED = {"array": lowering_api.unsupported("not lowered yet")}
 
 
@@ -83,59 +83,6 @@ def _reshape_back(ctx, grads):
     return [reshape(g, array_ops.shape(ctx.input(0)))] + [None] * (len(ctx.needed) - 1)
 
 
-def _transpose_grad(ctx, grads):
-    perm = ctx.attrs["perm"]
-    if perm is None:
-        return [transpose(grads[0])]
-    return [transpose(grads[0], [int(p) for p in np.argsort(perm)])]
-
-
-def _concat_grad(ctx, grads):
-    g = grads[0]
-    rank = len(ctx.output_shape(0)) if ctx.output_shape(0) is not None else None
-    if rank is None:
-        raise NotImplementedError("the gradient of concat needs operands of known rank")
-    axis = ctx.attrs["axis"] % rank
-    out = []
-    start = 0
-    for i, need in enumerate(ctx.needed):
-        shape = ctx.input_shape(i)
-        size = shape[axis] if shape is not None and shape[axis] is not None else \
-            array_ops.shape(ctx.input(i))[axis]
-        end = start + size
-        if need:
-            index = (slice(None),) * axis + (slice(start, end),)
-            out.append(slicing.strided_slice_from_index(g, index))
-        else:
-            out.append(None)
-        start = end
-    return out
-
-
-def _unpack_grad(ctx, grads):
-    parts = [g if g is not None else array_ops.zeros_like(ctx.output(i))
-             for i, g in enumerate(grads)]
-    return [stack(parts, axis=ctx.attrs["axis"])]
-
-
-def _tile_grad(ctx, grads):
-    g = grads[0]
-    multiples = ctx.attrs["multiples"]
-    shape = ctx.input_shape(0)
-    if fully_known(shape):
-        split = [n for m, d in zip(multiples, shape) for n in (m, d)]
-    else:
-        dims = array_ops.shape(ctx.input(0))
-        split = stack([n for k, m in enumerate(multiples)
-                         for n in (array_ops.constant(m, dtype=dims.dtype), dims[k])])
-    spread = reshape(g, split)
-    return [reduction_ops.reduce_sum(spread, axis=list(range(0, 2 * len(multiples), 2)))]
-
-
-def _broadcast_to_grad(ctx, grads):
-    return [sum_to(grads[0], ctx, 0)]
-
-
 OPS["Reshape"] = register("Reshape", _reshape_kernel, _reshape_infer,
                           grad=_reshape_back, emit=KERNEL_CALL, traits=("view",),
                           lowerings=_RESHAPE_LOWERINGS)
@@ -163,6 +110,13 @@ def _transpose_infer(specs, attrs):
         raise SpecError("shape", "perm %r is not a permutation of the %d dimensions"
                         % (list(perm), len(shape)))
     return [(dtype, tuple(shape[p] for p in perm))]
+
+
+def _transpose_grad(ctx, grads):
+    perm = ctx.attrs["perm"]
+    if perm is None:
+        return [transpose(grads[0])]
+    return [transpose(grads[0], [int(p) for p in np.argsort(perm)])]
 
 
 OPS["Transpose"] = register("Transpose", lambda x, perm: np.transpose(x, perm),
@@ -216,24 +170,6 @@ def _squeeze_infer(specs, attrs):
 # -- JAX lowering rules (`rule(lowerer, node, ins) -> [values]`, see runtime/lowering_api.py)
 
 
-def _unpack_jax(lw, node, ins):
-    """Unpack: the slices along the axis."""
-    x = lw.jnp.asarray(ins[0])
-    axis, num = node.attrs["axis"], node.attrs["num"]
-    if x.ndim == 0 or x.shape[axis] != num:
-        raise lowering_api.Unsupported("unstacks a dimension of another size than num")
-    return [lw.jnp.take(x, i, axis=axis) for i in range(num)]
-
-
-def _broadcast_to_jax(lw, node, ins):
-    """BroadcastTo a static shape."""
-    shape = lowering_api.static_shape(node.attrs["shape"], "the target shape")
-    try:
-        return [lw.jnp.broadcast_to(ins[0], shape)]
-    except ValueError as e:
-        raise lowering_api.Unsupported("cannot broadcast: %s" % e) from None
-
-
 def _squeeze_jax(lw, node, ins):
     """Squeeze the size-1 dimensions (those of `axis`, when given)."""
     x = lw.jnp.asarray(ins[0])
@@ -243,14 +179,6 @@ def _squeeze_jax(lw, node, ins):
         if any(x.shape[a] != 1 for a in axis):
             raise lowering_api.Unsupported("squeezes a dimension whose size is not 1")
     return [lw.jnp.squeeze(x, axis)]
-
-
-def _tile_jax(lw, node, ins):
-    """Tile by the static multiples."""
-    multiples = tuple(node.attrs["multiples"])
-    if len(multiples) != np.ndim(ins[0]):
-        raise lowering_api.Unsupported("has one multiple per dimension only at run time")
-    return [lw.jnp.tile(ins[0], multiples)]
 
 
 OPS["Squeeze"] = register("Squeeze", lambda x, axis: np.squeeze(x, axis), _squeeze_infer,
@@ -302,6 +230,28 @@ def _concat_jax(lw, node, ins):
     return [lw.jnp.concatenate(ins, axis=node.attrs["axis"])]
 
 
+def _concat_grad(ctx, grads):
+    g = grads[0]
+    rank = len(ctx.output_shape(0)) if ctx.output_shape(0) is not None else None
+    if rank is None:
+        raise NotImplementedError("the gradient of concat needs operands of known rank")
+    axis = ctx.attrs["axis"] % rank
+    out = []
+    start = 0
+    for i, need in enumerate(ctx.needed):
+        shape = ctx.input_shape(i)
+        size = shape[axis] if shape is not None and shape[axis] is not None else \
+            array_ops.shape(ctx.input(i))[axis]
+        end = start + size
+        if need:
+            index = (slice(None),) * axis + (slice(start, end),)
+            out.append(slicing.strided_slice_from_index(g, index))
+        else:
+            out.append(None)
+        start = end
+    return out
+
+
 OPS["ConcatV2"] = register("ConcatV2", lambda *xs, axis: np.concatenate(xs, axis=axis),
                            _concat_infer, node_name="concat",
                            grad=_concat_grad, emit=KERNEL_CALL,
@@ -338,6 +288,21 @@ def _unstack_kernel(x, num, axis):
     return parts[0] if num == 1 else parts  # one output: a bare value, like every kernel
 
 
+def _unpack_grad(ctx, grads):
+    parts = [g if g is not None else array_ops.zeros_like(ctx.output(i))
+             for i, g in enumerate(grads)]
+    return [stack(parts, axis=ctx.attrs["axis"])]
+
+
+def _unpack_jax(lw, node, ins):
+    """Unpack: the slices along the axis."""
+    x = lw.jnp.asarray(ins[0])
+    axis, num = node.attrs["axis"], node.attrs["num"]
+    if x.ndim == 0 or x.shape[axis] != num:
+        raise lowering_api.Unsupported("unstacks a dimension of another size than num")
+    return [lw.jnp.take(x, i, axis=axis) for i in range(num)]
+
+
 OPS["Unpack"] = register("Unpack", _unstack_kernel, _unstack_infer, node_name="unstack",
                          grad=_unpack_grad, emit=KERNEL_CALL,
                          lowerings=dict(_NOT_LOWERED, numba=numba_lowerings.unpack,
@@ -365,6 +330,28 @@ def _tile_infer(specs, attrs):
     return [(dtype, tuple(None if d is None else d * m for d, m in zip(shape, multiples)))]
 
 
+def _tile_grad(ctx, grads):
+    g = grads[0]
+    multiples = ctx.attrs["multiples"]
+    shape = ctx.input_shape(0)
+    if fully_known(shape):
+        split = [n for m, d in zip(multiples, shape) for n in (m, d)]
+    else:
+        dims = array_ops.shape(ctx.input(0))
+        split = stack([n for k, m in enumerate(multiples)
+                         for n in (array_ops.constant(m, dtype=dims.dtype), dims[k])])
+    spread = reshape(g, split)
+    return [reduction_ops.reduce_sum(spread, axis=list(range(0, 2 * len(multiples), 2)))]
+
+
+def _tile_jax(lw, node, ins):
+    """Tile by the static multiples."""
+    multiples = tuple(node.attrs["multiples"])
+    if len(multiples) != np.ndim(ins[0]):
+        raise lowering_api.Unsupported("has one multiple per dimension only at run time")
+    return [lw.jnp.tile(ins[0], multiples)]
+
+
 OPS["Tile"] = register("Tile", lambda x, multiples: np.tile(x, multiples), _tile_infer,
                        grad=_tile_grad, emit=KERNEL_CALL,
                        lowerings=dict(_NOT_LOWERED, numba=numba_lowerings.tile,
@@ -386,6 +373,19 @@ def _broadcast_to_infer(specs, attrs):
         raise SpecError("shape", "cannot broadcast %s to %s"
                         % (shape_lib.to_string(shape), shape_lib.to_string(target))) from None
     return [(dtype, target)]
+
+
+def _broadcast_to_grad(ctx, grads):
+    return [sum_to(grads[0], ctx, 0)]
+
+
+def _broadcast_to_jax(lw, node, ins):
+    """BroadcastTo a static shape."""
+    shape = lowering_api.static_shape(node.attrs["shape"], "the target shape")
+    try:
+        return [lw.jnp.broadcast_to(ins[0], shape)]
+    except ValueError as e:
+        raise lowering_api.Unsupported("cannot broadcast: %s" % e) from None
 
 
 OPS["BroadcastTo"] = register("BroadcastTo", lambda x, shape: np.broadcast_to(x, shape),

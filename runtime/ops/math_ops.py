@@ -3,10 +3,11 @@ clip_by_value.
 
 Reductions, argmax/argmin and cumsum are in `reduction_ops`, matmul in `linalg_ops`.
 
-Each op is declared once with its kernel, inference rule, emit rule and gradient (a unary
-op's from its derivative, right in its table row; the others named in math_grads); the
-functions below it are the public API (`tf.add`, `tf.exp`, ...), which convert
-arguments and call `execute`.
+Each op is declared once with its kernel, inference rule, emit rule, gradient (a unary
+op's from its derivative, right in its table row; the others as functions above the tables,
+except the five written with ops declared above this module, named in
+runtime.gradients.math_grads) and lowerings; the functions below it are the public API
+(`tf.add`, `tf.exp`, ...), which convert arguments and call `execute`.
 """
 
 import numpy as np
@@ -182,17 +183,6 @@ def _sqrt_grad(ctx, grads):
 
 def _relu_grad(ctx, grads):
     return [execute1(RELU_GRAD, [grads[0], ctx.output(0)])]
-
-
-def _cast_grad(ctx, grads):
-    source = ctx.input_dtype(0)
-    if not source.is_floating or not ctx.attrs["dtype"].is_floating:
-        return [None]
-    return [cast(grads[0], source)]
-
-
-def _add_n_grad(ctx, grads):
-    return [sum_to(grads[0], ctx, i) if need else None for i, need in enumerate(ctx.needed)]
 
 
 _BINARY = {
@@ -511,6 +501,13 @@ def _cast_kernel(x, dtype):
     return np.asarray(x).astype(dtype.np_dtype)
 
 
+def _cast_grad(ctx, grads):
+    source = ctx.input_dtype(0)
+    if not source.is_floating or not ctx.attrs["dtype"].is_floating:
+        return [None]
+    return [cast(grads[0], source)]
+
+
 OPS["Cast"] = register("Cast", _cast_kernel, _cast_infer,
                        grad=_cast_grad, emit=KERNEL_CALL,
                        lowerings=_lowering("Cast"), traits=("elementwise",))
@@ -541,6 +538,10 @@ def _add_n_kernel(*values):
     for v in values[1:]:
         total = total + v
     return total
+
+
+def _add_n_grad(ctx, grads):
+    return [sum_to(grads[0], ctx, i) if need else None for i, need in enumerate(ctx.needed)]
 
 
 OPS["AddN"] = register("AddN", _add_n_kernel, _add_n_infer,

@@ -12,7 +12,7 @@ from runtime.ops import common, math_ops, numba_scans, reduction_ops
 from runtime.ops.common import FLOAT, require_kind
 from runtime.ops.registry import KERNEL_CALL, NOT_DIFFERENTIABLE, execute1, register
 
-# lowering rules that decline, saying why (see runtime/backends/lowering.py)
+# lowering rules that decline, saying why (see runtime/lowering_api.py)
 _NOT_LOWERED = {"array": lowering_api.unsupported("not lowered yet")}
 
 # numba and JAX call the op's kernel on the host: the same draws, in the executor's order
@@ -50,13 +50,6 @@ def _softmax_jax(lw, node, ins):
     return [e / jnp.sum(e, axis=axis, keepdims=True)]
 
 
-def _log_softmax_jax(lw, node, ins):
-    """LogSoftmax, shifted by the maximum as the kernel is."""
-    jnp, axis = lw.jnp, node.attrs["axis"]
-    shifted = ins[0] - jnp.max(ins[0], axis=axis, keepdims=True)
-    return [shifted - jnp.log(jnp.sum(jnp.exp(shifted), axis=axis, keepdims=True))]
-
-
 # -- gradient rules: `rule(ctx, grads) -> [gradient per input]` (backprop.GradContext) ------
 
 
@@ -67,16 +60,25 @@ def _softmax_grad(ctx, grads):
     return [math_ops.multiply(y, math_ops.subtract(g, inner))]
 
 
+OPS["Softmax"] = register("Softmax", _softmax_kernel, _softmax_infer,
+                          grad=_softmax_grad, emit=KERNEL_CALL,
+                          lowerings=dict(_NOT_LOWERED, jax=_softmax_jax,
+                                         numba=numba_scans.softmax(log=False)))
+
+
+def _log_softmax_jax(lw, node, ins):
+    """LogSoftmax, shifted by the maximum as the kernel is."""
+    jnp, axis = lw.jnp, node.attrs["axis"]
+    shifted = ins[0] - jnp.max(ins[0], axis=axis, keepdims=True)
+    return [shifted - jnp.log(jnp.sum(jnp.exp(shifted), axis=axis, keepdims=True))]
+
+
 def _log_softmax_grad(ctx, grads):
     g, y = grads[0], ctx.output(0)
     total = reduction_ops.reduce_sum(g, axis=ctx.attrs["axis"], keepdims=True)
     return [math_ops.subtract(g, math_ops.multiply(math_ops.exp(y), total))]
 
 
-OPS["Softmax"] = register("Softmax", _softmax_kernel, _softmax_infer,
-                          grad=_softmax_grad, emit=KERNEL_CALL,
-                          lowerings=dict(_NOT_LOWERED, jax=_softmax_jax,
-                                         numba=numba_scans.softmax(log=False)))
 OPS["LogSoftmax"] = register("LogSoftmax", _log_softmax_kernel, _softmax_infer,
                              grad=_log_softmax_grad, emit=KERNEL_CALL,
                              lowerings=dict(_NOT_LOWERED, jax=_log_softmax_jax,

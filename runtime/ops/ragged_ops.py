@@ -3,7 +3,7 @@ a dense tensor, and the stored values gathered back from a dense one.
 
 A ragged tensor's components are `values` (its rows concatenated, (nvals, ...)) and
 `row_splits` (int64, (nrows + 1,)): row i is `values[row_splits[i]:row_splits[i + 1]]`.
-Gradients flow to `values` (rules in runtime.gradients.composite_grads).
+Gradients flow to `values` (rules declared beside the ops).
 """
 
 import numpy as np
@@ -182,16 +182,6 @@ def _ragged_to_dense_grad(ctx, grads):
     return [values if ctx.needed[0] else None, None, default, None]
 
 
-def _ragged_gather_grad(ctx, grads):
-    if not ctx.needed[0] or grads[0] is None:
-        return [None, None]
-    dense = ctx.input(0)
-    width = array_ops.shape(dense, out_type=dtypes.int64)[1]
-    shape = ctx.input_shape(0)
-    return [ragged_to_dense(grads[0], ctx.input(1), 0, width,
-                                   None if shape is None else shape[1]), None]
-
-
 OPS["RaggedToDense"] = register("RaggedToDense", _to_dense_kernel, _to_dense_infer,
                                 grad=_ragged_to_dense_grad, emit=KERNEL_CALL,
                                 lowerings=_RAGGED_ON_HOST)
@@ -220,6 +210,16 @@ def _gather_infer(specs, attrs):
     if dense is not None and len(dense) < 2:
         raise SpecError("shape", "the dense tensor must have rank 2 or more")
     return [(dtype, None if dense is None else (None,) + tuple(dense[2:]))]
+
+
+def _ragged_gather_grad(ctx, grads):
+    if not ctx.needed[0] or grads[0] is None:
+        return [None, None]
+    dense = ctx.input(0)
+    width = array_ops.shape(dense, out_type=dtypes.int64)[1]
+    shape = ctx.input_shape(0)
+    return [ragged_to_dense(grads[0], ctx.input(1), 0, width,
+                                   None if shape is None else shape[1]), None]
 
 
 OPS["RaggedGather"] = register("RaggedGather", _gather_kernel, _gather_infer,

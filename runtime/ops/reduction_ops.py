@@ -1,7 +1,9 @@
 """Reductions (sum, prod, mean, max, min, any, all), argmax/argmin and cumsum.
 
-Each op is declared with its kernel, inference rule, emit rule and gradient (named in
-math_grads); the functions below it are the public API (`tf.reduce_sum`, ...).
+Each op is declared with its kernel, inference rule, emit rule, gradient and lowerings side
+by side; the functions below it are the public API (`tf.reduce_sum`, ...). The gradient ops
+of the reductions (ReduceGrad, ProdOthers) are declared here too, with `reduce_grad`, the
+helper that emits ReduceGrad.
 """
 
 import numpy as np
@@ -19,7 +21,7 @@ from runtime.ops import (
 from runtime.ops.common import NUMERIC, convert_to_tensor, require_kind
 from runtime.ops.registry import KERNEL_CALL, NO_GRADIENT, NOT_DIFFERENTIABLE, execute1, register
 
-# lowering rules that decline, saying why (see runtime/backends/lowering.py)
+# lowering rules that decline, saying why (see runtime/lowering_api.py)
 _NOT_LOWERED = {"array": lowering_api.unsupported("not lowered yet")}
 
 
@@ -276,15 +278,17 @@ def _argmax_jax(lw, node, ins):
     return [lw.jnp.argmax(ins[0], axis=node.attrs["axis"])]
 
 
+OPS["ArgMax"] = register("ArgMax", _arg_kernel(np.argmax), _arg_infer,
+                         grad=NOT_DIFFERENTIABLE, emit=KERNEL_CALL,
+                         lowerings=dict(_NOT_LOWERED, jax=_argmax_jax,
+                                        numba=numba_scans.arg_extreme("argmax")))
+
+
 def _argmin_jax(lw, node, ins):
     """ArgMin."""
     return [lw.jnp.argmin(ins[0], axis=node.attrs["axis"])]
 
 
-OPS["ArgMax"] = register("ArgMax", _arg_kernel(np.argmax), _arg_infer,
-                         grad=NOT_DIFFERENTIABLE, emit=KERNEL_CALL,
-                         lowerings=dict(_NOT_LOWERED, jax=_argmax_jax,
-                                        numba=numba_scans.arg_extreme("argmax")))
 OPS["ArgMin"] = register("ArgMin", _arg_kernel(np.argmin), _arg_infer,
                          grad=NOT_DIFFERENTIABLE, emit=KERNEL_CALL,
                          lowerings=dict(_NOT_LOWERED, jax=_argmin_jax,
@@ -434,27 +438,6 @@ def _prod_others_kernel(x, axis):
     return np.transpose(others, np.argsort(perm))
 
 
-def _reduce_grad_jax(lw, node, ins):
-    """ReduceGrad: the reduced axes restored, broadcast, divided by their size for a mean."""
-    g, shape = lw.jnp.asarray(ins[0]), gradient_ops.target_shape_jax(node, ins)
-    axis = node.attrs["axis"]
-    axes = (tuple(range(len(shape))) if axis is None else
-            tuple(sorted(a % len(shape) for a in axis)) if shape else ())
-    if not node.attrs["keepdims"]:
-        g = lw.jnp.reshape(g, [1 if i in axes else d for i, d in enumerate(shape)])
-    try:
-        out = lw.jnp.broadcast_to(g, shape)
-    except ValueError as e:
-        raise lowering_api.Unsupported("cannot broadcast: %s" % e) from None
-    if node.attrs["mean"]:
-        if out.dtype.kind != "f":
-            raise lowering_api.Unsupported("the mean's gradient of %s values" % out.dtype)
-        count = int(np.prod([shape[a] for a in axes], dtype=np.int64))
-        out = math_lowerings.exact_divide_jax(lw, out,
-                                              np.asarray(max(count, 1), dtype=out.dtype))
-    return [out]
-
-
 def reduce_grad(g, like, axis, keepdims, mean=False):
     """The gradient of Sum/Mean: `g` spread back over `like`'s shape (`like` may be a
     function giving the tensor, called only when its shape is not static)."""
@@ -484,6 +467,27 @@ def _reduce_grad_grad(ctx, grads):
     reduce = reduce_mean if attrs["mean"] else reduce_sum
     return [reduce(grads[0], attrs["axis"], attrs["keepdims"])] + [None] * (
         len(ctx.needed) - 1)
+
+
+def _reduce_grad_jax(lw, node, ins):
+    """ReduceGrad: the reduced axes restored, broadcast, divided by their size for a mean."""
+    g, shape = lw.jnp.asarray(ins[0]), gradient_ops.target_shape_jax(node, ins)
+    axis = node.attrs["axis"]
+    axes = (tuple(range(len(shape))) if axis is None else
+            tuple(sorted(a % len(shape) for a in axis)) if shape else ())
+    if not node.attrs["keepdims"]:
+        g = lw.jnp.reshape(g, [1 if i in axes else d for i, d in enumerate(shape)])
+    try:
+        out = lw.jnp.broadcast_to(g, shape)
+    except ValueError as e:
+        raise lowering_api.Unsupported("cannot broadcast: %s" % e) from None
+    if node.attrs["mean"]:
+        if out.dtype.kind != "f":
+            raise lowering_api.Unsupported("the mean's gradient of %s values" % out.dtype)
+        count = int(np.prod([shape[a] for a in axes], dtype=np.int64))
+        out = math_lowerings.exact_divide_jax(lw, out,
+                                              np.asarray(max(count, 1), dtype=out.dtype))
+    return [out]
 
 
 REDUCE_GRAD = register("ReduceGrad", _reduce_grad_kernel, gradient_ops.like_infer,

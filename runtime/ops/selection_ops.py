@@ -14,7 +14,7 @@ from runtime.ops.common import convert_to_tensor, require_kind, require_same_dty
 from runtime.ops.gradient_ops import sum_to
 from runtime.ops.registry import KERNEL_CALL, NOT_DIFFERENTIABLE, execute1, register
 
-# lowering rules that decline, saying why (see runtime/backends/lowering.py)
+# lowering rules that decline, saying why (see runtime/lowering_api.py)
 _NOT_LOWERED = {"array": lowering_api.unsupported("not lowered yet")}
 
 
@@ -62,15 +62,6 @@ def _gather_v2_grad(ctx, grads):
                      {"axis": ctx.attrs["axis"]}), None]
 
 
-def _select_grad(ctx, grads):
-    g = grads[0]
-    condition = ctx.input(0)
-    zeros = array_ops.zeros_like(g)
-    return [None,
-            sum_to(where(condition, g, zeros), ctx, 1) if ctx.needed[1] else None,
-            sum_to(where(condition, zeros, g), ctx, 2) if ctx.needed[2] else None]
-
-
 OPS["GatherV2"] = register("GatherV2", _gather_kernel, _gather_infer,
                            grad=_gather_v2_grad, emit=KERNEL_CALL,
                            lowerings=dict(_NOT_LOWERED, jax=_gather_jax,
@@ -98,6 +89,15 @@ def _select_scalars(lowerer, node, ins, outs):
         lowerer.assign(outs[0], "(%s if %s else %s)" % (ins[1], ins[0], ins[2]))
     else:
         lowerer.assign(outs[0], "xp.where(%s, %s, %s)" % tuple(ins))
+
+
+def _select_grad(ctx, grads):
+    g = grads[0]
+    condition = ctx.input(0)
+    zeros = array_ops.zeros_like(g)
+    return [None,
+            sum_to(where(condition, g, zeros), ctx, 1) if ctx.needed[1] else None,
+            sum_to(where(condition, zeros, g), ctx, 2) if ctx.needed[2] else None]
 
 
 OPS["SelectV2"] = register("SelectV2", lambda c, x, y: np.where(c, x, y), _select_infer,

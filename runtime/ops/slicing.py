@@ -15,7 +15,7 @@ from runtime.ops.common import SpecError, require_kind
 from runtime.ops.registry import KERNEL_CALL, execute1, register
 from runtime.tensor import Tensor
 
-# lowering rules that decline, saying why (see runtime/backends/lowering.py)
+# lowering rules that decline, saying why (see runtime/lowering_api.py)
 _NOT_LOWERED = {"array": lowering_api.unsupported("not lowered yet")}
 
 OPS = {}

@@ -105,27 +105,6 @@ OPS["TopKV2"] = register("TopKV2", _top_k_kernel, _top_k_infer, grad=_top_k_grad
 # -- JAX lowering rules (`rule(lowerer, node, ins) -> [values]`, see runtime/lowering_api.py)
 
 
-def _argsort_jax(lw, node, ins):
-    """ArgSort along the last axis, stable as the kernel's (descending: ties by ascending
-    position). -0.0 and 0.0 tie, as numpy compares them; a NaN defers the call to the numpy
-    executor (XLA orders NaNs its own way)."""
-    jnp = lw.jnp
-    keys = jnp.asarray(ins[0])
-    if keys.ndim == 0:
-        raise lowering_api.Unsupported("sorts a scalar")
-    if keys.dtype.kind == "f":
-        lw.fail_if(jnp.isnan(keys))
-        keys = jnp.where(keys == 0, jnp.zeros((), keys.dtype), keys)
-        if node.attrs["descending"]:
-            keys = -keys
-    elif keys.dtype.kind in "iu":
-        if node.attrs["descending"]:
-            keys = ~keys  # order-reversing, without the overflow of -x
-    else:
-        raise lowering_api.Unsupported("sorts %s values" % keys.dtype)
-    return [jnp.argsort(keys, axis=-1, stable=True).astype(jnp.int32)]
-
-
 def _last_axis_indices_jax(lw, indices, size):
     """`indices` into a last axis of `size`: out of range fails, negative ones count from
     the end (numpy's)."""
@@ -133,15 +112,6 @@ def _last_axis_indices_jax(lw, indices, size):
     indices = jnp.asarray(indices)
     lw.fail_if((indices < -size) | (indices >= size))
     return jnp.where(indices < 0, indices + size, indices)
-
-
-def _take_along_last_axis_jax(lw, node, ins):
-    """TakeAlongLastAxis: `take_along_axis(x, indices, -1)`."""
-    x = lw.jnp.asarray(ins[0])
-    if x.ndim == 0:
-        raise lowering_api.Unsupported("takes along the last axis of a scalar")
-    indices = _last_axis_indices_jax(lw, ins[1], x.shape[-1])
-    return [lw.jnp.take_along_axis(x, indices, axis=-1, mode="clip")]
 
 
 def _top_k_grad_jax(lw, node, ins):
@@ -161,6 +131,17 @@ OPS["TopKGrad"] = register(
                              None, None],
     lowerings=dict(_GRADIENTS_ON_HOST, jax=_top_k_grad_jax,
                    numba=numba_scans.top_k_grad))
+
+
+def _take_along_last_axis_jax(lw, node, ins):
+    """TakeAlongLastAxis: `take_along_axis(x, indices, -1)`."""
+    x = lw.jnp.asarray(ins[0])
+    if x.ndim == 0:
+        raise lowering_api.Unsupported("takes along the last axis of a scalar")
+    indices = _last_axis_indices_jax(lw, ins[1], x.shape[-1])
+    return [lw.jnp.take_along_axis(x, indices, axis=-1, mode="clip")]
+
+
 OPS["TakeAlongLastAxis"] = register(
     "TakeAlongLastAxis",
     lambda x, indices: np.take_along_axis(x, indices.astype(np.intp), axis=-1),
@@ -246,6 +227,27 @@ def _argsort_infer(specs, attrs):
     dtype, shape = specs[0]
     require_kind(dtype, NUMERIC)
     return [(dtypes.int32, shape)]
+
+
+def _argsort_jax(lw, node, ins):
+    """ArgSort along the last axis, stable as the kernel's (descending: ties by ascending
+    position). -0.0 and 0.0 tie, as numpy compares them; a NaN defers the call to the numpy
+    executor (XLA orders NaNs its own way)."""
+    jnp = lw.jnp
+    keys = jnp.asarray(ins[0])
+    if keys.ndim == 0:
+        raise lowering_api.Unsupported("sorts a scalar")
+    if keys.dtype.kind == "f":
+        lw.fail_if(jnp.isnan(keys))
+        keys = jnp.where(keys == 0, jnp.zeros((), keys.dtype), keys)
+        if node.attrs["descending"]:
+            keys = -keys
+    elif keys.dtype.kind in "iu":
+        if node.attrs["descending"]:
+            keys = ~keys  # order-reversing, without the overflow of -x
+    else:
+        raise lowering_api.Unsupported("sorts %s values" % keys.dtype)
+    return [jnp.argsort(keys, axis=-1, stable=True).astype(jnp.int32)]
 
 
 OPS["ArgSort"] = register("ArgSort", _argsort_kernel, _argsort_infer,

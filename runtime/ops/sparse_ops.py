@@ -5,7 +5,7 @@ A sparse tensor's components are `indices` (int64, (nnz, rank)), `values` ((nnz,
 `dense_shape` (int64, (rank,)). Kernels check the indices against the dense shape (and, where
 TensorFlow requires it, their row-major order) and raise naming the offending entry; the
 registry adds the op's name and its operands' dtypes and shapes. Gradients flow to `values`
-(rules in runtime.gradients.composite_grads).
+(rules declared beside the ops).
 """
 
 import numpy as np
@@ -135,45 +135,6 @@ def _sparse_to_dense_grad(ctx, grads):
     return [None, values if ctx.needed[1] else None, None, default]
 
 
-def _sparse_gather_grad(ctx, grads):
-    if not ctx.needed[0] or grads[0] is None:
-        return [None, None]
-    dense = ctx.input(0)
-    shape = array_ops.shape(dense, out_type=dtypes.int64)
-    return [sparse_to_dense(ctx.input(1), grads[0], shape, 0, ctx.input_shape(0),
-                                   validate=False, accumulate=True), None]
-
-
-def _sparse_add_grad(ctx, grads):
-    g = grads[1]
-    if g is None:
-        return [None] * 6
-    dense = sparse_to_dense(ctx.output(0), g, ctx.input(2), 0, None, validate=False)
-    return [None, sparse_gather(dense, ctx.input(0)) if ctx.needed[1] else None, None,
-            None, sparse_gather(dense, ctx.input(3)) if ctx.needed[4] else None, None]
-
-
-def _sparse_matmul_grad(ctx, grads):
-    g = grads[0]
-    indices, values, dense_shape, b = (ctx.input(i) for i in range(4))
-    adjoint_a, adjoint_b = ctx.attrs["adjoint_a"], ctx.attrs["adjoint_b"]
-    values_grad = b_grad = None
-    if ctx.needed[1]:
-        columns = 1 - int(adjoint_a)  # which index column picks rows of b
-        rows = selection_ops.gather(g, indices[:, 1 - columns])
-        picked = selection_ops.gather(manipulation_ops.transpose(b) if adjoint_b else b,
-                                      indices[:, columns])
-        values_grad = reduction_ops.reduce_sum(math_ops.multiply(rows, picked), axis=1)
-    if ctx.needed[3]:
-        inner = ctx.input_shape(3)
-        inner = None if inner is None else inner[1 if adjoint_b else 0]
-        b_grad = sparse_dense_matmul(indices, values, dense_shape, g, inner,
-                                            adjoint_a=not adjoint_a)
-        if adjoint_b:
-            b_grad = manipulation_ops.transpose(b_grad)
-    return [None, values_grad, None, b_grad]
-
-
 OPS["SparseToDense"] = register("SparseToDense", _to_dense_kernel, _to_dense_infer,
                                 grad=_sparse_to_dense_grad, emit=KERNEL_CALL,
                                 lowerings=_SPARSE_ON_HOST)
@@ -207,6 +168,15 @@ def _gather_infer(specs, attrs):
         raise SpecError("shape", "indices have %d columns for a rank-%d tensor"
                         % (indices[1], len(dense)))
     return [(dtype, (None if indices is None else indices[0],))]
+
+
+def _sparse_gather_grad(ctx, grads):
+    if not ctx.needed[0] or grads[0] is None:
+        return [None, None]
+    dense = ctx.input(0)
+    shape = array_ops.shape(dense, out_type=dtypes.int64)
+    return [sparse_to_dense(ctx.input(1), grads[0], shape, 0, ctx.input_shape(0),
+                                   validate=False, accumulate=True), None]
 
 
 OPS["SparseGather"] = register("SparseGather", _gather_kernel, _gather_infer,
@@ -249,6 +219,15 @@ def _add_infer(specs, attrs):
         raise SpecError("shape", "ranks %d and %d differ" % tuple(ranks))
     rank = ranks[0] if ranks[0] is not None else ranks[1]
     return [(dtypes.int64, (None, rank)), (a[1][0], (None,))]
+
+
+def _sparse_add_grad(ctx, grads):
+    g = grads[1]
+    if g is None:
+        return [None] * 6
+    dense = sparse_to_dense(ctx.output(0), g, ctx.input(2), 0, None, validate=False)
+    return [None, sparse_gather(dense, ctx.input(0)) if ctx.needed[1] else None, None,
+            None, sparse_gather(dense, ctx.input(3)) if ctx.needed[4] else None, None]
 
 
 OPS["SparseAdd"] = register("SparseAdd", _add_kernel, _add_infer,
@@ -300,6 +279,27 @@ def _matmul_infer(specs, attrs):
         raise SpecError("shape", "the dense operand must be a matrix")
     columns = None if b is None else b[0 if attrs["adjoint_b"] else 1]
     return [(specs[1][0], (attrs["rows"], columns))]
+
+
+def _sparse_matmul_grad(ctx, grads):
+    g = grads[0]
+    indices, values, dense_shape, b = (ctx.input(i) for i in range(4))
+    adjoint_a, adjoint_b = ctx.attrs["adjoint_a"], ctx.attrs["adjoint_b"]
+    values_grad = b_grad = None
+    if ctx.needed[1]:
+        columns = 1 - int(adjoint_a)  # which index column picks rows of b
+        rows = selection_ops.gather(g, indices[:, 1 - columns])
+        picked = selection_ops.gather(manipulation_ops.transpose(b) if adjoint_b else b,
+                                      indices[:, columns])
+        values_grad = reduction_ops.reduce_sum(math_ops.multiply(rows, picked), axis=1)
+    if ctx.needed[3]:
+        inner = ctx.input_shape(3)
+        inner = None if inner is None else inner[1 if adjoint_b else 0]
+        b_grad = sparse_dense_matmul(indices, values, dense_shape, g, inner,
+                                            adjoint_a=not adjoint_a)
+        if adjoint_b:
+            b_grad = manipulation_ops.transpose(b_grad)
+    return [None, values_grad, None, b_grad]
 
 
 OPS["SparseTensorDenseMatMul"] = register(

@@ -18,7 +18,7 @@ from runtime.ops.registry import (
 )
 from runtime.ops.tensor_array_value import TensorArrayValue, variant
 
-# lowering rules that decline, saying why (see runtime/backends/lowering.py)
+# lowering rules that decline, saying why (see runtime/lowering_api.py)
 _GRADIENTS_ON_HOST = {"array": lowering_api.unsupported("gradient ops run on the numpy executor")}
 
 
@@ -181,8 +181,22 @@ def add_gradient_arrays(grads):
 #    unstack_grad(G, values) -> (dv, dh) dG = C_dh with rows cleared, plus the rows of c_dv
 
 
+def _sum_arrays(parts):
+    if not parts:
+        return None
+    return parts[0] if len(parts) == 1 else add_gradient_arrays(parts)
+
+
 def _add_grad(ctx, grads):
     return [grads[0]] * len(ctx.needed)
+
+
+GRAD_ADD = register("TensorArrayGradAdd", _add_kernel, _handle_infer,
+                    grad=_add_grad, emit=KERNEL_CALL,
+                    lowerings=_GRADIENTS_ON_HOST)
+ZEROS_LIKE = register("TensorArrayZerosLike", _zeros_kernel, _handle_infer,
+                      grad=NOT_DIFFERENTIABLE, emit=KERNEL_CALL,
+                      lowerings=_GRADIENTS_ON_HOST)
 
 
 def _write_grad_grad(ctx, grads):
@@ -195,13 +209,31 @@ def _write_grad_grad(ctx, grads):
     return [_sum_arrays(parts), None, None]
 
 
+WRITE_GRAD = register("TensorArrayWriteGrad", _write_grad_kernel, _value_and_handle_infer(2),
+                      grad=_write_grad_grad, emit=KERNEL_CALL,
+                      lowerings=_GRADIENTS_ON_HOST)
+
+
 def _read_grad_grad(ctx, grads):
     dg = execute(WRITE_GRAD, [grads[0], ctx.input(1), ctx.input(2)])[0]
     return [None, None, dg]
 
 
+READ_GRAD = register("TensorArrayReadGrad", _read_grad_kernel, _handle_infer,
+                     grad=_read_grad_grad, emit=KERNEL_CALL,
+                     lowerings=_GRADIENTS_ON_HOST)
+
+
 def _stack_grad_grad(ctx, grads):
     return [None, execute(UNSTACK_GRAD, [grads[0], ctx.input(1)])[0]]
+
+
+STACK_GRAD = register("TensorArrayStackGrad", _stack_grad_kernel, _handle_infer,
+                      grad=_stack_grad_grad, emit=KERNEL_CALL,
+                      lowerings=_GRADIENTS_ON_HOST)
+CONCAT_GRAD = register("TensorArrayConcatGrad", _concat_grad_kernel, _handle_infer,
+                       grad=NO_GRADIENT, emit=KERNEL_CALL,
+                       lowerings=_GRADIENTS_ON_HOST)
 
 
 def _unstack_grad_grad(ctx, grads):
@@ -214,30 +246,6 @@ def _unstack_grad_grad(ctx, grads):
     return [_sum_arrays(parts), None]
 
 
-def _sum_arrays(parts):
-    if not parts:
-        return None
-    return parts[0] if len(parts) == 1 else add_gradient_arrays(parts)
-
-
-GRAD_ADD = register("TensorArrayGradAdd", _add_kernel, _handle_infer,
-                    grad=_add_grad, emit=KERNEL_CALL,
-                    lowerings=_GRADIENTS_ON_HOST)
-ZEROS_LIKE = register("TensorArrayZerosLike", _zeros_kernel, _handle_infer,
-                      grad=NOT_DIFFERENTIABLE, emit=KERNEL_CALL,
-                      lowerings=_GRADIENTS_ON_HOST)
-WRITE_GRAD = register("TensorArrayWriteGrad", _write_grad_kernel, _value_and_handle_infer(2),
-                      grad=_write_grad_grad, emit=KERNEL_CALL,
-                      lowerings=_GRADIENTS_ON_HOST)
-READ_GRAD = register("TensorArrayReadGrad", _read_grad_kernel, _handle_infer,
-                     grad=_read_grad_grad, emit=KERNEL_CALL,
-                     lowerings=_GRADIENTS_ON_HOST)
-STACK_GRAD = register("TensorArrayStackGrad", _stack_grad_kernel, _handle_infer,
-                      grad=_stack_grad_grad, emit=KERNEL_CALL,
-                      lowerings=_GRADIENTS_ON_HOST)
-CONCAT_GRAD = register("TensorArrayConcatGrad", _concat_grad_kernel, _handle_infer,
-                       grad=NO_GRADIENT, emit=KERNEL_CALL,
-                       lowerings=_GRADIENTS_ON_HOST)
 UNSTACK_GRAD = register("TensorArrayUnstackGrad", _unstack_grad_kernel,
                         _value_and_handle_infer(1),
                         grad=_unstack_grad_grad, emit=KERNEL_CALL,

@@ -44,7 +44,7 @@ from runtime.ops.tensor_array_grad_ops import (
 )
 from runtime.ops.tensor_array_value import TensorArrayValue, value_of_handle, variant
 
-# lowering rules that decline, saying why (see runtime/backends/lowering.py)
+# lowering rules that decline, saying why (see runtime/lowering_api.py)
 _TENSOR_ARRAYS_ON_HOST = {
     "array": lowering_api.unsupported("TensorArrays run on the numpy executor")}
 
@@ -64,25 +64,6 @@ def _index_fails_jax(lw, array, index):
     lw.fail_if((index < 0) | (index >= array.size))
 
 
-def _create_jax(lw, node, ins):
-    """TensorArray: a buffer (or a pending array until the first write tells the element
-    shape) of a size known at compile time."""
-    if node.attrs["dynamic_size"]:
-        raise Unsupported("makes a TensorArray of dynamic size")
-    if not is_concrete(ins[0]):
-        raise Unsupported("makes a TensorArray whose size is known only at run time")
-    size = int(ins[0])
-    if size < 0 or node.attrs["dtype"] is None:
-        raise Unsupported("fails (negative size or unknown dtype)")
-    np_dtype = node.attrs["dtype"].np_dtype
-    shape = node.attrs["element_shape"]
-    if shape is None or None in shape:
-        return [PendingTensorArray(size, np_dtype)]
-    jnp = lw.jnp
-    return [TensorArrayBuffer(jnp.zeros((size,) + tuple(shape), np_dtype),
-                              jnp.zeros(size, bool), size)]
-
-
 def _buffer_for_jax(lw, node, array, element_shape):
     if isinstance(array, PendingTensorArray):
         jnp = lw.jnp
@@ -94,31 +75,11 @@ def _buffer_for_jax(lw, node, array, element_shape):
     return array
 
 
-def _write_jax(lw, node, ins):
-    """TensorArrayWrite: `data.at[i].set(value)`; an index out of range fails."""
-    array, index, value = _array_jax(node, ins[0]), ins[1], ins[2]
-    array = _buffer_for_jax(lw, node, array, tuple(np.shape(value)))
-    _index_fails_jax(lw, array, index)
-    return [TensorArrayBuffer(array.data.at[index].set(value),
-                              array.written.at[index].set(True), array.size)]
-
-
 def _element_shape_jax(node):
     shape = node.attrs["element_shape"]
     if shape is None or None in shape:
         raise Unsupported("reads a TensorArray of unknown element shape")
     return tuple(shape)
-
-
-def _read_jax(lw, node, ins):
-    """TensorArrayRead: element i; out of range or unwritten fails."""
-    array, index = _array_jax(node, ins[0]), ins[1]
-    if isinstance(array, PendingTensorArray):
-        raise Unsupported("reads a TensorArray nothing was written to")
-    _index_fails_jax(lw, array, index)
-    safe = lw.jnp.clip(index, 0, max(array.size - 1, 0))
-    lw.fail_if(lw.jnp.logical_not(array.written[safe]))
-    return [array.data[safe]]
 
 
 def _all_written_jax(lw, node, array):
@@ -129,56 +90,6 @@ def _all_written_jax(lw, node, array):
                                  lw.jnp.zeros(0, bool), 0)
     lw.fail_if(lw.jnp.logical_not(lw.jnp.all(array.written)))
     return array
-
-
-def _stack_jax(lw, node, ins):
-    """TensorArrayStack: the buffer, every element written."""
-    return [_all_written_jax(lw, node, _array_jax(node, ins[0])).data]
-
-
-def _concat_jax(lw, node, ins):
-    """TensorArrayConcat: the buffer with its first two dimensions merged."""
-    array = _all_written_jax(lw, node, _array_jax(node, ins[0]))
-    shape = array.data.shape
-    if len(shape) < 2:
-        raise Unsupported("concatenates scalars")
-    return [array.data.reshape((shape[0] * shape[1],) + tuple(shape[2:]))]
-
-
-def _size_jax(lw, node, ins):
-    """TensorArraySize: known at compile time."""
-    return [np.int32(_array_jax(node, ins[0]).size)]
-
-
-def _unstack_jax(lw, node, ins):
-    """TensorArrayUnstack: element i = value[i]."""
-    array, value = _array_jax(node, ins[0]), ins[1]
-    count = np.shape(value)[0]
-    if count > array.size:
-        raise Unsupported("unstacks more elements than the array holds")
-    array = _buffer_for_jax(lw, node, array, tuple(np.shape(value)[1:]))
-    return [TensorArrayBuffer(array.data.at[:count].set(value),
-                              array.written.at[:count].set(True), array.size)]
-
-
-def _gather_jax(lw, node, ins):
-    """TensorArrayGather: the elements at the indices; out of range or unwritten fails."""
-    array, indices = _array_jax(node, ins[0]), ins[1]
-    if isinstance(array, PendingTensorArray):
-        raise Unsupported("reads a TensorArray nothing was written to")
-    _index_fails_jax(lw, array, indices)
-    safe = lw.jnp.clip(indices, 0, max(array.size - 1, 0))
-    lw.fail_if(lw.jnp.logical_not(array.written[safe]))
-    return [array.data[safe]]
-
-
-def _scatter_jax(lw, node, ins):
-    """TensorArrayScatter: element indices[k] = value[k]; out of range fails."""
-    array, indices, value = _array_jax(node, ins[0]), ins[1], ins[2]
-    array = _buffer_for_jax(lw, node, array, tuple(np.shape(value)[1:]))
-    _index_fails_jax(lw, array, indices)
-    return [TensorArrayBuffer(array.data.at[indices].set(value),
-                              array.written.at[indices].set(True), array.size)]
 
 
 def _on_jax(rule, numba=None):
@@ -274,6 +185,25 @@ def _create_kernel(size, dtype, element_shape, dynamic_size, infer_shape=True):
                                   None if dtype is None else dtype.np_dtype, infer_shape)
 
 
+def _create_jax(lw, node, ins):
+    """TensorArray: a buffer (or a pending array until the first write tells the element
+    shape) of a size known at compile time."""
+    if node.attrs["dynamic_size"]:
+        raise Unsupported("makes a TensorArray of dynamic size")
+    if not is_concrete(ins[0]):
+        raise Unsupported("makes a TensorArray whose size is known only at run time")
+    size = int(ins[0])
+    if size < 0 or node.attrs["dtype"] is None:
+        raise Unsupported("fails (negative size or unknown dtype)")
+    np_dtype = node.attrs["dtype"].np_dtype
+    shape = node.attrs["element_shape"]
+    if shape is None or None in shape:
+        return [PendingTensorArray(size, np_dtype)]
+    jnp = lw.jnp
+    return [TensorArrayBuffer(jnp.zeros((size,) + tuple(shape), np_dtype),
+                              jnp.zeros(size, bool), size)]
+
+
 OPS["TensorArray"] = register("TensorArray", _create_kernel, _create_infer,
                               grad=NOT_DIFFERENTIABLE, emit=KERNEL_CALL,
                               lowerings=_on_jax(_create_jax, numba_rules.create))
@@ -310,30 +240,13 @@ def _write_grad(ctx, grads):
     return [dhandle if ctx.needed[0] else None, None, dvalue if ctx.needed[2] else None]
 
 
-def _read_grad(ctx, grads):
-    return [execute1(READ_GRAD, [ctx.input(0), ctx.input(1), grads[0]]), None]
-
-
-def _stack_grad(ctx, grads):
-    return [execute1(STACK_GRAD, [ctx.input(0), grads[0]])]
-
-
-def _concat_grad(ctx, grads):
-    return [execute1(CONCAT_GRAD, [ctx.input(0), grads[0]])]
-
-
-def _unstack_grad(ctx, grads):
-    dvalues, dhandle = execute(UNSTACK_GRAD, [grads[0], ctx.input(1)])
-    return [dhandle if ctx.needed[0] else None, dvalues if ctx.needed[1] else None]
-
-
-def _gather_grad(ctx, grads):
-    return [execute1(GATHER_GRAD, [ctx.input(0), ctx.input(1), grads[0]]), None]
-
-
-def _scatter_grad(ctx, grads):
-    dvalues, dhandle = execute(SCATTER_GRAD, [grads[0], ctx.input(1), ctx.input(2)])
-    return [dhandle if ctx.needed[0] else None, None, dvalues if ctx.needed[2] else None]
+def _write_jax(lw, node, ins):
+    """TensorArrayWrite: `data.at[i].set(value)`; an index out of range fails."""
+    array, index, value = _array_jax(node, ins[0]), ins[1], ins[2]
+    array = _buffer_for_jax(lw, node, array, tuple(np.shape(value)))
+    _index_fails_jax(lw, array, index)
+    return [TensorArrayBuffer(array.data.at[index].set(value),
+                              array.written.at[index].set(True), array.size)]
 
 
 OPS["TensorArrayWrite"] = register("TensorArrayWrite", _write_kernel, _write_infer,
@@ -350,6 +263,21 @@ def _read_infer(specs, attrs):
 
 def _read_kernel(handle, index, dtype, element_shape):
     return value_of_handle(handle).read(index)
+
+
+def _read_jax(lw, node, ins):
+    """TensorArrayRead: element i; out of range or unwritten fails."""
+    array, index = _array_jax(node, ins[0]), ins[1]
+    if isinstance(array, PendingTensorArray):
+        raise Unsupported("reads a TensorArray nothing was written to")
+    _index_fails_jax(lw, array, index)
+    safe = lw.jnp.clip(index, 0, max(array.size - 1, 0))
+    lw.fail_if(lw.jnp.logical_not(array.written[safe]))
+    return [array.data[safe]]
+
+
+def _read_grad(ctx, grads):
+    return [execute1(READ_GRAD, [ctx.input(0), ctx.input(1), grads[0]]), None]
 
 
 OPS["TensorArrayRead"] = register("TensorArrayRead", _read_kernel, _read_infer,
@@ -404,6 +332,15 @@ def _require_one_shape(elements, what):
                                 shape_lib.to_string(shape), index))
 
 
+def _stack_jax(lw, node, ins):
+    """TensorArrayStack: the buffer, every element written."""
+    return [_all_written_jax(lw, node, _array_jax(node, ins[0])).data]
+
+
+def _stack_grad(ctx, grads):
+    return [execute1(STACK_GRAD, [ctx.input(0), grads[0]])]
+
+
 OPS["TensorArrayStack"] = register("TensorArrayStack", _stack_kernel, _stack_infer,
                                    grad=_stack_grad, emit=KERNEL_CALL,
                                    lowerings=_on_jax(_stack_jax, numba_rules.stack))
@@ -443,6 +380,19 @@ def _concat_kernel(handle, dtype, element_shape, static_size):
     return np.concatenate(elements, axis=0).astype(dtype.np_dtype, copy=False)
 
 
+def _concat_jax(lw, node, ins):
+    """TensorArrayConcat: the buffer with its first two dimensions merged."""
+    array = _all_written_jax(lw, node, _array_jax(node, ins[0]))
+    shape = array.data.shape
+    if len(shape) < 2:
+        raise Unsupported("concatenates scalars")
+    return [array.data.reshape((shape[0] * shape[1],) + tuple(shape[2:]))]
+
+
+def _concat_grad(ctx, grads):
+    return [execute1(CONCAT_GRAD, [ctx.input(0), grads[0]])]
+
+
 OPS["TensorArrayConcat"] = register("TensorArrayConcat", _concat_kernel, _concat_infer,
                                     grad=_concat_grad, emit=KERNEL_CALL,
                                     lowerings=_on_jax(_concat_jax))
@@ -464,6 +414,22 @@ def _unstack_kernel(handle, value, dtype, element_shape):
         raise ValueError("cannot unstack %d elements into a TensorArray of fixed size %d "
                          "(dynamic_size=False)" % (value.shape[0], array.size))
     return array.written([(i, value[i]) for i in range(value.shape[0])])
+
+
+def _unstack_jax(lw, node, ins):
+    """TensorArrayUnstack: element i = value[i]."""
+    array, value = _array_jax(node, ins[0]), ins[1]
+    count = np.shape(value)[0]
+    if count > array.size:
+        raise Unsupported("unstacks more elements than the array holds")
+    array = _buffer_for_jax(lw, node, array, tuple(np.shape(value)[1:]))
+    return [TensorArrayBuffer(array.data.at[:count].set(value),
+                              array.written.at[:count].set(True), array.size)]
+
+
+def _unstack_grad(ctx, grads):
+    dvalues, dhandle = execute(UNSTACK_GRAD, [grads[0], ctx.input(1)])
+    return [dhandle if ctx.needed[0] else None, dvalues if ctx.needed[1] else None]
 
 
 OPS["TensorArrayUnstack"] = register("TensorArrayUnstack", _unstack_kernel, _unstack_infer,
@@ -489,6 +455,21 @@ def _gather_kernel(handle, indices, dtype, element_shape):
     if not array.infer_shape:
         _require_one_shape(elements, "gather")
     return _stacked(array, elements, dtype, element_shape, indices.shape)
+
+
+def _gather_jax(lw, node, ins):
+    """TensorArrayGather: the elements at the indices; out of range or unwritten fails."""
+    array, indices = _array_jax(node, ins[0]), ins[1]
+    if isinstance(array, PendingTensorArray):
+        raise Unsupported("reads a TensorArray nothing was written to")
+    _index_fails_jax(lw, array, indices)
+    safe = lw.jnp.clip(indices, 0, max(array.size - 1, 0))
+    lw.fail_if(lw.jnp.logical_not(array.written[safe]))
+    return [array.data[safe]]
+
+
+def _gather_grad(ctx, grads):
+    return [execute1(GATHER_GRAD, [ctx.input(0), ctx.input(1), grads[0]]), None]
 
 
 OPS["TensorArrayGather"] = register("TensorArrayGather", _gather_kernel, _gather_infer,
@@ -523,6 +504,20 @@ def _scatter_kernel(handle, indices, value, dtype, element_shape):
     return value_of_handle(handle).written([(i, value[k]) for k, i in enumerate(indices)])
 
 
+def _scatter_jax(lw, node, ins):
+    """TensorArrayScatter: element indices[k] = value[k]; out of range fails."""
+    array, indices, value = _array_jax(node, ins[0]), ins[1], ins[2]
+    array = _buffer_for_jax(lw, node, array, tuple(np.shape(value)[1:]))
+    _index_fails_jax(lw, array, indices)
+    return [TensorArrayBuffer(array.data.at[indices].set(value),
+                              array.written.at[indices].set(True), array.size)]
+
+
+def _scatter_grad(ctx, grads):
+    dvalues, dhandle = execute(SCATTER_GRAD, [grads[0], ctx.input(1), ctx.input(2)])
+    return [dhandle if ctx.needed[0] else None, None, dvalues if ctx.needed[2] else None]
+
+
 OPS["TensorArrayScatter"] = register("TensorArrayScatter", _scatter_kernel, _scatter_infer,
                                      grad=_scatter_grad, emit=KERNEL_CALL,
                                      traits=("view",),  # holds slices of the value
@@ -532,6 +527,11 @@ OPS["TensorArrayScatter"] = register("TensorArrayScatter", _scatter_kernel, _sca
 def _size_infer(specs, attrs):
     _require_handle(specs[0])
     return [(dtypes.int32, ())]
+
+
+def _size_jax(lw, node, ins):
+    """TensorArraySize: known at compile time."""
+    return [np.int32(_array_jax(node, ins[0]).size)]
 
 
 OPS["TensorArraySize"] = register(

@@ -9,7 +9,7 @@ from runtime.lowering_api import Unsupported, VariableSlot
 from runtime.ops.common import SpecError
 from runtime.ops.registry import KERNEL_CALL, NOT_DIFFERENTIABLE, register
 
-# lowering rules that decline, saying why (see runtime/backends/lowering.py)
+# lowering rules that decline, saying why (see runtime/lowering_api.py)
 _VARIABLES_ON_HOST = {"array": lowering_api.unsupported("variables run on the numpy executor")}
 
 
@@ -35,11 +35,6 @@ def _slot_jax(node, value):
     if not isinstance(value, VariableSlot):
         raise Unsupported("reads a resource that is not a variable")
     return value
-
-
-def _read_variable_jax(lw, node, ins):
-    """ReadVariableOp: the slot's current value."""
-    return [lw.state[_slot_jax(node, ins[0]).key]]
 
 
 def _assign_jax(lw, node, slot, value):
@@ -107,6 +102,11 @@ def _read_variable_grad(ctx, grads):
     """The gradient of a read flows to the variable (its handle); a variable's gradient is
     the sum over its reads."""
     return [grads[0]]
+
+
+def _read_variable_jax(lw, node, ins):
+    """ReadVariableOp: the slot's current value."""
+    return [lw.state[_slot_jax(node, ins[0]).key]]
 
 
 OPS["ReadVariableOp"] = register(

@@ -175,9 +175,3 @@ def lazy_rule(reference: str) -> LazyRule:
     """The rule named 'package.module:function', imported at its first call."""
     return LazyRule(reference)
 
-
-def jax_rule(name: str) -> LazyRule:
-    """The JAX backend's own rule `name` of runtime/backends/jax_rules.py (imported when a
-    graph is lowered for JAX)."""
-    return LazyRule("runtime.backends.jax_rules:" + name)
-

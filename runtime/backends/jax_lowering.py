@@ -293,6 +293,13 @@ class Lowerer:
         self.failed = (condition if self.failed is None
                        else self.jnp.logical_or(self.failed, condition))
 
+    @staticmethod
+    def is_host_call(op: Any) -> bool:
+        """True for an op whose "jax" rule calls back to the host (runtime/backends/jax_host.py:
+        its effects must not run in a branch that is not taken)."""
+        rule = op.lowerings.get("jax")
+        return str(getattr(rule, "reference", "")).startswith("runtime.backends.jax_host:")
+
     def host_effect(self) -> None:
         """Records a host call with effects (printing, drawing, reading an iterator)."""
         self._effects = True

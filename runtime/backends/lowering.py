@@ -26,7 +26,8 @@ The JAX backend lowers by tracing instead (runtime/backends/jax_lowering.py): it
 lines an "array" rule writes for a node at once on traced values, and its own "jax" rules,
 which it alone reads, follow `rule(lowerer, node, ins) -> [output values]`; they are functions
 beside their ops that take `jnp` and `lax` from the lowerer, so that declaring an op imports no
-jax (If and While name theirs in runtime/backends/jax_rules.py, with its scan lowering).
+jax (If's and While's, with the scan lowering of counted loops, are in
+runtime/ops/control_flow_jax.py).
 
 A backend subclasses `Lowerer`, giving its `name`, how constants and captured values enter
 the code (`constant`, `capture`), how an output takes its dtype (`assign`) and how a check

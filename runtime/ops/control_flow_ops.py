@@ -17,6 +17,7 @@ import numpy as np
 
 from runtime import executor, lowering_api
 from runtime.graph import SubGraph
+from runtime.ops import control_flow_jax
 from runtime.ops.registry import (
     UNSAVED,
     AttrCodec,
@@ -295,9 +296,8 @@ def _declare(name, lower, grad, traits, lowerings, saving, infer=_sub_infer):
 
 _RULES = "runtime.gradients.control_flow_grads:"  # their gradients, written with the ops API
 
-_IF_LOWERINGS = {"numba": _statement_if, "jax": lowering_api.jax_rule("lower_if")}
-_WHILE_LOWERINGS = {"numba": _statement_while,
-                    "jax": lowering_api.jax_rule("lower_while")}
+_IF_LOWERINGS = {"numba": _statement_if, "jax": control_flow_jax.lower_if}
+_WHILE_LOWERINGS = {"numba": _statement_while, "jax": control_flow_jax.lower_while}
 # (a result may be an input passed through a branch, or a loop that ran no iteration: "view")
 IF_OPS = {False: _declare("StatelessIf", _lower_if, _RULES + "if_grad", ("stateful", "view"),
                           _IF_LOWERINGS, _IF_SAVING, _if_infer),

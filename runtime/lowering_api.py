@@ -6,16 +6,21 @@ name, "array" (`ARRAY`) standing for every array backend:
 
   * a template string in numpy-API terms, the expression of the op's one output (`{0}` the
     inputs, `{axis}` an attribute, `xp` the backend's array module): "xp.tanh({0})";
-  * a numba rule `rule(lowerer, node, ins, outs)` writing statements, `ins` and `outs` being
-    `Value`s (runtime/backends/lowering.py walks the graph);
+  * a statement rule `rule(lowerer, node, ins, outs)` (under "array" or "numba") writing
+    lines with the `Lowerer` API, `ins` and `outs` being `Value`s
+    (runtime/backends/lowering.py walks the graph);
   * a JAX rule `rule(lowerer, node, ins) -> [output values]` computing on traced values with
     `lowerer.jnp` and `lowerer.lax` (runtime/backends/jax_lowering.py): a rule never imports
     jax itself, so that importing an op module imports neither jax nor numba;
-  * `unsupported(reason)`: a decision that the backend does not lower the op yet.
+  * `unsupported(reason)`: a decision that the backend does not lower the op yet;
+  * `lazy_rule('runtime.backends.numba_host:NAME')` (or jax_host): a backend's host call,
+    which runs the op's kernel back on the host from the compiled code (host-only ops and
+    random draws; a numba rule may also write one itself with `lowerer.kernel_on_host`).
 
 A rule raises `Unsupported(reason)` for a case it cannot lower; the graph then runs on the
-numpy executor. This module imports neither numba nor jax nor any op module: it sits below
-both the ops and the backends.
+numpy executor. A JAX rule's inputs are arrays, or the values below that stand for
+variables, TensorArrays and host cursors. This module imports neither numba nor jax nor any
+op module: it sits below both the ops and the backends.
 """
 
 from __future__ import annotations
@@ -152,8 +157,9 @@ class HostHandle:
 
 class LazyRule:
     """A backend's own rule named 'package.module:function', imported at its first call: the
-    rules of a backend whose library is optional live in a module of that backend (which may
-    import the library), and an op's `register` call names them with `lazy_rule`."""
+    host-call rules live in the backends' host-call machinery (runtime/backends/numba_host.py,
+    jax_host.py), which op modules do not import, so an op's `register` call names them with
+    `lazy_rule`."""
 
     __slots__ = ("reference", "_target")
 

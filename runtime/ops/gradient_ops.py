@@ -22,11 +22,22 @@ from runtime.ops.registry import KERNEL_CALL, NO_GRADIENT, execute1, not_saveabl
 GRADIENTS_ON_HOST = {"array": lowering_api.unsupported("gradient ops run on the numpy executor")}
 
 
-# -- JAX lowering rules (`rule(lowerer, node, ins) -> [values]`, see runtime/lowering_api.py)
+# -- shared by the gradient ops of every family (ReduceGrad, GatherGrad, StridedSliceGrad) ---
+
+
+def target_shape(like, shape):
+    """The shape a gradient op's kernel restores: its `like` operand's, else `shape`."""
+    return shape if not like else np.shape(like[0])
+
+
+def like_infer(specs, attrs):
+    """The dtype of the first input; the static shape `shape`, or else the second input's."""
+    shape = attrs.get("shape")
+    return [(specs[0][0], shape if shape is not None else specs[1][1])]
 
 
 def target_shape_jax(node, ins):
-    """The shape a gradient op restores: its `like` operand's, else its `shape` attribute."""
+    """A JAX rule's target shape: its `like` operand's, else its `shape` attribute."""
     if len(ins) > 1:
         return tuple(np.shape(ins[1]))
     return lowering_api.static_shape(node.attrs["shape"], "the target shape")
@@ -36,43 +47,8 @@ def lowered_on_jax(rule):
     """Declined by the array backends; lowered by JAX's `rule`."""
     return dict(GRADIENTS_ON_HOST, jax=rule)
 
-# -- kernels ------------------------------------------------------------------------------------
 
-
-def target_shape(like, shape):
-    """The shape a gradient op's kernel restores: its `like` operand's, else `shape`."""
-    return shape if not like else np.shape(like[0])
-
-
-def _sum_to_shape(x, *like, shape):
-    shape = target_shape(like, shape)
-    have = np.shape(x)
-    if have == shape:
-        return x
-    lead = len(have) - len(shape)
-    axes = tuple(range(lead)) + tuple(
-        lead + i for i, d in enumerate(shape) if d == 1 and have[lead + i] != 1)
-    if axes:
-        x = np.add.reduce(x, axis=axes, keepdims=True)
-    return np.reshape(x, shape)
-
-
-def _broadcast_like(x, *like, shape):
-    return np.broadcast_to(x, target_shape(like, shape))
-
-
-# -- inference rules ---------------------------------------------------------------------------
-
-
-def like_infer(specs, attrs):
-    """The dtype of the first input; the static shape `shape`, or else the second input's."""
-    shape = attrs.get("shape")
-    return [(specs[0][0], shape if shape is not None else specs[1][1])]
-
-
-# ReluGrad on numba, elementwise on arrays and (in fused loops) scalars: g * 1 or g * 0, as
-# the kernel's product with a boolean
-_RELU_GRAD_NUMBA = "{0} * ({1} > 0)"
+# -- the helpers gradient rules call -----------------------------------------------------------
 
 
 def fully_known(shape):
@@ -98,6 +74,26 @@ def sum_to(g, ctx, i):
     if fully_known(shape) and g._shape_tuple() == shape:
         return g
     return shaped(SUM_TO_SHAPE, g, lambda: ctx.input(i), shape)
+
+
+# -- SumToShape, BroadcastLike ------------------------------------------------------------------
+
+
+def _sum_to_shape(x, *like, shape):
+    shape = target_shape(like, shape)
+    have = np.shape(x)
+    if have == shape:
+        return x
+    lead = len(have) - len(shape)
+    axes = tuple(range(lead)) + tuple(
+        lead + i for i, d in enumerate(shape) if d == 1 and have[lead + i] != 1)
+    if axes:
+        x = np.add.reduce(x, axis=axes, keepdims=True)
+    return np.reshape(x, shape)
+
+
+def _broadcast_like(x, *like, shape):
+    return np.broadcast_to(x, target_shape(like, shape))
 
 
 def _sum_to_shape_grad(ctx, grads):
@@ -146,6 +142,13 @@ BROADCAST_LIKE = register("BroadcastLike", _broadcast_like, like_infer,
                           traits=("view",),
                           lowerings=dict(lowered_on_jax(_broadcast_like_jax),
                                          numba=numba_scans.broadcast_like))
+
+
+# -- ReluGrad ----------------------------------------------------------------------------------
+
+# ReluGrad on numba, elementwise on arrays and (in fused loops) scalars: g * 1 or g * 0, as
+# the kernel's product with a boolean
+_RELU_GRAD_NUMBA = "{0} * ({1} > 0)"
 
 
 def _relu_grad_jax(lw, node, ins):

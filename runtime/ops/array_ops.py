@@ -59,9 +59,6 @@ def _identity_kernel(x):
     return x.copy() if isinstance(x, np.ndarray) else x
 
 
-# -- gradient rules: `rule(ctx, grads) -> [gradient per input]` (backprop.GradContext) ------
-
-
 def identity_grad(ctx, grads):
     """The gradient rule of an op whose output is its input: the gradient passes through."""
     return [grads[0]]
@@ -171,9 +168,6 @@ def _fill_infer(specs, attrs):
 def _fill_kernel(dims, value, static_shape):
     return np.full(tuple(int(d) for d in np.reshape(dims, [-1])), value,
                    dtype=np.asarray(value).dtype)
-
-
-# -- JAX lowering rules (`rule(lowerer, node, ins) -> [values]`, see runtime/lowering_api.py)
 
 
 def _fill_jax(lw, node, ins):

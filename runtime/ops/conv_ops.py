@@ -292,9 +292,6 @@ def _avg_pool_grad_kernel(g, x, ksize, strides, padding):
     return _scatter_windows(x, ksize, attrs, lambda i, j: share)
 
 
-# -- JAX lowering rules (`rule(lowerer, node, ins) -> [values]`, see runtime/lowering_api.py)
-
-
 def _max_pool_jax(lw, node, ins):
     """MaxPool (NHWC): the maximum of each window, padded with -inf as the kernel pads (a NaN
     in a window gives NaN, as numpy's max does)."""

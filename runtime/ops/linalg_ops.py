@@ -100,9 +100,6 @@ def _matmul_jax(lw, node, ins):
     return [lw.jnp.matmul(a, b)]
 
 
-# -- gradient rules: `rule(ctx, grads) -> [gradient per input]` (backprop.GradContext) ------
-
-
 def _matmul_grad(ctx, grads):
     g = grads[0]
     a, b = ctx.input(0), ctx.input(1)

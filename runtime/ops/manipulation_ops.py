@@ -69,9 +69,6 @@ def _reshape_lowering(lowerer, node, ins, outs):
 _RESHAPE_LOWERINGS = {"array": _reshape_lowering}
 
 
-# -- gradient rules: `rule(ctx, grads) -> [gradient per input]` (backprop.GradContext) ------
-
-
 def _reshape_back(ctx, grads):
     """Reshape, ExpandDims, Squeeze: the gradient takes the input's shape back."""
     g = grads[0]
@@ -165,9 +162,6 @@ def _squeeze_infer(specs, attrs):
         if shape[a] not in (1, None):
             raise SpecError("shape", "cannot squeeze dimension %d of size %d" % (a, shape[a]))
     return [(dtype, tuple(d for i, d in enumerate(shape) if i not in axes))]
-
-
-# -- JAX lowering rules (`rule(lowerer, node, ins) -> [values]`, see runtime/lowering_api.py)
 
 
 def _squeeze_jax(lw, node, ins):

@@ -141,9 +141,6 @@ def _wide_floats_only_in_jax(function):
 _INACCURATE_IN_XLA = {"Sinh": "sinh", "Cosh": "cosh"}
 
 
-# -- JAX lowering rules (`rule(lowerer, node, ins) -> [values]`, see runtime/lowering_api.py)
-
-
 def exact_divide_jax(lw, x, y):
     """x / y rounded as numpy rounds it. XLA rewrites a division by a broadcast divisor (a
     scalar, a constant) into a multiplication by its rounded reciprocal, an ulp off numpy's

@@ -116,9 +116,6 @@ _CALL = KERNEL_CALL
 _NONE = NOT_DIFFERENTIABLE
 
 
-# -- gradient rules: `rule(ctx, grads) -> [gradient per input]` (backprop.GradContext) ------
-
-
 def _add_grad(ctx, grads):
     g = grads[0]
     return [sum_to(g, ctx, 0) if ctx.needed[0] else None,

@@ -50,9 +50,6 @@ def _softmax_jax(lw, node, ins):
     return [e / jnp.sum(e, axis=axis, keepdims=True)]
 
 
-# -- gradient rules: `rule(ctx, grads) -> [gradient per input]` (backprop.GradContext) ------
-
-
 def _softmax_grad(ctx, grads):
     g, y = grads[0], ctx.output(0)
     axis = ctx.attrs["axis"]

@@ -170,9 +170,6 @@ def _to_dense_infer(specs, attrs):
     return [(dtype, (rows, attrs["static_width"]) + tuple(values[1:]))]
 
 
-# -- gradient rules: `rule(ctx, grads) -> [gradient per input]` (backprop.GradContext) ------
-
-
 def _ragged_to_dense_grad(ctx, grads):
     g = grads[0]
     values = ragged_gather(g, ctx.input(1))

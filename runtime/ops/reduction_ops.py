@@ -102,9 +102,6 @@ def _ufunc_reduce_emit(ufunc, fixed_dtype):
     return emit
 
 
-# -- gradient rules: `rule(ctx, grads) -> [gradient per input]` (backprop.GradContext) ------
-
-
 def _sum_grad(ctx, grads):
     return [reduce_grad(grads[0], like_input(ctx, 0), ctx.attrs["axis"],
                         ctx.attrs["keepdims"])]
@@ -332,9 +329,6 @@ def _cumsum_kernel(x, axis, exclusive, reverse):
     if reverse:
         out = np.flip(out, axis)
     return out
-
-
-# -- JAX lowering rules (`rule(lowerer, node, ins) -> [values]`, see runtime/lowering_api.py)
 
 
 def cumulative_jax(lw, node, x, add):

@@ -53,9 +53,6 @@ def _cumprod_grad(ctx, grads):
     return [math_ops.truediv(total, ctx.input(0))]
 
 
-# -- JAX lowering rules (`rule(lowerer, node, ins) -> [values]`, see runtime/lowering_api.py)
-
-
 def _cumprod_jax(lw, node, ins):
     """Cumprod (see `_cumulative`)."""
     return [reduction_ops.cumulative_jax(lw, node, ins[0], add=False)]

@@ -52,9 +52,6 @@ def _gather_jax(lw, node, ins):
     return [lw.jnp.take(params, indices, axis=axis, mode="clip")]
 
 
-# -- gradient rules: `rule(ctx, grads) -> [gradient per input]` (backprop.GradContext) ------
-
-
 def _gather_v2_grad(ctx, grads):
     if not ctx.needed[0]:
         return [None, None]
@@ -145,9 +142,6 @@ def _one_hot_kernel(indices, depth, on_value, off_value, axis, dtype):
     if axis != -1:
         out = np.moveaxis(out, -1, axis)
     return out
-
-
-# -- JAX lowering rules (`rule(lowerer, node, ins) -> [values]`, see runtime/lowering_api.py)
 
 
 def _one_hot_jax(lw, node, ins):

@@ -250,9 +250,6 @@ def strided_slice_grad_numba(lowerer, node, ins, outs):
     lowerer.assign(outs[0], result)
 
 
-# -- JAX lowering rules (`rule(lowerer, node, ins) -> [values]`, see runtime/lowering_api.py)
-
-
 def static_index_jax(lw, spec, dynamic, shape):
     """The index a StridedSlice `spec` makes into a value of `shape`, its dynamic integer
     indices taken from `dynamic` and checked against their dimension (an index out of
@@ -288,9 +285,6 @@ def _strided_slice_jax(lw, node, ins):
     fails, as on the numpy executor. Dynamic slice bounds are not lowered."""
     x = ins[0]
     return [x[static_index_jax(lw, node.attrs["spec"], ins[1:], tuple(np.shape(x)))]]
-
-
-# -- gradient rules: `rule(ctx, grads) -> [gradient per input]` (backprop.GradContext) ------
 
 
 def _strided_slice_rule(ctx, grads):

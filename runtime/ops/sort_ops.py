@@ -100,9 +100,10 @@ OPS["TopKV2"] = register("TopKV2", _top_k_kernel, _top_k_infer, grad=_top_k_grad
                          emit=KERNEL_CALL,
                          lowerings=dict(_NOT_LOWERED, jax=_top_k_jax_rule,
                                         numba=numba_scans.top_k))
+
+
 # TopKGrad scatters g to the chosen positions; TakeAlongLastAxis gathers from them: each is
 # the other's gradient (with respect to g).
-# -- JAX lowering rules (`rule(lowerer, node, ins) -> [values]`, see runtime/lowering_api.py)
 
 
 def _last_axis_indices_jax(lw, indices, size):

@@ -120,9 +120,6 @@ def _to_dense_infer(specs, attrs):
     return [(specs[1][0], shape)]
 
 
-# -- gradient rules: `rule(ctx, grads) -> [gradient per input]` (backprop.GradContext) ------
-
-
 def padding_grad(g, stored_grad):
     """The gradient of a scalar default value: the sum of `g` where nothing is stored."""
     return math_ops.subtract(reduction_ops.reduce_sum(g), reduction_ops.reduce_sum(stored_grad))

@@ -232,9 +232,6 @@ def _write_emit(outs, ins, attrs, emitter):
     return "%s = %s(%s, %s, %s)" % (outs[0], emitter.bind(_write), ins[0], ins[1], ins[2])
 
 
-# -- gradient rules: `rule(ctx, grads) -> [gradient per input]` (backprop.GradContext) ------
-
-
 def _write_grad(ctx, grads):
     dvalue, dhandle = execute(WRITE_GRAD, [grads[0], ctx.input(1), ctx.input(2)])
     return [dhandle if ctx.needed[0] else None, None, dvalue if ctx.needed[2] else None]

@@ -15,7 +15,7 @@ are known only at run time.
 import numpy as np
 
 from runtime import lowering_api
-from runtime.ops import numba_scans
+from runtime.ops.numba_lowerings import dims, finish, product, shape_tuple, type_name
 from runtime.ops.registry import KERNEL_CALL, NO_GRADIENT, execute1, not_saveable, register
 
 # lowering rules that decline, saying why (see runtime/lowering_api.py)
@@ -96,6 +96,44 @@ def _broadcast_like(x, *like, shape):
     return np.broadcast_to(x, target_shape(like, shape))
 
 
+def target_shape_numba(lowerer, node, ins):
+    """The target dimensions of a gradient helper: its `like` input's, else `shape`."""
+    if len(ins) > 1:
+        return dims(ins[1])
+    shape = node.attrs["shape"]
+    if shape is None or None in shape:
+        raise lowering_api.Unsupported("a target shape known only at run time")
+    return [str(int(d)) for d in shape]
+
+
+def _sum_to_shape_numba(lowerer, node, ins, outs):
+    """SumToShape to a target of static shape: the leading axes and those where the target
+    has 1 summed (an axis of 1 sums to itself), then reshaped."""
+    x, out = ins[0], outs[0]
+    if out.shape is None or None in out.shape:
+        raise lowering_api.Unsupported("a target shape known only at run time")
+    target = out.shape
+    if x.rank0:
+        lowerer.assign(out, x if out.rank0 else "np.full(%s, %s)" % (
+            lowerer.literal(target), x))
+        return
+    have = dims(x)
+    lead = len(have) - len(target)
+    if lead < 0:
+        raise lowering_api.Unsupported("a sum to a shape of higher rank")
+    axes = list(range(lead)) + [lead + i for i, d in enumerate(target) if d == 1]
+    kept = [a for a in range(len(have)) if a not in axes]
+    moved, result, row = (lowerer.fresh(p) for p in ("t", "r", "j"))
+    rows, length = product([have[a] for a in kept]), product([have[a] for a in axes])
+    lowerer.line("%s = np.ascontiguousarray(%s.transpose(%s)).reshape((%s, %s))" % (
+        moved, x, lowerer.literal(tuple(kept + axes)), rows, length))
+    lowerer.line("%s = np.empty(%s, %s)" % (result, rows, type_name(out.dtype)))
+    lowerer.line("for %s in range(%s):" % (row, rows))
+    with lowerer.block():
+        lowerer.line("%s[%s] = np.sum(%s[%s])" % (result, row, moved, row))
+    finish(lowerer, out, result, [str(d) for d in target])
+
+
 def _sum_to_shape_grad(ctx, grads):
     out = shaped(BROADCAST_LIKE, grads[0], lambda: ctx.input(0), ctx.input_shape(0))
     return [out] + [None] * (len(ctx.needed) - 1)
@@ -122,7 +160,7 @@ def _sum_to_shape_jax(lw, node, ins):
 SUM_TO_SHAPE = register("SumToShape", _sum_to_shape, like_infer,
                         grad=_sum_to_shape_grad, emit=KERNEL_CALL, traits=("view",),
                         lowerings=dict(lowered_on_jax(_sum_to_shape_jax),
-                                       numba=numba_scans.sum_to_shape))
+                                       numba=_sum_to_shape_numba))
 
 
 def _broadcast_like_jax(lw, node, ins):
@@ -137,11 +175,23 @@ def _broadcast_like_grad(ctx, grads):
     return [sum_to(grads[0], ctx, 0)] + [None] * (len(ctx.needed) - 1)
 
 
+def _broadcast_like_numba(lowerer, node, ins, outs):
+    """BroadcastLike: `x` broadcast to the target shape, as a C-contiguous copy."""
+    x, out = ins[0], outs[0]
+    target = target_shape_numba(lowerer, node, ins)
+    if out.rank0:
+        lowerer.assign(out, x if x.rank0 else "%s.reshape(1)[0]" % x)
+        return
+    source = "np.full(1, %s)" % x if x.rank0 else "np.ascontiguousarray(%s)" % x
+    lowerer.assign(out, "np.ascontiguousarray(np.broadcast_to(%s, %s))" % (
+        source, shape_tuple(target)))
+
+
 BROADCAST_LIKE = register("BroadcastLike", _broadcast_like, like_infer,
                           grad=_broadcast_like_grad, emit=KERNEL_CALL,
                           traits=("view",),
                           lowerings=dict(lowered_on_jax(_broadcast_like_jax),
-                                         numba=numba_scans.broadcast_like))
+                                         numba=_broadcast_like_numba))
 
 
 # -- ReluGrad ----------------------------------------------------------------------------------

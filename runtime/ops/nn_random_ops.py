@@ -8,8 +8,14 @@ sequence of generators (and so every draw) reproducible.
 import numpy as np
 
 from runtime import dtypes, lowering_api
-from runtime.ops import common, math_ops, numba_scans, reduction_ops
+from runtime.ops import (
+    common,
+    math_ops,
+    numba_lowerings,
+    reduction_ops,
+)
 from runtime.ops.common import FLOAT, require_kind
+from runtime.ops.numba_lowerings import as_3d, axis_of, dims, finish, shape_tuple, type_name
 from runtime.ops.registry import KERNEL_CALL, NOT_DIFFERENTIABLE, execute1, register
 
 # lowering rules that decline, saying why (see runtime/lowering_api.py)
@@ -57,10 +63,52 @@ def _softmax_grad(ctx, grads):
     return [math_ops.multiply(y, math_ops.subtract(g, inner))]
 
 
+def _softmax_numba(log):
+    """Softmax / LogSoftmax along the axis: the maximum subtracted, exp in float64 rounded
+    to the dtype (numpy's float32 exp is correctly rounded nearly everywhere), the sum in
+    the dtype."""
+    def rule(lowerer, node, ins, outs):
+        x = ins[0]
+        if x.rank0:
+            raise lowering_api.Unsupported("a softmax of a scalar")
+        parts = dims(x)
+        axis = axis_of(node, len(parts))
+        array, before, size, after = as_3d(lowerer, x, axis)
+        lowerer.check("%s == 0" % size, ValueError, "zero-size array to reduction operation "
+                      "maximum which has no identity")
+        kind = type_name(x.dtype)
+        result, top, total, k = (lowerer.fresh(p) for p in ("r", "m", "s", "k"))
+        lowerer.line("%s = np.empty(%s, %s)" % (result, shape_tuple([before, size, after]),
+                                                kind))
+        a, b = numba_lowerings.axis_loops(lowerer, before, after)
+        lowerer.line("%s = np.max(%s[%s, :, %s])" % (top, array, a, b))
+        lowerer.line("%s = %s(0)" % (total, kind))
+        lowerer.line("for %s in range(%s):" % (k, size))
+        with lowerer.block():
+            shifted = "%s(%s[%s, %s, %s] - %s)" % (kind, array, a, k, b, top)
+            exp = "%s(np.exp(np.float64(%s)))" % (kind, shifted)
+            if log:
+                lowerer.line("%s[%s, %s, %s] = %s" % (result, a, k, b, shifted))
+            else:
+                lowerer.line("%s[%s, %s, %s] = %s" % (result, a, k, b, exp))
+                exp = "%s[%s, %s, %s]" % (result, a, k, b)
+            lowerer.line("%s = %s(%s + %s)" % (total, kind, total, exp))
+        if log:
+            lowerer.line("%s = %s(np.log(np.float64(%s)))" % (total, kind, total))
+            lowerer.line("%s[%s, :, %s] = %s[%s, :, %s] - %s" % (result, a, b, result, a, b,
+                                                                 total))
+        else:
+            lowerer.line("%s[%s, :, %s] = %s[%s, :, %s] / %s" % (result, a, b, result, a, b,
+                                                                 total))
+        numba_lowerings.close_axis_loops(lowerer)
+        finish(lowerer, outs[0], result, parts)
+    return rule
+
+
 OPS["Softmax"] = register("Softmax", _softmax_kernel, _softmax_infer,
                           grad=_softmax_grad, emit=KERNEL_CALL,
                           lowerings=dict(_NOT_LOWERED, jax=_softmax_jax,
-                                         numba=numba_scans.softmax(log=False)))
+                                         numba=_softmax_numba(log=False)))
 
 
 def _log_softmax_jax(lw, node, ins):
@@ -79,7 +127,7 @@ def _log_softmax_grad(ctx, grads):
 OPS["LogSoftmax"] = register("LogSoftmax", _log_softmax_kernel, _softmax_infer,
                              grad=_log_softmax_grad, emit=KERNEL_CALL,
                              lowerings=dict(_NOT_LOWERED, jax=_log_softmax_jax,
-                                            numba=numba_scans.softmax(log=True)))
+                                            numba=_softmax_numba(log=True)))
 
 
 def softmax(logits, axis=-1, name=None):

@@ -466,3 +466,28 @@ def repeat_positions(lowerer, node, ins, outs, counts):
     with lowerer.block():
         lowerer.line("%s[:, %s, :] = %s[:, %s[%s], :]" % (result, k, array, index, k))
     finish(lowerer, outs[0], result, parts[:axis] + [str(len(positions))] + parts[axis + 1:])
+
+
+# -- scans along one axis -----------------------------------------------------------------------
+# A rule that scans along an axis (argmax, cumulative sums and products, softmax, top_k...)
+# works on a C-contiguous (before, size, after) view of its input around the axis (`as_3d`),
+# looping over the rows in the order numpy's kernels compute them: accumulations run in the
+# input's dtype, element after element, as `np.cumsum(x, dtype=x.dtype)` does. Where a
+# result rounds differently from numpy's (softmax's sum, which numpy adds pairwise), it stays
+# within the few ulp the backends are held to.
+
+
+def axis_loops(lowerer, before, after):
+    """Opens `for a in range(before): for b in range(after):` around the axis of an `as_3d`
+    view (closed by `close_axis_loops`); returns the loop variables."""
+    a, b = lowerer.fresh("a"), lowerer.fresh("b")
+    lowerer.line("for %s in range(%s):" % (a, before))
+    lowerer.indent += 1
+    lowerer.line("for %s in range(%s):" % (b, after))
+    lowerer.indent += 1
+    return a, b
+
+
+def close_axis_loops(lowerer):
+    """Closes the loops `axis_loops` opened."""
+    lowerer.indent -= 2

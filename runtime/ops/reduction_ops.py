@@ -16,9 +16,17 @@ from runtime.ops import (
     math_lowerings,
     math_ops,
     numba_lowerings,
-    numba_scans,
 )
 from runtime.ops.common import NUMERIC, convert_to_tensor, require_kind
+from runtime.ops.numba_lowerings import (
+    as_3d,
+    axis_of,
+    dims,
+    finish,
+    product,
+    shape_tuple,
+    type_name,
+)
 from runtime.ops.registry import KERNEL_CALL, NO_GRADIENT, NOT_DIFFERENTIABLE, execute1, register
 
 # lowering rules that decline, saying why (see runtime/lowering_api.py)
@@ -275,10 +283,32 @@ def _argmax_jax(lw, node, ins):
     return [lw.jnp.argmax(ins[0], axis=node.attrs["axis"])]
 
 
+def _arg_extreme_numba(function):
+    """ArgMax / ArgMin: numpy's np.argmax along the axis (the first extreme, the first NaN),
+    failing on an empty axis as numpy does."""
+    def rule(lowerer, node, ins, outs):
+        x = ins[0]
+        if x.rank0:
+            raise lowering_api.Unsupported("an %s of a scalar" % function)
+        parts = dims(x)
+        axis = axis_of(node, len(parts))
+        array, before, size, after = as_3d(lowerer, x, axis)
+        lowerer.check("%s == 0" % size, ValueError,
+                      "attempt to get %s of an empty sequence" % function)
+        result = lowerer.fresh("r")
+        lowerer.line("%s = np.empty(%s, np.int64)" % (result, shape_tuple([before, after])))
+        a, b = numba_lowerings.axis_loops(lowerer, before, after)
+        lowerer.line("%s[%s, %s] = np.%s(%s[%s, :, %s])" % (result, a, b, function, array, a,
+                                                          b))
+        numba_lowerings.close_axis_loops(lowerer)
+        finish(lowerer, outs[0], result, parts[:axis] + parts[axis + 1:])
+    return rule
+
+
 OPS["ArgMax"] = register("ArgMax", _arg_kernel(np.argmax), _arg_infer,
                          grad=NOT_DIFFERENTIABLE, emit=KERNEL_CALL,
                          lowerings=dict(_NOT_LOWERED, jax=_argmax_jax,
-                                        numba=numba_scans.arg_extreme("argmax")))
+                                        numba=_arg_extreme_numba("argmax")))
 
 
 def _argmin_jax(lw, node, ins):
@@ -289,7 +319,7 @@ def _argmin_jax(lw, node, ins):
 OPS["ArgMin"] = register("ArgMin", _arg_kernel(np.argmin), _arg_infer,
                          grad=NOT_DIFFERENTIABLE, emit=KERNEL_CALL,
                          lowerings=dict(_NOT_LOWERED, jax=_argmin_jax,
-                                        numba=numba_scans.arg_extreme("argmin")))
+                                        numba=_arg_extreme_numba("argmin")))
 
 
 def argmax(input, axis=None, output_type=dtypes.int64, name=None):  # noqa: A002
@@ -376,9 +406,40 @@ def _cumsum_grad(ctx, grads):
     return [cumsum(grads[0], attrs["axis"], attrs["exclusive"], not attrs["reverse"])]
 
 
+def cumulative_numba(operation, start):
+    """Cumsum / Cumprod (`operation` "+" or "*", `start` its identity): a running total in
+    the input's dtype (integers wrap), from the end when `reverse`, each element's own
+    value left out when `exclusive`."""
+    def rule(lowerer, node, ins, outs):
+        x = ins[0]
+        if x.rank0:
+            raise lowering_api.Unsupported("a cumulative %s of a scalar" % operation)
+        parts = dims(x)
+        axis = axis_of(node, len(parts))
+        array, before, size, after = as_3d(lowerer, x, axis)
+        kind = type_name(x.dtype)
+        result, total, k, j = (lowerer.fresh(p) for p in ("r", "t", "k", "j"))
+        lowerer.line("%s = np.empty(%s, %s)" % (result, shape_tuple([before, size, after]),
+                                                kind))
+        a, b = numba_lowerings.axis_loops(lowerer, before, after)
+        lowerer.line("%s = %s(%s)" % (total, kind, start))
+        lowerer.line("for %s in range(%s):" % (k, size))
+        with lowerer.block():
+            index = "%s - 1 - %s" % (size, k) if node.attrs["reverse"] else k
+            lowerer.line("%s = %s" % (j, index))
+            step = "%s = fit(%s %s %s[%s, %s, %s], %s)" % (total, total, operation, array, a,
+                                                            j, b, kind)
+            store = "%s[%s, %s, %s] = %s" % (result, a, j, b, total)
+            for line in (store, step) if node.attrs["exclusive"] else (step, store):
+                lowerer.line(line)
+        numba_lowerings.close_axis_loops(lowerer)
+        finish(lowerer, outs[0], result, parts)
+    return rule
+
+
 OPS["Cumsum"] = register("Cumsum", _cumsum_kernel, _cumsum_infer, grad=_cumsum_grad,
                          emit=KERNEL_CALL,
-                         lowerings=dict(_NOT_LOWERED, numba=numba_scans.cumulative("+", 0),
+                         lowerings=dict(_NOT_LOWERED, numba=cumulative_numba("+", 0),
                                                       jax=_cumsum_jax))
 
 
@@ -484,11 +545,39 @@ def _reduce_grad_jax(lw, node, ins):
     return [out]
 
 
+def _reduce_grad_numba(lowerer, node, ins, outs):
+    """ReduceGrad: the gradient `g` with its reduced axes restored, broadcast to the target
+    shape (divided by the number of reduced elements for a Mean of floats)."""
+    g, out = ins[0], outs[0]
+    target = gradient_ops.target_shape_numba(lowerer, node, ins)
+    rank = len(target)
+    axis = node.attrs["axis"]
+    axes = list(range(rank)) if axis is None else sorted({a % rank for a in axis}) if rank \
+        else []
+    if node.attrs["mean"] and not out.dtype.is_floating:
+        raise lowering_api.Unsupported("the gradient of an integer mean")
+    if out.rank0:
+        lowerer.assign(out, g if g.rank0 else "%s.reshape(1)[0]" % g)
+        return
+    source = "np.full(1, %s)" % g if g.rank0 else "np.ascontiguousarray(%s)" % g
+    if not node.attrs["keepdims"]:
+        source = "%s.reshape(%s)" % (source, shape_tuple(
+            ["1" if i in axes else d for i, d in enumerate(target)]))
+    result = lowerer.fresh("r")
+    lowerer.line("%s = np.ascontiguousarray(np.broadcast_to(%s, %s))" % (
+        result, source, shape_tuple(target)))
+    if node.attrs["mean"]:
+        count = product([target[a] for a in axes])
+        lowerer.line("%s = %s / %s(max(%s, 1))" % (result, result, type_name(out.dtype),
+                                                    count))
+    lowerer.assign(out, result)
+
+
 REDUCE_GRAD = register("ReduceGrad", _reduce_grad_kernel, gradient_ops.like_infer,
                        grad=_reduce_grad_grad, emit=KERNEL_CALL,
                        traits=("view",),
                        lowerings=dict(gradient_ops.lowered_on_jax(_reduce_grad_jax),
-                                      numba=numba_scans.reduce_grad))
+                                      numba=_reduce_grad_numba))
 
 
 PROD_OTHERS = register("ProdOthers", _prod_others_kernel, lambda specs, attrs: [specs[0]],

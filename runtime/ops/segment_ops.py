@@ -11,7 +11,6 @@ from runtime.ops import (
     manipulation_ops,
     math_ops,
     numba_lowerings,
-    numba_scans,
     reduction_ops,
     selection_ops,
 )
@@ -60,7 +59,7 @@ def _cumprod_jax(lw, node, ins):
 
 OPS["Cumprod"] = register("Cumprod", _cumprod_kernel, _cumprod_infer, grad=_cumprod_grad,
                           emit=KERNEL_CALL,
-                          lowerings=dict(_NOT_LOWERED, numba=numba_scans.cumulative("*", 1),
+                          lowerings=dict(_NOT_LOWERED, numba=reduction_ops.cumulative_numba("*", 1),
                                                        jax=_cumprod_jax))
 
 

@@ -8,10 +8,10 @@ from runtime.ops import (
     common,
     gradient_ops,
     numba_lowerings,
-    numba_scans,
 )
 from runtime.ops.common import convert_to_tensor, require_kind, require_same_dtype
 from runtime.ops.gradient_ops import sum_to
+from runtime.ops.numba_lowerings import dims, product, shape_tuple
 from runtime.ops.registry import KERNEL_CALL, NOT_DIFFERENTIABLE, execute1, register
 
 # lowering rules that decline, saying why (see runtime/lowering_api.py)
@@ -108,9 +108,16 @@ def _where_infer(specs, attrs):
     return [(dtypes.int64, (None, None if shape is None else len(shape)))]
 
 
+def _where_numba(lowerer, node, ins, outs):
+    """Where with one operand: the coordinates of the true elements (numpy's argwhere)."""
+    if ins[0].rank0 or ins[0].shape is None:
+        raise lowering_api.Unsupported("the coordinates of a scalar")
+    lowerer.assign(outs[0], "np.argwhere(%s)" % ins[0])
+
+
 OPS["Where"] = register("Where", lambda c: np.argwhere(c).astype(np.int64), _where_infer,
                         grad=NOT_DIFFERENTIABLE, emit=KERNEL_CALL,
-                        lowerings=dict(_NOT_LOWERED, numba=numba_scans.where))
+                        lowerings=dict(_NOT_LOWERED, numba=_where_numba))
 
 
 def where(condition, x=None, y=None, name=None):
@@ -157,9 +164,45 @@ def _one_hot_jax(lw, node, ins):
     return [out]
 
 
+def _one_hot_numba(lowerer, node, ins, outs):
+    """OneHot: `off_value` everywhere, `on_value` at each index in [0, depth) (both as the
+    kernel converts them), the new axis moved into place."""
+    indices, out = ins[0], outs[0]
+    depth = int(node.attrs["depth"])
+    dtype = node.attrs["dtype"]
+    on, off = (np.asarray(node.attrs[k]).astype(dtype.np_dtype)[()]
+               for k in ("on_value", "off_value"))
+    parts = [] if indices.rank0 else dims(indices)
+    count = product(parts)
+    flat, result, n, i = (lowerer.fresh(p) for p in ("c", "r", "n", "i"))
+    if indices.rank0:
+        lowerer.line("%s = np.full(1, np.int64(%s))" % (flat, indices))
+    else:
+        lowerer.line("%s = np.ascontiguousarray(%s).reshape(%s)" % (flat, indices, count))
+    lowerer.line("%s = np.full(%s, %s)" % (result, shape_tuple([count, str(depth)]),
+                                           lowerer.scalar_literal(off, dtype)))
+    lowerer.line("for %s in range(%s):" % (n, count))
+    with lowerer.block():
+        lowerer.line("%s = np.int64(%s[%s])" % (i, flat, n))
+        lowerer.line("if 0 <= %s < %d:" % (i, depth))
+        with lowerer.block():
+            lowerer.line("%s[%s, %s] = %s" % (result, n, i, lowerer.scalar_literal(on, dtype)))
+    axis = node.attrs["axis"]
+    rank = len(parts) + 1
+    axis = rank - 1 if axis == -1 else axis
+    shaped = lowerer.fresh("c")
+    lowerer.line("%s = %s.reshape(%s)" % (shaped, result, shape_tuple(parts + [str(depth)])))
+    if axis != rank - 1:
+        perm = list(range(rank - 1))
+        perm.insert(axis, rank - 1)
+        lowerer.line("%s = np.ascontiguousarray(%s.transpose(%s))" % (
+            shaped, shaped, lowerer.literal(tuple(perm))))
+    lowerer.assign(out, shaped)
+
+
 OPS["OneHot"] = register("OneHot", _one_hot_kernel, _one_hot_infer,
                          grad=NOT_DIFFERENTIABLE, emit=KERNEL_CALL,
-                         lowerings=dict(_NOT_LOWERED, numba=numba_scans.one_hot,
+                         lowerings=dict(_NOT_LOWERED, numba=_one_hot_numba,
                                                       jax=_one_hot_jax))
 
 

@@ -24,6 +24,7 @@ from runtime.ops.common import (
     require_same_dtype,
     stack,
 )
+from runtime.ops.numba_lowerings import dims, product, shape_tuple, type_name
 from runtime.ops.registry import (
     KERNEL_CALL,
     NO_GRADIENT,
@@ -122,19 +123,42 @@ def _shape_value(node, value_of):
     return np.array(shape, dtype=node.outputs[0].dtype.np_dtype)
 
 
+def _shape_numba(lowerer, node, ins, outs):
+    """Shape: the input's dimensions as a 1-D array."""
+    parts = dims(ins[0])
+    if not parts:
+        lowerer.assign(outs[0], "np.zeros(0, %s)" % type_name(outs[0].dtype))
+        return
+    lowerer.assign(outs[0], "np.array([%s])" % ", ".join("np.int64(%s)" % p for p in parts))
+
+
 OPS["Shape"] = register("Shape", lambda x, out_type: np.array(np.shape(x), out_type.np_dtype),
                         lambda specs, attrs: [(attrs["out_type"], _rank_1(specs))],
                         grad=NOT_DIFFERENTIABLE, emit=KERNEL_CALL, traits=("shape_only",),
                         static_value=_shape_value,
-                        lowerings=dict(_DYNAMIC_SHAPE, numba=numba_lowerings.shape))
+                        lowerings=dict(_DYNAMIC_SHAPE, numba=_shape_numba))
+
+
+def _size_numba(lowerer, node, ins, outs):
+    """Size: the product of the input's dimensions."""
+    lowerer.assign(outs[0], product(dims(ins[0])))
+
+
 OPS["Size"] = register("Size", lambda x, out_type: np.array(np.size(x), out_type.np_dtype),
                        lambda specs, attrs: [(attrs["out_type"], ())],
                        grad=NOT_DIFFERENTIABLE, emit=KERNEL_CALL, traits=("shape_only",),
-                       lowerings=dict(_DYNAMIC_SHAPE, numba=numba_lowerings.size))
+                       lowerings=dict(_DYNAMIC_SHAPE, numba=_size_numba))
+
+
+def _rank_numba(lowerer, node, ins, outs):
+    """Rank: the input's static rank."""
+    lowerer.assign(outs[0], "np.int32(%d)" % len(dims(ins[0])))
+
+
 OPS["Rank"] = register("Rank", lambda x: np.array(np.ndim(x), np.int32),
                        lambda specs, attrs: [(dtypes.int32, ())],
                        grad=NOT_DIFFERENTIABLE, emit=KERNEL_CALL, traits=("shape_only",),
-                       lowerings=dict(_DYNAMIC_SHAPE, numba=numba_lowerings.rank))
+                       lowerings=dict(_DYNAMIC_SHAPE, numba=_rank_numba))
 
 
 def shape(input, out_type=dtypes.int32, name=None):  # noqa: A002
@@ -181,9 +205,27 @@ def _fill_grad(ctx, grads):
     return [None, reduction_ops.reduce_sum(grads[0]) if ctx.needed[1] else None]
 
 
+def _fill_numba(lowerer, node, ins, outs):
+    """Fill: an array of the dims' shape holding the value."""
+    shape_in, value = ins
+    out = outs[0]
+    if out.shape is None or shape_in.shape is None or len(shape_in.shape) > 1:
+        raise lowering_api.Unsupported("a fill of unknown rank")
+    if out.rank0:
+        lowerer.assign(out, value)
+        return
+    parts = []
+    for i in range(len(out.shape)):
+        part = lowerer.fresh("d")
+        lowerer.line("%s = np.int64(%s[%d])" % (part, shape_in, i))
+        lowerer.check("%s < 0" % part, ValueError, "negative dimensions are not allowed")
+        parts.append(part)
+    lowerer.assign(out, "np.full(%s, %s)" % (shape_tuple(parts), value))
+
+
 OPS["Fill"] = register("Fill", _fill_kernel, _fill_infer,
                        grad=_fill_grad, emit=KERNEL_CALL,
-                       lowerings=dict(_NOT_LOWERED, numba=numba_lowerings.fill,
+                       lowerings=dict(_NOT_LOWERED, numba=_fill_numba,
                                                     jax=_fill_jax))
 
 

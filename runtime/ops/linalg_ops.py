@@ -9,7 +9,6 @@ from runtime.ops import (
     common,
     layout_ops,
     manipulation_ops,
-    numba_lowerings,
 )
 from runtime.ops import math_ops as M
 from runtime.ops.common import (
@@ -22,6 +21,7 @@ from runtime.ops.common import (
     require_same_dtype,
 )
 from runtime.ops.gradient_ops import sum_to
+from runtime.ops.numba_lowerings import dims, finish, product, type_name
 from runtime.ops.registry import KERNEL_CALL, execute1, register
 
 _NOT_LOWERED = {"array": lowering_api.unsupported("not lowered yet")}
@@ -81,11 +81,43 @@ def _matmul_lowering(lowerer, node, ins, outs):
     lowerer.assign(outs[0], "xp.dot(%s, %s)" % (left, right))
 
 
+def _batched_matmul_numba(lowerer, node, ins, outs):
+    """MatMul of operands of rank > 2 with the same static batch dimensions: `np.dot` of
+    each pair of matrices (numba's matmul takes no batch); float operands only (BLAS)."""
+    a, b = ins
+    if a.shape is None or b.shape is None or len(a.shape) < 3 or len(b.shape) < 3:
+        raise lowering_api.Unsupported("matmul of operands other than matrices")
+    if not a.dtype.is_floating:
+        raise lowering_api.Unsupported("integer matmul")
+    batch = a.shape[:-2]
+    if batch != b.shape[:-2] or None in batch:
+        raise lowering_api.Unsupported("a matmul broadcasting its batch dimensions")
+    count = product([str(d) for d in batch])
+    left, right, result, i = (lowerer.fresh(p) for p in ("c", "c", "r", "i"))
+    a_rows, a_cols, b_rows, b_cols = dims(a)[-2:] + dims(b)[-2:]
+    lowerer.line("%s = np.ascontiguousarray(%s).reshape((%s, %s, %s))" % (
+        left, a, count, a_rows, a_cols))
+    lowerer.line("%s = np.ascontiguousarray(%s).reshape((%s, %s, %s))" % (
+        right, b, count, b_rows, b_cols))
+    rows = a_cols if node.attrs["transpose_a"] else a_rows
+    cols = b_rows if node.attrs["transpose_b"] else b_cols
+    lowerer.line("%s = np.empty((%s, %s, %s), %s)" % (result, count, rows, cols,
+                                                      type_name(outs[0].dtype)))
+    lowerer.line("for %s in range(%s):" % (i, count))
+    with lowerer.block():
+        x = "np.ascontiguousarray(%s[%s].T)" % (left, i) if node.attrs["transpose_a"] \
+            else "%s[%s]" % (left, i)
+        y = "np.ascontiguousarray(%s[%s].T)" % (right, i) if node.attrs["transpose_b"] \
+            else "%s[%s]" % (right, i)
+        lowerer.line("%s[%s] = np.dot(%s, %s)" % (result, i, x, y))
+    finish(lowerer, outs[0], result, [str(d) for d in batch] + [rows, cols])
+
+
 def _matmul_numba(lowerer, node, ins, outs):
     """numba: batched operands matrix by matrix (numba_lowerings), else `_matmul_lowering`."""
     a, b = ins
     if a.shape is not None and b.shape is not None and min(len(a.shape), len(b.shape)) > 2:
-        numba_lowerings.batched_matmul(lowerer, node, ins, outs)
+        _batched_matmul_numba(lowerer, node, ins, outs)
     else:
         _matmul_lowering(lowerer, node, ins, outs)
 
@@ -334,20 +366,20 @@ def _band_lowering(lowerer, node, ins, outs):
 def _diag_part_numba(lowerer, node, ins, outs):
     """numba (whose np.diagonal takes no axes): each matrix's diagonal copied in a loop."""
     x = ins[0]
-    parts = numba_lowerings.dims(x)
+    parts = dims(x)
     rows, cols = parts[-2:]
-    batch = numba_lowerings.product(parts[:-2])
+    batch = product(parts[:-2])
     length = str(min(x.shape[-2:])) if None not in x.shape[-2:] else "min(%s, %s)" % (rows,
                                                                                      cols)
     matrices, result, i = lowerer.fresh("c"), lowerer.fresh("r"), lowerer.fresh("i")
     lowerer.line("%s = np.ascontiguousarray(%s).reshape((%s, %s, %s))" % (
         matrices, x, batch, rows, cols))
     lowerer.line("%s = np.empty((%s, %s), %s)" % (result, batch, length,
-                                                   numba_lowerings.type_name(x.dtype)))
+                                                   type_name(x.dtype)))
     lowerer.line("for %s in range(%s):" % (i, length))
     with lowerer.block():
         lowerer.line("%s[:, %s] = %s[:, %s, %s]" % (result, i, matrices, i, i))
-    numba_lowerings.finish(lowerer, outs[0], result, parts[:-2] + [length])
+    finish(lowerer, outs[0], result, parts[:-2] + [length])
 
 
 OPS["MatrixDiag"] = register("MatrixDiag", _diag_kernel, _diag_infer,

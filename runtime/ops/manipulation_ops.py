@@ -11,7 +11,6 @@ from runtime import shape as shape_lib
 from runtime.ops import (
     array_ops,
     common,
-    numba_lowerings,
     reduction_ops,
     slicing,
 )
@@ -19,6 +18,7 @@ from runtime.ops.array_ops import dims_tensor, identity
 from runtime.ops.common import SpecError, convert_to_tensor, require_same_dtype
 from runtime.ops.common import stack as stack  # re-exported: tf.stack is the Pack op below
 from runtime.ops.gradient_ops import fully_known, sum_to
+from runtime.ops.numba_lowerings import as_3d, axis_of, dims, finish, product, shape_tuple
 from runtime.ops.registry import KERNEL_CALL, execute, execute1, register
 
 # lowering rules that decline, saying why (see runtime/lowering_api.py)
@@ -175,9 +175,32 @@ def _squeeze_jax(lw, node, ins):
     return [lw.jnp.squeeze(x, axis)]
 
 
+def _squeeze_numba(lowerer, node, ins, outs):
+    """Squeeze: a reshape, each squeezed dimension known only at run time checked to be 1."""
+    x, out = ins[0], outs[0]
+    if x.rank0 or out.shape is None:
+        raise lowering_api.Unsupported("a squeeze of unknown result rank")
+    parts = dims(x)
+    axis = node.attrs["axis"]
+    if axis is None:
+        if None in x.shape:
+            raise lowering_api.Unsupported("a squeeze of every size-1 dimension of a dynamic shape")
+        axes = {i for i, d in enumerate(x.shape) if d == 1}
+    else:
+        axes = {a % len(parts) for a in axis}
+    for a in sorted(axes):
+        if x.shape[a] is None:
+            lowerer.check("%s != 1" % parts[a], ValueError,
+                          "cannot select an axis to squeeze out which has size not equal "
+                          "to one")
+    array = lowerer.fresh("c")
+    lowerer.line("%s = np.ascontiguousarray(%s)" % (array, x))
+    finish(lowerer, out, array, [p for i, p in enumerate(parts) if i not in axes])
+
+
 OPS["Squeeze"] = register("Squeeze", lambda x, axis: np.squeeze(x, axis), _squeeze_infer,
                           grad=_reshape_back, emit=KERNEL_CALL, traits=("view",),
-                          lowerings=dict(_NOT_LOWERED, numba=numba_lowerings.squeeze,
+                          lowerings=dict(_NOT_LOWERED, numba=_squeeze_numba,
                                                        jax=_squeeze_jax))
 
 
@@ -246,11 +269,32 @@ def _concat_grad(ctx, grads):
     return out
 
 
+def _concat_numba(lowerer, node, ins, outs):
+    """ConcatV2: numpy's concatenate, after checking at run time the dimensions only known
+    then (numpy's error when they differ)."""
+    if any(x.rank0 for x in ins):
+        raise lowering_api.Unsupported("a concat of scalars")
+    shapes = [dims(x) for x in ins]
+    rank_ = len(shapes[0])
+    axis = axis_of(node, rank_)
+    for i, x in enumerate(ins[1:], 1):
+        for d in range(rank_):
+            if d == axis or (x.shape[d] is not None and ins[0].shape[d] is not None):
+                continue
+            lowerer.check_values(
+                "%s != %s" % (shapes[0][d], shapes[i][d]), ValueError,
+                "all the input array dimensions except for the concatenation axis must match "
+                "exactly, but along dimension %d, the array at index 0 has size %%d and the "
+                "array at index %d has size %%d" % (d, i), (shapes[0][d], shapes[i][d]))
+    lowerer.assign(outs[0], "np.concatenate((%s), %d)" % ("".join(
+        "np.ascontiguousarray(%s), " % x for x in ins), axis))
+
+
 OPS["ConcatV2"] = register("ConcatV2", lambda *xs, axis: np.concatenate(xs, axis=axis),
                            _concat_infer, node_name="concat",
                            grad=_concat_grad, emit=KERNEL_CALL,
                            lowerings=dict(_NOT_LOWERED, jax=_concat_jax,
-                                          numba=numba_lowerings.concat))
+                                          numba=_concat_numba))
 
 
 def concat(values, axis, name="concat"):
@@ -297,9 +341,29 @@ def _unpack_jax(lw, node, ins):
     return [lw.jnp.take(x, i, axis=axis) for i in range(num)]
 
 
+def _unpack_numba(lowerer, node, ins, outs):
+    """Unpack: the slices along the axis (numpy's take, which fails on a dimension shorter
+    than `num`)."""
+    x = ins[0]
+    if x.rank0:
+        raise lowering_api.Unsupported("an unstack of a scalar")
+    parts = dims(x)
+    axis = axis_of(node, len(parts))
+    num = node.attrs["num"]
+    array, _, size_, _ = as_3d(lowerer, x, axis)
+    if x.shape[axis] is None:
+        lowerer.check_values("%s < %d" % (size_, num), IndexError,
+                             "index %%d is out of bounds for axis %d with size %%d" % axis,
+                             (size_, size_))
+    for i, out in enumerate(outs):
+        slice_ = lowerer.fresh("s")
+        lowerer.line("%s = %s[:, %d, :].copy()" % (slice_, array, i))
+        finish(lowerer, out, slice_, parts[:axis] + parts[axis + 1:])
+
+
 OPS["Unpack"] = register("Unpack", _unstack_kernel, _unstack_infer, node_name="unstack",
                          grad=_unpack_grad, emit=KERNEL_CALL,
-                         lowerings=dict(_NOT_LOWERED, numba=numba_lowerings.unpack,
+                         lowerings=dict(_NOT_LOWERED, numba=_unpack_numba,
                                                       jax=_unpack_jax))
 
 
@@ -346,9 +410,28 @@ def _tile_jax(lw, node, ins):
     return [lw.jnp.tile(ins[0], multiples)]
 
 
+def _tile_numba(lowerer, node, ins, outs):
+    """Tile: the input broadcast along a new axis before each of its own, then merged."""
+    x = ins[0]
+    if x.rank0:
+        raise lowering_api.Unsupported("a tile of a scalar")
+    parts = dims(x)
+    multiples = [int(m) for m in node.attrs["multiples"]]
+    spread = []
+    for p in parts:
+        spread += ["1", p]
+    target = []
+    for m, p in zip(multiples, parts):
+        target += [str(m), p]
+    array = lowerer.fresh("c")
+    lowerer.line("%s = np.ascontiguousarray(np.broadcast_to(np.ascontiguousarray(%s).reshape("
+                 "%s), %s))" % (array, x, shape_tuple(spread), shape_tuple(target)))
+    finish(lowerer, outs[0], array, [product([str(m), p]) for m, p in zip(multiples, parts)])
+
+
 OPS["Tile"] = register("Tile", lambda x, multiples: np.tile(x, multiples), _tile_infer,
                        grad=_tile_grad, emit=KERNEL_CALL,
-                       lowerings=dict(_NOT_LOWERED, numba=numba_lowerings.tile,
+                       lowerings=dict(_NOT_LOWERED, numba=_tile_numba,
                                                     jax=_tile_jax))
 
 
@@ -382,11 +465,25 @@ def _broadcast_to_jax(lw, node, ins):
         raise lowering_api.Unsupported("cannot broadcast: %s" % e) from None
 
 
+def _broadcast_to_numba(lowerer, node, ins, outs):
+    """BroadcastTo of an input of static shape (numpy's own broadcasting error is not
+    repeated for dynamic shapes: those are declined)."""
+    x, out = ins[0], outs[0]
+    if x.shape is None or None in x.shape or out.shape is None or None in out.shape:
+        raise lowering_api.Unsupported("a broadcast of a dynamic shape")
+    if out.rank0:
+        lowerer.assign(out, x)
+        return
+    source = "np.full(1, %s)" % x if x.rank0 else "np.ascontiguousarray(%s)" % x
+    lowerer.assign(out, "np.ascontiguousarray(np.broadcast_to(%s, %s))" % (
+        source, lowerer.literal(tuple(out.shape))))
+
+
 OPS["BroadcastTo"] = register("BroadcastTo", lambda x, shape: np.broadcast_to(x, shape),
                               _broadcast_to_infer,
                               grad=_broadcast_to_grad, emit=KERNEL_CALL,
                               traits=("view",),
-                              lowerings=dict(_NOT_LOWERED, numba=numba_lowerings.broadcast_to,
+                              lowerings=dict(_NOT_LOWERED, numba=_broadcast_to_numba,
                                                            jax=_broadcast_to_jax))
 
 

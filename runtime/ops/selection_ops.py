@@ -7,11 +7,18 @@ from runtime.ops import (
     array_ops,
     common,
     gradient_ops,
-    numba_lowerings,
 )
 from runtime.ops.common import convert_to_tensor, require_kind, require_same_dtype
 from runtime.ops.gradient_ops import sum_to
-from runtime.ops.numba_lowerings import dims, product, shape_tuple
+from runtime.ops.numba_lowerings import (
+    as_3d,
+    axis_of,
+    dims,
+    finish,
+    product,
+    shape_tuple,
+    type_name,
+)
 from runtime.ops.registry import KERNEL_CALL, NOT_DIFFERENTIABLE, execute1, register
 
 # lowering rules that decline, saying why (see runtime/lowering_api.py)
@@ -59,10 +66,42 @@ def _gather_v2_grad(ctx, grads):
                      {"axis": ctx.attrs["axis"]}), None]
 
 
+def _gather_numba(lowerer, node, ins, outs):
+    """GatherV2: the slices of the params at each index along the axis, every index checked
+    in order as the kernel does."""
+    params, indices = ins
+    if params.rank0:
+        raise lowering_api.Unsupported("a gather from a scalar")
+    rank_ = len(dims(params))
+    axis = axis_of(node, rank_)
+    array, before, size_, after = as_3d(lowerer, params, axis)
+    flat = lowerer.fresh("c")
+    if indices.rank0:
+        count = "1"
+        lowerer.line("%s = np.full(1, np.int64(%s))" % (flat, indices))
+    else:
+        count = product(dims(indices))
+        lowerer.line("%s = np.ascontiguousarray(%s).reshape(%s)" % (flat, indices, count))
+    result = lowerer.fresh("r")
+    lowerer.line("%s = np.empty(%s, %s)" % (result, shape_tuple([before, count, after]),
+                                             type_name(outs[0].dtype)))
+    k, j = lowerer.fresh("k"), lowerer.fresh("j")
+    lowerer.line("for %s in range(%s):" % (k, count))
+    with lowerer.block():
+        lowerer.line("%s = np.int64(%s[%s])" % (j, flat, k))
+        lowerer.check_values("%s < 0 or %s >= %s" % (j, j, size_), IndexError,
+                             "index %d is out of range for a dimension of size %d",
+                             (j, size_))
+        lowerer.line("%s[:, %s, :] = %s[:, %s, :]" % (result, k, array, j))
+    parts = dims(params)
+    index_parts = [] if indices.rank0 else dims(indices)
+    finish(lowerer, outs[0], result, parts[:axis] + index_parts + parts[axis + 1:])
+
+
 OPS["GatherV2"] = register("GatherV2", _gather_kernel, _gather_infer,
                            grad=_gather_v2_grad, emit=KERNEL_CALL,
                            lowerings=dict(_NOT_LOWERED, jax=_gather_jax,
-                                          numba=numba_lowerings.gather))
+                                          numba=_gather_numba))
 
 
 def gather(params, indices, axis=None, batch_dims=0, name=None):
@@ -242,7 +281,40 @@ def _gather_grad_grad(ctx, grads):
     return [gather(grads[0], ctx.input(2), axis=ctx.attrs["axis"]), None, None]
 
 
+def _gather_grad_numba(lowerer, node, ins, outs):
+    """GatherGrad: zeros of the params' shape, each slice of `g` added at its index along
+    the axis, in order (np.add.at's order: repeated indices add up, negative ones count
+    from the end, one out of range fails with numpy's message)."""
+    g, params, indices = ins
+    out = outs[0]
+    if params.rank0 or out.dtype.kind == "bool":
+        raise lowering_api.Unsupported("a gather gradient of a scalar or of booleans")
+    parts = dims(params)
+    axis = axis_of(node, len(parts))
+    before, size_, after = product(parts[:axis]), parts[axis], product(parts[axis + 1:])
+    count = "1" if indices.rank0 else product(dims(indices))
+    flat, grads, result, view = (lowerer.fresh(p) for p in ("c", "c", "r", "c"))
+    lowerer.line("%s = np.ascontiguousarray(%s).reshape(%s)" % (
+        flat, "np.full(1, %s)" % indices if indices.rank0 else indices, count))
+    lowerer.line("%s = np.ascontiguousarray(%s).reshape(%s)" % (
+        grads, "np.full(1, %s)" % g if g.rank0 else g, shape_tuple([before, count, after])))
+    lowerer.line("%s = np.zeros(%s, %s)" % (result, shape_tuple(parts), type_name(out.dtype)))
+    lowerer.line("%s = %s.reshape(%s)" % (view, result, shape_tuple([before, size_, after])))
+    k, j = lowerer.fresh("k"), lowerer.fresh("j")
+    lowerer.line("for %s in range(%s):" % (k, count))
+    with lowerer.block():
+        lowerer.line("%s = np.int64(%s[%s])" % (j, flat, k))
+        lowerer.check_values("%s < -(%s) or %s >= %s" % (j, size_, j, size_), IndexError,
+                             "index %%d is out of bounds for axis %d with size %%d" % axis,
+                             (j, size_))
+        lowerer.line("if %s < 0:" % j)
+        with lowerer.block():
+            lowerer.line("%s += %s" % (j, size_))
+        lowerer.line("%s[:, %s, :] += %s[:, %s, :]" % (view, j, grads, k))
+    lowerer.assign(out, result)
+
+
 GATHER_GRAD = register("GatherGrad", _gather_grad_kernel, gradient_ops.like_infer,
                        grad=_gather_grad_grad, emit=KERNEL_CALL,
                        lowerings=dict(gradient_ops.lowered_on_jax(_gather_grad_jax),
-                                      numba=numba_lowerings.gather_grad))
+                                      numba=_gather_grad_numba))

@@ -277,3 +277,16 @@ def test_op_modules_import_no_backend():
                    if module.startswith("runtime.ops") for target in targets
                    if target.startswith("runtime.backends"))
     assert not leaks, "\n".join(leaks)
+
+
+def test_backends_import_of_the_ops_only_the_registry_and_the_tensor_array_value():
+    """A backend reads ops through the registry and the lowering vocabulary; it imports no
+    op module, except the TensorArray's run-time value and numba buffers (how a folded
+    TensorArray constant enters compiled code)."""
+    allowed = {"runtime.ops.registry", "runtime.ops.tensor_array_value",
+               "runtime.ops.tensor_array_lowerings"}
+    edges, _ = _graph()
+    leaks = sorted(f"{module} imports {target}" for module, targets in edges.items()
+                   if module.startswith("runtime.backends") for target in targets
+                   if target.startswith("runtime.ops") and target not in allowed)
+    assert not leaks, "\n".join(leaks)

@@ -11,11 +11,19 @@ from runtime import dtypes, lowering_api
 from runtime.ops import (
     common,
     math_ops,
-    numba_lowerings,
     reduction_ops,
 )
 from runtime.ops.common import FLOAT, require_kind
-from runtime.ops.numba_lowerings import as_3d, axis_of, dims, finish, shape_tuple, type_name
+from runtime.ops.numba_lowerings import (
+    as_3d,
+    axis_loops,
+    axis_of,
+    close_axis_loops,
+    dims,
+    finish,
+    shape_tuple,
+    type_name,
+)
 from runtime.ops.registry import KERNEL_CALL, NOT_DIFFERENTIABLE, execute1, register
 
 # lowering rules that decline, saying why (see runtime/lowering_api.py)
@@ -80,7 +88,7 @@ def _softmax_numba(log):
         result, top, total, k = (lowerer.fresh(p) for p in ("r", "m", "s", "k"))
         lowerer.line("%s = np.empty(%s, %s)" % (result, shape_tuple([before, size, after]),
                                                 kind))
-        a, b = numba_lowerings.axis_loops(lowerer, before, after)
+        a, b = axis_loops(lowerer, before, after)
         lowerer.line("%s = np.max(%s[%s, :, %s])" % (top, array, a, b))
         lowerer.line("%s = %s(0)" % (total, kind))
         lowerer.line("for %s in range(%s):" % (k, size))
@@ -100,7 +108,7 @@ def _softmax_numba(log):
         else:
             lowerer.line("%s[%s, :, %s] = %s[%s, :, %s] / %s" % (result, a, b, result, a, b,
                                                                  total))
-        numba_lowerings.close_axis_loops(lowerer)
+        close_axis_loops(lowerer)
         finish(lowerer, outs[0], result, parts)
     return rule
 

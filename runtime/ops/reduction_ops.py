@@ -20,7 +20,9 @@ from runtime.ops import (
 from runtime.ops.common import NUMERIC, convert_to_tensor, require_kind
 from runtime.ops.numba_lowerings import (
     as_3d,
+    axis_loops,
     axis_of,
+    close_axis_loops,
     dims,
     finish,
     product,
@@ -297,10 +299,10 @@ def _arg_extreme_numba(function):
                       "attempt to get %s of an empty sequence" % function)
         result = lowerer.fresh("r")
         lowerer.line("%s = np.empty(%s, np.int64)" % (result, shape_tuple([before, after])))
-        a, b = numba_lowerings.axis_loops(lowerer, before, after)
+        a, b = axis_loops(lowerer, before, after)
         lowerer.line("%s[%s, %s] = np.%s(%s[%s, :, %s])" % (result, a, b, function, array, a,
                                                           b))
-        numba_lowerings.close_axis_loops(lowerer)
+        close_axis_loops(lowerer)
         finish(lowerer, outs[0], result, parts[:axis] + parts[axis + 1:])
     return rule
 
@@ -396,7 +398,7 @@ def cumulative_jax(lw, node, x, add):
 
 
 def _cumsum_jax(lw, node, ins):
-    """Cumsum (see `_cumulative`)."""
+    """Cumsum (see `cumulative_jax`)."""
     return [cumulative_jax(lw, node, ins[0], add=True)]
 
 
@@ -421,7 +423,7 @@ def cumulative_numba(operation, start):
         result, total, k, j = (lowerer.fresh(p) for p in ("r", "t", "k", "j"))
         lowerer.line("%s = np.empty(%s, %s)" % (result, shape_tuple([before, size, after]),
                                                 kind))
-        a, b = numba_lowerings.axis_loops(lowerer, before, after)
+        a, b = axis_loops(lowerer, before, after)
         lowerer.line("%s = %s(%s)" % (total, kind, start))
         lowerer.line("for %s in range(%s):" % (k, size))
         with lowerer.block():
@@ -432,7 +434,7 @@ def cumulative_numba(operation, start):
             store = "%s[%s, %s, %s] = %s" % (result, a, j, b, total)
             for line in (store, step) if node.attrs["exclusive"] else (step, store):
                 lowerer.line(line)
-        numba_lowerings.close_axis_loops(lowerer)
+        close_axis_loops(lowerer)
         finish(lowerer, outs[0], result, parts)
     return rule
 

@@ -53,7 +53,7 @@ def _cumprod_grad(ctx, grads):
 
 
 def _cumprod_jax(lw, node, ins):
-    """Cumprod (see `_cumulative`)."""
+    """Cumprod (see reduction_ops.cumulative_jax)."""
     return [reduction_ops.cumulative_jax(lw, node, ins[0], add=False)]
 
 

@@ -41,8 +41,34 @@ class Node:
         """The op's registered name, e.g. 'AddV2'."""
         return self.op.name
 
+    def subgraphs(self) -> list[tuple[str, SubGraph]]:
+        """The (attribute name, sub-graph) pairs of a control-flow node: an If's 'then' and
+        'else', a While's 'cond' and 'body' (none for other nodes)."""
+        return [(key, value) for key, value in self.attrs.items() if isinstance(value, SubGraph)]
+
     def __repr__(self) -> str:
         return "<Node %s (%s)>" % (self.name, self.op.name)
+
+
+class SubGraph:
+    """A traced branch or loop body held as an attribute of a control-flow node (see
+    runtime/subgraphs.py): its graph, the placeholders fed by the enclosing op (in order), the
+    outputs, and which op input feeds each captured outer tensor."""
+
+    __slots__ = ("graph", "placeholders", "outputs", "captured")
+
+    def __init__(self, graph: Graph, placeholders: list[Any], outputs: Any) -> None:
+        self.graph = graph
+        self.placeholders = placeholders
+        self.outputs = outputs
+        self.captured: list[tuple[Any, int]] = []  # (placeholder, index of the op input)
+
+    def has_side_effects(self) -> bool:
+        """True when any node (here or in nested sub-graphs) has side effects."""
+        for node in self.graph.nodes:
+            if node.op.side_effects:
+                return True
+        return False
 
 
 class NodeDef:

@@ -16,9 +16,6 @@ import numpy as np
 from runtime import dtypes, errors
 from runtime import shape as shape_lib
 
-if TYPE_CHECKING:
-    from runtime.graph import Graph, Node
-
 
 class Tensor:
     """Base class of eager and symbolic tensors: a dtype, a static shape and the operators."""
@@ -180,7 +177,9 @@ class SymbolicTensor(Tensor):
 
     __slots__ = ("graph", "node", "index", "dtype", "_shape")
 
-    def __init__(self, graph: Graph, node: Node, index: int, dtype: dtypes.DType,
+    # `graph` and `node` are a runtime.graph Graph and Node: the graph layer sits above
+    # tensors (it makes them), so this module does not name its types.
+    def __init__(self, graph: Any, node: Any, index: int, dtype: dtypes.DType,
                  shape: shape_lib.Shape) -> None:
         self.graph = graph
         self.node = node
@@ -197,7 +196,7 @@ class SymbolicTensor(Tensor):
         return "%s:%d" % (self.node.name, self.index)
 
     @property
-    def op(self) -> Node:
+    def op(self) -> Any:
         """The graph node that produces this tensor."""
         return self.node
 

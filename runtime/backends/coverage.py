@@ -18,7 +18,8 @@ import sys
 
 import runtime.data  # noqa: F401 - declares every op (data and gradient ops included)
 import runtime.gradients  # noqa: F401
-from runtime.backends import BACKENDS, lowering
+from runtime.backends import BACKENDS
+from runtime.lowering_api import rule_for
 from runtime.ops import registry
 
 EXEMPT_TRAITS = ("placeholder", "constant")
@@ -28,7 +29,7 @@ def cell(op: registry.OpDef, backend: str) -> str:
     """How `backend` runs `op` (see the module docstring)."""
     if "host_only" in op.traits:
         return "host call" if op.lowerings.get(backend) is not None else "host"
-    rule = lowering.rule_for(op, backend)
+    rule = rule_for(op, backend)
     if rule is None:
         return "—" if set(EXEMPT_TRAITS) & op.traits else "MISSING"
     if isinstance(rule, str):

@@ -31,10 +31,11 @@ from typing import Any
 import numpy as np
 
 from runtime import dtypes, errors, executor
-from runtime.backends import BackendFallbackWarning, Unsupported, jax_host
-from runtime.backends.jax_lowering import Lowerer, VariableSlot, jax_modules
+from runtime.backends import BackendFallbackWarning, jax_host
+from runtime.backends.jax_lowering import Lowerer, jax_modules
 from runtime.device_tensor import ON_DEVICE, DeviceTensor, host_feeds, register_array_type
-from runtime.ops.control_flow_ops import SubGraph
+from runtime.graph import SubGraph
+from runtime.lowering_api import Unsupported, VariableSlot
 from runtime.tensor import EagerTensor, to_numpy
 from runtime.variables import Variable, updating
 

@@ -38,14 +38,14 @@ import numpy as np
 
 from runtime import dtypes, executor
 from runtime.backends import (
-    Unsupported,
     numba_call,
     numba_fusion,
     numba_handles,
     numba_host,
     numba_math,
 )
-from runtime.backends.lowering import Lowerer, Value
+from runtime.backends.lowering import Lowerer
+from runtime.lowering_api import Unsupported, Value
 from runtime.ops import tensor_array_lowerings
 from runtime.ops.tensor_array_value import variant
 from runtime.variables import Variable
@@ -146,6 +146,10 @@ class NumbaLowerer(Lowerer):
         if variable._static_shape == ():
             return "%s[()]" % resource
         return "%s.copy()" % resource
+
+    def kernel_on_host(self, node: Any, ins: list[Value], outs: list[Value]) -> None:
+        """The op's kernel called back through `numba.objmode` (see numba_host)."""
+        numba_host.kernel_on_host(self, node, ins, outs)
 
     def write_variable(self, resource: Value, value: str) -> None:
         variable = self._buffer(resource)

@@ -30,9 +30,9 @@ import weakref
 
 import numpy as np
 
+from runtime.graph import SubGraph
 from runtime.ops import array_ops, math_ops
 from runtime.ops.call_ops import CALL_OP
-from runtime.ops.control_flow_ops import SubGraph
 from runtime.ops.gradient_ops import WHILE_GRAD_OP
 from runtime.tensor import SymbolicTensor
 from runtime.variables import Variable

@@ -2,14 +2,17 @@
 
 import numpy as np
 
-from runtime import backends, context, dtypes
+from runtime import context, dtypes, lowering_api
 from runtime import shape as shape_lib
-from runtime.ops import numba_lowerings, registry
+from runtime.ops import (
+    registry,
+)
+from runtime.ops.numba_lowerings import dims
 from runtime.ops.registry import SpecError
 from runtime.tensor import EagerTensor, SymbolicTensor, Tensor, to_numpy
 
-# lowering rules that decline, saying why (see runtime/backends/lowering.py)
-_NOT_LOWERED = {"array": backends.unsupported("not lowered yet")}
+# lowering rules that decline, saying why (see runtime/lowering_api.py)
+_NOT_LOWERED = {"array": lowering_api.unsupported("not lowered yet")}
 
 
 def convert_to_tensor(value, dtype=None, dtype_hint=None, name=None):
@@ -238,15 +241,32 @@ def _stack_lowering(lowerer, node, ins, outs):
         lowerer.assign(outs[0], "xp.array([%s])" % ", ".join(ins))
         return
     if any(x.shape is None or None in x.shape for x in ins):
-        raise backends.Unsupported("a stack of dynamic shapes")
+        raise lowering_api.Unsupported("a stack of dynamic shapes")
     lowerer.assign(outs[0], "xp.stack((%s), %d)" % ("".join(x + ", " for x in ins),
                                                     node.attrs["axis"]))
 
 
+def _stack_dynamic_numba(lowerer, node, ins, outs):
+    """Pack of arrays whose shapes are known only at run time: each checked to have the
+    first one's shape (numpy's error), then numpy's stack."""
+    if any(x.rank0 for x in ins) or any(x.shape is None for x in ins):
+        raise lowering_api.Unsupported("a stack of values of unknown rank")
+    first = dims(ins[0])
+    for x in ins[1:]:
+        if len(x.shape) != len(first):
+            raise lowering_api.Unsupported("a stack of values of different ranks")
+        for d, (p, q) in enumerate(zip(first, dims(x))):
+            if p != q:
+                lowerer.check("%s != %s" % (p, q), ValueError,
+                              "all input arrays must have the same shape")
+    lowerer.assign(outs[0], "np.stack((%s), %d)" % ("".join(
+        "np.ascontiguousarray(%s), " % x for x in ins), node.attrs["axis"]))
+
+
 def _stack_numba(lowerer, node, ins, outs):
-    """numba: `_stack_lowering`, or for shapes known only at run time numba_lowerings'."""
+    """numba: `_stack_lowering`, or for shapes known only at run time `_stack_dynamic_numba`."""
     if any(not x.rank0 and (x.shape is None or None in x.shape) for x in ins):
-        numba_lowerings.stack(lowerer, node, ins, outs)
+        _stack_dynamic_numba(lowerer, node, ins, outs)
     else:
         _stack_lowering(lowerer, node, ins, outs)
 

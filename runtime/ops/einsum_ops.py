@@ -8,7 +8,7 @@ import string
 
 import numpy as np
 
-from runtime import backends
+from runtime import lowering_api
 from runtime import shape as shape_lib
 from runtime.ops import array_ops, manipulation_ops, math_ops, numba_lowerings
 from runtime.ops.common import (
@@ -125,14 +125,14 @@ def _einsum_numba(lowerer, node, ins, outs):
     sizes = {}
     for x, term in zip(ins, terms):
         if x.shape is None or None in x.shape:
-            raise backends.Unsupported("an einsum of shapes known only at run time")
+            raise lowering_api.Unsupported("an einsum of shapes known only at run time")
         for letter, size in zip(term, x.shape):
             if sizes.setdefault(letter, size) != size:
-                raise backends.Unsupported("an einsum broadcasting a dimension")
+                raise lowering_api.Unsupported("an einsum broadcasting a dimension")
     summed = sorted(set("".join(terms)) - set(output))
     out = outs[0]
     if out.dtype.is_floating and (summed or len(ins) > 2):
-        raise backends.Unsupported("a float einsum summing in numpy's own order")
+        raise lowering_api.Unsupported("a float einsum summing in numpy's own order")
     result = lowerer.fresh("r")
     shape = tuple(sizes[c] for c in output) or (1,)
     lowerer.line("%s = np.zeros(%s, %s)" % (result, lowerer.literal(shape),

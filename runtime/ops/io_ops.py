@@ -10,15 +10,15 @@ import sys
 
 import numpy as np
 
-from runtime import backends, context, dtypes, errors
+from runtime import context, dtypes, errors, lowering_api
 from runtime.gradients import py_function_grads
-from runtime.ops import common, registry
+from runtime.ops import array_ops, common, registry
 from runtime.ops.registry import KERNEL_CALL, NOT_DIFFERENTIABLE, execute, register
 from runtime.tensor import EagerTensor, Tensor, make_eager
 
-# lowering rules that decline, saying why (see runtime/backends/lowering.py)
+# lowering rules that decline, saying why (see runtime/lowering_api.py)
 _NUMBA_HOST = "runtime.backends.numba_host:"  # numba rules calling the op's kernel on the host
-_ASSERT_ON_HOST = {"array": backends.unsupported("assertions format their message on the host")}
+_ASSERT_ON_HOST = {"array": lowering_api.unsupported("assertions format their message on the host")}
 
 OPS = {}
 
@@ -60,7 +60,7 @@ def format_tensor_value(value, dtype, summarize=3):
 
 
 # JAX calls the kernel on the host, in the executor's order (runtime/backends/jax_host.py)
-_HOST_CALL = {"jax": backends.lazy_rule("runtime.backends.jax_host:call_kernel")}
+_HOST_CALL = {"jax": lowering_api.lazy_rule("runtime.backends.jax_host:call_kernel")}
 
 
 def _render_print(template, values, dtypes_, summarize):
@@ -126,7 +126,7 @@ def _decode_stream(data):
 OPS["PrintV2"] = register("PrintV2", _print_kernel, lambda specs, attrs: [],
                           grad=NOT_DIFFERENTIABLE, emit=KERNEL_CALL,
                           traits=("side_effects", "host_only"),
-                          lowerings=dict(_HOST_CALL, numba=backends.lazy_rule(
+                          lowerings=dict(_HOST_CALL, numba=lowering_api.lazy_rule(
                               _NUMBA_HOST + "kernel_on_host")),
                           saving=registry.attr_codecs(output_stream=registry.AttrCodec(
                               _encode_stream, _decode_stream)))
@@ -222,11 +222,11 @@ def _py_function_kernel(*values, func, Tout, in_dtypes, record=False, where=None
 
 
 OPS["EagerPyFunc"] = register("EagerPyFunc", _py_function_kernel, _py_function_infer,
-                              grad="runtime.gradients.py_function_grads:py_function_grad",
+                              grad=py_function_grads.py_function_grad,
                               emit=KERNEL_CALL,
                               traits=("side_effects", "host_only", "unrepeatable",
                                       "shares_state"),
-                              lowerings=dict(_HOST_CALL, numba=backends.lazy_rule(
+                              lowerings=dict(_HOST_CALL, numba=lowering_api.lazy_rule(
                                   _NUMBA_HOST + "py_function_on_host")),
                               saving=registry.not_saveable(
                                   "it runs a Python function (py_function)"))
@@ -302,14 +302,14 @@ _NUMPY_FUNCTION_NOT_SAVEABLE = registry.not_saveable(
 OPS["PyFunc"] = register("PyFunc", _numpy_function_kernel, _py_function_infer,
                          grad=NOT_DIFFERENTIABLE, emit=KERNEL_CALL,
                          traits=("side_effects", "host_only", "unrepeatable", "shares_state"),
-                         lowerings=dict(_HOST_CALL, numba=backends.lazy_rule(
+                         lowerings=dict(_HOST_CALL, numba=lowering_api.lazy_rule(
                              _NUMBA_HOST + "kernel_on_host")),
                          saving=_NUMPY_FUNCTION_NOT_SAVEABLE)
 OPS["PyFuncStateless"] = register("PyFuncStateless", _numpy_function_kernel,
                                   _py_function_infer, grad=NOT_DIFFERENTIABLE,
                                   emit=KERNEL_CALL,
                                   traits=("host_only", "no_fold", "shares_state"),
-                                  lowerings=dict(_HOST_CALL, numba=backends.lazy_rule(
+                                  lowerings=dict(_HOST_CALL, numba=lowering_api.lazy_rule(
                                       _NUMBA_HOST + "kernel_on_host")),
                                   saving=_NUMPY_FUNCTION_NOT_SAVEABLE)
 
@@ -372,13 +372,21 @@ def _decode_error_class(data):
     return _ASSERT_ERRORS[data]
 
 
+def _assert_jax(lw, node, ins):
+    """Assert: fails where the condition does not hold."""
+    lw.fail_if(lw.jnp.logical_not(lw.jnp.all(ins[0])) if not lowering_api.is_concrete(ins[0])
+               else not np.all(ins[0]))
+    return []
+
+
 OPS["Assert"] = register("Assert", _assert_kernel, _assert_infer,
                          grad=NOT_DIFFERENTIABLE, emit=KERNEL_CALL, traits=("side_effects",),
                          saving=registry.attr_codecs(error_class=registry.AttrCodec(
                              _encode_error_class, _decode_error_class)),
                          lowerings=dict(_ASSERT_ON_HOST,
-                                        jax=backends.jax_rule("assert_op"),
-                                        numba=backends.lazy_rule(_NUMBA_HOST + "assert_on_host")))
+                                        jax=_assert_jax,
+                                        numba=lowering_api.lazy_rule(
+                                            _NUMBA_HOST + "assert_on_host")))
 
 
 def assert_that(condition, data, message, name=None, error_class=errors.InvalidArgumentError):
@@ -421,11 +429,18 @@ def _check_numerics_lowering(lowerer, node, ins, outs):
     lowerer.assign(outs[0], x)
 
 
+def _check_defined_jax(lw, node, ins):
+    """CheckDefined: fails when the definedness flag is false."""
+    flag = ins[0]
+    lw.fail_if(np.logical_not(flag) if lowering_api.is_concrete(flag) else lw.jnp.logical_not(flag))
+    return []
+
+
 OPS["CheckDefined"] = register("CheckDefined", _check_defined_kernel, _check_defined_infer,
                                emit=_check_defined_emit,
                                grad=NOT_DIFFERENTIABLE, traits=("side_effects", "may_raise"),
                                lowerings={"array": _check_defined_lowering, "jax":
-                                          backends.jax_rule("check_defined")})
+                                          _check_defined_jax})
 
 
 def check_defined(defined, symbol_name, location=None):
@@ -456,7 +471,7 @@ def _check_numerics_kernel(x, message):
 
 
 OPS["CheckNumerics"] = register("CheckNumerics", _check_numerics_kernel, _check_numerics_infer,
-                                grad="runtime.gradients.array_grads:identity_grad",
+                                grad=array_ops.identity_grad,
                                 emit=KERNEL_CALL, traits=("side_effects", "may_raise", "view"),
                                 lowerings={"array": _check_numerics_lowering})
 

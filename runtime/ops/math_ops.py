@@ -3,10 +3,11 @@ clip_by_value.
 
 Reductions, argmax/argmin and cumsum are in `reduction_ops`, matmul in `linalg_ops`.
 
-Each op is declared once with its kernel, inference rule, emit rule and gradient (a unary
-op's from its derivative, right in its table row; the others named in math_grads); the
-functions below it are the public API (`tf.add`, `tf.exp`, ...), which convert
-arguments and call `execute`.
+Each op is declared once with its kernel, inference rule, emit rule, gradient (a unary
+op's from its derivative, right in its table row; the others as functions above the tables,
+except the five written with ops declared above this module, named in
+runtime.gradients.math_grads) and lowerings; the functions below it are the public API
+(`tf.add`, `tf.exp`, ...), which convert arguments and call `execute`.
 """
 
 import numpy as np
@@ -24,6 +25,7 @@ from runtime.ops.common import (
     require_same_dtype,
 )
 from runtime.ops.composite_dispatch import TYPES, binary, unary
+from runtime.ops.gradient_ops import RELU_GRAD, sum_to
 from runtime.ops.math_lowerings import lowering as _lowering
 from runtime.ops.registry import KERNEL_CALL, NOT_DIFFERENTIABLE, execute1, register
 
@@ -113,24 +115,91 @@ _GRADS = "runtime.gradients.math_grads:"  # where the rules written with the ops
 _CALL = KERNEL_CALL
 _NONE = NOT_DIFFERENTIABLE
 
+
+def _add_grad(ctx, grads):
+    g = grads[0]
+    return [sum_to(g, ctx, 0) if ctx.needed[0] else None,
+            sum_to(g, ctx, 1) if ctx.needed[1] else None]
+
+
+def _sub_grad(ctx, grads):
+    g = grads[0]
+    return [sum_to(g, ctx, 0) if ctx.needed[0] else None,
+            sum_to(negative(g), ctx, 1) if ctx.needed[1] else None]
+
+
+def _mul_grad(ctx, grads):
+    g = grads[0]
+    return [sum_to(multiply(g, ctx.input(1)), ctx, 0) if ctx.needed[0] else None,
+            sum_to(multiply(ctx.input(0), g), ctx, 1) if ctx.needed[1] else None]
+
+
+def _div_grad(ctx, grads):
+    g = grads[0]
+    y = ctx.input(1)
+    dx = sum_to(truediv(g, y), ctx, 0) if ctx.needed[0] else None
+    dy = None
+    if ctx.needed[1]:
+        # d(x/y)/dy = -x / y**2
+        dy = sum_to(multiply(g, negative(truediv(truediv(ctx.input(0), y), y))),
+                    ctx, 1)
+    return [dx, dy]
+
+
+def _floormod_grad(ctx, grads):
+    g = grads[0]
+    dx = sum_to(g, ctx, 0) if ctx.needed[0] else None
+    dy = None
+    if ctx.needed[1]:
+        quotient = floordiv(ctx.input(0), ctx.input(1))
+        dy = sum_to(negative(multiply(g, quotient)), ctx, 1)
+    return [dx, dy]
+
+
+def _squared_difference_grad(ctx, grads):
+    d = multiply(multiply(grads[0], 2.0), subtract(ctx.input(0), ctx.input(1)))
+    return [sum_to(d, ctx, 0) if ctx.needed[0] else None,
+            sum_to(negative(d), ctx, 1) if ctx.needed[1] else None]
+
+
+def _neg_grad(ctx, grads):
+    return [negative(grads[0])]
+
+
+def _log_grad(ctx, grads):
+    return [truediv(grads[0], ctx.input(0))]
+
+
+def _log1p_grad(ctx, grads):
+    return [truediv(grads[0], add(ctx.input(0), 1.0))]
+
+
+def _sqrt_grad(ctx, grads):
+    return [truediv(grads[0], multiply(ctx.output(0), 2.0))]
+
+
+def _relu_grad(ctx, grads):
+    return [execute1(RELU_GRAD, [grads[0], ctx.output(0)])]
+
+
 _BINARY = {
     # op name: (node name, kernel, dtype kinds, result dtype, emit rule, gradient)
-    "AddV2": ("add", np.add, NUMERIC, None, _operator_emit("+"), _GRADS + "add_grad"),
+    "AddV2": ("add", np.add, NUMERIC, None, _operator_emit("+"), _add_grad),
     # TF's name for string concatenation
     "Add": ("add", np.add, {"string"}, None, _operator_emit("+"), _NONE),
-    "Sub": ("sub", np.subtract, NUMERIC, None, _operator_emit("-"), _GRADS + "sub_grad"),
-    "Mul": ("mul", np.multiply, NUMERIC, None, _operator_emit("*"), _GRADS + "mul_grad"),
+    "Sub": ("sub", np.subtract, NUMERIC, None, _operator_emit("-"), _sub_grad),
+    "Mul": ("mul", np.multiply, NUMERIC, None, _operator_emit("*"), _mul_grad),
     "RealDiv": ("truediv", _ignore_errors(np.true_divide), FLOAT, None, _CALL,
-                _GRADS + "div_grad"),
+                _div_grad),
     "FloorDiv": ("floordiv", _floordiv_kernel, NUMERIC, None, _integer_division_emit("//"),
                  _NONE),
     "FloorMod": ("mod", _mod_kernel, NUMERIC, None, _integer_division_emit("%"),
-                 _GRADS + "floormod_grad"),
+                 _floormod_grad),
     "Pow": ("pow", _ignore_errors(np.power), NUMERIC, None, _CALL, _GRADS + "pow_grad"),
     "Maximum": ("Maximum", np.maximum, NUMERIC, None, _CALL, _GRADS + "maximum_grad"),
     "Minimum": ("Minimum", np.minimum, NUMERIC, None, _CALL, _GRADS + "minimum_grad"),
     "SquaredDifference": ("SquaredDifference", lambda x, y: np.square(x - y), NUMERIC, None,
-                          _CALL, _GRADS + "squared_difference_grad"),
+                          _CALL, _squared_difference_grad),
     "Less": ("Less", np.less, NUMERIC, dtypes.bool_, _comparison_emit("<"), _NONE),
     "LessEqual": ("LessEqual", np.less_equal, NUMERIC, dtypes.bool_, _comparison_emit("<="),
                   _NONE),
@@ -329,7 +398,7 @@ def _chain(derivative):
 
 _UNARY = {
     # op name: (kernel, dtype kinds, result dtype, emit rule, gradient)
-    "Neg": (np.negative, NUMERIC, None, _negative_emit, _GRADS + "neg_grad"),
+    "Neg": (np.negative, NUMERIC, None, _negative_emit, _neg_grad),
     "Abs": (np.abs, NUMERIC, None, _CALL, _chain(lambda ctx: sign(ctx.input(0)))),
     "Sign": (np.sign, NUMERIC, None, _CALL, _GRADS + "sign_grad"),
     "Square": (np.square, NUMERIC, None, _CALL,
@@ -340,9 +409,9 @@ _UNARY = {
              _chain(lambda ctx: subtract(1.0, square(ctx.output(0))))),
     "Exp": (_quiet(np.exp), FLOAT, None, _CALL, _chain(lambda ctx: ctx.output(0))),
     "Expm1": (_quiet(np.expm1), FLOAT, None, _CALL, _chain(lambda ctx: add(ctx.output(0), 1.0))),
-    "Log": (_quiet(np.log), FLOAT, None, _CALL, _GRADS + "log_grad"),
-    "Log1p": (_quiet(np.log1p), FLOAT, None, _CALL, _GRADS + "log1p_grad"),
-    "Sqrt": (_quiet(np.sqrt), FLOAT, None, _CALL, _GRADS + "sqrt_grad"),
+    "Log": (_quiet(np.log), FLOAT, None, _CALL, _log_grad),
+    "Log1p": (_quiet(np.log1p), FLOAT, None, _CALL, _log1p_grad),
+    "Sqrt": (_quiet(np.sqrt), FLOAT, None, _CALL, _sqrt_grad),
     "Rsqrt": (_quiet(lambda x: 1 / np.sqrt(x)), FLOAT, None, _CALL,
               _chain(lambda ctx: multiply(multiply(ctx.output(0), square(ctx.output(0))),
                                           -0.5))),
@@ -363,7 +432,7 @@ _UNARY = {
     "IsInf": (np.isinf, FLOAT, dtypes.bool_, _CALL, _NONE),
     "IsFinite": (np.isfinite, FLOAT, dtypes.bool_, _CALL, _NONE),
     "LogicalNot": (np.logical_not, {"bool"}, None, _CALL, _NONE),
-    "Relu": (lambda x: np.maximum(x, 0), NUMERIC, None, _CALL, _GRADS + "relu_grad"),
+    "Relu": (lambda x: np.maximum(x, 0), NUMERIC, None, _CALL, _relu_grad),
 }
 
 
@@ -429,8 +498,15 @@ def _cast_kernel(x, dtype):
     return np.asarray(x).astype(dtype.np_dtype)
 
 
+def _cast_grad(ctx, grads):
+    source = ctx.input_dtype(0)
+    if not source.is_floating or not ctx.attrs["dtype"].is_floating:
+        return [None]
+    return [cast(grads[0], source)]
+
+
 OPS["Cast"] = register("Cast", _cast_kernel, _cast_infer,
-                       grad=_GRADS + "cast_grad", emit=KERNEL_CALL,
+                       grad=_cast_grad, emit=KERNEL_CALL,
                        lowerings=_lowering("Cast"), traits=("elementwise",))
 
 
@@ -461,8 +537,12 @@ def _add_n_kernel(*values):
     return total
 
 
+def _add_n_grad(ctx, grads):
+    return [sum_to(grads[0], ctx, i) if need else None for i, need in enumerate(ctx.needed)]
+
+
 OPS["AddN"] = register("AddN", _add_n_kernel, _add_n_infer,
-                       grad=_GRADS + "add_n_grad", emit=KERNEL_CALL,
+                       grad=_add_n_grad, emit=KERNEL_CALL,
                        traits=("view",),  # the sum of one tensor is that tensor
                        lowerings=_lowering("AddN"))
 

@@ -9,10 +9,10 @@ way JAX declares a primitive with its rules next to it); no other module changes
   * `grad`, the gradient decision (required): a rule `rule(ctx, grads) -> [gradient per
     input]` (see runtime.gradients.backprop.GradContext), `NOT_DIFFERENTIABLE` (no gradient
     flows to the inputs), or `NO_GRADIENT` (asking for a gradient through the op is an
-    error: graph sources and ops whose higher-order gradient is not written). A rule that
-    lives with the gradient machinery is named lazily as 'package.module:function' and
-    imported on first use (so that op modules do not import the gradient modules, which use
-    the ops);
+    error: graph sources and ops whose higher-order gradient is not written). The rule is a
+    function beside the op; only a rule the op's module cannot import without a cycle (one
+    written with ops declared above it, or with the gradient machinery of runtime.gradients)
+    is named as 'package.module:function' and imported on first use;
   * `emit`, the executor decision (required): `KERNEL_CALL` (generated code calls the
     kernel), an expression rule `emit(outs, ins, attrs, emitter)` that writes the executor's
     Python for the op, or returns None for the kernel call (`outs` are the names to assign;
@@ -28,7 +28,7 @@ way JAX declares a primitive with its rules next to it); no other module changes
     gives one or None);
   * `lowerings`: per-backend lowering rules, {backend name: rule}: "array" for a template in
     numpy-API terms that every array backend reads (`xp` is its array module), or a backend's
-    own name; see runtime/backends/lowering.py for the protocol. An op a compiled backend
+    own name; see runtime/lowering_api.py for the vocabulary. An op a compiled backend
     cannot run (it runs Python) declares the `host_only` trait instead;
   * `saving`, optional: how runtime/saved_model writes the op's nodes when the generic
     attribute encoding (numbers, strings, dtypes, shapes, arrays, sub-graphs, functions) is

@@ -5,19 +5,25 @@ A sparse tensor's components are `indices` (int64, (nnz, rank)), `values` ((nnz,
 `dense_shape` (int64, (rank,)). Kernels check the indices against the dense shape (and, where
 TensorFlow requires it, their row-major order) and raise naming the offending entry; the
 registry adds the op's name and its operands' dtypes and shapes. Gradients flow to `values`
-(rules in runtime.gradients.composite_grads).
+(rules declared beside the ops).
 """
 
 import numpy as np
 
-from runtime import backends, dtypes
+from runtime import dtypes, lowering_api
+from runtime.ops import (
+    array_ops,
+    manipulation_ops,
+    math_ops,
+    reduction_ops,
+    selection_ops,
+)
 from runtime.ops.common import SpecError, convert_to_tensor
 from runtime.ops.registry import KERNEL_CALL, execute, execute1, register
 
-_SPARSE_ON_HOST = {"array": backends.unsupported("sparse tensors run on the numpy executor")}
+_SPARSE_ON_HOST = {"array": lowering_api.unsupported("sparse tensors run on the numpy executor")}
 
 OPS = {}
-_GRADS = "runtime.gradients.composite_grads:"
 
 
 def _require_int64(spec, what):
@@ -114,8 +120,20 @@ def _to_dense_infer(specs, attrs):
     return [(specs[1][0], shape)]
 
 
+def padding_grad(g, stored_grad):
+    """The gradient of a scalar default value: the sum of `g` where nothing is stored."""
+    return math_ops.subtract(reduction_ops.reduce_sum(g), reduction_ops.reduce_sum(stored_grad))
+
+
+def _sparse_to_dense_grad(ctx, grads):
+    g = grads[0]
+    values = sparse_gather(g, ctx.input(0))
+    default = padding_grad(g, values) if ctx.needed[3] else None
+    return [None, values if ctx.needed[1] else None, None, default]
+
+
 OPS["SparseToDense"] = register("SparseToDense", _to_dense_kernel, _to_dense_infer,
-                                grad=_GRADS + "sparse_to_dense_grad", emit=KERNEL_CALL,
+                                grad=_sparse_to_dense_grad, emit=KERNEL_CALL,
                                 lowerings=_SPARSE_ON_HOST)
 
 
@@ -149,8 +167,17 @@ def _gather_infer(specs, attrs):
     return [(dtype, (None if indices is None else indices[0],))]
 
 
+def _sparse_gather_grad(ctx, grads):
+    if not ctx.needed[0] or grads[0] is None:
+        return [None, None]
+    dense = ctx.input(0)
+    shape = array_ops.shape(dense, out_type=dtypes.int64)
+    return [sparse_to_dense(ctx.input(1), grads[0], shape, 0, ctx.input_shape(0),
+                                   validate=False, accumulate=True), None]
+
+
 OPS["SparseGather"] = register("SparseGather", _gather_kernel, _gather_infer,
-                               grad=_GRADS + "sparse_gather_grad", emit=KERNEL_CALL,
+                               grad=_sparse_gather_grad, emit=KERNEL_CALL,
                                lowerings=_SPARSE_ON_HOST)
 
 
@@ -191,8 +218,17 @@ def _add_infer(specs, attrs):
     return [(dtypes.int64, (None, rank)), (a[1][0], (None,))]
 
 
+def _sparse_add_grad(ctx, grads):
+    g = grads[1]
+    if g is None:
+        return [None] * 6
+    dense = sparse_to_dense(ctx.output(0), g, ctx.input(2), 0, None, validate=False)
+    return [None, sparse_gather(dense, ctx.input(0)) if ctx.needed[1] else None, None,
+            None, sparse_gather(dense, ctx.input(3)) if ctx.needed[4] else None, None]
+
+
 OPS["SparseAdd"] = register("SparseAdd", _add_kernel, _add_infer,
-                            grad=_GRADS + "sparse_add_grad", emit=KERNEL_CALL,
+                            grad=_sparse_add_grad, emit=KERNEL_CALL,
                             lowerings=_SPARSE_ON_HOST)
 
 
@@ -242,9 +278,30 @@ def _matmul_infer(specs, attrs):
     return [(specs[1][0], (attrs["rows"], columns))]
 
 
+def _sparse_matmul_grad(ctx, grads):
+    g = grads[0]
+    indices, values, dense_shape, b = (ctx.input(i) for i in range(4))
+    adjoint_a, adjoint_b = ctx.attrs["adjoint_a"], ctx.attrs["adjoint_b"]
+    values_grad = b_grad = None
+    if ctx.needed[1]:
+        columns = 1 - int(adjoint_a)  # which index column picks rows of b
+        rows = selection_ops.gather(g, indices[:, 1 - columns])
+        picked = selection_ops.gather(manipulation_ops.transpose(b) if adjoint_b else b,
+                                      indices[:, columns])
+        values_grad = reduction_ops.reduce_sum(math_ops.multiply(rows, picked), axis=1)
+    if ctx.needed[3]:
+        inner = ctx.input_shape(3)
+        inner = None if inner is None else inner[1 if adjoint_b else 0]
+        b_grad = sparse_dense_matmul(indices, values, dense_shape, g, inner,
+                                            adjoint_a=not adjoint_a)
+        if adjoint_b:
+            b_grad = manipulation_ops.transpose(b_grad)
+    return [None, values_grad, None, b_grad]
+
+
 OPS["SparseTensorDenseMatMul"] = register(
     "SparseTensorDenseMatMul", _matmul_kernel, _matmul_infer,
-    grad=_GRADS + "sparse_matmul_grad", emit=KERNEL_CALL,
+    grad=_sparse_matmul_grad, emit=KERNEL_CALL,
     lowerings=_SPARSE_ON_HOST)
 
 

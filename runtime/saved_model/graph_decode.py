@@ -10,9 +10,8 @@ import numpy as np
 
 from runtime import errors, nest
 from runtime.concrete_function import ConcreteFunction
-from runtime.graph import Capture, Graph
+from runtime.graph import Capture, Graph, SubGraph
 from runtime.ops import registry
-from runtime.ops.control_flow_ops import SubGraph
 from runtime.saved_model import attrs as attr_codec
 from runtime.saved_model.errors import SavedModelError
 from runtime.saved_model.graph_encode import BIT_GENERATORS

@@ -19,7 +19,7 @@ on the host, in program order.
 
 import numpy as np
 
-from runtime import backends, context, dtypes
+from runtime import context, dtypes, lowering_api
 from runtime.ops import common, registry
 from runtime.ops.registry import KERNEL_CALL, NOT_DIFFERENTIABLE, execute, register
 from runtime.summary import png, protos, writers
@@ -28,8 +28,8 @@ from runtime.tensor import SymbolicTensor, Tensor
 OPS = {}
 DEFAULT_BUCKET_COUNT = 30  # TensorBoard's histogram default
 
-_HOST_CALL = {"jax": backends.lazy_rule("runtime.backends.jax_host:call_kernel"),
-              "numba": backends.lazy_rule("runtime.backends.numba_host:kernel_on_host")}
+_HOST_CALL = {"jax": lowering_api.lazy_rule("runtime.backends.jax_host:call_kernel"),
+              "numba": lowering_api.lazy_rule("runtime.backends.numba_host:kernel_on_host")}
 
 
 # -- run-time state --------------------------------------------------------------------------------

@@ -43,6 +43,7 @@ kernel; inside a trace it adds a node to the current graph.
 from __future__ import annotations
 
 import importlib
+import inspect
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import Any
 
@@ -147,13 +148,15 @@ class AttrCodec:
 class Saving:
     """An op's saving decision (see `not_saveable`, `attr_codecs`)."""
 
-    __slots__ = ("refusal", "codecs", "check")
+    __slots__ = ("refusal", "codecs", "check", "file_output")
 
     def __init__(self, refusal: str | None, codecs: Mapping[str, AttrCodec],
-                 check: Callable[[list[Spec], Mapping[str, Any]], None] | None = None) -> None:
+                 check: Callable[[list[Spec], Mapping[str, Any]], None] | None = None,
+                 file_output: Callable[[Mapping[str, Any]], str | None] | None = None) -> None:
         self.refusal = refusal
         self.codecs = dict(codecs)
         self.check = check
+        self.file_output = file_output
 
 
 def not_saveable(reason: str) -> Saving:
@@ -163,12 +166,15 @@ def not_saveable(reason: str) -> Saving:
 
 
 def attr_codecs(*, check: Callable[[list[Spec], Mapping[str, Any]], None] | None = None,
+                file_output: Callable[[Mapping[str, Any]], str | None] | None = None,
                 **codecs: AttrCodec) -> Saving:
     """Declares how the named attributes are saved (the others use the generic encoding).
     `check(input_specs, attrs)`, when given, checks a loaded node beyond what `infer` checks
     (how sub-graphs fit the op's inputs and outputs), raising ValueError for a node that a
-    save never writes."""
-    return Saving(None, codecs, check)
+    save never writes. `file_output(attrs)`, for an op that may write files, gives the path
+    a node with these attributes writes (None: none); a loader refuses such a node unless
+    its caller allows file output."""
+    return Saving(None, codecs, check, file_output)
 
 
 GENERIC_SAVING = Saving(None, {})
@@ -352,6 +358,34 @@ def get(name: str) -> OpDef:
         return REGISTRY[name]
     except KeyError:
         raise KeyError("no op named %r is registered" % name) from None
+
+
+_attribute_names: dict[tuple[str, int], frozenset[str] | None] = {}
+
+
+def attribute_names(op: OpDef, input_count: int) -> frozenset[str] | None:
+    """The attribute names `op` declares for a node of `input_count` inputs: the keyword
+    parameters of its kernel (`kernel(*input_values, **attrs)`) after the inputs; None when
+    the kernel takes any (`**attrs`: control flow, whose attributes its own checks read).
+    A saved model's loader refuses any other name."""
+    key = (op.name, input_count)
+    if key not in _attribute_names:
+        kernel = op.kernel
+        if isinstance(kernel, _LazyKernel):
+            kernel = _resolve(kernel.reference)
+        names: set[str] | None = set()
+        positional = input_count
+        for p in inspect.signature(kernel).parameters.values():
+            if p.kind is p.VAR_KEYWORD:
+                names = None
+                break
+            if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD) and positional > 0:
+                positional -= 1  # fed by an input
+                continue
+            if p.kind in (p.POSITIONAL_OR_KEYWORD, p.KEYWORD_ONLY):
+                names.add(p.name)
+        _attribute_names[key] = None if names is None else frozenset(names)
+    return _attribute_names[key]
 
 
 def describe_operands(specs: Iterable[Spec]) -> str:

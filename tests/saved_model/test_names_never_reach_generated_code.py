@@ -1,0 +1,163 @@
+"""A saved model whose names (attribute, node, function, parameter, dtype, op, namedtuple
+names) were edited to hold Python code never runs that code: the loader refuses a name that
+is not what the format allows, naming the file and field, and the names it accepts are never
+written into generated source. Each payload would create a marker file if it ran."""
+
+import numpy as np
+import pytest
+
+import autograph.tf as tf
+from runtime.saved_model import SavedModelError, load, save
+from tests.saved_model.tampering import edit_graphs, node_of_op, nodes_of
+
+
+class Exposed(tf.Module):
+    """Einsum, ZerosLike, All and Assert: ops whose nodes the executor writes as kernel
+    calls with keyword attributes (the positions where a pasted name once ran)."""
+
+    @tf.function(input_signature=[tf.TensorSpec([2, 2], tf.float32)])
+    def __call__(self, x):
+        y = tf.einsum("ij,jk->ik", x, x)
+        z = tf.zeros_like(y)
+        tf.debugging.assert_equal(tf.reduce_all(tf.equal(z, 0.0)), True)
+        return y + z
+
+
+X = np.array([[1.0, 2.0], [3.0, 4.0]], np.float32)
+
+
+@pytest.fixture
+def saved(tmp_path):
+    folder = tmp_path / "model"
+    save(Exposed(), folder)
+    return folder
+
+
+@pytest.fixture
+def marker(tmp_path):
+    """A file that exists only if a payload ran."""
+    path = tmp_path / "payload_ran"
+    yield path
+    assert not path.exists(), "the payload ran"
+
+
+def _code(marker):
+    return "__import__('pathlib').Path(%r).touch()" % str(marker)
+
+
+def _stealthy_attribute_name(marker):
+    """The issue's payload: closes the kernel call and still returns the right value."""
+    return ") if %s or 1 else 0; _ = dict(zz" % _code(marker)
+
+
+def _load_and_call(folder):
+    return load(folder)(tf.constant(X)).numpy()
+
+
+@pytest.mark.parametrize("op", ["Einsum", "ZerosLike", "All", "Assert"])
+def test_an_attribute_name_holding_code_is_refused_and_never_runs(saved, marker, op):
+    name = _stealthy_attribute_name(marker)
+    edit_graphs(saved, lambda data: node_of_op(data, op)["attrs"].__setitem__(name, 1))
+    with pytest.raises(SavedModelError, match=r"graphs\.json: functions\.__call___0\.graph\."
+                                              r"nodes\[\d+\]\.attrs: attribute name .* is "
+                                              r"not a Python identifier"):
+        _load_and_call(saved)
+
+
+@pytest.mark.parametrize("name", ["lambda", "__class__", "x y", "é", "", "1a"])
+def test_attribute_names_that_are_not_declared_plain_identifiers_are_refused(saved, marker, name):
+    edit_graphs(saved, lambda data: node_of_op(data, "Einsum")["attrs"].__setitem__(name, 1))
+    with pytest.raises(SavedModelError, match=r"attrs.*: (attribute name|op Einsum has no "
+                                              r"attribute)"):
+        _load_and_call(saved)
+
+
+def test_an_attribute_its_op_does_not_declare_is_refused_naming_the_field(saved, marker):
+    edit_graphs(saved, lambda data: node_of_op(data, "Einsum")["attrs"].__setitem__("zz", 1))
+    with pytest.raises(SavedModelError, match=r"nodes\[1\]\.attrs\.zz: op Einsum has no "
+                                              r"attribute 'zz' \(its attributes: inputs, "
+                                              r"output\)"):
+        _load_and_call(saved)
+
+
+def test_attribute_values_holding_code_never_run(saved, marker):
+    code = "ik'); %s; ('" % _code(marker)
+    edit_graphs(saved, lambda data: node_of_op(data, "Einsum")["attrs"].__setitem__(
+        "output", code))
+    with pytest.raises(SavedModelError, match=r"nodes\[1\]"):
+        _load_and_call(saved)
+
+
+def _rename_node(data, old, new):
+    for node in nodes_of(data):
+        if node["name"] == old:
+            node["name"] = new
+        node["inputs"] = [new + ref[len(old):] if ref.split(":")[0] == old else ref
+                          for ref in node["inputs"]]
+
+
+def test_a_node_name_holding_code_is_kept_out_of_the_source_and_the_model_runs(saved, marker):
+    name = "Einsum'); %s; ('" % _code(marker)
+    edit_graphs(saved, lambda data: _rename_node(data, "Einsum", name))
+    np.testing.assert_array_equal(_load_and_call(saved), X @ X)
+
+
+@pytest.mark.parametrize("name", ["a\nb", "a\x00", "x" * 1025])
+def test_node_names_that_are_not_printable_or_too_long_are_refused(saved, marker, name):
+    edit_graphs(saved, lambda data: _rename_node(data, "Einsum", name))
+    with pytest.raises(SavedModelError, match=r"nodes\[1\]\.name: a name must be 1 to 1024 "
+                                              r"printable characters"):
+        _load_and_call(saved)
+
+
+@pytest.mark.parametrize("name", ["lambda", "None", "class", "f(x): pass\nimport os\ndef g",
+                                  "x²", "9"])
+def test_a_function_name_of_any_printable_text_loads_and_runs(saved, marker, name):
+    def rename(data):
+        data["functions"]["__call___0"]["name"] = name.replace("\n", " ") + _code(marker)
+    edit_graphs(saved, rename)
+    np.testing.assert_array_equal(_load_and_call(saved), X @ X)
+
+
+def test_a_parameter_name_holding_code_is_refused(saved, marker):
+    def rename(data):
+        data["functions"]["__call___0"]["params"][0][0] = "x=%s" % _code(marker)
+    edit_graphs(saved, rename)
+    with pytest.raises(SavedModelError, match=r"functions\.__call___0\.params\[0\]\[0\]: "
+                                              r"parameter name .* is not a Python identifier"):
+        _load_and_call(saved)
+
+
+def test_an_op_or_dtype_name_holding_code_is_refused(saved, marker):
+    edit_graphs(saved, lambda data: node_of_op(data, "Einsum").__setitem__(
+        "op", "Einsum; %s" % _code(marker)))
+    with pytest.raises(SavedModelError, match=r"nodes\[1\]\.op: no op named"):
+        _load_and_call(saved)
+    save(Exposed(), saved)
+    edit_graphs(saved, lambda data: node_of_op(data, "Einsum")["outputs"][0].__setitem__(
+        0, "float32; %s" % _code(marker)))
+    with pytest.raises(SavedModelError, match=r"nodes\[1\]\.outputs\[0\]\[0\]: unknown dtype"):
+        _load_and_call(saved)
+
+
+class Pair(tf.Module):
+    @tf.function(input_signature=[tf.TensorSpec([], tf.float32)])
+    def __call__(self, x):
+        import collections
+        return collections.namedtuple("Pair", ["low", "high"])(x - 1.0, x + 1.0)
+
+
+@pytest.mark.parametrize("field, value", [
+    ("name", "Pair(): pass\n%s\nclass P"), ("fields", ["low", "high=%s"])])
+def test_namedtuple_names_holding_code_are_refused(tmp_path, marker, field, value):
+    folder = tmp_path / "pair"
+    save(Pair(), folder)
+    code = _code(marker)
+    value = value % code if isinstance(value, str) else [v.replace("%s", code) for v in value]
+
+    def change(data):
+        structured = data["functions"]["__call___0"]["structured_outputs"]
+        structured["namedtuple"][field] = value
+    edit_graphs(folder, change)
+    with pytest.raises(SavedModelError, match=r"structured_outputs.*namedtuple"):
+        load(folder)

@@ -21,9 +21,10 @@ _CHUNK = 1 << 20
 
 
 def read_file(folder: str, name: str, size: int | None,
-              limit: int = MANIFEST_LIMIT_BYTES) -> bytes:
+              limit: int = MANIFEST_LIMIT_BYTES) -> bytearray:
     """The content of file `name` of `folder`, which must be a regular file inside the
-    folder holding exactly `size` bytes (when `size` is None: at most `limit`)."""
+    folder holding exactly `size` bytes (when `size` is None: at most `limit`), read into
+    one buffer of that size."""
     path = os.path.join(folder, name)
     fd = _open_regular(folder, path)
     try:
@@ -34,17 +35,18 @@ def read_file(folder: str, name: str, size: int | None,
         if size is not None and found != size:
             raise SavedModelError(path, "holds %d bytes where the manifest records %d: the "
                                         "file is truncated or was changed" % (found, size))
-        want = found
-        chunks = []
-        while want > 0:
-            chunk = os.read(fd, min(want, _CHUNK))
-            if not chunk:
+        content = bytearray(found)
+        view = memoryview(content)
+        done = 0
+        while done < found:
+            count = os.readv(fd, [view[done:done + _CHUNK]])
+            if not count:
                 break
-            chunks.append(chunk)
-            want -= len(chunk)
-        if want or os.read(fd, 1):
+            done += count
+        view.release()
+        if done != found or os.read(fd, 1):
             raise SavedModelError(path, "changed size while it was read")
-        return b"".join(chunks)
+        return content
     except OSError as e:
         raise SavedModelError(path, "cannot read the file (%s)" % (e.strerror or e)) from None
     finally:

@@ -33,3 +33,25 @@ def nodes_of(data, key="__call___0"):
 def node_of_op(data, op, key="__call___0"):
     """The first node of op `op` in saved function `key`."""
     return next(node for node in nodes_of(data, key) if node["op"] == op)
+
+
+def within(seconds, action):
+    """`action()`'s result, run in a daemon thread that must finish within `seconds` (a
+    load blocked on a FIFO would never finish); its exception is raised here."""
+    import threading
+
+    outcome = {}
+
+    def run():
+        try:
+            outcome["result"] = action()
+        except BaseException as e:  # noqa: BLE001 - handed to the caller
+            outcome["error"] = e
+
+    thread = threading.Thread(target=run, daemon=True)
+    thread.start()
+    thread.join(seconds)
+    assert not thread.is_alive(), "still running after %s s: it hangs" % seconds
+    if "error" in outcome:
+        raise outcome["error"]
+    return outcome["result"]

@@ -373,18 +373,16 @@ def attribute_names(op: OpDef, input_count: int) -> frozenset[str] | None:
         kernel = op.kernel
         if isinstance(kernel, _LazyKernel):
             kernel = _resolve(kernel.reference)
-        names: set[str] | None = set()
+        names: set[str] = set()
         positional = input_count
-        for p in inspect.signature(kernel).parameters.values():
-            if p.kind is p.VAR_KEYWORD:
-                names = None
-                break
+        parameters = inspect.signature(kernel).parameters.values()
+        for p in parameters:
             if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD) and positional > 0:
                 positional -= 1  # fed by an input
-                continue
-            if p.kind in (p.POSITIONAL_OR_KEYWORD, p.KEYWORD_ONLY):
+            elif p.kind in (p.POSITIONAL_OR_KEYWORD, p.KEYWORD_ONLY):
                 names.add(p.name)
-        _attribute_names[key] = None if names is None else frozenset(names)
+        any_name = any(p.kind is p.VAR_KEYWORD for p in parameters)
+        _attribute_names[key] = None if any_name else frozenset(names)
     return _attribute_names[key]
 
 

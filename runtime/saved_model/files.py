@@ -21,7 +21,7 @@ _CHUNK = 1 << 20
 
 
 def read_file(folder: str, name: str, size: int | None,
-              limit: int = MANIFEST_LIMIT_BYTES) -> bytearray:
+              limit: int = MANIFEST_LIMIT_BYTES) -> bytes:
     """The content of file `name` of `folder`, which must be a regular file inside the
     folder holding exactly `size` bytes (when `size` is None: at most `limit`), read into
     one buffer of that size."""
@@ -46,7 +46,7 @@ def read_file(folder: str, name: str, size: int | None,
         view.release()
         if done != found or os.read(fd, 1):
             raise SavedModelError(path, "changed size while it was read")
-        return content
+        return content  # type: ignore[return-value] # (a bytearray: no copy into bytes)
     except OSError as e:
         raise SavedModelError(path, "cannot read the file (%s)" % (e.strerror or e)) from None
     finally:

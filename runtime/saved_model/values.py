@@ -143,7 +143,7 @@ class ArrayStore:
                                           "member holds %d" % (size, info.file_size
                                                                 - member.tell()))
                 data = bytearray(size)
-                if member.readinto(data) != size or member.read(1):
+                if member.readinto(data) != size or member.read(1):  # type: ignore[attr-defined]
                     self.reader.fail(key, "the member is shorter than its header declares")
         except SavedModelError:
             raise

@@ -30,7 +30,7 @@ from hypothesis import strategies as st
 import autograph.tf as tf
 from runtime import errors
 from runtime.saved_model import SavedModelError, load, save, schema
-from tests.saved_model.tampering import rehash, within
+from tests.saved_model.tampering import within
 
 TIME_BOUND = 60
 MEMORY_BOUND = 256 << 20
@@ -120,6 +120,8 @@ def _paths(value, prefix=()):
 def _edit_json(path, choice, action, value):
     data = json.loads(path.read_text())
     paths = _paths(data)
+    if not paths:
+        return
     target = paths[choice % len(paths)]
     parent = data
     for key in target[:-1]:
@@ -161,7 +163,10 @@ def _edit_npz(path, choice, header):
 
 def _change_kind(folder, name, kind, outside):
     path = folder / name
-    path.unlink()
+    if path.is_dir() and not path.is_symlink():
+        path.rmdir()
+    else:
+        path.unlink()
     if kind == "fifo":
         os.mkfifo(path)
     elif kind == "folder":
@@ -200,23 +205,39 @@ def mutations(draw):
     return model, steps
 
 
+def _rehash_what_can_be(folder):
+    """`rehash`, for the regular files of a folder whose manifest may be mutated already."""
+    if not (folder / schema.MANIFEST).is_file():
+        return  # (a FIFO would block the reading)
+    try:
+        manifest = json.loads((folder / schema.MANIFEST).read_text())
+        for name in schema.DATA_FILES:
+            if (folder / name).is_file():
+                content = (folder / name).read_bytes()
+                manifest["files"][name] = {"sha256": schema.digest(content),
+                                           "bytes": len(content)}
+    except (OSError, ValueError, TypeError, KeyError, AttributeError):
+        return  # not a manifest any more, or not a file: left as the mutations made it
+    (folder / schema.MANIFEST).write_text(json.dumps(manifest))
+
+
 def _mutate(folder, steps, payloads, value_choices):
     for step in steps:
         kind = step[0]
         if kind in ("graphs", "manifest"):
             _, choice, action, value_index = step
             name = schema.GRAPHS if kind == "graphs" else schema.MANIFEST
-            if not (folder / name).is_file():
+            if not (folder / name).is_file() or (folder / name).is_symlink():
                 continue
             _edit_json(folder / name, choice, action,
                        value_choices[value_index % len(value_choices)])
             if kind == "graphs":
-                rehash(folder)
+                _rehash_what_can_be(folder)
         elif kind == "npz":
             _, name, choice, header = step
-            if (folder / name).is_file():
+            if (folder / name).is_file() and not (folder / name).is_symlink():
                 _edit_npz(folder / name, choice, header)
-                rehash(folder)
+                _rehash_what_can_be(folder)
         else:
             _, name, file_kind = step
             if (folder / name).exists() or (folder / name).is_symlink():

@@ -97,6 +97,12 @@ class SourceLocation:
         line = self.source_line()
         return text + ("\n    " + line if line else "")
 
+    def one_line(self):
+        """'file.py:12 in f (`y = x * 2`)': the location on one line, for a message."""
+        text = "%s:%d in %s" % (self.filename, self.lineno, self.function)
+        line = self.source_line()
+        return text + (" (`%s`)" % line if line else "")
+
 
 def is_internal_file(filename):
     """True for files of this project's own packages (runtime/ and autograph/)."""

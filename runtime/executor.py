@@ -529,22 +529,36 @@ def _nested_holding(node: Node) -> list[list[bool]]:
 
 
 def _used_leaks(graph: Graph, simplified: Simplified,
-                outputs: Sequence[SymbolicTensor | None]) -> list[Any]:
+                outputs: Sequence[SymbolicTensor | None]) -> list[tuple[Any, Node | None]]:
+    """The leaked symbolic tensors that the graph reads, each with the first node reading it
+    (None: the graph returns it as it is)."""
     leaked = {id(c.placeholder): c for c in graph.captures if c.leaked}
     if not leaked:
         return []
-    used = {}
-    for inputs in [inputs for _, inputs in simplified.nodes] + [outputs]:
+    used: dict[int, tuple[Any, Node | None]] = {}
+    for node, inputs in simplified.nodes:
         for t in inputs:
-            if t is not None and id(t) in leaked:
-                used[id(t)] = leaked[id(t)].external
+            if id(t) in leaked and id(t) not in used:
+                used[id(t)] = (leaked[id(t)].external, node)
+    for out in outputs:
+        if out is None:
+            continue
+        key = id(_resolve(out, simplified))
+        if key in leaked and key not in used:
+            used[key] = (leaked[key].external, None)
     return list(used.values())
 
 
-def _leak_error(tensors: list[Any]) -> TypeError:
-    names = ", ".join(t.name for t in tensors)
+def _leak_error(leaks: list[tuple[Any, Node | None]]) -> TypeError:
+    parts = []
+    for tensor, user in leaks:
+        made = tensor.node.location
+        parts.append("%s, made at %s, %s" % (
+            tensor.name, made.one_line() if made is not None else "an unknown line",
+            "used at %s" % user.location.one_line() if user is not None and user.location
+            is not None else "returned by the function"))
     return TypeError(
-        "the graph captured an external symbolic tensor (%s) that leaked out of another "
-        "traced function (for example through a global or an object attribute). A symbolic "
-        "tensor has no value outside its own trace: return it from that function and pass "
-        "the result in as an argument instead." % names)
+        "the graph reads a symbolic tensor that leaked out of another traced function (for "
+        "example through a global or an object attribute): %s. A symbolic tensor has no value "
+        "outside its own trace: return it from that function and pass the result in as an "
+        "argument instead." % "; ".join(parts))

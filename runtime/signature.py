@@ -131,9 +131,11 @@ def leaf_key(value: Any, feeds: list[Any] | None = None) -> Any:
         return (kind, value)
     if isinstance(value, SymbolicTensor):
         if feeds is not None:
+            made = value.node.location
             raise TypeError(
-                "a symbolic tensor (%s) that leaked out of a traced function was passed to a "
-                "Function outside any trace; return it from its function instead" % value.name)
+                "a symbolic tensor (%s, made at %s) that leaked out of a traced function was "
+                "passed to a Function outside any trace; return it from its function instead"
+                % (value.name, made.one_line() if made is not None else "an unknown line"))
         return (value.dtype, value._shape)
     if isinstance(value, Variable):
         if feeds is not None:

@@ -6,13 +6,12 @@ pipeline stages (runtime.data.pipeline); each method returns a Dataset around a 
 
 import numpy as np
 
-from runtime import context, dtypes, errors, nest, tracebacks
+from runtime import context, dtypes, errors, nest, signature, tracebacks
 from runtime.data import sources, transformations
 from runtime.data.element_functions import convert
 from runtime.data.iterator import Iterator, refuse_python_loop_in_graph
 from runtime.data.pipeline import INFINITE_CARDINALITY, UNKNOWN_CARDINALITY, Pipeline, to_tensor
 from runtime.data.structure import map_input, spec_text
-from runtime import signature
 from runtime.function import Function
 from runtime.ops import common, data_ops
 from runtime.tensor import EagerTensor

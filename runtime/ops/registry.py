@@ -360,30 +360,39 @@ def get(name: str) -> OpDef:
         raise KeyError("no op named %r is registered" % name) from None
 
 
-_attribute_names: dict[tuple[str, int], frozenset[str] | None] = {}
+# The types an attribute may hold, declared by its kernel parameter's default value (an
+# attribute whose default is None, or that has none, may hold any value).
+_DEFAULT_TYPES: dict[type, tuple[type, ...]] = {bool: (bool, np.bool_), str: (str,)}
+_declared: dict[tuple[str, int], dict[str, tuple[type, ...] | None] | None] = {}
 
 
-def attribute_names(op: OpDef, input_count: int) -> frozenset[str] | None:
-    """The attribute names `op` declares for a node of `input_count` inputs: the keyword
-    parameters of its kernel (`kernel(*input_values, **attrs)`) after the inputs; None when
-    the kernel takes any (`**attrs`: control flow, whose attributes its own checks read).
-    A saved model's loader refuses any other name."""
+def declared_attributes(op: OpDef,
+                        input_count: int) -> dict[str, tuple[type, ...] | None] | None:
+    """The attributes `op` declares for a node of `input_count` inputs, by name: the keyword
+    parameters of its kernel (`kernel(*input_values, **attrs)`) after the inputs, each with
+    the types its value may have (a bool or str default declares that type; None: any); none
+    for a numpy ufunc kernel (its `out=`, `where=`... are not the op's attributes). None when
+    the kernel takes any attribute (`**attrs`: control flow, whose attributes its own checks
+    read). A saved model's loader refuses anything else."""
     key = (op.name, input_count)
-    if key not in _attribute_names:
+    if key not in _declared:
         kernel = op.kernel
         if isinstance(kernel, _LazyKernel):
             kernel = _resolve(kernel.reference)
-        names: set[str] = set()
+        names: dict[str, tuple[type, ...] | None] = {}
+        if isinstance(kernel, np.ufunc):
+            _declared[key] = names
+            return names
         positional = input_count
         parameters = inspect.signature(kernel).parameters.values()
         for p in parameters:
             if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD) and positional > 0:
                 positional -= 1  # fed by an input
             elif p.kind in (p.POSITIONAL_OR_KEYWORD, p.KEYWORD_ONLY):
-                names.add(p.name)
+                names[p.name] = _DEFAULT_TYPES.get(type(p.default))
         any_name = any(p.kind is p.VAR_KEYWORD for p in parameters)
-        _attribute_names[key] = None if any_name else frozenset(names)
-    return _attribute_names[key]
+        _declared[key] = None if any_name else names
+    return _declared[key]
 
 
 def describe_operands(specs: Iterable[Spec]) -> str:

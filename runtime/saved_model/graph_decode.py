@@ -323,7 +323,7 @@ class Decoder:
                input_count: int) -> dict[str, Any]:
         attrs: dict[str, Any] = {}
         late = []
-        declared = registry.attribute_names(op, input_count)
+        declared = registry.declared_attributes(op, input_count)
         for name, value in data.items():
             codec = op.saving.codecs.get(name)
             plain = isinstance(name, str) and name.isascii() and name.isidentifier()
@@ -345,6 +345,13 @@ class Decoder:
                     attrs[name] = codec.decode(value)
                 except ValueError as e:
                     self.reader.fail(at, str(e))
+        if declared is not None:
+            for name, value in attrs.items():
+                types = declared[name]
+                if types is not None and not isinstance(value, types):
+                    self.reader.fail("%s.%s" % (where, name), "op %s declares a %s value, "
+                                     "found %s" % (op.name, types[0].__name__,
+                                                   type(value).__name__))
         decoded = dict(attrs)
         for name, value, codec, at in late:
             try:

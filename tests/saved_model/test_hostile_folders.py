@@ -127,13 +127,27 @@ def _edit_json(path, choice, action, value):
     for key in target[:-1]:
         parent = parent[key]
     key = target[-1]
-    if action == "delete":
+    if action == "nudge":  # a change of the same type, which the loader is likelier to accept
+        parent[key] = _nudged(parent[key], value)
+    elif action == "delete":
         del parent[key]
     elif action == "rename" and isinstance(parent, dict) and isinstance(value, str):
         parent[value] = parent.pop(key)
     else:
         parent[key] = value
     path.write_text(json.dumps(data))
+
+
+def _nudged(old, value):
+    if type(old) is bool:
+        return not old
+    if type(old) is int:
+        return old + (1 if isinstance(value, int) and value % 2 else -1)
+    if type(old) is float:
+        return old * 2.0 + 1.0
+    if isinstance(old, list) and old:
+        return old[:-1]
+    return value
 
 
 def _edit_npz(path, choice, header):
@@ -187,7 +201,8 @@ def mutations(draw):
                                      "file"]))
         if kind in ("graphs", "manifest"):
             steps.append((kind, draw(st.integers(0, 10 ** 6)),
-                          draw(st.sampled_from(["set", "set", "delete", "rename"])),
+                          draw(st.sampled_from(["nudge", "nudge", "set", "set", "delete",
+                                                "rename"])),
                           draw(st.integers(0, 10 ** 6))))
         elif kind == "npz":
             header = draw(st.one_of(st.none(), st.tuples(

@@ -161,3 +161,27 @@ def test_namedtuple_names_holding_code_are_refused(tmp_path, marker, field, valu
     edit_graphs(folder, change)
     with pytest.raises(SavedModelError, match=r"structured_outputs.*namedtuple"):
         load(folder)
+
+
+def test_an_attribute_of_a_ufunc_op_is_refused(saved, marker):
+    edit_graphs(saved, lambda data: node_of_op(data, "AddV2")["attrs"].__setitem__(
+        "where", False))
+    with pytest.raises(SavedModelError, match=r"nodes\[\d+\]\.attrs\.where: op AddV2 has no "
+                                              r"attribute 'where' \(its attributes: none\)"):
+        _load_and_call(saved)
+
+
+class Parts(tf.Module):
+    @tf.function(input_signature=[tf.TensorSpec([None], tf.float32)])
+    def __call__(self, x):
+        parts = tf.TensorArray(tf.float32, size=2)
+        return parts.write(0, tf.reduce_sum(x)).write(1, tf.reduce_min(x)).stack()
+
+
+def test_an_attribute_value_of_another_type_than_its_op_declares_is_refused(tmp_path, marker):
+    save(Parts(), tmp_path / "parts")
+    edit_graphs(tmp_path / "parts", lambda data: node_of_op(data, "TensorArray")[
+        "attrs"].__setitem__("infer_shape", _code(marker)))
+    with pytest.raises(SavedModelError, match=r"nodes\[\d+\]\.attrs\.infer_shape: op "
+                                              r"TensorArray declares a bool value, found str"):
+        load(tmp_path / "parts")

@@ -1,7 +1,8 @@
-"""A saved model whose names (attribute, node, function, parameter, dtype, op, namedtuple
-names) were edited to hold Python code never runs that code: the loader refuses a name that
-is not what the format allows, naming the file and field, and the names it accepts are never
-written into generated source. Each payload would create a marker file if it ran."""
+"""A saved model whose names (attribute, node, function and parameter names) or attribute
+values were edited to hold Python code never runs that code: the loader refuses a name or
+value that is not what the op declares and the format allows, naming the file and field, and
+the names it accepts are never written into generated source. Each payload would create a
+marker file if it ran. (test_hostile_folders.py throws these payloads at every field.)"""
 
 import numpy as np
 import pytest
@@ -80,26 +81,12 @@ def test_an_attribute_its_op_does_not_declare_is_refused_naming_the_field(saved,
         _load_and_call(saved)
 
 
-def test_attribute_values_holding_code_never_run(saved, marker):
-    code = "ik'); %s; ('" % _code(marker)
-    edit_graphs(saved, lambda data: node_of_op(data, "Einsum")["attrs"].__setitem__(
-        "output", code))
-    with pytest.raises(SavedModelError, match=r"nodes\[1\]"):
-        _load_and_call(saved)
-
-
 def _rename_node(data, old, new):
     for node in nodes_of(data):
         if node["name"] == old:
             node["name"] = new
         node["inputs"] = [new + ref[len(old):] if ref.split(":")[0] == old else ref
                           for ref in node["inputs"]]
-
-
-def test_a_node_name_holding_code_is_kept_out_of_the_source_and_the_model_runs(saved, marker):
-    name = "Einsum'); %s; ('" % _code(marker)
-    edit_graphs(saved, lambda data: _rename_node(data, "Einsum", name))
-    np.testing.assert_array_equal(_load_and_call(saved), X @ X)
 
 
 @pytest.mark.parametrize("name", ["a\nb", "a\x00", "x" * 1025])
@@ -110,12 +97,9 @@ def test_node_names_that_are_not_printable_or_too_long_are_refused(saved, marker
         _load_and_call(saved)
 
 
-@pytest.mark.parametrize("name", ["lambda", "None", "class", "f(x): pass\nimport os\ndef g",
-                                  "x²", "9"])
-def test_a_function_name_of_any_printable_text_loads_and_runs(saved, marker, name):
-    def rename(data):
-        data["functions"]["__call___0"]["name"] = name.replace("\n", " ") + _code(marker)
-    edit_graphs(saved, rename)
+@pytest.mark.parametrize("name", ["lambda", "None", "class", "x²"])
+def test_a_function_named_like_a_keyword_or_in_other_letters_loads_and_runs(saved, name):
+    edit_graphs(saved, lambda data: data["functions"]["__call___0"].__setitem__("name", name))
     np.testing.assert_array_equal(_load_and_call(saved), X @ X)
 
 
@@ -126,41 +110,6 @@ def test_a_parameter_name_holding_code_is_refused(saved, marker):
     with pytest.raises(SavedModelError, match=r"functions\.__call___0\.params\[0\]\[0\]: "
                                               r"parameter name .* is not a Python identifier"):
         _load_and_call(saved)
-
-
-def test_an_op_or_dtype_name_holding_code_is_refused(saved, marker):
-    edit_graphs(saved, lambda data: node_of_op(data, "Einsum").__setitem__(
-        "op", "Einsum; %s" % _code(marker)))
-    with pytest.raises(SavedModelError, match=r"nodes\[1\]\.op: no op named"):
-        _load_and_call(saved)
-    save(Exposed(), saved)
-    edit_graphs(saved, lambda data: node_of_op(data, "Einsum")["outputs"][0].__setitem__(
-        0, "float32; %s" % _code(marker)))
-    with pytest.raises(SavedModelError, match=r"nodes\[1\]\.outputs\[0\]\[0\]: unknown dtype"):
-        _load_and_call(saved)
-
-
-class Pair(tf.Module):
-    @tf.function(input_signature=[tf.TensorSpec([], tf.float32)])
-    def __call__(self, x):
-        import collections
-        return collections.namedtuple("Pair", ["low", "high"])(x - 1.0, x + 1.0)
-
-
-@pytest.mark.parametrize("field, value", [
-    ("name", "Pair(): pass\n%s\nclass P"), ("fields", ["low", "high=%s"])])
-def test_namedtuple_names_holding_code_are_refused(tmp_path, marker, field, value):
-    folder = tmp_path / "pair"
-    save(Pair(), folder)
-    code = _code(marker)
-    value = value % code if isinstance(value, str) else [v.replace("%s", code) for v in value]
-
-    def change(data):
-        structured = data["functions"]["__call___0"]["structured_outputs"]
-        structured["namedtuple"][field] = value
-    edit_graphs(folder, change)
-    with pytest.raises(SavedModelError, match=r"structured_outputs.*namedtuple"):
-        load(folder)
 
 
 def test_an_attribute_of_a_ufunc_op_is_refused(saved, marker):

@@ -67,6 +67,7 @@ class ArgKey(NamedTuple):
     dtype: Any = None               # a tensor's dtype and shape
     shape: Any = None
     by_identity: bool = False       # a Python object keyed by its id, not its value
+    fed_object: bool = False        # an object fed at run time, keyed by its spec (a Dataset)
 
     @classmethod
     def read(cls, value: Any, key: Any) -> ArgKey:
@@ -87,7 +88,7 @@ class ArgKey(NamedTuple):
             dtype, shape = key
             return cls(dtype=dtype, shape=shape)
         tag, _ = key
-        return cls(by_identity=tag == "id")
+        return cls(by_identity=tag == "id", fed_object=tag == "fed")
 
 
 def _rebuild_sequence(value, children):
@@ -120,6 +121,10 @@ def make_inputs(value, key, name, graph, feeds):
         placeholder = graph.add_placeholder(name, parts.dtype, parts.shape)
         feeds.append(placeholder)
         return placeholder
+    if parts.fed_object:
+        placeholder = graph.add_placeholder(name, sig.dtypes.resource, ())
+        feeds.append(placeholder)
+        return value._fed_object_spec().stand_in(placeholder)
     return value
 
 
@@ -140,6 +145,8 @@ def traced_value(value, key, name):
         return TensorSpec(parts.shape, parts.dtype, name)
     if parts.by_identity:
         return Identity(value)
+    if parts.fed_object:
+        return value._fed_object_spec()
     return value
 
 

@@ -6,17 +6,17 @@ pipeline stages (runtime.data.pipeline); each method returns a Dataset around a 
 
 import numpy as np
 
-from runtime import context, dtypes, errors, nest, tracebacks
+from runtime import context, dtypes, errors, nest, signature, tracebacks
 from runtime.data import sources, transformations
 from runtime.data.element_functions import convert
 from runtime.data.iterator import Iterator, refuse_python_loop_in_graph
 from runtime.data.pipeline import INFINITE_CARDINALITY, UNKNOWN_CARDINALITY, Pipeline, to_tensor
-from runtime.data.structure import map_input
+from runtime.data.structure import map_input, spec_text
 from runtime.function import Function
 from runtime.ops import common, data_ops
 from runtime.tensor import EagerTensor
 
-__all__ = ["AUTOTUNE", "INFINITE_CARDINALITY", "UNKNOWN_CARDINALITY", "Dataset"]
+__all__ = ["AUTOTUNE", "INFINITE_CARDINALITY", "UNKNOWN_CARDINALITY", "Dataset", "DatasetSpec"]
 
 AUTOTUNE = -1
 
@@ -56,7 +56,8 @@ class Dataset(Pipeline):
             raise TypeError("the dataset length is unknown")
         return n
 
-    def _open_eager(self):
+    def _eager_values(self):
+        """The values of `_all_tensors()`, which must be eager."""
         values = []
         for t in self._all_tensors():
             if not isinstance(t, EagerTensor):
@@ -64,7 +65,19 @@ class Dataset(Pipeline):
                     "this dataset was built inside a traced function from its tensor %s; it "
                     "can be iterated only inside that function" % t.name))
             values.append(t._value)
-        return self._open_cursor(values)
+        return values
+
+    def _open_eager(self):
+        return self._open_cursor(self._eager_values())
+
+    _spec = None
+
+    def _fed_object_spec(self):
+        """As a Function's argument, a Dataset is keyed by its element_spec (see
+        `DatasetSpec`)."""
+        if self._spec is None:
+            self._spec = DatasetSpec(self.element_spec)
+        return self._spec
 
     def __iter__(self):
         if context.executing_eagerly():
@@ -193,3 +206,37 @@ class Dataset(Pipeline):
     def concatenate(self, dataset, name=None):
         """The elements of this dataset, then those of `dataset` (same structure/dtypes)."""
         return Dataset(transformations.Concatenate(self, dataset))
+
+
+class DatasetSpec(signature.FedObjectSpec):
+    """The spec of a Dataset argument of a Function, as TensorFlow's `DatasetSpec`: datasets
+    of equal `element_spec` share a trace. The traced function receives a Dataset whose
+    pipeline reads, at each run, the dataset fed for the call (`_FedPipeline`); the trace
+    holds no dataset, so none passed to a Function is kept alive by it."""
+
+    def __init__(self, element_spec):
+        self.element_spec = element_spec
+        self.key = signature.make_key([element_spec])
+
+    def stand_in(self, placeholder):
+        """A Dataset over the dataset that `placeholder` is fed with."""
+        return Dataset(_FedPipeline(self.element_spec, placeholder))
+
+    def __repr__(self):
+        return "DatasetSpec(%s)" % spec_text(self.element_spec)
+
+
+class _FedPipeline(Pipeline):
+    """Inside a trace, a Dataset argument: the pipeline of the dataset fed at each run to the
+    resource `placeholder` (its elements come from that dataset, opened eagerly)."""
+
+    _name = "Dataset"
+
+    def __init__(self, element_spec, placeholder):
+        super().__init__(element_spec, tensors=(placeholder,))
+        self._placeholder = placeholder
+
+    def _generate(self, feed):
+        dataset = feed[id(self._placeholder)]
+        inner = {id(t): v for t, v in zip(dataset._all_tensors(), dataset._eager_values())}
+        return dataset._generate(inner)

@@ -41,7 +41,8 @@ def _call_infer(specs, attrs):
             for t in list(attrs["f"].flat_outputs) + list(attrs.get("residuals", ()))]
 
 
-def _call_kernel(*values, f, residuals=()):
+def _call_kernel(*values, f, residuals=(), n_outputs=None):
+    # n_outputs: the gradient's bookkeeping (see runtime.gradients.residuals), unused here
     return f._compiled_run(residuals)(*values)
 
 

@@ -123,13 +123,19 @@ def _decode_stream(data):
                      "got %r" % (data,))
 
 
+def _printed_file(attrs):
+    """The file a print appends to (its 'file://' stream), or None."""
+    stream = attrs.get("output_stream")
+    return stream[len("file://"):] if isinstance(stream, str) else None
+
+
 OPS["PrintV2"] = register("PrintV2", _print_kernel, lambda specs, attrs: [],
                           grad=NOT_DIFFERENTIABLE, emit=KERNEL_CALL,
                           traits=("side_effects", "host_only"),
                           lowerings=dict(_HOST_CALL, numba=lowering_api.lazy_rule(
                               _NUMBA_HOST + "kernel_on_host")),
                           saving=registry.attr_codecs(output_stream=registry.AttrCodec(
-                              _encode_stream, _decode_stream)))
+                              _encode_stream, _decode_stream), file_output=_printed_file))
 
 
 class _Slot:

@@ -157,7 +157,9 @@ def _decode_writer(data):
 OPS["WriteSummary"] = register(
     "WriteSummary", _write_kernel, _write_infer, grad=NOT_DIFFERENTIABLE, emit=KERNEL_CALL,
     traits=("side_effects", "host_only"), lowerings=_HOST_CALL,
-    saving=registry.attr_codecs(writer=registry.AttrCodec(_encode_writer, _decode_writer)))
+    saving=registry.attr_codecs(writer=registry.AttrCodec(_encode_writer, _decode_writer),
+                                file_output=lambda attrs: "the event file of the summary "
+                                                          "writer that is default when it runs"))
 
 
 # -- public functions ---------------------------------------------------------------------------

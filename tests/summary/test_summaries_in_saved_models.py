@@ -18,9 +18,15 @@ class Logging(tf.Module):
         return x + 1.0
 
 
+def test_a_model_that_writes_summaries_is_refused_unless_file_output_is_allowed(tmp_path):
+    tf.saved_model.save(Logging(), str(tmp_path / "model"))
+    with pytest.raises(tf.saved_model.SavedModelError, match="WriteSummary"):
+        tf.saved_model.load(str(tmp_path / "model"))
+
+
 def test_a_loaded_model_writes_its_summaries_to_the_callers_default_writer(tmp_path):
     tf.saved_model.save(Logging(), str(tmp_path / "model"))
-    loaded = tf.saved_model.load(str(tmp_path / "model"))
+    loaded = tf.saved_model.load(str(tmp_path / "model"), allow_file_output=True)
     assert loaded(tf.constant(1.0)).numpy() == 2.0  # no default writer: nothing written
     writer = tf.summary.create_file_writer(str(tmp_path / "logs"))
     with writer.as_default():

@@ -263,7 +263,8 @@ def _read_kernel(handle, index, dtype, element_shape):
 
 
 def _read_jax(lw, node, ins):
-    """TensorArrayRead: element i; out of range or unwritten fails."""
+    """TensorArrayRead: element i; TensorArrayGather: the elements at the indices. Out of
+    range or unwritten fails."""
     array, index = _array_jax(node, ins[0]), ins[1]
     if isinstance(array, PendingTensorArray):
         raise Unsupported("reads a TensorArray nothing was written to")
@@ -454,24 +455,13 @@ def _gather_kernel(handle, indices, dtype, element_shape):
     return _stacked(array, elements, dtype, element_shape, indices.shape)
 
 
-def _gather_jax(lw, node, ins):
-    """TensorArrayGather: the elements at the indices; out of range or unwritten fails."""
-    array, indices = _array_jax(node, ins[0]), ins[1]
-    if isinstance(array, PendingTensorArray):
-        raise Unsupported("reads a TensorArray nothing was written to")
-    _index_fails_jax(lw, array, indices)
-    safe = lw.jnp.clip(indices, 0, max(array.size - 1, 0))
-    lw.fail_if(lw.jnp.logical_not(array.written[safe]))
-    return [array.data[safe]]
-
-
 def _gather_grad(ctx, grads):
     return [execute1(GATHER_GRAD, [ctx.input(0), ctx.input(1), grads[0]]), None]
 
 
 OPS["TensorArrayGather"] = register("TensorArrayGather", _gather_kernel, _gather_infer,
                                     grad=_gather_grad, emit=KERNEL_CALL,
-                                    lowerings=_on_jax(_gather_jax))
+                                    lowerings=_on_jax(_read_jax))
 
 
 def _scatter_infer(specs, attrs):

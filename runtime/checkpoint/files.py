@@ -1,9 +1,8 @@
 """Checkpoint files on disk: read as untrusted input, written atomically.
 
 Reading never blocks on or reads from anything but a regular file inside the checkpoint's
-folder: a name that is a link leading out of the folder, a FIFO, a device or a directory is
-refused before it is opened (and checked again on the opened descriptor, opened without
-blocking, so a file swapped in between is refused too). Sizes are the file's own, so a
+folder (runtime.io.untrusted_files: a link leading out of the folder, a FIFO, a device or a
+directory is refused, never read). Sizes are the file's own, so a
 reader never asks for more bytes than the file holds.
 
 Writing goes to a temporary file in the same folder, flushed to disk and renamed over the
@@ -20,6 +19,7 @@ from collections.abc import Iterator
 from typing import IO
 
 from runtime import errors
+from runtime.io import untrusted_files
 
 
 class CheckpointFile:
@@ -27,21 +27,8 @@ class CheckpointFile:
 
     def __init__(self, path: str, folder: str) -> None:
         self.path = path
-        real = checked_path(path, folder)
-        flags = os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_NOFOLLOW", 0)
-        flags |= getattr(os, "O_BINARY", 0)
-        try:
-            self._fd = os.open(real, flags)
-        except FileNotFoundError:
-            raise errors.NotFoundError("%s: no such file" % path) from None
-        except OSError as error:
-            raise errors.DataLossError("%s: cannot be opened (%s)"
-                                       % (path, error.strerror)) from None
-        info = os.fstat(self._fd)
-        if not stat.S_ISREG(info.st_mode):
-            os.close(self._fd)
-            raise errors.DataLossError("%s: not a regular file" % path)
-        self.size = info.st_size
+        self._fd = _open(path, folder)
+        self.size = os.fstat(self._fd).st_size
 
     def read_at(self, offset: int, size: int, what: str) -> bytes:
         """`size` bytes from `offset`; `what` names them in the error if the file is shorter."""
@@ -77,37 +64,14 @@ class CheckpointFile:
         self.close()
 
 
-def checked_path(path: str, folder: str) -> str:
-    """The real path of `path`, refused unless it is a regular file inside `folder` (a link
-    may lead to another file of the folder, never out of it)."""
+def _open(path: str, folder: str) -> int:
+    """A descriptor of `path`, refused unless it is a regular file inside `folder`
+    (NotFoundError when it is missing, DataLossError otherwise)."""
     try:
-        info = os.lstat(path)
-    except FileNotFoundError:
-        raise errors.NotFoundError("%s: no such file" % path) from None
-    real = os.path.realpath(path)
-    if stat.S_ISLNK(info.st_mode):
-        home = os.path.realpath(folder)
-        if os.path.dirname(real) != home and not real.startswith(home + os.sep):
-            raise errors.DataLossError("%s: a link to %s, outside the checkpoint's folder %s: "
-                                       "refused" % (path, real, folder))
-        try:
-            info = os.stat(real)
-        except FileNotFoundError:
-            raise errors.NotFoundError("%s: a link to %s, which does not exist"
-                                       % (path, real)) from None
-    if not stat.S_ISREG(info.st_mode):
-        raise errors.DataLossError("%s: not a regular file (%s): refused"
-                                   % (path, _kind(info.st_mode)))
-    return real
-
-
-def _kind(mode: int) -> str:
-    for test, name in ((stat.S_ISDIR, "a directory"), (stat.S_ISFIFO, "a FIFO"),
-                       (stat.S_ISCHR, "a character device"), (stat.S_ISBLK, "a block device"),
-                       (stat.S_ISSOCK, "a socket")):
-        if test(mode):
-            return name
-    return "a special file"
+        return untrusted_files.open_regular(path, folder)
+    except untrusted_files.RefusedFile as e:
+        error = errors.NotFoundError if e.missing else errors.DataLossError
+        raise error(str(e)) from None
 
 
 def exists(path: str) -> bool:

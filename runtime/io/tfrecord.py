@@ -23,7 +23,7 @@ import struct
 from collections.abc import Iterator
 from typing import IO, Any
 
-from runtime.io import crc32c
+from runtime.io import crc32c, untrusted_files
 
 _LENGTH = struct.Struct("<Q")
 _CRC = struct.Struct("<I")
@@ -32,7 +32,7 @@ FOOTER_BYTES = _CRC.size
 
 
 class RecordError(ValueError):
-    """A record file that is truncated or corrupt."""
+    """A record file that is truncated or corrupt, or is not a regular file."""
 
 
 def frame(data: bytes) -> bytes:
@@ -83,7 +83,11 @@ def read_records(path: str | os.PathLike[str]) -> Iterator[bytes]:
     """The data of each record of the file at `path`, in order, each checked against its
     checksums; RecordError at the first record that is truncated or corrupt."""
     path = os.fspath(path)
-    with open(path, "rb") as f:
+    try:  # never a FIFO or a device: those would block or never end (untrusted_files)
+        fd = untrusted_files.open_regular(path)
+    except untrusted_files.RefusedFile as e:
+        raise RecordError(str(e)) from None
+    with os.fdopen(fd, "rb") as f:
         remaining = os.fstat(f.fileno()).st_size
         number = 0
         offset = 0

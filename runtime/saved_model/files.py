@@ -1,18 +1,16 @@
 """Reads the files of a saved-model folder as untrusted input: only regular files inside the
 folder, never more bytes than they are declared to hold.
 
-A file is opened with `O_NOFOLLOW | O_NONBLOCK` and checked with `fstat` before a byte is
-read, so that a FIFO, a device (`/dev/zero`, `/dev/stdin`), a directory or a socket is refused
-at once instead of blocking or reading forever; a symbolic link is followed only when it leads
-to a file inside the folder. The size `fstat` gives is compared with the size the manifest
-declares before reading, and reading stops at that size.
+A file is opened as runtime.io.untrusted_files opens one (a FIFO, a device, a directory or a
+link out of the folder is refused at once, never read). The size `fstat` gives is compared
+with the size the manifest declares before reading, and reading stops at that size.
 """
 
 from __future__ import annotations
 
 import os
-import stat
 
+from runtime.io import untrusted_files
 from runtime.saved_model.errors import SavedModelError
 
 # The most a file whose size no manifest declares (the manifest itself) may hold.
@@ -55,46 +53,10 @@ def read_file(folder: str, name: str, size: int | None,
 
 def _open_regular(folder: str, path: str) -> int:
     """A descriptor of `path`, refused unless it is a regular file inside `folder`."""
-    target = path
-    if os.path.islink(path):
-        target = os.path.realpath(path)
-        inside = os.path.realpath(folder)
-        if os.path.commonpath([inside, target]) != inside:
-            raise SavedModelError(path, "is a symbolic link leading out of the folder (a "
-                                        "saved model holds its own regular files)")
-    flags = os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_NONBLOCK", 0) \
-        | getattr(os, "O_CLOEXEC", 0) | getattr(os, "O_NOCTTY", 0)
     try:
-        fd = os.open(target, flags)
-    except OSError as e:
-        raise SavedModelError(path, "cannot read the file (%s)" % (e.strerror or e)) from None
-    try:
-        mode = os.fstat(fd).st_mode
-    except OSError as e:
-        os.close(fd)
-        raise SavedModelError(path, "cannot read the file (%s)" % (e.strerror or e)) from None
-    if not stat.S_ISREG(mode):
-        os.close(fd)
-        raise SavedModelError(path, "is %s, not a regular file (a saved model holds regular "
-                                    "files only)" % _kind(mode))
-    return fd
+        return untrusted_files.open_regular(path, folder)
+    except untrusted_files.RefusedFile as e:
+        raise SavedModelError(path, e.reason) from None
 
 
-def _kind(mode: int) -> str:
-    for test, text in ((stat.S_ISDIR, "a folder"), (stat.S_ISFIFO, "a FIFO (named pipe)"),
-                       (stat.S_ISCHR, "a character device"), (stat.S_ISBLK, "a block device"),
-                       (stat.S_ISSOCK, "a socket")):
-        if test(mode):
-            return text
-    return "a special file"
-
-
-def is_regular_file(path: str, limit: int) -> bool:
-    """True when `path` names a regular file (links followed) of at most `limit` bytes: the
-    only kind of file whose lines a traceback may read (a FIFO would block, a device would
-    be read forever)."""
-    try:
-        found = os.stat(path)
-    except (OSError, ValueError):
-        return False
-    return stat.S_ISREG(found.st_mode) and found.st_size <= limit
+is_regular_file = untrusted_files.is_regular_file

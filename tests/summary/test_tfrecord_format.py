@@ -2,6 +2,7 @@
 refuses a truncated or corrupt file, naming the record, before it allocates what a length
 declares."""
 
+import os
 import struct
 
 import pytest
@@ -75,3 +76,12 @@ def test_a_huge_declared_length_is_refused_before_anything_is_read(tmp_path):
     (tmp_path / "r").write_bytes(length + struct.pack("<I", crc32c.mask(crc32c.value(length))))
     with pytest.raises(tfrecord.RecordError, match="declares %d bytes" % (1 << 60)):
         list(tfrecord.read_records(tmp_path / "r"))
+
+
+def test_a_fifo_or_a_folder_is_refused_without_blocking(tmp_path):
+    fifo = tmp_path / "records.fifo"
+    os.mkfifo(fifo)
+    with pytest.raises(tfrecord.RecordError, match="is a FIFO \\(named pipe\\), not a regular"):
+        list(tfrecord.read_records(fifo))
+    with pytest.raises(tfrecord.RecordError, match="is a folder, not a regular file"):
+        list(tfrecord.read_records(tmp_path))

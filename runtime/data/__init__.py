@@ -41,6 +41,8 @@ from runtime.data.dataset import (
     INFINITE_CARDINALITY,
     UNKNOWN_CARDINALITY,
     Dataset,
+    TextLineDataset,
+    TFRecordDataset,
 )
 from runtime.data.iterator import Iterator
 from runtime.operators import py_builtins as _py_builtins

@@ -7,7 +7,7 @@ pipeline stages (runtime.data.pipeline); each method returns a Dataset around a 
 import numpy as np
 
 from runtime import context, dtypes, errors, nest, tracebacks
-from runtime.data import sources, transformations
+from runtime.data import nested, sources, transformations
 from runtime.data.element_functions import convert
 from runtime.data.iterator import Iterator, refuse_python_loop_in_graph
 from runtime.data.pipeline import INFINITE_CARDINALITY, UNKNOWN_CARDINALITY, Pipeline, to_tensor
@@ -16,7 +16,8 @@ from runtime.function import Function
 from runtime.ops import common, data_ops
 from runtime.tensor import EagerTensor
 
-__all__ = ["AUTOTUNE", "INFINITE_CARDINALITY", "UNKNOWN_CARDINALITY", "Dataset"]
+__all__ = ["AUTOTUNE", "INFINITE_CARDINALITY", "UNKNOWN_CARDINALITY", "Dataset",
+           "TFRecordDataset", "TextLineDataset"]
 
 AUTOTUNE = -1
 
@@ -70,12 +71,15 @@ class Dataset(Pipeline):
         if context.executing_eagerly():
             return Iterator(self, cursor=self._open_eager())
         refuse_python_loop_in_graph("a tf.data.Dataset")
+        nested.refuse_windows_in_graph(self.element_spec)
         handle = data_ops.anonymous_iterator(self, self._all_tensors())
         return Iterator(self, handle=handle)
 
     def __ag_for_stmt__(self, extra_test, body, get_state, set_state, symbol_names):
         """`for x in dataset` in converted code: a Python loop eagerly, one While op in a
         graph (see `Iterator.__ag_for_stmt__`)."""
+        if not context.executing_eagerly():
+            nested.refuse_windows_in_graph(self.element_spec)
         iter(self).__ag_for_stmt__(extra_test, body, get_state, set_state, symbol_names)
 
     def as_numpy_iterator(self):
@@ -193,3 +197,92 @@ class Dataset(Pipeline):
     def concatenate(self, dataset, name=None):
         """The elements of this dataset, then those of `dataset` (same structure/dtypes)."""
         return Dataset(transformations.Concatenate(self, dataset))
+
+    def padded_batch(self, batch_size, padded_shapes=None, padding_values=None,
+                     drop_remainder=False, name=None):
+        """Batches of `batch_size` elements, each component padded to `padded_shapes` (a
+        structure like the elements'; None or -1 dimensions, and all unknown dimensions by
+        default, pad to the batch's longest) with `padding_values` (0, or b'' for
+        strings)."""
+        return Dataset(transformations.PaddedBatch(self, batch_size, padded_shapes,
+                                                   padding_values, drop_remainder))
+
+    def unbatch(self, name=None):
+        """The rows of each element: every component split along its first dimension."""
+        return Dataset(transformations.Unbatch(self))
+
+    def apply(self, transformation_func):
+        """`transformation_func(self)`, which must return a Dataset."""
+        result = transformation_func(self)
+        if not isinstance(result, Dataset):
+            raise TypeError("apply: the transformation function must return a Dataset, got "
+                            "%r" % (result,))
+        return result
+
+    @tracebacks.api_boundary
+    def take_while(self, predicate, name=None):
+        """The elements up to the first for which `predicate` is False."""
+        return Dataset(transformations.TakeWhile(self, predicate))
+
+    @tracebacks.api_boundary
+    def scan(self, initial_state, scan_func, name=None):
+        """`scan_func(state, element) -> (new_state, output)` from `initial_state`: a
+        dataset of the outputs."""
+        return Dataset(transformations.Scan(self, initial_state, scan_func))
+
+    def unique(self, name=None):
+        """The elements (single int32, int64 or string tensors) without repeats, in the
+        order first seen."""
+        return Dataset(transformations.Unique(self))
+
+    def window(self, size, shift=None, stride=1, drop_remainder=False, name=None):
+        """Windows of `size` consecutive elements (every `stride`-th), a new window every
+        `shift` (default `size`) elements; each element's components become datasets of
+        that component's values (iterate them eagerly, or use flat_map)."""
+        return Dataset(nested.Window(self, size, shift, stride, drop_remainder, Dataset))
+
+    @tracebacks.api_boundary
+    def flat_map(self, map_func, name=None):
+        """The elements of the datasets `map_func` returns for each element, in order."""
+        return Dataset(nested.FlatMap(self, map_func, Dataset))
+
+    @tracebacks.api_boundary
+    def interleave(self, map_func, cycle_length=None, block_length=None,
+                   num_parallel_calls=None, deterministic=None, name=None):
+        """The elements of the datasets `map_func` returns, `cycle_length` of them open at
+        a time and `block_length` (default 1) elements taken from each in turn."""
+        return Dataset(nested.Interleave(self, map_func, cycle_length,
+                                         1 if block_length is None else block_length,
+                                         Dataset))
+
+    @staticmethod
+    def choose_from_datasets(datasets, choice_dataset, stop_on_empty_dataset=True):
+        """For each int64 `i` of `choice_dataset`, the next element of `datasets[i]`."""
+        return Dataset(transformations.ChooseFromDatasets(datasets, choice_dataset,
+                                                          stop_on_empty_dataset))
+
+    @staticmethod
+    def sample_from_datasets(datasets, weights=None, seed=None,
+                             stop_on_empty_dataset=False, rerandomize_each_iteration=None):
+        """Elements drawn at random from `datasets`, `weights` giving each one's
+        probability (uniform by default); a dataset that ends is left out of later draws
+        (or, with stop_on_empty_dataset, ends the result)."""
+        return Dataset(transformations.SampleFromDatasets(datasets, weights, seed,
+                                                          stop_on_empty_dataset))
+
+
+class TextLineDataset(Dataset):
+    """The lines of one or more text files, without their line endings (tf.data's)."""
+
+    def __init__(self, filenames, compression_type=None, buffer_size=None,
+                 num_parallel_reads=None, name=None):
+        super().__init__(sources.TextLines(filenames, compression_type))
+
+
+class TFRecordDataset(Dataset):
+    """The records of one or more TFRecord files (tf.data's), each a scalar string; a
+    truncated or corrupt record raises DataLossError naming the file and the record."""
+
+    def __init__(self, filenames, compression_type=None, buffer_size=None,
+                 num_parallel_reads=None, name=None):
+        super().__init__(sources.TFRecords(filenames, compression_type))

@@ -1,6 +1,8 @@
-"""The sources of datasets: slices of tensors, tensors, a range, a Python generator.
+"""The sources of datasets: slices of tensors, tensors, a range, a Python generator, the
+lines of text files and the records of TFRecord files.
 """
 
+import os
 
 import numpy as np
 
@@ -11,12 +13,14 @@ from runtime.data.structure import (
     int_param,
     leaf_paths,
     map_input,
+    object_scalar,
     pack,
     path_text,
     row,
     spec_of,
     static_int,
 )
+from runtime.io import tfrecord
 from runtime.signature import TensorSpec
 
 
@@ -159,3 +163,75 @@ class Generator(Pipeline):
             flat = []
             convert_element(value, spec, (), index, value, flat)
             yield tuple(flat)
+
+
+def _filenames(filenames, what):
+    """`filenames` (a string, a list of them, or a string tensor) as a string vector
+    tensor."""
+    tensor = to_tensor(filenames, (), what)
+    if tensor.dtype is not dtypes.string:
+        raise TypeError("%s: filenames must be strings, got %s" % (what, tensor.dtype.name))
+    if tensor._shape_tuple() not in ((), None) and len(tensor._shape_tuple()) != 1:
+        raise ValueError("%s: filenames must be a string or a vector of strings" % what)
+    return tensor
+
+
+def _paths(value):
+    return [p.decode("utf-8") if isinstance(p, bytes) else str(p)
+            for p in np.reshape(np.asarray(value, dtype=object), [-1])]
+
+
+def _no_compression(compression_type, what):
+    if compression_type not in (None, ""):
+        raise NotImplementedError("%s: compression_type %r is not supported (only "
+                                  "uncompressed files)" % (what, compression_type))
+
+
+def _open_text(path, what):
+    try:
+        return open(path, "rb")  # noqa: SIM115 - closed by the generator's with
+    except OSError as e:
+        raise errors.NotFoundError("%s: cannot open %s: %s" % (what, path, e.strerror),
+                                   "IteratorGetNext") from None
+
+
+class TextLines(Pipeline):
+    """The lines of text files, without their line endings (`TextLineDataset`)."""
+
+    _name = "_TextLineDataset"
+
+    def __init__(self, filenames, compression_type):
+        _no_compression(compression_type, "TextLineDataset")
+        super().__init__(TensorSpec((), dtypes.string),
+                         tensors=[_filenames(filenames, "TextLineDataset")])
+
+    def _generate(self, feed):
+        for path in _paths(feed[id(self._tensors[0])]):
+            with _open_text(path, "TextLineDataset") as f:
+                for line in f:
+                    if line.endswith(b"\n"):
+                        line = line[:-2] if line.endswith(b"\r\n") else line[:-1]
+                    yield (object_scalar(line),)
+
+
+class TFRecords(Pipeline):
+    """The records of TFRecord files, each a string (`TFRecordDataset`), checked against
+    their checksums."""
+
+    _name = "_TFRecordDataset"
+
+    def __init__(self, filenames, compression_type):
+        _no_compression(compression_type, "TFRecordDataset")
+        super().__init__(TensorSpec((), dtypes.string),
+                         tensors=[_filenames(filenames, "TFRecordDataset")])
+
+    def _generate(self, feed):
+        for path in _paths(feed[id(self._tensors[0])]):
+            if not os.path.exists(path):
+                raise errors.NotFoundError("TFRecordDataset: %s: no such file" % path,
+                                           "IteratorGetNext")
+            try:
+                for record in tfrecord.read_records(path):
+                    yield (object_scalar(record),)
+            except tfrecord.RecordError as e:
+                raise errors.DataLossError(str(e), "IteratorGetNext") from None

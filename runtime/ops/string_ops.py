@@ -832,7 +832,8 @@ def _decode_csv_kernel(records, *defaults, dtypes_, field_delim, use_quote_delim
                 columns[column][index] = np.reshape(default, [-1])[0]
             else:
                 columns[column][index] = _csv_value(field, default, dtype, column, index)
-    return tuple(c.reshape(np.shape(records)) for c in columns)
+    out = tuple(c.reshape(np.shape(records)) for c in columns)
+    return out if len(out) != 1 else out[0]  # one output: itself
 
 
 def _decode_csv_infer(specs, attrs):

@@ -21,6 +21,7 @@ from runtime.data.structure import (
     static_int,
 )
 from runtime.io import tfrecord
+from runtime.ops import common, string_ops
 from runtime.signature import TensorSpec
 
 
@@ -235,3 +236,74 @@ class TFRecords(Pipeline):
                     yield (object_scalar(record),)
             except tfrecord.RecordError as e:
                 raise errors.DataLossError(str(e), "IteratorGetNext") from None
+
+
+def csv_defaults(record_defaults, what):
+    """`record_defaults` (per column: a DType, required; or a one-element value, the
+    column's default) as (dtypes, numpy defaults)."""
+    columns, defaults = [], []
+    for i, d in enumerate(record_defaults):
+        if isinstance(d, dtypes.DType) or (isinstance(d, type) and d in (int, float, str)):
+            dtype = dtypes.as_dtype(d)
+            value = np.zeros([0], dtype.np_dtype)
+        else:
+            tensor = to_tensor(d, (i,), what)
+            known = common.constant_value(tensor)
+            if known is None:
+                raise ValueError("%s: record_defaults[%d] must be known when the dataset is "
+                                 "built" % (what, i))
+            dtype = tensor.dtype
+            value = np.reshape(np.asarray(known, dtype=dtype.np_dtype), [-1])
+            if value.size > 1:
+                raise ValueError("%s: record_defaults[%d] must hold at most one value" % (what, i))
+        if dtype not in (dtypes.float32, dtypes.float64, dtypes.int32, dtypes.int64,
+                         dtypes.string):
+            raise TypeError("%s: column %d has dtype %s; CSV columns can be float32, float64, "
+                            "int32, int64 or string" % (what, i, dtype.name))
+        columns.append(dtype)
+        defaults.append(value)
+    return columns, defaults
+
+
+class CsvRecords(Pipeline):
+    """The records of CSV files, each a tuple of one scalar per column (`CsvDataset`)."""
+
+    _name = "_CSVDataset"
+
+    def __init__(self, filenames, record_defaults, header, field_delim, use_quote_delim,
+                 na_value, select_cols, exclude_cols):
+        self._dtypes, self._defaults = csv_defaults(record_defaults, "CsvDataset")
+        if select_cols is not None and exclude_cols is not None:
+            raise ValueError("CsvDataset: give select_cols or exclude_cols, not both")
+        self._select = None if select_cols is None else tuple(int(c) for c in select_cols)
+        self._exclude = None if exclude_cols is None else {int(c) for c in exclude_cols}
+        if self._select is not None and len(self._select) != len(self._dtypes):
+            raise ValueError("CsvDataset: %d select_cols for %d record_defaults"
+                             % (len(self._select), len(self._dtypes)))
+        self._header = bool(header)
+        self._options = (str(field_delim), bool(use_quote_delim), str(na_value))
+        super().__init__(tuple(TensorSpec((), d) for d in self._dtypes),
+                         tensors=[_filenames(filenames, "CsvDataset")])
+
+    def _generate(self, feed):
+        delim, quote, na = self._options
+        for path in _paths(feed[id(self._tensors[0])]):
+            with _open_text(path, "CsvDataset") as f:
+                for number, line in enumerate(f):
+                    if number == 0 and self._header:
+                        continue
+                    line = line.rstrip(b"\n").rstrip(b"\r")
+                    select = self._select
+                    if self._exclude is not None:
+                        count = len(string_ops.csv_fields(line, delim.encode("utf-8"), quote,
+                                                          number))
+                        select = tuple(c for c in range(count) if c not in self._exclude)
+                    try:
+                        values = string_ops.parse_csv_record(
+                            line, number, self._defaults, self._dtypes, delim, quote, na,
+                            select)
+                    except ValueError as e:
+                        raise errors.InvalidArgumentError("CsvDataset: %s: %s" % (path, e),
+                                                          "IteratorGetNext") from None
+                    yield tuple(object_scalar(v) if d is dtypes.string else
+                                d.np_dtype.type(v) for v, d in zip(values, self._dtypes))

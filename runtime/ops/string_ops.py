@@ -750,7 +750,7 @@ def ngram_rows(values, row_splits, widths, separator, pad_values, padding_width,
 # -- tf.io.decode_csv ------------------------------------------------------------------------
 
 
-def _csv_fields(record, delim, use_quote, index):
+def csv_fields(record, delim, use_quote, index):
     """The fields of one CSV record (bytes), as TensorFlow's DecodeCSV splits them."""
     fields, i, n = [], 0, len(record)
     while True:
@@ -808,30 +808,42 @@ def _csv_value(field, default, dtype, column, index):
                          ) from None
 
 
+def parse_csv_record(record, index, defaults, dtypes_, field_delim=",", use_quote_delim=True,
+                     na_value="", select_cols=None):
+    """The values of the CSV line `record` (bytes; `index` names it in errors), one per
+    column of `dtypes_`; an empty field (or `na_value`) takes the column's default (an
+    empty default makes it required). ValueError as TensorFlow words it."""
+    fields = csv_fields(record, field_delim.encode("utf-8"), use_quote_delim, index)
+    if select_cols is not None:
+        if len(fields) <= select_cols[-1]:
+            raise ValueError("Expect %d fields but have %d in record %d"
+                             % (select_cols[-1] + 1, len(fields), index))
+        fields = [fields[c] for c in select_cols]
+    elif len(fields) != len(dtypes_):
+        raise ValueError("Expect %d fields but have %d in record %d"
+                         % (len(dtypes_), len(fields), index))
+    na = na_value.encode("utf-8")
+    values = []
+    for column, (field, default, dtype) in enumerate(zip(fields, defaults, dtypes_)):
+        if field == b"" or field == na:
+            if np.size(default) == 0:
+                raise ValueError("Field %d is required but missing in record %d!"
+                                 % (column, index))
+            values.append(np.reshape(default, [-1])[0])
+        else:
+            values.append(_csv_value(field, default, dtype, column, index))
+    return values
+
+
 def _decode_csv_kernel(records, *defaults, dtypes_, field_delim, use_quote_delim, na_value,
                        select_cols):
-    delim = field_delim.encode("utf-8")
-    na = na_value.encode("utf-8")
     flat = np.reshape(records, [-1])
     columns = [np.empty(flat.size, dtype=d.np_dtype) for d in dtypes_]
     for index, record in enumerate(flat):
-        fields = _csv_fields(record, delim, use_quote_delim, index)
-        if select_cols is not None:
-            if len(fields) <= select_cols[-1]:
-                raise ValueError("Expect %d fields but have %d in record %d"
-                                 % (select_cols[-1] + 1, len(fields), index))
-            fields = [fields[c] for c in select_cols]
-        elif len(fields) != len(dtypes_):
-            raise ValueError("Expect %d fields but have %d in record %d"
-                             % (len(dtypes_), len(fields), index))
-        for column, (field, default, dtype) in enumerate(zip(fields, defaults, dtypes_)):
-            if field == b"" or field == na:
-                if np.size(default) == 0:
-                    raise ValueError("Field %d is required but missing in record %d!"
-                                     % (column, index))
-                columns[column][index] = np.reshape(default, [-1])[0]
-            else:
-                columns[column][index] = _csv_value(field, default, dtype, column, index)
+        values = parse_csv_record(record, index, defaults, dtypes_, field_delim,
+                                  use_quote_delim, na_value, select_cols)
+        for column, value in zip(columns, values):
+            column[index] = value
     out = tuple(c.reshape(np.shape(records)) for c in columns)
     return out if len(out) != 1 else out[0]  # one output: itself
 

@@ -94,3 +94,12 @@ def test_text_lines_and_the_experimental_dataset_choices(tmp_path):
     assert [x.numpy() for x in chosen] == [b"A", b"a"]
     sampled = tf.data.experimental.sample_from_datasets([lines], seed=1)
     assert [x.numpy() for x in sampled] == [b"a", b"b"]
+
+
+def test_csv_datasets_of_the_experimental_namespace(tmp_path):
+    path = tmp_path / "t.csv"
+    path.write_text("a,b\n1,x\n2,y\n")
+    rows = tf.data.experimental.CsvDataset(str(path), [tf.int32, tf.string], header=True)
+    assert [(a.numpy(), b.numpy()) for a, b in rows] == [(1, b"x"), (2, b"y")]
+    batches = tf.data.experimental.make_csv_dataset(str(path), 2, shuffle=False, num_epochs=1)
+    assert [b["b"].numpy().tolist() for b in batches] == [[b"x", b"y"]]

@@ -117,3 +117,54 @@ def test_bad_examples_are_named():
         parsing.parse_single_example(records[0], {"score": FixedLenFeature([], dtypes.float32)})
     with pytest.raises(ValueError, match="int64, float32 or string"):
         VarLenFeature(dtypes.int32)
+
+
+TABLE = os.path.join(FIXTURES, "table.csv")
+
+
+def test_csv_dataset_gives_tensorflows_rows():
+    ds = data.CsvDataset(TABLE, [dtypes.int64, np.float32(-1.0), "none"], header=True)
+    got = [[v.decode() if isinstance(v, bytes) else v for v in row] for row in both(ds)]
+    assert got == json.loads(_read("table_tf.json"))
+
+
+def test_csv_dataset_select_and_exclude_columns():
+    picked = data.CsvDataset(TABLE, [dtypes.int64, "?"], header=True, select_cols=[0, 2])
+    assert eager(picked) == [(1, b"cat, tabby"), (2, b"dog"), (3, b"?")]
+    excluded = data.CsvDataset(TABLE, [dtypes.int64, "?"], header=True, exclude_cols=[1])
+    assert eager(excluded) == eager(picked)
+
+
+def test_csv_dataset_errors_name_the_file_and_record(tmp_path):
+    path = tmp_path / "bad.csv"
+    path.write_text("1,x\n")
+    with pytest.raises(errors.InvalidArgumentError,
+                       match=r"bad.csv: Field 1 in record 0 is not a valid int64: x"):
+        eager(data.CsvDataset(str(path), [dtypes.int64, dtypes.int64]))
+    with pytest.raises(errors.InvalidArgumentError, match="required but missing"):
+        eager(data.CsvDataset(TABLE, [dtypes.int64, dtypes.float32, "?"], header=True))
+
+
+def test_make_csv_dataset_gives_tensorflows_batches():
+    ds = data.make_csv_dataset(TABLE, batch_size=2, shuffle=False, num_epochs=1,
+                               column_defaults=[0, 0.0, ""])
+    got = [{k: [x.decode() if isinstance(x, bytes) else x for x in v] for k, v in b.items()}
+           for b in eager(ds)]
+    assert got == json.loads(_read("table_make_csv_tf.json"))
+
+
+def test_make_csv_dataset_infers_dtypes_and_splits_off_the_label():
+    ds = data.make_csv_dataset(TABLE, batch_size=3, shuffle=False, num_epochs=1,
+                               label_name="label")
+    features, label = ds.element_spec
+    assert features["id"].dtype is dtypes.int32 and features["weight"].dtype is dtypes.float32
+    assert label.dtype is dtypes.string
+    assert both(ds) == [({"id": [1, 2, 3], "weight": [0.5, 0.0, 1.5]},
+                         [b"cat, tabby", b"dog", b""])]
+
+
+def test_make_csv_dataset_forever_drops_the_partial_batch():
+    ds = data.make_csv_dataset(TABLE, batch_size=2, shuffle=False, column_defaults=[0, 0.0, ""])
+    first = [b["id"] for b in eager(ds.take(3))]
+    assert first == [[1, 2], [3, 1], [2, 3]]
+    assert ds.element_spec["id"].shape.as_list() == [2]

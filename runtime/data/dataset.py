@@ -15,7 +15,7 @@ from runtime.data.iterator import Iterator, refuse_python_loop_in_graph
 from runtime.data.pipeline import INFINITE_CARDINALITY, UNKNOWN_CARDINALITY, Pipeline, to_tensor
 from runtime.data.structure import map_input
 from runtime.function import Function
-from runtime.ops import common, data_ops, string_ops
+from runtime.ops import common, data_ops, math_ops, reduction_ops, selection_ops, string_ops
 from runtime.tensor import EagerTensor
 
 __all__ = ["AUTOTUNE", "INFINITE_CARDINALITY", "UNKNOWN_CARDINALITY", "Dataset",
@@ -256,6 +256,56 @@ class Dataset(Pipeline):
         return Dataset(nested.Interleave(self, map_func, cycle_length,
                                          1 if block_length is None else block_length,
                                          Dataset))
+
+    @tracebacks.api_boundary
+    def group_by_window(self, key_func, reduce_func, window_size=None, window_size_func=None,
+                        name=None):
+        """Groups the elements by `key_func` (a scalar int64 per element); every
+        `window_size` elements of a group (or `window_size_func(key)`), and what is left of
+        each group at the end, go as a dataset to `reduce_func(key, window)`; the result is
+        the elements of the datasets it returns."""
+        return Dataset(nested.GroupByWindow(self, key_func, reduce_func, window_size,
+                                            window_size_func, Dataset))
+
+    @tracebacks.api_boundary
+    def bucket_by_sequence_length(self, element_length_func, bucket_boundaries,
+                                  bucket_batch_sizes, padded_shapes=None, padding_values=None,
+                                  pad_to_bucket_boundary=False, no_padding=False,
+                                  drop_remainder=False, name=None):
+        """Batches of elements of similar length: an element of length L goes to the
+        bucket i with bucket_boundaries[i - 1] <= L < bucket_boundaries[i], batched
+        `bucket_batch_sizes[i]` at a time (padded as `padded_batch` pads, unless
+        `no_padding`)."""
+        boundaries = [int(b) for b in bucket_boundaries]
+        sizes = [int(b) for b in bucket_batch_sizes]
+        if len(sizes) != len(boundaries) + 1:
+            raise ValueError("bucket_by_sequence_length: len(bucket_batch_sizes) must equal "
+                             "len(bucket_boundaries) + 1, got %d and %d"
+                             % (len(sizes), len(boundaries)))
+        if any(b >= c for b, c in zip(boundaries, boundaries[1:])):
+            raise ValueError("bucket_by_sequence_length: bucket_boundaries must be sorted "
+                             "and increasing, got %s" % boundaries)
+        if pad_to_bucket_boundary:
+            raise NotImplementedError("bucket_by_sequence_length: pad_to_bucket_boundary is "
+                                      "not supported; give padded_shapes")
+        length_func = convert(element_length_func)
+
+        def bucket_of(*element):
+            length = math_ops.cast(length_func(*element), dtypes.int64)
+            above = math_ops.greater_equal(length, common.convert_to_tensor(
+                np.asarray(boundaries, np.int64).reshape(-1)))
+            return reduction_ops.reduce_sum(math_ops.cast(above, dtypes.int64))
+
+        def batch_size(bucket):
+            return selection_ops.gather(common.convert_to_tensor(np.asarray(sizes, np.int64)),
+                                        bucket)
+
+        def batched(bucket, window):
+            if no_padding:
+                return window.batch(batch_size(bucket), drop_remainder=drop_remainder)
+            return window.padded_batch(batch_size(bucket), padded_shapes, padding_values,
+                                       drop_remainder)
+        return self.group_by_window(bucket_of, batched, window_size_func=batch_size)
 
     @staticmethod
     def choose_from_datasets(datasets, choice_dataset, stop_on_empty_dataset=True):

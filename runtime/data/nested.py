@@ -1,5 +1,5 @@
 """Datasets of datasets: `window` (elements that are datasets) and the transformations
-whose function returns a dataset, `flat_map` and `interleave`.
+whose function returns a dataset, `flat_map`, `interleave` and `group_by_window`.
 
 A window's component travels as a dataset over the rows it holds (`Rows`). A function given
 to flat_map/interleave is traced once (`DatasetFunction`); a window passed to it is a `Fed`
@@ -8,10 +8,13 @@ dataset, whose rows come from the run-time feed.
 
 import os
 
-from runtime import errors, nest
-from runtime.data.element_functions import DatasetFunction
+import numpy as np
+
+from runtime import dtypes, errors, nest
+from runtime.data.element_functions import DatasetFunction, TracedFunction
 from runtime.data.pipeline import INFINITE_CARDINALITY, UNKNOWN_CARDINALITY, Pipeline
 from runtime.data.structure import DatasetSpec, int_param, pack, static_int
+from runtime.signature import TensorSpec
 
 
 class Rows(Pipeline):
@@ -179,3 +182,84 @@ def refuse_windows_in_graph(element_spec):
             "a dataset whose elements are datasets (from window) can be iterated only "
             "eagerly; inside a tf.function use flat_map or interleave, e.g. "
             "ds.window(3).flat_map(lambda w: w.batch(3))"))
+
+
+class GroupByWindow(Pipeline):
+    """The input's elements grouped by `key_func`'s int64 key; each group of
+    `window_size` (or `window_size_func(key)`) elements, and each group left at the end
+    (in ascending key order), passed as a dataset to `reduce_func(key, window)`, whose
+    datasets' elements are the result."""
+
+    _name = "_GroupByWindowDataset"
+
+    def __init__(self, input_dataset, key_func, reduce_func, window_size, window_size_func,
+                 wrap):
+        spec = input_dataset.element_spec
+        if (window_size is None) == (window_size_func is None):
+            raise ValueError("group_by_window: give exactly one of window_size and "
+                             "window_size_func")
+        self._key = TracedFunction(key_func, spec, "group_by_window key_func")
+        _scalar_int64(self._key.output_spec, "key_func")
+        key_spec = TensorSpec((), dtypes.int64)
+        self._size_fn = None
+        self._size = None
+        tensors = list(self._key.tensors)
+        if window_size_func is not None:
+            self._size_fn = TracedFunction(window_size_func, key_spec,
+                                           "group_by_window window_size_func")
+            _scalar_int64(self._size_fn.output_spec, "window_size_func")
+            tensors += self._size_fn.tensors
+        else:
+            self._size = int_param(window_size, "window_size", "group_by_window")
+            tensors.append(self._size)
+        self._reduce = DatasetFunction(reduce_func, (key_spec, DatasetSpec(spec)),
+                                       "group_by_window reduce_func",
+                                       lambda s, key: wrap(Fed(s, key)))
+        self._counts = (len(self._key.tensors),
+                        0 if self._size_fn is None else len(self._size_fn.tensors))
+        tensors += self._reduce.tensors
+        self._wrap = wrap
+        self._spec = spec
+        super().__init__(self._reduce.dataset.element_spec, inputs=(input_dataset,),
+                         tensors=tensors)
+
+    def _generate(self, feed):
+        values = [feed[id(t)] for t in self._tensors]
+        nk, ns = self._counts
+        key_captured = values[:nk]
+        if self._size_fn is not None:
+            size_captured, fixed = values[nk:nk + ns], None
+            reduce_captured = values[nk + ns:]
+        else:
+            fixed = int(values[nk])
+            reduce_captured = values[nk + 1:]
+        groups, sizes = {}, {}
+        for flat in self._inputs[0]._generate(feed):
+            key = self._key(flat, key_captured)[0]
+            k = int(key)
+            if k not in sizes:
+                size = fixed if fixed is not None else \
+                    int(self._size_fn((key,), size_captured)[0])
+                if size <= 0:
+                    raise errors.InvalidArgumentError(
+                        "group_by_window: the window size must be positive, got %d for key "
+                        "%d" % (size, k), "IteratorGetNext")
+                sizes[k] = size
+            group = groups.setdefault(k, [])
+            group.append(flat)
+            if len(group) == sizes[k]:
+                del groups[k], sizes[k]
+                yield from self._reduce_group(k, group, reduce_captured)
+        for k in sorted(groups):
+            yield from self._reduce_group(k, groups[k], reduce_captured)
+
+    def _reduce_group(self, key, rows, captured):
+        window = self._wrap(Rows(self._spec, rows))
+        return self._reduce((np.int64(key), window), captured)
+
+
+def _scalar_int64(spec, what):
+    if not isinstance(spec, TensorSpec) or spec.dtype is not dtypes.int64 or \
+            spec._shape not in ((), None):
+        raise ValueError(errors.with_user_location(
+            "group_by_window: %s must return a scalar int64 tensor, got %s" % (what, spec)))

@@ -181,3 +181,29 @@ def test_a_window_function_reads_a_tensor_of_the_enclosing_function():
         return s[0]
     assert total(convert_to_tensor(np.int64(3))).numpy() == 18
     assert dtypes.int64 is total(convert_to_tensor(np.int64(1))).dtype
+
+
+def test_group_by_window_order_is_tensorflows():
+    ds = Dataset.range(10).group_by_window(key_func=lambda x: x % 2,
+                                           reduce_func=lambda k, w: w.batch(3), window_size=3)
+    assert both(ds) == [[0, 2, 4], [1, 3, 5], [6, 8], [7, 9]]
+    sized = Dataset.range(10).group_by_window(lambda x: x % 3, lambda k, w: w.batch(10),
+                                              window_size_func=lambda k: k + 1)
+    assert both(sized) == [[0], [3], [1, 4], [6], [2, 5, 8], [9], [7]]
+    with pytest.raises(ValueError, match="exactly one of window_size and window_size_func"):
+        Dataset.range(3).group_by_window(lambda x: x, lambda k, w: w)
+    with pytest.raises(ValueError, match="scalar int64"):
+        Dataset.range(3).group_by_window(lambda x: x > 1, lambda k, w: w, window_size=2)
+
+
+def test_bucket_by_sequence_length_as_tensorflows_example():
+    elements = [[0], [1, 2, 3, 4], [5, 6, 7], [7, 8, 9, 10, 11], [13, 14, 15, 16, 19, 20],
+                [21, 22]]
+    ds = Dataset.from_generator(lambda: elements, dtypes.int64, output_shapes=[None])
+    ds = ds.bucket_by_sequence_length(
+        element_length_func=lambda elem: array_ops.shape(elem)[0], bucket_boundaries=[3, 5],
+        bucket_batch_sizes=[2, 2, 2])
+    assert both(ds) == [[[1, 2, 3, 4], [5, 6, 7, 0]],
+                        [[7, 8, 9, 10, 11, 0], [13, 14, 15, 16, 19, 20]], [[0, 0], [21, 22]]]
+    with pytest.raises(ValueError, match="must equal len\\(bucket_boundaries\\) \\+ 1"):
+        Dataset.range(3).bucket_by_sequence_length(lambda x: x, [3], [1])

@@ -209,6 +209,12 @@ class Dataset(Pipeline):
         return Dataset(transformations.PaddedBatch(self, batch_size, padded_shapes,
                                                    padding_values, drop_remainder))
 
+    def ragged_batch(self, batch_size, drop_remainder=False, row_splits_dtype=dtypes.int64,
+                     name=None):
+        """Batches of `batch_size` elements as RaggedTensors (elements whose first
+        dimensions differ become rows of a (batch, None, ...) RaggedTensor)."""
+        return Dataset(transformations.RaggedBatch(self, batch_size, drop_remainder))
+
     def unbatch(self, name=None):
         """The rows of each element: every component split along its first dimension."""
         return Dataset(transformations.Unbatch(self))

@@ -7,6 +7,8 @@ import os
 import numpy as np
 
 from runtime import dtypes, errors, nest
+from runtime.composite.ragged import RaggedTensor
+from runtime.composite.sparse import SparseTensor, SparseTensorSpec
 from runtime.data.generator_checks import check_spec, convert_element, python_arg, specs_from_types
 from runtime.data.pipeline import UNKNOWN_CARDINALITY, Pipeline, to_tensor
 from runtime.data.structure import (
@@ -26,22 +28,24 @@ from runtime.signature import TensorSpec
 
 
 class TensorSlices(Pipeline):
-    """The slices of tensors along their first dimension (`from_tensor_slices`)."""
+    """The slices of tensors along their first dimension (`from_tensor_slices`); a
+    RaggedTensor slices into its rows (dense tensors for one ragged dimension), a
+    SparseTensor into SparseTensors of one dimension less."""
 
     _name = "_TensorSliceDataset"
 
     def __init__(self, tensors):
         structure = map_input(tensors, lambda v, p: to_tensor(v, p, "from_tensor_slices"))
-        flat = nest.flatten(structure)
-        if not flat:
+        leaves = nest.flatten(structure, expand_composites=False)
+        if not leaves:
             raise ValueError("from_tensor_slices needs at least one tensor")
         paths = leaf_paths(tensors)
         length = None
-        for t, path in zip(flat, paths):
-            dims = t._shape_tuple()
-            if dims == ():
-                raise ValueError("from_tensor_slices: %s is a scalar; every component must "
-                                 "have a first dimension to slice" % path_text(path))
+        row_specs, self._kinds = [], []
+        for t, path in zip(leaves, paths):
+            kind, dims, spec = _slicing(t, path)
+            self._kinds.append((kind, len(nest.flatten(t))))
+            row_specs.append(spec)
             first = None if dims is None else dims[0]
             if first is not None:
                 if length is not None and first != length[0]:
@@ -52,24 +56,71 @@ class TensorSlices(Pipeline):
                 if length is None:
                     length = (first, path)
         self._length = None if length is None else length[0]
-        row_specs = [TensorSpec(None if t._shape_tuple() is None else t._shape_tuple()[1:],
-                                t.dtype) for t in flat]
-        spec = pack(structure, row_specs)
-        super().__init__(spec, tensors=flat)
+        spec = nest.pack_sequence_as(structure, row_specs, expand_composites=False) \
+            if nest.is_nested(structure, expand_composites=False) else row_specs[0]
+        super().__init__(spec, tensors=nest.flatten(structure))
 
     def _cardinality(self):
         return UNKNOWN_CARDINALITY if self._length is None else self._length
 
     def _generate(self, feed):
         arrays = [np.asarray(feed[id(t)]) for t in self._tensors]
-        n = arrays[0].shape[0]
-        for a in arrays[1:]:
-            if a.shape[0] != n:
+        groups, at = [], 0
+        for kind, count in self._kinds:
+            groups.append((kind, arrays[at:at + count]))
+            at += count
+        sizes = [_rows(kind, parts) for kind, parts in groups]
+        n = sizes[0]
+        for size in sizes[1:]:
+            if size != n:
                 raise errors.InvalidArgumentError(
                     "from_tensor_slices: all components must have the same size in their "
-                    "first dimension, got %d and %d" % (n, a.shape[0]), "AnonymousIterator")
+                    "first dimension, got %d and %d" % (n, size), "AnonymousIterator")
         for i in range(n):
-            yield tuple(row(a, i) for a in arrays)
+            yield tuple(v for kind, parts in groups for v in _slice_row(kind, parts, i))
+
+
+def _slicing(t, path):
+    """(kind, static dims, the spec of a slice) of a from_tensor_slices leaf."""
+    if isinstance(t, RaggedTensor):
+        if t.ragged_rank != 1:
+            raise ValueError("from_tensor_slices: %s is a RaggedTensor of ragged_rank %d; "
+                             "only ragged_rank 1 is supported" % (path_text(path),
+                                                                 t.ragged_rank))
+        values = t.values._shape_tuple()
+        rows = t.row_splits._shape_tuple()
+        n = None if rows is None or rows[0] is None else rows[0] - 1
+        inner = None if values is None else (None,) + tuple(values[1:])
+        return "ragged", (n,), TensorSpec(inner, t.dtype)
+    if isinstance(t, SparseTensor):
+        dims = t.shape.as_list() if t.shape.rank is not None else None
+        if dims is not None and len(dims) < 1:
+            raise ValueError("from_tensor_slices: %s is a scalar SparseTensor" % path_text(path))
+        return "sparse", dims, SparseTensorSpec(None if dims is None else dims[1:], t.dtype)
+    dims = t._shape_tuple()
+    if dims == ():
+        raise ValueError("from_tensor_slices: %s is a scalar; every component must have a "
+                         "first dimension to slice" % path_text(path))
+    return "dense", dims, TensorSpec(None if dims is None else dims[1:], t.dtype)
+
+
+def _rows(kind, parts):
+    if kind == "ragged":
+        return parts[1].shape[0] - 1
+    if kind == "sparse":
+        return int(parts[2][0])
+    return parts[0].shape[0]
+
+
+def _slice_row(kind, parts, i):
+    if kind == "ragged":
+        values, splits = parts
+        return (values[splits[i]:splits[i + 1]],)
+    if kind == "sparse":
+        indices, values, dense_shape = parts
+        keep = indices[:, 0] == i
+        return (indices[keep][:, 1:], values[keep], dense_shape[1:])
+    return (row(parts[0], i),)
 
 
 class Tensors(Pipeline):

@@ -712,3 +712,67 @@ class SampleFromDatasets(Pipeline):
                 if self._stop:
                     return
                 weights[i] = 0.0
+
+
+class RaggedBatch(Pipeline):
+    """Consecutive elements batched into RaggedTensors: components of rank >= 1 whose first
+    dimension may differ from element to element become (batch, None, ...) RaggedTensors;
+    scalar components are stacked."""
+
+    _name = "_DenseToRaggedBatchDataset"
+
+    def __init__(self, input_dataset, batch_size, drop_remainder):
+        from runtime.composite.ragged import RaggedTensorSpec
+        size = int_param(batch_size, "batch_size", "ragged_batch")
+        static = static_int(size)
+        if static is not None and static <= 0:
+            raise ValueError("ragged_batch: batch_size must be positive, got %d" % static)
+        self._size = static
+        self._drop = bool(drop_remainder)
+        lead = static if self._drop else None
+        spec = input_dataset.element_spec
+        leaves = nest.flatten(spec, expand_composites=False)
+        specs, self._ragged = [], []
+        for s in leaves:
+            if not isinstance(s, TensorSpec):
+                raise TypeError("ragged_batch: elements must be tensors, got %s" % spec_text(s))
+            if s._shape is None:
+                raise ValueError("ragged_batch: the elements need a known rank")
+            self._ragged.append(len(s._shape) >= 1)
+            if len(s._shape) >= 1:
+                specs.append(RaggedTensorSpec((lead, None) + tuple(s._shape[1:]), s.dtype,
+                                              ragged_rank=1))
+            else:
+                specs.append(TensorSpec((lead,), s.dtype))
+        packed = nest.pack_sequence_as(spec, specs, expand_composites=False) \
+            if nest.is_nested(spec, expand_composites=False) else specs[0]
+        super().__init__(packed, inputs=(input_dataset,), tensors=[size])
+
+    _cardinality = Batch._cardinality
+
+    def _generate(self, feed):
+        size = int(feed[id(self._tensors[0])])
+        rows = []
+        for flat in self._inputs[0]._generate(feed):
+            rows.append(flat)
+            if len(rows) == size:
+                yield self._batch(rows)
+                rows = []
+        if rows and not self._drop:
+            yield self._batch(rows)
+
+    def _batch(self, rows):
+        out = []
+        for column, ragged in zip(zip(*rows), self._ragged):
+            if not ragged:
+                out.append(np.stack(column))
+                continue
+            inner = {np.shape(v)[1:] for v in column}
+            if len(inner) > 1:
+                raise errors.InvalidArgumentError(
+                    "ragged_batch: elements differ in their inner dimensions: %s"
+                    % sorted(inner), "IteratorGetNext")
+            lengths = [np.shape(v)[0] for v in column]
+            out.append(np.concatenate(column) if column else np.asarray(column))
+            out.append(np.concatenate([[0], np.cumsum(lengths)]).astype(np.int64))
+        return tuple(out)

@@ -7,9 +7,11 @@ import pytest
 from dataset_values import both, eager
 
 from runtime import data, dtypes, errors
+from runtime.composite import ragged, sparse
+from runtime.composite.sparse import SparseTensor
 from runtime.function import function
 from runtime.operators import loops
-from runtime.ops import array_ops, manipulation_ops, reduction_ops
+from runtime.ops import array_ops, manipulation_ops, math_ops, reduction_ops
 from runtime.ops.common import convert_to_tensor
 
 Dataset = data.Dataset
@@ -207,3 +209,55 @@ def test_bucket_by_sequence_length_as_tensorflows_example():
                         [[7, 8, 9, 10, 11, 0], [13, 14, 15, 16, 19, 20]], [[0, 0], [21, 22]]]
     with pytest.raises(ValueError, match="must equal len\\(bucket_boundaries\\) \\+ 1"):
         Dataset.range(3).bucket_by_sequence_length(lambda x: x, [3], [1])
+
+
+def _sparse():
+    return SparseTensor([[0, 1], [2, 0]], np.array([1.0, 2.0], np.float32), [3, 2])
+
+
+def _ragged():
+    return ragged.constant([[1, 2], [3], []])
+
+
+def _plain(value):
+    if hasattr(value, "to_list"):
+        return value.to_list()
+    if hasattr(value, "indices"):
+        return sparse.to_dense(value).numpy().tolist()
+    return value.numpy().tolist()
+
+
+def test_from_tensors_of_sparse_and_ragged_values():
+    ds = Dataset.from_tensors((_ragged(), _sparse()))
+    assert [(_plain(a), _plain(b)) for a, b in ds] == [
+        ([[1, 2], [3], []], [[0.0, 1.0], [0.0, 0.0], [2.0, 0.0]])]
+    doubled = Dataset.from_tensors(_ragged()).map(lambda r: r * 2)
+    assert [_plain(r) for r in doubled] == [[[2, 4], [6], []]]
+
+
+def test_from_tensor_slices_of_ragged_rows_and_sparse_rows():
+    ds = Dataset.from_tensor_slices((_ragged(), _sparse()))
+    assert [(_plain(a), _plain(b)) for a, b in ds] == [([1, 2], [0.0, 1.0]), ([3], [0.0, 0.0]),
+                                                       ([], [2.0, 0.0])]
+    assert ds.element_spec[0].shape.as_list() == [None]
+
+    @function
+    def total(dataset):
+        s = [convert_to_tensor(np.float32(0))]
+
+        def body(element):
+            a, b = element
+            s[0] = s[0] + math_ops.cast(reduction_ops.reduce_sum(a), dtypes.float32) + \
+                sparse.reduce_sum(b)
+        loops.for_stmt(dataset, None, body, lambda: (s[0],), lambda v: s.__setitem__(0, v[0]),
+                       ("s",))
+        return s[0]
+    assert total(ds).numpy() == 9.0
+
+
+def test_ragged_batch_makes_ragged_tensors():
+    ds = Dataset.range(1, 5).map(lambda x: array_ops.range(x)).ragged_batch(2)
+    assert [_plain(r) for r in ds] == [[[0], [0, 1]], [[0, 1, 2], [0, 1, 2, 3]]]
+    assert ds.element_spec.shape.as_list() == [None, None]
+    assert both(Dataset.range(1, 4).map(lambda x: array_ops.range(x)).ragged_batch(3).map(
+        lambda r: reduction_ops.reduce_sum(r.values))) == [4]

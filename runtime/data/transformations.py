@@ -9,6 +9,7 @@ import numpy as np
 
 from runtime import dtypes, errors, nest
 from runtime import shape as shape_lib
+from runtime.composite.ragged import RaggedTensorSpec
 from runtime.data.element_functions import TracedFunction
 from runtime.data.pipeline import INFINITE_CARDINALITY, UNKNOWN_CARDINALITY, Pipeline, to_tensor
 from runtime.data.structure import (
@@ -722,7 +723,6 @@ class RaggedBatch(Pipeline):
     _name = "_DenseToRaggedBatchDataset"
 
     def __init__(self, input_dataset, batch_size, drop_remainder):
-        from runtime.composite.ragged import RaggedTensorSpec
         size = int_param(batch_size, "batch_size", "ragged_batch")
         static = static_int(size)
         if static is not None and static <= 0:

@@ -14,6 +14,7 @@ from autograph.tf import (
     debugging,
     dtypes,
     errors,
+    io,
     linalg,
     math,
     nest,

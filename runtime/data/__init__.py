@@ -41,7 +41,11 @@ from runtime.data.dataset import (
     AUTOTUNE,
     INFINITE_CARDINALITY,
     UNKNOWN_CARDINALITY,
+    CsvDataset,
     Dataset,
+    TextLineDataset,
+    TFRecordDataset,
+    make_csv_dataset,
 )
 from runtime.data.iterator import Iterator
 from runtime.operators import py_builtins as _py_builtins

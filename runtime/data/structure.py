@@ -117,3 +117,29 @@ def int_param(value, name, what):
     if isinstance(value, (bool, np.bool_)) or not isinstance(value, (int, np.integer)):
         raise TypeError("%s: %s must be an integer, got %r" % (what, name, value))
     return common.convert_to_tensor(int(value), dtype=dtypes.int64)
+
+
+class DatasetSpec:
+    """The spec of an element component that is itself a dataset (`Dataset.window`): the
+    structure of TensorSpecs of its elements. Such a component travels as the Dataset
+    object itself."""
+
+    dtype = None
+    _shape = ()
+
+    def __init__(self, element_spec):
+        self.element_spec = element_spec
+
+    def __eq__(self, other):
+        return isinstance(other, DatasetSpec) and other.element_spec == self.element_spec
+
+    def __hash__(self):
+        return hash(("DatasetSpec", repr(self.element_spec)))
+
+    def __repr__(self):
+        return "DatasetSpec(%s, TensorShape([]))" % spec_text(self.element_spec)
+
+
+def has_dataset_specs(element_spec):
+    """Whether some component of `element_spec` is a dataset (a window)."""
+    return any(isinstance(s, DatasetSpec) for s in nest.flatten(element_spec))

@@ -116,3 +116,25 @@ def read_records(path: str | os.PathLike[str]) -> Iterator[bytes]:
             offset += HEADER_BYTES + length + FOOTER_BYTES
             number += 1
             yield data
+
+
+class TFRecordWriter(RecordWriter):
+    """`tf.io.TFRecordWriter`: writes records to the file at `path` (uncompressed); a
+    record is bytes, a str (written as UTF-8) or a scalar string tensor."""
+
+    def __init__(self, path: str | os.PathLike[str], options: Any = None) -> None:
+        if options not in (None, ""):
+            raise NotImplementedError("TFRecordWriter: options %r are not supported (only "
+                                      "uncompressed files)" % (options,))
+        super().__init__(os.fspath(path))
+
+    def write(self, record: Any) -> None:
+        """Appends one record."""
+        if hasattr(record, "numpy"):
+            record = record.numpy()
+        if isinstance(record, str):
+            record = record.encode("utf-8")
+        if not isinstance(record, (bytes, bytearray)):
+            raise TypeError("TFRecordWriter.write takes bytes or a string, got %s"
+                            % type(record).__name__)
+        super().write(bytes(record))

@@ -22,6 +22,7 @@ from runtime.ops import (
     nn_ops,
     nn_random_ops,
     norm_ops,
+    parsing_ops,
     random_ops,
     reduction_ops,
     registry,

@@ -39,13 +39,15 @@ def _format_scalar(value, dtype):
     return str(value)
 
 
-def format_tensor_value(value, dtype, summarize=3):
-    """TensorFlow's tf.print spelling of a value: '[1 2 ... 9]', nested brackets per rank."""
+def format_tensor_value(value, dtype, summarize=3, quote_strings=False):
+    """TensorFlow's tf.print spelling of a value: '[1 2 ... 9]', nested brackets per rank;
+    strings in double quotes with `quote_strings` (as tf.strings.format writes them)."""
     array = np.asarray(value)
 
     def render(a, depth):
-        if a.ndim == 0:
-            return _format_scalar(a[()], dtype)
+        if not isinstance(a, np.ndarray) or a.ndim == 0:  # an object array's item is bytes
+            text = _format_scalar(a[()] if isinstance(a, np.ndarray) else a, dtype)
+            return '"%s"' % text if quote_strings and dtype is dtypes.string else text
         n = a.shape[0]
         if 0 <= summarize < n and n > 2 * summarize:
             items = [render(a[i], depth + 1) for i in range(summarize)] + ["..."] + [

@@ -16,7 +16,7 @@ from runtime.ops import (
     reduction_ops,
 )
 from runtime.ops.common import (
-    NUMERIC,
+    REAL,
     SpecError,
     constant_from_numpy,
     convert_to_tensor,
@@ -321,7 +321,7 @@ def _cast(x, dtype):
 
 def _range_infer(specs, attrs):
     dtype = require_same_dtype(specs)
-    require_kind(dtype, NUMERIC)
+    require_kind(dtype, REAL)
     for _, s in specs:
         if s not in ((), None):
             raise SpecError("shape", "range bounds must be scalars")

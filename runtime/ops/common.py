@@ -167,11 +167,14 @@ def wraps_silently(ins, emitter):
 # -- inference rules ----------------------------------------------------------------------
 
 def require_same_dtype(specs):
+    """The operands' one dtype. TensorFlow never promotes: an operand of another dtype is
+    an error, worded as TensorFlow's."""
     first = specs[0][0]
-    for d, _ in specs[1:]:
+    for i, (d, _) in enumerate(specs[1:], 1):
         if d is not first:
-            raise SpecError("dtype", "operands must have the same dtype, got %s"
-                            % " and ".join(dt.name for dt, _ in specs))
+            raise SpecError("dtype", "input #%d(zero-based) was expected to be a %s tensor "
+                            "but is a %s tensor (operands must have the same dtype, got %s)"
+                            % (i, first.name, d.name, " and ".join(dt.name for dt, _ in specs)))
     return first
 
 
@@ -201,9 +204,11 @@ def normalize_axis(axis, rank, what="axis"):
     return axis + rank if axis < 0 else axis
 
 
-NUMERIC = frozenset(["int", "float"])
+REAL = frozenset(["int", "float"])  # ordered numbers: comparisons, min/max, floor...
+NUMERIC = frozenset(["int", "float", "complex"])
 FLOAT = frozenset(["float"])
-ANY = frozenset(["int", "float", "bool", "string"])
+INEXACT = frozenset(["float", "complex"])  # exp, tanh, sqrt... (TensorFlow's float+complex)
+ANY = frozenset(["int", "float", "complex", "bool", "string"])
 
 
 # Pack is declared here, next to convert_to_tensor, which packs lists holding tensors.

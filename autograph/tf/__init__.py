@@ -21,6 +21,7 @@ from autograph.tf import (
     ragged,
     random,
     saved_model,
+    signal,
     sparse,
     strings,
     summary,

@@ -53,7 +53,8 @@ from runtime.variables import Variable
 NAME = "numba"
 _SCALAR_KINDS = ("int", "float", "complex", "bool")
 # element types numba's compiled code has no arithmetic for: graphs holding them decline
-_NOT_IN_NUMBA = {
+# (listed in docs/backends.md by runtime.backends.coverage)
+DTYPE_DECLINES = {
     "float16": "numba has no float16 arithmetic (half floats run on the numpy executor)",
     "bfloat16": "numba has no bfloat16 type (ml_dtypes.bfloat16 runs on the numpy executor)",
 }
@@ -62,7 +63,7 @@ _NOT_IN_NUMBA = {
 def _held(dtype: dtypes.DType) -> bool:
     """Whether numba's compiled code holds values of `dtype` (raises Unsupported, with the
     reason, for a numeric type numba cannot compute in)."""
-    reason = _NOT_IN_NUMBA.get(dtype.name)
+    reason = DTYPE_DECLINES.get(dtype.name)
     if reason is not None:
         raise Unsupported(reason)
     return dtype.kind in _SCALAR_KINDS

@@ -9,6 +9,7 @@ import autograph as _autograph
 from autograph.tf import (
     autodiff,
     autograph,
+    bitwise,
     config,
     data,
     debugging,

@@ -65,17 +65,25 @@ def constant_from_numpy(array, dtype, name=None):
 
 
 def binary_operands(x, y):
-    """Converts the operands of a binary op, giving Python values the other operand's dtype."""
+    """Converts the operands of a binary op, giving Python values the other operand's dtype.
+    A Python number that the tensor's dtype cannot hold (300 or -1 for uint8, 1.5 for an
+    integer) is a TypeError, as in TensorFlow, rather than a tensor of another dtype."""
     x_is_tensor = isinstance(x, Tensor)
     y_is_tensor = isinstance(y, Tensor)
     if x_is_tensor and y_is_tensor:
         return x, y
     if x_is_tensor:
-        return x, convert_to_tensor(y, dtype_hint=x.dtype)
+        return x, _operand_like(y, x.dtype)
     if y_is_tensor:
-        return convert_to_tensor(x, dtype_hint=y.dtype), y
+        return _operand_like(x, y.dtype), y
     x = convert_to_tensor(x)
     return x, convert_to_tensor(y, dtype_hint=x.dtype)
+
+
+def _operand_like(value, dtype):
+    if isinstance(value, (int, float, complex)) and dtype.is_numeric:  # bool is an int
+        return convert_to_tensor(value, dtype=dtype)
+    return convert_to_tensor(value, dtype_hint=dtype)
 
 
 def constant_value(tensor):

@@ -76,6 +76,9 @@ _LOWERINGS = {
     "Relu": "xp.maximum({0}, 0)", "Cast": _cast_lowering, "AddN": _add_n_lowering,
     "ClipByValue": "xp.minimum(xp.maximum({0}, {1}), {2})",
     "Real": "xp.real({0})", "Imag": "xp.imag({0})", "Conj": "xp.conj({0})",
+    "BitwiseAnd": "xp.bitwise_and({0}, {1})", "BitwiseOr": "xp.bitwise_or({0}, {1})",
+    "BitwiseXor": "xp.bitwise_xor({0}, {1})", "LeftShift": "xp.left_shift({0}, {1})",
+    "RightShift": "xp.right_shift({0}, {1})", "Invert": "xp.invert({0})",
     "Angle": "xp.angle({0})", "ComplexAbs": "xp.abs({0})", "Complex": _complex_lowering,
 }
 

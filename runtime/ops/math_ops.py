@@ -111,7 +111,8 @@ def _comparison_emit(symbol, kinds=None):
     return _operator_emit(symbol, may_overflow=False, kinds=kinds)
 
 
-_COMPARABLE = NUMERIC | {"bool"}  # strings: np.equal on object arrays, kept as the kernel
+_COMPARABLE = NUMERIC | {"bool"}
+_INTEGER = frozenset(["int"])  # strings: np.equal on object arrays, kept as the kernel
 
 _GRADS = "runtime.gradients.math_grads:"  # where the rules written with the ops API live
 _CALL = KERNEL_CALL
@@ -221,6 +222,12 @@ _BINARY = {
                  _comparison_emit("!=", _COMPARABLE), _NONE),
     "LogicalAnd": ("LogicalAnd", np.logical_and, {"bool"}, None, _CALL, _NONE),
     "LogicalOr": ("LogicalOr", np.logical_or, {"bool"}, None, _CALL, _NONE),
+    # tf.bitwise: integers only, as TensorFlow's kernels
+    "BitwiseAnd": ("BitwiseAnd", np.bitwise_and, _INTEGER, None, _CALL, _NONE),
+    "BitwiseOr": ("BitwiseOr", np.bitwise_or, _INTEGER, None, _CALL, _NONE),
+    "BitwiseXor": ("BitwiseXor", np.bitwise_xor, _INTEGER, None, _CALL, _NONE),
+    "LeftShift": ("LeftShift", np.left_shift, _INTEGER, None, _CALL, _NONE),
+    "RightShift": ("RightShift", np.right_shift, _INTEGER, None, _CALL, _NONE),
 }
 
 
@@ -348,6 +355,31 @@ def logical_or(x, y, name=None):
     return _binary("LogicalOr", x, y, name)
 
 
+def bitwise_and(x, y, name=None):
+    """Elementwise bitwise and of integer tensors."""
+    return _binary("BitwiseAnd", x, y, name)
+
+
+def bitwise_or(x, y, name=None):
+    """Elementwise bitwise or of integer tensors."""
+    return _binary("BitwiseOr", x, y, name)
+
+
+def bitwise_xor(x, y, name=None):
+    """Elementwise bitwise exclusive or of integer tensors."""
+    return _binary("BitwiseXor", x, y, name)
+
+
+def left_shift(x, y, name=None):
+    """x shifted left by y bits, elementwise (integers)."""
+    return _binary("LeftShift", x, y, name)
+
+
+def right_shift(x, y, name=None):
+    """x shifted right by y bits, elementwise (arithmetic for signed integers)."""
+    return _binary("RightShift", x, y, name)
+
+
 def logical_xor(x, y, name=None):
     """Elementwise exclusive or of bool tensors."""
     return logical_and(logical_or(x, y), logical_not(logical_and(x, y)), name=name)
@@ -443,6 +475,7 @@ _UNARY = {
     "IsInf": (np.isinf, FLOAT, dtypes.bool_, _CALL, _NONE),
     "IsFinite": (np.isfinite, FLOAT, dtypes.bool_, _CALL, _NONE),
     "LogicalNot": (np.logical_not, {"bool"}, None, _CALL, _NONE),
+    "Invert": (np.invert, _INTEGER, None, _CALL, _NONE),
     "Relu": (lambda x: np.maximum(x, 0), REAL, None, _CALL, _relu_grad),
 }
 
@@ -502,6 +535,7 @@ is_inf = _unary_api("IsInf", "True where x is infinite.")
 is_finite = _unary_api("IsFinite", "True where x is finite.")
 logical_not = _unary_api("LogicalNot", "Elementwise not of a bool tensor.")
 relu = _unary_api("Relu", "max(x, 0) elementwise.")
+invert = _unary_api("Invert", "The bits of an integer tensor flipped, elementwise.")
 
 # -- cast -----------------------------------------------------------------------------------
 
@@ -617,11 +651,16 @@ def _bitcast_kernel(x, type):  # noqa: A002 - the op's attribute name
     return result.reshape(result.shape[:-1]) if source < type.size else result
 
 
+def _bitcast_jax(lw, node, ins):
+    """XLA's bitcast_convert_type, whose shape rule is TensorFlow's."""
+    return [lw.lax.bitcast_convert_type(lw.jnp.asarray(ins[0]), node.attrs["type"].np_dtype)]
+
+
 OPS["Bitcast"] = register("Bitcast", _bitcast_kernel, _bitcast_infer, grad=NOT_DIFFERENTIABLE,
                           emit=KERNEL_CALL,
-                          lowerings={"array": lowering_api.unsupported(
-                              "bitcast reinterprets memory, which the array lowerings do not "
-                              "express")})
+                          lowerings={"numba": lowering_api.unsupported(
+                              "bitcast reinterprets memory, which the numba lowering does not "
+                              "express"), "jax": _bitcast_jax})
 
 
 def bitcast(input, type, name=None):  # noqa: A002 - TensorFlow's argument names

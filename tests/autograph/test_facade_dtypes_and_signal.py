@@ -78,3 +78,13 @@ def test_real_transforms_round_trip_in_a_function(forward, inverse, rank):
         return inverse(forward(v), fft_length=list(x.shape[-rank:]))
 
     np.testing.assert_allclose(round_trip(x).numpy(), x, atol=1e-5)
+
+
+def test_tf_bitwise_namespace():
+    x = tf.constant([12, 10], tf.int16)
+    assert tf.bitwise.bitwise_and(x, 6).numpy().tolist() == [4, 2]
+    assert tf.bitwise.bitwise_or(x, 1).numpy().tolist() == [13, 11]
+    assert tf.bitwise.bitwise_xor(x, 3).numpy().tolist() == [15, 9]
+    assert tf.bitwise.invert(x).numpy().tolist() == [-13, -11]
+    assert tf.bitwise.left_shift(x, 1).numpy().tolist() == [24, 20]
+    assert tf.bitwise.right_shift(x, 2).numpy().tolist() == [3, 2]

@@ -90,3 +90,24 @@ def test_numba_declines_the_fourier_transforms_saying_why():
     r = np.ones((2, 4), np.float32)
     with pytest.warns(BackendFallbackWarning, match="numba compiles no np.fft"):
         tf.function(_transforms, backend="numba")(r)
+
+
+@pytest.mark.skipif(not HAVE["jax"], reason="jax missing")
+def test_jax_lowers_bitcast_with_tensorflows_shapes():
+    def reinterpret(x):
+        return (tf.bitcast(x, tf.int32), tf.bitcast(x, tf.uint8),
+                tf.bitcast(tf.bitcast(x, tf.uint8), tf.float32), tf.bitcast(x, tf.bfloat16))
+    x = np.array([1.0, -2.5], np.float32)
+    compiled = tf.function(reinterpret, backend="jax", strict=True)(x)
+    for got, want in zip(compiled, reinterpret(tf.constant(x))):
+        assert got.dtype == want.dtype and got.shape == want.shape
+        np.testing.assert_array_equal(got.numpy().view(np.uint8), want.numpy().view(np.uint8))
+
+
+@pytest.mark.parametrize("backend", _backends("numba", "jax"))
+def test_bitwise_ops_compile(backend):
+    def bits(x):
+        return x & 6, x | 1, x ^ 3, ~x, x << 2, x >> 1
+    x = np.array([12, 10, 255], np.uint8)
+    compiled = tf.function(bits, backend=backend, strict=True)(x)
+    _assert_same(compiled, bits(tf.constant(x)))

@@ -359,3 +359,45 @@ def test_cast_passes_gradients_between_complex_and_float():
         z = math_ops.cast(x, dtypes.complex128)
         loss = reduction_ops.reduce_sum(math_ops.real(math_ops.multiply(z, z)))
     np.testing.assert_allclose(tape.gradient(loss, x).numpy(), [3.0, -4.0])
+
+
+# -- Python numbers beside a tensor -----------------------------------------------------------
+
+@pytest.mark.parametrize("op, tensor, number, message", [
+    (math_ops.add, _const(1, dtypes.uint8), 300, "300 to a uint8 tensor"),
+    (math_ops.subtract, _const(1, dtypes.uint8), -1, "-1 to a uint8 tensor"),
+    (math_ops.multiply, _const(1), 1.5, "1.5 to an exact int32 tensor"),
+    (math_ops.add, _const(1.0), 1j, "complex value 1j to a float32 tensor"),
+])
+def test_a_python_number_the_tensors_dtype_cannot_hold_is_a_type_error(op, tensor, number,
+                                                                       message):
+    with pytest.raises(TypeError, match=message):
+        op(tensor, number)
+    with pytest.raises(TypeError, match=message):
+        op(number, tensor)
+
+
+# -- bitwise ops: integers only -------------------------------------------------------------------
+
+@pytest.mark.parametrize("traced", [False, True])
+def test_bitwise_ops_and_operators_on_integer_tensors(traced):
+    def bits(x):
+        return (math_ops.bitwise_and(x, 6), math_ops.bitwise_or(x, 1), math_ops.bitwise_xor(x, 3),
+                math_ops.invert(x), math_ops.left_shift(x, 2), math_ops.right_shift(x, 1),
+                x & 6, x | 1, x ^ 3, ~x, x << 2, x >> 1)
+    fn = _traced(bits) if traced else bits
+    x = np.array([12, 10], np.uint8)
+    expected = [x & 6, x | 1, x ^ 3, ~x, x << 2, x >> 1]
+    for got, want in zip(fn(_const(x)), expected * 2):
+        assert got.dtype is dtypes.uint8
+        np.testing.assert_array_equal(got.numpy(), want)
+    np.testing.assert_array_equal(math_ops.right_shift(_const([-8], dtypes.int8), 1).numpy(),
+                                  [-4])
+
+
+def test_bitwise_ops_refuse_floats_and_operators_refuse_them_too():
+    with pytest.raises(errors.InvalidArgumentError,
+                       match="BitwiseAnd: operand of dtype float32 is not supported"):
+        math_ops.bitwise_and(_const([1.0]), _const([1.0]))
+    with pytest.raises(TypeError, match="only supported on bool and integer tensors"):
+        _const([1.0]) & _const([1.0])

@@ -139,7 +139,7 @@ def _prod_grad(ctx, grads):
     x = ctx.input(0)
     axis, keepdims = ctx.attrs["axis"], ctx.attrs["keepdims"]
     others = execute1(PROD_OTHERS, [x], {"axis": axis})
-    return [math_ops.multiply(reduce_grad(grads[0], x, axis, keepdims), others)]
+    return [math_ops.multiply(reduce_grad(grads[0], x, axis, keepdims), math_ops.conj(others))]
 
 
 _REDUCTIONS = {

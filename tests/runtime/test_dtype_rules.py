@@ -401,3 +401,31 @@ def test_bitwise_ops_refuse_floats_and_operators_refuse_them_too():
         math_ops.bitwise_and(_const([1.0]), _const([1.0]))
     with pytest.raises(TypeError, match="only supported on bool and integer tensors"):
         _const([1.0]) & _const([1.0])
+
+
+_W = np.array([[0.3 - 1j, 1.2 + 0.4j], [-2 + 0.5j, 1j]])
+
+
+@pytest.mark.parametrize("name, fn, reference", [
+    ("matmul", lambda t: math_ops.real(linalg_ops.matmul(t, _const(_W)))
+     + math_ops.imag(linalg_ops.matmul(_const(_W), t)), lambda v: np.real(v @ _W)
+     + np.imag(_W @ v)),
+    ("pow", lambda t: math_ops.abs(math_ops.pow(t, _const(_W))), lambda v: np.abs(v ** _W)),
+    ("prod", lambda t: math_ops.real(reduction_ops.reduce_prod(t, axis=1)),
+     lambda v: np.real(np.prod(v, axis=1))),
+    ("mean", lambda t: math_ops.abs(reduction_ops.reduce_mean(t)), lambda v: np.abs(v.mean())),
+    ("sigmoid", lambda t: math_ops.imag(math_ops.sigmoid(t)),
+     lambda v: np.imag(1 / (1 + np.exp(-v)))),
+    ("rsqrt", lambda t: math_ops.real(math_ops.rsqrt(t)), lambda v: np.real(1 / np.sqrt(v))),
+    ("reciprocal_of_difference", lambda t: math_ops.real(math_ops.reciprocal(
+        math_ops.subtract(t, _const(_W)))), lambda v: np.real(1 / (v - _W))),
+])
+def test_complex_gradients_of_matrix_products_powers_and_reductions(name, fn, reference):
+    z = np.array([[1 + 2j, -0.5 + 0.3j], [2 - 1j, 0.7 + 0.1j]])
+    source = _const(z)
+    with GradientTape() as tape:
+        tape.watch(source)
+        loss = reduction_ops.reduce_sum(fn(source))
+    expected = _complex_numeric_gradient(lambda v: np.sum(reference(v)), z)
+    np.testing.assert_allclose(tape.gradient(loss, source).numpy(), expected, rtol=1e-5,
+                               atol=1e-7)

@@ -315,7 +315,8 @@ def to_numpy(value: Any, dtype: Any = None) -> tuple[Any, dtypes.DType]:
         if not np.all(np.equal(np.mod(array, 1), 0)):
             raise TypeError("cannot convert %r to an exact %s tensor" % (value, dtype.name))
     try:
-        array = np.asarray(value, dtype=dtype.np_dtype)
+        with np.errstate(over="ignore"):  # a float beyond float16's range is inf, as in TF
+            array = np.asarray(value, dtype=dtype.np_dtype)
     except (TypeError, ValueError, OverflowError) as e:
         raise TypeError("cannot convert %r to a %s tensor: %s" % (value, dtype.name, e)) from None
     if dtype.is_integer and not isinstance(value, (np.ndarray, np.generic)):

@@ -129,6 +129,11 @@ def test_a_python_number_that_does_not_fit_the_type_is_an_error(value, dtype):
         _const(value, dtype)
 
 
+@pytest.mark.parametrize("dtype", [dtypes.float16, dtypes.bfloat16])
+def test_a_python_float_beyond_a_narrow_floats_range_is_infinite(dtype):
+    assert np.isinf(float(_const(1e39, dtype).numpy()))
+
+
 def test_a_complex_python_value_does_not_convert_to_a_real_type():
     with pytest.raises(TypeError, match="complex value"):
         _const(1 + 2j, dtypes.float32)

@@ -353,6 +353,9 @@ def range(start, limit=None, delta=1, dtype=None, name="range"):  # noqa: A001
         dtype = dtypes.float32
     else:
         dtype = dtypes.int32
+    if dtype.kind not in ("int", "float"):
+        raise TypeError("range: dtype %s is not supported (expected an integer or floating "
+                        "type)" % dtype.name)
     start, limit, delta = [_cast(convert_to_tensor(v, dtype_hint=dtype), dtype) for v in values]
     known = [common.constant_value(t) for t in (start, limit, delta)]
     length = None

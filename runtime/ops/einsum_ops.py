@@ -79,7 +79,11 @@ def _einsum_infer(specs, attrs):
 
 def _einsum_kernel(*operands, inputs, output):
     equation = ",".join(inputs) + "->" + output
-    return np.asarray(np.einsum(equation, *operands, optimize=len(operands) > 2))
+    stored = operands[0].dtype
+    if stored.kind == "V":  # bfloat16, which numpy's einsum lacks: computed in float32
+        operands = tuple(np.asarray(x, np.float32) for x in operands)
+    result = np.einsum(equation, *operands, optimize=len(operands) > 2)
+    return np.asarray(result).astype(stored, copy=False)
 
 
 def _einsum_grad(ctx, grads):

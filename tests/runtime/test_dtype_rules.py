@@ -10,7 +10,7 @@ from numeric_gradients import numeric_gradients
 from runtime import dtypes, errors
 from runtime.function import function
 from runtime.gradients import GradientTape
-from runtime.ops import array_ops, linalg_ops, math_ops, reduction_ops
+from runtime.ops import array_ops, einsum_ops, linalg_ops, math_ops, reduction_ops
 from runtime.ops.manipulation_ops import reshape
 
 NEW = [dtypes.float16, dtypes.bfloat16, dtypes.int8, dtypes.int16, dtypes.uint8,
@@ -434,3 +434,11 @@ def test_complex_gradients_of_matrix_products_powers_and_reductions(name, fn, re
     expected = _complex_numeric_gradient(lambda v: np.sum(reference(v)), z)
     np.testing.assert_allclose(tape.gradient(loss, source).numpy(), expected, rtol=1e-5,
                                atol=1e-7)
+
+
+def test_range_refuses_complex_and_einsum_computes_bfloat16():
+    with pytest.raises(TypeError, match="range: dtype complex64 is not supported"):
+        array_ops.range(_const(0, dtypes.complex64), _const(4, dtypes.complex64))
+    x = _const(np.array([1.5, 2], ml_dtypes.bfloat16))
+    dot = einsum_ops.einsum("i,i->", x, x)
+    assert dot.dtype is dtypes.bfloat16 and float(dot.numpy()) == 6.25

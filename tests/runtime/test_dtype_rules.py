@@ -415,6 +415,8 @@ _W = np.array([[0.3 - 1j, 1.2 + 0.4j], [-2 + 0.5j, 1j]])
     ("matmul", lambda t: math_ops.real(linalg_ops.matmul(t, _const(_W)))
      + math_ops.imag(linalg_ops.matmul(_const(_W), t)), lambda v: np.real(v @ _W)
      + np.imag(_W @ v)),
+    ("einsum", lambda t: math_ops.imag(einsum_ops.einsum("ij,jk->ik", t, _const(_W))),
+     lambda v: np.imag(v @ _W)),
     ("pow", lambda t: math_ops.abs(math_ops.pow(t, _const(_W))), lambda v: np.abs(v ** _W)),
     ("prod", lambda t: math_ops.real(reduction_ops.reduce_prod(t, axis=1)),
      lambda v: np.real(np.prod(v, axis=1))),

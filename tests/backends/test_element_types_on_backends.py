@@ -21,7 +21,8 @@ def _arithmetic(x, y):
 
 def _complex_parts(z):
     return (tf.math.real(z * z), tf.abs(z), tf.math.conj(z), tf.exp(z),
-            tf.complex(tf.math.real(z), tf.math.imag(z)))
+            tf.complex(tf.math.real(z), tf.math.imag(z)), tf.math.angle(z),
+            tf.complex(tf.math.imag(z[0]), tf.math.real(z[1])), tf.abs(z[0]))
 
 
 def _transforms(r):

@@ -42,6 +42,7 @@ from runtime.variables import Variable, updating
 NAME = "jax"
 _WIDE = ("int64", "uint64", "float64", "complex128")
 _ARRAY_KINDS = ("int", "float", "bool", "complex")  # the dtypes a JAX array holds
+DTYPE_DECLINES: dict[str, str] = {}  # JAX holds every numeric type (bfloat16 natively)
 _cache_configured = False
 
 

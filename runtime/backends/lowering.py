@@ -99,7 +99,7 @@ class Lowerer:
     def literal(self, value: Any) -> str:
         """An attribute value as Python source for the backend (Unsupported if it has none)."""
         if isinstance(value, dtypes.DType):
-            if value.kind not in ("int", "float", "bool"):
+            if value.kind not in ("int", "float", "complex", "bool"):
                 raise Unsupported("dtype %s" % value.name)
             return "xp.%s" % ("bool_" if value is dtypes.bool_ else value.np_dtype.name)
         if value is None or isinstance(value, (bool, int, float, str)):

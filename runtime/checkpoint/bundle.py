@@ -23,32 +23,16 @@ import struct
 
 import numpy as np
 
-from runtime import errors
+from runtime import dtypes, errors
 from runtime.checkpoint import files, protos, table
 from runtime.io import crc32c, protowire
 
-
-def _bfloat16() -> np.dtype | None:
-    """bfloat16's numpy storage, from `ml_dtypes` (the package JAX uses) when installed."""
-    try:
-        import ml_dtypes
-    except ImportError:
-        return None
-    return np.dtype(ml_dtypes.bfloat16)
-
-
-# TensorFlow's DataType enum (types.proto): number -> (dtype name, numpy storage or None)
+# TensorFlow's DataType enum (types.proto): number -> (dtype name, little-endian numpy storage,
+# None for strings), from the one table of runtime.dtypes
 DTYPES: dict[int, tuple[str, np.dtype | None]] = {
-    1: ("float32", np.dtype("<f4")), 2: ("float64", np.dtype("<f8")),
-    3: ("int32", np.dtype("<i4")), 4: ("uint8", np.dtype("u1")),
-    5: ("int16", np.dtype("<i2")), 6: ("int8", np.dtype("i1")),
-    7: ("string", None), 8: ("complex64", np.dtype("<c8")),
-    9: ("int64", np.dtype("<i8")), 10: ("bool", np.dtype("?")),
-    14: ("bfloat16", _bfloat16()), 17: ("uint16", np.dtype("<u2")),
-    18: ("complex128", np.dtype("<c16")), 19: ("float16", np.dtype("<f2")),
-    22: ("uint32", np.dtype("<u4")), 23: ("uint64", np.dtype("<u8")),
-}
-DT_STRING = 7
+    d.enum: (d.name, None if d is dtypes.string else d.np_dtype.newbyteorder("<"))
+    for d in dtypes.ALL}
+DT_STRING = dtypes.string.enum
 _BY_NAME = {name: number for number, (name, _) in DTYPES.items()}
 
 
@@ -180,9 +164,8 @@ class BundleReader:
         if entry.dtype not in DTYPES or (entry.dtype != DT_STRING
                                          and DTYPES[entry.dtype][1] is None):
             label = DTYPES[entry.dtype][0] if entry.dtype in DTYPES else "enum %d" % entry.dtype
-            hint = " (install ml_dtypes to read it)" if label == "bfloat16" else ""
-            raise errors.DataLossError("%s: %s has dtype %s, which this runtime cannot hold%s"
-                                       % (index, what, label, hint))
+            raise errors.DataLossError("%s: %s has dtype %s, which this runtime cannot hold"
+                                       % (index, what, label))
         if any(d < 0 for d in entry.shape) or not 0 <= entry.shard_id < self.header.num_shards:
             raise errors.DataLossError("%s: %s has an invalid shape %s or shard %d"
                                        % (index, what, list(entry.shape), entry.shard_id))

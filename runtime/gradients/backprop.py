@@ -121,13 +121,15 @@ def _static_shape(t):
     return shape() if shape is not None else None
 
 
-# Values whose gradient flows: floats, and TensorArray handles (`variant`), whose gradient is
-# a TensorArray of the gradients of their elements (see tensor_array_grads).
-GRADIENT_KINDS = frozenset(["float", "variant"])
+# Values whose gradient flows: floats, complex numbers, and TensorArray handles (`variant`),
+# whose gradient is a TensorArray of the gradients of their elements (see tensor_array_grads).
+GRADIENT_KINDS = frozenset(["float", "complex", "variant"])
+DIFFERENTIABLE_KINDS = frozenset(["float", "complex"])  # the tensors a tape watches
 
 
 def carries(dtype):
-    """True for the dtypes of values that have a gradient (float, TensorArray handles)."""
+    """True for the dtypes of values that have a gradient (float, complex, TensorArray
+    handles)."""
     return dtype.kind in GRADIENT_KINDS
 
 

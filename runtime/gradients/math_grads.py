@@ -18,14 +18,15 @@ def pow_grad(ctx, grads):
     g = grads[0]
     x, y = ctx.input(0), ctx.input(1)
     dx = dy = None
-    if ctx.needed[0]:
-        dx = sum_to(M.multiply(g, M.multiply(y, M.pow(x, M.subtract(y, 1)))), ctx, 0)
+    if ctx.needed[0]:  # complex: times the conjugate derivative, as TensorFlow's rule
+        dx = sum_to(M.multiply(g, M.conj(M.multiply(y, M.pow(x, M.subtract(y, 1))))), ctx, 0)
     if ctx.needed[1]:
-        # d(x**y)/dy = x**y * log(x), taken as 0 where x <= 0 (as TensorFlow does)
-        positive = M.greater(x, 0)
-        safe_log = Sel.where(positive, M.log(Sel.where(positive, x, A.ones_like(x))),
+        # d(x**y)/dy = x**y * log(x), taken as 0 where x <= 0 (as TensorFlow does; for
+        # complex x, where x is 0)
+        usable = M.not_equal(x, 0) if x.dtype.is_complex else M.greater(x, 0)
+        safe_log = Sel.where(usable, M.log(Sel.where(usable, x, A.ones_like(x))),
                              A.zeros_like(x))
-        dy = sum_to(M.multiply(g, M.multiply(ctx.output(0), safe_log)), ctx, 1)
+        dy = sum_to(M.multiply(g, M.conj(M.multiply(ctx.output(0), safe_log))), ctx, 1)
     return [dx, dy]
 
 

@@ -14,6 +14,7 @@ from runtime.ops import (
     data_ops,
     dependency_ops,
     einsum_ops,
+    fft_ops,
     io_ops,
     layout_ops,
     linalg_ops,

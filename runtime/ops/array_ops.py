@@ -16,7 +16,7 @@ from runtime.ops import (
     reduction_ops,
 )
 from runtime.ops.common import (
-    NUMERIC,
+    REAL,
     SpecError,
     constant_from_numpy,
     convert_to_tensor,
@@ -321,7 +321,7 @@ def _cast(x, dtype):
 
 def _range_infer(specs, attrs):
     dtype = require_same_dtype(specs)
-    require_kind(dtype, NUMERIC)
+    require_kind(dtype, REAL)
     for _, s in specs:
         if s not in ((), None):
             raise SpecError("shape", "range bounds must be scalars")
@@ -353,6 +353,9 @@ def range(start, limit=None, delta=1, dtype=None, name="range"):  # noqa: A001
         dtype = dtypes.float32
     else:
         dtype = dtypes.int32
+    if dtype.kind not in ("int", "float"):
+        raise TypeError("range: dtype %s is not supported (expected an integer or floating "
+                        "type)" % dtype.name)
     start, limit, delta = [_cast(convert_to_tensor(v, dtype_hint=dtype), dtype) for v in values]
     known = [common.constant_value(t) for t in (start, limit, delta)]
     length = None

@@ -65,17 +65,25 @@ def constant_from_numpy(array, dtype, name=None):
 
 
 def binary_operands(x, y):
-    """Converts the operands of a binary op, giving Python values the other operand's dtype."""
+    """Converts the operands of a binary op, giving Python values the other operand's dtype.
+    A Python number that the tensor's dtype cannot hold (300 or -1 for uint8, 1.5 for an
+    integer) is a TypeError, as in TensorFlow, rather than a tensor of another dtype."""
     x_is_tensor = isinstance(x, Tensor)
     y_is_tensor = isinstance(y, Tensor)
     if x_is_tensor and y_is_tensor:
         return x, y
     if x_is_tensor:
-        return x, convert_to_tensor(y, dtype_hint=x.dtype)
+        return x, _operand_like(y, x.dtype)
     if y_is_tensor:
-        return convert_to_tensor(x, dtype_hint=y.dtype), y
+        return _operand_like(x, y.dtype), y
     x = convert_to_tensor(x)
     return x, convert_to_tensor(y, dtype_hint=x.dtype)
+
+
+def _operand_like(value, dtype):
+    if isinstance(value, (int, float, complex)) and dtype.is_numeric:  # bool is an int
+        return convert_to_tensor(value, dtype=dtype)
+    return convert_to_tensor(value, dtype_hint=dtype)
 
 
 def constant_value(tensor):
@@ -167,11 +175,14 @@ def wraps_silently(ins, emitter):
 # -- inference rules ----------------------------------------------------------------------
 
 def require_same_dtype(specs):
+    """The operands' one dtype. TensorFlow never promotes: an operand of another dtype is
+    an error, worded as TensorFlow's."""
     first = specs[0][0]
-    for d, _ in specs[1:]:
+    for i, (d, _) in enumerate(specs[1:], 1):
         if d is not first:
-            raise SpecError("dtype", "operands must have the same dtype, got %s"
-                            % " and ".join(dt.name for dt, _ in specs))
+            raise SpecError("dtype", "input #%d(zero-based) was expected to be a %s tensor "
+                            "but is a %s tensor (operands must have the same dtype, got %s)"
+                            % (i, first.name, d.name, " and ".join(dt.name for dt, _ in specs)))
     return first
 
 
@@ -201,9 +212,11 @@ def normalize_axis(axis, rank, what="axis"):
     return axis + rank if axis < 0 else axis
 
 
-NUMERIC = frozenset(["int", "float"])
+REAL = frozenset(["int", "float"])  # ordered numbers: comparisons, min/max, floor...
+NUMERIC = frozenset(["int", "float", "complex"])
 FLOAT = frozenset(["float"])
-ANY = frozenset(["int", "float", "bool", "string"])
+INEXACT = frozenset(["float", "complex"])  # exp, tanh, sqrt... (TensorFlow's float+complex)
+ANY = frozenset(["int", "float", "complex", "bool", "string"])
 
 
 # Pack is declared here, next to convert_to_tensor, which packs lists holding tensors.

@@ -79,7 +79,11 @@ def _einsum_infer(specs, attrs):
 
 def _einsum_kernel(*operands, inputs, output):
     equation = ",".join(inputs) + "->" + output
-    return np.asarray(np.einsum(equation, *operands, optimize=len(operands) > 2))
+    stored = operands[0].dtype
+    if stored.kind == "V":  # bfloat16, which numpy's einsum lacks: computed in float32
+        operands = tuple(np.asarray(x, np.float32) for x in operands)
+    result = np.einsum(equation, *operands, optimize=len(operands) > 2)
+    return np.asarray(result).astype(stored, copy=False)
 
 
 def _einsum_grad(ctx, grads):
@@ -95,7 +99,9 @@ def _einsum_grad(ctx, grads):
         others = [t for j, t in enumerate(inputs) if j != i]
         present = set(output).union(*others) if others else set(output)
         kept = "".join(c for c in term if c in present)
-        operands = [grads[0]] + [ctx.input(j) for j in range(len(inputs)) if j != i]
+        # complex operands enter conjugated (TensorFlow's rule: the adjoint of the product)
+        operands = [grads[0]] + [math_ops.conj(ctx.input(j)) for j in range(len(inputs))
+                                 if j != i]
         g = execute1(OPS["Einsum"], operands, {"inputs": (output,) + tuple(others),
                                                 "output": kept})
         if kept != term:  # dimensions the operand sums out: the gradient is the same along them

@@ -134,7 +134,8 @@ def _matmul_jax(lw, node, ins):
 
 def _matmul_grad(ctx, grads):
     g = grads[0]
-    a, b = ctx.input(0), ctx.input(1)
+    # complex operands: the adjoints (conjugate transposes), as TensorFlow's rule
+    a, b = M.conj(ctx.input(0)), M.conj(ctx.input(1))
     ta, tb = ctx.attrs["transpose_a"], ctx.attrs["transpose_b"]
     da = db = None
     if ctx.needed[0]:

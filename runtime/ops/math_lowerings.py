@@ -45,6 +45,12 @@ def _cast_lowering(lowerer, node, ins, outs):
     lowerer.assign(outs[0], lowerer.cast(ins[0], node.attrs["dtype"]))
 
 
+def _complex_lowering(lowerer, node, ins, outs):
+    """real + 1j * imag, in the complex type of the parts' precision."""
+    lowerer.assign(outs[0], lowerer.cast("(%s + 1j * %s)" % (ins[0], ins[1]),
+                                         outs[0].dtype))
+
+
 def _add_n_lowering(lowerer, node, ins, outs):
     lowerer.assign(outs[0], " + ".join(ins))
 
@@ -69,6 +75,11 @@ _LOWERINGS = {
     "IsFinite": "xp.isfinite({0})", "LogicalNot": "xp.logical_not({0})",
     "Relu": "xp.maximum({0}, 0)", "Cast": _cast_lowering, "AddN": _add_n_lowering,
     "ClipByValue": "xp.minimum(xp.maximum({0}, {1}), {2})",
+    "Real": "xp.real({0})", "Imag": "xp.imag({0})", "Conj": "xp.conj({0})",
+    "BitwiseAnd": "xp.bitwise_and({0}, {1})", "BitwiseOr": "xp.bitwise_or({0}, {1})",
+    "BitwiseXor": "xp.bitwise_xor({0}, {1})", "LeftShift": "xp.left_shift({0}, {1})",
+    "RightShift": "xp.right_shift({0}, {1})", "Invert": "xp.invert({0})",
+    "Angle": "xp.angle({0})", "ComplexAbs": "xp.abs({0})", "Complex": _complex_lowering,
 }
 
 

@@ -20,7 +20,7 @@ from runtime.ops import (
     reduction_ops,
     selection_ops,
 )
-from runtime.ops.common import FLOAT, NUMERIC, SpecError, convert_to_tensor, require_kind
+from runtime.ops.common import FLOAT, REAL, SpecError, convert_to_tensor, require_kind
 from runtime.ops.numba_lowerings import dims, finish, product, type_name
 from runtime.ops.registry import KERNEL_CALL, execute1, register
 
@@ -79,7 +79,7 @@ def _erf_grad(ctx, grads):
 
 def _numeric_infer(specs, attrs):
     dtype, shape = specs[0]
-    require_kind(dtype, NUMERIC)
+    require_kind(dtype, REAL)
     return [(dtype, shape)]
 
 

@@ -17,7 +17,7 @@ from runtime.ops import (
     math_ops,
     numba_lowerings,
 )
-from runtime.ops.common import NUMERIC, convert_to_tensor, require_kind
+from runtime.ops.common import NUMERIC, REAL, convert_to_tensor, require_kind
 from runtime.ops.numba_lowerings import (
     as_3d,
     axis_loops,
@@ -105,6 +105,8 @@ def _ufunc_reduce_emit(ufunc, fixed_dtype):
             return None
         args = [x, repr(attrs["axis"])]
         if fixed_dtype:
+            if not hasattr(np, x.dtype.np_dtype.name):  # bfloat16 is ml_dtypes', not numpy's
+                return None
             args.append("np." + x.dtype.np_dtype.name)
         if attrs["keepdims"]:
             args.append("keepdims=True")
@@ -137,7 +139,7 @@ def _prod_grad(ctx, grads):
     x = ctx.input(0)
     axis, keepdims = ctx.attrs["axis"], ctx.attrs["keepdims"]
     others = execute1(PROD_OTHERS, [x], {"axis": axis})
-    return [math_ops.multiply(reduce_grad(grads[0], x, axis, keepdims), others)]
+    return [math_ops.multiply(reduce_grad(grads[0], x, axis, keepdims), math_ops.conj(others))]
 
 
 _REDUCTIONS = {
@@ -147,9 +149,9 @@ _REDUCTIONS = {
     "Prod": (_reduce_kernel(np.prod), NUMERIC, _ufunc_reduce_emit("multiply", True),
              _prod_grad),
     "Mean": (_mean_kernel, NUMERIC, _CALL, _mean_grad),
-    "Max": (_extreme_kernel(np.max), NUMERIC, _ufunc_reduce_emit("maximum", False),
+    "Max": (_extreme_kernel(np.max), REAL, _ufunc_reduce_emit("maximum", False),
             _extreme_grad),
-    "Min": (_extreme_kernel(np.min), NUMERIC, _ufunc_reduce_emit("minimum", False),
+    "Min": (_extreme_kernel(np.min), REAL, _ufunc_reduce_emit("minimum", False),
             _extreme_grad),
     "Any": (_bool_kernel(np.any), {"bool"}, _CALL, _NONE),
     "All": (_bool_kernel(np.all), {"bool"}, _CALL, _NONE),
@@ -267,7 +269,7 @@ def reduce_all(input_tensor, axis=None, keepdims=False, name=None):
 
 def _arg_infer(specs, attrs):
     dtype, shape = specs[0]
-    require_kind(dtype, NUMERIC)
+    require_kind(dtype, REAL)
     if shape is None:
         return [(attrs["output_type"], None)]
     axis = common.normalize_axis(attrs["axis"], len(shape))

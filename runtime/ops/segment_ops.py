@@ -14,7 +14,7 @@ from runtime.ops import (
     reduction_ops,
     selection_ops,
 )
-from runtime.ops.common import NUMERIC, SpecError, convert_to_tensor, require_kind
+from runtime.ops.common import REAL, SpecError, convert_to_tensor, require_kind
 from runtime.ops.registry import KERNEL_CALL, execute1, register
 
 _NOT_LOWERED = {"array": lowering_api.unsupported("not lowered yet")}
@@ -27,7 +27,7 @@ OPS = {}
 
 def _cumprod_infer(specs, attrs):
     dtype, shape = specs[0]
-    require_kind(dtype, NUMERIC)
+    require_kind(dtype, REAL)
     if shape is not None:
         common.normalize_axis(attrs["axis"], len(shape))
     return [(dtype, shape)]
@@ -76,7 +76,7 @@ def cumprod(x, axis=0, exclusive=False, reverse=False, name=None):
 
 def _segment_infer(specs, attrs):
     (dtype, data), (id_dtype, ids) = specs[:2]
-    require_kind(dtype, NUMERIC)
+    require_kind(dtype, REAL)
     require_kind(id_dtype, {"int"}, "segment_ids")
     count = attrs["num_segments"]
     if data is None or ids is None:

@@ -17,7 +17,7 @@ from runtime.ops import (
     manipulation_ops,
     math_ops,
 )
-from runtime.ops.common import NUMERIC, SpecError, convert_to_tensor, require_kind
+from runtime.ops.common import REAL, SpecError, convert_to_tensor, require_kind
 from runtime.ops.numba_lowerings import dims, finish, product, shape_tuple, type_name
 from runtime.ops.registry import (
     KERNEL_CALL,
@@ -51,7 +51,7 @@ def _descending_order(x):
 
 def _top_k_infer(specs, attrs):
     dtype, shape = specs[0]
-    require_kind(dtype, NUMERIC)
+    require_kind(dtype, REAL)
     k = attrs["k"]  # None: all of them (a full sort)
     if shape is None:
         return [(dtype, None), (dtypes.int32, None)]
@@ -324,7 +324,7 @@ def sort(values, axis=-1, direction="ASCENDING", name=None):
 
 def require_numeric(tensor, what):
     """TypeError unless `tensor` holds numbers."""
-    if tensor.dtype.kind not in NUMERIC:
+    if tensor.dtype.kind not in REAL:
         raise TypeError("%s: values of dtype %s cannot be sorted" % (what, tensor.dtype.name))
 
 
@@ -336,7 +336,7 @@ def _argsort_kernel(x, descending):
 
 def _argsort_infer(specs, attrs):
     dtype, shape = specs[0]
-    require_kind(dtype, NUMERIC)
+    require_kind(dtype, REAL)
     return [(dtypes.int32, shape)]
 
 

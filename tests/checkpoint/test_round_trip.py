@@ -125,3 +125,20 @@ def test_checkpoint_options_write_callbacks_run_after_each_checkpoint(tmp_path):
     seen.clear()
     manager = tf.train.CheckpointManager(ckpt, str(tmp_path / "m"), max_to_keep=1)
     assert seen == [] and manager.save(options=options) == seen[0]
+
+
+@pytest.mark.parametrize("dtype, value", [
+    (tf.uint8, [1, 255]), (tf.int8, [-128, 7]), (tf.uint64, [2**64 - 1, 0]),
+    (tf.float16, [0.5, -65504.0]), (tf.bfloat16, [1.5, -3.0]),
+    (tf.complex64, [1 + 2j, -3j]), (tf.complex128, [0.25 - 1j, 2 + 0j])])
+def test_variables_of_every_numeric_dtype_round_trip(tmp_path, dtype, value):
+    variable = tf.Variable(np.array(value, dtype=dtype.as_numpy_dtype))
+    saved = variable.numpy().copy()
+    checkpoint = tf.train.Checkpoint(v=variable)
+    path = checkpoint.save(str(tmp_path / "ckpt"))
+    variable.assign(np.zeros_like(saved))
+    checkpoint.restore(path)
+    assert variable.dtype is dtype
+    assert variable.numpy().tobytes() == saved.tobytes()
+    assert tf.train.load_checkpoint(path).get_variable_to_dtype_map()[
+        "v/.ATTRIBUTES/VARIABLE_VALUE"].name == dtype.name

@@ -26,7 +26,6 @@ from runtime.ops import (
     array_ops,
     manipulation_ops,
     math_ops,
-    reduction_ops,
     selection_ops,
     sparse_ops,
 )
@@ -125,7 +124,8 @@ class SparseTensor(CompositeTensor):
         return SparseTensor._make(self._indices, values, self._dense_shape)
 
     def __repr__(self) -> str:
-        return "SparseTensor(indices=%r, values=%r, dense_shape=%r)" % (
+        # TensorFlow shows each component as print shows a tensor.
+        return "SparseTensor(indices=%s, values=%s, dense_shape=%s)" % (
             self._indices, self._values, self._dense_shape)
 
     # -- composite protocol -----------------------------------------------------------------
@@ -206,7 +206,8 @@ register(SparseTensor)
 register(SparseTensorSpec)
 
 
-def _require_sparse(value: Any, op: str, what: str = "sp_input") -> SparseTensor:
+def require_sparse(value: Any, op: str, what: str = "sp_input") -> SparseTensor:
+    """`value`, refused with a TypeError naming `op` unless it is a SparseTensor."""
     if not isinstance(value, SparseTensor):
         refuse(TypeError, "%s: %s must be a SparseTensor, got %s" % (op, what,
                                                                  type(value).__name__))
@@ -224,7 +225,7 @@ def to_dense(sp_input: SparseTensor, default_value: Any = None, validate_indices
     """The dense tensor: `default_value` (zero) where nothing is stored. With
     `validate_indices`, indices out of row-major order or repeated raise
     InvalidArgumentError; out-of-range indices always do."""
-    sp = _require_sparse(sp_input, "tf.sparse.to_dense")
+    sp = require_sparse(sp_input, "tf.sparse.to_dense")
     default = _zero(sp.dtype) if default_value is None else default_value
     return sparse_ops.sparse_to_dense(sp.indices, sp.values, sp.dense_shape, default,
                                       sp._static_shape, validate=validate_indices)
@@ -263,13 +264,6 @@ def add(a: Any, b: Any, threshold: Any = 0, name: str | None = None) -> Any:
     return math_ops.add(a, b)
 
 
-def reduce_sum(sp_input: SparseTensor, axis: Any = None, keepdims: bool = False,
-               name: str | None = None) -> Tensor:
-    """The sum of the elements along `axis` (all when None), as a dense tensor."""
-    sp = _require_sparse(sp_input, "tf.sparse.reduce_sum")
-    return reduction_ops.reduce_sum(to_dense(sp), axis=axis, keepdims=bool(keepdims))
-
-
 def sparse_dense_matmul(sp_a: Any, b: Any, adjoint_a: bool = False, adjoint_b: bool = False,
                         name: str | None = None) -> Tensor:
     """The matrix product of a sparse and a dense matrix (either side sparse), each
@@ -279,7 +273,7 @@ def sparse_dense_matmul(sp_a: Any, b: Any, adjoint_a: bool = False, adjoint_b: b
         from_right = sparse_dense_matmul(b, sp_a, adjoint_a=not adjoint_b,
                                          adjoint_b=not adjoint_a)
         return manipulation_ops.transpose(from_right)
-    sp = _require_sparse(sp_a, "tf.sparse.sparse_dense_matmul", "sp_a")
+    sp = require_sparse(sp_a, "tf.sparse.sparse_dense_matmul", "sp_a")
     b = convert_to_tensor(b, dtype_hint=sp.dtype)
     static = sp._static_shape
     rows = None if static is None else static[1 if adjoint_a else 0]

@@ -198,8 +198,7 @@ class SparseTensorSpec(CompositeSpec):
         return hash((self._shape, self.dtype))
 
     def __repr__(self) -> str:
-        return "SparseTensorSpec(shape=%s, dtype=%r)" % (shape_lib.to_string(self._shape),
-                                                         self.dtype)
+        return "SparseTensorSpec(%r, %r)" % (self.shape, self.dtype)  # as TensorFlow shows it
 
 
 register(SparseTensor)

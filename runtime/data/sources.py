@@ -5,13 +5,14 @@
 import numpy as np
 
 from runtime import dtypes, errors, nest
+from runtime.composite.sparse import SparseTensor, SparseTensorSpec
 from runtime.data.generator_checks import check_spec, convert_element, python_arg, specs_from_types
 from runtime.data.pipeline import UNKNOWN_CARDINALITY, Pipeline, to_tensor
 from runtime.data.structure import (
     int_param,
     leaf_paths,
+    leaves_of,
     map_input,
-    pack,
     path_text,
     row,
     spec_of,
@@ -27,13 +28,13 @@ class TensorSlices(Pipeline):
 
     def __init__(self, tensors):
         structure = map_input(tensors, lambda v, p: to_tensor(v, p, "from_tensor_slices"))
-        flat = nest.flatten(structure)
-        if not flat:
+        leaves = leaves_of(structure)
+        if not leaves:
             raise ValueError("from_tensor_slices needs at least one tensor")
         paths = leaf_paths(tensors)
         length = None
-        for t, path in zip(flat, paths):
-            dims = t._shape_tuple()
+        for t, path in zip(leaves, paths):
+            dims = t._static_shape if isinstance(t, SparseTensor) else t._shape_tuple()
             if dims == ():
                 raise ValueError("from_tensor_slices: %s is a scalar; every component must "
                                  "have a first dimension to slice" % path_text(path))
@@ -47,24 +48,52 @@ class TensorSlices(Pipeline):
                 if length is None:
                     length = (first, path)
         self._length = None if length is None else length[0]
-        row_specs = [TensorSpec(None if t._shape_tuple() is None else t._shape_tuple()[1:],
-                                t.dtype) for t in flat]
-        spec = pack(structure, row_specs)
-        super().__init__(spec, tensors=flat)
+        self._sparse = [isinstance(t, SparseTensor) for t in leaves]
+        spec = map_input(structure, lambda t, p: _row_spec(t))
+        super().__init__(spec, tensors=nest.flatten(structure))
 
     def _cardinality(self):
         return UNKNOWN_CARDINALITY if self._length is None else self._length
 
     def _generate(self, feed):
-        arrays = [np.asarray(feed[id(t)]) for t in self._tensors]
-        n = arrays[0].shape[0]
-        for a in arrays[1:]:
-            if a.shape[0] != n:
+        arrays = iter([np.asarray(feed[id(t)]) for t in self._tensors])
+        slicers = [_sparse_rows(*(next(arrays) for _ in range(3))) if sparse
+                   else _dense_rows(next(arrays)) for sparse in self._sparse]
+        n = slicers[0][0]
+        for count, _ in slicers[1:]:
+            if count != n:
                 raise errors.InvalidArgumentError(
                     "from_tensor_slices: all components must have the same size in their "
-                    "first dimension, got %d and %d" % (n, a.shape[0]), "AnonymousIterator")
+                    "first dimension, got %d and %d" % (n, count), "AnonymousIterator")
         for i in range(n):
-            yield tuple(row(a, i) for a in arrays)
+            yield tuple(part for _, rows in slicers for part in rows(i))
+
+
+def _row_spec(leaf):
+    """The spec of one slice of `leaf` along its first dimension."""
+    if isinstance(leaf, SparseTensor):
+        shape = leaf._static_shape
+        return SparseTensorSpec(None if shape is None else shape[1:], leaf.dtype)
+    shape = leaf._shape_tuple()
+    return TensorSpec(None if shape is None else shape[1:], leaf.dtype)
+
+
+def _dense_rows(array):
+    """(count, rows): the number of slices of `array`, and slice i as a 1-tuple."""
+    return array.shape[0], lambda i: (row(array, i),)
+
+
+def _sparse_rows(indices, values, dense_shape):
+    """(count, rows): the number of slices of a sparse tensor along its first dimension, and
+    slice i as its components (indices in the input's order)."""
+    rows = indices[:, 0]
+    inner = np.asarray(dense_shape[1:], np.int64)
+
+    def take(i):
+        mine = rows == i
+        return indices[mine][:, 1:].astype(np.int64), values[mine], inner
+
+    return int(dense_shape[0]), take
 
 
 class Tensors(Pipeline):
@@ -75,7 +104,7 @@ class Tensors(Pipeline):
     def __init__(self, tensors):
         structure = map_input(tensors, lambda v, p: to_tensor(v, p, "from_tensors"))
         flat = nest.flatten(structure)
-        spec = pack(structure, [spec_of(t) for t in flat]) if flat else structure
+        spec = map_input(structure, lambda t, p: spec_of(t)) if flat else structure
         super().__init__(spec, tensors=flat)
 
     def _cardinality(self):

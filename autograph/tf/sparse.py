@@ -4,6 +4,7 @@
 from runtime.composite.sparse import (
     SparseTensor,
     add,
+    eye,
     from_dense,
     sparse_dense_matmul,
     to_dense,
@@ -31,4 +32,5 @@ from runtime.composite.sparse_math import (
     segment_mean,
     segment_sqrt_n,
     segment_sum,
+    softmax,
 )

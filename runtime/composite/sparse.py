@@ -13,6 +13,8 @@ from __future__ import annotations
 
 from typing import Any
 
+import numpy as np
+
 from runtime import dtypes
 from runtime import shape as shape_lib
 from runtime.composite.base import (
@@ -122,6 +124,50 @@ class SparseTensor(CompositeTensor):
         values = convert_to_tensor(new_values)
         _require_rank(values, 1, "values", "a vector (nnz,)")
         return SparseTensor._make(self._indices, values, self._dense_shape)
+
+    def _scaled(self, other: Any, combine: Any, op: str) -> SparseTensor:
+        """The same indices holding each value combined with the element of the dense
+        `other` (broadcast to the dense shape) at its index."""
+        if isinstance(other, SparseTensor):
+            refuse(TypeError, "a SparseTensor %s a SparseTensor is not supported; use "
+                              "tf.sparse.map_values on tensors of the same indices" % op)
+        dense = convert_to_tensor(other, dtype_hint=self.dtype)
+        dims, rank = dense._shape_tuple(), self.rank
+        if dims is None or None in dims or rank is None or len(dims) > rank:
+            refuse(ValueError, "a SparseTensor %s a dense tensor needs a dense operand of known "
+                               "shape broadcasting to the sparse shape, got %s and %s"
+                               % (op, shape_lib.to_string(dims), self.shape))
+        lead = rank - len(dims)
+        for k, d in enumerate(dims):
+            size = self._static_shape[lead + k] if self._static_shape else None
+            if d != 1 and size is not None and d != size:
+                refuse(ValueError, "a SparseTensor %s a dense tensor: the dense shape %s does "
+                                   "not broadcast to the sparse shape %s"
+                                   % (op, shape_lib.to_string(dims), self.shape))
+        # Each stored value's element of `dense`: its trailing coordinates, 0 where `dense`
+        # has size 1. Sizes checked above when the sparse shape is static; otherwise only a
+        # dense dimension too small is caught (by SparseGather's bounds check).
+        columns = selection_ops.gather(self._indices, np.arange(lead, rank), axis=1)
+        keep = np.asarray([0 if d == 1 else 1 for d in dims], np.int64)
+        picked = sparse_ops.sparse_gather(dense, math_ops.multiply(columns, keep))
+        return SparseTensor._make(self._indices, combine(self._values, picked),
+                                  self._dense_shape)
+
+    def __mul__(self, other: Any) -> SparseTensor:
+        """`sp * dense`: a SparseTensor of the same indices, each value multiplied by the
+        dense element (broadcast) at its index."""
+        return self._scaled(other, math_ops.multiply, "*")
+
+    def __truediv__(self, other: Any) -> SparseTensor:
+        """`sp / dense`: a SparseTensor of the same indices, each value divided by the
+        dense element (broadcast) at its index."""
+        return self._scaled(other, math_ops.truediv, "/")
+
+    def _print_parts(self) -> tuple[Any, ...]:
+        """How tf.print shows it: text around the component tensors (TensorFlow's
+        `SparseTensor(indices=[[0 0]...], values=[...], shape=[...])`)."""
+        return ("SparseTensor(indices=", self._indices, ", values=", self._values,
+                ", shape=", self._dense_shape, ")")
 
     def __repr__(self) -> str:
         # TensorFlow shows each component as print shows a tensor.
@@ -239,6 +285,20 @@ def from_dense(tensor: Any, name: str | None = None) -> SparseTensor:
     return SparseTensor._make(indices, values, array_ops.shape(tensor, out_type=dtypes.int64))
 
 
+def eye(num_rows: Any, num_columns: Any = None, dtype: Any = dtypes.float32,
+        name: str | None = None) -> SparseTensor:
+    """The sparse [num_rows, num_columns] matrix (square when `num_columns` is None) with
+    ones on its diagonal."""
+    rows = _int64(num_rows, "num_rows")
+    columns = rows if num_columns is None else _int64(num_columns, "num_columns")
+    diagonal = array_ops.range(math_ops.minimum(rows, columns), dtype=dtypes.int64)
+    indices = manipulation_ops.stack([diagonal, diagonal], axis=1)
+    values = array_ops.ones(manipulation_ops.reshape(
+        array_ops.shape(diagonal, out_type=dtypes.int64), [1]), dtype=dtypes.as_dtype(dtype))
+    shape = manipulation_ops.stack([rows, columns])
+    return SparseTensor._make(indices, values, shape)
+
+
 def add(a: Any, b: Any, threshold: Any = 0, name: str | None = None) -> Any:
     """`a + b`. Two SparseTensors give a SparseTensor storing the union of their indices (a
     sum whose magnitude is below `threshold` is dropped); a SparseTensor and a dense tensor
@@ -260,7 +320,8 @@ def add(a: Any, b: Any, threshold: Any = 0, name: str | None = None) -> Any:
         return math_ops.add(to_dense(a), b)
     if b_sparse:
         return math_ops.add(a, to_dense(b))
-    return math_ops.add(a, b)
+    refuse(TypeError, "At least one input should be SparseTensor; do you mean to use "
+                      "tf.add()?")
 
 
 def sparse_dense_matmul(sp_a: Any, b: Any, adjoint_a: bool = False, adjoint_b: bool = False,

@@ -86,23 +86,34 @@ def reshape(sp_input: SparseTensor, shape: Any, name: str | None = None) -> Spar
         refuse(TypeError, "tf.sparse.reshape: shape must be integers, got %s"
                           % new_shape.dtype.name)
     new_shape = math_ops.cast(new_shape, dtypes.int64)
+    static = None
+    wanted, dims = constant_value(new_shape), sp._static_shape
+    if wanted is not None and dims is not None and None not in dims:
+        wanted = [int(d) for d in np.reshape(wanted, [-1])]
+        if wanted.count(-1) > 1:
+            refuse(ValueError, "At most one dimension can be inferred (-1). Found: %s" % wanted)
+        size = int(np.prod(dims, dtype=np.int64))
+        known = int(np.prod([d for d in wanted if d != -1], dtype=np.int64))
+        if -1 in wanted and known and 0 not in wanted:
+            wanted[wanted.index(-1)] = size // known
+            known = int(np.prod(wanted, dtype=np.int64))
+        if -1 not in wanted and known != size:
+            refuse(ValueError, "Cannot reshape a tensor with %d elements to shape %s (%d "
+                               "elements)." % (size, wanted, known))
+        if -1 not in wanted:
+            static = convert_to_tensor(np.asarray(wanted, np.int64))
     indices, dense_shape = sparse_ops.sparse_reshape(sp.indices, sp.dense_shape, new_shape)
-    known = constant_value(new_shape)
-    if known is not None and (np.asarray(known) >= 0).all():
-        dense_shape = new_shape  # a static shape; the op checks the size with the indices
-    return SparseTensor._make(indices, sp.values, dense_shape)
+    return SparseTensor._make(indices, sp.values, dense_shape if static is None else static)
 
 
 def expand_dims(sp_input: SparseTensor, axis: Any = None,
                 name: str | None = None) -> SparseTensor:
-    """The tensor with a dimension of size 1 inserted at `axis` (in [-rank - 1, rank]);
-    indices stay in their order."""
+    """The tensor with a dimension of size 1 inserted at `axis` (in [-rank - 1, rank];
+    -1, the last, when None); indices stay in their order."""
     op = "tf.sparse.expand_dims"
     sp = require_sparse(sp_input, op)
     rank = _known_rank(sp, op)
-    if axis is None:
-        refuse(ValueError, "%s: axis must be given" % op)
-    axis = _axis(axis, rank, op, extra=1)
+    axis = _axis(-1 if axis is None else axis, rank, op, extra=1)
     before, after = list(range(axis)), list(range(axis, rank))
     nnz = array_ops.shape(sp.indices, out_type=dtypes.int64)[0]
     zeros = array_ops.fill(_pair(nnz, 1), np.int64(0))
@@ -164,8 +175,10 @@ def concat(axis: Any, sp_inputs: Any, expand_nonconcat_dims: bool = False,
                               "%s and sp_inputs[%d] is %s"
                               % (op, inputs[0].dtype.name, k, sp.dtype.name))
     axis = _axis(axis, rank, op)
+    if len(inputs) == 1:
+        return inputs[0]
+    shapes = [sp._static_shape for sp in inputs]
     if not expand_nonconcat_dims:
-        shapes = [sp._static_shape for sp in inputs]
         for k, dims in enumerate(shapes[1:], 1):
             for d in range(rank):
                 pair = (shapes[0][d], dims[d])
@@ -178,6 +191,10 @@ def concat(axis: Any, sp_inputs: Any, expand_nonconcat_dims: bool = False,
         [sp.indices for sp in inputs], [sp.dense_shape for sp in inputs], axis,
         bool(expand_nonconcat_dims))
     values = manipulation_ops.concat([sp.values for sp in inputs], 0)
+    if all(dims is not None and None not in dims for dims in shapes):
+        joined = [max(dims[d] for dims in shapes) for d in range(rank)]
+        joined[axis] = sum(dims[axis] for dims in shapes)
+        dense_shape = convert_to_tensor(np.asarray(joined, np.int64))
     return _moved(inputs[0], indices, order, dense_shape, values)
 
 
@@ -198,13 +215,14 @@ def split(sp_input: SparseTensor | None = None, num_split: Any = None, axis: Any
     """`num_split` SparseTensors cut from `sp_input` along `axis`: the first
     `size % num_split` pieces are one longer than the others."""
     op = "tf.sparse.split"
+    for what, given in (("sp_input", sp_input), ("num_split", num_split), ("axis", axis)):
+        if given is None:
+            refuse(ValueError, "%s is required" % what)
     sp = require_sparse(sp_input, op)
     rank = _known_rank(sp, op)
     count = _static_int(num_split, op, "num_split")
     if count < 1:
         refuse(ValueError, "%s: num_split must be at least 1, got %d" % (op, count))
-    if axis is None:
-        refuse(ValueError, "%s: axis must be given" % op)
     axis = _axis(axis, rank, op)
     along = np.zeros(rank, np.int64)
     along[axis] = 1

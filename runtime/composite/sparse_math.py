@@ -116,6 +116,27 @@ def reduce_max(sp_input: SparseTensor, axis: Any = None, keepdims: Any = None,
     return result if output_is_sparse else to_dense(result)
 
 
+def softmax(sp_input: SparseTensor, name: str | None = None) -> SparseTensor:
+    """The softmax of the stored values of each innermost row (the values sharing all
+    coordinates but the last), as a SparseTensor of the same indices; absent elements
+    take no part (they are not zeros with weight exp(0))."""
+    op = "tf.sparse.softmax"
+    sp = require_sparse(sp_input, op)
+    if not sp.dtype.is_floating:
+        refuse(TypeError, "%s: the values must be floats, got %s" % (op, sp.dtype.name))
+    rank = sp.rank
+    if rank is None or rank < 2:
+        refuse(ValueError, "%s needs a SparseTensor of rank 2 or more, got %s"
+                           % (op, "an unknown rank" if rank is None else "rank %d" % rank))
+    _, group, _, count = _grouped(sp, rank - 1, False, op)
+    # The largest value of each row, for stability only: no gradient flows through it.
+    peak = array_ops.stop_gradient(sparse_ops.sparse_segment_max(sp.values, group, count))
+    raised = math_ops.exp(math_ops.subtract(sp.values, selection_ops.gather(peak, group)))
+    totals = segment_ops.unsorted_segment_sum(raised, group, count)
+    return SparseTensor._make(sp.indices, math_ops.divide(
+        raised, selection_ops.gather(totals, group)), sp.dense_shape)
+
+
 def _replace_sparse(value: Any, found: list[SparseTensor]) -> Any:
     if isinstance(value, SparseTensor):
         found.append(value)

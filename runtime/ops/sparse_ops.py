@@ -363,7 +363,7 @@ def _resolve_new_shape(dims, new_shape):
     new_shape = [int(d) for d in np.reshape(new_shape, [-1])]
     wild = [i for i, d in enumerate(new_shape) if d == -1]
     if len(wild) > 1:
-        raise ValueError("only one entry of the new shape may be -1, not both %d and %d"
+        raise ValueError("only one output dimension may be -1, not both %d and %d"
                          % tuple(wild[:2]))
     bad = [d for d in new_shape if d < -1]
     if bad:
@@ -372,12 +372,13 @@ def _resolve_new_shape(dims, new_shape):
     known = int(np.prod([d for d in new_shape if d != -1], dtype=np.int64))
     if wild:
         if known == 0 or total % known:
-            raise ValueError("cannot reshape a SparseTensor with %d dense values into a shape "
-                             "%s: the -1 entry cannot be inferred" % (total, new_shape))
+            raise ValueError("Input to reshape is a SparseTensor with %d dense values, but "
+                             "the requested shape requires a multiple of %d"
+                             % (total, known))
         new_shape[wild[0]] = total // known
     elif known != total:
-        raise ValueError("cannot reshape a SparseTensor with %d dense values into shape %s "
-                         "(%d values)" % (total, new_shape, known))
+        raise ValueError("Input to reshape is a tensor with %d dense values, but the "
+                         "requested shape has %d" % (total, known))
     return new_shape
 
 

@@ -56,6 +56,8 @@ CASES = {
                                                         [0, 1]),
     "segment_sqrt_n": lambda s, t: tf.sparse.segment_sqrt_n(tf.sparse.to_dense(s), [0, 1, 2],
                                                             [0, 0, 1]),
+    "softmax": lambda s, t: tf.sparse.softmax(s),
+    "eye": lambda s, t: tf.sparse.eye(3, 2) * tf.reduce_sum(s.values),
     "bincount": lambda s, t: tf.sparse.bincount(tf.cast(tf.abs(s.values), tf.int32)),
 }
 
@@ -125,3 +127,16 @@ def test_expand_dims_of_a_sparse_tensor_in_a_converted_loop_over_a_dataset():
         return acc
 
     assert int(total(ds)) == 6
+
+
+def test_tf_print_shows_a_sparse_tensor_as_tensorflow_does_eagerly_and_traced(capsys):
+    st = tf.sparse.SparseTensor(indices=[[0, 0], [1, 2]], values=[1, 2], dense_shape=[3, 4])
+    tf.print(st)
+
+    @tf.function
+    def show(s):
+        tf.print("in", s)
+
+    show(st)
+    text = "SparseTensor(indices=[[0 0]\n [1 2]], values=[1 2], shape=[3 4])\n"
+    assert capsys.readouterr().err == text + "in " + text

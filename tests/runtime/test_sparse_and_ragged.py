@@ -485,3 +485,8 @@ def test_shape_invariant_of_another_rank_is_refused():
         ragged.constant([[1], [2, 3]]).invariant_leaf_shapes([None, None, None])
     with pytest.raises(ValueError, match="has another rank"):
         sample().invariant_leaf_shapes([None])
+
+
+def test_sparse_add_of_two_dense_operands_is_refused_as_tensorflow_does():
+    with pytest.raises(TypeError, match="At least one input should be SparseTensor"):
+        sparse.add(array_ops.constant([1.0]), array_ops.constant([2.0]))

@@ -8,7 +8,7 @@ from numeric_gradients import numeric_gradients
 
 from runtime import dtypes, errors
 from runtime.composite import sparse_layout, sparse_math
-from runtime.composite.sparse import SparseTensor, SparseTensorSpec, from_dense, to_dense
+from runtime.composite.sparse import SparseTensor, SparseTensorSpec, eye, from_dense, to_dense
 from runtime.function import function
 from runtime.gradients import GradientTape
 from runtime.ops import array_ops, manipulation_ops, math_ops, reduction_ops
@@ -63,6 +63,10 @@ def test_expand_dims_keeps_row_major_order_and_the_static_shape():
     assert out.indices.numpy().tolist() == [[0, 0, 1], [2, 0, 0], [2, 0, 3]]
 
 
+def test_expand_dims_without_an_axis_appends_one():
+    assert sparse_layout.expand_dims(sample()).shape.as_list() == [3, 4, 1]
+
+
 def test_expand_dims_refuses_an_axis_out_of_range():
     with pytest.raises(ValueError, match="axis 3 is out of range for a SparseTensor of rank 2"):
         sparse_layout.expand_dims(sample(), 3)
@@ -108,13 +112,25 @@ def test_reshape_keeps_a_known_shape_static():
 
 
 @pytest.mark.parametrize("shape, message", [
-    ([5, 2], "12 dense values into shape"),
-    ([-1, -1], "only one entry of the new shape may be -1"),
-    ([5, -1], "the -1 entry cannot be inferred"),
+    ([5, 2], r"Cannot reshape a tensor with 12 elements to shape \[5, 2\] \(10 elements\)"),
+    ([-1, -1], r"At most one dimension can be inferred \(-1\)"),
+    ([5, -1], "Cannot reshape a tensor with 12 elements"),
 ])
-def test_reshape_refuses_shapes_of_another_size(shape, message):
-    with pytest.raises(errors.InvalidArgumentError, match=message):
+def test_reshape_refuses_shapes_of_another_size_while_tracing(shape, message):
+    with pytest.raises(ValueError, match=message):
         sparse_layout.reshape(sample(), shape)
+
+
+@pytest.mark.parametrize("shape, message", [
+    ([5, 2], "a tensor with 12 dense values, but the requested shape has 10"),
+    ([-1, -1], "only one output dimension may be -1"),
+    ([5, -1], "requested shape requires a multiple of 5"),
+])
+def test_reshape_of_an_unknown_shape_is_checked_when_run(shape, message):
+    f = function(lambda s: to_dense(sparse_layout.reshape(s, shape)),
+                 input_signature=[SparseTensorSpec([None, None], dtypes.float32)])
+    with pytest.raises(errors.InvalidArgumentError, match=message):
+        f(sample())
 
 
 @pytest.mark.parametrize("axis", [0, 1, -1])
@@ -126,6 +142,12 @@ def test_concat_joins_along_an_axis_in_row_major_order(axis):
     np.testing.assert_array_equal(order, np.arange(len(indices)))
     got = eager_and_traced(lambda a, b: sparse_layout.concat(axis, [a, b]), sample(), other)
     np.testing.assert_array_equal(got, np.concatenate([dense(sample()), dense(other)], axis))
+
+
+def test_concat_keeps_a_known_shape_static_and_returns_a_lone_input():
+    assert sparse_layout.concat(1, [sample(), sample()]).shape.as_list() == [3, 8]
+    lone = sample()
+    assert sparse_layout.concat(0, [lone]) is lone
 
 
 def test_concat_refuses_other_dimensions_that_differ():
@@ -158,6 +180,15 @@ def test_split_gives_the_first_pieces_one_more(count, axis):
     assert [g.shape for g in got] == [w.shape for w in want]
     for g, w in zip(got, want):
         np.testing.assert_array_equal(g, w)
+
+
+def test_split_as_tensorflow_documents_it():
+    t = st([[0, 2], [0, 4], [0, 5], [1, 0], [1, 1]], [1, 2, 3, 4, 5], [2, 7])
+    left, right = sparse_layout.split(sp_input=t, num_split=2, axis=-1)
+    assert dense(left).tolist() == [[0, 0, 1, 0], [4, 5, 0, 0]]
+    assert dense(right).tolist() == [[2, 3, 0], [0, 0, 0]]
+    with pytest.raises(ValueError, match="axis is required"):
+        sparse_layout.split(sp_input=t, num_split=2)
 
 
 def test_retain_keeps_the_marked_values():
@@ -235,6 +266,15 @@ def test_reduce_max_counts_only_stored_values_and_empty_groups_give_zero(axis):
     stored = np.where(values != 0, values, -np.inf)
     want = stored.max(axis=None if axis is None else tuple(np.atleast_1d(axis)))
     np.testing.assert_array_equal(got, np.where(np.isinf(want), 0, want))
+
+
+def test_reduce_max_as_tensorflow_documents_it():
+    x = st([[0, 0], [0, 2], [1, 1]], [1, 2, 3], [2, 3])
+    assert int(sparse_math.reduce_max(x)) == 3
+    assert sparse_math.reduce_max(x, 0).numpy().tolist() == [1, 3, 2]
+    assert sparse_math.reduce_max(x, 1, keepdims=True).numpy().tolist() == [[2], [3]]
+    y = st([[0, 0], [1, 0], [1, 1]], [-7, 4, 3], [3, 2])
+    assert sparse_math.reduce_max(y, 1).numpy().tolist() == [-7, 4, 0]
 
 
 def test_reduce_max_with_a_sparse_output_stores_the_groups_with_values():
@@ -317,6 +357,33 @@ def test_bincount_with_weights_limits_and_binary_output():
     assert sparse_math.bincount(st([[0], [4]], [2, 2], [9])).values.numpy().tolist() == [2]
 
 
+def test_a_sparse_tensor_times_or_over_a_dense_one_keeps_its_indices():
+    row = np.array([1.0, 2.0, 4.0, 8.0], np.float32)
+    np.testing.assert_array_equal(eager_and_traced(lambda s: s * row, sample()),
+                                  dense(sample()) * row)
+    np.testing.assert_array_equal(dense(sample() / 2.0), dense(sample()) / 2)
+    assert (sample() * row).indices.numpy().tolist() == sample().indices.numpy().tolist()
+    with pytest.raises(TypeError, match="a SparseTensor \\* a SparseTensor"):
+        sample() * sample()
+
+
+def test_softmax_of_each_row_counts_only_stored_values():
+    x = st([[0, 0], [0, 2], [1, 1], [2, 0], [2, 3]], np.array([1.0, 2.0, 3.0, -1.0, 1.0],
+                                                              np.float32), [3, 4])
+    out = eager_and_traced(sparse_math.softmax, x)
+    e = np.exp([1.0, 2.0])
+    np.testing.assert_allclose(out[0], [e[0] / e.sum(), 0, e[1] / e.sum(), 0], rtol=1e-6)
+    np.testing.assert_allclose(out[1], [0, 1, 0, 0])
+    np.testing.assert_allclose(out[2].sum(), 1.0, rtol=1e-6)
+    np.testing.assert_allclose(dense(sparse_math.softmax(st([[0, 0], [0, 1]], np.array(
+        [1000.0, 1000.0], np.float32), [1, 2]))), [[0.5, 0.5]])
+
+
+def test_eye_stores_the_diagonal():
+    np.testing.assert_array_equal(dense(eye(3, 4, dtypes.int32)), np.eye(3, 4, dtype=np.int32))
+    assert eye(2).shape.as_list() == [2, 2]
+
+
 # -- gradients to the stored values ---------------------------------------------------------
 
 INDICES = [[0, 1], [2, 0], [2, 3]]
@@ -343,6 +410,10 @@ GRADIENT_CASES = {
         _on(INDICES)(v), 1, output_is_sparse=True)),
     "map_values": lambda v: to_dense(sparse_math.map_values(math_ops.multiply, _on(INDICES)(v),
                                                             _on(INDICES)(v))),
+    "times_dense": lambda v: to_dense(_on(INDICES)(v) * manipulation_ops.reshape(v, [3, 1])),
+    "over_dense": lambda v: to_dense(_on(INDICES)(v) / (v[1] + 3.0)),
+    "softmax": lambda v: to_dense(sparse_math.softmax(_on(INDICES)(v))),
+    "softmax_one_row": lambda v: to_dense(sparse_math.softmax(_on([[0, 0], [0, 2], [0, 3]])(v))),
     "segment_mean": lambda v: sparse_math.segment_mean(
         manipulation_ops.reshape(v, [3, 1]), [0, 1, 2, 2], [0, 0, 1, 1]),
     "segment_sqrt_n": lambda v: sparse_math.segment_sqrt_n(

@@ -112,7 +112,11 @@ def expand_dims(sp_input: SparseTensor, axis: Any = None,
     -1, the last, when None); indices stay in their order."""
     op = "tf.sparse.expand_dims"
     sp = require_sparse(sp_input, op)
-    rank = _known_rank(sp, op)
+    if sp.rank is None:  # e.g. a loop variable whose rank changes: checked when run
+        indices, dense_shape = sparse_ops.sparse_expand_dims(
+            sp.indices, sp.dense_shape, _static_int(-1 if axis is None else axis, op, "axis"))
+        return SparseTensor._make(indices, sp.values, dense_shape)
+    rank = sp.rank
     axis = _axis(-1 if axis is None else axis, rank, op, extra=1)
     before, after = list(range(axis)), list(range(axis, rank))
     nnz = array_ops.shape(sp.indices, out_type=dtypes.int64)[0]

@@ -720,3 +720,33 @@ def sparse_bincount(values, weights, minlength, maxlength, axis, binary_output):
     return execute(OPS["SparseBincount"], [values, weights],
                    {"minlength": minlength, "maxlength": maxlength, "axis": axis,
                     "binary_output": binary_output})
+
+
+def _expand_dims_kernel(indices, dense_shape, axis):
+    rank = len(dense_shape)
+    if not -rank - 1 <= axis <= rank:
+        raise ValueError("axis %d is out of range for a SparseTensor of rank %d (expected "
+                         "%d <= axis <= %d)" % (axis, rank, -rank - 1, rank))
+    at = axis + rank + 1 if axis < 0 else axis
+    indices = np.reshape(np.asarray(indices, np.int64), (-1, rank))
+    new_indices = np.insert(indices, at, 0, axis=1)
+    return new_indices.astype(np.int64), np.insert(np.asarray(dense_shape, np.int64), at, 1)
+
+
+def _expand_dims_infer(specs, attrs):
+    rank = _positions_infer_rank(specs)
+    rank = None if rank is None else rank + 1
+    rows = specs[0][1]
+    return [(dtypes.int64, (None if rows is None else rows[0], rank)),
+            (dtypes.int64, (rank,))]
+
+
+OPS["SparseExpandDims"] = register("SparseExpandDims", _expand_dims_kernel,
+                                   _expand_dims_infer, grad=NOT_DIFFERENTIABLE,
+                                   emit=KERNEL_CALL, lowerings=_SPARSE_ON_HOST)
+
+
+def sparse_expand_dims(indices, dense_shape, axis):
+    """(indices, dense_shape) with a dimension of size 1 inserted at `axis`, for a rank
+    known only at run time."""
+    return execute(OPS["SparseExpandDims"], [indices, dense_shape], {"axis": axis})

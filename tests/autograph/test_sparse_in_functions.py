@@ -140,3 +140,23 @@ def test_tf_print_shows_a_sparse_tensor_as_tensorflow_does_eagerly_and_traced(ca
     show(st)
     text = "SparseTensor(indices=[[0 0]\n [1 2]], values=[1 2], shape=[3 4])\n"
     assert capsys.readouterr().err == text + "in " + text
+
+
+def grow_rank(n):
+    v = tf.SparseTensor(indices=[[0, 0], [1, 1]], values=[1, 2], dense_shape=[3, 3])
+    i = 0
+    while i < n:
+        tf.autograph.experimental.set_loop_options(shape_invariants=[(v, tf.TensorShape(None))])
+        v = tf.sparse.expand_dims(v)
+        i += 1
+    return v
+
+
+def test_expand_dims_of_a_loop_variable_whose_rank_changes():
+    eager = grow_rank(2)
+    staged = tf.function(grow_rank)(tf.constant(2))
+    assert eager.shape.as_list() == [3, 3, 1, 1]
+    assert staged.dense_shape.numpy().tolist() == [3, 3, 1, 1]
+    assert staged.indices.numpy().tolist() == [[0, 0, 0, 0], [1, 1, 0, 0]]
+    np.testing.assert_array_equal(tf.sparse.to_dense(staged).numpy(),
+                                  tf.sparse.to_dense(eager).numpy())

@@ -152,11 +152,31 @@ def grow_rank(n):
     return v
 
 
-def test_expand_dims_of_a_loop_variable_whose_rank_changes():
-    eager = grow_rank(2)
-    staged = tf.function(grow_rank)(tf.constant(2))
-    assert eager.shape.as_list() == [3, 3, 1, 1]
-    assert staged.dense_shape.numpy().tolist() == [3, 3, 1, 1]
-    assert staged.indices.numpy().tolist() == [[0, 0, 0, 0], [1, 1, 0, 0]]
-    np.testing.assert_array_equal(tf.sparse.to_dense(staged).numpy(),
-                                  tf.sparse.to_dense(eager).numpy())
+def grow_rank_over(items):
+    v = tf.SparseTensor(indices=[[0, 0], [1, 1]], values=[1, 2], dense_shape=[3, 3])
+    for _ in items:
+        tf.autograph.experimental.set_loop_options(shape_invariants=[(v, tf.TensorShape(None))])
+        v = tf.sparse.expand_dims(v)
+    return v
+
+
+def _same_sparse(a, b):
+    assert a.dense_shape.numpy().tolist() == b.dense_shape.numpy().tolist()
+    assert a.indices.numpy().tolist() == b.indices.numpy().tolist()
+    assert a.values.numpy().tolist() == b.values.numpy().tolist()
+
+
+@pytest.mark.parametrize("n", [0, 1, 2, 5])
+@pytest.mark.parametrize("kind", [int, tf.constant])
+def test_expand_dims_of_a_while_variable_whose_rank_changes(n, kind):
+    eager = grow_rank(kind(n))
+    _same_sparse(tf.function(grow_rank)(kind(n)), eager)
+    assert eager.shape.as_list() == [3, 3] + [1] * n
+
+
+@pytest.mark.parametrize("n", [0, 1, 2])
+@pytest.mark.parametrize("kind", [range, tf.range,
+                                  lambda n: tf.data.Dataset.range(n).map(
+                                      lambda x: tf.cast(x, tf.int32))])
+def test_expand_dims_of_a_for_variable_whose_rank_changes(n, kind):
+    _same_sparse(tf.function(grow_rank_over)(kind(n)), grow_rank_over(kind(n)))

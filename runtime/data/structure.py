@@ -72,6 +72,16 @@ def spec_of(tensor):
     return TensorSpec(tensor._shape_tuple(), tensor.dtype)
 
 
+def relaxed_spec(a, b):
+    """The element spec of the same structure as `a` and `b` whose leaves (TensorSpecs,
+    SparseTensorSpecs) hold the shapes of both: dimensions that differ become None."""
+    relaxed = {}
+    for path, x, y in zip(leaf_paths(a), leaves_of(a), leaves_of(b)):
+        kind = SparseTensorSpec if isinstance(x, SparseTensorSpec) else TensorSpec
+        relaxed[path] = kind(shape_lib.relax(x._shape, y._shape), x.dtype)
+    return map_input(a, lambda v, p: relaxed[p])
+
+
 def sparse_columns(element_spec):
     """The flat positions at which a SparseTensor's three components start."""
     starts, position = set(), 0

@@ -16,8 +16,8 @@ from runtime.data.structure import (
     leaf_paths,
     lists_to_tuples,
     map_input,
-    pack,
     path_text,
+    relaxed_spec,
     sparse_columns,
     spec_text,
     static_int,
@@ -344,9 +344,7 @@ class Concatenate(Pipeline):
                 x.dtype is not y.dtype for x, y in zip(nest.flatten(a), nest.flatten(b))):
             raise TypeError("concatenate: the datasets' elements differ: %s and %s"
                             % (spec_text(a), spec_text(b)))
-        specs = [TensorSpec(shape_lib.relax(x._shape, y._shape), x.dtype)
-                 for x, y in zip(nest.flatten(a), nest.flatten(b))]
-        super().__init__(pack(a, specs), inputs=(first, second))
+        super().__init__(relaxed_spec(a, b), inputs=(first, second))
 
     def _cardinality(self):
         a, b = (ds._cardinality() for ds in self._inputs)

@@ -81,3 +81,18 @@ def test_an_index_out_of_bounds_in_a_sliced_sparse_tensor_is_reported():
     bad = SparseTensor([[0, 0], [5, 1]], [1, 2], [3, 4])
     with pytest.raises(errors.InvalidArgumentError):
         to_dense(next(iter(data.Dataset.from_tensors(bad))))
+
+
+def test_map_to_a_sparse_tensor_of_known_shape_keeps_it_in_the_spec():
+    ds = data.Dataset.range(3).map(lambda i: SparseTensor([[i]], [i * 2], [5]))
+    assert ds.element_spec == SparseTensorSpec([5], "int64")
+
+
+def test_concatenate_relaxes_sparse_shapes_and_ranks():
+    rows = data.Dataset.from_tensor_slices(sample())
+    wider = data.Dataset.from_tensors(SparseTensor([[0]], [9], [6]))
+    assert rows.concatenate(wider).element_spec == SparseTensorSpec([None], "int32")
+    deeper = data.Dataset.from_tensors(SparseTensor([[0, 0, 0]], [9], [1, 1, 1]))
+    assert rows.concatenate(deeper).element_spec == SparseTensorSpec(None, "int32")
+    assert [to_dense(s).numpy().tolist() for s in rows.concatenate(wider)][-1] == \
+        [9, 0, 0, 0, 0, 0]

@@ -96,3 +96,19 @@ def test_concatenate_relaxes_sparse_shapes_and_ranks():
     assert rows.concatenate(deeper).element_spec == SparseTensorSpec(None, "int32")
     assert [to_dense(s).numpy().tolist() for s in rows.concatenate(wider)][-1] == \
         [9, 0, 0, 0, 0, 0]
+
+
+def test_from_generator_yields_sparse_tensors_of_a_sparse_signature():
+    spec = SparseTensorSpec([None, 4], "int32")
+    ds = data.Dataset.from_generator(lambda: iter([sample(), SparseTensor([[0, 3]], [7], [1, 4])]),
+                                     output_signature=spec)
+    assert ds.element_spec == spec
+    assert [to_dense(s).numpy().tolist() for s in ds] == [DENSE.tolist(), [[0, 0, 0, 7]]]
+    wrong = data.Dataset.from_generator(lambda: iter([SparseTensor([[0]], [1], [5])]),
+                                        output_signature=spec)
+    with pytest.raises(errors.InvalidArgumentError, match="has dense shape \\[5\\] where "
+                                                          "\\(None, 4\\) was expected"):
+        list(wrong)
+    dense = data.Dataset.from_generator(lambda: iter([[1, 2]]), output_signature=spec)
+    with pytest.raises(errors.InvalidArgumentError, match="a SparseTensor was expected"):
+        list(dense)

@@ -231,7 +231,15 @@ class SparseTensorSpec(CompositeSpec):
                 TensorSpec([rank], dtypes.int64))
 
     def _from_components(self, components: list[Any]) -> SparseTensor:
-        return SparseTensor._make(*components)
+        """A SparseTensor of these components whose static shape also holds what this spec
+        knows (an argument of a Function with an input_signature: `to_dense` of a
+        `SparseTensorSpec([3, 4])` argument has shape (3, 4), as in TensorFlow)."""
+        sparse = SparseTensor._make(*components)
+        known, spec = sparse._static_shape, self._shape
+        if spec is not None and (known is None or len(known) == len(spec)):
+            sparse._static_shape = tuple(
+                s if k is None else k for s, k in zip(spec, known or (None,) * len(spec)))
+        return sparse
 
     def _relax_component_keys(self, keys: tuple[Any, ...]) -> tuple[Any, ...]:
         return keys

@@ -180,3 +180,18 @@ def test_expand_dims_of_a_while_variable_whose_rank_changes(n, kind):
                                       lambda x: tf.cast(x, tf.int32))])
 def test_expand_dims_of_a_for_variable_whose_rank_changes(n, kind):
     _same_sparse(tf.function(grow_rank_over)(kind(n)), grow_rank_over(kind(n)))
+
+
+def test_a_sparse_signature_gives_its_known_dimensions_to_the_trace():
+    shapes = []
+
+    @tf.function(input_signature=[tf.SparseTensorSpec([3, None], tf.float32)])
+    def densify(st):
+        dense = tf.sparse.to_dense(st)
+        shapes.append(dense.shape.as_list())
+        return dense
+
+    assert densify(sample()).shape == (3, 4)
+    assert shapes == [[3, None]]
+    with pytest.raises(TypeError, match="incompatible with input_signature|SparseTensorSpec"):
+        densify(tf.sparse.SparseTensor([[0, 0]], [1.0], [2, 4]))

@@ -26,6 +26,7 @@ from runtime.composite.base import (
 )
 from runtime.ops import (
     array_ops,
+    composite_dispatch,
     manipulation_ops,
     math_ops,
     selection_ops,
@@ -163,6 +164,23 @@ class SparseTensor(CompositeTensor):
         dense element (broadcast) at its index."""
         return self._scaled(other, math_ops.truediv, "/")
 
+    # -- elementwise ops (runtime.ops.composite_dispatch) ----------------------------------
+    def _elementwise_unary(self, api: Any, *args: Any, **kwargs: Any) -> SparseTensor:
+        """`api` on the stored values, for the ops TensorFlow applies to a SparseTensor (those
+        mapping zero to zero: tf.math.abs, negative, sign, square, sqrt, tanh, cast)."""
+        if api not in _ZERO_PRESERVING:
+            refuse(TypeError, "%s of a SparseTensor is not supported (it would change the "
+                              "implicit zeros); apply it to the values with "
+                              "tf.sparse.map_values, or to tf.sparse.to_dense(...)"
+                              % _api_name(api))
+        return SparseTensor._make(self._indices, api(self._values, *args, **kwargs),
+                                  self._dense_shape)
+
+    def _elementwise_binary(self, api: Any, x: Any, y: Any, **kwargs: Any) -> Any:
+        refuse(TypeError, "%s of a SparseTensor is not supported: use tf.sparse.add, "
+                          "tf.sparse.maximum, tf.sparse.minimum, tf.sparse.map_values, or a "
+                          "SparseTensor * or / a dense tensor" % _api_name(api))
+
     def _print_parts(self) -> tuple[Any, ...]:
         """How tf.print shows it: text around the component tensors (TensorFlow's
         `SparseTensor(indices=[[0 0]...], values=[...], shape=[...])`)."""
@@ -257,6 +275,15 @@ class SparseTensorSpec(CompositeSpec):
 
 register(SparseTensor)
 register(SparseTensorSpec)
+composite_dispatch.register_elementwise(SparseTensor)
+
+_ZERO_PRESERVING = frozenset([math_ops.abs, math_ops.negative, math_ops.sign, math_ops.square,
+                              math_ops.sqrt, math_ops.tanh, math_ops.cast])
+
+
+def _api_name(api: Any) -> str:
+    name = getattr(api, "__name__", "<lambda>")
+    return "tf.%s" % name if name != "<lambda>" else "an elementwise op"
 
 
 def require_sparse(value: Any, op: str, what: str = "sp_input") -> SparseTensor:

@@ -195,3 +195,24 @@ def test_a_sparse_signature_gives_its_known_dimensions_to_the_trace():
     assert shapes == [[3, None]]
     with pytest.raises(TypeError, match="incompatible with input_signature|SparseTensorSpec"):
         densify(tf.sparse.SparseTensor([[0, 0]], [1.0], [2, 4]))
+
+
+@pytest.mark.parametrize("op, reference", [(tf.math.abs, np.abs), (tf.math.negative, np.negative),
+                                           (tf.math.sign, np.sign), (tf.math.square, np.square),
+                                           (tf.math.tanh, np.tanh)])
+def test_zero_preserving_math_ops_apply_to_the_stored_values(op, reference):
+    out = op(sample())
+    assert isinstance(out, tf.SparseTensor)
+    np.testing.assert_allclose(tf.sparse.to_dense(out).numpy(),
+                               reference(tf.sparse.to_dense(sample()).numpy()), rtol=1e-6)
+    traced = tf.function(op, input_signature=SIGNATURE[:1])(sample())
+    np.testing.assert_allclose(tf.sparse.to_dense(traced).numpy(),
+                               tf.sparse.to_dense(out).numpy())
+    assert tf.cast(sample(), tf.int32).dtype == tf.int32
+
+
+def test_other_elementwise_ops_on_a_sparse_tensor_are_refused():
+    with pytest.raises(TypeError, match="tf.exp of a SparseTensor is not supported"):
+        tf.math.exp(sample())
+    with pytest.raises(TypeError, match="use tf.sparse.add"):
+        tf.add(sample(), 1.0)

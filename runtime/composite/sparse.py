@@ -6,7 +6,10 @@
 Its components are `indices` (int64, (nnz, rank)), `values` ((nnz,)) and `dense_shape`
 (int64, (rank,)); staged control flow and Functions carry it as those three tensors (see
 runtime.composite.base). A call's cache key holds the dtype and the rank, not the number of
-stored values nor the dense shape, as a SparseTensorSpec describes them.
+stored values nor the dense shape, as a SparseTensorSpec describes them. It prints as
+TensorFlow prints it (components as `print` shows tensors; `tf.print` shows their values).
+This module holds the class, its spec and the functions that make or densify one;
+sparse_layout and sparse_math hold the rest of `tf.sparse`.
 """
 
 from __future__ import annotations

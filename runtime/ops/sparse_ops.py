@@ -1,5 +1,8 @@
-"""The ops behind SparseTensor (runtime.composite.sparse): densify, gather the stored values
-from a dense tensor, add two sparse tensors, multiply by a dense matrix.
+"""The ops behind SparseTensor (runtime.composite.sparse and the tf.sparse functions of
+sparse_layout and sparse_math): densify, gather the stored values from a dense tensor, add
+two sparse tensors, multiply by a dense matrix; and the index ops, which compute new
+coordinates on the host (reorder, reshape, slice, concat, fill empty rows, union, reduction
+groups, bincount) while the values follow through `gather`.
 
 A sparse tensor's components are `indices` (int64, (nnz, rank)), `values` ((nnz,)) and
 `dense_shape` (int64, (rank,)). Kernels check the indices against the dense shape (and, where

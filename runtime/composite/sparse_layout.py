@@ -18,6 +18,7 @@ from runtime.composite.base import refuse
 from runtime.composite.sparse import SparseTensor, require_sparse, to_dense
 from runtime.ops import (
     array_ops,
+    check_ops,
     manipulation_ops,
     math_ops,
     reduction_ops,
@@ -276,6 +277,9 @@ def reset_shape(sp_input: SparseTensor, new_shape: Any = None) -> SparseTensor:
         return SparseTensor._make(sp.indices, sp.values, math_ops.add(tight, 1))
     shape = math_ops.cast(convert_to_tensor(new_shape, dtype_hint=dtypes.int64), dtypes.int64)
     wanted, old = constant_value(shape), sp._static_shape
+    if wanted is None or old is None or None in old:  # checked when it runs
+        check_ops.assert_less_equal(sp.dense_shape, shape, message="%s: new_shape must not "
+                                    "be smaller than the dense shape in any dimension" % op)
     if wanted is not None and old is not None:
         wanted = [int(d) for d in np.reshape(wanted, [-1])]
         if len(wanted) != len(old):

@@ -442,3 +442,10 @@ def test_gradient_to_the_values_matches_finite_differences(name, traced):
     got = run(array_ops.constant(start)).numpy()
     want = numeric_gradients(lambda a: float(loss(array_ops.constant(a)).numpy()), [start])[0]
     np.testing.assert_allclose(got, want, rtol=1e-5, atol=1e-7)
+
+
+def test_reset_shape_of_an_unknown_shape_is_checked_when_run():
+    f = function(lambda s: sparse_layout.reset_shape(s, [5, 3]),
+                 input_signature=[SparseTensorSpec([None, None], dtypes.float32)])
+    with pytest.raises(errors.InvalidArgumentError, match="new_shape must not be smaller"):
+        f(sample())

@@ -236,21 +236,26 @@ def bincount(values: Any, weights: Any = None, axis: int = 0, minlength: Any = N
     """The count of each non-negative integer in `values` (a dense tensor or the stored
     values of a SparseTensor), as a SparseTensor: one vector of size
     max(values) + 1 (at least `minlength`, at most `maxlength`) with `axis=0`, or one row
-    per row of a matrix with `axis=-1`. `weights` (like `values`) sums weights instead;
-    `binary_output` marks presence with 1."""
+    per row of a matrix (or of a rank-2 SparseTensor) with `axis=-1`. `weights` (like
+    `values`) sums weights instead; `binary_output` marks presence with 1."""
     op = "tf.sparse.bincount"
     if axis not in (0, -1):
         refuse(ValueError, "%s: axis must be 0 or -1, got %r" % (op, axis))
+    rows: Any = None
+    nrows: Any = 0
     if isinstance(values, SparseTensor):
-        if axis != 0:
-            refuse(ValueError, "%s: a SparseTensor's values are counted with axis=0 only"
-                               % op)
+        if axis == -1:
+            if values.rank not in (None, 2):
+                refuse(ValueError, "%s: axis=-1 needs a SparseTensor of rank 2, got rank %d"
+                                   % (op, values.rank))
+            rows = values.indices[:, 0]
+            nrows = values.dense_shape[0]
         if isinstance(weights, SparseTensor):
             weights = weights.values
         values = values.values
     values = convert_to_tensor(values)
     shape = values._shape_tuple()
-    if axis == -1 and shape is not None and len(shape) != 2:
+    if axis == -1 and rows is None and shape is not None and len(shape) != 2:
         refuse(ValueError, "%s: axis=-1 needs a matrix of values, got shape %s"
                            % (op, list(shape)))
     if weights is None:
@@ -258,5 +263,6 @@ def bincount(values: Any, weights: Any = None, axis: int = 0, minlength: Any = N
     weights = convert_to_tensor(weights)
     limits = [-1 if v is None else int(v) for v in (minlength, maxlength)]
     indices, counts, dense_shape = sparse_ops.sparse_bincount(
-        values, weights, limits[0], limits[1], 0 if axis == 0 else -1, bool(binary_output))
+        values, weights, limits[0], limits[1], 0 if axis == 0 else -1, bool(binary_output),
+        rows, nrows)
     return SparseTensor._make(indices, counts, dense_shape)

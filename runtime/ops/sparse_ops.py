@@ -667,25 +667,29 @@ def same_indices(all_indices):
     return execute1(OPS["SparseSameIndices"], list(all_indices))
 
 
-def _bincount_kernel(values, weights, minlength, maxlength, axis, binary_output):
+def _bincount_kernel(values, weights, rows, nrows, minlength, maxlength, axis,
+                     binary_output):
     values = np.asarray(values)
     if values.size and values.min() < 0:
         raise ValueError("bincount: values must be non-negative, got %d" % values.min())
+    if weights.size and weights.shape != values.shape:
+        raise ValueError("bincount: weights of shape %s do not match values of shape %s"
+                         % (list(weights.shape), list(values.shape)))
     size = int(values.max()) + 1 if values.size else 0
     if minlength >= 0:
         size = max(size, minlength)
     if maxlength >= 0:
         size = min(size, maxlength)
+    ids = values.reshape(-1)
+    weights = None if weights.size == 0 else weights.reshape(-1)
     if axis == 0:
-        rows, ids = np.zeros(values.size, np.int64), values.reshape(-1)
-        weights = None if weights.size == 0 else weights.reshape(-1)
+        rows, nrows = np.zeros(ids.size, np.int64), 1
+    elif rows.size or values.ndim == 1:  # a SparseTensor's values: the row of each given
+        nrows = int(nrows)
     else:
-        rows = np.repeat(np.arange(values.shape[0]), values.shape[1])
-        ids = values.reshape(-1)
-        weights = None if weights.size == 0 else weights.reshape(-1)
+        rows, nrows = np.repeat(np.arange(values.shape[0]), values.shape[1]), values.shape[0]
     inside = ids < size
     rows, ids = rows[inside], ids[inside]
-    nrows = 1 if axis == 0 else values.shape[0]
     keys = rows * size + ids
     unique, inverse = np.unique(keys, return_inverse=True)
     dtype = values.dtype if weights is None else weights.dtype
@@ -716,11 +720,17 @@ OPS["SparseBincount"] = register("SparseBincount", _bincount_kernel, _bincount_i
                                  lowerings=_SPARSE_ON_HOST)
 
 
-def sparse_bincount(values, weights, minlength, maxlength, axis, binary_output):
+def sparse_bincount(values, weights, minlength, maxlength, axis, binary_output, rows=None,
+                    nrows=0):
     """(indices, counts, dense_shape) of the (weighted) count of each value: one vector
-    (`axis=0`) or one row per row of a matrix (`axis=-1`); `weights` empty for plain
+    (`axis=0`) or one row per row (`axis=-1`) of a matrix, or of a SparseTensor whose
+    values' rows are `rows` (int64, one per value) among `nrows`; `weights` empty for plain
     counts."""
-    return execute(OPS["SparseBincount"], [values, weights],
+    if rows is None:
+        rows = np.zeros(0, np.int64)
+    return execute(OPS["SparseBincount"],
+                   [values, weights, convert_to_tensor(rows, dtype=dtypes.int64),
+                    convert_to_tensor(nrows, dtype=dtypes.int64)],
                    {"minlength": minlength, "maxlength": maxlength, "axis": axis,
                     "binary_output": binary_output})
 

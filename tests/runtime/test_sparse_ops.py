@@ -384,6 +384,17 @@ def test_eye_stores_the_diagonal():
     assert eye(2).shape.as_list() == [2, 2]
 
 
+def test_bincount_of_a_sparse_matrix_counts_per_row_its_stored_values():
+    ids = st([[0, 0], [0, 2], [1, 1], [3, 0]], [2, 2, 5, 1], [4, 3])
+    out = sparse_math.bincount(ids, axis=-1)
+    assert out.indices.numpy().tolist() == [[0, 2], [1, 5], [3, 1]]
+    assert out.values.numpy().tolist() == [2, 1, 1]
+    assert out.dense_shape.numpy().tolist() == [4, 6]
+    with pytest.raises(errors.InvalidArgumentError, match="weights of shape \\[2\\] do not "
+                                                          "match values of shape \\[3\\]"):
+        sparse_math.bincount(np.array([1, 2, 3]), weights=np.array([1.0, 2.0]))
+
+
 # -- gradients to the stored values ---------------------------------------------------------
 
 INDICES = [[0, 1], [2, 0], [2, 3]]

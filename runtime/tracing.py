@@ -14,6 +14,7 @@ import numpy as np
 from runtime import nest
 from runtime import shape as shape_lib
 from runtime import signature as sig
+from runtime.composite.base import CompositeSpec
 from runtime.concrete_function import Identity
 from runtime.ops import array_ops, common
 from runtime.ops.call_ops import CALL_OP
@@ -223,6 +224,8 @@ def check_fits_signature(specs: Any, values: Any) -> None:
     for spec, value in zip(specs, values[:len(specs)]):
         if isinstance(value, TensorSpec):
             fits = isinstance(spec, TensorSpec) and spec.is_compatible_with(value)
+        elif isinstance(value, CompositeSpec):
+            fits = _spec_fits(spec, value)
         else:
             try:
                 feed_for_signature(spec, value, [])
@@ -231,6 +234,17 @@ def check_fits_signature(specs: Any, values: Any) -> None:
                 fits = False
         if not fits:
             raise incompatible_with_signature(specs, values)
+
+
+def _spec_fits(spec: Any, value: Any) -> bool:
+    """True when the composite spec `value` (a SparseTensorSpec given to
+    get_concrete_function) describes values that `spec` accepts: same kind, and each
+    component spec compatible."""
+    if type(value) is not type(spec) or value._kind != spec._kind:
+        return False
+    pairs = zip(nest.flatten(spec), nest.flatten(value))
+    return all(s.dtype is v.dtype and shape_lib.is_compatible(s._shape, v._shape)
+               for s, v in pairs)
 
 
 def incompatible_with_signature(specs: Any, values: Any) -> TypeError:

@@ -10,6 +10,7 @@ import numpy as np
 from runtime import dtypes, errors, nest
 from runtime import shape as shape_lib
 from runtime.composite.ragged import RaggedTensorSpec
+from runtime.composite.sparse import SparseTensorSpec
 from runtime.data.element_functions import TracedFunction
 from runtime.data.pipeline import INFINITE_CARDINALITY, UNKNOWN_CARDINALITY, Pipeline, to_tensor
 from runtime.data.structure import (
@@ -19,7 +20,9 @@ from runtime.data.structure import (
     map_input,
     pack,
     path_text,
+    relaxed_spec,
     row,
+    sparse_columns,
     spec_text,
     static_int,
 )
@@ -86,12 +89,13 @@ class Batch(Pipeline):
         self._drop = bool(drop_remainder)
         lead = static if self._drop else None
 
-        def batched(spec):
+        def batched(spec, path):
             shape = None if spec._shape is None else (lead,) + spec._shape
-            return TensorSpec(shape, spec.dtype)
+            kind = SparseTensorSpec if isinstance(spec, SparseTensorSpec) else TensorSpec
+            return kind(shape, spec.dtype)
         spec = input_dataset.element_spec
-        spec = nest.map_structure(batched, spec) if nest.is_nested(spec) else batched(spec)
-        super().__init__(spec, inputs=(input_dataset,), tensors=[size])
+        self._sparse_columns = sparse_columns(spec)
+        super().__init__(map_input(spec, batched), inputs=(input_dataset,), tensors=[size])
 
     def _cardinality(self):
         n = self._inputs[0]._cardinality()
@@ -108,15 +112,38 @@ class Batch(Pipeline):
         for flat in self._inputs[0]._generate(feed):
             rows.append(flat)
             if len(rows) == size:
-                yield _stack(rows)
+                yield _stack(rows, self._sparse_columns)
                 rows = []
         if rows and not self._drop:
-            yield _stack(rows)
+            yield _stack(rows, self._sparse_columns)
 
 
-def _stack(rows):
+def _stack_sparse(indices, values, dense_shapes):
+    """The components of a batch of sparse elements: a leading batch index on the indices,
+    the values concatenated, and the largest dense shape (TensorFlow's rule)."""
+    ranks = {len(s) for s in dense_shapes}
+    if len(ranks) != 1:
+        raise errors.InvalidArgumentError(
+            "batch: cannot batch SparseTensors of different ranks %s" % sorted(ranks),
+            "IteratorGetNext")
+    rank = ranks.pop()
+    batch = [np.concatenate([np.full((len(ix), 1), k, np.int64),
+                             np.reshape(ix, (len(ix), rank))], axis=1)
+             for k, ix in enumerate(indices)]
+    shape = np.max(np.stack(dense_shapes), axis=0) if rank else np.zeros(0, np.int64)
+    return (np.concatenate(batch).astype(np.int64), np.concatenate(values),
+            np.concatenate([[len(indices)], shape]).astype(np.int64))
+
+
+def _stack(rows, sparse_columns=()):
+    columns = list(zip(*rows))
     out = []
-    for i, column in enumerate(zip(*rows)):
+    for i, column in enumerate(columns):
+        if i in sparse_columns:
+            out.extend(_stack_sparse(*columns[i:i + 3]))
+            continue
+        if i - 1 in sparse_columns or i - 2 in sparse_columns:
+            continue
         first = np.shape(column[0])
         for j, value in enumerate(column):
             if np.shape(value) != first:
@@ -321,9 +348,7 @@ class Concatenate(Pipeline):
                 x.dtype is not y.dtype for x, y in zip(nest.flatten(a), nest.flatten(b))):
             raise TypeError("concatenate: the datasets' elements differ: %s and %s"
                             % (spec_text(a), spec_text(b)))
-        specs = [TensorSpec(shape_lib.relax(x._shape, y._shape), x.dtype)
-                 for x, y in zip(nest.flatten(a), nest.flatten(b))]
-        super().__init__(pack(a, specs), inputs=(first, second))
+        super().__init__(relaxed_spec(a, b), inputs=(first, second))
 
     def _cardinality(self):
         a, b = (ds._cardinality() for ds in self._inputs)

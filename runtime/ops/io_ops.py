@@ -176,6 +176,16 @@ def _template_piece(value, tensors):
     if _is_tensor_like(value):
         tensors.append(common.convert_to_tensor(value))
         return (None,)
+    print_parts = getattr(value, "_print_parts", None)
+    if print_parts is not None:  # a composite tensor: text around its component tensors
+        fragments = []
+        for part in print_parts():
+            if isinstance(part, str):
+                fragments.append(part)
+            else:
+                tensors.append(part)
+                fragments.append(None)
+        return tuple(fragments)
     text = str(_with_slots(value, tensors))
     fragments = []
     for i, chunk in enumerate(text.split(_Slot.MARK)):

@@ -505,10 +505,11 @@ _real_abs = _unary_api("Abs", "|x| elementwise.")
 
 def abs(x, name=None):  # noqa: A001 - TensorFlow's name
     """|x| elementwise; for a complex tensor its magnitude, of the real type."""
-    if type(x) not in TYPES:
-        x = convert_to_tensor(x)
-        if x.dtype.is_complex:
-            return execute1(OPS["ComplexAbs"], [x], name=name)
+    if type(x) in TYPES:  # a composite tensor: on its values (see composite_dispatch)
+        return unary(abs, x, name=name)
+    x = convert_to_tensor(x)
+    if x.dtype.is_complex:
+        return execute1(OPS["ComplexAbs"], [x], name=name)
     return _real_abs(x, name=name)
 sign = _unary_api("Sign", "The sign of x (-1, 0 or 1) elementwise.")
 square = _unary_api("Square", "x * x elementwise.")

@@ -7,7 +7,7 @@ import pytest
 from dataset_values import both, eager
 
 from runtime import data, dtypes, errors
-from runtime.composite import ragged, sparse
+from runtime.composite import ragged, sparse, sparse_math
 from runtime.composite.sparse import SparseTensor
 from runtime.function import function
 from runtime.operators import loops
@@ -248,7 +248,7 @@ def test_from_tensor_slices_of_ragged_rows_and_sparse_rows():
         def body(element):
             a, b = element
             s[0] = s[0] + math_ops.cast(reduction_ops.reduce_sum(a), dtypes.float32) + \
-                sparse.reduce_sum(b)
+                sparse_math.reduce_sum(b)
         loops.for_stmt(dataset, None, body, lambda: (s[0],), lambda v: s.__setitem__(0, v[0]),
                        ("s",))
         return s[0]

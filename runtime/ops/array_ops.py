@@ -15,6 +15,7 @@ from runtime.ops import (
     numba_lowerings,
     reduction_ops,
 )
+from runtime.ops.composite_dispatch import dispatchable
 from runtime.ops.common import (
     NUMERIC,
     SpecError,
@@ -161,18 +162,21 @@ OPS["Rank"] = register("Rank", lambda x: np.array(np.ndim(x), np.int32),
                        lowerings=dict(_DYNAMIC_SHAPE, numba=_rank_numba))
 
 
+@dispatchable
 def shape(input, out_type=dtypes.int32, name=None):  # noqa: A002
     """The dynamic shape of `input` as a 1-D int tensor."""
     return execute1(OPS["Shape"], [convert_to_tensor(input)],
                     {"out_type": dtypes.as_dtype(out_type)}, name=name)
 
 
+@dispatchable
 def size(input, out_type=dtypes.int32, name=None):  # noqa: A002
     """The number of elements of `input`, as a scalar int tensor."""
     return execute1(OPS["Size"], [convert_to_tensor(input)],
                     {"out_type": dtypes.as_dtype(out_type)}, name=name)
 
 
+@dispatchable
 def rank(input, name=None):  # noqa: A002
     """The number of dimensions of `input`, as a scalar int32 tensor."""
     return execute1(OPS["Rank"], [convert_to_tensor(input)], name=name)

@@ -15,6 +15,7 @@ from runtime.ops import (
     slicing,
 )
 from runtime.ops.array_ops import dims_tensor, identity
+from runtime.ops.composite_dispatch import dispatchable
 from runtime.ops.common import SpecError, convert_to_tensor, require_same_dtype
 from runtime.ops.common import stack as stack  # re-exported: tf.stack is the Pack op below
 from runtime.ops.gradient_ops import fully_known, sum_to
@@ -297,6 +298,7 @@ OPS["ConcatV2"] = register("ConcatV2", lambda *xs, axis: np.concatenate(xs, axis
                                           numba=_concat_numba))
 
 
+@dispatchable
 def concat(values, axis, name="concat"):
     """The tensors of `values` joined along existing dimension `axis`."""
     tensors = [convert_to_tensor(v) for v in values]

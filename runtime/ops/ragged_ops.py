@@ -11,7 +11,7 @@ import numpy as np
 from runtime import dtypes, lowering_api
 from runtime.ops import array_ops, sparse_ops
 from runtime.ops.common import SpecError, convert_to_tensor
-from runtime.ops.registry import KERNEL_CALL, NOT_DIFFERENTIABLE, execute1, register
+from runtime.ops.registry import KERNEL_CALL, NOT_DIFFERENTIABLE, execute, execute1, register
 
 _RAGGED_ON_HOST = {
     "array": lowering_api.unsupported("ragged row partitions run on the numpy executor")}
@@ -228,3 +228,264 @@ def ragged_gather(dense, row_splits):
     """The values of a ragged tensor partitioned by `row_splits`, read from the padded
     dense tensor `dense` (the inverse of `ragged_to_dense`)."""
     return execute1(OPS["RaggedGather"], [dense, row_splits])
+
+
+# -- partitions in other encodings: value_rowids, ranges, bounding shapes ------------------
+
+
+def _vector(dtype, rows=None):
+    return [(dtype, (rows,))]
+
+
+def _rowids_to_splits_kernel(rowids, nrows):
+    rowids = np.asarray(rowids, np.int64)
+    nrows = int(nrows)
+    if rowids.size and rowids.min() < 0:
+        raise ValueError("value_rowids must be non-negative, got %d" % rowids.min())
+    if rowids.size > 1 and np.any(np.diff(rowids) < 0):
+        raise ValueError("value_rowids must be sorted in ascending order")
+    if nrows < 0:
+        nrows = int(rowids[-1]) + 1 if rowids.size else 0
+    elif rowids.size and rowids[-1] >= nrows:
+        raise ValueError("value_rowids must be less than nrows = %d, got %d"
+                         % (nrows, rowids[-1]))
+    counts = np.bincount(rowids, minlength=nrows)
+    return np.concatenate([[0], np.cumsum(counts)]).astype(np.int64)
+
+
+def _rowids_to_splits_infer(specs, attrs):
+    _require_splits(specs[0], "value_rowids")
+    if specs[1][1] not in ((), None):
+        raise SpecError("shape", "nrows must be a scalar")
+    return _vector(dtypes.int64)
+
+
+OPS["RaggedRowidsToSplits"] = register(
+    "RaggedRowidsToSplits", _rowids_to_splits_kernel, _rowids_to_splits_infer,
+    grad=NOT_DIFFERENTIABLE, emit=KERNEL_CALL, lowerings=_RAGGED_ON_HOST)
+
+
+def splits_from_rowids(value_rowids, nrows=-1):
+    """The row_splits of rows where value i is in row `value_rowids[i]` (sorted); `nrows`
+    -1 means one past the last row id (segment_ids_to_row_splits)."""
+    return execute1(OPS["RaggedRowidsToSplits"],
+                    [convert_to_tensor(value_rowids, dtype_hint=dtypes.int64),
+                     convert_to_tensor(nrows, dtype_hint=dtypes.int64)])
+
+
+def _splits_to_rowids_kernel(splits):
+    return np.repeat(np.arange(len(splits) - 1), np.diff(splits)).astype(np.int64)
+
+
+def _splits_to_rowids_infer(specs, attrs):
+    _require_splits(specs[0])
+    return _vector(dtypes.int64)
+
+
+OPS["RaggedSplitsToRowids"] = register(
+    "RaggedSplitsToRowids", _splits_to_rowids_kernel, _splits_to_rowids_infer,
+    grad=NOT_DIFFERENTIABLE, emit=KERNEL_CALL, lowerings=_RAGGED_ON_HOST)
+
+
+def rowids_from_splits(row_splits):
+    """The row of each value (int64, (nvals,)) of the partition `row_splits`."""
+    return execute1(OPS["RaggedSplitsToRowids"], [row_splits])
+
+
+def _range_kernel(starts, limits, deltas):
+    starts, limits, deltas = np.broadcast_arrays(starts, limits, deltas)
+    if starts.ndim > 1:
+        raise ValueError("starts, limits and deltas must be scalars or vectors")
+    starts, limits, deltas = (np.atleast_1d(a) for a in (starts, limits, deltas))
+    if np.any(deltas == 0):
+        raise ValueError("Requires delta != 0")
+    sizes = np.maximum(np.ceil((limits - starts) / deltas), 0).astype(np.int64)
+    splits = np.concatenate([[0], np.cumsum(sizes)]).astype(np.int64)
+    values = np.concatenate([s + d * np.arange(n, dtype=np.asarray(s).dtype)
+                             for s, d, n in zip(starts, deltas, sizes)]) if len(sizes) else \
+        np.zeros(0, starts.dtype)
+    return splits, values.astype(starts.dtype)
+
+
+def _range_infer(specs, attrs):
+    dtype = specs[0][0]
+    for spec in specs:
+        if spec[0] is not dtype:
+            raise SpecError("dtype", "starts, limits and deltas must have one dtype")
+        if spec[1] is not None and len(spec[1]) > 1:
+            raise SpecError("shape", "starts, limits and deltas must be scalars or vectors")
+    return [(dtypes.int64, (None,)), (dtype, (None,))]
+
+
+OPS["RaggedRange"] = register("RaggedRange", _range_kernel, _range_infer,
+                              grad=NOT_DIFFERENTIABLE, emit=KERNEL_CALL,
+                              lowerings=_RAGGED_ON_HOST)
+
+
+def ragged_range(starts, limits, deltas):
+    """(row_splits, values): row i counts from `starts[i]` to `limits[i]` by `deltas[i]`."""
+    return execute(OPS["RaggedRange"], [starts, limits, deltas])
+
+
+def _slice_rows_kernel(splits, start, stop, step):
+    new_splits, indices = [0], []
+    for first, last in zip(splits[:-1], splits[1:]):
+        picked = range(int(first), int(last))[slice(start, stop, step)]
+        indices.extend(picked)
+        new_splits.append(len(indices))
+    return np.asarray(new_splits, np.int64), np.asarray(indices, np.int64)
+
+
+def _slice_rows_infer(specs, attrs):
+    _require_splits(specs[0])
+    return [specs[0], (dtypes.int64, (None,))]
+
+
+OPS["RaggedSliceRows"] = register("RaggedSliceRows", _slice_rows_kernel, _slice_rows_infer,
+                                  grad=NOT_DIFFERENTIABLE, emit=KERNEL_CALL,
+                                  lowerings=_RAGGED_ON_HOST)
+
+
+def slice_rows(row_splits, start, stop, step):
+    """(row_splits, value indices) of `row[start:stop:step]` taken from every row."""
+    return execute(OPS["RaggedSliceRows"], [row_splits],
+                   {"start": start, "stop": stop, "step": step})
+
+
+def _index_rows_kernel(splits, index):
+    lengths = np.diff(splits)
+    picked = np.where(np.asarray(index) < 0, lengths + index, index)
+    bad = (picked < 0) | (picked >= lengths)
+    if np.any(bad):
+        row = int(np.argmax(bad))
+        raise IndexError("slice index %d of dimension 1 out of bounds: row %d has %d "
+                         "values" % (index, row, lengths[row]))
+    return (np.asarray(splits[:-1]) + picked).astype(np.int64)
+
+
+def _index_rows_infer(specs, attrs):
+    _require_splits(specs[0])
+    shape = specs[0][1]
+    rows = None if shape is None or shape[0] is None else shape[0] - 1
+    return _vector(dtypes.int64, rows)
+
+
+OPS["RaggedIndexRows"] = register("RaggedIndexRows", _index_rows_kernel, _index_rows_infer,
+                                  grad=NOT_DIFFERENTIABLE, emit=KERNEL_CALL,
+                                  lowerings=_RAGGED_ON_HOST)
+
+
+def index_rows(row_splits, index):
+    """The value index of `row[index]` in every row (IndexError when a row is too short)."""
+    return execute1(OPS["RaggedIndexRows"], [row_splits], {"index": index})
+
+
+def _bounding_shape_kernel(flat_values, *nested_splits):
+    dims = [len(nested_splits[0]) - 1]
+    for splits in nested_splits:
+        lengths = np.diff(splits)
+        dims.append(int(lengths.max()) if lengths.size else 0)
+    return np.asarray(dims + list(np.shape(flat_values)[1:]), np.int64)
+
+
+def _bounding_shape_infer(specs, attrs):
+    for spec in specs[1:]:
+        _require_splits(spec)
+    inner = specs[0][1]
+    rank = None if inner is None else len(specs) + len(inner) - 1
+    return _vector(dtypes.int64, rank)
+
+
+OPS["RaggedBoundingShape"] = register(
+    "RaggedBoundingShape", _bounding_shape_kernel, _bounding_shape_infer,
+    grad=NOT_DIFFERENTIABLE, emit=KERNEL_CALL, lowerings=_RAGGED_ON_HOST)
+
+
+def bounding_shape(flat_values, nested_splits):
+    """int64 vector: the number of rows, the longest row of each ragged dimension, then the
+    uniform inner dimensions."""
+    return execute1(OPS["RaggedBoundingShape"], [flat_values] + list(nested_splits))
+
+
+def _sparse_indices_kernel(flat_values, *nested_splits):
+    paths = np.arange(len(nested_splits[0]) - 1, dtype=np.int64).reshape(-1, 1)
+    for splits in nested_splits:
+        rows = np.repeat(np.arange(len(splits) - 1), np.diff(splits))
+        columns = np.arange(int(splits[-1])) - np.asarray(splits)[:-1][rows]
+        paths = np.concatenate([paths[rows], columns.reshape(-1, 1)], axis=1)
+    inner = np.shape(flat_values)[1:]
+    if inner:
+        cells = np.stack(np.unravel_index(np.arange(int(np.prod(inner))), inner), axis=1)
+        count = len(cells)
+        paths = np.concatenate([np.repeat(paths, count, axis=0),
+                                np.tile(cells, (len(paths), 1))], axis=1)
+    return paths.astype(np.int64)
+
+
+def _sparse_indices_infer(specs, attrs):
+    inner = specs[0][1]
+    rank = None if inner is None else len(specs) + len(inner) - 1
+    return [(dtypes.int64, (None, rank))]
+
+
+OPS["RaggedToSparseIndices"] = register(
+    "RaggedToSparseIndices", _sparse_indices_kernel, _sparse_indices_infer,
+    grad=NOT_DIFFERENTIABLE, emit=KERNEL_CALL, lowerings=_RAGGED_ON_HOST)
+
+
+def sparse_indices(flat_values, nested_splits):
+    """int64 (nvals, rank): the index of each stored value (in row-major order)."""
+    return execute1(OPS["RaggedToSparseIndices"], [flat_values] + list(nested_splits))
+
+
+def _lengths_from_padding_kernel(tensor, padding):
+    same = tensor == padding
+    same = same.reshape(same.shape[:2] + (-1,)).all(axis=2)
+    # a row's length ends after its last value that is not padding
+    keep = ~same
+    width = tensor.shape[1]
+    last = width - np.argmax(keep[:, ::-1], axis=1)
+    return np.where(keep.any(axis=1), last, 0).astype(np.int64)
+
+
+def _lengths_from_padding_infer(specs, attrs):
+    shape = specs[0][1]
+    if shape is not None and len(shape) < 2:
+        raise SpecError("shape", "the tensor must have rank 2 or more")
+    return _vector(dtypes.int64, None if shape is None else shape[0])
+
+
+OPS["RaggedLengthsFromPadding"] = register(
+    "RaggedLengthsFromPadding", _lengths_from_padding_kernel, _lengths_from_padding_infer,
+    grad=NOT_DIFFERENTIABLE, emit=KERNEL_CALL, lowerings=_RAGGED_ON_HOST)
+
+
+def lengths_from_padding(tensor, padding):
+    """The length of each row of `tensor` once its trailing `padding` cells are dropped."""
+    return execute1(OPS["RaggedLengthsFromPadding"],
+                    [tensor, convert_to_tensor(padding, dtype=tensor.dtype)])
+
+
+def _lengths_to_splits_kernel(lengths):
+    lengths = np.asarray(lengths)
+    if lengths.size and lengths.min() < 0:
+        k = int(np.argmax(lengths < 0))
+        raise ValueError("lengths[%d] = %d is negative" % (k, lengths[k]))
+    return np.concatenate([[0], np.cumsum(lengths)]).astype(np.int64)
+
+
+def _lengths_to_splits_infer(specs, attrs):
+    _require_splits(specs[0], "lengths")
+    shape = specs[0][1]
+    rows = None if shape is None or shape[0] is None else shape[0] + 1
+    return _vector(dtypes.int64, rows)
+
+
+OPS["RaggedLengthsToSplits"] = register(
+    "RaggedLengthsToSplits", _lengths_to_splits_kernel, _lengths_to_splits_infer,
+    grad=NOT_DIFFERENTIABLE, emit=KERNEL_CALL, lowerings=_RAGGED_ON_HOST)
+
+
+def splits_from_lengths_unchecked(lengths):
+    """The row_splits of rows of `lengths` (non-negative), whatever the values."""
+    return execute1(OPS["RaggedLengthsToSplits"], [lengths])

@@ -503,12 +503,11 @@ class RaggedTensor(CompositeTensor):
         if not isinstance(dense, Tensor):  # a Python value, numpy array or Variable
             dense = convert_to_tensor(dense, dtype_hint=ragged.dtype)
         dense_shape = dense._shape_tuple()
-        if dense_shape is None or inner is None or len(dense_shape) > len(inner) - 1:
-            refuse(ValueError,
-                "an elementwise op between a RaggedTensor of shape %s and a dense operand of "
-                "shape %s: the dense operand may only broadcast against the uniform inner "
-                "dimensions %s" % (ragged.shape, shape_lib.to_string(dense_shape),
-                                   shape_lib.to_string(None if inner is None else inner[1:])))
+        if dense_shape is None or inner is None:
+            refuse(ValueError, "an elementwise op between a RaggedTensor and a dense operand "
+                               "needs the rank of both known while tracing")
+        if len(dense_shape) > len(inner) - 1:
+            dense = _dense_per_value(dense, ragged)
         if ragged is x:
             return ragged.with_flat_values(api(ragged.flat_values, dense, **kwargs))
         return ragged.with_flat_values(api(dense, ragged.flat_values, **kwargs))
@@ -697,6 +696,33 @@ def _index_inner(rt: RaggedTensor, key: tuple[Any, ...]) -> Any:
         return picked[(slice(None),) + more]
     refuse(TypeError, "RaggedTensor: an index into a ragged dimension must be a Python int "
                       "or a slice with int bounds, got %r" % (k,))
+
+
+def _dense_per_value(dense: Tensor, rt: RaggedTensor) -> Tensor:
+    """`dense`, which spans ragged dimensions of `rt`, broadcast to one row per flat value
+    (sizes of 1 repeat, as in TensorFlow's ragged broadcasting)."""
+    rank = len(rt._shape_tuple())
+    dims = dense._shape_tuple()
+    if len(dims) > rank:
+        refuse(ValueError, "Unable to broadcast: a dense operand of shape %s has more "
+                           "dimensions than the RaggedTensor of shape %s" % (
+                               shape_lib.to_string(dims), rt.shape))
+    if len(dims) < rank:
+        dense = manipulation_ops.reshape(dense, [1] * (rank - len(dims)) + [
+            -1 if d is None else d for d in dims])
+    level: Any = rt
+    while isinstance(level, RaggedTensor):
+        dims = dense._shape_tuple()
+        if dims[1] not in (1, None):
+            refuse(ValueError, "Unable to broadcast: dimension size mismatch in dimension 1: "
+                               "a dense operand of size %d cannot broadcast against a ragged "
+                               "dimension (RaggedTensor of shape %s)" % (dims[1], rt.shape))
+        rowids = level.value_rowids()
+        if dims[0] == 1:
+            rowids = math_ops.multiply(rowids, 0)
+        dense = selection_ops.gather(dense[:, 0], rowids)
+        level = level.values
+    return dense
 
 
 def _partitioned(flat_values: Tensor, nested_splits: list[Tensor]) -> Any:

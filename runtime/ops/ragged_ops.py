@@ -489,3 +489,117 @@ OPS["RaggedLengthsToSplits"] = register(
 def splits_from_lengths_unchecked(lengths):
     """The row_splits of rows of `lengths` (non-negative), whatever the values."""
     return execute1(OPS["RaggedLengthsToSplits"], [lengths])
+
+
+# -- reductions and row-wise joins over ragged dimensions ----------------------------------
+
+_IDENTITIES = {"max": "lowest", "min": "highest", "prod": 1, "any": False, "all": True}
+_UFUNCS = {"max": np.maximum, "min": np.minimum, "prod": np.multiply,
+           "any": np.logical_or, "all": np.logical_and}
+
+
+def _identity(reducer, dtype):
+    identity = _IDENTITIES[reducer]
+    if identity == "lowest":
+        return np.finfo(dtype).min if dtype.kind == "f" else np.iinfo(dtype).min
+    if identity == "highest":
+        return np.finfo(dtype).max if dtype.kind == "f" else np.iinfo(dtype).max
+    return identity
+
+
+def _segment_reduce_kernel(data, ids, count, reducer):
+    out = np.full((int(count),) + data.shape[1:], _identity(reducer, data.dtype), data.dtype)
+    _UFUNCS[reducer].at(out, np.asarray(ids, np.int64), data)
+    return out
+
+
+def _segment_reduce_infer(specs, attrs):
+    (dtype, shape), ids = specs[0], specs[1]
+    _require_splits(ids, "segment ids")
+    if attrs["reducer"] in ("any", "all") and dtype is not dtypes.bool_:
+        raise SpecError("dtype", "reduce_%s needs bool values, got %s"
+                        % (attrs["reducer"], dtype.name))
+    return [(dtype, None if shape is None else (None,) + tuple(shape[1:]))]
+
+
+OPS["RaggedSegmentReduce"] = register(
+    "RaggedSegmentReduce", _segment_reduce_kernel, _segment_reduce_infer,
+    grad=NOT_DIFFERENTIABLE, emit=KERNEL_CALL, lowerings=_RAGGED_ON_HOST)
+
+
+def segment_reduce(data, segment_ids, num_segments, reducer):
+    """`reducer` ('max', 'min', 'prod', 'any' or 'all') of the rows of `data` per segment;
+    an empty segment holds the reducer's identity (the lowest value for 'max')."""
+    return execute1(OPS["RaggedSegmentReduce"],
+                    [data, segment_ids, convert_to_tensor(num_segments, dtype=dtypes.int64)],
+                    {"reducer": reducer})
+
+
+def _column_segments_kernel(parent_splits, child_splits):
+    child_lengths = np.diff(child_splits)
+    widths = [int(child_lengths[a:b].max()) if b > a else 0
+              for a, b in zip(parent_splits[:-1], parent_splits[1:])]
+    new_splits = np.concatenate([[0], np.cumsum(widths)]).astype(np.int64)
+    parent_of_child = np.repeat(np.arange(len(widths)), np.diff(parent_splits))
+    child_of_value = np.repeat(np.arange(len(child_lengths)), child_lengths)
+    column = np.arange(int(child_splits[-1])) - np.asarray(child_splits)[:-1][child_of_value]
+    ids = new_splits[:-1][parent_of_child[child_of_value]] + column
+    return new_splits, ids.astype(np.int64)
+
+
+def _column_segments_infer(specs, attrs):
+    _require_splits(specs[0])
+    _require_splits(specs[1])
+    return [(dtypes.int64, specs[0][1]), (dtypes.int64, (None,))]
+
+
+OPS["RaggedColumnSegments"] = register(
+    "RaggedColumnSegments", _column_segments_kernel, _column_segments_infer,
+    grad=NOT_DIFFERENTIABLE, emit=KERNEL_CALL, lowerings=_RAGGED_ON_HOST)
+
+
+def column_segments(parent_splits, child_splits):
+    """(row_splits, segment ids): reducing the rows (`child_splits`) of each parent row
+    position by position; the new rows are as long as each parent's longest child."""
+    return execute(OPS["RaggedColumnSegments"], [parent_splits, child_splits])
+
+
+def _interleave_kernel(*nested):
+    offsets = np.cumsum([0] + [int(s[-1]) for s in nested])
+    rows = len(nested[0]) - 1
+    new_splits, indices = [0], []
+    for i in range(rows):
+        for offset, splits in zip(offsets, nested):
+            indices.extend(range(offset + splits[i], offset + splits[i + 1]))
+        new_splits.append(len(indices))
+    return np.asarray(new_splits, np.int64), np.asarray(indices, np.int64)
+
+
+def _interleave_infer(specs, attrs):
+    rows = None
+    for spec in specs:
+        _require_splits(spec)
+        if spec[1] is not None and spec[1][0] is not None:
+            if rows is not None and rows != spec[1][0]:
+                raise SpecError("shape", "the inputs have %d and %d rows" % (
+                    rows - 1, spec[1][0] - 1))
+            rows = spec[1][0]
+    return [(dtypes.int64, (rows,)), (dtypes.int64, (None,))]
+
+
+def _check_rows_kernel(*nested):
+    if len({len(s) for s in nested}) > 1:
+        raise ValueError("Input tensors at index 0 (=x) and 1 (=y) have incompatible shapes: "
+                         "rows %s" % [len(s) - 1 for s in nested])
+    return _interleave_kernel(*nested)
+
+
+OPS["RaggedInterleaveRows"] = register(
+    "RaggedInterleaveRows", _check_rows_kernel, _interleave_infer,
+    grad=NOT_DIFFERENTIABLE, emit=KERNEL_CALL, lowerings=_RAGGED_ON_HOST)
+
+
+def interleave_rows(nested_splits):
+    """(row_splits, value indices) joining row i of every input (given by its row_splits)
+    in order, the indices into the inputs' values concatenated."""
+    return execute(OPS["RaggedInterleaveRows"], list(nested_splits))

@@ -13,13 +13,15 @@ import collections
 import keyword
 from typing import Any
 
+from runtime.composite.ragged import RaggedTensor, RaggedTensorSpec
 from runtime.saved_model import attrs as attr_codec
 from runtime.saved_model.errors import NotSaveableError
 from runtime.saved_model.schema import Reader
 from runtime.signature import TensorSpec, VariableSpec
 from runtime.tensor import SymbolicTensor
 
-_TAGS = ("tensor_spec", "variable_spec", "output", "list", "dict", "namedtuple")
+_TAGS = ("tensor_spec", "variable_spec", "output", "list", "dict", "namedtuple", "ragged_spec",
+         "ragged")
 
 
 def encode_structure(value: Any, flat_index: dict[int, int] | None) -> Any:
@@ -29,6 +31,12 @@ def encode_structure(value: Any, flat_index: dict[int, int] | None) -> Any:
         tag = "tensor_spec" if isinstance(value, TensorSpec) else "variable_spec"
         return {tag: {"dtype": value.dtype.name, "shape": attr_codec.encode_shape(value._shape),
                       "name": value.name}}
+    if isinstance(value, RaggedTensorSpec):
+        return {"ragged_spec": {"dtype": value.dtype.name,
+                                "shape": attr_codec.encode_shape(value._shape),
+                                "ragged_rank": value.ragged_rank}}
+    if isinstance(value, RaggedTensor):
+        return {"ragged": [encode_structure(c, flat_index) for c in value._to_components()]}
     if isinstance(value, SymbolicTensor) and flat_index is not None and \
             id(value) in flat_index:
         return {"output": flat_index[id(value)]}
@@ -72,6 +80,18 @@ def decode_structure(data: Any, where: str, reader: Reader,
                 reader.fail(inner + ".dtype", "a tensor cannot be a resource")
             return TensorSpec(shape, dtype, name)
         return VariableSpec(shape, dtype, name)
+    if tag == "ragged_spec":
+        body = reader.obj(body, inner, ("dtype", "shape", "ragged_rank"))
+        return RaggedTensorSpec(attr_codec.decode_shape(body["shape"], inner + ".shape", reader),
+                                attr_codec.decode_dtype(body["dtype"], inner + ".dtype", reader),
+                                reader.integer(body["ragged_rank"], inner + ".ragged_rank"))
+    if tag == "ragged":
+        parts = reader.seq(body, inner)
+        if len(parts) != 2:
+            reader.fail(inner, "expected [values, row_splits]")
+        values, splits = (decode_structure(v, "%s[%d]" % (inner, i), reader, flat_outputs)
+                          for i, v in enumerate(parts))
+        return RaggedTensor._make(values, splits)
     if tag == "output":
         index = reader.integer(body, inner)
         if flat_outputs is None or index >= len(flat_outputs):

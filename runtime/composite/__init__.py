@@ -11,5 +11,5 @@ from runtime.composite.base import CompositeSpec, CompositeTensor
 from runtime.composite.ragged import RaggedTensor, RaggedTensorSpec
 from runtime.composite.sparse import SparseTensor, SparseTensorSpec
 
-__all__ = ["ragged", "ragged_functions", "sparse", "CompositeSpec", "CompositeTensor", "RaggedTensor",
-           "RaggedTensorSpec", "SparseTensor", "SparseTensorSpec"]
+__all__ = ["ragged", "ragged_functions", "sparse", "CompositeSpec", "CompositeTensor",
+           "RaggedTensor", "RaggedTensorSpec", "SparseTensor", "SparseTensorSpec"]

@@ -562,7 +562,8 @@ def _fit_to_shape(dense: Tensor, target: tuple[Any, ...], default: Any) -> Tenso
         if size is None:
             continue
         dense = dense[(slice(None),) * axis + (slice(0, size),)]
-        have = dense._shape_tuple()[axis] if dense._shape_tuple() is not None else None
+        known = dense._shape_tuple()
+        have = None if known is None else known[axis]
         if have == size:
             continue
         short = math_ops.subtract(size, array_ops.shape(dense, out_type=dtypes.int64)[axis])
@@ -702,7 +703,7 @@ def _dense_per_value(dense: Tensor, rt: RaggedTensor) -> Tensor:
     """`dense`, which spans ragged dimensions of `rt`, broadcast to one row per flat value
     (sizes of 1 repeat, as in TensorFlow's ragged broadcasting)."""
     rank = len(rt._shape_tuple())
-    dims = dense._shape_tuple()
+    dims: tuple[Any, ...] = dense._shape_tuple() or ()  # known: the caller checked
     if len(dims) > rank:
         refuse(ValueError, "Unable to broadcast: a dense operand of shape %s has more "
                            "dimensions than the RaggedTensor of shape %s" % (
@@ -712,7 +713,7 @@ def _dense_per_value(dense: Tensor, rt: RaggedTensor) -> Tensor:
             -1 if d is None else d for d in dims])
     level: Any = rt
     while isinstance(level, RaggedTensor):
-        dims = dense._shape_tuple()
+        dims = dense._shape_tuple() or (None, None)
         if dims[1] not in (1, None):
             refuse(ValueError, "Unable to broadcast: dimension size mismatch in dimension 1: "
                                "a dense operand of size %d cannot broadcast against a ragged "
@@ -862,7 +863,7 @@ def _depth(value: Any) -> int:
 
 def _mixes_strings(items: list[Any]) -> bool:
     """Whether the scalars of `items` (nested lists) mix strings or bytes with others."""
-    kinds = set()
+    kinds: set[bool] = set()
     stack = list(items)
     while stack and len(kinds) < 2:
         item = stack.pop()

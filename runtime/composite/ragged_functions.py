@@ -18,8 +18,6 @@ from __future__ import annotations
 
 from typing import Any
 
-import numpy as np
-
 from runtime import dtypes
 from runtime.composite.base import refuse
 from runtime.composite.ragged import RaggedTensor, _partitioned

@@ -15,7 +15,6 @@ from runtime.ops import (
     numba_lowerings,
     reduction_ops,
 )
-from runtime.ops.composite_dispatch import dispatchable
 from runtime.ops.common import (
     NUMERIC,
     SpecError,
@@ -25,6 +24,7 @@ from runtime.ops.common import (
     require_same_dtype,
     stack,
 )
+from runtime.ops.composite_dispatch import dispatchable
 from runtime.ops.numba_lowerings import dims, product, shape_tuple, type_name
 from runtime.ops.registry import (
     KERNEL_CALL,

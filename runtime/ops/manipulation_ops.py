@@ -15,9 +15,9 @@ from runtime.ops import (
     slicing,
 )
 from runtime.ops.array_ops import dims_tensor, identity
-from runtime.ops.composite_dispatch import dispatchable
 from runtime.ops.common import SpecError, convert_to_tensor, require_same_dtype
 from runtime.ops.common import stack as stack  # re-exported: tf.stack is the Pack op below
+from runtime.ops.composite_dispatch import dispatchable
 from runtime.ops.gradient_ops import fully_known, sum_to
 from runtime.ops.numba_lowerings import as_3d, axis_of, dims, finish, product, shape_tuple
 from runtime.ops.registry import KERNEL_CALL, execute, execute1, register

@@ -17,8 +17,8 @@ from runtime.ops import (
     math_ops,
     numba_lowerings,
 )
-from runtime.ops.composite_dispatch import dispatchable
 from runtime.ops.common import NUMERIC, convert_to_tensor, require_kind
+from runtime.ops.composite_dispatch import dispatchable
 from runtime.ops.numba_lowerings import (
     as_3d,
     axis_loops,

@@ -17,8 +17,8 @@ from runtime.ops import (
     numba_nd_indexing,
     selection_ops,
 )
-from runtime.ops.composite_dispatch import dispatchable
 from runtime.ops.common import ANY, NUMERIC, SpecError, convert_to_tensor, require_kind
+from runtime.ops.composite_dispatch import dispatchable
 from runtime.ops.registry import KERNEL_CALL, execute1, register
 
 _NOT_LOWERED = {"array": lowering_api.unsupported("not lowered yet")}

@@ -8,8 +8,8 @@ from runtime.ops import (
     common,
     gradient_ops,
 )
-from runtime.ops.composite_dispatch import dispatchable
 from runtime.ops.common import convert_to_tensor, require_kind, require_same_dtype
+from runtime.ops.composite_dispatch import dispatchable
 from runtime.ops.gradient_ops import sum_to
 from runtime.ops.numba_lowerings import (
     as_3d,

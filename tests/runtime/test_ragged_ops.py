@@ -1,0 +1,113 @@
+"""TensorFlow ops on RaggedTensor operands, dispatched as TensorFlow's ragged dispatch does
+(the ragged tensor guide's values): elementwise ops with ragged and dense broadcasting,
+reductions over any axis, concat, stack, gather, boolean_mask, where, shape, size and rank;
+the tf.ragged functions; gradients through the values."""
+
+import numpy as np
+import pytest
+
+from runtime import dtypes, errors
+from runtime.composite import ragged_functions as rf
+from runtime.composite.ragged import RaggedTensor, constant
+from runtime.gradients import GradientTape
+from runtime.ops import (
+    array_ops,
+    common,
+    manipulation_ops,
+    math_ops,
+    reduction_ops,
+    scatter_ops,
+    selection_ops,
+)
+from runtime.variables import Variable
+
+DIGITS = [[3, 1, 4, 1], [], [5, 9, 2], [6], []]
+
+
+def test_dense_operands_broadcast_across_ragged_dimensions():
+    rt = constant(DIGITS)
+    assert (rt + [[1000], [2000], [3000], [4000], [5000]]).to_list() == [
+        [1003, 1001, 1004, 1001], [], [3005, 3009, 3002], [4006], []]
+    assert (rt * [[2]]).to_list() == [[6, 2, 8, 2], [], [10, 18, 4], [12], []]
+    nested = constant([[[1, 2], [3]], [[4, 5, 6]]])
+    assert (nested + [[[10]], [[20]]]).to_list() == [[[11, 12], [13]], [[24, 25, 26]]]
+    with pytest.raises(ValueError, match="Unable to broadcast"):
+        rt + [[1, 2]]
+
+
+def test_reductions_over_each_axis():
+    rt = constant(DIGITS)
+    mean = reduction_ops.reduce_mean(rt, axis=1).numpy()
+    assert mean.dtype == np.float64
+    np.testing.assert_allclose(mean, [2.25, np.nan, 16 / 3, 6.0, np.nan])
+    assert reduction_ops.reduce_max(rt, axis=1).numpy().tolist() == [
+        4, -2147483648, 9, 6, -2147483648]
+    assert reduction_ops.reduce_sum(rt, axis=0).numpy().tolist() == [14, 10, 6, 1]
+    assert reduction_ops.reduce_min(rt, axis=-1).numpy().tolist()[0] == 1
+    assert reduction_ops.reduce_sum(rt).numpy() == 31
+    nested = constant([[[1, 2], [3]], [[4, 5, 6]]])
+    assert reduction_ops.reduce_sum(nested, axis=2).to_list() == [[3, 3], [15]]
+    assert reduction_ops.reduce_sum(nested, axis=1).to_list() == [[4, 2], [4, 5, 6]]
+    assert reduction_ops.reduce_sum(nested, axis=[1, 2]).numpy().tolist() == [6, 15]
+    flags = constant([[True, False], []])
+    assert reduction_ops.reduce_any(flags, axis=1).numpy().tolist() == [True, False]
+    assert reduction_ops.reduce_all(flags, axis=1).numpy().tolist() == [False, True]
+
+
+def test_concat_and_stack():
+    rt = constant(DIGITS)
+    assert manipulation_ops.concat([rt, [[5, 3]]], axis=0).to_list() == DIGITS + [[5, 3]]
+    assert manipulation_ops.concat([rt, rt], axis=1).to_list() == [
+        [3, 1, 4, 1, 3, 1, 4, 1], [], [5, 9, 2, 5, 9, 2], [6, 6], []]
+    assert common.stack([rt, rt]).to_list() == [DIGITS, DIGITS]
+    assert common.stack([rt[:2], rt[2:4]], axis=1).to_list() == [
+        [[3, 1, 4, 1], [5, 9, 2]], [[], [6]]]
+    assert rf.stack([[[1]], [[2]]]).to_list() == [[[1]], [[2]]]
+    with pytest.raises(errors.InvalidArgumentError, match="rows"):
+        manipulation_ops.concat([rt, rt[:2]], axis=1)
+    with pytest.raises(TypeError, match="same dtype"):
+        manipulation_ops.concat([rt, constant([[1.5]])], axis=0)
+
+
+def test_gather_boolean_mask_and_where():
+    rt = constant(DIGITS)
+    assert selection_ops.gather(rt, [2, 0]).to_list() == [[5, 9, 2], [3, 1, 4, 1]]
+    assert selection_ops.gather(rt, 3).numpy().tolist() == [6]
+    assert scatter_ops.boolean_mask(rt, [True, False, True, False, False]).to_list() == [
+        [3, 1, 4, 1], [5, 9, 2]]
+    assert rf.boolean_mask(rt, rt > 2).to_list() == [[3, 4], [], [5, 9], [6], []]
+    assert selection_ops.where(rt > 2, rt, -rt).to_list() == [
+        [3, -1, 4, -1], [], [5, 9, -2], [6], []]
+
+
+def test_shape_size_and_rank():
+    rt = constant(DIGITS)
+    shape = array_ops.shape(rt)
+    assert repr(shape) == "<DynamicRaggedShape lengths=[5, (4, 0, 3, 1, 0)] " \
+                          "num_row_partitions=1>"
+    assert shape[0].numpy() == 5 and shape.rank == 2
+    with pytest.raises(ValueError, match="not uniform"):
+        shape[1]
+    assert array_ops.size(rt).numpy() == 8
+    assert array_ops.rank(rt).numpy() == 2
+
+
+def test_tf_ragged_functions():
+    assert rf.range([3, 5, 2]).to_list() == [[0, 1, 2], [0, 1, 2, 3, 4], [0, 1]]
+    assert rf.range([0, 5], [4, 8], 2).to_list() == [[0, 2], [5, 7]]
+    assert rf.range(2, dtype=dtypes.float32).dtype is dtypes.float32
+    rt = constant(DIGITS)
+    assert rf.map_flat_values(math_ops.multiply, rt, 10).to_list()[0] == [30, 10, 40, 10]
+    assert rf.segment_ids_to_row_splits([0, 0, 2]).numpy().tolist() == [0, 2, 2, 3]
+    assert rf.row_splits_to_segment_ids([0, 2, 2, 3]).numpy().tolist() == [0, 0, 2]
+    with pytest.raises(errors.InvalidArgumentError, match="delta != 0"):
+        rf.range([1], [2], 0)
+
+
+def test_gradients_flow_through_reductions_and_indexing():
+    v = Variable(np.array([1.0, 2.0, 3.0], np.float32))
+    with GradientTape() as tape:
+        rt = RaggedTensor.from_row_lengths(v * 1.0, [2, 1])
+        loss = reduction_ops.reduce_sum(reduction_ops.reduce_sum(rt, axis=1) * [1.0, 10.0]) \
+            + reduction_ops.reduce_sum(rt[:, :1].flat_values)
+    assert tape.gradient(loss, v).numpy().tolist() == [2.0, 1.0, 11.0]

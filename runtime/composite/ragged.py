@@ -31,6 +31,7 @@ from runtime.composite.base import (
     register,
     relax_leading_dim,
 )
+from runtime.composite.sparse import SparseTensor
 from runtime.operators import loops
 from runtime.ops import (
     array_ops,
@@ -230,7 +231,6 @@ class RaggedTensor(CompositeTensor):
                     row_splits_dtype: Any = dtypes.int64) -> RaggedTensor:
         """A rank-2 SparseTensor whose rows are left-aligned (indices in row-major order,
         each row's columns 0, 1, ...) as a RaggedTensor of its stored values."""
-        from runtime.composite.sparse import SparseTensor
         if not isinstance(st_input, SparseTensor):
             refuse(TypeError, "st_input must be a SparseTensor, got %s"
                               % type(st_input).__name__)
@@ -399,7 +399,6 @@ class RaggedTensor(CompositeTensor):
     def to_sparse(self, name: str | None = None) -> Any:
         """A SparseTensor of the stored values, at their (row, column, ...) positions, with
         the bounding shape."""
-        from runtime.composite.sparse import SparseTensor
         flat = self.flat_values
         indices = ragged_ops.sparse_indices(flat, self.nested_row_splits)
         return SparseTensor(indices, manipulation_ops.reshape(flat, [-1]),

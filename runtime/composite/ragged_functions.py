@@ -20,7 +20,7 @@ from typing import Any
 
 from runtime import dtypes
 from runtime.composite.base import refuse
-from runtime.composite.ragged import RaggedTensor, _partitioned
+from runtime.composite.ragged import RaggedTensor, _partitioned, _take
 from runtime.ops import (
     array_ops,
     common,
@@ -188,7 +188,6 @@ def _concat(values: Any, axis: Any, name: str = "concat") -> Any:
     if axis == 1:
         splits, indices = ragged_ops.interleave_rows([v.row_splits for v in operands])
         joined = _concat_rows([RaggedTensor._make(v.values, _whole(v)) for v in operands])
-        from runtime.composite.ragged import _take
         return RaggedTensor._make(_take(joined.values, indices), splits)
     return _map_rows(lambda parts: _concat(parts, axis - 1), operands)
 

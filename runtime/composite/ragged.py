@@ -420,8 +420,11 @@ class RaggedTensor(CompositeTensor):
         rows = [values[splits[i]:splits[i + 1]] for i in range(len(splits) - 1)]
         if not rows:
             return np.zeros((0, 0) + values.shape[1:], dtype=values.dtype)
-        if all(len(row) == len(rows[0]) for row in rows) and values.dtype != np.object_:
-            return np.stack(rows)
+        uniform = all(len(row) == len(rows[0]) for row in rows)
+        try:  # as TensorFlow builds it, numpy choosing the nesting
+            return np.array(rows, dtype=None if uniform else np.object_)
+        except ValueError:  # rows numpy cannot nest: one object per row
+            pass
         out = np.empty(len(rows), dtype=np.object_)
         for i, row in enumerate(rows):
             out[i] = row
@@ -896,8 +899,9 @@ def constant(pylist: Any, dtype: Any = None, ragged_rank: int | None = None,
         splits, flat = [0], []  # type: list[int], list[Any]
         for row in items:
             if not isinstance(row, (list, tuple)):
-                refuse(ValueError, "tf.ragged.constant: all scalars must be nested equally "
-                                   "deep; found %r at depth %d" % (row, level + 1))
+                refuse(ValueError, "all scalar values must have the same nesting depth "
+                                   "(tf.ragged.constant found %r at depth %d)" % (
+                                       row, level + 1))
             flat.extend(row)
             splits.append(len(flat))
         levels.append(splits)

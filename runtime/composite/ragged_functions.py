@@ -442,10 +442,10 @@ def stack(values: Any, axis: int = 0, name: str | None = None) -> Any:
 
 def segment_ids_to_row_splits(segment_ids: Any, num_segments: Any = None,
                               out_type: Any = None, name: str | None = None) -> Tensor:
-    """The row_splits that put value i in row `segment_ids[i]` (sorted), with
-    `num_segments` rows (default: one past the largest id)."""
-    splits = ragged_ops.splits_from_rowids(segment_ids,
-                                           -1 if num_segments is None else num_segments)
+    """The row_splits of rows as long as the number of times each id occurs in
+    `segment_ids`, with `num_segments` rows (default: one past the largest id)."""
+    splits = ragged_ops.splits_from_rowids(
+        segment_ids, -1 if num_segments is None else num_segments, require_sorted=False)
     return math_ops.cast(splits, dtypes.int64 if out_type is None else out_type)
 
 

@@ -237,18 +237,19 @@ def _vector(dtype, rows=None):
     return [(dtype, (rows,))]
 
 
-def _rowids_to_splits_kernel(rowids, nrows):
+def _rowids_to_splits_kernel(rowids, nrows, require_sorted):
     rowids = np.asarray(rowids, np.int64)
     nrows = int(nrows)
     if rowids.size and rowids.min() < 0:
         raise ValueError("value_rowids must be non-negative, got %d" % rowids.min())
-    if rowids.size > 1 and np.any(np.diff(rowids) < 0):
+    if require_sorted and rowids.size > 1 and np.any(np.diff(rowids) < 0):
         raise ValueError("value_rowids must be sorted in ascending order")
+    largest = int(rowids.max()) if rowids.size else -1
     if nrows < 0:
-        nrows = int(rowids[-1]) + 1 if rowids.size else 0
-    elif rowids.size and rowids[-1] >= nrows:
+        nrows = largest + 1
+    elif largest >= nrows:
         raise ValueError("value_rowids must be less than nrows = %d, got %d"
-                         % (nrows, rowids[-1]))
+                         % (nrows, largest))
     counts = np.bincount(rowids, minlength=nrows)
     return np.concatenate([[0], np.cumsum(counts)]).astype(np.int64)
 
@@ -265,12 +266,14 @@ OPS["RaggedRowidsToSplits"] = register(
     grad=NOT_DIFFERENTIABLE, emit=KERNEL_CALL, lowerings=_RAGGED_ON_HOST)
 
 
-def splits_from_rowids(value_rowids, nrows=-1):
-    """The row_splits of rows where value i is in row `value_rowids[i]` (sorted); `nrows`
-    -1 means one past the last row id (segment_ids_to_row_splits)."""
+def splits_from_rowids(value_rowids, nrows=-1, require_sorted=True):
+    """The row_splits of rows where value i is in row `value_rowids[i]` (sorted unless
+    `require_sorted` is False: then only the counts per row matter); `nrows` -1 means one
+    past the largest row id."""
     return execute1(OPS["RaggedRowidsToSplits"],
                     [convert_to_tensor(value_rowids, dtype_hint=dtypes.int64),
-                     convert_to_tensor(nrows, dtype_hint=dtypes.int64)])
+                     convert_to_tensor(nrows, dtype_hint=dtypes.int64)],
+                    {"require_sorted": bool(require_sorted)})
 
 
 def _splits_to_rowids_kernel(splits):

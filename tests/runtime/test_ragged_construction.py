@@ -104,6 +104,36 @@ def test_printing_matches_tensorflow():
     assert str(uniform) == "<tf.RaggedTensor [[3, 1],\n [4, 1]]>"
 
 
+def test_guide_cells_print_as_tensorflow_prints():
+    sentences = constant([["Let's", "build", "some", "ragged", "tensors", "!"],
+                          ["We", "can", "use", "tf.ragged.constant", "."]])
+    assert str(sentences) == (
+        "<tf.RaggedTensor [[b\"Let's\", b'build', b'some', b'ragged', b'tensors', b'!'],\n"
+        " [b'We', b'can', b'use', b'tf.ragged.constant', b'.']]>")
+    paragraphs = constant([[["I", "have", "a", "cat"], ["His", "name", "is", "Mat"]],
+                           [["Do", "you", "want", "to", "come", "visit"],
+                            ["I'm", "free", "tomorrow"]]])
+    assert str(paragraphs) == (
+        "<tf.RaggedTensor [[[b'I', b'have', b'a', b'cat'], [b'His', b'name', b'is', b'Mat']],\n"
+        " [[b'Do', b'you', b'want', b'to', b'come', b'visit'],\n"
+        "  [b\"I'm\", b'free', b'tomorrow']]]>")
+    pairs = RaggedTensor.from_row_splits([[1, 3], [0, 0], [1, 3], [5, 3], [3, 3], [1, 2]],
+                                         [0, 3, 4, 6])
+    assert str(pairs) == ("<tf.RaggedTensor [[[1, 3],\n  [0, 0],\n  [1, 3]], [[5, 3]], "
+                          "[[3, 3],\n                      [1, 2]]]>")
+    assert str(pairs.shape) == "(3, None, 2)"
+    uniform = RaggedTensor.from_uniform_row_length(
+        RaggedTensor.from_row_splits(list(range(10, 20)), [0, 3, 5, 9, 10]), 2)
+    assert str(uniform) == ("<tf.RaggedTensor [[[10, 11, 12], [13, 14]],\n"
+                            " [[15, 16, 17, 18], [19]]]>")
+    assert str(uniform.shape) == "(2, 2, None)"
+
+
+def test_uneven_nesting_is_refused_with_tensorflows_message():
+    with pytest.raises(ValueError, match="all scalar values must have the same nesting depth"):
+        constant([[1, 2], [[3]]])
+
+
 def test_numpy_gives_one_array_for_rows_of_one_length():
     assert constant([[1, 2], [3, 4]]).numpy().shape == (2, 2)
     rows = constant([[1, 2], [3]]).numpy()

@@ -99,6 +99,8 @@ def test_tf_ragged_functions():
     rt = constant(DIGITS)
     assert rf.map_flat_values(math_ops.multiply, rt, 10).to_list()[0] == [30, 10, 40, 10]
     assert rf.segment_ids_to_row_splits([0, 0, 2]).numpy().tolist() == [0, 2, 2, 3]
+    assert rf.segment_ids_to_row_splits([2, 0, 0], num_segments=4).numpy().tolist() == [
+        0, 2, 2, 3, 3]
     assert rf.row_splits_to_segment_ids([0, 2, 2, 3]).numpy().tolist() == [0, 0, 2]
     with pytest.raises(errors.InvalidArgumentError, match="delta != 0"):
         rf.range([1], [2], 0)

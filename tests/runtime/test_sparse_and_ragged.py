@@ -258,7 +258,7 @@ def test_ragged_constant_nested_and_with_uniform_inner_dims():
 
 
 def test_ragged_constant_refuses_uneven_nesting():
-    with pytest.raises(ValueError, match="nested"):
+    with pytest.raises(ValueError, match="nest"):
         ragged.constant([[1, [2]], [3]])
 
 

@@ -849,6 +849,11 @@ for _name, _func in _OPERATORS.items():
 for _name, _func in {"lt": math_ops.less, "le": math_ops.less_equal, "gt": math_ops.greater,
                      "ge": math_ops.greater_equal}.items():
     setattr(RaggedTensor, "__%s__" % _name, lambda x, y, f=_func: f(x, y))
+for _name, _func in {"and": math_ops.logical_and, "or": math_ops.logical_or,
+                     "xor": math_ops.logical_xor}.items():
+    setattr(RaggedTensor, "__%s__" % _name, lambda x, y, f=_func: f(x, y))
+    setattr(RaggedTensor, "__r%s__" % _name, lambda x, y, f=_func: f(y, x))
+setattr(RaggedTensor, "__invert__", lambda x: math_ops.logical_not(x))
 setattr(RaggedTensor, "__neg__", lambda x: math_ops.negative(x))
 setattr(RaggedTensor, "__abs__", lambda x: math_ops.abs(x))
 

@@ -1,8 +1,10 @@
 """The tf.ragged functions, and TensorFlow ops on RaggedTensor operands.
 
 `tf.reduce_*`, `tf.concat`, `tf.stack`, `tf.gather`, `tf.boolean_mask`, `tf.where`,
-`tf.shape`, `tf.size` and `tf.rank` given a RaggedTensor call the handlers here (registered
-with runtime.ops.composite_dispatch), as TensorFlow's ragged dispatch does:
+`tf.shape`, `tf.size`, `tf.rank`, `tf.tile`, `tf.expand_dims`, `tf.add_n` and the elementwise
+APIs outside math_ops' dispatch (`tf.identity`, `tf.ones_like`, `tf.clip_by_value`,
+`tf.nn.relu6`, ...) given a RaggedTensor call the handlers here (registered with
+runtime.ops.composite_dispatch), as TensorFlow's ragged dispatch does:
 
     rt = tf.ragged.constant([[3, 1, 4], [], [5]])
     tf.reduce_sum(rt, axis=1)        # [8, 0, 5]: an empty row reduces to the identity
@@ -27,6 +29,7 @@ from runtime.ops import (
     composite_dispatch,
     manipulation_ops,
     math_ops,
+    nn_ops,
     ragged_ops,
     reduction_ops,
     scatter_ops,
@@ -387,6 +390,74 @@ def _rank(input: Any, name: str | None = None) -> Any:  # noqa: A002
     return convert_to_tensor(len(input._shape_tuple()), dtype=dtypes.int32)
 
 
+# -- elementwise APIs beyond runtime.ops.math_ops, tile and expand_dims ------------------------
+
+
+def _on_flat_values(api: Any) -> Any:
+    """A handler applying `api` (elementwise in its first argument) to the flat values."""
+    def handler(x: Any, *args: Any, **kwargs: Any) -> Any:
+        if any(isinstance(a, RaggedTensor) for a in list(args) + list(kwargs.values())):
+            refuse(TypeError, "%s: only its first argument may be a RaggedTensor"
+                              % api.__name__)
+        return x.with_flat_values(api(x.flat_values, *args, **kwargs))
+    return handler
+
+
+def _add_n(inputs: Any, name: str | None = None) -> Any:
+    total = inputs[0]
+    for item in inputs[1:]:
+        total = math_ops.add(total, item)
+    return total
+
+
+def _tile(input: Any, multiples: Any, name: str | None = None) -> Any:  # noqa: A002
+    rt = input
+    counts = common.static_int_list(multiples, "multiples")
+    rank = len(rt._shape_tuple())
+    if counts is None or len(counts) != rank:
+        refuse(ValueError, "tf.tile of a RaggedTensor of rank %d needs %d Python int "
+                           "multiples, got %r" % (rank, rank, multiples))
+    if rt.ragged_rank != 1:
+        refuse(NotImplementedError, "tf.tile supports RaggedTensors of ragged rank 1")
+    result = rt
+    if any(c != 1 for c in counts[2:]):
+        result = result.with_flat_values(manipulation_ops.tile(result.flat_values,
+                                                               [1] + list(counts[2:])))
+    if counts[1] != 1:
+        copies = counts[1]
+        starts = manipulation_ops.reshape(manipulation_ops.tile(
+            manipulation_ops.reshape(result.row_starts(), [-1, 1]), [1, copies]), [-1])
+        limits = manipulation_ops.reshape(manipulation_ops.tile(
+            manipulation_ops.reshape(result.row_limits(), [-1, 1]), [1, copies]), [-1])
+        splits, indices = ragged_ops.ragged_range(starts, limits,
+                                                  convert_to_tensor(1, dtype=dtypes.int64))
+        result = RaggedTensor._make(_take(result.values, indices), splits[::copies])
+    if counts[0] != 1:
+        rows = math_ops.cast(result.nrows(), dtypes.int64)
+        result = result._gather_rows(manipulation_ops.tile(
+            array_ops.range(rows, dtype=dtypes.int64), [counts[0]]))
+    return result
+
+
+def _expand_dims(input: Any, axis: int, name: str | None = None) -> Any:  # noqa: A002
+    rt = input
+    rank = len(rt._shape_tuple())
+    if not isinstance(axis, int) or not -rank - 1 <= axis <= rank:
+        refuse(ValueError, "tf.expand_dims of a RaggedTensor of rank %d: axis must be a "
+                           "Python int in [%d, %d], got %r" % (rank, -rank - 1, rank, axis))
+    if axis < 0:
+        axis += rank + 1
+    if axis == 0:
+        return RaggedTensor._make(rt, manipulation_ops.stack(
+            [convert_to_tensor(0, dtype=dtypes.int64), rt.nrows()]))
+    if axis == 1:
+        return RaggedTensor.from_uniform_row_length(rt, 1)
+    if axis > rt.ragged_rank:
+        return rt.with_flat_values(manipulation_ops.expand_dims(rt.flat_values,
+                                                                axis - rt.ragged_rank))
+    return rt.with_values(_expand_dims(rt.values, axis - 1))
+
+
 # -- tf.ragged ---------------------------------------------------------------------------------
 
 
@@ -467,3 +538,10 @@ composite_dispatch.register_api(scatter_ops.boolean_mask, RaggedTensor, _boolean
 composite_dispatch.register_api(array_ops.shape, RaggedTensor, _shape)
 composite_dispatch.register_api(array_ops.size, RaggedTensor, _size)
 composite_dispatch.register_api(array_ops.rank, RaggedTensor, _rank)
+for _api in (array_ops.identity, array_ops.zeros_like, array_ops.ones_like,
+             math_ops.clip_by_value, nn_ops.relu6, nn_ops.leaky_relu, nn_ops.elu, nn_ops.gelu,
+             nn_ops.silu):
+    composite_dispatch.register_api(_api, RaggedTensor, _on_flat_values(_api))
+composite_dispatch.register_api(math_ops.add_n, RaggedTensor, _add_n)
+composite_dispatch.register_api(manipulation_ops.tile, RaggedTensor, _tile)
+composite_dispatch.register_api(manipulation_ops.expand_dims, RaggedTensor, _expand_dims)

@@ -98,6 +98,7 @@ def constant(value, dtype=None, shape=None, name="Const"):
     return constant_from_numpy(array, dtype, name)
 
 
+@dispatchable
 def identity(input, name=None):  # noqa: A002
     """A tensor with the same value: eagerly a copy (a new graph node when tracing)."""
     return execute1(OPS["Identity"], [convert_to_tensor(input)], name=name)
@@ -307,12 +308,14 @@ OPS["OnesLike"] = register("OnesLike", lambda x: np.ones_like(x),
                            lowerings={"array": _filled_like("1")})
 
 
+@dispatchable
 def zeros_like(input, dtype=None, name=None):  # noqa: A002
     """Zeros with the shape (and dtype, unless given) of `input`."""
     out = execute1(OPS["ZerosLike"], [convert_to_tensor(input)], name=name)
     return out if dtype is None else _cast(out, dtype)
 
 
+@dispatchable
 def ones_like(input, dtype=None, name=None):  # noqa: A002
     """Ones with the shape (and dtype, unless given) of `input`."""
     out = execute1(OPS["OnesLike"], [convert_to_tensor(input)], name=name)

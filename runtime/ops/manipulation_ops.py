@@ -143,6 +143,7 @@ OPS["ExpandDims"] = register("ExpandDims", lambda x, axis: np.expand_dims(x, axi
                              lowerings={"array": "xp.expand_dims({0}, {axis})"})
 
 
+@dispatchable
 def expand_dims(input, axis, name=None):  # noqa: A002
     """`input` with a new dimension of size 1 inserted at `axis`."""
     return execute1(OPS["ExpandDims"], [convert_to_tensor(input)], {"axis": int(axis)},
@@ -437,6 +438,7 @@ OPS["Tile"] = register("Tile", lambda x, multiples: np.tile(x, multiples), _tile
                                                     jax=_tile_jax))
 
 
+@dispatchable
 def tile(input, multiples, name=None):  # noqa: A002
     """`input` repeated `multiples[i]` times along dimension i."""
     return execute1(OPS["Tile"], [convert_to_tensor(input)],

@@ -15,6 +15,7 @@ from runtime.ops import (
     common,
     manipulation_ops,
     math_ops,
+    nn_ops,
     reduction_ops,
     scatter_ops,
     selection_ops,
@@ -113,3 +114,32 @@ def test_gradients_flow_through_reductions_and_indexing():
         loss = reduction_ops.reduce_sum(reduction_ops.reduce_sum(rt, axis=1) * [1.0, 10.0]) \
             + reduction_ops.reduce_sum(rt[:, :1].flat_values)
     assert tape.gradient(loss, v).numpy().tolist() == [2.0, 1.0, 11.0]
+
+
+def test_tile_and_expand_dims():
+    rt = constant(DIGITS)
+    assert manipulation_ops.tile(rt, [1, 2]).to_list() == [
+        [3, 1, 4, 1, 3, 1, 4, 1], [], [5, 9, 2, 5, 9, 2], [6, 6], []]
+    assert manipulation_ops.tile(rt[:2], [2, 1]).to_list() == [[3, 1, 4, 1], [], [3, 1, 4, 1],
+                                                               []]
+    small = constant([[1.0, -2.0], [3.0]])
+    assert manipulation_ops.expand_dims(small, 0).to_list() == [[[1.0, -2.0], [3.0]]]
+    assert manipulation_ops.expand_dims(small, 1).to_list() == [[[1.0, -2.0]], [[3.0]]]
+    expanded = manipulation_ops.expand_dims(small, -1)
+    assert expanded.shape.as_list() == [2, None, 1]
+    assert expanded.to_list() == [[[1.0], [-2.0]], [[3.0]]]
+
+
+def test_other_elementwise_apis_and_logical_operators():
+    rt = constant([[1.0, -2.0], [3.0]])
+    assert nn_ops.relu6(rt).to_list() == [[1.0, 0.0], [3.0]]
+    assert array_ops.ones_like(rt).to_list() == [[1.0, 1.0], [1.0]]
+    assert array_ops.zeros_like(rt, dtype=dtypes.int32).to_list() == [[0, 0], [0]]
+    assert array_ops.identity(rt).to_list() == rt.to_list()
+    assert math_ops.clip_by_value(rt, 0.0, 1.0).to_list() == [[1.0, 0.0], [1.0]]
+    assert math_ops.add_n([rt, rt, rt]).to_list() == [[3.0, -6.0], [9.0]]
+    positive = rt > 0
+    assert (~positive).to_list() == [[False, True], [False]]
+    assert (positive & (rt < 2)).to_list() == [[True, False], [False]]
+    assert (positive | (rt < 0)).to_list() == [[True, True], [True]]
+    assert (positive ^ positive).to_list() == [[False, False], [False]]

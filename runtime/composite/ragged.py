@@ -380,21 +380,30 @@ class RaggedTensor(CompositeTensor):
         """The rows padded with `default_value` (zero) to the longest one, as a dense tensor
         (nrows, longest row, ...); `shape` (None entries: the bounding size) pads or cuts
         each dimension to the size given. Gradients flow back to the values."""
-        values = self._values
         default = _zero(self.dtype) if default_value is None else default_value
         target = None if shape is None else shape_lib.normalize(shape)
         if target is not None and len(target) != len(self._shape_tuple()):
             refuse(ValueError, "RaggedTensor.to_tensor: shape %s must have the tensor's rank, "
                                "%d" % (shape_lib.to_string(target), len(self._shape_tuple())))
+        rt = self if target is None or target[0] is None else self._with_nrows(target[0])
+        values = rt._values
         if isinstance(values, RaggedTensor):
             values = values.to_tensor(default_value, shape=None if target is None else
                                       (None,) + tuple(target[2:]))
         width = -1 if target is None or target[1] is None else target[1]
-        dense = ragged_ops.ragged_to_dense(values, self._row_splits, default,
+        dense = ragged_ops.ragged_to_dense(values, rt._row_splits, default,
                                            width, None if width < 0 else width)
-        if target is None:
+        if target is None or isinstance(self._values, RaggedTensor):
             return dense
-        return _fit_to_shape(dense, target, default)
+        return _fit_to_shape(dense, (None, None) + tuple(target[2:]), default)
+
+    def _with_nrows(self, nrows: int) -> RaggedTensor:
+        """The first `nrows` rows, then empty rows up to `nrows`."""
+        cut = _slice_outer(self, slice(0, nrows))
+        missing = math_ops.maximum(math_ops.subtract(nrows, cut.nrows()), 0)
+        last = cut.row_splits[-1]
+        extra = array_ops.fill(manipulation_ops.reshape(missing, [1]), last)
+        return RaggedTensor._make(cut.values, manipulation_ops.concat([cut.row_splits, extra], 0))
 
     def to_sparse(self, name: str | None = None) -> Any:
         """A SparseTensor of the stored values, at their (row, column, ...) positions, with
@@ -567,6 +576,11 @@ def _fit_to_shape(dense: Tensor, target: tuple[Any, ...], default: Any) -> Tenso
         known = dense._shape_tuple()
         have = None if known is None else known[axis]
         if have == size:
+            continue
+        if have is not None:  # a static amount: padding that works in a traced graph too
+            amounts = [[0, 0]] * rank
+            amounts[axis] = [0, size - have]
+            dense = layout_ops.pad(dense, amounts, constant_values=default)
             continue
         short = math_ops.subtract(size, array_ops.shape(dense, out_type=dtypes.int64)[axis])
         where = np.zeros((rank, 2), np.int64)

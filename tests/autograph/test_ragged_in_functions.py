@@ -17,7 +17,9 @@ def ragged_ops(rt):
             tf.concat([rt, rt], axis=0), tf.shape(rt)[0], rt[:, :2],
             rt + [[1], [2], [3], [4], [5]], tf.gather(rt, [2, 0]), tf.size(rt),
             tf.ragged.boolean_mask(rt, rt > 2), tf.RaggedTensor.from_row_lengths(
-                rt.flat_values, rt.row_lengths()).bounding_shape())
+                rt.flat_values, rt.row_lengths()).bounding_shape(),
+            rt.to_tensor(default_value=-1, shape=[6, 3]), tf.tile(rt, [2, 2]),
+            tf.ragged.range(rt.row_lengths()), tf.expand_dims(rt, -1))
 
 
 def _same(a, b):
@@ -58,13 +60,14 @@ def test_a_function_with_a_ragged_signature_saves_and_loads(tmp_path):
     class Doubler(tf.Module):
         @tf.function(input_signature=[SPEC])
         def f(self, rt):
-            return tf.reduce_sum(rt, axis=1), rt * 2
+            return tf.reduce_sum(rt, axis=1), rt[:, ::-1] * 2, rt.to_tensor(shape=[2, 2])
 
     tf.saved_model.save(Doubler(), str(tmp_path / "m"))
     loaded = tf.saved_model.load(str(tmp_path / "m"))
-    sums, doubled = loaded.f(tf.ragged.constant([[1, 2], [3]]))
-    assert sums.numpy().tolist() == [3, 3]
-    assert doubled.to_list() == [[2, 4], [6]]
+    sums, doubled, dense = loaded.f(tf.ragged.constant([[1, 2, 4], [3]]))
+    assert sums.numpy().tolist() == [7, 3]
+    assert doubled.to_list() == [[8, 4, 2], [6]]
+    assert dense.numpy().tolist() == [[1, 2], [3, 0]]
 
 
 def test_facade_names():

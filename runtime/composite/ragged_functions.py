@@ -94,16 +94,19 @@ def _axes(rt: RaggedTensor, axis: Any) -> list[int]:
 
 
 def _reduce(kind: str, rt: RaggedTensor, axis: Any, keepdims: bool) -> Any:
-    if keepdims:
-        refuse(NotImplementedError, "reduce_%s of a RaggedTensor with keepdims=True is not "
-                                    "supported" % kind)
     if axis is None:
-        return _DENSE[kind](rt.flat_values)
+        total = _DENSE[kind](rt.flat_values)
+        if keepdims:
+            return manipulation_ops.reshape(total, [1] * len(rt._shape_tuple()))
+        return total
     result: Any = rt
-    for a in _axes(rt, axis):
-        if not isinstance(result, RaggedTensor):
-            return _DENSE[kind](result, axis=[b for b in _axes(rt, axis) if b <= a])
-        result = _reduce_axis(kind, result, a)
+    for a in _axes(rt, axis):  # the highest first: the lower axes keep their numbers
+        if isinstance(result, RaggedTensor):
+            result = _reduce_axis(kind, result, a)
+        else:
+            result = _DENSE[kind](result, axis=a)
+        if keepdims:
+            result = manipulation_ops.expand_dims(result, a)
     return result
 
 

@@ -106,9 +106,9 @@ def splits_from_lengths(row_lengths, values):
 
 def _same_splits_kernel(a, b):
     if a.shape != b.shape or np.any(a != b):
-        raise ValueError("the operands are partitioned differently (row_splits %s and %s); "
-                         "an elementwise op on two RaggedTensors needs the same row "
-                         "partitioning" % (a.tolist(), b.tolist()))
+        raise ValueError("Inputs must have identical ragged splits: the operands are "
+                         "partitioned differently (row_splits %s and %s)"
+                         % (a.tolist(), b.tolist()))
     return a
 
 
@@ -117,9 +117,8 @@ def _same_splits_infer(specs, attrs):
     _require_splits(specs[1])
     a, b = specs[0][1], specs[1][1]
     if a is not None and b is not None and None not in (a[0], b[0]) and a != b:
-        raise SpecError("shape", "the operands have %d and %d rows: an elementwise op on "
-                        "two RaggedTensors needs the same row partitioning"
-                        % (a[0] - 1, b[0] - 1))
+        raise SpecError("shape", "Inputs must have identical ragged splits: the operands "
+                        "have %d and %d rows" % (a[0] - 1, b[0] - 1))
     return [specs[0]]
 
 

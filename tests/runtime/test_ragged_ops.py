@@ -50,6 +50,11 @@ def test_reductions_over_each_axis():
     assert reduction_ops.reduce_sum(nested, axis=2).to_list() == [[3, 3], [15]]
     assert reduction_ops.reduce_sum(nested, axis=1).to_list() == [[4, 2], [4, 5, 6]]
     assert reduction_ops.reduce_sum(nested, axis=[1, 2]).numpy().tolist() == [6, 15]
+    kept = reduction_ops.reduce_sum(rt, axis=1, keepdims=True)
+    assert kept.numpy().tolist() == [[9], [0], [16], [6], [0]]
+    kept = reduction_ops.reduce_sum(nested, axis=2, keepdims=True)
+    assert kept.to_list() == [[[3], [3]], [[15]]]
+    assert reduction_ops.reduce_sum(rt, keepdims=True).numpy().tolist() == [[31]]
     flags = constant([[True, False], []])
     assert reduction_ops.reduce_any(flags, axis=1).numpy().tolist() == [True, False]
     assert reduction_ops.reduce_all(flags, axis=1).numpy().tolist() == [False, True]
@@ -143,3 +148,11 @@ def test_other_elementwise_apis_and_logical_operators():
     assert (positive & (rt < 2)).to_list() == [[True, False], [False]]
     assert (positive | (rt < 0)).to_list() == [[True, True], [True]]
     assert (positive ^ positive).to_list() == [[False, False], [False]]
+
+
+def test_differently_partitioned_operands_raise_tensorflows_error():
+    a, b = constant([[1, 2], [3]]), constant([[1], [2, 3]])
+    with pytest.raises(errors.InvalidArgumentError, match="identical ragged splits"):
+        a + b
+    with pytest.raises(errors.InvalidArgumentError, match="identical ragged splits"):
+        rf.boolean_mask(a, constant([[True, False, True]]))

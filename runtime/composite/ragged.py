@@ -18,11 +18,11 @@ Python loop over eager rows, and one While op over the rows of a symbolic one.
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, NoReturn
 
 import numpy as np
 
-from runtime import dtypes, nest
+from runtime import dtypes, errors, nest
 from runtime import shape as shape_lib
 from runtime.composite.base import (
     CompositeSpec,
@@ -731,15 +731,28 @@ def _dense_per_value(dense: Tensor, rt: RaggedTensor) -> Tensor:
     while isinstance(level, RaggedTensor):
         dims = dense._shape_tuple() or (None, None)
         if dims[1] not in (1, None):
-            refuse(ValueError, "Unable to broadcast: dimension size mismatch in dimension 1: "
-                               "a dense operand of size %d cannot broadcast against a ragged "
-                               "dimension (RaggedTensor of shape %s)" % (dims[1], rt.shape))
+            _refuse_broadcast(dims[1], rt.shape, level.row_lengths())
         rowids = level.value_rowids()
         if dims[0] == 1:
             rowids = math_ops.multiply(rowids, 0)
         dense = selection_ops.gather(dense[:, 0], rowids)
         level = level.values
     return dense
+
+
+def _refuse_broadcast(size: int, shape: Any, lengths: Tensor) -> NoReturn:
+    """TensorFlow's InvalidArgumentError for a dense size that meets a ragged dimension."""
+    if isinstance(lengths, EagerTensor):  # TensorFlow's failed assertion, word for word
+        values = [str(n) for n in lengths.numpy().tolist()]
+        shown = ", ".join(values[:3]) + (", ..." if len(values) > 3 else "")
+        message = ("Expected 'tf.Tensor(False, shape=(), dtype=bool)' to be true. Summarized "
+                   "data: b'Unable to broadcast: dimension size mismatch in dimension' 1 "
+                   "b'lengths=' %d b'dim_size=' %s" % (size, shown))
+    else:
+        message = ("Unable to broadcast: dimension size mismatch in dimension 1: a dense "
+                   "operand of size %d meets a ragged dimension (RaggedTensor of shape %s)"
+                   % (size, shape))
+    raise errors.InvalidArgumentError(errors.with_user_location(message))
 
 
 def _partitioned(flat_values: Tensor, nested_splits: list[Tensor]) -> Any:

@@ -307,9 +307,12 @@ def _leading_mask(keep: Any) -> Tensor:
 
 
 def _where(condition: Any, x: Any = None, y: Any = None, name: str | None = None) -> Any:
-    if x is None and y is None:
-        refuse(NotImplementedError, "tf.where(condition) of a RaggedTensor is not supported; "
-                                    "use tf.where(condition.flat_values)")
+    if (x is None) != (y is None):
+        refuse(ValueError, "x and y must both be non-None or both be None.")
+    if x is None:  # the coordinates of the true values, as TensorFlow gives them
+        flat = condition.flat_values
+        coordinates = ragged_ops.sparse_indices(flat, condition.nested_row_splits)
+        return scatter_ops.boolean_mask(coordinates, manipulation_ops.reshape(flat, [-1]))
     operands = [v for v in (condition, x, y) if isinstance(v, RaggedTensor)]
     first = operands[0]
     for other in operands[1:]:

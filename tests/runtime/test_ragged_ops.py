@@ -32,8 +32,15 @@ def test_dense_operands_broadcast_across_ragged_dimensions():
     assert (rt * [[2]]).to_list() == [[6, 2, 8, 2], [], [10, 18, 4], [12], []]
     nested = constant([[[1, 2], [3]], [[4, 5, 6]]])
     assert (nested + [[[10]], [[20]]]).to_list() == [[[11, 12], [13]], [[24, 25, 26]]]
-    with pytest.raises(ValueError, match="Unable to broadcast"):
+    with pytest.raises(errors.InvalidArgumentError, match="Unable to broadcast"):
         rt + [[1, 2]]
+    mismatch = constant([[1, 2], [3, 4, 5, 6], [7]])
+    with pytest.raises(errors.InvalidArgumentError) as raised:
+        mismatch + np.arange(12).reshape(3, 4)
+    assert str(raised.value).startswith(
+        "Expected 'tf.Tensor(False, shape=(), dtype=bool)' to be true. Summarized data: "
+        "b'Unable to broadcast: dimension size mismatch in dimension' 1 b'lengths=' 4 "
+        "b'dim_size=' 2, 4, 1")
 
 
 def test_reductions_over_each_axis():
@@ -82,6 +89,8 @@ def test_gather_boolean_mask_and_where():
     assert scatter_ops.boolean_mask(rt, [True, False, True, False, False]).to_list() == [
         [3, 1, 4, 1], [5, 9, 2]]
     assert rf.boolean_mask(rt, rt > 2).to_list() == [[3, 4], [], [5, 9], [6], []]
+    flags = constant([[True, False, True], [False, True]])
+    assert selection_ops.where(flags).numpy().tolist() == [[0, 0], [0, 2], [1, 1]]
     assert selection_ops.where(rt > 2, rt, -rt).to_list() == [
         [3, -1, 4, -1], [], [5, 9, -2], [6], []]
 

@@ -324,7 +324,7 @@ def test_elementwise_op_on_differently_partitioned_operands_names_the_splits():
 
 def test_a_dense_operand_not_broadcastable_over_ragged_rows_is_refused():
     rt = ragged.constant([[1.0, 2.0], [3.0]])
-    with pytest.raises(ValueError, match="Unable to broadcast"):
+    with pytest.raises(errors.InvalidArgumentError, match="Unable to broadcast"):
         rt + np.ones((2, 2), np.float32)
 
 

@@ -64,20 +64,9 @@ def _reduce_axis(kind: str, rt: RaggedTensor, axis: int) -> Any:
         rows = math_ops.subtract(array_ops.shape(splits, out_type=dtypes.int64)[0], 1)
         reduced = _segment(kind, flat, ragged_ops.rowids_from_splits(splits), rows)
         return _partitioned(reduced, nested[:-1])
-    if axis == ragged_rank - 1:
-        if axis == 0:  # one parent row holding all the rows
-            parent = manipulation_ops.stack([convert_to_tensor(0, dtype=dtypes.int64),
-                                             rt.nrows()])
-        else:
-            parent = nested[axis - 1]
-        new_splits, ids = ragged_ops.column_segments(parent, nested[axis])
-        reduced = _segment(kind, flat, ids, new_splits[-1])
-        if axis == 0:
-            return reduced
-        return _partitioned(reduced, nested[:axis - 1] + [new_splits])
-    refuse(NotImplementedError, "reducing dimension %d of a RaggedTensor of ragged rank %d "
-                                "(its rows are themselves ragged two levels down) is not "
-                                "supported" % (axis, ragged_rank))
+    splits, ids, count = ragged_ops.reduce_layout(nested, axis)
+    reduced = _segment(kind, flat, ids, count)
+    return _partitioned(reduced, nested[:max(axis - 1, 0)] + list(splits))
 
 
 def _axes(rt: RaggedTensor, axis: Any) -> list[int]:

@@ -537,33 +537,62 @@ def segment_reduce(data, segment_ids, num_segments, reducer):
                     {"reducer": reducer})
 
 
-def _column_segments_kernel(parent_splits, child_splits):
-    child_lengths = np.diff(child_splits)
-    widths = [int(child_lengths[a:b].max()) if b > a else 0
-              for a, b in zip(parent_splits[:-1], parent_splits[1:])]
-    new_splits = np.concatenate([[0], np.cumsum(widths)]).astype(np.int64)
-    parent_of_child = np.repeat(np.arange(len(widths)), np.diff(parent_splits))
-    child_of_value = np.repeat(np.arange(len(child_lengths)), child_lengths)
-    column = np.arange(int(child_splits[-1])) - np.asarray(child_splits)[:-1][child_of_value]
-    ids = new_splits[:-1][parent_of_child[child_of_value]] + column
-    return new_splits, ids.astype(np.int64)
+def _level_coordinates(nested_splits):
+    """For each level of a ragged partition, the coordinates (row, column, ...) of its
+    items, in row-major order: level 0 holds the rows, the last level the flat values."""
+    levels = [np.arange(len(nested_splits[0]) - 1, dtype=np.int64).reshape(-1, 1)]
+    for splits in nested_splits:
+        splits = np.asarray(splits, np.int64)
+        parents = np.repeat(np.arange(len(splits) - 1), np.diff(splits))
+        columns = np.arange(int(splits[-1]), dtype=np.int64) - splits[:-1][parents]
+        levels.append(np.concatenate([levels[-1][parents], columns.reshape(-1, 1)], axis=1))
+    return levels
 
 
-def _column_segments_infer(specs, attrs):
-    _require_splits(specs[0])
-    _require_splits(specs[1])
-    return [(dtypes.int64, specs[0][1]), (dtypes.int64, (None,))]
+def _reduce_layout_kernel(*nested_splits, axis):
+    """The row partition of a reduction over ragged `axis` (below the innermost ragged
+    dimension) and the segment of each flat value: position j of the reduced rows gathers
+    position j of every row reduced, so a reduced row is as long as the longest of them."""
+    levels = _level_coordinates(nested_splits)
+    ragged_rank = len(nested_splits)
+    kept = [levels[m] if m < axis else np.delete(levels[m + 1], axis, axis=1)
+            for m in range(ragged_rank)]
+    items = [None] * ragged_rank
+    for m in range(ragged_rank):
+        items[m] = kept[m] if m < axis else np.unique(kept[m], axis=0)
+    out = []
+    for m in range(max(axis - 1, 0), ragged_rank - 1):
+        index = {tuple(row): i for i, row in enumerate(items[m].tolist())}
+        parents = [index[tuple(row[:-1])] for row in items[m + 1].tolist()]
+        counts = np.bincount(np.asarray(parents, np.int64), minlength=len(items[m]))
+        out.append(np.concatenate([[0], np.cumsum(counts)]).astype(np.int64))
+    flat_index = {tuple(row): i for i, row in enumerate(items[-1].tolist())}
+    ids = np.asarray([flat_index[tuple(row)] for row in
+                      np.delete(levels[-1], axis, axis=1).tolist()], np.int64)
+    return tuple(out) + (ids, np.asarray(len(items[-1]), np.int64))
 
 
-OPS["RaggedColumnSegments"] = register(
-    "RaggedColumnSegments", _column_segments_kernel, _column_segments_infer,
+def _reduce_layout_infer(specs, attrs):
+    for spec in specs:
+        _require_splits(spec)
+    axis, ragged_rank = attrs["axis"], len(specs)
+    if not 0 <= axis < ragged_rank:
+        raise SpecError("shape", "axis %d is not a ragged axis above the innermost one" % axis)
+    count = ragged_rank - 1 - max(axis - 1, 0)
+    return [(dtypes.int64, (None,))] * count + [(dtypes.int64, (None,)), (dtypes.int64, ())]
+
+
+OPS["RaggedReduceLayout"] = register(
+    "RaggedReduceLayout", _reduce_layout_kernel, _reduce_layout_infer,
     grad=NOT_DIFFERENTIABLE, emit=KERNEL_CALL, lowerings=_RAGGED_ON_HOST)
 
 
-def column_segments(parent_splits, child_splits):
-    """(row_splits, segment ids): reducing the rows (`child_splits`) of each parent row
-    position by position; the new rows are as long as each parent's longest child."""
-    return execute(OPS["RaggedColumnSegments"], [parent_splits, child_splits])
+def reduce_layout(nested_splits, axis):
+    """(new row_splits, segment ids, number of segments) of reducing ragged dimension
+    `axis` (0 <= axis < ragged rank) of a ragged tensor partitioned by `nested_splits`:
+    the row_splits of the result's levels from max(axis - 1, 0) on."""
+    outputs = execute(OPS["RaggedReduceLayout"], list(nested_splits), {"axis": axis})
+    return outputs[:-2], outputs[-2], outputs[-1]
 
 
 def _interleave_kernel(*nested):

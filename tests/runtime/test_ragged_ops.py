@@ -57,6 +57,10 @@ def test_reductions_over_each_axis():
     assert reduction_ops.reduce_sum(nested, axis=2).to_list() == [[3, 3], [15]]
     assert reduction_ops.reduce_sum(nested, axis=1).to_list() == [[4, 2], [4, 5, 6]]
     assert reduction_ops.reduce_sum(nested, axis=[1, 2]).numpy().tolist() == [6, 15]
+    deep = constant([[[1, 2], [3]], [[4, 5, 6]], [], [[7], [], [8]]])
+    assert reduction_ops.reduce_sum(deep, axis=0).to_list() == [[12, 7, 6], [3], [8]]
+    assert reduction_ops.reduce_sum(deep, axis=1).to_list() == [[4, 2], [4, 5, 6], [], [15]]
+    assert reduction_ops.reduce_max(deep, axis=[0, 2]).numpy().tolist() == [7, 3, 8]
     kept = reduction_ops.reduce_sum(rt, axis=1, keepdims=True)
     assert kept.numpy().tolist() == [[9], [0], [16], [6], [0]]
     kept = reduction_ops.reduce_sum(nested, axis=2, keepdims=True)

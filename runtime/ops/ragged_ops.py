@@ -35,20 +35,24 @@ def _require_values(spec):
 # -- partitions: checked row_splits ----------------------------------------------------------
 
 
+_INVALID = "Arguments to from_row_splits do not form a valid RaggedTensor:"
+
+
 def check_splits(splits, nvals):
     """Raises ValueError unless `splits` partition `nvals` values into rows."""
     splits = np.asarray(splits)
     if splits.size == 0:
         raise ValueError("row_splits must not be empty (it holds nrows + 1 entries)")
     if splits[0] != 0:
-        raise ValueError("row_splits must start at 0, got %d" % splits[0])
+        raise ValueError("%szero: row_splits must start at 0, got %d" % (_INVALID, splits[0]))
     steps = np.diff(splits)
     if steps.size and steps.min() < 0:
         k = int(np.argmax(steps < 0))
-        raise ValueError("row_splits must not decrease, got %d then %d at position %d"
-                         % (splits[k], splits[k + 1], k + 1))
+        raise ValueError("%smonotonic: row_splits must not decrease, got %d then %d at "
+                         "position %d" % (_INVALID, splits[k], splits[k + 1], k + 1))
     if splits[-1] != nvals:
-        raise ValueError("row_splits ends at %d, but there are %d values"
+        raise ValueError("Arguments to _from_row_partition do not form a valid "
+                         "RaggedTensor: row_splits ends at %d, but there are %d values"
                          % (splits[-1], nvals))
 
 
@@ -236,19 +240,24 @@ def _vector(dtype, rows=None):
     return [(dtype, (rows,))]
 
 
+_INVALID_ROWIDS = "Arguments to from_value_rowids do not form a valid RaggedTensor"
+
+
 def _rowids_to_splits_kernel(rowids, nrows, require_sorted):
     rowids = np.asarray(rowids, np.int64)
     nrows = int(nrows)
     if rowids.size and rowids.min() < 0:
-        raise ValueError("value_rowids must be non-negative, got %d" % rowids.min())
+        raise ValueError("%s: value_rowids must be non-negative, got %d"
+                         % (_INVALID_ROWIDS, rowids.min()))
     if require_sorted and rowids.size > 1 and np.any(np.diff(rowids) < 0):
-        raise ValueError("value_rowids must be sorted in ascending order")
+        raise ValueError("%s: value_rowids must be sorted in ascending order"
+                         % _INVALID_ROWIDS)
     largest = int(rowids.max()) if rowids.size else -1
     if nrows < 0:
         nrows = largest + 1
     elif largest >= nrows:
-        raise ValueError("value_rowids must be less than nrows = %d, got %d"
-                         % (nrows, largest))
+        raise ValueError("%s: value_rowids must be less than nrows = %d, got %d"
+                         % (_INVALID_ROWIDS, nrows, largest))
     counts = np.bincount(rowids, minlength=nrows)
     return np.concatenate([[0], np.cumsum(counts)]).astype(np.int64)
 

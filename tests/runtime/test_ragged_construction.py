@@ -21,9 +21,15 @@ def test_from_value_rowids_starts_and_limits_agree():
     assert padded.to_list() == expected + [[]]
 
 
-def test_unsorted_value_rowids_are_refused():
-    with pytest.raises(errors.InvalidArgumentError, match="sorted"):
+def test_invalid_partitions_raise_tensorflows_messages():
+    with pytest.raises(errors.InvalidArgumentError, match="Arguments to from_value_rowids do "
+                                                          "not form a valid RaggedTensor"):
         RaggedTensor.from_value_rowids([1, 2], [1, 0])
+    with pytest.raises(errors.InvalidArgumentError, match="Arguments to from_row_splits do "
+                                                          "not form a valid RaggedTensor:zero"):
+        RaggedTensor.from_row_splits([1, 2], [1, 2])
+    with pytest.raises(errors.InvalidArgumentError, match="valid RaggedTensor:monotonic"):
+        RaggedTensor.from_row_splits([1, 2], [0, 2, 1, 2])
 
 
 def test_from_uniform_row_length_has_a_uniform_dimension():

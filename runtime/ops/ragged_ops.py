@@ -9,7 +9,7 @@ Gradients flow to `values` (rules declared beside the ops).
 import numpy as np
 
 from runtime import dtypes, lowering_api
-from runtime.ops import array_ops, sparse_ops
+from runtime.ops import array_ops, math_ops, segment_ops, selection_ops, sparse_ops
 from runtime.ops.common import SpecError, convert_to_tensor
 from runtime.ops.registry import KERNEL_CALL, NOT_DIFFERENTIABLE, execute, execute1, register
 
@@ -533,8 +533,51 @@ def _segment_reduce_infer(specs, attrs):
     return [(dtype, None if shape is None else (None,) + tuple(shape[1:]))]
 
 
+def _segment_reduce_grad(ctx, grads):
+    """max/min: the gradient goes to the values equal to their segment's result, shared
+    among ties (as TensorFlow's unsorted segment max/min); prod: the product of the other
+    values of the segment."""
+    g = grads[0]
+    if g is None or not ctx.needed[0]:
+        return [None, None, None]
+    data, ids, count = ctx.input(0), ctx.input(1), ctx.input(2)
+    reducer = ctx.attrs["reducer"]
+    if reducer == "prod":
+        return [execute1(OPS["RaggedSegmentProdGrad"], [data, ids, count, g]), None, None]
+    picked = math_ops.equal(data, selection_ops.gather(ctx.output(0), ids))
+    ties = segment_ops.unsorted_segment_sum(math_ops.cast(picked, g.dtype), ids, count)
+    # every segment that a value reaches has at least that value tied: no division by 0
+    shared = selection_ops.gather(math_ops.truediv(g, math_ops.maximum(ties, 1)), ids)
+    return [selection_ops.where(picked, shared, array_ops.zeros_like(shared)), None, None]
+
+
 OPS["RaggedSegmentReduce"] = register(
     "RaggedSegmentReduce", _segment_reduce_kernel, _segment_reduce_infer,
+    grad=_segment_reduce_grad, emit=KERNEL_CALL, lowerings=_RAGGED_ON_HOST)
+
+
+def _segment_prod_grad_kernel(data, ids, count, g):
+    ids = np.asarray(ids, np.int64)
+    zero = data == 0
+    nonzero = np.where(zero, 1, data)
+    products = np.ones((int(count),) + data.shape[1:], data.dtype)
+    np.multiply.at(products, ids, nonzero)
+    zeros = np.zeros((int(count),) + data.shape[1:], np.int64)
+    np.add.at(zeros, ids, zero.astype(np.int64))
+    others_nonzero = products[ids]
+    zeros_here = zeros[ids]
+    with np.errstate(divide="ignore", invalid="ignore"):
+        without_self = np.where(zero, np.where(zeros_here == 1, others_nonzero, 0),
+                                np.where(zeros_here == 0, others_nonzero / nonzero, 0))
+    return (without_self * g[ids]).astype(data.dtype)
+
+
+def _segment_prod_grad_infer(specs, attrs):
+    return [specs[0]]
+
+
+OPS["RaggedSegmentProdGrad"] = register(
+    "RaggedSegmentProdGrad", _segment_prod_grad_kernel, _segment_prod_grad_infer,
     grad=NOT_DIFFERENTIABLE, emit=KERNEL_CALL, lowerings=_RAGGED_ON_HOST)
 
 

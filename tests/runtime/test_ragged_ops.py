@@ -169,3 +169,16 @@ def test_differently_partitioned_operands_raise_tensorflows_error():
         a + b
     with pytest.raises(errors.InvalidArgumentError, match="identical ragged splits"):
         rf.boolean_mask(a, constant([[True, False, True]]))
+
+
+def test_gradients_of_max_min_and_prod_over_ragged_rows():
+    v = Variable(np.array([1.0, 3.0, 3.0, 2.0, 0.0, 5.0], np.float32))
+    with GradientTape(persistent=True) as tape:
+        rt = RaggedTensor.from_row_lengths(v * 1.0, [3, 0, 1, 2])
+        largest = reduction_ops.reduce_sum(
+            reduction_ops.reduce_max(rt, axis=1) * [1.0, 1.0, 1.0, 10.0])
+        product = reduction_ops.reduce_sum(reduction_ops.reduce_prod(rt, axis=1))
+        smallest = reduction_ops.reduce_sum(reduction_ops.reduce_min(rt, axis=0))
+    assert tape.gradient(largest, v).numpy().tolist() == [0.0, 0.5, 0.5, 1.0, 0.0, 10.0]
+    assert tape.gradient(product, v).numpy().tolist() == [9.0, 3.0, 3.0, 1.0, 5.0, 0.0]
+    assert tape.gradient(smallest, v).numpy().tolist() == [0.0, 1.0, 1.0, 0.0, 1.0, 0.0]

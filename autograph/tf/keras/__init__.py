@@ -7,9 +7,11 @@ from autograph.tf.keras import (
     layers,
     losses,
     metrics,
+    models,
     optimizers,
     utils,
 )
+from autograph.tf.keras.models import Sequential
 
-__all__ = ["activations", "initializers", "layers", "losses", "metrics", "optimizers",
-           "utils"]
+__all__ = ["Sequential", "activations", "initializers", "layers", "losses", "metrics",
+           "models", "optimizers", "utils"]

@@ -97,8 +97,8 @@ class Variable:
             if not root.variable_creation_allowed:
                 raise ValueError(errors.with_user_location(
                     "a traced function tried to create a variable on a call other than its "
-                    "first: tf.function only supports variables created once, on the first "
-                    "trace. Create the variable outside the function, or only when it does "
+                    "first: tf.function only supports singleton tf.Variables created on the "
+                    "first call. Create the variable outside the function, or only when it does "
                     "not exist yet (`if self.v is None: self.v = tf.Variable(...)`)"))
         if callable(initial_value):
             initial_value = initial_value()

@@ -16,6 +16,7 @@ from autograph.tf import (
     dtypes,
     errors,
     io,
+    keras,
     linalg,
     math,
     nest,

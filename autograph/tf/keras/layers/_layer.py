@@ -1,0 +1,189 @@
+"""`Layer`: the Keras layer base class, on the project's `tf.Module`.
+
+A layer makes its weights when it first sees an input, from that input's shape:
+
+    class Linear(Layer):
+        def build(self, input_shape):
+            self.w = self.add_weight(shape=(input_shape[-1], 4))
+        def call(self, inputs):
+            return tf.matmul(inputs, self.w)
+
+    layer = Linear()
+    layer(x)        # build(x.shape) on the first call, then call(x)
+
+The weights are Variables; a layer first called inside a Function makes them on its
+first trace (a later trace may not create variables, as TensorFlow's rule says).
+"""
+
+import inspect
+import itertools
+import re
+
+from autograph.tf.keras import _tensors
+from autograph.tf.keras import initializers as _initializers
+from runtime import module as _module
+from runtime import scopes as _scopes
+from runtime.shape import TensorShape
+from runtime.variables import Variable
+
+_NAME_COUNTS: dict = {}
+
+
+def _keras_snake_case(name):
+    """Keras's snake case of a class name: 'Conv2D' -> 'conv2d', 'SimpleRNN' ->
+    'simple_rnn', 'BatchNormalization' -> 'batch_normalization'."""
+    name = re.sub(r"(.)([A-Z][a-z]+)", r"\1_\2", name)
+    return re.sub(r"([a-z])([A-Z])", r"\1_\2", name).lower()
+
+
+def _unique_name(base):
+    count = _NAME_COUNTS.setdefault(base, itertools.count())
+    n = next(count)
+    return base if n == 0 else "%s_%d" % (base, n)
+
+
+class Layer(_module.Module):
+    """The base class of Keras layers: `build(input_shape)` on the first call makes the
+    weights (`add_weight`), `call(inputs, training=None)` computes the output."""
+
+    def __init__(self, trainable=True, name=None, dtype=None, **kwargs):
+        unknown = set(kwargs) - {"input_shape", "input_dim", "batch_input_shape"}
+        if unknown:
+            raise TypeError("Unrecognized keyword arguments passed to %s: %s"
+                            % (type(self).__name__, sorted(unknown)))
+        super().__init__(name=name or _unique_name(_keras_snake_case(type(self).__name__)))
+        self.trainable = trainable
+        self.dtype = dtype or "float32"
+        self.built = False
+        self._weights = []
+        self._layers = []
+        shape = kwargs.get("input_shape")
+        if shape is None and kwargs.get("input_dim") is not None:
+            shape = (kwargs["input_dim"],)
+        if kwargs.get("batch_input_shape") is not None:
+            self._input_shape_arg = tuple(kwargs["batch_input_shape"])
+        else:
+            self._input_shape_arg = None if shape is None else (None,) + tuple(shape)
+
+    def __setattr__(self, name, value):
+        super().__setattr__(name, value)
+        if isinstance(value, Layer) and name != "_outer" and value not in self._layers_list():
+            self._layers.append(value)
+
+    def _layers_list(self):
+        return self.__dict__.get("_layers", [])
+
+    # -- weights ------------------------------------------------------------------------------
+
+    def add_weight(self, shape=None, initializer=None, dtype=None, trainable=True,
+                   regularizer=None, constraint=None, name=None):
+        """A new weight Variable of `shape`, filled by `initializer` (a name such as
+        `"glorot_uniform"` or an initializer; floats default to glorot_uniform)."""
+        shape = tuple(shape or ())
+        dtype = dtype or self.dtype
+        if initializer is None:
+            initializer = "glorot_uniform" if "float" in str(dtype) else "zeros"
+        value = _initializers.get(initializer)(shape, dtype=dtype)
+        variable = Variable(value, trainable=trainable, dtype=dtype,
+                            name="%s/%s" % (self.name, name or "weight"))
+        self._weights.append(variable)
+        return variable
+
+    @property
+    def weights(self):
+        """Every weight: the trainable ones, then the non-trainable ones."""
+        return self.trainable_weights + self.non_trainable_weights
+
+    @property
+    def trainable_weights(self):
+        """The weights training updates: this layer's, then its sublayers' (none when
+        `trainable` is False)."""
+        if not self.trainable:
+            return []
+        own = [w for w in self._weights if w.trainable]
+        return own + [w for layer in self._layers for w in layer.trainable_weights]
+
+    @property
+    def non_trainable_weights(self):
+        """The weights training leaves alone (all of them when `trainable` is False)."""
+        if not self.trainable:
+            own = list(self._weights)
+            return own + [w for layer in self._layers for w in layer.weights]
+        own = [w for w in self._weights if not w.trainable]
+        return own + [w for layer in self._layers for w in layer.non_trainable_weights]
+
+    @property
+    def trainable_variables(self):
+        """The same as `trainable_weights`."""
+        return self.trainable_weights
+
+    @property
+    def non_trainable_variables(self):
+        """The same as `non_trainable_weights`."""
+        return self.non_trainable_weights
+
+    @property
+    def variables(self):
+        """The same as `weights`."""
+        return self.weights
+
+    def get_weights(self):
+        """The weights' values, as numpy arrays."""
+        return [w.numpy() for w in self.weights]
+
+    def set_weights(self, weights):
+        """Assign numpy arrays to the weights, in `weights` order."""
+        mine = self.weights
+        if len(weights) != len(mine):
+            raise ValueError("You called `set_weights(weights)` on layer '%s' with a weight "
+                             "list of length %d, but the layer was expecting %d weights."
+                             % (self.name, len(weights), len(mine)))
+        for variable, value in zip(mine, weights):
+            if tuple(variable.shape.as_list()) != tuple(getattr(value, "shape", ())):
+                raise ValueError("Layer %s weight shape %s is not compatible with provided "
+                                 "weight shape %s." % (self.name, variable.shape,
+                                                       getattr(value, "shape", ())))
+            variable.assign(value)
+
+    # -- calling ------------------------------------------------------------------------------
+
+    def build(self, input_shape):
+        """Make the weights for inputs of `input_shape` (layers with weights define it)."""
+        self.built = True
+
+    def call(self, inputs, *args, **kwargs):
+        """The layer's computation (each layer defines it)."""
+        return inputs
+
+    def __call__(self, inputs, *args, **kwargs):
+        if not self.built:
+            self.build(_input_shape(inputs))
+            self.built = True
+        if "training" in kwargs and not _accepts(self.call, "training"):
+            kwargs.pop("training")
+        if "mask" in kwargs and not _accepts(self.call, "mask"):
+            kwargs.pop("mask")
+        with _scopes.name_scope(self.name + "/"):
+            return self.call(inputs, *args, **kwargs)
+
+    def compute_output_shape(self, input_shape):
+        """The output shape for inputs of `input_shape` (by default the input's)."""
+        return input_shape
+
+    def get_config(self):
+        """The layer's constructor arguments, as a dict."""
+        return {"name": self.name, "trainable": self.trainable, "dtype": self.dtype}
+
+
+def _accepts(method, argument):
+    try:
+        return argument in inspect.signature(method).parameters
+    except (TypeError, ValueError):
+        return True
+
+
+def _input_shape(inputs):
+    """The shape `build` is given: a TensorShape, or a list of them for several inputs."""
+    if isinstance(inputs, (list, tuple)):
+        return [_input_shape(x) for x in inputs]
+    return TensorShape(_tensors.as_tensor(inputs, None).shape)

@@ -64,7 +64,8 @@ def _all_physical() -> list[PhysicalDevice]:
     return devices
 
 
-_state: dict[str, Any] = {"visible": None, "memory_growth": {}, "inter_op": 0, "intra_op": 0}
+_state: dict[str, Any] = {"visible": None, "memory_growth": {}, "inter_op": 0, "intra_op": 0,
+                          "logical": {}}
 
 
 def _device_type(device_type: str | None) -> str | None:
@@ -106,9 +107,48 @@ def set_visible_devices(devices: Any, device_type: str | None = None) -> None:
 
 
 def list_logical_devices(device_type: str | None = None) -> list[LogicalDevice]:
-    """The visible devices as ops name them ('/device:GPU:0'), or those of `device_type`."""
-    return [LogicalDevice(d.name.replace("/physical_device:", "/device:"), d.device_type)
-            for d in get_visible_devices(device_type)]
+    """The visible devices as ops name them ('/device:GPU:0'), or those of `device_type`;
+    a physical device split by `set_logical_device_configuration` is listed once per part,
+    numbered on from the device type's first index."""
+    found = []
+    counts: dict[str, int] = {}
+    for d in get_visible_devices(device_type):
+        parts = max(1, len(_state["logical"].get(d.name, ())))
+        for _ in range(parts):
+            index = counts.get(d.device_type, 0)
+            counts[d.device_type] = index + 1
+            found.append(LogicalDevice("/device:%s:%d" % (d.device_type, index), d.device_type))
+    return found
+
+
+class LogicalDeviceConfiguration(NamedTuple):
+    """One logical device carved out of a physical one (`memory_limit` in MB and the other
+    fields are recorded as TensorFlow's are; the host's parts share its memory)."""
+
+    memory_limit: int | None = None
+    experimental_priority: int | None = None
+    experimental_device_ordinal: int | None = None
+
+
+def set_logical_device_configuration(device: PhysicalDevice, logical_devices: Any) -> None:
+    """Splits physical `device` into one logical device per configuration in
+    `logical_devices` (None or [] undoes the split): a distribution strategy mirrors over
+    the logical devices, and with JAX each logical CPU maps onto one of XLA's host devices
+    (see runtime.distribute)."""
+    physical = _physical(device)
+    configs = [] if logical_devices is None else list(logical_devices)
+    for config in configs:
+        if not isinstance(config, LogicalDeviceConfiguration):
+            raise ValueError("logical_devices must be a list of "
+                             "tf.config.LogicalDeviceConfiguration, got %r" % (config,))
+    _state["logical"][physical.name] = configs
+
+
+def get_logical_device_configuration(device: PhysicalDevice) -> list[Any] | None:
+    """The configurations set for `device` by `set_logical_device_configuration` (None:
+    not split)."""
+    configs = _state["logical"].get(_physical(device).name)
+    return list(configs) if configs else None
 
 
 def _physical(device: Any) -> PhysicalDevice:

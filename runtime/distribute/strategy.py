@@ -17,6 +17,7 @@ import numpy as np
 
 from runtime import context, devices, nest
 from runtime.distribute import input as input_lib
+from runtime.distribute import mesh_run
 from runtime.distribute import reduce_op as reduce_ops
 from runtime.distribute import replica_context as contexts
 from runtime.distribute import values as values_lib
@@ -117,12 +118,28 @@ class Strategy:
                                "strategy.run); call it in the cross-replica context")
         if isinstance(entry, Strategy) and entry is not self:
             raise ValueError(_mixing_message(entry, self))
-        fn = _converted(fn)
+        original, fn = fn, _converted(fn)
         if self._local_replicas == 1:
             with contexts.in_replica(contexts.ReplicaContext(self, 0)), \
                     devices.device(self._extended.worker_devices[0]):
                 return fn(*_one(args), **_one(kwargs))
+        if not context.thread_graphs():
+            result = self._run_on_mesh(original, args, kwargs)
+            if result is not None:
+                return result
         return values_lib.regroup(self._run_replicas(fn, args, kwargs))
+
+    def _run_on_mesh(self, fn, args, kwargs):
+        """The step run as one JAX program over the replicas' devices (None: it cannot be;
+        see runtime.distribute.mesh_run)."""
+        steps = self.__dict__.setdefault("_mesh_steps", {})
+        step = steps.get(fn)
+        if step is None:
+            devices = mesh_run.mesh_devices(self)
+            if devices is None:
+                return None
+            step = steps[fn] = mesh_run.MeshStep(self, fn, devices)
+        return step.run(args, kwargs)
 
     def _run_replicas(self, fn, args, kwargs):
         count = self._local_replicas

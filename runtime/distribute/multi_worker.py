@@ -53,8 +53,6 @@ class MultiWorkerMirroredStrategy(strategies.Strategy):
         resolver = cluster_resolver or resolvers.TFConfigClusterResolver()
         tasks = resolvers.worker_tasks(resolver)
         self.cluster_resolver = resolver
-        local = strategies._devices_of(None)
-        super().__init__(local)
         self._processes = max(1, len(tasks))
         self._process_id = 0
         if len(tasks) > 1:
@@ -66,7 +64,9 @@ class MultiWorkerMirroredStrategy(strategies.Strategy):
             self._process_id = tasks.index(me)
             job, index = tasks[0]
             coordinator = resolver.cluster_spec().job_tasks(job)[index]
+            # (before anything asks JAX for its devices, as jax.distributed requires)
             _start_jax(coordinator, len(tasks), self._process_id, initialization_timeout_s)
+        super().__init__(strategies._devices_of(None))
 
     @property
     def num_replicas_in_sync(self):

@@ -193,10 +193,11 @@ class Strategy:
         if isinstance(value, values_lib.DistributedValues):
             parts = list(value.values)
         else:
-            if reduce_op is reduce_ops.ReduceOp.SUM and self.num_replicas_in_sync > 1:
+            # (one replica in this process: a plain value is that replica's)
+            if reduce_op is reduce_ops.ReduceOp.SUM and self._local_replicas > 1:
                 raise ValueError("A non-DistributedValues value %r cannot be reduced with "
                                  "SUM over %d replicas: reduce a PerReplica value (the "
-                                 "result of strategy.run)" % (value, self.num_replicas_in_sync))
+                                 "result of strategy.run)" % (value, self._local_replicas))
             parts = [value]
         parts = [common.convert_to_tensor(p) for p in parts]
         if axis is None:

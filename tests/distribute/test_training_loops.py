@@ -1,5 +1,8 @@
 """A custom training loop gives the same losses on one replica and on several."""
 
+import importlib.util
+import pathlib
+
 import numpy as np
 import pytest
 
@@ -57,3 +60,15 @@ def test_several_replicas_give_the_one_replica_losses(logical_cpus, replicas):
     np.testing.assert_allclose(many_losses, one_losses, rtol=1e-5)
     np.testing.assert_allclose(many_w, one_w, rtol=1e-5)
     assert many_losses[-1] < many_losses[0]
+
+
+def test_the_distributed_training_example_learns_the_same_on_any_replica_count(logical_cpus):
+    path = pathlib.Path(__file__).parents[2] / "examples" / "distributed_training.py"
+    spec = importlib.util.spec_from_file_location("distributed_training_example", path)
+    example = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(example)
+    one = example.train(tf.distribute.MirroredStrategy(), epochs=2)
+    logical_cpus(2)
+    two = example.train(tf.distribute.MirroredStrategy(), epochs=2)
+    np.testing.assert_allclose(two, one, rtol=1e-5)
+    assert two[-1] < two[0] / 2

@@ -108,16 +108,16 @@ def set_visible_devices(devices: Any, device_type: str | None = None) -> None:
 
 def list_logical_devices(device_type: str | None = None) -> list[LogicalDevice]:
     """The visible devices as ops name them ('/device:GPU:0'), or those of `device_type`;
-    a physical device split by `set_logical_device_configuration` is listed once per part,
-    numbered on from the device type's first index."""
+    a device keeps its physical index, and one split by `set_logical_device_configuration`
+    is listed once per part, numbered on from it (CPU:0 in three: CPU:0, CPU:1, CPU:2)."""
     found = []
-    counts: dict[str, int] = {}
+    following: dict[str, int] = {}  # the next free index of each device type
     for d in get_visible_devices(device_type):
-        parts = max(1, len(_state["logical"].get(d.name, ())))
-        for _ in range(parts):
-            index = counts.get(d.device_type, 0)
-            counts[d.device_type] = index + 1
+        index = max(int(d.name.rsplit(":", 1)[1]), following.get(d.device_type, 0))
+        for _ in range(max(1, len(_state["logical"].get(d.name, ())))):
             found.append(LogicalDevice("/device:%s:%d" % (d.device_type, index), d.device_type))
+            index += 1
+        following[d.device_type] = index
     return found
 
 

@@ -5,8 +5,10 @@ A strategy holds its replicas' devices. `scope()` makes the variables created in
 mirrored (runtime.distribute.values.MirroredVariable) and enters the strategy's
 cross-replica context; `run(fn, args, kwargs)` calls `fn` once per replica, each call in
 its replica's context with its part of every PerReplica argument, and returns PerReplica
-results (the plain result when there is one replica). Several replicas run as the host's
-replica threads (see runtime.distribute.replica_context); a JAX device or a logical CPU of
+results (the plain result when there is one replica). Eagerly, a step over several JAX
+devices is one compiled program (runtime.distribute.mesh_run); otherwise the replicas run as
+replica threads (runtime.distribute.replica_context), which inside a trace add each
+replica's ops to the Function's graph. A JAX device or a logical CPU of
 `tf.config.set_logical_device_configuration` is one replica each. `reduce`, `gather` and
 `experimental_local_results` turn PerReplica values back into tensors.
 """
@@ -147,14 +149,10 @@ class Strategy:
         results = [None] * count
         failures = [None] * count
         outer = contexts.thread_stack()
-        graphs = list(context.thread_graphs())
-        if graphs:
-            raise NotImplementedError(
-                "strategy.run inside a tf.function with %d replicas on the host: call the "
-                "Function inside strategy.run instead, or run the step eagerly" % count)
+        tracing = context.thread_state()  # (inside a trace, each replica adds to its graph)
 
         def replica(replica_id):
-            with rendezvous.turn:
+            with rendezvous.turn, context.adopted_thread_state(tracing):
                 contexts.adopt_stack(outer)
                 try:
                     with contexts.in_replica(contexts.ReplicaContext(self, replica_id,

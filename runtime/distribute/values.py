@@ -26,6 +26,19 @@ class DistributedValues:
         parts = ", ".join("%d: %r" % (i, v) for i, v in enumerate(self._values))
         return "%s:{\n  %s\n}" % (type(self).__name__, parts)
 
+    # a nested value (runtime.nest): a Function takes and returns it as its replicas' values
+    def _nest_components(self):
+        return list(self._values)
+
+    def _nest_rebuild(self, components):
+        return type(self)(components)
+
+    def _nest_signature(self):
+        return (type(self).__name__, len(self._values))
+
+
+nest.register_composite(DistributedValues)
+
 
 class PerReplica(DistributedValues):
     """Values that may differ between replicas: the results of `strategy.run`, the elements

@@ -130,3 +130,29 @@ def test_run_inside_a_function_with_one_replica_is_traced_once():
     assert step(tf.constant(2.0)).numpy() == 4.0
     assert step(tf.constant(3.0)).numpy() == 6.0
     assert len(traces) == 1
+
+
+def test_run_inside_a_function_replicates_the_step_in_its_graph(two_replicas):
+    with two_replicas.scope():
+        total = tf.Variable(0.0, aggregation=tf.VariableAggregation.SUM)
+    traces = []
+
+    def replica_fn(x):
+        traces.append(1)
+        ctx = tf.distribute.get_replica_context()
+        if x > 2.0:  # a tensor condition: staged on each replica
+            x = x * 10.0
+        total.assign_add(x)
+        return ctx.all_reduce("SUM", x) + tf.cast(ctx.replica_id_in_sync_group, tf.float32)
+
+    @tf.function
+    def step(values):
+        return two_replicas.run(replica_fn, args=(values,))
+    values = _per_replica(two_replicas, [1.0, 3.0])
+    for _ in range(2):
+        result = step(values)
+        assert [r.numpy() for r in two_replicas.experimental_local_results(result)] == \
+            [31.0, 32.0]
+    assert len(traces) == 2  # once per replica, in the one trace
+    assert step.experimental_get_tracing_count() == 1
+    assert total.numpy() == 2 * 31.0

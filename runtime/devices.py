@@ -16,6 +16,7 @@ thread pools) are recorded and read back, as a program that sets them expects.
 
 from __future__ import annotations
 
+import os
 import re
 import threading
 from collections.abc import Iterator
@@ -42,7 +43,11 @@ _SPEC_PART = re.compile(r"^(job|replica|task|device):(.*)$|^([A-Za-z_]+):(\d+|\*
 
 
 def _accelerators() -> list[tuple[str, int]]:
-    """(type, index) of JAX's accelerators; none when jax is not installed."""
+    """(type, index) of JAX's accelerators; none when jax is not installed or restricted to
+    the CPU (JAX_PLATFORMS=cpu: then JAX is not asked, so that a multi-worker program may
+    split its CPU before jax.distributed starts)."""
+    if os.environ.get("JAX_PLATFORMS", "").strip().lower() == "cpu":
+        return []
     try:
         import jax
     except ImportError:

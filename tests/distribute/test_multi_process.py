@@ -1,5 +1,6 @@
 """MultiWorkerMirroredStrategy over two processes on the loopback address (each a worker of
-TF_CONFIG's cluster, meeting on jax.distributed) gives the losses of one process."""
+TF_CONFIG's cluster with two logical CPUs, meeting on jax.distributed) gives the losses of
+one process of one replica."""
 
 import json
 import os
@@ -18,6 +19,11 @@ import json
 import numpy as np
 import autograph.tf as tf
 
+import sys
+
+cpu = tf.config.list_physical_devices("CPU")[0]
+tf.config.set_logical_device_configuration(
+    cpu, [tf.config.LogicalDeviceConfiguration()] * int(sys.argv[1]))
 strategy = tf.distribute.MultiWorkerMirroredStrategy(initialization_timeout_s=60)
 with strategy.scope():
     w = tf.Variable([[0.5], [-0.25]], aggregation=tf.VariableAggregation.MEAN)
@@ -54,7 +60,7 @@ def _free_ports(count):
             s.close()
 
 
-def _run_workers(script, workers):
+def _run_workers(script, workers, devices):
     addresses = ["localhost:%d" % port for port in _free_ports(workers)]
     processes = []
     for index in range(workers):
@@ -65,8 +71,9 @@ def _run_workers(script, workers):
             env["TF_CONFIG"] = json.dumps(config)
         else:
             env.pop("TF_CONFIG", None)
-        processes.append(subprocess.Popen([sys.executable, str(script)], env=env, text=True,
-                                          stdout=subprocess.PIPE, stderr=subprocess.PIPE))
+        command = [sys.executable, str(script), str(devices)]
+        processes.append(subprocess.Popen(command, env=env, text=True, stdout=subprocess.PIPE,
+                                          stderr=subprocess.PIPE))
     results = []
     try:
         for process in processes:
@@ -81,13 +88,13 @@ def _run_workers(script, workers):
     return results
 
 
-def test_two_worker_processes_train_as_one_process_does(tmp_path):
+def test_two_worker_processes_of_two_devices_train_as_one_process_does(tmp_path):
     script = tmp_path / "worker.py"
     script.write_text(WORKER)
-    (single,) = _run_workers(script, 1)
-    first, second = _run_workers(script, 2)
+    (single,) = _run_workers(script, 1, 1)
+    first, second = _run_workers(script, 2, 2)  # each process: its CPU split in two
     assert single["replicas"] == 1
-    assert first["replicas"] == second["replicas"] == 2
+    assert first["replicas"] == second["replicas"] == 4
     assert first["losses"] == pytest.approx(single["losses"], rel=1e-5)
     assert second["losses"] == first["losses"]
     assert first["w"] == pytest.approx(single["w"], rel=1e-5)

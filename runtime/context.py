@@ -32,6 +32,26 @@ def thread_graphs():
     return _thread.graph_stack
 
 
+def thread_state():
+    """This thread's graphs being built and converters (copies), for a helper thread that
+    works for it (a strategy's replica thread) to adopt."""
+    return list(_thread.graph_stack), list(_thread.converters)
+
+
+@contextlib.contextmanager
+def adopted_thread_state(state):
+    """Within the block, this thread builds the graphs and uses the converters of `state`
+    (from `thread_state()` of the thread it works for; that thread waits meanwhile)."""
+    graphs, converters = state
+    _thread.graph_stack[:] = graphs
+    _thread.converters[:] = converters
+    try:
+        yield
+    finally:
+        del _thread.graph_stack[:]
+        del _thread.converters[:]
+
+
 @contextlib.contextmanager
 def eager_scope():
     """Runs the block eagerly in this thread, even inside a trace (the graphs being built

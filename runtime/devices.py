@@ -16,6 +16,7 @@ thread pools) are recorded and read back, as a program that sets them expects.
 
 from __future__ import annotations
 
+import os
 import re
 import threading
 from collections.abc import Iterator
@@ -42,7 +43,11 @@ _SPEC_PART = re.compile(r"^(job|replica|task|device):(.*)$|^([A-Za-z_]+):(\d+|\*
 
 
 def _accelerators() -> list[tuple[str, int]]:
-    """(type, index) of JAX's accelerators; none when jax is not installed."""
+    """(type, index) of JAX's accelerators; none when jax is not installed or restricted to
+    the CPU (JAX_PLATFORMS=cpu: then JAX is not asked, so that a multi-worker program may
+    split its CPU before jax.distributed starts)."""
+    if os.environ.get("JAX_PLATFORMS", "").strip().lower() == "cpu":
+        return []
     try:
         import jax
     except ImportError:
@@ -64,7 +69,8 @@ def _all_physical() -> list[PhysicalDevice]:
     return devices
 
 
-_state: dict[str, Any] = {"visible": None, "memory_growth": {}, "inter_op": 0, "intra_op": 0}
+_state: dict[str, Any] = {"visible": None, "memory_growth": {}, "inter_op": 0, "intra_op": 0,
+                          "logical": {}}
 
 
 def _device_type(device_type: str | None) -> str | None:
@@ -106,9 +112,48 @@ def set_visible_devices(devices: Any, device_type: str | None = None) -> None:
 
 
 def list_logical_devices(device_type: str | None = None) -> list[LogicalDevice]:
-    """The visible devices as ops name them ('/device:GPU:0'), or those of `device_type`."""
-    return [LogicalDevice(d.name.replace("/physical_device:", "/device:"), d.device_type)
-            for d in get_visible_devices(device_type)]
+    """The visible devices as ops name them ('/device:GPU:0'), or those of `device_type`;
+    a device keeps its physical index, and one split by `set_logical_device_configuration`
+    is listed once per part, numbered on from it (CPU:0 in three: CPU:0, CPU:1, CPU:2)."""
+    found = []
+    following: dict[str, int] = {}  # the next free index of each device type
+    for d in get_visible_devices(device_type):
+        index = max(int(d.name.rsplit(":", 1)[1]), following.get(d.device_type, 0))
+        for _ in range(max(1, len(_state["logical"].get(d.name, ())))):
+            found.append(LogicalDevice("/device:%s:%d" % (d.device_type, index), d.device_type))
+            index += 1
+        following[d.device_type] = index
+    return found
+
+
+class LogicalDeviceConfiguration(NamedTuple):
+    """One logical device carved out of a physical one (`memory_limit` in MB and the other
+    fields are recorded as TensorFlow's are; the host's parts share its memory)."""
+
+    memory_limit: int | None = None
+    experimental_priority: int | None = None
+    experimental_device_ordinal: int | None = None
+
+
+def set_logical_device_configuration(device: PhysicalDevice, logical_devices: Any) -> None:
+    """Splits physical `device` into one logical device per configuration in
+    `logical_devices` (None or [] undoes the split): a distribution strategy mirrors over
+    the logical devices, and with JAX each logical CPU maps onto one of XLA's host devices
+    (see runtime.distribute)."""
+    physical = _physical(device)
+    configs = [] if logical_devices is None else list(logical_devices)
+    for config in configs:
+        if not isinstance(config, LogicalDeviceConfiguration):
+            raise ValueError("logical_devices must be a list of "
+                             "tf.config.LogicalDeviceConfiguration, got %r" % (config,))
+    _state["logical"][physical.name] = configs
+
+
+def get_logical_device_configuration(device: PhysicalDevice) -> list[Any] | None:
+    """The configurations set for `device` by `set_logical_device_configuration` (None:
+    not split)."""
+    configs = _state["logical"].get(_physical(device).name)
+    return list(configs) if configs else None
 
 
 def _physical(device: Any) -> PhysicalDevice:

@@ -60,7 +60,10 @@ def check_call(func: Any, args: tuple[Any, ...], kwargs: dict[str, Any] | None) 
                 "a symbolic tensor once, never the values of later calls; use tf.print(...) "
                 "to print on every call")
     elif func is builtins.next:
-        if args and not isinstance(args[0], DatasetIterator):
+        # (an iterator whose `advances_in_graphs` is true takes its elements with graph ops,
+        # as a dataset iterator does: a distributed dataset's iterator)
+        if args and not isinstance(args[0], DatasetIterator) and \
+                not getattr(args[0], "advances_in_graphs", False):
             diagnostics.warn_side_effect(
                 "next", "next() on a Python iterator (%s) runs only while the Function "
                 "traces: every later call reuses the element it got then; iterate a "

@@ -60,6 +60,31 @@ def _root_graph(graph):
     return graph
 
 
+class _CreationClass(threading.local):
+    cls = None
+
+
+_creation = _CreationClass()
+
+
+class creating_as:
+    """Within `with creating_as(cls):`, `tf.Variable(...)` on this thread makes a `cls` (a
+    Variable subclass): how a distribution strategy's scope makes its variables mirrored."""
+
+    def __init__(self, cls):
+        self.cls = cls
+        self._outer = None
+
+    def __enter__(self):
+        self._outer = _creation.cls
+        _creation.cls = self.cls
+        return self
+
+    def __exit__(self, *exc):
+        _creation.cls = self._outer
+        return False
+
+
 class Variable:
     """A mutable tensor-valued state: `tf.Variable(initial_value, trainable, name, dtype)`.
 
@@ -72,7 +97,9 @@ class Variable:
     aggregation = VariableAggregation.NONE
 
     def __new__(cls, *args, **kwargs):
-        return super().__new__(ResourceVariable if cls is Variable else cls)
+        if cls is Variable:
+            cls = _creation.cls or ResourceVariable
+        return super().__new__(cls)
 
     def __init__(self, initial_value=None, trainable=None, name=None, dtype=None, shape=None,
                  validate_shape=True, synchronization=None, aggregation=None, **kwargs):

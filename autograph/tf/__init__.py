@@ -13,6 +13,7 @@ from autograph.tf import (
     config,
     data,
     debugging,
+    distribute,
     dtypes,
     errors,
     io,

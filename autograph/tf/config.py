@@ -16,6 +16,9 @@ list_physical_devices = _devices.list_physical_devices
 list_logical_devices = _devices.list_logical_devices
 get_visible_devices = _devices.get_visible_devices
 set_visible_devices = _devices.set_visible_devices
+LogicalDeviceConfiguration = _devices.LogicalDeviceConfiguration
+set_logical_device_configuration = _devices.set_logical_device_configuration
+get_logical_device_configuration = _devices.get_logical_device_configuration
 
 experimental = _types.ModuleType("autograph.tf.config.experimental",
                                  "Experimental device settings.")
@@ -25,6 +28,11 @@ experimental.get_visible_devices = _devices.get_visible_devices
 experimental.set_visible_devices = _devices.set_visible_devices
 experimental.set_memory_growth = _devices.set_memory_growth
 experimental.get_memory_growth = _devices.get_memory_growth
+experimental.VirtualDeviceConfiguration = _devices.LogicalDeviceConfiguration
+experimental.set_virtual_device_configuration = _devices.set_logical_device_configuration
+experimental.get_virtual_device_configuration = _devices.get_logical_device_configuration
+experimental.set_logical_device_configuration = _devices.set_logical_device_configuration
+experimental.get_logical_device_configuration = _devices.get_logical_device_configuration
 
 threading = _types.ModuleType("autograph.tf.config.threading", "Thread pool settings.")
 threading.get_inter_op_parallelism_threads = _devices.get_inter_op_parallelism_threads

@@ -4,6 +4,7 @@ from runtime.checkpoint.checkpoint import Checkpoint
 from runtime.checkpoint.management import CheckpointManager, latest_checkpoint
 from runtime.checkpoint.options import CheckpointOptions
 from runtime.checkpoint.reader import list_variables, load_checkpoint
+from runtime.distribute.cluster_resolver import ClusterSpec
 from runtime.io import example as _example
 
 # tf.train.Example and its parts are protocol buffer classes built from a descriptor on

@@ -9,6 +9,7 @@ the runtime modules that build those ops.
 from runtime.ops import (
     array_ops,
     check_ops,
+    collective_ops,
     construction_ops,
     conv_ops,
     data_ops,

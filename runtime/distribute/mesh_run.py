@@ -1,0 +1,211 @@
+"""`strategy.run` as one compiled program over JAX's devices.
+
+With jax installed and one JAX device per replica, a step runs as JAX runs a data-parallel
+program: the step function is traced once (a Function, converted as any other) inside a
+replica context whose collectives are graph ops (runtime.ops.collective_ops), the graph is
+lowered by the JAX backend, and the lowered function runs under `jax.shard_map` over a
+one-axis mesh ("replica") of the strategy's devices, in one `jax.jit`:
+
+    per-replica inputs   stacked to [replicas, ...], split over the mesh (P("replica"))
+    mirrored variables   replicated (P()); their updates are all-reduced by their
+                         aggregation in the program, so every replica stores the same value
+    results              stacked again, handed back as PerReplica values
+
+A step this cannot compile (replica inputs of different shapes, a `merge_call`, an op JAX
+cannot lower) returns None from `run_on_mesh`, and the strategy runs it on its replica
+threads instead (runtime.distribute.replica_context).
+"""
+
+import numpy as np
+
+from runtime import context, nest
+from runtime.backends import jax_backend
+from runtime.distribute import reduce_op as reduce_ops
+from runtime.distribute import replica_context as contexts
+from runtime.distribute import values as values_lib
+from runtime.function import Function
+from runtime.lowering_api import Unsupported
+from runtime.ops import array_ops, collective_ops, common, math_ops, selection_ops
+from runtime.tensor import EagerTensor, Tensor
+from runtime.variables import ResourceVariable, VariableAggregation
+
+
+class _NotOnMesh(Exception):
+    """The step needs something the mesh program does not do (it runs on threads)."""
+
+
+class MeshReplicaContext(contexts.ReplicaContext):
+    """The replica context of a step traced for the mesh: its collectives are graph ops."""
+
+    def __init__(self, strategy):
+        super().__init__(strategy, 0)
+
+    @property
+    def replica_id_in_sync_group(self):
+        """This replica's index (a graph op: each replica of the program reads its own)."""
+        return collective_ops.replica_id(self.num_replicas_in_sync)
+
+    def all_reduce(self, reduce_op, value, options=None):
+        """`value` combined over the replicas by `reduce_op`, in the program."""
+        op = reduce_ops.as_reduce_op(reduce_op).value
+        count = self.num_replicas_in_sync
+        return nest.map_structure(lambda t: collective_ops.all_reduce(t, op, count), value)
+
+    def merge_call(self, merge_fn, args=(), kwargs=None):
+        raise _NotOnMesh("merge_call")
+
+    def _assign_mirrored(self, variable, op_name, value, read_value):
+        aggregation = variable.aggregation
+        if aggregation is VariableAggregation.NONE:
+            values_lib.check_aggregation(variable)
+        count = self.num_replicas_in_sync
+        value = common.convert_to_tensor(value, dtype_hint=variable.dtype)
+        if aggregation is VariableAggregation.ONLY_FIRST_REPLICA:
+            first = math_ops.equal(collective_ops.replica_id(count), 0)
+            value = collective_ops.all_reduce(
+                selection_ops.where(first, value, array_ops.zeros_like(value)), "SUM", count)
+        else:
+            op = reduce_ops.ReduceOp.from_variable_aggregation(aggregation).value
+            value = collective_ops.all_reduce(value, op, count)
+        return ResourceVariable._assign(variable, op_name, value, read_value)
+
+
+def mesh_devices(strategy):
+    """The JAX devices of the strategy's replicas, or None when its replicas are not JAX
+    devices (no jax, fewer devices than replicas, several processes)."""
+    if jax_backend.unavailable() is not None or getattr(strategy, "_processes", 1) > 1:
+        return None
+    jax = jax_backend.jax_modules()[0]
+    found = []
+    for name in strategy.extended.worker_devices:
+        kind, _, index = name.replace("/device:", "").partition(":")
+        try:
+            platform_devices = jax.devices(kind.lower())
+        except RuntimeError:
+            return None
+        if int(index) >= len(platform_devices):
+            return None
+        found.append(platform_devices[int(index)])
+    return found
+
+
+class MeshStep:
+    """One step function compiled for a strategy's mesh, one program per input signature."""
+
+    def __init__(self, strategy, fn, devices):
+        jax = jax_backend.jax_modules()[0]
+        self._strategy = strategy
+        self._fn = fn
+        self._mesh = jax.sharding.Mesh(np.array(devices), (collective_ops.AXIS,))
+        self._programs = {}
+        self._structure = {}
+        self._templates = {}
+        self._function = Function(self._traced, converter=context.function_converter(),
+                                           name=getattr(fn, "__name__", "step"))
+
+    def _traced(self, template, *flat):
+        args, kwargs = nest.pack_sequence_as(template.value, list(flat))
+        with contexts.in_replica(MeshReplicaContext(self._strategy)):
+            result = self._fn(*args, **kwargs)
+        leaves = nest.flatten(result)
+        if not all(isinstance(t, Tensor) for t in leaves):
+            raise _NotOnMesh("a result that is not a tensor")
+        self._structure[template.key] = result
+        return leaves
+
+    def run(self, args, kwargs):
+        """The step's results as PerReplica values, or None when it cannot run on the mesh."""
+        count = self._strategy.num_replicas_in_sync
+        leaves = nest.flatten((args, kwargs), expand_composites=False)
+        per_replica = []
+        for leaf in leaves:
+            distributed = isinstance(leaf, values_lib.DistributedValues)
+            parts = leaf.values if distributed else [leaf] * count
+            arrays = []
+            for part in parts:
+                if not isinstance(part, Tensor) or not context.executing_eagerly():
+                    return None
+                arrays.append(part.numpy())
+            if len({(a.shape, a.dtype) for a in arrays}) != 1:
+                return None  # (replicas of different shapes: a short last batch)
+            per_replica.append(arrays)
+        template = _Template(nest.map_structure(lambda _: 0, (args, kwargs),
+                                                expand_composites=False)
+                             if leaves else (args, kwargs))
+        template = self._templates.setdefault(template.key, template)  # (one object a key)
+        try:
+            concrete = self._function.get_concrete_function(
+                template, *[common.convert_to_tensor(a[0]) for a in per_replica])
+            program = self._program(concrete)
+            outputs = program([np.stack(a) for a in per_replica])
+        except (_NotOnMesh, Unsupported):
+            return None
+        structure = self._structure[template.key]
+        parts = [nest.pack_sequence_as(structure, [
+            EagerTensor(np.asarray(o[i]), t.dtype) for o, t in zip(outputs, concrete.flat_outputs)])
+            for i in range(count)]
+        return values_lib.regroup(parts)
+
+    def _program(self, concrete):
+        key = id(concrete)
+        if key not in self._programs:
+            self._programs[key] = _Program(concrete, self._mesh)
+        return self._programs[key]
+
+
+class _Template:
+    """The structure of a step's arguments, hashable by its shape (a trace cache key)."""
+
+    def __init__(self, value):
+        self.value = value
+        self.key = repr(nest.structure_signature(value))
+
+    def __hash__(self):
+        return hash(self.key)
+
+    def __eq__(self, other):
+        return isinstance(other, _Template) and other.key == self.key
+
+
+class _Program:
+    """A traced step lowered by the JAX backend and jitted under shard_map."""
+
+    def __init__(self, concrete, mesh):
+        jax = jax_backend.jax_modules()[0]
+        spec = jax.sharding.PartitionSpec
+        self._jax = jax
+        self._mesh = mesh
+        self._compiled = jax_backend.compile_graph(concrete.graph, concrete.inputs,
+                                                   concrete.flat_outputs, concrete.name)
+        if self._compiled._resource_feeds:
+            raise _NotOnMesh("a variable argument")
+        self._variables = self._compiled._variables(None)
+        self._keys = list(self._compiled._state_keys)
+        inputs = len(concrete.inputs)
+        self._split = jax.sharding.NamedSharding(mesh, spec(collective_ops.AXIS))
+        self._whole = jax.sharding.NamedSharding(mesh, spec())
+
+        def per_replica(tensors, state):
+            values, assigned, failed = self._compiled._lowered([t[0] for t in tensors], state)
+            if failed is not None:
+                raise _NotOnMesh("a checked op")
+            return [v[None] for v in values], assigned
+
+        self._jitted = jax.jit(jax.shard_map(
+            per_replica, mesh=mesh, in_specs=([spec(collective_ops.AXIS)] * inputs, spec()),
+            out_specs=(spec(collective_ops.AXIS), spec()), check_vma=False))
+
+    def __call__(self, stacked):
+        jax = self._jax
+        tensors = [jax.device_put(a, self._split) for a in stacked]
+        state = {}
+        for key in self._keys:
+            stored = self._variables[key]._stored()
+            if stored is None:
+                raise _NotOnMesh("an uninitialised variable")
+            state[key] = jax.device_put(stored, self._whole)
+        with self._compiled._scope():
+            outputs, assigned = self._jitted(tensors, state)
+        for key, value in assigned.items():
+            self._variables[key]._store_on_device(value)
+        return outputs

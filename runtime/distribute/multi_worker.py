@@ -1,0 +1,95 @@
+"""`tf.distribute.MultiWorkerMirroredStrategy`: synchronous training over several
+processes (hosts, or processes on one machine standing in for them), started on
+`jax.distributed`.
+
+Each process is one task of the cluster its resolver describes (`TF_CONFIG` by default):
+
+    TF_CONFIG='{"cluster": {"worker": ["localhost:12345", "localhost:12346"]},
+                "task": {"type": "worker", "index": 0}}'  python train.py   # and index 1
+
+The first task's address is the coordinator that `jax.distributed.initialize` starts on;
+each process runs its own replicas (its logical devices, as MirroredStrategy does), and a
+collective (`all_reduce`, `strategy.reduce`, a mirrored variable's update) first combines
+the process's replicas, then the processes' results with JAX's cross-process all-gather
+(`jax.experimental.multihost_utils.process_allgather`), so that every process gets the same
+value. A cluster of one task runs as MirroredStrategy does, without `jax.distributed`.
+"""
+
+import numpy as np
+
+from runtime.distribute import cluster_resolver as resolvers
+from runtime.distribute import reduce_op as reduce_ops
+from runtime.distribute import strategy as strategies
+from runtime.ops import common
+
+_started = {}  # the (coordinator, processes, process id) jax.distributed was started with
+
+
+def _start_jax(coordinator, processes, process_id, timeout_s):
+    key = (coordinator, processes, process_id)
+    if _started:
+        if key not in _started:
+            raise RuntimeError("jax.distributed was started for %r already; one process takes "
+                               "part in one cluster" % (next(iter(_started)),))
+        return
+    try:
+        import jax
+    except ImportError:
+        raise RuntimeError("MultiWorkerMirroredStrategy over %d processes needs jax "
+                           "(pip install jax): its processes meet on jax.distributed"
+                           % processes) from None
+    jax.distributed.initialize(coordinator_address=coordinator, num_processes=processes,
+                               process_id=process_id,
+                               initialization_timeout=int(timeout_s))
+    _started[key] = True
+
+
+class MultiWorkerMirroredStrategy(strategies.Strategy):
+    """`tf.distribute.MultiWorkerMirroredStrategy(cluster_resolver=None)`: the replicas of
+    every process in sync (see the module docstring)."""
+
+    def __init__(self, cluster_resolver=None, communication_options=None,
+                 initialization_timeout_s=120):
+        resolver = cluster_resolver or resolvers.TFConfigClusterResolver()
+        tasks = resolvers.worker_tasks(resolver)
+        self.cluster_resolver = resolver
+        self._processes = max(1, len(tasks))
+        self._process_id = 0
+        if len(tasks) > 1:
+            me = (resolver.task_type, resolver.task_id)
+            if me not in tasks:
+                raise ValueError("this process's task %r is not in the cluster %s: set "
+                                 "TF_CONFIG's 'task' to one of its workers"
+                                 % (me, resolver.cluster_spec().as_dict()))
+            self._process_id = tasks.index(me)
+            job, index = tasks[0]
+            coordinator = resolver.cluster_spec().job_tasks(job)[index]
+            # (before anything asks JAX for its devices, as jax.distributed requires)
+            _start_jax(coordinator, len(tasks), self._process_id, initialization_timeout_s)
+        super().__init__(strategies._devices_of(None))
+
+    @property
+    def num_replicas_in_sync(self):
+        """The replicas of every process."""
+        return self._processes * self._local_replicas
+
+    @property
+    def _first_replica(self):
+        return self._process_id * self._local_replicas
+
+    def _input_pipelines(self):
+        return self._processes, self._process_id
+
+    def _combine(self, reduce_op, values):
+        reduce_op = reduce_ops.as_reduce_op(reduce_op)
+        local = reduce_ops.combine(reduce_ops.ReduceOp.SUM, values)
+        if self._processes > 1:
+            from jax.experimental import multihost_utils
+            gathered = multihost_utils.process_allgather(np.asarray(local.numpy()))
+            local = common.convert_to_tensor(
+                np.asarray(np.sum(gathered, axis=0), local.dtype.np_dtype))
+        if reduce_op is reduce_ops.ReduceOp.MEAN:
+            count = common.convert_to_tensor(
+                np.asarray(self.num_replicas_in_sync, local.dtype.np_dtype))
+            return local // count if local.dtype.is_integer else local / count
+        return local

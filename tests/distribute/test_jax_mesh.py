@@ -1,0 +1,143 @@
+"""With jax and one XLA host device per replica, `strategy.run` is one compiled program
+over the device mesh: a training loop gives the one-replica losses on 2 and 4 devices.
+
+One subprocess per module (XLA's device count is fixed before jax is imported) runs every
+scenario and prints its findings as JSON."""
+
+import json
+import os
+import subprocess
+import sys
+
+import pytest
+
+pytest.importorskip("jax")
+
+REPO = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+
+SCRIPT = r'''
+import json
+import numpy as np
+import autograph.tf as tf
+
+found = {}
+cpu = tf.config.list_physical_devices("CPU")[0]
+
+
+def split(count):
+    tf.config.set_logical_device_configuration(
+        cpu, [tf.config.LogicalDeviceConfiguration()] * count)
+    return tf.distribute.MirroredStrategy()
+
+
+def mesh_runs(strategy):
+    steps = getattr(strategy, "_mesh_steps", {})
+    return [(len(s._programs), s._function.experimental_get_tracing_count())
+            for s in steps.values()]
+
+
+def train(strategy):
+    with strategy.scope():
+        w = tf.Variable([[0.5], [-0.25]], aggregation=tf.VariableAggregation.MEAN)
+        b = tf.Variable([0.1], aggregation=tf.VariableAggregation.MEAN)
+    rng = np.random.default_rng(0)
+    x = rng.normal(size=(32, 2)).astype(np.float32)
+    y = (x @ np.array([[2.0], [-1.0]], np.float32) + 0.5).astype(np.float32)
+    data = strategy.experimental_distribute_dataset(
+        tf.data.Dataset.from_tensor_slices((x, y)).batch(8))
+
+    def step(x, y):
+        with tf.GradientTape() as tape:
+            loss = tf.reduce_sum(tf.square(tf.matmul(x, w) + b - y)) / 8
+        grads = tape.gradient(loss, [w, b])
+        grads = tf.distribute.get_replica_context().all_reduce("SUM", grads)
+        w.assign_sub(0.1 * grads[0])
+        b.assign_sub(0.1 * grads[1])
+        return loss
+    losses = []
+    for _ in range(3):
+        for x, y in data:
+            losses.append(float(strategy.reduce("SUM", strategy.run(step, args=(x, y)),
+                                                axis=None)))
+    return losses, mesh_runs(strategy)
+
+
+for count in (1, 2, 4):
+    found["train_%d" % count] = train(split(count))
+
+strategy = split(4)
+
+
+def collectives():
+    ctx = tf.distribute.get_replica_context()
+    rid = ctx.replica_id_in_sync_group
+    return rid, ctx.all_reduce("MEAN", tf.cast(rid, tf.float32))
+
+
+ids, means = strategy.run(collectives)
+found["ids"] = [int(t.numpy()) for t in strategy.experimental_local_results(ids)]
+found["means"] = [float(t.numpy()) for t in strategy.experimental_local_results(means)]
+found["collectives_on_mesh"] = mesh_runs(strategy)
+
+with strategy.scope():
+    first = tf.Variable(0.0, aggregation=tf.VariableAggregation.ONLY_FIRST_REPLICA)
+strategy.run(lambda: first.assign(
+    10.0 + tf.cast(tf.distribute.get_replica_context().replica_id_in_sync_group, tf.float32)))
+found["only_first"] = float(first.numpy())
+
+short = strategy.experimental_distribute_dataset(tf.data.Dataset.range(6).batch(4))
+found["short_batches"] = [
+    [int(t.numpy()) for t in strategy.experimental_local_results(
+        strategy.run(lambda x: tf.reduce_sum(x), args=(element,)))]
+    for element in short]
+
+
+def merging():
+    return tf.distribute.get_replica_context().merge_call(
+        lambda s: tf.constant(s.num_replicas_in_sync))
+
+
+found["merge_call"] = [int(t.numpy()) for t in
+                       strategy.experimental_local_results(strategy.run(merging))]
+print(json.dumps(found))
+'''
+
+
+@pytest.fixture(scope="module")
+def found(tmp_path_factory):
+    path = tmp_path_factory.mktemp("mesh") / "mesh.py"
+    path.write_text(SCRIPT)
+    env = dict(os.environ, PYTHONPATH=REPO, JAX_PLATFORMS="cpu",
+               XLA_FLAGS="--xla_force_host_platform_device_count=4")
+    ran = subprocess.run([sys.executable, str(path)], capture_output=True, text=True, env=env,
+                         timeout=300)
+    assert ran.returncode == 0, ran.stderr
+    return json.loads(ran.stdout.strip().splitlines()[-1])
+
+
+@pytest.mark.parametrize("count", [2, 4])
+def test_a_training_loop_on_several_devices_gives_the_one_device_losses(found, count):
+    one_losses, _ = found["train_1"]
+    losses, compiled = found["train_%d" % count]
+    assert losses == pytest.approx(one_losses, rel=1e-5)
+    assert losses[-1] < losses[0]
+    assert compiled == [[1, 1]]  # one step function, traced once, one mesh program
+
+
+def test_each_device_runs_its_replica_with_collectives_in_the_program(found):
+    assert found["ids"] == [0, 1, 2, 3]
+    assert found["means"] == [1.5] * 4
+    assert found["collectives_on_mesh"] == [[1, 1]]
+
+
+def test_only_the_first_replicas_assignment_is_kept(found):
+    assert found["only_first"] == 10.0
+
+
+def test_a_short_last_batch_runs_on_the_replica_threads(found):
+    # 4 over 4 replicas: [1, 1, 1, 1]; the last batch of 2: [1, 1, 0, 0]
+    assert found["short_batches"] == [[0, 1, 2, 3], [4, 5, 0, 0]]
+
+
+def test_merge_call_runs_on_the_replica_threads(found):
+    assert found["merge_call"] == [4, 4, 4, 4]

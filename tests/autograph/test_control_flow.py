@@ -342,6 +342,55 @@ def test_tf_range_loop_matches_python_range(start, limit, delta):
     assert f(tf.constant(start), tf.constant(limit), tf.constant(delta)).numpy() == expected
 
 
+def sum_tf_range(n, step):
+    s = 0
+    for i in tf.range(0, n, step):
+        s = s * 2 + i
+    return s
+
+
+def sum_python_range(n, step):
+    s = 0
+    for i in range(0, n, step):
+        s = s * 2 + i
+    return s
+
+
+@pytest.mark.parametrize("loop", [sum_tf_range, sum_python_range])
+def test_staged_range_loop_with_step_zero_raises_at_run_time(loop):
+    function = tf.function(loop)
+    with pytest.raises(tf.errors.InvalidArgumentError, match="range delta must not be zero"):
+        function(tf.constant(5), tf.constant(0))
+    with pytest.raises(tf.errors.InvalidArgumentError, match="range delta must not be zero"):
+        function(tf.constant(-5), tf.constant(0))  # start > limit: the loop would never end
+
+
+@pytest.mark.parametrize("loop", [sum_tf_range, sum_python_range])
+@pytest.mark.parametrize("backend", ["numba", "jax"])
+def test_staged_range_loop_with_step_zero_raises_on_compiled_backends(loop, backend):
+    pytest.importorskip(backend)
+    function = tf.function(loop, backend=backend)
+    assert function(tf.constant(-7), tf.constant(-2)).numpy() == sum_python_range(-7, -2)
+    with pytest.raises(tf.errors.InvalidArgumentError, match="range delta must not be zero"):
+        function(tf.constant(5), tf.constant(0))
+
+
+@pytest.mark.parametrize("loop", [sum_tf_range, sum_python_range])
+def test_converted_range_loop_with_step_zero_raises_like_python(loop):
+    with pytest.raises(ValueError, match="range delta must not be zero"):
+        autograph.to_graph(loop)(tf.constant(5), tf.constant(0))
+    with pytest.raises(ValueError, match="range delta must not be zero"):
+        tf.function(loop)(tf.constant(5), 0)  # a constant step: refused while tracing
+
+
+@pytest.mark.parametrize("n, step", [(5, -1), (-5, -2), (-6, -3), (3, -1)])
+def test_staged_range_loop_with_a_negative_step_iterates_like_python(n, step):
+    expected = sum_python_range(n, step)
+    for loop in (sum_tf_range, sum_python_range):
+        assert tf.function(loop)(tf.constant(n), tf.constant(step)).numpy() == expected
+        assert int(autograph.to_graph(loop)(tf.constant(n), tf.constant(step))) == expected
+
+
 def test_for_over_a_tensor_iterates_its_first_dimension():
     @tf.function
     def f(x):

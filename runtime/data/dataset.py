@@ -73,10 +73,12 @@ class Dataset(Pipeline):
         handle = data_ops.anonymous_iterator(self, self._all_tensors())
         return Iterator(self, handle=handle)
 
-    def __ag_for_stmt__(self, extra_test, body, get_state, set_state, symbol_names):
+    def __ag_for_stmt__(self, extra_test, body, get_state, set_state, symbol_names,
+                        options=None):
         """`for x in dataset` in converted code: a Python loop eagerly, one While op in a
         graph (see `Iterator.__ag_for_stmt__`)."""
-        iter(self).__ag_for_stmt__(extra_test, body, get_state, set_state, symbol_names)
+        iter(self).__ag_for_stmt__(extra_test, body, get_state, set_state, symbol_names,
+                                   options)
 
     def as_numpy_iterator(self):
         """Iterates the elements as numpy values (eagerly only)."""

@@ -7,6 +7,10 @@ catch or swallow them, so staging such ops there is refused with an error naming
 
   * in the body of a `try` with `except` clauses (`try_body`): control flow on a tensor, a
     tensor `assert`, and the run-time check of a read of a variable that may be unassigned;
+    except where the handlers catch only StopIteration (`try: while ...: next(it)` /
+    `except StopIteration:`), which no staged op raises: there, as in TensorFlow, a dataset
+    iterator that ends inside the staged code raises OutOfRangeError when the graph runs,
+    naming the line of `next`, where Python would run the handler;
   * in the body, handlers and `else:` of a `try` whose `finally:` block jumps (the region
     from `runtime.operators.try_statements.FinallyJumps` to the start of that block): that
     run-time check (the Python error it stands for would be swallowed by the jump).
@@ -31,26 +35,48 @@ def _stack():
 
 
 @contextlib.contextmanager
-def try_body(where):
-    """Marks the body of a `try` with `except` clauses (`where` is its 'file:line')."""
+def try_body(where, caught=None):
+    """Marks the body of a `try` with `except` clauses (`where` is its 'file:line');
+    `caught()` gives the classes its handlers catch (a tuple, maybe nested), None: any."""
     graph = context.current_graph()
     stack = _stack()
-    stack.append((where, graph.root if graph is not None else None))
+    stack.append((where, graph.root if graph is not None else None, caught))
     try:
         yield
     finally:
         stack.pop()
 
 
+def _flat_classes(caught):
+    if isinstance(caught, tuple):
+        return [cls for item in caught for cls in _flat_classes(item)]
+    return [caught]
+
+
+def _catches_only_stop_iteration(caught):
+    """Whether the handlers given by `caught()` catch nothing but StopIteration (and its
+    subclasses): no op of a graph raises that when it runs. (An iterator that ends raises
+    OutOfRangeError, which they do not catch either.) Any doubt counts as 'no'."""
+    if caught is None:
+        return False
+    try:
+        classes = _flat_classes(caught())
+    except Exception:  # noqa: BLE001 - a name the handler uses is unbound: Python fails later
+        return False
+    return all(isinstance(cls, type) and issubclass(cls, StopIteration) for cls in classes)
+
+
 def _enclosing_try_body():
-    """'file:line' of the innermost try body around the graph being built, or None."""
+    """'file:line' of the innermost try body around the graph being built whose handlers
+    could catch an error the graph raises when it runs, or None."""
     stack = getattr(_regions, "stack", None)
     if not stack:
         return None
     graph = context.current_graph()
     root = graph.root if graph is not None else None
-    for where, try_root in reversed(stack):
-        if try_root is not None and try_root is root:
+    for where, try_root, caught in reversed(stack):
+        if try_root is not None and try_root is root and \
+                not _catches_only_stop_iteration(caught):
             return where
     return None
 

@@ -16,10 +16,17 @@ than `diagnostics.UNROLL_LIMIT` ops to one graph warns (UnrollingWarning) at its
 """
 
 from runtime import dtypes
-from runtime.operators import conditionals, loop_options, loop_staging, staging, staging_log
+from runtime.operators import (
+    conditionals,
+    loop_options,
+    loop_staging,
+    py_builtins,
+    staging,
+    staging_log,
+)
 from runtime.operators.staged_lists import StagedList
 from runtime.operators.unrolling import UnrollCounter
-from runtime.ops import array_ops, common, io_ops, math_ops, selection_ops
+from runtime.ops import array_ops, common, math_ops, selection_ops
 from runtime.variables import Variable
 
 
@@ -179,11 +186,10 @@ def _staged_for(tensor, extra_test, body, get_state, set_state, symbol_names, ta
     if node.op.name == "Range":
         start, limit, delta = node.inputs
         step_value = common.constant_value(delta)
-        if step_value is None:
+        if step_value is None or step_value == 0:
             # The loop counts without running the Range op, so it checks the step itself
             # (before the loop: with step 0 it would never end, or never start).
-            io_ops.assert_that(math_ops.not_equal(delta, 0), [], array_ops.RANGE_ZERO_DELTA,
-                               error_class=ValueError)
+            py_builtins.check_range_step(delta)
         if step_value is not None and step_value > 0:
             def in_range(i):
                 return math_ops.less(i, limit)

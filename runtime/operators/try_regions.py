@@ -12,8 +12,9 @@ catch or swallow them, so staging such ops there is refused with an error naming
     iterator that ends inside the staged code raises OutOfRangeError when the graph runs,
     naming the line of `next`, where Python would run the handler;
   * in the body, handlers and `else:` of a `try` whose `finally:` block jumps (the region
-    from `runtime.operators.try_statements.FinallyJumps` to the start of that block): that
-    run-time check (the Python error it stands for would be swallowed by the jump).
+    from `runtime.operators.try_statements.FinallyJumps` to the start of that block): a
+    run-time check (that definedness check, or that of a range step of 0; the Python error
+    it stands for would be swallowed by the jump), noted with `note_run_time_check`.
 
 Running eagerly (no graph), or tracing a separate Function inside the `try`, is fine.
 """
@@ -25,6 +26,28 @@ import threading
 from runtime import context, errors
 
 _regions = threading.local()
+_watchers = threading.local()  # the FinallyJumps being traced, innermost last
+
+
+def watch_checks(watcher):
+    """Makes `watcher.note_check(what, advice, location)` see each run-time check staged
+    from now until `unwatch_checks(watcher)` (see try_statements.FinallyJumps)."""
+    stack = getattr(_watchers, "stack", None)
+    if stack is None:
+        stack = _watchers.stack = []
+    stack.append(watcher)
+
+
+def unwatch_checks(watcher):
+    _watchers.stack.remove(watcher)
+
+
+def note_run_time_check(what, advice, location):
+    """Tells the `try` statements being traced whose `finally:` block jumps that a check
+    which may raise when the graph runs is being staged: `what` says what may fail ("local
+    variable 'e' may be unassigned"), `advice` how to avoid it, `location` where."""
+    for watcher in getattr(_watchers, "stack", ()):
+        watcher.note_check(what, advice, location)
 
 
 def _stack():
@@ -106,6 +129,16 @@ def refuse_inside_try(what):
         _fail("%s on a tensor cannot be staged inside the `try` at %s: errors raised when the "
               "graph runs cannot be caught by its `except` clauses. Move the tensor-dependent "
               "code out of the try, or the try out of the traced function" % (what, where))
+
+
+def refuse_error_inside_try(what):
+    """Raises TryRefusal when `what` ("a range step of 0"), an error that the graph raises
+    when it runs, would be staged inside a try body whose `except` clauses could catch it."""
+    where = _enclosing_try_body()
+    if where is not None:
+        _fail("%s raises when the graph runs, inside the `try` at %s, where its `except` "
+              "clauses cannot catch it. Move it out of the try, or the try out of the traced "
+              "function" % (what, where))
 
 
 def refuse_check_inside_try(symbol_name):

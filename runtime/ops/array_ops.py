@@ -7,7 +7,7 @@ indexing in `slicing`.
 
 import numpy as np
 
-from runtime import backends, dtypes, errors
+from runtime import backends, context, dtypes, errors
 from runtime import shape as shape_lib
 from runtime.ops import common, math_ops, numba_lowerings
 from runtime.ops.common import (
@@ -297,7 +297,12 @@ def range(start, limit=None, delta=1, dtype=None, name="range"):  # noqa: A001
     start, limit, delta = [_cast(convert_to_tensor(v, dtype_hint=dtype), dtype) for v in values]
     known = [common.constant_value(t) for t in (start, limit, delta)]
     if known[2] is not None and known[2] == 0:
-        raise ValueError(errors.with_user_location(RANGE_ZERO_DELTA))
+        graph = context.current_graph()
+        if graph is None or graph.outer is None:  # eagerly, or code that every call runs
+            raise ValueError(errors.with_user_location(RANGE_ZERO_DELTA))
+        # In a staged branch or loop body, the Range op (or the staged loop over it) raises
+        # when it runs: a range in a branch that does not run is no error, as in Python.
+        known[2] = None
     length = None
     if all(k is not None for k in known):
         length = len(np.arange(known[0], known[1], known[2]))

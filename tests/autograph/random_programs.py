@@ -117,8 +117,6 @@ class _Writer:
         names = _VARS + _COMPOSITES
         if self.uses("alias"):
             names += ("h['k']",)
-        if self.uses("global"):
-            names += (_GLOBAL,)
         return names + (_MAYBE,) if self.e_state != _NO else names
 
 
@@ -298,9 +296,14 @@ def _finally_block(draw, writer, indent, depth, in_loop):
 
 
 def _alias(draw, writer, indent, depth):
-    if draw(st.booleans()):
+    form = draw(st.sampled_from(["rebind under if", "rebind", "write", "add"]))
+    if form == "rebind under if":  # the shape that loses Python's answer most easily
+        writer.emit(indent, "if %s:" % _condition(draw, writer))
+        writer.emit(indent + 1, "h = %s" % draw(st.sampled_from(["d", "g"])))
+        writer.emit(indent, "h['k'] = %s" % _expr(draw, writer))
+    elif form == "rebind":
         writer.emit(indent, "h = %s" % draw(st.sampled_from(["d", "g"])))
-    elif draw(st.booleans()):
+    elif form == "write":
         writer.emit(indent, "h['k'] = %s" % _expr(draw, writer))
     else:
         writer.emit(indent, "h['k'] += %s" % _atom(draw, writer))
@@ -392,8 +395,9 @@ def _prelude(writer):
         writer.emit(1, "def bump(v):\n        nonlocal c\n        c = (c + v) %% %d" % _MOD)
 
 
-def _result(writer, with_e):
-    """The expression `f` returns at its end: every piece of state, weighted."""
+def _result(writer, with_e, with_global):
+    """The expression `f` returns at its end: every piece of state, weighted (the global
+    only if `with_global`: one not read after a statement is no state of it)."""
     terms = ["a", "2 * b", "3 * c", "5 * s.v", "7 * d['k']"]
     if writer.uses("alias"):
         terms.append("11 * g['k']")
@@ -403,7 +407,7 @@ def _result(writer, with_e):
         terms += ["17 * len(m)", "m.get('p', 0)", "m.get('q', 0)"]
     if writer.uses("clear", *SET_METHODS):
         terms.append("19 * len(t)")
-    if writer.uses("global"):
+    if with_global:
         terms.append("23 * %s" % _GLOBAL)
     if with_e:
         terms.append(_MAYBE)
@@ -418,7 +422,8 @@ def programs(draw, patterns=DEFAULT_PATTERNS):
     _prelude(writer)
     _block(draw, writer, 1, 0, False)
     with_e = writer.e_state != _NO and draw(st.booleans())
-    writer.emit(1, "return %s" % _result(writer, with_e))
+    with_global = writer.uses("global") and draw(st.booleans())
+    writer.emit(1, "return %s" % _result(writer, with_e, with_global))
     return "\n".join(writer.lines) + "\n"
 
 

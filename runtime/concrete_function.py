@@ -413,7 +413,7 @@ class ConcreteFunction:
     def _call_flat(self, feeds):
         """Runs the graph on flat fed values (numpy arrays and variables)."""
         if self._first_call is not None:  # (inline: this is the cached call's hot path)
-            return self._take_first_call()._call_flat(feeds)
+            return self._call_initialising(feeds)
         if self._compiled is None:
             self._compiled_run()
             assert self._compiled is not None
@@ -446,6 +446,22 @@ class ConcreteFunction:
         call = None if direct is None else direct(ConcreteFunction._call_flat.__get__(self))
         if call is not None:  # (an instance attribute hides the method)
             self.__dict__["_call_flat"] = call
+
+    _first_call_lock: Any = None  # held while the first call runs (see _call_initialising)
+
+    def _call_initialising(self, feeds):
+        """The first call runs the trace that initialises the variables it created, once;
+        threads calling meanwhile wait for it, since this trace reads those variables. (The
+        thread running it may call it again, from a host call: that runs the initialising
+        trace again, whose initialisations happen once.)"""
+        with self._first_call_lock:
+            first = self._first_call
+            if first is None:  # another thread ran it while this one waited
+                return self._call_flat(feeds)
+            try:
+                return first._call_flat(feeds)
+            finally:
+                self._first_call = None
 
     def _take_first_call(self):
         """The trace this call must run instead (the variable-initialising one, once), or

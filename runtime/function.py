@@ -373,6 +373,7 @@ class Function:
                 initializer = cf
                 cf = self._trace_once(values, bound, key, allow_variables=False)
                 cf._first_call = initializer
+                cf._first_call_lock = threading.RLock()
         self._tracing_count += 1
         self._concrete.append(cf)
         log.record(key, values, reasons, call, cf._signature_text(),

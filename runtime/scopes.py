@@ -78,7 +78,9 @@ def _control_node(value: Any) -> Any:
     if isinstance(value, Tensor) or value is None:
         return None  # eager values ran already
     if hasattr(value, "read_value") and hasattr(value, "assign"):
-        return None  # a Variable: its reads and assignments run in program order anyway
+        # what an assignment returned stands for the assignment (`op`: its node); a
+        # variable's reads and assignments run in program order anyway
+        return getattr(value, "op", None)
     handle = getattr(value, "handle", None)  # a TensorArray: its handle tensor
     if isinstance(handle, SymbolicTensor):
         return handle.node

@@ -13,6 +13,9 @@ inputs (even when ops of the trace compute it: runtime.init_lifting), and otherw
 `InitializeVariableOnce` node the first time the graph runs.
 """
 
+import enum
+import threading
+
 import numpy as np
 
 from runtime import context, dtypes, errors, init_lifting
@@ -23,6 +26,34 @@ from runtime.ops.variable_ops import OPS
 from runtime.tensor import EagerTensor, SymbolicTensor, TensorRef
 
 
+class VariableSynchronization(enum.Enum):
+    """When a distributed variable's copies are brought in line (TensorFlow's enum)."""
+
+    AUTO = 0
+    NONE = 1
+    ON_WRITE = 2
+    ON_READ = 3
+
+
+class VariableAggregation(enum.Enum):
+    """How a distributed variable combines the updates of its replicas (TensorFlow's
+    enum)."""
+
+    NONE = 0
+    SUM = 1
+    MEAN = 2
+    ONLY_FIRST_REPLICA = 3
+
+
+def _member(kind, value, argument):
+    if value is None:
+        return next(iter(kind))
+    if isinstance(value, kind):
+        return value
+    raise ValueError("Variable(%s=...) must be a %s, got %r"
+                     % (argument, kind.__name__, value))
+
+
 def _root_graph(graph):
     while graph.outer is not None:
         graph = graph.outer
@@ -30,11 +61,34 @@ def _root_graph(graph):
 
 
 class Variable:
-    """A mutable tensor-valued state: `tf.Variable(initial_value, trainable, name, dtype)`."""
+    """A mutable tensor-valued state: `tf.Variable(initial_value, trainable, name, dtype)`.
+
+    As in TensorFlow, creating one makes a `ResourceVariable` (a subclass, the type that
+    `type(v)` names); assignments return the variable itself, read when used
+    (`UnreadVariable`)."""
 
     _count = 0
+    synchronization = VariableSynchronization.AUTO
+    aggregation = VariableAggregation.NONE
 
-    def __init__(self, initial_value=None, trainable=True, name=None, dtype=None, shape=None):
+    def __new__(cls, *args, **kwargs):
+        return super().__new__(ResourceVariable if cls is Variable else cls)
+
+    def __init__(self, initial_value=None, trainable=None, name=None, dtype=None, shape=None,
+                 validate_shape=True, synchronization=None, aggregation=None, **kwargs):
+        if kwargs:
+            raise TypeError("Variable() got an unexpected keyword argument %r"
+                            % next(iter(kwargs)))
+        synchronization = _member(VariableSynchronization, synchronization, "synchronization")
+        self.aggregation = _member(VariableAggregation, aggregation, "aggregation")
+        if trainable is None:  # TensorFlow's default: a variable synchronised on read is not
+            trainable = synchronization is not VariableSynchronization.ON_READ
+        elif trainable and synchronization is VariableSynchronization.ON_READ:
+            raise ValueError("Synchronization value can be set to "
+                             "VariableSynchronization.ON_READ only for non-trainable "
+                             "variables. You have specified trainable=True and "
+                             "synchronization=VariableSynchronization.ON_READ.")
+        self.synchronization = synchronization
         if initial_value is None:
             raise ValueError("a Variable needs an initial_value")
         graph = context.current_graph()
@@ -49,10 +103,15 @@ class Variable:
         if callable(initial_value):
             initial_value = initial_value()
         dtype = None if dtype is None else dtypes.as_dtype(dtype)
+        self._lock = threading.RLock()  # see `updating`
         self.trainable = bool(trainable)
         self._name = (name or "Variable") + ":0"
         self._value = None
-        if isinstance(initial_value, Variable):
+        if isinstance(initial_value, UnreadVariable) and \
+                isinstance(initial_value._assignment, SymbolicTensor):
+            # the value assigned, so that lifting the initial value runs the assignment once
+            initial_value = initial_value._assignment
+        elif isinstance(initial_value, Variable):
             initial_value = initial_value.read_value()
         if isinstance(initial_value, SymbolicTensor):
             # init_scope: a value that does not depend on the trace's inputs is computed now
@@ -74,6 +133,8 @@ class Variable:
             self._value = initial.copy() if isinstance(initial, np.ndarray) else initial
             self._static_shape = (value._value.shape if shape is None
                                   else shape_lib.normalize(shape))
+        if not validate_shape and shape is None:  # any shape may be assigned later
+            self._static_shape = None
         if graph is not None:
             _root_graph(graph).created_variables.append(self)
 
@@ -93,8 +154,11 @@ class Variable:
     def _value(self):
         host = self._host
         if host is None and self._device is not None:
-            host = self._host = np.array(self._device)  # (a writable copy)
-            self._device = None
+            with self._lock:  # (an update storing a new device value must not be undone)
+                host = self._host
+                if host is None and self._device is not None:
+                    host = self._host = np.array(self._device)  # (a writable copy)
+                    self._device = None
         return host
 
     @_value.setter
@@ -112,6 +176,13 @@ class Variable:
         """Makes device array `array` the value (the host copy is made when read)."""
         self._device = array
         self._host = None
+
+    # An update reads the value and writes a new one: two threads updating at once would
+    # lose one of the updates. Each update holds the variable's lock (re-entrant, so that a
+    # host call made while a compiled graph holds it may update the same variable), as
+    # TensorFlow's resource variable ops hold theirs; reads need none (values are never
+    # changed in place, so a read is a snapshot).
+    _lock = None
 
     # -- identity and metadata -----------------------------------------------------------
     @property
@@ -195,30 +266,34 @@ class Variable:
         return iter(self._read())
 
     # -- assignment ---------------------------------------------------------------------------
-    def _assign(self, op_name, value):
+    def _assign(self, op_name, value, read_value):
         value = common.convert_to_tensor(value, dtype_hint=self.dtype)
         result = execute1(OPS[op_name], [self._handle(), value], self._read_attrs())
-        if type(result) is EagerTensor and isinstance(result._value, np.ndarray):
-            # eagerly, the new value is the storage itself: return a copy, as a read does
-            return EagerTensor(result._value.copy(), result.dtype)
-        return result
+        if not read_value:
+            return None
+        return UnreadVariable(self, result)
 
     def assign(self, value, use_locking=None, name=None, read_value=True):
-        """Sets the value; returns the new value as a tensor."""
-        return self._assign("AssignVariableOp", value)
+        """Sets the value; returns the variable (read when used), or None for
+        `read_value=False`."""
+        return self._assign("AssignVariableOp", value, read_value)
 
     def assign_add(self, delta, use_locking=None, name=None, read_value=True):
-        """Adds `delta` to the value; returns the new value as a tensor."""
-        return self._assign("AssignAddVariableOp", delta)
+        """Adds `delta` to the value; returns the variable (read when used), or None for
+        `read_value=False`."""
+        return self._assign("AssignAddVariableOp", delta, read_value)
 
     def assign_sub(self, delta, use_locking=None, name=None, read_value=True):
-        """Subtracts `delta` from the value; returns the new value as a tensor."""
-        return self._assign("AssignSubVariableOp", delta)
+        """Subtracts `delta` from the value; returns the variable (read when used), or None
+        for `read_value=False`."""
+        return self._assign("AssignSubVariableOp", delta, read_value)
 
     def __repr__(self):
         if context.executing_eagerly() and self._value is not None:
             value = EagerTensor(self._value, self.dtype).numpy()
             text = repr(value) if isinstance(value, np.ndarray) else str(value)
+            if "\n" in text:  # TensorFlow starts a value of several lines on its own line
+                text = "\n" + text
             return "<tf.Variable '%s' shape=%s dtype=%s, numpy=%s>" % (
                 self.name, shape_lib.to_string(self._static_shape), self.dtype.name, text)
         return "<tf.Variable '%s' shape=%s dtype=%s>" % (
@@ -237,7 +312,10 @@ class GraphVariable(Variable):
         self._static_shape = like._static_shape
         self._name = like.name
         self.trainable = like.trainable
+        self.synchronization = like.synchronization
+        self.aggregation = like.aggregation
         self._value = None
+        self._lock = like._lock
         self.original = like
 
     def _handle(self):
@@ -245,6 +323,77 @@ class GraphVariable(Variable):
 
     def numpy(self):
         raise NotImplementedError("Variable.numpy() is not available inside a traced function")
+
+
+class ResourceVariable(Variable):
+    """The type of a variable that `Variable(...)` creates (TensorFlow's name for it)."""
+
+
+class UnreadVariable(Variable):
+    """What an assignment returns (TensorFlow's `_UnreadVariable`): the assigned variable,
+    read where it is used, so that a later assignment shows through it:
+
+        a = v.assign(1.0)
+        v.assign(5.0)
+        a.numpy()              # 5.0, as in TensorFlow
+
+    It shares the variable's storage and lock; its `op` is the assignment's node in a
+    trace (for control dependencies)."""
+
+    def __init__(self, parent, assignment):
+        self._parent = parent
+        self._assignment = assignment  # the assignment op's output
+        self.dtype = parent.dtype
+        self._static_shape = parent._static_shape
+        self.trainable = parent.trainable
+        self.synchronization = parent.synchronization
+        self.aggregation = parent.aggregation
+        self._name = "UnreadVariable"
+
+    @property
+    def _value(self):
+        return self._parent._value
+
+    @_value.setter
+    def _value(self, value):
+        self._parent._value = value
+
+    @property
+    def _lock(self):
+        return self._parent._lock
+
+    def _stored(self):
+        return self._parent._stored()
+
+    def _store_on_device(self, array):
+        self._parent._store_on_device(array)
+
+    def _handle(self):
+        return self._parent._handle()
+
+    @property
+    def op(self):
+        """The assignment's graph node (None eagerly)."""
+        return getattr(self._assignment, "node", None)
+
+
+class updating:
+    """`with updating(variables):` holds the update locks of `variables` (each once, in one
+    global order, so that two callers locking overlapping sets cannot deadlock)."""
+
+    __slots__ = ("_locks",)
+
+    def __init__(self, variables):
+        locks = {id(v._lock): v._lock for v in variables}
+        self._locks = [locks[key] for key in sorted(locks)]
+
+    def __enter__(self):
+        for lock in self._locks:
+            lock.acquire()
+
+    def __exit__(self, *exc_info):
+        for lock in reversed(self._locks):
+            lock.release()
 
 
 def uninitialized_error(variables, function_name):

@@ -13,15 +13,17 @@
                                        ag__.while_stmt(loop_test, loop_body, get_state,
                                                        set_state, ('x',))
 
-The state is the variables the statement modifies that are live afterwards (or, for loops,
-at the top of an iteration), from the analysis, and likewise the composite names it modifies
-(`d['v']`, `s.total`), which the state functions read and write through `ag__.maybe`
-(a key or attribute may be missing); get_state of a statement that modifies a composite it
-cannot carry starts with `ag__.refuse_composite(...)`. Variables the generated functions share
-that may be unbound before the statement are bound to `ag__.Undefined` at the start of the
-function (or of the generated function they are local to). An `if` whose test is certainly a
-Python value (`x is None`, `isinstance(...)`, a constant) is left as a plain `if`, and a `for`
-over literal Python data or `range` of constants without lowered jumps as a plain `for`.
+The state is the variables the statement modifies that are live afterwards (or, for loops, at
+the top of an iteration), from the analysis, and likewise the composite names it modifies
+(`d['v']`, `s.total`), which the state functions read and write through `ag__.maybe` (a key or
+attribute may be missing); get_state of a statement that modifies a composite it cannot carry
+starts with `ag__.refuse_composite(...)`. Containers the statement changes in place with their
+methods (`items.pop()`) are state too, named with the calls in the keyword
+`mutated=('items.pop',)` (see runtime.operators.mutations). Variables the generated functions
+share that may be unbound before the statement are bound to `ag__.Undefined` at the start of
+the function (or of the generated function they are local to). An `if` whose test is certainly
+a Python value (`x is None`, `isinstance(...)`, a constant) is left as a plain `if`, and a
+`for` over literal Python data or `range` of constants without lowered jumps as a plain `for`.
 
 Reads the analysis finds may be undefined become `ag__.ld(y)` (a run-time check for a value
 staged control flow defines on some paths only), and `del y` becomes
@@ -35,7 +37,7 @@ import gast
 from autograph.converters import base, directives
 from autograph.converters.conversion_context import set_origin
 from autograph.pyct import templates
-from autograph.pyct.analysis import activity
+from autograph.pyct.analysis import activity, composites
 
 _STATIC_CALLS = frozenset(["isinstance", "issubclass", "hasattr", "callable"])
 
@@ -118,12 +120,13 @@ class _Transformer(base.FunctionTransformer):
         outside = {n for n, c in self.function_counts.items() if c > inside.get(n, 0)}
         return sorted(info.modified & (set(state) | outside | self.params | self.ctx.globals))
 
-    def _state_functions(self, state, refused=(), deleted=()):
+    def _state_functions(self, state, refused=(), deleted=(), checked=()):
         get_name = self.ctx.namer.stable("get_state")
         set_name = self.ctx.namer.stable("set_state")
         vars_name = self.ctx.namer.stable("vars_")
         get_body = [_refusal(text, reason) for text, reason in refused]
         get_body += [_list_deletion_check(text, container) for text, container in deleted]
+        get_body += [_mutation_check(receiver, call) for receiver, call in checked]
         get_body.append(gast.Return(value=_state_tuple(state, gast.Load())))
         if state:
             plain = [n for n in state if not is_composite(n)]
@@ -199,9 +202,10 @@ class _Transformer(base.FunctionTransformer):
         self._bind_locals(defs, shared)
         state_defs, keywords = [], []
         carried = sorted(state + info.composites)
-        if carried or info.composites_refused:
+        refused = info.composites_refused
+        if carried or refused or info.mutations_checked:
             get_name, set_name, state_defs = self._state_functions(
-                carried, info.composites_refused, info.composites_deleted)
+                carried, refused, info.composites_deleted, info.mutations_checked)
             args = args + [templates.name_node(get_name), templates.name_node(set_name),
                            templates.string_tuple(carried)]
             restore_only = [n for n in state if n not in info.live_out] if not is_loop else []
@@ -209,6 +213,13 @@ class _Transformer(base.FunctionTransformer):
             if restore_only:
                 keywords.append(gast.keyword(arg="restore_only",
                                              value=templates.string_tuple(restore_only)))
+            if info.composites_must_exist:
+                keywords.append(gast.keyword(
+                    arg="must_exist", value=templates.string_tuple(info.composites_must_exist)))
+            mutated = [c for c in info.mutated if c.rsplit(".", 1)[0] in carried]
+            if mutated:
+                keywords.append(gast.keyword(arg="mutated",
+                                             value=templates.string_tuple(mutated)))
         while args and isinstance(args[-1], gast.Constant) and args[-1].value is None:
             args.pop()  # trailing defaults
         statement = gast.Expr(value=gast.Call(
@@ -346,6 +357,15 @@ def _list_deletion_check(text, container):
         text=gast.Constant(value=text, kind=None))[0]
 
 
+def _mutation_check(receiver, call):
+    """The statement refusing, when staged, a call `call` ('items.pop') that changes a list,
+    dict or set of another scope in place (see runtime.operators.mutations)."""
+    return templates.replace(
+        "ag__.refuse_outer_mutation(receiver, call)",
+        receiver=_through_maybe(templates.replace_as_expression(receiver)),
+        call=gast.Constant(value=call, kind=None))[0]
+
+
 def _is_converted(node, ctx):
     """True for the statements this pass turns into ag__ calls."""
     if isinstance(node, gast.If):
@@ -421,15 +441,98 @@ class _GuardReads(gast.NodeTransformer):
         return node
 
 
+class _GuardCompositeReads(gast.NodeTransformer):
+    """`d['a']` -> `ag__.ld(d['a'])` for reads of the composites some converted statement
+    carries: one that staged control flow sets on some run-time paths only holds a
+    MaybeUndefined afterwards, whose flag the read checks when the graph runs. A read of
+    the whole container (`len(d)`, `return d`, `f(d)`) goes through `ag__.ld_items(d)`,
+    which checks such items. `d['a'] += v` first loads `d['a'] = ag__.ld(d['a'])`. Reads in
+    nested functions are left alone (they see values the marker was resolved into, or
+    raise on the marker itself)."""
+
+    def __init__(self, texts):
+        self.texts = texts
+        self.roots = {t.split(".")[0].split("[")[0] for t in texts}
+
+    def _guarded(self, node):
+        path = composites.path_of(node)
+        return path is not None and path.text in self.texts
+
+    def visit_FunctionDef(self, node):
+        return node
+
+    visit_AsyncFunctionDef = visit_Lambda = visit_ClassDef = visit_FunctionDef
+
+    def visit_AugAssign(self, node):
+        node.value = self.visit(node.value)
+        target = node.target
+        if not isinstance(target, (gast.Attribute, gast.Subscript)):
+            return node
+        guarded = self._guarded(target)
+        self._visit_base(target)
+        if not guarded:
+            return node
+        load = templates.replace("target = ag__.ld(value)", target=_as_expression(target),
+                                 value=_as_expression(target))
+        for statement in load:
+            statement.targets[0].ctx = gast.Store()
+        return set_origin(load, node) + [node]
+
+    def visit_Attribute(self, node):
+        return self._visit_access(node)
+
+    def visit_Subscript(self, node):
+        return self._visit_access(node)
+
+    def _visit_base(self, node):
+        """Visits the parts of access `node` that are read to reach it: its key, and a
+        base that is not a plain name (`d['a']['b']` reads `d['a']`)."""
+        if isinstance(node, gast.Subscript):
+            node.slice = self.visit(node.slice)
+        if not isinstance(node.value, gast.Name):
+            node.value = self.visit(node.value)
+
+    def _visit_access(self, node):
+        guarded = isinstance(node.ctx, gast.Load) and self._guarded(node)
+        self._visit_base(node)
+        if guarded:
+            return set_origin(templates.replace_as_expression("ag__.ld(value)", value=node),
+                              node)
+        return node
+
+    def visit_Name(self, node):
+        if node.id in self.roots and isinstance(node.ctx, gast.Load):
+            return set_origin(templates.replace_as_expression("ag__.ld_items(name)",
+                                                              name=node.id), node)
+        return node
+
+
+def _as_expression(target):
+    """A fresh copy of the access `target` (`d['a']`, `s.v`) as an expression."""
+    return templates.replace_as_expression(composites.path_of(target).text)
+
+
+def _carried_composites(node, ctx):
+    """The composites some converted statement of function `node` carries."""
+    texts = set()
+    for sub in gast.walk(node):
+        if _is_converted(sub, ctx):
+            texts.update(ctx.annotations.info(sub).composites)
+    return texts
+
+
 def transform(node, ctx):
     """Converts the control-flow statements of function `node` (analysis must have run)."""
     deleted = activity.deleted_names(node.body) - ctx.globals
     orphaned = _orphaned_locals(node, ctx)
     read_early = _locals_read_maybe_unbound(node, ctx)
     undefined = _maybe_undefined(node, ctx) | deleted | orphaned | read_early
+    carried = _carried_composites(node, ctx)
     if undefined:
         guard = _GuardReads(undefined, ctx.annotations.maybe_undefined_reads, deleted)
         node.body = base.visit_statements(guard, node.body)
+    if carried:
+        node.body = base.visit_statements(_GuardCompositeReads(carried), node.body)
     transformer = _Transformer(ctx)
     body = base.visit_statements(transformer, node.body)
     inits = _undefined_bindings(transformer.unbound | orphaned | read_early)

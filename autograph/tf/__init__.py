@@ -7,6 +7,7 @@ TensorFlow namespace (`tf.math`, `tf.nn`, `tf.linalg`, ...) is a module of this 
 
 import autograph as _autograph
 from autograph.tf import (
+    autodiff,
     autograph,
     config,
     data,
@@ -75,6 +76,7 @@ from autograph.tf.math import (  # the top-level names that are tf.math's too
     truediv,
 )
 from runtime import context as _context
+from runtime import devices as _devices
 from runtime import scopes as _scopes
 from runtime.composite.ragged import RaggedTensor, RaggedTensorSpec
 from runtime.composite.sparse import SparseTensor, SparseTensorSpec
@@ -104,7 +106,7 @@ from runtime.shape import TensorShape
 from runtime.signature import TensorSpec
 from runtime.tensor import Tensor, is_tensor
 from runtime.tensor_array import TensorArray
-from runtime.variables import Variable
+from runtime.variables import Variable, VariableAggregation, VariableSynchronization
 
 function = _autograph.function
 
@@ -192,6 +194,7 @@ py_function = _io.py_function
 
 # -- scopes and dependencies ----------------------------------------------------------------------
 name_scope = _scopes.name_scope
+device = _devices.device
 control_dependencies = _scopes.control_dependencies
 init_scope = _scopes.init_scope
 executing_eagerly = _context.executing_eagerly

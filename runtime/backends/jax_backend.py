@@ -36,7 +36,7 @@ from runtime.backends.jax_lowering import Lowerer, VariableSlot, jax_modules
 from runtime.device_tensor import ON_DEVICE, DeviceTensor, host_feeds, register_array_type
 from runtime.ops.control_flow_ops import SubGraph
 from runtime.tensor import EagerTensor, to_numpy
-from runtime.variables import Variable
+from runtime.variables import Variable, updating
 
 NAME = "jax"
 _WIDE = ("int64", "uint64", "float64", "complex128")
@@ -175,7 +175,7 @@ class JaxCompiledGraph:
         # the dtype of the one output, when there is one (the common case, kept short)
         self._single: Any = self._out_dtypes[0] if len(self._out_dtypes) == 1 else None
         self._single_key: Any = self._out_keys[0] if self._single is not None else None
-        self._assigned: tuple[str, ...] = ()
+        self._assigned: tuple[str, ...] | None = None  # (known once traced)
         self._flagged = True  # the last trace has checks or host calls (unknown until traced)
         for t in self.outputs:
             if t is not None and t.dtype.kind not in _ARRAY_KINDS:
@@ -202,7 +202,7 @@ class JaxCompiledGraph:
             list(values[:count]), dict(zip(self._state_keys, values[count:])))
         if len(outputs) == 1 and outputs[0] is not None and not assigned and failed is None:
             return outputs[0]  # (the common case: one array, no tuple to build and read)
-        return (*outputs, *[assigned[k] for k in self._assigned], failed)
+        return (*outputs, *[assigned[k] for k in self._assigned or ()], failed)
 
     def _lowered(self, tensors: list[Any], state: dict[str, Any]) -> Any:
         lowerer = Lowerer(state, self.check_numerics)
@@ -311,11 +311,21 @@ class JaxCompiledGraph:
             return self._device_tensors(results)
         if self.unsupported is not None:
             return self.numpy_run(*feeds)
+        if not (self._resource_feeds or self._captured):
+            return self._run_fed(feeds, None)
+        variables = self._variables(feeds)
+        # the variables this call assigns (all, before the first trace says which) are locked
+        # from their read to their write: see runtime.variables.updating
+        with updating(variables.values() if self._assigned is None
+                      else [variables[k] for k in self._assigned]):
+            return self._run_fed(feeds, variables)
+
+    def _run_fed(self, feeds: Sequence[Any],
+                 variables: dict[str, Variable] | None) -> tuple[Any, ...]:
+        """`run` past the common case: `variables` are the graph's (None: it has none)."""
         tensors = [feeds[i] for i in self._tensor_feeds]
         state = {}
-        variables = None
-        if self._resource_feeds or self._captured:
-            variables = self._variables(feeds)
+        if variables is not None:
             for key, variable in variables.items():
                 stored = variable._stored()  # (on the device after an earlier call)
                 if stored is None:  # the numpy executor raises the right error
@@ -337,7 +347,7 @@ class JaxCompiledGraph:
             return self.numpy_run(*feeds)
         if variables is not None:
             count = len(self._out_dtypes)
-            for key, value in zip(self._assigned, results[count:-1]):
+            for key, value in zip(self._assigned or (), results[count:-1]):
                 variables[key]._store_on_device(value)
         return self._device_tensors(results)
 

@@ -40,6 +40,7 @@ from typing import Any
 import numpy as np
 
 from runtime import dtypes, errors
+from runtime.variables import updating
 
 CHECK_PREFIX = "autograph check "
 _counter = itertools.count()
@@ -160,7 +161,9 @@ def _buffers(variables: list[tuple[Any, bool]],
     take(*passed) -> their values as buffers, the captured ones first, a fresh copy for one
     the kernel assigns; keep(buffers, *passed) makes each copy the variable's value after the
     call (so a tensor read earlier never changes). A Variable passed or captured twice gets
-    one buffer, copied when any of its uses assigns it."""
+    one buffer, copied when any of its uses assigns it. From take to keep the kernel holds
+    the update locks of the variables it assigns (runtime.variables.updating): a kernel
+    updating them from another thread at the same time would lose this one's update."""
     table = [(v, written, v.dtype.np_dtype) for v, written in variables]
 
     def buffer_of(variable: Any, written: bool, np_dtype: Any) -> Any:
@@ -174,13 +177,23 @@ def _buffers(variables: list[tuple[Any, bool]],
         return value
 
     if not arguments:  # the common case, on every call: no identities to compare
+        held = updating([v for v, written, _ in table if written])
+
         def take() -> list[Any]:
-            return [buffer_of(*entry) for entry in table]
+            held.__enter__()
+            try:
+                return [buffer_of(*entry) for entry in table]
+            except BaseException:
+                held.__exit__()
+                raise
 
         def keep(buffers: list[Any]) -> None:
-            for (variable, written, _), buffer in zip(table, buffers):
-                if written:
-                    variable._value = buffer
+            try:
+                for (variable, written, _), buffer in zip(table, buffers):
+                    if written:
+                        variable._value = buffer
+            finally:
+                held.__exit__()
         return take, keep
 
     def entries(passed: tuple[Any, ...]) -> list[tuple[Any, bool, Any]]:
@@ -191,16 +204,28 @@ def _buffers(variables: list[tuple[Any, bool]],
         written_by_id: dict[int, bool] = {}
         for variable, written, _ in uses:
             written_by_id[id(variable)] = written_by_id.get(id(variable), False) or written
-        by_id: dict[int, Any] = {}
-        buffers = []
-        for variable, _, np_dtype in uses:
-            if id(variable) not in by_id:
-                by_id[id(variable)] = buffer_of(variable, written_by_id[id(variable)], np_dtype)
-            buffers.append(by_id[id(variable)])
+        held = updating([variable for variable, written, _ in uses if written])
+        held.__enter__()
+        try:
+            by_id: dict[int, Any] = {}
+            buffers = []
+            for variable, _, np_dtype in uses:
+                if id(variable) not in by_id:
+                    by_id[id(variable)] = buffer_of(variable, written_by_id[id(variable)],
+                                                    np_dtype)
+                buffers.append(by_id[id(variable)])
+        except BaseException:
+            held.__exit__()
+            raise
+        buffers.append(held)  # (keep releases it)
         return buffers
 
     def keep_passed(buffers: list[Any], *passed: Any) -> None:
-        for (variable, written, _), buffer in zip(entries(passed), buffers):
-            if written:
-                variable._value = buffer
+        held = buffers.pop()
+        try:
+            for (variable, written, _), buffer in zip(entries(passed), buffers):
+                if written:
+                    variable._value = buffer
+        finally:
+            held.__exit__()
     return take_passed, keep_passed

@@ -23,7 +23,7 @@ its reads. Sources not connected to the target get None (or zeros with
 import contextlib
 
 from runtime import context, nest
-from runtime.gradients import function_grads
+from runtime.gradients import function_grads, jacobians
 from runtime.gradients.backprop import (
     Record,
     backprop,
@@ -215,10 +215,7 @@ class GradientTape:
         """The gradients of `target` (a tensor or nested structure of tensors, summed) with
         respect to `sources` (tensors or Variables, possibly nested), shaped like `sources`.
         `output_gradients` weights each target (ones by default)."""
-        if self._used and not self._persistent:
-            raise RuntimeError("A non-persistent GradientTape can only be used to compute one "
-                               "set of gradients (or jacobians); create it with "
-                               "persistent=True to call gradient() several times")
+        self._check_usable()
         if unconnected_gradients not in (UnconnectedGradients.NONE, UnconnectedGradients.ZERO):
             raise ValueError("unconnected_gradients must be 'none' or 'zero', got %r"
                              % (unconnected_gradients,))
@@ -235,31 +232,63 @@ class GradientTape:
                 raise ValueError("output_gradients must match the structure of target: %d "
                                  "targets, %d output gradients"
                                  % (len(flat_targets), len(flat_output_grads)))
+        grads = self._gradients(flat_targets, flat_sources, flat_output_grads)
+        if unconnected_gradients == UnconnectedGradients.ZERO:
+            grads = [g if g is not None else _zeros_like_source(s)
+                     for g, s in zip(grads, flat_sources)]
+        self._spent()
+        return nest.pack_sequence_as(sources, grads)
+
+    def jacobian(self, target, sources, unconnected_gradients=UnconnectedGradients.NONE,
+                 parallel_iterations=None, experimental_use_pfor=True):
+        """The Jacobian of `target` with respect to each of `sources` (possibly nested):
+        for a source, a tensor of shape `target.shape + source.shape` (see
+        runtime.gradients.jacobians)."""
+        return jacobians.jacobian(self, target, sources, unconnected_gradients)
+
+    def batch_jacobian(self, target, source, unconnected_gradients=UnconnectedGradients.NONE,
+                       parallel_iterations=None, experimental_use_pfor=True):
+        """The Jacobian of each example of `target` (its first dimension is the batch) with
+        respect to the same example of `source`: shape `[batch] + target.shape[1:] +
+        source.shape[1:]` (see runtime.gradients.jacobians)."""
+        return jacobians.batch_jacobian(self, target, source, unconnected_gradients)
+
+    def _gradients(self, flat_targets, flat_sources, flat_output_grads):
+        """One gradient (or None) per source, without spending the tape."""
         recording = self._recording
         if recording:
             self._stop()  # the gradient computation itself is not recorded on this tape
         try:
             if self._graph is not None:
-                grads = self._graph_gradient(flat_targets, flat_sources, flat_output_grads)
-            else:
-                grads = self._eager_gradient(flat_targets, flat_sources, flat_output_grads)
+                return self._graph_gradient(flat_targets, flat_sources, flat_output_grads)
+            return self._eager_gradient(flat_targets, flat_sources, flat_output_grads)
         finally:
             if recording:
                 self._start()
-        if unconnected_gradients == UnconnectedGradients.ZERO:
-            grads = [g if g is not None else _zeros_like_source(s)
-                     for g, s in zip(grads, flat_sources)]
+
+    def _check_usable(self):
+        if self._used and not self._persistent:
+            raise RuntimeError("A non-persistent GradientTape can only be used to compute one "
+                               "set of gradients (or jacobians); create it with "
+                               "persistent=True to call gradient() several times")
+
+    def _spent(self):
+        """After a gradient or Jacobian: a tape that is not persistent lets its records go."""
         if not self._persistent:
             self._used = True
             self._records = []
             self._live = set()
-        return nest.pack_sequence_as(sources, grads)
 
-    def _targets(self, flat_targets, flat_output_grads, key):
+    def _targets(self, flat_targets, flat_output_grads, key, variable_key):
+        """[(key, output gradient)] for the targets; a Variable target has the variable's
+        key, as a Variable source has: its gradient with respect to itself is one."""
         targets = []
         for t, g in zip(flat_targets, flat_output_grads):
             if isinstance(t, Variable):
+                t_key = variable_key(t)
                 t = t.read_value()
+            else:
+                t_key = None
             if not isinstance(t, Tensor):
                 raise ValueError("gradient targets must be tensors, got %r" % (t,))
             if t.dtype.kind != "float":
@@ -270,7 +299,7 @@ class GradientTape:
                      None not in shape else array_ops.ones_like(t))
             else:
                 g = convert_to_tensor(g, dtype_hint=t.dtype)
-            targets.append((key(t), g))
+            targets.append((key(t) if t_key is None else t_key, g))
         return targets
 
     def _eager_gradient(self, flat_targets, flat_sources, flat_output_grads):
@@ -279,8 +308,9 @@ class GradientTape:
                                "traced functions")
         watched = {id(v) for v in self._watched_variables}
         watched.update(id(t) for t in self._watched if t.dtype.kind == "float")
-        targets = self._targets(flat_targets, flat_output_grads, id)
+        targets = self._targets(flat_targets, flat_output_grads, id, id)
         sources = [id(s) for s in flat_sources]
+        watched.update(_sources_among_targets(sources, targets))
         grads = backprop(self._records, targets, sources, watched)
         return [_as_source_grad(g, s) for g, s in zip(grads, flat_sources)]
 
@@ -363,12 +393,21 @@ class GradientTape:
             raise RuntimeError("this GradientTape recorded inside a traced function; call "
                                "gradient() inside that function too")
         watched = self._graph_watched_keys()
-        targets = self._targets(flat_targets, flat_output_grads, self._tensor_key)
+        targets = self._targets(flat_targets, flat_output_grads, self._tensor_key,
+                                self._variable_key)
         sources = [self._variable_key(s) if isinstance(s, Variable) else self._tensor_key(s)
                    for s in flat_sources]
+        watched.update(_sources_among_targets(sources, targets))
         grads = backprop(self._graph_records(), targets, sources, watched,
                          external_key=external_key_in(graph))
         return [_as_source_grad(g, s) for g, s in zip(grads, flat_sources)]
+
+
+def _sources_among_targets(sources, targets):
+    """The keys of sources that are targets too: each is its own gradient's start (its
+    gradient includes the target's output gradient, watched or not, as in TensorFlow)."""
+    target_keys = {key for key, _ in targets}
+    return [key for key in sources if key in target_keys]
 
 
 def _as_source_grad(grad, source):

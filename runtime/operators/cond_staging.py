@@ -5,6 +5,7 @@ See runtime.operators.staging for how the state of a statement is reconciled.
 
 from runtime import nest, subgraphs
 from runtime import shape as shape_lib
+from runtime.operators import aliases, mutations
 from runtime.operators.composites import Missing
 from runtime.operators.deferred_errors import DeferredError
 from runtime.operators.pending_undefined import resolve_pending, with_flag
@@ -31,12 +32,16 @@ from runtime.tensor import SymbolicTensor, Tensor
 from runtime.variables import Variable
 
 
-def staged_cond(pred, true_fn, false_fn, what, symbol_names=None, restore_only=()):
+def staged_cond(pred, true_fn, false_fn, what, symbol_names=None, restore_only=(),
+                mutated=None, must_exist=()):
     """Traces both functions as branches of an If op on `pred`; returns the merged result.
 
     With `symbol_names`, the functions return one value per named variable. Variables named
     in `restore_only` are not read after the statement (the compiler carries them only so
-    that each branch starts from their value before it): they come out as DeadValue."""
+    that each branch starts from their value before it): they come out as DeadValue.
+    `mutated` maps the names of containers the branches change in place to those calls
+    (runtime.operators.mutations): they must keep one structure. The keys and attributes
+    named in `must_exist` may not be missing after one branch only."""
     refuse_inside_try(what)
     require_scalar_bool(pred, what)
     then_sub, then_value = subgraphs.trace_subgraph("cond_true", raising_at_run_time(true_fn),
@@ -51,12 +56,20 @@ def staged_cond(pred, true_fn, false_fn, what, symbol_names=None, restore_only=(
     else:
         names = list(symbol_names)
         then_values, else_values = list(then_value), list(else_value)
+    if symbol_names is not None:
+        aliases.refuse_shared_containers(
+            names, [("after the if branch", then_values), ("after the else branch",
+                                                           else_values)],
+            "a conditional on a tensor", set(restore_only) | set(mutated or ()))
     then_outs, else_outs, specs, builders = [], [], [], []
     for name, a, b in zip(names, then_values, else_values):
         if name in restore_only:
             builders.append(lambda outputs, name=name: DeadValue(name))
             continue
-        _refuse_missing_in_one_branch(name, a, b)
+        if name in must_exist:
+            _refuse_missing_in_one_branch(name, a, b)
+        mutations.refuse_changed_shape(name, a, b, mutated or {}, "a conditional on a tensor",
+                                       ("after the if branch", "after the else branch"))
         builders.append(_merge_symbol(name, a, b, then_sub, else_sub, then_outs, else_outs,
                                       specs))
     then_sub.outputs = then_outs
@@ -67,12 +80,15 @@ def staged_cond(pred, true_fn, false_fn, what, symbol_names=None, restore_only=(
 
 
 def _refuse_missing_in_one_branch(name, a, b):
-    """A key or attribute (`d['v']`, `s.v`) that exists after one branch only: Python
-    creates (or deletes) it depending on the condition, which no graph value can stand for."""
+    """A key or attribute (`d['v']`, `s.v`) of an object the function did not make that
+    exists after one branch only: Python creates (or deletes) it depending on the
+    condition, which would leave a definedness flag inside an object that outlives the
+    call."""
     if isinstance(a, Missing) != isinstance(b, Missing):
         fail(ValueError, "%s exists after the %s branch of a conditional on a tensor but "
              "not after the %s branch (it does not exist before the conditional, or one "
-             "branch deletes it): set it before the conditional or in both branches"
+             "branch deletes it), and its object is not one the function made: set it "
+             "before the conditional or in both branches"
              % ((describe(name),) + (("else", "if") if isinstance(a, Missing)
                                      else ("if", "else"))))
 

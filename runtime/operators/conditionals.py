@@ -10,7 +10,7 @@ A Python condition runs one branch as plain Python. A symbolic tensor condition 
 branches into an If op and sets the variables to its outputs.
 """
 
-from runtime.operators import cond_staging, staging, staging_log
+from runtime.operators import cond_staging, mutations, staging, staging_log
 
 
 def _nothing():
@@ -18,22 +18,35 @@ def _nothing():
 
 
 def if_stmt(cond, body, orelse=None, get_state=None, set_state=None, symbol_names=(),
-            restore_only=()):
+            restore_only=(), mutated=(), must_exist=()):
     """Runs `body` or `orelse` depending on `cond` (staged when `cond` is a symbolic tensor).
 
     Converted code leaves out `orelse` for an `if` without `else`, and the state functions
     when the statement assigns nothing that is used later. `restore_only` names state
     variables that are not used after the statement: a branch reads them before assigning
     them, so each staged branch must start from their value before the `if`, but they are
-    not merged."""
+    not merged. `mutated` names the calls of methods that change a state container in place
+    ('items.pop'; see runtime.operators.mutations). A key or attribute set in one branch
+    only carries a definedness flag, checked where it is read, unless it is named in
+    `must_exist` (its object outlives the function: a flag cannot be left inside it).
+
+    A `global` (or `nonlocal`) variable the statement assigns is staged like a local read
+    after it (the module may read it at any time): the function's own results are Python's,
+    and the module's variable holds the merged value, a tensor of the trace (reported by a
+    SideEffectWarning where the branch stores it, as any tensor stored into a global). It
+    never holds one of the compiler's markers; one with no value before the statement is
+    refused, naming it (see staging.state_functions)."""
     cond = staging.as_condition(cond)
     if staging_log.active is not None:
         with staging_log.active.statement("if", cond, symbol_names):
-            return run_if(cond, body, orelse, get_state, set_state, symbol_names, restore_only)
-    return run_if(cond, body, orelse, get_state, set_state, symbol_names, restore_only)
+            return run_if(cond, body, orelse, get_state, set_state, symbol_names, restore_only,
+                          mutated, must_exist)
+    return run_if(cond, body, orelse, get_state, set_state, symbol_names, restore_only,
+                  mutated, must_exist)
 
 
-def run_if(cond, body, orelse, get_state, set_state, symbol_names, restore_only=()):
+def run_if(cond, body, orelse, get_state, set_state, symbol_names, restore_only=(),
+           mutated=(), must_exist=()):
     """`if_stmt` once `cond` is a condition (`staging.as_condition`), not recorded: also the
     staged guard of loop iterations after a tensor `break`."""
     orelse = orelse or _nothing
@@ -45,21 +58,23 @@ def run_if(cond, body, orelse, get_state, set_state, symbol_names, restore_only=
         return
     get_state, set_state = staging.state_functions(get_state, set_state)
     init = get_state()
+    calls = mutations.calls_by_name(mutated)
 
     def branch(fn):
         def run():
-            set_state(cond_staging.branch_copies(init))
+            copies = mutations.branch_copies(symbol_names, init, calls)
+            set_state(cond_staging.branch_copies(copies))
             fn()
             return get_state()
         return run
 
     try:
         merged = cond_staging.staged_cond(cond, branch(body), branch(orelse), "an if statement",
-                                     symbol_names, restore_only)
+                                          symbol_names, restore_only, calls, must_exist)
     except BaseException:
         set_state(init)
         raise
-    set_state(merged)
+    set_state(mutations.write_back(symbol_names, init, merged, calls))
 
 
 def if_exp(cond, if_true, if_false, expr_repr=None):

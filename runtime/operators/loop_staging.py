@@ -90,7 +90,8 @@ class LoopState:
         return [_pack_state(t, chunk) for t, chunk in zip(self.templates, self.split(leaves))]
 
 
-def staged_loop(names, init, cond_fn, body_fn, stage_lists="empty", invariants=None):
+def staged_loop(names, init, cond_fn, body_fn, stage_lists="empty", invariants=None,
+                must_exist=()):
     """Stages a loop as a While op.
 
     `init` holds one value per name; `cond_fn(values)` returns the continuation condition
@@ -109,10 +110,13 @@ def staged_loop(names, init, cond_fn, body_fn, stage_lists="empty", invariants=N
 
     `invariants` maps a variable's index to the static shape of each of its tensor leaves
     (shape invariants, see runtime.operators.loop_options): the loop carries it with those
-    shapes, and a value that does not fit them is an error naming the variable."""
+    shapes, and a value that does not fit them is an error naming the variable.
+
+    A key or attribute missing before the loop (`y['a']` the body creates) is carried like
+    an undefined variable, with a definedness flag, unless named in `must_exist`."""
     refuse_inside_try("a loop")
     init = list(init)
-    _refuse_missing_before_loop(names, init)
+    _refuse_missing_before_loop(names, init, must_exist)
     init = [_captured(value) for value in init]
     if stage_lists and any(type(v) is list and (stage_lists is True or not v) for v in init):
         return _staged_loop_with_lists(names, init, cond_fn, body_fn, stage_lists is True,
@@ -120,14 +124,17 @@ def staged_loop(names, init, cond_fn, body_fn, stage_lists="empty", invariants=N
     return _staged_loop(names, init, cond_fn, body_fn, invariants=invariants)
 
 
-def _refuse_missing_before_loop(names, init):
-    """A key or attribute the loop modifies that does not exist before it: Python creates
-    it only if the loop runs, which no graph value can stand for."""
+def _refuse_missing_before_loop(names, init, must_exist):
+    """A key or attribute named in `must_exist` (of an object the function did not make)
+    that does not exist before the loop: Python creates it only if the loop runs, which
+    would leave a definedness flag inside an object that outlives the call. (Those of
+    objects the function made are carried with a flag, like variables.)"""
     for name, value in zip(names, init):
-        if isinstance(value, Missing):
+        if name in must_exist and isinstance(value, Missing):
             fail(ValueError, "%s does not exist before a loop on a tensor that sets it, so "
-                 "it would exist after the loop only if the loop runs at least once: set it "
-                 "before the loop" % describe(name))
+                 "it would exist after the loop only if the loop runs at least once, and "
+                 "its object is not one the function made: set it before the loop"
+                 % describe(name))
 
 
 def _captured(value):

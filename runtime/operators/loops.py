@@ -17,9 +17,11 @@ than `diagnostics.UNROLL_LIMIT` ops to one graph warns (UnrollingWarning) at its
 
 from runtime import dtypes
 from runtime.operators import (
+    aliases,
     conditionals,
     loop_options,
     loop_staging,
+    mutations,
     py_builtins,
     staging,
     staging_log,
@@ -31,19 +33,24 @@ from runtime.variables import Variable
 
 
 def while_stmt(loop_test, loop_body, get_state=None, set_state=None, symbol_names=(),
-               opts=None):
+               opts=None, mutated=(), must_exist=()):
     """Runs the loop as Python while its condition is a Python value, staged otherwise.
 
     `opts` holds the loop's options (runtime.operators.loop_options), which apply once the
-    loop is staged; maximum_iterations counts the iterations already run in Python."""
+    loop is staged; maximum_iterations counts the iterations already run in Python.
+    `mutated` names the calls of methods that change a state container in place
+    ('items.pop'; see runtime.operators.mutations). A key or attribute the loop creates
+    carries a definedness flag, unless named in `must_exist` (see if_stmt)."""
     if staging_log.active is not None:
         with staging_log.active.statement("while", None, symbol_names) as record:
             return _while(record.test(loop_test), record.body(loop_body), get_state,
-                          set_state, symbol_names, opts)
-    return _while(loop_test, loop_body, get_state, set_state, symbol_names, opts)
+                          set_state, symbol_names, opts, mutated, must_exist)
+    return _while(loop_test, loop_body, get_state, set_state, symbol_names, opts, mutated,
+                  must_exist)
 
 
-def _while(loop_test, loop_body, get_state, set_state, symbol_names, opts):
+def _while(loop_test, loop_body, get_state, set_state, symbol_names, opts, mutated=(),
+           must_exist=()):
     get_state, set_state = staging.state_functions(get_state, set_state)
     counter = UnrollCounter()
     while True:
@@ -52,7 +59,8 @@ def _while(loop_test, loop_body, get_state, set_state, symbol_names, opts):
             counter.report()
             stage_loop(get_state, set_state, symbol_names,
                        lambda values: loop_test(), lambda values: loop_body(),
-                       options=_options(opts), done=counter.iterations)
+                       options=_options(opts), done=counter.iterations, mutated=mutated,
+                       must_exist=must_exist)
             return
         if not test:
             counter.report()
@@ -69,15 +77,21 @@ def _options(opts):
 
 
 def stage_loop(get_state, set_state, symbol_names, test, step, counter=None,
-               counter_name=staging.LOOP_COUNTER, options=None, done=0, stage_lists=True):
+               counter_name=staging.LOOP_COUNTER, options=None, done=0, mutated=(),
+               must_exist=(), stage_lists=True):
     """Stages a loop over the statement's state as one While op: `test(i)` is its condition
     and `step(i)` runs its body, given the optional hidden counter `i` (named `counter_name`
     in the graph and in messages: the user's loop variable, when the counter is its value;
     `step` returns its next value). `options` are the loop's LoopOptions (or None), honoured
     by every kind of loop that stages through here (a while, a for over a tensor, a dataset
-    or an iterator); `done` the iterations the loop already ran as Python; `stage_lists` as
-    in loop_staging.staged_loop."""
+    or an iterator); `done` the iterations the loop already ran as Python; `mutated` and
+    `must_exist` as for while_stmt; `stage_lists` as in loop_staging.staged_loop."""
     init = tuple(get_state())
+    user_init = init
+    calls = mutations.calls_by_name(mutated)
+    mutations.refuse_sets_in_loop(symbol_names, init, calls)
+    aliases.refuse_shared_containers(symbol_names, [("before the loop", init)],
+                                     "a loop on a tensor", calls)
     names = tuple(symbol_names)
     invariants = options.invariants_for(init) if options is not None else {}
     maximum = options.remaining(done) if options is not None else None
@@ -105,42 +119,54 @@ def stage_loop(get_state, set_state, symbol_names, test, step, counter=None,
 
     def body_fn(values):
         i, rest = split(values)
+        before = mutations.branch_copies(symbol_names, rest[len(rest) - len(user_init):], calls)
         set_state(tuple(rest))
         new_i = step(i)
         state = list(get_state())
+        for name, old, new in zip(symbol_names, before, state[len(state) - len(user_init):]):
+            mutations.refuse_changed_shape(name, new, old, calls, "a loop on a tensor",
+                                           ("after an iteration", "before it"))
+        aliases.refuse_shared_containers(
+            symbol_names, [("after an iteration", state[len(state) - len(user_init):])],
+            "a loop on a tensor", calls)
         return ([new_i] if counter is not None else []) + state
 
     try:
         final = loop_staging.staged_loop(names, init, cond_fn, body_fn, stage_lists=stage_lists,
-                                         invariants=invariants)
+                                         invariants=invariants, must_exist=must_exist)
     except BaseException:
         set_state(split(init)[1] if counter is not None else init)
         raise
-    set_state(tuple(split(final)[1]))
+    final = tuple(split(final)[1])
+    set_state(mutations.write_back(symbol_names, user_init, final, calls))
 
 
 def for_stmt(iter_, extra_test, body, get_state=None, set_state=None, symbol_names=(),
-             opts=None):
+             opts=None, mutated=(), must_exist=()):
     """Runs `body(item)` for each item of `iter_` while `extra_test()` (if given) holds.
 
     `opts` may hold 'iterate_names', the source of the loop's target (`'i'`): a loop over a
     tensor range names its counter, which is the target's value, after it; and the loop's
-    options (runtime.operators.loop_options), which apply when the loop is staged."""
+    options (runtime.operators.loop_options), which apply when the loop is staged;
+    `mutated` as for while_stmt."""
     if staging_log.active is not None:
         with staging_log.active.statement("for", iter_, symbol_names) as record:
             return _for(iter_, extra_test, record.body(body), get_state, set_state,
-                        symbol_names, opts)
-    return _for(iter_, extra_test, body, get_state, set_state, symbol_names, opts)
+                        symbol_names, opts, mutated, must_exist)
+    return _for(iter_, extra_test, body, get_state, set_state, symbol_names, opts, mutated,
+                must_exist)
 
 
 def for_loop_of(iter_, extra_test, body, get_state, set_state, symbol_names, options=None):
     """`for_stmt` without a staging-report record of its own, for an iterable whose
     `__ag_for_stmt__` (recorded already) loops over something else: a RaggedTensor over
     the indices of its rows. `options`: the loop's LoopOptions (or None)."""
-    return _for(iter_, extra_test, body, get_state, set_state, symbol_names, None, options)
+    return _for(iter_, extra_test, body, get_state, set_state, symbol_names, None,
+                options=options)
 
 
-def _for(iter_, extra_test, body, get_state, set_state, symbol_names, opts, options=None):
+def _for(iter_, extra_test, body, get_state, set_state, symbol_names, opts, mutated=(),
+         must_exist=(), options=None):
     get_state, set_state = staging.state_functions(get_state, set_state)
     options = _options(opts) if options is None else options
     if isinstance(iter_, StagedList):
@@ -157,7 +183,7 @@ def _for(iter_, extra_test, body, get_state, set_state, symbol_names, opts, opti
         iter_ = iter_.read_value()
     if staging.is_symbolic(iter_):
         return _staged_for(iter_, extra_test, body, get_state, set_state, symbol_names,
-                           (opts or {}).get("iterate_names"), options)
+                           (opts or {}).get("iterate_names"), options, mutated, must_exist)
     return _python_for(iter_, extra_test, body, get_state, set_state, symbol_names)
 
 
@@ -180,7 +206,7 @@ def _python_for(iter_, extra_test, body, get_state, set_state, symbol_names):
 
 
 def _staged_for(tensor, extra_test, body, get_state, set_state, symbol_names, target=None,
-                options=None):
+                options=None, mutated=(), must_exist=()):
     node = tensor.node
     counter_name = staging.LOOP_COUNTER
     if node.op.name == "Range":
@@ -235,4 +261,5 @@ def _staged_for(tensor, extra_test, body, get_state, set_state, symbol_names, ta
         return math_ops.add(i, delta)
 
     stage_loop(get_state, set_state, symbol_names, test, step, counter=counter,
-               counter_name=counter_name, options=options)
+               counter_name=counter_name, options=options, mutated=mutated,
+               must_exist=must_exist)

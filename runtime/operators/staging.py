@@ -56,8 +56,26 @@ def _ignore_state(values):
 
 
 def state_functions(get_state, set_state):
-    """The statement's state functions; converted code omits them when it has no state."""
-    return get_state or _no_state, set_state or _ignore_state
+    """The statement's state functions; converted code omits them when it has no state.
+
+    Reading the state before staging names a `global` (or enclosing function's) variable
+    that has no value yet as such: the staged statement would leave it defined on some
+    run-time paths only, which a module's variable cannot hold."""
+    if get_state is None:
+        return _no_state, set_state or _ignore_state
+
+    def read_state():
+        try:
+            return get_state()
+        except NameError as e:
+            if isinstance(e, UnboundLocalError) or getattr(e, "name", None) is None:
+                raise
+            raise NameError(errors.with_user_location(
+                "'%s' (a global, or a variable of an enclosing function) has no value before "
+                "a conditional or loop on a tensor that assigns it: it would be defined "
+                "after it on some run-time paths only. Give it a value before the statement"
+                % e.name, errors.user_location(2))) from None
+    return read_state, set_state or _ignore_state
 
 
 def is_symbolic(value):

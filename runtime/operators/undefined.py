@@ -157,3 +157,33 @@ def del_(value, symbol_name):
     Undefined marker the name holds afterwards."""
     ld(value)
     return Undefined(symbol_name)
+
+
+def ld_items(container):
+    """Loads a container read as a whole (`len(d)`, `return d`) whose items or attributes
+    (or theirs, in nested lists and dicts) staged control flow may have set on some
+    run-time paths only: adds the run-time check of each MaybeUndefined it holds, as `ld`
+    does, and returns it. An item whose flag belongs to the graph being built (the read is
+    not inside a branch or loop body of its own) is replaced by its value, since the check
+    now guards every later use there."""
+    if isinstance(container, (Undefined, MaybeUndefined)):
+        return ld(container)
+    slots = container
+    if not isinstance(container, (dict, list)):
+        slots = getattr(container, "__dict__", None)
+        if not isinstance(slots, dict) or isinstance(container, type):
+            return container
+    _check_items(slots, context.current_graph(), 0)
+    return container
+
+
+def _check_items(slots, graph, depth):
+    keys = range(len(slots)) if isinstance(slots, list) else list(slots)
+    for key in keys:
+        value = slots[key]
+        if isinstance(value, MaybeUndefined):
+            checked = value._read()
+            if value.defined is True or getattr(value.defined, "graph", None) is graph:
+                slots[key] = checked
+        elif isinstance(value, (dict, list)) and depth < 4:
+            _check_items(value, graph, depth + 1)

@@ -5,6 +5,7 @@ All of them but `numpy_function(stateful=False)` have side effects, so they run 
 call of a traced function, in program order, and the executor never removes them.
 """
 
+import functools
 import sys
 
 import numpy as np
@@ -231,11 +232,39 @@ OPS["EagerPyFunc"] = register("EagerPyFunc", _py_function_kernel, _py_function_i
                                   "it runs a Python function (py_function)"))
 
 
-def py_function(func, inp, Tout, name=None):
+def _as_decorator(api, api_name, func, inp, Tout, **options):
+    """`api`'s decorator for `@api(Tout=...)` (func and inp not given): the decorated
+    function's positional arguments become `inp`. None when `func` is given."""
+    if func is not None:
+        if inp is None:
+            raise TypeError("%s(): missing argument `inp`, the list of the function's "
+                            "arguments (needed unless %s is used as a decorator, with "
+                            "func=None)" % (api_name, api_name))
+        return None
+    if Tout is None:
+        raise TypeError("%s(): missing argument `Tout`; used as a decorator, give it by "
+                        "name: @%s(Tout=...)" % (api_name, api_name))
+    if inp is not None:
+        raise TypeError("%s(): used as a decorator (func=None), it takes no `inp`: the "
+                        "decorated function's arguments are its inputs" % api_name)
+
+    def decorate(function):
+        @functools.wraps(function)
+        def call(*args):
+            return api(function, list(args), Tout, **options)
+        return call
+    return decorate
+
+
+def py_function(func=None, inp=None, Tout=None, name=None):
     """Runs the Python callable `func` on eager tensors every time the op runs.
 
     `Tout` is a dtype (one output), a list of dtypes, or None/[] (no outputs). Gradients flow
-    through the tf ops `func` runs on its inputs (see runtime.gradients.py_function_grads)."""
+    through the tf ops `func` runs on its inputs (see runtime.gradients.py_function_grads).
+    Without `func` and `inp` it is a decorator: `@py_function(Tout=tf.float32)`."""
+    decorator = _as_decorator(py_function, "py_function", func, inp, Tout, name=name)
+    if decorator is not None:
+        return decorator
     tensors = [common.convert_to_tensor(x) for x in (inp or [])]
     single = Tout is not None and not isinstance(Tout, (list, tuple))
     tout = () if Tout is None else (dtypes.as_dtype(Tout),) if single else tuple(
@@ -285,11 +314,16 @@ OPS["PyFuncStateless"] = register("PyFuncStateless", _numpy_function_kernel,
                                   saving=_NUMPY_FUNCTION_NOT_SAVEABLE)
 
 
-def numpy_function(func, inp, Tout, stateful=True, name=None):
+def numpy_function(func=None, inp=None, Tout=None, stateful=True, name=None):
     """Runs `func` on the numpy values of `inp` every time the op runs; its results (numpy
     arrays or Python values) become tensors of the dtypes `Tout` (a dtype, a list of them,
     or None/[] for no outputs). No gradient flows through it. With `stateful=False` equal
-    calls may be merged or dropped when unused."""
+    calls may be merged or dropped when unused. Without `func` and `inp` it is a decorator:
+    `@numpy_function(Tout=tf.float32)`."""
+    decorator = _as_decorator(numpy_function, "numpy_function", func, inp, Tout,
+                              stateful=stateful, name=name)
+    if decorator is not None:
+        return decorator
     tensors = [common.convert_to_tensor(x) for x in (inp or [])]
     single = Tout is not None and not isinstance(Tout, (list, tuple))
     tout = () if Tout is None else (dtypes.as_dtype(Tout),) if single else tuple(
@@ -400,9 +434,14 @@ def check_defined(defined, symbol_name, location=None):
     """Raises UndefinedValueError naming `symbol_name` (when it runs) unless the scalar bool
     `defined` holds: the run-time check of a read of a variable that may be unassigned."""
     where = " (%s:%d)" % (location.filename, location.lineno) if location else ""
-    message = ("local variable '%s' is used before it is assigned a value%s: it is assigned "
-               "only in some branches or loop iterations, and not on this run"
-               % (symbol_name, where))
+    if "." in symbol_name or "[" in symbol_name:  # a key or attribute: `d['a']`, `s.v`
+        message = ("'%s' is read before it is assigned a value%s: it is set only in some "
+                   "branches or loop iterations (a loop must iterate at least once to "
+                   "initialize it), and not on this run" % (symbol_name, where))
+    else:
+        message = ("local variable '%s' is used before it is assigned a value%s: it is "
+                   "assigned only in some branches or loop iterations, and not on this run"
+                   % (symbol_name, where))
     execute(OPS["CheckDefined"], [defined], {"message": message})
 
 

@@ -89,25 +89,28 @@ def _check_shape(variable, value):
 
 
 def _assign_kernel(variable, value, dtype, shape):
-    _check_shape(variable, value)
     if isinstance(value, np.ndarray):  # a copy: it may be the caller's array, changed later
         value = value.copy()
-    variable._value = value
+    with variable._lock:  # (the value may be on a device, which a store there races)
+        _check_shape(variable, value)
+        variable._value = value
     return value
 
 
-def _assign_add_kernel(variable, delta, dtype, shape):
-    value = np.add(_stored(variable), delta)
-    _check_shape(variable, value)
-    variable._value = value
-    return value
+def _update_kernel(combine):
+    """The kernel of an update that combines the variable's value with the op's input: the
+    read and the write hold the variable's lock, so concurrent updates are never lost."""
+    def kernel(variable, delta, dtype, shape):
+        with variable._lock:
+            value = combine(_stored(variable), delta)
+            _check_shape(variable, value)
+            variable._value = value
+        return value
+    return kernel
 
 
-def _assign_sub_kernel(variable, delta, dtype, shape):
-    value = np.subtract(_stored(variable), delta)
-    _check_shape(variable, value)
-    variable._value = value
-    return value
+_assign_add_kernel = _update_kernel(np.add)
+_assign_sub_kernel = _update_kernel(np.subtract)
 
 
 for _name, _kernel, _combine, _jax_rule in [
@@ -121,8 +124,9 @@ for _name, _kernel, _combine, _jax_rule in [
 
 
 def _init_once_kernel(variable, value):
-    if variable._value is None:
-        variable._value = value
+    with variable._lock:  # two threads running the first call initialise it once
+        if variable._value is None:
+            variable._value = value
     return ()
 
 

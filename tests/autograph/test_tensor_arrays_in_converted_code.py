@@ -331,8 +331,8 @@ def test_list_grown_in_a_tensor_branch_is_a_clear_error():
             out.append(x * 2)
         return out
 
-    with pytest.raises(ValueError, match="'out' is a Python list that a branch of a conditional "
-                                         "on a tensor appends a tensor to"):
+    with pytest.raises(ValueError, match=r"'out' is changed in place by out.append\(\) inside a "
+                                         r"conditional on a tensor, and its length differs"):
         f(tf.constant(1))
 
 

@@ -266,6 +266,28 @@ def test_variable_gradient_sums_over_reads():
     np.testing.assert_allclose(tape.gradient(y, v).numpy(), [5.0, 7.0])
 
 
+def test_the_gradient_of_a_source_with_respect_to_itself_is_one():
+    v = variables_lib.Variable([1.0, 2.0])
+    x = array_ops.constant(3.0)
+    with GradientTape(persistent=True) as tape:
+        y = reduction_ops.reduce_sum(v * v)
+    np.testing.assert_array_equal(tape.gradient(v, v).numpy(), [1.0, 1.0])
+    assert float(tape.gradient(x, x)) == 1.0  # a target that is a source, watched or not
+    # a variable that is a target and also read by another target: both contribute
+    np.testing.assert_array_equal(tape.gradient([y, v], v).numpy(), [3.0, 5.0])
+
+
+def test_the_gradient_of_a_variable_with_respect_to_itself_in_a_function_is_one():
+    v = variables_lib.Variable(3.0)
+
+    def f():
+        with GradientTape() as tape:
+            y = v * 2.0
+        return tape.gradient([v, y], v)
+
+    assert float(function(f)()) == 3.0
+
+
 def test_non_persistent_second_call_raises():
     x = array_ops.constant(1.0)
     with GradientTape() as tape:

@@ -1086,6 +1086,38 @@ def test_py_function_casts_python_results_to_tout():
     assert result.numpy() == 3.0
 
 
+@pytest.mark.parametrize("api", [io_ops.py_function, io_ops.numpy_function])
+def test_py_function_and_numpy_function_as_decorators(api):
+    calls = []
+
+    @api(Tout=dtypes.float32)
+    def scaled(x, k):
+        """Docstring kept."""
+        calls.append(1)
+        return x * k
+
+    assert scaled.__name__ == "scaled" and scaled.__doc__ == "Docstring kept."
+    assert float(scaled(array_ops.constant(2.0), 3.0)) == 6.0
+
+    @function
+    def f(x):
+        return scaled(x, 4.0) + 1.0
+
+    assert float(f(array_ops.constant(1.0))) == 5.0
+    assert float(f(array_ops.constant(2.0))) == 9.0
+    assert len(calls) == 3  # every call, in the graph too
+
+
+@pytest.mark.parametrize("api", [io_ops.py_function, io_ops.numpy_function])
+def test_py_function_decorator_arguments_are_checked(api):
+    with pytest.raises(TypeError, match="missing argument `Tout`"):
+        api()
+    with pytest.raises(TypeError, match="takes no `inp`"):
+        api(inp=[1.0], Tout=dtypes.float32)
+    with pytest.raises(TypeError, match="missing argument `inp`"):
+        api(lambda x: x, Tout=dtypes.float32)
+
+
 # -- debugging ------------------------------------------------------------------------------------
 
 def test_assert_equal_passes_silently_and_fails_with_invalid_argument():

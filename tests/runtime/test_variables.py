@@ -459,13 +459,77 @@ def test_module_collects_variables_from_attributes_lists_and_submodules():
             self.child.b = variables.Variable([2.0])
 
     layer = Dense()
-    assert layer.name == "Dense"
+    assert layer.name == "dense"  # TensorFlow's default: the class name in snake case
     assert layer.child.name == "child"
     assert len(layer.variables) == 3
     assert len(layer.trainable_variables) == 2
     assert not any(v is layer.extra[0] for v in layer.trainable_variables)
     assert any(v is layer.extra[0] for v in layer.variables)
     assert any(v is layer.child.b for v in layer.trainable_variables)
+
+
+def test_module_lists_its_own_attributes_by_name_then_the_modules_it_holds():
+    class Leaf(module.Module):
+        def __init__(self, name):
+            super().__init__(name=name)
+            self.w = variables.Variable(1.0, name=name + "_w")
+            self.b = variables.Variable(2.0, name=name + "_b")
+
+    class Tree(module.Module):
+        def __init__(self):
+            super().__init__()
+            self.z_leaf = Leaf("z")
+            self.scale = variables.Variable(3.0, name="scale")
+            self.a_leaves = {"second": Leaf("second"), "first": Leaf("first")}
+            self.offset = variables.Variable(4.0, name="offset", trainable=False)
+            self.again = self.z_leaf  # held twice: listed once
+
+    tree = Tree()
+    names = [v.name for v in tree.variables]
+    assert names == ["offset:0", "scale:0", "first_b:0", "first_w:0", "second_b:0",
+                     "second_w:0", "z_b:0", "z_w:0"]
+    assert [v.name for v in tree.trainable_variables] == names[1:]
+    assert [v.name for v in tree.non_trainable_variables] == ["offset:0"]
+    assert [m.name for m in tree.submodules] == ["first", "second", "z"]
+
+
+def test_submodules_are_found_through_other_modules_and_cycles_end():
+    outer, middle, inner = module.Module("outer"), module.Module("middle"), \
+        module.Module("inner")
+    outer.child = middle
+    middle.child = inner
+    inner.parent = outer  # a cycle
+    assert [m.name for m in outer.submodules] == ["middle", "inner"]
+
+
+@pytest.mark.parametrize("name", ["has space", "1st", "a-b", ""])
+def test_a_module_name_must_be_an_identifier(name):
+    with pytest.raises(ValueError, match="not a valid module name"):
+        module.Module(name=name)
+
+
+def test_module_names_default_to_the_class_name_in_snake_case():
+    class MySequentialModule(module.Module):
+        pass
+
+    class MLP2(module.Module):
+        pass
+
+    assert MySequentialModule().name == "my_sequential_module"
+    assert MLP2().name == "mlp2"
+
+
+def test_with_name_scope_names_the_nodes_a_method_adds():
+    class Scaler(module.Module):
+        @module.Module.with_name_scope
+        def __call__(self, x):
+            return math_ops.multiply(x, 2.0)
+
+    scaler = Scaler(name="scaler")
+    cf = function(lambda x: scaler(x)).get_concrete_function(array_ops.constant(1.0))
+    names = [node.name for node in cf.graph.as_graph_def().node]
+    assert any(name.startswith("scaler/") for name in names), names
+    assert scaler(array_ops.constant(3.0)).numpy() == 6.0
 
 
 def test_module_method_with_variables_as_a_function():

@@ -72,6 +72,33 @@ def _collect_appended(node, found):
         _collect_appended(child, found)
 
 
+# Methods that change a list, dict or set in place. `append` is one too, but a loop on a
+# tensor stages a list it appends to as a TensorArray (see appended_names).
+MUTATING_METHODS = frozenset([
+    "append", "extend", "insert", "pop", "remove", "clear", "sort", "reverse", "update",
+    "setdefault", "popitem", "add", "discard", "difference_update", "intersection_update",
+    "symmetric_difference_update", "__setitem__", "__delitem__"])
+
+
+def mutating_calls(node):
+    """The calls `x.m(...)` in `node`, in this scope, of a method `m` that changes a
+    container in place (MUTATING_METHODS), as the set of their texts `'x.m'`."""
+    found = set()
+    for child in _iter_nodes(node):
+        _collect_mutating(child, found)
+    return found
+
+
+def _collect_mutating(node, found):
+    if isinstance(node, _SCOPE_NODES):
+        return
+    if isinstance(node, gast.Attribute) and node.attr in MUTATING_METHODS and \
+            isinstance(node.value, gast.Name) and isinstance(node.ctx, gast.Load):
+        found.add(node.value.id + "." + node.attr)
+    for child in gast.iter_child_nodes(node):
+        _collect_mutating(child, found)
+
+
 def deleted_names(node):
     """Names `node` deletes (`del x`) in this scope."""
     found = set()

@@ -27,6 +27,8 @@ import ast
 
 import gast
 
+from autograph.pyct.analysis import activity
+
 _NESTED_SCOPES = (gast.FunctionDef, gast.AsyncFunctionDef, gast.ClassDef)
 _KEY_NODES = (gast.Constant, gast.Name, gast.UnaryOp, gast.BinOp, gast.Tuple, gast.Slice,
               gast.Load, gast.unaryop, gast.operator)
@@ -238,16 +240,22 @@ def _collect_access(node, found):
 # -- modified composites of one statement ------------------------------------------------------
 
 
-def modified(statement, plain_modified, defined_in=frozenset()):
+def modified(statement, plain_modified, defined_in=frozenset(), local=frozenset()):
     """The composites `statement` modifies: ({Path: None} of those it may carry, {text:
     (Path or None, reason)} of those it cannot carry). `plain_modified`: the names it
-    assigns; `defined_in`: the names certainly defined before it."""
+    assigns; `defined_in`: the names certainly defined before it; `local`: the function's
+    own names (a method changing `a.b` in place makes it modified when `a` is one: `tf.sparse`
+    is a module, `tf.sparse.add` no change)."""
     writes, unsupported = [], []
     targets = statement.body + statement.orelse
     if isinstance(statement, gast.For):
         targets = [statement.target] + targets
     for node in targets:
         _collect_writes(node, writes, unsupported)
+    for text in mutating_calls(statement):
+        receiver = mutating_receivers(statement)[text]
+        if receiver.root in local and receiver not in writes:
+            writes.append(receiver)
     carried, refused = {}, {}
     for path in writes:
         if path.root in plain_modified and not _restores_rebound_root(statement, path,
@@ -288,6 +296,27 @@ def deleted_items(statement):
             path = path_of(node)
             if path is not None:
                 found[path.text] = path.base().text
+    return found
+
+
+def mutating_calls(statement):
+    """The texts `'a.b.m'` of the calls in `statement` (not in nested functions) of methods
+    changing composite `a.b` in place (see mutated_receiver)."""
+    return set(mutating_receivers(statement))
+
+
+def mutating_receivers(statement):
+    """{'a.b.m': Path of `a.b`} for the calls of mutating_calls."""
+    found = {}
+    stack = list(statement.body + statement.orelse)
+    while stack:
+        node = stack.pop()
+        if isinstance(node, _NESTED_SCOPES):
+            continue
+        receiver = mutated_receiver(node)
+        if receiver is not None:
+            found[receiver.text + "." + node.attr] = receiver
+        stack.extend(gast.iter_child_nodes(node))
     return found
 
 
@@ -404,9 +433,22 @@ _SAFE_METHODS = frozenset(["get", "pop", "popitem", "update", "clear", "setdefau
 
 
 def writes_composites(function_node):
-    """True when the function's own code assigns or deletes some `a.b` or `a[k]`."""
+    """True when the function's own code assigns or deletes some `a.b` or `a[k]`, or
+    changes one in place with a method (`a.b.pop()`)."""
     return any(isinstance(node, (gast.Attribute, gast.Subscript)) and
-               isinstance(node.ctx, (gast.Store, gast.Del)) for node in _own_nodes(function_node))
+               isinstance(node.ctx, (gast.Store, gast.Del)) or
+               mutated_receiver(node) is not None for node in _own_nodes(function_node))
+
+
+def mutated_receiver(node):
+    """The Path of composite `a.b` when `node` is `a.b.m`, a method changing a container in
+    place (activity.MUTATING_METHODS), else None."""
+    if isinstance(node, gast.Attribute) and node.attr in activity.MUTATING_METHODS and \
+            isinstance(node.ctx, gast.Load):
+        path = path_of(node.value)
+        if path is not None and len(path.steps) > 1:
+            return path
+    return None
 
 
 def local_items(function_node, excluded):

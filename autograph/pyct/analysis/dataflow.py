@@ -3,12 +3,23 @@
 `analyze(function_node)` walks the (already lowered: no break/continue/return inside
 loops and branches) function body once and records, for every If, While and For, a
 `StatementInfo`:
-  * modified:   names the statement assigns (a for loop's target included), and the
-                local lists it appends to (`x.append(...)`);
-  * live_out:   names read after the statement before being reassigned;
+  * modified:   names the statement assigns (a for loop's target included), the
+                local lists it appends to (`x.append(...)`), and the variables that the
+                nested functions it calls rebind through `nonlocal`;
+  * live_out:   names read after the statement before being reassigned (`global` and
+                `nonlocal` names always: they outlive the function);
   * live_in:    names read by the statement (or after it) before being reassigned;
   * live_loop:  for loops, names live at the top of each iteration (loop-carried reads);
   * defined_in: names definitely assigned before the statement runs;
+  * mutated:    the calls `x.pop`, `x.update`, ... of methods changing a local container
+                in place (its name is then modified, and live after an `if`; see
+                runtime.operators.mutations); mutations_checked: those on objects of
+                other scopes, which the statement cannot carry (refused when staged if
+                the object is a list, dict or set);
+  * composites_must_exist: the carried composites whose root is not a variable the
+                function binds (a parameter, a global, a closure value): their object
+                outlives the call, so one that exists on some run-time paths only (which
+                would need a definedness flag inside the object) is refused;
   * composites: the composite names (`d['v']`, `s.total`) it modifies and must carry, and
                 those it modifies but cannot carry (see autograph.pyct.analysis.composites).
 
@@ -26,7 +37,8 @@ class StatementInfo:
     """What the analysis knows about one control-flow statement."""
 
     __slots__ = ("modified", "live_out", "live_in", "live_loop", "defined_in", "composites",
-                 "composites_restore_only", "composites_refused", "composites_deleted")
+                 "composites_restore_only", "composites_refused", "composites_deleted",
+                 "mutated", "mutations_checked", "composites_must_exist")
 
     def __init__(self):
         self.modified = frozenset()
@@ -39,6 +51,10 @@ class StatementInfo:
         self.composites_refused = ()       # (text, reason): modified, live, not carriable
         self.composites_deleted = ()       # (text, container): carried, deleted by a key
         #                                    that may index a list
+        self.composites_must_exist = ()    # of the carried, those of objects the function
+        #                                    did not make: no definedness flag, see below
+        self.mutated = ()                  # 'x.pop', ...: methods changing carried x in place
+        self.mutations_checked = ()        # (receiver, call): on objects it cannot carry
 
     def state_names(self, is_loop):
         """The variables the converted statement must carry, sorted: modified names that are
@@ -110,20 +126,88 @@ def analyze(function_node, loop_flags=None):
     # A nested function or lambda may read the function's variables whenever it is called:
     # those stay live everywhere.
     closure_reads = frozenset(_closure_reads(function_node) & local)
+    # A `global` or `nonlocal` name outlives the function: the module (or the enclosing
+    # function) may read it at any time after, so it is live after every statement.
+    outer = frozenset(activity.declared_global(function_node))
+    closure_writes = _closure_writes(function_node, local)
     for node in gast.walk(function_node):
         if isinstance(node, _COMPOUND):
             info = annotations.record(node)
             modified = activity.assigned_names(node.body + node.orelse)
+            modified |= _called_closure_writes(node, closure_writes)
             modified |= activity.appended_names(node.body + node.orelse) & local
             if isinstance(node, gast.For):
                 modified |= activity.assigned_names(node.target)
             info.modified = frozenset(modified)
-            info.live_out |= closure_reads
-    _analyze_composites(function_node, annotations, _closure_reads(function_node))
+            info.live_out |= closure_reads | outer
+            _record_mutations(node, info, local)
+    _analyze_composites(function_node, annotations, _closure_reads(function_node),
+                        local - activity.declared_global(function_node),
+                        local - params - activity.declared_global(function_node))
     return annotations
 
 
-def _analyze_composites(function_node, annotations, closure_reads):
+def _closure_writes(function_node, local):
+    """{name of a nested function: the variables of `function_node` (among `local`) that
+    calling it may rebind}: those it declares `nonlocal` and assigns, and those of the
+    nested functions it calls (or mentions: it may pass them on), to a fixpoint."""
+    nested = {}
+    for node in gast.walk(function_node):
+        if isinstance(node, (gast.FunctionDef, gast.AsyncFunctionDef)) and \
+                node is not function_node:
+            declared = activity.declared_global(node)
+            nested[node.name] = (node, set(declared & activity.assigned_names(node.body)
+                                           & local))
+    writes = {name: set(found) for name, (_, found) in nested.items()}
+    changed = True
+    while changed:
+        changed = False
+        for name, (node, _) in nested.items():
+            for callee in activity.read_names(node.body) & set(nested):
+                if not writes[callee] <= writes[name]:
+                    writes[name] |= writes[callee]
+                    changed = True
+    return {name: frozenset(found) for name, found in writes.items() if found}
+
+
+def _called_closure_writes(statement, closure_writes):
+    """The variables that nested functions called (or mentioned) in `statement` may rebind:
+    modified by it as if assigned in its body (see _closure_writes)."""
+    if not closure_writes:
+        return frozenset()
+    parts = statement.body + statement.orelse + [getattr(statement, "test", None),
+                                                 getattr(statement, "iter", None)]
+    mentioned = activity.read_names([p for p in parts if p is not None])
+    found = set()
+    for name in mentioned & set(closure_writes):
+        found |= closure_writes[name]
+    return frozenset(found)
+
+
+def _record_mutations(node, info, local):
+    """Records the calls of methods changing a container in place in statement `node`.
+
+    The container is state, and live after the statement whatever the analysis of names
+    says: its object may be reached through other names. (Appending in a loop is left to
+    the lists a loop stages as TensorArrays: see appended_names.) An object of another
+    scope (a global, a closure value) cannot be carried: staging is refused when it is a
+    list, dict or set (`np.add` and `os.remove` are no such calls)."""
+    calls = activity.mutating_calls(node.body + node.orelse)
+    if not calls:
+        return
+    is_if = isinstance(node, gast.If)
+    carried = sorted(c for c in calls if c.split(".")[0] in local and
+                     (is_if or not c.endswith(".append")))
+    receivers = {c.split(".")[0] for c in carried}
+    info.mutated = tuple(carried)
+    info.modified = info.modified | receivers
+    info.live_out = info.live_out | receivers
+    info.mutations_checked = tuple(sorted(
+        (c.split(".")[0], c) for c in calls
+        if c.split(".")[0] not in local and not c.endswith(".append")))
+
+
+def _analyze_composites(function_node, annotations, closure_reads, own_names, made_here):
     """Fills in the composite fields of each statement's record.
 
     A modified composite is state unless it is an item of a local container (one that
@@ -133,6 +217,12 @@ def _analyze_composites(function_node, annotations, closure_reads):
     or after the function returns, so its modified composites are always state."""
     if not composites.writes_composites(function_node):
         return
+    for node in gast.walk(function_node):
+        if isinstance(node, _COMPOUND):  # containers of other scopes' objects: checked
+            info = annotations.record(node)
+            info.mutations_checked = info.mutations_checked + tuple(sorted(
+                (text.rsplit(".", 1)[0], text) for text in composites.mutating_calls(node)
+                if text.split(".")[0] not in own_names))
     never_local = (closure_reads | set(activity.parameter_names(function_node)) |
                    activity.declared_global(function_node))
     local = composites.local_items(function_node, never_local)
@@ -146,9 +236,15 @@ def _analyze_composites(function_node, annotations, closure_reads):
 
         def dead(path, *where):
             return path in local and all(path in d for d in where)
-        carried, refused = composites.modified(node, info.modified, info.defined_in)
+        carried, refused = composites.modified(node, info.modified, info.defined_in,
+                                               own_names)
         state = [p for p in carried if not dead(p, dead_out, dead_in)]
         info.composites = tuple(sorted(p.text for p in state))
+        info.composites_must_exist = tuple(sorted(p.text for p in state
+                                                  if p.root not in made_here))
+        info.mutated = info.mutated + tuple(sorted(
+            text for text in composites.mutating_calls(node) if
+            text.rsplit(".", 1)[0] in info.composites))
         deleted = composites.deleted_items(node)
         info.composites_deleted = tuple(sorted(
             (text, deleted[text]) for text in info.composites if text in deleted))

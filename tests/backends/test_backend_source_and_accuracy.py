@@ -1,5 +1,5 @@
-"""Defects found by running the whole suite on a compiled backend (AUTOGRAPH_BACKEND=numba or
-jax, issue 11 item 7), each pinned by a test that runs on its backend explicitly."""
+"""What a compiled Function reports as its sources, and a JAX op that is not accurate enough
+left to the executor, each on its backend explicitly."""
 
 import numpy as np
 import pytest

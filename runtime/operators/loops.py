@@ -25,6 +25,7 @@ from runtime.operators import (
     py_builtins,
     staging,
     staging_log,
+    try_regions,
 )
 from runtime.operators.staged_lists import StagedList
 from runtime.operators.unrolling import UnrollCounter
@@ -86,6 +87,13 @@ def stage_loop(get_state, set_state, symbol_names, test, step, counter=None,
     by every kind of loop that stages through here (a while, a for over a tensor, a dataset
     or an iterator); `done` the iterations the loop already ran as Python; `mutated` and
     `must_exist` as for while_stmt; `stage_lists` as in loop_staging.staged_loop."""
+    with try_regions.staged_statement():
+        _stage_loop(get_state, set_state, symbol_names, test, step, counter, counter_name,
+                    options, done, mutated, must_exist, stage_lists)
+
+
+def _stage_loop(get_state, set_state, symbol_names, test, step, counter, counter_name,
+                options, done, mutated, must_exist, stage_lists):
     init = tuple(get_state())
     user_init = init
     calls = mutations.calls_by_name(mutated)

@@ -104,6 +104,25 @@ def _enclosing_try_body():
     return None
 
 
+@contextlib.contextmanager
+def staged_statement():
+    """Marks an error leaving a statement while it is staged (a refusal, or an error met
+    while tracing its branches or body) as one that a jump in a `finally:` block must not
+    swallow (try_statements.FinallyJumps): whether Python would raise it depends on values
+    known only when the graph runs, and the code after it was never traced, so swallowing
+    it would leave made-up values behind."""
+    try:
+        yield
+    except Exception as e:
+        e._ag_raised_while_staging = True
+        raise
+
+
+def raised_while_staging(error):
+    """Whether `error` left a statement that was being staged (see staged_statement)."""
+    return getattr(error, "_ag_raised_while_staging", False)
+
+
 class TryRefusal(NotImplementedError):
     """A refusal to stage something inside a `try`: no handler of that `try` may catch it,
     and no jump of its `finally:` block may swallow it (`reraise_refusal`)."""

@@ -75,8 +75,9 @@ class FinallyJumps:
 
     def __exit__(self, exc_type, exc, tb):
         try_regions.unwatch_checks(self)
-        if exc is None or isinstance(exc, try_regions.TryRefusal):
-            return False  # a refusal is never swallowed: the code after it was not traced
+        if exc is None or isinstance(exc, try_regions.TryRefusal) or \
+                try_regions.raised_while_staging(exc):
+            return False  # never swallowed: the code after it was not traced
         if any(staging.is_symbolic(jumped) for jumped in self.jumped):
             raise NotImplementedError(errors.with_user_location(
                 "the `finally:` block of the `try` at %s jumps (return, break or continue) "

@@ -69,12 +69,14 @@ DICT_METHODS = ("update", "setdefault")
 SET_METHODS = ("add", "remove")
 PATTERNS = ("alias",) + LIST_METHODS + DICT_METHODS + SET_METHODS + (
     "nonlocal", "global", "range_step_zero", "range_step_negative", "key_made_in_loop")
-# Patterns whose staged forms (under a tensor `if` or loop) still give a wrong value or an
-# unexplained error on this branch: the fixes of aliases, mutating methods, `nonlocal`
-# closures, globals and keys created in loops are worked on separately. Enable each here
-# once its fix is merged; the default run then writes it too.
-PATTERNS_PENDING = frozenset(("alias",) + LIST_METHODS + DICT_METHODS + SET_METHODS + (
-    "nonlocal", "global", "key_made_in_loop"))
+# Patterns whose staged forms (under a tensor `if` or loop) still end, in some programs, in
+# an error where Python gives a value (the list and dict methods and `nonlocal`: a
+# trace-time UnboundLocalError, about 1 program in 500 with pop/clear and more with the
+# others; aliases rebound under a staged `if`: the same, naming a loop target), so the
+# default run leaves them out; `random_program_report N SEED all` runs them. Enable each
+# once its staging is fixed. (The set methods, globals and keys made in loops are on.)
+PATTERNS_PENDING = frozenset(["alias", "append", "pop", "insert", "extend", "clear", "update",
+                              "setdefault", "nonlocal"])
 DEFAULT_PATTERNS = frozenset(PATTERNS) - PATTERNS_PENDING
 
 # The module global the `global` pattern rebinds, and its value before each run.
@@ -512,7 +514,11 @@ def check_program(source, x, y):
                          `e` that is unbound on every path traced (in a program where Python
                          reads `e` unbound for some arguments), a tensor-dependent jump in a
                          `finally:` block while a trace-time exception is in flight, or a
-                         staging or conversion error naming a variable and the line."""
+                         staging or conversion error naming a variable and the line;
+      'refused: ... first'  Python raised one error, and tracing met another that always
+                         fails at a later line (a read unbound on every path, a range step of
+                         0): the graph would have checked Python's at run time, but tracing
+                         stops first. An error either way, only of another kind."""
     expected = outcome(lambda: load(source)(x, y))
     converted = autograph.to_graph(load(source))
     assert outcome(lambda: converted(x, y)) == expected, source
@@ -527,6 +533,8 @@ def check_program(source, x, y):
         _no_marker_in_module(f)
         if expected == ("error", "unbound"):
             return "agreed"
+        if expected[0] == "error":
+            return "refused: UnboundLocalError first"
         assert _raises_unbound_somewhere(source), source
         return "refused: UnboundLocalError"
     except NotImplementedError as e:
@@ -540,6 +548,8 @@ def check_program(source, x, y):
         _no_marker_in_module(f)
         if expected[0] == "error" and _same_kind(expected[1], _error_kind(e)):
             return "agreed"  # Python raises it too, and so does tracing (a constant range step 0)
+        if expected[0] == "error":
+            return "refused: %s first" % type(e).__name__
         assert _is_refusal(e, source), "%s\n%s: %s" % (source, type(e).__name__, e)
         return "refused: %s" % type(e).__name__
     _no_marker_in_module(f)

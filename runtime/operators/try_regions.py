@@ -123,6 +123,23 @@ def raised_while_staging(error):
     return getattr(error, "_ag_raised_while_staging", False)
 
 
+def staging_error_behind(error):
+    """The refusal or staging error that `error`, which ended a trace, replaced while it
+    propagated (a `finally:` block that ran on the way out failed in turn, on state the
+    refused statement never set), or None. That error is the one to report: it says what
+    cannot be staged; the later one is a consequence of it."""
+    if isinstance(error, TryRefusal) or raised_while_staging(error):
+        return None
+    seen = set()
+    cause = error.__context__
+    while cause is not None and id(cause) not in seen:
+        seen.add(id(cause))
+        if isinstance(cause, TryRefusal) or raised_while_staging(cause):
+            return cause
+        cause = cause.__context__
+    return None
+
+
 class TryRefusal(NotImplementedError):
     """A refusal to stage something inside a `try`: no handler of that `try` may catch it,
     and no jump of its `finally:` block may swallow it (`reraise_refusal`)."""

@@ -577,3 +577,25 @@ def test_an_error_met_in_a_staged_branch_is_not_swallowed_by_a_return_in_finally
     assert [function(v) for v in (1, -1)] == [1, 2]
     with pytest.raises(ValueError, match="positive"):
         tf.function(function)(tf.constant(-1))
+
+
+def refused_loop_then_finally_reads_what_it_sets(x):
+    a = 0
+    try:
+        i = 0
+        while i < x:
+            i += 1
+            e = i
+            a = tf.cast(a, tf.float32) + 0.5
+    finally:
+        a = a + e
+    return a
+
+
+def test_a_refusal_is_reported_even_when_a_finally_block_then_fails_on_its_state():
+    """The finally: block runs while the refusal propagates, and reads `e`, which the
+    refused loop never set: the refusal, not that UnboundLocalError, says what is wrong."""
+    assert refused_loop_then_finally_reads_what_it_sets(2) == 3.0
+    with pytest.raises(TypeError, match="'a' changed dtype") as info:
+        tf.function(refused_loop_then_finally_reads_what_it_sets)(tf.constant(2))
+    assert "UnboundLocalError" in "".join(getattr(info.value, "__notes__", []))

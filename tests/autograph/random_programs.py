@@ -485,9 +485,10 @@ def _replaced_kinds(run):
     return []
 
 
-def _raises_unbound_somewhere(source):
+def _raises_somewhere(source, kind):
+    """Whether plain Python raises an error of `kind` for some arguments."""
     f = load(source)
-    return any(outcome(lambda: f(x, y)) == ("error", "unbound")
+    return any(outcome(lambda: f(x, y)) == ("error", kind)
                for x in range(10) for y in range(10))
 
 
@@ -522,10 +523,11 @@ def check_program(source, x, y):
                          Python's replaced (one raised in a `finally:` block on its way out;
                          a graph raises the first error it meets);
       'refused: ...'     an explicit refusal while tracing, with its error class: a read of
-                         `e` that is unbound on every path traced (in a program where Python
-                         reads `e` unbound for some arguments), a tensor-dependent jump in a
-                         `finally:` block while a trace-time exception is in flight, or a
-                         staging or conversion error naming a variable and the line;
+                         `e` that is unbound (or of `z['n']` that is missing) on every path
+                         traced, in a program where Python raises that for some arguments;
+                         a tensor-dependent jump in a `finally:` block while a trace-time
+                         exception is in flight; or a staging or conversion error naming a
+                         variable and the line;
       'refused: ... first'  Python raised one error, and tracing met another that always
                          fails at a later line (a read unbound on every path, a range step of
                          0): the graph would have checked Python's at run time, but tracing
@@ -546,7 +548,7 @@ def check_program(source, x, y):
             return "agreed"
         if expected[0] == "error":
             return "refused: UnboundLocalError first"
-        assert _raises_unbound_somewhere(source), source
+        assert _raises_somewhere(source, "unbound"), source
         return "refused: UnboundLocalError"
     except NotImplementedError as e:
         _no_marker_in_module(f)
@@ -561,6 +563,11 @@ def check_program(source, x, y):
             return "agreed"  # Python raises it too, and so does tracing (a constant range step 0)
         if expected[0] == "error":
             return "refused: %s first" % type(e).__name__
+        if isinstance(e, KeyError) and _raises_somewhere(source, "KeyError"):
+            # As for `e` above: a key that tracing finds missing on every path it traced
+            # (the loops that create it always raise when they run), in a program where
+            # Python reads it missing for some arguments.
+            return "refused: KeyError"
         assert _is_refusal(e, source), "%s\n%s: %s" % (source, type(e).__name__, e)
         return "refused: %s" % type(e).__name__
     _no_marker_in_module(f)

@@ -63,7 +63,7 @@ def parse_arg(text):
     return TensorSpec(shape, dtype)
 
 
-_DTYPE_NAMES = ("float32", "float64", "int32", "int64", "bool", "string")
+_DTYPE_NAMES = tuple(d.name for d in dtypes.ALL)
 
 
 def load_target(target):

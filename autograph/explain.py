@@ -25,7 +25,7 @@ import warnings
 from collections.abc import Callable
 from typing import Any
 
-from runtime import context, diagnostics, graph_dot
+from runtime import context, diagnostics
 from runtime.function import ConcreteFunction, Function
 from runtime.operators import staging_log
 from runtime.ops.call_ops import CALL_OP
@@ -299,7 +299,7 @@ def _graphs_of(graph) -> set[Any]:
             continue
         found.add(current)
         for node in current.nodes:
-            for _, sub in graph_dot.subgraphs_of(node):
+            for _, sub in node.subgraphs():
                 pending.append(sub.graph)
             if node.op is CALL_OP:
                 pending.append(node.attrs["f"].graph)

@@ -18,7 +18,7 @@ from runtime.backends import promotion
 from runtime.composite.base import CompositeSpec
 from runtime.device_tensor import DeviceTensor
 from runtime.graph import Graph
-from runtime.signature import TensorSpec, VariableSpec
+from runtime.signature import FedObjectSpec, TensorSpec, VariableSpec
 from runtime.tensor import EagerTensor, SymbolicTensor, make_eager, to_numpy
 from runtime.variables import Variable
 
@@ -63,6 +63,9 @@ def _describe_outputs(structured):
 
 
 tapes = context.tapes  # the GradientTapes recording eager ops
+# Called with each ConcreteFunction that runs, while any is installed (tf.summary.trace_on
+# collects the graphs of the functions called).
+call_observers: list[Any] = []
 
 
 def recorded_call(cf, feeds, args):
@@ -234,7 +237,7 @@ class ConcreteFunction:
 
     def _flat_feeds(self, args):
         specs = [leaf for leaf in nest.flatten(list(self._traced_values))
-                 if isinstance(leaf, (TensorSpec, VariableSpec))]
+                 if isinstance(leaf, (TensorSpec, VariableSpec, FedObjectSpec))]
         feeds: list[Any] = []
         for arg, placeholder, spec in zip(args, self._feeds, specs):
             self._match(placeholder.node.name, arg, spec, feeds)
@@ -314,6 +317,11 @@ class ConcreteFunction:
             for i, (v, t) in enumerate(zip(value._nest_components(),
                                            traced._nest_components())):
                 self._match("%s<component %d>" % (path, i), v, t, feeds)
+        elif isinstance(traced, FedObjectSpec):
+            if not traced.is_compatible_with(value):
+                raise TypeError("%s: argument %r was traced with %r but was called with %r"
+                                % (self._signature_text(), path, traced, value))
+            feeds.append(value)
         elif isinstance(traced, Identity):
             if value is not traced.obj:
                 raise TypeError("%s was traced with the object %r for %r but was called with "
@@ -414,6 +422,9 @@ class ConcreteFunction:
         """Runs the graph on flat fed values (numpy arrays and variables)."""
         if self._first_call is not None:  # (inline: this is the cached call's hot path)
             return self._call_initialising(feeds)
+        if call_observers:
+            for observe in call_observers:
+                observe(self)
         if self._compiled is None:
             self._compiled_run()
             assert self._compiled is not None

@@ -38,6 +38,15 @@ class OutOfRangeError(OpError):
     """An iterator ran past its end (`IteratorGetNext` on an exhausted tf.data iterator)."""
 
 
+class NotFoundError(OpError):
+    """Something requested was not found: a checkpoint file, or a key in a checkpoint."""
+
+
+class DataLossError(OpError):
+    """Stored data is corrupt or truncated: a checkpoint whose checksum, size or encoding
+    does not hold up."""
+
+
 class UndefinedValueError(InvalidArgumentError, UnboundLocalError):
     """A graph read a variable on a run-time path where it was never assigned (it is assigned
     only in some branches or loop iterations): TensorFlow's InvalidArgumentError for a failed
@@ -86,10 +95,22 @@ class SourceLocation:
         import linecache
         return linecache.getline(self.filename, self.lineno).strip()
 
+    def frame_filename(self):
+        """The file name a traceback entry at this line carries, which tools (`traceback`,
+        pdb, warnings) open to show the line: the file itself (a location read from a saved
+        model gives another name when its file is not safe to read)."""
+        return self.filename
+
     def __str__(self):
         text = "%s:%d in %s" % (self.filename, self.lineno, self.function)
         line = self.source_line()
         return text + ("\n    " + line if line else "")
+
+    def one_line(self):
+        """'file.py:12 in f (`y = x * 2`)': the location on one line, for a message."""
+        text = "%s:%d in %s" % (self.filename, self.lineno, self.function)
+        line = self.source_line()
+        return text + (" (`%s`)" % line if line else "")
 
 
 def is_internal_file(filename):

@@ -27,9 +27,12 @@ raised while running names the op and the line of user code that created it.
 
 from __future__ import annotations
 
+import contextlib
+import contextvars
 import itertools
+import keyword
 import linecache
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from types import TracebackType
 from typing import TYPE_CHECKING, Any, cast
 
@@ -44,6 +47,38 @@ if TYPE_CHECKING:
 
 _FOLD_LIMIT_BYTES = 1 << 20
 _counter = itertools.count()
+# False while a graph is compiled only to check it (a loaded model, see
+# `checking_without_folding`): constant folding would run the model's computation.
+_folding = contextvars.ContextVar("autograph_executor_folding", default=True)
+
+
+def is_plain_name(text: str) -> bool:
+    """True when `text` may be written as it is in generated source as a name: an ASCII
+    Python identifier that is not a keyword (`lambda`, `None`, `if`...)."""
+    return (type(text) is str and text.isascii() and text.isidentifier()
+            and not keyword.iskeyword(text))
+
+
+def python_name(text: str, prefix: str = "f_") -> str:
+    """A name for generated source made from `text` (a function's or an op's name, which
+    may come from a saved model): characters other than ASCII letters, digits and `_`
+    become `_`, and `prefix` is put first when the result would not be a plain name (empty,
+    starting with a digit, a keyword such as `lambda` or `None`). Never text that is not a
+    name, whatever `text` holds."""
+    name = "".join(c if c.isascii() and (c.isalnum() or c == "_") else "_" for c in str(text))
+    return name if is_plain_name(name) else prefix + name
+
+
+@contextlib.contextmanager
+def checking_without_folding() -> Iterator[None]:
+    """Within it, graphs compile without constant folding: used where a graph is compiled
+    only to check that it compiles (loading a saved model), which must not run the
+    graph's computation; the graphs compiled in it are compiled again for their calls."""
+    token = _folding.set(False)
+    try:
+        yield
+    finally:
+        _folding.reset(token)
 
 
 class Emitter:
@@ -67,12 +102,13 @@ class Emitter:
         return "%s%d" % (prefix, next(self._names))
 
     def bind(self, value: Any, prefix: str = "c") -> str:
-        """A global name in the generated module's namespace holding `value`."""
+        """A global name in the generated module's namespace holding `value` (`prefix`
+        starts the name; it is made a plain name if it is not one)."""
         key = id(value)
         found = self._bound.get(key)
         if found is not None and self.namespace[found] is value:
             return found
-        name = "%s%d" % (prefix, next(self._names))
+        name = "%s%d" % (python_name(prefix, "c_"), next(self._names))
         self.namespace[name] = value
         self._bound[key] = name
         return name
@@ -167,6 +203,7 @@ def simplify(graph: Graph, outputs: Sequence[SymbolicTensor | None]) -> Simplifi
     aliases: dict[int, SymbolicTensor] = {}
     seen: dict[Any, Node] = {}
     kept = []
+    folding = _folding.get()
     for capture in graph.captures:
         if isinstance(capture.external, EagerTensor):
             constants[id(capture.placeholder)] = capture.external._value
@@ -190,7 +227,7 @@ def simplify(graph: Graph, outputs: Sequence[SymbolicTensor | None]) -> Simplifi
             aliases[id(node.outputs[0])] = inputs[0]
             continue
         if not op.stateful:
-            folded = None if op.no_fold else _try_fold(node, inputs, constants)
+            folded = None if op.no_fold or not folding else _try_fold(node, inputs, constants)
             if folded is not None:
                 for t, v in zip(node.outputs, folded):
                     constants[id(t)] = v
@@ -235,6 +272,8 @@ def _input_key(t: SymbolicTensor, constants: dict[int, Any]) -> Any:
 def _try_fold(node: Node, inputs: list[SymbolicTensor],
               constants: dict[int, Any]) -> list[Any] | None:
     op = node.op
+    if not all(_fits_fold_limit(t) for t in node.outputs):
+        return None  # (known before computing: a result too large to keep is not computed)
     if "shape_only" in op.traits:
         shape = inputs[0]._shape
         if shape is None or None in shape:
@@ -258,6 +297,18 @@ def _try_fold(node: Node, inputs: list[SymbolicTensor],
             return None
         out.append(v[()] if v.ndim == 0 and t.dtype.kind != "string" else v)
     return out
+
+
+def _fits_fold_limit(t: SymbolicTensor) -> bool:
+    """Whether output `t`'s static shape allows a folded value within the size limit; an
+    output of unknown shape may (its value's size is checked once computed)."""
+    shape = t._shape
+    if shape is None or None in shape:
+        return True
+    count = 1
+    for d in shape:
+        count *= cast(int, d)
+    return count * max(t.dtype.np_dtype.itemsize, 1) <= _FOLD_LIMIT_BYTES
 
 
 def source_name(t: SymbolicTensor, names: dict[int, str], simplified: Simplified,
@@ -316,8 +367,7 @@ def emit_node(emitter: Emitter, node: Node, inputs: Sequence[SymbolicTensor],
         text = node.op.emit(outs, ins, node.attrs, emitter)
     if text is None:
         kernel = emitter.bind(node.op.kernel, "k_%s_" % node.op.name)
-        args = list(ins) + ["%s=%s" % (k, emitter.bind(v, "attr")) for k, v in node.attrs.items()]
-        call = "%s(%s)" % (kernel, ", ".join(args))
+        call = "%s(%s)" % (kernel, ", ".join(list(ins) + _attribute_arguments(node, emitter)))
         if not outs:
             text = call
         elif len(outs) == 1:
@@ -330,7 +380,21 @@ def emit_node(emitter: Emitter, node: Node, inputs: Sequence[SymbolicTensor],
         for out, t in zip(outs, node.outputs):
             if t.dtype.is_floating:
                 checker = emitter.bind(_check_numerics, "check")
-                emitter.line("%s(%s, %r)" % (checker, out, node.name), indent, node)
+                emitter.line("%s(%s, %s)" % (checker, out, emitter.bind(node.name, "name")),
+                             indent, node)
+
+
+def _attribute_arguments(node: Node, emitter: Emitter) -> list[str]:
+    """The keyword arguments passing `node`'s attributes to its kernel: `name=constant`
+    for an attribute whose name is a plain name; any other (only a tampered saved model
+    has one, and the loader refuses it) goes in a dict constant passed as `**dict`, so
+    that no attribute name is ever written into the source as it is."""
+    plain = [(k, v) for k, v in node.attrs.items() if is_plain_name(k)]
+    args = ["%s=%s" % (k, emitter.bind(v, "attr")) for k, v in plain]
+    if len(plain) != len(node.attrs):
+        others = {k: v for k, v in node.attrs.items() if not is_plain_name(k)}
+        args.append("**%s" % emitter.bind(others, "attrs"))
+    return args
 
 
 def _check_numerics(value: Any, node_name: str) -> None:
@@ -408,15 +472,15 @@ def compile_graph(graph: Graph, feeds: Sequence[SymbolicTensor],
             results[i] = "%s(%s)" % (emitter.bind(owned_copy, "owned"), results[i])
     emitter.line("return (%s)" % "".join(r + ", " for r in results), 1)
     filename = "<graph %s#%d>" % (name, next(_counter))
-    source = "def %s(%s):\n%s\n" % (_identifier(name), ", ".join(params),
-                                     "\n".join(emitter.lines))
+    function_name = python_name(name)
+    source = "def %s(%s):\n%s\n" % (function_name, ", ".join(params), "\n".join(emitter.lines))
     code = compile(source, filename, "exec")
     # The def binds the function's name in a namespace of its own: a graph named like one of
     # the constants (a user function `c8`, or `np`) must not replace it in the globals.
     defined: dict[str, Any] = {}
     exec(code, emitter.namespace, defined)  # noqa: S102 - our own generated source
     linecache.cache[filename] = (len(source), None, source.splitlines(True), filename)
-    return CompiledGraph(defined[_identifier(name)], source, emitter.line_nodes, filename)
+    return CompiledGraph(defined[function_name], source, emitter.line_nodes, filename)
 
 
 def owned_copy(value: Any) -> Any:
@@ -464,28 +528,37 @@ def _nested_holding(node: Node) -> list[list[bool]]:
     return found
 
 
-def _identifier(name: str) -> str:
-    text = "".join(c if c.isalnum() or c == "_" else "_" for c in name)
-    return text if text and not text[0].isdigit() else "f_" + text
-
-
 def _used_leaks(graph: Graph, simplified: Simplified,
-                outputs: Sequence[SymbolicTensor | None]) -> list[Any]:
+                outputs: Sequence[SymbolicTensor | None]) -> list[tuple[Any, Node | None]]:
+    """The leaked symbolic tensors that the graph reads, each with the first node reading it
+    (None: the graph returns it as it is)."""
     leaked = {id(c.placeholder): c for c in graph.captures if c.leaked}
     if not leaked:
         return []
-    used = {}
-    for inputs in [inputs for _, inputs in simplified.nodes] + [outputs]:
+    used: dict[int, tuple[Any, Node | None]] = {}
+    for node, inputs in simplified.nodes:
         for t in inputs:
-            if t is not None and id(t) in leaked:
-                used[id(t)] = leaked[id(t)].external
+            if id(t) in leaked and id(t) not in used:
+                used[id(t)] = (leaked[id(t)].external, node)
+    for out in outputs:
+        if out is None:
+            continue
+        key = id(_resolve(out, simplified))
+        if key in leaked and key not in used:
+            used[key] = (leaked[key].external, None)
     return list(used.values())
 
 
-def _leak_error(tensors: list[Any]) -> TypeError:
-    names = ", ".join(t.name for t in tensors)
+def _leak_error(leaks: list[tuple[Any, Node | None]]) -> TypeError:
+    parts = []
+    for tensor, user in leaks:
+        made = tensor.node.location
+        parts.append("%s, made at %s, %s" % (
+            tensor.name, made.one_line() if made is not None else "an unknown line",
+            "used at %s" % user.location.one_line() if user is not None and user.location
+            is not None else "returned by the function"))
     return TypeError(
-        "the graph captured an external symbolic tensor (%s) that leaked out of another "
-        "traced function (for example through a global or an object attribute). A symbolic "
-        "tensor has no value outside its own trace: return it from that function and pass "
-        "the result in as an argument instead." % names)
+        "the graph reads a symbolic tensor that leaked out of another traced function (for "
+        "example through a global or an object attribute): %s. A symbolic tensor has no value "
+        "outside its own trace: return it from that function and pass the result in as an "
+        "argument instead." % "; ".join(parts))

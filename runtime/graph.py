@@ -13,7 +13,7 @@ import contextlib
 from collections.abc import Iterator, Mapping, Sequence
 from typing import Any
 
-from runtime import context, dtypes, errors, graph_dot
+from runtime import context, devices, dtypes, errors, graph_dot
 from runtime.dtypes import DType
 from runtime.ops import registry
 from runtime.tensor import EagerTensor, SymbolicTensor
@@ -23,11 +23,13 @@ class Node:
     """One op in a graph: its inputs (tensors of the same graph), attributes and outputs."""
 
     __slots__ = ("graph", "name", "op", "inputs", "attrs", "outputs", "location",
-                 "control_inputs")
+                 "control_inputs", "device")
 
     def __init__(self, graph: Graph, name: str, op: registry.OpDef,
-                 inputs: list[SymbolicTensor], attrs: Mapping[str, Any], location: Any) -> None:
+                 inputs: list[SymbolicTensor], attrs: Mapping[str, Any], location: Any,
+                 device: str = "") -> None:
         self.graph = graph
+        self.device = device  # the `tf.device` scope it was made in ('' outside any)
         self.name = name
         self.op = op
         self.inputs = inputs
@@ -41,20 +43,49 @@ class Node:
         """The op's registered name, e.g. 'AddV2'."""
         return self.op.name
 
+    def subgraphs(self) -> list[tuple[str, SubGraph]]:
+        """The (attribute name, sub-graph) pairs of a control-flow node: an If's 'then' and
+        'else', a While's 'cond' and 'body' (none for other nodes)."""
+        return [(key, value) for key, value in self.attrs.items() if isinstance(value, SubGraph)]
+
     def __repr__(self) -> str:
         return "<Node %s (%s)>" % (self.name, self.op.name)
 
 
+class SubGraph:
+    """A traced branch or loop body held as an attribute of a control-flow node (see
+    runtime/subgraphs.py): its graph, the placeholders fed by the enclosing op (in order), the
+    outputs, and which op input feeds each captured outer tensor."""
+
+    __slots__ = ("graph", "placeholders", "outputs", "captured")
+
+    def __init__(self, graph: Graph, placeholders: list[Any], outputs: Any) -> None:
+        self.graph = graph
+        self.placeholders = placeholders
+        self.outputs = outputs
+        self.captured: list[tuple[Any, int]] = []  # (placeholder, index of the op input)
+
+    def has_side_effects(self) -> bool:
+        """True when any node (here or in nested sub-graphs) has side effects."""
+        for node in self.graph.nodes:
+            if node.op.side_effects:
+                return True
+        return False
+
+
 class NodeDef:
-    """The GraphDef view of a node: `.name`, `.op`, `.input` (names of input tensors), `.attr`."""
+    """The GraphDef view of a node: `.name`, `.op`, `.input` (names of input tensors), `.attr`,
+    `.device` (its `tf.device` scope, '' when none)."""
 
-    __slots__ = ("name", "op", "input", "attr")
+    __slots__ = ("name", "op", "input", "attr", "device")
 
-    def __init__(self, name: str, op: str, inputs: list[str], attr: dict[str, Any]) -> None:
+    def __init__(self, name: str, op: str, inputs: list[str], attr: dict[str, Any],
+                 device: str = "") -> None:
         self.name = name
         self.op = op
         self.input = inputs
         self.attr = attr
+        self.device = device
 
     def __repr__(self) -> str:
         return "NodeDef(name=%r, op=%r, input=%r)" % (self.name, self.op, self.input)
@@ -145,7 +176,8 @@ class Graph:
                  name: str | None = None, location: Any = None) -> list[SymbolicTensor]:
         """Appends a node whose inputs already belong to this graph; returns its outputs."""
         node = Node(self, self.unique_name(self.name_stack + (name or op.node_name)), op,
-                    inputs, attrs, location or errors.user_location(2))
+                    inputs, attrs, location or errors.user_location(2),
+                    devices.current_device())
         if self.control_dependencies:
             node.control_inputs = list(self.control_dependencies)
         node.outputs = [SymbolicTensor(self, node, i, d, s)
@@ -240,7 +272,7 @@ class Graph:
             NodeDef(n.name, n.op.name,
                     [tensor_ref_name(t) for t in n.inputs] +
                     ["^" + c.name for c in n.control_inputs],
-                    dict(n.attrs))
+                    dict(n.attrs), n.device)
             for n in self.nodes])
 
     def to_dot(self, title: str | None = None) -> str:

@@ -28,7 +28,6 @@ from typing import Any
 import numpy as np
 
 from runtime import dtypes
-from runtime.ops.control_flow_ops import SubGraph
 
 _INPUT = 'shape=invhouse, style="filled", fillcolor="#cfe2ff"'
 _OUTPUT = 'shape=house, style="filled", fillcolor="#d1f2d1"'
@@ -39,12 +38,6 @@ _OP = 'shape=box, style="rounded,filled", fillcolor="white"'
 _EFFECT_OP = 'shape=box, style="rounded,filled,bold", fillcolor="#f3e5f5"'
 _CONTROL_OP = 'shape=box, style="rounded,filled,bold", fillcolor="#ffe0cc"'
 _CLUSTER_STYLES = {0: "#fafafa", 1: "#f0f0ff", 2: "#fff0f0"}
-
-
-def subgraphs_of(node: Any) -> list[tuple[str, SubGraph]]:
-    """The (attribute name, sub-graph) pairs of a control-flow node: an If's 'then' and
-    'else', a While's 'cond' and 'body'."""
-    return [(key, value) for key, value in node.attrs.items() if isinstance(value, SubGraph)]
 
 
 def spec_text(dtype: Any, shape: Any) -> str:
@@ -122,7 +115,7 @@ class _Writer:
         results = {id(t.node) for t in graph.outputs if hasattr(t, "node")}
         for node in graph.nodes:
             ident = self.node_id(node)
-            subs = subgraphs_of(node)
+            subs = node.subgraphs()
             capture = captures.get(id(node))
             if subs:
                 self.control_node(node, ident, subs, depth)
@@ -191,7 +184,7 @@ class _Writer:
             node.name, os.path.basename(location.filename), location.lineno,
             location.function))
 
-    def control_node(self, node: Any, ident: str, subs: list[tuple[str, SubGraph]],
+    def control_node(self, node: Any, ident: str, subs: list[tuple[str, Any]],
                      depth: int) -> None:
         """An If/While op: a cluster holding the op's own box and one cluster per
         sub-graph (drawn recursively)."""

@@ -20,6 +20,7 @@ from collections.abc import Callable, Iterator
 from typing import Any, TypeVar
 
 from runtime import nest, scopes
+from runtime.checkpoint import deferred
 from runtime.variables import Variable
 
 _CAMEL_BOUNDARY = re.compile(r"((?<=[a-z0-9])[A-Z]|(?!^)[A-Z](?=[a-z]))")
@@ -47,6 +48,11 @@ class Module:
                              "Python identifiers (e.g. a valid class name)." % (name,))
         self._module_name = name
         self._module_scope = scopes.name_scope(name + "/")
+
+    def __setattr__(self, name: str, value: Any) -> None:
+        object.__setattr__(self, name, value)
+        if deferred._PENDING:  # a checkpoint restore waits for an attribute of some object
+            deferred.attribute_set(self, name, value)
 
     @property
     def name(self) -> str:

@@ -74,6 +74,9 @@ def _describe(part: Any, value: Any = None) -> str:
         return "%s variable of shape %s" % (part[1].name, shape_lib.to_string(part[2]))
     if _is_scalar_key(part):
         return "Python %s %r" % (part[0].__name__, part[1])
+    if sig.is_fed_object_key(part):
+        spec_of = getattr(value, "_fed_object_spec", None)
+        return repr(spec_of()) if spec_of is not None else "an object keyed by its spec"
     if _is_identity_key(part):
         kind = value.kind if isinstance(value, _Kind) else type(value)
         return "a %s object" % kind.__name__ if value is not None else "an object"

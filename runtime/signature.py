@@ -7,6 +7,8 @@ function's parameters, defaults applied):
   * TensorSpec             -> (dtype, shape), shape possibly with None dims
   * Python scalar / None   -> (type, value)
   * list/tuple/dict/namedtuple -> its container type and the keys of its leaves
+  * an object traced by its spec (a Dataset: `FedObjectSpec`) -> ('fed', its spec's key):
+                              fed to the trace at run time, so objects of one spec share it
   * anything else          -> ('id', id(object)): a trace per object
 """
 
@@ -89,6 +91,28 @@ class VariableSpec:
             shape_lib.to_string(self._shape), self.dtype, self.name)
 
 
+class FedObjectSpec:
+    """The spec of an argument that a trace takes as a Python object fed at each run through
+    a resource placeholder (a Dataset, keyed by its element_spec as in TensorFlow): calls
+    with objects of equal specs share the trace, which keeps none of them alive.
+
+    An object is traced this way when it has a method `_fed_object_spec()` returning its
+    spec; a subclass gives `key` (hashable, equal for objects one trace can run),
+    `stand_in(placeholder)` (what the traced function sees in the object's place) and
+    `describe(value)` (a mismatch's message)."""
+
+    key: Any = None
+
+    def stand_in(self, placeholder: SymbolicTensor) -> Any:
+        """The object the traced Python function receives in place of the argument."""
+        raise NotImplementedError
+
+    def is_compatible_with(self, value: Any) -> bool:
+        """True when `value` can be fed to a trace made for this spec."""
+        spec_of = getattr(value, "_fed_object_spec", None)
+        return spec_of is not None and spec_of().key == self.key
+
+
 def leaf_key(value: Any, feeds: list[Any] | None = None) -> Any:
     """The cache-key part of one leaf argument (see module docstring).
 
@@ -107,9 +131,11 @@ def leaf_key(value: Any, feeds: list[Any] | None = None) -> Any:
         return (kind, value)
     if isinstance(value, SymbolicTensor):
         if feeds is not None:
+            made = value.node.location
             raise TypeError(
-                "a symbolic tensor (%s) that leaked out of a traced function was passed to a "
-                "Function outside any trace; return it from its function instead" % value.name)
+                "a symbolic tensor (%s, made at %s) that leaked out of a traced function was "
+                "passed to a Function outside any trace; return it from its function instead"
+                % (value.name, made.one_line() if made is not None else "an unknown line"))
         return (value.dtype, value._shape)
     if isinstance(value, Variable):
         if feeds is not None:
@@ -128,6 +154,11 @@ def leaf_key(value: Any, feeds: list[Any] | None = None) -> Any:
             feeds.append(value if value.dtype is np_dtype or value.dtype == np_dtype
                          else value.astype(np_dtype))
         return (dtype, value.shape)
+    spec_of = getattr(value, "_fed_object_spec", None)
+    if spec_of is not None:
+        if feeds is not None:
+            feeds.append(value)
+        return ("fed", spec_of().key)
     return ("id", id(value))
 
 
@@ -170,6 +201,11 @@ def lookup_device_call(function: Any, key: Key, values: Any, bound: Any, call: A
     elif feeds is not None:
         feeds[:] = host_feeds(feeds)
     return cf
+
+
+def is_fed_object_key(part: Any) -> bool:
+    """True when cache-key part `part` is that of an object traced by its spec."""
+    return type(part) is tuple and len(part) == 2 and part[0] == "fed"
 
 
 def is_tensor_like(value: Any) -> bool:

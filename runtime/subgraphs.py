@@ -9,8 +9,8 @@ runtime/ops/control_flow_ops.py.
 
 
 from runtime import context
-from runtime.graph import Graph
-from runtime.ops.control_flow_ops import IF_OPS, WHILE_OPS, SubGraph
+from runtime.graph import Graph, SubGraph
+from runtime.ops.control_flow_ops import IF_OPS, WHILE_OPS
 from runtime.tensor import EagerTensor, SymbolicTensor
 
 

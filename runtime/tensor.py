@@ -16,9 +16,6 @@ import numpy as np
 from runtime import dtypes, errors
 from runtime import shape as shape_lib
 
-if TYPE_CHECKING:
-    from runtime.graph import Graph, Node
-
 
 class Tensor:
     """Base class of eager and symbolic tensors: a dtype, a static shape and the operators."""
@@ -180,7 +177,9 @@ class SymbolicTensor(Tensor):
 
     __slots__ = ("graph", "node", "index", "dtype", "_shape")
 
-    def __init__(self, graph: Graph, node: Node, index: int, dtype: dtypes.DType,
+    # `graph` and `node` are a runtime.graph Graph and Node: the graph layer sits above
+    # tensors (it makes them), so this module does not name its types.
+    def __init__(self, graph: Any, node: Any, index: int, dtype: dtypes.DType,
                  shape: shape_lib.Shape) -> None:
         self.graph = graph
         self.node = node
@@ -197,7 +196,7 @@ class SymbolicTensor(Tensor):
         return "%s:%d" % (self.node.name, self.index)
 
     @property
-    def op(self) -> Node:
+    def op(self) -> Any:
         """The graph node that produces this tensor."""
         return self.node
 
@@ -255,6 +254,8 @@ def _infer_dtype(value: Any) -> dtypes.DType:
         return dtypes.int32 if -2**31 <= value < 2**31 else dtypes.int64
     if isinstance(value, float):
         return dtypes.float32
+    if isinstance(value, complex):
+        return dtypes.complex128
     if isinstance(value, (str, bytes)):
         return dtypes.string
     array = np.asarray(value, dtype=object if _has_strings(value) else None)
@@ -268,6 +269,8 @@ def _infer_dtype(value: Any) -> dtypes.DType:
         return dtypes.int32
     if array.dtype.kind == "f":
         return dtypes.float32
+    if array.dtype.kind == "c":
+        return dtypes.complex128
     return dtypes.from_numpy(array.dtype)
 
 
@@ -303,13 +306,17 @@ def to_numpy(value: Any, dtype: Any = None) -> tuple[Any, dtypes.DType]:
         return array, dtype
     if inferred is dtypes.string:
         raise TypeError("cannot convert %r to a %s tensor" % (value, dtype.name))
-    if inferred.is_floating and not dtype.is_floating and not isinstance(
+    if inferred.is_complex and not dtype.is_complex:
+        raise TypeError("cannot convert the complex value %r to a %s tensor: use tf.math.real "
+                        "or tf.cast" % (value, dtype.name))
+    if inferred.is_floating and dtype.kind in ("int", "bool") and not isinstance(
             value, (np.ndarray, np.generic)):
         array = np.asarray(value)
         if not np.all(np.equal(np.mod(array, 1), 0)):
             raise TypeError("cannot convert %r to an exact %s tensor" % (value, dtype.name))
     try:
-        array = np.asarray(value, dtype=dtype.np_dtype)
+        with np.errstate(over="ignore"):  # a float beyond float16's range is inf, as in TF
+            array = np.asarray(value, dtype=dtype.np_dtype)
     except (TypeError, ValueError, OverflowError) as e:
         raise TypeError("cannot convert %r to a %s tensor: %s" % (value, dtype.name, e)) from None
     if dtype.is_integer and not isinstance(value, (np.ndarray, np.generic)):

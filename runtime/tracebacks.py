@@ -212,7 +212,7 @@ def _visible_locals(frame):
 def location_traceback(location, tb_next=None):
     """A traceback entry at `location` (a `SourceLocation`, the line that created a graph
     node) followed by `tb_next`: the innermost frame of a graph that failed while it ran."""
-    return frame_at(location.filename, location.lineno, location.function, tb_next)
+    return frame_at(location.frame_filename(), location.lineno, location.function, tb_next)
 
 
 def frame_at(filename, lineno, name, tb_next=None, f_globals=None, f_locals=None):

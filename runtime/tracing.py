@@ -14,6 +14,7 @@ import numpy as np
 from runtime import nest
 from runtime import shape as shape_lib
 from runtime import signature as sig
+from runtime.composite.base import CompositeSpec
 from runtime.concrete_function import Identity
 from runtime.ops import array_ops, common
 from runtime.ops.call_ops import CALL_OP
@@ -67,6 +68,7 @@ class ArgKey(NamedTuple):
     dtype: Any = None               # a tensor's dtype and shape
     shape: Any = None
     by_identity: bool = False       # a Python object keyed by its id, not its value
+    fed_object: bool = False        # an object fed at run time, keyed by its spec (a Dataset)
 
     @classmethod
     def read(cls, value: Any, key: Any) -> ArgKey:
@@ -87,7 +89,7 @@ class ArgKey(NamedTuple):
             dtype, shape = key
             return cls(dtype=dtype, shape=shape)
         tag, _ = key
-        return cls(by_identity=tag == "id")
+        return cls(by_identity=tag == "id", fed_object=tag == "fed")
 
 
 def _rebuild_sequence(value, children):
@@ -120,6 +122,10 @@ def make_inputs(value, key, name, graph, feeds):
         placeholder = graph.add_placeholder(name, parts.dtype, parts.shape)
         feeds.append(placeholder)
         return placeholder
+    if parts.fed_object:
+        placeholder = graph.add_placeholder(name, sig.dtypes.resource, ())
+        feeds.append(placeholder)
+        return value._fed_object_spec().stand_in(placeholder)
     return value
 
 
@@ -140,6 +146,8 @@ def traced_value(value, key, name):
         return TensorSpec(parts.shape, parts.dtype, name)
     if parts.by_identity:
         return Identity(value)
+    if parts.fed_object:
+        return value._fed_object_spec()
     return value
 
 
@@ -216,6 +224,8 @@ def check_fits_signature(specs: Any, values: Any) -> None:
     for spec, value in zip(specs, values[:len(specs)]):
         if isinstance(value, TensorSpec):
             fits = isinstance(spec, TensorSpec) and spec.is_compatible_with(value)
+        elif isinstance(value, CompositeSpec):
+            fits = _spec_fits(spec, value)
         else:
             try:
                 feed_for_signature(spec, value, [])
@@ -224,6 +234,17 @@ def check_fits_signature(specs: Any, values: Any) -> None:
                 fits = False
         if not fits:
             raise incompatible_with_signature(specs, values)
+
+
+def _spec_fits(spec: Any, value: Any) -> bool:
+    """True when the composite spec `value` (a SparseTensorSpec given to
+    get_concrete_function) describes values that `spec` accepts: same kind, and each
+    component spec compatible."""
+    if type(value) is not type(spec) or value._kind != spec._kind:
+        return False
+    pairs = zip(nest.flatten(spec), nest.flatten(value))
+    return all(s.dtype is v.dtype and shape_lib.is_compatible(s._shape, v._shape)
+               for s, v in pairs)
 
 
 def incompatible_with_signature(specs: Any, values: Any) -> TypeError:

@@ -4,11 +4,14 @@ The graph is built from the sources with `ast` (nothing is imported): every modu
 `autograph/` and `runtime/` (a package's `__init__` is the package's module) is a node, and each
 import of a project module is an edge, whether it is written at module level or inside a
 function. `from pkg import name` where `name` is a submodule of `pkg` imports that submodule.
-Imports under `if TYPE_CHECKING:` are left out: only the type checker reads them.
+Imports under `if TYPE_CHECKING:` count too: the type checker reads them, and a module that
+names another's types depends on it as surely as one that calls it.
 """
 
 import ast
 import pathlib
+import subprocess
+import sys
 
 import pytest
 
@@ -83,17 +86,6 @@ class _Collector(ast.NodeVisitor):
         self._depth -= 1
 
     visit_FunctionDef = visit_AsyncFunctionDef = visit_Lambda = _function
-
-    def visit_If(self, node):
-        """Imports under `if TYPE_CHECKING:` are for the type checker only: never run."""
-        test = node.test
-        name = test.id if isinstance(test, ast.Name) else \
-            test.attr if isinstance(test, ast.Attribute) else None
-        if name == "TYPE_CHECKING":
-            for stmt in node.orelse:
-                self.visit(stmt)
-            return
-        self.generic_visit(node)
 
     def visit_Import(self, node):
         self.imports.append((node, self._depth > 0))
@@ -217,6 +209,7 @@ def test_runtime_never_imports_autograph():
         ("from .ops import math_ops\n", {"runtime.ops.math_ops"}),
         ("from . import nest\n", {"runtime.nest"}),
         ("def f():\n    from runtime import nest\n", {"runtime.nest"}),
+        ("if TYPE_CHECKING:\n    from runtime.graph import Graph\n", {"runtime.graph"}),
     ],
 )
 def test_graph_reads_every_import_form(source, expected):
@@ -237,4 +230,63 @@ def test_the_syntax_tools_import_nothing_of_tensors_or_of_the_converters():
     leaks = sorted(f"{module} imports {target}" for module, targets in edges.items()
                    if module.startswith("autograph.pyct") for target in targets
                    if not target.startswith("autograph.pyct"))
+    assert not leaks, "\n".join(leaks)
+
+
+def test_the_graph_layer_imports_no_op_module():
+    """Graphs, their drawing and tensors sit below the ops: they may read the op registry (an
+    op's declaration) but import no op module, whose kernels and rules build graphs."""
+    edges, _ = _graph()
+    layer = ("runtime.graph", "runtime.graph_dot", "runtime.tensor")
+    leaks = sorted(f"{module} imports {target}" for module in layer for target in edges[module]
+                   if target.startswith("runtime.ops.") and target != "runtime.ops.registry")
+    assert not leaks, "\n".join(leaks)
+
+
+def test_the_lowering_vocabulary_sits_below_the_ops_and_the_backends():
+    """runtime.lowering_api, read by op declarations and backends alike, imports no op
+    module, no backend and neither numba nor jax."""
+    edges, _ = _graph()
+    imported = sorted(edges["runtime.lowering_api"])
+    assert not [name for name in imported
+                if name.startswith(("runtime.ops", "runtime.backends"))], imported
+    source = (ROOT / "runtime" / "lowering_api.py").read_text()
+    tree = ast.parse(source)
+    libraries = {alias.name.split(".")[0] for node in ast.walk(tree)
+                 if isinstance(node, ast.Import) for alias in node.names}
+    libraries |= {node.module.split(".")[0] for node in ast.walk(tree)
+                  if isinstance(node, ast.ImportFrom) and node.module}
+    assert not libraries & {"numba", "jax"}
+
+
+def test_declaring_every_op_imports_neither_numba_nor_jax():
+    """The ops' rules for the compiled backends are declared with the ops; the backends'
+    libraries are imported only when a graph is lowered."""
+    code = ("import sys, runtime.ops, runtime.data, runtime.gradients, runtime.backends.coverage\n"
+            "print(sorted(m for m in ('numba', 'jax') if m in sys.modules))")
+    result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                            cwd=ROOT, check=True)
+    assert result.stdout.strip() == "[]"
+
+
+def test_op_modules_import_no_backend():
+    """An op declares its rules for every backend with the lowering vocabulary
+    (runtime.lowering_api) alone: no op module imports a backend module."""
+    edges, _ = _graph()
+    leaks = sorted(f"{module} imports {target}" for module, targets in edges.items()
+                   if module.startswith("runtime.ops") for target in targets
+                   if target.startswith("runtime.backends"))
+    assert not leaks, "\n".join(leaks)
+
+
+def test_backends_import_of_the_ops_only_the_registry_and_the_tensor_array_value():
+    """A backend reads ops through the registry and the lowering vocabulary; it imports no
+    op module, except the TensorArray's run-time value and numba buffers (how a folded
+    TensorArray constant enters compiled code)."""
+    allowed = {"runtime.ops.registry", "runtime.ops.tensor_array_value",
+               "runtime.ops.tensor_array_lowerings"}
+    edges, _ = _graph()
+    leaks = sorted(f"{module} imports {target}" for module, targets in edges.items()
+                   if module.startswith("runtime.backends") for target in targets
+                   if target.startswith("runtime.ops") and target not in allowed)
     assert not leaks, "\n".join(leaks)

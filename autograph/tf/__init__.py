@@ -9,11 +9,13 @@ import autograph as _autograph
 from autograph.tf import (
     autodiff,
     autograph,
+    bitwise,
     config,
     data,
     debugging,
     dtypes,
     errors,
+    io,
     linalg,
     math,
     nest,
@@ -21,19 +23,33 @@ from autograph.tf import (
     ragged,
     random,
     saved_model,
+    signal,
     sparse,
     strings,
+    summary,
+    train,
 )
 from autograph.tf.dtypes import (
     DType,
     as_dtype,
+    bfloat16,
     bool,
+    complex64,
+    complex128,
     double,
+    float16,
     float32,
     float64,
+    half,
+    int8,
+    int16,
     int32,
     int64,
     string,
+    uint8,
+    uint16,
+    uint32,
+    uint64,
 )
 from autograph.tf.math import (  # the top-level names that are tf.math's too
     abs,
@@ -139,6 +155,9 @@ one_hot = _select.one_hot
 # -- math ops -------------------------------------------------------------------------------------
 
 cast = _math.cast
+saturate_cast = _math.saturate_cast
+bitcast = _math.bitcast
+complex = _math.complex  # noqa: A001 - TensorFlow's name
 matmul = _linalg.matmul
 clip_by_value = _math.clip_by_value
 

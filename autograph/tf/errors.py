@@ -9,3 +9,5 @@ OperatorNotAllowedInGraphError = _errors.OperatorNotAllowedInGraphError
 InaccessibleTensorError = _errors.InaccessibleTensorError
 UndefinedValueError = _errors.UndefinedValueError
 OutOfRangeError = _errors.OutOfRangeError
+NotFoundError = _errors.NotFoundError
+DataLossError = _errors.DataLossError

@@ -30,6 +30,7 @@ import time
 from typing import Any
 
 from runtime import context, errors
+from runtime.lowering_api import Unsupported
 
 # backend name -> the module implementing it (imported on first use)
 BACKENDS = {
@@ -45,74 +46,6 @@ STATS: dict[str, list[int]] = {}
 COMPILE_SECONDS: dict[str, list[float]] = {}
 # (backend name, why a graph fell back, without the node and line) -> how many graphs
 FALLBACKS: dict[tuple[str, str], int] = {}
-
-
-class Unsupported(Exception):
-    """A graph (or one op of it) that a backend cannot lower or compile: `reason` says why,
-    naming the op and the user's line where one is to blame."""
-
-    def __init__(self, reason: str, node: Any = None) -> None:
-        self.reason = reason
-        self.node = node
-        super().__init__(reason)
-
-    def at(self, node: Any) -> Unsupported:
-        """This error, naming `node` (its op and the user's line) unless it names one."""
-        if self.node is not None or node is None:
-            return self
-        where = ""
-        location = getattr(node, "location", None)
-        if location is not None:
-            where = " at %s:%s" % (location.filename, location.lineno)
-        return Unsupported("op %s (node %r)%s: %s" % (node.op.name, node.name, where,
-                                                     self.reason), node)
-
-
-def unsupported(reason: str) -> Any:
-    """A lowering rule that declines, saying why: for an op no backend lowers yet (declared so
-    that the coverage table shows the decision, and the graph falls back with `reason`)."""
-    def rule(lowerer: Any, node: Any, ins: Any, outs: Any) -> None:
-        raise Unsupported(reason)
-    rule.unsupported_reason = reason  # type: ignore[attr-defined]
-    return rule
-
-
-class LazyRule:
-    """A backend's own rule named 'package.module:function', imported at its first call: the
-    rules of a backend whose library is optional live in a module of that backend (which may
-    import the library), and an op's `register` call names them with `lazy_rule`."""
-
-    __slots__ = ("reference", "_target")
-
-    def __init__(self, reference: str) -> None:
-        self.reference = reference
-        self._target: Any = None
-
-    def __call__(self, *args: Any) -> Any:
-        if self._target is None:
-            module, _, name = self.reference.partition(":")
-            self._target = getattr(importlib.import_module(module), name)
-        return self._target(*args)
-
-    def __repr__(self) -> str:
-        return "<lazy rule %s>" % self.reference
-
-
-def lazy_rule(reference: str) -> LazyRule:
-    """The rule named 'package.module:function', imported at its first call."""
-    return LazyRule(reference)
-
-
-def jax_rule(name: str) -> LazyRule:
-    """The JAX backend's own rule `name` of runtime/backends/jax_rules.py (imported, with
-    jax, when a graph is lowered for JAX)."""
-    return LazyRule("runtime.backends.jax_rules:" + name)
-
-
-def jax_array_rule(name: str) -> LazyRule:
-    """The JAX backend's rule `name` of runtime/backends/jax_array_rules.py (array ops whose
-    shapes JAX knows at compile time), imported when a graph is lowered for JAX."""
-    return LazyRule("runtime.backends.jax_array_rules:" + name)
 
 
 class BackendReport:

@@ -13,12 +13,15 @@ for: its kernel runs there, in order), `—` for graph sources that are never lo
 
 from __future__ import annotations
 
+import importlib
 import pathlib
 import sys
 
 import runtime.data  # noqa: F401 - declares every op (data and gradient ops included)
 import runtime.gradients  # noqa: F401
-from runtime.backends import BACKENDS, lowering
+from runtime import dtypes
+from runtime.backends import BACKENDS
+from runtime.lowering_api import rule_for
 from runtime.ops import registry
 
 EXEMPT_TRAITS = ("placeholder", "constant")
@@ -28,7 +31,7 @@ def cell(op: registry.OpDef, backend: str) -> str:
     """How `backend` runs `op` (see the module docstring)."""
     if "host_only" in op.traits:
         return "host call" if op.lowerings.get(backend) is not None else "host"
-    rule = lowering.rule_for(op, backend)
+    rule = rule_for(op, backend)
     if rule is None:
         return "—" if set(EXEMPT_TRAITS) & op.traits else "MISSING"
     if isinstance(rule, str):
@@ -52,6 +55,23 @@ def table() -> str:
     return "\n".join(rows) + "\n\n" + summary + ".\n"
 
 
+def dtype_table() -> str:
+    """The Markdown table of element types: for each backend, whether its compiled code
+    holds values of the type, or why it declines graphs that hold them."""
+    names = list(BACKENDS)
+    declines = {b: getattr(importlib.import_module(BACKENDS[b]), "DTYPE_DECLINES", {})
+                for b in names}
+    rows = ["| dtype | %s |" % " | ".join(names), "|---|" + "---|" * len(names)]
+    for dtype in dtypes.ALL:
+        if dtype is dtypes.string:
+            cells = ["host only: strings stay in host calls and the numpy executor"] * len(names)
+        else:
+            cells = ["declines: %s" % declines[b][dtype.name] if dtype.name in declines[b]
+                     else "yes" for b in names]
+        rows.append("| %s | %s |" % (dtype.name, " | ".join(cells)))
+    return "\n".join(rows) + "\n\n"
+
+
 DOC = pathlib.Path(__file__).resolve().parents[2] / "docs" / "backends.md"
 # docs/backends.md is written by hand above this heading, generated from it on
 COVERAGE_HEADING = "## Op coverage\n"
@@ -71,6 +91,9 @@ and dataset elements come in the numpy executor's order (runtime/backends/numba_
 jax_host.py). XLA on CPU flushes float32 subnormals to zero, as TensorFlow's CPU kernels do: a
 result that depends on a subnormal value may differ from the numpy executor's.
 
+Element types: a graph whose values include a type its backend declines runs on the numpy
+executor, `backend_report()` giving the reason below.
+
 """
 
 
@@ -80,7 +103,7 @@ def document() -> str:
     written = DOC.read_text(encoding="utf-8") if DOC.exists() else ""
     if COVERAGE_HEADING in written:
         written = written[:written.index(COVERAGE_HEADING)]
-    return written + COVERAGE_HEADING + COVERAGE_INTRO + table()
+    return written + COVERAGE_HEADING + COVERAGE_INTRO + dtype_table() + table()
 
 
 if __name__ == "__main__":

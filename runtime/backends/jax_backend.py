@@ -31,16 +31,18 @@ from typing import Any
 import numpy as np
 
 from runtime import dtypes, errors, executor
-from runtime.backends import BackendFallbackWarning, Unsupported, jax_host
-from runtime.backends.jax_lowering import Lowerer, VariableSlot, jax_modules
+from runtime.backends import BackendFallbackWarning, jax_host
+from runtime.backends.jax_lowering import Lowerer, jax_modules
 from runtime.device_tensor import ON_DEVICE, DeviceTensor, host_feeds, register_array_type
-from runtime.ops.control_flow_ops import SubGraph
+from runtime.graph import SubGraph
+from runtime.lowering_api import Unsupported, VariableSlot
 from runtime.tensor import EagerTensor, to_numpy
 from runtime.variables import Variable, updating
 
 NAME = "jax"
 _WIDE = ("int64", "uint64", "float64", "complex128")
 _ARRAY_KINDS = ("int", "float", "bool", "complex")  # the dtypes a JAX array holds
+DTYPE_DECLINES: dict[str, str] = {}  # JAX holds every numeric type (bfloat16 natively)
 _cache_configured = False
 
 
@@ -127,6 +129,22 @@ def resolve_device(device: Any) -> Any:
     return found[position]
 
 
+def scoped_device(graph: Any) -> Any:
+    """The jax Device that the `tf.device` scopes of `graph`'s nodes name, when every scoped
+    node names the same one and JAX has it; None otherwise (placement is soft, as in
+    TensorFlow: a device the machine lacks leaves the choice to JAX)."""
+    names = {n.device for g in _subgraphs(graph) for n in g.nodes if n.device}
+    if len(names) != 1:
+        return None
+    kind, _, index = names.pop().rsplit("/", 1)[-1].replace("device:", "").partition(":")
+    try:
+        found = jax_modules()[0].devices(kind.lower())
+    except RuntimeError:  # no such platform here
+        return None
+    position = int(index) if index.isdigit() else 0
+    return found[position] if position < len(found) else None
+
+
 class JaxCompiledGraph:
     """A graph compiled with jax.jit: `run(*feeds)` returns the outputs as device-resident
     tensors, `host_run(*feeds)` as numpy values (see the module docstring). `report` (a
@@ -145,7 +163,7 @@ class JaxCompiledGraph:
         self.outputs = list(outputs)
         self.name = name
         self.check_numerics = check_numerics
-        self.device = resolve_device(device)
+        self.device = resolve_device(device) if device is not None else scoped_device(graph)
         self.shardings = shardings
         self.report = report
         self.strict = strict

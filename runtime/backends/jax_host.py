@@ -28,15 +28,8 @@ from typing import Any
 
 import numpy as np
 
-from runtime.backends.jax_lowering import HostHandle, Lowerer, Unsupported, is_concrete
-
-_PREFIX = "runtime.backends.jax_host:"
-
-
-def is_host_call(op: Any) -> bool:
-    """True for an op whose "jax" rule calls back to the host (its effects must not run in
-    a branch that is not taken)."""
-    return str(getattr(op.lowerings.get("jax"), "reference", "")).startswith(_PREFIX)
+from runtime.backends.jax_lowering import Lowerer
+from runtime.lowering_api import HostHandle, Unsupported, is_concrete
 
 
 class HostCalls:

@@ -5,13 +5,15 @@ Where the numba backend writes source, this backend walks the executor's simplif
 (`runtime.executor.simplify`) inside the function that `jax.jit` traces, so every node's rule
 runs once, at compile time, on JAX tracers, and XLA compiles what they build. Each node is
 lowered by its op's own "jax" rule, else by its backend-neutral "array" rule (see
-runtime/backends/lowering.py): the lines that rule writes for the node, with `xp` bound to
+runtime/lowering_api.py): the lines that rule writes for the node, with `xp` bound to
 `jax.numpy`, are executed at once on the node's input values. A "jax" rule, which only this
 backend reads, follows the tracing protocol `rule(lowerer, node, ins) -> [output values]`:
 `ins` are the input values, JAX arrays (numpy values for constants, so that a rule can tell
 what is known at compile time), `VariableSlot`s for variables, `TensorArrayBuffer`s and
 `PendingTensorArray`s for TensorArray handles; a rule with sub-graphs lowers them with
-`lowerer.lower_graph`, and a case it cannot lower raises `backends.Unsupported`.
+`lowerer.lower_graph`, and a case it cannot lower raises `lowering_api.Unsupported`. The rules
+live with their ops (runtime/ops), take `jnp`, `lax` and `jax` from the lowerer, and import no
+jax.
 
 What JAX cannot do the way the numpy executor does is carried explicitly:
   * State: variables are inputs of the compiled function and their final values outputs
@@ -43,7 +45,17 @@ from typing import Any
 import numpy as np
 
 from runtime import dtypes, executor
-from runtime.backends import Unsupported, lowering
+from runtime.backends import lowering
+from runtime.lowering_api import (
+    ARRAY,
+    HostHandle,
+    PendingTensorArray,
+    TensorArrayBuffer,
+    Unsupported,
+    Value,
+    VariableSlot,
+    is_concrete,
+)
 from runtime.ops.tensor_array_value import TensorArrayValue
 from runtime.variables import Variable
 
@@ -84,50 +96,6 @@ def _full_precision(jnp: Any, lax: Any) -> FullPrecisionNumpy:
     return FullPrecisionNumpy(jnp, lax)
 
 
-class VariableSlot:
-    """A variable's place in the lowered function's state (`Lowerer.state[key]`)."""
-
-    __slots__ = ("key", "dtype", "shape")
-
-    def __init__(self, key: str, dtype: Any, shape: Any) -> None:
-        self.key = key
-        self.dtype = dtype
-        self.shape = shape
-
-
-class TensorArrayBuffer:
-    """A TensorArray of static `size` as a buffer `data` (size, *element_shape) and a bool
-    vector `written`: reads of unwritten elements are errors, as on the numpy executor."""
-
-    __slots__ = ("data", "written", "size")
-
-    def __init__(self, data: Any, written: Any, size: int) -> None:
-        self.data = data
-        self.written = written
-        self.size = size
-
-
-class PendingTensorArray:
-    """A TensorArray nothing was written to yet, whose element shape is not known: it has no
-    buffer until its first write tells the shape (a static value, not a traced one)."""
-
-    __slots__ = ("size", "np_dtype")
-
-    def __init__(self, size: int, np_dtype: Any) -> None:
-        self.size = size
-        self.np_dtype = np_dtype
-
-
-class HostHandle:
-    """A cursor kept on the host (an iterator, see runtime/backends/jax_host.py): the program
-    carries its `number` in the host's table."""
-
-    __slots__ = ("number",)
-
-    def __init__(self, number: Any) -> None:
-        self.number = number
-
-
 def _register_pytrees(jax: Any) -> None:
     global _pytrees_registered
     if _pytrees_registered:
@@ -141,11 +109,6 @@ def _register_pytrees(jax: Any) -> None:
         lambda aux, children: PendingTensorArray(aux[0], np.dtype(aux[1])))
     jax.tree_util.register_pytree_node(
         HostHandle, lambda h: ((h.number,), None), lambda aux, children: HostHandle(children[0]))
-
-
-def is_concrete(value: Any) -> bool:
-    """True for a value known at compile time (a numpy constant of the graph)."""
-    return isinstance(value, (np.ndarray, np.generic, bool, int, float))
 
 
 class Lowerer:
@@ -275,7 +238,7 @@ class Lowerer:
         for i, (t, value) in enumerate(zip(node.inputs, ins)):
             if not hasattr(value, "dtype"):
                 raise Unsupported("an input is a %s" % type(value).__name__)
-            values.append(lowering.Value("_in%d" % i, t.dtype, t._shape,
+            values.append(Value("_in%d" % i, t.dtype, t._shape,
                                          np.asarray(value) if is_concrete(value) else None))
         writer.lower_node(node, values, names)
         source = "\n".join(writer.lines)
@@ -330,6 +293,13 @@ class Lowerer:
         self.failed = (condition if self.failed is None
                        else self.jnp.logical_or(self.failed, condition))
 
+    @staticmethod
+    def is_host_call(op: Any) -> bool:
+        """True for an op whose "jax" rule calls back to the host (runtime/backends/jax_host.py:
+        its effects must not run in a branch that is not taken)."""
+        rule = op.lowerings.get("jax")
+        return str(getattr(rule, "reference", "")).startswith("runtime.backends.jax_host:")
+
     def host_effect(self) -> None:
         """Records a host call with effects (printing, drawing, reading an iterator)."""
         self._effects = True
@@ -378,7 +348,7 @@ class _LineWriter(lowering.Lowerer):
     """Writes one node's "array" rule as lines that `Lowerer._array_rule` executes at once:
     a check becomes `_failed = _failed | condition`."""
 
-    name = lowering.ARRAY
+    name = ARRAY
 
     def __init__(self) -> None:
         super().__init__()

@@ -4,7 +4,8 @@ It walks the graph the executor would run, simplified the same way (`executor.si
 constants folded, duplicates merged, dead nodes dropped), and asks each node's op for its
 rule for the backend: `op.lowerings[backend name]`, else `op.lowerings["array"]`, a
 backend-neutral rule in numpy-API terms that numba (numpy inside `njit`) and jax.numpy both
-read, `xp` standing for the backend's array module. A rule is declared in the op's own
+read, `xp` standing for the backend's array module (runtime/lowering_api.py holds the
+vocabulary rules share with the backends). A rule is declared in the op's own
 `register(..., lowerings={...})` call and is one of:
 
   * a template string, the expression of the op's one output: `{0}`, `{1}`... are the inputs,
@@ -13,7 +14,7 @@ read, `xp` standing for the backend's array module. A rule is declared in the op
   * a callable `rule(lowerer, node, ins, outs)` writing statements with the `Lowerer` API
     (`line`, `assign`, `check`, `block`, `lower_graph` for sub-graphs, `literal`), where
     `ins` and `outs` are `Value`s (expression strings knowing their dtype, static shape and,
-    for a constant, value); it raises `backends.Unsupported(reason)` for a case it cannot
+    for a constant, value); it raises `lowering_api.Unsupported(reason)` for a case it cannot
     lower (the walker adds the op and the user's line).
 
 A node whose op has no rule (a `host_only` op, which runs Python, declares none) makes the
@@ -23,9 +24,10 @@ recursively through their rule (`lowerer.lower_graph(sub.graph, fed, sub.outputs
 
 The JAX backend lowers by tracing instead (runtime/backends/jax_lowering.py): it runs the
 lines an "array" rule writes for a node at once on traced values, and its own "jax" rules,
-which it alone reads, follow `rule(lowerer, node, ins) -> [output values]`; an op names them
-with `backends.jax_rule("NAME")` (runtime/backends/jax_rules.py), so jax is imported only when
-a graph is lowered for it.
+which it alone reads, follow `rule(lowerer, node, ins) -> [output values]`; they are functions
+beside their ops that take `jnp` and `lax` from the lowerer, so that declaring an op imports no
+jax (If's and While's, with the scan lowering of counted loops, are in
+runtime/ops/control_flow_jax.py).
 
 A backend subclasses `Lowerer`, giving its `name`, how constants and captured values enter
 the code (`constant`, `capture`), how an output takes its dtype (`assign`) and how a check
@@ -42,38 +44,7 @@ from typing import Any
 import numpy as np
 
 from runtime import dtypes, executor
-from runtime.backends import Unsupported
-
-ARRAY = "array"  # the key of the backend-neutral rules
-
-
-class Value(str):
-    """A value in lowered code: its expression (the string itself), `dtype`, static `shape`
-    (None when unknown) and `value`, the numpy value of a constant (else None)."""
-
-    dtype: dtypes.DType
-    shape: tuple[int | None, ...] | None
-    value: Any
-
-    def __new__(cls, expr: str, dtype: dtypes.DType, shape: Any, value: Any = None) -> Value:
-        self = super().__new__(cls, expr)
-        self.dtype = dtype
-        self.shape = None if shape is None else tuple(shape)
-        self.value = value
-        return self
-
-    @property
-    def rank0(self) -> bool:
-        """True for a rank-0 value (a typed scalar in the lowered code)."""
-        return self.shape == ()
-
-
-def rule_for(op: Any, backend: str) -> Any:
-    """The op's lowering rule for `backend` (its own, else the "array" one), or None."""
-    rule = op.lowerings.get(backend)
-    if rule is None:
-        rule = op.lowerings.get(ARRAY)
-    return rule
+from runtime.lowering_api import ARRAY, Unsupported, Value, rule_for
 
 
 class Lowerer:
@@ -128,7 +99,7 @@ class Lowerer:
     def literal(self, value: Any) -> str:
         """An attribute value as Python source for the backend (Unsupported if it has none)."""
         if isinstance(value, dtypes.DType):
-            if value.kind not in ("int", "float", "bool"):
+            if value.kind not in ("int", "float", "complex", "bool"):
                 raise Unsupported("dtype %s" % value.name)
             return "xp.%s" % ("bool_" if value is dtypes.bool_ else value.np_dtype.name)
         if value is None or isinstance(value, (bool, int, float, str)):
@@ -147,6 +118,11 @@ class Lowerer:
     def read_variable(self, resource: Value) -> str:
         """The expression reading the variable `resource` stands for (its current value)."""
         raise Unsupported("variables")
+
+    def kernel_on_host(self, node: Any, ins: list[Value], outs: list[Value]) -> None:
+        """Writes a call of `node`'s own kernel on the host, at this point of the lowered
+        code, assigning `outs` (none: a call made only to raise the kernel's error)."""
+        raise Unsupported("this backend cannot call the host")
 
     def write_variable(self, resource: Value, value: str) -> None:
         """Writes statements storing `value` into the variable `resource` stands for."""

@@ -38,20 +38,35 @@ import numpy as np
 
 from runtime import dtypes, executor
 from runtime.backends import (
-    Unsupported,
     numba_call,
     numba_fusion,
     numba_handles,
     numba_host,
     numba_math,
 )
-from runtime.backends.lowering import Lowerer, Value
+from runtime.backends.lowering import Lowerer
+from runtime.lowering_api import Unsupported, Value
 from runtime.ops import tensor_array_lowerings
 from runtime.ops.tensor_array_value import variant
 from runtime.variables import Variable
 
 NAME = "numba"
-_SCALAR_KINDS = ("int", "float", "bool")
+_SCALAR_KINDS = ("int", "float", "complex", "bool")
+# element types numba's compiled code has no arithmetic for: graphs holding them decline
+# (listed in docs/backends.md by runtime.backends.coverage)
+DTYPE_DECLINES = {
+    "float16": "numba has no float16 arithmetic (half floats run on the numpy executor)",
+    "bfloat16": "numba has no bfloat16 type (ml_dtypes.bfloat16 runs on the numpy executor)",
+}
+
+
+def _held(dtype: dtypes.DType) -> bool:
+    """Whether numba's compiled code holds values of `dtype` (raises Unsupported, with the
+    reason, for a numeric type numba cannot compute in)."""
+    reason = DTYPE_DECLINES.get(dtype.name)
+    if reason is not None:
+        raise Unsupported(reason)
+    return dtype.kind in _SCALAR_KINDS
 
 
 def unavailable() -> str | None:
@@ -108,7 +123,7 @@ class NumbaLowerer(Lowerer):
         shape = variable._static_shape
         if value is None or shape is None or None in shape:
             raise Unsupported("a variable without a value or a fully known shape")
-        if variable.dtype.kind not in _SCALAR_KINDS:
+        if not _held(variable.dtype):
             raise Unsupported("a %s variable" % variable.dtype.name)
         for known, param in zip(self.variables, self.variable_params):
             if known is variable:  # captured again by a sub-graph: one buffer per variable
@@ -128,7 +143,7 @@ class NumbaLowerer(Lowerer):
         shape = None if variable is None else variable._static_shape
         if shape is None or None in shape:
             raise Unsupported("a variable argument of a shape not fully known")
-        if variable.dtype.kind not in _SCALAR_KINDS:
+        if not _held(variable.dtype):
             raise Unsupported("a %s variable" % variable.dtype.name)
         self.argument_variables.append(variable)
         resource = Value(name, dtypes.resource, None)
@@ -146,6 +161,10 @@ class NumbaLowerer(Lowerer):
         if variable._static_shape == ():
             return "%s[()]" % resource
         return "%s.copy()" % resource
+
+    def kernel_on_host(self, node: Any, ins: list[Value], outs: list[Value]) -> None:
+        """The op's kernel called back through `numba.objmode` (see numba_host)."""
+        numba_host.kernel_on_host(self, node, ins, outs)
 
     def write_variable(self, resource: Value, value: str) -> None:
         variable = self._buffer(resource)
@@ -166,7 +185,7 @@ class NumbaLowerer(Lowerer):
             self._graphs.pop()
 
     def lower_node(self, node: Any, ins: list[Value], names: dict[int, Value]) -> None:
-        if any(t._shape != () or t.dtype.kind not in _SCALAR_KINDS for t in node.outputs):
+        if any(t._shape != () or not _held(t.dtype) for t in node.outputs):
             self.only_scalars = False
         super().lower_node(node, ins, names)
 
@@ -192,7 +211,7 @@ class NumbaLowerer(Lowerer):
     def constant(self, value: Any, dtype: dtypes.DType, shape: Any) -> str:
         if dtype is variant:
             return tensor_array_lowerings.constant(self, value)
-        if dtype.kind not in _SCALAR_KINDS:
+        if not _held(dtype):
             raise Unsupported("a %s constant" % dtype.name)
         if value.ndim == 0:
             return self.scalar_literal(value[()], dtype)
@@ -207,6 +226,10 @@ class NumbaLowerer(Lowerer):
             return repr(bool(value))
         if dtype.kind == "int":
             text = repr(int(value))
+        elif dtype.kind == "complex":
+            if not np.isfinite(value):
+                raise Unsupported("a complex constant with an infinite or NaN part")
+            text = repr(complex(value))
         else:
             number = float(value)
             if np.isnan(number):
@@ -227,7 +250,7 @@ class NumbaLowerer(Lowerer):
         if out.dtype is dtypes.resource:  # an iterator's handle (numba_host)
             numba_host.assign_handle(self, out, expr)
             return
-        if out.dtype.kind not in _SCALAR_KINDS:
+        if not _held(out.dtype):
             raise Unsupported("a %s value" % out.dtype.name)
         if out.shape is None:
             raise Unsupported("a value of unknown rank")
@@ -278,7 +301,7 @@ def compile(cf: Any) -> executor.CompiledGraph:  # noqa: A001 - the backend prot
             variable = resource.variable  # type: ignore[attr-defined]
             argument_types.append((variable.dtype, len(variable._static_shape), True))
             continue
-        if t.dtype.kind not in _SCALAR_KINDS:
+        if not _held(t.dtype):
             raise Unsupported("a %s argument" % t.dtype.name)
         if t._shape is None:
             raise Unsupported("an argument of unknown rank")

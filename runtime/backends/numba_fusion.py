@@ -22,8 +22,7 @@ import math
 from typing import Any
 
 from runtime import executor
-from runtime.backends import Unsupported
-from runtime.backends.lowering import Value, rule_for
+from runtime.lowering_api import Unsupported, Value, rule_for
 
 _KINDS = ("int", "float", "bool")
 MIN_RUN = 2  # a single op gains nothing from a loop of its own

@@ -23,8 +23,7 @@ import math
 from typing import Any
 
 from runtime import executor
-from runtime.backends import Unsupported
-from runtime.backends.lowering import rule_for
+from runtime.lowering_api import Unsupported, rule_for
 
 _READ = "read"
 _OUTPUT = "output"

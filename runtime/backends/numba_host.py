@@ -40,7 +40,7 @@ from typing import Any
 import numpy as np
 
 from runtime import dtypes, errors
-from runtime.backends import Unsupported
+from runtime.lowering_api import Unsupported
 
 _TABLES: weakref.WeakValueDictionary[int, HostTable] = weakref.WeakValueDictionary()
 _tokens = itertools.count(1)

@@ -6,12 +6,17 @@
 Its components are `indices` (int64, (nnz, rank)), `values` ((nnz,)) and `dense_shape`
 (int64, (rank,)); staged control flow and Functions carry it as those three tensors (see
 runtime.composite.base). A call's cache key holds the dtype and the rank, not the number of
-stored values nor the dense shape, as a SparseTensorSpec describes them.
+stored values nor the dense shape, as a SparseTensorSpec describes them. It prints as
+TensorFlow prints it (components as `print` shows tensors; `tf.print` shows their values).
+This module holds the class, its spec and the functions that make or densify one;
+sparse_layout and sparse_math hold the rest of `tf.sparse`.
 """
 
 from __future__ import annotations
 
 from typing import Any
+
+import numpy as np
 
 from runtime import dtypes
 from runtime import shape as shape_lib
@@ -24,9 +29,9 @@ from runtime.composite.base import (
 )
 from runtime.ops import (
     array_ops,
+    composite_dispatch,
     manipulation_ops,
     math_ops,
-    reduction_ops,
     selection_ops,
     sparse_ops,
 )
@@ -124,8 +129,70 @@ class SparseTensor(CompositeTensor):
         _require_rank(values, 1, "values", "a vector (nnz,)")
         return SparseTensor._make(self._indices, values, self._dense_shape)
 
+    def _scaled(self, other: Any, combine: Any, op: str) -> SparseTensor:
+        """The same indices holding each value combined with the element of the dense
+        `other` (broadcast to the dense shape) at its index."""
+        if isinstance(other, SparseTensor):
+            refuse(TypeError, "a SparseTensor %s a SparseTensor is not supported; use "
+                              "tf.sparse.map_values on tensors of the same indices" % op)
+        dense = convert_to_tensor(other, dtype_hint=self.dtype)
+        dims, rank = dense._shape_tuple(), self.rank
+        if dims is None or None in dims or rank is None or len(dims) > rank:
+            refuse(ValueError, "a SparseTensor %s a dense tensor needs a dense operand of known "
+                               "shape broadcasting to the sparse shape, got %s and %s"
+                               % (op, shape_lib.to_string(dims), self.shape))
+        lead = rank - len(dims)
+        for k, d in enumerate(dims):
+            size = self._static_shape[lead + k] if self._static_shape else None
+            if d != 1 and size is not None and d != size:
+                refuse(ValueError, "a SparseTensor %s a dense tensor: the dense shape %s does "
+                                   "not broadcast to the sparse shape %s"
+                                   % (op, shape_lib.to_string(dims), self.shape))
+        # Each stored value's element of `dense`: its trailing coordinates, 0 where `dense`
+        # has size 1. Sizes checked above when the sparse shape is static; otherwise only a
+        # dense dimension too small is caught (by SparseGather's bounds check).
+        columns = selection_ops.gather(self._indices, np.arange(lead, rank), axis=1)
+        keep = np.asarray([0 if d == 1 else 1 for d in dims], np.int64)
+        picked = sparse_ops.sparse_gather(dense, math_ops.multiply(columns, keep))
+        return SparseTensor._make(self._indices, combine(self._values, picked),
+                                  self._dense_shape)
+
+    def __mul__(self, other: Any) -> SparseTensor:
+        """`sp * dense`: a SparseTensor of the same indices, each value multiplied by the
+        dense element (broadcast) at its index."""
+        return self._scaled(other, math_ops.multiply, "*")
+
+    def __truediv__(self, other: Any) -> SparseTensor:
+        """`sp / dense`: a SparseTensor of the same indices, each value divided by the
+        dense element (broadcast) at its index."""
+        return self._scaled(other, math_ops.truediv, "/")
+
+    # -- elementwise ops (runtime.ops.composite_dispatch) ----------------------------------
+    def _elementwise_unary(self, api: Any, *args: Any, **kwargs: Any) -> SparseTensor:
+        """`api` on the stored values, for the ops TensorFlow applies to a SparseTensor (those
+        mapping zero to zero: tf.math.abs, negative, sign, square, sqrt, tanh, cast)."""
+        if api not in _ZERO_PRESERVING:
+            refuse(TypeError, "%s of a SparseTensor is not supported (it would change the "
+                              "implicit zeros); apply it to the values with "
+                              "tf.sparse.map_values, or to tf.sparse.to_dense(...)"
+                              % _api_name(api))
+        return SparseTensor._make(self._indices, api(self._values, *args, **kwargs),
+                                  self._dense_shape)
+
+    def _elementwise_binary(self, api: Any, x: Any, y: Any, **kwargs: Any) -> Any:
+        refuse(TypeError, "%s of a SparseTensor is not supported: use tf.sparse.add, "
+                          "tf.sparse.maximum, tf.sparse.minimum, tf.sparse.map_values, or a "
+                          "SparseTensor * or / a dense tensor" % _api_name(api))
+
+    def _print_parts(self) -> tuple[Any, ...]:
+        """How tf.print shows it: text around the component tensors (TensorFlow's
+        `SparseTensor(indices=[[0 0]...], values=[...], shape=[...])`)."""
+        return ("SparseTensor(indices=", self._indices, ", values=", self._values,
+                ", shape=", self._dense_shape, ")")
+
     def __repr__(self) -> str:
-        return "SparseTensor(indices=%r, values=%r, dense_shape=%r)" % (
+        # TensorFlow shows each component as print shows a tensor.
+        return "SparseTensor(indices=%s, values=%s, dense_shape=%s)" % (
             self._indices, self._values, self._dense_shape)
 
     # -- composite protocol -----------------------------------------------------------------
@@ -185,7 +252,15 @@ class SparseTensorSpec(CompositeSpec):
                 TensorSpec([rank], dtypes.int64))
 
     def _from_components(self, components: list[Any]) -> SparseTensor:
-        return SparseTensor._make(*components)
+        """A SparseTensor of these components whose static shape also holds what this spec
+        knows (an argument of a Function with an input_signature: `to_dense` of a
+        `SparseTensorSpec([3, 4])` argument has shape (3, 4), as in TensorFlow)."""
+        sparse = SparseTensor._make(*components)
+        known, spec = sparse._static_shape, self._shape
+        if spec is not None and (known is None or len(known) == len(spec)):
+            sparse._static_shape = tuple(
+                s if k is None else k for s, k in zip(spec, known or (None,) * len(spec)))
+        return sparse
 
     def _relax_component_keys(self, keys: tuple[Any, ...]) -> tuple[Any, ...]:
         return keys
@@ -198,15 +273,24 @@ class SparseTensorSpec(CompositeSpec):
         return hash((self._shape, self.dtype))
 
     def __repr__(self) -> str:
-        return "SparseTensorSpec(shape=%s, dtype=%r)" % (shape_lib.to_string(self._shape),
-                                                         self.dtype)
+        return "SparseTensorSpec(%r, %r)" % (self.shape, self.dtype)  # as TensorFlow shows it
 
 
 register(SparseTensor)
 register(SparseTensorSpec)
+composite_dispatch.register_elementwise(SparseTensor)
+
+_ZERO_PRESERVING = frozenset([math_ops.abs, math_ops.negative, math_ops.sign, math_ops.square,
+                              math_ops.sqrt, math_ops.tanh, math_ops.cast])
 
 
-def _require_sparse(value: Any, op: str, what: str = "sp_input") -> SparseTensor:
+def _api_name(api: Any) -> str:
+    name = getattr(api, "__name__", "<lambda>")
+    return "tf.%s" % name if name != "<lambda>" else "an elementwise op"
+
+
+def require_sparse(value: Any, op: str, what: str = "sp_input") -> SparseTensor:
+    """`value`, refused with a TypeError naming `op` unless it is a SparseTensor."""
     if not isinstance(value, SparseTensor):
         refuse(TypeError, "%s: %s must be a SparseTensor, got %s" % (op, what,
                                                                  type(value).__name__))
@@ -224,7 +308,7 @@ def to_dense(sp_input: SparseTensor, default_value: Any = None, validate_indices
     """The dense tensor: `default_value` (zero) where nothing is stored. With
     `validate_indices`, indices out of row-major order or repeated raise
     InvalidArgumentError; out-of-range indices always do."""
-    sp = _require_sparse(sp_input, "tf.sparse.to_dense")
+    sp = require_sparse(sp_input, "tf.sparse.to_dense")
     default = _zero(sp.dtype) if default_value is None else default_value
     return sparse_ops.sparse_to_dense(sp.indices, sp.values, sp.dense_shape, default,
                                       sp._static_shape, validate=validate_indices)
@@ -237,6 +321,20 @@ def from_dense(tensor: Any, name: str | None = None) -> SparseTensor:
     indices = selection_ops.where(math_ops.not_equal(tensor, zero))
     values = sparse_ops.sparse_gather(tensor, indices)
     return SparseTensor._make(indices, values, array_ops.shape(tensor, out_type=dtypes.int64))
+
+
+def eye(num_rows: Any, num_columns: Any = None, dtype: Any = dtypes.float32,
+        name: str | None = None) -> SparseTensor:
+    """The sparse [num_rows, num_columns] matrix (square when `num_columns` is None) with
+    ones on its diagonal."""
+    rows = _int64(num_rows, "num_rows")
+    columns = rows if num_columns is None else _int64(num_columns, "num_columns")
+    diagonal = array_ops.range(math_ops.minimum(rows, columns), dtype=dtypes.int64)
+    indices = manipulation_ops.stack([diagonal, diagonal], axis=1)
+    values = array_ops.ones(manipulation_ops.reshape(
+        array_ops.shape(diagonal, out_type=dtypes.int64), [1]), dtype=dtypes.as_dtype(dtype))
+    shape = manipulation_ops.stack([rows, columns])
+    return SparseTensor._make(indices, values, shape)
 
 
 def add(a: Any, b: Any, threshold: Any = 0, name: str | None = None) -> Any:
@@ -260,14 +358,8 @@ def add(a: Any, b: Any, threshold: Any = 0, name: str | None = None) -> Any:
         return math_ops.add(to_dense(a), b)
     if b_sparse:
         return math_ops.add(a, to_dense(b))
-    return math_ops.add(a, b)
-
-
-def reduce_sum(sp_input: SparseTensor, axis: Any = None, keepdims: bool = False,
-               name: str | None = None) -> Tensor:
-    """The sum of the elements along `axis` (all when None), as a dense tensor."""
-    sp = _require_sparse(sp_input, "tf.sparse.reduce_sum")
-    return reduction_ops.reduce_sum(to_dense(sp), axis=axis, keepdims=bool(keepdims))
+    refuse(TypeError, "At least one input should be SparseTensor; do you mean to use "
+                      "tf.add()?")
 
 
 def sparse_dense_matmul(sp_a: Any, b: Any, adjoint_a: bool = False, adjoint_b: bool = False,
@@ -279,7 +371,7 @@ def sparse_dense_matmul(sp_a: Any, b: Any, adjoint_a: bool = False, adjoint_b: b
         from_right = sparse_dense_matmul(b, sp_a, adjoint_a=not adjoint_b,
                                          adjoint_b=not adjoint_a)
         return manipulation_ops.transpose(from_right)
-    sp = _require_sparse(sp_a, "tf.sparse.sparse_dense_matmul", "sp_a")
+    sp = require_sparse(sp_a, "tf.sparse.sparse_dense_matmul", "sp_a")
     b = convert_to_tensor(b, dtype_hint=sp.dtype)
     static = sp._static_shape
     rows = None if static is None else static[1 if adjoint_a else 0]

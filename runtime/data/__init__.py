@@ -24,8 +24,9 @@ Their Python side effects run once, at that trace, as in TensorFlow.
 resource, so each call of the graph advances it (the guide's `good_consume_next`); a Python
 iterator is consumed only while tracing (`buggy_consume_next`).
 
-A Dataset passed as a Function argument keys the trace cache by identity (a new Dataset
-object traces again even with the same `element_spec`; TensorFlow keys by element_spec).
+A Dataset passed as a Function argument keys the trace cache by its `element_spec`, as in
+TensorFlow (`dataset.DatasetSpec`): datasets of one spec share a trace, whose graph takes the
+dataset as a resource fed at each call, so the trace keeps none of them alive.
 
 Modules: `dataset` (the Dataset API), `pipeline` (a pipeline stage, what a Dataset holds),
 `sources` and `transformations` (the stages), `generator_checks` (what `from_generator`
@@ -40,7 +41,11 @@ from runtime.data.dataset import (
     AUTOTUNE,
     INFINITE_CARDINALITY,
     UNKNOWN_CARDINALITY,
+    CsvDataset,
     Dataset,
+    TextLineDataset,
+    TFRecordDataset,
+    make_csv_dataset,
 )
 from runtime.data.iterator import Iterator
 from runtime.operators import py_builtins as _py_builtins

@@ -4,19 +4,23 @@ Its sources (runtime.data.sources) and transformations (runtime.data.transformat
 pipeline stages (runtime.data.pipeline); each method returns a Dataset around a new stage.
 """
 
+import glob
+
 import numpy as np
 
-from runtime import context, dtypes, errors, nest, tracebacks
-from runtime.data import sources, transformations
+from runtime import context, dtypes, errors, nest, signature, tracebacks
+from runtime.data import nested, sources, transformations
 from runtime.data.element_functions import convert
 from runtime.data.iterator import Iterator, refuse_python_loop_in_graph
 from runtime.data.pipeline import INFINITE_CARDINALITY, UNKNOWN_CARDINALITY, Pipeline, to_tensor
-from runtime.data.structure import map_input
+from runtime.data.structure import map_input, spec_text
 from runtime.function import Function
-from runtime.ops import common, data_ops
+from runtime.ops import common, data_ops, math_ops, reduction_ops, selection_ops, string_ops
 from runtime.tensor import EagerTensor
 
-__all__ = ["AUTOTUNE", "INFINITE_CARDINALITY", "UNKNOWN_CARDINALITY", "Dataset"]
+__all__ = ["AUTOTUNE", "INFINITE_CARDINALITY", "UNKNOWN_CARDINALITY", "Dataset",
+           "DatasetSpec", "CsvDataset", "TFRecordDataset", "TextLineDataset",
+           "make_csv_dataset"]
 
 AUTOTUNE = -1
 
@@ -56,7 +60,8 @@ class Dataset(Pipeline):
             raise TypeError("the dataset length is unknown")
         return n
 
-    def _open_eager(self):
+    def _eager_values(self):
+        """The values of `_all_tensors()`, which must be eager."""
         values = []
         for t in self._all_tensors():
             if not isinstance(t, EagerTensor):
@@ -64,12 +69,25 @@ class Dataset(Pipeline):
                     "this dataset was built inside a traced function from its tensor %s; it "
                     "can be iterated only inside that function" % t.name))
             values.append(t._value)
-        return self._open_cursor(values)
+        return values
+
+    def _open_eager(self):
+        return self._open_cursor(self._eager_values())
+
+    _spec = None
+
+    def _fed_object_spec(self):
+        """As a Function's argument, a Dataset is keyed by its element_spec (see
+        `DatasetSpec`)."""
+        if self._spec is None:
+            self._spec = DatasetSpec(self.element_spec)
+        return self._spec
 
     def __iter__(self):
         if context.executing_eagerly():
             return Iterator(self, cursor=self._open_eager())
         refuse_python_loop_in_graph("a tf.data.Dataset")
+        nested.refuse_windows_in_graph(self.element_spec)
         handle = data_ops.anonymous_iterator(self, self._all_tensors())
         return Iterator(self, handle=handle)
 
@@ -77,6 +95,8 @@ class Dataset(Pipeline):
                         options=None):
         """`for x in dataset` in converted code: a Python loop eagerly, one While op in a
         graph (see `Iterator.__ag_for_stmt__`)."""
+        if not context.executing_eagerly():
+            nested.refuse_windows_in_graph(self.element_spec)
         iter(self).__ag_for_stmt__(extra_test, body, get_state, set_state, symbol_names,
                                    options)
 
@@ -195,3 +215,292 @@ class Dataset(Pipeline):
     def concatenate(self, dataset, name=None):
         """The elements of this dataset, then those of `dataset` (same structure/dtypes)."""
         return Dataset(transformations.Concatenate(self, dataset))
+
+    def padded_batch(self, batch_size, padded_shapes=None, padding_values=None,
+                     drop_remainder=False, name=None):
+        """Batches of `batch_size` elements, each component padded to `padded_shapes` (a
+        structure like the elements'; None or -1 dimensions, and all unknown dimensions by
+        default, pad to the batch's longest) with `padding_values` (0, or b'' for
+        strings)."""
+        return Dataset(transformations.PaddedBatch(self, batch_size, padded_shapes,
+                                                   padding_values, drop_remainder))
+
+    def ragged_batch(self, batch_size, drop_remainder=False, row_splits_dtype=dtypes.int64,
+                     name=None):
+        """Batches of `batch_size` elements as RaggedTensors (elements whose first
+        dimensions differ become rows of a (batch, None, ...) RaggedTensor)."""
+        return Dataset(transformations.RaggedBatch(self, batch_size, drop_remainder))
+
+    def unbatch(self, name=None):
+        """The rows of each element: every component split along its first dimension."""
+        return Dataset(transformations.Unbatch(self))
+
+    def apply(self, transformation_func):
+        """`transformation_func(self)`, which must return a Dataset."""
+        result = transformation_func(self)
+        if not isinstance(result, Dataset):
+            raise TypeError("apply: the transformation function must return a Dataset, got "
+                            "%r" % (result,))
+        return result
+
+    @tracebacks.api_boundary
+    def take_while(self, predicate, name=None):
+        """The elements up to the first for which `predicate` is False."""
+        return Dataset(transformations.TakeWhile(self, predicate))
+
+    @tracebacks.api_boundary
+    def scan(self, initial_state, scan_func, name=None):
+        """`scan_func(state, element) -> (new_state, output)` from `initial_state`: a
+        dataset of the outputs."""
+        return Dataset(transformations.Scan(self, initial_state, scan_func))
+
+    def unique(self, name=None):
+        """The elements (single int32, int64 or string tensors) without repeats, in the
+        order first seen."""
+        return Dataset(transformations.Unique(self))
+
+    def window(self, size, shift=None, stride=1, drop_remainder=False, name=None):
+        """Windows of `size` consecutive elements (every `stride`-th), a new window every
+        `shift` (default `size`) elements; each element's components become datasets of
+        that component's values (iterate them eagerly, or use flat_map)."""
+        return Dataset(nested.Window(self, size, shift, stride, drop_remainder, Dataset))
+
+    @tracebacks.api_boundary
+    def flat_map(self, map_func, name=None):
+        """The elements of the datasets `map_func` returns for each element, in order."""
+        return Dataset(nested.FlatMap(self, map_func, Dataset))
+
+    @tracebacks.api_boundary
+    def interleave(self, map_func, cycle_length=None, block_length=None,
+                   num_parallel_calls=None, deterministic=None, name=None):
+        """The elements of the datasets `map_func` returns, `cycle_length` of them open at
+        a time and `block_length` (default 1) elements taken from each in turn."""
+        return Dataset(nested.Interleave(self, map_func, cycle_length,
+                                         1 if block_length is None else block_length,
+                                         Dataset))
+
+    @tracebacks.api_boundary
+    def group_by_window(self, key_func, reduce_func, window_size=None, window_size_func=None,
+                        name=None):
+        """Groups the elements by `key_func` (a scalar int64 per element); every
+        `window_size` elements of a group (or `window_size_func(key)`), and what is left of
+        each group at the end, go as a dataset to `reduce_func(key, window)`; the result is
+        the elements of the datasets it returns."""
+        return Dataset(nested.GroupByWindow(self, key_func, reduce_func, window_size,
+                                            window_size_func, Dataset))
+
+    @tracebacks.api_boundary
+    def bucket_by_sequence_length(self, element_length_func, bucket_boundaries,
+                                  bucket_batch_sizes, padded_shapes=None, padding_values=None,
+                                  pad_to_bucket_boundary=False, no_padding=False,
+                                  drop_remainder=False, name=None):
+        """Batches of elements of similar length: an element of length L goes to the
+        bucket i with bucket_boundaries[i - 1] <= L < bucket_boundaries[i], batched
+        `bucket_batch_sizes[i]` at a time (padded as `padded_batch` pads, unless
+        `no_padding`)."""
+        boundaries = [int(b) for b in bucket_boundaries]
+        sizes = [int(b) for b in bucket_batch_sizes]
+        if len(sizes) != len(boundaries) + 1:
+            raise ValueError("bucket_by_sequence_length: len(bucket_batch_sizes) must equal "
+                             "len(bucket_boundaries) + 1, got %d and %d"
+                             % (len(sizes), len(boundaries)))
+        if any(b >= c for b, c in zip(boundaries, boundaries[1:])):
+            raise ValueError("bucket_by_sequence_length: bucket_boundaries must be sorted "
+                             "and increasing, got %s" % boundaries)
+        if pad_to_bucket_boundary:
+            raise NotImplementedError("bucket_by_sequence_length: pad_to_bucket_boundary is "
+                                      "not supported; give padded_shapes")
+        length_func = convert(element_length_func)
+
+        def bucket_of(*element):
+            length = math_ops.cast(length_func(*element), dtypes.int64)
+            above = math_ops.greater_equal(length, common.convert_to_tensor(
+                np.asarray(boundaries, np.int64).reshape(-1)))
+            return reduction_ops.reduce_sum(math_ops.cast(above, dtypes.int64))
+
+        def batch_size(bucket):
+            return selection_ops.gather(common.convert_to_tensor(np.asarray(sizes, np.int64)),
+                                        bucket)
+
+        def batched(bucket, window):
+            if no_padding:
+                return window.batch(batch_size(bucket), drop_remainder=drop_remainder)
+            return window.padded_batch(batch_size(bucket), padded_shapes, padding_values,
+                                       drop_remainder)
+        return self.group_by_window(bucket_of, batched, window_size_func=batch_size)
+
+    @staticmethod
+    def choose_from_datasets(datasets, choice_dataset, stop_on_empty_dataset=True):
+        """For each int64 `i` of `choice_dataset`, the next element of `datasets[i]`."""
+        return Dataset(transformations.ChooseFromDatasets(datasets, choice_dataset,
+                                                          stop_on_empty_dataset))
+
+    @staticmethod
+    def sample_from_datasets(datasets, weights=None, seed=None,
+                             stop_on_empty_dataset=False, rerandomize_each_iteration=None):
+        """Elements drawn at random from `datasets`, `weights` giving each one's
+        probability (uniform by default); a dataset that ends is left out of later draws
+        (or, with stop_on_empty_dataset, ends the result)."""
+        return Dataset(transformations.SampleFromDatasets(datasets, weights, seed,
+                                                          stop_on_empty_dataset))
+
+
+class TextLineDataset(Dataset):
+    """The lines of one or more text files, without their line endings (tf.data's)."""
+
+    def __init__(self, filenames, compression_type=None, buffer_size=None,
+                 num_parallel_reads=None, name=None):
+        super().__init__(sources.TextLines(filenames, compression_type))
+
+
+class TFRecordDataset(Dataset):
+    """The records of one or more TFRecord files (tf.data's), each a scalar string; a
+    truncated or corrupt record raises DataLossError naming the file and the record."""
+
+    def __init__(self, filenames, compression_type=None, buffer_size=None,
+                 num_parallel_reads=None, name=None):
+        super().__init__(sources.TFRecords(filenames, compression_type))
+
+
+class CsvDataset(Dataset):
+    """The records of CSV files (tf.data.experimental's): each a tuple of one scalar per
+    entry of `record_defaults` (a DType: a required column; a one-element value: the
+    column's dtype and its value for an empty field)."""
+
+    def __init__(self, filenames, record_defaults, compression_type=None, buffer_size=None,
+                 header=False, field_delim=",", use_quote_delim=True, na_value="",
+                 select_cols=None, exclude_cols=None, name=None):
+        sources._no_compression(compression_type, "CsvDataset")
+        super().__init__(sources.CsvRecords(filenames, record_defaults, header, field_delim,
+                                            use_quote_delim, na_value, select_cols,
+                                            exclude_cols))
+
+
+def _csv_files(file_pattern):
+    patterns = [file_pattern] if isinstance(file_pattern, (str, bytes)) else list(file_pattern)
+    files = []
+    for pattern in patterns:
+        pattern = pattern.decode("utf-8") if isinstance(pattern, bytes) else str(pattern)
+        files.extend(sorted(glob.glob(pattern)))
+    if not files:
+        raise ValueError("make_csv_dataset: no files match file_pattern %r" % (file_pattern,))
+    return files
+
+
+def _csv_rows(path, count, field_delim, use_quote_delim):
+    with open(path, "rb") as f:
+        for number, line in enumerate(f):
+            if number >= count:
+                return
+            yield string_ops.csv_fields(line.rstrip(b"\n").rstrip(b"\r"),
+                                        field_delim.encode("utf-8"), use_quote_delim, number)
+
+
+def _inferred_default(fields, na_value):
+    """The default (0, 0.0 or '') of the narrowest dtype (int32, int64, float32, string)
+    that every field of a column parses as, as TensorFlow infers them."""
+    kinds = [np.int32(0), np.int64(0), np.float32(0.0)]
+    for field in fields:
+        if field in (b"", na_value.encode("utf-8")):
+            continue
+        while kinds:
+            try:
+                value = float(field) if kinds[0].dtype.kind == "f" else int(field)
+                if kinds[0].dtype.kind == "i" and not (np.iinfo(kinds[0].dtype).min <= value
+                                                       <= np.iinfo(kinds[0].dtype).max):
+                    raise ValueError
+                break
+            except ValueError:
+                kinds.pop(0)
+    return kinds[0] if kinds else ""
+
+
+def make_csv_dataset(file_pattern, batch_size, column_names=None, column_defaults=None,
+                     label_name=None, select_columns=None, field_delim=",",
+                     use_quote_delim=True, na_value="", header=True, num_epochs=None,
+                     shuffle=True, shuffle_buffer_size=10000, shuffle_seed=None,
+                     prefetch_buffer_size=None, num_parallel_reads=None, sloppy=False,
+                     num_rows_for_inference=100, compression_type=None, ignore_errors=False):
+    """Batches of the rows of the CSV files matching `file_pattern`, each a dict from
+    column name to a batch of values (and with `label_name`, a (features, label) pair);
+    names from the header unless `column_names`, dtypes from `column_defaults` or inferred
+    from the first `num_rows_for_inference` rows; repeated `num_epochs` times (None:
+    forever, then the last partial batch is dropped) and shuffled unless shuffle=False."""
+    if ignore_errors:
+        raise NotImplementedError("make_csv_dataset: ignore_errors is not supported")
+    files = _csv_files(file_pattern)
+    if column_names is None:
+        if not header:
+            raise ValueError("make_csv_dataset: give column_names, or files with a header")
+        first = next(_csv_rows(files[0], 1, field_delim, use_quote_delim), [])
+        column_names = [f.decode("utf-8") for f in first]
+    column_names = list(column_names)
+    if len(set(column_names)) != len(column_names):
+        raise ValueError("make_csv_dataset: the column names are not unique: %s"
+                         % column_names)
+    selected = list(range(len(column_names)))
+    if select_columns is not None:
+        selected = sorted(column_names.index(c) if isinstance(c, str) else int(c)
+                          for c in select_columns)
+    names = [column_names[i] for i in selected]
+    if column_defaults is None:
+        rows = list(_csv_rows(files[0], num_rows_for_inference + int(header), field_delim,
+                              use_quote_delim))[int(header):]
+        column_defaults = [_inferred_default([r[i] for r in rows if i < len(r)], na_value)
+                           for i in selected]
+    elif len(column_defaults) != len(names):
+        raise ValueError("make_csv_dataset: %d column_defaults for %d columns"
+                         % (len(column_defaults), len(names)))
+    defaults = [d if isinstance(d, dtypes.DType) else [d] for d in column_defaults]
+    if label_name is not None and label_name not in names:
+        raise ValueError("make_csv_dataset: label_name %r is not one of the columns %s"
+                         % (label_name, names))
+    dataset = CsvDataset(files, defaults, header=header, field_delim=field_delim,
+                         use_quote_delim=use_quote_delim, na_value=na_value,
+                         select_cols=selected if select_columns is not None else None)
+    if num_epochs != 1:
+        dataset = dataset.repeat(num_epochs)
+    if shuffle:
+        dataset = dataset.shuffle(shuffle_buffer_size, seed=shuffle_seed)
+    dataset = dataset.batch(batch_size, drop_remainder=num_epochs is None)
+
+    def as_dict(*columns):
+        features = dict(zip(names, columns))
+        if label_name is None:
+            return features
+        label = features.pop(label_name)
+        return features, label
+    return dataset.map(as_dict)
+
+class DatasetSpec(signature.FedObjectSpec):
+    """The spec of a Dataset argument of a Function, as TensorFlow's `DatasetSpec`: datasets
+    of equal `element_spec` share a trace. The traced function receives a Dataset whose
+    pipeline reads, at each run, the dataset fed for the call (`_FedPipeline`); the trace
+    holds no dataset, so none passed to a Function is kept alive by it."""
+
+    def __init__(self, element_spec):
+        self.element_spec = element_spec
+        self.key = signature.make_key([element_spec])
+
+    def stand_in(self, placeholder):
+        """A Dataset over the dataset that `placeholder` is fed with."""
+        return Dataset(_FedPipeline(self.element_spec, placeholder))
+
+    def __repr__(self):
+        return "DatasetSpec(%s)" % spec_text(self.element_spec)
+
+
+class _FedPipeline(Pipeline):
+    """Inside a trace, a Dataset argument: the pipeline of the dataset fed at each run to the
+    resource `placeholder` (its elements come from that dataset, opened eagerly)."""
+
+    _name = "Dataset"
+
+    def __init__(self, element_spec, placeholder):
+        super().__init__(element_spec, tensors=(placeholder,))
+        self._placeholder = placeholder
+
+    def _generate(self, feed):
+        dataset = feed[id(self._placeholder)]
+        inner = {id(t): v for t, v in zip(dataset._all_tensors(), dataset._eager_values())}
+        return dataset._generate(inner)

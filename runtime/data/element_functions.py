@@ -86,3 +86,71 @@ def _output_tensor(value, path, what):
             "the function given to %s returned None%s; it must return tensors"
             % (what, "" if not path else " at " + path_text(path))))
     return to_tensor(value, path, "the function given to %s returned a value that" % what)
+
+
+class DatasetFunction:
+    """A function of dataset elements that returns a Dataset (`flat_map`, `interleave`),
+    traced once, as TensorFlow traces it.
+
+    The trace's graph computes the tensors that the returned dataset reads (its
+    `_all_tensors()`); at run time, for each element, the graph runs and the dataset then
+    produces its elements from those values. A component that is itself a dataset (a
+    window) is passed to the function as `fed(spec, key)`, a dataset whose elements come
+    from the run-time feed under `key`."""
+
+    def __init__(self, func, input_spec, what, fed):
+        converted = convert(func)
+        name = getattr(func, "__name__", what)
+        name = "%s_%s" % (what, "lambda" if name == "<lambda>" else name)
+        graph = Graph(name, outer=context.current_graph())
+        leaves = nest.flatten(input_spec)
+        self._is_dataset = [s.dtype is None for s in leaves]
+        self._keys = []
+        with graph.as_default():
+            placeholders, args = [], []
+            for i, spec in enumerate(leaves):
+                if spec.dtype is None:
+                    key = _FeedKey()
+                    self._keys.append(key)
+                    args.append(fed(spec.element_spec, key))
+                else:
+                    p = graph.add_placeholder("args_%d" % i, spec.dtype, spec._shape)
+                    placeholders.append(p)
+                    args.append(p)
+            element = pack(input_spec, args)
+            result = converted(*element) if type(element) is tuple else converted(element)
+            if not hasattr(result, "_all_tensors"):
+                raise TypeError(errors.with_user_location(
+                    "the function given to %s must return a Dataset, got %r" % (what, result)))
+            inner = list(result._all_tensors())
+            outputs = [graph.capture(t) for t in inner]
+        captured = [c for c in graph.captures
+                    if isinstance(c.external, SymbolicTensor) and not c.leaked]
+        feeds = placeholders + [c.placeholder for c in captured]
+        graph.inputs, graph.outputs = list(feeds), list(outputs)
+        self.tensors = [c.external for c in captured]
+        self.dataset = result
+        self._inner = inner
+        self.concrete = ConcreteFunction(name, graph, feeds, outputs,
+                                         [("t", i) for i in range(len(outputs))],
+                                         tuple(outputs), [], [])
+        self._run = self.concrete._compiled_run()
+
+    def __call__(self, flat, captured):
+        """The flat elements of the dataset the function returns for the element `flat`."""
+        tensor_values = [v for v, is_ds in zip(flat, self._is_dataset) if not is_ds]
+        try:
+            values = self._run(*tensor_values, *captured)
+        except Exception as e:
+            raise self.concrete._translate(e) from None
+        feed = {id(t): v for t, v in zip(self._inner, values)}
+        windows = (v for v, is_ds in zip(flat, self._is_dataset) if is_ds)
+        for key, window in zip(self._keys, windows):
+            feed[id(key)] = window
+        return self.dataset._generate(feed)
+
+
+class _FeedKey:
+    """The feed key of a dataset-valued argument of a DatasetFunction."""
+
+    __slots__ = ()

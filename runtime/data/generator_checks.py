@@ -7,6 +7,7 @@ import numpy as np
 
 from runtime import dtypes, errors
 from runtime import shape as shape_lib
+from runtime.composite.sparse import SparseTensor, SparseTensorSpec
 from runtime.data.structure import is_sortable, path_text, spec_text
 from runtime.signature import TensorSpec
 from runtime.tensor import EagerTensor, to_numpy
@@ -19,8 +20,9 @@ def python_arg(value):
 
 
 def check_spec(value, path):
-    """`value`, a leaf of `output_signature`, when it is a TensorSpec."""
-    if not isinstance(value, TensorSpec):
+    """`value`, a leaf of `output_signature`, when it is a TensorSpec or a
+    SparseTensorSpec."""
+    if not isinstance(value, (TensorSpec, SparseTensorSpec)):
         raise TypeError("from_generator: output_signature must hold tf.TensorSpec objects, "
                         "got %r at %s" % (value, path_text(path)))
     return value
@@ -67,7 +69,28 @@ def convert_element(value, spec, path, index, element, out):
         for i, (v, s) in enumerate(zip(value, spec)):
             convert_element(v, s, path + (i,), index, element, out)
         return
+    if isinstance(spec, SparseTensorSpec):
+        out.extend(_convert_sparse(value, spec, path, index, element))
+        return
     out.append(_convert_component(value, spec, path, index, element))
+
+
+def _convert_sparse(value, spec, path, index, element):
+    """The three components of a yielded SparseTensor, checked against `spec`."""
+    if not isinstance(value, SparseTensor) or not isinstance(value.values, EagerTensor):
+        raise errors.InvalidArgumentError(
+            "from_generator: %s is a %s where a SparseTensor was expected"
+            % (_where(index, element, path), type(value).__name__), "IteratorGetNext")
+    rank = None if spec._shape is None else len(spec._shape)
+    indices, values, dense_shape = (c.numpy() for c in value._to_components())
+    values = _convert_component(values, TensorSpec([None], spec.dtype), path, index, element)
+    if not shape_lib.is_compatible(spec._shape, tuple(dense_shape.tolist())):
+        raise errors.InvalidArgumentError(
+            "from_generator: %s has dense shape %s where %s was expected"
+            % (_where(index, element, path), dense_shape.tolist(),
+               shape_lib.to_string(spec._shape)), "IteratorGetNext")
+    return [np.reshape(indices, (-1, len(dense_shape) if rank is None else rank)), values,
+            dense_shape]
 
 
 def _where(index, element, path):

@@ -124,7 +124,8 @@ class Iterator:
 
     def _pack_eager(self, flat):
         return pack(self._element_spec,
-                    [EagerTensor(v, d) for v, (d, _) in zip(flat, self._flat)])
+                    [v if d is None else EagerTensor(v, d)  # None: a window's dataset
+                     for v, (d, _) in zip(flat, self._flat)])
 
     def _resource(self):
         return self._handle if self._handle is not None else self

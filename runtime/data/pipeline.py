@@ -6,6 +6,7 @@ was built from (its own `tensors` and its inputs'). A `Dataset` (runtime.data.da
 the user's handle on a stage, and a stage itself to the stages built on it.
 """
 
+from runtime.composite.base import CompositeTensor
 from runtime.data.iterator import Cursor
 from runtime.data.structure import path_text, spec_text
 from runtime.ops import common
@@ -70,6 +71,8 @@ def to_tensor(value, path, what):
                         "Dataset.zip to combine datasets)" % (what, path_text(path)))
     if isinstance(value, Variable):
         return value.read_value()
+    if isinstance(value, CompositeTensor):
+        return value  # a SparseTensor or RaggedTensor: its components travel
     try:
         return common.convert_to_tensor(value)
     except (TypeError, ValueError) as e:

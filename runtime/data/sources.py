@@ -1,42 +1,51 @@
-"""The sources of datasets: slices of tensors, tensors, a range, a Python generator.
+"""The sources of datasets: slices of tensors, tensors, a range, a Python generator, the
+lines of text files and the records of TFRecord files.
 """
 
+import os
 
 import numpy as np
 
 from runtime import dtypes, errors, nest
+from runtime.composite.ragged import RaggedTensor
+from runtime.composite.sparse import SparseTensor, SparseTensorSpec
 from runtime.data.generator_checks import check_spec, convert_element, python_arg, specs_from_types
 from runtime.data.pipeline import UNKNOWN_CARDINALITY, Pipeline, to_tensor
 from runtime.data.structure import (
     int_param,
     leaf_paths,
     map_input,
+    object_scalar,
     pack,
     path_text,
     row,
     spec_of,
     static_int,
 )
+from runtime.io import tfrecord
+from runtime.ops import common, string_ops
 from runtime.signature import TensorSpec
 
 
 class TensorSlices(Pipeline):
-    """The slices of tensors along their first dimension (`from_tensor_slices`)."""
+    """The slices of tensors along their first dimension (`from_tensor_slices`); a
+    RaggedTensor slices into its rows (dense tensors for one ragged dimension), a
+    SparseTensor into SparseTensors of one dimension less."""
 
     _name = "_TensorSliceDataset"
 
     def __init__(self, tensors):
         structure = map_input(tensors, lambda v, p: to_tensor(v, p, "from_tensor_slices"))
-        flat = nest.flatten(structure)
-        if not flat:
+        leaves = nest.flatten(structure, expand_composites=False)
+        if not leaves:
             raise ValueError("from_tensor_slices needs at least one tensor")
         paths = leaf_paths(tensors)
         length = None
-        for t, path in zip(flat, paths):
-            dims = t._shape_tuple()
-            if dims == ():
-                raise ValueError("from_tensor_slices: %s is a scalar; every component must "
-                                 "have a first dimension to slice" % path_text(path))
+        row_specs, self._kinds = [], []
+        for t, path in zip(leaves, paths):
+            kind, dims, spec = _slicing(t, path)
+            self._kinds.append((kind, len(nest.flatten(t))))
+            row_specs.append(spec)
             first = None if dims is None else dims[0]
             if first is not None:
                 if length is not None and first != length[0]:
@@ -47,24 +56,71 @@ class TensorSlices(Pipeline):
                 if length is None:
                     length = (first, path)
         self._length = None if length is None else length[0]
-        row_specs = [TensorSpec(None if t._shape_tuple() is None else t._shape_tuple()[1:],
-                                t.dtype) for t in flat]
-        spec = pack(structure, row_specs)
-        super().__init__(spec, tensors=flat)
+        spec = nest.pack_sequence_as(structure, row_specs, expand_composites=False) \
+            if nest.is_nested(structure, expand_composites=False) else row_specs[0]
+        super().__init__(spec, tensors=nest.flatten(structure))
 
     def _cardinality(self):
         return UNKNOWN_CARDINALITY if self._length is None else self._length
 
     def _generate(self, feed):
         arrays = [np.asarray(feed[id(t)]) for t in self._tensors]
-        n = arrays[0].shape[0]
-        for a in arrays[1:]:
-            if a.shape[0] != n:
+        groups, at = [], 0
+        for kind, count in self._kinds:
+            groups.append((kind, arrays[at:at + count]))
+            at += count
+        sizes = [_rows(kind, parts) for kind, parts in groups]
+        n = sizes[0]
+        for size in sizes[1:]:
+            if size != n:
                 raise errors.InvalidArgumentError(
                     "from_tensor_slices: all components must have the same size in their "
-                    "first dimension, got %d and %d" % (n, a.shape[0]), "AnonymousIterator")
+                    "first dimension, got %d and %d" % (n, size), "AnonymousIterator")
         for i in range(n):
-            yield tuple(row(a, i) for a in arrays)
+            yield tuple(v for kind, parts in groups for v in _slice_row(kind, parts, i))
+
+
+def _slicing(t, path):
+    """(kind, static dims, the spec of a slice) of a from_tensor_slices leaf."""
+    if isinstance(t, RaggedTensor):
+        if t.ragged_rank != 1:
+            raise ValueError("from_tensor_slices: %s is a RaggedTensor of ragged_rank %d; "
+                             "only ragged_rank 1 is supported" % (path_text(path),
+                                                                 t.ragged_rank))
+        values = t.values._shape_tuple()
+        rows = t.row_splits._shape_tuple()
+        n = None if rows is None or rows[0] is None else rows[0] - 1
+        inner = None if values is None else (None,) + tuple(values[1:])
+        return "ragged", (n,), TensorSpec(inner, t.dtype)
+    if isinstance(t, SparseTensor):
+        dims = t.shape.as_list() if t.shape.rank is not None else None
+        if dims is not None and len(dims) < 1:
+            raise ValueError("from_tensor_slices: %s is a scalar SparseTensor" % path_text(path))
+        return "sparse", dims, SparseTensorSpec(None if dims is None else dims[1:], t.dtype)
+    dims = t._shape_tuple()
+    if dims == ():
+        raise ValueError("from_tensor_slices: %s is a scalar; every component must have a "
+                         "first dimension to slice" % path_text(path))
+    return "dense", dims, TensorSpec(None if dims is None else dims[1:], t.dtype)
+
+
+def _rows(kind, parts):
+    if kind == "ragged":
+        return parts[1].shape[0] - 1
+    if kind == "sparse":
+        return int(parts[2][0])
+    return parts[0].shape[0]
+
+
+def _slice_row(kind, parts, i):
+    if kind == "ragged":
+        values, splits = parts
+        return (values[splits[i]:splits[i + 1]],)
+    if kind == "sparse":
+        indices, values, dense_shape = parts
+        keep = indices[:, 0] == i
+        return (indices[keep][:, 1:], values[keep], dense_shape[1:])
+    return (row(parts[0], i),)
 
 
 class Tensors(Pipeline):
@@ -159,3 +215,146 @@ class Generator(Pipeline):
             flat = []
             convert_element(value, spec, (), index, value, flat)
             yield tuple(flat)
+
+
+def _filenames(filenames, what):
+    """`filenames` (a string, a list of them, or a string tensor) as a string vector
+    tensor."""
+    tensor = to_tensor(filenames, (), what)
+    if tensor.dtype is not dtypes.string:
+        raise TypeError("%s: filenames must be strings, got %s" % (what, tensor.dtype.name))
+    if tensor._shape_tuple() not in ((), None) and len(tensor._shape_tuple()) != 1:
+        raise ValueError("%s: filenames must be a string or a vector of strings" % what)
+    return tensor
+
+
+def _paths(value):
+    return [p.decode("utf-8") if isinstance(p, bytes) else str(p)
+            for p in np.reshape(np.asarray(value, dtype=object), [-1])]
+
+
+def _no_compression(compression_type, what):
+    if compression_type not in (None, ""):
+        raise NotImplementedError("%s: compression_type %r is not supported (only "
+                                  "uncompressed files)" % (what, compression_type))
+
+
+def _open_text(path, what):
+    try:
+        return open(path, "rb")  # noqa: SIM115 - closed by the generator's with
+    except OSError as e:
+        raise errors.NotFoundError("%s: cannot open %s: %s" % (what, path, e.strerror),
+                                   "IteratorGetNext") from None
+
+
+class TextLines(Pipeline):
+    """The lines of text files, without their line endings (`TextLineDataset`)."""
+
+    _name = "_TextLineDataset"
+
+    def __init__(self, filenames, compression_type):
+        _no_compression(compression_type, "TextLineDataset")
+        super().__init__(TensorSpec((), dtypes.string),
+                         tensors=[_filenames(filenames, "TextLineDataset")])
+
+    def _generate(self, feed):
+        for path in _paths(feed[id(self._tensors[0])]):
+            with _open_text(path, "TextLineDataset") as f:
+                for line in f:
+                    if line.endswith(b"\n"):
+                        line = line[:-2] if line.endswith(b"\r\n") else line[:-1]
+                    yield (object_scalar(line),)
+
+
+class TFRecords(Pipeline):
+    """The records of TFRecord files, each a string (`TFRecordDataset`), checked against
+    their checksums."""
+
+    _name = "_TFRecordDataset"
+
+    def __init__(self, filenames, compression_type):
+        _no_compression(compression_type, "TFRecordDataset")
+        super().__init__(TensorSpec((), dtypes.string),
+                         tensors=[_filenames(filenames, "TFRecordDataset")])
+
+    def _generate(self, feed):
+        for path in _paths(feed[id(self._tensors[0])]):
+            if not os.path.exists(path):
+                raise errors.NotFoundError("TFRecordDataset: %s: no such file" % path,
+                                           "IteratorGetNext")
+            try:
+                for record in tfrecord.read_records(path):
+                    yield (object_scalar(record),)
+            except tfrecord.RecordError as e:
+                raise errors.DataLossError(str(e), "IteratorGetNext") from None
+
+
+def csv_defaults(record_defaults, what):
+    """`record_defaults` (per column: a DType, required; or a one-element value, the
+    column's default) as (dtypes, numpy defaults)."""
+    columns, defaults = [], []
+    for i, d in enumerate(record_defaults):
+        if isinstance(d, dtypes.DType) or (isinstance(d, type) and d in (int, float, str)):
+            dtype = dtypes.as_dtype(d)
+            value = np.zeros([0], dtype.np_dtype)
+        else:
+            tensor = to_tensor(d, (i,), what)
+            known = common.constant_value(tensor)
+            if known is None:
+                raise ValueError("%s: record_defaults[%d] must be known when the dataset is "
+                                 "built" % (what, i))
+            dtype = tensor.dtype
+            value = np.reshape(np.asarray(known, dtype=dtype.np_dtype), [-1])
+            if value.size > 1:
+                raise ValueError("%s: record_defaults[%d] must hold at most one value" % (what, i))
+        if dtype not in (dtypes.float32, dtypes.float64, dtypes.int32, dtypes.int64,
+                         dtypes.string):
+            raise TypeError("%s: column %d has dtype %s; CSV columns can be float32, float64, "
+                            "int32, int64 or string" % (what, i, dtype.name))
+        columns.append(dtype)
+        defaults.append(value)
+    return columns, defaults
+
+
+class CsvRecords(Pipeline):
+    """The records of CSV files, each a tuple of one scalar per column (`CsvDataset`)."""
+
+    _name = "_CSVDataset"
+
+    def __init__(self, filenames, record_defaults, header, field_delim, use_quote_delim,
+                 na_value, select_cols, exclude_cols):
+        self._dtypes, self._defaults = csv_defaults(record_defaults, "CsvDataset")
+        if select_cols is not None and exclude_cols is not None:
+            raise ValueError("CsvDataset: give select_cols or exclude_cols, not both")
+        self._select = None if select_cols is None else tuple(int(c) for c in select_cols)
+        self._exclude = None if exclude_cols is None else {int(c) for c in exclude_cols}
+        if self._select is not None and len(self._select) != len(self._dtypes):
+            raise ValueError("CsvDataset: %d select_cols for %d record_defaults"
+                             % (len(self._select), len(self._dtypes)))
+        self._header = bool(header)
+        self._options = (str(field_delim), bool(use_quote_delim), str(na_value))
+        super().__init__(tuple(TensorSpec((), d) for d in self._dtypes),
+                         tensors=[_filenames(filenames, "CsvDataset")])
+
+    def _generate(self, feed):
+        delim, quote, na = self._options
+        for path in _paths(feed[id(self._tensors[0])]):
+            with _open_text(path, "CsvDataset") as f:
+                for number, line in enumerate(f):
+                    if number == 0 and self._header:
+                        continue
+                    line = line.rstrip(b"\n").rstrip(b"\r")
+                    select = self._select
+                    if self._exclude is not None:
+                        count = len(string_ops.csv_fields(line, delim.encode("utf-8"), quote,
+                                                          number))
+                        select = tuple(c for c in range(count) if c not in self._exclude)
+                    try:
+                        values = string_ops.parse_csv_record(
+                            line, number, self._defaults, self._dtypes, delim, quote, na,
+                            select)
+                    except ValueError as e:
+                        raise errors.InvalidArgumentError("CsvDataset: %s: %s" % (path, e),
+                                                          "IteratorGetNext") from None
+                    yield tuple(object_scalar(v) if d is dtypes.string else
+                                d.np_dtype.type(v) for v, d in zip(values, self._dtypes))

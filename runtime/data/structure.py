@@ -11,6 +11,7 @@ import numpy as np
 
 from runtime import dtypes, nest
 from runtime import shape as shape_lib
+from runtime.composite.sparse import SparseTensor, SparseTensorSpec
 from runtime.ops import common
 from runtime.signature import TensorSpec
 from runtime.tensor import Tensor
@@ -64,8 +65,49 @@ def lists_to_tuples(value):
 
 
 def spec_of(tensor):
-    """The TensorSpec (shape, dtype) of a tensor."""
+    """The TensorSpec (shape, dtype) of a tensor, or the SparseTensorSpec of a SparseTensor
+    (its static dense shape)."""
+    if isinstance(tensor, SparseTensor):
+        return SparseTensorSpec(tensor._static_shape, tensor.dtype)
     return TensorSpec(tensor._shape_tuple(), tensor.dtype)
+
+
+def relaxed_spec(a, b):
+    """The element spec of the same structure as `a` and `b` whose leaves (TensorSpecs,
+    SparseTensorSpecs) hold the shapes of both: dimensions that differ become None."""
+    relaxed = {}
+    for path, x, y in zip(leaf_paths(a), leaves_of(a), leaves_of(b)):
+        kind = SparseTensorSpec if isinstance(x, SparseTensorSpec) else TensorSpec
+        relaxed[path] = kind(shape_lib.relax(x._shape, y._shape), x.dtype)
+    return map_input(a, lambda v, p: relaxed[p])
+
+
+def sparse_columns(element_spec):
+    """The flat positions at which a SparseTensor's three components start."""
+    starts, position = set(), 0
+    for leaf in leaves_of(element_spec):
+        if isinstance(leaf, SparseTensorSpec):
+            starts.add(position)
+        position += len(nest.flatten(leaf))
+    return frozenset(starts)
+
+
+def leaves_of(structure):
+    """The leaves of a structure rebuilt by `map_input` (tensors, SparseTensors), in
+    `runtime.nest` order."""
+    found = []
+    map_input(structure, lambda v, p: found.append(v))
+    order = {path: k for k, path in enumerate(_map_order(structure))}
+    return [found[order[path]] for path in leaf_paths(structure)]
+
+
+def _map_order(value, path=()):
+    """The leaf paths in the order `map_input` visits them."""
+    if isinstance(value, dict):
+        return [p for k in value for p in _map_order(value[k], path + (k,))]
+    if isinstance(value, tuple):
+        return [p for i, v in enumerate(value) for p in _map_order(v, path + (i,))]
+    return [path]
 
 
 def flat_specs(element_spec):
@@ -117,3 +159,29 @@ def int_param(value, name, what):
     if isinstance(value, (bool, np.bool_)) or not isinstance(value, (int, np.integer)):
         raise TypeError("%s: %s must be an integer, got %r" % (what, name, value))
     return common.convert_to_tensor(int(value), dtype=dtypes.int64)
+
+
+class DatasetSpec:
+    """The spec of an element component that is itself a dataset (`Dataset.window`): the
+    structure of TensorSpecs of its elements. Such a component travels as the Dataset
+    object itself."""
+
+    dtype = None
+    _shape = ()
+
+    def __init__(self, element_spec):
+        self.element_spec = element_spec
+
+    def __eq__(self, other):
+        return isinstance(other, DatasetSpec) and other.element_spec == self.element_spec
+
+    def __hash__(self):
+        return hash(("DatasetSpec", repr(self.element_spec)))
+
+    def __repr__(self):
+        return "DatasetSpec(%s, TensorShape([]))" % spec_text(self.element_spec)
+
+
+def has_dataset_specs(element_spec):
+    """Whether some component of `element_spec` is a dataset (a window)."""
+    return any(isinstance(s, DatasetSpec) for s in nest.flatten(element_spec))

@@ -1,5 +1,6 @@
-"""The transformations of datasets: map, filter, batch, take, skip, zip, shuffle, repeat,
-prefetch, concatenate.
+"""The transformations of datasets: map, filter, batch, padded_batch, unbatch, take, skip,
+take_while, scan, unique, zip, shuffle, repeat, prefetch, concatenate, and the choice among
+datasets (choose_from_datasets, sample_from_datasets).
 """
 
 import itertools
@@ -8,14 +9,20 @@ import numpy as np
 
 from runtime import dtypes, errors, nest
 from runtime import shape as shape_lib
+from runtime.composite.ragged import RaggedTensorSpec
+from runtime.composite.sparse import SparseTensorSpec
 from runtime.data.element_functions import TracedFunction
-from runtime.data.pipeline import INFINITE_CARDINALITY, UNKNOWN_CARDINALITY, Pipeline
+from runtime.data.pipeline import INFINITE_CARDINALITY, UNKNOWN_CARDINALITY, Pipeline, to_tensor
 from runtime.data.structure import (
     int_param,
     leaf_paths,
     lists_to_tuples,
+    map_input,
     pack,
     path_text,
+    relaxed_spec,
+    row,
+    sparse_columns,
     spec_text,
     static_int,
 )
@@ -82,12 +89,13 @@ class Batch(Pipeline):
         self._drop = bool(drop_remainder)
         lead = static if self._drop else None
 
-        def batched(spec):
+        def batched(spec, path):
             shape = None if spec._shape is None else (lead,) + spec._shape
-            return TensorSpec(shape, spec.dtype)
+            kind = SparseTensorSpec if isinstance(spec, SparseTensorSpec) else TensorSpec
+            return kind(shape, spec.dtype)
         spec = input_dataset.element_spec
-        spec = nest.map_structure(batched, spec) if nest.is_nested(spec) else batched(spec)
-        super().__init__(spec, inputs=(input_dataset,), tensors=[size])
+        self._sparse_columns = sparse_columns(spec)
+        super().__init__(map_input(spec, batched), inputs=(input_dataset,), tensors=[size])
 
     def _cardinality(self):
         n = self._inputs[0]._cardinality()
@@ -104,15 +112,38 @@ class Batch(Pipeline):
         for flat in self._inputs[0]._generate(feed):
             rows.append(flat)
             if len(rows) == size:
-                yield _stack(rows)
+                yield _stack(rows, self._sparse_columns)
                 rows = []
         if rows and not self._drop:
-            yield _stack(rows)
+            yield _stack(rows, self._sparse_columns)
 
 
-def _stack(rows):
+def _stack_sparse(indices, values, dense_shapes):
+    """The components of a batch of sparse elements: a leading batch index on the indices,
+    the values concatenated, and the largest dense shape (TensorFlow's rule)."""
+    ranks = {len(s) for s in dense_shapes}
+    if len(ranks) != 1:
+        raise errors.InvalidArgumentError(
+            "batch: cannot batch SparseTensors of different ranks %s" % sorted(ranks),
+            "IteratorGetNext")
+    rank = ranks.pop()
+    batch = [np.concatenate([np.full((len(ix), 1), k, np.int64),
+                             np.reshape(ix, (len(ix), rank))], axis=1)
+             for k, ix in enumerate(indices)]
+    shape = np.max(np.stack(dense_shapes), axis=0) if rank else np.zeros(0, np.int64)
+    return (np.concatenate(batch).astype(np.int64), np.concatenate(values),
+            np.concatenate([[len(indices)], shape]).astype(np.int64))
+
+
+def _stack(rows, sparse_columns=()):
+    columns = list(zip(*rows))
     out = []
-    for i, column in enumerate(zip(*rows)):
+    for i, column in enumerate(columns):
+        if i in sparse_columns:
+            out.extend(_stack_sparse(*columns[i:i + 3]))
+            continue
+        if i - 1 in sparse_columns or i - 2 in sparse_columns:
+            continue
         first = np.shape(column[0])
         for j, value in enumerate(column):
             if np.shape(value) != first:
@@ -317,9 +348,7 @@ class Concatenate(Pipeline):
                 x.dtype is not y.dtype for x, y in zip(nest.flatten(a), nest.flatten(b))):
             raise TypeError("concatenate: the datasets' elements differ: %s and %s"
                             % (spec_text(a), spec_text(b)))
-        specs = [TensorSpec(shape_lib.relax(x._shape, y._shape), x.dtype)
-                 for x, y in zip(nest.flatten(a), nest.flatten(b))]
-        super().__init__(pack(a, specs), inputs=(first, second))
+        super().__init__(relaxed_spec(a, b), inputs=(first, second))
 
     def _cardinality(self):
         a, b = (ds._cardinality() for ds in self._inputs)
@@ -330,3 +359,445 @@ class Concatenate(Pipeline):
     def _generate(self, feed):
         for ds in self._inputs:
             yield from ds._generate(feed)
+
+
+# -- padded_batch, unbatch ---------------------------------------------------------------------
+
+
+def _padded_shape(spec, given, path):
+    """The padded shape of a component: `given` (None/-1 dims: the batch's longest), or by
+    default the component's shape with every unknown dimension padded to the longest."""
+    if given is None:
+        if spec._shape is None:
+            raise ValueError("padded_batch: %s has an unknown rank; give padded_shapes"
+                             % path_text(path))
+        return tuple(spec._shape)
+    if isinstance(given, Tensor):
+        given = common.constant_value(given)
+        if given is None:
+            raise ValueError("padded_batch: padded_shapes must be known when the dataset is "
+                             "built")
+    dims = shape_lib.normalize(given)
+    if dims is None:
+        raise ValueError("padded_batch: the padded shape of %s must have a known rank"
+                         % path_text(path))
+    dims = tuple(None if d is None or d < 0 else int(d) for d in dims)
+    if spec._shape is not None:
+        if len(spec._shape) != len(dims):
+            raise ValueError("padded_batch: the padded shape %s of %s does not have the rank "
+                             "of its elements' shape %s" % (list(dims), path_text(path),
+                                                          shape_lib.to_string(spec._shape)))
+        for d, s in zip(dims, spec._shape):
+            if d is not None and s is not None and s > d:
+                raise ValueError("padded_batch: the padded shape %s of %s is smaller than "
+                                 "its elements' shape %s" % (list(dims), path_text(path),
+                                                            shape_lib.to_string(spec._shape)))
+    return dims
+
+
+def _padding_value(spec, value, path):
+    if value is None:
+        return b"" if spec.dtype is dtypes.string else spec.dtype.np_dtype.type(0)
+    array = np.asarray(common.constant_value(value) if isinstance(value, Tensor) else value)
+    if array.shape != ():
+        raise ValueError("padded_batch: the padding value of %s must be a scalar, got shape "
+                         "%s" % (path_text(path), list(array.shape)))
+    if spec.dtype is dtypes.string:
+        item = array[()]
+        if not isinstance(item, (bytes, str)):
+            raise TypeError("padded_batch: the padding value of %s must be a string"
+                            % path_text(path))
+        return item.encode("utf-8") if isinstance(item, str) else item
+    if array.dtype.kind in "SUO":
+        raise TypeError("padded_batch: the padding value of %s must be a %s number, got %r"
+                        % (path_text(path), spec.dtype.name, array[()]))
+    return spec.dtype.np_dtype.type(array[()])
+
+
+def _structure_like(spec, given, what):
+    """`given` (a structure matching `spec`, or None) as a flat list per leaf of `spec`."""
+    leaves = nest.flatten(spec)
+    if given is None:
+        return [None] * len(leaves)
+    if not nest.is_nested(spec):
+        return [given]
+    try:
+        nest.assert_same_structure(spec, given, check_types=False)
+    except (TypeError, ValueError):
+        raise ValueError("padded_batch: %s must have the structure of the elements, %s; got %r"
+                         % (what, spec_text(spec), given)) from None
+    return nest.flatten(given)
+
+
+class PaddedBatch(Pipeline):
+    """Consecutive elements padded to a common shape and stacked into batches."""
+
+    _name = "_PaddedBatchDataset"
+
+    def __init__(self, input_dataset, batch_size, padded_shapes, padding_values,
+                 drop_remainder):
+        size = int_param(batch_size, "batch_size", "padded_batch")
+        static = static_int(size)
+        if static is not None and static <= 0:
+            raise ValueError("padded_batch: batch_size must be positive, got %d" % static)
+        self._size = static
+        self._drop = bool(drop_remainder)
+        spec = input_dataset.element_spec
+        leaves = nest.flatten(spec)
+        paths = leaf_paths(spec) if nest.is_nested(spec) else [()]
+        shapes = _structure_like(spec, padded_shapes, "padded_shapes")
+        values = _structure_like(spec, padding_values, "padding_values")
+        self._shapes = [_padded_shape(s, g, p) for s, g, p in zip(leaves, shapes, paths)]
+        self._values = [_padding_value(s, v, p) for s, v, p in zip(leaves, values, paths)]
+        lead = static if self._drop else None
+        specs = [TensorSpec((lead,) + dims, s.dtype) for s, dims in zip(leaves, self._shapes)]
+        super().__init__(pack(spec, specs), inputs=(input_dataset,), tensors=[size])
+
+    _cardinality = Batch._cardinality
+
+    def _generate(self, feed):
+        size = int(feed[id(self._tensors[0])])
+        rows = []
+        for flat in self._inputs[0]._generate(feed):
+            rows.append(flat)
+            if len(rows) == size:
+                yield self._pad(rows)
+                rows = []
+        if rows and not self._drop:
+            yield self._pad(rows)
+
+    def _pad(self, rows):
+        out = []
+        for i, column in enumerate(zip(*rows)):
+            shapes = [np.shape(v) for v in column]
+            longest = tuple(max(dims) for dims in zip(*shapes)) if shapes[0] else ()
+            target = tuple(m if d is None else d for d, m in zip(self._shapes[i], longest))
+            for shape in shapes:
+                if len(shape) != len(target) or any(s > t for s, t in zip(shape, target)):
+                    raise errors.InvalidArgumentError(
+                        "padded_batch: an element of component %d has shape %s, larger than "
+                        "its padded shape %s" % (i, shape_lib.to_string(shape),
+                                                 shape_lib.to_string(target)),
+                        "IteratorGetNext")
+            batch = np.empty((len(column),) + target, dtype=np.asarray(column[0]).dtype
+                             if column[0] is not None else object)
+            batch[...] = self._values[i]
+            for j, value in enumerate(column):
+                batch[(j,) + tuple(slice(0, s) for s in np.shape(value))] = value
+            out.append(batch)
+        return tuple(out)
+
+
+class Unbatch(Pipeline):
+    """The rows of each element (split along the first dimension)."""
+
+    _name = "_UnbatchDataset"
+
+    def __init__(self, input_dataset):
+        spec = input_dataset.element_spec
+        leaves = nest.flatten(spec)
+        for s, path in zip(leaves, leaf_paths(spec) if nest.is_nested(spec) else [()]):
+            if s._shape == ():
+                raise ValueError("unbatch: %s is a scalar; every component needs a first "
+                                 "dimension" % path_text(path))
+        specs = [TensorSpec(None if s._shape is None else s._shape[1:], s.dtype)
+                 for s in leaves]
+        super().__init__(pack(spec, specs), inputs=(input_dataset,))
+
+    def _generate(self, feed):
+        for flat in self._inputs[0]._generate(feed):
+            arrays = [np.asarray(v) for v in flat]
+            n = arrays[0].shape[0]
+            if any(a.shape[0] != n for a in arrays):
+                raise errors.InvalidArgumentError(
+                    "unbatch: the components of an element have different first dimensions: "
+                    "%s" % [a.shape[0] for a in arrays], "IteratorGetNext")
+            for i in range(n):
+                yield tuple(row(a, i) for a in arrays)
+
+
+# -- take_while, scan, unique --------------------------------------------------------------
+
+
+def _predicate(fn, what):
+    spec = fn.output_spec
+    if not isinstance(spec, TensorSpec) or spec.dtype is not dtypes.bool_ or \
+            spec._shape not in ((), None):
+        raise ValueError(errors.with_user_location(
+            "the predicate given to %s must return a scalar bool tensor, got %s"
+            % (what, spec_text(spec))))
+
+
+class TakeWhile(Pipeline):
+    """The input's elements up to (not including) the first for which the predicate is
+    False."""
+
+    _name = "_TakeWhileDataset"
+
+    def __init__(self, input_dataset, predicate):
+        self._fn = TracedFunction(predicate, input_dataset.element_spec, "take_while")
+        _predicate(self._fn, "take_while")
+        super().__init__(input_dataset.element_spec, inputs=(input_dataset,),
+                         tensors=self._fn.tensors)
+
+    def _generate(self, feed):
+        captured = [feed[id(t)] for t in self._tensors]
+        for flat in self._inputs[0]._generate(feed):
+            if not self._fn(flat, captured)[0]:
+                return
+            yield flat
+
+
+class Scan(Pipeline):
+    """`scan_func(state, element) -> (new_state, output)` over the elements, from
+    `initial_state`: the outputs."""
+
+    _name = "_ScanDataset"
+
+    def __init__(self, input_dataset, initial_state, scan_func):
+        state = map_input(initial_state, lambda v, p: to_tensor(v, p, "scan"))
+        state_leaves = nest.flatten(state)
+        state_spec = pack(state, [TensorSpec(t._shape_tuple(), t.dtype) for t in state_leaves])
+        for _ in range(2):  # a second trace with the state's shapes relaxed, as TensorFlow
+            fn = TracedFunction(scan_func, (state_spec, input_dataset.element_spec), "scan")
+            out = fn.output_spec
+            if not isinstance(out, tuple) or len(out) != 2:
+                raise TypeError(errors.with_user_location(
+                    "the function given to scan must return a pair (new_state, output), got "
+                    "%s" % spec_text(out)))
+            new_state = out[0]
+            try:
+                nest.assert_same_structure(state_spec, new_state, check_types=False)
+            except (TypeError, ValueError):
+                raise TypeError(errors.with_user_location(
+                    "scan: the new state %s does not have the structure of the initial state "
+                    "%s" % (spec_text(new_state), spec_text(state_spec)))) from None
+            olds, news = nest.flatten(state_spec), nest.flatten(new_state)
+            for a, b in zip(olds, news):
+                if a.dtype is not b.dtype:
+                    raise TypeError(errors.with_user_location(
+                        "scan: the new state has dtype %s where the initial state has %s"
+                        % (b.dtype.name, a.dtype.name)))
+            relaxed = [TensorSpec(shape_lib.relax(a._shape, b._shape), a.dtype)
+                       for a, b in zip(olds, news)]
+            if all(r._shape == a._shape for r, a in zip(relaxed, olds)):
+                break
+            state_spec = pack(state_spec, relaxed)
+        self._fn = fn
+        self._state_count = len(state_leaves)
+        super().__init__(out[1], inputs=(input_dataset,),
+                         tensors=list(state_leaves) + fn.tensors)
+
+    def _cardinality(self):
+        return self._inputs[0]._cardinality()
+
+    def _generate(self, feed):
+        k = self._state_count
+        state = tuple(feed[id(t)] for t in self._tensors[:k])
+        captured = [feed[id(t)] for t in self._tensors[k:]]
+        for flat in self._inputs[0]._generate(feed):
+            result = self._fn(state + tuple(flat), captured)
+            state, output = result[:k], result[k:]
+            yield output
+
+
+
+class Unique(Pipeline):
+    """The input's elements without repeats, in the order first seen."""
+
+    _name = "_UniqueDataset"
+
+    def __init__(self, input_dataset):
+        spec = input_dataset.element_spec
+        if not isinstance(spec, TensorSpec):
+            raise TypeError("Dataset.unique() does not support elements of structure %s: it "
+                            "needs elements that are single tensors" % spec_text(spec))
+        if spec.dtype not in (dtypes.int32, dtypes.int64, dtypes.string):
+            raise TypeError("Dataset.unique() does not support type %s: it supports int32, "
+                            "int64 and string elements" % spec.dtype.name)
+        super().__init__(spec, inputs=(input_dataset,))
+
+    def _generate(self, feed):
+        seen = set()
+        for flat in self._inputs[0]._generate(feed):
+            value = np.asarray(flat[0])
+            key = (value.shape, tuple(value.reshape(-1).tolist()))
+            if key not in seen:
+                seen.add(key)
+                yield flat
+
+
+# -- choosing among datasets -----------------------------------------------------------------
+
+
+def _same_elements(datasets, what):
+    if not datasets:
+        raise ValueError("%s needs at least one dataset" % what)
+    for ds in datasets:
+        if not isinstance(ds, Pipeline):
+            raise TypeError("%s takes datasets, got %r" % (what, ds))
+    first = datasets[0].element_spec
+    specs = [nest.flatten(first)]
+    for i, ds in enumerate(datasets[1:], 1):
+        other = ds.element_spec
+        if nest.structure_signature(first) != nest.structure_signature(other) or any(
+                x.dtype is not y.dtype for x, y in zip(nest.flatten(first),
+                                                         nest.flatten(other))):
+            raise TypeError("%s: all datasets must have the same element structure and "
+                            "dtypes; dataset 0 has %s and dataset %d has %s"
+                            % (what, spec_text(first), i, spec_text(other)))
+        specs.append(nest.flatten(other))
+    relaxed = []
+    for column in zip(*specs):
+        shape = column[0]._shape
+        for s in column[1:]:
+            shape = shape_lib.relax(shape, s._shape)
+        relaxed.append(TensorSpec(shape, column[0].dtype))
+    return pack(first, relaxed)
+
+
+class ChooseFromDatasets(Pipeline):
+    """The element of `datasets[i]` for each `i` of the choice dataset."""
+
+    _name = "_DirectedInterleaveDataset"
+
+    def __init__(self, datasets, choice_dataset, stop_on_empty_dataset):
+        datasets = list(datasets)
+        spec = _same_elements(datasets, "choose_from_datasets")
+        choice = getattr(choice_dataset, "element_spec", None)
+        if not isinstance(choice, TensorSpec) or choice.dtype is not dtypes.int64 or \
+                choice._shape not in ((), None):
+            raise TypeError("choose_from_datasets: choice_dataset must be a dataset of scalar "
+                            "int64 tensors, got elements %s" % spec_text(choice))
+        self._stop = bool(stop_on_empty_dataset)
+        super().__init__(spec, inputs=[choice_dataset] + datasets)
+
+    def _generate(self, feed):
+        sources = [ds._generate(feed) for ds in self._inputs[1:]]
+        ended = [False] * len(sources)
+        for (index,) in self._inputs[0]._generate(feed):
+            i = int(index)
+            if not 0 <= i < len(sources):
+                raise errors.InvalidArgumentError(
+                    "choose_from_datasets: selected index %d is out of range: there are %d "
+                    "datasets" % (i, len(sources)), "IteratorGetNext")
+            if ended[i]:
+                continue
+            try:
+                yield next(sources[i])
+            except StopIteration:
+                ended[i] = True
+                if self._stop:
+                    return
+
+
+class SampleFromDatasets(Pipeline):
+    """Elements drawn at random from `datasets`, each with its weight's probability."""
+
+    _name = "_DirectedInterleaveDataset"
+
+    def __init__(self, datasets, weights, seed, stop_on_empty_dataset):
+        datasets = list(datasets)
+        spec = _same_elements(datasets, "sample_from_datasets")
+        if weights is None:
+            weights = [1.0 / len(datasets)] * len(datasets)
+        if isinstance(weights, Tensor):
+            weights = common.constant_value(weights)
+            if weights is None:
+                raise ValueError("sample_from_datasets: the weights must be known when the "
+                                 "dataset is built (a dataset of weights is not supported)")
+        weights = np.asarray(weights, dtype=np.float64).reshape(-1)
+        if weights.size != len(datasets):
+            raise ValueError("sample_from_datasets: %d weights for %d datasets"
+                             % (weights.size, len(datasets)))
+        if np.any(weights < 0) or not np.any(weights > 0):
+            raise ValueError("sample_from_datasets: the weights must be non-negative, with "
+                             "one positive at least, got %s" % weights.tolist())
+        self._weights = weights
+        global_seed = nn_random_ops._global_seed["seed"]
+        if seed is not None:
+            self._seed = (0 if global_seed is None else global_seed, int(seed))
+        elif global_seed is not None:
+            self._seed = (global_seed, int(nn_random_ops.op_generator(None).integers(2**62)))
+        else:
+            self._seed = None
+        self._stop = bool(stop_on_empty_dataset)
+        self._epochs = itertools.count()
+        super().__init__(spec, inputs=datasets)
+
+    def _generate(self, feed):
+        epoch = next(self._epochs)
+        rng = np.random.default_rng(None if self._seed is None else self._seed + (epoch,))
+        sources = [ds._generate(feed) for ds in self._inputs]
+        weights = self._weights.copy()
+        while weights.sum() > 0:
+            i = int(rng.choice(len(sources), p=weights / weights.sum()))
+            try:
+                yield next(sources[i])
+            except StopIteration:
+                if self._stop:
+                    return
+                weights[i] = 0.0
+
+
+class RaggedBatch(Pipeline):
+    """Consecutive elements batched into RaggedTensors: components of rank >= 1 whose first
+    dimension may differ from element to element become (batch, None, ...) RaggedTensors;
+    scalar components are stacked."""
+
+    _name = "_DenseToRaggedBatchDataset"
+
+    def __init__(self, input_dataset, batch_size, drop_remainder):
+        size = int_param(batch_size, "batch_size", "ragged_batch")
+        static = static_int(size)
+        if static is not None and static <= 0:
+            raise ValueError("ragged_batch: batch_size must be positive, got %d" % static)
+        self._size = static
+        self._drop = bool(drop_remainder)
+        lead = static if self._drop else None
+        spec = input_dataset.element_spec
+        leaves = nest.flatten(spec, expand_composites=False)
+        specs, self._ragged = [], []
+        for s in leaves:
+            if not isinstance(s, TensorSpec):
+                raise TypeError("ragged_batch: elements must be tensors, got %s" % spec_text(s))
+            if s._shape is None:
+                raise ValueError("ragged_batch: the elements need a known rank")
+            self._ragged.append(len(s._shape) >= 1)
+            if len(s._shape) >= 1:
+                specs.append(RaggedTensorSpec((lead, None) + tuple(s._shape[1:]), s.dtype,
+                                              ragged_rank=1))
+            else:
+                specs.append(TensorSpec((lead,), s.dtype))
+        packed = nest.pack_sequence_as(spec, specs, expand_composites=False) \
+            if nest.is_nested(spec, expand_composites=False) else specs[0]
+        super().__init__(packed, inputs=(input_dataset,), tensors=[size])
+
+    _cardinality = Batch._cardinality
+
+    def _generate(self, feed):
+        size = int(feed[id(self._tensors[0])])
+        rows = []
+        for flat in self._inputs[0]._generate(feed):
+            rows.append(flat)
+            if len(rows) == size:
+                yield self._batch(rows)
+                rows = []
+        if rows and not self._drop:
+            yield self._batch(rows)
+
+    def _batch(self, rows):
+        out = []
+        for column, ragged in zip(zip(*rows), self._ragged):
+            if not ragged:
+                out.append(np.stack(column))
+                continue
+            inner = {np.shape(v)[1:] for v in column}
+            if len(inner) > 1:
+                raise errors.InvalidArgumentError(
+                    "ragged_batch: elements differ in their inner dimensions: %s"
+                    % sorted(inner), "IteratorGetNext")
+            lengths = [np.shape(v)[0] for v in column]
+            out.append(np.concatenate(column) if column else np.asarray(column))
+            out.append(np.concatenate([[0], np.cumsum(lengths)]).astype(np.int64))
+        return tuple(out)

@@ -1,14 +1,13 @@
-"""Automatic differentiation: `GradientTape` and the gradient rule of every op.
+"""Automatic differentiation: `GradientTape` and the machinery behind the ops' gradient rules.
 
-Each op declares its gradient decision where it is declared (runtime/ops); most rules live
-here, written with the ops API, and are named by their op's declaration ('module:rule'):
-  grad_ops            helpers the rules use (sum_to, reduce_grad, ...); the rules of the helper
-                      ops (SumToShape, ReduceGrad, ...: runtime/ops/gradient_ops.py)
-  math_grads          arithmetic, reductions, matmul, softmax
-  array_grads         reshaping, joining, slicing, gathering, variable reads
+Each op declares its gradient where it is declared (runtime/ops), most with the rule itself
+beside the op. The rules here are those written with machinery of this package or with ops
+declared above the op's own module, named by their op's declaration ('module:rule'):
+  math_grads          Pow, Maximum, Minimum, Sign, ClipByValue (they use zeros_like and where)
+  array_grads         Pack (it unstacks)
   control_flow_grads  If and While (a WhileGrad op replays the loop and runs its body's VJP)
   function_grads      PartitionedCall and eager Function calls (a gradient function per trace)
-  tensor_array_grads  TensorArray ops (a handle's gradient is a TensorArray of gradients)
+  tensor_array_grads  how TensorArray gradient arrays add up and start from zero
   py_function_grads   py_function (the Python function's own tape, kept from its run)
   custom_gradient     tf.custom_gradient (the CustomGradient op calls the user's grad_fn)
   while_grad_grads    WhileGrad (second-order gradients through loops)
@@ -23,7 +22,6 @@ from runtime.gradients import (
     control_flow_grads,
     custom_gradient,
     function_grads,
-    grad_ops,
     math_grads,
     py_function_grads,
     tensor_array_grads,

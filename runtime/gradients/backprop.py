@@ -30,9 +30,9 @@ import weakref
 
 import numpy as np
 
+from runtime.graph import SubGraph
 from runtime.ops import array_ops, math_ops
 from runtime.ops.call_ops import CALL_OP
-from runtime.ops.control_flow_ops import SubGraph
 from runtime.ops.gradient_ops import WHILE_GRAD_OP
 from runtime.tensor import SymbolicTensor
 from runtime.variables import Variable
@@ -121,13 +121,15 @@ def _static_shape(t):
     return shape() if shape is not None else None
 
 
-# Values whose gradient flows: floats, and TensorArray handles (`variant`), whose gradient is
-# a TensorArray of the gradients of their elements (see tensor_array_grads).
-GRADIENT_KINDS = frozenset(["float", "variant"])
+# Values whose gradient flows: floats, complex numbers, and TensorArray handles (`variant`),
+# whose gradient is a TensorArray of the gradients of their elements (see tensor_array_grads).
+GRADIENT_KINDS = frozenset(["float", "complex", "variant"])
+DIFFERENTIABLE_KINDS = frozenset(["float", "complex"])  # the tensors a tape watches
 
 
 def carries(dtype):
-    """True for the dtypes of values that have a gradient (float, TensorArray handles)."""
+    """True for the dtypes of values that have a gradient (float, complex, TensorArray
+    handles)."""
     return dtype.kind in GRADIENT_KINDS
 
 

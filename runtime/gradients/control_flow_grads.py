@@ -45,12 +45,11 @@ from runtime.gradients.backprop import (
     zeros_like_tensor,
     zeros_like_value,
 )
-from runtime.gradients.grad_ops import fully_known
 from runtime.gradients.inliner import Inliner, register_replay_rule
 from runtime.graph import Graph
 from runtime.ops import array_ops
 from runtime.ops.control_flow_ops import IF_OPS
-from runtime.ops.gradient_ops import WHILE_GRAD_OP
+from runtime.ops.gradient_ops import WHILE_GRAD_OP, fully_known
 from runtime.ops.registry import execute
 from runtime.tensor import SymbolicTensor
 from runtime.variables import OPS as VARIABLE_OPS

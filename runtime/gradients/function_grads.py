@@ -28,6 +28,7 @@ from runtime.device_tensor import DeviceTensor, host_feeds
 from runtime.function import CALL_OP, ConcreteFunction
 from runtime.gradients import residuals
 from runtime.gradients.backprop import (
+    DIFFERENTIABLE_KINDS,
     GradResult,
     backprop,
     external_key_in,
@@ -71,7 +72,8 @@ def _build(f, input_mask, external_mask, residuals, residual_mask):
     graph = Graph(f.name + "_grad")
     with graph.as_default():
         xs = [graph.add_placeholder(ph.node.name, ph.dtype, ph._shape) for ph in f._feeds]
-        dy_indices = [i for i, t in enumerate(f.flat_outputs) if t.dtype.is_floating]
+        dy_indices = [i for i, t in enumerate(f.flat_outputs)
+                      if t.dtype.kind in DIFFERENTIABLE_KINDS]
         dys = [graph.add_placeholder("grad_" + f.flat_outputs[i].node.name,
                                      f.flat_outputs[i].dtype, f.flat_outputs[i]._shape)
                for i in dy_indices]

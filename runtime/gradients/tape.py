@@ -25,6 +25,7 @@ import contextlib
 from runtime import context, nest
 from runtime.gradients import function_grads, jacobians
 from runtime.gradients.backprop import (
+    DIFFERENTIABLE_KINDS,
     Record,
     backprop,
     carries,
@@ -139,7 +140,7 @@ class GradientTape:
                 self._watch_variable(value)
             elif isinstance(value, Tensor):
                 self._watched.append(value)
-                if self._graph is None and value.dtype.kind == "float":
+                if self._graph is None and value.dtype.kind in DIFFERENTIABLE_KINDS:
                     self._live.add(id(value))
             else:
                 raise ValueError("GradientTape.watch needs tensors or variables, got %r"
@@ -156,7 +157,8 @@ class GradientTape:
         """Watches a variable being read (when trainable and auto-watching); True if watched."""
         if id(variable) in self._live:
             return True
-        if self._watch_accessed and variable.trainable and variable.dtype.kind == "float":
+        if self._watch_accessed and variable.trainable and \
+                variable.dtype.kind in DIFFERENTIABLE_KINDS:
             self._watch_variable(variable)
             return True
         return False
@@ -291,7 +293,7 @@ class GradientTape:
                 t_key = None
             if not isinstance(t, Tensor):
                 raise ValueError("gradient targets must be tensors, got %r" % (t,))
-            if t.dtype.kind != "float":
+            if t.dtype.kind not in DIFFERENTIABLE_KINDS:
                 continue
             if g is None:
                 shape = t._shape_tuple()
@@ -307,7 +309,7 @@ class GradientTape:
             raise RuntimeError("this GradientTape recorded eagerly; call gradient() outside "
                                "traced functions")
         watched = {id(v) for v in self._watched_variables}
-        watched.update(id(t) for t in self._watched if t.dtype.kind == "float")
+        watched.update(id(t) for t in self._watched if t.dtype.kind in DIFFERENTIABLE_KINDS)
         targets = self._targets(flat_targets, flat_output_grads, id, id)
         sources = [id(s) for s in flat_sources]
         watched.update(_sources_among_targets(sources, targets))
@@ -373,7 +375,7 @@ class GradientTape:
                         self._watch_handle(t, keys)
                 for external in implicit_externals(node.op, node.attrs):
                     if isinstance(external, Variable) and external.trainable and \
-                            external.dtype.kind == "float":
+                            external.dtype.kind in DIFFERENTIABLE_KINDS:
                         keys.add(key(external))
                         self._watch_variable(external)
         return keys
@@ -382,7 +384,8 @@ class GradientTape:
         """Auto-watches the variable behind resource tensor `handle` (a variable whose
         trainability is unknown is watched)."""
         variable = self._variable_of(handle)
-        if variable is None or (variable.trainable and variable.dtype.kind == "float"):
+        if variable is None or (variable.trainable
+                                 and variable.dtype.kind in DIFFERENTIABLE_KINDS):
             keys.add(id(handle))
             if variable is not None:
                 self._watch_variable(variable)
@@ -414,7 +417,7 @@ def _as_source_grad(grad, source):
     """Integer and bool sources get no gradient."""
     if grad is None:
         return None
-    if not isinstance(source, Variable) and source.dtype.kind != "float":
+    if not isinstance(source, Variable) and source.dtype.kind not in DIFFERENTIABLE_KINDS:
         return None
     return grad
 

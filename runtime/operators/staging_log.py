@@ -21,7 +21,7 @@ import contextlib
 import threading
 
 from runtime import context, errors
-from runtime.graph_dot import spec_text, subgraphs_of
+from runtime.graph_dot import spec_text
 from runtime.operators.staged_lists import StagedList
 from runtime.tensor import EagerTensor, SymbolicTensor
 from runtime.variables import Variable
@@ -38,7 +38,7 @@ def count_ops(nodes):
     while pending:
         node = pending.pop()
         total += 1
-        for _, sub in subgraphs_of(node):
+        for _, sub in node.subgraphs():
             pending.extend(sub.graph.nodes)
     return total
 
@@ -129,7 +129,7 @@ class StatementRecord:
         added = self._graph.nodes[self._start:]
         self.ops_added = count_ops(added)
         if self.symbolic:
-            staged = [node for node in added if subgraphs_of(node)]
+            staged = [node for node in added if node.subgraphs()]
             if staged:
                 self.staged_as = staged[-1].type
 

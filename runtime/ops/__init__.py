@@ -14,6 +14,7 @@ from runtime.ops import (
     data_ops,
     dependency_ops,
     einsum_ops,
+    fft_ops,
     io_ops,
     layout_ops,
     linalg_ops,
@@ -22,6 +23,7 @@ from runtime.ops import (
     nn_ops,
     nn_random_ops,
     norm_ops,
+    parsing_ops,
     random_ops,
     reduction_ops,
     registry,
@@ -31,6 +33,7 @@ from runtime.ops import (
     slicing,
     sort_ops,
     string_ops,
+    summary_ops,
     tensor_array_ops,
     tensor_operators,
 )

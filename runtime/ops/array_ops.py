@@ -7,11 +7,16 @@ indexing in `slicing`.
 
 import numpy as np
 
-from runtime import backends, context, dtypes, errors
+from runtime import context, dtypes, errors, lowering_api
 from runtime import shape as shape_lib
-from runtime.ops import common, math_ops, numba_lowerings
+from runtime.ops import (
+    common,
+    math_ops,
+    numba_lowerings,
+    reduction_ops,
+)
 from runtime.ops.common import (
-    NUMERIC,
+    REAL,
     SpecError,
     constant_from_numpy,
     convert_to_tensor,
@@ -19,6 +24,7 @@ from runtime.ops.common import (
     require_same_dtype,
     stack,
 )
+from runtime.ops.numba_lowerings import dims, product, shape_tuple, type_name
 from runtime.ops.registry import (
     KERNEL_CALL,
     NO_GRADIENT,
@@ -28,12 +34,11 @@ from runtime.ops.registry import (
 )
 from runtime.tensor import EagerTensor, Tensor, to_numpy
 
-# lowering rules that decline, saying why (see runtime/backends/lowering.py)
-_DYNAMIC_SHAPE = {"array": backends.unsupported("dynamic shapes")}
-_NOT_LOWERED = {"array": backends.unsupported("not lowered yet")}
+# lowering rules that decline, saying why (see runtime/lowering_api.py)
+_DYNAMIC_SHAPE = {"array": lowering_api.unsupported("dynamic shapes")}
+_NOT_LOWERED = {"array": lowering_api.unsupported("not lowered yet")}
 
 OPS = {}
-_RULES = "runtime.gradients.array_grads:"  # gradient rules written with the ops API
 
 
 def _no_kernel(*args, **kwargs):
@@ -47,14 +52,21 @@ OPS["Const"] = register("Const", lambda value, dtype: value,
                         lambda specs, attrs: [(attrs["dtype"], attrs["value"].shape)],
                         grad=NO_GRADIENT, emit=KERNEL_CALL, traits=("constant",),
                         static_value=lambda node, value_of: node.attrs["value"])
+
+
 def _identity_kernel(x):
     # eagerly (graphs forward the input instead), a tensor of its own: `tf.identity(v)` is
     # how a variable's value is snapshotted
     return x.copy() if isinstance(x, np.ndarray) else x
 
 
+def identity_grad(ctx, grads):
+    """The gradient rule of an op whose output is its input: the gradient passes through."""
+    return [grads[0]]
+
+
 OPS["Identity"] = register("Identity", _identity_kernel, lambda specs, attrs: [specs[0]],
-                           grad=_RULES + "identity_grad",
+                           grad=identity_grad,
                            emit=lambda outs, ins, attrs, bind: "%s = %s" % (outs[0], ins[0]),
                            traits=("forwards",),
                            static_value=lambda node, value_of: value_of(node.inputs[0]),
@@ -111,19 +123,42 @@ def _shape_value(node, value_of):
     return np.array(shape, dtype=node.outputs[0].dtype.np_dtype)
 
 
+def _shape_numba(lowerer, node, ins, outs):
+    """Shape: the input's dimensions as a 1-D array."""
+    parts = dims(ins[0])
+    if not parts:
+        lowerer.assign(outs[0], "np.zeros(0, %s)" % type_name(outs[0].dtype))
+        return
+    lowerer.assign(outs[0], "np.array([%s])" % ", ".join("np.int64(%s)" % p for p in parts))
+
+
 OPS["Shape"] = register("Shape", lambda x, out_type: np.array(np.shape(x), out_type.np_dtype),
                         lambda specs, attrs: [(attrs["out_type"], _rank_1(specs))],
                         grad=NOT_DIFFERENTIABLE, emit=KERNEL_CALL, traits=("shape_only",),
                         static_value=_shape_value,
-                        lowerings=dict(_DYNAMIC_SHAPE, numba=numba_lowerings.shape))
+                        lowerings=dict(_DYNAMIC_SHAPE, numba=_shape_numba))
+
+
+def _size_numba(lowerer, node, ins, outs):
+    """Size: the product of the input's dimensions."""
+    lowerer.assign(outs[0], product(dims(ins[0])))
+
+
 OPS["Size"] = register("Size", lambda x, out_type: np.array(np.size(x), out_type.np_dtype),
                        lambda specs, attrs: [(attrs["out_type"], ())],
                        grad=NOT_DIFFERENTIABLE, emit=KERNEL_CALL, traits=("shape_only",),
-                       lowerings=dict(_DYNAMIC_SHAPE, numba=numba_lowerings.size))
+                       lowerings=dict(_DYNAMIC_SHAPE, numba=_size_numba))
+
+
+def _rank_numba(lowerer, node, ins, outs):
+    """Rank: the input's static rank."""
+    lowerer.assign(outs[0], "np.int32(%d)" % len(dims(ins[0])))
+
+
 OPS["Rank"] = register("Rank", lambda x: np.array(np.ndim(x), np.int32),
                        lambda specs, attrs: [(dtypes.int32, ())],
                        grad=NOT_DIFFERENTIABLE, emit=KERNEL_CALL, traits=("shape_only",),
-                       lowerings=dict(_DYNAMIC_SHAPE, numba=numba_lowerings.rank))
+                       lowerings=dict(_DYNAMIC_SHAPE, numba=_rank_numba))
 
 
 def shape(input, out_type=dtypes.int32, name=None):  # noqa: A002
@@ -159,10 +194,39 @@ def _fill_kernel(dims, value, static_shape):
                    dtype=np.asarray(value).dtype)
 
 
+def _fill_jax(lw, node, ins):
+    """Fill a shape known at compile time."""
+    shape = lowering_api.static_shape(node.attrs["static_shape"], "the shape")
+    value = lw.jnp.asarray(ins[1])
+    return [lw.jnp.full(shape, value, dtype=value.dtype)]
+
+
+def _fill_grad(ctx, grads):
+    return [None, reduction_ops.reduce_sum(grads[0]) if ctx.needed[1] else None]
+
+
+def _fill_numba(lowerer, node, ins, outs):
+    """Fill: an array of the dims' shape holding the value."""
+    shape_in, value = ins
+    out = outs[0]
+    if out.shape is None or shape_in.shape is None or len(shape_in.shape) > 1:
+        raise lowering_api.Unsupported("a fill of unknown rank")
+    if out.rank0:
+        lowerer.assign(out, value)
+        return
+    parts = []
+    for i in range(len(out.shape)):
+        part = lowerer.fresh("d")
+        lowerer.line("%s = np.int64(%s[%d])" % (part, shape_in, i))
+        lowerer.check("%s < 0" % part, ValueError, "negative dimensions are not allowed")
+        parts.append(part)
+    lowerer.assign(out, "np.full(%s, %s)" % (shape_tuple(parts), value))
+
+
 OPS["Fill"] = register("Fill", _fill_kernel, _fill_infer,
-                       grad=_RULES + "fill_grad", emit=KERNEL_CALL,
-                       lowerings=dict(_NOT_LOWERED, numba=numba_lowerings.fill,
-                                                    jax=backends.jax_array_rule("fill")))
+                       grad=_fill_grad, emit=KERNEL_CALL,
+                       lowerings=dict(_NOT_LOWERED, numba=_fill_numba,
+                                                    jax=_fill_jax))
 
 
 def dims_tensor(dims):
@@ -257,7 +321,7 @@ def _cast(x, dtype):
 
 def _range_infer(specs, attrs):
     dtype = require_same_dtype(specs)
-    require_kind(dtype, NUMERIC)
+    require_kind(dtype, REAL)
     for _, s in specs:
         if s not in ((), None):
             raise SpecError("shape", "range bounds must be scalars")
@@ -294,6 +358,9 @@ def range(start, limit=None, delta=1, dtype=None, name="range"):  # noqa: A001
         dtype = dtypes.float32
     else:
         dtype = dtypes.int32
+    if dtype.kind not in ("int", "float"):
+        raise TypeError("range: dtype %s is not supported (expected an integer or floating "
+                        "type)" % dtype.name)
     start, limit, delta = [_cast(convert_to_tensor(v, dtype_hint=dtype), dtype) for v in values]
     known = [common.constant_value(t) for t in (start, limit, delta)]
     if known[2] is not None and known[2] == 0:

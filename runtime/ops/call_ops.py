@@ -6,7 +6,7 @@ A call node may also output `residuals`: values of the callee's graph that its g
 needs and could not compute again (see runtime.gradients.residuals).
 """
 
-from runtime import backends
+from runtime import lowering_api
 from runtime.ops.registry import AttrCodec, attr_codecs, register, resolve_refs, tensor_refs
 
 
@@ -26,9 +26,9 @@ def _call_lowering(lowerer, node, ins, outs):
     """The callee's graph, lowered in place (inlined), its placeholders fed by the inputs."""
     callee = node.attrs["f"]
     if node.attrs.get("residuals") or callee._first_call is not None:
-        raise backends.Unsupported("a call keeping residuals or initialising variables")
+        raise lowering_api.Unsupported("a call keeping residuals or initialising variables")
     if _may_raise(callee.graph):
-        raise backends.Unsupported("a call of a function whose ops may raise (the error "
+        raise lowering_api.Unsupported("a call of a function whose ops may raise (the error "
                                    "names the call and the op, as the executor does)")
     fed = {id(placeholder): x for placeholder, x in zip(callee.inputs, ins)}
     results = lowerer.lower_graph(callee.graph, fed, callee.flat_outputs)
@@ -41,7 +41,8 @@ def _call_infer(specs, attrs):
             for t in list(attrs["f"].flat_outputs) + list(attrs.get("residuals", ()))]
 
 
-def _call_kernel(*values, f, residuals=()):
+def _call_kernel(*values, f, residuals=(), n_outputs=None):
+    # n_outputs: the gradient's bookkeeping (see runtime.gradients.residuals), unused here
     return f._compiled_run(residuals)(*values)
 
 
@@ -71,9 +72,18 @@ def _decode_residuals(data, attrs):
     return resolve_refs(data, attrs["f"].graph)
 
 
+def _call_jax(lw, node, ins):
+    """PartitionedCall: the callee's graph, inlined."""
+    if node.attrs.get("residuals"):
+        raise lowering_api.Unsupported("keeps residuals for a gradient")
+    callee = node.attrs["f"]
+    fed = {id(ph): v for ph, v in zip(callee.inputs, ins)}
+    return lw.lower_graph(callee.graph, fed, callee.outputs)
+
+
 CALL_OP = register("PartitionedCall", _call_kernel, _call_infer, node_name="PartitionedCall",
                    grad="runtime.gradients.function_grads:call_grad", emit=_call_emit,
                    traits=("side_effects", "view"),  # the callee may return its argument
-                   lowerings={"array": _call_lowering, "jax": backends.jax_rule("lower_call")},
+                   lowerings={"array": _call_lowering, "jax": _call_jax},
                    saving=attr_codecs(residuals=AttrCodec(_encode_residuals, _decode_residuals,
                                                           with_attrs=True), check=_check_call))

@@ -2,14 +2,17 @@
 
 import numpy as np
 
-from runtime import backends, context, dtypes
+from runtime import context, dtypes, lowering_api
 from runtime import shape as shape_lib
-from runtime.ops import numba_lowerings, registry
+from runtime.ops import (
+    registry,
+)
+from runtime.ops.numba_lowerings import dims
 from runtime.ops.registry import SpecError
 from runtime.tensor import EagerTensor, SymbolicTensor, Tensor, to_numpy
 
-# lowering rules that decline, saying why (see runtime/backends/lowering.py)
-_NOT_LOWERED = {"array": backends.unsupported("not lowered yet")}
+# lowering rules that decline, saying why (see runtime/lowering_api.py)
+_NOT_LOWERED = {"array": lowering_api.unsupported("not lowered yet")}
 
 
 def convert_to_tensor(value, dtype=None, dtype_hint=None, name=None):
@@ -62,17 +65,25 @@ def constant_from_numpy(array, dtype, name=None):
 
 
 def binary_operands(x, y):
-    """Converts the operands of a binary op, giving Python values the other operand's dtype."""
+    """Converts the operands of a binary op, giving Python values the other operand's dtype.
+    A Python number that the tensor's dtype cannot hold (300 or -1 for uint8, 1.5 for an
+    integer) is a TypeError, as in TensorFlow, rather than a tensor of another dtype."""
     x_is_tensor = isinstance(x, Tensor)
     y_is_tensor = isinstance(y, Tensor)
     if x_is_tensor and y_is_tensor:
         return x, y
     if x_is_tensor:
-        return x, convert_to_tensor(y, dtype_hint=x.dtype)
+        return x, _operand_like(y, x.dtype)
     if y_is_tensor:
-        return convert_to_tensor(x, dtype_hint=y.dtype), y
+        return _operand_like(x, y.dtype), y
     x = convert_to_tensor(x)
     return x, convert_to_tensor(y, dtype_hint=x.dtype)
+
+
+def _operand_like(value, dtype):
+    if isinstance(value, (int, float, complex)) and dtype.is_numeric:  # bool is an int
+        return convert_to_tensor(value, dtype=dtype)
+    return convert_to_tensor(value, dtype_hint=dtype)
 
 
 def constant_value(tensor):
@@ -164,11 +175,14 @@ def wraps_silently(ins, emitter):
 # -- inference rules ----------------------------------------------------------------------
 
 def require_same_dtype(specs):
+    """The operands' one dtype. TensorFlow never promotes: an operand of another dtype is
+    an error, worded as TensorFlow's."""
     first = specs[0][0]
-    for d, _ in specs[1:]:
+    for i, (d, _) in enumerate(specs[1:], 1):
         if d is not first:
-            raise SpecError("dtype", "operands must have the same dtype, got %s"
-                            % " and ".join(dt.name for dt, _ in specs))
+            raise SpecError("dtype", "input #%d(zero-based) was expected to be a %s tensor "
+                            "but is a %s tensor (operands must have the same dtype, got %s)"
+                            % (i, first.name, d.name, " and ".join(dt.name for dt, _ in specs)))
     return first
 
 
@@ -198,9 +212,11 @@ def normalize_axis(axis, rank, what="axis"):
     return axis + rank if axis < 0 else axis
 
 
-NUMERIC = frozenset(["int", "float"])
+REAL = frozenset(["int", "float"])  # ordered numbers: comparisons, min/max, floor...
+NUMERIC = frozenset(["int", "float", "complex"])
 FLOAT = frozenset(["float"])
-ANY = frozenset(["int", "float", "bool", "string"])
+INEXACT = frozenset(["float", "complex"])  # exp, tanh, sqrt... (TensorFlow's float+complex)
+ANY = frozenset(["int", "float", "complex", "bool", "string"])
 
 
 # Pack is declared here, next to convert_to_tensor, which packs lists holding tensors.
@@ -238,15 +254,32 @@ def _stack_lowering(lowerer, node, ins, outs):
         lowerer.assign(outs[0], "xp.array([%s])" % ", ".join(ins))
         return
     if any(x.shape is None or None in x.shape for x in ins):
-        raise backends.Unsupported("a stack of dynamic shapes")
+        raise lowering_api.Unsupported("a stack of dynamic shapes")
     lowerer.assign(outs[0], "xp.stack((%s), %d)" % ("".join(x + ", " for x in ins),
                                                     node.attrs["axis"]))
 
 
+def _stack_dynamic_numba(lowerer, node, ins, outs):
+    """Pack of arrays whose shapes are known only at run time: each checked to have the
+    first one's shape (numpy's error), then numpy's stack."""
+    if any(x.rank0 for x in ins) or any(x.shape is None for x in ins):
+        raise lowering_api.Unsupported("a stack of values of unknown rank")
+    first = dims(ins[0])
+    for x in ins[1:]:
+        if len(x.shape) != len(first):
+            raise lowering_api.Unsupported("a stack of values of different ranks")
+        for d, (p, q) in enumerate(zip(first, dims(x))):
+            if p != q:
+                lowerer.check("%s != %s" % (p, q), ValueError,
+                              "all input arrays must have the same shape")
+    lowerer.assign(outs[0], "np.stack((%s), %d)" % ("".join(
+        "np.ascontiguousarray(%s), " % x for x in ins), node.attrs["axis"]))
+
+
 def _stack_numba(lowerer, node, ins, outs):
-    """numba: `_stack_lowering`, or for shapes known only at run time numba_lowerings'."""
+    """numba: `_stack_lowering`, or for shapes known only at run time `_stack_dynamic_numba`."""
     if any(not x.rank0 and (x.shape is None or None in x.shape) for x in ins):
-        numba_lowerings.stack(lowerer, node, ins, outs)
+        _stack_dynamic_numba(lowerer, node, ins, outs)
     else:
         _stack_lowering(lowerer, node, ins, outs)
 

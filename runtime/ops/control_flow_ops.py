@@ -15,7 +15,9 @@ The executor lowers them back into Python statements:
 
 import numpy as np
 
-from runtime import backends, executor
+from runtime import executor, lowering_api
+from runtime.graph import SubGraph
+from runtime.ops import control_flow_jax
 from runtime.ops.registry import (
     UNSAVED,
     AttrCodec,
@@ -25,26 +27,6 @@ from runtime.ops.registry import (
     statements,
     tensor_refs,
 )
-
-
-class SubGraph:
-    """A traced branch or loop body: its graph, the placeholders fed by the enclosing op
-    (in order), the outputs, and which op input feeds each captured outer tensor."""
-
-    __slots__ = ("graph", "placeholders", "outputs", "captured")
-
-    def __init__(self, graph, placeholders, outputs):
-        self.graph = graph
-        self.placeholders = placeholders
-        self.outputs = outputs
-        self.captured = []  # [(placeholder, index of the op input feeding it)]
-
-    def has_side_effects(self):
-        """True when any node (here or in nested sub-graphs) has side effects."""
-        for node in self.graph.nodes:
-            if node.op.side_effects:
-                return True
-        return False
 
 
 def _sub_infer(specs, attrs):
@@ -199,7 +181,7 @@ def _lower_sub(lowerer, sub, ins, outs, fed_extra=None):
 
 def _statement_if(lowerer, node, ins, outs):
     if node.attrs.get("residuals"):
-        raise backends.Unsupported("an If keeping residuals for its gradient")
+        raise lowering_api.Unsupported("an If keeping residuals for its gradient")
     lowerer.line("if %s:" % ins[0])
     with lowerer.block():
         _lower_sub(lowerer, node.attrs["then"], ins, outs)
@@ -210,7 +192,7 @@ def _statement_if(lowerer, node, ins, outs):
 
 def _statement_while(lowerer, node, ins, outs):
     if node.attrs.get("residuals") is not None:
-        raise backends.Unsupported("a While keeping residuals for its gradient")
+        raise lowering_api.Unsupported("a While keeping residuals for its gradient")
     cond, body = node.attrs["cond"], node.attrs["body"]
     loop_vars = [lowerer.local(ph.dtype, ph._shape, "w") for ph in body.placeholders]
     for w, x in zip(loop_vars, ins):
@@ -314,9 +296,8 @@ def _declare(name, lower, grad, traits, lowerings, saving, infer=_sub_infer):
 
 _RULES = "runtime.gradients.control_flow_grads:"  # their gradients, written with the ops API
 
-_IF_LOWERINGS = {"numba": _statement_if, "jax": backends.jax_rule("lower_if")}
-_WHILE_LOWERINGS = {"numba": _statement_while,
-                    "jax": backends.jax_rule("lower_while")}
+_IF_LOWERINGS = {"numba": _statement_if, "jax": control_flow_jax.lower_if}
+_WHILE_LOWERINGS = {"numba": _statement_while, "jax": control_flow_jax.lower_while}
 # (a result may be an input passed through a branch, or a loop that ran no iteration: "view")
 IF_OPS = {False: _declare("StatelessIf", _lower_if, _RULES + "if_grad", ("stateful", "view"),
                           _IF_LOWERINGS, _IF_SAVING, _if_infer),

@@ -9,13 +9,13 @@ gradient goes to the first maximum of each window.
 
 import numpy as np
 
-from runtime import backends
+from runtime import lowering_api
 from runtime.ops import manipulation_ops
 from runtime.ops.common import FLOAT, SpecError, convert_to_tensor, require_kind, require_same_dtype
 from runtime.ops.registry import KERNEL_CALL, NO_GRADIENT, execute1, register
 
-_NOT_LOWERED = {"array": backends.unsupported("not lowered yet")}
-_GRADIENTS_ON_HOST = {"array": backends.unsupported("gradient ops run on the numpy executor")}
+_NOT_LOWERED = {"array": lowering_api.unsupported("not lowered yet")}
+_GRADIENTS_ON_HOST = {"array": lowering_api.unsupported("gradient ops run on the numpy executor")}
 
 OPS = {}
 
@@ -292,11 +292,30 @@ def _avg_pool_grad_kernel(g, x, ksize, strides, padding):
     return _scatter_windows(x, ksize, attrs, lambda i, j: share)
 
 
+def _max_pool_jax(lw, node, ins):
+    """MaxPool (NHWC): the maximum of each window, padded with -inf as the kernel pads (a NaN
+    in a window gives NaN, as numpy's max does)."""
+    jnp, lax = lw.jnp, lw.lax
+    x = jnp.asarray(ins[0])
+    ksize, strides = tuple(node.attrs["ksize"]), tuple(node.attrs["strides"])
+    attrs = {"strides": strides, "dilations": (1, 1), "padding": node.attrs["padding"]}
+    (oh, top, bottom), (ow, left, right) = _geometry(x.shape, ksize, attrs)
+    if x.ndim != 4 or 0 in x.shape or not oh or not ow:
+        raise lowering_api.Unsupported("pools an empty image")
+    low = jnp.asarray(-np.inf, x.dtype)
+    out = lax.reduce_window(x, low, lax.max, (1,) + ksize + (1,), (1,) + strides + (1,),
+                            [(0, 0), (top, bottom), (left, right), (0, 0)])
+    windows_nan = lax.reduce_window(jnp.isnan(x), False, lax.bitwise_or, (1,) + ksize + (1,),
+                                    (1,) + strides + (1,),
+                                    [(0, 0), (top, bottom), (left, right), (0, 0)])
+    return [jnp.where(windows_nan, jnp.asarray(np.nan, x.dtype), out)]
+
+
 OPS["MaxPool"] = register(
     "MaxPool", _max_pool_kernel, _pool_infer, emit=KERNEL_CALL,
     grad=lambda ctx, grads: [execute1(OPS["MaxPoolGrad"],
                                       [grads[0], ctx.input(0), ctx.output(0)], ctx.attrs)],
-    lowerings=dict(_NOT_LOWERED, jax=backends.jax_array_rule("max_pool")))
+    lowerings=dict(_NOT_LOWERED, jax=_max_pool_jax))
 OPS["AvgPool"] = register(
     "AvgPool", _avg_pool_kernel, _pool_infer, emit=KERNEL_CALL,
     grad=lambda ctx, grads: [execute1(OPS["AvgPoolGrad"], [grads[0], ctx.input(0)],

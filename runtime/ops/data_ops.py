@@ -24,7 +24,7 @@ with `_has_next(proceed)` and `_next_flat()`.
 
 import numpy as np
 
-from runtime import backends, dtypes
+from runtime import dtypes, lowering_api
 from runtime.ops import common
 from runtime.ops.registry import (
     KERNEL_CALL,
@@ -55,8 +55,8 @@ OPS["AnonymousIterator"] = register(
     lambda specs, attrs: [(dtypes.resource, ())],
     grad=NOT_DIFFERENTIABLE, emit=KERNEL_CALL, traits=("side_effects", "host_only", "unrepeatable"),
     saving=_ITERATOR_NOT_SAVEABLE,
-    lowerings={"jax": backends.lazy_rule("runtime.backends.jax_host:open_iterator"),
-               "numba": backends.lazy_rule(_NUMBA_HOST + "open_iterator_on_host")})
+    lowerings={"jax": lowering_api.lazy_rule("runtime.backends.jax_host:open_iterator"),
+               "numba": lowering_api.lazy_rule(_NUMBA_HOST + "open_iterator_on_host")})
 
 
 def _get_next_kernel(iterator, specs):
@@ -72,8 +72,8 @@ OPS["IteratorGetNext"] = register(
     # an element may be a slice of the dataset's own arrays
     traits=("side_effects", "host_only", "unrepeatable", "shares_state"),
     saving=_ITERATOR_NOT_SAVEABLE,
-    lowerings={"jax": backends.lazy_rule("runtime.backends.jax_host:iterator_get_next"),
-               "numba": backends.lazy_rule(_NUMBA_HOST + "iterator_step_on_host")})
+    lowerings={"jax": lowering_api.lazy_rule("runtime.backends.jax_host:iterator_get_next"),
+               "numba": lowering_api.lazy_rule(_NUMBA_HOST + "iterator_step_on_host")})
 
 
 def _has_next_kernel(iterator, proceed=np.True_):
@@ -84,8 +84,8 @@ OPS["IteratorHasNext"] = register(
     "IteratorHasNext", _has_next_kernel, lambda specs, attrs: [(dtypes.bool_, ())],
     grad=NOT_DIFFERENTIABLE, emit=KERNEL_CALL, traits=("side_effects", "host_only", "unrepeatable"),
     saving=_ITERATOR_NOT_SAVEABLE,
-    lowerings={"jax": backends.lazy_rule("runtime.backends.jax_host:iterator_has_next"),
-               "numba": backends.lazy_rule(_NUMBA_HOST + "iterator_step_on_host")})
+    lowerings={"jax": lowering_api.lazy_rule("runtime.backends.jax_host:iterator_has_next"),
+               "numba": lowering_api.lazy_rule(_NUMBA_HOST + "iterator_step_on_host")})
 
 
 def anonymous_iterator(dataset, tensors):

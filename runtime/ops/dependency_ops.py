@@ -10,7 +10,7 @@ an InvalidArgumentError and a ValueError, naming both shapes); the result's stat
 is refined by what `shape` knows.
 """
 
-from runtime import backends, context, errors, nest
+from runtime import context, errors, lowering_api, nest
 from runtime import shape as shape_lib
 from runtime.ops.array_ops import identity
 from runtime.ops.common import SpecError, convert_to_tensor
@@ -75,7 +75,7 @@ def _ensure_shape_lowering(lowerer, node, ins, outs):
     known = ins[0].shape
     if known is None or None in known or not shape_lib.is_compatible(node.attrs["shape"],
                                                                      known):
-        raise backends.Unsupported("a shape checked only at run time")
+        raise lowering_api.Unsupported("a shape checked only at run time")
     lowerer.assign(outs[0], ins[0])
 
 

@@ -8,7 +8,7 @@ import string
 
 import numpy as np
 
-from runtime import backends
+from runtime import lowering_api
 from runtime import shape as shape_lib
 from runtime.ops import array_ops, manipulation_ops, math_ops, numba_lowerings
 from runtime.ops.common import (
@@ -79,7 +79,11 @@ def _einsum_infer(specs, attrs):
 
 def _einsum_kernel(*operands, inputs, output):
     equation = ",".join(inputs) + "->" + output
-    return np.asarray(np.einsum(equation, *operands, optimize=len(operands) > 2))
+    stored = operands[0].dtype
+    if stored.kind == "V":  # bfloat16, which numpy's einsum lacks: computed in float32
+        operands = tuple(np.asarray(x, np.float32) for x in operands)
+    result = np.einsum(equation, *operands, optimize=len(operands) > 2)
+    return np.asarray(result).astype(stored, copy=False)
 
 
 def _einsum_grad(ctx, grads):
@@ -95,7 +99,9 @@ def _einsum_grad(ctx, grads):
         others = [t for j, t in enumerate(inputs) if j != i]
         present = set(output).union(*others) if others else set(output)
         kept = "".join(c for c in term if c in present)
-        operands = [grads[0]] + [ctx.input(j) for j in range(len(inputs)) if j != i]
+        # complex operands enter conjugated (TensorFlow's rule: the adjoint of the product)
+        operands = [grads[0]] + [math_ops.conj(ctx.input(j)) for j in range(len(inputs))
+                                 if j != i]
         g = execute1(OPS["Einsum"], operands, {"inputs": (output,) + tuple(others),
                                                 "output": kept})
         if kept != term:  # dimensions the operand sums out: the gradient is the same along them
@@ -125,14 +131,14 @@ def _einsum_numba(lowerer, node, ins, outs):
     sizes = {}
     for x, term in zip(ins, terms):
         if x.shape is None or None in x.shape:
-            raise backends.Unsupported("an einsum of shapes known only at run time")
+            raise lowering_api.Unsupported("an einsum of shapes known only at run time")
         for letter, size in zip(term, x.shape):
             if sizes.setdefault(letter, size) != size:
-                raise backends.Unsupported("an einsum broadcasting a dimension")
+                raise lowering_api.Unsupported("an einsum broadcasting a dimension")
     summed = sorted(set("".join(terms)) - set(output))
     out = outs[0]
     if out.dtype.is_floating and (summed or len(ins) > 2):
-        raise backends.Unsupported("a float einsum summing in numpy's own order")
+        raise lowering_api.Unsupported("a float einsum summing in numpy's own order")
     result = lowerer.fresh("r")
     shape = tuple(sizes[c] for c in output) or (1,)
     lowerer.line("%s = np.zeros(%s, %s)" % (result, lowerer.literal(shape),

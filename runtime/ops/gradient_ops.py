@@ -1,18 +1,11 @@
-"""Small ops that gradient rules need, declared with their own gradients (written in
-runtime/gradients/grad_ops.py).
+"""Small ops that gradient rules need, declared with their own gradients, and the helpers that
+emit them (`sum_to`, `shaped`); the gradient ops of one family live with it (ReduceGrad and
+ProdOthers with the reductions, GatherGrad with gather, StridedSliceGrad with slicing).
 
   * `SumToShape(x, like)`: `x` summed over the axes along which `like` was broadcast, and
     reshaped to `like`'s shape (the gradient of an operand of a broadcasting op). Used when
     the static shapes do not already show that nothing was broadcast.
   * `BroadcastLike(x, like)`: `x` broadcast to `like`'s shape (its transpose).
-  * `ReduceGrad(g, like, axis, keepdims, mean)`: the gradient of a Sum (or Mean) reduction:
-    `g` with the reduced axes restored and broadcast to `like`'s shape (divided by the number
-    of reduced elements for Mean).
-  * `GatherGrad(g, params, indices, axis)`: zeros of `params`' shape with `g` added at
-    `indices` (repeated indices add up).
-  * `StridedSliceGrad(g, x, *dynamic, spec)`: zeros of `x`'s shape with `g` at `x[index]`.
-  * `ProdOthers(x, axis)`: for each element, the product of the other elements of its
-    reduced group (the gradient of Prod, exact where elements are zero).
   * `ReluGrad(g, y)`: `g` where the Relu's output `y` is positive, else 0.
 
 Each takes the tensor whose shape it needs as an operand, so the same op works when shapes
@@ -21,28 +14,73 @@ are known only at run time.
 
 import numpy as np
 
-from runtime import backends
-from runtime.ops import numba_lowerings, numba_scans
-from runtime.ops.registry import KERNEL_CALL, NO_GRADIENT, not_saveable, register
-from runtime.ops.slicing import decode_index, strided_slice_grad_numba
+from runtime import lowering_api
+from runtime.ops.numba_lowerings import dims, finish, product, shape_tuple, type_name
+from runtime.ops.registry import KERNEL_CALL, NO_GRADIENT, execute1, not_saveable, register
 
-# lowering rules that decline, saying why (see runtime/backends/lowering.py)
-_GRADIENTS_ON_HOST = {"array": backends.unsupported("gradient ops run on the numpy executor")}
-
-
-def _lowered_on_jax(rule):
-    """Declined by the array backends; JAX's `rule` of runtime/backends/jax_array_rules.py."""
-    return dict(_GRADIENTS_ON_HOST, jax=backends.jax_array_rule(rule))
-
-# -- kernels ------------------------------------------------------------------------------------
+# lowering rules that decline, saying why (see runtime/lowering_api.py)
+GRADIENTS_ON_HOST = {"array": lowering_api.unsupported("gradient ops run on the numpy executor")}
 
 
-def _target_shape(like, shape):
+# -- shared by the gradient ops of every family (ReduceGrad, GatherGrad, StridedSliceGrad) ---
+
+
+def target_shape(like, shape):
+    """The shape a gradient op's kernel restores: its `like` operand's, else `shape`."""
     return shape if not like else np.shape(like[0])
 
 
+def like_infer(specs, attrs):
+    """The dtype of the first input; the static shape `shape`, or else the second input's."""
+    shape = attrs.get("shape")
+    return [(specs[0][0], shape if shape is not None else specs[1][1])]
+
+
+def target_shape_jax(node, ins):
+    """A JAX rule's target shape: its `like` operand's, else its `shape` attribute."""
+    if len(ins) > 1:
+        return tuple(np.shape(ins[1]))
+    return lowering_api.static_shape(node.attrs["shape"], "the target shape")
+
+
+def lowered_on_jax(rule):
+    """Declined by the array backends; lowered by JAX's `rule`."""
+    return dict(GRADIENTS_ON_HOST, jax=rule)
+
+
+# -- the helpers gradient rules call -----------------------------------------------------------
+
+
+def fully_known(shape):
+    """True for a static shape with every dimension known."""
+    return shape is not None and None not in shape
+
+
+def shaped(op, x, like, shape, attrs=None):
+    """Runs helper op `op` on `x` towards the shape of `like`: given as the static `shape`
+    attribute when fully known (then `like` is not an input, and with a constant `x` the
+    executor folds the op), else read from `like` at run time."""
+    attrs = dict(attrs or (), shape=tuple(shape) if fully_known(shape) else None)
+    if attrs["shape"] is not None:
+        return execute1(op, [x], attrs)
+    return execute1(op, [x, like() if callable(like) else like], attrs)
+
+
+def sum_to(g, ctx, i):
+    """Gradient `g` of a broadcasting op's output reduced to the shape of input `i`."""
+    if g is None:
+        return None
+    shape = ctx.input_shape(i)
+    if fully_known(shape) and g._shape_tuple() == shape:
+        return g
+    return shaped(SUM_TO_SHAPE, g, lambda: ctx.input(i), shape)
+
+
+# -- SumToShape, BroadcastLike ------------------------------------------------------------------
+
+
 def _sum_to_shape(x, *like, shape):
-    shape = _target_shape(like, shape)
+    shape = target_shape(like, shape)
     have = np.shape(x)
     if have == shape:
         return x
@@ -55,103 +93,131 @@ def _sum_to_shape(x, *like, shape):
 
 
 def _broadcast_like(x, *like, shape):
-    return np.broadcast_to(x, _target_shape(like, shape))
+    return np.broadcast_to(x, target_shape(like, shape))
 
 
-def _reduced_axes(rank, axis):
-    if axis is None:
-        return tuple(range(rank))
-    return tuple(sorted(a % rank for a in axis)) if rank else ()
+def target_shape_numba(lowerer, node, ins):
+    """The target dimensions of a gradient helper: its `like` input's, else `shape`."""
+    if len(ins) > 1:
+        return dims(ins[1])
+    shape = node.attrs["shape"]
+    if shape is None or None in shape:
+        raise lowering_api.Unsupported("a target shape known only at run time")
+    return [str(int(d)) for d in shape]
 
 
-def _reduce_grad(g, *like, axis, keepdims, mean, shape):
-    shape = _target_shape(like, shape)
-    axes = _reduced_axes(len(shape), axis)
-    if not keepdims:
-        g = np.reshape(g, [1 if i in axes else d for i, d in enumerate(shape)])
-    out = np.broadcast_to(g, shape)
-    if mean:
-        count = 1
-        for a in axes:
-            count *= shape[a]
-        out = out / np.asarray(max(count, 1), dtype=out.dtype)
-    return out
+def _sum_to_shape_numba(lowerer, node, ins, outs):
+    """SumToShape to a target of static shape: the leading axes and those where the target
+    has 1 summed (an axis of 1 sums to itself), then reshaped."""
+    x, out = ins[0], outs[0]
+    if out.shape is None or None in out.shape:
+        raise lowering_api.Unsupported("a target shape known only at run time")
+    target = out.shape
+    if x.rank0:
+        lowerer.assign(out, x if out.rank0 else "np.full(%s, %s)" % (
+            lowerer.literal(target), x))
+        return
+    have = dims(x)
+    lead = len(have) - len(target)
+    if lead < 0:
+        raise lowering_api.Unsupported("a sum to a shape of higher rank")
+    axes = list(range(lead)) + [lead + i for i, d in enumerate(target) if d == 1]
+    kept = [a for a in range(len(have)) if a not in axes]
+    moved, result, row = (lowerer.fresh(p) for p in ("t", "r", "j"))
+    rows, length = product([have[a] for a in kept]), product([have[a] for a in axes])
+    lowerer.line("%s = np.ascontiguousarray(%s.transpose(%s)).reshape((%s, %s))" % (
+        moved, x, lowerer.literal(tuple(kept + axes)), rows, length))
+    lowerer.line("%s = np.empty(%s, %s)" % (result, rows, type_name(out.dtype)))
+    lowerer.line("for %s in range(%s):" % (row, rows))
+    with lowerer.block():
+        lowerer.line("%s[%s] = np.sum(%s[%s])" % (result, row, moved, row))
+    finish(lowerer, out, result, [str(d) for d in target])
 
 
-def _gather_grad(g, params, indices, axis):
-    out = np.zeros(np.shape(params), dtype=np.asarray(g).dtype)
-    index = (slice(None),) * (axis % out.ndim) + (np.asarray(indices),)
-    np.add.at(out, index, g)
-    return out
+def _sum_to_shape_grad(ctx, grads):
+    out = shaped(BROADCAST_LIKE, grads[0], lambda: ctx.input(0), ctx.input_shape(0))
+    return [out] + [None] * (len(ctx.needed) - 1)
 
 
-def _strided_slice_grad(g, x, *dynamic, spec):
-    out = np.zeros(np.shape(x), dtype=np.asarray(g).dtype)
-    out[decode_index(spec, dynamic)] = g
-    return out
+def _sum_to_shape_jax(lw, node, ins):
+    """SumToShape: summed over the broadcast axes, as the kernel picks them."""
+    x, shape = ins[0], target_shape_jax(node, ins)
+    have = tuple(np.shape(x))
+    if have == shape:
+        return [x]
+    lead = len(have) - len(shape)
+    if lead < 0:
+        raise lowering_api.Unsupported("sums to a shape of higher rank")
+    axes = tuple(range(lead)) + tuple(
+        lead + i for i, d in enumerate(shape) if d == 1 and have[lead + i] != 1)
+    if axes:
+        x = lw.jnp.sum(x, axis=axes, keepdims=True)
+    if int(np.prod(np.shape(x))) != int(np.prod(shape)):
+        raise lowering_api.Unsupported("sums %s to %s" % (have, shape))
+    return [lw.jnp.reshape(x, shape)]
 
 
-def _prod_others(x, axis):
-    x = np.asarray(x)
-    rank = x.ndim
-    axes = _reduced_axes(rank, axis)
-    keep = [a for a in range(rank) if a not in axes]
-    perm = keep + list(axes)
-    moved = np.transpose(x, perm)
-    group = moved.shape[len(keep):]
-    flat = moved.reshape(moved.shape[:len(keep)] + (-1,))
-    ones = np.ones(flat.shape[:-1] + (1,), dtype=x.dtype)
-    left = np.cumprod(np.concatenate([ones, flat[..., :-1]], axis=-1), axis=-1)
-    right = np.cumprod(np.concatenate([ones, flat[..., :0:-1]], axis=-1), axis=-1)[..., ::-1]
-    others = (left * right).reshape(moved.shape[:len(keep)] + group)
-    return np.transpose(others, np.argsort(perm))
+SUM_TO_SHAPE = register("SumToShape", _sum_to_shape, like_infer,
+                        grad=_sum_to_shape_grad, emit=KERNEL_CALL, traits=("view",),
+                        lowerings=dict(lowered_on_jax(_sum_to_shape_jax),
+                                       numba=_sum_to_shape_numba))
+
+
+def _broadcast_like_jax(lw, node, ins):
+    """BroadcastLike: broadcast to the target shape."""
+    try:
+        return [lw.jnp.broadcast_to(ins[0], target_shape_jax(node, ins))]
+    except ValueError as e:
+        raise lowering_api.Unsupported("cannot broadcast: %s" % e) from None
+
+
+def _broadcast_like_grad(ctx, grads):
+    return [sum_to(grads[0], ctx, 0)] + [None] * (len(ctx.needed) - 1)
+
+
+def _broadcast_like_numba(lowerer, node, ins, outs):
+    """BroadcastLike: `x` broadcast to the target shape, as a C-contiguous copy."""
+    x, out = ins[0], outs[0]
+    target = target_shape_numba(lowerer, node, ins)
+    if out.rank0:
+        lowerer.assign(out, x if x.rank0 else "%s.reshape(1)[0]" % x)
+        return
+    source = "np.full(1, %s)" % x if x.rank0 else "np.ascontiguousarray(%s)" % x
+    lowerer.assign(out, "np.ascontiguousarray(np.broadcast_to(%s, %s))" % (
+        source, shape_tuple(target)))
+
+
+BROADCAST_LIKE = register("BroadcastLike", _broadcast_like, like_infer,
+                          grad=_broadcast_like_grad, emit=KERNEL_CALL,
+                          traits=("view",),
+                          lowerings=dict(lowered_on_jax(_broadcast_like_jax),
+                                         numba=_broadcast_like_numba))
+
+
+# -- ReluGrad ----------------------------------------------------------------------------------
+
+# ReluGrad on numba, elementwise on arrays and (in fused loops) scalars: g * 1 or g * 0, as
+# the kernel's product with a boolean
+_RELU_GRAD_NUMBA = "{0} * ({1} > 0)"
+
+
+def _relu_grad_jax(lw, node, ins):
+    """ReluGrad: g where the output is positive, else 0 (g * (y > 0), as the kernel)."""
+    g = lw.jnp.asarray(ins[0])
+    return [g * (lw.jnp.asarray(ins[1]) > 0).astype(g.dtype)]
 
 
 def _relu_grad(g, y):
     return g * (y > 0)
 
 
-# -- inference rules ---------------------------------------------------------------------------
+def _relu_grad_grad(ctx, grads):
+    return [execute1(RELU_GRAD, [grads[0], ctx.input(1)]), None]
 
 
-def _like_infer(specs, attrs):
-    """The dtype of the first input; the static shape `shape`, or else the second input's."""
-    shape = attrs.get("shape")
-    return [(specs[0][0], shape if shape is not None else specs[1][1])]
-
-
-_RULES = "runtime.gradients.grad_ops:"  # their gradients, written with the ops API
-# ReluGrad on numba, elementwise on arrays and (in fused loops) scalars: g * 1 or g * 0, as
-# the kernel's product with a boolean
-_RELU_GRAD_NUMBA = "{0} * ({1} > 0)"
-
-SUM_TO_SHAPE = register("SumToShape", _sum_to_shape, _like_infer,
-                        grad=_RULES + "sum_to_shape_grad", emit=KERNEL_CALL, traits=("view",),
-                        lowerings=dict(_lowered_on_jax("sum_to_shape"),
-                                       numba=numba_scans.sum_to_shape))
-BROADCAST_LIKE = register("BroadcastLike", _broadcast_like, _like_infer,
-                          grad=_RULES + "broadcast_like_grad", emit=KERNEL_CALL,
-                          traits=("view",),
-                          lowerings=dict(_lowered_on_jax("broadcast_like"),
-                                         numba=numba_scans.broadcast_like))
-REDUCE_GRAD = register("ReduceGrad", _reduce_grad, _like_infer,
-                       grad=_RULES + "reduce_grad_grad", emit=KERNEL_CALL, traits=("view",),
-                       lowerings=dict(_lowered_on_jax("reduce_grad"),
-                                      numba=numba_scans.reduce_grad))
-GATHER_GRAD = register("GatherGrad", _gather_grad, _like_infer,
-                       grad=_RULES + "gather_grad_grad", emit=KERNEL_CALL,
-                       lowerings=dict(_lowered_on_jax("gather_grad"),
-                                      numba=numba_lowerings.gather_grad))
-STRIDED_SLICE_GRAD = register("StridedSliceGrad", _strided_slice_grad, _like_infer,
-                              grad=_RULES + "strided_slice_grad_grad", emit=KERNEL_CALL,
-                              lowerings=dict(_lowered_on_jax("strided_slice_grad"),
-                                             numba=strided_slice_grad_numba))
-PROD_OTHERS = register("ProdOthers", _prod_others, lambda specs, attrs: [specs[0]],
-                       grad=NO_GRADIENT, emit=KERNEL_CALL,
-                       lowerings=_GRADIENTS_ON_HOST)
 RELU_GRAD = register("ReluGrad", _relu_grad, lambda specs, attrs: [specs[0]],
-                     grad=_RULES + "relu_grad_grad", emit=KERNEL_CALL,
-                     lowerings=dict(_lowered_on_jax("relu_grad"), numba=_RELU_GRAD_NUMBA),
+                     grad=_relu_grad_grad, emit=KERNEL_CALL,
+                     lowerings=dict(lowered_on_jax(_relu_grad_jax), numba=_RELU_GRAD_NUMBA),
                      traits=("elementwise",))
 
 
@@ -173,16 +239,16 @@ WHILE_GRAD_OP = register("WhileGrad", "runtime.gradients.control_flow_grads:whil
                          grad="runtime.gradients.while_grad_grads:while_grad_grad",
                          emit=KERNEL_CALL, traits=("stateful", "view"),
                          saving=_PLAN_NOT_SAVEABLE,
-                         lowerings=_GRADIENTS_ON_HOST)
+                         lowerings=GRADIENTS_ON_HOST)
 # The gradient of a WhileGrad (runtime.gradients.while_grad_grads).
 WHILE_GRAD_GRAD_OP = register(
     "WhileGradGrad", "runtime.gradients.while_grad_grads:while_grad_grad_kernel",
     _out_specs_infer, grad=NO_GRADIENT, emit=KERNEL_CALL, traits=("stateful", "view"),
-    saving=_PLAN_NOT_SAVEABLE, lowerings=_GRADIENTS_ON_HOST)
+    saving=_PLAN_NOT_SAVEABLE, lowerings=GRADIENTS_ON_HOST)
 # Runs the tape kept from a py_function's run backwards (runtime.gradients.py_function_grads).
 PY_FUNCTION_GRAD_OP = register(
     "EagerPyFuncGrad", "runtime.gradients.py_function_grads:py_function_grad_kernel",
     _out_specs_infer, grad=NO_GRADIENT, emit=KERNEL_CALL,
     traits=("side_effects", "host_only", "shares_state"),
     saving=not_saveable("it runs a py_function's recorded Python gradient"),
-    lowerings=_GRADIENTS_ON_HOST)
+    lowerings=GRADIENTS_ON_HOST)

@@ -10,15 +10,15 @@ import sys
 
 import numpy as np
 
-from runtime import backends, context, dtypes, errors
+from runtime import context, dtypes, errors, lowering_api
 from runtime.gradients import py_function_grads
-from runtime.ops import common, registry
+from runtime.ops import array_ops, common, registry
 from runtime.ops.registry import KERNEL_CALL, NOT_DIFFERENTIABLE, execute, register
 from runtime.tensor import EagerTensor, Tensor, make_eager
 
-# lowering rules that decline, saying why (see runtime/backends/lowering.py)
+# lowering rules that decline, saying why (see runtime/lowering_api.py)
 _NUMBA_HOST = "runtime.backends.numba_host:"  # numba rules calling the op's kernel on the host
-_ASSERT_ON_HOST = {"array": backends.unsupported("assertions format their message on the host")}
+_ASSERT_ON_HOST = {"array": lowering_api.unsupported("assertions format their message on the host")}
 
 OPS = {}
 
@@ -39,13 +39,15 @@ def _format_scalar(value, dtype):
     return str(value)
 
 
-def format_tensor_value(value, dtype, summarize=3):
-    """TensorFlow's tf.print spelling of a value: '[1 2 ... 9]', nested brackets per rank."""
+def format_tensor_value(value, dtype, summarize=3, quote_strings=False):
+    """TensorFlow's tf.print spelling of a value: '[1 2 ... 9]', nested brackets per rank;
+    strings in double quotes with `quote_strings` (as tf.strings.format writes them)."""
     array = np.asarray(value)
 
     def render(a, depth):
-        if a.ndim == 0:
-            return _format_scalar(a[()], dtype)
+        if not isinstance(a, np.ndarray) or a.ndim == 0:  # an object array's item is bytes
+            text = _format_scalar(a[()] if isinstance(a, np.ndarray) else a, dtype)
+            return '"%s"' % text if quote_strings and dtype is dtypes.string else text
         n = a.shape[0]
         if 0 <= summarize < n and n > 2 * summarize:
             items = [render(a[i], depth + 1) for i in range(summarize)] + ["..."] + [
@@ -60,7 +62,7 @@ def format_tensor_value(value, dtype, summarize=3):
 
 
 # JAX calls the kernel on the host, in the executor's order (runtime/backends/jax_host.py)
-_HOST_CALL = {"jax": backends.lazy_rule("runtime.backends.jax_host:call_kernel")}
+_HOST_CALL = {"jax": lowering_api.lazy_rule("runtime.backends.jax_host:call_kernel")}
 
 
 def _render_print(template, values, dtypes_, summarize):
@@ -123,13 +125,19 @@ def _decode_stream(data):
                      "got %r" % (data,))
 
 
+def _printed_file(attrs):
+    """The file a print appends to (its 'file://' stream), or None."""
+    stream = attrs.get("output_stream")
+    return stream[len("file://"):] if isinstance(stream, str) else None
+
+
 OPS["PrintV2"] = register("PrintV2", _print_kernel, lambda specs, attrs: [],
                           grad=NOT_DIFFERENTIABLE, emit=KERNEL_CALL,
                           traits=("side_effects", "host_only"),
-                          lowerings=dict(_HOST_CALL, numba=backends.lazy_rule(
+                          lowerings=dict(_HOST_CALL, numba=lowering_api.lazy_rule(
                               _NUMBA_HOST + "kernel_on_host")),
                           saving=registry.attr_codecs(output_stream=registry.AttrCodec(
-                              _encode_stream, _decode_stream)))
+                              _encode_stream, _decode_stream), file_output=_printed_file))
 
 
 class _Slot:
@@ -168,6 +176,16 @@ def _template_piece(value, tensors):
     if _is_tensor_like(value):
         tensors.append(common.convert_to_tensor(value))
         return (None,)
+    print_parts = getattr(value, "_print_parts", None)
+    if print_parts is not None:  # a composite tensor: text around its component tensors
+        fragments = []
+        for part in print_parts():
+            if isinstance(part, str):
+                fragments.append(part)
+            else:
+                tensors.append(part)
+                fragments.append(None)
+        return tuple(fragments)
     text = str(_with_slots(value, tensors))
     fragments = []
     for i, chunk in enumerate(text.split(_Slot.MARK)):
@@ -222,11 +240,11 @@ def _py_function_kernel(*values, func, Tout, in_dtypes, record=False, where=None
 
 
 OPS["EagerPyFunc"] = register("EagerPyFunc", _py_function_kernel, _py_function_infer,
-                              grad="runtime.gradients.py_function_grads:py_function_grad",
+                              grad=py_function_grads.py_function_grad,
                               emit=KERNEL_CALL,
                               traits=("side_effects", "host_only", "unrepeatable",
                                       "shares_state"),
-                              lowerings=dict(_HOST_CALL, numba=backends.lazy_rule(
+                              lowerings=dict(_HOST_CALL, numba=lowering_api.lazy_rule(
                                   _NUMBA_HOST + "py_function_on_host")),
                               saving=registry.not_saveable(
                                   "it runs a Python function (py_function)"))
@@ -302,14 +320,14 @@ _NUMPY_FUNCTION_NOT_SAVEABLE = registry.not_saveable(
 OPS["PyFunc"] = register("PyFunc", _numpy_function_kernel, _py_function_infer,
                          grad=NOT_DIFFERENTIABLE, emit=KERNEL_CALL,
                          traits=("side_effects", "host_only", "unrepeatable", "shares_state"),
-                         lowerings=dict(_HOST_CALL, numba=backends.lazy_rule(
+                         lowerings=dict(_HOST_CALL, numba=lowering_api.lazy_rule(
                              _NUMBA_HOST + "kernel_on_host")),
                          saving=_NUMPY_FUNCTION_NOT_SAVEABLE)
 OPS["PyFuncStateless"] = register("PyFuncStateless", _numpy_function_kernel,
                                   _py_function_infer, grad=NOT_DIFFERENTIABLE,
                                   emit=KERNEL_CALL,
                                   traits=("host_only", "no_fold", "shares_state"),
-                                  lowerings=dict(_HOST_CALL, numba=backends.lazy_rule(
+                                  lowerings=dict(_HOST_CALL, numba=lowering_api.lazy_rule(
                                       _NUMBA_HOST + "kernel_on_host")),
                                   saving=_NUMPY_FUNCTION_NOT_SAVEABLE)
 
@@ -372,13 +390,21 @@ def _decode_error_class(data):
     return _ASSERT_ERRORS[data]
 
 
+def _assert_jax(lw, node, ins):
+    """Assert: fails where the condition does not hold."""
+    lw.fail_if(lw.jnp.logical_not(lw.jnp.all(ins[0])) if not lowering_api.is_concrete(ins[0])
+               else not np.all(ins[0]))
+    return []
+
+
 OPS["Assert"] = register("Assert", _assert_kernel, _assert_infer,
                          grad=NOT_DIFFERENTIABLE, emit=KERNEL_CALL, traits=("side_effects",),
                          saving=registry.attr_codecs(error_class=registry.AttrCodec(
                              _encode_error_class, _decode_error_class)),
                          lowerings=dict(_ASSERT_ON_HOST,
-                                        jax=backends.jax_rule("assert_op"),
-                                        numba=backends.lazy_rule(_NUMBA_HOST + "assert_on_host")))
+                                        jax=_assert_jax,
+                                        numba=lowering_api.lazy_rule(
+                                            _NUMBA_HOST + "assert_on_host")))
 
 
 def assert_that(condition, data, message, name=None, error_class=errors.InvalidArgumentError,
@@ -423,11 +449,18 @@ def _check_numerics_lowering(lowerer, node, ins, outs):
     lowerer.assign(outs[0], x)
 
 
+def _check_defined_jax(lw, node, ins):
+    """CheckDefined: fails when the definedness flag is false."""
+    flag = ins[0]
+    lw.fail_if(np.logical_not(flag) if lowering_api.is_concrete(flag) else lw.jnp.logical_not(flag))
+    return []
+
+
 OPS["CheckDefined"] = register("CheckDefined", _check_defined_kernel, _check_defined_infer,
                                emit=_check_defined_emit,
                                grad=NOT_DIFFERENTIABLE, traits=("side_effects", "may_raise"),
                                lowerings={"array": _check_defined_lowering, "jax":
-                                          backends.jax_rule("check_defined")})
+                                          _check_defined_jax})
 
 
 def check_defined(defined, symbol_name, location=None):
@@ -458,7 +491,7 @@ def _check_numerics_kernel(x, message):
 
 
 OPS["CheckNumerics"] = register("CheckNumerics", _check_numerics_kernel, _check_numerics_infer,
-                                grad="runtime.gradients.array_grads:identity_grad",
+                                grad=array_ops.identity_grad,
                                 emit=KERNEL_CALL, traits=("side_effects", "may_raise", "view"),
                                 lowerings={"array": _check_numerics_lowering})
 

@@ -9,14 +9,28 @@ dimension known only at run time is the Split op).
 
 import numpy as np
 
-from runtime import backends
-from runtime.ops import array_ops, common, manipulation_ops, numba_lowerings, slicing
+from runtime import dtypes, lowering_api
+from runtime.ops import (
+    array_ops,
+    common,
+    manipulation_ops,
+    slicing,
+)
 from runtime.ops.common import ANY, SpecError, convert_to_tensor, normalize_axis, require_kind
+from runtime.ops.numba_lowerings import (
+    as_3d,
+    axis_of,
+    dims,
+    finish,
+    product,
+    shape_tuple,
+    type_name,
+)
 from runtime.ops.registry import KERNEL_CALL, execute, execute1, register
 from runtime.tensor import Tensor
 
-_NOT_LOWERED = {"array": backends.unsupported("not lowered yet")}
-_GRADIENTS_ON_HOST = {"array": backends.unsupported("gradient ops run on the numpy executor")}
+_NOT_LOWERED = {"array": lowering_api.unsupported("not lowered yet")}
+_GRADIENTS_ON_HOST = {"array": lowering_api.unsupported("gradient ops run on the numpy executor")}
 
 OPS = {}
 
@@ -73,7 +87,7 @@ def _sliced(lowerer, expr):
 def _split_lowering(lowerer, node, ins, outs):
     x = ins[0]
     if x.shape is None or x.shape[normalize_axis(node.attrs["axis"], len(x.shape))] is None:
-        raise backends.Unsupported("a split of a dimension of unknown size")
+        raise lowering_api.Unsupported("a split of a dimension of unknown size")
     axis = normalize_axis(node.attrs["axis"], len(x.shape))
     start = 0
     for out in outs:  # the sizes the shape inference resolved (and checked)
@@ -117,7 +131,7 @@ def _equal_split_kernel(x, num_split, axis):
 # TensorFlow's Split: `num_split` equal parts, for a dimension known only at run time
 OPS["Split"] = register("Split", _equal_split_kernel, _equal_split_infer, node_name="split",
                         grad=_split_grad, emit=KERNEL_CALL, traits=("view",),
-                        lowerings={"array": backends.unsupported(
+                        lowerings={"array": lowering_api.unsupported(
                             "equal parts of a dimension known only at run time")})
 
 
@@ -248,10 +262,94 @@ def _pad_lowering(lowerer, node, ins, outs):
                                                              _NUMPY_MODES[mode]))
 
 
+def _mirrored_position_numba(k, size, before, mode):
+    """The expression of the input position that position `k` of a dimension of `size`
+    padded by `before` copies, mirrored without the edge (REFLECT) or with it (SYMMETRIC)."""
+    shift = 0 if mode == "REFLECT" else 1
+    p = "(%s - %d)" % (k, before)  # the position in the input's coordinates
+    return "(-%s - %d if %s < 0 else (2 * %s - 2 + %d - %s if %s >= %s else %s))" % (
+        p, shift, p, size, shift, p, p, size, p)
+
+
+def _mirror_pad_numba(lowerer, x, out, parts, paddings, mode):
+    """PadV2 in REFLECT or SYMMETRIC mode (see `pad`)."""
+    for axis, (before, after) in enumerate(paddings):
+        if x.shape[axis] is None:  # (a static size was checked when the graph was built)
+            limit = "%s - 1" % parts[axis] if mode == "REFLECT" else parts[axis]
+            lowerer.check_values(
+                "%d > %s or %d > %s" % (before, limit, after, limit), ValueError,
+                "%s paddings [%d, %d] exceed what a dimension of size %%d allows"
+                % (mode, before, after), (parts[axis],))
+    current, shape = x, list(x.shape)
+    padded = list(parts)
+    for axis, (before, after) in enumerate(paddings):
+        if not (before or after):
+            continue
+        array, _, size, _ = as_3d(lowerer, current, axis)
+        padded[axis] = "%s + %d" % (parts[axis], before + after)
+        if shape[axis] is not None:
+            shape[axis] += before + after
+        result, k, name = lowerer.fresh("r"), lowerer.fresh("k"), lowerer.fresh("c")
+        lowerer.line("%s = np.empty((%s.shape[0], %s, %s.shape[2]), %s)" % (
+            result, array, padded[axis], array, type_name(x.dtype)))
+        lowerer.line("for %s in range(%s):" % (k, padded[axis]))
+        with lowerer.block():
+            lowerer.line("%s[:, %s, :] = %s[:, %s, :]" % (
+                result, k, array, _mirrored_position_numba(k, size, before, mode)))
+        lowerer.line("%s = %s.reshape(%s)" % (name, result, shape_tuple(padded)))
+        current = type(x)(name, x.dtype, shape)
+    lowerer.assign(out, current)
+
+
+def _pad_numba(lowerer, node, ins, outs):
+    """PadV2: in CONSTANT mode the constant everywhere and the input copied into the middle;
+    in REFLECT and SYMMETRIC modes each padded dimension gathered from the positions the
+    kernel mirrors (`_mirrored_position`), after the kernel's check of the paddings against
+    a dimension known only at run time."""
+    x, constant = ins
+    if x.rank0 or not constant.rank0:
+        raise lowering_api.Unsupported("a pad of a scalar")
+    mode = node.attrs["mode"]
+    parts = dims(x)
+    paddings = [(int(b), int(a)) for b, a in node.attrs["paddings"]]
+    if mode != "CONSTANT":
+        _mirror_pad_numba(lowerer, x, outs[0], parts, paddings, mode)
+        return
+    result = lowerer.fresh("r")
+    lowerer.line("%s = np.full(%s, %s(%s))" % (
+        result, shape_tuple([product([p]) if not (b or a) else "%s + %d" % (p, b + a)
+                             for p, (b, a) in zip(parts, paddings)]),
+        type_name(outs[0].dtype), constant))
+    lowerer.line("%s[%s] = %s" % (result, ", ".join(
+        "%d:%d + %s" % (b, b, p) for p, (b, _) in zip(parts, paddings)), x))
+    lowerer.assign(outs[0], result)
+
+
+def _repeat_positions_numba(lowerer, node, ins, outs, counts):
+    """Repeat along a dimension of static size: the slices at the positions np.repeat would
+    copy (`counts` per position, checked against the size when the rule runs)."""
+    x = ins[0]
+    parts = dims(x)
+    axis = axis_of(node, len(parts))
+    size = x.shape[axis]
+    if len(counts) != size:
+        raise lowering_api.Unsupported("repeats that do not fit the dimension")
+    positions = np.repeat(np.arange(size, dtype=np.int64), counts)
+    index = lowerer.constant(positions, dtypes.int64, positions.shape)
+    array, before, _, after = as_3d(lowerer, x, axis)
+    result, k = lowerer.fresh("r"), lowerer.fresh("k")
+    lowerer.line("%s = np.empty(%s, %s)" % (result, shape_tuple(
+        [before, str(len(positions)), after]), type_name(x.dtype)))
+    lowerer.line("for %s in range(%d):" % (k, len(positions)))
+    with lowerer.block():
+        lowerer.line("%s[:, %s, :] = %s[:, %s[%s], :]" % (result, k, array, index, k))
+    finish(lowerer, outs[0], result, parts[:axis] + [str(len(positions))] + parts[axis + 1:])
+
+
 OPS["PadV2"] = register("PadV2", _pad_kernel, _pad_infer, node_name="Pad", grad=_pad_rule,
                         emit=KERNEL_CALL,
                         lowerings={"array": _pad_lowering,
-                                   "numba": numba_lowerings.pad})
+                                   "numba": _pad_numba})
 OPS["PadGrad"] = register("PadGrad", _pad_grad_kernel, _pad_grad_infer, grad=_pad_grad_rule,
                           emit=KERNEL_CALL,
                           lowerings=_GRADIENTS_ON_HOST)
@@ -311,7 +409,7 @@ def _reverse_emit(outs, ins, attrs, emitter):
 def _reverse_lowering(lowerer, node, ins, outs):
     rank = None if ins[0].shape is None else len(ins[0].shape)
     if not rank:
-        raise backends.Unsupported("a value of unknown rank" if rank is None else "a scalar")
+        raise lowering_api.Unsupported("a value of unknown rank" if rank is None else "a scalar")
     axes = {a + rank if a < 0 else a for a in node.attrs["axis"]}
     index = ", ".join("::-1" if i in axes else ":" for i in range(rank))
     lowerer.assign(outs[0], _sliced(lowerer, "%s[%s]" % (ins[0], index)))
@@ -321,10 +419,38 @@ OPS["ReverseV2"] = register("ReverseV2", lambda x, axis: np.flip(x, axis), _same
                             node_name="reverse", grad=_reverse_rule, emit=_reverse_emit,
                             traits=("view",),
                             lowerings={"array": _reverse_lowering})
+
+
+def _roll_numba(lowerer, node, ins, outs):
+    """Roll: along each axis, element k taken from (k - shift) modulo the dimension
+    (shifts on one axis add up, as numpy's roll does)."""
+    x = ins[0]
+    if x.rank0:
+        raise lowering_api.Unsupported("a roll of a scalar")
+    parts = dims(x)
+    shifts = {}
+    for shift, axis in zip(node.attrs["shift"], node.attrs["axis"]):
+        axis = int(axis) % len(parts)
+        shifts[axis] = shifts.get(axis, 0) + int(shift)
+    current = x
+    for axis, shift in sorted(shifts.items()):
+        array, before, size, after = as_3d(lowerer, current, axis)
+        result, k = lowerer.fresh("r"), lowerer.fresh("k")
+        lowerer.line("%s = np.empty_like(%s)" % (result, array))
+        lowerer.line("for %s in range(%s):" % (k, size))
+        with lowerer.block():
+            lowerer.line("%s[:, %s, :] = %s[:, (%s - %d) %% %s, :]" % (
+                result, k, array, k, shift, size))
+        current = lowerer.fresh("c")
+        lowerer.line("%s = %s.reshape(%s)" % (current, result, shape_tuple(parts)))
+        current = type(x)(current, x.dtype, x.shape)
+    lowerer.assign(outs[0], current)
+
+
 OPS["Roll"] = register("Roll", lambda x, shift, axis: np.roll(x, shift, axis),
                        _same_infer(ANY), grad=_roll_rule, emit=KERNEL_CALL,
                        lowerings={"array": "xp.roll({0}, {shift}, {axis})",
-                                  "numba": numba_lowerings.roll})
+                                  "numba": _roll_numba})
 
 
 def reverse(tensor, axis, name=None):
@@ -389,7 +515,7 @@ def _repeat_lowering(lowerer, node, ins, outs):
     x, attrs = ins[0], node.attrs
     axis = None if x.shape is None else normalize_axis(attrs["axis"], len(x.shape))
     if axis is None or x.shape[axis] is None:
-        raise backends.Unsupported("repeats along a dimension of unknown size")
+        raise lowering_api.Unsupported("repeats along a dimension of unknown size")
     counts = _counts(list(attrs["repeats"]), attrs["per_element"], x.shape[axis])
     # counts as a numpy array: JAX needs them concrete (its own arrays are traced)
     lowerer.assign(outs[0], "xp.repeat(%s, np.asarray(%s), axis=%d)"
@@ -401,9 +527,9 @@ def _repeat_numba(lowerer, node, ins, outs):
     x, attrs = ins[0], node.attrs
     axis = None if x.shape is None or x.rank0 else normalize_axis(attrs["axis"], len(x.shape))
     if axis is None or x.shape[axis] is None:
-        raise backends.Unsupported("repeats along a dimension of unknown size")
+        raise lowering_api.Unsupported("repeats along a dimension of unknown size")
     counts = _counts(list(attrs["repeats"]), attrs["per_element"], x.shape[axis])
-    numba_lowerings.repeat_positions(lowerer, node, ins, outs, counts)
+    _repeat_positions_numba(lowerer, node, ins, outs, counts)
 
 
 OPS["Repeat"] = register(

@@ -3,9 +3,13 @@ matrix_transpose (a composite of Transpose)."""
 
 import numpy as np
 
-from runtime import backends
+from runtime import lowering_api
 from runtime import shape as shape_lib
-from runtime.ops import common, layout_ops, manipulation_ops, numba_lowerings
+from runtime.ops import (
+    common,
+    layout_ops,
+    manipulation_ops,
+)
 from runtime.ops import math_ops as M
 from runtime.ops.common import (
     FLOAT,
@@ -16,14 +20,15 @@ from runtime.ops.common import (
     require_kind,
     require_same_dtype,
 )
+from runtime.ops.gradient_ops import sum_to
+from runtime.ops.numba_lowerings import dims, finish, product, type_name
 from runtime.ops.registry import KERNEL_CALL, execute1, register
 
-_NOT_LOWERED = {"array": backends.unsupported("not lowered yet")}
+_NOT_LOWERED = {"array": lowering_api.unsupported("not lowered yet")}
 # LAPACK builds differ in the last bits, and a singular matrix must raise as the kernel does
-_LAPACK_ON_HOST = {"array": backends.unsupported("linear algebra runs on the numpy executor")}
+_LAPACK_ON_HOST = {"array": lowering_api.unsupported("linear algebra runs on the numpy executor")}
 
 OPS = {}
-_GRADS = "runtime.gradients.math_grads:"  # where the rules written with the ops API live
 
 
 def _matmul_infer(specs, attrs):
@@ -68,26 +73,100 @@ def _matmul_lowering(lowerer, node, ins, outs):
     `.T`; numba needs float operands (BLAS)."""
     a, b = ins
     if a.shape is None or b.shape is None or len(a.shape) != 2 or len(b.shape) != 2:
-        raise backends.Unsupported("matmul of operands other than matrices")
+        raise lowering_api.Unsupported("matmul of operands other than matrices")
     if not a.dtype.is_floating:
-        raise backends.Unsupported("integer matmul")
+        raise lowering_api.Unsupported("integer matmul")
     left = "xp.ascontiguousarray(%s.T)" % a if node.attrs["transpose_a"] else a
     right = "xp.ascontiguousarray(%s.T)" % b if node.attrs["transpose_b"] else b
     lowerer.assign(outs[0], "xp.dot(%s, %s)" % (left, right))
+
+
+def _batched_matmul_numba(lowerer, node, ins, outs):
+    """MatMul of operands of rank > 2 with the same static batch dimensions: `np.dot` of
+    each pair of matrices (numba's matmul takes no batch); float operands only (BLAS)."""
+    a, b = ins
+    if a.shape is None or b.shape is None or len(a.shape) < 3 or len(b.shape) < 3:
+        raise lowering_api.Unsupported("matmul of operands other than matrices")
+    if not a.dtype.is_floating:
+        raise lowering_api.Unsupported("integer matmul")
+    batch = a.shape[:-2]
+    if batch != b.shape[:-2] or None in batch:
+        raise lowering_api.Unsupported("a matmul broadcasting its batch dimensions")
+    count = product([str(d) for d in batch])
+    left, right, result, i = (lowerer.fresh(p) for p in ("c", "c", "r", "i"))
+    a_rows, a_cols, b_rows, b_cols = dims(a)[-2:] + dims(b)[-2:]
+    lowerer.line("%s = np.ascontiguousarray(%s).reshape((%s, %s, %s))" % (
+        left, a, count, a_rows, a_cols))
+    lowerer.line("%s = np.ascontiguousarray(%s).reshape((%s, %s, %s))" % (
+        right, b, count, b_rows, b_cols))
+    rows = a_cols if node.attrs["transpose_a"] else a_rows
+    cols = b_rows if node.attrs["transpose_b"] else b_cols
+    lowerer.line("%s = np.empty((%s, %s, %s), %s)" % (result, count, rows, cols,
+                                                      type_name(outs[0].dtype)))
+    lowerer.line("for %s in range(%s):" % (i, count))
+    with lowerer.block():
+        x = "np.ascontiguousarray(%s[%s].T)" % (left, i) if node.attrs["transpose_a"] \
+            else "%s[%s]" % (left, i)
+        y = "np.ascontiguousarray(%s[%s].T)" % (right, i) if node.attrs["transpose_b"] \
+            else "%s[%s]" % (right, i)
+        lowerer.line("%s[%s] = np.dot(%s, %s)" % (result, i, x, y))
+    finish(lowerer, outs[0], result, [str(d) for d in batch] + [rows, cols])
 
 
 def _matmul_numba(lowerer, node, ins, outs):
     """numba: batched operands matrix by matrix (numba_lowerings), else `_matmul_lowering`."""
     a, b = ins
     if a.shape is not None and b.shape is not None and min(len(a.shape), len(b.shape)) > 2:
-        numba_lowerings.batched_matmul(lowerer, node, ins, outs)
+        _batched_matmul_numba(lowerer, node, ins, outs)
     else:
         _matmul_lowering(lowerer, node, ins, outs)
 
 
+def _matmul_jax(lw, node, ins):
+    """MatMul, with its transpose attributes."""
+    a, b = ins
+    if node.attrs["transpose_a"]:
+        a = lw.jnp.swapaxes(a, -1, -2)
+    if node.attrs["transpose_b"]:
+        b = lw.jnp.swapaxes(b, -1, -2)
+    return [lw.jnp.matmul(a, b)]
+
+
+def _matmul_grad(ctx, grads):
+    g = grads[0]
+    # complex operands: the adjoints (conjugate transposes), as TensorFlow's rule
+    a, b = M.conj(ctx.input(0)), M.conj(ctx.input(1))
+    ta, tb = ctx.attrs["transpose_a"], ctx.attrs["transpose_b"]
+    da = db = None
+    if ctx.needed[0]:
+        if not ta:
+            da = matmul(g, b, transpose_b=not tb)
+        else:
+            da = matmul(b, g, transpose_a=tb, transpose_b=True)
+        da = _batch_sum(da, ctx, 0)
+    if ctx.needed[1]:
+        if not tb:
+            db = matmul(a, g, transpose_a=not ta)
+        else:
+            db = matmul(g, a, transpose_a=True, transpose_b=ta)
+        db = _batch_sum(db, ctx, 1)
+    return [da, db]
+
+
+def _batch_sum(d, ctx, i):
+    """Sums a batched matmul gradient over the batch dimensions its operand was broadcast
+    along (nothing to do for plain matrices)."""
+    shape = ctx.input_shape(i)
+    if shape is not None and len(shape) == 2 and d._shape_tuple() is not None and \
+            len(d._shape_tuple()) == 2:
+        return d
+    return sum_to(d, ctx, i)
+
+
 OPS["MatMul"] = register("MatMul", _matmul_kernel, _matmul_infer, emit=_matmul_emit,
-                         grad=_GRADS + "matmul_grad",
-                         lowerings={"array": _matmul_lowering, "jax": backends.jax_rule("matmul"),
+                         grad=_matmul_grad,
+                         lowerings={"array": _matmul_lowering,
+                                    "jax": _matmul_jax,
                                     "numba": _matmul_numba})
 
 
@@ -262,7 +341,7 @@ def _band_grad(ctx, grads):
 def _diag_lowering(lowerer, node, ins, outs):
     d = ins[0]
     if d.shape is None or d.shape[-1] is None:
-        raise backends.Unsupported("a diagonal of unknown length")
+        raise lowering_api.Unsupported("a diagonal of unknown length")
     lowerer.assign(outs[0], "xp.where(xp.eye(%d, dtype=xp.bool_), %s[..., None], %s(0))"
                    % (d.shape[-1], d, lowerer.literal(d.dtype)))
 
@@ -270,7 +349,7 @@ def _diag_lowering(lowerer, node, ins, outs):
 def _band_lowering(lowerer, node, ins, outs):
     x = ins[0]
     if x.shape is None or None in x.shape[-2:]:
-        raise backends.Unsupported("a matrix of unknown size")
+        raise lowering_api.Unsupported("a matrix of unknown size")
     m, n = x.shape[-2:]
     offset = "(xp.arange(%d)[None, :] - xp.arange(%d)[:, None])" % (n, m)  # column - row
     keep = []
@@ -288,20 +367,20 @@ def _band_lowering(lowerer, node, ins, outs):
 def _diag_part_numba(lowerer, node, ins, outs):
     """numba (whose np.diagonal takes no axes): each matrix's diagonal copied in a loop."""
     x = ins[0]
-    parts = numba_lowerings.dims(x)
+    parts = dims(x)
     rows, cols = parts[-2:]
-    batch = numba_lowerings.product(parts[:-2])
+    batch = product(parts[:-2])
     length = str(min(x.shape[-2:])) if None not in x.shape[-2:] else "min(%s, %s)" % (rows,
                                                                                      cols)
     matrices, result, i = lowerer.fresh("c"), lowerer.fresh("r"), lowerer.fresh("i")
     lowerer.line("%s = np.ascontiguousarray(%s).reshape((%s, %s, %s))" % (
         matrices, x, batch, rows, cols))
     lowerer.line("%s = np.empty((%s, %s), %s)" % (result, batch, length,
-                                                   numba_lowerings.type_name(x.dtype)))
+                                                   type_name(x.dtype)))
     lowerer.line("for %s in range(%s):" % (i, length))
     with lowerer.block():
         lowerer.line("%s[:, %s] = %s[:, %s, %s]" % (result, i, matrices, i, i))
-    numba_lowerings.finish(lowerer, outs[0], result, parts[:-2] + [length])
+    finish(lowerer, outs[0], result, parts[:-2] + [length])
 
 
 OPS["MatrixDiag"] = register("MatrixDiag", _diag_kernel, _diag_infer,

@@ -6,20 +6,26 @@ import builtins
 
 import numpy as np
 
-from runtime import backends
+from runtime import lowering_api
 from runtime import shape as shape_lib
-from runtime.ops import common, numba_lowerings
+from runtime.ops import (
+    array_ops,
+    common,
+    reduction_ops,
+    slicing,
+)
 from runtime.ops.array_ops import dims_tensor, identity
 from runtime.ops.common import SpecError, convert_to_tensor, require_same_dtype
 from runtime.ops.common import stack as stack  # re-exported: tf.stack is the Pack op below
+from runtime.ops.gradient_ops import fully_known, sum_to
+from runtime.ops.numba_lowerings import as_3d, axis_of, dims, finish, product, shape_tuple
 from runtime.ops.registry import KERNEL_CALL, execute, execute1, register
 
-# lowering rules that decline, saying why (see runtime/backends/lowering.py)
-_NOT_LOWERED = {"array": backends.unsupported("not lowered yet")}
+# lowering rules that decline, saying why (see runtime/lowering_api.py)
+_NOT_LOWERED = {"array": lowering_api.unsupported("not lowered yet")}
 
 
 OPS = {}
-_RULES = "runtime.gradients.array_grads:"  # gradient rules written with the ops API
 
 
 
@@ -53,16 +59,29 @@ def _reshape_kernel(x, dims, static_shape, has_wildcard):
 def _reshape_lowering(lowerer, node, ins, outs):
     shape = ins[1].value
     if shape is None:
-        raise backends.Unsupported("a reshape to a computed shape")
+        raise lowering_api.Unsupported("a reshape to a computed shape")
     dims = tuple(int(d) for d in shape)
     if not dims or ins[0].rank0:
-        raise backends.Unsupported("a reshape from or to rank 0")
+        raise lowering_api.Unsupported("a reshape from or to rank 0")
     lowerer.assign(outs[0], "xp.reshape(%s, %s)" % (ins[0], lowerer.literal(dims)))
 
 
 _RESHAPE_LOWERINGS = {"array": _reshape_lowering}
+
+
+def _reshape_back(ctx, grads):
+    """Reshape, ExpandDims, Squeeze: the gradient takes the input's shape back."""
+    g = grads[0]
+    x_shape = ctx.input_shape(0)
+    if fully_known(x_shape):
+        if g._shape_tuple() == x_shape:
+            return [g] + [None] * (len(ctx.needed) - 1)
+        return [reshape(g, list(x_shape))] + [None] * (len(ctx.needed) - 1)
+    return [reshape(g, array_ops.shape(ctx.input(0)))] + [None] * (len(ctx.needed) - 1)
+
+
 OPS["Reshape"] = register("Reshape", _reshape_kernel, _reshape_infer,
-                          grad=_RULES + "reshape_back", emit=KERNEL_CALL, traits=("view",),
+                          grad=_reshape_back, emit=KERNEL_CALL, traits=("view",),
                           lowerings=_RESHAPE_LOWERINGS)
 
 
@@ -90,9 +109,16 @@ def _transpose_infer(specs, attrs):
     return [(dtype, tuple(shape[p] for p in perm))]
 
 
+def _transpose_grad(ctx, grads):
+    perm = ctx.attrs["perm"]
+    if perm is None:
+        return [transpose(grads[0])]
+    return [transpose(grads[0], [int(p) for p in np.argsort(perm)])]
+
+
 OPS["Transpose"] = register("Transpose", lambda x, perm: np.transpose(x, perm),
                             _transpose_infer,
-                            grad=_RULES + "transpose_grad", emit=KERNEL_CALL, traits=("view",),
+                            grad=_transpose_grad, emit=KERNEL_CALL, traits=("view",),
                             lowerings={"array": "xp.transpose({0}, {perm})"})
 
 
@@ -112,7 +138,7 @@ def _expand_infer(specs, attrs):
 
 OPS["ExpandDims"] = register("ExpandDims", lambda x, axis: np.expand_dims(x, axis),
                              _expand_infer,
-                             grad=_RULES + "reshape_back", emit=KERNEL_CALL, traits=("view",),
+                             grad=_reshape_back, emit=KERNEL_CALL, traits=("view",),
                              lowerings={"array": "xp.expand_dims({0}, {axis})"})
 
 
@@ -138,10 +164,44 @@ def _squeeze_infer(specs, attrs):
     return [(dtype, tuple(d for i, d in enumerate(shape) if i not in axes))]
 
 
+def _squeeze_jax(lw, node, ins):
+    """Squeeze the size-1 dimensions (those of `axis`, when given)."""
+    x = lw.jnp.asarray(ins[0])
+    axis = node.attrs["axis"]
+    if axis is not None:
+        axis = tuple(a % x.ndim if x.ndim else a for a in axis)
+        if any(x.shape[a] != 1 for a in axis):
+            raise lowering_api.Unsupported("squeezes a dimension whose size is not 1")
+    return [lw.jnp.squeeze(x, axis)]
+
+
+def _squeeze_numba(lowerer, node, ins, outs):
+    """Squeeze: a reshape, each squeezed dimension known only at run time checked to be 1."""
+    x, out = ins[0], outs[0]
+    if x.rank0 or out.shape is None:
+        raise lowering_api.Unsupported("a squeeze of unknown result rank")
+    parts = dims(x)
+    axis = node.attrs["axis"]
+    if axis is None:
+        if None in x.shape:
+            raise lowering_api.Unsupported("a squeeze of every size-1 dimension of a dynamic shape")
+        axes = {i for i, d in enumerate(x.shape) if d == 1}
+    else:
+        axes = {a % len(parts) for a in axis}
+    for a in sorted(axes):
+        if x.shape[a] is None:
+            lowerer.check("%s != 1" % parts[a], ValueError,
+                          "cannot select an axis to squeeze out which has size not equal "
+                          "to one")
+    array = lowerer.fresh("c")
+    lowerer.line("%s = np.ascontiguousarray(%s)" % (array, x))
+    finish(lowerer, out, array, [p for i, p in enumerate(parts) if i not in axes])
+
+
 OPS["Squeeze"] = register("Squeeze", lambda x, axis: np.squeeze(x, axis), _squeeze_infer,
-                          grad=_RULES + "reshape_back", emit=KERNEL_CALL, traits=("view",),
-                          lowerings=dict(_NOT_LOWERED, numba=numba_lowerings.squeeze,
-                                                       jax=backends.jax_array_rule("squeeze")))
+                          grad=_reshape_back, emit=KERNEL_CALL, traits=("view",),
+                          lowerings=dict(_NOT_LOWERED, numba=_squeeze_numba,
+                                                       jax=_squeeze_jax))
 
 
 def squeeze(input, axis=None, name=None):  # noqa: A002
@@ -182,11 +242,59 @@ def _concat_infer(specs, attrs):
     return [(dtype, tuple(out))]
 
 
+def _concat_jax(lw, node, ins):
+    """ConcatV2."""
+    return [lw.jnp.concatenate(ins, axis=node.attrs["axis"])]
+
+
+def _concat_grad(ctx, grads):
+    g = grads[0]
+    rank = len(ctx.output_shape(0)) if ctx.output_shape(0) is not None else None
+    if rank is None:
+        raise NotImplementedError("the gradient of concat needs operands of known rank")
+    axis = ctx.attrs["axis"] % rank
+    out = []
+    start = 0
+    for i, need in enumerate(ctx.needed):
+        shape = ctx.input_shape(i)
+        size = shape[axis] if shape is not None and shape[axis] is not None else \
+            array_ops.shape(ctx.input(i))[axis]
+        end = start + size
+        if need:
+            index = (slice(None),) * axis + (slice(start, end),)
+            out.append(slicing.strided_slice_from_index(g, index))
+        else:
+            out.append(None)
+        start = end
+    return out
+
+
+def _concat_numba(lowerer, node, ins, outs):
+    """ConcatV2: numpy's concatenate, after checking at run time the dimensions only known
+    then (numpy's error when they differ)."""
+    if any(x.rank0 for x in ins):
+        raise lowering_api.Unsupported("a concat of scalars")
+    shapes = [dims(x) for x in ins]
+    rank_ = len(shapes[0])
+    axis = axis_of(node, rank_)
+    for i, x in enumerate(ins[1:], 1):
+        for d in range(rank_):
+            if d == axis or (x.shape[d] is not None and ins[0].shape[d] is not None):
+                continue
+            lowerer.check_values(
+                "%s != %s" % (shapes[0][d], shapes[i][d]), ValueError,
+                "all the input array dimensions except for the concatenation axis must match "
+                "exactly, but along dimension %d, the array at index 0 has size %%d and the "
+                "array at index %d has size %%d" % (d, i), (shapes[0][d], shapes[i][d]))
+    lowerer.assign(outs[0], "np.concatenate((%s), %d)" % ("".join(
+        "np.ascontiguousarray(%s), " % x for x in ins), axis))
+
+
 OPS["ConcatV2"] = register("ConcatV2", lambda *xs, axis: np.concatenate(xs, axis=axis),
                            _concat_infer, node_name="concat",
-                           grad=_RULES + "concat_grad", emit=KERNEL_CALL,
-                           lowerings=dict(_NOT_LOWERED, jax=backends.jax_rule("concat"),
-                                          numba=numba_lowerings.concat))
+                           grad=_concat_grad, emit=KERNEL_CALL,
+                           lowerings=dict(_NOT_LOWERED, jax=_concat_jax,
+                                          numba=_concat_numba))
 
 
 def concat(values, axis, name="concat"):
@@ -218,10 +326,45 @@ def _unstack_kernel(x, num, axis):
     return parts[0] if num == 1 else parts  # one output: a bare value, like every kernel
 
 
+def _unpack_grad(ctx, grads):
+    parts = [g if g is not None else array_ops.zeros_like(ctx.output(i))
+             for i, g in enumerate(grads)]
+    return [stack(parts, axis=ctx.attrs["axis"])]
+
+
+def _unpack_jax(lw, node, ins):
+    """Unpack: the slices along the axis."""
+    x = lw.jnp.asarray(ins[0])
+    axis, num = node.attrs["axis"], node.attrs["num"]
+    if x.ndim == 0 or x.shape[axis] != num:
+        raise lowering_api.Unsupported("unstacks a dimension of another size than num")
+    return [lw.jnp.take(x, i, axis=axis) for i in range(num)]
+
+
+def _unpack_numba(lowerer, node, ins, outs):
+    """Unpack: the slices along the axis (numpy's take, which fails on a dimension shorter
+    than `num`)."""
+    x = ins[0]
+    if x.rank0:
+        raise lowering_api.Unsupported("an unstack of a scalar")
+    parts = dims(x)
+    axis = axis_of(node, len(parts))
+    num = node.attrs["num"]
+    array, _, size_, _ = as_3d(lowerer, x, axis)
+    if x.shape[axis] is None:
+        lowerer.check_values("%s < %d" % (size_, num), IndexError,
+                             "index %%d is out of bounds for axis %d with size %%d" % axis,
+                             (size_, size_))
+    for i, out in enumerate(outs):
+        slice_ = lowerer.fresh("s")
+        lowerer.line("%s = %s[:, %d, :].copy()" % (slice_, array, i))
+        finish(lowerer, out, slice_, parts[:axis] + parts[axis + 1:])
+
+
 OPS["Unpack"] = register("Unpack", _unstack_kernel, _unstack_infer, node_name="unstack",
-                         grad=_RULES + "unpack_grad", emit=KERNEL_CALL,
-                         lowerings=dict(_NOT_LOWERED, numba=numba_lowerings.unpack,
-                                                      jax=backends.jax_array_rule("unpack")))
+                         grad=_unpack_grad, emit=KERNEL_CALL,
+                         lowerings=dict(_NOT_LOWERED, numba=_unpack_numba,
+                                                      jax=_unpack_jax))
 
 
 def unstack(value, num=None, axis=0, name="unstack"):
@@ -245,10 +388,51 @@ def _tile_infer(specs, attrs):
     return [(dtype, tuple(None if d is None else d * m for d, m in zip(shape, multiples)))]
 
 
+def _tile_grad(ctx, grads):
+    g = grads[0]
+    multiples = ctx.attrs["multiples"]
+    shape = ctx.input_shape(0)
+    if fully_known(shape):
+        split = [n for m, d in zip(multiples, shape) for n in (m, d)]
+    else:
+        dims = array_ops.shape(ctx.input(0))
+        split = stack([n for k, m in enumerate(multiples)
+                         for n in (array_ops.constant(m, dtype=dims.dtype), dims[k])])
+    spread = reshape(g, split)
+    return [reduction_ops.reduce_sum(spread, axis=list(range(0, 2 * len(multiples), 2)))]
+
+
+def _tile_jax(lw, node, ins):
+    """Tile by the static multiples."""
+    multiples = tuple(node.attrs["multiples"])
+    if len(multiples) != np.ndim(ins[0]):
+        raise lowering_api.Unsupported("has one multiple per dimension only at run time")
+    return [lw.jnp.tile(ins[0], multiples)]
+
+
+def _tile_numba(lowerer, node, ins, outs):
+    """Tile: the input broadcast along a new axis before each of its own, then merged."""
+    x = ins[0]
+    if x.rank0:
+        raise lowering_api.Unsupported("a tile of a scalar")
+    parts = dims(x)
+    multiples = [int(m) for m in node.attrs["multiples"]]
+    spread = []
+    for p in parts:
+        spread += ["1", p]
+    target = []
+    for m, p in zip(multiples, parts):
+        target += [str(m), p]
+    array = lowerer.fresh("c")
+    lowerer.line("%s = np.ascontiguousarray(np.broadcast_to(np.ascontiguousarray(%s).reshape("
+                 "%s), %s))" % (array, x, shape_tuple(spread), shape_tuple(target)))
+    finish(lowerer, outs[0], array, [product([str(m), p]) for m, p in zip(multiples, parts)])
+
+
 OPS["Tile"] = register("Tile", lambda x, multiples: np.tile(x, multiples), _tile_infer,
-                       grad=_RULES + "tile_grad", emit=KERNEL_CALL,
-                       lowerings=dict(_NOT_LOWERED, numba=numba_lowerings.tile,
-                                                    jax=backends.jax_array_rule("tile")))
+                       grad=_tile_grad, emit=KERNEL_CALL,
+                       lowerings=dict(_NOT_LOWERED, numba=_tile_numba,
+                                                    jax=_tile_jax))
 
 
 def tile(input, multiples, name=None):  # noqa: A002
@@ -268,12 +452,39 @@ def _broadcast_to_infer(specs, attrs):
     return [(dtype, target)]
 
 
+def _broadcast_to_grad(ctx, grads):
+    return [sum_to(grads[0], ctx, 0)]
+
+
+def _broadcast_to_jax(lw, node, ins):
+    """BroadcastTo a static shape."""
+    shape = lowering_api.static_shape(node.attrs["shape"], "the target shape")
+    try:
+        return [lw.jnp.broadcast_to(ins[0], shape)]
+    except ValueError as e:
+        raise lowering_api.Unsupported("cannot broadcast: %s" % e) from None
+
+
+def _broadcast_to_numba(lowerer, node, ins, outs):
+    """BroadcastTo of an input of static shape (numpy's own broadcasting error is not
+    repeated for dynamic shapes: those are declined)."""
+    x, out = ins[0], outs[0]
+    if x.shape is None or None in x.shape or out.shape is None or None in out.shape:
+        raise lowering_api.Unsupported("a broadcast of a dynamic shape")
+    if out.rank0:
+        lowerer.assign(out, x)
+        return
+    source = "np.full(1, %s)" % x if x.rank0 else "np.ascontiguousarray(%s)" % x
+    lowerer.assign(out, "np.ascontiguousarray(np.broadcast_to(%s, %s))" % (
+        source, lowerer.literal(tuple(out.shape))))
+
+
 OPS["BroadcastTo"] = register("BroadcastTo", lambda x, shape: np.broadcast_to(x, shape),
                               _broadcast_to_infer,
-                              grad=_RULES + "broadcast_to_grad", emit=KERNEL_CALL,
+                              grad=_broadcast_to_grad, emit=KERNEL_CALL,
                               traits=("view",),
-                              lowerings=dict(_NOT_LOWERED, numba=numba_lowerings.broadcast_to,
-                                                           jax=backends.jax_array_rule("broadcast_to")))
+                              lowerings=dict(_NOT_LOWERED, numba=_broadcast_to_numba,
+                                                           jax=_broadcast_to_jax))
 
 
 def broadcast_to(input, shape, name=None):  # noqa: A002

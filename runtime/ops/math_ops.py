@@ -3,20 +3,23 @@ clip_by_value.
 
 Reductions, argmax/argmin and cumsum are in `reduction_ops`, matmul in `linalg_ops`.
 
-Each op is declared once with its kernel, inference rule, emit rule and gradient (a unary
-op's from its derivative, right in its table row; the others named in math_grads); the
-functions below it are the public API (`tf.add`, `tf.exp`, ...), which convert
-arguments and call `execute`.
+Each op is declared once with its kernel, inference rule, emit rule, gradient (a unary
+op's from its derivative, right in its table row; the others as functions above the tables,
+except the five written with ops declared above this module, named in
+runtime.gradients.math_grads) and lowerings; the functions below it are the public API
+(`tf.add`, `tf.exp`, ...), which convert arguments and call `execute`.
 """
 
 import numpy as np
 
-from runtime import dtypes
+from runtime import dtypes, lowering_api
 from runtime.ops import common
 from runtime.ops.common import (
     ANY,
     FLOAT,
+    INEXACT,
     NUMERIC,
+    REAL,
     SpecError,
     binary_operands,
     convert_to_tensor,
@@ -24,6 +27,7 @@ from runtime.ops.common import (
     require_same_dtype,
 )
 from runtime.ops.composite_dispatch import TYPES, binary, unary
+from runtime.ops.gradient_ops import RELU_GRAD, sum_to
 from runtime.ops.math_lowerings import lowering as _lowering
 from runtime.ops.registry import KERNEL_CALL, NOT_DIFFERENTIABLE, execute1, register
 
@@ -107,35 +111,110 @@ def _comparison_emit(symbol, kinds=None):
     return _operator_emit(symbol, may_overflow=False, kinds=kinds)
 
 
-_COMPARABLE = NUMERIC | {"bool"}  # strings: np.equal on object arrays, kept as the kernel
+_COMPARABLE = NUMERIC | {"bool"}
+_INTEGER = frozenset(["int"])  # strings: np.equal on object arrays, kept as the kernel
 
 _GRADS = "runtime.gradients.math_grads:"  # where the rules written with the ops API live
 _CALL = KERNEL_CALL
 _NONE = NOT_DIFFERENTIABLE
 
+
+def _add_grad(ctx, grads):
+    g = grads[0]
+    return [sum_to(g, ctx, 0) if ctx.needed[0] else None,
+            sum_to(g, ctx, 1) if ctx.needed[1] else None]
+
+
+def _sub_grad(ctx, grads):
+    g = grads[0]
+    return [sum_to(g, ctx, 0) if ctx.needed[0] else None,
+            sum_to(negative(g), ctx, 1) if ctx.needed[1] else None]
+
+
+def _conj_if_complex(t):
+    """conj(t) for a complex tensor, else t: TensorFlow's gradients of complex functions
+    multiply by the conjugate of the derivative."""
+    return conj(t) if t.dtype.is_complex else t
+
+
+def _mul_grad(ctx, grads):
+    g = grads[0]
+    x, y = _conj_if_complex(ctx.input(0)), _conj_if_complex(ctx.input(1))
+    return [sum_to(multiply(g, y), ctx, 0) if ctx.needed[0] else None,
+            sum_to(multiply(x, g), ctx, 1) if ctx.needed[1] else None]
+
+
+def _div_grad(ctx, grads):
+    g = grads[0]
+    y = _conj_if_complex(ctx.input(1))
+    dx = sum_to(truediv(g, y), ctx, 0) if ctx.needed[0] else None
+    dy = None
+    if ctx.needed[1]:
+        # d(x/y)/dy = -x / y**2
+        dy = sum_to(multiply(g, negative(truediv(truediv(_conj_if_complex(ctx.input(0)), y),
+                                                 y))), ctx, 1)
+    return [dx, dy]
+
+
+def _floormod_grad(ctx, grads):
+    g = grads[0]
+    dx = sum_to(g, ctx, 0) if ctx.needed[0] else None
+    dy = None
+    if ctx.needed[1]:
+        quotient = floordiv(ctx.input(0), ctx.input(1))
+        dy = sum_to(negative(multiply(g, quotient)), ctx, 1)
+    return [dx, dy]
+
+
+def _squared_difference_grad(ctx, grads):
+    d = multiply(multiply(grads[0], 2.0), subtract(ctx.input(0), ctx.input(1)))
+    return [sum_to(d, ctx, 0) if ctx.needed[0] else None,
+            sum_to(negative(d), ctx, 1) if ctx.needed[1] else None]
+
+
+def _neg_grad(ctx, grads):
+    return [negative(grads[0])]
+
+
+def _log_grad(ctx, grads):
+    return [truediv(grads[0], _conj_if_complex(ctx.input(0)))]
+
+
+def _log1p_grad(ctx, grads):
+    return [truediv(grads[0], _conj_if_complex(add(ctx.input(0), 1.0)))]
+
+
+def _sqrt_grad(ctx, grads):
+    return [truediv(grads[0], _conj_if_complex(multiply(ctx.output(0), 2.0)))]
+
+
+def _relu_grad(ctx, grads):
+    return [execute1(RELU_GRAD, [grads[0], ctx.output(0)])]
+
+
 _BINARY = {
     # op name: (node name, kernel, dtype kinds, result dtype, emit rule, gradient)
-    "AddV2": ("add", np.add, NUMERIC, None, _operator_emit("+"), _GRADS + "add_grad"),
+    "AddV2": ("add", np.add, NUMERIC, None, _operator_emit("+"), _add_grad),
     # TF's name for string concatenation
     "Add": ("add", np.add, {"string"}, None, _operator_emit("+"), _NONE),
-    "Sub": ("sub", np.subtract, NUMERIC, None, _operator_emit("-"), _GRADS + "sub_grad"),
-    "Mul": ("mul", np.multiply, NUMERIC, None, _operator_emit("*"), _GRADS + "mul_grad"),
-    "RealDiv": ("truediv", _ignore_errors(np.true_divide), FLOAT, None, _CALL,
-                _GRADS + "div_grad"),
-    "FloorDiv": ("floordiv", _floordiv_kernel, NUMERIC, None, _integer_division_emit("//"),
+    "Sub": ("sub", np.subtract, NUMERIC, None, _operator_emit("-"), _sub_grad),
+    "Mul": ("mul", np.multiply, NUMERIC, None, _operator_emit("*"), _mul_grad),
+    "RealDiv": ("truediv", _ignore_errors(np.true_divide), INEXACT, None, _CALL,
+                _div_grad),
+    "FloorDiv": ("floordiv", _floordiv_kernel, REAL, None, _integer_division_emit("//"),
                  _NONE),
-    "FloorMod": ("mod", _mod_kernel, NUMERIC, None, _integer_division_emit("%"),
-                 _GRADS + "floormod_grad"),
+    "FloorMod": ("mod", _mod_kernel, REAL, None, _integer_division_emit("%"),
+                 _floormod_grad),
     "Pow": ("pow", _ignore_errors(np.power), NUMERIC, None, _CALL, _GRADS + "pow_grad"),
-    "Maximum": ("Maximum", np.maximum, NUMERIC, None, _CALL, _GRADS + "maximum_grad"),
-    "Minimum": ("Minimum", np.minimum, NUMERIC, None, _CALL, _GRADS + "minimum_grad"),
-    "SquaredDifference": ("SquaredDifference", lambda x, y: np.square(x - y), NUMERIC, None,
-                          _CALL, _GRADS + "squared_difference_grad"),
-    "Less": ("Less", np.less, NUMERIC, dtypes.bool_, _comparison_emit("<"), _NONE),
-    "LessEqual": ("LessEqual", np.less_equal, NUMERIC, dtypes.bool_, _comparison_emit("<="),
+    "Maximum": ("Maximum", np.maximum, REAL, None, _CALL, _GRADS + "maximum_grad"),
+    "Minimum": ("Minimum", np.minimum, REAL, None, _CALL, _GRADS + "minimum_grad"),
+    "SquaredDifference": ("SquaredDifference", lambda x, y: np.square(x - y), REAL, None,
+                          _CALL, _squared_difference_grad),
+    "Less": ("Less", np.less, REAL, dtypes.bool_, _comparison_emit("<"), _NONE),
+    "LessEqual": ("LessEqual", np.less_equal, REAL, dtypes.bool_, _comparison_emit("<="),
                   _NONE),
-    "Greater": ("Greater", np.greater, NUMERIC, dtypes.bool_, _comparison_emit(">"), _NONE),
-    "GreaterEqual": ("GreaterEqual", np.greater_equal, NUMERIC, dtypes.bool_,
+    "Greater": ("Greater", np.greater, REAL, dtypes.bool_, _comparison_emit(">"), _NONE),
+    "GreaterEqual": ("GreaterEqual", np.greater_equal, REAL, dtypes.bool_,
                      _comparison_emit(">="), _NONE),
     "Equal": ("Equal", np.equal, ANY, dtypes.bool_, _comparison_emit("==", _COMPARABLE),
               _NONE),
@@ -143,6 +222,12 @@ _BINARY = {
                  _comparison_emit("!=", _COMPARABLE), _NONE),
     "LogicalAnd": ("LogicalAnd", np.logical_and, {"bool"}, None, _CALL, _NONE),
     "LogicalOr": ("LogicalOr", np.logical_or, {"bool"}, None, _CALL, _NONE),
+    # tf.bitwise: integers only, as TensorFlow's kernels
+    "BitwiseAnd": ("BitwiseAnd", np.bitwise_and, _INTEGER, None, _CALL, _NONE),
+    "BitwiseOr": ("BitwiseOr", np.bitwise_or, _INTEGER, None, _CALL, _NONE),
+    "BitwiseXor": ("BitwiseXor", np.bitwise_xor, _INTEGER, None, _CALL, _NONE),
+    "LeftShift": ("LeftShift", np.left_shift, _INTEGER, None, _CALL, _NONE),
+    "RightShift": ("RightShift", np.right_shift, _INTEGER, None, _CALL, _NONE),
 }
 
 
@@ -188,7 +273,9 @@ def truediv(x, y, name=None):
         return binary(truediv, x, y, name=name)
     x, y = binary_operands(x, y)
     if x.dtype.is_integer and y.dtype is x.dtype:
-        x, y = cast(x, dtypes.float64), cast(y, dtypes.float64)
+        # TensorFlow's rule: the narrow integers divide as float32, the wide ones as float64
+        target = dtypes.float32 if x.dtype.size <= 2 else dtypes.float64
+        x, y = cast(x, target), cast(y, target)
     return execute1(OPS["RealDiv"], [x, y], name=name)
 
 
@@ -268,6 +355,31 @@ def logical_or(x, y, name=None):
     return _binary("LogicalOr", x, y, name)
 
 
+def bitwise_and(x, y, name=None):
+    """Elementwise bitwise and of integer tensors."""
+    return _binary("BitwiseAnd", x, y, name)
+
+
+def bitwise_or(x, y, name=None):
+    """Elementwise bitwise or of integer tensors."""
+    return _binary("BitwiseOr", x, y, name)
+
+
+def bitwise_xor(x, y, name=None):
+    """Elementwise bitwise exclusive or of integer tensors."""
+    return _binary("BitwiseXor", x, y, name)
+
+
+def left_shift(x, y, name=None):
+    """x shifted left by y bits, elementwise (integers)."""
+    return _binary("LeftShift", x, y, name)
+
+
+def right_shift(x, y, name=None):
+    """x shifted right by y bits, elementwise (arithmetic for signed integers)."""
+    return _binary("RightShift", x, y, name)
+
+
 def logical_xor(x, y, name=None):
     """Elementwise exclusive or of bool tensors."""
     return logical_and(logical_or(x, y), logical_not(logical_and(x, y)), name=name)
@@ -323,38 +435,38 @@ def _chain(derivative):
     """The gradient rule of a unary op from its derivative: `grads[0] * derivative(ctx)`,
     with `ctx.input(0)` / `ctx.output(0)` the op's input and output."""
     def rule(ctx, grads):
-        return [multiply(grads[0], derivative(ctx))]
+        return [multiply(grads[0], _conj_if_complex(derivative(ctx)))]
     return rule
 
 
 _UNARY = {
     # op name: (kernel, dtype kinds, result dtype, emit rule, gradient)
-    "Neg": (np.negative, NUMERIC, None, _negative_emit, _GRADS + "neg_grad"),
-    "Abs": (np.abs, NUMERIC, None, _CALL, _chain(lambda ctx: sign(ctx.input(0)))),
-    "Sign": (np.sign, NUMERIC, None, _CALL, _GRADS + "sign_grad"),
+    "Neg": (np.negative, NUMERIC, None, _negative_emit, _neg_grad),
+    "Abs": (np.abs, REAL, None, _CALL, _chain(lambda ctx: sign(ctx.input(0)))),
+    "Sign": (np.sign, REAL, None, _CALL, _GRADS + "sign_grad"),
     "Square": (np.square, NUMERIC, None, _CALL,
                _chain(lambda ctx: multiply(ctx.input(0), 2.0))),
-    "Reciprocal": (_quiet(np.reciprocal), FLOAT, None, _CALL,
+    "Reciprocal": (_quiet(np.reciprocal), INEXACT, None, _CALL,
                    _chain(lambda ctx: negative(square(ctx.output(0))))),
-    "Tanh": (np.tanh, FLOAT, None, _CALL,
+    "Tanh": (np.tanh, INEXACT, None, _CALL,
              _chain(lambda ctx: subtract(1.0, square(ctx.output(0))))),
-    "Exp": (_quiet(np.exp), FLOAT, None, _CALL, _chain(lambda ctx: ctx.output(0))),
-    "Expm1": (_quiet(np.expm1), FLOAT, None, _CALL, _chain(lambda ctx: add(ctx.output(0), 1.0))),
-    "Log": (_quiet(np.log), FLOAT, None, _CALL, _GRADS + "log_grad"),
-    "Log1p": (_quiet(np.log1p), FLOAT, None, _CALL, _GRADS + "log1p_grad"),
-    "Sqrt": (_quiet(np.sqrt), FLOAT, None, _CALL, _GRADS + "sqrt_grad"),
-    "Rsqrt": (_quiet(lambda x: 1 / np.sqrt(x)), FLOAT, None, _CALL,
+    "Exp": (_quiet(np.exp), INEXACT, None, _CALL, _chain(lambda ctx: ctx.output(0))),
+    "Expm1": (_quiet(np.expm1), INEXACT, None, _CALL, _chain(lambda ctx: add(ctx.output(0), 1.0))),
+    "Log": (_quiet(np.log), INEXACT, None, _CALL, _log_grad),
+    "Log1p": (_quiet(np.log1p), INEXACT, None, _CALL, _log1p_grad),
+    "Sqrt": (_quiet(np.sqrt), INEXACT, None, _CALL, _sqrt_grad),
+    "Rsqrt": (_quiet(lambda x: 1 / np.sqrt(x)), INEXACT, None, _CALL,
               _chain(lambda ctx: multiply(multiply(ctx.output(0), square(ctx.output(0))),
                                           -0.5))),
-    "Sigmoid": (_sigmoid, FLOAT, None, _CALL,
+    "Sigmoid": (_sigmoid, INEXACT, None, _CALL,
                 _chain(lambda ctx: multiply(ctx.output(0), subtract(1.0, ctx.output(0))))),
     "Softplus": (_softplus, FLOAT, None, _CALL, _chain(lambda ctx: sigmoid(ctx.input(0)))),
-    "Sin": (np.sin, FLOAT, None, _CALL, _chain(lambda ctx: cos(ctx.input(0)))),
-    "Cos": (np.cos, FLOAT, None, _CALL, _chain(lambda ctx: negative(sin(ctx.input(0))))),
-    "Tan": (np.tan, FLOAT, None, _CALL, _chain(lambda ctx: add(square(ctx.output(0)), 1.0))),
-    "Sinh": (_quiet(np.sinh), FLOAT, None, _unsilenced_emit("sinh"),
+    "Sin": (np.sin, INEXACT, None, _CALL, _chain(lambda ctx: cos(ctx.input(0)))),
+    "Cos": (np.cos, INEXACT, None, _CALL, _chain(lambda ctx: negative(sin(ctx.input(0))))),
+    "Tan": (np.tan, INEXACT, None, _CALL, _chain(lambda ctx: add(square(ctx.output(0)), 1.0))),
+    "Sinh": (_quiet(np.sinh), INEXACT, None, _unsilenced_emit("sinh"),
              _chain(lambda ctx: cosh(ctx.input(0)))),
-    "Cosh": (_quiet(np.cosh), FLOAT, None, _unsilenced_emit("cosh"),
+    "Cosh": (_quiet(np.cosh), INEXACT, None, _unsilenced_emit("cosh"),
              _chain(lambda ctx: sinh(ctx.input(0)))),
     "Floor": (np.floor, FLOAT, None, _CALL, _NONE),
     "Ceil": (np.ceil, FLOAT, None, _CALL, _NONE),
@@ -363,7 +475,8 @@ _UNARY = {
     "IsInf": (np.isinf, FLOAT, dtypes.bool_, _CALL, _NONE),
     "IsFinite": (np.isfinite, FLOAT, dtypes.bool_, _CALL, _NONE),
     "LogicalNot": (np.logical_not, {"bool"}, None, _CALL, _NONE),
-    "Relu": (lambda x: np.maximum(x, 0), NUMERIC, None, _CALL, _GRADS + "relu_grad"),
+    "Invert": (np.invert, _INTEGER, None, _CALL, _NONE),
+    "Relu": (lambda x: np.maximum(x, 0), REAL, None, _CALL, _relu_grad),
 }
 
 
@@ -387,7 +500,17 @@ def _unary_api(op_name, doc):
 
 
 negative = _unary_api("Neg", "-x elementwise.")
-abs = _unary_api("Abs", "|x| elementwise.")  # noqa: A001
+_real_abs = _unary_api("Abs", "|x| elementwise.")
+
+
+def abs(x, name=None):  # noqa: A001 - TensorFlow's name
+    """|x| elementwise; for a complex tensor its magnitude, of the real type."""
+    if type(x) in TYPES:  # a composite tensor: on its values (see composite_dispatch)
+        return unary(abs, x, name=name)
+    x = convert_to_tensor(x)
+    if x.dtype.is_complex:
+        return execute1(OPS["ComplexAbs"], [x], name=name)
+    return _real_abs(x, name=name)
 sign = _unary_api("Sign", "The sign of x (-1, 0 or 1) elementwise.")
 square = _unary_api("Square", "x * x elementwise.")
 reciprocal = _unary_api("Reciprocal", "1 / x elementwise.")
@@ -413,6 +536,7 @@ is_inf = _unary_api("IsInf", "True where x is infinite.")
 is_finite = _unary_api("IsFinite", "True where x is finite.")
 logical_not = _unary_api("LogicalNot", "Elementwise not of a bool tensor.")
 relu = _unary_api("Relu", "max(x, 0) elementwise.")
+invert = _unary_api("Invert", "The bits of an integer tensor flipped, elementwise.")
 
 # -- cast -----------------------------------------------------------------------------------
 
@@ -426,16 +550,30 @@ def _cast_infer(specs, attrs):
 
 
 def _cast_kernel(x, dtype):
-    return np.asarray(x).astype(dtype.np_dtype)
+    x = np.asarray(x)
+    if x.dtype.kind == "c" and dtype.kind != "complex":
+        x = x.real  # TensorFlow drops the imaginary part
+    with np.errstate(invalid="ignore", over="ignore"):  # out-of-range floats: as the C cast
+        return x.astype(dtype.np_dtype)
+
+
+def _cast_grad(ctx, grads):
+    """The gradient passes (cast back) between floating and complex types, as in TF."""
+    source = ctx.input_dtype(0)
+    inexact = ("float", "complex")
+    if source.kind not in inexact or ctx.attrs["dtype"].kind not in inexact:
+        return [None]
+    return [cast(grads[0], source)]
 
 
 OPS["Cast"] = register("Cast", _cast_kernel, _cast_infer,
-                       grad=_GRADS + "cast_grad", emit=KERNEL_CALL,
+                       grad=_cast_grad, emit=KERNEL_CALL,
                        lowerings=_lowering("Cast"), traits=("elementwise",))
 
 
 def cast(x, dtype, name=None):
-    """`x` converted to `dtype` (floats to ints truncate toward zero)."""
+    """`x` converted to `dtype`: floats to ints truncate toward zero, complex to real drops
+    the imaginary part, integers wrap (use `saturate_cast` to clamp)."""
     dtype = dtypes.as_dtype(dtype)
     if type(x) in TYPES:
         return unary(cast, x, dtype, name=name)
@@ -443,6 +581,220 @@ def cast(x, dtype, name=None):
     if x.dtype is dtype:
         return x
     return execute1(OPS["Cast"], [x], {"dtype": dtype}, name=name)
+
+
+def _saturation_limits(source, target):
+    """The clamp bounds, in `source`'s type, that keep every value of `source` inside
+    `target`'s range once cast (a bound that rounds outward steps one value inward)."""
+    low, high = source.min, source.max
+    store = source.np_dtype.type
+    if target.min > low:
+        low = store(target.min)
+        if source.is_floating and float(low) < target.min:
+            low = np.nextafter(low, store(np.inf))
+    if target.max < high:
+        high = store(target.max)
+        if source.is_floating and float(high) > target.max:
+            high = np.nextafter(high, store(-np.inf))
+    return low, high
+
+
+def saturate_cast(value, dtype, name=None):
+    """`value` cast to `dtype`, values beyond `dtype`'s range clamped to its limits first
+    (complex to real keeps the real part; complex to complex clamps both parts)."""
+    dtype = dtypes.as_dtype(dtype)
+    value = convert_to_tensor(value)
+    source = value.dtype
+    if source.is_complex and not dtype.is_complex:
+        value, source = real(value), source.real_dtype
+    if source.is_complex:
+        parts = [real(value), imag(value)]
+        bounds = _saturation_limits(source.real_dtype, dtype.real_dtype)
+        parts = [clip_by_value(p, *bounds) for p in parts]
+        return cast(complex(*parts), dtype, name=name)
+    if not source.is_numeric or not (dtype.is_numeric or dtype.is_bool):
+        raise TypeError("saturate_cast: cannot cast %s to %s" % (source.name, dtype.name))
+    real_target = dtype.real_dtype
+    if real_target.is_numeric and (real_target.min > source.min
+                                   or real_target.max < source.max):
+        value = clip_by_value(value, *_saturation_limits(source, real_target))
+    return cast(value, dtype, name=name)
+
+
+# -- bitcast --------------------------------------------------------------------------------
+
+_BITCASTABLE = frozenset(["int", "float", "complex"])
+
+
+def _bitcast_infer(specs, attrs):
+    source, shape = specs[0]
+    target = attrs["type"]
+    for dtype in (source, target):
+        require_kind(dtype, _BITCASTABLE, "bitcast type")
+    small, large = source.size, target.size
+    if shape is None or small == large:
+        return [(target, shape)]
+    if small > large:
+        return [(target, shape + (small // large,))]
+    if not shape or shape[-1] not in (None, large // small):
+        raise SpecError("shape", "Cannot bitcast from %s to %s: the last dimension must be "
+                        "%d, got shape %s" % (source.name, target.name, large // small,
+                                              common.shape_lib.to_string(shape)))
+    return [(target, shape[:-1])]
+
+
+def _bitcast_kernel(x, type):  # noqa: A002 - the op's attribute name
+    x = np.ascontiguousarray(x)
+    source = x.dtype.itemsize
+    if source > type.size:
+        return x.reshape(x.shape + (1,)).view(type.np_dtype)
+    result = x.view(type.np_dtype)
+    return result.reshape(result.shape[:-1]) if source < type.size else result
+
+
+def _bitcast_jax(lw, node, ins):
+    """XLA's bitcast_convert_type, whose shape rule is TensorFlow's."""
+    return [lw.lax.bitcast_convert_type(lw.jnp.asarray(ins[0]), node.attrs["type"].np_dtype)]
+
+
+OPS["Bitcast"] = register("Bitcast", _bitcast_kernel, _bitcast_infer, grad=NOT_DIFFERENTIABLE,
+                          emit=KERNEL_CALL,
+                          lowerings={"numba": lowering_api.unsupported(
+                              "bitcast reinterprets memory, which the numba lowering does not "
+                              "express"), "jax": _bitcast_jax})
+
+
+def bitcast(input, type, name=None):  # noqa: A002 - TensorFlow's argument names
+    """The bits of `input` read as `type`, without copying values: a wider `type` takes the
+    last dimension's elements (which must be the size ratio), a narrower one adds a dimension
+    of the ratio."""
+    return execute1(OPS["Bitcast"], [convert_to_tensor(input)],
+                    {"type": dtypes.as_dtype(type)}, name=name)
+
+
+# -- complex numbers ------------------------------------------------------------------------
+
+
+def _part_infer(specs, attrs):
+    dtype, shape = specs[0]
+    require_kind(dtype, {"complex"})
+    return [(dtype.real_dtype, shape)]
+
+
+def _complex_infer(specs, attrs):
+    dtype = require_same_dtype(specs)
+    if dtype not in (dtypes.float32, dtypes.float64):
+        raise SpecError("dtype", "operand of dtype %s is not supported (expected float32 or "
+                        "float64)" % dtype.name)
+    result = dtypes.complex64 if dtype is dtypes.float32 else dtypes.complex128
+    return [(result, common.broadcast_specs(specs))]
+
+
+def _real_grad(ctx, grads):
+    return [complex(grads[0], zeros_like_real(grads[0]))]
+
+
+def _imag_grad(ctx, grads):
+    return [complex(zeros_like_real(grads[0]), grads[0])]
+
+
+def _conj_grad(ctx, grads):
+    return [conj(grads[0])]
+
+
+def _complex_grad(ctx, grads):
+    g = grads[0]
+    return [sum_to(real(g), ctx, 0) if ctx.needed[0] else None,
+            sum_to(imag(g), ctx, 1) if ctx.needed[1] else None]
+
+
+def _angle_grad(ctx, grads):
+    """-grad / (imag(x) + i real(x)), TensorFlow's rule."""
+    x = ctx.input(0)
+    as_complex = complex(grads[0], zeros_like_real(grads[0]))
+    return [negative(truediv(as_complex, complex(imag(x), real(x))))]
+
+
+def _complex_abs_grad(ctx, grads):
+    """grad * x / |x|, 0 where x is 0."""
+    x = ctx.input(0)
+    magnitude = ctx.output(0)
+    safe = add(magnitude, cast(equal(magnitude, 0.0), magnitude.dtype))  # 1 where x is 0
+    direction = truediv(x, complex(safe, zeros_like_real(safe)))
+    return [multiply(complex(grads[0], zeros_like_real(grads[0])), direction)]
+
+
+def zeros_like_real(x):
+    """Zeros of a real tensor's dtype and shape (the imaginary part of a real value)."""
+    return subtract(x, x)
+
+
+OPS["Real"] = register("Real", np.real, _part_infer, grad=_real_grad, emit=KERNEL_CALL,
+                       lowerings=_lowering("Real"), traits=("elementwise",))
+OPS["Imag"] = register("Imag", np.imag, _part_infer, grad=_imag_grad, emit=KERNEL_CALL,
+                       lowerings=_lowering("Imag"), traits=("elementwise",))
+OPS["Angle"] = register("Angle", np.angle, _part_infer, grad=_angle_grad, emit=KERNEL_CALL,
+                        lowerings=_lowering("Angle"), traits=("elementwise",))
+OPS["ComplexAbs"] = register("ComplexAbs", np.abs, _part_infer, grad=_complex_abs_grad,
+                             emit=KERNEL_CALL, lowerings=_lowering("ComplexAbs"),
+                             traits=("elementwise",))
+OPS["Conj"] = register("Conj", np.conj, _unary_rule({"complex"}), grad=_conj_grad,
+                       emit=KERNEL_CALL, lowerings=_lowering("Conj"), traits=("elementwise",))
+OPS["Complex"] = register("Complex", lambda x, y: x + 1j * y, _complex_infer,
+                          grad=_complex_grad, emit=KERNEL_CALL, lowerings=_lowering("Complex"),
+                          traits=("elementwise",))
+
+
+def real(input, name=None):  # noqa: A002 - TensorFlow's argument name
+    """The real part of a complex tensor; a real tensor unchanged."""
+    x = convert_to_tensor(input)
+    if not x.dtype.is_complex:
+        _require_numeric(x, "real")
+        return x
+    return execute1(OPS["Real"], [x], name=name)
+
+
+def imag(input, name=None):  # noqa: A002 - TensorFlow's argument name
+    """The imaginary part of a complex tensor; zeros for a real tensor."""
+    x = convert_to_tensor(input)
+    if not x.dtype.is_complex:
+        _require_numeric(x, "imag")
+        return zeros_like_real(x)
+    return execute1(OPS["Imag"], [x], name=name)
+
+
+def conj(x, name=None):
+    """The complex conjugate; a real tensor unchanged."""
+    x = convert_to_tensor(x)
+    if not x.dtype.is_complex:
+        _require_numeric(x, "conj")
+        return x
+    return execute1(OPS["Conj"], [x], name=name)
+
+
+def angle(input, name=None):  # noqa: A002 - TensorFlow's argument name
+    """The argument of each complex element, in (-pi, pi]; for a real tensor pi where it is
+    negative, else 0."""
+    x = convert_to_tensor(input)
+    if not x.dtype.is_complex:
+        _require_numeric(x, "angle")
+        pi = convert_to_tensor(np.pi, dtype=x.dtype) if x.dtype.is_floating else None
+        if pi is None:
+            raise TypeError("angle: expected a floating or complex tensor, got %s"
+                            % x.dtype.name)
+        return multiply(pi, cast(less(x, 0), x.dtype), name=name)
+    return execute1(OPS["Angle"], [x], name=name)
+
+
+def complex(real, imag, name=None):  # noqa: A001 - TensorFlow's name
+    """real + i * imag: complex64 from float32 parts, complex128 from float64."""
+    real, imag = binary_operands(real, imag)
+    return execute1(OPS["Complex"], [real, imag], name=name)
+
+
+def _require_numeric(x, what):
+    if not x.dtype.is_numeric:
+        raise TypeError("%s: expected a numeric tensor, got %s" % (what, x.dtype.name))
 
 
 # -- n-ary -------------------------------------------------------------------------
@@ -461,8 +813,12 @@ def _add_n_kernel(*values):
     return total
 
 
+def _add_n_grad(ctx, grads):
+    return [sum_to(grads[0], ctx, i) if need else None for i, need in enumerate(ctx.needed)]
+
+
 OPS["AddN"] = register("AddN", _add_n_kernel, _add_n_infer,
-                       grad=_GRADS + "add_n_grad", emit=KERNEL_CALL,
+                       grad=_add_n_grad, emit=KERNEL_CALL,
                        traits=("view",),  # the sum of one tensor is that tensor
                        lowerings=_lowering("AddN"))
 
@@ -477,7 +833,7 @@ def add_n(inputs, name=None):
 
 def _clip_infer(specs, attrs):
     dtype = require_same_dtype(specs)
-    require_kind(dtype, NUMERIC)
+    require_kind(dtype, REAL)
     return [(dtype, specs[0][1])]
 
 

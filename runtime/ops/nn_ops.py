@@ -9,22 +9,22 @@ import math
 
 import numpy as np
 
-from runtime import backends, dtypes
+from runtime import dtypes, lowering_api
 from runtime import shape as shape_lib
 from runtime.ops import (
     array_ops,
     manipulation_ops,
     math_ops,
     nn_random_ops,
-    numba_lowerings,
     random_ops,
     reduction_ops,
     selection_ops,
 )
-from runtime.ops.common import FLOAT, NUMERIC, SpecError, convert_to_tensor, require_kind
+from runtime.ops.common import FLOAT, REAL, SpecError, convert_to_tensor, require_kind
+from runtime.ops.numba_lowerings import dims, finish, product, type_name
 from runtime.ops.registry import KERNEL_CALL, execute1, register
 
-_NOT_LOWERED = {"array": backends.unsupported("not lowered yet")}
+_NOT_LOWERED = {"array": lowering_api.unsupported("not lowered yet")}
 
 OPS = {}
 
@@ -79,7 +79,7 @@ def _erf_grad(ctx, grads):
 
 def _numeric_infer(specs, attrs):
     dtype, shape = specs[0]
-    require_kind(dtype, NUMERIC)
+    require_kind(dtype, REAL)
     return [(dtype, shape)]
 
 
@@ -122,9 +122,30 @@ def _erf_jax_rule(lowerer, node, ins):
     return [lowerer.lax.erf(lowerer.jnp.asarray(ins[0]))]
 
 
+def _erf_numba(lowerer, node, ins, outs):
+    """Erf: `math.erf` of each element taken as a float64, rounded to the output's dtype, as
+    the kernel computes it (Python's math.erf and numba's are the C library's erf)."""
+    x, out = ins[0], outs[0]
+    if out.dtype.np_dtype not in (np.dtype(np.float32), np.dtype(np.float64)):
+        raise lowering_api.Unsupported("erf of %s" % out.dtype.name)
+    lowerer.modules.add("math")
+    if x.rank0:
+        lowerer.assign(out, "math.erf(np.float64(%s))" % x)
+        return
+    parts = dims(x)
+    count = product(parts)
+    flat, result, k = lowerer.fresh("c"), lowerer.fresh("r"), lowerer.fresh("k")
+    lowerer.line("%s = np.ascontiguousarray(%s).reshape(%s)" % (flat, x, count))
+    lowerer.line("%s = np.empty(%s, %s)" % (result, count, type_name(out.dtype)))
+    lowerer.line("for %s in range(%s):" % (k, count))
+    with lowerer.block():
+        lowerer.line("%s[%s] = math.erf(np.float64(%s[%s]))" % (result, k, flat, k))
+    finish(lowerer, out, result, parts)
+
+
 OPS["Erf"] = register("Erf", _erf_kernel, _float_infer, grad=_erf_grad,
                       emit=KERNEL_CALL,
-                      lowerings={"numba": numba_lowerings.erf, "jax": _erf_jax_rule},
+                      lowerings={"numba": _erf_numba, "jax": _erf_jax_rule},
                       traits=("elementwise",))
 
 

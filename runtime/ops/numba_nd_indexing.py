@@ -8,7 +8,7 @@ row's position, its components, the addressed shape). Scatters apply their rows 
 as `np.add.at` and numpy's fancy assignment do (a duplicate sums, or the last one wins).
 """
 
-from runtime import backends
+from runtime import lowering_api
 from runtime.ops.numba_lowerings import dims, finish, product, shape_tuple, type_name
 
 
@@ -16,9 +16,9 @@ def _depth(indices, target):
     """k, the static last dimension of `indices` (Unsupported when unknown or zero)."""
     if target.shape is None or indices.shape is None or not indices.shape \
             or indices.shape[-1] is None:
-        raise backends.Unsupported("indices of unknown depth")
+        raise lowering_api.Unsupported("indices of unknown depth")
     if indices.shape[-1] == 0:
-        raise backends.Unsupported("indices of depth 0")
+        raise lowering_api.Unsupported("indices of depth 0")
     return indices.shape[-1]
 
 
@@ -81,7 +81,7 @@ def _static(*values):
     """Unsupported unless every value's shape is fully known (numpy would broadcast
     updates of other shapes, which the scatters do not repeat)."""
     if any(v.shape is None or None in v.shape for v in values):
-        raise backends.Unsupported("a scatter of shapes known only at run time")
+        raise lowering_api.Unsupported("a scatter of shapes known only at run time")
 
 
 def _scatter_rows(lowerer, target, parts, indices, updates, depth, add):
@@ -103,9 +103,9 @@ def _tensor_scatter(lowerer, node, ins, outs, add):
     """A copy of the tensor with each row's slice of the updates added or assigned."""
     tensor, indices, updates = ins
     if tensor.rank0:
-        raise backends.Unsupported("a scatter into a scalar")
+        raise lowering_api.Unsupported("a scatter into a scalar")
     if add and tensor.dtype.kind == "bool":
-        raise backends.Unsupported("a scatter adding booleans")
+        raise lowering_api.Unsupported("a scatter adding booleans")
     depth = _depth(indices, tensor)
     _static(indices, updates)
     parts = dims(tensor)
@@ -132,9 +132,9 @@ def scatter_nd(lowerer, node, ins, outs):
     indices, updates, _ = ins
     out = outs[0]
     if out.shape is None or None in out.shape or not out.shape:
-        raise backends.Unsupported("a scatter into a shape known only at run time")
+        raise lowering_api.Unsupported("a scatter into a shape known only at run time")
     if out.dtype.kind == "bool":
-        raise backends.Unsupported("a scatter adding booleans")
+        raise lowering_api.Unsupported("a scatter adding booleans")
     depth = _depth(indices, out)
     _static(indices, updates)
     parts = [str(d) for d in out.shape]

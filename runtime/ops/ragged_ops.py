@@ -3,19 +3,20 @@ a dense tensor, and the stored values gathered back from a dense one.
 
 A ragged tensor's components are `values` (its rows concatenated, (nvals, ...)) and
 `row_splits` (int64, (nrows + 1,)): row i is `values[row_splits[i]:row_splits[i + 1]]`.
-Gradients flow to `values` (rules in runtime.gradients.composite_grads).
+Gradients flow to `values` (rules declared beside the ops).
 """
 
 import numpy as np
 
-from runtime import backends, dtypes
+from runtime import dtypes, lowering_api
+from runtime.ops import array_ops, sparse_ops
 from runtime.ops.common import SpecError, convert_to_tensor
 from runtime.ops.registry import KERNEL_CALL, NOT_DIFFERENTIABLE, execute1, register
 
-_RAGGED_ON_HOST = {"array": backends.unsupported("ragged row partitions run on the numpy executor")}
+_RAGGED_ON_HOST = {
+    "array": lowering_api.unsupported("ragged row partitions run on the numpy executor")}
 
 OPS = {}
-_GRADS = "runtime.gradients.composite_grads:"
 
 
 def _require_splits(spec, what="row_splits"):
@@ -169,8 +170,17 @@ def _to_dense_infer(specs, attrs):
     return [(dtype, (rows, attrs["static_width"]) + tuple(values[1:]))]
 
 
+def _ragged_to_dense_grad(ctx, grads):
+    g = grads[0]
+    values = ragged_gather(g, ctx.input(1))
+    default = None
+    if ctx.needed[2]:
+        default = sparse_ops.padding_grad(g, values)
+    return [values if ctx.needed[0] else None, None, default, None]
+
+
 OPS["RaggedToDense"] = register("RaggedToDense", _to_dense_kernel, _to_dense_infer,
-                                grad=_GRADS + "ragged_to_dense_grad", emit=KERNEL_CALL,
+                                grad=_ragged_to_dense_grad, emit=KERNEL_CALL,
                                 lowerings=_RAGGED_ON_HOST)
 
 
@@ -199,8 +209,18 @@ def _gather_infer(specs, attrs):
     return [(dtype, None if dense is None else (None,) + tuple(dense[2:]))]
 
 
+def _ragged_gather_grad(ctx, grads):
+    if not ctx.needed[0] or grads[0] is None:
+        return [None, None]
+    dense = ctx.input(0)
+    width = array_ops.shape(dense, out_type=dtypes.int64)[1]
+    shape = ctx.input_shape(0)
+    return [ragged_to_dense(grads[0], ctx.input(1), 0, width,
+                                   None if shape is None else shape[1]), None]
+
+
 OPS["RaggedGather"] = register("RaggedGather", _gather_kernel, _gather_infer,
-                               grad=_GRADS + "ragged_gather_grad", emit=KERNEL_CALL,
+                               grad=_ragged_gather_grad, emit=KERNEL_CALL,
                                lowerings=_RAGGED_ON_HOST)
 
 

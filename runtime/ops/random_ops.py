@@ -4,17 +4,17 @@ values depend only on their `seed` argument (a pair of integers)."""
 
 import numpy as np
 
-from runtime import backends, dtypes
+from runtime import dtypes, lowering_api
 from runtime.ops import common, nn_random_ops
 from runtime.ops.common import FLOAT, SpecError, convert_to_tensor, require_kind
 from runtime.ops.registry import KERNEL_CALL, NOT_DIFFERENTIABLE, execute1, register
 
 # numba and JAX call the op's kernel on the host: the same draws, in the executor's order
-_ON_HOST = backends.lazy_rule("runtime.backends.numba_host:kernel_on_host")
-_HOST_RANDOM = {"array": backends.unsupported("random draws use the host's generator"),
+_ON_HOST = lowering_api.lazy_rule("runtime.backends.numba_host:kernel_on_host")
+_HOST_RANDOM = {"array": lowering_api.unsupported("random draws use the host's generator"),
                 "numba": _ON_HOST,
-                "jax": backends.lazy_rule("runtime.backends.jax_host:call_kernel")}
-_NUMPY_STATELESS = {"array": backends.unsupported(
+                "jax": lowering_api.lazy_rule("runtime.backends.jax_host:call_kernel")}
+_NUMPY_STATELESS = {"array": lowering_api.unsupported(
     "stateless draws are numpy generator streams (the executor's numbers)"), "numba": _ON_HOST}
 
 OPS = {}

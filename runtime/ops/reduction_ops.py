@@ -1,23 +1,41 @@
 """Reductions (sum, prod, mean, max, min, any, all), argmax/argmin and cumsum.
 
-Each op is declared with its kernel, inference rule, emit rule and gradient (named in
-math_grads); the functions below it are the public API (`tf.reduce_sum`, ...).
+Each op is declared with its kernel, inference rule, emit rule, gradient and lowerings side
+by side; the functions below it are the public API (`tf.reduce_sum`, ...). The gradient ops
+of the reductions (ReduceGrad, ProdOthers) are declared here too, with `reduce_grad`, the
+helper that emits ReduceGrad.
 """
 
 import numpy as np
 
-from runtime import backends, dtypes
+from runtime import dtypes, lowering_api
 from runtime import shape as shape_lib
-from runtime.ops import common, numba_lowerings, numba_scans
-from runtime.ops.common import NUMERIC, convert_to_tensor, require_kind
-from runtime.ops.registry import KERNEL_CALL, NOT_DIFFERENTIABLE, execute1, register
+from runtime.ops import (
+    common,
+    gradient_ops,
+    math_lowerings,
+    math_ops,
+    numba_lowerings,
+)
+from runtime.ops.common import NUMERIC, REAL, convert_to_tensor, require_kind
+from runtime.ops.numba_lowerings import (
+    as_3d,
+    axis_loops,
+    axis_of,
+    close_axis_loops,
+    dims,
+    finish,
+    product,
+    shape_tuple,
+    type_name,
+)
+from runtime.ops.registry import KERNEL_CALL, NO_GRADIENT, NOT_DIFFERENTIABLE, execute1, register
 
-# lowering rules that decline, saying why (see runtime/backends/lowering.py)
-_NOT_LOWERED = {"array": backends.unsupported("not lowered yet")}
+# lowering rules that decline, saying why (see runtime/lowering_api.py)
+_NOT_LOWERED = {"array": lowering_api.unsupported("not lowered yet")}
 
 
 OPS = {}
-_GRADS = "runtime.gradients.math_grads:"  # where the rules written with the ops API live
 _CALL = KERNEL_CALL
 _NONE = NOT_DIFFERENTIABLE
 
@@ -87,6 +105,8 @@ def _ufunc_reduce_emit(ufunc, fixed_dtype):
             return None
         args = [x, repr(attrs["axis"])]
         if fixed_dtype:
+            if not hasattr(np, x.dtype.np_dtype.name):  # bfloat16 is ml_dtypes', not numpy's
+                return None
             args.append("np." + x.dtype.np_dtype.name)
         if attrs["keepdims"]:
             args.append("keepdims=True")
@@ -94,17 +114,45 @@ def _ufunc_reduce_emit(ufunc, fixed_dtype):
     return emit
 
 
+def _sum_grad(ctx, grads):
+    return [reduce_grad(grads[0], like_input(ctx, 0), ctx.attrs["axis"],
+                        ctx.attrs["keepdims"])]
+
+
+def _mean_grad(ctx, grads):
+    return [reduce_grad(grads[0], like_input(ctx, 0), ctx.attrs["axis"],
+                        ctx.attrs["keepdims"], mean=True)]
+
+
+def _extreme_grad(ctx, grads):
+    """Max/Min: the gradient is shared equally by the elements equal to the extreme."""
+    x = ctx.input(0)
+    axis, keepdims = ctx.attrs["axis"], ctx.attrs["keepdims"]
+    spread = reduce_grad(ctx.output(0), x, axis, keepdims)
+    hits = math_ops.cast(math_ops.equal(x, spread), x.dtype)
+    count = reduce_grad(reduce_sum(hits, axis, keepdims), x, axis, keepdims)
+    return [math_ops.multiply(reduce_grad(grads[0], x, axis, keepdims),
+                              math_ops.truediv(hits, count))]
+
+
+def _prod_grad(ctx, grads):
+    x = ctx.input(0)
+    axis, keepdims = ctx.attrs["axis"], ctx.attrs["keepdims"]
+    others = execute1(PROD_OTHERS, [x], {"axis": axis})
+    return [math_ops.multiply(reduce_grad(grads[0], x, axis, keepdims), math_ops.conj(others))]
+
+
 _REDUCTIONS = {
     # op name: (kernel, dtype kinds, emit rule, gradient)
     "Sum": (_reduce_kernel(np.sum), NUMERIC, _ufunc_reduce_emit("add", True),
-            _GRADS + "sum_grad"),
+            _sum_grad),
     "Prod": (_reduce_kernel(np.prod), NUMERIC, _ufunc_reduce_emit("multiply", True),
-             _GRADS + "prod_grad"),
-    "Mean": (_mean_kernel, NUMERIC, _CALL, _GRADS + "mean_grad"),
-    "Max": (_extreme_kernel(np.max), NUMERIC, _ufunc_reduce_emit("maximum", False),
-            _GRADS + "extreme_grad"),
-    "Min": (_extreme_kernel(np.min), NUMERIC, _ufunc_reduce_emit("minimum", False),
-            _GRADS + "extreme_grad"),
+             _prod_grad),
+    "Mean": (_mean_kernel, NUMERIC, _CALL, _mean_grad),
+    "Max": (_extreme_kernel(np.max), REAL, _ufunc_reduce_emit("maximum", False),
+            _extreme_grad),
+    "Min": (_extreme_kernel(np.min), REAL, _ufunc_reduce_emit("minimum", False),
+            _extreme_grad),
     "Any": (_bool_kernel(np.any), {"bool"}, _CALL, _NONE),
     "All": (_bool_kernel(np.all), {"bool"}, _CALL, _NONE),
 }
@@ -121,7 +169,7 @@ def _reduction_lowerings(name):
     def numba_rule(lowerer, node, ins, outs):
         x, out = ins[0], outs[0]
         if x.shape is None:
-            raise backends.Unsupported("a reduction of unknown rank")
+            raise lowering_api.Unsupported("a reduction of unknown rank")
         rank = len(x.shape)
         axis = node.attrs["axis"]
         axes = tuple(range(rank)) if axis is None else tuple(sorted(
@@ -221,7 +269,7 @@ def reduce_all(input_tensor, axis=None, keepdims=False, name=None):
 
 def _arg_infer(specs, attrs):
     dtype, shape = specs[0]
-    require_kind(dtype, NUMERIC)
+    require_kind(dtype, REAL)
     if shape is None:
         return [(attrs["output_type"], None)]
     axis = common.normalize_axis(attrs["axis"], len(shape))
@@ -234,14 +282,48 @@ def _arg_kernel(func):
     return kernel
 
 
+def _argmax_jax(lw, node, ins):
+    """ArgMax."""
+    return [lw.jnp.argmax(ins[0], axis=node.attrs["axis"])]
+
+
+def _arg_extreme_numba(function):
+    """ArgMax / ArgMin: numpy's np.argmax along the axis (the first extreme, the first NaN),
+    failing on an empty axis as numpy does."""
+    def rule(lowerer, node, ins, outs):
+        x = ins[0]
+        if x.rank0:
+            raise lowering_api.Unsupported("an %s of a scalar" % function)
+        parts = dims(x)
+        axis = axis_of(node, len(parts))
+        array, before, size, after = as_3d(lowerer, x, axis)
+        lowerer.check("%s == 0" % size, ValueError,
+                      "attempt to get %s of an empty sequence" % function)
+        result = lowerer.fresh("r")
+        lowerer.line("%s = np.empty(%s, np.int64)" % (result, shape_tuple([before, after])))
+        a, b = axis_loops(lowerer, before, after)
+        lowerer.line("%s[%s, %s] = np.%s(%s[%s, :, %s])" % (result, a, b, function, array, a,
+                                                          b))
+        close_axis_loops(lowerer)
+        finish(lowerer, outs[0], result, parts[:axis] + parts[axis + 1:])
+    return rule
+
+
 OPS["ArgMax"] = register("ArgMax", _arg_kernel(np.argmax), _arg_infer,
                          grad=NOT_DIFFERENTIABLE, emit=KERNEL_CALL,
-                         lowerings=dict(_NOT_LOWERED, jax=backends.jax_rule("argmax"),
-                                        numba=numba_scans.arg_extreme("argmax")))
+                         lowerings=dict(_NOT_LOWERED, jax=_argmax_jax,
+                                        numba=_arg_extreme_numba("argmax")))
+
+
+def _argmin_jax(lw, node, ins):
+    """ArgMin."""
+    return [lw.jnp.argmin(ins[0], axis=node.attrs["axis"])]
+
+
 OPS["ArgMin"] = register("ArgMin", _arg_kernel(np.argmin), _arg_infer,
                          grad=NOT_DIFFERENTIABLE, emit=KERNEL_CALL,
-                         lowerings=dict(_NOT_LOWERED, jax=backends.jax_rule("argmin"),
-                                        numba=numba_scans.arg_extreme("argmin")))
+                         lowerings=dict(_NOT_LOWERED, jax=_argmin_jax,
+                                        numba=_arg_extreme_numba("argmin")))
 
 
 def argmax(input, axis=None, output_type=dtypes.int64, name=None):  # noqa: A002
@@ -283,10 +365,86 @@ def _cumsum_kernel(x, axis, exclusive, reverse):
     return out
 
 
-OPS["Cumsum"] = register("Cumsum", _cumsum_kernel, _cumsum_infer,
-                         grad=_GRADS + "cumsum_grad", emit=KERNEL_CALL,
-                         lowerings=dict(_NOT_LOWERED, numba=numba_scans.cumulative("+", 0),
-                                                      jax=backends.jax_array_rule("cumsum")))
+def cumulative_jax(lw, node, x, add):
+    """The running sum (or product) along the node's axis, in numpy's order: out[0] = x[0],
+    out[i] = out[i-1] + x[i] (a sequential scan for floats, whose sums XLA would otherwise
+    take in another order; integers wrap either way)."""
+    jnp, lax = lw.jnp, lw.lax
+    x = jnp.asarray(x)
+    if x.ndim == 0:
+        raise lowering_api.Unsupported("a scalar has no axis")
+    axis = node.attrs["axis"] % x.ndim
+    if x.dtype.kind not in "iuf":
+        raise lowering_api.Unsupported("a cumulative op over %s" % x.dtype)
+    exclusive, reverse = node.attrs["exclusive"], node.attrs["reverse"]
+    if reverse:
+        x = jnp.flip(x, axis)
+    if x.shape[axis] == 0:
+        out = x
+    elif x.dtype.kind in "iu":
+        out = (jnp.cumsum if add else jnp.cumprod)(x, axis=axis, dtype=x.dtype)
+    else:
+        moved = jnp.moveaxis(x, axis, 0)
+
+        def step(total, item):
+            total = total + item if add else total * item
+            return total, total
+        _, rest = lax.scan(step, moved[0], moved[1:])
+        out = jnp.moveaxis(jnp.concatenate([moved[:1], rest]), 0, axis)
+    if exclusive and out.shape[axis]:
+        first = lax.slice_in_dim(out, 0, 1, axis=axis)
+        first = jnp.zeros_like(first) if add else jnp.ones_like(first)
+        out = jnp.concatenate([first, lax.slice_in_dim(out, 0, out.shape[axis] - 1,
+                                                       axis=axis)], axis=axis)
+    return jnp.flip(out, axis) if reverse else out
+
+
+def _cumsum_jax(lw, node, ins):
+    """Cumsum (see `cumulative_jax`)."""
+    return [cumulative_jax(lw, node, ins[0], add=True)]
+
+
+def _cumsum_grad(ctx, grads):
+    """The running sum of the gradients the other way."""
+    attrs = ctx.attrs
+    return [cumsum(grads[0], attrs["axis"], attrs["exclusive"], not attrs["reverse"])]
+
+
+def cumulative_numba(operation, start):
+    """Cumsum / Cumprod (`operation` "+" or "*", `start` its identity): a running total in
+    the input's dtype (integers wrap), from the end when `reverse`, each element's own
+    value left out when `exclusive`."""
+    def rule(lowerer, node, ins, outs):
+        x = ins[0]
+        if x.rank0:
+            raise lowering_api.Unsupported("a cumulative %s of a scalar" % operation)
+        parts = dims(x)
+        axis = axis_of(node, len(parts))
+        array, before, size, after = as_3d(lowerer, x, axis)
+        kind = type_name(x.dtype)
+        result, total, k, j = (lowerer.fresh(p) for p in ("r", "t", "k", "j"))
+        lowerer.line("%s = np.empty(%s, %s)" % (result, shape_tuple([before, size, after]),
+                                                kind))
+        a, b = axis_loops(lowerer, before, after)
+        lowerer.line("%s = %s(%s)" % (total, kind, start))
+        lowerer.line("for %s in range(%s):" % (k, size))
+        with lowerer.block():
+            index = "%s - 1 - %s" % (size, k) if node.attrs["reverse"] else k
+            lowerer.line("%s = %s" % (j, index))
+            step = "%s = fit(%s %s %s[%s, %s, %s], %s)" % (total, total, operation, array, a,
+                                                            j, b, kind)
+            store = "%s[%s, %s, %s] = %s" % (result, a, j, b, total)
+            for line in (store, step) if node.attrs["exclusive"] else (step, store):
+                lowerer.line(line)
+        close_axis_loops(lowerer)
+        finish(lowerer, outs[0], result, parts)
+    return rule
+
+
+OPS["Cumsum"] = register("Cumsum", _cumsum_kernel, _cumsum_infer, grad=_cumsum_grad,
+                         emit=KERNEL_CALL,
+                         lowerings=dict(_NOT_LOWERED, numba=cumulative_numba("+", 0),
+                                                      jax=_cumsum_jax))
 
 
 def cumsum(x, axis=0, exclusive=False, reverse=False, name=None):
@@ -294,3 +452,138 @@ def cumsum(x, axis=0, exclusive=False, reverse=False, name=None):
     return execute1(OPS["Cumsum"], [convert_to_tensor(x)],
                     {"axis": int(axis), "exclusive": bool(exclusive), "reverse": bool(reverse)},
                     name=name)
+
+
+# -- the gradient ops of the reductions ----------------------------------------------------
+# ReduceGrad (the gradient of Sum and Mean: `g` with the reduced axes restored, broadcast to
+# `like`'s shape, divided by the number of reduced elements for Mean) and ProdOthers (for each
+# element, the product of the other elements of its reduced group: the gradient of Prod, exact
+# where elements are zero).
+
+
+def _reduced_axes(rank, axis):
+    if axis is None:
+        return tuple(range(rank))
+    return tuple(sorted(a % rank for a in axis)) if rank else ()
+
+
+def _reduce_grad_kernel(g, *like, axis, keepdims, mean, shape):
+    shape = gradient_ops.target_shape(like, shape)
+    axes = _reduced_axes(len(shape), axis)
+    if not keepdims:
+        g = np.reshape(g, [1 if i in axes else d for i, d in enumerate(shape)])
+    out = np.broadcast_to(g, shape)
+    if mean:
+        count = 1
+        for a in axes:
+            count *= shape[a]
+        out = out / np.asarray(max(count, 1), dtype=out.dtype)
+    return out
+
+
+def _prod_others_kernel(x, axis):
+    x = np.asarray(x)
+    rank = x.ndim
+    axes = _reduced_axes(rank, axis)
+    keep = [a for a in range(rank) if a not in axes]
+    perm = keep + list(axes)
+    moved = np.transpose(x, perm)
+    group = moved.shape[len(keep):]
+    flat = moved.reshape(moved.shape[:len(keep)] + (-1,))
+    ones = np.ones(flat.shape[:-1] + (1,), dtype=x.dtype)
+    left = np.cumprod(np.concatenate([ones, flat[..., :-1]], axis=-1), axis=-1)
+    right = np.cumprod(np.concatenate([ones, flat[..., :0:-1]], axis=-1), axis=-1)[..., ::-1]
+    others = (left * right).reshape(moved.shape[:len(keep)] + group)
+    return np.transpose(others, np.argsort(perm))
+
+
+def reduce_grad(g, like, axis, keepdims, mean=False):
+    """The gradient of Sum/Mean: `g` spread back over `like`'s shape (`like` may be a
+    function giving the tensor, called only when its shape is not static)."""
+    shape = like.shape_hint if isinstance(like, _Like) else like._shape_tuple()
+    return gradient_ops.shaped(REDUCE_GRAD, g, like, shape,
+                               {"axis": axis, "keepdims": bool(keepdims), "mean": bool(mean)})
+
+
+class _Like:
+    """A tensor known by its static shape, made only if that shape is not fully known."""
+
+    def __init__(self, shape_hint, make):
+        self.shape_hint = shape_hint
+        self._make = make
+
+    def __call__(self):
+        return self._make()
+
+
+def like_input(ctx, i):
+    """Input `i` of an op as the `like` of `reduce_grad`."""
+    return _Like(ctx.input_shape(i), lambda: ctx.input(i))
+
+
+def _reduce_grad_grad(ctx, grads):
+    attrs = ctx.attrs
+    reduce = reduce_mean if attrs["mean"] else reduce_sum
+    return [reduce(grads[0], attrs["axis"], attrs["keepdims"])] + [None] * (
+        len(ctx.needed) - 1)
+
+
+def _reduce_grad_jax(lw, node, ins):
+    """ReduceGrad: the reduced axes restored, broadcast, divided by their size for a mean."""
+    g, shape = lw.jnp.asarray(ins[0]), gradient_ops.target_shape_jax(node, ins)
+    axis = node.attrs["axis"]
+    axes = (tuple(range(len(shape))) if axis is None else
+            tuple(sorted(a % len(shape) for a in axis)) if shape else ())
+    if not node.attrs["keepdims"]:
+        g = lw.jnp.reshape(g, [1 if i in axes else d for i, d in enumerate(shape)])
+    try:
+        out = lw.jnp.broadcast_to(g, shape)
+    except ValueError as e:
+        raise lowering_api.Unsupported("cannot broadcast: %s" % e) from None
+    if node.attrs["mean"]:
+        if out.dtype.kind != "f":
+            raise lowering_api.Unsupported("the mean's gradient of %s values" % out.dtype)
+        count = int(np.prod([shape[a] for a in axes], dtype=np.int64))
+        out = math_lowerings.exact_divide_jax(lw, out,
+                                              np.asarray(max(count, 1), dtype=out.dtype))
+    return [out]
+
+
+def _reduce_grad_numba(lowerer, node, ins, outs):
+    """ReduceGrad: the gradient `g` with its reduced axes restored, broadcast to the target
+    shape (divided by the number of reduced elements for a Mean of floats)."""
+    g, out = ins[0], outs[0]
+    target = gradient_ops.target_shape_numba(lowerer, node, ins)
+    rank = len(target)
+    axis = node.attrs["axis"]
+    axes = list(range(rank)) if axis is None else sorted({a % rank for a in axis}) if rank \
+        else []
+    if node.attrs["mean"] and not out.dtype.is_floating:
+        raise lowering_api.Unsupported("the gradient of an integer mean")
+    if out.rank0:
+        lowerer.assign(out, g if g.rank0 else "%s.reshape(1)[0]" % g)
+        return
+    source = "np.full(1, %s)" % g if g.rank0 else "np.ascontiguousarray(%s)" % g
+    if not node.attrs["keepdims"]:
+        source = "%s.reshape(%s)" % (source, shape_tuple(
+            ["1" if i in axes else d for i, d in enumerate(target)]))
+    result = lowerer.fresh("r")
+    lowerer.line("%s = np.ascontiguousarray(np.broadcast_to(%s, %s))" % (
+        result, source, shape_tuple(target)))
+    if node.attrs["mean"]:
+        count = product([target[a] for a in axes])
+        lowerer.line("%s = %s / %s(max(%s, 1))" % (result, result, type_name(out.dtype),
+                                                    count))
+    lowerer.assign(out, result)
+
+
+REDUCE_GRAD = register("ReduceGrad", _reduce_grad_kernel, gradient_ops.like_infer,
+                       grad=_reduce_grad_grad, emit=KERNEL_CALL,
+                       traits=("view",),
+                       lowerings=dict(gradient_ops.lowered_on_jax(_reduce_grad_jax),
+                                      numba=_reduce_grad_numba))
+
+
+PROD_OTHERS = register("ProdOthers", _prod_others_kernel, lambda specs, attrs: [specs[0]],
+                       grad=NO_GRADIENT, emit=KERNEL_CALL,
+                       lowerings=gradient_ops.GRADIENTS_ON_HOST)

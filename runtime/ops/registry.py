@@ -9,10 +9,10 @@ way JAX declares a primitive with its rules next to it); no other module changes
   * `grad`, the gradient decision (required): a rule `rule(ctx, grads) -> [gradient per
     input]` (see runtime.gradients.backprop.GradContext), `NOT_DIFFERENTIABLE` (no gradient
     flows to the inputs), or `NO_GRADIENT` (asking for a gradient through the op is an
-    error: graph sources and ops whose higher-order gradient is not written). A rule that
-    lives with the gradient machinery is named lazily as 'package.module:function' and
-    imported on first use (so that op modules do not import the gradient modules, which use
-    the ops);
+    error: graph sources and ops whose higher-order gradient is not written). The rule is a
+    function beside the op; only a rule the op's module cannot import without a cycle (one
+    written with ops declared above it, or with the gradient machinery of runtime.gradients)
+    is named as 'package.module:function' and imported on first use;
   * `emit`, the executor decision (required): `KERNEL_CALL` (generated code calls the
     kernel), an expression rule `emit(outs, ins, attrs, emitter)` that writes the executor's
     Python for the op, or returns None for the kernel call (`outs` are the names to assign;
@@ -28,7 +28,7 @@ way JAX declares a primitive with its rules next to it); no other module changes
     gives one or None);
   * `lowerings`: per-backend lowering rules, {backend name: rule}: "array" for a template in
     numpy-API terms that every array backend reads (`xp` is its array module), or a backend's
-    own name; see runtime/backends/lowering.py for the protocol. An op a compiled backend
+    own name; see runtime/lowering_api.py for the vocabulary. An op a compiled backend
     cannot run (it runs Python) declares the `host_only` trait instead;
   * `saving`, optional: how runtime/saved_model writes the op's nodes when the generic
     attribute encoding (numbers, strings, dtypes, shapes, arrays, sub-graphs, functions) is
@@ -43,6 +43,7 @@ kernel; inside a trace it adds a node to the current graph.
 from __future__ import annotations
 
 import importlib
+import inspect
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import Any
 
@@ -147,13 +148,15 @@ class AttrCodec:
 class Saving:
     """An op's saving decision (see `not_saveable`, `attr_codecs`)."""
 
-    __slots__ = ("refusal", "codecs", "check")
+    __slots__ = ("refusal", "codecs", "check", "file_output")
 
     def __init__(self, refusal: str | None, codecs: Mapping[str, AttrCodec],
-                 check: Callable[[list[Spec], Mapping[str, Any]], None] | None = None) -> None:
+                 check: Callable[[list[Spec], Mapping[str, Any]], None] | None = None,
+                 file_output: Callable[[Mapping[str, Any]], str | None] | None = None) -> None:
         self.refusal = refusal
         self.codecs = dict(codecs)
         self.check = check
+        self.file_output = file_output
 
 
 def not_saveable(reason: str) -> Saving:
@@ -163,12 +166,15 @@ def not_saveable(reason: str) -> Saving:
 
 
 def attr_codecs(*, check: Callable[[list[Spec], Mapping[str, Any]], None] | None = None,
+                file_output: Callable[[Mapping[str, Any]], str | None] | None = None,
                 **codecs: AttrCodec) -> Saving:
     """Declares how the named attributes are saved (the others use the generic encoding).
     `check(input_specs, attrs)`, when given, checks a loaded node beyond what `infer` checks
     (how sub-graphs fit the op's inputs and outputs), raising ValueError for a node that a
-    save never writes."""
-    return Saving(None, codecs, check)
+    save never writes. `file_output(attrs)`, for an op that may write files, gives the path
+    a node with these attributes writes (None: none); a loader refuses such a node unless
+    its caller allows file output."""
+    return Saving(None, codecs, check, file_output)
 
 
 GENERIC_SAVING = Saving(None, {})
@@ -352,6 +358,41 @@ def get(name: str) -> OpDef:
         return REGISTRY[name]
     except KeyError:
         raise KeyError("no op named %r is registered" % name) from None
+
+
+# The types an attribute may hold, declared by its kernel parameter's default value (an
+# attribute whose default is None, or that has none, may hold any value).
+_DEFAULT_TYPES: dict[type, tuple[type, ...]] = {bool: (bool, np.bool_), str: (str,)}
+_declared: dict[tuple[str, int], dict[str, tuple[type, ...] | None] | None] = {}
+
+
+def declared_attributes(op: OpDef,
+                        input_count: int) -> dict[str, tuple[type, ...] | None] | None:
+    """The attributes `op` declares for a node of `input_count` inputs, by name: the keyword
+    parameters of its kernel (`kernel(*input_values, **attrs)`) after the inputs, each with
+    the types its value may have (a bool or str default declares that type; None: any); none
+    for a numpy ufunc kernel (its `out=`, `where=`... are not the op's attributes). None when
+    the kernel takes any attribute (`**attrs`: control flow, whose attributes its own checks
+    read). A saved model's loader refuses anything else."""
+    key = (op.name, input_count)
+    if key not in _declared:
+        kernel = op.kernel
+        if isinstance(kernel, _LazyKernel):
+            kernel = _resolve(kernel.reference)
+        names: dict[str, tuple[type, ...] | None] = {}
+        if isinstance(kernel, np.ufunc):
+            _declared[key] = names
+            return names
+        positional = input_count
+        parameters = inspect.signature(kernel).parameters.values()
+        for p in parameters:
+            if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD) and positional > 0:
+                positional -= 1  # fed by an input
+            elif p.kind in (p.POSITIONAL_OR_KEYWORD, p.KEYWORD_ONLY):
+                names[p.name] = _DEFAULT_TYPES.get(type(p.default))
+        any_name = any(p.kind is p.VAR_KEYWORD for p in parameters)
+        _declared[key] = None if any_name else names
+    return _declared[key]
 
 
 def describe_operands(specs: Iterable[Spec]) -> str:

@@ -7,7 +7,7 @@ an index out of range is an error (InvalidArgumentError), never a wrapped or cli
 
 import numpy as np
 
-from runtime import backends, dtypes
+from runtime import dtypes, lowering_api
 from runtime import shape as shape_lib
 from runtime.ops import (
     array_ops,
@@ -20,7 +20,7 @@ from runtime.ops import (
 from runtime.ops.common import ANY, NUMERIC, SpecError, convert_to_tensor, require_kind
 from runtime.ops.registry import KERNEL_CALL, execute1, register
 
-_NOT_LOWERED = {"array": backends.unsupported("not lowered yet")}
+_NOT_LOWERED = {"array": lowering_api.unsupported("not lowered yet")}
 
 OPS = {}
 
@@ -84,11 +84,11 @@ def _gather_nd_lowering(lowerer, node, ins, outs):
     params, indices = ins
     if params.shape is None or indices.shape is None or indices.shape[-1] is None \
             or None in params.shape[:indices.shape[-1]]:
-        raise backends.Unsupported("indices into dimensions of unknown size")
+        raise lowering_api.Unsupported("indices into dimensions of unknown size")
     if indices.shape[-1] == 0:  # each index row names all of params
         shape = tuple(indices.shape[:-1]) + tuple(params.shape)
         if None in shape:
-            raise backends.Unsupported("indices of depth 0 and a shape known only at run time")
+            raise lowering_api.Unsupported("indices of depth 0 and a shape known only at run time")
         lowerer.assign(outs[0], "xp.broadcast_to(%s, %s)" % (params, lowerer.literal(shape)))
         return
     bounds = lowerer.literal(tuple(params.shape[:indices.shape[-1]]))

@@ -3,23 +3,21 @@
 
 import numpy as np
 
-from runtime import backends, dtypes
+from runtime import dtypes, lowering_api
 from runtime import shape as shape_lib
-from runtime.backends import numba_host
 from runtime.ops import (
     array_ops,
     common,
     manipulation_ops,
     math_ops,
     numba_lowerings,
-    numba_scans,
     reduction_ops,
     selection_ops,
 )
-from runtime.ops.common import NUMERIC, SpecError, convert_to_tensor, require_kind
+from runtime.ops.common import REAL, SpecError, convert_to_tensor, require_kind
 from runtime.ops.registry import KERNEL_CALL, execute1, register
 
-_NOT_LOWERED = {"array": backends.unsupported("not lowered yet")}
+_NOT_LOWERED = {"array": lowering_api.unsupported("not lowered yet")}
 
 OPS = {}
 
@@ -29,7 +27,7 @@ OPS = {}
 
 def _cumprod_infer(specs, attrs):
     dtype, shape = specs[0]
-    require_kind(dtype, NUMERIC)
+    require_kind(dtype, REAL)
     if shape is not None:
         common.normalize_axis(attrs["axis"], len(shape))
     return [(dtype, shape)]
@@ -54,10 +52,15 @@ def _cumprod_grad(ctx, grads):
     return [math_ops.truediv(total, ctx.input(0))]
 
 
+def _cumprod_jax(lw, node, ins):
+    """Cumprod (see reduction_ops.cumulative_jax)."""
+    return [reduction_ops.cumulative_jax(lw, node, ins[0], add=False)]
+
+
 OPS["Cumprod"] = register("Cumprod", _cumprod_kernel, _cumprod_infer, grad=_cumprod_grad,
                           emit=KERNEL_CALL,
-                          lowerings=dict(_NOT_LOWERED, numba=numba_scans.cumulative("*", 1),
-                                                       jax=backends.jax_array_rule("cumprod")))
+                          lowerings=dict(_NOT_LOWERED, numba=reduction_ops.cumulative_numba("*", 1),
+                                                       jax=_cumprod_jax))
 
 
 def cumprod(x, axis=0, exclusive=False, reverse=False, name=None):
@@ -73,7 +76,7 @@ def cumprod(x, axis=0, exclusive=False, reverse=False, name=None):
 
 def _segment_infer(specs, attrs):
     (dtype, data), (id_dtype, ids) = specs[:2]
-    require_kind(dtype, NUMERIC)
+    require_kind(dtype, REAL)
     require_kind(id_dtype, {"int"}, "segment_ids")
     count = attrs["num_segments"]
     if data is None or ids is None:
@@ -128,7 +131,7 @@ def _segment_sum_numba(lowerer, node, ins, outs):
     many ids as rows of data only at run time) it runs on the host to raise its own error."""
     data, ids, out = ins[0], ins[1], outs[0]
     if data.shape is None or ids.shape is None or out.shape is None:
-        raise backends.Unsupported("a segment sum of unknown rank")
+        raise lowering_api.Unsupported("a segment sum of unknown rank")
     product, dims = numba_lowerings.product, numba_lowerings.dims
     parts, id_parts = dims(data), dims(ids)
     rows, inner = product(parts[:len(id_parts)]), product(parts[len(id_parts):])
@@ -146,7 +149,7 @@ def _segment_sum_numba(lowerer, node, ins, outs):
     # a loop running once, not an `if`: numba miscompiles objmode blocks in an `if`
     lowerer.line("for %s in range(int(%s)):" % (lowerer.fresh("once"), " or ".join(failed)))
     with lowerer.block():
-        numba_host.write_call(lowerer, numba_host.kernel_function(node, ins, []), ins, [])
+        lowerer.kernel_on_host(node, ins, [])
     lowerer.line("%s = np.ascontiguousarray(%s).reshape((%s, %s))" % (source, data, rows,
                                                                      inner))
     lowerer.line("%s = np.zeros((%s, %s), %s)" % (result, count, inner,

@@ -2,17 +2,30 @@
 
 import numpy as np
 
-from runtime import backends, dtypes
-from runtime.ops import common, numba_lowerings, numba_scans
+from runtime import dtypes, lowering_api
+from runtime.ops import (
+    array_ops,
+    common,
+    gradient_ops,
+)
 from runtime.ops.common import convert_to_tensor, require_kind, require_same_dtype
+from runtime.ops.gradient_ops import sum_to
+from runtime.ops.numba_lowerings import (
+    as_3d,
+    axis_of,
+    dims,
+    finish,
+    product,
+    shape_tuple,
+    type_name,
+)
 from runtime.ops.registry import KERNEL_CALL, NOT_DIFFERENTIABLE, execute1, register
 
-# lowering rules that decline, saying why (see runtime/backends/lowering.py)
-_NOT_LOWERED = {"array": backends.unsupported("not lowered yet")}
+# lowering rules that decline, saying why (see runtime/lowering_api.py)
+_NOT_LOWERED = {"array": lowering_api.unsupported("not lowered yet")}
 
 
 OPS = {}
-_RULES = "runtime.gradients.array_grads:"  # gradient rules written with the ops API
 
 
 # -- gather / where / one_hot ----------------------------------------------------------------
@@ -37,10 +50,58 @@ def _gather_kernel(params, indices, axis):
     return np.take(params, indices, axis=axis)
 
 
+def _gather_jax(lw, node, ins):
+    """GatherV2: `take` along the axis; an index out of range fails."""
+    params, indices = ins
+    axis = node.attrs["axis"]
+    size = np.shape(params)[axis]
+    lw.fail_if((indices < 0) | (indices >= size))
+    return [lw.jnp.take(params, indices, axis=axis, mode="clip")]
+
+
+def _gather_v2_grad(ctx, grads):
+    if not ctx.needed[0]:
+        return [None, None]
+    return [execute1(GATHER_GRAD, [grads[0], ctx.input(0), ctx.input(1)],
+                     {"axis": ctx.attrs["axis"]}), None]
+
+
+def _gather_numba(lowerer, node, ins, outs):
+    """GatherV2: the slices of the params at each index along the axis, every index checked
+    in order as the kernel does."""
+    params, indices = ins
+    if params.rank0:
+        raise lowering_api.Unsupported("a gather from a scalar")
+    rank_ = len(dims(params))
+    axis = axis_of(node, rank_)
+    array, before, size_, after = as_3d(lowerer, params, axis)
+    flat = lowerer.fresh("c")
+    if indices.rank0:
+        count = "1"
+        lowerer.line("%s = np.full(1, np.int64(%s))" % (flat, indices))
+    else:
+        count = product(dims(indices))
+        lowerer.line("%s = np.ascontiguousarray(%s).reshape(%s)" % (flat, indices, count))
+    result = lowerer.fresh("r")
+    lowerer.line("%s = np.empty(%s, %s)" % (result, shape_tuple([before, count, after]),
+                                             type_name(outs[0].dtype)))
+    k, j = lowerer.fresh("k"), lowerer.fresh("j")
+    lowerer.line("for %s in range(%s):" % (k, count))
+    with lowerer.block():
+        lowerer.line("%s = np.int64(%s[%s])" % (j, flat, k))
+        lowerer.check_values("%s < 0 or %s >= %s" % (j, j, size_), IndexError,
+                             "index %d is out of range for a dimension of size %d",
+                             (j, size_))
+        lowerer.line("%s[:, %s, :] = %s[:, %s, :]" % (result, k, array, j))
+    parts = dims(params)
+    index_parts = [] if indices.rank0 else dims(indices)
+    finish(lowerer, outs[0], result, parts[:axis] + index_parts + parts[axis + 1:])
+
+
 OPS["GatherV2"] = register("GatherV2", _gather_kernel, _gather_infer,
-                           grad=_RULES + "gather_grad", emit=KERNEL_CALL,
-                           lowerings=dict(_NOT_LOWERED, jax=backends.jax_rule("gather"),
-                                          numba=numba_lowerings.gather))
+                           grad=_gather_v2_grad, emit=KERNEL_CALL,
+                           lowerings=dict(_NOT_LOWERED, jax=_gather_jax,
+                                          numba=_gather_numba))
 
 
 def gather(params, indices, axis=None, batch_dims=0, name=None):
@@ -66,8 +127,17 @@ def _select_scalars(lowerer, node, ins, outs):
         lowerer.assign(outs[0], "xp.where(%s, %s, %s)" % tuple(ins))
 
 
+def _select_grad(ctx, grads):
+    g = grads[0]
+    condition = ctx.input(0)
+    zeros = array_ops.zeros_like(g)
+    return [None,
+            sum_to(where(condition, g, zeros), ctx, 1) if ctx.needed[1] else None,
+            sum_to(where(condition, zeros, g), ctx, 2) if ctx.needed[2] else None]
+
+
 OPS["SelectV2"] = register("SelectV2", lambda c, x, y: np.where(c, x, y), _select_infer,
-                           grad=_RULES + "select_grad", emit=KERNEL_CALL,
+                           grad=_select_grad, emit=KERNEL_CALL,
                            lowerings={"array": "xp.where({0}, {1}, {2})",
                                       "numba": _select_scalars}, traits=("elementwise",))
 
@@ -77,9 +147,16 @@ def _where_infer(specs, attrs):
     return [(dtypes.int64, (None, None if shape is None else len(shape)))]
 
 
+def _where_numba(lowerer, node, ins, outs):
+    """Where with one operand: the coordinates of the true elements (numpy's argwhere)."""
+    if ins[0].rank0 or ins[0].shape is None:
+        raise lowering_api.Unsupported("the coordinates of a scalar")
+    lowerer.assign(outs[0], "np.argwhere(%s)" % ins[0])
+
+
 OPS["Where"] = register("Where", lambda c: np.argwhere(c).astype(np.int64), _where_infer,
                         grad=NOT_DIFFERENTIABLE, emit=KERNEL_CALL,
-                        lowerings=dict(_NOT_LOWERED, numba=numba_scans.where))
+                        lowerings=dict(_NOT_LOWERED, numba=_where_numba))
 
 
 def where(condition, x=None, y=None, name=None):
@@ -113,10 +190,59 @@ def _one_hot_kernel(indices, depth, on_value, off_value, axis, dtype):
     return out
 
 
+def _one_hot_jax(lw, node, ins):
+    """OneHot, as the kernel computes it: arange(depth) == index, then where."""
+    jnp, attrs = lw.jnp, node.attrs
+    indices = jnp.asarray(ins[0])
+    hot = jnp.arange(attrs["depth"]) == indices[..., None]
+    dtype = attrs["dtype"].np_dtype
+    out = jnp.where(hot, jnp.asarray(attrs["on_value"]).astype(dtype),
+                    jnp.asarray(attrs["off_value"]).astype(dtype))
+    if attrs["axis"] != -1:
+        out = jnp.moveaxis(out, -1, attrs["axis"])
+    return [out]
+
+
+def _one_hot_numba(lowerer, node, ins, outs):
+    """OneHot: `off_value` everywhere, `on_value` at each index in [0, depth) (both as the
+    kernel converts them), the new axis moved into place."""
+    indices, out = ins[0], outs[0]
+    depth = int(node.attrs["depth"])
+    dtype = node.attrs["dtype"]
+    on, off = (np.asarray(node.attrs[k]).astype(dtype.np_dtype)[()]
+               for k in ("on_value", "off_value"))
+    parts = [] if indices.rank0 else dims(indices)
+    count = product(parts)
+    flat, result, n, i = (lowerer.fresh(p) for p in ("c", "r", "n", "i"))
+    if indices.rank0:
+        lowerer.line("%s = np.full(1, np.int64(%s))" % (flat, indices))
+    else:
+        lowerer.line("%s = np.ascontiguousarray(%s).reshape(%s)" % (flat, indices, count))
+    lowerer.line("%s = np.full(%s, %s)" % (result, shape_tuple([count, str(depth)]),
+                                           lowerer.scalar_literal(off, dtype)))
+    lowerer.line("for %s in range(%s):" % (n, count))
+    with lowerer.block():
+        lowerer.line("%s = np.int64(%s[%s])" % (i, flat, n))
+        lowerer.line("if 0 <= %s < %d:" % (i, depth))
+        with lowerer.block():
+            lowerer.line("%s[%s, %s] = %s" % (result, n, i, lowerer.scalar_literal(on, dtype)))
+    axis = node.attrs["axis"]
+    rank = len(parts) + 1
+    axis = rank - 1 if axis == -1 else axis
+    shaped = lowerer.fresh("c")
+    lowerer.line("%s = %s.reshape(%s)" % (shaped, result, shape_tuple(parts + [str(depth)])))
+    if axis != rank - 1:
+        perm = list(range(rank - 1))
+        perm.insert(axis, rank - 1)
+        lowerer.line("%s = np.ascontiguousarray(%s.transpose(%s))" % (
+            shaped, shaped, lowerer.literal(tuple(perm))))
+    lowerer.assign(out, shaped)
+
+
 OPS["OneHot"] = register("OneHot", _one_hot_kernel, _one_hot_infer,
                          grad=NOT_DIFFERENTIABLE, emit=KERNEL_CALL,
-                         lowerings=dict(_NOT_LOWERED, numba=numba_scans.one_hot,
-                                                      jax=backends.jax_array_rule("one_hot")))
+                         lowerings=dict(_NOT_LOWERED, numba=_one_hot_numba,
+                                                      jax=_one_hot_jax))
 
 
 def one_hot(indices, depth, on_value=1, off_value=0, axis=-1, dtype=dtypes.float32, name=None):
@@ -124,3 +250,71 @@ def one_hot(indices, depth, on_value=1, off_value=0, axis=-1, dtype=dtypes.float
     return execute1(OPS["OneHot"], [convert_to_tensor(indices)],
                     {"depth": int(depth), "on_value": on_value, "off_value": off_value,
                      "axis": int(axis), "dtype": dtypes.as_dtype(dtype)}, name=name)
+
+
+# -- GatherGrad: the gradient of gather ------------------------------------------------------
+# zeros of `params`' shape with `g` added at `indices` (repeated indices add up)
+
+
+def _gather_grad_kernel(g, params, indices, axis):
+    out = np.zeros(np.shape(params), dtype=np.asarray(g).dtype)
+    index = (slice(None),) * (axis % out.ndim) + (np.asarray(indices),)
+    np.add.at(out, index, g)
+    return out
+
+
+def _gather_grad_jax(lw, node, ins):
+    """GatherGrad: zeros with g added at the indices (repeated ones add up); an index out of
+    range fails, as numpy's `add.at` raises."""
+    g, params, indices = (lw.jnp.asarray(v) for v in ins)
+    rank = params.ndim
+    if rank == 0:
+        raise lowering_api.Unsupported("gathers from a scalar")
+    axis = node.attrs["axis"] % rank
+    size = params.shape[axis]
+    lw.fail_if((indices < -size) | (indices >= size))
+    out = lw.jnp.zeros(params.shape, g.dtype)
+    return [out.at[(slice(None),) * axis + (indices,)].add(g)]
+
+
+def _gather_grad_grad(ctx, grads):
+    return [gather(grads[0], ctx.input(2), axis=ctx.attrs["axis"]), None, None]
+
+
+def _gather_grad_numba(lowerer, node, ins, outs):
+    """GatherGrad: zeros of the params' shape, each slice of `g` added at its index along
+    the axis, in order (np.add.at's order: repeated indices add up, negative ones count
+    from the end, one out of range fails with numpy's message)."""
+    g, params, indices = ins
+    out = outs[0]
+    if params.rank0 or out.dtype.kind == "bool":
+        raise lowering_api.Unsupported("a gather gradient of a scalar or of booleans")
+    parts = dims(params)
+    axis = axis_of(node, len(parts))
+    before, size_, after = product(parts[:axis]), parts[axis], product(parts[axis + 1:])
+    count = "1" if indices.rank0 else product(dims(indices))
+    flat, grads, result, view = (lowerer.fresh(p) for p in ("c", "c", "r", "c"))
+    lowerer.line("%s = np.ascontiguousarray(%s).reshape(%s)" % (
+        flat, "np.full(1, %s)" % indices if indices.rank0 else indices, count))
+    lowerer.line("%s = np.ascontiguousarray(%s).reshape(%s)" % (
+        grads, "np.full(1, %s)" % g if g.rank0 else g, shape_tuple([before, count, after])))
+    lowerer.line("%s = np.zeros(%s, %s)" % (result, shape_tuple(parts), type_name(out.dtype)))
+    lowerer.line("%s = %s.reshape(%s)" % (view, result, shape_tuple([before, size_, after])))
+    k, j = lowerer.fresh("k"), lowerer.fresh("j")
+    lowerer.line("for %s in range(%s):" % (k, count))
+    with lowerer.block():
+        lowerer.line("%s = np.int64(%s[%s])" % (j, flat, k))
+        lowerer.check_values("%s < -(%s) or %s >= %s" % (j, size_, j, size_), IndexError,
+                             "index %%d is out of bounds for axis %d with size %%d" % axis,
+                             (j, size_))
+        lowerer.line("if %s < 0:" % j)
+        with lowerer.block():
+            lowerer.line("%s += %s" % (j, size_))
+        lowerer.line("%s[:, %s, :] += %s[:, %s, :]" % (view, j, grads, k))
+    lowerer.assign(out, result)
+
+
+GATHER_GRAD = register("GatherGrad", _gather_grad_kernel, gradient_ops.like_infer,
+                       grad=_gather_grad_grad, emit=KERNEL_CALL,
+                       lowerings=dict(gradient_ops.lowered_on_jax(_gather_grad_jax),
+                                      numba=_gather_grad_numba))

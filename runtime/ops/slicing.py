@@ -5,18 +5,20 @@ import builtins
 
 import numpy as np
 
-from runtime import backends
+from runtime import lowering_api
 from runtime import shape as shape_lib
-from runtime.ops import common
+from runtime.ops import (
+    common,
+    gradient_ops,
+)
 from runtime.ops.common import SpecError, require_kind
-from runtime.ops.registry import execute1, register
+from runtime.ops.registry import KERNEL_CALL, execute1, register
 from runtime.tensor import Tensor
 
-# lowering rules that decline, saying why (see runtime/backends/lowering.py)
-_NOT_LOWERED = {"array": backends.unsupported("not lowered yet")}
+# lowering rules that decline, saying why (see runtime/lowering_api.py)
+_NOT_LOWERED = {"array": lowering_api.unsupported("not lowered yet")}
 
 OPS = {}
-_RULES = "runtime.gradients.array_grads:"  # gradient rules written with the ops API
 
 # -- encoding of index expressions -----------------------------------------------------------
 #
@@ -184,9 +186,9 @@ def index_parts(lowerer, node, x, values, by_numpy):
     shape = x.shape
     spec = node.attrs["spec"]
     if shape is None or x.rank0 or not spec:
-        raise backends.Unsupported("an index of a scalar or of unknown rank")
+        raise lowering_api.Unsupported("an index of a scalar or of unknown rank")
     if sum(1 for item in spec if item[0] in ("int", "slice")) > len(shape):
-        raise backends.Unsupported("more indices than dimensions")
+        raise lowering_api.Unsupported("more indices than dimensions")
     if by_numpy:
         message = "index %%d is out of bounds for axis %d with size %%d"
     else:
@@ -211,7 +213,7 @@ def index_parts(lowerer, node, x, values, by_numpy):
                 lowerer.check("%s == 0" % part(item[3]), ValueError,
                               "slice step cannot be zero")
             elif item[3] == 0:
-                raise backends.Unsupported("a slice step of zero")
+                raise lowering_api.Unsupported("a slice step of zero")
             parts.append("%s:%s:%s" % tuple(part(p) for p in item[1:]))
         else:
             parts.append("None" if kind == "newaxis" else "...")
@@ -236,9 +238,9 @@ def strided_slice_grad_numba(lowerer, node, ins, outs):
     one)."""
     g, x = ins[:2]
     if any(item[0] == "newaxis" for item in node.attrs["spec"]):
-        raise backends.Unsupported("a gradient through a newaxis index")
+        raise lowering_api.Unsupported("a gradient through a newaxis index")
     if x.shape is None or None in x.shape:
-        raise backends.Unsupported("the gradient of a slice of a dynamic shape")
+        raise lowering_api.Unsupported("the gradient of a slice of a dynamic shape")
     index = index_parts(lowerer, node, x, ins[2:], True)
     result = lowerer.fresh("r")
     lowerer.line("%s = np.zeros(%s, np.%s)" % (result, lowerer.literal(tuple(x.shape)),
@@ -248,11 +250,55 @@ def strided_slice_grad_numba(lowerer, node, ins, outs):
     lowerer.assign(outs[0], result)
 
 
+def static_index_jax(lw, spec, dynamic, shape):
+    """The index a StridedSlice `spec` makes into a value of `shape`, its dynamic integer
+    indices taken from `dynamic` and checked against their dimension (an index out of
+    bounds fails, as on the numpy executor); dynamic slice bounds are not lowered."""
+    consumed = sum(1 for item in spec if item[0] in ("int", "slice"))
+    index = []
+    dim = 0
+    for item in spec:
+        kind = item[0]
+        if kind == "ellipsis":
+            index.append(Ellipsis)
+            dim += len(shape) - consumed
+        elif kind == "newaxis":
+            index.append(None)
+        elif kind == "slice":
+            if any(isinstance(part, tuple) for part in item[1:]):
+                raise lowering_api.Unsupported("a slice with bounds known only at run time")
+            index.append(slice(*item[1:]))
+            dim += 1
+        else:
+            part = item[1]
+            value = dynamic[part[1]] if isinstance(part, tuple) else part
+            if dim >= len(shape):
+                raise lowering_api.Unsupported("indexes more dimensions than the value has")
+            lw.fail_if((value < -shape[dim]) | (value >= shape[dim]))
+            index.append(value)
+            dim += 1
+    return tuple(index)
+
+
+def _strided_slice_jax(lw, node, ins):
+    """StridedSlice (`x[index]`): dynamic scalar indices select; an index out of bounds
+    fails, as on the numpy executor. Dynamic slice bounds are not lowered."""
+    x = ins[0]
+    return [x[static_index_jax(lw, node.attrs["spec"], ins[1:], tuple(np.shape(x)))]]
+
+
+def _strided_slice_rule(ctx, grads):
+    dynamic = [ctx.input(i) for i in range(1, len(ctx.needed))]
+    out = execute1(STRIDED_SLICE_GRAD, [grads[0], ctx.input(0)] + dynamic,
+                   {"spec": ctx.attrs["spec"]})
+    return [out] + [None] * len(dynamic)
+
+
 OPS["StridedSlice"] = register("StridedSlice", _slice_kernel, _slice_infer,
                                node_name="strided_slice", emit=_slice_emit,
-                               grad=_RULES + "strided_slice_grad", traits=("view",),
+                               grad=_strided_slice_rule, traits=("view",),
                                lowerings=dict(_NOT_LOWERED, numba=_slice_numba,
-                                              jax=backends.jax_rule("strided_slice")))
+                                              jax=_strided_slice_jax))
 
 
 def strided_slice_from_index(tensor, index):
@@ -263,3 +309,41 @@ def strided_slice_from_index(tensor, index):
         raise TypeError("indexing with a list or array is not supported; use tf.gather")
     spec, dynamic = encode_index(index)
     return execute1(OPS["StridedSlice"], [tensor] + dynamic, {"spec": spec})
+
+
+# -- StridedSliceGrad: the gradient of a slice ------------------------------------------------
+# zeros of `x`'s shape with `g` at `x[index]`
+
+
+def _strided_slice_grad_kernel(g, x, *dynamic, spec):
+    out = np.zeros(np.shape(x), dtype=np.asarray(g).dtype)
+    out[decode_index(spec, dynamic)] = g
+    return out
+
+
+def _strided_slice_grad_jax(lw, node, ins):
+    """StridedSliceGrad: zeros with g at `x[index]`; dynamic indices are scalars checked
+    against their dimension, as the forward kernel does (dynamic slice bounds decline)."""
+    g, x, dynamic = lw.jnp.asarray(ins[0]), ins[1], ins[2:]
+    shape = tuple(np.shape(x))
+    index = static_index_jax(lw, node.attrs["spec"], list(dynamic), shape)
+    out = lw.jnp.zeros(shape, g.dtype)
+    try:
+        return [out.at[index].set(g)]
+    except (ValueError, TypeError, IndexError) as e:
+        raise lowering_api.Unsupported("cannot place the gradient: %s" % e) from None
+
+
+def _strided_slice_grad_grad(ctx, grads):
+    dynamic = [ctx.input(i) for i in range(2, len(ctx.needed))]
+    out = execute1(OPS["StridedSlice"], [grads[0]] + dynamic,
+                   {"spec": ctx.attrs["spec"]})
+    return [out, None] + [None] * len(dynamic)
+
+
+STRIDED_SLICE_GRAD = register("StridedSliceGrad", _strided_slice_grad_kernel,
+                              gradient_ops.like_infer,
+                              grad=_strided_slice_grad_grad,
+                              emit=KERNEL_CALL,
+                              lowerings=dict(gradient_ops.lowered_on_jax(_strided_slice_grad_jax),
+                                             numba=strided_slice_grad_numba))

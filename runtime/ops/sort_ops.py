@@ -9,9 +9,16 @@ import collections
 
 import numpy as np
 
-from runtime import backends, dtypes
-from runtime.ops import array_ops, common, layout_ops, manipulation_ops, math_ops, numba_scans
-from runtime.ops.common import NUMERIC, SpecError, convert_to_tensor, require_kind
+from runtime import dtypes, lowering_api
+from runtime.ops import (
+    array_ops,
+    common,
+    layout_ops,
+    manipulation_ops,
+    math_ops,
+)
+from runtime.ops.common import REAL, SpecError, convert_to_tensor, require_kind
+from runtime.ops.numba_lowerings import dims, finish, product, shape_tuple, type_name
 from runtime.ops.registry import (
     KERNEL_CALL,
     NOT_DIFFERENTIABLE,
@@ -20,8 +27,8 @@ from runtime.ops.registry import (
     register,
 )
 
-_NOT_LOWERED = {"array": backends.unsupported("not lowered yet")}
-_GRADIENTS_ON_HOST = {"array": backends.unsupported("gradient ops run on the numpy executor")}
+_NOT_LOWERED = {"array": lowering_api.unsupported("not lowered yet")}
+_GRADIENTS_ON_HOST = {"array": lowering_api.unsupported("gradient ops run on the numpy executor")}
 
 OPS = {}
 
@@ -44,7 +51,7 @@ def _descending_order(x):
 
 def _top_k_infer(specs, attrs):
     dtype, shape = specs[0]
-    require_kind(dtype, NUMERIC)
+    require_kind(dtype, REAL)
     k = attrs["k"]  # None: all of them (a full sort)
     if shape is None:
         return [(dtype, None), (dtypes.int32, None)]
@@ -96,27 +103,164 @@ def _top_k_jax_rule(lowerer, node, ins):
     return [jnp.take_along_axis(x, indices, axis=-1), indices.astype(jnp.int32)]
 
 
+def _top_k_numba(lowerer, node, ins, outs):
+    """TopKV2: each row's positions in descending order, ties by ascending position (the
+    kernel's stable order, which is its only order when no two values are equal). Where a
+    row holds two NaNs or more, the kernel's order among them is numpy's sort's own: the
+    kernel then runs on the host (numba_host) instead."""
+    x = ins[0]
+    if x.rank0 or x.shape is None:
+        raise lowering_api.Unsupported("a top_k of a scalar")
+    parts = dims(x)
+    n = parts[-1]
+    k = n if node.attrs["k"] is None else str(int(node.attrs["k"]))
+    if node.attrs["k"] is not None and x.shape[-1] is None:
+        lowerer.check_values("%s > %s" % (k, n), ValueError,
+                             "k = %d is larger than the last dimension %d", (k, n))
+    rows = product(parts[:-1])
+    values, indices = outs
+    flat, order, got, picked, r = (lowerer.fresh(p) for p in ("c", "o", "v", "p", "j"))
+    lowerer.line("%s = np.ascontiguousarray(%s).reshape((%s, %s))" % (flat, x, rows, n))
+    lowerer.line("%s = np.empty((%s, %s), %s)" % (got, rows, k, type_name(x.dtype)))
+    lowerer.line("%s = np.empty((%s, %s), np.int32)" % (picked, rows, k))
+    lowerer.line("for %s in range(%s):" % (r, rows))
+    with lowerer.block():
+        lowerer.line("%s = %s - 1 - np.argsort(%s[%s][::-1], kind=\"mergesort\")[::-1]" % (
+            order, n, flat, r))
+        lowerer.line("%s[%s] = %s[%s][%s[:%s]]" % (got, r, flat, r, order, k))
+        lowerer.line("%s[%s] = %s[:%s]" % (picked, r, order, k))
+    if x.dtype.is_floating:
+        # a loop running once, not an `if`: numba miscompiles objmode outputs in an `if`
+        lowerer.line("for %s in range(int((np.isnan(%s).sum(axis=1) >= 2).any())):" % (
+            lowerer.fresh("once"), flat))
+        with lowerer.block():
+            on_host = [lowerer.local(out.dtype, out.shape, "h") for out in outs]
+            lowerer.kernel_on_host(node, ins, on_host)
+            for array, result in zip((got, picked), on_host):
+                lowerer.line("%s[:, :] = %s.reshape((%s, %s))" % (array, result, rows, k))
+    shape = parts[:-1] + [k]
+    finish(lowerer, values, got, shape)
+    finish(lowerer, indices, picked, shape)
+
+
+def _along_last_axis_numba(lowerer, x, indices, write):
+    """The loop over each row's indices into the last axis of `x` (both viewed as rows of
+    the same leading dimensions, known when the graph is built): an index out of range
+    fails with numpy's error, a negative one counts from the end; `write(position, row,
+    j)` writes the body for the wrapped position."""
+    if x.rank0 or x.shape is None or indices.shape is None \
+            or len(indices.shape) != len(x.shape) or None in x.shape[:-1] \
+            or x.shape[:-1] != indices.shape[:-1]:
+        raise lowering_api.Unsupported("indices whose leading dimensions may not be x's")
+    parts = dims(x)
+    rows, size, count = product(parts[:-1]), parts[-1], dims(indices)[-1]
+    flat = lowerer.fresh("q")
+    lowerer.line("%s = np.ascontiguousarray(%s).reshape((%s, %s))" % (flat, indices, rows,
+                                                                    count))
+    row, j, position = lowerer.fresh("r"), lowerer.fresh("j"), lowerer.fresh("p")
+    lowerer.line("for %s in range(%s):" % (row, rows))
+    with lowerer.block():
+        lowerer.line("for %s in range(%s):" % (j, count))
+        with lowerer.block():
+            lowerer.line("%s = np.int64(%s[%s, %s])" % (position, flat, row, j))
+            lowerer.check_values(
+                "%s < -(%s) or %s >= %s" % (position, size, position, size), IndexError,
+                "index %%d is out of bounds for axis %d with size %%d" % (len(parts) - 1),
+                (position, size))
+            lowerer.line("if %s < 0:" % position)
+            with lowerer.block():
+                lowerer.line("%s += %s" % (position, size))
+            write(position, row, j)
+    return rows, size, count
+
+
 OPS["TopKV2"] = register("TopKV2", _top_k_kernel, _top_k_infer, grad=_top_k_grad,
                          emit=KERNEL_CALL,
                          lowerings=dict(_NOT_LOWERED, jax=_top_k_jax_rule,
-                                        numba=numba_scans.top_k))
+                                        numba=_top_k_numba))
+
+
 # TopKGrad scatters g to the chosen positions; TakeAlongLastAxis gathers from them: each is
 # the other's gradient (with respect to g).
+
+
+def _last_axis_indices_jax(lw, indices, size):
+    """`indices` into a last axis of `size`: out of range fails, negative ones count from
+    the end (numpy's)."""
+    jnp = lw.jnp
+    indices = jnp.asarray(indices)
+    lw.fail_if((indices < -size) | (indices >= size))
+    return jnp.where(indices < 0, indices + size, indices)
+
+
+def _top_k_grad_jax(lw, node, ins):
+    """TopKGrad: zeros of x's shape with g put at the (distinct, top_k's) indices."""
+    g, x = lw.jnp.asarray(ins[0]), lw.jnp.asarray(ins[2])
+    if x.ndim == 0:
+        raise lowering_api.Unsupported("puts along the last axis of a scalar")
+    indices = _last_axis_indices_jax(lw, ins[1], x.shape[-1])
+    out = lw.jnp.zeros(x.shape, g.dtype)
+    return [lw.jnp.put_along_axis(out, indices, g, axis=-1, inplace=False, mode="clip")]
+
+
+def _top_k_grad_numba(lowerer, node, ins, outs):
+    """TopKGrad: zeros of x's shape, each row's `g` put at its indices in order (the last
+    of repeated indices wins, as np.put_along_axis's assignment)."""
+    g, indices, x = ins
+    if not g.shape or g.shape != indices.shape:
+        raise lowering_api.Unsupported("a gradient not of the indices' shape")
+    parts = dims(x)
+    grads, result, view = lowerer.fresh("c"), lowerer.fresh("t"), lowerer.fresh("c")
+    lowerer.line("%s = np.ascontiguousarray(%s).reshape((%s, %s))" % (
+        grads, g, product(parts[:-1]), dims(g)[-1]))
+    lowerer.line("%s = np.zeros(%s, %s)" % (result, shape_tuple(parts), type_name(
+        outs[0].dtype)))
+    lowerer.line("%s = %s.reshape((%s, %s))" % (view, result, product(parts[:-1]), parts[-1]))
+    _along_last_axis_numba(lowerer, x, indices, lambda position, row, j: lowerer.line(
+        "%s[%s, %s] = %s[%s, %s]" % (view, row, position, grads, row, j)))
+    lowerer.assign(outs[0], result)
+
+
 OPS["TopKGrad"] = register(
     "TopKGrad", _top_k_grad_kernel, lambda specs, attrs: [(specs[0][0], specs[2][1])],
     emit=KERNEL_CALL,
     grad=lambda ctx, grads: [execute1(OPS["TakeAlongLastAxis"], [grads[0], ctx.input(1)]),
                              None, None],
-    lowerings=dict(_GRADIENTS_ON_HOST, jax=backends.jax_array_rule("top_k_grad"),
-                   numba=numba_scans.top_k_grad))
+    lowerings=dict(_GRADIENTS_ON_HOST, jax=_top_k_grad_jax,
+                   numba=_top_k_grad_numba))
+
+
+def _take_along_last_axis_jax(lw, node, ins):
+    """TakeAlongLastAxis: `take_along_axis(x, indices, -1)`."""
+    x = lw.jnp.asarray(ins[0])
+    if x.ndim == 0:
+        raise lowering_api.Unsupported("takes along the last axis of a scalar")
+    indices = _last_axis_indices_jax(lw, ins[1], x.shape[-1])
+    return [lw.jnp.take_along_axis(x, indices, axis=-1, mode="clip")]
+
+
+def _take_along_last_axis_numba(lowerer, node, ins, outs):
+    """TakeAlongLastAxis: each row's elements at its indices (np.take_along_axis)."""
+    x, indices = ins
+    source, result = lowerer.fresh("c"), lowerer.fresh("t")
+    parts = dims(x)
+    lowerer.line("%s = np.ascontiguousarray(%s).reshape((%s, %s))" % (
+        source, x, product(parts[:-1]), parts[-1]))
+    lowerer.line("%s = np.empty((%s, %s), %s)" % (result, product(parts[:-1]),
+                                                   dims(indices)[-1], type_name(x.dtype)))
+    _along_last_axis_numba(lowerer, x, indices, lambda position, row, j: lowerer.line(
+        "%s[%s, %s] = %s[%s, %s]" % (result, row, j, source, row, position)))
+    finish(lowerer, outs[0], result, dims(indices))
+
+
 OPS["TakeAlongLastAxis"] = register(
     "TakeAlongLastAxis",
     lambda x, indices: np.take_along_axis(x, indices.astype(np.intp), axis=-1),
     lambda specs, attrs: [(specs[0][0], specs[1][1])], emit=KERNEL_CALL,
     grad=lambda ctx, grads: [execute1(OPS["TopKGrad"], [grads[0], ctx.input(1), ctx.input(0)]),
                              None],
-    lowerings=dict(_NOT_LOWERED, jax=backends.jax_array_rule("take_along_last_axis"),
-                   numba=numba_scans.take_along_last_axis))
+    lowerings=dict(_NOT_LOWERED, jax=_take_along_last_axis_jax,
+                   numba=_take_along_last_axis_numba))
 
 
 def top_k(input, k=1, sorted=True, name=None):  # noqa: A002 - TensorFlow's names
@@ -180,7 +324,7 @@ def sort(values, axis=-1, direction="ASCENDING", name=None):
 
 def require_numeric(tensor, what):
     """TypeError unless `tensor` holds numbers."""
-    if tensor.dtype.kind not in NUMERIC:
+    if tensor.dtype.kind not in REAL:
         raise TypeError("%s: values of dtype %s cannot be sorted" % (what, tensor.dtype.name))
 
 
@@ -192,13 +336,34 @@ def _argsort_kernel(x, descending):
 
 def _argsort_infer(specs, attrs):
     dtype, shape = specs[0]
-    require_kind(dtype, NUMERIC)
+    require_kind(dtype, REAL)
     return [(dtypes.int32, shape)]
+
+
+def _argsort_jax(lw, node, ins):
+    """ArgSort along the last axis, stable as the kernel's (descending: ties by ascending
+    position). -0.0 and 0.0 tie, as numpy compares them; a NaN defers the call to the numpy
+    executor (XLA orders NaNs its own way)."""
+    jnp = lw.jnp
+    keys = jnp.asarray(ins[0])
+    if keys.ndim == 0:
+        raise lowering_api.Unsupported("sorts a scalar")
+    if keys.dtype.kind == "f":
+        lw.fail_if(jnp.isnan(keys))
+        keys = jnp.where(keys == 0, jnp.zeros((), keys.dtype), keys)
+        if node.attrs["descending"]:
+            keys = -keys
+    elif keys.dtype.kind in "iu":
+        if node.attrs["descending"]:
+            keys = ~keys  # order-reversing, without the overflow of -x
+    else:
+        raise lowering_api.Unsupported("sorts %s values" % keys.dtype)
+    return [jnp.argsort(keys, axis=-1, stable=True).astype(jnp.int32)]
 
 
 OPS["ArgSort"] = register("ArgSort", _argsort_kernel, _argsort_infer,
                           grad=NOT_DIFFERENTIABLE, emit=KERNEL_CALL,
-                          lowerings=dict(_NOT_LOWERED, jax=backends.jax_array_rule("argsort")))
+                          lowerings=dict(_NOT_LOWERED, jax=_argsort_jax))
 
 
 def argsort(values, axis=-1, direction="ASCENDING", stable=False, name=None):
@@ -230,7 +395,7 @@ def _unique_kernel(x, out_idx):
 
 OPS["Unique"] = register("Unique", _unique_kernel, _unique_infer, grad=NOT_DIFFERENTIABLE,
                          emit=KERNEL_CALL,
-                         lowerings={"array": backends.unsupported(
+                         lowerings={"array": lowering_api.unsupported(
                              "its output's shape depends on the values")})
 
 

@@ -7,12 +7,19 @@ size whose element i is the gradient of element i; an unwritten element is zero)
 
 import numpy as np
 
-from runtime import backends
-from runtime.ops.registry import KERNEL_CALL, NO_GRADIENT, NOT_DIFFERENTIABLE, register
+from runtime import lowering_api
+from runtime.ops.registry import (
+    KERNEL_CALL,
+    NO_GRADIENT,
+    NOT_DIFFERENTIABLE,
+    execute,
+    execute1,
+    register,
+)
 from runtime.ops.tensor_array_value import TensorArrayValue, variant
 
-# lowering rules that decline, saying why (see runtime/backends/lowering.py)
-_GRADIENTS_ON_HOST = {"array": backends.unsupported("gradient ops run on the numpy executor")}
+# lowering rules that decline, saying why (see runtime/lowering_api.py)
+_GRADIENTS_ON_HOST = {"array": lowering_api.unsupported("gradient ops run on the numpy executor")}
 
 
 def _array(handle):
@@ -157,29 +164,91 @@ def _value_and_handle_infer(value_input):
     return infer
 
 
-_RULES = "runtime.gradients.tensor_array_grads:"  # their gradients, written with the ops API
+
+
+def add_gradient_arrays(grads):
+    """The sum of gradient arrays (one TensorArrayGradAdd)."""
+    return execute1(GRAD_ADD, list(grads))
+
+
+# -- second order: the gradient ops declared below are linear in their gradient inputs ---------
+#
+#    op                                  gradient, for cotangents (C of an array, c of a value)
+#    add(G1, ..., Gk) -> G               dGi = C
+#    write_grad(G, i, v) -> (dv, dh)     dG = C_dh with element i cleared, plus c_dv at i
+#    read_grad(h, i, g) -> G             dg = C[i]
+#    stack_grad(h, g) -> G               dg = C's elements stacked
+#    unstack_grad(G, values) -> (dv, dh) dG = C_dh with rows cleared, plus the rows of c_dv
+
+
+def _sum_arrays(parts):
+    if not parts:
+        return None
+    return parts[0] if len(parts) == 1 else add_gradient_arrays(parts)
+
+
+def _add_grad(ctx, grads):
+    return [grads[0]] * len(ctx.needed)
+
 
 GRAD_ADD = register("TensorArrayGradAdd", _add_kernel, _handle_infer,
-                    grad=_RULES + "add_grad", emit=KERNEL_CALL,
+                    grad=_add_grad, emit=KERNEL_CALL,
                     lowerings=_GRADIENTS_ON_HOST)
 ZEROS_LIKE = register("TensorArrayZerosLike", _zeros_kernel, _handle_infer,
                       grad=NOT_DIFFERENTIABLE, emit=KERNEL_CALL,
                       lowerings=_GRADIENTS_ON_HOST)
+
+
+def _write_grad_grad(ctx, grads):
+    c_value, c_array = grads
+    parts = []
+    if c_array is not None:
+        parts.append(execute(WRITE_GRAD, [c_array, ctx.input(1), ctx.input(2)])[1])
+    if c_value is not None:
+        parts.append(execute1(READ_GRAD, [ctx.input(0), ctx.input(1), c_value]))
+    return [_sum_arrays(parts), None, None]
+
+
 WRITE_GRAD = register("TensorArrayWriteGrad", _write_grad_kernel, _value_and_handle_infer(2),
-                      grad=_RULES + "write_grad_grad", emit=KERNEL_CALL,
+                      grad=_write_grad_grad, emit=KERNEL_CALL,
                       lowerings=_GRADIENTS_ON_HOST)
+
+
+def _read_grad_grad(ctx, grads):
+    dg = execute(WRITE_GRAD, [grads[0], ctx.input(1), ctx.input(2)])[0]
+    return [None, None, dg]
+
+
 READ_GRAD = register("TensorArrayReadGrad", _read_grad_kernel, _handle_infer,
-                     grad=_RULES + "read_grad_grad", emit=KERNEL_CALL,
+                     grad=_read_grad_grad, emit=KERNEL_CALL,
                      lowerings=_GRADIENTS_ON_HOST)
+
+
+def _stack_grad_grad(ctx, grads):
+    return [None, execute(UNSTACK_GRAD, [grads[0], ctx.input(1)])[0]]
+
+
 STACK_GRAD = register("TensorArrayStackGrad", _stack_grad_kernel, _handle_infer,
-                      grad=_RULES + "stack_grad_grad", emit=KERNEL_CALL,
+                      grad=_stack_grad_grad, emit=KERNEL_CALL,
                       lowerings=_GRADIENTS_ON_HOST)
 CONCAT_GRAD = register("TensorArrayConcatGrad", _concat_grad_kernel, _handle_infer,
                        grad=NO_GRADIENT, emit=KERNEL_CALL,
                        lowerings=_GRADIENTS_ON_HOST)
+
+
+def _unstack_grad_grad(ctx, grads):
+    c_values, c_array = grads
+    parts = []
+    if c_array is not None:
+        parts.append(execute(UNSTACK_GRAD, [c_array, ctx.input(1)])[1])
+    if c_values is not None:
+        parts.append(execute1(STACK_GRAD, [ctx.input(0), c_values]))
+    return [_sum_arrays(parts), None]
+
+
 UNSTACK_GRAD = register("TensorArrayUnstackGrad", _unstack_grad_kernel,
                         _value_and_handle_infer(1),
-                        grad=_RULES + "unstack_grad_grad", emit=KERNEL_CALL,
+                        grad=_unstack_grad_grad, emit=KERNEL_CALL,
                         lowerings=_GRADIENTS_ON_HOST)
 GATHER_GRAD = register("TensorArrayGatherGrad", _gather_grad_kernel, _handle_infer,
                        grad=NO_GRADIENT, emit=KERNEL_CALL,

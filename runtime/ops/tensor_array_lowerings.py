@@ -23,7 +23,7 @@ Reads, writes and stacks check indices and written elements as the executor's ke
 raising the same error classes (IndexError, ValueError).
 """
 
-from runtime import backends
+from runtime import lowering_api
 from runtime.ops.tensor_array_value import value_of_handle
 
 READ = "read"    # a rule's `tensor_array_use`: only reads its handle input
@@ -45,24 +45,24 @@ class Buffer:
         """Records the dtype and static shape of an element written; Unsupported where they
         are not fully known or differ from what is known."""
         if shape is None or None in shape:
-            raise backends.Unsupported("a TensorArray element of a shape not fully known")
+            raise lowering_api.Unsupported("a TensorArray element of a shape not fully known")
         shape = tuple(shape)
         if self.np_dtype is None:
             self.np_dtype = np_dtype
         elif self.np_dtype != np_dtype:
-            raise backends.Unsupported("TensorArray elements of two dtypes")
+            raise lowering_api.Unsupported("TensorArray elements of two dtypes")
         if self.shape is None or None in self.shape:
             if self.shape is not None and (len(self.shape) != len(shape) or any(
                     a is not None and a != b for a, b in zip(self.shape, shape))):
-                raise backends.Unsupported("a TensorArray element of another shape")
+                raise lowering_api.Unsupported("a TensorArray element of another shape")
             self.shape = shape
         elif self.shape != shape:
-            raise backends.Unsupported("a TensorArray element of another shape")
+            raise lowering_api.Unsupported("a TensorArray element of another shape")
 
     def allocation(self):
         """The expression allocating the buffer; Unsupported when its element is unknown."""
         if self.np_dtype is None or self.shape is None or None in self.shape:
-            raise backends.Unsupported("a TensorArray whose element dtype and shape are not "
+            raise lowering_api.Unsupported("a TensorArray whose element dtype and shape are not "
                                        "known when it is created or first written")
         if self.dynamic:
             return "(%s, np.zeros(%d, np.bool_), np.full(1, %d, np.int64))" % (
@@ -84,7 +84,7 @@ def new_buffer(lowerer, size, dynamic_size, element_shape, np_dtype, written=Fal
     """A Buffer for a new array, registered with `lowerer` (its `tensor_arrays` list), and the
     token standing for its allocation until `allocation` replaces it."""
     if written:
-        raise backends.Unsupported("a TensorArray constant with elements")
+        raise lowering_api.Unsupported("a TensorArray constant with elements")
     buffers = lowerer.tensor_arrays
     token = "__tensor_array_%d__" % len(buffers)
     buffer = Buffer(token, int(size), np_dtype, None if element_shape is None
@@ -96,7 +96,7 @@ def new_buffer(lowerer, size, dynamic_size, element_shape, np_dtype, written=Fal
 def _buffer_of(lowerer, handle):
     buffer = lowerer.handle_buffers.get(str(handle))
     if buffer is None:
-        raise backends.Unsupported("a TensorArray handle of unknown origin")
+        raise lowering_api.Unsupported("a TensorArray handle of unknown origin")
     return buffer
 
 
@@ -157,7 +157,7 @@ def constant(lowerer, value):
     try:
         array = value_of_handle(value)
     except TypeError:
-        raise backends.Unsupported("a variant constant that is not a TensorArray") from None
+        raise lowering_api.Unsupported("a variant constant that is not a TensorArray") from None
     buffer, token = new_buffer(lowerer, array.size, array.dynamic_size, array.element_shape,
                                array.np_dtype, any(e is not None for e in array.items()))
     name = lowerer.fresh("ta")
@@ -170,9 +170,9 @@ def create(lowerer, node, ins, outs):
     """TensorArray: a buffer of the constant size."""
     size = ins[0].value
     if size is None:
-        raise backends.Unsupported("a TensorArray whose size is not a constant")
+        raise lowering_api.Unsupported("a TensorArray whose size is not a constant")
     if int(size) < 0:
-        raise backends.Unsupported("a negative TensorArray size")
+        raise lowering_api.Unsupported("a negative TensorArray size")
     dtype = node.attrs["dtype"]
     buffer, token = new_buffer(lowerer, size, node.attrs["dynamic_size"],
                                node.attrs["element_shape"],
@@ -241,7 +241,7 @@ def unstack(lowerer, node, ins, outs):
     kernel's check that they fit the array's fixed size."""
     handle, value = ins
     if value.shape is None or value.rank0:
-        raise backends.Unsupported("an unstack of a value of unknown rank")
+        raise lowering_api.Unsupported("an unstack of a value of unknown rank")
     buffer = _buffer_of(lowerer, handle)
     buffer.learn(value.dtype.np_dtype, value.shape[1:])
     count = str(value.shape[0]) if value.shape[0] is not None else "%s.shape[0]" % value

@@ -27,28 +27,81 @@ in a graph when it runs, as InvalidArgumentError with the user's line of the op.
 
 import numpy as np
 
-from runtime import backends, dtypes
+from runtime import dtypes, lowering_api
 from runtime import shape as shape_lib
+from runtime.lowering_api import PendingTensorArray, TensorArrayBuffer, Unsupported, is_concrete
 from runtime.ops import tensor_array_lowerings as numba_rules
 from runtime.ops.common import SpecError
-from runtime.ops.registry import KERNEL_CALL, NOT_DIFFERENTIABLE, execute1, register
+from runtime.ops.registry import KERNEL_CALL, NOT_DIFFERENTIABLE, execute, execute1, register
+from runtime.ops.tensor_array_grad_ops import (
+    CONCAT_GRAD,
+    GATHER_GRAD,
+    READ_GRAD,
+    SCATTER_GRAD,
+    STACK_GRAD,
+    UNSTACK_GRAD,
+    WRITE_GRAD,
+)
 from runtime.ops.tensor_array_value import TensorArrayValue, value_of_handle, variant
 
-# lowering rules that decline, saying why (see runtime/backends/lowering.py)
-_TENSOR_ARRAYS_ON_HOST = {"array": backends.unsupported("TensorArrays run on the numpy executor")}
+# lowering rules that decline, saying why (see runtime/lowering_api.py)
+_TENSOR_ARRAYS_ON_HOST = {
+    "array": lowering_api.unsupported("TensorArrays run on the numpy executor")}
+
+
+# -- JAX rules: a TensorArray of a size known at compile time is a buffer (TensorArrayBuffer,
+# or a PendingTensorArray until its first write tells the element shape), written with
+# `.at[i].set`; reading an unwritten element fails, as on the numpy executor
+
+
+def _array_jax(node, value):
+    if not isinstance(value, (TensorArrayBuffer, PendingTensorArray)):
+        raise Unsupported("gets a TensorArray that is not a fixed-size buffer")
+    return value
+
+
+def _index_fails_jax(lw, array, index):
+    lw.fail_if((index < 0) | (index >= array.size))
+
+
+def _buffer_for_jax(lw, node, array, element_shape):
+    if isinstance(array, PendingTensorArray):
+        jnp = lw.jnp
+        return TensorArrayBuffer(jnp.zeros((array.size,) + element_shape, array.np_dtype),
+                                 jnp.zeros(array.size, bool), array.size)
+    if tuple(array.data.shape[1:]) != element_shape:
+        raise Unsupported("writes an element of shape %s to a TensorArray of %s"
+                          % (element_shape, tuple(array.data.shape[1:])))
+    return array
+
+
+def _element_shape_jax(node):
+    shape = node.attrs["element_shape"]
+    if shape is None or None in shape:
+        raise Unsupported("reads a TensorArray of unknown element shape")
+    return tuple(shape)
+
+
+def _all_written_jax(lw, node, array):
+    if isinstance(array, PendingTensorArray):
+        if array.size:
+            raise Unsupported("reads a TensorArray nothing was written to")
+        return TensorArrayBuffer(lw.jnp.zeros((0,) + _element_shape_jax(node), array.np_dtype),
+                                 lw.jnp.zeros(0, bool), 0)
+    lw.fail_if(lw.jnp.logical_not(lw.jnp.all(array.written)))
+    return array
 
 
 def _on_jax(rule, numba=None):
-    """Lowerings: declined by the array backends, for JAX `rule` of jax_rules (a fixed-size
-    buffer), and for numba `numba` of tensor_array_lowerings where given (a buffer too)."""
+    """Lowerings: declined by the array backends, for JAX `rule` (a fixed-size buffer), and
+    for numba `numba` of tensor_array_lowerings where given (a buffer too)."""
     lowerings = dict(_TENSOR_ARRAYS_ON_HOST,
-                     jax=backends.jax_rule(rule))
+                     jax=rule)
     if numba is not None:
         lowerings["numba"] = numba
     return lowerings
 
 OPS = {}
-_RULES = "runtime.gradients.tensor_array_grads:"  # gradient rules, written with the ops API
 
 
 # -- inference helpers ----------------------------------------------------------------------------
@@ -132,9 +185,28 @@ def _create_kernel(size, dtype, element_shape, dynamic_size, infer_shape=True):
                                   None if dtype is None else dtype.np_dtype, infer_shape)
 
 
+def _create_jax(lw, node, ins):
+    """TensorArray: a buffer (or a pending array until the first write tells the element
+    shape) of a size known at compile time."""
+    if node.attrs["dynamic_size"]:
+        raise Unsupported("makes a TensorArray of dynamic size")
+    if not is_concrete(ins[0]):
+        raise Unsupported("makes a TensorArray whose size is known only at run time")
+    size = int(ins[0])
+    if size < 0 or node.attrs["dtype"] is None:
+        raise Unsupported("fails (negative size or unknown dtype)")
+    np_dtype = node.attrs["dtype"].np_dtype
+    shape = node.attrs["element_shape"]
+    if shape is None or None in shape:
+        return [PendingTensorArray(size, np_dtype)]
+    jnp = lw.jnp
+    return [TensorArrayBuffer(jnp.zeros((size,) + tuple(shape), np_dtype),
+                              jnp.zeros(size, bool), size)]
+
+
 OPS["TensorArray"] = register("TensorArray", _create_kernel, _create_infer,
                               grad=NOT_DIFFERENTIABLE, emit=KERNEL_CALL,
-                              lowerings=_on_jax("create_tensor_array", numba_rules.create))
+                              lowerings=_on_jax(_create_jax, numba_rules.create))
 
 
 def _write_infer(specs, attrs):
@@ -160,10 +232,24 @@ def _write_emit(outs, ins, attrs, emitter):
     return "%s = %s(%s, %s, %s)" % (outs[0], emitter.bind(_write), ins[0], ins[1], ins[2])
 
 
+def _write_grad(ctx, grads):
+    dvalue, dhandle = execute(WRITE_GRAD, [grads[0], ctx.input(1), ctx.input(2)])
+    return [dhandle if ctx.needed[0] else None, None, dvalue if ctx.needed[2] else None]
+
+
+def _write_jax(lw, node, ins):
+    """TensorArrayWrite: `data.at[i].set(value)`; an index out of range fails."""
+    array, index, value = _array_jax(node, ins[0]), ins[1], ins[2]
+    array = _buffer_for_jax(lw, node, array, tuple(np.shape(value)))
+    _index_fails_jax(lw, array, index)
+    return [TensorArrayBuffer(array.data.at[index].set(value),
+                              array.written.at[index].set(True), array.size)]
+
+
 OPS["TensorArrayWrite"] = register("TensorArrayWrite", _write_kernel, _write_infer,
                                    emit=_write_emit, traits=("view",),  # holds the value
-                                   grad=_RULES + "write_grad",
-                                   lowerings=_on_jax("write_tensor_array", numba_rules.write))
+                                   grad=_write_grad,
+                                   lowerings=_on_jax(_write_jax, numba_rules.write))
 
 
 def _read_infer(specs, attrs):
@@ -176,10 +262,26 @@ def _read_kernel(handle, index, dtype, element_shape):
     return value_of_handle(handle).read(index)
 
 
+def _read_jax(lw, node, ins):
+    """TensorArrayRead: element i; TensorArrayGather: the elements at the indices. Out of
+    range or unwritten fails."""
+    array, index = _array_jax(node, ins[0]), ins[1]
+    if isinstance(array, PendingTensorArray):
+        raise Unsupported("reads a TensorArray nothing was written to")
+    _index_fails_jax(lw, array, index)
+    safe = lw.jnp.clip(index, 0, max(array.size - 1, 0))
+    lw.fail_if(lw.jnp.logical_not(array.written[safe]))
+    return [array.data[safe]]
+
+
+def _read_grad(ctx, grads):
+    return [execute1(READ_GRAD, [ctx.input(0), ctx.input(1), grads[0]]), None]
+
+
 OPS["TensorArrayRead"] = register("TensorArrayRead", _read_kernel, _read_infer,
-                                  grad=_RULES + "read_grad", emit=KERNEL_CALL,
+                                  grad=_read_grad, emit=KERNEL_CALL,
                                   traits=("view",),  # the element as written
-                                  lowerings=_on_jax("read_tensor_array", numba_rules.read))
+                                  lowerings=_on_jax(_read_jax, numba_rules.read))
 
 
 def _stacked(array, elements, dtype, element_shape, lead_shape):
@@ -228,9 +330,18 @@ def _require_one_shape(elements, what):
                                 shape_lib.to_string(shape), index))
 
 
+def _stack_jax(lw, node, ins):
+    """TensorArrayStack: the buffer, every element written."""
+    return [_all_written_jax(lw, node, _array_jax(node, ins[0])).data]
+
+
+def _stack_grad(ctx, grads):
+    return [execute1(STACK_GRAD, [ctx.input(0), grads[0]])]
+
+
 OPS["TensorArrayStack"] = register("TensorArrayStack", _stack_kernel, _stack_infer,
-                                   grad=_RULES + "stack_grad", emit=KERNEL_CALL,
-                                   lowerings=_on_jax("stack_tensor_array", numba_rules.stack))
+                                   grad=_stack_grad, emit=KERNEL_CALL,
+                                   lowerings=_on_jax(_stack_jax, numba_rules.stack))
 
 
 def _concat_infer(specs, attrs):
@@ -267,9 +378,22 @@ def _concat_kernel(handle, dtype, element_shape, static_size):
     return np.concatenate(elements, axis=0).astype(dtype.np_dtype, copy=False)
 
 
+def _concat_jax(lw, node, ins):
+    """TensorArrayConcat: the buffer with its first two dimensions merged."""
+    array = _all_written_jax(lw, node, _array_jax(node, ins[0]))
+    shape = array.data.shape
+    if len(shape) < 2:
+        raise Unsupported("concatenates scalars")
+    return [array.data.reshape((shape[0] * shape[1],) + tuple(shape[2:]))]
+
+
+def _concat_grad(ctx, grads):
+    return [execute1(CONCAT_GRAD, [ctx.input(0), grads[0]])]
+
+
 OPS["TensorArrayConcat"] = register("TensorArrayConcat", _concat_kernel, _concat_infer,
-                                    grad=_RULES + "concat_grad", emit=KERNEL_CALL,
-                                    lowerings=_on_jax("concat_tensor_array"))
+                                    grad=_concat_grad, emit=KERNEL_CALL,
+                                    lowerings=_on_jax(_concat_jax))
 
 
 def _unstack_infer(specs, attrs):
@@ -290,10 +414,26 @@ def _unstack_kernel(handle, value, dtype, element_shape):
     return array.written([(i, value[i]) for i in range(value.shape[0])])
 
 
+def _unstack_jax(lw, node, ins):
+    """TensorArrayUnstack: element i = value[i]."""
+    array, value = _array_jax(node, ins[0]), ins[1]
+    count = np.shape(value)[0]
+    if count > array.size:
+        raise Unsupported("unstacks more elements than the array holds")
+    array = _buffer_for_jax(lw, node, array, tuple(np.shape(value)[1:]))
+    return [TensorArrayBuffer(array.data.at[:count].set(value),
+                              array.written.at[:count].set(True), array.size)]
+
+
+def _unstack_grad(ctx, grads):
+    dvalues, dhandle = execute(UNSTACK_GRAD, [grads[0], ctx.input(1)])
+    return [dhandle if ctx.needed[0] else None, dvalues if ctx.needed[1] else None]
+
+
 OPS["TensorArrayUnstack"] = register("TensorArrayUnstack", _unstack_kernel, _unstack_infer,
-                                     grad=_RULES + "unstack_grad", emit=KERNEL_CALL,
+                                     grad=_unstack_grad, emit=KERNEL_CALL,
                                      traits=("view",),  # holds slices of the value
-                                     lowerings=_on_jax("unstack_tensor_array",
+                                     lowerings=_on_jax(_unstack_jax,
                                                        numba_rules.unstack))
 
 
@@ -315,9 +455,13 @@ def _gather_kernel(handle, indices, dtype, element_shape):
     return _stacked(array, elements, dtype, element_shape, indices.shape)
 
 
+def _gather_grad(ctx, grads):
+    return [execute1(GATHER_GRAD, [ctx.input(0), ctx.input(1), grads[0]]), None]
+
+
 OPS["TensorArrayGather"] = register("TensorArrayGather", _gather_kernel, _gather_infer,
-                                    grad=_RULES + "gather_grad", emit=KERNEL_CALL,
-                                    lowerings=_on_jax("gather_tensor_array"))
+                                    grad=_gather_grad, emit=KERNEL_CALL,
+                                    lowerings=_on_jax(_read_jax))
 
 
 def _scatter_infer(specs, attrs):
@@ -347,10 +491,24 @@ def _scatter_kernel(handle, indices, value, dtype, element_shape):
     return value_of_handle(handle).written([(i, value[k]) for k, i in enumerate(indices)])
 
 
+def _scatter_jax(lw, node, ins):
+    """TensorArrayScatter: element indices[k] = value[k]; out of range fails."""
+    array, indices, value = _array_jax(node, ins[0]), ins[1], ins[2]
+    array = _buffer_for_jax(lw, node, array, tuple(np.shape(value)[1:]))
+    _index_fails_jax(lw, array, indices)
+    return [TensorArrayBuffer(array.data.at[indices].set(value),
+                              array.written.at[indices].set(True), array.size)]
+
+
+def _scatter_grad(ctx, grads):
+    dvalues, dhandle = execute(SCATTER_GRAD, [grads[0], ctx.input(1), ctx.input(2)])
+    return [dhandle if ctx.needed[0] else None, None, dvalues if ctx.needed[2] else None]
+
+
 OPS["TensorArrayScatter"] = register("TensorArrayScatter", _scatter_kernel, _scatter_infer,
-                                     grad=_RULES + "scatter_grad", emit=KERNEL_CALL,
+                                     grad=_scatter_grad, emit=KERNEL_CALL,
                                      traits=("view",),  # holds slices of the value
-                                     lowerings=_on_jax("scatter_tensor_array"))
+                                     lowerings=_on_jax(_scatter_jax))
 
 
 def _size_infer(specs, attrs):
@@ -358,10 +516,15 @@ def _size_infer(specs, attrs):
     return [(dtypes.int32, ())]
 
 
+def _size_jax(lw, node, ins):
+    """TensorArraySize: known at compile time."""
+    return [np.int32(_array_jax(node, ins[0]).size)]
+
+
 OPS["TensorArraySize"] = register(
     "TensorArraySize", lambda handle: np.int32(value_of_handle(handle).size), _size_infer,
     grad=NOT_DIFFERENTIABLE, emit=KERNEL_CALL,
-    lowerings=_on_jax("size_tensor_array", numba_rules.size))
+    lowerings=_on_jax(_size_jax, numba_rules.size))
 
 
 # -- op wrappers (tensors in, tensors out; the TensorArray class adds the metadata) ---------------

@@ -22,7 +22,7 @@ from runtime import shape as shape_lib
 
 # The dtype of TensorArray handles (TensorFlow's `variant`): rank-0 tensors whose numpy
 # storage is an object holding a TensorArrayValue.
-variant = dtypes.DType("variant", np.dtype(object), "variant")
+variant = dtypes.variant
 
 
 class _Version:

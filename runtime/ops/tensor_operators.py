@@ -9,19 +9,25 @@ from runtime.ops import linalg_ops, math_ops, reduction_ops, slicing
 from runtime.tensor import Tensor
 
 
-def _logical_or_bitwise(logical_op, name):
+def _logical_or_bitwise(logical_op, bitwise_op, name):
+    """`&`, `|`, `^`: logical on bool tensors, bitwise on integer tensors (as TensorFlow)."""
     def operator(x, y):
         x_tensor = x if isinstance(x, Tensor) else y
+        if x_tensor.dtype.is_integer:
+            return bitwise_op(x, y)
         if x_tensor.dtype is not dtypes.bool_:
-            raise TypeError("operator %s is only supported on bool tensors, got %s"
+            raise TypeError("operator %s is only supported on bool and integer tensors, got %s"
                             % (name, x_tensor.dtype.name))
         return logical_op(x, y)
     return operator
 
 
 def _invert(x):
+    if x.dtype.is_integer:
+        return math_ops.invert(x)
     if x.dtype is not dtypes.bool_:
-        raise TypeError("operator ~ is only supported on bool tensors, got %s" % x.dtype.name)
+        raise TypeError("operator ~ is only supported on bool and integer tensors, got %s"
+                        % x.dtype.name)
     return math_ops.logical_not(x)
 
 
@@ -34,9 +40,11 @@ BINARY_OPERATORS = {
     "mod": math_ops.floormod,
     "pow": math_ops.pow,
     "matmul": linalg_ops.matmul,
-    "and": _logical_or_bitwise(math_ops.logical_and, "&"),
-    "or": _logical_or_bitwise(math_ops.logical_or, "|"),
-    "xor": _logical_or_bitwise(math_ops.logical_xor, "^"),
+    "and": _logical_or_bitwise(math_ops.logical_and, math_ops.bitwise_and, "&"),
+    "or": _logical_or_bitwise(math_ops.logical_or, math_ops.bitwise_or, "|"),
+    "xor": _logical_or_bitwise(math_ops.logical_xor, math_ops.bitwise_xor, "^"),
+    "lshift": math_ops.left_shift,
+    "rshift": math_ops.right_shift,
 }
 
 COMPARISONS = {

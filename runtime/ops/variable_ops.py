@@ -3,13 +3,14 @@ assigned by these ops on every run."""
 
 import numpy as np
 
-from runtime import backends, errors
+from runtime import errors, lowering_api
 from runtime import shape as shape_lib
+from runtime.lowering_api import Unsupported, VariableSlot
 from runtime.ops.common import SpecError
 from runtime.ops.registry import KERNEL_CALL, NOT_DIFFERENTIABLE, register
 
-# lowering rules that decline, saying why (see runtime/backends/lowering.py)
-_VARIABLES_ON_HOST = {"array": backends.unsupported("variables run on the numpy executor")}
+# lowering rules that decline, saying why (see runtime/lowering_api.py)
+_VARIABLES_ON_HOST = {"array": lowering_api.unsupported("variables run on the numpy executor")}
 
 
 def _read_lowering(lowerer, node, ins, outs):
@@ -27,10 +28,47 @@ def _assign_lowering(combine):
     return {"array": rule}
 
 
+# -- JAX rules: a variable is a slot of the lowered function's state (`lw.state[slot.key]`)
+
+
+def _slot_jax(node, value):
+    if not isinstance(value, VariableSlot):
+        raise Unsupported("reads a resource that is not a variable")
+    return value
+
+
+def _assign_jax(lw, node, slot, value):
+    current = lw.state[slot.key]
+    value = lw.jnp.asarray(value, slot.dtype.np_dtype)
+    if np.shape(value) != np.shape(current):
+        raise Unsupported("changes a variable's shape")
+    lw.state[slot.key] = value
+    lw.assigned.add(slot.key)
+    lw.check_assignments()
+    return [value]
+
+
+def _assign_variable_jax(lw, node, ins):
+    """AssignVariableOp."""
+    return _assign_jax(lw, node, _slot_jax(node, ins[0]), ins[1])
+
+
+def _assign_add_variable_jax(lw, node, ins):
+    """AssignAddVariableOp."""
+    slot = _slot_jax(node, ins[0])
+    return _assign_jax(lw, node, slot, lw.jnp.add(lw.state[slot.key], ins[1]))
+
+
+def _assign_sub_variable_jax(lw, node, ins):
+    """AssignSubVariableOp."""
+    slot = _slot_jax(node, ins[0])
+    return _assign_jax(lw, node, slot, lw.jnp.subtract(lw.state[slot.key], ins[1]))
+
+
 def _with_jax(lowerings, rule):
-    """`lowerings` and, for JAX, `rule` of jax_rules (the variable is an input and an output
-    of the compiled function; imported with jax when it lowers a graph)."""
-    return dict(lowerings, jax=backends.jax_rule(rule))
+    """`lowerings` and, for JAX, `rule` (the variable is an input and an output of the
+    compiled function: its value lives in the lowerer's `state`)."""
+    return dict(lowerings, jax=rule)
 
 OPS = {}
 
@@ -60,12 +98,23 @@ def _read_kernel(variable, dtype, shape):
     return value
 
 
+def _read_variable_grad(ctx, grads):
+    """The gradient of a read flows to the variable (its handle); a variable's gradient is
+    the sum over its reads."""
+    return [grads[0]]
+
+
+def _read_variable_jax(lw, node, ins):
+    """ReadVariableOp: the slot's current value."""
+    return [lw.state[_slot_jax(node, ins[0]).key]]
+
+
 OPS["ReadVariableOp"] = register(
     "ReadVariableOp", _read_kernel, _read_infer,
     traits=("stateful", "unrepeatable", "shares_state"),
-    grad="runtime.gradients.array_grads:read_variable_grad",
+    grad=_read_variable_grad,
     emit=lambda outs, ins, attrs, bind: "%s = %s._value" % (outs[0], ins[0]),
-    lowerings=_with_jax({"array": _read_lowering}, "read_variable"))
+    lowerings=_with_jax({"array": _read_lowering}, _read_variable_jax))
 
 
 def _assign_infer(specs, attrs):
@@ -114,9 +163,9 @@ _assign_sub_kernel = _update_kernel(np.subtract)
 
 
 for _name, _kernel, _combine, _jax_rule in [
-        ("AssignVariableOp", _assign_kernel, None, "assign_variable"),
-        ("AssignAddVariableOp", _assign_add_kernel, "+", "assign_add_variable"),
-        ("AssignSubVariableOp", _assign_sub_kernel, "-", "assign_sub_variable")]:
+        ("AssignVariableOp", _assign_kernel, None, _assign_variable_jax),
+        ("AssignAddVariableOp", _assign_add_kernel, "+", _assign_add_variable_jax),
+        ("AssignSubVariableOp", _assign_sub_kernel, "-", _assign_sub_variable_jax)]:
     OPS[_name] = register(_name, _kernel, _assign_infer, grad=NOT_DIFFERENTIABLE,
                           emit=KERNEL_CALL,
                           traits=("side_effects", "unrepeatable", "shares_state"),

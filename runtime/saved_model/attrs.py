@@ -25,7 +25,7 @@ import numpy as np
 
 from runtime import dtypes
 from runtime.concrete_function import ConcreteFunction
-from runtime.ops.control_flow_ops import SubGraph
+from runtime.graph import SubGraph
 from runtime.ops.tensor_array_value import variant
 from runtime.saved_model.errors import NotSaveableError
 from runtime.saved_model.schema import Reader

@@ -8,12 +8,12 @@ from typing import Any
 
 import numpy as np
 
-from runtime import errors, nest
+from runtime import errors, executor, nest
 from runtime.concrete_function import ConcreteFunction
-from runtime.graph import Capture, Graph
+from runtime.graph import Capture, Graph, SubGraph
 from runtime.ops import registry
-from runtime.ops.control_flow_ops import SubGraph
 from runtime.saved_model import attrs as attr_codec
+from runtime.saved_model import files
 from runtime.saved_model.errors import SavedModelError
 from runtime.saved_model.graph_encode import BIT_GENERATORS
 from runtime.saved_model.schema import Reader
@@ -21,6 +21,8 @@ from runtime.saved_model.structures import decode_structure
 from runtime.tensor import SymbolicTensor, make_eager
 from runtime.variables import Variable
 
+# The largest recorded source file whose lines a traceback of a loaded model shows.
+_SOURCE_LIMIT_BYTES = 1 << 24
 _PARAM_KINDS = {kind.name: kind for kind in (
     inspect.Parameter.POSITIONAL_ONLY, inspect.Parameter.POSITIONAL_OR_KEYWORD,
     inspect.Parameter.VAR_POSITIONAL, inspect.Parameter.KEYWORD_ONLY,
@@ -40,13 +42,23 @@ class SavedLocation(errors.SourceLocation):
         """The saved text of the line."""
         return self.text
 
+    def frame_filename(self) -> str:
+        """The recorded file name when it names a regular file of reasonable size, whose
+        lines tracebacks may read; else a `<saved model: ...>` name that no tool opens (the
+        recorded path may be a FIFO, a device or a huge file)."""
+        if files.is_regular_file(self.filename, _SOURCE_LIMIT_BYTES):
+            return self.filename
+        return "<saved model: %s>" % self.filename
+
 
 class Decoder:
     """Rebuilds the concrete functions of graphs.json (see the module docstring)."""
 
     def __init__(self, reader: Reader, functions: dict[str, Any], constants: Any,
-                 variables: list[Variable], generators: list[np.random.Generator]) -> None:
+                 variables: list[Variable], generators: list[np.random.Generator],
+                 allow_file_output: bool = False) -> None:
         self.reader = reader
+        self._allow_file_output = allow_file_output
         self._functions_data = functions
         self._constants = constants
         self._variables = variables
@@ -111,7 +123,7 @@ class Decoder:
         r = self.reader
         data = r.obj(data, where, ("name", "graph", "inputs", "outputs", "params", "signature",
                                    "structured_outputs", "check_numerics"))
-        name = r.text(data["name"], where + ".name")
+        name = _name(r, data["name"], where + ".name")
         self._graph_names.append(name)
         try:
             graph, tensors, captured = self._graph(data["graph"], where + ".graph", name,
@@ -135,7 +147,10 @@ class Decoder:
                 r.fail(at + "[1]", "unknown parameter kind %r" % p[1])
             has_default = r.flag(p[2], at + "[2]")
             default = decode_structure(p[3], at + "[3]", r, None) if has_default else None
-            params.append((r.text(p[0], at + "[0]"), kind, has_default, default))
+            param = r.text(p[0], at + "[0]")
+            if not executor.is_plain_name(param):
+                r.fail(at + "[0]", "parameter name %r is not a Python identifier" % (param,))
+            params.append((param, kind, has_default, default))
         signature = [decode_structure(v, "%s.signature[%d]" % (where, i), r, None)
                      for i, v in enumerate(r.seq(data["signature"], where + ".signature"))]
         if len(signature) != len(params):
@@ -155,11 +170,20 @@ class Decoder:
         graph.outputs = list(flat_outputs)
         cf = ConcreteFunction(name, graph, feeds, flat_outputs, template, structured, params,
                               signature, r.flag(data["check_numerics"], where + ".check_numerics"))
-        try:  # compiled now, as a trace would be: what the executor refuses is a load error
-            cf._compiled_run()
+        try:  # compiled now, as a trace would be, to check it (nothing of it runs: no folding)
+            with executor.checking_without_folding():
+                cf._compiled_run()
+        except RecursionError:
+            r.fail(where, "the graph nests control flow and calls too deeply to compile")
         except Exception as e:
             r.fail(where, "the graph does not compile (%s: %s)" % (type(e).__name__, e))
         return cf
+
+    def forget_compiled(self) -> None:
+        """Drops the compiled forms made while checking the functions (without folding):
+        each compiles again, with folding, at its first call."""
+        for cf in self._functions.values():
+            cf._compiled = None
 
     def _tensor(self, nodes: dict[str, Any], ref: Any, where: str) -> SymbolicTensor:
         ref = self.reader.text(ref, where)
@@ -237,9 +261,9 @@ class Decoder:
         r = self.reader
         data = r.obj(data, where, ("name", "op", "inputs", "control_inputs", "attrs",
                                    "outputs", "location"))
-        name = r.text(data["name"], where + ".name")
-        if name in tensors or not name or ":" in name:
-            r.fail(where + ".name", "node name %r is empty, repeated or has a ':'" % name)
+        name = _name(r, data["name"], where + ".name")
+        if name in tensors or ":" in name:
+            r.fail(where + ".name", "node name %r is repeated or has a ':'" % name)
         op_name = r.text(data["op"], where + ".op")
         op = registry.REGISTRY.get(op_name)
         if op is None:
@@ -252,7 +276,8 @@ class Decoder:
                     for c in r.seq(data["control_inputs"], where + ".control_inputs")]
         self._outer_inputs.append(inputs)
         try:
-            attrs = self._attrs(op, r.obj(data["attrs"], where + ".attrs"), where + ".attrs")
+            attrs = self._attrs(op, r.obj(data["attrs"], where + ".attrs"), where + ".attrs",
+                                len(inputs))
         finally:
             self._outer_inputs.pop()
         saved_specs = [self._spec(s, "%s.outputs[%d]" % (where, i))
@@ -270,6 +295,7 @@ class Decoder:
             r.fail(where + ".outputs", "op %s gives %s for these inputs, not the saved %s"
                    % (op_name, registry.describe_operands(out_specs),
                       registry.describe_operands(saved_specs)))
+        self._check_file_output(op, attrs, where)
         location = self._location(data["location"], where + ".location")
         for c in controls:
             if c not in tensors:
@@ -282,12 +308,31 @@ class Decoder:
         node.control_inputs.extend(tensors[c] for c in controls)
         tensors[name] = node
 
-    def _attrs(self, op: registry.OpDef, data: dict[str, Any], where: str) -> dict[str, Any]:
+    def _check_file_output(self, op: registry.OpDef, attrs: dict[str, Any], where: str) -> None:
+        """Refuses a node that writes a file, unless the caller of load allowed it."""
+        if op.saving.file_output is None or self._allow_file_output:
+            return
+        path = op.saving.file_output(attrs)
+        if path is not None:
+            self.reader.fail(where, "op %s writes to the file %r when the function runs: a "
+                                    "loaded model writes files only when its loader allows it "
+                                    "(load(path, allow_file_output=True))" % (op.name, path))
+
+    def _attrs(self, op: registry.OpDef, data: dict[str, Any], where: str,
+               input_count: int) -> dict[str, Any]:
         attrs: dict[str, Any] = {}
         late = []
+        declared = registry.declared_attributes(op, input_count)
         for name, value in data.items():
             codec = op.saving.codecs.get(name)
-            at = "%s.%s" % (where, name)
+            plain = isinstance(name, str) and name.isascii() and name.isidentifier()
+            at = "%s.%s" % (where, name) if plain else where
+            if not plain or name.startswith("__"):
+                self.reader.fail(at, "attribute name %r is not a Python identifier (or starts "
+                                     "with '__')" % (name,))
+            if declared is not None and name not in declared:
+                self.reader.fail(at, "op %s has no attribute %r (its attributes: %s)"
+                                 % (op.name, name, ", ".join(sorted(declared)) or "none"))
             if codec is registry.UNSAVED:
                 self.reader.fail(at, "attribute %r of op %s is never saved" % (name, op.name))
             if codec is None:
@@ -299,6 +344,13 @@ class Decoder:
                     attrs[name] = codec.decode(value)
                 except ValueError as e:
                     self.reader.fail(at, str(e))
+        if declared is not None:
+            for name, value in attrs.items():
+                types = declared[name]
+                if types is not None and not isinstance(value, types):
+                    self.reader.fail("%s.%s" % (where, name), "op %s declares a %s value, "
+                                     "found %s" % (op.name, types[0].__name__,
+                                                   type(value).__name__))
         decoded = dict(attrs)
         for name, value, codec, at in late:
             try:
@@ -327,6 +379,19 @@ class Decoder:
             r.fail(where, "line number %d out of range" % lineno)
         return SavedLocation(r.text(data[0], where), lineno,
                              r.text(data[2], where), r.text(data[3], where))
+
+
+_NAME_LIMIT = 1024
+
+
+def _name(r: Reader, value: Any, where: str) -> str:
+    """A node's or function's name: printable text of 1 to _NAME_LIMIT characters. (It is
+    never written into generated source: see executor.python_name.)"""
+    name = r.text(value, where)
+    if not name or len(name) > _NAME_LIMIT or not name.isprintable():
+        r.fail(where, "a name must be 1 to %d printable characters, found %r"
+               % (_NAME_LIMIT, name[:80]))
+    return name
 
 
 def decode_generator(data: Any, where: str, reader: Reader) -> np.random.Generator:

@@ -26,9 +26,8 @@ from typing import Any
 import numpy as np
 
 from runtime.concrete_function import ConcreteFunction
-from runtime.graph import Capture, Graph, tensor_ref_name
+from runtime.graph import Capture, Graph, SubGraph, tensor_ref_name
 from runtime.ops import registry
-from runtime.ops.control_flow_ops import SubGraph
 from runtime.saved_model import attrs as attr_codec
 from runtime.saved_model.errors import NotSaveableError
 from runtime.saved_model.structures import encode_structure

@@ -15,17 +15,31 @@ from typing import Any
 from runtime import errors, nest, tracebacks
 from runtime.concrete_function import ConcreteFunction
 from runtime.saved_model import attrs as attr_codec
-from runtime.saved_model import graph_decode, schema
+from runtime.saved_model import files, graph_decode, schema
 from runtime.saved_model.errors import SavedModelError
 from runtime.saved_model.schema import Reader
 from runtime.saved_model.values import ArrayStore
 from runtime.variables import Variable
 
 
-def load(path: str | os.PathLike[str]) -> Any:
+def load(path: str | os.PathLike[str], allow_file_output: bool = False) -> Any:
     """Loads the saved model in folder `path`: the saved object (a `LoadedObject`, whose
-    attributes are its saved functions, variables and sub-objects), with `.signatures`."""
+    attributes are its saved functions, variables and sub-objects), with `.signatures`.
+
+    The folder is untrusted input (docs/saved_model.md, "Threat model"): a model whose
+    functions write files (`tf.print` to a 'file://' path) is refused unless
+    `allow_file_output` is True."""
     path = os.fspath(path)
+    try:
+        return _load(path, allow_file_output)
+    except RecursionError:
+        raise SavedModelError(os.path.join(path, schema.GRAPHS), "objects, graphs or calls "
+                              "nested too deeply to rebuild") from None
+    except MemoryError:
+        raise SavedModelError(path, "not enough memory to load the model") from None
+
+
+def _load(path: str, allow_file_output: bool) -> Any:
     contents = _read_checked(path)
     graphs_path = os.path.join(path, schema.GRAPHS)
     r = Reader(graphs_path)
@@ -39,7 +53,7 @@ def load(path: str | os.PathLike[str]) -> Any:
         generators = [graph_decode.decode_generator(g, "generators[%d]" % i, r)
                       for i, g in enumerate(r.seq(data["generators"], "generators"))]
         decoder = graph_decode.Decoder(r, r.obj(data["functions"], "functions"), constants,
-                                       variables, generators)
+                                       variables, generators, allow_file_output)
         for key in sorted(data["functions"]):
             decoder.function(key, "functions")
         root = _ObjectBuilder(r, data["objects"], decoder, variables).build()
@@ -47,10 +61,11 @@ def load(path: str | os.PathLike[str]) -> Any:
         for name, key in sorted(r.obj(data["signatures"], "signatures").items()):
             signatures[name] = SignatureFunction(
                 decoder.function(r.text(key, "signatures." + name), "signatures." + name))
-    except SavedModelError:
+    except (SavedModelError, RecursionError, MemoryError):
         raise
     except Exception as e:  # noqa: BLE001 - a corrupt file must never escape as another error
         raise graph_decode.wrap_unexpected(graphs_path, e) from None
+    decoder.forget_compiled()
     root.__dict__["signatures"] = signatures
     return root
 
@@ -61,7 +76,7 @@ def _read_checked(path: str) -> dict[str, bytes]:
     if not os.path.isdir(path):
         raise SavedModelError(path, "not a folder (a saved model is the folder that save "
                                     "wrote)" if os.path.exists(path) else "no such folder")
-    content = _read(manifest_path)
+    content = files.read_file(path, schema.MANIFEST, None)
     r = Reader(manifest_path)
     manifest = r.obj(schema.loads(content, manifest_path), "", ("format", "version", "files"))
     if manifest["format"] != schema.FORMAT_NAME:
@@ -71,28 +86,21 @@ def _read_checked(path: str) -> dict[str, bytes]:
         r.fail("version", "the folder was written in format version %d, newer than this "
                           "runtime reads (up to %d): load it with a newer version of autograph"
                % (version, schema.FORMAT_VERSION))
-    files = r.obj(manifest["files"], "files", schema.DATA_FILES)
+    listed = r.obj(manifest["files"], "files", schema.DATA_FILES)
     contents = {}
     for name in schema.DATA_FILES:
-        entry = r.obj(files[name], "files." + name, ("sha256", "bytes"))
-        data = _read(os.path.join(path, name))
-        if len(data) != r.integer(entry["bytes"], "files.%s.bytes" % name):
-            raise SavedModelError(os.path.join(path, name), "holds %d bytes where the manifest "
-                                  "records %d: the file is truncated or was changed"
-                                  % (len(data), entry["bytes"]))
+        entry = r.obj(listed[name], "files." + name, ("sha256", "bytes"))
+        size = r.integer(entry["bytes"], "files.%s.bytes" % name)
+        limit = schema.SIZE_LIMITS[name]
+        if size > limit:
+            r.fail("files.%s.bytes" % name, "%d bytes, more than the %d a saved model's %s "
+                   "may hold" % (size, limit, name))
+        data = files.read_file(path, name, size)
         if schema.digest(data) != r.text(entry["sha256"], "files.%s.sha256" % name):
             raise SavedModelError(os.path.join(path, name), "its SHA-256 differs from the "
                                   "manifest's: the file is corrupt or was changed after saving")
         contents[name] = data
     return contents
-
-
-def _read(path: str) -> bytes:
-    try:
-        with open(path, "rb") as f:
-            return f.read()
-    except OSError as e:
-        raise SavedModelError(path, "cannot read the file (%s)" % (e.strerror or e)) from None
 
 
 def _variable(data: Any, where: str, r: Reader, values: ArrayStore) -> Variable:

@@ -21,6 +21,12 @@ GRAPHS = "graphs.json"
 CONSTANTS = "constants.npz"
 VARIABLES = "variables.npz"
 DATA_FILES = (GRAPHS, CONSTANTS, VARIABLES)
+# The most bytes each data file may hold: the JSON's parsed form takes several times its
+# size in memory; the arrays are read as they are (see values.ArrayStore).
+SIZE_LIMITS = {GRAPHS: 1 << 26, CONSTANTS: 1 << 34, VARIABLES: 1 << 34}
+# The deepest nesting of lists and objects graphs.json may have (a nested If or While takes
+# about six levels).
+MAX_JSON_DEPTH = 200
 
 
 _WIDTH = 100
@@ -65,12 +71,37 @@ def _no_duplicates(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
 
 
 def loads(content: bytes, path: str) -> Any:
-    """Parses a saved JSON file strictly (UTF-8, no NaN, no duplicate keys)."""
+    """Parses a saved JSON file strictly (UTF-8, no NaN, no duplicate keys, lists and objects
+    nested at most MAX_JSON_DEPTH deep)."""
     try:
-        return json.loads(content.decode("utf-8"), parse_constant=_no_constants,
+        data = json.loads(content.decode("utf-8"), parse_constant=_no_constants,
                           object_pairs_hook=_no_duplicates)
-    except (UnicodeDecodeError, ValueError, RecursionError) as e:
+    except (UnicodeDecodeError, ValueError) as e:
         raise SavedModelError(path, "not valid JSON (%s)" % e) from None
+    except RecursionError:
+        data = _TOO_DEEP
+    if data is _TOO_DEEP or _too_deep(data):
+        raise SavedModelError(path, "lists and objects nested more than %d deep (a saved "
+                                    "model nests far less)" % MAX_JSON_DEPTH)
+    return data
+
+
+_TOO_DEEP = object()
+
+
+def _too_deep(data: Any) -> bool:
+    """True when `data` nests lists and objects deeper than MAX_JSON_DEPTH (walked without
+    recursion)."""
+    stack = [(data, 1)]
+    while stack:
+        value, depth = stack.pop()
+        if isinstance(value, (list, dict)):
+            if depth > MAX_JSON_DEPTH:
+                return True
+            items = value.values() if isinstance(value, dict) else value
+            stack.extend((item, depth + 1) for item in items
+                         if isinstance(item, (list, dict)))
+    return False
 
 
 class Reader:

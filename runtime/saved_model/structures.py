@@ -4,7 +4,9 @@ Leaves are TensorSpecs `{"tensor_spec": {"dtype", "shape", "name"}}`, VariableSp
 `{"variable_spec": {...}}`, the function's outputs `{"output": i}` (the i-th flat output
 tensor) and plain Python values (attrs.py's encoding without arrays). Containers are JSON lists
 (tuples), `{"list": [...]}`, `{"dict": [[key, value], ...]}` and `{"namedtuple": {"name",
-"fields", "values"}}` (rebuilt as a namedtuple class of that name and fields).
+"fields", "values"}}` (rebuilt as a namedtuple class of that name and fields). A
+SparseTensorSpec is `{"sparse_tensor_spec": {"dtype", "shape"}}`, a SparseTensor among the
+outputs `{"sparse_tensor": [indices, values, dense_shape]}` (its three component leaves).
 """
 
 from __future__ import annotations
@@ -13,13 +15,15 @@ import collections
 import keyword
 from typing import Any
 
+from runtime.composite.sparse import SparseTensor, SparseTensorSpec
 from runtime.saved_model import attrs as attr_codec
 from runtime.saved_model.errors import NotSaveableError
 from runtime.saved_model.schema import Reader
 from runtime.signature import TensorSpec, VariableSpec
 from runtime.tensor import SymbolicTensor
 
-_TAGS = ("tensor_spec", "variable_spec", "output", "list", "dict", "namedtuple")
+_TAGS = ("tensor_spec", "variable_spec", "output", "list", "dict", "namedtuple",
+         "sparse_tensor_spec", "sparse_tensor")
 
 
 def encode_structure(value: Any, flat_index: dict[int, int] | None) -> Any:
@@ -29,6 +33,12 @@ def encode_structure(value: Any, flat_index: dict[int, int] | None) -> Any:
         tag = "tensor_spec" if isinstance(value, TensorSpec) else "variable_spec"
         return {tag: {"dtype": value.dtype.name, "shape": attr_codec.encode_shape(value._shape),
                       "name": value.name}}
+    if isinstance(value, SparseTensorSpec):
+        return {"sparse_tensor_spec": {"dtype": value.dtype.name,
+                                       "shape": attr_codec.encode_shape(value._shape)}}
+    if isinstance(value, SparseTensor):
+        return {"sparse_tensor": [encode_structure(c, flat_index)
+                                  for c in value._to_components()]}
     if isinstance(value, SymbolicTensor) and flat_index is not None and \
             id(value) in flat_index:
         return {"output": flat_index[id(value)]}
@@ -72,6 +82,16 @@ def decode_structure(data: Any, where: str, reader: Reader,
                 reader.fail(inner + ".dtype", "a tensor cannot be a resource")
             return TensorSpec(shape, dtype, name)
         return VariableSpec(shape, dtype, name)
+    if tag == "sparse_tensor_spec":
+        body = reader.obj(body, inner, ("dtype", "shape"))
+        return SparseTensorSpec(attr_codec.decode_shape(body["shape"], inner + ".shape", reader),
+                                attr_codec.decode_dtype(body["dtype"], inner + ".dtype", reader))
+    if tag == "sparse_tensor":
+        parts = [decode_structure(v, "%s[%d]" % (inner, i), reader, flat_outputs)
+                 for i, v in enumerate(reader.seq(body, inner))]
+        if len(parts) != 3 or not all(isinstance(p, SymbolicTensor) for p in parts):
+            reader.fail(inner, "expected the three output tensors of a SparseTensor")
+        return SparseTensor._make(*parts)
     if tag == "output":
         index = reader.integer(body, inner)
         if flat_outputs is None or index >= len(flat_outputs):

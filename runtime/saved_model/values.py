@@ -69,19 +69,25 @@ class ArrayTable:
 
 
 class ArrayStore:
-    """The arrays of one loaded `.npz` file, handed out by their JSON references."""
+    """The arrays of one loaded `.npz` file, handed out by their JSON references.
+
+    The file is untrusted: an array is read only when a reference names it, only as a stored
+    (uncompressed) member, as `save` writes them, and only after its `.npy` header has been
+    checked against the reference's dtype and shape and against the member's size, so that
+    nothing is allocated beyond what the file holds."""
 
     def __init__(self, path: str, content: bytes) -> None:
         self.path = path
         self.reader = Reader(path)
         try:
-            with np.load(io.BytesIO(content), allow_pickle=False) as npz:
-                self.arrays = {name: npz[name] for name in npz.files}
+            self._zip = zipfile.ZipFile(io.BytesIO(content))
+            self._members = {name[:-4]: info for info in self._zip.infolist()
+                             for name in (info.filename,) if name.endswith(".npy")}
         except (ValueError, OSError, EOFError, KeyError, zipfile.BadZipFile, zlib.error,
                 NotImplementedError, RuntimeError) as e:
             raise SavedModelError(path, "not a readable .npz file (%s: %s)"
                                   % (type(e).__name__, e)) from None
-        self.used: set[str] = set()
+        self._read: dict[str, np.ndarray] = {}
 
     def get(self, ref: Any, where: str, json_reader: Reader) -> np.ndarray:
         """The array that JSON reference `ref` (read from `json_reader`'s file) names,
@@ -92,31 +98,71 @@ class ArrayStore:
         shape = tuple(json_reader.integer(d, where + ".shape")
                       for d in json_reader.seq(ref["shape"], where + ".shape"))
         if dtype == STRING:
-            array = self._string_array(key)
-        elif dtype in NUMERIC:
-            array = self._stored(key)
-            if array.dtype != NUMERIC[dtype]:
-                self.reader.fail(key, "holds %s values where %s are expected"
-                                 % (array.dtype, dtype))
-        else:
+            return self._string_array(key, shape)
+        if dtype not in NUMERIC:
             json_reader.fail(where + ".dtype", "unknown array dtype %r" % dtype)
-        if array.shape != shape:
-            self.reader.fail(key, "has shape %s where %s is expected" % (array.shape, shape))
-        return array
+        return self._stored(key, NUMERIC[dtype], shape)
 
-    def _stored(self, key: str) -> np.ndarray:
-        if key not in self.arrays:
+    def _stored(self, key: str, dtype: np.dtype, shape: tuple[int, ...]) -> np.ndarray:
+        found = self._read.get(key)
+        if found is None:
+            found = self._read[key] = self._member(key, dtype, shape)
+        if found.dtype != dtype:
+            self.reader.fail(key, "holds %s values where %s are expected" % (found.dtype, dtype))
+        if found.shape != shape:
+            self.reader.fail(key, "has shape %s where %s is expected" % (found.shape, shape))
+        return found
+
+    def _member(self, key: str, dtype: np.dtype, shape: tuple[int, ...]) -> np.ndarray:
+        """Member `key` read as an array of `dtype` and `shape`, its header checked first."""
+        info = self._members.get(key)
+        if info is None:
             self.reader.fail(key, "no such array in the file")
-        self.used.add(key)
-        return self.arrays[key]
+        if info.compress_type != zipfile.ZIP_STORED:
+            self.reader.fail(key, "is a compressed member (a saved model stores its arrays "
+                                  "uncompressed)")
+        try:
+            with self._zip.open(info) as member:
+                version = np.lib.format.read_magic(member)
+                if version == (1, 0):
+                    header = np.lib.format.read_array_header_1_0(member)
+                elif version == (2, 0):
+                    header = np.lib.format.read_array_header_2_0(member)
+                else:
+                    self.reader.fail(key, "unknown .npy format version %s" % (version,))
+                stored_shape, fortran, stored_dtype = header
+                if stored_dtype != dtype or stored_dtype.hasobject:
+                    self.reader.fail(key, "holds %s values where %s are expected"
+                                     % (stored_dtype, dtype))
+                if tuple(stored_shape) != shape:
+                    self.reader.fail(key, "has shape %s where %s is expected"
+                                     % (tuple(stored_shape), shape))
+                size = dtype.itemsize * _count(shape)
+                if size != info.file_size - member.tell():
+                    self.reader.fail(key, "its .npy header declares %d bytes of data, the "
+                                          "member holds %d" % (size, info.file_size
+                                                                - member.tell()))
+                data = bytearray(size)
+                if member.readinto(data) != size or member.read(1):  # type: ignore[attr-defined]
+                    self.reader.fail(key, "the member is shorter than its header declares")
+        except SavedModelError:
+            raise
+        except (ValueError, OSError, EOFError, zipfile.BadZipFile, zlib.error,
+                NotImplementedError, RuntimeError, SyntaxError) as e:
+            raise SavedModelError(self.path, "%s: not a readable .npy member (%s: %s)"
+                                  % (key, type(e).__name__, e)) from None
+        array = np.frombuffer(data, dtype=dtype)
+        if fortran:
+            return array.reshape(shape[::-1]).T
+        return array.reshape(shape)
 
-    def _string_array(self, key: str) -> np.ndarray:
-        data = self._stored(key + ".bytes")
-        lengths = self._stored(key + ".lengths")
-        if data.dtype != np.uint8 or data.ndim != 1 or lengths.dtype != np.int64:
-            self.reader.fail(key, "is not a stored string array")
-        if np.any(lengths < 0) or int(lengths.sum()) != data.size:
+    def _string_array(self, key: str, shape: tuple[int, ...]) -> np.ndarray:
+        lengths = self._stored(key + ".lengths", np.dtype(np.int64), shape)
+        info = self._members.get(key + ".bytes")
+        total = sum(lengths.reshape(-1).tolist())
+        if np.any(lengths < 0) or info is None or total > info.file_size:
             self.reader.fail(key, "string lengths do not match the stored bytes")
+        data = self._stored(key + ".bytes", np.dtype(np.uint8), (total,))
         raw = data.tobytes()
         result = np.empty(lengths.shape, dtype=object)
         offset = 0
@@ -125,3 +171,10 @@ class ArrayStore:
             flat[i] = raw[offset:offset + n]
             offset += n
         return result
+
+
+def _count(shape: tuple[int, ...]) -> int:
+    count = 1
+    for d in shape:
+        count *= d
+    return count

@@ -149,3 +149,60 @@ def test_container_returned_whole_where_set_gives_pythons_value(function, arg):
 def test_container_returned_whole_where_never_set_raises_at_run_time(function, arg):
     with pytest.raises(tf.errors.UndefinedValueError, match="a loop must iterate at least once"):
         tf.function(function)(tf.constant(arg))
+
+
+class Holder:
+    """An object that outlives the function, reached through a local name."""
+
+    def __init__(self):
+        self.cache = {}
+        self.box = Box()
+
+    def get_cache(self):
+        return self.cache
+
+
+HELD = Holder()
+OUTSIDE = {}
+
+
+def key_created_in_one_branch_of_an_attribute_s_dict(n):
+    y = HELD.cache
+    if n > 0:
+        y["a"] = n
+    return n + 1
+
+
+def key_created_in_a_loop_of_a_global_s_dict(n):
+    y = OUTSIDE
+    for i in tf.range(n):
+        y["b"] = i
+    return n
+
+
+def attribute_created_in_one_branch_of_a_method_s_result(n):
+    box = HELD.get_cache()
+    if n > 0:
+        box["c"] = n
+    return n
+
+
+def attribute_created_in_a_loop_of_an_unpacked_object(n):
+    box, _ = HELD.box, 0
+    for i in tf.range(n):
+        box.best = i
+    return n
+
+
+@pytest.mark.parametrize("function", [
+    key_created_in_one_branch_of_an_attribute_s_dict,
+    key_created_in_a_loop_of_a_global_s_dict,
+    attribute_created_in_one_branch_of_a_method_s_result,
+    attribute_created_in_a_loop_of_an_unpacked_object,
+])
+def test_a_local_name_for_an_object_made_outside_gets_no_flag_inside_it(function):
+    """A flag left in an object that outlives the call would corrupt it: such a composite
+    is refused, naming it, and the object is left as it was."""
+    with pytest.raises(ValueError, match="its object is not one the function made"):
+        tf.function(function)(tf.constant(1))
+    assert HELD.cache == {} and OUTSIDE == {} and not hasattr(HELD.box, "best")

@@ -116,10 +116,10 @@ def test_for_over_a_dataset_is_one_while_op(capsys):
     assert graph_op_types(total, small) == graph_op_types(total, large)
     assert graph_op_types(total, small).count("While") == 1
     out = capsys.readouterr().out
-    assert out.count("tracing\n") == 2  # one trace per dataset object (keyed by identity)
+    assert out.count("tracing\n") == 1  # datasets of one element_spec share a trace (as TF)
 
 
-def test_same_dataset_object_reuses_the_trace():
+def test_datasets_of_one_element_spec_reuse_the_trace():
     @tf.function
     def count(ds):
         n = 0
@@ -132,6 +132,8 @@ def test_same_dataset_object_reuses_the_trace():
     assert count(ds).numpy() == 4
     assert count.experimental_get_tracing_count() == 1
     assert count(tf.data.Dataset.range(2)).numpy() == 2
+    assert count.experimental_get_tracing_count() == 1  # keyed by element_spec, as in TF
+    assert count(tf.data.Dataset.range(2).map(lambda x: tf.cast(x, tf.int32))).numpy() == 2
     assert count.experimental_get_tracing_count() == 2
 
 

@@ -121,3 +121,34 @@ def test_the_experimental_eager_switch_is_the_eager_switch():
     finally:
         tf.config.experimental_run_functions_eagerly(False)
     assert not tf.config.functions_run_eagerly()
+
+
+def test_nodes_made_in_a_device_scope_record_it():
+    @tf.function
+    def f(x):
+        with tf.device("/cpu:0"):
+            y = x * 2.0
+        return y + 1.0
+
+    assert float(f(tf.constant(1.0))) == 3.0
+    nodes = f.get_concrete_function(tf.constant(1.0)).graph.as_graph_def().node
+    devices_by_op = {n.op: n.device for n in nodes}
+    assert devices_by_op["Mul"] == "/device:CPU:0"
+    assert devices_by_op["AddV2"] == ""
+
+
+def test_the_jax_backend_places_a_graph_on_its_scoped_device():
+    pytest.importorskip("jax")
+    from runtime.backends import jax_backend
+
+    def scoped(spec):
+        @tf.function(backend="jax", strict=True)
+        def f(x):
+            with tf.device(spec):
+                return x * 2.0
+        assert float(f(tf.constant(2.0))) == 4.0
+        return jax_backend.scoped_device(f.get_concrete_function(tf.constant(2.0)).graph)
+
+    assert scoped("/CPU:0").platform == "cpu"
+    if not tf.config.list_physical_devices("GPU"):
+        assert scoped("/GPU:0") is None  # soft placement: JAX chooses

@@ -9,6 +9,7 @@ import autograph
 import autograph.tf as tf
 from runtime import backends
 from runtime.backends import coverage, lowering
+from runtime.lowering_api import Value
 from runtime.ops import registry
 
 
@@ -68,7 +69,7 @@ class _TextLowerer(lowering.Lowerer):
 def _lower(f, *args):
     cf = tf.function(f, backend="numpy").get_concrete_function(*args)
     lowerer = _TextLowerer()
-    fed = {id(t): lowering.Value("in%d" % i, t.dtype, t._shape)
+    fed = {id(t): Value("in%d" % i, t.dtype, t._shape)
            for i, t in enumerate(cf.inputs)}
     results = lowerer.lower_graph(cf.graph, fed, cf.outputs)
     return "\n".join(lowerer.lines), results

@@ -56,3 +56,50 @@ def test_nn_aliases():
     values, indices = tf.nn.top_k(x, 2)
     np.testing.assert_array_equal(values.numpy(), [[2.0, 0.5]])
     np.testing.assert_array_equal(indices.numpy(), [[2, 1]])
+
+
+def test_tfrecord_example_round_trip_through_the_facade(tmp_path):
+    path = str(tmp_path / "x.tfrecord")
+    feature = tf.train.Feature(int64_list=tf.train.Int64List(value=[4, 5]))
+    words = tf.train.Feature(bytes_list=tf.train.BytesList(value=[b"a"]))
+    weight = tf.train.Feature(float_list=tf.train.FloatList(value=[0.5]))
+    message = tf.train.Example(features=tf.train.Features(
+        feature={"ids": feature, "word": words, "weight": weight}))
+    with tf.io.TFRecordWriter(path) as writer:
+        writer.write(message.SerializeToString())
+    spec = {"ids": tf.io.VarLenFeature(tf.int64),
+            "word": tf.io.FixedLenFeature([], tf.string),
+            "weight": tf.io.FixedLenFeature([1], tf.float32)}
+
+    @tf.function
+    def total(ds):
+        s = tf.constant(0, tf.int64)
+        for record in ds:
+            s += tf.reduce_sum(tf.io.parse_single_example(record, {"ids": spec["ids"]})[
+                "ids"].values)
+        return s
+    assert total(tf.data.TFRecordDataset(path)).numpy() == 9
+    batch = tf.io.parse_example(tf.constant([message.SerializeToString()]), spec)
+    assert batch["word"].numpy().tolist() == [b"a"] and batch["weight"].shape == (1, 1)
+
+
+def test_text_lines_and_the_experimental_dataset_choices(tmp_path):
+    path = tmp_path / "lines.txt"
+    path.write_text("a\nb\n")
+    lines = tf.data.TextLineDataset(str(path))
+    assert [x.numpy() for x in lines] == [b"a", b"b"]
+    chosen = tf.data.experimental.choose_from_datasets(
+        [lines, lines.map(tf.strings.upper)], tf.data.Dataset.from_tensor_slices(
+            tf.constant([1, 0], tf.int64)))
+    assert [x.numpy() for x in chosen] == [b"A", b"a"]
+    sampled = tf.data.experimental.sample_from_datasets([lines], seed=1)
+    assert [x.numpy() for x in sampled] == [b"a", b"b"]
+
+
+def test_csv_datasets_of_the_experimental_namespace(tmp_path):
+    path = tmp_path / "t.csv"
+    path.write_text("a,b\n1,x\n2,y\n")
+    rows = tf.data.experimental.CsvDataset(str(path), [tf.int32, tf.string], header=True)
+    assert [(a.numpy(), b.numpy()) for a, b in rows] == [(1, b"x"), (2, b"y")]
+    batches = tf.data.experimental.make_csv_dataset(str(path), 2, shuffle=False, num_epochs=1)
+    assert [b["b"].numpy().tolist() for b in batches] == [[b"x", b"y"]]

@@ -10,43 +10,15 @@ import collections
 
 import numpy as np
 import pytest
-from dataset_values import as_python, eager
+from dataset_values import both, eager, in_graph
 
-from runtime import data, dtypes, errors, nest, variables
+from runtime import data, dtypes, errors, variables
 from runtime import signature as signature_lib
 from runtime.function import Function, function
-from runtime.operators import loops
-from runtime.ops import array_ops, io_ops, manipulation_ops, nn_random_ops
+from runtime.ops import array_ops, manipulation_ops, nn_random_ops
 from runtime.tensor import EagerTensor
 
 Point = collections.namedtuple("Point", "x y")
-
-
-def in_graph(ds):
-    flat_seen = []
-
-    def record(*values):
-        flat_seen.append([as_python(v.numpy()) for v in values])
-
-    @function
-    def run(dataset):
-        # What converted code runs for `for element in dataset: <record it>`: one While op.
-        loops.for_stmt(dataset, None,
-                       lambda element: io_ops.py_function(record, nest.flatten(element),
-                                                          Tout=None))
-
-    run(ds)
-    spec = ds.element_spec
-    if not nest.is_nested(spec):
-        return [values[0] for values in flat_seen]
-    return [nest.pack_sequence_as(spec, values) for values in flat_seen]
-
-
-def both(ds):
-    """The elements, checked to be the same eagerly and in a graph."""
-    values = eager(ds)
-    assert in_graph(ds) == values
-    return values
 
 
 def spec(shape, dtype):

@@ -9,7 +9,7 @@ from hypothesis import strategies as st
 
 from runtime import dtypes, errors, function, nest
 from runtime import shape as shape_lib
-from runtime.composite import ragged, sparse
+from runtime.composite import ragged, sparse, sparse_math
 from runtime.composite.ragged import RaggedTensor, RaggedTensorSpec
 from runtime.composite.sparse import SparseTensor, SparseTensorSpec
 from runtime.gradients import GradientTape
@@ -103,7 +103,7 @@ def test_sparse_add_of_different_dense_shapes_names_both():
 @pytest.mark.parametrize("axis", [None, 0, 1, -1, [0, 1]])
 @pytest.mark.parametrize("keepdims", [False, True])
 def test_sparse_reduce_sum_matches_numpy(axis, keepdims):
-    out = sparse.reduce_sum(sample(), axis=axis, keepdims=keepdims)
+    out = sparse_math.reduce_sum(sample(), axis=axis, keepdims=keepdims)
     expected = DENSE.sum(axis=None if axis is None else tuple(np.atleast_1d(axis)),
                          keepdims=keepdims)
     np.testing.assert_allclose(out.numpy(), expected)
@@ -143,7 +143,7 @@ def test_gradients_flow_through_to_dense_reduce_sum_and_matmul_to_the_values():
     with GradientTape(persistent=True) as tape:
         st = sample().with_values(values)
         dense_loss = reduction_ops.reduce_sum(math_ops.multiply(sparse.to_dense(st), weights))
-        sum_loss = reduction_ops.reduce_sum(sparse.reduce_sum(st, axis=1) * 2.0)
+        sum_loss = reduction_ops.reduce_sum(sparse_math.reduce_sum(st, axis=1) * 2.0)
         matmul_loss = reduction_ops.reduce_sum(sparse.sparse_dense_matmul(st, b))
     indices = sample().indices.numpy()
     np.testing.assert_allclose(tape.gradient(dense_loss, values).numpy(),
@@ -200,7 +200,7 @@ def test_a_function_returns_a_sparse_tensor_and_describes_its_argument():
 
 
 def test_sparse_input_signature_accepts_fitting_values_and_rejects_others():
-    f = function(lambda st: sparse.reduce_sum(st, axis=0),
+    f = function(lambda st: sparse_math.reduce_sum(st, axis=0),
                  input_signature=[SparseTensorSpec([None, 4], dtypes.float32)])
     np.testing.assert_array_equal(f(sample()).numpy(), DENSE.sum(axis=0))
     with pytest.raises(TypeError, match="incompatible with input_signature"):
@@ -403,7 +403,7 @@ def test_sparse_ops_agree_with_their_dense_counterparts(rows, right):
     sp = sparse.from_dense(dense)
     np.testing.assert_array_equal(sparse.to_dense(sp).numpy(), dense)
     np.testing.assert_allclose(sparse.sparse_dense_matmul(sp, b).numpy(), dense @ b)
-    np.testing.assert_allclose(sparse.reduce_sum(sp, axis=0).numpy(), dense.sum(axis=0))
+    np.testing.assert_allclose(sparse_math.reduce_sum(sp, axis=0).numpy(), dense.sum(axis=0))
     np.testing.assert_array_equal(sparse.to_dense(sparse.add(sp, sp)).numpy(), 2 * dense)
 
 
@@ -446,7 +446,7 @@ def test_ragged_constant_checks_inner_shape():
 
 
 def test_a_concrete_function_takes_composites_and_refuses_ones_that_do_not_fit():
-    f = function(lambda rt, sp: (rt * 2, sparse.reduce_sum(sp)))
+    f = function(lambda rt, sp: (rt * 2, sparse_math.reduce_sum(sp)))
     concrete = f.get_concrete_function(ragged.constant([[1], [2, 3]]), sample())
     rt, total = concrete(ragged.constant([[4, 5], [6]]), SparseTensor([[1, 1]], [2.0], [2, 2]))
     assert rt.to_list() == [[8, 10], [12]] and total.numpy() == 2.0
@@ -485,3 +485,8 @@ def test_shape_invariant_of_another_rank_is_refused():
         ragged.constant([[1], [2, 3]]).invariant_leaf_shapes([None, None, None])
     with pytest.raises(ValueError, match="has another rank"):
         sample().invariant_leaf_shapes([None])
+
+
+def test_sparse_add_of_two_dense_operands_is_refused_as_tensorflow_does():
+    with pytest.raises(TypeError, match="At least one input should be SparseTensor"):
+        sparse.add(array_ops.constant([1.0]), array_ops.constant([2.0]))

@@ -341,11 +341,16 @@ def test_bool_operators():
     np.testing.assert_array_equal((~a).numpy(), [False, False, True])
 
 
-def test_bitwise_operators_on_integers_are_rejected():
+def test_bitwise_operators_on_integers_are_bitwise_as_in_tensorflow():
+    assert (array_ops.constant(6) & array_ops.constant(3)).numpy() == 2
+    assert (~array_ops.constant(1)).numpy() == -2
+
+
+def test_bitwise_operators_on_floats_are_rejected():
     with pytest.raises(TypeError):
-        array_ops.constant(1) & array_ops.constant(1)
+        array_ops.constant(1.0) & array_ops.constant(1.0)
     with pytest.raises(TypeError):
-        ~array_ops.constant(1)
+        ~array_ops.constant(1.0)
 
 
 @pytest.mark.parametrize("op, expected, dtype", [

@@ -131,6 +131,62 @@ def read_names(node):
     return found
 
 
+_MATCH_CAPTURES = tuple(getattr(gast, n) for n in ("MatchAs", "MatchStar") if hasattr(gast, n))
+_MATCH_MAPPING = tuple(getattr(gast, n) for n in ("MatchMapping",) if hasattr(gast, n))
+_FRESH_VALUES = (gast.Dict, gast.List, gast.Set, gast.DictComp, gast.ListComp, gast.SetComp)
+
+
+def fresh_object_names(function_node):
+    """The names whose every binding in the function's own scope gives them an object the
+    function makes there: a list, dict or set display or comprehension, or the result of a
+    call of a plain name (`Box()`, `dict(...)`, `SimpleNamespace()`). Any other binding (a
+    parameter, `y = other`, `y = self.cache`, a loop target, unpacking, a method's result,
+    `global`) may give an object that outlives the call, so such a name is not listed."""
+    fresh_targets = set()  # ids of the Name nodes bound to a fresh object
+    stores = []
+    for child in _iter_nodes(function_node.body):
+        _collect_stores(child, fresh_targets, stores)
+    fresh, other = set(), set(parameter_names(function_node)) | declared_global(function_node)
+    for name in stores:
+        (fresh if id(name) in fresh_targets else other).add(name.id)
+    return fresh - other
+
+
+def _makes_an_object(value):
+    if isinstance(value, _FRESH_VALUES):
+        return True
+    if not isinstance(value, gast.Call):
+        return False
+    func = value.func
+    if isinstance(func, gast.Attribute) and func.attr == "converted_call" and \
+            isinstance(func.value, gast.Name) and func.value.id == "ag__" and value.args:
+        func = value.args[0]  # a call the calls converter rewrote: what it calls
+    return isinstance(func, gast.Name)
+
+
+def _collect_stores(node, fresh_targets, stores):
+    if isinstance(node, _SCOPE_NODES):  # a def or class binds its name; the rest is its own
+        if isinstance(node, (gast.FunctionDef, gast.AsyncFunctionDef, gast.ClassDef)):
+            stores.append(gast.Name(node.name, gast.Store(), None, None))
+        return
+    if isinstance(node, (gast.Assign, gast.AnnAssign, gast.NamedExpr)) and \
+            _makes_an_object(node.value):
+        targets = node.targets if isinstance(node, gast.Assign) else [node.target]
+        fresh_targets.update(id(t) for t in targets if isinstance(t, gast.Name))
+    if isinstance(node, gast.Name) and isinstance(node.ctx, gast.Store):
+        stores.append(node)
+    elif isinstance(node, gast.alias):
+        stores.append(gast.Name((node.asname or node.name).split(".")[0], gast.Store(),
+                                None, None))
+    else:  # a match pattern's capture: `case [x, *rest]`, `case {**rest}`
+        captured = getattr(node, "rest", None) if isinstance(node, _MATCH_MAPPING) else \
+            getattr(node, "name", None) if isinstance(node, _MATCH_CAPTURES) else None
+        if isinstance(captured, str):
+            stores.append(gast.Name(captured, gast.Store(), None, None))
+    for child in gast.iter_child_nodes(node):
+        _collect_stores(child, fresh_targets, stores)
+
+
 def declared_global(function_node):
     """Names the function declares `global` (or `nonlocal`) in its own scope (a nested
     function's declarations are about that function's names only)."""

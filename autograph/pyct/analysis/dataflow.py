@@ -143,7 +143,7 @@ def analyze(function_node, loop_flags=None):
             _record_mutations(node, info, local)
     _analyze_composites(function_node, annotations, _closure_reads(function_node),
                         local - activity.declared_global(function_node),
-                        local - params - activity.declared_global(function_node))
+                        frozenset(activity.fresh_object_names(function_node)))
     return annotations
 
 

@@ -1,0 +1,183 @@
+"""The vocabulary of lowering rules: what an op's rule for a compiled backend receives, raises
+and calls, shared by the op declarations (runtime/ops) and the backends (runtime/backends).
+
+An op declares its rules in its own `register(..., lowerings={...})` call, keyed by backend
+name, "array" (`ARRAY`) standing for every array backend:
+
+  * a template string in numpy-API terms, the expression of the op's one output (`{0}` the
+    inputs, `{axis}` an attribute, `xp` the backend's array module): "xp.tanh({0})";
+  * a statement rule `rule(lowerer, node, ins, outs)` (under "array" or "numba") writing
+    lines with the `Lowerer` API, `ins` and `outs` being `Value`s
+    (runtime/backends/lowering.py walks the graph);
+  * a JAX rule `rule(lowerer, node, ins) -> [output values]` computing on traced values with
+    `lowerer.jnp` and `lowerer.lax` (runtime/backends/jax_lowering.py): a rule never imports
+    jax itself, so that importing an op module imports neither jax nor numba;
+  * `unsupported(reason)`: a decision that the backend does not lower the op yet;
+  * `lazy_rule('runtime.backends.numba_host:NAME')` (or jax_host): a backend's host call,
+    which runs the op's kernel back on the host from the compiled code (host-only ops and
+    random draws; a numba rule may also write one itself with `lowerer.kernel_on_host`).
+
+A rule raises `Unsupported(reason)` for a case it cannot lower; the graph then runs on the
+numpy executor. A JAX rule's inputs are arrays, or the values below that stand for
+variables, TensorArrays and host cursors. This module imports neither numba nor jax nor any
+op module: it sits below both the ops and the backends.
+"""
+
+from __future__ import annotations
+
+import importlib
+from typing import Any
+
+import numpy as np
+
+from runtime import dtypes
+
+ARRAY = "array"  # the key of the backend-neutral rules
+
+
+class Unsupported(Exception):
+    """A graph (or one op of it) that a backend cannot lower or compile: `reason` says why,
+    naming the op and the user's line where one is to blame."""
+
+    def __init__(self, reason: str, node: Any = None) -> None:
+        self.reason = reason
+        self.node = node
+        super().__init__(reason)
+
+    def at(self, node: Any) -> Unsupported:
+        """This error, naming `node` (its op and the user's line) unless it names one."""
+        if self.node is not None or node is None:
+            return self
+        where = ""
+        location = getattr(node, "location", None)
+        if location is not None:
+            where = " at %s:%s" % (location.filename, location.lineno)
+        return Unsupported("op %s (node %r)%s: %s" % (node.op.name, node.name, where,
+                                                     self.reason), node)
+
+
+def unsupported(reason: str) -> Any:
+    """A lowering rule that declines, saying why: for an op no backend lowers yet (declared so
+    that the coverage table shows the decision, and the graph falls back with `reason`)."""
+    def rule(lowerer: Any, node: Any, ins: Any, outs: Any) -> None:
+        raise Unsupported(reason)
+    rule.unsupported_reason = reason  # type: ignore[attr-defined]
+    return rule
+
+
+class Value(str):
+    """A value in lowered code: its expression (the string itself), `dtype`, static `shape`
+    (None when unknown) and `value`, the numpy value of a constant (else None)."""
+
+    dtype: dtypes.DType
+    shape: tuple[int | None, ...] | None
+    value: Any
+
+    def __new__(cls, expr: str, dtype: dtypes.DType, shape: Any, value: Any = None) -> Value:
+        self = super().__new__(cls, expr)
+        self.dtype = dtype
+        self.shape = None if shape is None else tuple(shape)
+        self.value = value
+        return self
+
+    @property
+    def rank0(self) -> bool:
+        """True for a rank-0 value (a typed scalar in the lowered code)."""
+        return self.shape == ()
+
+
+def rule_for(op: Any, backend: str) -> Any:
+    """The op's lowering rule for `backend` (its own, else the "array" one), or None."""
+    rule = op.lowerings.get(backend)
+    if rule is None:
+        rule = op.lowerings.get(ARRAY)
+    return rule
+
+
+def is_concrete(value: Any) -> bool:
+    """True for a JAX rule's input known at compile time (a numpy constant of the graph),
+    False for a traced value."""
+    return isinstance(value, (np.ndarray, np.generic, bool, int, float))
+
+
+def static_shape(shape: Any, what: str) -> tuple[int, ...]:
+    """`shape` as a tuple of ints for a JAX rule, which needs shapes known at compile time;
+    Unsupported (naming `what`) when a dimension is known only at run time."""
+    if shape is None or None in shape:
+        raise Unsupported("%s is known only at run time" % what)
+    return tuple(int(d) for d in shape)
+
+
+# -- what a JAX rule carries besides arrays (the JAX backend registers them as pytrees) -----
+
+
+class VariableSlot:
+    """A variable's place in the lowered function's state (`Lowerer.state[key]`)."""
+
+    __slots__ = ("key", "dtype", "shape")
+
+    def __init__(self, key: str, dtype: Any, shape: Any) -> None:
+        self.key = key
+        self.dtype = dtype
+        self.shape = shape
+
+
+class TensorArrayBuffer:
+    """A TensorArray of static `size` as a buffer `data` (size, *element_shape) and a bool
+    vector `written`: reads of unwritten elements are errors, as on the numpy executor."""
+
+    __slots__ = ("data", "written", "size")
+
+    def __init__(self, data: Any, written: Any, size: int) -> None:
+        self.data = data
+        self.written = written
+        self.size = size
+
+
+class PendingTensorArray:
+    """A TensorArray nothing was written to yet, whose element shape is not known: it has no
+    buffer until its first write tells the shape (a static value, not a traced one)."""
+
+    __slots__ = ("size", "np_dtype")
+
+    def __init__(self, size: int, np_dtype: Any) -> None:
+        self.size = size
+        self.np_dtype = np_dtype
+
+
+class HostHandle:
+    """A cursor kept on the host (an iterator, see runtime/backends/jax_host.py): the program
+    carries its `number` in the host's table."""
+
+    __slots__ = ("number",)
+
+    def __init__(self, number: Any) -> None:
+        self.number = number
+
+
+class LazyRule:
+    """A backend's own rule named 'package.module:function', imported at its first call: the
+    host-call rules live in the backends' host-call machinery (runtime/backends/numba_host.py,
+    jax_host.py), which op modules do not import, so an op's `register` call names them with
+    `lazy_rule`."""
+
+    __slots__ = ("reference", "_target")
+
+    def __init__(self, reference: str) -> None:
+        self.reference = reference
+        self._target: Any = None
+
+    def __call__(self, *args: Any) -> Any:
+        if self._target is None:
+            module, _, name = self.reference.partition(":")
+            self._target = getattr(importlib.import_module(module), name)
+        return self._target(*args)
+
+    def __repr__(self) -> str:
+        return "<lazy rule %s>" % self.reference
+
+
+def lazy_rule(reference: str) -> LazyRule:
+    """The rule named 'package.module:function', imported at its first call."""
+    return LazyRule(reference)
+

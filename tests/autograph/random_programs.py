@@ -492,6 +492,16 @@ def _raises_somewhere(source, kind):
                for x in range(10) for y in range(10))
 
 
+def _raised_by_the_program(error):
+    """Whether `error` was raised by the program's own line (Python's error, met while
+    tracing), not by the project's code."""
+    tb = error.__traceback__
+    while tb is not None and tb.tb_next is not None:
+        tb = tb.tb_next
+    return tb is not None and tb.tb_frame.f_code.co_filename.startswith(
+        ("<random program", "<ag__"))
+
+
 def _is_refusal(error, source):
     """One of the project's explicit refusals while tracing: a conversion error, or a staging
     error that names the user's line and one of the program's variables (quoted)."""
@@ -523,8 +533,9 @@ def check_program(source, x, y):
                          Python's replaced (one raised in a `finally:` block on its way out;
                          a graph raises the first error it meets);
       'refused: ...'     an explicit refusal while tracing, with its error class: a read of
-                         `e` that is unbound (or of `z['n']` that is missing) on every path
-                         traced, in a program where Python raises that for some arguments;
+                         `e` that is unbound on every path traced, in a program where Python
+                         reads it unbound for some arguments, or of `z['n']` missing there
+                         (Python's KeyError met tracing code that may not run);
                          a tensor-dependent jump in a `finally:` block while a trace-time
                          exception is in flight; or a staging or conversion error naming a
                          variable and the line;
@@ -563,10 +574,10 @@ def check_program(source, x, y):
             return "agreed"  # Python raises it too, and so does tracing (a constant range step 0)
         if expected[0] == "error":
             return "refused: %s first" % type(e).__name__
-        if isinstance(e, KeyError) and _raises_somewhere(source, "KeyError"):
+        if isinstance(e, KeyError) and _raised_by_the_program(e):
             # As for `e` above: a key that tracing finds missing on every path it traced
-            # (the loops that create it always raise when they run), in a program where
-            # Python reads it missing for some arguments.
+            # (the loops that create it always raise when they run), read in code that may
+            # not run: Python's error met while tracing, which the graph does not defer.
             return "refused: KeyError"
         assert _is_refusal(e, source), "%s\n%s: %s" % (source, type(e).__name__, e)
         return "refused: %s" % type(e).__name__

@@ -5,12 +5,23 @@ context stack and `run_functions_eagerly` off. The autouse guard checks that aft
 (a leftover graph would silently turn every later eager op into a graph node).
 `functions_run_eagerly` turns `run_functions_eagerly` on for one test. A background compile
 that the "auto" backend started in a test is waited for before the next test starts.
+
+Under CI (the environment variable CI set, as `.ci/run` runs) hypothesis draws the same
+examples every run (`derandomize`), so that a landing never depends on chance; a run on a
+developer's machine draws new ones each time and keeps finding what the fixed ones miss.
 """
 
+import os
+
 import pytest
+from hypothesis import settings
 
 from runtime import context
 from runtime.backends import promotion
+
+settings.register_profile("ci", derandomize=True)
+if os.environ.get("CI"):
+    settings.load_profile("ci")
 
 
 @pytest.fixture(autouse=True)

@@ -48,9 +48,10 @@ class Jump:
     continues): `flag` is the variable it sets, `replace(node)` the statements standing for
     jump `node`, `descend(stmt)` says which compound statements hold jumps of this scope."""
 
-    def __init__(self, kind, flag, replace, descend, ctx):
+    def __init__(self, kind, flag, replace, descend, ctx, value=None):
         self.kind = kind
         self.flag = flag
+        self.value = value  # a return's value variable (None for break and continue)
         self.replace = replace
         self.descend = descend
         self.ctx = ctx
@@ -176,7 +177,16 @@ def _lower_finally(node, jump):
         enter = begin + enter
     leave = templates.replace("flag = scope.resume(flag, pending)", flag=jump.flag,
                               scope=scope, pending=pending)
-    leave[0].value._ag_runtime_call = True  # a call of the runtime's: never converted
+    if jump.value is not None:
+        # A return in the block that a later jump cancels (`continue` in an inner finally)
+        # still assigned the value: the pending return's value is kept aside and restored.
+        kept = namer.new("pending_" + jump.value.rstrip("_"))
+        enter = enter + templates.replace("kept = value", kept=kept, value=jump.value)
+        leave = templates.replace("value = scope.resume_value(flag, value, kept)",
+                                  value=jump.value, scope=scope, flag=jump.flag,
+                                  kept=kept) + leave
+    for statement in leave:
+        statement.value._ag_runtime_call = True  # a call of the runtime's: never converted
     node.finalbody = set_origin(enter, node.finalbody[0]) + \
         lower_block(node.finalbody, jump) + set_origin(leave, node.finalbody[-1])
     if not wrap:

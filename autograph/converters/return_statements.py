@@ -103,7 +103,8 @@ def transform(node, ctx):
                                  result=result)
 
     always = _always_returns(node.body)  # before lowering, which removes the returns
-    body = jumps.lower_block(node.body, jumps.Jump("return", flag, replace, _descend, ctx))
+    body = jumps.lower_block(node.body, jumps.Jump("return", flag, replace, _descend, ctx,
+                                                   value))
     prologue = templates.replace(
         "flag = False\nvalue = ag__.UndefinedReturnValue()", flag=flag, value=value)
     if always == "yes":

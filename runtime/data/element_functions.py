@@ -65,7 +65,7 @@ class TracedFunction:
         feeds = placeholders + [c.placeholder for c in captured]
         graph.inputs, graph.outputs = list(feeds), list(outputs)
         self.tensors = [c.external for c in captured]
-        self.output_spec = pack(structure, [spec_of(t) for t in outputs])
+        self.output_spec = map_input(structure, lambda t, p: spec_of(t))
         self.out_dtypes = [t.dtype for t in outputs]
         self.concrete = ConcreteFunction(name, graph, feeds, outputs,
                                          [("t", i) for i in range(len(outputs))],

@@ -16,7 +16,6 @@ from runtime.data.structure import (
     leaf_paths,
     map_input,
     object_scalar,
-    pack,
     path_text,
     row,
     spec_of,
@@ -131,7 +130,7 @@ class Tensors(Pipeline):
     def __init__(self, tensors):
         structure = map_input(tensors, lambda v, p: to_tensor(v, p, "from_tensors"))
         flat = nest.flatten(structure)
-        spec = pack(structure, [spec_of(t) for t in flat]) if flat else structure
+        spec = map_input(structure, lambda t, p: spec_of(t))
         super().__init__(spec, tensors=flat)
 
     def _cardinality(self):

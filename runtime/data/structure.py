@@ -11,6 +11,7 @@ import numpy as np
 
 from runtime import dtypes, nest
 from runtime import shape as shape_lib
+from runtime.composite.base import CompositeTensor
 from runtime.composite.sparse import SparseTensor, SparseTensorSpec
 from runtime.ops import common
 from runtime.signature import TensorSpec
@@ -65,10 +66,13 @@ def lists_to_tuples(value):
 
 
 def spec_of(tensor):
-    """The TensorSpec (shape, dtype) of a tensor, or the SparseTensorSpec of a SparseTensor
-    (its static dense shape)."""
+    """The spec of an element's leaf: the TensorSpec (shape, dtype) of a tensor, the
+    SparseTensorSpec of a SparseTensor (its static dense shape), the spec of another
+    composite (a RaggedTensor) built from its components' specs."""
     if isinstance(tensor, SparseTensor):
         return SparseTensorSpec(tensor._static_shape, tensor.dtype)
+    if isinstance(tensor, CompositeTensor):
+        return tensor._spec_from_components([spec_of(c) for c in tensor._to_components()])
     return TensorSpec(tensor._shape_tuple(), tensor.dtype)
 
 

@@ -21,7 +21,7 @@ after one is refused.
 """
 
 from runtime import errors
-from runtime.operators import staging, try_regions
+from runtime.operators import conditionals, staging, try_regions
 from runtime.ops import math_ops
 
 
@@ -64,6 +64,18 @@ class FinallyJumps:
             self._refuse_swallowing_checks()
         self.jumped.append(jumped)
         return _either(jumped, staging.as_condition(pending))
+
+    def resume_value(self, returned, value, pending_value):
+        """The return value after the `finally:` block: its own when the block returned
+        (`returned`), else the value of the return pending from the `try` body (a return
+        in the block that a later jump cancelled has overwritten `value`)."""
+        if value is pending_value:
+            return value
+        returned = staging.as_condition(returned)
+        if not staging.is_symbolic(returned):
+            return value if returned else pending_value
+        return conditionals.if_exp(returned, lambda: value, lambda: pending_value,
+                                   "the return value")
 
     def _refuse_swallowing_checks(self):
         what, advice, _ = self.checks[0]

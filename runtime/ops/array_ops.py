@@ -24,6 +24,7 @@ from runtime.ops.common import (
     require_same_dtype,
     stack,
 )
+from runtime.ops.composite_dispatch import dispatchable
 from runtime.ops.numba_lowerings import dims, product, shape_tuple, type_name
 from runtime.ops.registry import (
     KERNEL_CALL,
@@ -97,6 +98,7 @@ def constant(value, dtype=None, shape=None, name="Const"):
     return constant_from_numpy(array, dtype, name)
 
 
+@dispatchable
 def identity(input, name=None):  # noqa: A002
     """A tensor with the same value: eagerly a copy (a new graph node when tracing)."""
     return execute1(OPS["Identity"], [convert_to_tensor(input)], name=name)
@@ -161,18 +163,21 @@ OPS["Rank"] = register("Rank", lambda x: np.array(np.ndim(x), np.int32),
                        lowerings=dict(_DYNAMIC_SHAPE, numba=_rank_numba))
 
 
+@dispatchable
 def shape(input, out_type=dtypes.int32, name=None):  # noqa: A002
     """The dynamic shape of `input` as a 1-D int tensor."""
     return execute1(OPS["Shape"], [convert_to_tensor(input)],
                     {"out_type": dtypes.as_dtype(out_type)}, name=name)
 
 
+@dispatchable
 def size(input, out_type=dtypes.int32, name=None):  # noqa: A002
     """The number of elements of `input`, as a scalar int tensor."""
     return execute1(OPS["Size"], [convert_to_tensor(input)],
                     {"out_type": dtypes.as_dtype(out_type)}, name=name)
 
 
+@dispatchable
 def rank(input, name=None):  # noqa: A002
     """The number of dimensions of `input`, as a scalar int32 tensor."""
     return execute1(OPS["Rank"], [convert_to_tensor(input)], name=name)
@@ -303,12 +308,14 @@ OPS["OnesLike"] = register("OnesLike", lambda x: np.ones_like(x),
                            lowerings={"array": _filled_like("1")})
 
 
+@dispatchable
 def zeros_like(input, dtype=None, name=None):  # noqa: A002
     """Zeros with the shape (and dtype, unless given) of `input`."""
     out = execute1(OPS["ZerosLike"], [convert_to_tensor(input)], name=name)
     return out if dtype is None else _cast(out, dtype)
 
 
+@dispatchable
 def ones_like(input, dtype=None, name=None):  # noqa: A002
     """Ones with the shape (and dtype, unless given) of `input`."""
     out = execute1(OPS["OnesLike"], [convert_to_tensor(input)], name=name)

@@ -7,6 +7,7 @@ from runtime import shape as shape_lib
 from runtime.ops import (
     registry,
 )
+from runtime.ops.composite_dispatch import dispatchable
 from runtime.ops.numba_lowerings import dims
 from runtime.ops.registry import SpecError
 from runtime.tensor import EagerTensor, SymbolicTensor, Tensor, to_numpy
@@ -290,6 +291,7 @@ PACK = registry.register("Pack", lambda *xs, axis: np.stack(xs, axis=axis), _sta
                          lowerings={"array": _stack_lowering, "numba": _stack_numba})
 
 
+@dispatchable
 def stack(values, axis=0, name="stack"):
     """The tensors of `values` joined along a new dimension `axis`."""
     tensors = [convert_to_tensor(v) for v in values]

@@ -17,6 +17,7 @@ from runtime.ops import (
 from runtime.ops.array_ops import dims_tensor, identity
 from runtime.ops.common import SpecError, convert_to_tensor, require_same_dtype
 from runtime.ops.common import stack as stack  # re-exported: tf.stack is the Pack op below
+from runtime.ops.composite_dispatch import dispatchable
 from runtime.ops.gradient_ops import fully_known, sum_to
 from runtime.ops.numba_lowerings import as_3d, axis_of, dims, finish, product, shape_tuple
 from runtime.ops.registry import KERNEL_CALL, execute, execute1, register
@@ -142,6 +143,7 @@ OPS["ExpandDims"] = register("ExpandDims", lambda x, axis: np.expand_dims(x, axi
                              lowerings={"array": "xp.expand_dims({0}, {axis})"})
 
 
+@dispatchable
 def expand_dims(input, axis, name=None):  # noqa: A002
     """`input` with a new dimension of size 1 inserted at `axis`."""
     return execute1(OPS["ExpandDims"], [convert_to_tensor(input)], {"axis": int(axis)},
@@ -297,6 +299,7 @@ OPS["ConcatV2"] = register("ConcatV2", lambda *xs, axis: np.concatenate(xs, axis
                                           numba=_concat_numba))
 
 
+@dispatchable
 def concat(values, axis, name="concat"):
     """The tensors of `values` joined along existing dimension `axis`."""
     tensors = [convert_to_tensor(v) for v in values]
@@ -435,6 +438,7 @@ OPS["Tile"] = register("Tile", lambda x, multiples: np.tile(x, multiples), _tile
                                                     jax=_tile_jax))
 
 
+@dispatchable
 def tile(input, multiples, name=None):  # noqa: A002
     """`input` repeated `multiples[i]` times along dimension i."""
     return execute1(OPS["Tile"], [convert_to_tensor(input)],

@@ -26,7 +26,7 @@ from runtime.ops.common import (
     require_kind,
     require_same_dtype,
 )
-from runtime.ops.composite_dispatch import TYPES, binary, unary
+from runtime.ops.composite_dispatch import TYPES, binary, dispatchable, unary
 from runtime.ops.gradient_ops import RELU_GRAD, sum_to
 from runtime.ops.math_lowerings import lowering as _lowering
 from runtime.ops.registry import KERNEL_CALL, NOT_DIFFERENTIABLE, execute1, register
@@ -823,6 +823,7 @@ OPS["AddN"] = register("AddN", _add_n_kernel, _add_n_infer,
                        lowerings=_lowering("AddN"))
 
 
+@dispatchable
 def add_n(inputs, name=None):
     """The elementwise sum of a list of tensors."""
     tensors = [convert_to_tensor(t) for t in inputs]
@@ -843,6 +844,7 @@ OPS["ClipByValue"] = register("ClipByValue", lambda x, lo, hi: np.minimum(np.max
                               lowerings=_lowering("ClipByValue"), traits=("elementwise",))
 
 
+@dispatchable
 def clip_by_value(t, clip_value_min, clip_value_max, name=None):
     """`t` with values below/above the bounds replaced by the bounds."""
     t = convert_to_tensor(t)

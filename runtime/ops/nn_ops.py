@@ -21,6 +21,7 @@ from runtime.ops import (
     selection_ops,
 )
 from runtime.ops.common import FLOAT, REAL, SpecError, convert_to_tensor, require_kind
+from runtime.ops.composite_dispatch import dispatchable
 from runtime.ops.numba_lowerings import dims, finish, product, type_name
 from runtime.ops.registry import KERNEL_CALL, execute1, register
 
@@ -157,17 +158,20 @@ def _float(x, what):
     return x
 
 
+@dispatchable
 def relu6(features, name=None):
     """min(max(features, 0), 6) elementwise (numbers of any type)."""
     return execute1(OPS["Relu6"], [convert_to_tensor(features)], name=name)
 
 
+@dispatchable
 def leaky_relu(features, alpha=0.2, name=None):
     """features where positive, else alpha * features."""
     return execute1(OPS["LeakyRelu"], [convert_to_tensor(features)],
                     {"alpha": float(alpha)}, name=name)
 
 
+@dispatchable
 def elu(features, name=None):
     """features where positive, else exp(features) - 1."""
     return execute1(OPS["Elu"], [convert_to_tensor(features)], name=name)
@@ -178,6 +182,7 @@ def erf(x, name=None):
     return execute1(OPS["Erf"], [convert_to_tensor(x)], name=name)
 
 
+@dispatchable
 def gelu(features, approximate=False, name=None):
     """x * P(X <= x) for a standard normal X: exact (with erf), or with TensorFlow's tanh
     approximation when `approximate`."""
@@ -192,6 +197,7 @@ def gelu(features, approximate=False, name=None):
     return math_ops.multiply(math_ops.multiply(x, 0.5), cdf, name=name)
 
 
+@dispatchable
 def silu(features, beta=1.0, name=None):
     """features * sigmoid(beta * features) (swish)."""
     x = _float(features, "silu")

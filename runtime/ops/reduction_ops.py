@@ -18,6 +18,7 @@ from runtime.ops import (
     numba_lowerings,
 )
 from runtime.ops.common import NUMERIC, REAL, convert_to_tensor, require_kind
+from runtime.ops.composite_dispatch import dispatchable
 from runtime.ops.numba_lowerings import (
     as_3d,
     axis_loops,
@@ -229,36 +230,43 @@ def _reduce(op_name, x, axis, keepdims, name):
     return execute1(OPS[op_name], [x], {"axis": axis, "keepdims": bool(keepdims)}, name=name)
 
 
+@dispatchable
 def reduce_sum(input_tensor, axis=None, keepdims=False, name=None):
     """Sum of elements along `axis` (all axes when None)."""
     return _reduce("Sum", input_tensor, axis, keepdims, name)
 
 
+@dispatchable
 def reduce_prod(input_tensor, axis=None, keepdims=False, name=None):
     """Product of elements along `axis`."""
     return _reduce("Prod", input_tensor, axis, keepdims, name)
 
 
+@dispatchable
 def reduce_mean(input_tensor, axis=None, keepdims=False, name=None):
     """Mean along `axis`; integer tensors give the truncated integer mean, as in TF."""
     return _reduce("Mean", input_tensor, axis, keepdims, name)
 
 
+@dispatchable
 def reduce_max(input_tensor, axis=None, keepdims=False, name=None):
     """Maximum along `axis`."""
     return _reduce("Max", input_tensor, axis, keepdims, name)
 
 
+@dispatchable
 def reduce_min(input_tensor, axis=None, keepdims=False, name=None):
     """Minimum along `axis`."""
     return _reduce("Min", input_tensor, axis, keepdims, name)
 
 
+@dispatchable
 def reduce_any(input_tensor, axis=None, keepdims=False, name=None):
     """Logical or along `axis`."""
     return _reduce("Any", input_tensor, axis, keepdims, name)
 
 
+@dispatchable
 def reduce_all(input_tensor, axis=None, keepdims=False, name=None):
     """Logical and along `axis`."""
     return _reduce("All", input_tensor, axis, keepdims, name)

@@ -18,6 +18,7 @@ from runtime.ops import (
     selection_ops,
 )
 from runtime.ops.common import ANY, NUMERIC, SpecError, convert_to_tensor, require_kind
+from runtime.ops.composite_dispatch import dispatchable
 from runtime.ops.registry import KERNEL_CALL, execute1, register
 
 _NOT_LOWERED = {"array": lowering_api.unsupported("not lowered yet")}
@@ -250,6 +251,7 @@ def tensor_scatter_nd_add(tensor, indices, updates, name=None):
 # -- boolean_mask -------------------------------------------------------------------------
 
 
+@dispatchable
 def boolean_mask(tensor, mask, axis=None, name="boolean_mask"):
     """The slices of `tensor` where `mask` is True: `mask` (of rank k) covers dimensions
     axis..axis+k-1 of `tensor`, which become one dimension of unknown size."""

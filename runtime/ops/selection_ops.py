@@ -9,6 +9,7 @@ from runtime.ops import (
     gradient_ops,
 )
 from runtime.ops.common import convert_to_tensor, require_kind, require_same_dtype
+from runtime.ops.composite_dispatch import dispatchable
 from runtime.ops.gradient_ops import sum_to
 from runtime.ops.numba_lowerings import (
     as_3d,
@@ -104,6 +105,7 @@ OPS["GatherV2"] = register("GatherV2", _gather_kernel, _gather_infer,
                                           numba=_gather_numba))
 
 
+@dispatchable
 def gather(params, indices, axis=None, batch_dims=0, name=None):
     """The slices of `params` at `indices` along `axis` (0 when None)."""
     if batch_dims:
@@ -159,6 +161,7 @@ OPS["Where"] = register("Where", lambda c: np.argwhere(c).astype(np.int64), _whe
                         lowerings=dict(_NOT_LOWERED, numba=_where_numba))
 
 
+@dispatchable
 def where(condition, x=None, y=None, name=None):
     """With x and y: elements of x where `condition` holds, else of y (broadcasting).
     Alone: the coordinates of the true elements, as an int64 [N, rank] tensor."""

@@ -15,6 +15,7 @@ import collections
 import keyword
 from typing import Any
 
+from runtime.composite.ragged import RaggedTensor, RaggedTensorSpec
 from runtime.composite.sparse import SparseTensor, SparseTensorSpec
 from runtime.saved_model import attrs as attr_codec
 from runtime.saved_model.errors import NotSaveableError
@@ -23,7 +24,7 @@ from runtime.signature import TensorSpec, VariableSpec
 from runtime.tensor import SymbolicTensor
 
 _TAGS = ("tensor_spec", "variable_spec", "output", "list", "dict", "namedtuple",
-         "sparse_tensor_spec", "sparse_tensor")
+         "sparse_tensor_spec", "sparse_tensor", "ragged_spec", "ragged")
 
 
 def encode_structure(value: Any, flat_index: dict[int, int] | None) -> Any:
@@ -39,6 +40,12 @@ def encode_structure(value: Any, flat_index: dict[int, int] | None) -> Any:
     if isinstance(value, SparseTensor):
         return {"sparse_tensor": [encode_structure(c, flat_index)
                                   for c in value._to_components()]}
+    if isinstance(value, RaggedTensorSpec):
+        return {"ragged_spec": {"dtype": value.dtype.name,
+                                "shape": attr_codec.encode_shape(value._shape),
+                                "ragged_rank": value.ragged_rank}}
+    if isinstance(value, RaggedTensor):
+        return {"ragged": [encode_structure(c, flat_index) for c in value._to_components()]}
     if isinstance(value, SymbolicTensor) and flat_index is not None and \
             id(value) in flat_index:
         return {"output": flat_index[id(value)]}
@@ -92,6 +99,21 @@ def decode_structure(data: Any, where: str, reader: Reader,
         if len(parts) != 3 or not all(isinstance(p, SymbolicTensor) for p in parts):
             reader.fail(inner, "expected the three output tensors of a SparseTensor")
         return SparseTensor._make(*parts)
+    if tag == "ragged_spec":
+        body = reader.obj(body, inner, ("dtype", "shape", "ragged_rank"))
+        return RaggedTensorSpec(attr_codec.decode_shape(body["shape"], inner + ".shape", reader),
+                                attr_codec.decode_dtype(body["dtype"], inner + ".dtype", reader),
+                                reader.integer(body["ragged_rank"], inner + ".ragged_rank"))
+    if tag == "ragged":
+        parts = reader.seq(body, inner)
+        if len(parts) != 2:
+            reader.fail(inner, "expected [values, row_splits]")
+        values, splits = (decode_structure(v, "%s[%d]" % (inner, i), reader, flat_outputs)
+                          for i, v in enumerate(parts))
+        if not isinstance(values, (SymbolicTensor, RaggedTensor)) or \
+                not isinstance(splits, SymbolicTensor):
+            reader.fail(inner, "expected the output tensors of a RaggedTensor")
+        return RaggedTensor._make(values, splits)
     if tag == "output":
         index = reader.integer(body, inner)
         if flat_outputs is None or index >= len(flat_outputs):

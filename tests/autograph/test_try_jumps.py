@@ -124,6 +124,27 @@ def test_return_in_finally_overrides_the_bodys_return(x, y):
     assert_agree(finally_returns_under_conditions, x, y)
 
 
+def finally_cancels_its_own_return_with_continue(x, n):
+    try:
+        fails_on_two(n)
+    except ValueError:
+        return x + 100  # pending while the finally block runs
+    finally:
+        for j in range(3):
+            x = x + j
+            try:
+                return x  # assigns the return value ...
+            finally:
+                continue  # ... and is cancelled: the pending return keeps its value
+    return -1
+
+
+@pytest.mark.parametrize("n", [1, 2])
+def test_a_return_cancelled_in_finally_leaves_the_pending_return_value(n):
+    assert_agree(finally_cancels_its_own_return_with_continue, 5, n, static=(1,))
+    assert finally_cancels_its_own_return_with_continue(5, 2) == 105
+
+
 def finally_returns_while_the_body_raises(x, n):
     try:
         fails_on_two(n)

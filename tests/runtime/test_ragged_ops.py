@@ -1,0 +1,184 @@
+"""TensorFlow ops on RaggedTensor operands, dispatched as TensorFlow's ragged dispatch does
+(the ragged tensor guide's values): elementwise ops with ragged and dense broadcasting,
+reductions over any axis, concat, stack, gather, boolean_mask, where, shape, size and rank;
+the tf.ragged functions; gradients through the values."""
+
+import numpy as np
+import pytest
+
+from runtime import dtypes, errors
+from runtime.composite import ragged_functions as rf
+from runtime.composite.ragged import RaggedTensor, constant
+from runtime.gradients import GradientTape
+from runtime.ops import (
+    array_ops,
+    common,
+    manipulation_ops,
+    math_ops,
+    nn_ops,
+    reduction_ops,
+    scatter_ops,
+    selection_ops,
+)
+from runtime.variables import Variable
+
+DIGITS = [[3, 1, 4, 1], [], [5, 9, 2], [6], []]
+
+
+def test_dense_operands_broadcast_across_ragged_dimensions():
+    rt = constant(DIGITS)
+    assert (rt + [[1000], [2000], [3000], [4000], [5000]]).to_list() == [
+        [1003, 1001, 1004, 1001], [], [3005, 3009, 3002], [4006], []]
+    assert (rt * [[2]]).to_list() == [[6, 2, 8, 2], [], [10, 18, 4], [12], []]
+    nested = constant([[[1, 2], [3]], [[4, 5, 6]]])
+    assert (nested + [[[10]], [[20]]]).to_list() == [[[11, 12], [13]], [[24, 25, 26]]]
+    with pytest.raises(errors.InvalidArgumentError, match="Unable to broadcast"):
+        rt + [[1, 2]]
+    mismatch = constant([[1, 2], [3, 4, 5, 6], [7]])
+    with pytest.raises(errors.InvalidArgumentError) as raised:
+        mismatch + np.arange(12).reshape(3, 4)
+    assert str(raised.value).startswith(
+        "Expected 'tf.Tensor(False, shape=(), dtype=bool)' to be true. Summarized data: "
+        "b'Unable to broadcast: dimension size mismatch in dimension' 1 b'lengths=' 4 "
+        "b'dim_size=' 2, 4, 1")
+
+
+def test_reductions_over_each_axis():
+    rt = constant(DIGITS)
+    mean = reduction_ops.reduce_mean(rt, axis=1).numpy()
+    assert mean.dtype == np.float64
+    np.testing.assert_allclose(mean, [2.25, np.nan, 16 / 3, 6.0, np.nan])
+    assert reduction_ops.reduce_max(rt, axis=1).numpy().tolist() == [
+        4, -2147483648, 9, 6, -2147483648]
+    assert reduction_ops.reduce_sum(rt, axis=0).numpy().tolist() == [14, 10, 6, 1]
+    assert reduction_ops.reduce_min(rt, axis=-1).numpy().tolist()[0] == 1
+    assert reduction_ops.reduce_sum(rt).numpy() == 31
+    nested = constant([[[1, 2], [3]], [[4, 5, 6]]])
+    assert reduction_ops.reduce_sum(nested, axis=2).to_list() == [[3, 3], [15]]
+    assert reduction_ops.reduce_sum(nested, axis=1).to_list() == [[4, 2], [4, 5, 6]]
+    assert reduction_ops.reduce_sum(nested, axis=[1, 2]).numpy().tolist() == [6, 15]
+    deep = constant([[[1, 2], [3]], [[4, 5, 6]], [], [[7], [], [8]]])
+    assert reduction_ops.reduce_sum(deep, axis=0).to_list() == [[12, 7, 6], [3], [8]]
+    assert reduction_ops.reduce_sum(deep, axis=1).to_list() == [[4, 2], [4, 5, 6], [], [15]]
+    assert reduction_ops.reduce_max(deep, axis=[0, 2]).numpy().tolist() == [7, 3, 8]
+    kept = reduction_ops.reduce_sum(rt, axis=1, keepdims=True)
+    assert kept.numpy().tolist() == [[9], [0], [16], [6], [0]]
+    kept = reduction_ops.reduce_sum(nested, axis=2, keepdims=True)
+    assert kept.to_list() == [[[3], [3]], [[15]]]
+    assert reduction_ops.reduce_sum(rt, keepdims=True).numpy().tolist() == [[31]]
+    flags = constant([[True, False], []])
+    assert reduction_ops.reduce_any(flags, axis=1).numpy().tolist() == [True, False]
+    assert reduction_ops.reduce_all(flags, axis=1).numpy().tolist() == [False, True]
+
+
+def test_concat_and_stack():
+    rt = constant(DIGITS)
+    assert manipulation_ops.concat([rt, [[5, 3]]], axis=0).to_list() == DIGITS + [[5, 3]]
+    assert manipulation_ops.concat([rt, rt], axis=1).to_list() == [
+        [3, 1, 4, 1, 3, 1, 4, 1], [], [5, 9, 2, 5, 9, 2], [6, 6], []]
+    assert common.stack([rt, rt]).to_list() == [DIGITS, DIGITS]
+    assert common.stack([rt[:2], rt[2:4]], axis=1).to_list() == [
+        [[3, 1, 4, 1], [5, 9, 2]], [[], [6]]]
+    assert rf.stack([[[1]], [[2]]]).to_list() == [[[1]], [[2]]]
+    with pytest.raises(errors.InvalidArgumentError, match="rows"):
+        manipulation_ops.concat([rt, rt[:2]], axis=1)
+    with pytest.raises(TypeError, match="same dtype"):
+        manipulation_ops.concat([rt, constant([[1.5]])], axis=0)
+
+
+def test_gather_boolean_mask_and_where():
+    rt = constant(DIGITS)
+    assert selection_ops.gather(rt, [2, 0]).to_list() == [[5, 9, 2], [3, 1, 4, 1]]
+    assert selection_ops.gather(rt, 3).numpy().tolist() == [6]
+    assert scatter_ops.boolean_mask(rt, [True, False, True, False, False]).to_list() == [
+        [3, 1, 4, 1], [5, 9, 2]]
+    assert rf.boolean_mask(rt, rt > 2).to_list() == [[3, 4], [], [5, 9], [6], []]
+    flags = constant([[True, False, True], [False, True]])
+    assert selection_ops.where(flags).numpy().tolist() == [[0, 0], [0, 2], [1, 1]]
+    assert selection_ops.where(rt > 2, rt, -rt).to_list() == [
+        [3, -1, 4, -1], [], [5, 9, -2], [6], []]
+
+
+def test_shape_size_and_rank():
+    rt = constant(DIGITS)
+    shape = array_ops.shape(rt)
+    assert repr(shape) == "<DynamicRaggedShape lengths=[5, (4, 0, 3, 1, 0)] " \
+                          "num_row_partitions=1>"
+    assert shape[0].numpy() == 5 and shape.rank == 2
+    with pytest.raises(ValueError, match="not uniform"):
+        shape[1]
+    assert array_ops.size(rt).numpy() == 8
+    assert array_ops.rank(rt).numpy() == 2
+
+
+def test_tf_ragged_functions():
+    assert rf.range([3, 5, 2]).to_list() == [[0, 1, 2], [0, 1, 2, 3, 4], [0, 1]]
+    assert rf.range([0, 5], [4, 8], 2).to_list() == [[0, 2], [5, 7]]
+    assert rf.range(2, dtype=dtypes.float32).dtype is dtypes.float32
+    rt = constant(DIGITS)
+    assert rf.map_flat_values(math_ops.multiply, rt, 10).to_list()[0] == [30, 10, 40, 10]
+    assert rf.segment_ids_to_row_splits([0, 0, 2]).numpy().tolist() == [0, 2, 2, 3]
+    assert rf.segment_ids_to_row_splits([2, 0, 0], num_segments=4).numpy().tolist() == [
+        0, 2, 2, 3, 3]
+    assert rf.row_splits_to_segment_ids([0, 2, 2, 3]).numpy().tolist() == [0, 0, 2]
+    with pytest.raises(errors.InvalidArgumentError, match="delta != 0"):
+        rf.range([1], [2], 0)
+
+
+def test_gradients_flow_through_reductions_and_indexing():
+    v = Variable(np.array([1.0, 2.0, 3.0], np.float32))
+    with GradientTape() as tape:
+        rt = RaggedTensor.from_row_lengths(v * 1.0, [2, 1])
+        loss = reduction_ops.reduce_sum(reduction_ops.reduce_sum(rt, axis=1) * [1.0, 10.0]) \
+            + reduction_ops.reduce_sum(rt[:, :1].flat_values)
+    assert tape.gradient(loss, v).numpy().tolist() == [2.0, 1.0, 11.0]
+
+
+def test_tile_and_expand_dims():
+    rt = constant(DIGITS)
+    assert manipulation_ops.tile(rt, [1, 2]).to_list() == [
+        [3, 1, 4, 1, 3, 1, 4, 1], [], [5, 9, 2, 5, 9, 2], [6, 6], []]
+    assert manipulation_ops.tile(rt[:2], [2, 1]).to_list() == [[3, 1, 4, 1], [], [3, 1, 4, 1],
+                                                               []]
+    small = constant([[1.0, -2.0], [3.0]])
+    assert manipulation_ops.expand_dims(small, 0).to_list() == [[[1.0, -2.0], [3.0]]]
+    assert manipulation_ops.expand_dims(small, 1).to_list() == [[[1.0, -2.0]], [[3.0]]]
+    expanded = manipulation_ops.expand_dims(small, -1)
+    assert expanded.shape.as_list() == [2, None, 1]
+    assert expanded.to_list() == [[[1.0], [-2.0]], [[3.0]]]
+
+
+def test_other_elementwise_apis_and_logical_operators():
+    rt = constant([[1.0, -2.0], [3.0]])
+    assert nn_ops.relu6(rt).to_list() == [[1.0, 0.0], [3.0]]
+    assert array_ops.ones_like(rt).to_list() == [[1.0, 1.0], [1.0]]
+    assert array_ops.zeros_like(rt, dtype=dtypes.int32).to_list() == [[0, 0], [0]]
+    assert array_ops.identity(rt).to_list() == rt.to_list()
+    assert math_ops.clip_by_value(rt, 0.0, 1.0).to_list() == [[1.0, 0.0], [1.0]]
+    assert math_ops.add_n([rt, rt, rt]).to_list() == [[3.0, -6.0], [9.0]]
+    positive = rt > 0
+    assert (~positive).to_list() == [[False, True], [False]]
+    assert (positive & (rt < 2)).to_list() == [[True, False], [False]]
+    assert (positive | (rt < 0)).to_list() == [[True, True], [True]]
+    assert (positive ^ positive).to_list() == [[False, False], [False]]
+
+
+def test_differently_partitioned_operands_raise_tensorflows_error():
+    a, b = constant([[1, 2], [3]]), constant([[1], [2, 3]])
+    with pytest.raises(errors.InvalidArgumentError, match="identical ragged splits"):
+        a + b
+    with pytest.raises(errors.InvalidArgumentError, match="identical ragged splits"):
+        rf.boolean_mask(a, constant([[True, False, True]]))
+
+
+def test_gradients_of_max_min_and_prod_over_ragged_rows():
+    v = Variable(np.array([1.0, 3.0, 3.0, 2.0, 0.0, 5.0], np.float32))
+    with GradientTape(persistent=True) as tape:
+        rt = RaggedTensor.from_row_lengths(v * 1.0, [3, 0, 1, 2])
+        largest = reduction_ops.reduce_sum(
+            reduction_ops.reduce_max(rt, axis=1) * [1.0, 1.0, 1.0, 10.0])
+        product = reduction_ops.reduce_sum(reduction_ops.reduce_prod(rt, axis=1))
+        smallest = reduction_ops.reduce_sum(reduction_ops.reduce_min(rt, axis=0))
+    assert tape.gradient(largest, v).numpy().tolist() == [0.0, 0.5, 0.5, 1.0, 0.0, 10.0]
+    assert tape.gradient(product, v).numpy().tolist() == [9.0, 3.0, 3.0, 1.0, 5.0, 0.0]
+    assert tape.gradient(smallest, v).numpy().tolist() == [0.0, 1.0, 1.0, 0.0, 1.0, 0.0]

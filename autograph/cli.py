@@ -146,14 +146,23 @@ def _expand(files, output):
         if not os.path.isdir(path):
             yield path, os.path.basename(path)
             continue
-        for root, directories, names in os.walk(path):
-            directories[:] = sorted(
-                d for d in directories if not d.startswith(".") and d != "__pycache__"
-                and os.path.realpath(os.path.join(root, d)) != skip)
-            for name in sorted(names):
-                if name.endswith(".py"):
-                    full = os.path.join(root, name)
-                    yield full, os.path.relpath(full, path)
+        found = list(_python_files(path, skip))
+        if not found:
+            raise CommandError("%s: no .py file to convert in this directory" % path)
+        yield from found
+
+
+def _python_files(path, skip):
+    """(path, path relative to directory `path`) of the .py files under `path`, skipping
+    the directory `skip`, hidden folders and __pycache__."""
+    for root, directories, names in os.walk(path):
+        directories[:] = sorted(
+            d for d in directories if not d.startswith(".") and d != "__pycache__"
+            and os.path.realpath(os.path.join(root, d)) != skip)
+        for name in sorted(names):
+            if name.endswith(".py"):
+                full = os.path.join(root, name)
+                yield full, os.path.relpath(full, path)
 
 
 def convert_file(path, output, inputs, check, make_directories=False):

@@ -26,11 +26,12 @@ import types
 from collections.abc import Callable, Sequence
 from typing import Any
 
-from runtime import backends, context, device_calls, diagnostics, tracebacks
+from runtime import backends, context, device_calls, diagnostics, errors, tracebacks
 from runtime import function_stats as stats_lib
 from runtime import signature as sig
 from runtime.concrete_function import ConcreteFunction, recorded_call
 from runtime.graph import Graph
+from runtime.operators import try_regions
 from runtime.ops.call_ops import CALL_OP
 from runtime.retracing import (
     MethodInstances,
@@ -392,7 +393,15 @@ class Function:
             for (name, _, _, _), value in zip(self._params, new_values):
                 bound.arguments[name] = value
             with context.converter_scope(self._converter):
-                result = func(*bound.args, **bound.kwargs)
+                try:
+                    result = func(*bound.args, **bound.kwargs)
+                except Exception as e:
+                    cause = try_regions.staging_error_behind(e)
+                    if cause is None:
+                        raise
+                    errors.add_note(cause, "(then, while it propagated: %s: %s)"
+                                    % (type(e).__name__, str(e).splitlines()[0]))
+                    raise cause from None
             flat_outputs, template, structured = record_outputs(result, graph)
         graph.inputs = list(feeds)
         graph.outputs = list(flat_outputs)

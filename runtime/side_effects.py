@@ -4,8 +4,9 @@ source line, on the Function's first trace, as a `diagnostics.SideEffectWarning`
 Converted code reports them through two entry points:
 
     ag__.converted_call(f, ...)   -> check_call(f, args, kwargs) before the call: `print` of a
-                                     tensor, `next()` on a Python iterator, `random`,
-                                     `numpy.random` and `time` calls, and list/dict/set methods
+                                     tensor or of text made from one (an f-string),
+                                     `next()` on a Python iterator, `random`, `numpy.random`
+                                     and `time` calls, and list/dict/set methods
                                      that put a tensor into a module global or closure value
     x = ag__.store_outer(v, 'x')  -> the compiler wraps values stored into state defined
                                      outside the function (a `global`/`nonlocal` name, an
@@ -21,6 +22,7 @@ from __future__ import annotations
 
 import builtins
 import random
+import re
 import sys
 import time
 from typing import Any
@@ -36,6 +38,9 @@ _CONTAINERS = (list, dict, set)
 _MUTATORS = frozenset(["append", "extend", "insert", "__setitem__", "update", "setdefault",
                        "add"])
 _RANDOM_STATES = (random.Random, np.random.RandomState, np.random.Generator)
+# The text of a symbolic tensor, as str() and repr() write it (runtime.tensor.SymbolicTensor):
+# a print of such text shows a value frozen at trace time.
+_SYMBOLIC_TEXT = re.compile(r"Tensor\(\"[^\"]+\", shape=|<tf\.Tensor '[^']+' shape=")
 
 
 def _holds_tensor(value: Any) -> bool:
@@ -59,6 +64,12 @@ def check_call(func: Any, args: tuple[Any, ...], kwargs: dict[str, Any] | None) 
                 "print", "print() of a tensor runs only while the Function traces: it shows "
                 "a symbolic tensor once, never the values of later calls; use tf.print(...) "
                 "to print on every call")
+        elif any(isinstance(a, str) and _SYMBOLIC_TEXT.search(a) for a in args):
+            diagnostics.warn_side_effect(
+                "print", "print() of text made from a tensor (an f-string, str() or format() "
+                "of it) runs only while the Function traces: it shows the symbolic tensor "
+                "once, never the values of later calls; use tf.print(...) to print on every "
+                "call (tf.print('x =', x), not tf.print(f'x = {x}'))")
     elif func is builtins.next:
         # (an iterator whose `advances_in_graphs` is true takes its elements with graph ops,
         # as a dataset iterator does: a distributed dataset's iterator)

@@ -474,15 +474,17 @@ class RaggedTensor(CompositeTensor):
                               "at run time outside a converted for loop")
         return (self._row(i) for i in range(rows))
 
-    def __ag_for_stmt__(self, extra_test, body, get_state, set_state, symbol_names):
+    def __ag_for_stmt__(self, extra_test, body, get_state, set_state, symbol_names,
+                        options=None):
         """`for row in rt` in converted code: a Python loop over the rows of an eager
-        RaggedTensor, one While op over the row indices of a symbolic one."""
+        RaggedTensor, one While op over the row indices of a symbolic one (`options`: the
+        loop's LoopOptions, or None)."""
         if _all_eager(self):
             return loops.for_loop_of(list(self), extra_test, body, get_state, set_state,
                                      symbol_names)
         indices = array_ops.range(math_ops.cast(self.nrows(), dtypes.int32))
         return loops.for_loop_of(indices, extra_test, lambda i: body(self._row(i)), get_state,
-                                 set_state, symbol_names)
+                                 set_state, symbol_names, options)
 
     def __bool__(self) -> bool:
         raise TypeError("the truth value of a RaggedTensor is ambiguous")

@@ -91,12 +91,14 @@ class Dataset(Pipeline):
         handle = data_ops.anonymous_iterator(self, self._all_tensors())
         return Iterator(self, handle=handle)
 
-    def __ag_for_stmt__(self, extra_test, body, get_state, set_state, symbol_names):
+    def __ag_for_stmt__(self, extra_test, body, get_state, set_state, symbol_names,
+                        options=None):
         """`for x in dataset` in converted code: a Python loop eagerly, one While op in a
         graph (see `Iterator.__ag_for_stmt__`)."""
         if not context.executing_eagerly():
             nested.refuse_windows_in_graph(self.element_spec)
-        iter(self).__ag_for_stmt__(extra_test, body, get_state, set_state, symbol_names)
+        iter(self).__ag_for_stmt__(extra_test, body, get_state, set_state, symbol_names,
+                                   options)
 
     def as_numpy_iterator(self):
         """Iterates the elements as numpy values (eagerly only)."""

@@ -18,7 +18,7 @@ import numpy as np
 
 from runtime import context, errors
 from runtime.data.structure import flat_specs, pack, spec_text
-from runtime.operators import loop_staging, staging
+from runtime.operators import loops, staging
 from runtime.ops import common, data_ops
 from runtime.tensor import EagerTensor
 
@@ -131,10 +131,12 @@ class Iterator:
         return self._handle if self._handle is not None else self
 
     # -- `for x in iterator` in converted code ---------------------------------------------------
-    def __ag_for_stmt__(self, extra_test, body, get_state, set_state, symbol_names):
+    def __ag_for_stmt__(self, extra_test, body, get_state, set_state, symbol_names,
+                        options=None):
         """Eagerly a Python loop; in a graph, one While op whose condition asks
         IteratorHasNext (only while `extra_test`, the lowered break/return flags, holds)
-        and whose body takes the element with IteratorGetNext."""
+        and whose body takes the element with IteratorGetNext. `options`: the loop's
+        LoopOptions (shape invariants, maximum_iterations), honoured when it is staged."""
         if context.executing_eagerly():
             while extra_test is None or extra_test():
                 try:
@@ -144,7 +146,7 @@ class Iterator:
                 body(self._pack_eager(flat))
             return
         staged_for(self._resource(), self._element_spec, self._flat, extra_test, body,
-                   get_state, set_state, symbol_names)
+                   get_state, set_state, symbol_names, options)
 
 
 _MAX_GRAPH_NEXTS = 1000
@@ -171,15 +173,14 @@ def refuse_python_loop_in_graph(what):
 
 
 def staged_for(handle, element_spec, specs, extra_test, body, get_state, set_state,
-               symbol_names):
+               symbol_names, options=None):
     """Stages `for x in <iterator handle>` as one While op over the statement's state.
 
     `specs` are the element's flat (dtype, shape) pairs; `extra_test` the lowered
-    break/return condition, checked before the iterator is asked for another element."""
-    init = tuple(get_state())
+    break/return condition, checked before the iterator is asked for another element;
+    `options` the loop's LoopOptions (or None)."""
 
-    def cond_fn(values):
-        set_state(tuple(values))
+    def test(_):
         proceed = None
         if extra_test is not None:
             keep_going = staging.as_condition(extra_test())
@@ -190,14 +191,8 @@ def staged_for(handle, element_spec, specs, extra_test, body, get_state, set_sta
                 proceed = keep_going
         return data_ops.iterator_has_next(handle, proceed)
 
-    def body_fn(values):
-        set_state(tuple(values))
+    def step(_):
         body(pack(element_spec, data_ops.iterator_get_next(handle, specs)))
-        return list(get_state())
 
-    try:
-        final = loop_staging.staged_loop(tuple(symbol_names), init, cond_fn, body_fn)
-    except BaseException:
-        set_state(init)
-        raise
-    set_state(tuple(final))
+    loops.stage_loop(get_state, set_state, symbol_names, test, step, options=options,
+                     stage_lists="empty")

@@ -7,6 +7,7 @@ from runtime import nest, subgraphs
 from runtime import shape as shape_lib
 from runtime.operators import aliases, mutations
 from runtime.operators.composites import Missing
+from runtime.operators.deferred_errors import DeferredError
 from runtime.operators.pending_undefined import resolve_pending, with_flag
 from runtime.operators.staged_lists import StagedList
 from runtime.operators.staging import (
@@ -24,7 +25,6 @@ from runtime.operators.undefined import (
     DeadValue,
     MaybeUndefined,
     Undefined,
-    UndefinedRead,
     UndefinedReturnValue,
 )
 from runtime.ops import common
@@ -94,13 +94,13 @@ def _refuse_missing_in_one_branch(name, a, b):
 
 
 def _stand_in(value, other, sub):
-    """The results of a branch that always raises when it runs (`value` is its UndefinedRead):
+    """The results of a branch that always raises when it runs (`value` is its DeferredError):
     values like the `other` branch's, never used. When both branches raise, so does the
     statement, wherever it runs: the error goes on to the enclosing branch or body (or, at
     the top of the function, to the caller of the trace)."""
-    if not isinstance(value, UndefinedRead):
+    if not isinstance(value, DeferredError):
         return value
-    if isinstance(other, UndefinedRead) or \
+    if isinstance(other, DeferredError) or \
             nest.map_composites(lambda c: None, other) is not other:
         raise value
 

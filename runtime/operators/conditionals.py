@@ -10,7 +10,7 @@ A Python condition runs one branch as plain Python. A symbolic tensor condition 
 branches into an If op and sets the variables to its outputs.
 """
 
-from runtime.operators import cond_staging, mutations, staging, staging_log
+from runtime.operators import cond_staging, mutations, staging, staging_log, try_regions
 
 
 def _nothing():
@@ -56,6 +56,13 @@ def run_if(cond, body, orelse, get_state, set_state, symbol_names, restore_only=
         else:
             orelse()
         return
+    with try_regions.staged_statement():
+        _staged_if(cond, body, orelse, get_state, set_state, symbol_names, restore_only,
+                   mutated, must_exist)
+
+
+def _staged_if(cond, body, orelse, get_state, set_state, symbol_names, restore_only, mutated,
+               must_exist):
     get_state, set_state = staging.state_functions(get_state, set_state)
     init = get_state()
     calls = mutations.calls_by_name(mutated)

@@ -20,10 +20,12 @@ loop that runs as Python ignores them:
   * parallel_iterations, swap_memory: validated and accepted; the numpy executor runs one
     iteration at a time on the host, so they change nothing.
 
-A `for` over a Dataset (or anything with its own `__ag_for_stmt__`) stages its own loop and
-takes no options. A `while` loop that runs as Python for a few iterations before its
-condition becomes a tensor matches shape invariants against the state at that point (the
-tensors named before the loop match only if the Python iterations left them unchanged).
+Every kind of staged loop honours them: a `while`, a `for` over a tensor or a range, and a
+`for` over a Dataset, an iterator or anything else with its own `__ag_for_stmt__` (which
+receives the LoopOptions and stages through loops.stage_loop). A `while` loop that runs as
+Python for a few iterations before its condition becomes a tensor matches shape invariants
+against the state at that point (the tensors named before the loop match only if the
+Python iterations left them unchanged).
 """
 
 import numbers

@@ -10,6 +10,7 @@ from runtime import shape as shape_lib
 from runtime.composite.base import CompositeTensor
 from runtime.operators import staging_log
 from runtime.operators.composites import Missing
+from runtime.operators.deferred_errors import DeferredError
 from runtime.operators.loop_lists import Restart, list_check
 from runtime.operators.pending_undefined import (
     PendingUndefined,
@@ -29,7 +30,7 @@ from runtime.operators.staging import (
     refuse_inside_try,
     require_scalar_bool,
 )
-from runtime.operators.undefined import MaybeUndefined, Undefined, UndefinedRead
+from runtime.operators.undefined import MaybeUndefined, Undefined
 from runtime.ops import common
 from runtime.ops.tensor_array_value import variant
 from runtime.tensor import EagerTensor, Tensor
@@ -284,7 +285,7 @@ class _BodyTrace:
                 elif self.learned is not None:
                     self.pending[i].never_assigned = True
         out = raising_at_run_time(self.body_fn)(values)
-        return values if isinstance(out, UndefinedRead) else out
+        return values if isinstance(out, DeferredError) else out
 
     def pending_list(self):
         """The PendingUndefined per variable (None for the others)."""

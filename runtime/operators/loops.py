@@ -22,8 +22,10 @@ from runtime.operators import (
     loop_options,
     loop_staging,
     mutations,
+    py_builtins,
     staging,
     staging_log,
+    try_regions,
 )
 from runtime.operators.staged_lists import StagedList
 from runtime.operators.unrolling import UnrollCounter
@@ -56,10 +58,10 @@ def _while(loop_test, loop_body, get_state, set_state, symbol_names, opts, mutat
         test = staging.as_condition(loop_test())
         if staging.is_symbolic(test):
             counter.report()
-            _staged(get_state, set_state, symbol_names,
-                    lambda values: loop_test(), lambda values: loop_body(),
-                    options=_options(opts), done=counter.iterations, mutated=mutated,
-                    must_exist=must_exist)
+            stage_loop(get_state, set_state, symbol_names,
+                       lambda values: loop_test(), lambda values: loop_body(),
+                       options=_options(opts), done=counter.iterations, mutated=mutated,
+                       must_exist=must_exist)
             return
         if not test:
             counter.report()
@@ -75,13 +77,23 @@ def _options(opts):
     return loop_options.LoopOptions(opts)
 
 
-def _staged(get_state, set_state, symbol_names, test, step, counter=None,
-            counter_name=staging.LOOP_COUNTER, options=None, done=0, mutated=(),
-            must_exist=()):
-    """Stages a loop over the statement's state, plus an optional hidden counter (named
-    `counter_name` in the graph and in messages: the user's loop variable, when the counter
-    is its value). `options` are the loop's LoopOptions (or None); `done` the iterations
-    the loop already ran as Python; `mutated` and `must_exist` as for while_stmt."""
+def stage_loop(get_state, set_state, symbol_names, test, step, counter=None,
+               counter_name=staging.LOOP_COUNTER, options=None, done=0, mutated=(),
+               must_exist=(), stage_lists=True):
+    """Stages a loop over the statement's state as one While op: `test(i)` is its condition
+    and `step(i)` runs its body, given the optional hidden counter `i` (named `counter_name`
+    in the graph and in messages: the user's loop variable, when the counter is its value;
+    `step` returns its next value). `options` are the loop's LoopOptions (or None), honoured
+    by every kind of loop that stages through here (a while, a for over a tensor, a dataset
+    or an iterator); `done` the iterations the loop already ran as Python; `mutated` and
+    `must_exist` as for while_stmt; `stage_lists` as in loop_staging.staged_loop."""
+    with try_regions.staged_statement():
+        _stage_loop(get_state, set_state, symbol_names, test, step, counter, counter_name,
+                    options, done, mutated, must_exist, stage_lists)
+
+
+def _stage_loop(get_state, set_state, symbol_names, test, step, counter, counter_name,
+                options, done, mutated, must_exist, stage_lists):
     init = tuple(get_state())
     user_init = init
     calls = mutations.calls_by_name(mutated)
@@ -128,7 +140,7 @@ def _staged(get_state, set_state, symbol_names, test, step, counter=None,
         return ([new_i] if counter is not None else []) + state
 
     try:
-        final = loop_staging.staged_loop(names, init, cond_fn, body_fn, stage_lists=True,
+        final = loop_staging.staged_loop(names, init, cond_fn, body_fn, stage_lists=stage_lists,
                                          invariants=invariants, must_exist=must_exist)
     except BaseException:
         set_state(split(init)[1] if counter is not None else init)
@@ -153,27 +165,33 @@ def for_stmt(iter_, extra_test, body, get_state=None, set_state=None, symbol_nam
                 must_exist)
 
 
-def for_loop_of(iter_, extra_test, body, get_state, set_state, symbol_names):
+def for_loop_of(iter_, extra_test, body, get_state, set_state, symbol_names, options=None):
     """`for_stmt` without a staging-report record of its own, for an iterable whose
     `__ag_for_stmt__` (recorded already) loops over something else: a RaggedTensor over
-    the indices of its rows."""
-    return _for(iter_, extra_test, body, get_state, set_state, symbol_names, None)
+    the indices of its rows. `options`: the loop's LoopOptions (or None)."""
+    return _for(iter_, extra_test, body, get_state, set_state, symbol_names, None,
+                options=options)
 
 
 def _for(iter_, extra_test, body, get_state, set_state, symbol_names, opts, mutated=(),
-         must_exist=()):
+         must_exist=(), options=None):
     get_state, set_state = staging.state_functions(get_state, set_state)
+    options = _options(opts) if options is None else options
     if isinstance(iter_, StagedList):
         iter_ = iter_.loop_items()
     custom = getattr(iter_, "__ag_for_stmt__", None)
     if custom is not None:
-        return custom(extra_test, body, get_state, set_state, symbol_names)
+        # The iterable stages its own loop (a dataset, an iterator, a RaggedTensor): the
+        # protocol is __ag_for_stmt__(extra_test, body, get_state, set_state, symbol_names,
+        # options=None), the loop's LoopOptions passed only when it has some.
+        if options is None:
+            return custom(extra_test, body, get_state, set_state, symbol_names)
+        return custom(extra_test, body, get_state, set_state, symbol_names, options=options)
     if isinstance(iter_, Variable):
         iter_ = iter_.read_value()
     if staging.is_symbolic(iter_):
         return _staged_for(iter_, extra_test, body, get_state, set_state, symbol_names,
-                           (opts or {}).get("iterate_names"), _options(opts), mutated,
-                           must_exist)
+                           (opts or {}).get("iterate_names"), options, mutated, must_exist)
     return _python_for(iter_, extra_test, body, get_state, set_state, symbol_names)
 
 
@@ -202,6 +220,10 @@ def _staged_for(tensor, extra_test, body, get_state, set_state, symbol_names, ta
     if node.op.name == "Range":
         start, limit, delta = node.inputs
         step_value = common.constant_value(delta)
+        if step_value is None or step_value == 0:
+            # The loop counts without running the Range op, so it checks the step itself
+            # (before the loop: with step 0 it would never end, or never start).
+            py_builtins.check_range_step(delta)
         if step_value is not None and step_value > 0:
             def in_range(i):
                 return math_ops.less(i, limit)
@@ -246,6 +268,6 @@ def _staged_for(tensor, extra_test, body, get_state, set_state, symbol_names, ta
         body(item_at(i))
         return math_ops.add(i, delta)
 
-    _staged(get_state, set_state, symbol_names, test, step, counter=counter,
-            counter_name=counter_name, options=options, mutated=mutated,
-            must_exist=must_exist)
+    stage_loop(get_state, set_state, symbol_names, test, step, counter=counter,
+               counter_name=counter_name, options=options, mutated=mutated,
+               must_exist=must_exist)

@@ -9,17 +9,56 @@ may be known only at run time) go to the list.
 
 import builtins
 
-from runtime import dtypes
+from runtime import context, dtypes, errors
+from runtime.operators import try_regions
+from runtime.operators.deferred_errors import DeferredError
 from runtime.operators.staged_lists import StagedList
-from runtime.ops import array_ops, manipulation_ops, math_ops
+from runtime.ops import array_ops, common, io_ops, manipulation_ops, math_ops
 from runtime.tensor import SymbolicTensor, Tensor
 
 
 def range_(*args):
-    """`range(...)`, or `tf.range(...)` when any bound is a tensor."""
+    """`range(...)`, or `tf.range(...)` when any bound is a tensor. A step of 0 inside a
+    staged branch or loop body raises a RangeStepError: that code raises when it runs, as
+    Python raises only if it gets there."""
     if any(isinstance(a, Tensor) for a in args):
         return array_ops.range(*args)
+    if len(args) == 3 and args[2] == 0 and _in_staged_code():
+        raise RangeStepError(errors.user_location())
     return builtins.range(*args)
+
+
+class RangeStepError(DeferredError, ValueError):
+    """Python's error for a range step of 0, met while tracing a branch or loop body of
+    staged control flow: that code raises it when it runs (see deferred_errors)."""
+
+    def __init__(self, location):
+        super().__init__(errors.with_user_location(array_ops.RANGE_ZERO_DELTA, location))
+        self.location = location
+
+    def stage(self):
+        check_range_step(common.convert_to_tensor(0), self.location)
+
+
+def _in_staged_code():
+    """Whether the current graph is a branch or loop body of another (staged control flow)."""
+    graph = context.current_graph()
+    return graph is not None and graph.outer is not None
+
+
+def check_range_step(step, location=None):
+    """Stages the check that `step`, a range's step, is not 0: when the graph runs there, it
+    raises InvalidArgumentError (the graph's form of Python's ValueError) naming the line
+    (`location`, default the user's current line). Refused inside a `try` whose handlers or
+    `finally:` jump could have caught it."""
+    try_regions.refuse_error_inside_try("a range step of 0")
+    location = location or errors.user_location()
+    where = " at %s:%d" % (location.filename, location.lineno) if location else ""
+    try_regions.note_run_time_check(
+        "the range%s may have a step of 0 when the graph runs" % where,
+        "Give the range a step that is never 0", location)
+    io_ops.assert_that(math_ops.not_equal(step, 0), [], array_ops.RANGE_ZERO_DELTA,
+                       error_class=ValueError, location=location)
 
 
 def len_(value):

@@ -86,14 +86,16 @@ class _StagedItems:
     def __iter__(self):
         return iter(self._python_items())
 
-    def __ag_for_stmt__(self, extra_test, body, get_state, set_state, symbol_names):
+    def __ag_for_stmt__(self, extra_test, body, get_state, set_state, symbol_names,
+                        options=None):
+        """A While op over the indices of the rows (`options`: the loop's LoopOptions)."""
         lengths = [_length(t) for t in self._tensors]
         count = lengths[0]
         for length in lengths[1:]:
             count = math_ops.minimum(count, length)
         indices = array_ops.range(count)
-        loops.for_stmt(indices, extra_test, lambda i: body(self._make_item(i)), get_state,
-                       set_state, symbol_names)
+        loops.for_loop_of(indices, extra_test, lambda i: body(self._make_item(i)), get_state,
+                          set_state, symbol_names, options)
 
 
 def enumerate_(iterable, start=0):

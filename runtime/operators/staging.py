@@ -29,8 +29,8 @@ import numpy as np
 from runtime import dtypes, errors, nest, tensor_array
 from runtime import shape as shape_lib
 from runtime.operators import try_regions
+from runtime.operators.deferred_errors import DeferredError
 from runtime.operators.staged_lists import StagedList
-from runtime.operators.undefined import UndefinedRead
 from runtime.ops import array_ops, common
 from runtime.tensor import SymbolicTensor, Tensor
 from runtime.variables import Variable
@@ -177,13 +177,14 @@ def placeholder_value(name, template):
 
 
 def raising_at_run_time(fn):
-    """`fn`, a branch or loop body being traced, made to raise when it runs if it reads a
-    variable that is unassigned on its path: plain Python raises only if it gets there.
-    Returns the UndefinedRead instead of the results then."""
+    """`fn`, a branch or loop body being traced, made to raise when it runs if tracing it met
+    a Python error (a read of a variable that is unassigned on its path, a range step of 0):
+    plain Python raises only if it gets there. Returns the DeferredError instead of the
+    results then (see runtime.operators.deferred_errors)."""
     def run(*args):
         try:
             return fn(*args)
-        except UndefinedRead as e:
+        except DeferredError as e:
             e.stage()
             return e
     return run

@@ -15,12 +15,13 @@
 In Python such a jump replaces whatever was pending when the `finally:` block began: a
 `return`, `break` or `continue` of the `try` body, or an exception in flight, which is
 swallowed. The compiler lowers jumps to flags; this context manager does the swallowing.
-A run-time definedness check staged before the `finally:` block could raise only when the
-graph runs, where no jump can swallow it: a block that jumps after one is refused.
+A run-time check staged before the `finally:` block (a variable's definedness, a range's
+step) could raise only when the graph runs, where no jump can swallow it: a block that jumps
+after one is refused.
 """
 
 from runtime import errors
-from runtime.operators import conditionals, staging, try_regions, undefined
+from runtime.operators import conditionals, staging, try_regions
 from runtime.ops import math_ops
 
 
@@ -35,22 +36,24 @@ class FinallyJumps:
         # One flag per kind of jump: each pass lowering a kind resumes it separately, maybe
         # inside a staged branch of another kind's guard, so they are never combined.
         self.jumped = []
-        # Run-time definedness checks staged before the `finally:` block: each may raise
-        # when the graph runs, which a jump in the block would have to swallow.
+        # Run-time checks staged before the `finally:` block (a variable's definedness, a
+        # range's step): each may raise when the graph runs, which a jump in the block would
+        # have to swallow.
         self.checks = []
         self.in_finally = False
 
     def __enter__(self):
-        undefined.watch_checks(self)
+        try_regions.watch_checks(self)
         return self
 
     def begin_finally(self):
         """Marks the start of the `finally:` block."""
         self.in_finally = True
 
-    def note_check(self, symbol_name, location):
+    def note_check(self, what, advice, location):
+        """Notes a run-time check staged in the `try` (see try_regions.note_run_time_check)."""
         if not self.in_finally:
-            self.checks.append((symbol_name, location))
+            self.checks.append((what, advice, location))
 
     def resume(self, jumped, pending):
         """The flag of one kind of jump after the `finally:` block: set when the block
@@ -75,20 +78,18 @@ class FinallyJumps:
                                    "the return value")
 
     def _refuse_swallowing_checks(self):
-        name, location = self.checks[0]
-        where = " (%s:%d)" % (location.filename, location.lineno) if location else ""
+        what, advice, _ = self.checks[0]
         raise try_regions.TryRefusal(errors.with_user_location(
             "the `finally:` block of the `try` at %s jumps (return, break or continue), "
-            "which in Python swallows an error the `try` raises; but local variable '%s'%s, "
-            "read in the `try`, may be unassigned when the graph runs, and that error, "
-            "raised by the graph, cannot be swallowed. Assign '%s' on every path before it "
-            "is read, or move the jump out of the `finally:` block"
-            % (self.where, name, where, name), errors.user_location(3)))
+            "which in Python swallows an error the `try` raises; but %s, and that error, "
+            "raised by the graph, cannot be swallowed. %s, or move the jump out of the "
+            "`finally:` block" % (self.where, what, advice), errors.user_location(3)))
 
     def __exit__(self, exc_type, exc, tb):
-        undefined.unwatch_checks(self)
-        if exc is None or isinstance(exc, try_regions.TryRefusal):
-            return False  # a refusal is never swallowed: the code after it was not traced
+        try_regions.unwatch_checks(self)
+        if exc is None or isinstance(exc, try_regions.TryRefusal) or \
+                try_regions.raised_while_staging(exc):
+            return False  # never swallowed: the code after it was not traced
         if any(staging.is_symbolic(jumped) for jumped in self.jumped):
             raise NotImplementedError(errors.with_user_location(
                 "the `finally:` block of the `try` at %s jumps (return, break or continue) "

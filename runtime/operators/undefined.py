@@ -15,38 +15,25 @@ finds may be undefined go through `ld`, which adds the run-time check:
     return sq                                            # UndefinedValueError when n <= 0
 """
 
-import threading
-
 from runtime import context, errors
 from runtime.operators import try_regions
+from runtime.operators.deferred_errors import DeferredError
 from runtime.ops import common, io_ops
-
-_watchers = threading.local()  # the FinallyJumps being traced, innermost last
-
-
-def watch_checks(watcher):
-    """Makes `watcher.note_check(symbol_name, location)` see each run-time definedness check
-    staged from now until `unwatch_checks(watcher)` (see try_statements.FinallyJumps)."""
-    stack = getattr(_watchers, "stack", None)
-    if stack is None:
-        stack = _watchers.stack = []
-    stack.append(watcher)
-
-
-def unwatch_checks(watcher):
-    _watchers.stack.remove(watcher)
 
 
 def _check_defined(defined, symbol_name, location):
-    for watcher in getattr(_watchers, "stack", ()):
-        watcher.note_check(symbol_name, location)
+    try_regions.note_run_time_check(
+        "local variable '%s'%s, read in the `try`, may be unassigned when the graph runs"
+        % (symbol_name, " (%s:%d)" % (location.filename, location.lineno) if location else ""),
+        "Assign '%s' on every path before it is read" % symbol_name, location)
     io_ops.check_defined(defined, symbol_name, location)
 
 
-class UndefinedRead(UnboundLocalError):
+class UndefinedRead(DeferredError, UnboundLocalError):
     """Plain Python's error for reading an unassigned variable, raised while tracing a branch
     or loop body of staged control flow: the staging operator that traces it catches it and
-    makes that branch or body raise when it runs instead (it may never run)."""
+    makes that branch or body raise when it runs instead (it may never run; see
+    runtime.operators.deferred_errors)."""
 
     def __init__(self, message, symbol_name, location):
         super().__init__(message)

@@ -7,7 +7,7 @@ indexing in `slicing`.
 
 import numpy as np
 
-from runtime import dtypes, lowering_api
+from runtime import context, dtypes, errors, lowering_api
 from runtime import shape as shape_lib
 from runtime.ops import (
     common,
@@ -335,9 +335,14 @@ def _range_infer(specs, attrs):
     return [(dtype, (attrs["static_length"],))]
 
 
+# What every path of a range with step 0 raises (a ValueError, as Python's `range` does): the
+# eager call, the Range kernel, a staged `for` over the range, the numba lowering.
+RANGE_ZERO_DELTA = "range delta must not be zero"
+
+
 def _range_kernel(start, limit, delta, static_length):
     if delta == 0:
-        raise ValueError("range delta must not be zero")
+        raise ValueError(RANGE_ZERO_DELTA)
     return np.arange(start, limit, delta, dtype=np.asarray(start).dtype)
 
 
@@ -365,10 +370,15 @@ def range(start, limit=None, delta=1, dtype=None, name="range"):  # noqa: A001
                         "type)" % dtype.name)
     start, limit, delta = [_cast(convert_to_tensor(v, dtype_hint=dtype), dtype) for v in values]
     known = [common.constant_value(t) for t in (start, limit, delta)]
+    if known[2] is not None and known[2] == 0:
+        graph = context.current_graph()
+        if graph is None or graph.outer is None:  # eagerly, or code that every call runs
+            raise ValueError(errors.with_user_location(RANGE_ZERO_DELTA))
+        # In a staged branch or loop body, the Range op (or the staged loop over it) raises
+        # when it runs: a range in a branch that does not run is no error, as in Python.
+        known[2] = None
     length = None
     if all(k is not None for k in known):
-        if known[2] == 0:
-            raise ValueError("range delta must not be zero")
         length = len(np.arange(known[0], known[1], known[2]))
     return execute1(OPS["Range"], [start, limit, delta], {"static_length": length}, name=name)
 

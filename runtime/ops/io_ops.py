@@ -407,11 +407,13 @@ OPS["Assert"] = register("Assert", _assert_kernel, _assert_infer,
                                             _NUMBA_HOST + "assert_on_host")))
 
 
-def assert_that(condition, data, message, name=None, error_class=errors.InvalidArgumentError):
-    """Raises `error_class` (when it runs) unless every element of `condition` holds."""
+def assert_that(condition, data, message, name=None, error_class=errors.InvalidArgumentError,
+                location=None):
+    """Raises `error_class` (when it runs) unless every element of `condition` holds; the
+    message names `location` (default: the user's line that called this)."""
     condition = common.convert_to_tensor(condition)
     data = [common.convert_to_tensor(d) for d in data]
-    location = errors.user_location(2)
+    location = location or errors.user_location(2)
     full = message + (" (%s:%d)" % (location.filename, location.lineno) if location else "")
     execute(OPS["Assert"], [condition] + data,
             {"message": full, "dtypes_": tuple(d.dtype for d in data),

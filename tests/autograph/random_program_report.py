@@ -1,11 +1,14 @@
-"""Runs many random programs of test_random_programs and counts how each ended.
+"""Runs many random programs (tests/autograph/random_programs.py) and counts how each ended.
 
-    python -m tests.autograph.random_program_report 10000 [seed]     (from the repository root)
+    python -m tests.autograph.random_program_report 10000 [seed] [patterns]
+                                                             (from the repository root)
 
-Prints one line per outcome: 'agreed' (plain Python, the converted function and the traced
-function gave the same value or all raised UnboundLocalError), 'refused' (one of the two
-refusals the design allows, see check_program), 'WRONG' (a disagreement) and 'CRASH ...' (any
-other error, grouped by type and message). Examples of each failure go to
+`patterns` is 'default' (PATTERNS less PATTERNS_PENDING, the default), 'all', or a comma
+list of PATTERNS. Prints one line per outcome: 'agreed' (plain Python, the converted
+function and the traced function gave the same value or raised the same kind of error),
+'raised at run' (the graph raised the run-time form of Python's error), 'refused: ...' (an
+explicit refusal, see check_program), 'WRONG' (a disagreement) and 'CRASH ...' (any other
+error, grouped by type and message). Examples of each failure go to
 random_program_failures.txt in the current folder. Exits 1 when anything is WRONG or CRASH.
 """
 
@@ -18,20 +21,23 @@ import warnings
 from hypothesis import HealthCheck, Phase, given, seed, settings
 from hypothesis import strategies as st
 
-from tests.autograph import test_random_programs as programs
+from tests.autograph import random_programs as programs
 
 
 def main(argv):
-    """Runs `argv[0]` programs (with hypothesis seed `argv[1]`, default 0)."""
+    """Runs `argv[0]` programs (hypothesis seed `argv[1]`, default 0; patterns `argv[2]`)."""
     count = int(argv[0])
     chosen_seed = int(argv[1]) if len(argv) > 1 else 0
+    chosen = argv[2] if len(argv) > 2 else "default"
+    patterns = programs.DEFAULT_PATTERNS if chosen == "default" else \
+        frozenset(programs.PATTERNS) if chosen == "all" else frozenset(chosen.split(","))
     outcomes = collections.Counter()
     examples = collections.defaultdict(list)
 
     @seed(chosen_seed)
     @settings(max_examples=count, deadline=None, database=None, phases=[Phase.generate],
               suppress_health_check=list(HealthCheck))
-    @given(source=programs.programs(), x=st.integers(0, 9), y=st.integers(0, 9))
+    @given(source=programs.programs(patterns), x=st.integers(0, 9), y=st.integers(0, 9))
     def run(source, x, y):
         try:
             outcomes[programs.check_program(source, x, y)] += 1

@@ -2,8 +2,11 @@
 conversion of its function (moved from tests/runtime: they need the compiler)."""
 
 
+import pytest
 from dataset_values import as_python, eager
+from source_lines import line_of
 
+import autograph
 import autograph.tf as tf
 from runtime import context, nest
 
@@ -246,3 +249,50 @@ def test_enumerate_and_zip_of_datasets_in_converted_code_are_dataset_ops():
 
     assert int(weighted(tf.data.Dataset.range(4)).numpy()) == 14
     assert int(dot(tf.data.Dataset.range(4), tf.data.Dataset.range(4)).numpy()) == 14
+
+
+def take_until_stop(it, n):
+    s = tf.constant(0, tf.int64)
+    try:
+        while n > 0:
+            s += next(it)
+            n -= 1
+    except StopIteration:
+        s = s + 100
+    return s
+
+
+def test_staged_loop_taking_next_inside_try_except_stop_iteration_is_staged():
+    function = tf.function(take_until_stop)
+    assert function(iter(tf.data.Dataset.range(4)), tf.constant(2)).numpy() == 0 + 1
+
+
+def test_iterator_ending_in_a_staged_loop_inside_try_except_stop_iteration_raises_at_run_time():
+    """Python runs the handler; the graph raises OutOfRangeError (TensorFlow's answer),
+    naming the line of `next`: never the handler's value traced in as if it had run."""
+    function = tf.function(take_until_stop)
+    with pytest.raises(tf.errors.OutOfRangeError, match="End of sequence") as info:
+        function(iter(tf.data.Dataset.range(4)), tf.constant(10))
+    assert "%s:%d" % (__file__, line_of(take_until_stop, "s += next(it)")) in str(info.value)
+
+
+def test_converted_loop_taking_next_inside_try_except_stop_iteration_runs_the_handler():
+    converted = autograph.to_graph(take_until_stop)
+    assert converted(iter(tf.data.Dataset.range(4)), 10).numpy() == 0 + 1 + 2 + 3 + 100
+    assert converted(iter(tf.data.Dataset.range(4)), 2).numpy() == 1
+
+
+def test_staged_loop_inside_try_except_out_of_range_error_is_still_refused():
+    @tf.function
+    def take(it, n):
+        s = tf.constant(0, tf.int64)
+        try:
+            while n > 0:
+                s += it.get_next()
+                n -= 1
+        except (tf.errors.OutOfRangeError, StopIteration):
+            s = s + 100
+        return s
+
+    with pytest.raises(NotImplementedError, match="cannot be staged inside the `try`"):
+        take(iter(tf.data.Dataset.range(4)), tf.constant(2))

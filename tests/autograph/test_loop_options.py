@@ -102,6 +102,58 @@ def test_shape_invariant_violated_in_the_body_names_the_variable_and_line():
         info.value)
 
 
+body_shapes = []
+
+
+@autograph.do_not_convert
+def note_shape(v):
+    body_shapes.append(v.shape.as_list())
+
+
+def grow_over(items, invariant):
+    v = tf.constant((0,), dtype=tf.int64)
+    for i in items:
+        tf.autograph.experimental.set_loop_options(shape_invariants=[(v, invariant)])
+        note_shape(v)
+        v = tf.concat((v, [i]), 0)
+    return v
+
+
+LOOPED_OVER = {
+    "dataset": lambda: (tf.data.Dataset.range(3),),
+    "iterator": lambda: (iter(tf.data.Dataset.range(3)),),
+}
+
+
+@pytest.mark.parametrize("kind", ["dataset", "iterator"])
+def test_shape_invariant_relaxes_a_loop_over_a_dataset_or_iterator_in_one_trace(kind):
+    body_shapes.clear()
+    function = tf.function(lambda items: grow_over(items, tf.TensorShape([None])))
+    np.testing.assert_array_equal(function(*LOOPED_OVER[kind]()).numpy(), [0, 0, 1, 2])
+    assert body_shapes == [[None]]  # no second trace of the body to relax (1,)
+
+
+@pytest.mark.parametrize("kind", ["dataset", "iterator"])
+def test_shape_invariant_broken_by_a_loop_over_a_dataset_or_iterator_names_the_variable(kind):
+    function = tf.function(lambda items: grow_over(items, tf.TensorShape([1])))
+    with pytest.raises(ValueError, match=r"loop variable 'v' has shape \(2,\) after an "
+                       r"iteration, which does not fit its shape invariant \(1,\)") as info:
+        function(*LOOPED_OVER[kind]())
+    assert "test_loop_options.py:%d" % line_of(grow_over, "for i in") in str(info.value)
+
+
+def test_maximum_iterations_bounds_a_loop_over_a_dataset():
+    @tf.function
+    def total(ds):
+        s = tf.constant(0, dtype=tf.int64)
+        for i in ds:
+            tf.autograph.experimental.set_loop_options(maximum_iterations=2)
+            s += i
+        return s
+
+    assert total(tf.data.Dataset.range(10)).numpy() == 1
+
+
 def test_shape_invariant_that_the_initial_value_does_not_fit_is_an_error():
     @tf.function
     def grow(x):

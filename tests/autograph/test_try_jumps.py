@@ -561,3 +561,62 @@ def test_refusal_inside_a_try_is_not_caught_by_its_handlers():
     with pytest.raises(NotImplementedError, match="cannot be staged inside the `try`"):
         tf.function(staged_if_in_try_with_broad_except)(tf.constant(2))
     assert "ag__.reraise_refusal()" in autograph.to_code(staged_if_in_try_with_broad_except)
+
+
+def loop_refused_inside_try_whose_finally_returns(x):
+    a = 0
+    try:
+        i = 0
+        while i < x:
+            i += 1
+            a = tf.cast(a, tf.float32) + 0.5
+    finally:
+        return a
+
+
+def raise_in_staged_branch_inside_try_whose_finally_returns(x):
+    y = 1
+    try:
+        if x > 0:
+            raise ValueError("positive")
+        y = 2
+    finally:
+        return y
+
+
+def test_a_refusal_while_staging_is_not_swallowed_by_a_return_in_finally():
+    """Swallowing it would return `a` as it was before the loop (0), never staged."""
+    assert loop_refused_inside_try_whose_finally_returns(2) == 1.0
+    with pytest.raises(TypeError, match="'a' changed dtype"):
+        tf.function(loop_refused_inside_try_whose_finally_returns)(tf.constant(2))
+
+
+def test_an_error_met_in_a_staged_branch_is_not_swallowed_by_a_return_in_finally():
+    """Python swallows it only when the branch runs: swallowing it while tracing would
+    return 1 where the branch does not run, and Python returns 2."""
+    function = raise_in_staged_branch_inside_try_whose_finally_returns
+    assert [function(v) for v in (1, -1)] == [1, 2]
+    with pytest.raises(ValueError, match="positive"):
+        tf.function(function)(tf.constant(-1))
+
+
+def refused_loop_then_finally_reads_what_it_sets(x):
+    a = 0
+    try:
+        i = 0
+        while i < x:
+            i += 1
+            e = i
+            a = tf.cast(a, tf.float32) + 0.5
+    finally:
+        a = a + e
+    return a
+
+
+def test_a_refusal_is_reported_even_when_a_finally_block_then_fails_on_its_state():
+    """The finally: block runs while the refusal propagates, and reads `e`, which the
+    refused loop never set: the refusal, not that UnboundLocalError, says what is wrong."""
+    assert refused_loop_then_finally_reads_what_it_sets(2) == 3.0
+    with pytest.raises(TypeError, match="'a' changed dtype") as info:
+        tf.function(refused_loop_then_finally_reads_what_it_sets)(tf.constant(2))
+    assert "UnboundLocalError" in "".join(getattr(info.value, "__notes__", []))

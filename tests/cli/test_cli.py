@@ -702,6 +702,16 @@ def test_a_directory_converted_into_itself_is_refused_file_by_file(tmp_path, cap
     assert snapshot(path) == before
 
 
+def test_a_directory_with_no_python_file_is_refused_naming_it(tmp_path, capsys):
+    empty = tmp_path / "notes"
+    empty.mkdir()
+    (empty / "readme.txt").write_text("no code here", encoding="utf-8")
+    out = tmp_path / "out"
+    err = run_fails(["convert", str(empty), "-o", str(out)], capsys)
+    assert err == "autograph: error: %s: no .py file to convert in this directory\n" % empty
+    assert not out.exists()
+
+
 def test_standard_input_to_standard_output(monkeypatch, capsys):
     import io
     monkeypatch.setattr(sys, "stdin", io.TextIOWrapper(io.BytesIO(SOURCE.encode("utf-8"))))

@@ -54,6 +54,33 @@ def test_print_of_a_tensor_warns_once_at_its_line_and_suggests_tf_print(capsys):
     assert capsys.readouterr().out.count("value:") == 2
 
 
+def print_formatted_tensor(x):
+    print(f"value: {x}")
+    return x
+
+
+def print_tensor_formatted_other_ways(x):
+    print("value: {}".format(x))
+    print("value: %s" % x)
+    print("value: " + repr(x + 1))
+    return x
+
+
+def test_print_of_an_f_string_holding_a_tensor_warns_at_its_line_and_suggests_tf_print(capsys):
+    with pytest.warns(SideEffectWarning, match=r"f-string.*tf\.print") as caught:
+        tf.function(print_formatted_tensor)(tf.constant(1.0))
+    _assert_at(_only(caught), print_formatted_tensor, 'print(f"value:')
+    assert capsys.readouterr().out == 'value: Tensor("x:0", shape=(), dtype=float32)\n'
+
+
+def test_print_of_a_tensor_formatted_with_format_percent_or_repr_warns_on_each_line():
+    with pytest.warns(SideEffectWarning) as caught:
+        tf.function(print_tensor_formatted_other_ways)(tf.constant(1.0))
+    lines = sorted(w.lineno for w in caught if issubclass(w.category, SideEffectWarning))
+    first = line_of(print_tensor_formatted_other_ways, 'print("value: {}"')
+    assert lines == [first, first + 1, first + 2]
+
+
 def print_in_a_loop(x):
     for i in range(3):
         print("step", i, x)
@@ -68,6 +95,7 @@ def test_a_line_warns_once_however_often_it_runs():
 
 def prints_python_values(x):
     print("Tracing!")
+    print(f"tracing with shape {x.shape} and dtype {x.dtype}")
     print("tracing with a Python number", 3, [1, 2])
     tf.print("executing", x)
     return x

@@ -308,6 +308,16 @@ def test_for_stmt_delegates_to_a_custom_iteration_hook():
     assert seen == ["from hook"]
 
 
+def test_for_stmt_hands_its_loop_options_to_a_custom_iteration_hook():
+    class Custom:
+        def __ag_for_stmt__(self, extra_test, body, get_state, set_state, names, options=None):
+            return options
+
+    options = for_stmt(Custom(), None, never, never, never, ("a",),
+                       opts={"maximum_iterations": 2, "iterate_names": "i"})
+    assert options.maximum_iterations == 2
+
+
 def test_for_stmt_over_a_symbolic_tensor_is_one_while_op(graph):
     x = placeholder(graph, dtypes.float32, (4, 2))
     state = State(s=array_ops.zeros([2]))

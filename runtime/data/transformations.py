@@ -104,18 +104,24 @@ class Batch(Pipeline):
         return n // self._size if self._drop else -(-n // self._size)
 
     def _generate(self, feed):
-        size = int(feed[id(self._tensors[0])])
-        if size <= 0:
-            raise errors.InvalidArgumentError("batch: batch_size must be positive, got %d"
-                                              % size, "AnonymousIterator")
-        rows = []
-        for flat in self._inputs[0]._generate(feed):
-            rows.append(flat)
-            if len(rows) == size:
-                yield _stack(rows, self._sparse_columns)
-                rows = []
-        if rows and not self._drop:
-            yield _stack(rows, self._sparse_columns)
+        return _batches(self, feed, lambda rows: _stack(rows, self._sparse_columns))
+
+
+def _batches(stage, feed, combine):
+    """The batches of a batching `stage` (its batch size is its first tensor, `_drop` says
+    whether a short last batch is dropped), each made by `combine(rows)`."""
+    size = int(feed[id(stage._tensors[0])])
+    if size <= 0:
+        raise errors.InvalidArgumentError("batch: batch_size must be positive, got %d"
+                                          % size, "AnonymousIterator")
+    rows = []
+    for flat in stage._inputs[0]._generate(feed):
+        rows.append(flat)
+        if len(rows) == size:
+            yield combine(rows)
+            rows = []
+    if rows and not stage._drop:
+        yield combine(rows)
 
 
 def _stack_sparse(indices, values, dense_shapes):
@@ -456,15 +462,7 @@ class PaddedBatch(Pipeline):
     _cardinality = Batch._cardinality
 
     def _generate(self, feed):
-        size = int(feed[id(self._tensors[0])])
-        rows = []
-        for flat in self._inputs[0]._generate(feed):
-            rows.append(flat)
-            if len(rows) == size:
-                yield self._pad(rows)
-                rows = []
-        if rows and not self._drop:
-            yield self._pad(rows)
+        return _batches(self, feed, self._pad)
 
     def _pad(self, rows):
         out = []
@@ -776,15 +774,7 @@ class RaggedBatch(Pipeline):
     _cardinality = Batch._cardinality
 
     def _generate(self, feed):
-        size = int(feed[id(self._tensors[0])])
-        rows = []
-        for flat in self._inputs[0]._generate(feed):
-            rows.append(flat)
-            if len(rows) == size:
-                yield self._batch(rows)
-                rows = []
-        if rows and not self._drop:
-            yield self._batch(rows)
+        return _batches(self, feed, self._batch)
 
     def _batch(self, rows):
         out = []

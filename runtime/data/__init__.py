@@ -28,8 +28,9 @@ A Dataset passed as a Function argument keys the trace cache by its `element_spe
 TensorFlow (`dataset.DatasetSpec`): datasets of one spec share a trace, whose graph takes the
 dataset as a resource fed at each call, so the trace keeps none of them alive.
 
-Modules: `dataset` (the Dataset API), `pipeline` (a pipeline stage, what a Dataset holds),
-`sources` and `transformations` (the stages), `generator_checks` (what `from_generator`
+Modules: `dataset` (the Dataset API), `file_datasets` (datasets read from files),
+`pipeline` (a pipeline stage, what a Dataset holds), `sources` and `transformations` (the
+stages), `generator_checks` (what `from_generator`
 yields), `element_functions` (the traced functions of `map`, `filter`, `reduce`),
 `iterator` (cursors, Iterator, staged loops), `structure` (element structures: tuples and
 dicts nest, a Python list is a tensor, as in TensorFlow).
@@ -37,12 +38,9 @@ dicts nest, a Python list is a tensor, as in TensorFlow).
 
 import builtins as _builtins
 
-from runtime.data.dataset import (
-    AUTOTUNE,
-    INFINITE_CARDINALITY,
-    UNKNOWN_CARDINALITY,
+from runtime.data.dataset import AUTOTUNE, INFINITE_CARDINALITY, UNKNOWN_CARDINALITY, Dataset
+from runtime.data.file_datasets import (
     CsvDataset,
-    Dataset,
     TextLineDataset,
     TFRecordDataset,
     make_csv_dataset,

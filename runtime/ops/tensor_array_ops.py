@@ -30,6 +30,7 @@ import numpy as np
 from runtime import dtypes, lowering_api
 from runtime import shape as shape_lib
 from runtime.lowering_api import PendingTensorArray, TensorArrayBuffer, Unsupported, is_concrete
+from runtime.ops import attr_types
 from runtime.ops import tensor_array_lowerings as numba_rules
 from runtime.ops.common import SpecError
 from runtime.ops.registry import KERNEL_CALL, NOT_DIFFERENTIABLE, execute, execute1, register
@@ -206,7 +207,8 @@ def _create_jax(lw, node, ins):
 
 OPS["TensorArray"] = register("TensorArray", _create_kernel, _create_infer,
                               grad=NOT_DIFFERENTIABLE, emit=KERNEL_CALL,
-                              lowerings=_on_jax(_create_jax, numba_rules.create))
+                              lowerings=_on_jax(_create_jax, numba_rules.create),
+                              attr_types={"dtype": attr_types.optional(attr_types.DTYPE)})
 
 
 def _write_infer(specs, attrs):

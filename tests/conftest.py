@@ -21,7 +21,7 @@ from hypothesis import settings
 
 from runtime import context
 from runtime.backends import promotion
-from runtime.graph import Graph
+from runtime.graph import Node
 from runtime.ops import registry
 
 settings.register_profile("ci", derandomize=True)
@@ -30,19 +30,20 @@ if os.environ.get("CI"):
 
 
 _UNTYPED_ATTRIBUTES: list[str] = []
-_add_node = Graph.add_node
+_node_init = Node.__init__
 
 
-def _add_node_checking_attribute_types(self, op, inputs, attrs, *args, **kwargs):
-    for name, value in attrs.items():
-        declared = registry.attribute_type(op, name)
+def _node_init_checking_attribute_types(self, graph, name, op, inputs, attrs, *args, **kwargs):
+    # (a wrapper of Node, not of Graph.add_node: that one reads its caller's frame)
+    for attr, value in attrs.items():
+        declared = registry.attribute_type(op, attr)
         problem = "no declared type" if declared is None else declared.problem(value)
         if problem is not None:
-            _UNTYPED_ATTRIBUTES.append("%s.%s: %s" % (op.name, name, problem))
-    return _add_node(self, op, inputs, attrs, *args, **kwargs)
+            _UNTYPED_ATTRIBUTES.append("%s.%s: %s" % (op.name, attr, problem))
+    _node_init(self, graph, name, op, inputs, attrs, *args, **kwargs)
 
 
-Graph.add_node = _add_node_checking_attribute_types
+Node.__init__ = _node_init_checking_attribute_types
 
 
 @pytest.fixture(autouse=True)

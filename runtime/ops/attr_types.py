@@ -26,6 +26,7 @@ loader refuses them whatever the value (NEVER_LOADED).
 
 from __future__ import annotations
 
+import importlib
 from collections.abc import Callable, Hashable
 from typing import Any
 
@@ -87,14 +88,18 @@ def _is_plain(value: Any) -> bool:
     return True
 
 
-def _is_subgraph(value: Any) -> bool:
-    from runtime.graph import SubGraph  # (runtime.graph imports the registry, which imports us)
-    return isinstance(value, SubGraph)
+def _instance_of(reference: str) -> Callable[[Any], bool]:
+    """A check that a value is an instance of the class named 'package.module:Class',
+    imported at the first check (the classes of graphs and traces import the registry,
+    which imports this module)."""
+    found: list[type] = []
 
-
-def _is_function(value: Any) -> bool:
-    from runtime.concrete_function import ConcreteFunction
-    return isinstance(value, ConcreteFunction)
+    def accepts(value: Any) -> bool:
+        if not found:
+            module, _, name = reference.partition(":")
+            found.append(getattr(importlib.import_module(module), name))
+        return isinstance(value, found[0])
+    return accepts
 
 
 DTYPE = AttrType("a dtype", lambda v: isinstance(v, DType))
@@ -108,8 +113,9 @@ INTS = AttrType("a list of integers", _is_ints)
 AXIS = AttrType("an axis (an integer, a list of integers, or null)",
                 lambda v: v is None or _is_int(v) or _is_ints(v))
 ARRAY = AttrType("a numpy array or scalar", lambda v: isinstance(v, (np.ndarray, np.generic)))
-SUBGRAPH = AttrType("a sub-graph", _is_subgraph)
-FUNCTION = AttrType("a concrete function", _is_function)
+SUBGRAPH = AttrType("a sub-graph", _instance_of("runtime.graph:SubGraph"))
+FUNCTION = AttrType("a concrete function",
+                    _instance_of("runtime.concrete_function:ConcreteFunction"))
 GENERATOR = AttrType("a random generator", lambda v: isinstance(v, np.random.Generator))
 PLAIN = AttrType("plain values (numbers, strings, dtypes, lists, dicts)", _is_plain)
 SCALAR = AttrType("a number, boolean or string",
@@ -173,9 +179,9 @@ _BY_NAME: dict[str, AttrType] = {
     **dict.fromkeys(("buckets", "decimals", "depth", "lower", "max_outputs", "maxsplit", "num",
                      "num_split", "padding_width", "replacement_char", "summarize",
                      "upper"), INT),
-    **dict.fromkeys(("k", "num_segments", "static_length", "static_size", "static_width"),
-                    optional(INT)),
-    **dict.fromkeys(("description", "end", "errors", "field_delim", "left", "message",
+    **dict.fromkeys(("k", "maxlength", "minlength", "num_segments", "rows", "static_length",
+                     "static_size", "static_width"), optional(INT)),
+    **dict.fromkeys(("description", "encoding", "end", "errors", "field_delim", "left", "message",
                      "na_value", "name", "pattern", "placeholder", "rewrite", "right",
                      "separator", "tag"), STR),
     "sep": optional(STR),

@@ -354,7 +354,9 @@ def _slice_rows_infer(specs, attrs):
 
 OPS["RaggedSliceRows"] = register("RaggedSliceRows", _slice_rows_kernel, _slice_rows_infer,
                                   grad=NOT_DIFFERENTIABLE, emit=KERNEL_CALL,
-                                  lowerings=_RAGGED_ON_HOST)
+                                  lowerings=_RAGGED_ON_HOST,
+                                  attr_types=dict.fromkeys(("start", "stop", "step"),
+                                                           attr_types.optional(attr_types.INT)))
 
 
 def slice_rows(row_splits, start, stop, step):

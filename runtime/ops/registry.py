@@ -407,6 +407,23 @@ def declared_attributes(op: OpDef, input_count: int) -> frozenset[str] | None:
     return _declared[key]
 
 
+def keyword_attributes(op: OpDef) -> frozenset[str] | None:
+    """The attributes of `op` whatever its input count: its kernel's keyword-only parameters
+    and those with a default (the others may be fed by inputs); for a kernel that takes any
+    attribute (`**attrs`), those `declared_attributes` names, or None when it names none."""
+    kernel = _kernel_function(op)
+    if isinstance(kernel, np.ufunc):
+        return frozenset()
+    parameters = inspect.signature(kernel).parameters.values()
+    names = {p.name for p in parameters
+             if p.kind is p.KEYWORD_ONLY
+             or p.kind is p.POSITIONAL_OR_KEYWORD and p.default is not p.empty}
+    if any(p.kind is p.VAR_KEYWORD for p in parameters):
+        named = set(op.attr_types) | set(op.saving.codecs)
+        return frozenset(names | named) if named else None
+    return frozenset(names)
+
+
 def _kernel_function(op: OpDef) -> Any:
     kernel = op.kernel
     if isinstance(kernel, _LazyKernel):

@@ -99,7 +99,7 @@ def _format_kernel(*values, template, placeholder, dtypes_, summarize):
 
 OPS["StringFormat"] = register("StringFormat", _format_kernel, _format_infer,
                                grad=NOT_DIFFERENTIABLE, emit=KERNEL_CALL,
-                               traits=_PYTHON_STRINGS)
+                               traits=_PYTHON_STRINGS, attr_types={"template": attr_types.STR})
 
 
 def format(template, inputs, placeholder="{}", summarize=3, name=None):  # noqa: A001

@@ -407,6 +407,17 @@ def declared_attributes(op: OpDef, input_count: int) -> frozenset[str] | None:
     return _declared[key]
 
 
+def required_attributes(op: OpDef, input_count: int) -> frozenset[str]:
+    """The attributes a node of `op` with `input_count` inputs must have: those of
+    `declared_attributes` whose kernel parameter has no default."""
+    declared = declared_attributes(op, input_count)
+    if not declared:
+        return frozenset()
+    parameters = inspect.signature(_kernel_function(op)).parameters
+    return frozenset(name for name in declared
+                     if name in parameters and parameters[name].default is parameters[name].empty)
+
+
 def keyword_attributes(op: OpDef) -> frozenset[str] | None:
     """The attributes of `op` whatever its input count: its kernel's keyword-only parameters
     and those with a default (the others may be fed by inputs); for a kernel that takes any

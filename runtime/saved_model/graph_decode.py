@@ -344,6 +344,9 @@ class Decoder:
                     attrs[name] = codec.decode(value)
                 except ValueError as e:
                     self.reader.fail(at, str(e))
+        missing = sorted(registry.required_attributes(op, input_count) - set(data))
+        if missing:
+            self.reader.fail(where, "op %s needs the attribute %r" % (op.name, missing[0]))
         for name, value in attrs.items():  # (a late codec reads them: checked first)
             self._check_type(op, name, value, "%s.%s" % (where, name))
         decoded = dict(attrs)

@@ -69,3 +69,10 @@ def test_a_print_template_with_more_places_than_values_is_refused(saved):
     with pytest.raises(SavedModelError, match=r"PrintV2 rejects .*2 places for 1 values"):
         load(saved)
 
+
+
+def test_a_node_missing_an_attribute_its_kernel_needs_is_refused(saved):
+    edit_graphs(saved, lambda data: node_of_op(data, "Einsum")["attrs"].pop("output"))
+    with pytest.raises(SavedModelError, match=r"nodes\[\d+\]\.attrs: op Einsum needs the "
+                                              r"attribute 'output'"):
+        load(saved)

@@ -265,9 +265,13 @@ PEAKS = []
 
 
 def _raised_for_a_type(error):
-    """True when a call's error comes from a kernel given a value of a type it does not take
-    (an attribute the loader should have refused), not from the values the call computed."""
-    return isinstance(error, TypeError) or isinstance(error.__context__, TypeError)
+    """True when a graph node's kernel failed on a value of a type it does not take (an
+    attribute the loader should have refused), not on the values the call computed. (A call
+    whose arguments match none of the saved signatures, which an edit may change, is refused
+    before any node runs.)"""
+    if isinstance(error, errors.OpError):
+        return isinstance(error.__context__, TypeError)
+    return any("raised inside" in note for note in getattr(error, "__notes__", ()))
 
 
 def check_hostile_folder(saved, tmp_path_factory, model, steps, values):

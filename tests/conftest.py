@@ -2,7 +2,10 @@
 
 Every test must leave the global execution state as it found it: no graph left on the
 context stack and `run_functions_eagerly` off. The autouse guard checks that after each test
-(a leftover graph would silently turn every later eager op into a graph node).
+(a leftover graph would silently turn every later eager op into a graph node). It also checks
+every attribute of every graph node a test builds against its op's declared type
+(runtime/ops/attr_types.py), so that the whole suite verifies the declarations and naming
+conventions that a saved model's loader relies on.
 `functions_run_eagerly` turns `run_functions_eagerly` on for one test. A background compile
 that the "auto" backend started in a test is waited for before the next test starts.
 
@@ -18,10 +21,29 @@ from hypothesis import settings
 
 from runtime import context
 from runtime.backends import promotion
+from runtime.graph import Node
+from runtime.ops import registry
 
 settings.register_profile("ci", derandomize=True)
 if os.environ.get("CI"):
     settings.load_profile("ci")
+
+
+_UNTYPED_ATTRIBUTES: list[str] = []
+_node_init = Node.__init__
+
+
+def _node_init_checking_attribute_types(self, graph, name, op, inputs, attrs, *args, **kwargs):
+    # (a wrapper of Node, not of Graph.add_node: that one reads its caller's frame)
+    for attr, value in attrs.items():
+        declared = registry.attribute_type(op, attr)
+        problem = "no declared type" if declared is None else declared.problem(value)
+        if problem is not None:
+            _UNTYPED_ATTRIBUTES.append("%s.%s: %s" % (op.name, attr, problem))
+    _node_init(self, graph, name, op, inputs, attrs, *args, **kwargs)
+
+
+Node.__init__ = _node_init_checking_attribute_types
 
 
 @pytest.fixture(autouse=True)
@@ -39,6 +61,9 @@ def clean_execution_state():
     assert leaked == [], "the test left a graph on the context stack: %r" % leaked
     assert not eager, "the test left run_functions_eagerly(True) switched on"
     assert compiled, "a background compile of the test's function is still running"
+    untyped = sorted(set(_UNTYPED_ATTRIBUTES))
+    del _UNTYPED_ATTRIBUTES[:]
+    assert untyped == [], "graph nodes with attributes not of their declared type: %s" % untyped
 
 
 @pytest.fixture

@@ -10,6 +10,7 @@ import numpy as np
 from runtime import context, dtypes, errors, lowering_api
 from runtime import shape as shape_lib
 from runtime.ops import (
+    attr_types,
     common,
     math_ops,
     numba_lowerings,
@@ -48,7 +49,9 @@ def _no_kernel(*args, **kwargs):
 
 OPS["Placeholder"] = register("Placeholder", _no_kernel,
                               lambda specs, attrs: [(attrs["dtype"], attrs["shape"])],
-                              grad=NO_GRADIENT, emit=KERNEL_CALL, traits=("placeholder",))
+                              grad=NO_GRADIENT, emit=KERNEL_CALL, traits=("placeholder",),
+                              attr_types={"dtype": attr_types.DTYPE,
+                                          "shape": attr_types.SHAPE})
 OPS["Const"] = register("Const", lambda value, dtype: value,
                         lambda specs, attrs: [(attrs["dtype"], attrs["value"].shape)],
                         grad=NO_GRADIENT, emit=KERNEL_CALL, traits=("constant",),

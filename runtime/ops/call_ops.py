@@ -7,6 +7,7 @@ needs and could not compute again (see runtime.gradients.residuals).
 """
 
 from runtime import lowering_api
+from runtime.ops import attr_types
 from runtime.ops.registry import AttrCodec, attr_codecs, register, resolve_refs, tensor_refs
 
 
@@ -85,5 +86,7 @@ CALL_OP = register("PartitionedCall", _call_kernel, _call_infer, node_name="Part
                    grad="runtime.gradients.function_grads:call_grad", emit=_call_emit,
                    traits=("side_effects", "view"),  # the callee may return its argument
                    lowerings={"array": _call_lowering, "jax": _call_jax},
+                   attr_types={"f": attr_types.FUNCTION,
+                               "n_outputs": attr_types.optional(attr_types.INT)},
                    saving=attr_codecs(residuals=AttrCodec(_encode_residuals, _decode_residuals,
                                                           with_attrs=True), check=_check_call))

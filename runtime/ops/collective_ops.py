@@ -12,7 +12,7 @@ combine eagerly.
 import numpy as np
 
 from runtime import dtypes, lowering_api
-from runtime.ops import common
+from runtime.ops import attr_types, common
 from runtime.ops.registry import KERNEL_CALL, NOT_DIFFERENTIABLE, execute1, register
 
 OPS = {}
@@ -42,6 +42,7 @@ def _all_reduce_grad(ctx, grads):
 OPS["CollectiveAllReduce"] = register(
     "CollectiveAllReduce", _all_reduce_kernel, lambda specs, attrs: [specs[0]],
     grad=_all_reduce_grad, emit=KERNEL_CALL, lowerings={"jax": _all_reduce_jax, "numba": _NUMBA},
+    attr_types={"reduce_op": attr_types.choice("SUM", "MEAN"), "replicas": attr_types.INT},
     doc="A tensor combined over the replicas of a strategy's step (SUM or MEAN).")
 
 
@@ -58,7 +59,7 @@ def _replica_id_jax(lw, node, ins):
 OPS["ReplicaIdInSyncGroup"] = register(
     "ReplicaIdInSyncGroup", _replica_id_kernel, lambda specs, attrs: [(dtypes.int32, ())],
     grad=NOT_DIFFERENTIABLE, emit=KERNEL_CALL, traits=("side_effects",),
-    lowerings={"jax": _replica_id_jax, "numba": _NUMBA},
+    lowerings={"jax": _replica_id_jax, "numba": _NUMBA}, attr_types={"replicas": attr_types.INT},
     doc="The index of the replica running a strategy's step.")
 
 

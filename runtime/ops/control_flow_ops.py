@@ -17,7 +17,7 @@ import numpy as np
 
 from runtime import executor, lowering_api
 from runtime.graph import SubGraph
-from runtime.ops import control_flow_jax
+from runtime.ops import attr_types, control_flow_jax
 from runtime.ops.registry import (
     UNSAVED,
     AttrCodec,
@@ -291,7 +291,15 @@ _WHILE_SAVING = attr_codecs(residuals=UNSAVED, n_outputs=UNSAVED, check=_check_w
 
 def _declare(name, lower, grad, traits, lowerings, saving, infer=_sub_infer):
     return register(name, _no_kernel, infer, grad=grad, emit=statements(lower),
-                    traits=traits, lowerings=lowerings, saving=saving)
+                    traits=traits, lowerings=lowerings, saving=saving,
+                    attr_types=_IF_TYPES if infer is _if_infer else _WHILE_TYPES)
+
+
+# The attributes of If and While nodes (`residuals` and a While's `n_outputs`: see `saving`).
+_IF_TYPES = {"then": attr_types.SUBGRAPH, "else": attr_types.SUBGRAPH,
+             "out_specs": attr_types.SPECS, "n_outputs": attr_types.INT}
+_WHILE_TYPES = {"cond": attr_types.SUBGRAPH, "body": attr_types.SUBGRAPH,
+                "out_specs": attr_types.SPECS}
 
 
 _RULES = "runtime.gradients.control_flow_grads:"  # their gradients, written with the ops API

@@ -10,7 +10,7 @@ import numpy as np
 
 from runtime import lowering_api
 from runtime import shape as shape_lib
-from runtime.ops import array_ops, manipulation_ops, math_ops, numba_lowerings
+from runtime.ops import array_ops, attr_types, manipulation_ops, math_ops, numba_lowerings
 from runtime.ops.common import (
     NUMERIC,
     SpecError,
@@ -168,7 +168,8 @@ def _einsum_body(lowerer, ins, terms, output, index, result, dtype):
 
 OPS["Einsum"] = register("Einsum", _einsum_kernel, _einsum_infer, grad=_einsum_grad,
                          emit=KERNEL_CALL, traits=("view",),  # 'ij->ji' is a transpose
-                         lowerings={"array": _einsum_lowering, "numba": _einsum_numba})
+                         lowerings={"array": _einsum_lowering, "numba": _einsum_numba},
+                         attr_types={"inputs": attr_types.STRS, "output": attr_types.STR})
 
 
 def einsum(equation, *inputs, name=None, **kwargs):

@@ -12,7 +12,7 @@ import numpy as np
 
 from runtime import context, dtypes, errors, lowering_api
 from runtime.gradients import py_function_grads
-from runtime.ops import array_ops, common, registry
+from runtime.ops import array_ops, attr_types, common, registry
 from runtime.ops.registry import KERNEL_CALL, NOT_DIFFERENTIABLE, execute, register
 from runtime.tensor import EagerTensor, Tensor, make_eager
 
@@ -76,6 +76,20 @@ def _render_print(template, values, dtypes_, summarize):
     return parts
 
 
+# The declared type of PrintV2's `template`: per printed piece, its fragments (see
+# `_template_piece`).
+_PRINT_TEMPLATE = attr_types.sequence_of(attr_types.sequence_of(
+    attr_types.optional(attr_types.STR)))
+
+
+def _check_template(specs, attrs):
+    """A loaded PrintV2 has a value for each place in its template, and a dtype for each."""
+    places = sum(fragment is None for fragments in attrs["template"] for fragment in fragments)
+    if not places == len(specs) == len(attrs["dtypes_"]):
+        raise ValueError("the template has %d places for %d values of %d dtypes"
+                         % (places, len(specs), len(attrs["dtypes_"])))
+
+
 def _print_kernel(*values, template, dtypes_, sep, end, output_stream, summarize):
     text = sep.join(_render_print(template, values, dtypes_, summarize)) + end
     stream = sys.stderr if output_stream is None else output_stream
@@ -137,7 +151,9 @@ OPS["PrintV2"] = register("PrintV2", _print_kernel, lambda specs, attrs: [],
                           lowerings=dict(_HOST_CALL, numba=lowering_api.lazy_rule(
                               _NUMBA_HOST + "kernel_on_host")),
                           saving=registry.attr_codecs(output_stream=registry.AttrCodec(
-                              _encode_stream, _decode_stream), file_output=_printed_file))
+                              _encode_stream, _decode_stream), file_output=_printed_file,
+                              check=_check_template),
+                          attr_types={"template": _PRINT_TEMPLATE})
 
 
 class _Slot:

@@ -12,6 +12,7 @@ import numpy as np
 from runtime import dtypes, lowering_api
 from runtime.ops import (
     array_ops,
+    attr_types,
     common,
     manipulation_ops,
     slicing,
@@ -175,6 +176,7 @@ def normalize_axis_or_fail(axis, rank, op):
 # -- pad ------------------------------------------------------------------------------------
 
 _NUMPY_MODES = {"CONSTANT": "constant", "REFLECT": "reflect", "SYMMETRIC": "symmetric"}
+_PAD_MODE = attr_types.choice(*_NUMPY_MODES)
 
 
 def _pad_infer(specs, attrs):
@@ -349,10 +351,11 @@ def _repeat_positions_numba(lowerer, node, ins, outs, counts):
 OPS["PadV2"] = register("PadV2", _pad_kernel, _pad_infer, node_name="Pad", grad=_pad_rule,
                         emit=KERNEL_CALL,
                         lowerings={"array": _pad_lowering,
-                                   "numba": _pad_numba})
+                                   "numba": _pad_numba},
+                        attr_types={"mode": _PAD_MODE})
 OPS["PadGrad"] = register("PadGrad", _pad_grad_kernel, _pad_grad_infer, grad=_pad_grad_rule,
                           emit=KERNEL_CALL,
-                          lowerings=_GRADIENTS_ON_HOST)
+                          lowerings=_GRADIENTS_ON_HOST, attr_types={"mode": _PAD_MODE})
 
 
 def pad(tensor, paddings, mode="CONSTANT", constant_values=0, name=None):

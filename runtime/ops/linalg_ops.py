@@ -6,6 +6,7 @@ import numpy as np
 from runtime import lowering_api
 from runtime import shape as shape_lib
 from runtime.ops import (
+    attr_types,
     common,
     layout_ops,
     manipulation_ops,
@@ -253,7 +254,7 @@ OPS["MatrixInverse"] = register("MatrixInverse", _inverse_kernel, _square_infer,
 OPS["MatrixDeterminant"] = register(
     "MatrixDeterminant", lambda a, scalar: np.asarray(np.linalg.det(a), a.dtype),
     _square_infer, grad=_det_grad, emit=KERNEL_CALL,
-    lowerings=_LAPACK_ON_HOST)
+    lowerings=_LAPACK_ON_HOST, attr_types={"scalar": attr_types.BOOL})
 OPS["MatrixSolve"] = register("MatrixSolve", _solve_kernel, _solve_infer, grad=_solve_grad,
                               emit=KERNEL_CALL,
                               lowerings=_LAPACK_ON_HOST)

@@ -13,7 +13,7 @@ runtime.gradients.math_grads) and lowerings; the functions below it are the publ
 import numpy as np
 
 from runtime import dtypes, lowering_api
-from runtime.ops import common
+from runtime.ops import attr_types, common
 from runtime.ops.common import (
     ANY,
     FLOAT,
@@ -661,7 +661,8 @@ OPS["Bitcast"] = register("Bitcast", _bitcast_kernel, _bitcast_infer, grad=NOT_D
                           emit=KERNEL_CALL,
                           lowerings={"numba": lowering_api.unsupported(
                               "bitcast reinterprets memory, which the numba lowering does not "
-                              "express"), "jax": _bitcast_jax})
+                              "express"), "jax": _bitcast_jax},
+                          attr_types={"type": attr_types.DTYPE})
 
 
 def bitcast(input, type, name=None):  # noqa: A002 - TensorFlow's argument names

@@ -9,7 +9,7 @@ Gradients flow to `values` (rules declared beside the ops).
 import numpy as np
 
 from runtime import dtypes, lowering_api
-from runtime.ops import array_ops, math_ops, segment_ops, selection_ops, sparse_ops
+from runtime.ops import array_ops, attr_types, math_ops, segment_ops, selection_ops, sparse_ops
 from runtime.ops.common import SpecError, convert_to_tensor
 from runtime.ops.registry import KERNEL_CALL, NOT_DIFFERENTIABLE, execute, execute1, register
 
@@ -354,7 +354,9 @@ def _slice_rows_infer(specs, attrs):
 
 OPS["RaggedSliceRows"] = register("RaggedSliceRows", _slice_rows_kernel, _slice_rows_infer,
                                   grad=NOT_DIFFERENTIABLE, emit=KERNEL_CALL,
-                                  lowerings=_RAGGED_ON_HOST)
+                                  lowerings=_RAGGED_ON_HOST,
+                                  attr_types=dict.fromkeys(("start", "stop", "step"),
+                                                           attr_types.optional(attr_types.INT)))
 
 
 def slice_rows(row_splits, start, stop, step):
@@ -553,7 +555,8 @@ def _segment_reduce_grad(ctx, grads):
 
 OPS["RaggedSegmentReduce"] = register(
     "RaggedSegmentReduce", _segment_reduce_kernel, _segment_reduce_infer,
-    grad=_segment_reduce_grad, emit=KERNEL_CALL, lowerings=_RAGGED_ON_HOST)
+    grad=_segment_reduce_grad, emit=KERNEL_CALL, lowerings=_RAGGED_ON_HOST,
+    attr_types={"reducer": attr_types.choice(*_UFUNCS)})
 
 
 def _segment_prod_grad_kernel(data, ids, count, g):

@@ -11,6 +11,7 @@ import numpy as np
 from runtime import dtypes, lowering_api
 from runtime import shape as shape_lib
 from runtime.ops import (
+    attr_types,
     common,
     gradient_ops,
     math_lowerings,
@@ -589,7 +590,8 @@ REDUCE_GRAD = register("ReduceGrad", _reduce_grad_kernel, gradient_ops.like_infe
                        grad=_reduce_grad_grad, emit=KERNEL_CALL,
                        traits=("view",),
                        lowerings=dict(gradient_ops.lowered_on_jax(_reduce_grad_jax),
-                                      numba=_reduce_grad_numba))
+                                      numba=_reduce_grad_numba),
+                       attr_types={"mean": attr_types.BOOL})
 
 
 PROD_OTHERS = register("ProdOthers", _prod_others_kernel, lambda specs, attrs: [specs[0]],

@@ -34,7 +34,11 @@ way JAX declares a primitive with its rules next to it); no other module changes
     attribute encoding (numbers, strings, dtypes, shapes, arrays, sub-graphs, functions) is
     not enough: `not_saveable(reason)` (the op holds Python code or Python-side state, and
     saving a graph that uses it fails naming the node and the user's line) or
-    `attr_codecs(name=AttrCodec(...), ...)` (per-attribute encode/decode rules).
+    `attr_codecs(name=AttrCodec(...), ...)` (per-attribute encode/decode rules);
+  * `attr_types`, optional: {attribute name: type} in the vocabulary of runtime/ops/attr_types.py,
+    for attributes whose type neither the naming convention there, a bool or str default of
+    the kernel parameter, nor an attribute codec declares (see `attribute_type`); a saved
+    model's loader checks every attribute value against its type.
 
 `execute(op, inputs, attrs)` is the single entry point: eagerly it validates and runs the
 kernel; inside a trace it adds a node to the current graph.
@@ -52,6 +56,8 @@ import numpy as np
 from runtime import context, errors
 from runtime import shape as shape_lib
 from runtime.dtypes import DType
+from runtime.ops import attr_types as types_lib
+from runtime.ops.attr_types import AttrType
 from runtime.tensor import EagerTensor, SymbolicTensor, Tensor, make_eager
 
 # A tensor's spec while shapes and dtypes are inferred: (dtype, static shape or None).
@@ -235,13 +241,14 @@ class OpDef:
 
     __slots__ = ("name", "kernel", "infer", "grad_decision", "_grad", "emit_decision", "emit",
                  "lower", "traits", "stateful", "side_effects", "no_fold", "static_value",
-                 "lowerings", "node_name", "doc", "saving")
+                 "lowerings", "node_name", "doc", "saving", "attr_types")
 
     def __init__(self, name: str, kernel: Callable[..., Any] | str, infer: InferRule,
                  grad: Any, emit: Any, traits: frozenset[str],
                  static_value: Callable[..., Any] | None, node_name: str,
                  doc: str | None, lowerings: Mapping[str, Any] | None = None,
-                 saving: Saving = GENERIC_SAVING) -> None:
+                 saving: Saving = GENERIC_SAVING,
+                 attr_types: Mapping[str, AttrType] | None = None) -> None:
         self.name = name
         self.kernel = _LazyKernel(kernel) if isinstance(kernel, str) else kernel
         self.infer = infer
@@ -260,6 +267,8 @@ class OpDef:
         self.node_name = node_name
         self.doc = doc
         self.saving = saving
+        # attribute name -> AttrType, as declared (see `attribute_type` for the others)
+        self.attr_types: dict[str, AttrType] = dict(attr_types or {})
 
     def __setattr__(self, attr: str, value: Any) -> None:
         """A registered op is complete: no module may change its rules afterwards (only the
@@ -331,10 +340,12 @@ def register(name: str, kernel: Callable[..., Any] | str, infer: InferRule, *, g
              emit: Any, traits: Iterable[str] = (),
              static_value: Callable[..., Any] | None = None, node_name: str | None = None,
              doc: str | None = None, lowerings: Mapping[str, Any] | None = None,
-             saving: Saving | None = None) -> OpDef:
+             saving: Saving | None = None,
+             attr_types: Mapping[str, AttrType] | None = None) -> OpDef:
     """Declares op `name` with all its rules (see the module docstring); returns its OpDef.
     Each name may be declared only once. `kernel` may be 'package.module:function';
-    `lowerings` maps a backend name (or "array") to its lowering rule."""
+    `lowerings` maps a backend name (or "array") to its lowering rule; `attr_types` declares
+    the types of attributes that no convention types (see `attribute_type`)."""
     if name in REGISTRY:
         raise ValueError("op %r is already registered" % name)
     trait_set = frozenset(traits)
@@ -346,8 +357,12 @@ def register(name: str, kernel: Callable[..., Any] | str, infer: InferRule, *, g
         if not (isinstance(rule, str) or callable(rule)):
             raise TypeError("op %r: the %r lowering must be a template string or a rule, got %r"
                             % (name, backend, rule))
+    for attr, attr_type in (attr_types or {}).items():
+        if not isinstance(attr_type, AttrType):
+            raise TypeError("op %r: the type of attribute %r must be an AttrType "
+                            "(runtime/ops/attr_types.py), got %r" % (name, attr, attr_type))
     op = OpDef(name, kernel, infer, grad, emit, trait_set, static_value, node_name or name, doc,
-               lowerings, saving or GENERIC_SAVING)
+               lowerings, saving or GENERIC_SAVING, attr_types)
     REGISTRY[name] = op
     return op
 
@@ -360,39 +375,106 @@ def get(name: str) -> OpDef:
         raise KeyError("no op named %r is registered" % name) from None
 
 
-# The types an attribute may hold, declared by its kernel parameter's default value (an
-# attribute whose default is None, or that has none, may hold any value).
-_DEFAULT_TYPES: dict[type, tuple[type, ...]] = {bool: (bool, np.bool_), str: (str,)}
-_declared: dict[tuple[str, int], dict[str, tuple[type, ...] | None] | None] = {}
+_declared: dict[tuple[str, int], frozenset[str] | None] = {}
 
 
-def declared_attributes(op: OpDef,
-                        input_count: int) -> dict[str, tuple[type, ...] | None] | None:
-    """The attributes `op` declares for a node of `input_count` inputs, by name: the keyword
-    parameters of its kernel (`kernel(*input_values, **attrs)`) after the inputs, each with
-    the types its value may have (a bool or str default declares that type; None: any); none
-    for a numpy ufunc kernel (its `out=`, `where=`... are not the op's attributes). None when
-    the kernel takes any attribute (`**attrs`: control flow, whose attributes its own checks
-    read). A saved model's loader refuses anything else."""
+def declared_attributes(op: OpDef, input_count: int) -> frozenset[str] | None:
+    """The names of the attributes `op` declares for a node of `input_count` inputs: the
+    keyword parameters of its kernel (`kernel(*input_values, **attrs)`) after the inputs;
+    none for a numpy ufunc kernel (its `out=`, `where=`... are not the op's attributes). A
+    kernel that takes any attribute (`**attrs`: control flow, placeholders) declares those of
+    its `attr_types` and attribute codecs, or None (any name) when it declares none. A saved
+    model's loader refuses anything else."""
     key = (op.name, input_count)
     if key not in _declared:
-        kernel = op.kernel
-        if isinstance(kernel, _LazyKernel):
-            kernel = _resolve(kernel.reference)
-        names: dict[str, tuple[type, ...] | None] = {}
+        kernel = _kernel_function(op)
         if isinstance(kernel, np.ufunc):
-            _declared[key] = names
-            return names
+            _declared[key] = frozenset()
+            return _declared[key]
+        names = []
         positional = input_count
         parameters = inspect.signature(kernel).parameters.values()
         for p in parameters:
             if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD) and positional > 0:
                 positional -= 1  # fed by an input
             elif p.kind in (p.POSITIONAL_OR_KEYWORD, p.KEYWORD_ONLY):
-                names[p.name] = _DEFAULT_TYPES.get(type(p.default))
-        any_name = any(p.kind is p.VAR_KEYWORD for p in parameters)
-        _declared[key] = None if any_name else names
+                names.append(p.name)
+        if any(p.kind is p.VAR_KEYWORD for p in parameters):
+            named = set(op.attr_types) | set(op.saving.codecs)
+            _declared[key] = frozenset(named | set(names)) if named else None
+        else:
+            _declared[key] = frozenset(names)
     return _declared[key]
+
+
+def required_attributes(op: OpDef, input_count: int) -> frozenset[str]:
+    """The attributes a node of `op` with `input_count` inputs must have: those of
+    `declared_attributes` whose kernel parameter has no default."""
+    declared = declared_attributes(op, input_count)
+    if not declared:
+        return frozenset()
+    parameters = inspect.signature(_kernel_function(op)).parameters
+    return frozenset(name for name in declared
+                     if name in parameters and parameters[name].default is parameters[name].empty)
+
+
+def keyword_attributes(op: OpDef) -> frozenset[str] | None:
+    """The attributes of `op` whatever its input count: its kernel's keyword-only parameters
+    and those with a default (the others may be fed by inputs); for a kernel that takes any
+    attribute (`**attrs`), those `declared_attributes` names, or None when it names none."""
+    kernel = _kernel_function(op)
+    if isinstance(kernel, np.ufunc):
+        return frozenset()
+    parameters = inspect.signature(kernel).parameters.values()
+    names = {p.name for p in parameters
+             if p.kind is p.KEYWORD_ONLY
+             or p.kind is p.POSITIONAL_OR_KEYWORD and p.default is not p.empty}
+    if any(p.kind is p.VAR_KEYWORD for p in parameters):
+        named = set(op.attr_types) | set(op.saving.codecs)
+        return frozenset(names | named) if named else None
+    return frozenset(names)
+
+
+def _kernel_function(op: OpDef) -> Any:
+    kernel = op.kernel
+    if isinstance(kernel, _LazyKernel):
+        kernel = _resolve(kernel.reference)
+    return kernel
+
+
+# The type a kernel parameter's default value declares for its attribute.
+_DEFAULT_TYPES: dict[type, AttrType] = {bool: types_lib.BOOL, str: types_lib.STR}
+
+
+def attribute_type(op: OpDef, name: str) -> AttrType | None:
+    """The declared type of attribute `name` of `op`, by the first that declares one: the
+    op's `attr_types`; its attribute codec (which checks what it decodes: CODEC); a bool or
+    str default of the kernel parameter; the naming convention
+    (`attr_types.conventional_type`). None when nothing declares one."""
+    key = (op.name, name)
+    if key not in _attribute_types:
+        _attribute_types[key] = _find_attribute_type(op, name)
+    return _attribute_types[key]
+
+
+_attribute_types: dict[tuple[str, str], AttrType | None] = {}
+
+
+def _find_attribute_type(op: OpDef, name: str) -> AttrType | None:
+    found = op.attr_types.get(name)
+    if found is not None:
+        return found
+    if name in op.saving.codecs:
+        return types_lib.CODEC
+    kernel = _kernel_function(op)
+    if not isinstance(kernel, np.ufunc):
+        parameter = inspect.signature(kernel).parameters.get(name)
+        if parameter is not None and type(parameter.default) in _DEFAULT_TYPES:
+            return _DEFAULT_TYPES[type(parameter.default)]
+    found = types_lib.conventional_type(name)
+    if found is None and op.saving.refusal is not None:
+        return types_lib.TRACE_ONLY  # the op is never saved: its attributes are never loaded
+    return found
 
 
 def describe_operands(specs: Iterable[Spec]) -> str:

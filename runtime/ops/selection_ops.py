@@ -5,6 +5,7 @@ import numpy as np
 from runtime import dtypes, lowering_api
 from runtime.ops import (
     array_ops,
+    attr_types,
     common,
     gradient_ops,
 )
@@ -245,7 +246,9 @@ def _one_hot_numba(lowerer, node, ins, outs):
 OPS["OneHot"] = register("OneHot", _one_hot_kernel, _one_hot_infer,
                          grad=NOT_DIFFERENTIABLE, emit=KERNEL_CALL,
                          lowerings=dict(_NOT_LOWERED, numba=_one_hot_numba,
-                                                      jax=_one_hot_jax))
+                                                      jax=_one_hot_jax),
+                         attr_types={"on_value": attr_types.SCALAR,
+                                     "off_value": attr_types.SCALAR})
 
 
 def one_hot(indices, depth, on_value=1, off_value=0, axis=-1, dtype=dtypes.float32, name=None):

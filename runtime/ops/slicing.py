@@ -8,11 +8,12 @@ import numpy as np
 from runtime import lowering_api
 from runtime import shape as shape_lib
 from runtime.ops import (
+    attr_types,
     common,
     gradient_ops,
 )
 from runtime.ops.common import SpecError, require_kind
-from runtime.ops.registry import KERNEL_CALL, execute1, register
+from runtime.ops.registry import KERNEL_CALL, attr_codecs, execute1, register
 from runtime.tensor import Tensor
 
 # lowering rules that decline, saying why (see runtime/lowering_api.py)
@@ -65,6 +66,46 @@ def encode_index(index):
         else:
             spec.append(("int", _encode_part(item, dynamic)))
     return tuple(spec), dynamic
+
+
+def _is_part(part, may_be_none):
+    if part is None:
+        return may_be_none
+    if isinstance(part, tuple):
+        return len(part) == 2 and part[0] == "in" and attr_types.INT.accepts(part[1]) \
+            and part[1] >= 0
+    return attr_types.INT.accepts(part)
+
+
+def _is_index_item(item):
+    if not isinstance(item, tuple) or not item:
+        return False
+    kind, parts = item[0], item[1:]
+    if kind in ("newaxis", "ellipsis"):
+        return not parts
+    if kind == "int":
+        return len(parts) == 1 and _is_part(parts[0], False)
+    return kind == "slice" and len(parts) == 3 and all(_is_part(p, True) for p in parts)
+
+
+# The declared type of a `spec` attribute (see runtime/ops/attr_types.py).
+INDEX_SPEC = attr_types.AttrType(
+    "an index expression: a list of ['int', k], ['slice', a, b, c], ['newaxis'] or "
+    "['ellipsis'] items (parts: integers, null or ['in', i])",
+    lambda spec: isinstance(spec, tuple) and all(map(_is_index_item, spec)))
+
+
+def _dynamic_parts_check(leading):
+    """The saving check that a loaded node's `spec` refers only to dynamic inputs it has
+    (those after its `leading` inputs)."""
+    def check(specs, attrs):
+        count = len(specs) - leading
+        for item in attrs["spec"]:
+            for part in item[1:]:
+                if isinstance(part, tuple) and part[1] >= count:
+                    raise ValueError("the index refers to dynamic input %d of %d"
+                                     % (part[1], count))
+    return check
 
 
 def _decode_part(part, values):
@@ -298,7 +339,9 @@ OPS["StridedSlice"] = register("StridedSlice", _slice_kernel, _slice_infer,
                                node_name="strided_slice", emit=_slice_emit,
                                grad=_strided_slice_rule, traits=("view",),
                                lowerings=dict(_NOT_LOWERED, numba=_slice_numba,
-                                              jax=_strided_slice_jax))
+                                              jax=_strided_slice_jax),
+                               attr_types={"spec": INDEX_SPEC},
+                               saving=attr_codecs(check=_dynamic_parts_check(1)))
 
 
 def strided_slice_from_index(tensor, index):
@@ -346,4 +389,6 @@ STRIDED_SLICE_GRAD = register("StridedSliceGrad", _strided_slice_grad_kernel,
                               grad=_strided_slice_grad_grad,
                               emit=KERNEL_CALL,
                               lowerings=dict(gradient_ops.lowered_on_jax(_strided_slice_grad_jax),
-                                             numba=strided_slice_grad_numba))
+                                             numba=strided_slice_grad_numba),
+                              attr_types={"spec": INDEX_SPEC},
+                              saving=attr_codecs(check=_dynamic_parts_check(2)))

@@ -11,7 +11,7 @@ import unicodedata
 import numpy as np
 
 from runtime import dtypes
-from runtime.ops import common, io_ops
+from runtime.ops import attr_types, common, io_ops
 from runtime.ops.common import SpecError, convert_to_tensor, require_kind
 from runtime.ops.registry import KERNEL_CALL, NOT_DIFFERENTIABLE, execute, execute1, register
 
@@ -99,7 +99,7 @@ def _format_kernel(*values, template, placeholder, dtypes_, summarize):
 
 OPS["StringFormat"] = register("StringFormat", _format_kernel, _format_infer,
                                grad=NOT_DIFFERENTIABLE, emit=KERNEL_CALL,
-                               traits=_PYTHON_STRINGS)
+                               traits=_PYTHON_STRINGS, attr_types={"template": attr_types.STR})
 
 
 def format(template, inputs, placeholder="{}", summarize=3, name=None):  # noqa: A001
@@ -331,6 +331,12 @@ def _format_spec(dtype, precision, scientific, shortest, width, fill):
     return "%" + flags + ("d" if dtype.is_integer else "s")
 
 
+# The declared type of AsString's `spec`: a format that `_format_spec` writes.
+_FORMAT_SPEC = attr_types.AttrType(
+    "a printf format of one value ('%[fill][width][.precision]' then e, g, f, d or s)",
+    lambda v: isinstance(v, str) and re.fullmatch(r"%[ 0+#-]?\d*(\.\d+)?[egfds]", v) is not None)
+
+
 def _as_string_kernel(x, dtype, spec):
     if dtype is dtypes.bool_:
         return _each(x, lambda v: (spec % ("true" if v else "false")).encode("utf-8"))
@@ -356,7 +362,8 @@ def _as_string_infer(specs, attrs):
 
 
 OPS["AsString"] = register("AsString", _as_string_kernel, _as_string_infer,
-                           grad=NOT_DIFFERENTIABLE, emit=KERNEL_CALL, traits=_PYTHON_STRINGS)
+                           grad=NOT_DIFFERENTIABLE, emit=KERNEL_CALL, traits=_PYTHON_STRINGS,
+                           attr_types={"spec": _FORMAT_SPEC})
 
 
 def as_string(input, precision=-1, scientific=False, shortest=False, width=-1,  # noqa: A002

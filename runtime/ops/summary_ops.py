@@ -20,7 +20,7 @@ on the host, in program order.
 import numpy as np
 
 from runtime import context, dtypes, lowering_api
-from runtime.ops import common, registry
+from runtime.ops import attr_types, common, registry
 from runtime.ops.registry import KERNEL_CALL, NOT_DIFFERENTIABLE, execute, register
 from runtime.summary import png, protos, writers
 from runtime.tensor import SymbolicTensor, Tensor
@@ -157,6 +157,7 @@ def _decode_writer(data):
 OPS["WriteSummary"] = register(
     "WriteSummary", _write_kernel, _write_infer, grad=NOT_DIFFERENTIABLE, emit=KERNEL_CALL,
     traits=("side_effects", "host_only"), lowerings=_HOST_CALL,
+    attr_types={"kind": attr_types.choice(*_KINDS)},
     saving=registry.attr_codecs(writer=registry.AttrCodec(_encode_writer, _decode_writer),
                                 file_output=lambda attrs: "the event file of the summary "
                                                           "writer that is default when it runs"))

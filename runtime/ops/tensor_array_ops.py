@@ -30,6 +30,7 @@ import numpy as np
 from runtime import dtypes, lowering_api
 from runtime import shape as shape_lib
 from runtime.lowering_api import PendingTensorArray, TensorArrayBuffer, Unsupported, is_concrete
+from runtime.ops import attr_types
 from runtime.ops import tensor_array_lowerings as numba_rules
 from runtime.ops.common import SpecError
 from runtime.ops.registry import KERNEL_CALL, NOT_DIFFERENTIABLE, execute, execute1, register
@@ -204,7 +205,16 @@ def _create_jax(lw, node, ins):
                               jnp.zeros(size, bool), size)]
 
 
-OPS["TensorArray"] = register("TensorArray", _create_kernel, _create_infer,
+# A TensorArray's element dtype is None until its first write fixes it (see the module
+# docstring): every op on one declares its `dtype` so.
+_ARRAY_TYPES = {"dtype": attr_types.optional(attr_types.DTYPE)}
+
+
+def _register(name, kernel, infer, **rules):
+    return register(name, kernel, infer, attr_types=_ARRAY_TYPES, **rules)
+
+
+OPS["TensorArray"] = _register("TensorArray", _create_kernel, _create_infer,
                               grad=NOT_DIFFERENTIABLE, emit=KERNEL_CALL,
                               lowerings=_on_jax(_create_jax, numba_rules.create))
 
@@ -246,7 +256,7 @@ def _write_jax(lw, node, ins):
                               array.written.at[index].set(True), array.size)]
 
 
-OPS["TensorArrayWrite"] = register("TensorArrayWrite", _write_kernel, _write_infer,
+OPS["TensorArrayWrite"] = _register("TensorArrayWrite", _write_kernel, _write_infer,
                                    emit=_write_emit, traits=("view",),  # holds the value
                                    grad=_write_grad,
                                    lowerings=_on_jax(_write_jax, numba_rules.write))
@@ -278,7 +288,7 @@ def _read_grad(ctx, grads):
     return [execute1(READ_GRAD, [ctx.input(0), ctx.input(1), grads[0]]), None]
 
 
-OPS["TensorArrayRead"] = register("TensorArrayRead", _read_kernel, _read_infer,
+OPS["TensorArrayRead"] = _register("TensorArrayRead", _read_kernel, _read_infer,
                                   grad=_read_grad, emit=KERNEL_CALL,
                                   traits=("view",),  # the element as written
                                   lowerings=_on_jax(_read_jax, numba_rules.read))
@@ -339,7 +349,7 @@ def _stack_grad(ctx, grads):
     return [execute1(STACK_GRAD, [ctx.input(0), grads[0]])]
 
 
-OPS["TensorArrayStack"] = register("TensorArrayStack", _stack_kernel, _stack_infer,
+OPS["TensorArrayStack"] = _register("TensorArrayStack", _stack_kernel, _stack_infer,
                                    grad=_stack_grad, emit=KERNEL_CALL,
                                    lowerings=_on_jax(_stack_jax, numba_rules.stack))
 
@@ -391,7 +401,7 @@ def _concat_grad(ctx, grads):
     return [execute1(CONCAT_GRAD, [ctx.input(0), grads[0]])]
 
 
-OPS["TensorArrayConcat"] = register("TensorArrayConcat", _concat_kernel, _concat_infer,
+OPS["TensorArrayConcat"] = _register("TensorArrayConcat", _concat_kernel, _concat_infer,
                                     grad=_concat_grad, emit=KERNEL_CALL,
                                     lowerings=_on_jax(_concat_jax))
 
@@ -430,7 +440,7 @@ def _unstack_grad(ctx, grads):
     return [dhandle if ctx.needed[0] else None, dvalues if ctx.needed[1] else None]
 
 
-OPS["TensorArrayUnstack"] = register("TensorArrayUnstack", _unstack_kernel, _unstack_infer,
+OPS["TensorArrayUnstack"] = _register("TensorArrayUnstack", _unstack_kernel, _unstack_infer,
                                      grad=_unstack_grad, emit=KERNEL_CALL,
                                      traits=("view",),  # holds slices of the value
                                      lowerings=_on_jax(_unstack_jax,
@@ -459,7 +469,7 @@ def _gather_grad(ctx, grads):
     return [execute1(GATHER_GRAD, [ctx.input(0), ctx.input(1), grads[0]]), None]
 
 
-OPS["TensorArrayGather"] = register("TensorArrayGather", _gather_kernel, _gather_infer,
+OPS["TensorArrayGather"] = _register("TensorArrayGather", _gather_kernel, _gather_infer,
                                     grad=_gather_grad, emit=KERNEL_CALL,
                                     lowerings=_on_jax(_read_jax))
 
@@ -505,7 +515,7 @@ def _scatter_grad(ctx, grads):
     return [dhandle if ctx.needed[0] else None, None, dvalues if ctx.needed[2] else None]
 
 
-OPS["TensorArrayScatter"] = register("TensorArrayScatter", _scatter_kernel, _scatter_infer,
+OPS["TensorArrayScatter"] = _register("TensorArrayScatter", _scatter_kernel, _scatter_infer,
                                      grad=_scatter_grad, emit=KERNEL_CALL,
                                      traits=("view",),  # holds slices of the value
                                      lowerings=_on_jax(_scatter_jax))
@@ -521,7 +531,7 @@ def _size_jax(lw, node, ins):
     return [np.int32(_array_jax(node, ins[0]).size)]
 
 
-OPS["TensorArraySize"] = register(
+OPS["TensorArraySize"] = _register(
     "TensorArraySize", lambda handle: np.int32(value_of_handle(handle).size), _size_infer,
     grad=NOT_DIFFERENTIABLE, emit=KERNEL_CALL,
     lowerings=_on_jax(_size_jax, numba_rules.size))

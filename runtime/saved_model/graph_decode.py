@@ -11,7 +11,7 @@ import numpy as np
 from runtime import errors, executor, nest
 from runtime.concrete_function import ConcreteFunction
 from runtime.graph import Capture, Graph, SubGraph
-from runtime.ops import registry
+from runtime.ops import attr_types, registry
 from runtime.saved_model import attrs as attr_codec
 from runtime.saved_model import files
 from runtime.saved_model.errors import SavedModelError
@@ -344,13 +344,11 @@ class Decoder:
                     attrs[name] = codec.decode(value)
                 except ValueError as e:
                     self.reader.fail(at, str(e))
-        if declared is not None:
-            for name, value in attrs.items():
-                types = declared[name]
-                if types is not None and not isinstance(value, types):
-                    self.reader.fail("%s.%s" % (where, name), "op %s declares a %s value, "
-                                     "found %s" % (op.name, types[0].__name__,
-                                                   type(value).__name__))
+        missing = sorted(registry.required_attributes(op, input_count) - set(data))
+        if missing:
+            self.reader.fail(where, "op %s needs the attribute %r" % (op.name, missing[0]))
+        for name, value in attrs.items():  # (a late codec reads them: checked first)
+            self._check_type(op, name, value, "%s.%s" % (where, name))
         decoded = dict(attrs)
         for name, value, codec, at in late:
             try:
@@ -358,6 +356,20 @@ class Decoder:
             except ValueError as e:
                 self.reader.fail(at, str(e))
         return attrs
+
+    def _check_type(self, op: registry.OpDef, name: str, value: Any, where: str) -> None:
+        """Refuses an attribute value that is not of its op's declared type (see
+        runtime/ops/attr_types.py), or an attribute with no declared type."""
+        declared = registry.attribute_type(op, name)
+        if declared is None:
+            self.reader.fail(where, "op %s declares no type for attribute %r, so a saved model "
+                                    "cannot hold it" % (op.name, name))
+        if declared in attr_types.NEVER_LOADED:
+            self.reader.fail(where, "attribute %r of op %s is %s, which a saved model never "
+                                    "holds" % (name, op.name, declared.name))
+        problem = declared.problem(value)
+        if problem is not None:
+            self.reader.fail(where, "attribute %r of op %s: %s" % (name, op.name, problem))
 
     def _spec(self, data: Any, where: str) -> Any:
         r = self.reader

@@ -6,8 +6,9 @@ payloads, huge numbers and deep nesting; the manifest rehashed so that only the 
 checks stand in the way), manifest entries, the `.npy` headers and compression of `.npz`
 members, and the kind of a file (a FIFO, a symbolic link to a device or out of the folder, a
 folder). Then `load` and a first call must either work or raise SavedModelError (a call may
-also raise the documented run-time errors of the ops, as an edited graph may compute
-something else), and:
+also raise the documented run-time errors of the ops from the values it computes, as an
+edited graph may compute something else: a failed assertion, an index out of range; never an
+error of a kernel given an attribute of the wrong type, which the loader must refuse), and:
   * no code ran: every payload would create a marker file, which must not exist;
   * nothing hung: load and call run in a thread that must finish within TIME_BOUND seconds;
   * memory stayed bounded: the peak that tracemalloc sees (numpy reports its arrays to it)
@@ -263,6 +264,16 @@ OUTCOMES = collections.Counter()
 PEAKS = []
 
 
+def _raised_for_a_type(error):
+    """True when a graph node's kernel failed on a value of a type it does not take (an
+    attribute the loader should have refused), not on the values the call computed. (A call
+    whose arguments match none of the saved signatures, which an edit may change, is refused
+    before any node runs.)"""
+    if isinstance(error, errors.OpError):
+        return isinstance(error.__context__, TypeError)
+    return any("raised inside" in note for note in getattr(error, "__notes__", ()))
+
+
 def check_hostile_folder(saved, tmp_path_factory, model, steps, values):
     """Mutates a copy of a saved model; load + first call must work or fail cleanly, within
     the time and memory bounds, without running any payload."""
@@ -282,6 +293,8 @@ def check_hostile_folder(saved, tmp_path_factory, model, steps, values):
         try:
             loaded(*_ARGS)
         except _CALL_ERRORS as e:
+            if _raised_for_a_type(e):
+                return "loaded; the call failed for a type: %s: %s" % (type(e).__name__, e)
             return "loaded; the call raised %s" % type(e).__name__
         return "loaded and ran"
 
@@ -292,6 +305,7 @@ def check_hostile_folder(saved, tmp_path_factory, model, steps, values):
     finally:
         tracemalloc.stop()
     assert not marker.exists(), "a payload ran"
+    assert "for a type" not in outcome, outcome
     assert peak < MEMORY_BOUND, "peak memory %d bytes" % peak
     OUTCOMES[outcome] += 1
     PEAKS.append(peak)

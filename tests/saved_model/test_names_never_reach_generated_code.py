@@ -131,6 +131,7 @@ def test_an_attribute_value_of_another_type_than_its_op_declares_is_refused(tmp_
     save(Parts(), tmp_path / "parts")
     edit_graphs(tmp_path / "parts", lambda data: node_of_op(data, "TensorArray")[
         "attrs"].__setitem__("infer_shape", _code(marker)))
-    with pytest.raises(SavedModelError, match=r"nodes\[\d+\]\.attrs\.infer_shape: op "
-                                              r"TensorArray declares a bool value, found str"):
+    with pytest.raises(SavedModelError, match=r"nodes\[\d+\]\.attrs\.infer_shape: attribute "
+                                              r"'infer_shape' of op TensorArray: expected a "
+                                              r"boolean, found str"):
         load(tmp_path / "parts")

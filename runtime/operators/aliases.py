@@ -24,6 +24,7 @@ import sys
 
 from runtime import errors
 from runtime.operators.staging import is_compiler_symbol
+from runtime.operators.undefined import MaybeUndefined, Undefined
 from runtime.tensor import Tensor
 
 _MUTABLE = (list, dict)
@@ -54,6 +55,8 @@ def _reachable(name, value, found, budget):
         budget[0] -= 1
         if isinstance(obj, (Tensor, str, bytes, int, float, bool)) or obj is None:
             continue
+        if isinstance(obj, (Undefined, MaybeUndefined)):
+            continue  # a variable unbound on some path: no object, and touching it raises
         if isinstance(obj, _MUTABLE):
             if id(obj) in found:
                 continue

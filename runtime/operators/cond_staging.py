@@ -8,7 +8,7 @@ from runtime import shape as shape_lib
 from runtime.operators import aliases, mutations
 from runtime.operators.composites import Missing
 from runtime.operators.deferred_errors import DeferredError
-from runtime.operators.pending_undefined import resolve_pending, with_flag
+from runtime.operators.pending_undefined import PendingUndefined, resolve_pending, with_flag
 from runtime.operators.staged_lists import StagedList
 from runtime.operators.staging import (
     describe,
@@ -166,12 +166,19 @@ def _spread_undefined(value, other):
 def _needs_flag(name, a, b):
     """True when a user variable is defined after one branch only, or may be undefined after
     either (the compiler's own symbols get neutral values instead, see _merge_leaf)."""
-    if is_compiler_symbol(name) or isinstance(a, UndefinedReturnValue) or \
-            isinstance(b, UndefinedReturnValue):
+    if is_compiler_symbol(name) or any(_stands_for_compiler_symbol(v) for v in (a, b)):
         return False
     if isinstance(a, MaybeUndefined) or isinstance(b, MaybeUndefined):
         return True
     return isinstance(a, Undefined) != isinstance(b, Undefined)
+
+
+def _stands_for_compiler_symbol(value):
+    """True for a value of the compiler's own symbols (no definedness flag), met under
+    another name: a return value, or its loop-carried stand-in, merged by a conditional
+    expression such as the one choosing the return value after a `finally:` block."""
+    return isinstance(value, UndefinedReturnValue) or \
+        (isinstance(value, PendingUndefined) and not value.flagged)
 
 
 def _merge_flagged(name, a, b, then_sub, else_sub, then_outs, else_outs, specs):

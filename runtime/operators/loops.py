@@ -192,19 +192,23 @@ def _for(iter_, extra_test, body, get_state, set_state, symbol_names, opts, muta
     if staging.is_symbolic(iter_):
         return _staged_for(iter_, extra_test, body, get_state, set_state, symbol_names,
                            (opts or {}).get("iterate_names"), options, mutated, must_exist)
-    return _python_for(iter_, extra_test, body, get_state, set_state, symbol_names)
+    return _python_for(iter_, extra_test, body, get_state, set_state, symbol_names, mutated,
+                       must_exist)
 
 
-def _python_for(iter_, extra_test, body, get_state, set_state, symbol_names):
+def _python_for(iter_, extra_test, body, get_state, set_state, symbol_names, mutated=(),
+                must_exist=()):
     counter = UnrollCounter()
     for item in iter_:
         counter.count(item)
         if extra_test is not None:
             keep_going = staging.as_condition(extra_test())
             if staging.is_symbolic(keep_going):
-                # A tensor `break`/`return` flag: later iterations run only where it is unset.
+                # A tensor `break`/`return` flag: later iterations run only where it is unset
+                # (staged like the loop's own `if`: its in-place changes carried too).
                 conditionals.run_if(keep_going, lambda: body(item), lambda: None,
-                                    get_state, set_state, symbol_names)
+                                    get_state, set_state, symbol_names, mutated=mutated,
+                                    must_exist=must_exist)
                 continue
             if not keep_going:
                 counter.iterations -= 1

@@ -43,13 +43,14 @@ def main(argv):
             outcomes[programs.check_program(source, x, y)] += 1
             return
         except AssertionError:
-            kind = "WRONG"
+            kind, trace = "WRONG", traceback.format_exc()
         except Exception as e:  # noqa: BLE001  (every other error is counted as a crash)
             first = str(e).splitlines()[0][:90] if str(e) else ""
             kind = "CRASH %s: %s" % (type(e).__name__, re.sub(r"\d+", "N", first))
+            trace = traceback.format_exc()
         outcomes[kind] += 1
         if len(examples[kind]) < 3:
-            examples[kind].append("x=%d y=%d\n%s\n%s" % (x, y, source, traceback.format_exc()))
+            examples[kind].append("x=%d y=%d\n%s\n%s" % (x, y, source, trace))
 
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")

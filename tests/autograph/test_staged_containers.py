@@ -386,3 +386,45 @@ def test_set_changed_in_place_in_a_staged_loop_is_refused_naming_the_call():
         tf.function(set_added_to_in_a_loop)(tf.constant(2))
     assert "test_staged_containers.py:%d" % line_of(set_added_to_in_a_loop, "for i in") in \
         str(caught.value)
+
+
+# -- containers staged next to other state -------------------------------------------------
+
+
+def dict_updated_before_a_return_in_a_constant_loop(x):
+    d = {"p": 1}
+    for k in range(3):
+        if x % 2 == 1:
+            d.update({"p": x})
+        else:
+            d.update({"p": 2})
+            return 5
+        return 6 + d["p"]
+    return 7
+
+
+@pytest.mark.parametrize("x", [2, 3])
+def test_update_in_a_loop_iteration_guarded_by_a_tensor_return_gives_pythons_answer(x):
+    # The iterations after a tensor `return` run under a staged guard, which must carry the
+    # dict's in-place change like the `if` inside it (it used to leak a branch's tensor).
+    expected = dict_updated_before_a_return_in_a_constant_loop(x)
+    assert value(tf.function(dict_updated_before_a_return_in_a_constant_loop)(
+        tf.constant(x))) == expected
+
+
+def list_appended_next_to_a_variable_bound_on_some_paths(n):
+    items = [1, 2]
+    for i in tf.range(n):
+        if i > 0:
+            e = 2  # noqa: F841  (a variable unbound on some paths, never read)
+            continue
+        items.append(i)
+        e = 3  # noqa: F841
+    return len(items)
+
+
+def test_a_variable_unbound_on_some_path_does_not_hide_a_container_refusal():
+    # Looking for other names of the loop's containers must skip a variable with no value
+    # yet (`e`), not read it and fail with an UnboundLocalError about it.
+    with pytest.raises(ValueError, match=r"'items' is changed in place by items.append\(\)"):
+        tf.function(list_appended_next_to_a_variable_bound_on_some_paths)(tf.constant(3))

@@ -620,3 +620,23 @@ def test_a_refusal_is_reported_even_when_a_finally_block_then_fails_on_its_state
     with pytest.raises(TypeError, match="'a' changed dtype") as info:
         tf.function(refused_loop_then_finally_reads_what_it_sets)(tf.constant(2))
     assert "UnboundLocalError" in "".join(getattr(info.value, "__notes__", []))
+
+
+def finally_in_a_staged_loop_returns_or_breaks(n):
+    b = 0
+    for j in tf.range(n):
+        try:
+            b = b + 1
+        finally:
+            if b % 3 == 1:
+                return b * 10
+            break
+    return b
+
+
+@pytest.mark.parametrize("n", [0, 1, 2])
+def test_return_in_finally_inside_a_staged_loop_gives_pythons_answer(n):
+    # The return value chosen after the `finally:` block is the compiler's own (no
+    # definedness flag), even while the loop has not assigned it yet.
+    traced = tf.function(finally_in_a_staged_loop_returns_or_breaks)(tf.constant(n))
+    assert traced.numpy().item() == finally_in_a_staged_loop_returns_or_breaks(n)

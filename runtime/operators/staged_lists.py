@@ -12,7 +12,7 @@ import weakref
 
 import numpy as np
 
-from runtime import context, dtypes, nest
+from runtime import context, dtypes, errors, nest
 from runtime import shape as shape_lib
 from runtime.ops import common, manipulation_ops, math_ops, selection_ops
 from runtime.ops import tensor_array_ops as ops
@@ -72,6 +72,9 @@ class ListOrigin:
         self.unstageable = False
         self.trial = True  # until the first traced iteration decides
         self.python = False
+
+
+_LIST_METHODS = frozenset(name for name in dir(list) if not name.startswith("_"))
 
 
 class StagedList:
@@ -156,6 +159,21 @@ class StagedList:
             raise type(e)("'%s' is a list appended to in a loop on a tensor, staged as a "
                           "TensorArray, so its elements must share one dtype and shape: %s"
                           % (self._origin.name, e)) from None
+
+    def __getattr__(self, name):
+        # Only for what the class lacks: the other list methods. A list kept as Python
+        # has them all; a staged one refuses them by name (an AttributeError was a crash).
+        origin = object.__getattribute__(self, "_origin")
+        if origin.python:
+            return getattr(origin.values, name)
+        if name in _LIST_METHODS:
+            raise NotImplementedError(errors.with_user_location(
+                "'%s' is a list appended to in a loop on a tensor, staged as a TensorArray, "
+                "which supports append, len, indexing, iteration and tf.stack: %s.%s() "
+                "cannot be staged. Build the values another way (a new list, or "
+                "tf.TensorArray operations) or keep '%s' out of the staged loop"
+                % (origin.name, origin.name, name, origin.name), errors.user_location(2)))
+        raise AttributeError("'StagedList' object has no attribute %r" % name)
 
     def stack(self):
         """All elements stacked into one tensor."""

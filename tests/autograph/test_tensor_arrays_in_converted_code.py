@@ -455,3 +455,24 @@ def test_a_staged_list_is_true_when_not_empty():
         return tf.constant(0)
 
     assert [int(any_appended(tf.constant(v)).numpy()) for v in (3, 0)] == [1, 0]
+
+
+_METHOD_ARGUMENTS = {"pop": (), "extend": ([1],), "insert": (0, 1), "clear": (),
+                     "remove": (1,), "reverse": (), "sort": ()}
+
+
+def _appended_in_a_staged_loop_then(method):
+    def f(n):
+        L = []
+        for i in tf.range(n):
+            L.append(i)
+        getattr(L, method)(*_METHOD_ARGUMENTS[method])
+        return len(L)
+    return f
+
+
+@pytest.mark.parametrize("method", sorted(_METHOD_ARGUMENTS))
+def test_other_list_methods_on_a_staged_list_are_refused_naming_the_list(method):
+    with pytest.raises(NotImplementedError, match=r"'L' is a list appended to in a loop on a "
+                                                  r"tensor.*L\.%s\(\) cannot be staged" % method):
+        tf.function(_appended_in_a_staged_loop_then(method))(tf.constant(3))

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import argparse
 import dataclasses
+import inspect
 import linecache
 import os
 import re
@@ -610,6 +611,8 @@ def outcome(case, number):
         expected = ("value", _load(case.source, number)(*python_args))
     except Exception as e:  # noqa: BLE001 - Python's error is part of the answer
         expected = ("error", e)
+    if inspect.iscoroutine(expected[1]):
+        expected[1].close()  # (an `async def` case: never awaited, never warned about)
     function = tf.function(_load(case.source, number))
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")

@@ -81,10 +81,7 @@ class Batch(Pipeline):
     _name = "_BatchDataset"
 
     def __init__(self, input_dataset, batch_size, drop_remainder):
-        size = int_param(batch_size, "batch_size", "batch")
-        static = static_int(size)
-        if static is not None and static <= 0:
-            raise ValueError("batch: batch_size must be positive, got %d" % static)
+        size, static = _batch_size(batch_size, "batch")
         self._size = static
         self._drop = bool(drop_remainder)
         lead = static if self._drop else None
@@ -105,6 +102,16 @@ class Batch(Pipeline):
 
     def _generate(self, feed):
         return _batches(self, feed, lambda rows: _stack(rows, self._sparse_columns))
+
+
+def _batch_size(batch_size, what):
+    """(the batch size as a tensor, its value when known while building) of a batching
+    transformation `what`; a known size that is not positive is a ValueError."""
+    size = int_param(batch_size, "batch_size", what)
+    static = static_int(size)
+    if static is not None and static <= 0:
+        raise ValueError("%s: batch_size must be positive, got %d" % (what, static))
+    return size, static
 
 
 def _batches(stage, feed, combine):
@@ -442,10 +449,7 @@ class PaddedBatch(Pipeline):
 
     def __init__(self, input_dataset, batch_size, padded_shapes, padding_values,
                  drop_remainder):
-        size = int_param(batch_size, "batch_size", "padded_batch")
-        static = static_int(size)
-        if static is not None and static <= 0:
-            raise ValueError("padded_batch: batch_size must be positive, got %d" % static)
+        size, static = _batch_size(batch_size, "padded_batch")
         self._size = static
         self._drop = bool(drop_remainder)
         spec = input_dataset.element_spec
@@ -746,10 +750,7 @@ class RaggedBatch(Pipeline):
     _name = "_DenseToRaggedBatchDataset"
 
     def __init__(self, input_dataset, batch_size, drop_remainder):
-        size = int_param(batch_size, "batch_size", "ragged_batch")
-        static = static_int(size)
-        if static is not None and static <= 0:
-            raise ValueError("ragged_batch: batch_size must be positive, got %d" % static)
+        size, static = _batch_size(batch_size, "ragged_batch")
         self._size = static
         self._drop = bool(drop_remainder)
         lead = static if self._drop else None

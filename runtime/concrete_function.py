@@ -515,3 +515,27 @@ class ConcreteFunction:
         """The error to raise for `error`, raised by the graph as it ran (see
         runtime.graph_errors)."""
         return graph_errors.translate(error, compiled or self._compiled, self.name)
+
+
+def fed_specs(signature: Any) -> list[Any]:
+    """The spec of each graph input that a call matching `signature` (a trace's structured
+    arguments) feeds, in feed order: a TensorSpec, VariableSpec or FedObjectSpec each, walked
+    as `ConcreteFunction._match` walks the call's values (dicts by sorted key, composite
+    tensors by component); Python values and identities feed nothing."""
+    found: list[Any] = []
+
+    def walk(traced: Any) -> None:
+        if isinstance(traced, (TensorSpec, VariableSpec, FedObjectSpec)):
+            found.append(traced)
+        elif isinstance(traced, dict):
+            for k in sorted(traced, key=repr):
+                walk(traced[k])
+        elif isinstance(traced, (list, tuple)):
+            for t in traced:
+                walk(t)
+        elif isinstance(traced, CompositeSpec):
+            for t in traced._nest_components():
+                walk(t)
+
+    walk(signature)
+    return found

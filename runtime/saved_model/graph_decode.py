@@ -8,8 +8,9 @@ from typing import Any
 
 import numpy as np
 
-from runtime import errors, executor, nest
-from runtime.concrete_function import ConcreteFunction
+from runtime import dtypes, errors, executor, nest
+from runtime import shape as shape_lib
+from runtime.concrete_function import ConcreteFunction, fed_specs
 from runtime.graph import Capture, Graph, SubGraph
 from runtime.ops import attr_types, registry
 from runtime.saved_model import attrs as attr_codec
@@ -18,6 +19,7 @@ from runtime.saved_model.errors import SavedModelError
 from runtime.saved_model.graph_encode import BIT_GENERATORS
 from runtime.saved_model.schema import Reader
 from runtime.saved_model.structures import decode_structure
+from runtime.signature import TensorSpec
 from runtime.tensor import SymbolicTensor, make_eager
 from runtime.variables import Variable
 
@@ -65,6 +67,7 @@ class Decoder:
         self._generators = generators
         self._functions: dict[str, ConcreteFunction] = {}
         self._decoding: set[str] = set()
+        self._graph_only: set[str] = set()  # functions with inputs but no signature
         self._outer_inputs: list[list[SymbolicTensor]] = []
         self._graph_names: list[str] = []
         self._current_graph: Graph | None = None
@@ -106,10 +109,22 @@ class Decoder:
         self._outer_inputs = []
         try:
             cf = self._function(self._functions_data[key], "functions.%s" % key)
+            if cf._feeds and not cf.structured_input_signature[0] and \
+                    not cf.structured_input_signature[1]:
+                self._graph_only.add(key)
         finally:
             self._outer_inputs = saved_outer
             self._decoding.discard(key)
         self._functions[key] = cf
+        return cf
+
+    def user_function(self, key: str, where: str) -> ConcreteFunction:
+        """The concrete function `key`, as an object's method or a serving signature: one
+        that takes inputs must say, by its signature, how a call feeds them."""
+        cf = self.function(key, where)
+        if key in self._graph_only:
+            self.reader.fail(where, "function %r takes graph inputs but has no signature: only "
+                                    "a call op inside a graph can call it" % key)
         return cf
 
     def generator(self, index: int, where: str) -> np.random.Generator:
@@ -166,6 +181,7 @@ class Decoder:
                 template.append(("py", leaf))
         if sum(1 for kind, _ in template if kind == "t") != len(flat_outputs):
             r.fail(where + ".structured_outputs", "must use every output exactly once")
+        _check_feeds_match_signature(r, where, feeds, signature)
         graph.inputs = list(feeds)
         graph.outputs = list(flat_outputs)
         cf = ConcreteFunction(name, graph, feeds, flat_outputs, template, structured, params,
@@ -423,3 +439,27 @@ def decode_generator(data: Any, where: str, reader: Reader) -> np.random.Generat
 def wrap_unexpected(path: str, error: Exception) -> SavedModelError:
     """A SavedModelError for an unexpected failure while rebuilding a graph."""
     return SavedModelError(path, "%s: %s" % (type(error).__name__, error))
+
+
+def _check_feeds_match_signature(r: Any, where: str, feeds: list[SymbolicTensor],
+                                 signature: list[Any]) -> None:
+    """Fails unless a saved signature feeds exactly the graph's inputs: one per tensor,
+    variable or fed object, in order, each tensor of its placeholder's dtype and shape (else
+    a call that matches the signature would feed the graph values it was not built for)."""
+    specs = fed_specs(signature)
+    if not signature:  # a graph-only function (a gradient's), called by ops with flat feeds
+        return
+    if len(specs) != len(feeds):
+        r.fail(where + ".signature", "the signature feeds %d inputs but the graph has %d"
+               % (len(specs), len(feeds)))
+    for i, (spec, feed) in enumerate(zip(specs, feeds)):
+        if isinstance(spec, TensorSpec):
+            if spec.dtype is not feed.dtype or tuple(spec._shape or ()) != tuple(
+                    feed._shape or ()) or (spec._shape is None) != (feed._shape is None):
+                r.fail(where + ".signature", "input %d is a %s tensor of shape %s in the "
+                       "signature but a %s placeholder of shape %s in the graph"
+                       % (i, spec.dtype.name, shape_lib.to_string(spec._shape),
+                          feed.dtype.name, shape_lib.to_string(feed._shape)))
+        elif feed.dtype is not dtypes.resource:
+            r.fail(where + ".signature", "input %d is a %s in the signature but a %s "
+                   "placeholder in the graph" % (i, type(spec).__name__, feed.dtype.name))

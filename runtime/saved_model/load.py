@@ -60,7 +60,7 @@ def _load(path: str, allow_file_output: bool) -> Any:
         signatures = {}
         for name, key in sorted(r.obj(data["signatures"], "signatures").items()):
             signatures[name] = SignatureFunction(
-                decoder.function(r.text(key, "signatures." + name), "signatures." + name))
+                decoder.user_function(r.text(key, "signatures." + name), "signatures." + name))
     except (SavedModelError, RecursionError, MemoryError):
         raise
     except Exception as e:  # noqa: BLE001 - a corrupt file must never escape as another error
@@ -287,7 +287,7 @@ class _ObjectBuilder:
             if not keys:
                 self.r.fail(at + ".concrete", "a function needs at least one trace")
             self.built[index] = LoadedFunction([
-                self.decoder.function(self.r.text(k, at + ".concrete"), at + ".concrete")
+                self.decoder.user_function(self.r.text(k, at + ".concrete"), at + ".concrete")
                 for k in keys])
         elif kind in ("list", "tuple"):
             self.r.obj(node, at, ("kind", "items"))

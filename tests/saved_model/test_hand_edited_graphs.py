@@ -1,7 +1,9 @@
 """Hand edits of graphs.json that the loader once accepted: a TensorArray whose element dtype
 is not a dtype (an AttributeError at the first call, on every backend), and an object whose
-`__call__` is the object itself (a RecursionError). Both are now refused at load with a
-SavedModelError naming the place in the file, whichever backend would run the model."""
+`__call__` is the object itself (a RecursionError), and a signature that does not describe
+the graph's inputs (a TypeError at the call, or values the graph was not built for). All are
+now refused at load with a SavedModelError naming the place in the file, whichever backend
+would run the model."""
 
 import json
 
@@ -79,4 +81,42 @@ def test_an_object_whose_call_is_not_a_function_is_refused_at_load(saved, backen
     _edit(saved, call_itself)
     with pytest.raises(SavedModelError, match=r"objects\[0\]\.children\.__call__: an "
                                               r"object's __call__ must be a saved function"):
+        load(saved)
+
+
+def _signature_of_call(data):
+    return data["functions"]["__call___0"]["signature"]
+
+
+def _retype(spec, dtype):
+    spec["tensor_spec"]["dtype"] = dtype
+
+
+def _reshape(spec, shape):
+    spec["tensor_spec"]["shape"] = shape
+
+
+@pytest.mark.parametrize("edit, problem", [
+    (lambda s: _retype(s[0], "int32"),
+     r"input 0 is a int32 tensor of shape \(None,\) in the signature but a float32 "
+     r"placeholder of shape \(None,\)"),
+    (lambda s: _reshape(s[0], [3]), r"input 0 is a float32 tensor of shape \(3,\)"),
+    (lambda s: s.__setitem__(0, [s[0], s[0]]), r"the signature feeds 2 inputs but the graph "
+                                               r"has 1"),
+    (lambda s: s.__setitem__(0, 1.5), r"the signature feeds 0 inputs but the graph has 1"),
+])
+def test_a_signature_that_does_not_describe_the_graph_inputs_is_refused_at_load(
+        saved, edit, problem):
+    _edit(saved, lambda data: edit(_signature_of_call(data)))
+    with pytest.raises(SavedModelError, match=r"functions\.__call___0\.signature: " + problem):
+        load(saved)
+
+
+def test_a_called_function_without_a_signature_is_refused_at_load(saved):
+    def strip(data):
+        data["functions"]["__call___0"]["signature"] = []
+        data["functions"]["__call___0"]["params"] = []
+    _edit(saved, strip)
+    with pytest.raises(SavedModelError, match=r"function '__call___0' takes graph inputs but "
+                                              r"has no signature"):
         load(saved)

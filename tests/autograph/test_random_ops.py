@@ -1,5 +1,6 @@
 """Random ops under TensorFlow's seeding rules: `tf.random.set_seed` + op seeds make
-sequences reproducible; stateless draws depend only on their seed; dropout is seeded."""
+sequences reproducible; stateless draws depend only on their seed; dropout is seeded;
+a bad rate or bound is refused at the call."""
 
 import numpy as np
 import pytest
@@ -111,3 +112,12 @@ def test_dropout_with_an_unknown_batch_size_in_a_graph():
         tf.shape(x)[0], 1])), input_signature=[tf.TensorSpec([None, 3], tf.float32)],
         autograph=False)(tf.ones([50, 3])).numpy()
     assert np.all(shared == shared[:, :1])
+
+
+@pytest.mark.parametrize("fn, error, pattern", [
+    (lambda: tf.nn.dropout(tf.ones([2]), 1.5), ValueError, "rate"),
+    (lambda: tf.random.stateless_uniform([2], [1, 2], dtype=tf.int32), ValueError, "maxval"),
+])
+def test_bad_arguments_raise_clear_python_errors(fn, error, pattern):
+    with pytest.raises(error, match=pattern):
+        fn()

@@ -143,7 +143,7 @@ def test_composite_assigned_under_a_tensor_if_matches_python(function):
     assert_matches_python(function, (-3, 7), (3, 7))
 
 
-def test_the_issue_example_gives_the_else_value():
+def test_a_dict_item_set_under_a_false_tensor_condition_keeps_its_value():
     assert int(tf.function(dict_item_in_if)(tf.constant(-3), tf.constant(7))) == 7
 
 

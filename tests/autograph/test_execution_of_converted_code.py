@@ -1,6 +1,6 @@
 """Executing the graphs of converted code: integer loops that overflow, check_numerics in
-loops, errors that name the user's line with and without conversion (moved from
-tests/runtime: they need the compiler)."""
+loops, errors that name the user's line with and without conversion, a function named like
+one of the executor's own names."""
 
 import re
 import warnings

@@ -15,14 +15,13 @@ import sys
 import numpy as np
 import pytest
 
-from runtime import context, dtypes, errors, executor, nest, tensor_array, variables
+from runtime import dtypes, errors, executor, nest, tensor_array, variables
 from runtime import shape as shape_lib
 from runtime import signature as signature_lib
 from runtime import tensor as tensor_lib
 from runtime.function import function
 from runtime.ops import (
     array_ops,
-    check_ops,
     io_ops,
     linalg_ops,
     manipulation_ops,
@@ -1043,58 +1042,6 @@ def test_print_of_containers_in_a_graph_shows_the_values_of_each_call():
 def test_print_returns_none_eagerly():
     stream = io.StringIO()
     assert io_ops.print_("a", output_stream=stream) is None
-
-
-# -- debugging ------------------------------------------------------------------------------------
-
-def test_assert_equal_passes_silently_and_fails_with_invalid_argument():
-    check_ops.assert_equal(array_ops.constant([1, 2]), array_ops.constant([1, 2]))
-    with pytest.raises(errors.InvalidArgumentError, match="not equal"):
-        check_ops.assert_equal(array_ops.constant([1, 2]), array_ops.constant([1, 3]),
-                               message="not equal")
-
-
-def test_assert_equal_in_a_graph_checks_on_every_call():
-    @function
-    def f(x, y):
-        check_ops.assert_equal(x, y)
-        return x + y
-
-    assert f(array_ops.constant(2), array_ops.constant(2)).numpy() == 4
-    with pytest.raises(errors.InvalidArgumentError):
-        f(array_ops.constant(2), array_ops.constant(3))
-
-
-def test_check_numerics():
-    t = array_ops.constant([1.0, 2.0])
-    np.testing.assert_array_equal(io_ops.check_numerics(t, "fine").numpy(), [1.0, 2.0])
-    with pytest.raises(errors.InvalidArgumentError, match="bad values.*NaN"):
-        io_ops.check_numerics(array_ops.constant([np.nan]), "bad values")
-    with pytest.raises(errors.InvalidArgumentError, match="Inf"):
-        io_ops.check_numerics(array_ops.constant([np.inf]), "bad values")
-
-
-def test_enable_check_numerics_catches_nan_in_traced_functions():
-    @function
-    def f(x):
-        return math_ops.log(x)
-
-    context.enable_check_numerics()
-    try:
-        with pytest.raises(errors.InvalidArgumentError, match="NaN"):
-            f(array_ops.constant(-1.0))
-    finally:
-        context.disable_check_numerics()
-    assert np.isnan(trace(lambda x: math_ops.log(x))(array_ops.constant(-1.0)).numpy())
-
-
-def test_enable_check_numerics_catches_nan_in_eager_ops():
-    context.enable_check_numerics()
-    try:
-        with pytest.raises(errors.InvalidArgumentError):
-            math_ops.log(array_ops.constant(-1.0))
-    finally:
-        context.disable_check_numerics()
 
 
 # -- how the executor writes ops: the emit rules ---------------------------------------------

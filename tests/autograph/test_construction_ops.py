@@ -1,5 +1,6 @@
 """Construction ops (tf.eye, tf.linspace, tf.meshgrid, tf.sequence_mask): values against
-numpy, eagerly and traced; gradients against finite differences; clear errors."""
+numpy, eagerly and traced, tf.eye with sizes known only when the graph runs too;
+gradients against finite differences; clear errors."""
 
 import numpy as np
 import pytest
@@ -69,3 +70,35 @@ def test_mixed_dtypes_are_an_error_naming_the_op_and_operands(name):
 def test_bad_arguments_raise_clear_python_errors(fn, error, pattern):
     with pytest.raises(error, match=pattern):
         fn()
+
+
+def _traced_on_a_matrix(fn):
+    """fn traced for float32 matrices of any size."""
+    return tf.function(fn, input_signature=[tf.TensorSpec([None, None], tf.float32)],
+                       autograph=False)
+
+
+@pytest.mark.parametrize("rows, columns", [(3, 2), (2, 4), (0, 3)])
+def test_square_and_rectangular_eye_from_runtime_sizes(rows, columns):
+    """tf.eye(tf.shape(x)[0]): sizes known only when the Function runs, as TensorFlow allows
+    in graphs, give numpy's eye for each input."""
+    x = np.zeros((rows, columns), np.float32)
+    square = _traced_on_a_matrix(lambda a: tf.eye(tf.shape(a)[0]))
+    np.testing.assert_array_equal(square(x).numpy(), np.eye(rows, dtype=np.float32))
+    rectangle = _traced_on_a_matrix(lambda a: tf.eye(tf.shape(a)[0], tf.shape(a)[1],
+                                                     dtype=tf.int32))
+    out = rectangle(x)
+    assert out.dtype is tf.int32
+    np.testing.assert_array_equal(out.numpy(), np.eye(rows, columns, dtype=np.int32))
+
+
+def test_runtime_size_with_a_static_one_and_a_batch_shape():
+    f = _traced_on_a_matrix(lambda a: tf.eye(tf.shape(a)[1], 3, batch_shape=[2]))
+    expected = np.broadcast_to(np.eye(2, 3, dtype=np.float32), (2, 2, 3))
+    np.testing.assert_array_equal(f(np.zeros((5, 2), np.float32)).numpy(), expected)
+
+
+def test_a_float_runtime_size_is_refused():
+    f = _traced_on_a_matrix(lambda a: tf.eye(tf.cast(tf.shape(a)[0], tf.float32)))
+    with pytest.raises(TypeError, match="eye: num_rows must be a scalar integer, got a float32"):
+        f(np.zeros((2, 2), np.float32))

@@ -1,8 +1,9 @@
 """Layout ops (tf.split, tf.pad, tf.slice, tf.strided_slice, tf.reverse, tf.roll, tf.repeat):
 values against numpy, eagerly and traced, and their static shapes; gradients against
-finite differences; clear errors. Property tests on random shapes and arguments: values
-equal numpy's and, the ops being linear, the gradient is their adjoint:
-<op(x), w> == <x, grad>, where grad is the tape's gradient of sum(op(x) * w)."""
+finite differences; clear errors; tf.split of a dimension known only when the graph runs.
+Property tests on random shapes and arguments: values equal numpy's and, the ops being
+linear, the gradient is their adjoint: <op(x), w> == <x, grad>, where grad is the tape's
+gradient of sum(op(x) * w)."""
 
 import numpy as np
 import pytest
@@ -218,3 +219,37 @@ def test_layout_ops_match_numpy_and_their_gradient_is_the_adjoint(case, seed):
     grad = tape.gradient(y, xt)
     grad = np.zeros_like(x) if grad is None else grad.numpy()
     np.testing.assert_allclose(np.sum(want * w), np.sum(x * grad), rtol=1e-9, atol=1e-9)
+
+
+def _halves_of_rows_known_at_run_time():
+    """tf.split into two equal parts along a dimension known only when the Function runs
+    (TensorFlow's Split op)."""
+    return tf.function(lambda x: tf.split(x, 2, axis=0),
+                       input_signature=[tf.TensorSpec([None, 3], tf.float32)], autograph=False)
+
+
+def test_equal_parts_of_an_unknown_dimension():
+    x = np.arange(12, dtype=np.float32).reshape(4, 3)
+    first, second = _halves_of_rows_known_at_run_time()(x)
+    np.testing.assert_array_equal(first.numpy(), x[:2])
+    np.testing.assert_array_equal(second.numpy(), x[2:])
+    graph = _halves_of_rows_known_at_run_time().get_concrete_function().graph
+    assert [t.shape.as_list() for t in graph.outputs] == [[None, 3], [None, 3]]
+
+
+def test_an_indivisible_size_fails_when_it_runs():
+    with pytest.raises(tf.errors.InvalidArgumentError, match="size 3 is not divisible by 2"):
+        _halves_of_rows_known_at_run_time()(np.ones((3, 3), np.float32))
+
+
+def test_gradient_of_equal_parts_of_an_unknown_dimension():
+    def loss(x):
+        with tf.GradientTape() as tape:
+            tape.watch(x)
+            first, second = tf.split(x, 2, axis=0)
+            total = tf.reduce_sum(tf.multiply(second, 3.0)) + tf.reduce_sum(first)
+        return tape.gradient(total, x)
+    f = tf.function(loss, input_signature=[tf.TensorSpec([None, 3], tf.float32)],
+                    autograph=False)
+    expected = np.array([[1.0] * 3] * 2 + [[3.0] * 3] * 2, np.float32)
+    np.testing.assert_array_equal(f(np.ones((4, 3), np.float32)).numpy(), expected)

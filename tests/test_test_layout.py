@@ -13,16 +13,15 @@ import pytest
 TESTS = pathlib.Path(__file__).resolve().parent
 
 # Words of a file or folder name that say where a test came from rather than what it tests.
-HISTORY_WORDS = {"review", "reviews", "reviewed", "issue", "issues", "fix", "fixes", "fixed",
-                 "regression", "regressions", "round", "rounds", "conformance"}
+HISTORY_WORDS = {"review", "reviews", "reviewed", "issue", "issues", "fix", "fixes",
+                 "regression", "regressions", "conformance"}
+# A round of work is named by its number ("round_3", "round3", "r4"); `round` alone may be the op.
+NUMBERED_ROUND = re.compile(r"(round|r)\d+")
 
 # Names that hold one of those words as the name of a behaviour, and why.
 BEHAVIOUR_NAMES = {
     "test_known_issues.py": "the TensorFlow guide's section \"Known issues\", which it follows",
 }
-
-# Word pairs that name a behaviour: a round trip (save, then load) is not a round of work.
-BEHAVIOUR_PAIRS = {("round", "trip")}
 
 
 def history_words(name):
@@ -31,12 +30,11 @@ def history_words(name):
         return []
     words = re.split(r"[_.\-]", name.lower())
     found = []
-    for i, word in enumerate(words):
-        pair = (word, words[i + 1] if i + 1 < len(words) else "")
-        if pair in BEHAVIOUR_PAIRS:
-            continue
-        if word in HISTORY_WORDS or re.fullmatch(r"r\d+", word):
+    for word, following in zip(words, words[1:] + [""]):
+        if word in HISTORY_WORDS or NUMBERED_ROUND.fullmatch(word):
             found.append(word)
+        elif word in ("round", "rounds") and following.isdigit():
+            found.append("%s_%s" % (word, following))
     return found
 
 
@@ -65,8 +63,10 @@ def _test_functions(path):
     ("test_conformance_fixes.py", ["conformance", "fixes"]),
     ("test_review_regressions.py", ["review", "regressions"]),
     ("test_issue_fixes.py", ["issue", "fixes"]),
-    ("round_3", ["round"]),
+    ("round_3", ["round_3"]),
+    ("test_round3_fixes", ["round3", "fixes"]),
     ("test_round_trip.py", []),
+    ("test_round_ops.py", []),
     ("test_known_issues.py", []),
     ("test_layout_ops.py", []),
     ("test_retracing_suggestions.py", []),

@@ -26,6 +26,15 @@ def value(result):
     return result.numpy().tolist() if hasattr(result, "numpy") else result
 
 
+def as_python(result):
+    """`result` with its tensors as Python values, containers kept."""
+    if isinstance(result, dict):
+        return {k: as_python(v) for k, v in result.items()}
+    if isinstance(result, (tuple, list)):
+        return type(result)(as_python(v) for v in result)
+    return value(result)
+
+
 def assert_matches_python(function, *cases):
     """`function` traced gives what plain Python gives, for each tuple of int arguments."""
     traced = tf.function(function)
@@ -134,7 +143,7 @@ def test_composite_assigned_under_a_tensor_if_matches_python(function):
     assert_matches_python(function, (-3, 7), (3, 7))
 
 
-def test_the_issue_example_gives_the_else_value():
+def test_a_dict_item_set_under_a_false_tensor_condition_keeps_its_value():
     assert int(tf.function(dict_item_in_if)(tf.constant(-3), tf.constant(7))) == 7
 
 
@@ -453,6 +462,113 @@ def test_composite_read_only_by_the_other_branch_is_restored_not_merged():
             return y, d['v']
     """))
     assert "restore_only=(\"d['v']\",)" in code
+
+
+def item_set_then_dict_rebound(n):
+    d = {"a": 1}
+    if n > 0:
+        d["a"] = 2
+        d = {"a": d["a"] + 1}
+    else:
+        d["a"] = d["a"] + 10
+    return d["a"]
+
+
+def item_set_then_list_rebound(n):
+    items = [1, 2]
+    if n > 0:
+        items[0] = 10
+        items = [items[0], 3]
+    return items
+
+
+def attribute_set_then_object_rebound_and_dropped(n):
+    s = Box(v=1)
+    if n > 0:
+        s.v = 2
+        s = Box(v=5)
+    else:
+        n = n + s.v
+    return n
+
+
+@pytest.mark.parametrize("function", [item_set_then_dict_rebound, item_set_then_list_rebound,
+                                      attribute_set_then_object_rebound_and_dropped])
+@pytest.mark.parametrize("n", [-1, 1])
+def test_the_other_branch_sees_the_item_before_the_first_branch_changed_it(function, n):
+    expected = function(n)
+    assert as_python(tf.function(function)(tf.constant(n))) == expected
+
+
+def nested_item_changed_then_read_by_the_other_branch(n):
+    d = {"x": [1, 2]}
+    if n > 0:
+        d["x"][1] = 9
+    else:
+        d["x"] = [d["x"][1], 0]
+    return d["x"]
+
+
+@pytest.mark.parametrize("n", [-1, 1])
+def test_the_other_branch_sees_a_nested_item_before_the_first_branch_changed_it(n):
+    function = nested_item_changed_then_read_by_the_other_branch
+    assert as_python(tf.function(function)(tf.constant(n))) == function(n)
+
+
+def item_deleted_in_both_branches(n):
+    d = {"a": 0, "b": 1}
+    if n > 0:
+        del d["a"]
+    else:
+        del d["a"]
+    return d["b"]
+
+
+def item_deleted_then_set_in_a_loop(n):
+    d = {"a": 0}
+    for i in tf.range(n):
+        del d["a"]
+        d["a"] = i * 2
+    return d["a"]
+
+
+@pytest.mark.parametrize("function", [item_deleted_in_both_branches,
+                                      item_deleted_then_set_in_a_loop])
+@pytest.mark.parametrize("n", [0, 3])
+def test_deleting_an_item_needs_it_to_exist(function, n):
+    assert as_python(tf.function(function)(tf.constant(n))) == function(n)
+
+
+def slice_assigned_in_a_branch(n):
+    items = [1, 2, 3]
+    if n > 0:
+        items[0:2] = [7]
+    return items
+
+
+def test_a_slice_assigned_under_a_tensor_condition_is_refused():
+    # Restoring `items[0:2]` for the other branch cannot bring back the item the first
+    # branch shifted (it gave [1, 2] for n <= 0 before, where Python gives [1, 2, 3]).
+    assert autograph.to_graph(slice_assigned_in_a_branch)(-1) == [1, 2, 3]
+    with pytest.raises(ValueError, match=r"'items\[0:2\]'.*slice"):
+        tf.function(slice_assigned_in_a_branch)(tf.constant(-1))
+
+
+def list_item_deleted_in_a_branch(n):
+    items = [1, 2, 3]
+    if n > 0:
+        del items[0]
+    return items
+
+
+def test_a_list_item_deleted_under_a_tensor_condition_is_refused():
+    # Restoring `items[0]` for the other branch cannot bring back the shifted items (it gave
+    # [1, 3] for n <= 0 before, where Python gives [1, 2, 3]).
+    assert autograph.to_graph(list_item_deleted_in_a_branch)(-1) == [1, 2, 3]
+    with pytest.raises(ValueError, match=r"'items\[0\]' is deleted.*list"):
+        tf.function(list_item_deleted_in_a_branch)(tf.constant(-1))
+    # A dict's item is no list item: deleting one in both branches works.
+    assert value(tf.function(item_deleted_in_both_branches)(tf.constant(1))) == 1
 
 
 def test_rebinding_the_base_makes_the_base_the_state_not_the_composite():

@@ -888,7 +888,7 @@ def test_for_over_literal_data_or_constant_range_stays_plain_unless_it_has_jumps
                    for n in gast.walk(converted))
 
 
-# -- review fixes: dead variables, closures, separate Functions inside a try ---------------------
+# -- dead variables, closures, separate Functions inside a try ----------------------------------
 
 
 def reads_then_reassigns_a_string(x):

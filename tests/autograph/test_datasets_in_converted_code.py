@@ -1,5 +1,5 @@
 """Datasets in converted code: Python loops over datasets and iterators, `Dataset.map`'s
-conversion of its function (moved from tests/runtime: they need the compiler)."""
+conversion of its function."""
 
 
 import pytest

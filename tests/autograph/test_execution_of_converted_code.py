@@ -1,6 +1,6 @@
 """Executing the graphs of converted code: integer loops that overflow, check_numerics in
-loops, errors that name the user's line with and without conversion (moved from
-tests/runtime: they need the compiler)."""
+loops, errors that name the user's line with and without conversion, a function named like
+one of the executor's own names."""
 
 import re
 import warnings
@@ -190,6 +190,22 @@ def test_rank0_loop_inputs_are_read_once_as_scalars():
     assert (total.dtype, unchanged.dtype, i.dtype) == (tf.float32, tf.float32, tf.int32)
     assert (total.numpy(), unchanged.numpy(), i.numpy()) == (5.0, 2.5, 4)
     assert type(total.numpy()) is np.float32
+
+
+def test_a_function_named_like_an_executor_constant_keeps_its_constants():
+    """The executor's generated function is named after the user's; named like one of the
+    executor's constants (`c<N>`) or like the module its code calls (`np`), it replaces
+    neither."""
+    def c8(n):
+        items = [1, 2, 3]
+        for i in tf.range(n):
+            items[1] = items[1] + i
+        return items
+
+    def np(n):
+        return n * 2 + tf.reduce_sum(tf.ones([2], tf.int32))
+    assert [t.numpy() for t in tf.function(c8)(tf.constant(3))] == [1, 5, 3]
+    assert tf.function(np)(tf.constant(3)).numpy() == 8
 
 
 def test_nested_integer_loops_turn_overflow_warnings_off_once():

@@ -1,5 +1,5 @@
 """The facade provides the documented names; op errors raised while tracing converted code
-name the user's line (moved from tests/runtime: they need the facade and the compiler)."""
+name the user's line."""
 
 import functools
 

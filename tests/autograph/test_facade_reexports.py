@@ -10,6 +10,7 @@ from runtime.function import ConcreteFunction
 from runtime.ops import (
     array_ops,
     check_ops,
+    fft_ops,
     manipulation_ops,
     math_ops,
     reduction_ops,
@@ -52,6 +53,18 @@ REEXPORTS = [
     (tf.debugging.enable_check_numerics, context.enable_check_numerics),
     (tf.debugging.disable_check_numerics, context.disable_check_numerics),
     (tf.debugging.assert_equal, check_ops.assert_equal),
+    (tf.signal.fft, fft_ops.fft),
+    (tf.signal.ifft, fft_ops.ifft),
+    (tf.signal.fft2d, fft_ops.fft2d),
+    (tf.signal.ifft2d, fft_ops.ifft2d),
+    (tf.signal.fft3d, fft_ops.fft3d),
+    (tf.signal.ifft3d, fft_ops.ifft3d),
+    (tf.signal.rfft, fft_ops.rfft),
+    (tf.signal.irfft, fft_ops.irfft),
+    (tf.signal.rfft2d, fft_ops.rfft2d),
+    (tf.signal.irfft2d, fft_ops.irfft2d),
+    (tf.signal.rfft3d, fft_ops.rfft3d),
+    (tf.signal.irfft3d, fft_ops.irfft3d),
 ]
 
 

@@ -1,6 +1,5 @@
 """`autograph.function` and the facade's `tf.function` around runtime Functions: their options,
-the shared run_functions_eagerly switch, escaped tensors (moved from tests/runtime: they
-need the compiler)."""
+the shared run_functions_eagerly switch, escaped tensors."""
 
 import warnings
 

@@ -1,5 +1,5 @@
 """Gradients through converted control flow: `if` and `for`/`while` on tensors, lists and
-TensorArrays in loops, dataset loops (moved from tests/runtime: they need the compiler)."""
+TensorArrays in loops, dataset loops."""
 
 import numpy as np
 import pytest

@@ -1,5 +1,4 @@
-"""Graphs traced from converted code: leaked symbolic tensors and node locations (moved from
-tests/runtime: they need the compiler)."""
+"""Graphs traced from converted code: leaked symbolic tensors and node locations."""
 
 import pytest
 

@@ -484,6 +484,49 @@ def test_traced_results_are_tensors_of_the_python_type():
     np.testing.assert_array_equal(result.numpy(), np.int32(4))
 
 
+def pair_returned_early(n):
+    if n > 3:
+        return n, n * 2
+    return n, -1
+
+
+def nested_returned_in_a_loop(n):
+    for i in tf.range(n):
+        if i > 2:
+            return {"i": i, "pair": (i, i * i)}
+    return {"i": n, "pair": (n, n)}
+
+
+def pair_returned_in_try(n):
+    a = 0
+    for i in tf.range(n):
+        try:
+            a = a + i
+            if a > 3:
+                return a, i
+        finally:
+            a = a + 1
+    return a, -1
+
+
+def _as_python(result):
+    """`result` with its tensors as Python values, containers kept."""
+    if isinstance(result, dict):
+        return {k: _as_python(v) for k, v in result.items()}
+    if isinstance(result, (tuple, list)):
+        return type(result)(_as_python(v) for v in result)
+    return result.numpy().tolist() if hasattr(result, "numpy") else result
+
+
+@pytest.mark.parametrize("function", [pair_returned_early, nested_returned_in_a_loop,
+                                      pair_returned_in_try])
+@pytest.mark.parametrize("n", [0, 2, 5])
+def test_a_structure_returned_on_one_path_of_a_staged_statement(function, n):
+    expected = function(n)
+    got = tf.function(function)(tf.constant(n))
+    assert _as_python(got) == _as_python(expected)
+
+
 def returns_on_every_nested_path(x):
     if x > 0:
         y = x * 2

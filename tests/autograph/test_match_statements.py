@@ -92,6 +92,44 @@ def test_an_or_pattern_with_a_capture_binds_the_subject():
     np.testing.assert_equal(autograph.to_graph(f)(2), 5)
 
 
+def capture_of_a_failed_case(x):
+    match x:
+        case 1:
+            r = 1
+        case (2 | 3) as y:
+            r = y
+        case _:
+            r = 0
+    return r + y
+
+
+def capture_read_by_a_guard(x):
+    match x:
+        case (2 | 3) as y if y > 2:
+            r = y * 10
+        case 4 as y:
+            r = y
+        case _:
+            r = 0
+    return r
+
+
+@pytest.mark.parametrize("x", [1, 2, 3, 4, 5])
+def test_a_capture_under_a_pattern_is_bound_only_when_it_matches(x):
+    try:
+        expected = capture_of_a_failed_case(x)
+    except UnboundLocalError:
+        with pytest.raises(UnboundLocalError):
+            autograph.to_graph(capture_of_a_failed_case)(x)
+        with pytest.raises(UnboundLocalError):
+            tf.function(capture_of_a_failed_case)(tf.constant(x))
+    else:
+        assert autograph.to_graph(capture_of_a_failed_case)(x) == expected
+        assert tf.function(capture_of_a_failed_case)(tf.constant(x)).numpy() == expected
+    expected = capture_read_by_a_guard(x)
+    assert tf.function(capture_read_by_a_guard)(tf.constant(x)).numpy() == expected
+
+
 @pytest.mark.parametrize("pattern, what, python_subject", [
     ("[a, b]", "a sequence pattern", [3, 4]),
     ("{'k': v}", "a mapping pattern", {"k": 1}),

@@ -1,9 +1,12 @@
 """Nested functions that rebind a variable of the enclosing function (`nonlocal`), called from
 a conditional or loop on a tensor: the call modifies that variable, so the statement carries
-it as state like an assignment written in its own body, and the result is Python's."""
+it as state like an assignment written in its own body, and the result is Python's. A nested
+function's own `global` and `nonlocal` declarations leave the enclosing function's locals
+local."""
 
 import pytest
 
+import autograph
 import autograph.tf as tf
 
 
@@ -67,6 +70,39 @@ def closure_reading_the_loop_state(n):
 @pytest.mark.parametrize("n", [0, 1, 5])
 def test_nonlocal_written_by_a_closure_called_in_a_staged_loop_is_loop_state(function, n):
     assert value(tf.function(function)(tf.constant(n))) == value(function(n))
+
+
+total = 1000  # a module global named like a local of the function below
+
+
+def local_named_like_a_global_of_a_nested_function(n):
+    total = 0
+
+    def read_global():
+        global total
+        return total
+    for i in tf.range(n):
+        total += i
+    return total
+
+
+def nonlocal_in_a_nested_function(n):
+    for i in tf.range(n):
+        last = i
+
+    def bump():
+        nonlocal last
+        last = last + 10
+    bump()
+    return last
+
+
+@pytest.mark.parametrize("function", [local_named_like_a_global_of_a_nested_function,
+                                      nonlocal_in_a_nested_function])
+def test_declarations_of_a_nested_function_leave_the_enclosing_locals_local(function):
+    expected = function(3)
+    assert value(autograph.to_graph(function)(3)) == expected
+    assert value(tf.function(function)(tf.constant(3))) == expected
 
 
 @pytest.mark.parametrize("x", [3, -3])

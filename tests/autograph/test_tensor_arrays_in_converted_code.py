@@ -1,6 +1,5 @@
 """TensorArrays and staged lists in converted code: lists appended in tensor loops and
-branches, and the analysis that finds appended names (moved from tests/runtime: they need
-the compiler)."""
+branches, and the analysis that finds appended names."""
 
 import gast
 import numpy as np

@@ -554,6 +554,37 @@ def staged_if_in_try_with_broad_except(x):
     return y
 
 
+def finally_returns_after_a_maybe_unassigned_read(n):
+    for i in tf.range(n):
+        e = i
+    try:
+        n = e + 1
+    finally:
+        return 7
+
+
+def finally_reads_a_maybe_unassigned_variable_then_returns(n):
+    for i in tf.range(n):
+        e = i
+    try:
+        n = n + 1
+    finally:
+        if e > 0:
+            return 7
+    return 0
+
+
+def test_a_jump_in_finally_after_a_run_time_definedness_check_is_refused():
+    # Python returns 7 for n = 0 (the return swallows the UnboundLocalError); the graph's
+    # check cannot be swallowed, so the trace refuses rather than raise at run time.
+    with pytest.raises(NotImplementedError, match=r"`finally:` block.*'e'"):
+        tf.function(finally_returns_after_a_maybe_unassigned_read)(tf.constant(0))
+    traced = tf.function(finally_reads_a_maybe_unassigned_variable_then_returns)
+    assert int(traced(tf.constant(3))) == 7
+    with pytest.raises(UnboundLocalError):
+        traced(tf.constant(0))
+
+
 def test_refusal_inside_a_try_is_not_caught_by_its_handlers():
     """`except Exception:` must not catch the refusal and run instead of the staged `if`
     (that would trace `y = 100` into the graph: a made-up value)."""

@@ -488,6 +488,76 @@ def test_name_assigned_only_in_a_handler_read_in_a_staged_branch(x):
             tf.constant(x))) == 6
 
 
+def risky(v):
+    if v > 2:
+        raise ValueError(v)
+    return v
+
+
+def assigned_in_a_handler_read_in_a_staged_branch(x):
+    try:
+        a = risky(3)
+    except ValueError:
+        e = 5
+        a = 0
+    if x > 0:
+        a = a + e
+    return a
+
+
+def deleted_in_a_try_then_assigned_in_a_staged_loop(x):
+    e = 1
+    try:
+        del e
+    finally:
+        pass
+    for j in tf.range(x % 3 + 1):
+        e = j
+    return e
+
+
+@pytest.mark.parametrize("function", [assigned_in_a_handler_read_in_a_staged_branch,
+                                      deleted_in_a_try_then_assigned_in_a_staged_loop])
+@pytest.mark.parametrize("x", [0, 2])
+def test_definedness_through_try_statements(function, x):
+    assert int(tf.function(function)(tf.constant(x))) == function(x)
+
+
+def only_assigned_in_a_handler(x):
+    try:
+        risky(0)
+    except ValueError:
+        e = 5
+    if x > 0:
+        x = x + e
+    return x
+
+
+def test_a_variable_only_a_handler_that_did_not_run_assigns_is_unbound_in_a_staged_branch():
+    with pytest.raises(UnboundLocalError, match="'e'"):
+        tf.function(only_assigned_in_a_handler)(tf.constant(1))
+
+
+def read_before_a_branch_that_only_assigns_it(x):
+    c = 1
+    try:
+        return x
+    finally:
+        if not c == e:
+            c = 2
+        if x > 0:
+            e = c * c
+
+
+def test_a_variable_only_a_later_staged_branch_assigns_is_unbound_before_it():
+    # The branch's generated function holds its `e`: the read before it was a NameError
+    # for a global `e`, where Python raises UnboundLocalError.
+    with pytest.raises(UnboundLocalError, match="'e'"):
+        tf.function(read_before_a_branch_that_only_assigns_it)(tf.constant(1))
+    with pytest.raises(UnboundLocalError, match="'e'"):
+        autograph.to_graph(read_before_a_branch_that_only_assigns_it)(1)
+
+
 def _deleted_inside_a_try_in_a_loop(n):
     e = 1
     i = 0

@@ -1,5 +1,5 @@
 """The numba backend: values agree with the numpy executor, errors name the op and the
-user's line, int32 wraps, variables are updated, the generated module is cached (issue 11).
+user's line, int32 wraps, variables are updated, the generated module is cached.
 Each test compiles one or two small graphs (well under a second each once numba is warm)."""
 
 import re

@@ -1,5 +1,5 @@
 """The call of a numba kernel (runtime/backends/numba_call.py): what it passes and what it
-gives back, for every kind of parameter and output (issue 11's cached numba call)."""
+gives back, for every kind of parameter and output (the cached call's numba path)."""
 
 import numpy as np
 import pytest

@@ -1,8 +1,8 @@
 """The numba backend's fast exp, tanh and sigmoid (runtime/backends/numba_math.py) stay within
-4 ulp of a wider reference rounded to the type (float64 for float32, long double for float64;
-issue 11, item 4), on a sweep of 4 million values of each type across every exponent, both
-signs, and on the special values; the numba lowering uses them, and a loop over them
-vectorises (no calls)."""
+4 ulp of a wider reference rounded to the type (float64 for float32, long double for
+float64), on a sweep of 4 million values of each type across every exponent, both signs,
+and on the special values; the numba lowering uses them, and a loop over them vectorises
+(no calls)."""
 
 import re
 

@@ -1,4 +1,4 @@
-"""TensorArrays on the numba backend: preallocated buffers written in place (issue 11 item 4).
+"""TensorArrays on the numba backend: preallocated buffers written in place.
 Each result is compared with the numpy executor's; strict=True proves the graph lowered, and
 graphs where an older version of an array is used after a write are declined (the executor
 runs them), never given a wrong value."""

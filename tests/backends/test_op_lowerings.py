@@ -1,6 +1,6 @@
-"""Lowering rules of the ops added by issue 14 (activations, layout, einsum, linalg, checks):
+"""Lowering rules of the activation, layout, einsum, linalg and check ops:
 each lowered graph gives the numpy executor's values on numba and on JAX, and an op a
-backend declines makes the graph fall back, naming it (issue 11 item 3)."""
+backend declines makes the graph fall back, naming it."""
 
 import importlib.util
 

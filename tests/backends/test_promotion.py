@@ -1,4 +1,4 @@
-"""The "auto" backend's promotion to numba and its demotion back to the executor (issue 11).
+"""The "auto" backend's promotion to numba and its demotion back to the executor.
 
 Nothing here times real code: a scripted clock says how long each timed call took, so the
 verdict (keep the compiled kernel, or demote it) is forced deterministically."""

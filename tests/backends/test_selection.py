@@ -1,4 +1,4 @@
-"""Backend selection, the lowering walker, the per-op coverage and the fallback (issue 11)."""
+"""Backend selection, the lowering walker, the per-op coverage and the fallback."""
 
 import warnings
 

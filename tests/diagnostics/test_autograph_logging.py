@@ -1,4 +1,4 @@
-"""Issue 12 item 7: the standard `logging` logger "autograph", its verbosity switch, and the
+"""The standard `logging` logger "autograph", its verbosity switch, and the
 AUTOGRAPH_VERBOSITY environment variable."""
 
 import logging

@@ -1,4 +1,4 @@
-"""Issue 12 item 6: `Function.stats()` puts the cost of tracing in numbers."""
+"""`Function.stats()` puts the cost of tracing in numbers."""
 
 import autograph.tf as tf
 from runtime import function_stats

@@ -1,4 +1,4 @@
-"""Diagnostics on code that is right (issue 12's rule: none fires on it) and on the pitfalls
+"""Diagnostics on code that is right (none fires on it) and on the pitfalls
 around it: random initial values of variables made once, and methods traced per instance."""
 
 import warnings

@@ -1,4 +1,4 @@
-"""Issue 12 item 1: every retrace records why; a Function that keeps retracing warns at the
+"""Every retrace records why; a Function that keeps retracing warns at the
 call site with the parameter, the keys seen and a fix to paste."""
 
 import pytest

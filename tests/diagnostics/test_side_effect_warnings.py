@@ -1,4 +1,4 @@
-"""Issue 12 item 2: Python side effects that run only while a Function traces warn on its
+"""Python side effects that run only while a Function traces warn on its
 first trace, once per source line, naming the line; effects that are right stay silent."""
 
 import random

@@ -1,4 +1,4 @@
-"""Issue 12 item 3: a Python loop that adds more than 1,000 ops to one graph warns once,
+"""A Python loop that adds more than 1,000 ops to one graph warns once,
 naming its line, its iterations and the ops it added."""
 
 import pytest

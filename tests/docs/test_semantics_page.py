@@ -11,7 +11,7 @@ def test_semantics_page_is_what_running_its_cases_gives(capsys):
         "docs/semantics.md is stale: run python -m autograph.tools.semantics_page")
 
 
-def test_semantics_page_lists_every_construct_of_the_issue_once():
+def test_semantics_page_lists_each_supported_construct_once():
     constructs = [case.construct for case in semantics_page.CASES]
     assert len(constructs) == len(set(constructs))
     text = " ".join(constructs)

@@ -17,7 +17,7 @@ def _restore_global_switches():
 
 # The guide shows some pitfalls on purpose (a Python print of a tensor to reveal tracing,
 # next() on a Python iterator, tensors leaked into outer state): their tests expect the
-# SideEffectWarning that reports each one (issue 12).
+# SideEffectWarning that reports each one.
 @pytest.fixture
 def warns_print_of_tensor():
     """Expects the SideEffectWarning for a Python print() of a tensor."""

@@ -355,41 +355,6 @@ def test_identical_prints_are_not_merged():
     assert stream.getvalue() == "5\n5\n"
 
 
-def test_py_function_with_unused_result_still_runs_in_order():
-    calls = []
-
-    def record(tag):
-        def run(x):
-            calls.append((tag, int(x)))
-            return x
-        return run
-
-    @function
-    def f(x):
-        io_ops.py_function(record("a"), [x], dtypes.int32)
-        io_ops.py_function(record("b"), [x + 1], dtypes.int32)
-        io_ops.py_function(record("a"), [x], dtypes.int32)
-        return array_ops.constant(0)
-
-    f(array_ops.constant(1))
-    f(array_ops.constant(10))
-    assert calls == [("a", 1), ("b", 2), ("a", 1), ("a", 10), ("b", 11), ("a", 10)]
-
-
-def test_py_function_with_constant_inputs_is_not_folded():
-    counter = []
-
-    def tick():
-        counter.append(1)
-        return len(counter)
-
-    @function
-    def f():
-        return io_ops.py_function(tick, [], dtypes.int32)
-
-    assert [f().numpy() for _ in range(3)] == [1, 2, 3]
-
-
 def test_stateful_ops_keep_program_order_relative_to_reads():
     v = variables.Variable(0.0)
     stream = io.StringIO()

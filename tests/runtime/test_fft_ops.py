@@ -64,6 +64,33 @@ def test_real_transforms_match_numpy_and_invert(forward, inverse, rank, shape, d
     np.testing.assert_allclose(back.numpy(), x, rtol=1e-4, atol=1e-5)
 
 
+@pytest.mark.parametrize("forward, inverse, reference", [
+    (fft_ops.fft, fft_ops.ifft, np.fft.fft),
+    (fft_ops.fft2d, fft_ops.ifft2d, np.fft.fft2),
+    (fft_ops.fft3d, fft_ops.ifft3d, lambda x: np.fft.fftn(x, axes=(-3, -2, -1))),
+])
+def test_complex_transforms_round_trip(forward, inverse, reference):
+    x = np.random.RandomState(0).randn(2, 3, 4).astype(np.complex128)
+    spectrum = forward(x)
+    np.testing.assert_allclose(spectrum.numpy(), reference(x))
+    np.testing.assert_allclose(inverse(spectrum).numpy(), x, atol=1e-12)
+
+
+@pytest.mark.parametrize("forward, inverse, rank", [
+    (fft_ops.rfft, fft_ops.irfft, 1),
+    (fft_ops.rfft2d, fft_ops.irfft2d, 2),
+    (fft_ops.rfft3d, fft_ops.irfft3d, 3),
+])
+def test_real_transforms_round_trip_in_a_function(forward, inverse, rank):
+    x = np.random.RandomState(1).randn(2, 4, 6).astype(np.float32)
+
+    @function
+    def round_trip(v):
+        return inverse(forward(v), fft_length=list(x.shape[-rank:]))
+
+    np.testing.assert_allclose(round_trip(x).numpy(), x, atol=1e-5)
+
+
 def test_fft_length_crops_or_pads_and_irfft_defaults_to_an_even_length():
     x = _RNG.randn(2, 6)
     cropped = fft_ops.rfft(array_ops.constant(x), fft_length=[4])

@@ -11,7 +11,7 @@ import numpy as np
 import pytest
 from numeric_gradients import numeric_gradients
 
-from runtime import context, dtypes, errors, gradients, module, tensor_array
+from runtime import context, dtypes, gradients, module, tensor_array
 from runtime import signature as signature_lib
 from runtime import variables as variables_lib
 from runtime.function import function
@@ -897,88 +897,6 @@ def test_gradient_through_a_function_call_uses_the_value_read_before_an_assignme
         tape.watch(x)
         y = read_then_assign(x)
     assert float(tape.gradient(y, x)) == 2.0
-
-
-# -- py_function: the Python function's own tape ----------------------------------------------
-
-
-def test_py_function_gradient_eagerly_is_that_of_its_tf_ops():
-    x = array_ops.constant([1.0, 2.0, 3.0], dtypes.float64)
-    with GradientTape() as tape:
-        tape.watch(x)
-        y = io_ops.py_function(lambda t: t * t, [x], dtypes.float64)
-        z = reduction_ops.reduce_sum(3.0 * y)
-    np.testing.assert_allclose(tape.gradient(z, x).numpy(), 6.0 * x.numpy())
-
-
-def test_py_function_gradient_with_the_tape_inside_a_function():
-    @function
-    def f(x):
-        with gradients.GradientTape() as tape:
-            tape.watch(x)
-            y = io_ops.py_function(lambda t: math_ops.sin(t) * t, [x], dtypes.float64)
-        return tape.gradient(y, x)
-
-    x = np.array([0.5, 1.0, 2.0])
-    np.testing.assert_allclose(f(array_ops.constant(x)).numpy(), np.cos(x) * x + np.sin(x))
-
-
-def test_py_function_gradient_through_a_function_and_a_staged_loop():
-    @function
-    def f(x):
-        total = array_ops.constant(0.0, dtypes.float64)
-        for i in array_ops.range(3):
-            scale = math_ops.cast(i + 1, dtypes.float64)
-            total += reduction_ops.reduce_sum(io_ops.py_function(lambda t, s: t * t * s, [x, scale],
-                                                                 dtypes.float64))
-        return total
-
-    x = array_ops.constant([1.0, -2.0], dtypes.float64)
-    with GradientTape() as tape:
-        tape.watch(x)
-        y = f(x)
-    np.testing.assert_allclose(float(y), 6.0 * 5.0)
-    np.testing.assert_allclose(tape.gradient(y, x).numpy(), 12.0 * x.numpy())
-
-
-def test_py_function_gradient_of_several_outputs_and_inputs():
-    a = array_ops.constant(2.0, dtypes.float64)
-    b = array_ops.constant(5.0, dtypes.float64)
-    with GradientTape(persistent=True) as tape:
-        tape.watch([a, b])
-        p, q = io_ops.py_function(lambda u, v: (u * v, u + v * v), [a, b],
-                                  [dtypes.float64, dtypes.float64])
-        y = p + 10.0 * q
-    ga, gb = tape.gradient(y, [a, b])
-    assert (float(ga), float(gb)) == (5.0 + 10.0, 2.0 + 100.0)
-    assert float(tape.gradient(p, b)) == 2.0
-
-
-def test_py_function_runs_are_forgotten_with_their_outputs():
-    import gc
-
-    from runtime.gradients import py_function_grads
-    x = array_ops.constant([1.0, 2.0])
-    for _ in range(3):
-        with GradientTape() as tape:
-            tape.watch(x)
-            y = io_ops.py_function(lambda t: t * t, [x], dtypes.float32)
-        g = tape.gradient(y, x)
-        del y, tape
-    gc.collect()
-    np.testing.assert_allclose(g.numpy(), [2.0, 4.0])
-    assert not py_function_grads._RUNS
-
-
-def test_py_function_returning_an_unconnected_value_raises_when_a_gradient_needs_it():
-    x = array_ops.constant([1.0, 2.0])
-    with GradientTape() as tape:
-        tape.watch(x)
-        y = io_ops.py_function(lambda t: t.numpy() * 2, [x], dtypes.float32)
-    with pytest.raises(errors.InvalidArgumentError,
-                       match="output 0 of tf.py_function.*not a tensor") as info:
-        tape.gradient(y, x)
-    assert "test_gradients.py" in str(info.value)
 
 
 # -- residuals: what the forward pass keeps for the gradient -------------------------------------

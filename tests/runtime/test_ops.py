@@ -15,14 +15,13 @@ import sys
 import numpy as np
 import pytest
 
-from runtime import context, dtypes, errors, executor, nest, tensor_array, variables
+from runtime import dtypes, errors, executor, nest, tensor_array, variables
 from runtime import shape as shape_lib
 from runtime import signature as signature_lib
 from runtime import tensor as tensor_lib
 from runtime.function import function
 from runtime.ops import (
     array_ops,
-    check_ops,
     io_ops,
     linalg_ops,
     manipulation_ops,
@@ -887,85 +886,6 @@ def test_full_logical_reduction_of_an_unknown_rank_input_has_a_scalar_static_sha
     assert [o.shape for o in concrete.structured_outputs] == [(), ()]
 
 
-# -- random ------------------------------------------------------------------------------------
-
-def test_uniform_has_the_requested_shape_dtype_and_range():
-    r = nn_random_ops.uniform([200, 3], minval=-2.0, maxval=5.0)
-    assert r.dtype is dtypes.float32 and r.shape == (200, 3)
-    values = r.numpy()
-    assert values.min() >= -2.0 and values.max() < 5.0
-    assert values.std() > 1.0
-
-
-def test_uniform_defaults_to_the_unit_interval():
-    values = nn_random_ops.uniform([500], dtype=dtypes.float64).numpy()
-    assert values.dtype == np.float64
-    assert values.min() >= 0.0 and values.max() < 1.0
-
-
-def test_integer_uniform_needs_maxval_and_stays_in_range():
-    values = nn_random_ops.uniform([300], minval=3, maxval=7, dtype=dtypes.int32).numpy()
-    assert values.dtype == np.int32
-    assert set(values.tolist()) == {3, 4, 5, 6}
-    with pytest.raises(ValueError):
-        nn_random_ops.uniform([3], dtype=dtypes.int32)
-
-
-def test_normal_statistics():
-    nn_random_ops.set_seed(7)
-    try:
-        values = nn_random_ops.normal([20000], mean=3.0, stddev=2.0).numpy()
-    finally:
-        nn_random_ops.set_seed(None)
-    assert values.dtype == np.float32
-    assert abs(values.mean() - 3.0) < 0.1
-    assert abs(values.std() - 2.0) < 0.1
-
-
-def test_set_seed_makes_eager_draws_reproducible():
-    try:
-        nn_random_ops.set_seed(42)
-        first = [nn_random_ops.uniform([4]).numpy(), nn_random_ops.normal([3]).numpy()]
-        nn_random_ops.set_seed(42)
-        second = [nn_random_ops.uniform([4]).numpy(), nn_random_ops.normal([3]).numpy()]
-    finally:
-        nn_random_ops.set_seed(None)
-    np.testing.assert_array_equal(first[0], second[0])
-    np.testing.assert_array_equal(first[1], second[1])
-    assert not np.array_equal(first[0], nn_random_ops.uniform([4]).numpy())
-
-
-def test_set_seed_makes_traced_draws_reproducible():
-    def draw():
-        return nn_random_ops.uniform([5])
-
-    try:
-        nn_random_ops.set_seed(3)
-        first = function(draw)().numpy()
-        nn_random_ops.set_seed(3)
-        second = function(draw)().numpy()
-    finally:
-        nn_random_ops.set_seed(None)
-    np.testing.assert_array_equal(first, second)
-
-
-def test_random_ops_in_a_graph_draw_new_values_on_every_call():
-    @function
-    def draw(x):
-        return x + nn_random_ops.uniform([3]), nn_random_ops.normal([2, 2])
-
-    a, b = draw(array_ops.constant(0.0)), draw(array_ops.constant(0.0))
-    assert a[0].shape == (3,) and a[1].shape == (2, 2)
-    assert not np.array_equal(a[0].numpy(), b[0].numpy())
-    assert not np.array_equal(a[1].numpy(), b[1].numpy())
-    assert draw.experimental_get_tracing_count() == 1
-
-
-def test_random_bounds_of_the_wrong_dtype_are_rejected():
-    with pytest.raises((TypeError, errors.InvalidArgumentError)):
-        nn_random_ops.uniform([2], minval=array_ops.constant(0), maxval=array_ops.constant(1))
-
-
 # -- print ------------------------------------------------------------------------------------
 
 def test_print_formats_tensors_like_tensorflow(capsys):
@@ -1043,131 +963,6 @@ def test_print_of_containers_in_a_graph_shows_the_values_of_each_call():
 def test_print_returns_none_eagerly():
     stream = io.StringIO()
     assert io_ops.print_("a", output_stream=stream) is None
-
-
-# -- py_function ----------------------------------------------------------------------------------
-
-def test_py_function_eagerly():
-    result = io_ops.py_function(lambda x, y: x * y + 1, [array_ops.constant(3.0), 2.0],
-                                dtypes.float32)
-    assert result.dtype is dtypes.float32
-    assert result.numpy() == 7.0
-
-
-def test_py_function_in_a_graph_runs_python_on_every_call():
-    calls = []
-
-    def record(x):
-        calls.append(x.numpy().tolist())
-        return x * 10
-
-    @function
-    def f(x):
-        return io_ops.py_function(record, [x], dtypes.int32) + 1
-
-    assert f(array_ops.constant([1, 2])).numpy().tolist() == [11, 21]
-    assert f(array_ops.constant([3, 4])).numpy().tolist() == [31, 41]
-    assert calls == [[1, 2], [3, 4]]
-    assert f.experimental_get_tracing_count() == 1
-
-
-def test_py_function_with_several_outputs_and_with_none():
-    a, b = io_ops.py_function(lambda x: (x + 1, x - 1), [array_ops.constant(5)],
-                              [dtypes.int32, dtypes.int32])
-    assert (a.numpy(), b.numpy()) == (6, 4)
-    seen = []
-    assert io_ops.py_function(lambda x: seen.append(int(x)), [array_ops.constant(9)], None) is None
-    assert seen == [9]
-
-
-def test_py_function_casts_python_results_to_tout():
-    result = io_ops.py_function(lambda: 3, [], dtypes.float64)
-    assert result.dtype is dtypes.float64
-    assert result.numpy() == 3.0
-
-
-@pytest.mark.parametrize("api", [io_ops.py_function, io_ops.numpy_function])
-def test_py_function_and_numpy_function_as_decorators(api):
-    calls = []
-
-    @api(Tout=dtypes.float32)
-    def scaled(x, k):
-        """Docstring kept."""
-        calls.append(1)
-        return x * k
-
-    assert scaled.__name__ == "scaled" and scaled.__doc__ == "Docstring kept."
-    assert float(scaled(array_ops.constant(2.0), 3.0)) == 6.0
-
-    @function
-    def f(x):
-        return scaled(x, 4.0) + 1.0
-
-    assert float(f(array_ops.constant(1.0))) == 5.0
-    assert float(f(array_ops.constant(2.0))) == 9.0
-    assert len(calls) == 3  # every call, in the graph too
-
-
-@pytest.mark.parametrize("api", [io_ops.py_function, io_ops.numpy_function])
-def test_py_function_decorator_arguments_are_checked(api):
-    with pytest.raises(TypeError, match="missing argument `Tout`"):
-        api()
-    with pytest.raises(TypeError, match="takes no `inp`"):
-        api(inp=[1.0], Tout=dtypes.float32)
-    with pytest.raises(TypeError, match="missing argument `inp`"):
-        api(lambda x: x, Tout=dtypes.float32)
-
-
-# -- debugging ------------------------------------------------------------------------------------
-
-def test_assert_equal_passes_silently_and_fails_with_invalid_argument():
-    check_ops.assert_equal(array_ops.constant([1, 2]), array_ops.constant([1, 2]))
-    with pytest.raises(errors.InvalidArgumentError, match="not equal"):
-        check_ops.assert_equal(array_ops.constant([1, 2]), array_ops.constant([1, 3]),
-                               message="not equal")
-
-
-def test_assert_equal_in_a_graph_checks_on_every_call():
-    @function
-    def f(x, y):
-        check_ops.assert_equal(x, y)
-        return x + y
-
-    assert f(array_ops.constant(2), array_ops.constant(2)).numpy() == 4
-    with pytest.raises(errors.InvalidArgumentError):
-        f(array_ops.constant(2), array_ops.constant(3))
-
-
-def test_check_numerics():
-    t = array_ops.constant([1.0, 2.0])
-    np.testing.assert_array_equal(io_ops.check_numerics(t, "fine").numpy(), [1.0, 2.0])
-    with pytest.raises(errors.InvalidArgumentError, match="bad values.*NaN"):
-        io_ops.check_numerics(array_ops.constant([np.nan]), "bad values")
-    with pytest.raises(errors.InvalidArgumentError, match="Inf"):
-        io_ops.check_numerics(array_ops.constant([np.inf]), "bad values")
-
-
-def test_enable_check_numerics_catches_nan_in_traced_functions():
-    @function
-    def f(x):
-        return math_ops.log(x)
-
-    context.enable_check_numerics()
-    try:
-        with pytest.raises(errors.InvalidArgumentError, match="NaN"):
-            f(array_ops.constant(-1.0))
-    finally:
-        context.disable_check_numerics()
-    assert np.isnan(trace(lambda x: math_ops.log(x))(array_ops.constant(-1.0)).numpy())
-
-
-def test_enable_check_numerics_catches_nan_in_eager_ops():
-    context.enable_check_numerics()
-    try:
-        with pytest.raises(errors.InvalidArgumentError):
-            math_ops.log(array_ops.constant(-1.0))
-    finally:
-        context.disable_check_numerics()
 
 
 # -- how the executor writes ops: the emit rules ---------------------------------------------

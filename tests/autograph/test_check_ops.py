@@ -64,6 +64,23 @@ def test_a_check_in_a_graph_runs_at_every_call():
         checked(tf.constant(12))
 
 
+def test_assert_equal_passes_silently_and_fails_with_invalid_argument():
+    tf.debugging.assert_equal(tf.constant([1, 2]), tf.constant([1, 2]))
+    with pytest.raises(tf.errors.InvalidArgumentError, match="not equal"):
+        tf.debugging.assert_equal(tf.constant([1, 2]), tf.constant([1, 3]), message="not equal")
+
+
+def test_assert_equal_in_a_graph_checks_on_every_call():
+    @tf.function(autograph=False)
+    def f(x, y):
+        tf.debugging.assert_equal(x, y)
+        return x + y
+
+    assert f(tf.constant(2), tf.constant(2)).numpy() == 4
+    with pytest.raises(tf.errors.InvalidArgumentError):
+        f(tf.constant(2), tf.constant(3))
+
+
 def test_static_rank_and_type_checks_fail_when_written():
     with pytest.raises(ValueError, match="rank 2"):
         tf.debugging.assert_rank(tf.ones([3]), 2)

@@ -1,5 +1,7 @@
-"""Random ops under TensorFlow's seeding rules: `tf.random.set_seed` + op seeds make
-sequences reproducible; stateless draws depend only on their seed; dropout is seeded."""
+"""Random ops: tf.random.uniform and normal draw the requested shape, dtype, range and
+statistics, anew at every call of a graph; under TensorFlow's seeding rules
+`tf.random.set_seed` + op seeds make sequences reproducible; stateless draws depend only on
+their seed; dropout is seeded; a bad rate, bound or bound dtype is refused."""
 
 import numpy as np
 import pytest
@@ -53,6 +55,83 @@ def test_a_traced_random_op_draws_anew_at_every_call():
         return tf.random.shuffle(tf.range(10), seed=2)
     first, second = draw().numpy(), draw().numpy()
     assert sorted(first) == list(range(10)) and not np.array_equal(first, second)
+
+
+def test_uniform_has_the_requested_shape_dtype_and_range():
+    r = tf.random.uniform([200, 3], minval=-2.0, maxval=5.0)
+    assert r.dtype is tf.float32 and r.shape == (200, 3)
+    values = r.numpy()
+    assert values.min() >= -2.0 and values.max() < 5.0
+    assert values.std() > 1.0
+
+
+def test_uniform_defaults_to_the_unit_interval():
+    values = tf.random.uniform([500], dtype=tf.float64).numpy()
+    assert values.dtype == np.float64
+    assert values.min() >= 0.0 and values.max() < 1.0
+
+
+def test_integer_uniform_needs_maxval_and_stays_in_range():
+    values = tf.random.uniform([300], minval=3, maxval=7, dtype=tf.int32).numpy()
+    assert values.dtype == np.int32
+    assert set(values.tolist()) == {3, 4, 5, 6}
+    with pytest.raises(ValueError):
+        tf.random.uniform([3], dtype=tf.int32)
+
+
+def test_normal_statistics():
+    tf.random.set_seed(7)
+    try:
+        values = tf.random.normal([20000], mean=3.0, stddev=2.0).numpy()
+    finally:
+        tf.random.set_seed(None)
+    assert values.dtype == np.float32
+    assert abs(values.mean() - 3.0) < 0.1
+    assert abs(values.std() - 2.0) < 0.1
+
+
+def test_set_seed_makes_eager_draws_reproducible():
+    try:
+        tf.random.set_seed(42)
+        first = [tf.random.uniform([4]).numpy(), tf.random.normal([3]).numpy()]
+        tf.random.set_seed(42)
+        second = [tf.random.uniform([4]).numpy(), tf.random.normal([3]).numpy()]
+    finally:
+        tf.random.set_seed(None)
+    np.testing.assert_array_equal(first[0], second[0])
+    np.testing.assert_array_equal(first[1], second[1])
+    assert not np.array_equal(first[0], tf.random.uniform([4]).numpy())
+
+
+def test_set_seed_makes_traced_draws_reproducible():
+    def draw():
+        return tf.random.uniform([5])
+
+    try:
+        tf.random.set_seed(3)
+        first = tf.function(draw, autograph=False)().numpy()
+        tf.random.set_seed(3)
+        second = tf.function(draw, autograph=False)().numpy()
+    finally:
+        tf.random.set_seed(None)
+    np.testing.assert_array_equal(first, second)
+
+
+def test_random_ops_in_a_graph_draw_new_values_on_every_call():
+    @tf.function(autograph=False)
+    def draw(x):
+        return x + tf.random.uniform([3]), tf.random.normal([2, 2])
+
+    a, b = draw(tf.constant(0.0)), draw(tf.constant(0.0))
+    assert a[0].shape == (3,) and a[1].shape == (2, 2)
+    assert not np.array_equal(a[0].numpy(), b[0].numpy())
+    assert not np.array_equal(a[1].numpy(), b[1].numpy())
+    assert draw.experimental_get_tracing_count() == 1
+
+
+def test_random_bounds_of_the_wrong_dtype_are_rejected():
+    with pytest.raises((TypeError, tf.errors.InvalidArgumentError)):
+        tf.random.uniform([2], minval=tf.constant(0), maxval=tf.constant(1))
 
 
 def test_categorical_follows_the_probabilities_and_never_draws_minus_inf():
@@ -111,3 +190,12 @@ def test_dropout_with_an_unknown_batch_size_in_a_graph():
         tf.shape(x)[0], 1])), input_signature=[tf.TensorSpec([None, 3], tf.float32)],
         autograph=False)(tf.ones([50, 3])).numpy()
     assert np.all(shared == shared[:, :1])
+
+
+@pytest.mark.parametrize("fn, error, pattern", [
+    (lambda: tf.nn.dropout(tf.ones([2]), 1.5), ValueError, "rate"),
+    (lambda: tf.random.stateless_uniform([2], [1, 2], dtype=tf.int32), ValueError, "maxval"),
+])
+def test_bad_arguments_raise_clear_python_errors(fn, error, pattern):
+    with pytest.raises(error, match=pattern):
+        fn()

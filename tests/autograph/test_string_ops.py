@@ -3,6 +3,7 @@ against it), eagerly and traced in a tf.function; ragged results as RaggedTensor
 
 import numpy as np
 import pytest
+from op_checks import check_values
 
 import autograph.tf as tf
 
@@ -138,6 +139,28 @@ def test_format_with_a_split_result():
     assert tf.strings.format("{}", tf.strings.split("a b")).numpy() == b'["a" "b"]'
 
 
+VALUES = {
+    # name: (function of string tensors, inputs, numpy reference of the same inputs)
+    "strings_join": (lambda a: tf.strings.join([a, "!"], separator=" "),
+                     [np.array(["héllo", "x"], object)],
+                     lambda a: np.array(["héllo !".encode(), b"x !"], object)),
+    "strings_length": (lambda a: tf.strings.length(a), [np.array(["héllo", ""], object)],
+                       lambda a: np.array([6, 0], np.int32)),
+    "strings_length_chars": (lambda a: tf.strings.length(a, unit="UTF8_CHAR"),
+                             [np.array(["héllo", ""], object)],
+                             lambda a: np.array([5, 0], np.int32)),
+    "strings_format": (lambda x: tf.strings.format("x: {}!", x),
+                       [np.arange(10, dtype=np.int32)],
+                       lambda x: np.array(b"x: [0 1 2 ... 7 8 9]!", object)),
+}
+
+
+@pytest.mark.parametrize("traced", [False, True], ids=["eager", "traced"])
+@pytest.mark.parametrize("name", sorted(VALUES))
+def test_values_match_numpy(name, traced):
+    check_values(*VALUES[name], traced, keeps_input_dtype=False)
+
+
 ERRORS = {
     "substr_pos_out_of_range": (lambda: tf.strings.substr(["hello"], 7, 2),
                                 "pos 7 out of range for string b'hello' at index 0"),
@@ -169,6 +192,16 @@ def test_bad_strings_raise_invalid_argument(name, traced):
     run = tf.function(fn, autograph=False) if traced else fn
     with pytest.raises(tf.errors.InvalidArgumentError, match=message.replace("(", r"\(")):
         run()
+
+
+@pytest.mark.parametrize("fn, op, pattern", [
+    (lambda: tf.strings.join([tf.constant([1])]), "StringJoin", "int32"),
+])
+def test_bad_values_raise_invalid_argument_naming_the_op(fn, op, pattern):
+    with pytest.raises(tf.errors.InvalidArgumentError, match=pattern) as info:
+        fn()
+    assert op in str(info.value)
+    assert __file__ in str(info.value)  # the user's line
 
 
 @pytest.mark.parametrize("call, message", [

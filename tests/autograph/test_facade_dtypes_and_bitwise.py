@@ -1,5 +1,5 @@
-"""The facade's element types, casts, complex parts and tf.signal transforms: TensorFlow's
-names, reached as TensorFlow code reaches them, inside converted functions too."""
+"""The facade's element types, casts, complex parts and tf.bitwise ops: TensorFlow's names,
+reached as TensorFlow code reaches them, inside converted functions too."""
 
 import ml_dtypes
 import numpy as np
@@ -51,33 +51,6 @@ def test_cast_saturate_cast_bitcast_and_complex_in_a_converted_function():
 def test_mixing_dtypes_in_an_operator_raises_as_tensorflow_does():
     with pytest.raises(tf.errors.InvalidArgumentError, match="expected to be a uint8 tensor"):
         tf.constant(1, tf.uint8) + tf.constant(1)
-
-
-@pytest.mark.parametrize("forward, inverse, reference", [
-    (tf.signal.fft, tf.signal.ifft, np.fft.fft),
-    (tf.signal.fft2d, tf.signal.ifft2d, np.fft.fft2),
-    (tf.signal.fft3d, tf.signal.ifft3d, lambda x: np.fft.fftn(x, axes=(-3, -2, -1))),
-])
-def test_complex_transforms_round_trip(forward, inverse, reference):
-    x = np.random.RandomState(0).randn(2, 3, 4).astype(np.complex128)
-    spectrum = forward(x)
-    np.testing.assert_allclose(spectrum.numpy(), reference(x))
-    np.testing.assert_allclose(inverse(spectrum).numpy(), x, atol=1e-12)
-
-
-@pytest.mark.parametrize("forward, inverse, rank", [
-    (tf.signal.rfft, tf.signal.irfft, 1),
-    (tf.signal.rfft2d, tf.signal.irfft2d, 2),
-    (tf.signal.rfft3d, tf.signal.irfft3d, 3),
-])
-def test_real_transforms_round_trip_in_a_function(forward, inverse, rank):
-    x = np.random.RandomState(1).randn(2, 4, 6).astype(np.float32)
-
-    @tf.function
-    def round_trip(v):
-        return inverse(forward(v), fft_length=list(x.shape[-rank:]))
-
-    np.testing.assert_allclose(round_trip(x).numpy(), x, atol=1e-5)
 
 
 def test_tf_bitwise_namespace():

@@ -1,4 +1,4 @@
-"""The fix a RetracingWarning suggests is one the user can paste for the call they wrote."""
+"""The change a RetracingWarning suggests is one the user can paste for the call they wrote."""
 
 import pytest
 
@@ -14,7 +14,7 @@ def _warning_text(calls):
     return texts[0]
 
 
-def test_a_keyword_only_python_number_is_passed_by_keyword_in_the_fix():
+def test_a_keyword_only_python_number_is_passed_by_keyword_in_the_suggestion():
     @tf.function
     def f(x, *, step=1):
         return x * step

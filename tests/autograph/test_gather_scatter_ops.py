@@ -1,0 +1,126 @@
+"""Gathering and scattering by index or mask (tf.gather_nd, tf.scatter_nd,
+tf.tensor_scatter_nd_update/add, tf.boolean_mask): values against numpy, eagerly and
+traced; gradients against finite differences; clear errors, at run time in a graph too."""
+
+import numpy as np
+import pytest
+from op_checks import (
+    F32,
+    F64,
+    INTS,
+    D,
+    F,
+    GradientOperands,
+    check_gradients,
+    check_static_shape,
+    check_values,
+)
+
+import autograph.tf as tf
+
+_operands = GradientOperands(7)
+_u = _operands.uniform
+
+VALUES = {
+    # name: (function of tensors, inputs, numpy reference of the same inputs)
+    "gather_nd": (lambda x: tf.gather_nd(x, [[1], [0]]), [F], lambda x: x[[1, 0]]),
+    "gather_nd_elements": (lambda x: tf.gather_nd(x, [[[0, 1]], [[2, 3]]]), [F],
+                           lambda x: np.array([[x[0, 1]], [x[2, 3]]])),
+    "scatter_nd_duplicates_sum": (
+        lambda u: tf.scatter_nd([[0, 1], [0, 1], [2, 0]], u, [3, 2]),
+        [np.array([1, 2, 5], np.int32)], lambda u: np.array([[0, 3], [0, 0], [5, 0]])),
+    "tensor_scatter_nd_update": (
+        lambda x: tf.tensor_scatter_nd_update(x, [[1, 2]], [9]), [INTS],
+        lambda x: np.where((np.arange(2)[:, None] == 1) & (np.arange(3) == 2), 9, x)),
+    "tensor_scatter_nd_add": (lambda x: tf.tensor_scatter_nd_add(x, [[0], [0]], D), [D],
+                              lambda x: x + np.array([[1.0], [0.0]]) * (x[0] + x[1])),
+    # indices of depth 0: each index row names the whole tensor
+    "gather_nd_depth_0": (lambda x: tf.gather_nd(x, tf.zeros([2, 0], tf.int32)), [F],
+                          lambda x: np.stack([x, x])),
+    "scatter_nd_depth_0_adds_rows": (
+        lambda u: tf.scatter_nd(tf.zeros([2, 0], tf.int32), u, [3, 4]),
+        [np.stack([F, 2 * F])], lambda u: u[0] + u[1]),
+    "tensor_scatter_nd_update_depth_0": (
+        lambda x: tf.tensor_scatter_nd_update(x, tf.zeros([2, 0], tf.int32),
+                                              tf.stack([x * 2.0, x * 3.0])),
+        [F], lambda x: x * 3),
+    "tensor_scatter_nd_add_depth_0": (
+        lambda x: tf.tensor_scatter_nd_add(x, tf.zeros([2, 0], tf.int32),
+                                           tf.stack([x * 2.0, x * 3.0])),
+        [F], lambda x: x + x * 2 + x * 3),
+    "boolean_mask": (lambda x: tf.boolean_mask(x, x > 0), [F], lambda x: x[x > 0]),
+    "boolean_mask_axis": (lambda x: tf.boolean_mask(x, [True, False, True, True], axis=1),
+                          [F], lambda x: x[:, [0, 2, 3]]),
+}
+
+GRADIENTS = {
+    "gather_nd": (lambda x: tf.gather_nd(x, [[1, 2], [0, 0], [1, 2]]), _u(2, 3)),
+    "gather_nd_depth_0": (lambda x: tf.gather_nd(x, tf.zeros([2, 0], tf.int32)) * [1.0, 2.0, 3.0],
+                          _u(2, 3)),
+    "scatter_nd": (lambda u: tf.scatter_nd([[1], [3], [1]], u, [4, 2]), _u(3, 2)),
+    "tensor_scatter_nd_update": (
+        lambda t, u: tf.tensor_scatter_nd_update(t, [[0], [2]], u), _u(3, 2), _u(2, 2)),
+    "tensor_scatter_nd_add": (
+        lambda t, u: tf.tensor_scatter_nd_add(t, [[0], [0]], u), _u(3, 2), _u(2, 2)),
+    "boolean_mask": (lambda x: tf.boolean_mask(x, [[True, False, True], [False, True, True]]),
+                     _u(2, 3, 2)),
+}
+
+MIXED_DTYPES = {
+    "tensor_scatter_nd_update": lambda: tf.tensor_scatter_nd_update(
+        tf.constant(F32), [[0]], tf.constant(F64[:1])),
+}
+
+
+@pytest.mark.parametrize("traced", [False, True], ids=["eager", "traced"])
+@pytest.mark.parametrize("name", sorted(VALUES))
+def test_values_match_numpy(name, traced):
+    check_values(*VALUES[name], traced, keeps_input_dtype=True)
+
+
+@pytest.mark.parametrize("name", ['gather_nd'])
+def test_static_shapes_are_inferred(name):
+    check_static_shape(*VALUES[name])
+
+
+@pytest.mark.parametrize("in_function", [False, True], ids=["eager", "tape_in_function"])
+@pytest.mark.parametrize("name", sorted(GRADIENTS))
+def test_gradient_matches_finite_differences(name, in_function):
+    fn, *arrays = GRADIENTS[name]
+    check_gradients(fn, *arrays, in_function=in_function)
+
+
+@pytest.mark.parametrize("name", sorted(MIXED_DTYPES))
+def test_mixed_dtypes_are_an_error_naming_the_op_and_operands(name):
+    with pytest.raises((tf.errors.InvalidArgumentError, TypeError)) as info:
+        MIXED_DTYPES[name]()
+    text = str(info.value)
+    assert "float32" in text and "float64" in text
+
+
+@pytest.mark.parametrize("fn, op, pattern", [
+    (lambda: tf.gather_nd(tf.constant(F32), [[2, 0]]), "GatherNd", r"indices\[0\]"),
+    (lambda: tf.gather_nd(tf.constant(F32), [[-1, 0]]), "GatherNd", "does not index"),
+    (lambda: tf.scatter_nd([[5]], [1.0], [3]), "ScatterNd", "does not index"),
+])
+def test_bad_values_raise_invalid_argument_naming_the_op(fn, op, pattern):
+    with pytest.raises(tf.errors.InvalidArgumentError, match=pattern) as info:
+        fn()
+    assert op in str(info.value)
+    assert __file__ in str(info.value)  # the user's line
+
+
+@pytest.mark.parametrize("fn, error, pattern", [
+    (lambda: tf.boolean_mask(tf.ones([2, 3]), [True, False, True]), ValueError, "mask"),
+])
+def test_bad_arguments_raise_clear_python_errors(fn, error, pattern):
+    with pytest.raises(error, match=pattern):
+        fn()
+
+
+def test_run_time_errors_in_a_graph_are_invalid_argument():
+    @tf.function(autograph=False)
+    def gather(x, i):
+        return tf.gather_nd(x, i)
+    with pytest.raises(tf.errors.InvalidArgumentError, match="does not index"):
+        gather(tf.constant(F32), tf.constant([[0, 7]]))

@@ -1,0 +1,93 @@
+"""Linear algebra (tf.linalg.inv, det, solve, diag, diag_part, band_part, matrix_transpose):
+values against numpy, eagerly and traced; gradients against finite differences; errors
+for singular or non-square matrices and mixed dtypes."""
+
+import numpy as np
+import pytest
+from op_checks import (
+    F32,
+    F64,
+    INTS,
+    SQUARE,
+    F,
+    GradientOperands,
+    check_gradients,
+    check_static_shape,
+    check_values,
+)
+
+import autograph.tf as tf
+
+_operands = GradientOperands(7)
+_u = _operands.uniform
+
+_WELL_CONDITIONED = _u(3, 3) + 3 * np.eye(3)
+
+VALUES = {
+    # name: (function of tensors, inputs, numpy reference of the same inputs)
+    "inv": (lambda x: tf.linalg.inv(x), [SQUARE], lambda x: np.linalg.inv(x)),
+    "det": (lambda x: tf.linalg.det(x), [SQUARE], lambda x: np.linalg.det(x)),
+    "solve": (lambda a, b: tf.linalg.solve(a, b), [SQUARE, SQUARE[:, :, :2]],
+              lambda a, b: np.linalg.solve(a, b)),
+    "diag": (lambda d: tf.linalg.diag(d), [INTS], lambda d: np.stack([np.diag(r) for r in d])),
+    "diag_part": (lambda x: tf.linalg.diag_part(x), [F], lambda x: np.diagonal(x)),
+    "band_part_lower": (lambda x: tf.linalg.band_part(x, -1, 0), [SQUARE],
+                        lambda x: np.tril(x)),
+    "band_part_band": (lambda x: tf.linalg.band_part(x, 1, 2), [F],
+                       lambda x: np.triu(np.tril(x, 2), -1)),
+    "matrix_transpose": (lambda x: tf.linalg.matrix_transpose(x), [SQUARE],
+                         lambda x: np.swapaxes(x, -1, -2)),
+}
+
+GRADIENTS = {
+    "inv": (lambda a: tf.linalg.inv(a), _WELL_CONDITIONED),
+    "det": (lambda a: tf.linalg.det(a), _WELL_CONDITIONED),
+    "det_batched": (lambda a: tf.linalg.det(a), np.stack([_WELL_CONDITIONED, np.eye(3)])),
+    "solve": (lambda a, b: tf.linalg.solve(a, b), _WELL_CONDITIONED, _u(3, 2)),
+    "diag": (lambda d: tf.linalg.diag(d), _u(2, 3)),
+    "diag_part": (lambda x: tf.linalg.diag_part(x), _u(2, 3, 3)),
+    "diag_part_rectangular": (lambda x: tf.linalg.diag_part(x), _u(3, 2)),
+    "band_part": (lambda x: tf.linalg.band_part(x, 1, 0), _u(3, 3)),
+    "matrix_transpose": (lambda x: tf.linalg.matrix_transpose(x), _u(2, 3, 4)),
+}
+
+MIXED_DTYPES = {
+    "solve": lambda: tf.linalg.solve(tf.constant(F64), tf.constant(F32.T)),
+}
+
+
+@pytest.mark.parametrize("traced", [False, True], ids=["eager", "traced"])
+@pytest.mark.parametrize("name", sorted(VALUES))
+def test_values_match_numpy(name, traced):
+    check_values(*VALUES[name], traced, keeps_input_dtype=True)
+
+
+@pytest.mark.parametrize("name", ['inv', 'diag'])
+def test_static_shapes_are_inferred(name):
+    check_static_shape(*VALUES[name])
+
+
+@pytest.mark.parametrize("in_function", [False, True], ids=["eager", "tape_in_function"])
+@pytest.mark.parametrize("name", sorted(GRADIENTS))
+def test_gradient_matches_finite_differences(name, in_function):
+    fn, *arrays = GRADIENTS[name]
+    check_gradients(fn, *arrays, in_function=in_function)
+
+
+@pytest.mark.parametrize("name", sorted(MIXED_DTYPES))
+def test_mixed_dtypes_are_an_error_naming_the_op_and_operands(name):
+    with pytest.raises((tf.errors.InvalidArgumentError, TypeError)) as info:
+        MIXED_DTYPES[name]()
+    text = str(info.value)
+    assert "float32" in text and "float64" in text
+
+
+@pytest.mark.parametrize("fn, op, pattern", [
+    (lambda: tf.linalg.inv(tf.zeros([2, 2])), "MatrixInverse", "not invertible"),
+    (lambda: tf.linalg.det(tf.constant(F32)), "MatrixDeterminant", "square"),
+])
+def test_bad_values_raise_invalid_argument_naming_the_op(fn, op, pattern):
+    with pytest.raises(tf.errors.InvalidArgumentError, match=pattern) as info:
+        fn()
+    assert op in str(info.value)
+    assert __file__ in str(info.value)  # the user's line

@@ -45,7 +45,7 @@ from runtime.backends import (
     numba_math,
 )
 from runtime.backends.lowering import Lowerer
-from runtime.lowering_api import Unsupported, Value
+from runtime.lowering_api import HostCall, Unsupported, Value
 from runtime.ops import tensor_array_lowerings
 from runtime.ops.tensor_array_value import variant
 from runtime.variables import Variable
@@ -165,6 +165,11 @@ class NumbaLowerer(Lowerer):
     def kernel_on_host(self, node: Any, ins: list[Value], outs: list[Value]) -> None:
         """The op's kernel called back through `numba.objmode` (see numba_host)."""
         numba_host.kernel_on_host(self, node, ins, outs)
+
+    def host_call(self, call: HostCall, node: Any, ins: list[Value],
+                  outs: list[Value]) -> None:
+        """The host call an op declares, as numba_host writes it."""
+        numba_host.HOST_CALLS[call](self, node, ins, outs)
 
     def write_variable(self, resource: Value, value: str) -> None:
         variable = self._buffer(resource)

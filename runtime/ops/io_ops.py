@@ -17,8 +17,8 @@ from runtime.ops.registry import KERNEL_CALL, NOT_DIFFERENTIABLE, execute, regis
 from runtime.tensor import EagerTensor, Tensor, make_eager
 
 # lowering rules that decline, saying why (see runtime/lowering_api.py)
-_NUMBA_HOST = "runtime.backends.numba_host:"  # numba rules calling the op's kernel on the host
-_ASSERT_ON_HOST = {"array": lowering_api.unsupported("assertions format their message on the host")}
+_ASSERT_DECLINES = {"array": lowering_api.unsupported(
+    "assertions format their message on the host")}
 
 OPS = {}
 
@@ -61,8 +61,8 @@ def format_tensor_value(value, dtype, summarize=3, quote_strings=False):
     return render(array, 0)
 
 
-# JAX calls the kernel on the host, in the executor's order (runtime/backends/jax_host.py)
-_HOST_CALL = {"jax": lowering_api.lazy_rule("runtime.backends.jax_host:call_kernel")}
+# numba and JAX call the kernel on the host, in the executor's order
+_HOST_CALL = {"jax": lowering_api.KERNEL_ON_HOST, "numba": lowering_api.KERNEL_ON_HOST}
 
 
 def _render_print(template, values, dtypes_, summarize):
@@ -148,8 +148,7 @@ def _printed_file(attrs):
 OPS["PrintV2"] = register("PrintV2", _print_kernel, lambda specs, attrs: [],
                           grad=NOT_DIFFERENTIABLE, emit=KERNEL_CALL,
                           traits=("side_effects", "host_only"),
-                          lowerings=dict(_HOST_CALL, numba=lowering_api.lazy_rule(
-                              _NUMBA_HOST + "kernel_on_host")),
+                          lowerings=_HOST_CALL,
                           saving=registry.attr_codecs(output_stream=registry.AttrCodec(
                               _encode_stream, _decode_stream), file_output=_printed_file,
                               check=_check_template),
@@ -260,8 +259,8 @@ OPS["EagerPyFunc"] = register("EagerPyFunc", _py_function_kernel, _py_function_i
                               emit=KERNEL_CALL,
                               traits=("side_effects", "host_only", "unrepeatable",
                                       "shares_state"),
-                              lowerings=dict(_HOST_CALL, numba=lowering_api.lazy_rule(
-                                  _NUMBA_HOST + "py_function_on_host")),
+                              lowerings={"jax": lowering_api.PY_FUNCTION_ON_HOST,
+                                         "numba": lowering_api.PY_FUNCTION_ON_HOST},
                               saving=registry.not_saveable(
                                   "it runs a Python function (py_function)"))
 
@@ -336,15 +335,13 @@ _NUMPY_FUNCTION_NOT_SAVEABLE = registry.not_saveable(
 OPS["PyFunc"] = register("PyFunc", _numpy_function_kernel, _py_function_infer,
                          grad=NOT_DIFFERENTIABLE, emit=KERNEL_CALL,
                          traits=("side_effects", "host_only", "unrepeatable", "shares_state"),
-                         lowerings=dict(_HOST_CALL, numba=lowering_api.lazy_rule(
-                             _NUMBA_HOST + "kernel_on_host")),
+                         lowerings=_HOST_CALL,
                          saving=_NUMPY_FUNCTION_NOT_SAVEABLE)
 OPS["PyFuncStateless"] = register("PyFuncStateless", _numpy_function_kernel,
                                   _py_function_infer, grad=NOT_DIFFERENTIABLE,
                                   emit=KERNEL_CALL,
                                   traits=("host_only", "no_fold", "shares_state"),
-                                  lowerings=dict(_HOST_CALL, numba=lowering_api.lazy_rule(
-                                      _NUMBA_HOST + "kernel_on_host")),
+                                  lowerings=_HOST_CALL,
                                   saving=_NUMPY_FUNCTION_NOT_SAVEABLE)
 
 
@@ -417,10 +414,9 @@ OPS["Assert"] = register("Assert", _assert_kernel, _assert_infer,
                          grad=NOT_DIFFERENTIABLE, emit=KERNEL_CALL, traits=("side_effects",),
                          saving=registry.attr_codecs(error_class=registry.AttrCodec(
                              _encode_error_class, _decode_error_class)),
-                         lowerings=dict(_ASSERT_ON_HOST,
+                         lowerings=dict(_ASSERT_DECLINES,
                                         jax=_assert_jax,
-                                        numba=lowering_api.lazy_rule(
-                                            _NUMBA_HOST + "assert_on_host")))
+                                        numba=lowering_api.ASSERT_ON_HOST))
 
 
 def assert_that(condition, data, message, name=None, error_class=errors.InvalidArgumentError,

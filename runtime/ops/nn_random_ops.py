@@ -30,10 +30,9 @@ from runtime.ops.registry import KERNEL_CALL, NOT_DIFFERENTIABLE, execute1, regi
 _NOT_LOWERED = {"array": lowering_api.unsupported("not lowered yet")}
 
 # numba and JAX call the op's kernel on the host: the same draws, in the executor's order
-_ON_HOST = lowering_api.lazy_rule("runtime.backends.numba_host:kernel_on_host")
+_ON_HOST = lowering_api.KERNEL_ON_HOST
 _HOST_RANDOM = {"array": lowering_api.unsupported("random draws use the host's generator"),
-                "numba": _ON_HOST,
-                "jax": lowering_api.lazy_rule("runtime.backends.jax_host:call_kernel")}
+                "numba": _ON_HOST, "jax": _ON_HOST}
 
 OPS = {}
 

@@ -8,6 +8,7 @@ indexing in `slicing`.
 import numpy as np
 
 from runtime import context, dtypes, errors, lowering_api
+from runtime import graph as graph_lib
 from runtime import shape as shape_lib
 from runtime.ops import (
     attr_types,
@@ -52,6 +53,7 @@ OPS["Placeholder"] = register("Placeholder", _no_kernel,
                               grad=NO_GRADIENT, emit=KERNEL_CALL, traits=("placeholder",),
                               attr_types={"dtype": attr_types.DTYPE,
                                           "shape": attr_types.SHAPE})
+graph_lib.declare_placeholder_op(OPS["Placeholder"])  # the op of every graph's inputs
 OPS["Const"] = register("Const", lambda value, dtype: value,
                         lambda specs, attrs: [(attrs["dtype"], attrs["value"].shape)],
                         grad=NO_GRADIENT, emit=KERNEL_CALL, traits=("constant",),

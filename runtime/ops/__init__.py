@@ -12,6 +12,7 @@ from runtime.ops import (
     collective_ops,
     construction_ops,
     conv_ops,
+    cumulative_ops,
     data_ops,
     dependency_ops,
     einsum_ops,

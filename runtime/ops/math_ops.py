@@ -1,7 +1,8 @@
 """Elementwise math ops: arithmetic, comparisons, logic, unary functions, cast, add_n and
 clip_by_value.
 
-Reductions, argmax/argmin and cumsum are in `reduction_ops`, matmul in `linalg_ops`.
+Reductions and argmax/argmin are in `reduction_ops`, cumsum and cumprod in `cumulative_ops`,
+matmul in `linalg_ops`.
 
 Each op is declared once with its kernel, inference rule, emit rule, gradient (a unary
 op's from its derivative, right in its table row; the others as functions above the tables,

@@ -19,6 +19,7 @@ from runtime.gradients import GradientTape, UnconnectedGradients
 from runtime.operators import functional
 from runtime.ops import (
     array_ops,
+    cumulative_ops,
     io_ops,
     linalg_ops,
     manipulation_ops,
@@ -134,8 +135,8 @@ CASES = {
     "min_all": (reduction_ops.reduce_min, _u(3, 4)),
     "prod_axis": (lambda x: reduction_ops.reduce_prod(x, axis=1), _u(2, 3)),
     "prod_with_zero": (reduction_ops.reduce_prod, np.array([0.0, 2.0, 3.0])),
-    "cumsum": (lambda x: reduction_ops.cumsum(x, axis=1), _u(2, 3)),
-    "cumsum_exclusive_reverse": (lambda x: reduction_ops.cumsum(x, exclusive=True, reverse=True),
+    "cumsum": (lambda x: cumulative_ops.cumsum(x, axis=1), _u(2, 3)),
+    "cumsum_exclusive_reverse": (lambda x: cumulative_ops.cumsum(x, exclusive=True, reverse=True),
                                  _u(4)),
     # matmul
     "matmul": (linalg_ops.matmul, _u(2, 3), _u(3, 4)),

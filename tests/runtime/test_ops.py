@@ -23,6 +23,7 @@ from runtime.function import function
 from runtime.ops import (
     array_ops,
     check_ops,
+    cumulative_ops,
     io_ops,
     linalg_ops,
     manipulation_ops,
@@ -292,16 +293,16 @@ def _cases():
                     lambda x: np.clip(x, -0.5, 0.5), dtypes.float32))
     out.append(case("clip_by_value tensors", math_ops.clip_by_value,
                     (I1, np.int32(-2), np.int32(6)), np.clip, dtypes.int32))
-    out.append(case("math.cumsum", reduction_ops.cumsum, (I1,),
+    out.append(case("math.cumsum", cumulative_ops.cumsum, (I1,),
                     functools.partial(np.cumsum, axis=0),
                     dtypes.int32))
-    out.append(case("math.cumsum axis 1", functools.partial(reduction_ops.cumsum, axis=1), (F1,),
+    out.append(case("math.cumsum axis 1", functools.partial(cumulative_ops.cumsum, axis=1), (F1,),
                     functools.partial(np.cumsum, axis=1), dtypes.float32))
     out.append(case("math.cumsum exclusive", functools.partial(
-        reduction_ops.cumsum, axis=1, exclusive=True), (I1,),
+        cumulative_ops.cumsum, axis=1, exclusive=True), (I1,),
         lambda x: np.cumsum(x, axis=1) - x, dtypes.int32))
     out.append(case("math.cumsum reverse", functools.partial(
-        reduction_ops.cumsum, axis=1, reverse=True), (I1,),
+        cumulative_ops.cumsum, axis=1, reverse=True), (I1,),
         lambda x: np.cumsum(x[:, ::-1], axis=1)[:, ::-1], dtypes.int32))
 
     out.append(case("cast float to int truncates", lambda x: math_ops.cast(x, dtypes.int32),

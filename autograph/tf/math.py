@@ -71,8 +71,8 @@ argmax = _reduce.argmax
 argmin = _reduce.argmin
 add_n = _math.add_n
 cumsum = _cumulative.cumsum
-softmax = _nnr.softmax
-log_softmax = _nnr.log_softmax
+softmax = _nn.softmax
+log_softmax = _nn.log_softmax
 
 # -- ops real code calls (issue 14) --
 cumprod = _cumulative.cumprod

@@ -24,6 +24,7 @@ from runtime.ops import (
     linalg_ops,
     manipulation_ops,
     math_ops,
+    nn_ops,
     nn_random_ops,
     reduction_ops,
     selection_ops,
@@ -152,8 +153,8 @@ CASES = {
     "add_n": (lambda x, y: math_ops.add_n([x, y, x]), _u(2, 2), _u(2, 2)),
     "clip_by_value": (lambda x, lo, hi: math_ops.clip_by_value(x, lo, hi),
                       np.array([-2.0, 0.3, 2.0, 0.7]), np.array(-1.0), np.array(1.0)),
-    "softmax": (nn_random_ops.softmax, _u(2, 4)),
-    "log_softmax": (nn_random_ops.log_softmax, _u(2, 4)),
+    "softmax": (nn_ops.softmax, _u(2, 4)),
+    "log_softmax": (nn_ops.log_softmax, _u(2, 4)),
     # array ops
     "identity": (array_ops.identity, _u(3)),
     "reshape": (lambda x: manipulation_ops.reshape(x, [3, 2]), _u(2, 3)),
@@ -198,6 +199,7 @@ def test_every_core_op_declares_a_gradient_or_none():
         linalg_ops,
         manipulation_ops,
         math_ops,
+        nn_ops,
         nn_random_ops,
         reduction_ops,
         selection_ops,
@@ -210,6 +212,7 @@ def test_every_core_op_declares_a_gradient_or_none():
     ops.update(selection_ops.OPS)
     ops.update(slicing.OPS)
     ops.update(nn_random_ops.OPS)
+    ops.update(nn_ops.OPS)
     ops.update(variables.OPS)
     ops.update(io_ops.OPS)
     ops.update({op.name: op for op in list(subgraphs.IF_OPS.values()) +

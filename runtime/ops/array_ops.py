@@ -293,24 +293,9 @@ def ones(shape, dtype=dtypes.float32, name=None):
     return _filled(shape, dtype, 1, name)
 
 
-def _filled_like(fill):
-    """The lowering of ZerosLike/OnesLike: `fill` in the input's dtype (a scalar at rank 0)."""
-    def rule(lowerer, node, ins, outs):
-        if ins[0].rank0:
-            lowerer.assign(outs[0], lowerer.cast(fill, outs[0].dtype))
-        else:
-            lowerer.assign(outs[0], "xp.full_like(%s, %s)" % (ins[0], fill))
-    return rule
-
-
-OPS["ZerosLike"] = register("ZerosLike", lambda x: np.zeros_like(x),
-                            lambda specs, attrs: [specs[0]],
-                            grad=NOT_DIFFERENTIABLE, emit=KERNEL_CALL,
-                            lowerings={"array": _filled_like("0")})
-OPS["OnesLike"] = register("OnesLike", lambda x: np.ones_like(x),
-                           lambda specs, attrs: [specs[0]],
-                           grad=NOT_DIFFERENTIABLE, emit=KERNEL_CALL,
-                           lowerings={"array": _filled_like("1")})
+# ZerosLike and OnesLike are declared with the math ops, whose gradients are written with them
+OPS["ZerosLike"] = math_ops.ZEROS_LIKE
+OPS["OnesLike"] = math_ops.ONES_LIKE
 
 
 @dispatchable

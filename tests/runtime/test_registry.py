@@ -27,12 +27,12 @@ def test_every_op_declares_a_gradient_decision():
     assert undecided == []
 
 
-# The gradient rules an op's module cannot import without an import cycle: written with ops
-# declared above that module (Pack unstacks; Pow, Maximum, Minimum, Sign and ClipByValue use
-# zeros_like and where) or with gradient machinery that itself builds these ops (control
-# flow, calls). They are named 'module:rule'; every other rule is referenced directly.
-NAMED_GRADIENTS = {"Pack", "Pow", "Maximum", "Minimum", "Sign", "ClipByValue", "If",
-                   "StatelessIf", "While", "StatelessWhile", "PartitionedCall", "WhileGrad"}
+# The gradient rules an op's module cannot import without an import cycle: written with an
+# op declared above that module (Pack unstacks) or with gradient machinery that itself builds
+# these ops (control flow, calls). They are named 'module:rule'; every other rule is
+# referenced directly.
+NAMED_GRADIENTS = {"Pack", "If", "StatelessIf", "While", "StatelessWhile", "PartitionedCall",
+                   "WhileGrad"}
 # The kernels that are part of the gradient machinery, which itself uses the ops.
 NAMED_KERNELS = {"WhileGrad", "WhileGradGrad", "EagerPyFuncGrad"}
 

@@ -13,7 +13,14 @@ import numpy as np
 from runtime import context, dtypes, errors, lowering_api
 from runtime.gradients import py_function_grads
 from runtime.ops import array_ops, attr_types, common, registry
-from runtime.ops.registry import KERNEL_CALL, NOT_DIFFERENTIABLE, execute, register
+from runtime.ops.gradient_ops import GRADIENTS_ON_HOST
+from runtime.ops.registry import (
+    KERNEL_CALL,
+    NO_GRADIENT,
+    NOT_DIFFERENTIABLE,
+    execute,
+    register,
+)
 from runtime.tensor import EagerTensor, Tensor, make_eager
 
 # lowering rules that decline, saying why (see runtime/lowering_api.py)
@@ -254,8 +261,44 @@ def _py_function_kernel(*values, func, Tout, in_dtypes, record=False, where=None
     return tuple(out) if len(out) != 1 else out[0]
 
 
+def _out_specs_infer(specs, attrs):
+    return list(attrs["out_specs"])
+
+
+# Runs the tape kept from a py_function's run backwards (runtime.gradients.py_function_grads).
+PY_FUNCTION_GRAD_OP = register(
+    "EagerPyFuncGrad", py_function_grads.py_function_grad_kernel,
+    _out_specs_infer, grad=NO_GRADIENT, emit=KERNEL_CALL,
+    traits=("side_effects", "host_only", "shares_state"),
+    saving=registry.not_saveable("it runs a py_function's recorded Python gradient"),
+    lowerings=GRADIENTS_ON_HOST)
+
+
+def _py_function_grad(ctx, grads):
+    """EagerPyFunc's gradient: one EagerPyFuncGrad op, which runs the tape kept from the
+    run backwards."""
+    attrs = ctx.attrs
+    wanted = [j for j, need in enumerate(ctx.needed) if need]
+    dy_indices = [i for i, (d, g) in enumerate(zip(attrs["Tout"], grads))
+                  if d.kind == "float" and g is not None]
+    result = [None] * len(ctx.needed)
+    if not wanted or not dy_indices:
+        return result
+    first_float = next(i for i, d in enumerate(attrs["Tout"]) if d.kind == "float")
+    key = ctx.output(first_float)
+    dys = [grads[i] for i in dy_indices]
+    out_specs = tuple((ctx.input_dtype(j), ctx.input_shape(j)) for j in wanted)
+    outs = execute(PY_FUNCTION_GRAD_OP, [key] + dys,
+                   {"func": attrs["func"], "dy_indices": tuple(dy_indices),
+                    "wanted": tuple(wanted), "out_specs": out_specs,
+                    "where": attrs.get("where")}, name="py_function_grad")
+    for j, g in zip(wanted, outs):
+        result[j] = g
+    return result
+
+
 OPS["EagerPyFunc"] = register("EagerPyFunc", _py_function_kernel, _py_function_infer,
-                              grad=py_function_grads.py_function_grad,
+                              grad=_py_function_grad,
                               emit=KERNEL_CALL,
                               traits=("side_effects", "host_only", "unrepeatable",
                                       "shares_state"),

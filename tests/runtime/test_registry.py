@@ -34,7 +34,7 @@ def test_every_op_declares_a_gradient_decision():
 NAMED_GRADIENTS = {"Pack", "If", "StatelessIf", "While", "StatelessWhile", "PartitionedCall",
                    "WhileGrad"}
 # The kernels that are part of the gradient machinery, which itself uses the ops.
-NAMED_KERNELS = {"WhileGrad", "WhileGradGrad", "EagerPyFuncGrad"}
+NAMED_KERNELS = {"WhileGrad", "WhileGradGrad"}
 
 
 def test_rules_are_referenced_directly_but_where_an_import_cycle_forbids():

@@ -57,7 +57,7 @@ from runtime.lowering_api import (
     VariableSlot,
     is_concrete,
 )
-from runtime.ops.tensor_array_value import TensorArrayValue
+from runtime.tensor_array.value import TensorArrayValue
 from runtime.variables import Variable
 
 _code: dict[str, Any] = {}  # the lines an "array" rule wrote -> their compiled code

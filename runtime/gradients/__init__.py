@@ -6,7 +6,6 @@ declared above the op's own module, named by their op's declaration ('module:rul
   array_grads         Pack (it unstacks)
   control_flow_grads  If and While (a WhileGrad op replays the loop and runs its body's VJP)
   function_grads      PartitionedCall and eager Function calls (a gradient function per trace)
-  tensor_array_grads  how TensorArray gradient arrays add up and start from zero
   py_function_grads   py_function (the Python function's own tape, kept from its run)
   custom_gradient     tf.custom_gradient (its CustomGradient op's rule calls the user's grad_fn)
   while_grad_grads    WhileGrad (second-order gradients through loops)
@@ -14,6 +13,8 @@ declared above the op's own module, named by their op's declaration ('module:rul
   backprop            the one reverse-mode algorithm, over eager records or graph nodes
   inliner             re-emits a forward graph's nodes into a gradient graph, on demand
   tape                GradientTape
+The TensorArray gradients (how gradient arrays add up and start from zero) are registered
+with backprop by runtime/tensor_array/grads.py, imported here.
 """
 
 from runtime.gradients import (
@@ -22,9 +23,9 @@ from runtime.gradients import (
     custom_gradient,
     function_grads,
     py_function_grads,
-    tensor_array_grads,
     while_grad_grads,
 )
 from runtime.gradients.tape import GradientTape, UnconnectedGradients
+from runtime.tensor_array import grads as tensor_array_grads
 
 __all__ = ["GradientTape", "UnconnectedGradients"]

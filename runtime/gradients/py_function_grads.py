@@ -7,11 +7,12 @@ watching its float inputs (`run_recorded`) and remembers that tape by the identi
 run's first float output array (the value the gradient op is handed, so a gradient always
 finds the run it belongs to, even inside loops).
 
-The gradient is one `EagerPyFuncGrad` op (declared with EagerPyFunc in runtime/ops/io_ops.py,
-its kernel `py_function_grad_kernel` below): (that output, upstream gradients) -> gradients of
-the inputs, computed by the remembered tape. An output the function did not compute with
-ops from its inputs (a numpy array, a Python number, a constant) cannot pass a gradient on:
-when one flows into it, the gradient op raises instead of giving a made-up value.
+The gradient is one `EagerPyFuncGrad` op (declared with EagerPyFunc in
+runtime/ops/py_function_ops.py, its kernel `py_function_grad_kernel` below): (that output,
+upstream gradients) -> gradients of the inputs, computed by the remembered tape. An output
+the function did not compute with ops from its inputs (a numpy array, a Python number, a
+constant) cannot pass a gradient on: when one flows into it, the gradient op raises instead
+of giving a made-up value.
 """
 
 import weakref

@@ -27,6 +27,7 @@ from runtime.ops import (
     nn_random_ops,
     norm_ops,
     parsing_ops,
+    py_function_ops,
     random_ops,
     reduction_ops,
     registry,

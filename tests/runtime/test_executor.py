@@ -20,6 +20,7 @@ from runtime.ops import (
     io_ops,
     math_ops,
     nn_random_ops,
+    py_function_ops,
     reduction_ops,
     selection_ops,
 )
@@ -366,9 +367,9 @@ def test_py_function_with_unused_result_still_runs_in_order():
 
     @function
     def f(x):
-        io_ops.py_function(record("a"), [x], dtypes.int32)
-        io_ops.py_function(record("b"), [x + 1], dtypes.int32)
-        io_ops.py_function(record("a"), [x], dtypes.int32)
+        py_function_ops.py_function(record("a"), [x], dtypes.int32)
+        py_function_ops.py_function(record("b"), [x + 1], dtypes.int32)
+        py_function_ops.py_function(record("a"), [x], dtypes.int32)
         return array_ops.constant(0)
 
     f(array_ops.constant(1))
@@ -385,7 +386,7 @@ def test_py_function_with_constant_inputs_is_not_folded():
 
     @function
     def f():
-        return io_ops.py_function(tick, [], dtypes.int32)
+        return py_function_ops.py_function(tick, [], dtypes.int32)
 
     assert [f().numpy() for _ in range(3)] == [1, 2, 3]
 

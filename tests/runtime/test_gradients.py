@@ -26,6 +26,7 @@ from runtime.ops import (
     math_ops,
     nn_ops,
     nn_random_ops,
+    py_function_ops,
     reduction_ops,
     selection_ops,
 )
@@ -195,7 +196,6 @@ def test_every_core_op_declares_a_gradient_or_none():
     from runtime.function import CALL_OP
     from runtime.ops import (
         array_ops,
-        io_ops,
         linalg_ops,
         manipulation_ops,
         math_ops,
@@ -215,6 +215,7 @@ def test_every_core_op_declares_a_gradient_or_none():
     ops.update(nn_ops.OPS)
     ops.update(variables.OPS)
     ops.update(io_ops.OPS)
+    ops.update(py_function_ops.OPS)
     ops.update({op.name: op for op in list(subgraphs.IF_OPS.values()) +
                 list(subgraphs.WHILE_OPS.values()) + [CALL_OP]})
     missing = sorted(name for name, op in ops.items()
@@ -422,7 +423,7 @@ def _py_function_gradient_under(outer, x):
     op, which has no gradient rule itself."""
     with GradientTape() as inner:
         inner.watch(x)
-        y = io_ops.py_function(lambda a: a * a, [x], dtypes.float32)
+        y = py_function_ops.py_function(lambda a: a * a, [x], dtypes.float32)
     return inner.gradient(y, x)
 
 
@@ -910,7 +911,7 @@ def test_py_function_gradient_eagerly_is_that_of_its_tf_ops():
     x = array_ops.constant([1.0, 2.0, 3.0], dtypes.float64)
     with GradientTape() as tape:
         tape.watch(x)
-        y = io_ops.py_function(lambda t: t * t, [x], dtypes.float64)
+        y = py_function_ops.py_function(lambda t: t * t, [x], dtypes.float64)
         z = reduction_ops.reduce_sum(3.0 * y)
     np.testing.assert_allclose(tape.gradient(z, x).numpy(), 6.0 * x.numpy())
 
@@ -920,7 +921,7 @@ def test_py_function_gradient_with_the_tape_inside_a_function():
     def f(x):
         with gradients.GradientTape() as tape:
             tape.watch(x)
-            y = io_ops.py_function(lambda t: math_ops.sin(t) * t, [x], dtypes.float64)
+            y = py_function_ops.py_function(lambda t: math_ops.sin(t) * t, [x], dtypes.float64)
         return tape.gradient(y, x)
 
     x = np.array([0.5, 1.0, 2.0])
@@ -933,8 +934,8 @@ def test_py_function_gradient_through_a_function_and_a_staged_loop():
         total = array_ops.constant(0.0, dtypes.float64)
         for i in array_ops.range(3):
             scale = math_ops.cast(i + 1, dtypes.float64)
-            total += reduction_ops.reduce_sum(io_ops.py_function(lambda t, s: t * t * s, [x, scale],
-                                                                 dtypes.float64))
+            total += reduction_ops.reduce_sum(py_function_ops.py_function(
+                lambda t, s: t * t * s, [x, scale], dtypes.float64))
         return total
 
     x = array_ops.constant([1.0, -2.0], dtypes.float64)
@@ -950,7 +951,7 @@ def test_py_function_gradient_of_several_outputs_and_inputs():
     b = array_ops.constant(5.0, dtypes.float64)
     with GradientTape(persistent=True) as tape:
         tape.watch([a, b])
-        p, q = io_ops.py_function(lambda u, v: (u * v, u + v * v), [a, b],
+        p, q = py_function_ops.py_function(lambda u, v: (u * v, u + v * v), [a, b],
                                   [dtypes.float64, dtypes.float64])
         y = p + 10.0 * q
     ga, gb = tape.gradient(y, [a, b])
@@ -966,7 +967,7 @@ def test_py_function_runs_are_forgotten_with_their_outputs():
     for _ in range(3):
         with GradientTape() as tape:
             tape.watch(x)
-            y = io_ops.py_function(lambda t: t * t, [x], dtypes.float32)
+            y = py_function_ops.py_function(lambda t: t * t, [x], dtypes.float32)
         g = tape.gradient(y, x)
         del y, tape
     gc.collect()
@@ -978,7 +979,7 @@ def test_py_function_returning_an_unconnected_value_raises_when_a_gradient_needs
     x = array_ops.constant([1.0, 2.0])
     with GradientTape() as tape:
         tape.watch(x)
-        y = io_ops.py_function(lambda t: t.numpy() * 2, [x], dtypes.float32)
+        y = py_function_ops.py_function(lambda t: t.numpy() * 2, [x], dtypes.float32)
     with pytest.raises(errors.InvalidArgumentError,
                        match="output 0 of tf.py_function.*not a tensor") as info:
         tape.gradient(y, x)

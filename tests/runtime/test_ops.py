@@ -30,6 +30,7 @@ from runtime.ops import (
     math_ops,
     nn_ops,
     nn_random_ops,
+    py_function_ops,
     reduction_ops,
     registry,
     selection_ops,
@@ -1050,7 +1051,7 @@ def test_print_returns_none_eagerly():
 # -- py_function ----------------------------------------------------------------------------------
 
 def test_py_function_eagerly():
-    result = io_ops.py_function(lambda x, y: x * y + 1, [array_ops.constant(3.0), 2.0],
+    result = py_function_ops.py_function(lambda x, y: x * y + 1, [array_ops.constant(3.0), 2.0],
                                 dtypes.float32)
     assert result.dtype is dtypes.float32
     assert result.numpy() == 7.0
@@ -1065,7 +1066,7 @@ def test_py_function_in_a_graph_runs_python_on_every_call():
 
     @function
     def f(x):
-        return io_ops.py_function(record, [x], dtypes.int32) + 1
+        return py_function_ops.py_function(record, [x], dtypes.int32) + 1
 
     assert f(array_ops.constant([1, 2])).numpy().tolist() == [11, 21]
     assert f(array_ops.constant([3, 4])).numpy().tolist() == [31, 41]
@@ -1074,21 +1075,22 @@ def test_py_function_in_a_graph_runs_python_on_every_call():
 
 
 def test_py_function_with_several_outputs_and_with_none():
-    a, b = io_ops.py_function(lambda x: (x + 1, x - 1), [array_ops.constant(5)],
+    a, b = py_function_ops.py_function(lambda x: (x + 1, x - 1), [array_ops.constant(5)],
                               [dtypes.int32, dtypes.int32])
     assert (a.numpy(), b.numpy()) == (6, 4)
     seen = []
-    assert io_ops.py_function(lambda x: seen.append(int(x)), [array_ops.constant(9)], None) is None
+    assert py_function_ops.py_function(lambda x: seen.append(int(x)), [array_ops.constant(9)],
+                                       None) is None
     assert seen == [9]
 
 
 def test_py_function_casts_python_results_to_tout():
-    result = io_ops.py_function(lambda: 3, [], dtypes.float64)
+    result = py_function_ops.py_function(lambda: 3, [], dtypes.float64)
     assert result.dtype is dtypes.float64
     assert result.numpy() == 3.0
 
 
-@pytest.mark.parametrize("api", [io_ops.py_function, io_ops.numpy_function])
+@pytest.mark.parametrize("api", [py_function_ops.py_function, py_function_ops.numpy_function])
 def test_py_function_and_numpy_function_as_decorators(api):
     calls = []
 
@@ -1110,7 +1112,7 @@ def test_py_function_and_numpy_function_as_decorators(api):
     assert len(calls) == 3  # every call, in the graph too
 
 
-@pytest.mark.parametrize("api", [io_ops.py_function, io_ops.numpy_function])
+@pytest.mark.parametrize("api", [py_function_ops.py_function, py_function_ops.numpy_function])
 def test_py_function_decorator_arguments_are_checked(api):
     with pytest.raises(TypeError, match="missing argument `Tout`"):
         api()

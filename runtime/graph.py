@@ -5,18 +5,44 @@ Values from outside the graph are *captured*: each becomes a placeholder of this
 remembered with the outside value in `captures` (eager tensors, variables, tensors of an
 enclosing graph). A symbolic tensor of an unrelated graph (one that leaked out of another
 trace) is captured too, but marked invalid, and running the graph raises TypeError.
+
+Graphs sit below the ops: a node holds its op's declaration (runtime/ops/registry.py's
+`OpDef`), of which the graph reads only the `Op` protocol below, and the op of placeholders is
+handed to this layer by the module that declares it (`declare_placeholder_op`), so that this
+module imports no op module.
 """
 
 from __future__ import annotations
 
 import contextlib
 from collections.abc import Iterator, Mapping, Sequence
-from typing import Any
+from typing import Any, Protocol
 
 from runtime import context, devices, dtypes, errors, graph_dot
 from runtime.dtypes import DType
-from runtime.ops import registry
+from runtime.specs import Spec, SpecError, describe_operands
 from runtime.tensor import EagerTensor, SymbolicTensor
+
+
+class Op(Protocol):
+    """What a graph reads of an op's declaration (runtime/ops/registry.py's OpDef)."""
+
+    name: str
+    node_name: str
+
+    def infer(self, specs: list[Spec], attrs: Mapping[str, Any]) -> list[Spec]: ...
+
+
+# The op of every graph's placeholders, as its declaring module hands it over.
+_placeholder_ops: list[Any] = []
+
+
+def declare_placeholder_op(op: Any) -> None:
+    """Makes `op` the op of graphs' placeholders: runtime/ops/array_ops.py declares
+    Placeholder with the other ops and hands it to this layer, which imports no op module."""
+    if _placeholder_ops:
+        raise ValueError("the placeholder op is declared once")
+    _placeholder_ops.append(op)
 
 
 class Node:
@@ -25,7 +51,7 @@ class Node:
     __slots__ = ("graph", "name", "op", "inputs", "attrs", "outputs", "location",
                  "control_inputs", "device")
 
-    def __init__(self, graph: Graph, name: str, op: registry.OpDef,
+    def __init__(self, graph: Graph, name: str, op: Any,
                  inputs: list[SymbolicTensor], attrs: Mapping[str, Any], location: Any,
                  device: str = "") -> None:
         self.graph = graph
@@ -171,8 +197,8 @@ class Graph:
         self._used_names.add(candidate)
         return candidate
 
-    def add_node(self, op: registry.OpDef, inputs: list[SymbolicTensor],
-                 attrs: Mapping[str, Any], out_specs: Sequence[registry.Spec],
+    def add_node(self, op: Op, inputs: list[SymbolicTensor],
+                 attrs: Mapping[str, Any], out_specs: Sequence[Spec],
                  name: str | None = None, location: Any = None) -> list[SymbolicTensor]:
         """Appends a node whose inputs already belong to this graph; returns its outputs."""
         node = Node(self, self.unique_name(self.name_stack + (name or op.node_name)), op,
@@ -185,23 +211,23 @@ class Graph:
         self.nodes.append(node)
         return node.outputs
 
-    def add_op(self, op: registry.OpDef, inputs: Sequence[Any], attrs: Mapping[str, Any],
+    def add_op(self, op: Op, inputs: Sequence[Any], attrs: Mapping[str, Any],
                name: str | None = None) -> list[SymbolicTensor]:
         """Captures `inputs` as needed, infers output specs and adds a node for `op`."""
         captured = [self.capture(t) for t in inputs]
-        specs: list[registry.Spec] = [(t.dtype, t._shape) for t in captured]
+        specs: list[Spec] = [(t.dtype, t._shape) for t in captured]
         try:
             out_specs = op.infer(specs, attrs)
-        except registry.SpecError as e:
+        except SpecError as e:
             error_class = TypeError if e.kind == "dtype" else ValueError
             raise error_class(errors.with_user_location(
                 "%s: %s (operands: %s)" % (op.name, e.message,
-                                          registry.describe_operands(specs)))) from None
+                                          describe_operands(specs)))) from None
         return self.add_node(op, captured, attrs, out_specs, name, errors.user_location(2))
 
     def add_placeholder(self, name: str, dtype: DType, shape: Any) -> SymbolicTensor:
         """Adds an input placeholder named after an argument; returns its tensor."""
-        op = registry.get("Placeholder")
+        op = _placeholder_ops[0]
         attrs = {"dtype": dtype, "shape": shape}
         return self.add_node(op, [], attrs, [(dtype, shape)], name)[0]
 
@@ -223,7 +249,7 @@ class Graph:
                     "variables the statement assigns carry values out of it"
                     % (value.name, " (made at %s:%d)" % (made.filename, made.lineno)
                        if made is not None else "")))
-            spec: registry.Spec = (value.dtype, value._shape)
+            spec: Spec = (value.dtype, value._shape)
             base = "capture"
         elif isinstance(value, EagerTensor):
             leaked = False

@@ -13,9 +13,10 @@ name, "array" (`ARRAY`) standing for every array backend:
     `lowerer.jnp` and `lowerer.lax` (runtime/backends/jax_lowering.py): a rule never imports
     jax itself, so that importing an op module imports neither jax nor numba;
   * `unsupported(reason)`: a decision that the backend does not lower the op yet;
-  * `lazy_rule('runtime.backends.numba_host:NAME')` (or jax_host): a backend's host call,
-    which runs the op's kernel back on the host from the compiled code (host-only ops and
-    random draws; a numba rule may also write one itself with `lowerer.kernel_on_host`).
+  * a `HostCall` (`KERNEL_ON_HOST`, `ASSERT_ON_HOST`, ...): the op runs back on the host
+    from the compiled code, in the way the host call names, which every compiled backend
+    implements (host-only ops and random draws; a numba rule may also write one itself with
+    `lowerer.kernel_on_host`).
 
 A rule raises `Unsupported(reason)` for a case it cannot lower; the graph then runs on the
 numpy executor. A JAX rule's inputs are arrays, or the values below that stand for
@@ -25,7 +26,6 @@ op module: it sits below both the ops and the backends.
 
 from __future__ import annotations
 
-import importlib
 from typing import Any
 
 import numpy as np
@@ -155,29 +155,38 @@ class HostHandle:
         self.number = number
 
 
-class LazyRule:
-    """A backend's own rule named 'package.module:function', imported at its first call: the
-    host-call rules live in the backends' host-call machinery (runtime/backends/numba_host.py,
-    jax_host.py), which op modules do not import, so an op's `register` call names them with
-    `lazy_rule`."""
+class HostCall:
+    """A lowering rule that calls back to the host from compiled code: the op runs there, at
+    the same point of the computation and in order, as on the numpy executor. An op declares
+    one of the host calls below by reference; each compiled backend implements them (its
+    lowerer's `host_call(call, node, ins, ...)`, see runtime/backends/numba_host.py and
+    jax_host.py), so that an op module imports no backend."""
 
-    __slots__ = ("reference", "_target")
+    __slots__ = ("name", "doc")
 
-    def __init__(self, reference: str) -> None:
-        self.reference = reference
-        self._target: Any = None
+    def __init__(self, name: str, doc: str) -> None:
+        self.name = name
+        self.doc = doc
 
-    def __call__(self, *args: Any) -> Any:
-        if self._target is None:
-            module, _, name = self.reference.partition(":")
-            self._target = getattr(importlib.import_module(module), name)
-        return self._target(*args)
+    def __call__(self, lowerer: Any, node: Any, ins: Any, *outs: Any) -> Any:
+        return lowerer.host_call(self, node, ins, *outs)
 
     def __repr__(self) -> str:
-        return "<lazy rule %s>" % self.reference
+        return "<host call %s>" % self.name
 
 
-def lazy_rule(reference: str) -> LazyRule:
-    """The rule named 'package.module:function', imported at its first call."""
-    return LazyRule(reference)
-
+KERNEL_ON_HOST = HostCall("kernel", "the op's kernel, called on the host with the input "
+                          "values and the node's attributes")
+PY_FUNCTION_ON_HOST = HostCall("py_function", "a py_function's kernel, called on the host; "
+                               "declined where a gradient records the call (the executor "
+                               "keeps the identity of its outputs)")
+ASSERT_ON_HOST = HostCall("assert", "the condition checked in compiled code; only when it "
+                          "fails is the op's kernel called on the host, to raise its message")
+OPEN_ITERATOR_ON_HOST = HostCall("open_iterator", "the op's kernel opens a pass over a "
+                                 "dataset on the host; compiled code holds its handle")
+ITERATOR_GET_NEXT_ON_HOST = HostCall("iterator_get_next", "the op's kernel reads the next "
+                                     "element of the iterator its handle names, on the host")
+ITERATOR_HAS_NEXT_ON_HOST = HostCall("iterator_has_next", "the op's kernel looks one element "
+                                     "ahead in the iterator its handle names, on the host")
+HOST_CALLS = (KERNEL_ON_HOST, PY_FUNCTION_ON_HOST, ASSERT_ON_HOST, OPEN_ITERATOR_ON_HOST,
+              ITERATOR_GET_NEXT_ON_HOST, ITERATOR_HAS_NEXT_ON_HOST)

@@ -6,7 +6,7 @@ import numpy as np
 from runtime import nest
 from runtime.function import function
 from runtime.operators import loops
-from runtime.ops import io_ops
+from runtime.ops import py_function_ops
 from runtime.tensor import EagerTensor
 
 
@@ -45,7 +45,7 @@ def in_graph(ds):
     def run(dataset):
         # What converted code runs for `for element in dataset: <record it>`: one While op.
         loops.for_stmt(dataset, None,
-                       lambda element: io_ops.py_function(record, nest.flatten(element),
+                       lambda element: py_function_ops.py_function(record, nest.flatten(element),
                                                           Tout=None))
 
     run(ds)

@@ -115,6 +115,7 @@ from runtime.ops import linalg_ops as _linalg
 from runtime.ops import manipulation_ops as _manip
 from runtime.ops import math_ops as _math
 from runtime.ops import norm_ops as _norm
+from runtime.ops import py_function_ops as _py_function
 from runtime.ops import reduction_ops as _reduce
 from runtime.ops import scatter_ops as _scatter
 from runtime.ops import selection_ops as _select
@@ -206,11 +207,11 @@ foldr = _maps.foldr
 vectorized_map = _maps.vectorized_map
 switch_case = _branches.switch_case
 case = _branches.case
-numpy_function = _io.numpy_function
+numpy_function = _py_function.numpy_function
 
 # -- printing, py_function, debugging -------------------------------------------------------------
 print = _io.print_  # noqa: A001
-py_function = _io.py_function
+py_function = _py_function.py_function
 
 
 # -- scopes and dependencies ----------------------------------------------------------------------

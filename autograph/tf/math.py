@@ -1,5 +1,6 @@
 """`tf.math`: elementwise and reduction math."""
 
+from runtime.ops import cumulative_ops as _cumulative
 from runtime.ops import math_ops as _math
 from runtime.ops import nn_ops as _nn
 from runtime.ops import nn_random_ops as _nnr
@@ -69,12 +70,12 @@ logical_xor = _math.logical_xor
 argmax = _reduce.argmax
 argmin = _reduce.argmin
 add_n = _math.add_n
-cumsum = _reduce.cumsum
-softmax = _nnr.softmax
-log_softmax = _nnr.log_softmax
+cumsum = _cumulative.cumsum
+softmax = _nn.softmax
+log_softmax = _nn.log_softmax
 
 # -- ops real code calls (issue 14) --
-cumprod = _segment.cumprod
+cumprod = _cumulative.cumprod
 segment_sum = _segment.segment_sum
 unsorted_segment_sum = _segment.unsorted_segment_sum
 reduce_logsumexp = _norm.reduce_logsumexp

@@ -7,8 +7,8 @@ from runtime.ops import nn_random_ops as _nnr
 from runtime.ops import sort_ops as _sort
 
 relu = _math.relu
-softmax = _nnr.softmax
-log_softmax = _nnr.log_softmax
+softmax = _nn.softmax
+log_softmax = _nn.log_softmax
 sigmoid = _math.sigmoid
 tanh = _math.tanh
 softplus = _math.softplus

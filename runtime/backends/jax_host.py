@@ -4,7 +4,8 @@ the compiled program through `jax.experimental.io_callback(..., ordered=True)`, 
 effects (printed text, generator states, consumed elements) happen in the executor's order,
 inside loops and branches too.
 
-Rules (named in each op's `register` call as 'runtime.backends.jax_host:NAME'):
+Rules (the implementations of the host calls an op declares, `HOST_CALLS` below; see
+runtime/lowering_api.py's `HostCall`):
   * `call_kernel`: the op's kernel on the node's input values; every input must be a number
     array (constants, strings included, are passed by the closure), every output of a static
     shape.
@@ -24,12 +25,16 @@ which would repeat the effects (see `Lowerer.fail_if`).
 from __future__ import annotations
 
 import itertools
+from collections.abc import Callable
 from typing import Any
 
 import numpy as np
 
-from runtime.backends.jax_lowering import Lowerer
+from runtime import lowering_api
 from runtime.lowering_api import HostHandle, Unsupported, is_concrete
+
+# runtime.backends.jax_lowering.Lowerer, which calls these rules (and so imports this module)
+Lowerer = Any
 
 
 class HostCalls:
@@ -205,3 +210,14 @@ def iterator_get_next(lw: Lowerer, node: Any, ins: list[Any]) -> list[Any]:
 def iterator_has_next(lw: Lowerer, node: Any, ins: list[Any]) -> list[Any]:
     """IteratorHasNext: looks one element ahead on the host."""
     return _cursor_call(lw, node, ins)
+
+
+# How JAX implements each host call an op may declare (see lowering_api.HostCall); an
+# assertion's JAX rule checks its condition in the program (runtime/ops/io_ops.py).
+HOST_CALLS: dict[lowering_api.HostCall, Callable[..., list[Any]]] = {
+    lowering_api.KERNEL_ON_HOST: call_kernel,
+    lowering_api.PY_FUNCTION_ON_HOST: call_kernel,
+    lowering_api.OPEN_ITERATOR_ON_HOST: open_iterator,
+    lowering_api.ITERATOR_GET_NEXT_ON_HOST: iterator_get_next,
+    lowering_api.ITERATOR_HAS_NEXT_ON_HOST: iterator_has_next,
+}

@@ -45,9 +45,10 @@ from typing import Any
 import numpy as np
 
 from runtime import dtypes, executor
-from runtime.backends import lowering
+from runtime.backends import jax_host, lowering
 from runtime.lowering_api import (
     ARRAY,
+    HostCall,
     HostHandle,
     PendingTensorArray,
     TensorArrayBuffer,
@@ -56,7 +57,7 @@ from runtime.lowering_api import (
     VariableSlot,
     is_concrete,
 )
-from runtime.ops.tensor_array_value import TensorArrayValue
+from runtime.tensor_array.value import TensorArrayValue
 from runtime.variables import Variable
 
 _code: dict[str, Any] = {}  # the lines an "array" rule wrote -> their compiled code
@@ -297,8 +298,14 @@ class Lowerer:
     def is_host_call(op: Any) -> bool:
         """True for an op whose "jax" rule calls back to the host (runtime/backends/jax_host.py:
         its effects must not run in a branch that is not taken)."""
-        rule = op.lowerings.get("jax")
-        return str(getattr(rule, "reference", "")).startswith("runtime.backends.jax_host:")
+        return isinstance(op.lowerings.get("jax"), HostCall)
+
+    def host_call(self, call: HostCall, node: Any, ins: list[Any]) -> list[Any]:
+        """The outputs of the host call `call` (an op's declared rule), as jax_host runs it."""
+        rule = jax_host.HOST_CALLS.get(call)
+        if rule is None:
+            raise Unsupported("JAX has no %s host call" % call.name)
+        return rule(self, node, ins)
 
     def host_effect(self) -> None:
         """Records a host call with effects (printing, drawing, reading an iterator)."""

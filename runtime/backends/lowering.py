@@ -44,7 +44,7 @@ from typing import Any
 import numpy as np
 
 from runtime import dtypes, executor
-from runtime.lowering_api import ARRAY, Unsupported, Value, rule_for
+from runtime.lowering_api import ARRAY, HostCall, Unsupported, Value, rule_for
 
 
 class Lowerer:
@@ -122,6 +122,12 @@ class Lowerer:
     def kernel_on_host(self, node: Any, ins: list[Value], outs: list[Value]) -> None:
         """Writes a call of `node`'s own kernel on the host, at this point of the lowered
         code, assigning `outs` (none: a call made only to raise the kernel's error)."""
+        raise Unsupported("this backend cannot call the host")
+
+    def host_call(self, call: HostCall, node: Any, ins: list[Value],
+                  outs: list[Value]) -> None:
+        """Writes the host call `call` (an op's declared rule, see lowering_api.HostCall)
+        for `node`, assigning `outs`."""
         raise Unsupported("this backend cannot call the host")
 
     def write_variable(self, resource: Value, value: str) -> None:

@@ -45,9 +45,9 @@ from runtime.backends import (
     numba_math,
 )
 from runtime.backends.lowering import Lowerer
-from runtime.lowering_api import Unsupported, Value
-from runtime.ops import tensor_array_lowerings
-from runtime.ops.tensor_array_value import variant
+from runtime.lowering_api import HostCall, Unsupported, Value
+from runtime.tensor_array import numba_lowerings as tensor_array_lowerings
+from runtime.tensor_array.value import variant
 from runtime.variables import Variable
 
 NAME = "numba"
@@ -109,7 +109,7 @@ class NumbaLowerer(Lowerer):
         # its argument's parameter; the indices of those assigned
         self.argument_variables: list[Any] = []
         self.written_arguments: set[int] = set()
-        self.tensor_arrays: list[Any] = []  # TensorArray buffers (tensor_array_lowerings)
+        self.tensor_arrays: list[Any] = []  # TensorArray buffers (tensor_array.numba_lowerings)
         self.handle_buffers: dict[str, Any] = {}  # a handle's name -> its buffer
         self._graphs: list[Any] = []       # the graphs being lowered, innermost last
         self.only_scalars = True           # no node makes an array (see releases_gil)
@@ -165,6 +165,11 @@ class NumbaLowerer(Lowerer):
     def kernel_on_host(self, node: Any, ins: list[Value], outs: list[Value]) -> None:
         """The op's kernel called back through `numba.objmode` (see numba_host)."""
         numba_host.kernel_on_host(self, node, ins, outs)
+
+    def host_call(self, call: HostCall, node: Any, ins: list[Value],
+                  outs: list[Value]) -> None:
+        """The host call an op declares, as numba_host writes it."""
+        numba_host.HOST_CALLS[call](self, node, ins, outs)
 
     def write_variable(self, resource: Value, value: str) -> None:
         variable = self._buffer(resource)

@@ -1,5 +1,5 @@
-"""When the numba backend may write TensorArrays in place (see runtime/ops/
-tensor_array_lowerings.py): each version of an array is used linearly.
+"""When the numba backend may write TensorArrays in place (see
+runtime/tensor_array/numba_lowerings.py): each version of an array is used linearly.
 
 A TensorArray is immutable: a write gives a new version and the old one still holds its old
 elements. The numba backend keeps one buffer per array and writes it in place, which agrees

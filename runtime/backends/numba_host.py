@@ -1,7 +1,8 @@
 """Host calls from numba kernels: ops that run Python (print, py_function, random draws from
 the host's generator, an assertion's message) called back from inside the compiled kernel.
 
-An op declares the numba rule `kernel_on_host` (or `assert_on_host`): the kernel then calls
+An op declares the host call `KERNEL_ON_HOST` (or `ASSERT_ON_HOST`, ..., see
+runtime/lowering_api.py; `HOST_CALLS` below maps each to its numba rule): the kernel then calls
 the op's own kernel, `kernel(*inputs, **attrs)` as the executor's generated code does,
 through `numba.objmode`, at the same point of the computation (inside loops and branches
 too), so its outputs and side effects, and their order, are the executor's:
@@ -39,7 +40,7 @@ from typing import Any
 
 import numpy as np
 
-from runtime import dtypes, errors
+from runtime import dtypes, errors, lowering_api
 from runtime.lowering_api import Unsupported
 
 _TABLES: weakref.WeakValueDictionary[int, HostTable] = weakref.WeakValueDictionary()
@@ -281,3 +282,14 @@ def iterator_step_on_host(lowerer: Any, node: Any, ins: list[Any], outs: list[An
             return tuple(_from_host(r, d, rank0) for r, (d, rank0) in zip(results, out_specs))
         return run
     write_call(lowerer, _table_function(lowerer, make), ins, outs)
+
+
+# How numba implements each host call an op may declare (see lowering_api.HostCall).
+HOST_CALLS: dict[lowering_api.HostCall, Callable[..., None]] = {
+    lowering_api.KERNEL_ON_HOST: kernel_on_host,
+    lowering_api.PY_FUNCTION_ON_HOST: py_function_on_host,
+    lowering_api.ASSERT_ON_HOST: assert_on_host,
+    lowering_api.OPEN_ITERATOR_ON_HOST: open_iterator_on_host,
+    lowering_api.ITERATOR_GET_NEXT_ON_HOST: iterator_step_on_host,
+    lowering_api.ITERATOR_HAS_NEXT_ON_HOST: iterator_step_on_host,
+}

@@ -3,18 +3,18 @@
 Each op declares its gradient where it is declared (runtime/ops), most with the rule itself
 beside the op. The rules here are those written with machinery of this package or with ops
 declared above the op's own module, named by their op's declaration ('module:rule'):
-  math_grads          Pow, Maximum, Minimum, Sign, ClipByValue (they use zeros_like and where)
   array_grads         Pack (it unstacks)
   control_flow_grads  If and While (a WhileGrad op replays the loop and runs its body's VJP)
   function_grads      PartitionedCall and eager Function calls (a gradient function per trace)
-  tensor_array_grads  how TensorArray gradient arrays add up and start from zero
   py_function_grads   py_function (the Python function's own tape, kept from its run)
-  custom_gradient     tf.custom_gradient (the CustomGradient op calls the user's grad_fn)
+  custom_gradient     tf.custom_gradient (its CustomGradient op's rule calls the user's grad_fn)
   while_grad_grads    WhileGrad (second-order gradients through loops)
   residuals           forward values a gradient is fed instead of computing them again
   backprop            the one reverse-mode algorithm, over eager records or graph nodes
   inliner             re-emits a forward graph's nodes into a gradient graph, on demand
   tape                GradientTape
+The TensorArray gradients (how gradient arrays add up and start from zero) are registered
+with backprop by runtime/tensor_array/grads.py, imported here.
 """
 
 from runtime.gradients import (
@@ -22,11 +22,10 @@ from runtime.gradients import (
     control_flow_grads,
     custom_gradient,
     function_grads,
-    math_grads,
     py_function_grads,
-    tensor_array_grads,
     while_grad_grads,
 )
 from runtime.gradients.tape import GradientTape, UnconnectedGradients
+from runtime.tensor_array import grads as tensor_array_grads
 
 __all__ = ["GradientTape", "UnconnectedGradients"]

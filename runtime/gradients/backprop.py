@@ -122,7 +122,8 @@ def _static_shape(t):
 
 
 # Values whose gradient flows: floats, complex numbers, and TensorArray handles (`variant`),
-# whose gradient is a TensorArray of the gradients of their elements (see tensor_array_grads).
+# whose gradient is a TensorArray of the gradients of their elements (see
+# runtime/tensor_array/grads.py).
 GRADIENT_KINDS = frozenset(["float", "complex", "variant"])
 DIFFERENTIABLE_KINDS = frozenset(["float", "complex"])  # the tensors a tape watches
 

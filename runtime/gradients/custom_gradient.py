@@ -10,9 +10,9 @@
 Calling the decorated function runs `f`, then passes its results through one
 `CustomGradient` op (runtime/ops/custom_gradient_ops.py) whose inputs are `f`'s tensor
 arguments, the values of the trainable variables `f` read, and the results. The op's rule
-below calls `grad(*upstream)` (with `variables=` when `f` read variables: it then returns
-(gradients of the arguments, gradients of the variables)), and sends nothing into the
-ops `f` ran, so they are never differentiated.
+(declared with it) calls `grad(*upstream)` (with `variables=` when `f` read variables: it
+then returns (gradients of the arguments, gradients of the variables)), and sends nothing
+into the ops `f` ran, so they are never differentiated.
 
 Inside a trace `f` is converted by the Function's converter first (as `map_fn`'s `fn`), so
 that `if` and loops on tensors in it are staged.
@@ -30,10 +30,9 @@ import inspect
 
 from runtime import context, nest
 from runtime.data.element_functions import convert
-from runtime.gradients.backprop import zeros_like_tensor
 from runtime.gradients.tape import GradientTape
 from runtime.ops.common import convert_to_tensor
-from runtime.ops.custom_gradient_ops import CUSTOM_GRADIENT_OP
+from runtime.ops.custom_gradient_ops import CUSTOM_GRADIENT_OP, split_returned
 from runtime.ops.registry import execute
 from runtime.tensor import Tensor
 
@@ -71,13 +70,13 @@ def _call(f, args, kwargs):
     if graph is not None:  # as the Function being traced converts what it hands on
         f = convert(f)
     if graph is None and not context.tapes:  # nothing can differentiate this call
-        result, _ = _split(f(*args, **kwargs))
+        result, _ = split_returned(f(*args, **kwargs))
         return result
     saved_tapes = list(context.tapes)
     context.tapes.clear()  # f's own ops are never differentiated: record only its reads
     try:
         with GradientTape() as probe:
-            result, grad_fn = _split(f(*args, **kwargs))
+            result, grad_fn = split_returned(f(*args, **kwargs))
     finally:
         context.tapes[:] = saved_tapes
     variables = tuple(probe.watched_variables())
@@ -93,14 +92,6 @@ def _call(f, args, kwargs):
     return nest.pack_sequence_as(result, list(outputs))
 
 
-def _split(returned):
-    if not (isinstance(returned, (tuple, list)) and len(returned) == 2 and
-            callable(returned[1])):
-        raise TypeError("a @custom_gradient function must return (result, grad_fn), got %r"
-                        % (returned,))
-    return returned[0], returned[1]
-
-
 def _takes_variables(grad_fn):
     try:
         parameters = inspect.signature(grad_fn).parameters.values()
@@ -108,37 +99,3 @@ def _takes_variables(grad_fn):
         return True
     return any(p.name == "variables" or p.kind is inspect.Parameter.VAR_KEYWORD
                for p in parameters)
-
-
-def custom_gradient_rule(ctx, grads):
-    """The gradient of a CustomGradient op: the user's grad_fn on the upstream gradients."""
-    attrs = ctx.attrs
-    n_args, variables = attrs["n_args"], attrs["variables"]
-    outputs = ctx.outputs
-    upstream = [g if g is not None else zeros_like_tensor(y) for g, y in zip(grads, outputs)]
-    grad_fn = attrs["grad_fn"]
-    forward = attrs["forward_graph"]
-    here = context.current_graph()
-    if forward is not None and (here is None or not here.can_read(forward)):
-        args = [ctx.input(i) for i in range(n_args)]
-        _, grad_fn = _split(attrs["f"](*args, **attrs["kwargs"]))
-    if variables:
-        arg_grads, variable_grads = grad_fn(*upstream, variables=list(variables))
-        variable_grads = list(variable_grads)
-        if len(variable_grads) != len(variables):
-            raise ValueError("@custom_gradient: grad_fn returned %d variable gradients for "
-                             "%d variables" % (len(variable_grads), len(variables)))
-    else:
-        arg_grads, variable_grads = grad_fn(*upstream), []
-    arg_grads = _per_argument(arg_grads, n_args)
-    return arg_grads + variable_grads + [None] * len(outputs)
-
-
-def _per_argument(grads, n_args):
-    if n_args == 1 and not (isinstance(grads, (list, tuple)) and len(grads) == 1):
-        grads = [grads]
-    grads = list(grads) if isinstance(grads, (list, tuple)) else [grads]
-    if len(grads) != n_args:
-        raise ValueError("@custom_gradient: grad_fn returned %d gradients for %d arguments"
-                         % (len(grads), n_args))
-    return [None if g is None else convert_to_tensor(g) for g in grads]

@@ -7,10 +7,12 @@ watching its float inputs (`run_recorded`) and remembers that tape by the identi
 run's first float output array (the value the gradient op is handed, so a gradient always
 finds the run it belongs to, even inside loops).
 
-The gradient is one `EagerPyFuncGrad` op: (that output, upstream gradients) -> gradients of
-the inputs, computed by the remembered tape. An output the function did not compute with
-ops from its inputs (a numpy array, a Python number, a constant) cannot pass a gradient on:
-when one flows into it, the gradient op raises instead of giving a made-up value.
+The gradient is one `EagerPyFuncGrad` op (declared with EagerPyFunc in
+runtime/ops/py_function_ops.py, its kernel `py_function_grad_kernel` below): (that output,
+upstream gradients) -> gradients of the inputs, computed by the remembered tape. An output
+the function did not compute with ops from its inputs (a numpy array, a Python number, a
+constant) cannot pass a gradient on: when one flows into it, the gradient op raises instead
+of giving a made-up value.
 """
 
 import weakref
@@ -19,8 +21,6 @@ import numpy as np
 
 from runtime import context, errors
 from runtime.gradients.tape import GradientTape
-from runtime.ops.gradient_ops import PY_FUNCTION_GRAD_OP as GRAD_OP
-from runtime.ops.registry import execute
 from runtime.tensor import EagerTensor, Tensor
 
 # id(first float output array of a run) -> (weak reference to it, _Run)
@@ -113,24 +113,3 @@ def py_function_grad_kernel(key_value, *dys, func, dy_indices, wanted, out_specs
         value = np.zeros_like(source._value) if g is None else g._value
         out.append(np.asarray(value, dtype=dtype.np_dtype))
     return out[0] if len(out) == 1 else tuple(out)
-
-
-def py_function_grad(ctx, grads):
-    attrs = ctx.attrs
-    wanted = [j for j, need in enumerate(ctx.needed) if need]
-    dy_indices = [i for i, (d, g) in enumerate(zip(attrs["Tout"], grads))
-                  if d.kind == "float" and g is not None]
-    result = [None] * len(ctx.needed)
-    if not wanted or not dy_indices:
-        return result
-    first_float = next(i for i, d in enumerate(attrs["Tout"]) if d.kind == "float")
-    key = ctx.output(first_float)
-    dys = [grads[i] for i in dy_indices]
-    out_specs = tuple((ctx.input_dtype(j), ctx.input_shape(j)) for j in wanted)
-    outs = execute(GRAD_OP, [key] + dys,
-                   {"func": attrs["func"], "dy_indices": tuple(dy_indices),
-                    "wanted": tuple(wanted), "out_specs": out_specs,
-                    "where": attrs.get("where")}, name="py_function_grad")
-    for j, g in zip(wanted, outs):
-        result[j] = g
-    return result

@@ -32,8 +32,8 @@ from runtime.operators.staging import (
 )
 from runtime.operators.undefined import MaybeUndefined, Undefined
 from runtime.ops import common
-from runtime.ops.tensor_array_value import variant
 from runtime.tensor import EagerTensor, Tensor
+from runtime.tensor_array.value import variant
 from runtime.variables import Variable
 
 

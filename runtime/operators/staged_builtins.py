@@ -22,7 +22,7 @@ import numpy as np
 
 from runtime import dtypes
 from runtime.operators import loops, py_builtins
-from runtime.ops import array_ops, io_ops, math_ops, reduction_ops
+from runtime.ops import array_ops, math_ops, py_function_ops, reduction_ops
 from runtime.tensor import EagerTensor, SymbolicTensor, Tensor
 
 
@@ -62,7 +62,7 @@ def print_(*objects, sep=" ", end="\n", file=None, flush=False):
         for i, value in zip(positions, values):
             shown[i] = _python_value(value)
         builtins.print(*shown, sep=sep, end=end, file=file, flush=flush)
-    io_ops.py_function(run_print, [objects[i] for i in positions], None)
+    py_function_ops.py_function(run_print, [objects[i] for i in positions], None)
     return None
 
 

@@ -15,9 +15,8 @@ import numpy as np
 from runtime import context, dtypes, errors, nest
 from runtime import shape as shape_lib
 from runtime.ops import common, manipulation_ops, math_ops, selection_ops
-from runtime.ops import tensor_array_ops as ops
 from runtime.tensor import EagerTensor, Tensor, make_eager
-from runtime.tensor_array import TensorArray, _int32
+from runtime.tensor_array import TensorArray, _int32, ops
 from runtime.variables import Variable
 
 # -- declared element types (tf.autograph.experimental.set_element_type) ------------------------

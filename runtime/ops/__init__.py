@@ -1,9 +1,10 @@
 """The op library: every op is declared in a module of this package, with all its rules.
 
-Importing the package registers the ops of the tensor API and installs tensor operators;
-the modules declaring the ops of calls (call_ops), staged control flow (control_flow_ops),
-variables (variable_ops) and gradients (gradient_ops, tensor_array_grad_ops) are imported by
-the runtime modules that build those ops.
+Importing the package registers the ops of the tensor API (the TensorArray ops included,
+declared in runtime/tensor_array/ops.py) and installs tensor operators; the modules declaring
+the ops of calls (call_ops), staged control flow (control_flow_ops), variables
+(variable_ops) and gradients (gradient_ops) are imported by the runtime modules that build
+those ops.
 """
 
 from runtime.ops import (
@@ -12,6 +13,7 @@ from runtime.ops import (
     collective_ops,
     construction_ops,
     conv_ops,
+    cumulative_ops,
     data_ops,
     dependency_ops,
     einsum_ops,
@@ -25,6 +27,7 @@ from runtime.ops import (
     nn_random_ops,
     norm_ops,
     parsing_ops,
+    py_function_ops,
     random_ops,
     reduction_ops,
     registry,
@@ -35,6 +38,6 @@ from runtime.ops import (
     sort_ops,
     string_ops,
     summary_ops,
-    tensor_array_ops,
     tensor_operators,
 )
+from runtime.tensor_array import ops as tensor_array_ops

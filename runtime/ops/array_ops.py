@@ -8,6 +8,7 @@ indexing in `slicing`.
 import numpy as np
 
 from runtime import context, dtypes, errors, lowering_api
+from runtime import graph as graph_lib
 from runtime import shape as shape_lib
 from runtime.ops import (
     attr_types,
@@ -52,6 +53,7 @@ OPS["Placeholder"] = register("Placeholder", _no_kernel,
                               grad=NO_GRADIENT, emit=KERNEL_CALL, traits=("placeholder",),
                               attr_types={"dtype": attr_types.DTYPE,
                                           "shape": attr_types.SHAPE})
+graph_lib.declare_placeholder_op(OPS["Placeholder"])  # the op of every graph's inputs
 OPS["Const"] = register("Const", lambda value, dtype: value,
                         lambda specs, attrs: [(attrs["dtype"], attrs["value"].shape)],
                         grad=NO_GRADIENT, emit=KERNEL_CALL, traits=("constant",),
@@ -291,24 +293,9 @@ def ones(shape, dtype=dtypes.float32, name=None):
     return _filled(shape, dtype, 1, name)
 
 
-def _filled_like(fill):
-    """The lowering of ZerosLike/OnesLike: `fill` in the input's dtype (a scalar at rank 0)."""
-    def rule(lowerer, node, ins, outs):
-        if ins[0].rank0:
-            lowerer.assign(outs[0], lowerer.cast(fill, outs[0].dtype))
-        else:
-            lowerer.assign(outs[0], "xp.full_like(%s, %s)" % (ins[0], fill))
-    return rule
-
-
-OPS["ZerosLike"] = register("ZerosLike", lambda x: np.zeros_like(x),
-                            lambda specs, attrs: [specs[0]],
-                            grad=NOT_DIFFERENTIABLE, emit=KERNEL_CALL,
-                            lowerings={"array": _filled_like("0")})
-OPS["OnesLike"] = register("OnesLike", lambda x: np.ones_like(x),
-                           lambda specs, attrs: [specs[0]],
-                           grad=NOT_DIFFERENTIABLE, emit=KERNEL_CALL,
-                           lowerings={"array": _filled_like("1")})
+# ZerosLike and OnesLike are declared with the math ops, whose gradients are written with them
+OPS["ZerosLike"] = math_ops.ZEROS_LIKE
+OPS["OnesLike"] = math_ops.ONES_LIKE
 
 
 @dispatchable

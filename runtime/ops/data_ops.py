@@ -35,8 +35,6 @@ from runtime.ops.registry import (
 )
 
 OPS = {}
-# numba runs these on the host, holding the iterator's handle (runtime/backends/numba_host.py)
-_NUMBA_HOST = "runtime.backends.numba_host:"
 
 
 def _anonymous_iterator_kernel(*values, dataset):
@@ -55,8 +53,8 @@ OPS["AnonymousIterator"] = register(
     lambda specs, attrs: [(dtypes.resource, ())],
     grad=NOT_DIFFERENTIABLE, emit=KERNEL_CALL, traits=("side_effects", "host_only", "unrepeatable"),
     saving=_ITERATOR_NOT_SAVEABLE,
-    lowerings={"jax": lowering_api.lazy_rule("runtime.backends.jax_host:open_iterator"),
-               "numba": lowering_api.lazy_rule(_NUMBA_HOST + "open_iterator_on_host")})
+    lowerings={"jax": lowering_api.OPEN_ITERATOR_ON_HOST,
+               "numba": lowering_api.OPEN_ITERATOR_ON_HOST})
 
 
 def _get_next_kernel(iterator, specs):
@@ -72,8 +70,8 @@ OPS["IteratorGetNext"] = register(
     # an element may be a slice of the dataset's own arrays
     traits=("side_effects", "host_only", "unrepeatable", "shares_state"),
     saving=_ITERATOR_NOT_SAVEABLE,
-    lowerings={"jax": lowering_api.lazy_rule("runtime.backends.jax_host:iterator_get_next"),
-               "numba": lowering_api.lazy_rule(_NUMBA_HOST + "iterator_step_on_host")})
+    lowerings={"jax": lowering_api.ITERATOR_GET_NEXT_ON_HOST,
+               "numba": lowering_api.ITERATOR_GET_NEXT_ON_HOST})
 
 
 def _has_next_kernel(iterator, proceed=np.True_):
@@ -84,8 +82,8 @@ OPS["IteratorHasNext"] = register(
     "IteratorHasNext", _has_next_kernel, lambda specs, attrs: [(dtypes.bool_, ())],
     grad=NOT_DIFFERENTIABLE, emit=KERNEL_CALL, traits=("side_effects", "host_only", "unrepeatable"),
     saving=_ITERATOR_NOT_SAVEABLE,
-    lowerings={"jax": lowering_api.lazy_rule("runtime.backends.jax_host:iterator_has_next"),
-               "numba": lowering_api.lazy_rule(_NUMBA_HOST + "iterator_step_on_host")})
+    lowerings={"jax": lowering_api.ITERATOR_HAS_NEXT_ON_HOST,
+               "numba": lowering_api.ITERATOR_HAS_NEXT_ON_HOST})
 
 
 def anonymous_iterator(dataset, tensors):

@@ -245,10 +245,3 @@ WHILE_GRAD_GRAD_OP = register(
     "WhileGradGrad", "runtime.gradients.while_grad_grads:while_grad_grad_kernel",
     _out_specs_infer, grad=NO_GRADIENT, emit=KERNEL_CALL, traits=("stateful", "view"),
     saving=_PLAN_NOT_SAVEABLE, lowerings=GRADIENTS_ON_HOST)
-# Runs the tape kept from a py_function's run backwards (runtime.gradients.py_function_grads).
-PY_FUNCTION_GRAD_OP = register(
-    "EagerPyFuncGrad", "runtime.gradients.py_function_grads:py_function_grad_kernel",
-    _out_specs_infer, grad=NO_GRADIENT, emit=KERNEL_CALL,
-    traits=("side_effects", "host_only", "shares_state"),
-    saving=not_saveable("it runs a py_function's recorded Python gradient"),
-    lowerings=GRADIENTS_ON_HOST)

@@ -1,24 +1,28 @@
-"""Ops that reach outside the graph: `print`, `py_function`, `numpy_function`, assertions
-and numeric checks.
+"""Ops that print or check: `print`, assertions, the definedness check of converted code and
+numeric checks.
 
-All of them but `numpy_function(stateful=False)` have side effects, so they run on every
-call of a traced function, in program order, and the executor never removes them.
+All of them have side effects, so they run on every call of a traced function, in program
+order, and the executor never removes them. Python functions as ops (`py_function`,
+`numpy_function`) are in `py_function_ops`.
 """
 
-import functools
 import sys
 
 import numpy as np
 
-from runtime import context, dtypes, errors, lowering_api
-from runtime.gradients import py_function_grads
+from runtime import dtypes, errors, lowering_api
 from runtime.ops import array_ops, attr_types, common, registry
-from runtime.ops.registry import KERNEL_CALL, NOT_DIFFERENTIABLE, execute, register
-from runtime.tensor import EagerTensor, Tensor, make_eager
+from runtime.ops.registry import (
+    KERNEL_CALL,
+    NOT_DIFFERENTIABLE,
+    execute,
+    register,
+)
+from runtime.tensor import Tensor
 
 # lowering rules that decline, saying why (see runtime/lowering_api.py)
-_NUMBA_HOST = "runtime.backends.numba_host:"  # numba rules calling the op's kernel on the host
-_ASSERT_ON_HOST = {"array": lowering_api.unsupported("assertions format their message on the host")}
+_ASSERT_DECLINES = {"array": lowering_api.unsupported(
+    "assertions format their message on the host")}
 
 OPS = {}
 
@@ -61,8 +65,8 @@ def format_tensor_value(value, dtype, summarize=3, quote_strings=False):
     return render(array, 0)
 
 
-# JAX calls the kernel on the host, in the executor's order (runtime/backends/jax_host.py)
-_HOST_CALL = {"jax": lowering_api.lazy_rule("runtime.backends.jax_host:call_kernel")}
+# numba and JAX call the kernel on the host, in the executor's order
+_HOST_CALL = {"jax": lowering_api.KERNEL_ON_HOST, "numba": lowering_api.KERNEL_ON_HOST}
 
 
 def _render_print(template, values, dtypes_, summarize):
@@ -148,8 +152,7 @@ def _printed_file(attrs):
 OPS["PrintV2"] = register("PrintV2", _print_kernel, lambda specs, attrs: [],
                           grad=NOT_DIFFERENTIABLE, emit=KERNEL_CALL,
                           traits=("side_effects", "host_only"),
-                          lowerings=dict(_HOST_CALL, numba=lowering_api.lazy_rule(
-                              _NUMBA_HOST + "kernel_on_host")),
+                          lowerings=_HOST_CALL,
                           saving=registry.attr_codecs(output_stream=registry.AttrCodec(
                               _encode_stream, _decode_stream), file_output=_printed_file,
                               check=_check_template),
@@ -223,154 +226,6 @@ def print_(*inputs, output_stream=None, summarize=3, sep=" ", end="\n", name=Non
     execute(OPS["PrintV2"], tensors, attrs, name=name)
 
 
-# -- py_function ----------------------------------------------------------------------------------
-
-
-def _py_function_infer(specs, attrs):
-    return [(d, None) for d in attrs["Tout"]]
-
-
-def _py_function_kernel(*values, func, Tout, in_dtypes, record=False, where=None):
-    args = [EagerTensor(np.asarray(v) if not isinstance(v, (np.ndarray, np.generic)) else v, d)
-            for v, d in zip(values, in_dtypes)]
-    tape = None
-    with context.eager_scope():  # the function runs eagerly, even inside a trace
-        if record:  # may be differentiated: the function's own tape gives the gradient
-            result, tape = py_function_grads.run_recorded(func, args)
-        else:
-            result = func(*args)
-    if not Tout:
-        return ()
-    results = [result] if len(Tout) == 1 and not isinstance(result, (list, tuple)) else result
-    if len(results) != len(Tout):
-        raise ValueError("py_function's function returned %d values but Tout has %d"
-                         % (len(results), len(Tout)))
-    out = []
-    for r, d in zip(results, Tout):
-        if isinstance(r, Tensor):
-            r = r.numpy()
-        out.append(make_eager(np.asarray(r, dtype=d.np_dtype), d)._value)
-    if tape is not None:
-        out = py_function_grads.remember(out, tape, args, results)
-    return tuple(out) if len(out) != 1 else out[0]
-
-
-OPS["EagerPyFunc"] = register("EagerPyFunc", _py_function_kernel, _py_function_infer,
-                              grad=py_function_grads.py_function_grad,
-                              emit=KERNEL_CALL,
-                              traits=("side_effects", "host_only", "unrepeatable",
-                                      "shares_state"),
-                              lowerings=dict(_HOST_CALL, numba=lowering_api.lazy_rule(
-                                  _NUMBA_HOST + "py_function_on_host")),
-                              saving=registry.not_saveable(
-                                  "it runs a Python function (py_function)"))
-
-
-def _as_decorator(api, api_name, func, inp, Tout, **options):
-    """`api`'s decorator for `@api(Tout=...)` (func and inp not given): the decorated
-    function's positional arguments become `inp`. None when `func` is given."""
-    if func is not None:
-        if inp is None:
-            raise TypeError("%s(): missing argument `inp`, the list of the function's "
-                            "arguments (needed unless %s is used as a decorator, with "
-                            "func=None)" % (api_name, api_name))
-        return None
-    if Tout is None:
-        raise TypeError("%s(): missing argument `Tout`; used as a decorator, give it by "
-                        "name: @%s(Tout=...)" % (api_name, api_name))
-    if inp is not None:
-        raise TypeError("%s(): used as a decorator (func=None), it takes no `inp`: the "
-                        "decorated function's arguments are its inputs" % api_name)
-
-    def decorate(function):
-        @functools.wraps(function)
-        def call(*args):
-            return api(function, list(args), Tout, **options)
-        return call
-    return decorate
-
-
-def py_function(func=None, inp=None, Tout=None, name=None):
-    """Runs the Python callable `func` on eager tensors every time the op runs.
-
-    `Tout` is a dtype (one output), a list of dtypes, or None/[] (no outputs). Gradients flow
-    through the tf ops `func` runs on its inputs (see runtime.gradients.py_function_grads).
-    Without `func` and `inp` it is a decorator: `@py_function(Tout=tf.float32)`."""
-    decorator = _as_decorator(py_function, "py_function", func, inp, Tout, name=name)
-    if decorator is not None:
-        return decorator
-    tensors = [common.convert_to_tensor(x) for x in (inp or [])]
-    single = Tout is not None and not isinstance(Tout, (list, tuple))
-    tout = () if Tout is None else (dtypes.as_dtype(Tout),) if single else tuple(
-        dtypes.as_dtype(d) for d in Tout)
-    # Recorded for a gradient where one may be taken: staged, or run while a tape records.
-    record = bool(context.current_graph() is not None or context.tapes) and any(
-        t.dtype.is_floating for t in tensors) and any(d.is_floating for d in tout)
-    attrs = {"func": func, "Tout": tout, "in_dtypes": tuple(t.dtype for t in tensors),
-             "record": record, "where": errors.user_location(2) if record else None}
-    outputs = execute(OPS["EagerPyFunc"], tensors, attrs, name=name)
-    if single:
-        return outputs[0]
-    if Tout is None:
-        return None
-    return list(outputs)
-
-
-def _numpy_function_kernel(*values, func, Tout):
-    with context.eager_scope():  # the function runs as Python, even inside a trace
-        result = func(*[np.asarray(v) for v in values])
-    if not Tout:
-        return ()
-    results = [result] if len(Tout) == 1 and not isinstance(result, (list, tuple)) else result
-    if len(results) != len(Tout):
-        raise ValueError("numpy_function's function returned %d values but Tout has %d"
-                         % (len(results), len(Tout)))
-    out = [np.asarray(r.numpy() if isinstance(r, Tensor) else r, dtype=d.np_dtype)
-           for r, d in zip(results, Tout)]
-    return tuple(out) if len(out) != 1 else out[0]
-
-
-# TensorFlow's op names: the stateful op is never merged or removed; neither passes gradients.
-_NUMPY_FUNCTION_NOT_SAVEABLE = registry.not_saveable(
-    "it runs a Python function (numpy_function)")
-OPS["PyFunc"] = register("PyFunc", _numpy_function_kernel, _py_function_infer,
-                         grad=NOT_DIFFERENTIABLE, emit=KERNEL_CALL,
-                         traits=("side_effects", "host_only", "unrepeatable", "shares_state"),
-                         lowerings=dict(_HOST_CALL, numba=lowering_api.lazy_rule(
-                             _NUMBA_HOST + "kernel_on_host")),
-                         saving=_NUMPY_FUNCTION_NOT_SAVEABLE)
-OPS["PyFuncStateless"] = register("PyFuncStateless", _numpy_function_kernel,
-                                  _py_function_infer, grad=NOT_DIFFERENTIABLE,
-                                  emit=KERNEL_CALL,
-                                  traits=("host_only", "no_fold", "shares_state"),
-                                  lowerings=dict(_HOST_CALL, numba=lowering_api.lazy_rule(
-                                      _NUMBA_HOST + "kernel_on_host")),
-                                  saving=_NUMPY_FUNCTION_NOT_SAVEABLE)
-
-
-def numpy_function(func=None, inp=None, Tout=None, stateful=True, name=None):
-    """Runs `func` on the numpy values of `inp` every time the op runs; its results (numpy
-    arrays or Python values) become tensors of the dtypes `Tout` (a dtype, a list of them,
-    or None/[] for no outputs). No gradient flows through it. With `stateful=False` equal
-    calls may be merged or dropped when unused. Without `func` and `inp` it is a decorator:
-    `@numpy_function(Tout=tf.float32)`."""
-    decorator = _as_decorator(numpy_function, "numpy_function", func, inp, Tout,
-                              stateful=stateful, name=name)
-    if decorator is not None:
-        return decorator
-    tensors = [common.convert_to_tensor(x) for x in (inp or [])]
-    single = Tout is not None and not isinstance(Tout, (list, tuple))
-    tout = () if Tout is None else (dtypes.as_dtype(Tout),) if single else tuple(
-        dtypes.as_dtype(d) for d in Tout)
-    op = OPS["PyFunc"] if stateful else OPS["PyFuncStateless"]
-    outputs = execute(op, tensors, {"func": func, "Tout": tout}, name=name)
-    if single:
-        return outputs[0]
-    if Tout is None:
-        return None
-    return list(outputs)
-
-
 # -- assertions -------------------------------------------------------------------------------
 
 
@@ -417,10 +272,9 @@ OPS["Assert"] = register("Assert", _assert_kernel, _assert_infer,
                          grad=NOT_DIFFERENTIABLE, emit=KERNEL_CALL, traits=("side_effects",),
                          saving=registry.attr_codecs(error_class=registry.AttrCodec(
                              _encode_error_class, _decode_error_class)),
-                         lowerings=dict(_ASSERT_ON_HOST,
+                         lowerings=dict(_ASSERT_DECLINES,
                                         jax=_assert_jax,
-                                        numba=lowering_api.lazy_rule(
-                                            _NUMBA_HOST + "assert_on_host")))
+                                        numba=lowering_api.ASSERT_ON_HOST))
 
 
 def assert_that(condition, data, message, name=None, error_class=errors.InvalidArgumentError,

@@ -1,5 +1,5 @@
-"""Ops that rearrange a tensor's elements: split, pad, slice, strided_slice, reverse, roll and
-repeat (TensorFlow's `tf.split`, `tf.pad`, ...).
+"""Ops that cut, pad or reorder the elements along a tensor's dimensions: split, pad, slice,
+strided_slice, reverse, roll and repeat (TensorFlow's `tf.split`, `tf.pad`, ...).
 
 Split, pad, reverse, roll and repeat are ops with their gradients; `slice` and
 `strided_slice` are index expressions on the StridedSlice op (its gradient comes with it).

@@ -1,5 +1,9 @@
-"""Ops that rearrange a tensor's elements: reshape, transpose, expand_dims, squeeze, concat,
-stack, unstack, tile and broadcast_to.
+"""Shape and assembly ops: reshape, transpose, expand_dims, squeeze and broadcast_to give a
+tensor another shape or axis order; concat, stack, unstack and tile join tensors, take one
+apart along an axis, or repeat one whole.
+
+Cutting, padding and reordering elements along a dimension (split, pad, slice, reverse, roll,
+repeat) is in `layout_ops`.
 """
 
 import builtins

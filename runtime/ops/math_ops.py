@@ -1,12 +1,12 @@
 """Elementwise math ops: arithmetic, comparisons, logic, unary functions, cast, add_n and
 clip_by_value.
 
-Reductions, argmax/argmin and cumsum are in `reduction_ops`, matmul in `linalg_ops`.
+Reductions and argmax/argmin are in `reduction_ops`, cumsum and cumprod in `cumulative_ops`,
+matmul in `linalg_ops`.
 
 Each op is declared once with its kernel, inference rule, emit rule, gradient (a unary
-op's from its derivative, right in its table row; the others as functions above the tables,
-except the five written with ops declared above this module, named in
-runtime.gradients.math_grads) and lowerings; the functions below it are the public API
+op's from its derivative, right in its table row; the others as functions above the tables)
+and lowerings; the functions below it are the public API
 (`tf.add`, `tf.exp`, ...), which convert arguments and call `execute`.
 """
 
@@ -114,9 +114,127 @@ def _comparison_emit(symbol, kinds=None):
 _COMPARABLE = NUMERIC | {"bool"}
 _INTEGER = frozenset(["int"])  # strings: np.equal on object arrays, kept as the kernel
 
-_GRADS = "runtime.gradients.math_grads:"  # where the rules written with the ops API live
 _CALL = KERNEL_CALL
 _NONE = NOT_DIFFERENTIABLE
+
+
+# -- select and the filled-like ops -------------------------------------------------------
+# SelectV2 (the elementwise `tf.where(c, x, y)`), ZerosLike and OnesLike are declared here,
+# with the math ops whose gradients are written with them (Pow, Maximum, Minimum, Sign,
+# ClipByValue below); their API functions are selection_ops.where, array_ops.zeros_like and
+# array_ops.ones_like.
+
+
+def _filled_like(fill):
+    """The lowering of ZerosLike/OnesLike: `fill` in the input's dtype (a scalar at rank 0)."""
+    def rule(lowerer, node, ins, outs):
+        if ins[0].rank0:
+            lowerer.assign(outs[0], lowerer.cast(fill, outs[0].dtype))
+        else:
+            lowerer.assign(outs[0], "xp.full_like(%s, %s)" % (ins[0], fill))
+    return rule
+
+
+ZEROS_LIKE = register("ZerosLike", lambda x: np.zeros_like(x),
+                      lambda specs, attrs: [specs[0]],
+                      grad=NOT_DIFFERENTIABLE, emit=KERNEL_CALL,
+                      lowerings={"array": _filled_like("0")})
+ONES_LIKE = register("OnesLike", lambda x: np.ones_like(x),
+                     lambda specs, attrs: [specs[0]],
+                     grad=NOT_DIFFERENTIABLE, emit=KERNEL_CALL,
+                     lowerings={"array": _filled_like("1")})
+
+
+def _select_infer(specs, attrs):
+    (cond_dtype, cond_shape), x, y = specs
+    require_kind(cond_dtype, {"bool"}, "condition")
+    dtype = require_same_dtype([x, y])
+    return [(dtype, common.broadcast_specs([(cond_dtype, cond_shape), x, y]))]
+
+
+def _select_scalars(lowerer, node, ins, outs):
+    """numba: a conditional expression for rank-0 operands (np.where wants arrays)."""
+    if all(x.rank0 for x in ins):
+        lowerer.assign(outs[0], "(%s if %s else %s)" % (ins[1], ins[0], ins[2]))
+    else:
+        lowerer.assign(outs[0], "xp.where(%s, %s, %s)" % tuple(ins))
+
+
+def _select_grad(ctx, grads):
+    g = grads[0]
+    condition = ctx.input(0)
+    zeros = _zeros_like(g)
+    return [None,
+            sum_to(_select(condition, g, zeros), ctx, 1) if ctx.needed[1] else None,
+            sum_to(_select(condition, zeros, g), ctx, 2) if ctx.needed[2] else None]
+
+
+SELECT_V2 = register("SelectV2", lambda c, x, y: np.where(c, x, y), _select_infer,
+                     grad=_select_grad, emit=KERNEL_CALL,
+                     lowerings={"array": "xp.where({0}, {1}, {2})",
+                                "numba": _select_scalars}, traits=("elementwise",))
+
+
+def _zeros_like(x):
+    return execute1(ZEROS_LIKE, [x])
+
+
+def _ones_like(x):
+    return execute1(ONES_LIKE, [x])
+
+
+def _select(condition, x, y):
+    return execute1(SELECT_V2, [condition, x, y])
+
+
+# -- the gradients written with them -------------------------------------------------------
+
+
+def _pow_grad(ctx, grads):
+    g = grads[0]
+    x, y = ctx.input(0), ctx.input(1)
+    dx = dy = None
+    if ctx.needed[0]:  # complex: times the conjugate derivative, as TensorFlow's rule
+        dx = sum_to(multiply(g, conj(multiply(y, pow(x, subtract(y, 1))))), ctx, 0)
+    if ctx.needed[1]:
+        # d(x**y)/dy = x**y * log(x), taken as 0 where x <= 0 (as TensorFlow does; for
+        # complex x, where x is 0)
+        usable = not_equal(x, 0) if x.dtype.is_complex else greater(x, 0)
+        safe_log = _select(usable, log(_select(usable, x, _ones_like(x))),
+                             _zeros_like(x))
+        dy = sum_to(multiply(g, conj(multiply(ctx.output(0), safe_log))), ctx, 1)
+    return [dx, dy]
+
+
+def _select_winner_grad(ctx, grads, x_wins):
+    """Maximum/Minimum: the gradient goes to x where `x_wins`, else to y."""
+    g = grads[0]
+    zeros = _zeros_like(g)
+    return [sum_to(_select(x_wins, g, zeros), ctx, 0) if ctx.needed[0] else None,
+            sum_to(_select(x_wins, zeros, g), ctx, 1) if ctx.needed[1] else None]
+
+
+def _maximum_grad(ctx, grads):
+    return _select_winner_grad(ctx, grads, greater_equal(ctx.input(0), ctx.input(1)))
+
+
+def _minimum_grad(ctx, grads):
+    return _select_winner_grad(ctx, grads, less_equal(ctx.input(0), ctx.input(1)))
+
+
+def _sign_grad(ctx, grads):
+    return [_zeros_like(grads[0])]
+
+
+def _clip_grad(ctx, grads):
+    g = grads[0]
+    x, lo, hi = ctx.input(0), ctx.input(1), ctx.input(2)
+    zeros = _zeros_like(g)
+    below, above = less(x, lo), greater(x, hi)
+    inside = logical_not(logical_or(below, above))
+    return [_select(inside, g, zeros) if ctx.needed[0] else None,
+            sum_to(_select(below, g, zeros), ctx, 1) if ctx.needed[1] else None,
+            sum_to(_select(above, g, zeros), ctx, 2) if ctx.needed[2] else None]
 
 
 def _add_grad(ctx, grads):
@@ -205,9 +323,9 @@ _BINARY = {
                  _NONE),
     "FloorMod": ("mod", _mod_kernel, REAL, None, _integer_division_emit("%"),
                  _floormod_grad),
-    "Pow": ("pow", _ignore_errors(np.power), NUMERIC, None, _CALL, _GRADS + "pow_grad"),
-    "Maximum": ("Maximum", np.maximum, REAL, None, _CALL, _GRADS + "maximum_grad"),
-    "Minimum": ("Minimum", np.minimum, REAL, None, _CALL, _GRADS + "minimum_grad"),
+    "Pow": ("pow", _ignore_errors(np.power), NUMERIC, None, _CALL, _pow_grad),
+    "Maximum": ("Maximum", np.maximum, REAL, None, _CALL, _maximum_grad),
+    "Minimum": ("Minimum", np.minimum, REAL, None, _CALL, _minimum_grad),
     "SquaredDifference": ("SquaredDifference", lambda x, y: np.square(x - y), REAL, None,
                           _CALL, _squared_difference_grad),
     "Less": ("Less", np.less, REAL, dtypes.bool_, _comparison_emit("<"), _NONE),
@@ -443,7 +561,7 @@ _UNARY = {
     # op name: (kernel, dtype kinds, result dtype, emit rule, gradient)
     "Neg": (np.negative, NUMERIC, None, _negative_emit, _neg_grad),
     "Abs": (np.abs, REAL, None, _CALL, _chain(lambda ctx: sign(ctx.input(0)))),
-    "Sign": (np.sign, REAL, None, _CALL, _GRADS + "sign_grad"),
+    "Sign": (np.sign, REAL, None, _CALL, _sign_grad),
     "Square": (np.square, NUMERIC, None, _CALL,
                _chain(lambda ctx: multiply(ctx.input(0), 2.0))),
     "Reciprocal": (_quiet(np.reciprocal), INEXACT, None, _CALL,
@@ -841,7 +959,7 @@ def _clip_infer(specs, attrs):
 
 OPS["ClipByValue"] = register("ClipByValue", lambda x, lo, hi: np.minimum(np.maximum(x, lo), hi),
                               _clip_infer,
-                              grad=_GRADS + "clip_grad", emit=KERNEL_CALL,
+                              grad=_clip_grad, emit=KERNEL_CALL,
                               lowerings=_lowering("ClipByValue"), traits=("elementwise",))
 
 

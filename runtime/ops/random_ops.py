@@ -10,10 +10,9 @@ from runtime.ops.common import FLOAT, SpecError, convert_to_tensor, require_kind
 from runtime.ops.registry import KERNEL_CALL, NOT_DIFFERENTIABLE, execute1, register
 
 # numba and JAX call the op's kernel on the host: the same draws, in the executor's order
-_ON_HOST = lowering_api.lazy_rule("runtime.backends.numba_host:kernel_on_host")
+_ON_HOST = lowering_api.KERNEL_ON_HOST
 _HOST_RANDOM = {"array": lowering_api.unsupported("random draws use the host's generator"),
-                "numba": _ON_HOST,
-                "jax": lowering_api.lazy_rule("runtime.backends.jax_host:call_kernel")}
+                "numba": _ON_HOST, "jax": _ON_HOST}
 _NUMPY_STATELESS = {"array": lowering_api.unsupported(
     "stateless draws are numpy generator streams (the executor's numbers)"), "numba": _ON_HOST}
 

@@ -54,14 +54,12 @@ from typing import Any
 import numpy as np
 
 from runtime import context, errors
-from runtime import shape as shape_lib
 from runtime.dtypes import DType
 from runtime.ops import attr_types as types_lib
 from runtime.ops.attr_types import AttrType
+from runtime.specs import Spec, SpecError, describe_operands  # the op's operand specs
 from runtime.tensor import EagerTensor, SymbolicTensor, Tensor, make_eager
 
-# A tensor's spec while shapes and dtypes are inferred: (dtype, static shape or None).
-Spec = tuple[DType, Any]
 InferRule = Callable[[list[Spec], Mapping[str, Any]], list[Spec]]
 GradRule = Callable[[Any, list[Any]], list[Any]]
 
@@ -221,15 +219,6 @@ class _LazyKernel:
         if self.target is None:
             self.target = _resolve(self.reference)
         return self.target(*args, **kwargs)
-
-
-class SpecError(Exception):
-    """Raised by an op's `infer` rule: `kind` is 'dtype' or 'shape'."""
-
-    def __init__(self, kind: str, message: str) -> None:
-        super().__init__(message)
-        self.kind = kind
-        self.message = message
 
 
 class OpDef:
@@ -475,11 +464,6 @@ def _find_attribute_type(op: OpDef, name: str) -> AttrType | None:
     if found is None and op.saving.refusal is not None:
         return types_lib.TRACE_ONLY  # the op is never saved: its attributes are never loaded
     return found
-
-
-def describe_operands(specs: Iterable[Spec]) -> str:
-    """'int32 (2, 3), float32 ()' for error messages."""
-    return ", ".join("%s %s" % (d.name, shape_lib.to_string(s)) for d, s in specs)
 
 
 def execute(op: OpDef, inputs: Sequence[Any], attrs: Mapping[str, Any] = _EMPTY,

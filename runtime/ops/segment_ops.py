@@ -1,5 +1,5 @@
-"""Accumulating ops: cumprod, segment_sum and unsorted_segment_sum (TensorFlow's
-`tf.math.cumprod`, `tf.math.segment_sum`, `tf.math.unsorted_segment_sum`)."""
+"""Segment sums: segment_sum and unsorted_segment_sum (TensorFlow's `tf.math.segment_sum`,
+`tf.math.unsorted_segment_sum`), the sums of a tensor's rows grouped by segment ids."""
 
 import numpy as np
 
@@ -11,7 +11,6 @@ from runtime.ops import (
     manipulation_ops,
     math_ops,
     numba_lowerings,
-    reduction_ops,
     selection_ops,
 )
 from runtime.ops.common import REAL, SpecError, convert_to_tensor, require_kind
@@ -20,55 +19,6 @@ from runtime.ops.registry import KERNEL_CALL, execute1, register
 _NOT_LOWERED = {"array": lowering_api.unsupported("not lowered yet")}
 
 OPS = {}
-
-
-# -- cumprod --------------------------------------------------------------------------------
-
-
-def _cumprod_infer(specs, attrs):
-    dtype, shape = specs[0]
-    require_kind(dtype, REAL)
-    if shape is not None:
-        common.normalize_axis(attrs["axis"], len(shape))
-    return [(dtype, shape)]
-
-
-def _cumprod_kernel(x, axis, exclusive, reverse):
-    if reverse:
-        x = np.flip(x, axis)
-    with np.errstate(all="ignore"):  # float overflow to inf and integer wrapping, as in TF
-        out = np.cumprod(x, axis=axis, dtype=x.dtype)
-    if exclusive:
-        ones = np.ones_like(np.take(out, [0], axis=axis))
-        out = np.concatenate([ones, np.delete(out, -1, axis=axis)], axis=axis)
-    return np.flip(out, axis) if reverse else out
-
-
-def _cumprod_grad(ctx, grads):
-    # TensorFlow's rule: cumsum(g * out) the other way, divided by x (NaN where x is 0)
-    attrs = ctx.attrs
-    total = reduction_ops.cumsum(math_ops.multiply(grads[0], ctx.output(0)), attrs["axis"],
-                                 attrs["exclusive"], not attrs["reverse"])
-    return [math_ops.truediv(total, ctx.input(0))]
-
-
-def _cumprod_jax(lw, node, ins):
-    """Cumprod (see reduction_ops.cumulative_jax)."""
-    return [reduction_ops.cumulative_jax(lw, node, ins[0], add=False)]
-
-
-OPS["Cumprod"] = register("Cumprod", _cumprod_kernel, _cumprod_infer, grad=_cumprod_grad,
-                          emit=KERNEL_CALL,
-                          lowerings=dict(_NOT_LOWERED, numba=reduction_ops.cumulative_numba("*", 1),
-                                                       jax=_cumprod_jax))
-
-
-def cumprod(x, axis=0, exclusive=False, reverse=False, name=None):
-    """Cumulative product along `axis` (`exclusive`: starting from 1; `reverse`: from the
-    end)."""
-    return execute1(OPS["Cumprod"], [convert_to_tensor(x)],
-                    {"axis": int(axis), "exclusive": bool(exclusive), "reverse": bool(reverse)},
-                    name=name)
 
 
 # -- segment sums ---------------------------------------------------------------------------

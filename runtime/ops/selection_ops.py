@@ -4,14 +4,13 @@ import numpy as np
 
 from runtime import dtypes, lowering_api
 from runtime.ops import (
-    array_ops,
     attr_types,
     common,
     gradient_ops,
+    math_ops,
 )
-from runtime.ops.common import convert_to_tensor, require_kind, require_same_dtype
+from runtime.ops.common import convert_to_tensor, require_kind
 from runtime.ops.composite_dispatch import dispatchable
-from runtime.ops.gradient_ops import sum_to
 from runtime.ops.numba_lowerings import (
     as_3d,
     axis_of,
@@ -115,34 +114,8 @@ def gather(params, indices, axis=None, batch_dims=0, name=None):
                     {"axis": 0 if axis is None else int(axis)}, name=name)
 
 
-def _select_infer(specs, attrs):
-    (cond_dtype, cond_shape), x, y = specs
-    require_kind(cond_dtype, {"bool"}, "condition")
-    dtype = require_same_dtype([x, y])
-    return [(dtype, common.broadcast_specs([(cond_dtype, cond_shape), x, y]))]
-
-
-def _select_scalars(lowerer, node, ins, outs):
-    """numba: a conditional expression for rank-0 operands (np.where wants arrays)."""
-    if all(x.rank0 for x in ins):
-        lowerer.assign(outs[0], "(%s if %s else %s)" % (ins[1], ins[0], ins[2]))
-    else:
-        lowerer.assign(outs[0], "xp.where(%s, %s, %s)" % tuple(ins))
-
-
-def _select_grad(ctx, grads):
-    g = grads[0]
-    condition = ctx.input(0)
-    zeros = array_ops.zeros_like(g)
-    return [None,
-            sum_to(where(condition, g, zeros), ctx, 1) if ctx.needed[1] else None,
-            sum_to(where(condition, zeros, g), ctx, 2) if ctx.needed[2] else None]
-
-
-OPS["SelectV2"] = register("SelectV2", lambda c, x, y: np.where(c, x, y), _select_infer,
-                           grad=_select_grad, emit=KERNEL_CALL,
-                           lowerings={"array": "xp.where({0}, {1}, {2})",
-                                      "numba": _select_scalars}, traits=("elementwise",))
+# SelectV2 is declared with the math ops, whose gradients are written with it
+OPS["SelectV2"] = math_ops.SELECT_V2
 
 
 def _where_infer(specs, attrs):

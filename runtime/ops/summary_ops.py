@@ -28,8 +28,7 @@ from runtime.tensor import SymbolicTensor, Tensor
 OPS = {}
 DEFAULT_BUCKET_COUNT = 30  # TensorBoard's histogram default
 
-_HOST_CALL = {"jax": lowering_api.lazy_rule("runtime.backends.jax_host:call_kernel"),
-              "numba": lowering_api.lazy_rule("runtime.backends.numba_host:kernel_on_host")}
+_HOST_CALL = {"jax": lowering_api.KERNEL_ON_HOST, "numba": lowering_api.KERNEL_ON_HOST}
 
 
 # -- run-time state --------------------------------------------------------------------------------

@@ -26,9 +26,9 @@ import numpy as np
 from runtime import dtypes
 from runtime.concrete_function import ConcreteFunction
 from runtime.graph import SubGraph
-from runtime.ops.tensor_array_value import variant
 from runtime.saved_model.errors import NotSaveableError
 from runtime.saved_model.schema import Reader
+from runtime.tensor_array.value import variant
 
 TAGS = ("float", "list", "dict", "dtype", "array", "scalar", "subgraph", "function",
         "generator")

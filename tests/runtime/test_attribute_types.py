@@ -12,9 +12,9 @@ from runtime.ops import (  # noqa: F401 - their ops too  # noqa: F401
     control_flow_ops,
     gradient_ops,
     registry,
-    tensor_array_grad_ops,
     variable_ops,
 )
+from runtime.tensor_array import grad_ops  # noqa: F401 - the TensorArray gradient ops
 
 
 def test_every_keyword_attribute_of_every_registered_op_has_a_declared_type():

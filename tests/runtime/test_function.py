@@ -15,7 +15,7 @@ import pytest
 from runtime import context, dtypes, errors, signature, variables
 from runtime import signature as signature_lib
 from runtime.function import ConcreteFunction, function
-from runtime.ops import array_ops, io_ops, math_ops, reduction_ops
+from runtime.ops import array_ops, math_ops, py_function_ops, reduction_ops
 from runtime.tensor import EagerTensor, SymbolicTensor
 from runtime.tracing import ArgKey
 
@@ -958,14 +958,15 @@ def test_python_error_raised_while_the_graph_runs_keeps_its_type_and_notes_the_n
 
     @function
     def f(x):
-        return io_ops.py_function(lookup, [x], dtypes.int32)
+        return py_function_ops.py_function(lookup, [x], dtypes.int32)
 
     with pytest.raises(KeyError) as info:
         f(array_ops.constant(1))
     assert info.value.args == ("missing",)
     note = "\n".join(info.value.__notes__)
     assert "EagerPyFunc" in note
-    assert __file__ in note and "return io_ops.py_function(lookup, [x], dtypes.int32)" in note
+    assert __file__ in note
+    assert "return py_function_ops.py_function(lookup, [x], dtypes.int32)" in note
 
 
 # -- run_functions_eagerly --------------------------------------------------------------------

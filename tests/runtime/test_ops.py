@@ -22,10 +22,12 @@ from runtime import tensor as tensor_lib
 from runtime.function import function
 from runtime.ops import (
     array_ops,
+    cumulative_ops,
     io_ops,
     linalg_ops,
     manipulation_ops,
     math_ops,
+    nn_ops,
     nn_random_ops,
     reduction_ops,
     registry,
@@ -291,16 +293,16 @@ def _cases():
                     lambda x: np.clip(x, -0.5, 0.5), dtypes.float32))
     out.append(case("clip_by_value tensors", math_ops.clip_by_value,
                     (I1, np.int32(-2), np.int32(6)), np.clip, dtypes.int32))
-    out.append(case("math.cumsum", reduction_ops.cumsum, (I1,),
+    out.append(case("math.cumsum", cumulative_ops.cumsum, (I1,),
                     functools.partial(np.cumsum, axis=0),
                     dtypes.int32))
-    out.append(case("math.cumsum axis 1", functools.partial(reduction_ops.cumsum, axis=1), (F1,),
+    out.append(case("math.cumsum axis 1", functools.partial(cumulative_ops.cumsum, axis=1), (F1,),
                     functools.partial(np.cumsum, axis=1), dtypes.float32))
     out.append(case("math.cumsum exclusive", functools.partial(
-        reduction_ops.cumsum, axis=1, exclusive=True), (I1,),
+        cumulative_ops.cumsum, axis=1, exclusive=True), (I1,),
         lambda x: np.cumsum(x, axis=1) - x, dtypes.int32))
     out.append(case("math.cumsum reverse", functools.partial(
-        reduction_ops.cumsum, axis=1, reverse=True), (I1,),
+        cumulative_ops.cumsum, axis=1, reverse=True), (I1,),
         lambda x: np.cumsum(x[:, ::-1], axis=1)[:, ::-1], dtypes.int32))
 
     out.append(case("cast float to int truncates", lambda x: math_ops.cast(x, dtypes.int32),
@@ -317,13 +319,13 @@ def _cases():
     out.append(case("cast float32 to float64", lambda x: math_ops.cast(x, "float64"), (F1,),
                     lambda x: x.astype(np.float64), dtypes.float64))
 
-    out.append(case("nn.softmax", nn_random_ops.softmax, (F1,), _np_softmax, dtypes.float32))
-    out.append(case("nn.softmax axis 0", functools.partial(nn_random_ops.softmax, axis=0), (F1,),
+    out.append(case("nn.softmax", nn_ops.softmax, (F1,), _np_softmax, dtypes.float32))
+    out.append(case("nn.softmax axis 0", functools.partial(nn_ops.softmax, axis=0), (F1,),
                     functools.partial(_np_softmax, axis=0), dtypes.float32))
-    out.append(case("math.softmax", nn_random_ops.softmax, (CUBE,), _np_softmax, dtypes.float32))
-    out.append(case("nn.log_softmax", nn_random_ops.log_softmax, (F1,), _np_log_softmax,
+    out.append(case("math.softmax", nn_ops.softmax, (CUBE,), _np_softmax, dtypes.float32))
+    out.append(case("nn.log_softmax", nn_ops.log_softmax, (F1,), _np_log_softmax,
                     dtypes.float32))
-    out.append(case("math.log_softmax", nn_random_ops.log_softmax, (F1,), _np_log_softmax,
+    out.append(case("math.log_softmax", nn_ops.log_softmax, (F1,), _np_log_softmax,
                     dtypes.float32))
 
     # -- array ops ------------------------------------------------------------------------
@@ -722,7 +724,7 @@ UNSUPPORTED_DTYPE = [
     ("reduce_any int", reduction_ops.reduce_any, [1, 0], "Any"),
     ("reduce_sum bool", reduction_ops.reduce_sum, [True], "Sum"),
     ("reduce_mean string", reduction_ops.reduce_mean, ["a"], "Mean"),
-    ("softmax int", nn_random_ops.softmax, [1, 2], "Softmax"),
+    ("softmax int", nn_ops.softmax, [1, 2], "Softmax"),
     ("subtract string", lambda x: x - x, ["a"], "Sub"),
     ("gather float indices", lambda x: selection_ops.gather(x, x), [0.0, 1.0], "GatherV2"),
     ("cast string to int", lambda x: math_ops.cast(x, dtypes.int32), ["1"], "Cast"),

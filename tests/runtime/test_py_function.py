@@ -11,11 +11,11 @@ import pytest
 from runtime import dtypes, errors, gradients
 from runtime.function import function
 from runtime.gradients import GradientTape
-from runtime.ops import array_ops, io_ops, math_ops, reduction_ops
+from runtime.ops import array_ops, math_ops, py_function_ops, reduction_ops
 
 
 def test_py_function_eagerly():
-    result = io_ops.py_function(lambda x, y: x * y + 1, [array_ops.constant(3.0), 2.0],
+    result = py_function_ops.py_function(lambda x, y: x * y + 1, [array_ops.constant(3.0), 2.0],
                                 dtypes.float32)
     assert result.dtype is dtypes.float32
     assert result.numpy() == 7.0
@@ -30,7 +30,7 @@ def test_py_function_in_a_graph_runs_python_on_every_call():
 
     @function
     def f(x):
-        return io_ops.py_function(record, [x], dtypes.int32) + 1
+        return py_function_ops.py_function(record, [x], dtypes.int32) + 1
 
     assert f(array_ops.constant([1, 2])).numpy().tolist() == [11, 21]
     assert f(array_ops.constant([3, 4])).numpy().tolist() == [31, 41]
@@ -39,21 +39,22 @@ def test_py_function_in_a_graph_runs_python_on_every_call():
 
 
 def test_py_function_with_several_outputs_and_with_none():
-    a, b = io_ops.py_function(lambda x: (x + 1, x - 1), [array_ops.constant(5)],
+    a, b = py_function_ops.py_function(lambda x: (x + 1, x - 1), [array_ops.constant(5)],
                               [dtypes.int32, dtypes.int32])
     assert (a.numpy(), b.numpy()) == (6, 4)
     seen = []
-    assert io_ops.py_function(lambda x: seen.append(int(x)), [array_ops.constant(9)], None) is None
+    assert py_function_ops.py_function(lambda x: seen.append(int(x)), [array_ops.constant(9)],
+                                       None) is None
     assert seen == [9]
 
 
 def test_py_function_casts_python_results_to_tout():
-    result = io_ops.py_function(lambda: 3, [], dtypes.float64)
+    result = py_function_ops.py_function(lambda: 3, [], dtypes.float64)
     assert result.dtype is dtypes.float64
     assert result.numpy() == 3.0
 
 
-@pytest.mark.parametrize("api", [io_ops.py_function, io_ops.numpy_function])
+@pytest.mark.parametrize("api", [py_function_ops.py_function, py_function_ops.numpy_function])
 def test_py_function_and_numpy_function_as_decorators(api):
     calls = []
 
@@ -75,7 +76,7 @@ def test_py_function_and_numpy_function_as_decorators(api):
     assert len(calls) == 3  # every call, in the graph too
 
 
-@pytest.mark.parametrize("api", [io_ops.py_function, io_ops.numpy_function])
+@pytest.mark.parametrize("api", [py_function_ops.py_function, py_function_ops.numpy_function])
 def test_py_function_decorator_arguments_are_checked(api):
     with pytest.raises(TypeError, match="missing argument `Tout`"):
         api()
@@ -96,9 +97,9 @@ def test_py_function_with_unused_result_still_runs_in_order():
 
     @function
     def f(x):
-        io_ops.py_function(record("a"), [x], dtypes.int32)
-        io_ops.py_function(record("b"), [x + 1], dtypes.int32)
-        io_ops.py_function(record("a"), [x], dtypes.int32)
+        py_function_ops.py_function(record("a"), [x], dtypes.int32)
+        py_function_ops.py_function(record("b"), [x + 1], dtypes.int32)
+        py_function_ops.py_function(record("a"), [x], dtypes.int32)
         return array_ops.constant(0)
 
     f(array_ops.constant(1))
@@ -115,7 +116,7 @@ def test_py_function_with_constant_inputs_is_not_folded():
 
     @function
     def f():
-        return io_ops.py_function(tick, [], dtypes.int32)
+        return py_function_ops.py_function(tick, [], dtypes.int32)
 
     assert [f().numpy() for _ in range(3)] == [1, 2, 3]
 
@@ -124,7 +125,7 @@ def test_py_function_gradient_eagerly_is_that_of_its_tf_ops():
     x = array_ops.constant([1.0, 2.0, 3.0], dtypes.float64)
     with GradientTape() as tape:
         tape.watch(x)
-        y = io_ops.py_function(lambda t: t * t, [x], dtypes.float64)
+        y = py_function_ops.py_function(lambda t: t * t, [x], dtypes.float64)
         z = reduction_ops.reduce_sum(3.0 * y)
     np.testing.assert_allclose(tape.gradient(z, x).numpy(), 6.0 * x.numpy())
 
@@ -134,7 +135,7 @@ def test_py_function_gradient_with_the_tape_inside_a_function():
     def f(x):
         with gradients.GradientTape() as tape:
             tape.watch(x)
-            y = io_ops.py_function(lambda t: math_ops.sin(t) * t, [x], dtypes.float64)
+            y = py_function_ops.py_function(lambda t: math_ops.sin(t) * t, [x], dtypes.float64)
         return tape.gradient(y, x)
 
     x = np.array([0.5, 1.0, 2.0])
@@ -147,8 +148,8 @@ def test_py_function_gradient_through_a_function_and_a_staged_loop():
         total = array_ops.constant(0.0, dtypes.float64)
         for i in array_ops.range(3):
             scale = math_ops.cast(i + 1, dtypes.float64)
-            total += reduction_ops.reduce_sum(io_ops.py_function(lambda t, s: t * t * s, [x, scale],
-                                                                 dtypes.float64))
+            total += reduction_ops.reduce_sum(py_function_ops.py_function(
+                lambda t, s: t * t * s, [x, scale], dtypes.float64))
         return total
 
     x = array_ops.constant([1.0, -2.0], dtypes.float64)
@@ -164,7 +165,7 @@ def test_py_function_gradient_of_several_outputs_and_inputs():
     b = array_ops.constant(5.0, dtypes.float64)
     with GradientTape(persistent=True) as tape:
         tape.watch([a, b])
-        p, q = io_ops.py_function(lambda u, v: (u * v, u + v * v), [a, b],
+        p, q = py_function_ops.py_function(lambda u, v: (u * v, u + v * v), [a, b],
                                   [dtypes.float64, dtypes.float64])
         y = p + 10.0 * q
     ga, gb = tape.gradient(y, [a, b])
@@ -180,7 +181,7 @@ def test_py_function_runs_are_forgotten_with_their_outputs():
     for _ in range(3):
         with GradientTape() as tape:
             tape.watch(x)
-            y = io_ops.py_function(lambda t: t * t, [x], dtypes.float32)
+            y = py_function_ops.py_function(lambda t: t * t, [x], dtypes.float32)
         g = tape.gradient(y, x)
         del y, tape
     gc.collect()
@@ -192,7 +193,7 @@ def test_py_function_returning_an_unconnected_value_raises_when_a_gradient_needs
     x = array_ops.constant([1.0, 2.0])
     with GradientTape() as tape:
         tape.watch(x)
-        y = io_ops.py_function(lambda t: t.numpy() * 2, [x], dtypes.float32)
+        y = py_function_ops.py_function(lambda t: t.numpy() * 2, [x], dtypes.float32)
     with pytest.raises(errors.InvalidArgumentError,
                        match="output 0 of tf.py_function.*not a tensor") as info:
         tape.gradient(y, x)

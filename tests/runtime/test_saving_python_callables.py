@@ -8,7 +8,7 @@ from runtime import dtypes
 from runtime.function import Function
 from runtime.gradients.custom_gradient import custom_gradient
 from runtime.ops import array_ops, math_ops
-from runtime.ops.io_ops import numpy_function
+from runtime.ops.py_function_ops import numpy_function
 from runtime.saved_model import NotSaveableError, save
 from runtime.signature import TensorSpec
 

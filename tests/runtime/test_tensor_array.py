@@ -17,9 +17,9 @@ from runtime.operators import functional as functional_lib
 from runtime.ops import (
     array_ops,
     math_ops,
-    tensor_array_value,
 )
 from runtime.tensor_array import TensorArray
+from runtime.tensor_array import value as ta_value
 
 # -- eager ---------------------------------------------------------------------------------------
 
@@ -178,7 +178,7 @@ def test_constructor_checks():
 
 def test_versions_behave_like_independent_copies():
     rng = random.Random(7)
-    start = tensor_array_value.TensorArrayValue.empty(4, True, None, np.dtype(np.int64))
+    start = ta_value.TensorArrayValue.empty(4, True, None, np.dtype(np.int64))
     versions = [(start, [None] * 4)]
     for step in range(400):
         value, model = versions[rng.randrange(len(versions))]
@@ -295,7 +295,7 @@ def test_nest_treats_a_tensor_array_as_one_handle():
     ta = tensor_array.TensorArray(dtypes.int32, size=2, element_shape=[3])
     flat = nest.flatten({"a": ta, "b": [1]})
     assert len(flat) == 2 and flat[0] is ta.handle
-    assert flat[0].dtype is tensor_array_value.variant and flat[0].shape == ()
+    assert flat[0].dtype is ta_value.variant and flat[0].shape == ()
     rebuilt = nest.pack_sequence_as({"a": ta, "b": [1]}, flat)
     assert isinstance(rebuilt["a"], TensorArray) and rebuilt["a"].element_shape == [3]
     assert nest.structure_signature([ta]) == nest.structure_signature(

@@ -27,7 +27,7 @@ def tanh(x):
 
 def softmax(x, axis=-1):
     """`exp(x) / sum(exp(x), axis)`."""
-    return _nnr.softmax(x, axis=axis)
+    return _nn.softmax(x, axis=axis)
 
 
 def softplus(x):

@@ -75,7 +75,7 @@ def categorical_crossentropy(y_true, y_pred, from_logits=False, label_smoothing=
         classes = y_pred.shape[axis]
         y_true = y_true * (1.0 - label_smoothing) + label_smoothing / classes
     if from_logits:
-        log_p = _nnr.log_softmax(y_pred, axis=axis)
+        log_p = _nn.log_softmax(y_pred, axis=axis)
     else:
         p = y_pred / _reduce.reduce_sum(y_pred, axis=axis, keepdims=True)
         log_p = _math.log(_math.clip_by_value(p, _EPSILON, 1.0 - _EPSILON))

@@ -1,7 +1,7 @@
 """TensorArray ops: an array of tensors of one dtype and shape, carried as ONE tensor.
 
 A TensorArray's state is a scalar tensor of dtype `variant` (its "handle") whose run-time
-value is a `TensorArrayValue` (`tensor_array_value`: a persistent array of numpy values), so
+value is a `TensorArrayValue` (`runtime.tensor_array.value`: a persistent array of numpy values), so
 a handle is an ordinary value for eager execution, graph building, constant folding,
 common-subexpression elimination and the executor, and flows through If/While like any tensor.
 
@@ -31,10 +31,10 @@ from runtime import dtypes, lowering_api
 from runtime import shape as shape_lib
 from runtime.lowering_api import PendingTensorArray, TensorArrayBuffer, Unsupported, is_concrete
 from runtime.ops import attr_types
-from runtime.ops import tensor_array_lowerings as numba_rules
 from runtime.ops.common import SpecError
 from runtime.ops.registry import KERNEL_CALL, NOT_DIFFERENTIABLE, execute, execute1, register
-from runtime.ops.tensor_array_grad_ops import (
+from runtime.tensor_array import numba_lowerings as numba_rules
+from runtime.tensor_array.grad_ops import (
     CONCAT_GRAD,
     GATHER_GRAD,
     READ_GRAD,
@@ -43,7 +43,7 @@ from runtime.ops.tensor_array_grad_ops import (
     UNSTACK_GRAD,
     WRITE_GRAD,
 )
-from runtime.ops.tensor_array_value import TensorArrayValue, value_of_handle, variant
+from runtime.tensor_array.value import TensorArrayValue, value_of_handle, variant
 
 # lowering rules that decline, saying why (see runtime/lowering_api.py)
 _TENSOR_ARRAYS_ON_HOST = {
@@ -95,7 +95,7 @@ def _all_written_jax(lw, node, array):
 
 def _on_jax(rule, numba=None):
     """Lowerings: declined by the array backends, for JAX `rule` (a fixed-size buffer), and
-    for numba `numba` of tensor_array_lowerings where given (a buffer too)."""
+    for numba `numba` of runtime.tensor_array.numba_lowerings where given (a buffer too)."""
     lowerings = dict(_TENSOR_ARRAYS_ON_HOST,
                      jax=rule)
     if numba is not None:

@@ -1,4 +1,4 @@
-"""The ops that compute TensorArray gradients (see runtime/gradients/tensor_array_grads.py,
+"""The ops that compute TensorArray gradients (see runtime/tensor_array/grads.py,
 which holds their gradient rules and those of the TensorArray ops).
 
 The gradient of a TensorArray handle is a *gradient array* (a `TensorArrayValue` of the same
@@ -16,7 +16,7 @@ from runtime.ops.registry import (
     execute1,
     register,
 )
-from runtime.ops.tensor_array_value import TensorArrayValue, variant
+from runtime.tensor_array.value import TensorArrayValue, variant
 
 # lowering rules that decline, saying why (see runtime/lowering_api.py)
 _GRADIENTS_ON_HOST = {"array": lowering_api.unsupported("gradient ops run on the numpy executor")}

@@ -1,7 +1,7 @@
 """`tf.TensorArray`: a growable array of tensors, staged as one handle.
 
 A `TensorArray` is a value object: ONE handle tensor (dtype `variant`, see
-`runtime.ops.tensor_array_ops`) plus static metadata: the element dtype, the element shape
+`runtime.tensor_array.ops`) plus static metadata: the element dtype, the element shape
 known so far, whether it may grow, and its size when known before running. `write`,
 `unstack` and `scatter` return a new TensorArray (as in TensorFlow) and leave the old one
 unchanged. It is a composite for `runtime.nest`, with the handle as its one component, so
@@ -16,9 +16,9 @@ TensorArray) are in `runtime.operators.staged_lists`.
 from runtime import dtypes, nest
 from runtime import shape as shape_lib
 from runtime.ops import array_ops, common
-from runtime.ops import tensor_array_ops as ops
-from runtime.ops.tensor_array_ops import refine_shape
 from runtime.tensor import Tensor
+from runtime.tensor_array import ops
+from runtime.tensor_array.ops import refine_shape
 from runtime.variables import Variable
 
 

@@ -1,6 +1,5 @@
 """Gradients of the TensorArray ops: how gradient arrays add up and start from zero (their
-rules are declared with the ops, in runtime/ops/tensor_array_ops.py and
-tensor_array_grad_ops.py).
+rules are declared with the ops, in runtime/tensor_array/ops.py and grad_ops.py).
 
 The gradient of a TensorArray handle is another handle: a *gradient array* of the same
 size whose element i is the gradient of element i (an unwritten element is zero). So a
@@ -16,7 +15,7 @@ of one handle are summed element by element (`TensorArrayGradAdd`).
     gather(h, indices) -> values        dh = an array like h with g[k] added at indices[k]
     scatter(h, indices, values) -> h'   dvalues = G'[indices] stacked, dh = G' with those cleared
 
-Each gradient is one small op (runtime/ops/tensor_array_grad_ops.py; zeros stand in for
+Each gradient is one small op (runtime/tensor_array/grad_ops.py; zeros stand in for
 unwritten elements of a gradient array), with the array's run-time `TensorArrayValue` as its
 value.
 """
@@ -24,13 +23,13 @@ value.
 
 from runtime.gradients.backprop import register_adder, register_value_rules, register_zeros
 from runtime.ops.registry import execute1
-from runtime.ops.tensor_array_grad_ops import (
+from runtime.tensor_array.grad_ops import (
     ZEROS_LIKE,
     add_arrays,
     add_gradient_arrays,
     zeros_like_array,
 )
-from runtime.ops.tensor_array_value import TensorArrayValue
+from runtime.tensor_array.value import TensorArrayValue
 
 
 def zeros_like_handle(handle):

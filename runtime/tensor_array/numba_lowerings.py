@@ -24,7 +24,7 @@ raising the same error classes (IndexError, ValueError).
 """
 
 from runtime import lowering_api
-from runtime.ops.tensor_array_value import value_of_handle
+from runtime.tensor_array.value import value_of_handle
 
 READ = "read"    # a rule's `tensor_array_use`: only reads its handle input
 WRITE = "write"  # writes its handle input in place; its first output is the new version

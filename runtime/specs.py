@@ -1,0 +1,32 @@
+"""Operand specs: the (dtype, static shape) pair an op's inference rule reads for each input
+and returns for each output, the error the rule raises on operands it refuses, and how error
+messages spell a list of specs.
+
+This sits below graphs and ops alike: a graph infers a node's outputs with its op's rule, and
+turns a `SpecError` into the user's TypeError or ValueError, without importing any op module.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from typing import Any
+
+from runtime import shape as shape_lib
+from runtime.dtypes import DType
+
+# A tensor's spec while shapes and dtypes are inferred: (dtype, static shape or None).
+Spec = tuple[DType, Any]
+
+
+class SpecError(Exception):
+    """Raised by an op's `infer` rule: `kind` is 'dtype' or 'shape'."""
+
+    def __init__(self, kind: str, message: str) -> None:
+        super().__init__(message)
+        self.kind = kind
+        self.message = message
+
+
+def describe_operands(specs: Iterable[Spec]) -> str:
+    """'int32 (2, 3), float32 ()' for error messages."""
+    return ", ".join("%s %s" % (d.name, shape_lib.to_string(s)) for d, s in specs)

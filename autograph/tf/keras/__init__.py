@@ -3,6 +3,7 @@
 
 from autograph.tf.keras import (
     activations,
+    callbacks,
     initializers,
     layers,
     losses,
@@ -11,7 +12,11 @@ from autograph.tf.keras import (
     optimizers,
     utils,
 )
+from autograph.tf.keras._functional import Input, InputLayer
+from autograph.tf.keras._model import Model
+from autograph.tf.keras._symbolic import KerasTensor
 from autograph.tf.keras.models import Sequential
 
-__all__ = ["Sequential", "activations", "initializers", "layers", "losses", "metrics",
-           "models", "optimizers", "utils"]
+__all__ = ["Input", "InputLayer", "KerasTensor", "Model", "Sequential", "activations",
+           "callbacks", "initializers", "layers", "losses", "metrics", "models",
+           "optimizers", "utils"]

@@ -6,6 +6,9 @@
     m.result()                       # 2.0
 """
 
+from collections.abc import Callable
+from typing import Any
+
 import numpy as _np
 
 from autograph.tf.keras import _tensors
@@ -152,6 +155,75 @@ class SparseCategoricalAccuracy(_MeanOf):
             y_true = _manip.squeeze(y_true, [-1])
         predicted = _math.cast(_reduce.argmax(y_pred, axis=-1), y_true.dtype)
         return _math.cast(_math.equal(y_true, predicted), self.dtype)
+
+
+class BinaryAccuracy(_MeanOf):
+    """How often a prediction above `threshold` (0.5) matches a 0/1 label."""
+
+    def __init__(self, name: str = "binary_accuracy", dtype: str | None = None,
+                 threshold: float = 0.5) -> None:
+        super().__init__(name=name, dtype=dtype)
+        self.threshold = threshold
+
+    def _values(self, y_true: Any, y_pred: Any) -> Any:
+        y_pred = _tensors.as_tensor(y_pred, None)
+        y_true = _tensors.as_tensor(y_true, y_pred.dtype)
+        y_true, y_pred = _tensors.squeeze_or_expand_to_same_rank(y_true, y_pred)
+        predicted = _math.cast(_math.greater(y_pred, self.threshold), y_true.dtype)
+        return _math.cast(_math.equal(y_true, predicted), self.dtype)
+
+
+class CategoricalAccuracy(_MeanOf):
+    """How often the arg-max of the predictions equals the arg-max of one-hot labels."""
+
+    def __init__(self, name: str = "categorical_accuracy", dtype: str | None = None) -> None:
+        super().__init__(name=name, dtype=dtype)
+
+    def _values(self, y_true: Any, y_pred: Any) -> Any:
+        y_pred = _tensors.as_tensor(y_pred, None)
+        y_true = _tensors.as_tensor(y_true, None)
+        return _math.cast(_math.equal(_reduce.argmax(y_true, axis=-1),
+                                      _reduce.argmax(y_pred, axis=-1)), self.dtype)
+
+
+class MeanMetricWrapper(_MeanOf):
+    """The running mean of `fn(y_true, y_pred)`'s per-sample values (a loss function used
+    as a metric, say)."""
+
+    def __init__(self, fn: Callable[..., Any], name: str | None = None,
+                 dtype: str | None = None, **kwargs: Any) -> None:
+        super().__init__(name=name or getattr(fn, "__name__", "mean_metric_wrapper"),
+                         dtype=dtype)
+        self._fn = fn
+        self._fn_kwargs = kwargs
+
+    def _values(self, y_true: Any, y_pred: Any) -> Any:
+        y_pred = _tensors.as_tensor(y_pred, None)
+        y_true = _tensors.as_tensor(y_true, y_pred.dtype)
+        y_true, y_pred = _tensors.squeeze_or_expand_to_same_rank(y_true, y_pred)
+        return self._fn(y_true, y_pred, **self._fn_kwargs)
+
+
+class MeanSquaredError(MeanMetricWrapper):
+    """The running mean of the squared error (`mean_squared_error` per sample)."""
+
+    def __init__(self, name: str = "mean_squared_error", dtype: str | None = None) -> None:
+        super().__init__(_squared_error, name=name, dtype=dtype)
+
+
+class MeanAbsoluteError(MeanMetricWrapper):
+    """The running mean of the absolute error (`mean_absolute_error` per sample)."""
+
+    def __init__(self, name: str = "mean_absolute_error", dtype: str | None = None) -> None:
+        super().__init__(_absolute_error, name=name, dtype=dtype)
+
+
+def _squared_error(y_true: Any, y_pred: Any) -> Any:
+    return _reduce.reduce_mean(_math.square(y_pred - y_true), axis=-1)
+
+
+def _absolute_error(y_true: Any, y_pred: Any) -> Any:
+    return _reduce.reduce_mean(_math.abs(y_pred - y_true), axis=-1)
 
 
 class AUC(Metric):

@@ -23,5 +23,13 @@ from autograph.tf.keras.layers._recurrent import GRU, LSTM, SimpleRNN
 
 __all__ = ["Activation", "Add", "AveragePooling2D", "BatchNormalization", "Concatenate",
            "Conv1D", "Conv2D", "Dense", "Dropout", "Embedding", "Flatten", "GRU", "LSTM",
-           "GlobalAveragePooling2D", "Layer", "LayerNormalization", "MaxPooling2D", "Reshape",
-           "SimpleRNN"]
+           "GlobalAveragePooling2D", "InputLayer", "Layer", "LayerNormalization",
+           "MaxPooling2D", "Reshape", "SimpleRNN"]
+
+
+def __getattr__(name):
+    # InputLayer lives with the functional API, which imports this package
+    if name == "InputLayer":
+        from autograph.tf.keras._functional import InputLayer
+        return InputLayer
+    raise AttributeError("module 'autograph.tf.keras.layers' has no attribute %r" % name)

@@ -19,9 +19,13 @@ import inspect
 import itertools
 import re
 
-from autograph.tf.keras import _tensors
+from autograph.converted_call import converted_call
+from autograph.tf.keras import _symbolic, _tensors
 from autograph.tf.keras import initializers as _initializers
+from autograph.user_code import is_library
+from runtime import context as _context
 from runtime import module as _module
+from runtime import nest
 from runtime import scopes as _scopes
 from runtime.shape import TensorShape
 from runtime.variables import Variable
@@ -67,11 +71,18 @@ class Layer(_module.Module):
 
     def __setattr__(self, name, value):
         super().__setattr__(name, value)
-        if isinstance(value, Layer) and name != "_outer" and value not in self._layers_list():
-            self._layers.append(value)
-
-    def _layers_list(self):
-        return self.__dict__.get("_layers", [])
+        if name in ("_outer", "_layers", "_weights") or "_layers" not in self.__dict__:
+            return
+        # a layer held in an attribute, or in a list, tuple or dict attribute, is tracked
+        # (its weights become this layer's); so is a Variable held directly
+        leaves = (nest.flatten(value, expand_composites=False)
+                  if isinstance(value, (list, tuple, dict)) else [value])
+        for leaf in leaves:
+            if isinstance(leaf, Layer) and leaf is not self and \
+                    all(leaf is not known for known in self._layers):
+                self._layers.append(leaf)
+            elif isinstance(leaf, Variable) and all(leaf is not w for w in self._weights):
+                self._weights.append(leaf)
 
     # -- weights ------------------------------------------------------------------------------
 
@@ -156,6 +167,9 @@ class Layer(_module.Module):
         return inputs
 
     def __call__(self, inputs, *args, **kwargs):
+        if _symbolic.any_symbolic((inputs, args, kwargs)):
+            # the functional API: record the call on Keras tensors, compute no values
+            return _symbolic.call_symbolically(self, inputs, args, kwargs)
         if not self.built:
             self.build(_input_shape(inputs))
             self.built = True
@@ -163,8 +177,16 @@ class Layer(_module.Module):
             kwargs.pop("training")
         if "mask" in kwargs and not _accepts(self.call, "mask"):
             kwargs.pop("mask")
+        return self._call_in_scope(inputs, args, kwargs)
+
+    def _call_in_scope(self, inputs, args, kwargs):
+        """`call` in the layer's name scope; in a trace, a `call` the user wrote is
+        converted as TensorFlow's Keras converts it, so that its `if`/`for` over tensors
+        are staged."""
         with _scopes.name_scope(self.name + "/"):
-            return self.call(inputs, *args, **kwargs)
+            if _context.executing_eagerly() or is_library(type(self).call):
+                return self.call(inputs, *args, **kwargs)
+            return converted_call(self.call, (inputs,) + tuple(args), kwargs)
 
     def compute_output_shape(self, input_shape):
         """The output shape for inputs of `input_shape` (by default the input's)."""

@@ -19,8 +19,6 @@ from autograph.tf.keras import losses as _losses
 from autograph.tf.keras import metrics as _metrics
 from autograph.tf.keras import optimizers as _optimizers
 from runtime import nest
-from runtime.ops import array_ops as _array
-from runtime.ops import math_ops as _math
 
 _OPTIMIZERS: dict[str, Callable[[], _optimizers.Optimizer]] = {
     "sgd": _optimizers.SGD, "adam": _optimizers.Adam, "adamw": _optimizers.AdamW,
@@ -103,8 +101,9 @@ def _per_output(spec: Any, output_names: Sequence[str], what: str) -> list[Any]:
 
 
 class CompiledLoss:
-    """The model's loss: each output's loss, times its weight, summed; tracked per
-    output (`<output>_loss`) when the model has several outputs."""
+    """The model's loss: each output's loss, times its weight, summed; with several
+    outputs each output's (unweighted) loss is also tracked as `<output>_loss`, averaged
+    over batches as Keras averages it (the total `loss` is averaged over samples)."""
 
     def __init__(self, loss: Any, loss_weights: Any, output_names: Sequence[str]) -> None:
         self.output_names = list(output_names)
@@ -133,8 +132,8 @@ class CompiledLoss:
             if fn is None:
                 continue
             value = fn(true, pred, sample_weight=sw)
-            if self.trackers:
-                next(trackers).update_state(value, sample_weight=_batch_size(pred))
+            if self.trackers:  # Keras averages these over batches, not samples
+                next(trackers).update_state(value)
             value = value * weight if weight != 1.0 else value
             total = value if total is None else total + value
         if total is None:
@@ -142,9 +141,6 @@ class CompiledLoss:
                              "output")
         return total
 
-
-def _batch_size(tensor: Any) -> Any:
-    return _math.cast(_array.shape(tensor)[0], "float32")
 
 
 def _flat_targets(y: Any, output_names: Sequence[str]) -> list[Any]:

@@ -16,7 +16,9 @@ from __future__ import annotations
 import os
 from typing import Any
 
+from autograph.tf.keras._functional import InputLayer
 from autograph.tf.keras._model import Model
+from autograph.tf.keras._symbolic import KerasTensor
 from autograph.tf.keras.layers._layer import Layer as _Layer
 from autograph.tf.keras.layers._layer import _accepts
 
@@ -28,12 +30,21 @@ class Sequential(Model):
     def __init__(self, layers: list[_Layer] | None = None, trainable: bool = True,
                  name: str | None = None) -> None:
         super().__init__(trainable=trainable, name=name)
+        self._declared_input: tuple[int | None, ...] | None = None
         for layer in layers or []:
             self.add(layer)
 
     def add(self, layer: _Layer) -> None:
-        """Append `layer` to the stack; a first layer given `input_shape=` builds the
-        model."""
+        """Append `layer` to the stack; a first layer given `input_shape=`, or a
+        `tf.keras.Input(shape)` added first, builds the model."""
+        if isinstance(layer, KerasTensor) and layer.node is not None:
+            layer = layer.node.layer
+        if isinstance(layer, InputLayer):
+            if self._layers or self._declared_input is not None:
+                raise ValueError("An Input (or InputLayer) can only be the first layer of "
+                                 "a Sequential model")
+            self._declared_input = layer.batch_shape
+            return
         if not isinstance(layer, _Layer):
             raise TypeError("Only instances of `keras.Layer` can be added to a Sequential "
                             "model. Received: %r (of type %s)" % (layer, type(layer).__name__))
@@ -43,8 +54,8 @@ class Sequential(Model):
                              "model." % layer.name)
         self._layers.append(layer)
         self.built = False
-        first = self._layers[0]._input_shape_arg
-        if first is not None and len(self._layers) == 1:
+        first = self._declared_input or self._layers[0]._input_shape_arg
+        if first is not None:
             self.build(first)
 
     def pop(self) -> _Layer:

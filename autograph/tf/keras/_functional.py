@@ -140,8 +140,13 @@ class Functional(Model):
             return [inputs[t.name] for t in self.inputs]
         if isinstance(self._inputs_struct, dict):
             return [inputs[key] for key in sorted(self._inputs_struct)]
-        flat = nest.flatten(inputs, expand_composites=False) if len(self.inputs) > 1 \
-            else [inputs]
+        if len(self.inputs) > 1:
+            flat = nest.flatten(inputs, expand_composites=False)
+        elif isinstance(inputs, (list, tuple)) and inputs and \
+                all(hasattr(item, "shape") for item in inputs):
+            flat = list(inputs)  # tensors or arrays given as a list, one per input
+        else:
+            flat = [inputs]
         if len(flat) != len(self.inputs):
             raise ValueError("Model '%s' expects %d input(s), but it received %d input "
                              "tensors." % (self.name, len(self.inputs), len(flat)))

@@ -24,6 +24,8 @@ from typing import Any
 import numpy as np
 
 from autograph.tf.keras import _progbar
+from runtime.ops import summary_ops
+from runtime.summary import writers
 
 Logs = dict[str, Any]
 
@@ -457,14 +459,12 @@ class TensorBoard(Callback):
         self._writers: dict[str, Any] = {}
 
     def _writer(self, part: str) -> Any:
-        from runtime.summary import writers
         if part not in self._writers:
             self._writers[part] = writers.create_file_writer(os.path.join(self.log_dir, part))
         return self._writers[part]
 
     def on_epoch_end(self, epoch: int, logs: Logs | None = None) -> None:
         """Write the epoch's scalars."""
-        from runtime.ops import summary_ops
         train = {k: v for k, v in (logs or {}).items() if not k.startswith("val_")}
         validation = {k[4:]: v for k, v in (logs or {}).items() if k.startswith("val_")}
         for part, values in (("train", train), ("validation", validation)):

@@ -31,6 +31,7 @@ from autograph.tf.keras.layers._layer import Layer
 from runtime import context as _context
 from runtime import nest
 from runtime.checkpoint.checkpoint import Checkpoint
+from runtime.checkpoint.reader import list_variables
 from runtime.gradients import GradientTape
 from runtime.ops import array_ops as _array
 from runtime.ops import math_ops as _math
@@ -444,7 +445,9 @@ class Model(Layer):
     # -- saving -----------------------------------------------------------------------------
 
     def _weight_groups(self) -> list[list[Any]]:
-        """Each layer's own weights, layer by layer, depth first (the model's own first)."""
+        """Each layer's own weights, layer by layer, depth first (the model's own first);
+        layers without weights are left out, so that the checkpoint's keys
+        ('layers/<i>/<j>') number only the layers that have weights."""
         groups: list[list[Any]] = []
         seen: set[int] = set()
 
@@ -452,7 +455,8 @@ class Model(Layer):
             if id(layer) in seen:
                 return
             seen.add(id(layer))
-            groups.append(list(layer._weights))
+            if layer._weights:
+                groups.append(list(layer._weights))
             for inner in layer._layers:
                 visit(inner)
         visit(self)
@@ -480,7 +484,9 @@ class Model(Layer):
             raise ValueError("Unable to load weights into model '%s': it has no weights "
                              "yet. Build it first (call it on data, or `build(input_shape)`)"
                              % self.name)
-        Checkpoint(layers=self._weight_groups()).read(path).assert_consumed()
+        groups = self._weight_groups()
+        _check_stored_weights(path, groups, self.name)
+        Checkpoint(layers=groups).read(path).assert_consumed()
 
     def save(self, filepath: str | os.PathLike[str], overwrite: bool = True,
              **kwargs: Any) -> None:
@@ -491,6 +497,32 @@ class Model(Layer):
             "does not write. Save the weights with model.save_weights(prefix) (a "
             "TensorFlow checkpoint) and rebuild the model in code before load_weights"
             % (os.fspath(filepath),))
+
+
+def _weight_key(layer: int, weight: int) -> str:
+    return "layers/%d/%d/.ATTRIBUTES/VARIABLE_VALUE" % (layer, weight)
+
+
+def _check_stored_weights(path: str, groups: list[list[Any]], model: str) -> None:
+    """Refuse, before assigning anything, a checkpoint whose weights are not this model's
+    (another count, or another shape)."""
+    stored = {name: tuple(shape) for name, shape in list_variables(path)
+              if name.startswith("layers/")}
+    expected = {_weight_key(i, j): tuple(w.shape.as_list())
+                for i, group in enumerate(groups) for j, w in enumerate(group)}
+    if len(stored) != len(expected):
+        raise ValueError("Unable to load weights into model '%s' from %s: the file holds %d "
+                         "weights, the model has %d; was it saved from a model of the same "
+                         "architecture?" % (model, path, len(stored), len(expected)))
+    for i, group in enumerate(groups):
+        for j, weight in enumerate(group):
+            key = _weight_key(i, j)
+            if stored.get(key) != expected[key]:
+                raise ValueError(
+                    "Unable to load weights into model '%s' from %s: weight %s has shape %s "
+                    "in the model but %s in the file (%s)"
+                    % (model, path, weight.name, expected[key],
+                       "is missing" if key not in stored else stored[key], key))
 
 
 def _weights_path(filepath: str | os.PathLike[str], method: str) -> str:

@@ -157,3 +157,16 @@ def test_tensorboard_writes_epoch_scalars_for_training_and_validation(tmp_path):
 def test_callbacks_must_be_callback_objects():
     with pytest.raises(TypeError, match="must be instances of tf.keras.callbacks.Callback"):
         _model().fit(X, Y, epochs=1, verbose=0, callbacks=[lambda: None])
+
+
+def test_a_callback_list_calls_each_callback_and_the_progbar_logger_prints_bars(capsys):
+    first, second = Recorder(), Recorder()
+    callbacks = keras.callbacks.CallbackList([first, second], model=_model(), epochs=1,
+                                             steps=1)
+    callbacks.on_epoch_begin(0)
+    assert first.calls == second.calls == [("epoch_begin", 0)]
+    assert first.model is callbacks.model and first.params["steps"] == 1
+    _model().fit(X, Y, batch_size=8, epochs=1, verbose=1,
+                 callbacks=[keras.callbacks.ProgbarLogger()])
+    out = capsys.readouterr().out.splitlines()
+    assert len(out) == 1 and out[0].startswith("1/1 ")  # the given logger, not a second one

@@ -49,6 +49,8 @@ def test_a_model_of_two_inputs_and_outputs_replays_its_layers_on_real_tensors():
     assert [layer.name for layer in model.layers] == ["a", "hidden", "b", "joined", "first",
                                                       "second"]
     assert isinstance(model.layers[0], keras.layers.InputLayer)
+    assert keras.layers.InputLayer is keras.InputLayer
+    assert keras.models.Model is keras.Model
     xa = RNG.normal(size=(3, 4)).astype(np.float32)
     xb = RNG.normal(size=(3, 2)).astype(np.float32)
     first, second = model([xa, xb])

@@ -70,6 +70,8 @@ def test_hdf5_and_whole_model_files_are_clear_errors(tmp_path):
         model.save_weights(str(tmp_path / "m.weights.h5"))
     with pytest.raises(NotImplementedError, match=r"model.save\(.*m.keras'\) is not supported"):
         model.save(str(tmp_path / "m.keras"))
+    with pytest.raises(NotImplementedError, match="is not supported"):
+        keras.models.save_model(model, str(tmp_path / "m.keras"))
     with pytest.raises(NotImplementedError, match="load_model.*is not supported"):
         keras.models.load_model(str(tmp_path / "m.keras"))
     assert not list(tmp_path.iterdir())  # nothing half-written

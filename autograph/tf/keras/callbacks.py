@@ -13,78 +13,77 @@ A callback reaches the model through `self.model`; setting `self.model.stop_trai
 ends `fit` after the current epoch.
 """
 
-from __future__ import annotations
+import math as _math
+import os as _os
+import warnings as _warnings
+from collections.abc import Callable as _Callable
+from collections.abc import Iterable as _Iterable
+from typing import Any as _Any
 
-import math
-import os
-import warnings
-from collections.abc import Callable, Iterable
-from typing import Any
-
-import numpy as np
+import numpy as _np
 
 from autograph.tf.keras import _progbar
-from runtime.ops import summary_ops
-from runtime.summary import writers
+from runtime.ops import summary_ops as _summary_ops
+from runtime.summary import writers as _writers
 
-Logs = dict[str, Any]
+_Logs = dict[str, _Any]
 
 
 class Callback:
     """The base class of callbacks: every hook does nothing until a subclass defines it."""
 
     def __init__(self) -> None:
-        self.model: Any = None
-        self.params: dict[str, Any] = {}
+        self.model: _Any = None
+        self.params: dict[str, _Any] = {}
 
-    def set_model(self, model: Any) -> None:
+    def set_model(self, model: _Any) -> None:
         """Attach the model being trained (`self.model`)."""
         self.model = model
 
-    def set_params(self, params: dict[str, Any]) -> None:
+    def set_params(self, params: dict[str, _Any]) -> None:
         """Record the run's parameters (`verbose`, `epochs`, `steps`)."""
         self.params = params
 
-    def on_train_begin(self, logs: Logs | None = None) -> None:
+    def on_train_begin(self, logs: _Logs | None = None) -> None:
         """Called once when `fit` starts."""
 
-    def on_train_end(self, logs: Logs | None = None) -> None:
+    def on_train_end(self, logs: _Logs | None = None) -> None:
         """Called once when `fit` ends, with the last epoch's logs."""
 
-    def on_epoch_begin(self, epoch: int, logs: Logs | None = None) -> None:
+    def on_epoch_begin(self, epoch: int, logs: _Logs | None = None) -> None:
         """Called at the start of each epoch (counted from 0)."""
 
-    def on_epoch_end(self, epoch: int, logs: Logs | None = None) -> None:
+    def on_epoch_end(self, epoch: int, logs: _Logs | None = None) -> None:
         """Called at the end of each epoch with its training and validation results."""
 
-    def on_train_batch_begin(self, batch: int, logs: Logs | None = None) -> None:
+    def on_train_batch_begin(self, batch: int, logs: _Logs | None = None) -> None:
         """Called before each training batch."""
 
-    def on_train_batch_end(self, batch: int, logs: Logs | None = None) -> None:
+    def on_train_batch_end(self, batch: int, logs: _Logs | None = None) -> None:
         """Called after each training batch with the metrics so far this epoch."""
 
-    def on_test_begin(self, logs: Logs | None = None) -> None:
+    def on_test_begin(self, logs: _Logs | None = None) -> None:
         """Called when `evaluate` (or validation in `fit`) starts."""
 
-    def on_test_end(self, logs: Logs | None = None) -> None:
+    def on_test_end(self, logs: _Logs | None = None) -> None:
         """Called when `evaluate` (or validation in `fit`) ends, with its results."""
 
-    def on_test_batch_begin(self, batch: int, logs: Logs | None = None) -> None:
+    def on_test_batch_begin(self, batch: int, logs: _Logs | None = None) -> None:
         """Called before each evaluation batch."""
 
-    def on_test_batch_end(self, batch: int, logs: Logs | None = None) -> None:
+    def on_test_batch_end(self, batch: int, logs: _Logs | None = None) -> None:
         """Called after each evaluation batch."""
 
-    def on_predict_begin(self, logs: Logs | None = None) -> None:
+    def on_predict_begin(self, logs: _Logs | None = None) -> None:
         """Called when `predict` starts."""
 
-    def on_predict_end(self, logs: Logs | None = None) -> None:
+    def on_predict_end(self, logs: _Logs | None = None) -> None:
         """Called when `predict` ends."""
 
-    def on_predict_batch_begin(self, batch: int, logs: Logs | None = None) -> None:
+    def on_predict_batch_begin(self, batch: int, logs: _Logs | None = None) -> None:
         """Called before each prediction batch."""
 
-    def on_predict_batch_end(self, batch: int, logs: Logs | None = None) -> None:
+    def on_predict_batch_end(self, batch: int, logs: _Logs | None = None) -> None:
         """Called after each prediction batch (`logs["outputs"]` holds its outputs)."""
 
 
@@ -98,8 +97,8 @@ class CallbackList(Callback):
     """Several callbacks called as one, in order (the progress bar last, so that it
     shows what the others added to the logs)."""
 
-    def __init__(self, callbacks: Iterable[Callback] | None = None, model: Any = None,
-                 **params: Any) -> None:
+    def __init__(self, callbacks: _Iterable[Callback] | None = None, model: _Any = None,
+                 **params: _Any) -> None:
         super().__init__()
         self.callbacks = list(callbacks or [])
         for callback in self.callbacks:
@@ -118,23 +117,23 @@ class CallbackList(Callback):
             callback.set_model(self.model)
         callback.set_params(self.params)
 
-    def set_model(self, model: Any) -> None:
+    def set_model(self, model: _Any) -> None:
         """Attach the model to every callback."""
         super().set_model(model)
         for callback in self.callbacks:
             callback.set_model(model)
 
-    def set_params(self, params: dict[str, Any]) -> None:
+    def set_params(self, params: dict[str, _Any]) -> None:
         """Give every callback the run's parameters."""
         super().set_params(params)
         for callback in self.callbacks:
             callback.set_params(params)
 
-    def __getattribute__(self, name: str) -> Any:
+    def __getattribute__(self, name: str) -> _Any:
         if name in _HOOKS:
             callbacks = object.__getattribute__(self, "callbacks")
 
-            def call_each(*args: Any) -> None:
+            def call_each(*args: _Any) -> None:
                 for callback in callbacks:
                     getattr(callback, name)(*args)
             return call_each
@@ -147,14 +146,14 @@ class History(Callback):
 
     def __init__(self) -> None:
         super().__init__()
-        self.history: dict[str, list[Any]] = {}
+        self.history: dict[str, list[_Any]] = {}
         self.epoch: list[int] = []
 
-    def on_train_begin(self, logs: Logs | None = None) -> None:
+    def on_train_begin(self, logs: _Logs | None = None) -> None:
         """Start a new record."""
         self.epoch = []
 
-    def on_epoch_end(self, epoch: int, logs: Logs | None = None) -> None:
+    def on_epoch_end(self, epoch: int, logs: _Logs | None = None) -> None:
         """Append the epoch's values."""
         self.epoch.append(epoch)
         for name, value in (logs or {}).items():
@@ -176,7 +175,7 @@ class ProgbarLogger(Callback):
         self.epochs = 1
         self._in_fit = False
 
-    def set_params(self, params: dict[str, Any]) -> None:
+    def set_params(self, params: dict[str, _Any]) -> None:
         """Read `verbose`, `epochs` and `steps`."""
         super().set_params(params)
         self.verbose = params.get("verbose", 1)
@@ -187,61 +186,61 @@ class ProgbarLogger(Callback):
         self.seen = 0
         self.progbar = _progbar.Progbar(self.target, verbose=self.verbose)
 
-    def on_train_begin(self, logs: Logs | None = None) -> None:
+    def on_train_begin(self, logs: _Logs | None = None) -> None:
         """Note that evaluation runs inside `fit` from now on (its bar stays silent)."""
         self._in_fit = True
 
-    def on_train_end(self, logs: Logs | None = None) -> None:
+    def on_train_end(self, logs: _Logs | None = None) -> None:
         """Leave `fit`."""
         self._in_fit = False
 
-    def on_epoch_begin(self, epoch: int, logs: Logs | None = None) -> None:
+    def on_epoch_begin(self, epoch: int, logs: _Logs | None = None) -> None:
         """Print `Epoch i/n` (when there are several) and start a bar."""
         if self.verbose and self.epochs > 1:
             print("Epoch %d/%d" % (epoch + 1, self.epochs))
         self._start()
 
-    def on_train_batch_end(self, batch: int, logs: Logs | None = None) -> None:
+    def on_train_batch_end(self, batch: int, logs: _Logs | None = None) -> None:
         """Advance the bar."""
         self._advance(batch, logs)
 
-    def on_epoch_end(self, epoch: int, logs: Logs | None = None) -> None:
+    def on_epoch_end(self, epoch: int, logs: _Logs | None = None) -> None:
         """Finish the bar with the epoch's results (validation included)."""
         self._finish(logs)
 
-    def on_test_begin(self, logs: Logs | None = None) -> None:
+    def on_test_begin(self, logs: _Logs | None = None) -> None:
         """Start a bar for `evaluate` (none while validating inside `fit`)."""
         if not self._in_fit:
             self._start()
 
-    def on_test_batch_end(self, batch: int, logs: Logs | None = None) -> None:
+    def on_test_batch_end(self, batch: int, logs: _Logs | None = None) -> None:
         """Advance the `evaluate` bar."""
         if not self._in_fit:
             self._advance(batch, logs)
 
-    def on_test_end(self, logs: Logs | None = None) -> None:
+    def on_test_end(self, logs: _Logs | None = None) -> None:
         """Finish the `evaluate` bar."""
         if not self._in_fit:
             self._finish(logs)
 
-    def on_predict_begin(self, logs: Logs | None = None) -> None:
+    def on_predict_begin(self, logs: _Logs | None = None) -> None:
         """Start a bar for `predict`."""
         self._start()
 
-    def on_predict_batch_end(self, batch: int, logs: Logs | None = None) -> None:
+    def on_predict_batch_end(self, batch: int, logs: _Logs | None = None) -> None:
         """Advance the `predict` bar."""
         self._advance(batch, None)
 
-    def on_predict_end(self, logs: Logs | None = None) -> None:
+    def on_predict_end(self, logs: _Logs | None = None) -> None:
         """Finish the `predict` bar."""
         self._finish(None)
 
-    def _advance(self, batch: int, logs: Logs | None) -> None:
+    def _advance(self, batch: int, logs: _Logs | None) -> None:
         self.seen = batch + 1
         if self.progbar is not None and self.verbose == 1:
             self.progbar.update(self.seen, logs)
 
-    def _finish(self, logs: Logs | None) -> None:
+    def _finish(self, logs: _Logs | None) -> None:
         if self.progbar is None:
             return
         if self.progbar.target is None:
@@ -252,7 +251,7 @@ class ProgbarLogger(Callback):
 
 def _monitor_mode(monitor: str, mode: str) -> str:
     if mode not in ("auto", "min", "max"):
-        warnings.warn("Mode %s is unknown, fallback to auto mode." % mode, stacklevel=3)
+        _warnings.warn("Mode %s is unknown, fallback to auto mode." % mode, stacklevel=3)
         mode = "auto"
     if mode != "auto":
         return mode
@@ -283,7 +282,7 @@ class EarlyStopping(Callback):
         self.wait = 0
         self.stopped_epoch = 0
         self.best: float | None = None
-        self.best_weights: list[np.ndarray] | None = None
+        self.best_weights: list[_np.ndarray] | None = None
         self.best_epoch = 0
 
     def _is_improvement(self, value: float, reference: float | None) -> bool:
@@ -293,7 +292,7 @@ class EarlyStopping(Callback):
             return value - self.min_delta > reference
         return value + self.min_delta < reference
 
-    def on_train_begin(self, logs: Logs | None = None) -> None:
+    def on_train_begin(self, logs: _Logs | None = None) -> None:
         """Start counting afresh."""
         self.wait = 0
         self.stopped_epoch = 0
@@ -301,12 +300,12 @@ class EarlyStopping(Callback):
         self.best_weights = None
         self.best_epoch = 0
 
-    def on_epoch_end(self, epoch: int, logs: Logs | None = None) -> None:
+    def on_epoch_end(self, epoch: int, logs: _Logs | None = None) -> None:
         """Compare the monitored value with the best so far; stop after `patience` epochs
         without improvement."""
         current = (logs or {}).get(self.monitor)
         if current is None:
-            warnings.warn("Early stopping conditioned on metric `%s` which is not available. "
+            _warnings.warn("Early stopping conditioned on metric `%s` which is not available. "
                           "Available metrics are: %s" % (self.monitor,
                                                          ",".join(logs or {})), stacklevel=2)
             return
@@ -327,7 +326,7 @@ class EarlyStopping(Callback):
             self.stopped_epoch = epoch
             self.model.stop_training = True
 
-    def on_train_end(self, logs: Logs | None = None) -> None:
+    def on_train_end(self, logs: _Logs | None = None) -> None:
         """Say that training stopped early, and restore the best weights when asked."""
         if self.stopped_epoch > 0 and self.verbose > 0:
             print("Epoch %d: early stopping" % (self.stopped_epoch + 1))
@@ -343,7 +342,7 @@ class ModelCheckpoint(Callback):
     `filepath`, formatted with the epoch and the logs (`"ckpt-{epoch:02d}"`); with
     `save_best_only` only when `monitor` improved."""
 
-    def __init__(self, filepath: str | os.PathLike[str], monitor: str = "val_loss",
+    def __init__(self, filepath: str | _os.PathLike[str], monitor: str = "val_loss",
                  verbose: int = 0, save_best_only: bool = False,
                  save_weights_only: bool = False, mode: str = "auto",
                  save_freq: str | int = "epoch",
@@ -352,7 +351,7 @@ class ModelCheckpoint(Callback):
         if save_freq != "epoch":
             raise ValueError("Unrecognized save_freq: %r; only 'epoch' is supported"
                              % (save_freq,))
-        self.filepath = os.fspath(filepath)
+        self.filepath = _os.fspath(filepath)
         self.monitor = monitor
         self.verbose = verbose
         self.save_best_only = save_best_only
@@ -365,7 +364,7 @@ class ModelCheckpoint(Callback):
             return True
         return value > self.best if self.mode == "max" else value < self.best
 
-    def on_epoch_end(self, epoch: int, logs: Logs | None = None) -> None:
+    def on_epoch_end(self, epoch: int, logs: _Logs | None = None) -> None:
         """Save, unless `save_best_only` and the monitored value did not improve."""
         logs = logs or {}
         try:
@@ -376,7 +375,7 @@ class ModelCheckpoint(Callback):
         if self.save_best_only:
             current = logs.get(self.monitor)
             if current is None:
-                warnings.warn("Can save best model only with %s available, skipping."
+                _warnings.warn("Can save best model only with %s available, skipping."
                               % self.monitor, stacklevel=2)
                 return
             if not self._improved(current):
@@ -385,9 +384,9 @@ class ModelCheckpoint(Callback):
                           % (epoch + 1, self.monitor, float(self.best or 0.0)))
                 return
             if self.verbose > 0:
-                previous = math.inf if self.best is None else self.best
+                previous = _math.inf if self.best is None else self.best
                 if self.mode == "max" and self.best is None:
-                    previous = -math.inf
+                    previous = -_math.inf
                 print("\nEpoch %d: %s improved from %.5f to %.5f, saving model to %s"
                       % (epoch + 1, self.monitor, previous, current, path))
             self.best = current
@@ -404,21 +403,21 @@ class LearningRateScheduler(Callback):
     `schedule(epoch, current_rate)` (or `schedule(epoch)`), and logs it as
     `learning_rate`."""
 
-    def __init__(self, schedule: Callable[..., Any], verbose: int = 0) -> None:
+    def __init__(self, schedule: _Callable[..., _Any], verbose: int = 0) -> None:
         super().__init__()
         self.schedule = schedule
         self.verbose = verbose
 
-    def on_epoch_begin(self, epoch: int, logs: Logs | None = None) -> None:
+    def on_epoch_begin(self, epoch: int, logs: _Logs | None = None) -> None:
         """Set the rate for this epoch."""
         optimizer = self.model.optimizer
-        current = float(np.asarray(optimizer.learning_rate))
+        current = float(_np.asarray(optimizer.learning_rate))
         try:
             rate = self.schedule(epoch, current)
         except TypeError:  # a schedule of the epoch alone
             rate = self.schedule(epoch)
-        rate = float(np.asarray(rate.numpy() if hasattr(rate, "numpy") else rate))
-        if not math.isfinite(rate):
+        rate = float(_np.asarray(rate.numpy() if hasattr(rate, "numpy") else rate))
+        if not _math.isfinite(rate):
             raise ValueError("The output of the `schedule` function should be a float. "
                              "Got: %r" % (rate,))
         optimizer.learning_rate = rate
@@ -426,17 +425,17 @@ class LearningRateScheduler(Callback):
             print("\nEpoch %d: LearningRateScheduler setting learning rate to %s."
                   % (epoch + 1, rate))
 
-    def on_epoch_end(self, epoch: int, logs: Logs | None = None) -> None:
+    def on_epoch_end(self, epoch: int, logs: _Logs | None = None) -> None:
         """Log the rate used."""
         if logs is not None:
-            logs["learning_rate"] = float(np.asarray(self.model.optimizer.learning_rate))
+            logs["learning_rate"] = float(_np.asarray(self.model.optimizer.learning_rate))
 
 
 class LambdaCallback(Callback):
     """A callback made of functions: `on_epoch_end=lambda epoch, logs: ...` and the like
     for `on_epoch_begin`, `on_train_batch_begin/end`, `on_train_begin/end`."""
 
-    def __init__(self, **hooks: Callable[..., Any]) -> None:
+    def __init__(self, **hooks: _Callable[..., _Any]) -> None:
         super().__init__()
         aliases = {"on_batch_begin": "on_train_batch_begin",
                    "on_batch_end": "on_train_batch_end"}
@@ -452,18 +451,18 @@ class TensorBoard(Callback):
     ...) with the project's `tf.summary`: training values under `log_dir/train`,
     validation values (without their `val_` prefix) under `log_dir/validation`."""
 
-    def __init__(self, log_dir: str | os.PathLike[str] = "logs", **options: Any) -> None:
+    def __init__(self, log_dir: str | _os.PathLike[str] = "logs", **options: _Any) -> None:
         super().__init__()
-        self.log_dir = os.fspath(log_dir)
+        self.log_dir = _os.fspath(log_dir)
         self.options = options
-        self._writers: dict[str, Any] = {}
+        self._writers: dict[str, _Any] = {}
 
-    def _writer(self, part: str) -> Any:
+    def _writer(self, part: str) -> _Any:
         if part not in self._writers:
-            self._writers[part] = writers.create_file_writer(os.path.join(self.log_dir, part))
+            self._writers[part] = _writers.create_file_writer(_os.path.join(self.log_dir, part))
         return self._writers[part]
 
-    def on_epoch_end(self, epoch: int, logs: Logs | None = None) -> None:
+    def on_epoch_end(self, epoch: int, logs: _Logs | None = None) -> None:
         """Write the epoch's scalars."""
         train = {k: v for k, v in (logs or {}).items() if not k.startswith("val_")}
         validation = {k[4:]: v for k, v in (logs or {}).items() if k.startswith("val_")}
@@ -472,9 +471,9 @@ class TensorBoard(Callback):
                 continue
             with self._writer(part).as_default():
                 for name, value in values.items():
-                    summary_ops.scalar("epoch_" + name, float(value), step=epoch)
+                    _summary_ops.scalar("epoch_" + name, float(value), step=epoch)
 
-    def on_train_end(self, logs: Logs | None = None) -> None:
+    def on_train_end(self, logs: _Logs | None = None) -> None:
         """Flush and close the event files."""
         for writer in self._writers.values():
             writer.close()

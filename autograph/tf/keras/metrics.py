@@ -6,8 +6,8 @@
     m.result()                       # 2.0
 """
 
-from collections.abc import Callable
-from typing import Any
+from collections.abc import Callable as _Callable
+from typing import Any as _Any
 
 import numpy as _np
 
@@ -165,7 +165,7 @@ class BinaryAccuracy(_MeanOf):
         super().__init__(name=name, dtype=dtype)
         self.threshold = threshold
 
-    def _values(self, y_true: Any, y_pred: Any) -> Any:
+    def _values(self, y_true: _Any, y_pred: _Any) -> _Any:
         y_pred = _tensors.as_tensor(y_pred, None)
         y_true = _tensors.as_tensor(y_true, y_pred.dtype)
         y_true, y_pred = _tensors.squeeze_or_expand_to_same_rank(y_true, y_pred)
@@ -179,7 +179,7 @@ class CategoricalAccuracy(_MeanOf):
     def __init__(self, name: str = "categorical_accuracy", dtype: str | None = None) -> None:
         super().__init__(name=name, dtype=dtype)
 
-    def _values(self, y_true: Any, y_pred: Any) -> Any:
+    def _values(self, y_true: _Any, y_pred: _Any) -> _Any:
         y_pred = _tensors.as_tensor(y_pred, None)
         y_true = _tensors.as_tensor(y_true, None)
         return _math.cast(_math.equal(_reduce.argmax(y_true, axis=-1),
@@ -190,14 +190,14 @@ class MeanMetricWrapper(_MeanOf):
     """The running mean of `fn(y_true, y_pred)`'s per-sample values (a loss function used
     as a metric, say)."""
 
-    def __init__(self, fn: Callable[..., Any], name: str | None = None,
-                 dtype: str | None = None, **kwargs: Any) -> None:
+    def __init__(self, fn: _Callable[..., _Any], name: str | None = None,
+                 dtype: str | None = None, **kwargs: _Any) -> None:
         super().__init__(name=name or getattr(fn, "__name__", "mean_metric_wrapper"),
                          dtype=dtype)
         self._fn = fn
         self._fn_kwargs = kwargs
 
-    def _values(self, y_true: Any, y_pred: Any) -> Any:
+    def _values(self, y_true: _Any, y_pred: _Any) -> _Any:
         y_pred = _tensors.as_tensor(y_pred, None)
         y_true = _tensors.as_tensor(y_true, y_pred.dtype)
         y_true, y_pred = _tensors.squeeze_or_expand_to_same_rank(y_true, y_pred)
@@ -218,11 +218,11 @@ class MeanAbsoluteError(MeanMetricWrapper):
         super().__init__(_absolute_error, name=name, dtype=dtype)
 
 
-def _squared_error(y_true: Any, y_pred: Any) -> Any:
+def _squared_error(y_true: _Any, y_pred: _Any) -> _Any:
     return _reduce.reduce_mean(_math.square(y_pred - y_true), axis=-1)
 
 
-def _absolute_error(y_true: Any, y_pred: Any) -> Any:
+def _absolute_error(y_true: _Any, y_pred: _Any) -> _Any:
     return _reduce.reduce_mean(_math.abs(y_pred - y_true), axis=-1)
 
 

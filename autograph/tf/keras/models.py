@@ -11,14 +11,12 @@ Function), so each layer makes its weights and the summary knows every output sh
 without running the model on data.
 """
 
-from __future__ import annotations
+import os as _os
+from typing import Any as _Any
 
-import os
-from typing import Any
-
-from autograph.tf.keras._functional import InputLayer
+from autograph.tf.keras._functional import InputLayer as _InputLayer
 from autograph.tf.keras._model import Model
-from autograph.tf.keras._symbolic import KerasTensor
+from autograph.tf.keras._symbolic import KerasTensor as _KerasTensor
 from autograph.tf.keras.layers._layer import Layer as _Layer
 from autograph.tf.keras.layers._layer import _accepts
 
@@ -37,11 +35,11 @@ class Sequential(Model):
     def add(self, layer: _Layer) -> None:
         """Append `layer` to the stack; a first layer given `input_shape=`, or a
         `tf.keras.Input(shape)` added first, builds the model."""
-        if isinstance(layer, KerasTensor) and layer.node is not None:
+        if isinstance(layer, _KerasTensor) and layer.node is not None:
             layer = layer.node.layer
-        if isinstance(layer, InputLayer):
+        if isinstance(layer, _InputLayer):
             if self._layers or self._declared_input is not None:
-                raise ValueError("An Input (or InputLayer) can only be the first layer of "
+                raise ValueError("An Input (or _InputLayer) can only be the first layer of "
                                  "a Sequential model")
             self._declared_input = layer.batch_shape
             return
@@ -64,7 +62,7 @@ class Sequential(Model):
             raise TypeError("There are no layers in the model.")
         return self._layers.pop()
 
-    def call(self, inputs: Any, training: Any = None) -> Any:
+    def call(self, inputs: _Any, training: _Any = None) -> _Any:
         """Each layer's output fed to the next."""
         outputs = inputs
         for layer in self._layers:
@@ -77,12 +75,12 @@ class Sequential(Model):
                 layer._summary_shape = (None,) + tuple(shape)[1:] if len(shape) else ()
         return outputs
 
-    def __call__(self, inputs: Any, *args: Any, **kwargs: Any) -> Any:
+    def __call__(self, inputs: _Any, *args: _Any, **kwargs: _Any) -> _Any:
         self.built = True
         return super().__call__(inputs, *args, **kwargs)
 
 
-def load_model(filepath: str | os.PathLike[str], custom_objects: Any = None,
+def load_model(filepath: str | _os.PathLike[str], custom_objects: _Any = None,
                compile: bool = True, safe_mode: bool = True) -> Model:  # noqa: A002
     """Not supported: see the error."""
     raise NotImplementedError(
@@ -90,11 +88,11 @@ def load_model(filepath: str | os.PathLike[str], custom_objects: Any = None,
         ".h5) store the architecture as Keras configs and the weights in HDF5, which this "
         "project does not read. Rebuild the model in code and call "
         "model.load_weights(prefix) on a checkpoint written by model.save_weights"
-        % (os.fspath(filepath),))
+        % (_os.fspath(filepath),))
 
 
-def save_model(model: Model, filepath: str | os.PathLike[str], overwrite: bool = True,
-               **kwargs: Any) -> None:
+def save_model(model: Model, filepath: str | _os.PathLike[str], overwrite: bool = True,
+               **kwargs: _Any) -> None:
     """`model.save(filepath)` (not supported; see its error)."""
     model.save(filepath, overwrite=overwrite, **kwargs)
 

@@ -237,3 +237,37 @@ def test_accuracy_is_binary_sparse_or_categorical_from_the_shapes():
                   metrics=["accuracy"])
     model.evaluate(x, np.array([0, 2]), verbose=0)
     assert type(model.metrics[-1]).__name__ == "SparseCategoricalAccuracy"
+
+
+class _Terminal:
+    """A stdout that says it is a terminal, keeping what is written."""
+
+    def __init__(self):
+        self.text = ""
+
+    def isatty(self):
+        return True
+
+    def write(self, text):
+        self.text += text
+
+    def flush(self):
+        pass
+
+
+def test_on_a_terminal_the_bar_is_redrawn_after_each_step_in_keras_colours(monkeypatch):
+    data = _fixture("mlp_optimizers.npz")
+    model = _compiled_mlp(data)
+    terminal = _Terminal()
+    monkeypatch.setattr("sys.stdout", terminal)
+    model.fit(data["x"], data["y"], batch_size=8, epochs=1, shuffle=False)
+    frames = terminal.text.split("\r")
+    # each frame redraws the line from its start: the first step's, perhaps the second's
+    # (redraws are at most 20 a second), and the finished line
+    assert frames[0] == "" and 3 <= len(frames) <= 4
+    assert frames[1].startswith("\x1b[1m1/3\x1b[0m \x1b[32m" + "━" * 6 + "\x1b[0m\x1b[37m" +
+                                "━" * 14 + "\x1b[0m \x1b[1m")
+    assert frames[-1].startswith("\x1b[1m3/3\x1b[0m \x1b[32m" + "━" * 20 + "\x1b[0m")
+    assert frames[-1].endswith("\n") and " - accuracy: " in frames[-1]
+    loss = model.history.history["loss"][0]
+    assert frames[-1].rstrip().endswith("loss: %.4f" % loss)

@@ -18,6 +18,7 @@ def test_input_is_a_keras_tensor_with_a_none_batch_dimension():
     assert repr(x) == ("<KerasTensor shape=(None, 4), dtype=float32, sparse=False, "
                        "ragged=False, name=features>")
     assert keras.Input(batch_shape=(2, 3), dtype="int32").shape == (2, 3)
+    assert keras.layers.Input is keras.Input
     with pytest.raises(TypeError, match="symbolic"):
         np.asarray(x)
 

@@ -1,5 +1,6 @@
-"""The functional API: `Input` makes a Keras tensor, layers called on Keras tensors record
-their calls, and `Model(inputs, outputs)` replays the recorded calls on real tensors.
+"""The functional API's model: `Input` makes a Keras tensor (layers/_input.py), layers
+called on Keras tensors record their calls (_symbolic.py), and `Model(inputs, outputs)`
+replays the recorded calls on real tensors.
 
     inputs = tf.keras.Input(shape=(4,), name="features")
     hidden = tf.keras.layers.Dense(8, activation="relu")(inputs)
@@ -15,47 +16,12 @@ from __future__ import annotations
 
 from typing import Any
 
-from autograph.tf.keras import _tensors
+from autograph.tf.keras import _model, _tensors
 from autograph.tf.keras._model import Model
 from autograph.tf.keras._symbolic import KerasTensor, Node
-from autograph.tf.keras.layers._layer import Layer, _accepts
+from autograph.tf.keras.layers._input import InputLayer
+from autograph.tf.keras.layers._layer import _accepts, _unique_name
 from runtime import nest
-
-
-class InputLayer(Layer):
-    """The layer behind `Input`: it holds the input's shape and passes values through."""
-
-    def __init__(self, shape: Any = None, batch_size: int | None = None, dtype: Any = None,
-                 batch_shape: Any = None, name: str | None = None, **kwargs: Any) -> None:
-        super().__init__(name=name, dtype=dtype, **kwargs)
-        if batch_shape is None:
-            if shape is None:
-                raise ValueError("You must pass a `shape` argument.")
-            batch_shape = (batch_size,) + tuple(shape)
-        self.batch_shape = tuple(None if d is None else int(d) for d in batch_shape)
-        self.built = True
-        output = KerasTensor(self.batch_shape, self.dtype, name=self.name)
-        self.output = output
-        output.node = Node(self, (output, (), {}), output)
-        output.node.input_tensors = []  # an input node reads nothing
-
-    def call(self, inputs: Any) -> Any:
-        """The input, unchanged."""
-        return inputs
-
-
-def Input(shape: Any = None, batch_size: int | None = None, dtype: Any = None,
-          sparse: bool | None = None, batch_shape: Any = None, name: str | None = None,
-          tensor: Any = None, optional: bool = False) -> KerasTensor:
-    """A Keras tensor standing for a model input of `shape` (without the batch
-    dimension): `tf.keras.Input(shape=(28, 28, 1))`."""
-    if sparse:
-        raise NotImplementedError("tf.keras.Input(sparse=True) is not supported")
-    if tensor is not None:
-        raise NotImplementedError("tf.keras.Input(tensor=...) is not supported")
-    layer = InputLayer(shape=shape, batch_size=batch_size, dtype=dtype,
-                       batch_shape=batch_shape, name=name)
-    return layer.output
 
 
 def _check_keras_tensors(structure: Any, what: str) -> list[KerasTensor]:
@@ -154,8 +120,10 @@ class Functional(Model):
 
 
 def _functional_name() -> str:
-    from autograph.tf.keras.layers._layer import _unique_name
     return _unique_name("functional")
+
+
+_model.set_functional_class(Functional)  # what Model(inputs, outputs) makes
 
 
 def _nodes_in_order(inputs: list[KerasTensor], outputs: list[KerasTensor]) -> list[Node]:

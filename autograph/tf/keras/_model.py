@@ -24,7 +24,7 @@ import numpy as np
 
 import autograph as _autograph
 from autograph.converted_call import converted_call
-from autograph.tf.keras import _compile, _data
+from autograph.tf.keras import _compile, _data, _summary
 from autograph.tf.keras import callbacks as _callbacks
 from autograph.tf.keras import metrics as _metrics
 from autograph.tf.keras.layers._layer import Layer
@@ -37,6 +37,14 @@ from runtime.ops import array_ops as _array
 from runtime.ops import math_ops as _math
 from runtime.signature import TensorSpec
 
+_FUNCTIONAL: list[type[Model]] = []  # the functional model class (_functional.py)
+
+
+def set_functional_class(cls: type[Model]) -> None:
+    """Say which class `Model(inputs, outputs)` makes (the functional module, which
+    imports this one, defines it)."""
+    _FUNCTIONAL[:] = [cls]
+
 
 class Model(Layer):
     """A layer with training: `compile`, `fit`, `evaluate`, `predict`, `summary`, and
@@ -44,8 +52,7 @@ class Model(Layer):
 
     def __new__(cls, *args: Any, **kwargs: Any) -> Model:
         if cls is Model and (args or "inputs" in kwargs or "outputs" in kwargs):
-            from autograph.tf.keras._functional import Functional  # it subclasses Model
-            return object.__new__(Functional)
+            return object.__new__(_FUNCTIONAL[0])
         return object.__new__(cls)
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
@@ -119,7 +126,6 @@ class Model(Layer):
                 print_fn: Callable[[str], Any] | None = None, **kwargs: Any) -> None:
         """Print a table of the layers (name and type, output shape, parameter count)
         and the total, trainable and non-trainable parameter counts, as Keras does."""
-        from autograph.tf.keras import _summary
         for line in _summary.summary_lines(self, line_length):
             (print_fn or print)(line)
 

@@ -1,7 +1,8 @@
 """Keras's progress bar: steps done, a bar, the time so far and per step, and the latest
 value of each metric.
 
-On a terminal the line is redrawn after every step (bold counts, a green bar):
+On a terminal the line is redrawn as steps finish (bold counts, a green bar; at most 20
+times a second):
 
     32/32 ━━━━━━━━━━━━━━━━━━━━ 1s 3ms/step - accuracy: 0.8125 - loss: 0.4460
 
@@ -17,6 +18,7 @@ from collections.abc import Mapping
 from typing import Any, TextIO
 
 _BAR_WIDTH = 20
+_INTERVAL = 0.05  # seconds between two redraws of a bar on a terminal
 
 
 def format_value(value: float) -> str:
@@ -55,6 +57,7 @@ class Progbar:
         self.interactive = bool(getattr(self.stream, "isatty", lambda: False)())
         self._start = time.time()
         self._last_width = 0
+        self._last_update = 0.0
 
     def update(self, current: int, values: Mapping[str, Any] | None = None,
                finalize: bool = False) -> None:
@@ -69,8 +72,10 @@ class Progbar:
                 self._write("%d/%s - %ds - %s%s\n" % (
                     current, self.target or current, int(elapsed), per_step, logs))
             return
-        if not self.interactive and not finalize:
-            return
+        if not finalize and (not self.interactive or current == self.target or
+                             time.time() - self._last_update < _INTERVAL):
+            return  # the finished line follows; a terminal is redrawn at most 20 times/s
+        self._last_update = time.time()
         line = self._bar_line(current, int(elapsed), per_step, logs)
         if self.interactive:
             padding = " " * max(0, self._last_width - len(line))

@@ -145,17 +145,14 @@ def call_symbolically(layer: Any, inputs: Any, args: tuple[Any, ...],
     return outputs
 
 
+_OPERATOR_LAYER: list[Callable[[str, Callable[[Any, Any], Any]], Any]] = []
+
+
+def set_operator_layer(make: Callable[[str, Callable[[Any, Any], Any]], Any]) -> None:
+    """Say how to make the layer that applies one operator to Keras tensors (the layers
+    package, which this module may not import, defines it)."""
+    _OPERATOR_LAYER[:] = [make]
+
+
 def _operator(name: str, compute: Callable[[Any, Any], Any]) -> Any:
-    # imported here: the layer module imports this one
-    from autograph.tf.keras.layers._layer import Layer
-
-    class _OperatorLayer(Layer):
-        """Applies one tensor operator to its Keras-tensor operands."""
-
-        def call(self, inputs: Any, other: Any = None) -> Any:
-            """The operator on the operands."""
-            return compute(inputs, other)
-
-    _OperatorLayer.__name__ = _OperatorLayer.__qualname__ = "".join(
-        part.capitalize() for part in name.split("_"))
-    return _OperatorLayer()
+    return _OPERATOR_LAYER[0](name, compute)

@@ -14,9 +14,9 @@ without running the model on data.
 import os as _os
 from typing import Any as _Any
 
-from autograph.tf.keras._functional import InputLayer as _InputLayer
 from autograph.tf.keras._model import Model
 from autograph.tf.keras._symbolic import KerasTensor as _KerasTensor
+from autograph.tf.keras.layers._input import InputLayer as _InputLayer
 from autograph.tf.keras.layers._layer import Layer as _Layer
 from autograph.tf.keras.layers._layer import _accepts
 

@@ -17,19 +17,13 @@ from autograph.tf.keras.layers._core import (
     Flatten,
     Reshape,
 )
+from autograph.tf.keras.layers._input import Input, InputLayer
 from autograph.tf.keras.layers._layer import Layer
 from autograph.tf.keras.layers._normalization import BatchNormalization, LayerNormalization
 from autograph.tf.keras.layers._recurrent import GRU, LSTM, SimpleRNN
 
 __all__ = ["Activation", "Add", "AveragePooling2D", "BatchNormalization", "Concatenate",
            "Conv1D", "Conv2D", "Dense", "Dropout", "Embedding", "Flatten", "GRU", "LSTM",
-           "GlobalAveragePooling2D", "InputLayer", "Layer", "LayerNormalization",
+           "GlobalAveragePooling2D", "Input", "InputLayer", "Layer", "LayerNormalization",
            "MaxPooling2D", "Reshape", "SimpleRNN"]
 
-
-def __getattr__(name):
-    # InputLayer lives with the functional API, which imports this package
-    if name == "InputLayer":
-        from autograph.tf.keras._functional import InputLayer
-        return InputLayer
-    raise AttributeError("module 'autograph.tf.keras.layers' has no attribute %r" % name)

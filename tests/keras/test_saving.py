@@ -86,3 +86,21 @@ def test_a_model_inside_a_tf_train_checkpoint_round_trips(tmp_path):
     fresh.compile(optimizer="adam", loss="mse")
     tf.train.Checkpoint(model=fresh).read(path).expect_partial()
     assert _same_weights(model, fresh)
+
+
+def test_a_model_inside_a_saved_model_serves_the_same_outputs(tmp_path):
+    model = _functional()
+
+    class Export(tf.Module):
+        def __init__(self):
+            super().__init__()
+            self.model = model
+
+        @tf.function(input_signature=[tf.TensorSpec([None, 3], tf.float32)])
+        def serve(self, x):
+            return self.model(x)
+
+    tf.saved_model.save(Export(), str(tmp_path / "exported"))
+    loaded = tf.saved_model.load(str(tmp_path / "exported"))
+    x = np.arange(6, dtype=np.float32).reshape(2, 3)
+    np.testing.assert_allclose(loaded.serve(x).numpy(), model(x).numpy(), rtol=1e-6)

@@ -15,6 +15,9 @@ Keras, given the same weights and data, must reproduce every number:
   `validation_split=0.25`: the epoch losses, validation losses and final weights.
 - `functional.npz`: a two-input, two-output functional model (Concatenate, per-output
   losses with loss_weights) trained for 2 epochs with SGD: every logged value per epoch.
+- `layers.npz`: each layer of LAYERS with random weights, called on a random input (with
+  `training=True` where it matters): the weights, the input and the output, and for
+  BatchNormalization in training the moving statistics after the call.
 """
 
 import keras
@@ -34,6 +37,69 @@ OPTIMIZERS = {
         0.01, rho=0.8, momentum=0.5, centered=True),
     "adagrad": lambda: keras.optimizers.Adagrad(0.1),
 }
+
+
+# name -> (make the layer, input shape, input kind, call with training=True)
+LAYERS = {
+    "dense_relu": (lambda: keras.layers.Dense(3, activation="relu"), (4, 5), "float", False),
+    "conv1d_same_strided": (lambda: keras.layers.Conv1D(3, 3, strides=2, padding="same"),
+                            (2, 7, 2), "float", False),
+    "conv1d_dilated": (lambda: keras.layers.Conv1D(2, 2, dilation_rate=2, activation="tanh"),
+                       (2, 7, 3), "float", False),
+    "conv2d_same_strided": (lambda: keras.layers.Conv2D(2, (3, 2), strides=(2, 1),
+                                                        padding="same"),
+                            (2, 5, 6, 3), "float", False),
+    "conv2d_dilated": (lambda: keras.layers.Conv2D(2, 2, dilation_rate=2), (1, 6, 6, 2),
+                       "float", False),
+    "max_pooling2d_same": (lambda: keras.layers.MaxPooling2D(2, padding="same"),
+                           (2, 5, 5, 2), "float", False),
+    "average_pooling2d_strided": (lambda: keras.layers.AveragePooling2D(3, strides=2),
+                                  (2, 7, 7, 1), "float", False),
+    "global_average_pooling2d": (lambda: keras.layers.GlobalAveragePooling2D(),
+                                 (2, 3, 4, 5), "float", False),
+    "embedding": (lambda: keras.layers.Embedding(10, 4), (3, 5), "int", False),
+    "batch_normalization_training": (lambda: keras.layers.BatchNormalization(),
+                                     (6, 4), "float", True),
+    "batch_normalization_inference": (lambda: keras.layers.BatchNormalization(),
+                                      (6, 4), "float", False),
+    "layer_normalization": (lambda: keras.layers.LayerNormalization(), (3, 2, 5), "float",
+                            False),
+    "simple_rnn_sequences": (lambda: keras.layers.SimpleRNN(3, return_sequences=True),
+                             (2, 4, 3), "float", False),
+    "lstm": (lambda: keras.layers.LSTM(3), (2, 5, 2), "float", False),
+    "lstm_backwards_sequences": (lambda: keras.layers.LSTM(2, return_sequences=True,
+                                                           go_backwards=True),
+                                 (2, 4, 3), "float", False),
+    "gru": (lambda: keras.layers.GRU(3), (2, 5, 2), "float", False),
+    "gru_reset_before": (lambda: keras.layers.GRU(2, reset_after=False,
+                                                  return_sequences=True),
+                         (2, 4, 3), "float", False),
+}
+
+
+def make_layers(rng):
+    out = {}
+    for name, (make, shape, kind, training) in LAYERS.items():
+        if kind == "int":
+            x = rng.integers(0, 10, size=shape).astype(np.int32)
+        else:
+            x = rng.normal(size=shape).astype(np.float32)
+        layer = make()
+        layer.build(shape)
+        weights = [rng.normal(0, 0.5, size=w.shape).astype(np.float32)
+                   for w in layer.get_weights()]
+        if name.startswith("batch_normalization"):
+            weights[3] = np.abs(weights[3]) + 0.5  # a moving variance is positive
+        layer.set_weights(weights)
+        y = layer(x, training=True) if training else layer(x)
+        out[name + "__x"] = x
+        out[name + "__y"] = np.asarray(y)
+        for i, w in enumerate(weights):
+            out["%s__weight_%d" % (name, i)] = w
+        if training:
+            for i, w in enumerate(layer.get_weights()):
+                out["%s__after_%d" % (name, i)] = w
+    np.savez("layers.npz", **out)
 
 
 def weights_like(model, rng):
@@ -126,3 +192,4 @@ if __name__ == "__main__":
     make_mlp_optimizers(rng)
     make_cnn(rng)
     make_functional(rng)
+    make_layers(rng)

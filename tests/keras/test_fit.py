@@ -215,6 +215,10 @@ def test_compile_resolves_names_and_fit_reports_bad_use():
     assert isinstance(model.optimizer, keras.optimizers.Adam)
     with pytest.raises(ValueError, match="same number of samples"):
         model.fit(np.ones((3, 4)), np.ones((2, 3)), verbose=0)
+    model.compile(optimizer="sgd", loss="mae")
+    with pytest.raises(ValueError, match="compiled with a loss but the data has no targets"):
+        model.fit(np.ones((2, 4)), verbose=0)
+    assert model.evaluate(np.ones((2, 4)), np.ones((2, 3)), verbose=0) >= 0
     model.compile(optimizer="sgd", loss="hinge-ish")
     with pytest.raises(ValueError, match="Could not interpret loss identifier"):
         model.fit(np.ones((2, 4)), np.ones((2, 3)), verbose=0)

@@ -257,3 +257,13 @@ def test_error_metrics_average_per_sample_errors_over_updates():
                                                  name="wrapped")
     wrapped.update_state(y_true, y_pred)
     assert wrapped.name == "wrapped" and wrapped.result().numpy() == mse.result().numpy()
+
+
+def test_mean_absolute_error_loss_against_numpy():
+    y_true = np.array([[0.0, 1.0], [2.0, 2.0]], np.float32)
+    y_pred = np.array([[1.0, 1.0], [0.0, 3.0]], np.float32)
+    np.testing.assert_allclose(tf.keras.losses.mean_absolute_error(y_true, y_pred).numpy(),
+                               np.abs(y_true - y_pred).mean(-1))
+    loss = tf.keras.losses.MeanAbsoluteError()
+    assert loss(y_true, y_pred).numpy() == pytest.approx(np.abs(y_true - y_pred).mean())
+    assert loss.name == "mean_absolute_error"

@@ -26,6 +26,7 @@ _OPTIMIZERS: dict[str, Callable[[], _optimizers.Optimizer]] = {
 
 _LOSSES: dict[str, Callable[..., Any]] = {
     "mse": _losses.mean_squared_error, "mean_squared_error": _losses.mean_squared_error,
+    "mae": _losses.mean_absolute_error, "mean_absolute_error": _losses.mean_absolute_error,
     "huber": _losses.huber, "huber_loss": _losses.huber,
     "binary_crossentropy": _losses.binary_crossentropy,
     "categorical_crossentropy": _losses.categorical_crossentropy,

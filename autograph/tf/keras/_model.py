@@ -169,8 +169,11 @@ class Model(Layer):
         if self.compiled_metrics is not None:
             return
         x, y, _ = _data.unpack(batch)
-        y_pred = self(x, training=False)
         config = self._compile_config or {}
+        if y is None and config.get("loss") is not None:
+            raise ValueError("Model '%s' was compiled with a loss but the data has no "
+                             "targets: pass `y`, or a Dataset of (x, y) pairs" % self.name)
+        y_pred = self(x, training=False)
         names = self._output_names(y_pred)
         if config.get("loss") is not None:
             self.compiled_loss = _compile.CompiledLoss(config["loss"], config["loss_weights"],

@@ -12,6 +12,7 @@ from typing import Any as _Any
 import numpy as _np
 
 from autograph.tf.keras import _tensors
+from autograph.tf.keras import losses as _losses
 from runtime import module as _module
 from runtime.ops import array_ops as _array
 from runtime.ops import manipulation_ops as _manip
@@ -208,22 +209,14 @@ class MeanSquaredError(MeanMetricWrapper):
     """The running mean of the squared error (`mean_squared_error` per sample)."""
 
     def __init__(self, name: str = "mean_squared_error", dtype: str | None = None) -> None:
-        super().__init__(_squared_error, name=name, dtype=dtype)
+        super().__init__(_losses.mean_squared_error, name=name, dtype=dtype)
 
 
 class MeanAbsoluteError(MeanMetricWrapper):
     """The running mean of the absolute error (`mean_absolute_error` per sample)."""
 
     def __init__(self, name: str = "mean_absolute_error", dtype: str | None = None) -> None:
-        super().__init__(_absolute_error, name=name, dtype=dtype)
-
-
-def _squared_error(y_true: _Any, y_pred: _Any) -> _Any:
-    return _reduce.reduce_mean(_math.square(y_pred - y_true), axis=-1)
-
-
-def _absolute_error(y_true: _Any, y_pred: _Any) -> _Any:
-    return _reduce.reduce_mean(_math.abs(y_pred - y_true), axis=-1)
+        super().__init__(_losses.mean_absolute_error, name=name, dtype=dtype)
 
 
 class AUC(Metric):

@@ -69,6 +69,25 @@ def test_layers_in_a_list_and_variables_held_directly_are_tracked():
     np.testing.assert_allclose(model(x).numpy(), ((x @ w1 + b1) @ w2 + b2) * 2.0, rtol=1e-6)
 
 
+def test_layers_appended_to_a_list_attribute_after_it_was_set_are_tracked():
+    class Appended(keras.Model):
+        def __init__(self):
+            super().__init__()
+            self.stack = []
+            for units in (3, 2):
+                self.stack.append(keras.layers.Dense(units))
+
+        def call(self, inputs):
+            for layer in self.stack:
+                inputs = layer(inputs)
+            return inputs
+
+    model = Appended()
+    model(np.ones((1, 4), np.float32))
+    assert model.layers == model.stack
+    assert [v.shape for v in model.trainable_variables] == [(4, 3), (3,), (3, 2), (2,)]
+
+
 def test_training_is_passed_to_call():
     model = Blocks()
     x = np.ones((1, 2), np.float32)

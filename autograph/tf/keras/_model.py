@@ -85,6 +85,7 @@ class Model(Layer):
     def layers(self) -> list[Layer]:
         """The model's layers (the attributes of a subclassed model that are layers, in
         the order they were set)."""
+        self._track_containers()
         return list(self._layers)
 
     def get_layer(self, name: str | None = None, index: int | None = None) -> Layer:
@@ -464,6 +465,7 @@ class Model(Layer):
             if id(layer) in seen:
                 return
             seen.add(id(layer))
+            layer._track_containers()
             if layer._weights:
                 groups.append(list(layer._weights))
             for inner in layer._layers:

@@ -31,6 +31,9 @@ from runtime.shape import TensorShape
 from runtime.variables import Variable
 
 _NAME_COUNTS: dict = {}
+# attributes whose values a layer does not track: its own bookkeeping, and a link back
+# to an enclosing object
+_UNTRACKED = frozenset(["_outer", "_layers", "_weights", "_inbound_nodes"])
 
 
 def _keras_snake_case(name):
@@ -71,10 +74,12 @@ class Layer(_module.Module):
 
     def __setattr__(self, name, value):
         super().__setattr__(name, value)
-        if name in ("_outer", "_layers", "_weights") or "_layers" not in self.__dict__:
-            return
-        # a layer held in an attribute, or in a list, tuple or dict attribute, is tracked
-        # (its weights become this layer's); so is a Variable held directly
+        if name not in _UNTRACKED and "_layers" in self.__dict__:
+            self._track(value)
+
+    def _track(self, value):
+        """Track the layers and Variables `value` holds (itself, or in a list, tuple or
+        dict): their weights become this layer's."""
         leaves = (nest.flatten(value, expand_composites=False)
                   if isinstance(value, (list, tuple, dict)) else [value])
         for leaf in leaves:
@@ -83,6 +88,15 @@ class Layer(_module.Module):
                 self._layers.append(leaf)
             elif isinstance(leaf, Variable) and all(leaf is not w for w in self._weights):
                 self._weights.append(leaf)
+
+    def _track_containers(self):
+        """Track what lists, tuples and dicts held in attributes gained since they were set
+        (`self.blocks = []` and then `self.blocks.append(Dense(4))`)."""
+        if "_layers" not in self.__dict__:
+            return
+        for name, value in list(vars(self).items()):
+            if name not in _UNTRACKED and isinstance(value, (list, tuple, dict)):
+                self._track(value)
 
     # -- weights ------------------------------------------------------------------------------
 
@@ -109,6 +123,7 @@ class Layer(_module.Module):
     def trainable_weights(self):
         """The weights training updates: this layer's, then its sublayers' (none when
         `trainable` is False)."""
+        self._track_containers()
         if not self.trainable:
             return []
         own = [w for w in self._weights if w.trainable]
@@ -117,6 +132,7 @@ class Layer(_module.Module):
     @property
     def non_trainable_weights(self):
         """The weights training leaves alone (all of them when `trainable` is False)."""
+        self._track_containers()
         if not self.trainable:
             own = list(self._weights)
             return own + [w for layer in self._layers for w in layer.weights]

@@ -309,10 +309,11 @@ class EarlyStopping(Callback):
                           "Available metrics are: %s" % (self.monitor,
                                                          ",".join(logs or {})), stacklevel=2)
             return
-        if self.restore_best_weights and self.best_weights is None:
-            self.best_weights = self.model.get_weights()
         if epoch < self.start_from_epoch:
             return
+        if self.restore_best_weights and self.best_weights is None:
+            self.best_weights = self.model.get_weights()  # the best so far: the first
+            self.best_epoch = epoch
         self.wait += 1
         if self._is_improvement(current, self.best):
             self.best = current

@@ -100,7 +100,7 @@ def test_early_stopping_on_a_missing_metric_warns():
                      callbacks=[keras.callbacks.EarlyStopping(monitor="val_loss")])
 
 
-def test_model_checkpoint_saves_weights_each_epoch_or_only_the_best(tmp_path):
+def test_model_checkpoint_saves_weights_each_epoch_or_only_the_best(tmp_path, capsys):
     model = _model()
     every = str(tmp_path / "every-{epoch:02d}")
     model.fit(X, Y, epochs=2, verbose=0, callbacks=[
@@ -112,9 +112,17 @@ def test_model_checkpoint_saves_weights_each_epoch_or_only_the_best(tmp_path):
     for mine, saved in zip(fresh.get_weights(), model.get_weights()):
         np.testing.assert_array_equal(mine, saved)
     best = keras.callbacks.ModelCheckpoint(str(tmp_path / "best"), monitor="loss",
-                                           save_best_only=True, save_weights_only=True)
-    _model(learning_rate=3.0).fit(X, Y, batch_size=8, epochs=3, verbose=0, callbacks=[best])
-    assert best.best is not None and os.path.exists(str(tmp_path / "best.index"))
+                                           save_best_only=True, save_weights_only=True,
+                                           verbose=1)
+    capsys.readouterr()
+    history = _model(learning_rate=3.0).fit(X, Y, batch_size=8, epochs=3, verbose=0,
+                                            callbacks=[best])
+    first = history.history["loss"][0]
+    assert best.best == first and os.path.exists(str(tmp_path / "best.index"))
+    out = capsys.readouterr().out
+    assert "Epoch 1: loss improved from None to %.5f, saving model to %s" % (
+        first, tmp_path / "best") in out
+    assert "Epoch 2: loss did not improve from %.5f" % first in out
     with pytest.raises(NotImplementedError, match="not supported"):
         _model().fit(X, Y, epochs=1, verbose=0, callbacks=[
             keras.callbacks.ModelCheckpoint(str(tmp_path / "m.keras"))])

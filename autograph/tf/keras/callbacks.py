@@ -365,6 +365,25 @@ class ModelCheckpoint(Callback):
             return True
         return value > self.best if self.mode == "max" else value < self.best
 
+    def _should_save(self, epoch: int, current: float | None, path: str) -> bool:
+        """With `save_best_only`: whether `current` improved on the best (saying so when
+        verbose); a missing value saves anyway, with a warning, as Keras does."""
+        if current is None:
+            _warnings.warn("Can save best model only with %s available." % self.monitor,
+                           stacklevel=3)
+            return True
+        best = "None" if self.best is None else "%.5f" % self.best
+        if not self._improved(current):
+            if self.verbose > 0:
+                print("\nEpoch %d: %s did not improve from %s" % (epoch + 1, self.monitor,
+                                                                 best))
+            return False
+        if self.verbose > 0:
+            print("\nEpoch %d: %s improved from %s to %.5f, saving model to %s"
+                  % (epoch + 1, self.monitor, best, current, path))
+        self.best = current
+        return True
+
     def on_epoch_end(self, epoch: int, logs: _Logs | None = None) -> None:
         """Save, unless `save_best_only` and the monitored value did not improve."""
         logs = logs or {}
@@ -373,25 +392,9 @@ class ModelCheckpoint(Callback):
         except KeyError as e:
             raise KeyError("Failed to format this callback filepath: \"%s\". Reason: %s"
                            % (self.filepath, e)) from None
-        if self.save_best_only:
-            current = logs.get(self.monitor)
-            if current is None:
-                _warnings.warn("Can save best model only with %s available, skipping."
-                              % self.monitor, stacklevel=2)
-                return
-            if not self._improved(current):
-                if self.verbose > 0:
-                    print("\nEpoch %d: %s did not improve from %.5f"
-                          % (epoch + 1, self.monitor, float(self.best or 0.0)))
-                return
-            if self.verbose > 0:
-                previous = _math.inf if self.best is None else self.best
-                if self.mode == "max" and self.best is None:
-                    previous = -_math.inf
-                print("\nEpoch %d: %s improved from %.5f to %.5f, saving model to %s"
-                      % (epoch + 1, self.monitor, previous, current, path))
-            self.best = current
-        elif self.verbose > 0:
+        if self.save_best_only and not self._should_save(epoch, logs.get(self.monitor), path):
+            return
+        if not self.save_best_only and self.verbose > 0:
             print("\nEpoch %d: saving model to %s" % (epoch + 1, path))
         if self.save_weights_only:
             self.model.save_weights(path, overwrite=True)

@@ -228,3 +228,42 @@ def test_metrics_update_inside_a_function_and_keep_state_across_calls():
     assert a.numpy() == pytest.approx(
         _auc_reference(np.array([0, 1, 1, 0]), np.array([0.2, 0.6, 0.9, 0.4])), rel=1e-5)
     assert isinstance(mean, tf.keras.metrics.Metric)
+
+
+def test_the_accuracy_metrics_compile_chooses_against_numpy():
+    binary = tf.keras.metrics.BinaryAccuracy()
+    binary.update_state([[1.0], [0.0], [1.0], [0.0]], [[0.7], [0.6], [0.2], [0.1]])
+    assert binary.result().numpy() == pytest.approx(0.5)
+    assert tf.keras.metrics.BinaryAccuracy(threshold=0.15)(
+        [[1.0], [0.0]], [[0.2], [0.1]]).numpy() == pytest.approx(1.0)
+    categorical = tf.keras.metrics.CategoricalAccuracy()
+    categorical.update_state(np.eye(3)[[0, 2, 1]], [[0.8, 0.1, 0.1], [0.5, 0.2, 0.3],
+                                                     [0.1, 0.7, 0.2]])
+    assert categorical.result().numpy() == pytest.approx(2 / 3)
+    assert categorical.name == "categorical_accuracy"
+
+
+def test_error_metrics_average_per_sample_errors_over_updates():
+    y_true = np.array([[0.0, 1.0], [2.0, 2.0]], np.float32)
+    y_pred = np.array([[1.0, 1.0], [0.0, 2.0]], np.float32)
+    mse = tf.keras.metrics.MeanSquaredError()
+    mse.update_state(y_true, y_pred)
+    assert mse.result().numpy() == pytest.approx(np.mean((y_true - y_pred) ** 2))
+    mae = tf.keras.metrics.MeanAbsoluteError()
+    mae.update_state(y_true, y_pred)
+    mae.update_state(y_true[:1], y_true[:1])  # one more sample with no error
+    assert mae.result().numpy() == pytest.approx((0.5 + 1.0 + 0.0) / 3)
+    wrapped = tf.keras.metrics.MeanMetricWrapper(tf.keras.losses.mean_squared_error,
+                                                 name="wrapped")
+    wrapped.update_state(y_true, y_pred)
+    assert wrapped.name == "wrapped" and wrapped.result().numpy() == mse.result().numpy()
+
+
+def test_mean_absolute_error_loss_against_numpy():
+    y_true = np.array([[0.0, 1.0], [2.0, 2.0]], np.float32)
+    y_pred = np.array([[1.0, 1.0], [0.0, 3.0]], np.float32)
+    np.testing.assert_allclose(tf.keras.losses.mean_absolute_error(y_true, y_pred).numpy(),
+                               np.abs(y_true - y_pred).mean(-1))
+    loss = tf.keras.losses.MeanAbsoluteError()
+    assert loss(y_true, y_pred).numpy() == pytest.approx(np.abs(y_true - y_pred).mean())
+    assert loss.name == "mean_absolute_error"

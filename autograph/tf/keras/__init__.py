@@ -2,7 +2,9 @@
 `tf.Module`, Variables and Functions, with Keras 3's names, arguments and defaults."""
 
 from autograph.tf.keras import (
+    _functional,  # noqa: F401 (Model(inputs, outputs) makes its class)
     activations,
+    callbacks,
     initializers,
     layers,
     losses,
@@ -11,7 +13,11 @@ from autograph.tf.keras import (
     optimizers,
     utils,
 )
+from autograph.tf.keras._model import Model
+from autograph.tf.keras._symbolic import KerasTensor
+from autograph.tf.keras.layers import Input, InputLayer
 from autograph.tf.keras.models import Sequential
 
-__all__ = ["Sequential", "activations", "initializers", "layers", "losses", "metrics",
-           "models", "optimizers", "utils"]
+__all__ = ["Input", "InputLayer", "KerasTensor", "Model", "Sequential", "activations",
+           "callbacks", "initializers", "layers", "losses", "metrics", "models",
+           "optimizers", "utils"]

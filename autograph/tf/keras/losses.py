@@ -34,6 +34,12 @@ def mean_squared_error(y_true, y_pred):
     return _reduce.reduce_mean(_math.square(y_pred - y_true), axis=-1)
 
 
+def mean_absolute_error(y_true, y_pred):
+    """The mean over the last axis of `|y_true - y_pred|`."""
+    y_true, y_pred = _pair(y_true, y_pred)
+    return _reduce.reduce_mean(_math.abs(y_pred - y_true), axis=-1)
+
+
 def huber(y_true, y_pred, delta=1.0):
     """The mean over the last axis of `0.5 * e ** 2` where `|e| <= delta`, and
     `delta * |e| - 0.5 * delta ** 2` elsewhere (`e = y_pred - y_true`)."""
@@ -179,6 +185,16 @@ class MeanSquaredError(_FunctionLoss):
     _function = staticmethod(mean_squared_error)
 
     def __init__(self, reduction="sum_over_batch_size", name="mean_squared_error",
+                 dtype=None):
+        super().__init__(name, reduction, dtype)
+
+
+class MeanAbsoluteError(_FunctionLoss):
+    """The mean of the absolute values of the errors (`mean_absolute_error`)."""
+
+    _function = staticmethod(mean_absolute_error)
+
+    def __init__(self, reduction="sum_over_batch_size", name="mean_absolute_error",
                  dtype=None):
         super().__init__(name, reduction, dtype)
 

@@ -6,9 +6,13 @@
     m.result()                       # 2.0
 """
 
+from collections.abc import Callable as _Callable
+from typing import Any as _Any
+
 import numpy as _np
 
 from autograph.tf.keras import _tensors
+from autograph.tf.keras import losses as _losses
 from runtime import module as _module
 from runtime.ops import array_ops as _array
 from runtime.ops import manipulation_ops as _manip
@@ -152,6 +156,67 @@ class SparseCategoricalAccuracy(_MeanOf):
             y_true = _manip.squeeze(y_true, [-1])
         predicted = _math.cast(_reduce.argmax(y_pred, axis=-1), y_true.dtype)
         return _math.cast(_math.equal(y_true, predicted), self.dtype)
+
+
+class BinaryAccuracy(_MeanOf):
+    """How often a prediction above `threshold` (0.5) matches a 0/1 label."""
+
+    def __init__(self, name: str = "binary_accuracy", dtype: str | None = None,
+                 threshold: float = 0.5) -> None:
+        super().__init__(name=name, dtype=dtype)
+        self.threshold = threshold
+
+    def _values(self, y_true: _Any, y_pred: _Any) -> _Any:
+        y_pred = _tensors.as_tensor(y_pred, None)
+        y_true = _tensors.as_tensor(y_true, y_pred.dtype)
+        y_true, y_pred = _tensors.squeeze_or_expand_to_same_rank(y_true, y_pred)
+        predicted = _math.cast(_math.greater(y_pred, self.threshold), y_true.dtype)
+        return _math.cast(_math.equal(y_true, predicted), self.dtype)
+
+
+class CategoricalAccuracy(_MeanOf):
+    """How often the arg-max of the predictions equals the arg-max of one-hot labels."""
+
+    def __init__(self, name: str = "categorical_accuracy", dtype: str | None = None) -> None:
+        super().__init__(name=name, dtype=dtype)
+
+    def _values(self, y_true: _Any, y_pred: _Any) -> _Any:
+        y_pred = _tensors.as_tensor(y_pred, None)
+        y_true = _tensors.as_tensor(y_true, None)
+        return _math.cast(_math.equal(_reduce.argmax(y_true, axis=-1),
+                                      _reduce.argmax(y_pred, axis=-1)), self.dtype)
+
+
+class MeanMetricWrapper(_MeanOf):
+    """The running mean of `fn(y_true, y_pred)`'s per-sample values (a loss function used
+    as a metric, say)."""
+
+    def __init__(self, fn: _Callable[..., _Any], name: str | None = None,
+                 dtype: str | None = None, **kwargs: _Any) -> None:
+        super().__init__(name=name or getattr(fn, "__name__", "mean_metric_wrapper"),
+                         dtype=dtype)
+        self._fn = fn
+        self._fn_kwargs = kwargs
+
+    def _values(self, y_true: _Any, y_pred: _Any) -> _Any:
+        y_pred = _tensors.as_tensor(y_pred, None)
+        y_true = _tensors.as_tensor(y_true, y_pred.dtype)
+        y_true, y_pred = _tensors.squeeze_or_expand_to_same_rank(y_true, y_pred)
+        return self._fn(y_true, y_pred, **self._fn_kwargs)
+
+
+class MeanSquaredError(MeanMetricWrapper):
+    """The running mean of the squared error (`mean_squared_error` per sample)."""
+
+    def __init__(self, name: str = "mean_squared_error", dtype: str | None = None) -> None:
+        super().__init__(_losses.mean_squared_error, name=name, dtype=dtype)
+
+
+class MeanAbsoluteError(MeanMetricWrapper):
+    """The running mean of the absolute error (`mean_absolute_error` per sample)."""
+
+    def __init__(self, name: str = "mean_absolute_error", dtype: str | None = None) -> None:
+        super().__init__(_losses.mean_absolute_error, name=name, dtype=dtype)
 
 
 class AUC(Metric):

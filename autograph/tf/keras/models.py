@@ -1,4 +1,5 @@
-"""`tf.keras.models`: `Sequential`, a stack of layers called in order.
+"""`tf.keras.models`: `Model`, `Sequential` (a stack of layers called in order), and
+whole-model saving (not supported; see `load_model`).
 
     model = tf.keras.Sequential([tf.keras.layers.Dense(64, activation="relu"),
                                  tf.keras.layers.Dense(10)])
@@ -10,27 +11,38 @@ Function), so each layer makes its weights and the summary knows every output sh
 without running the model on data.
 """
 
-import numpy as _np
+import os as _os
+from typing import Any as _Any
 
-import autograph as _autograph
+from autograph.tf.keras._model import Model
+from autograph.tf.keras._symbolic import KerasTensor as _KerasTensor
+from autograph.tf.keras.layers._input import InputLayer as _InputLayer
 from autograph.tf.keras.layers._layer import Layer as _Layer
 from autograph.tf.keras.layers._layer import _accepts
-from runtime import context as _context
-from runtime.signature import TensorSpec as _TensorSpec
 
 
-class Sequential(_Layer):
+class Sequential(Model):
     """A linear stack of layers: calling it calls each layer on the previous one's output
     (`training=` is passed to the layers that take it)."""
 
-    def __init__(self, layers=None, trainable=True, name=None):
+    def __init__(self, layers: list[_Layer] | None = None, trainable: bool = True,
+                 name: str | None = None) -> None:
         super().__init__(trainable=trainable, name=name)
+        self._declared_input: tuple[int | None, ...] | None = None
         for layer in layers or []:
             self.add(layer)
 
-    def add(self, layer):
-        """Append `layer` to the stack; a first layer given `input_shape=` builds the
-        model."""
+    def add(self, layer: _Layer) -> None:
+        """Append `layer` to the stack; a first layer given `input_shape=`, or a
+        `tf.keras.Input(shape)` added first, builds the model."""
+        if isinstance(layer, _KerasTensor) and layer.node is not None:
+            layer = layer.node.layer
+        if isinstance(layer, _InputLayer):
+            if self._layers or self._declared_input is not None:
+                raise ValueError("An Input (or _InputLayer) can only be the first layer of "
+                                 "a Sequential model")
+            self._declared_input = layer.batch_shape
+            return
         if not isinstance(layer, _Layer):
             raise TypeError("Only instances of `keras.Layer` can be added to a Sequential "
                             "model. Received: %r (of type %s)" % (layer, type(layer).__name__))
@@ -40,34 +52,17 @@ class Sequential(_Layer):
                              "model." % layer.name)
         self._layers.append(layer)
         self.built = False
-        first = self._layers[0]._input_shape_arg
-        if first is not None and len(self._layers) == 1:
+        first = self._declared_input or self._layers[0]._input_shape_arg
+        if first is not None:
             self.build(first)
 
-    def pop(self):
+    def pop(self) -> _Layer:
         """Remove and return the last layer."""
         if not self._layers:
             raise TypeError("There are no layers in the model.")
         return self._layers.pop()
 
-    @property
-    def layers(self):
-        """The layers, in call order."""
-        return list(self._layers)
-
-    def build(self, input_shape=None):
-        """Make every layer's weights for inputs of `input_shape` (a None batch
-        dimension is fine), by tracing the stack once."""
-        if input_shape is None:
-            raise ValueError("You must provide an `input_shape` argument.")
-        if not _context.executing_eagerly():
-            self.built = True  # inside a trace, the call that follows builds the layers
-            return
-        spec = _TensorSpec(tuple(input_shape), dtype=self.dtype)
-        _autograph.function(self.call, autograph=False).get_concrete_function(spec)
-        self.built = True
-
-    def call(self, inputs, training=None):
+    def call(self, inputs: _Any, training: _Any = None) -> _Any:
         """Each layer's output fed to the next."""
         outputs = inputs
         for layer in self._layers:
@@ -80,84 +75,26 @@ class Sequential(_Layer):
                 layer._summary_shape = (None,) + tuple(shape)[1:] if len(shape) else ()
         return outputs
 
-    def __call__(self, inputs, *args, **kwargs):
+    def __call__(self, inputs: _Any, *args: _Any, **kwargs: _Any) -> _Any:
         self.built = True
         return super().__call__(inputs, *args, **kwargs)
 
-    def summary(self, line_length=None, print_fn=None):
-        """Print a table of the layers (name and type, output shape, parameter count)
-        and the total, trainable and non-trainable parameter counts, as Keras does."""
-        lines = _summary_lines(self, line_length or 84)
-        for line in lines:
-            (print_fn or print)(line)
+
+def load_model(filepath: str | _os.PathLike[str], custom_objects: _Any = None,
+               compile: bool = True, safe_mode: bool = True) -> Model:  # noqa: A002
+    """Not supported: see the error."""
+    raise NotImplementedError(
+        "tf.keras.models.load_model(%r) is not supported: the whole-model formats (.keras, "
+        ".h5) store the architecture as Keras configs and the weights in HDF5, which this "
+        "project does not read. Rebuild the model in code and call "
+        "model.load_weights(prefix) on a checkpoint written by model.save_weights"
+        % (_os.fspath(filepath),))
 
 
-def _wrap(text, width):
-    lines, current = [], ""
-    for word in text.split(" "):
-        if current and len(current) + 1 + len(word) > width:
-            lines.append(current)
-            current = word
-        else:
-            current = word if not current else current + " " + word
-    return lines + [current]
+def save_model(model: Model, filepath: str | _os.PathLike[str], overwrite: bool = True,
+               **kwargs: _Any) -> None:
+    """`model.save(filepath)` (not supported; see its error)."""
+    model.save(filepath, overwrite=overwrite, **kwargs)
 
 
-def _count(weights):
-    return int(sum(_np.prod(w.shape.as_list(), dtype=_np.int64) for w in weights))
-
-
-def _readable_size(count, dtype_bytes=4):
-    size = float(count * dtype_bytes)
-    for unit in ("B", "KB", "MB", "GB"):
-        if size < 1024 or unit == "GB":
-            return "%.2f %s" % (size, unit)
-        size /= 1024
-    raise AssertionError("unreachable")
-
-
-def _shape_text(shape):
-    if shape is None:
-        return "?"
-    return "(" + ", ".join("None" if d is None else str(d) for d in shape) + \
-        ("," if len(shape) == 1 else "") + ")"
-
-
-def _summary_lines(model, width):
-    columns = [int(width * 0.45), int(width * 0.84) - int(width * 0.45),
-               width - int(width * 0.84)]
-    header = ("Layer (type)", "Output Shape", "Param #")
-
-    def row(cells, left, middle, right):
-        # a cell too long for its column wraps at spaces onto further lines
-        wrapped = [_wrap(cell, size - 2) for cell, size in zip(cells, columns)]
-        lines = []
-        for n in range(max(len(w) for w in wrapped)):
-            texts = []
-            for i, (parts, size) in enumerate(zip(wrapped, columns)):
-                text = parts[n] if n < len(parts) else ""
-                texts.append((" " + text).rjust(size - 1) + " " if i == 2
-                             else (" " + text).ljust(size))
-            lines.append(left + middle.join(texts) + right)
-        return lines
-
-    def rule(left, fill, middle, right):
-        return left + middle.join(fill * size for size in columns) + right
-
-    lines = ['Model: "%s"' % model.name, rule("┏", "━", "┳", "┓"),
-             *row(header, "┃", "┃", "┃"), rule("┡", "━", "╇", "┩")]
-    for i, layer in enumerate(model.layers):
-        params = _count(layer.weights) if layer.built else 0
-        cells = ("%s (%s)" % (layer.name, type(layer).__name__),
-                 _shape_text(getattr(layer, "_summary_shape", None)),
-                 "{:,}".format(params) if layer.built else "0 (unbuilt)")
-        lines.extend(row(cells, "│", "│", "│"))
-        if i < len(model.layers) - 1:
-            lines.append(rule("├", "─", "┼", "┤"))
-    lines.append(rule("└", "─", "┴", "┘"))
-    total = _count(model.weights)
-    trainable = _count(model.trainable_weights)
-    for label, count in (("Total", total), ("Trainable", trainable),
-                         ("Non-trainable", total - trainable)):
-        lines.append(" %s params: {:,} (%s)".format(count) % (label, _readable_size(count)))
-    return lines
+__all__ = ["Model", "Sequential", "load_model", "save_model"]

@@ -17,11 +17,13 @@ from autograph.tf.keras.layers._core import (
     Flatten,
     Reshape,
 )
+from autograph.tf.keras.layers._input import Input, InputLayer
 from autograph.tf.keras.layers._layer import Layer
 from autograph.tf.keras.layers._normalization import BatchNormalization, LayerNormalization
 from autograph.tf.keras.layers._recurrent import GRU, LSTM, SimpleRNN
 
 __all__ = ["Activation", "Add", "AveragePooling2D", "BatchNormalization", "Concatenate",
            "Conv1D", "Conv2D", "Dense", "Dropout", "Embedding", "Flatten", "GRU", "LSTM",
-           "GlobalAveragePooling2D", "Layer", "LayerNormalization", "MaxPooling2D", "Reshape",
-           "SimpleRNN"]
+           "GlobalAveragePooling2D", "Input", "InputLayer", "Layer", "LayerNormalization",
+           "MaxPooling2D", "Reshape", "SimpleRNN"]
+

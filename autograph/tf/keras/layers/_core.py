@@ -5,7 +5,8 @@ import numpy as np
 
 from autograph.tf.keras import _tensors
 from autograph.tf.keras import activations as _activations
-from autograph.tf.keras.layers._layer import Layer
+from autograph.tf.keras._symbolic import set_operator_layer
+from autograph.tf.keras.layers._layer import Layer, _unique_name
 from runtime.ops import array_ops as _array
 from runtime.ops import linalg_ops as _linalg
 from runtime.ops import manipulation_ops as _manip
@@ -199,6 +200,23 @@ class Add(Layer):
         for x in inputs[1:]:
             total = total + x
         return total
+
+
+class TensorOperator(Layer):
+    """Applies one tensor operator (`+`, `*`, ...) to its operands: what `x * 2.0` on a
+    Keras tensor records in a functional model."""
+
+    def __init__(self, operator_name, compute, **kwargs):
+        super().__init__(name=kwargs.pop("name", None) or _unique_name(operator_name),
+                         **kwargs)
+        self._compute = compute
+
+    def call(self, inputs, other=None):
+        """The operator applied to the operands."""
+        return self._compute(inputs, other)
+
+
+set_operator_layer(TensorOperator)
 
 
 def _check_several(inputs, layer):

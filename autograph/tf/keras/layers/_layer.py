@@ -19,14 +19,21 @@ import inspect
 import itertools
 import re
 
-from autograph.tf.keras import _tensors
+from autograph.converted_call import converted_call
+from autograph.tf.keras import _symbolic, _tensors
 from autograph.tf.keras import initializers as _initializers
+from autograph.user_code import is_library
+from runtime import context as _context
 from runtime import module as _module
+from runtime import nest
 from runtime import scopes as _scopes
 from runtime.shape import TensorShape
 from runtime.variables import Variable
 
 _NAME_COUNTS: dict = {}
+# attributes whose values a layer does not track: its own bookkeeping, and a link back
+# to an enclosing object
+_UNTRACKED = frozenset(["_outer", "_layers", "_weights", "_inbound_nodes"])
 
 
 def _keras_snake_case(name):
@@ -67,11 +74,29 @@ class Layer(_module.Module):
 
     def __setattr__(self, name, value):
         super().__setattr__(name, value)
-        if isinstance(value, Layer) and name != "_outer" and value not in self._layers_list():
-            self._layers.append(value)
+        if name not in _UNTRACKED and "_layers" in self.__dict__:
+            self._track(value)
 
-    def _layers_list(self):
-        return self.__dict__.get("_layers", [])
+    def _track(self, value):
+        """Track the layers and Variables `value` holds (itself, or in a list, tuple or
+        dict): their weights become this layer's."""
+        leaves = (nest.flatten(value, expand_composites=False)
+                  if isinstance(value, (list, tuple, dict)) else [value])
+        for leaf in leaves:
+            if isinstance(leaf, Layer) and leaf is not self and \
+                    all(leaf is not known for known in self._layers):
+                self._layers.append(leaf)
+            elif isinstance(leaf, Variable) and all(leaf is not w for w in self._weights):
+                self._weights.append(leaf)
+
+    def _track_containers(self):
+        """Track what lists, tuples and dicts held in attributes gained since they were set
+        (`self.blocks = []` and then `self.blocks.append(Dense(4))`)."""
+        if "_layers" not in self.__dict__:
+            return
+        for name, value in list(vars(self).items()):
+            if name not in _UNTRACKED and isinstance(value, (list, tuple, dict)):
+                self._track(value)
 
     # -- weights ------------------------------------------------------------------------------
 
@@ -98,6 +123,7 @@ class Layer(_module.Module):
     def trainable_weights(self):
         """The weights training updates: this layer's, then its sublayers' (none when
         `trainable` is False)."""
+        self._track_containers()
         if not self.trainable:
             return []
         own = [w for w in self._weights if w.trainable]
@@ -106,6 +132,7 @@ class Layer(_module.Module):
     @property
     def non_trainable_weights(self):
         """The weights training leaves alone (all of them when `trainable` is False)."""
+        self._track_containers()
         if not self.trainable:
             own = list(self._weights)
             return own + [w for layer in self._layers for w in layer.weights]
@@ -156,6 +183,9 @@ class Layer(_module.Module):
         return inputs
 
     def __call__(self, inputs, *args, **kwargs):
+        if _symbolic.any_symbolic((inputs, args, kwargs)):
+            # the functional API: record the call on Keras tensors, compute no values
+            return _symbolic.call_symbolically(self, inputs, args, kwargs)
         if not self.built:
             self.build(_input_shape(inputs))
             self.built = True
@@ -163,8 +193,16 @@ class Layer(_module.Module):
             kwargs.pop("training")
         if "mask" in kwargs and not _accepts(self.call, "mask"):
             kwargs.pop("mask")
+        return self._call_in_scope(inputs, args, kwargs)
+
+    def _call_in_scope(self, inputs, args, kwargs):
+        """`call` in the layer's name scope; in a trace, a `call` the user wrote is
+        converted as TensorFlow's Keras converts it, so that its `if`/`for` over tensors
+        are staged."""
         with _scopes.name_scope(self.name + "/"):
-            return self.call(inputs, *args, **kwargs)
+            if _context.executing_eagerly() or is_library(type(self).call):
+                return self.call(inputs, *args, **kwargs)
+            return converted_call(self.call, (inputs,) + tuple(args), kwargs)
 
     def compute_output_shape(self, input_shape):
         """The output shape for inputs of `input_shape` (by default the input's)."""

@@ -175,7 +175,9 @@ class GRU(_RNN):
     and recurrent projections split into update (z), reset (r) and candidate blocks,
     `z, r = recurrent_activation(x_zr + h_zr)`, `hh = activation(x_h + r * h_h)`,
     `h = z * h + (1 - z) * hh`; the bias has one row for the inputs and one for the
-    recurrence."""
+    recurrence. With `reset_after=False` the reset gate scales the state before its
+    product, `hh = activation(x_h + (r * h) @ recurrent_kernel_h)`, and the bias is one
+    row."""
 
     gates = 3
 
@@ -187,23 +189,33 @@ class GRU(_RNN):
         super().__init__(units, activation, use_bias, kernel_initializer,
                          recurrent_initializer, bias_initializer, return_sequences,
                          return_state, go_backwards, **kwargs)
-        if not reset_after:
-            raise ValueError("Only reset_after=True (Keras's default) is supported")
         self.recurrent_activation = _activations.get(recurrent_activation)
         self.reset_after = reset_after
 
     def _make_bias(self, width):
-        return self.add_weight((2, width), self.bias_initializer, name="bias")
+        shape = (2, width) if self.reset_after else (width,)
+        return self.add_weight(shape, self.bias_initializer, name="bias")
 
     def _projected_bias(self):
-        return None if self.bias is None else self.bias[0]
+        if self.bias is None or not self.reset_after:
+            return self.bias
+        return self.bias[0]
 
     def _cell(self, x, states):
         h = states[0]
+        u = self.units
+        if not self.reset_after:
+            # the reset gate applies to the state before its product with the kernel
+            kernel = self.recurrent_kernel
+            z = self.recurrent_activation(x[:, :u] + _linalg.matmul(h, kernel[:, :u]))
+            r = self.recurrent_activation(x[:, u:2 * u] +
+                                          _linalg.matmul(h, kernel[:, u:2 * u]))
+            hh = self.activation(x[:, 2 * u:] + _linalg.matmul(r * h, kernel[:, 2 * u:]))
+            h = z * h + (1.0 - z) * hh
+            return h, [h]
         inner = self._recurrent(h)
         if self.bias is not None:
             inner = inner + self.bias[1]
-        u = self.units
         z = self.recurrent_activation(x[:, :u] + inner[:, :u])
         r = self.recurrent_activation(x[:, u:2 * u] + inner[:, u:2 * u])
         hh = self.activation(x[:, 2 * u:] + r * inner[:, 2 * u:])

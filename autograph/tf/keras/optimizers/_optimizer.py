@@ -16,6 +16,7 @@ later call fails as TensorFlow's does: its slots would be created on a non-first
 """
 
 import warnings
+import weakref
 
 import numpy as np
 
@@ -27,9 +28,9 @@ from runtime.ops import norm_ops as _norm
 from runtime.variables import Variable
 
 
-def _variable_key(variable):
+def _original(variable):
     # inside a trace, a variable passed as an argument is a stand-in for the original
-    return id(getattr(variable, "original", variable))
+    return getattr(variable, "original", variable)
 
 
 class Optimizer(Module):
@@ -61,7 +62,9 @@ class Optimizer(Module):
         self.global_clipnorm = global_clipnorm
         self.built = False
         self._variables = []
-        self._slot_index = {}  # _variable_key(model variable) -> its position in the built var_list
+        # id(model variable) -> (its position in the built var_list, a weak reference to it:
+        # a variable made after another died may reuse its id)
+        self._slot_index = {}
         self._iterations = self._new_variable(np.int64(0), "iteration")
         if isinstance(learning_rate, LearningRateSchedule) or callable(learning_rate):
             self._learning_rate = learning_rate
@@ -119,18 +122,20 @@ class Optimizer(Module):
 
     def build(self, var_list):
         """Make the slot variables of `var_list` (subclasses add theirs, then call this)."""
-        self._slot_index = {_variable_key(v): i for i, v in enumerate(var_list)}
+        self._slot_index = {id(_original(v)): (i, weakref.ref(_original(v)))
+                            for i, v in enumerate(var_list)}
         self.built = True
 
     def _slot(self, slots, variable):
-        try:
-            return slots[self._slot_index[_variable_key(variable)]]
-        except KeyError:
+        original = _original(variable)
+        position, known = self._slot_index.get(id(original), (None, None))
+        if known is None or known() is not original:
             raise KeyError(
                 "The optimizer cannot recognize variable %s. This usually means you are "
                 "trying to call the optimizer to update different parts of the model "
                 "separately. Please call `optimizer.build(variables)` with the full list of "
-                "trainable variables before the training loop." % variable.name) from None
+                "trainable variables before the training loop." % variable.name)
+        return slots[position]
 
     # -- updates ------------------------------------------------------------------------------
 

@@ -113,11 +113,21 @@ class SourceLocation:
         return text + (" (`%s`)" % line if line else "")
 
 
-def is_internal_file(filename):
+def is_internal_file(filename: str) -> bool:
     """True for files of this project's own packages (runtime/ and autograph/)."""
-    if filename.startswith("<ag__"):
-        return False  # converted user code: the location map translates it
-    return os.path.abspath(filename).startswith(_PACKAGE_DIRS)
+    found = _internal_files.get(filename)
+    if found is None:
+        if filename.startswith("<ag__"):
+            return False  # converted user code: the location map translates it
+        found = os.path.abspath(filename).startswith(_PACKAGE_DIRS)
+        if os.path.isabs(filename):  # a relative name's meaning moves with the cwd
+            _internal_files[filename] = found
+    return found
+
+
+# Absolute file name -> is_internal_file's answer. Tracing asks it for every frame between
+# each new node and the user's line: `abspath` each time was a third of a trace.
+_internal_files: dict = {}
 
 
 _location_translators = []

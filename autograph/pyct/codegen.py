@@ -19,7 +19,7 @@ import gast
 from autograph.pyct.unparsing import unparse
 
 _counter = itertools.count(1)
-_LINE_MAPS = {}  # generated filename -> (user filename, {generated line: user line})
+_LINE_MAPS = {}  # generated filename -> (user filename, {generated line: user line} or _PendingLines)
 
 
 def translate_location(filename, lineno):
@@ -118,7 +118,17 @@ class Loaded:
         return func
 
 
-def _without_evaluated_parts(tree):
+def _has_evaluated_parts(tree: ast.FunctionDef) -> bool:
+    """True when `tree` has defaults or annotations (see _without_evaluated_parts)."""
+    args = tree.args
+    annotated = any(arg is not None and arg.annotation is not None
+                    for arg in args.posonlyargs + args.args + args.kwonlyargs +
+                    [args.vararg, args.kwarg])
+    return bool(args.defaults) or any(d is not None for d in args.kw_defaults) or \
+        annotated or tree.returns is not None
+
+
+def _without_evaluated_parts(tree: ast.FunctionDef) -> ast.FunctionDef:
     """Defaults and annotations are evaluated where the def runs (our factory, without the
     user's globals): drop them; the original's defaults are attached when binding."""
     args = tree.args
@@ -133,11 +143,33 @@ def _without_evaluated_parts(tree):
     return tree
 
 
+class _PendingLines:
+    """The line map of one loaded function, made on its first use: only a traceback, an
+    error message or a warning from the converted code reads it, and making it parses the
+    generated source again (a fifth of a conversion)."""
+
+    def __init__(self, tree: ast.AST, source: str, line_offset: int) -> None:
+        self._inputs: "tuple[ast.AST, str, int] | None" = (tree, source, line_offset)
+        self._lines: "dict[int, int]" = {}
+
+    def get(self, line: int, default: "int | None" = None) -> "int | None":
+        """The user's line of generated line `line`, or `default`."""
+        if self._inputs is not None:
+            tree, source, line_offset = self._inputs
+            self._lines = _line_map(tree, source, line_offset, 2)
+            self._inputs = None  # the tree and source are no longer kept
+        return self._lines.get(line, default)
+
+
 def load(function_node, source_info, freevars):
     """Compiles converted `function_node`; returns a `Loaded` to bind per function object."""
-    display_source = to_source(function_node)
-    tree = _without_evaluated_parts(to_ast(function_node))
-    source = unparse(tree) + "\n"
+    tree = to_ast(function_node)
+    display_source = unparse(tree) + "\n"
+    if _has_evaluated_parts(tree):
+        tree = _without_evaluated_parts(tree)
+        source = unparse(tree) + "\n"
+    else:
+        source = display_source  # the same tree: the same text
     name = function_node.name
     filename = "<ag__ converted %s#%d>" % (name, next(_counter))
     free = sorted(set(freevars) | {"ag__"})
@@ -146,7 +178,7 @@ def load(function_node, source_info, freevars):
                    for line in source.splitlines(True))
     module_source = header + body + "    return %s\n" % name
     _LINE_MAPS[filename] = (source_info.filename,
-                            _line_map(tree, source, source_info.line_offset, 2))
+                            _PendingLines(tree, source, source_info.line_offset))
     code = compile(module_source, filename, "exec")
     linecache.cache[filename] = (len(module_source), None, module_source.splitlines(True),
                                  filename)

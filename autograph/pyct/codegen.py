@@ -19,7 +19,8 @@ import gast
 from autograph.pyct.unparsing import unparse
 
 _counter = itertools.count(1)
-_LINE_MAPS = {}  # generated filename -> (user filename, {generated line: user line} or _PendingLines)
+# generated filename -> (user filename, {generated line: user line} or _PendingLines)
+_LINE_MAPS = {}
 
 
 def translate_location(filename, lineno):

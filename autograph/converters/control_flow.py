@@ -36,8 +36,9 @@ import gast
 
 from autograph.converters import base, directives
 from autograph.converters.conversion_context import set_origin
-from autograph.pyct import templates
-from autograph.pyct.analysis import activity, composites
+from autograph.pyct import qual_names, templates
+from autograph.pyct.analysis import activity
+from autograph.pyct.qual_names import QualifiedName
 
 _STATIC_CALLS = frozenset(["isinstance", "issubclass", "hasattr", "callable"])
 
@@ -129,7 +130,7 @@ class _Transformer(base.FunctionTransformer):
         get_body += [_mutation_check(receiver, call) for receiver, call in checked]
         get_body.append(gast.Return(value=_state_tuple(state, gast.Load())))
         if state:
-            plain = [n for n in state if not is_composite(n)]
+            plain = [n.root for n in state if not n.is_composite()]
             set_body = self._scope_decl(plain) + templates.replace(
                 "target = vars_", target=_state_tuple(state, gast.Store()), vars_=vars_name)
         else:
@@ -201,14 +202,15 @@ class _Transformer(base.FunctionTransformer):
         defs, args = build(shared)
         self._bind_locals(defs, shared)
         state_defs, keywords = [], []
-        carried = sorted(state + info.composites)
+        carried = sorted(qual_names.names(state) + info.composites)
         refused = info.composites_refused
         if carried or refused or info.mutations_checked:
             get_name, set_name, state_defs = self._state_functions(
                 carried, refused, info.composites_deleted, info.mutations_checked)
             args = args + [templates.name_node(get_name), templates.name_node(set_name),
                            templates.string_tuple(carried)]
-            restore_only = [n for n in state if n not in info.live_out] if not is_loop else []
+            restore_only = [QualifiedName(n) for n in state
+                            if n not in info.live_out] if not is_loop else []
             restore_only = sorted(restore_only + list(info.composites_restore_only))
             if restore_only:
                 keywords.append(gast.keyword(arg="restore_only",
@@ -216,7 +218,7 @@ class _Transformer(base.FunctionTransformer):
             if info.composites_must_exist:
                 keywords.append(gast.keyword(
                     arg="must_exist", value=templates.string_tuple(info.composites_must_exist)))
-            mutated = [c for c in info.mutated if c.rsplit(".", 1)[0] in carried]
+            mutated = [c for c in info.mutated if c.base() in carried]
             if mutated:
                 keywords.append(gast.keyword(arg="mutated",
                                              value=templates.string_tuple(mutated)))
@@ -311,21 +313,16 @@ def _add_opts(statement, loop, options):
     statement.value.keywords.append(gast.keyword(arg="opts", value=set_origin(opts, loop)))
 
 
-def is_composite(name):
-    """True for a composite state name (`d['v']`, `s.total`), False for a plain name."""
-    return "." in name or "[" in name
-
-
 def _state_tuple(names, ctx):
     """`(x, ag__.maybe(d)['v'], ag__.maybe(s).total)`: the state as an expression or an
     assignment target. `ag__.maybe` reads a missing key or attribute as a marker, and
     writing a marker leaves it missing (see runtime.operators.composites)."""
     elts = []
     for name in names:
-        if not is_composite(name):
-            elts.append(templates.name_node(name, type(ctx)()))
+        if not name.is_composite():
+            elts.append(templates.name_node(name.root, type(ctx)()))
             continue
-        node = _through_maybe(templates.replace_as_expression(name))
+        node = _through_maybe(name.ast())
         node.ctx = type(ctx)()
         elts.append(node)
     return gast.Tuple(elts=elts, ctx=ctx)
@@ -342,28 +339,29 @@ def _through_maybe(node):
 
 def _refusal(text, reason):
     """The statement refusing, when staged, a composite the statement modifies but cannot
-    carry (the Python path never calls get_state)."""
+    carry (the Python path never calls get_state); `text`: the composite as written (its key
+    may be any expression: it names no QualifiedName)."""
     return templates.replace("ag__.refuse_composite(text, reason)",
                              text=gast.Constant(value=text, kind=None),
                              reason=gast.Constant(value=reason, kind=None))[0]
 
 
-def _list_deletion_check(text, container):
-    """The statement refusing, when staged, to delete item `text` of a list (see
+def _list_deletion_check(item, container):
+    """The statement refusing, when staged, to delete `item` of a list (see
     runtime.operators.composites.refuse_list_deletion)."""
     return templates.replace(
         "ag__.refuse_list_deletion(container, text)",
-        container=templates.replace_as_expression(container),
-        text=gast.Constant(value=text, kind=None))[0]
+        container=container.ast(),
+        text=gast.Constant(value=item.text, kind=None))[0]
 
 
 def _mutation_check(receiver, call):
-    """The statement refusing, when staged, a call `call` ('items.pop') that changes a list,
+    """The statement refusing, when staged, a call `call` (`items.pop`) that changes a list,
     dict or set of another scope in place (see runtime.operators.mutations)."""
     return templates.replace(
         "ag__.refuse_outer_mutation(receiver, call)",
-        receiver=_through_maybe(templates.replace_as_expression(receiver)),
-        call=gast.Constant(value=call, kind=None))[0]
+        receiver=_through_maybe(receiver.ast()),
+        call=gast.Constant(value=call.text, kind=None))[0]
 
 
 def _is_converted(node, ctx):
@@ -450,13 +448,12 @@ class _GuardCompositeReads(gast.NodeTransformer):
     nested functions are left alone (they see values the marker was resolved into, or
     raise on the marker itself)."""
 
-    def __init__(self, texts):
-        self.texts = texts
-        self.roots = {t.split(".")[0].split("[")[0] for t in texts}
+    def __init__(self, names):
+        self.names = names
+        self.roots = {name.root for name in names}
 
     def _guarded(self, node):
-        path = composites.path_of(node)
-        return path is not None and path.text in self.texts
+        return qual_names.from_node(node) in self.names
 
     def visit_FunctionDef(self, node):
         return node
@@ -509,16 +506,16 @@ class _GuardCompositeReads(gast.NodeTransformer):
 
 def _as_expression(target):
     """A fresh copy of the access `target` (`d['a']`, `s.v`) as an expression."""
-    return templates.replace_as_expression(composites.path_of(target).text)
+    return qual_names.from_node(target).ast()
 
 
 def _carried_composites(node, ctx):
     """The composites some converted statement of function `node` carries."""
-    texts = set()
+    names = set()
     for sub in gast.walk(node):
         if _is_converted(sub, ctx):
-            texts.update(ctx.annotations.info(sub).composites)
-    return texts
+            names.update(ctx.annotations.info(sub).composites)
+    return names
 
 
 def transform(node, ctx):

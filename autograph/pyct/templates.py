@@ -112,5 +112,7 @@ def name_node(name, ctx=None):
 
 
 def string_tuple(names):
-    """A gast Tuple of string constants: `('x', 'y')`."""
-    return gast.Tuple(elts=[gast.Constant(value=n, kind=None) for n in names], ctx=gast.Load())
+    """A gast Tuple of string constants: `('x', 'y')`; `names` are strings or names
+    (QualifiedNames: their text)."""
+    return gast.Tuple(elts=[gast.Constant(value=str(n), kind=None) for n in names],
+                      ctx=gast.Load())

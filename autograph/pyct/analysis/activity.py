@@ -8,6 +8,8 @@ since those read the enclosing scope's value.
 
 import gast
 
+from autograph.pyct.qual_names import QualifiedName
+
 _SCOPE_NODES = (gast.FunctionDef, gast.AsyncFunctionDef, gast.Lambda, gast.ClassDef,
                 gast.ListComp, gast.SetComp, gast.DictComp, gast.GeneratorExp)
 
@@ -82,7 +84,7 @@ MUTATING_METHODS = frozenset([
 
 def mutating_calls(node):
     """The calls `x.m(...)` in `node`, in this scope, of a method `m` that changes a
-    container in place (MUTATING_METHODS), as the set of their texts `'x.m'`."""
+    container in place (MUTATING_METHODS), as the set of their QualifiedNames `x.m`."""
     found = set()
     for child in _iter_nodes(node):
         _collect_mutating(child, found)
@@ -94,7 +96,7 @@ def _collect_mutating(node, found):
         return
     if isinstance(node, gast.Attribute) and node.attr in MUTATING_METHODS and \
             isinstance(node.value, gast.Name) and isinstance(node.ctx, gast.Load):
-        found.add(node.value.id + "." + node.attr)
+        found.add(QualifiedName(node.value.id).attribute(node.attr))
     for child in gast.iter_child_nodes(node):
         _collect_mutating(child, found)
 

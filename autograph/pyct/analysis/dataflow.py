@@ -30,6 +30,7 @@ loops.
 
 import gast
 
+from autograph.pyct import qual_names
 from autograph.pyct.analysis import activity, composites
 
 
@@ -46,14 +47,15 @@ class StatementInfo:
         self.live_in = frozenset()
         self.live_loop = frozenset()
         self.defined_in = frozenset()
-        self.composites = ()               # texts, sorted: carried like state_names
+        # QualifiedNames, sorted (by their text), unless said otherwise:
+        self.composites = ()               # carried like state_names
         self.composites_restore_only = ()  # of those, the ones dead after an `if`
         self.composites_refused = ()       # (text, reason): modified, live, not carriable
-        self.composites_deleted = ()       # (text, container): carried, deleted by a key
+        self.composites_deleted = ()       # (item, container): carried, deleted by a key
         #                                    that may index a list
         self.composites_must_exist = ()    # of the carried, those of objects the function
         #                                    did not make: no definedness flag, see below
-        self.mutated = ()                  # 'x.pop', ...: methods changing carried x in place
+        self.mutated = ()                  # `x.pop`, ...: methods changing carried x in place
         self.mutations_checked = ()        # (receiver, call): on objects it cannot carry
 
     def state_names(self, is_loop):
@@ -196,15 +198,18 @@ def _record_mutations(node, info, local):
     if not calls:
         return
     is_if = isinstance(node, gast.If)
-    carried = sorted(c for c in calls if c.split(".")[0] in local and
-                     (is_if or not c.endswith(".append")))
-    receivers = {c.split(".")[0] for c in carried}
+    carried = sorted(c for c in calls if c.root in local and (is_if or not _appends(c)))
+    receivers = {c.root for c in carried}
     info.mutated = tuple(carried)
     info.modified = info.modified | receivers
     info.live_out = info.live_out | receivers
     info.mutations_checked = tuple(sorted(
-        (c.split(".")[0], c) for c in calls
-        if c.split(".")[0] not in local and not c.endswith(".append")))
+        (c.base(), c) for c in calls if c.root not in local and not _appends(c)))
+
+
+def _appends(call):
+    """True for a call of a method named `append` (`x.append`)."""
+    return call.last == qual_names.Attribute("append")
 
 
 def _analyze_composites(function_node, annotations, closure_reads, own_names, made_here):
@@ -221,8 +226,8 @@ def _analyze_composites(function_node, annotations, closure_reads, own_names, ma
         if isinstance(node, _COMPOUND):  # containers of other scopes' objects: checked
             info = annotations.record(node)
             info.mutations_checked = info.mutations_checked + tuple(sorted(
-                (text.rsplit(".", 1)[0], text) for text in composites.mutating_calls(node)
-                if text.split(".")[0] not in own_names))
+                (call.base(), call) for call in composites.mutating_calls(node)
+                if call.root not in own_names))
     never_local = (closure_reads | set(activity.parameter_names(function_node)) |
                    activity.declared_global(function_node))
     local = composites.local_items(function_node, never_local)
@@ -239,18 +244,16 @@ def _analyze_composites(function_node, annotations, closure_reads, own_names, ma
         carried, refused = composites.modified(node, info.modified, info.defined_in,
                                                own_names)
         state = [p for p in carried if not dead(p, dead_out, dead_in)]
-        info.composites = tuple(sorted(p.text for p in state))
-        info.composites_must_exist = tuple(sorted(p.text for p in state
-                                                  if p.root not in made_here))
+        info.composites = tuple(sorted(state))
+        info.composites_must_exist = tuple(sorted(p for p in state if p.root not in made_here))
         info.mutated = info.mutated + tuple(sorted(
-            text for text in composites.mutating_calls(node) if
-            text.rsplit(".", 1)[0] in info.composites))
+            call for call in composites.mutating_calls(node) if
+            call.base() in info.composites))
         deleted = composites.deleted_items(node)
         info.composites_deleted = tuple(sorted(
-            (text, deleted[text]) for text in info.composites if text in deleted))
+            (item, deleted[item]) for item in info.composites if item in deleted))
         if isinstance(node, gast.If):
-            info.composites_restore_only = tuple(sorted(
-                p.text for p in state if dead(p, dead_out)))
+            info.composites_restore_only = tuple(sorted(p for p in state if dead(p, dead_out)))
         info.composites_refused = tuple(sorted(
             (text, reason) for text, (p, reason) in refused.items()
             if not dead(p, dead_out, dead_in)))

@@ -11,6 +11,8 @@ import re
 import sys
 import warnings
 
+from runtime import reserved_names
+
 
 class OpError(Exception):
     """Base class of errors raised while running an op (TensorFlow's `tf.errors.OpError`)."""
@@ -117,7 +119,7 @@ def is_internal_file(filename: str) -> bool:
     """True for files of this project's own packages (runtime/ and autograph/)."""
     found = _internal_files.get(filename)
     if found is None:
-        if filename.startswith("<ag__"):
+        if filename.startswith(reserved_names.FILE_PREFIX):
             return False  # converted user code: the location map translates it
         found = os.path.abspath(filename).startswith(_PACKAGE_DIRS)
         if os.path.isabs(filename):  # a relative name's meaning moves with the cwd
@@ -155,8 +157,7 @@ def translate_location(filename, lineno):
 # The functions that converted code defines (see autograph.converters.control_flow), with
 # the `_N` suffix they get when the user's function already uses the name.
 _GENERATED_FUNCTION = re.compile(
-    r"(ag__factory|loop_body|loop_test|if_body|else_body|get_state|set_state|extra_test)"
-    r"(_\d+)?\Z")
+    r"(%s)(_\d+)?\Z" % "|".join(reserved_names.GENERATED_FUNCTIONS))
 
 
 def is_generated_function(name):
@@ -173,9 +174,15 @@ def user_function_name(frame):
     for part in reversed(qualname.split(".")):
         if part == "<locals>" or is_generated_function(part):
             continue
-        return part[len("ag__"):] if part.startswith("ag__") else part
+        return _without_converted_prefix(part)
     name = code.co_name
-    return name[len("ag__"):] if name.startswith("ag__") else name
+    return _without_converted_prefix(name)
+
+
+def _without_converted_prefix(name):
+    """`f` of `ag__f` (see reserved_names.converted_function_name); other names as they are."""
+    prefix = reserved_names.CONVERTED_PREFIX
+    return name[len(prefix):] if name.startswith(prefix) else name
 
 
 def _qualname_from_callers(frame):
@@ -202,7 +209,7 @@ def user_location(skip=1):
             filename, lineno = translate_location(code.co_filename, frame.f_lineno)
             name = code.co_name
             if (filename, lineno) != (code.co_filename, frame.f_lineno) or \
-                    code.co_filename.startswith("<ag__"):
+                    code.co_filename.startswith(reserved_names.FILE_PREFIX):
                 name = user_function_name(frame)  # not `loop_body`: the user's function
             return SourceLocation(filename, lineno, name)
         frame = frame.f_back

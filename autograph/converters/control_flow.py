@@ -39,6 +39,7 @@ from autograph.converters.conversion_context import set_origin
 from autograph.pyct import qual_names, templates
 from autograph.pyct.analysis import activity
 from autograph.pyct.qual_names import QualifiedName
+from runtime import reserved_names
 
 _STATIC_CALLS = frozenset(["isinstance", "issubclass", "hasattr", "callable"])
 
@@ -52,7 +53,8 @@ def is_static_test(test):
     if isinstance(test, gast.Call) and isinstance(test.func, gast.Name):
         return test.func.id in _STATIC_CALLS
     if isinstance(test, gast.Call) and isinstance(test.func, gast.Attribute) and \
-            isinstance(test.func.value, gast.Name) and test.func.value.id == "ag__" and \
+            isinstance(test.func.value, gast.Name) and \
+            test.func.value.id == reserved_names.NAMESPACE and \
             test.func.attr == "not_" and len(test.args) == 1:
         return is_static_test(test.args[0])
     return False
@@ -122,9 +124,9 @@ class _Transformer(base.FunctionTransformer):
         return sorted(info.modified & (set(state) | outside | self.params | self.ctx.globals))
 
     def _state_functions(self, state, refused=(), deleted=(), checked=()):
-        get_name = self.ctx.namer.stable("get_state")
-        set_name = self.ctx.namer.stable("set_state")
-        vars_name = self.ctx.namer.stable("vars_")
+        get_name = self.ctx.namer.stable(reserved_names.GET_STATE)
+        set_name = self.ctx.namer.stable(reserved_names.SET_STATE)
+        vars_name = self.ctx.namer.stable(reserved_names.STATE_VARIABLES)
         get_body = [_refusal(text, reason) for text, reason in refused]
         get_body += [_list_deletion_check(text, container) for text, container in deleted]
         get_body += [_mutation_check(receiver, call) for receiver, call in checked]
@@ -237,12 +239,12 @@ class _Transformer(base.FunctionTransformer):
             return node
 
         def build(shared):
-            body_name = self.ctx.namer.stable("if_body")
+            body_name = self.ctx.namer.stable(reserved_names.IF_BODY)
             defs = [self._block_def(body_name, [], self._scope_decl(shared) + node.body,
                                     recorded["body"])]
             args = [node.test, templates.name_node(body_name)]
             if node.orelse:
-                else_name = self.ctx.namer.stable("else_body")
+                else_name = self.ctx.namer.stable(reserved_names.ELSE_BODY)
                 defs.append(self._block_def(else_name, [],
                                             self._scope_decl(shared) + node.orelse,
                                             recorded["orelse"]))
@@ -258,8 +260,8 @@ class _Transformer(base.FunctionTransformer):
         self.unbound |= recorded["orelse"]
 
         def build(shared):
-            test_name = self.ctx.namer.stable("loop_test")
-            body_name = self.ctx.namer.stable("loop_body")
+            test_name = self.ctx.namer.stable(reserved_names.LOOP_TEST)
+            body_name = self.ctx.namer.stable(reserved_names.LOOP_BODY)
             return ([_def(test_name, [], [gast.Return(value=self._loop_test(node, node.test))]),
                      self._block_def(body_name, [], self._scope_decl(shared) + node.body,
                                      recorded["body"])],
@@ -280,8 +282,8 @@ class _Transformer(base.FunctionTransformer):
         self.unbound |= recorded["orelse"]
 
         def build(shared):
-            body_name = self.ctx.namer.stable("loop_body")
-            item_name = self.ctx.namer.stable("itr")
+            body_name = self.ctx.namer.stable(reserved_names.LOOP_BODY)
+            item_name = self.ctx.namer.stable(reserved_names.LOOP_ITEM)
             bind_target = set_origin(templates.replace(
                 "target = item", target=node.target, item=item_name), node)
             defs = [self._block_def(body_name, [item_name],
@@ -290,7 +292,7 @@ class _Transformer(base.FunctionTransformer):
             extra = self._loop_test(node, None)
             extra_node = gast.Constant(value=None, kind=None)
             if extra is not None:
-                extra_name = self.ctx.namer.stable("extra_test")
+                extra_name = self.ctx.namer.stable(reserved_names.EXTRA_TEST)
                 defs.insert(0, _def(extra_name, [], [gast.Return(value=extra)]))
                 extra_node = templates.name_node(extra_name)
             return defs, [node.iter, extra_node, templates.name_node(body_name)]

@@ -3,6 +3,7 @@
 import gast
 
 from autograph.pyct.analysis import activity
+from runtime import reserved_names
 
 
 class Namer:
@@ -62,7 +63,7 @@ class Context:
         used = {n.id for n in gast.walk(function_node) if isinstance(n, gast.Name)}
         used |= {n.name for n in gast.walk(function_node)
                  if isinstance(n, (gast.FunctionDef, gast.ClassDef))}
-        self.namer = Namer(used | {"ag__", "fscope"})
+        self.namer = Namer(used | {reserved_names.NAMESPACE, reserved_names.FUNCTION_SCOPE})
         self.loop_flags = {}  # id(loop node) -> [flag names that end the loop when true]
         self.globals = activity.declared_global(function_node)
         # Taken before any pass: lowering jumps drops statements that can never run, but a

@@ -35,6 +35,7 @@ import gast
 from autograph.converters import base
 from autograph.converters.conversion_context import mark_original
 from autograph.pyct import templates
+from runtime import reserved_names
 
 _REFUSED = {
     gast.MatchSequence: "a sequence pattern",
@@ -70,7 +71,7 @@ class _MatchRewriter(base.FunctionTransformer):
                 pattern=gast.Constant(value=_REFUSED[type(unsupported)], kind=None),
                 where=gast.Constant(value=self.ctx.location(unsupported), kind=None))
             return node
-        subject = self.ctx.namer.new("match_subject")
+        subject = self.ctx.namer.new(reserved_names.MATCH_SUBJECT)
         assign = gast.Assign(targets=[_name(subject, gast.Store())], value=node.subject,
                              type_comment=None)
         mark_original(gast.copy_location(assign, node))

@@ -17,6 +17,7 @@ import types
 import gast
 
 from autograph.pyct.unparsing import unparse
+from runtime import reserved_names
 
 _counter = itertools.count(1)
 # generated filename -> (user filename, {generated line: user line} or _PendingLines)
@@ -103,7 +104,7 @@ class Loaded:
             cells = dict(zip(original.__code__.co_freevars, original.__closure__))
         closure = []
         for name in self.code.co_freevars:
-            if name == "ag__":
+            if name == reserved_names.NAMESPACE:
                 closure.append(types.CellType(ag_module))
             elif name in cells:
                 closure.append(cells[name])
@@ -172,9 +173,9 @@ def load(function_node, source_info, freevars):
     else:
         source = display_source  # the same tree: the same text
     name = function_node.name
-    filename = "<ag__ converted %s#%d>" % (name, next(_counter))
-    free = sorted(set(freevars) | {"ag__"})
-    header = "def ag__factory():\n    %s = None\n" % " = ".join(free)
+    filename = reserved_names.FILE_NAME % (name, next(_counter))
+    free = sorted(set(freevars) | {reserved_names.NAMESPACE})
+    header = "def %s():\n    %s = None\n" % (reserved_names.FACTORY, " = ".join(free))
     body = "".join("    " + line if line.strip() else line
                    for line in source.splitlines(True))
     module_source = header + body + "    return %s\n" % name
@@ -185,5 +186,5 @@ def load(function_node, source_info, freevars):
                                  filename)
     namespace = {}
     exec(code, namespace)  # noqa: S102 - our own generated source
-    inner = namespace["ag__factory"]()
+    inner = namespace[reserved_names.FACTORY]()
     return Loaded(inner.__code__, display_source, filename)

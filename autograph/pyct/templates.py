@@ -9,12 +9,17 @@
 Each keyword names a placeholder identifier in the template. A string replaces it by that
 name; an expression node replaces it in place; a list of statements replaces a placeholder
 that stands alone as a statement. Function names and argument names may be placeholders.
+Two placeholders need no keyword: `ag__` stands for the namespace converted code calls and
+`fscope` for the function's scope, spelled as runtime.reserved_names says
+(`replace('ag__.ld(name)', name='x')`).
 """
 
 import functools
 import textwrap
 
 import gast
+
+from runtime import reserved_names
 
 
 class _Replacer(gast.NodeTransformer):
@@ -73,8 +78,13 @@ def _set_ctx(node, ctx):
 def replace(template, **replacements):
     """Parses `template` (statements) with placeholders replaced; returns a list of stmts."""
     module = _copy(_parse(template))
-    module = _Replacer(replacements).visit(module)
+    module = _Replacer({**_reserved_placeholders(), **replacements}).visit(module)
     return module.body
+
+
+def _reserved_placeholders():
+    """The placeholders every template may use (see the module docstring)."""
+    return {"ag__": reserved_names.NAMESPACE, "fscope": reserved_names.FUNCTION_SCOPE}
 
 
 @functools.lru_cache(maxsize=256)

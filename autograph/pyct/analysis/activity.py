@@ -9,6 +9,7 @@ since those read the enclosing scope's value.
 import gast
 
 from autograph.pyct.qual_names import QualifiedName
+from runtime import reserved_names
 
 _SCOPE_NODES = (gast.FunctionDef, gast.AsyncFunctionDef, gast.Lambda, gast.ClassDef,
                 gast.ListComp, gast.SetComp, gast.DictComp, gast.GeneratorExp)
@@ -161,7 +162,8 @@ def _makes_an_object(value):
         return False
     func = value.func
     if isinstance(func, gast.Attribute) and func.attr == "converted_call" and \
-            isinstance(func.value, gast.Name) and func.value.id == "ag__" and value.args:
+            isinstance(func.value, gast.Name) and func.value.id == reserved_names.NAMESPACE and \
+            value.args:
         func = value.args[0]  # a call the calls converter rewrote: what it calls
     return isinstance(func, gast.Name)
 

@@ -30,6 +30,7 @@ import gast
 from autograph.pyct import qual_names
 from autograph.pyct.analysis import activity
 from autograph.pyct.qual_names import QualifiedName
+from runtime import reserved_names
 
 _NESTED_SCOPES = (gast.FunctionDef, gast.AsyncFunctionDef, gast.ClassDef)
 
@@ -45,7 +46,7 @@ class _AsWritten(ast.NodeTransformer):
         self.generic_visit(node)
         func = node.func
         if isinstance(func, ast.Attribute) and isinstance(func.value, ast.Name) and \
-                func.value.id == "ag__" and func.attr == "converted_call" and \
+                func.value.id == reserved_names.NAMESPACE and func.attr == "converted_call" and \
                 len(node.args) >= 2 and isinstance(node.args[1], ast.Tuple):
             keywords = []
             kwargs = node.args[2] if len(node.args) > 2 else None

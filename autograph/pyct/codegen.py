@@ -13,6 +13,7 @@ import ast
 import itertools
 import linecache
 import types
+from typing import Any
 
 import gast
 
@@ -21,7 +22,7 @@ from runtime import reserved_names
 
 _counter = itertools.count(1)
 # generated filename -> (user filename, {generated line: user line} or _PendingLines)
-_LINE_MAPS = {}
+_LINE_MAPS: dict = {}
 
 
 def translate_location(filename, lineno):
@@ -110,7 +111,7 @@ class Loaded:
                 closure.append(cells[name])
             else:
                 closure.append(types.CellType())
-        func = types.FunctionType(self.code, original.__globals__, self.code.co_name,
+        func: Any = types.FunctionType(self.code, original.__globals__, self.code.co_name,
                                   original.__defaults__, tuple(closure))
         func.__kwdefaults__ = original.__kwdefaults__
         func.__doc__ = original.__doc__
@@ -184,7 +185,7 @@ def load(function_node, source_info, freevars):
     code = compile(module_source, filename, "exec")
     linecache.cache[filename] = (len(module_source), None, module_source.splitlines(True),
                                  filename)
-    namespace = {}
+    namespace: dict = {}
     exec(code, namespace)  # noqa: S102 - our own generated source
     inner = namespace[reserved_names.FACTORY]()
     return Loaded(inner.__code__, display_source, filename)

@@ -16,6 +16,7 @@ Two placeholders need no keyword: `ag__` stands for the namespace converted code
 
 import functools
 import textwrap
+from typing import Any
 
 import gast
 
@@ -102,7 +103,7 @@ def _copy(node):
         return [_copy(item) for item in node]
     if not isinstance(node, gast.AST):
         return node
-    cls = type(node)
+    cls: Any = type(node)
     new = cls.__new__(cls)
     new.__dict__.update((key, _copy(value)) for key, value in node.__dict__.items())
     return new

@@ -17,7 +17,7 @@ _SCOPE_NODES = (gast.FunctionDef, gast.AsyncFunctionDef, gast.Lambda, gast.Class
 
 def assigned_names(node):
     """Names bound by `node` (a statement, list of statements or expression) in this scope."""
-    found = set()
+    found: set[str] = set()
     for child in _iter_nodes(node):
         _collect_assigned(child, found)
     return found
@@ -57,7 +57,7 @@ def appended_names(node):
 
     Appending changes a list without assigning its name; a loop on a tensor that appends to
     a list must still carry it (staged as a TensorArray, see runtime.operators.staging)."""
-    found = set()
+    found: set[str] = set()
     for child in _iter_nodes(node):
         _collect_appended(child, found)
     return found
@@ -86,7 +86,7 @@ MUTATING_METHODS = frozenset([
 def mutating_calls(node):
     """The calls `x.m(...)` in `node`, in this scope, of a method `m` that changes a
     container in place (MUTATING_METHODS), as the set of their QualifiedNames `x.m`."""
-    found = set()
+    found: set[QualifiedName] = set()
     for child in _iter_nodes(node):
         _collect_mutating(child, found)
     return found
@@ -104,7 +104,7 @@ def _collect_mutating(node, found):
 
 def deleted_names(node):
     """Names `node` deletes (`del x`) in this scope."""
-    found = set()
+    found: set[str] = set()
     for child in _iter_nodes(node):
         _collect_deleted(child, found)
     return found
@@ -145,11 +145,12 @@ def fresh_object_names(function_node):
     call of a plain name (`Box()`, `dict(...)`, `SimpleNamespace()`). Any other binding (a
     parameter, `y = other`, `y = self.cache`, a loop target, unpacking, a method's result,
     `global`) may give an object that outlives the call, so such a name is not listed."""
-    fresh_targets = set()  # ids of the Name nodes bound to a fresh object
-    stores = []
+    fresh_targets: set[int] = set()  # ids of the Name nodes bound to a fresh object
+    stores: list = []
     for child in _iter_nodes(function_node.body):
         _collect_stores(child, fresh_targets, stores)
-    fresh, other = set(), set(parameter_names(function_node)) | declared_global(function_node)
+    fresh: set[str] = set()
+    other = set(parameter_names(function_node)) | declared_global(function_node)
     for name in stores:
         (fresh if id(name) in fresh_targets else other).add(name.id)
     return fresh - other
@@ -194,7 +195,7 @@ def _collect_stores(node, fresh_targets, stores):
 def declared_global(function_node):
     """Names the function declares `global` (or `nonlocal`) in its own scope (a nested
     function's declarations are about that function's names only)."""
-    names = set()
+    names: set[str] = set()
     for child in _iter_nodes(function_node.body):  # a lambda's body is one expression
         _collect_declared(child, names)
     return names

@@ -51,8 +51,8 @@ class _AsWritten(ast.NodeTransformer):
             keywords = []
             kwargs = node.args[2] if len(node.args) > 2 else None
             if isinstance(kwargs, ast.Dict):
-                keywords = [ast.keyword(arg=k.value if isinstance(k, ast.Constant) else None,
-                                        value=v)
+                keywords = [ast.keyword(arg=k.value if isinstance(k, ast.Constant) and
+                                        isinstance(k.value, str) else None, value=v)
                             for k, v in zip(kwargs.keys, kwargs.values)]
             return ast.Call(func=node.args[0], args=node.args[1].elts, keywords=keywords)
         return node
@@ -161,7 +161,8 @@ def modified(statement, plain_modified, defined_in=frozenset(), local=frozenset(
     names it assigns; `defined_in`: the names certainly defined before it; `local`: the function's
     own names (a method changing `a.b` in place makes it modified when `a` is one: `tf.sparse`
     is a module, `tf.sparse.add` no change)."""
-    writes, unsupported = [], []
+    writes: list[QualifiedName] = []
+    unsupported: list[tuple[str, str]] = []
     targets = statement.body + statement.orelse
     if isinstance(statement, gast.For):
         targets = [statement.target] + targets
@@ -170,7 +171,8 @@ def modified(statement, plain_modified, defined_in=frozenset(), local=frozenset(
     for receiver in mutating_receivers(statement).values():
         if receiver.root in local and receiver not in writes:
             writes.append(receiver)
-    carried, refused = {}, {}
+    carried: dict[QualifiedName, None] = {}
+    refused: dict[str, tuple[QualifiedName | None, str]] = {}
     for path in writes:
         if path.root in plain_modified and not _restores_rebound_root(statement, path,
                                                                       defined_in):

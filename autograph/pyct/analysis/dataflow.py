@@ -42,11 +42,11 @@ class StatementInfo:
                  "mutated", "mutations_checked", "composites_must_exist")
 
     def __init__(self):
-        self.modified = frozenset()
-        self.live_out = frozenset()
-        self.live_in = frozenset()
-        self.live_loop = frozenset()
-        self.defined_in = frozenset()
+        self.modified: frozenset[str] = frozenset()
+        self.live_out: frozenset[str] = frozenset()
+        self.live_in: frozenset[str] = frozenset()
+        self.live_loop: frozenset[str] = frozenset()
+        self.defined_in: frozenset[str] = frozenset()
         # QualifiedNames, sorted (by their text), unless said otherwise:
         self.composites = ()               # carried like state_names
         self.composites_restore_only = ()  # of those, the ones dead after an `if`
@@ -307,7 +307,7 @@ class _Liveness:
         if isinstance(node, gast.Try):
             after = self.block(node.finalbody, live_out)
             body = self.block(node.body + node.orelse, after)
-            handlers = frozenset()
+            handlers: frozenset[str] = frozenset()
             for handler in node.handlers:
                 handlers |= self.block(handler.body, after)
             return body | handlers | after

@@ -206,14 +206,41 @@ def user_location(skip=1):
     while frame is not None:
         code = frame.f_code
         if not is_internal_file(code.co_filename):
-            filename, lineno = translate_location(code.co_filename, frame.f_lineno)
-            name = code.co_name
-            if (filename, lineno) != (code.co_filename, frame.f_lineno) or \
-                    code.co_filename.startswith(reserved_names.FILE_PREFIX):
-                name = user_function_name(frame)  # not `loop_body`: the user's function
-            return SourceLocation(filename, lineno, name)
+            return _location_of(frame, code)
         frame = frame.f_back
     return None
+
+
+def _location_of(frame, code):
+    """The SourceLocation of `frame` (running `code`), translated when it runs converted code.
+
+    The answer for a line of converted code is remembered: tracing asks it for every node
+    it adds, and it depends on the code object and line only (the line map of converted
+    code is registered when it is loaded, and a function's name is its code's qualified
+    name; CPython 3.10, which has none, finds it through the callers every time)."""
+    generated = code.co_filename.startswith(reserved_names.FILE_PREFIX)
+    # Equal code objects may come from different files: the file is part of the key.
+    key = (code, code.co_filename, frame.f_lineno)
+    remember = generated and _HAS_QUALNAME
+    if remember:
+        found = _generated_locations.get(key)
+        if found is not None:
+            return SourceLocation(*found)
+    filename, lineno = translate_location(code.co_filename, frame.f_lineno)
+    name = code.co_name
+    if generated or (filename, lineno) != (code.co_filename, frame.f_lineno):
+        name = user_function_name(frame)  # not `loop_body`: the user's function
+    if remember:
+        if len(_generated_locations) >= _REMEMBERED_LOCATIONS:
+            _generated_locations.clear()
+        _generated_locations[key] = (filename, lineno, name)
+    return SourceLocation(filename, lineno, name)
+
+
+_HAS_QUALNAME = hasattr(_location_of.__code__, "co_qualname")
+_REMEMBERED_LOCATIONS = 4096
+# (code object, its file, line) -> (user file, user line, function)
+_generated_locations: dict = {}
 
 
 def warn(message, category=UserWarning):

@@ -36,7 +36,7 @@ import gast
 
 from autograph.converters import base, directives
 from autograph.converters.conversion_context import set_origin
-from autograph.pyct import qual_names, templates
+from autograph.pyct import qual_names, templates, traversal
 from autograph.pyct.analysis import activity
 from autograph.pyct.qual_names import QualifiedName
 from runtime import reserved_names
@@ -78,7 +78,7 @@ def is_static_iterable(iterated):
 
 def _assignment_counts(node):
     counts = collections.Counter()
-    for sub in gast.walk(node):
+    for sub in traversal.walk(node):
         if isinstance(sub, gast.Name) and isinstance(sub.ctx, (gast.Store, gast.Del)):
             counts[sub.id] += 1
     return counts
@@ -99,7 +99,8 @@ class _Transformer(base.FunctionTransformer):
         super().__init__(ctx)
         self.function_counts = _assignment_counts(ctx.function_node)
         # Counted before any rewriting: the generated set_state functions assign too.
-        self.statement_counts = {id(n): _assignment_counts(n) for n in gast.walk(ctx.function_node)
+        self.statement_counts = {id(n): _assignment_counts(n)
+                                 for n in traversal.walk(ctx.function_node)
                                  if isinstance(n, (gast.If, gast.While, gast.For))}
         self.params = set(activity.parameter_names(ctx.function_node))
         self.unbound = set()  # names to bind to ag__.Undefined at the function's start
@@ -379,7 +380,7 @@ def _maybe_undefined(node, ctx):
     """Names some converted statement starts as `ag__.Undefined` (assigned inside it but not
     definitely before it)."""
     names = set()
-    for sub in gast.walk(node):
+    for sub in traversal.walk(node):
         if _is_converted(sub, ctx):
             info = ctx.annotations.info(sub)
             names.update(n for n in info.state_names(not isinstance(sub, gast.If))
@@ -387,7 +388,7 @@ def _maybe_undefined(node, ctx):
     return names
 
 
-class _GuardReads(gast.NodeTransformer):
+class _GuardReads(traversal.Transformer):
     """`y` -> `ag__.ld(y)` for reads of possibly undefined names (per the definedness
     analysis), so that reading one that was never assigned raises Python's
     UnboundLocalError (or, for a value staged control flow defines on some run-time paths
@@ -441,7 +442,7 @@ class _GuardReads(gast.NodeTransformer):
         return node
 
 
-class _GuardCompositeReads(gast.NodeTransformer):
+class _GuardCompositeReads(traversal.Transformer):
     """`d['a']` -> `ag__.ld(d['a'])` for reads of the composites some converted statement
     carries: one that staged control flow sets on some run-time paths only holds a
     MaybeUndefined afterwards, whose flag the read checks when the graph runs. A read of
@@ -514,7 +515,7 @@ def _as_expression(target):
 def _carried_composites(node, ctx):
     """The composites some converted statement of function `node` carries."""
     names = set()
-    for sub in gast.walk(node):
+    for sub in traversal.walk(node):
         if _is_converted(sub, ctx):
             names.update(ctx.annotations.info(sub).composites)
     return names
@@ -544,7 +545,7 @@ def _orphaned_locals(node, ctx):
     """Local names of the user's function that only statements dropped as unreachable (after
     a `return`, `break` or `continue`) assigned: bound to Undefined, so that reading one
     raises UnboundLocalError as in Python."""
-    still_assigned = {n.id for n in gast.walk(node)
+    still_assigned = {n.id for n in traversal.walk(node)
                       if isinstance(n, gast.Name) and isinstance(n.ctx, (gast.Store, gast.Del))}
     params = set(activity.parameter_names(node))
     return set(ctx.original_locals - still_assigned - params - ctx.globals)
@@ -557,7 +558,7 @@ def _locals_read_maybe_unbound(node, ctx):
     a free variable."""
     local = set(ctx.original_locals) - ctx.globals - set(activity.parameter_names(node))
     reads = ctx.annotations.maybe_undefined_reads
-    return {sub.id for sub in gast.walk(node)
+    return {sub.id for sub in traversal.walk(node)
             if isinstance(sub, gast.Name) and sub.id in local and id(sub) in reads}
 
 

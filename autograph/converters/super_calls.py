@@ -22,6 +22,7 @@ as in plain Python.
 import gast
 
 from autograph.converters.conversion_context import set_origin
+from autograph.pyct import traversal
 
 
 def _first_parameter(node):
@@ -48,7 +49,7 @@ def _binds_super(node):
 def _own_scope(node):
     """The nodes of function `node`, not descending into nested functions, lambdas and
     classes (comprehensions are descended into: their `super()` sees the same instance)."""
-    stack = list(gast.iter_child_nodes(node))
+    stack = list(traversal.children(node))
     while stack:
         sub = stack.pop()
         yield sub
@@ -60,7 +61,7 @@ def _own_scope(node):
         if isinstance(sub, gast.ClassDef):
             stack.extend(sub.bases + [k.value for k in sub.keywords] + sub.decorator_list)
             continue
-        stack.extend(gast.iter_child_nodes(sub))
+        stack.extend(traversal.children(sub))
 
 
 def _is_zero_argument_super(node):

@@ -17,6 +17,7 @@ from typing import Any
 
 import gast
 
+from autograph.pyct import traversal
 from autograph.pyct.unparsing import unparse
 from runtime import reserved_names
 
@@ -53,7 +54,7 @@ def _fill_locations(tree):
                 node.end_lineno = node.lineno
             if getattr(node, "end_col_offset", None) is None:
                 node.end_col_offset = 0
-        for child in ast.iter_child_nodes(node):
+        for child in traversal.children(node):
             visit(child, line)
     visit(tree, 1)
 

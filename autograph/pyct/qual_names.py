@@ -23,6 +23,8 @@ from typing import Iterable, Optional, Union
 
 import gast
 
+from autograph.pyct import traversal
+
 # The nodes a key may be made of to name a composite: names, constants and arithmetic on
 # them (`0`, `'v'`, `k`, `i + 1`, `-1`, `(0, 1)`, `1:3`).
 _KEY_NODES = (gast.Constant, gast.Name, gast.UnaryOp, gast.BinOp, gast.Tuple, gast.Slice,
@@ -192,14 +194,14 @@ def from_node(node: gast.AST) -> Optional[QualifiedName]:
     key = node.slice
     if not key_is_plain(key):
         return None
-    key_names = frozenset(sub.id for sub in gast.walk(key) if isinstance(sub, gast.Name))
+    key_names = frozenset(sub.id for sub in traversal.walk(key) if isinstance(sub, gast.Name))
     step = Item(_key_text(key), not key_names, isinstance(key, gast.Slice), _bare_copy(key))
     return QualifiedName(base.root, base.steps + (step,), base.names | key_names)
 
 
 def key_is_plain(node: gast.AST) -> bool:
     """True for keys made of names and constants only (`0`, `'v'`, `k`, `i + 1`, `1:3`)."""
-    return all(isinstance(sub, _KEY_NODES) for sub in gast.walk(node))
+    return all(isinstance(sub, _KEY_NODES) for sub in traversal.walk(node))
 
 
 def _key_text(node: gast.AST) -> str:

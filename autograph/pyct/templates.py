@@ -20,10 +20,11 @@ from typing import Any
 
 import gast
 
+from autograph.pyct import traversal
 from runtime import reserved_names
 
 
-class _Replacer(gast.NodeTransformer):
+class _Replacer(traversal.Transformer):
     def __init__(self, replacements):
         self.replacements = replacements
 

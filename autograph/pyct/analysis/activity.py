@@ -8,6 +8,7 @@ since those read the enclosing scope's value.
 
 import gast
 
+from autograph.pyct import traversal
 from autograph.pyct.qual_names import QualifiedName
 from runtime import reserved_names
 
@@ -47,7 +48,7 @@ def _collect_assigned(node, found):
             found.add(node.name.id)
     elif isinstance(node, gast.NamedExpr):
         found.add(node.target.id)
-    for child in gast.iter_child_nodes(node):
+    for child in traversal.children(node):
         _collect_assigned(child, found)
 
 
@@ -71,7 +72,7 @@ def _collect_appended(node, found):
     if isinstance(node, gast.Attribute) and node.attr == "append" and \
             isinstance(node.value, gast.Name):
         found.add(node.value.id)
-    for child in gast.iter_child_nodes(node):
+    for child in traversal.children(node):
         _collect_appended(child, found)
 
 
@@ -98,7 +99,7 @@ def _collect_mutating(node, found):
     if isinstance(node, gast.Attribute) and node.attr in MUTATING_METHODS and \
             isinstance(node.value, gast.Name) and isinstance(node.ctx, gast.Load):
         found.add(QualifiedName(node.value.id).attribute(node.attr))
-    for child in gast.iter_child_nodes(node):
+    for child in traversal.children(node):
         _collect_mutating(child, found)
 
 
@@ -115,7 +116,7 @@ def _collect_deleted(node, found):
         return
     if isinstance(node, gast.Name) and isinstance(node.ctx, gast.Del):
         found.add(node.id)
-    for child in gast.iter_child_nodes(node):
+    for child in traversal.children(node):
         _collect_deleted(child, found)
 
 
@@ -126,7 +127,7 @@ def read_names(node):
     needs the value to exist)."""
     found = set()
     for child in _iter_nodes(node):
-        for sub in gast.walk(child):
+        for sub in traversal.walk(child):
             if isinstance(sub, gast.Name) and isinstance(sub.ctx, (gast.Load, gast.Del)):
                 found.add(sub.id)
             elif isinstance(sub, gast.AugAssign) and isinstance(sub.target, gast.Name):
@@ -188,7 +189,7 @@ def _collect_stores(node, fresh_targets, stores):
             getattr(node, "name", None) if isinstance(node, _MATCH_CAPTURES) else None
         if isinstance(captured, str):
             stores.append(gast.Name(captured, gast.Store(), None, None))
-    for child in gast.iter_child_nodes(node):
+    for child in traversal.children(node):
         _collect_stores(child, fresh_targets, stores)
 
 
@@ -206,7 +207,7 @@ def _collect_declared(node, found):
         return
     if isinstance(node, (gast.Global, gast.Nonlocal)):
         found.update(node.names)
-    for child in gast.iter_child_nodes(node):
+    for child in traversal.children(node):
         _collect_declared(child, found)
 
 

@@ -27,7 +27,7 @@ import ast
 
 import gast
 
-from autograph.pyct import qual_names
+from autograph.pyct import qual_names, traversal
 from autograph.pyct.analysis import activity
 from autograph.pyct.qual_names import QualifiedName
 from runtime import reserved_names
@@ -98,7 +98,7 @@ def _collect(node, found):
         if not isinstance(node, gast.ClassDef):
             for default in node.args.defaults + node.args.kw_defaults:
                 _collect(default, found)
-        for sub in gast.walk(node):
+        for sub in traversal.walk(node):
             if isinstance(sub, gast.Name) and sub is not node:
                 found.reads.append(QualifiedName(sub.id))
         found.rebinds.add(node.name)
@@ -116,7 +116,7 @@ def _collect(node, found):
     if isinstance(node, (gast.Attribute, gast.Subscript)):
         _collect_access(node, found)
         return
-    for child in gast.iter_child_nodes(node):
+    for child in traversal.children(node):
         _collect(child, found)
 
 
@@ -204,7 +204,7 @@ def deleted_items(statement):
     """The composites `statement` deletes with a key that may index a list (`del l[0]`,
     `del d[k]`; not `del d['a']`), as {item: its container}."""
     found = {}
-    for node in gast.walk(gast.Module(body=statement.body + statement.orelse,
+    for node in traversal.walk(gast.Module(body=statement.body + statement.orelse,
                                       type_ignores=[])):
         if isinstance(node, gast.Subscript) and isinstance(node.ctx, gast.Del) and \
                 not (isinstance(node.slice, gast.Constant) and
@@ -232,7 +232,7 @@ def mutating_receivers(statement):
         receiver = mutated_receiver(node)
         if receiver is not None:
             found[receiver.attribute(node.attr)] = receiver
-        stack.extend(gast.iter_child_nodes(node))
+        stack.extend(traversal.children(node))
     return found
 
 
@@ -260,7 +260,7 @@ def _collect_writes(node, writes, unsupported):
                 base = base.value
             if isinstance(base, gast.Name):  # not `f().x = 1`: an object we cannot name
                 unsupported.append((_text(node), base.id))
-    for child in gast.iter_child_nodes(node):
+    for child in traversal.children(node):
         _collect_writes(child, writes, unsupported)
 
 
@@ -394,7 +394,7 @@ def _own_nodes(function_node):
         node = stack.pop()
         yield node
         if not isinstance(node, _NESTED_SCOPES):
-            stack.extend(gast.iter_child_nodes(node))
+            stack.extend(traversal.children(node))
 
 
 def _is_fresh(value):

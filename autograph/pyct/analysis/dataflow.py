@@ -30,7 +30,7 @@ loops.
 
 import gast
 
-from autograph.pyct import qual_names
+from autograph.pyct import qual_names, traversal
 from autograph.pyct.analysis import activity, composites
 
 
@@ -132,7 +132,7 @@ def analyze(function_node, loop_flags=None):
     # function) may read it at any time after, so it is live after every statement.
     outer = frozenset(activity.declared_global(function_node))
     closure_writes = _closure_writes(function_node, local)
-    for node in gast.walk(function_node):
+    for node in traversal.walk(function_node):
         if isinstance(node, _COMPOUND):
             info = annotations.record(node)
             modified = activity.assigned_names(node.body + node.orelse)
@@ -154,7 +154,7 @@ def _closure_writes(function_node, local):
     calling it may rebind}: those it declares `nonlocal` and assigns, and those of the
     nested functions it calls (or mentions: it may pass them on), to a fixpoint."""
     nested = {}
-    for node in gast.walk(function_node):
+    for node in traversal.walk(function_node):
         if isinstance(node, (gast.FunctionDef, gast.AsyncFunctionDef)) and \
                 node is not function_node:
             declared = activity.declared_global(node)
@@ -222,7 +222,7 @@ def _analyze_composites(function_node, annotations, closure_reads, own_names, ma
     or after the function returns, so its modified composites are always state."""
     if not composites.writes_composites(function_node):
         return
-    for node in gast.walk(function_node):
+    for node in traversal.walk(function_node):
         if isinstance(node, _COMPOUND):  # containers of other scopes' objects: checked
             info = annotations.record(node)
             info.mutations_checked = info.mutations_checked + tuple(sorted(
@@ -232,7 +232,7 @@ def _analyze_composites(function_node, annotations, closure_reads, own_names, ma
                    activity.declared_global(function_node))
     local = composites.local_items(function_node, never_local)
     liveness = composites.Liveness(local).run(function_node)
-    for node in gast.walk(function_node):
+    for node in traversal.walk(function_node):
         if not isinstance(node, _COMPOUND):
             continue
         info = annotations.record(node)
@@ -263,7 +263,7 @@ def _closure_reads(function_node):
     """Free names read by the nested functions, lambdas and classes of `function_node` (not
     the lambdas the expressions pass made for lazy operands, which run on the spot)."""
     found = set()
-    for node in gast.walk(function_node):
+    for node in traversal.walk(function_node):
         if node is function_node or getattr(node, "_ag_deferred_operand", False):
             continue
         if isinstance(node, (gast.FunctionDef, gast.AsyncFunctionDef, gast.Lambda)):
@@ -352,7 +352,7 @@ class _Definedness:
         return defined
 
     def reads(self, node, defined):
-        for sub in gast.walk(node):
+        for sub in traversal.walk(node):
             if isinstance(sub, gast.Name) and isinstance(sub.ctx, gast.Load) and \
                     sub.id not in defined:
                 self.annotations.maybe_undefined_reads.add(id(sub))

@@ -127,10 +127,12 @@ def analyze(function_node, loop_flags=None):
     local = activity.assigned_names(function_node.body) | params
     # A nested function or lambda may read the function's variables whenever it is called:
     # those stay live everywhere.
-    closure_reads = frozenset(_closure_reads(function_node) & local)
+    all_closure_reads = _closure_reads(function_node)
+    closure_reads = frozenset(all_closure_reads & local)
     # A `global` or `nonlocal` name outlives the function: the module (or the enclosing
     # function) may read it at any time after, so it is live after every statement.
-    outer = frozenset(activity.declared_global(function_node))
+    declared = activity.declared_global(function_node)
+    outer = frozenset(declared)
     closure_writes = _closure_writes(function_node, local)
     for node in traversal.walk(function_node):
         if isinstance(node, _COMPOUND):
@@ -143,9 +145,8 @@ def analyze(function_node, loop_flags=None):
             info.modified = frozenset(modified)
             info.live_out |= closure_reads | outer
             _record_mutations(node, info, local)
-    _analyze_composites(function_node, annotations, _closure_reads(function_node),
-                        local - activity.declared_global(function_node),
-                        frozenset(activity.fresh_object_names(function_node)))
+    _analyze_composites(function_node, annotations, all_closure_reads, local - declared,
+                        declared)
     return annotations
 
 
@@ -212,7 +213,7 @@ def _appends(call):
     return call.last == qual_names.Attribute("append")
 
 
-def _analyze_composites(function_node, annotations, closure_reads, own_names, made_here):
+def _analyze_composites(function_node, annotations, closure_reads, own_names, declared):
     """Fills in the composite fields of each statement's record.
 
     A modified composite is state unless it is an item of a local container (one that
@@ -222,14 +223,14 @@ def _analyze_composites(function_node, annotations, closure_reads, own_names, ma
     or after the function returns, so its modified composites are always state."""
     if not composites.writes_composites(function_node):
         return
+    made_here = frozenset(activity.fresh_object_names(function_node))
     for node in traversal.walk(function_node):
         if isinstance(node, _COMPOUND):  # containers of other scopes' objects: checked
             info = annotations.record(node)
             info.mutations_checked = info.mutations_checked + tuple(sorted(
                 (call.base(), call) for call in composites.mutating_calls(node)
                 if call.root not in own_names))
-    never_local = (closure_reads | set(activity.parameter_names(function_node)) |
-                   activity.declared_global(function_node))
+    never_local = closure_reads | set(activity.parameter_names(function_node)) | declared
     local = composites.local_items(function_node, never_local)
     liveness = composites.Liveness(local).run(function_node)
     for node in traversal.walk(function_node):

@@ -376,15 +376,19 @@ def _is_converted(node, ctx):
     return isinstance(node, gast.While)
 
 
-def _maybe_undefined(node, ctx):
-    """Names some converted statement starts as `ag__.Undefined` (assigned inside it but not
-    definitely before it)."""
+def _converted_statements(node, ctx):
+    """The statements of function `node` that this pass turns into ag__ calls."""
+    return [sub for sub in traversal.walk(node) if _is_converted(sub, ctx)]
+
+
+def _maybe_undefined(converted, ctx):
+    """Names some converted statement (of `converted`) starts as `ag__.Undefined` (assigned
+    inside it but not definitely before it)."""
     names = set()
-    for sub in traversal.walk(node):
-        if _is_converted(sub, ctx):
-            info = ctx.annotations.info(sub)
-            names.update(n for n in info.state_names(not isinstance(sub, gast.If))
-                         if n not in info.defined_in and n not in ctx.globals)
+    for sub in converted:
+        info = ctx.annotations.info(sub)
+        names.update(n for n in info.state_names(not isinstance(sub, gast.If))
+                     if n not in info.defined_in and n not in ctx.globals)
     return names
 
 
@@ -512,12 +516,11 @@ def _as_expression(target):
     return qual_names.from_node(target).ast()
 
 
-def _carried_composites(node, ctx):
-    """The composites some converted statement of function `node` carries."""
+def _carried_composites(converted, ctx):
+    """The composites some converted statement (of `converted`) carries."""
     names = set()
-    for sub in traversal.walk(node):
-        if _is_converted(sub, ctx):
-            names.update(ctx.annotations.info(sub).composites)
+    for sub in converted:
+        names.update(ctx.annotations.info(sub).composites)
     return names
 
 
@@ -526,8 +529,9 @@ def transform(node, ctx):
     deleted = activity.deleted_names(node.body) - ctx.globals
     orphaned = _orphaned_locals(node, ctx)
     read_early = _locals_read_maybe_unbound(node, ctx)
-    undefined = _maybe_undefined(node, ctx) | deleted | orphaned | read_early
-    carried = _carried_composites(node, ctx)
+    converted = _converted_statements(node, ctx)
+    undefined = _maybe_undefined(converted, ctx) | deleted | orphaned | read_early
+    carried = _carried_composites(converted, ctx)
     if undefined:
         guard = _GuardReads(undefined, ctx.annotations.maybe_undefined_reads, deleted)
         node.body = base.visit_statements(guard, node.body)

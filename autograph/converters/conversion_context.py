@@ -61,9 +61,12 @@ class Context:
         # the directives pass looks its callees up there.
         self.namespace = environment.namespace
         self.features = environment.features
-        used = {n.id for n in traversal.walk(function_node) if isinstance(n, gast.Name)}
-        used |= {n.name for n in traversal.walk(function_node)
-                 if isinstance(n, (gast.FunctionDef, gast.ClassDef))}
+        used = set()
+        for n in traversal.walk(function_node):
+            if isinstance(n, gast.Name):
+                used.add(n.id)
+            elif isinstance(n, (gast.FunctionDef, gast.ClassDef)):
+                used.add(n.name)
         self.namer = Namer(used | {reserved_names.NAMESPACE, reserved_names.FUNCTION_SCOPE})
         self.loop_flags = {}  # id(loop node) -> [flag names that end the loop when true]
         self.globals = activity.declared_global(function_node)

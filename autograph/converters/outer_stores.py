@@ -52,8 +52,7 @@ def _scope_names(function_node):
             bound.update((a.asname or a.name).split(".")[0] for a in node.names)
         elif isinstance(node, gast.ExceptHandler) and isinstance(node.name, str):
             bound.add(node.name)
-    for node in _own_nodes(function_node):
-        if isinstance(node, (gast.FunctionDef, gast.AsyncFunctionDef, gast.ClassDef)):
+        elif isinstance(node, (gast.FunctionDef, gast.AsyncFunctionDef, gast.ClassDef)):
             bound.add(node.name)
     return declared, bound - declared
 

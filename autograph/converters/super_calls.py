@@ -46,6 +46,12 @@ def _binds_super(node):
     return False
 
 
+def _mentions_super(node):
+    """True when the name `super` appears anywhere in `node` (most functions: nowhere, and
+    then there is nothing to rewrite)."""
+    return any(isinstance(sub, gast.Name) and sub.id == "super" for sub in traversal.walk(node))
+
+
 def _own_scope(node):
     """The nodes of function `node`, not descending into nested functions, lambdas and
     classes (comprehensions are descended into: their `super()` sees the same instance)."""
@@ -72,8 +78,8 @@ def _is_zero_argument_super(node):
 def transform(node, ctx):
     """Rewrites `super()` into `super(__class__, <first parameter>)` in function `node`."""
     first = _first_parameter(node)
-    if first is None or _binds_super(node):
-        return node  # no instance to name: plain Python fails the same way
+    if first is None or not _mentions_super(node) or _binds_super(node):
+        return node  # nothing to rewrite, or no instance to name (Python fails the same way)
     for sub in _own_scope(node):
         if _is_zero_argument_super(sub):
             sub.args = set_origin([

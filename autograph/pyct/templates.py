@@ -106,7 +106,9 @@ def _copy(node):
         return node
     cls: Any = type(node)
     new = cls.__new__(cls)
-    new.__dict__.update((key, _copy(value)) for key, value in node.__dict__.items())
+    fields = new.__dict__
+    for key, value in node.__dict__.items():
+        fields[key] = _copy(value) if isinstance(value, (list, gast.AST)) else value
     return new
 
 

@@ -12,11 +12,31 @@ from typing import Any, Iterator
 
 _AST = ast.AST
 
+# Fields that never hold a node (names, flags, constants' values), by field name, and those
+# of some node classes only.
+_SCALAR_FIELDS = frozenset(["id", "attr", "type_comment", "kind", "arg", "asname", "module",
+                            "level", "is_async", "conversion", "simple", "tag"])
+_SCALAR_FIELDS_OF = {"Constant": {"value"}, "Global": {"names"}, "Nonlocal": {"names"}}
+_NAMED_BY_NODE = frozenset(["ExceptHandler"])  # its `name` is a node (in gast)
+_NODE_FIELDS: dict = {}  # node class -> the names of its fields that may hold nodes
+
+
+def _node_fields(cls: type) -> tuple:
+    """The fields of node class `cls` that may hold nodes, in `_fields` order."""
+    found = _NODE_FIELDS.get(cls)
+    if found is None:
+        scalar = _SCALAR_FIELDS | _SCALAR_FIELDS_OF.get(cls.__name__, set())
+        if cls.__name__ not in _NAMED_BY_NODE:
+            scalar = scalar | {"name"}
+        found = _NODE_FIELDS[cls] = tuple(f for f in cls._fields if f not in scalar)
+    return found
+
 
 def children(node: ast.AST) -> list[ast.AST]:
     """The direct child nodes of `node`, in `ast.iter_child_nodes` order."""
     found = []
-    for name in node._fields:
+    fields = _NODE_FIELDS.get(type(node))
+    for name in _node_fields(type(node)) if fields is None else fields:
         value = getattr(node, name, None)
         if isinstance(value, _AST):
             found.append(value)
@@ -30,7 +50,8 @@ def walk(node: ast.AST) -> Iterator[ast.AST]:
     todo = deque([node])
     while todo:
         node = todo.popleft()
-        for name in node._fields:
+        fields = _NODE_FIELDS.get(type(node))
+        for name in _node_fields(type(node)) if fields is None else fields:
             value = getattr(node, name, None)
             if isinstance(value, _AST):
                 todo.append(value)
@@ -60,7 +81,8 @@ class Transformer(ast.NodeTransformer):
         return visitor(self, node)
 
     def generic_visit(self, node: ast.AST) -> ast.AST:
-        for field in node._fields:
+        fields = _NODE_FIELDS.get(type(node))
+        for field in _node_fields(type(node)) if fields is None else fields:
             try:
                 old_value = getattr(node, field)
             except AttributeError:

@@ -119,9 +119,10 @@ def analyze(function_node, loop_flags=None):
 
     `loop_flags` maps id(loop) to the flag names its (future) test also reads."""
     annotations = Annotations()
-    _Liveness(annotations, loop_flags or {}).block(function_node.body, frozenset())
+    facts = _NameFacts()
+    _Liveness(annotations, loop_flags or {}, facts).block(function_node.body, frozenset())
     params = frozenset(activity.parameter_names(function_node))
-    _Definedness(annotations).block(function_node.body, params)
+    _Definedness(annotations, facts).block(function_node.body, params)
     # `x.append(...)` modifies x too, for the function's own variables (not globals or
     # variables of enclosing functions, which the statement cannot carry).
     local = activity.assigned_names(function_node.body) | params
@@ -276,10 +277,38 @@ def _closure_reads(function_node):
     return found
 
 
+class _NameFacts:
+    """The names each simple statement assigns, reads and deletes, found once per analysis:
+    both passes ask, and their fixpoints over loops ask again for the same statements."""
+
+    def __init__(self) -> None:
+        self._found: dict = {}
+
+    def _memo(self, find, node):
+        key = (find, id(node))
+        found = self._found.get(key)
+        if found is None:
+            found = self._found[key] = frozenset(find(node))
+        return found
+
+    def assigned(self, node):
+        """activity.assigned_names(node)."""
+        return self._memo(activity.assigned_names, node)
+
+    def read(self, node):
+        """activity.read_names(node)."""
+        return self._memo(activity.read_names, node)
+
+    def deleted(self, node):
+        """activity.deleted_names(node)."""
+        return self._memo(activity.deleted_names, node)
+
+
 class _Liveness:
-    def __init__(self, annotations, loop_flags):
+    def __init__(self, annotations, loop_flags, facts):
         self.annotations = annotations
         self.loop_flags = loop_flags
+        self.facts = facts
 
     def block(self, stmts, live_out):
         live = frozenset(live_out)
@@ -312,7 +341,7 @@ class _Liveness:
             for handler in node.handlers:
                 handlers |= self.block(handler.body, after)
             return body | handlers | after
-        return (live_out - activity.assigned_names(node)) | activity.read_names(node)
+        return (live_out - self.facts.assigned(node)) | self.facts.read(node)
 
     def _with(self, node, live_out):
         # Each item's `as` target is bound before the body runs (and before later items are
@@ -344,8 +373,9 @@ class _Definedness:
     """Forward pass: the names definitely assigned before each statement, and the reads of
     names that may not be assigned yet (in the first iteration, for loops)."""
 
-    def __init__(self, annotations):
+    def __init__(self, annotations, facts):
         self.annotations = annotations
+        self.facts = facts
 
     def block(self, stmts, defined):
         for stmt in stmts:
@@ -401,4 +431,4 @@ class _Definedness:
                 self.block(handler.body, defined - activity.deleted_names(node.body))
             deleted = activity.deleted_names(node.body + node.orelse + handlers) | caught
             return self.block(node.finalbody, defined - deleted)
-        return (defined | activity.assigned_names(node)) - activity.deleted_names(node)
+        return (defined | self.facts.assigned(node)) - self.facts.deleted(node)

@@ -21,7 +21,7 @@ _NAMED_BY_NODE = frozenset(["ExceptHandler"])  # its `name` is a node (in gast)
 _NODE_FIELDS: dict = {}  # node class -> the names of its fields that may hold nodes
 
 
-def _node_fields(cls: type) -> tuple:
+def _node_fields(cls: type[ast.AST]) -> tuple:
     """The fields of node class `cls` that may hold nodes, in `_fields` order."""
     found = _NODE_FIELDS.get(cls)
     if found is None:

@@ -22,7 +22,7 @@ import gast
 from autograph import converted_call, namespace, pipeline
 from autograph.converters import conversion_context
 from autograph.errors import UnsupportedConstructError
-from autograph.pyct import codegen, parsing
+from autograph.pyct import codegen, parsing, traversal
 from autograph.user_code import is_library, is_marked_do_not_convert
 from runtime import errors as runtime_errors
 
@@ -50,7 +50,7 @@ def _walrus_in_deferred_code(sub):
         scope = sub.test
     else:
         return None
-    for inner in gast.walk(scope):
+    for inner in traversal.walk(scope):
         if isinstance(inner, gast.NamedExpr):
             return inner
     return None
@@ -59,7 +59,7 @@ def _walrus_in_deferred_code(sub):
 def check_supported(node, source_info):
     """Raises UnsupportedConstructError (a ConversionError and a NotImplementedError) naming
     the first unsupported construct and its line."""
-    for sub in gast.walk(node):
+    for sub in traversal.walk(node):
         if isinstance(sub, (gast.FunctionDef, gast.Lambda)) and sub is not node:
             continue
         walrus = _walrus_in_deferred_code(sub)
@@ -85,7 +85,7 @@ def _in_own_scope(root, target):
         node = stack.pop()
         if node is target:
             return True
-        for child in gast.iter_child_nodes(node):
+        for child in traversal.children(node):
             if isinstance(child, (gast.FunctionDef, gast.AsyncFunctionDef, gast.Lambda,
                                   gast.ClassDef)) and child is not target:
                 continue

@@ -11,6 +11,8 @@ import re
 import sys
 import warnings
 
+from runtime import reserved_names
+
 
 class OpError(Exception):
     """Base class of errors raised while running an op (TensorFlow's `tf.errors.OpError`)."""
@@ -113,11 +115,21 @@ class SourceLocation:
         return text + (" (`%s`)" % line if line else "")
 
 
-def is_internal_file(filename):
+def is_internal_file(filename: str) -> bool:
     """True for files of this project's own packages (runtime/ and autograph/)."""
-    if filename.startswith("<ag__"):
-        return False  # converted user code: the location map translates it
-    return os.path.abspath(filename).startswith(_PACKAGE_DIRS)
+    found = _internal_files.get(filename)
+    if found is None:
+        if filename.startswith(reserved_names.FILE_PREFIX):
+            return False  # converted user code: the location map translates it
+        found = os.path.abspath(filename).startswith(_PACKAGE_DIRS)
+        if os.path.isabs(filename):  # a relative name's meaning moves with the cwd
+            _internal_files[filename] = found
+    return found
+
+
+# Absolute file name -> is_internal_file's answer. Tracing asks it for every frame between
+# each new node and the user's line: `abspath` each time was a third of a trace.
+_internal_files: dict = {}
 
 
 _location_translators = []
@@ -145,8 +157,7 @@ def translate_location(filename, lineno):
 # The functions that converted code defines (see autograph.converters.control_flow), with
 # the `_N` suffix they get when the user's function already uses the name.
 _GENERATED_FUNCTION = re.compile(
-    r"(ag__factory|loop_body|loop_test|if_body|else_body|get_state|set_state|extra_test)"
-    r"(_\d+)?\Z")
+    r"(%s)(_\d+)?\Z" % "|".join(reserved_names.GENERATED_FUNCTIONS))
 
 
 def is_generated_function(name):
@@ -163,9 +174,15 @@ def user_function_name(frame):
     for part in reversed(qualname.split(".")):
         if part == "<locals>" or is_generated_function(part):
             continue
-        return part[len("ag__"):] if part.startswith("ag__") else part
+        return _without_converted_prefix(part)
     name = code.co_name
-    return name[len("ag__"):] if name.startswith("ag__") else name
+    return _without_converted_prefix(name)
+
+
+def _without_converted_prefix(name):
+    """`f` of `ag__f` (see reserved_names.converted_function_name); other names as they are."""
+    prefix = reserved_names.CONVERTED_PREFIX
+    return name[len(prefix):] if name.startswith(prefix) else name
 
 
 def _qualname_from_callers(frame):
@@ -189,14 +206,41 @@ def user_location(skip=1):
     while frame is not None:
         code = frame.f_code
         if not is_internal_file(code.co_filename):
-            filename, lineno = translate_location(code.co_filename, frame.f_lineno)
-            name = code.co_name
-            if (filename, lineno) != (code.co_filename, frame.f_lineno) or \
-                    code.co_filename.startswith("<ag__"):
-                name = user_function_name(frame)  # not `loop_body`: the user's function
-            return SourceLocation(filename, lineno, name)
+            return _location_of(frame, code)
         frame = frame.f_back
     return None
+
+
+def _location_of(frame, code):
+    """The SourceLocation of `frame` (running `code`), translated when it runs converted code.
+
+    The answer for a line of converted code is remembered: tracing asks it for every node
+    it adds, and it depends on the code object and line only (the line map of converted
+    code is registered when it is loaded, and a function's name is its code's qualified
+    name; CPython 3.10, which has none, finds it through the callers every time)."""
+    generated = code.co_filename.startswith(reserved_names.FILE_PREFIX)
+    # Equal code objects may come from different files: the file is part of the key.
+    key = (code, code.co_filename, frame.f_lineno)
+    remember = generated and _HAS_QUALNAME
+    if remember:
+        found = _generated_locations.get(key)
+        if found is not None:
+            return SourceLocation(*found)
+    filename, lineno = translate_location(code.co_filename, frame.f_lineno)
+    name = code.co_name
+    if generated or (filename, lineno) != (code.co_filename, frame.f_lineno):
+        name = user_function_name(frame)  # not `loop_body`: the user's function
+    if remember:
+        if len(_generated_locations) >= _REMEMBERED_LOCATIONS:
+            _generated_locations.clear()
+        _generated_locations[key] = (filename, lineno, name)
+    return SourceLocation(filename, lineno, name)
+
+
+_HAS_QUALNAME = hasattr(_location_of.__code__, "co_qualname")
+_REMEMBERED_LOCATIONS = 4096
+# (code object, its file, line) -> (user file, user line, function)
+_generated_locations: dict = {}
 
 
 def warn(message, category=UserWarning):

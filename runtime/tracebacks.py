@@ -43,7 +43,7 @@ import os
 import sys
 import types
 
-from runtime import context, errors
+from runtime import context, errors, reserved_names
 
 ENVIRONMENT_VARIABLE = "AUTOGRAPH_TRACEBACK_FILTERING"
 _OFF = frozenset(["off", "0", "false", "no"])
@@ -158,7 +158,8 @@ def user_entries(tb, kept=None):
         else:
             called_by_us = False
             translated = errors.translate_location(filename, lineno)
-            if translated == (filename, lineno) and not filename.startswith("<ag__"):
+            generated = filename.startswith(reserved_names.FILE_PREFIX)
+            if translated == (filename, lineno) and not generated:
                 entries.append(_Entry(frame, tb.tb_lasti, lineno, filename, code.co_name))
             else:
                 _add_generated(entries, frame, translated, filename)
@@ -206,7 +207,8 @@ def _link(entries, tb_next):
 
 def _visible_locals(frame):
     return {name: value for name, value in frame.f_locals.items()
-            if not name.startswith("ag__") and name != "fscope"}
+            if not name.startswith(reserved_names.NAMESPACE) and
+            name != reserved_names.FUNCTION_SCOPE}
 
 
 def location_traceback(location, tb_next=None):

@@ -11,8 +11,10 @@ statement: `split_docstring` separates it from the code a pass wraps or prefixes
 
 import gast
 
+from autograph.pyct import traversal
 
-class FunctionTransformer(gast.NodeTransformer):
+
+class FunctionTransformer(traversal.Transformer):
     """A gast transformer over the code of one function (see the module docstring)."""
 
     # The expressions pass rewrites lambda bodies in place (their calls and operators are

@@ -15,6 +15,7 @@ import gast
 from autograph.converters import base, jumps
 from autograph.converters.conversion_context import set_origin
 from autograph.pyct import templates
+from runtime import reserved_names
 
 
 class _Transformer(base.FunctionTransformer):
@@ -25,7 +26,7 @@ class _Transformer(base.FunctionTransformer):
                         for s in node.body)
         after = []
         if has_break:
-            flag = self.ctx.namer.new("break_")
+            flag = self.ctx.namer.new(reserved_names.BREAK_FLAG)
             jump = jumps.Jump("break", flag, lambda n: templates.replace("flag = True", flag=flag),
                               jumps.not_loop_or_function, self.ctx)
             node.body = jumps.lower_block(node.body, jump) or [gast.Pass()]

@@ -13,6 +13,7 @@ import gast
 from autograph.converters import base, jumps
 from autograph.converters.conversion_context import set_origin
 from autograph.pyct import templates
+from runtime import reserved_names
 
 
 class _Transformer(base.FunctionTransformer):
@@ -20,7 +21,7 @@ class _Transformer(base.FunctionTransformer):
         self.generic_visit(node)
         is_continue = lambda n: isinstance(n, gast.Continue)  # noqa: E731
         if any(jumps.contains(s, is_continue, jumps.not_loop_or_function) for s in node.body):
-            flag = self.ctx.namer.new("continue_")
+            flag = self.ctx.namer.new(reserved_names.CONTINUE_FLAG)
             jump = jumps.Jump("continue", flag,
                               lambda n: templates.replace("flag = True", flag=flag),
                               jumps.not_loop_or_function, self.ctx)

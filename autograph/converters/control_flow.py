@@ -36,8 +36,10 @@ import gast
 
 from autograph.converters import base, directives
 from autograph.converters.conversion_context import set_origin
-from autograph.pyct import templates
-from autograph.pyct.analysis import activity, composites
+from autograph.pyct import qual_names, templates, traversal
+from autograph.pyct.analysis import activity
+from autograph.pyct.qual_names import QualifiedName
+from runtime import reserved_names
 
 _STATIC_CALLS = frozenset(["isinstance", "issubclass", "hasattr", "callable"])
 
@@ -51,7 +53,8 @@ def is_static_test(test):
     if isinstance(test, gast.Call) and isinstance(test.func, gast.Name):
         return test.func.id in _STATIC_CALLS
     if isinstance(test, gast.Call) and isinstance(test.func, gast.Attribute) and \
-            isinstance(test.func.value, gast.Name) and test.func.value.id == "ag__" and \
+            isinstance(test.func.value, gast.Name) and \
+            test.func.value.id == reserved_names.NAMESPACE and \
             test.func.attr == "not_" and len(test.args) == 1:
         return is_static_test(test.args[0])
     return False
@@ -75,7 +78,7 @@ def is_static_iterable(iterated):
 
 def _assignment_counts(node):
     counts = collections.Counter()
-    for sub in gast.walk(node):
+    for sub in traversal.walk(node):
         if isinstance(sub, gast.Name) and isinstance(sub.ctx, (gast.Store, gast.Del)):
             counts[sub.id] += 1
     return counts
@@ -96,7 +99,8 @@ class _Transformer(base.FunctionTransformer):
         super().__init__(ctx)
         self.function_counts = _assignment_counts(ctx.function_node)
         # Counted before any rewriting: the generated set_state functions assign too.
-        self.statement_counts = {id(n): _assignment_counts(n) for n in gast.walk(ctx.function_node)
+        self.statement_counts = {id(n): _assignment_counts(n)
+                                 for n in traversal.walk(ctx.function_node)
                                  if isinstance(n, (gast.If, gast.While, gast.For))}
         self.params = set(activity.parameter_names(ctx.function_node))
         self.unbound = set()  # names to bind to ag__.Undefined at the function's start
@@ -121,15 +125,15 @@ class _Transformer(base.FunctionTransformer):
         return sorted(info.modified & (set(state) | outside | self.params | self.ctx.globals))
 
     def _state_functions(self, state, refused=(), deleted=(), checked=()):
-        get_name = self.ctx.namer.stable("get_state")
-        set_name = self.ctx.namer.stable("set_state")
-        vars_name = self.ctx.namer.stable("vars_")
+        get_name = self.ctx.namer.stable(reserved_names.GET_STATE)
+        set_name = self.ctx.namer.stable(reserved_names.SET_STATE)
+        vars_name = self.ctx.namer.stable(reserved_names.STATE_VARIABLES)
         get_body = [_refusal(text, reason) for text, reason in refused]
         get_body += [_list_deletion_check(text, container) for text, container in deleted]
         get_body += [_mutation_check(receiver, call) for receiver, call in checked]
         get_body.append(gast.Return(value=_state_tuple(state, gast.Load())))
         if state:
-            plain = [n for n in state if not is_composite(n)]
+            plain = [n.root for n in state if not n.is_composite()]
             set_body = self._scope_decl(plain) + templates.replace(
                 "target = vars_", target=_state_tuple(state, gast.Store()), vars_=vars_name)
         else:
@@ -201,14 +205,15 @@ class _Transformer(base.FunctionTransformer):
         defs, args = build(shared)
         self._bind_locals(defs, shared)
         state_defs, keywords = [], []
-        carried = sorted(state + info.composites)
+        carried = sorted(qual_names.names(state) + info.composites)
         refused = info.composites_refused
         if carried or refused or info.mutations_checked:
             get_name, set_name, state_defs = self._state_functions(
                 carried, refused, info.composites_deleted, info.mutations_checked)
             args = args + [templates.name_node(get_name), templates.name_node(set_name),
                            templates.string_tuple(carried)]
-            restore_only = [n for n in state if n not in info.live_out] if not is_loop else []
+            restore_only = [QualifiedName(n) for n in state
+                            if n not in info.live_out] if not is_loop else []
             restore_only = sorted(restore_only + list(info.composites_restore_only))
             if restore_only:
                 keywords.append(gast.keyword(arg="restore_only",
@@ -216,7 +221,7 @@ class _Transformer(base.FunctionTransformer):
             if info.composites_must_exist:
                 keywords.append(gast.keyword(
                     arg="must_exist", value=templates.string_tuple(info.composites_must_exist)))
-            mutated = [c for c in info.mutated if c.rsplit(".", 1)[0] in carried]
+            mutated = [c for c in info.mutated if c.base() in carried]
             if mutated:
                 keywords.append(gast.keyword(arg="mutated",
                                              value=templates.string_tuple(mutated)))
@@ -235,12 +240,12 @@ class _Transformer(base.FunctionTransformer):
             return node
 
         def build(shared):
-            body_name = self.ctx.namer.stable("if_body")
+            body_name = self.ctx.namer.stable(reserved_names.IF_BODY)
             defs = [self._block_def(body_name, [], self._scope_decl(shared) + node.body,
                                     recorded["body"])]
             args = [node.test, templates.name_node(body_name)]
             if node.orelse:
-                else_name = self.ctx.namer.stable("else_body")
+                else_name = self.ctx.namer.stable(reserved_names.ELSE_BODY)
                 defs.append(self._block_def(else_name, [],
                                             self._scope_decl(shared) + node.orelse,
                                             recorded["orelse"]))
@@ -256,8 +261,8 @@ class _Transformer(base.FunctionTransformer):
         self.unbound |= recorded["orelse"]
 
         def build(shared):
-            test_name = self.ctx.namer.stable("loop_test")
-            body_name = self.ctx.namer.stable("loop_body")
+            test_name = self.ctx.namer.stable(reserved_names.LOOP_TEST)
+            body_name = self.ctx.namer.stable(reserved_names.LOOP_BODY)
             return ([_def(test_name, [], [gast.Return(value=self._loop_test(node, node.test))]),
                      self._block_def(body_name, [], self._scope_decl(shared) + node.body,
                                      recorded["body"])],
@@ -278,8 +283,8 @@ class _Transformer(base.FunctionTransformer):
         self.unbound |= recorded["orelse"]
 
         def build(shared):
-            body_name = self.ctx.namer.stable("loop_body")
-            item_name = self.ctx.namer.stable("itr")
+            body_name = self.ctx.namer.stable(reserved_names.LOOP_BODY)
+            item_name = self.ctx.namer.stable(reserved_names.LOOP_ITEM)
             bind_target = set_origin(templates.replace(
                 "target = item", target=node.target, item=item_name), node)
             defs = [self._block_def(body_name, [item_name],
@@ -288,7 +293,7 @@ class _Transformer(base.FunctionTransformer):
             extra = self._loop_test(node, None)
             extra_node = gast.Constant(value=None, kind=None)
             if extra is not None:
-                extra_name = self.ctx.namer.stable("extra_test")
+                extra_name = self.ctx.namer.stable(reserved_names.EXTRA_TEST)
                 defs.insert(0, _def(extra_name, [], [gast.Return(value=extra)]))
                 extra_node = templates.name_node(extra_name)
             return defs, [node.iter, extra_node, templates.name_node(body_name)]
@@ -311,21 +316,16 @@ def _add_opts(statement, loop, options):
     statement.value.keywords.append(gast.keyword(arg="opts", value=set_origin(opts, loop)))
 
 
-def is_composite(name):
-    """True for a composite state name (`d['v']`, `s.total`), False for a plain name."""
-    return "." in name or "[" in name
-
-
 def _state_tuple(names, ctx):
     """`(x, ag__.maybe(d)['v'], ag__.maybe(s).total)`: the state as an expression or an
     assignment target. `ag__.maybe` reads a missing key or attribute as a marker, and
     writing a marker leaves it missing (see runtime.operators.composites)."""
     elts = []
     for name in names:
-        if not is_composite(name):
-            elts.append(templates.name_node(name, type(ctx)()))
+        if not name.is_composite():
+            elts.append(templates.name_node(name.root, type(ctx)()))
             continue
-        node = _through_maybe(templates.replace_as_expression(name))
+        node = _through_maybe(name.ast())
         node.ctx = type(ctx)()
         elts.append(node)
     return gast.Tuple(elts=elts, ctx=ctx)
@@ -342,28 +342,29 @@ def _through_maybe(node):
 
 def _refusal(text, reason):
     """The statement refusing, when staged, a composite the statement modifies but cannot
-    carry (the Python path never calls get_state)."""
+    carry (the Python path never calls get_state); `text`: the composite as written (its key
+    may be any expression: it names no QualifiedName)."""
     return templates.replace("ag__.refuse_composite(text, reason)",
                              text=gast.Constant(value=text, kind=None),
                              reason=gast.Constant(value=reason, kind=None))[0]
 
 
-def _list_deletion_check(text, container):
-    """The statement refusing, when staged, to delete item `text` of a list (see
+def _list_deletion_check(item, container):
+    """The statement refusing, when staged, to delete `item` of a list (see
     runtime.operators.composites.refuse_list_deletion)."""
     return templates.replace(
         "ag__.refuse_list_deletion(container, text)",
-        container=templates.replace_as_expression(container),
-        text=gast.Constant(value=text, kind=None))[0]
+        container=container.ast(),
+        text=gast.Constant(value=item.text, kind=None))[0]
 
 
 def _mutation_check(receiver, call):
-    """The statement refusing, when staged, a call `call` ('items.pop') that changes a list,
+    """The statement refusing, when staged, a call `call` (`items.pop`) that changes a list,
     dict or set of another scope in place (see runtime.operators.mutations)."""
     return templates.replace(
         "ag__.refuse_outer_mutation(receiver, call)",
-        receiver=_through_maybe(templates.replace_as_expression(receiver)),
-        call=gast.Constant(value=call, kind=None))[0]
+        receiver=_through_maybe(receiver.ast()),
+        call=gast.Constant(value=call.text, kind=None))[0]
 
 
 def _is_converted(node, ctx):
@@ -375,19 +376,23 @@ def _is_converted(node, ctx):
     return isinstance(node, gast.While)
 
 
-def _maybe_undefined(node, ctx):
-    """Names some converted statement starts as `ag__.Undefined` (assigned inside it but not
-    definitely before it)."""
+def _converted_statements(node, ctx):
+    """The statements of function `node` that this pass turns into ag__ calls."""
+    return [sub for sub in traversal.walk(node) if _is_converted(sub, ctx)]
+
+
+def _maybe_undefined(converted, ctx):
+    """Names some converted statement (of `converted`) starts as `ag__.Undefined` (assigned
+    inside it but not definitely before it)."""
     names = set()
-    for sub in gast.walk(node):
-        if _is_converted(sub, ctx):
-            info = ctx.annotations.info(sub)
-            names.update(n for n in info.state_names(not isinstance(sub, gast.If))
-                         if n not in info.defined_in and n not in ctx.globals)
+    for sub in converted:
+        info = ctx.annotations.info(sub)
+        names.update(n for n in info.state_names(not isinstance(sub, gast.If))
+                     if n not in info.defined_in and n not in ctx.globals)
     return names
 
 
-class _GuardReads(gast.NodeTransformer):
+class _GuardReads(traversal.Transformer):
     """`y` -> `ag__.ld(y)` for reads of possibly undefined names (per the definedness
     analysis), so that reading one that was never assigned raises Python's
     UnboundLocalError (or, for a value staged control flow defines on some run-time paths
@@ -441,7 +446,7 @@ class _GuardReads(gast.NodeTransformer):
         return node
 
 
-class _GuardCompositeReads(gast.NodeTransformer):
+class _GuardCompositeReads(traversal.Transformer):
     """`d['a']` -> `ag__.ld(d['a'])` for reads of the composites some converted statement
     carries: one that staged control flow sets on some run-time paths only holds a
     MaybeUndefined afterwards, whose flag the read checks when the graph runs. A read of
@@ -450,13 +455,12 @@ class _GuardCompositeReads(gast.NodeTransformer):
     nested functions are left alone (they see values the marker was resolved into, or
     raise on the marker itself)."""
 
-    def __init__(self, texts):
-        self.texts = texts
-        self.roots = {t.split(".")[0].split("[")[0] for t in texts}
+    def __init__(self, names):
+        self.names = names
+        self.roots = {name.root for name in names}
 
     def _guarded(self, node):
-        path = composites.path_of(node)
-        return path is not None and path.text in self.texts
+        return qual_names.from_node(node) in self.names
 
     def visit_FunctionDef(self, node):
         return node
@@ -509,16 +513,15 @@ class _GuardCompositeReads(gast.NodeTransformer):
 
 def _as_expression(target):
     """A fresh copy of the access `target` (`d['a']`, `s.v`) as an expression."""
-    return templates.replace_as_expression(composites.path_of(target).text)
+    return qual_names.from_node(target).ast()
 
 
-def _carried_composites(node, ctx):
-    """The composites some converted statement of function `node` carries."""
-    texts = set()
-    for sub in gast.walk(node):
-        if _is_converted(sub, ctx):
-            texts.update(ctx.annotations.info(sub).composites)
-    return texts
+def _carried_composites(converted, ctx):
+    """The composites some converted statement (of `converted`) carries."""
+    names = set()
+    for sub in converted:
+        names.update(ctx.annotations.info(sub).composites)
+    return names
 
 
 def transform(node, ctx):
@@ -526,8 +529,9 @@ def transform(node, ctx):
     deleted = activity.deleted_names(node.body) - ctx.globals
     orphaned = _orphaned_locals(node, ctx)
     read_early = _locals_read_maybe_unbound(node, ctx)
-    undefined = _maybe_undefined(node, ctx) | deleted | orphaned | read_early
-    carried = _carried_composites(node, ctx)
+    converted = _converted_statements(node, ctx)
+    undefined = _maybe_undefined(converted, ctx) | deleted | orphaned | read_early
+    carried = _carried_composites(converted, ctx)
     if undefined:
         guard = _GuardReads(undefined, ctx.annotations.maybe_undefined_reads, deleted)
         node.body = base.visit_statements(guard, node.body)
@@ -545,7 +549,7 @@ def _orphaned_locals(node, ctx):
     """Local names of the user's function that only statements dropped as unreachable (after
     a `return`, `break` or `continue`) assigned: bound to Undefined, so that reading one
     raises UnboundLocalError as in Python."""
-    still_assigned = {n.id for n in gast.walk(node)
+    still_assigned = {n.id for n in traversal.walk(node)
                       if isinstance(n, gast.Name) and isinstance(n.ctx, (gast.Store, gast.Del))}
     params = set(activity.parameter_names(node))
     return set(ctx.original_locals - still_assigned - params - ctx.globals)
@@ -558,7 +562,7 @@ def _locals_read_maybe_unbound(node, ctx):
     a free variable."""
     local = set(ctx.original_locals) - ctx.globals - set(activity.parameter_names(node))
     reads = ctx.annotations.maybe_undefined_reads
-    return {sub.id for sub in gast.walk(node)
+    return {sub.id for sub in traversal.walk(node)
             if isinstance(sub, gast.Name) and sub.id in local and id(sub) in reads}
 
 

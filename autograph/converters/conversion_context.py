@@ -2,7 +2,9 @@
 
 import gast
 
+from autograph.pyct import traversal
 from autograph.pyct.analysis import activity
+from runtime import reserved_names
 
 
 class Namer:
@@ -59,10 +61,13 @@ class Context:
         # the directives pass looks its callees up there.
         self.namespace = environment.namespace
         self.features = environment.features
-        used = {n.id for n in gast.walk(function_node) if isinstance(n, gast.Name)}
-        used |= {n.name for n in gast.walk(function_node)
-                 if isinstance(n, (gast.FunctionDef, gast.ClassDef))}
-        self.namer = Namer(used | {"ag__", "fscope"})
+        used = set()
+        for n in traversal.walk(function_node):
+            if isinstance(n, gast.Name):
+                used.add(n.id)
+            elif isinstance(n, (gast.FunctionDef, gast.ClassDef)):
+                used.add(n.name)
+        self.namer = Namer(used | {reserved_names.NAMESPACE, reserved_names.FUNCTION_SCOPE})
         self.loop_flags = {}  # id(loop node) -> [flag names that end the loop when true]
         self.globals = activity.declared_global(function_node)
         # Taken before any pass: lowering jumps drops statements that can never run, but a
@@ -99,13 +104,13 @@ def set_origin(nodes, origin):
             sub.end_lineno = line
             sub.end_col_offset = getattr(origin, "end_col_offset", 0)
             sub._ag_origin = True
-        stack.extend(gast.iter_child_nodes(sub))
+        stack.extend(traversal.children(sub))
     return nodes
 
 
 def mark_original(tree):
     """Marks every node of the user's tree as original (its line is the user's line)."""
-    for node in gast.walk(tree):
+    for node in traversal.walk(tree):
         if hasattr(node, "lineno"):
             node._ag_origin = True
     return tree

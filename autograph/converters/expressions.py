@@ -22,6 +22,7 @@ from autograph.converters import base
 from autograph.converters.conversion_context import set_origin
 from autograph.pyct import templates
 from autograph.pyct.unparsing import unparse
+from runtime import reserved_names
 
 PLAIN_CALLS = frozenset(["isinstance", "issubclass", "hasattr", "getattr", "setattr",
                          "callable", "type", "super", "id", "repr", "str", "dir", "vars",
@@ -112,10 +113,10 @@ class _Transformer(base.FunctionTransformer):
         if getattr(node, "_ag_runtime_call", False):
             return node
         if isinstance(func, gast.Name) and (func.id in PLAIN_CALLS or func.id.startswith(
-                "ag__") or func.id == "print" and _prints_only_constants(node)):
+                reserved_names.NAMESPACE) or func.id == "print" and _prints_only_constants(node)):
             return node
         if isinstance(func, gast.Attribute) and isinstance(func.value, gast.Name) and \
-                func.value.id in ("ag__", "fscope"):
+                func.value.id in (reserved_names.NAMESPACE, reserved_names.FUNCTION_SCOPE):
             return node
         args = gast.Tuple(elts=list(node.args), ctx=gast.Load())
         if node.keywords:

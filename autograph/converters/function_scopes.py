@@ -14,10 +14,12 @@ import gast
 from autograph.converters import base
 from autograph.converters.conversion_context import set_origin
 from autograph.pyct import templates
+from runtime import reserved_names
 
 
 def transform(node, ctx):
-    """Renames function `node` to ag__<name> and wraps its body in a FunctionScope."""
+    """Renames function `node` to ag__<name> (reserved_names.converted_function_name) and
+    wraps its body in a FunctionScope."""
     docstring, body = base.split_docstring(node.body)
     arguments = "name, features" if ctx.features else "name"
     wrapped = templates.replace(
@@ -25,5 +27,5 @@ def transform(node, ctx):
         name=gast.Constant(value=ctx.original_name, kind=None), body=body or [gast.Pass()],
         features=templates.string_tuple(ctx.features))
     node.body = docstring + set_origin(wrapped, node)
-    node.name = "ag__" + ctx.original_name
+    node.name = reserved_names.converted_function_name(ctx.original_name)
     return node

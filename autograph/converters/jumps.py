@@ -38,6 +38,7 @@ import gast
 
 from autograph.converters.conversion_context import set_origin
 from autograph.pyct import templates
+from runtime import reserved_names
 
 _NODE_TYPES = {"return": gast.Return, "break": gast.Break, "continue": gast.Continue}
 _ORDER = ("return", "break", "continue")  # the order of the passes lowering them
@@ -165,11 +166,11 @@ def _lower_finally(node, jump):
     swallows an exception in flight when it does, as Python does. The passes lowering other
     kinds of jumps share the `FinallyJumps` of the first."""
     namer = jump.ctx.namer
-    pending = namer.new("pending_" + jump.kind)
+    pending = namer.new(reserved_names.PENDING_PREFIX + jump.kind)
     scope = getattr(node, "_ag_finally_scope", None)
     wrap = scope is None
     if wrap:
-        scope = node._ag_finally_scope = namer.new("finally_")
+        scope = node._ag_finally_scope = namer.new(reserved_names.FINALLY_SCOPE)
     enter = templates.replace("pending, flag = flag, False", pending=pending, flag=jump.flag)
     if wrap:
         begin = templates.replace("scope.begin_finally()", scope=scope)
@@ -180,7 +181,7 @@ def _lower_finally(node, jump):
     if jump.value is not None:
         # A return in the block that a later jump cancels (`continue` in an inner finally)
         # still assigned the value: the pending return's value is kept aside and restored.
-        kept = namer.new("pending_" + jump.value.rstrip("_"))
+        kept = namer.new(reserved_names.PENDING_PREFIX + jump.value.rstrip("_"))
         enter = enter + templates.replace("kept = value", kept=kept, value=jump.value)
         leave = templates.replace("value = scope.resume_value(flag, value, kept)",
                                   value=jump.value, scope=scope, flag=jump.flag,

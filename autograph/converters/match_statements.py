@@ -34,7 +34,8 @@ import gast
 
 from autograph.converters import base
 from autograph.converters.conversion_context import mark_original
-from autograph.pyct import templates
+from autograph.pyct import templates, traversal
+from runtime import reserved_names
 
 _REFUSED = {
     gast.MatchSequence: "a sequence pattern",
@@ -70,7 +71,7 @@ class _MatchRewriter(base.FunctionTransformer):
                 pattern=gast.Constant(value=_REFUSED[type(unsupported)], kind=None),
                 where=gast.Constant(value=self.ctx.location(unsupported), kind=None))
             return node
-        subject = self.ctx.namer.new("match_subject")
+        subject = self.ctx.namer.new(reserved_names.MATCH_SUBJECT)
         assign = gast.Assign(targets=[_name(subject, gast.Store())], value=node.subject,
                              type_comment=None)
         mark_original(gast.copy_location(assign, node))
@@ -127,7 +128,7 @@ class _MatchRewriter(base.FunctionTransformer):
 def _unsupported_pattern(match):
     """The first sequence, mapping, class or star pattern of `match`'s cases, or None."""
     for case in match.cases:
-        for sub in gast.walk(case.pattern):
+        for sub in traversal.walk(case.pattern):
             if type(sub) in _REFUSED:
                 return sub
     return None
@@ -136,7 +137,7 @@ def _unsupported_pattern(match):
 def _captured_names(pattern):
     """The names a (supported) pattern binds: each one to the subject itself."""
     names = []
-    for sub in gast.walk(pattern):
+    for sub in traversal.walk(pattern):
         if isinstance(sub, gast.MatchAs) and sub.name is not None and sub.name not in names:
             names.append(sub.name)
     return names

@@ -17,7 +17,7 @@ import gast
 
 from autograph.converters import base
 from autograph.converters.conversion_context import set_origin
-from autograph.pyct import templates
+from autograph.pyct import templates, traversal
 from autograph.pyct.unparsing import unparse
 
 _SCOPES = (gast.FunctionDef, gast.AsyncFunctionDef, gast.Lambda, gast.ClassDef,
@@ -32,13 +32,13 @@ def _own_nodes(function_node):
         node = stack.pop()
         yield node
         if not isinstance(node, _SCOPES):
-            stack.extend(gast.iter_child_nodes(node))
+            stack.extend(traversal.children(node))
 
 
 def _scope_names(function_node):
     """(names declared global, names the function binds or takes as parameters)."""
     declared, bound = set(), set()
-    for arg in gast.walk(function_node.args):
+    for arg in traversal.walk(function_node.args):
         if isinstance(arg, gast.Name):
             bound.add(arg.id)
     for node in _own_nodes(function_node):
@@ -52,8 +52,7 @@ def _scope_names(function_node):
             bound.update((a.asname or a.name).split(".")[0] for a in node.names)
         elif isinstance(node, gast.ExceptHandler) and isinstance(node.name, str):
             bound.add(node.name)
-    for node in _own_nodes(function_node):
-        if isinstance(node, (gast.FunctionDef, gast.AsyncFunctionDef, gast.ClassDef)):
+        elif isinstance(node, (gast.FunctionDef, gast.AsyncFunctionDef, gast.ClassDef)):
             bound.add(node.name)
     return declared, bound - declared
 

@@ -22,6 +22,7 @@ import gast
 from autograph.converters import jumps
 from autograph.converters.conversion_context import set_origin
 from autograph.pyct import templates
+from runtime import reserved_names
 
 
 def _is_return(node):
@@ -91,8 +92,8 @@ def transform(node, ctx):
     """Lowers the returns of function `node` when any is nested in a statement."""
     if not _needs_lowering(node.body):
         return node
-    flag = ctx.namer.new("do_return")
-    value = ctx.namer.new("retval_")
+    flag = ctx.namer.new(reserved_names.RETURN_FLAG)
+    value = ctx.namer.new(reserved_names.RETURN_VALUE)
     ctx.return_names = (flag, value)
     _mark_loops(node.body, ctx, flag)
 

@@ -22,6 +22,7 @@ as in plain Python.
 import gast
 
 from autograph.converters.conversion_context import set_origin
+from autograph.pyct import traversal
 
 
 def _first_parameter(node):
@@ -45,10 +46,16 @@ def _binds_super(node):
     return False
 
 
+def _mentions_super(node):
+    """True when the name `super` appears anywhere in `node` (most functions: nowhere, and
+    then there is nothing to rewrite)."""
+    return any(isinstance(sub, gast.Name) and sub.id == "super" for sub in traversal.walk(node))
+
+
 def _own_scope(node):
     """The nodes of function `node`, not descending into nested functions, lambdas and
     classes (comprehensions are descended into: their `super()` sees the same instance)."""
-    stack = list(gast.iter_child_nodes(node))
+    stack = list(traversal.children(node))
     while stack:
         sub = stack.pop()
         yield sub
@@ -60,7 +67,7 @@ def _own_scope(node):
         if isinstance(sub, gast.ClassDef):
             stack.extend(sub.bases + [k.value for k in sub.keywords] + sub.decorator_list)
             continue
-        stack.extend(gast.iter_child_nodes(sub))
+        stack.extend(traversal.children(sub))
 
 
 def _is_zero_argument_super(node):
@@ -71,8 +78,8 @@ def _is_zero_argument_super(node):
 def transform(node, ctx):
     """Rewrites `super()` into `super(__class__, <first parameter>)` in function `node`."""
     first = _first_parameter(node)
-    if first is None or _binds_super(node):
-        return node  # no instance to name: plain Python fails the same way
+    if first is None or not _mentions_super(node) or _binds_super(node):
+        return node  # nothing to rewrite, or no instance to name (Python fails the same way)
     for sub in _own_scope(node):
         if _is_zero_argument_super(sub):
             sub.args = set_origin([

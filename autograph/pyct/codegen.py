@@ -13,13 +13,17 @@ import ast
 import itertools
 import linecache
 import types
+from typing import Any
 
 import gast
 
+from autograph.pyct import traversal
 from autograph.pyct.unparsing import unparse
+from runtime import reserved_names
 
 _counter = itertools.count(1)
-_LINE_MAPS = {}  # generated filename -> (user filename, {generated line: user line})
+# generated filename -> (user filename, {generated line: user line} or _PendingLines)
+_LINE_MAPS: dict = {}
 
 
 def translate_location(filename, lineno):
@@ -50,7 +54,7 @@ def _fill_locations(tree):
                 node.end_lineno = node.lineno
             if getattr(node, "end_col_offset", None) is None:
                 node.end_col_offset = 0
-        for child in ast.iter_child_nodes(node):
+        for child in traversal.children(node):
             visit(child, line)
     visit(tree, 1)
 
@@ -102,13 +106,13 @@ class Loaded:
             cells = dict(zip(original.__code__.co_freevars, original.__closure__))
         closure = []
         for name in self.code.co_freevars:
-            if name == "ag__":
+            if name == reserved_names.NAMESPACE:
                 closure.append(types.CellType(ag_module))
             elif name in cells:
                 closure.append(cells[name])
             else:
                 closure.append(types.CellType())
-        func = types.FunctionType(self.code, original.__globals__, self.code.co_name,
+        func: Any = types.FunctionType(self.code, original.__globals__, self.code.co_name,
                                   original.__defaults__, tuple(closure))
         func.__kwdefaults__ = original.__kwdefaults__
         func.__doc__ = original.__doc__
@@ -118,7 +122,17 @@ class Loaded:
         return func
 
 
-def _without_evaluated_parts(tree):
+def _has_evaluated_parts(tree: ast.FunctionDef) -> bool:
+    """True when `tree` has defaults or annotations (see _without_evaluated_parts)."""
+    args = tree.args
+    annotated = any(arg is not None and arg.annotation is not None
+                    for arg in args.posonlyargs + args.args + args.kwonlyargs +
+                    [args.vararg, args.kwarg])
+    return bool(args.defaults) or any(d is not None for d in args.kw_defaults) or \
+        annotated or tree.returns is not None
+
+
+def _without_evaluated_parts(tree: ast.FunctionDef) -> ast.FunctionDef:
     """Defaults and annotations are evaluated where the def runs (our factory, without the
     user's globals): drop them; the original's defaults are attached when binding."""
     args = tree.args
@@ -133,24 +147,46 @@ def _without_evaluated_parts(tree):
     return tree
 
 
+class _PendingLines:
+    """The line map of one loaded function, made on its first use: only a traceback, an
+    error message or a warning from the converted code reads it, and making it parses the
+    generated source again (a fifth of a conversion)."""
+
+    def __init__(self, tree: ast.AST, source: str, line_offset: int) -> None:
+        self._inputs: "tuple[ast.AST, str, int] | None" = (tree, source, line_offset)
+        self._lines: "dict[int, int]" = {}
+
+    def get(self, line: int, default: "int | None" = None) -> "int | None":
+        """The user's line of generated line `line`, or `default`."""
+        if self._inputs is not None:
+            tree, source, line_offset = self._inputs
+            self._lines = _line_map(tree, source, line_offset, 2)
+            self._inputs = None  # the tree and source are no longer kept
+        return self._lines.get(line, default)
+
+
 def load(function_node, source_info, freevars):
     """Compiles converted `function_node`; returns a `Loaded` to bind per function object."""
-    display_source = to_source(function_node)
-    tree = _without_evaluated_parts(to_ast(function_node))
-    source = unparse(tree) + "\n"
+    tree = to_ast(function_node)
+    display_source = unparse(tree) + "\n"
+    if _has_evaluated_parts(tree):
+        tree = _without_evaluated_parts(tree)
+        source = unparse(tree) + "\n"
+    else:
+        source = display_source  # the same tree: the same text
     name = function_node.name
-    filename = "<ag__ converted %s#%d>" % (name, next(_counter))
-    free = sorted(set(freevars) | {"ag__"})
-    header = "def ag__factory():\n    %s = None\n" % " = ".join(free)
+    filename = reserved_names.FILE_NAME % (name, next(_counter))
+    free = sorted(set(freevars) | {reserved_names.NAMESPACE})
+    header = "def %s():\n    %s = None\n" % (reserved_names.FACTORY, " = ".join(free))
     body = "".join("    " + line if line.strip() else line
                    for line in source.splitlines(True))
     module_source = header + body + "    return %s\n" % name
     _LINE_MAPS[filename] = (source_info.filename,
-                            _line_map(tree, source, source_info.line_offset, 2))
+                            _PendingLines(tree, source, source_info.line_offset))
     code = compile(module_source, filename, "exec")
     linecache.cache[filename] = (len(module_source), None, module_source.splitlines(True),
                                  filename)
-    namespace = {}
+    namespace: dict = {}
     exec(code, namespace)  # noqa: S102 - our own generated source
-    inner = namespace["ag__factory"]()
+    inner = namespace[reserved_names.FACTORY]()
     return Loaded(inner.__code__, display_source, filename)

@@ -9,15 +9,22 @@
 Each keyword names a placeholder identifier in the template. A string replaces it by that
 name; an expression node replaces it in place; a list of statements replaces a placeholder
 that stands alone as a statement. Function names and argument names may be placeholders.
+Two placeholders need no keyword: `ag__` stands for the namespace converted code calls and
+`fscope` for the function's scope, spelled as runtime.reserved_names says
+(`replace('ag__.ld(name)', name='x')`).
 """
 
 import functools
 import textwrap
+from typing import Any
 
 import gast
 
+from autograph.pyct import traversal
+from runtime import reserved_names
 
-class _Replacer(gast.NodeTransformer):
+
+class _Replacer(traversal.Transformer):
     def __init__(self, replacements):
         self.replacements = replacements
 
@@ -73,8 +80,13 @@ def _set_ctx(node, ctx):
 def replace(template, **replacements):
     """Parses `template` (statements) with placeholders replaced; returns a list of stmts."""
     module = _copy(_parse(template))
-    module = _Replacer(replacements).visit(module)
+    module = _Replacer({**_reserved_placeholders(), **replacements}).visit(module)
     return module.body
+
+
+def _reserved_placeholders():
+    """The placeholders every template may use (see the module docstring)."""
+    return {"ag__": reserved_names.NAMESPACE, "fscope": reserved_names.FUNCTION_SCOPE}
 
 
 @functools.lru_cache(maxsize=256)
@@ -92,9 +104,11 @@ def _copy(node):
         return [_copy(item) for item in node]
     if not isinstance(node, gast.AST):
         return node
-    cls = type(node)
+    cls: Any = type(node)
     new = cls.__new__(cls)
-    new.__dict__.update((key, _copy(value)) for key, value in node.__dict__.items())
+    fields = new.__dict__
+    for key, value in node.__dict__.items():
+        fields[key] = _copy(value) if isinstance(value, (list, gast.AST)) else value
     return new
 
 
@@ -112,5 +126,7 @@ def name_node(name, ctx=None):
 
 
 def string_tuple(names):
-    """A gast Tuple of string constants: `('x', 'y')`."""
-    return gast.Tuple(elts=[gast.Constant(value=n, kind=None) for n in names], ctx=gast.Load())
+    """A gast Tuple of string constants: `('x', 'y')`; `names` are strings or names
+    (QualifiedNames: their text)."""
+    return gast.Tuple(elts=[gast.Constant(value=str(n), kind=None) for n in names],
+                      ctx=gast.Load())

@@ -99,12 +99,12 @@ from runtime import scopes as _scopes
 from runtime.composite.ragged import RaggedTensor, RaggedTensorSpec
 from runtime.composite.sparse import SparseTensor, SparseTensorSpec
 from runtime.function import ConcreteFunction
+from runtime.functional import branches as _branches
+from runtime.functional import control_flow as _functional
+from runtime.functional import maps as _maps
 from runtime.gradients import GradientTape, UnconnectedGradients
 from runtime.gradients.custom_gradient import custom_gradient
 from runtime.module import Module
-from runtime.operators import functional as _functional
-from runtime.operators import functional_branches as _branches
-from runtime.operators import functional_maps as _maps
 from runtime.ops import array_ops as _array
 from runtime.ops import construction_ops as _construction
 from runtime.ops import dependency_ops as _dependency

@@ -26,7 +26,7 @@ import re
 
 import numpy as np
 
-from runtime import dtypes, errors, nest, tensor_array
+from runtime import dtypes, errors, nest, reserved_names, tensor_array
 from runtime import shape as shape_lib
 from runtime.operators import try_regions
 from runtime.operators.deferred_errors import DeferredError
@@ -37,7 +37,7 @@ from runtime.variables import Variable
 
 # Variables the compiler introduces; when only one branch sets them, the other side gets a
 # neutral value (the flag is False there, or the return value is never used).
-COMPILER_SYMBOLS = ("do_return", "retval_", "break_", "continue_")
+COMPILER_SYMBOLS = reserved_names.JUMP_VARIABLES
 LOOP_COUNTER = "<loop counter>"  # the state name of the hidden counter of a staged for loop
 # the state name of the count of a loop with maximum_iterations (runtime.operators.loop_options)
 ITERATION_COUNT = "<iteration count>"
@@ -104,10 +104,10 @@ def is_compiler_symbol(name):
 
 
 _DESCRIPTIONS = {
-    "retval_": "the return value of %(function)s",
-    "do_return": "the flag recording whether %(function)s has returned",
-    "break_": "the flag recording a break from the loop at %(where)s",
-    "continue_": "the flag recording a continue in the loop at %(where)s",
+    reserved_names.RETURN_VALUE: "the return value of %(function)s",
+    reserved_names.RETURN_FLAG: "the flag recording whether %(function)s has returned",
+    reserved_names.BREAK_FLAG: "the flag recording a break from the loop at %(where)s",
+    reserved_names.CONTINUE_FLAG: "the flag recording a continue in the loop at %(where)s",
     LOOP_COUNTER: "the counter of the loop at %(where)s",
     ITERATION_COUNT: "the iteration count of the loop at %(where)s",
 }

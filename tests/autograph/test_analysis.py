@@ -432,7 +432,7 @@ def test_every_control_flow_statement_is_annotated(kind):
 
 def composite_state(source, kind=gast.If):
     info, _ = analysed(source, kind)
-    return info.composites
+    return tuple(name.text for name in info.composites)
 
 
 @pytest.mark.parametrize("after, carried", [

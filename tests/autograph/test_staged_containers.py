@@ -428,3 +428,22 @@ def test_a_variable_unbound_on_some_path_does_not_hide_a_container_refusal():
     # yet (`e`), not read it and fail with an UnboundLocalError about it.
     with pytest.raises(ValueError, match=r"'items' is changed in place by items.append\(\)"):
         tf.function(list_appended_next_to_a_variable_bound_on_some_paths)(tf.constant(3))
+
+
+
+def _reverse_under_key(key):
+    def reverse_under_key(x):
+        d = {key: [1, 2]}
+        if x > 0:
+            d[key].reverse()
+        return d[key][0]
+    return reverse_under_key
+
+
+@pytest.mark.parametrize("key", ["ab", "a.b"])
+@pytest.mark.parametrize("x, expected", [(3, 2), (-3, 1)])
+def test_a_list_of_a_local_dict_reversed_under_a_tensor_if_gives_pythons_answer(key, x, expected):
+    # Its receiver `d[key]` was taken for an object of another scope (its root read from
+    # the text `d[key].reverse`), and refused.
+    assert _reverse_under_key(key)(x) == expected
+    assert value(tf.function(_reverse_under_key(key))(tf.constant(x))) == expected

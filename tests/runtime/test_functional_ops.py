@@ -7,10 +7,10 @@ import pytest
 
 from runtime import dtypes, errors
 from runtime.function import function
+from runtime.functional.branches import case, switch_case
+from runtime.functional.maps import foldl, foldr, map_fn, scan, vectorized_map
 from runtime.gradients import GradientTape
 from runtime.gradients.custom_gradient import custom_gradient
-from runtime.operators.functional_branches import case, switch_case
-from runtime.operators.functional_maps import foldl, foldr, map_fn, scan, vectorized_map
 from runtime.ops import array_ops, math_ops, reduction_ops
 from runtime.ops.py_function_ops import numpy_function
 from runtime.signature import TensorSpec

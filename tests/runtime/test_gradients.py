@@ -15,8 +15,8 @@ from runtime import context, dtypes, gradients, module, tensor_array
 from runtime import signature as signature_lib
 from runtime import variables as variables_lib
 from runtime.function import function
+from runtime.functional import control_flow as functional
 from runtime.gradients import GradientTape, UnconnectedGradients
-from runtime.operators import functional
 from runtime.ops import (
     array_ops,
     cumulative_ops,

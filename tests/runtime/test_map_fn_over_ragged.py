@@ -8,7 +8,7 @@ from runtime import dtypes
 from runtime.composite import ragged
 from runtime.composite.sparse import SparseTensor
 from runtime.function import function
-from runtime.operators.functional_maps import foldl, map_fn, scan, vectorized_map
+from runtime.functional.maps import foldl, map_fn, scan, vectorized_map
 from runtime.ops import array_ops, math_ops, reduction_ops
 
 ROWS = [[1, 2], [], [3, 4, 5]]

@@ -8,12 +8,12 @@ import pytest
 
 from runtime import dtypes, variables
 from runtime.function import function as runtime_function
+from runtime.functional import control_flow as functional
 from runtime.graph import Graph
 from runtime.operators import (
     and_,
     assert_stmt,
     for_stmt,
-    functional,
     if_exp,
     if_stmt,
     ld,

@@ -7,7 +7,7 @@ import pytest
 
 from runtime import context, errors
 from runtime.function import Function
-from runtime.operators.functional import while_loop
+from runtime.functional.control_flow import while_loop
 from runtime.ops import array_ops, math_ops
 from runtime.ops.dependency_ops import ensure_shape, group, identity_n, no_op
 from runtime.scopes import control_dependencies, init_scope, name_scope

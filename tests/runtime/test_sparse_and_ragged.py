@@ -12,8 +12,8 @@ from runtime import shape as shape_lib
 from runtime.composite import ragged, sparse, sparse_math
 from runtime.composite.ragged import RaggedTensor, RaggedTensorSpec
 from runtime.composite.sparse import SparseTensor, SparseTensorSpec
+from runtime.functional import control_flow as functional
 from runtime.gradients import GradientTape
-from runtime.operators import functional
 from runtime.ops import array_ops, manipulation_ops, math_ops, reduction_ops
 from runtime.variables import Variable
 

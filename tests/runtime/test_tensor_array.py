@@ -13,7 +13,7 @@ from runtime import dtypes, errors, nest, tensor_array
 from runtime import shape as shape_lib
 from runtime import signature as signature_lib
 from runtime.function import function
-from runtime.operators import functional as functional_lib
+from runtime.functional import control_flow as functional_lib
 from runtime.ops import (
     array_ops,
     math_ops,

@@ -8,13 +8,17 @@ since those read the enclosing scope's value.
 
 import gast
 
+from autograph.pyct import traversal
+from autograph.pyct.qual_names import QualifiedName
+from runtime import reserved_names
+
 _SCOPE_NODES = (gast.FunctionDef, gast.AsyncFunctionDef, gast.Lambda, gast.ClassDef,
                 gast.ListComp, gast.SetComp, gast.DictComp, gast.GeneratorExp)
 
 
 def assigned_names(node):
     """Names bound by `node` (a statement, list of statements or expression) in this scope."""
-    found = set()
+    found: set[str] = set()
     for child in _iter_nodes(node):
         _collect_assigned(child, found)
     return found
@@ -44,7 +48,7 @@ def _collect_assigned(node, found):
             found.add(node.name.id)
     elif isinstance(node, gast.NamedExpr):
         found.add(node.target.id)
-    for child in gast.iter_child_nodes(node):
+    for child in traversal.children(node):
         _collect_assigned(child, found)
 
 
@@ -54,7 +58,7 @@ def appended_names(node):
 
     Appending changes a list without assigning its name; a loop on a tensor that appends to
     a list must still carry it (staged as a TensorArray, see runtime.operators.staging)."""
-    found = set()
+    found: set[str] = set()
     for child in _iter_nodes(node):
         _collect_appended(child, found)
     return found
@@ -68,7 +72,7 @@ def _collect_appended(node, found):
     if isinstance(node, gast.Attribute) and node.attr == "append" and \
             isinstance(node.value, gast.Name):
         found.add(node.value.id)
-    for child in gast.iter_child_nodes(node):
+    for child in traversal.children(node):
         _collect_appended(child, found)
 
 
@@ -82,8 +86,8 @@ MUTATING_METHODS = frozenset([
 
 def mutating_calls(node):
     """The calls `x.m(...)` in `node`, in this scope, of a method `m` that changes a
-    container in place (MUTATING_METHODS), as the set of their texts `'x.m'`."""
-    found = set()
+    container in place (MUTATING_METHODS), as the set of their QualifiedNames `x.m`."""
+    found: set[QualifiedName] = set()
     for child in _iter_nodes(node):
         _collect_mutating(child, found)
     return found
@@ -94,14 +98,14 @@ def _collect_mutating(node, found):
         return
     if isinstance(node, gast.Attribute) and node.attr in MUTATING_METHODS and \
             isinstance(node.value, gast.Name) and isinstance(node.ctx, gast.Load):
-        found.add(node.value.id + "." + node.attr)
-    for child in gast.iter_child_nodes(node):
+        found.add(QualifiedName(node.value.id).attribute(node.attr))
+    for child in traversal.children(node):
         _collect_mutating(child, found)
 
 
 def deleted_names(node):
     """Names `node` deletes (`del x`) in this scope."""
-    found = set()
+    found: set[str] = set()
     for child in _iter_nodes(node):
         _collect_deleted(child, found)
     return found
@@ -112,7 +116,7 @@ def _collect_deleted(node, found):
         return
     if isinstance(node, gast.Name) and isinstance(node.ctx, gast.Del):
         found.add(node.id)
-    for child in gast.iter_child_nodes(node):
+    for child in traversal.children(node):
         _collect_deleted(child, found)
 
 
@@ -123,7 +127,7 @@ def read_names(node):
     needs the value to exist)."""
     found = set()
     for child in _iter_nodes(node):
-        for sub in gast.walk(child):
+        for sub in traversal.walk(child):
             if isinstance(sub, gast.Name) and isinstance(sub.ctx, (gast.Load, gast.Del)):
                 found.add(sub.id)
             elif isinstance(sub, gast.AugAssign) and isinstance(sub.target, gast.Name):
@@ -142,11 +146,12 @@ def fresh_object_names(function_node):
     call of a plain name (`Box()`, `dict(...)`, `SimpleNamespace()`). Any other binding (a
     parameter, `y = other`, `y = self.cache`, a loop target, unpacking, a method's result,
     `global`) may give an object that outlives the call, so such a name is not listed."""
-    fresh_targets = set()  # ids of the Name nodes bound to a fresh object
-    stores = []
+    fresh_targets: set[int] = set()  # ids of the Name nodes bound to a fresh object
+    stores: list = []
     for child in _iter_nodes(function_node.body):
         _collect_stores(child, fresh_targets, stores)
-    fresh, other = set(), set(parameter_names(function_node)) | declared_global(function_node)
+    fresh: set[str] = set()
+    other = set(parameter_names(function_node)) | declared_global(function_node)
     for name in stores:
         (fresh if id(name) in fresh_targets else other).add(name.id)
     return fresh - other
@@ -159,7 +164,8 @@ def _makes_an_object(value):
         return False
     func = value.func
     if isinstance(func, gast.Attribute) and func.attr == "converted_call" and \
-            isinstance(func.value, gast.Name) and func.value.id == "ag__" and value.args:
+            isinstance(func.value, gast.Name) and func.value.id == reserved_names.NAMESPACE and \
+            value.args:
         func = value.args[0]  # a call the calls converter rewrote: what it calls
     return isinstance(func, gast.Name)
 
@@ -183,14 +189,14 @@ def _collect_stores(node, fresh_targets, stores):
             getattr(node, "name", None) if isinstance(node, _MATCH_CAPTURES) else None
         if isinstance(captured, str):
             stores.append(gast.Name(captured, gast.Store(), None, None))
-    for child in gast.iter_child_nodes(node):
+    for child in traversal.children(node):
         _collect_stores(child, fresh_targets, stores)
 
 
 def declared_global(function_node):
     """Names the function declares `global` (or `nonlocal`) in its own scope (a nested
     function's declarations are about that function's names only)."""
-    names = set()
+    names: set[str] = set()
     for child in _iter_nodes(function_node.body):  # a lambda's body is one expression
         _collect_declared(child, names)
     return names
@@ -201,7 +207,7 @@ def _collect_declared(node, found):
         return
     if isinstance(node, (gast.Global, gast.Nonlocal)):
         found.update(node.names)
-    for child in gast.iter_child_nodes(node):
+    for child in traversal.children(node):
         _collect_declared(child, found)
 
 

@@ -27,123 +27,38 @@ import ast
 
 import gast
 
+from autograph.pyct import qual_names, traversal
 from autograph.pyct.analysis import activity
+from autograph.pyct.qual_names import QualifiedName
+from runtime import reserved_names
 
 _NESTED_SCOPES = (gast.FunctionDef, gast.AsyncFunctionDef, gast.ClassDef)
-_KEY_NODES = (gast.Constant, gast.Name, gast.UnaryOp, gast.BinOp, gast.Tuple, gast.Slice,
-              gast.Load, gast.unaryop, gast.operator)
 
 
-class Path:
-    """One composite name: a root name, then attribute (`.b`) and item (`[k]`) steps."""
-
-    __slots__ = ("steps", "names", "_key")
-
-    def __init__(self, steps, names):
-        self.steps = steps  # (root, ('.', attr) | ('[]', key text, key is constant,
-        #                           key is a slice), ...)
-        self.names = names  # the root and the names the keys read
-        self._key = tuple(s[:2] if isinstance(s, tuple) else s for s in steps)
-
-    @property
-    def text(self):
-        """The composite as the user wrote it (`d['v']`, `s.a.b`)."""
-        return self.steps[0] + "".join(
-            "." + step[1] if step[0] == "." else "[%s]" % step[1] for step in self.steps[1:])
-
-    @property
-    def root(self):
-        return self.steps[0]
-
-    def __eq__(self, other):
-        return isinstance(other, Path) and self._key == other._key
-
-    def __hash__(self):
-        return hash(self._key)
-
-    def __repr__(self):
-        return self.text
-
-    def base(self):
-        """The path without its last step (None for a plain name)."""
-        if len(self.steps) == 1:
-            return None
-        return Path(self.steps[:-1], self.names)
-
-    def may_reach(self, other):
-        """True when one path may be a prefix of the other (a read of one reads the other)."""
-        for a, b in zip(self.steps, other.steps):
-            if not _may_be_same_step(a, b):
-                return False
-        return True
-
-    def may_prefix(self, other):
-        """True when this path may be a prefix of (or equal to) `other`."""
-        return len(self.steps) <= len(other.steps) and self.may_reach(other)
-
-
-def _may_be_same_step(a, b):
-    if a == b:
-        return True
-    if isinstance(a, tuple) and isinstance(b, tuple) and a[0] == b[0] == "[]":
-        return not (a[2] and b[2])  # keys that are not both constants may be equal
-    return False
-
-
-def _text(node):
+def _text(node: gast.AST) -> str:
     """`node` as the user wrote it: calls the expressions pass turned into
     `ag__.converted_call(f, args, kwargs, fscope)` read as `f(*args, **kwargs)` again."""
     return ast.unparse(_AsWritten().visit(gast.gast_to_ast(node)))
 
 
 class _AsWritten(ast.NodeTransformer):
-    def visit_Call(self, node):
+    def visit_Call(self, node: ast.Call) -> ast.AST:
         self.generic_visit(node)
         func = node.func
         if isinstance(func, ast.Attribute) and isinstance(func.value, ast.Name) and \
-                func.value.id == "ag__" and func.attr == "converted_call" and \
+                func.value.id == reserved_names.NAMESPACE and func.attr == "converted_call" and \
                 len(node.args) >= 2 and isinstance(node.args[1], ast.Tuple):
             keywords = []
             kwargs = node.args[2] if len(node.args) > 2 else None
             if isinstance(kwargs, ast.Dict):
-                keywords = [ast.keyword(arg=k.value if k is not None else None, value=v)
+                keywords = [ast.keyword(arg=k.value if isinstance(k, ast.Constant) and
+                                        isinstance(k.value, str) else None, value=v)
                             for k, v in zip(kwargs.keys, kwargs.values)]
             return ast.Call(func=node.args[0], args=node.args[1].elts, keywords=keywords)
         return node
 
 
-def _key_text(node):
-    if isinstance(node, gast.Constant):
-        return repr(node.value)
-    if isinstance(node, gast.Name):
-        return node.id
-    return _text(node)
-
-
-def _key_ok(node):
-    """True for keys made of names and constants only (`0`, `'v'`, `k`, `i + 1`, `1:3`)."""
-    return all(isinstance(sub, _KEY_NODES) for sub in gast.walk(node))
-
-
-def path_of(node):
-    """The Path of a Name / Attribute / Subscript chain with plain keys, else None."""
-    if isinstance(node, gast.Name):
-        return Path((node.id,), frozenset([node.id]))
-    if isinstance(node, (gast.Attribute, gast.Subscript)):
-        base = path_of(node.value)
-        if base is None:
-            return None
-        if isinstance(node, gast.Attribute):
-            step, names = (".", node.attr), base.names
-        else:
-            if not _key_ok(node.slice):
-                return None
-            key_names = {s.id for s in gast.walk(node.slice) if isinstance(s, gast.Name)}
-            step = ("[]", _key_text(node.slice), not key_names,
-                    isinstance(node.slice, gast.Slice))
-            names = base.names | key_names
-        return Path(base.steps + (step,), names)
-    return None
+path_of = qual_names.from_node
 
 
 # -- the effects of straight-line code -----------------------------------------------------------
@@ -183,9 +98,9 @@ def _collect(node, found):
         if not isinstance(node, gast.ClassDef):
             for default in node.args.defaults + node.args.kw_defaults:
                 _collect(default, found)
-        for sub in gast.walk(node):
+        for sub in traversal.walk(node):
             if isinstance(sub, gast.Name) and sub is not node:
-                found.reads.append(Path((sub.id,), frozenset([sub.id])))
+                found.reads.append(QualifiedName(sub.id))
         found.rebinds.add(node.name)
         return
     if isinstance(node, gast.Name):
@@ -201,7 +116,7 @@ def _collect(node, found):
     if isinstance(node, (gast.Attribute, gast.Subscript)):
         _collect_access(node, found)
         return
-    for child in gast.iter_child_nodes(node):
+    for child in traversal.children(node):
         _collect(child, found)
 
 
@@ -219,7 +134,7 @@ def _collect_receiver(call, found):
 
 def _collect_target_read(target, found):
     path = path_of(target)
-    if path is not None and len(path.steps) > 1:
+    if path is not None and path.is_composite():
         found.reads.append(path)
 
 
@@ -241,28 +156,29 @@ def _collect_access(node, found):
 
 
 def modified(statement, plain_modified, defined_in=frozenset(), local=frozenset()):
-    """The composites `statement` modifies: ({Path: None} of those it may carry, {text:
-    (Path or None, reason)} of those it cannot carry). `plain_modified`: the names it
-    assigns; `defined_in`: the names certainly defined before it; `local`: the function's
+    """The composites `statement` modifies: ({QualifiedName: None} of those it may carry,
+    {text: (QualifiedName or None, reason)} of those it cannot carry). `plain_modified`: the
+    names it assigns; `defined_in`: the names certainly defined before it; `local`: the function's
     own names (a method changing `a.b` in place makes it modified when `a` is one: `tf.sparse`
     is a module, `tf.sparse.add` no change)."""
-    writes, unsupported = [], []
+    writes: list[QualifiedName] = []
+    unsupported: list[tuple[str, str]] = []
     targets = statement.body + statement.orelse
     if isinstance(statement, gast.For):
         targets = [statement.target] + targets
     for node in targets:
         _collect_writes(node, writes, unsupported)
-    for text in mutating_calls(statement):
-        receiver = mutating_receivers(statement)[text]
+    for receiver in mutating_receivers(statement).values():
         if receiver.root in local and receiver not in writes:
             writes.append(receiver)
-    carried, refused = {}, {}
+    carried: dict[QualifiedName, None] = {}
+    refused: dict[str, tuple[QualifiedName | None, str]] = {}
     for path in writes:
         if path.root in plain_modified and not _restores_rebound_root(statement, path,
                                                                       defined_in):
             continue  # the base is rebound: the base is the state
         changing = sorted((path.names - {path.root}) & set(plain_modified))
-        if any(step[0] == "[]" and step[3] for step in path.steps[1:]):
+        if path.has_slice_key():
             refused[path.text] = (path, "its key is a slice, and assigning a slice may "
                                         "change the length of a list (the items after it "
                                         "cannot be restored for the other path)")
@@ -278,7 +194,7 @@ def modified(statement, plain_modified, defined_in=frozenset(), local=frozenset(
     # `s.a = A(); s.a.b = 1`: the composite whose base is itself modified is not state;
     # but an `if` carries it too (see _restores_rebound_root).
     for path in list(carried) if not isinstance(statement, gast.If) else ():
-        if any(len(other.steps) < len(path.steps) and
+        if any(other.root == path.root and len(other.steps) < len(path.steps) and
                other.steps == path.steps[:len(other.steps)] for other in carried):
             del carried[path]
     return carried, refused
@@ -286,27 +202,27 @@ def modified(statement, plain_modified, defined_in=frozenset(), local=frozenset(
 
 def deleted_items(statement):
     """The composites `statement` deletes with a key that may index a list (`del l[0]`,
-    `del d[k]`; not `del d['a']`), as {text: text of the container}."""
+    `del d[k]`; not `del d['a']`), as {item: its container}."""
     found = {}
-    for node in gast.walk(gast.Module(body=statement.body + statement.orelse,
+    for node in traversal.walk(gast.Module(body=statement.body + statement.orelse,
                                       type_ignores=[])):
         if isinstance(node, gast.Subscript) and isinstance(node.ctx, gast.Del) and \
                 not (isinstance(node.slice, gast.Constant) and
                      isinstance(node.slice.value, str)):
             path = path_of(node)
             if path is not None:
-                found[path.text] = path.base().text
+                found[path] = path.base()
     return found
 
 
 def mutating_calls(statement):
-    """The texts `'a.b.m'` of the calls in `statement` (not in nested functions) of methods
+    """The names `a.b.m` of the calls in `statement` (not in nested functions) of methods
     changing composite `a.b` in place (see mutated_receiver)."""
     return set(mutating_receivers(statement))
 
 
 def mutating_receivers(statement):
-    """{'a.b.m': Path of `a.b`} for the calls of mutating_calls."""
+    """{`a.b.m`: `a.b`} for the calls of mutating_calls."""
     found = {}
     stack = list(statement.body + statement.orelse)
     while stack:
@@ -315,8 +231,8 @@ def mutating_receivers(statement):
             continue
         receiver = mutated_receiver(node)
         if receiver is not None:
-            found[receiver.text + "." + node.attr] = receiver
-        stack.extend(gast.iter_child_nodes(node))
+            found[receiver.attribute(node.attr)] = receiver
+        stack.extend(traversal.children(node))
     return found
 
 
@@ -344,7 +260,7 @@ def _collect_writes(node, writes, unsupported):
                 base = base.value
             if isinstance(base, gast.Name):  # not `f().x = 1`: an object we cannot name
                 unsupported.append((_text(node), base.id))
-    for child in gast.iter_child_nodes(node):
+    for child in traversal.children(node):
         _collect_writes(child, writes, unsupported)
 
 
@@ -441,12 +357,12 @@ def writes_composites(function_node):
 
 
 def mutated_receiver(node):
-    """The Path of composite `a.b` when `node` is `a.b.m`, a method changing a container in
+    """The QualifiedName of composite `a.b` when `node` is `a.b.m`, a method changing a container in
     place (activity.MUTATING_METHODS), else None."""
     if isinstance(node, gast.Attribute) and node.attr in activity.MUTATING_METHODS and \
             isinstance(node.ctx, gast.Load):
         path = path_of(node.value)
-        if path is not None and len(path.steps) > 1:
+        if path is not None and path.is_composite():
             return path
     return None
 
@@ -466,7 +382,7 @@ def local_items(function_node, excluded):
         if isinstance(node, (gast.Attribute, gast.Subscript)) and \
                 isinstance(node.ctx, (gast.Store, gast.Del)):
             path = path_of(node)
-            if path is not None and len(path.steps) == 2 and path.root in local:
+            if path is not None and len(path.steps) == 1 and path.root in local:
                 found.add(path)
     return frozenset(found)
 
@@ -478,7 +394,7 @@ def _own_nodes(function_node):
         node = stack.pop()
         yield node
         if not isinstance(node, _NESTED_SCOPES):
-            stack.extend(gast.iter_child_nodes(node))
+            stack.extend(traversal.children(node))
 
 
 def _is_fresh(value):

@@ -30,6 +30,7 @@ loops.
 
 import gast
 
+from autograph.pyct import qual_names, traversal
 from autograph.pyct.analysis import activity, composites
 
 
@@ -41,19 +42,20 @@ class StatementInfo:
                  "mutated", "mutations_checked", "composites_must_exist")
 
     def __init__(self):
-        self.modified = frozenset()
-        self.live_out = frozenset()
-        self.live_in = frozenset()
-        self.live_loop = frozenset()
-        self.defined_in = frozenset()
-        self.composites = ()               # texts, sorted: carried like state_names
+        self.modified: frozenset[str] = frozenset()
+        self.live_out: frozenset[str] = frozenset()
+        self.live_in: frozenset[str] = frozenset()
+        self.live_loop: frozenset[str] = frozenset()
+        self.defined_in: frozenset[str] = frozenset()
+        # QualifiedNames, sorted (by their text), unless said otherwise:
+        self.composites = ()               # carried like state_names
         self.composites_restore_only = ()  # of those, the ones dead after an `if`
         self.composites_refused = ()       # (text, reason): modified, live, not carriable
-        self.composites_deleted = ()       # (text, container): carried, deleted by a key
+        self.composites_deleted = ()       # (item, container): carried, deleted by a key
         #                                    that may index a list
         self.composites_must_exist = ()    # of the carried, those of objects the function
         #                                    did not make: no definedness flag, see below
-        self.mutated = ()                  # 'x.pop', ...: methods changing carried x in place
+        self.mutated = ()                  # `x.pop`, ...: methods changing carried x in place
         self.mutations_checked = ()        # (receiver, call): on objects it cannot carry
 
     def state_names(self, is_loop):
@@ -117,20 +119,23 @@ def analyze(function_node, loop_flags=None):
 
     `loop_flags` maps id(loop) to the flag names its (future) test also reads."""
     annotations = Annotations()
-    _Liveness(annotations, loop_flags or {}).block(function_node.body, frozenset())
+    facts = _NameFacts()
+    _Liveness(annotations, loop_flags or {}, facts).block(function_node.body, frozenset())
     params = frozenset(activity.parameter_names(function_node))
-    _Definedness(annotations).block(function_node.body, params)
+    _Definedness(annotations, facts).block(function_node.body, params)
     # `x.append(...)` modifies x too, for the function's own variables (not globals or
     # variables of enclosing functions, which the statement cannot carry).
     local = activity.assigned_names(function_node.body) | params
     # A nested function or lambda may read the function's variables whenever it is called:
     # those stay live everywhere.
-    closure_reads = frozenset(_closure_reads(function_node) & local)
+    all_closure_reads = _closure_reads(function_node)
+    closure_reads = frozenset(all_closure_reads & local)
     # A `global` or `nonlocal` name outlives the function: the module (or the enclosing
     # function) may read it at any time after, so it is live after every statement.
-    outer = frozenset(activity.declared_global(function_node))
+    declared = activity.declared_global(function_node)
+    outer = frozenset(declared)
     closure_writes = _closure_writes(function_node, local)
-    for node in gast.walk(function_node):
+    for node in traversal.walk(function_node):
         if isinstance(node, _COMPOUND):
             info = annotations.record(node)
             modified = activity.assigned_names(node.body + node.orelse)
@@ -141,9 +146,8 @@ def analyze(function_node, loop_flags=None):
             info.modified = frozenset(modified)
             info.live_out |= closure_reads | outer
             _record_mutations(node, info, local)
-    _analyze_composites(function_node, annotations, _closure_reads(function_node),
-                        local - activity.declared_global(function_node),
-                        frozenset(activity.fresh_object_names(function_node)))
+    _analyze_composites(function_node, annotations, all_closure_reads, local - declared,
+                        declared)
     return annotations
 
 
@@ -152,7 +156,7 @@ def _closure_writes(function_node, local):
     calling it may rebind}: those it declares `nonlocal` and assigns, and those of the
     nested functions it calls (or mentions: it may pass them on), to a fixpoint."""
     nested = {}
-    for node in gast.walk(function_node):
+    for node in traversal.walk(function_node):
         if isinstance(node, (gast.FunctionDef, gast.AsyncFunctionDef)) and \
                 node is not function_node:
             declared = activity.declared_global(node)
@@ -196,18 +200,21 @@ def _record_mutations(node, info, local):
     if not calls:
         return
     is_if = isinstance(node, gast.If)
-    carried = sorted(c for c in calls if c.split(".")[0] in local and
-                     (is_if or not c.endswith(".append")))
-    receivers = {c.split(".")[0] for c in carried}
+    carried = sorted(c for c in calls if c.root in local and (is_if or not _appends(c)))
+    receivers = {c.root for c in carried}
     info.mutated = tuple(carried)
     info.modified = info.modified | receivers
     info.live_out = info.live_out | receivers
     info.mutations_checked = tuple(sorted(
-        (c.split(".")[0], c) for c in calls
-        if c.split(".")[0] not in local and not c.endswith(".append")))
+        (c.base(), c) for c in calls if c.root not in local and not _appends(c)))
 
 
-def _analyze_composites(function_node, annotations, closure_reads, own_names, made_here):
+def _appends(call):
+    """True for a call of a method named `append` (`x.append`)."""
+    return call.last == qual_names.Attribute("append")
+
+
+def _analyze_composites(function_node, annotations, closure_reads, own_names, declared):
     """Fills in the composite fields of each statement's record.
 
     A modified composite is state unless it is an item of a local container (one that
@@ -217,17 +224,17 @@ def _analyze_composites(function_node, annotations, closure_reads, own_names, ma
     or after the function returns, so its modified composites are always state."""
     if not composites.writes_composites(function_node):
         return
-    for node in gast.walk(function_node):
+    made_here = frozenset(activity.fresh_object_names(function_node))
+    for node in traversal.walk(function_node):
         if isinstance(node, _COMPOUND):  # containers of other scopes' objects: checked
             info = annotations.record(node)
             info.mutations_checked = info.mutations_checked + tuple(sorted(
-                (text.rsplit(".", 1)[0], text) for text in composites.mutating_calls(node)
-                if text.split(".")[0] not in own_names))
-    never_local = (closure_reads | set(activity.parameter_names(function_node)) |
-                   activity.declared_global(function_node))
+                (call.base(), call) for call in composites.mutating_calls(node)
+                if call.root not in own_names))
+    never_local = closure_reads | set(activity.parameter_names(function_node)) | declared
     local = composites.local_items(function_node, never_local)
     liveness = composites.Liveness(local).run(function_node)
-    for node in gast.walk(function_node):
+    for node in traversal.walk(function_node):
         if not isinstance(node, _COMPOUND):
             continue
         info = annotations.record(node)
@@ -239,18 +246,16 @@ def _analyze_composites(function_node, annotations, closure_reads, own_names, ma
         carried, refused = composites.modified(node, info.modified, info.defined_in,
                                                own_names)
         state = [p for p in carried if not dead(p, dead_out, dead_in)]
-        info.composites = tuple(sorted(p.text for p in state))
-        info.composites_must_exist = tuple(sorted(p.text for p in state
-                                                  if p.root not in made_here))
+        info.composites = tuple(sorted(state))
+        info.composites_must_exist = tuple(sorted(p for p in state if p.root not in made_here))
         info.mutated = info.mutated + tuple(sorted(
-            text for text in composites.mutating_calls(node) if
-            text.rsplit(".", 1)[0] in info.composites))
+            call for call in composites.mutating_calls(node) if
+            call.base() in info.composites))
         deleted = composites.deleted_items(node)
         info.composites_deleted = tuple(sorted(
-            (text, deleted[text]) for text in info.composites if text in deleted))
+            (item, deleted[item]) for item in info.composites if item in deleted))
         if isinstance(node, gast.If):
-            info.composites_restore_only = tuple(sorted(
-                p.text for p in state if dead(p, dead_out)))
+            info.composites_restore_only = tuple(sorted(p for p in state if dead(p, dead_out)))
         info.composites_refused = tuple(sorted(
             (text, reason) for text, (p, reason) in refused.items()
             if not dead(p, dead_out, dead_in)))
@@ -260,7 +265,7 @@ def _closure_reads(function_node):
     """Free names read by the nested functions, lambdas and classes of `function_node` (not
     the lambdas the expressions pass made for lazy operands, which run on the spot)."""
     found = set()
-    for node in gast.walk(function_node):
+    for node in traversal.walk(function_node):
         if node is function_node or getattr(node, "_ag_deferred_operand", False):
             continue
         if isinstance(node, (gast.FunctionDef, gast.AsyncFunctionDef, gast.Lambda)):
@@ -272,10 +277,38 @@ def _closure_reads(function_node):
     return found
 
 
+class _NameFacts:
+    """The names each simple statement assigns, reads and deletes, found once per analysis:
+    both passes ask, and their fixpoints over loops ask again for the same statements."""
+
+    def __init__(self) -> None:
+        self._found: dict = {}
+
+    def _memo(self, find, node):
+        key = (find, id(node))
+        found = self._found.get(key)
+        if found is None:
+            found = self._found[key] = frozenset(find(node))
+        return found
+
+    def assigned(self, node):
+        """activity.assigned_names(node)."""
+        return self._memo(activity.assigned_names, node)
+
+    def read(self, node):
+        """activity.read_names(node)."""
+        return self._memo(activity.read_names, node)
+
+    def deleted(self, node):
+        """activity.deleted_names(node)."""
+        return self._memo(activity.deleted_names, node)
+
+
 class _Liveness:
-    def __init__(self, annotations, loop_flags):
+    def __init__(self, annotations, loop_flags, facts):
         self.annotations = annotations
         self.loop_flags = loop_flags
+        self.facts = facts
 
     def block(self, stmts, live_out):
         live = frozenset(live_out)
@@ -304,11 +337,11 @@ class _Liveness:
         if isinstance(node, gast.Try):
             after = self.block(node.finalbody, live_out)
             body = self.block(node.body + node.orelse, after)
-            handlers = frozenset()
+            handlers: frozenset[str] = frozenset()
             for handler in node.handlers:
                 handlers |= self.block(handler.body, after)
             return body | handlers | after
-        return (live_out - activity.assigned_names(node)) | activity.read_names(node)
+        return (live_out - self.facts.assigned(node)) | self.facts.read(node)
 
     def _with(self, node, live_out):
         # Each item's `as` target is bound before the body runs (and before later items are
@@ -340,8 +373,9 @@ class _Definedness:
     """Forward pass: the names definitely assigned before each statement, and the reads of
     names that may not be assigned yet (in the first iteration, for loops)."""
 
-    def __init__(self, annotations):
+    def __init__(self, annotations, facts):
         self.annotations = annotations
+        self.facts = facts
 
     def block(self, stmts, defined):
         for stmt in stmts:
@@ -349,7 +383,7 @@ class _Definedness:
         return defined
 
     def reads(self, node, defined):
-        for sub in gast.walk(node):
+        for sub in traversal.walk(node):
             if isinstance(sub, gast.Name) and isinstance(sub.ctx, gast.Load) and \
                     sub.id not in defined:
                 self.annotations.maybe_undefined_reads.add(id(sub))
@@ -397,4 +431,4 @@ class _Definedness:
                 self.block(handler.body, defined - activity.deleted_names(node.body))
             deleted = activity.deleted_names(node.body + node.orelse + handlers) | caught
             return self.block(node.finalbody, defined - deleted)
-        return (defined | activity.assigned_names(node)) - activity.deleted_names(node)
+        return (defined | self.facts.assigned(node)) - self.facts.deleted(node)

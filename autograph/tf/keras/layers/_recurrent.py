@@ -14,7 +14,7 @@ from autograph.tf.keras import _tensors
 from autograph.tf.keras import activations as _activations
 from autograph.tf.keras import initializers as _initializers
 from autograph.tf.keras.layers._layer import Layer
-from runtime.operators import functional as _functional
+from runtime.functional import control_flow as _functional
 from runtime.ops import array_ops as _array
 from runtime.ops import layout_ops as _layout
 from runtime.ops import linalg_ops as _linalg

@@ -1,7 +1,7 @@
 """TensorFlow's higher-order functions over the first dimension of tensors: `map_fn`,
 `scan`, `foldl`, `foldr` and `vectorized_map`.
 
-Each is one loop, built on `tf.while_loop` (runtime.operators.functional): the elements are
+Each is one loop, built on `tf.while_loop` (runtime.functional.control_flow): the elements are
 read from TensorArrays unstacked from `elems`, and the per-step results written to
 TensorArrays stacked at the end. Eagerly the loop runs in Python on eager tensors (a
 GradientTape records its ops); inside a trace it is one While op whatever the number of
@@ -19,7 +19,8 @@ from runtime import context, dtypes, nest, subgraphs
 from runtime import shape as shape_lib
 from runtime.composite.base import CompositeTensor
 from runtime.data.element_functions import convert
-from runtime.operators import functional, staging
+from runtime.functional import control_flow
+from runtime.operators import staging
 from runtime.ops import array_ops, common, math_ops
 from runtime.signature import TensorSpec
 from runtime.tensor import Tensor
@@ -155,7 +156,7 @@ def map_fn(fn, elems, dtype=None, parallel_iterations=None, back_prop=True,
         flat = _flat_result(out_structure, result, out_specs, what, role)
         return i + 1, [ta.write(i, v) for ta, v in zip(arrays, flat)]
 
-    _, arrays = functional.while_loop(lambda i, _: i < elements.length, body,
+    _, arrays = control_flow.while_loop(lambda i, _: i < elements.length, body,
                                       (_zero(), arrays))
     if _empty(elements.length) and not all(_fully_known(ta.element_shape) for ta in arrays):
         # fn never ran: trace it to learn the shape of the zero rows
@@ -230,10 +231,10 @@ def _accumulate(fn, elems, initializer, reverse, collect, what):
 
     start_step = _zero() + first_step
     if collect:
-        final = functional.while_loop(lambda step, *_: step < length, body,
+        final = control_flow.while_loop(lambda step, *_: step < length, body,
                                       (start_step, acc_flat, arrays))
     else:
-        final = functional.while_loop(lambda step, *_: step < length, fold_body,
+        final = control_flow.while_loop(lambda step, *_: step < length, fold_body,
                                       (start_step, acc_flat))
     return nest.pack_sequence_as(acc_structure, final[1]), (final[2] if collect else None)
 

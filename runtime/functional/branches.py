@@ -1,5 +1,5 @@
 """TensorFlow's multi-way branches: `switch_case` (on an integer index) and `case` (on a
-list of predicates), built on `tf.cond` (runtime.operators.functional).
+list of predicates), built on `tf.cond` (runtime.functional.control_flow).
 
 A Python or eager index (or predicate) picks the branch in Python: only that branch runs.
 A symbolic one stages a chain of If ops, each choosing between one branch and the rest:
@@ -10,8 +10,9 @@ so every branch is traced once, and gradients flow through the If ops as through
 """
 
 from runtime import dtypes
-from runtime.operators import functional, staging
-from runtime.operators.functional_maps import converted
+from runtime.functional import control_flow
+from runtime.functional.maps import converted
+from runtime.operators import staging
 from runtime.ops import common, io_ops, math_ops, reduction_ops
 
 
@@ -65,7 +66,7 @@ def switch_case(branch_index, branch_fns, default=None, name="switch_case"):
     def pick(position):
         if position == len(chosen):
             return fallback()
-        return functional.cond(math_ops.equal(index, position), chosen[position],
+        return control_flow.cond(math_ops.equal(index, position), chosen[position],
                                lambda: pick(position + 1))
     return pick(0)
 
@@ -108,7 +109,7 @@ def case(pred_fn_pairs, default=None, exclusive=False, strict=False, name="case"
     def pick(position):
         if position == len(preds):
             return default()
-        return functional.cond(preds[position], fns[position], lambda: pick(position + 1))
+        return control_flow.cond(preds[position], fns[position], lambda: pick(position + 1))
     return pick(0)
 
 

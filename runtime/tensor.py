@@ -79,6 +79,16 @@ class TensorRef:
         return isinstance(other, TensorRef) and other._tensor is self._tensor
 
 
+def repr_value_text(value: Any) -> str:
+    """The `numpy=` part of a tensor's or variable's repr, as TensorFlow writes it: an array's
+    repr, and a scalar as the Python number it holds (a float32 27.3 is 27.299999237060547,
+    the float it is exactly, where numpy would write 27.3)."""
+    if isinstance(value, np.ndarray) and value.ndim > 0:
+        return repr(value)
+    scalar = value.item() if isinstance(value, (np.ndarray, np.generic)) else value
+    return repr(scalar)
+
+
 def _value_text(value: Any, dtype: dtypes.DType) -> str:
     if dtype is dtypes.string and isinstance(value, np.ndarray) and value.ndim == 0:
         return repr(value[()])
@@ -153,9 +163,7 @@ class EagerTensor(Tensor):
             value_text, shape_lib.to_string(self._value.shape), self.dtype.name)
 
     def __repr__(self) -> str:
-        value = self.numpy()
-        value_text = repr(value) if isinstance(value, np.ndarray) else _value_text(
-            self._value, self.dtype)
+        value_text = repr_value_text(self.numpy())
         if "\n" in value_text:
             value_text = "\n" + value_text
         return "<tf.Tensor: shape=%s, dtype=%s, numpy=%s>" % (

@@ -23,7 +23,7 @@ from runtime import shape as shape_lib
 from runtime.ops import common, math_ops, tensor_operators
 from runtime.ops.registry import execute, execute1
 from runtime.ops.variable_ops import OPS
-from runtime.tensor import EagerTensor, SymbolicTensor, TensorRef
+from runtime.tensor import EagerTensor, SymbolicTensor, TensorRef, repr_value_text
 
 
 class VariableSynchronization(enum.Enum):
@@ -317,8 +317,7 @@ class Variable:
 
     def __repr__(self):
         if context.executing_eagerly() and self._value is not None:
-            value = EagerTensor(self._value, self.dtype).numpy()
-            text = repr(value) if isinstance(value, np.ndarray) else str(value)
+            text = repr_value_text(EagerTensor(self._value, self.dtype).numpy())
             if "\n" in text:  # TensorFlow starts a value of several lines on its own line
                 text = "\n" + text
             return "<tf.Variable '%s' shape=%s dtype=%s, numpy=%s>" % (

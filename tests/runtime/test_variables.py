@@ -66,6 +66,11 @@ def test_repr_shows_name_shape_dtype_and_value():
         "<tf.Variable 'v:0' shape=(2,) dtype=int32, numpy=array([1, 2], dtype=int32)>")
 
 
+def test_repr_of_a_float32_scalar_variable_shows_the_float_it_holds():
+    assert repr(variables.Variable(27.3)) == (
+        "<tf.Variable 'Variable:0' shape=() dtype=float32, numpy=27.299999237060547>")
+
+
 def test_variables_are_unhashable_but_have_refs():
     v = variables.Variable(1.0)
     with pytest.raises(TypeError):

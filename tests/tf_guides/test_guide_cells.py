@@ -57,7 +57,6 @@ VALUE_FREE = {
 # (guide, cell index) -> why the cell does not show what TensorFlow shows yet.
 EXPECTED_FAILURES = {
     ("basics", 6): "softmax: TensorFlow's float32 exp (Eigen's) rounds differently from numpy's",
-    ("basics", 20): "a float32 scalar's repr shows numpy's 27.3, TensorFlow's the float it is",
     ("tensor", 10): "softmax: TensorFlow's float32 exp (Eigen's) rounds differently from numpy's",
     ("tensor", 32): "reshape's error message is not TensorFlow's (which names its C++ kernel)",
     ("tensor", 39): "a non-rectangular list gives numpy's message, not TensorFlow's",

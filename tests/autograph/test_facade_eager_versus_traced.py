@@ -1,0 +1,35 @@
+"""Facade names added for TensorFlow's guides give the same value eagerly and inside a
+tf.function (converted), and TensorFlow's value (from the guides, or TensorFlow's docs)."""
+
+import numpy as np
+import pytest
+
+import autograph.tf as tf
+
+T14 = [[-2, -7, 0], [-9, 0, 1], [0, -3, -8]]
+
+# name -> (function of no arguments, expected value as a nested list)
+CASES = {
+    "tf.tensor_scatter_nd_sub": (
+        lambda: tf.tensor_scatter_nd_sub(tf.constant([[2, 7], [9, 0]]), [[0, 1], [1, 0]], [7, 9]),
+        [[2, 0], [0, 0]]),
+    "tf.tensor_scatter_nd_min": (
+        lambda: tf.tensor_scatter_nd_min(tf.constant(T14), [[0, 2], [1, 1]], [-6, -5]),
+        [[-2, -7, -6], [-9, -5, 1], [0, -3, -8]]),
+    "tf.tensor_scatter_nd_max": (
+        lambda: tf.tensor_scatter_nd_max(tf.constant(T14), [[0, 2], [2, 0]], [6, 4]),
+        [[-2, -7, 6], [-9, 0, 1], [4, -3, -8]]),
+}
+
+
+def _value(result):
+    if isinstance(result, tf.RaggedTensor):
+        return result.to_list()
+    return np.asarray(result).tolist()
+
+
+@pytest.mark.parametrize("name", sorted(CASES))
+def test_the_same_value_eagerly_and_traced(name):
+    make, expected = CASES[name]
+    assert _value(make()) == expected
+    assert _value(tf.function(make)()) == expected

@@ -4,7 +4,7 @@ records."""
 from runtime.composite.parsing import parse_example, parse_single_example
 from runtime.io.tfrecord import TFRecordWriter
 from runtime.ops.parsing_ops import FixedLenFeature, VarLenFeature
-from runtime.ops.string_ops import decode_csv
+from runtime.ops.string_ops import decode_csv, decode_raw
 
-__all__ = ["FixedLenFeature", "TFRecordWriter", "VarLenFeature", "decode_csv",
+__all__ = ["FixedLenFeature", "TFRecordWriter", "VarLenFeature", "decode_csv", "decode_raw",
            "parse_example", "parse_single_example"]

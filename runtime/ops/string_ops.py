@@ -322,6 +322,52 @@ def to_number(string_tensor, out_type=dtypes.float32, name=None):
                     {"out_type": out_type}, name=name)
 
 
+def _decode_raw_kernel(x, out_type, little_endian=True, fixed_length=None):
+    item = np.dtype(out_type.np_dtype).newbyteorder("<" if little_endian else ">")
+    flat = [bytes(b) for b in np.reshape(x, [-1])]
+    if fixed_length is not None:
+        flat = [b[:fixed_length].ljust(fixed_length, b"\0") for b in flat]
+    sizes = {len(b) for b in flat}
+    if len(sizes) > 1:
+        raise ValueError("DecodeRaw requires input strings to all be the same size, got "
+                         "sizes %s" % sorted(sizes))
+    size = sizes.pop() if sizes else (fixed_length or 0)
+    if size % item.itemsize:
+        raise ValueError("Input to DecodeRaw has length %d that is not a multiple of %d, the "
+                         "size of %s" % (size, item.itemsize, out_type.name))
+    values = np.frombuffer(b"".join(flat), dtype=item).astype(out_type.np_dtype)
+    return values.reshape(np.shape(x) + (size // item.itemsize,))
+
+
+def _decode_raw_infer(specs, attrs):
+    dtype, shape = specs[0]
+    require_kind(dtype, {"string"}, "input_bytes")
+    width = None
+    fixed_length = attrs["fixed_length"]
+    if fixed_length is not None:
+        width = fixed_length // attrs["out_type"].np_dtype.itemsize
+    return [(attrs["out_type"], None if shape is None else tuple(shape) + (width,))]
+
+
+OPS["DecodeRaw"] = register("DecodeRaw", _decode_raw_kernel, _decode_raw_infer,
+                            grad=NOT_DIFFERENTIABLE, emit=KERNEL_CALL,
+                            attr_types={"fixed_length": attr_types.optional(attr_types.INT)},
+                            traits=_PYTHON_STRINGS + ("may_raise",))
+
+
+def decode_raw(input_bytes, out_type, little_endian=True, fixed_length=None, name=None):
+    """The bytes of each string read as numbers of `out_type`: a last dimension of
+    len(string) / out_type's size; the strings must all be as long (or `fixed_length`
+    bytes, each cut or zero-padded to it)."""
+    out_type = dtypes.as_dtype(out_type)
+    if out_type is dtypes.string or out_type is dtypes.bool_:
+        raise TypeError("decode_raw: out_type must be a numeric dtype, got %s" % out_type.name)
+    return execute1(OPS["DecodeRaw"], [convert_to_tensor(input_bytes)],
+                    {"out_type": out_type, "little_endian": bool(little_endian),
+                     "fixed_length": None if fixed_length is None else int(fixed_length)},
+                    name=name)
+
+
 def _format_spec(dtype, precision, scientific, shortest, width, fill):
     """The printf-style format TensorFlow's AsString uses for `dtype`."""
     flags = fill + ("" if width < 0 else str(width))

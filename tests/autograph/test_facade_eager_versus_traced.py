@@ -19,6 +19,8 @@ CASES = {
     "tf.tensor_scatter_nd_max": (
         lambda: tf.tensor_scatter_nd_max(tf.constant(T14), [[0, 2], [2, 0]], [6, 4]),
         [[-2, -7, 6], [-9, 0, 1], [4, -3, -8]]),
+    "tf.io.decode_raw": (lambda: tf.io.decode_raw(tf.constant("Duck"), tf.uint8),
+                         [68, 117, 99, 107]),
 }
 
 

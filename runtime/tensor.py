@@ -266,10 +266,16 @@ def _infer_dtype(value: Any) -> dtypes.DType:
         return dtypes.complex128
     if isinstance(value, (str, bytes)):
         return dtypes.string
-    array = np.asarray(value, dtype=object if _has_strings(value) else None)
-    if array.dtype.kind == "O":
-        if _has_strings(value):
-            return dtypes.string
+    if _has_strings(value):
+        _check_python_sequence(value)
+        return dtypes.string
+    try:
+        array = np.asarray(value)
+    except ValueError:
+        _check_python_sequence(value)
+        raise
+    if array.dtype.kind in "OUS":
+        _check_python_sequence(value)
         raise TypeError("cannot convert %r to a tensor" % (value,))
     if array.dtype.kind in "iu":
         if array.size and (array.min() < -2**31 or array.max() >= 2**31):
@@ -280,6 +286,35 @@ def _infer_dtype(value: Any) -> dtypes.DType:
     if array.dtype.kind == "c":
         return dtypes.complex128
     return dtypes.from_numpy(array.dtype)
+
+
+def _python_sequence_problem(value: Any) -> str | None:
+    """TensorFlow's message for a nested Python list that is no tensor, or None: items of
+    one level that are lists and scalars, or strings and numbers, are "mixed types"; lists
+    of one level with different lengths are "non-rectangular"."""
+    level = [value]
+    ragged = False
+    while level:
+        lists = [v for v in level if isinstance(v, (list, tuple))]
+        if lists and len(lists) != len(level):
+            return "Can't convert Python sequence with mixed types to Tensor."
+        if not lists:
+            strings = sum(isinstance(v, (str, bytes)) for v in level)
+            if 0 < strings < len(level):
+                return "Can't convert Python sequence with mixed types to Tensor."
+            break
+        ragged = ragged or len({len(v) for v in lists}) > 1
+        level = [item for v in lists for item in v]
+    if ragged:
+        return "Can't convert non-rectangular Python sequence to Tensor."
+    return None
+
+
+def _check_python_sequence(value: Any) -> None:
+    """Raises TensorFlow's ValueError for a nested list of mixed types or ragged lengths."""
+    problem = _python_sequence_problem(value)
+    if problem:
+        raise ValueError(problem)
 
 
 def _has_strings(value: Any) -> bool:

@@ -522,3 +522,16 @@ def test_dynamic_index_out_of_range_in_a_graph_raises_invalid_argument():
     assert f(array_ops.constant([1, 2, 3]), array_ops.constant(-1)).numpy() == 3
     with pytest.raises(errors.InvalidArgumentError):
         f(array_ops.constant([1, 2, 3]), array_ops.constant(3))
+
+
+@pytest.mark.parametrize("value, message", [
+    ([[1, 2], [3]], "Can't convert non-rectangular Python sequence to Tensor."),
+    ([["a", "b"], ["c"]], "Can't convert non-rectangular Python sequence to Tensor."),
+    (["one", 3], "Can't convert Python sequence with mixed types to Tensor."),
+    ([1, "two"], "Can't convert Python sequence with mixed types to Tensor."),
+    ([[1, 2], [3, [4]]], "Can't convert Python sequence with mixed types to Tensor."),
+])
+def test_a_list_that_is_no_tensor_raises_tensorflows_value_error(value, message):
+    with pytest.raises(ValueError) as info:
+        array_ops.constant(value)
+    assert str(info.value) == message

@@ -59,7 +59,6 @@ EXPECTED_FAILURES = {
     ("basics", 6): "softmax: TensorFlow's float32 exp (Eigen's) rounds differently from numpy's",
     ("tensor", 10): "softmax: TensorFlow's float32 exp (Eigen's) rounds differently from numpy's",
     ("tensor", 32): "reshape's error message is not TensorFlow's (which names its C++ kernel)",
-    ("tensor", 39): "a non-rectangular list gives numpy's message, not TensorFlow's",
     ("variable", 5): "assigning a value of another shape: InvalidArgumentError, TF ValueError",
     ("autodiff", 30): "tf.image.adjust_contrast is missing",
     ("advanced_autodiff", 7): "tf.saved_model.SaveOptions(experimental_custom_gradients) missing",

@@ -933,9 +933,7 @@ def constant(pylist: Any, dtype: Any = None, ragged_rank: int | None = None,
         splits, flat = [0], []  # type: list[int], list[Any]
         for row in items:
             if not isinstance(row, (list, tuple)):
-                refuse(ValueError, "all scalar values must have the same nesting depth "
-                                   "(tf.ragged.constant found %r at depth %d)" % (
-                                       row, level + 1))
+                refuse(ValueError, "all scalar values must have the same nesting depth")
             flat.extend(row)
             splits.append(len(flat))
         levels.append(splits)

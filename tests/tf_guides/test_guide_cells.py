@@ -65,7 +65,6 @@ EXPECTED_FAILURES = {
     ("data", 11): "SparseTensorSpec.value_type is missing",
     ("data", 115): "a tf.train.Checkpoint cannot save a dataset iterator",
     ("ragged_tensor", 2): "tf.strings.substr and tf.map_fn refuse a RaggedTensor",
-    ("ragged_tensor", 19): "the nesting-depth error adds a detail TensorFlow's message lacks",
     ("ragged_tensor", 20): "tf.strings.to_hash_bucket_fast is missing",
     ("ragged_tensor", 26): "tf.strings.to_hash_bucket_fast is missing",
     ("ragged_tensor", 27): "follows from cell 26",

@@ -490,3 +490,8 @@ def test_shape_invariant_of_another_rank_is_refused():
 def test_sparse_add_of_two_dense_operands_is_refused_as_tensorflow_does():
     with pytest.raises(TypeError, match="At least one input should be SparseTensor"):
         sparse.add(array_ops.constant([1.0]), array_ops.constant([2.0]))
+
+
+def test_a_composite_specs_value_type_is_the_class_it_describes():
+    assert SparseTensorSpec([3, 4], dtypes.int32).value_type is SparseTensor
+    assert RaggedTensorSpec([2, None], dtypes.int32).value_type is RaggedTensor

@@ -62,7 +62,6 @@ EXPECTED_FAILURES = {
     ("variable", 5): "assigning a value of another shape: InvalidArgumentError, TF ValueError",
     ("autodiff", 30): "tf.image.adjust_contrast is missing",
     ("advanced_autodiff", 7): "tf.saved_model.SaveOptions(experimental_custom_gradients) missing",
-    ("data", 11): "SparseTensorSpec.value_type is missing",
     ("data", 115): "a tf.train.Checkpoint cannot save a dataset iterator",
     ("ragged_tensor", 2): "tf.strings.substr and tf.map_fn refuse a RaggedTensor",
     ("ragged_tensor", 20): "tf.strings.to_hash_bucket_fast is missing",

@@ -35,6 +35,7 @@ from runtime.ops import (
     scatter_ops,
     segment_ops,
     selection_ops,
+    string_ops,
 )
 from runtime.ops.common import convert_to_tensor
 from runtime.tensor import EagerTensor, Tensor
@@ -226,11 +227,14 @@ def _stack(values: Any, axis: int = 0, name: str = "stack") -> Any:
 
 def _gather(params: Any, indices: Any, axis: Any = None, batch_dims: int = 0,
             name: str | None = None) -> Any:
-    if not isinstance(params, RaggedTensor) or isinstance(indices, RaggedTensor):
-        refuse(TypeError, "tf.gather with a RaggedTensor: only RaggedTensor params with "
-                          "dense indices are supported")
     if axis not in (None, 0) or batch_dims:
         refuse(NotImplementedError, "tf.gather of a RaggedTensor supports axis=0 only")
+    if isinstance(indices, RaggedTensor):
+        # Ragged indices keep their rows: each index becomes the slice of params it names.
+        if isinstance(params, RaggedTensor):
+            refuse(TypeError, "tf.gather with RaggedTensor params and RaggedTensor indices "
+                              "is not supported")
+        return indices.with_flat_values(selection_ops.gather(params, indices.flat_values))
     indices = convert_to_tensor(indices, dtype_hint=dtypes.int64)
     dims = indices._shape_tuple()
     if dims == ():
@@ -398,6 +402,18 @@ def _on_flat_values(api: Any) -> Any:
     return handler
 
 
+def _strings_join(inputs: Any, separator: str = "", name: str | None = None) -> Any:
+    """tf.strings.join over RaggedTensors (of one partition) and dense strings that
+    broadcast against their values: joined two at a time, which the separator allows."""
+    def pair(left: Any, right: Any) -> Any:
+        return string_ops.join([left, right], separator)
+    result = inputs[0]
+    for item in inputs[1:]:
+        composite = result if isinstance(result, RaggedTensor) else item
+        result = composite._elementwise_binary(pair, result, item)
+    return result
+
+
 def _add_n(inputs: Any, name: str | None = None) -> Any:
     total = inputs[0]
     for item in inputs[1:]:
@@ -535,8 +551,12 @@ composite_dispatch.register_api(array_ops.size, RaggedTensor, _size)
 composite_dispatch.register_api(array_ops.rank, RaggedTensor, _rank)
 for _api in (array_ops.identity, array_ops.zeros_like, array_ops.ones_like,
              math_ops.clip_by_value, nn_ops.relu6, nn_ops.leaky_relu, nn_ops.elu, nn_ops.gelu,
-             nn_ops.silu):
+             nn_ops.silu, string_ops.length, string_ops.lower, string_ops.upper,
+             string_ops.strip, string_ops.regex_full_match, string_ops.regex_replace,
+             string_ops.to_number, string_ops.as_string, string_ops.substr,
+             string_ops.to_hash_bucket_fast):
     composite_dispatch.register_api(_api, RaggedTensor, _on_flat_values(_api))
 composite_dispatch.register_api(math_ops.add_n, RaggedTensor, _add_n)
+composite_dispatch.register_api(string_ops.join, RaggedTensor, _strings_join)
 composite_dispatch.register_api(manipulation_ops.tile, RaggedTensor, _tile)
 composite_dispatch.register_api(manipulation_ops.expand_dims, RaggedTensor, _expand_dims)

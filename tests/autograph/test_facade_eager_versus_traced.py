@@ -21,6 +21,15 @@ CASES = {
         [[-2, -7, 6], [-9, 0, 1], [4, -3, -8]]),
     "tf.io.decode_raw": (lambda: tf.io.decode_raw(tf.constant("Duck"), tf.uint8),
                          [68, 117, 99, 107]),
+    "tf.strings.to_hash_bucket_fast": (
+        lambda: tf.strings.to_hash_bucket_fast(tf.ragged.constant([["Who", "Dan"], []]), 1000),
+        [[785, 957], []]),
+    "tf.nn.embedding_lookup": (
+        lambda: tf.nn.embedding_lookup(tf.constant([[0, 1], [2, 3]]), [1, 1, 0]),
+        [[2, 3], [2, 3], [0, 1]]),
+    "tf.random.truncated_normal (bounded)": (
+        lambda: tf.reduce_all(tf.abs(tf.random.truncated_normal([500], stddev=3.0)) <= 6.0),
+        True),
 }
 
 

@@ -9,6 +9,7 @@ import pytest
 from runtime import dtypes, errors
 from runtime.composite import ragged_functions as rf
 from runtime.composite.ragged import RaggedTensor, constant
+from runtime.function import function
 from runtime.gradients import GradientTape
 from runtime.ops import (
     array_ops,
@@ -19,6 +20,7 @@ from runtime.ops import (
     reduction_ops,
     scatter_ops,
     selection_ops,
+    string_ops,
 )
 from runtime.variables import Variable
 
@@ -182,3 +184,27 @@ def test_gradients_of_max_min_and_prod_over_ragged_rows():
     assert tape.gradient(largest, v).numpy().tolist() == [0.0, 0.5, 0.5, 1.0, 0.0, 10.0]
     assert tape.gradient(product, v).numpy().tolist() == [9.0, 3.0, 3.0, 1.0, 5.0, 0.0]
     assert tape.gradient(smallest, v).numpy().tolist() == [0.0, 1.0, 1.0, 0.0, 1.0, 0.0]
+
+
+WORDS = [["So", "long"], ["thanks", "for", "all", "the", "fish"]]
+
+
+@pytest.mark.parametrize("traced", [False, True])
+def test_elementwise_string_ops_map_a_ragged_tensors_values(traced):
+    def prefixes(words):
+        return string_ops.upper(string_ops.substr(words, 0, 2))
+    run = function(prefixes) if traced else prefixes
+    assert run(constant(WORDS)).to_list() == [[b"SO", b"LO"],
+                                               [b"TH", b"FO", b"AL", b"TH", b"FI"]]
+
+
+def test_strings_join_pairs_ragged_values_and_broadcasts_a_scalar():
+    words = constant(WORDS)
+    joined = string_ops.join([words, "!", words], separator="+")
+    assert joined.to_list()[0] == [b"So+!+So", b"long+!+long"]
+
+
+def test_gather_with_ragged_indices_keeps_their_rows():
+    table = array_ops.constant([[0.0, 1.0], [2.0, 3.0], [4.0, 5.0]])
+    out = selection_ops.embedding_lookup(table, constant([[2, 0], [], [1]]))
+    assert out.to_list() == [[[4.0, 5.0], [0.0, 1.0]], [], [[2.0, 3.0]]]

@@ -27,6 +27,16 @@ CASES = {
     "tf.nn.embedding_lookup": (
         lambda: tf.nn.embedding_lookup(tf.constant([[0, 1], [2, 3]]), [1, 1, 0]),
         [[2, 3], [2, 3], [0, 1]]),
+    "tf.io.RaggedFeature": (
+        lambda: tf.io.parse_example(
+            [tf.train.Example(features=tf.train.Features(feature={"v": tf.train.Feature(
+                int64_list=tf.train.Int64List(value=[4, 5]))})).SerializeToString()],
+            {"v": tf.io.RaggedFeature(tf.int64)})["v"],
+        [[4, 5]]),
+    "tf.data.experimental.dense_to_ragged_batch": (
+        lambda: next(iter(tf.data.Dataset.range(1, 3).map(tf.range).apply(
+            tf.data.experimental.dense_to_ragged_batch(2)))),
+        [[0], [0, 1]]),
     "tf.random.truncated_normal (bounded)": (
         lambda: tf.reduce_all(tf.abs(tf.random.truncated_normal([500], stddev=3.0)) <= 6.0),
         True),

@@ -255,6 +255,12 @@ def test_from_tensor_slices_of_ragged_rows_and_sparse_rows():
     assert total(ds).numpy() == 9.0
 
 
+def test_dense_to_ragged_batch_applies_ragged_batch():
+    ds = Dataset.range(1, 4).map(lambda x: array_ops.range(x))
+    batched = ds.apply(data.dense_to_ragged_batch(2))
+    assert [_plain(r) for r in batched] == [[[0], [0, 1]], [[0, 1, 2]]]
+
+
 def test_ragged_batch_makes_ragged_tensors():
     ds = Dataset.range(1, 5).map(lambda x: array_ops.range(x)).ragged_batch(2)
     assert [_plain(r) for r in ds] == [[[0], [0, 1]], [[0, 1, 2], [0, 1, 2, 3]]]

@@ -27,6 +27,7 @@ from runtime.ops import (
     array_ops,
     common,
     composite_dispatch,
+    layout_ops,
     manipulation_ops,
     math_ops,
     nn_ops,
@@ -421,6 +422,37 @@ def _add_n(inputs: Any, name: str | None = None) -> Any:
     return total
 
 
+def _reverse(tensor: Any, axis: Any, name: str | None = None) -> Any:
+    """tf.reverse of a RaggedTensor of ragged rank 1: axis 0 reverses the rows, axis 1 the
+    values within each row, a later axis the flat values."""
+    rt = tensor
+    axes = common.static_int_list(axis, "axis")
+    rank = len(rt._shape_tuple())
+    if axes is None:
+        refuse(ValueError, "tf.reverse of a RaggedTensor needs Python int axes")
+    if rt.ragged_rank != 1:
+        refuse(NotImplementedError, "tf.reverse supports RaggedTensors of ragged rank 1")
+    axes = sorted({a + rank if a < 0 else a for a in axes})
+    if any(not 0 <= a < rank for a in axes):
+        refuse(ValueError, "tf.reverse: axis %r is out of range for rank %d" % (axis, rank))
+    result = rt
+    inner = [a - 1 for a in axes if a >= 2]
+    if inner:
+        result = result.with_flat_values(layout_ops.reverse(result.flat_values, inner))
+    if 1 in axes:
+        ids = result.value_rowids()
+        starts = _take(result.row_starts(), ids)
+        limits = _take(result.row_limits(), ids)
+        position = array_ops.range(math_ops.cast(array_ops.shape(ids)[0], dtypes.int64),
+                                   dtype=dtypes.int64)
+        result = RaggedTensor._make(_take(result.values, starts + limits - 1 - position),
+                                    result.row_splits)
+    if 0 in axes:
+        rows = math_ops.cast(result.nrows(), dtypes.int64)
+        result = result._gather_rows(array_ops.range(rows - 1, -1, -1, dtype=dtypes.int64))
+    return result
+
+
 def _tile(input: Any, multiples: Any, name: str | None = None) -> Any:  # noqa: A002
     rt = input
     counts = common.static_int_list(multiples, "multiples")
@@ -559,4 +591,5 @@ for _api in (array_ops.identity, array_ops.zeros_like, array_ops.ones_like,
 composite_dispatch.register_api(math_ops.add_n, RaggedTensor, _add_n)
 composite_dispatch.register_api(string_ops.join, RaggedTensor, _strings_join)
 composite_dispatch.register_api(manipulation_ops.tile, RaggedTensor, _tile)
+composite_dispatch.register_api(layout_ops.reverse, RaggedTensor, _reverse)
 composite_dispatch.register_api(manipulation_ops.expand_dims, RaggedTensor, _expand_dims)

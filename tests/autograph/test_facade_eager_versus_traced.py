@@ -37,6 +37,9 @@ CASES = {
         lambda: next(iter(tf.data.Dataset.range(1, 3).map(tf.range).apply(
             tf.data.experimental.dense_to_ragged_batch(2)))),
         [[0], [0, 1]]),
+    "tf.reverse (ragged)": (
+        lambda: tf.reverse(tf.ragged.constant([[1, 2], [3], [4, 5, 6]]), [1]),
+        [[2, 1], [3], [6, 5, 4]]),
     "tf.random.truncated_normal (bounded)": (
         lambda: tf.reduce_all(tf.abs(tf.random.truncated_normal([500], stddev=3.0)) <= 6.0),
         True),

@@ -14,6 +14,7 @@ from runtime.gradients import GradientTape
 from runtime.ops import (
     array_ops,
     common,
+    layout_ops,
     manipulation_ops,
     math_ops,
     nn_ops,
@@ -208,3 +209,17 @@ def test_gather_with_ragged_indices_keeps_their_rows():
     table = array_ops.constant([[0.0, 1.0], [2.0, 3.0], [4.0, 5.0]])
     out = selection_ops.embedding_lookup(table, constant([[2, 0], [], [1]]))
     assert out.to_list() == [[[4.0, 5.0], [0.0, 1.0]], [], [[2.0, 3.0]]]
+
+
+@pytest.mark.parametrize("axis, expected", [
+    ([0], [[[5, 6]], [], [[1, 2], [3, 4]]]),
+    ([1], [[[3, 4], [1, 2]], [], [[5, 6]]]),
+    ([-1], [[[2, 1], [4, 3]], [], [[6, 5]]]),
+    ([0, 1, 2], [[[6, 5]], [], [[4, 3], [2, 1]]]),
+])
+@pytest.mark.parametrize("traced", [False, True])
+def test_reverse_of_a_ragged_tensor_along_rows_values_and_inner_axes(axis, expected, traced):
+    rt = constant([[[1, 2], [3, 4]], [], [[5, 6]]], ragged_rank=1)
+    run = function(lambda r: layout_ops.reverse(r, axis)) if traced else \
+        (lambda r: layout_ops.reverse(r, axis))
+    assert run(rt).to_list() == expected

@@ -302,7 +302,17 @@ class Variable:
 
     def assign(self, value, use_locking=None, name=None, read_value=True):
         """Sets the value; returns the variable (read when used), or None for
-        `read_value=False`."""
+        `read_value=False`. A value whose static shape does not fit the variable's is a
+        ValueError, before anything runs (as in TensorFlow)."""
+        value = common.convert_to_tensor(value, dtype_hint=self.dtype)
+        shape = value._shape_tuple()
+        if not (shape_lib.is_compatible(self._static_shape, shape)
+                or shape_lib.is_compatible(shape, self._static_shape)):
+            # TensorFlow's words, its stray space included
+            raise ValueError("Cannot assign value to variable ' %s': Shape mismatch.The "
+                             "variable shape %s, and the assigned value shape %s are "
+                             "incompatible." % (self.name, shape_lib.to_string(
+                                 self._static_shape), shape_lib.to_string(shape)))
         return self._assign("AssignVariableOp", value, read_value)
 
     def assign_add(self, delta, use_locking=None, name=None, read_value=True):

@@ -733,7 +733,7 @@ def _dense_per_value(dense: Tensor, rt: RaggedTensor) -> Tensor:
     while isinstance(level, RaggedTensor):
         dims = dense._shape_tuple() or (None, None)
         if dims[1] not in (1, None):
-            _refuse_broadcast(dims[1], rt.shape, level.row_lengths())
+            _refuse_broadcast(dims[1], rt.shape, level.row_splits)
         rowids = level.value_rowids()
         if dims[0] == 1:
             rowids = math_ops.multiply(rowids, 0)
@@ -742,14 +742,13 @@ def _dense_per_value(dense: Tensor, rt: RaggedTensor) -> Tensor:
     return dense
 
 
-def _refuse_broadcast(size: int, shape: Any, lengths: Tensor) -> NoReturn:
-    """TensorFlow's InvalidArgumentError for a dense size that meets a ragged dimension."""
-    if isinstance(lengths, EagerTensor):  # TensorFlow's failed assertion, word for word
-        values = [str(n) for n in lengths.numpy().tolist()]
-        shown = ", ".join(values[:3]) + (", ..." if len(values) > 3 else "")
-        message = ("Expected 'tf.Tensor(False, shape=(), dtype=bool)' to be true. Summarized "
-                   "data: b'Unable to broadcast: dimension size mismatch in dimension' 1 "
-                   "b'lengths=' %d b'dim_size=' %s" % (size, shown))
+def _refuse_broadcast(size: int, shape: Any, splits: Tensor) -> NoReturn:
+    """TensorFlow's InvalidArgumentError for a dense size that meets a ragged dimension: its
+    failed check that the dense operand's uniform row splits equal the ragged ones."""
+    if isinstance(splits, EagerTensor):  # TensorFlow's failed assertion, word for word
+        ragged_splits = splits.numpy()
+        uniform = np.arange(ragged_splits.size, dtype=ragged_splits.dtype) * size
+        message = ragged_ops.assert_equal_message(uniform, ragged_splits)
     else:
         message = ("Unable to broadcast: dimension size mismatch in dimension 1: a dense "
                    "operand of size %d meets a ragged dimension (RaggedTensor of shape %s)"

@@ -16,6 +16,7 @@ from autograph.tf import (
     distribute,
     dtypes,
     errors,
+    experimental,
     io,
     keras,
     linalg,

@@ -21,6 +21,7 @@ from __future__ import annotations
 from typing import Any
 
 from runtime import dtypes
+from runtime.composite import ragged_shape
 from runtime.composite.base import refuse
 from runtime.composite.ragged import RaggedTensor, _partitioned, _take
 from runtime.ops import (
@@ -39,7 +40,7 @@ from runtime.ops import (
     string_ops,
 )
 from runtime.ops.common import convert_to_tensor
-from runtime.tensor import EagerTensor, Tensor
+from runtime.tensor import Tensor
 
 # -- reductions --------------------------------------------------------------------------------
 
@@ -326,62 +327,6 @@ def _where(condition: Any, x: Any = None, y: Any = None, name: str | None = None
 # -- shape, size, rank -------------------------------------------------------------------------
 
 
-class DynamicRaggedShape:
-    """The shape of a RaggedTensor, as `tf.shape(rt)` gives it: the number of rows, the
-    row lengths of each ragged dimension, then the uniform inner sizes. `shape[i]` is a
-    scalar for a uniform dimension."""
-
-    def __init__(self, rt: RaggedTensor, out_type: Any) -> None:
-        self._rt = rt
-        self._out_type = dtypes.as_dtype(out_type)
-
-    @property
-    def rank(self) -> int:
-        """The number of dimensions."""
-        return len(self._rt._shape_tuple())
-
-    @property
-    def num_row_partitions(self) -> int:
-        """The number of ragged dimensions."""
-        return self._rt.ragged_rank
-
-    @property
-    def dtype(self) -> dtypes.DType:
-        """The dtype of the sizes."""
-        return self._out_type
-
-    def __getitem__(self, index: Any) -> Any:
-        if not isinstance(index, int):
-            refuse(TypeError, "DynamicRaggedShape indices must be ints, got %r" % (index,))
-        rank = self.rank
-        if not -rank <= index < rank:
-            refuse(IndexError, "Index %d is out of range for a shape of rank %d"
-                               % (index, rank))
-        index %= rank
-        if index == 0:
-            return self._rt.nrows(out_type=self._out_type)
-        if index <= self.num_row_partitions:
-            refuse(ValueError, "Index %d is not uniform" % index)
-        flat_shape = array_ops.shape(self._rt.flat_values, out_type=self._out_type)
-        return flat_shape[index - self.num_row_partitions]
-
-    def __repr__(self) -> str:
-        rt = self._rt
-        leaves = [rt.flat_values] + list(rt.nested_row_splits)
-        if not all(isinstance(t, EagerTensor) for t in leaves):
-            return "<DynamicRaggedShape num_row_partitions=%d>" % self.num_row_partitions
-        parts = [str(int(rt.nrows().numpy()))]
-        for lengths in rt.nested_row_lengths():
-            parts.append("(%s)" % ", ".join(str(int(n)) for n in lengths.numpy()))
-        parts.extend(str(d) for d in rt.flat_values.numpy().shape[1:])
-        return "<DynamicRaggedShape lengths=[%s] num_row_partitions=%d>" % (
-            ", ".join(parts), self.num_row_partitions)
-
-
-def _shape(input: Any, out_type: Any = dtypes.int32, name: str | None = None) -> Any:  # noqa: A002
-    return DynamicRaggedShape(input, out_type)
-
-
 def _size(input: Any, out_type: Any = dtypes.int32, name: str | None = None) -> Any:  # noqa: A002
     return array_ops.size(input.flat_values, out_type=out_type)
 
@@ -578,7 +523,7 @@ composite_dispatch.register_api(common.stack, RaggedTensor, _stack)
 composite_dispatch.register_api(selection_ops.gather, RaggedTensor, _gather)
 composite_dispatch.register_api(selection_ops.where, RaggedTensor, _where)
 composite_dispatch.register_api(scatter_ops.boolean_mask, RaggedTensor, _boolean_mask)
-composite_dispatch.register_api(array_ops.shape, RaggedTensor, _shape)
+composite_dispatch.register_api(array_ops.shape, RaggedTensor, ragged_shape.shape)
 composite_dispatch.register_api(array_ops.size, RaggedTensor, _size)
 composite_dispatch.register_api(array_ops.rank, RaggedTensor, _rank)
 for _api in (array_ops.identity, array_ops.zeros_like, array_ops.ones_like,

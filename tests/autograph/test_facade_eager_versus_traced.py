@@ -40,6 +40,14 @@ CASES = {
     "tf.reverse (ragged)": (
         lambda: tf.reverse(tf.ragged.constant([[1, 2], [3], [4, 5, 6]]), [1]),
         [[2, 1], [3], [6, 5, 4]]),
+    "tf.experimental.DynamicRaggedShape": (
+        lambda: tf.zeros(tf.experimental.DynamicRaggedShape.from_lengths([2, (1, 2)]),
+                         tf.int32),
+        [[0], [0, 0]]),
+    "tf.experimental.RowPartition": (
+        lambda: tf.ones(tf.experimental.DynamicRaggedShape(
+            [tf.experimental.RowPartition.from_row_lengths([2, 0])], [2]), tf.int32),
+        [[1, 1], []]),
     "tf.random.truncated_normal (bounded)": (
         lambda: tf.reduce_all(tf.abs(tf.random.truncated_normal([500], stddev=3.0)) <= 6.0),
         True),

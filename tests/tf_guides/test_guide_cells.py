@@ -65,10 +65,6 @@ EXPECTED_FAILURES = {
     ("ragged_tensor", 2): "tf.map_fn over a RaggedTensor without fn_output_signature",
     ("ragged_tensor", 35): "batch of a dataset of ragged rows (RaggedTensorSpec ragged_rank 0)",
     ("ragged_tensor", 36): "batch of a dataset of ragged rows (RaggedTensorSpec ragged_rank 0)",
-    ("ragged_tensor", 69): "tf.shape of a RaggedTensor is not a DynamicRaggedShape",
-    ("ragged_tensor", 72): "tf.shape of a RaggedTensor is not a DynamicRaggedShape",
-    ("ragged_tensor", 73): "tf.experimental.DynamicRaggedShape is missing",
-    ("ragged_tensor", 74): "tf.experimental.DynamicRaggedShape is missing",
 }
 
 

@@ -814,14 +814,19 @@ class RaggedTensorSpec(CompositeSpec):
     def __init__(self, shape: Any = None, dtype: Any = dtypes.float32,
                  ragged_rank: int | None = None, row_splits_dtype: Any = dtypes.int64) -> None:
         self._shape = shape_lib.normalize(shape)
-        if self._shape is None or len(self._shape) < 2:
-            refuse(ValueError, "RaggedTensorSpec needs a known shape of rank 2 or more, got %s"
-                               % shape_lib.to_string(self._shape))
-        rank = len(self._shape)
-        self.ragged_rank = rank - 1 if ragged_rank is None else ragged_rank
-        if not 1 <= self.ragged_rank < rank:
-            refuse(ValueError, "RaggedTensorSpec: ragged_rank must be in [1, %d), got %d"
-                             % (rank, self.ragged_rank))
+        if ragged_rank == 0 and self._shape is not None and len(self._shape) >= 1:
+            # TensorFlow's spec of a ragged tensor's row: a dense tensor that batches
+            # (tf.data) into a RaggedTensor
+            self.ragged_rank = 0
+        else:
+            if self._shape is None or len(self._shape) < 2:
+                refuse(ValueError, "RaggedTensorSpec needs a known shape of rank 2 or more, "
+                                   "got %s" % shape_lib.to_string(self._shape))
+            rank = len(self._shape)
+            self.ragged_rank = rank - 1 if ragged_rank is None else ragged_rank
+            if not 1 <= self.ragged_rank < rank:
+                refuse(ValueError, "RaggedTensorSpec: ragged_rank must be in [1, %d), got %d"
+                                 % (rank, self.ragged_rank))
         self.dtype = dtypes.as_dtype(dtype)
         self.row_splits_dtype = dtypes.as_dtype(row_splits_dtype)
 
@@ -831,13 +836,19 @@ class RaggedTensorSpec(CompositeSpec):
         return shape_lib.TensorShape(self._shape)
 
     def is_compatible_with(self, value: Any) -> bool:
-        """True for a RaggedTensor of this dtype, ragged rank and a fitting shape."""
+        """True for a RaggedTensor of this dtype, ragged rank and a fitting shape (for
+        ragged_rank 0, a dense tensor of this dtype and a fitting shape)."""
+        if self.ragged_rank == 0:
+            return (isinstance(value, Tensor) and value.dtype is self.dtype
+                    and shape_lib.is_compatible(self._shape, value._shape_tuple()))
         return (isinstance(value, RaggedTensor) and value.dtype is self.dtype
                 and value.ragged_rank == self.ragged_rank
                 and shape_lib.is_compatible(self._shape, value._shape_tuple()))
 
     def _to_components(self) -> tuple[Any, ...]:
         shape: tuple[Any, ...] = self._shape or ()
+        if self.ragged_rank == 0:
+            return (TensorSpec(shape, self.dtype),)
         rows = shape[0]
         inner = [None] + list(shape[2:])
         if self.ragged_rank == 1:
@@ -846,7 +857,9 @@ class RaggedTensorSpec(CompositeSpec):
             values = RaggedTensorSpec(inner, self.dtype, self.ragged_rank - 1)
         return (values, TensorSpec([None if rows is None else rows + 1], dtypes.int64))
 
-    def _from_components(self, components: list[Any]) -> RaggedTensor:
+    def _from_components(self, components: list[Any]) -> Any:
+        if self.ragged_rank == 0:
+            return components[0]
         return RaggedTensor._make(*components)
 
     def __eq__(self, other: object) -> bool:

@@ -63,8 +63,6 @@ EXPECTED_FAILURES = {
     ("advanced_autodiff", 7): "tf.saved_model.SaveOptions(experimental_custom_gradients) missing",
     ("data", 115): "a tf.train.Checkpoint cannot save a dataset iterator",
     ("ragged_tensor", 2): "tf.map_fn over a RaggedTensor without fn_output_signature",
-    ("ragged_tensor", 35): "batch of a dataset of ragged rows (RaggedTensorSpec ragged_rank 0)",
-    ("ragged_tensor", 36): "batch of a dataset of ragged rows (RaggedTensorSpec ragged_rank 0)",
 }
 
 

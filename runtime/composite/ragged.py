@@ -890,6 +890,25 @@ for _name, _func in _OPERATORS.items():
 for _name, _func in {"lt": math_ops.less, "le": math_ops.less_equal, "gt": math_ops.greater,
                      "ge": math_ops.greater_equal}.items():
     setattr(RaggedTensor, "__%s__" % _name, lambda x, y, f=_func: f(x, y))
+
+
+def _elementwise_equality(func: Any, otherwise: bool) -> Any:
+    """== or != of a RaggedTensor: elementwise, as TensorFlow's; against None or a value
+    that is no tensor, Python's answer."""
+    def operator(x: RaggedTensor, y: Any) -> Any:
+        if y is None:
+            return otherwise
+        try:
+            return func(x, y)
+        except (TypeError, ValueError):
+            return otherwise
+    return operator
+
+
+RaggedTensor.__eq__ = _elementwise_equality(math_ops.equal, False)  # type: ignore[method-assign]
+RaggedTensor.__ne__ = _elementwise_equality(math_ops.not_equal, True)  # type: ignore[method-assign]
+# == compares elementwise, yet a RaggedTensor stays usable as a key by identity
+RaggedTensor.__hash__ = object.__hash__  # type: ignore[method-assign]
 for _name, _func in {"and": math_ops.logical_and, "or": math_ops.logical_or,
                      "xor": math_ops.logical_xor}.items():
     setattr(RaggedTensor, "__%s__" % _name, lambda x, y, f=_func: f(x, y))

@@ -228,3 +228,20 @@ def test_reverse_of_a_ragged_tensor_along_rows_values_and_inner_axes(axis, expec
     run = function(lambda r: layout_ops.reverse(r, axis)) if traced else \
         (lambda r: layout_ops.reverse(r, axis))
     assert run(rt).to_list() == expected
+
+
+@pytest.mark.parametrize("traced", [False, True])
+def test_ragged_equality_is_elementwise_as_tensorflows(traced):
+    def compare(a, b):
+        return a == b, a != b, a == 1
+    run = function(compare) if traced else compare
+    same, differ, to_one = run(constant([[1, 2], [3]]), constant([[1, 5], [3]]))
+    assert same.to_list() == [[True, False], [True]]
+    assert differ.to_list() == [[False, True], [False]]
+    assert to_one.to_list() == [[True, False], [False]]
+
+
+def test_ragged_equality_with_none_is_pythons_and_identity_hashes():
+    rt = constant([[1]])
+    assert (rt == None) is False and (rt != None) is True  # noqa: E711 - the operator itself
+    assert {rt: 1}[rt] == 1

@@ -113,10 +113,15 @@ def _slice_row(kind, parts, i):
     if kind[0] == "ragged":
         return ragged_columns.row(parts, kind[1], i)
     if kind == "sparse":
-        indices, values, dense_shape = parts
-        keep = indices[:, 0] == i
-        return (indices[keep][:, 1:], values[keep], dense_shape[1:])
+        return sparse_row(parts, i)
     return (row(parts[0], i),)
+
+
+def sparse_row(parts, i):
+    """The arrays (indices, values, dense_shape) of row `i` of a SparseTensor's arrays."""
+    indices, values, dense_shape = parts
+    keep = indices[:, 0] == i
+    return (indices[keep][:, 1:], values[keep], dense_shape[1:])
 
 
 class Tensors(Pipeline):

@@ -12,6 +12,7 @@ from runtime import shape as shape_lib
 from runtime.composite.ragged import RaggedTensorSpec
 from runtime.composite.sparse import SparseTensorSpec
 from runtime.data import ragged_columns as ragged_columns_lib
+from runtime.data import sources
 from runtime.data.element_functions import TracedFunction
 from runtime.data.pipeline import INFINITE_CARDINALITY, UNKNOWN_CARDINALITY, Pipeline, to_tensor
 from runtime.data.structure import (
@@ -522,29 +523,49 @@ class Unbatch(Pipeline):
             inner = None if s._shape is None else s._shape[1:]
             if isinstance(s, RaggedTensorSpec):  # the rows of a k-ragged batch: k-1-ragged
                 return RaggedTensorSpec(inner, s.dtype, s.ragged_rank - 1)
+            if isinstance(s, SparseTensorSpec):
+                return SparseTensorSpec(inner, s.dtype)
             return TensorSpec(inner, s.dtype)
         self._ragged = ragged_columns(spec)
+        self._sparse = sparse_columns(spec)
         super().__init__(map_input(spec, unbatched), inputs=(input_dataset,))
 
+    def _leaves(self, arrays):
+        """(kind, arrays) per leaf: kind is "sparse", "dense" or a ragged rank."""
+        parts, at = [], 0
+        while at < len(arrays):
+            kind = "sparse" if at in self._sparse else self._ragged.get(at, "dense")
+            count = 3 if kind == "sparse" else 1 if kind == "dense" else kind + 1
+            parts.append((kind, arrays[at:at + count]))
+            at += count
+        return parts
+
     def _generate(self, feed):
-        ragged = self._ragged
         for flat in self._inputs[0]._generate(feed):
-            arrays = [np.asarray(v) for v in flat]
-            parts, at = [], 0  # (ragged rank or None for a dense array, its arrays)
-            while at < len(arrays):
-                rank = ragged.get(at)
-                count = 1 if rank is None else rank + 1
-                parts.append((rank, arrays[at:at + count]))
-                at += count
-            sizes = [a[0].shape[0] if rank is None else ragged_columns_lib.count_rows(a, rank)
-                     for rank, a in parts]
+            parts = self._leaves([np.asarray(v) for v in flat])
+            sizes = [_count(kind, a) for kind, a in parts]
             if any(n != sizes[0] for n in sizes):
                 raise errors.InvalidArgumentError(
                     "unbatch: the components of an element have different first dimensions: "
                     "%s" % sizes, "IteratorGetNext")
             for i in range(sizes[0] if sizes else 0):
-                yield tuple(v for rank, a in parts for v in (
-                    (row(a[0], i),) if rank is None else ragged_columns_lib.row(a, rank, i)))
+                yield tuple(v for kind, a in parts for v in _row_of(kind, a, i))
+
+
+def _count(kind, arrays):
+    if kind == "dense":
+        return arrays[0].shape[0]
+    if kind == "sparse":
+        return int(arrays[2][0])
+    return ragged_columns_lib.count_rows(arrays, kind)
+
+
+def _row_of(kind, arrays, i):
+    if kind == "dense":
+        return (row(arrays[0], i),)
+    if kind == "sparse":
+        return sources.sparse_row(arrays, i)
+    return ragged_columns_lib.row(arrays, kind, i)
 
 
 # -- take_while, scan, unique --------------------------------------------------------------

@@ -48,6 +48,9 @@ CASES = {
         lambda: tf.ones(tf.experimental.DynamicRaggedShape(
             [tf.experimental.RowPartition.from_row_lengths([2, 0])], [2]), tf.int32),
         [[1, 1], []]),
+    "tf.linalg.matvec": (
+        lambda: tf.linalg.matvec(tf.constant([[1, 2], [3, 4]]), tf.constant([1, 1])),
+        [3, 7]),
     "tf.random.truncated_normal (bounded)": (
         lambda: tf.reduce_all(tf.abs(tf.random.truncated_normal([500], stddev=3.0)) <= 6.0),
         True),

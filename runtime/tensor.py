@@ -341,6 +341,8 @@ def to_numpy(value: Any, dtype: Any = None) -> tuple[Any, dtypes.DType]:
     inferred = _infer_dtype(value)
     dtype = inferred if dtype is None else dtypes.as_dtype(dtype)
     if dtype is dtypes.string:
+        if isinstance(value, (list, tuple)) and np.size(value) == 0:  # [] or [[]]: no values
+            return np.empty(np.shape(value), dtype=object), dtype
         if inferred is not dtypes.string:
             raise TypeError("cannot convert %r to a string tensor" % (value,))
         encoded = _encode_strings(value.tolist() if isinstance(value, np.ndarray) else value)

@@ -51,6 +51,10 @@ CASES = {
     "tf.linalg.matvec": (
         lambda: tf.linalg.matvec(tf.constant([[1, 2], [3, 4]]), tf.constant([1, 1])),
         [3, 7]),
+    "tf.sparse.cross": (
+        lambda: tf.sparse.to_dense(tf.sparse.cross([tf.constant([["a", "b"]]),
+                                                    tf.constant([["c"]])])),
+        [[b"a_X_c", b"b_X_c"]]),
     "tf.random.truncated_normal (bounded)": (
         lambda: tf.reduce_all(tf.abs(tf.random.truncated_normal([500], stddev=3.0)) <= 6.0),
         True),

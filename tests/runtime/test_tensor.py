@@ -535,3 +535,8 @@ def test_a_list_that_is_no_tensor_raises_tensorflows_value_error(value, message)
     with pytest.raises(ValueError) as info:
         array_ops.constant(value)
     assert str(info.value) == message
+
+
+def test_an_empty_list_makes_an_empty_string_tensor():
+    assert array_ops.constant([], dtypes.string).shape == (0,)
+    assert array_ops.constant([[]], dtypes.string).shape == (1, 0)

@@ -26,6 +26,7 @@ from runtime.composite.base import refuse
 from runtime.composite.ragged import RaggedTensor, _partitioned, _take
 from runtime.ops import (
     array_ops,
+    check_ops,
     common,
     composite_dispatch,
     layout_ops,
@@ -229,8 +230,10 @@ def _stack(values: Any, axis: int = 0, name: str = "stack") -> Any:
 
 def _gather(params: Any, indices: Any, axis: Any = None, batch_dims: int = 0,
             name: str | None = None) -> Any:
-    if axis not in (None, 0) or batch_dims:
-        refuse(NotImplementedError, "tf.gather of a RaggedTensor supports axis=0 only")
+    if batch_dims:
+        refuse(NotImplementedError, "tf.gather of a RaggedTensor does not support batch_dims")
+    if axis not in (None, 0):
+        return _gather_inner(params, indices, axis)
     if isinstance(indices, RaggedTensor):
         # Ragged indices keep their rows: each index becomes the slice of params it names.
         if isinstance(params, RaggedTensor):
@@ -250,6 +253,34 @@ def _gather(params: Any, indices: Any, axis: Any = None, batch_dims: int = 0,
             result = RaggedTensor.from_uniform_row_length(result, size)
         return result
     return params._gather_rows(indices)
+
+
+def _gather_inner(params: Any, indices: Any, axis: Any) -> Any:
+    """tf.gather of a RaggedTensor (ragged rank 1) along axis 1 (the ragged one: from each
+    row, a dense result; an index past a row's end is an error, where TensorFlow reads on
+    into the next row) or a uniform inner axis."""
+    if not isinstance(params, RaggedTensor) or isinstance(indices, RaggedTensor):
+        refuse(TypeError, "tf.gather with a RaggedTensor along axis %r: only RaggedTensor "
+                          "params with dense indices are supported" % (axis,))
+    rank = len(params._shape_tuple())
+    axis = int(axis) + rank if int(axis) < 0 else int(axis)
+    if params.ragged_rank != 1 or not 0 < axis < rank:
+        refuse(NotImplementedError, "tf.gather along axis %d supports RaggedTensors of ragged "
+                                    "rank 1 and axes 1 to %d" % (axis, rank - 1))
+    indices = math_ops.cast(convert_to_tensor(indices, dtype_hint=dtypes.int64), dtypes.int64)
+    if axis > 1:
+        return params.with_flat_values(selection_ops.gather(params.flat_values, indices,
+                                                            axis=axis - 1))
+    depth = len(indices._shape_tuple())
+    per_row = [-1] + [1] * depth  # each row's start and length against every index
+    lengths = manipulation_ops.reshape(params.row_lengths(), per_row)
+    check_ops.assert_less(indices + math_ops.multiply(lengths, 0), lengths,
+                          message="tf.gather along the ragged axis: an index is past the end "
+                                  "of a row")
+    check_ops.assert_non_negative(indices, message="tf.gather along the ragged axis: a "
+                                                   "negative index")
+    positions = manipulation_ops.reshape(params.row_starts(), per_row) + indices
+    return selection_ops.gather(params.values, positions)
 
 
 def _boolean_mask(tensor: Any, mask: Any, axis: Any = None, name: str = "boolean_mask") -> Any:

@@ -245,3 +245,24 @@ def test_ragged_equality_with_none_is_pythons_and_identity_hashes():
     rt = constant([[1]])
     assert (rt == None) is False and (rt != None) is True  # noqa: E711 - the operator itself
     assert {rt: 1}[rt] == 1
+
+
+@pytest.mark.parametrize("traced", [False, True])
+def test_gather_along_the_ragged_axis_takes_from_each_row(traced):
+    def take(rt):
+        return (selection_ops.gather(rt, [0, 1], axis=1),
+                selection_ops.gather(rt, [[1], [0]], axis=-1))
+    run = function(take) if traced else take
+    pairs, nested = run(constant([[1, 2, 3], [4, 5], [6, 7, 8, 9]]))
+    assert pairs.numpy().tolist() == [[1, 2], [4, 5], [6, 7]]  # as TensorFlow's
+    assert nested.numpy().tolist() == [[[2], [1]], [[5], [4]], [[7], [6]]]
+
+
+def test_gather_past_the_end_of_a_row_is_an_error_not_the_next_rows_value():
+    with pytest.raises(errors.InvalidArgumentError, match="past the end of a row"):
+        selection_ops.gather(constant([[1, 2, 3], [4, 5]]), [2], axis=1)
+
+
+def test_gather_along_a_uniform_inner_axis_keeps_the_rows():
+    rt = constant([[[1, 2], [3, 4]], [[5, 6]]], ragged_rank=1)
+    assert selection_ops.gather(rt, [1], axis=2).to_list() == [[[2], [4]], [[6]]]

@@ -79,6 +79,16 @@ class TensorRef:
         return isinstance(other, TensorRef) and other._tensor is self._tensor
 
 
+def repr_value_text(value: Any) -> str:
+    """The `numpy=` part of a tensor's or variable's repr, as TensorFlow writes it: an array's
+    repr, and a scalar as the Python number it holds (a float32 27.3 is 27.299999237060547,
+    the float it is exactly, where numpy would write 27.3)."""
+    if isinstance(value, np.ndarray) and value.ndim > 0:
+        return repr(value)
+    scalar = value.item() if isinstance(value, (np.ndarray, np.generic)) else value
+    return repr(scalar)
+
+
 def _value_text(value: Any, dtype: dtypes.DType) -> str:
     if dtype is dtypes.string and isinstance(value, np.ndarray) and value.ndim == 0:
         return repr(value[()])
@@ -153,9 +163,7 @@ class EagerTensor(Tensor):
             value_text, shape_lib.to_string(self._value.shape), self.dtype.name)
 
     def __repr__(self) -> str:
-        value = self.numpy()
-        value_text = repr(value) if isinstance(value, np.ndarray) else _value_text(
-            self._value, self.dtype)
+        value_text = repr_value_text(self.numpy())
         if "\n" in value_text:
             value_text = "\n" + value_text
         return "<tf.Tensor: shape=%s, dtype=%s, numpy=%s>" % (
@@ -258,10 +266,16 @@ def _infer_dtype(value: Any) -> dtypes.DType:
         return dtypes.complex128
     if isinstance(value, (str, bytes)):
         return dtypes.string
-    array = np.asarray(value, dtype=object if _has_strings(value) else None)
-    if array.dtype.kind == "O":
-        if _has_strings(value):
-            return dtypes.string
+    if _has_strings(value):
+        _check_python_sequence(value)
+        return dtypes.string
+    try:
+        array = np.asarray(value)
+    except ValueError:
+        _check_python_sequence(value)
+        raise
+    if array.dtype.kind in "OUS":
+        _check_python_sequence(value)
         raise TypeError("cannot convert %r to a tensor" % (value,))
     if array.dtype.kind in "iu":
         if array.size and (array.min() < -2**31 or array.max() >= 2**31):
@@ -272,6 +286,35 @@ def _infer_dtype(value: Any) -> dtypes.DType:
     if array.dtype.kind == "c":
         return dtypes.complex128
     return dtypes.from_numpy(array.dtype)
+
+
+def _python_sequence_problem(value: Any) -> str | None:
+    """TensorFlow's message for a nested Python list that is no tensor, or None: items of
+    one level that are lists and scalars, or strings and numbers, are "mixed types"; lists
+    of one level with different lengths are "non-rectangular"."""
+    level = [value]
+    ragged = False
+    while level:
+        lists = [v for v in level if isinstance(v, (list, tuple))]
+        if lists and len(lists) != len(level):
+            return "Can't convert Python sequence with mixed types to Tensor."
+        if not lists:
+            strings = sum(isinstance(v, (str, bytes)) for v in level)
+            if 0 < strings < len(level):
+                return "Can't convert Python sequence with mixed types to Tensor."
+            break
+        ragged = ragged or len({len(v) for v in lists}) > 1
+        level = [item for v in lists for item in v]
+    if ragged:
+        return "Can't convert non-rectangular Python sequence to Tensor."
+    return None
+
+
+def _check_python_sequence(value: Any) -> None:
+    """Raises TensorFlow's ValueError for a nested list of mixed types or ragged lengths."""
+    problem = _python_sequence_problem(value)
+    if problem:
+        raise ValueError(problem)
 
 
 def _has_strings(value: Any) -> bool:
@@ -298,6 +341,8 @@ def to_numpy(value: Any, dtype: Any = None) -> tuple[Any, dtypes.DType]:
     inferred = _infer_dtype(value)
     dtype = inferred if dtype is None else dtypes.as_dtype(dtype)
     if dtype is dtypes.string:
+        if isinstance(value, (list, tuple)) and np.size(value) == 0:  # [] or [[]]: no values
+            return np.empty(np.shape(value), dtype=object), dtype
         if inferred is not dtypes.string:
             raise TypeError("cannot convert %r to a string tensor" % (value,))
         encoded = _encode_strings(value.tolist() if isinstance(value, np.ndarray) else value)

@@ -23,7 +23,7 @@ from runtime import shape as shape_lib
 from runtime.ops import common, math_ops, tensor_operators
 from runtime.ops.registry import execute, execute1
 from runtime.ops.variable_ops import OPS
-from runtime.tensor import EagerTensor, SymbolicTensor, TensorRef
+from runtime.tensor import EagerTensor, SymbolicTensor, TensorRef, repr_value_text
 
 
 class VariableSynchronization(enum.Enum):
@@ -302,7 +302,17 @@ class Variable:
 
     def assign(self, value, use_locking=None, name=None, read_value=True):
         """Sets the value; returns the variable (read when used), or None for
-        `read_value=False`."""
+        `read_value=False`. A value whose static shape does not fit the variable's is a
+        ValueError, before anything runs (as in TensorFlow)."""
+        value = common.convert_to_tensor(value, dtype_hint=self.dtype)
+        shape = value._shape_tuple()
+        if not (shape_lib.is_compatible(self._static_shape, shape)
+                or shape_lib.is_compatible(shape, self._static_shape)):
+            # TensorFlow's words, its stray space included
+            raise ValueError("Cannot assign value to variable ' %s': Shape mismatch.The "
+                             "variable shape %s, and the assigned value shape %s are "
+                             "incompatible." % (self.name, shape_lib.to_string(
+                                 self._static_shape), shape_lib.to_string(shape)))
         return self._assign("AssignVariableOp", value, read_value)
 
     def assign_add(self, delta, use_locking=None, name=None, read_value=True):
@@ -317,8 +327,7 @@ class Variable:
 
     def __repr__(self):
         if context.executing_eagerly() and self._value is not None:
-            value = EagerTensor(self._value, self.dtype).numpy()
-            text = repr(value) if isinstance(value, np.ndarray) else str(value)
+            text = repr_value_text(EagerTensor(self._value, self.dtype).numpy())
             if "\n" in text:  # TensorFlow starts a value of several lines on its own line
                 text = "\n" + text
             return "<tf.Variable '%s' shape=%s dtype=%s, numpy=%s>" % (

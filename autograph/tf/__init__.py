@@ -16,6 +16,7 @@ from autograph.tf import (
     distribute,
     dtypes,
     errors,
+    experimental,
     io,
     keras,
     linalg,
@@ -180,6 +181,9 @@ gather_nd = _scatter.gather_nd
 scatter_nd = _scatter.scatter_nd
 tensor_scatter_nd_update = _scatter.tensor_scatter_nd_update
 tensor_scatter_nd_add = _scatter.tensor_scatter_nd_add
+tensor_scatter_nd_sub = _scatter.tensor_scatter_nd_sub
+tensor_scatter_nd_min = _scatter.tensor_scatter_nd_min
+tensor_scatter_nd_max = _scatter.tensor_scatter_nd_max
 boolean_mask = _scatter.boolean_mask
 sort = _sort.sort
 argsort = _sort.argsort

@@ -18,6 +18,7 @@ experimental.AUTOTUNE = AUTOTUNE
 experimental.INFINITE_CARDINALITY = INFINITE_CARDINALITY
 experimental.UNKNOWN_CARDINALITY = UNKNOWN_CARDINALITY
 experimental.CsvDataset = _data.CsvDataset
+experimental.dense_to_ragged_batch = _data.dense_to_ragged_batch
 experimental.make_csv_dataset = _data.make_csv_dataset
 experimental.choose_from_datasets = Dataset.choose_from_datasets
 experimental.sample_from_datasets = Dataset.sample_from_datasets

@@ -6,6 +6,7 @@ from runtime.ops import linalg_ops as _linalg
 from runtime.ops import norm_ops as _norm
 
 matmul = _linalg.matmul
+matvec = _linalg.matvec
 
 # -- ops real code calls (issue 14) --
 inv = _linalg.inv

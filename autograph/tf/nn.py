@@ -4,6 +4,7 @@ from runtime.ops import conv_ops as _conv
 from runtime.ops import math_ops as _math
 from runtime.ops import nn_ops as _nn
 from runtime.ops import nn_random_ops as _nnr
+from runtime.ops import selection_ops as _select
 from runtime.ops import sort_ops as _sort
 
 relu = _math.relu
@@ -12,6 +13,7 @@ log_softmax = _nn.log_softmax
 sigmoid = _math.sigmoid
 tanh = _math.tanh
 softplus = _math.softplus
+embedding_lookup = _select.embedding_lookup
 
 # -- ops real code calls (issue 14) --
 relu6 = _nn.relu6

@@ -5,6 +5,7 @@ from runtime.ops import random_ops as _random
 
 uniform = _nnr.uniform
 normal = _nnr.normal
+truncated_normal = _nnr.truncated_normal
 set_seed = _nnr.set_seed
 
 # -- ops real code calls (issue 14) --

@@ -11,6 +11,7 @@ from runtime.composite.sparse import (
 )
 from runtime.composite.sparse_layout import (
     concat,
+    cross,
     expand_dims,
     fill_empty_rows,
     reorder,

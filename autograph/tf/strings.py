@@ -16,6 +16,7 @@ regex_replace = _strings.regex_replace
 split = _ragged_strings.split
 strip = _strings.strip
 substr = _strings.substr
+to_hash_bucket_fast = _strings.to_hash_bucket_fast
 to_number = _strings.to_number
 unicode_decode = _ragged_strings.unicode_decode
 unicode_encode = _ragged_strings.unicode_encode

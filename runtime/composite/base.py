@@ -91,6 +91,11 @@ class CompositeSpec(CompositeTensor):
 
     __slots__ = ()
 
+    @property
+    def value_type(self) -> Any:
+        """The class of the values this spec describes (TensorFlow's TypeSpec.value_type)."""
+        return self._key_type
+
     def _spec_from_components(self, specs: list[Any]) -> Any:
         return self
 

@@ -733,7 +733,7 @@ def _dense_per_value(dense: Tensor, rt: RaggedTensor) -> Tensor:
     while isinstance(level, RaggedTensor):
         dims = dense._shape_tuple() or (None, None)
         if dims[1] not in (1, None):
-            _refuse_broadcast(dims[1], rt.shape, level.row_lengths())
+            _refuse_broadcast(dims[1], rt.shape, level.row_splits)
         rowids = level.value_rowids()
         if dims[0] == 1:
             rowids = math_ops.multiply(rowids, 0)
@@ -742,14 +742,13 @@ def _dense_per_value(dense: Tensor, rt: RaggedTensor) -> Tensor:
     return dense
 
 
-def _refuse_broadcast(size: int, shape: Any, lengths: Tensor) -> NoReturn:
-    """TensorFlow's InvalidArgumentError for a dense size that meets a ragged dimension."""
-    if isinstance(lengths, EagerTensor):  # TensorFlow's failed assertion, word for word
-        values = [str(n) for n in lengths.numpy().tolist()]
-        shown = ", ".join(values[:3]) + (", ..." if len(values) > 3 else "")
-        message = ("Expected 'tf.Tensor(False, shape=(), dtype=bool)' to be true. Summarized "
-                   "data: b'Unable to broadcast: dimension size mismatch in dimension' 1 "
-                   "b'lengths=' %d b'dim_size=' %s" % (size, shown))
+def _refuse_broadcast(size: int, shape: Any, splits: Tensor) -> NoReturn:
+    """TensorFlow's InvalidArgumentError for a dense size that meets a ragged dimension: its
+    failed check that the dense operand's uniform row splits equal the ragged ones."""
+    if isinstance(splits, EagerTensor):  # TensorFlow's failed assertion, word for word
+        ragged_splits = splits.numpy()
+        uniform = np.arange(ragged_splits.size, dtype=ragged_splits.dtype) * size
+        message = ragged_ops.assert_equal_message(uniform, ragged_splits)
     else:
         message = ("Unable to broadcast: dimension size mismatch in dimension 1: a dense "
                    "operand of size %d meets a ragged dimension (RaggedTensor of shape %s)"
@@ -815,14 +814,19 @@ class RaggedTensorSpec(CompositeSpec):
     def __init__(self, shape: Any = None, dtype: Any = dtypes.float32,
                  ragged_rank: int | None = None, row_splits_dtype: Any = dtypes.int64) -> None:
         self._shape = shape_lib.normalize(shape)
-        if self._shape is None or len(self._shape) < 2:
-            refuse(ValueError, "RaggedTensorSpec needs a known shape of rank 2 or more, got %s"
-                               % shape_lib.to_string(self._shape))
-        rank = len(self._shape)
-        self.ragged_rank = rank - 1 if ragged_rank is None else ragged_rank
-        if not 1 <= self.ragged_rank < rank:
-            refuse(ValueError, "RaggedTensorSpec: ragged_rank must be in [1, %d), got %d"
-                             % (rank, self.ragged_rank))
+        if ragged_rank == 0 and self._shape is not None and len(self._shape) >= 1:
+            # TensorFlow's spec of a ragged tensor's row: a dense tensor that batches
+            # (tf.data) into a RaggedTensor
+            self.ragged_rank = 0
+        else:
+            if self._shape is None or len(self._shape) < 2:
+                refuse(ValueError, "RaggedTensorSpec needs a known shape of rank 2 or more, "
+                                   "got %s" % shape_lib.to_string(self._shape))
+            rank = len(self._shape)
+            self.ragged_rank = rank - 1 if ragged_rank is None else ragged_rank
+            if not 1 <= self.ragged_rank < rank:
+                refuse(ValueError, "RaggedTensorSpec: ragged_rank must be in [1, %d), got %d"
+                                 % (rank, self.ragged_rank))
         self.dtype = dtypes.as_dtype(dtype)
         self.row_splits_dtype = dtypes.as_dtype(row_splits_dtype)
 
@@ -832,13 +836,19 @@ class RaggedTensorSpec(CompositeSpec):
         return shape_lib.TensorShape(self._shape)
 
     def is_compatible_with(self, value: Any) -> bool:
-        """True for a RaggedTensor of this dtype, ragged rank and a fitting shape."""
+        """True for a RaggedTensor of this dtype, ragged rank and a fitting shape (for
+        ragged_rank 0, a dense tensor of this dtype and a fitting shape)."""
+        if self.ragged_rank == 0:
+            return (isinstance(value, Tensor) and value.dtype is self.dtype
+                    and shape_lib.is_compatible(self._shape, value._shape_tuple()))
         return (isinstance(value, RaggedTensor) and value.dtype is self.dtype
                 and value.ragged_rank == self.ragged_rank
                 and shape_lib.is_compatible(self._shape, value._shape_tuple()))
 
     def _to_components(self) -> tuple[Any, ...]:
         shape: tuple[Any, ...] = self._shape or ()
+        if self.ragged_rank == 0:
+            return (TensorSpec(shape, self.dtype),)
         rows = shape[0]
         inner = [None] + list(shape[2:])
         if self.ragged_rank == 1:
@@ -847,7 +857,9 @@ class RaggedTensorSpec(CompositeSpec):
             values = RaggedTensorSpec(inner, self.dtype, self.ragged_rank - 1)
         return (values, TensorSpec([None if rows is None else rows + 1], dtypes.int64))
 
-    def _from_components(self, components: list[Any]) -> RaggedTensor:
+    def _from_components(self, components: list[Any]) -> Any:
+        if self.ragged_rank == 0:
+            return components[0]
         return RaggedTensor._make(*components)
 
     def __eq__(self, other: object) -> bool:
@@ -878,6 +890,25 @@ for _name, _func in _OPERATORS.items():
 for _name, _func in {"lt": math_ops.less, "le": math_ops.less_equal, "gt": math_ops.greater,
                      "ge": math_ops.greater_equal}.items():
     setattr(RaggedTensor, "__%s__" % _name, lambda x, y, f=_func: f(x, y))
+
+
+def _elementwise_equality(func: Any, otherwise: bool) -> Any:
+    """== or != of a RaggedTensor: elementwise, as TensorFlow's; against None or a value
+    that is no tensor, Python's answer."""
+    def operator(x: RaggedTensor, y: Any) -> Any:
+        if y is None:
+            return otherwise
+        try:
+            return func(x, y)
+        except (TypeError, ValueError):
+            return otherwise
+    return operator
+
+
+RaggedTensor.__eq__ = _elementwise_equality(math_ops.equal, False)  # type: ignore[method-assign]
+RaggedTensor.__ne__ = _elementwise_equality(math_ops.not_equal, True)  # type: ignore[method-assign]
+# == compares elementwise, yet a RaggedTensor stays usable as a key by identity
+RaggedTensor.__hash__ = object.__hash__  # type: ignore[method-assign]
 for _name, _func in {"and": math_ops.logical_and, "or": math_ops.logical_or,
                      "xor": math_ops.logical_xor}.items():
     setattr(RaggedTensor, "__%s__" % _name, lambda x, y, f=_func: f(x, y))
@@ -933,9 +964,7 @@ def constant(pylist: Any, dtype: Any = None, ragged_rank: int | None = None,
         splits, flat = [0], []  # type: list[int], list[Any]
         for row in items:
             if not isinstance(row, (list, tuple)):
-                refuse(ValueError, "all scalar values must have the same nesting depth "
-                                   "(tf.ragged.constant found %r at depth %d)" % (
-                                       row, level + 1))
+                refuse(ValueError, "all scalar values must have the same nesting depth")
             flat.extend(row)
             splits.append(len(flat))
         levels.append(splits)

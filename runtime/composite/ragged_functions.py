@@ -21,12 +21,15 @@ from __future__ import annotations
 from typing import Any
 
 from runtime import dtypes
+from runtime.composite import ragged_shape
 from runtime.composite.base import refuse
 from runtime.composite.ragged import RaggedTensor, _partitioned, _take
 from runtime.ops import (
     array_ops,
+    check_ops,
     common,
     composite_dispatch,
+    layout_ops,
     manipulation_ops,
     math_ops,
     nn_ops,
@@ -35,9 +38,10 @@ from runtime.ops import (
     scatter_ops,
     segment_ops,
     selection_ops,
+    string_ops,
 )
 from runtime.ops.common import convert_to_tensor
-from runtime.tensor import EagerTensor, Tensor
+from runtime.tensor import Tensor
 
 # -- reductions --------------------------------------------------------------------------------
 
@@ -226,11 +230,16 @@ def _stack(values: Any, axis: int = 0, name: str = "stack") -> Any:
 
 def _gather(params: Any, indices: Any, axis: Any = None, batch_dims: int = 0,
             name: str | None = None) -> Any:
-    if not isinstance(params, RaggedTensor) or isinstance(indices, RaggedTensor):
-        refuse(TypeError, "tf.gather with a RaggedTensor: only RaggedTensor params with "
-                          "dense indices are supported")
-    if axis not in (None, 0) or batch_dims:
-        refuse(NotImplementedError, "tf.gather of a RaggedTensor supports axis=0 only")
+    if batch_dims:
+        refuse(NotImplementedError, "tf.gather of a RaggedTensor does not support batch_dims")
+    if axis not in (None, 0):
+        return _gather_inner(params, indices, axis)
+    if isinstance(indices, RaggedTensor):
+        # Ragged indices keep their rows: each index becomes the slice of params it names.
+        if isinstance(params, RaggedTensor):
+            refuse(TypeError, "tf.gather with RaggedTensor params and RaggedTensor indices "
+                              "is not supported")
+        return indices.with_flat_values(selection_ops.gather(params, indices.flat_values))
     indices = convert_to_tensor(indices, dtype_hint=dtypes.int64)
     dims = indices._shape_tuple()
     if dims == ():
@@ -244,6 +253,34 @@ def _gather(params: Any, indices: Any, axis: Any = None, batch_dims: int = 0,
             result = RaggedTensor.from_uniform_row_length(result, size)
         return result
     return params._gather_rows(indices)
+
+
+def _gather_inner(params: Any, indices: Any, axis: Any) -> Any:
+    """tf.gather of a RaggedTensor (ragged rank 1) along axis 1 (the ragged one: from each
+    row, a dense result; an index past a row's end is an error, where TensorFlow reads on
+    into the next row) or a uniform inner axis."""
+    if not isinstance(params, RaggedTensor) or isinstance(indices, RaggedTensor):
+        refuse(TypeError, "tf.gather with a RaggedTensor along axis %r: only RaggedTensor "
+                          "params with dense indices are supported" % (axis,))
+    rank = len(params._shape_tuple())
+    axis = int(axis) + rank if int(axis) < 0 else int(axis)
+    if params.ragged_rank != 1 or not 0 < axis < rank:
+        refuse(NotImplementedError, "tf.gather along axis %d supports RaggedTensors of ragged "
+                                    "rank 1 and axes 1 to %d" % (axis, rank - 1))
+    indices = math_ops.cast(convert_to_tensor(indices, dtype_hint=dtypes.int64), dtypes.int64)
+    if axis > 1:
+        return params.with_flat_values(selection_ops.gather(params.flat_values, indices,
+                                                            axis=axis - 1))
+    depth = len(indices._shape_tuple())
+    per_row = [-1] + [1] * depth  # each row's start and length against every index
+    lengths = manipulation_ops.reshape(params.row_lengths(), per_row)
+    check_ops.assert_less(indices + math_ops.multiply(lengths, 0), lengths,
+                          message="tf.gather along the ragged axis: an index is past the end "
+                                  "of a row")
+    check_ops.assert_non_negative(indices, message="tf.gather along the ragged axis: a "
+                                                   "negative index")
+    positions = manipulation_ops.reshape(params.row_starts(), per_row) + indices
+    return selection_ops.gather(params.values, positions)
 
 
 def _boolean_mask(tensor: Any, mask: Any, axis: Any = None, name: str = "boolean_mask") -> Any:
@@ -321,62 +358,6 @@ def _where(condition: Any, x: Any = None, y: Any = None, name: str | None = None
 # -- shape, size, rank -------------------------------------------------------------------------
 
 
-class DynamicRaggedShape:
-    """The shape of a RaggedTensor, as `tf.shape(rt)` gives it: the number of rows, the
-    row lengths of each ragged dimension, then the uniform inner sizes. `shape[i]` is a
-    scalar for a uniform dimension."""
-
-    def __init__(self, rt: RaggedTensor, out_type: Any) -> None:
-        self._rt = rt
-        self._out_type = dtypes.as_dtype(out_type)
-
-    @property
-    def rank(self) -> int:
-        """The number of dimensions."""
-        return len(self._rt._shape_tuple())
-
-    @property
-    def num_row_partitions(self) -> int:
-        """The number of ragged dimensions."""
-        return self._rt.ragged_rank
-
-    @property
-    def dtype(self) -> dtypes.DType:
-        """The dtype of the sizes."""
-        return self._out_type
-
-    def __getitem__(self, index: Any) -> Any:
-        if not isinstance(index, int):
-            refuse(TypeError, "DynamicRaggedShape indices must be ints, got %r" % (index,))
-        rank = self.rank
-        if not -rank <= index < rank:
-            refuse(IndexError, "Index %d is out of range for a shape of rank %d"
-                               % (index, rank))
-        index %= rank
-        if index == 0:
-            return self._rt.nrows(out_type=self._out_type)
-        if index <= self.num_row_partitions:
-            refuse(ValueError, "Index %d is not uniform" % index)
-        flat_shape = array_ops.shape(self._rt.flat_values, out_type=self._out_type)
-        return flat_shape[index - self.num_row_partitions]
-
-    def __repr__(self) -> str:
-        rt = self._rt
-        leaves = [rt.flat_values] + list(rt.nested_row_splits)
-        if not all(isinstance(t, EagerTensor) for t in leaves):
-            return "<DynamicRaggedShape num_row_partitions=%d>" % self.num_row_partitions
-        parts = [str(int(rt.nrows().numpy()))]
-        for lengths in rt.nested_row_lengths():
-            parts.append("(%s)" % ", ".join(str(int(n)) for n in lengths.numpy()))
-        parts.extend(str(d) for d in rt.flat_values.numpy().shape[1:])
-        return "<DynamicRaggedShape lengths=[%s] num_row_partitions=%d>" % (
-            ", ".join(parts), self.num_row_partitions)
-
-
-def _shape(input: Any, out_type: Any = dtypes.int32, name: str | None = None) -> Any:  # noqa: A002
-    return DynamicRaggedShape(input, out_type)
-
-
 def _size(input: Any, out_type: Any = dtypes.int32, name: str | None = None) -> Any:  # noqa: A002
     return array_ops.size(input.flat_values, out_type=out_type)
 
@@ -398,11 +379,54 @@ def _on_flat_values(api: Any) -> Any:
     return handler
 
 
+def _strings_join(inputs: Any, separator: str = "", name: str | None = None) -> Any:
+    """tf.strings.join over RaggedTensors (of one partition) and dense strings that
+    broadcast against their values: joined two at a time, which the separator allows."""
+    def pair(left: Any, right: Any) -> Any:
+        return string_ops.join([left, right], separator)
+    result = inputs[0]
+    for item in inputs[1:]:
+        composite = result if isinstance(result, RaggedTensor) else item
+        result = composite._elementwise_binary(pair, result, item)
+    return result
+
+
 def _add_n(inputs: Any, name: str | None = None) -> Any:
     total = inputs[0]
     for item in inputs[1:]:
         total = math_ops.add(total, item)
     return total
+
+
+def _reverse(tensor: Any, axis: Any, name: str | None = None) -> Any:
+    """tf.reverse of a RaggedTensor of ragged rank 1: axis 0 reverses the rows, axis 1 the
+    values within each row, a later axis the flat values."""
+    rt = tensor
+    axes = common.static_int_list(axis, "axis")
+    rank = len(rt._shape_tuple())
+    if axes is None:
+        refuse(ValueError, "tf.reverse of a RaggedTensor needs Python int axes")
+    if rt.ragged_rank != 1:
+        refuse(NotImplementedError, "tf.reverse supports RaggedTensors of ragged rank 1")
+    axes = sorted({a + rank if a < 0 else a for a in axes})
+    if any(not 0 <= a < rank for a in axes):
+        refuse(ValueError, "tf.reverse: axis %r is out of range for rank %d" % (axis, rank))
+    result = rt
+    inner = [a - 1 for a in axes if a >= 2]
+    if inner:
+        result = result.with_flat_values(layout_ops.reverse(result.flat_values, inner))
+    if 1 in axes:
+        ids = result.value_rowids()
+        starts = _take(result.row_starts(), ids)
+        limits = _take(result.row_limits(), ids)
+        position = array_ops.range(math_ops.cast(array_ops.shape(ids)[0], dtypes.int64),
+                                   dtype=dtypes.int64)
+        result = RaggedTensor._make(_take(result.values, starts + limits - 1 - position),
+                                    result.row_splits)
+    if 0 in axes:
+        rows = math_ops.cast(result.nrows(), dtypes.int64)
+        result = result._gather_rows(array_ops.range(rows - 1, -1, -1, dtype=dtypes.int64))
+    return result
 
 
 def _tile(input: Any, multiples: Any, name: str | None = None) -> Any:  # noqa: A002
@@ -530,13 +554,18 @@ composite_dispatch.register_api(common.stack, RaggedTensor, _stack)
 composite_dispatch.register_api(selection_ops.gather, RaggedTensor, _gather)
 composite_dispatch.register_api(selection_ops.where, RaggedTensor, _where)
 composite_dispatch.register_api(scatter_ops.boolean_mask, RaggedTensor, _boolean_mask)
-composite_dispatch.register_api(array_ops.shape, RaggedTensor, _shape)
+composite_dispatch.register_api(array_ops.shape, RaggedTensor, ragged_shape.shape)
 composite_dispatch.register_api(array_ops.size, RaggedTensor, _size)
 composite_dispatch.register_api(array_ops.rank, RaggedTensor, _rank)
 for _api in (array_ops.identity, array_ops.zeros_like, array_ops.ones_like,
              math_ops.clip_by_value, nn_ops.relu6, nn_ops.leaky_relu, nn_ops.elu, nn_ops.gelu,
-             nn_ops.silu):
+             nn_ops.silu, string_ops.length, string_ops.lower, string_ops.upper,
+             string_ops.strip, string_ops.regex_full_match, string_ops.regex_replace,
+             string_ops.to_number, string_ops.as_string, string_ops.substr,
+             string_ops.to_hash_bucket_fast):
     composite_dispatch.register_api(_api, RaggedTensor, _on_flat_values(_api))
 composite_dispatch.register_api(math_ops.add_n, RaggedTensor, _add_n)
+composite_dispatch.register_api(string_ops.join, RaggedTensor, _strings_join)
 composite_dispatch.register_api(manipulation_ops.tile, RaggedTensor, _tile)
+composite_dispatch.register_api(layout_ops.reverse, RaggedTensor, _reverse)
 composite_dispatch.register_api(manipulation_ops.expand_dims, RaggedTensor, _expand_dims)

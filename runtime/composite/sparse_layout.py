@@ -327,3 +327,27 @@ def to_indicator(sp_input: SparseTensor, vocab_size: Any,
     marks = array_ops.ones_like(sp.values, dtype=dtypes.bool_)
     return to_dense(SparseTensor._make(indices, marks, dense_shape), False,
                     validate_indices=False)
+
+
+def cross(inputs: Any, name: str | None = None, separator: str | None = None) -> SparseTensor:
+    """The feature crosses of each row of `inputs` (2-D SparseTensors and dense tensors of
+    strings or integers, one row per example): a string SparseTensor holding, per row, every
+    combination of one value from each input joined by `separator` ('_X_'), sparse inputs
+    first, the last input varying fastest, as TensorFlow's."""
+    op = "tf.sparse.cross"
+    if not inputs:
+        refuse(ValueError, "%s needs at least one input" % op)
+    sparse, dense = [], []
+    for item in inputs:
+        if isinstance(item, SparseTensor):
+            if _known_rank(item, op) != 2:
+                refuse(ValueError, "%s: inputs must be 2-D (a row per example)" % op)
+            sparse.append((item.indices, item.values, item.dense_shape))
+        else:
+            tensor = convert_to_tensor(item)
+            if tensor.shape.rank != 2:
+                refuse(ValueError, "%s: inputs must be 2-D (a row per example)" % op)
+            dense.append(tensor)
+    indices, values, dense_shape = sparse_ops.sparse_cross(
+        sparse, dense, "_X_" if separator is None else separator)
+    return SparseTensor._make(indices, values, dense_shape)

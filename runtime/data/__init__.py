@@ -38,7 +38,13 @@ dicts nest, a Python list is a tensor, as in TensorFlow).
 
 import builtins as _builtins
 
-from runtime.data.dataset import AUTOTUNE, INFINITE_CARDINALITY, UNKNOWN_CARDINALITY, Dataset
+from runtime.data.dataset import (
+    AUTOTUNE,
+    INFINITE_CARDINALITY,
+    UNKNOWN_CARDINALITY,
+    Dataset,
+    dense_to_ragged_batch,
+)
 from runtime.data.file_datasets import (
     CsvDataset,
     TextLineDataset,

@@ -361,6 +361,14 @@ class DatasetSpec(signature.FedObjectSpec):
         return "DatasetSpec(%s)" % spec_text(self.element_spec)
 
 
+def dense_to_ragged_batch(batch_size, drop_remainder=False, row_splits_dtype=dtypes.int64):
+    """`tf.data.experimental.dense_to_ragged_batch`: a transformation for `Dataset.apply`,
+    the same as `dataset.ragged_batch(...)` (its newer spelling)."""
+    def transformation(dataset):
+        return dataset.ragged_batch(batch_size, drop_remainder, row_splits_dtype)
+    return transformation
+
+
 class _FedPipeline(Pipeline):
     """Inside a trace, a Dataset argument: the pipeline of the dataset fed at each run to the
     resource `placeholder` (its elements come from that dataset, opened eagerly)."""

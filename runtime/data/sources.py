@@ -7,8 +7,9 @@ import os
 import numpy as np
 
 from runtime import dtypes, errors, nest
-from runtime.composite.ragged import RaggedTensor
+from runtime.composite.ragged import RaggedTensor, RaggedTensorSpec
 from runtime.composite.sparse import SparseTensor, SparseTensorSpec
+from runtime.data import ragged_columns
 from runtime.data.generator_checks import check_spec, convert_element, python_arg, specs_from_types
 from runtime.data.pipeline import UNKNOWN_CARDINALITY, Pipeline, to_tensor
 from runtime.data.structure import (
@@ -28,7 +29,8 @@ from runtime.signature import TensorSpec
 
 class TensorSlices(Pipeline):
     """The slices of tensors along their first dimension (`from_tensor_slices`); a
-    RaggedTensor slices into its rows (dense tensors for one ragged dimension), a
+    RaggedTensor slices into its rows (dense tensors for one ragged dimension, with
+    TensorFlow's spec: a RaggedTensorSpec of ragged rank 0), a
     SparseTensor into SparseTensors of one dimension less."""
 
     _name = "_TensorSliceDataset"
@@ -82,15 +84,11 @@ class TensorSlices(Pipeline):
 def _slicing(t, path):
     """(kind, static dims, the spec of a slice) of a from_tensor_slices leaf."""
     if isinstance(t, RaggedTensor):
-        if t.ragged_rank != 1:
-            raise ValueError("from_tensor_slices: %s is a RaggedTensor of ragged_rank %d; "
-                             "only ragged_rank 1 is supported" % (path_text(path),
-                                                                 t.ragged_rank))
-        values = t.values._shape_tuple()
         rows = t.row_splits._shape_tuple()
         n = None if rows is None or rows[0] is None else rows[0] - 1
-        inner = None if values is None else (None,) + tuple(values[1:])
-        return "ragged", (n,), TensorSpec(inner, t.dtype)
+        inner = tuple(t._shape_tuple()[1:])
+        return ("ragged", t.ragged_rank), (n,), RaggedTensorSpec(inner, t.dtype,
+                                                                t.ragged_rank - 1)
     if isinstance(t, SparseTensor):
         dims = t.shape.as_list() if t.shape.rank is not None else None
         if dims is not None and len(dims) < 1:
@@ -104,22 +102,26 @@ def _slicing(t, path):
 
 
 def _rows(kind, parts):
-    if kind == "ragged":
-        return parts[1].shape[0] - 1
+    if kind[0] == "ragged":
+        return ragged_columns.count_rows(parts, kind[1])
     if kind == "sparse":
         return int(parts[2][0])
     return parts[0].shape[0]
 
 
 def _slice_row(kind, parts, i):
-    if kind == "ragged":
-        values, splits = parts
-        return (values[splits[i]:splits[i + 1]],)
+    if kind[0] == "ragged":
+        return ragged_columns.row(parts, kind[1], i)
     if kind == "sparse":
-        indices, values, dense_shape = parts
-        keep = indices[:, 0] == i
-        return (indices[keep][:, 1:], values[keep], dense_shape[1:])
+        return sparse_row(parts, i)
     return (row(parts[0], i),)
+
+
+def sparse_row(parts, i):
+    """The arrays (indices, values, dense_shape) of row `i` of a SparseTensor's arrays."""
+    indices, values, dense_shape = parts
+    keep = indices[:, 0] == i
+    return (indices[keep][:, 1:], values[keep], dense_shape[1:])
 
 
 class Tensors(Pipeline):

@@ -12,6 +12,7 @@ import numpy as np
 from runtime import dtypes, nest
 from runtime import shape as shape_lib
 from runtime.composite.base import CompositeTensor
+from runtime.composite.ragged import RaggedTensorSpec
 from runtime.composite.sparse import SparseTensor, SparseTensorSpec
 from runtime.ops import common
 from runtime.signature import TensorSpec
@@ -94,6 +95,16 @@ def sparse_columns(element_spec):
             starts.add(position)
         position += len(nest.flatten(leaf))
     return frozenset(starts)
+
+
+def ragged_columns(element_spec):
+    """{flat position where a RaggedTensor leaf's arrays start: its ragged rank}."""
+    starts, position = {}, 0
+    for leaf in leaves_of(element_spec):
+        if isinstance(leaf, RaggedTensorSpec):
+            starts[position] = leaf.ragged_rank
+        position += len(nest.flatten(leaf))
+    return starts
 
 
 def leaves_of(structure):

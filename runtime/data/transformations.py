@@ -11,15 +11,19 @@ from runtime import dtypes, errors, nest
 from runtime import shape as shape_lib
 from runtime.composite.ragged import RaggedTensorSpec
 from runtime.composite.sparse import SparseTensorSpec
+from runtime.data import ragged_columns as ragged_columns_lib
+from runtime.data import sources
 from runtime.data.element_functions import TracedFunction
 from runtime.data.pipeline import INFINITE_CARDINALITY, UNKNOWN_CARDINALITY, Pipeline, to_tensor
 from runtime.data.structure import (
     int_param,
     leaf_paths,
+    leaves_of,
     lists_to_tuples,
     map_input,
     pack,
     path_text,
+    ragged_columns,
     relaxed_spec,
     row,
     sparse_columns,
@@ -88,10 +92,13 @@ class Batch(Pipeline):
 
         def batched(spec, path):
             shape = None if spec._shape is None else (lead,) + spec._shape
+            if isinstance(spec, RaggedTensorSpec):  # k-ragged elements make a k+1-ragged batch
+                return RaggedTensorSpec(shape, spec.dtype, spec.ragged_rank + 1)
             kind = SparseTensorSpec if isinstance(spec, SparseTensorSpec) else TensorSpec
             return kind(shape, spec.dtype)
         spec = input_dataset.element_spec
         self._sparse_columns = sparse_columns(spec)
+        self._ragged_columns = ragged_columns(spec)
         super().__init__(map_input(spec, batched), inputs=(input_dataset,), tensors=[size])
 
     def _cardinality(self):
@@ -101,7 +108,8 @@ class Batch(Pipeline):
         return n // self._size if self._drop else -(-n // self._size)
 
     def _generate(self, feed):
-        return _batches(self, feed, lambda rows: _stack(rows, self._sparse_columns))
+        return _batches(self, feed, lambda rows: _stack(rows, self._sparse_columns,
+                                                        self._ragged_columns))
 
 
 def _batch_size(batch_size, what):
@@ -148,14 +156,23 @@ def _stack_sparse(indices, values, dense_shapes):
             np.concatenate([[len(indices)], shape]).astype(np.int64))
 
 
-def _stack(rows, sparse_columns=()):
+def _stack(rows, sparse_columns=(), ragged=None):
+    """The arrays of a batch of `rows` (flat elements): dense components stacked, a
+    SparseTensor's three (starting at a position in `sparse_columns`) and a RaggedTensor's
+    (`ragged`: {start: ragged rank}) combined by their own rules."""
     columns = list(zip(*rows))
+    ragged = ragged or {}
+    owned = {start + k for start, rank in ragged.items() for k in range(1, rank + 1)}
     out = []
     for i, column in enumerate(columns):
         if i in sparse_columns:
             out.extend(_stack_sparse(*columns[i:i + 3]))
             continue
-        if i - 1 in sparse_columns or i - 2 in sparse_columns:
+        if i in ragged:
+            rank = ragged[i]
+            out.extend(ragged_columns_lib.batch([r[i:i + rank + 1] for r in rows], rank))
+            continue
+        if i - 1 in sparse_columns or i - 2 in sparse_columns or i in owned:
             continue
         first = np.shape(column[0])
         for j, value in enumerate(column):
@@ -497,25 +514,58 @@ class Unbatch(Pipeline):
 
     def __init__(self, input_dataset):
         spec = input_dataset.element_spec
-        leaves = nest.flatten(spec)
-        for s, path in zip(leaves, leaf_paths(spec) if nest.is_nested(spec) else [()]):
-            if s._shape == ():
+        for s, path in zip(leaves_of(spec), leaf_paths(spec)):
+            if s._shape == () or (isinstance(s, RaggedTensorSpec) and s.ragged_rank == 0):
                 raise ValueError("unbatch: %s is a scalar; every component needs a first "
                                  "dimension" % path_text(path))
-        specs = [TensorSpec(None if s._shape is None else s._shape[1:], s.dtype)
-                 for s in leaves]
-        super().__init__(pack(spec, specs), inputs=(input_dataset,))
+
+        def unbatched(s, path):
+            inner = None if s._shape is None else s._shape[1:]
+            if isinstance(s, RaggedTensorSpec):  # the rows of a k-ragged batch: k-1-ragged
+                return RaggedTensorSpec(inner, s.dtype, s.ragged_rank - 1)
+            if isinstance(s, SparseTensorSpec):
+                return SparseTensorSpec(inner, s.dtype)
+            return TensorSpec(inner, s.dtype)
+        self._ragged = ragged_columns(spec)
+        self._sparse = sparse_columns(spec)
+        super().__init__(map_input(spec, unbatched), inputs=(input_dataset,))
+
+    def _leaves(self, arrays):
+        """(kind, arrays) per leaf: kind is "sparse", "dense" or a ragged rank."""
+        parts, at = [], 0
+        while at < len(arrays):
+            kind = "sparse" if at in self._sparse else self._ragged.get(at, "dense")
+            count = 3 if kind == "sparse" else 1 if kind == "dense" else kind + 1
+            parts.append((kind, arrays[at:at + count]))
+            at += count
+        return parts
 
     def _generate(self, feed):
         for flat in self._inputs[0]._generate(feed):
-            arrays = [np.asarray(v) for v in flat]
-            n = arrays[0].shape[0]
-            if any(a.shape[0] != n for a in arrays):
+            parts = self._leaves([np.asarray(v) for v in flat])
+            sizes = [_count(kind, a) for kind, a in parts]
+            if any(n != sizes[0] for n in sizes):
                 raise errors.InvalidArgumentError(
                     "unbatch: the components of an element have different first dimensions: "
-                    "%s" % [a.shape[0] for a in arrays], "IteratorGetNext")
-            for i in range(n):
-                yield tuple(row(a, i) for a in arrays)
+                    "%s" % sizes, "IteratorGetNext")
+            for i in range(sizes[0] if sizes else 0):
+                yield tuple(v for kind, a in parts for v in _row_of(kind, a, i))
+
+
+def _count(kind, arrays):
+    if kind == "dense":
+        return arrays[0].shape[0]
+    if kind == "sparse":
+        return int(arrays[2][0])
+    return ragged_columns_lib.count_rows(arrays, kind)
+
+
+def _row_of(kind, arrays, i):
+    if kind == "dense":
+        return (row(arrays[0], i),)
+    if kind == "sparse":
+        return sources.sparse_row(arrays, i)
+    return ragged_columns_lib.row(arrays, kind, i)
 
 
 # -- take_while, scan, unique --------------------------------------------------------------

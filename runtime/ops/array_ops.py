@@ -261,6 +261,7 @@ def cast_to_int32(value):
     return value
 
 
+@dispatchable
 def fill(dims, value, name=None):
     """A tensor of shape `dims` filled with `value`."""
     if not isinstance(value, Tensor):  # a Python value: a constant right away
@@ -283,11 +284,13 @@ def _filled(shape, dtype, scalar, name):
     return execute1(OPS["Fill"], [dims_t, value], {"static_shape": static}, name=name)
 
 
+@dispatchable
 def zeros(shape, dtype=dtypes.float32, name=None):
     """A tensor of zeros."""
     return _filled(shape, dtype, 0, name)
 
 
+@dispatchable
 def ones(shape, dtype=dtypes.float32, name=None):
     """A tensor of ones."""
     return _filled(shape, dtype, 1, name)

@@ -18,6 +18,7 @@ from runtime.ops import (
     slicing,
 )
 from runtime.ops.common import ANY, SpecError, convert_to_tensor, normalize_axis, require_kind
+from runtime.ops.composite_dispatch import dispatchable
 from runtime.ops.numba_lowerings import (
     as_3d,
     axis_of,
@@ -456,6 +457,7 @@ OPS["Roll"] = register("Roll", lambda x, shift, axis: np.roll(x, shift, axis),
                                   "numba": _roll_numba})
 
 
+@dispatchable
 def reverse(tensor, axis, name=None):
     """`tensor` with the order of elements reversed along each dimension in `axis`."""
     axes = common.static_int_list(axis, "axis")

@@ -178,6 +178,19 @@ def matmul(a, b, transpose_a=False, transpose_b=False, name=None):
                                             "transpose_b": bool(transpose_b)}, name=name)
 
 
+def matvec(a, b, transpose_a=False, adjoint_a=False, a_is_sparse=False, b_is_sparse=False,
+           name=None):
+    """The matrix-vector product of the last two dimensions of `a` with the last of `b`
+    (batched over leading ones): matmul(a, b[..., None])[..., 0]."""
+    a, b = binary_operands(a, b)
+    if adjoint_a:
+        a = M.conj(a) if a.dtype.is_complex else a
+        transpose_a = not transpose_a
+    column = manipulation_ops.expand_dims(b, -1)
+    return manipulation_ops.squeeze(matmul(a, column, transpose_a=transpose_a), [-1],
+                                    name=name)
+
+
 # -- inverse, determinant, solve ------------------------------------------------------------
 
 def _square_infer(specs, attrs):

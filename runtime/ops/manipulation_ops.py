@@ -90,6 +90,7 @@ OPS["Reshape"] = register("Reshape", _reshape_kernel, _reshape_infer,
                           lowerings=_RESHAPE_LOWERINGS)
 
 
+@dispatchable
 def reshape(tensor, shape, name=None):
     """`tensor` with its elements rearranged to `shape` (one entry may be -1)."""
     tensor = convert_to_tensor(tensor)

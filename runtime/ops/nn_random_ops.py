@@ -73,6 +73,16 @@ def _normal_kernel(mean, stddev, shape, dtype, rng):
     return (mean + stddev * rng.standard_normal(shape)).astype(dtype.np_dtype)
 
 
+def _truncated_normal_kernel(mean, stddev, shape, dtype, rng):
+    """Standard normal draws beyond two standard deviations drawn again, as TensorFlow's."""
+    draw = rng.standard_normal(shape)
+    outside = np.abs(draw) > 2.0
+    while outside.any():
+        draw[outside] = rng.standard_normal(int(outside.sum()))
+        outside = np.abs(draw) > 2.0
+    return (mean + stddev * draw).astype(dtype.np_dtype)
+
+
 def _uniform_int_kernel(minval, maxval, shape, dtype, rng):
     return rng.integers(minval, maxval, size=shape).astype(dtype.np_dtype)
 
@@ -83,7 +93,8 @@ def _int_random_infer(specs, attrs):
 
 for _name, _kernel, _infer in [("RandomUniform", _uniform_kernel, _random_infer),
                                ("RandomUniformInt", _uniform_int_kernel, _int_random_infer),
-                               ("RandomStandardNormal", _normal_kernel, _random_infer)]:
+                               ("RandomStandardNormal", _normal_kernel, _random_infer),
+                               ("TruncatedNormal", _truncated_normal_kernel, _random_infer)]:
     OPS[_name] = register(_name, _kernel, _infer, grad=NOT_DIFFERENTIABLE, emit=KERNEL_CALL,
                           traits=("stateful", "unrepeatable"), lowerings=_HOST_RANDOM)
 
@@ -110,8 +121,18 @@ def uniform(shape, minval=0, maxval=None, dtype=dtypes.float32, seed=None, name=
 
 def normal(shape, mean=0.0, stddev=1.0, dtype=dtypes.float32, seed=None, name=None):
     """Normally distributed random values."""
+    return _normal("RandomStandardNormal", shape, mean, stddev, dtype, seed, name)
+
+
+def truncated_normal(shape, mean=0.0, stddev=1.0, dtype=dtypes.float32, seed=None,
+                     name=None):
+    """Normally distributed random values within two standard deviations of the mean."""
+    return _normal("TruncatedNormal", shape, mean, stddev, dtype, seed, name)
+
+
+def _normal(op_name, shape, mean, stddev, dtype, seed, name):
     dtype = dtypes.as_dtype(dtype)
     attrs = {"shape": _static_shape(shape), "dtype": dtype, "rng": op_generator(seed)}
-    return execute1(OPS["RandomStandardNormal"],
-                    [common.convert_to_tensor(mean, dtype_hint=dtype),
-                     common.convert_to_tensor(stddev, dtype_hint=dtype)], attrs, name=name)
+    return execute1(OPS[op_name], [common.convert_to_tensor(mean, dtype_hint=dtype),
+                                   common.convert_to_tensor(stddev, dtype_hint=dtype)],
+                    attrs, name=name)

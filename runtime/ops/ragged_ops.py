@@ -8,7 +8,7 @@ Gradients flow to `values` (rules declared beside the ops).
 
 import numpy as np
 
-from runtime import dtypes, lowering_api
+from runtime import dtypes, errors, lowering_api
 from runtime.ops import array_ops, attr_types, math_ops, segment_ops, selection_ops, sparse_ops
 from runtime.ops.common import SpecError, convert_to_tensor
 from runtime.ops.registry import KERNEL_CALL, NOT_DIFFERENTIABLE, execute, execute1, register
@@ -108,8 +108,21 @@ def splits_from_lengths(row_lengths, values):
     return execute1(OPS["RaggedSplitsFromLengths"], [convert_to_tensor(row_lengths), values])
 
 
+def assert_equal_message(x, y, summarize=3):
+    """TensorFlow's eager tf.debugging.assert_equal message for vectors x and y of one
+    length that differ (the words a ragged op's mismatched partitions raise with)."""
+    where = np.argwhere(x != y)[:summarize]
+    return ("Condition x == y did not hold.\nIndices of first %d different values:\n%s\n"
+            "Corresponding x values:\n%s\nCorresponding y values:\n%s\n"
+            "First %d elements of x:\n%s\nFirst %d elements of y:\n%s"
+            % (len(where), where, x[tuple(where.T)], y[tuple(where.T)],
+               min(summarize, x.size), x[:summarize], min(summarize, y.size), y[:summarize]))
+
+
 def _same_splits_kernel(a, b):
-    if a.shape != b.shape or np.any(a != b):
+    if a.shape == b.shape and np.any(a != b):
+        raise errors.InvalidArgumentError(assert_equal_message(a, b), "RaggedSameSplits")
+    if a.shape != b.shape:
         raise ValueError("Inputs must have identical ragged splits: the operands are "
                          "partitioned differently (row_splits %s and %s)"
                          % (a.tolist(), b.tolist()))

@@ -1,4 +1,5 @@
-"""N-d indexing ops: gather_nd, scatter_nd, tensor_scatter_nd_update/add, and boolean_mask
+"""N-d indexing ops: gather_nd, scatter_nd, tensor_scatter_nd_update/add/sub/min/max, and
+boolean_mask
 (a composite of Where and Gather, as in TensorFlow).
 
 An `indices` tensor of shape [..., k] addresses slices of a tensor by its first k dimensions;
@@ -149,14 +150,15 @@ def _whole_rows(indices, updates, shape):
     return np.reshape(updates, (-1,) + tuple(shape))
 
 
-def _add_rows(out, indices, updates):
-    """Adds `updates` into `out` at `indices`, row by row (duplicates add up, in order)."""
+def _add_rows(out, indices, updates, combine=np.add):
+    """Combines `updates` into `out` at `indices` with the ufunc `combine`, row by row
+    (duplicates add up, or the least or greatest wins, in order)."""
     rows = _whole_rows(indices, updates, out.shape)
     if rows is None:
-        np.add.at(out, _address(indices, out.shape), updates)
+        combine.at(out, _address(indices, out.shape), updates)
     else:
         for row in rows:
-            out += row
+            combine(out, row, out=out)
     return out
 
 
@@ -210,6 +212,18 @@ def _tensor_scatter_add_kernel(tensor, indices, updates):
     return _add_rows(np.array(tensor, copy=True), indices, updates)
 
 
+def _tensor_scatter_sub_kernel(tensor, indices, updates):
+    return _add_rows(np.array(tensor, copy=True), indices, updates, np.subtract)
+
+
+def _tensor_scatter_min_kernel(tensor, indices, updates):
+    return _add_rows(np.array(tensor, copy=True), indices, updates, np.minimum)
+
+
+def _tensor_scatter_max_kernel(tensor, indices, updates):
+    return _add_rows(np.array(tensor, copy=True), indices, updates, np.maximum)
+
+
 def _tensor_scatter_update_grad(ctx, grads):
     g, indices = grads[0], ctx.input(1)
     gathered = gather_nd(g, indices)
@@ -221,6 +235,25 @@ def _tensor_scatter_add_grad(ctx, grads):
     return [grads[0], None, gather_nd(grads[0], ctx.input(1))]
 
 
+def _tensor_scatter_sub_grad(ctx, grads):
+    return [grads[0], None, math_ops.negative(gather_nd(grads[0], ctx.input(1)))]
+
+
+def _tensor_scatter_min_or_max_grad(ctx, grads):
+    """TensorFlow's rule: the gradient goes to every input equal to the result, shared
+    equally among ties."""
+    grad, tensor, indices, updates = grads[0], ctx.input(0), ctx.input(1), ctx.input(2)
+    output = ctx.output(0)
+    tensor_wins = math_ops.cast(math_ops.equal(tensor, output), grad.dtype)
+    update_wins = math_ops.cast(math_ops.equal(updates, gather_nd(output, indices)), grad.dtype)
+    winners = math_ops.add(tensor_wins, scatter_nd(indices, update_wins, array_ops.shape(
+        tensor, out_type=indices.dtype)))
+    tensor_grad = math_ops.truediv(math_ops.multiply(grad, tensor_wins), winners)
+    update_grad = math_ops.truediv(math_ops.multiply(gather_nd(grad, indices), update_wins),
+                                  gather_nd(winners, indices))
+    return [tensor_grad, None, update_grad]
+
+
 OPS["TensorScatterUpdate"] = register(
     "TensorScatterUpdate", _tensor_scatter_update_kernel, _tensor_scatter_infer,
     grad=_tensor_scatter_update_grad, emit=KERNEL_CALL,
@@ -229,6 +262,15 @@ OPS["TensorScatterAdd"] = register(
     "TensorScatterAdd", _tensor_scatter_add_kernel, _tensor_scatter_infer,
     grad=_tensor_scatter_add_grad, emit=KERNEL_CALL,
     lowerings=dict(_NOT_LOWERED, numba=numba_nd_indexing.tensor_scatter_add))
+OPS["TensorScatterSub"] = register(
+    "TensorScatterSub", _tensor_scatter_sub_kernel, _tensor_scatter_infer,
+    grad=_tensor_scatter_sub_grad, emit=KERNEL_CALL, lowerings=_NOT_LOWERED)
+OPS["TensorScatterMin"] = register(
+    "TensorScatterMin", _tensor_scatter_min_kernel, _tensor_scatter_infer,
+    grad=_tensor_scatter_min_or_max_grad, emit=KERNEL_CALL, lowerings=_NOT_LOWERED)
+OPS["TensorScatterMax"] = register(
+    "TensorScatterMax", _tensor_scatter_max_kernel, _tensor_scatter_infer,
+    grad=_tensor_scatter_min_or_max_grad, emit=KERNEL_CALL, lowerings=_NOT_LOWERED)
 
 
 def _tensor_scatter(op_name, tensor, indices, updates, name):
@@ -246,6 +288,23 @@ def tensor_scatter_nd_update(tensor, indices, updates, name=None):
 def tensor_scatter_nd_add(tensor, indices, updates, name=None):
     """A copy of `tensor` with `updates` added at `indices` (duplicates sum)."""
     return _tensor_scatter("TensorScatterAdd", tensor, indices, updates, name)
+
+
+def tensor_scatter_nd_sub(tensor, indices, updates, name=None):
+    """A copy of `tensor` with `updates` subtracted at `indices` (duplicates add up)."""
+    return _tensor_scatter("TensorScatterSub", tensor, indices, updates, name)
+
+
+def tensor_scatter_nd_min(tensor, indices, updates, name=None):
+    """A copy of `tensor` where each element at `indices` is the least of it and its
+    updates."""
+    return _tensor_scatter("TensorScatterMin", tensor, indices, updates, name)
+
+
+def tensor_scatter_nd_max(tensor, indices, updates, name=None):
+    """A copy of `tensor` where each element at `indices` is the greatest of it and its
+    updates."""
+    return _tensor_scatter("TensorScatterMax", tensor, indices, updates, name)
 
 
 # -- boolean_mask -------------------------------------------------------------------------

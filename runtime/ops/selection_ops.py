@@ -114,6 +114,19 @@ def gather(params, indices, axis=None, batch_dims=0, name=None):
                     {"axis": 0 if axis is None else int(axis)}, name=name)
 
 
+def embedding_lookup(params, ids, max_norm=None, name=None):
+    """The rows of the embedding table `params` at `ids` (a tensor, or a RaggedTensor whose
+    ragged rows come back as ragged rows of embeddings): `gather(params, ids)`."""
+    if isinstance(params, (list, tuple)):
+        if len(params) != 1:
+            raise NotImplementedError("embedding_lookup over a table sharded in %d parts is "
+                                      "not supported; concatenate the shards" % len(params))
+        params = params[0]
+    if max_norm is not None:
+        raise NotImplementedError("embedding_lookup with max_norm is not supported")
+    return gather(params, ids, name=name)
+
+
 # SelectV2 is declared with the math ops, whose gradients are written with it
 OPS["SelectV2"] = math_ops.SELECT_V2
 

@@ -11,11 +11,14 @@ registry adds the op's name and its operands' dtypes and shapes. Gradients flow 
 (rules declared beside the ops).
 """
 
+import itertools
+
 import numpy as np
 
 from runtime import dtypes, lowering_api
 from runtime.ops import (
     array_ops,
+    attr_types,
     manipulation_ops,
     math_ops,
     reduction_ops,
@@ -763,3 +766,64 @@ def sparse_expand_dims(indices, dense_shape, axis):
     """(indices, dense_shape) with a dimension of size 1 inserted at `axis`, for a rank
     known only at run time."""
     return execute(OPS["SparseExpandDims"], [indices, dense_shape], {"axis": axis})
+
+
+# -- SparseCross: the feature crosses of rows -------------------------------------------------
+
+
+def _cross_text(value):
+    return value if isinstance(value, bytes) else str(int(value)).encode()
+
+
+def _cross_kernel(*inputs, num_sparse, separator):
+    sparse = [inputs[3 * k:3 * k + 3] for k in range(num_sparse)]
+    dense = inputs[3 * num_sparse:]
+    batch = int(sparse[0][2][0]) if sparse else np.shape(dense[0])[0]
+    columns = []  # per input: the list of its values in each row
+    for indices, values, dense_shape in sparse:
+        if int(dense_shape[0]) != batch:
+            raise ValueError("sparse.cross: inputs have %d and %d rows"
+                             % (batch, int(dense_shape[0])))
+        rows = [[] for _ in range(batch)]
+        for (r, *_), v in zip(np.asarray(indices), values):
+            rows[int(r)].append(_cross_text(v))
+        columns.append(rows)
+    for d in dense:
+        if np.shape(d)[0] != batch:
+            raise ValueError("sparse.cross: inputs have %d and %d rows" % (batch, np.shape(d)[0]))
+        columns.append([[_cross_text(v) for v in np.reshape(d[r], [-1])] for r in range(batch)])
+    indices, values, widest = [], [], 0
+    for r in range(batch):
+        crosses = [separator.encode().join(parts)
+                   for parts in itertools.product(*(column[r] for column in columns))]
+        indices.extend([r, k] for k in range(len(crosses)))
+        values.extend(crosses)
+        widest = max(widest, len(crosses))
+    out = np.empty(len(values), dtype=object)
+    out[:] = values
+    return (np.asarray(indices, np.int64).reshape(-1, 2), out,
+            np.asarray([batch, widest], np.int64))
+
+
+def _cross_infer(specs, attrs):
+    for dtype, _ in specs:
+        if dtype not in (dtypes.string, dtypes.int64, dtypes.int32):
+            raise SpecError("dtype", "sparse.cross: inputs must be string or integer, got %s"
+                            % dtype.name)
+    return [(dtypes.int64, (None, 2)), (dtypes.string, (None,)), (dtypes.int64, (2,))]
+
+
+OPS["SparseCross"] = register("SparseCross", _cross_kernel, _cross_infer,
+                              grad=NOT_DIFFERENTIABLE, emit=KERNEL_CALL,
+                              traits=("host_only", "may_raise"),
+                              attr_types={"num_sparse": attr_types.INT,
+                                          "separator": attr_types.STR})
+
+
+def sparse_cross(sparse_components, dense_inputs, separator="_X_"):
+    """(indices, values, dense_shape) of the string crosses of each row: every combination
+    of one value per input, sparse inputs first (as TensorFlow orders them), joined by
+    `separator`."""
+    flat = [t for components in sparse_components for t in components]
+    return execute(OPS["SparseCross"], flat + list(dense_inputs),
+                   {"num_sparse": len(sparse_components), "separator": separator})

@@ -1,5 +1,6 @@
 """String ops (`tf.strings`, `tf.io.decode_csv`): strings are numpy arrays of Python bytes
-objects (UTF-8 unless an op says otherwise), so every op here runs on the host.
+objects (UTF-8 unless an op says otherwise), so every op here runs on the host. The
+elementwise ones are `dispatchable`: on a RaggedTensor they map its flat values.
 
 Ops whose results are ragged (split, bytes_split, unicode_decode/_split, ngrams) output the
 components, the values and the row_splits; runtime.composite.ragged_strings wraps them in
@@ -11,8 +12,9 @@ import unicodedata
 import numpy as np
 
 from runtime import dtypes
-from runtime.ops import attr_types, common, io_ops
+from runtime.ops import attr_types, common, farmhash, io_ops
 from runtime.ops.common import SpecError, convert_to_tensor, require_kind
+from runtime.ops.composite_dispatch import dispatchable
 from runtime.ops.registry import KERNEL_CALL, NOT_DIFFERENTIABLE, execute, execute1, register
 
 # string values are numpy arrays of Python bytes objects: no compiled backend holds them
@@ -41,6 +43,7 @@ OPS["StringJoin"] = register("StringJoin", _join_kernel, _join_infer, grad=NOT_D
                              emit=KERNEL_CALL, traits=_PYTHON_STRINGS)
 
 
+@dispatchable
 def join(inputs, separator="", name=None):
     """The elementwise concatenation of the string tensors `inputs` (broadcast), with
     `separator` between them."""
@@ -73,6 +76,7 @@ OPS["StringLength"] = register("StringLength", _length_kernel, _length_infer,
                                traits=_PYTHON_STRINGS)
 
 
+@dispatchable
 def length(input, unit="BYTE", name=None):  # noqa: A002 - TensorFlow's name
     """The length of each string, in bytes (unit 'BYTE') or Unicode characters
     ('UTF8_CHAR')."""
@@ -168,6 +172,7 @@ def _case_encoding(encoding, what):
     return "" if encoding == "" else "utf-8"
 
 
+@dispatchable
 def lower(input, encoding="", name=None):  # noqa: A002 - TensorFlow's name
     """Each string with its letters lowercased: ASCII letters only, or with
     encoding='utf-8' every Unicode letter."""
@@ -175,6 +180,7 @@ def lower(input, encoding="", name=None):  # noqa: A002 - TensorFlow's name
                     {"encoding": _case_encoding(encoding, "lower")}, name=name)
 
 
+@dispatchable
 def upper(input, encoding="", name=None):  # noqa: A002 - TensorFlow's name
     """Each string with its letters uppercased: ASCII letters only, or with
     encoding='utf-8' every Unicode letter."""
@@ -191,6 +197,7 @@ OPS["StringStrip"] = register("StringStrip", _strip_kernel, _string_infer(dtypes
                               traits=_PYTHON_STRINGS)
 
 
+@dispatchable
 def strip(input, name=None):  # noqa: A002 - TensorFlow's name
     """Each string without its leading and trailing ASCII whitespace."""
     return execute1(OPS["StringStrip"], [convert_to_tensor(input)], name=name)
@@ -226,6 +233,7 @@ def _pattern(pattern, what):
     return pattern
 
 
+@dispatchable
 def regex_full_match(input, pattern, name=None):  # noqa: A002 - TensorFlow's name
     """Whether each whole string matches the regular expression `pattern`."""
     return execute1(OPS["RegexFullMatch"], [convert_to_tensor(input)],
@@ -254,6 +262,7 @@ OPS["StaticRegexReplace"] = register("StaticRegexReplace", _regex_replace_kernel
                                      emit=KERNEL_CALL, traits=_PYTHON_STRINGS)
 
 
+@dispatchable
 def regex_replace(input, pattern, rewrite, replace_global=True, name=None):  # noqa: A002
     """Each string with the matches of `pattern` replaced by `rewrite` (\\1..\\9 name the
     groups, \\0 the whole match): every match, or the first with replace_global=False."""
@@ -311,6 +320,7 @@ OPS["StringToNumber"] = register("StringToNumber", _to_number_kernel, _to_number
                                  traits=_PYTHON_STRINGS + ("may_raise",))
 
 
+@dispatchable
 def to_number(string_tensor, out_type=dtypes.float32, name=None):
     """Each string parsed as a number of `out_type` (float32, float64, int32 or int64);
     InvalidArgumentError for a string that is not one."""
@@ -320,6 +330,73 @@ def to_number(string_tensor, out_type=dtypes.float32, name=None):
                         "int64, got %s" % out_type.name)
     return execute1(OPS["StringToNumber"], [convert_to_tensor(string_tensor)],
                     {"out_type": out_type}, name=name)
+
+
+def _hash_bucket_kernel(x, num_buckets):
+    return _each(x, lambda b: farmhash.fingerprint64(b) % num_buckets, np.int64)
+
+
+OPS["StringToHashBucketFast"] = register(
+    "StringToHashBucketFast", _hash_bucket_kernel, _string_infer(dtypes.int64),
+    grad=NOT_DIFFERENTIABLE, emit=KERNEL_CALL, traits=_PYTHON_STRINGS,
+    attr_types={"num_buckets": attr_types.INT})
+
+
+@dispatchable
+def to_hash_bucket_fast(input, num_buckets, name=None):  # noqa: A002 - TensorFlow's name
+    """Each string's bucket in [0, num_buckets): its FarmHash fingerprint modulo
+    `num_buckets`, the same number TensorFlow gives."""
+    if int(num_buckets) < 1:
+        raise ValueError("to_hash_bucket_fast: num_buckets must be at least 1, got %r"
+                         % (num_buckets,))
+    return execute1(OPS["StringToHashBucketFast"], [convert_to_tensor(input)],
+                    {"num_buckets": int(num_buckets)}, name=name)
+
+
+def _decode_raw_kernel(x, out_type, little_endian=True, fixed_length=None):
+    item = np.dtype(out_type.np_dtype).newbyteorder("<" if little_endian else ">")
+    flat = [bytes(b) for b in np.reshape(x, [-1])]
+    if fixed_length is not None:
+        flat = [b[:fixed_length].ljust(fixed_length, b"\0") for b in flat]
+    sizes = {len(b) for b in flat}
+    if len(sizes) > 1:
+        raise ValueError("DecodeRaw requires input strings to all be the same size, got "
+                         "sizes %s" % sorted(sizes))
+    size = sizes.pop() if sizes else (fixed_length or 0)
+    if size % item.itemsize:
+        raise ValueError("Input to DecodeRaw has length %d that is not a multiple of %d, the "
+                         "size of %s" % (size, item.itemsize, out_type.name))
+    values = np.frombuffer(b"".join(flat), dtype=item).astype(out_type.np_dtype)
+    return values.reshape(np.shape(x) + (size // item.itemsize,))
+
+
+def _decode_raw_infer(specs, attrs):
+    dtype, shape = specs[0]
+    require_kind(dtype, {"string"}, "input_bytes")
+    width = None
+    fixed_length = attrs["fixed_length"]
+    if fixed_length is not None:
+        width = fixed_length // attrs["out_type"].np_dtype.itemsize
+    return [(attrs["out_type"], None if shape is None else tuple(shape) + (width,))]
+
+
+OPS["DecodeRaw"] = register("DecodeRaw", _decode_raw_kernel, _decode_raw_infer,
+                            grad=NOT_DIFFERENTIABLE, emit=KERNEL_CALL,
+                            attr_types={"fixed_length": attr_types.optional(attr_types.INT)},
+                            traits=_PYTHON_STRINGS + ("may_raise",))
+
+
+def decode_raw(input_bytes, out_type, little_endian=True, fixed_length=None, name=None):
+    """The bytes of each string read as numbers of `out_type`: a last dimension of
+    len(string) / out_type's size; the strings must all be as long (or `fixed_length`
+    bytes, each cut or zero-padded to it)."""
+    out_type = dtypes.as_dtype(out_type)
+    if out_type is dtypes.string or out_type is dtypes.bool_:
+        raise TypeError("decode_raw: out_type must be a numeric dtype, got %s" % out_type.name)
+    return execute1(OPS["DecodeRaw"], [convert_to_tensor(input_bytes)],
+                    {"out_type": out_type, "little_endian": bool(little_endian),
+                     "fixed_length": None if fixed_length is None else int(fixed_length)},
+                    name=name)
 
 
 def _format_spec(dtype, precision, scientific, shortest, width, fill):
@@ -366,6 +443,7 @@ OPS["AsString"] = register("AsString", _as_string_kernel, _as_string_infer,
                            attr_types={"spec": _FORMAT_SPEC})
 
 
+@dispatchable
 def as_string(input, precision=-1, scientific=False, shortest=False, width=-1,  # noqa: A002
               fill="", name=None):
     """Each element written as a string: floats as printf's %f (6 digits unless
@@ -426,6 +504,7 @@ OPS["Substr"] = register("Substr", _substr_kernel, _substr_infer, grad=NOT_DIFFE
                          emit=KERNEL_CALL, traits=_PYTHON_STRINGS + ("may_raise",))
 
 
+@dispatchable
 def substr(input, pos, len, unit="BYTE", name=None):  # noqa: A002 - TensorFlow's names
     """The `len` units of each string from `pos` (negative: from the end), in bytes (unit
     'BYTE') or Unicode characters ('UTF8_CHAR'); `pos` and `len` broadcast against the

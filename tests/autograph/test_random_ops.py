@@ -90,6 +90,18 @@ def test_normal_statistics():
     assert abs(values.std() - 2.0) < 0.1
 
 
+def test_truncated_normal_stays_within_two_standard_deviations():
+    tf.random.set_seed(7)
+    try:
+        values = tf.random.truncated_normal([20000], mean=3.0, stddev=2.0).numpy()
+    finally:
+        tf.random.set_seed(None)
+    assert values.dtype == np.float32
+    assert values.min() >= -1.0 and values.max() <= 7.0
+    assert abs(values.mean() - 3.0) < 0.1
+    assert abs(values.std() - 2.0 * 0.8796) < 0.1  # the std of a normal cut at 2 sigma
+
+
 def test_set_seed_makes_eager_draws_reproducible():
     try:
         tf.random.set_seed(42)

@@ -83,6 +83,19 @@ def test_parse_example_batches_as_tensorflow_does():
     assert parsed["score"].dense_shape.numpy().tolist() == WANT["batched_score_dense_shape"]
 
 
+def test_ragged_features_give_a_row_per_record_as_tensorflow_does():
+    records = np.array(_records(), object)
+    spec = {"score": parsing.RaggedFeature(dtypes.float32),
+            "labels": parsing.RaggedFeature(dtypes.string, value_key="tags")}
+    parsed = parsing.parse_example(records, spec)
+    assert set(parsed) == {"score", "labels"}
+    assert parsed["score"].to_list() == [r["score"] for r in WANT["records"]]
+    assert [[t.decode() for t in row] for row in parsed["labels"].to_list()] == [
+        r["tags"] for r in WANT["records"]]
+    one = parsing.parse_single_example(records[0], spec)
+    assert one["score"].numpy().tolist() == WANT["records"][0]["score"]
+
+
 def test_parsing_in_a_dataset_map_eagerly_and_traced():
     ds = data.TFRecordDataset(EXAMPLES).map(lambda r: parsing.parse_single_example(
         r, {"id": SPEC["id"], "name": SPEC["name"]}))

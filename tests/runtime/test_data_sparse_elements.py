@@ -112,3 +112,14 @@ def test_from_generator_yields_sparse_tensors_of_a_sparse_signature():
     dense = data.Dataset.from_generator(lambda: iter([[1, 2]]), output_signature=spec)
     with pytest.raises(errors.InvalidArgumentError, match="a SparseTensor was expected"):
         list(dense)
+
+
+def test_unbatch_splits_a_sparse_element_into_sparse_rows():
+    ds = data.Dataset.from_tensors(sample()).unbatch()
+    assert ds.element_spec == SparseTensorSpec([4], sample().dtype)
+    assert [to_dense(row).numpy().tolist() for row in ds] == DENSE.tolist()
+    rebatched = data.Dataset.from_tensor_slices(sample()).batch(2).unbatch()
+    assert [to_dense(row).numpy().tolist() for row in rebatched] == DENSE.tolist()
+    # traced: a map function sees each row as a SparseTensor of rank 1
+    sums = [int(s) for s in ds.map(reduce_sum)]
+    assert sums == [1, 2, 3]

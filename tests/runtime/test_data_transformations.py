@@ -255,6 +255,39 @@ def test_from_tensor_slices_of_ragged_rows_and_sparse_rows():
     assert total(ds).numpy() == 9.0
 
 
+ROWS = [[1, 2], [3], [], [4, 5, 6]]
+
+
+def test_ragged_slices_are_rows_with_tensorflows_ragged_rank_0_spec():
+    ds = Dataset.from_tensor_slices(ragged.constant(ROWS))
+    assert repr(ds.element_spec) == "RaggedTensorSpec(TensorShape([None]), tf.int32, 0, tf.int64)"
+    assert eager(ds) == ROWS
+    nested = Dataset.from_tensor_slices(ragged.constant([[[1, 2], [3]], [[4]], []]))
+    assert nested.element_spec.ragged_rank == 1
+    assert [_plain(r) for r in nested] == [[[1, 2], [3]], [[4]], []]
+
+
+def test_batching_ragged_elements_adds_a_ragged_dimension_and_unbatch_removes_it():
+    ds = Dataset.from_tensor_slices({"a": ragged.constant(ROWS), "b": [1, 2, 3, 4]})
+    batched = ds.batch(2)
+    assert batched.element_spec["a"].ragged_rank == 1
+    assert [_plain(e["a"]) for e in batched] == [[[1, 2], [3]], [[], [4, 5, 6]]]
+    twice = batched.batch(2)
+    assert [_plain(e["a"]) for e in twice] == [[[[1, 2], [3]], [[], [4, 5, 6]]]]
+    assert [_plain(e["a"]) for e in twice.unbatch()] == [[[1, 2], [3]], [[], [4, 5, 6]]]
+    assert [(_plain(e["a"]), int(e["b"])) for e in batched.unbatch()] == list(
+        zip(ROWS, [1, 2, 3, 4]))
+    # traced: the functions of map see the batch as a RaggedTensor
+    sums = batched.map(lambda e: reduction_ops.reduce_sum(e["a"], axis=1) + e["b"])
+    assert both(sums) == [[4, 5], [3, 19]]
+
+
+def test_dense_to_ragged_batch_applies_ragged_batch():
+    ds = Dataset.range(1, 4).map(lambda x: array_ops.range(x))
+    batched = ds.apply(data.dense_to_ragged_batch(2))
+    assert [_plain(r) for r in batched] == [[[0], [0, 1]], [[0, 1, 2]]]
+
+
 def test_ragged_batch_makes_ragged_tensors():
     ds = Dataset.range(1, 5).map(lambda x: array_ops.range(x)).ragged_batch(2)
     assert [_plain(r) for r in ds] == [[[0], [0, 1]], [[0, 1, 2], [0, 1, 2, 3]]]

@@ -9,16 +9,19 @@ import pytest
 from runtime import dtypes, errors
 from runtime.composite import ragged_functions as rf
 from runtime.composite.ragged import RaggedTensor, constant
+from runtime.function import function
 from runtime.gradients import GradientTape
 from runtime.ops import (
     array_ops,
     common,
+    layout_ops,
     manipulation_ops,
     math_ops,
     nn_ops,
     reduction_ops,
     scatter_ops,
     selection_ops,
+    string_ops,
 )
 from runtime.variables import Variable
 
@@ -32,15 +35,16 @@ def test_dense_operands_broadcast_across_ragged_dimensions():
     assert (rt * [[2]]).to_list() == [[6, 2, 8, 2], [], [10, 18, 4], [12], []]
     nested = constant([[[1, 2], [3]], [[4, 5, 6]]])
     assert (nested + [[[10]], [[20]]]).to_list() == [[[11, 12], [13]], [[24, 25, 26]]]
-    with pytest.raises(errors.InvalidArgumentError, match="Unable to broadcast"):
+    with pytest.raises(errors.InvalidArgumentError, match="Condition x == y did not hold"):
         rt + [[1, 2]]
     mismatch = constant([[1, 2], [3, 4, 5, 6], [7]])
     with pytest.raises(errors.InvalidArgumentError) as raised:
         mismatch + np.arange(12).reshape(3, 4)
+    # TensorFlow 2.21's words: its check that the dense rows' splits equal the ragged ones
     assert str(raised.value).startswith(
-        "Expected 'tf.Tensor(False, shape=(), dtype=bool)' to be true. Summarized data: "
-        "b'Unable to broadcast: dimension size mismatch in dimension' 1 b'lengths=' 4 "
-        "b'dim_size=' 2, 4, 1")
+        "Condition x == y did not hold.\nIndices of first 3 different values:\n[[1]\n [2]\n [3]]"
+        "\nCorresponding x values:\n[ 4  8 12]\nCorresponding y values:\n[2 6 7]\n"
+        "First 3 elements of x:\n[0 4 8]\nFirst 3 elements of y:\n[0 2 6]")
 
 
 def test_reductions_over_each_axis():
@@ -165,8 +169,12 @@ def test_other_elementwise_apis_and_logical_operators():
 
 def test_differently_partitioned_operands_raise_tensorflows_error():
     a, b = constant([[1, 2], [3]]), constant([[1], [2, 3]])
-    with pytest.raises(errors.InvalidArgumentError, match="identical ragged splits"):
+    with pytest.raises(errors.InvalidArgumentError) as raised:
         a + b
+    assert str(raised.value) == (  # TensorFlow 2.21's assert_equal of the two row splits
+        "Condition x == y did not hold.\nIndices of first 1 different values:\n[[1]]\n"
+        "Corresponding x values:\n[2]\nCorresponding y values:\n[1]\n"
+        "First 3 elements of x:\n[0 2 3]\nFirst 3 elements of y:\n[0 1 3]")
     with pytest.raises(errors.InvalidArgumentError, match="identical ragged splits"):
         rf.boolean_mask(a, constant([[True, False, True]]))
 
@@ -182,3 +190,79 @@ def test_gradients_of_max_min_and_prod_over_ragged_rows():
     assert tape.gradient(largest, v).numpy().tolist() == [0.0, 0.5, 0.5, 1.0, 0.0, 10.0]
     assert tape.gradient(product, v).numpy().tolist() == [9.0, 3.0, 3.0, 1.0, 5.0, 0.0]
     assert tape.gradient(smallest, v).numpy().tolist() == [0.0, 1.0, 1.0, 0.0, 1.0, 0.0]
+
+
+WORDS = [["So", "long"], ["thanks", "for", "all", "the", "fish"]]
+
+
+@pytest.mark.parametrize("traced", [False, True])
+def test_elementwise_string_ops_map_a_ragged_tensors_values(traced):
+    def prefixes(words):
+        return string_ops.upper(string_ops.substr(words, 0, 2))
+    run = function(prefixes) if traced else prefixes
+    assert run(constant(WORDS)).to_list() == [[b"SO", b"LO"],
+                                               [b"TH", b"FO", b"AL", b"TH", b"FI"]]
+
+
+def test_strings_join_pairs_ragged_values_and_broadcasts_a_scalar():
+    words = constant(WORDS)
+    joined = string_ops.join([words, "!", words], separator="+")
+    assert joined.to_list()[0] == [b"So+!+So", b"long+!+long"]
+
+
+def test_gather_with_ragged_indices_keeps_their_rows():
+    table = array_ops.constant([[0.0, 1.0], [2.0, 3.0], [4.0, 5.0]])
+    out = selection_ops.embedding_lookup(table, constant([[2, 0], [], [1]]))
+    assert out.to_list() == [[[4.0, 5.0], [0.0, 1.0]], [], [[2.0, 3.0]]]
+
+
+@pytest.mark.parametrize("axis, expected", [
+    ([0], [[[5, 6]], [], [[1, 2], [3, 4]]]),
+    ([1], [[[3, 4], [1, 2]], [], [[5, 6]]]),
+    ([-1], [[[2, 1], [4, 3]], [], [[6, 5]]]),
+    ([0, 1, 2], [[[6, 5]], [], [[4, 3], [2, 1]]]),
+])
+@pytest.mark.parametrize("traced", [False, True])
+def test_reverse_of_a_ragged_tensor_along_rows_values_and_inner_axes(axis, expected, traced):
+    rt = constant([[[1, 2], [3, 4]], [], [[5, 6]]], ragged_rank=1)
+    run = function(lambda r: layout_ops.reverse(r, axis)) if traced else \
+        (lambda r: layout_ops.reverse(r, axis))
+    assert run(rt).to_list() == expected
+
+
+@pytest.mark.parametrize("traced", [False, True])
+def test_ragged_equality_is_elementwise_as_tensorflows(traced):
+    def compare(a, b):
+        return a == b, a != b, a == 1
+    run = function(compare) if traced else compare
+    same, differ, to_one = run(constant([[1, 2], [3]]), constant([[1, 5], [3]]))
+    assert same.to_list() == [[True, False], [True]]
+    assert differ.to_list() == [[False, True], [False]]
+    assert to_one.to_list() == [[True, False], [False]]
+
+
+def test_ragged_equality_with_none_is_pythons_and_identity_hashes():
+    rt = constant([[1]])
+    assert (rt == None) is False and (rt != None) is True  # noqa: E711 - the operator itself
+    assert {rt: 1}[rt] == 1
+
+
+@pytest.mark.parametrize("traced", [False, True])
+def test_gather_along_the_ragged_axis_takes_from_each_row(traced):
+    def take(rt):
+        return (selection_ops.gather(rt, [0, 1], axis=1),
+                selection_ops.gather(rt, [[1], [0]], axis=-1))
+    run = function(take) if traced else take
+    pairs, nested = run(constant([[1, 2, 3], [4, 5], [6, 7, 8, 9]]))
+    assert pairs.numpy().tolist() == [[1, 2], [4, 5], [6, 7]]  # as TensorFlow's
+    assert nested.numpy().tolist() == [[[2], [1]], [[5], [4]], [[7], [6]]]
+
+
+def test_gather_past_the_end_of_a_row_is_an_error_not_the_next_rows_value():
+    with pytest.raises(errors.InvalidArgumentError, match="past the end of a row"):
+        selection_ops.gather(constant([[1, 2, 3], [4, 5]]), [2], axis=1)
+
+
+def test_gather_along_a_uniform_inner_axis_keeps_the_rows():
+    rt = constant([[[1, 2], [3, 4]], [[5, 6]]], ragged_rank=1)
+    assert selection_ops.gather(rt, [1], axis=2).to_list() == [[[2], [4]], [[6]]]

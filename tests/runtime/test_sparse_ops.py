@@ -460,3 +460,26 @@ def test_reset_shape_of_an_unknown_shape_is_checked_when_run():
                  input_signature=[SparseTensorSpec([None, None], dtypes.float32)])
     with pytest.raises(errors.InvalidArgumentError, match="new_shape must not be smaller"):
         f(sample())
+
+
+@pytest.mark.parametrize("traced", [False, True])
+def test_cross_gives_tensorflows_crosses_sparse_inputs_first(traced):
+    letters = SparseTensor([[0, 0], [1, 0], [1, 1]], ["a", "b", "c"], [2, 2])
+    dense = array_ops.constant([["d", "e"], ["f", "g"]])
+    ids = SparseTensor([[0, 0], [1, 0]], array_ops.constant([1, 2], dtypes.int64), [2, 1])
+    run = function(lambda *xs: sparse_layout.cross(list(xs))) if traced else \
+        (lambda *xs: sparse_layout.cross(list(xs)))
+    out = run(letters, dense, ids)
+    # TensorFlow 2.21's answer for these inputs
+    assert out.indices.numpy().tolist() == [[0, 0], [0, 1], [1, 0], [1, 1], [1, 2], [1, 3]]
+    assert out.values.numpy().tolist() == [b"a_X_1_X_d", b"a_X_1_X_e", b"b_X_2_X_f",
+                                           b"b_X_2_X_g", b"c_X_2_X_f", b"c_X_2_X_g"]
+    assert out.dense_shape.numpy().tolist() == [2, 4]
+
+
+def test_cross_with_an_empty_input_has_no_crosses():
+    letters = SparseTensor([[0, 0]], ["a"], [2, 2])
+    empty = SparseTensor(np.zeros([0, 2], np.int64), array_ops.constant([], dtypes.string),
+                         [2, 1])
+    out = sparse_layout.cross([letters, empty])
+    assert out.values.numpy().tolist() == [] and out.dense_shape.numpy().tolist() == [2, 0]

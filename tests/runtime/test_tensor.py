@@ -198,6 +198,16 @@ def test_repr_of_scalar_and_vector():
         "<tf.Tensor: shape=(2,), dtype=int32, numpy=array([1, 2], dtype=int32)>")
 
 
+def test_repr_of_a_scalar_shows_the_python_number_it_holds_as_tensorflow_does():
+    # The float32 nearest 27.3 is 27.299999237060547: repr shows it, str keeps numpy's 27.3.
+    assert repr(array_ops.constant(27.3)) == (
+        "<tf.Tensor: shape=(), dtype=float32, numpy=27.299999237060547>")
+    assert str(array_ops.constant(27.3)) == "tf.Tensor(27.3, shape=(), dtype=float32)"
+    assert repr(array_ops.constant(27.3, dtypes.float64)).endswith("numpy=27.3>")
+    assert repr(array_ops.constant(True)).endswith("numpy=True>")
+    assert repr(array_ops.constant(1 + 2j)).endswith("numpy=(1+2j)>")
+
+
 def test_repr_of_matrix_starts_the_array_on_a_new_line():
     assert repr(array_ops.constant([[1, 2], [3, 4]])) == (
         "<tf.Tensor: shape=(2, 2), dtype=int32, numpy=\n"
@@ -512,3 +522,21 @@ def test_dynamic_index_out_of_range_in_a_graph_raises_invalid_argument():
     assert f(array_ops.constant([1, 2, 3]), array_ops.constant(-1)).numpy() == 3
     with pytest.raises(errors.InvalidArgumentError):
         f(array_ops.constant([1, 2, 3]), array_ops.constant(3))
+
+
+@pytest.mark.parametrize("value, message", [
+    ([[1, 2], [3]], "Can't convert non-rectangular Python sequence to Tensor."),
+    ([["a", "b"], ["c"]], "Can't convert non-rectangular Python sequence to Tensor."),
+    (["one", 3], "Can't convert Python sequence with mixed types to Tensor."),
+    ([1, "two"], "Can't convert Python sequence with mixed types to Tensor."),
+    ([[1, 2], [3, [4]]], "Can't convert Python sequence with mixed types to Tensor."),
+])
+def test_a_list_that_is_no_tensor_raises_tensorflows_value_error(value, message):
+    with pytest.raises(ValueError) as info:
+        array_ops.constant(value)
+    assert str(info.value) == message
+
+
+def test_an_empty_list_makes_an_empty_string_tensor():
+    assert array_ops.constant([], dtypes.string).shape == (0,)
+    assert array_ops.constant([[]], dtypes.string).shape == (1, 0)

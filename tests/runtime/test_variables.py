@@ -66,6 +66,11 @@ def test_repr_shows_name_shape_dtype_and_value():
         "<tf.Variable 'v:0' shape=(2,) dtype=int32, numpy=array([1, 2], dtype=int32)>")
 
 
+def test_repr_of_a_float32_scalar_variable_shows_the_float_it_holds():
+    assert repr(variables.Variable(27.3)) == (
+        "<tf.Variable 'Variable:0' shape=() dtype=float32, numpy=27.299999237060547>")
+
+
 def test_variables_are_unhashable_but_have_refs():
     v = variables.Variable(1.0)
     with pytest.raises(TypeError):
@@ -196,8 +201,11 @@ def test_assign_add_of_a_wrong_dtype_eagerly_raises():
 
 def test_assigning_a_wrong_shape_eagerly_raises_and_keeps_the_value():
     v = variables.Variable([1.0, 2.0])
-    with pytest.raises(errors.InvalidArgumentError):
+    with pytest.raises(ValueError) as info:  # TensorFlow's Python-side check and words
         v.assign([1.0, 2.0, 3.0])
+    assert str(info.value) == (
+        "Cannot assign value to variable ' Variable:0': Shape mismatch.The variable shape "
+        "(2,), and the assigned value shape (3,) are incompatible.")
     with pytest.raises(errors.InvalidArgumentError):
         v.assign_add(1.0)
     assert v.numpy().tolist() == [1.0, 2.0]

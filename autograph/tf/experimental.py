@@ -1,0 +1,3 @@
+"""`tf.experimental`: the shapes of ragged tensors as values."""
+
+from runtime.composite.ragged_shape import DynamicRaggedShape, RowPartition

@@ -50,6 +50,7 @@ import time
 from typing import Any
 
 from runtime import backends, executor
+from runtime.backends import numba_backend  # (imports no numba: cache_dir)
 
 FIRST_COMPILE_PRIOR_S = 2.0  # numba's first compile in a process also imports and warms it
 COMPILE_PRIOR_S = 0.3
@@ -114,7 +115,6 @@ def promoted_marker(cf: Any, compiled: executor.CompiledGraph) -> pathlib.Path:
     """The file that says an earlier promotion of a graph like `cf` (the same executor
     program `compiled`, the same inputs' dtypes and shapes) left its numba kernel in the
     cache folder; it holds the path of that kernel's module."""
-    from runtime.backends import numba_backend  # (imports no numba)
     inputs = ";".join("%s%s" % (t.dtype.name, t._shape) for t in cf.inputs)
     digest = hashlib.sha256(("%s\n%s" % (inputs, compiled.source)).encode()).hexdigest()
     return numba_backend.cache_dir() / "promoted" / digest[:24]

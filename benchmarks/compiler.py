@@ -340,6 +340,90 @@ TRACE_LONG_FUNCTION = Workload(
 )
 
 
+# -- 4b. the same function, compiled ------------------------------------------------------
+
+
+def _jax_long_function(jax_module, jnp):
+    """`make_long_function` written by hand for `jax.jit`: `lax.while_loop` for the loop with
+    a break and for the while, `lax.fori_loop` for the loop with a continue, `lax.switch` and
+    `lax.cond` for the ifs."""
+    lax = jax_module.lax
+    f32 = jnp.float32
+
+    def long_function(x, n):
+        def first_loop(carry):
+            i, total, scale, steps, _ = carry
+            total = lax.switch(i % 3, [lambda t: t + x * scale,
+                                       lambda t: t - x * (scale * f32(0.5)),
+                                       lambda t: jnp.tanh(t) * f32(2.0)], total)
+            broke = jnp.max(jnp.abs(total)) > f32(12.0)
+            return i + 1, total, scale * f32(0.9), steps + f32(1.0), broke
+
+        def halve(carry):
+            y, halvings = carry
+            return y * f32(0.5), halvings + f32(1.0)
+
+        start = (jnp.int32(0), jnp.zeros_like(x), f32(1.0), f32(0.0), jnp.bool_(False))
+        _, total, scale, steps, _ = lax.while_loop(
+            lambda c: (c[0] < n) & ~c[4], first_loop, start)
+        y, halvings = lax.while_loop(lambda c: jnp.sum(c[0]) > f32(1.0), halve,
+                                     (jnp.abs(total) + f32(1.0), f32(0.0)))
+        positive = jnp.maximum(total, f32(0.0)) * f32(0.25)
+
+        def odd_step(j, carry):
+            acc, odd = carry
+
+            def add(carry):
+                acc, odd = carry
+                acc, odd = acc + positive, odd + f32(1.0)
+                return lax.cond(odd > f32(4.0), lambda a: jnp.minimum(a, f32(3.0)),
+                                lambda a: a, acc), odd
+            return lax.cond(j % 2 == 0, lambda c: c, add, (acc, odd))
+        acc, odd = lax.fori_loop(0, n, odd_step, (jnp.zeros_like(x), f32(0.0)))
+        result = lax.cond(jnp.sum(acc) > jnp.sum(total), lambda: acc - total,
+                          lambda: total - acc)
+        return result * scale + y + (steps + halvings + odd)
+    return long_function
+
+
+def _build_long_function():
+    value = np.linspace(0.5, 4.0, LONG_SIZE, dtype=np.float32)
+    python_function = make_long_function(ag_tf)
+    numpy_args = (value, np.int32(LONG_STEPS))
+    tensor_args = (ag_tf.constant(value), ag_tf.constant(LONG_STEPS))
+    cached = ag_tf.function(python_function)
+    variants = [
+        Variant("numpy", make_long_function(LONG_NUMPY_OPS), numpy_args,
+                note="the same function in hand-written numpy"),
+        Variant("function", cached, tensor_args, verify=traced_once(cached),
+                note="cached autograph.tf.function"),
+    ]
+    variants += compiled_variants(lambda backend: ag_tf.function(python_function, backend=backend),
+                                  tensor_args)
+    jax_module, jnp = jax()
+    if jax_module is not None:
+        variants.append(Variant(
+            "jax.jit", jax_blocking(jax_module.jit(_jax_long_function(jax_module, jnp))),
+            (jnp.asarray(value), jnp.int32(LONG_STEPS)),
+            note="lax.while_loop/fori_loop/switch/cond by hand, result awaited"))
+    return variants
+
+
+LONG_FUNCTION = Workload(
+    name="long_function",
+    description="Every call of the cached Function of the ~40-line function (three loops, "
+                "six ifs, a break and a continue), x float32[%d], n = %d, against the same "
+                "function written by hand with lax control flow under jax.jit."
+                % (LONG_SIZE, LONG_STEPS),
+    build=_build_long_function,
+    targets=[Target("function_numba", "jax.jit", at_most=1.0),
+             Target("function_jax", "jax.jit", at_most=1.2),
+             Target("function", "numpy", at_most=1.5)],
+    rtol=1e-5, atol=1e-5,
+    group=GROUP,
+)
+
+
 # -- 5. autograph.to_code of the same function ------------------------------------------------
 
 
@@ -388,5 +472,5 @@ TO_CODE_LONG_FUNCTION = Workload(
 )
 
 
-WORKLOADS = [GUIDE_LOOP, COUNTER_LOOP, FIZZBUZZ_LOOP, TRACE_LONG_FUNCTION,
+WORKLOADS = [GUIDE_LOOP, COUNTER_LOOP, FIZZBUZZ_LOOP, TRACE_LONG_FUNCTION, LONG_FUNCTION,
              TO_CODE_LONG_FUNCTION]

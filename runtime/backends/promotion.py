@@ -19,6 +19,15 @@ other work can only slow a call down) the executor runs the function again, for 
 `ConcreteFunction.backend` says "numpy" and `backend_report()` says why.
 Otherwise the untimed compiled kernel replaces the timed one.
 
+Two cases start the compile sooner, after a few calls instead of the predicted compile time
+(the report's event says which, or that it waited): a graph with a loop whose predicted
+compile time is at most QUICK_COMPILE_S (numba is warm in this process), started after
+PROMPT_CALLS executor calls; and a graph whose numba kernel an earlier promotion left in the
+cache folder (it loads instead of compiling), started after the first call. A promoted graph
+is remembered there by a digest of its executor program and its inputs' dtypes and shapes
+(`promoted_marker`); a digest shared by two graphs that differ only in a constant's value
+only changes when the compile starts, never a result.
+
 Tiny graphs without loops are never promoted: their executor call costs a microsecond or
 two, which compiled code does not beat once the call overhead is counted. Results are those
 of the executor until the swap, then numba's (which agree with them; see the tests).
@@ -32,17 +41,22 @@ from __future__ import annotations
 
 import collections
 import copy
+import hashlib
 import importlib.util
+import pathlib
 import statistics
 import threading
 import time
 from typing import Any
 
 from runtime import backends, executor
+from runtime.backends import numba_backend  # (imports no numba: cache_dir)
 
 FIRST_COMPILE_PRIOR_S = 2.0  # numba's first compile in a process also imports and warms it
 COMPILE_PRIOR_S = 0.3
 MIN_NODES_WITHOUT_LOOPS = 40
+QUICK_COMPILE_S = 0.5  # a loop graph predicted to compile within this starts promptly
+PROMPT_CALLS = 3  # the executor calls such a loop graph makes before its compile starts
 EXECUTOR_SAMPLES = 33  # the executor's last per-call times before a compile, compared
 TRIAL_CALLS = 9  # compiled calls timed before the verdict
 DEMOTION_MARGIN = 1.2  # demoted when its fastest call is over 1.2x the executor's fastest
@@ -66,18 +80,64 @@ def predicted_compile_seconds() -> float:
 def worth_compiling(graph: Any) -> bool:
     """True for a graph with a loop or many nodes: tiny loop-free graphs stay on the
     executor."""
+    return has_loop(graph) or _node_count(graph) >= MIN_NODES_WITHOUT_LOOPS
+
+
+def has_loop(graph: Any) -> bool:
+    """True for a graph holding a loop (a node with a body), at any depth."""
+    stack = [graph]
+    while stack:
+        g = stack.pop()
+        for node in g.nodes:
+            subgraphs = _subgraphs(node)
+            if "body" in node.attrs and subgraphs:
+                return True
+            stack.extend(sub.graph for sub in subgraphs)
+    return False
+
+
+def _subgraphs(node: Any) -> list[Any]:
+    return [v for v in node.attrs.values() if hasattr(v, "graph") and hasattr(v, "placeholders")]
+
+
+def _node_count(graph: Any) -> int:
     count = 0
     stack = [graph]
     while stack:
         g = stack.pop()
         for node in g.nodes:
             count += 1
-            subgraphs = [v for v in node.attrs.values() if hasattr(v, "graph")
-                         and hasattr(v, "placeholders")]
-            if "body" in node.attrs and subgraphs:
-                return True
-            stack.extend(sub.graph for sub in subgraphs)
-    return count >= MIN_NODES_WITHOUT_LOOPS
+            stack.extend(sub.graph for sub in _subgraphs(node))
+    return count
+
+
+def promoted_marker(cf: Any, compiled: executor.CompiledGraph) -> pathlib.Path:
+    """The file that says an earlier promotion of a graph like `cf` (the same executor
+    program `compiled`, the same inputs' dtypes and shapes) left its numba kernel in the
+    cache folder; it holds the path of that kernel's module."""
+    inputs = ";".join("%s%s" % (t.dtype.name, t._shape) for t in cf.inputs)
+    digest = hashlib.sha256(("%s\n%s" % (inputs, compiled.source)).encode()).hexdigest()
+    return numba_backend.cache_dir() / "promoted" / digest[:24]
+
+
+def _kernel_on_disk(marker: pathlib.Path) -> bool:
+    try:
+        return pathlib.Path(marker.read_text()).exists()
+    except (OSError, ValueError):
+        return False
+
+
+def _remember_promotion(marker: pathlib.Path, compiled: executor.CompiledGraph) -> None:
+    """Writes `marker` (see promoted_marker) naming the kernel's module, where there is one;
+    a cache folder that cannot be written only loses the head start."""
+    path = getattr(compiled, "module_path", None)
+    if path is None or _kernel_on_disk(marker):
+        return
+    try:
+        marker.parent.mkdir(parents=True, exist_ok=True)
+        marker.write_text(str(path))
+    except OSError:
+        pass
 
 
 def slower_than_executor(compiled_times: list[float], executor_times: list[float]) -> bool:
@@ -101,6 +161,8 @@ def watch(cf: Any, compiled: executor.CompiledGraph) -> executor.CompiledGraph:
     times: collections.deque[float] = collections.deque(maxlen=EXECUTOR_SAMPLES)
     record = times.append
     budget = predicted_compile_seconds()
+    marker = promoted_marker(cf, compiled)
+    prompt_calls, why = _head_start(cf, marker, budget)
     timer = clock
     spent = 0.0
     calls = 0
@@ -116,21 +178,33 @@ def watch(cf: Any, compiled: executor.CompiledGraph) -> executor.CompiledGraph:
             record(elapsed)
             spent += elapsed
             calls += 1
-            if spent >= budget and not started:
+            if not started and (spent >= budget or calls >= prompt_calls):
                 started = True
                 OUTCOMES["started"] += 1
                 cf._report.events.append(
-                    "numba compile started after %d executor calls (%.3f s, the predicted "
-                    "compile time)" % (calls, spent))
-                _start_promotion(cf, compiled, list(times))
+                    "numba compile started after %d executor calls (%.3f s): %s"
+                    % (calls, spent, why if calls >= prompt_calls and spent < budget else
+                       "waited for the predicted compile time, %.3f s" % budget))
+                _start_promotion(cf, compiled, list(times), marker)
 
     timed_graph = executor.CompiledGraph(timed, compiled.source, compiled.line_nodes,
                                          compiled.filename)
     return timed_graph
 
 
+def _head_start(cf: Any, marker: pathlib.Path, budget: float) -> tuple[float, str]:
+    """After how many executor calls `cf`'s compile starts at the latest (inf: when its time
+    adds up to `budget`), and why."""
+    if _kernel_on_disk(marker):
+        return 1, "its numba kernel is cached on disk (loading it costs no compile)"
+    if budget <= QUICK_COMPILE_S and has_loop(cf.graph):
+        return PROMPT_CALLS, ("it has a loop and its predicted compile time, %.3f s, is at "
+                              "most %.1f s" % (budget, QUICK_COMPILE_S))
+    return float("inf"), ""
+
+
 def _start_promotion(cf: Any, executor_graph: executor.CompiledGraph,
-                     executor_times: list[float]) -> None:
+                     executor_times: list[float], marker: pathlib.Path | None = None) -> None:
     """Compiles `cf` with numba in a background thread; swaps in a trial of it when done
     (see `_on_trial`), or goes back to the untimed executor graph when numba cannot run it."""
     def promote() -> None:
@@ -138,6 +212,8 @@ def _start_promotion(cf: Any, executor_graph: executor.CompiledGraph,
         try:
             try:
                 compiled = backends.compile_with("numba", cf, report, strict=False)
+                if compiled is not None and marker is not None:
+                    _remember_promotion(marker, compiled)
                 if compiled is not None:
                     compiled = _on_trial(cf, compiled, executor_graph, executor_times)
             except Exception as e:  # recorded, never raised in the thread: stay on the executor

@@ -180,6 +180,74 @@ def test_only_the_executor_calls_before_the_compile_are_compared(fake_numba, clo
     assert cf.backend_report().demoted and cf.backend == "numpy"
 
 
+# -- when the compile starts -------------------------------------------------------------------
+
+@pytest.fixture
+def kernel_compile(fake_numba, monkeypatch, tmp_path):
+    """A compile that leaves a "kernel module" in a cache folder of the test's own (the
+    executor's graph stands for numba's kernel)."""
+    monkeypatch.setenv("AUTOGRAPH_CACHE_DIR", str(tmp_path))
+    module = tmp_path / "kernel_module.py"
+    module.write_text("")
+
+    def compile_kernel(cf):
+        compiled = executor.compile_graph(cf.graph, cf._feeds, cf.flat_outputs, cf.name)
+        compiled.module_path = module
+        return compiled
+    fake_numba["compile"] = compile_kernel
+    return module
+
+
+def _started_after(f, n, calls):
+    """Calls f `calls` times; the report's event of the compile's start, or None."""
+    for _ in range(calls):
+        f(n)
+    cf = f.get_concrete_function(n)
+    promotion.wait_for_background_compiles()
+    events = [e for e in cf.backend_report().events if "compile started" in e]
+    return events[0] if events else None
+
+
+def test_a_loop_predicted_to_compile_quickly_starts_after_a_few_calls(kernel_compile,
+                                                                       monkeypatch):
+    monkeypatch.setattr(promotion, "predicted_compile_seconds",
+                        lambda: promotion.QUICK_COMPILE_S)
+    f = tf.function(_counter_loop, backend="auto")
+    n = tf.constant(4)
+    assert _started_after(f, n, promotion.PROMPT_CALLS - 1) is None
+    event = _started_after(f, n, 1)
+    assert event.startswith("numba compile started after %d executor calls"
+                            % promotion.PROMPT_CALLS)
+    assert "it has a loop and its predicted compile time" in event
+
+
+def test_a_loop_predicted_to_compile_slowly_waits_for_the_predicted_time(kernel_compile,
+                                                                         monkeypatch):
+    monkeypatch.setattr(promotion, "predicted_compile_seconds", lambda: 50e-6)  # 50 calls
+    monkeypatch.setattr(promotion, "QUICK_COMPILE_S", 10e-6)
+    f = tf.function(_counter_loop, backend="auto")
+    n = tf.constant(4)
+    assert _started_after(f, n, 10) is None
+    event = _started_after(f, n, 45)
+    assert "waited for the predicted compile time" in event
+
+
+def test_a_graph_whose_kernel_is_on_disk_starts_after_its_first_call(kernel_compile,
+                                                                     monkeypatch):
+    monkeypatch.setattr(promotion, "predicted_compile_seconds", lambda: 0.0)
+    first = tf.function(_counter_loop, backend="auto")
+    n = tf.constant(4)
+    _started_after(first, n, 1)  # promoted at once: its kernel is remembered
+    monkeypatch.setattr(promotion, "predicted_compile_seconds", lambda: 100.0)
+    again = tf.function(_counter_loop, backend="auto")  # a new trace of the same graph
+    event = _started_after(again, n, 1)
+    assert event.startswith("numba compile started after 1 executor calls")
+    assert "cached on disk" in event
+    kernel_compile.unlink()  # the kernel is gone: the predicted compile time again
+    third = tf.function(_counter_loop, backend="auto")
+    assert _started_after(third, n, 5) is None
+
+
 def _environment(root):
     """This process's environment for a child running the repository's code: no backend
     default, no statistics at exit."""

@@ -80,6 +80,10 @@ class _Splitter:
         return values_lib.per_replica_leaves(parts)
 
 
+def _as_it_is(element):
+    return element
+
+
 class DistributedIterator:
     """An iterator over a distributed dataset: `next` gives one PerReplica element."""
 
@@ -128,11 +132,12 @@ class DistributedDataset:
     replicas (see the module docstring). With several processes every process reads the
     same batches and keeps its own replicas' parts (replicas `first` .. `first + local`)."""
 
-    def __init__(self, dataset, replicas, first=0, local=None):
+    def __init__(self, dataset, replicas, first=0, local=None, stage=None):
         self._dataset = dataset
         self._replicas = replicas
         self._first = first
         self._local = local
+        self._stage = stage or _as_it_is  # places an element where the steps run
 
     @property
     def element_spec(self):
@@ -140,7 +145,7 @@ class DistributedDataset:
         return self._dataset.element_spec
 
     def _split(self, elements):
-        return self._splitter.split(elements[0])
+        return self._stage(self._splitter.split(elements[0]))
 
     def __iter__(self):
         self._splitter = _Splitter(self._dataset, self._replicas, self._first, self._local)
@@ -194,9 +199,10 @@ class DistributedDatasetsFromFunction:
     `dataset_fn(InputContext)` (one input pipeline on this host feeds every replica, as in
     TensorFlow's MirroredStrategy: each replica takes the pipeline's next element)."""
 
-    def __init__(self, dataset_fn, replicas, pipelines=1, pipeline_id=0):
+    def __init__(self, dataset_fn, replicas, pipelines=1, pipeline_id=0, stage=None):
         self._replicas = replicas
         self._dataset = dataset_fn(InputContext(pipelines, pipeline_id, replicas))
+        self._stage = stage or _as_it_is  # places an element where the steps run
 
     @property
     def element_spec(self):
@@ -204,7 +210,7 @@ class DistributedDatasetsFromFunction:
         return self._dataset.element_spec
 
     def _split(self, elements):
-        return values_lib.per_replica_leaves(elements)
+        return self._stage(values_lib.per_replica_leaves(elements))
 
     def __iter__(self):
         # one pipeline, its consecutive elements going to consecutive replicas

@@ -61,6 +61,12 @@ class MeshReplicaContext(contexts.ReplicaContext):
             values_lib.check_aggregation(variable)
         count = self.num_replicas_in_sync
         value = common.convert_to_tensor(value, dtype_hint=variable.dtype)
+        if replica_invariant(value):
+            # (every replica holds this value: combining it needs no collective)
+            if aggregation is VariableAggregation.SUM:
+                value = value * common.convert_to_tensor(
+                    np.asarray(count, value.dtype.np_dtype))
+            return ResourceVariable._assign(variable, op_name, value, read_value)
         if aggregation is VariableAggregation.ONLY_FIRST_REPLICA:
             first = math_ops.equal(collective_ops.replica_id(count), 0)
             value = collective_ops.all_reduce(
@@ -69,6 +75,40 @@ class MeshReplicaContext(contexts.ReplicaContext):
             op = reduce_ops.ReduceOp.from_variable_aggregation(aggregation).value
             value = collective_ops.all_reduce(value, op, count)
         return ResourceVariable._assign(variable, op_name, value, read_value)
+
+
+# ops whose result every replica of the program holds alike: all-reduced values and the
+# mirrored variables (replicated over the mesh)
+_REPLICATED_SOURCES = frozenset({"CollectiveAllReduce", "ReadVariableOp"})
+
+
+def replica_invariant(tensor):
+    """True when every replica of the mesh program computes the same `tensor`: it is made,
+    through ops that keep no state and hold no sub-graphs, only from constants, all-reduced
+    values and variables. (The replicas' inputs, their ids and random ops differ.)"""
+    node = getattr(tensor, "node", None)
+    if node is None:
+        return False
+    known = {}
+    pending = [node]
+    while pending:
+        node = pending[-1]
+        if node.name in known:
+            pending.pop()
+            continue
+        kind = node.op.name
+        if kind in _REPLICATED_SOURCES or kind == "Const":
+            known[node.name] = True
+        elif not node.inputs or node.op.stateful or node.subgraphs():
+            known[node.name] = False
+        else:
+            waiting = [t.node for t in node.inputs if t.node.name not in known]
+            if waiting:
+                pending.extend(waiting)
+                continue
+            known[node.name] = all(known[t.node.name] for t in node.inputs)
+        pending.pop()
+    return known[tensor.node.name]
 
 
 def mesh_devices(strategy):

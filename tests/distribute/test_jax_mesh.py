@@ -92,6 +92,38 @@ found["short_batches"] = [
     for element in short]
 
 
+placed = next(iter(strategy.experimental_distribute_dataset(
+    tf.data.Dataset.from_tensors(np.arange(8.0, dtype=np.float32)))))
+doubled = strategy.run(lambda x: x * 2.0, args=(placed,))
+quadrupled = strategy.run(lambda x: x * 2.0, args=(doubled,))
+found["on_devices"] = {
+    "input": [type(t).__name__ for t in placed.values],
+    "results": [type(t).__name__ for t in quadrupled.values],
+    "one_array": len({id(t._stack) for t in quadrupled.values}),
+    "host_copies": [t._stack._host is not None for t in doubled.values + quadrupled.values],
+}
+found["results_read"] = [t.numpy().tolist() for t in quadrupled.values]
+found["reduced"] = float(strategy.reduce("MEAN", quadrupled, axis=None).numpy()[0])
+
+with strategy.scope():
+    summed = tf.Variable(0.0, aggregation=tf.VariableAggregation.SUM)
+    averaged = tf.Variable(0.0, aggregation=tf.VariableAggregation.MEAN)
+
+
+def replicated_updates():
+    one = tf.distribute.get_replica_context().all_reduce("MEAN", tf.constant(1.0))
+    summed.assign_add(one * 2.0)
+    averaged.assign_add(one * 2.0)
+    return one
+
+
+strategy.run(replicated_updates)
+found["replicated_updates"] = [float(summed.numpy()), float(averaged.numpy())]
+found["sum_of_a_constant"] = [float(t.numpy()) for t in strategy.experimental_local_results(
+    strategy.run(lambda: tf.distribute.get_replica_context().all_reduce(
+        "SUM", tf.constant(1.0))))]
+
+
 def merging():
     return tf.distribute.get_replica_context().merge_call(
         lambda s: tf.constant(s.num_replicas_in_sync))
@@ -139,5 +171,42 @@ def test_a_short_last_batch_runs_on_the_replica_threads(found):
     assert found["short_batches"] == [[0, 1, 2, 3], [4, 5, 0, 0]]
 
 
+def test_mesh_results_and_dataset_elements_stay_on_the_devices(found):
+    placed = found["on_devices"]
+    assert placed["input"] == ["ReplicaPart"] * 4
+    assert placed["results"] == ["ReplicaPart"] * 4
+    assert placed["one_array"] == 1
+    assert placed["host_copies"] == [False] * 8  # (nothing was read back between steps)
+    assert found["results_read"] == [[0.0, 4.0], [8.0, 12.0], [16.0, 20.0], [24.0, 28.0]]
+    assert found["reduced"] == 12.0
+
+
+def test_an_update_every_replica_holds_alike_is_aggregated_without_a_collective(found):
+    # SUM adds the 4 replicas' updates of 2.0; MEAN keeps one
+    assert found["replicated_updates"] == [8.0, 2.0]
+
+
+def test_an_all_reduce_of_a_constant_sums_every_replicas_copy(found):
+    assert found["sum_of_a_constant"] == [4.0] * 4
+
+
 def test_merge_call_runs_on_the_replica_threads(found):
     assert found["merge_call"] == [4, 4, 4, 4]
+
+
+def test_a_one_replica_mirrored_strategy_runs_its_step_as_a_jax_program():
+    import autograph.tf as tf
+    strategy = tf.distribute.MirroredStrategy(["/cpu:0"])
+    with strategy.scope():
+        w = tf.Variable(1.0, aggregation=tf.VariableAggregation.MEAN)
+    calls = []
+
+    def step(x):
+        calls.append(1)  # (Python runs once, when the step is traced)
+        w.assign_add(x)
+        return w * 1.0
+    results = [float(strategy.run(step, args=(tf.constant(2.0),)).numpy())
+               for _ in range(3)]
+    assert results == [3.0, 5.0, 7.0]
+    assert len(calls) == 1
+    assert type(strategy.run(step, args=(tf.constant(0.0),))).__name__ == "ReplicaPart"

@@ -117,8 +117,9 @@ class DistributedIterator:
                 set_state, symbol_names)
             return
         if not context.executing_eagerly():
-            raise NotImplementedError("a loop over several replicas' datasets in a "
-                                      "tf.function; iterate with next() instead")
+            raise NotImplementedError(
+                "a loop over an iterator of several replicas' datasets in a tf.function; "
+                "loop over the distributed dataset itself, or take elements with next()")
         while extra_test is None or extra_test():
             try:
                 element = next(self)
@@ -218,5 +219,21 @@ class DistributedDatasetsFromFunction:
         return DistributedIterator([shared] * self._replicas, self._split)
 
     def __ag_for_stmt__(self, extra_test, body, get_state, set_state, symbol_names):
-        """`for x in datasets` in converted code."""
-        iter(self).__ag_for_stmt__(extra_test, body, get_state, set_state, symbol_names)
+        """`for x in datasets` in converted code. In a Function with several replicas, the
+        loop runs over the pipeline's elements taken `replicas` at a time (as `next`
+        takes them; a last group short of replicas is dropped), each group's elements
+        given to consecutive replicas: the group is one element of the pipeline batched
+        by the replica count, so its elements must share one shape (batch the per-replica
+        dataset with drop_remainder=True)."""
+        if context.executing_eagerly() or self._replicas == 1:
+            iter(self).__ag_for_stmt__(extra_test, body, get_state, set_state, symbol_names)
+            return
+        groups = self._dataset.batch(self._replicas, drop_remainder=True)
+        count = self._replicas
+
+        def group_body(group):
+            flat = nest.flatten(group)
+            parts = [nest.pack_sequence_as(group, [t[i] for t in flat]) for i in range(count)]
+            body(self._split(parts))
+        iter(groups).__ag_for_stmt__(extra_test, group_body, get_state, set_state,
+                                     symbol_names)

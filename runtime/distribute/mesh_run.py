@@ -26,7 +26,15 @@ from runtime.distribute import replica_context as contexts
 from runtime.distribute import values as values_lib
 from runtime.function import Function
 from runtime.lowering_api import Unsupported
-from runtime.ops import array_ops, collective_ops, common, math_ops, selection_ops
+from runtime.ops import (
+    array_ops,
+    collective_ops,
+    common,
+    io_ops,
+    manipulation_ops,
+    math_ops,
+    selection_ops,
+)
 from runtime.tensor import Tensor
 from runtime.variables import ResourceVariable, VariableAggregation
 
@@ -201,8 +209,55 @@ class MeshStep:
         except _NotOnMesh:
             return None
         stacks = [s.parts() for s in outputs]
+        if count == 1:  # (the plain results: device tensors a Function takes as they are)
+            stacks = [[parts[0].device_tensor()] for parts in stacks]
         return values_lib.regroup([nest.pack_sequence_as(structure, [p[i] for p in stacks])
                                    for i in range(count)])
+
+    def staged(self, args, kwargs):
+        """`strategy.run` inside a Function: the step as one op of the Function's graph (a
+        host call, `numpy_function`) whose kernel runs the compiled mesh program on the
+        replicas' values; None when it cannot run on the mesh (the replicas are then traced
+        into the graph). The replicas' values must have one static shape per argument."""
+        count = self._strategy.num_replicas_in_sync
+        leaves = nest.flatten((args, kwargs), expand_composites=False)
+        inputs, signature = [], []
+        for leaf in leaves:
+            distributed = isinstance(leaf, values_lib.DistributedValues)
+            parts = list(leaf.values) if distributed else [leaf] * count
+            if not all(isinstance(p, Tensor) for p in parts):
+                return None
+            specs = {(p.dtype, tuple(p.shape)) for p in parts}
+            if len(specs) != 1:
+                return None
+            dtype, shape = specs.pop()
+            if None in shape:
+                return None
+            inputs.extend(parts)
+            signature.append((dtype, shape))
+        template = _Template(nest.map_structure(lambda _: 0, (args, kwargs),
+                                                expand_composites=False)
+                             if leaves else (args, kwargs))
+        key = (template.key, tuple(signature))
+        if key not in self._programs:
+            with context.eager_scope():  # (the step is traced apart from the Function)
+                self._programs[key] = self._compile(template, signature)
+        found = self._programs[key]
+        if found is None:
+            return None
+        program, structure = found
+
+        def run(*values):
+            feeds = [(list(values[i * count:(i + 1) * count]), dtype)
+                     for i, (dtype, _) in enumerate(signature)]
+            return [stack.host()[i] for stack in program(feeds) for i in range(count)]
+        flat = program.output_specs()
+        outputs = io_ops.numpy_function(run, inputs, [d for d, _ in flat for _ in range(count)])
+        shaped = [manipulation_ops.reshape(t, list(flat[j // count][1]))
+                  for j, t in enumerate(outputs)]
+        return values_lib.regroup([
+            nest.pack_sequence_as(structure, [shaped[j * count + i] for j in range(len(flat))])
+            for i in range(count)])
 
     def _compile(self, template, signature):
         """(the mesh program, the results' structure) of the step for arguments shaped as
@@ -260,6 +315,10 @@ class _Program:
         self._jitted = jax.jit(jax.shard_map(
             per_replica, mesh=mesh, in_specs=([spec(collective_ops.AXIS)] * inputs, spec()),
             out_specs=(spec(collective_ops.AXIS), spec()), check_vma=False))
+
+    def output_specs(self):
+        """(dtype, shape) of one replica's value of each result."""
+        return [(t.dtype, tuple(t.shape)) for t in self._dtypes]
 
     def __call__(self, feeds):
         """Runs the program on `feeds` (each a Stacked, or a pair of the replicas' numpy

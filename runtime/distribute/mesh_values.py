@@ -98,6 +98,11 @@ class ReplicaPart(DeviceTensor):
         self._array = array
         return array
 
+    def device_tensor(self):
+        """This value as a plain DeviceTensor (its row sliced on the device), which a
+        Function takes as an argument (its cache keys know DeviceTensor itself)."""
+        return DeviceTensor(self._array, self.dtype, self._key)
+
     def block_until_ready(self):
         """Waits until the devices have computed the stack; returns this tensor."""
         self._stack.array.block_until_ready()
@@ -140,18 +145,14 @@ def stage(arrays, dtype, sharding):
 
 def stage_per_replica(element, mesh, count):
     """`element` (a nest whose leaves are PerReplica values of `count` parts, as a
-    distributed dataset yields, or with one replica plain tensors) with each leaf whose
-    replicas' values are eager tensors of one shape staged on `mesh` as one Stacked; other
-    leaves are kept as they are."""
+    distributed dataset yields) with each leaf whose replicas' values are eager tensors of
+    one shape staged on `mesh` as one Stacked; other leaves are kept as they are."""
     sharding = replica_sharding(mesh)
 
     def staged(leaf):
-        if isinstance(leaf, values_lib.PerReplica):
-            parts = leaf.values
-        elif count == 1:
-            parts = (leaf,)
-        else:
-            return leaf
+        if not isinstance(leaf, values_lib.PerReplica):
+            return leaf  # (one replica's element: placed by the program that takes it)
+        parts = leaf.values
         if len(parts) != count or not all(type(p) is EagerTensor for p in parts):
             return leaf
         arrays = [p._value for p in parts]
@@ -160,7 +161,7 @@ def stage_per_replica(element, mesh, count):
         stack = stage(arrays, parts[0].dtype, sharding)
         if stack is None:
             return leaf
-        return stack.parts()[0] if count == 1 else values_lib.PerReplica(stack.parts())
+        return values_lib.PerReplica(stack.parts())
     flat = nest.flatten(element, expand_composites=False)
     return nest.pack_sequence_as(element, [staged(leaf) for leaf in flat],
                                  expand_composites=False)

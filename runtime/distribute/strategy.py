@@ -125,6 +125,10 @@ class Strategy:
             result = self._run_on_mesh(original, args, kwargs)
             if result is not None:
                 return result
+        elif self._local_replicas > 1 and self._stages_on_mesh():
+            result = self._mesh_step(original).staged(args, kwargs)
+            if result is not None:
+                return result
         if self._local_replicas == 1:
             with contexts.in_replica(contexts.ReplicaContext(self, 0)), \
                     devices.device(self._extended.worker_devices[0]):
@@ -145,17 +149,25 @@ class Strategy:
         return not isinstance(self, DefaultStrategy) and not context.thread_graphs() \
             and self._mesh() is not None
 
-    def _run_on_mesh(self, fn, args, kwargs):
-        """The step run as one JAX program over the replicas' devices (None: it cannot be;
-        see runtime.distribute.mesh_run)."""
+    def _stages_on_mesh(self):
+        """True when `run` is traced into a Function and its step runs as one JAX
+        program."""
+        return bool(context.thread_graphs()) and self._mesh() is not None
+
+    def _mesh_step(self, fn):
+        """The MeshStep of step function `fn` (made once; needs the mesh)."""
         steps = self.__dict__.setdefault("_mesh_steps", {})
         step = steps.get(fn)
         if step is None:
-            mesh = self._mesh()
-            if mesh is None:
-                return None
-            step = steps[fn] = mesh_run.MeshStep(self, fn, mesh)
-        return step.run(args, kwargs)
+            step = steps[fn] = mesh_run.MeshStep(self, fn, self._mesh())
+        return step
+
+    def _run_on_mesh(self, fn, args, kwargs):
+        """The step run as one JAX program over the replicas' devices (None: it cannot be;
+        see runtime.distribute.mesh_run)."""
+        if self._mesh() is None:
+            return None
+        return self._mesh_step(fn).run(args, kwargs)
 
     def _stage_input(self, element):
         """A distributed dataset's `element` placed on the mesh when eager steps run there

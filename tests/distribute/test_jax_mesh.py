@@ -62,8 +62,40 @@ def train(strategy):
     return losses, mesh_runs(strategy)
 
 
+def train_in_a_function(strategy):
+    with strategy.scope():
+        w = tf.Variable([[0.5], [-0.25]], aggregation=tf.VariableAggregation.MEAN)
+        b = tf.Variable([0.1], aggregation=tf.VariableAggregation.MEAN)
+    rng = np.random.default_rng(0)
+    x = rng.normal(size=(32, 2)).astype(np.float32)
+    y = (x @ np.array([[2.0], [-1.0]], np.float32) + 0.5).astype(np.float32)
+    data = strategy.experimental_distribute_dataset(
+        tf.data.Dataset.from_tensor_slices((x, y)).batch(8))
+    traces = []
+
+    def step(x, y):
+        traces.append(1)
+        with tf.GradientTape() as tape:
+            loss = tf.reduce_sum(tf.square(tf.matmul(x, w) + b - y)) / 8
+        grads = tape.gradient(loss, [w, b])
+        grads = tf.distribute.get_replica_context().all_reduce("SUM", grads)
+        w.assign_sub(0.1 * grads[0])
+        b.assign_sub(0.1 * grads[1])
+        return loss
+
+    @tf.function
+    def train_step(x, y):
+        return strategy.reduce("SUM", strategy.run(step, args=(x, y)), axis=None)
+    losses = [float(train_step(x, y)) for _ in range(3) for x, y in data]
+    graph = train_step.get_concrete_function(*next(iter(data))).graph
+    kinds = sorted({n.op.name for n in graph.nodes} & {"PyFunc", "MatMul", "CollectiveAllReduce"})
+    return losses, len(traces), kinds
+
+
 for count in (1, 2, 4):
     found["train_%d" % count] = train(split(count))
+for count in (2, 4):
+    found["function_%d" % count] = train_in_a_function(split(count))
 
 strategy = split(4)
 
@@ -156,6 +188,15 @@ def test_a_training_loop_on_several_devices_gives_the_one_device_losses(found, c
     assert compiled == [[1, 1]]  # one step function, traced once, one mesh program
 
 
+@pytest.mark.parametrize("count", [2, 4])
+def test_run_in_a_function_is_one_op_running_the_mesh_program(found, count):
+    one_losses, _ = found["train_1"]
+    losses, traces, kinds = found["function_%d" % count]
+    assert losses == pytest.approx(one_losses, rel=1e-5)
+    assert traces == 1  # the step is traced once, for the mesh, not once per replica
+    assert kinds == ["PyFunc"]  # the Function's graph holds the one call, not the replicas
+
+
 def test_each_device_runs_its_replica_with_collectives_in_the_program(found):
     assert found["ids"] == [0, 1, 2, 3]
     assert found["means"] == [1.5] * 4
@@ -209,4 +250,4 @@ def test_a_one_replica_mirrored_strategy_runs_its_step_as_a_jax_program():
                for _ in range(3)]
     assert results == [3.0, 5.0, 7.0]
     assert len(calls) == 1
-    assert type(strategy.run(step, args=(tf.constant(0.0),))).__name__ == "ReplicaPart"
+    assert type(strategy.run(step, args=(tf.constant(0.0),))).__name__ == "DeviceTensor"

@@ -133,12 +133,14 @@ class DistributedDataset:
     replicas (see the module docstring). With several processes every process reads the
     same batches and keeps its own replicas' parts (replicas `first` .. `first + local`)."""
 
-    def __init__(self, dataset, replicas, first=0, local=None, stage=None):
+    # places an element where the steps run (a strategy sets it: Strategy._stage_input)
+    _stage = staticmethod(_as_it_is)
+
+    def __init__(self, dataset, replicas, first=0, local=None):
         self._dataset = dataset
         self._replicas = replicas
         self._first = first
         self._local = local
-        self._stage = stage or _as_it_is  # places an element where the steps run
 
     @property
     def element_spec(self):
@@ -200,10 +202,12 @@ class DistributedDatasetsFromFunction:
     `dataset_fn(InputContext)` (one input pipeline on this host feeds every replica, as in
     TensorFlow's MirroredStrategy: each replica takes the pipeline's next element)."""
 
-    def __init__(self, dataset_fn, replicas, pipelines=1, pipeline_id=0, stage=None):
+    # places an element where the steps run (a strategy sets it: Strategy._stage_input)
+    _stage = staticmethod(_as_it_is)
+
+    def __init__(self, dataset_fn, replicas, pipelines=1, pipeline_id=0):
         self._replicas = replicas
         self._dataset = dataset_fn(InputContext(pipelines, pipeline_id, replicas))
-        self._stage = stage or _as_it_is  # places an element where the steps run
 
     @property
     def element_spec(self):

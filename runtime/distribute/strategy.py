@@ -254,16 +254,18 @@ class Strategy:
     def experimental_distribute_dataset(self, dataset, options=None):
         """`dataset` (batched by the global batch size) with each batch split over the
         replicas (see runtime.distribute.input)."""
-        return input_lib.DistributedDataset(dataset, self.num_replicas_in_sync,
-                                            self._first_replica, self._local_replicas,
-                                            stage=self._stage_input)
+        distributed = input_lib.DistributedDataset(dataset, self.num_replicas_in_sync,
+                                                   self._first_replica, self._local_replicas)
+        distributed._stage = self._stage_input
+        return distributed
 
     def distribute_datasets_from_function(self, dataset_fn, options=None):
         """One dataset per replica, each made by `dataset_fn(InputContext)` (batched by the
         per-replica batch size)."""
-        return input_lib.DistributedDatasetsFromFunction(
-            dataset_fn, self._local_replicas, *self._input_pipelines(),
-            stage=self._stage_input)
+        distributed = input_lib.DistributedDatasetsFromFunction(
+            dataset_fn, self._local_replicas, *self._input_pipelines())
+        distributed._stage = self._stage_input
+        return distributed
 
     def _input_pipelines(self):
         """(how many input pipelines the job has, this process's index among them)."""

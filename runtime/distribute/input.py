@@ -80,6 +80,10 @@ class _Splitter:
         return values_lib.per_replica_leaves(parts)
 
 
+def _as_it_is(element):
+    return element
+
+
 class DistributedIterator:
     """An iterator over a distributed dataset: `next` gives one PerReplica element."""
 
@@ -113,8 +117,9 @@ class DistributedIterator:
                 set_state, symbol_names)
             return
         if not context.executing_eagerly():
-            raise NotImplementedError("a loop over several replicas' datasets in a "
-                                      "tf.function; iterate with next() instead")
+            raise NotImplementedError(
+                "a loop over an iterator of several replicas' datasets in a tf.function; "
+                "loop over the distributed dataset itself, or take elements with next()")
         while extra_test is None or extra_test():
             try:
                 element = next(self)
@@ -128,6 +133,9 @@ class DistributedDataset:
     replicas (see the module docstring). With several processes every process reads the
     same batches and keeps its own replicas' parts (replicas `first` .. `first + local`)."""
 
+    # places an element where the steps run (a strategy sets it: Strategy._stage_input)
+    _stage = staticmethod(_as_it_is)
+
     def __init__(self, dataset, replicas, first=0, local=None):
         self._dataset = dataset
         self._replicas = replicas
@@ -140,7 +148,7 @@ class DistributedDataset:
         return self._dataset.element_spec
 
     def _split(self, elements):
-        return self._splitter.split(elements[0])
+        return self._stage(self._splitter.split(elements[0]))
 
     def __iter__(self):
         self._splitter = _Splitter(self._dataset, self._replicas, self._first, self._local)
@@ -194,6 +202,9 @@ class DistributedDatasetsFromFunction:
     `dataset_fn(InputContext)` (one input pipeline on this host feeds every replica, as in
     TensorFlow's MirroredStrategy: each replica takes the pipeline's next element)."""
 
+    # places an element where the steps run (a strategy sets it: Strategy._stage_input)
+    _stage = staticmethod(_as_it_is)
+
     def __init__(self, dataset_fn, replicas, pipelines=1, pipeline_id=0):
         self._replicas = replicas
         self._dataset = dataset_fn(InputContext(pipelines, pipeline_id, replicas))
@@ -204,7 +215,7 @@ class DistributedDatasetsFromFunction:
         return self._dataset.element_spec
 
     def _split(self, elements):
-        return values_lib.per_replica_leaves(elements)
+        return self._stage(values_lib.per_replica_leaves(elements))
 
     def __iter__(self):
         # one pipeline, its consecutive elements going to consecutive replicas
@@ -212,5 +223,21 @@ class DistributedDatasetsFromFunction:
         return DistributedIterator([shared] * self._replicas, self._split)
 
     def __ag_for_stmt__(self, extra_test, body, get_state, set_state, symbol_names):
-        """`for x in datasets` in converted code."""
-        iter(self).__ag_for_stmt__(extra_test, body, get_state, set_state, symbol_names)
+        """`for x in datasets` in converted code. In a Function with several replicas, the
+        loop runs over the pipeline's elements taken `replicas` at a time (as `next`
+        takes them; a last group short of replicas is dropped), each group's elements
+        given to consecutive replicas: the group is one element of the pipeline batched
+        by the replica count, so its elements must share one shape (batch the per-replica
+        dataset with drop_remainder=True)."""
+        if context.executing_eagerly() or self._replicas == 1:
+            iter(self).__ag_for_stmt__(extra_test, body, get_state, set_state, symbol_names)
+            return
+        groups = self._dataset.batch(self._replicas, drop_remainder=True)
+        count = self._replicas
+
+        def group_body(group):
+            flat = nest.flatten(group)
+            parts = [nest.pack_sequence_as(group, [t[i] for t in flat]) for i in range(count)]
+            body(self._split(parts))
+        iter(groups).__ag_for_stmt__(extra_test, group_body, get_state, set_state,
+                                     symbol_names)

@@ -20,13 +20,22 @@ import numpy as np
 
 from runtime import context, nest
 from runtime.backends import jax_backend
+from runtime.distribute import mesh_values
 from runtime.distribute import reduce_op as reduce_ops
 from runtime.distribute import replica_context as contexts
 from runtime.distribute import values as values_lib
 from runtime.function import Function
 from runtime.lowering_api import Unsupported
-from runtime.ops import array_ops, collective_ops, common, math_ops, selection_ops
-from runtime.tensor import EagerTensor, Tensor
+from runtime.ops import (
+    array_ops,
+    collective_ops,
+    common,
+    io_ops,
+    manipulation_ops,
+    math_ops,
+    selection_ops,
+)
+from runtime.tensor import Tensor
 from runtime.variables import ResourceVariable, VariableAggregation
 
 
@@ -60,6 +69,12 @@ class MeshReplicaContext(contexts.ReplicaContext):
             values_lib.check_aggregation(variable)
         count = self.num_replicas_in_sync
         value = common.convert_to_tensor(value, dtype_hint=variable.dtype)
+        if replica_invariant(value):
+            # (every replica holds this value: combining it needs no collective)
+            if aggregation is VariableAggregation.SUM:
+                value = value * common.convert_to_tensor(
+                    np.asarray(count, value.dtype.np_dtype))
+            return ResourceVariable._assign(variable, op_name, value, read_value)
         if aggregation is VariableAggregation.ONLY_FIRST_REPLICA:
             first = math_ops.equal(collective_ops.replica_id(count), 0)
             value = collective_ops.all_reduce(
@@ -68,6 +83,40 @@ class MeshReplicaContext(contexts.ReplicaContext):
             op = reduce_ops.ReduceOp.from_variable_aggregation(aggregation).value
             value = collective_ops.all_reduce(value, op, count)
         return ResourceVariable._assign(variable, op_name, value, read_value)
+
+
+# ops whose result every replica of the program holds alike: all-reduced values and the
+# mirrored variables (replicated over the mesh)
+_REPLICATED_SOURCES = frozenset({"CollectiveAllReduce", "ReadVariableOp"})
+
+
+def replica_invariant(tensor):
+    """True when every replica of the mesh program computes the same `tensor`: it is made,
+    through ops that keep no state and hold no sub-graphs, only from constants, all-reduced
+    values and variables. (The replicas' inputs, their ids and random ops differ.)"""
+    node = getattr(tensor, "node", None)
+    if node is None:
+        return False
+    known = {}
+    pending = [node]
+    while pending:
+        node = pending[-1]
+        if node.name in known:
+            pending.pop()
+            continue
+        kind = node.op.name
+        if kind in _REPLICATED_SOURCES or kind == "Const":
+            known[node.name] = True
+        elif not node.inputs or node.op.stateful or node.subgraphs():
+            known[node.name] = False
+        else:
+            waiting = [t.node for t in node.inputs if t.node.name not in known]
+            if waiting:
+                pending.extend(waiting)
+                continue
+            known[node.name] = all(known[t.node.name] for t in node.inputs)
+        pending.pop()
+    return known[tensor.node.name]
 
 
 def mesh_devices(strategy):
@@ -89,14 +138,19 @@ def mesh_devices(strategy):
     return found
 
 
+def make_mesh(devices):
+    """The one-axis ("replica") JAX mesh of `devices`."""
+    jax = jax_backend.jax_modules()[0]
+    return jax.sharding.Mesh(np.array(devices), (collective_ops.AXIS,))
+
+
 class MeshStep:
     """One step function compiled for a strategy's mesh, one program per input signature."""
 
-    def __init__(self, strategy, fn, devices):
-        jax = jax_backend.jax_modules()[0]
+    def __init__(self, strategy, fn, mesh):
         self._strategy = strategy
         self._fn = fn
-        self._mesh = jax.sharding.Mesh(np.array(devices), (collective_ops.AXIS,))
+        self._mesh = mesh
         self._programs = {}
         self._structure = {}
         self._templates = {}
@@ -114,43 +168,108 @@ class MeshStep:
         return leaves
 
     def run(self, args, kwargs):
-        """The step's results as PerReplica values, or None when it cannot run on the mesh."""
+        """The step's results as PerReplica values, or None when it cannot run on the mesh.
+
+        Inputs that are already on the mesh (the rows of one Stacked, as the results of a
+        mesh step and the elements of a distributed dataset are) are fed as they are; others
+        are stacked and placed once per call. Results stay on the devices (ReplicaParts),
+        so consecutive steps dispatch without waiting for each other."""
+        if not context.executing_eagerly():
+            return None
         count = self._strategy.num_replicas_in_sync
         leaves = nest.flatten((args, kwargs), expand_composites=False)
-        per_replica = []
+        feeds, signature = [], []
         for leaf in leaves:
+            stack = mesh_values.stacked_of(leaf, count)
+            if stack is not None:
+                feeds.append(stack)
+                signature.append((stack.dtype, stack.array.shape[1:]))
+                continue
             distributed = isinstance(leaf, values_lib.DistributedValues)
             parts = leaf.values if distributed else [leaf] * count
-            arrays = []
-            for part in parts:
-                if not isinstance(part, Tensor) or not context.executing_eagerly():
-                    return None
-                arrays.append(part.numpy())
+            if not all(isinstance(p, Tensor) for p in parts):
+                return None
+            arrays = [p._value for p in parts]
             if len({(a.shape, a.dtype) for a in arrays}) != 1:
                 return None  # (replicas of different shapes: a short last batch)
-            per_replica.append(arrays)
+            feeds.append((arrays, parts[0].dtype))
+            signature.append((parts[0].dtype, arrays[0].shape))
         template = _Template(nest.map_structure(lambda _: 0, (args, kwargs),
                                                 expand_composites=False)
                              if leaves else (args, kwargs))
-        template = self._templates.setdefault(template.key, template)  # (one object a key)
+        key = (template.key, tuple(signature))
+        if key not in self._programs:
+            self._programs[key] = self._compile(template, signature)
+        found = self._programs[key]
+        if found is None:
+            return None  # (the step does not compile for the mesh: it runs on threads)
+        program, structure = found
         try:
-            concrete = self._function.get_concrete_function(
-                template, *[common.convert_to_tensor(a[0]) for a in per_replica])
-            program = self._program(concrete)
-            outputs = program([np.stack(a) for a in per_replica])
+            outputs = program(feeds)
+        except _NotOnMesh:
+            return None
+        stacks = [s.parts() for s in outputs]
+        if count == 1:  # (the plain results: device tensors a Function takes as they are)
+            stacks = [[parts[0].device_tensor()] for parts in stacks]
+        return values_lib.regroup([nest.pack_sequence_as(structure, [p[i] for p in stacks])
+                                   for i in range(count)])
+
+    def staged(self, args, kwargs):
+        """`strategy.run` inside a Function: the step as one op of the Function's graph (a
+        host call, `numpy_function`) whose kernel runs the compiled mesh program on the
+        replicas' values; None when it cannot run on the mesh (the replicas are then traced
+        into the graph). The replicas' values must have one static shape per argument."""
+        count = self._strategy.num_replicas_in_sync
+        leaves = nest.flatten((args, kwargs), expand_composites=False)
+        inputs, signature = [], []
+        for leaf in leaves:
+            distributed = isinstance(leaf, values_lib.DistributedValues)
+            parts = list(leaf.values) if distributed else [leaf] * count
+            if not all(isinstance(p, Tensor) for p in parts):
+                return None
+            specs = {(p.dtype, tuple(p.shape)) for p in parts}
+            if len(specs) != 1:
+                return None
+            dtype, shape = specs.pop()
+            if None in shape:
+                return None
+            inputs.extend(parts)
+            signature.append((dtype, shape))
+        template = _Template(nest.map_structure(lambda _: 0, (args, kwargs),
+                                                expand_composites=False)
+                             if leaves else (args, kwargs))
+        key = (template.key, tuple(signature))
+        if key not in self._programs:
+            with context.eager_scope():  # (the step is traced apart from the Function)
+                self._programs[key] = self._compile(template, signature)
+        found = self._programs[key]
+        if found is None:
+            return None
+        program, structure = found
+
+        def run(*values):
+            feeds = [(list(values[i * count:(i + 1) * count]), dtype)
+                     for i, (dtype, _) in enumerate(signature)]
+            return [stack.host()[i] for stack in program(feeds) for i in range(count)]
+        flat = program.output_specs()
+        outputs = io_ops.numpy_function(run, inputs, [d for d, _ in flat for _ in range(count)])
+        shaped = [manipulation_ops.reshape(t, list(flat[j // count][1]))
+                  for j, t in enumerate(outputs)]
+        return values_lib.regroup([
+            nest.pack_sequence_as(structure, [shaped[j * count + i] for j in range(len(flat))])
+            for i in range(count)])
+
+    def _compile(self, template, signature):
+        """(the mesh program, the results' structure) of the step for arguments shaped as
+        `template` with tensors of `signature`; None when it cannot run on the mesh."""
+        template = self._templates.setdefault(template.key, template)  # (one object a key)
+        specs = [common.convert_to_tensor(np.zeros(shape, dtype.np_dtype))
+                 for dtype, shape in signature]
+        try:
+            concrete = self._function.get_concrete_function(template, *specs)
+            return _Program(concrete, self._mesh), self._structure[template.key]
         except (_NotOnMesh, Unsupported):
             return None
-        structure = self._structure[template.key]
-        parts = [nest.pack_sequence_as(structure, [
-            EagerTensor(np.asarray(o[i]), t.dtype) for o, t in zip(outputs, concrete.flat_outputs)])
-            for i in range(count)]
-        return values_lib.regroup(parts)
-
-    def _program(self, concrete):
-        key = id(concrete)
-        if key not in self._programs:
-            self._programs[key] = _Program(concrete, self._mesh)
-        return self._programs[key]
 
 
 class _Template:
@@ -181,6 +300,8 @@ class _Program:
             raise _NotOnMesh("a variable argument")
         self._variables = self._compiled._variables(None)
         self._keys = list(self._compiled._state_keys)
+        self._placed = {}  # variable key -> the replicated array this program stored
+        self._dtypes = list(concrete.flat_outputs)
         inputs = len(concrete.inputs)
         self._split = jax.sharding.NamedSharding(mesh, spec(collective_ops.AXIS))
         self._whole = jax.sharding.NamedSharding(mesh, spec())
@@ -195,17 +316,39 @@ class _Program:
             per_replica, mesh=mesh, in_specs=([spec(collective_ops.AXIS)] * inputs, spec()),
             out_specs=(spec(collective_ops.AXIS), spec()), check_vma=False))
 
-    def __call__(self, stacked):
-        jax = self._jax
-        tensors = [jax.device_put(a, self._split) for a in stacked]
+    def output_specs(self):
+        """(dtype, shape) of one replica's value of each result."""
+        return [(t.dtype, tuple(t.shape)) for t in self._dtypes]
+
+    def __call__(self, feeds):
+        """Runs the program on `feeds` (each a Stacked, or a pair of the replicas' numpy
+        values and their dtype), stores the variables' new values (on the devices) and
+        returns the results as Stacked values, without waiting for the devices."""
+        tensors = []
+        for feed in feeds:
+            if isinstance(feed, mesh_values.Stacked):
+                if feed.array.sharding != self._split:
+                    feed = mesh_values.stage(feed.host(), feed.dtype, self._split)
+            else:
+                feed = mesh_values.stage(feed[0], feed[1], self._split)
+                if feed is None:
+                    raise _NotOnMesh("an input JAX does not hold")
+            tensors.append(feed.array)
         state = {}
         for key in self._keys:
-            stored = self._variables[key]._stored()
+            variable = self._variables[key]
+            stored = variable._stored()
             if stored is None:
                 raise _NotOnMesh("an uninitialised variable")
-            state[key] = jax.device_put(stored, self._whole)
+            if stored is not self._placed.get(key):
+                with mesh_values.wide_scope(variable.dtype):
+                    stored = self._jax.device_put(stored, self._whole)
+            state[key] = stored
+        mesh_values.CpuDispatch.before(self._mesh)
         with self._compiled._scope():
             outputs, assigned = self._jitted(tensors, state)
+        mesh_values.CpuDispatch.after(self._mesh, (outputs, assigned))
         for key, value in assigned.items():
             self._variables[key]._store_on_device(value)
-        return outputs
+            self._placed[key] = value
+        return [mesh_values.Stacked(o, t.dtype) for o, t in zip(outputs, self._dtypes)]

@@ -19,7 +19,7 @@ import numpy as np
 
 from runtime import context, devices, nest
 from runtime.distribute import input as input_lib
-from runtime.distribute import mesh_run
+from runtime.distribute import mesh_run, mesh_values
 from runtime.distribute import reduce_op as reduce_ops
 from runtime.distribute import replica_context as contexts
 from runtime.distribute import values as values_lib
@@ -121,27 +121,60 @@ class Strategy:
         if isinstance(entry, Strategy) and entry is not self:
             raise ValueError(_mixing_message(entry, self))
         original, fn = fn, _converted(fn)
+        if self._runs_on_mesh():
+            result = self._run_on_mesh(original, args, kwargs)
+            if result is not None:
+                return result
+        elif self._local_replicas > 1 and self._stages_on_mesh():
+            result = self._mesh_step(original).staged(args, kwargs)
+            if result is not None:
+                return result
         if self._local_replicas == 1:
             with contexts.in_replica(contexts.ReplicaContext(self, 0)), \
                     devices.device(self._extended.worker_devices[0]):
                 return fn(*_one(args), **_one(kwargs))
-        if not context.thread_graphs():
-            result = self._run_on_mesh(original, args, kwargs)
-            if result is not None:
-                return result
         return values_lib.regroup(self._run_replicas(fn, args, kwargs))
+
+    def _mesh(self):
+        """The JAX mesh of the replicas' devices (made once), or None when the replicas are
+        not JAX devices (see runtime.distribute.mesh_run.mesh_devices)."""
+        if "_mesh_found" not in self.__dict__:
+            devices = mesh_run.mesh_devices(self)
+            self._mesh_found = None if devices is None else mesh_run.make_mesh(devices)
+        return self._mesh_found
+
+    def _runs_on_mesh(self):
+        """True when an eager step runs as one JAX program (the default strategy's steps
+        always run as plain calls)."""
+        return not isinstance(self, DefaultStrategy) and not context.thread_graphs() \
+            and self._mesh() is not None
+
+    def _stages_on_mesh(self):
+        """True when `run` is traced into a Function and its step runs as one JAX
+        program."""
+        return bool(context.thread_graphs()) and self._mesh() is not None
+
+    def _mesh_step(self, fn):
+        """The MeshStep of step function `fn` (made once; needs the mesh)."""
+        steps = self.__dict__.setdefault("_mesh_steps", {})
+        step = steps.get(fn)
+        if step is None:
+            step = steps[fn] = mesh_run.MeshStep(self, fn, self._mesh())
+        return step
 
     def _run_on_mesh(self, fn, args, kwargs):
         """The step run as one JAX program over the replicas' devices (None: it cannot be;
         see runtime.distribute.mesh_run)."""
-        steps = self.__dict__.setdefault("_mesh_steps", {})
-        step = steps.get(fn)
-        if step is None:
-            devices = mesh_run.mesh_devices(self)
-            if devices is None:
-                return None
-            step = steps[fn] = mesh_run.MeshStep(self, fn, devices)
-        return step.run(args, kwargs)
+        if self._mesh() is None:
+            return None
+        return self._mesh_step(fn).run(args, kwargs)
+
+    def _stage_input(self, element):
+        """A distributed dataset's `element` placed on the mesh when eager steps run there
+        (see runtime.distribute.mesh_values), else as it is."""
+        if not context.executing_eagerly() or not self._runs_on_mesh():
+            return element
+        return mesh_values.stage_per_replica(element, self._mesh(), self._local_replicas)
 
     def _run_replicas(self, fn, args, kwargs):
         count = self._local_replicas
@@ -188,6 +221,9 @@ class Strategy:
         """`value` (PerReplica, or one tensor for every replica) combined over the replicas
         by `reduce_op`, and along `axis` of each part when given."""
         reduce_op = reduce_ops.as_reduce_op(reduce_op)
+        stack = mesh_values.stacked_of(value, self._local_replicas)
+        if stack is not None and axis is None:
+            return mesh_values.reduce_stacked(reduce_op.value, stack)  # (on the devices)
         if isinstance(value, values_lib.DistributedValues):
             parts = list(value.values)
         else:
@@ -218,14 +254,18 @@ class Strategy:
     def experimental_distribute_dataset(self, dataset, options=None):
         """`dataset` (batched by the global batch size) with each batch split over the
         replicas (see runtime.distribute.input)."""
-        return input_lib.DistributedDataset(dataset, self.num_replicas_in_sync,
-                                            self._first_replica, self._local_replicas)
+        distributed = input_lib.DistributedDataset(dataset, self.num_replicas_in_sync,
+                                                   self._first_replica, self._local_replicas)
+        distributed._stage = self._stage_input
+        return distributed
 
     def distribute_datasets_from_function(self, dataset_fn, options=None):
         """One dataset per replica, each made by `dataset_fn(InputContext)` (batched by the
         per-replica batch size)."""
-        return input_lib.DistributedDatasetsFromFunction(
+        distributed = input_lib.DistributedDatasetsFromFunction(
             dataset_fn, self._local_replicas, *self._input_pipelines())
+        distributed._stage = self._stage_input
+        return distributed
 
     def _input_pipelines(self):
         """(how many input pipelines the job has, this process's index among them)."""

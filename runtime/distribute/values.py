@@ -44,6 +44,12 @@ class PerReplica(DistributedValues):
     """Values that may differ between replicas: the results of `strategy.run`, the elements
     of a distributed dataset."""
 
+    def _nest_components(self):
+        # a Function takes each replica's value; one kept on the mesh as a row of a stacked
+        # device array (runtime.distribute.mesh_values.ReplicaPart) goes as a plain device
+        # tensor, whose kind the Function's cache keys know
+        return [v.device_tensor() if hasattr(v, "device_tensor") else v for v in self._values]
+
 
 class Mirrored(DistributedValues):
     """Values kept equal on every replica."""

@@ -41,7 +41,8 @@ def _all_reduce_grad(ctx, grads):
 
 OPS["CollectiveAllReduce"] = register(
     "CollectiveAllReduce", _all_reduce_kernel, lambda specs, attrs: [specs[0]],
-    grad=_all_reduce_grad, emit=KERNEL_CALL, lowerings={"jax": _all_reduce_jax, "numba": _NUMBA},
+    grad=_all_reduce_grad, emit=KERNEL_CALL, traits=("no_fold",),  # (its kernel is one replica's)
+    lowerings={"jax": _all_reduce_jax, "numba": _NUMBA},
     attr_types={"reduce_op": attr_types.choice("SUM", "MEAN"), "replicas": attr_types.INT},
     doc="A tensor combined over the replicas of a strategy's step (SUM or MEAN).")
 

@@ -67,3 +67,27 @@ def test_a_training_step_function_consumes_a_distributed_iterator(logical_cpus):
         return strategy.reduce("SUM", next(it), axis=0)
     assert total(iterator).numpy() == 6
     assert total(iterator).numpy() == 22
+
+
+def test_a_loop_in_a_function_over_datasets_from_a_function_feeds_consecutive_replicas(
+        logical_cpus):
+    logical_cpus(2)
+    strategy = tf.distribute.MirroredStrategy()
+    data = strategy.distribute_datasets_from_function(
+        lambda context: tf.data.Dataset.range(10).batch(2, drop_remainder=True))
+
+    @tf.function
+    def weighted_total(data):
+        total = tf.constant(0, tf.int64)
+        for x in data:  # replica 0: [0, 1], [4, 5]; replica 1: [2, 3], [6, 7]; [8, 9] dropped
+            ids = strategy.run(
+                lambda x: tf.reduce_sum(x) * tf.cast(
+                    tf.distribute.get_replica_context().replica_id_in_sync_group + 1,
+                    tf.int64), args=(x,))
+            total += strategy.reduce("SUM", ids, axis=None)
+        return total
+    eager = sum(int(strategy.reduce("SUM", strategy.run(
+        lambda x: tf.reduce_sum(x) * tf.cast(
+            tf.distribute.get_replica_context().replica_id_in_sync_group + 1, tf.int64),
+        args=(x,)), axis=None)) for x in data)
+    assert weighted_total(data).numpy() == eager == (1 + 9) + 2 * (5 + 13)

@@ -62,8 +62,40 @@ def train(strategy):
     return losses, mesh_runs(strategy)
 
 
+def train_in_a_function(strategy):
+    with strategy.scope():
+        w = tf.Variable([[0.5], [-0.25]], aggregation=tf.VariableAggregation.MEAN)
+        b = tf.Variable([0.1], aggregation=tf.VariableAggregation.MEAN)
+    rng = np.random.default_rng(0)
+    x = rng.normal(size=(32, 2)).astype(np.float32)
+    y = (x @ np.array([[2.0], [-1.0]], np.float32) + 0.5).astype(np.float32)
+    data = strategy.experimental_distribute_dataset(
+        tf.data.Dataset.from_tensor_slices((x, y)).batch(8))
+    traces = []
+
+    def step(x, y):
+        traces.append(1)
+        with tf.GradientTape() as tape:
+            loss = tf.reduce_sum(tf.square(tf.matmul(x, w) + b - y)) / 8
+        grads = tape.gradient(loss, [w, b])
+        grads = tf.distribute.get_replica_context().all_reduce("SUM", grads)
+        w.assign_sub(0.1 * grads[0])
+        b.assign_sub(0.1 * grads[1])
+        return loss
+
+    @tf.function
+    def train_step(x, y):
+        return strategy.reduce("SUM", strategy.run(step, args=(x, y)), axis=None)
+    losses = [float(train_step(x, y)) for _ in range(3) for x, y in data]
+    graph = train_step.get_concrete_function(*next(iter(data))).graph
+    kinds = sorted({n.op.name for n in graph.nodes} & {"PyFunc", "MatMul", "CollectiveAllReduce"})
+    return losses, len(traces), kinds
+
+
 for count in (1, 2, 4):
     found["train_%d" % count] = train(split(count))
+for count in (2, 4):
+    found["function_%d" % count] = train_in_a_function(split(count))
 
 strategy = split(4)
 
@@ -90,6 +122,38 @@ found["short_batches"] = [
     [int(t.numpy()) for t in strategy.experimental_local_results(
         strategy.run(lambda x: tf.reduce_sum(x), args=(element,)))]
     for element in short]
+
+
+placed = next(iter(strategy.experimental_distribute_dataset(
+    tf.data.Dataset.from_tensors(np.arange(8.0, dtype=np.float32)))))
+doubled = strategy.run(lambda x: x * 2.0, args=(placed,))
+quadrupled = strategy.run(lambda x: x * 2.0, args=(doubled,))
+found["on_devices"] = {
+    "input": [type(t).__name__ for t in placed.values],
+    "results": [type(t).__name__ for t in quadrupled.values],
+    "one_array": len({id(t._stack) for t in quadrupled.values}),
+    "host_copies": [t._stack._host is not None for t in doubled.values + quadrupled.values],
+}
+found["results_read"] = [t.numpy().tolist() for t in quadrupled.values]
+found["reduced"] = float(strategy.reduce("MEAN", quadrupled, axis=None).numpy()[0])
+
+with strategy.scope():
+    summed = tf.Variable(0.0, aggregation=tf.VariableAggregation.SUM)
+    averaged = tf.Variable(0.0, aggregation=tf.VariableAggregation.MEAN)
+
+
+def replicated_updates():
+    one = tf.distribute.get_replica_context().all_reduce("MEAN", tf.constant(1.0))
+    summed.assign_add(one * 2.0)
+    averaged.assign_add(one * 2.0)
+    return one
+
+
+strategy.run(replicated_updates)
+found["replicated_updates"] = [float(summed.numpy()), float(averaged.numpy())]
+found["sum_of_a_constant"] = [float(t.numpy()) for t in strategy.experimental_local_results(
+    strategy.run(lambda: tf.distribute.get_replica_context().all_reduce(
+        "SUM", tf.constant(1.0))))]
 
 
 def merging():
@@ -124,6 +188,15 @@ def test_a_training_loop_on_several_devices_gives_the_one_device_losses(found, c
     assert compiled == [[1, 1]]  # one step function, traced once, one mesh program
 
 
+@pytest.mark.parametrize("count", [2, 4])
+def test_run_in_a_function_is_one_op_running_the_mesh_program(found, count):
+    one_losses, _ = found["train_1"]
+    losses, traces, kinds = found["function_%d" % count]
+    assert losses == pytest.approx(one_losses, rel=1e-5)
+    assert traces == 1  # the step is traced once, for the mesh, not once per replica
+    assert kinds == ["PyFunc"]  # the Function's graph holds the one call, not the replicas
+
+
 def test_each_device_runs_its_replica_with_collectives_in_the_program(found):
     assert found["ids"] == [0, 1, 2, 3]
     assert found["means"] == [1.5] * 4
@@ -139,5 +212,42 @@ def test_a_short_last_batch_runs_on_the_replica_threads(found):
     assert found["short_batches"] == [[0, 1, 2, 3], [4, 5, 0, 0]]
 
 
+def test_mesh_results_and_dataset_elements_stay_on_the_devices(found):
+    placed = found["on_devices"]
+    assert placed["input"] == ["ReplicaPart"] * 4
+    assert placed["results"] == ["ReplicaPart"] * 4
+    assert placed["one_array"] == 1
+    assert placed["host_copies"] == [False] * 8  # (nothing was read back between steps)
+    assert found["results_read"] == [[0.0, 4.0], [8.0, 12.0], [16.0, 20.0], [24.0, 28.0]]
+    assert found["reduced"] == 12.0
+
+
+def test_an_update_every_replica_holds_alike_is_aggregated_without_a_collective(found):
+    # SUM adds the 4 replicas' updates of 2.0; MEAN keeps one
+    assert found["replicated_updates"] == [8.0, 2.0]
+
+
+def test_an_all_reduce_of_a_constant_sums_every_replicas_copy(found):
+    assert found["sum_of_a_constant"] == [4.0] * 4
+
+
 def test_merge_call_runs_on_the_replica_threads(found):
     assert found["merge_call"] == [4, 4, 4, 4]
+
+
+def test_a_one_replica_mirrored_strategy_runs_its_step_as_a_jax_program():
+    import autograph.tf as tf
+    strategy = tf.distribute.MirroredStrategy(["/cpu:0"])
+    with strategy.scope():
+        w = tf.Variable(1.0, aggregation=tf.VariableAggregation.MEAN)
+    calls = []
+
+    def step(x):
+        calls.append(1)  # (Python runs once, when the step is traced)
+        w.assign_add(x)
+        return w * 1.0
+    results = [float(strategy.run(step, args=(tf.constant(2.0),)).numpy())
+               for _ in range(3)]
+    assert results == [3.0, 5.0, 7.0]
+    assert len(calls) == 1
+    assert type(strategy.run(step, args=(tf.constant(0.0),))).__name__ == "DeviceTensor"

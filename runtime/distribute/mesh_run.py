@@ -30,9 +30,9 @@ from runtime.ops import (
     array_ops,
     collective_ops,
     common,
-    io_ops,
     manipulation_ops,
     math_ops,
+    py_function_ops,
     selection_ops,
 )
 from runtime.tensor import Tensor
@@ -149,7 +149,9 @@ class MeshStep:
 
     def __init__(self, strategy, fn, mesh):
         self._strategy = strategy
-        self._fn = fn
+        converter = context.function_converter()
+        # converted as strategy.run converts a step it calls (tensor `if`s become graph ops)
+        self._fn = fn if converter is None else converter(fn)
         self._mesh = mesh
         self._programs = {}
         self._structure = {}
@@ -252,7 +254,8 @@ class MeshStep:
                      for i, (dtype, _) in enumerate(signature)]
             return [stack.host()[i] for stack in program(feeds) for i in range(count)]
         flat = program.output_specs()
-        outputs = io_ops.numpy_function(run, inputs, [d for d, _ in flat for _ in range(count)])
+        outputs = py_function_ops.numpy_function(
+            run, inputs, [d for d, _ in flat for _ in range(count)])
         shaped = [manipulation_ops.reshape(t, list(flat[j // count][1]))
                   for j, t in enumerate(outputs)]
         return values_lib.regroup([

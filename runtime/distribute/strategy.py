@@ -144,10 +144,11 @@ class Strategy:
         return self._mesh_found
 
     def _runs_on_mesh(self):
-        """True when an eager step runs as one JAX program (the default strategy's steps
-        always run as plain calls)."""
-        return not isinstance(self, DefaultStrategy) and not context.thread_graphs() \
-            and self._mesh() is not None
+        """True when an eager step of several replicas runs as one JAX program (one replica's
+        step, and the default strategy's, run as plain calls, as in TensorFlow: Python side
+        effects happen at every step)."""
+        return self._local_replicas > 1 and not isinstance(self, DefaultStrategy) and \
+            not context.thread_graphs() and self._mesh() is not None
 
     def _stages_on_mesh(self):
         """True when `run` is traced into a Function and its step runs as one JAX

@@ -161,6 +161,16 @@ def merging():
         lambda s: tf.constant(s.num_replicas_in_sync))
 
 
+def tensor_if(x):
+    if x > 1.0:
+        y = x * 2.0
+    else:
+        y = -x
+    return y
+
+
+found["tensor_if"] = [[float(t.numpy()) for t in strategy.experimental_local_results(
+    strategy.run(tensor_if, args=(tf.constant(float(i)),)))] for i in range(3)]
 found["merge_call"] = [int(t.numpy()) for t in
                        strategy.experimental_local_results(strategy.run(merging))]
 print(json.dumps(found))
@@ -235,7 +245,7 @@ def test_merge_call_runs_on_the_replica_threads(found):
     assert found["merge_call"] == [4, 4, 4, 4]
 
 
-def test_a_one_replica_mirrored_strategy_runs_its_step_as_a_jax_program():
+def test_a_one_replica_mirrored_strategy_calls_its_step_at_every_run():
     import autograph.tf as tf
     strategy = tf.distribute.MirroredStrategy(["/cpu:0"])
     with strategy.scope():
@@ -243,11 +253,14 @@ def test_a_one_replica_mirrored_strategy_runs_its_step_as_a_jax_program():
     calls = []
 
     def step(x):
-        calls.append(1)  # (Python runs once, when the step is traced)
+        calls.append(float(x))  # as in TensorFlow: Python runs at every step, on values
         w.assign_add(x)
         return w * 1.0
     results = [float(strategy.run(step, args=(tf.constant(2.0),)).numpy())
                for _ in range(3)]
     assert results == [3.0, 5.0, 7.0]
-    assert len(calls) == 1
-    assert type(strategy.run(step, args=(tf.constant(0.0),))).__name__ == "DeviceTensor"
+    assert calls == [2.0, 2.0, 2.0]
+
+
+def test_a_step_on_the_mesh_is_converted_so_a_tensor_if_is_staged(found):
+    assert found["tensor_if"] == [[-0.0] * 4, [-1.0] * 4, [4.0] * 4]

@@ -106,7 +106,6 @@ class ConcreteFunction:
         # no conversion (see _result)
         self._out_scalar_types = [t.dtype.np_dtype.type if t.dtype.kind in _NUMBER_KINDS
                                   else None for t in flat_outputs]
-        self._trace_key: sig.Key | None = None  # set by the Function that traced it
         self._report = backends.BackendReport("numpy", False)
         self._strict = False
         self.backend_options: dict[str, Any] = {}  # device=, shardings= (JAX)

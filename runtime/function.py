@@ -105,6 +105,8 @@ class Function:
         # runtime.fast_call): what a call that needs nothing else runs
         self._fast_calls: dict[sig.Key, Callable[[list[Any]], Any]] = {}
         self._concrete: list[ConcreteFunction] = []
+        # (the key a trace was made for, the trace), for the traces `_lookup` made, in order
+        self._traced_keys: list[tuple[sig.Key, ConcreteFunction]] = []
         self._tracing_count = 0
         self._clock = stats_lib.CallClock()
         # Calls left until the next timed one: the call clock's one counter, kept here for
@@ -376,15 +378,13 @@ class Function:
                         break
             best = self._trace(values, bound, trace_key, call)
             self._cache[trace_key] = best
+            self._traced_keys.append((trace_key, best))
         self._cache[key] = best
         return best
 
     def _keyed(self):
-        seen = set()
-        for cf_key, cf in self._cache.items():
-            if id(cf) not in seen:
-                seen.add(id(cf))
-                yield cf._trace_key, cf
+        """(the key it was traced for, trace), for each trace of the cache, first first."""
+        return iter(self._traced_keys)
 
     def _bind_canonical(self, values):
         """Binds canonical `values` (one per parameter, as `_canonicalize` gives them) to
@@ -459,7 +459,6 @@ class Function:
         cf = ConcreteFunction(self._name, graph, feeds, flat_outputs, template, structured,
                               self._params, traced_values,
                               check_numerics=context.numerics_checked())
-        cf._trace_key = key
         requested, explicit = self._backend_request()
         cf.backend_options = self._options.placement
         cf._set_backend(requested, explicit, self._options.strict)

@@ -30,7 +30,7 @@ from runtime import backends, context, diagnostics, errors, tracebacks
 from runtime import function_stats as stats_lib
 from runtime import signature as sig
 from runtime.concrete_function import ConcreteFunction, call_observers, recorded_call
-from runtime.device_tensor import host_feeds
+from runtime.device_tensor import DeviceTensor, host_feeds
 from runtime.function_options import FunctionOptions
 from runtime.graph import Graph
 from runtime.operators import try_regions
@@ -104,6 +104,9 @@ class Function:
         # cache key -> the run of the FastCall of the trace that key last ran (see
         # runtime.fast_call): what a call that needs nothing else runs
         self._fast_calls: dict[sig.Key, Callable[[list[Any]], Any]] = {}
+        # the last of those whose key is device tensors' only, as (key, run): matched against
+        # the arguments' own key parts before any key is built (see __call__)
+        self._last_device_call: tuple[sig.Key, Callable[[list[Any]], Any]] | None = None
         self._concrete: list[ConcreteFunction] = []
         # (the key a trace was made for, the trace), for the traces `_lookup` made, in order
         self._traced_keys: list[tuple[sig.Key, ConcreteFunction]] = []
@@ -262,6 +265,17 @@ class Function:
                     or _tapes or call_observers or _settings["run_functions_eagerly"]:
                 return self._general_call(args, kwargs)
             feeds: list[Any] = []
+            last = self._last_device_call
+            if last is not None:  # device tensors carry their key part: compared, not built
+                parts, device_run = last
+                for arg, part in zip(args, parts):
+                    if type(arg) is not DeviceTensor or arg._key != part:
+                        feeds = []
+                        break
+                    feeds.append(arg._array)
+                else:
+                    self._until_sample = until_sample
+                    return device_run(feeds)
             key = _make_key(args, feeds)
             run = self._fast_calls.get(key)
             if run is None:
@@ -299,13 +313,12 @@ class Function:
             cf = self._lookup(key, values, bound, self._clock.calls_made(until_sample), feeds)
         if _tapes:  # a GradientTape is recording: the call becomes one record on it
             return recorded_call(cf, feeds, values)
-        if until_sample > 0:  # (not 0: a call on a tape or in a trace may skip 0)
-            result = cf._call_flat(feeds)
-        else:
-            result = self._timed_call(cf, feeds)
-        if key not in self._fast_calls:
+        run = self._fast_calls.get(key)  # (a sampled call runs what the fast path runs)
+        if run is None:
+            result = self._run_or_time(cf._call_flat, feeds, until_sample)
             self._keep_fast_call(key, cf)
-        return result
+            return result
+        return self._run_or_time(run, feeds, until_sample)
 
     def _keep_fast_call(self, key: sig.Key, cf: ConcreteFunction) -> None:
         """Keeps the FastCall of `cf`, which ran a call with cache key `key`, for the next
@@ -315,11 +328,17 @@ class Function:
             fast = cf.fast_call()
             if fast is not None:
                 self._fast_calls[key] = fast.run
+                if key and all(sig.is_device_part(part) for part in key):
+                    self._last_device_call = (key, fast.run)
 
-    def _timed_call(self, cf, feeds):
-        """Runs `cf` on `feeds`, timed (a sampled call); starts the next sampling period."""
+    def _run_or_time(self, run: Callable[[list[Any]], Any], feeds: list[Any],
+                     until_sample: int) -> Any:
+        """`run(feeds)`, timed when the call is a sampled one (`until_sample`, the countdown
+        after this call, reached 0), which starts the next sampling period."""
+        if until_sample > 0:  # (not 0: a call on a tape or in a trace may skip 0)
+            return run(feeds)
         self._until_sample = self._clock.next_period(self._until_sample)
-        return self._clock.timed_call(cf, feeds)
+        return self._clock.timed_call(run, feeds)
 
     def _canonicalize(self, args, kwargs):
         try:
@@ -495,9 +514,7 @@ class Function:
             return call_in_graph(cf, list(values))
         if _tapes:  # a GradientTape is recording: the call becomes one record on it
             return recorded_call(cf, feeds, values)
-        if self._until_sample > 0:
-            return cf._call_flat(feeds)
-        return self._timed_call(cf, feeds)
+        return self._run_or_time(cf._call_flat, feeds, self._until_sample)
 
 
 class _BoundMethod(Function):

@@ -30,7 +30,7 @@ from runtime import backends, context, diagnostics, errors, tracebacks
 from runtime import function_stats as stats_lib
 from runtime import signature as sig
 from runtime.concrete_function import ConcreteFunction, call_observers, recorded_call
-from runtime.device_tensor import DeviceTensor, host_feeds
+from runtime.device_tensor import host_feeds
 from runtime.function_options import FunctionOptions
 from runtime.graph import Graph
 from runtime.operators import try_regions
@@ -104,9 +104,6 @@ class Function:
         # cache key -> the run of the FastCall of the trace that key last ran (see
         # runtime.fast_call): what a call that needs nothing else runs
         self._fast_calls: dict[sig.Key, Callable[[list[Any]], Any]] = {}
-        # the last of those whose key is device tensors' only, as (key, run): matched against
-        # the arguments' own key parts before any key is built (see __call__)
-        self._last_device_call: tuple[sig.Key, Callable[[list[Any]], Any]] | None = None
         self._concrete: list[ConcreteFunction] = []
         # (the key a trace was made for, the trace), for the traces `_lookup` made, in order
         self._traced_keys: list[tuple[sig.Key, ConcreteFunction]] = []
@@ -265,17 +262,6 @@ class Function:
                     or _tapes or call_observers or _settings["run_functions_eagerly"]:
                 return self._general_call(args, kwargs)
             feeds: list[Any] = []
-            last = self._last_device_call
-            if last is not None:  # device tensors carry their key part: compared, not built
-                parts, device_run = last
-                for arg, part in zip(args, parts):
-                    if type(arg) is not DeviceTensor or arg._key != part:
-                        feeds = []
-                        break
-                    feeds.append(arg._array)
-                else:
-                    self._until_sample = until_sample
-                    return device_run(feeds)
             key = _make_key(args, feeds)
             run = self._fast_calls.get(key)
             if run is None:
@@ -328,8 +314,6 @@ class Function:
             fast = cf.fast_call()
             if fast is not None:
                 self._fast_calls[key] = fast.run
-                if key and all(sig.is_device_part(part) for part in key):
-                    self._last_device_call = (key, fast.run)
 
     def _run_or_time(self, run: Callable[[list[Any]], Any], feeds: list[Any],
                      until_sample: int) -> Any:

@@ -17,7 +17,8 @@ After a general call ran a trace for a key, the Function asks that trace for its
 once per executable), which may offer a run of its own (`direct=True`: JAX calls its jitted
 program and wraps the array, in one Python frame); otherwise the record runs the trace's
 compiled graph and packs its outputs (`ConcreteFunction._run_compiled`). The Function keeps
-the record under that key, so the next call with the key takes the fast path.
+the record under that key, so the next call with the key takes the fast path; a call due for
+timing goes the general way and runs the same record, timed.
 
     f(x)   # general: traces, runs, keeps the trace's FastCall under x's key
     f(x)   # the second call is timed: general again

@@ -26,7 +26,7 @@ from runtime import diagnostics as _diagnostics
 from runtime import errors as _runtime_errors
 from runtime import tracebacks as _tracebacks
 from runtime.diagnostics import RetracingWarning, SideEffectWarning, UnrollingWarning
-from runtime.function import ConcreteFunction, Function
+from runtime.function import ConcreteFunction, Function, FunctionOptions
 from runtime.saved_model import NotSaveableError, SavedModelError, load, save
 
 
@@ -76,11 +76,13 @@ def function(func=None, *, input_signature=None, autograph=True, reduce_retracin
                              "use jit_compile (experimental_compile is its older name)")
         jit_compile = experimental_compile
 
+    options = FunctionOptions(input_signature=input_signature, autograph=autograph,
+                              reduce_retracing=relax, converter=converter, name=name,
+                              jit_compile=jit_compile, backend=backend, strict=strict,
+                              device=device, shardings=shardings)
+
     def decorate(f):
-        return Function(f, input_signature=input_signature, autograph=autograph,
-                        reduce_retracing=relax, converter=converter, name=name,
-                        jit_compile=jit_compile, backend=backend, strict=strict,
-                        device=device, shardings=shardings)
+        return Function(f, options=options)
     if func is None:
         return decorate
     return decorate(func)

@@ -17,6 +17,7 @@ from runtime import signature as sig
 from runtime.backends import promotion
 from runtime.composite.base import CompositeSpec
 from runtime.device_tensor import DeviceTensor
+from runtime.fast_call import FastCall
 from runtime.graph import Graph
 from runtime.signature import FedObjectSpec, TensorSpec, VariableSpec
 from runtime.tensor import EagerTensor, SymbolicTensor, make_eager, to_numpy
@@ -105,10 +106,10 @@ class ConcreteFunction:
         # no conversion (see _result)
         self._out_scalar_types = [t.dtype.np_dtype.type if t.dtype.kind in _NUMBER_KINDS
                                   else None for t in flat_outputs]
-        self._trace_key: sig.Key | None = None  # set by the Function that traced it
         self._report = backends.BackendReport("numpy", False)
         self._strict = False
         self.backend_options: dict[str, Any] = {}  # device=, shardings= (JAX)
+        self._fast: FastCall | None = None  # see fast_call
 
     # -- backend ---------------------------------------------------------------------------
     def _set_backend(self, requested: str, explicit: bool, strict: bool) -> None:
@@ -419,18 +420,23 @@ class ConcreteFunction:
         return self._compiled.source
 
     def _call_flat(self, feeds):
-        """Runs the graph on flat fed values (numpy arrays and variables)."""
-        if self._first_call is not None:  # (inline: this is the cached call's hot path)
+        """Runs the graph on flat fed values (numpy arrays and variables): the general path
+        (the first call's variable initialisation, call observers, the first compile)."""
+        if self._first_call is not None:
             return self._call_initialising(feeds)
         if call_observers:
             for observe in call_observers:
                 observe(self)
         if self._compiled is None:
             self._compiled_run()
-            assert self._compiled is not None
-        run = self._compiled.run
+        return self._run_compiled(feeds)
+
+    def _run_compiled(self, feeds: list[Any]) -> Any:
+        """The compiled graph's result for `feeds`, packed: `_call_flat` once the first call
+        ran and the graph is compiled (what this trace's FastCall runs, unless its backend
+        offers a run of its own). The compiled graph is read at each call: "auto" swaps it."""
         try:
-            values = run(*feeds)
+            values = self._compiled.run(*feeds)
         except Exception as e:  # translate to the user's terms, see _translate
             raise self._translate(e) from None
         if self._single_output:  # _result's first cases, inline
@@ -439,24 +445,21 @@ class ConcreteFunction:
             if kind is self._out_scalar_types[0]:
                 return EagerTensor(value, self._out_dtypes[0])
             if kind is DeviceTensor:
-                self._go_direct()
                 return value
         return self._result(values)
 
-    _direct_sought = False  # whether _go_direct has looked for a direct call
-
-    def _go_direct(self):
-        """From now on, cached calls run the compiled graph's direct call where it offers one
-        (see JaxCompiledGraph.direct_call): set as this instance's `_call_flat`, it takes
-        the general path (this class's) back for anything but the plain case. Looked for
-        once, after the first call that ran the compiled graph (which traced it)."""
-        if self._direct_sought or self._first_call is not None:
-            return
-        self._direct_sought = True
-        direct = getattr(self._compiled, "direct_call", None)
-        call = None if direct is None else direct(ConcreteFunction._call_flat.__get__(self))
-        if call is not None:  # (an instance attribute hides the method)
-            self.__dict__["_call_flat"] = call
+    def fast_call(self) -> FastCall | None:
+        """The record of this trace's cached calls (see runtime.fast_call), decided once, at
+        the first request after the first call ran; None before that. The compiled graph
+        is asked first (`fast_call(general)`, a backend's own run, or None)."""
+        fast = self._fast
+        if fast is None and self._first_call is None and self._compiled is not None:
+            offer = getattr(self._compiled, "fast_call", None)
+            fast = None if offer is None else offer(self._call_flat)
+            if fast is None:
+                fast = FastCall(self._run_compiled)
+            self._fast = fast
+        return fast
 
     _first_call_lock: Any = None  # held while the first call runs (see _call_initialising)
 

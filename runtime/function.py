@@ -23,13 +23,15 @@ import inspect
 import threading
 import time
 import types
-from collections.abc import Callable, Sequence
+from collections.abc import Callable
 from typing import Any
 
-from runtime import backends, context, device_calls, diagnostics, errors, tracebacks
+from runtime import backends, context, diagnostics, errors, tracebacks
 from runtime import function_stats as stats_lib
 from runtime import signature as sig
-from runtime.concrete_function import ConcreteFunction, recorded_call
+from runtime.concrete_function import ConcreteFunction, call_observers, recorded_call
+from runtime.device_tensor import host_feeds
+from runtime.function_options import FunctionOptions
 from runtime.graph import Graph
 from runtime.operators import try_regions
 from runtime.ops.call_ops import CALL_OP
@@ -45,7 +47,6 @@ from runtime.tensor import SymbolicTensor
 from runtime.tracing import (
     call_in_graph,
     check_fits_signature,
-    checked_input_signature,
     feed_for_signature,
     incompatible_with_signature,
     make_inputs,
@@ -53,12 +54,13 @@ from runtime.tracing import (
     traced_value,
 )
 
-__all__ = ["CALL_OP", "ConcreteFunction", "Function", "TensorSpec", "VariableSpec", "function"]
+__all__ = ["CALL_OP", "ConcreteFunction", "Function", "FunctionOptions", "TensorSpec",
+           "VariableSpec", "function"]
 
 _tapes = context.tapes  # the GradientTapes recording eager ops
 # The cached call's hot path reads these module-level names (one lookup less than through
-# their modules): the settings dict, the list of graphs being built (mutated in place, never
-# rebound) and the key function.
+# their modules): the settings dict, the list of graphs being built and the call observers
+# (mutated in place, never rebound) and the key function.
 _settings = context._settings
 _building = context.building
 _make_key = sig.make_key
@@ -72,49 +74,53 @@ class Function:
     that result). An argument returned unchanged (`def f(x): return x`) may still be the
     caller's array, as in TensorFlow."""
 
-    def __init__(self, python_function: Callable[..., Any],
-                 input_signature: Sequence[Any] | None = None, autograph: bool = True,
-                 reduce_retracing: bool = False,
-                 converter: Callable[[Callable[..., Any]], Callable[..., Any]] | None = None,
-                 name: str | None = None, jit_compile: bool | None = None,
-                 backend: str | None = None, strict: bool = False, device: Any = None,
-                 shardings: Any = None) -> None:
+    def __init__(self, python_function: Callable[..., Any], *args: Any,
+                 options: FunctionOptions | None = None, **kwargs: Any) -> None:
+        """`Function(python_function, **options)`: the options are FunctionOptions' fields
+        (input_signature, autograph, reduce_retracing, converter, name, jit_compile,
+        backend, strict, device, shardings), or one FunctionOptions as `options=`."""
         if not callable(python_function):
             raise TypeError("function expects a callable as the function to trace, got %r "
                             "(%s)" % (python_function, type(python_function).__name__))
+        if options is None:
+            options = FunctionOptions(*args, **kwargs)
+        elif args or kwargs:
+            raise TypeError("Function takes its options either as one FunctionOptions "
+                            "(options=) or as keywords, not both")
+        self._options = options
         self._python_function = python_function
-        self._autograph = bool(autograph)
-        self._converter = converter if autograph else None
+        self._converter = options.active_converter
         self._converted: Callable[..., Any] | None = None
-        self._reduce_retracing = bool(reduce_retracing)
-        self._name: str = name or str(getattr(python_function, "__name__", "function"))
+        self._name: str = options.name or str(getattr(python_function, "__name__", "function"))
         self._signature = inspect.signature(python_function)
         self._params = [(p.name, p.kind, p.default is not p.empty, p.default)
                         for p in self._signature.parameters.values()]
         self._simple_arity = (len(self._params) if all(
             p[1] == inspect.Parameter.POSITIONAL_OR_KEYWORD for p in self._params) else -1)
+        self._input_signature = options.input_signature
+        # the number of positional arguments a call takes the fast path with (-1: never)
+        self._fast_arity = self._simple_arity if self._input_signature is None else -1
         self._cache: dict[sig.Key, ConcreteFunction] = {}
+        # cache key -> the run of the FastCall of the trace that key last ran (see
+        # runtime.fast_call): what a call that needs nothing else runs
+        self._fast_calls: dict[sig.Key, Callable[[list[Any]], Any]] = {}
         self._concrete: list[ConcreteFunction] = []
+        # (the key a trace was made for, the trace), for the traces `_lookup` made, in order
+        self._traced_keys: list[tuple[sig.Key, ConcreteFunction]] = []
         self._tracing_count = 0
         self._clock = stats_lib.CallClock()
-        # Calls left until the next timed one: the cached path's one counter (the call count
-        # is derived from it, see function_stats.CallClock).
+        # Calls left until the next timed one: the call clock's one counter, kept here for
+        # the cached call (the call count is derived from it, see function_stats.CallClock).
         self._until_sample = self._clock.period
         self._log = TracingLog(self._name, self._params, definition_of(python_function))
         self._method_instances = MethodInstances()  # a method's: see _bind_instance
         # Tracing holds it (re-entrant: a trace may call this Function again); a cached call
-        # never takes it, it reads the cache dict only.
+        # never takes it, it reads the cache dicts only.
         self._lock = threading.RLock()
         # id(instance) -> (reference to it, its Function)
         self._bound_instances: dict[int, tuple[Callable[[], Any], Function]] = {}
         # a method's Function: its instance, held weakly
         self._instance_ref: Callable[[], Any] | None = None
-        self._jit_compile = jit_compile
-        self._backend_options = backends.placement_options(backend, device, shardings)
-        self._backend = backend
-        self._strict = bool(strict)
-        self._input_signature: tuple[Any, ...] | None = (
-            None if input_signature is None else checked_input_signature(input_signature))
         functools.update_wrapper(self, python_function, updated=())
 
     # -- public API -------------------------------------------------------------------------
@@ -127,6 +133,11 @@ class Function:
         return types.MethodType(self._python_function, self._instance())
 
     @property
+    def options(self) -> FunctionOptions:
+        """The options this Function was made with (validated, see FunctionOptions)."""
+        return self._options
+
+    @property
     def input_signature(self) -> tuple[Any, ...] | None:
         """The fixed input signature, or None."""
         return self._input_signature
@@ -135,20 +146,21 @@ class Function:
     def jit_compile(self) -> bool | None:
         """The `jit_compile` option as given (None, True or False): True compiles each trace
         at once with the best compiled backend here (numba on CPU)."""
-        return self._jit_compile
+        return self._options.jit_compile
 
     @property
     def backend(self) -> str | None:
         """The backend asked for ("numpy", "numba", "jax", "auto"; None: the process default,
         see runtime.backends)."""
-        return self._backend
+        return self._options.backend
 
     def _backend_request(self) -> tuple[str, bool]:
         """(the backend for a new trace, whether the user named it explicitly)."""
-        if self._jit_compile and self._backend in (None, "auto"):
+        backend = self._options.backend
+        if self._options.jit_compile and backend in (None, "auto"):
             return backends.best_compiled(), True
-        if self._backend is not None:
-            return self._backend, True
+        if backend is not None:
+            return backend, True
         return backends.default(), False
 
     def experimental_get_tracing_count(self) -> int:
@@ -194,10 +206,7 @@ class Function:
             if entry is not None and entry[0]() is instance:
                 return entry
             method = self._python_function.__get__(instance, type(instance))
-            bound = Function(method, self._input_signature, self._autograph,
-                             self._reduce_retracing, self._converter, self._name,
-                             self._jit_compile, self._backend, self._strict,
-                             **self._backend_options)
+            bound = Function(method, options=self._options)
             ref = instance_reference(instance, self._bound_instances, key)
             if isinstance(method, types.MethodType) and method.__self__ is instance:
                 bound._hold_instance(ref)
@@ -244,43 +253,76 @@ class Function:
             raise
 
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
+        # The one dispatcher (see runtime.fast_call): the fast path when the call needs
+        # nothing but its trace's compiled program (this test is the only one that decides),
+        # else the general path.
         try:
-            if _settings["run_functions_eagerly"]:
-                return self.python_function(*args, **kwargs)
-            if kwargs or len(args) != self._simple_arity:
-                values, bound = self._canonicalize(args, kwargs)
-            else:
-                values, bound = args, None
-            until_sample = self._until_sample = self._until_sample - 1
-            if self._input_signature is not None:
-                return self._call_with_signature(values)
-            if _building and context.current_graph() is not None:
-                key = sig.make_key(values)
-                return call_in_graph(self._cache.get(key) or self._lookup(
-                    key, values, bound, self._clock.calls_made(until_sample)), values)
+            until_sample = self._until_sample - 1
+            if kwargs or len(args) != self._fast_arity or until_sample <= 0 or _building \
+                    or _tapes or call_observers or _settings["run_functions_eagerly"]:
+                return self._general_call(args, kwargs)
             feeds: list[Any] = []
-            key = _make_key(values, feeds)
-            cf = self._cache.get(key)
-            if cf is None:
-                cf = self._lookup(key, values, bound, self._clock.calls_made(until_sample), feeds)
-            if _tapes:  # a GradientTape is recording: the call becomes one record on it
-                return recorded_call(cf, feeds, values)
-            if until_sample > 0:  # (not 0: a call on a tape or in a trace may skip 0)
-                return cf._call_flat(feeds)
-            return self._timed_call(cf, feeds, key)
+            key = _make_key(args, feeds)
+            run = self._fast_calls.get(key)
+            if run is None:
+                return self._general_call(args, kwargs, key, feeds)
+            self._until_sample = until_sample
+            return run(feeds)
         except Exception as e:  # costs nothing until something is raised (CPython 3.11+)
             tracebacks.filter_exception(e)
             raise
 
     # -- internals ---------------------------------------------------------------------------
-    def _timed_call(self, cf, feeds, key=None):
-        """Runs `cf` on `feeds`, timed (a sampled call); starts the next sampling period. A
-        trace that calls its program directly specialises this Function (device_calls)."""
+    def _general_call(self, args: tuple[Any, ...], kwargs: dict[str, Any],
+                      key: sig.Key | None = None, feeds: list[Any] | None = None) -> Any:
+        """A call the fast path does not take: `key` and `feeds` are the call's when the
+        dispatcher made them already. Keeps the trace's FastCall for the key after running
+        it (see runtime.fast_call)."""
+        if _settings["run_functions_eagerly"]:
+            return self.python_function(*args, **kwargs)
+        if kwargs or len(args) != self._simple_arity:
+            values, bound = self._canonicalize(args, kwargs)
+        else:
+            values, bound = args, None
+        until_sample = self._until_sample = self._until_sample - 1
+        if self._input_signature is not None:
+            return self._call_with_signature(values)
+        if _building and context.current_graph() is not None:
+            key = sig.make_key(values)
+            return call_in_graph(self._cache.get(key) or self._lookup(
+                key, values, bound, self._clock.calls_made(until_sample)), values)
+        if key is None or feeds is None:
+            feeds = []
+            key = _make_key(values, feeds)
+        cf = self._cache.get(key)
+        if cf is None:
+            cf = self._lookup(key, values, bound, self._clock.calls_made(until_sample), feeds)
+        if _tapes:  # a GradientTape is recording: the call becomes one record on it
+            return recorded_call(cf, feeds, values)
+        run = self._fast_calls.get(key)  # (a sampled call runs what the fast path runs)
+        if run is None:
+            result = self._run_or_time(cf._call_flat, feeds, until_sample)
+            self._keep_fast_call(key, cf)
+            return result
+        return self._run_or_time(run, feeds, until_sample)
+
+    def _keep_fast_call(self, key: sig.Key, cf: ConcreteFunction) -> None:
+        """Keeps the FastCall of `cf`, which ran a call with cache key `key`, for the next
+        call with that key, when the key is cached for `cf` (a device array's key for a
+        trace that takes host values is not) and `cf` has its record (after its first call)."""
+        if self._cache.get(key) is cf:
+            fast = cf.fast_call()
+            if fast is not None:
+                self._fast_calls[key] = fast.run
+
+    def _run_or_time(self, run: Callable[[list[Any]], Any], feeds: list[Any],
+                     until_sample: int) -> Any:
+        """`run(feeds)`, timed when the call is a sampled one (`until_sample`, the countdown
+        after this call, reached 0), which starts the next sampling period."""
+        if until_sample > 0:  # (not 0: a call on a tape or in a trace may skip 0)
+            return run(feeds)
         self._until_sample = self._clock.next_period(self._until_sample)
-        if key is not None and "_call_flat" in cf.__dict__ and "_device_call" not in \
-                self.__dict__ and self._input_signature is None:
-            device_calls.specialise(self, key, cf.__dict__["_call_flat"])
-        return self._clock.timed_call(cf, feeds)
+        return self._clock.timed_call(run, feeds)
 
     def _canonicalize(self, args, kwargs):
         try:
@@ -304,12 +346,24 @@ class Function:
         Under the lock, so that threads making the same first call trace once. `call`: the
         number of the call that asks (None: get_concrete_function). `feeds`: the call's."""
         if sig.holds_device(key):
-            return sig.lookup_device_call(self, key, values, bound, call, feeds)
+            return self._lookup_device(key, values, bound, call, feeds)
         with self._lock:
             cf = self._cache.get(key)
             if cf is None:
                 cf = self._lookup_locked(key, values, bound, call)
             return cf
+
+    def _lookup_device(self, key, values, bound, call, feeds):
+        """`_lookup` for a key holding device arrays (see runtime.signature, ON_DEVICE): the
+        trace of the host call's key, which `key` is cached for only when it takes device
+        arrays; when it does not, `feeds` (the call's, when given) get the arrays' numpy
+        values instead."""
+        cf = self._lookup(sig.host_key(key), values, bound, call)
+        if cf.takes_device_arrays():
+            self._cache[key] = cf
+        elif feeds is not None:
+            feeds[:] = host_feeds(feeds)
+        return cf
 
     def _lookup_locked(self, key, values, bound, call):
         best = None
@@ -319,7 +373,7 @@ class Function:
                 break
         if best is None:
             trace_key = key
-            if self._reduce_retracing:
+            if self._options.reduce_retracing:
                 for cf_key, _ in self._keyed():
                     relaxed = sig.relax_key(key, cf_key)
                     if relaxed is not None:
@@ -327,15 +381,13 @@ class Function:
                         break
             best = self._trace(values, bound, trace_key, call)
             self._cache[trace_key] = best
+            self._traced_keys.append((trace_key, best))
         self._cache[key] = best
         return best
 
     def _keyed(self):
-        seen = set()
-        for cf_key, cf in self._cache.items():
-            if id(cf) not in seen:
-                seen.add(id(cf))
-                yield cf._trace_key, cf
+        """(the key it was traced for, trace), for each trace of the cache, first first."""
+        return iter(self._traced_keys)
 
     def _bind_canonical(self, values):
         """Binds canonical `values` (one per parameter, as `_canonicalize` gives them) to
@@ -410,10 +462,9 @@ class Function:
         cf = ConcreteFunction(self._name, graph, feeds, flat_outputs, template, structured,
                               self._params, traced_values,
                               check_numerics=context.numerics_checked())
-        cf._trace_key = key
         requested, explicit = self._backend_request()
-        cf.backend_options = self._backend_options
-        cf._set_backend(requested, explicit, self._strict)
+        cf.backend_options = self._options.placement
+        cf._set_backend(requested, explicit, self._options.strict)
         return cf
 
     # -- input_signature ----------------------------------------------------------------------
@@ -447,9 +498,7 @@ class Function:
             return call_in_graph(cf, list(values))
         if _tapes:  # a GradientTape is recording: the call becomes one record on it
             return recorded_call(cf, feeds, values)
-        if self._until_sample > 0:
-            return cf._call_flat(feeds)
-        return self._timed_call(cf, feeds)
+        return self._run_or_time(cf._call_flat, feeds, self._until_sample)
 
 
 class _BoundMethod(Function):
@@ -487,23 +536,17 @@ class _BoundMethod(Function):
         return self
 
 
-def function(func: Callable[..., Any] | None = None, *,
-             input_signature: Sequence[Any] | None = None, autograph: bool = True,
-             reduce_retracing: bool = False,
-             converter: Callable[[Callable[..., Any]], Callable[..., Any]] | None = None,
-             name: str | None = None, jit_compile: bool | None = None,
-             backend: str | None = None, strict: bool = False, device: Any = None,
-             shardings: Any = None) -> Any:
-    """Decorator form of `Function`, with its options: `@function` or `@function(...)`.
+def function(func: Callable[..., Any] | None = None, **options: Any) -> Any:
+    """Decorator form of `Function`, with its options (FunctionOptions' fields, checked
+    here): `@function` or `@function(...)`.
 
     Without a `converter` the function is traced as written (no conversion): this is the
     runtime's own decorator, for users of the runtime alone; `autograph.function` is the one
     that converts Python control flow on tensors first."""
+    checked = FunctionOptions(**options)
+
     def decorate(f: Callable[..., Any]) -> Function:
-        return Function(f, input_signature=input_signature, autograph=autograph,
-                        reduce_retracing=reduce_retracing, converter=converter, name=name,
-                        jit_compile=jit_compile, backend=backend, strict=strict,
-                        device=device, shardings=shardings)
+        return Function(f, options=checked)
     if func is None:
         return decorate
     return decorate(func)

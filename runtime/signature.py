@@ -21,7 +21,7 @@ import numpy as np
 
 from runtime import dtypes, nest
 from runtime import shape as shape_lib
-from runtime.device_tensor import ON_DEVICE, DeviceTensor, host_feeds
+from runtime.device_tensor import ON_DEVICE, DeviceTensor
 from runtime.tensor import EagerTensor, SymbolicTensor, Tensor
 from runtime.variables import Variable
 
@@ -165,7 +165,7 @@ def leaf_key(value: Any, feeds: list[Any] | None = None) -> Any:
 # The key part of a device-resident tensor is (dtype, shape, ON_DEVICE) (its `_key`, made once
 # per tensor): never equal to a host tensor's, so that a call feeding device arrays finds its
 # concrete function in a Function's cache only where that function takes them (see
-# `lookup_device_call`).
+# `Function._lookup_device`).
 
 
 def is_device_part(part: Any) -> bool:
@@ -187,20 +187,6 @@ def host_key(key: Any) -> Any:
     if type(key) is tuple:
         return tuple(host_key(part) for part in key)
     return key
-
-
-def lookup_device_call(function: Any, key: Key, values: Any, bound: Any, call: Any,
-                       feeds: list[Any] | None) -> Any:
-    """The concrete function of Function `function` for a call whose key `key` holds device
-    arrays (see Function._lookup for the other arguments): the one of the host call's key,
-    which `key` is cached for only when it takes device arrays; when it does not, `feeds`
-    (the call's, when given) get the arrays' numpy values instead."""
-    cf = function._lookup(host_key(key), values, bound, call)
-    if cf.takes_device_arrays():
-        function._cache[key] = cf
-    elif feeds is not None:
-        feeds[:] = host_feeds(feeds)
-    return cf
 
 
 def is_fed_object_key(part: Any) -> bool:

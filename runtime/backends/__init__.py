@@ -6,8 +6,9 @@ own dependency, numba or jax, is imported by it, lazily). It provides:
     NAME                 its name ("numba")
     unavailable()        None when it can run here, else why not (a str)
     compile(cf)          a compiled graph for ConcreteFunction `cf`, like the executor's
-                         `CompiledGraph` (`run(*feeds)`, `source`, `node_for_traceback(tb)`),
-                         or raises `Unsupported` naming the op and the user's line
+                         `CompiledGraph` (`run(*feeds)`, `source`, `node_for_traceback(tb)`,
+                         optionally `fast_call(general)`: see runtime.fast_call), or raises
+                         `Unsupported` naming the op and the user's line
 
 Choosing: `backend=` on the Function, else `autograph.config(backend=...)`, else the
 environment variable AUTOGRAPH_BACKEND, else "auto". "numpy" is the executor

@@ -34,6 +34,7 @@ from runtime import dtypes, errors, executor
 from runtime.backends import BackendFallbackWarning, jax_host
 from runtime.backends.jax_lowering import Lowerer, jax_modules
 from runtime.device_tensor import ON_DEVICE, DeviceTensor, host_feeds, register_array_type
+from runtime.fast_call import FastCall
 from runtime.graph import SubGraph
 from runtime.lowering_api import Unsupported, VariableSlot
 from runtime.tensor import EagerTensor, to_numpy
@@ -311,22 +312,6 @@ class JaxCompiledGraph:
     def run(self, *feeds: Any) -> tuple[Any, ...]:
         """The outputs for the fed values (numpy or device arrays, variables): device tensors
         (numpy values where the graph ran on the numpy executor)."""
-        if self._plain:  # (the common case, kept short: no variables, placement or x64)
-            try:
-                results = self._jitted(*feeds)
-            except Exception as e:  # noqa: BLE001 - lowering or compiling failed: numpy
-                self._give_up(e)
-                return self.numpy_run(*feeds)
-            if type(results) is not tuple:  # one output and nothing else (see _flat)
-                return (DeviceTensor(results, self._single, self._single_key),)
-            # (waits for the flag: errors are synchronous; np.asarray reads it fastest)
-            failed = results[-1]
-            if failed is not None and np.asarray(failed):
-                self.host.finish()  # raises a host call's error
-                return self.numpy_run(*feeds)
-            if self._single is not None:
-                return (DeviceTensor(results[0], self._single, self._single_key),)
-            return self._device_tensors(results)
         if self.unsupported is not None:
             return self.numpy_run(*feeds)
         if not (self._resource_feeds or self._captured):
@@ -340,8 +325,10 @@ class JaxCompiledGraph:
 
     def _run_fed(self, feeds: Sequence[Any],
                  variables: dict[str, Variable] | None) -> tuple[Any, ...]:
-        """`run` past the common case: `variables` are the graph's (None: it has none)."""
-        tensors = [feeds[i] for i in self._tensor_feeds]
+        """`run` once the variables are held: `variables` are the graph's (None: it has
+        none)."""
+        tensors = list(feeds) if not self._resource_feeds else [
+            feeds[i] for i in self._tensor_feeds]
         state = {}
         if variables is not None:
             for key, variable in variables.items():
@@ -351,14 +338,10 @@ class JaxCompiledGraph:
                 state[key] = stored
         if self.device is not None or self.shardings is not None:
             tensors, state = self._place(tensors, state)
-        try:
-            with self._scope():
-                results = self._jitted(*tensors, *[state[k] for k in self._state_keys])
-            if type(results) is not tuple:  # one output and nothing else (see _flat)
-                results = (results, None)
-        except Exception as e:  # noqa: BLE001 - lowering or compiling failed: run on numpy
-            self._give_up(e)
+        results = self._call_program(tensors + [state[k] for k in self._state_keys])
+        if results is None:  # lowering or compiling failed: the numpy executor runs it
             return self.numpy_run(*feeds)
+        # (waits for the flag: errors are synchronous; np.asarray reads it fastest)
         failed = results[-1]
         if failed is not None and np.asarray(failed):
             self.host.finish()  # raises a host call's error
@@ -367,14 +350,33 @@ class JaxCompiledGraph:
             count = len(self._out_dtypes)
             for key, value in zip(self._assigned or (), results[count:-1]):
                 variables[key]._store_on_device(value)
+        if self._single is not None:
+            return (DeviceTensor(results[0], self._single, self._single_key),)
         return self._device_tensors(results)
 
-    def direct_call(self, general: Any) -> Any:
-        """The cached call of a plain one-output graph in one Python frame, or None for other
-        graphs: a function of a call's feeds (a list) that returns the output as a device
-        tensor. It hands the call to `general` (the ConcreteFunction's own path) when more is
-        needed: after a failed compile, or when a new trace brought checks (running the
-        program twice is harmless then: a graph with host calls is never called directly)."""
+    def _call_program(self, arguments: list[Any]) -> tuple[Any, ...] | None:
+        """The compiled program's results for `arguments` (the tensors, then the variables'
+        values) as one tuple, the failed-check flag last (see `_flat`); None when JAX could
+        not lower or compile it (then the numpy executor runs the graph from now on: see
+        `_give_up`). Every call of the program but the fast one (`fast_call`) is this one."""
+        try:
+            with self._scope():
+                results = self._jitted(*arguments)
+        except Exception as e:  # noqa: BLE001 - lowering or compiling failed
+            self._give_up(e)
+            return None
+        if type(results) is not tuple:  # one output and nothing else (see _flat)
+            return (results, None)
+        return results
+
+    def fast_call(self, general: Any) -> FastCall | None:
+        """The cached call of a plain one-output graph (tensors only, in feed order, on the
+        default device, without 64-bit values, checks or host calls), or None for other
+        graphs: a FastCall whose run calls the jitted program with a call's feeds and wraps
+        its array in a device tensor, in one Python frame. It hands a call to `general`
+        (the concrete function's general run, which goes through `_call_program`) when more
+        is needed: after a failed compile, or when a new trace brought checks (running the
+        program twice is harmless then: a graph with host calls never has this record)."""
         if not self._plain or self._single is None or self._flagged:
             return None
         jitted, dtype, key = self._jitted, self._single, self._single_key
@@ -382,7 +384,7 @@ class JaxCompiledGraph:
             return None
         new = object.__new__
 
-        def call(feeds: list[Any]) -> Any:
+        def run(feeds: list[Any]) -> Any:
             if self._plain:
                 try:
                     result = jitted(*feeds)
@@ -395,7 +397,7 @@ class JaxCompiledGraph:
                     tensor._key = key
                     return tensor
             return general(feeds)
-        return call
+        return FastCall(run, direct=True)
 
     def _device_tensors(self, outputs: Sequence[Any]) -> tuple[Any, ...]:
         # (zip stops at the outputs: `outputs` may go on with assigned values and the flag)

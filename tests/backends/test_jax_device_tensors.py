@@ -13,6 +13,7 @@ from two_cpu_devices import run_on_two_cpu_devices
 
 import autograph
 import autograph.tf as tf
+from runtime import signature as sig
 from runtime.backends import BackendFallbackWarning
 from runtime.device_tensor import DeviceTensor
 from runtime.tensor import EagerTensor
@@ -296,8 +297,9 @@ def test_a_variable_shared_by_jax_and_numba_functions_has_one_value():
 
 def _goes_direct(function, *args):
     """True when `function`'s trace for `args` runs its cached calls through the compiled
-    graph's direct call (JaxCompiledGraph.direct_call)."""
-    return "_call_flat" in function.get_concrete_function(*args).__dict__
+    graph's own run (JaxCompiledGraph.fast_call)."""
+    fast = function.get_concrete_function(*args).fast_call()
+    return fast is not None and fast.direct
 
 
 def test_a_plain_one_output_graph_is_called_directly_with_the_executors_results():
@@ -353,7 +355,11 @@ def test_a_graph_with_host_calls_is_not_called_directly_and_prints_once(capsys):
 
 
 def _specialised(function):
-    return type(function).__name__.startswith("Device")
+    """True when `function`'s cached calls with device tensors run their trace's direct
+    call (the fast path, see runtime.fast_call), its class unchanged."""
+    return type(function) is autograph.Function and any(
+        all(sig.is_device_part(part) for part in key) and key in function._fast_calls
+        and cf.fast_call().direct for key, cf in function._cache.items())
 
 
 def test_a_function_fed_device_tensors_is_specialised_and_keeps_its_semantics():

@@ -1036,3 +1036,27 @@ def test_a_trace_that_fails_is_not_counted_or_cached():
     assert f(array_ops.constant(1), False).numpy() == 1
     assert f.experimental_get_tracing_count() == 1
     assert attempts == [True, True, False]
+
+
+def test_a_cached_call_runs_its_traces_fast_call_and_sampled_calls_time_it(monkeypatch):
+    general_runs = []
+    general = ConcreteFunction._call_flat
+    monkeypatch.setattr(ConcreteFunction, "_call_flat",
+                        lambda cf, feeds: general_runs.append(cf) or general(cf, feeds))
+    f = function(lambda x: x + 1, backend="numpy")
+    x = array_ops.constant([1.0, 2.0])
+    for _ in range(3):
+        f(x)
+    cf = f.get_concrete_function(x)
+    assert cf.fast_call() is cf.fast_call() and not cf.fast_call().direct  # decided once
+    assert len(general_runs) == 1  # the first call, which made the record
+    samples = f._clock.samples
+    for _ in range(160):
+        result = f(x)
+    assert result.numpy().tolist() == [2.0, 3.0]
+    assert len(general_runs) == 1 and type(f) is type(function(lambda x: x))
+    assert f.stats().calls == 163 and f._clock.samples == samples + 160 // 16  # (SAMPLE_EVERY)
+    with monkeypatch.context() as patch:  # eagerly: the Python function, no trace run
+        patch.setitem(context._settings, "run_functions_eagerly", True)
+        assert f(x).numpy().tolist() == [2.0, 3.0]
+    assert len(general_runs) == 1

@@ -5,7 +5,7 @@ import warnings
 import pytest
 
 from runtime import backends, errors
-from runtime.function import Function, function
+from runtime.function import Function, FunctionOptions, function
 from runtime.ops import array_ops, reduction_ops
 from runtime.signature import TensorSpec
 
@@ -57,3 +57,44 @@ def test_a_converter_given_as_an_option_is_applied():
     f = function(lambda x: x * 2, converter=lambda g: converted.append(g) or g)
     assert f(array_ops.constant(1)).numpy() == 2
     assert converted == [f.python_function]
+
+
+@pytest.mark.parametrize("option, value, expected", [
+    ("autograph", "yes", "autograph must be True or False, got 'yes'"),
+    ("reduce_retracing", 1, "reduce_retracing must be True or False, got 1"),
+    ("strict", None, "strict must be True or False, got None"),
+    ("jit_compile", "xla", "jit_compile must be True or False or None, got 'xla'"),
+    ("name", 3, "name must be a str or None, got 3"),
+    ("converter", "convert", "converter must be callable or None, got 'convert'"),
+    ("input_signature", TensorSpec([2]), "wrap it in a list"),
+])
+def test_a_bad_option_value_is_a_type_error_naming_the_option(option, value, expected):
+    with pytest.raises(TypeError, match=expected):
+        function(lambda x: x, **{option: value})
+    with pytest.raises(TypeError, match=expected):
+        Function(lambda x: x, **{option: value})
+
+
+def test_a_bad_backend_is_a_value_error_naming_the_option_when_decorating():
+    with pytest.raises(ValueError, match="backend must be one of"):
+        function(backend="tpu")  # at the decorator, before any function is given
+
+
+def test_the_options_are_one_record_that_a_methods_instances_share():
+    options = FunctionOptions(reduce_retracing=True, name="scaled", strict=False)
+
+    class Model:
+        def __init__(self, scale):
+            self.scale = scale
+
+        @function(reduce_retracing=True, name="scaled")
+        def apply(self, x):
+            return x * self.scale
+
+    assert Model.apply.options == options
+    first, second = Model(2), Model(3)
+    assert first.apply.options is Model.apply.options is second.apply.options
+    assert first.apply(array_ops.constant(2)).numpy() == 4
+    assert Function(lambda x: x, options=options).options is options
+    with pytest.raises(TypeError, match="not both"):
+        Function(lambda x: x, options=options, strict=True)

@@ -104,13 +104,15 @@ class DistributedIterator:
         """The next element (OutOfRangeError past the end)."""
         return self._split([it.get_next() for it in self._iterators])
 
-    def __ag_for_stmt__(self, extra_test, body, get_state, set_state, symbol_names):
+    def __ag_for_stmt__(self, extra_test, body, get_state, set_state, symbol_names,
+                        options=None):
         """`for x in iterator` in converted code: the loop of the underlying iterator(s),
-        each element split over the replicas."""
+        each element split over the replicas (`options`: the loop's LoopOptions, such as
+        shape invariants, honoured by the underlying iterator's loop)."""
         if len(self._iterators) == 1:
             self._iterators[0].__ag_for_stmt__(
                 extra_test, lambda element: body(self._split([element])), get_state,
-                set_state, symbol_names)
+                set_state, symbol_names, options=options)
             return
         if not context.executing_eagerly():
             raise NotImplementedError("a loop over several replicas' datasets in a "
@@ -146,9 +148,12 @@ class DistributedDataset:
         self._splitter = _Splitter(self._dataset, self._replicas, self._first, self._local)
         return DistributedIterator([iter(self._dataset)], self._split)
 
-    def __ag_for_stmt__(self, extra_test, body, get_state, set_state, symbol_names):
-        """`for x in dataset` in converted code: the dataset's loop, each element split."""
-        iter(self).__ag_for_stmt__(extra_test, body, get_state, set_state, symbol_names)
+    def __ag_for_stmt__(self, extra_test, body, get_state, set_state, symbol_names,
+                        options=None):
+        """`for x in dataset` in converted code: the dataset's loop, each element split
+        (`options`: the loop's LoopOptions)."""
+        iter(self).__ag_for_stmt__(extra_test, body, get_state, set_state, symbol_names,
+                                   options=options)
 
     def reduce(self, initial_state, reduce_func):
         """Folds the distributed elements eagerly: `state = reduce_func(state, element)`."""
@@ -211,6 +216,8 @@ class DistributedDatasetsFromFunction:
         shared = iter(self._dataset)
         return DistributedIterator([shared] * self._replicas, self._split)
 
-    def __ag_for_stmt__(self, extra_test, body, get_state, set_state, symbol_names):
-        """`for x in datasets` in converted code."""
-        iter(self).__ag_for_stmt__(extra_test, body, get_state, set_state, symbol_names)
+    def __ag_for_stmt__(self, extra_test, body, get_state, set_state, symbol_names,
+                        options=None):
+        """`for x in datasets` in converted code (`options`: the loop's LoopOptions)."""
+        iter(self).__ag_for_stmt__(extra_test, body, get_state, set_state, symbol_names,
+                                   options=options)

@@ -440,6 +440,20 @@ CASES = [
                 items.append(i * 2)
             return tf.stack(items)
         """, _ints(3)),
+    _case(STATE, "`sum()` and `len()` of a list appended to in a staged loop", """
+        def f(n):
+            items = []
+            for i in range(n):
+                items.append(i * 2)
+            return sum(items) + len(items)
+        """, _ints(3)),
+    _case(STATE, "`max()` (Python iteration) of a list appended to in a staged loop", """
+        def f(n):
+            items = []
+            for i in range(n):
+                items.append(i * 2)
+            return max(items)
+        """, _ints(3)),
     _case(STATE, "`list.pop` / `insert` / `extend` / `remove` / `clear` under a staged `if`",
           """
         def f(x):

@@ -359,6 +359,22 @@ CASES = [
                 raise ValueError("positive")
             return x
         """, _ints(-2)),
+    _case(ERRORS, "Python error in a staged branch that does not run (traced anyway)", """
+        def f(x):
+            items = [1, 2]
+            if x > 0:
+                y = items[5]
+            else:
+                y = x
+            return y
+        """, _ints(-2)),
+    _case(ERRORS, "Python error in a staged loop body that runs zero times (traced once)", """
+        def f(n):
+            s = 0
+            for i in range(n):
+                s += {}["missing"]
+            return s
+        """, _ints(0)),
     _case(ERRORS, "`assert` on a tensor", """
         def f(x):
             assert x > 0, "x must be positive"
@@ -423,6 +439,20 @@ CASES = [
             for i in range(n):
                 items.append(i * 2)
             return tf.stack(items)
+        """, _ints(3)),
+    _case(STATE, "`sum()` and `len()` of a list appended to in a staged loop", """
+        def f(n):
+            items = []
+            for i in range(n):
+                items.append(i * 2)
+            return sum(items) + len(items)
+        """, _ints(3)),
+    _case(STATE, "`max()` (Python iteration) of a list appended to in a staged loop", """
+        def f(n):
+            items = []
+            for i in range(n):
+                items.append(i * 2)
+            return max(items)
         """, _ints(3)),
     _case(STATE, "`list.pop` / `insert` / `extend` / `remove` / `clear` under a staged `if`",
           """
@@ -623,7 +653,8 @@ def outcome(case, number):
         try:
             concrete = function.get_concrete_function(*traced_args)
         except Exception as e:  # noqa: BLE001 - the call failed while tracing: a refusal
-            return "refused: %s%s" % (_message(e), _python_note(expected))
+            return "refused: %s%s%s" % (_message(e), _traced_code_note(e),
+                                        _python_note(expected))
     notes = "".join("; warns %s" % _message_of_warning(w) for w in caught
                     if w.category.__name__ == "SideEffectWarning")
     ops = _staged_ops(concrete)
@@ -641,6 +672,15 @@ def outcome(case, number):
             case.differs, notes)
     raise AssertionError("case %r: the traced function gave %r where Python gave %r"
                          % (case.construct, traced[1], expected[1]))
+
+
+def _traced_code_note(error):
+    """The note a Python error met while tracing staged code carries (see
+    runtime.operators.staging.note_traced_code), from where it names the staged statement."""
+    for note in getattr(error, "__notes__", []):
+        if "raised this while tracing" in note:
+            return "; noted: " + _LOCATION.sub(lambda m: "line %s" % m.group(1), note)
+    return ""
 
 
 def _message_of_warning(caught):

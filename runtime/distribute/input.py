@@ -108,13 +108,15 @@ class DistributedIterator:
         """The next element (OutOfRangeError past the end)."""
         return self._split([it.get_next() for it in self._iterators])
 
-    def __ag_for_stmt__(self, extra_test, body, get_state, set_state, symbol_names):
+    def __ag_for_stmt__(self, extra_test, body, get_state, set_state, symbol_names,
+                        options=None):
         """`for x in iterator` in converted code: the loop of the underlying iterator(s),
-        each element split over the replicas."""
+        each element split over the replicas (`options`: the loop's LoopOptions, such as
+        shape invariants, honoured by the underlying iterator's loop)."""
         if len(self._iterators) == 1:
             self._iterators[0].__ag_for_stmt__(
                 extra_test, lambda element: body(self._split([element])), get_state,
-                set_state, symbol_names)
+                set_state, symbol_names, options=options)
             return
         if not context.executing_eagerly():
             raise NotImplementedError(
@@ -154,9 +156,12 @@ class DistributedDataset:
         self._splitter = _Splitter(self._dataset, self._replicas, self._first, self._local)
         return DistributedIterator([iter(self._dataset)], self._split)
 
-    def __ag_for_stmt__(self, extra_test, body, get_state, set_state, symbol_names):
-        """`for x in dataset` in converted code: the dataset's loop, each element split."""
-        iter(self).__ag_for_stmt__(extra_test, body, get_state, set_state, symbol_names)
+    def __ag_for_stmt__(self, extra_test, body, get_state, set_state, symbol_names,
+                        options=None):
+        """`for x in dataset` in converted code: the dataset's loop, each element split
+        (`options`: the loop's LoopOptions)."""
+        iter(self).__ag_for_stmt__(extra_test, body, get_state, set_state, symbol_names,
+                                   options=options)
 
     def reduce(self, initial_state, reduce_func):
         """Folds the distributed elements eagerly: `state = reduce_func(state, element)`."""
@@ -222,15 +227,17 @@ class DistributedDatasetsFromFunction:
         shared = iter(self._dataset)
         return DistributedIterator([shared] * self._replicas, self._split)
 
-    def __ag_for_stmt__(self, extra_test, body, get_state, set_state, symbol_names):
+    def __ag_for_stmt__(self, extra_test, body, get_state, set_state, symbol_names,
+                        options=None):
         """`for x in datasets` in converted code. In a Function with several replicas, the
         loop runs over the pipeline's elements taken `replicas` at a time (as `next`
         takes them; a last group short of replicas is dropped), each group's elements
         given to consecutive replicas: the group is one element of the pipeline batched
         by the replica count, so its elements must share one shape (batch the per-replica
-        dataset with drop_remainder=True)."""
+        dataset with drop_remainder=True). `options`: the loop's LoopOptions."""
         if context.executing_eagerly() or self._replicas == 1:
-            iter(self).__ag_for_stmt__(extra_test, body, get_state, set_state, symbol_names)
+            iter(self).__ag_for_stmt__(extra_test, body, get_state, set_state, symbol_names,
+                                       options=options)
             return
         groups = self._dataset.batch(self._replicas, drop_remainder=True)
         count = self._replicas
@@ -240,4 +247,4 @@ class DistributedDatasetsFromFunction:
             parts = [nest.pack_sequence_as(group, [t[i] for t in flat]) for i in range(count)]
             body(self._split(parts))
         iter(groups).__ag_for_stmt__(extra_test, group_body, get_state, set_state,
-                                     symbol_names)
+                                     symbol_names, options=options)

@@ -11,6 +11,7 @@ from runtime.operators.deferred_errors import DeferredError
 from runtime.operators.pending_undefined import PendingUndefined, resolve_pending, with_flag
 from runtime.operators.staged_lists import StagedList
 from runtime.operators.staging import (
+    BRANCH_OF,
     describe,
     fail,
     is_compiler_symbol,
@@ -44,10 +45,11 @@ def staged_cond(pred, true_fn, false_fn, what, symbol_names=None, restore_only=(
     named in `must_exist` may not be missing after one branch only."""
     refuse_inside_try(what)
     require_scalar_bool(pred, what)
-    then_sub, then_value = subgraphs.trace_subgraph("cond_true", raising_at_run_time(true_fn),
-                                                       [])
-    else_sub, else_value = subgraphs.trace_subgraph("cond_false",
-                                                       raising_at_run_time(false_fn), [])
+    traced = ("a branch of %s on a tensor" % what, BRANCH_OF)
+    then_sub, then_value = subgraphs.trace_subgraph(
+        "cond_true", raising_at_run_time(true_fn, traced), [])
+    else_sub, else_value = subgraphs.trace_subgraph(
+        "cond_false", raising_at_run_time(false_fn, traced), [])
     then_value, else_value = (_stand_in(then_value, else_value, then_sub),
                               _stand_in(else_value, then_value, else_sub))
     if symbol_names is None:

@@ -21,6 +21,7 @@ from runtime.operators.pending_undefined import (
 )
 from runtime.operators.staged_lists import StagedList
 from runtime.operators.staging import (
+    LOOP_BODY,
     as_condition,
     describe,
     fail,
@@ -262,6 +263,9 @@ def _staged_loop(names, init, cond_fn, body_fn, check=None, invariants=None):
     return entry.rebuild(list(outputs))
 
 
+_BODY = ("the body of a loop on a tensor", LOOP_BODY)
+
+
 class _BodyTrace:
     """The loop body as traced: the variables undefined before the loop enter it as
     PendingUndefined. After a trial trace (`learned` not None, see _learn_types) they are
@@ -284,7 +288,7 @@ class _BodyTrace:
                     self.pending[i].materialize(self.learned[i])
                 elif self.learned is not None:
                     self.pending[i].never_assigned = True
-        out = raising_at_run_time(self.body_fn)(values)
+        out = raising_at_run_time(self.body_fn, _BODY)(values)
         return values if isinstance(out, DeferredError) else out
 
     def pending_list(self):

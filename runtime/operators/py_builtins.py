@@ -3,8 +3,8 @@
 Converted code calls builtins through `converted_call`, which routes these names here:
 `range` with tensor bounds becomes `tf.range` (so that a `for` over it is one While op),
 `len` of a tensor with an unknown first dimension reads its dynamic shape, and `int`/
-`float`/`bool` on tensors become casts. `len` and `tf.stack` of a StagedList (whose length
-may be known only at run time) go to the list.
+`float`/`bool` on tensors become casts. `len`, `sum` and `tf.stack` of a StagedList (whose
+length may be known only at run time) go to the list.
 """
 
 import builtins
@@ -13,7 +13,7 @@ from runtime import context, dtypes, errors
 from runtime.operators import try_regions
 from runtime.operators.deferred_errors import DeferredError
 from runtime.operators.staged_lists import StagedList
-from runtime.ops import array_ops, common, io_ops, manipulation_ops, math_ops
+from runtime.ops import array_ops, common, io_ops, manipulation_ops, math_ops, reduction_ops
 from runtime.tensor import SymbolicTensor, Tensor
 
 
@@ -76,6 +76,20 @@ def len_(value):
     return builtins.len(value)
 
 
+def sum_(iterable, start=0):
+    """`sum(iterable, start)`; of a StagedList whose length is known only at run time, the
+    sum of its elements as a tensor (the elements stacked and reduced over the first axis,
+    plus `start`), which is Python's answer for each length, 0 included."""
+    if not isinstance(iterable, StagedList) or iterable._static_len() is not None:
+        return builtins.sum(iterable, start)
+    total = reduction_ops.reduce_sum(iterable.stack(), axis=0)
+    return total if _is_zero(start) else start + total
+
+
+def _is_zero(value):
+    return type(value) is int and value == 0
+
+
 def _cast_builtin(python_type, dtype):
     def convert(value=0, *args):
         if isinstance(value, SymbolicTensor) and not args:
@@ -118,5 +132,6 @@ def stack(values, axis=0, name="stack"):
     return manipulation_ops.transpose(stacked, perm)
 
 
-OVERLOADS = {builtins.range: range_, builtins.len: len_, builtins.int: int_,
-             builtins.float: float_, builtins.bool: bool_, manipulation_ops.stack: stack}
+OVERLOADS = {builtins.range: range_, builtins.len: len_, builtins.sum: sum_,
+             builtins.int: int_, builtins.float: float_, builtins.bool: bool_,
+             manipulation_ops.stack: stack}

@@ -167,7 +167,7 @@ def sum_(iterable, start=0):
     """`sum(...)`; of a symbolic tensor, the sum of its rows (over the first axis) plus
     `start`."""
     if not isinstance(iterable, SymbolicTensor):
-        return builtins.sum(iterable, start)
+        return _default(builtins.sum)(iterable, start)
     if iterable.ndim == 0:
         raise TypeError("sum() of a 0-d tensor: a tensor is iterable only along a first "
                         "dimension")

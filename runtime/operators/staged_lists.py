@@ -191,9 +191,10 @@ class StagedList:
     def __len__(self):
         known = self._static_len()
         if known is None:
-            raise TypeError("the length of '%s' (a list appended to in a loop on a tensor) is "
-                            "known only when the graph runs: use len() in converted code, or "
-                            "tf.size(tf.stack(...))" % self._origin.name)
+            raise TypeError(errors.with_user_location(
+                "the length of '%s' (a list appended to in a loop on a tensor) is known only "
+                "when the graph runs: use len() in converted code, or tf.size(tf.stack(...))"
+                % self._origin.name, errors.user_location()))
         return known
 
     def _len(self):
@@ -224,9 +225,11 @@ class StagedList:
             return iter(self._origin.values)
         known = self._static_len()
         if known is None:
-            raise TypeError("cannot iterate in Python over '%s', a list appended to in a loop "
-                            "on a tensor: its length is known only when the graph runs. A "
-                            "`for` loop in converted code is staged" % self._origin.name)
+            raise TypeError(errors.with_user_location(
+                "cannot iterate in Python over '%s', a list appended to in a loop on a "
+                "tensor: its length is known only when the graph runs. A `for` loop over it "
+                "in converted code is staged, and so are len(), sum() and tf.stack() of it"
+                % self._origin.name, errors.user_location()))
         return (self._ta.read(i) for i in builtins.range(known))
 
     def loop_items(self):

@@ -176,18 +176,74 @@ def placeholder_value(name, template):
     return nest.map_structure(zeros, template)
 
 
-def raising_at_run_time(fn):
+def raising_at_run_time(fn, traced=None):
     """`fn`, a branch or loop body being traced, made to raise when it runs if tracing it met
     a Python error (a read of a variable that is unassigned on its path, a range step of 0):
     plain Python raises only if it gets there. Returns the DeferredError instead of the
-    results then (see runtime.operators.deferred_errors)."""
+    results then (see runtime.operators.deferred_errors).
+
+    Any other error that the user's code (or an op it calls) raises while `fn` is traced
+    fails the trace, as in TensorFlow; with `traced`, a (what, why) pair such as ('a branch
+    of an if statement on a tensor', 'both branches are traced, whichever one runs'), it
+    gets a note saying so (see `note_traced_code`)."""
+    statement = errors.user_location() if traced is not None else None
+
     def run(*args):
         try:
             return fn(*args)
         except DeferredError as e:
             e.stage()
             return e
+        except Exception as e:
+            if traced is not None:
+                note_traced_code(e, traced, statement)
+            raise
     return run
+
+
+BRANCH_OF = "both of its branches are traced, whichever one runs"
+LOOP_BODY = "its body is traced once, even where it runs zero times"
+_OPERATORS_DIR = os.path.dirname(os.path.abspath(__file__)) + os.sep
+
+
+def note_traced_code(error, traced, statement):
+    """Adds to `error`, raised by the user's line (or an op it calls) while tracing staged
+    code, a note naming that line and the staged statement (`traced`: its (what, why) pair,
+    `statement`: its location), and saying that tracing ran the line whether or not Python
+    would: the error fails the trace even for inputs where Python never gets there. The
+    staging operators' own refusals (which say what they refuse) and errors an inner
+    statement noted already are left as they are."""
+    if getattr(error, "_traced_code_noted", False):
+        return
+    tb = error.__traceback__
+    while tb is not None and tb.tb_next is not None:
+        tb = tb.tb_next
+    if tb is None or os.path.abspath(tb.tb_frame.f_code.co_filename).startswith(
+            _OPERATORS_DIR):
+        return
+    error._traced_code_noted = True
+    line = _user_line(error.__traceback__)
+    what, why = traced
+    errors.add_note(error, (
+        "%s while tracing %s%s: %s, so this error fails the trace even for inputs where "
+        "Python would not run that line. Make the line valid for every input traced (or "
+        "guard it with a condition on Python values)"
+        % ("%s raised this" % line.one_line() if line else "Raised",
+           what, " at %s" % statement.one_line() if statement else "", why)))
+
+
+def _user_line(tb):
+    """The location of the innermost frame of traceback `tb` in user code (converted code
+    translated to the user's file and line), or None."""
+    found = None
+    while tb is not None:
+        code = tb.tb_frame.f_code
+        if not errors.is_internal_file(code.co_filename):
+            filename, lineno = errors.translate_location(code.co_filename, tb.tb_lineno)
+            found = errors.SourceLocation(filename, lineno, errors.user_function_name(
+                tb.tb_frame) if code.co_filename.startswith("<ag__") else code.co_name)
+        tb = tb.tb_next
+    return found
 
 
 def join_metadata(name, a, b, where):

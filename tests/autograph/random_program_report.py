@@ -3,12 +3,12 @@
     python -m tests.autograph.random_program_report 10000 [seed] [patterns]
                                                              (from the repository root)
 
-`patterns` is 'default' (PATTERNS less PATTERNS_PENDING, the default), 'all', or a comma
-list of PATTERNS. Prints one line per outcome: 'agreed' (plain Python, the converted
-function and the traced function gave the same value or raised the same kind of error),
-'raised at run' (the graph raised the run-time form of Python's error), 'refused: ...' (an
-explicit refusal, see check_program), 'WRONG' (a disagreement) and 'CRASH ...' (any other
-error, grouped by type and message). Examples of each failure go to
+`patterns` is 'all' (every pattern of PATTERNS, the default) or a comma list of them. Prints
+one line per outcome: 'agreed' (plain Python, the converted function and the traced function
+gave the same value or raised the same kind of error), 'raised at run' (the graph raised the
+run-time form of Python's error), 'refused: ...' (an explicit refusal, see check_program,
+grouped by its class and the first words of its message), 'WRONG' (a disagreement) and
+'CRASH ...' (any other error, grouped by type and message). Examples of each failure go to
 random_program_failures.txt in the current folder. Exits 1 when anything is WRONG or CRASH.
 """
 
@@ -28,9 +28,9 @@ def main(argv):
     """Runs `argv[0]` programs (hypothesis seed `argv[1]`, default 0; patterns `argv[2]`)."""
     count = int(argv[0])
     chosen_seed = int(argv[1]) if len(argv) > 1 else 0
-    chosen = argv[2] if len(argv) > 2 else "default"
-    patterns = programs.DEFAULT_PATTERNS if chosen == "default" else \
-        frozenset(programs.PATTERNS) if chosen == "all" else frozenset(chosen.split(","))
+    chosen = argv[2] if len(argv) > 2 else "all"
+    patterns = frozenset(programs.PATTERNS) if chosen == "all" else \
+        frozenset(chosen.split(","))
     outcomes = collections.Counter()
     examples = collections.defaultdict(list)
 

@@ -39,6 +39,7 @@ stay small (updates are reduced modulo a small prime), so int32 never overflows.
 import ast
 import itertools
 import linecache
+import re
 import types
 import warnings
 
@@ -69,15 +70,7 @@ DICT_METHODS = ("update", "setdefault")
 SET_METHODS = ("add", "remove")
 PATTERNS = ("alias",) + LIST_METHODS + DICT_METHODS + SET_METHODS + (
     "nonlocal", "global", "range_step_zero", "range_step_negative", "key_made_in_loop")
-# Patterns left out of the default run while some of their staged forms still end in a raw
-# internal error where Python gives a value; enable one (remove it here) once it is clean
-# over a few thousand programs (`random_program_report N SEED name`). The list methods are
-# left: a list appended to in a loop on a tensor (a StagedList) has no `pop`, `extend` or
-# `clear` (AttributeError), and `sum(L)` of one raises a TypeError only when the graph runs,
-# about 1 program in 500 with every pattern on. Aliases, the dict methods and `nonlocal` are
-# on (clean over 2,400 programs each).
-PATTERNS_PENDING = frozenset(["append", "pop", "insert", "extend", "clear"])
-DEFAULT_PATTERNS = frozenset(PATTERNS) - PATTERNS_PENDING
+DEFAULT_PATTERNS = frozenset(PATTERNS)
 
 # The module global the `global` pattern rebinds, and its value before each run.
 _GLOBAL = "G"
@@ -523,6 +516,14 @@ def _no_marker_in_module(f):
     assert not isinstance(value, (undefined.Undefined, undefined.MaybeUndefined)), value
 
 
+def refusal_kind(error):
+    """`error`'s class and the first words of its message, with the names it quotes and
+    its numbers blanked: what a report groups refusals by."""
+    first = str(error).splitlines()[0] if str(error) else ""
+    first = re.sub(r"'[^']*'|`[^`]*`", "'_'", first)
+    return "%s: %s" % (type(error).__name__, re.sub(r"\d+", "N", first)[:70])
+
+
 def check_program(source, x, y):
     """Runs `source` plainly, converted on ints and traced on int32 tensors; asserts that
     they agree (see the module docstring) and returns how the traced run ended:
@@ -532,7 +533,8 @@ def check_program(source, x, y):
                          (InvalidArgumentError for a ValueError, ...), or of an error that
                          Python's replaced (one raised in a `finally:` block on its way out;
                          a graph raises the first error it meets);
-      'refused: ...'     an explicit refusal while tracing, with its error class: a read of
+      'refused: ...'     an explicit refusal while tracing, with its error class and the
+                         first words of its message (see refusal_kind): a read of
                          `e` that is unbound on every path traced, in a program where Python
                          reads it unbound for some arguments, or of `z['n']` missing there
                          (Python's KeyError met tracing code that may not run);
@@ -567,20 +569,20 @@ def check_program(source, x, y):
         # tracing is in flight, or staging refused inside a `try`: a clear error, never a
         # made-up value.
         assert "`finally:` block" in str(e) or _is_refusal(e, source), source
-        return "refused: NotImplementedError"
+        return "refused: " + refusal_kind(e)
     except (ValueError, TypeError, KeyError, IndexError) as e:
         _no_marker_in_module(f)
         if expected[0] == "error" and _same_kind(expected[1], _error_kind(e)):
             return "agreed"  # Python raises it too, and so does tracing (a constant range step 0)
         if expected[0] == "error":
-            return "refused: %s first" % type(e).__name__
+            return "refused: %s first" % refusal_kind(e)
         if isinstance(e, KeyError) and _raised_by_the_program(e):
             # As for `e` above: a key that tracing finds missing on every path it traced
             # (the loops that create it always raise when they run), read in code that may
             # not run: Python's error met while tracing, which the graph does not defer.
             return "refused: KeyError"
         assert _is_refusal(e, source), "%s\n%s: %s" % (source, type(e).__name__, e)
-        return "refused: %s" % type(e).__name__
+        return "refused: " + refusal_kind(e)
     _no_marker_in_module(f)
     traced = outcome(lambda: concrete(*args))
     if traced[0] == "error":

@@ -1003,3 +1003,50 @@ def test_two_tensor_loops_may_share_their_loop_variable():
         return s
 
     assert int(twice(tf.constant(3)).numpy()) == 6
+
+
+# -- Python errors met while tracing code that a staged statement may not run --------------
+
+
+def index_error_in_the_branch_not_taken(x):
+    items = [1, 2]
+    if x > 0:
+        y = items[5]
+    else:
+        y = x
+    return y
+
+
+def key_error_in_a_loop_body(x):
+    n = 0
+    while x < 3:
+        x += 1
+        n = n + {}["q"]
+    return n
+
+
+def _notes(error):
+    return "\n".join(getattr(error, "__notes__", []))
+
+
+@pytest.mark.parametrize("function, error, line_text, statement_text, says", [
+    (index_error_in_the_branch_not_taken, IndexError, "y = items[5]", "if x > 0:",
+     "a branch of an if statement on a tensor at %s:%d in index_error_in_the_branch_not_taken"
+     " (`if x > 0:`): both of its branches are traced, whichever one runs"),
+    (key_error_in_a_loop_body, KeyError, 'n = n + {}["q"]', "while x < 3:",
+     "the body of a loop on a tensor at %s:%d in key_error_in_a_loop_body (`while x < 3:`): "
+     "its body is traced once, even where it runs zero times"),
+])
+def test_python_error_tracing_staged_code_fails_the_trace_naming_the_line_and_statement(
+        function, error, line_text, statement_text, says):
+    """Python raises these only if the code runs (x = -1: it never does for the branch), but
+    tracing runs both branches and every loop body, as TensorFlow does: the trace fails with
+    Python's error and a note naming the line that raised and the staged statement."""
+    with pytest.raises(error) as info:
+        tf.function(function)(tf.constant(-1))
+    notes = _notes(info.value)
+    assert "%s:%d in %s (`%s`) raised this while tracing " % (
+        __file__, line_of(function, line_text), function.__name__, line_text) in notes
+    assert says % (__file__, line_of(function, statement_text)) in notes
+    assert notes.count("raised this while tracing") == 1
+

@@ -475,3 +475,29 @@ def test_other_list_methods_on_a_staged_list_are_refused_naming_the_list(method)
     with pytest.raises(NotImplementedError, match=r"'L' is a list appended to in a loop on a "
                                                   r"tensor.*L\.%s\(\) cannot be staged" % method):
         tf.function(_appended_in_a_staged_loop_then(method))(tf.constant(3))
+
+
+def _sum_of_appended(n):
+    L = []
+    for i in range(n):
+        L.append(i * i)
+    return sum(L) + sum(L, 10)
+
+
+@pytest.mark.parametrize("n", [0, 1, 4])
+def test_sum_of_a_staged_list_gives_pythons_answer_for_every_length(n):
+    assert int(tf.function(_sum_of_appended)(tf.constant(n)).numpy()) == _sum_of_appended(n)
+
+
+def _max_of_appended(n):
+    L = []
+    for i in range(n):
+        L.append(i)
+    return max(L)
+
+
+def test_python_iteration_over_a_staged_list_is_refused_at_trace_naming_the_list_and_line():
+    function = tf.function(_max_of_appended)
+    with pytest.raises(TypeError, match=r"(?s)cannot iterate in Python over 'L'.*in user "
+                                        r"code:.*return max\(L\)"):
+        function.get_concrete_function(tf.TensorSpec([], tf.int32))

@@ -154,3 +154,31 @@ def test_catching_stop_iteration_around_a_staged_loop_raises_out_of_range_when_r
     strat, data = distributed()
     with pytest.raises(tf.errors.OutOfRangeError):
         tf.function(iterator_next_with_catching_stop_iteration)(strat, data, tf.constant(True))
+
+
+def loop_breaking_its_shape_invariant(strat, iterable):
+    t = tf.constant([1])
+    for _ in iterable:
+        tf.autograph.experimental.set_loop_options(shape_invariants=[(t, tf.TensorShape([1]))])
+        t = tf.range(tf.random.uniform((), 2, 3, dtype=tf.int32))
+    return t
+
+
+def loop_keeping_its_shape_invariant(strat, iterable):
+    t = tf.constant([1])
+    for pr in iterable:
+        tf.autograph.experimental.set_loop_options(shape_invariants=[(t, tf.TensorShape([None]))])
+        t = tf.concat([t, [strat.reduce("SUM", pr, axis=0)]], 0)
+    return tf.reduce_sum(t)
+
+
+@pytest.mark.parametrize("as_iterator", [False, True], ids=["dataset", "iterator"])
+def test_shape_invariants_of_a_loop_over_distributed_data_are_honoured(distributed,
+                                                                       as_iterator):
+    strat, data = distributed()
+    with pytest.raises(ValueError, match=r"'t' has shape \(None,\) after an iteration, "
+                       r"which does not fit its shape invariant \(1,\)"):
+        tf.function(loop_breaking_its_shape_invariant)(
+            strat, iter(data) if as_iterator else data)
+    assert _eager_and_function(loop_keeping_its_shape_invariant, distributed, as_iterator) == \
+        [1 + 6 + 22 + 38] * 2

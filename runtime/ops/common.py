@@ -28,7 +28,8 @@ def convert_to_tensor(value, dtype=None, dtype_hint=None, name=None):
     if as_tensor is not None:
         return convert_to_tensor(as_tensor(), dtype)
     if isinstance(value, (list, tuple)) and _contains_tensor(value):
-        return stack([convert_to_tensor(v, dtype, dtype_hint) for v in value])
+        return stack([convert_to_tensor(_cast_packed(v, dtype), dtype, dtype_hint)
+                      for v in value])
     if dtype is None and dtype_hint is not None and not isinstance(value, (np.ndarray, np.generic)):
         try:
             array, dt = to_numpy(value, dtype_hint)
@@ -37,6 +38,21 @@ def convert_to_tensor(value, dtype=None, dtype_hint=None, name=None):
     else:
         array, dt = to_numpy(value, dtype)
     return constant_from_numpy(array, dt, name)
+
+
+def _cast_packed(value, dtype):
+    """An element of a Python list packed into a tensor of `dtype`: a tensor of another dtype
+    is cast, as TensorFlow packs `tf.concat((v, [i]), 0)` with an int64 `i` and an int32 `v`
+    (a tensor given alone must have the dtype asked for)."""
+    if dtype is None:
+        return value
+    as_tensor = getattr(value, "_as_tensor", None)
+    if as_tensor is not None:
+        value = as_tensor()
+    dtype = dtypes.as_dtype(dtype)
+    if isinstance(value, Tensor) and value.dtype is not dtype:
+        return registry.execute1(registry.get("Cast"), [value], {"dtype": dtype})
+    return value
 
 
 def _short(tensor):

@@ -25,6 +25,7 @@ from runtime.ops.composite_dispatch import dispatchable
 from runtime.ops.gradient_ops import fully_known, sum_to
 from runtime.ops.numba_lowerings import as_3d, axis_of, dims, finish, product, shape_tuple
 from runtime.ops.registry import KERNEL_CALL, execute, execute1, register
+from runtime.tensor import Tensor
 
 # lowering rules that decline, saying why (see runtime/lowering_api.py)
 _NOT_LOWERED = {"array": lowering_api.unsupported("not lowered yet")}
@@ -306,8 +307,11 @@ OPS["ConcatV2"] = register("ConcatV2", lambda *xs, axis: np.concatenate(xs, axis
 
 @dispatchable
 def concat(values, axis, name="concat"):
-    """The tensors of `values` joined along existing dimension `axis`."""
-    tensors = [convert_to_tensor(v) for v in values]
+    """The tensors of `values` joined along existing dimension `axis`. Values that are not
+    tensors (Python lists, numbers, arrays) become tensors of the first tensor's dtype, as in
+    TensorFlow (`tf.concat((v, [i]), 0)` with an int32 `v` and an int64 tensor `i`)."""
+    first = next((v.dtype for v in values if isinstance(v, Tensor)), None)
+    tensors = [convert_to_tensor(v, None if isinstance(v, Tensor) else first) for v in values]
     if len(tensors) == 1:
         return identity(tensors[0])
     return execute1(OPS["ConcatV2"], tensors, {"axis": int(axis)}, name=name)

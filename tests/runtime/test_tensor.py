@@ -62,6 +62,28 @@ def test_explicit_dtype_converts_python_numbers():
     assert t.numpy().dtype == np.int64
 
 
+def test_a_list_of_tensors_packed_to_a_dtype_casts_each_tensor():
+    from runtime.ops import common
+    packed = common.convert_to_tensor([array_ops.constant(3, dtypes.int64), 1], dtypes.int32)
+    assert packed.dtype is dtypes.int32 and packed.numpy().tolist() == [3, 1]
+    truncated = common.convert_to_tensor([array_ops.constant(2.5)], dtypes.int32)
+    assert truncated.numpy().tolist() == [2]  # as TensorFlow's packing casts
+    with pytest.raises(TypeError, match="expected a int32 tensor"):
+        common.convert_to_tensor(array_ops.constant(3, dtypes.int64), dtypes.int32)
+
+
+def test_concat_makes_its_non_tensor_values_of_the_first_tensors_dtype():
+    from runtime.ops import manipulation_ops
+    v = array_ops.constant([0, 0])
+    i = array_ops.constant(3, dtypes.int64)
+    joined = manipulation_ops.concat((v, [i]), 0)
+    assert joined.dtype is dtypes.int32 and joined.numpy().tolist() == [0, 0, 3]
+    floats = manipulation_ops.concat((array_ops.constant([1.5]), [1]), 0)
+    assert floats.dtype is dtypes.float32 and floats.numpy().tolist() == [1.5, 1.0]
+    with pytest.raises(errors.InvalidArgumentError, match="int64"):
+        manipulation_ops.concat((v, manipulation_ops.reshape(i, [1])), 0)  # a tensor is not cast
+
+
 def test_explicit_integer_dtype_rejects_fractional_floats():
     with pytest.raises(TypeError):
         array_ops.constant(1.5, dtype=dtypes.int32)

@@ -3,7 +3,6 @@
 Each op declares its gradient where it is declared (runtime/ops), most with the rule itself
 beside the op. The rules here are those written with machinery of this package or with ops
 declared above the op's own module, named by their op's declaration ('module:rule'):
-  array_grads         Pack (it unstacks)
   control_flow_grads  If and While (a WhileGrad op replays the loop and runs its body's VJP)
   function_grads      PartitionedCall and eager Function calls (a gradient function per trace)
   py_function_grads   py_function (the Python function's own tape, kept from its run)
@@ -18,7 +17,6 @@ with backprop by runtime/tensor_array/grads.py, imported here.
 """
 
 from runtime.gradients import (
-    array_grads,
     control_flow_grads,
     custom_gradient,
     function_grads,

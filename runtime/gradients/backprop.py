@@ -32,8 +32,6 @@ import numpy as np
 
 from runtime.graph import SubGraph
 from runtime.ops import array_ops, math_ops
-from runtime.ops.call_ops import CALL_OP
-from runtime.ops.gradient_ops import WHILE_GRAD_OP
 from runtime.tensor import SymbolicTensor
 from runtime.variables import Variable
 
@@ -178,11 +176,11 @@ def graph_externals(graph):
                 found.append(external)
         inner = []
         for node in g.nodes:
-            if node.op is CALL_OP:
+            if "calls_function" in node.op.traits:
                 inner.append(node.attrs["f"].graph)
             elif node.op.lower is not None:
                 inner.extend(sub.graph for sub in _subgraphs(node.attrs))
-            elif node.op is WHILE_GRAD_OP:
+            elif node.op in _EXTERNALS_RULES:  # WhileGrad
                 for external in implicit_externals(node.op, node.attrs):
                     if id(external) not in seen:
                         seen.add(id(external))
@@ -196,8 +194,6 @@ def graph_externals(graph):
 def _subgraphs(attrs):
     return [v for v in attrs.values() if isinstance(v, SubGraph)]
 
-
-_WITH_EXTERNALS = (CALL_OP, WHILE_GRAD_OP)  # ops reading externals besides control flow
 
 # Rules of the gradient modules above this one, which build on it and so give them here:
 # {op: rule(attrs) -> the externals the op reads} (WhileGrad: see while_grad_grads).
@@ -221,7 +217,7 @@ def implicit_externals(op, attrs):
                     out.append(e)
         return tuple(out)
     f = attrs.get("f") if attrs else None
-    if f is not None and op is CALL_OP:
+    if f is not None and "calls_function" in op.traits:
         return graph_externals(f.graph)
     rule = _EXTERNALS_RULES.get(op)
     if rule is not None:  # WhileGrad: what its loop read (see while_grad_grads)
@@ -266,7 +262,8 @@ def backprop(records, targets, sources, watched, view=None, external_key=id):
                     needed = [False] * len(inputs)
                 needed[i] = True
         externals = implicit_externals(rec.op, rec.attrs) if (
-            rec.op.lower is not None or rec.op in _WITH_EXTERNALS) else ()
+            rec.op.lower is not None or "calls_function" in rec.op.traits
+            or rec.op in _EXTERNALS_RULES) else ()
         needed_externals = [e for e in externals if external_key(e) in live]
         if needed is None and not needed_externals:
             continue

@@ -32,7 +32,6 @@ import weakref
 import numpy as np
 
 from runtime import dtypes
-from runtime.ops.call_ops import CALL_OP
 from runtime.ops.control_flow_ops import IF_OPS, WHILE_OPS
 from runtime.tensor import SymbolicTensor
 
@@ -83,7 +82,7 @@ def expose(node):
     if "n_outputs" in attrs or getattr(node, "graph", None) is None:  # done, or eager
         return exposed(node)
     op = node.op
-    if op is CALL_OP:
+    if "calls_function" in op.traits:
         inner = graph_residuals(attrs["f"].graph)
         if not inner:
             return ()

@@ -91,6 +91,9 @@ TRAITS = {
     "view": "an output may share memory with an input (a reshape, a basic slice, an op that "
             "may return an input as it is, control flow): a Function copies such a result "
             "where that input may hold state (see executor.outputs_holding_state)",
+    "calls_function": "runs the ConcreteFunction of its `f` attribute (a call): the gradient "
+                      "machinery reads that function's graph (its residuals, the variables "
+                      "it reads)",
     "shares_state": "an output may share memory with state that outlives the run (a "
                     "variable's value, an iterator's element, a Python function's result): "
                     "a Function returning it returns a copy",

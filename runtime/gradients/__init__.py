@@ -7,7 +7,6 @@ declared above the op's own module, named by their op's declaration ('module:rul
   function_grads      PartitionedCall and eager Function calls (a gradient function per trace)
   py_function_grads   py_function (the Python function's own tape, kept from its run)
   custom_gradient     tf.custom_gradient (its CustomGradient op's rule calls the user's grad_fn)
-  while_grad_grads    WhileGrad (second-order gradients through loops)
   residuals           forward values a gradient is fed instead of computing them again
   backprop            the one reverse-mode algorithm, over eager records or graph nodes
   inliner             re-emits a forward graph's nodes into a gradient graph, on demand
@@ -21,7 +20,6 @@ from runtime.gradients import (
     custom_gradient,
     function_grads,
     py_function_grads,
-    while_grad_grads,
 )
 from runtime.gradients.tape import GradientTape, UnconnectedGradients
 from runtime.tensor_array import grads as tensor_array_grads

@@ -31,10 +31,9 @@ def test_every_op_declares_a_gradient_decision():
 # op declared above that module (Pack unstacks) or with gradient machinery that itself builds
 # these ops (control flow, calls). They are named 'module:rule'; every other rule is
 # referenced directly.
-NAMED_GRADIENTS = {"If", "StatelessIf", "While", "StatelessWhile",
-                   "WhileGrad"}
+NAMED_GRADIENTS = {"If", "StatelessIf", "While", "StatelessWhile"}
 # The kernels that are part of the gradient machinery, which itself uses the ops.
-NAMED_KERNELS = {"WhileGrad", "WhileGradGrad"}
+NAMED_KERNELS: set[str] = set()
 
 
 def test_rules_are_referenced_directly_but_where_an_import_cycle_forbids():

@@ -27,6 +27,7 @@ Functions, If branches and While bodies are built from their forward graphs.
 """
 
 import weakref
+from typing import Any
 
 import numpy as np
 
@@ -148,7 +149,7 @@ def no_gradient_error(op, where=""):
 
 # -- externals: what control flow and calls read without taking it as an input ------------
 
-_externals_cache = weakref.WeakKeyDictionary()
+_externals_cache: weakref.WeakKeyDictionary[Any, Any] = weakref.WeakKeyDictionary()
 
 
 def graph_externals(graph):
@@ -197,7 +198,7 @@ def _subgraphs(attrs):
 
 # Rules of the gradient modules above this one, which build on it and so give them here:
 # {op: rule(attrs) -> the externals the op reads} (WhileGrad: see while_grad_grads).
-_EXTERNALS_RULES = {}
+_EXTERNALS_RULES: dict[Any, Any] = {}
 
 
 def register_externals_rule(op, rule):
@@ -272,7 +273,7 @@ def backprop(records, targets, sources, watched, view=None, external_key=id):
                 live.add(id(t))
         plan.append((rec, needed or [False] * len(inputs), externals, needed_externals))
 
-    acc = {}
+    acc: dict[Any, Any] = {}
     for key, grad in targets:
         if grad is not None:
             acc.setdefault(key, []).append(grad)
@@ -328,7 +329,7 @@ def _total(acc, key):
 
 
 # How gradients of a non-float kind are summed: {dtype kind: function(list of gradients)}.
-_ADDERS = {}
+_ADDERS: dict[Any, Any] = {}
 
 
 def register_adder(kind, adder):
@@ -337,7 +338,7 @@ def register_adder(kind, adder):
 
 
 # Zero gradients in graphs for kinds other than float: {dtype kind: function(tensor)}.
-_ZEROS = {}
+_ZEROS: dict[Any, Any] = {}
 
 
 def register_zeros(kind, zeros_like):
@@ -355,7 +356,7 @@ def zeros_like_tensor(t):
 
 # Kernels that handle gradients as run-time values (WhileGrad) need zeros and sums of values
 # that are not arrays: {Python type: (zeros_like(value), add(a, b))}.
-_VALUE_RULES = {}
+_VALUE_RULES: dict[Any, Any] = {}
 
 
 def register_value_rules(cls, zeros_like, add):

@@ -31,6 +31,8 @@ runtime/ops/while_grad_ops.py.
 """
 
 
+from typing import Any
+
 from runtime import context, dtypes, executor, subgraphs
 from runtime import shape as shape_lib
 from runtime.gradients import residuals
@@ -282,7 +284,7 @@ def while_grad(ctx, grads):
         node_inputs.append(ctx.output(len(ctx.attrs["out_specs"])))
     outs = execute(WHILE_GRAD_OP, node_inputs, {"plan": plan, "out_specs": tuple(out_specs)},
                    name="while_grad")
-    input_grads = [None] * len(inputs)
+    input_grads: list[Any] = [None] * len(inputs)
     for k, i in enumerate(float_states):
         input_grads[i] = outs[k]
     position = nf

@@ -21,6 +21,8 @@ call under a tape runs a version of the graph that returns them), and the gradie
 takes them as extra inputs, then the gradients flowing into them (for higher orders).
 """
 
+from typing import Any
+
 import numpy as np
 
 from runtime import context, nest
@@ -212,13 +214,13 @@ def record_call(cf, feeds, args):
 def _input_tensors(cf, feeds, args):
     """The tensors (and variables) that were fed, in feed order: a fed array is matched
     back to the argument tensor holding it; other fed values become fresh tensors."""
-    pool = {}
+    pool: dict[int, list[Any]] = {}
     for leaf in nest.flatten(list(args) if isinstance(args, tuple) else args):
         if type(leaf) is DeviceTensor:  # fed as its device array
             pool.setdefault(id(leaf._array), []).append(leaf)
         elif isinstance(leaf, EagerTensor):
             pool.setdefault(id(leaf._value), []).append(leaf)
-    inputs = []
+    inputs: list[Any] = []
     for value, placeholder in zip(feeds, cf._feeds):
         if isinstance(value, Variable):
             inputs.append(value)

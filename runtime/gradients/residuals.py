@@ -28,6 +28,7 @@ built, so code that takes no gradient runs exactly as before.
 """
 
 import weakref
+from typing import Any
 
 import numpy as np
 
@@ -35,7 +36,8 @@ from runtime import dtypes
 from runtime.ops.control_flow_ops import IF_OPS, WHILE_OPS
 from runtime.tensor import SymbolicTensor
 
-_cache = weakref.WeakKeyDictionary()  # graph -> (node count, residual tensors)
+# graph -> (node count, residual tensors)
+_cache: weakref.WeakKeyDictionary[Any, Any] = weakref.WeakKeyDictionary()
 _IFS = tuple(IF_OPS.values())
 _WHILES = tuple(WHILE_OPS.values())
 
@@ -52,17 +54,17 @@ def graph_residuals(graph):
     found = _cache.get(graph)
     if found is not None and found[0] == size:
         return found[1]
-    result = []
+    found = []
     for node in graph.nodes:
         if "placeholder" in node.op.traits:
             continue
         if unrecomputable(node.op):
-            result.extend(node.outputs)
+            found.extend(node.outputs)
             continue
         kept = expose(node)
         if kept:  # a call or an If is replayed from its residuals; a While is not re-run
-            result.extend(node.outputs if node.op in _WHILES else kept)
-    result = tuple(result)
+            found.extend(node.outputs if node.op in _WHILES else kept)
+    result = tuple(found)
     _cache[graph] = (size, result)
     return result
 

@@ -139,7 +139,7 @@ def static_int_list(value, what):
         known = constant_value(value)
         if known is None:
             raise ValueError("%s must be known when the graph is built, got the symbolic "
-                             "tensor %s" % (what, value.name))
+                             "tensor %s" % (what, getattr(value, "name", value)))
         value = known
     if isinstance(value, shape_lib.TensorShape):
         value = value.as_list()

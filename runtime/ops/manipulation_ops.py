@@ -230,7 +230,7 @@ def _concat_infer(specs, attrs):
         raise SpecError("shape", "cannot concatenate scalars; use stack")
     axis = common.normalize_axis(attrs["axis"], rank)
     out = list(known[0])
-    total = 0
+    total: int | None = 0
     for s in known:
         if len(s) != rank:
             raise SpecError("shape", "concat operands have different ranks")

@@ -10,6 +10,9 @@ and lowerings; the functions below it are the public API
 (`tf.add`, `tf.exp`, ...), which convert arguments and call `execute`.
 """
 
+from collections.abc import Callable
+from typing import Any
+
 import numpy as np
 
 from runtime import dtypes, lowering_api
@@ -541,6 +544,16 @@ def _chain(derivative):
     return rule
 
 
+# The API functions the table's gradients are written with, made by _unary_api below.
+negative: Callable[..., Any]
+sign: Callable[..., Any]
+square: Callable[..., Any]
+sigmoid: Callable[..., Any]
+sin: Callable[..., Any]
+cos: Callable[..., Any]
+sinh: Callable[..., Any]
+cosh: Callable[..., Any]
+
 _UNARY = {
     # op name: (kernel, dtype kinds, result dtype, emit rule, gradient)
     "Neg": (np.negative, NUMERIC, None, _negative_emit, _neg_grad),
@@ -591,7 +604,7 @@ def _unary(op_name, x, name=None):
     return execute1(OPS[op_name], [convert_to_tensor(x)], name=name)
 
 
-def _unary_api(op_name, doc):
+def _unary_api(op_name: str, doc: str) -> Callable[..., Any]:
     def api(x, name=None):
         if type(x) in TYPES:
             return unary(api, x, name=name)

@@ -52,7 +52,7 @@ def _rank_of(specs):
         raise SpecError("shape", "dense_shape must be a vector (rank,)")
     rank = None if dense_shape is None else dense_shape[0]
     if indices is not None and None not in (rank, indices[1]) and indices[1] != rank:
-        raise SpecError("shape", "indices have %d columns but dense_shape has %d entries"
+        raise SpecError("shape", "indices have %s columns but dense_shape has %s entries"
                         % (indices[1], rank))
     return rank if rank is not None else (None if indices is None else indices[1])
 
@@ -555,7 +555,7 @@ def _union_kernel(a_indices, a_shape, b_indices, b_shape):
     if dims:
         indices = np.stack(np.unravel_index(union, dims), axis=1)
     else:
-        indices = np.zeros((len(union), 0))
+        indices = np.zeros((len(union), 0), np.int64)
     return indices.astype(np.int64), where_in(a_positions), where_in(b_positions)
 
 
@@ -594,7 +594,7 @@ def _reduce_groups_kernel(indices, dense_shape, axes, keepdims):
     if out_dims:
         groups = np.stack(np.unravel_index(unique, out_dims), axis=1)
     else:
-        groups = np.zeros((len(unique), 0))
+        groups = np.zeros((len(unique), 0), np.int64)
     return (groups.astype(np.int64), group.reshape(-1).astype(np.int64),
             np.asarray(out_dims, np.int64))
 

@@ -23,6 +23,8 @@ Another residual (a py_function result, the outputs of a call or control-flow no
 body) that receives one makes the gradient raise instead of dropping it.
 """
 
+from typing import Any
+
 import numpy as np
 
 from runtime import executor
@@ -277,7 +279,7 @@ def loop_externals(plan):
     graphs = plan.graphs
     if graphs is None:
         return ()
-    out = []
+    out: list[Any] = []
     for t in graphs.body_residuals:
         target = _residual_target(graphs.body.graph, t)
         if target is not None and target[0] == "variable" and \
@@ -308,10 +310,10 @@ def while_grad_grad_kernel(*values, plan, n_inputs, externals, out_specs):
     float_states = plan.float_states
     nf = len(float_states)
     # the backward loop again, keeping each step's incoming state gradient g[k+1]
-    g = [None] * nf
+    g: list[Any] = [None] * nf
     for slot, dy in zip(plan.dy_slots, dys):
         g[slot] = dy
-    incoming = [None] * len(history)
+    incoming: list[Any] = [None] * len(history)
     for k in range(len(history) - 1, -1, -1):
         after, intermediates = history[k][2], history[k][3]
         g = _zero_filled(g, [after[i] for i in float_states])
@@ -320,7 +322,7 @@ def while_grad_grad_kernel(*values, plan, n_inputs, externals, out_specs):
     # its reverse, in forward order
     run, vjp_live = second.vjp_vjp
     gg, hh = list(cots[:nf]), list(cots[nf:])
-    mm = [None] * len(history)
+    mm: list[Any] = [None] * len(history)
     for k, (_, _, _, intermediates) in enumerate(history):
         outs = [c for c, live in zip(gg + hh, vjp_live) if live]
         result = run(*incoming[k], *intermediates, *outs)
@@ -385,7 +387,7 @@ def while_grad_grad(ctx, grads):
     outs = execute(WHILE_GRAD_GRAD_OP, list(inputs) + cots,
                    {"plan": plan, "n_inputs": len(inputs), "externals": tuple(externals),
                     "out_specs": tuple(specs)}, name="while_grad_grad")
-    input_grads = [None] * len(inputs)
+    input_grads: list[Any] = [None] * len(inputs)
     for k, i in enumerate(plan.float_states):
         input_grads[i] = outs[k]
     for j in range(n_body):

@@ -197,7 +197,7 @@ def _subgraphs(attrs):
 
 
 # Rules of the gradient modules above this one, which build on it and so give them here:
-# {op: rule(attrs) -> the externals the op reads} (WhileGrad: see while_grad_grads).
+# {op: rule(attrs) -> the externals the op reads} (WhileGrad: see runtime/ops/while_grad_ops.py).
 _EXTERNALS_RULES: dict[Any, Any] = {}
 
 
@@ -221,7 +221,7 @@ def implicit_externals(op, attrs):
     if f is not None and "calls_function" in op.traits:
         return graph_externals(f.graph)
     rule = _EXTERNALS_RULES.get(op)
-    if rule is not None:  # WhileGrad: what its loop read (see while_grad_grads)
+    if rule is not None:  # WhileGrad: what its loop read (see while_grad_ops)
         return rule(attrs)
     return ()
 

@@ -81,7 +81,7 @@ class WhileGradPlan:
 
 
 class WhileGraphs:
-    """The graphs behind a WhileGradPlan's compiled runs (see while_grad_grads): `forward`
+    """The graphs behind a WhileGradPlan's compiled runs (see WhileGradGrad below): `forward`
     (feeds: states, body captured, residuals; outputs: next states, intermediates) and `vjp`
     (feeds: state gradients, intermediates; outputs as WhileGrad's), and the body residuals
     the forward feeds stand for."""

@@ -9,7 +9,6 @@ filtered (see runtime.tracebacks).
 from __future__ import annotations
 
 from runtime import errors, tracebacks
-from runtime.ops.call_ops import CALL_OP
 
 
 def translate(error, compiled, name):
@@ -42,7 +41,7 @@ def _failing_nodes(compiled, tb):
             break
         nodes.append(node)
         compiled = None
-        if node.op is CALL_OP:
+        if "calls_function" in node.op.traits:
             callee, residuals = node.attrs["f"], tuple(node.attrs.get("residuals", ()))
             compiled = callee._compiled_with(residuals) if residuals else callee._compiled
     return nodes

@@ -1,14 +1,15 @@
 """Automatic differentiation: `GradientTape` and the machinery behind the ops' gradient rules.
 
 Each op declares its gradient where it is declared (runtime/ops), most with the rule itself
-beside the op. The rules here are those written with machinery of this package or with ops
-declared above the op's own module, named by their op's declaration ('module:rule'):
-  array_grads         Pack (it unstacks)
-  control_flow_grads  If and While (a WhileGrad op replays the loop and runs its body's VJP)
+beside the op. The rules here are written with machinery of this package, which reads ops by
+their traits and never imports an op module that imports it; their ops reference them
+directly, but for If and While, whose rules build If ops through runtime/subgraphs.py and so
+are named by their declaration ('module:rule'):
+  control_flow_grads  If and While (a WhileGrad op, runtime/ops/while_grad_ops.py, replays
+                      the loop and runs its body's VJP)
   function_grads      PartitionedCall and eager Function calls (a gradient function per trace)
   py_function_grads   py_function (the Python function's own tape, kept from its run)
   custom_gradient     tf.custom_gradient (its CustomGradient op's rule calls the user's grad_fn)
-  while_grad_grads    WhileGrad (second-order gradients through loops)
   residuals           forward values a gradient is fed instead of computing them again
   backprop            the one reverse-mode algorithm, over eager records or graph nodes
   inliner             re-emits a forward graph's nodes into a gradient graph, on demand
@@ -18,12 +19,10 @@ with backprop by runtime/tensor_array/grads.py, imported here.
 """
 
 from runtime.gradients import (
-    array_grads,
     control_flow_grads,
     custom_gradient,
     function_grads,
     py_function_grads,
-    while_grad_grads,
 )
 from runtime.gradients.tape import GradientTape, UnconnectedGradients
 from runtime.tensor_array import grads as tensor_array_grads

@@ -27,13 +27,12 @@ Functions, If branches and While bodies are built from their forward graphs.
 """
 
 import weakref
+from typing import Any
 
 import numpy as np
 
 from runtime.graph import SubGraph
 from runtime.ops import array_ops, math_ops
-from runtime.ops.call_ops import CALL_OP
-from runtime.ops.gradient_ops import WHILE_GRAD_OP
 from runtime.tensor import SymbolicTensor
 from runtime.variables import Variable
 
@@ -150,7 +149,7 @@ def no_gradient_error(op, where=""):
 
 # -- externals: what control flow and calls read without taking it as an input ------------
 
-_externals_cache = weakref.WeakKeyDictionary()
+_externals_cache: weakref.WeakKeyDictionary[Any, Any] = weakref.WeakKeyDictionary()
 
 
 def graph_externals(graph):
@@ -178,11 +177,11 @@ def graph_externals(graph):
                 found.append(external)
         inner = []
         for node in g.nodes:
-            if node.op is CALL_OP:
+            if "calls_function" in node.op.traits:
                 inner.append(node.attrs["f"].graph)
             elif node.op.lower is not None:
                 inner.extend(sub.graph for sub in _subgraphs(node.attrs))
-            elif node.op is WHILE_GRAD_OP:
+            elif node.op in _EXTERNALS_RULES:  # WhileGrad
                 for external in implicit_externals(node.op, node.attrs):
                     if id(external) not in seen:
                         seen.add(id(external))
@@ -197,11 +196,9 @@ def _subgraphs(attrs):
     return [v for v in attrs.values() if isinstance(v, SubGraph)]
 
 
-_WITH_EXTERNALS = (CALL_OP, WHILE_GRAD_OP)  # ops reading externals besides control flow
-
 # Rules of the gradient modules above this one, which build on it and so give them here:
-# {op: rule(attrs) -> the externals the op reads} (WhileGrad: see while_grad_grads).
-_EXTERNALS_RULES = {}
+# {op: rule(attrs) -> the externals the op reads} (WhileGrad: see runtime/ops/while_grad_ops.py).
+_EXTERNALS_RULES: dict[Any, Any] = {}
 
 
 def register_externals_rule(op, rule):
@@ -221,10 +218,10 @@ def implicit_externals(op, attrs):
                     out.append(e)
         return tuple(out)
     f = attrs.get("f") if attrs else None
-    if f is not None and op is CALL_OP:
+    if f is not None and "calls_function" in op.traits:
         return graph_externals(f.graph)
     rule = _EXTERNALS_RULES.get(op)
-    if rule is not None:  # WhileGrad: what its loop read (see while_grad_grads)
+    if rule is not None:  # WhileGrad: what its loop read (see while_grad_ops)
         return rule(attrs)
     return ()
 
@@ -266,7 +263,8 @@ def backprop(records, targets, sources, watched, view=None, external_key=id):
                     needed = [False] * len(inputs)
                 needed[i] = True
         externals = implicit_externals(rec.op, rec.attrs) if (
-            rec.op.lower is not None or rec.op in _WITH_EXTERNALS) else ()
+            rec.op.lower is not None or "calls_function" in rec.op.traits
+            or rec.op in _EXTERNALS_RULES) else ()
         needed_externals = [e for e in externals if external_key(e) in live]
         if needed is None and not needed_externals:
             continue
@@ -275,7 +273,7 @@ def backprop(records, targets, sources, watched, view=None, external_key=id):
                 live.add(id(t))
         plan.append((rec, needed or [False] * len(inputs), externals, needed_externals))
 
-    acc = {}
+    acc: dict[Any, Any] = {}
     for key, grad in targets:
         if grad is not None:
             acc.setdefault(key, []).append(grad)
@@ -331,7 +329,7 @@ def _total(acc, key):
 
 
 # How gradients of a non-float kind are summed: {dtype kind: function(list of gradients)}.
-_ADDERS = {}
+_ADDERS: dict[Any, Any] = {}
 
 
 def register_adder(kind, adder):
@@ -340,7 +338,7 @@ def register_adder(kind, adder):
 
 
 # Zero gradients in graphs for kinds other than float: {dtype kind: function(tensor)}.
-_ZEROS = {}
+_ZEROS: dict[Any, Any] = {}
 
 
 def register_zeros(kind, zeros_like):
@@ -358,7 +356,7 @@ def zeros_like_tensor(t):
 
 # Kernels that handle gradients as run-time values (WhileGrad) need zeros and sums of values
 # that are not arrays: {Python type: (zeros_like(value), add(a, b))}.
-_VALUE_RULES = {}
+_VALUE_RULES: dict[Any, Any] = {}
 
 
 def register_value_rules(cls, zeros_like, add):

@@ -26,31 +26,32 @@ see residuals.py). The forward If returns its branch's, and the forward While ke
 iteration's in a list; the gradient is fed them. A loop with residuals is replayed from that
 list, which also gives its trip count (the condition is not run again).
 
-WhileGrad's own gradient (second order) is in while_grad_grads.
+The WhileGrad op, its kernel and its own gradient (second order) are declared in
+runtime/ops/while_grad_ops.py.
 """
 
-import numpy as np
+
+from typing import Any
 
 from runtime import context, dtypes, executor, subgraphs
 from runtime import shape as shape_lib
 from runtime.gradients import residuals
 from runtime.gradients.backprop import (
     GradResult,
-    add_values,
     backprop,
     can_carry,
     carries,
     external_key_in,
     graph_externals,
     zeros_like_tensor,
-    zeros_like_value,
 )
 from runtime.gradients.inliner import Inliner, register_replay_rule
 from runtime.graph import Graph
 from runtime.ops import array_ops
 from runtime.ops.control_flow_ops import IF_OPS
-from runtime.ops.gradient_ops import WHILE_GRAD_OP, fully_known
+from runtime.ops.gradient_ops import fully_known
 from runtime.ops.registry import execute
+from runtime.ops.while_grad_ops import WHILE_GRAD_OP, WhileGradPlan, WhileGraphs
 from runtime.tensor import SymbolicTensor
 from runtime.variables import OPS as VARIABLE_OPS
 from runtime.variables import Variable
@@ -198,108 +199,6 @@ def _zeros(slot, dtype, shape, inputs, externals):
 # -- While -------------------------------------------------------------------------------------
 
 
-class WhileGradPlan:
-    """Everything the WhileGrad kernel needs, built once with the gradient."""
-
-    def __init__(self, n, float_states, n_body, n_cond, dy_slots, cond_run, forward_run,
-                 vjp_run, captured_out, externals_out):
-        self.replayed = cond_run is None    # iterations replayed from the loop's residuals
-        self.n = n                          # loop variables
-        self.float_states = float_states    # indices of the float loop variables
-        self.n_body = n_body                # body captured inputs
-        self.n_cond = n_cond                # cond captured inputs
-        self.dy_slots = dy_slots            # positions in float_states given an upstream dy
-        self.cond_run = cond_run            # (state, cond captured) -> (keep going,)
-        self.forward_run = forward_run      # (state, body captured) -> state + intermediates
-        self.vjp_run = vjp_run              # (dstate out, intermediates) -> dstate in + rest
-        self.captured_out = captured_out    # [body captured position] with a gradient output
-        self.externals_out = externals_out  # [external] with a gradient output
-        self.graphs = None                  # WhileGraphs, for a gradient of this gradient
-
-    def __repr__(self):
-        return "<WhileGradPlan %d loop variables>" % self.n
-
-
-class WhileGraphs:
-    """The graphs behind a WhileGradPlan's compiled runs (see while_grad_grads): `forward`
-    (feeds: states, body captured, residuals; outputs: next states, intermediates) and `vjp`
-    (feeds: state gradients, intermediates; outputs as WhileGrad's), and the body residuals
-    the forward feeds stand for."""
-
-    def __init__(self, body, forward, forward_feeds, forward_outputs, vjp, vjp_feeds,
-                 vjp_outputs, body_residuals):
-        self.body = body
-        self.forward = forward
-        self.forward_feeds = forward_feeds
-        self.forward_outputs = forward_outputs
-        self.vjp = vjp
-        self.vjp_feeds = vjp_feeds
-        self.vjp_outputs = vjp_outputs
-        self.body_residuals = body_residuals
-
-
-def split_inputs(plan, values):
-    """WhileGrad's input values: (initial state, body captured, cond captured, upstream
-    gradients, each iteration's residuals or None)."""
-    n, n_body, n_cond = plan.n, plan.n_body, plan.n_cond
-    kept = None
-    if plan.replayed:
-        kept = residuals.unbox(values[-1])
-        values = values[:-1]
-    return (values[:n], values[n:n + n_body], values[n + n_body:n + n_body + n_cond],
-            values[n + n_body + n_cond:], kept)
-
-
-def run_forward(plan, state, body_values, cond_values, kept):
-    """Runs the loop's iterations again (replayed from their residuals, or while the
-    condition holds); returns [(state before, residuals fed, state after, intermediates)]."""
-    n = plan.n
-    history = []
-    forward_run = plan.forward_run
-    if kept is not None:
-        for fed in kept:
-            out = forward_run(*state, *body_values, *fed)
-            history.append((state, fed, out[:n], out[n:]))
-            state = out[:n]
-        return history
-    cond_run = plan.cond_run
-    while cond_run(*state, *cond_values)[0]:
-        out = forward_run(*state, *body_values)
-        history.append((state, (), out[:n], out[n:]))
-        state = out[:n]
-    return history
-
-
-def while_grad_kernel(*values, plan, out_specs):
-    state, body_values, cond_values, dys, kept = split_inputs(plan, values)
-    history = run_forward(plan, state, body_values, cond_values, kept)
-    float_states = plan.float_states
-    nf = len(float_states)
-    grads = [None] * nf
-    for slot, dy in zip(plan.dy_slots, dys):
-        grads[slot] = dy
-    rest_count = len(plan.captured_out) + len(plan.externals_out)
-    totals = [None] * rest_count
-    vjp = plan.vjp_run
-    for _, _, after, intermediates in reversed(history):
-        fed = [g if g is not None else zeros_like_value(after[i])
-               for g, i in zip(grads, float_states)]
-        result = vjp(*fed, *intermediates)
-        grads = result[:nf]
-        for j in range(rest_count):
-            totals[j] = add_values(totals[j], result[nf + j])
-    out = [g if g is not None else zeros_like_value(state[i])
-           for g, i in zip(grads, float_states)]
-    for j, position in enumerate(plan.captured_out):
-        g = totals[j]
-        out.append(g if g is not None else zeros_like_value(body_values[position]))
-    for j, external in enumerate(plan.externals_out):
-        g = totals[len(plan.captured_out) + j]
-        out.append(g if g is not None else zeros_like_value(external))
-    out = [np.asarray(v, dtype=spec[0].np_dtype) for v, spec in zip(out, out_specs)]
-    return out[0] if len(out) == 1 else tuple(out)
-
-
 def _spec(t):
     return t.dtype, t._shape
 
@@ -385,7 +284,7 @@ def while_grad(ctx, grads):
         node_inputs.append(ctx.output(len(ctx.attrs["out_specs"])))
     outs = execute(WHILE_GRAD_OP, node_inputs, {"plan": plan, "out_specs": tuple(out_specs)},
                    name="while_grad")
-    input_grads = [None] * len(inputs)
+    input_grads: list[Any] = [None] * len(inputs)
     for k, i in enumerate(float_states):
         input_grads[i] = outs[k]
     position = nf

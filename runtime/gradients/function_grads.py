@@ -21,11 +21,13 @@ call under a tape runs a version of the graph that returns them), and the gradie
 takes them as extra inputs, then the gradients flowing into them (for higher orders).
 """
 
+from typing import Any
+
 import numpy as np
 
 from runtime import context, nest
+from runtime.concrete_function import ConcreteFunction
 from runtime.device_tensor import DeviceTensor, host_feeds
-from runtime.function import CALL_OP, ConcreteFunction
 from runtime.gradients import residuals
 from runtime.gradients.backprop import (
     DIFFERENTIABLE_KINDS,
@@ -34,7 +36,7 @@ from runtime.gradients.backprop import (
     external_key_in,
     graph_externals,
 )
-from runtime.gradients.inliner import Inliner, register_replay_rule
+from runtime.gradients.inliner import Inliner
 from runtime.graph import Graph
 from runtime.ops import array_ops
 from runtime.ops.registry import execute
@@ -153,7 +155,7 @@ def call_grad(ctx, grads):
         g = grads[i]
         dys.append(g if g is not None else array_ops.zeros_like(ctx.output(i)))
     kept_values = [ctx.output(first + k) for k in range(len(kept))]
-    outs = call_concrete(gradient.function, list(inputs[:n]) + dys + kept_values +
+    outs = call_concrete(ctx.op, gradient.function, list(inputs[:n]) + dys + kept_values +
                          [g for g in kept_grads if g is not None])
     external_grads = []
     for (kind, which), g in zip(gradient.layout, outs):
@@ -164,11 +166,12 @@ def call_grad(ctx, grads):
     return GradResult(input_grads, external_grads)
 
 
-def call_concrete(cf, inputs):
-    """Calls ConcreteFunction `cf` on flat tensors (and variables): a PartitionedCall node
-    inside a trace; eagerly, a direct run, recorded on the tapes that are recording."""
+def call_concrete(call_op, cf, inputs):
+    """Calls ConcreteFunction `cf` on flat tensors (and variables): a node of `call_op` (the
+    PartitionedCall op being differentiated) inside a trace; eagerly, a direct run, recorded
+    on the tapes that are recording."""
     if context.current_graph() is not None:
-        return execute(CALL_OP, inputs, {"f": cf}, name="PartitionedCall")
+        return execute(call_op, inputs, {"f": cf}, name="PartitionedCall")
     values = [t._value if isinstance(t, EagerTensor) else t for t in inputs]
     if not context.tapes:
         results = cf._compiled_run()(*values)
@@ -211,13 +214,13 @@ def record_call(cf, feeds, args):
 def _input_tensors(cf, feeds, args):
     """The tensors (and variables) that were fed, in feed order: a fed array is matched
     back to the argument tensor holding it; other fed values become fresh tensors."""
-    pool = {}
+    pool: dict[int, list[Any]] = {}
     for leaf in nest.flatten(list(args) if isinstance(args, tuple) else args):
         if type(leaf) is DeviceTensor:  # fed as its device array
             pool.setdefault(id(leaf._array), []).append(leaf)
         elif isinstance(leaf, EagerTensor):
             pool.setdefault(id(leaf._value), []).append(leaf)
-    inputs = []
+    inputs: list[Any] = []
     for value, placeholder in zip(feeds, cf._feeds):
         if isinstance(value, Variable):
             inputs.append(value)
@@ -239,7 +242,7 @@ def _output_tensors(cf, result):
             if kind == "t"]
 
 
-def _replay_call(node, target, value_of):
+def replay_call(node, target, value_of):
     """Re-emits call `node` (into `target`) as a call of its callee's replay function, fed
     the call's inputs and its residual outputs: stands for the call's first outputs."""
     replay = replay_function(node.attrs["f"])
@@ -249,5 +252,3 @@ def _replay_call(node, target, value_of):
     outputs = target.add_node(node.op, inputs, {"f": replay}, specs, node.name, node.location)
     return node.outputs[:first], outputs
 
-
-register_replay_rule(CALL_OP, _replay_call)

@@ -8,6 +8,8 @@ are replayed with them fed (`register_replay_rule`), or refused where a second r
 give the forward value (see residuals).
 """
 
+from typing import Any
+
 from runtime.gradients import residuals
 from runtime.tensor import SymbolicTensor
 
@@ -89,7 +91,7 @@ class Inliner:
 # {op: rule(node, target, value_of) -> (node's outputs it stands for, target's outputs)},
 # given by the modules of those ops' gradients (function_grads, control_flow_grads), which
 # build on this one. `value_of(t)`: the target's tensor for a tensor of node's graph.
-_REPLAY_RULES = {}
+_REPLAY_RULES: dict[Any, Any] = {}
 
 
 def register_replay_rule(op, rule):

@@ -13,6 +13,8 @@ done, and `experimental_use_pfor` and `parallel_iterations` are accepted for com
 The target's shape (beyond the batch dimension, for `batch_jacobian`) must be known.
 """
 
+from typing import Any
+
 import numpy as np
 
 from runtime import nest
@@ -49,7 +51,7 @@ def _check_unconnected(unconnected):
 
 def _rows(tape, target, flat_sources, output_gradients):
     """For each source, its gradient (or None) under each output gradient in turn."""
-    per_source = [[] for _ in flat_sources]
+    per_source: list[list[Any]] = [[] for _ in flat_sources]
     for weights in output_gradients:
         grads = tape._gradients([target], flat_sources, [weights])
         for rows, grad in zip(per_source, grads):

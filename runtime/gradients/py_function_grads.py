@@ -16,6 +16,7 @@ of giving a made-up value.
 """
 
 import weakref
+from typing import Any
 
 import numpy as np
 
@@ -24,7 +25,7 @@ from runtime.gradients.tape import GradientTape
 from runtime.tensor import EagerTensor, Tensor
 
 # id(first float output array of a run) -> (weak reference to it, _Run)
-_RUNS = {}
+_RUNS: dict[Any, Any] = {}
 
 
 class _Run:

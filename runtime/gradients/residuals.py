@@ -28,15 +28,16 @@ built, so code that takes no gradient runs exactly as before.
 """
 
 import weakref
+from typing import Any
 
 import numpy as np
 
 from runtime import dtypes
-from runtime.ops.call_ops import CALL_OP
 from runtime.ops.control_flow_ops import IF_OPS, WHILE_OPS
 from runtime.tensor import SymbolicTensor
 
-_cache = weakref.WeakKeyDictionary()  # graph -> (node count, residual tensors)
+# graph -> (node count, residual tensors)
+_cache: weakref.WeakKeyDictionary[Any, Any] = weakref.WeakKeyDictionary()
 _IFS = tuple(IF_OPS.values())
 _WHILES = tuple(WHILE_OPS.values())
 
@@ -53,17 +54,17 @@ def graph_residuals(graph):
     found = _cache.get(graph)
     if found is not None and found[0] == size:
         return found[1]
-    result = []
+    found = []
     for node in graph.nodes:
         if "placeholder" in node.op.traits:
             continue
         if unrecomputable(node.op):
-            result.extend(node.outputs)
+            found.extend(node.outputs)
             continue
         kept = expose(node)
         if kept:  # a call or an If is replayed from its residuals; a While is not re-run
-            result.extend(node.outputs if node.op in _WHILES else kept)
-    result = tuple(result)
+            found.extend(node.outputs if node.op in _WHILES else kept)
+    result = tuple(found)
     _cache[graph] = (size, result)
     return result
 
@@ -83,7 +84,7 @@ def expose(node):
     if "n_outputs" in attrs or getattr(node, "graph", None) is None:  # done, or eager
         return exposed(node)
     op = node.op
-    if op is CALL_OP:
+    if "calls_function" in op.traits:
         inner = graph_residuals(attrs["f"].graph)
         if not inner:
             return ()

@@ -21,6 +21,7 @@ its reads. Sources not connected to the target get None (or zeros with
 """
 
 import contextlib
+from typing import Any
 
 from runtime import context, nest
 from runtime.gradients import function_grads, jacobians
@@ -57,7 +58,7 @@ class GradientTape:
         self._watch_accessed = bool(watch_accessed_variables)
         self._recording = False
         self._used = False
-        self._graph = None          # the graph a tape entered inside a trace records
+        self._graph: Any = None     # the graph a tape entered inside a trace records
         self._ranges = []           # [start, end] node index ranges of that graph
         self._records = []          # eager records
         self._live = set()          # eager: ids of watched values and values computed from them

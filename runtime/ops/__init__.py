@@ -39,5 +39,6 @@ from runtime.ops import (
     string_ops,
     summary_ops,
     tensor_operators,
+    while_grad_ops,
 )
 from runtime.tensor_array import ops as tensor_array_ops

@@ -89,7 +89,7 @@ def constant(value, dtype=None, shape=None, name="Const"):
         value = value._value
     elif isinstance(value, Tensor):
         raise TypeError("tf.constant needs a value known now, got symbolic tensor %s; use "
-                        "tf.identity or the tensor itself" % value.name)
+                        "tf.identity or the tensor itself" % getattr(value, "name", value))
     array, dtype = to_numpy(value, dtype)
     if shape is not None:
         shape = shape_lib.normalize(shape)

@@ -7,6 +7,8 @@ needs and could not compute again (see runtime.gradients.residuals).
 """
 
 from runtime import lowering_api
+from runtime.gradients import function_grads
+from runtime.gradients.inliner import register_replay_rule
 from runtime.ops import attr_types
 from runtime.ops.registry import AttrCodec, attr_codecs, register, resolve_refs, tensor_refs
 
@@ -83,10 +85,13 @@ def _call_jax(lw, node, ins):
 
 
 CALL_OP = register("PartitionedCall", _call_kernel, _call_infer, node_name="PartitionedCall",
-                   grad="runtime.gradients.function_grads:call_grad", emit=_call_emit,
-                   traits=("side_effects", "view"),  # the callee may return its argument
+                   grad=function_grads.call_grad, emit=_call_emit,
+                   # the callee may return its argument
+                   traits=("side_effects", "view", "calls_function"),
                    lowerings={"array": _call_lowering, "jax": _call_jax},
                    attr_types={"f": attr_types.FUNCTION,
                                "n_outputs": attr_types.optional(attr_types.INT)},
                    saving=attr_codecs(residuals=AttrCodec(_encode_residuals, _decode_residuals,
                                                           with_attrs=True), check=_check_call))
+# A gradient graph re-emits a call that has residuals as a call of its callee's replay function.
+register_replay_rule(CALL_OP, function_grads.replay_call)

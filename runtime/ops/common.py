@@ -1,14 +1,17 @@
-"""Helpers shared by op declarations: tensor conversion, static values and inference rules."""
+"""Helpers shared by op declarations: tensor conversion, static values and inference rules.
+
+Tensor conversion packs lists of tensors, so the ops it needs are declared here too: Pack
+(`tf.stack`), its inverse Unpack and the ZerosLike/OnesLike that Unpack's gradient fills in,
+each with its gradient rule by reference.
+"""
 
 import numpy as np
 
 from runtime import context, dtypes, lowering_api
 from runtime import shape as shape_lib
-from runtime.ops import (
-    registry,
-)
+from runtime.ops import registry
 from runtime.ops.composite_dispatch import dispatchable
-from runtime.ops.numba_lowerings import dims
+from runtime.ops.numba_lowerings import as_3d, axis_of, dims, finish
 from runtime.ops.registry import SpecError
 from runtime.tensor import EagerTensor, SymbolicTensor, Tensor, to_numpy
 
@@ -152,7 +155,7 @@ def static_int_list(value, what):
         known = constant_value(value)
         if known is None:
             raise ValueError("%s must be known when the graph is built, got the symbolic "
-                             "tensor %s" % (what, value.name))
+                             "tensor %s" % (what, getattr(value, "name", value)))
         value = known
     if isinstance(value, shape_lib.TensorShape):
         value = value.as_list()
@@ -301,8 +304,14 @@ def _stack_numba(lowerer, node, ins, outs):
         _stack_lowering(lowerer, node, ins, outs)
 
 
+def _pack_grad(ctx, grads):
+    parts = registry.execute(UNPACK, [grads[0]], {"num": len(ctx.needed),
+                                                  "axis": ctx.attrs["axis"]}, name="unstack")
+    return [p if need else None for p, need in zip(parts, ctx.needed)]
+
+
 PACK = registry.register("Pack", lambda *xs, axis: np.stack(xs, axis=axis), _stack_infer,
-                         node_name="stack", grad="runtime.gradients.array_grads:pack_grad",
+                         node_name="stack", grad=_pack_grad,
                          emit=registry.KERNEL_CALL, static_value=_stack_value,
                          lowerings={"array": _stack_lowering, "numba": _stack_numba})
 
@@ -314,3 +323,86 @@ def stack(values, axis=0, name="stack"):
     if not tensors:
         raise ValueError("stack needs at least one tensor")
     return registry.execute1(PACK, tensors, {"axis": int(axis)}, name=name)
+
+
+# -- Pack's inverse, Unpack (`tf.unstack`, in manipulation_ops), and the zeros its gradient fills
+# in (ZerosLike and OnesLike, whose API functions are in array_ops): declared here so that
+# Pack's gradient and Unpack's reference each other directly.
+
+
+def _filled_like(fill):
+    """The lowering of ZerosLike/OnesLike: `fill` in the input's dtype (a scalar at rank 0)."""
+    def rule(lowerer, node, ins, outs):
+        if ins[0].rank0:
+            lowerer.assign(outs[0], lowerer.cast(fill, outs[0].dtype))
+        else:
+            lowerer.assign(outs[0], "xp.full_like(%s, %s)" % (ins[0], fill))
+    return rule
+
+
+ZEROS_LIKE = registry.register("ZerosLike", lambda x: np.zeros_like(x),
+                               lambda specs, attrs: [specs[0]],
+                               grad=registry.NOT_DIFFERENTIABLE, emit=registry.KERNEL_CALL,
+                               lowerings={"array": _filled_like("0")})
+ONES_LIKE = registry.register("OnesLike", lambda x: np.ones_like(x),
+                              lambda specs, attrs: [specs[0]],
+                              grad=registry.NOT_DIFFERENTIABLE, emit=registry.KERNEL_CALL,
+                              lowerings={"array": _filled_like("1")})
+
+
+def _unstack_infer(specs, attrs):
+    dtype, shape = specs[0]
+    num = attrs["num"]
+    if shape is None:
+        return [(dtype, None)] * num
+    axis = normalize_axis(attrs["axis"], len(shape))
+    if shape[axis] is not None and shape[axis] != num:
+        raise SpecError("shape", "cannot unstack dimension of size %s into %d tensors"
+                        % (shape[axis], num))
+    return [(dtype, shape[:axis] + shape[axis + 1:])] * num
+
+
+def _unstack_kernel(x, num, axis):
+    x = np.asarray(x)
+    parts = tuple(np.take(x, i, axis=axis) for i in range(num))
+    return parts[0] if num == 1 else parts  # one output: a bare value, like every kernel
+
+
+def _unpack_grad(ctx, grads):
+    parts = [g if g is not None else registry.execute1(ZEROS_LIKE, [ctx.output(i)])
+             for i, g in enumerate(grads)]
+    return [stack(parts, axis=ctx.attrs["axis"])]
+
+
+def _unpack_jax(lw, node, ins):
+    """Unpack: the slices along the axis."""
+    x = lw.jnp.asarray(ins[0])
+    axis, num = node.attrs["axis"], node.attrs["num"]
+    if x.ndim == 0 or x.shape[axis] != num:
+        raise lowering_api.Unsupported("unstacks a dimension of another size than num")
+    return [lw.jnp.take(x, i, axis=axis) for i in range(num)]
+
+
+def _unpack_numba(lowerer, node, ins, outs):
+    """Unpack: the slices along the axis (numpy's take, which fails on a dimension shorter
+    than `num`)."""
+    x = ins[0]
+    if x.rank0:
+        raise lowering_api.Unsupported("an unstack of a scalar")
+    parts = dims(x)
+    axis = axis_of(node, len(parts))
+    num = node.attrs["num"]
+    array, _, size_, _ = as_3d(lowerer, x, axis)
+    if x.shape[axis] is None:
+        lowerer.check_values("%s < %d" % (size_, num), IndexError,
+                             "index %%d is out of bounds for axis %d with size %%d" % axis,
+                             (size_, size_))
+    for i, out in enumerate(outs):
+        slice_ = lowerer.fresh("s")
+        lowerer.line("%s = %s[:, %d, :].copy()" % (slice_, array, i))
+        finish(lowerer, out, slice_, parts[:axis] + parts[axis + 1:])
+
+
+UNPACK = registry.register("Unpack", _unstack_kernel, _unstack_infer, node_name="unstack",
+                           grad=_unpack_grad, emit=registry.KERNEL_CALL,
+                           lowerings=dict(_NOT_LOWERED, numba=_unpack_numba, jax=_unpack_jax))

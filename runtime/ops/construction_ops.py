@@ -5,6 +5,8 @@ LinSpace op with its gradient; `meshgrid` and `sequence_mask` are composites of 
 (as in TensorFlow), so their gradients come with those ops.
 """
 
+from typing import Any
+
 import numpy as np
 
 from runtime import dtypes, lowering_api
@@ -80,7 +82,7 @@ def _linspace_infer(specs, attrs):
 def _linspace_kernel(start, stop, num, axis):
     out = np.linspace(start, stop, num, axis=axis, dtype=np.asarray(start).dtype)
     if num > 1:  # the last value is `stop` exactly, as TensorFlow computes it
-        index = [np.s_[:]] * out.ndim
+        index: list[Any] = [np.s_[:]] * out.ndim
         index[axis] = -1
         out[tuple(index)] = stop
     return out

@@ -5,6 +5,7 @@ output gradient with the other operands, broadcast over dimensions the operand s
 
 import contextlib
 import string
+from typing import Any
 
 import numpy as np
 
@@ -63,7 +64,7 @@ def _parse(equation, ranks):
 def _einsum_infer(specs, attrs):
     dtype = require_same_dtype(specs)
     require_kind(dtype, NUMERIC)
-    sizes = {}
+    sizes: dict[str, Any] = {}
     for (_, shape), term in zip(specs, attrs["inputs"]):
         if shape is None:
             continue
@@ -88,7 +89,7 @@ def _einsum_kernel(*operands, inputs, output):
 
 def _einsum_grad(ctx, grads):
     inputs, output = ctx.attrs["inputs"], ctx.attrs["output"]
-    out = []
+    out: list[Any] = []
     for i, term in enumerate(inputs):
         if not ctx.needed[i]:
             out.append(None)
@@ -128,7 +129,7 @@ def _einsum_numba(lowerer, node, ins, outs):
     matter: integers (sums wrap), or floats that nothing sums (a copy of one operand, or
     the product of two, plus numpy's zero start: a -0.0 product is 0.0)."""
     terms, output = node.attrs["inputs"], node.attrs["output"]
-    sizes = {}
+    sizes: dict[str, Any] = {}
     for x, term in zip(ins, terms):
         if x.shape is None or None in x.shape:
             raise lowering_api.Unsupported("an einsum of shapes known only at run time")

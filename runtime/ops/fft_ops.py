@@ -128,8 +128,8 @@ def _real_rule(rank, inverse, op_name):
 def _real_kernel(rank, inverse):
     def kernel(x, fft_length):
         if inverse:
-            result = np.fft.irfftn(x, s=fft_length, axes=_axes(rank))
-            return result.astype(_REAL_OF[dtypes.from_numpy(x.dtype)].np_dtype)
+            real = np.fft.irfftn(x, s=fft_length, axes=_axes(rank))
+            return real.astype(_REAL_OF[dtypes.from_numpy(x.dtype)].np_dtype)
         result = np.fft.rfftn(x, s=fft_length, axes=_axes(rank))
         return result.astype(_COMPLEX_OF[dtypes.from_numpy(x.dtype)].np_dtype)
     return kernel
@@ -228,10 +228,10 @@ def _fft_lengths(x, rank, fft_length, inverse, op_name):
     if dims is None or None in dims:
         raise ValueError("%s: the innermost dimensions of the input are known only at run "
                          "time: pass fft_length" % op_name)
-    dims = list(dims)
+    lengths = list(dims)
     if inverse:
-        dims[-1] = 2 * (dims[-1] - 1)
-    return dims
+        lengths[-1] = 2 * (lengths[-1] - 1)
+    return lengths
 
 
 def _complex_api(rank, inverse, doc):

@@ -16,7 +16,7 @@ import numpy as np
 
 from runtime import lowering_api
 from runtime.ops.numba_lowerings import dims, finish, product, shape_tuple, type_name
-from runtime.ops.registry import KERNEL_CALL, NO_GRADIENT, execute1, not_saveable, register
+from runtime.ops.registry import KERNEL_CALL, execute1, register
 
 # lowering rules that decline, saying why (see runtime/lowering_api.py)
 GRADIENTS_ON_HOST = {"array": lowering_api.unsupported("gradient ops run on the numpy executor")}
@@ -219,29 +219,3 @@ RELU_GRAD = register("ReluGrad", _relu_grad, lambda specs, attrs: [specs[0]],
                      grad=_relu_grad_grad, emit=KERNEL_CALL,
                      lowerings=dict(lowered_on_jax(_relu_grad_jax), numba=_RELU_GRAD_NUMBA),
                      traits=("elementwise",))
-
-
-# -- ops whose kernels are part of the gradient machinery (named, imported at first use) --------
-
-
-def _out_specs_infer(specs, attrs):
-    return list(attrs["out_specs"])
-
-
-# Replays a While loop and runs its body's VJP backwards (runtime.gradients.control_flow_grads).
-# A gradient of a staged while loop runs compiled Python kept in its `plan`: no saved form yet.
-_PLAN_NOT_SAVEABLE = not_saveable(
-    "it is the gradient of a tensor-dependent while loop, whose plan holds compiled Python "
-    "(saving it is not supported yet: take the gradient outside the saved function)")
-
-WHILE_GRAD_OP = register("WhileGrad", "runtime.gradients.control_flow_grads:while_grad_kernel",
-                         _out_specs_infer,
-                         grad="runtime.gradients.while_grad_grads:while_grad_grad",
-                         emit=KERNEL_CALL, traits=("stateful", "view"),
-                         saving=_PLAN_NOT_SAVEABLE,
-                         lowerings=GRADIENTS_ON_HOST)
-# The gradient of a WhileGrad (runtime.gradients.while_grad_grads).
-WHILE_GRAD_GRAD_OP = register(
-    "WhileGradGrad", "runtime.gradients.while_grad_grads:while_grad_grad_kernel",
-    _out_specs_infer, grad=NO_GRADIENT, emit=KERNEL_CALL, traits=("stateful", "view"),
-    saving=_PLAN_NOT_SAVEABLE, lowerings=GRADIENTS_ON_HOST)

@@ -7,6 +7,7 @@ order, and the executor never removes them. Python functions as ops (`py_functio
 """
 
 import sys
+from typing import Any
 
 import numpy as np
 
@@ -197,7 +198,7 @@ def _template_piece(value, tensors):
         return (None,)
     print_parts = getattr(value, "_print_parts", None)
     if print_parts is not None:  # a composite tensor: text around its component tensors
-        fragments = []
+        fragments: list[str | None] = []
         for part in print_parts():
             if isinstance(part, str):
                 fragments.append(part)
@@ -218,7 +219,7 @@ def _template_piece(value, tensors):
 def print_(*inputs, output_stream=None, summarize=3, sep=" ", end="\n", name=None):
     """Prints `inputs` every time it runs (eagerly now; in a graph, on each call), by default
     to stderr as TensorFlow does. Tensors print in TensorFlow's style ('[1 2 3]')."""
-    tensors = []
+    tensors: list[Any] = []
     template = tuple(_template_piece(v, tensors) for v in inputs)
     attrs = {"template": template, "dtypes_": tuple(t.dtype for t in tensors), "sep": sep,
              "end": end, "output_stream": output_stream,
@@ -248,10 +249,11 @@ _ASSERT_ERRORS = {cls.__name__: cls for cls in (
 
 
 def _encode_error_class(cls):
-    if _ASSERT_ERRORS.get(getattr(cls, "__name__", None)) is not cls:
+    name = getattr(cls, "__name__", "")
+    if _ASSERT_ERRORS.get(name) is not cls:
         raise TypeError("it raises %r, which is not one of the exception classes a saved model "
                         "can name (%s)" % (cls, ", ".join(sorted(_ASSERT_ERRORS))))
-    return cls.__name__
+    return name
 
 
 def _decode_error_class(data):

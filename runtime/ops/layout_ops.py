@@ -7,6 +7,8 @@ Axes, sizes and paddings must be known when the graph is built (an equal split o
 dimension known only at run time is the Split op).
 """
 
+from typing import Any
+
 import numpy as np
 
 from runtime import dtypes, lowering_api
@@ -176,7 +178,8 @@ def normalize_axis_or_fail(axis, rank, op):
 
 # -- pad ------------------------------------------------------------------------------------
 
-_NUMPY_MODES = {"CONSTANT": "constant", "REFLECT": "reflect", "SYMMETRIC": "symmetric"}
+_NUMPY_MODES: dict[str, Any] = {"CONSTANT": "constant", "REFLECT": "reflect",
+                                "SYMMETRIC": "symmetric"}
 _PAD_MODE = attr_types.choice(*_NUMPY_MODES)
 
 
@@ -432,7 +435,7 @@ def _roll_numba(lowerer, node, ins, outs):
     if x.rank0:
         raise lowering_api.Unsupported("a roll of a scalar")
     parts = dims(x)
-    shifts = {}
+    shifts: dict[Any, Any] = {}
     for shift, axis in zip(node.attrs["shift"], node.attrs["axis"]):
         axis = int(axis) % len(parts)
         shifts[axis] = shifts.get(axis, 0) + int(shift)
@@ -618,7 +621,7 @@ def strided_slice(input_, begin, end, strides=None, begin_mask=0, end_mask=0,
         raise ValueError("strided_slice: begin, end and strides must have the same length")
     masks = [_bits(m) for m in (begin_mask, end_mask, ellipsis_mask, new_axis_mask,
                                 shrink_axis_mask)]
-    index = []
+    index: list[Any] = []
     for i, (start, stop, step) in enumerate(zip(starts, stops, steps)):
         if masks[2][i]:
             index.append(Ellipsis)

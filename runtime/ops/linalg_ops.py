@@ -49,7 +49,7 @@ def _matmul_infer(specs, attrs):
         raise SpecError("shape", "matmul inner dimensions differ: %s @ %s"
                         % (shape_lib.to_string(a), shape_lib.to_string(b)))
     try:
-        batch = shape_lib.broadcast(a[:-2], b[:-2])
+        batch = shape_lib.broadcast(a[:-2], b[:-2]) or ()  # both are known
     except ValueError:
         raise SpecError("shape", "matmul batch dimensions do not broadcast") from None
     return [(dtype, batch + (a[-2], b[-1]))]

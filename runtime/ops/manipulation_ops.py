@@ -23,7 +23,7 @@ from runtime.ops.common import SpecError, convert_to_tensor, require_same_dtype
 from runtime.ops.common import stack as stack  # re-exported: tf.stack is the Pack op below
 from runtime.ops.composite_dispatch import dispatchable
 from runtime.ops.gradient_ops import fully_known, sum_to
-from runtime.ops.numba_lowerings import as_3d, axis_of, dims, finish, product, shape_tuple
+from runtime.ops.numba_lowerings import axis_of, dims, finish, product, shape_tuple
 from runtime.ops.registry import KERNEL_CALL, execute, execute1, register
 from runtime.tensor import Tensor
 
@@ -232,7 +232,7 @@ def _concat_infer(specs, attrs):
         raise SpecError("shape", "cannot concatenate scalars; use stack")
     axis = common.normalize_axis(attrs["axis"], rank)
     out = list(known[0])
-    total = 0
+    total: int | None = 0
     for s in known:
         if len(s) != rank:
             raise SpecError("shape", "concat operands have different ranks")
@@ -320,63 +320,7 @@ def concat(values, axis, name="concat"):
 OPS["Pack"] = common.PACK  # declared with convert_to_tensor, which packs lists of tensors
 
 
-def _unstack_infer(specs, attrs):
-    dtype, shape = specs[0]
-    num = attrs["num"]
-    if shape is None:
-        return [(dtype, None)] * num
-    axis = common.normalize_axis(attrs["axis"], len(shape))
-    if shape[axis] is not None and shape[axis] != num:
-        raise SpecError("shape", "cannot unstack dimension of size %s into %d tensors"
-                        % (shape[axis], num))
-    return [(dtype, shape[:axis] + shape[axis + 1:])] * num
-
-
-def _unstack_kernel(x, num, axis):
-    x = np.asarray(x)
-    parts = tuple(np.take(x, i, axis=axis) for i in builtins.range(num))
-    return parts[0] if num == 1 else parts  # one output: a bare value, like every kernel
-
-
-def _unpack_grad(ctx, grads):
-    parts = [g if g is not None else array_ops.zeros_like(ctx.output(i))
-             for i, g in enumerate(grads)]
-    return [stack(parts, axis=ctx.attrs["axis"])]
-
-
-def _unpack_jax(lw, node, ins):
-    """Unpack: the slices along the axis."""
-    x = lw.jnp.asarray(ins[0])
-    axis, num = node.attrs["axis"], node.attrs["num"]
-    if x.ndim == 0 or x.shape[axis] != num:
-        raise lowering_api.Unsupported("unstacks a dimension of another size than num")
-    return [lw.jnp.take(x, i, axis=axis) for i in range(num)]
-
-
-def _unpack_numba(lowerer, node, ins, outs):
-    """Unpack: the slices along the axis (numpy's take, which fails on a dimension shorter
-    than `num`)."""
-    x = ins[0]
-    if x.rank0:
-        raise lowering_api.Unsupported("an unstack of a scalar")
-    parts = dims(x)
-    axis = axis_of(node, len(parts))
-    num = node.attrs["num"]
-    array, _, size_, _ = as_3d(lowerer, x, axis)
-    if x.shape[axis] is None:
-        lowerer.check_values("%s < %d" % (size_, num), IndexError,
-                             "index %%d is out of bounds for axis %d with size %%d" % axis,
-                             (size_, size_))
-    for i, out in enumerate(outs):
-        slice_ = lowerer.fresh("s")
-        lowerer.line("%s = %s[:, %d, :].copy()" % (slice_, array, i))
-        finish(lowerer, out, slice_, parts[:axis] + parts[axis + 1:])
-
-
-OPS["Unpack"] = register("Unpack", _unstack_kernel, _unstack_infer, node_name="unstack",
-                         grad=_unpack_grad, emit=KERNEL_CALL,
-                         lowerings=dict(_NOT_LOWERED, numba=_unpack_numba,
-                                                      jax=_unpack_jax))
+OPS["Unpack"] = common.UNPACK  # declared beside Pack, whose gradient unstacks
 
 
 def unstack(value, num=None, axis=0, name="unstack"):

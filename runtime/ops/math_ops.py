@@ -10,6 +10,9 @@ and lowerings; the functions below it are the public API
 (`tf.add`, `tf.exp`, ...), which convert arguments and call `execute`.
 """
 
+from collections.abc import Callable
+from typing import Any
+
 import numpy as np
 
 from runtime import dtypes, lowering_api
@@ -119,30 +122,14 @@ _NONE = NOT_DIFFERENTIABLE
 
 
 # -- select and the filled-like ops -------------------------------------------------------
-# SelectV2 (the elementwise `tf.where(c, x, y)`), ZerosLike and OnesLike are declared here,
-# with the math ops whose gradients are written with them (Pow, Maximum, Minimum, Sign,
-# ClipByValue below); their API functions are selection_ops.where, array_ops.zeros_like and
+# SelectV2 (the elementwise `tf.where(c, x, y)`) is declared here, with the math ops whose
+# gradients are written with it and with ZerosLike and OnesLike (Pow, Maximum, Minimum, Sign,
+# ClipByValue below); ZerosLike and OnesLike are declared in common, beside Unpack, whose
+# gradient fills zeros. The API functions are selection_ops.where, array_ops.zeros_like and
 # array_ops.ones_like.
 
-
-def _filled_like(fill):
-    """The lowering of ZerosLike/OnesLike: `fill` in the input's dtype (a scalar at rank 0)."""
-    def rule(lowerer, node, ins, outs):
-        if ins[0].rank0:
-            lowerer.assign(outs[0], lowerer.cast(fill, outs[0].dtype))
-        else:
-            lowerer.assign(outs[0], "xp.full_like(%s, %s)" % (ins[0], fill))
-    return rule
-
-
-ZEROS_LIKE = register("ZerosLike", lambda x: np.zeros_like(x),
-                      lambda specs, attrs: [specs[0]],
-                      grad=NOT_DIFFERENTIABLE, emit=KERNEL_CALL,
-                      lowerings={"array": _filled_like("0")})
-ONES_LIKE = register("OnesLike", lambda x: np.ones_like(x),
-                     lambda specs, attrs: [specs[0]],
-                     grad=NOT_DIFFERENTIABLE, emit=KERNEL_CALL,
-                     lowerings={"array": _filled_like("1")})
+ZEROS_LIKE = common.ZEROS_LIKE
+ONES_LIKE = common.ONES_LIKE
 
 
 def _select_infer(specs, attrs):
@@ -557,6 +544,16 @@ def _chain(derivative):
     return rule
 
 
+# The API functions the table's gradients are written with, made by _unary_api below.
+negative: Callable[..., Any]
+sign: Callable[..., Any]
+square: Callable[..., Any]
+sigmoid: Callable[..., Any]
+sin: Callable[..., Any]
+cos: Callable[..., Any]
+sinh: Callable[..., Any]
+cosh: Callable[..., Any]
+
 _UNARY = {
     # op name: (kernel, dtype kinds, result dtype, emit rule, gradient)
     "Neg": (np.negative, NUMERIC, None, _negative_emit, _neg_grad),
@@ -607,7 +604,7 @@ def _unary(op_name, x, name=None):
     return execute1(OPS[op_name], [convert_to_tensor(x)], name=name)
 
 
-def _unary_api(op_name, doc):
+def _unary_api(op_name: str, doc: str) -> Callable[..., Any]:
     def api(x, name=None):
         if type(x) in TYPES:
             return unary(api, x, name=name)

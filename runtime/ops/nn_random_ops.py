@@ -6,6 +6,8 @@ numbers on every call, like TensorFlow's stateful random ops. `set_seed` makes t
 sequence of generators (and so every draw) reproducible.
 """
 
+from typing import Any
+
 import numpy as np
 
 from runtime import dtypes, lowering_api
@@ -20,7 +22,7 @@ _HOST_RANDOM = {"array": lowering_api.unsupported("random draws use the host's g
 
 OPS = {}
 
-_global_seed = {"seed": None, "counter": 0, "streams": {}}
+_global_seed: dict[str, Any] = {"seed": None, "counter": 0, "streams": {}}
 _default_rng = [np.random.default_rng()]
 # TensorFlow's global seed where only an op seed is given
 DEFAULT_GLOBAL_SEED = 87654321

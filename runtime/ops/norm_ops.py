@@ -3,6 +3,8 @@ reduce_logsumexp, composites of existing ops as in TensorFlow (their gradients c
 those ops, and they compute the same values: e.g. clip_by_norm leaves a zero tensor zero).
 """
 
+from typing import Any
+
 import numpy as np
 
 from runtime.ops import array_ops, common, math_ops, reduction_ops, selection_ops
@@ -114,7 +116,7 @@ def clip_by_global_norm(t_list, clip_norm, use_norm=None, name=None):
                                                           math_ops.truediv(one, clip_norm)))
     # norm - norm is 0, or NaN for an infinite or NaN norm: then every value is NaN
     scale = math_ops.add(scale, math_ops.subtract(norm_value, norm_value))
-    clipped = []
+    clipped: list[Any] = []
     for t in t_list:
         if t is None:
             clipped.append(None)

@@ -6,6 +6,8 @@
 dense_shape; runtime.composite.parsing wraps them). The ParseExample op runs on the host.
 """
 
+from typing import Any
+
 import numpy as np
 
 from runtime import dtypes
@@ -171,7 +173,7 @@ def parse_components(serialized, features, single):
              "dense_shapes": tuple(features[k].shape for k in dense),
              "single": bool(single)}
     outs = execute(OPS["ParseExample"], [convert_to_tensor(serialized)] + defaults, attrs)
-    result = {}
+    result: dict[Any, Any] = {}
     for i, k in enumerate(sparse):
         result[k] = tuple(outs[3 * i:3 * i + 3])
     for i, k in enumerate(dense):

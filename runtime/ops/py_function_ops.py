@@ -9,6 +9,7 @@ backends call them back on the host.
 """
 
 import functools
+from typing import Any, cast
 
 import numpy as np
 
@@ -56,7 +57,7 @@ def _py_function_kernel(*values, func, Tout, in_dtypes, record=False, where=None
     out = []
     for r, d in zip(results, Tout):
         if isinstance(r, Tensor):
-            r = r.numpy()
+            r = cast(Any, r).numpy()  # (a symbolic tensor has none: AttributeError)
         out.append(make_eager(np.asarray(r, dtype=d.np_dtype), d)._value)
     if tape is not None:
         out = py_function_grads.remember(out, tape, args, results)
@@ -83,7 +84,7 @@ def _py_function_grad(ctx, grads):
     wanted = [j for j, need in enumerate(ctx.needed) if need]
     dy_indices = [i for i, (d, g) in enumerate(zip(attrs["Tout"], grads))
                   if d.kind == "float" and g is not None]
-    result = [None] * len(ctx.needed)
+    result: list[Any] = [None] * len(ctx.needed)
     if not wanted or not dy_indices:
         return result
     first_float = next(i for i, d in enumerate(attrs["Tout"]) if d.kind == "float")
@@ -169,7 +170,7 @@ def _numpy_function_kernel(*values, func, Tout):
     if len(results) != len(Tout):
         raise ValueError("numpy_function's function returned %d values but Tout has %d"
                          % (len(results), len(Tout)))
-    out = [np.asarray(r.numpy() if isinstance(r, Tensor) else r, dtype=d.np_dtype)
+    out = [np.asarray(cast(Any, r).numpy() if isinstance(r, Tensor) else r, dtype=d.np_dtype)
            for r, d in zip(results, Tout)]
     return tuple(out) if len(out) != 1 else out[0]
 

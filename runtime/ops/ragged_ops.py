@@ -6,6 +6,8 @@ A ragged tensor's components are `values` (its rows concatenated, (nvals, ...)) 
 Gradients flow to `values` (rules declared beside the ops).
 """
 
+from typing import Any
+
 import numpy as np
 
 from runtime import dtypes, errors, lowering_api
@@ -352,7 +354,7 @@ def ragged_range(starts, limits, deltas):
 
 
 def _slice_rows_kernel(splits, start, stop, step):
-    new_splits, indices = [0], []
+    new_splits, indices = [0], []  # type: list[int], list[Any]
     for first, last in zip(splits[:-1], splits[1:]):
         picked = range(int(first), int(last))[slice(start, stop, step)]
         indices.extend(picked)
@@ -625,7 +627,7 @@ def _reduce_layout_kernel(*nested_splits, axis):
     ragged_rank = len(nested_splits)
     kept = [levels[m] if m < axis else np.delete(levels[m + 1], axis, axis=1)
             for m in range(ragged_rank)]
-    items = [None] * ragged_rank
+    items: list[Any] = [None] * ragged_rank
     for m in range(ragged_rank):
         items[m] = kept[m] if m < axis else np.unique(kept[m], axis=0)
     out = []
@@ -666,7 +668,7 @@ def reduce_layout(nested_splits, axis):
 def _interleave_kernel(*nested):
     offsets = np.cumsum([0] + [int(s[-1]) for s in nested])
     rows = len(nested[0]) - 1
-    new_splits, indices = [0], []
+    new_splits, indices = [0], []  # type: list[int], list[Any]
     for i in range(rows):
         for offset, splits in zip(offsets, nested):
             indices.extend(range(offset + splits[i], offset + splits[i + 1]))

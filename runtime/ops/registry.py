@@ -91,6 +91,9 @@ TRAITS = {
     "view": "an output may share memory with an input (a reshape, a basic slice, an op that "
             "may return an input as it is, control flow): a Function copies such a result "
             "where that input may hold state (see executor.outputs_holding_state)",
+    "calls_function": "runs the ConcreteFunction of its `f` attribute (a call): the gradient "
+                      "machinery reads that function's graph (its residuals, the variables "
+                      "it reads)",
     "shares_state": "an output may share memory with state that outlives the run (a "
                     "variable's value, an iterator's element, a Python function's result): "
                     "a Function returning it returns a copy",
@@ -205,22 +208,6 @@ def _resolve(reference: Any) -> Any:
     return getattr(importlib.import_module(module), attribute)
 
 
-class _LazyKernel:
-    """A kernel named by reference, imported at its first call (ops whose kernel is part of
-    the gradient machinery, which itself uses the ops)."""
-
-    __slots__ = ("reference", "target")
-
-    def __init__(self, reference: str) -> None:
-        self.reference = reference
-        self.target: Callable[..., Any] | None = None
-
-    def __call__(self, *args: Any, **kwargs: Any) -> Any:
-        if self.target is None:
-            self.target = _resolve(self.reference)
-        return self.target(*args, **kwargs)
-
-
 class OpDef:
     """The declaration of one op: kernel, inference rule, gradient, emit rule and traits.
 
@@ -232,14 +219,14 @@ class OpDef:
                  "lower", "traits", "stateful", "side_effects", "no_fold", "static_value",
                  "lowerings", "node_name", "doc", "saving", "attr_types")
 
-    def __init__(self, name: str, kernel: Callable[..., Any] | str, infer: InferRule,
+    def __init__(self, name: str, kernel: Callable[..., Any], infer: InferRule,
                  grad: Any, emit: Any, traits: frozenset[str],
                  static_value: Callable[..., Any] | None, node_name: str,
                  doc: str | None, lowerings: Mapping[str, Any] | None = None,
                  saving: Saving = GENERIC_SAVING,
                  attr_types: Mapping[str, AttrType] | None = None) -> None:
         self.name = name
-        self.kernel = _LazyKernel(kernel) if isinstance(kernel, str) else kernel
+        self.kernel = kernel
         self.infer = infer
         self.grad_decision = grad
         self._grad: GradRule | _Decision | None = _UNRESOLVED
@@ -325,14 +312,14 @@ def _check_decisions(name: str, grad: Any, emit: Any, traits: frozenset[str]) ->
         raise ValueError("op %r: unknown traits %s" % (name, sorted(unknown)))
 
 
-def register(name: str, kernel: Callable[..., Any] | str, infer: InferRule, *, grad: Any,
+def register(name: str, kernel: Callable[..., Any], infer: InferRule, *, grad: Any,
              emit: Any, traits: Iterable[str] = (),
              static_value: Callable[..., Any] | None = None, node_name: str | None = None,
              doc: str | None = None, lowerings: Mapping[str, Any] | None = None,
              saving: Saving | None = None,
              attr_types: Mapping[str, AttrType] | None = None) -> OpDef:
     """Declares op `name` with all its rules (see the module docstring); returns its OpDef.
-    Each name may be declared only once. `kernel` may be 'package.module:function';
+    Each name may be declared only once;
     `lowerings` maps a backend name (or "array") to its lowering rule; `attr_types` declares
     the types of attributes that no convention types (see `attribute_type`)."""
     if name in REGISTRY:
@@ -425,10 +412,7 @@ def keyword_attributes(op: OpDef) -> frozenset[str] | None:
 
 
 def _kernel_function(op: OpDef) -> Any:
-    kernel = op.kernel
-    if isinstance(kernel, _LazyKernel):
-        kernel = _resolve(kernel.reference)
-    return kernel
+    return op.kernel
 
 
 # The type a kernel parameter's default value declares for its attribute.

@@ -2,6 +2,7 @@
 """
 
 import builtins
+from typing import Any
 
 import numpy as np
 
@@ -53,8 +54,8 @@ def encode_index(index):
     """Turns a Python index expression into (spec, dynamic_tensors)."""
     if not isinstance(index, tuple):
         index = (index,)
-    dynamic = []
-    spec = []
+    dynamic: list[Any] = []
+    spec: list[tuple[Any, ...]] = []
     for item in index:
         if item is None:
             spec.append(("newaxis",))
@@ -146,7 +147,7 @@ def _slice_kernel(x, *dynamic, spec):
 def _positions(spec, rank):
     """The input dimension each spec item applies to (None for newaxis)."""
     consumed = sum(1 for item in spec if item[0] in ("int", "slice"))
-    positions = []
+    positions: list[int | None] = []
     dim = 0
     for item in spec:
         kind = item[0]
@@ -177,7 +178,7 @@ def _slice_infer(specs, attrs):
     has_ellipsis = any(item[0] == "ellipsis" for item in spec)
     if not has_ellipsis:
         spec = spec + (("ellipsis",),)
-    out = []
+    out: list[int | None] = []
     dim = 0
     for item in spec:
         kind = item[0]
@@ -296,7 +297,7 @@ def static_index_jax(lw, spec, dynamic, shape):
     indices taken from `dynamic` and checked against their dimension (an index out of
     bounds fails, as on the numpy executor); dynamic slice bounds are not lowered."""
     consumed = sum(1 for item in spec if item[0] in ("int", "slice"))
-    index = []
+    index: list[Any] = []
     dim = 0
     for item in spec:
         kind = item[0]

@@ -32,8 +32,9 @@ _GRADIENTS_ON_HOST = {"array": lowering_api.unsupported("gradient ops run on the
 
 OPS = {}
 
-TopKResult = collections.namedtuple("TopKV2", ["values", "indices"])
-UniqueResult = collections.namedtuple("Unique", ["y", "idx"])
+# (named as TensorFlow names them, which their repr shows)
+TopKResult = collections.namedtuple("TopKV2", ["values", "indices"])  # type: ignore[name-match]
+UniqueResult = collections.namedtuple("Unique", ["y", "idx"])  # type: ignore[name-match]
 
 
 def _descending_order(x):

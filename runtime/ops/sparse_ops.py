@@ -55,7 +55,7 @@ def _rank_of(specs):
         raise SpecError("shape", "dense_shape must be a vector (rank,)")
     rank = None if dense_shape is None else dense_shape[0]
     if indices is not None and None not in (rank, indices[1]) and indices[1] != rank:
-        raise SpecError("shape", "indices have %d columns but dense_shape has %d entries"
+        raise SpecError("shape", "indices have %s columns but dense_shape has %s entries"
                         % (indices[1], rank))
     return rank if rank is not None else (None if indices is None else indices[1])
 
@@ -558,7 +558,7 @@ def _union_kernel(a_indices, a_shape, b_indices, b_shape):
     if dims:
         indices = np.stack(np.unravel_index(union, dims), axis=1)
     else:
-        indices = np.zeros((len(union), 0))
+        indices = np.zeros((len(union), 0), np.int64)
     return indices.astype(np.int64), where_in(a_positions), where_in(b_positions)
 
 
@@ -597,7 +597,7 @@ def _reduce_groups_kernel(indices, dense_shape, axes, keepdims):
     if out_dims:
         groups = np.stack(np.unravel_index(unique, out_dims), axis=1)
     else:
-        groups = np.zeros((len(unique), 0))
+        groups = np.zeros((len(unique), 0), np.int64)
     return (groups.astype(np.int64), group.reshape(-1).astype(np.int64),
             np.asarray(out_dims, np.int64))
 
@@ -779,12 +779,12 @@ def _cross_kernel(*inputs, num_sparse, separator):
     sparse = [inputs[3 * k:3 * k + 3] for k in range(num_sparse)]
     dense = inputs[3 * num_sparse:]
     batch = int(sparse[0][2][0]) if sparse else np.shape(dense[0])[0]
-    columns = []  # per input: the list of its values in each row
+    columns: list[list[list[bytes]]] = []  # per input: the list of its values in each row
     for indices, values, dense_shape in sparse:
         if int(dense_shape[0]) != batch:
             raise ValueError("sparse.cross: inputs have %d and %d rows"
                              % (batch, int(dense_shape[0])))
-        rows = [[] for _ in range(batch)]
+        rows: list[list[bytes]] = [[] for _ in range(batch)]
         for (r, *_), v in zip(np.asarray(indices), values):
             rows[int(r)].append(_cross_text(v))
         columns.append(rows)

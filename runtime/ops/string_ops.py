@@ -8,6 +8,7 @@ RaggedTensors."""
 
 import re
 import unicodedata
+from typing import Any
 
 import numpy as np
 
@@ -113,7 +114,7 @@ def format(template, inputs, placeholder="{}", summarize=3, name=None):  # noqa:
     if not isinstance(inputs, (list, tuple)):
         inputs = [inputs]
     tensors = [convert_to_tensor(t) for t in inputs]
-    attrs = {"template": str(template), "placeholder": str(placeholder),
+    attrs: dict[str, Any] = {"template": str(template), "placeholder": str(placeholder),
              "dtypes_": tuple(t.dtype for t in tensors), "summarize": int(summarize)}
     if attrs["template"].count(attrs["placeholder"]) != len(tensors):
         raise ValueError("strings.format: the template %r has %d placeholders for %d tensors"
@@ -777,7 +778,7 @@ def unicode_encode_rows(code_points, row_splits, output_encoding, errors, replac
 
 def _ngram_rows(row, widths, separator, left, right, padding_width, preserve_short):
     sep = separator.encode("utf-8")
-    out = []
+    out: list[Any] = []
     for width in widths:
         pad = width - 1 if padding_width is None or padding_width < 0 else \
             min(padding_width, width - 1)

@@ -17,6 +17,8 @@ Each op has side effects and runs Python (host_only): a compiled backend calls i
 on the host, in program order.
 """
 
+from typing import Any
+
 import numpy as np
 
 from runtime import context, dtypes, lowering_api
@@ -61,9 +63,9 @@ def _step_now(step_input):
 def _write_kernel(data, *extra, kind, tag, description, has_step, has_condition, writer,
                   buckets=DEFAULT_BUCKET_COUNT, max_outputs=3):
     """Writes one summary of `data` (step and condition follow as inputs when staged)."""
-    extra = list(extra)
-    step_input = extra.pop(0) if has_step else None
-    condition_input = extra.pop(0) if has_condition else None
+    rest = list(extra)
+    step_input = rest.pop(0) if has_step else None
+    condition_input = rest.pop(0) if has_condition else None
     writer = writer if writer is not None else writers.default_writer()
     if writer is None or not _recording(condition_input):
         return np.array(False)
@@ -129,7 +131,8 @@ def _image_tensor(data, max_outputs, **_):
     return protos.tensor(np.array(items, dtype=object), dtypes.string)
 
 
-_KINDS = {  # kind -> (what the tensor holds, TensorBoard plugin, data class)
+# kind -> (what the tensor holds, TensorBoard plugin, data class)
+_KINDS: dict[str, tuple[Any, ...]] = {
     "scalar": (_scalar_tensor, "scalars", protos.DATA_CLASS_SCALAR),
     "histogram": (_histogram_tensor, "histograms", protos.DATA_CLASS_TENSOR),
     "text": (_text_tensor, "text", protos.DATA_CLASS_TENSOR),

@@ -268,7 +268,12 @@ def entering_loop(structure):
 def static_sizes(structure):
     """The static sizes of the TensorArrays in `structure` (None where unknown)."""
     sizes = []
-    nest.map_composites(lambda c: sizes.append(c._static_sizes()) or c, structure)
+
+    def note(composite):
+        sizes.append(composite._static_sizes())
+        return composite
+
+    nest.map_composites(note, structure)
     return sizes
 
 

@@ -5,6 +5,8 @@ The gradient of a TensorArray handle is a *gradient array* (a `TensorArrayValue`
 size whose element i is the gradient of element i; an unwritten element is zero).
 """
 
+from typing import Any
+
 import numpy as np
 
 from runtime import lowering_api
@@ -135,7 +137,7 @@ def _gather_grad_kernel(handle, indices, g):
     indices = np.asarray(indices)
     rows = g.reshape((indices.size,) + g.shape[indices.ndim:])
     indices = indices.reshape(-1)
-    sums = {}
+    sums: dict[Any, Any] = {}
     for k, i in enumerate(indices):
         i = int(i)
         sums[i] = rows[k] if i not in sums else sums[i] + rows[k]

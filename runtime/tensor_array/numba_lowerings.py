@@ -23,8 +23,17 @@ Reads, writes and stacks check indices and written elements as the executor's ke
 raising the same error classes (IndexError, ValueError).
 """
 
+from collections.abc import Callable
+from typing import Any
+
 from runtime import lowering_api
 from runtime.tensor_array.value import value_of_handle
+
+
+def _declare_use(rule: Callable[..., Any], use: str) -> None:
+    """Marks numba rule `rule` with its `tensor_array_use` (READ or WRITE)."""
+    setattr(rule, "tensor_array_use", use)
+
 
 READ = "read"    # a rule's `tensor_array_use`: only reads its handle input
 WRITE = "write"  # writes its handle input in place; its first output is the new version
@@ -196,7 +205,7 @@ def write(lowerer, node, ins, outs):
     _hand_on(lowerer, outs[0], buffer)
 
 
-write.tensor_array_use = WRITE
+_declare_use(write, WRITE)
 
 
 def read(lowerer, node, ins, outs):
@@ -211,7 +220,7 @@ def read(lowerer, node, ins, outs):
         lowerer.assign(outs[0], "%s[0][%s].copy()" % (handle, index))
 
 
-read.tensor_array_use = READ
+_declare_use(read, READ)
 
 
 def stack(lowerer, node, ins, outs):
@@ -224,7 +233,7 @@ def stack(lowerer, node, ins, outs):
     lowerer.assign(outs[0], "%s[0][:%s].copy()" % (handle, size))
 
 
-stack.tensor_array_use = READ
+_declare_use(stack, READ)
 
 
 def size(lowerer, node, ins, outs):
@@ -233,7 +242,7 @@ def size(lowerer, node, ins, outs):
     lowerer.assign(outs[0], "np.int32(%s)" % buffer.size_of(ins[0]))
 
 
-size.tensor_array_use = READ
+_declare_use(size, READ)
 
 
 def unstack(lowerer, node, ins, outs):
@@ -257,4 +266,4 @@ def unstack(lowerer, node, ins, outs):
     _hand_on(lowerer, outs[0], buffer)
 
 
-unstack.tensor_array_use = WRITE
+_declare_use(unstack, WRITE)

@@ -1,6 +1,8 @@
-"""The gradient of WhileGrad: second-order gradients through a staged loop.
+"""The ops of a staged loop's gradient: WhileGrad and its own gradient, WhileGradGrad.
 
-WhileGrad (control_flow_grads) computes, for a loop s[k+1] = body(s[k], c) run N times,
+WhileGrad is a While's gradient (built by runtime/gradients/control_flow_grads.py, which says
+how): its kernel replays the loop's iterations and runs the body's VJP backwards. For a loop
+s[k+1] = body(s[k], c) run N times it computes
 
     g[N] = dy;   g[k], h[k] = vjp(g[k+1], m[k])   for k = N-1 .. 0
     outputs:     g[0] (state gradients), sum of h[k] (captured tensors and variables)
@@ -21,9 +23,12 @@ Another residual (a py_function result, the outputs of a call or control-flow no
 body) that receives one makes the gradient raise instead of dropping it.
 """
 
+from typing import Any
+
 import numpy as np
 
 from runtime import executor
+from runtime.gradients import residuals
 from runtime.gradients.backprop import (
     GradResult,
     add_values,
@@ -34,17 +39,138 @@ from runtime.gradients.backprop import (
     zeros_like_tensor,
     zeros_like_value,
 )
-from runtime.gradients.control_flow_grads import run_forward, split_inputs
 from runtime.gradients.inliner import Inliner
 from runtime.graph import Graph
-from runtime.ops.call_ops import CALL_OP
 from runtime.ops.control_flow_ops import IF_OPS
-from runtime.ops.gradient_ops import WHILE_GRAD_GRAD_OP as GRAD_GRAD_OP
-from runtime.ops.gradient_ops import WHILE_GRAD_OP
-from runtime.ops.registry import NOT_DIFFERENTIABLE, execute
+from runtime.ops.gradient_ops import GRADIENTS_ON_HOST
+from runtime.ops.registry import (
+    KERNEL_CALL,
+    NO_GRADIENT,
+    NOT_DIFFERENTIABLE,
+    execute,
+    not_saveable,
+    register,
+)
 from runtime.ops.variable_ops import OPS as VARIABLE_OPS
 from runtime.tensor import EagerTensor
 from runtime.variables import Variable
+
+# -- WhileGrad ---------------------------------------------------------------------------------
+
+
+class WhileGradPlan:
+    """Everything the WhileGrad kernel needs, built once with the gradient."""
+
+    def __init__(self, n, float_states, n_body, n_cond, dy_slots, cond_run, forward_run,
+                 vjp_run, captured_out, externals_out):
+        self.replayed = cond_run is None    # iterations replayed from the loop's residuals
+        self.n = n                          # loop variables
+        self.float_states = float_states    # indices of the float loop variables
+        self.n_body = n_body                # body captured inputs
+        self.n_cond = n_cond                # cond captured inputs
+        self.dy_slots = dy_slots            # positions in float_states given an upstream dy
+        self.cond_run = cond_run            # (state, cond captured) -> (keep going,)
+        self.forward_run = forward_run      # (state, body captured) -> state + intermediates
+        self.vjp_run = vjp_run              # (dstate out, intermediates) -> dstate in + rest
+        self.captured_out = captured_out    # [body captured position] with a gradient output
+        self.externals_out = externals_out  # [external] with a gradient output
+        self.graphs = None                  # WhileGraphs, for a gradient of this gradient
+
+    def __repr__(self):
+        return "<WhileGradPlan %d loop variables>" % self.n
+
+
+class WhileGraphs:
+    """The graphs behind a WhileGradPlan's compiled runs (see WhileGradGrad below): `forward`
+    (feeds: states, body captured, residuals; outputs: next states, intermediates) and `vjp`
+    (feeds: state gradients, intermediates; outputs as WhileGrad's), and the body residuals
+    the forward feeds stand for."""
+
+    def __init__(self, body, forward, forward_feeds, forward_outputs, vjp, vjp_feeds,
+                 vjp_outputs, body_residuals):
+        self.body = body
+        self.forward = forward
+        self.forward_feeds = forward_feeds
+        self.forward_outputs = forward_outputs
+        self.vjp = vjp
+        self.vjp_feeds = vjp_feeds
+        self.vjp_outputs = vjp_outputs
+        self.body_residuals = body_residuals
+
+
+def split_inputs(plan, values):
+    """WhileGrad's input values: (initial state, body captured, cond captured, upstream
+    gradients, each iteration's residuals or None)."""
+    n, n_body, n_cond = plan.n, plan.n_body, plan.n_cond
+    kept = None
+    if plan.replayed:
+        kept = residuals.unbox(values[-1])
+        values = values[:-1]
+    return (values[:n], values[n:n + n_body], values[n + n_body:n + n_body + n_cond],
+            values[n + n_body + n_cond:], kept)
+
+
+def run_forward(plan, state, body_values, cond_values, kept):
+    """Runs the loop's iterations again (replayed from their residuals, or while the
+    condition holds); returns [(state before, residuals fed, state after, intermediates)]."""
+    n = plan.n
+    history = []
+    forward_run = plan.forward_run
+    if kept is not None:
+        for fed in kept:
+            out = forward_run(*state, *body_values, *fed)
+            history.append((state, fed, out[:n], out[n:]))
+            state = out[:n]
+        return history
+    cond_run = plan.cond_run
+    while cond_run(*state, *cond_values)[0]:
+        out = forward_run(*state, *body_values)
+        history.append((state, (), out[:n], out[n:]))
+        state = out[:n]
+    return history
+
+
+def while_grad_kernel(*values, plan, out_specs):
+    state, body_values, cond_values, dys, kept = split_inputs(plan, values)
+    history = run_forward(plan, state, body_values, cond_values, kept)
+    float_states = plan.float_states
+    nf = len(float_states)
+    grads = [None] * nf
+    for slot, dy in zip(plan.dy_slots, dys):
+        grads[slot] = dy
+    rest_count = len(plan.captured_out) + len(plan.externals_out)
+    totals = [None] * rest_count
+    vjp = plan.vjp_run
+    for _, _, after, intermediates in reversed(history):
+        fed = [g if g is not None else zeros_like_value(after[i])
+               for g, i in zip(grads, float_states)]
+        result = vjp(*fed, *intermediates)
+        grads = result[:nf]
+        for j in range(rest_count):
+            totals[j] = add_values(totals[j], result[nf + j])
+    out = [g if g is not None else zeros_like_value(state[i])
+           for g, i in zip(grads, float_states)]
+    for j, position in enumerate(plan.captured_out):
+        g = totals[j]
+        out.append(g if g is not None else zeros_like_value(body_values[position]))
+    for j, external in enumerate(plan.externals_out):
+        g = totals[len(plan.captured_out) + j]
+        out.append(g if g is not None else zeros_like_value(external))
+    out = [np.asarray(v, dtype=spec[0].np_dtype) for v, spec in zip(out, out_specs)]
+    return out[0] if len(out) == 1 else tuple(out)
+
+
+def _out_specs_infer(specs, attrs):
+    return list(attrs["out_specs"])
+
+
+# A gradient of a staged while loop runs compiled Python kept in its `plan`: no saved form yet.
+_PLAN_NOT_SAVEABLE = not_saveable(
+    "it is the gradient of a tensor-dependent while loop, whose plan holds compiled Python "
+    "(saving it is not supported yet: take the gradient outside the saved function)")
+
+
+# -- WhileGradGrad --------------------------------------------------------------------------
 
 
 class SecondOrderPlan:
@@ -104,7 +230,7 @@ def _residual_target(graph, t):
     if first is None or t.index < first:
         return ("unsupported", node)
     # a residual of the callee or of a branch, handed out by the node: where that one's goes
-    if op is CALL_OP:
+    if "calls_function" in op.traits:
         inner_graph, inner = node.attrs["f"].graph, node.attrs["residuals"][t.index - first]
     elif op in IF_OPS.values():
         then_r, else_r = node.attrs["residuals"]
@@ -153,7 +279,7 @@ def loop_externals(plan):
     graphs = plan.graphs
     if graphs is None:
         return ()
-    out = []
+    out: list[Any] = []
     for t in graphs.body_residuals:
         target = _residual_target(graphs.body.graph, t)
         if target is not None and target[0] == "variable" and \
@@ -184,10 +310,10 @@ def while_grad_grad_kernel(*values, plan, n_inputs, externals, out_specs):
     float_states = plan.float_states
     nf = len(float_states)
     # the backward loop again, keeping each step's incoming state gradient g[k+1]
-    g = [None] * nf
+    g: list[Any] = [None] * nf
     for slot, dy in zip(plan.dy_slots, dys):
         g[slot] = dy
-    incoming = [None] * len(history)
+    incoming: list[Any] = [None] * len(history)
     for k in range(len(history) - 1, -1, -1):
         after, intermediates = history[k][2], history[k][3]
         g = _zero_filled(g, [after[i] for i in float_states])
@@ -196,7 +322,7 @@ def while_grad_grad_kernel(*values, plan, n_inputs, externals, out_specs):
     # its reverse, in forward order
     run, vjp_live = second.vjp_vjp
     gg, hh = list(cots[:nf]), list(cots[nf:])
-    mm = [None] * len(history)
+    mm: list[Any] = [None] * len(history)
     for k, (_, _, _, intermediates) in enumerate(history):
         outs = [c for c, live in zip(gg + hh, vjp_live) if live]
         result = run(*incoming[k], *intermediates, *outs)
@@ -258,10 +384,10 @@ def while_grad_grad(ctx, grads):
               for k in range(len(plan.dy_slots))]
     specs += [(v.dtype, v._static_shape if isinstance(v, Variable) else v._shape_tuple())
               for v in externals]
-    outs = execute(GRAD_GRAD_OP, list(inputs) + cots,
+    outs = execute(WHILE_GRAD_GRAD_OP, list(inputs) + cots,
                    {"plan": plan, "n_inputs": len(inputs), "externals": tuple(externals),
                     "out_specs": tuple(specs)}, name="while_grad_grad")
-    input_grads = [None] * len(inputs)
+    input_grads: list[Any] = [None] * len(inputs)
     for k, i in enumerate(plan.float_states):
         input_grads[i] = outs[k]
     for j in range(n_body):
@@ -274,4 +400,12 @@ def while_grad_grad(ctx, grads):
     return GradResult(input_grads, extras)
 
 
+WHILE_GRAD_OP = register("WhileGrad", while_grad_kernel, _out_specs_infer, grad=while_grad_grad,
+                         emit=KERNEL_CALL, traits=("stateful", "view"),
+                         saving=_PLAN_NOT_SAVEABLE, lowerings=GRADIENTS_ON_HOST)
+WHILE_GRAD_GRAD_OP = register(
+    "WhileGradGrad", while_grad_grad_kernel, _out_specs_infer, grad=NO_GRADIENT,
+    emit=KERNEL_CALL, traits=("stateful", "view"), saving=_PLAN_NOT_SAVEABLE,
+    lowerings=GRADIENTS_ON_HOST)
+# A WhileGrad node reads what its loop read (the variables and eager tensors of its graphs).
 register_externals_rule(WHILE_GRAD_OP, lambda attrs: loop_externals(attrs["plan"]))

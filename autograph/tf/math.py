@@ -78,6 +78,7 @@ log_softmax = _nn.log_softmax
 cumprod = _cumulative.cumprod
 segment_sum = _segment.segment_sum
 unsorted_segment_sum = _segment.unsorted_segment_sum
+reduce_euclidean_norm = _norm.reduce_euclidean_norm
 reduce_logsumexp = _norm.reduce_logsumexp
 top_k = _sort.top_k
 erf = _nn.erf

@@ -6,19 +6,25 @@
 
 Row i of a Jacobian is the gradient of target element i: the tape backpropagates once per
 element of the target (per element of one example, for `batch_jacobian`), with an output
-gradient that is one at that element and zero elsewhere, and the rows are stacked. Inside
-a trace the rows are unrolled into the graph (its size grows with the target's), eagerly
-they are as many passes over the tape's records; TensorFlow's `pfor` vectorisation is not
-done, and `experimental_use_pfor` and `parallel_iterations` are accepted for compatibility.
-The target's shape (beyond the batch dimension, for `batch_jacobian`) must be known.
+gradient that is one at that element and zero elsewhere, and the rows are stacked. Eagerly
+the rows are as many passes over the tape's records. Inside a trace the backward pass is
+traced once, as the body of a While loop over the rows that writes each row to a
+TensorArray, so that the graph's size does not grow with the target's (TensorFlow's
+`experimental_use_pfor=False` path; its `pfor` rewrite of the loop into batched ops is not
+done, and `experimental_use_pfor` and `parallel_iterations` are accepted for
+compatibility). The target's shape (beyond the batch dimension, for `batch_jacobian`) must
+be known.
 """
 
 from typing import Any
 
 import numpy as np
 
-from runtime import nest
-from runtime.ops import array_ops, manipulation_ops, math_ops
+from runtime import context, dtypes, nest
+from runtime.functional import control_flow
+from runtime.ops import array_ops, common, manipulation_ops, math_ops
+from runtime.tensor import SymbolicTensor
+from runtime.tensor_array import TensorArray
 from runtime.variables import Variable
 
 
@@ -59,6 +65,40 @@ def _rows(tape, target, flat_sources, output_gradients):
     return per_source
 
 
+def _staged(target):
+    """Whether the rows are computed in a graph being built (as a loop), not eagerly."""
+    return context.current_graph() is not None and isinstance(target, SymbolicTensor)
+
+
+def _looped_rows(tape, target, flat_sources, row_shapes, seed, size):
+    """For each source, its rows stacked ([size, *row shape]) by a While loop whose body
+    backpropagates under `seed(i)`, the output gradient of row i; None for a source the
+    target does not reach (found when the body is traced: it is traced once)."""
+    reached = [False] * len(flat_sources)
+    values = [_as_target(s) for s in flat_sources]
+    arrays = [TensorArray(v.dtype, size=size, element_shape=shape)
+              for v, shape in zip(values, row_shapes)]
+
+    def body(i, arrays):
+        grads = tape._gradients([target], flat_sources, [seed(i)])
+        written = []
+        for k, (array, grad, value) in enumerate(zip(arrays, grads, values)):
+            reached[k] = reached[k] or grad is not None
+            row = array_ops.zeros_like(value) if grad is None else grad
+            written.append(array.write(i, row))
+        return i + 1, written
+
+    start = common.convert_to_tensor(0, dtype=dtypes.int32)
+    _, arrays = control_flow.while_loop(lambda i, _: i < size, body, (start, arrays))
+    return [array.stack() if hit else None for array, hit in zip(arrays, reached)]
+
+
+def _one_hot(i, size, shape, dtype):
+    """Row i's pick: one at flat position i of `shape`, zero elsewhere (i a tensor)."""
+    hits = math_ops.equal(np.arange(size, dtype=np.int32), i)
+    return manipulation_ops.reshape(math_ops.cast(hits, dtype), shape)
+
+
 def _stacked(rows, source, row_shape, unconnected):
     """The rows of one source stacked (a None row is zeros), or None when all are None and
     unconnected gradients are None."""
@@ -78,6 +118,17 @@ def jacobian(tape, target, sources, unconnected="none"):
     size = int(np.prod(target_shape, dtype=np.int64))
     flat_sources = nest.flatten(sources)
     source_shapes = [_source_shape(s, "jacobian") for s in flat_sources]
+    if size > 0 and _staged(target):
+        looped = _looped_rows(tape, target, flat_sources, source_shapes,
+                              lambda i: _one_hot(i, size, target_shape, target.dtype), size)
+        tape._spent()
+        results = []
+        for source, shape, stacked in zip(flat_sources, source_shapes, looped):
+            if stacked is None and unconnected == "zero":
+                stacked = array_ops.zeros([size] + shape, _as_target(source).dtype)
+            results.append(None if stacked is None else
+                           manipulation_ops.reshape(stacked, target_shape + shape))
+        return nest.pack_sequence_as(sources, results)
     dtype = target.dtype.np_dtype
     picks = [np.eye(1, size, i, dtype=dtype).reshape(target_shape) for i in range(size)]
     per_source = _rows(tape, target, flat_sources, picks)
@@ -112,18 +163,31 @@ def batch_jacobian(tape, target, source, unconnected="none"):
         raise ValueError("batch_jacobian: the first dimension of the target (%d) and of the "
                          "source (%d) must match" % (shape[0], source_shape[0]))
     size = int(np.prod(example_shape, dtype=np.int64))
-    dtype = target.dtype.np_dtype
+    value = _as_target(source)
+    result_shape = manipulation_ops.concat(
+        [array_ops.shape(value)[:1], np.array(example_shape + list(source_shape[1:]), np.int32)],
+        0)
     ones = array_ops.ones_like(target)
+    if size > 0 and _staged(target):
+        def seed(j):
+            return math_ops.multiply(ones, _one_hot(j, size, example_shape, target.dtype))
+        (stacked,) = _looped_rows(tape, target, [source], [list(source_shape)], seed, size)
+        tape._spent()
+        if stacked is None:
+            if unconnected == "none":
+                return None
+            return array_ops.zeros(result_shape, value.dtype)
+        # [size, batch, *source example] -> [batch, size, *source example]
+        perm = [1, 0] + list(range(2, len(source_shape) + 1))
+        return manipulation_ops.reshape(manipulation_ops.transpose(stacked, perm),
+                                        result_shape)
+    dtype = target.dtype.np_dtype
     picks = [math_ops.multiply(ones, np.eye(1, size, j, dtype=dtype).reshape(example_shape))
              for j in range(size)]
     (rows,) = _rows(tape, target, [source], picks)
     tape._spent()
     if size > 0 and unconnected == "none" and all(row is None for row in rows):
         return None
-    value = _as_target(source)
-    result_shape = manipulation_ops.concat(
-        [array_ops.shape(value)[:1], np.array(example_shape + list(source_shape[1:]), np.int32)],
-        0)
     if size == 0:
         return array_ops.zeros(result_shape, value.dtype)
     rows = [array_ops.zeros_like(value) if row is None else row for row in rows]

@@ -11,7 +11,7 @@ import numpy as np
 
 from runtime import lowering_api
 from runtime.ops import common, math_ops
-from runtime.ops.common import NUMERIC, REAL, convert_to_tensor, require_kind
+from runtime.ops.common import NUMERIC, convert_to_tensor, require_kind
 from runtime.ops.numba_lowerings import (
     as_3d,
     axis_loops,
@@ -147,7 +147,7 @@ def cumsum(x, axis=0, exclusive=False, reverse=False, name=None):
 
 def _cumprod_infer(specs, attrs):
     dtype, shape = specs[0]
-    require_kind(dtype, REAL)
+    require_kind(dtype, NUMERIC)
     if shape is not None:
         common.normalize_axis(attrs["axis"], len(shape))
     return [(dtype, shape)]

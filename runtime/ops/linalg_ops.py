@@ -1,5 +1,5 @@
-"""Linear algebra ops: matmul, inv, det, solve, diag, diag_part, band_part and
-matrix_transpose (a composite of Transpose)."""
+"""Linear algebra ops: matmul, inv, det, solve, diag, diag_part, band_part, and the
+composites matrix_transpose and adjoint (of Transpose) and trace (of the diagonal's sum)."""
 
 import numpy as np
 
@@ -10,10 +10,11 @@ from runtime.ops import (
     common,
     layout_ops,
     manipulation_ops,
+    reduction_ops,
 )
 from runtime.ops import math_ops as M
 from runtime.ops.common import (
-    FLOAT,
+    INEXACT,
     NUMERIC,
     SpecError,
     binary_operands,
@@ -171,9 +172,17 @@ OPS["MatMul"] = register("MatMul", _matmul_kernel, _matmul_infer, emit=_matmul_e
                                     "numba": _matmul_numba})
 
 
-def matmul(a, b, transpose_a=False, transpose_b=False, name=None):
-    """Matrix product of the last two dimensions (batched over leading ones)."""
+def matmul(a, b, transpose_a=False, transpose_b=False, adjoint_a=False, adjoint_b=False,
+           name=None):
+    """Matrix product of the last two dimensions (batched over leading ones); an operand
+    transposed first with `transpose_*`, conjugate-transposed with `adjoint_*`."""
     a, b = binary_operands(a, b)
+    if (transpose_a and adjoint_a) or (transpose_b and adjoint_b):
+        raise ValueError("matmul: transpose and adjoint of one operand cannot both be set")
+    if adjoint_a:
+        a, transpose_a = M.conj(a), True
+    if adjoint_b:
+        b, transpose_b = M.conj(b), True
     return execute1(OPS["MatMul"], [a, b], {"transpose_a": bool(transpose_a),
                                             "transpose_b": bool(transpose_b)}, name=name)
 
@@ -195,7 +204,7 @@ def matvec(a, b, transpose_a=False, adjoint_a=False, a_is_sparse=False, b_is_spa
 
 def _square_infer(specs, attrs):
     dtype, shape = specs[0]
-    require_kind(dtype, FLOAT)
+    require_kind(dtype, INEXACT)
     _require_square(shape)
     return [(dtype, shape[:-2] if attrs.get("scalar") and shape is not None else shape)]
 
@@ -227,7 +236,7 @@ def _solve_kernel(a, b):
 
 def _solve_infer(specs, attrs):
     dtype = require_same_dtype(specs)
-    require_kind(dtype, FLOAT)
+    require_kind(dtype, INEXACT)
     (_, a), (_, b) = specs
     _require_square(a)
     if b is not None and len(b) < 2:
@@ -239,25 +248,27 @@ def _solve_infer(specs, attrs):
     return [(dtype, b)]
 
 
-def _transpose_last(x):
-    return matrix_transpose(x)
+def _adjoint_last(x):
+    """The conjugate transpose of the last two dimensions (the transpose for real x): the
+    rules below are TensorFlow's, written with adjoints so that they hold for complex too."""
+    return matrix_transpose(x, conjugate=True)
 
 
 def _inverse_grad(ctx, grads):
-    inverse_t = _transpose_last(ctx.output(0))
-    return [M.negative(matmul(inverse_t, matmul(grads[0], inverse_t)))]
+    inverse_h = _adjoint_last(ctx.output(0))
+    return [M.negative(matmul(inverse_h, matmul(grads[0], inverse_h)))]
 
 
 def _det_grad(ctx, grads):
-    scale = M.multiply(grads[0], ctx.output(0))
+    scale = M.multiply(grads[0], ctx.output(0))  # unconjugated, as TensorFlow's rule
     expanded = manipulation_ops.expand_dims(manipulation_ops.expand_dims(scale, -1), -1)
-    return [M.multiply(expanded, _transpose_last(inv(ctx.input(0))))]
+    return [M.multiply(expanded, _adjoint_last(inv(ctx.input(0))))]
 
 
 def _solve_grad(ctx, grads):
     a = ctx.input(0)
-    grad_b = solve(_transpose_last(a), grads[0])
-    grad_a = M.negative(matmul(grad_b, ctx.output(0), transpose_b=True))
+    grad_b = solve(_adjoint_last(a), grads[0])
+    grad_a = M.negative(matmul(grad_b, _adjoint_last(ctx.output(0))))
     return [grad_a if ctx.needed[0] else None, grad_b]
 
 
@@ -274,24 +285,26 @@ OPS["MatrixSolve"] = register("MatrixSolve", _solve_kernel, _solve_infer, grad=_
 
 
 def inv(input, adjoint=False, name=None):  # noqa: A002 - TensorFlow's name
-    """The inverse of each square (float) matrix in the last two dimensions."""
+    """The inverse of each square (float or complex) matrix in the last two dimensions (of
+    its adjoint, the conjugate transpose, with `adjoint=True`)."""
     x = convert_to_tensor(input)
     if adjoint:
-        x = matrix_transpose(x)
+        x = matrix_transpose(x, conjugate=True)
     return execute1(OPS["MatrixInverse"], [x], name=name)
 
 
 def det(input, name=None):  # noqa: A002 - TensorFlow's name
-    """The determinant of each square (float) matrix in the last two dimensions."""
+    """The determinant of each square (float or complex) matrix in the last two dimensions."""
     return execute1(OPS["MatrixDeterminant"], [convert_to_tensor(input)], {"scalar": True},
                     name=name)
 
 
 def solve(matrix, rhs, adjoint=False, name=None):
-    """X with matrix @ X = rhs, for each square (float) matrix in the last two dimensions."""
+    """X with matrix @ X = rhs, for each square (float or complex) matrix in the last two
+    dimensions (adjoint(matrix) @ X = rhs with `adjoint=True`)."""
     matrix, rhs = binary_operands(matrix, rhs)
     if adjoint:
-        matrix = matrix_transpose(matrix)
+        matrix = matrix_transpose(matrix, conjugate=True)
     return execute1(OPS["MatrixSolve"], [matrix, rhs], name=name)
 
 
@@ -444,11 +457,21 @@ def band_part(input, num_lower, num_upper, name=None):  # noqa: A002 - TensorFlo
 
 
 def matrix_transpose(a, name="matrix_transpose", conjugate=False):
-    """`a` with its last two dimensions swapped."""
+    """`a` with its last two dimensions swapped (and conjugated with `conjugate=True`)."""
     a = convert_to_tensor(a)
     shape = a._shape_tuple()
     if shape is None or len(shape) < 2:
         raise ValueError("matrix_transpose needs a tensor of known rank >= 2, got %s" % (
             "unknown rank" if shape is None else shape_lib.to_string(shape)))
     perm = list(range(len(shape) - 2)) + [len(shape) - 1, len(shape) - 2]
-    return manipulation_ops.transpose(a, perm, name=name)
+    return manipulation_ops.transpose(a, perm, name=name, conjugate=conjugate)
+
+
+def adjoint(matrix, name=None):
+    """The conjugate transpose of the last two dimensions (the transpose of a real matrix)."""
+    return matrix_transpose(matrix, name=name or "adjoint", conjugate=True)
+
+
+def trace(x, name=None):
+    """The sum of the main diagonal of each matrix in the last two dimensions."""
+    return reduction_ops.reduce_sum(diag_part(x), -1, name=name)

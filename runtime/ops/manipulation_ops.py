@@ -15,6 +15,7 @@ from runtime import shape as shape_lib
 from runtime.ops import (
     array_ops,
     common,
+    math_ops,
     reduction_ops,
     slicing,
 )
@@ -129,10 +130,14 @@ OPS["Transpose"] = register("Transpose", lambda x, perm: np.transpose(x, perm),
                             lowerings={"array": "xp.transpose({0}, {perm})"})
 
 
-def transpose(a, perm=None, name="transpose"):
-    """`a` with its dimensions permuted by `perm` (reversed when None)."""
-    return execute1(OPS["Transpose"], [convert_to_tensor(a)],
-                    {"perm": common.static_int_list(perm, "perm")}, name=name)
+def transpose(a, perm=None, name="transpose", conjugate=False):
+    """`a` with its dimensions permuted by `perm` (reversed when None), and conjugated with
+    `conjugate=True` (a complex tensor's; a real one is its own conjugate)."""
+    a = convert_to_tensor(a)
+    if conjugate and a.dtype.is_complex:
+        a = math_ops.conj(a)
+    return execute1(OPS["Transpose"], [a], {"perm": common.static_int_list(perm, "perm")},
+                    name=name)
 
 
 def _expand_infer(specs, attrs):

@@ -51,6 +51,14 @@ def _complex_lowering(lowerer, node, ins, outs):
                                          outs[0].dtype))
 
 
+def _squared_difference_lowering(lowerer, node, ins, outs):
+    """(x - y) ** 2; (x - y) * conj(x - y) for complex operands, as the kernel."""
+    if outs[0].dtype.is_complex:
+        lowerer.assign(outs[0], "(%s - %s) * xp.conj(%s - %s)" % (ins[0], ins[1], ins[0], ins[1]))
+    else:
+        lowerer.assign(outs[0], "xp.square(%s - %s)" % (ins[0], ins[1]))
+
+
 def _add_n_lowering(lowerer, node, ins, outs):
     lowerer.assign(outs[0], " + ".join(ins))
 
@@ -60,7 +68,7 @@ _LOWERINGS = {
     "RealDiv": "{0} / {1}", "FloorDiv": _division_lowering("floor_divide", "division"),
     "FloorMod": _division_lowering("mod", "modulo"), "Pow": _pow_lowering,
     "Maximum": "xp.maximum({0}, {1})", "Minimum": "xp.minimum({0}, {1})",
-    "SquaredDifference": "xp.square({0} - {1})",
+    "SquaredDifference": _squared_difference_lowering,
     "Less": "{0} < {1}", "LessEqual": "{0} <= {1}", "Greater": "{0} > {1}",
     "GreaterEqual": "{0} >= {1}", "Equal": "{0} == {1}", "NotEqual": "{0} != {1}",
     "LogicalAnd": "xp.logical_and({0}, {1})", "LogicalOr": "xp.logical_or({0}, {1})",

@@ -271,7 +271,14 @@ def _floormod_grad(ctx, grads):
     return [dx, dy]
 
 
+def _squared_difference_kernel(x, y):
+    """(x - y) ** 2; for complex operands (x - y) * conj(x - y), as TensorFlow computes it."""
+    d = x - y
+    return d * np.conj(d) if d.dtype.kind == "c" else np.square(d)
+
+
 def _squared_difference_grad(ctx, grads):
+    # 2 g (x - y), unconjugated for complex operands: TensorFlow's rule
     d = multiply(multiply(grads[0], 2.0), subtract(ctx.input(0), ctx.input(1)))
     return [sum_to(d, ctx, 0) if ctx.needed[0] else None,
             sum_to(negative(d), ctx, 1) if ctx.needed[1] else None]
@@ -313,7 +320,7 @@ _BINARY = {
     "Pow": ("pow", _ignore_errors(np.power), NUMERIC, None, _CALL, _pow_grad),
     "Maximum": ("Maximum", np.maximum, REAL, None, _CALL, _maximum_grad),
     "Minimum": ("Minimum", np.minimum, REAL, None, _CALL, _minimum_grad),
-    "SquaredDifference": ("SquaredDifference", lambda x, y: np.square(x - y), REAL, None,
+    "SquaredDifference": ("SquaredDifference", _squared_difference_kernel, NUMERIC, None,
                           _CALL, _squared_difference_grad),
     "Less": ("Less", np.less, REAL, dtypes.bool_, _comparison_emit("<"), _NONE),
     "LessEqual": ("LessEqual", np.less_equal, REAL, dtypes.bool_, _comparison_emit("<="),
@@ -626,7 +633,24 @@ def abs(x, name=None):  # noqa: A001 - TensorFlow's name
     if x.dtype.is_complex:
         return execute1(OPS["ComplexAbs"], [x], name=name)
     return _real_abs(x, name=name)
-sign = _unary_api("Sign", "The sign of x (-1, 0 or 1) elementwise.")
+
+
+_real_sign = _unary_api("Sign", "The sign of x (-1, 0 or 1) elementwise.")
+
+
+def sign(x, name=None):
+    """The sign of x (-1, 0 or 1) elementwise; for a complex x, x / |x| (0 where x is 0),
+    computed as TensorFlow does (so its gradient is that of the division, not zero)."""
+    if type(x) in TYPES:
+        return unary(sign, x, name=name)
+    x = convert_to_tensor(x)
+    if not x.dtype.is_complex:
+        return _real_sign(x, name=name)
+    magnitude = execute1(OPS["ComplexAbs"], [x])
+    zero = equal(magnitude, 0.0)
+    safe = _select(zero, _ones_like(magnitude), magnitude)
+    unit = truediv(x, complex(safe, zeros_like_real(safe)))
+    return execute1(SELECT_V2, [zero, _zeros_like(unit), unit], name=name)
 square = _unary_api("Square", "x * x elementwise.")
 reciprocal = _unary_api("Reciprocal", "1 / x elementwise.")
 tanh = _unary_api("Tanh", "Hyperbolic tangent elementwise.")

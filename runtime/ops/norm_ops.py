@@ -1,12 +1,14 @@
-"""Norms and norm-based clipping: norm, clip_by_norm, clip_by_global_norm and
-reduce_logsumexp, composites of existing ops as in TensorFlow (their gradients come with
-those ops, and they compute the same values: e.g. clip_by_norm leaves a zero tensor zero).
+"""Norms and norm-based clipping: norm, reduce_euclidean_norm, clip_by_norm,
+clip_by_global_norm and reduce_logsumexp, composites of existing ops as in TensorFlow (their
+gradients come with those ops, and they compute the same values: e.g. clip_by_norm leaves a
+zero tensor zero).
 """
 
 from typing import Any
 
 import numpy as np
 
+from runtime import dtypes
 from runtime.ops import array_ops, common, math_ops, reduction_ops, selection_ops
 from runtime.ops.common import convert_to_tensor
 from runtime.tensor import Tensor
@@ -21,6 +23,43 @@ def _axes(axis):
 def _require_float(tensor, what):
     if not tensor.dtype.is_floating:
         raise TypeError("%s: expected a float tensor, got %s" % (what, tensor.dtype.name))
+
+
+def _require_inexact(tensor, what):
+    if not (tensor.dtype.is_floating or tensor.dtype.is_complex):
+        raise TypeError("%s: expected a float or complex tensor, got %s"
+                        % (what, tensor.dtype.name))
+
+
+def _sum_of_squares(x, axes, keepdims):
+    """sum(x * conj(x)) over `axes`: of x's own dtype, complex for a complex x (with a zero
+    imaginary part), as TensorFlow computes the euclidean norm."""
+    squares = math_ops.multiply(x, math_ops.conj(x)) if x.dtype.is_complex else \
+        math_ops.square(x)
+    return reduction_ops.reduce_sum(squares, axes, keepdims)
+
+
+def reduce_euclidean_norm(input_tensor, axis=None, keepdims=False, name=None):
+    """sqrt(sum(|x| ** 2)) over `axis` (all elements when None), of x's dtype: complex for a
+    complex x, and for an integer x the root rounded down, as TensorFlow's EuclideanNorm."""
+    x = convert_to_tensor(input_tensor)
+    axes = _axes(axis)
+    if x.dtype.is_integer:
+        wide = math_ops.cast(x, dtypes.float64)
+        root = math_ops.sqrt(_sum_of_squares(wide, axes, keepdims))
+        return math_ops.cast(math_ops.floor(root), x.dtype, name=name)
+    _require_inexact(x, "reduce_euclidean_norm")
+    if not x.dtype.is_complex:
+        return math_ops.sqrt(_sum_of_squares(x, axes, keepdims), name=name)
+    # TensorFlow's EuclideanNorm gradient is g * x / norm, where the composite's (tf.norm's)
+    # is x * conj(g / norm). sum(x * conj(x)) written as 2 sum(x * c) - sum(x * c), c = conj(x)
+    # held constant, has the same value (exactly: doubling and halving are exact) and
+    # gradient 2 g x, which sqrt turns into TensorFlow's g * x / norm.
+    held = array_ops.stop_gradient(math_ops.conj(x))
+    linear = reduction_ops.reduce_sum(math_ops.multiply(x, held), axes, keepdims)
+    squares = math_ops.subtract(math_ops.multiply(linear, 2.0),
+                                array_ops.stop_gradient(linear))
+    return math_ops.sqrt(squares, name=name)
 
 
 def reduce_logsumexp(input_tensor, axis=None, keepdims=False, name=None):
@@ -42,7 +81,7 @@ def norm(tensor, ord="euclidean", axis=None, keepdims=False, name=None):  # noqa
     2), 1, a positive p, or np.inf; over two axes, 'fro'/'euclidean' (Frobenius), 1 or np.inf
     (matrix norms: largest column / row sum)."""
     x = convert_to_tensor(tensor)
-    _require_float(x, "norm")
+    _require_inexact(x, "norm")
     axes = _axes(axis)
     if axes is not None and len(axes) == 2:
         return _matrix_norm(x, ord, axes, keepdims, name)
@@ -51,8 +90,7 @@ def norm(tensor, ord="euclidean", axis=None, keepdims=False, name=None):  # noqa
     if ord in ("euclidean", "fro", 2, 2.0):
         if ord == "fro" and axes is not None:
             raise ValueError("norm: ord 'fro' needs two axes")
-        return math_ops.sqrt(reduction_ops.reduce_sum(math_ops.square(x), axes, keepdims),
-                             name=name)
+        return math_ops.sqrt(_sum_of_squares(x, axes, keepdims), name=name)
     magnitude = math_ops.abs(x)
     if ord == np.inf:
         return reduction_ops.reduce_max(magnitude, axes, keepdims, name=name)
@@ -67,8 +105,7 @@ def norm(tensor, ord="euclidean", axis=None, keepdims=False, name=None):  # noqa
 
 def _matrix_norm(x, ord, axes, keepdims, name):  # noqa: A002
     if ord in ("euclidean", "fro"):
-        return math_ops.sqrt(reduction_ops.reduce_sum(math_ops.square(x), axes, keepdims),
-                             name=name)
+        return math_ops.sqrt(_sum_of_squares(x, axes, keepdims), name=name)
     if ord not in (1, np.inf):
         raise ValueError("norm: over two axes ord must be 'fro', 'euclidean', 1 or np.inf, "
                          "got %r" % (ord,))

@@ -13,7 +13,7 @@ from runtime.ops import (
     numba_lowerings,
     selection_ops,
 )
-from runtime.ops.common import REAL, SpecError, convert_to_tensor, require_kind
+from runtime.ops.common import NUMERIC, SpecError, convert_to_tensor, require_kind
 from runtime.ops.registry import KERNEL_CALL, execute1, register
 
 _NOT_LOWERED = {"array": lowering_api.unsupported("not lowered yet")}
@@ -26,7 +26,7 @@ OPS = {}
 
 def _segment_infer(specs, attrs):
     (dtype, data), (id_dtype, ids) = specs[:2]
-    require_kind(dtype, REAL)
+    require_kind(dtype, NUMERIC)
     require_kind(id_dtype, {"int"}, "segment_ids")
     count = attrs["num_segments"]
     if data is None or ids is None:

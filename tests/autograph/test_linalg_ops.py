@@ -91,3 +91,15 @@ def test_bad_values_raise_invalid_argument_naming_the_op(fn, op, pattern):
         fn()
     assert op in str(info.value)
     assert __file__ in str(info.value)  # the user's line
+
+
+def test_matmul_refuses_transpose_and_adjoint_of_one_operand():
+    a = tf.constant([[1.0, 2.0], [3.0, 4.0]])
+    with pytest.raises(ValueError, match="transpose and adjoint"):
+        tf.matmul(a, a, transpose_a=True, adjoint_a=True)
+
+
+def test_adjoint_of_a_real_matrix_is_its_transpose_and_trace_sums_the_diagonal():
+    a = np.arange(6.0).reshape(1, 2, 3)
+    np.testing.assert_array_equal(tf.linalg.adjoint(a).numpy(), a.transpose(0, 2, 1))
+    np.testing.assert_array_equal(tf.linalg.trace(np.arange(9.0).reshape(3, 3)).numpy(), 12.0)

@@ -57,3 +57,18 @@ def test_values_match_numpy(name, traced):
 def test_gradient_matches_finite_differences(name, in_function):
     fn, *arrays = GRADIENTS[name]
     check_gradients(fn, *arrays, in_function=in_function)
+
+
+def test_reduce_euclidean_norm_of_floats_and_of_integers_rounded_down_as_tensorflow():
+    x = tf.constant([[1.0, 2.0], [2.0, 3.0]])
+    np.testing.assert_allclose(tf.math.reduce_euclidean_norm(x).numpy(), np.sqrt(18.0),
+                               rtol=1e-6)
+    # TensorFlow's EuclideanNorm of integers: the root in the integer type, [2, 3] here
+    got = tf.math.reduce_euclidean_norm(tf.constant([[1, 2], [2, 3]]), axis=1)
+    assert got.dtype == tf.int32
+    assert got.numpy().tolist() == [2, 3]
+
+
+def test_reduce_euclidean_norm_refuses_bool_naming_the_dtype():
+    with pytest.raises(TypeError, match="reduce_euclidean_norm.*bool"):
+        tf.math.reduce_euclidean_norm(tf.constant([True]))

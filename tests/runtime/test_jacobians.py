@@ -143,3 +143,63 @@ def test_jacobian_refuses_a_target_of_unknown_shape():
     traced = function(jac, input_signature=[TensorSpec([None], dtypes.float32)])
     with pytest.raises(ValueError, match="shape of the target must be known"):
         traced(array_ops.constant([1.0, 2.0]))
+
+
+def _graph_size(fn, *args):
+    return len(function(fn).get_concrete_function(*args).graph.as_graph_def().node)
+
+
+def _jacobian_of_tanh_product(x):
+    with GradientTape() as tape:
+        tape.watch(x)
+        y = math_ops.tanh(x * reduction_ops.reduce_sum(x))
+    return tape.jacobian(y, x)
+
+
+def _batch_jacobian_of_sin(x):
+    with GradientTape() as tape:
+        tape.watch(x)
+        y = math_ops.sin(x) * reduction_ops.reduce_sum(x, 1, keepdims=True)
+    return tape.batch_jacobian(y, x)
+
+
+@pytest.mark.parametrize("jacobian_of, shape", [(_jacobian_of_tanh_product, (10,)),
+                                                (_batch_jacobian_of_sin, (3, 10))],
+                         ids=["jacobian", "batch_jacobian"])
+def test_a_traced_jacobian_is_one_loop_whatever_the_number_of_rows(jacobian_of, shape):
+    small = RNG.normal(size=shape)
+    large = RNG.normal(size=shape[:-1] + (100,))
+    assert _graph_size(jacobian_of, array_ops.constant(small)) == \
+        _graph_size(jacobian_of, array_ops.constant(large))
+    ops = {node.op for node in function(jacobian_of).get_concrete_function(
+        array_ops.constant(large)).graph.as_graph_def().node}
+    assert "While" in ops or "StatelessWhile" in ops
+    traced = function(jacobian_of)(array_ops.constant(large)).numpy()
+    np.testing.assert_allclose(traced, jacobian_of(array_ops.constant(large)).numpy(),
+                               rtol=1e-12, atol=1e-15)
+
+
+def test_a_traced_jacobian_loop_serves_variables_unconnected_sources_and_gradients():
+    v = variables.Variable(RNG.normal(size=(3,)))
+
+    def jacobians(x):
+        other = array_ops.constant([1.0, 2.0])
+        with GradientTape(persistent=True) as outer:
+            outer.watch([x, other])
+            with GradientTape() as inner:
+                inner.watch(x)
+                y = reduction_ops.reduce_sum(x * x * x * v)
+            g = inner.gradient(y, x)
+        return (outer.jacobian(g, [x, v]), outer.jacobian(g, other),
+                outer.jacobian(g, other, unconnected_gradients=UnconnectedGradients.ZERO))
+
+    x = array_ops.constant(RNG.normal(size=(3,)))
+    graph = function(jacobians).get_concrete_function(x).graph.as_graph_def()
+    assert sum(node.op in ("While", "StatelessWhile") for node in graph.node) == 3  # 1 each
+    (hx, hv), none, zeros = function(jacobians)(x)
+    (ex, ev), _, _ = jacobians(x)
+    np.testing.assert_allclose(hx.numpy(), ex.numpy(), rtol=1e-12)
+    np.testing.assert_allclose(hv.numpy(), ev.numpy(), rtol=1e-12)
+    np.testing.assert_allclose(hx.numpy(), np.diag(6 * x.numpy() * v.numpy()), rtol=1e-12)
+    assert none is None
+    np.testing.assert_array_equal(zeros.numpy(), np.zeros((3, 2)))

@@ -553,7 +553,6 @@ def _chain(derivative):
 
 # The API functions the table's gradients are written with, made by _unary_api below.
 negative: Callable[..., Any]
-sign: Callable[..., Any]
 square: Callable[..., Any]
 sigmoid: Callable[..., Any]
 sin: Callable[..., Any]

@@ -67,7 +67,7 @@ _UNUSED_AT: dict[str, Any] = {
     "renorm_momentum": 0.99, "rms_scaling": False, "groups": 1, "recurrent_regularizer": None,
     "recurrent_constraint": None, "dropout": 0.0, "recurrent_dropout": 0.0, "seed": None,
     "return_state": False, "go_backwards": False, "stateful": False, "unroll": False,
-    "zero_output_for_mask": False,
+    "zero_output_for_mask": False, "data_format": "channels_last",
 }
 
 
@@ -418,6 +418,16 @@ _SKIPPED = frozenset(["_layers", "_outer", "_inbound_nodes", "_nodes", "optimize
                       "_inputs_struct", "_outputs_struct", "inputs", "outputs"])
 
 
+def _weights_in_cell(layer: Layer) -> bool:
+    """Whether Keras keeps this layer's weights in its `cell` (the recurrent layers,
+    whose weights this project keeps on the layer itself)."""
+    return isinstance(layer, (_layers.SimpleRNN, _layers.LSTM, _layers.GRU))
+
+
+def _join(base: str, name: str) -> str:
+    return base + "/" + name if base else name
+
+
 def _vars_group(path: str) -> str:
     return path + "/vars" if path else "vars"
 
@@ -429,6 +439,9 @@ def _write_weights(store: Any, model: Layer) -> None:
             continue
         group = store.require_group(_vars_group(path))
         group.attrs["name"] = layer.name
+        if _weights_in_cell(layer):
+            group = store.require_group(_vars_group(_join(path, "cell")))
+            group.attrs["name"] = "%s_cell" % _keras_snake_case(type(layer).__name__)
         for index, weight in enumerate(layer._weights):
             group.create_dataset(str(index), data=np.asarray(weight.numpy()))
 
@@ -728,7 +741,7 @@ def _read_weights(store: Any, model: Layer, filepath: str) -> None:
     for path, layer in _saveables(model, ""):
         if not layer._weights:
             continue
-        key = _vars_group(path)
+        key = _vars_group(_join(path, "cell") if _weights_in_cell(layer) else path)
         if key not in store:
             raise ValueError("Cannot load %s: no weights for layer '%s' (group %s is "
                              "missing)" % (filepath, layer.name, key))

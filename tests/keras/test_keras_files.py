@@ -35,7 +35,7 @@ def _functional():
     return keras.Model(x, keras.layers.Dense(1)(added), name="residual")
 
 
-@keras.saving.register_keras_serializable(package="Tests")
+@tf.keras.saving.register_keras_serializable(package="Tests")
 class TwoDense(keras.Model):
     """A subclassed model with a config."""
 
@@ -92,6 +92,8 @@ def test_a_registered_subclassed_model_round_trips(tmp_path):
     model.save(tmp_path / "s.keras")
     restored = keras.models.load_model(tmp_path / "s.keras")
     assert isinstance(restored, TwoDense) and restored.units == 5
+    assert tf.keras.saving.get_registered_name(TwoDense) == "Tests>TwoDense"
+    assert tf.keras.saving.serialize_keras_object(model)["registered_name"] == "Tests>TwoDense"
     np.testing.assert_array_equal(restored(X).numpy(), model(X).numpy())
 
 
@@ -196,7 +198,7 @@ def test_overwrite_false_keeps_an_existing_file(tmp_path):
     path = tmp_path / "m.keras"
     path.write_bytes(b"mine")
     with pytest.raises(FileExistsError, match="overwrite=False"):
-        _functional().save(path, overwrite=False)
+        tf.keras.models.save_model(_functional(), path, overwrite=False)
     assert path.read_bytes() == b"mine"
 
 

@@ -22,7 +22,6 @@ HDF5 is read and written with h5py (the `keras` extra: `pip install autograph[ke
 imported only when a `.keras` file is saved or loaded.
 """
 
-from __future__ import annotations
 
 import datetime
 import inspect
@@ -31,8 +30,8 @@ import json
 import os
 import tempfile
 import zipfile
-from collections.abc import Callable
-from typing import Any
+from collections.abc import Callable as _Callable
+from typing import Any as _Any
 
 import numpy as np
 
@@ -41,12 +40,13 @@ from autograph.tf.keras import initializers as _initializers
 from autograph.tf.keras import layers as _layers
 from autograph.tf.keras import losses as _losses
 from autograph.tf.keras import optimizers as _optimizers
-from autograph.tf.keras._model import Model
-from autograph.tf.keras._symbolic import KerasTensor
+from autograph.tf.keras._model import Model as _Model
+from autograph.tf.keras._symbolic import KerasTensor as _KerasTensor
 from autograph.tf.keras.layers import _core as _layers_core
-from autograph.tf.keras.layers._layer import Layer, _keras_snake_case
+from autograph.tf.keras.layers._layer import Layer as _Layer
+from autograph.tf.keras.layers._layer import _keras_snake_case
 
-FORMAT_VERSION = "3.15.1"  # the Keras version whose .keras layout these files follow
+_FORMAT_VERSION = "3.15.1"  # the Keras version whose .keras layout these files follow
 _CONFIG = "config.json"
 _METADATA = "metadata.json"
 _WEIGHTS = "model.weights.h5"
@@ -54,7 +54,7 @@ _REGISTERED: dict[str, type] = {}
 
 # Keras constructor arguments this project has no counterpart for, and the value that
 # means "not used" (a file may carry them at that value; any other value is refused)
-_UNUSED_AT: dict[str, Any] = {
+_UNUSED_AT: dict[str, _Any] = {
     "kernel_regularizer": None, "bias_regularizer": None, "activity_regularizer": None,
     "kernel_constraint": None, "bias_constraint": None, "quantization_config": None,
     "lora_rank": None, "lora_alpha": None, "input_axes": None, "output_axes": None,
@@ -72,7 +72,7 @@ _UNUSED_AT: dict[str, Any] = {
 
 
 def register_keras_serializable(package: str = "Custom",
-                                name: str | None = None) -> Callable[[type], type]:
+                                name: str | None = None) -> _Callable[[type], type]:
     """A class decorator that lets `load_model` find a custom layer or model by its
     registered name (`"package>Name"`), as Keras's decorator of that name does."""
     def register(cls: type) -> type:
@@ -94,7 +94,7 @@ class _Unreadable(ValueError):
     """A .keras file that is not one, or that holds what this project can not load."""
 
 
-def _h5py(action: str) -> Any:
+def _h5py(action: str) -> _Any:
     try:
         import h5py
     except ImportError:
@@ -107,8 +107,8 @@ def _h5py(action: str) -> Any:
 
 # -- writing ---------------------------------------------------------------------------------
 
-def save_model(model: Model, filepath: str | os.PathLike[str], overwrite: bool = True,
-               zipped: bool | None = None, **kwargs: Any) -> None:
+def save_model(model: _Model, filepath: str | os.PathLike[str], overwrite: bool = True,
+               zipped: bool | None = None, **kwargs: _Any) -> None:
     """Write `model` (architecture, weights and compile arguments) to the `.keras`
     file `filepath`, as Keras 3 does."""
     path = os.fspath(filepath)
@@ -122,7 +122,7 @@ def save_model(model: Model, filepath: str | os.PathLike[str], overwrite: bool =
             "filepath (model.save writes Keras 3's .keras format; for a TensorFlow "
             "checkpoint of the weights use model.save_weights(prefix)). Received: "
             "filepath=%s" % path)
-    if not isinstance(model, Model):
+    if not isinstance(model, _Model):
         raise TypeError("save_model expects a tf.keras Model; got %r" % (model,))
     if os.path.exists(path) and not overwrite:
         raise FileExistsError("%s already exists and overwrite=False" % path)
@@ -139,7 +139,7 @@ def save_model(model: Model, filepath: str | os.PathLike[str], overwrite: bool =
         _write_weights(store, model)
         if compile_config is not None and model.optimizer is not None:
             _write_optimizer(store, model)
-    metadata = {"keras_version": FORMAT_VERSION,
+    metadata = {"keras_version": _FORMAT_VERSION,
                 "date_saved": datetime.datetime.now().strftime("%Y-%m-%d@%H:%M:%S")}
     # write next to the target and rename, so that a failure leaves no half-written file
     directory = os.path.dirname(os.path.abspath(path))
@@ -155,7 +155,7 @@ def save_model(model: Model, filepath: str | os.PathLike[str], overwrite: bool =
         raise
 
 
-def serialize_keras_object(obj: Any) -> Any:
+def serialize_keras_object(obj: _Any) -> _Any:
     """A Keras config of `obj` (a layer, model, initializer, optimizer or loss), or
     `obj` itself for plain values."""
     if obj is None or isinstance(obj, (bool, int, float, str)):
@@ -166,7 +166,7 @@ def serialize_keras_object(obj: Any) -> Any:
         return {key: serialize_keras_object(value) for key, value in obj.items()}
     if isinstance(obj, np.generic):
         return obj.item()
-    if isinstance(obj, Layer):
+    if isinstance(obj, _Layer):
         return _serialize_layer(obj)
     if callable(obj) and getattr(obj, "__name__", None) in _activations._BY_NAME:
         return obj.__name__
@@ -181,13 +181,13 @@ def serialize_keras_object(obj: Any) -> Any:
                     "tf.keras.saving.register_keras_serializable)" % (obj, type(obj).__name__))
 
 
-def _entry(module: str, class_name: str, config: Any,
-           registered_name: str | None = None) -> dict[str, Any]:
+def _entry(module: str, class_name: str, config: _Any,
+           registered_name: str | None = None) -> dict[str, _Any]:
     return {"module": module, "class_name": class_name,
             "config": serialize_keras_object(config), "registered_name": registered_name}
 
 
-def _dtype_policy(dtype: Any) -> dict[str, Any]:
+def _dtype_policy(dtype: _Any) -> dict[str, _Any]:
     return _entry("keras", "DTypePolicy", {"name": str(getattr(dtype, "name", dtype))})
 
 
@@ -195,7 +195,7 @@ def _is_library_class(cls: type) -> bool:
     return cls.__module__.startswith("autograph.tf.keras.")
 
 
-def _serialize_layer(layer: Layer) -> dict[str, Any]:
+def _serialize_layer(layer: _Layer) -> dict[str, _Any]:
     cls = type(layer)
     if isinstance(layer, _layers.InputLayer):
         return _entry("keras.layers", "InputLayer", {
@@ -219,11 +219,11 @@ def _serialize_layer(layer: Layer) -> dict[str, Any]:
     return entry
 
 
-def _library_config(layer: Layer) -> dict[str, Any]:
+def _library_config(layer: _Layer) -> dict[str, _Any]:
     """A library layer's constructor arguments, read back from its attributes."""
-    config: dict[str, Any] = {"name": layer.name, "trainable": layer.trainable}
+    config: dict[str, _Any] = {"name": layer.name, "trainable": layer.trainable}
     for cls in type(layer).__mro__:
-        if cls is Layer or not issubclass(cls, Layer):
+        if cls is _Layer or not issubclass(cls, _Layer):
             break
         for parameter in list(inspect.signature(cls.__init__).parameters.values())[1:]:
             if parameter.kind in (parameter.VAR_KEYWORD, parameter.VAR_POSITIONAL) or \
@@ -237,7 +237,7 @@ def _library_config(layer: Layer) -> dict[str, Any]:
     return config
 
 
-def _built_input_shape(layer: Layer) -> Any:
+def _built_input_shape(layer: _Layer) -> _Any:
     nodes = layer.__dict__.get("_inbound_nodes") or []
     if nodes and not isinstance(layer, _layers.InputLayer):
         shapes = [list(t.shape) for t in nodes[0].input_tensors]
@@ -245,7 +245,7 @@ def _built_input_shape(layer: Layer) -> Any:
     return _shape_list(getattr(layer, "_build_input_shape", None))
 
 
-def _shape_list(shape: Any) -> Any:
+def _shape_list(shape: _Any) -> _Any:
     if shape is None:
         return None
     if hasattr(shape, "as_list"):
@@ -256,7 +256,7 @@ def _shape_list(shape: Any) -> Any:
     return [None if d is None else int(d) for d in shape]
 
 
-def _model_entry(model: Any) -> dict[str, Any]:
+def _model_entry(model: _Any) -> dict[str, _Any]:
     if type(model).__name__ == "Sequential":
         layers = []
         if model._declared_input is not None:
@@ -277,7 +277,7 @@ def _model_entry(model: Any) -> dict[str, Any]:
     return _functional_entry(model)
 
 
-def _sequential_input_shape(model: Any) -> Any:
+def _sequential_input_shape(model: _Any) -> _Any:
     shape = model._declared_input or (model._layers[0]._input_shape_arg
                                       if model._layers else None)
     if shape is None:
@@ -285,22 +285,22 @@ def _sequential_input_shape(model: Any) -> Any:
     return list(shape)
 
 
-def _functional_entry(model: Any) -> dict[str, Any]:
+def _functional_entry(model: _Any) -> dict[str, _Any]:
     if isinstance(model._inputs_struct, dict) or isinstance(model._outputs_struct, dict):
         raise NotImplementedError("Saving a functional model with dict inputs or outputs "
                                   "is not supported")
     in_model = {id(node) for node in model._nodes}
 
-    def node_index(node: Any) -> int:
+    def node_index(node: _Any) -> int:
         own = [n for n in node.layer.__dict__.get("_inbound_nodes", []) if id(n) in in_model]
         return next(i for i, n in enumerate(own) if n is node)
 
-    def history(tensor: KerasTensor) -> list[Any]:
+    def history(tensor: _KerasTensor) -> list[_Any]:
         assert tensor.node is not None
         return [tensor.node.layer.name, node_index(tensor.node), tensor.index]
 
-    def argument(value: Any) -> Any:
-        if isinstance(value, KerasTensor):
+    def argument(value: _Any) -> _Any:
+        if isinstance(value, _KerasTensor):
             return {"class_name": "__keras_tensor__",
                     "config": {"shape": list(value.shape), "dtype": value.dtype.name,
                                "keras_history": history(value)}}
@@ -320,9 +320,9 @@ def _functional_entry(model: Any) -> dict[str, Any]:
             for node in layer.__dict__.get("_inbound_nodes", []) if id(node) in in_model]
         layers.append(entry)
 
-    def ends(tensors: list[KerasTensor], struct: Any) -> Any:
+    def ends(tensors: list[_KerasTensor], struct: _Any) -> _Any:
         found = [history(t) for t in tensors]
-        return found[0] if len(found) == 1 and isinstance(struct, KerasTensor) else found
+        return found[0] if len(found) == 1 and isinstance(struct, _KerasTensor) else found
 
     config = {"name": model.name, "trainable": model.trainable, "layers": layers,
               "input_layers": ends(model.inputs, model._inputs_struct),
@@ -332,16 +332,16 @@ def _functional_entry(model: Any) -> dict[str, Any]:
     return entry
 
 
-def _optimizer_config(optimizer: Any) -> dict[str, Any]:
+def _optimizer_config(optimizer: _Any) -> dict[str, _Any]:
     config = dict(optimizer.get_config())
-    rate: Any = config.get("learning_rate")
+    rate: _Any = config.get("learning_rate")
     if hasattr(rate, "get_config"):
         config["learning_rate"] = _entry("keras.optimizers.schedules", type(rate).__name__,
                                          rate.get_config())
     return config
 
 
-def _compile_config(model: Model) -> dict[str, Any] | None:
+def _compile_config(model: _Model) -> dict[str, _Any] | None:
     if not getattr(model, "compiled", False):
         return None
     given = model._compile_config or {}
@@ -353,18 +353,18 @@ def _compile_config(model: Model) -> dict[str, Any] | None:
             "steps_per_execution": 1, "jit_compile": False}
 
 
-def _saveables(layer: Layer, path: str) -> list[tuple[str, Layer]]:
+def _saveables(layer: _Layer, path: str) -> list[tuple[str, _Layer]]:
     """Every layer under `layer` with the HDF5 group its weights go in, walked as Keras
     walks them: a Sequential's or functional model's `layers` first, then the public
     attributes in name order (a layer at its attribute's name, a list or dict of layers
     at `<attribute>/<layer name>`), then the private ones; each layer once."""
-    found: list[tuple[str, Layer]] = []
+    found: list[tuple[str, _Layer]] = []
     visited: set[int] = set()
 
     def join(base: str, name: str) -> str:
         return base + "/" + name if base else name
 
-    def visit(obj: Layer, where: str) -> None:
+    def visit(obj: _Layer, where: str) -> None:
         if id(obj) in visited:
             return
         visited.add(id(obj))
@@ -372,8 +372,8 @@ def _saveables(layer: Layer, path: str) -> list[tuple[str, Layer]]:
         found.append((where, obj))
         attributes = {name: value for name, value in vars(obj).items()
                       if not name.startswith("__") and name not in _SKIPPED}
-        children: list[tuple[str, Any]] = []
-        if isinstance(obj, Model):
+        children: list[tuple[str, _Any]] = []
+        if isinstance(obj, _Model):
             if _is_library_class(type(obj)):
                 children.append(("layers", obj.layers))
             else:
@@ -381,12 +381,12 @@ def _saveables(layer: Layer, path: str) -> list[tuple[str, Layer]]:
         names = sorted(attributes, key=lambda name: "~" + name if name[0] == "_" else name)
         children += [(name, attributes[name]) for name in names]
         for name, child in children:
-            if isinstance(child, Layer):
+            if isinstance(child, _Layer):
                 visit(child, join(where, name))
             elif isinstance(child, (list, tuple, dict)):
                 visit_container(child, join(where, name), set())
 
-    def visit_container(container: Any, where: str, seen: set[int]) -> None:
+    def visit_container(container: _Any, where: str, seen: set[int]) -> None:
         # items are named by class ("dense", "dense_1", nested lists "container"), not by
         # layer name: generated names differ between two instances of one model
         if id(container) in seen:
@@ -395,7 +395,7 @@ def _saveables(layer: Layer, path: str) -> list[tuple[str, Layer]]:
         used: dict[str, int] = {}
         items = container.values() if isinstance(container, dict) else container
         for item in items:
-            if isinstance(item, Layer):
+            if isinstance(item, _Layer):
                 visit(item, join(where, _unique_in(_keras_snake_case(type(item).__name__),
                                                    used)))
             elif isinstance(item, (list, tuple, dict)):
@@ -418,7 +418,7 @@ _SKIPPED = frozenset(["_layers", "_outer", "_inbound_nodes", "_nodes", "optimize
                       "_inputs_struct", "_outputs_struct", "inputs", "outputs"])
 
 
-def _weights_in_cell(layer: Layer) -> bool:
+def _weights_in_cell(layer: _Layer) -> bool:
     """Whether Keras keeps this layer's weights in its `cell` (the recurrent layers,
     whose weights this project keeps on the layer itself)."""
     return isinstance(layer, (_layers.SimpleRNN, _layers.LSTM, _layers.GRU))
@@ -432,7 +432,7 @@ def _vars_group(path: str) -> str:
     return path + "/vars" if path else "vars"
 
 
-def _write_weights(store: Any, model: Layer) -> None:
+def _write_weights(store: _Any, model: _Layer) -> None:
     """Each layer's own weights under `<its path>/vars/<i>` (the model's at `vars`)."""
     for path, layer in _saveables(model, ""):
         if isinstance(layer, _layers.InputLayer):
@@ -446,7 +446,7 @@ def _write_weights(store: Any, model: Layer) -> None:
             group.create_dataset(str(index), data=np.asarray(weight.numpy()))
 
 
-def _write_optimizer(store: Any, model: Model) -> None:
+def _write_optimizer(store: _Any, model: _Model) -> None:
     variables = _optimizer_variables(model.optimizer)
     if not variables:
         return
@@ -456,7 +456,7 @@ def _write_optimizer(store: Any, model: Model) -> None:
         group.create_dataset(str(index), data=np.asarray(variable.numpy()))
 
 
-def _optimizer_variables(optimizer: Any) -> list[Any]:
+def _optimizer_variables(optimizer: _Any) -> list[_Any]:
     """The optimizer's variables in Keras's order: iterations, learning rate, then each
     model variable's slots (or [] when it has not made its slots yet)."""
     variables = getattr(optimizer, "variables", None)
@@ -467,8 +467,8 @@ def _optimizer_variables(optimizer: Any) -> list[Any]:
 
 # -- reading ---------------------------------------------------------------------------------
 
-def load_model(filepath: str | os.PathLike[str], custom_objects: dict[str, Any] | None = None,
-               compile: bool = True, safe_mode: bool = True) -> Model:  # noqa: A002
+def load_model(filepath: str | os.PathLike[str], custom_objects: dict[str, _Any] | None = None,
+               compile: bool = True, safe_mode: bool = True) -> _Model:  # noqa: A002
     """The model a `.keras` file holds (Keras 3's or this project's), with its weights,
     compiled as it was saved when `compile=True`."""
     path = os.fspath(filepath)
@@ -498,7 +498,7 @@ def load_model(filepath: str | os.PathLike[str], custom_objects: dict[str, Any] 
             from None
     loader = _Loader(custom_objects or {}, safe_mode, path)
     model = loader.object(config, "model")
-    if not isinstance(model, Model):
+    if not isinstance(model, _Model):
         raise ValueError("%s holds a %s, not a Keras model" % (path, type(model).__name__))
     try:
         store = h5py.File(weights, "r")
@@ -518,7 +518,7 @@ def load_model(filepath: str | os.PathLike[str], custom_objects: dict[str, Any] 
 class _Loader:
     """Turns Keras configs back into objects, looking classes up by name only."""
 
-    def __init__(self, custom_objects: dict[str, Any], safe_mode: bool, path: str) -> None:
+    def __init__(self, custom_objects: dict[str, _Any], safe_mode: bool, path: str) -> None:
         self.custom_objects = custom_objects
         self.safe_mode = safe_mode
         self.path = path
@@ -526,7 +526,7 @@ class _Loader:
     def fail(self, message: str) -> _Unreadable:
         return _Unreadable("Cannot load %s: %s" % (self.path, message))
 
-    def lookup(self, entry: dict[str, Any], where: str) -> type:
+    def lookup(self, entry: dict[str, _Any], where: str) -> type:
         class_name = entry.get("class_name")
         registered = entry.get("registered_name")
         if class_name == "Lambda" or class_name == "__lambda__":
@@ -548,7 +548,7 @@ class _Loader:
                 "tf.keras.saving.register_keras_serializable" % (where, class_name, module))
         return known
 
-    def object(self, entry: Any, where: str) -> Any:
+    def object(self, entry: _Any, where: str) -> _Any:
         if not isinstance(entry, dict) or "class_name" not in entry:
             raise self.fail("%s: expected a Keras config (a dict with 'class_name'), got %r"
                             % (where, entry))
@@ -560,7 +560,7 @@ class _Loader:
             return self.sequential(config, entry)
         if cls.__name__ == "Functional" and _is_library_class(cls):
             return self.functional(config)
-        if isinstance(cls, type) and issubclass(cls, Layer):
+        if isinstance(cls, type) and issubclass(cls, _Layer):
             layer = self.layer(cls, config, where)
             build = (entry.get("build_config") or {}).get("input_shape")
             if build is not None and not layer.built and not _is_library_class(cls):
@@ -569,7 +569,7 @@ class _Loader:
             return layer
         return self.construct(cls, config, where)
 
-    def construct(self, cls: Any, config: dict[str, Any], where: str) -> Any:
+    def construct(self, cls: _Any, config: dict[str, _Any], where: str) -> _Any:
         arguments = self.arguments(cls, config, where)
         if hasattr(cls, "from_config") and not _is_library_class(cls):
             return cls.from_config(arguments)
@@ -579,7 +579,7 @@ class _Loader:
             raise self.fail("%s: %s(**config) failed: %s" % (where, cls.__name__, error)) \
                 from None
 
-    def arguments(self, cls: Any, config: dict[str, Any], where: str) -> dict[str, Any]:
+    def arguments(self, cls: _Any, config: dict[str, _Any], where: str) -> dict[str, _Any]:
         """The config's values made objects, less the Keras options this project has no
         counterpart for (refused unless at their unused value)."""
         values = {key: self.value(value, "%s.%s" % (where, key))
@@ -603,7 +603,7 @@ class _Loader:
                             % (where, key, config[key]))
         return values
 
-    def value(self, value: Any, where: str) -> Any:
+    def value(self, value: _Any, where: str) -> _Any:
         if isinstance(value, dict) and value.get("class_name") == "DTypePolicy":
             return (value.get("config") or {}).get("name", "float32")
         if isinstance(value, dict) and "class_name" in value:
@@ -612,7 +612,7 @@ class _Loader:
             return [self.value(item, where) for item in value]
         return value
 
-    def layer(self, cls: type, config: dict[str, Any], where: str) -> Any:
+    def layer(self, cls: type, config: dict[str, _Any], where: str) -> _Any:
         if cls is _layers.InputLayer:
             arguments = self.arguments(cls, config, where)
             return _layers.Input(batch_shape=arguments.get("batch_shape"),
@@ -630,7 +630,7 @@ class _Loader:
             raise self.fail("%s: %s(**config) failed: %s" % (where, cls.__name__, error)) \
                 from None
 
-    def sequential(self, config: dict[str, Any], entry: dict[str, Any]) -> Model:
+    def sequential(self, config: dict[str, _Any], entry: dict[str, _Any]) -> _Model:
         from autograph.tf.keras.models import Sequential
 
         model = Sequential(name=config.get("name"), trainable=config.get("trainable", True))
@@ -643,9 +643,9 @@ class _Loader:
             model.build(_shape(shape))
         return model
 
-    def functional(self, config: dict[str, Any]) -> Model:
-        layers: dict[str, Any] = {}
-        outputs: dict[tuple[str, int], Any] = {}
+    def functional(self, config: dict[str, _Any]) -> _Model:
+        layers: dict[str, _Any] = {}
+        outputs: dict[tuple[str, int], _Any] = {}
         for layer_entry in config.get("layers") or []:
             name = str(layer_entry.get("name") or
                        (layer_entry.get("config") or {}).get("name"))
@@ -659,7 +659,7 @@ class _Loader:
                 kwargs = self.tensors(node.get("kwargs") or {}, outputs, name)
                 outputs[(name, index)] = layer(*args, **kwargs)
 
-        def pick(spec: Any) -> Any:
+        def pick(spec: _Any) -> _Any:
             if isinstance(spec, list) and spec and isinstance(spec[0], str):
                 produced = outputs.get((spec[0], int(spec[1])))
                 if produced is None:
@@ -670,10 +670,10 @@ class _Loader:
                 return produced
             return [pick(item) for item in spec]
 
-        return Model(pick(config.get("input_layers")), pick(config.get("output_layers")),
+        return _Model(pick(config.get("input_layers")), pick(config.get("output_layers")),
                      name=config.get("name"))
 
-    def tensors(self, structure: Any, outputs: dict[tuple[str, int], Any], layer: str) -> Any:
+    def tensors(self, structure: _Any, outputs: dict[tuple[str, int], _Any], layer: str) -> _Any:
         if isinstance(structure, dict) and structure.get("class_name") == "__keras_tensor__":
             history = (structure.get("config") or {}).get("keras_history") or []
             if len(history) != 3:
@@ -692,9 +692,9 @@ class _Loader:
                     for key, item in structure.items()}
         return structure
 
-    def compile_arguments(self, config: dict[str, Any]) -> dict[str, Any]:
+    def compile_arguments(self, config: dict[str, _Any]) -> dict[str, _Any]:
         optimizer = config.get("optimizer")
-        arguments: dict[str, Any] = {
+        arguments: dict[str, _Any] = {
             "optimizer": self.value(optimizer, "the optimizer") if optimizer else "rmsprop",
             "loss": self.value(config.get("loss"), "the loss"),
             "loss_weights": config.get("loss_weights"),
@@ -703,17 +703,17 @@ class _Loader:
         return arguments
 
 
-def _same(a: Any, b: Any) -> bool:
+def _same(a: _Any, b: _Any) -> bool:
     return a is b or (type(a) is type(b) and a == b)
 
 
-def _shape(shape: Any) -> Any:
+def _shape(shape: _Any) -> _Any:
     if isinstance(shape, list) and shape and isinstance(shape[0], list):
         return [tuple(s) for s in shape]
     return tuple(shape)
 
 
-def _library_class(module: str, class_name: str) -> Any:
+def _library_class(module: str, class_name: str) -> _Any:
     """This project's class for a Keras config's `module` and `class_name`."""
     from autograph.tf.keras import models as _models
     from autograph.tf.keras.optimizers import schedules as _schedules
@@ -734,7 +734,7 @@ def _library_class(module: str, class_name: str) -> Any:
     return found if isinstance(found, type) else None
 
 
-def _read_weights(store: Any, model: Layer, filepath: str) -> None:
+def _read_weights(store: _Any, model: _Layer, filepath: str) -> None:
     """Every layer's weights from the groups `_write_weights` (or Keras) wrote; all
     checked before any is assigned."""
     pending = []
@@ -761,7 +761,7 @@ def _read_weights(store: Any, model: Layer, filepath: str) -> None:
         weight.assign(value)
 
 
-def _read_optimizer(group: Any, model: Model, filepath: str) -> None:
+def _read_optimizer(group: _Any, model: _Model, filepath: str) -> None:
     """Restore the optimizer's variables (iterations, learning rate, slots), building
     its slots for the model's trainable variables first, as Keras does."""
     stored = group.get("vars")

@@ -46,6 +46,20 @@ def set_functional_class(cls: type[Model]) -> None:
     _FUNCTIONAL[:] = [cls]
 
 
+_SEQUENTIAL: list[type[Model]] = []  # Sequential (models.py)
+_SAVE_MODEL: list[Callable[..., None]] = []  # saving.save_model (saving.py)
+
+
+def set_sequential_class(cls: type[Model]) -> None:
+    """Say which class is Sequential (models.py, which imports this one, defines it)."""
+    _SEQUENTIAL[:] = [cls]
+
+
+def set_model_saver(save: Callable[..., None]) -> None:
+    """Say what writes a model to a .keras file (saving.py, which imports this one)."""
+    _SAVE_MODEL[:] = [save]
+
+
 class Model(Layer):
     """A layer with training: `compile`, `fit`, `evaluate`, `predict`, `summary`, and
     saving of its weights. `Model(inputs, outputs)` makes a functional model."""
@@ -506,9 +520,7 @@ class Model(Layer):
              **kwargs: Any) -> None:
         """Write the model (architecture, weights, compile arguments) to a `.keras`
         file, Keras 3's format (see `tf.keras.saving`)."""
-        from autograph.tf.keras import saving
-
-        saving.save_model(self, filepath, overwrite=overwrite, **kwargs)
+        _SAVE_MODEL[0](self, filepath, overwrite=overwrite, **kwargs)
 
 
 def _weight_key(layer: int, weight: int) -> str:

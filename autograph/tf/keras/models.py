@@ -14,6 +14,8 @@ without running the model on data.
 import os as _os
 from typing import Any as _Any
 
+from autograph.tf.keras import _model
+from autograph.tf.keras import saving as _saving
 from autograph.tf.keras._model import Model
 from autograph.tf.keras._symbolic import KerasTensor as _KerasTensor
 from autograph.tf.keras.layers._input import InputLayer as _InputLayer
@@ -80,12 +82,13 @@ class Sequential(Model):
         return super().__call__(inputs, *args, **kwargs)
 
 
+_model.set_sequential_class(Sequential)
+
+
 def load_model(filepath: str | _os.PathLike[str], custom_objects: _Any = None,
                compile: bool = True, safe_mode: bool = True) -> Model:  # noqa: A002
     """The model a `.keras` file holds (see `tf.keras.saving.load_model`)."""
-    from autograph.tf.keras import saving
-
-    return saving.load_model(filepath, custom_objects=custom_objects, compile=compile,
+    return _saving.load_model(filepath, custom_objects=custom_objects, compile=compile,
                              safe_mode=safe_mode)
 
 

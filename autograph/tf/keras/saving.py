@@ -35,6 +35,7 @@ from typing import Any as _Any
 
 import numpy as np
 
+from autograph.tf.keras import _functional, _model
 from autograph.tf.keras import activations as _activations
 from autograph.tf.keras import initializers as _initializers
 from autograph.tf.keras import layers as _layers
@@ -45,6 +46,7 @@ from autograph.tf.keras._symbolic import KerasTensor as _KerasTensor
 from autograph.tf.keras.layers import _core as _layers_core
 from autograph.tf.keras.layers._layer import Layer as _Layer
 from autograph.tf.keras.layers._layer import _keras_snake_case
+from autograph.tf.keras.optimizers import schedules as _schedules
 
 _FORMAT_VERSION = "3.15.1"  # the Keras version whose .keras layout these files follow
 _CONFIG = "config.json"
@@ -631,9 +633,8 @@ class _Loader:
                 from None
 
     def sequential(self, config: dict[str, _Any], entry: dict[str, _Any]) -> _Model:
-        from autograph.tf.keras.models import Sequential
-
-        model = Sequential(name=config.get("name"), trainable=config.get("trainable", True))
+        sequential: _Any = _model._SEQUENTIAL[0]
+        model = sequential(name=config.get("name"), trainable=config.get("trainable", True))
         for index, layer_entry in enumerate(config.get("layers") or []):
             layer = self.object(layer_entry, "layer %d of %s" % (index, model.name))
             model.add(layer)
@@ -715,14 +716,10 @@ def _shape(shape: _Any) -> _Any:
 
 def _library_class(module: str, class_name: str) -> _Any:
     """This project's class for a Keras config's `module` and `class_name`."""
-    from autograph.tf.keras import models as _models
-    from autograph.tf.keras.optimizers import schedules as _schedules
-
     if class_name in ("Sequential",) and module in ("keras", "keras.models",
                                                     "keras.src.models.sequential"):
-        return _models.Sequential
+        return _model._SEQUENTIAL[0]
     if class_name == "Functional" or (class_name == "Model" and "functional" in module):
-        from autograph.tf.keras import _functional
         return _functional.Functional
     namespaces = {"keras.layers": _layers, "keras.initializers": _initializers,
                   "keras.optimizers": _optimizers, "keras.losses": _losses,
@@ -782,6 +779,8 @@ def _read_optimizer(group: _Any, model: _Model, filepath: str) -> None:
     for variable, value in zip(variables, values):
         variable.assign(value)
 
+
+_model.set_model_saver(save_model)  # what Model.save calls
 
 __all__ = ["get_registered_name", "load_model", "register_keras_serializable",
            "save_model", "serialize_keras_object"]

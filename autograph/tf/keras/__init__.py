@@ -11,6 +11,7 @@ from autograph.tf.keras import (
     metrics,
     models,
     optimizers,
+    saving,
     utils,
 )
 from autograph.tf.keras._model import Model
@@ -20,4 +21,4 @@ from autograph.tf.keras.models import Sequential
 
 __all__ = ["Input", "InputLayer", "KerasTensor", "Model", "Sequential", "activations",
            "callbacks", "initializers", "layers", "losses", "metrics", "models",
-           "optimizers", "utils"]
+           "optimizers", "saving", "utils"]

@@ -24,10 +24,10 @@ import numpy as np
 
 import autograph as _autograph
 from autograph.converted_call import converted_call
-from autograph.tf.keras import _compile, _data, _summary
+from autograph.tf.keras import _compile, _data, _summary, _symbolic
 from autograph.tf.keras import callbacks as _callbacks
 from autograph.tf.keras import metrics as _metrics
-from autograph.tf.keras.layers._layer import Layer
+from autograph.tf.keras.layers._layer import Layer, _input_shape
 from runtime import context as _context
 from runtime import nest
 from runtime.checkpoint.checkpoint import Checkpoint
@@ -44,6 +44,20 @@ def set_functional_class(cls: type[Model]) -> None:
     """Say which class `Model(inputs, outputs)` makes (the functional module, which
     imports this one, defines it)."""
     _FUNCTIONAL[:] = [cls]
+
+
+_SEQUENTIAL: list[type[Model]] = []  # Sequential (models.py)
+_SAVE_MODEL: list[Callable[..., None]] = []  # saving.save_model (saving.py)
+
+
+def set_sequential_class(cls: type[Model]) -> None:
+    """Say which class is Sequential (models.py, which imports this one, defines it)."""
+    _SEQUENTIAL[:] = [cls]
+
+
+def set_model_saver(save: Callable[..., None]) -> None:
+    """Say what writes a model to a .keras file (saving.py, which imports this one)."""
+    _SAVE_MODEL[:] = [save]
 
 
 class Model(Layer):
@@ -110,6 +124,7 @@ class Model(Layer):
             self.built = True  # inside a trace, the call that follows builds the layers
             return
         spec = _specs_of(input_shape, self.dtype)
+        self._build_input_shape = input_shape  # a .keras file's build_config
         self.built = True
         try:
             _autograph.function(lambda inputs: self._call_in_scope(inputs, (), {}),
@@ -119,6 +134,8 @@ class Model(Layer):
             raise
 
     def __call__(self, inputs: Any, *args: Any, **kwargs: Any) -> Any:
+        if "_build_input_shape" not in self.__dict__ and not _symbolic.any_symbolic(inputs):
+            self._build_input_shape = _input_shape(inputs)  # a .keras file's build_config
         if not self.built and type(self).build is Model.build:
             self.built = True  # the layers build themselves on their first call
         return super().__call__(inputs, *args, **kwargs)
@@ -501,13 +518,9 @@ class Model(Layer):
 
     def save(self, filepath: str | os.PathLike[str], overwrite: bool = True,
              **kwargs: Any) -> None:
-        """Not supported: see the error."""
-        raise NotImplementedError(
-            "model.save(%r) is not supported: the whole-model formats (.keras, .h5) store "
-            "the architecture as Keras configs and the weights in HDF5, which this project "
-            "does not write. Save the weights with model.save_weights(prefix) (a "
-            "TensorFlow checkpoint) and rebuild the model in code before load_weights"
-            % (os.fspath(filepath),))
+        """Write the model (architecture, weights, compile arguments) to a `.keras`
+        file, Keras 3's format (see `tf.keras.saving`)."""
+        _SAVE_MODEL[0](self, filepath, overwrite=overwrite, **kwargs)
 
 
 def _weight_key(layer: int, weight: int) -> str:

@@ -1,5 +1,5 @@
 """`tf.keras.models`: `Model`, `Sequential` (a stack of layers called in order), and
-whole-model saving (not supported; see `load_model`).
+whole-model saving in `.keras` files (`load_model`, `save_model`).
 
     model = tf.keras.Sequential([tf.keras.layers.Dense(64, activation="relu"),
                                  tf.keras.layers.Dense(10)])
@@ -14,6 +14,8 @@ without running the model on data.
 import os as _os
 from typing import Any as _Any
 
+from autograph.tf.keras import _model
+from autograph.tf.keras import saving as _saving
 from autograph.tf.keras._model import Model
 from autograph.tf.keras._symbolic import KerasTensor as _KerasTensor
 from autograph.tf.keras.layers._input import InputLayer as _InputLayer
@@ -80,20 +82,19 @@ class Sequential(Model):
         return super().__call__(inputs, *args, **kwargs)
 
 
+_model.set_sequential_class(Sequential)
+
+
 def load_model(filepath: str | _os.PathLike[str], custom_objects: _Any = None,
                compile: bool = True, safe_mode: bool = True) -> Model:  # noqa: A002
-    """Not supported: see the error."""
-    raise NotImplementedError(
-        "tf.keras.models.load_model(%r) is not supported: the whole-model formats (.keras, "
-        ".h5) store the architecture as Keras configs and the weights in HDF5, which this "
-        "project does not read. Rebuild the model in code and call "
-        "model.load_weights(prefix) on a checkpoint written by model.save_weights"
-        % (_os.fspath(filepath),))
+    """The model a `.keras` file holds (see `tf.keras.saving.load_model`)."""
+    return _saving.load_model(filepath, custom_objects=custom_objects, compile=compile,
+                             safe_mode=safe_mode)
 
 
 def save_model(model: Model, filepath: str | _os.PathLike[str], overwrite: bool = True,
                **kwargs: _Any) -> None:
-    """`model.save(filepath)` (not supported; see its error)."""
+    """`model.save(filepath)`: the model in a `.keras` file (see `tf.keras.saving`)."""
     model.save(filepath, overwrite=overwrite, **kwargs)
 
 

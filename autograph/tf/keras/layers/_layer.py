@@ -187,7 +187,8 @@ class Layer(_module.Module):
             # the functional API: record the call on Keras tensors, compute no values
             return _symbolic.call_symbolically(self, inputs, args, kwargs)
         if not self.built:
-            self.build(_input_shape(inputs))
+            self._build_input_shape = _input_shape(inputs)  # a .keras file's build_config
+            self.build(self._build_input_shape)
             self.built = True
         if "training" in kwargs and not _accepts(self.call, "training"):
             kwargs.pop("training")

@@ -59,8 +59,12 @@ class Adam(Optimizer):
 
     def build(self, var_list):
         """Make the `momentum` and `velocity` slots (and `velocity_hat` with amsgrad)."""
-        self.momentums = [self.add_variable_from_reference(v, "momentum") for v in var_list]
-        self.velocities = [self.add_variable_from_reference(v, "velocity") for v in var_list]
+        # made interleaved, variable by variable, as Keras makes them: the order of
+        # `variables`, which a .keras file's optimizer state follows
+        self.momentums, self.velocities = [], []
+        for v in var_list:
+            self.momentums.append(self.add_variable_from_reference(v, "momentum"))
+            self.velocities.append(self.add_variable_from_reference(v, "velocity"))
         self.velocity_hats = []
         if self.amsgrad:
             self.velocity_hats = [self.add_variable_from_reference(v, "velocity_hat")

@@ -345,8 +345,8 @@ def check_defined(defined, symbol_name, location=None):
                    "initialize it), and not on this run" % (symbol_name, where))
     else:
         message = ("local variable '%s' is used before it is assigned a value%s: it is "
-                   "assigned only in some branches or loop iterations, and not on this run"
-                   % (symbol_name, where))
+                   "assigned only in some branches or loop iterations (a loop must iterate at "
+                   "least once to initialize it), and not on this run" % (symbol_name, where))
     execute(OPS["CheckDefined"], [defined], {"message": message})
 
 

@@ -9,6 +9,11 @@ conventions that a saved model's loader relies on.
 `functions_run_eagerly` turns `run_functions_eagerly` on for one test. A background compile
 that the "auto" backend started in a test is waited for before the next test starts.
 
+The "auto" backend's clock stands still in tests (`promotion.clock`): it promotes a function
+to numba when its executor time adds up to the predicted compile time, which on a real clock
+depends on how busy the machine is, so a test's graph would run on numba in one run and on
+the executor in the next. Tests of promotion script the clock or the prediction themselves.
+
 Under CI (the environment variable CI set, as `.ci/run` runs) hypothesis draws the same
 examples every run (`derandomize`), so that a landing never depends on chance; a run on a
 developer's machine draws new ones each time and keeps finding what the fixed ones miss.
@@ -64,6 +69,11 @@ def clean_execution_state():
     untyped = sorted(set(_UNTYPED_ATTRIBUTES))
     del _UNTYPED_ATTRIBUTES[:]
     assert untyped == [], "graph nodes with attributes not of their declared type: %s" % untyped
+
+
+@pytest.fixture(autouse=True)
+def promotion_clock_stands_still(monkeypatch):
+    monkeypatch.setattr(promotion, "clock", lambda: 0.0)
 
 
 @pytest.fixture

@@ -17,6 +17,11 @@ the executor in the next. Tests of promotion script the clock or the prediction 
 Under CI (the environment variable CI set, as `.ci/run` runs) hypothesis draws the same
 examples every run (`derandomize`), so that a landing never depends on chance; a run on a
 developer's machine draws new ones each time and keeps finding what the fixed ones miss.
+
+The suite runs on every CPU this process may use (pytest-xdist, `-n auto` in pyproject.toml;
+each worker a process of its own, sharing the numba and JAX caches on disk). A run that names
+test files or tests, rather than folders, stays in one process: it starts sooner, and `--pdb`
+works. `-n N` on the command line, or PYTEST_XDIST_AUTO_NUM_WORKERS, chooses otherwise.
 """
 
 import os
@@ -32,6 +37,18 @@ from runtime.ops import registry
 settings.register_profile("ci", derandomize=True)
 if os.environ.get("CI"):
     settings.load_profile("ci")
+
+
+def pytest_xdist_auto_num_workers(config):
+    """How many worker processes `-n auto` starts: 0 (this process runs the tests) when the
+    arguments name only test files or tests, else one per CPU this process may use."""
+    if os.environ.get("PYTEST_XDIST_AUTO_NUM_WORKERS"):
+        return None  # pytest-xdist reads it
+    named = [arg.split("::")[0] for arg in config.args]
+    if named and all(os.path.isfile(path) for path in named):
+        return 0
+    usable = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count()
+    return usable if usable and usable > 1 else 0
 
 
 _UNTYPED_ATTRIBUTES: list[str] = []

@@ -34,6 +34,8 @@ from runtime.backends import promotion
 from runtime.graph import Node
 from runtime.ops import registry
 
+pytest_plugins = ["lowerings_used"]  # --every-lowering (tests/lowerings_used.py)
+
 settings.register_profile("ci", derandomize=True)
 if os.environ.get("CI"):
     settings.load_profile("ci")
@@ -49,6 +51,15 @@ def pytest_xdist_auto_num_workers(config):
         return 0
     usable = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count()
     return usable if usable and usable > 1 else 0
+
+
+@pytest.hookimpl(tryfirst=True)  # before `-m` selects
+def pytest_collection_modifyitems(items):
+    """The compiled backends' own tests (tests/backends) join the `lowerings` subset."""
+    backend_tests = os.path.join(os.path.dirname(__file__), "backends") + os.sep
+    for item in items:
+        if str(item.path).startswith(backend_tests):
+            item.add_marker(pytest.mark.lowerings)
 
 
 _UNTYPED_ATTRIBUTES: list[str] = []
@@ -90,6 +101,7 @@ def clean_execution_state():
 
 @pytest.fixture(autouse=True)
 def promotion_clock_stands_still(monkeypatch):
+    """No executor time adds up towards an "auto" promotion (see the module docstring)."""
     monkeypatch.setattr(promotion, "clock", lambda: 0.0)
 
 

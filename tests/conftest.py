@@ -9,9 +9,19 @@ conventions that a saved model's loader relies on.
 `functions_run_eagerly` turns `run_functions_eagerly` on for one test. A background compile
 that the "auto" backend started in a test is waited for before the next test starts.
 
+The "auto" backend's clock stands still in tests (`promotion.clock`): it promotes a function
+to numba when its executor time adds up to the predicted compile time, which on a real clock
+depends on how busy the machine is, so a test's graph would run on numba in one run and on
+the executor in the next. Tests of promotion script the clock or the prediction themselves.
+
 Under CI (the environment variable CI set, as `.ci/run` runs) hypothesis draws the same
 examples every run (`derandomize`), so that a landing never depends on chance; a run on a
 developer's machine draws new ones each time and keeps finding what the fixed ones miss.
+
+The suite runs on every CPU this process may use (pytest-xdist, `-n auto` in pyproject.toml;
+each worker a process of its own, sharing the numba and JAX caches on disk). A run that names
+test files or tests, rather than folders, stays in one process: it starts sooner, and `--pdb`
+works. `-n N` on the command line, or PYTEST_XDIST_AUTO_NUM_WORKERS, chooses otherwise.
 """
 
 import os
@@ -24,9 +34,32 @@ from runtime.backends import promotion
 from runtime.graph import Node
 from runtime.ops import registry
 
+pytest_plugins = ["lowerings_used"]  # --every-lowering (tests/lowerings_used.py)
+
 settings.register_profile("ci", derandomize=True)
 if os.environ.get("CI"):
     settings.load_profile("ci")
+
+
+def pytest_xdist_auto_num_workers(config):
+    """How many worker processes `-n auto` starts: 0 (this process runs the tests) when the
+    arguments name only test files or tests, else one per CPU this process may use."""
+    if os.environ.get("PYTEST_XDIST_AUTO_NUM_WORKERS"):
+        return None  # pytest-xdist reads it
+    named = [arg.split("::")[0] for arg in config.args]
+    if named and all(os.path.isfile(path) for path in named):
+        return 0
+    usable = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count()
+    return usable if usable and usable > 1 else 0
+
+
+@pytest.hookimpl(tryfirst=True)  # before `-m` selects
+def pytest_collection_modifyitems(items):
+    """The compiled backends' own tests (tests/backends) join the `lowerings` subset."""
+    backend_tests = os.path.join(os.path.dirname(__file__), "backends") + os.sep
+    for item in items:
+        if str(item.path).startswith(backend_tests):
+            item.add_marker(pytest.mark.lowerings)
 
 
 _UNTYPED_ATTRIBUTES: list[str] = []
@@ -64,6 +97,12 @@ def clean_execution_state():
     untyped = sorted(set(_UNTYPED_ATTRIBUTES))
     del _UNTYPED_ATTRIBUTES[:]
     assert untyped == [], "graph nodes with attributes not of their declared type: %s" % untyped
+
+
+@pytest.fixture(autouse=True)
+def promotion_clock_stands_still(monkeypatch):
+    """No executor time adds up towards an "auto" promotion (see the module docstring)."""
+    monkeypatch.setattr(promotion, "clock", lambda: 0.0)
 
 
 @pytest.fixture

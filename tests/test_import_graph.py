@@ -9,6 +9,7 @@ names another's types depends on it as surely as one that calls it.
 """
 
 import ast
+import functools
 import pathlib
 import subprocess
 import sys
@@ -27,6 +28,7 @@ def _module_name(path):
     return ".".join(parts)
 
 
+@functools.cache  # parsed once per run: the tests only read it
 def _modules():
     """Maps each project module's dotted name to its parsed source and whether it is a package."""
     modules = {}
@@ -94,6 +96,7 @@ class _Collector(ast.NodeVisitor):
     visit_ImportFrom = visit_Import
 
 
+@functools.cache  # (as _modules)
 def _graph():
     """Returns (edges, local_imports): module -> set of modules, and function-local imports."""
     modules = _modules()

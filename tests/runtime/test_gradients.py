@@ -31,6 +31,9 @@ from runtime.ops import (
     selection_ops,
 )
 
+# with AUTOGRAPH_BACKEND=numba or jax, every op's compiled lowering (.ci/run)
+pytestmark = pytest.mark.lowerings
+
 MODES = ("eager", "function_call", "tape_in_function")
 
 

@@ -34,6 +34,9 @@ from runtime.ops import (
     selection_ops,
 )
 
+# with AUTOGRAPH_BACKEND=numba or jax, every op's compiled lowering (.ci/run)
+pytestmark = pytest.mark.lowerings
+
 _rng = np.random.default_rng(1234)
 F1 = _rng.standard_normal((2, 3)).astype(np.float32)
 F2 = _rng.standard_normal((2, 3)).astype(np.float32)

@@ -4,6 +4,7 @@ static shape in a trace; its gradient against central finite differences (float6
 and with the tape inside a tf.function (the gradient built as graph nodes and compiled)."""
 
 import numpy as np
+import pytest
 from numeric_gradients import numeric_gradients
 
 import autograph.tf as tf
@@ -119,3 +120,49 @@ class GradientOperands:
         """Values of `shape` far apart (so sorting and max pooling have no near ties)."""
         n = int(np.prod(shape))
         return (self._rng.permutation(n) * 0.1 + 0.05).reshape(shape)
+
+
+# -- the tests every op-family module makes of its tables ------------------------------------
+# A module assigns them to names starting with test_ so that pytest collects them there:
+#     test_values_match_numpy = values_test(VALUES)
+
+
+def values_test(values, keeps_input_dtype=lambda name: True):
+    """A test of each VALUES case against numpy, eagerly and traced (`keeps_input_dtype(name)`:
+    whether the case's result has its inputs' dtype)."""
+    @pytest.mark.parametrize("traced", [False, True], ids=["eager", "traced"])
+    @pytest.mark.parametrize("name", sorted(values))
+    def test_values_match_numpy(name, traced):
+        check_values(*values[name], traced, keeps_input_dtype=keeps_input_dtype(name))
+    return test_values_match_numpy
+
+
+def static_shapes_test(values, names):
+    """A test that the cases `names` of VALUES have their result's shape while traced."""
+    @pytest.mark.parametrize("name", names)
+    def test_static_shapes_are_inferred(name):
+        check_static_shape(*values[name])
+    return test_static_shapes_are_inferred
+
+
+def gradients_test(gradients):
+    """A test of each GRADIENTS case against finite differences, eagerly and with the tape in
+    a tf.function."""
+    @pytest.mark.parametrize("in_function", [False, True], ids=["eager", "tape_in_function"])
+    @pytest.mark.parametrize("name", sorted(gradients))
+    def test_gradient_matches_finite_differences(name, in_function):
+        fn, *arrays = gradients[name]
+        check_gradients(fn, *arrays, in_function=in_function)
+    return test_gradient_matches_finite_differences
+
+
+def mixed_dtypes_test(cases):
+    """A test that each case (an op given float32 and float64 operands) is an error naming
+    both dtypes."""
+    @pytest.mark.parametrize("name", sorted(cases))
+    def test_mixed_dtypes_are_an_error_naming_the_op_and_operands(name):
+        with pytest.raises((tf.errors.InvalidArgumentError, TypeError)) as info:
+            cases[name]()
+        text = str(info.value)
+        assert "float32" in text and "float64" in text
+    return test_mixed_dtypes_are_an_error_naming_the_op_and_operands

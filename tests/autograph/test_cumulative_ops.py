@@ -3,8 +3,14 @@ tests/runtime/test_ops.py's table): values against numpy, eagerly and traced, gr
 against finite differences."""
 
 import numpy as np
-import pytest
-from op_checks import INTS, D, GradientOperands, check_gradients, check_static_shape, check_values
+from op_checks import (
+    INTS,
+    D,
+    GradientOperands,
+    gradients_test,
+    static_shapes_test,
+    values_test,
+)
 
 import autograph.tf as tf
 
@@ -27,19 +33,6 @@ GRADIENTS = {
 }
 
 
-@pytest.mark.parametrize("traced", [False, True], ids=["eager", "traced"])
-@pytest.mark.parametrize("name", sorted(VALUES))
-def test_values_match_numpy(name, traced):
-    check_values(*VALUES[name], traced, keeps_input_dtype=True)
-
-
-@pytest.mark.parametrize("name", ['cumprod'])
-def test_static_shapes_are_inferred(name):
-    check_static_shape(*VALUES[name])
-
-
-@pytest.mark.parametrize("in_function", [False, True], ids=["eager", "tape_in_function"])
-@pytest.mark.parametrize("name", sorted(GRADIENTS))
-def test_gradient_matches_finite_differences(name, in_function):
-    fn, *arrays = GRADIENTS[name]
-    check_gradients(fn, *arrays, in_function=in_function)
+test_values_match_numpy = values_test(VALUES)
+test_static_shapes_are_inferred = static_shapes_test(VALUES, ['cumprod'])
+test_gradient_matches_finite_differences = gradients_test(GRADIENTS)

@@ -9,9 +9,10 @@ from op_checks import (
     SQUARE,
     F,
     GradientOperands,
-    check_gradients,
-    check_static_shape,
-    check_values,
+    gradients_test,
+    mixed_dtypes_test,
+    static_shapes_test,
+    values_test,
 )
 
 import autograph.tf as tf
@@ -42,30 +43,11 @@ MIXED_DTYPES = {
 }
 
 
-@pytest.mark.parametrize("traced", [False, True], ids=["eager", "traced"])
-@pytest.mark.parametrize("name", sorted(VALUES))
-def test_values_match_numpy(name, traced):
-    check_values(*VALUES[name], traced, keeps_input_dtype=True)
-
-
-@pytest.mark.parametrize("name", ['einsum_three'])
-def test_static_shapes_are_inferred(name):
-    check_static_shape(*VALUES[name])
-
-
-@pytest.mark.parametrize("in_function", [False, True], ids=["eager", "tape_in_function"])
-@pytest.mark.parametrize("name", sorted(GRADIENTS))
-def test_gradient_matches_finite_differences(name, in_function):
-    fn, *arrays = GRADIENTS[name]
-    check_gradients(fn, *arrays, in_function=in_function)
-
-
-@pytest.mark.parametrize("name", sorted(MIXED_DTYPES))
-def test_mixed_dtypes_are_an_error_naming_the_op_and_operands(name):
-    with pytest.raises((tf.errors.InvalidArgumentError, TypeError)) as info:
-        MIXED_DTYPES[name]()
-    text = str(info.value)
-    assert "float32" in text and "float64" in text
+test_values_match_numpy = values_test(VALUES)
+test_static_shapes_are_inferred = static_shapes_test(VALUES, ['einsum_three'])
+test_gradient_matches_finite_differences = gradients_test(GRADIENTS)
+test_mixed_dtypes_are_an_error_naming_the_op_and_operands = mixed_dtypes_test(
+    MIXED_DTYPES)
 
 
 @pytest.mark.parametrize("fn, error, pattern", [

@@ -10,9 +10,9 @@ from op_checks import (
     D,
     F,
     GradientOperands,
-    check_gradients,
-    check_static_shape,
-    check_values,
+    gradients_test,
+    static_shapes_test,
+    values_test,
 )
 
 import autograph.tf as tf
@@ -77,22 +77,9 @@ GRADIENTS = {
 }
 
 
-@pytest.mark.parametrize("traced", [False, True], ids=["eager", "traced"])
-@pytest.mark.parametrize("name", sorted(VALUES))
-def test_values_match_numpy(name, traced):
-    check_values(*VALUES[name], traced, keeps_input_dtype=True)
-
-
-@pytest.mark.parametrize("name", ['relu6'])
-def test_static_shapes_are_inferred(name):
-    check_static_shape(*VALUES[name])
-
-
-@pytest.mark.parametrize("in_function", [False, True], ids=["eager", "tape_in_function"])
-@pytest.mark.parametrize("name", sorted(GRADIENTS))
-def test_gradient_matches_finite_differences(name, in_function):
-    fn, *arrays = GRADIENTS[name]
-    check_gradients(fn, *arrays, in_function=in_function)
+test_values_match_numpy = values_test(VALUES)
+test_static_shapes_are_inferred = static_shapes_test(VALUES, ['relu6'])
+test_gradient_matches_finite_differences = gradients_test(GRADIENTS)
 
 
 @pytest.mark.parametrize("fn, op, pattern", [

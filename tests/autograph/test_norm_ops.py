@@ -4,7 +4,14 @@ differences."""
 
 import numpy as np
 import pytest
-from op_checks import SQUARE, D, F, GradientOperands, check_gradients, check_values
+from op_checks import (
+    SQUARE,
+    D,
+    F,
+    GradientOperands,
+    gradients_test,
+    values_test,
+)
 
 import autograph.tf as tf
 
@@ -46,17 +53,8 @@ GRADIENTS = {
 }
 
 
-@pytest.mark.parametrize("traced", [False, True], ids=["eager", "traced"])
-@pytest.mark.parametrize("name", sorted(VALUES))
-def test_values_match_numpy(name, traced):
-    check_values(*VALUES[name], traced, keeps_input_dtype=True)
-
-
-@pytest.mark.parametrize("in_function", [False, True], ids=["eager", "tape_in_function"])
-@pytest.mark.parametrize("name", sorted(GRADIENTS))
-def test_gradient_matches_finite_differences(name, in_function):
-    fn, *arrays = GRADIENTS[name]
-    check_gradients(fn, *arrays, in_function=in_function)
+test_values_match_numpy = values_test(VALUES)
+test_gradient_matches_finite_differences = gradients_test(GRADIENTS)
 
 
 def test_reduce_euclidean_norm_of_floats_and_of_integers_rounded_down_as_tensorflow():

@@ -7,10 +7,10 @@ from op_checks import (
     INTS,
     F,
     GradientOperands,
-    check_gradients,
     check_second_order,
-    check_static_shape,
-    check_values,
+    gradients_test,
+    static_shapes_test,
+    values_test,
 )
 
 import autograph.tf as tf
@@ -61,22 +61,10 @@ SECOND_ORDER = {
 }
 
 
-@pytest.mark.parametrize("traced", [False, True], ids=["eager", "traced"])
-@pytest.mark.parametrize("name", sorted(VALUES))
-def test_values_match_numpy(name, traced):
-    check_values(*VALUES[name], traced, keeps_input_dtype=not name.startswith('argsort'))
-
-
-@pytest.mark.parametrize("name", ['sort', 'top_k_values'])
-def test_static_shapes_are_inferred(name):
-    check_static_shape(*VALUES[name])
-
-
-@pytest.mark.parametrize("in_function", [False, True], ids=["eager", "tape_in_function"])
-@pytest.mark.parametrize("name", sorted(GRADIENTS))
-def test_gradient_matches_finite_differences(name, in_function):
-    fn, *arrays = GRADIENTS[name]
-    check_gradients(fn, *arrays, in_function=in_function)
+test_values_match_numpy = values_test(
+    VALUES, keeps_input_dtype=lambda name: not name.startswith('argsort'))
+test_static_shapes_are_inferred = static_shapes_test(VALUES, ['sort', 'top_k_values'])
+test_gradient_matches_finite_differences = gradients_test(GRADIENTS)
 
 
 @pytest.mark.parametrize("name", sorted(SECOND_ORDER))

@@ -3,7 +3,7 @@ against it), eagerly and traced in a tf.function; ragged results as RaggedTensor
 
 import numpy as np
 import pytest
-from op_checks import check_values
+from op_checks import values_test
 
 import autograph.tf as tf
 
@@ -155,10 +155,7 @@ VALUES = {
 }
 
 
-@pytest.mark.parametrize("traced", [False, True], ids=["eager", "traced"])
-@pytest.mark.parametrize("name", sorted(VALUES))
-def test_values_match_numpy(name, traced):
-    check_values(*VALUES[name], traced, keeps_input_dtype=False)
+test_values_match_numpy = values_test(VALUES, keeps_input_dtype=lambda name: False)
 
 
 ERRORS = {

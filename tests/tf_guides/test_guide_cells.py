@@ -74,7 +74,6 @@ EXPECTED_FAILURES = {
     ("autodiff", 30): "tf.image.adjust_contrast is missing",
     ("advanced_autodiff", 7): "tf.saved_model.SaveOptions(experimental_custom_gradients) missing",
     ("data", 115): "a tf.train.Checkpoint cannot save a dataset iterator",
-    ("ragged_tensor", 2): "tf.map_fn over a RaggedTensor without fn_output_signature",
     ("intro_to_graphs", 21): "gather's out-of-range message is not TensorFlow's",
     ("function", 15): "a tf.function of objects keyed by type (TraceType) is missing",
     ("function", 28): "a dataset loop's graph has 5 nodes where TensorFlow's has 6",

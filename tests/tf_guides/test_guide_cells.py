@@ -77,8 +77,6 @@ EXPECTED_FAILURES = {
     ("intro_to_graphs", 21): "gather's out-of-range message is not TensorFlow's",
     ("function", 15): "a tf.function of objects keyed by type (TraceType) is missing",
     ("function", 28): "a dataset loop's graph has 5 nodes where TensorFlow's has 6",
-    ("function", 39): "a leaked symbolic tensor's numpy() message is not TensorFlow's",
-    ("function", 40): "a leaked symbolic tensor's numpy() message is not TensorFlow's",
     ("function", 42): "unbounded recursion raises RecursionError, TensorFlow StagingError",
 }
 

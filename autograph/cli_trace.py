@@ -108,7 +108,7 @@ def run_graph(args):
                                                         _stem(output), output))
     report = trace(args)
     text = report.concrete_function.graph.to_dot(
-        report.concrete_function.pretty_printed_signature().splitlines()[0])
+        report.concrete_function.signature_text)
     if kind == "dot":
         write_atomically(output, text, "utf-8")
         print("wrote %s (%d ops); render it with Graphviz: dot -Tsvg %s -o %s.svg"

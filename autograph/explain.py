@@ -206,7 +206,7 @@ class StagingReport:
 
     def __str__(self) -> str:
         lines = ["Staging report for %s (%d ops in the graph, sub-graphs included)"
-                 % (self.concrete_function.pretty_printed_signature().splitlines()[0],
+                 % (self.concrete_function.signature_text,
                     self.graph_ops), ""]
         if self.statements:
             lines += _table(["line", "statement", "ran as", "why", "runs", "unrolled",

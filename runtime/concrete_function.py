@@ -13,11 +13,11 @@ from typing import Any
 
 from runtime import backends, context, errors, executor, graph_errors, nest, tracebacks
 from runtime import shape as shape_lib
-from runtime import signature as sig
 from runtime.backends import promotion
 from runtime.composite.base import CompositeSpec
 from runtime.device_tensor import DeviceTensor
 from runtime.fast_call import FastCall
+from runtime.function_type import FunctionType
 from runtime.graph import Graph
 from runtime.signature import FedObjectSpec, TensorSpec, VariableSpec
 from runtime.tensor import EagerTensor, SymbolicTensor, make_eager, to_numpy
@@ -169,6 +169,11 @@ class ConcreteFunction:
         return [c.external for c in self.graph.captures if isinstance(c.external, Variable)]
 
     def _signature_text(self):
+        return self.signature_text
+
+    @property
+    def signature_text(self) -> str:
+        """The call this trace stands for, one line: `pow(a, b=2)` (Python values shown)."""
         parts = []
         for (name, kind, _, _), value in zip(self._params, self._traced_values):
             if kind == inspect.Parameter.VAR_POSITIONAL:
@@ -181,25 +186,32 @@ class ConcreteFunction:
                 parts.append(name)
         return "%s(%s)" % (self.name, ", ".join(parts))
 
-    def pretty_printed_signature(self) -> str:
-        """The signature, its argument types and its return type, as TensorFlow prints it."""
-        lines = [self._signature_text(), "  Args:"]
-        has_args = False
-        for (name, _, _, _), value in zip(self._params, self._traced_values):
-            if not _is_python_value(value):
-                lines.append("    %s: %s" % (name, sig.describe(value)))
-                has_args = True
-        if not has_args:
-            lines.pop()
-        lines.append("  Returns:")
-        lines.append("    " + sig.describe(_describe_outputs(self.structured_outputs)))
-        return "\n".join(lines)
+    @property
+    def function_type(self) -> FunctionType:
+        """The trace's parameter types, output type and captures (TensorFlow's
+        `FunctionType`); `str()` gives `(a: TensorSpec(...)) -> TensorSpec(...)`."""
+        return FunctionType.of_trace(self._params, self._traced_values,
+                                     _describe_outputs(self.structured_outputs),
+                                     self.captured_inputs)
+
+    @property
+    def inference_fn(self) -> AtomicFunction:
+        """The graph alone, called with the flat tensor inputs (TensorFlow's
+        `AtomicFunction`)."""
+        return AtomicFunction(self)
+
+    def pretty_printed_signature(self, verbose: bool = True) -> str:
+        """The input parameters, output type and captures as TensorFlow prints them
+        (`verbose=False`: the one-line `function_type`)."""
+        if not verbose:
+            return str(self.function_type)
+        return self.function_type.pretty_printed()
 
     def __str__(self) -> str:
         return "ConcreteFunction " + self.pretty_printed_signature()
 
     def __repr__(self) -> str:
-        return "<ConcreteFunction %s at 0x%X>" % (self._signature_text(), id(self))
+        return "<ConcreteFunction %s at 0x%X>" % (self.function_type, id(self))
 
     # -- calling ---------------------------------------------------------------------------
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
@@ -518,6 +530,34 @@ class ConcreteFunction:
         """The error to raise for `error`, raised by the graph as it ran (see
         runtime.graph_errors)."""
         return graph_errors.translate(error, compiled or self._compiled, self.name)
+
+
+class AtomicFunction:
+    """A trace's graph called with its flat inputs only (the tensors and variables fed, in
+    order), with no Python arguments to bind: `ConcreteFunction.inference_fn`."""
+
+    def __init__(self, concrete: ConcreteFunction) -> None:
+        self._concrete = concrete
+        self.name = "__inference_%s" % concrete.name
+
+    @property
+    def function_type(self) -> FunctionType:
+        """The type of the trace this graph comes from."""
+        return self._concrete.function_type
+
+    def __call__(self, *flat_inputs: Any) -> Any:
+        concrete = self._concrete
+        if len(flat_inputs) != len(concrete._feeds):
+            raise TypeError("%s takes %d flat inputs (%s), got %d"
+                            % (self.name, len(concrete._feeds), concrete.function_type,
+                               len(flat_inputs)))
+        return concrete.call_with_feeds(concrete._flat_feeds(flat_inputs), flat_inputs, {})
+
+    def __str__(self) -> str:
+        return "<AtomicFunction> %s%s" % (self.name, self.function_type)
+
+    def __repr__(self) -> str:
+        return "<AtomicFunction %s at 0x%X>" % (self.name, id(self))
 
 
 def fed_specs(signature: Any) -> list[Any]:

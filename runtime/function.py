@@ -181,8 +181,13 @@ class Function:
                                         self.python_function, compare_eager)
 
     def pretty_printed_concrete_signatures(self, verbose: bool = True) -> str:
-        """Every trace's signature, argument types and return type."""
-        return "\n\n".join(cf.pretty_printed_signature() for cf in self._concrete)
+        """Every trace's input parameters, output type and captures, as TensorFlow prints
+        them (`verbose=False`: each trace's one-line function type); a Function with an
+        input_signature lists that trace even before its first call."""
+        if not self._concrete and self._input_signature is not None:
+            self.get_concrete_function()
+        return ("\n\n" if verbose else "\n").join(
+            cf.pretty_printed_signature(verbose) for cf in self._concrete)
 
     def __repr__(self) -> str:
         return "<autograph Function %s>" % self._name

@@ -210,9 +210,12 @@ class SymbolicTensor(Tensor):
 
     @property
     def numpy(self) -> Any:
-        raise AttributeError(
-            "symbolic Tensor %r has no value and no 'numpy' attribute: it belongs to a traced "
-            "graph. Return it from the function to get its value." % self.name)
+        # TensorFlow's message (a leaked tensor's .numpy() is a plain missing attribute),
+        # with the why in a note, which tracebacks show and str(error) leaves out
+        error = AttributeError("'SymbolicTensor' object has no attribute 'numpy'")
+        errors.add_note(error, "symbolic Tensor %r has no value: it belongs to a traced graph. "
+                        "Return it from the function to get its value." % self.name)
+        raise error
 
     def __array__(self, dtype: Any = None, copy: bool | None = None) -> np.ndarray:
         raise TypeError("cannot convert the symbolic tensor %r to a numpy array: its value "

@@ -18,6 +18,7 @@ loops on tensors in `fn` are staged.
 from runtime import context, dtypes, nest, subgraphs
 from runtime import shape as shape_lib
 from runtime.composite.base import CompositeTensor
+from runtime.composite.ragged import RaggedTensor
 from runtime.data.element_functions import convert
 from runtime.functional import control_flow
 from runtime.operators import staging
@@ -67,6 +68,13 @@ class _Elems:
             [rows[index] if isinstance(rows, CompositeTensor) else rows.read(index)
              for rows in self.arrays], expand_composites=False)
 
+    def require_dense_rows(self, what):
+        """Refuses elems holding a RaggedTensor whose rows are ragged themselves (ragged
+        rank above 1) where the result's signature would be taken from elems."""
+        if any(isinstance(t, CompositeTensor) and t.ragged_rank > 1 for t in self.flat):
+            staging.fail(TypeError, "%s over a RaggedTensor of ragged rank above 1 needs "
+                         "fn_output_signature (its rows are RaggedTensors)" % what)
+
     def require_dense(self, what, needed):
         """Refuses elems holding a RaggedTensor where the result's signature would be taken
         from elems (it has to be given: `needed`)."""
@@ -76,8 +84,46 @@ class _Elems:
 
     def dtypes(self):
         """Specs with the dtypes of `elems` and any shape: `map_fn`'s default signature
-        (as TensorFlow's, which takes only the structure and dtypes of `elems`)."""
-        return [TensorSpec(None, t.dtype) for t in self.flat]
+        (as TensorFlow's, which takes only the structure and dtypes of `elems`); a
+        RaggedTensor whose rows are dense gives `_RaggedRows`: fn returns one row of a
+        RaggedTensor of its dtype."""
+        return [_RaggedRows(t.dtype) if isinstance(t, CompositeTensor) else
+                TensorSpec(None, t.dtype) for t in self.flat]
+
+
+class _RaggedRows:
+    """A result leaf collected as the rows of a RaggedTensor (`map_fn` over a RaggedTensor
+    without `fn_output_signature`): each row (rank 1 or more, of `dtype`) written to a
+    TensorArray of varying lengths, and its length to another; the result is their concat
+    split by those lengths, as TensorFlow's map_fn assembles it."""
+
+    def __init__(self, dtype):
+        self.dtype = dtype
+        self._shape = None
+
+    def __repr__(self):
+        return "a row of a %s RaggedTensor" % self.dtype.name
+
+    def arrays(self, length):
+        """(the rows' TensorArray, their lengths' TensorArray)."""
+        return (TensorArray(self.dtype, size=length, infer_shape=False),
+                TensorArray(dtypes.int64, size=length, element_shape=()))
+
+    def write(self, arrays, index, row, what):
+        """`arrays` with `row` (a dense tensor returned by fn) written at `index`."""
+        shape = row._shape_tuple()
+        if shape is not None and len(shape) == 0:
+            staging.fail(ValueError, "%s over a RaggedTensor: fn returned a scalar where a "
+                         "row of the ragged result (rank 1 or more) is expected; give "
+                         "fn_output_signature for other results" % what)
+        rows, lengths = arrays
+        length = math_ops.cast(array_ops.shape(row)[0], dtypes.int64)
+        return rows.write(index, row), lengths.write(index, length)
+
+    def result(self, arrays):
+        """The RaggedTensor of the rows written."""
+        rows, lengths = arrays
+        return RaggedTensor.from_row_lengths(rows.concat(), lengths.stack())
 
 
 def _leaf(value, what):
@@ -143,12 +189,14 @@ def map_fn(fn, elems, dtype=None, parallel_iterations=None, back_prop=True,
     elements = _Elems(elems, what)
     signature = fn_output_signature if fn_output_signature is not None else dtype
     if signature is None:
-        elements.require_dense(what, "fn_output_signature")
+        elements.require_dense_rows(what)
         out_structure, out_specs = elems, elements.dtypes()
     else:
         out_structure = signature
         out_specs = [_as_spec(s, what) for s in nest.flatten(signature)]
     role = "fn_output_signature" if signature is not None else "elems"
+    if any(isinstance(spec, _RaggedRows) for spec in out_specs):
+        return _map_to_rows(fn, elements, out_structure, out_specs, what, back_prop)
     arrays = [_output_array(spec, elements.length, infer_shape) for spec in out_specs]
 
     def body(i, arrays):
@@ -165,6 +213,27 @@ def map_fn(fn, elems, dtype=None, parallel_iterations=None, back_prop=True,
                      role)
         arrays = [_output_array(t, elements.length, infer_shape) for t in nest.flatten(traced)]
     return _results(out_structure, [ta.stack() for ta in arrays], back_prop)
+
+
+def _map_to_rows(fn, elements, structure, specs, what, back_prop):
+    """map_fn over elems holding RaggedTensors, without fn_output_signature: fn's result
+    for a ragged leaf is a row of a ragged result, for a dense leaf a slice of a stacked
+    one."""
+    structure = nest.pack_sequence_as(structure, specs, expand_composites=False)
+    arrays = [spec.arrays(elements.length) if isinstance(spec, _RaggedRows) else
+              _output_array(spec, elements.length, True) for spec in specs]
+
+    def body(i, arrays):
+        result = fn(elements.element(i))
+        flat = _flat_result(structure, result, specs, what, "elems")
+        return i + 1, [spec.write(ta, i, v, what) if isinstance(spec, _RaggedRows)
+                       else ta.write(i, v) for spec, ta, v in zip(specs, arrays, flat)]
+
+    _, arrays = control_flow.while_loop(lambda i, _: i < elements.length, body,
+                                        (_zero(), arrays))
+    flat = [spec.result(ta) if isinstance(spec, _RaggedRows) else ta.stack()
+            for spec, ta in zip(specs, arrays)]
+    return _results(structure, flat, back_prop)
 
 
 def _results(structure, flat, back_prop):

@@ -176,13 +176,15 @@ class LoadedFunction:
             "%s was called with arguments that match none of its saved signatures (a loaded "
             "function cannot trace again):\n  called with: %s\n  saved signatures:\n%s"
             % (self.__name__, _describe_call(args, kwargs), "\n".join(
-                "    %s\n      (%s)" % (cf.pretty_printed_signature().replace("\n", "\n    "),
-                                        problem)
+                "    %s: %s\n      (%s)" % (cf.signature_text,
+                                            cf.pretty_printed_signature(verbose=False), problem)
                 for cf, problem in zip(self.concrete_functions, problems))))
 
-    def pretty_printed_concrete_signatures(self) -> str:
-        """Every saved trace's signature, argument types and return type."""
-        return "\n\n".join(cf.pretty_printed_signature() for cf in self.concrete_functions)
+    def pretty_printed_concrete_signatures(self, verbose: bool = True) -> str:
+        """Every saved trace's input parameters, output type and captures, as TensorFlow
+        prints them (`verbose=False`: each trace's one-line function type)."""
+        return ("\n\n" if verbose else "\n").join(
+            cf.pretty_printed_signature(verbose) for cf in self.concrete_functions)
 
     def __repr__(self) -> str:
         return "<LoadedFunction %s: %d saved signatures>" % (self.__name__,
@@ -201,7 +203,7 @@ class SignatureFunction:
     def __call__(self, *args: Any, **kwargs: Any) -> dict[str, Any]:
         if args:
             raise TypeError("a signature function takes keyword arguments only (%s), got %d "
-                            "positional" % (self.concrete_function.pretty_printed_signature(),
+                            "positional" % (self.concrete_function.signature_text,
                                             len(args)))
         result = self.concrete_function(**kwargs)
         if isinstance(result, dict):

@@ -30,10 +30,12 @@ def test_symbolic_tensor_str_and_repr():
     assert str(a) == 'Tensor("a:0", shape=(None, 3), dtype=float32)'
 
 
-def test_escaped_symbolic_tensor_has_no_numpy():
+def test_escaped_symbolic_tensor_has_no_numpy_as_tensorflow_says_with_the_why_in_a_note():
     a = _symbolic()
-    with pytest.raises(AttributeError):
+    with pytest.raises(AttributeError) as info:
         a.numpy()
+    assert str(info.value) == "'SymbolicTensor' object has no attribute 'numpy'"
+    assert "'a:0' has no value: it belongs to a traced graph" in info.value.__notes__[0]
 
 
 def test_escaped_symbolic_tensor_cannot_become_a_numpy_array():

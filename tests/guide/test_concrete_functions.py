@@ -73,11 +73,12 @@ def test_printing_a_concrete_function_shows_its_signature(warns_print_of_tensor)
     double = traced_double()
     double_strings = double.get_concrete_function(tf.constant("a"))
     assert str(double_strings) == (
-        "ConcreteFunction double(a)\n"
-        "  Args:\n"
-        "    a: string Tensor, shape=()\n"
-        "  Returns:\n"
-        "    string Tensor, shape=()")
+        "ConcreteFunction Input Parameters:\n"
+        "  a (POSITIONAL_OR_KEYWORD): TensorSpec(shape=(), dtype=tf.string, name=None)\n"
+        "Output Type:\n"
+        "  TensorSpec(shape=(), dtype=tf.string, name=None)\n"
+        "Captures:\n"
+        "  None")
 
 
 def test_structured_input_signature(capsys, warns_print_of_tensor):
@@ -128,11 +129,13 @@ def make_pow():
 def test_python_arguments_stay_in_the_concrete_signature():
     square = make_pow().get_concrete_function(a=tf.TensorSpec(None, tf.float32), b=2)
     assert str(square) == (
-        "ConcreteFunction pow(a, b=2)\n"
-        "  Args:\n"
-        "    a: float32 Tensor, shape=<unknown>\n"
-        "  Returns:\n"
-        "    float32 Tensor, shape=<unknown>")
+        "ConcreteFunction Input Parameters:\n"
+        "  a (POSITIONAL_OR_KEYWORD): TensorSpec(shape=<unknown>, dtype=tf.float32, name=None)\n"
+        "  b (POSITIONAL_OR_KEYWORD): Literal[2]\n"
+        "Output Type:\n"
+        "  TensorSpec(shape=<unknown>, dtype=tf.float32, name=None)\n"
+        "Captures:\n"
+        "  None")
 
 
 def test_concrete_function_with_python_argument_fixed_at_trace_time():

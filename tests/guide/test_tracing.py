@@ -68,24 +68,14 @@ def test_pretty_printed_concrete_signatures_lists_every_trace(warns_print_of_ten
     double(tf.constant(1.1))
     double(tf.constant("a"))
     double(tf.constant("b"))
-    assert double.pretty_printed_concrete_signatures() == (
-        "double(a)\n"
-        "  Args:\n"
-        "    a: int32 Tensor, shape=()\n"
-        "  Returns:\n"
-        "    int32 Tensor, shape=()\n"
-        "\n"
-        "double(a)\n"
-        "  Args:\n"
-        "    a: float32 Tensor, shape=()\n"
-        "  Returns:\n"
-        "    float32 Tensor, shape=()\n"
-        "\n"
-        "double(a)\n"
-        "  Args:\n"
-        "    a: string Tensor, shape=()\n"
-        "  Returns:\n"
-        "    string Tensor, shape=()")
+    trace = ("Input Parameters:\n"
+             "  a (POSITIONAL_OR_KEYWORD): TensorSpec(shape=(), dtype=tf.{0}, name=None)\n"
+             "Output Type:\n"
+             "  TensorSpec(shape=(), dtype=tf.{0}, name=None)\n"
+             "Captures:\n"
+             "  None")
+    assert double.pretty_printed_concrete_signatures() == "\n\n".join(
+        trace.format(dtype) for dtype in ("int32", "float32", "string"))
 
 
 def test_calling_a_function_runs_the_graph_after_tracing(warns_print_of_tensor):

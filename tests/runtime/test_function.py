@@ -739,15 +739,19 @@ def test_input_signature_with_keyword_only_arguments_with_defaults():
     assert f.experimental_get_tracing_count() == 1
 
 
-def test_concrete_function_str_shows_the_signature():
+def test_concrete_function_str_lists_parameters_output_type_and_captures():
     @function
     def double(a):
         return a + a
 
     text = str(double.get_concrete_function(array_ops.constant(1)))
-    assert "double(a)" in text
-    assert "int32" in text
-    assert "shape=()" in text
+    assert text == (
+        "ConcreteFunction Input Parameters:\n"
+        "  a (POSITIONAL_OR_KEYWORD): TensorSpec(shape=(), dtype=tf.int32, name=None)\n"
+        "Output Type:\n"
+        "  TensorSpec(shape=(), dtype=tf.int32, name=None)\n"
+        "Captures:\n"
+        "  None")
 
 
 def test_pretty_printed_concrete_signatures_lists_every_trace():
@@ -758,8 +762,65 @@ def test_pretty_printed_concrete_signatures_lists_every_trace():
     double(array_ops.constant(1))
     double(array_ops.constant([1.0, 2.0]))
     text = double.pretty_printed_concrete_signatures()
-    assert text.count("double(a)") == 2
-    assert "int32" in text and "float32" in text and "(2,)" in text
+    assert text.count("Input Parameters:\n  a (POSITIONAL_OR_KEYWORD)") == 2
+    assert "dtype=tf.int32" in text and "shape=(2,), dtype=tf.float32" in text
+    assert double.pretty_printed_concrete_signatures(verbose=False).split("\n") == [
+        "(a: TensorSpec(shape=(), dtype=tf.int32, name=None)) -> "
+        "TensorSpec(shape=(), dtype=tf.int32, name=None)",
+        "(a: TensorSpec(shape=(2,), dtype=tf.float32, name=None)) -> "
+        "TensorSpec(shape=(2,), dtype=tf.float32, name=None)"]
+
+
+def test_function_type_writes_python_values_as_literals_and_containers_by_kind():
+    @function
+    def f(x, pair, *rest, k=None, **extra):
+        return {"y": x, "n": (pair[0], None)}
+
+    cf = f.get_concrete_function(array_ops.constant([1.0]), [2, "s"], 3.5, k=True, z=None)
+    assert str(cf.function_type) == (
+        "(x: TensorSpec(shape=(1,), dtype=tf.float32, name=None), "
+        "pair: List[Literal[2], Literal['s']], rest_0: Literal[3.5], /, *, "
+        "k: Literal[True], z: Literal[None]) -> "
+        "Dict[['y', TensorSpec(shape=(1,), dtype=tf.float32, name=None)], "
+        "['n', Tuple[TensorSpec(shape=(), dtype=tf.int32, name=None), Literal[None]]]]")
+    assert list(cf.function_type.parameters) == ["x", "pair", "rest_0", "k", "z"]
+
+
+def test_concrete_function_str_lists_its_captures_by_identity():
+    v = variables.Variable(1.0)
+    c = array_ops.constant([1.0, 2.0])
+
+    @function
+    def f(x):
+        return x + v + c
+
+    text = str(f.get_concrete_function(array_ops.constant(1.0)))
+    assert text.endswith("Captures:\n"
+                         "  %d: TensorSpec(shape=(), dtype=tf.resource, name=None)\n"
+                         "  %d: TensorSpec(shape=(2,), dtype=tf.float32, name=None)"
+                         % (id(v), id(c)))
+
+
+def test_pretty_printed_concrete_signatures_of_an_input_signature_lists_it_before_a_call():
+    @function(input_signature=[signature.TensorSpec([3], dtypes.float32)])
+    def total(x):
+        return reduction_ops.reduce_sum(x)
+
+    assert total.pretty_printed_concrete_signatures(verbose=False) == (
+        "(x: TensorSpec(shape=(3,), dtype=tf.float32, name=None)) -> "
+        "TensorSpec(shape=(), dtype=tf.float32, name=None)")
+
+
+def test_inference_fn_runs_the_graph_on_the_flat_tensor_inputs():
+    @function
+    def scale(x, factor):
+        return x * factor
+
+    atomic = scale.get_concrete_function(array_ops.constant([1.0, 2.0]), 3.0).inference_fn
+    assert atomic(array_ops.constant([2.0, 4.0])).numpy().tolist() == [6.0, 12.0]
+    assert str(atomic).startswith("<AtomicFunction> __inference_scale(x: TensorSpec(")
+    with pytest.raises(TypeError, match="takes 1 flat inputs"):
+        atomic(array_ops.constant([2.0, 4.0]), array_ops.constant(3.0))
 
 
 def test_structured_outputs_are_symbolic_and_mirror_the_result():

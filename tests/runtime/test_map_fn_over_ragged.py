@@ -62,13 +62,44 @@ def test_vectorized_map_eagerly_over_rows():
 
 
 @pytest.mark.parametrize("call, needed", [
-    (lambda: map_fn(lambda row: row, rows()), "fn_output_signature"),
     (lambda: foldl(lambda acc, row: acc, rows()), "an initializer"),
     (lambda: scan(lambda acc, row: acc, rows()), "an initializer"),
 ])
 def test_a_signature_taken_from_ragged_elems_is_refused(call, needed):
     with pytest.raises(TypeError, match="over a RaggedTensor needs %s" % needed):
         call()
+
+
+def test_map_fn_without_a_signature_gives_a_ragged_tensor_of_the_rows_eagerly():
+    out = map_fn(math_ops.square, rows())
+    assert isinstance(out, ragged.RaggedTensor)
+    assert out.to_list() == [[1, 4], [], [9, 16, 25]]
+
+
+def test_map_fn_without_a_signature_gives_a_ragged_tensor_inside_a_function():
+    @function
+    def doubled_rows(r, offsets):
+        return map_fn(lambda pair: (pair[0] * 2, pair[1] + 1), (r, offsets))
+
+    out, shifted = doubled_rows(rows(), array_ops.constant([10, 20, 30]))
+    assert out.to_list() == [[2, 4], [], [6, 8, 10]]
+    np.testing.assert_array_equal(shifted.numpy(), [11, 21, 31])
+
+
+@pytest.mark.parametrize("fn, error, message", [
+    (reduction_ops.reduce_sum, ValueError, "fn returned a scalar where a row"),
+    (lambda row: math_ops.cast(row, dtypes.float32), TypeError,
+     "fn returned a float32 tensor where elems says int32"),
+])
+def test_map_fn_without_a_signature_refuses_results_that_are_not_rows_of_elems_dtype(
+        fn, error, message):
+    with pytest.raises(error, match=message):
+        map_fn(fn, rows())
+
+
+def test_map_fn_without_a_signature_over_rows_that_are_ragged_is_refused():
+    with pytest.raises(TypeError, match="ragged rank above 1 needs fn_output_signature"):
+        map_fn(lambda row: row, ragged.constant([[[1], [2, 3]], []]))
 
 
 def test_sparse_elems_are_refused():

@@ -136,7 +136,7 @@ def test_the_loaded_guide_functions_reject_calls_matching_no_saved_trace(tmp_pat
     tf.saved_model.save(double, tmp_path / "m")
     loaded = tf.saved_model.load(tmp_path / "m")
     with pytest.raises(TypeError, match=r"(?s)match none of its saved signatures.*"
-                                        r"a: int32 Tensor, shape=\(\)"):
+                                        r"a: TensorSpec\(shape=\(\), dtype=tf.int32"):
         loaded(tf.constant(1.0))
 
 

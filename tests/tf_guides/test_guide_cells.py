@@ -74,18 +74,9 @@ EXPECTED_FAILURES = {
     ("autodiff", 30): "tf.image.adjust_contrast is missing",
     ("advanced_autodiff", 7): "tf.saved_model.SaveOptions(experimental_custom_gradients) missing",
     ("data", 115): "a tf.train.Checkpoint cannot save a dataset iterator",
-    ("ragged_tensor", 2): "tf.map_fn over a RaggedTensor without fn_output_signature",
-    ("intro_to_graphs", 9): "pretty_printed_concrete_signatures is not TensorFlow's text",
     ("intro_to_graphs", 21): "gather's out-of-range message is not TensorFlow's",
-    ("function", 9): "pretty_printed_concrete_signatures is not TensorFlow's text",
     ("function", 15): "a tf.function of objects keyed by type (TraceType) is missing",
-    ("function", 18): "str(ConcreteFunction) is not TensorFlow's text",
-    ("function", 19): "ConcreteFunction.function_type is missing",
-    ("function", 21): "str(ConcreteFunction) is not TensorFlow's text",
-    ("function", 24): "ConcreteFunction.inference_fn is missing",
     ("function", 28): "a dataset loop's graph has 5 nodes where TensorFlow's has 6",
-    ("function", 39): "a leaked symbolic tensor's numpy() message is not TensorFlow's",
-    ("function", 40): "a leaked symbolic tensor's numpy() message is not TensorFlow's",
     ("function", 42): "unbounded recursion raises RecursionError, TensorFlow StagingError",
 }
 

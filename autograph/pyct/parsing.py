@@ -61,10 +61,16 @@ def parse_function(func):
     except SyntaxError as e:
         raise ConversionError("cannot parse the source of %s (%s:%d): %s"
                               % (name, filename, first_line, e.msg)) from None
-    node = module.body[0]
-    if not isinstance(node, (gast.FunctionDef, gast.AsyncFunctionDef)):
-        raise ConversionError("expected a function definition for %s at %s:%d"
-                              % (name, filename, first_line))
+    node = module.body[0] if module.body else None
+    if not isinstance(node, (gast.FunctionDef, gast.AsyncFunctionDef)) or \
+            node.name != code.co_name:
+        # the lines at the function's place are another text: converting them would run
+        # other code (a file edited since it was imported; a name that many texts share, as
+        # '<string>' is for `python -c` and exec on Python 3.13)
+        raise SourceUnavailableError(
+            "cannot convert %s: its source code is not available (the text at %s:%d is not "
+            "its definition: the file changed after it was loaded, or its name is shared)"
+            % (name, filename, first_line))
     if isinstance(node, gast.AsyncFunctionDef):
         raise UnsupportedConstructError("%s:%d: async functions cannot be converted"
                                         % (filename, first_line + node.lineno - 1))

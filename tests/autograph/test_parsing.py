@@ -380,6 +380,23 @@ def test_function_without_source_raises_source_unavailable():
     assert issubclass(SourceUnavailableError, ConversionError)
 
 
+def test_a_function_whose_place_holds_another_text_has_no_source():
+    # `python -c` registers its command as '<string>' on Python 3.13: a function exec'd from
+    # another text under that name must not be converted from the command's text
+    filename = "<shared name of test_parsing>"
+    linecache.cache[filename] = (20, None, ["import sys; print(sys.argv)\n"], filename)
+    try:
+        namespace = {}
+        exec(compile("def generated(x):\n    return x\n", filename, "exec"), namespace)
+        with pytest.raises(SourceUnavailableError, match="the text at .* is not its definition"):
+            parsing.parse_function(namespace["generated"])
+        linecache.cache[filename] = (20, None, ["def other(x):\n", "    return -x\n"], filename)
+        with pytest.raises(SourceUnavailableError, match="not its definition"):
+            parsing.parse_function(namespace["generated"])
+    finally:
+        linecache.cache.pop(filename, None)
+
+
 def test_builtin_has_no_source():
     with pytest.raises(SourceUnavailableError):
         parsing.parse_function(len)

@@ -142,7 +142,7 @@ def _cases():
             yield pytest.param(guide, int(index), marks=marks, id=f"{guide}-{index}")
 
 
-@pytest.mark.parametrize("guide, index", _cases())
+@pytest.mark.parametrize("guide, index", list(_cases()))
 def test_cell_shows_what_tensorflow_shows(guide, index, tmp_path_factory):
     work_dir = tmp_path_factory.getbasetemp() / f"tf_guide_{guide}"
     work_dir.mkdir(exist_ok=True)

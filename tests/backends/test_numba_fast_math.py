@@ -92,6 +92,9 @@ def loops():
                 for i in range(x.size):
                     out[i] = function(x[i], f)
             compiled[name, dtype] = numba.njit(error_model="numpy")(loop)
+            # compiled here for contiguous arrays, so that each test sees the same first
+            # signature whichever tests ran before it (in this worker)
+            compiled[name, dtype](np.zeros(2, dtype), np.empty(2, dtype))
     return compiled
 
 

@@ -184,6 +184,36 @@ def test_files_that_are_not_keras_files_are_clear_errors(tmp_path):
         keras.models.load_model(tmp_path / "missing.keras")
 
 
+def test_a_path_that_is_not_a_regular_file_is_refused_without_reading(tmp_path):
+    (tmp_path / "folder.keras").mkdir()
+    with pytest.raises(ValueError, match="is a folder, not a regular file"):
+        keras.models.load_model(tmp_path / "folder.keras")
+    os.mkfifo(tmp_path / "pipe.keras")  # opening it to read would block
+    with pytest.raises(ValueError, match="is a FIFO"):
+        keras.models.load_model(tmp_path / "pipe.keras")
+
+
+def test_members_declaring_more_than_they_may_hold_are_refused_before_inflating(tmp_path):
+    bomb = tmp_path / "bomb.keras"
+    with zipfile.ZipFile(bomb, "w", zipfile.ZIP_DEFLATED) as archive:
+        archive.writestr("config.json", b" " * (65 << 20))  # 65 MiB of spaces, a few KiB zipped
+        archive.writestr("model.weights.h5", b"")
+    with pytest.raises(ValueError, match="config.json declares 68157440 bytes, more than"):
+        keras.models.load_model(bomb)
+    lying = tmp_path / "lying.keras"
+    with zipfile.ZipFile(lying, "w") as archive:
+        archive.writestr("config.json", "{}")
+        archive.writestr("model.weights.h5", b"x" * 100)
+    content = bytearray(lying.read_bytes())
+    for header in (b"PK\x03\x04", b"PK\x01\x02"):  # the member's declared size: 2**31
+        at = content.rfind(header)
+        size_at = at + (22 if header == b"PK\x03\x04" else 24)
+        content[size_at:size_at + 4] = (1 << 31).to_bytes(4, "little")
+    lying.write_bytes(bytes(content))
+    with pytest.raises(ValueError, match="more than compression can give"):
+        keras.models.load_model(lying)
+
+
 def test_a_model_that_can_not_be_saved_leaves_no_file(tmp_path):
     x = keras.Input((3,))
     model = keras.Model(x, keras.layers.Dense(2)(x) * 2.0)

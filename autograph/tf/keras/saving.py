@@ -47,12 +47,15 @@ from autograph.tf.keras.layers import _core as _layers_core
 from autograph.tf.keras.layers._layer import Layer as _Layer
 from autograph.tf.keras.layers._layer import _keras_snake_case
 from autograph.tf.keras.optimizers import schedules as _schedules
+from runtime.io import untrusted_files as _untrusted_files
 
 _FORMAT_VERSION = "3.15.1"  # the Keras version whose .keras layout these files follow
 _CONFIG = "config.json"
 _METADATA = "metadata.json"
 _WEIGHTS = "model.weights.h5"
 _REGISTERED: dict[str, type] = {}
+_CONFIG_LIMIT_BYTES = 64 << 20  # a model's config.json: its layers' settings, never its weights
+_DEFLATE_MAX_RATIO = 1032  # the most bytes deflate gives per compressed byte
 
 # Keras constructor arguments this project has no counterpart for, and the value that
 # means "not used" (a file may carry them at that value; any other value is refused)
@@ -480,18 +483,23 @@ def load_model(filepath: str | os.PathLike[str], custom_objects: dict[str, _Any]
             "Keras 3's .keras files (legacy .h5 files and SavedModel folders are not "
             "supported; a TensorFlow checkpoint of weights is read with "
             "model.load_weights(prefix))" % path)
-    if not os.path.exists(path):
-        raise FileNotFoundError("File not found: filepath=%s. Please ensure the file is an "
-                                "accessible `.keras` zip file." % path)
+    try:
+        fd = _untrusted_files.open_regular(str(path))
+    except _untrusted_files.RefusedFile as refused:
+        if refused.missing:
+            raise FileNotFoundError("File not found: filepath=%s. Please ensure the file is "
+                                    "an accessible `.keras` zip file." % path) from None
+        raise ValueError("%s is not a .keras file: it %s" % (path, refused.reason)) from None
     h5py = _h5py("Loading")
     try:
-        with zipfile.ZipFile(path, "r") as archive:
+        with os.fdopen(fd, "rb") as raw, zipfile.ZipFile(raw, "r") as archive:
             names = set(archive.namelist())
             missing = sorted({_CONFIG, _WEIGHTS} - names)
             if missing:
                 raise _Unreadable("%s is not a .keras file: it lacks %s" % (path, missing))
-            config = json.loads(archive.read(_CONFIG).decode("utf-8"))
-            weights = io.BytesIO(archive.read(_WEIGHTS))
+            config = json.loads(_read_member(archive, _CONFIG, path, _CONFIG_LIMIT_BYTES)
+                                .decode("utf-8"))
+            weights = io.BytesIO(_read_member(archive, _WEIGHTS, path, None))
     except zipfile.BadZipFile as error:
         raise ValueError("%s is not a .keras file (a zip archive): %s" % (path, error)) \
             from None
@@ -515,6 +523,21 @@ def load_model(filepath: str | os.PathLike[str], custom_objects: dict[str, _Any]
             if "optimizer" in store:
                 _read_optimizer(store["optimizer"], model, path)
     return model
+
+
+def _read_member(archive: zipfile.ZipFile, name: str, path: str, limit: int | None) -> bytes:
+    """Member `name` of a .keras archive, refused before a byte is inflated when it declares
+    more than `limit` bytes, or more than deflate can make of its compressed bytes (a zip
+    bomb); zipfile stops inflating at the declared size."""
+    info = archive.getinfo(name)
+    if limit is not None and info.file_size > limit:
+        raise _Unreadable("%s: its %s declares %d bytes, more than the %d it may hold"
+                          % (path, name, info.file_size, limit))
+    if info.file_size > info.compress_size * _DEFLATE_MAX_RATIO + 1024:
+        raise _Unreadable("%s: its %s declares %d bytes from %d compressed bytes, more than "
+                          "compression can give" % (path, name, info.file_size,
+                                                    info.compress_size))
+    return archive.read(info)
 
 
 class _Loader:
@@ -727,6 +750,8 @@ def _library_class(module: str, class_name: str) -> _Any:
     namespace = namespaces.get(module)
     if namespace is None:
         return None
+    if class_name.startswith("_"):  # (a module's private helper, never a Keras class)
+        return None
     found = getattr(namespace, class_name, None)
     return found if isinstance(found, type) else None
 
@@ -747,13 +772,14 @@ def _read_weights(store: _Any, model: _Layer, filepath: str) -> None:
             raise ValueError("Cannot load %s: layer '%s' has %d weights but the file holds "
                              "%d" % (filepath, layer.name, len(layer._weights), len(group)))
         for index, weight in enumerate(layer._weights):
-            value = np.asarray(group[str(index)])
-            if tuple(weight.shape.as_list()) != value.shape:
+            stored = group[str(index)]
+            shape = getattr(stored, "shape", None)  # (a dataset's, checked before reading)
+            if shape is None or tuple(weight.shape.as_list()) != tuple(shape):
                 raise ValueError("Cannot load %s: weight %s of layer '%s' has shape %s but "
                                  "the file's is %s" % (filepath, weight.name, layer.name,
                                                        tuple(weight.shape.as_list()),
-                                                       value.shape))
-            pending.append((weight, value))
+                                                       shape))
+            pending.append((weight, np.asarray(stored)))
     for weight, value in pending:
         weight.assign(value)
 

@@ -206,6 +206,19 @@ def require_same_dtype(specs):
     return first
 
 
+def axis_op_infer(kinds):
+    """The shape/dtype rule of an op whose result has its operand's dtype and shape, the
+    operand of a dtype in `kinds`, and whose `axis` attribute must name one of its dimensions
+    (cumsum, cumprod, softmax)."""
+    def infer(specs, attrs):
+        dtype, shape = specs[0]
+        require_kind(dtype, kinds)
+        if shape is not None:
+            normalize_axis(attrs["axis"], len(shape))
+        return [(dtype, shape)]
+    return infer
+
+
 def require_kind(dtype, kinds, what="operand"):
     if dtype.kind not in kinds:
         raise SpecError("dtype", "%s of dtype %s is not supported (expected %s)"

@@ -11,7 +11,7 @@ import numpy as np
 
 from runtime import lowering_api
 from runtime.ops import common, math_ops
-from runtime.ops.common import NUMERIC, convert_to_tensor, require_kind
+from runtime.ops.common import NUMERIC, convert_to_tensor
 from runtime.ops.numba_lowerings import (
     as_3d,
     axis_loops,
@@ -32,12 +32,7 @@ OPS = {}
 # -- cumsum -----------------------------------------------------------------------------------
 
 
-def _cumsum_infer(specs, attrs):
-    dtype, shape = specs[0]
-    require_kind(dtype, NUMERIC)
-    if shape is not None:
-        common.normalize_axis(attrs["axis"], len(shape))
-    return [(dtype, shape)]
+_cumsum_infer = common.axis_op_infer(NUMERIC)
 
 
 def _cumsum_kernel(x, axis, exclusive, reverse):
@@ -145,12 +140,7 @@ def cumsum(x, axis=0, exclusive=False, reverse=False, name=None):
 # -- cumprod --------------------------------------------------------------------------------
 
 
-def _cumprod_infer(specs, attrs):
-    dtype, shape = specs[0]
-    require_kind(dtype, NUMERIC)
-    if shape is not None:
-        common.normalize_axis(attrs["axis"], len(shape))
-    return [(dtype, shape)]
+_cumprod_infer = common.axis_op_infer(NUMERIC)
 
 
 def _cumprod_kernel(x, axis, exclusive, reverse):

@@ -43,12 +43,7 @@ OPS = {}
 # -- softmax ---------------------------------------------------------------------------------
 
 
-def _softmax_infer(specs, attrs):
-    dtype, shape = specs[0]
-    require_kind(dtype, FLOAT)
-    if shape is not None:
-        common.normalize_axis(attrs["axis"], len(shape))
-    return [(dtype, shape)]
+_softmax_infer = common.axis_op_infer(FLOAT)
 
 
 def _softmax_kernel(x, axis):

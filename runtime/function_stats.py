@@ -6,18 +6,28 @@ down to the next timed call, never for a clock; the number of calls is derived f
 Trace (and convert) time comes from its `TracingLog`. The eager comparison runs the Python
 function once more, unconverted, on the first call's arguments: only when asked, because it
 repeats the function's Python side effects (variable updates included).
+
+Keeping those arguments must not keep a user's objects alive for the Function's lifetime: values
+(tensors, arrays, numbers, strings) are kept while they total at most `KEEP_BYTES`, any other
+object (a model, a dataset, a variable) only by weak reference. When the arguments were too large
+or an object is gone, the comparison says so instead of running.
 """
 
 from __future__ import annotations
 
 import dataclasses
 import math
+import numbers
 import time
+import weakref
 from collections.abc import Callable
 from typing import Any
 
-from runtime import context
+import numpy as np
 
+from runtime import context, tensor
+
+KEEP_BYTES = 16 * 2**20  # the first call's values kept for the eager comparison, at most
 SAMPLE_EVERY = 16  # one call in this many is timed
 FIRST_SAMPLE = 2  # the first call timed: the second (the first compiles the graph)
 
@@ -34,7 +44,7 @@ class CallClock:
     def __init__(self) -> None:
         self.seconds = 0.0
         self.samples = 0
-        self.first_inputs: tuple[tuple[Any, ...], dict[str, Any]] | None = None
+        self.first_inputs: _KeptInputs | None = None
         self.counted = 0
         self.period = FIRST_SAMPLE
 
@@ -58,9 +68,92 @@ class CallClock:
         return result
 
     def keep_inputs(self, args: tuple[Any, ...], kwargs: dict[str, Any]) -> None:
-        """Keeps the first traced call's arguments, for the eager comparison."""
+        """Keeps the first traced call's arguments, for the eager comparison (values up to
+        `KEEP_BYTES`, other objects by weak reference)."""
         if self.first_inputs is None:
-            self.first_inputs = (tuple(args), dict(kwargs))
+            self.first_inputs = _KeptInputs.of(tuple(args), dict(kwargs))
+
+
+class _InputsUnavailable(Exception):
+    """The first call's arguments cannot be given back (the message says why)."""
+
+
+class _Weak:
+    """An argument held by weak reference."""
+
+    __slots__ = ("ref", "type_name")
+
+    def __init__(self, value: Any) -> None:
+        self.ref = weakref.ref(value)
+        self.type_name = type(value).__name__
+
+    def get(self) -> Any:
+        value = self.ref()
+        if value is None:
+            raise _InputsUnavailable("a %s argument of the first call no longer exists"
+                                     % self.type_name)
+        return value
+
+
+class _KeptInputs:
+    """The first call's arguments, as far as they could be kept (`missing` says why not)."""
+
+    __slots__ = ("args", "kwargs", "missing")
+
+    def __init__(self, args: Any, kwargs: Any, missing: str | None) -> None:
+        self.args, self.kwargs, self.missing = args, kwargs, missing
+
+    @classmethod
+    def of(cls, args: tuple[Any, ...], kwargs: dict[str, Any]) -> _KeptInputs:
+        budget = [KEEP_BYTES]
+        try:
+            return cls(_hold(args, budget), _hold(kwargs, budget), None)
+        except _InputsUnavailable as why:
+            return cls(None, None, str(why))
+
+    def restore(self) -> tuple[tuple[Any, ...], dict[str, Any]]:
+        """The arguments back; raises _InputsUnavailable when they were not kept or are gone."""
+        if self.missing is not None:
+            raise _InputsUnavailable(self.missing)
+        return _release(self.args), _release(self.kwargs)
+
+
+def _value_bytes(value: Any) -> int | None:
+    """The bytes of a plain value kept by strong reference; None for other objects."""
+    if value is None or isinstance(value, (bool, numbers.Number, str, bytes)):
+        return 0 if not isinstance(value, (str, bytes)) else len(value)
+    if isinstance(value, tensor.EagerTensor):
+        value = value._value  # its array (numpy's, or a device's)
+    if isinstance(value, (np.ndarray, np.generic)) or type(value).__module__.startswith("jax"):
+        return int(getattr(value, "nbytes", 0))
+    return None
+
+
+def _hold(value: Any, budget: list[int]) -> Any:
+    if type(value) in (list, tuple):
+        return type(value)(_hold(item, budget) for item in value)
+    if type(value) is dict:
+        return {key: _hold(item, budget) for key, item in value.items()}
+    size = _value_bytes(value)
+    if size is not None:
+        budget[0] -= size
+        if budget[0] < 0:
+            raise _InputsUnavailable("the first call's arguments hold more than %d MiB, which "
+                                     "a Function does not keep" % (KEEP_BYTES >> 20))
+        return value
+    try:
+        return _Weak(value)
+    except TypeError:
+        raise _InputsUnavailable("a %s argument of the first call cannot be kept without "
+                                 "keeping it alive" % type(value).__name__) from None
+
+
+def _release(value: Any) -> Any:
+    if type(value) in (list, tuple):
+        return type(value)(_release(item) for item in value)
+    if type(value) is dict:
+        return {key: _release(item) for key, item in value.items()}
+    return value.get() if isinstance(value, _Weak) else value
 
 
 @dataclasses.dataclass(frozen=True)
@@ -76,11 +169,14 @@ class FunctionStats:
     mean_call_seconds: float | None
     eager_seconds: float | None = None
     calls_to_repay: int | None = None
+    eager_unavailable: str | None = None  # why the eager comparison asked for did not run
 
     def __str__(self) -> str:
         def ms(seconds: float | None) -> str:
             return "-" if seconds is None else "%.3f ms" % (seconds * 1e3)
-        if self.eager_seconds is None:
+        if self.eager_unavailable is not None:
+            repay = "- (no eager run: %s)" % self.eager_unavailable
+        elif self.eager_seconds is None:
             repay = "- (stats(compare_eager=True) measures it)"
         elif self.calls_to_repay is None:
             repay = "never (a graph call is not faster than an eager run)"
@@ -101,16 +197,22 @@ def function_stats(name: str, traces: int, events: Any, clock: CallClock, until_
     `compare_eager`."""
     trace_seconds = sum(event.seconds for event in events)
     mean = clock.seconds / clock.samples if clock.samples else None
-    eager = eager_seconds(python_function, clock) if compare_eager else None
+    eager, unavailable = None, None
+    if compare_eager:
+        try:
+            eager = eager_seconds(python_function, clock)
+        except _InputsUnavailable as why:
+            unavailable = str(why)
     return FunctionStats(name, traces, trace_seconds, clock.calls_made(until_sample), mean,
-                         eager, calls_to_repay(trace_seconds, mean, eager))
+                         eager, calls_to_repay(trace_seconds, mean, eager), unavailable)
 
 
 def eager_seconds(python_function: Any, clock: CallClock) -> float | None:
-    """One eager, unconverted run of `python_function` on the first call's arguments."""
+    """One eager, unconverted run of `python_function` on the first call's arguments
+    (None before a first call; raises _InputsUnavailable when they were not kept)."""
     if clock.first_inputs is None:
         return None
-    args, kwargs = clock.first_inputs
+    args, kwargs = clock.first_inputs.restore()
     with context.eager_scope():
         start = time.perf_counter()
         python_function(*args, **kwargs)

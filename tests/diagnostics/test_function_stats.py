@@ -82,3 +82,52 @@ def test_a_function_with_an_input_signature_counts_its_calls():
     stats = f.stats()
     assert (stats.traces, stats.calls) == (1, 2)
     assert stats.mean_call_seconds is not None
+
+
+def test_the_first_calls_objects_are_not_kept_alive_for_the_eager_comparison():
+    import gc
+    import weakref
+
+    class Scale:
+        factor = 3.0
+
+    model = Scale()
+    clock = function_stats.CallClock()
+    clock.keep_inputs((model, tf.constant(1.0)), {"scale": [model]})
+    alive = weakref.ref(model)
+    del model
+    gc.collect()
+    assert alive() is None
+    stats = function_stats.function_stats("f", 1, [], clock, 1, lambda *a, **k: None, True)
+    assert stats.eager_seconds is None
+    assert stats.eager_unavailable == "a Scale argument of the first call no longer exists"
+    assert "no eager run: a Scale argument" in str(stats)
+
+
+def test_the_eager_comparison_runs_on_a_live_object_argument():
+    class Scale:
+        factor = 3.0
+
+    runs = []
+
+    @tf.function
+    def f(model, x):
+        runs.append(model)
+        return x * model.factor
+
+    model = Scale()
+    f(model, tf.constant(1.0))
+    stats = f.stats(compare_eager=True)
+    assert runs == [model, model] and stats.eager_seconds is not None
+
+
+def test_large_first_arguments_are_not_kept(monkeypatch):
+    import numpy as np
+
+    monkeypatch.setattr(function_stats, "KEEP_BYTES", 1024)
+    f, runs = _counted()
+    f(tf.constant(np.ones(1024, np.float32)))  # 4 KiB
+    stats = f.stats(compare_eager=True)
+    assert runs == ["ran"] and stats.eager_seconds is None
+    assert stats.eager_unavailable == ("the first call's arguments hold more than 0 MiB, "
+                                       "which a Function does not keep")

@@ -24,7 +24,6 @@ from runtime.ops import (
     manipulation_ops,
     math_ops,
     nn_ops,
-    nn_random_ops,
     norm_ops,
     parsing_ops,
     py_function_ops,

@@ -19,7 +19,7 @@ from runtime.ops import (
     array_ops,
     io_ops,
     math_ops,
-    nn_random_ops,
+    random_ops,
     reduction_ops,
     selection_ops,
 )
@@ -265,7 +265,7 @@ def test_ops_feeding_only_dead_ops_are_dropped():
 def test_random_ops_with_constant_inputs_are_not_folded():
     @function
     def f():
-        return nn_random_ops.uniform([4])
+        return random_ops.uniform([4])
 
     assert _kernel_calls(_source(f), "RandomUniform") == 1
     assert not np.array_equal(f().numpy(), f().numpy())
@@ -274,7 +274,7 @@ def test_random_ops_with_constant_inputs_are_not_folded():
 def test_identical_random_ops_are_not_merged():
     @function
     def f():
-        return nn_random_ops.uniform([8]), nn_random_ops.uniform([8])
+        return random_ops.uniform([8]), random_ops.uniform([8])
 
     assert _kernel_calls(_source(f), "RandomUniform") == 2
     a, b = f()

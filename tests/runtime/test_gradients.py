@@ -25,8 +25,8 @@ from runtime.ops import (
     manipulation_ops,
     math_ops,
     nn_ops,
-    nn_random_ops,
     py_function_ops,
+    random_ops,
     reduction_ops,
     selection_ops,
 )
@@ -203,7 +203,7 @@ def test_every_core_op_declares_a_gradient_or_none():
         manipulation_ops,
         math_ops,
         nn_ops,
-        nn_random_ops,
+        random_ops,
         reduction_ops,
         selection_ops,
         slicing,
@@ -214,7 +214,7 @@ def test_every_core_op_declares_a_gradient_or_none():
     ops.update(linalg_ops.OPS)
     ops.update(selection_ops.OPS)
     ops.update(slicing.OPS)
-    ops.update(nn_random_ops.OPS)
+    ops.update(random_ops.OPS)
     ops.update(nn_ops.OPS)
     ops.update(variables.OPS)
     ops.update(io_ops.OPS)
@@ -798,7 +798,7 @@ def test_watched_variables_inside_a_function():
 def test_gradient_through_a_function_call_uses_the_random_numbers_it_drew():
     @function
     def f(x):
-        return x * nn_random_ops.uniform([3], dtype=dtypes.float64)
+        return x * random_ops.uniform([3], dtype=dtypes.float64)
 
     x = array_ops.constant([1.0, 2.0, 3.0], dtypes.float64)
     with GradientTape() as tape:
@@ -812,7 +812,7 @@ def test_random_numbers_with_the_tape_inside_the_function():
     def f(x):
         with gradients.GradientTape() as tape:
             tape.watch(x)
-            mask = nn_random_ops.uniform([3], dtype=dtypes.float64)
+            mask = random_ops.uniform([3], dtype=dtypes.float64)
             y = reduction_ops.reduce_sum(x * mask)
         return tape.gradient(y, x), mask
 
@@ -922,7 +922,7 @@ def test_gradient_through_a_function_whose_loop_draws_random_numbers():
     @function
     def f(x):
         for _ in array_ops.range(3):
-            x = x * nn_random_ops.uniform([3], 1.0, 2.0, dtype=dtypes.float64)
+            x = x * random_ops.uniform([3], 1.0, 2.0, dtype=dtypes.float64)
         return x
 
     x0 = np.array([1.0, 2.0, 3.0])

@@ -28,7 +28,7 @@ from runtime.ops import (
     manipulation_ops,
     math_ops,
     nn_ops,
-    nn_random_ops,
+    random_ops,
     reduction_ops,
     registry,
     selection_ops,
@@ -613,9 +613,9 @@ _SCALAR_SHAPE_OPS = [
     ("reshape", lambda s: manipulation_ops.reshape(array_ops.constant([5.0]), s)),
     ("constant", lambda s: array_ops.constant(2.0, shape=s)),
     ("broadcast_to", lambda s: manipulation_ops.broadcast_to(array_ops.constant(2.0), s)),
-    ("random.uniform", lambda s: nn_random_ops.uniform(s)),
-    ("random.normal", lambda s: nn_random_ops.normal(s)),
-    ("random.uniform int", lambda s: nn_random_ops.uniform(s, maxval=4, dtype=dtypes.int32)),
+    ("random.uniform", lambda s: random_ops.uniform(s)),
+    ("random.normal", lambda s: random_ops.normal(s)),
+    ("random.uniform int", lambda s: random_ops.uniform(s, maxval=4, dtype=dtypes.int32)),
     ("TensorArray", lambda s: tensor_array.TensorArray(dtypes.float32, 1, element_shape=s)
      .write(0, 1.0).stack()[0]),
 ]

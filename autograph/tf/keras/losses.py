@@ -11,7 +11,6 @@ from runtime.ops import array_ops as _array
 from runtime.ops import manipulation_ops as _manip
 from runtime.ops import math_ops as _math
 from runtime.ops import nn_ops as _nn
-from runtime.ops import nn_random_ops as _nnr
 from runtime.ops import reduction_ops as _reduce
 from runtime.ops import selection_ops as _select
 

@@ -1,8 +1,8 @@
 """Array ops that make or describe a tensor: placeholders, constants, identity, shape queries,
 filled tensors (fill, zeros, ones and their `_like` forms) and ranges.
 
-Reshaping and joining are in `manipulation_ops`, gathering and selection in `selection_ops`,
-indexing in `slicing`.
+Reshaping is in `reshape_ops`, joining in `concat_split_ops`, gathering and selection in
+`selection_ops`, indexing in `slicing`.
 """
 
 import numpy as np

@@ -10,7 +10,7 @@ gradient goes to the first maximum of each window.
 import numpy as np
 
 from runtime import lowering_api
-from runtime.ops import manipulation_ops
+from runtime.ops import reshape_ops
 from runtime.ops.common import FLOAT, SpecError, convert_to_tensor, require_kind, require_same_dtype
 from runtime.ops.registry import KERNEL_CALL, NO_GRADIENT, execute1, register
 
@@ -215,15 +215,15 @@ def conv1d(input, filters, stride, padding, data_format="NWC", dilations=None,  
            name=None):
     """1-D convolution of NWC `input` with `filters` [width, in_channels, out_channels]."""
     _data_format(data_format, ("NWC",))
-    x = manipulation_ops.expand_dims(convert_to_tensor(input), 1)
-    f = manipulation_ops.expand_dims(convert_to_tensor(filters, dtype_hint=x.dtype), 0)
+    x = reshape_ops.expand_dims(convert_to_tensor(input), 1)
+    f = reshape_ops.expand_dims(convert_to_tensor(filters, dtype_hint=x.dtype), 0)
     stride = [int(stride)] if np.ndim(stride) == 0 else list(stride)
     if len(stride) == 3:
         stride = stride[1:2]
     dilation = [1] if dilations is None else (
         [int(dilations)] if np.ndim(dilations) == 0 else list(dilations)[-2:-1] or [1])
     out = conv2d(x, f, [1, stride[0]], padding, dilations=[1, dilation[0]])
-    return manipulation_ops.squeeze(out, [1], name=name)
+    return reshape_ops.squeeze(out, [1], name=name)
 
 
 # -- pooling ----------------------------------------------------------------------------------

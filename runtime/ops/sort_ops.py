@@ -14,8 +14,8 @@ from runtime.ops import (
     array_ops,
     common,
     layout_ops,
-    manipulation_ops,
     math_ops,
+    reshape_ops,
 )
 from runtime.ops.common import REAL, SpecError, convert_to_tensor, require_kind
 from runtime.ops.numba_lowerings import dims, finish, product, shape_tuple, type_name
@@ -291,7 +291,7 @@ def _moved_last(tensor, axis, func):
         return func(tensor)
     perm = list(range(rank))
     perm[axis], perm[-1] = perm[-1], perm[axis]
-    return manipulation_ops.transpose(func(manipulation_ops.transpose(tensor, perm)), perm)
+    return reshape_ops.transpose(func(reshape_ops.transpose(tensor, perm)), perm)
 
 
 def _sorted_descending(tensor):

@@ -15,7 +15,7 @@ from dataset_values import both, eager, in_graph
 from runtime import data, dtypes, errors, variables
 from runtime import signature as signature_lib
 from runtime.function import Function, function
-from runtime.ops import array_ops, manipulation_ops, random_ops
+from runtime.ops import array_ops, random_ops, reshape_ops
 from runtime.tensor import EagerTensor
 
 Point = collections.namedtuple("Point", "x y")
@@ -262,7 +262,7 @@ def test_map_errors():
 
 def test_map_run_time_errors_name_the_user_line():
     ds = data.Dataset.from_tensor_slices([[1, 2], [3, 4]]).map(
-        lambda x: manipulation_ops.reshape(x, array_ops.shape(x) * 2))
+        lambda x: reshape_ops.reshape(x, array_ops.shape(x) * 2))
     with pytest.raises(errors.InvalidArgumentError, match="test_data.py"):
         eager(ds)
 

@@ -297,8 +297,8 @@ def ones(shape, dtype=dtypes.float32, name=None):
 
 
 # ZerosLike and OnesLike are declared with the math ops, whose gradients are written with them
-OPS["ZerosLike"] = math_ops.ZEROS_LIKE
-OPS["OnesLike"] = math_ops.ONES_LIKE
+OPS["ZerosLike"] = common.ZEROS_LIKE
+OPS["OnesLike"] = common.ONES_LIKE
 
 
 @dispatchable

@@ -420,7 +420,7 @@ def test_runtime_integer_division_by_zero_is_invalid_argument():
 # -- the executor's fast forms give the kernels' results ------------------------------------
 #
 # Ops write faster Python than a kernel call where what is known before running allows it
-# (see the `emit` hooks in runtime/ops/math_ops.py and the While lowering): `x % c` and
+# (see the `emit` hooks in runtime/ops/math_ops/ and the While lowering): `x % c` and
 # `x // c` for integers and a non-zero constant, `==` for numbers, `np.add.reduce` for sums,
 # numpy scalars for rank-0 constants and loop values. Results, errors and warnings must be
 # those of the kernels.

@@ -41,7 +41,6 @@ from runtime.gradients.backprop import (
 )
 from runtime.gradients.inliner import Inliner
 from runtime.graph import Graph
-from runtime.ops.control_flow_ops import IF_OPS
 from runtime.ops.gradient_ops import GRADIENTS_ON_HOST
 from runtime.ops.registry import (
     KERNEL_CALL,
@@ -232,7 +231,7 @@ def _residual_target(graph, t):
     # a residual of the callee or of a branch, handed out by the node: where that one's goes
     if "calls_function" in op.traits:
         inner_graph, inner = node.attrs["f"].graph, node.attrs["residuals"][t.index - first]
-    elif op in IF_OPS.values():
+    elif "conditional" in op.traits:
         then_r, else_r = node.attrs["residuals"]
         k = t.index - first
         inner_graph, inner = ((node.attrs["then"].graph, then_r[k]) if k < len(then_r) else

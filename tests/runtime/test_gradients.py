@@ -196,11 +196,12 @@ def test_rule_matches_finite_differences(name, mode):
 
 def test_every_core_op_declares_a_gradient_or_none():
     """Every op of the core op modules has a rule or is declared non-differentiable."""
-    from runtime import subgraphs, variables
+    from runtime import variables
     from runtime.function import CALL_OP
     from runtime.ops import (
         array_ops,
         concat_split_ops,
+        control_flow_ops,
         linalg_ops,
         math_ops,
         nn_ops,
@@ -222,8 +223,8 @@ def test_every_core_op_declares_a_gradient_or_none():
     ops.update(variables.OPS)
     ops.update(io_ops.OPS)
     ops.update(py_function_ops.OPS)
-    ops.update({op.name: op for op in list(subgraphs.IF_OPS.values()) +
-                list(subgraphs.WHILE_OPS.values()) + [CALL_OP]})
+    ops.update({op.name: op for op in list(control_flow_ops.IF_OPS.values()) +
+                list(control_flow_ops.WHILE_OPS.values()) + [CALL_OP]})
     missing = sorted(name for name, op in ops.items()
                      if op.grad is None and name not in ("Placeholder", "Const"))
     assert missing == []

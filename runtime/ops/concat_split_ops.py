@@ -41,7 +41,6 @@ from runtime.tensor import Tensor
 
 # lowering rules that decline, saying why (see runtime/lowering_api.py)
 _NOT_LOWERED = {"array": lowering_api.unsupported("not lowered yet")}
-_GRADIENTS_ON_HOST = {"array": lowering_api.unsupported("gradient ops run on the numpy executor")}
 
 OPS = {}
 
@@ -454,7 +453,7 @@ OPS["RepeatGrad"] = register(
     "RepeatGrad", _repeat_grad_kernel, lambda specs, attrs: [(specs[0][0], specs[1][1])],
     emit=KERNEL_CALL,
     grad=lambda ctx, grads: [execute1(OPS["Repeat"], [grads[0]], ctx.attrs), None],
-    lowerings=_GRADIENTS_ON_HOST)
+    lowerings=lowering_api.GRADIENTS_ON_HOST)
 
 
 def repeat(input, repeats, axis=None, name=None):  # noqa: A002 - TensorFlow's name

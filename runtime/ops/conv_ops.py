@@ -15,7 +15,6 @@ from runtime.ops.common import FLOAT, SpecError, convert_to_tensor, require_kind
 from runtime.ops.registry import KERNEL_CALL, NO_GRADIENT, execute1, register
 
 _NOT_LOWERED = {"array": lowering_api.unsupported("not lowered yet")}
-_GRADIENTS_ON_HOST = {"array": lowering_api.unsupported("gradient ops run on the numpy executor")}
 
 OPS = {}
 
@@ -177,11 +176,11 @@ def _filter_grad_grad(ctx, grads):
 
 OPS["Conv2DBackpropInput"] = register("Conv2DBackpropInput", _conv_input_grad_kernel,
                                       _like_input(1), grad=_input_grad_grad, emit=KERNEL_CALL,
-                                      lowerings=_GRADIENTS_ON_HOST)
+                                      lowerings=lowering_api.GRADIENTS_ON_HOST)
 OPS["Conv2DBackpropFilter"] = register("Conv2DBackpropFilter", _conv_filter_grad_kernel,
                                        _like_input(2), grad=_filter_grad_grad,
                                        emit=KERNEL_CALL,
-                                       lowerings=_GRADIENTS_ON_HOST)
+                                       lowerings=lowering_api.GRADIENTS_ON_HOST)
 
 
 def _padding(padding):
@@ -345,14 +344,14 @@ OPS["MaxPoolGrad"] = register(
     grad=lambda ctx, grads: [execute1(OPS["MaxPoolGradGrad"],
                                       [grads[0], ctx.input(1), ctx.input(2)], ctx.attrs),
                              None, None],
-    lowerings=_GRADIENTS_ON_HOST)
+    lowerings=lowering_api.GRADIENTS_ON_HOST)
 OPS["MaxPoolGradGrad"] = register("MaxPoolGradGrad", _max_pool_grad_grad_kernel,
                                   _like_input(2), grad=NO_GRADIENT, emit=KERNEL_CALL,
-                                  lowerings=_GRADIENTS_ON_HOST)
+                                  lowerings=lowering_api.GRADIENTS_ON_HOST)
 OPS["AvgPoolGrad"] = register(
     "AvgPoolGrad", _avg_pool_grad_kernel, _like_input(1), emit=KERNEL_CALL,
     grad=lambda ctx, grads: [execute1(OPS["AvgPool"], [grads[0]], ctx.attrs), None],
-    lowerings=_GRADIENTS_ON_HOST)
+    lowerings=lowering_api.GRADIENTS_ON_HOST)
 
 
 def _pool(op_name, input, ksize, strides, padding, data_format, name):  # noqa: A002

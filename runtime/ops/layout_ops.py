@@ -32,10 +32,6 @@ from runtime.ops.numba_lowerings import (
 )
 from runtime.ops.registry import KERNEL_CALL, execute1, register
 
-# lowering rules that decline, saying why (see runtime/lowering_api.py)
-_NOT_LOWERED = {"array": lowering_api.unsupported("not lowered yet")}
-_GRADIENTS_ON_HOST = {"array": lowering_api.unsupported("gradient ops run on the numpy executor")}
-
 OPS = {}
 
 
@@ -201,7 +197,7 @@ OPS["PadV2"] = register("PadV2", _pad_kernel, _pad_infer, node_name="Pad", grad=
                         attr_types={"mode": _PAD_MODE})
 OPS["PadGrad"] = register("PadGrad", _pad_grad_kernel, _pad_grad_infer, grad=_pad_grad_rule,
                           emit=KERNEL_CALL,
-                          lowerings=_GRADIENTS_ON_HOST, attr_types={"mode": _PAD_MODE})
+                          lowerings=lowering_api.GRADIENTS_ON_HOST, attr_types={"mode": _PAD_MODE})
 
 
 def pad(tensor, paddings, mode="CONSTANT", constant_values=0, name=None):

@@ -32,7 +32,6 @@ from runtime.ops.registry import KERNEL_CALL, execute1, register
 
 # lowering rules that decline, saying why (see runtime/lowering_api.py)
 _NOT_LOWERED = {"array": lowering_api.unsupported("not lowered yet")}
-_GRADIENTS_ON_HOST = {"array": lowering_api.unsupported("gradient ops run on the numpy executor")}
 
 OPS = {}
 

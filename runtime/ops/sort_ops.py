@@ -28,7 +28,6 @@ from runtime.ops.registry import (
 )
 
 _NOT_LOWERED = {"array": lowering_api.unsupported("not lowered yet")}
-_GRADIENTS_ON_HOST = {"array": lowering_api.unsupported("gradient ops run on the numpy executor")}
 
 OPS = {}
 
@@ -227,7 +226,7 @@ OPS["TopKGrad"] = register(
     emit=KERNEL_CALL,
     grad=lambda ctx, grads: [execute1(OPS["TakeAlongLastAxis"], [grads[0], ctx.input(1)]),
                              None, None],
-    lowerings=dict(_GRADIENTS_ON_HOST, jax=_top_k_grad_jax,
+    lowerings=dict(lowering_api.GRADIENTS_ON_HOST, jax=_top_k_grad_jax,
                    numba=_top_k_grad_numba))
 
 

@@ -27,7 +27,7 @@ from typing import Any
 
 import numpy as np
 
-from runtime import executor
+from runtime import executor, lowering_api
 from runtime.gradients import residuals
 from runtime.gradients.backprop import (
     GradResult,
@@ -41,7 +41,6 @@ from runtime.gradients.backprop import (
 )
 from runtime.gradients.inliner import Inliner
 from runtime.graph import Graph
-from runtime.ops.gradient_ops import GRADIENTS_ON_HOST
 from runtime.ops.registry import (
     KERNEL_CALL,
     NO_GRADIENT,
@@ -401,10 +400,10 @@ def while_grad_grad(ctx, grads):
 
 WHILE_GRAD_OP = register("WhileGrad", while_grad_kernel, _out_specs_infer, grad=while_grad_grad,
                          emit=KERNEL_CALL, traits=("stateful", "view"),
-                         saving=_PLAN_NOT_SAVEABLE, lowerings=GRADIENTS_ON_HOST)
+                         saving=_PLAN_NOT_SAVEABLE, lowerings=lowering_api.GRADIENTS_ON_HOST)
 WHILE_GRAD_GRAD_OP = register(
     "WhileGradGrad", while_grad_grad_kernel, _out_specs_infer, grad=NO_GRADIENT,
     emit=KERNEL_CALL, traits=("stateful", "view"), saving=_PLAN_NOT_SAVEABLE,
-    lowerings=GRADIENTS_ON_HOST)
+    lowerings=lowering_api.GRADIENTS_ON_HOST)
 # A WhileGrad node reads what its loop read (the variables and eager tensors of its graphs).
 register_externals_rule(WHILE_GRAD_OP, lambda attrs: loop_externals(attrs["plan"]))

@@ -25,7 +25,7 @@ import warnings
 from collections.abc import Callable
 from typing import Any
 
-from runtime import context, diagnostics
+from runtime import context, diagnostics, reserved_names
 from runtime.function import ConcreteFunction, Function
 from runtime.operators import staging_log
 from runtime.ops.call_ops import CALL_OP
@@ -309,9 +309,13 @@ def _graphs_of(graph) -> set[Any]:
 def _symbol(name: str) -> str:
     """A state variable's name as the report shows it: the compiler's own in words."""
     base = name.rstrip("0123456789").rstrip("_") if name[-1:].isdigit() else name
-    return {"do_return": "(return flag)", "retval_": "(return value)",
-            "retval": "(return value)", "break_": "(break flag)", "break": "(break flag)",
-            "continue_": "(continue flag)", "continue": "(continue flag)"}.get(base, name)
+    for reserved, words in [(reserved_names.RETURN_FLAG, "(return flag)"),
+                            (reserved_names.RETURN_VALUE, "(return value)"),
+                            (reserved_names.BREAK_FLAG, "(break flag)"),
+                            (reserved_names.CONTINUE_FLAG, "(continue flag)")]:
+        if base in (reserved, reserved.rstrip("_")):  # `retval_`, or `retval_1` made unique
+            return words
+    return name
 
 
 def _function_name(func: Any) -> str:

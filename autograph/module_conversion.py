@@ -39,23 +39,21 @@ import gast
 from autograph import conversion
 from autograph.errors import ConversionError, UnsupportedConstructError
 from autograph.pyct import codegen, parsing
+from runtime import reserved_names
 
-ARTIFACT_DECORATOR = "ag__autograph_artifact"
-"""The name the converted module gives `autograph_artifact`."""
 
-LINE_MAP_FUNCTION = "ag__original_lines"
-"""The name the converted module gives `original_lines`."""
+# The names converted code binds at module level (runtime.reserved_names spells them), read
+# when a module is converted: the input must not use them.
+def _reserved_module_names():
+    return frozenset([reserved_names.NAMESPACE, reserved_names.ARTIFACT_DECORATOR,
+                      reserved_names.LINE_MAP_FUNCTION])
 
-RESERVED_NAMES = frozenset(["ag__", ARTIFACT_DECORATOR, LINE_MAP_FUNCTION])
-"""Module-level names that converted code defines, so the input must not use them."""
 
 _HEADER = ("# Converted by `autograph convert` from {filename}.\n"
-           "from autograph.namespace import ag__\n"
-           "from autograph.module_conversion import autograph_artifact as "
-           + ARTIFACT_DECORATOR + "\n"
-           "from autograph.module_conversion import original_lines as "
-           + LINE_MAP_FUNCTION + "\n"
-           + LINE_MAP_FUNCTION + "(globals(), {original!r}, {runs!r})\n")
+           "from autograph.namespace import {namespace}\n"
+           "from autograph.module_conversion import autograph_artifact as {artifact}\n"
+           "from autograph.module_conversion import original_lines as {line_map}\n"
+           "{line_map}(globals(), {original!r}, {runs!r})\n")
 _HEADER_LINES = _HEADER.count("\n")
 
 
@@ -103,7 +101,10 @@ def convert_source(source, filename="<string>", original=None):
     lines, origins = _splice(lines, converted)
     at = _header_line(module, lines)
     header = _HEADER.format(filename=filename, original=filename if original is None
-                            else original, runs=_runs(origins, at))
+                            else original, runs=_runs(origins, at),
+                            namespace=reserved_names.NAMESPACE,
+                            artifact=reserved_names.ARTIFACT_DECORATOR,
+                            line_map=reserved_names.LINE_MAP_FUNCTION)
     lines.insert(at, header)
     result = "".join(lines)
     try:
@@ -119,7 +120,8 @@ def is_converted_module(module):
     for statement in module.body:
         if isinstance(statement, gast.ImportFrom) and \
                 statement.module == "autograph.module_conversion" and \
-                any(alias.asname == ARTIFACT_DECORATOR for alias in statement.names):
+                any(alias.asname == reserved_names.ARTIFACT_DECORATOR
+                    for alias in statement.names):
             return True
     return False
 
@@ -207,7 +209,7 @@ def convert_function(node, source_info):
     name = node.name
     converted = conversion.convert_node(node, source_info, name)
     converted.name = name
-    marker = gast.Name(id=ARTIFACT_DECORATOR, ctx=gast.Load(), annotation=None,
+    marker = gast.Name(id=reserved_names.ARTIFACT_DECORATOR, ctx=gast.Load(), annotation=None,
                        type_comment=None)
     converted.decorator_list = decorators + [marker]
     return codegen.to_source_with_lines(converted)
@@ -306,6 +308,7 @@ def _not_converted_names(module, names):
 
 def _check_reserved_names(module, filename):
     """Raises ConversionError where the input uses a name that converted code defines."""
+    reserved = _reserved_module_names()
     for node in gast.walk(module):
         names = []
         if isinstance(node, gast.Name):
@@ -315,7 +318,7 @@ def _check_reserved_names(module, filename):
         elif isinstance(node, gast.alias):
             names = [node.asname or node.name.split(".")[0]]
         for name in names:
-            if name in RESERVED_NAMES:
+            if name in reserved:
                 line = getattr(node, "lineno", None) or _line_of_alias(module, node)
                 raise ConversionError("%s:%d: the name %r is reserved for converted code; "
                                       "rename it" % (filename, line, name))

@@ -65,6 +65,11 @@ def unsupported(reason: str) -> Any:
     return rule
 
 
+# The lowerings of the ops that only gradients emit (PadGrad, TensorArrayGrad, ...): none,
+# for every backend; a graph holding one runs on the numpy executor.
+GRADIENTS_ON_HOST = {ARRAY: unsupported("gradient ops run on the numpy executor")}
+
+
 class Value(str):
     """A value in lowered code: its expression (the string itself), `dtype`, static `shape`
     (None when unknown) and `value`, the numpy value of a constant (else None)."""

@@ -48,6 +48,11 @@ PENDING_PREFIX = "pending_"  # + 'return', 'break', ...: a jump held while `fina
 FINALLY_SCOPE = "finally_"
 MATCH_SUBJECT = "match_subject"  # the subject of a lowered `match`
 
+# The names a module written by `autograph convert` binds: the decorator marking its
+# converted functions, and the function mapping its lines back to the original's.
+ARTIFACT_DECORATOR = "ag__autograph_artifact"
+LINE_MAP_FUNCTION = "ag__original_lines"
+
 # Names of functions that converted code defines: a frame running one belongs to the user's
 # function it was made from.
 GENERATED_FUNCTIONS = (FACTORY, LOOP_BODY, LOOP_TEST, IF_BODY, ELSE_BODY, GET_STATE,

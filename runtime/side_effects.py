@@ -29,7 +29,7 @@ from typing import Any
 
 import numpy as np
 
-from runtime import diagnostics, nest
+from runtime import diagnostics, nest, reserved_names
 from runtime.data.iterator import Iterator as DatasetIterator
 from runtime.function import Function
 from runtime.tensor import SymbolicTensor
@@ -143,10 +143,10 @@ def _defined_outside(obj: Any) -> bool:
     outermost = None
     while frame is not None and frame.f_code is not _TRACE_CODE:
         code = frame.f_code
-        if code.co_filename.startswith("<ag__"):
+        if code.co_filename.startswith(reserved_names.FILE_PREFIX):
             if outermost is None and any(v is obj for v in frame.f_globals.values()):
                 return True
-            if code.co_name.startswith("ag__"):
+            if code.co_name.startswith(reserved_names.CONVERTED_PREFIX):
                 outermost = frame
         frame = frame.f_back
     if outermost is None:

@@ -1,16 +1,17 @@
-"""Staged control flow: `If` and `While` graph ops whose branches and bodies are sub-graphs.
+"""Sub-graphs of staged control flow: the branches of `If` and the condition and body of
+`While`, traced into graphs nested in the current one, and the node that runs them.
 
 A sub-graph is traced once, with placeholders for the values flowing in (loop variables)
 and captures for the outer tensors it reads. The op's inputs are the values flowing in
 followed by the captured outer tensors; its outputs are the branch results or the final
-loop variables. The ops and their lowering into Python statements are declared in
-runtime/ops/control_flow_ops.py.
+loop variables. The ops, their builders (`build_if`, `build_while`), gradients and lowering
+into Python statements are declared in runtime/ops/control_flow_ops.py, which passes its op
+variants to `add_node`.
 """
 
 
 from runtime import context
 from runtime.graph import Graph, SubGraph
-from runtime.ops.control_flow_ops import IF_OPS, WHILE_OPS
 from runtime.tensor import EagerTensor, SymbolicTensor
 
 
@@ -50,9 +51,10 @@ def _feed_captures(subgraph, inputs, outer):
             outer.capture(external)  # variables: bound directly, listed for bookkeeping
 
 
-def _add_node(ops, leading, subgraphs, out_specs, name):
+def add_node(ops, leading, subgraphs, out_specs, name):
     """Adds an If/While node: `leading` inputs, then each sub-graph's captured outer tensors.
-    The op variant with side effects is chosen when any sub-graph has them."""
+    `ops` maps "has side effects" to the op's variant: the one with side effects is chosen
+    when any sub-graph has them. Returns the node's output tensors."""
     outer = _current()
     inputs = [outer.capture(t) for t in leading]
     for sub in subgraphs.values():
@@ -60,14 +62,3 @@ def _add_node(ops, leading, subgraphs, out_specs, name):
     op = ops[any(sub.has_side_effects() for sub in subgraphs.values())]
     attrs = dict(subgraphs, out_specs=tuple(out_specs))
     return outer.add_node(op, inputs, attrs, out_specs, name=name)
-
-
-def build_if(pred, then_sub, else_sub, out_specs):
-    """Adds an If node choosing between two traced branches; returns its output tensors."""
-    return _add_node(IF_OPS, [pred], {"then": then_sub, "else": else_sub}, out_specs, "cond")
-
-
-def build_while(init, cond_sub, body_sub, out_specs):
-    """Adds a While node; `init` are the initial loop values (tensors). Returns the finals."""
-    return _add_node(WHILE_OPS, init, {"cond": cond_sub, "body": body_sub}, out_specs,
-                     "while")

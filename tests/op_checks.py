@@ -106,6 +106,25 @@ def check_second_order(fn, *arrays):
     check_gradients(lambda *xs: tf.reshape(weighted_gradient(*xs), [1]), *arrays, rtol=1e-4)
 
 
+def check_linear_op(fn, reference, shape, seed):
+    """`fn`, a linear op of one tensor, gives `reference`'s values on random operands of
+    `shape`, and its gradient is its adjoint: <fn(x), w> == <x, grad>, where grad is the
+    tape's gradient of sum(fn(x) * w)."""
+    rng = np.random.default_rng(seed)
+    x = rng.standard_normal(shape)
+    out = fn(tf.constant(x))
+    want = reference(x)
+    np.testing.assert_array_equal(out.numpy(), want)
+    w = rng.standard_normal(want.shape)
+    xt = tf.constant(x)
+    with tf.GradientTape() as tape:
+        tape.watch(xt)
+        y = tf.reduce_sum(fn(xt) * w)
+    grad = tape.gradient(y, xt)
+    grad = np.zeros_like(x) if grad is None else grad.numpy()
+    np.testing.assert_allclose(np.sum(want * w), np.sum(x * grad), rtol=1e-9, atol=1e-9)
+
+
 class GradientOperands:
     """Seeded float64 operands for gradient checks."""
 

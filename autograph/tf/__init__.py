@@ -113,19 +113,21 @@ from runtime.gradients import GradientTape, UnconnectedGradients
 from runtime.gradients.custom_gradient import custom_gradient
 from runtime.module import Module
 from runtime.ops import array_ops as _array
+from runtime.ops import concat_split_ops as _concat_split
 from runtime.ops import construction_ops as _construction
 from runtime.ops import dependency_ops as _dependency
 from runtime.ops import einsum_ops as _einsum
 from runtime.ops import io_ops as _io
 from runtime.ops import layout_ops as _layout
 from runtime.ops import linalg_ops as _linalg
-from runtime.ops import manipulation_ops as _manip
 from runtime.ops import math_ops as _math
 from runtime.ops import norm_ops as _norm
 from runtime.ops import py_function_ops as _py_function
 from runtime.ops import reduction_ops as _reduce
+from runtime.ops import reshape_ops as _reshape
 from runtime.ops import scatter_ops as _scatter
 from runtime.ops import selection_ops as _select
+from runtime.ops import slicing as _slicing
 from runtime.ops import sort_ops as _sort
 from runtime.ops.common import convert_to_tensor
 from runtime.shape import TensorShape
@@ -149,15 +151,15 @@ range = _array.range  # noqa: A001
 shape = _array.shape
 size = _array.size
 rank = _array.rank
-reshape = _manip.reshape
-transpose = _manip.transpose
-expand_dims = _manip.expand_dims
-squeeze = _manip.squeeze
-concat = _manip.concat
-stack = _manip.stack
-unstack = _manip.unstack
-tile = _manip.tile
-broadcast_to = _manip.broadcast_to
+reshape = _reshape.reshape
+transpose = _reshape.transpose
+expand_dims = _reshape.expand_dims
+squeeze = _reshape.squeeze
+concat = _concat_split.concat
+stack = _concat_split.stack
+unstack = _concat_split.unstack
+tile = _concat_split.tile
+broadcast_to = _reshape.broadcast_to
 gather = _select.gather
 where = _select.where
 one_hot = _select.one_hot
@@ -176,13 +178,13 @@ eye = _construction.eye
 linspace = _construction.linspace
 meshgrid = _construction.meshgrid
 sequence_mask = _construction.sequence_mask
-split = _layout.split
+split = _concat_split.split
 pad = _layout.pad
-slice = _layout.slice  # noqa: A001
-strided_slice = _layout.strided_slice
+slice = _slicing.slice  # noqa: A001
+strided_slice = _slicing.strided_slice
 reverse = _layout.reverse
 roll = _layout.roll
-repeat = _layout.repeat
+repeat = _concat_split.repeat
 gather_nd = _scatter.gather_nd
 scatter_nd = _scatter.scatter_nd
 tensor_scatter_nd_update = _scatter.tensor_scatter_nd_update

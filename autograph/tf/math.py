@@ -3,7 +3,6 @@
 from runtime.ops import cumulative_ops as _cumulative
 from runtime.ops import math_ops as _math
 from runtime.ops import nn_ops as _nn
-from runtime.ops import nn_random_ops as _nnr
 from runtime.ops import norm_ops as _norm
 from runtime.ops import reduction_ops as _reduce
 from runtime.ops import segment_ops as _segment

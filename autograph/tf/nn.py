@@ -3,7 +3,6 @@
 from runtime.ops import conv_ops as _conv
 from runtime.ops import math_ops as _math
 from runtime.ops import nn_ops as _nn
-from runtime.ops import nn_random_ops as _nnr
 from runtime.ops import selection_ops as _select
 from runtime.ops import sort_ops as _sort
 

@@ -1,12 +1,11 @@
 """`tf.random`: random numbers."""
 
-from runtime.ops import nn_random_ops as _nnr
 from runtime.ops import random_ops as _random
 
-uniform = _nnr.uniform
-normal = _nnr.normal
-truncated_normal = _nnr.truncated_normal
-set_seed = _nnr.set_seed
+uniform = _random.uniform
+normal = _random.normal
+truncated_normal = _random.truncated_normal
+set_seed = _random.set_seed
 
 # -- ops real code calls (issue 14) --
 categorical = _random.categorical

@@ -36,10 +36,11 @@ from runtime.operators import loops
 from runtime.ops import (
     array_ops,
     composite_dispatch,
+    concat_split_ops,
     layout_ops,
-    manipulation_ops,
     math_ops,
     ragged_ops,
+    reshape_ops,
     selection_ops,
 )
 from runtime.ops.common import convert_to_tensor
@@ -110,7 +111,7 @@ class RaggedTensor(CompositeTensor):
         starts = math_ops.cast(convert_to_tensor(row_starts, dtype_hint=dtypes.int64),
                                dtypes.int64)
         count = array_ops.shape(_leading(values), out_type=dtypes.int64)[:1]
-        return cls.from_row_splits(values, manipulation_ops.concat([starts, count], 0),
+        return cls.from_row_splits(values, concat_split_ops.concat([starts, count], 0),
                                    validate=validate)
 
     @classmethod
@@ -121,7 +122,7 @@ class RaggedTensor(CompositeTensor):
         limits = math_ops.cast(convert_to_tensor(row_limits, dtype_hint=dtypes.int64),
                                dtypes.int64)
         zero = convert_to_tensor(np.zeros(1, np.int64))
-        return cls.from_row_splits(values, manipulation_ops.concat([zero, limits], 0),
+        return cls.from_row_splits(values, concat_split_ops.concat([zero, limits], 0),
                                    validate=validate)
 
     @classmethod
@@ -209,7 +210,7 @@ class RaggedTensor(CompositeTensor):
                 refuse(ValueError, "from_tensor with ragged_rank > 1 needs the outer "
                                    "dimensions of the tensor known while tracing")
             outer = int(np.prod(dims[:ragged_rank]))
-            flat = manipulation_ops.reshape(tensor, [outer] + [
+            flat = reshape_ops.reshape(tensor, [outer] + [
                 -1 if d is None else d for d in dims[ragged_rank:]])
             result: Any = cls.from_tensor(flat, lengths, padding)
             for axis in range(ragged_rank - 1, 0, -1):
@@ -402,15 +403,15 @@ class RaggedTensor(CompositeTensor):
         cut = _slice_outer(self, slice(0, nrows))
         missing = math_ops.maximum(math_ops.subtract(nrows, cut.nrows()), 0)
         last = cut.row_splits[-1]
-        extra = array_ops.fill(manipulation_ops.reshape(missing, [1]), last)
-        return RaggedTensor._make(cut.values, manipulation_ops.concat([cut.row_splits, extra], 0))
+        extra = array_ops.fill(reshape_ops.reshape(missing, [1]), last)
+        return RaggedTensor._make(cut.values, concat_split_ops.concat([cut.row_splits, extra], 0))
 
     def to_sparse(self, name: str | None = None) -> Any:
         """A SparseTensor of the stored values, at their (row, column, ...) positions, with
         the bounding shape."""
         flat = self.flat_values
         indices = ragged_ops.sparse_indices(flat, self.nested_row_splits)
-        return SparseTensor(indices, manipulation_ops.reshape(flat, [-1]),
+        return SparseTensor(indices, reshape_ops.reshape(flat, [-1]),
                             self.bounding_shape())
 
     def to_list(self) -> list[Any]:
@@ -727,7 +728,7 @@ def _dense_per_value(dense: Tensor, rt: RaggedTensor) -> Tensor:
                            "dimensions than the RaggedTensor of shape %s" % (
                                shape_lib.to_string(dims), rt.shape))
     if len(dims) < rank:
-        dense = manipulation_ops.reshape(dense, [1] * (rank - len(dims)) + [
+        dense = reshape_ops.reshape(dense, [1] * (rank - len(dims)) + [
             -1 if d is None else d for d in dims])
     level: Any = rt
     while isinstance(level, RaggedTensor):

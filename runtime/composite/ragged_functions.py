@@ -29,12 +29,13 @@ from runtime.ops import (
     check_ops,
     common,
     composite_dispatch,
+    concat_split_ops,
     layout_ops,
-    manipulation_ops,
     math_ops,
     nn_ops,
     ragged_ops,
     reduction_ops,
+    reshape_ops,
     scatter_ops,
     segment_ops,
     selection_ops,
@@ -90,7 +91,7 @@ def _reduce(kind: str, rt: RaggedTensor, axis: Any, keepdims: bool) -> Any:
     if axis is None:
         total = _DENSE[kind](rt.flat_values)
         if keepdims:
-            return manipulation_ops.reshape(total, [1] * len(rt._shape_tuple()))
+            return reshape_ops.reshape(total, [1] * len(rt._shape_tuple()))
         return total
     result: Any = rt
     for a in _axes(rt, axis):  # the highest first: the lower axes keep their numbers
@@ -99,7 +100,7 @@ def _reduce(kind: str, rt: RaggedTensor, axis: Any, keepdims: bool) -> Any:
         else:
             result = _DENSE[kind](result, axis=a)
         if keepdims:
-            result = manipulation_ops.expand_dims(result, a)
+            result = reshape_ops.expand_dims(result, a)
     return result
 
 
@@ -158,12 +159,12 @@ def _concat_rows(operands: list[RaggedTensor]) -> RaggedTensor:
     if isinstance(values[0], RaggedTensor):
         joined: Any = _concat_rows(values)
     else:
-        joined = manipulation_ops.concat(values, 0)
+        joined = concat_split_ops.concat(values, 0)
     parts, offset = [operands[0].row_splits], operands[0].row_splits[-1]
     for v in operands[1:]:
         parts.append(math_ops.add(v.row_splits[1:], offset))
         offset = math_ops.add(offset, v.row_splits[-1])
-    return RaggedTensor._make(joined, manipulation_ops.concat(parts, 0))
+    return RaggedTensor._make(joined, concat_split_ops.concat(parts, 0))
 
 
 def _deepen(rt: RaggedTensor, ragged_rank: int) -> RaggedTensor:
@@ -193,7 +194,7 @@ def _concat(values: Any, axis: Any, name: str = "concat") -> Any:
 
 def _whole(rt: RaggedTensor) -> Tensor:
     """row_splits of one row holding all of `rt`'s values."""
-    return manipulation_ops.stack([convert_to_tensor(0, dtype=dtypes.int64), rt.row_splits[-1]])
+    return concat_split_ops.stack([convert_to_tensor(0, dtype=dtypes.int64), rt.row_splits[-1]])
 
 
 def _map_rows(join: Any, operands: list[RaggedTensor]) -> RaggedTensor:
@@ -219,7 +220,7 @@ def _stack(values: Any, axis: int = 0, name: str = "stack") -> Any:
         for size in sizes:
             total = math_ops.add(total, size)
             splits.append(total)
-        return RaggedTensor._make(joined, manipulation_ops.stack(splits))
+        return RaggedTensor._make(joined, concat_split_ops.stack(splits))
     if axis == 1:
         return _concat([RaggedTensor.from_uniform_row_length(v, 1) for v in operands], 1)
     return _map_rows(lambda parts: _stack(parts, axis - 1), operands)
@@ -245,7 +246,7 @@ def _gather(params: Any, indices: Any, axis: Any = None, batch_dims: int = 0,
     if dims == ():
         return params[indices]
     if dims is None or len(dims) != 1:
-        flat = params._gather_rows(manipulation_ops.reshape(indices, [-1]))
+        flat = params._gather_rows(reshape_ops.reshape(indices, [-1]))
         if dims is None:
             refuse(ValueError, "tf.gather of a RaggedTensor needs indices of known rank")
         result: Any = flat
@@ -273,13 +274,13 @@ def _gather_inner(params: Any, indices: Any, axis: Any) -> Any:
                                                             axis=axis - 1))
     depth = len(indices._shape_tuple())
     per_row = [-1] + [1] * depth  # each row's start and length against every index
-    lengths = manipulation_ops.reshape(params.row_lengths(), per_row)
+    lengths = reshape_ops.reshape(params.row_lengths(), per_row)
     check_ops.assert_less(indices + math_ops.multiply(lengths, 0), lengths,
                           message="tf.gather along the ragged axis: an index is past the end "
                                   "of a row")
     check_ops.assert_non_negative(indices, message="tf.gather along the ragged axis: a "
                                                    "negative index")
-    positions = manipulation_ops.reshape(params.row_starts(), per_row) + indices
+    positions = reshape_ops.reshape(params.row_starts(), per_row) + indices
     return selection_ops.gather(params.values, positions)
 
 
@@ -338,7 +339,7 @@ def _where(condition: Any, x: Any = None, y: Any = None, name: str | None = None
     if x is None:  # the coordinates of the true values, as TensorFlow gives them
         flat = condition.flat_values
         coordinates = ragged_ops.sparse_indices(flat, condition.nested_row_splits)
-        return scatter_ops.boolean_mask(coordinates, manipulation_ops.reshape(flat, [-1]))
+        return scatter_ops.boolean_mask(coordinates, reshape_ops.reshape(flat, [-1]))
     operands = [v for v in (condition, x, y) if isinstance(v, RaggedTensor)]
     first = operands[0]
     for other in operands[1:]:
@@ -440,20 +441,20 @@ def _tile(input: Any, multiples: Any, name: str | None = None) -> Any:  # noqa: 
         refuse(NotImplementedError, "tf.tile supports RaggedTensors of ragged rank 1")
     result = rt
     if any(c != 1 for c in counts[2:]):
-        result = result.with_flat_values(manipulation_ops.tile(result.flat_values,
+        result = result.with_flat_values(concat_split_ops.tile(result.flat_values,
                                                                [1] + list(counts[2:])))
     if counts[1] != 1:
         copies = counts[1]
-        starts = manipulation_ops.reshape(manipulation_ops.tile(
-            manipulation_ops.reshape(result.row_starts(), [-1, 1]), [1, copies]), [-1])
-        limits = manipulation_ops.reshape(manipulation_ops.tile(
-            manipulation_ops.reshape(result.row_limits(), [-1, 1]), [1, copies]), [-1])
+        starts = reshape_ops.reshape(concat_split_ops.tile(
+            reshape_ops.reshape(result.row_starts(), [-1, 1]), [1, copies]), [-1])
+        limits = reshape_ops.reshape(concat_split_ops.tile(
+            reshape_ops.reshape(result.row_limits(), [-1, 1]), [1, copies]), [-1])
         splits, indices = ragged_ops.ragged_range(starts, limits,
                                                   convert_to_tensor(1, dtype=dtypes.int64))
         result = RaggedTensor._make(_take(result.values, indices), splits[::copies])
     if counts[0] != 1:
         rows = math_ops.cast(result.nrows(), dtypes.int64)
-        result = result._gather_rows(manipulation_ops.tile(
+        result = result._gather_rows(concat_split_ops.tile(
             array_ops.range(rows, dtype=dtypes.int64), [counts[0]]))
     return result
 
@@ -467,12 +468,12 @@ def _expand_dims(input: Any, axis: int, name: str | None = None) -> Any:  # noqa
     if axis < 0:
         axis += rank + 1
     if axis == 0:
-        return RaggedTensor._make(rt, manipulation_ops.stack(
+        return RaggedTensor._make(rt, concat_split_ops.stack(
             [convert_to_tensor(0, dtype=dtypes.int64), rt.nrows()]))
     if axis == 1:
         return RaggedTensor.from_uniform_row_length(rt, 1)
     if axis > rt.ragged_rank:
-        return rt.with_flat_values(manipulation_ops.expand_dims(rt.flat_values,
+        return rt.with_flat_values(reshape_ops.expand_dims(rt.flat_values,
                                                                 axis - rt.ragged_rank))
     return rt.with_values(_expand_dims(rt.values, axis - 1))
 
@@ -549,7 +550,7 @@ def row_splits_to_segment_ids(splits: Any, name: str | None = None,
 for _kind in _DENSE:
     composite_dispatch.register_api(_DENSE[_kind], RaggedTensor, _reducer(_kind))
 composite_dispatch.register_api(reduction_ops.reduce_mean, RaggedTensor, _reduce_mean)
-composite_dispatch.register_api(manipulation_ops.concat, RaggedTensor, _concat)
+composite_dispatch.register_api(concat_split_ops.concat, RaggedTensor, _concat)
 composite_dispatch.register_api(common.stack, RaggedTensor, _stack)
 composite_dispatch.register_api(selection_ops.gather, RaggedTensor, _gather)
 composite_dispatch.register_api(selection_ops.where, RaggedTensor, _where)
@@ -566,6 +567,6 @@ for _api in (array_ops.identity, array_ops.zeros_like, array_ops.ones_like,
     composite_dispatch.register_api(_api, RaggedTensor, _on_flat_values(_api))
 composite_dispatch.register_api(math_ops.add_n, RaggedTensor, _add_n)
 composite_dispatch.register_api(string_ops.join, RaggedTensor, _strings_join)
-composite_dispatch.register_api(manipulation_ops.tile, RaggedTensor, _tile)
+composite_dispatch.register_api(concat_split_ops.tile, RaggedTensor, _tile)
 composite_dispatch.register_api(layout_ops.reverse, RaggedTensor, _reverse)
-composite_dispatch.register_api(manipulation_ops.expand_dims, RaggedTensor, _expand_dims)
+composite_dispatch.register_api(reshape_ops.expand_dims, RaggedTensor, _expand_dims)

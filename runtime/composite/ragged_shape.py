@@ -25,9 +25,9 @@ from runtime.composite.ragged import RaggedTensor
 from runtime.ops import (
     array_ops,
     composite_dispatch,
-    manipulation_ops,
     math_ops,
     ragged_ops,
+    reshape_ops,
 )
 from runtime.ops.common import convert_to_tensor
 from runtime.tensor import EagerTensor, Tensor
@@ -225,7 +225,7 @@ class DynamicRaggedShape:
             kept = self._partitions[:max(stop - 1, 0)]
             outer = kept[-1].nvals() if kept else self._nrows()
             size = math_ops.cast(outer, self._dtype)
-            inner = manipulation_ops.reshape(size, [1]) if stop else array_ops.zeros(
+            inner = reshape_ops.reshape(size, [1]) if stop else array_ops.zeros(
                 [0], self._dtype)
             return DynamicRaggedShape(kept, inner, dtype=self._dtype)
         return DynamicRaggedShape(self._partitions,
@@ -265,7 +265,7 @@ def _reshape(tensor: Any, shape: Any, name: str | None = None) -> Any:
     if not isinstance(shape, DynamicRaggedShape):
         refuse(TypeError, "tf.reshape of a RaggedTensor is not supported; reshape its "
                           "flat_values")
-    return shape._with_flat_values(manipulation_ops.reshape(tensor, shape.inner_shape))
+    return shape._with_flat_values(reshape_ops.reshape(tensor, shape.inner_shape))
 
 
 def _zeros(shape: Any, dtype: Any = dtypes.float32, name: str | None = None) -> Any:
@@ -280,7 +280,7 @@ def _fill(dims: Any, value: Any, name: str | None = None) -> Any:
     return dims._with_flat_values(array_ops.fill(dims.inner_shape, value))
 
 
-composite_dispatch.register_api(manipulation_ops.reshape, DynamicRaggedShape, _reshape)
+composite_dispatch.register_api(reshape_ops.reshape, DynamicRaggedShape, _reshape)
 composite_dispatch.register_api(array_ops.zeros, DynamicRaggedShape, _zeros)
 composite_dispatch.register_api(array_ops.ones, DynamicRaggedShape, _ones)
 composite_dispatch.register_api(array_ops.fill, DynamicRaggedShape, _fill)

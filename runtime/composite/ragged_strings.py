@@ -13,7 +13,7 @@ from typing import Any
 
 from runtime import dtypes
 from runtime.composite.ragged import RaggedTensor
-from runtime.ops import array_ops, manipulation_ops, reduction_ops, string_ops
+from runtime.ops import array_ops, reduction_ops, reshape_ops, string_ops
 from runtime.ops.common import convert_to_tensor, stack
 
 
@@ -45,7 +45,7 @@ def _with_outer_dims(x: Any, values: Any, splits: Any) -> Any:
 
 
 def _flat(x: Any) -> Any:
-    return x if x.shape.rank == 1 else manipulation_ops.reshape(x, [-1])
+    return x if x.shape.rank == 1 else reshape_ops.reshape(x, [-1])
 
 
 def split(input: Any, sep: Any = None, maxsplit: int = -1, name: str | None = None) -> Any:  # noqa: A002
@@ -126,9 +126,9 @@ def unicode_encode(input: Any, output_encoding: str, errors: str = "replace",  #
     width = shape[-1]
     count = reduction_ops.reduce_prod(shape[:-1])
     splits = array_ops.range(0, count * width + 1, width, dtype=dtypes.int64)
-    flat = string_ops.unicode_encode_rows(manipulation_ops.reshape(x, [-1]), splits,
+    flat = string_ops.unicode_encode_rows(reshape_ops.reshape(x, [-1]), splits,
                                           output_encoding, errors, replacement_char)
-    return manipulation_ops.reshape(flat, shape[:-1])
+    return reshape_ops.reshape(flat, shape[:-1])
 
 
 def ngrams(data: Any, ngram_width: Any, separator: str = " ", pad_values: Any = None,

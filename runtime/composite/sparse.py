@@ -30,8 +30,9 @@ from runtime.composite.base import (
 from runtime.ops import (
     array_ops,
     composite_dispatch,
-    manipulation_ops,
+    concat_split_ops,
     math_ops,
+    reshape_ops,
     selection_ops,
     sparse_ops,
 )
@@ -330,10 +331,10 @@ def eye(num_rows: Any, num_columns: Any = None, dtype: Any = dtypes.float32,
     rows = _int64(num_rows, "num_rows")
     columns = rows if num_columns is None else _int64(num_columns, "num_columns")
     diagonal = array_ops.range(math_ops.minimum(rows, columns), dtype=dtypes.int64)
-    indices = manipulation_ops.stack([diagonal, diagonal], axis=1)
-    values = array_ops.ones(manipulation_ops.reshape(
+    indices = concat_split_ops.stack([diagonal, diagonal], axis=1)
+    values = array_ops.ones(reshape_ops.reshape(
         array_ops.shape(diagonal, out_type=dtypes.int64), [1]), dtype=dtypes.as_dtype(dtype))
-    shape = manipulation_ops.stack([rows, columns])
+    shape = concat_split_ops.stack([rows, columns])
     return SparseTensor._make(indices, values, shape)
 
 
@@ -370,7 +371,7 @@ def sparse_dense_matmul(sp_a: Any, b: Any, adjoint_a: bool = False, adjoint_b: b
         # a @ b == (b^T @ a^T)^T, with the adjoints moving to the other operand.
         from_right = sparse_dense_matmul(b, sp_a, adjoint_a=not adjoint_b,
                                          adjoint_b=not adjoint_a)
-        return manipulation_ops.transpose(from_right)
+        return reshape_ops.transpose(from_right)
     sp = require_sparse(sp_a, "tf.sparse.sparse_dense_matmul", "sp_a")
     b = convert_to_tensor(b, dtype_hint=sp.dtype)
     static = sp._static_shape

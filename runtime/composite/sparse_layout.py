@@ -19,9 +19,10 @@ from runtime.composite.sparse import SparseTensor, require_sparse, to_dense
 from runtime.ops import (
     array_ops,
     check_ops,
-    manipulation_ops,
+    concat_split_ops,
     math_ops,
     reduction_ops,
+    reshape_ops,
     selection_ops,
     sparse_ops,
 )
@@ -122,9 +123,9 @@ def expand_dims(sp_input: SparseTensor, axis: Any = None,
     before, after = list(range(axis)), list(range(axis, rank))
     nnz = array_ops.shape(sp.indices, out_type=dtypes.int64)[0]
     zeros = array_ops.fill(_pair(nnz, 1), np.int64(0))
-    indices = manipulation_ops.concat(
+    indices = concat_split_ops.concat(
         [_columns(sp.indices, before), zeros, _columns(sp.indices, after)], 1)
-    dense_shape = manipulation_ops.concat(
+    dense_shape = concat_split_ops.concat(
         [_entries(sp.dense_shape, before), np.ones(1, np.int64),
          _entries(sp.dense_shape, after)], 0)
     return SparseTensor._make(indices, sp.values, dense_shape)
@@ -132,8 +133,8 @@ def expand_dims(sp_input: SparseTensor, axis: Any = None,
 
 def _pair(first: Any, second: Any) -> Tensor:
     """The int64 vector [first, second] of two scalars (tensors or ints)."""
-    return manipulation_ops.concat(
-        [manipulation_ops.reshape(math_ops.cast(convert_to_tensor(v, dtype_hint=dtypes.int64),
+    return concat_split_ops.concat(
+        [reshape_ops.reshape(math_ops.cast(convert_to_tensor(v, dtype_hint=dtypes.int64),
                                                 dtypes.int64), [1]) for v in (first, second)],
         0)
 
@@ -195,7 +196,7 @@ def concat(axis: Any, sp_inputs: Any, expand_nonconcat_dims: bool = False,
     indices, order, dense_shape = sparse_ops.sparse_concat(
         [sp.indices for sp in inputs], [sp.dense_shape for sp in inputs], axis,
         bool(expand_nonconcat_dims))
-    values = manipulation_ops.concat([sp.values for sp in inputs], 0)
+    values = concat_split_ops.concat([sp.values for sp in inputs], 0)
     if all(dims is not None and None not in dims for dims in shapes):
         joined = [max(dims[d] for dims in shapes) for d in range(rank)]
         joined[axis] = sum(dims[axis] for dims in shapes)
@@ -261,7 +262,7 @@ def retain(sp_input: SparseTensor, to_retain: Any) -> SparseTensor:
     if given is not None and count is not None and given != count:
         refuse(ValueError, "%s: to_retain has %d entries but the SparseTensor stores %d "
                            "values" % (op, given, count))
-    kept = manipulation_ops.reshape(selection_ops.where(keep), [-1])
+    kept = reshape_ops.reshape(selection_ops.where(keep), [-1])
     return _moved(sp, selection_ops.gather(sp.indices, kept), kept, sp.dense_shape)
 
 
@@ -273,7 +274,7 @@ def reset_shape(sp_input: SparseTensor, new_shape: Any = None) -> SparseTensor:
     if new_shape is None:
         width = array_ops.shape(sp.indices, out_type=dtypes.int64)[1]
         below = array_ops.fill(_pair(1, width), np.int64(-1))  # 0 when nothing is stored
-        tight = reduction_ops.reduce_max(manipulation_ops.concat([sp.indices, below], 0), 0)
+        tight = reduction_ops.reduce_max(concat_split_ops.concat([sp.indices, below], 0), 0)
         return SparseTensor._make(sp.indices, sp.values, math_ops.add(tight, 1))
     shape = math_ops.cast(convert_to_tensor(new_shape, dtype_hint=dtypes.int64), dtypes.int64)
     wanted, old = constant_value(shape), sp._static_shape
@@ -300,8 +301,8 @@ def fill_empty_rows(sp_input: SparseTensor, default_value: Any,
     default = convert_to_tensor(default_value, dtype=sp.dtype)
     indices, order, empty, added = sparse_ops.sparse_fill_empty_rows(sp.indices,
                                                                      sp.dense_shape)
-    values = manipulation_ops.concat(
-        [sp.values, array_ops.fill(manipulation_ops.reshape(added, [1]), default)], 0)
+    values = concat_split_ops.concat(
+        [sp.values, array_ops.fill(reshape_ops.reshape(added, [1]), default)], 0)
     return _moved(sp, indices, order, sp.dense_shape, values), empty
 
 
@@ -318,12 +319,12 @@ def to_indicator(sp_input: SparseTensor, vocab_size: Any,
     if rank < 1:
         refuse(ValueError, "%s needs a SparseTensor of rank 1 or more" % op)
     leading = list(range(rank - 1))
-    ids = manipulation_ops.reshape(math_ops.cast(sp.values, dtypes.int64), [-1, 1])
-    indices = manipulation_ops.concat([_columns(sp.indices, leading), ids], 1)
+    ids = reshape_ops.reshape(math_ops.cast(sp.values, dtypes.int64), [-1, 1])
+    indices = concat_split_ops.concat([_columns(sp.indices, leading), ids], 1)
     size = math_ops.cast(convert_to_tensor(vocab_size, dtype_hint=dtypes.int64),
                          dtypes.int64)
-    dense_shape = manipulation_ops.concat(
-        [_entries(sp.dense_shape, leading), manipulation_ops.reshape(size, [1])], 0)
+    dense_shape = concat_split_ops.concat(
+        [_entries(sp.dense_shape, leading), reshape_ops.reshape(size, [1])], 0)
     marks = array_ops.ones_like(sp.values, dtype=dtypes.bool_)
     return to_dense(SparseTensor._make(indices, marks, dense_shape), False,
                     validate_indices=False)

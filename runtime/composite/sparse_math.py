@@ -18,9 +18,10 @@ from runtime.composite.base import refuse
 from runtime.composite.sparse import SparseTensor, require_sparse, to_dense
 from runtime.ops import (
     array_ops,
-    manipulation_ops,
+    concat_split_ops,
     math_ops,
     reduction_ops,
+    reshape_ops,
     segment_ops,
     selection_ops,
     sparse_ops,
@@ -183,7 +184,7 @@ def _segment_totals(op: str, data: Any, indices: Any, segment_ids: Any,
         refuse(TypeError, "%s: segment_ids must be integers, got %s" % (op, ids.dtype.name))
     if num_segments is None:
         num_segments = math_ops.add(reduction_ops.reduce_max(
-            manipulation_ops.concat([manipulation_ops.reshape(ids, [-1]),
+            concat_split_ops.concat([reshape_ops.reshape(ids, [-1]),
                                      convert_to_tensor([-1], dtype=ids.dtype)], 0)), 1)
     sums = segment_ops.unsorted_segment_sum(rows, ids, num_segments)
     ones = array_ops.ones_like(ids, dtype=data.dtype)
@@ -195,7 +196,7 @@ def _per_row(counts: Tensor, sums: Tensor) -> Tensor:
     """`counts` shaped to divide each row of `sums`."""
     rank = sums._shape_tuple()
     extra = 0 if rank is None else len(rank) - 1
-    return manipulation_ops.reshape(counts, [-1] + [1] * extra)
+    return reshape_ops.reshape(counts, [-1] + [1] * extra)
 
 
 def segment_sum(data: Any, indices: Any, segment_ids: Any, num_segments: Any = None,

@@ -30,7 +30,7 @@ from runtime.data.structure import (
     spec_text,
     static_int,
 )
-from runtime.ops import common, nn_random_ops
+from runtime.ops import common, random_ops
 from runtime.signature import TensorSpec
 from runtime.tensor import Tensor
 
@@ -280,12 +280,12 @@ class Shuffle(Pipeline):
             seed = common.constant_value(seed)
             if seed is None:
                 raise ValueError("shuffle: the seed must be known when the dataset is built")
-        global_seed = nn_random_ops._global_seed["seed"]
+        global_seed = random_ops._global_seed["seed"]
         if seed is not None:
             self._seed = (0 if global_seed is None else global_seed, int(seed))
         elif global_seed is not None:
             # Like TensorFlow's op seeds: drawn from the global seed's sequence.
-            self._seed = (global_seed, int(nn_random_ops.op_generator(None).integers(2**62)))
+            self._seed = (global_seed, int(random_ops.op_generator(None).integers(2**62)))
         else:
             self._seed = None
         self._reshuffle = bool(reshuffle_each_iteration)
@@ -766,11 +766,11 @@ class SampleFromDatasets(Pipeline):
             raise ValueError("sample_from_datasets: the weights must be non-negative, with "
                              "one positive at least, got %s" % weights.tolist())
         self._weights = weights
-        global_seed = nn_random_ops._global_seed["seed"]
+        global_seed = random_ops._global_seed["seed"]
         if seed is not None:
             self._seed = (0 if global_seed is None else global_seed, int(seed))
         elif global_seed is not None:
-            self._seed = (global_seed, int(nn_random_ops.op_generator(None).integers(2**62)))
+            self._seed = (global_seed, int(random_ops.op_generator(None).integers(2**62)))
         else:
             self._seed = None
         self._stop = bool(stop_on_empty_dataset)

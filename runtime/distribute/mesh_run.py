@@ -30,9 +30,9 @@ from runtime.ops import (
     array_ops,
     collective_ops,
     common,
-    manipulation_ops,
     math_ops,
     py_function_ops,
+    reshape_ops,
     selection_ops,
 )
 from runtime.tensor import Tensor
@@ -256,7 +256,7 @@ class MeshStep:
         flat = program.output_specs()
         outputs = py_function_ops.numpy_function(
             run, inputs, [d for d, _ in flat for _ in range(count)])
-        shaped = [manipulation_ops.reshape(t, list(flat[j // count][1]))
+        shaped = [reshape_ops.reshape(t, list(flat[j // count][1]))
                   for j, t in enumerate(outputs)]
         return values_lib.regroup([
             nest.pack_sequence_as(structure, [shaped[j * count + i] for j in range(len(flat))])

@@ -23,7 +23,7 @@ from runtime.distribute import mesh_run, mesh_values
 from runtime.distribute import reduce_op as reduce_ops
 from runtime.distribute import replica_context as contexts
 from runtime.distribute import values as values_lib
-from runtime.ops import common, manipulation_ops, reduction_ops
+from runtime.ops import common, concat_split_ops, reduction_ops
 from runtime.variables import creating_as
 
 
@@ -249,7 +249,7 @@ class Strategy:
     def gather(self, value, axis):
         """The replicas' parts of `value` concatenated along `axis`."""
         parts = [common.convert_to_tensor(p) for p in values_lib.local_results(value)]
-        return parts[0] if len(parts) == 1 else manipulation_ops.concat(parts, axis)
+        return parts[0] if len(parts) == 1 else concat_split_ops.concat(parts, axis)
 
     # -- input ----------------------------------------------------------------------------
     def experimental_distribute_dataset(self, dataset, options=None):

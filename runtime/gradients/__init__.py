@@ -3,10 +3,10 @@
 Each op declares its gradient where it is declared (runtime/ops), most with the rule itself
 beside the op. The rules here are written with machinery of this package, which reads ops by
 their traits and never imports an op module that imports it; their ops reference them
-directly, but for If and While, whose rules build If ops through runtime/subgraphs.py and so
-are named by their declaration ('module:rule'):
-  control_flow_grads  If and While (a WhileGrad op, runtime/ops/while_grad_ops.py, replays
-                      the loop and runs its body's VJP)
+directly:
+  control_flow_grads  If and While (an If's gradient is an If, added with the builder
+                      control_flow_ops passes in; a WhileGrad op, runtime/ops/while_grad_ops.py,
+                      replays the loop and runs its body's VJP)
   function_grads      PartitionedCall and eager Function calls (a gradient function per trace)
   py_function_grads   py_function (the Python function's own tape, kept from its run)
   custom_gradient     tf.custom_gradient (its CustomGradient op's rule calls the user's grad_fn)

@@ -45,10 +45,9 @@ from runtime.gradients.backprop import (
     graph_externals,
     zeros_like_tensor,
 )
-from runtime.gradients.inliner import Inliner, register_replay_rule
+from runtime.gradients.inliner import Inliner
 from runtime.graph import Graph
 from runtime.ops import array_ops
-from runtime.ops.control_flow_ops import IF_OPS
 from runtime.ops.gradient_ops import fully_known
 from runtime.ops.registry import execute
 from runtime.ops.while_grad_ops import WHILE_GRAD_OP, WhileGradPlan, WhileGraphs
@@ -59,7 +58,9 @@ from runtime.variables import Variable
 # -- If ----------------------------------------------------------------------------------------
 
 
-def if_grad(ctx, grads):
+def if_grad(ctx, grads, build_if):
+    """If's gradient rule: an If on the same predicate (added with `build_if`, see
+    control_flow_ops) whose branches backpropagate through the forward ones."""
     inputs = ctx.inputs
     pred = inputs[0]
     wanted = [i for i in range(1, len(inputs)) if ctx.needed[i]]
@@ -95,7 +96,7 @@ def if_grad(ctx, grads):
                     t = _zeros(slot, dtype, shape, inputs, externals)
                 outs.append(branch.graph.capture(t))
         branch.outputs = outs
-    outputs = subgraphs.build_if(pred, branches["then"][0], branches["else"][0], specs)
+    outputs = build_if(pred, branches["then"][0], branches["else"][0], specs)
     input_grads = [None] * len(inputs)
     external_grads = []
     for slot, out in zip(slots, outputs):
@@ -148,10 +149,11 @@ def _branch_vjp(sub, inputs, grads, wanted, externals, fed):
     return {slot: g for slot, g in zip(slots, found) if g is not None}
 
 
-def replay_if(node, value_of):
-    """Adds to the current graph an If running `node`'s branches again with their residuals
-    fed (`node`'s residual outputs); returns its outputs, standing for `node`'s first ones.
-    `value_of(t)`: the current graph's tensor for a tensor of `node`'s graph."""
+def replay_if(node, value_of, build_if):
+    """Adds to the current graph (with `build_if`) an If running `node`'s branches again with
+    their residuals fed (`node`'s residual outputs); returns its outputs, standing for
+    `node`'s first ones. `value_of(t)`: the current graph's tensor for a tensor of `node`'s
+    graph."""
     then_r, else_r = node.attrs["residuals"]
     first = node.attrs["n_outputs"]
     inputs = [value_of(t) for t in node.inputs]
@@ -168,7 +170,7 @@ def replay_if(node, value_of):
             branch.outputs = [branch.graph.capture(t) for t in outs]
         branches[name] = branch
     specs = [(t.dtype, t._shape) for t in node.outputs[:first]]
-    return subgraphs.build_if(inputs[0], branches["then"], branches["else"], specs)
+    return build_if(inputs[0], branches["then"], branches["else"], specs)
 
 
 def _replay_branch(sub, inputs, fed):
@@ -215,6 +217,8 @@ def _compiled_cond(cond):
 
 
 def while_grad(ctx, grads):
+    """While's gradient rule: one WhileGrad node, which replays the loop and runs its
+    body's VJP once per iteration in reverse (see the module docstring)."""
     cond, body = ctx.attrs["cond"], ctx.attrs["body"]
     inputs = ctx.inputs
     n = len(body.placeholders)
@@ -296,14 +300,3 @@ def while_grad(ctx, grads):
         extras.append((e, outs[position]))
         position += 1
     return GradResult(input_grads, extras)
-
-
-def _replay_if_node(node, target, value_of):
-    """Re-emits If `node` (into `target`) running its branches again with their residuals
-    fed (see replay_if)."""
-    with target.as_default():
-        return node.outputs, replay_if(node, value_of)
-
-
-for _if_op in IF_OPS.values():
-    register_replay_rule(_if_op, _replay_if_node)

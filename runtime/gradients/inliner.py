@@ -89,8 +89,8 @@ class Inliner:
 
 # Re-emitting a node whose forward values include residuals runs it again with them fed:
 # {op: rule(node, target, value_of) -> (node's outputs it stands for, target's outputs)},
-# given by the modules of those ops' gradients (function_grads, control_flow_grads), which
-# build on this one. `value_of(t)`: the target's tensor for a tensor of node's graph.
+# given by the modules declaring those ops (call_ops, control_flow_ops), which build on this
+# one. `value_of(t)`: the target's tensor for a tensor of node's graph.
 _REPLAY_RULES: dict[Any, Any] = {}
 
 

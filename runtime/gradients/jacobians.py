@@ -22,7 +22,7 @@ import numpy as np
 
 from runtime import context, dtypes, nest
 from runtime.functional import control_flow
-from runtime.ops import array_ops, common, manipulation_ops, math_ops
+from runtime.ops import array_ops, common, concat_split_ops, math_ops, reshape_ops
 from runtime.tensor import SymbolicTensor
 from runtime.tensor_array import TensorArray
 from runtime.variables import Variable
@@ -96,7 +96,7 @@ def _looped_rows(tape, target, flat_sources, row_shapes, seed, size):
 def _one_hot(i, size, shape, dtype):
     """Row i's pick: one at flat position i of `shape`, zero elsewhere (i a tensor)."""
     hits = math_ops.equal(np.arange(size, dtype=np.int32), i)
-    return manipulation_ops.reshape(math_ops.cast(hits, dtype), shape)
+    return reshape_ops.reshape(math_ops.cast(hits, dtype), shape)
 
 
 def _stacked(rows, source, row_shape, unconnected):
@@ -106,7 +106,7 @@ def _stacked(rows, source, row_shape, unconnected):
         return None
     value = source.read_value() if isinstance(source, Variable) else source
     zeros = array_ops.zeros(row_shape, value.dtype)
-    return manipulation_ops.stack([zeros if row is None else row for row in rows])
+    return concat_split_ops.stack([zeros if row is None else row for row in rows])
 
 
 def jacobian(tape, target, sources, unconnected="none"):
@@ -127,7 +127,7 @@ def jacobian(tape, target, sources, unconnected="none"):
             if stacked is None and unconnected == "zero":
                 stacked = array_ops.zeros([size] + shape, _as_target(source).dtype)
             results.append(None if stacked is None else
-                           manipulation_ops.reshape(stacked, target_shape + shape))
+                           reshape_ops.reshape(stacked, target_shape + shape))
         return nest.pack_sequence_as(sources, results)
     dtype = target.dtype.np_dtype
     picks = [np.eye(1, size, i, dtype=dtype).reshape(target_shape) for i in range(size)]
@@ -141,7 +141,7 @@ def jacobian(tape, target, sources, unconnected="none"):
             continue
         stacked = _stacked(rows, source, shape, unconnected)
         results.append(None if stacked is None else
-                       manipulation_ops.reshape(stacked, target_shape + shape))
+                       reshape_ops.reshape(stacked, target_shape + shape))
     return nest.pack_sequence_as(sources, results)
 
 
@@ -164,7 +164,7 @@ def batch_jacobian(tape, target, source, unconnected="none"):
                          "source (%d) must match" % (shape[0], source_shape[0]))
     size = int(np.prod(example_shape, dtype=np.int64))
     value = _as_target(source)
-    result_shape = manipulation_ops.concat(
+    result_shape = concat_split_ops.concat(
         [array_ops.shape(value)[:1], np.array(example_shape + list(source_shape[1:]), np.int32)],
         0)
     ones = array_ops.ones_like(target)
@@ -179,7 +179,7 @@ def batch_jacobian(tape, target, source, unconnected="none"):
             return array_ops.zeros(result_shape, value.dtype)
         # [size, batch, *source example] -> [batch, size, *source example]
         perm = [1, 0] + list(range(2, len(source_shape) + 1))
-        return manipulation_ops.reshape(manipulation_ops.transpose(stacked, perm),
+        return reshape_ops.reshape(reshape_ops.transpose(stacked, perm),
                                         result_shape)
     dtype = target.dtype.np_dtype
     picks = [math_ops.multiply(ones, np.eye(1, size, j, dtype=dtype).reshape(example_shape))
@@ -191,5 +191,5 @@ def batch_jacobian(tape, target, source, unconnected="none"):
     if size == 0:
         return array_ops.zeros(result_shape, value.dtype)
     rows = [array_ops.zeros_like(value) if row is None else row for row in rows]
-    stacked = manipulation_ops.stack(rows, axis=1)  # [batch, size, *source example]
-    return manipulation_ops.reshape(stacked, result_shape)
+    stacked = concat_split_ops.stack(rows, axis=1)  # [batch, size, *source example]
+    return reshape_ops.reshape(stacked, result_shape)

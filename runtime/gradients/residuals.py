@@ -33,13 +33,10 @@ from typing import Any
 import numpy as np
 
 from runtime import dtypes
-from runtime.ops.control_flow_ops import IF_OPS, WHILE_OPS
 from runtime.tensor import SymbolicTensor
 
 # graph -> (node count, residual tensors)
 _cache: weakref.WeakKeyDictionary[Any, Any] = weakref.WeakKeyDictionary()
-_IFS = tuple(IF_OPS.values())
-_WHILES = tuple(WHILE_OPS.values())
 
 
 def unrecomputable(op):
@@ -63,7 +60,7 @@ def graph_residuals(graph):
             continue
         kept = expose(node)
         if kept:  # a call or an If is replayed from its residuals; a While is not re-run
-            found.extend(node.outputs if node.op in _WHILES else kept)
+            found.extend(node.outputs if "loop" in node.op.traits else kept)
     result = tuple(found)
     _cache[graph] = (size, result)
     return result
@@ -90,13 +87,13 @@ def expose(node):
             return ()
         attrs["residuals"] = inner
         specs = [(t.dtype, t._shape) for t in inner]
-    elif op in _WHILES:
+    elif "loop" in op.traits:
         inner = graph_residuals(attrs["body"].graph)
         if not inner and not graph_residuals(attrs["cond"].graph):
             return ()
         attrs["residuals"] = inner
         specs = [(dtypes.resource, ())]  # the list of each iteration's residuals
-    elif op in _IFS:
+    elif "conditional" in op.traits:
         then_r = graph_residuals(attrs["then"].graph)
         else_r = graph_residuals(attrs["else"].graph)
         if not then_r and not else_r:

@@ -22,7 +22,7 @@ are merged as before.
 
 import sys
 
-from runtime import errors
+from runtime import errors, reserved_names
 from runtime.operators.staging import is_compiler_symbol
 from runtime.operators.undefined import MaybeUndefined, Undefined
 from runtime.tensor import Tensor
@@ -79,7 +79,8 @@ def _other_names(state_names):
     converted function running the statement (its frames: the function and the generated
     functions of its statements), other than the statement's state."""
     frame = sys._getframe(1)
-    while frame is not None and not frame.f_code.co_filename.startswith("<ag__"):
+    while frame is not None and not frame.f_code.co_filename.startswith(
+            reserved_names.FILE_PREFIX):
         frame = frame.f_back
     if frame is None:
         return {}
@@ -89,7 +90,8 @@ def _other_names(state_names):
     while frame is not None:
         if frame.f_code.co_filename == owner:
             for name, value in frame.f_locals.items():
-                if name in skipped or name.startswith("ag__") or is_compiler_symbol(name):
+                if name in skipped or is_compiler_symbol(name) or name.startswith(
+                        (reserved_names.NAMESPACE, reserved_names.CONVERTED_PREFIX)):
                     continue
                 skipped.add(name)  # the same variable, seen again from an outer frame
                 _reachable(name, value, found, budget)

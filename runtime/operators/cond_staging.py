@@ -28,7 +28,7 @@ from runtime.operators.undefined import (
     Undefined,
     UndefinedReturnValue,
 )
-from runtime.ops import common
+from runtime.ops import common, control_flow_ops
 from runtime.tensor import SymbolicTensor, Tensor
 from runtime.variables import Variable
 
@@ -76,7 +76,7 @@ def staged_cond(pred, true_fn, false_fn, what, symbol_names=None, restore_only=(
                                       specs))
     then_sub.outputs = then_outs
     else_sub.outputs = else_outs
-    outputs = subgraphs.build_if(pred, then_sub, else_sub, specs)
+    outputs = control_flow_ops.build_if(pred, then_sub, else_sub, specs)
     merged = [build(outputs) for build in builders]
     return merged[0] if symbol_names is None else tuple(merged)
 

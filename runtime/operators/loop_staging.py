@@ -32,7 +32,7 @@ from runtime.operators.staging import (
     require_scalar_bool,
 )
 from runtime.operators.undefined import MaybeUndefined, Undefined
-from runtime.ops import common
+from runtime.ops import common, control_flow_ops
 from runtime.tensor import EagerTensor, Tensor
 from runtime.tensor_array.value import variant
 from runtime.variables import Variable
@@ -259,7 +259,7 @@ def _staged_loop(names, init, cond_fn, body_fn, check=None, invariants=None):
         cond_sub.outputs = [cond_sub.graph.capture(cond_value)]
     init_leaves = [_to_tensor(leaf, name, dtype) for leaf, name, (dtype, _) in
                    zip(LoopState(names, forms).leaves, entry.leaf_names, specs)]
-    outputs = subgraphs.build_while(init_leaves, cond_sub, body_sub, specs)
+    outputs = control_flow_ops.build_while(init_leaves, cond_sub, body_sub, specs)
     return entry.rebuild(list(outputs))
 
 

@@ -13,7 +13,15 @@ from runtime import context, dtypes, errors
 from runtime.operators import try_regions
 from runtime.operators.deferred_errors import DeferredError
 from runtime.operators.staged_lists import StagedList
-from runtime.ops import array_ops, common, io_ops, manipulation_ops, math_ops, reduction_ops
+from runtime.ops import (
+    array_ops,
+    common,
+    concat_split_ops,
+    io_ops,
+    math_ops,
+    reduction_ops,
+    reshape_ops,
+)
 from runtime.tensor import SymbolicTensor, Tensor
 
 
@@ -118,7 +126,7 @@ def stack(values, axis=0, name="stack"):
     """`tf.stack(values)`; a StagedList is stacked by its TensorArray (`len` and iteration
     in Python need its length, known only at run time)."""
     if not isinstance(values, StagedList):
-        return manipulation_ops.stack(values, axis, name)
+        return concat_split_ops.stack(values, axis, name)
     stacked = values.stack()
     if axis == 0:
         return stacked
@@ -129,9 +137,9 @@ def stack(values, axis=0, name="stack"):
     axis = axis + rank if axis < 0 else axis
     perm = list(builtins.range(1, rank))
     perm.insert(axis, 0)
-    return manipulation_ops.transpose(stacked, perm)
+    return reshape_ops.transpose(stacked, perm)
 
 
 OVERLOADS = {builtins.range: range_, builtins.len: len_, builtins.sum: sum_,
              builtins.int: int_, builtins.float: float_, builtins.bool: bool_,
-             manipulation_ops.stack: stack}
+             concat_split_ops.stack: stack}

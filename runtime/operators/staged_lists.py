@@ -14,7 +14,7 @@ import numpy as np
 
 from runtime import context, dtypes, errors, nest
 from runtime import shape as shape_lib
-from runtime.ops import common, manipulation_ops, math_ops, selection_ops
+from runtime.ops import common, concat_split_ops, math_ops, selection_ops
 from runtime.tensor import EagerTensor, Tensor, make_eager
 from runtime.tensor_array import TensorArray, _int32, ops
 from runtime.variables import Variable
@@ -103,7 +103,7 @@ class StagedList:
         dtype, element_shape = declared_element_type(values)
         try:
             if values:
-                stacked = manipulation_ops.stack(values)
+                stacked = concat_split_ops.stack(values)
                 ta = TensorArray(dtype or stacked.dtype, size=len(values), dynamic_size=True,
                                  element_shape=element_shape or stacked._shape_tuple()[1:])
                 ta = ta.unstack(stacked)
@@ -177,7 +177,7 @@ class StagedList:
     def stack(self):
         """All elements stacked into one tensor."""
         if self._origin.python:
-            return manipulation_ops.stack(self._origin.values)
+            return concat_split_ops.stack(self._origin.values)
         return self._ta.stack()
 
     def _as_tensor(self):

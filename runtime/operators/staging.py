@@ -240,8 +240,9 @@ def _user_line(tb):
         code = tb.tb_frame.f_code
         if not errors.is_internal_file(code.co_filename):
             filename, lineno = errors.translate_location(code.co_filename, tb.tb_lineno)
+            converted = code.co_filename.startswith(reserved_names.FILE_PREFIX)
             found = errors.SourceLocation(filename, lineno, errors.user_function_name(
-                tb.tb_frame) if code.co_filename.startswith("<ag__") else code.co_name)
+                tb.tb_frame) if converted else code.co_name)
         tb = tb.tb_next
     return found
 

@@ -15,7 +15,7 @@ finds may be undefined go through `ld`, which adds the run-time check:
     return sq                                            # UndefinedValueError when n <= 0
 """
 
-from runtime import context, errors
+from runtime import context, errors, reserved_names
 from runtime.operators import try_regions
 from runtime.operators.deferred_errors import DeferredError
 from runtime.ops import common, io_ops
@@ -94,8 +94,8 @@ class UndefinedReturnValue(Undefined):
 
     __slots__ = ()
 
-    def __init__(self, symbol_name="retval_"):
-        super().__init__(symbol_name)
+    def __init__(self, symbol_name=None):
+        super().__init__(reserved_names.RETURN_VALUE if symbol_name is None else symbol_name)
 
 
 class DeadValue(Undefined):

@@ -1,8 +1,8 @@
 """Array ops that make or describe a tensor: placeholders, constants, identity, shape queries,
 filled tensors (fill, zeros, ones and their `_like` forms) and ranges.
 
-Reshaping and joining are in `manipulation_ops`, gathering and selection in `selection_ops`,
-indexing in `slicing`.
+Reshaping is in `reshape_ops`, joining in `concat_split_ops`, gathering and selection in
+`selection_ops`, indexing in `slicing`.
 """
 
 import numpy as np
@@ -297,8 +297,8 @@ def ones(shape, dtype=dtypes.float32, name=None):
 
 
 # ZerosLike and OnesLike are declared with the math ops, whose gradients are written with them
-OPS["ZerosLike"] = math_ops.ZEROS_LIKE
-OPS["OnesLike"] = math_ops.ONES_LIKE
+OPS["ZerosLike"] = common.ZEROS_LIKE
+OPS["OnesLike"] = common.ONES_LIKE
 
 
 @dispatchable

@@ -338,7 +338,7 @@ def stack(values, axis=0, name="stack"):
     return registry.execute1(PACK, tensors, {"axis": int(axis)}, name=name)
 
 
-# -- Pack's inverse, Unpack (`tf.unstack`, in manipulation_ops), and the zeros its gradient fills
+# -- Pack's inverse, Unpack (`tf.unstack`, in concat_split_ops), and the zeros its gradient fills
 # in (ZerosLike and OnesLike, whose API functions are in array_ops): declared here so that
 # Pack's gradient and Unpack's reference each other directly.
 

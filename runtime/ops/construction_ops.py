@@ -11,7 +11,7 @@ import numpy as np
 
 from runtime import dtypes, lowering_api
 from runtime import shape as shape_lib
-from runtime.ops import array_ops, common, manipulation_ops, math_ops, reduction_ops
+from runtime.ops import array_ops, common, concat_split_ops, math_ops, reduction_ops, reshape_ops
 from runtime.ops.common import FLOAT, SpecError, convert_to_tensor, require_kind
 from runtime.ops.registry import KERNEL_CALL, execute1, register
 from runtime.tensor import Tensor
@@ -54,12 +54,12 @@ def _computed_eye(num_rows, num_columns, batch, dtype, name):
             raise TypeError("eye: %s must be a scalar integer, got a %s tensor of shape %s"
                             % (what, size.dtype.name, shape_lib.to_string(size._shape_tuple())))
     rows, columns = (array_ops.range(math_ops.cast(s, dtypes.int32)) for s in sizes)
-    matrix = math_ops.cast(math_ops.equal(manipulation_ops.expand_dims(rows, 1),
-                                          manipulation_ops.expand_dims(columns, 0)), dtype)
+    matrix = math_ops.cast(math_ops.equal(reshape_ops.expand_dims(rows, 1),
+                                          reshape_ops.expand_dims(columns, 0)), dtype)
     if batch:
         for _ in batch:
-            matrix = manipulation_ops.expand_dims(matrix, 0)
-        matrix = manipulation_ops.tile(matrix, list(batch) + [1, 1])
+            matrix = reshape_ops.expand_dims(matrix, 0)
+        matrix = concat_split_ops.tile(matrix, list(batch) + [1, 1])
     return matrix if name is None else array_ops.identity(matrix, name=name)
 
 
@@ -128,8 +128,8 @@ def linspace(start, stop, num, axis=0, name=None):
         except ValueError:
             raise ValueError("linspace: start %s and stop %s do not broadcast"
                              % (shape_lib.to_string(a), shape_lib.to_string(b))) from None
-        start = manipulation_ops.broadcast_to(start, target)
-        stop = manipulation_ops.broadcast_to(stop, target)
+        start = reshape_ops.broadcast_to(start, target)
+        stop = reshape_ops.broadcast_to(stop, target)
     return execute1(OPS["LinSpace"], [start, stop], {"num": count[0], "axis": int(axis)},
                     name=name)
 
@@ -146,7 +146,7 @@ def meshgrid(*args, indexing="xy", name=None):
     rank = len(tensors)
     if rank == 0:
         return []
-    flat = [manipulation_ops.reshape(t, [-1]) for t in tensors]
+    flat = [reshape_ops.reshape(t, [-1]) for t in tensors]
     sizes = [None if t._shape_tuple() is None else t._shape_tuple()[0] for t in flat]
     order = list(range(rank))
     if indexing == "xy" and rank > 1:
@@ -158,9 +158,9 @@ def meshgrid(*args, indexing="xy", name=None):
         position = order.index(i)
         shape = [1] * rank
         shape[position] = -1
-        column = manipulation_ops.reshape(t, shape)
+        column = reshape_ops.reshape(t, shape)
         if known:
-            outputs.append(manipulation_ops.broadcast_to(column, out_sizes))
+            outputs.append(reshape_ops.broadcast_to(column, out_sizes))
         else:
             dims = [array_ops.size(flat[order[k]]) for k in range(rank)]
             outputs.append(math_ops.multiply(column, array_ops.ones(dims, dtype=t.dtype)))
@@ -178,6 +178,6 @@ def sequence_mask(lengths, maxlen=None, dtype=dtypes.bool_, name=None):
         maxlen = reduction_ops.reduce_max(lengths)
     maxlen = math_ops.cast(convert_to_tensor(maxlen, dtype_hint=lengths.dtype), lengths.dtype)
     positions = array_ops.range(0, maxlen, 1, dtype=lengths.dtype)
-    mask = math_ops.less(positions, manipulation_ops.expand_dims(lengths, -1))
+    mask = math_ops.less(positions, reshape_ops.expand_dims(lengths, -1))
     dtype = dtypes.as_dtype(dtype)
     return mask if dtype is dtypes.bool_ else math_ops.cast(mask, dtype, name=name)

@@ -15,7 +15,9 @@ The executor lowers them back into Python statements:
 
 import numpy as np
 
-from runtime import executor, lowering_api
+from runtime import executor, lowering_api, subgraphs
+from runtime.gradients import control_flow_grads
+from runtime.gradients.inliner import register_replay_rule
 from runtime.graph import SubGraph
 from runtime.ops import attr_types, control_flow_jax
 from runtime.ops.registry import (
@@ -302,16 +304,44 @@ _WHILE_TYPES = {"cond": attr_types.SUBGRAPH, "body": attr_types.SUBGRAPH,
                 "out_specs": attr_types.SPECS}
 
 
-_RULES = "runtime.gradients.control_flow_grads:"  # their gradients, written with the ops API
+def _if_grad(ctx, grads):
+    """If's gradient: another If on the same predicate (see control_flow_grads.if_grad)."""
+    return control_flow_grads.if_grad(ctx, grads, build_if)
+
 
 _IF_LOWERINGS = {"numba": _statement_if, "jax": control_flow_jax.lower_if}
 _WHILE_LOWERINGS = {"numba": _statement_while, "jax": control_flow_jax.lower_while}
 # (a result may be an input passed through a branch, or a loop that ran no iteration: "view")
-IF_OPS = {False: _declare("StatelessIf", _lower_if, _RULES + "if_grad", ("stateful", "view"),
-                          _IF_LOWERINGS, _IF_SAVING, _if_infer),
-          True: _declare("If", _lower_if, _RULES + "if_grad", ("side_effects", "view"),
+IF_OPS = {False: _declare("StatelessIf", _lower_if, _if_grad,
+                          ("stateful", "view", "conditional"), _IF_LOWERINGS, _IF_SAVING,
+                          _if_infer),
+          True: _declare("If", _lower_if, _if_grad, ("side_effects", "view", "conditional"),
                          _IF_LOWERINGS, _IF_SAVING, _if_infer)}
-WHILE_OPS = {False: _declare("StatelessWhile", _lower_while, _RULES + "while_grad",
-                             ("stateful", "view"), _WHILE_LOWERINGS, _WHILE_SAVING),
-             True: _declare("While", _lower_while, _RULES + "while_grad",
-                            ("side_effects", "view"), _WHILE_LOWERINGS, _WHILE_SAVING)}
+# While's gradient is one WhileGrad node (runtime/ops/while_grad_ops.py)
+WHILE_OPS = {False: _declare("StatelessWhile", _lower_while, control_flow_grads.while_grad,
+                             ("stateful", "view", "loop"), _WHILE_LOWERINGS, _WHILE_SAVING),
+             True: _declare("While", _lower_while, control_flow_grads.while_grad,
+                            ("side_effects", "view", "loop"), _WHILE_LOWERINGS, _WHILE_SAVING)}
+
+
+def build_if(pred, then_sub, else_sub, out_specs):
+    """Adds an If node choosing between two traced branches; returns its output tensors."""
+    return subgraphs.add_node(IF_OPS, [pred], {"then": then_sub, "else": else_sub}, out_specs,
+                              "cond")
+
+
+def build_while(init, cond_sub, body_sub, out_specs):
+    """Adds a While node; `init` are the initial loop values (tensors). Returns the finals."""
+    return subgraphs.add_node(WHILE_OPS, init, {"cond": cond_sub, "body": body_sub},
+                              out_specs, "while")
+
+
+def _replay_if_node(node, target, value_of):
+    """Re-emits If `node` (into `target`) running its branches again with their residuals
+    fed (see control_flow_grads.replay_if)."""
+    with target.as_default():
+        return node.outputs, control_flow_grads.replay_if(node, value_of, build_if)
+
+
+for _if_op in IF_OPS.values():
+    register_replay_rule(_if_op, _replay_if_node)

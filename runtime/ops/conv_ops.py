@@ -10,12 +10,11 @@ gradient goes to the first maximum of each window.
 import numpy as np
 
 from runtime import lowering_api
-from runtime.ops import manipulation_ops
+from runtime.ops import reshape_ops
 from runtime.ops.common import FLOAT, SpecError, convert_to_tensor, require_kind, require_same_dtype
 from runtime.ops.registry import KERNEL_CALL, NO_GRADIENT, execute1, register
 
 _NOT_LOWERED = {"array": lowering_api.unsupported("not lowered yet")}
-_GRADIENTS_ON_HOST = {"array": lowering_api.unsupported("gradient ops run on the numpy executor")}
 
 OPS = {}
 
@@ -177,11 +176,11 @@ def _filter_grad_grad(ctx, grads):
 
 OPS["Conv2DBackpropInput"] = register("Conv2DBackpropInput", _conv_input_grad_kernel,
                                       _like_input(1), grad=_input_grad_grad, emit=KERNEL_CALL,
-                                      lowerings=_GRADIENTS_ON_HOST)
+                                      lowerings=lowering_api.GRADIENTS_ON_HOST)
 OPS["Conv2DBackpropFilter"] = register("Conv2DBackpropFilter", _conv_filter_grad_kernel,
                                        _like_input(2), grad=_filter_grad_grad,
                                        emit=KERNEL_CALL,
-                                       lowerings=_GRADIENTS_ON_HOST)
+                                       lowerings=lowering_api.GRADIENTS_ON_HOST)
 
 
 def _padding(padding):
@@ -215,15 +214,15 @@ def conv1d(input, filters, stride, padding, data_format="NWC", dilations=None,  
            name=None):
     """1-D convolution of NWC `input` with `filters` [width, in_channels, out_channels]."""
     _data_format(data_format, ("NWC",))
-    x = manipulation_ops.expand_dims(convert_to_tensor(input), 1)
-    f = manipulation_ops.expand_dims(convert_to_tensor(filters, dtype_hint=x.dtype), 0)
+    x = reshape_ops.expand_dims(convert_to_tensor(input), 1)
+    f = reshape_ops.expand_dims(convert_to_tensor(filters, dtype_hint=x.dtype), 0)
     stride = [int(stride)] if np.ndim(stride) == 0 else list(stride)
     if len(stride) == 3:
         stride = stride[1:2]
     dilation = [1] if dilations is None else (
         [int(dilations)] if np.ndim(dilations) == 0 else list(dilations)[-2:-1] or [1])
     out = conv2d(x, f, [1, stride[0]], padding, dilations=[1, dilation[0]])
-    return manipulation_ops.squeeze(out, [1], name=name)
+    return reshape_ops.squeeze(out, [1], name=name)
 
 
 # -- pooling ----------------------------------------------------------------------------------
@@ -345,14 +344,14 @@ OPS["MaxPoolGrad"] = register(
     grad=lambda ctx, grads: [execute1(OPS["MaxPoolGradGrad"],
                                       [grads[0], ctx.input(1), ctx.input(2)], ctx.attrs),
                              None, None],
-    lowerings=_GRADIENTS_ON_HOST)
+    lowerings=lowering_api.GRADIENTS_ON_HOST)
 OPS["MaxPoolGradGrad"] = register("MaxPoolGradGrad", _max_pool_grad_grad_kernel,
                                   _like_input(2), grad=NO_GRADIENT, emit=KERNEL_CALL,
-                                  lowerings=_GRADIENTS_ON_HOST)
+                                  lowerings=lowering_api.GRADIENTS_ON_HOST)
 OPS["AvgPoolGrad"] = register(
     "AvgPoolGrad", _avg_pool_grad_kernel, _like_input(1), emit=KERNEL_CALL,
     grad=lambda ctx, grads: [execute1(OPS["AvgPool"], [grads[0]], ctx.attrs), None],
-    lowerings=_GRADIENTS_ON_HOST)
+    lowerings=lowering_api.GRADIENTS_ON_HOST)
 
 
 def _pool(op_name, input, ksize, strides, padding, data_format, name):  # noqa: A002

@@ -11,7 +11,7 @@ import numpy as np
 
 from runtime import lowering_api
 from runtime import shape as shape_lib
-from runtime.ops import array_ops, attr_types, manipulation_ops, math_ops, numba_lowerings
+from runtime.ops import array_ops, attr_types, math_ops, numba_lowerings, reshape_ops
 from runtime.ops.common import (
     NUMERIC,
     SpecError,
@@ -108,10 +108,10 @@ def _einsum_grad(ctx, grads):
         if kept != term:  # dimensions the operand sums out: the gradient is the same along them
             for position, c in enumerate(term):
                 if c not in kept:
-                    g = manipulation_ops.expand_dims(g, position)
+                    g = reshape_ops.expand_dims(g, position)
             shape = ctx.input_shape(i)
             if shape is not None and None not in shape:
-                g = manipulation_ops.broadcast_to(g, shape)
+                g = reshape_ops.broadcast_to(g, shape)
             else:
                 g = math_ops.multiply(g, array_ops.ones_like(ctx.input(i)))
         out.append(g)

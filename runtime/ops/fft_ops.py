@@ -15,7 +15,7 @@ innermost to fft_length // 2 + 1).
 import numpy as np
 
 from runtime import dtypes, lowering_api
-from runtime.ops import array_ops, layout_ops, math_ops, reduction_ops
+from runtime.ops import array_ops, layout_ops, math_ops, reduction_ops, slicing
 from runtime.ops.common import SpecError, convert_to_tensor, static_int_list
 from runtime.ops.registry import KERNEL_CALL, execute1, register
 
@@ -161,7 +161,7 @@ def _fit_inner(t, rank, target):
             "input's dimensions needs those dimensions known while tracing")
     outer = len(t_shape) - rank
     keep = [min(h, w) for h, w in zip(have, want)]
-    t = layout_ops.slice(t, [0] * len(t_shape), [-1] * outer + keep)
+    t = slicing.slice(t, [0] * len(t_shape), [-1] * outer + keep)
     paddings = [[0, 0]] * outer + [[0, w - k] for w, k in zip(want, keep)]
     return layout_ops.pad(t, paddings)
 

@@ -18,10 +18,6 @@ from runtime import lowering_api
 from runtime.ops.numba_lowerings import dims, finish, product, shape_tuple, type_name
 from runtime.ops.registry import KERNEL_CALL, execute1, register
 
-# lowering rules that decline, saying why (see runtime/lowering_api.py)
-GRADIENTS_ON_HOST = {"array": lowering_api.unsupported("gradient ops run on the numpy executor")}
-
-
 # -- shared by the gradient ops of every family (ReduceGrad, GatherGrad, StridedSliceGrad) ---
 
 
@@ -45,7 +41,7 @@ def target_shape_jax(node, ins):
 
 def lowered_on_jax(rule):
     """Declined by the array backends; lowered by JAX's `rule`."""
-    return dict(GRADIENTS_ON_HOST, jax=rule)
+    return dict(lowering_api.GRADIENTS_ON_HOST, jax=rule)
 
 
 # -- the helpers gradient rules call -----------------------------------------------------------

@@ -1,179 +1,38 @@
-"""Ops that cut, pad or reorder the elements along a tensor's dimensions: split, pad, slice,
-strided_slice, reverse, roll and repeat (TensorFlow's `tf.split`, `tf.pad`, ...).
+"""Ops that pad a tensor or reorder its elements along its dimensions: pad, reverse and roll
+(TensorFlow's `tf.pad`, `tf.reverse`, `tf.roll`).
 
-Split, pad, reverse, roll and repeat are ops with their gradients; `slice` and
-`strided_slice` are index expressions on the StridedSlice op (its gradient comes with it).
-Axes, sizes and paddings must be known when the graph is built (an equal split of a
-dimension known only at run time is the Split op).
+Axes, shifts and paddings must be known when the graph is built. Reshaping is in
+`reshape_ops`, joining and splitting in `concat_split_ops`, slices in `slicing`.
 """
 
 from typing import Any
 
 import numpy as np
 
-from runtime import dtypes, lowering_api
+from runtime import lowering_api
 from runtime.ops import (
-    array_ops,
     attr_types,
     common,
-    manipulation_ops,
-    slicing,
 )
-from runtime.ops.common import ANY, SpecError, convert_to_tensor, normalize_axis, require_kind
+from runtime.ops.common import (
+    ANY,
+    SpecError,
+    convert_to_tensor,
+    normalize_axis,
+    require_kind,
+)
 from runtime.ops.composite_dispatch import dispatchable
 from runtime.ops.numba_lowerings import (
     as_3d,
-    axis_of,
+    contiguous_view,
     dims,
-    finish,
     product,
     shape_tuple,
     type_name,
 )
-from runtime.ops.registry import KERNEL_CALL, execute, execute1, register
-from runtime.tensor import Tensor
-
-_NOT_LOWERED = {"array": lowering_api.unsupported("not lowered yet")}
-_GRADIENTS_ON_HOST = {"array": lowering_api.unsupported("gradient ops run on the numpy executor")}
+from runtime.ops.registry import KERNEL_CALL, execute1, register
 
 OPS = {}
-
-
-def _static_axis(axis, what="axis"):
-    dims = common.static_int_list(axis, what)
-    if dims is None or len(dims) != 1:
-        raise ValueError("%s must be a single integer, got %r" % (what, axis))
-    return dims[0]
-
-
-# -- split ------------------------------------------------------------------------------------
-
-
-def _split_infer(specs, attrs):
-    dtype, shape = specs[0]
-    sizes = attrs["sizes"]
-    if shape is None:
-        return [(dtype, None)] * len(sizes)
-    axis = normalize_axis(attrs["axis"], len(shape))
-    total = shape[axis]
-    known = [s for s in sizes if s != -1]
-    if total is not None:
-        if -1 in sizes:
-            if sum(known) > total:
-                raise SpecError("shape", "split sizes %s exceed dimension %d of size %d"
-                                % (list(sizes), axis, total))
-        elif sum(sizes) != total:
-            raise SpecError("shape", "split sizes %s do not add up to dimension %d of size %d"
-                            % (list(sizes), axis, total))
-    out = []
-    for s in sizes:
-        size = s if s != -1 else (None if total is None else total - sum(known))
-        out.append((dtype, shape[:axis] + (size,) + shape[axis + 1:]))
-    return out
-
-
-def _split_kernel(x, sizes, axis):
-    total = x.shape[axis]
-    known = sum(s for s in sizes if s != -1)
-    sizes = [total - known if s == -1 else s for s in sizes]
-    if sum(sizes) != total or min(sizes) < 0:
-        raise ValueError("split sizes %s do not add up to dimension %d of size %d"
-                         % (sizes, axis, total))
-    return np.split(x, np.cumsum(sizes)[:-1], axis=axis)
-
-
-def _sliced(lowerer, expr):
-    """`expr`, a strided view, made contiguous for numba (whose fused loops reshape their
-    operands, which it allows only for contiguous arrays)."""
-    return "xp.ascontiguousarray(%s)" % expr if lowerer.name == "numba" else expr
-
-
-def _split_lowering(lowerer, node, ins, outs):
-    x = ins[0]
-    if x.shape is None or x.shape[normalize_axis(node.attrs["axis"], len(x.shape))] is None:
-        raise lowering_api.Unsupported("a split of a dimension of unknown size")
-    axis = normalize_axis(node.attrs["axis"], len(x.shape))
-    start = 0
-    for out in outs:  # the sizes the shape inference resolved (and checked)
-        stop = start + out.shape[axis]
-        lowerer.assign(out, _sliced(lowerer, "%s[%s%d:%d]" % (x, ":, " * axis, start, stop)))
-        start = stop
-
-
-def _split_grad(ctx, grads):
-    parts = [g if g is not None else array_ops.zeros_like(ctx.output(i))
-             for i, g in enumerate(grads)]
-    return [manipulation_ops.concat(parts, ctx.attrs["axis"])]
-
-
-OPS["SplitV"] = register("SplitV", _split_kernel, _split_infer, node_name="split",
-                         grad=_split_grad, emit=KERNEL_CALL, traits=("view",),
-                         lowerings={"array": _split_lowering})
-
-
-def _equal_split_infer(specs, attrs):
-    dtype, shape = specs[0]
-    count = attrs["num_split"]
-    if shape is None:
-        return [(dtype, None)] * count
-    axis = normalize_axis(attrs["axis"], len(shape))
-    total = shape[axis]
-    if total is not None and total % count:
-        raise SpecError("shape", "dimension %d of size %d is not divisible by %d"
-                        % (axis, total, count))
-    part = None if total is None else total // count
-    return [(dtype, shape[:axis] + (part,) + shape[axis + 1:])] * count
-
-
-def _equal_split_kernel(x, num_split, axis):
-    if x.shape[axis] % num_split:
-        raise ValueError("dimension %d of size %d is not divisible by %d"
-                         % (axis, x.shape[axis], num_split))
-    return np.split(x, num_split, axis=axis)
-
-
-# TensorFlow's Split: `num_split` equal parts, for a dimension known only at run time
-OPS["Split"] = register("Split", _equal_split_kernel, _equal_split_infer, node_name="split",
-                        grad=_split_grad, emit=KERNEL_CALL, traits=("view",),
-                        lowerings={"array": lowering_api.unsupported(
-                            "equal parts of a dimension known only at run time")})
-
-
-def split(value, num_or_size_splits, axis=0, num=None, name="split"):
-    """`value` cut along `axis` into `num_or_size_splits` equal parts (an int), or into parts
-    of the given sizes (a list; one entry may be -1 for the rest). Returns a list."""
-    value = convert_to_tensor(value)
-    axis = _static_axis(axis)
-    shape = value._shape_tuple()
-    if isinstance(num_or_size_splits, (int, np.integer)) and not isinstance(
-            num_or_size_splits, bool):
-        count = int(num_or_size_splits)
-        if count <= 0:
-            raise ValueError("split: num_or_size_splits must be positive, got %d" % count)
-        if shape is not None:
-            dim = shape[normalize_axis_or_fail(axis, len(shape), "split")]
-            if dim is None:  # known only at run time
-                return list(execute(OPS["Split"], [value], {"num_split": count, "axis": axis},
-                                    name=name))
-            if dim % count:
-                raise ValueError("split: dimension %d of size %d is not divisible by %d"
-                                 % (axis, dim, count))
-            sizes = (dim // count,) * count
-        else:
-            raise ValueError("split needs a tensor of known rank")
-    else:
-        sizes = common.static_int_list(num_or_size_splits, "split sizes")
-        if sizes.count(-1) > 1:
-            raise ValueError("split: at most one size may be -1, got %s" % list(sizes))
-    return execute(OPS["SplitV"], [value], {"sizes": tuple(sizes), "axis": axis}, name=name)
-
-
-def normalize_axis_or_fail(axis, rank, op):
-    """`axis` in [0, rank), or ValueError naming `op`."""
-    try:
-        return normalize_axis(axis, rank)
-    except SpecError as e:
-        raise ValueError("%s: %s" % (op, e.message)) from None
 
 
 # -- pad ------------------------------------------------------------------------------------
@@ -331,27 +190,6 @@ def _pad_numba(lowerer, node, ins, outs):
     lowerer.assign(outs[0], result)
 
 
-def _repeat_positions_numba(lowerer, node, ins, outs, counts):
-    """Repeat along a dimension of static size: the slices at the positions np.repeat would
-    copy (`counts` per position, checked against the size when the rule runs)."""
-    x = ins[0]
-    parts = dims(x)
-    axis = axis_of(node, len(parts))
-    size = x.shape[axis]
-    if len(counts) != size:
-        raise lowering_api.Unsupported("repeats that do not fit the dimension")
-    positions = np.repeat(np.arange(size, dtype=np.int64), counts)
-    index = lowerer.constant(positions, dtypes.int64, positions.shape)
-    array, before, _, after = as_3d(lowerer, x, axis)
-    result, k = lowerer.fresh("r"), lowerer.fresh("k")
-    lowerer.line("%s = np.empty(%s, %s)" % (result, shape_tuple(
-        [before, str(len(positions)), after]), type_name(x.dtype)))
-    lowerer.line("for %s in range(%d):" % (k, len(positions)))
-    with lowerer.block():
-        lowerer.line("%s[:, %s, :] = %s[:, %s[%s], :]" % (result, k, array, index, k))
-    finish(lowerer, outs[0], result, parts[:axis] + [str(len(positions))] + parts[axis + 1:])
-
-
 OPS["PadV2"] = register("PadV2", _pad_kernel, _pad_infer, node_name="Pad", grad=_pad_rule,
                         emit=KERNEL_CALL,
                         lowerings={"array": _pad_lowering,
@@ -359,7 +197,7 @@ OPS["PadV2"] = register("PadV2", _pad_kernel, _pad_infer, node_name="Pad", grad=
                         attr_types={"mode": _PAD_MODE})
 OPS["PadGrad"] = register("PadGrad", _pad_grad_kernel, _pad_grad_infer, grad=_pad_grad_rule,
                           emit=KERNEL_CALL,
-                          lowerings=_GRADIENTS_ON_HOST, attr_types={"mode": _PAD_MODE})
+                          lowerings=lowering_api.GRADIENTS_ON_HOST, attr_types={"mode": _PAD_MODE})
 
 
 def pad(tensor, paddings, mode="CONSTANT", constant_values=0, name=None):
@@ -419,7 +257,7 @@ def _reverse_lowering(lowerer, node, ins, outs):
         raise lowering_api.Unsupported("a value of unknown rank" if rank is None else "a scalar")
     axes = {a + rank if a < 0 else a for a in node.attrs["axis"]}
     index = ", ".join("::-1" if i in axes else ":" for i in range(rank))
-    lowerer.assign(outs[0], _sliced(lowerer, "%s[%s]" % (ins[0], index)))
+    lowerer.assign(outs[0], contiguous_view(lowerer, "%s[%s]" % (ins[0], index)))
 
 
 OPS["ReverseV2"] = register("ReverseV2", lambda x, axis: np.flip(x, axis), _same_infer(ANY),
@@ -475,161 +313,3 @@ def roll(input, shift, axis, name=None):  # noqa: A002 - TensorFlow's name
         raise ValueError("roll: shift %r and axis %r must have the same length" % (shift, axis))
     return execute1(OPS["Roll"], [convert_to_tensor(input)], {"shift": shifts, "axis": axes},
                     name=name)
-
-
-# -- repeat -------------------------------------------------------------------------------------
-
-
-def _repeat_infer(specs, attrs):
-    dtype, shape = specs[0]
-    repeats = attrs["repeats"]
-    if shape is None:
-        return [(dtype, None)]
-    axis = normalize_axis(attrs["axis"], len(shape))
-    dim = shape[axis]
-    if not attrs["per_element"]:
-        size = None if dim is None else dim * repeats[0]
-    else:
-        if dim is not None and dim != len(repeats):
-            raise SpecError("shape", "%d repeats for dimension %d of size %d"
-                            % (len(repeats), axis, dim))
-        size = sum(repeats)
-    return [(dtype, shape[:axis] + (size,) + shape[axis + 1:])]
-
-
-def _counts(repeats, per_element, size):
-    return repeats if per_element else repeats * size
-
-
-def _repeat_kernel(x, repeats, axis, per_element):
-    counts = _counts(repeats, per_element, x.shape[axis])
-    if len(counts) != x.shape[axis]:
-        raise ValueError("%d repeats for dimension %d of size %d"
-                         % (len(counts), axis, x.shape[axis]))
-    return np.repeat(x, counts, axis=axis)
-
-
-def _repeat_grad_kernel(g, x, repeats, axis, per_element):
-    """The sum of each element's copies: g summed back to x's shape."""
-    size = x.shape[axis]
-    source = np.repeat(np.arange(size), _counts(repeats, per_element, size))
-    moved = np.moveaxis(g, axis, 0)
-    total = np.zeros((size,) + moved.shape[1:], dtype=g.dtype)
-    np.add.at(total, source, moved)
-    return np.moveaxis(total, 0, axis)
-
-
-def _repeat_lowering(lowerer, node, ins, outs):
-    x, attrs = ins[0], node.attrs
-    axis = None if x.shape is None else normalize_axis(attrs["axis"], len(x.shape))
-    if axis is None or x.shape[axis] is None:
-        raise lowering_api.Unsupported("repeats along a dimension of unknown size")
-    counts = _counts(list(attrs["repeats"]), attrs["per_element"], x.shape[axis])
-    # counts as a numpy array: JAX needs them concrete (its own arrays are traced)
-    lowerer.assign(outs[0], "xp.repeat(%s, np.asarray(%s), axis=%d)"
-                   % (x, lowerer.literal(counts), axis))
-
-
-def _repeat_numba(lowerer, node, ins, outs):
-    """numba (whose np.repeat takes no axis): numba_lowerings' gather of repeated slices."""
-    x, attrs = ins[0], node.attrs
-    axis = None if x.shape is None or x.rank0 else normalize_axis(attrs["axis"], len(x.shape))
-    if axis is None or x.shape[axis] is None:
-        raise lowering_api.Unsupported("repeats along a dimension of unknown size")
-    counts = _counts(list(attrs["repeats"]), attrs["per_element"], x.shape[axis])
-    _repeat_positions_numba(lowerer, node, ins, outs, counts)
-
-
-OPS["Repeat"] = register(
-    "Repeat", _repeat_kernel, _repeat_infer, emit=KERNEL_CALL,
-    grad=lambda ctx, grads: [execute1(OPS["RepeatGrad"], [grads[0], ctx.input(0)],
-                                      ctx.attrs)],
-    lowerings={"array": _repeat_lowering,
-               "numba": _repeat_numba})
-OPS["RepeatGrad"] = register(
-    "RepeatGrad", _repeat_grad_kernel, lambda specs, attrs: [(specs[0][0], specs[1][1])],
-    emit=KERNEL_CALL,
-    grad=lambda ctx, grads: [execute1(OPS["Repeat"], [grads[0]], ctx.attrs), None],
-    lowerings=_GRADIENTS_ON_HOST)
-
-
-def repeat(input, repeats, axis=None, name=None):  # noqa: A002 - TensorFlow's name
-    """Each element of `input` repeated `repeats` times along `axis` (an int, or one count
-    per element); with no axis, `input` is flattened first."""
-    tensor = convert_to_tensor(input)
-    counts = common.static_int_list(repeats, "repeats")
-    if any(c < 0 for c in counts):
-        raise ValueError("repeat: repeats must be non-negative, got %r" % (repeats,))
-    if axis is None:
-        tensor = manipulation_ops.reshape(tensor, [-1])
-        axis = 0
-    per_element = np.ndim(repeats) > 0 if not isinstance(repeats, Tensor) else (
-        repeats._shape_tuple() != ())
-    if len(counts) == 1:  # one count broadcasts to every element, as in TensorFlow
-        per_element = False
-    elif not per_element:
-        raise ValueError("repeat: repeats must be an int or a list, got %r" % (repeats,))
-    return execute1(OPS["Repeat"], [tensor], {"repeats": counts, "axis": _static_axis(axis),
-                                              "per_element": per_element}, name=name)
-
-
-# -- slice, strided_slice -------------------------------------------------------------------
-
-
-def _entries(value, what):
-    """A list of Python ints or scalar tensors from a list, array or 1-D tensor."""
-    if isinstance(value, Tensor):
-        known = common.constant_value(value)
-        if known is not None:
-            return [int(v) for v in np.reshape(known, [-1])]
-        shape = value._shape_tuple()
-        if shape is None or len(shape) != 1 or shape[0] is None:
-            raise ValueError("%s must have a known length, got %s" % (what, value))
-        return [value[i] for i in range(shape[0])]
-    return [v if isinstance(v, Tensor) else int(v) for v in value]
-
-
-def slice(input_, begin, size, name=None):  # noqa: A001 - TensorFlow's name
-    """The block of `input_` starting at `begin` with extent `size` (-1: to the end)."""
-    tensor = convert_to_tensor(input_)
-    starts, sizes = _entries(begin, "begin"), _entries(size, "size")
-    if len(starts) != len(sizes):
-        raise ValueError("slice: begin %r and size %r must have the same length"
-                         % (begin, size))
-    index = []
-    for start, extent in zip(starts, sizes):
-        if isinstance(extent, int) and extent == -1:
-            index.append(np.s_[start:])
-        else:
-            index.append(np.s_[start:start + extent])
-    return slicing.strided_slice_from_index(tensor, tuple(index))
-
-
-def _bits(mask):
-    return [bool(int(mask) >> i & 1) for i in range(64)]
-
-
-def strided_slice(input_, begin, end, strides=None, begin_mask=0, end_mask=0,
-                  ellipsis_mask=0, new_axis_mask=0, shrink_axis_mask=0, name=None):
-    """`input_[begin:end:strides]` per dimension, with TensorFlow's masks: a set bit i of
-    begin_mask/end_mask ignores begin[i]/end[i], of ellipsis_mask makes entry i `...`, of
-    new_axis_mask a new dimension, and of shrink_axis_mask takes the single index begin[i]."""
-    tensor = convert_to_tensor(input_)
-    starts, stops = _entries(begin, "begin"), _entries(end, "end")
-    steps = [1] * len(starts) if strides is None else _entries(strides, "strides")
-    if not len(starts) == len(stops) == len(steps):
-        raise ValueError("strided_slice: begin, end and strides must have the same length")
-    masks = [_bits(m) for m in (begin_mask, end_mask, ellipsis_mask, new_axis_mask,
-                                shrink_axis_mask)]
-    index: list[Any] = []
-    for i, (start, stop, step) in enumerate(zip(starts, stops, steps)):
-        if masks[2][i]:
-            index.append(Ellipsis)
-        elif masks[3][i]:
-            index.append(None)
-        elif masks[4][i]:
-            index.append(start)
-        else:
-            index.append(np.s_[None if masks[0][i] else start:
-                               None if masks[1][i] else stop:step])
-    return slicing.strided_slice_from_index(tensor, tuple(index))

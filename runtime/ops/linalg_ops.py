@@ -9,8 +9,8 @@ from runtime.ops import (
     attr_types,
     common,
     layout_ops,
-    manipulation_ops,
     reduction_ops,
+    reshape_ops,
 )
 from runtime.ops import math_ops as M
 from runtime.ops.common import (
@@ -195,8 +195,8 @@ def matvec(a, b, transpose_a=False, adjoint_a=False, a_is_sparse=False, b_is_spa
     if adjoint_a:
         a = M.conj(a) if a.dtype.is_complex else a
         transpose_a = not transpose_a
-    column = manipulation_ops.expand_dims(b, -1)
-    return manipulation_ops.squeeze(matmul(a, column, transpose_a=transpose_a), [-1],
+    column = reshape_ops.expand_dims(b, -1)
+    return reshape_ops.squeeze(matmul(a, column, transpose_a=transpose_a), [-1],
                                     name=name)
 
 
@@ -261,7 +261,7 @@ def _inverse_grad(ctx, grads):
 
 def _det_grad(ctx, grads):
     scale = M.multiply(grads[0], ctx.output(0))  # unconjugated, as TensorFlow's rule
-    expanded = manipulation_ops.expand_dims(manipulation_ops.expand_dims(scale, -1), -1)
+    expanded = reshape_ops.expand_dims(reshape_ops.expand_dims(scale, -1), -1)
     return [M.multiply(expanded, _adjoint_last(inv(ctx.input(0))))]
 
 
@@ -464,7 +464,7 @@ def matrix_transpose(a, name="matrix_transpose", conjugate=False):
         raise ValueError("matrix_transpose needs a tensor of known rank >= 2, got %s" % (
             "unknown rank" if shape is None else shape_lib.to_string(shape)))
     perm = list(range(len(shape) - 2)) + [len(shape) - 1, len(shape) - 2]
-    return manipulation_ops.transpose(a, perm, name=name, conjugate=conjugate)
+    return reshape_ops.transpose(a, perm, name=name, conjugate=conjugate)
 
 
 def adjoint(matrix, name=None):

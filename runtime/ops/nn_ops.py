@@ -14,10 +14,10 @@ from runtime import shape as shape_lib
 from runtime.ops import (
     array_ops,
     common,
-    manipulation_ops,
     math_ops,
     random_ops,
     reduction_ops,
+    reshape_ops,
     selection_ops,
 )
 from runtime.ops.common import FLOAT, REAL, SpecError, convert_to_tensor, require_kind
@@ -337,8 +337,8 @@ def moments(x, axes, shift=None, keepdims=False, name=None):
     centred = math_ops.squared_difference(x, array_ops.stop_gradient(mean))
     variance = reduction_ops.reduce_mean(centred, axes, keepdims=True)
     if not keepdims:
-        mean = manipulation_ops.squeeze(mean, axes)
-        variance = manipulation_ops.squeeze(variance, axes)
+        mean = reshape_ops.squeeze(mean, axes)
+        variance = reshape_ops.squeeze(variance, axes)
     return mean, variance
 
 
@@ -430,7 +430,7 @@ def _sparse_grad(ctx, grads):
         classes = array_ops.shape(logits)[-1]
     picked = selection_ops.one_hot(labels, classes, dtype=ctx.input_dtype(1))
     delta = math_ops.subtract(softmax(logits), picked)
-    return [None, math_ops.multiply(manipulation_ops.expand_dims(grads[0], -1), delta)]
+    return [None, math_ops.multiply(reshape_ops.expand_dims(grads[0], -1), delta)]
 
 
 OPS["SparseSoftmaxCrossEntropyWithLogits"] = register(

@@ -61,6 +61,12 @@ def as_3d(lowerer, x, axis):
     return name, before, size, after
 
 
+def contiguous_view(lowerer, expr):
+    """`expr`, a strided view, made contiguous for numba (whose fused loops reshape their
+    operands, which it allows only for contiguous arrays); as it is for other backends."""
+    return "xp.ascontiguousarray(%s)" % expr if lowerer.name == "numba" else expr
+
+
 def finish(lowerer, out, array, shape_parts):
     """Assigns `array` (a C-contiguous array) reshaped to `shape_parts` to `out`, or its one
     element when `out` is rank 0."""

@@ -16,7 +16,6 @@ import numpy as np
 from runtime import context, dtypes, errors, lowering_api
 from runtime.gradients import py_function_grads
 from runtime.ops import common, registry
-from runtime.ops.gradient_ops import GRADIENTS_ON_HOST
 from runtime.ops.registry import (
     KERNEL_CALL,
     NO_GRADIENT,
@@ -74,7 +73,7 @@ PY_FUNCTION_GRAD_OP = register(
     _out_specs_infer, grad=NO_GRADIENT, emit=KERNEL_CALL,
     traits=("side_effects", "host_only", "shares_state"),
     saving=registry.not_saveable("it runs a py_function's recorded Python gradient"),
-    lowerings=GRADIENTS_ON_HOST)
+    lowerings=lowering_api.GRADIENTS_ON_HOST)
 
 
 def _py_function_grad(ctx, grads):

@@ -483,4 +483,4 @@ REDUCE_GRAD = register("ReduceGrad", _reduce_grad_kernel, gradient_ops.like_infe
 
 PROD_OTHERS = register("ProdOthers", _prod_others_kernel, lambda specs, attrs: [specs[0]],
                        grad=NO_GRADIENT, emit=KERNEL_CALL,
-                       lowerings=gradient_ops.GRADIENTS_ON_HOST)
+                       lowerings=lowering_api.GRADIENTS_ON_HOST)

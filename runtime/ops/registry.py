@@ -10,9 +10,8 @@ way JAX declares a primitive with its rules next to it); no other module changes
     input]` (see runtime.gradients.backprop.GradContext), `NOT_DIFFERENTIABLE` (no gradient
     flows to the inputs), or `NO_GRADIENT` (asking for a gradient through the op is an
     error: graph sources and ops whose higher-order gradient is not written). The rule is a
-    function beside the op; only a rule the op's module cannot import without a cycle (one
-    written with ops declared above it, or with the gradient machinery of runtime.gradients)
-    is named as 'package.module:function' and imported on first use;
+    function referenced directly, written beside the op or imported by its module (a name
+    in a string, 'module:rule', is refused, as it is for a kernel or a lowering);
   * `emit`, the executor decision (required): `KERNEL_CALL` (generated code calls the
     kernel), an expression rule `emit(outs, ins, attrs, emitter)` that writes the executor's
     Python for the op, or returns None for the kernel call (`outs` are the names to assign;
@@ -46,8 +45,8 @@ kernel; inside a trace it adds a node to the current graph.
 
 from __future__ import annotations
 
-import importlib
 import inspect
+import re
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import Any
 
@@ -91,6 +90,10 @@ TRAITS = {
     "view": "an output may share memory with an input (a reshape, a basic slice, an op that "
             "may return an input as it is, control flow): a Function copies such a result "
             "where that input may hold state (see executor.outputs_holding_state)",
+    "conditional": "runs one of its sub-graphs `then` and `else` by its first input (an If): "
+                   "the gradient machinery reads their residuals",
+    "loop": "runs its sub-graph `body` while its sub-graph `cond` holds (a While): the "
+            "gradient machinery keeps each iteration's residuals",
     "calls_function": "runs the ConcreteFunction of its `f` attribute (a call): the gradient "
                       "machinery reads that function's graph (its residuals, the variables "
                       "it reads)",
@@ -115,7 +118,6 @@ class _Decision:
 KERNEL_CALL = _Decision("KERNEL_CALL")
 NOT_DIFFERENTIABLE = _Decision("NOT_DIFFERENTIABLE")
 NO_GRADIENT = _Decision("NO_GRADIENT")
-_UNRESOLVED = _Decision("UNRESOLVED")
 
 
 class Statements:
@@ -200,14 +202,6 @@ def _not_differentiable(ctx: Any, grads: list[Any]) -> list[None]:
     return [None] * len(ctx.needed)
 
 
-def _resolve(reference: Any) -> Any:
-    """The object named by 'package.module:attribute' (imported now), or `reference` itself."""
-    if not isinstance(reference, str):
-        return reference
-    module, _, attribute = reference.partition(":")
-    return getattr(importlib.import_module(module), attribute)
-
-
 class OpDef:
     """The declaration of one op: kernel, inference rule, gradient, emit rule and traits.
 
@@ -215,7 +209,7 @@ class OpDef:
     `lower` is the statement rule of a control-flow op, else None; `emit_decision` and
     `grad_decision` keep what was declared."""
 
-    __slots__ = ("name", "kernel", "infer", "grad_decision", "_grad", "emit_decision", "emit",
+    __slots__ = ("name", "kernel", "infer", "grad_decision", "grad", "emit_decision", "emit",
                  "lower", "traits", "stateful", "side_effects", "no_fold", "static_value",
                  "lowerings", "node_name", "doc", "saving", "attr_types")
 
@@ -229,7 +223,9 @@ class OpDef:
         self.kernel = kernel
         self.infer = infer
         self.grad_decision = grad
-        self._grad: GradRule | _Decision | None = _UNRESOLVED
+        # the gradient rule, `rule(ctx, grads)`, or None when the op has no gradient
+        self.grad: GradRule | None = (None if grad is NO_GRADIENT else _not_differentiable
+                                      if grad is NOT_DIFFERENTIABLE else grad)
         self.emit_decision = emit
         self.emit = emit if callable(emit) else None
         self.lower = emit.rule if isinstance(emit, Statements) else None
@@ -247,27 +243,11 @@ class OpDef:
         self.attr_types: dict[str, AttrType] = dict(attr_types or {})
 
     def __setattr__(self, attr: str, value: Any) -> None:
-        """A registered op is complete: no module may change its rules afterwards (only the
-        resolved gradient is cached)."""
-        if attr != "_grad" and REGISTRY.get(getattr(self, "name", "")) is self:
+        """A registered op is complete: no module may change its rules afterwards."""
+        if REGISTRY.get(getattr(self, "name", "")) is self:
             raise AttributeError("op %s is complete where it is declared (runtime/ops): its %s "
                                  "cannot be set afterwards" % (self.name, attr))
         object.__setattr__(self, attr, value)
-
-    @property
-    def grad(self) -> GradRule | None:
-        """The gradient rule, `rule(ctx, grads)`, or None when the op has no gradient."""
-        rule = self._grad
-        if isinstance(rule, _Decision):  # _UNRESOLVED: resolved at the first use
-            decision = self.grad_decision
-            if decision is NO_GRADIENT:
-                rule = None
-            elif decision is NOT_DIFFERENTIABLE:
-                rule = _not_differentiable
-            else:
-                rule = _resolve(decision)
-            self._grad = rule
-        return rule
 
     def __repr__(self) -> str:
         return "<OpDef %s>" % self.name
@@ -299,11 +279,19 @@ def resolve_refs(refs: Any, graph: Any) -> tuple[Any, ...]:
     return tuple(tensors)
 
 
-def _check_decisions(name: str, grad: Any, emit: Any, traits: frozenset[str]) -> None:
-    if not (grad is NOT_DIFFERENTIABLE or grad is NO_GRADIENT or callable(grad)
-            or isinstance(grad, str) and ":" in grad):
-        raise TypeError("op %r: grad must be a rule, 'module:rule', NOT_DIFFERENTIABLE or "
-                        "NO_GRADIENT, got %r" % (name, grad))
+# A rule named in a string ('package.module:function') rather than referenced
+_NAMED_RULE = re.compile(r"[A-Za-z_][\w.]*:[A-Za-z_]\w*")
+
+
+def _check_decisions(name: str, kernel: Any, grad: Any, emit: Any,
+                     traits: frozenset[str]) -> None:
+    if not callable(kernel):
+        raise TypeError("op %r: the kernel must be a function, referenced directly, got %r"
+                        % (name, kernel))
+    if not (grad is NOT_DIFFERENTIABLE or grad is NO_GRADIENT or callable(grad)):
+        raise TypeError("op %r: grad must be a rule (a function, referenced directly, not "
+                        "named in a string), NOT_DIFFERENTIABLE or NO_GRADIENT, got %r"
+                        % (name, grad))
     if not (emit is KERNEL_CALL or callable(emit) or isinstance(emit, Statements)):
         raise TypeError("op %r: emit must be KERNEL_CALL, an emit rule or statements(rule), "
                         "got %r" % (name, emit))
@@ -325,13 +313,15 @@ def register(name: str, kernel: Callable[..., Any], infer: InferRule, *, grad: A
     if name in REGISTRY:
         raise ValueError("op %r is already registered" % name)
     trait_set = frozenset(traits)
-    _check_decisions(name, grad, emit, trait_set)
+    _check_decisions(name, kernel, grad, emit, trait_set)
     if saving is not None and not isinstance(saving, Saving):
         raise TypeError("op %r: saving must be not_saveable(reason) or attr_codecs(...), got %r"
                         % (name, saving))
     for backend, rule in (lowerings or {}).items():
-        if not (isinstance(rule, str) or callable(rule)):
-            raise TypeError("op %r: the %r lowering must be a template string or a rule, got %r"
+        if not (isinstance(rule, str) or callable(rule)) or (
+                isinstance(rule, str) and _NAMED_RULE.fullmatch(rule)):
+            raise TypeError("op %r: the %r lowering must be a template string or a rule "
+                            "referenced directly (not 'module:rule'), got %r"
                             % (name, backend, rule))
     for attr, attr_type in (attr_types or {}).items():
         if not isinstance(attr_type, AttrType):

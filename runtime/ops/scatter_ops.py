@@ -13,9 +13,10 @@ from runtime import shape as shape_lib
 from runtime.ops import (
     array_ops,
     common,
-    manipulation_ops,
+    concat_split_ops,
     math_ops,
     numba_nd_indexing,
+    reshape_ops,
     selection_ops,
 )
 from runtime.ops.common import ANY, NUMERIC, SpecError, convert_to_tensor, require_kind
@@ -337,10 +338,10 @@ def boolean_mask(tensor, mask, axis=None, name="boolean_mask"):
         dims = array_ops.shape(tensor)
         leading, trailing = shape[:axis], shape[axis + k:]
         if None in leading or None in trailing:
-            new_shape = manipulation_ops.concat([dims[:axis], [-1], dims[axis + k:]], 0)
+            new_shape = concat_split_ops.concat([dims[:axis], [-1], dims[axis + k:]], 0)
         else:
             new_shape = list(leading) + [-1] + list(trailing)
-        tensor = manipulation_ops.reshape(tensor, new_shape)
-        mask = manipulation_ops.reshape(mask, [-1])
-    positions = manipulation_ops.reshape(selection_ops.where(mask), [-1])
+        tensor = reshape_ops.reshape(tensor, new_shape)
+        mask = reshape_ops.reshape(mask, [-1])
+    positions = reshape_ops.reshape(selection_ops.where(mask), [-1])
     return selection_ops.gather(tensor, positions, axis=axis, name=name)

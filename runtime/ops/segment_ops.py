@@ -8,9 +8,9 @@ from runtime import shape as shape_lib
 from runtime.ops import (
     array_ops,
     common,
-    manipulation_ops,
     math_ops,
     numba_lowerings,
+    reshape_ops,
     selection_ops,
 )
 from runtime.ops.common import NUMERIC, SpecError, convert_to_tensor, require_kind
@@ -70,7 +70,7 @@ def _segment_grad(ctx, grads):
         kept = math_ops.greater_equal(ids, array_ops.zeros_like(ids))
         if data_shape is not None and id_shape is not None:
             for _ in range(len(data_shape) - len(id_shape)):
-                kept = manipulation_ops.expand_dims(kept, -1)
+                kept = reshape_ops.expand_dims(kept, -1)
         gathered = selection_ops.where(kept, gathered, array_ops.zeros_like(gathered))
     return [gathered] + [None] * (len(ctx.needed) - 1)
 

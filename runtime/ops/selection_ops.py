@@ -7,10 +7,10 @@ from runtime.ops import (
     attr_types,
     common,
     gradient_ops,
-    math_ops,
 )
 from runtime.ops.common import convert_to_tensor, require_kind
 from runtime.ops.composite_dispatch import dispatchable
+from runtime.ops.math_ops import comparison
 from runtime.ops.numba_lowerings import (
     as_3d,
     axis_of,
@@ -128,7 +128,7 @@ def embedding_lookup(params, ids, max_norm=None, name=None):
 
 
 # SelectV2 is declared with the math ops, whose gradients are written with it
-OPS["SelectV2"] = math_ops.SELECT_V2
+OPS["SelectV2"] = comparison.SELECT_V2
 
 
 def _where_infer(specs, attrs):

@@ -1,4 +1,5 @@
-"""Indexing: `tensor[index]` as a StridedSlice op, with the static encoding of index expressions.
+"""Indexing: `tensor[index]` as a StridedSlice op, with the static encoding of index expressions,
+and TensorFlow's `tf.slice` and `tf.strided_slice`, which write index expressions on it.
 """
 
 import builtins
@@ -13,7 +14,7 @@ from runtime.ops import (
     common,
     gradient_ops,
 )
-from runtime.ops.common import SpecError, require_kind
+from runtime.ops.common import SpecError, convert_to_tensor, require_kind
 from runtime.ops.registry import KERNEL_CALL, attr_codecs, execute1, register
 from runtime.tensor import Tensor
 
@@ -61,7 +62,7 @@ def encode_index(index):
             spec.append(("newaxis",))
         elif item is Ellipsis:
             spec.append(("ellipsis",))
-        elif isinstance(item, slice):
+        elif isinstance(item, builtins.slice):
             spec.append(("slice", _encode_part(item.start, dynamic),
                          _encode_part(item.stop, dynamic), _encode_part(item.step, dynamic)))
         else:
@@ -123,8 +124,9 @@ def decode_index(spec, values):
         if kind == "int":
             out.append(_decode_part(item[1], values))
         elif kind == "slice":
-            out.append(slice(_decode_part(item[1], values), _decode_part(item[2], values),
-                             _decode_part(item[3], values)))
+            out.append(builtins.slice(_decode_part(item[1], values),
+                                      _decode_part(item[2], values),
+                                      _decode_part(item[3], values)))
         elif kind == "newaxis":
             out.append(None)
         else:
@@ -198,7 +200,7 @@ def _slice_infer(specs, attrs):
             size = shape[dim]
             parts = item[1:]
             if size is not None and all(not isinstance(p, tuple) for p in parts):
-                out.append(len(builtins.range(*slice(*parts).indices(size))))
+                out.append(len(builtins.range(*builtins.slice(*parts).indices(size))))
             else:
                 out.append(None)
             dim += 1
@@ -309,7 +311,7 @@ def static_index_jax(lw, spec, dynamic, shape):
         elif kind == "slice":
             if any(isinstance(part, tuple) for part in item[1:]):
                 raise lowering_api.Unsupported("a slice with bounds known only at run time")
-            index.append(slice(*item[1:]))
+            index.append(builtins.slice(*item[1:]))
             dim += 1
         else:
             part = item[1]
@@ -393,3 +395,65 @@ STRIDED_SLICE_GRAD = register("StridedSliceGrad", _strided_slice_grad_kernel,
                                              numba=strided_slice_grad_numba),
                               attr_types={"spec": INDEX_SPEC},
                               saving=attr_codecs(check=_dynamic_parts_check(2)))
+
+
+# -- slice, strided_slice -------------------------------------------------------------------
+
+
+def _entries(value, what):
+    """A list of Python ints or scalar tensors from a list, array or 1-D tensor."""
+    if isinstance(value, Tensor):
+        known = common.constant_value(value)
+        if known is not None:
+            return [int(v) for v in np.reshape(known, [-1])]
+        shape = value._shape_tuple()
+        if shape is None or len(shape) != 1 or shape[0] is None:
+            raise ValueError("%s must have a known length, got %s" % (what, value))
+        return [value[i] for i in range(shape[0])]
+    return [v if isinstance(v, Tensor) else int(v) for v in value]
+
+
+def slice(input_, begin, size, name=None):  # noqa: A001 - TensorFlow's name
+    """The block of `input_` starting at `begin` with extent `size` (-1: to the end)."""
+    tensor = convert_to_tensor(input_)
+    starts, sizes = _entries(begin, "begin"), _entries(size, "size")
+    if len(starts) != len(sizes):
+        raise ValueError("slice: begin %r and size %r must have the same length"
+                         % (begin, size))
+    index = []
+    for start, extent in zip(starts, sizes):
+        if isinstance(extent, int) and extent == -1:
+            index.append(np.s_[start:])
+        else:
+            index.append(np.s_[start:start + extent])
+    return strided_slice_from_index(tensor, tuple(index))
+
+
+def _bits(mask):
+    return [bool(int(mask) >> i & 1) for i in range(64)]
+
+
+def strided_slice(input_, begin, end, strides=None, begin_mask=0, end_mask=0,
+                  ellipsis_mask=0, new_axis_mask=0, shrink_axis_mask=0, name=None):
+    """`input_[begin:end:strides]` per dimension, with TensorFlow's masks: a set bit i of
+    begin_mask/end_mask ignores begin[i]/end[i], of ellipsis_mask makes entry i `...`, of
+    new_axis_mask a new dimension, and of shrink_axis_mask takes the single index begin[i]."""
+    tensor = convert_to_tensor(input_)
+    starts, stops = _entries(begin, "begin"), _entries(end, "end")
+    steps = [1] * len(starts) if strides is None else _entries(strides, "strides")
+    if not len(starts) == len(stops) == len(steps):
+        raise ValueError("strided_slice: begin, end and strides must have the same length")
+    masks = [_bits(m) for m in (begin_mask, end_mask, ellipsis_mask, new_axis_mask,
+                                shrink_axis_mask)]
+    index: list[Any] = []
+    for i, (start, stop, step) in enumerate(zip(starts, stops, steps)):
+        if masks[2][i]:
+            index.append(Ellipsis)
+        elif masks[3][i]:
+            index.append(None)
+        elif masks[4][i]:
+            index.append(start)
+        else:
+            index.append(np.s_[None if masks[0][i] else start:
+                               None if masks[1][i] else stop:step])
+    return strided_slice_from_index(tensor, tuple(index))

@@ -14,8 +14,8 @@ from runtime.ops import (
     array_ops,
     common,
     layout_ops,
-    manipulation_ops,
     math_ops,
+    reshape_ops,
 )
 from runtime.ops.common import REAL, SpecError, convert_to_tensor, require_kind
 from runtime.ops.numba_lowerings import dims, finish, product, shape_tuple, type_name
@@ -28,7 +28,6 @@ from runtime.ops.registry import (
 )
 
 _NOT_LOWERED = {"array": lowering_api.unsupported("not lowered yet")}
-_GRADIENTS_ON_HOST = {"array": lowering_api.unsupported("gradient ops run on the numpy executor")}
 
 OPS = {}
 
@@ -227,7 +226,7 @@ OPS["TopKGrad"] = register(
     emit=KERNEL_CALL,
     grad=lambda ctx, grads: [execute1(OPS["TakeAlongLastAxis"], [grads[0], ctx.input(1)]),
                              None, None],
-    lowerings=dict(_GRADIENTS_ON_HOST, jax=_top_k_grad_jax,
+    lowerings=dict(lowering_api.GRADIENTS_ON_HOST, jax=_top_k_grad_jax,
                    numba=_top_k_grad_numba))
 
 
@@ -291,7 +290,7 @@ def _moved_last(tensor, axis, func):
         return func(tensor)
     perm = list(range(rank))
     perm[axis], perm[-1] = perm[-1], perm[axis]
-    return manipulation_ops.transpose(func(manipulation_ops.transpose(tensor, perm)), perm)
+    return reshape_ops.transpose(func(reshape_ops.transpose(tensor, perm)), perm)
 
 
 def _sorted_descending(tensor):

@@ -19,9 +19,9 @@ from runtime import dtypes, lowering_api
 from runtime.ops import (
     array_ops,
     attr_types,
-    manipulation_ops,
     math_ops,
     reduction_ops,
+    reshape_ops,
     selection_ops,
 )
 from runtime.ops.common import SpecError, convert_to_tensor
@@ -299,7 +299,7 @@ def _sparse_matmul_grad(ctx, grads):
     if ctx.needed[1]:
         columns = 1 - int(adjoint_a)  # which index column picks rows of b
         rows = selection_ops.gather(g, indices[:, 1 - columns])
-        picked = selection_ops.gather(manipulation_ops.transpose(b) if adjoint_b else b,
+        picked = selection_ops.gather(reshape_ops.transpose(b) if adjoint_b else b,
                                       indices[:, columns])
         values_grad = reduction_ops.reduce_sum(math_ops.multiply(rows, picked), axis=1)
     if ctx.needed[3]:
@@ -308,7 +308,7 @@ def _sparse_matmul_grad(ctx, grads):
         b_grad = sparse_dense_matmul(indices, values, dense_shape, g, inner,
                                             adjoint_a=not adjoint_a)
         if adjoint_b:
-            b_grad = manipulation_ops.transpose(b_grad)
+            b_grad = reshape_ops.transpose(b_grad)
     return [None, values_grad, None, b_grad]
 
 

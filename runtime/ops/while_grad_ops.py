@@ -27,7 +27,7 @@ from typing import Any
 
 import numpy as np
 
-from runtime import executor
+from runtime import executor, lowering_api
 from runtime.gradients import residuals
 from runtime.gradients.backprop import (
     GradResult,
@@ -41,8 +41,6 @@ from runtime.gradients.backprop import (
 )
 from runtime.gradients.inliner import Inliner
 from runtime.graph import Graph
-from runtime.ops.control_flow_ops import IF_OPS
-from runtime.ops.gradient_ops import GRADIENTS_ON_HOST
 from runtime.ops.registry import (
     KERNEL_CALL,
     NO_GRADIENT,
@@ -232,7 +230,7 @@ def _residual_target(graph, t):
     # a residual of the callee or of a branch, handed out by the node: where that one's goes
     if "calls_function" in op.traits:
         inner_graph, inner = node.attrs["f"].graph, node.attrs["residuals"][t.index - first]
-    elif op in IF_OPS.values():
+    elif "conditional" in op.traits:
         then_r, else_r = node.attrs["residuals"]
         k = t.index - first
         inner_graph, inner = ((node.attrs["then"].graph, then_r[k]) if k < len(then_r) else
@@ -402,10 +400,10 @@ def while_grad_grad(ctx, grads):
 
 WHILE_GRAD_OP = register("WhileGrad", while_grad_kernel, _out_specs_infer, grad=while_grad_grad,
                          emit=KERNEL_CALL, traits=("stateful", "view"),
-                         saving=_PLAN_NOT_SAVEABLE, lowerings=GRADIENTS_ON_HOST)
+                         saving=_PLAN_NOT_SAVEABLE, lowerings=lowering_api.GRADIENTS_ON_HOST)
 WHILE_GRAD_GRAD_OP = register(
     "WhileGradGrad", while_grad_grad_kernel, _out_specs_infer, grad=NO_GRADIENT,
     emit=KERNEL_CALL, traits=("stateful", "view"), saving=_PLAN_NOT_SAVEABLE,
-    lowerings=GRADIENTS_ON_HOST)
+    lowerings=lowering_api.GRADIENTS_ON_HOST)
 # A WhileGrad node reads what its loop read (the variables and eager tensors of its graphs).
 register_externals_rule(WHILE_GRAD_OP, lambda attrs: loop_externals(attrs["plan"]))

@@ -20,9 +20,6 @@ from runtime.ops.registry import (
 )
 from runtime.tensor_array.value import TensorArrayValue, variant
 
-# lowering rules that decline, saying why (see runtime/lowering_api.py)
-_GRADIENTS_ON_HOST = {"array": lowering_api.unsupported("gradient ops run on the numpy executor")}
-
 
 def _array(handle):
     """The TensorArrayValue of a handle's run-time value (0-d object array or the value)."""
@@ -195,10 +192,10 @@ def _add_grad(ctx, grads):
 
 GRAD_ADD = register("TensorArrayGradAdd", _add_kernel, _handle_infer,
                     grad=_add_grad, emit=KERNEL_CALL,
-                    lowerings=_GRADIENTS_ON_HOST)
+                    lowerings=lowering_api.GRADIENTS_ON_HOST)
 ZEROS_LIKE = register("TensorArrayZerosLike", _zeros_kernel, _handle_infer,
                       grad=NOT_DIFFERENTIABLE, emit=KERNEL_CALL,
-                      lowerings=_GRADIENTS_ON_HOST)
+                      lowerings=lowering_api.GRADIENTS_ON_HOST)
 
 
 def _write_grad_grad(ctx, grads):
@@ -213,7 +210,7 @@ def _write_grad_grad(ctx, grads):
 
 WRITE_GRAD = register("TensorArrayWriteGrad", _write_grad_kernel, _value_and_handle_infer(2),
                       grad=_write_grad_grad, emit=KERNEL_CALL,
-                      lowerings=_GRADIENTS_ON_HOST)
+                      lowerings=lowering_api.GRADIENTS_ON_HOST)
 
 
 def _read_grad_grad(ctx, grads):
@@ -223,7 +220,7 @@ def _read_grad_grad(ctx, grads):
 
 READ_GRAD = register("TensorArrayReadGrad", _read_grad_kernel, _handle_infer,
                      grad=_read_grad_grad, emit=KERNEL_CALL,
-                     lowerings=_GRADIENTS_ON_HOST)
+                     lowerings=lowering_api.GRADIENTS_ON_HOST)
 
 
 def _stack_grad_grad(ctx, grads):
@@ -232,10 +229,10 @@ def _stack_grad_grad(ctx, grads):
 
 STACK_GRAD = register("TensorArrayStackGrad", _stack_grad_kernel, _handle_infer,
                       grad=_stack_grad_grad, emit=KERNEL_CALL,
-                      lowerings=_GRADIENTS_ON_HOST)
+                      lowerings=lowering_api.GRADIENTS_ON_HOST)
 CONCAT_GRAD = register("TensorArrayConcatGrad", _concat_grad_kernel, _handle_infer,
                        grad=NO_GRADIENT, emit=KERNEL_CALL,
-                       lowerings=_GRADIENTS_ON_HOST)
+                       lowerings=lowering_api.GRADIENTS_ON_HOST)
 
 
 def _unstack_grad_grad(ctx, grads):
@@ -251,10 +248,10 @@ def _unstack_grad_grad(ctx, grads):
 UNSTACK_GRAD = register("TensorArrayUnstackGrad", _unstack_grad_kernel,
                         _value_and_handle_infer(1),
                         grad=_unstack_grad_grad, emit=KERNEL_CALL,
-                        lowerings=_GRADIENTS_ON_HOST)
+                        lowerings=lowering_api.GRADIENTS_ON_HOST)
 GATHER_GRAD = register("TensorArrayGatherGrad", _gather_grad_kernel, _handle_infer,
                        grad=NO_GRADIENT, emit=KERNEL_CALL,
-                       lowerings=_GRADIENTS_ON_HOST)
+                       lowerings=lowering_api.GRADIENTS_ON_HOST)
 SCATTER_GRAD = register("TensorArrayScatterGrad", _scatter_grad_kernel,
                         _value_and_handle_infer(2), grad=NO_GRADIENT, emit=KERNEL_CALL,
-                        lowerings=_GRADIENTS_ON_HOST)
+                        lowerings=lowering_api.GRADIENTS_ON_HOST)

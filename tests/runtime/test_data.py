@@ -15,7 +15,7 @@ from dataset_values import both, eager, in_graph
 from runtime import data, dtypes, errors, variables
 from runtime import signature as signature_lib
 from runtime.function import Function, function
-from runtime.ops import array_ops, manipulation_ops, nn_random_ops
+from runtime.ops import array_ops, random_ops, reshape_ops
 from runtime.tensor import EagerTensor
 
 Point = collections.namedtuple("Point", "x y")
@@ -262,7 +262,7 @@ def test_map_errors():
 
 def test_map_run_time_errors_name_the_user_line():
     ds = data.Dataset.from_tensor_slices([[1, 2], [3, 4]]).map(
-        lambda x: manipulation_ops.reshape(x, array_ops.shape(x) * 2))
+        lambda x: reshape_ops.reshape(x, array_ops.shape(x) * 2))
     with pytest.raises(errors.InvalidArgumentError, match="test_data.py"):
         eager(ds)
 
@@ -371,11 +371,11 @@ def test_shuffle_reshuffles_each_pass_unless_told_not_to():
 
 
 def test_shuffle_follows_the_global_seed():
-    nn_random_ops.set_seed(3)
+    random_ops.set_seed(3)
     first = eager(data.Dataset.range(10).shuffle(10))
-    nn_random_ops.set_seed(3)
+    random_ops.set_seed(3)
     assert eager(data.Dataset.range(10).shuffle(10)) == first
-    nn_random_ops.set_seed(None)
+    random_ops.set_seed(None)
 
 
 def test_repeat():

@@ -10,7 +10,7 @@ from runtime.composite.sparse import SparseTensor, SparseTensorSpec, to_dense
 from runtime.composite.sparse_math import reduce_sum
 from runtime.function import function
 from runtime.operators import loops
-from runtime.ops import array_ops, manipulation_ops
+from runtime.ops import array_ops, reshape_ops
 
 DENSE = np.array([[1, 0, 0, 0], [0, 0, 2, 0], [0, 3, 0, 0]], np.int32)
 
@@ -45,7 +45,7 @@ def test_batch_of_sparse_elements_adds_a_batch_index_and_takes_the_largest_shape
     np.testing.assert_array_equal(batches[0], DENSE[:2])
     np.testing.assert_array_equal(batches[1], DENSE[2:])
     ragged_shapes = data.Dataset.range(3).map(
-        lambda i: SparseTensor([[0]], [i], manipulation_ops.reshape(i + 1, [1])))
+        lambda i: SparseTensor([[0]], [i], reshape_ops.reshape(i + 1, [1])))
     (batch,) = list(ragged_shapes.batch(3))
     assert batch.dense_shape.numpy().tolist() == [3, 3]
 

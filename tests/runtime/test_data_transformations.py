@@ -11,7 +11,7 @@ from runtime.composite import ragged, sparse, sparse_math
 from runtime.composite.sparse import SparseTensor
 from runtime.function import function
 from runtime.operators import loops
-from runtime.ops import array_ops, manipulation_ops, math_ops, reduction_ops
+from runtime.ops import array_ops, concat_split_ops, math_ops, reduction_ops, reshape_ops
 from runtime.ops.common import convert_to_tensor
 
 Dataset = data.Dataset
@@ -75,7 +75,7 @@ def test_scan_carries_a_state_and_yields_the_outputs():
 
 def test_scan_relaxes_a_state_whose_shape_grows():
     def grow(s, x):
-        return manipulation_ops.concat([s, manipulation_ops.reshape(x, [1])], 0), \
+        return concat_split_ops.concat([s, reshape_ops.reshape(x, [1])], 0), \
             reduction_ops.reduce_sum(s)
     ds = Dataset.range(4).scan(convert_to_tensor(np.zeros([0], np.int64)), grow)
     assert both(ds) == [0, 0, 1, 3]

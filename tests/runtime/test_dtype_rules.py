@@ -11,7 +11,7 @@ from runtime import dtypes, errors
 from runtime.function import function
 from runtime.gradients import GradientTape
 from runtime.ops import array_ops, einsum_ops, linalg_ops, math_ops, reduction_ops
-from runtime.ops.manipulation_ops import reshape
+from runtime.ops.reshape_ops import reshape
 
 NEW = [dtypes.float16, dtypes.bfloat16, dtypes.int8, dtypes.int16, dtypes.uint8,
        dtypes.uint16, dtypes.uint32, dtypes.uint64, dtypes.complex64, dtypes.complex128]

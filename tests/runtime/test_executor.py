@@ -19,7 +19,7 @@ from runtime.ops import (
     array_ops,
     io_ops,
     math_ops,
-    nn_random_ops,
+    random_ops,
     reduction_ops,
     selection_ops,
 )
@@ -265,7 +265,7 @@ def test_ops_feeding_only_dead_ops_are_dropped():
 def test_random_ops_with_constant_inputs_are_not_folded():
     @function
     def f():
-        return nn_random_ops.uniform([4])
+        return random_ops.uniform([4])
 
     assert _kernel_calls(_source(f), "RandomUniform") == 1
     assert not np.array_equal(f().numpy(), f().numpy())
@@ -274,7 +274,7 @@ def test_random_ops_with_constant_inputs_are_not_folded():
 def test_identical_random_ops_are_not_merged():
     @function
     def f():
-        return nn_random_ops.uniform([8]), nn_random_ops.uniform([8])
+        return random_ops.uniform([8]), random_ops.uniform([8])
 
     assert _kernel_calls(_source(f), "RandomUniform") == 2
     a, b = f()
@@ -420,7 +420,7 @@ def test_runtime_integer_division_by_zero_is_invalid_argument():
 # -- the executor's fast forms give the kernels' results ------------------------------------
 #
 # Ops write faster Python than a kernel call where what is known before running allows it
-# (see the `emit` hooks in runtime/ops/math_ops.py and the While lowering): `x % c` and
+# (see the `emit` hooks in runtime/ops/math_ops/ and the While lowering): `x % c` and
 # `x // c` for integers and a non-zero constant, `==` for numbers, `np.add.reduce` for sums,
 # numpy scalars for rank-0 constants and loop values. Results, errors and warnings must be
 # those of the kernels.

@@ -19,15 +19,16 @@ from runtime.functional import control_flow as functional
 from runtime.gradients import GradientTape, UnconnectedGradients
 from runtime.ops import (
     array_ops,
+    concat_split_ops,
     cumulative_ops,
     io_ops,
     linalg_ops,
-    manipulation_ops,
     math_ops,
     nn_ops,
-    nn_random_ops,
     py_function_ops,
+    random_ops,
     reduction_ops,
+    reshape_ops,
     selection_ops,
 )
 
@@ -161,20 +162,20 @@ CASES = {
     "log_softmax": (nn_ops.log_softmax, _u(2, 4)),
     # array ops
     "identity": (array_ops.identity, _u(3)),
-    "reshape": (lambda x: manipulation_ops.reshape(x, [3, 2]), _u(2, 3)),
-    "reshape_wildcard": (lambda x: manipulation_ops.reshape(x, [-1]), _u(2, 3)),
-    "transpose": (lambda x: manipulation_ops.transpose(x, [1, 2, 0]), _u(2, 3, 4)),
-    "transpose_default": (manipulation_ops.transpose, _u(2, 3)),
-    "expand_dims": (lambda x: manipulation_ops.expand_dims(x, 1), _u(2, 3)),
-    "squeeze": (lambda x: manipulation_ops.squeeze(x, [1]), _u(2, 1, 3)),
-    "concat": (lambda x, y: manipulation_ops.concat([x, y, x], axis=1), _u(2, 2), _u(2, 3)),
-    "concat_axis0": (lambda x, y: manipulation_ops.concat([x, y], axis=0), _u(1, 3), _u(2, 3)),
-    "stack": (lambda x, y: manipulation_ops.stack([x, y], axis=1), _u(2, 3), _u(2, 3)),
-    "stack_one": (lambda x: manipulation_ops.stack([x], axis=1) * 2.0, _u(2, 3)),
-    "unstack": (lambda x: manipulation_ops.unstack(x)[0] * 2.0 + manipulation_ops.unstack(x)[2],
+    "reshape": (lambda x: reshape_ops.reshape(x, [3, 2]), _u(2, 3)),
+    "reshape_wildcard": (lambda x: reshape_ops.reshape(x, [-1]), _u(2, 3)),
+    "transpose": (lambda x: reshape_ops.transpose(x, [1, 2, 0]), _u(2, 3, 4)),
+    "transpose_default": (reshape_ops.transpose, _u(2, 3)),
+    "expand_dims": (lambda x: reshape_ops.expand_dims(x, 1), _u(2, 3)),
+    "squeeze": (lambda x: reshape_ops.squeeze(x, [1]), _u(2, 1, 3)),
+    "concat": (lambda x, y: concat_split_ops.concat([x, y, x], axis=1), _u(2, 2), _u(2, 3)),
+    "concat_axis0": (lambda x, y: concat_split_ops.concat([x, y], axis=0), _u(1, 3), _u(2, 3)),
+    "stack": (lambda x, y: concat_split_ops.stack([x, y], axis=1), _u(2, 3), _u(2, 3)),
+    "stack_one": (lambda x: concat_split_ops.stack([x], axis=1) * 2.0, _u(2, 3)),
+    "unstack": (lambda x: concat_split_ops.unstack(x)[0] * 2.0 + concat_split_ops.unstack(x)[2],
                 _u(3, 2)),
-    "tile": (lambda x: manipulation_ops.tile(x, [2, 3]), _u(2, 2)),
-    "broadcast_to": (lambda x: manipulation_ops.broadcast_to(x, [3, 2, 4]), _u(2, 1)),
+    "tile": (lambda x: concat_split_ops.tile(x, [2, 3]), _u(2, 2)),
+    "broadcast_to": (lambda x: reshape_ops.broadcast_to(x, [3, 2, 4]), _u(2, 1)),
     "gather": (lambda x: selection_ops.gather(x, [2, 0, 2]), _u(4, 2)),
     "gather_axis1": (lambda x: selection_ops.gather(x, [[1, 1], [0, 2]], axis=1), _u(2, 3)),
     "where": (lambda x, y: selection_ops.where(x > 0, x * 2.0, y), _u(4), _u(1)),
@@ -195,32 +196,35 @@ def test_rule_matches_finite_differences(name, mode):
 
 def test_every_core_op_declares_a_gradient_or_none():
     """Every op of the core op modules has a rule or is declared non-differentiable."""
-    from runtime import subgraphs, variables
+    from runtime import variables
     from runtime.function import CALL_OP
     from runtime.ops import (
         array_ops,
+        concat_split_ops,
+        control_flow_ops,
         linalg_ops,
-        manipulation_ops,
         math_ops,
         nn_ops,
-        nn_random_ops,
+        random_ops,
         reduction_ops,
+        reshape_ops,
         selection_ops,
         slicing,
     )
     ops = dict(math_ops.OPS, **array_ops.OPS)
-    ops.update(manipulation_ops.OPS)
+    ops.update(reshape_ops.OPS)
+    ops.update(concat_split_ops.OPS)
     ops.update(reduction_ops.OPS)
     ops.update(linalg_ops.OPS)
     ops.update(selection_ops.OPS)
     ops.update(slicing.OPS)
-    ops.update(nn_random_ops.OPS)
+    ops.update(random_ops.OPS)
     ops.update(nn_ops.OPS)
     ops.update(variables.OPS)
     ops.update(io_ops.OPS)
     ops.update(py_function_ops.OPS)
-    ops.update({op.name: op for op in list(subgraphs.IF_OPS.values()) +
-                list(subgraphs.WHILE_OPS.values()) + [CALL_OP]})
+    ops.update({op.name: op for op in list(control_flow_ops.IF_OPS.values()) +
+                list(control_flow_ops.WHILE_OPS.values()) + [CALL_OP]})
     missing = sorted(name for name, op in ops.items()
                      if op.grad is None and name not in ("Placeholder", "Const"))
     assert missing == []
@@ -798,7 +802,7 @@ def test_watched_variables_inside_a_function():
 def test_gradient_through_a_function_call_uses_the_random_numbers_it_drew():
     @function
     def f(x):
-        return x * nn_random_ops.uniform([3], dtype=dtypes.float64)
+        return x * random_ops.uniform([3], dtype=dtypes.float64)
 
     x = array_ops.constant([1.0, 2.0, 3.0], dtypes.float64)
     with GradientTape() as tape:
@@ -812,7 +816,7 @@ def test_random_numbers_with_the_tape_inside_the_function():
     def f(x):
         with gradients.GradientTape() as tape:
             tape.watch(x)
-            mask = nn_random_ops.uniform([3], dtype=dtypes.float64)
+            mask = random_ops.uniform([3], dtype=dtypes.float64)
             y = reduction_ops.reduce_sum(x * mask)
         return tape.gradient(y, x), mask
 
@@ -867,12 +871,12 @@ def test_gradients_with_shapes_known_only_at_run_time():
 
     def loss_fn(x, y):
         h = math_ops.relu(linalg_ops.matmul(x, w1) + b1)
-        h = manipulation_ops.reshape(manipulation_ops.reshape(h, [-1]), array_ops.shape(h))
+        h = reshape_ops.reshape(reshape_ops.reshape(h, [-1]), array_ops.shape(h))
         out = linalg_ops.matmul(h, w2)
         top = reduction_ops.reduce_max(out, axis=0, keepdims=True)
         return (reduction_ops.reduce_mean(math_ops.square(out - y)) +
                 reduction_ops.reduce_sum(top) +
-                reduction_ops.reduce_sum(manipulation_ops.concat([h, out], 1) * 0.1))
+                reduction_ops.reduce_sum(concat_split_ops.concat([h, out], 1) * 0.1))
 
     @function(input_signature=[signature_lib.TensorSpec([None, 4], dtypes.float64),
                                signature_lib.TensorSpec([None, 1], dtypes.float64)])
@@ -922,7 +926,7 @@ def test_gradient_through_a_function_whose_loop_draws_random_numbers():
     @function
     def f(x):
         for _ in array_ops.range(3):
-            x = x * nn_random_ops.uniform([3], 1.0, 2.0, dtype=dtypes.float64)
+            x = x * random_ops.uniform([3], 1.0, 2.0, dtype=dtypes.float64)
         return x
 
     x0 = np.array([1.0, 2.0, 3.0])
@@ -1132,7 +1136,7 @@ def test_second_order_through_a_loop_appending_to_a_list():
         for _ in array_ops.range(2):
             y = y * x
             outs.append(y)
-        return reduction_ops.reduce_sum(manipulation_ops.stack(outs))  # x + x^2 + x^3
+        return reduction_ops.reduce_sum(concat_split_ops.stack(outs))  # x + x^2 + x^3
 
     dy, d2y = _second_derivative(f, 1.5)
     np.testing.assert_allclose((float(dy), float(d2y)), (1 + 3.0 + 3 * 2.25, 2 + 6 * 1.5))

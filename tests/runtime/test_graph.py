@@ -6,7 +6,7 @@ import pytest
 from runtime import context, dtypes, variables
 from runtime.function import function
 from runtime.graph import Graph
-from runtime.ops import array_ops, manipulation_ops, math_ops, reduction_ops
+from runtime.ops import array_ops, concat_split_ops, math_ops, reduction_ops, reshape_ops
 from runtime.tensor import SymbolicTensor
 
 
@@ -223,7 +223,7 @@ def test_every_output_goes_through_its_own_identity():
 def test_graph_def_names_secondary_outputs_with_their_index():
     @function
     def f(x):
-        first, second, third = manipulation_ops.unstack(x)
+        first, second, third = concat_split_ops.unstack(x)
         return second + third
 
     nodes = _nodes(f.get_concrete_function(array_ops.constant([1, 2, 3])))
@@ -257,8 +257,8 @@ def test_op_node_names_follow_tensorflow():
     def f(x):
         a = x - 1.0
         b = a / 2.0
-        c = manipulation_ops.stack([a, b])
-        d = manipulation_ops.concat([c, c], 0)
+        c = concat_split_ops.stack([a, b])
+        d = concat_split_ops.concat([c, c], 0)
         e = d[0]
         return reduction_ops.reduce_sum(e) + math_ops.maximum(a, b)
 
@@ -334,7 +334,7 @@ def test_graph_name_is_the_function_name():
 def test_graph_tensors_have_static_shapes_and_the_graph():
     @function
     def f(x):
-        y = manipulation_ops.expand_dims(x, 0)
+        y = reshape_ops.expand_dims(x, 0)
         assert y.shape == (1, 3)
         assert y.graph is x.graph
         return y

@@ -22,15 +22,16 @@ from runtime import tensor as tensor_lib
 from runtime.function import function
 from runtime.ops import (
     array_ops,
+    concat_split_ops,
     cumulative_ops,
     io_ops,
     linalg_ops,
-    manipulation_ops,
     math_ops,
     nn_ops,
-    nn_random_ops,
+    random_ops,
     reduction_ops,
     registry,
+    reshape_ops,
     selection_ops,
 )
 
@@ -377,49 +378,49 @@ def _cases():
                     lambda x: np.array(x.shape, np.int64), dtypes.int64))
     out.append(case("size", array_ops.size, (CUBE,), lambda x: np.int32(x.size), dtypes.int32))
     out.append(case("rank", array_ops.rank, (CUBE,), lambda x: np.int32(x.ndim), dtypes.int32))
-    out.append(case("reshape", lambda x: manipulation_ops.reshape(x, [3, 2]), (F1,),
+    out.append(case("reshape", lambda x: reshape_ops.reshape(x, [3, 2]), (F1,),
                     lambda x: x.reshape(3, 2), dtypes.float32))
-    out.append(case("reshape flatten", lambda x: manipulation_ops.reshape(x, [-1]), (CUBE,),
+    out.append(case("reshape flatten", lambda x: reshape_ops.reshape(x, [-1]), (CUBE,),
                     lambda x: x.reshape(-1), dtypes.float32))
-    out.append(case("reshape wildcard", lambda x: manipulation_ops.reshape(x, [-1, 4]), (CUBE,),
+    out.append(case("reshape wildcard", lambda x: reshape_ops.reshape(x, [-1, 4]), (CUBE,),
                     lambda x: x.reshape(-1, 4), dtypes.float32))
-    out.append(case("reshape to scalar", lambda x: manipulation_ops.reshape(x, []),
+    out.append(case("reshape to scalar", lambda x: reshape_ops.reshape(x, []),
                     (np.array([[5]], np.int32),), lambda x: x.reshape(()), dtypes.int32))
-    out.append(case("reshape dims tensor", manipulation_ops.reshape,
+    out.append(case("reshape dims tensor", reshape_ops.reshape,
                     (CUBE, np.array([4, 6], np.int32)),
                     lambda x, s: x.reshape(tuple(s)), dtypes.float32, value_shaped=True))
-    out.append(case("transpose", manipulation_ops.transpose, (F1,), np.transpose, dtypes.float32))
-    out.append(case("transpose perm", lambda x: manipulation_ops.transpose(x, perm=[1, 2, 0]),
+    out.append(case("transpose", reshape_ops.transpose, (F1,), np.transpose, dtypes.float32))
+    out.append(case("transpose perm", lambda x: reshape_ops.transpose(x, perm=[1, 2, 0]),
                     (CUBE,),
                     lambda x: np.transpose(x, (1, 2, 0)), dtypes.float32))
-    out.append(case("expand_dims 0", lambda x: manipulation_ops.expand_dims(x, 0), (F1,),
+    out.append(case("expand_dims 0", lambda x: reshape_ops.expand_dims(x, 0), (F1,),
                     lambda x: x[None], dtypes.float32))
-    out.append(case("expand_dims -1", lambda x: manipulation_ops.expand_dims(x, -1), (I1,),
+    out.append(case("expand_dims -1", lambda x: reshape_ops.expand_dims(x, -1), (I1,),
                     lambda x: x[..., None], dtypes.int32))
-    out.append(case("squeeze", manipulation_ops.squeeze, (ONES_131,), np.squeeze, dtypes.float32,
+    out.append(case("squeeze", reshape_ops.squeeze, (ONES_131,), np.squeeze, dtypes.float32,
                     relaxable=False))
-    out.append(case("squeeze axis", lambda x: manipulation_ops.squeeze(x, axis=[0]), (ONES_131,),
+    out.append(case("squeeze axis", lambda x: reshape_ops.squeeze(x, axis=[0]), (ONES_131,),
                     lambda x: np.squeeze(x, axis=0), dtypes.float32))
-    out.append(case("concat axis 0", lambda a, b: manipulation_ops.concat([a, b], 0), (F1, F2),
+    out.append(case("concat axis 0", lambda a, b: concat_split_ops.concat([a, b], 0), (F1, F2),
                     lambda a, b: np.concatenate([a, b], 0), dtypes.float32))
-    out.append(case("concat axis 1", lambda a, b: manipulation_ops.concat([a, b], axis=1), (I1, I2),
+    out.append(case("concat axis 1", lambda a, b: concat_split_ops.concat([a, b], axis=1), (I1, I2),
                     lambda a, b: np.concatenate([a, b], 1), dtypes.int32))
-    out.append(case("concat axis -1 three", lambda a, b: manipulation_ops.concat([a, b, a], -1),
+    out.append(case("concat axis -1 three", lambda a, b: concat_split_ops.concat([a, b, a], -1),
                     (F1, MAT_A), lambda a, b: np.concatenate([a, b, a], -1), dtypes.float32))
-    out.append(case("stack", lambda a, b: manipulation_ops.stack([a, b]), (F1, F2),
+    out.append(case("stack", lambda a, b: concat_split_ops.stack([a, b]), (F1, F2),
                     lambda a, b: np.stack([a, b]), dtypes.float32))
-    out.append(case("stack axis 1", lambda a, b: manipulation_ops.stack([a, b], axis=1), (I1, I2),
+    out.append(case("stack axis 1", lambda a, b: concat_split_ops.stack([a, b], axis=1), (I1, I2),
                     lambda a, b: np.stack([a, b], axis=1), dtypes.int32))
-    out.append(case("stack axis -1", lambda a, b: manipulation_ops.stack([a, b], axis=-1), (I1, I2),
+    out.append(case("stack axis -1", lambda a, b: concat_split_ops.stack([a, b], axis=-1), (I1, I2),
                     lambda a, b: np.stack([a, b], axis=-1), dtypes.int32))
-    out.append(case("unstack", manipulation_ops.unstack, (CUBE,), lambda x: list(x), dtypes.float32,
+    out.append(case("unstack", concat_split_ops.unstack, (CUBE,), lambda x: list(x), dtypes.float32,
                     relaxable=False))
-    out.append(case("unstack axis 1", lambda x: manipulation_ops.unstack(x, axis=1), (F1,),
+    out.append(case("unstack axis 1", lambda x: concat_split_ops.unstack(x, axis=1), (F1,),
                     lambda x: [x[:, i] for i in range(3)], dtypes.float32, relaxable=False))
-    out.append(case("tile", lambda x: manipulation_ops.tile(x, [2, 3]), (I1,),
+    out.append(case("tile", lambda x: concat_split_ops.tile(x, [2, 3]), (I1,),
                     lambda x: np.tile(x, (2, 3)),
                     dtypes.int32))
-    out.append(case("broadcast_to", lambda x: manipulation_ops.broadcast_to(x, [4, 3]), (ROW,),
+    out.append(case("broadcast_to", lambda x: reshape_ops.broadcast_to(x, [4, 3]), (ROW,),
                     lambda x: np.broadcast_to(x, (4, 3)), dtypes.float32))
     out.append(case("gather", selection_ops.gather, (CUBE, np.array([1, 0, 1], np.int32)),
                     lambda x, i: x[i], dtypes.float32))
@@ -527,13 +528,13 @@ def test_static_shapes_keep_known_dims_when_others_are_unknown():
         shapes["matmul"] = linalg_ops.matmul(x, array_ops.ones([3, 5])).shape
         shapes["sum0"] = reduction_ops.reduce_sum(x, axis=0).shape
         shapes["sum1"] = reduction_ops.reduce_sum(x, axis=1).shape
-        shapes["concat"] = manipulation_ops.concat([x, x], axis=1).shape
-        shapes["stack"] = manipulation_ops.stack([x, x]).shape
-        shapes["transpose"] = manipulation_ops.transpose(x).shape
-        shapes["reshape"] = manipulation_ops.reshape(x, [-1]).shape
+        shapes["concat"] = concat_split_ops.concat([x, x], axis=1).shape
+        shapes["stack"] = concat_split_ops.stack([x, x]).shape
+        shapes["transpose"] = reshape_ops.transpose(x).shape
+        shapes["reshape"] = reshape_ops.reshape(x, [-1]).shape
         shapes["gather"] = selection_ops.gather(x, array_ops.constant([0, 0, 0, 0])).shape
         shapes["shape"] = array_ops.shape(x).shape
-        shapes["expand"] = manipulation_ops.expand_dims(x, 1).shape
+        shapes["expand"] = reshape_ops.expand_dims(x, 1).shape
         return x
 
     function(f).get_concrete_function(signature_lib.TensorSpec([None, 3]),
@@ -549,7 +550,7 @@ def test_reshape_wildcard_is_resolved_statically_when_the_size_is_known():
 
     @function
     def f(x):
-        y = manipulation_ops.reshape(x, [-1, 2])
+        y = reshape_ops.reshape(x, [-1, 2])
         shapes.append(y.shape)
         return y
 
@@ -610,12 +611,12 @@ _SCALAR_SHAPE_OPS = [
     ("zeros", lambda s: array_ops.zeros(s)),
     ("ones", lambda s: array_ops.ones(s, dtypes.int32)),
     ("fill", lambda s: array_ops.fill(s, 3.0)),
-    ("reshape", lambda s: manipulation_ops.reshape(array_ops.constant([5.0]), s)),
+    ("reshape", lambda s: reshape_ops.reshape(array_ops.constant([5.0]), s)),
     ("constant", lambda s: array_ops.constant(2.0, shape=s)),
-    ("broadcast_to", lambda s: manipulation_ops.broadcast_to(array_ops.constant(2.0), s)),
-    ("random.uniform", lambda s: nn_random_ops.uniform(s)),
-    ("random.normal", lambda s: nn_random_ops.normal(s)),
-    ("random.uniform int", lambda s: nn_random_ops.uniform(s, maxval=4, dtype=dtypes.int32)),
+    ("broadcast_to", lambda s: reshape_ops.broadcast_to(array_ops.constant(2.0), s)),
+    ("random.uniform", lambda s: random_ops.uniform(s)),
+    ("random.normal", lambda s: random_ops.normal(s)),
+    ("random.uniform int", lambda s: random_ops.uniform(s, maxval=4, dtype=dtypes.int32)),
     ("TensorArray", lambda s: tensor_array.TensorArray(dtypes.float32, 1, element_shape=s)
      .write(0, 1.0).stack()[0]),
 ]
@@ -679,11 +680,11 @@ DTYPE_MISMATCH = [
     ("less_equal", math_ops.less_equal, "LessEqual"),
     ("greater", math_ops.greater, "Greater"),
     ("greater_equal", math_ops.greater_equal, "GreaterEqual"),
-    ("matmul", lambda a, b: linalg_ops.matmul(manipulation_ops.reshape(a, [1, 2]),
-                                              manipulation_ops.reshape(b, [2, 1])), "MatMul"),
+    ("matmul", lambda a, b: linalg_ops.matmul(reshape_ops.reshape(a, [1, 2]),
+                                              reshape_ops.reshape(b, [2, 1])), "MatMul"),
     ("add_n", lambda a, b: math_ops.add_n([a, b]), "AddN"),
-    ("concat", lambda a, b: manipulation_ops.concat([a, b], 0), "ConcatV2"),
-    ("stack", lambda a, b: manipulation_ops.stack([a, b]), "Pack"),
+    ("concat", lambda a, b: concat_split_ops.concat([a, b], 0), "ConcatV2"),
+    ("stack", lambda a, b: concat_split_ops.stack([a, b]), "Pack"),
     ("where", lambda a, b: selection_ops.where(array_ops.constant([True, False]), a, b),
      "SelectV2"),
     ("operator +", lambda a, b: a + b, "AddV2"),
@@ -765,22 +766,22 @@ SHAPE_MISMATCH = [
      "SelectV2"),
     ("matmul", linalg_ops.matmul, [(2, 3), (2, 3)], "MatMul"),
     ("matmul rank 1", linalg_ops.matmul, [(3,), (3,)], "MatMul"),
-    ("concat", lambda a, b: manipulation_ops.concat([a, b], 0), [(2, 3), (2, 2)], "ConcatV2"),
-    ("concat ranks", lambda a, b: manipulation_ops.concat([a, b], 0), [(2, 3), (3,)], "ConcatV2"),
-    ("stack", lambda a, b: manipulation_ops.stack([a, b]), [(2,), (3,)], "Pack"),
+    ("concat", lambda a, b: concat_split_ops.concat([a, b], 0), [(2, 3), (2, 2)], "ConcatV2"),
+    ("concat ranks", lambda a, b: concat_split_ops.concat([a, b], 0), [(2, 3), (3,)], "ConcatV2"),
+    ("stack", lambda a, b: concat_split_ops.stack([a, b]), [(2,), (3,)], "Pack"),
     ("add_n", lambda a, b: math_ops.add_n([a, b]), [(2,), (3,)], "AddN"),
-    ("reshape", lambda a, b: manipulation_ops.reshape(a, [4]), [(2, 3), (1,)], "Reshape"),
-    ("reshape wildcard", lambda a, b: manipulation_ops.reshape(a, [-1, 4]), [(2, 3), (1,)],
+    ("reshape", lambda a, b: reshape_ops.reshape(a, [4]), [(2, 3), (1,)], "Reshape"),
+    ("reshape wildcard", lambda a, b: reshape_ops.reshape(a, [-1, 4]), [(2, 3), (1,)],
      "Reshape"),
     ("reduce axis", lambda a, b: reduction_ops.reduce_sum(a, axis=2), [(2, 3), (1,)], "Sum"),
-    ("transpose perm", lambda a, b: manipulation_ops.transpose(a, [0, 0]), [(2, 3), (1,)],
+    ("transpose perm", lambda a, b: reshape_ops.transpose(a, [0, 0]), [(2, 3), (1,)],
      "Transpose"),
-    ("squeeze non-unit", lambda a, b: manipulation_ops.squeeze(a, axis=[0]), [(2, 3), (1,)],
+    ("squeeze non-unit", lambda a, b: reshape_ops.squeeze(a, axis=[0]), [(2, 3), (1,)],
      "Squeeze"),
-    ("broadcast_to", lambda a, b: manipulation_ops.broadcast_to(a, [3, 4]), [(2, 3), (1,)],
+    ("broadcast_to", lambda a, b: reshape_ops.broadcast_to(a, [3, 4]), [(2, 3), (1,)],
      "BroadcastTo"),
-    ("tile multiples", lambda a, b: manipulation_ops.tile(a, [2]), [(2, 3), (1,)], "Tile"),
-    ("unstack num", lambda a, b: manipulation_ops.unstack(a, num=3), [(2, 3), (1,)], "Unpack"),
+    ("tile multiples", lambda a, b: concat_split_ops.tile(a, [2]), [(2, 3), (1,)], "Tile"),
+    ("unstack num", lambda a, b: concat_split_ops.unstack(a, num=3), [(2, 3), (1,)], "Unpack"),
 ]
 
 
@@ -838,7 +839,7 @@ def test_gather_out_of_range_raises_invalid_argument_eagerly():
 def test_reshape_with_a_runtime_size_mismatch_raises_invalid_argument():
     @function
     def f(x, dims):
-        return manipulation_ops.reshape(x, dims)
+        return reshape_ops.reshape(x, dims)
 
     np.testing.assert_array_equal(f(array_ops.range(6), array_ops.constant([2, 3])).numpy(),
                                   np.arange(6).reshape(2, 3))
@@ -1102,11 +1103,11 @@ def test_integer_mod_and_floordiv_kernels_check_scalar_and_array_divisors():
 
 def test_unstack_of_a_single_slice_drops_the_axis_eagerly_and_in_graphs():
     t = array_ops.constant([[1.0, 2.0, 3.0]])
-    (part,) = manipulation_ops.unstack(t)
+    (part,) = concat_split_ops.unstack(t)
     assert part.shape == (3,)
 
     @function(autograph=False)
     def first_doubled(x):
-        return manipulation_ops.unstack(x)[0] * 2
+        return concat_split_ops.unstack(x)[0] * 2
 
     np.testing.assert_array_equal(first_doubled(t).numpy(), [2.0, 4.0, 6.0])

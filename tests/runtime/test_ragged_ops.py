@@ -14,11 +14,12 @@ from runtime.gradients import GradientTape
 from runtime.ops import (
     array_ops,
     common,
+    concat_split_ops,
     layout_ops,
-    manipulation_ops,
     math_ops,
     nn_ops,
     reduction_ops,
+    reshape_ops,
     scatter_ops,
     selection_ops,
     string_ops,
@@ -77,17 +78,17 @@ def test_reductions_over_each_axis():
 
 def test_concat_and_stack():
     rt = constant(DIGITS)
-    assert manipulation_ops.concat([rt, [[5, 3]]], axis=0).to_list() == DIGITS + [[5, 3]]
-    assert manipulation_ops.concat([rt, rt], axis=1).to_list() == [
+    assert concat_split_ops.concat([rt, [[5, 3]]], axis=0).to_list() == DIGITS + [[5, 3]]
+    assert concat_split_ops.concat([rt, rt], axis=1).to_list() == [
         [3, 1, 4, 1, 3, 1, 4, 1], [], [5, 9, 2, 5, 9, 2], [6, 6], []]
     assert common.stack([rt, rt]).to_list() == [DIGITS, DIGITS]
     assert common.stack([rt[:2], rt[2:4]], axis=1).to_list() == [
         [[3, 1, 4, 1], [5, 9, 2]], [[], [6]]]
     assert rf.stack([[[1]], [[2]]]).to_list() == [[[1]], [[2]]]
     with pytest.raises(errors.InvalidArgumentError, match="rows"):
-        manipulation_ops.concat([rt, rt[:2]], axis=1)
+        concat_split_ops.concat([rt, rt[:2]], axis=1)
     with pytest.raises(TypeError, match="same dtype"):
-        manipulation_ops.concat([rt, constant([[1.5]])], axis=0)
+        concat_split_ops.concat([rt, constant([[1.5]])], axis=0)
 
 
 def test_gather_boolean_mask_and_where():
@@ -140,14 +141,14 @@ def test_gradients_flow_through_reductions_and_indexing():
 
 def test_tile_and_expand_dims():
     rt = constant(DIGITS)
-    assert manipulation_ops.tile(rt, [1, 2]).to_list() == [
+    assert concat_split_ops.tile(rt, [1, 2]).to_list() == [
         [3, 1, 4, 1, 3, 1, 4, 1], [], [5, 9, 2, 5, 9, 2], [6, 6], []]
-    assert manipulation_ops.tile(rt[:2], [2, 1]).to_list() == [[3, 1, 4, 1], [], [3, 1, 4, 1],
+    assert concat_split_ops.tile(rt[:2], [2, 1]).to_list() == [[3, 1, 4, 1], [], [3, 1, 4, 1],
                                                                []]
     small = constant([[1.0, -2.0], [3.0]])
-    assert manipulation_ops.expand_dims(small, 0).to_list() == [[[1.0, -2.0], [3.0]]]
-    assert manipulation_ops.expand_dims(small, 1).to_list() == [[[1.0, -2.0]], [[3.0]]]
-    expanded = manipulation_ops.expand_dims(small, -1)
+    assert reshape_ops.expand_dims(small, 0).to_list() == [[[1.0, -2.0], [3.0]]]
+    assert reshape_ops.expand_dims(small, 1).to_list() == [[[1.0, -2.0]], [[3.0]]]
+    expanded = reshape_ops.expand_dims(small, -1)
     assert expanded.shape.as_list() == [2, None, 1]
     assert expanded.to_list() == [[[1.0], [-2.0]], [[3.0]]]
 

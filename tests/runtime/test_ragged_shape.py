@@ -7,7 +7,7 @@ from runtime import dtypes
 from runtime.composite.ragged import constant
 from runtime.composite.ragged_shape import DynamicRaggedShape, RowPartition
 from runtime.function import function
-from runtime.ops import array_ops, manipulation_ops
+from runtime.ops import array_ops, reshape_ops
 
 ROWS = [[1], [2, 3, 4], [], [5, 6]]
 
@@ -39,7 +39,7 @@ def test_zeros_ones_fill_and_reshape_take_a_ragged_shape(traced):
     def build(rt, letters):
         shape = array_ops.shape(rt)
         return (array_ops.zeros(shape), array_ops.ones(shape, dtypes.int32),
-                array_ops.fill(shape, "x"), manipulation_ops.reshape(letters, shape))
+                array_ops.fill(shape, "x"), reshape_ops.reshape(letters, shape))
     run = function(build) if traced else build
     letters = array_ops.constant([["a", "b"], ["c", "d"], ["e", "f"]])
     zeros, ones, filled, reshaped = run(constant(ROWS), letters)

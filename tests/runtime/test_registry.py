@@ -2,6 +2,7 @@
 
 import ast
 import pathlib
+import re
 
 import pytest
 
@@ -14,30 +15,46 @@ RUNTIME = pathlib.Path(registry.__file__).resolve().parents[1]
 
 
 def test_every_op_declares_a_gradient_decision():
-    """A rule (that resolves), NOT_DIFFERENTIABLE or NO_GRADIENT: never left undecided."""
+    """A rule, NOT_DIFFERENTIABLE or NO_GRADIENT: never left undecided."""
     undecided = []
     for name, op in registry.REGISTRY.items():
         decision = op.grad_decision
         if decision is NO_GRADIENT:
             assert op.grad is None
-        elif decision is NOT_DIFFERENTIABLE or callable(decision) or isinstance(decision, str):
-            assert callable(op.grad), name  # a named rule imports and exists
+        elif decision is NOT_DIFFERENTIABLE or callable(decision):
+            assert callable(op.grad), name
         else:
             undecided.append(name)
     assert undecided == []
 
 
-# The gradient rules an op's module cannot import without an import cycle: If's and While's
-# (runtime/gradients/control_flow_grads.py) build If ops through runtime/subgraphs.py, which
-# imports the control-flow ops. They are named 'module:rule'; every other rule and every
-# kernel is referenced directly.
-NAMED_GRADIENTS = {"If", "StatelessIf", "While", "StatelessWhile"}
+# 'package.module:function': a rule named in a string instead of referenced
+_NAMED_RULE = re.compile(r"[A-Za-z_][\w.]*:[A-Za-z_]\w*")
 
 
-def test_rules_are_referenced_directly_but_where_an_import_cycle_forbids():
-    ops = registry.REGISTRY
-    assert {name for name, op in ops.items()
-            if isinstance(op.grad_decision, str)} == NAMED_GRADIENTS
+def test_every_kernel_gradient_and_lowering_is_referenced_directly():
+    """No op names a rule in a string (If's and While's gradients included): a kernel and a
+    gradient are functions, a lowering a function or a template (not 'module:rule')."""
+    named = []
+    for name, op in registry.REGISTRY.items():
+        if not callable(op.kernel) or isinstance(op.grad_decision, str):
+            named.append(name)
+        named += ["%s (%s lowering)" % (name, backend) for backend, rule in op.lowerings.items()
+                  if isinstance(rule, str) and _NAMED_RULE.fullmatch(rule)]
+    assert named == []
+
+
+@pytest.mark.parametrize("declaration, refused", [
+    (dict(grad="runtime.gradients.control_flow_grads:while_grad"), "grad must be a rule"),
+    (dict(kernel="numpy:abs"), "kernel must be a function"),
+    (dict(lowerings={"numba": "runtime.ops.numba_lowerings:fill"}), "lowering must be"),
+])
+def test_a_rule_or_kernel_named_in_a_string_is_refused(declaration, refused):
+    arguments = dict(kernel=abs, grad=NOT_DIFFERENTIABLE) | declaration
+    with pytest.raises(TypeError, match=refused):
+        registry.register("NamedInAString", arguments.pop("kernel"),
+                          lambda specs, attrs: [specs[0]], emit=KERNEL_CALL, **arguments)
+    assert "NamedInAString" not in registry.REGISTRY
 
 
 def test_every_op_declares_an_emit_rule():

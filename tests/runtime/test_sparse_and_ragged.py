@@ -14,7 +14,7 @@ from runtime.composite.ragged import RaggedTensor, RaggedTensorSpec
 from runtime.composite.sparse import SparseTensor, SparseTensorSpec
 from runtime.functional import control_flow as functional
 from runtime.gradients import GradientTape
-from runtime.ops import array_ops, manipulation_ops, math_ops, reduction_ops
+from runtime.ops import array_ops, concat_split_ops, math_ops, reduction_ops
 from runtime.variables import Variable
 
 DENSE = np.array([[0.0, 1.5, 0.0, 0.0], [0.0, 0.0, 0.0, 0.0], [2.0, 0.0, 0.0, -3.0]],
@@ -371,8 +371,8 @@ def test_staged_while_loop_relaxes_the_row_count_of_a_ragged_variable():
     def run(n):
         def body(i, rt):
             doubled = RaggedTensor.from_row_splits(
-                manipulation_ops.concat([rt.values, rt.values], 0),
-                manipulation_ops.concat([rt.row_splits, rt.row_splits[1:] + rt.row_splits[-1]], 0))
+                concat_split_ops.concat([rt.values, rt.values], 0),
+                concat_split_ops.concat([rt.row_splits, rt.row_splits[1:] + rt.row_splits[-1]], 0))
             return i + 1, doubled
         return functional.while_loop(lambda i, rt: i < n, body,
                                      (0, ragged.constant([[1], [2, 3]])))[1]

@@ -11,7 +11,7 @@ from runtime.composite import sparse_layout, sparse_math
 from runtime.composite.sparse import SparseTensor, SparseTensorSpec, eye, from_dense, to_dense
 from runtime.function import function
 from runtime.gradients import GradientTape
-from runtime.ops import array_ops, manipulation_ops, math_ops, reduction_ops
+from runtime.ops import array_ops, math_ops, reduction_ops, reshape_ops
 
 
 def st(indices, values, shape):
@@ -421,14 +421,14 @@ GRADIENT_CASES = {
         _on(INDICES)(v), 1, output_is_sparse=True)),
     "map_values": lambda v: to_dense(sparse_math.map_values(math_ops.multiply, _on(INDICES)(v),
                                                             _on(INDICES)(v))),
-    "times_dense": lambda v: to_dense(_on(INDICES)(v) * manipulation_ops.reshape(v, [3, 1])),
+    "times_dense": lambda v: to_dense(_on(INDICES)(v) * reshape_ops.reshape(v, [3, 1])),
     "over_dense": lambda v: to_dense(_on(INDICES)(v) / (v[1] + 3.0)),
     "softmax": lambda v: to_dense(sparse_math.softmax(_on(INDICES)(v))),
     "softmax_one_row": lambda v: to_dense(sparse_math.softmax(_on([[0, 0], [0, 2], [0, 3]])(v))),
     "segment_mean": lambda v: sparse_math.segment_mean(
-        manipulation_ops.reshape(v, [3, 1]), [0, 1, 2, 2], [0, 0, 1, 1]),
+        reshape_ops.reshape(v, [3, 1]), [0, 1, 2, 2], [0, 0, 1, 1]),
     "segment_sqrt_n": lambda v: sparse_math.segment_sqrt_n(
-        manipulation_ops.reshape(v, [3, 1]), [0, 1, 2], [0, 0, 2]),
+        reshape_ops.reshape(v, [3, 1]), [0, 1, 2], [0, 0, 2]),
 }
 
 

@@ -73,15 +73,15 @@ def test_a_list_of_tensors_packed_to_a_dtype_casts_each_tensor():
 
 
 def test_concat_makes_its_non_tensor_values_of_the_first_tensors_dtype():
-    from runtime.ops import manipulation_ops
+    from runtime.ops import concat_split_ops, reshape_ops
     v = array_ops.constant([0, 0])
     i = array_ops.constant(3, dtypes.int64)
-    joined = manipulation_ops.concat((v, [i]), 0)
+    joined = concat_split_ops.concat((v, [i]), 0)
     assert joined.dtype is dtypes.int32 and joined.numpy().tolist() == [0, 0, 3]
-    floats = manipulation_ops.concat((array_ops.constant([1.5]), [1]), 0)
+    floats = concat_split_ops.concat((array_ops.constant([1.5]), [1]), 0)
     assert floats.dtype is dtypes.float32 and floats.numpy().tolist() == [1.5, 1.0]
     with pytest.raises(errors.InvalidArgumentError, match="int64"):
-        manipulation_ops.concat((v, manipulation_ops.reshape(i, [1])), 0)  # a tensor is not cast
+        concat_split_ops.concat((v, reshape_ops.reshape(i, [1])), 0)  # a tensor is not cast
 
 
 def test_explicit_integer_dtype_rejects_fractional_floats():

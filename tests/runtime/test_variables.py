@@ -8,7 +8,7 @@ import pytest
 
 from runtime import dtypes, errors, module, variables
 from runtime.function import function
-from runtime.ops import array_ops, manipulation_ops, math_ops, reduction_ops
+from runtime.ops import array_ops, math_ops, reduction_ops, reshape_ops
 from runtime.tensor import EagerTensor
 
 # -- creation -----------------------------------------------------------------------------------
@@ -118,9 +118,9 @@ def test_eager_reads_are_copies_of_the_variables_storage(read):
 
 
 @pytest.mark.parametrize("view", [
-    lambda v: manipulation_ops.reshape(v, [2, 1]),
+    lambda v: reshape_ops.reshape(v, [2, 1]),
     lambda v: v[0:1],
-    lambda v: manipulation_ops.transpose(manipulation_ops.reshape(v, [1, 2])),
+    lambda v: reshape_ops.transpose(reshape_ops.reshape(v, [1, 2])),
 ], ids=["reshape", "slice", "transpose"])
 def test_eager_views_of_a_variable_cannot_be_written_through(view):
     v = variables.Variable([1.0, 2.0])

@@ -1,8 +1,8 @@
 """Small tensor helpers that Keras's losses, metrics and layers share."""
 
 from runtime import dtypes as _dtypes
-from runtime.ops import manipulation_ops as _manip
 from runtime.ops import math_ops as _math
+from runtime.ops import reshape_ops as _reshape
 from runtime.ops import selection_ops as _select
 from runtime.ops.common import convert_to_tensor
 
@@ -28,14 +28,14 @@ def squeeze_or_expand_to_same_rank(x1, x2, expand_rank_1=True):
     r1, r2 = rank(x1), rank(x2)
     if r1 == r2 + 1 and x1.shape[-1] == 1:
         if r2 == 1 and expand_rank_1:
-            x2 = _manip.expand_dims(x2, -1)
+            x2 = _reshape.expand_dims(x2, -1)
         else:
-            x1 = _manip.squeeze(x1, [-1])
+            x1 = _reshape.squeeze(x1, [-1])
     elif r2 == r1 + 1 and x2.shape[-1] == 1:
         if r1 == 1 and expand_rank_1:
-            x1 = _manip.expand_dims(x1, -1)
+            x1 = _reshape.expand_dims(x1, -1)
         else:
-            x2 = _manip.squeeze(x2, [-1])
+            x2 = _reshape.squeeze(x2, [-1])
     return x1, x2
 
 

@@ -2,7 +2,6 @@
 
 from runtime.ops import math_ops as _math
 from runtime.ops import nn_ops as _nn
-from runtime.ops import nn_random_ops as _nnr
 
 
 def linear(x):

@@ -8,11 +8,10 @@ by the number of values), `"sum"`, or `"none"`/`None` (no reduction).
 
 from autograph.tf.keras import _tensors
 from runtime.ops import array_ops as _array
-from runtime.ops import manipulation_ops as _manip
 from runtime.ops import math_ops as _math
 from runtime.ops import nn_ops as _nn
-from runtime.ops import nn_random_ops as _nnr
 from runtime.ops import reduction_ops as _reduce
+from runtime.ops import reshape_ops as _reshape
 from runtime.ops import selection_ops as _select
 
 _EPSILON = 1e-7  # Keras's backend.epsilon(): probabilities are clipped to [eps, 1 - eps]
@@ -99,7 +98,7 @@ def sparse_categorical_crossentropy(y_true, y_pred, from_logits=False, ignore_cl
         y_pred = _math.cast(y_pred, "float32")
     labels = _tensors.as_tensor(y_true, None)
     if _tensors.rank(labels) == _tensors.rank(y_pred) and labels.shape[-1] == 1:
-        labels = _manip.squeeze(labels, [-1])
+        labels = _reshape.squeeze(labels, [-1])
     if labels.shape != y_pred.shape[:-1]:
         raise ValueError("Arguments `target` and `output` must have the same shape up until "
                          "the last dimension: target.shape=%s, output.shape=%s"

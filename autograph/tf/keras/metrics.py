@@ -15,9 +15,9 @@ from autograph.tf.keras import _tensors
 from autograph.tf.keras import losses as _losses
 from runtime import module as _module
 from runtime.ops import array_ops as _array
-from runtime.ops import manipulation_ops as _manip
 from runtime.ops import math_ops as _math
 from runtime.ops import reduction_ops as _reduce
+from runtime.ops import reshape_ops as _reshape
 from runtime.ops import selection_ops as _select
 from runtime.variables import Variable as _Variable
 
@@ -153,7 +153,7 @@ class SparseCategoricalAccuracy(_MeanOf):
         y_pred = _tensors.as_tensor(y_pred, None)
         y_true = _tensors.as_tensor(y_true, None)
         if _tensors.rank(y_true) == _tensors.rank(y_pred) and y_true.shape[-1] == 1:
-            y_true = _manip.squeeze(y_true, [-1])
+            y_true = _reshape.squeeze(y_true, [-1])
         predicted = _math.cast(_reduce.argmax(y_pred, axis=-1), y_true.dtype)
         return _math.cast(_math.equal(y_true, predicted), self.dtype)
 
@@ -264,13 +264,13 @@ class AUC(Metric):
         if self.from_logits:
             y_pred = _math.sigmoid(y_pred)
         y_true = _tensors.as_tensor(y_true, self.dtype)
-        predictions = _manip.reshape(y_pred, [1, -1])
-        positive = _manip.reshape(_math.cast(_math.not_equal(y_true, 0.0), self.dtype),
+        predictions = _reshape.reshape(y_pred, [1, -1])
+        positive = _reshape.reshape(_math.cast(_math.not_equal(y_true, 0.0), self.dtype),
                                   [1, -1])
         if sample_weight is None:
             weights = _math.add(_math.multiply(positive, 0.0), 1.0)
         else:
-            weights = _manip.reshape(
+            weights = _reshape.reshape(
                 _tensors.as_tensor(sample_weight, self.dtype)
                 + _math.multiply(_tensors.as_tensor(y_true, self.dtype), 0.0), [1, -1])
         thresholds = _array.constant(_np.array(self.thresholds, _np.float32).reshape(-1, 1))

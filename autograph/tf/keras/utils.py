@@ -5,7 +5,7 @@ import random as _pyrandom
 import numpy as _np
 
 from autograph.tf.keras import initializers as _initializers
-from runtime.ops import nn_random_ops as _nnr
+from runtime.ops import random_ops as _random_ops
 
 
 def set_random_seed(seed):
@@ -16,5 +16,5 @@ def set_random_seed(seed):
                          % (seed,))
     _pyrandom.seed(seed)
     _np.random.seed(seed)
-    _nnr.set_seed(seed)
+    _random_ops.set_seed(seed)
     _initializers._set_seed(seed)

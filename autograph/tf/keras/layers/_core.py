@@ -8,10 +8,11 @@ from autograph.tf.keras import activations as _activations
 from autograph.tf.keras._symbolic import set_operator_layer
 from autograph.tf.keras.layers._layer import Layer, _unique_name
 from runtime.ops import array_ops as _array
+from runtime.ops import concat_split_ops as _concat_split
 from runtime.ops import linalg_ops as _linalg
-from runtime.ops import manipulation_ops as _manip
 from runtime.ops import math_ops as _math
 from runtime.ops import nn_ops as _nn
+from runtime.ops import reshape_ops as _reshape
 from runtime.ops import selection_ops as _select
 
 
@@ -79,9 +80,9 @@ class Flatten(Layer):
         inputs = _tensors.as_tensor(inputs, None)
         rest = inputs.shape[1:]
         if None not in rest:
-            return _manip.reshape(inputs, [-1, int(np.prod(rest, dtype=np.int64))])
+            return _reshape.reshape(inputs, [-1, int(np.prod(rest, dtype=np.int64))])
         batch = _array.shape(inputs)[:1]
-        return _manip.reshape(inputs, _manip.concat([batch, [-1]], 0))
+        return _reshape.reshape(inputs, _concat_split.concat([batch, [-1]], 0))
 
     def compute_output_shape(self, input_shape):
         """`(batch, product of the other dimensions)`."""
@@ -103,8 +104,8 @@ class Reshape(Layer):
         target = self.compute_output_shape(inputs.shape)[1:]
         batch = inputs.shape[0]
         if batch is not None:
-            return _manip.reshape(inputs, [batch] + list(target))
-        return _manip.reshape(inputs, [-1] + list(target))
+            return _reshape.reshape(inputs, [batch] + list(target))
+        return _reshape.reshape(inputs, [-1] + list(target))
 
     def compute_output_shape(self, input_shape):
         """`(batch,) + target_shape`, its -1 resolved from the input's size."""
@@ -187,7 +188,7 @@ class Concatenate(Layer):
     def call(self, inputs):
         """The inputs concatenated along `axis`."""
         _check_several(inputs, self)
-        return _manip.concat([_tensors.as_tensor(x, None) for x in inputs], self.axis)
+        return _concat_split.concat([_tensors.as_tensor(x, None) for x in inputs], self.axis)
 
 
 class Add(Layer):

@@ -2,9 +2,9 @@
 
 from autograph.tf.keras import _tensors
 from autograph.tf.keras.layers._layer import Layer
-from runtime.ops import manipulation_ops as _manip
 from runtime.ops import math_ops as _math
 from runtime.ops import nn_ops as _nn
+from runtime.ops import reshape_ops as _reshape
 
 
 def _axes(axis, rank):
@@ -53,7 +53,7 @@ class BatchNormalization(Layer):
         self.built = True
 
     def _shaped(self, weight):
-        return _manip.reshape(weight, self._broadcast)
+        return _reshape.reshape(weight, self._broadcast)
 
     def call(self, inputs, training=False):
         """The normalized inputs (batch statistics when `training`, moving ones
@@ -109,7 +109,7 @@ class LayerNormalization(Layer):
         mean, variance = _nn.moments(inputs, self._norm_axes, keepdims=True)
         outputs = (inputs - mean) * _math.rsqrt(variance + self.epsilon)
         if self.gamma is not None:
-            outputs = outputs * _manip.reshape(self.gamma, self._broadcast)
+            outputs = outputs * _reshape.reshape(self.gamma, self._broadcast)
         if self.beta is not None:
-            outputs = outputs + _manip.reshape(self.beta, self._broadcast)
+            outputs = outputs + _reshape.reshape(self.beta, self._broadcast)
         return outputs

@@ -18,8 +18,8 @@ from runtime.functional import control_flow as _functional
 from runtime.ops import array_ops as _array
 from runtime.ops import layout_ops as _layout
 from runtime.ops import linalg_ops as _linalg
-from runtime.ops import manipulation_ops as _manip
 from runtime.ops import math_ops as _math
+from runtime.ops import reshape_ops as _reshape
 from runtime.ops import selection_ops as _select
 from runtime.tensor_array import TensorArray
 
@@ -75,7 +75,7 @@ class _RNN(Layer):
         """Run the cell over the time axis; the last output, or every output with
         `return_sequences`, followed by the final states with `return_state`."""
         inputs = _tensors.as_tensor(inputs, self.dtype)
-        time_major = _manip.transpose(inputs, [1, 0, 2])
+        time_major = _reshape.transpose(inputs, [1, 0, 2])
         if self.go_backwards:
             time_major = _layout.reverse(time_major, [0])
         projected = _linalg.matmul(time_major, self.kernel)
@@ -104,7 +104,7 @@ class _RNN(Layer):
         _, outputs, *states = _functional.while_loop(more, step,
                                                      (start, outputs, *states))
         if self.return_sequences:
-            result = _manip.transpose(outputs.stack(), [1, 0, 2])
+            result = _reshape.transpose(outputs.stack(), [1, 0, 2])
         else:
             result = states[0]
         if self.return_state:

@@ -1,9 +1,9 @@
-"""Shape and assembly ops: reshape, transpose, expand_dims, squeeze and broadcast_to give a
-tensor another shape or axis order; concat, stack, unstack and tile join tensors, take one
-apart along an axis, or repeat one whole.
+"""Ops that give a tensor another shape or axis order: reshape, transpose, expand_dims,
+squeeze and broadcast_to.
 
-Cutting, padding and reordering elements along a dimension (split, pad, slice, reverse, roll,
-repeat) is in `layout_ops`.
+Joining and taking tensors apart (concat, stack, unstack, split, tile, repeat) is in
+`concat_split_ops`; padding and reordering elements along a dimension (pad, reverse, roll) in
+`layout_ops`; slices in `slicing`.
 """
 
 import builtins
@@ -16,21 +16,22 @@ from runtime.ops import (
     array_ops,
     common,
     math_ops,
-    reduction_ops,
-    slicing,
 )
-from runtime.ops.array_ops import dims_tensor, identity
-from runtime.ops.common import SpecError, convert_to_tensor, require_same_dtype
-from runtime.ops.common import stack as stack  # re-exported: tf.stack is the Pack op below
+from runtime.ops.array_ops import dims_tensor
+from runtime.ops.common import (
+    SpecError,
+    convert_to_tensor,
+)
 from runtime.ops.composite_dispatch import dispatchable
 from runtime.ops.gradient_ops import fully_known, sum_to
-from runtime.ops.numba_lowerings import axis_of, dims, finish, product, shape_tuple
-from runtime.ops.registry import KERNEL_CALL, execute, execute1, register
-from runtime.tensor import Tensor
+from runtime.ops.numba_lowerings import (
+    dims,
+    finish,
+)
+from runtime.ops.registry import KERNEL_CALL, execute1, register
 
 # lowering rules that decline, saying why (see runtime/lowering_api.py)
 _NOT_LOWERED = {"array": lowering_api.unsupported("not lowered yet")}
-
 
 OPS = {}
 
@@ -222,185 +223,6 @@ def squeeze(input, axis=None, name=None):  # noqa: A002
     return execute1(OPS["Squeeze"], [convert_to_tensor(input)],
                     {"axis": common.static_int_list(axis, "axis")}, name=name)
 
-
-# -- concat / stack / unstack / tile ---------------------------------------------------------
-
-
-def _concat_infer(specs, attrs):
-    dtype = require_same_dtype(specs)
-    shapes = [s for _, s in specs]
-    known = [s for s in shapes if s is not None]
-    if not known:
-        return [(dtype, None)]
-    rank = len(known[0])
-    if rank == 0:
-        raise SpecError("shape", "cannot concatenate scalars; use stack")
-    axis = common.normalize_axis(attrs["axis"], rank)
-    out = list(known[0])
-    total: int | None = 0
-    for s in known:
-        if len(s) != rank:
-            raise SpecError("shape", "concat operands have different ranks")
-        for i, (a, b) in enumerate(zip(out, s)):
-            if i != axis and a is not None and b is not None and a != b:
-                raise SpecError("shape", "concat operands differ in dimension %d" % i)
-            if i != axis and a is None:
-                out[i] = b
-    for s in shapes:
-        if s is None or s[axis] is None or total is None:
-            total = None
-        else:
-            total += s[axis]
-    out[axis] = total
-    return [(dtype, tuple(out))]
-
-
-def _concat_jax(lw, node, ins):
-    """ConcatV2."""
-    return [lw.jnp.concatenate(ins, axis=node.attrs["axis"])]
-
-
-def _concat_grad(ctx, grads):
-    g = grads[0]
-    rank = len(ctx.output_shape(0)) if ctx.output_shape(0) is not None else None
-    if rank is None:
-        raise NotImplementedError("the gradient of concat needs operands of known rank")
-    axis = ctx.attrs["axis"] % rank
-    out = []
-    start = 0
-    for i, need in enumerate(ctx.needed):
-        shape = ctx.input_shape(i)
-        size = shape[axis] if shape is not None and shape[axis] is not None else \
-            array_ops.shape(ctx.input(i))[axis]
-        end = start + size
-        if need:
-            index = (slice(None),) * axis + (slice(start, end),)
-            out.append(slicing.strided_slice_from_index(g, index))
-        else:
-            out.append(None)
-        start = end
-    return out
-
-
-def _concat_numba(lowerer, node, ins, outs):
-    """ConcatV2: numpy's concatenate, after checking at run time the dimensions only known
-    then (numpy's error when they differ)."""
-    if any(x.rank0 for x in ins):
-        raise lowering_api.Unsupported("a concat of scalars")
-    shapes = [dims(x) for x in ins]
-    rank_ = len(shapes[0])
-    axis = axis_of(node, rank_)
-    for i, x in enumerate(ins[1:], 1):
-        for d in range(rank_):
-            if d == axis or (x.shape[d] is not None and ins[0].shape[d] is not None):
-                continue
-            lowerer.check_values(
-                "%s != %s" % (shapes[0][d], shapes[i][d]), ValueError,
-                "all the input array dimensions except for the concatenation axis must match "
-                "exactly, but along dimension %d, the array at index 0 has size %%d and the "
-                "array at index %d has size %%d" % (d, i), (shapes[0][d], shapes[i][d]))
-    lowerer.assign(outs[0], "np.concatenate((%s), %d)" % ("".join(
-        "np.ascontiguousarray(%s), " % x for x in ins), axis))
-
-
-OPS["ConcatV2"] = register("ConcatV2", lambda *xs, axis: np.concatenate(xs, axis=axis),
-                           _concat_infer, node_name="concat",
-                           grad=_concat_grad, emit=KERNEL_CALL,
-                           lowerings=dict(_NOT_LOWERED, jax=_concat_jax,
-                                          numba=_concat_numba))
-
-
-@dispatchable
-def concat(values, axis, name="concat"):
-    """The tensors of `values` joined along existing dimension `axis`. Values that are not
-    tensors (Python lists, numbers, arrays) become tensors of the first tensor's dtype, as in
-    TensorFlow (`tf.concat((v, [i]), 0)` with an int32 `v` and an int64 tensor `i`)."""
-    first = next((v.dtype for v in values if isinstance(v, Tensor)), None)
-    tensors = [convert_to_tensor(v, None if isinstance(v, Tensor) else first) for v in values]
-    if len(tensors) == 1:
-        return identity(tensors[0])
-    return execute1(OPS["ConcatV2"], tensors, {"axis": int(axis)}, name=name)
-
-
-OPS["Pack"] = common.PACK  # declared with convert_to_tensor, which packs lists of tensors
-
-
-OPS["Unpack"] = common.UNPACK  # declared beside Pack, whose gradient unstacks
-
-
-def unstack(value, num=None, axis=0, name="unstack"):
-    """The slices of `value` along `axis`, as a list of tensors."""
-    value = convert_to_tensor(value)
-    dims = value._shape_tuple()
-    if num is None:
-        if dims is None or dims[axis] is None:
-            raise ValueError("cannot unstack a dimension of unknown size without `num`")
-        num = dims[axis]
-    return execute(OPS["Unpack"], [value], {"num": int(num), "axis": int(axis)}, name=name)
-
-
-def _tile_infer(specs, attrs):
-    dtype, shape = specs[0]
-    multiples = attrs["multiples"]
-    if shape is None:
-        return [(dtype, (None,) * len(multiples))]
-    if len(multiples) != len(shape):
-        raise SpecError("shape", "tile multiples must have one entry per dimension")
-    return [(dtype, tuple(None if d is None else d * m for d, m in zip(shape, multiples)))]
-
-
-def _tile_grad(ctx, grads):
-    g = grads[0]
-    multiples = ctx.attrs["multiples"]
-    shape = ctx.input_shape(0)
-    if fully_known(shape):
-        split = [n for m, d in zip(multiples, shape) for n in (m, d)]
-    else:
-        dims = array_ops.shape(ctx.input(0))
-        split = stack([n for k, m in enumerate(multiples)
-                         for n in (array_ops.constant(m, dtype=dims.dtype), dims[k])])
-    spread = reshape(g, split)
-    return [reduction_ops.reduce_sum(spread, axis=list(range(0, 2 * len(multiples), 2)))]
-
-
-def _tile_jax(lw, node, ins):
-    """Tile by the static multiples."""
-    multiples = tuple(node.attrs["multiples"])
-    if len(multiples) != np.ndim(ins[0]):
-        raise lowering_api.Unsupported("has one multiple per dimension only at run time")
-    return [lw.jnp.tile(ins[0], multiples)]
-
-
-def _tile_numba(lowerer, node, ins, outs):
-    """Tile: the input broadcast along a new axis before each of its own, then merged."""
-    x = ins[0]
-    if x.rank0:
-        raise lowering_api.Unsupported("a tile of a scalar")
-    parts = dims(x)
-    multiples = [int(m) for m in node.attrs["multiples"]]
-    spread = []
-    for p in parts:
-        spread += ["1", p]
-    target = []
-    for m, p in zip(multiples, parts):
-        target += [str(m), p]
-    array = lowerer.fresh("c")
-    lowerer.line("%s = np.ascontiguousarray(np.broadcast_to(np.ascontiguousarray(%s).reshape("
-                 "%s), %s))" % (array, x, shape_tuple(spread), shape_tuple(target)))
-    finish(lowerer, outs[0], array, [product([str(m), p]) for m, p in zip(multiples, parts)])
-
-
-OPS["Tile"] = register("Tile", lambda x, multiples: np.tile(x, multiples), _tile_infer,
-                       grad=_tile_grad, emit=KERNEL_CALL,
-                       lowerings=dict(_NOT_LOWERED, numba=_tile_numba,
-                                                    jax=_tile_jax))
-
-
-@dispatchable
-def tile(input, multiples, name=None):  # noqa: A002
-    """`input` repeated `multiples[i]` times along dimension i."""
-    return execute1(OPS["Tile"], [convert_to_tensor(input)],
-                    {"multiples": common.static_int_list(multiples, "multiples")}, name=name)
 
 
 def _broadcast_to_infer(specs, attrs):

@@ -86,6 +86,10 @@ class Context:
         return "%s:%d" % (self.source_info.filename, line)
 
 
+# the attribute marking a node whose line is final: the user's, or one set_origin gave it
+_ORIGIN_MARK = "_ag_origin"
+
+
 def set_origin(nodes, origin):
     """Gives generated nodes (those without a line yet) the line of the statement they replace."""
     line = getattr(origin, "lineno", None)
@@ -96,14 +100,14 @@ def set_origin(nodes, origin):
     stack = list(nodes) if isinstance(nodes, list) else [nodes]
     while stack:
         sub = stack.pop()
-        if getattr(sub, "_ag_origin", False):
+        if getattr(sub, _ORIGIN_MARK, False):
             continue
         if "lineno" in getattr(sub, "_attributes", ()):
             sub.lineno = line
             sub.col_offset = getattr(origin, "col_offset", 0)
             sub.end_lineno = line
             sub.end_col_offset = getattr(origin, "end_col_offset", 0)
-            sub._ag_origin = True
+            setattr(sub, _ORIGIN_MARK, True)
         stack.extend(traversal.children(sub))
     return nodes
 
@@ -112,5 +116,5 @@ def mark_original(tree):
     """Marks every node of the user's tree as original (its line is the user's line)."""
     for node in traversal.walk(tree):
         if hasattr(node, "lineno"):
-            node._ag_origin = True
+            setattr(node, _ORIGIN_MARK, True)
     return tree

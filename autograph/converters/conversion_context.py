@@ -53,9 +53,11 @@ def attach_environment(function_node, namespace=None, features=()):
 class Context:
     """Per-function conversion state: names in use, source info, loop extra tests."""
 
-    def __init__(self, function_node, source_info):
+    def __init__(self, function_node, source_info, original_name=None):
         self.function_node = function_node
         self.source_info = source_info
+        # the name the user knows the function by (the function scope's name)
+        self.original_name = function_node.name if original_name is None else original_name
         environment = getattr(function_node, "_ag_environment", None) or Environment()
         # The names the function reads from outside (its globals and closure), when known:
         # the directives pass looks its callees up there.

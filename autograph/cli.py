@@ -122,7 +122,8 @@ def plan_jobs(files, output, check):
             raise CommandError("several inputs need -o DIR, the directory to write them to")
     elif os.path.exists(output) and not os.path.isdir(output):
         raise CommandError("-o %s: several inputs need a directory, not a file" % output)
-    jobs, targets = [], {}
+    jobs: list[tuple[str, str | None]] = []
+    targets: dict[str | None, str] = {}  # output file -> its input
     for path, relative in _expand(files, output):
         target = None if output is None else os.path.join(output, relative)
         if target is not None and target in targets:

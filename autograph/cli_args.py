@@ -50,7 +50,7 @@ def parse_arg(text):
                            % (text, name, ", ".join(_DTYPE_NAMES)))
     if dims == "?":
         return TensorSpec(None, dtype)
-    shape = []
+    shape: list[int | None] = []
     for part in dims.split(",") if dims else []:
         part = part.strip()
         if part in ("None", "?", "-1"):
@@ -129,5 +129,5 @@ def _where(error, path):
     target = os.path.abspath(path)
     for frame in traceback.extract_tb(error.__traceback__):
         if os.path.abspath(frame.filename) == target:
-            found = " at %s:%d" % (path, frame.lineno)
+            found = " at %s:%s" % (path, frame.lineno)
     return found

@@ -16,6 +16,7 @@ import inspect
 import textwrap
 import types
 import weakref
+from typing import Any, Callable, Hashable
 
 import gast
 
@@ -27,8 +28,11 @@ from autograph.user_code import is_library, is_marked_do_not_convert
 from runtime import errors as runtime_errors
 
 ARTIFACT = "__autograph_artifact__"  # holds the __code__ of already-converted functions
-_code_cache = {}  # id(code) -> (weak reference to code, codegen.Loaded); see _remember
-_function_cache = weakref.WeakKeyDictionary()
+# id(code) -> (weak reference to code, codegen.Loaded); see _remember
+_code_cache: dict[Hashable, tuple[Any, codegen.Loaded]] = {}
+# function -> {features: its conversion}
+_function_cache: weakref.WeakKeyDictionary[Callable[..., Any], dict[Any, Callable[..., Any]]] = \
+    weakref.WeakKeyDictionary()
 
 
 _UNSUPPORTED = {
@@ -99,8 +103,7 @@ def convert_node(node, source_info, name):
     namespace, the conversion options) goes to the passes' context."""
     check_supported(node, source_info)
     conversion_context.mark_original(node)
-    ctx = conversion_context.Context(node, source_info)
-    ctx.original_name = name
+    ctx = conversion_context.Context(node, source_info, original_name=name)
     for pass_ in pipeline.PASSES:
         node = pass_.transform(node, ctx)
     return node
@@ -198,7 +201,7 @@ def convert(func, features=()):
     if is_library(getattr(func, "__func__", func)):
         return func
     original = func
-    if hasattr(func, "__func__"):  # bound method: convert the function, rebind self
+    if isinstance(func, types.MethodType):  # bound method: convert the function, rebind self
         converted = convert(func.__func__, features)
         return converted.__get__(func.__self__, type(func.__self__))
     try:

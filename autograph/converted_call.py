@@ -9,6 +9,7 @@ import inspect
 import logging
 import threading
 import types
+from typing import Any, Callable
 
 from autograph.errors import ConversionError, rewrite_in_user_terms
 from autograph.user_code import is_library, is_marked_do_not_convert
@@ -73,7 +74,8 @@ class FunctionScope:
         return value if did_return else None
 
 
-_converter = []  # the compiler's `convert`, which sits above this module; see set_converter
+# the compiler's `convert`, which sits above this module; see set_converter
+_converter: list[Callable[..., Any]] = []
 
 
 def set_converter(convert):

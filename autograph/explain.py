@@ -27,6 +27,7 @@ from typing import Any
 
 from runtime import context, diagnostics, reserved_names
 from runtime.function import ConcreteFunction, Function
+from runtime.graph import Graph
 from runtime.operators import staging_log
 from runtime.ops.call_ops import CALL_OP
 
@@ -44,7 +45,9 @@ def explain(func: Callable[..., Any], *args: Any, **kwargs: Any) -> StagingRepor
                         "graph is .graph; .graph.to_dot() draws it)" % func)
     if not isinstance(func, Function) and not inspect.isroutine(func) \
             and not isinstance(func, type) and callable(func):
-        func = func.__call__  # an object (a tf.Module): what calling it runs
+        # an object (a tf.Module): what calling it runs (mypy takes a Callable's __call__
+        # for a non-callable attribute)
+        func = func.__call__  # type: ignore[operator]
     python_function = func.python_function if isinstance(func, Function) else func
     signature = func.input_signature if isinstance(func, Function) else None
     # Outside a trace, the runtime's converter for functions is autograph's compiler.
@@ -247,7 +250,8 @@ def _group(records, row_class):
     return sorted(rows.values(), key=lambda r: (r.file, r.line))
 
 
-def _plain_range_loops(recorder, graphs) -> list[staging_log.StatementRecord]:
+def _plain_range_loops(recorder: staging_log.Recorder,
+                       graphs: set[Graph]) -> list[staging_log.StatementRecord]:
     """Records for the `for` loops over `range` of constants, which the compiler keeps as
     plain Python loops (they always unroll) and so never reach `for_stmt`: found from the
     `range` calls made on a `for` line that has no record of its own. Their ops are counted
@@ -263,14 +267,14 @@ def _plain_range_loops(recorder, graphs) -> list[staging_log.StatementRecord]:
             continue
         record = staging_log.StatementRecord("for", location, (), None)
         record.decide(call.result)
-        record.subject += ", a loop the compiler keeps as plain Python"
+        record.subject = "%s, a loop the compiler keeps as plain Python" % record.subject
         record.iterations = len(call.result)
         record.ops_added = None
         found.append(record)
     return found
 
 
-def _ops_at_lines(graphs, filename: str, line: int) -> int | None:
+def _ops_at_lines(graphs: set[Graph], filename: str, line: int) -> int | None:
     """How many ops of `graphs` the user's code made on the lines of the `for` statement
     at `filename:line` (ops made in functions it calls have their own lines and are not
     counted); None when the source cannot be parsed."""
@@ -287,11 +291,11 @@ def _ops_at_lines(graphs, filename: str, line: int) -> int | None:
                line <= node.location.lineno <= last)
 
 
-def _graphs_of(graph) -> set[Any]:
+def _graphs_of(graph: Graph) -> set[Graph]:
     """`graph` and the graphs of the functions it calls (recursively, through sub-graphs):
     the traces a report covers. (A Function that creates variables is traced twice; the
     first trace's records are left out.)"""
-    found: set[Any] = set()
+    found: set[Graph] = set()
     pending = [graph]
     while pending:
         current = pending.pop()

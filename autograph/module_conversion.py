@@ -31,7 +31,6 @@ and lines. The file is parsed, never imported or run.
 import ast
 import io
 import os
-import re
 import tokenize
 
 import gast
@@ -129,11 +128,14 @@ def is_converted_module(module):
 def _splice(lines, converted):
     """`lines` with each converted definition put in place of the original one, and the
     original line of each resulting line."""
-    result, origins, next_line = [], [], 1
+    result: list[str] = []
+    origins: list[int] = []
+    next_line = 1
     for (first, last), (text, text_lines) in converted:
         result.extend(lines[next_line - 1:first - 1])
         origins.extend(range(next_line, first))
-        indent = re.match(r"[ \t]*", lines[first - 1]).group()
+        header = lines[first - 1]
+        indent = header[:len(header) - len(header.lstrip(" \t"))]
         text = indent_source(text, indent)
         for number, line in enumerate(io.StringIO(text, newline="").readlines(), 1):
             result.append(line)
@@ -150,7 +152,7 @@ def _runs(origins, header_at):
     original lines go up by `step` (0 or 1) from one line to the next."""
     before = origins[header_at - 1] if header_at else 1
     origins = origins[:header_at] + [before] * _HEADER_LINES + origins[header_at:]
-    runs = []
+    runs: list[list[int]] = []
     for line, original in enumerate(origins, 1):
         if runs:
             first, user_first, count, step = run = runs[-1]
@@ -251,7 +253,7 @@ def indent_source(text, indent):
 def _lines_inside_strings(text):
     """Numbers of the lines that begin inside a multi-line string literal of `text`."""
     string_types = {tokenize.STRING, getattr(tokenize, "FSTRING_MIDDLE", tokenize.STRING)}
-    inside = set()
+    inside: set[int] = set()
     for token in tokenize.generate_tokens(io.StringIO(text).readline):
         if token.type in string_types:
             inside.update(range(token.start[0] + 1, token.end[0] + 1))

@@ -19,7 +19,5 @@ from runtime import operators, side_effects
 ag__ = types.ModuleType("ag__", "The names converted code calls.")
 for _name in operators.__all__:
     setattr(ag__, _name, getattr(operators, _name))
-ag__.converted_call = converted_call
-ag__.FunctionScope = FunctionScope
-ag__.store_outer = side_effects.store_outer
-ag__.builtins = builtins
+vars(ag__).update(converted_call=converted_call, FunctionScope=FunctionScope,
+                  store_outer=side_effects.store_outer, builtins=builtins)

@@ -9,6 +9,7 @@ while some thread is tracing.
 
 import contextlib
 import threading
+from typing import Any
 
 
 class _ThreadState(threading.local):
@@ -18,13 +19,15 @@ class _ThreadState(threading.local):
 
 
 _thread = _ThreadState()
-building = []  # every thread's graphs being built: empty means every thread runs eagerly
+# every thread's graphs being built: empty means every thread runs eagerly (runtime.graph
+# Graphs: the graph layer imports this module, so it names no graph type)
+building: list[Any] = []
 _settings = {"run_functions_eagerly": False, "default_converter": None,
              "check_numerics": False}
 # The GradientTapes recording eager ops (runtime.gradients.tape), innermost last. Eager
 # execution checks it once per op; a tape entered inside a trace records graph nodes instead
 # and is never listed here.
-tapes = []
+tapes: list[Any] = []
 
 
 def thread_graphs():

@@ -10,6 +10,8 @@ import os
 import re
 import sys
 import warnings
+from types import FrameType
+from typing import Callable
 
 from runtime import reserved_names
 
@@ -132,7 +134,8 @@ def is_internal_file(filename: str) -> bool:
 _internal_files: dict = {}
 
 
-_location_translators = []
+# translator(filename, lineno) -> (filename, lineno) or None, for generated code
+_location_translators: list[Callable[[str, int], tuple[str, int] | None]] = []
 
 
 def register_location_translator(translator):
@@ -202,7 +205,7 @@ def _qualname_from_callers(frame):
 
 def user_location(skip=1):
     """Returns the `SourceLocation` of the innermost frame in user code, or None."""
-    frame = sys._getframe(skip)
+    frame: FrameType | None = sys._getframe(skip)
     while frame is not None:
         code = frame.f_code
         if not is_internal_file(code.co_filename):
@@ -248,7 +251,7 @@ def warn(message, category=UserWarning):
     frame outside this project's packages, a frame of converted code translated to the
     user's file and line. (A `stacklevel` cannot say this: the number of frames between
     the user and the warning depends on the path taken, and generated code is no file.)"""
-    frame = sys._getframe(1)
+    frame: FrameType | None = sys._getframe(1)
     while frame is not None and is_internal_file(frame.f_code.co_filename):
         frame = frame.f_back
     if frame is None:

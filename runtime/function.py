@@ -74,6 +74,8 @@ class Function:
     that result). An argument returned unchanged (`def f(x): return x`) may still be the
     caller's array, as in TensorFlow."""
 
+    __name__: str  # the Python function's, as functools.update_wrapper copies it
+
     def __init__(self, python_function: Callable[..., Any], *args: Any,
                  options: FunctionOptions | None = None, **kwargs: Any) -> None:
         """`Function(python_function, **options)`: the options are FunctionOptions' fields

@@ -18,11 +18,24 @@ here); `tf.nest`'s functions default to treating them as leaves, as TensorFlow's
 """
 
 import collections
+from typing import Any, Hashable, Protocol, Sequence
+
+
+class _Composite(Protocol):
+    """What a class registered with `register_composite` provides."""
+
+    def _nest_components(self) -> Sequence[Any]: ...
+
+    def _nest_rebuild(self, components: list[Any]) -> Any: ...
+
+    def _nest_signature(self) -> Hashable: ...
+
 
 _CONTAINERS = (list, tuple, dict)
-_NESTED = _CONTAINERS
-_COMPOSITES = ()
-_ATTRS_CLASSES = {}  # type -> whether it is an `attrs` class (looked up once per type)
+_NESTED: tuple[type, ...] = _CONTAINERS
+_COMPOSITES: tuple[type[_Composite], ...] = ()
+# type -> whether it is an `attrs` class (looked up once per type)
+_ATTRS_CLASSES: dict[type, bool] = {}
 
 
 def register_composite(cls):
@@ -87,7 +100,7 @@ def flatten(structure, expand_composites=True):
     """The leaves of `structure`, depth first (a leaf alone gives `[leaf]`)."""
     if not is_nested(structure, expand_composites):
         return [structure]
-    out = []
+    out: list[Any] = []
     _flatten_into(structure, out, expand_composites)
     return out
 

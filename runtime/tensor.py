@@ -9,7 +9,7 @@ tensors hold `bytes` in object arrays).
 from __future__ import annotations
 
 from collections.abc import Iterator
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Generic, TypeVar
 
 import numpy as np
 
@@ -50,7 +50,7 @@ class Tensor:
         raise TypeError("Tensor is unhashable (== compares elementwise); use tensor.ref() "
                         "as a dictionary key or set element")
 
-    def ref(self) -> TensorRef:
+    def ref(self) -> TensorRef[Tensor]:
         """A hashable reference to this tensor, usable as a dictionary key."""
         return TensorRef(self)
 
@@ -60,15 +60,19 @@ def is_tensor(value: Any) -> bool:
     return isinstance(value, Tensor)
 
 
-class TensorRef:
+# what a TensorRef refers to: a tensor, or a variable (runtime.variables, above this layer)
+_Referent = TypeVar("_Referent")
+
+
+class TensorRef(Generic[_Referent]):
     """A hashable handle on a tensor, compared by identity (`tensor.ref()`)."""
 
     __slots__ = ("_tensor",)
 
-    def __init__(self, tensor: Tensor) -> None:
+    def __init__(self, tensor: _Referent) -> None:
         self._tensor = tensor
 
-    def deref(self) -> Tensor:
+    def deref(self) -> _Referent:
         """The tensor this reference points to."""
         return self._tensor
 

@@ -227,8 +227,11 @@ def frame_at(filename, lineno, name, tb_next=None, f_globals=None, f_locals=None
         f_globals = {"__name__": "__autograph_location__"}
     try:
         exec(code, f_globals, dict(f_locals or {}))  # noqa: S102 - raises at once
-    except TypeError:
-        made = sys.exc_info()[2].tb_next
+    except TypeError as raised:
+        entry = raised.__traceback__
+    # the entry after this frame's is the exec'd code's, which raised at once
+    assert entry is not None and entry.tb_next is not None
+    made = entry.tb_next
     return types.TracebackType(tb_next, made.tb_frame, made.tb_lasti, made.tb_lineno)
 
 
@@ -240,11 +243,12 @@ def _code_at(filename, lineno, name):
     text = line.strip()
     start = len(line.encode("utf-8")) - len(line.lstrip().encode("utf-8"))
     end = start + len(text.encode("utf-8")) if text else start
-    statement = ast.Raise(exc=ast.Constant(value=None), cause=None)
-    for node in (statement, statement.exc):
+    raised = ast.Constant(value=None)
+    statement = ast.Raise(exc=raised, cause=None)
+    for node in (statement, raised):
         node.lineno = node.end_lineno = lineno
         node.col_offset, node.end_col_offset = start, end
     code = compile(ast.Module(body=[statement], type_ignores=[]), filename, "exec")
-    if hasattr(code, "co_qualname"):
+    if sys.version_info >= (3, 11):  # the qualified name a traceback shows
         return code.replace(co_name=name, co_qualname=name)
     return code.replace(co_name=name)

@@ -209,7 +209,7 @@ class Variable:
     # host call made while a compiled graph holds it may update the same variable), as
     # TensorFlow's resource variable ops hold theirs; reads need none (values are never
     # changed in place, so a read is a snapshot).
-    _lock = None
+    _lock: "threading.RLock | None" = None
 
     # -- identity and metadata -----------------------------------------------------------
     @property
@@ -379,6 +379,7 @@ class UnreadVariable(Variable):
     def __init__(self, parent, assignment):
         self._parent = parent
         self._assignment = assignment  # the assignment op's output
+        self._lock = parent._lock  # set once, when the variable is made
         self.dtype = parent.dtype
         self._static_shape = parent._static_shape
         self.trainable = parent.trainable
@@ -393,10 +394,6 @@ class UnreadVariable(Variable):
     @_value.setter
     def _value(self, value):
         self._parent._value = value
-
-    @property
-    def _lock(self):
-        return self._parent._lock
 
     def _stored(self):
         return self._parent._stored()

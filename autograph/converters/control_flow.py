@@ -77,7 +77,7 @@ def is_static_iterable(iterated):
 
 
 def _assignment_counts(node):
-    counts = collections.Counter()
+    counts: collections.Counter[str] = collections.Counter()
     for sub in traversal.walk(node):
         if isinstance(sub, gast.Name) and isinstance(sub.ctx, (gast.Store, gast.Del)):
             counts[sub.id] += 1
@@ -173,7 +173,7 @@ class _Transformer(base.FunctionTransformer):
         with the enclosing scope): the state functions of statements nested in it read
         them. The others are left for an enclosing scope."""
         for fn in defs:
-            recorded = getattr(fn, "_ag_unbound", set())
+            recorded: set[str] = getattr(fn, "_ag_unbound", set())
             local = recorded & (activity.assigned_names(fn.body) - set(shared))
             self.unbound |= recorded - local
             if local:
@@ -384,7 +384,7 @@ def _converted_statements(node, ctx):
 def _maybe_undefined(converted, ctx):
     """Names some converted statement (of `converted`) starts as `ag__.Undefined` (assigned
     inside it but not definitely before it)."""
-    names = set()
+    names: set[str] = set()
     for sub in converted:
         info = ctx.annotations.info(sub)
         names.update(n for n in info.state_names(not isinstance(sub, gast.If))
@@ -513,7 +513,9 @@ class _GuardCompositeReads(traversal.Transformer):
 
 def _as_expression(target):
     """A fresh copy of the access `target` (`d['a']`, `s.v`) as an expression."""
-    return qual_names.from_node(target).ast()
+    name = qual_names.from_node(target)
+    assert name is not None  # a guarded access: one of the carried composites' names
+    return name.ast()
 
 
 def _carried_composites(converted, ctx):

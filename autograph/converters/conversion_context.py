@@ -53,9 +53,11 @@ def attach_environment(function_node, namespace=None, features=()):
 class Context:
     """Per-function conversion state: names in use, source info, loop extra tests."""
 
-    def __init__(self, function_node, source_info):
+    def __init__(self, function_node, source_info, original_name=None):
         self.function_node = function_node
         self.source_info = source_info
+        # the name the user knows the function by (the function scope's name)
+        self.original_name = function_node.name if original_name is None else original_name
         environment = getattr(function_node, "_ag_environment", None) or Environment()
         # The names the function reads from outside (its globals and closure), when known:
         # the directives pass looks its callees up there.
@@ -86,6 +88,10 @@ class Context:
         return "%s:%d" % (self.source_info.filename, line)
 
 
+# the attribute marking a node whose line is final: the user's, or one set_origin gave it
+_ORIGIN_MARK = "_ag_origin"
+
+
 def set_origin(nodes, origin):
     """Gives generated nodes (those without a line yet) the line of the statement they replace."""
     line = getattr(origin, "lineno", None)
@@ -96,14 +102,14 @@ def set_origin(nodes, origin):
     stack = list(nodes) if isinstance(nodes, list) else [nodes]
     while stack:
         sub = stack.pop()
-        if getattr(sub, "_ag_origin", False):
+        if getattr(sub, _ORIGIN_MARK, False):
             continue
         if "lineno" in getattr(sub, "_attributes", ()):
             sub.lineno = line
             sub.col_offset = getattr(origin, "col_offset", 0)
             sub.end_lineno = line
             sub.end_col_offset = getattr(origin, "end_col_offset", 0)
-            sub._ag_origin = True
+            setattr(sub, _ORIGIN_MARK, True)
         stack.extend(traversal.children(sub))
     return nodes
 
@@ -112,5 +118,5 @@ def mark_original(tree):
     """Marks every node of the user's tree as original (its line is the user's line)."""
     for node in traversal.walk(tree):
         if hasattr(node, "lineno"):
-            node._ag_origin = True
+            setattr(node, _ORIGIN_MARK, True)
     return tree

@@ -52,8 +52,8 @@ def _option_arguments(call):
     if isinstance(call.func, gast.Attribute) and call.func.attr == "converted_call":
         positional = call.args[1].elts
         given = call.args[2]
-        keywords = zip([k.value for k in given.keys], given.values) \
-            if isinstance(given, gast.Dict) else ()
+        keywords = list(zip([k.value for k in given.keys], given.values)) \
+            if isinstance(given, gast.Dict) else []
     else:
         positional = call.args
         keywords = [(k.arg, k.value) for k in call.keywords]

@@ -28,7 +28,7 @@ are still checked). A comment `# autograph: noqa[AGnnn]` (or a bare
 """
 
 
-def add_parser(commands) -> argparse.ArgumentParser:
+def add_parser(commands: argparse._SubParsersAction) -> argparse.ArgumentParser:
     """Adds the `check` subcommand to the subparsers `commands`; returns its parser."""
     rules = "".join("  %s %-29s %s\n" % (r.code, r.name, r.summary) for r in all_rules())
     check = commands.add_parser(
@@ -51,7 +51,7 @@ def _codes(text: str) -> list[str]:
     return [code.strip() for code in text.split(",") if code.strip()]
 
 
-def run_check(args) -> int:
+def run_check(args: argparse.Namespace) -> int:
     """Runs `autograph check` for parsed `args`; prints findings on stdout and unreadable
     inputs on stderr; returns the exit status."""
     try:

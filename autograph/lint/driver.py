@@ -136,7 +136,8 @@ def read_source(path: str) -> str:
                                    % (path, line, data[e.start], encoding)) from None
 
 
-def check_paths(paths: Sequence[str], rules: Iterable[Rule] | None = None):
+def check_paths(paths: Sequence[str],
+                rules: Iterable[Rule] | None = None) -> tuple[list[Finding], list[str]]:
     """(findings, errors) for the files and directories `paths`: every readable file is
     checked; each unreadable one gives an error message instead."""
     rules = list(all_rules() if rules is None else rules)

@@ -8,7 +8,10 @@ docstring is the rule's documentation (what it finds, why it is wrong, how to fi
 from __future__ import annotations
 
 import dataclasses
-from typing import Callable, Iterable, Iterator
+from typing import TYPE_CHECKING, Callable, Iterable, Iterator
+
+if TYPE_CHECKING:  # (the facts are made by scope, which registers no rule)
+    from autograph.lint.scope import ConvertedFunction
 
 # (node, message, hint): the node gives the line and column.
 Problem = tuple  # tuple[gast.AST, str, str]
@@ -75,7 +78,8 @@ def all_rules() -> list[Rule]:
     return [_RULES[code] for code in sorted(_RULES)]
 
 
-def iter_problems(rules: Iterable[Rule], function) -> Iterator[tuple[Rule, Problem]]:
+def iter_problems(rules: Iterable[Rule],
+                  function: ConvertedFunction) -> Iterator[tuple[Rule, Problem]]:
     """(rule, problem) for each problem each rule finds in `function`."""
     for r in rules:
         for problem in r.check(function):

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import builtins
 import collections
+from typing import Iterable
 
 import gast
 
@@ -39,7 +40,7 @@ def canonical(dotted: str) -> str:
     return dotted
 
 
-def text_of(node) -> str | None:
+def text_of(node: gast.AST) -> str | None:
     """`a.b.c` for a Name or a chain of Attributes on one, else None."""
     if isinstance(node, gast.Name):
         return node.id
@@ -49,7 +50,7 @@ def text_of(node) -> str | None:
     return None
 
 
-def root_name(node) -> str | None:
+def root_name(node: gast.AST) -> str | None:
     """The name an expression of attributes and subscripts starts from (`a` in `a.b[0].c`)."""
     while isinstance(node, (gast.Attribute, gast.Subscript)):
         node = node.value
@@ -74,7 +75,7 @@ def statements_of(body):
 class ModuleFacts:
     """Aliases, module-level bindings, parents and converted functions of one module."""
 
-    def __init__(self, tree, path: str):
+    def __init__(self, tree: gast.Module, path: str) -> None:
         self.tree = tree
         self.path = path
         self.parents: dict = {}
@@ -113,7 +114,7 @@ class ModuleFacts:
                 for node in gast.walk(self.tree) if isinstance(node, gast.ImportFrom)
                 for alias in node.names}
 
-    def qualified(self, node) -> str | None:
+    def qualified(self, node: gast.AST) -> str | None:
         """The canonical dotted name of an expression such as `tf.function` (None when it
         does not start from an imported name)."""
         dotted = text_of(node)
@@ -124,7 +125,7 @@ class ModuleFacts:
             return None
         return canonical(self.aliases[first] + ("." + rest if rest else ""))
 
-    def is_call_of(self, node, *names: str) -> bool:
+    def is_call_of(self, node: gast.AST, *names: str) -> bool:
         """True when `node` is a call of one of the canonical `names` (`tf.Variable`)."""
         return isinstance(node, gast.Call) and self.qualified(node.func) in names
 
@@ -187,7 +188,7 @@ class ModuleFacts:
         return [ConvertedFunction(n, self, chosen.get(n, False), self._call_names[n],
                                   called=n not in chosen) for n in ordered]
 
-    def _helpers(self, converted) -> list:
+    def _helpers(self, converted: dict[gast.AST, bool]) -> list:
         """The module-level functions that the converted ones call (by name, directly or
         through each other): a Function converts them too, and runs them while tracing.
         Not those marked `do_not_convert`."""
@@ -285,11 +286,11 @@ class ModuleFacts:
         return node
 
 
-def _has_signature(call) -> bool:
+def _has_signature(call: gast.Call) -> bool:
     return call is not None and any(k.arg == "input_signature" for k in call.keywords)
 
 
-def _globals_of(function_node) -> set[str]:
+def _globals_of(function_node: gast.AST) -> set[str]:
     return {name for stmt in statements_of(function_node.body)
             if isinstance(stmt, gast.Global) for name in stmt.names}
 
@@ -321,8 +322,9 @@ class ConvertedFunction:
     (name, scope) pairs the Function is called by: its own name when decorated, `g` for
     `g = tf.function(f)`, each with the function that binds it, None for the module)."""
 
-    def __init__(self, node, module: ModuleFacts, has_signature: bool, call_names=None,
-                 called: bool = False):
+    def __init__(self, node: gast.AST, module: ModuleFacts, has_signature: bool,
+                 call_names: Iterable[tuple[str, gast.AST | None]] | None = None,
+                 called: bool = False) -> None:
         self.node = node
         self.called = called
         self.call_names = frozenset(call_names or ())
@@ -361,7 +363,7 @@ class ConvertedFunction:
             return not self.called and name not in self.rebound
         return name not in self.local_names
 
-    def is_builtin(self, node, *names: str) -> bool:
+    def is_builtin(self, node: gast.AST, *names: str) -> bool:
         """True when `node` is the builtin `names` (a Name not rebound in the module or
         this function)."""
         return (isinstance(node, gast.Name) and node.id in names
@@ -376,7 +378,7 @@ class ConvertedFunction:
             yield node
             node = self.module.parents.get(node)
 
-    def is_parameter_name(self, node) -> bool:
+    def is_parameter_name(self, node: gast.AST) -> bool:
         """True when `node` reads one of the function's parameters (not rebound in it)."""
         return isinstance(node, gast.Name) and isinstance(node.ctx, gast.Load) \
             and node.id in self.params
@@ -391,7 +393,7 @@ class ConvertedFunction:
                  if c not in inside and self._sees(c, name, scope)}
         return sorted(found, key=lambda c: (c.lineno, c.col_offset))
 
-    def _sees(self, call, name, scope) -> bool:
+    def _sees(self, call: gast.Call, name: str, scope: gast.AST | None) -> bool:
         """True when `name` at `call` is the binding made in `scope` (None: the module)."""
         current = self.module.enclosing(call, _FUNCTION_NODES)
         while current is not scope:

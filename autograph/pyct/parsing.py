@@ -175,7 +175,9 @@ def _compiled_alone(candidate, freevars):
     are `freevars`, so that the names it reads from enclosing scopes compile as they did."""
     assignments = "".join("    %s = None\n" % name for name in freevars)
     module = ast.parse("def outer():\n%s    return None\n" % assignments)
-    module.body[0].body[-1].value = copy.deepcopy(candidate)
+    outer, = module.body
+    assert isinstance(outer, ast.FunctionDef) and isinstance(outer.body[-1], ast.Return)
+    outer.body[-1].value = copy.deepcopy(candidate)
     outer_code = next(c for c in compile(module, "<lambda>", "exec").co_consts
                       if isinstance(c, types.CodeType))
     return next(c for c in outer_code.co_consts if isinstance(c, types.CodeType))

@@ -8,6 +8,7 @@ spelling. Both spellings are the same program: only the text differs.
 
 import ast
 import sys
+from typing import Any
 
 
 def unparse(tree):
@@ -18,10 +19,12 @@ def unparse(tree):
 
 
 def _make_unparser_310():
-    # `ast._Unparser` is private, but only this one released version (3.10) needs it.
-    precedence = ast._Precedence
+    # `ast._Unparser` is private (typeshed leaves it out), but only this one released
+    # version (3.10) needs it.
+    precedence: Any = getattr(ast, "_Precedence")
+    unparser: Any = getattr(ast, "_Unparser")
 
-    class Unparser310(ast._Unparser):
+    class Unparser310(unparser):
         """3.10's unparser with 3.11's spelling of lambdas and tuple targets."""
 
         def visit_Tuple(self, node):

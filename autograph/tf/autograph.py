@@ -1,9 +1,8 @@
 """`tf.autograph`: the compiler's entry points."""
 
-import types as _types
-
 import autograph as _autograph
 from autograph import features as _features
+from autograph.tf._namespaces import namespace as _namespace
 from runtime.operators import loop_options as _loop_options
 from runtime.operators import staged_lists as _staged_lists
 
@@ -16,9 +15,9 @@ RetracingWarning = _autograph.RetracingWarning
 SideEffectWarning = _autograph.SideEffectWarning
 UnrollingWarning = _autograph.UnrollingWarning
 
-experimental = _types.ModuleType("autograph.tf.autograph.experimental",
-                                 "Experimental autograph options.")
-experimental.do_not_convert = _autograph.do_not_convert
-experimental.set_loop_options = _loop_options.set_loop_options
-experimental.Feature = _features.Feature
-experimental.set_element_type = _staged_lists.set_element_type
+experimental = _namespace(
+    "autograph.tf.autograph.experimental", "Experimental autograph options.",
+    do_not_convert=_autograph.do_not_convert,
+    set_loop_options=_loop_options.set_loop_options,
+    Feature=_features.Feature,
+    set_element_type=_staged_lists.set_element_type)

@@ -3,8 +3,7 @@
 See docs/distribute.md and runtime.distribute for what runs where.
 """
 
-import types as _types
-
+from autograph.tf._namespaces import namespace as _namespace
 from runtime.distribute import cluster_resolver as _resolvers
 from runtime.distribute import input as _input
 from runtime.distribute import multi_worker as _multi_worker
@@ -32,16 +31,16 @@ get_replica_context = _strategy.get_replica_context
 get_cross_replica_context = _strategy.get_cross_replica_context
 in_cross_replica_context = _strategy.in_cross_replica_context
 
-cluster_resolver = _types.ModuleType("autograph.tf.distribute.cluster_resolver",
-                                     "Where the processes of a multi-worker job are.")
-cluster_resolver.ClusterResolver = _resolvers.ClusterResolver
-cluster_resolver.SimpleClusterResolver = _resolvers.SimpleClusterResolver
-cluster_resolver.TFConfigClusterResolver = _resolvers.TFConfigClusterResolver
+cluster_resolver = _namespace(
+    "autograph.tf.distribute.cluster_resolver", "Where the processes of a multi-worker job are.",
+    ClusterResolver=_resolvers.ClusterResolver,
+    SimpleClusterResolver=_resolvers.SimpleClusterResolver,
+    TFConfigClusterResolver=_resolvers.TFConfigClusterResolver)
 
-experimental = _types.ModuleType("autograph.tf.distribute.experimental",
-                                 "Experimental strategies and helpers.")
-experimental.MultiWorkerMirroredStrategy = _multi_worker.MultiWorkerMirroredStrategy
-experimental.ParameterServerStrategy = _unsupported.ParameterServerStrategy
-experimental.CentralStorageStrategy = _unsupported.CentralStorageStrategy
-experimental.TPUStrategy = _unsupported.TPUStrategy
-experimental.ValueContext = _input.ValueContext
+experimental = _namespace(
+    "autograph.tf.distribute.experimental", "Experimental strategies and helpers.",
+    MultiWorkerMirroredStrategy=_multi_worker.MultiWorkerMirroredStrategy,
+    ParameterServerStrategy=_unsupported.ParameterServerStrategy,
+    CentralStorageStrategy=_unsupported.CentralStorageStrategy,
+    TPUStrategy=_unsupported.TPUStrategy,
+    ValueContext=_input.ValueContext)

@@ -1,8 +1,7 @@
 """`tf.summary`: summaries for TensorBoard, written to real event files, eagerly and on
 every call of a Function."""
 
-import types as _types
-
+from autograph.tf._namespaces import namespace as _namespace
 from runtime.ops.summary_ops import histogram, image, scalar, text
 from runtime.summary import writers as _writers
 from runtime.summary.trace import trace_export, trace_off, trace_on
@@ -14,7 +13,7 @@ from runtime.summary.writers import (
     record_if,
 )
 
-experimental = _types.ModuleType("autograph.tf.summary.experimental",
-                                 "The default step of summaries.")
-experimental.get_step = _writers.get_step
-experimental.set_step = _writers.set_step
+experimental = _namespace(
+    "autograph.tf.summary.experimental", "The default step of summaries.",
+    get_step=_writers.get_step,
+    set_step=_writers.set_step)

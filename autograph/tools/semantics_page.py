@@ -28,6 +28,7 @@ from typing import Any
 import numpy as np
 
 import autograph.tf as tf
+from runtime.tensor import EagerTensor
 
 DEFAULT_OUTPUT = os.path.join("docs", "semantics.md")
 PENDING = "see staged containers/globals/closures"
@@ -591,7 +592,7 @@ CASES = [
 
 
 def _python_value(value):
-    if isinstance(value, tf.Tensor):
+    if isinstance(value, EagerTensor):  # the cases' results are eager
         return value.numpy()
     return np.asarray(value)
 

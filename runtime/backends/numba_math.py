@@ -71,9 +71,10 @@ class FloatFormat(NamedTuple):
 
 def _format(kind: Any, **values: Any) -> FloatFormat:
     """The FloatFormat of numpy type `kind`, its numbers (tuples of numbers too) as `kind`."""
-    converted = {name: tuple(kind(c) for c in value) if isinstance(value, tuple) else
-                 value if isinstance(value, int) else kind(value)
-                 for name, value in values.items()}
+    converted: dict[str, Any] = {
+        name: tuple(kind(c) for c in value) if isinstance(value, tuple) else
+        value if isinstance(value, int) else kind(value)
+        for name, value in values.items()}
     return FloatFormat(zero=kind(0.0), one=kind(1.0), minus_two=kind(-2.0), **converted)
 
 
@@ -272,6 +273,8 @@ def register() -> None:
     from numba import types
     from numba.extending import intrinsic, overload, register_jitable
 
+    # (the ignores below: numba's type stubs leave out Integer.bitwidth, which its __init__
+    # sets, and type an intrinsic's call as its typing function's, typingctx first)
     @intrinsic
     def bitcast(typingctx: Any, bits: Any, like: Any) -> Any:
         if not isinstance(bits, types.Integer) or like not in (types.float32, types.float64):
@@ -281,9 +284,9 @@ def register() -> None:
             from llvmlite import ir
             width = like.bitwidth
             value = args[0]
-            if bits.bitwidth > width:
+            if bits.bitwidth > width:  # type: ignore[attr-defined]
                 value = builder.trunc(value, ir.IntType(width))
-            elif bits.bitwidth < width:
+            elif bits.bitwidth < width:  # type: ignore[attr-defined]
                 value = builder.sext(value, ir.IntType(width))
             return builder.bitcast(value, ir.FloatType() if width == 32 else ir.DoubleType())
         return like(bits, like), codegen
@@ -296,7 +299,7 @@ def register() -> None:
 
         def codegen(context: Any, builder: Any, signature: Any, args: Any) -> Any:
             from llvmlite import ir
-            return builder.fptosi(args[0], ir.IntType(integer.bitwidth))
+            return builder.fptosi(args[0], ir.IntType(integer.bitwidth))  # type: ignore[union-attr]
         return integer(value), codegen
 
     @intrinsic
@@ -310,11 +313,13 @@ def register() -> None:
 
     # not inlined by numba but by LLVM (they are tiny): numba's inliner fails on some graphs
     # where the inlined code branches, and LLVM unrolls `polynomial` once it is inlined
-    overload(integer_of)(lambda value: lambda value: to_integer(value))
-    overload(float_from_bits)(lambda bits, like: lambda bits, like: bitcast(bits, like))
+    overload(integer_of)(
+        lambda value: lambda value: to_integer(value))  # type: ignore[call-arg]
+    overload(float_from_bits)(
+        lambda bits, like: lambda bits, like: bitcast(bits, like))  # type: ignore[call-arg]
     overload(select)(lambda condition, if_true, if_false:
-                     lambda condition, if_true, if_false: select_value(condition, if_true,
-                                                                       if_false))
+                     lambda condition, if_true, if_false:
+                     select_value(condition, if_true, if_false))  # type: ignore[call-arg]
     register_jitable(polynomial)
     register_jitable(_sum_block)
     register_jitable(pairwise_sum)

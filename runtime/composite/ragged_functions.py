@@ -351,9 +351,10 @@ def _where(condition: Any, x: Any = None, y: Any = None, name: str | None = None
         splits = [ragged_ops.same_splits(a, b)
                   for a, b in zip(splits, other.nested_row_splits)]
 
-    def flat(v: Any) -> Any:
+    def values_of(v: Any) -> Any:
         return v.flat_values if isinstance(v, RaggedTensor) else v
-    return _partitioned(selection_ops.where(flat(condition), flat(x), flat(y)), splits)
+    return _partitioned(selection_ops.where(values_of(condition), values_of(x), values_of(y)),
+                        splits)
 
 
 # -- shape, size, rank -------------------------------------------------------------------------

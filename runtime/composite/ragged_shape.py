@@ -135,7 +135,8 @@ class DynamicRaggedShape:
         count, partitions = int(lengths[0]), []
         for length in lengths[1:last_ragged + 1]:
             if isinstance(length, (int, np.integer)):
-                partitions.append(RowPartition.from_uniform_row_length(length, nrows=count))
+                partitions.append(RowPartition.from_uniform_row_length(int(length),
+                                                                       nrows=count))
                 count *= int(length)
                 continue
             row_lengths = [int(n) for n in length]
@@ -242,9 +243,13 @@ class DynamicRaggedShape:
 
     def __repr__(self) -> str:
         leaves = [self._inner_shape] + [p.row_splits() for p in self._partitions]
+        short = "<DynamicRaggedShape num_row_partitions=%d>" % self.num_row_partitions
         if not all(isinstance(t, EagerTensor) for t in leaves):
-            return "<DynamicRaggedShape num_row_partitions=%d>" % self.num_row_partitions
-        parts = [str(int(self._nrows().numpy()))]
+            return short
+        nrows = self._nrows()
+        if not isinstance(nrows, EagerTensor):  # made inside a trace from eager leaves
+            return short
+        parts = [str(int(nrows.numpy()))]
         for partition in self._partitions:
             uniform = partition.static_uniform_row_length()
             if uniform is not None:

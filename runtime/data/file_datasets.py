@@ -105,7 +105,7 @@ def make_csv_dataset(file_pattern, batch_size, column_names=None, column_default
     if column_names is None:
         if not header:
             raise ValueError("make_csv_dataset: give column_names, or files with a header")
-        first = next(_csv_rows(files[0], 1, field_delim, use_quote_delim), [])
+        first: list[bytes] = next(_csv_rows(files[0], 1, field_delim, use_quote_delim), [])
         column_names = [f.decode("utf-8") for f in first]
     column_names = list(column_names)
     if len(set(column_names)) != len(column_names):

@@ -84,7 +84,7 @@ class Window(Pipeline):
 
     def _generate(self, feed):
         span = (self._size - 1) * self._stride + 1
-        buffer = []
+        buffer: list[tuple] = []
         start = 0  # the index of buffer[0] in the input
         source = self._inputs[0]._generate(feed)
         ended = False
@@ -201,7 +201,7 @@ class GroupByWindow(Pipeline):
         self._key = TracedFunction(key_func, spec, "group_by_window key_func")
         _scalar_int64(self._key.output_spec, "key_func")
         key_spec = TensorSpec((), dtypes.int64)
-        self._size_fn = None
+        self._size_fn: TracedFunction | None = None
         self._size = None
         tensors = list(self._key.tensors)
         if window_size_func is not None:
@@ -227,19 +227,20 @@ class GroupByWindow(Pipeline):
         values = [feed[id(t)] for t in self._tensors]
         nk, ns = self._counts
         key_captured = values[:nk]
-        if self._size_fn is not None:
-            size_captured, fixed = values[nk:nk + ns], None
+        size_fn, fixed = self._size_fn, 0
+        if size_fn is not None:
+            size_captured = values[nk:nk + ns]
             reduce_captured = values[nk + ns:]
         else:
             fixed = int(values[nk])
             reduce_captured = values[nk + 1:]
-        groups, sizes = {}, {}
+        groups: dict[int, list[tuple]] = {}
+        sizes: dict[int, int] = {}
         for flat in self._inputs[0]._generate(feed):
             key = self._key(flat, key_captured)[0]
             k = int(key)
             if k not in sizes:
-                size = fixed if fixed is not None else \
-                    int(self._size_fn((key,), size_captured)[0])
+                size = fixed if size_fn is None else int(size_fn((key,), size_captured)[0])
                 if size <= 0:
                     raise errors.InvalidArgumentError(
                         "group_by_window: the window size must be positive, got %d for key "

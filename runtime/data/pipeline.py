@@ -38,7 +38,7 @@ class Pipeline:
     def _all_tensors(self):
         """Every tensor the pipeline reads, its own and its inputs', without repeats."""
         if self._all is None:
-            found = {}
+            found: dict[int, object] = {}
             self._collect(found)
             self._all = tuple(found.values())
         return self._all

@@ -213,7 +213,7 @@ class Generator(Pipeline):
                 % (source,), "AnonymousIterator") from None
         spec = self._element_spec
         for index, value in enumerate(iterator):
-            flat = []
+            flat: list[object] = []
             convert_element(value, spec, (), index, value, flat)
             yield tuple(flat)
 

@@ -282,7 +282,8 @@ class Shuffle(Pipeline):
                 raise ValueError("shuffle: the seed must be known when the dataset is built")
         global_seed = random_ops._global_seed["seed"]
         if seed is not None:
-            self._seed = (0 if global_seed is None else global_seed, int(seed))
+            self._seed: tuple[int, int] | None = (
+                0 if global_seed is None else global_seed, int(seed))
         elif global_seed is not None:
             # Like TensorFlow's op seeds: drawn from the global seed's sequence.
             self._seed = (global_seed, int(random_ops.op_generator(None).integers(2**62)))
@@ -303,7 +304,7 @@ class Shuffle(Pipeline):
                                               % size, "AnonymousIterator")
         epoch = next(self._epochs) if self._reshuffle else 0
         rng = np.random.default_rng(None if self._seed is None else self._seed + (epoch,))
-        buffer = []
+        buffer: list[tuple] = []
         for flat in self._inputs[0]._generate(feed):
             if len(buffer) < size:
                 buffer.append(flat)
@@ -535,7 +536,7 @@ class Unbatch(Pipeline):
         parts, at = [], 0
         while at < len(arrays):
             kind = "sparse" if at in self._sparse else self._ragged.get(at, "dense")
-            count = 3 if kind == "sparse" else 1 if kind == "dense" else kind + 1
+            count = 3 if kind == "sparse" else 1 if kind == "dense" else int(kind) + 1
             parts.append((kind, arrays[at:at + count]))
             at += count
         return parts
@@ -768,7 +769,8 @@ class SampleFromDatasets(Pipeline):
         self._weights = weights
         global_seed = random_ops._global_seed["seed"]
         if seed is not None:
-            self._seed = (0 if global_seed is None else global_seed, int(seed))
+            self._seed: tuple[int, int] | None = (
+                0 if global_seed is None else global_seed, int(seed))
         elif global_seed is not None:
             self._seed = (global_seed, int(random_ops.op_generator(None).integers(2**62)))
         else:
@@ -806,7 +808,8 @@ class RaggedBatch(Pipeline):
         lead = static if self._drop else None
         spec = input_dataset.element_spec
         leaves = nest.flatten(spec, expand_composites=False)
-        specs, self._ragged = [], []
+        specs: list[TensorSpec | RaggedTensorSpec] = []
+        self._ragged = []
         for s in leaves:
             if not isinstance(s, TensorSpec):
                 raise TypeError("ragged_batch: elements must be tensors, got %s" % spec_text(s))

@@ -68,7 +68,7 @@ class ClusterResolver:
 
     def num_accelerators(self, task_type=None, task_id=None, config_proto=None):
         """The accelerators of this process, by type (JAX's GPUs or TPUs)."""
-        counts = {}
+        counts: dict[str, int] = {}
         for d in devices.list_logical_devices():
             if d.device_type != "CPU":
                 counts[d.device_type] = counts.get(d.device_type, 0) + 1
@@ -141,6 +141,10 @@ class TFConfigClusterResolver(ClusterResolver):
             return self._task_type
         return self._config().get("task", {}).get("type")
 
+    @task_type.setter
+    def task_type(self, task_type):
+        self._task_type = task_type
+
     @property
     def task_id(self):
         """This process's index in its job, from TF_CONFIG unless given."""
@@ -149,10 +153,18 @@ class TFConfigClusterResolver(ClusterResolver):
         index = self._config().get("task", {}).get("index")
         return None if index is None else int(index)
 
+    @task_id.setter
+    def task_id(self, task_id):
+        self._task_id = task_id
+
     @property
     def rpc_layer(self):
         """The protocol named by TF_CONFIG's "rpc_layer" (None: none)."""
         return self._rpc_layer or self._config().get("rpc_layer")
+
+    @rpc_layer.setter
+    def rpc_layer(self, rpc_layer):
+        self._rpc_layer = rpc_layer
 
     def cluster_spec(self):
         """TF_CONFIG's "cluster"."""

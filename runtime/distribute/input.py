@@ -28,8 +28,7 @@ def _static_batch(element_spec):
     dims = set()
     for spec in nest.flatten(element_spec):
         shape = getattr(spec, "shape", None)
-        rank = None if shape is None else shape.rank
-        if not rank:
+        if shape is None or not shape.rank:
             return None
         dims.add(shape[0])
     return dims.pop() if len(dims) == 1 else None
@@ -42,7 +41,7 @@ def _batching_stage_size(dataset):
     while stage is not None:
         if isinstance(stage, (transformations.Batch, transformations.PaddedBatch)):
             return getattr(stage, "_size", None)
-        inputs = getattr(stage, "_inputs", ())
+        inputs: tuple = getattr(stage, "_inputs", ())
         stage = inputs[0] if len(inputs) == 1 else None
     return None
 

@@ -18,6 +18,7 @@ only when its numpy value is read (or `block_until_ready()` is called).
 """
 
 import contextlib
+from typing import Any, Callable
 
 import numpy as np
 
@@ -203,7 +204,8 @@ class CpuDispatch:
             cls._pending = results
 
 
-_reducers = {}
+# (reduce op, integer dtype?) -> the jitted reduction
+_reducers: dict[tuple[str, bool], Callable[..., Any]] = {}
 
 
 def reduce_stacked(reduce_op, stack):

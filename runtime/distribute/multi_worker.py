@@ -22,7 +22,8 @@ from runtime.distribute import reduce_op as reduce_ops
 from runtime.distribute import strategy as strategies
 from runtime.ops import common
 
-_started = {}  # the (coordinator, processes, process id) jax.distributed was started with
+# the (coordinator, processes, process id) jax.distributed was started with
+_started: dict[tuple[str, int, int], bool] = {}
 
 
 def _start_jax(coordinator, processes, process_id, timeout_s):

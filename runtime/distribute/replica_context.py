@@ -14,6 +14,7 @@ in the default strategy's one replica.
 """
 
 import threading
+from typing import Any
 
 import numpy as np
 
@@ -39,7 +40,7 @@ class Rendezvous:
     def __init__(self, count):
         self._barrier = threading.Barrier(count)
         self._slots = [None] * count
-        self._shared = (True, None)
+        self._shared: tuple[bool, Any] = (True, None)  # (ok, the result or the error)
         self.turn = threading.Lock()
 
     def abort(self):

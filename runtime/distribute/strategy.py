@@ -14,6 +14,7 @@ replica's ops to the Function's graph. A JAX device or a logical CPU of
 """
 
 import threading
+from typing import Any
 
 import numpy as np
 
@@ -96,7 +97,10 @@ class Strategy:
         """How many replicas this process runs."""
         return len(self._extended.worker_devices)
 
-    _first_replica = 0  # the job-wide index of this process's first replica
+    @property
+    def _first_replica(self) -> int:
+        """The job-wide index of this process's first replica."""
+        return 0
 
     def _combine(self, reduce_op, values):
         """The tensor `reduce_op` makes of this process's replicas' `values` (a multi-worker
@@ -180,8 +184,8 @@ class Strategy:
     def _run_replicas(self, fn, args, kwargs):
         count = self._local_replicas
         rendezvous = contexts.Rendezvous(count)
-        results = [None] * count
-        failures = [None] * count
+        results: list[Any] = [None] * count
+        failures: list[BaseException | None] = [None] * count
         outer = contexts.thread_stack()
         tracing = context.thread_state()  # (inside a trace, each replica adds to its graph)
 

@@ -15,6 +15,8 @@ the Function being traced (as TensorFlow converts it with AutoGraph), so that `i
 loops on tensors in `fn` are staged.
 """
 
+from typing import Any
+
 from runtime import context, dtypes, nest, subgraphs
 from runtime import shape as shape_lib
 from runtime.composite.base import CompositeTensor
@@ -37,27 +39,26 @@ class _Elems:
         self.flat = [_leaf(t, what) for t in nest.flatten(elems, expand_composites=False)]
         if not self.flat:
             staging.fail(ValueError, "%s needs at least one tensor in elems" % what)
-        self.has_rows = any(isinstance(t, CompositeTensor) for t in self.flat)
+        self.has_rows = any(isinstance(t, RaggedTensor) for t in self.flat)
         for t in self.flat:
             shape = t._shape_tuple()
             if shape is not None and len(shape) == 0:
                 staging.fail(ValueError, "%s: elems must be 1+ dimensional tensors, not "
                              "scalars (got a %s scalar)" % (what, t.dtype.name))
         self.length = self._length(what)
-        self.arrays = [t if isinstance(t, CompositeTensor) else
+        self.arrays = [t if isinstance(t, RaggedTensor) else
                        TensorArray(t.dtype, size=self.length, element_shape=_rest(t)).unstack(t)
                        for t in self.flat]
 
     def _length(self, what):
-        known = {t._shape_tuple()[0] for t in self.flat
-                 if t._shape_tuple() is not None and t._shape_tuple()[0] is not None}
+        known = {n for n in map(_first_dimension, self.flat) if n is not None}
         if len(known) > 1:
             staging.fail(ValueError, "%s: all tensors in elems must have the same first "
                          "dimension, got %s" % (what, " and ".join(str(n) for n in sorted(known))))
         if known:
             return common.convert_to_tensor(known.pop(), dtype=dtypes.int32)
         first = self.flat[0]
-        if isinstance(first, CompositeTensor):
+        if isinstance(first, RaggedTensor):
             return math_ops.cast(first.nrows(), dtypes.int32)
         return array_ops.shape(first)[0]
 
@@ -65,13 +66,13 @@ class _Elems:
         """Element `index` of every leaf, in the structure of `elems`."""
         return nest.pack_sequence_as(
             self.structure,
-            [rows[index] if isinstance(rows, CompositeTensor) else rows.read(index)
+            [rows[index] if isinstance(rows, RaggedTensor) else rows.read(index)
              for rows in self.arrays], expand_composites=False)
 
     def require_dense_rows(self, what):
         """Refuses elems holding a RaggedTensor whose rows are ragged themselves (ragged
         rank above 1) where the result's signature would be taken from elems."""
-        if any(isinstance(t, CompositeTensor) and t.ragged_rank > 1 for t in self.flat):
+        if any(isinstance(t, RaggedTensor) and t.ragged_rank > 1 for t in self.flat):
             staging.fail(TypeError, "%s over a RaggedTensor of ragged rank above 1 needs "
                          "fn_output_signature (its rows are RaggedTensors)" % what)
 
@@ -87,7 +88,7 @@ class _Elems:
         (as TensorFlow's, which takes only the structure and dtypes of `elems`); a
         RaggedTensor whose rows are dense gives `_RaggedRows`: fn returns one row of a
         RaggedTensor of its dtype."""
-        return [_RaggedRows(t.dtype) if isinstance(t, CompositeTensor) else
+        return [_RaggedRows(t.dtype) if isinstance(t, RaggedTensor) else
                 TensorSpec(None, t.dtype) for t in self.flat]
 
 
@@ -126,15 +127,20 @@ class _RaggedRows:
         return RaggedTensor.from_row_lengths(rows.concat(), lengths.stack())
 
 
-def _leaf(value, what):
+def _leaf(value: Any, what: str) -> Tensor | RaggedTensor:
     """One leaf of elems: a tensor, or a composite read by rows (a RaggedTensor)."""
     if isinstance(value, CompositeTensor):
-        if not hasattr(value, "nrows"):
+        if not isinstance(value, RaggedTensor):  # the composite that has rows
             staging.fail(TypeError, "%s: elems may not hold a %s (it has no rows to map "
                          "over); convert it to a dense tensor first"
                          % (what, type(value).__name__))
         return value
     return common.convert_to_tensor(value)
+
+
+def _first_dimension(leaf: Tensor | RaggedTensor) -> int | None:
+    shape = leaf._shape_tuple()
+    return None if shape is None else shape[0]
 
 
 def _rest(tensor):

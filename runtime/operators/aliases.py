@@ -21,6 +21,8 @@ are merged as before.
 """
 
 import sys
+from types import FrameType
+from typing import Any
 
 from runtime import errors, reserved_names
 from runtime.operators.staging import is_compiler_symbol
@@ -78,7 +80,7 @@ def _other_names(state_names):
     """{id: (text, object)} of the lists and dicts reachable from the variables of the
     converted function running the statement (its frames: the function and the generated
     functions of its statements), other than the statement's state."""
-    frame = sys._getframe(1)
+    frame: FrameType | None = sys._getframe(1)
     while frame is not None and not frame.f_code.co_filename.startswith(
             reserved_names.FILE_PREFIX):
         frame = frame.f_back
@@ -86,7 +88,8 @@ def _other_names(state_names):
         return {}
     owner = frame.f_code.co_filename
     skipped = set(state_names)
-    found, budget = {}, [_SCAN_LIMIT]
+    found: dict[int, tuple[str, Any]] = {}
+    budget = [_SCAN_LIMIT]
     while frame is not None:
         if frame.f_code.co_filename == owner:
             for name, value in frame.f_locals.items():
@@ -111,7 +114,7 @@ def refuse_shared_containers(names, paths, what, skip=()):
         return
     others = _other_names(names)
     for where, values in paths:
-        seen = {}
+        seen: dict[int, str] = {}
         for i in checked:
             for obj in _containers(values[i]):
                 other = others.get(id(obj))

@@ -3,7 +3,9 @@
 See runtime.operators.staging for how the state of a statement is reconciled.
 """
 
-from runtime import nest, subgraphs
+from typing import Any, Callable
+
+from runtime import dtypes, nest, subgraphs
 from runtime import shape as shape_lib
 from runtime.operators import aliases, mutations
 from runtime.operators.composites import Missing
@@ -63,7 +65,12 @@ def staged_cond(pred, true_fn, false_fn, what, symbol_names=None, restore_only=(
             names, [("after the if branch", then_values), ("after the else branch",
                                                            else_values)],
             "a conditional on a tensor", set(restore_only) | set(mutated or ()))
-    then_outs, else_outs, specs, builders = [], [], [], []
+    # the branches' output tensors, their (dtype, shape) specs, and how each symbol is
+    # rebuilt from the If's outputs
+    then_outs: list[Tensor] = []
+    else_outs: list[Tensor] = []
+    specs: list[tuple[dtypes.DType, shape_lib.Shape]] = []
+    builders: list[Callable[..., Any]] = []
     for name, a, b in zip(names, then_values, else_values):
         if name in restore_only:
             builders.append(lambda outputs, name=name: DeadValue(name))

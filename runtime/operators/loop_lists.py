@@ -38,7 +38,7 @@ def list_check(token, origins):
         restart = []
         for value, after in zip(values, body_out):
             origin = value._origin if isinstance(value, StagedList) else None
-            if origin not in origins or not origin.trial:
+            if origin is None or origin not in origins or not origin.trial:
                 continue
             if not (isinstance(after, StagedList) and after._origin is origin):
                 restart.append(origins[origin])

@@ -75,10 +75,11 @@ class LoopOptions:
                             % (self.swap_memory,))
         maximum = self.maximum_iterations
         if isinstance(maximum, Tensor):
-            if not maximum.dtype.is_integer or maximum._shape not in ((), None):
+            if not maximum.dtype.is_integer or maximum._shape_tuple() not in ((), None):
                 raise TypeError("set_loop_options: maximum_iterations must be an int or a "
                                 "scalar integer tensor, got a %s tensor of shape %s"
-                                % (maximum.dtype.name, shape_lib.to_string(maximum._shape)))
+                                % (maximum.dtype.name,
+                                   shape_lib.to_string(maximum._shape_tuple())))
         elif maximum is not None and (isinstance(maximum, bool) or
                                       not isinstance(maximum, numbers.Integral)):
             raise TypeError("set_loop_options: maximum_iterations must be an int or a scalar "

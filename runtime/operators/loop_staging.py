@@ -325,7 +325,7 @@ def _learn_types(state, specs, traced):
 
 def _leaf_spec(leaf, name):
     if isinstance(leaf, Tensor):
-        return (leaf.dtype, leaf._shape)
+        return (leaf.dtype, leaf._shape_tuple())
     if isinstance(leaf, Variable):
         return (leaf.dtype, leaf._static_shape)
     tensor = python_to_tensor(leaf, name)
@@ -462,7 +462,8 @@ def _check_body_outputs(state, body_out, body_sub, specs, fixed=None):
 def _fixed_leaf_positions(state, fixed):
     """The positions, among all the state's leaves, of the leaves of the variables with
     shape invariants."""
-    positions, start = set(), 0
+    positions: set[int] = set()
+    start = 0
     for index, count in enumerate(state.counts):
         if index in fixed:
             positions.update(range(start, start + count))

@@ -28,7 +28,7 @@ _GROWING_HINT = (" (a list that grows in a loop on a tensor is staged as a Tenso
 def calls_by_name(mutated):
     """{container name: ['name.method()', ...]} from the `mutated` keyword's 'name.method'
     texts."""
-    found = {}
+    found: dict[str, list[str]] = {}
     for text in mutated:
         found.setdefault(text.rsplit(".", 1)[0], []).append(text + "()")
     return found

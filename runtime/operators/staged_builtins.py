@@ -37,7 +37,7 @@ def _symbolic(*values):
 
 
 def _python_value(value):
-    if isinstance(value, Tensor):
+    if isinstance(value, EagerTensor):  # print_ stages a print of symbolic tensors
         value = value.numpy()
     if isinstance(value, bytes):
         return value.decode("utf-8", "replace")

@@ -9,6 +9,7 @@ are routed by `runtime.operators.py_builtins`; a `for` over one by `runtime.oper
 
 import builtins
 import weakref
+from typing import Any
 
 import numpy as np
 
@@ -23,7 +24,9 @@ from runtime.variables import Variable
 
 # root graph being traced -> {id(list): (the list, dtype, element shape)}; the entries go
 # with the graph (they hold the lists, so that the ids stay theirs).
-_declared = weakref.WeakKeyDictionary()
+_declared: weakref.WeakKeyDictionary[Any, dict[int, tuple[list, dtypes.DType,
+                                                          shape_lib.Shape]]] = \
+    weakref.WeakKeyDictionary()
 
 
 def set_element_type(entity, dtype, shape=None):

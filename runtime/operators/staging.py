@@ -23,6 +23,7 @@ its branches or body into sub-graphs and reconciling the state they produce:
 
 import os
 import re
+from typing import NoReturn
 
 import numpy as np
 
@@ -132,7 +133,7 @@ def describe(name, kind=None):
         "where": "%s:%d" % (os.path.basename(location.filename), location.lineno)}
 
 
-def fail(error_class, message):
+def fail(error_class: type[Exception], message: str) -> NoReturn:
     raise error_class(errors.with_user_location(message, errors.user_location(3)))
 
 

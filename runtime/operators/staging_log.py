@@ -80,13 +80,13 @@ class StatementRecord:
     def __init__(self, construct, location, symbol_names, graph):
         self.construct = construct
         self.location = location
-        self.subject = None  # describe_value of the deciding value
+        self.subject: str | None = None  # describe_value of the deciding value
         self.symbolic = False
         self.symbol_names = tuple(symbol_names or ())
         self.staged_as = PYTHON
         self.iterations = 0  # loop bodies run as Python
         self.body_traces = 0  # loop bodies traced into a While op's body
-        self.ops_added = 0
+        self.ops_added: int | None = 0  # None: counted afterwards (autograph.explain)
         self.staged_lists = []
         self._graph = graph
         self._start = len(graph.nodes) if graph is not None else 0

@@ -104,6 +104,10 @@ def _enclosing_try_body():
     return None
 
 
+# the attribute staged_statement sets on the errors it marks
+_STAGING_MARK = "_ag_raised_while_staging"
+
+
 @contextlib.contextmanager
 def staged_statement():
     """Marks an error leaving a statement while it is staged (a refusal, or an error met
@@ -114,13 +118,13 @@ def staged_statement():
     try:
         yield
     except Exception as e:
-        e._ag_raised_while_staging = True
+        setattr(e, _STAGING_MARK, True)
         raise
 
 
 def raised_while_staging(error):
     """Whether `error` left a statement that was being staged (see staged_statement)."""
-    return getattr(error, "_ag_raised_while_staging", False)
+    return getattr(error, _STAGING_MARK, False)
 
 
 def staging_error_behind(error):

@@ -5,6 +5,7 @@ import gast
 
 from autograph.lint.rule import rule
 from autograph.lint.rules.side_effects import MUTATING_METHODS, source
+from autograph.lint.scope import ConvertedFunction
 
 
 def _parameters_in(fn, node):
@@ -16,7 +17,7 @@ def _parameters_in(fn, node):
                    and not _static_property(fn, n)})
 
 
-def _static_property(fn, name_node) -> bool:
+def _static_property(fn: ConvertedFunction, name_node: gast.Name) -> bool:
     parent = fn.module.parents.get(name_node)
     return isinstance(parent, gast.Attribute) and parent.attr in ("shape", "ndim", "dtype")
 
@@ -71,7 +72,7 @@ def _loop_variables(loop):
     return names
 
 
-def _kept_for_later(fn, loop, closure) -> bool:
+def _kept_for_later(fn: ConvertedFunction, loop: gast.AST, closure: gast.AST) -> bool:
     """False when the closure is called at once, or is an argument of a call that uses it
     at once (`tf.cond`, `map`, ...); True when it is stored (assigned, appended, put in a
     container, returned) to be called after the iteration. A nested def, and a lambda
@@ -93,7 +94,7 @@ def _kept_for_later(fn, loop, closure) -> bool:
     return True
 
 
-def _name_given(closure, parent) -> str | None:
+def _name_given(closure: gast.AST, parent: gast.AST | None) -> str | None:
     """The one local name a def or a lambda is bound to (`f = lambda: ...`), if any."""
     if isinstance(closure, gast.FunctionDef):
         return closure.name

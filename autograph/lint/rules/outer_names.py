@@ -5,7 +5,14 @@ variables"), and recursion never stops tracing when its condition is a tensor.""
 import gast
 
 from autograph.lint.rule import rule
-from autograph.lint.scope import BUILTIN_NAMES, statements_of, stores_in, text_of
+from autograph.lint.scope import (
+    BUILTIN_NAMES,
+    ConvertedFunction,
+    ModuleFacts,
+    statements_of,
+    stores_in,
+    text_of,
+)
 from autograph.pyct.analysis import activity
 
 _FUNCTIONS = (gast.FunctionDef, gast.AsyncFunctionDef)
@@ -41,7 +48,7 @@ def _branch_path(module, node):
     return path
 
 
-def _alternatives(module, first, second) -> bool:
+def _alternatives(module: ModuleFacts, first: gast.AST, second: gast.AST) -> bool:
     """True when at most one of two bindings runs: they are in different branches of an
     `if`, or one is in a `try` body and the other in one of its handlers (or in two
     handlers): `try: HAVE = True` / `except ImportError: HAVE = False`."""
@@ -69,7 +76,7 @@ def _loops_around(module, node):
         ancestor = module.parents.get(ancestor)
 
 
-def _reassigned(fn, bindings) -> bool:
+def _reassigned(fn: ConvertedFunction, bindings: list[gast.AST]) -> bool:
     """True when the name may be bound again after the Function exists: a binding below
     its def (or in another function, or in a loop the def is not in: each iteration would
     rebind it) that is not the only one run, since its alternatives (other branch of an
@@ -154,7 +161,8 @@ def _callees(module, function_node):
 def _reaches(module, start, goal, limit=200):
     """True when the function `start` calls `goal`, directly or through the module's
     other functions."""
-    stack, visited = [start], set()
+    stack = [start]
+    visited: set[gast.AST] = set()
     while stack and len(visited) < limit:
         current = stack.pop()
         if current in visited:
@@ -189,7 +197,7 @@ def _attribute_changes(fn, call, text):
     """Assignments to `text` (`simple_model.bias`) in the scope of `call`, below it."""
     scope = fn.module.enclosing(call, _FUNCTIONS)
     body = scope.body if scope is not None else fn.module.tree.body
-    found = []
+    found: list[gast.AST] = []
     for stmt in statements_of(body):
         targets = stmt.targets if isinstance(stmt, gast.Assign) else \
             [stmt.target] if isinstance(stmt, (gast.AugAssign, gast.AnnAssign)) else []

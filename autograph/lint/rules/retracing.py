@@ -12,7 +12,8 @@ def _tensor_uses(fn):
     used as tensors, so a tensor argument would serve every value. Later arguments are
     often static ones that a tensor cannot give (an `axis`, a `depth`, a `num`), and with
     them a new trace per value is what the code needs."""
-    first, other = set(), set()
+    first: set[str] = set()
+    other: set[str] = set()
     for node in fn.walk():
         if isinstance(node, gast.Call):
             name = fn.module.qualified(node.func)
@@ -42,7 +43,7 @@ def retrace_per_python_number(fn):
     (`train(tf.constant(20))`): one trace serves every value."""
     params = [p for p in fn.params if p in _tensor_uses(fn)]
     for param in params:
-        seen = {}
+        seen: dict[int | float, gast.Call] = {}
         for call in fn.calls():
             value = _number(fn.argument(call, param))
             if value is None:

@@ -5,7 +5,7 @@ variables")."""
 import gast
 
 from autograph.lint.rule import rule
-from autograph.lint.scope import root_name, text_of
+from autograph.lint.scope import ConvertedFunction, root_name, text_of
 from autograph.pyct import unparsing
 
 # Methods that change a list, dict or set in place.
@@ -16,12 +16,12 @@ MUTATING_METHODS = frozenset({"append", "extend", "insert", "pop", "remove", "cl
 _STATIC_ATTRIBUTES = frozenset({"shape", "dtype", "name", "ndim", "__name__"})
 
 
-def source(node) -> str:
+def source(node: gast.AST) -> str:
     """The source text of an expression, on one line."""
     return " ".join(unparsing.unparse(gast.gast_to_ast(node)).split())
 
 
-def may_be_tensor(fn, node) -> bool:
+def may_be_tensor(fn: ConvertedFunction, node: gast.AST) -> bool:
     """False when `node` is certainly a Python value while tracing (a constant, a shape, a
     dtype, a length); True when it may hold a tensor."""
     if isinstance(node, gast.Constant):
@@ -43,7 +43,7 @@ def may_be_tensor(fn, node) -> bool:
     return True
 
 
-def _module_constant(fn, name) -> bool:
+def _module_constant(fn: ConvertedFunction, name: str) -> bool:
     """True for a global (not bound in the function) assigned only constants."""
     if name in fn.local_names:
         return False
@@ -57,7 +57,7 @@ def _module_constant(fn, name) -> bool:
     return True
 
 
-def _python_loop_names(fn) -> set[str]:
+def _python_loop_names(fn: ConvertedFunction) -> set[str]:
     """Names bound only as targets of `for` loops over Python data (`range` of constants,
     literal lists, tuples, strings and dicts, their `.items()`, `enumerate`/`zip` of such):
     the compiler keeps those loops as Python, so each name is a Python value."""
@@ -70,7 +70,7 @@ def _python_loop_names(fn) -> set[str]:
     return {name for name, python in bound.items() if python and name not in fn.params}
 
 
-def _plain(fn, node) -> bool:
+def _plain(fn: ConvertedFunction, node: gast.AST) -> bool:
     """True for a constant, a static property (`x.shape`), the length of one, a module
     constant, or a tuple or list of those (no loop variables: this is what decides them)."""
     if isinstance(node, (gast.Tuple, gast.List, gast.Set)):
@@ -97,7 +97,7 @@ def _loop_binding(fn, name_node):
     return None
 
 
-def _python_data(fn, node) -> bool:
+def _python_data(fn: ConvertedFunction, node: gast.AST) -> bool:
     """True for an iterable that is certainly Python data while tracing."""
     if isinstance(node, (gast.List, gast.Tuple, gast.Set)):
         return all(_plain(fn, e) for e in node.elts)
@@ -117,7 +117,7 @@ def _python_data(fn, node) -> bool:
     return False
 
 
-def _announces_tracing(call) -> bool:
+def _announces_tracing(call: gast.Call) -> bool:
     """True when the print's first argument says it reports tracing ("Tracing with", x):
     the guide's way to see when a Function traces, which is what such a print shows."""
     first = call.args[0] if call.args else None
@@ -145,7 +145,7 @@ def print_of_tensor(fn):
                            source(a) for a in node.args))
 
 
-def _guarded(fn, node, target) -> bool:
+def _guarded(fn: ConvertedFunction, node: gast.AST, target: str) -> bool:
     """True when an `if` around `node` tests `target` (or what it belongs to): the
     create-once idiom `if self.v is None: self.v = ...`, `if not state: state.append(...)`,
     which changes the state on the first trace only, on purpose."""

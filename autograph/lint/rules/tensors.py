@@ -4,7 +4,7 @@ import gast
 
 from autograph.lint.rule import rule
 from autograph.lint.rules.side_effects import source
-from autograph.lint.scope import text_of
+from autograph.lint.scope import ConvertedFunction, text_of
 
 _ARRAY_UPDATES = frozenset({"write", "scatter", "unstack", "split"})
 # tf functions whose result is not a tensor (or is a Python value while tracing).
@@ -70,7 +70,8 @@ def numpy_in_function(fn):
 
 def _tensor_locals(fn):
     """Names the function binds only to the results of tf calls or tensor arithmetic."""
-    bound, simple = {}, set()
+    bound: dict[str, list[gast.AST]] = {}
+    simple = set()
     for node in fn.walk():
         if isinstance(node, gast.Assign) and len(node.targets) == 1 \
                 and isinstance(node.targets[0], gast.Name):
@@ -91,10 +92,12 @@ def _tensor_locals(fn):
     return tensors
 
 
-def _is_tensor(fn, node, tensors) -> bool:
+def _is_tensor(fn: ConvertedFunction, node: gast.AST, tensors: set[str]) -> bool:
     if isinstance(node, gast.Call):
         name = fn.module.qualified(node.func)
-        return bool(name) and name.startswith("tf.") and name not in _NOT_TENSORS \
+        if not name:
+            return False
+        return name.startswith("tf.") and name not in _NOT_TENSORS \
             and not name.startswith(("tf.data.", "tf.dtypes.", "tf.config."))
     if isinstance(node, gast.Name):
         return node.id in tensors

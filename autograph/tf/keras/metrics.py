@@ -122,7 +122,8 @@ class Mean(Metric):
 class _MeanOf(Mean):
     """A Mean of the per-sample values of a function of `(y_true, y_pred)`."""
 
-    def update_state(self, y_true, y_pred, sample_weight=None):
+    # (Keras's MeanMetricWrapper, a Mean too, takes (y_true, y_pred) here as well)
+    def update_state(self, y_true, y_pred, sample_weight=None):  # type: ignore[override]
         """Add this batch's per-sample values to the running mean."""
         super().update_state(self._values(y_true, y_pred), sample_weight=sample_weight)
 

@@ -74,6 +74,10 @@ class _Conv(Layer):
             outputs = outputs + self.bias
         return self.activation(outputs)
 
+    def _convolve(self, inputs):
+        """`conv(inputs, kernel)`, in each rank's subclass."""
+        raise NotImplementedError
+
 
 class Conv1D(_Conv):
     """1-D convolution over `(batch, steps, channels)` inputs; `padding` "valid", "same"

@@ -68,7 +68,7 @@ class Layer(_module.Module):
         if shape is None and kwargs.get("input_dim") is not None:
             shape = (kwargs["input_dim"],)
         if kwargs.get("batch_input_shape") is not None:
-            self._input_shape_arg = tuple(kwargs["batch_input_shape"])
+            self._input_shape_arg: tuple | None = tuple(kwargs["batch_input_shape"])
         else:
             self._input_shape_arg = None if shape is None else (None,) + tuple(shape)
 

@@ -114,6 +114,10 @@ class _RNN(Layer):
     def _recurrent(self, h):
         return _linalg.matmul(h, self.recurrent_kernel)
 
+    def _cell(self, x, states):
+        """(output, new states) of one step on input `x`, in each recurrence's subclass."""
+        raise NotImplementedError
+
 
 class SimpleRNN(_RNN):
     """The fully connected recurrence `h = activation(x @ kernel + h @ recurrent_kernel +

@@ -30,9 +30,7 @@ from runtime.ops import (
     array_ops,
     collective_ops,
     common,
-    manipulation_ops,
     math_ops,
-    py_function_ops,
     selection_ops,
 )
 from runtime.tensor import Tensor
@@ -210,21 +208,29 @@ class MeshStep:
             outputs = program(feeds)
         except _NotOnMesh:
             return None
-        stacks = [s.parts() for s in outputs]
         if count == 1:  # (the plain results: device tensors a Function takes as they are)
-            stacks = [[parts[0].device_tensor()] for parts in stacks]
-        return values_lib.regroup([nest.pack_sequence_as(structure, [p[i] for p in stacks])
-                                   for i in range(count)])
+            return nest.pack_sequence_as(structure, [s.parts()[0].device_tensor()
+                                                     for s in outputs])
+        return nest.pack_sequence_as(
+            structure, [mesh_values.StackedPerReplica(s, count) for s in outputs])
 
     def staged(self, args, kwargs):
-        """`strategy.run` inside a Function: the step as one op of the Function's graph (a
-        host call, `numpy_function`) whose kernel runs the compiled mesh program on the
-        replicas' values; None when it cannot run on the mesh (the replicas are then traced
-        into the graph). The replicas' values must have one static shape per argument."""
+        """`strategy.run` inside a Function: the step as one `MeshRun` op of the Function's
+        graph (runtime.ops.collective_ops), fed each argument stacked `[replicas, ...]` (a
+        stacked argument of the Function as it is) and giving each result stacked, as a
+        StackedPerReplica. On the JAX backend it is lowered into the Function's own program;
+        on the numpy executor its kernel runs the step's compiled mesh program. None when
+        the step cannot run on the mesh (the replicas are then traced into the graph). The
+        replicas' values must have one static shape per argument."""
         count = self._strategy.num_replicas_in_sync
         leaves = nest.flatten((args, kwargs), expand_composites=False)
         inputs, signature = [], []
         for leaf in leaves:
+            stacked = mesh_values.stacked_tensor(leaf, count)
+            if stacked is not None and stacked.shape.is_fully_defined():
+                inputs.append(stacked)
+                signature.append((stacked.dtype, tuple(stacked.shape)[1:]))
+                continue
             distributed = isinstance(leaf, values_lib.DistributedValues)
             parts = list(leaf.values) if distributed else [leaf] * count
             if not all(isinstance(p, Tensor) for p in parts):
@@ -235,7 +241,7 @@ class MeshStep:
             dtype, shape = specs.pop()
             if None in shape:
                 return None
-            inputs.extend(parts)
+            inputs.append(common.stack(parts))
             signature.append((dtype, shape))
         template = _Template(nest.map_structure(lambda _: 0, (args, kwargs),
                                                 expand_composites=False)
@@ -249,18 +255,13 @@ class MeshStep:
             return None
         program, structure = found
 
-        def run(*values):
-            feeds = [(list(values[i * count:(i + 1) * count]), dtype)
-                     for i, (dtype, _) in enumerate(signature)]
-            return [stack.host()[i] for stack in program(feeds) for i in range(count)]
-        flat = program.output_specs()
-        outputs = py_function_ops.numpy_function(
-            run, inputs, [d for d, _ in flat for _ in range(count)])
-        shaped = [manipulation_ops.reshape(t, list(flat[j // count][1]))
-                  for j, t in enumerate(outputs)]
-        return values_lib.regroup([
-            nest.pack_sequence_as(structure, [shaped[j * count + i] for j in range(len(flat))])
-            for i in range(count)])
+        def run(*stacked):
+            feeds = [(value, dtype) for value, (dtype, _) in zip(stacked, signature)]
+            return [stack.host() for stack in program(feeds)]
+        outputs = collective_ops.mesh_run(inputs, program.concrete, count, self._mesh, run,
+                                          mesh_values.CpuDispatch.guard(self._mesh))
+        return nest.pack_sequence_as(
+            structure, [mesh_values.StackedPerReplica(t, count) for t in outputs])
 
     def _compile(self, template, signature):
         """(the mesh program, the results' structure) of the step for arguments shaped as
@@ -297,6 +298,7 @@ class _Program:
         spec = jax.sharding.PartitionSpec
         self._jax = jax
         self._mesh = mesh
+        self.concrete = concrete
         self._compiled = jax_backend.compile_graph(concrete.graph, concrete.inputs,
                                                    concrete.flat_outputs, concrete.name)
         if self._compiled._resource_feeds:

@@ -62,7 +62,7 @@ def train(strategy):
     return losses, mesh_runs(strategy)
 
 
-def train_in_a_function(strategy):
+def train_in_a_function(strategy, backend=None):
     with strategy.scope():
         w = tf.Variable([[0.5], [-0.25]], aggregation=tf.VariableAggregation.MEAN)
         b = tf.Variable([0.1], aggregation=tf.VariableAggregation.MEAN)
@@ -83,19 +83,21 @@ def train_in_a_function(strategy):
         b.assign_sub(0.1 * grads[1])
         return loss
 
-    @tf.function
+    @tf.function(backend=backend)
     def train_step(x, y):
         return strategy.reduce("SUM", strategy.run(step, args=(x, y)), axis=None)
     losses = [float(train_step(x, y)) for _ in range(3) for x, y in data]
-    graph = train_step.get_concrete_function(*next(iter(data))).graph
-    kinds = sorted({n.op.name for n in graph.nodes} & {"PyFunc", "MatMul", "CollectiveAllReduce"})
-    return losses, len(traces), kinds
+    concrete = train_step.get_concrete_function(*next(iter(data)))
+    kinds = sorted({n.op.name for n in concrete.graph.nodes} &
+                   {"PyFunc", "MeshRun", "MatMul", "CollectiveAllReduce"})
+    return losses, len(traces), kinds, concrete.backend_report().running
 
 
 for count in (1, 2, 4):
     found["train_%d" % count] = train(split(count))
 for count in (2, 4):
     found["function_%d" % count] = train_in_a_function(split(count))
+    found["jax_function_%d" % count] = train_in_a_function(split(count), "jax")
 
 strategy = split(4)
 
@@ -201,10 +203,21 @@ def test_a_training_loop_on_several_devices_gives_the_one_device_losses(found, c
 @pytest.mark.parametrize("count", [2, 4])
 def test_run_in_a_function_is_one_op_running_the_mesh_program(found, count):
     one_losses, _ = found["train_1"]
-    losses, traces, kinds = found["function_%d" % count]
+    losses, traces, kinds, running = found["function_%d" % count]
     assert losses == pytest.approx(one_losses, rel=1e-5)
     assert traces == 1  # the step is traced once, for the mesh, not once per replica
-    assert kinds == ["PyFunc"]  # the Function's graph holds the one call, not the replicas
+    assert kinds == ["MeshRun"]  # the Function's graph holds the one step, not the replicas
+    assert running == "numpy"
+
+
+@pytest.mark.parametrize("count", [2, 4])
+def test_run_in_a_jax_function_is_lowered_into_the_functions_program(found, count):
+    one_losses, _ = found["train_1"]
+    losses, traces, kinds, running = found["jax_function_%d" % count]
+    assert losses == pytest.approx(one_losses, rel=1e-5)
+    assert traces == 1
+    assert kinds == ["MeshRun"]
+    assert running == "jax"  # one JAX program: the step's shard_map inside the Function's
 
 
 def test_each_device_runs_its_replica_with_collectives_in_the_program(found):

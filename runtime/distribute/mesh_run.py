@@ -16,6 +16,8 @@ cannot lower) returns None from `run_on_mesh`, and the strategy runs it on its r
 threads instead (runtime.distribute.replica_context).
 """
 
+import zlib
+
 import numpy as np
 
 from runtime import context, nest
@@ -118,22 +120,38 @@ def replica_invariant(tensor):
 
 
 def mesh_devices(strategy):
-    """The JAX devices of the strategy's replicas, or None when its replicas are not JAX
-    devices (no jax, fewer devices than replicas, several processes)."""
-    if jax_backend.unavailable() is not None or getattr(strategy, "_processes", 1) > 1:
+    """The JAX devices of the strategy's replicas in replica order, or None when its
+    replicas are not JAX devices (no jax, fewer devices than replicas). Over several
+    processes (jax.distributed) they are every process's devices, this process's replicas
+    at its place (its process index times its replica count)."""
+    if jax_backend.unavailable() is not None:
         return None
     jax = jax_backend.jax_modules()[0]
+    processes = getattr(strategy, "_processes", 1)
     found = []
     for name in strategy.extended.worker_devices:
         kind, _, index = name.replace("/device:", "").partition(":")
         try:
-            platform_devices = jax.devices(kind.lower())
+            platform_devices = (jax.devices(kind.lower()) if processes == 1 else
+                                jax.local_devices(backend=kind.lower()))
         except RuntimeError:
             return None
         if int(index) >= len(platform_devices):
             return None
         found.append(platform_devices[int(index)])
-    return found
+    if processes == 1:
+        return found
+    if jax.process_count() != processes or \
+            len({d.platform for d in found}) != 1:
+        return None
+    everyone = sorted(jax.devices(found[0].platform), key=lambda d: (d.process_index, d.id))
+    local = len(found)
+    mine = jax.process_index()
+    by_process = [[d for d in everyone if d.process_index == p] for p in range(processes)]
+    if any(len(devices) < local for devices in by_process) or \
+            by_process[mine][:local] != found:
+        return None
+    return [d for devices in by_process for d in devices[:local]]
 
 
 def make_mesh(devices):
@@ -176,7 +194,7 @@ class MeshStep:
         so consecutive steps dispatch without waiting for each other."""
         if not context.executing_eagerly():
             return None
-        count = self._strategy.num_replicas_in_sync
+        count = self._strategy._local_replicas
         leaves = nest.flatten((args, kwargs), expand_composites=False)
         feeds, signature = [], []
         for leaf in leaves:
@@ -191,9 +209,12 @@ class MeshStep:
                 return None
             arrays = [p._value for p in parts]
             if len({(a.shape, a.dtype) for a in arrays}) != 1:
-                return None  # (replicas of different shapes: a short last batch)
+                signature = None  # (replicas of different shapes: a short last batch)
+                break
             feeds.append((arrays, parts[0].dtype))
             signature.append((parts[0].dtype, arrays[0].shape))
+        if not _agreed(self._strategy, signature):
+            return None
         template = _Template(nest.map_structure(lambda _: 0, (args, kwargs),
                                                 expand_composites=False)
                              if leaves else (args, kwargs))
@@ -276,6 +297,19 @@ class MeshStep:
             return None
 
 
+def _agreed(strategy, signature):
+    """True when the step can run on the mesh with `signature` (None: it cannot here).
+    Over several processes every process must take the same way, so they compare their
+    signatures first (one small all-gather per step): the mesh program runs when all are
+    equal, else every process runs its replicas on threads."""
+    if getattr(strategy, "_processes", 1) == 1:
+        return signature is not None
+    from jax.experimental import multihost_utils
+    digest = -1 if signature is None else zlib.crc32(repr(signature).encode()) & 0x7fffffff
+    everyone = multihost_utils.process_allgather(np.asarray(digest, np.int64))
+    return digest != -1 and bool(np.all(everyone == digest))
+
+
 class _Template:
     """The structure of a step's arguments, hashable by its shape (a trace cache key)."""
 
@@ -310,6 +344,7 @@ class _Program:
         inputs = len(concrete.inputs)
         self._split = jax.sharding.NamedSharding(mesh, spec(collective_ops.AXIS))
         self._whole = jax.sharding.NamedSharding(mesh, spec())
+        self._spans = not self._whole.is_fully_addressable  # (the mesh of several processes)
 
         def per_replica(tensors, state):
             values, assigned, failed = self._compiled._lowered([t[0] for t in tensors], state)
@@ -347,7 +382,8 @@ class _Program:
                 raise _NotOnMesh("an uninitialised variable")
             if stored is not self._placed.get(key):
                 with mesh_values.wide_scope(variable.dtype):
-                    stored = self._jax.device_put(stored, self._whole)
+                    stored = mesh_values.place(np.asarray(stored) if self._spans else stored,
+                                               self._whole)
             state[key] = stored
         mesh_values.CpuDispatch.before(self._mesh)
         with self._compiled._scope():

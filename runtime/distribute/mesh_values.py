@@ -68,10 +68,26 @@ class Stacked:
             self._whole = DeviceTensor(self.array, self.dtype)
         return self._whole
 
+    @property
+    def rows(self):
+        """How many rows this process holds (all of them, unless the mesh spans several
+        processes: then this process's replicas' rows)."""
+        if self.array.is_fully_addressable:
+            return self.array.shape[0]
+        return len(self.array.addressable_shards)
+
+    def _local_shards(self):
+        """This process's shards of a stack spanning several processes, in row order."""
+        return sorted(self.array.addressable_shards, key=lambda s: s.index[0].start)
+
     def host(self):
-        """The numpy value of the whole stack (read-only), copied from the devices once."""
+        """The numpy value of the stack (read-only), copied from the devices once: all its
+        rows, or where the mesh spans several processes this process's rows."""
         if self._host is None:
-            value = np.asarray(self.array)
+            if self.array.is_fully_addressable:
+                value = np.asarray(self.array)
+            else:
+                value = np.concatenate([np.asarray(s.data) for s in self._local_shards()])
             if value.dtype != self.dtype.np_dtype:
                 value = value.astype(self.dtype.np_dtype)
             value.flags.writeable = False
@@ -79,8 +95,8 @@ class Stacked:
         return self._host
 
     def parts(self):
-        """One ReplicaPart per replica, in replica order."""
-        return [ReplicaPart(self, i) for i in range(self.array.shape[0])]
+        """One ReplicaPart per replica of this process, in replica order."""
+        return [ReplicaPart(self, i) for i in range(self.rows)]
 
 
 class ReplicaPart(DeviceTensor):
@@ -105,8 +121,12 @@ class ReplicaPart(DeviceTensor):
         # JAX Function, which is rare: a mesh step takes the whole stack instead)
         if name != "_array":
             raise AttributeError(name)
+        stack = self._stack
         with wide_scope(self.dtype):
-            array = self._stack.array[self._index]
+            if stack.array.is_fully_addressable:
+                array = stack.array[self._index]
+            else:  # (this process's row: its shard, on its device)
+                array = stack._local_shards()[self._index].data[0]
         self._array = array
         return array
 
@@ -161,7 +181,12 @@ class StackedPerReplica(values_lib.PerReplica):
 
     def _nest_components(self):
         stacked = self._stacked
-        return [stacked.device_tensor() if isinstance(stacked, Stacked) else stacked]
+        if not isinstance(stacked, Stacked):
+            return [stacked]
+        if stacked.array.is_fully_addressable:
+            return [stacked.device_tensor()]
+        # (a stack over several processes: a Function takes this process's rows)
+        return [EagerTensor(stacked.host(), stacked.dtype)]
 
     def _nest_rebuild(self, components):
         (stacked,) = components
@@ -189,7 +214,7 @@ def stacked_of(value, count):
     the one part) is, in replica order; else None."""
     if isinstance(value, StackedPerReplica):
         stacked = value._stacked
-        return stacked if isinstance(stacked, Stacked) and value._count == count else None
+        return stacked if isinstance(stacked, Stacked) and stacked.rows == count else None
     if count == 1 and type(value) is ReplicaPart:
         parts = (value,)
     elif isinstance(value, values_lib.DistributedValues) and len(value.values) == count:
@@ -197,7 +222,7 @@ def stacked_of(value, count):
     else:
         return None
     stack = getattr(parts[0], "_stack", None)
-    if stack is None or stack.array.shape[0] != count:
+    if stack is None or stack.rows != count:
         return None
     for i, part in enumerate(parts):
         if type(part) is not ReplicaPart or part._stack is not stack or part._index != i:
@@ -215,7 +240,18 @@ def stage(arrays, dtype, sharding):
     register_array_type(jax.Array)
     stacked = arrays if isinstance(arrays, np.ndarray) else np.stack(arrays)
     with wide_scope(dtype):
-        return Stacked(jax.device_put(stacked, sharding), dtype)
+        return Stacked(place(stacked, sharding, len(sharding.mesh.devices.flat)), dtype)
+
+
+def place(value, sharding, rows=None):
+    """`value` (numpy) placed as `sharding` says: over a mesh spanning several processes,
+    `value` is this process's part (its replicas' rows, `rows` in all, or with `rows` None
+    the whole replicated value), as every process gives its own (see jax.distributed)."""
+    jax = jax_backend.jax_modules()[0]
+    if sharding.is_fully_addressable:
+        return jax.device_put(value, sharding)
+    shape = np.shape(value) if rows is None else (rows,) + np.shape(value)[1:]
+    return jax.make_array_from_process_local_data(sharding, np.asarray(value), shape)
 
 
 def stage_per_replica(element, mesh, count):

@@ -147,13 +147,14 @@ class Strategy:
         """True when an eager step of several replicas runs as one JAX program (one replica's
         step, and the default strategy's, run as plain calls, as in TensorFlow: Python side
         effects happen at every step)."""
-        return self._local_replicas > 1 and not isinstance(self, DefaultStrategy) and \
+        return self.num_replicas_in_sync > 1 and not isinstance(self, DefaultStrategy) and \
             not context.thread_graphs() and self._mesh() is not None
 
     def _stages_on_mesh(self):
         """True when `run` is traced into a Function and its step runs as one JAX
         program."""
-        return bool(context.thread_graphs()) and self._mesh() is not None
+        return bool(context.thread_graphs()) and getattr(self, "_processes", 1) == 1 and \
+            self._mesh() is not None
 
     def _mesh_step(self, fn):
         """The MeshStep of step function `fn` (made once; needs the mesh)."""
@@ -178,10 +179,10 @@ class Strategy:
         if not context.executing_eagerly() or isinstance(self, DefaultStrategy) or \
                 context.thread_graphs():
             return element
-        if self._local_replicas == 1 and self._mesh() is not None:
+        if self.num_replicas_in_sync == 1 and self._mesh() is not None:
             return mesh_values.stage_on_device(element, self._mesh())
-        if not self._runs_on_mesh():
-            return element
+        if not self._runs_on_mesh() or getattr(self, "_processes", 1) > 1:
+            return element  # (several processes: staged by the step, once they agree)
         return mesh_values.stage_per_replica(element, self._mesh(), self._local_replicas)
 
     def _run_replicas(self, fn, args, kwargs):

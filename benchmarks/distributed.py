@@ -10,9 +10,10 @@ XLA's host device count is fixed when jax is imported, so each device count runs
 subprocess with XLA_FLAGS=--xla_force_host_platform_device_count=N (CPU devices stand in
 for accelerators). Not in `python -m benchmarks`, which runs in one process.
 
-Each subprocess times the variants in rounds, taking turns within each round (so that the
-machine's load weighs on all of them), and reports each variant's median steps per second;
-the time ratio is the median of the per-round ratios. All variants synchronise the same
+Each subprocess times the Function and the hand-written steps in rounds, taking turns
+within each round (so that the machine's load weighs on all of them), then the eager calls
+(3 runs), and reports each variant's median steps per second; the time ratio is the median
+of the per-round ratios. All variants synchronise the same
 way: the data and parameters are placed on the devices once, before timing; each step is
 dispatched without reading its result on the host; the last step's loss is read (waited
 for) once, at the end. Over several CPU devices each dispatch first waits for the previous
@@ -35,7 +36,6 @@ LEARNING_RATE = 0.01
 STEPS = 100  # per timed run
 EAGER_STEPS = 10  # (the eager one-replica step runs op by op: slow)
 ROUNDS = 7
-VARIANTS = ("function", "eager", "jit", "shard_map")
 
 
 def _data():
@@ -148,14 +148,14 @@ def _one(devices, rounds):
     for hand in ("jit", "shard_map"):  # (the same first step; "eager" goes on from it)
         if abs(losses[hand] - losses["function"]) > 1e-5 * abs(losses[hand]):
             raise AssertionError("the first losses differ: %r" % losses)
-    counts = {name: STEPS for name in steps}
-    if devices == 1:
-        counts["eager"] = EAGER_STEPS
     rates = {name: [] for name in steps}
-    order = list(steps)
+    order = ["function", "jit", "shard_map"]
     for round_index in range(rounds):
         for name in order if round_index % 2 == 0 else order[::-1]:
-            rates[name].append(_rate(steps[name], counts[name]))
+            rates[name].append(_rate(steps[name], STEPS))
+    # (the eager calls after the others: their Python garbage slowed the next variant down)
+    for _ in range(3):
+        rates["eager"].append(_rate(eager, EAGER_STEPS if devices == 1 else STEPS))
     found = {name: statistics.median(found) for name, found in rates.items()}
     for hand in ("jit", "shard_map"):
         found["ratio_" + hand] = statistics.median(

@@ -14,6 +14,15 @@ one-axis mesh ("replica") of the strategy's devices, in one `jax.jit`:
 A step this cannot compile (replica inputs of different shapes, a `merge_call`, an op JAX
 cannot lower) returns None from `run_on_mesh`, and the strategy runs it on its replica
 threads instead (runtime.distribute.replica_context).
+
+Inside a Function, `strategy.run` is one `MeshRun` op (runtime.ops.collective_ops) holding
+the same traced step, fed and giving stacked values: the JAX backend lowers it into the
+Function's own program, the numpy executor runs the program above (`MeshStep.staged`).
+
+Over several processes (MultiWorkerMirroredStrategy on jax.distributed) the mesh holds
+every process's devices; each process feeds its own replicas' rows (arrays made with
+`jax.make_array_from_process_local_data`) and the processes agree on each step's signature
+first, so that all of them run the program or none does.
 """
 
 import zlib

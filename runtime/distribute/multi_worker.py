@@ -8,9 +8,12 @@ Each process is one task of the cluster its resolver describes (`TF_CONFIG` by d
                 "task": {"type": "worker", "index": 0}}'  python train.py   # and index 1
 
 The first task's address is the coordinator that `jax.distributed.initialize` starts on;
-each process runs its own replicas (its logical devices, as MirroredStrategy does), and a
-collective (`all_reduce`, `strategy.reduce`, a mirrored variable's update) first combines
-the process's replicas, then the processes' results with JAX's cross-process all-gather
+each process runs its own replicas (its logical devices, as MirroredStrategy does). With
+one JAX device per replica in every process (a process of N logical CPUs asks JAX for N CPU
+devices before starting it), a step is one mesh program over every process's devices
+(runtime.distribute.mesh_run). Otherwise, and for a step the mesh cannot run, a collective
+(`all_reduce`, `strategy.reduce`, a mirrored variable's update) first combines the
+process's replicas, then the processes' results with JAX's cross-process all-gather
 (`jax.experimental.multihost_utils.process_allgather`), so that every process gets the same
 value. A cluster of one task runs as MirroredStrategy does, without `jax.distributed`.
 """
@@ -46,8 +49,8 @@ def _start_jax(coordinator, processes, process_id, timeout_s, cpu_devices):
         # replicas is one mesh program; JAX takes this before its CPU backend starts)
         try:
             jax.config.update("jax_num_cpu_devices", cpu_devices)
-        except RuntimeError:  # JAX's CPU backend was started already: threads run steps
-            pass
+        except (RuntimeError, AttributeError):  # (started already, or an older jax: the
+            pass                                # replicas then run steps on threads)
     jax.distributed.initialize(coordinator_address=coordinator, num_processes=processes,
                                process_id=process_id,
                                initialization_timeout=int(timeout_s))

@@ -93,6 +93,19 @@ def _subgraphs(graph: Any) -> list[Any]:
     return found
 
 
+def dispatch_guard(graph: Any) -> Any:
+    """The `dispatch_guard` attribute of a node of `graph` (or of a nested graph), or None:
+    an object whose `before()` is called before the program is dispatched and `after(results)`
+    after (a distribution strategy's step over CPU devices waits there for the previous
+    program: see runtime.distribute.mesh_values.CpuDispatch)."""
+    for g in _subgraphs(graph):
+        for node in g.nodes:
+            guard = node.attrs.get("dispatch_guard")
+            if guard is not None:
+                return guard
+    return None
+
+
 def uses_64_bits(graph: Any) -> bool:
     """True when a tensor of `graph` (or of a nested graph) has a 64-bit dtype."""
     for g in _subgraphs(graph):
@@ -184,9 +197,11 @@ class JaxCompiledGraph:
                             ["v%d" % k for k in range(len(self._captured))])
         # flat arguments: the tensors, then the variables' values (a pytree costs per call)
         self._jitted = jax.jit(self._flat)
+        self._guard = dispatch_guard(graph)
         # tensors only, in feed order, on the default device, without 64-bit values
         self._plain = not (self._resource_feeds or self._captured or self._x64 or
-                           self.device is not None or self.shardings is not None)
+                           self.device is not None or self.shardings is not None or
+                           self._guard is not None)
         self._out_dtypes: list[Any] = [None if t is None else t.dtype for t in self.outputs]
         # each output's cache-key part where the graph knows its shape (else None: the
         # device tensor asks its array)
@@ -359,12 +374,17 @@ class JaxCompiledGraph:
         values) as one tuple, the failed-check flag last (see `_flat`); None when JAX could
         not lower or compile it (then the numpy executor runs the graph from now on: see
         `_give_up`). Every call of the program but the fast one (`fast_call`) is this one."""
+        guard = self._guard
         try:
+            if guard is not None:
+                guard.before()
             with self._scope():
                 results = self._jitted(*arguments)
         except Exception as e:  # noqa: BLE001 - lowering or compiling failed
             self._give_up(e)
             return None
+        if guard is not None:
+            guard.after(results)
         if type(results) is not tuple:  # one output and nothing else (see _flat)
             return (results, None)
         return results
@@ -431,7 +451,11 @@ class JaxCompiledGraph:
     def _place(self, tensors: list[Any], state: dict[str, Any]) -> tuple[list[Any], Any]:
         jax = jax_modules()[0]
         if self.shardings is None:
-            return jax.device_put(tensors, self.device), jax.device_put(state, self.device)
+            device = self.device
+            if all(_on_device(x, device) for x in tensors) and \
+                    all(_on_device(x, device) for x in state.values()):
+                return tensors, state  # (a training loop's values: placed already)
+            return jax.device_put(tensors, device), jax.device_put(state, device)
         placed = [jax.device_put(x, s) for x, s in zip(tensors, self._input_shardings(tensors))]
         self.input_shardings = [x.sharding for x in placed]
         return placed, jax.device_put(state, self._replicated())
@@ -467,6 +491,13 @@ class JaxCompiledGraph:
                 sharding = whole
             found.append(sharding)
         return found
+
+
+def _on_device(value: Any, device: Any) -> bool:
+    """True when `value` is a JAX array on `device` alone (a device_put would not move it)."""
+    devices = getattr(value, "devices", None)
+    return devices is not None and getattr(value, "committed", False) and \
+        devices() == {device}
 
 
 def _first_line(error: Exception) -> str:

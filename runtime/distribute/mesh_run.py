@@ -14,7 +14,18 @@ one-axis mesh ("replica") of the strategy's devices, in one `jax.jit`:
 A step this cannot compile (replica inputs of different shapes, a `merge_call`, an op JAX
 cannot lower) returns None from `run_on_mesh`, and the strategy runs it on its replica
 threads instead (runtime.distribute.replica_context).
+
+Inside a Function, `strategy.run` is one `MeshRun` op (runtime.ops.collective_ops) holding
+the same traced step, fed and giving stacked values: the JAX backend lowers it into the
+Function's own program, the numpy executor runs the program above (`MeshStep.staged`).
+
+Over several processes (MultiWorkerMirroredStrategy on jax.distributed) the mesh holds
+every process's devices; each process feeds its own replicas' rows (arrays made with
+`jax.make_array_from_process_local_data`) and the processes agree on each step's signature
+first, so that all of them run the program or none does.
 """
+
+import zlib
 
 import numpy as np
 
@@ -31,8 +42,6 @@ from runtime.ops import (
     collective_ops,
     common,
     math_ops,
-    py_function_ops,
-    reshape_ops,
     selection_ops,
 )
 from runtime.tensor import Tensor
@@ -120,22 +129,38 @@ def replica_invariant(tensor):
 
 
 def mesh_devices(strategy):
-    """The JAX devices of the strategy's replicas, or None when its replicas are not JAX
-    devices (no jax, fewer devices than replicas, several processes)."""
-    if jax_backend.unavailable() is not None or getattr(strategy, "_processes", 1) > 1:
+    """The JAX devices of the strategy's replicas in replica order, or None when its
+    replicas are not JAX devices (no jax, fewer devices than replicas). Over several
+    processes (jax.distributed) they are every process's devices, this process's replicas
+    at its place (its process index times its replica count)."""
+    if jax_backend.unavailable() is not None:
         return None
     jax = jax_backend.jax_modules()[0]
+    processes = getattr(strategy, "_processes", 1)
     found = []
     for name in strategy.extended.worker_devices:
         kind, _, index = name.replace("/device:", "").partition(":")
         try:
-            platform_devices = jax.devices(kind.lower())
+            platform_devices = (jax.devices(kind.lower()) if processes == 1 else
+                                jax.local_devices(backend=kind.lower()))
         except RuntimeError:
             return None
         if int(index) >= len(platform_devices):
             return None
         found.append(platform_devices[int(index)])
-    return found
+    if processes == 1:
+        return found
+    if jax.process_count() != processes or \
+            len({d.platform for d in found}) != 1:
+        return None
+    everyone = sorted(jax.devices(found[0].platform), key=lambda d: (d.process_index, d.id))
+    local = len(found)
+    mine = jax.process_index()
+    by_process = [[d for d in everyone if d.process_index == p] for p in range(processes)]
+    if any(len(devices) < local for devices in by_process) or \
+            by_process[mine][:local] != found:
+        return None
+    return [d for devices in by_process for d in devices[:local]]
 
 
 def make_mesh(devices):
@@ -178,7 +203,7 @@ class MeshStep:
         so consecutive steps dispatch without waiting for each other."""
         if not context.executing_eagerly():
             return None
-        count = self._strategy.num_replicas_in_sync
+        count = self._strategy._local_replicas
         leaves = nest.flatten((args, kwargs), expand_composites=False)
         feeds, signature = [], []
         for leaf in leaves:
@@ -193,9 +218,12 @@ class MeshStep:
                 return None
             arrays = [p._value for p in parts]
             if len({(a.shape, a.dtype) for a in arrays}) != 1:
-                return None  # (replicas of different shapes: a short last batch)
+                signature = None  # (replicas of different shapes: a short last batch)
+                break
             feeds.append((arrays, parts[0].dtype))
             signature.append((parts[0].dtype, arrays[0].shape))
+        if not _agreed(self._strategy, signature):
+            return None
         template = _Template(nest.map_structure(lambda _: 0, (args, kwargs),
                                                 expand_composites=False)
                              if leaves else (args, kwargs))
@@ -210,21 +238,29 @@ class MeshStep:
             outputs = program(feeds)
         except _NotOnMesh:
             return None
-        stacks = [s.parts() for s in outputs]
         if count == 1:  # (the plain results: device tensors a Function takes as they are)
-            stacks = [[parts[0].device_tensor()] for parts in stacks]
-        return values_lib.regroup([nest.pack_sequence_as(structure, [p[i] for p in stacks])
-                                   for i in range(count)])
+            return nest.pack_sequence_as(structure, [s.parts()[0].device_tensor()
+                                                     for s in outputs])
+        return nest.pack_sequence_as(
+            structure, [mesh_values.StackedPerReplica(s, count) for s in outputs])
 
     def staged(self, args, kwargs):
-        """`strategy.run` inside a Function: the step as one op of the Function's graph (a
-        host call, `numpy_function`) whose kernel runs the compiled mesh program on the
-        replicas' values; None when it cannot run on the mesh (the replicas are then traced
-        into the graph). The replicas' values must have one static shape per argument."""
+        """`strategy.run` inside a Function: the step as one `MeshRun` op of the Function's
+        graph (runtime.ops.collective_ops), fed each argument stacked `[replicas, ...]` (a
+        stacked argument of the Function as it is) and giving each result stacked, as a
+        StackedPerReplica. On the JAX backend it is lowered into the Function's own program;
+        on the numpy executor its kernel runs the step's compiled mesh program. None when
+        the step cannot run on the mesh (the replicas are then traced into the graph). The
+        replicas' values must have one static shape per argument."""
         count = self._strategy.num_replicas_in_sync
         leaves = nest.flatten((args, kwargs), expand_composites=False)
         inputs, signature = [], []
         for leaf in leaves:
+            stacked = mesh_values.stacked_tensor(leaf, count)
+            if stacked is not None and stacked.shape.is_fully_defined():
+                inputs.append(stacked)
+                signature.append((stacked.dtype, tuple(stacked.shape)[1:]))
+                continue
             distributed = isinstance(leaf, values_lib.DistributedValues)
             parts = list(leaf.values) if distributed else [leaf] * count
             if not all(isinstance(p, Tensor) for p in parts):
@@ -235,7 +271,7 @@ class MeshStep:
             dtype, shape = specs.pop()
             if None in shape:
                 return None
-            inputs.extend(parts)
+            inputs.append(common.stack(parts))
             signature.append((dtype, shape))
         template = _Template(nest.map_structure(lambda _: 0, (args, kwargs),
                                                 expand_composites=False)
@@ -249,18 +285,13 @@ class MeshStep:
             return None
         program, structure = found
 
-        def run(*values):
-            feeds = [(list(values[i * count:(i + 1) * count]), dtype)
-                     for i, (dtype, _) in enumerate(signature)]
-            return [stack.host()[i] for stack in program(feeds) for i in range(count)]
-        flat = program.output_specs()
-        outputs = py_function_ops.numpy_function(
-            run, inputs, [d for d, _ in flat for _ in range(count)])
-        shaped = [reshape_ops.reshape(t, list(flat[j // count][1]))
-                  for j, t in enumerate(outputs)]
-        return values_lib.regroup([
-            nest.pack_sequence_as(structure, [shaped[j * count + i] for j in range(len(flat))])
-            for i in range(count)])
+        def run(*stacked):
+            feeds = [(value, dtype) for value, (dtype, _) in zip(stacked, signature)]
+            return [stack.host() for stack in program(feeds)]
+        outputs = collective_ops.mesh_run(inputs, program.concrete, count, self._mesh, run,
+                                          mesh_values.CpuDispatch.guard(self._mesh))
+        return nest.pack_sequence_as(
+            structure, [mesh_values.StackedPerReplica(t, count) for t in outputs])
 
     def _compile(self, template, signature):
         """(the mesh program, the results' structure) of the step for arguments shaped as
@@ -273,6 +304,19 @@ class MeshStep:
             return _Program(concrete, self._mesh), self._structure[template.key]
         except (_NotOnMesh, Unsupported):
             return None
+
+
+def _agreed(strategy, signature):
+    """True when the step can run on the mesh with `signature` (None: it cannot here).
+    Over several processes every process must take the same way, so they compare their
+    signatures first (one small all-gather per step): the mesh program runs when all are
+    equal, else every process runs its replicas on threads."""
+    if getattr(strategy, "_processes", 1) == 1:
+        return signature is not None
+    from jax.experimental import multihost_utils
+    digest = -1 if signature is None else zlib.crc32(repr(signature).encode()) & 0x7fffffff
+    everyone = multihost_utils.process_allgather(np.asarray(digest, np.int64))
+    return digest != -1 and bool(np.all(everyone == digest))
 
 
 class _Template:
@@ -297,6 +341,7 @@ class _Program:
         spec = jax.sharding.PartitionSpec
         self._jax = jax
         self._mesh = mesh
+        self.concrete = concrete
         self._compiled = jax_backend.compile_graph(concrete.graph, concrete.inputs,
                                                    concrete.flat_outputs, concrete.name)
         if self._compiled._resource_feeds:
@@ -308,6 +353,7 @@ class _Program:
         inputs = len(concrete.inputs)
         self._split = jax.sharding.NamedSharding(mesh, spec(collective_ops.AXIS))
         self._whole = jax.sharding.NamedSharding(mesh, spec())
+        self._spans = not self._whole.is_fully_addressable  # (the mesh of several processes)
 
         def per_replica(tensors, state):
             values, assigned, failed = self._compiled._lowered([t[0] for t in tensors], state)
@@ -345,7 +391,8 @@ class _Program:
                 raise _NotOnMesh("an uninitialised variable")
             if stored is not self._placed.get(key):
                 with mesh_values.wide_scope(variable.dtype):
-                    stored = self._jax.device_put(stored, self._whole)
+                    stored = mesh_values.place(np.asarray(stored) if self._spans else stored,
+                                               self._whole)
             state[key] = stored
         mesh_values.CpuDispatch.before(self._mesh)
         with self._compiled._scope():

@@ -10,6 +10,10 @@ value to the host nor splits and stacks it again between steps:
     ReplicaPart      replica i's row as an eager device tensor (runtime.device_tensor):
                      its numpy value is row i of the host copy; its device array (what a
                      JAX Function is fed) is sliced on the device when first asked for
+    StackedPerReplica  a PerReplica value whose parts are the rows of one stacked tensor:
+                     a Stacked, or in a Function's graph a tensor `[replicas, ...]`; a
+                     Function takes and returns it as that one tensor (not one per
+                     replica), so a step inside a Function gets the mesh's array as it is
     stacked_of       the Stacked behind a PerReplica value made of one Stacked's rows in
                      replica order (a mesh step feeds it to its program as it is)
 
@@ -26,8 +30,9 @@ from runtime import nest
 from runtime.backends import jax_backend
 from runtime.device_tensor import ON_DEVICE, DeviceTensor, register_array_type
 from runtime.distribute import values as values_lib
-from runtime.ops import collective_ops
-from runtime.tensor import EagerTensor
+from runtime.ops import collective_ops, concat_split_ops
+from runtime.signature import TensorSpec
+from runtime.tensor import EagerTensor, SymbolicTensor
 
 _WIDE = ("int64", "uint64", "float64", "complex128")
 _KINDS = ("int", "float", "bool", "complex")  # the dtypes a JAX array holds
@@ -50,17 +55,40 @@ class Stacked:
     """The replicas' values of one tensor as one device array `[replicas, ...]` split over
     a mesh (`array`), with its host copy made at the first read (`host()`)."""
 
-    __slots__ = ("array", "dtype", "_host")
+    __slots__ = ("array", "dtype", "_host", "_whole")
 
     def __init__(self, array, dtype):
         self.array = array
         self.dtype = dtype
         self._host = None
+        self._whole = None
+
+    def device_tensor(self):
+        """The whole stack as one device tensor (what a Function is fed), made once."""
+        if self._whole is None:
+            self._whole = DeviceTensor(self.array, self.dtype)
+        return self._whole
+
+    @property
+    def rows(self):
+        """How many rows this process holds (all of them, unless the mesh spans several
+        processes: then this process's replicas' rows)."""
+        if self.array.is_fully_addressable:
+            return self.array.shape[0]
+        return len(self.array.addressable_shards)
+
+    def _local_shards(self):
+        """This process's shards of a stack spanning several processes, in row order."""
+        return sorted(self.array.addressable_shards, key=lambda s: s.index[0].start)
 
     def host(self):
-        """The numpy value of the whole stack (read-only), copied from the devices once."""
+        """The numpy value of the stack (read-only), copied from the devices once: all its
+        rows, or where the mesh spans several processes this process's rows."""
         if self._host is None:
-            value = np.asarray(self.array)
+            if self.array.is_fully_addressable:
+                value = np.asarray(self.array)
+            else:
+                value = np.concatenate([np.asarray(s.data) for s in self._local_shards()])
             if value.dtype != self.dtype.np_dtype:
                 value = value.astype(self.dtype.np_dtype)
             value.flags.writeable = False
@@ -68,8 +96,8 @@ class Stacked:
         return self._host
 
     def parts(self):
-        """One ReplicaPart per replica, in replica order."""
-        return [ReplicaPart(self, i) for i in range(self.array.shape[0])]
+        """One ReplicaPart per replica of this process, in replica order."""
+        return [ReplicaPart(self, i) for i in range(self.rows)]
 
 
 class ReplicaPart(DeviceTensor):
@@ -94,8 +122,12 @@ class ReplicaPart(DeviceTensor):
         # JAX Function, which is rare: a mesh step takes the whole stack instead)
         if name != "_array":
             raise AttributeError(name)
+        stack = self._stack
         with wide_scope(self.dtype):
-            array = self._stack.array[self._index]
+            if stack.array.is_fully_addressable:
+                array = stack.array[self._index]
+            else:  # (this process's row: its shard, on its device)
+                array = stack._local_shards()[self._index].data[0]
         self._array = array
         return array
 
@@ -113,9 +145,77 @@ class ReplicaPart(DeviceTensor):
         return ReplicaPart, (self._stack, self._index)
 
 
+class StackedPerReplica(values_lib.PerReplica):
+    """A PerReplica value whose parts are the rows of one stacked tensor `[replicas, ...]`
+    (`stacked`): a Stacked on the mesh (its parts are ReplicaParts), an eager host tensor,
+    a graph tensor (its parts are row slices, made when first asked for), or a TensorSpec
+    (a Function's record of such an argument). A Function takes it as the one stacked
+    tensor: its component, as the composite protocol of runtime.nest says."""
+
+    def __init__(self, stacked, count):
+        self._stacked = stacked
+        self._count = count
+        self._parts = None
+
+    @property
+    def stacked(self):
+        """The stacked value (a Stacked, a tensor or a TensorSpec)."""
+        return self._stacked
+
+    @property
+    def _values(self):
+        if self._parts is None:
+            self._parts = tuple(self._rows())
+        return self._parts
+
+    def _rows(self):
+        stacked, count = self._stacked, self._count
+        if isinstance(stacked, Stacked):
+            return stacked.parts()
+        if isinstance(stacked, TensorSpec):
+            shape = None if stacked.shape.rank is None else stacked.shape.as_list()[1:]
+            return [TensorSpec(shape, stacked.dtype)] * count
+        return concat_split_ops.unstack(stacked, num=count)
+
+    def __len__(self):
+        return self._count
+
+    def _nest_components(self):
+        stacked = self._stacked
+        if not isinstance(stacked, Stacked):
+            return [stacked]
+        if stacked.array.is_fully_addressable:
+            return [stacked.device_tensor()]
+        # (a stack over several processes: a Function takes this process's rows)
+        return [EagerTensor(stacked.host(), stacked.dtype)]
+
+    def _nest_rebuild(self, components):
+        (stacked,) = components
+        array = getattr(stacked, "_array", None) if type(stacked) is DeviceTensor else None
+        if array is not None and getattr(array, "sharding", None) is not None and \
+                len(array.sharding.device_set) == self._count:
+            stacked = Stacked(array, stacked.dtype)  # (a Function's result, on the mesh)
+        return StackedPerReplica(stacked, self._count)
+
+    def _nest_signature(self):
+        return ("PerReplica", self._count, "stacked")
+
+
+def stacked_tensor(value, count):
+    """The graph tensor `[count, ...]` whose rows a PerReplica `value` is, when it is a
+    StackedPerReplica of a graph tensor; else None."""
+    if isinstance(value, StackedPerReplica) and value._count == count and \
+            isinstance(value._stacked, SymbolicTensor):
+        return value._stacked
+    return None
+
+
 def stacked_of(value, count):
     """The Stacked whose rows `value` (a PerReplica of `count` parts, or with one replica
     the one part) is, in replica order; else None."""
+    if isinstance(value, StackedPerReplica):
+        stacked = value._stacked
+        return stacked if isinstance(stacked, Stacked) and stacked.rows == count else None
     if count == 1 and type(value) is ReplicaPart:
         parts = (value,)
     elif isinstance(value, values_lib.DistributedValues) and len(value.values) == count:
@@ -123,7 +223,7 @@ def stacked_of(value, count):
     else:
         return None
     stack = getattr(parts[0], "_stack", None)
-    if stack is None or stack.array.shape[0] != count:
+    if stack is None or stack.rows != count:
         return None
     for i, part in enumerate(parts):
         if type(part) is not ReplicaPart or part._stack is not stack or part._index != i:
@@ -141,7 +241,18 @@ def stage(arrays, dtype, sharding):
     register_array_type(jax.Array)
     stacked = arrays if isinstance(arrays, np.ndarray) else np.stack(arrays)
     with wide_scope(dtype):
-        return Stacked(jax.device_put(stacked, sharding), dtype)
+        return Stacked(place(stacked, sharding, len(sharding.mesh.devices.flat)), dtype)
+
+
+def place(value, sharding, rows=None):
+    """`value` (numpy) placed as `sharding` says: over a mesh spanning several processes,
+    `value` is this process's part (its replicas' rows, `rows` in all, or with `rows` None
+    the whole replicated value), as every process gives its own (see jax.distributed)."""
+    jax = jax_backend.jax_modules()[0]
+    if sharding.is_fully_addressable:
+        return jax.device_put(value, sharding)
+    shape = np.shape(value) if rows is None else (rows,) + np.shape(value)[1:]
+    return jax.make_array_from_process_local_data(sharding, np.asarray(value), shape)
 
 
 def stage_per_replica(element, mesh, count):
@@ -162,7 +273,24 @@ def stage_per_replica(element, mesh, count):
         stack = stage(arrays, parts[0].dtype, sharding)
         if stack is None:
             return leaf
-        return values_lib.PerReplica(stack.parts())
+        return StackedPerReplica(stack, count)
+    flat = nest.flatten(element, expand_composites=False)
+    return nest.pack_sequence_as(element, [staged(leaf) for leaf in flat],
+                                 expand_composites=False)
+
+
+def stage_on_device(element, mesh):
+    """`element` (a nest, one replica's) with each eager tensor leaf JAX holds copied to the
+    one device of `mesh` as a device tensor; other leaves are kept as they are."""
+    jax = jax_backend.jax_modules()[0]
+    register_array_type(jax.Array)
+    device = mesh.devices.flat[0]
+
+    def staged(leaf):
+        if type(leaf) is not EagerTensor or leaf.dtype.kind not in _KINDS:
+            return leaf
+        with wide_scope(leaf.dtype):
+            return DeviceTensor(jax.device_put(leaf._value, device), leaf.dtype)
     flat = nest.flatten(element, expand_composites=False)
     return nest.pack_sequence_as(element, [staged(leaf) for leaf in flat],
                                  expand_composites=False)
@@ -202,6 +330,27 @@ class CpuDispatch:
         """Records `results` (a pytree of arrays) of a program just dispatched on `mesh`."""
         if cls.applies(mesh):
             cls._pending = results
+
+    @classmethod
+    def guard(cls, mesh):
+        """The dispatch guard of a JAX program holding a step over `mesh` (see
+        runtime.backends.jax_backend.dispatch_guard), or None when `mesh` needs none."""
+        return _MeshGuard(mesh) if cls.applies(mesh) else None
+
+
+class _MeshGuard:
+    """CpuDispatch's wait, around the dispatch of a Function's program over one mesh."""
+
+    def __init__(self, mesh):
+        self._mesh = mesh
+
+    def before(self):
+        """Waits for the last program over several CPU devices."""
+        CpuDispatch.before(self._mesh)
+
+    def after(self, results):
+        """Records the program's `results`, to wait for before the next program."""
+        CpuDispatch.after(self._mesh, results)
 
 
 # (reduce op, integer dtype?) -> the jitted reduction

@@ -8,12 +8,17 @@ Each process is one task of the cluster its resolver describes (`TF_CONFIG` by d
                 "task": {"type": "worker", "index": 0}}'  python train.py   # and index 1
 
 The first task's address is the coordinator that `jax.distributed.initialize` starts on;
-each process runs its own replicas (its logical devices, as MirroredStrategy does), and a
-collective (`all_reduce`, `strategy.reduce`, a mirrored variable's update) first combines
-the process's replicas, then the processes' results with JAX's cross-process all-gather
+each process runs its own replicas (its logical devices, as MirroredStrategy does). With
+one JAX device per replica in every process (a process of N logical CPUs asks JAX for N CPU
+devices before starting it), a step is one mesh program over every process's devices
+(runtime.distribute.mesh_run). Otherwise, and for a step the mesh cannot run, a collective
+(`all_reduce`, `strategy.reduce`, a mirrored variable's update) first combines the
+process's replicas, then the processes' results with JAX's cross-process all-gather
 (`jax.experimental.multihost_utils.process_allgather`), so that every process gets the same
 value. A cluster of one task runs as MirroredStrategy does, without `jax.distributed`.
 """
+
+import os
 
 import numpy as np
 
@@ -26,7 +31,7 @@ from runtime.ops import common
 _started: dict[tuple[str, int, int], bool] = {}
 
 
-def _start_jax(coordinator, processes, process_id, timeout_s):
+def _start_jax(coordinator, processes, process_id, timeout_s, cpu_devices):
     key = (coordinator, processes, process_id)
     if _started:
         if key not in _started:
@@ -39,6 +44,14 @@ def _start_jax(coordinator, processes, process_id, timeout_s):
         raise RuntimeError("MultiWorkerMirroredStrategy over %d processes needs jax "
                            "(pip install jax): its processes meet on jax.distributed"
                            % processes) from None
+    if cpu_devices > 1 and "xla_force_host_platform_device_count" not in \
+            os.environ.get("XLA_FLAGS", ""):
+        # (one JAX CPU device per logical CPU replica, so that a step over every process's
+        # replicas is one mesh program; JAX takes this before its CPU backend starts)
+        try:
+            jax.config.update("jax_num_cpu_devices", cpu_devices)
+        except (RuntimeError, AttributeError):  # (started already, or an older jax: the
+            pass                                # replicas then run steps on threads)
     jax.distributed.initialize(coordinator_address=coordinator, num_processes=processes,
                                process_id=process_id,
                                initialization_timeout=int(timeout_s))
@@ -56,6 +69,7 @@ class MultiWorkerMirroredStrategy(strategies.Strategy):
         self.cluster_resolver = resolver
         self._processes = max(1, len(tasks))
         self._process_id = 0
+        local = strategies._devices_of(None)  # (asks tf.config, not JAX, on CPUs)
         if len(tasks) > 1:
             me = (resolver.task_type, resolver.task_id)
             if me not in tasks:
@@ -66,8 +80,9 @@ class MultiWorkerMirroredStrategy(strategies.Strategy):
             job, index = tasks[0]
             coordinator = resolver.cluster_spec().job_tasks(job)[index]
             # (before anything asks JAX for its devices, as jax.distributed requires)
-            _start_jax(coordinator, len(tasks), self._process_id, initialization_timeout_s)
-        super().__init__(strategies._devices_of(None))
+            _start_jax(coordinator, len(tasks), self._process_id, initialization_timeout_s,
+                       sum("/device:CPU:" in name for name in local))
+        super().__init__(local)
 
     @property
     def num_replicas_in_sync(self):

@@ -151,13 +151,14 @@ class Strategy:
         """True when an eager step of several replicas runs as one JAX program (one replica's
         step, and the default strategy's, run as plain calls, as in TensorFlow: Python side
         effects happen at every step)."""
-        return self._local_replicas > 1 and not isinstance(self, DefaultStrategy) and \
+        return self.num_replicas_in_sync > 1 and not isinstance(self, DefaultStrategy) and \
             not context.thread_graphs() and self._mesh() is not None
 
     def _stages_on_mesh(self):
         """True when `run` is traced into a Function and its step runs as one JAX
         program."""
-        return bool(context.thread_graphs()) and self._mesh() is not None
+        return bool(context.thread_graphs()) and getattr(self, "_processes", 1) == 1 and \
+            self._mesh() is not None
 
     def _mesh_step(self, fn):
         """The MeshStep of step function `fn` (made once; needs the mesh)."""
@@ -175,10 +176,17 @@ class Strategy:
         return self._mesh_step(fn).run(args, kwargs)
 
     def _stage_input(self, element):
-        """A distributed dataset's `element` placed on the mesh when eager steps run there
-        (see runtime.distribute.mesh_values), else as it is."""
-        if not context.executing_eagerly() or not self._runs_on_mesh():
+        """A distributed dataset's `element` placed on the replicas' JAX devices when they
+        are JAX devices (see runtime.distribute.mesh_values), else as it is: over several
+        devices each leaf is stacked on the mesh, on one device each leaf is a device tensor
+        (a JAX Function takes it without a copy; numpy reads it once)."""
+        if not context.executing_eagerly() or isinstance(self, DefaultStrategy) or \
+                context.thread_graphs():
             return element
+        if self.num_replicas_in_sync == 1 and self._mesh() is not None:
+            return mesh_values.stage_on_device(element, self._mesh())
+        if not self._runs_on_mesh() or getattr(self, "_processes", 1) > 1:
+            return element  # (several processes: staged by the step, once they agree)
         return mesh_values.stage_per_replica(element, self._mesh(), self._local_replicas)
 
     def _run_replicas(self, fn, args, kwargs):
@@ -229,6 +237,10 @@ class Strategy:
         stack = mesh_values.stacked_of(value, self._local_replicas)
         if stack is not None and axis is None:
             return mesh_values.reduce_stacked(reduce_op.value, stack)  # (on the devices)
+        stacked = mesh_values.stacked_tensor(value, self._local_replicas)
+        if stacked is not None and axis is None:
+            # (a mesh step's results in a Function: one reduction over the replicas' axis)
+            return reduce_ops.combine_stacked(reduce_op, stacked)
         if isinstance(value, values_lib.DistributedValues):
             parts = list(value.values)
         else:

@@ -62,7 +62,7 @@ def train(strategy):
     return losses, mesh_runs(strategy)
 
 
-def train_in_a_function(strategy):
+def train_in_a_function(strategy, backend=None):
     with strategy.scope():
         w = tf.Variable([[0.5], [-0.25]], aggregation=tf.VariableAggregation.MEAN)
         b = tf.Variable([0.1], aggregation=tf.VariableAggregation.MEAN)
@@ -83,20 +83,64 @@ def train_in_a_function(strategy):
         b.assign_sub(0.1 * grads[1])
         return loss
 
-    @tf.function
+    @tf.function(backend=backend)
     def train_step(x, y):
         return strategy.reduce("SUM", strategy.run(step, args=(x, y)), axis=None)
     losses = [float(train_step(x, y)) for _ in range(3) for x, y in data]
-    graph = train_step.get_concrete_function(*next(iter(data))).graph
-    kinds = sorted({n.op.name for n in graph.nodes} & {"PyFunc", "MatMul", "CollectiveAllReduce"})
-    return losses, len(traces), kinds
+    concrete = train_step.get_concrete_function(*next(iter(data)))
+    kinds = sorted({n.op.name for n in concrete.graph.nodes} &
+                   {"PyFunc", "MeshRun", "MatMul", "CollectiveAllReduce"})
+    return losses, len(traces), kinds, concrete.backend_report().running
 
 
 for count in (1, 2, 4):
     found["train_%d" % count] = train(split(count))
 for count in (2, 4):
     found["function_%d" % count] = train_in_a_function(split(count))
+    found["jax_function_%d" % count] = train_in_a_function(split(count), "jax")
 
+strategy = split(4)
+with strategy.scope():
+    counter = tf.Variable(0.0, aggregation=tf.VariableAggregation.MEAN)
+element = next(iter(strategy.experimental_distribute_dataset(
+    tf.data.Dataset.from_tensors(np.arange(8.0, dtype=np.float32)))))
+
+
+def doubled_and_counted(x):
+    counter.assign_add(tf.distribute.get_replica_context().all_reduce("SUM", 1.0) / 4.0)
+    return x * 2.0
+
+
+for backend in ("numpy", "jax"):
+    doubling = tf.function(lambda x: strategy.run(doubled_and_counted, args=(x,)),
+                           backend=backend)
+    results = [doubling(element) for _ in range(30)]  # (dispatched without reading)
+    found["function_results_" + backend] = {
+        "kind": type(results[-1]).__name__,
+        "values": [t.numpy().tolist() for t in results[-1].values],
+        "fed_again": [t.numpy().tolist() for t in doubling(results[-1]).values],
+        "counter": float(counter.numpy()),
+    }
+    counter.assign(0.0)
+
+with strategy.scope():
+    w = tf.Variable(np.eye(128, dtype=np.float32) * 0.5, aggregation=tf.VariableAggregation.MEAN)
+ones = next(iter(strategy.experimental_distribute_dataset(
+    tf.data.Dataset.from_tensors(np.ones((512, 128), np.float32)))))
+
+
+def products(x):
+    product = tf.matmul(tf.matmul(x, w), w, transpose_b=True)
+    return tf.distribute.get_replica_context().all_reduce("MEAN", product)
+
+
+ahead = tf.function(lambda x: strategy.run(products, args=(x,)), backend="jax")
+found["dispatched_ahead"] = float([ahead(ones) for _ in range(200)][-1].values[0].numpy()[0, 0])
+
+one = split(1)
+one_element = next(iter(one.experimental_distribute_dataset(
+    tf.data.Dataset.from_tensors(np.arange(4.0, dtype=np.float32)))))
+found["one_replica_element"] = type(one_element).__name__
 strategy = split(4)
 
 
@@ -201,10 +245,40 @@ def test_a_training_loop_on_several_devices_gives_the_one_device_losses(found, c
 @pytest.mark.parametrize("count", [2, 4])
 def test_run_in_a_function_is_one_op_running_the_mesh_program(found, count):
     one_losses, _ = found["train_1"]
-    losses, traces, kinds = found["function_%d" % count]
+    losses, traces, kinds, running = found["function_%d" % count]
     assert losses == pytest.approx(one_losses, rel=1e-5)
     assert traces == 1  # the step is traced once, for the mesh, not once per replica
-    assert kinds == ["PyFunc"]  # the Function's graph holds the one call, not the replicas
+    assert kinds == ["MeshRun"]  # the Function's graph holds the one step, not the replicas
+    assert running == "numpy"
+
+
+@pytest.mark.parametrize("count", [2, 4])
+def test_run_in_a_jax_function_is_lowered_into_the_functions_program(found, count):
+    one_losses, _ = found["train_1"]
+    losses, traces, kinds, running = found["jax_function_%d" % count]
+    assert losses == pytest.approx(one_losses, rel=1e-5)
+    assert traces == 1
+    assert kinds == ["MeshRun"]
+    assert running == "jax"  # one JAX program: the step's shard_map inside the Function's
+
+
+@pytest.mark.parametrize("backend", ["numpy", "jax"])
+def test_a_function_takes_and_returns_per_replica_values_stacked_on_the_mesh(found, backend):
+    got = found["function_results_" + backend]
+    assert got["kind"] == "StackedPerReplica"
+    assert got["values"] == [[0.0, 2.0], [4.0, 6.0], [8.0, 10.0], [12.0, 14.0]]
+    assert got["fed_again"] == [[0.0, 4.0], [8.0, 12.0], [16.0, 20.0], [24.0, 28.0]]
+    assert got["counter"] == 31.0
+
+
+def test_a_jax_function_over_cpu_devices_waits_for_its_previous_step_before_dispatch(found):
+    # (200 steps dispatched without reading a result: with more CPU devices than cores,
+    # XLA's CPU collectives abort the process when programs run ahead of each other)
+    assert found["dispatched_ahead"] == 0.25
+
+
+def test_a_one_replica_distributed_dataset_places_its_elements_on_the_device(found):
+    assert found["one_replica_element"] == "DeviceTensor"
 
 
 def test_each_device_runs_its_replica_with_collectives_in_the_program(found):

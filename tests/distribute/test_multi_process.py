@@ -1,6 +1,8 @@
 """MultiWorkerMirroredStrategy over two processes on the loopback address (each a worker of
 TF_CONFIG's cluster with two logical CPUs, meeting on jax.distributed) gives the losses of
-one process of one replica."""
+one process of one replica: each step is one mesh program over the 4 JAX CPU devices of both
+processes, and the short last batch (30 samples in batches of 8) runs on every process's
+replica threads."""
 
 import json
 import os
@@ -28,7 +30,7 @@ strategy = tf.distribute.MultiWorkerMirroredStrategy(initialization_timeout_s=60
 with strategy.scope():
     w = tf.Variable([[0.5], [-0.25]], aggregation=tf.VariableAggregation.MEAN)
 rng = np.random.default_rng(0)
-x = rng.normal(size=(32, 2)).astype(np.float32)
+x = rng.normal(size=(30, 2)).astype(np.float32)
 y = (x @ np.array([[2.0], [-1.0]], np.float32)).astype(np.float32)
 data = strategy.experimental_distribute_dataset(
     tf.data.Dataset.from_tensor_slices((x, y)).batch(8))
@@ -44,7 +46,11 @@ def step(x, y):
 
 losses = [float(strategy.reduce("SUM", strategy.run(step, args=(a, b)), axis=None))
           for a, b in data]
+mesh = strategy._mesh()
 print(json.dumps({"replicas": strategy.num_replicas_in_sync, "losses": losses,
+                  "mesh_devices": 0 if mesh is None else int(mesh.devices.size),
+                  "mesh_programs": [len(s._programs)
+                                    for s in getattr(strategy, "_mesh_steps", {}).values()],
                   "w": w.numpy().ravel().tolist()}))
 '''
 
@@ -98,3 +104,6 @@ def test_two_worker_processes_of_two_devices_train_as_one_process_does(tmp_path)
     assert first["losses"] == pytest.approx(single["losses"], rel=1e-5)
     assert second["losses"] == first["losses"]
     assert first["w"] == pytest.approx(single["w"], rel=1e-5)
+    assert len(first["losses"]) == 4
+    assert first["mesh_devices"] == second["mesh_devices"] == 4
+    assert first["mesh_programs"] == second["mesh_programs"] == [1]

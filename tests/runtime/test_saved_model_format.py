@@ -17,7 +17,7 @@ from runtime.variables import Variable
 # Ops whose nodes hold Python code or Python-side state: a graph using them is never saved.
 NOT_SAVEABLE = {"EagerPyFunc", "EagerPyFuncGrad", "AnonymousIterator", "IteratorGetNext",
                 "IteratorHasNext", "WhileGrad", "WhileGradGrad", "PyFunc", "PyFuncStateless",
-                "CustomGradient"}
+                "CustomGradient", "MeshRun"}
 
 
 def test_ops_holding_python_code_are_declared_not_saveable_with_a_reason():

@@ -7,6 +7,7 @@ import gc
 import inspect
 import threading
 import time
+import traceback
 import weakref
 
 import numpy as np
@@ -981,6 +982,45 @@ def test_inner_function_side_effects_run_on_every_outer_call():
     assert outer().numpy() == 2
     assert outer().numpy() == 4
     assert v.numpy() == 4
+
+
+def test_a_function_calling_itself_with_the_same_key_while_traced_raises_staging_error():
+    @function
+    def forever(x):
+        return forever(x - 1)  # the recursive call
+
+    with pytest.raises(errors.StagingError) as info:
+        forever(array_ops.constant(3))
+    message = str(info.value)
+    assert "forever (defined at %s:" % __file__ in message
+    assert "calls itself while it is being traced" in message
+    assert "`x`: int32 tensor of shape ()" in message
+    assert "return forever(x - 1)  # the recursive call" in message
+    assert not isinstance(info.value, RecursionError)
+    # one recursive call, not a thousand: the traceback stays short
+    assert len(traceback.extract_tb(info.value.__traceback__)) < 20
+    assert forever.experimental_get_tracing_count() == 0
+    # the failed trace left nothing behind: the next call fails the same way
+    with pytest.raises(errors.StagingError):
+        forever(array_ops.constant(3))
+
+
+def test_a_function_with_an_input_signature_calling_itself_raises_staging_error():
+    @function(input_signature=[signature_lib.TensorSpec([], dtypes.float32)])
+    def forever(x):
+        return forever(x + 1.0)
+
+    with pytest.raises(errors.StagingError, match="`x`: float32 tensor of shape"):
+        forever(array_ops.constant(1.0))
+
+
+def test_a_function_recursing_on_python_values_traces_once_per_value():
+    @function
+    def power(x, n):
+        return x if n == 1 else x * power(x, n - 1)
+
+    assert power(array_ops.constant(2), 5).numpy() == 32
+    assert power.experimental_get_tracing_count() == 5
 
 
 # -- Python side effects and tracing-time semantics ---------------------------------------------

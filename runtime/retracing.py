@@ -21,7 +21,7 @@ import weakref
 from collections.abc import Iterator
 from typing import Any
 
-from runtime import diagnostics, errors
+from runtime import diagnostics, errors, trace_type
 from runtime import shape as shape_lib
 from runtime import signature as sig
 from runtime.dtypes import DType
@@ -76,6 +76,8 @@ def _describe(part: Any, value: Any = None) -> str:
         return "%s variable of shape %s" % (part[1].name, shape_lib.to_string(part[2]))
     if _is_scalar_key(part):
         return "Python %s %r" % (part[0].__name__, part[1])
+    if trace_type.is_key_part(part):
+        return "an object of trace type %r" % (part[1],)
     if sig.is_fed_object_key(part):
         spec_of = getattr(value, "_fed_object_spec", None)
         return repr(spec_of()) if spec_of is not None else "an object keyed by its spec"

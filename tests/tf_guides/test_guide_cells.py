@@ -75,7 +75,6 @@ EXPECTED_FAILURES = {
     ("advanced_autodiff", 7): "tf.saved_model.SaveOptions(experimental_custom_gradients) missing",
     ("data", 115): "a tf.train.Checkpoint cannot save a dataset iterator",
     ("intro_to_graphs", 21): "gather's out-of-range message is not TensorFlow's",
-    ("function", 15): "a tf.function of objects keyed by type (TraceType) is missing",
     ("function", 28): "by design: TensorFlow's 6th node is the NoOp its automatic control "
                       "dependencies add to join a function's stateful ops (ReduceDataset) as "
                       "control outputs; our graphs keep side effects in program order and have "

@@ -39,6 +39,9 @@ class Dataset(Pipeline):
     def _generate(self, feed):
         return self._pipeline._generate(feed)
 
+    def _reader(self, feed):
+        return self._pipeline._reader(feed)
+
     def __bool__(self):
         return True
 

@@ -79,6 +79,15 @@ class TracedFunction:
             raise self.concrete._translate(e) from None
         return tuple(registry.np_result(v, d) for v, d in zip(values, self.out_dtypes))
 
+    def calls_python(self):
+        """True when the function calls Python at run time (tf.py_function,
+        tf.numpy_function): state that an iterator's checkpoint cannot hold."""
+        return any(node.op.name in _PYTHON_OPS for node in self.concrete.graph.nodes)
+
+
+# The ops that run Python functions (runtime.ops.py_function_ops).
+_PYTHON_OPS = ("EagerPyFunc", "PyFunc")
+
 
 def _output_tensor(value, path, what):
     if value is None:

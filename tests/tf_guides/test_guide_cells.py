@@ -73,7 +73,6 @@ EXPECTED_FAILURES = {
     ("tensor", 32): "reshape's error message is not TensorFlow's (which names its C++ kernel)",
     ("autodiff", 30): "tf.image.adjust_contrast is missing",
     ("advanced_autodiff", 7): "tf.saved_model.SaveOptions(experimental_custom_gradients) missing",
-    ("data", 115): "a tf.train.Checkpoint cannot save a dataset iterator",
     ("intro_to_graphs", 21): "gather's out-of-range message is not TensorFlow's",
     ("function", 28): "by design: TensorFlow's 6th node is the NoOp its automatic control "
                       "dependencies add to join a function's stateful ops (ReduceDataset) as "

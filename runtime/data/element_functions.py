@@ -45,6 +45,7 @@ class TracedFunction:
 
     def __init__(self, func, input_spec, what):
         converted = convert(func)
+        self.what = what  # the transformation: "map", "filter", ...
         name = getattr(func, "__name__", what)
         name = "%s_%s" % (what, "lambda" if name == "<lambda>" else name)
         graph = Graph(name, outer=context.current_graph())

@@ -185,8 +185,8 @@ def unsaveable(stage: Any, why: str | None = None) -> errors.FailedPreconditionE
     not supported."""
     why = why or getattr(stage, "_position_is_python", None)
     if why is None:
-        why = ("saving the position of a %s stage (%s) is not supported"
-               % (type(stage).__name__, stage._name))
+        why = ("its pipeline's %s stage (%s) keeps no position that can be saved (not "
+               "supported yet)" % (type(stage).__name__, stage._name))
     return errors.FailedPreconditionError(
         "cannot save the state of this dataset iterator: %s" % why, "SerializeIterator")
 

@@ -2,9 +2,10 @@
 take_while, scan, unique, zip, shuffle, repeat, prefetch, concatenate, and the choice among
 datasets (choose_from_datasets, sample_from_datasets).
 
-Map, filter, the batchings, take, skip, zip, shuffle, repeat, prefetch and concatenate read
-through `Reader`s (runtime.data.readers), whose position a checkpoint saves: what each
-saves is said by its reader's `save`. The others read through Python generators.
+Map, filter, the batchings, unbatch, take, skip, take_while, scan, zip, shuffle, repeat,
+prefetch and concatenate read through `Reader`s (runtime.data.readers), whose position a
+checkpoint saves: what each saves is said by its reader's class. The others read through
+Python generators.
 """
 
 import itertools
@@ -60,8 +61,9 @@ class Map(Pipeline):
 
 
 class _FunctionReader(InputReader):
-    """Map's and filter's reader: the function is stateless, the position is the input's
-    (unless the function calls Python: tf.py_function, tf.numpy_function)."""
+    """Map's and filter's reader (and the base of take_while's and scan's): the function is
+    stateless, the position is the input's (unless the function calls Python:
+    tf.py_function, tf.numpy_function)."""
 
     def __init__(self, stage, source, captured):
         super().__init__(source)
@@ -83,7 +85,7 @@ class _FunctionReader(InputReader):
             raise unsaveable(self._stage, (
                 "the function given to Dataset.%s calls Python (tf.py_function or "
                 "tf.numpy_function), whose state is not a value (TensorFlow: EagerPyFunc is "
-                "stateful)" % ("filter" if isinstance(self._stage, Filter) else "map")))
+                "stateful)" % self._stage._fn.what))
         super().save(state)
 
 
@@ -799,16 +801,58 @@ class Unbatch(Pipeline):
             at += count
         return parts
 
-    def _generate(self, feed):
-        for flat in self._inputs[0]._generate(feed):
-            parts = self._leaves([np.asarray(v) for v in flat])
-            sizes = [_count(kind, a) for kind, a in parts]
-            if any(n != sizes[0] for n in sizes):
-                raise errors.InvalidArgumentError(
-                    "unbatch: the components of an element have different first dimensions: "
-                    "%s" % sizes, "IteratorGetNext")
-            for i in range(sizes[0] if sizes else 0):
-                yield tuple(v for kind, a in parts for v in _row_of(kind, a, i))
+    def _reader(self, feed):
+        return _UnbatchReader(self, self._inputs[0]._reader(feed))
+
+
+class _UnbatchReader(InputReader):
+    """Unbatch's reader: saves the input `element` it splits (none or one), the index of
+    its `next_row`, and the input's position."""
+
+    def __init__(self, stage, source):
+        super().__init__(source)
+        self._stage = stage
+        self._element = None
+        self._parts = []
+        self._rows = 0
+        self._next_row = 0
+
+    def _split(self, flat):
+        parts = self._stage._leaves([np.asarray(v) for v in flat])
+        sizes = [_count(kind, a) for kind, a in parts]
+        if any(n != sizes[0] for n in sizes):
+            raise errors.InvalidArgumentError(
+                "unbatch: the components of an element have different first dimensions: "
+                "%s" % sizes, "IteratorGetNext")
+        self._element, self._parts = flat, parts
+        self._rows, self._next_row = (sizes[0] if sizes else 0), 0
+
+    def __next__(self):
+        while self._element is None or self._next_row >= self._rows:
+            self._element = None
+            self._split(next(self._source))
+        i = self._next_row
+        self._next_row = i + 1
+        return tuple(v for kind, a in self._parts for v in _row_of(kind, a, i))
+
+    def save(self, state):
+        """Writes the element split, the next row's index and the input's position."""
+        state.put_elements("element", [] if self._element is None else [self._element])
+        state.put_int("next_row", self._next_row)
+        super().save(state)
+
+    def restore(self, state):
+        """Sets the element split, the next row's index and the input's position."""
+        element = state.get_elements(
+            "element", flat_specs(self._stage._inputs[0].element_spec), 1)
+        if element:
+            try:
+                self._split(element[0])
+            except errors.InvalidArgumentError:
+                raise state.fail("element", "has components of different first "
+                                            "dimensions") from None
+        self._next_row = state.get_int("next_row", 0, self._rows)
+        super().restore(state)
 
 
 def _count(kind, arrays):
@@ -851,12 +895,37 @@ class TakeWhile(Pipeline):
         super().__init__(input_dataset.element_spec, inputs=(input_dataset,),
                          tensors=self._fn.tensors)
 
-    def _generate(self, feed):
-        captured = [feed[id(t)] for t in self._tensors]
-        for flat in self._inputs[0]._generate(feed):
-            if not self._fn(flat, captured)[0]:
-                return
-            yield flat
+    def _reader(self, feed):
+        return _TakeWhileReader(self, self._inputs[0]._reader(feed),
+                                [feed[id(t)] for t in self._tensors])
+
+
+class _TakeWhileReader(_FunctionReader):
+    """take_while's reader: saves whether it `ended` (the predicate was False once) and the
+    input's position."""
+
+    def __init__(self, stage, source, captured):
+        super().__init__(stage, source, captured)
+        self._ended = False
+
+    def __next__(self):
+        if self._ended:
+            raise StopIteration
+        flat = next(self._source)
+        if not self._stage._fn(flat, self._captured)[0]:
+            self._ended = True
+            raise StopIteration
+        return flat
+
+    def save(self, state):
+        """Writes `ended` and the input's position."""
+        state.put_int("ended", int(self._ended))
+        super().save(state)
+
+    def restore(self, state):
+        """Sets `ended` and the input's position."""
+        self._ended = bool(state.get_int("ended", 0, 1))
+        super().restore(state)
 
 
 class Scan(Pipeline):
@@ -895,6 +964,7 @@ class Scan(Pipeline):
                 break
             state_spec = pack(state_spec, relaxed)
         self._fn = fn
+        self._state_spec = state_spec
         self._state_count = len(state_leaves)
         super().__init__(out[1], inputs=(input_dataset,),
                          tensors=list(state_leaves) + fn.tensors)
@@ -902,14 +972,38 @@ class Scan(Pipeline):
     def _cardinality(self):
         return self._inputs[0]._cardinality()
 
-    def _generate(self, feed):
+    def _reader(self, feed):
         k = self._state_count
-        state = tuple(feed[id(t)] for t in self._tensors[:k])
-        captured = [feed[id(t)] for t in self._tensors[k:]]
-        for flat in self._inputs[0]._generate(feed):
-            result = self._fn(state + tuple(flat), captured)
-            state, output = result[:k], result[k:]
-            yield output
+        return _ScanReader(self, self._inputs[0]._reader(feed),
+                           [feed[id(t)] for t in self._tensors[k:]],
+                           tuple(feed[id(t)] for t in self._tensors[:k]))
+
+
+class _ScanReader(_FunctionReader):
+    """scan's reader: saves the scan's `state` and the input's position."""
+
+    def __init__(self, stage, source, captured, state):
+        super().__init__(stage, source, captured)
+        self._state = state
+
+    def __next__(self):
+        k = self._stage._state_count
+        result = self._stage._fn(self._state + tuple(next(self._source)), self._captured)
+        self._state = result[:k]
+        return result[k:]
+
+    def save(self, state):
+        """Writes the scan's state and the input's position."""
+        state.put_elements("state", [self._state])
+        super().save(state)
+
+    def restore(self, state):
+        """Sets the scan's state and the input's position."""
+        saved = state.get_elements("state", flat_specs(self._stage._state_spec), 1)
+        if len(saved) != 1:
+            raise state.fail("state/count", "is not 1")
+        self._state = saved[0]
+        super().restore(state)
 
 
 

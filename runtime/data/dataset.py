@@ -382,7 +382,7 @@ class _FedPipeline(Pipeline):
         super().__init__(element_spec, tensors=(placeholder,))
         self._placeholder = placeholder
 
-    def _generate(self, feed):
+    def _reader(self, feed):
         dataset = feed[id(self._placeholder)]
         inner = {id(t): v for t, v in zip(dataset._all_tensors(), dataset._eager_values())}
-        return dataset._generate(inner)
+        return dataset._reader(inner)

@@ -251,7 +251,8 @@ class _RangeReader(Reader):
 
     def __next__(self):
         i = self._next
-        if i >= self._length():
+        if i >= self._count:
+            self._length()  # (raises for a step of 0)
             raise StopIteration
         self._next = i + 1
         return (self._make(self._start + i * self._step),)

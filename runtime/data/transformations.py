@@ -68,16 +68,11 @@ class _FunctionReader(InputReader):
     def __init__(self, stage, source, captured):
         super().__init__(source)
         self._stage = stage
+        self._fn = stage._fn
         self._captured = captured
 
     def __next__(self):
-        fn, captured = self._stage._fn, self._captured
-        if isinstance(self._stage, Filter):
-            while True:
-                flat = next(self._source)
-                if fn(flat, captured)[0]:
-                    return flat
-        return fn(next(self._source), captured)
+        return self._fn(next(self._source), self._captured)
 
     def save(self, state):
         """Writes the input's position; refuses when the function calls Python."""
@@ -106,8 +101,20 @@ class Filter(Pipeline):
                          tensors=self._fn.tensors)
 
     def _reader(self, feed):
-        return _FunctionReader(self, self._inputs[0]._reader(feed),
-                               [feed[id(t)] for t in self._tensors])
+        return _FilterReader(self, self._inputs[0]._reader(feed),
+                             [feed[id(t)] for t in self._tensors])
+
+
+class _FilterReader(_FunctionReader):
+    """Filter's reader: the input's elements for which the predicate holds; the position is
+    the input's."""
+
+    def __next__(self):
+        fn, captured, source = self._fn, self._captured, self._source
+        while True:
+            flat = next(source)
+            if fn(flat, captured)[0]:
+                return flat
 
 
 class Batch(Pipeline):
@@ -590,14 +597,7 @@ class Prefetch(Pipeline):
         return self._inputs[0]._cardinality()
 
     def _reader(self, feed):
-        return _PassReader(self._inputs[0]._reader(feed))
-
-
-class _PassReader(InputReader):
-    """Prefetch's reader: the input's elements, the input's position."""
-
-    def __next__(self):
-        return next(self._source)
+        return self._inputs[0]._reader(feed)  # the input's elements, the input's position
 
 
 class Concatenate(Pipeline):

@@ -848,9 +848,9 @@ class _UnbatchReader(InputReader):
         if element:
             try:
                 self._split(element[0])
-            except errors.InvalidArgumentError:
-                raise state.fail("element", "has components of different first "
-                                            "dimensions") from None
+            except (errors.InvalidArgumentError, IndexError, ValueError, TypeError):
+                raise state.fail("element", "is not an element this stage can split into "
+                                            "rows") from None
         self._next_row = state.get_int("next_row", 0, self._rows)
         super().restore(state)
 

@@ -144,6 +144,8 @@ class Iterator:
         state = readers.StateReader(values, where)
         cursor.restore(state.child(ITERATOR_STATE), self._flat)
         state.check_all_used()
+        for change in state.on_success:
+            change()
         self._cursor = cursor
 
     # -- run time: the kernels call these on a captured iterator -----------------------------

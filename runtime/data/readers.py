@@ -19,7 +19,7 @@ through a `GeneratorReader`, whose `save` raises FailedPreconditionError naming 
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from typing import Any
 
 import numpy as np
@@ -62,15 +62,20 @@ class StateReader:
     """A reader's saved state, checked as it is read (`where` names the checkpoint)."""
 
     def __init__(self, values: dict[str, np.ndarray], where: str, prefix: str = "",
-                 used: set[str] | None = None) -> None:
+                 used: set[str] | None = None,
+                 on_success: list[Callable[[], None]] | None = None) -> None:
         self._values = values
         self._where = where
         self._prefix = prefix
         self._used = used if used is not None else set()
+        # changes to state outside the readers (a stage's), made once the whole restore
+        # succeeded, so that a refused one changes nothing
+        self.on_success = on_success if on_success is not None else []
 
     def child(self, name: str) -> StateReader:
         """The state of a part (an input's reader), saved under `name/`."""
-        return StateReader(self._values, self._where, self._prefix + name + "/", self._used)
+        return StateReader(self._values, self._where, self._prefix + name + "/", self._used,
+                           self.on_success)
 
     def fail(self, name: str, problem: str) -> errors.DataLossError:
         """The error for value `name` of the state, which has `problem`."""

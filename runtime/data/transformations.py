@@ -475,7 +475,7 @@ class _ShuffleReader(InputReader):
         self._exhausted = bool(state.get_int("exhausted", 0, 1))
         next_epoch = state.get_int("next_epoch")
         super().restore(state)
-        self._stage._next_epoch = next_epoch
+        state.on_success.append(lambda: setattr(self._stage, "_next_epoch", next_epoch))
 
 
 _WORD = (1 << 64) - 1

@@ -1,8 +1,9 @@
 """The sources of datasets: slices of tensors, tensors, a range, a Python generator, the
 lines of text files and the records of TFRecord files.
 
-Slices, tensors and ranges read through `Reader`s whose position (an index) a checkpoint
-saves (runtime.data.readers); a generator's position is in Python, and cannot be saved.
+Slices, tensors, ranges and text lines read through `Reader`s whose position (an index, a
+file and byte offset) a checkpoint saves (runtime.data.readers); a generator's position is
+in Python, and cannot be saved.
 """
 
 import os
@@ -348,13 +349,51 @@ class TextLines(Pipeline):
         super().__init__(TensorSpec((), dtypes.string),
                          tensors=[_filenames(filenames, "TextLineDataset")])
 
-    def _generate(self, feed):
-        for path in _paths(feed[id(self._tensors[0])]):
-            with _open_text(path, "TextLineDataset") as f:
+    def _reader(self, feed):
+        return _TextLinesReader(_paths(feed[id(self._tensors[0])]))
+
+
+class _TextLinesReader(Reader):
+    """TextLineDataset's reader: saves the index of the `file` it reads and the byte
+    `offset` of the next line in it."""
+
+    def __init__(self, paths):
+        self._paths = paths
+        self._file = 0
+        self._offset = 0
+        self._lines = self._read()  # (a generator: its `with` closes the file it holds)
+
+    def _read(self):
+        while self._file < len(self._paths):
+            with _open_text(self._paths[self._file], "TextLineDataset") as f:
+                f.seek(self._offset)
                 for line in f:
+                    self._offset += len(line)
                     if line.endswith(b"\n"):
                         line = line[:-2] if line.endswith(b"\r\n") else line[:-1]
                     yield (object_scalar(line),)
+            self._file += 1
+            self._offset = 0
+
+    def __next__(self):
+        return next(self._lines)
+
+    def save(self, state):
+        """Writes the `file` read and the `offset` of its next line."""
+        state.put_int("file", self._file)
+        state.put_int("offset", self._offset)
+
+    def restore(self, state):
+        """Sets the `file` read and the `offset` of its next line (within that file)."""
+        self._file = state.get_int("file", 0, len(self._paths))
+        size = 0
+        if self._file < len(self._paths):
+            try:
+                size = os.stat(self._paths[self._file]).st_size
+            except OSError as e:
+                raise state.fail("file", "names %s, which cannot be read: %s"
+                                 % (self._paths[self._file], e.strerror)) from None
+        self._offset = state.get_int("offset", 0, size)
 
 
 class TFRecords(Pipeline):

@@ -75,6 +75,35 @@ def test_restoring_an_iterator_rewinds_it_to_where_it_was_saved(tmp_path, name, 
     assert _rest(other) == expected
 
 
+def test_a_text_line_iterator_restores_its_file_and_line(tmp_path):
+    paths = []
+    for i, text in enumerate([b"a\nbb\r\nccc\n", b"", b"d\ne"]):
+        paths.append(str(tmp_path / ("%d.txt" % i)))
+        with open(paths[-1], "wb") as f:
+            f.write(text)
+    lines = [b"a", b"bb", b"ccc", b"d", b"e"]
+    for at in range(len(lines) + 1):
+        iterator = iter(tf.data.TextLineDataset(paths))
+        ckpt = tf.train.Checkpoint(iterator=iterator)
+        assert _values(iterator, at) == lines[:at]
+        path = ckpt.write(str(tmp_path / "ck"))
+        _rest(iterator)
+        ckpt.read(path)
+        assert _rest(iterator) == lines[at:]
+
+
+def test_a_text_line_offset_beyond_its_file_is_refused(tmp_path):
+    text = tmp_path / "lines.txt"
+    text.write_bytes(b"one\ntwo\n")
+    iterator = iter(tf.data.TextLineDataset(str(text)))
+    next(iterator)
+    path = tf.train.Checkpoint(iterator=iterator).write(str(tmp_path / "ck"))
+    text.write_bytes(b"1\n")  # the file changed since: the offset is past its end
+    with pytest.raises(tf.errors.DataLossError, match=r"dataset/offset is 4, out of its "
+                                                      r"range \[0, 2\]"):
+        tf.train.Checkpoint(iterator=iter(tf.data.TextLineDataset(str(text)))).read(path)
+
+
 def test_a_seeded_pipeline_restored_continues_as_a_fresh_run_does(tmp_path):
     def pipeline():
         return tf.data.Dataset.range(40).shuffle(6, seed=5).map(lambda x: x * 2).batch(3)

@@ -32,10 +32,11 @@ class Cursor:
     """One pass over a dataset: its flat elements (from a `readers.Reader`), with one
     element of look-ahead."""
 
-    __slots__ = ("_source", "_peeked")
+    __slots__ = ("_source", "_pull", "_peeked")
 
     def __init__(self, source):
         self._source = source
+        self._pull = source.__next__  # (called directly: cheaper than next(source))
         self._peeked = None
 
     def save(self, state):
@@ -55,7 +56,7 @@ class Cursor:
             return np.False_
         if self._peeked is None:
             try:
-                self._peeked = next(self._source)
+                self._peeked = self._pull()
             except StopIteration:
                 return np.False_
         return np.True_
@@ -66,7 +67,7 @@ class Cursor:
             self._peeked = None
             return peeked
         try:
-            return next(self._source)
+            return self._pull()
         except StopIteration:
             raise errors.OutOfRangeError("End of sequence: the iterator has no more "
                                          "elements", "IteratorGetNext") from None

@@ -171,6 +171,8 @@ class GeneratorReader(Reader):
     def __init__(self, stage: Any, generator: Iterator[tuple[Any, ...]]) -> None:
         self._stage = stage
         self._generator = generator
+        # the generator's own method, which `source.__next__` finds first (see InputReader)
+        self.__next__ = generator.__next__  # type: ignore[method-assign]
 
     def __next__(self) -> tuple[Any, ...]:
         return next(self._generator)
@@ -202,6 +204,7 @@ class InputReader(Reader):
 
     def __init__(self, source: Reader) -> None:
         self._source = source
+        self._pull = source.__next__  # (called directly: cheaper than next(source))
 
     def save(self, state: StateWriter) -> None:
         """Writes the input's position."""

@@ -72,7 +72,7 @@ class _FunctionReader(InputReader):
         self._captured = captured
 
     def __next__(self):
-        return self._fn(next(self._source), self._captured)
+        return self._fn(self._pull(), self._captured)
 
     def save(self, state):
         """Writes the input's position; refuses when the function calls Python."""
@@ -110,9 +110,9 @@ class _FilterReader(_FunctionReader):
     the input's."""
 
     def __next__(self):
-        fn, captured, source = self._fn, self._captured, self._source
+        fn, captured, pull = self._fn, self._captured, self._pull
         while True:
-            flat = next(source)
+            flat = pull()
             if fn(flat, captured)[0]:
                 return flat
 
@@ -175,9 +175,12 @@ class _BatchReader(InputReader):
         if self._size <= 0:
             raise errors.InvalidArgumentError("batch: batch_size must be positive, got %d"
                                               % self._size, "AnonymousIterator")
-        rows = []
-        for flat in self._source:
-            rows.append(flat)
+        rows, pull = [], self._pull
+        while True:
+            try:
+                rows.append(pull())
+            except StopIteration:
+                break
             if len(rows) == self._size:
                 return self._combine(rows)
         if rows and not self._drop:
@@ -267,7 +270,7 @@ class _TakeReader(InputReader):
     def __next__(self):
         if 0 <= self._count <= self._taken:
             raise StopIteration
-        flat = next(self._source)
+        flat = self._pull()
         self._taken += 1
         return flat
 
@@ -319,8 +322,8 @@ class _SkipReader(InputReader):
         if not self._skipped:
             self._skipped = True
             for _ in range(self._count):
-                next(self._source)
-        return next(self._source)
+                self._pull()
+        return self._pull()
 
     def save(self, state):
         """Writes `skipped` and the input's position."""
@@ -443,7 +446,7 @@ class _ShuffleReader(InputReader):
         rng, buffer = self._rng, self._buffer
         while not self._exhausted:
             try:
-                flat = next(self._source)
+                flat = self._pull()
             except StopIteration:
                 self._exhausted = True
                 break
@@ -830,7 +833,7 @@ class _UnbatchReader(InputReader):
     def __next__(self):
         while self._element is None or self._next_row >= self._rows:
             self._element = None
-            self._split(next(self._source))
+            self._split(self._pull())
         i = self._next_row
         self._next_row = i + 1
         return tuple(v for kind, a in self._parts for v in _row_of(kind, a, i))
@@ -911,7 +914,7 @@ class _TakeWhileReader(_FunctionReader):
     def __next__(self):
         if self._ended:
             raise StopIteration
-        flat = next(self._source)
+        flat = self._pull()
         if not self._stage._fn(flat, self._captured)[0]:
             self._ended = True
             raise StopIteration
@@ -988,7 +991,7 @@ class _ScanReader(_FunctionReader):
 
     def __next__(self):
         k = self._stage._state_count
-        result = self._stage._fn(self._state + tuple(next(self._source)), self._captured)
+        result = self._stage._fn(self._state + tuple(self._pull()), self._captured)
         self._state = result[:k]
         return result[k:]
 

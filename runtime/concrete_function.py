@@ -21,6 +21,7 @@ from runtime.function_type import FunctionType
 from runtime.graph import Graph
 from runtime.signature import FedObjectSpec, TensorSpec, VariableSpec
 from runtime.tensor import EagerTensor, SymbolicTensor, make_eager, to_numpy
+from runtime.trace_type import TraceType, traced_as
 from runtime.variables import Variable
 
 
@@ -46,7 +47,7 @@ _NUMBER_KINDS = ("int", "float", "bool")
 
 
 def _is_python_value(value):
-    if isinstance(value, (TensorSpec, VariableSpec, Identity)):
+    if isinstance(value, (TensorSpec, VariableSpec, Identity, TraceType)):
         return False
     if isinstance(value, (list, tuple, dict)):
         return all(_is_python_value(v) for v in nest.flatten(value))
@@ -335,6 +336,11 @@ class ConcreteFunction:
                 raise TypeError("%s: argument %r was traced with %r but was called with %r"
                                 % (self._signature_text(), path, traced, value))
             feeds.append(value)
+        elif isinstance(traced, TraceType):
+            if not traced_as(value, traced):
+                raise TypeError("%s was traced with an argument %r of trace type %r but was "
+                                "called with %r, whose trace type is not a subtype of it"
+                                % (self._signature_text(), path, traced, value))
         elif isinstance(traced, Identity):
             if value is not traced.obj:
                 raise TypeError("%s was traced with the object %r for %r but was called with "

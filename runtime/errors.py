@@ -57,6 +57,12 @@ class UndefinedValueError(InvalidArgumentError, UnboundLocalError):
     run-time check, and the UnboundLocalError plain Python raises."""
 
 
+class StagingError(Exception):
+    """Tracing a Function failed in a way no trace can get past: the function calls itself
+    while it is being traced for the same arguments, so each call would trace it again,
+    without end (TensorFlow's name for the error it raises there)."""
+
+
 class OperatorNotAllowedInGraphError(TypeError):
     """A symbolic tensor was used where a Python value is needed (`if t:`, `bool(t)`...)."""
 

@@ -421,7 +421,7 @@ class Function:
             self._clock.keep_inputs(bound.args, bound.kwargs)
         start = time.perf_counter()
         record = diagnostics.TraceRecord(self._name, first, log.reported)
-        with diagnostics.tracing(record):
+        with log.tracing(key, values), diagnostics.tracing(record):
             if first:
                 record.hold_frozen_values()
             cf = self._trace_once(values, bound, key, allow_variables=first)

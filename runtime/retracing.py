@@ -14,12 +14,14 @@ A Function that traced on each of its last `RETRACE_WINDOW` calls, or more often
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
 import inspect
 import weakref
+from collections.abc import Iterator
 from typing import Any
 
-from runtime import diagnostics, errors
+from runtime import diagnostics, errors, trace_type
 from runtime import shape as shape_lib
 from runtime import signature as sig
 from runtime.dtypes import DType
@@ -74,6 +76,8 @@ def _describe(part: Any, value: Any = None) -> str:
         return "%s variable of shape %s" % (part[1].name, shape_lib.to_string(part[2]))
     if _is_scalar_key(part):
         return "Python %s %r" % (part[0].__name__, part[1])
+    if trace_type.is_key_part(part):
+        return "an object of trace type %r" % (part[1],)
     if sig.is_fed_object_key(part):
         spec_of = getattr(value, "_fed_object_spec", None)
         return repr(spec_of()) if spec_of is not None else "an object keyed by its spec"
@@ -195,6 +199,7 @@ class TracingLog:
         self.kinds: list[tuple[Any, ...]] = []  # per trace: an instance of each argument's type
         self.traced_calls: list[int] = []
         self.reported: set[Any] = set()  # see diagnostics.TraceRecord
+        self.in_progress: list[Any] = []  # the keys of the traces under way, outermost first
         self.warned = False
         # A method's Function for one instance: the method's instances, this one's
         # reference and class name (see `for_instance`).
@@ -224,6 +229,31 @@ class TracingLog:
             if best is None or len(found) < len(best):
                 best = found
         return tuple(best or ["a key no earlier trace accepts"])
+
+    @contextlib.contextmanager
+    def tracing(self, key: Any, values: list[Any]) -> Iterator[None]:
+        """Marks a trace for `key` (of arguments `values`) as under way. A trace for a key
+        already under way (the function calls itself while it is traced, with arguments of
+        the same key) raises StagingError at once, naming the call's line: each such call
+        would trace the function again, without end."""
+        if key in self.in_progress:
+            raise errors.StagingError(self._recursion_text(key, values))
+        self.in_progress.append(key)
+        try:
+            yield
+        finally:
+            self.in_progress.pop()
+
+    def _recursion_text(self, key: Any, values: list[Any]) -> str:
+        arguments = ", ".join("`%s`: %s" % (name, _describe(part, value))
+                              for (name, _, _, _), part, value in zip(self.params, key, values))
+        return errors.with_user_location(
+            "%s (defined at %s) calls itself while it is being traced for arguments of the "
+            "same signature (%s): each such call would trace it again, without end. A "
+            "Function cannot recurse on tensor values: write the recursion as a loop (a "
+            "`while` on tensors), or recurse in a plain Python function that it calls"
+            % (self.function_name, self.definition, arguments or "no arguments"),
+            errors.user_location(4))
 
     def record(self, key: Any, values: list[Any], reasons: tuple[str, ...], call: int | None,
                signature: str, seconds: float) -> TraceEvent:

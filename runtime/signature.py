@@ -9,6 +9,9 @@ function's parameters, defaults applied):
   * list/tuple/dict/namedtuple -> its container type and the keys of its leaves
   * an object traced by its spec (a Dataset: `FedObjectSpec`) -> ('fed', its spec's key):
                               fed to the trace at run time, so objects of one spec share it
+  * an object whose class defines `__tf_tracing_type__` -> ('traced_as', its TraceType):
+                              a call runs a trace whose type its own is a subtype of
+                              (see runtime.trace_type)
   * anything else          -> ('id', id(object)): a trace per object
 """
 
@@ -19,7 +22,7 @@ from typing import Any
 
 import numpy as np
 
-from runtime import dtypes, nest
+from runtime import dtypes, nest, trace_type
 from runtime import shape as shape_lib
 from runtime.device_tensor import ON_DEVICE, DeviceTensor
 from runtime.tensor import EagerTensor, SymbolicTensor, Tensor
@@ -154,6 +157,9 @@ def leaf_key(value: Any, feeds: list[Any] | None = None) -> Any:
             feeds.append(value if value.dtype is np_dtype or value.dtype == np_dtype
                          else value.astype(np_dtype))
         return (dtype, value.shape)
+    tracing_type = getattr(kind, "__tf_tracing_type__", None)
+    if tracing_type is not None:
+        return trace_type.key_part(value, tracing_type)
     spec_of = getattr(value, "_fed_object_spec", None)
     if spec_of is not None:
         if feeds is not None:
@@ -244,6 +250,8 @@ def key_is_subtype(key: Any, general: Any) -> bool:
     """True when a call with cache key `key` can run a trace made for key `general`."""
     if key == general:
         return True
+    if isinstance(key, trace_type.TraceType) and isinstance(general, trace_type.TraceType):
+        return bool(key.is_subtype_of(general))
     if _is_tensor_key(key) and _is_tensor_key(general):
         return key[0] is general[0] and shape_lib.is_subtype(key[1], general[1])
     if isinstance(key, tuple) and isinstance(general, tuple) and len(key) == len(general) \
@@ -258,6 +266,8 @@ def relax_key(key: Any, general: Any) -> Any:
     """The key whose tensor shapes are relaxed to fit both, or None when they differ otherwise."""
     if key == general:
         return key
+    if isinstance(key, trace_type.TraceType) and isinstance(general, trace_type.TraceType):
+        return key.most_specific_common_supertype([general])
     if _is_tensor_key(key) and _is_tensor_key(general):
         if key[0] is not general[0]:
             return None

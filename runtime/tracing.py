@@ -11,7 +11,7 @@ from typing import Any, NamedTuple
 
 import numpy as np
 
-from runtime import nest
+from runtime import nest, trace_type
 from runtime import shape as shape_lib
 from runtime import signature as sig
 from runtime.composite.base import CompositeSpec
@@ -69,6 +69,7 @@ class ArgKey(NamedTuple):
     shape: Any = None
     by_identity: bool = False       # a Python object keyed by its id, not its value
     fed_object: bool = False        # an object fed at run time, keyed by its spec (a Dataset)
+    trace_type: Any = None          # the TraceType an object is keyed by (runtime.trace_type)
 
     @classmethod
     def read(cls, value: Any, key: Any) -> ArgKey:
@@ -88,8 +89,9 @@ class ArgKey(NamedTuple):
         if sig.is_tensor_like(value):
             dtype, shape = key
             return cls(dtype=dtype, shape=shape)
-        tag, _ = key
-        return cls(by_identity=tag == "id", fed_object=tag == "fed")
+        tag, part = key
+        return cls(by_identity=tag == "id", fed_object=tag == "fed",
+                   trace_type=part if tag == trace_type.TRACED_AS else None)
 
 
 def _rebuild_sequence(value, children):
@@ -126,6 +128,8 @@ def make_inputs(value, key, name, graph, feeds):
         placeholder = graph.add_placeholder(name, sig.dtypes.resource, ())
         feeds.append(placeholder)
         return value._fed_object_spec().stand_in(placeholder)
+    if parts.trace_type is not None:
+        return trace_type.placeholder(parts.trace_type, name)
     return value
 
 
@@ -148,6 +152,8 @@ def traced_value(value, key, name):
         return Identity(value)
     if parts.fed_object:
         return value._fed_object_spec()
+    if parts.trace_type is not None:
+        return parts.trace_type
     return value
 
 

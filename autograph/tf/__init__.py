@@ -31,6 +31,7 @@ from autograph.tf import (
     strings,
     summary,
     train,
+    types,
 )
 from autograph.tf.dtypes import (
     DType,

@@ -111,6 +111,7 @@ class Checkpoint:
                 raise errors.FailedPreconditionError(
                     "cannot save %s: the variable %s has no value yet" % (key, variable.name))
             tensors.append((key, variable.dtype.name, value))
+        tensors.extend(trackables.saved_state(gathered))
         tensors.append((trackables.OBJECT_GRAPH_KEY, "string",
                         _scalar_bytes(protos.encode_object_graph(gathered.nodes))))
         folder = os.path.dirname(prefix)

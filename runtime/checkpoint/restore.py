@@ -99,6 +99,8 @@ class Restoration:
         node = self.nodes[node_id]
         if isinstance(value, Variable):
             self._restore_variable(node_id, node, value)
+        elif callable(getattr(value, "_restore_checkpoint_state", None)) and node.attributes:
+            self._restore_state(node_id, node, value)
         links = dict(trackables.children(value))
         if node_id == 0 and self.attached:
             for name, item in self.attached:
@@ -136,6 +138,21 @@ class Restoration:
             assign_restored(variable, value, stored, key, self.reader.prefix)
             self.restored_keys.add(key)
 
+    def _restore_state(self, node_id: int, node: protos.TrackableNode, value: Any) -> None:
+        """Gives an object that saves state of its own (see trackables.saved_state) its
+        saved values, by attribute name."""
+        values = {}
+        for attribute in node.attributes:
+            key = attribute.checkpoint_key
+            if key not in self.reader.entries:
+                raise errors.NotFoundError("Key %s not found in checkpoint %s (listed by the "
+                                           "object graph for %s)" % (key, self.reader.prefix,
+                                                                     self.describe(node_id)))
+            values[attribute.name] = self.reader.tensor(key)
+        value._restore_checkpoint_state(values, "%s (%s)" % (self.reader.prefix,
+                                                             self.describe(node_id)))
+        self.restored_keys.update(a.checkpoint_key for a in node.attributes)
+
     def unresolved(self) -> list[int]:
         """The ids of the nodes holding saved values that no object has matched yet."""
         return [node_id for node_id, node in enumerate(self.nodes)
@@ -144,9 +161,9 @@ class Restoration:
     def unused_attributes(self) -> list[tuple[int, str]]:
         """(node id, attribute name) of the saved values of matched objects never restored."""
         unused = []
-        for node_id, (_, is_variable) in self.matched.items():
+        for node_id in self.matched:
             for attribute in self.nodes[node_id].attributes:
-                if not (is_variable and attribute.name == trackables.VARIABLE_VALUE):
+                if attribute.checkpoint_key not in self.restored_keys:
                     unused.append((node_id, attribute.name))
         return unused
 

@@ -8,6 +8,12 @@ numbers the nodes (an object reached twice is one node) and names each value by 
 path, escaped ('.' -> '..', '/' -> '.S'), as TensorFlow's keys:
 
     model/layers/0/kernel/.ATTRIBUTES/VARIABLE_VALUE
+
+An object that saves values of its own other than a variable's (a dataset iterator: its
+position) has `_checkpoint_state()`, giving them by attribute name, and
+`_restore_checkpoint_state(values, where)`, taking them back (see `saved_state`):
+
+    iterator/.ATTRIBUTES/ITERATOR_STATE/dataset/next
 """
 
 from __future__ import annotations
@@ -16,6 +22,9 @@ from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+import numpy as np
+
+from runtime import dtypes
 from runtime.checkpoint import protos
 from runtime.module import Module
 from runtime.variables import Variable
@@ -27,6 +36,8 @@ VARIABLE_VALUE = "VARIABLE_VALUE"
 def is_trackable(value: Any) -> bool:
     """Whether `value` is an object a checkpoint can hold (or a container holding one)."""
     if isinstance(value, (Variable, Module)) or getattr(value, "_checkpoint_children", None):
+        return True
+    if callable(getattr(value, "_checkpoint_state", None)):
         return True
     if isinstance(value, (list, tuple)):
         return any(is_trackable(item) for item in value)
@@ -122,6 +133,24 @@ def gather(root: Any, attached: Sequence[tuple[str, Any]] = ()) -> Gathered:
                 VARIABLE_VALUE, variable_full_name(value), key))
     _mark_values(nodes)
     return Gathered(objects, paths, nodes)
+
+
+def saved_state(gathered: Gathered) -> list[tuple[str, str, np.ndarray]]:
+    """(checkpoint key, dtype name, value) of each value that the objects saving state of
+    their own (`_checkpoint_state()`) give, each added to its node's attributes."""
+    tensors = []
+    for value, path, node in zip(gathered.objects, gathered.paths, gathered.nodes):
+        state = getattr(value, "_checkpoint_state", None)
+        if isinstance(value, Variable) or not callable(state):
+            continue
+        prefix = "/".join(escape(part) for part in path) + "/.ATTRIBUTES/"
+        for name, array in sorted(state().items()):
+            key = prefix + name
+            node.attributes.append(protos.SerializedTensor(name, "", key))
+            dtype = dtypes.string if array.dtype == object else dtypes.from_numpy(array.dtype)
+            tensors.append((key, dtype.name, array))
+    _mark_values(gathered.nodes)
+    return tensors
 
 
 def _mark_values(nodes: list[protos.TrackableNode]) -> None:

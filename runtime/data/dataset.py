@@ -39,6 +39,9 @@ class Dataset(Pipeline):
     def _generate(self, feed):
         return self._pipeline._generate(feed)
 
+    def _reader(self, feed):
+        return self._pipeline._reader(feed)
+
     def __bool__(self):
         return True
 
@@ -379,7 +382,7 @@ class _FedPipeline(Pipeline):
         super().__init__(element_spec, tensors=(placeholder,))
         self._placeholder = placeholder
 
-    def _generate(self, feed):
+    def _reader(self, feed):
         dataset = feed[id(self._placeholder)]
         inner = {id(t): v for t, v in zip(dataset._all_tensors(), dataset._eager_values())}
-        return dataset._generate(inner)
+        return dataset._reader(inner)

@@ -45,6 +45,7 @@ class TracedFunction:
 
     def __init__(self, func, input_spec, what):
         converted = convert(func)
+        self.what = what  # the transformation: "map", "filter", ...
         name = getattr(func, "__name__", what)
         name = "%s_%s" % (what, "lambda" if name == "<lambda>" else name)
         graph = Graph(name, outer=context.current_graph())
@@ -78,6 +79,15 @@ class TracedFunction:
         except Exception as e:
             raise self.concrete._translate(e) from None
         return tuple(registry.np_result(v, d) for v, d in zip(values, self.out_dtypes))
+
+    def calls_python(self):
+        """True when the function calls Python at run time (tf.py_function,
+        tf.numpy_function): state that an iterator's checkpoint cannot hold."""
+        return any(node.op.name in _PYTHON_OPS for node in self.concrete.graph.nodes)
+
+
+# The ops that run Python functions (runtime.ops.py_function_ops).
+_PYTHON_OPS = ("EagerPyFunc", "PyFunc")
 
 
 def _output_tensor(value, path, what):

@@ -6,6 +6,10 @@ returns: made eagerly it holds a cursor and yields eager tensors; passed into a 
 function it is captured as a resource, so each run of the graph advances it; made inside a
 trace it stands for the graph's `AnonymousIterator` output.
 
+An eager iterator is a checkpoint's trackable object: its position (each stage's, see
+runtime.data.readers) is saved under `ITERATOR_STATE/...` attributes, and restoring rewinds
+(or advances) it to that position.
+
 In a graph, `for x in dataset` (converted code calls `__ag_for_stmt__`) is ONE While op: its
 condition asks `IteratorHasNext` (only while the lowered break/return flags allow, so a
 `break` consumes nothing more) and its body takes the element with `IteratorGetNext`.
@@ -17,6 +21,7 @@ import sys
 import numpy as np
 
 from runtime import context, errors
+from runtime.data import readers
 from runtime.data.structure import flat_specs, pack, spec_text
 from runtime.operators import loops, staging
 from runtime.ops import common, data_ops
@@ -24,20 +29,34 @@ from runtime.tensor import EagerTensor
 
 
 class Cursor:
-    """One pass over a dataset: its flat elements, with one element of look-ahead."""
+    """One pass over a dataset: its flat elements (from a `readers.Reader`), with one
+    element of look-ahead."""
 
-    __slots__ = ("_source", "_peeked")
+    __slots__ = ("_source", "_pull", "_peeked")
 
     def __init__(self, source):
         self._source = source
+        self._pull = source.__next__  # (called directly: cheaper than next(source))
         self._peeked = None
+
+    def save(self, state):
+        """Writes the position (the reader's, and the element looked ahead at) to `state`."""
+        state.put_elements("peeked", [] if self._peeked is None else [self._peeked])
+        self._source.save(state.child("dataset"))
+
+    def restore(self, state, specs):
+        """Sets this cursor, fresh, to the position in `state` (`specs`: the elements' flat
+        (dtype, shape))."""
+        peeked = state.get_elements("peeked", specs, most=1)
+        self._source.restore(state.child("dataset"))
+        self._peeked = peeked[0] if peeked else None
 
     def _has_next(self, proceed=True):
         if not proceed:
             return np.False_
         if self._peeked is None:
             try:
-                self._peeked = next(self._source)
+                self._peeked = self._pull()
             except StopIteration:
                 return np.False_
         return np.True_
@@ -48,7 +67,7 @@ class Cursor:
             self._peeked = None
             return peeked
         try:
-            return next(self._source)
+            return self._pull()
         except StopIteration:
             raise errors.OutOfRangeError("End of sequence: the iterator has no more "
                                          "elements", "IteratorGetNext") from None
@@ -66,6 +85,7 @@ class Iterator:
         self._flat = flat_specs(self._element_spec)
         self._cursor = cursor
         self._handle = handle
+        self._dataset = dataset if cursor is not None else None  # to restore a position
 
     @property
     def element_spec(self):
@@ -107,6 +127,27 @@ class Iterator:
             return self._pack_eager(self._eager_cursor()._next_flat())
         flat = data_ops.iterator_get_next(self._resource(), self._flat)
         return pack(self._element_spec, flat)
+
+    # -- checkpoints (runtime.checkpoint.trackables) -------------------------------------------
+    def _checkpoint_state(self):
+        """The iterator's position, by checkpoint attribute name: every stage's state, as
+        arrays (FailedPreconditionError when a stage keeps its position in Python)."""
+        values = {}
+        self._eager_cursor().save(readers.StateWriter(values, ITERATOR_STATE + "/"))
+        return values
+
+    def _restore_checkpoint_state(self, values, where):
+        """Sets the position to the one saved in `values` (read from checkpoint `where`):
+        a new pass over the dataset, each stage set to its saved state. Nothing changes
+        when the values do not fit the dataset (DataLossError, naming the value)."""
+        self._eager_cursor()
+        cursor = self._dataset._open_eager()
+        state = readers.StateReader(values, where)
+        cursor.restore(state.child(ITERATOR_STATE), self._flat)
+        state.check_all_used()
+        for change in state.on_success:
+            change()
+        self._cursor = cursor
 
     # -- run time: the kernels call these on a captured iterator -----------------------------
     def _has_next(self, proceed=True):
@@ -150,6 +191,7 @@ class Iterator:
 
 
 _MAX_GRAPH_NEXTS = 1000
+ITERATOR_STATE = "ITERATOR_STATE"  # the checkpoint attribute names' first part
 
 
 def refuse_python_loop_in_graph(what):

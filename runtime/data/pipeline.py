@@ -1,12 +1,15 @@
 """`Pipeline`: one stage of a dataset's pipeline (a source or a transformation).
 
-Each stage describes its elements (`element_spec`); `_generate(feed)` produces them at run
-time as flat tuples of numpy values, `feed` holding the values of the tensors the pipeline
-was built from (its own `tensors` and its inputs'). A `Dataset` (runtime.data.dataset) is
+Each stage describes its elements (`element_spec`); at run time it produces them as flat
+tuples of numpy values, `feed` holding the values of the tensors the pipeline was built from
+(its own `tensors` and its inputs'): either through a `Reader` (`_reader(feed)`, see
+runtime.data.readers), whose position can be saved in a checkpoint, or through a Python
+generator (`_generate(feed)`), whose position cannot. A `Dataset` (runtime.data.dataset) is
 the user's handle on a stage, and a stage itself to the stages built on it.
 """
 
 from runtime.composite.base import CompositeTensor
+from runtime.data import readers
 from runtime.data.iterator import Cursor
 from runtime.data.structure import path_text, spec_text
 from runtime.ops import common
@@ -53,12 +56,20 @@ class Pipeline:
         """A cursor over the elements, given the values of `_all_tensors()` (the
         `AnonymousIterator` kernel)."""
         feed = {id(t): v for t, v in zip(self._all_tensors(), values)}
-        return Cursor(iter(self._generate(feed)))
+        return Cursor(self._reader(feed))
 
     def _generate(self, feed):
         """Yields the flat elements (tuples of numpy values); `feed` maps id(tensor) to the
-        value of each tensor of `_all_tensors()`."""
-        raise NotImplementedError
+        value of each tensor of `_all_tensors()`. A stage defines this or `_reader`."""
+        if type(self)._reader is Pipeline._reader:
+            raise NotImplementedError("%s defines neither _generate nor _reader"
+                                      % type(self).__name__)
+        return self._reader(feed)
+
+    def _reader(self, feed):
+        """A `readers.Reader` over the flat elements (`feed` as for `_generate`): by default
+        the stage's generator, whose position cannot be saved."""
+        return readers.GeneratorReader(self, self._generate(feed))
 
     def __repr__(self):
         return "<%s element_spec=%s>" % (self._name, spec_text(self._element_spec))

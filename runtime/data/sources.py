@@ -1,5 +1,9 @@
 """The sources of datasets: slices of tensors, tensors, a range, a Python generator, the
 lines of text files and the records of TFRecord files.
+
+Slices, tensors, ranges and text lines read through `Reader`s whose position (an index, a
+file and byte offset) a checkpoint saves (runtime.data.readers); a generator's position is
+in Python, and cannot be saved.
 """
 
 import os
@@ -12,6 +16,7 @@ from runtime.composite.sparse import SparseTensor, SparseTensorSpec
 from runtime.data import ragged_columns
 from runtime.data.generator_checks import check_spec, convert_element, python_arg, specs_from_types
 from runtime.data.pipeline import UNKNOWN_CARDINALITY, Pipeline, to_tensor
+from runtime.data.readers import Reader
 from runtime.data.structure import (
     int_param,
     leaf_paths,
@@ -64,7 +69,11 @@ class TensorSlices(Pipeline):
     def _cardinality(self):
         return UNKNOWN_CARDINALITY if self._length is None else self._length
 
-    def _generate(self, feed):
+    def _reader(self, feed):
+        return _SliceReader(self, feed)
+
+    def _groups(self, feed):
+        """(the (kind, arrays) of each component, the number of slices)."""
         arrays = [np.asarray(feed[id(t)]) for t in self._tensors]
         groups, at = [], 0
         for kind, count in self._kinds:
@@ -77,8 +86,39 @@ class TensorSlices(Pipeline):
                 raise errors.InvalidArgumentError(
                     "from_tensor_slices: all components must have the same size in their "
                     "first dimension, got %d and %d" % (n, size), "AnonymousIterator")
-        for i in range(n):
-            yield tuple(v for kind, parts in groups for v in _slice_row(kind, parts, i))
+        return groups, n
+
+
+class _SliceReader(Reader):
+    """from_tensor_slices' reader: saves the `index` of the next slice."""
+
+    def __init__(self, stage, feed):
+        self._stage = stage
+        self._feed = feed
+        self._groups = None
+        self._count = 0
+        self._index = 0
+
+    def _open(self):
+        if self._groups is None:
+            self._groups, self._count = self._stage._groups(self._feed)
+
+    def __next__(self):
+        self._open()
+        i = self._index
+        if i >= self._count:
+            raise StopIteration
+        self._index = i + 1
+        return tuple(v for kind, parts in self._groups for v in _slice_row(kind, parts, i))
+
+    def save(self, state):
+        """Writes the next slice's `index`."""
+        state.put_int("index", self._index)
+
+    def restore(self, state):
+        """Sets the next slice's `index`."""
+        self._open()
+        self._index = state.get_int("index", 0, self._count)
 
 
 def _slicing(t, path):
@@ -138,8 +178,30 @@ class Tensors(Pipeline):
     def _cardinality(self):
         return 1
 
-    def _generate(self, feed):
-        yield tuple(feed[id(t)] for t in self._tensors)
+    def _reader(self, feed):
+        return _TensorsReader(tuple(feed[id(t)] for t in self._tensors))
+
+
+class _TensorsReader(Reader):
+    """from_tensors' reader: saves whether its one element was `given`."""
+
+    def __init__(self, element):
+        self._element = element
+        self._given = False
+
+    def __next__(self):
+        if self._given:
+            raise StopIteration
+        self._given = True
+        return self._element
+
+    def save(self, state):
+        """Writes `given`."""
+        state.put_int("given", int(self._given))
+
+    def restore(self, state):
+        """Sets `given`."""
+        self._given = bool(state.get_int("given", 0, 1))
 
 
 class Range(Pipeline):
@@ -168,20 +230,49 @@ class Range(Pipeline):
             return UNKNOWN_CARDINALITY
         return max(0, -((start - stop) // step))  # len(range(...)) without building it
 
-    def _generate(self, feed):
-        start, stop, step = (int(feed[id(t)]) for t in self._tensors)
-        if step == 0:
+    def _reader(self, feed):
+        return _RangeReader(*(int(feed[id(t)]) for t in self._tensors),
+                            make=self._dtype.np_dtype.type)
+
+
+class _RangeReader(Reader):
+    """Dataset.range's reader: saves the index of the `next` value."""
+
+    def __init__(self, start, stop, step, make):
+        self._start, self._step, self._make = start, step, make
+        # len(range(...)), which may not fit in a C ssize_t; -1 for a step of 0
+        self._count = max(0, -((start - stop) // step)) if step else -1
+        self._next = 0
+
+    def _length(self):
+        if self._count < 0:
             raise errors.InvalidArgumentError("Dataset.range: step must not be 0",
                                               "AnonymousIterator")
-        make = self._dtype.np_dtype.type
-        for i in range(start, stop, step):
-            yield (make(i),)
+        return self._count
+
+    def __next__(self):
+        i = self._next
+        if i >= self._count:
+            self._length()  # (raises for a step of 0)
+            raise StopIteration
+        self._next = i + 1
+        return (self._make(self._start + i * self._step),)
+
+    def save(self, state):
+        """Writes the `next` value's index."""
+        state.put_int("next", self._next)
+
+    def restore(self, state):
+        """Sets the `next` value's index."""
+        self._next = state.get_int("next", 0, self._length())
 
 
 class Generator(Pipeline):
     """The elements a Python generator yields, checked and converted (`from_generator`)."""
 
     _name = "_FlatMapDataset"  # TensorFlow's name for from_generator datasets
+    _position_is_python = ("Dataset.from_generator keeps its position in a Python generator, "
+                           "which is not a value (TensorFlow: PyFunc is stateful)")
 
     def __init__(self, generator, output_types, output_shapes, args, output_signature):
         if not callable(generator):
@@ -258,13 +349,51 @@ class TextLines(Pipeline):
         super().__init__(TensorSpec((), dtypes.string),
                          tensors=[_filenames(filenames, "TextLineDataset")])
 
-    def _generate(self, feed):
-        for path in _paths(feed[id(self._tensors[0])]):
-            with _open_text(path, "TextLineDataset") as f:
+    def _reader(self, feed):
+        return _TextLinesReader(_paths(feed[id(self._tensors[0])]))
+
+
+class _TextLinesReader(Reader):
+    """TextLineDataset's reader: saves the index of the `file` it reads and the byte
+    `offset` of the next line in it."""
+
+    def __init__(self, paths):
+        self._paths = paths
+        self._file = 0
+        self._offset = 0
+        self._lines = self._read()  # (a generator: its `with` closes the file it holds)
+
+    def _read(self):
+        while self._file < len(self._paths):
+            with _open_text(self._paths[self._file], "TextLineDataset") as f:
+                f.seek(self._offset)
                 for line in f:
+                    self._offset += len(line)
                     if line.endswith(b"\n"):
                         line = line[:-2] if line.endswith(b"\r\n") else line[:-1]
                     yield (object_scalar(line),)
+            self._file += 1
+            self._offset = 0
+
+    def __next__(self):
+        return next(self._lines)
+
+    def save(self, state):
+        """Writes the `file` read and the `offset` of its next line."""
+        state.put_int("file", self._file)
+        state.put_int("offset", self._offset)
+
+    def restore(self, state):
+        """Sets the `file` read and the `offset` of its next line (within that file)."""
+        self._file = state.get_int("file", 0, len(self._paths))
+        size = 0
+        if self._file < len(self._paths):
+            try:
+                size = os.stat(self._paths[self._file]).st_size
+            except OSError as e:
+                raise state.fail("file", "names %s, which cannot be read: %s"
+                                 % (self._paths[self._file], e.strerror)) from None
+        self._offset = state.get_int("offset", 0, size)
 
 
 class TFRecords(Pipeline):

@@ -1,6 +1,11 @@
 """The transformations of datasets: map, filter, batch, padded_batch, unbatch, take, skip,
 take_while, scan, unique, zip, shuffle, repeat, prefetch, concatenate, and the choice among
 datasets (choose_from_datasets, sample_from_datasets).
+
+Map, filter, the batchings, unbatch, take, skip, take_while, scan, zip, shuffle, repeat,
+prefetch and concatenate read through `Reader`s (runtime.data.readers), whose position a
+checkpoint saves: what each saves is said by its reader's class. The others read through
+Python generators.
 """
 
 import itertools
@@ -15,7 +20,9 @@ from runtime.data import ragged_columns as ragged_columns_lib
 from runtime.data import sources
 from runtime.data.element_functions import TracedFunction
 from runtime.data.pipeline import INFINITE_CARDINALITY, UNKNOWN_CARDINALITY, Pipeline, to_tensor
+from runtime.data.readers import InputReader, Reader, unsaveable
 from runtime.data.structure import (
+    flat_specs,
     int_param,
     leaf_paths,
     leaves_of,
@@ -48,11 +55,33 @@ class Map(Pipeline):
     def _cardinality(self):
         return self._inputs[0]._cardinality()
 
-    def _generate(self, feed):
-        fn = self._fn
-        captured = [feed[id(t)] for t in self._tensors]
-        for flat in self._inputs[0]._generate(feed):
-            yield fn(flat, captured)
+    def _reader(self, feed):
+        return _FunctionReader(self, self._inputs[0]._reader(feed),
+                               [feed[id(t)] for t in self._tensors])
+
+
+class _FunctionReader(InputReader):
+    """Map's and filter's reader (and the base of take_while's and scan's): the function is
+    stateless, the position is the input's (unless the function calls Python:
+    tf.py_function, tf.numpy_function)."""
+
+    def __init__(self, stage, source, captured):
+        super().__init__(source)
+        self._stage = stage
+        self._fn = stage._fn
+        self._captured = captured
+
+    def __next__(self):
+        return self._fn(self._pull(), self._captured)
+
+    def save(self, state):
+        """Writes the input's position; refuses when the function calls Python."""
+        if self._stage._fn.calls_python():
+            raise unsaveable(self._stage, (
+                "the function given to Dataset.%s calls Python (tf.py_function or "
+                "tf.numpy_function), whose state is not a value (TensorFlow: EagerPyFunc is "
+                "stateful)" % self._stage._fn.what))
+        super().save(state)
 
 
 class Filter(Pipeline):
@@ -71,12 +100,21 @@ class Filter(Pipeline):
         super().__init__(input_dataset.element_spec, inputs=(input_dataset,),
                          tensors=self._fn.tensors)
 
-    def _generate(self, feed):
-        fn = self._fn
-        captured = [feed[id(t)] for t in self._tensors]
-        for flat in self._inputs[0]._generate(feed):
+    def _reader(self, feed):
+        return _FilterReader(self, self._inputs[0]._reader(feed),
+                             [feed[id(t)] for t in self._tensors])
+
+
+class _FilterReader(_FunctionReader):
+    """Filter's reader: the input's elements for which the predicate holds; the position is
+    the input's."""
+
+    def __next__(self):
+        fn, captured, pull = self._fn, self._captured, self._pull
+        while True:
+            flat = pull()
             if fn(flat, captured)[0]:
-                yield flat
+                return flat
 
 
 class Batch(Pipeline):
@@ -107,9 +145,9 @@ class Batch(Pipeline):
             return n if n < 0 else UNKNOWN_CARDINALITY
         return n // self._size if self._drop else -(-n // self._size)
 
-    def _generate(self, feed):
-        return _batches(self, feed, lambda rows: _stack(rows, self._sparse_columns,
-                                                        self._ragged_columns))
+    def _reader(self, feed):
+        return _BatchReader(self, feed, lambda rows: _stack(rows, self._sparse_columns,
+                                                            self._ragged_columns))
 
 
 def _batch_size(batch_size, what):
@@ -122,21 +160,32 @@ def _batch_size(batch_size, what):
     return size, static
 
 
-def _batches(stage, feed, combine):
+class _BatchReader(InputReader):
     """The batches of a batching `stage` (its batch size is its first tensor, `_drop` says
-    whether a short last batch is dropped), each made by `combine(rows)`."""
-    size = int(feed[id(stage._tensors[0])])
-    if size <= 0:
-        raise errors.InvalidArgumentError("batch: batch_size must be positive, got %d"
-                                          % size, "AnonymousIterator")
-    rows = []
-    for flat in stage._inputs[0]._generate(feed):
-        rows.append(flat)
-        if len(rows) == size:
-            yield combine(rows)
-            rows = []
-    if rows and not stage._drop:
-        yield combine(rows)
+    whether a short last batch is dropped), each made by `combine(rows)`. No rows are held
+    between batches: the position is the input's."""
+
+    def __init__(self, stage, feed, combine):
+        super().__init__(stage._inputs[0]._reader(feed))
+        self._size = int(feed[id(stage._tensors[0])])
+        self._drop = stage._drop
+        self._combine = combine
+
+    def __next__(self):
+        if self._size <= 0:
+            raise errors.InvalidArgumentError("batch: batch_size must be positive, got %d"
+                                              % self._size, "AnonymousIterator")
+        rows, pull = [], self._pull
+        while True:
+            try:
+                rows.append(pull())
+            except StopIteration:
+                break
+            if len(rows) == self._size:
+                return self._combine(rows)
+        if rows and not self._drop:
+            return self._combine(rows)
+        raise StopIteration
 
 
 def _stack_sparse(indices, values, dense_shapes):
@@ -206,10 +255,34 @@ class Take(Pipeline):
             return count
         return UNKNOWN_CARDINALITY if n < 0 else min(n, count)
 
-    def _generate(self, feed):
-        count = int(feed[id(self._count)])
-        source = self._inputs[0]._generate(feed)
-        return source if count < 0 else itertools.islice(source, count)
+    def _reader(self, feed):
+        return _TakeReader(self._inputs[0]._reader(feed), int(feed[id(self._count)]))
+
+
+class _TakeReader(InputReader):
+    """Take's reader: saves `taken`, the elements given so far, and the input's position."""
+
+    def __init__(self, source, count):
+        super().__init__(source)
+        self._count = count
+        self._taken = 0
+
+    def __next__(self):
+        if 0 <= self._count <= self._taken:
+            raise StopIteration
+        flat = self._pull()
+        self._taken += 1
+        return flat
+
+    def save(self, state):
+        """Writes `taken` and the input's position."""
+        state.put_int("taken", self._taken)
+        super().save(state)
+
+    def restore(self, state):
+        """Sets `taken` and the input's position."""
+        self._taken = state.get_int("taken", 0, None if self._count < 0 else self._count)
+        super().restore(state)
 
 
 class Skip(Pipeline):
@@ -230,11 +303,37 @@ class Skip(Pipeline):
             return 0
         return n if n == INFINITE_CARDINALITY else max(0, n - count)
 
-    def _generate(self, feed):
-        count = int(feed[id(self._count)])
-        if count < 0:
-            return iter(())
-        return itertools.islice(self._inputs[0]._generate(feed), count, None)
+    def _reader(self, feed):
+        return _SkipReader(self._inputs[0]._reader(feed), int(feed[id(self._count)]))
+
+
+class _SkipReader(InputReader):
+    """Skip's reader: saves `skipped` (1 once the first elements were skipped) and the
+    input's position."""
+
+    def __init__(self, source, count):
+        super().__init__(source)
+        self._count = count
+        self._skipped = False
+
+    def __next__(self):
+        if self._count < 0:
+            raise StopIteration
+        if not self._skipped:
+            self._skipped = True
+            for _ in range(self._count):
+                self._pull()
+        return self._pull()
+
+    def save(self, state):
+        """Writes `skipped` and the input's position."""
+        state.put_int("skipped", int(self._skipped))
+        super().save(state)
+
+    def restore(self, state):
+        """Sets `skipped` and the input's position."""
+        self._skipped = bool(state.get_int("skipped", 0, 1))
+        super().restore(state)
 
 
 class Zip(Pipeline):
@@ -260,10 +359,29 @@ class Zip(Pipeline):
             return min(finite)
         return UNKNOWN_CARDINALITY if UNKNOWN_CARDINALITY in counts else INFINITE_CARDINALITY
 
-    def _generate(self, feed):
-        sources = [ds._generate(feed) for ds in self._inputs]
-        for parts in zip(*sources):
-            yield tuple(v for part in parts for v in part)
+    def _reader(self, feed):
+        return _ZipReader([ds._reader(feed) for ds in self._inputs])
+
+
+class _ZipReader(Reader):
+    """Zip's reader: its position is each input's (`input_0`, `input_1`, ...)."""
+
+    def __init__(self, sources):
+        self._sources = sources
+
+    def __next__(self):
+        parts = [next(source) for source in self._sources]  # (a list: StopIteration ends it)
+        return tuple(v for part in parts for v in part)
+
+    def save(self, state):
+        """Writes each input's position."""
+        for i, source in enumerate(self._sources):
+            source.save(state.child("input_%d" % i))
+
+    def restore(self, state):
+        """Sets each input's position."""
+        for i, source in enumerate(self._sources):
+            source.restore(state.child("input_%d" % i))
 
 
 class Shuffle(Pipeline):
@@ -290,32 +408,105 @@ class Shuffle(Pipeline):
         else:
             self._seed = None
         self._reshuffle = bool(reshuffle_each_iteration)
-        self._epochs = itertools.count()
+        # the number of the next pass over this dataset (each pass, of every iterator,
+        # shuffles in its own order unless reshuffle_each_iteration is False); an iterator's
+        # checkpoint saves it and its restore sets it, as TensorFlow's seed generator's
+        self._next_epoch = 0
         super().__init__(input_dataset.element_spec, inputs=(input_dataset,),
                          tensors=[self._buffer])
 
     def _cardinality(self):
         return self._inputs[0]._cardinality()
 
-    def _generate(self, feed):
-        size = int(feed[id(self._buffer)])
-        if size <= 0:
+    def _reader(self, feed):
+        return _ShuffleReader(self, self._inputs[0]._reader(feed),
+                              int(feed[id(self._buffer)]))
+
+
+class _ShuffleReader(InputReader):
+    """Shuffle's reader: a buffer of `size` elements, one drawn at random for each element
+    read, by a generator seeded from the seed and the pass's number. Saves the generator's
+    state (`rng`), the `buffer`'s elements, whether the input is `exhausted`, the number of
+    the stage's `next_epoch`, and the input's position."""
+
+    def __init__(self, stage, source, size):
+        super().__init__(source)
+        self._stage = stage
+        self._size = size
+        epoch = stage._next_epoch if stage._reshuffle else 0
+        stage._next_epoch += 1
+        self._rng = np.random.default_rng(None if stage._seed is None
+                                          else stage._seed + (epoch,))
+        self._buffer = []
+        self._exhausted = False
+
+    def __next__(self):
+        if self._size <= 0:
             raise errors.InvalidArgumentError("shuffle: buffer_size must be positive, got %d"
-                                              % size, "AnonymousIterator")
-        epoch = next(self._epochs) if self._reshuffle else 0
-        rng = np.random.default_rng(None if self._seed is None else self._seed + (epoch,))
-        buffer: list[tuple] = []
-        for flat in self._inputs[0]._generate(feed):
-            if len(buffer) < size:
+                                              % self._size, "AnonymousIterator")
+        rng, buffer = self._rng, self._buffer
+        while not self._exhausted:
+            try:
+                flat = self._pull()
+            except StopIteration:
+                self._exhausted = True
+                break
+            if len(buffer) < self._size:
                 buffer.append(flat)
                 continue
-            i = int(rng.integers(size))
-            yield buffer[i]
-            buffer[i] = flat
-        while buffer:
-            i = int(rng.integers(len(buffer)))
-            buffer[i], buffer[-1] = buffer[-1], buffer[i]
-            yield buffer.pop()
+            i = int(rng.integers(self._size))
+            out, buffer[i] = buffer[i], flat
+            return out
+        if not buffer:
+            raise StopIteration
+        i = int(rng.integers(len(buffer)))
+        buffer[i], buffer[-1] = buffer[-1], buffer[i]
+        return buffer.pop()
+
+    def save(self, state):
+        """Writes the shuffle's state (see the class) and the input's position."""
+        state.put("rng", _rng_words(self._rng))
+        state.put_elements("buffer", self._buffer)
+        state.put_int("exhausted", int(self._exhausted))
+        state.put_int("next_epoch", self._stage._next_epoch)
+        super().save(state)
+
+    def restore(self, state):
+        """Sets the shuffle's state (see the class) and the input's position."""
+        _set_rng_words(self._rng, state, "rng")
+        self._buffer = state.get_elements(
+            "buffer", flat_specs(self._stage._inputs[0].element_spec), max(self._size, 0))
+        self._exhausted = bool(state.get_int("exhausted", 0, 1))
+        next_epoch = state.get_int("next_epoch")
+        super().restore(state)
+        state.on_success.append(lambda: setattr(self._stage, "_next_epoch", next_epoch))
+
+
+_WORD = (1 << 64) - 1
+
+
+def _rng_words(rng):
+    """A PCG64 generator's state as six uint64 words (state and increment, high word first,
+    then the buffered 32-bit draw and whether it is there)."""
+    saved = rng.bit_generator.state
+    inner = saved["state"]
+    return np.array([inner["state"] >> 64, inner["state"] & _WORD, inner["inc"] >> 64,
+                     inner["inc"] & _WORD, saved["has_uint32"], saved["uinteger"]],
+                    dtype=np.uint64)
+
+
+def _set_rng_words(rng, state, name):
+    """Sets PCG64 generator `rng` to the six words saved as `name` of `state`."""
+    words = state.get(name)
+    if words.dtype != np.uint64 or words.shape != (6,):
+        raise state.fail(name, "is not six uint64 words (a random generator's state)")
+    high, low, inc_high, inc_low, has_uint32, uinteger = (int(w) for w in words)
+    if has_uint32 > 1 or uinteger > 0xFFFFFFFF or not inc_low & 1:
+        raise state.fail(name, "is not a random generator's state")
+    rng.bit_generator.state = {
+        "bit_generator": "PCG64",
+        "state": {"state": high << 64 | low, "inc": inc_high << 64 | inc_low},
+        "has_uint32": has_uint32, "uinteger": uinteger}
 
 
 class Repeat(Pipeline):
@@ -338,17 +529,64 @@ class Repeat(Pipeline):
             return INFINITE_CARDINALITY if n != UNKNOWN_CARDINALITY else UNKNOWN_CARDINALITY
         return UNKNOWN_CARDINALITY if n < 0 else n * count
 
-    def _generate(self, feed):
-        count = int(feed[id(self._count)])
-        epoch = 0
-        while count < 0 or epoch < count:
-            produced = False
-            for flat in self._inputs[0]._generate(feed):
-                produced = True
-                yield flat
-            if not produced:
-                return  # an empty dataset repeated forever is still empty
-            epoch += 1
+    def _reader(self, feed):
+        return _RepeatReader(self._inputs[0], feed, int(feed[id(self._count)]))
+
+
+class _RepeatReader(Reader):
+    """Repeat's reader: a new pass over the input for each epoch, opened as soon as the
+    previous one ends. Saves the `epoch`, whether its pass `produced` an element yet,
+    whether the repeat `ended` (after its last epoch, or an empty pass), and the pass's
+    position (`input`) while it has not ended."""
+
+    def __init__(self, dataset, feed, count):
+        self._dataset = dataset
+        self._feed = feed
+        self._count = count
+        self._epoch = 0
+        self._produced = False
+        self._ended = count == 0
+        self._source = None if self._ended else dataset._reader(feed)
+
+    def __next__(self):
+        while self._source is not None:
+            try:
+                flat = next(self._source)
+            except StopIteration:
+                self._source = None
+                if not self._produced:
+                    self._ended = True  # an empty dataset repeated forever is still empty
+                    break
+                self._epoch += 1
+                self._produced = False
+                if 0 <= self._count <= self._epoch:
+                    self._ended = True
+                    break
+                self._source = self._dataset._reader(self._feed)
+                continue
+            self._produced = True
+            return flat
+        raise StopIteration
+
+    def save(self, state):
+        """Writes the repeat's state (see the class) and the input's position."""
+        state.put_int("epoch", self._epoch)
+        state.put_int("produced", int(self._produced))
+        state.put_int("ended", int(self._ended))
+        if self._source is not None:
+            self._source.save(state.child("input"))
+
+    def restore(self, state):
+        """Sets the repeat's state (see the class) and the input's position."""
+        self._epoch = state.get_int("epoch", 0, None if self._count < 0 else self._count)
+        self._produced = bool(state.get_int("produced", 0, 1))
+        self._ended = bool(state.get_int("ended", 0, 1))
+        if self._ended:
+            self._source = None
+        elif self._source is not None:
+            self._source.restore(state.child("input"))
+        else:
+            raise state.fail("ended", "is 0 for a repeat of no epochs")
 
 
 class Prefetch(Pipeline):
@@ -362,8 +600,8 @@ class Prefetch(Pipeline):
     def _cardinality(self):
         return self._inputs[0]._cardinality()
 
-    def _generate(self, feed):
-        return self._inputs[0]._generate(feed)
+    def _reader(self, feed):
+        return self._inputs[0]._reader(feed)  # the input's elements, the input's position
 
 
 class Concatenate(Pipeline):
@@ -387,9 +625,35 @@ class Concatenate(Pipeline):
             return INFINITE_CARDINALITY
         return UNKNOWN_CARDINALITY if min(a, b) < 0 else a + b
 
-    def _generate(self, feed):
-        for ds in self._inputs:
-            yield from ds._generate(feed)
+    def _reader(self, feed):
+        return _ConcatenateReader([ds._reader(feed) for ds in self._inputs])
+
+
+class _ConcatenateReader(_ZipReader):
+    """Concatenate's reader: saves which input it reads (`current`) and each input's
+    position."""
+
+    def __init__(self, sources):
+        super().__init__(sources)
+        self._current = 0
+
+    def __next__(self):
+        while self._current < len(self._sources):
+            try:
+                return next(self._sources[self._current])
+            except StopIteration:
+                self._current += 1
+        raise StopIteration
+
+    def save(self, state):
+        """Writes `current` and each input's position."""
+        state.put_int("current", self._current)
+        super().save(state)
+
+    def restore(self, state):
+        """Sets `current` and each input's position."""
+        self._current = state.get_int("current", 0, len(self._sources))
+        super().restore(state)
 
 
 # -- padded_batch, unbatch ---------------------------------------------------------------------
@@ -483,8 +747,8 @@ class PaddedBatch(Pipeline):
 
     _cardinality = Batch._cardinality
 
-    def _generate(self, feed):
-        return _batches(self, feed, self._pad)
+    def _reader(self, feed):
+        return _BatchReader(self, feed, self._pad)
 
     def _pad(self, rows):
         out = []
@@ -541,16 +805,58 @@ class Unbatch(Pipeline):
             at += count
         return parts
 
-    def _generate(self, feed):
-        for flat in self._inputs[0]._generate(feed):
-            parts = self._leaves([np.asarray(v) for v in flat])
-            sizes = [_count(kind, a) for kind, a in parts]
-            if any(n != sizes[0] for n in sizes):
-                raise errors.InvalidArgumentError(
-                    "unbatch: the components of an element have different first dimensions: "
-                    "%s" % sizes, "IteratorGetNext")
-            for i in range(sizes[0] if sizes else 0):
-                yield tuple(v for kind, a in parts for v in _row_of(kind, a, i))
+    def _reader(self, feed):
+        return _UnbatchReader(self, self._inputs[0]._reader(feed))
+
+
+class _UnbatchReader(InputReader):
+    """Unbatch's reader: saves the input `element` it splits (none or one), the index of
+    its `next_row`, and the input's position."""
+
+    def __init__(self, stage, source):
+        super().__init__(source)
+        self._stage = stage
+        self._element = None
+        self._parts = []
+        self._rows = 0
+        self._next_row = 0
+
+    def _split(self, flat):
+        parts = self._stage._leaves([np.asarray(v) for v in flat])
+        sizes = [_count(kind, a) for kind, a in parts]
+        if any(n != sizes[0] for n in sizes):
+            raise errors.InvalidArgumentError(
+                "unbatch: the components of an element have different first dimensions: "
+                "%s" % sizes, "IteratorGetNext")
+        self._element, self._parts = flat, parts
+        self._rows, self._next_row = (sizes[0] if sizes else 0), 0
+
+    def __next__(self):
+        while self._element is None or self._next_row >= self._rows:
+            self._element = None
+            self._split(self._pull())
+        i = self._next_row
+        self._next_row = i + 1
+        return tuple(v for kind, a in self._parts for v in _row_of(kind, a, i))
+
+    def save(self, state):
+        """Writes the element split, the next row's index and the input's position."""
+        state.put_elements("element", [] if self._element is None else [self._element])
+        state.put_int("next_row", self._next_row)
+        super().save(state)
+
+    def restore(self, state):
+        """Sets the element split, the next row's index and the input's position."""
+        element = state.get_elements(
+            "element", flat_specs(self._stage._inputs[0].element_spec), 1)
+        if element:
+            try:
+                self._split(element[0])
+            except (errors.InvalidArgumentError, IndexError, ValueError, TypeError):
+                raise state.fail("element", "is not an element this stage can split into "
+                                            "rows") from None
+        self._next_row = state.get_int("next_row", 0, self._rows)
+        super().restore(state)
 
 
 def _count(kind, arrays):
@@ -593,12 +899,37 @@ class TakeWhile(Pipeline):
         super().__init__(input_dataset.element_spec, inputs=(input_dataset,),
                          tensors=self._fn.tensors)
 
-    def _generate(self, feed):
-        captured = [feed[id(t)] for t in self._tensors]
-        for flat in self._inputs[0]._generate(feed):
-            if not self._fn(flat, captured)[0]:
-                return
-            yield flat
+    def _reader(self, feed):
+        return _TakeWhileReader(self, self._inputs[0]._reader(feed),
+                                [feed[id(t)] for t in self._tensors])
+
+
+class _TakeWhileReader(_FunctionReader):
+    """take_while's reader: saves whether it `ended` (the predicate was False once) and the
+    input's position."""
+
+    def __init__(self, stage, source, captured):
+        super().__init__(stage, source, captured)
+        self._ended = False
+
+    def __next__(self):
+        if self._ended:
+            raise StopIteration
+        flat = self._pull()
+        if not self._stage._fn(flat, self._captured)[0]:
+            self._ended = True
+            raise StopIteration
+        return flat
+
+    def save(self, state):
+        """Writes `ended` and the input's position."""
+        state.put_int("ended", int(self._ended))
+        super().save(state)
+
+    def restore(self, state):
+        """Sets `ended` and the input's position."""
+        self._ended = bool(state.get_int("ended", 0, 1))
+        super().restore(state)
 
 
 class Scan(Pipeline):
@@ -637,6 +968,7 @@ class Scan(Pipeline):
                 break
             state_spec = pack(state_spec, relaxed)
         self._fn = fn
+        self._state_spec = state_spec
         self._state_count = len(state_leaves)
         super().__init__(out[1], inputs=(input_dataset,),
                          tensors=list(state_leaves) + fn.tensors)
@@ -644,14 +976,38 @@ class Scan(Pipeline):
     def _cardinality(self):
         return self._inputs[0]._cardinality()
 
-    def _generate(self, feed):
+    def _reader(self, feed):
         k = self._state_count
-        state = tuple(feed[id(t)] for t in self._tensors[:k])
-        captured = [feed[id(t)] for t in self._tensors[k:]]
-        for flat in self._inputs[0]._generate(feed):
-            result = self._fn(state + tuple(flat), captured)
-            state, output = result[:k], result[k:]
-            yield output
+        return _ScanReader(self, self._inputs[0]._reader(feed),
+                           [feed[id(t)] for t in self._tensors[k:]],
+                           tuple(feed[id(t)] for t in self._tensors[:k]))
+
+
+class _ScanReader(_FunctionReader):
+    """scan's reader: saves the scan's `state` and the input's position."""
+
+    def __init__(self, stage, source, captured, state):
+        super().__init__(stage, source, captured)
+        self._state = state
+
+    def __next__(self):
+        k = self._stage._state_count
+        result = self._stage._fn(self._state + tuple(self._pull()), self._captured)
+        self._state = result[:k]
+        return result[k:]
+
+    def save(self, state):
+        """Writes the scan's state and the input's position."""
+        state.put_elements("state", [self._state])
+        super().save(state)
+
+    def restore(self, state):
+        """Sets the scan's state and the input's position."""
+        saved = state.get_elements("state", flat_specs(self._stage._state_spec), 1)
+        if len(saved) != 1:
+            raise state.fail("state/count", "is not 1")
+        self._state = saved[0]
+        super().restore(state)
 
 
 
@@ -827,8 +1183,8 @@ class RaggedBatch(Pipeline):
 
     _cardinality = Batch._cardinality
 
-    def _generate(self, feed):
-        return _batches(self, feed, self._batch)
+    def _reader(self, feed):
+        return _BatchReader(self, feed, self._batch)
 
     def _batch(self, rows):
         out = []

@@ -232,3 +232,50 @@ def test_changing_a_global_alone_does_not_create_a_new_trace():
     state["scale"] = 10
     assert f(tf.constant(3)).numpy() == 6
     assert f.experimental_get_tracing_count() == 1
+
+
+def test_objects_giving_a_trace_type_share_a_trace_per_type(capsys):
+    # The guide's TraceType example: fruits of one kind share a trace, whatever the instance.
+    @tf.function
+    def get_mixed_flavor(fruit_a, fruit_b):
+        print("Tracing", type(fruit_a).__name__, type(fruit_b).__name__)
+        return fruit_a.flavor + fruit_b.flavor
+
+    class FruitTraceType(tf.types.experimental.TraceType):
+        def __init__(self, fruit):
+            self.fruit_type = type(fruit)
+            self.fruit_value = fruit
+
+        def is_subtype_of(self, other):
+            return type(other) is FruitTraceType and self.fruit_type is other.fruit_type
+
+        def most_specific_common_supertype(self, others):
+            return self if all(self == other for other in others) else None
+
+        def placeholder_value(self, placeholder_context=None):
+            return self.fruit_value
+
+        def __eq__(self, other):
+            return type(other) is FruitTraceType and self.fruit_type == other.fruit_type
+
+        def __hash__(self):
+            return hash(self.fruit_type)
+
+    class Fruit:
+        def __tf_tracing_type__(self, context):
+            return FruitTraceType(self)
+
+    class Apple(Fruit):
+        flavor = tf.constant([1, 2])
+
+    class Mango(Fruit):
+        flavor = tf.constant([3, 4])
+
+    assert isinstance(Apple(), tf.types.experimental.SupportsTracingProtocol)
+    assert get_mixed_flavor(Apple(), Mango()).numpy().tolist() == [4, 6]
+    assert get_mixed_flavor(Apple(), Mango()).numpy().tolist() == [4, 6]  # reuses the trace
+    assert get_mixed_flavor(Mango(), Mango()).numpy().tolist() == [6, 8]
+    assert get_mixed_flavor.experimental_get_tracing_count() == 2
+    assert capsys.readouterr().out == "Tracing Apple Mango\nTracing Mango Mango\n"
+    assert "<locals>.FruitTraceType object at 0x" in \
+        get_mixed_flavor.pretty_printed_concrete_signatures()

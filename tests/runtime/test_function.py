@@ -7,12 +7,13 @@ import gc
 import inspect
 import threading
 import time
+import traceback
 import weakref
 
 import numpy as np
 import pytest
 
-from runtime import context, dtypes, errors, signature, variables
+from runtime import context, dtypes, errors, signature, trace_type, variables
 from runtime import signature as signature_lib
 from runtime.function import ConcreteFunction, function
 from runtime.ops import array_ops, math_ops, py_function_ops, reduction_ops
@@ -230,6 +231,118 @@ def test_other_objects_are_keyed_by_identity():
     assert f.experimental_get_tracing_count() == 1
     assert f(b, array_ops.constant(1)).numpy() == 2
     assert f.experimental_get_tracing_count() == 2
+
+
+class Width(trace_type.TraceType):
+    """A width, or any width (None): a trace for any width serves every width."""
+
+    def __init__(self, value):
+        self.value = value
+
+    def is_subtype_of(self, other):
+        return type(other) is Width and other.value in (None, self.value)
+
+    def most_specific_common_supertype(self, others):
+        if not all(type(o) is Width for o in others):
+            return None
+        return self if all(o.value == self.value for o in others) else Width(None)
+
+    def placeholder_value(self, placeholder_context):
+        return Sized(self.value)
+
+    def __eq__(self, other):
+        return type(other) is Width and other.value == self.value
+
+    def __hash__(self):
+        return hash(self.value)
+
+    def __repr__(self):
+        return "Width(%r)" % (self.value,)
+
+
+class Sized:
+    def __init__(self, width):
+        self.width = width
+
+    def __tf_tracing_type__(self, context):
+        return Width(self.width)
+
+
+def test_objects_with_a_tracing_type_are_keyed_by_it():
+    seen = []
+
+    @function
+    def f(sized, x):
+        seen.append(sized.width)
+        return x * (1 if sized.width is None else sized.width)
+
+    assert f(Sized(2), array_ops.constant(3)).numpy() == 6
+    assert f(Sized(2), array_ops.constant(4)).numpy() == 8  # another instance, equal type
+    assert f.experimental_get_tracing_count() == 1
+    assert f(Sized(5), array_ops.constant(1)).numpy() == 5
+    assert f.experimental_get_tracing_count() == 2
+    assert seen == [2, 5]  # the trace sees the trace type's placeholder value
+
+
+def test_a_call_runs_a_trace_whose_tracing_type_its_own_is_a_subtype_of():
+    @function
+    def f(sized, x):
+        return x + (0 if sized.width is None else sized.width)
+
+    concrete = f.get_concrete_function(Sized(None), array_ops.constant(1))
+    assert f(Sized(7), array_ops.constant(1)).numpy() == 1  # Width(7) fits Width(None)
+    assert f(Sized(8), array_ops.constant(1)).numpy() == 1
+    assert f.experimental_get_tracing_count() == 1
+    assert concrete(Sized(3), array_ops.constant(2)).numpy() == 2
+
+
+def test_reduce_retracing_traces_the_common_supertype_of_tracing_types():
+    @function(reduce_retracing=True)
+    def f(sized):
+        return array_ops.constant(-1 if sized.width is None else sized.width)
+
+    assert f(Sized(2)).numpy() == 2
+    assert f(Sized(3)).numpy() == -1  # traced for Width(None), the common supertype
+    assert f(Sized(4)).numpy() == -1  # which serves every later width
+    assert f.experimental_get_tracing_count() == 2
+    assert "`sized`: an object of trace type Width(2) -> an object of trace type Width(None)" \
+        in f.tracing_history()[1].reasons
+
+
+def test_a_concrete_function_refuses_an_object_whose_tracing_type_does_not_fit():
+    @function
+    def f(sized):
+        return array_ops.constant(sized.width)
+
+    concrete = f.get_concrete_function(Sized(2))
+    assert concrete(Sized(2)).numpy() == 2
+    with pytest.raises(TypeError, match="trace type Width.2. but was called with"):
+        concrete(Sized(3))
+    with pytest.raises(TypeError, match="trace type"):
+        concrete(object())
+
+
+def test_a_tracing_type_method_must_return_a_trace_type():
+    class Bad:
+        def __tf_tracing_type__(self, context):
+            return 3
+
+    with pytest.raises(TypeError, match="Bad.__tf_tracing_type__ returned 3, not a "):
+        function(lambda b: array_ops.constant(1))(Bad())
+
+
+def test_a_trace_type_whose_values_carry_tensors_is_refused_when_traced():
+    class Carrying(Width):
+        def flatten(self):
+            return [signature_lib.TensorSpec([], dtypes.float32)]
+
+    class Holder:
+        def __tf_tracing_type__(self, context):
+            return Carrying(1)
+
+    with pytest.raises(NotImplementedError, match="argument 'h': its trace type Carrying "
+                       "carries tensors"):
+        function(lambda h: array_ops.constant(1))(Holder())
 
 
 def test_object_attributes_are_read_at_trace_time():
@@ -981,6 +1094,45 @@ def test_inner_function_side_effects_run_on_every_outer_call():
     assert outer().numpy() == 2
     assert outer().numpy() == 4
     assert v.numpy() == 4
+
+
+def test_a_function_calling_itself_with_the_same_key_while_traced_raises_staging_error():
+    @function
+    def forever(x):
+        return forever(x - 1)  # the recursive call
+
+    with pytest.raises(errors.StagingError) as info:
+        forever(array_ops.constant(3))
+    message = str(info.value)
+    assert "forever (defined at %s:" % __file__ in message
+    assert "calls itself while it is being traced" in message
+    assert "`x`: int32 tensor of shape ()" in message
+    assert "return forever(x - 1)  # the recursive call" in message
+    assert not isinstance(info.value, RecursionError)
+    # one recursive call, not a thousand: the traceback stays short
+    assert len(traceback.extract_tb(info.value.__traceback__)) < 20
+    assert forever.experimental_get_tracing_count() == 0
+    # the failed trace left nothing behind: the next call fails the same way
+    with pytest.raises(errors.StagingError):
+        forever(array_ops.constant(3))
+
+
+def test_a_function_with_an_input_signature_calling_itself_raises_staging_error():
+    @function(input_signature=[signature_lib.TensorSpec([], dtypes.float32)])
+    def forever(x):
+        return forever(x + 1.0)
+
+    with pytest.raises(errors.StagingError, match="`x`: float32 tensor of shape"):
+        forever(array_ops.constant(1.0))
+
+
+def test_a_function_recursing_on_python_values_traces_once_per_value():
+    @function
+    def power(x, n):
+        return x if n == 1 else x * power(x, n - 1)
+
+    assert power(array_ops.constant(2), 5).numpy() == 32
+    assert power.experimental_get_tracing_count() == 5
 
 
 # -- Python side effects and tracing-time semantics ---------------------------------------------

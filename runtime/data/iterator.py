@@ -17,6 +17,7 @@ condition asks `IteratorHasNext` (only while the lowered break/return flags allo
 
 import dis
 import sys
+from typing import Any
 
 import numpy as np
 
@@ -132,7 +133,7 @@ class Iterator:
     def _checkpoint_state(self):
         """The iterator's position, by checkpoint attribute name: every stage's state, as
         arrays (FailedPreconditionError when a stage keeps its position in Python)."""
-        values = {}
+        values: dict[str, Any] = {}
         self._eager_cursor().save(readers.StateWriter(values, ITERATOR_STATE + "/"))
         return values
 
@@ -141,6 +142,7 @@ class Iterator:
         a new pass over the dataset, each stage set to its saved state. Nothing changes
         when the values do not fit the dataset (DataLossError, naming the value)."""
         self._eager_cursor()
+        assert self._dataset is not None  # (an iterator with a cursor keeps its dataset)
         cursor = self._dataset._open_eager()
         state = readers.StateReader(values, where)
         cursor.restore(state.child(ITERATOR_STATE), self._flat)

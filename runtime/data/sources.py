@@ -7,6 +7,7 @@ in Python, and cannot be saved.
 """
 
 import os
+from typing import Any
 
 import numpy as np
 
@@ -95,13 +96,15 @@ class _SliceReader(Reader):
     def __init__(self, stage, feed):
         self._stage = stage
         self._feed = feed
-        self._groups = None
+        self._groups: list[Any] = []
+        self._opened = False
         self._count = 0
         self._index = 0
 
     def _open(self):
-        if self._groups is None:
+        if not self._opened:
             self._groups, self._count = self._stage._groups(self._feed)
+            self._opened = True
 
     def __next__(self):
         self._open()
@@ -231,8 +234,8 @@ class Range(Pipeline):
         return max(0, -((start - stop) // step))  # len(range(...)) without building it
 
     def _reader(self, feed):
-        return _RangeReader(*(int(feed[id(t)]) for t in self._tensors),
-                            make=self._dtype.np_dtype.type)
+        start, stop, step = (int(feed[id(t)]) for t in self._tensors)
+        return _RangeReader(start, stop, step, make=self._dtype.np_dtype.type)
 
 
 class _RangeReader(Reader):

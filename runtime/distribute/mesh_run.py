@@ -26,6 +26,7 @@ first, so that all of them run the program or none does.
 """
 
 import zlib
+from typing import Any
 
 import numpy as np
 
@@ -205,8 +206,10 @@ class MeshStep:
             return None
         count = self._strategy._local_replicas
         leaves = nest.flatten((args, kwargs), expand_composites=False)
-        feeds, signature = [], []
+        feeds: list[Any] = []
+        signature: list[tuple[Any, Any]] | None = []
         for leaf in leaves:
+            assert signature is not None
             stack = mesh_values.stacked_of(leaf, count)
             if stack is not None:
                 feeds.append(stack)
@@ -222,7 +225,7 @@ class MeshStep:
                 break
             feeds.append((arrays, parts[0].dtype))
             signature.append((parts[0].dtype, arrays[0].shape))
-        if not _agreed(self._strategy, signature):
+        if not _agreed(self._strategy, signature) or signature is None:
             return None
         template = _Template(nest.map_structure(lambda _: 0, (args, kwargs),
                                                 expand_composites=False)

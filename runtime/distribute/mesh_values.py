@@ -162,8 +162,9 @@ class StackedPerReplica(values_lib.PerReplica):
         """The stacked value (a Stacked, a tensor or a TensorSpec)."""
         return self._stacked
 
+    # (the base stores its parts; these rows are made on first read)
     @property
-    def _values(self):
+    def _values(self):  # type: ignore[override]
         if self._parts is None:
             self._parts = tuple(self._rows())
         return self._parts

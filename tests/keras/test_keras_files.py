@@ -180,7 +180,7 @@ def test_files_that_are_not_keras_files_are_clear_errors(tmp_path):
         keras.models.load_model(tmp_path / "empty.keras")
     with pytest.raises(ValueError, match="File format not supported.*legacy .h5"):
         keras.models.load_model(tmp_path / "m.h5")
-    with pytest.raises(FileNotFoundError, match="File not found"):
+    with pytest.raises(ValueError, match="File not found"):
         keras.models.load_model(tmp_path / "missing.keras")
 
 

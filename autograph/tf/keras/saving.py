@@ -487,8 +487,8 @@ def load_model(filepath: str | os.PathLike[str], custom_objects: dict[str, _Any]
         fd = _untrusted_files.open_regular(str(path))
     except _untrusted_files.RefusedFile as refused:
         if refused.missing:
-            raise FileNotFoundError("File not found: filepath=%s. Please ensure the file is "
-                                    "an accessible `.keras` zip file." % path) from None
+            raise ValueError("File not found: filepath=%s. Please ensure the file is an "
+                             "accessible `.keras` zip file." % path) from None
         raise ValueError("%s is not a .keras file: it %s" % (path, refused.reason)) from None
     h5py = _h5py("Loading")
     try:

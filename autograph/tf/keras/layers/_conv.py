@@ -133,6 +133,21 @@ class AveragePooling2D(_Pooling2D):
     _op = staticmethod(_conv.avg_pool2d)
 
 
+class GlobalAveragePooling1D(Layer):
+    """The mean over steps: `(batch, steps, features)` -> `(batch, features)` (or
+    `(batch, 1, features)` with `keepdims=True`)."""
+
+    def __init__(self, data_format=None, keepdims=False, **kwargs):
+        super().__init__(**kwargs)
+        _channels_last(data_format)
+        self.keepdims = keepdims
+
+    def call(self, inputs):
+        """The mean of `inputs` over axis 1."""
+        return _reduce.reduce_mean(_tensors.as_tensor(inputs, self.dtype), axis=1,
+                                   keepdims=self.keepdims)
+
+
 class GlobalAveragePooling2D(Layer):
     """The mean over height and width: `(batch, h, w, c)` -> `(batch, c)` (or
     `(batch, 1, 1, c)` with `keepdims=True`)."""

@@ -1,12 +1,15 @@
 """Keras's core layers: Dense, Activation, Flatten, Reshape, Dropout, Embedding, and the
 merging layers Concatenate and Add."""
 
+import inspect
+
 import numpy as np
 
 from autograph.tf.keras import _tensors
 from autograph.tf.keras import activations as _activations
 from autograph.tf.keras._symbolic import set_operator_layer
 from autograph.tf.keras.layers._layer import Layer, _unique_name
+from runtime import nest
 from runtime.ops import array_ops as _array
 from runtime.ops import linalg_ops as _linalg
 from runtime.ops import manipulation_ops as _manip
@@ -69,6 +72,40 @@ class Activation(Layer):
     def call(self, inputs):
         """`activation(inputs)`."""
         return self.activation(_tensors.as_tensor(inputs, self.dtype))
+
+
+class Lambda(Layer):
+    """Wraps a function of the inputs as a layer: `Lambda(lambda x: x ** 2)`. It holds no
+    weights; `arguments` are passed to the function by keyword."""
+
+    def __init__(self, function, output_shape=None, mask=None, arguments=None, **kwargs):
+        super().__init__(**kwargs)
+        if not callable(function):
+            raise ValueError("Argument `function` of Lambda must be callable. Received: "
+                             "function=%r" % (function,))
+        if mask is not None:
+            raise NotImplementedError("Lambda(mask=...) is not supported: this Keras "
+                                      "propagates no masks")
+        self.function = function
+        self.output_shape = output_shape
+        self.arguments = dict(arguments or {})
+
+    def call(self, inputs, training=None):
+        """`function(inputs, **arguments)` (and `training=` when it takes it)."""
+        arguments = dict(self.arguments)
+        if _accepts_argument(self.function, "training"):
+            arguments["training"] = training
+        # Keras gives the function tensors, never the numpy arrays it was called on
+        inputs = nest.map_structure(
+            lambda x: _tensors.as_tensor(x, None) if isinstance(x, np.ndarray) else x, inputs)
+        return self.function(inputs, **arguments)
+
+
+def _accepts_argument(function, name):
+    try:
+        return name in inspect.signature(function).parameters
+    except (TypeError, ValueError):
+        return False
 
 
 class Flatten(Layer):
@@ -157,6 +194,10 @@ class Embedding(Layer):
         self.input_dim = input_dim
         self.output_dim = output_dim
         self.embeddings_initializer = embeddings_initializer
+        if mask_zero:
+            # a mask ignored would give the layers after it wrong values
+            raise NotImplementedError("Embedding(mask_zero=True) is not supported: this Keras "
+                                      "propagates no masks to the layers that follow")
         self.mask_zero = mask_zero
 
     def build(self, input_shape=None):
@@ -205,6 +246,8 @@ class Add(Layer):
 class TensorOperator(Layer):
     """Applies one tensor operator (`+`, `*`, ...) to its operands: what `x * 2.0` on a
     Keras tensor records in a functional model."""
+
+    _allow_non_tensor_positional_args = True  # `x * 2.0`: the operand may be a number
 
     def __init__(self, operator_name, compute, **kwargs):
         super().__init__(name=kwargs.pop("name", None) or _unique_name(operator_name),

@@ -19,6 +19,8 @@ import inspect
 import itertools
 import re
 
+import numpy as np
+
 from autograph.converted_call import converted_call
 from autograph.tf.keras import _symbolic, _tensors
 from autograph.tf.keras import initializers as _initializers
@@ -27,10 +29,13 @@ from runtime import context as _context
 from runtime import module as _module
 from runtime import nest
 from runtime import scopes as _scopes
+from runtime.composite.base import CompositeTensor
 from runtime.shape import TensorShape
+from runtime.tensor import is_tensor as _is_tensor
 from runtime.variables import Variable
 
 _NAME_COUNTS: dict = {}
+_POSITIONAL_TYPES = (np.ndarray, Variable, CompositeTensor, _symbolic.KerasTensor)
 # attributes whose values a layer does not track: its own bookkeeping, and a link back
 # to an enclosing object
 _UNTRACKED = frozenset(["_outer", "_layers", "_weights", "_inbound_nodes"])
@@ -52,6 +57,9 @@ def _unique_name(base):
 class Layer(_module.Module):
     """The base class of Keras layers: `build(input_shape)` on the first call makes the
     weights (`add_weight`), `call(inputs, training=None)` computes the output."""
+
+    # Keras's switch for a layer whose positional arguments may be numbers (an operator's)
+    _allow_non_tensor_positional_args = False
 
     def __init__(self, trainable=True, name=None, dtype=None, **kwargs):
         unknown = set(kwargs) - {"input_shape", "input_dim", "batch_input_shape"}
@@ -183,6 +191,8 @@ class Layer(_module.Module):
         return inputs
 
     def __call__(self, inputs, *args, **kwargs):
+        if not self._allow_non_tensor_positional_args:
+            _check_positional_tensors((inputs,) + args)
         if _symbolic.any_symbolic((inputs, args, kwargs)):
             # the functional API: record the call on Keras tensors, compute no values
             return _symbolic.call_symbolically(self, inputs, args, kwargs)
@@ -212,6 +222,17 @@ class Layer(_module.Module):
     def get_config(self):
         """The layer's constructor arguments, as a dict."""
         return {"name": self.name, "trainable": self.trainable, "dtype": self.dtype}
+
+
+def _check_positional_tensors(positional):
+    """Keras's rule: what a layer is given positionally is tensors (or arrays, or None);
+    a number or string there (`layer([[2.0, 2.0]])`) must be passed by keyword."""
+    for leaf in nest.flatten(positional, expand_composites=False):
+        if leaf is None or isinstance(leaf, _POSITIONAL_TYPES) or _is_tensor(leaf):
+            continue
+        raise ValueError("Only input tensors may be passed as positional arguments. The "
+                         "following argument value should be passed as a keyword argument: "
+                         "%s (of type %s)" % (leaf, type(leaf)))
 
 
 def _accepts(method, argument):

@@ -24,7 +24,7 @@ import numpy as np
 
 import autograph as _autograph
 from autograph.converted_call import converted_call
-from autograph.tf.keras import _compile, _data, _summary, _symbolic
+from autograph.tf.keras import _compile, _data, _summary, _symbolic, _tensors
 from autograph.tf.keras import callbacks as _callbacks
 from autograph.tf.keras import metrics as _metrics
 from autograph.tf.keras.layers._layer import Layer, _input_shape
@@ -35,6 +35,7 @@ from runtime.checkpoint.reader import list_variables
 from runtime.gradients import GradientTape
 from runtime.ops import array_ops as _array
 from runtime.ops import math_ops as _math
+from runtime.ops import reduction_ops as _reduce
 from runtime.signature import TensorSpec
 
 _FUNCTIONAL: list[type[Model]] = []  # the functional model class (_functional.py)
@@ -84,6 +85,7 @@ class Model(Layer):
         self.compiled_loss: _compile.CompiledLoss | None = None
         self.compiled_metrics: _compile.CompiledMetrics | None = None
         self._loss_tracker: _metrics.Mean | None = None
+        self._built_for_data = False
         self._compile_config: dict[str, Any] | None = None
         self.compiled = False
         self.run_eagerly = False
@@ -162,16 +164,15 @@ class Model(Layer):
                 steps_per_execution: int = 1, jit_compile: Any = "auto",
                 auto_scale_loss: bool = True) -> None:
         """Set the optimizer, the loss (one, or one per output as a list or a dict by
-        output name), its `loss_weights` and the metrics for `fit` and `evaluate`."""
-        if weighted_metrics:
-            raise NotImplementedError("compile(weighted_metrics=...) is not supported; "
-                                      "pass the metrics as `metrics`")
+        output name), its `loss_weights` and the metrics for `fit` and `evaluate`:
+        `metrics` ignore sample weights, `weighted_metrics` apply them."""
         self.optimizer = _compile.get_optimizer(optimizer)
         self.loss = loss
         self._compile_config = {"loss": loss, "loss_weights": loss_weights,
-                                "metrics": metrics}
+                                "metrics": metrics, "weighted_metrics": weighted_metrics}
         self.compiled_loss = None
-        self.compiled_metrics = None
+        self.compiled_metrics = _compile.CompiledMetrics(metrics, weighted_metrics)
+        self._built_for_data = False
         self._loss_tracker = _metrics.Mean(name="loss")
         self.run_eagerly = bool(run_eagerly)
         self.train_function = self.test_function = self.predict_function = None
@@ -184,7 +185,7 @@ class Model(Layer):
     def _build_for(self, batch: tuple[Any, ...]) -> None:
         """Build the model, the compiled loss and metrics and the optimizer's slots from
         a first batch, eagerly, before any step is traced."""
-        if self.compiled_metrics is not None:
+        if self._built_for_data:
             return
         x, y, _ = _data.unpack(batch)
         config = self._compile_config or {}
@@ -196,30 +197,31 @@ class Model(Layer):
         if config.get("loss") is not None:
             self.compiled_loss = _compile.CompiledLoss(config["loss"], config["loss_weights"],
                                                        names)
-        metrics = _compile.CompiledMetrics(config.get("metrics"), names)
-        if y is not None:
-            metrics.build(y, y_pred)
-        self.compiled_metrics = metrics
+        if y is not None and self.compiled_metrics is not None:
+            self.compiled_metrics.build(y, y_pred, names)
+        self._built_for_data = True
         if self.optimizer is not None and not self.optimizer.built and \
                 self.trainable_variables:
             self.optimizer.build(self.trainable_variables)
 
     @property
     def metrics(self) -> list[Any]:
-        """The loss tracker, each output's loss tracker, then the compiled metrics."""
+        """Keras's order: the loss tracker, the compiled metrics (one object named
+        "compile_metrics", when `compile` was given any), each output's loss tracker."""
         found: list[Any] = []
         if self._loss_tracker is not None:
             found.append(self._loss_tracker)
+        if self.compiled_metrics is not None and self.compiled_metrics.given:
+            found.append(self.compiled_metrics)
         if self.compiled_loss is not None:
             found.extend(self.compiled_loss.trackers)
-        if self.compiled_metrics is not None:
-            found.extend(metric for _, metric in self.compiled_metrics.metrics)
         return found
 
     @property
     def metrics_names(self) -> list[str]:
-        """The names of `metrics`, as they appear in the logs."""
-        return [_compile.log_name(metric) for metric in self.metrics]
+        """The names of `metrics`: `['loss', 'compile_metrics']` for a model compiled
+        with metrics, as Keras 3 names them."""
+        return [metric.name for metric in self.metrics]
 
     def reset_metrics(self) -> None:
         """Reset the state of every metric."""
@@ -230,21 +232,42 @@ class Model(Layer):
 
     def compute_loss(self, x: Any = None, y: Any = None, y_pred: Any = None,
                      sample_weight: Any = None, training: bool = True) -> Any:
-        """The compiled loss of a batch (the sum over outputs, weighted)."""
-        if self.compiled_loss is None:
+        """The compiled loss of a batch (the sum over outputs, weighted) plus the sum of
+        each of `losses` (what `add_loss` added in the forward pass, and the weights'
+        regularization penalties), as Keras adds them."""
+        losses = []
+        if self.compiled_loss is not None and y is not None:
+            losses.append(self.compiled_loss(y, y_pred, sample_weight))
+        for extra in self.losses:
+            extra = _tensors.as_tensor(extra, None)
+            if not extra.dtype.is_floating:
+                extra = _math.cast(extra, "float32")
+            losses.append(_reduce.reduce_sum(extra))
+        if not losses:
             raise ValueError("No loss to compute. Provide a `loss` argument in `compile()`.")
-        return self.compiled_loss(y, y_pred, sample_weight)
+        total = losses[0]
+        for extra in losses[1:]:
+            total = total + extra
+        return total
 
     def compute_metrics(self, x: Any, y: Any, y_pred: Any,
                         sample_weight: Any = None) -> dict[str, Any]:
         """Update the compiled metrics from a batch; their results by log name."""
-        if self.compiled_metrics is not None and y is not None:
+        if self.compiled_metrics is not None and self.compiled_metrics.built and \
+                y is not None:
             self.compiled_metrics.update_state(y, y_pred, sample_weight)
         return self.get_metrics_result()
 
     def get_metrics_result(self) -> dict[str, Any]:
-        """Every metric's current result, by log name, sorted by name."""
-        results = {_compile.log_name(metric): metric.result() for metric in self.metrics}
+        """Every metric's current result, by log name (the compiled metrics each under
+        its own), sorted by name."""
+        results: dict[str, Any] = {}
+        for metric in self.metrics:
+            if isinstance(metric, _compile.CompiledMetrics):
+                if metric.built:
+                    results.update(metric.result())
+            else:
+                results[metric.name] = metric.result()
         return dict(sorted(results.items()))
 
     def train_step(self, data: Any) -> dict[str, Any]:
@@ -265,7 +288,7 @@ class Model(Layer):
         """One evaluation step on a batch: forward pass, loss, metrics."""
         x, y, sample_weight = _data.unpack(data)
         y_pred = self(x, training=False)
-        if self.compiled_loss is not None and y is not None:
+        if (self.compiled_loss is not None and y is not None) or self.losses:
             self._track_loss(self.compute_loss(x, y, y_pred, sample_weight, training=False),
                              y_pred)
         return self.compute_metrics(x, y, y_pred, sample_weight)
@@ -410,7 +433,16 @@ class Model(Layer):
         return logs if return_dict else self._in_metric_order(logs)
 
     def _in_metric_order(self, logs: dict[str, Any]) -> Any:
-        values = [logs[name] for name in self.metrics_names if name in logs]
+        """`evaluate`'s list, in Keras's order: the logs named by `metrics` (a compiled
+        metric by its own name, so a name may come twice), then the others by name."""
+        names: list[str] = []
+        for metric in self.metrics:
+            if isinstance(metric, _compile.CompiledMetrics):
+                names.extend(sub.name for sub in metric.metrics)
+            else:
+                names.append(metric.name)
+        values = [logs[name] for name in names if name in logs]
+        values.extend(logs[name] for name in sorted(logs) if name not in names)
         return values[0] if len(values) == 1 else values
 
     def predict(self, x: Any, batch_size: int | None = None, verbose: Any = "auto",

@@ -41,6 +41,7 @@ from autograph.tf.keras import initializers as _initializers
 from autograph.tf.keras import layers as _layers
 from autograph.tf.keras import losses as _losses
 from autograph.tf.keras import optimizers as _optimizers
+from autograph.tf.keras import regularizers as _regularizers
 from autograph.tf.keras._model import Model as _Model
 from autograph.tf.keras._symbolic import KerasTensor as _KerasTensor
 from autograph.tf.keras.layers import _core as _layers_core
@@ -177,6 +178,9 @@ def serialize_keras_object(obj: _Any) -> _Any:
         return obj.__name__
     if isinstance(obj, _initializers.Initializer):
         return _entry("keras.initializers", type(obj).__name__, obj.get_config())
+    if isinstance(obj, _regularizers.Regularizer) and \
+            type(obj).__module__ == _regularizers.__name__:
+        return _entry("keras.regularizers", type(obj).__name__, obj.get_config())
     if isinstance(obj, _optimizers.Optimizer):
         return _entry("keras.optimizers", type(obj).__name__, _optimizer_config(obj))
     if isinstance(obj, _losses.Loss) and type(obj).__module__ == _losses.__name__:
@@ -354,7 +358,8 @@ def _compile_config(model: _Model) -> dict[str, _Any] | None:
             "loss": serialize_keras_object(given.get("loss")),
             "loss_weights": serialize_keras_object(given.get("loss_weights")),
             "metrics": serialize_keras_object(given.get("metrics")),
-            "weighted_metrics": None, "run_eagerly": bool(model.run_eagerly),
+            "weighted_metrics": serialize_keras_object(given.get("weighted_metrics")),
+            "run_eagerly": bool(model.run_eagerly),
             "steps_per_execution": 1, "jit_compile": False}
 
 
@@ -723,6 +728,8 @@ class _Loader:
             "loss": self.value(config.get("loss"), "the loss"),
             "loss_weights": config.get("loss_weights"),
             "metrics": self.value(config.get("metrics"), "the metrics"),
+            "weighted_metrics": self.value(config.get("weighted_metrics"),
+                                           "the weighted metrics"),
         }
         return arguments
 
@@ -746,7 +753,8 @@ def _library_class(module: str, class_name: str) -> _Any:
         return _functional.Functional
     namespaces = {"keras.layers": _layers, "keras.initializers": _initializers,
                   "keras.optimizers": _optimizers, "keras.losses": _losses,
-                  "keras.optimizers.schedules": _schedules}
+                  "keras.optimizers.schedules": _schedules,
+                  "keras.regularizers": _regularizers}
     namespace = namespaces.get(module)
     if namespace is None:
         return None

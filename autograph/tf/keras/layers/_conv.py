@@ -3,6 +3,7 @@ AveragePooling2D, GlobalAveragePooling2D; they call tf.nn's conv and pool ops.""
 
 from autograph.tf.keras import _tensors
 from autograph.tf.keras import activations as _activations
+from autograph.tf.keras import regularizers as _regularizers
 from autograph.tf.keras.layers._layer import Layer
 from runtime.ops import conv_ops as _conv
 from runtime.ops import layout_ops as _layout
@@ -38,8 +39,10 @@ class _Conv(Layer):
 
     def __init__(self, filters, kernel_size, strides=1, padding="valid", data_format=None,
                  dilation_rate=1, groups=1, activation=None, use_bias=True,
-                 kernel_initializer="glorot_uniform", bias_initializer="zeros", **kwargs):
-        super().__init__(**kwargs)
+                 kernel_initializer="glorot_uniform", bias_initializer="zeros",
+                 kernel_regularizer=None, bias_regularizer=None, activity_regularizer=None,
+                 **kwargs):
+        super().__init__(activity_regularizer=activity_regularizer, **kwargs)
         _channels_last(data_format)
         if groups != 1:
             raise ValueError("Only groups=1 is supported. Received: groups=%r" % (groups,))
@@ -53,6 +56,8 @@ class _Conv(Layer):
         self.use_bias = use_bias
         self.kernel_initializer = kernel_initializer
         self.bias_initializer = bias_initializer
+        self.kernel_regularizer = _regularizers.get(kernel_regularizer)
+        self.bias_regularizer = _regularizers.get(bias_regularizer)
 
     def build(self, input_shape):
         """Make `kernel` (`kernel_size + (in_channels, filters)`) and `bias`."""
@@ -62,8 +67,10 @@ class _Conv(Layer):
                              "ndim=%d with a known channel dimension, found shape %s"
                              % (self.name, self.rank + 2, input_shape))
         self.kernel = self.add_weight(self.kernel_size + (int(channels), self.filters),
-                                      self.kernel_initializer, name="kernel")
-        self.bias = (self.add_weight((self.filters,), self.bias_initializer, name="bias")
+                                      self.kernel_initializer, name="kernel",
+                                      regularizer=self.kernel_regularizer)
+        self.bias = (self.add_weight((self.filters,), self.bias_initializer, name="bias",
+                                     regularizer=self.bias_regularizer)
                      if self.use_bias else None)
         self.built = True
 

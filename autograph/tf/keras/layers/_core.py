@@ -7,6 +7,7 @@ import numpy as np
 
 from autograph.tf.keras import _tensors
 from autograph.tf.keras import activations as _activations
+from autograph.tf.keras import regularizers as _regularizers
 from autograph.tf.keras._symbolic import set_operator_layer
 from autograph.tf.keras.layers._layer import Layer, _unique_name
 from runtime import nest
@@ -31,8 +32,10 @@ class Dense(Layer):
     applied along the last axis of inputs of any rank."""
 
     def __init__(self, units, activation=None, use_bias=True,
-                 kernel_initializer="glorot_uniform", bias_initializer="zeros", **kwargs):
-        super().__init__(**kwargs)
+                 kernel_initializer="glorot_uniform", bias_initializer="zeros",
+                 kernel_regularizer=None, bias_regularizer=None, activity_regularizer=None,
+                 **kwargs):
+        super().__init__(activity_regularizer=activity_regularizer, **kwargs)
         if not isinstance(units, int) or units <= 0:
             raise ValueError("Received an invalid value for `units`, expected a positive "
                              "integer. Received: units=%r" % (units,))
@@ -41,12 +44,16 @@ class Dense(Layer):
         self.use_bias = use_bias
         self.kernel_initializer = kernel_initializer
         self.bias_initializer = bias_initializer
+        self.kernel_regularizer = _regularizers.get(kernel_regularizer)
+        self.bias_regularizer = _regularizers.get(bias_regularizer)
 
     def build(self, input_shape):
         """Make `kernel` (and `bias`) for the inputs' last dimension."""
         self.kernel = self.add_weight((_last_dim(input_shape, self.name), self.units),
-                                      self.kernel_initializer, name="kernel")
-        self.bias = (self.add_weight((self.units,), self.bias_initializer, name="bias")
+                                      self.kernel_initializer, name="kernel",
+                                      regularizer=self.kernel_regularizer)
+        self.bias = (self.add_weight((self.units,), self.bias_initializer, name="bias",
+                                     regularizer=self.bias_regularizer)
                      if self.use_bias else None)
         self.built = True
 

@@ -295,9 +295,11 @@ def _sequential_input_shape(model: _Any) -> _Any:
 
 
 def _functional_entry(model: _Any) -> dict[str, _Any]:
-    if isinstance(model._inputs_struct, dict) or isinstance(model._outputs_struct, dict):
-        raise NotImplementedError("Saving a functional model with dict inputs or outputs "
-                                  "is not supported")
+    for struct in (model._inputs_struct, model._outputs_struct):
+        if isinstance(struct, dict) and not all(isinstance(value, _KerasTensor)
+                                                for value in struct.values()):
+            raise NotImplementedError("Saving a functional model whose inputs or outputs "
+                                      "are a dict of nested structures is not supported")
     in_model = {id(node) for node in model._nodes}
 
     def node_index(node: _Any) -> int:
@@ -330,6 +332,8 @@ def _functional_entry(model: _Any) -> dict[str, _Any]:
         layers.append(entry)
 
     def ends(tensors: list[_KerasTensor], struct: _Any) -> _Any:
+        if isinstance(struct, dict):  # Keras writes a dict by name, in the model's order
+            return {key: history(value) for key, value in struct.items()}
         found = [history(t) for t in tensors]
         return found[0] if len(found) == 1 and isinstance(struct, _KerasTensor) else found
 
@@ -697,7 +701,12 @@ class _Loader:
                 if isinstance(produced, (list, tuple)):
                     return produced[int(spec[2])]
                 return produced
-            return [pick(item) for item in spec]
+            if isinstance(spec, dict):  # inputs or outputs by name
+                return {str(key): pick(item) for key, item in spec.items()}
+            if isinstance(spec, list) and spec:
+                return [pick(item) for item in spec]
+            raise self.fail("the model's inputs or outputs are given as %r, not as "
+                            "[layer, call, index] entries" % (spec,))
 
         return _Model(pick(config.get("input_layers")), pick(config.get("output_layers")),
                      name=config.get("name"))

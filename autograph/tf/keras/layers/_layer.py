@@ -329,7 +329,10 @@ def _accepts(method, argument):
 
 
 def _input_shape(inputs):
-    """The shape `build` is given: a TensorShape, or a list of them for several inputs."""
+    """The shape `build` is given: a TensorShape, or a list (or dict, for inputs by
+    name) of them for several inputs."""
     if isinstance(inputs, (list, tuple)):
         return [_input_shape(x) for x in inputs]
+    if isinstance(inputs, dict):
+        return {key: _input_shape(x) for key, x in inputs.items()}
     return TensorShape(_tensors.as_tensor(inputs, None).shape)

@@ -73,6 +73,7 @@ VALUE_FREE = {
     ("basic_training_loops", 12): "training from random data",
     ("intro_to_modules", 28): "random weights",
     ("intro_to_modules", 35): "random weights",
+    ("sparse_tensor", 14): "random weights",
 }
 
 # (guide, cell index) -> why the cell does not show what TensorFlow shows yet.
@@ -103,11 +104,6 @@ EXPECTED_FAILURES = {
     ("ragged_tensor", 29): "Embedding(mask_zero=True): masks are not propagated",
     ("ragged_tensor", 30): "uses keras_model from cell 29 (mask_zero)",
     ("ragged_tensor", 44): "uses keras_model from cell 29 (mask_zero)",
-    ("sparse_tensor", 14): "tf.keras.Input(sparse=True) is not supported",
-    ("sparse_tensor", 15): "sparse_data is made in cell 14, after its Input(sparse=True)",
-    ("sparse_tensor", 16): "sparse_data is made in cell 14, after its Input(sparse=True)",
-    ("sparse_tensor", 17): "sparse_data is made in cell 14, after its Input(sparse=True)",
-    ("sparse_tensor", 18): "sparse_data is made in cell 14, after its Input(sparse=True)",
 }
 
 

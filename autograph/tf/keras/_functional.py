@@ -22,6 +22,7 @@ from autograph.tf.keras._symbolic import KerasTensor, Node
 from autograph.tf.keras.layers._input import InputLayer
 from autograph.tf.keras.layers._layer import _accepts, _unique_name
 from runtime import nest
+from runtime.composite.sparse import SparseTensor
 
 
 def _check_keras_tensors(structure: Any, what: str) -> list[KerasTensor]:
@@ -81,7 +82,9 @@ class Functional(Model):
         inputs; a dict by input name works too)."""
         values: dict[int, Any] = {}
         for tensor, value in zip(self.inputs, self._flat_inputs(inputs)):
-            values[id(tensor)] = _tensors.as_tensor(value, tensor.dtype)
+            values[id(tensor)] = (_tensors.as_sparse(value, tensor.dtype)
+                                  if isinstance(value, SparseTensor)
+                                  else _tensors.as_tensor(value, tensor.dtype))
         for node in self._nodes:
             if isinstance(node.layer, InputLayer):
                 continue

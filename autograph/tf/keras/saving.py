@@ -209,7 +209,7 @@ def _serialize_layer(layer: _Layer) -> dict[str, _Any]:
     if isinstance(layer, _layers.InputLayer):
         return _entry("keras.layers", "InputLayer", {
             "batch_shape": list(layer.batch_shape), "dtype": str(layer.dtype),
-            "sparse": False, "ragged": False, "name": layer.name, "optional": False})
+            "sparse": layer.sparse, "ragged": False, "name": layer.name, "optional": False})
     if cls.__name__ in ("Sequential", "Functional") and _is_library_class(cls):
         return _model_entry(layer)
     if isinstance(layer, _layers_core.TensorOperator):
@@ -650,8 +650,9 @@ class _Loader:
         if cls is _layers.InputLayer:
             arguments = self.arguments(cls, config, where)
             return _layers.Input(batch_shape=arguments.get("batch_shape"),
-                                 dtype=arguments.get("dtype"),
-                                 name=arguments.get("name")).node.layer  # type: ignore[union-attr]
+                                 dtype=arguments.get("dtype"), name=arguments.get("name"),
+                                 sparse=bool(arguments.get("sparse"))
+                                 ).node.layer  # type: ignore[union-attr]
         arguments = self.arguments(cls, config, where)
         for key in ("kernel_size", "strides", "dilation_rate", "pool_size", "target_shape"):
             if isinstance(arguments.get(key), list):

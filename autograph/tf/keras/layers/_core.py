@@ -11,6 +11,7 @@ from autograph.tf.keras import regularizers as _regularizers
 from autograph.tf.keras._symbolic import set_operator_layer
 from autograph.tf.keras.layers._layer import Layer, _unique_name
 from runtime import nest
+from runtime.composite import sparse as _sparse
 from runtime.ops import array_ops as _array
 from runtime.ops import linalg_ops as _linalg
 from runtime.ops import manipulation_ops as _manip
@@ -58,8 +59,13 @@ class Dense(Layer):
         self.built = True
 
     def call(self, inputs):
-        """`activation(inputs @ kernel + bias)`."""
-        outputs = _linalg.matmul(_tensors.as_tensor(inputs, self.dtype), self.kernel)
+        """`activation(inputs @ kernel + bias)` (a SparseTensor input is multiplied as
+        sparse; the output is dense)."""
+        if isinstance(inputs, _sparse.SparseTensor):
+            outputs = _sparse.sparse_dense_matmul(_tensors.as_sparse(inputs, self.dtype),
+                                                  self.kernel)
+        else:
+            outputs = _linalg.matmul(_tensors.as_tensor(inputs, self.dtype), self.kernel)
         if self.bias is not None:
             outputs = outputs + self.bias
         return self.activation(outputs)

@@ -335,4 +335,6 @@ def _input_shape(inputs):
         return [_input_shape(x) for x in inputs]
     if isinstance(inputs, dict):
         return {key: _input_shape(x) for key, x in inputs.items()}
+    if isinstance(inputs, CompositeTensor):
+        return TensorShape(inputs.shape)
     return TensorShape(_tensors.as_tensor(inputs, None).shape)

@@ -164,11 +164,6 @@ def test_embedding_looks_up_rows():
     _check(layer, ids, lambda: table[ids])
 
 
-def test_embedding_refuses_mask_zero_rather_than_ignoring_the_mask():
-    with pytest.raises(NotImplementedError, match="mask_zero=True"):
-        tf.keras.layers.Embedding(10, 3, mask_zero=True)
-
-
 def test_lambda_applies_its_function_with_its_arguments():
     x = RNG.normal(size=(4,)).astype(np.float32)
     layer = tf.keras.layers.Lambda(lambda v: tf.stack([v, v ** 2], axis=1))

@@ -7,6 +7,8 @@ from autograph.tf.keras import regularizers as _regularizers
 from autograph.tf.keras.layers._layer import Layer
 from runtime.ops import conv_ops as _conv
 from runtime.ops import layout_ops as _layout
+from runtime.ops import manipulation_ops as _manip
+from runtime.ops import math_ops as _math
 from runtime.ops import reduction_ops as _reduce
 
 
@@ -142,17 +144,28 @@ class AveragePooling2D(_Pooling2D):
 
 class GlobalAveragePooling1D(Layer):
     """The mean over steps: `(batch, steps, features)` -> `(batch, features)` (or
-    `(batch, 1, features)` with `keepdims=True`)."""
+    `(batch, 1, features)` with `keepdims=True`); given a mask, over the unmasked steps."""
+
+    supports_masking = True
 
     def __init__(self, data_format=None, keepdims=False, **kwargs):
         super().__init__(**kwargs)
         _channels_last(data_format)
         self.keepdims = keepdims
 
-    def call(self, inputs):
-        """The mean of `inputs` over axis 1."""
-        return _reduce.reduce_mean(_tensors.as_tensor(inputs, self.dtype), axis=1,
-                                   keepdims=self.keepdims)
+    def call(self, inputs, mask=None):
+        """The mean of `inputs` over axis 1 (over the unmasked steps only, given a
+        `(batch, steps)` mask)."""
+        inputs = _tensors.as_tensor(inputs, self.dtype)
+        if mask is None:
+            return _reduce.reduce_mean(inputs, axis=1, keepdims=self.keepdims)
+        weights = _manip.expand_dims(_math.cast(mask, inputs.dtype), 2)
+        return (_reduce.reduce_sum(inputs * weights, axis=1, keepdims=self.keepdims) /
+                _reduce.reduce_sum(weights, axis=1, keepdims=self.keepdims))
+
+    def compute_mask(self, inputs, previous_mask=None):
+        """None: the steps are pooled away."""
+        return None
 
 
 class GlobalAveragePooling2D(Layer):

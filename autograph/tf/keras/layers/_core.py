@@ -32,6 +32,8 @@ class Dense(Layer):
     """`activation(inputs @ kernel + bias)`, the kernel of shape `(input_dim, units)`
     applied along the last axis of inputs of any rank."""
 
+    supports_masking = True
+
     def __init__(self, units, activation=None, use_bias=True,
                  kernel_initializer="glorot_uniform", bias_initializer="zeros",
                  kernel_regularizer=None, bias_regularizer=None, activity_regularizer=None,
@@ -77,6 +79,8 @@ class Dense(Layer):
 
 class Activation(Layer):
     """Applies an activation function (by name or callable) to its input."""
+
+    supports_masking = True
 
     def __init__(self, activation, **kwargs):
         super().__init__(**kwargs)
@@ -178,6 +182,8 @@ class Dropout(Layer):
     """In training, zeroes each input element with probability `rate` and scales the
     others by `1 / (1 - rate)`; otherwise passes inputs through."""
 
+    supports_masking = True
+
     def __init__(self, rate, noise_shape=None, seed=None, **kwargs):
         super().__init__(**kwargs)
         if not 0 <= rate <= 1:
@@ -199,7 +205,8 @@ class Dropout(Layer):
 
 class Embedding(Layer):
     """Looks up rows of an `(input_dim, output_dim)` table: integer indices in, vectors
-    out."""
+    out; with `mask_zero=True` index 0 is padding, masked for the layers that follow in a
+    model (see `Layer.compute_mask`)."""
 
     def __init__(self, input_dim, output_dim, embeddings_initializer="uniform",
                  mask_zero=False, **kwargs):
@@ -207,10 +214,6 @@ class Embedding(Layer):
         self.input_dim = input_dim
         self.output_dim = output_dim
         self.embeddings_initializer = embeddings_initializer
-        if mask_zero:
-            # a mask ignored would give the layers after it wrong values
-            raise NotImplementedError("Embedding(mask_zero=True) is not supported: this Keras "
-                                      "propagates no masks to the layers that follow")
         self.mask_zero = mask_zero
 
     def build(self, input_shape=None):
@@ -225,6 +228,13 @@ class Embedding(Layer):
         if indices.dtype.is_floating:
             indices = _math.cast(indices, "int32")
         return _select.gather(self.embeddings, indices)
+
+    def compute_mask(self, inputs, previous_mask=None):
+        """With `mask_zero`, `inputs != 0`: index 0 is padding, which the masking layers
+        after this one (recurrent layers, GlobalAveragePooling1D) skip."""
+        if not self.mask_zero:
+            return None
+        return _math.not_equal(_tensors.as_tensor(inputs, None), 0)
 
     def compute_output_shape(self, input_shape):
         """The input shape with `output_dim` appended."""

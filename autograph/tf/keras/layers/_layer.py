@@ -19,6 +19,7 @@ import collections
 import inspect
 import itertools
 import re
+import warnings
 
 import numpy as np
 
@@ -68,6 +69,8 @@ class Layer(_module.Module):
 
     # Keras's switch for a layer whose positional arguments may be numbers (an operator's)
     _allow_non_tensor_positional_args = False
+    # whether the mask of this layer's input is also its output's (see compute_mask)
+    supports_masking = False
 
     def __init__(self, trainable=True, name=None, dtype=None, activity_regularizer=None,
                  **kwargs):
@@ -305,6 +308,14 @@ class Layer(_module.Module):
         """The output shape for inputs of `input_shape` (by default the input's)."""
         return input_shape
 
+    def compute_mask(self, inputs, previous_mask=None):
+        """The mask of the output (which steps are real, not padding): the input's mask
+        when the layer `supports_masking`, else None. Inside a Sequential or functional
+        model each layer is given its input's mask (as `mask=`, when its `call` takes
+        one); a tensor here carries no mask, so between layers called by hand it is
+        passed explicitly (`lstm(x, mask=embedding.compute_mask(ids))`)."""
+        return previous_mask if self.supports_masking else None
+
     def get_config(self):
         """The layer's constructor arguments, as a dict."""
         return {"name": self.name, "trainable": self.trainable, "dtype": self.dtype}
@@ -319,6 +330,20 @@ def _check_positional_tensors(positional):
         raise ValueError("Only input tensors may be passed as positional arguments. The "
                          "following argument value should be passed as a keyword argument: "
                          "%s (of type %s)" % (leaf, type(leaf)))
+
+
+def call_with_mask(layer, inputs, mask, kwargs):
+    """`layer(inputs, **kwargs)` inside a model, given the mask of `inputs` (passed as
+    `mask=` when the layer's call takes it): (outputs, the outputs' mask)."""
+    if mask is not None and _accepts(layer.call, "mask"):
+        kwargs = dict(kwargs, mask=mask)
+    elif mask is not None and not layer.supports_masking:
+        warnings.warn("Layer '%s' (of type %s) was passed an input with a mask attached to "
+                      "it. However, this layer does not support masking and will therefore "
+                      "destroy the mask information. Downstream layers will not see the "
+                      "mask." % (layer.name, type(layer).__name__), stacklevel=3)
+    outputs = layer(inputs, **kwargs)
+    return outputs, layer.compute_mask(inputs, mask)
 
 
 def _accepts(method, argument):

@@ -157,3 +157,21 @@ def test_fit_on_sparse_rows_needs_them_unshuffled_and_a_sparse_input_is_saved(tm
     assert restored.inputs[0].sparse
     np.testing.assert_allclose(restored(_sparse_rows()).numpy(),
                                model(_sparse_rows()).numpy(), rtol=1e-6)
+
+
+def test_layers_are_listed_by_depth_as_keras_lists_them_and_a_shared_layer_runs_in_order():
+    ids = keras.Input((4,), name="ids")
+    first = keras.layers.Dense(3, name="near")(ids)
+    deep = keras.layers.Dense(3, name="deep_2")(keras.layers.Dense(3, name="deep_1")(ids))
+    model = keras.Model(ids, keras.layers.Add(name="add")([first, deep]))
+    # Keras 3.15's order: deepest first, then as a walk back from the output meets them
+    assert [layer.name for layer in model.layers] == ["ids", "deep_1", "near", "deep_2",
+                                                      "add"]
+    x = keras.Input((3,))
+    shared = keras.layers.Dense(3)
+    middle = keras.layers.Dense(3)
+    chain = keras.Model(x, shared(middle(shared(x))))
+    data = RNG.normal(size=(2, 3)).astype(np.float32)
+    (ks, bs), (km, bm) = shared.get_weights(), middle.get_weights()
+    expected = ((data @ ks + bs) @ km + bm) @ ks + bs
+    np.testing.assert_allclose(chain(data).numpy(), expected, rtol=1e-5)

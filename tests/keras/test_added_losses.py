@@ -113,19 +113,38 @@ def test_add_loss_refuses_a_value_that_is_not_a_tensor():
 
 def test_regularizers_follow_keras_formulas_and_names():
     w = np.array([[1.0, -2.0], [0.5, 3.0]], np.float32)
-    regularizers = keras.regularizers
-    assert float(regularizers.L1(0.1)(w)) == pytest.approx(0.1 * 6.5)
-    assert float(regularizers.L2(0.1)(w)) == pytest.approx(0.1 * 14.25)
-    assert float(regularizers.L1L2(l1=0.1, l2=0.2)(w)) == pytest.approx(0.65 + 0.2 * 14.25)
-    assert float(regularizers.L1L2()(w)) == 0.0
-    assert regularizers.get("l1").get_config() == {"l1": 0.01}
-    assert regularizers.get("l2").get_config() == {"l2": 0.01}
-    assert regularizers.get("l1l2").get_config() == {"l1": 0.0, "l2": 0.0}
-    assert regularizers.l1_l2 is regularizers.L1L2 and regularizers.get(None) is None
+    assert float(tf.keras.regularizers.L1(0.1)(w)) == pytest.approx(0.1 * 6.5)
+    assert float(tf.keras.regularizers.L2(0.1)(w)) == pytest.approx(0.1 * 14.25)
+    assert float(tf.keras.regularizers.L1L2(l1=0.1, l2=0.2)(w)) == pytest.approx(
+        0.65 + 0.2 * 14.25)
+    assert float(tf.keras.regularizers.L1L2()(w)) == 0.0
+    assert tf.keras.regularizers.get("l1").get_config() == {"l1": 0.01}
+    assert tf.keras.regularizers.get("l2").get_config() == {"l2": 0.01}
+    assert tf.keras.regularizers.get("l1l2").get_config() == {"l1": 0.0, "l2": 0.0}
+    assert tf.keras.regularizers.l1 is tf.keras.regularizers.L1
+    assert tf.keras.regularizers.l2 is tf.keras.regularizers.L2
+    assert tf.keras.regularizers.l1_l2 is tf.keras.regularizers.L1L2
+    assert tf.keras.regularizers.get(None) is None
     with pytest.raises(ValueError, match="Could not interpret regularizer identifier"):
-        regularizers.get("l1_l2")
+        tf.keras.regularizers.get("l1_l2")
     with pytest.raises(ValueError, match="non-negative float"):
-        regularizers.L2(-1.0)
+        tf.keras.regularizers.L2(-1.0)
+
+
+class SumOfWeights(tf.keras.regularizers.Regularizer):
+    """A regularizer written by subclassing: 0.5 * sum(w)."""
+
+    def __call__(self, x):
+        return 0.5 * tf.reduce_sum(x)
+
+
+def test_a_subclassed_regularizer_penalizes_the_weight_it_is_given():
+    dense = keras.layers.Dense(2, kernel_regularizer=SumOfWeights(), use_bias=False)
+    dense(np.ones((1, 3), np.float32))
+    (penalty,) = dense.losses
+    assert float(penalty) == pytest.approx(0.5 * dense.get_weights()[0].sum(), rel=1e-5)
+    with pytest.raises(NotImplementedError, match="does not implement get_config"):
+        SumOfWeights().get_config()
 
 
 def test_a_convolution_kernel_regularizer_and_an_activity_regularizer_per_sample():

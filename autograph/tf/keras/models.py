@@ -20,7 +20,8 @@ from autograph.tf.keras._model import Model
 from autograph.tf.keras._symbolic import KerasTensor as _KerasTensor
 from autograph.tf.keras.layers._input import InputLayer as _InputLayer
 from autograph.tf.keras.layers._layer import Layer as _Layer
-from autograph.tf.keras.layers._layer import _accepts, call_with_mask
+from autograph.tf.keras.layers._layer import _accepts
+from autograph.tf.keras.layers._layer import call_with_mask as _call_with_mask
 
 
 class Sequential(Model):
@@ -71,7 +72,7 @@ class Sequential(Model):
             kwargs = {}
             if training is not None and _accepts(layer.call, "training"):
                 kwargs["training"] = training
-            outputs, mask = call_with_mask(layer, outputs, mask, kwargs)
+            outputs, mask = _call_with_mask(layer, outputs, mask, kwargs)
             shape = getattr(outputs, "shape", None)
             if shape is not None:
                 layer._summary_shape = (None,) + tuple(shape)[1:] if len(shape) else ()

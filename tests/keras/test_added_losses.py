@@ -97,6 +97,17 @@ def test_each_call_replaces_the_losses_of_the_previous_one():
     assert len(model.losses) == 2  # the model's own, then its layer's
 
 
+def test_building_a_model_on_placeholders_leaves_no_losses():
+    x = keras.Input((2,))
+    functional = keras.Model(x, ActivityPenalty(1.0)(x))
+    assert functional.losses == []
+    subclassed = PenalizedMLP()
+    subclassed.build((None, 4))
+    assert subclassed.losses == []
+    functional(np.ones((1, 2), np.float32))
+    assert [float(loss) for loss in functional.losses] == [1.0]  # mean(1 ** 2)
+
+
 def test_a_model_with_only_added_losses_trains_without_a_compiled_loss():
     model = PenalizedMLP()
     model.compile(optimizer=keras.optimizers.SGD(0.1))

@@ -134,6 +134,8 @@ class Model(Layer):
         except Exception:
             self.built = False
             raise
+        finally:
+            self._clear_losses()  # added on placeholders: no loss of any data
 
     def __call__(self, inputs: Any, *args: Any, **kwargs: Any) -> Any:
         if "_build_input_shape" not in self.__dict__ and not _symbolic.any_symbolic(inputs):

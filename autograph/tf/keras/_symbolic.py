@@ -135,6 +135,7 @@ def call_symbolically(layer: Any, inputs: Any, args: tuple[Any, ...],
 
     traced = _autograph.function(replay, autograph=False).get_concrete_function(*specs)
     layer.built = True
+    layer._clear_losses()  # what `add_loss` got on placeholders is no loss of any data
     counter = itertools.count()
 
     def to_keras(tensor: Any) -> Any:

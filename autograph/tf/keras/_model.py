@@ -49,11 +49,18 @@ def set_functional_class(cls: type[Model]) -> None:
 
 _SEQUENTIAL: list[type[Model]] = []  # Sequential (models.py)
 _SAVE_MODEL: list[Callable[..., None]] = []  # saving.save_model (saving.py)
+_WEIGHTS_FILE: list[Callable[..., None]] = []  # saving's writer and reader of .weights.h5
 
 
 def set_sequential_class(cls: type[Model]) -> None:
     """Say which class is Sequential (models.py, which imports this one, defines it)."""
     _SEQUENTIAL[:] = [cls]
+
+
+def set_weights_file_io(save: Callable[..., None], load: Callable[..., None]) -> None:
+    """Say what writes and reads Keras 3's `.weights.h5` files (saving.py, which imports
+    this one)."""
+    _WEIGHTS_FILE[:] = [save, load]
 
 
 def set_model_saver(save: Callable[..., None]) -> None:
@@ -505,6 +512,12 @@ class Model(Layer):
 
     # -- saving -----------------------------------------------------------------------------
 
+    def _assert_has_weights(self, action: str) -> None:
+        if not self.built or not self.weights:
+            raise ValueError("Unable to %s the weights of model '%s': it has no weights yet. "
+                             "Build it first (call it on data, or `build(input_shape)`)"
+                             % (action, self.name))
+
     def _weight_groups(self) -> list[list[Any]]:
         """Each layer's own weights, layer by layer, depth first (the model's own first);
         layers without weights are left out, so that the checkpoint's keys
@@ -525,8 +538,14 @@ class Model(Layer):
         return groups
 
     def save_weights(self, filepath: str | os.PathLike[str], overwrite: bool = True) -> None:
-        """Write the weights to a TensorFlow checkpoint at the prefix `filepath`
-        (`filepath.index` and `filepath.data-00000-of-00001`)."""
+        """Write the weights: to Keras 3's HDF5 file when `filepath` ends in
+        `.weights.h5` (the optimizer's state too, as Keras writes it), else to a
+        TensorFlow checkpoint at the prefix `filepath` (`filepath.index` and
+        `filepath.data-00000-of-00001`)."""
+        if os.fspath(filepath).endswith(".weights.h5"):
+            self._assert_has_weights("save")
+            _WEIGHTS_FILE[0](self, os.fspath(filepath), overwrite)
+            return
         path = _weights_path(filepath, "save_weights")
         if not self.built or not self.weights:
             raise ValueError("Unable to save the weights of model '%s': it has no weights "
@@ -538,10 +557,15 @@ class Model(Layer):
 
     def load_weights(self, filepath: str | os.PathLike[str], skip_mismatch: bool = False) \
             -> None:
-        """Read the weights `save_weights` wrote (every weight must find its value)."""
-        path = _weights_path(filepath, "load_weights")
+        """Read the weights `save_weights` wrote, or a Keras 3 `.weights.h5` file (every
+        weight must find its value)."""
         if skip_mismatch:
             raise NotImplementedError("load_weights(skip_mismatch=True) is not supported")
+        if os.fspath(filepath).endswith(".weights.h5"):
+            self._assert_has_weights("load")
+            _WEIGHTS_FILE[1](self, os.fspath(filepath))
+            return
+        path = _weights_path(filepath, "load_weights")
         if not self.built or not self.weights:
             raise ValueError("Unable to load weights into model '%s': it has no weights "
                              "yet. Build it first (call it on data, or `build(input_shape)`)"
@@ -587,9 +611,9 @@ def _weights_path(filepath: str | os.PathLike[str], method: str) -> str:
     path = os.fspath(filepath)
     if path.endswith(".h5") or path.endswith(".keras"):
         raise ValueError(
-            "%s(%r): HDF5 and .keras files are not supported; the weights are written as a "
-            "TensorFlow checkpoint: give a checkpoint prefix instead (say 'ckpt/weights')"
-            % (method, path))
+            "%s(%r): the weights go to a Keras 3 file named '<name>.weights.h5' or to a "
+            "TensorFlow checkpoint prefix (say 'ckpt/weights'); other .h5 and .keras names "
+            "are not supported" % (method, path))
     return path
 
 

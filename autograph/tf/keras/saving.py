@@ -824,7 +824,54 @@ def _read_optimizer(group: _Any, model: _Model, filepath: str) -> None:
         variable.assign(value)
 
 
+def save_weights_file(model: _Model, path: str, overwrite: bool = True) -> None:
+    """`model.save_weights("<name>.weights.h5")`: the weights (and a built optimizer's
+    state) in Keras 3's HDF5 layout, the layout of a .keras file's model.weights.h5."""
+    if os.path.exists(path) and not overwrite:
+        raise FileExistsError("%s already exists and overwrite=False" % path)
+    h5py = _h5py("Saving")
+    weights = io.BytesIO()
+    with h5py.File(weights, "w") as store:
+        _write_weights(store, model)
+        if model.optimizer is not None:
+            _write_optimizer(store, model)
+    directory = os.path.dirname(os.path.abspath(path))
+    handle, temporary = tempfile.mkstemp(suffix=".weights.h5", dir=directory)
+    try:
+        with os.fdopen(handle, "wb") as raw:
+            raw.write(weights.getvalue())
+        os.replace(temporary, path)
+    except BaseException:
+        os.unlink(temporary)
+        raise
+
+
+def load_weights_file(model: _Model, path: str) -> None:
+    """`model.load_weights("<name>.weights.h5")`, read as untrusted input: every weight of
+    the model from the file (shapes checked before data is read), and the optimizer's
+    state when the file has it and the model is compiled."""
+    try:
+        fd = _untrusted_files.open_regular(path)
+    except _untrusted_files.RefusedFile as refused:
+        if refused.missing:
+            raise FileNotFoundError("No such file: %s" % path) from None
+        raise ValueError("%s is not a weights file: it %s" % (path, refused.reason)) \
+            from None
+    h5py = _h5py("Loading")
+    with os.fdopen(fd, "rb") as raw:
+        data = io.BytesIO(raw.read())
+    try:
+        store = h5py.File(data, "r")
+    except OSError as error:
+        raise ValueError("%s is not an HDF5 file: %s" % (path, error)) from None
+    with store:
+        _read_weights(store, model, path)
+        if "optimizer" in store and model.optimizer is not None:
+            _read_optimizer(store["optimizer"], model, path)
+
+
 _model.set_model_saver(save_model)  # what Model.save calls
+_model.set_weights_file_io(save_weights_file, load_weights_file)  # .weights.h5 files
 
 __all__ = ["get_registered_name", "load_model", "register_keras_serializable",
            "save_model", "serialize_keras_object"]

@@ -824,7 +824,7 @@ def _read_optimizer(group: _Any, model: _Model, filepath: str) -> None:
         variable.assign(value)
 
 
-def save_weights_file(model: _Model, path: str, overwrite: bool = True) -> None:
+def _save_weights_file(model: _Model, path: str, overwrite: bool = True) -> None:
     """`model.save_weights("<name>.weights.h5")`: the weights (and a built optimizer's
     state) in Keras 3's HDF5 layout, the layout of a .keras file's model.weights.h5."""
     if os.path.exists(path) and not overwrite:
@@ -846,7 +846,7 @@ def save_weights_file(model: _Model, path: str, overwrite: bool = True) -> None:
         raise
 
 
-def load_weights_file(model: _Model, path: str) -> None:
+def _load_weights_file(model: _Model, path: str) -> None:
     """`model.load_weights("<name>.weights.h5")`, read as untrusted input: every weight of
     the model from the file (shapes checked before data is read), and the optimizer's
     state when the file has it and the model is compiled."""
@@ -871,7 +871,7 @@ def load_weights_file(model: _Model, path: str) -> None:
 
 
 _model.set_model_saver(save_model)  # what Model.save calls
-_model.set_weights_file_io(save_weights_file, load_weights_file)  # .weights.h5 files
+_model.set_weights_file_io(_save_weights_file, _load_weights_file)  # .weights.h5 files
 
 __all__ = ["get_registered_name", "load_model", "register_keras_serializable",
            "save_model", "serialize_keras_object"]

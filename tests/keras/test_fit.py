@@ -106,6 +106,8 @@ def test_a_two_output_functional_model_logs_each_outputs_loss_and_metrics_as_ker
         np.testing.assert_allclose(history[name], values, rtol=1e-5, err_msg=name)
     for i, weight in enumerate(model.get_weights()):
         np.testing.assert_allclose(weight, data["final_%d" % i], rtol=1e-5, atol=1e-6)
+    # Keras 3.15 names them so (the per-output loss trackers after the compiled metrics)
+    assert model.metrics_names == ["loss", "compile_metrics", "classes_loss", "value_loss"]
 
 
 def test_fit_on_a_dataset_matches_fit_on_the_same_arrays():
@@ -165,7 +167,7 @@ def test_evaluate_returns_loss_then_metrics_or_a_dict_and_predict_joins_batches(
     loss, accuracy = model.evaluate(data["x"], data["y"], batch_size=7, verbose=0)
     results = model.evaluate(data["x"], data["y"], verbose=0, return_dict=True)
     assert results == {"accuracy": accuracy, "loss": pytest.approx(loss)}
-    assert model.metrics_names == ["loss", "accuracy"]
+    assert model.metrics_names == ["loss", "compile_metrics"]
     logits = model.predict(data["x"], batch_size=7, verbose=0)
     assert logits.shape == (20, 3) and isinstance(logits, np.ndarray)
     np.testing.assert_allclose(logits, model(data["x"]).numpy(), rtol=1e-6)
@@ -184,6 +186,58 @@ def test_train_on_batch_takes_one_step_and_returns_the_metrics():
     assert set(model.test_on_batch(data["x"][:8], data["y"][:8], return_dict=True)) == {
         "accuracy", "loss"}
     assert model.predict_on_batch(data["x"][:5]).shape == (5, 3)
+
+
+def test_metrics_names_are_keras_3s_before_and_after_fit():
+    model = _mlp()
+    assert model.metrics_names == []
+    model.compile(optimizer="sgd", loss="mse")
+    assert model.metrics_names == ["loss"]
+    model.compile(optimizer="sgd", loss="mse", metrics=["mae"])
+    assert model.metrics_names == ["loss", "compile_metrics"]
+    model.fit(np.ones((4, 4), np.float32), np.ones((4, 3), np.float32), verbose=0)
+    assert model.metrics_names == ["loss", "compile_metrics"]
+    assert [type(m).__name__ for m in model.metrics[1].metrics] == ["MeanAbsoluteError"]
+
+
+def test_weighted_metrics_apply_sample_weights_and_metrics_ignore_them_as_in_keras():
+    data = _fixture("weighted_metrics.npz")
+    model = keras.Sequential([keras.Input((3,)), keras.layers.Dense(4, activation="relu"),
+                              keras.layers.Dense(1)])
+    model.set_weights([data["initial_%d" % i] for i in range(4)])
+    model.compile(optimizer=keras.optimizers.SGD(0.05), loss="mse", metrics=["mae"],
+                  weighted_metrics=["mae", "mse"])
+    history = model.fit(data["x"], data["y"], batch_size=8, epochs=2, shuffle=False,
+                        sample_weight=data["sample_weight"], verbose=0).history
+    expected = {key[len("history__"):]: data[key] for key in data
+                if key.startswith("history__")}
+    assert sorted(history) == sorted(expected) == ["loss", "mae", "mse", "weighted_mae"]
+    for name, values in expected.items():
+        np.testing.assert_allclose(history[name], values, rtol=1e-6, atol=1e-6, err_msg=name)
+    for i, weight in enumerate(model.get_weights()):
+        np.testing.assert_allclose(weight, data["final_%d" % i], rtol=1e-6, atol=1e-6)
+    assert model.metrics_names == list(data["metrics_names"])
+    logs = model.evaluate(data["x"], data["y"], batch_size=8,
+                          sample_weight=data["sample_weight"], verbose=0, return_dict=True)
+    for name, value in logs.items():
+        np.testing.assert_allclose(value, data["evaluate__" + name], rtol=1e-6, atol=1e-6)
+    # Keras lists a compiled metric by its own name: "mae" twice, then the rest by name
+    np.testing.assert_allclose(
+        model.evaluate(data["x"], data["y"], batch_size=8,
+                       sample_weight=data["sample_weight"], verbose=0),
+        data["evaluate_list"], rtol=1e-6, atol=1e-6)
+
+
+def test_weighted_metrics_are_kept_in_a_saved_models_compile_config(tmp_path):
+    model = _mlp()
+    model.compile(optimizer="sgd", loss="mse", weighted_metrics=["mae"])
+    model(np.ones((1, 4), np.float32))
+    model.save(tmp_path / "m.keras")
+    loaded = keras.models.load_model(tmp_path / "m.keras")
+    loaded.fit(np.ones((2, 4), np.float32), np.ones((2, 3), np.float32), verbose=0,
+               sample_weight=np.array([1.0, 0.0], np.float32))
+    assert loaded.metrics_names == ["loss", "compile_metrics"]
+    assert [type(m).__name__ for m in loaded.metrics[1].metrics] == ["MeanAbsoluteError"]
 
 
 def test_sample_weights_and_class_weights_weigh_the_loss():
@@ -233,14 +287,14 @@ def test_accuracy_is_binary_sparse_or_categorical_from_the_shapes():
         model = keras.Sequential([keras.Input((1,)), keras.layers.Dense(units)])
         model.compile(optimizer="sgd", loss="mse", metrics=["accuracy"])
         model.evaluate(x, y, verbose=0)
-        return type(model.metrics[-1]).__name__
+        return type(model.metrics[-1].metrics[-1]).__name__
     assert accuracy_metric(1, np.array([[1.0], [0.0]], np.float32)) == "BinaryAccuracy"
     assert accuracy_metric(3, np.eye(3, dtype=np.float32)[:2]) == "CategoricalAccuracy"
     model = keras.Sequential([keras.Input((1,)), keras.layers.Dense(3)])
     model.compile(optimizer="sgd", loss="sparse_categorical_crossentropy",
                   metrics=["accuracy"])
     model.evaluate(x, np.array([0, 2]), verbose=0)
-    assert type(model.metrics[-1]).__name__ == "SparseCategoricalAccuracy"
+    assert type(model.metrics[-1].metrics[-1]).__name__ == "SparseCategoricalAccuracy"
 
 
 class _Terminal:

@@ -121,3 +121,57 @@ def test_summary_of_a_chain_has_three_columns_and_its_input_layer():
     assert "Connected to" not in lines[2]
     assert any(line.startswith("│ x (InputLayer)") and "(None, 4)" in line for line in lines)
     assert any(line.startswith("│ d (Dense)") and "(None, 2)" in line for line in lines)
+
+
+def _sparse_rows():
+    return tf.sparse.SparseTensor(indices=[(0, 0), (0, 1), (0, 2), (4, 3), (5, 0), (5, 1)],
+                                  values=[1, 1, 1, 1, 1, 1], dense_shape=(6, 4))
+
+
+def test_a_sparse_input_feeds_dense_as_a_sparse_product_of_its_values_cast():
+    x = keras.Input(shape=(4,), sparse=True)
+    assert x.sparse and "sparse=True" in repr(x)
+    model = keras.Model(x, keras.layers.Dense(3)(x))
+    kernel, bias = model.get_weights()
+    dense = np.zeros((6, 4), np.float32)
+    dense[[0, 0, 0, 4, 5, 5], [0, 1, 2, 3, 0, 1]] = 1.0
+    expected = dense @ kernel + bias
+    np.testing.assert_allclose(model(_sparse_rows()).numpy(), expected, rtol=1e-6)
+    # predict cuts the rows into sparse batches
+    np.testing.assert_allclose(model.predict(_sparse_rows(), batch_size=4, verbose=0),
+                               expected, rtol=1e-6)
+
+
+def test_fit_on_sparse_rows_needs_them_unshuffled_and_a_sparse_input_is_saved(tmp_path):
+    x = keras.Input(shape=(4,), sparse=True)
+    model = keras.Model(x, keras.layers.Dense(2)(x))
+    model.compile(optimizer="sgd", loss="mse")
+    targets = np.ones((6, 2), np.float32)
+    with pytest.raises(ValueError, match="Shuffling the rows of a SparseTensor"):
+        model.fit(_sparse_rows(), targets, verbose=0)
+    history = model.fit(_sparse_rows(), targets, batch_size=4, epochs=2, shuffle=False,
+                        verbose=0)
+    assert len(history.history["loss"]) == 2
+    model.save(tmp_path / "s.keras")
+    restored = keras.models.load_model(tmp_path / "s.keras")
+    assert restored.inputs[0].sparse
+    np.testing.assert_allclose(restored(_sparse_rows()).numpy(),
+                               model(_sparse_rows()).numpy(), rtol=1e-6)
+
+
+def test_layers_are_listed_by_depth_as_keras_lists_them_and_a_shared_layer_runs_in_order():
+    ids = keras.Input((4,), name="ids")
+    first = keras.layers.Dense(3, name="near")(ids)
+    deep = keras.layers.Dense(3, name="deep_2")(keras.layers.Dense(3, name="deep_1")(ids))
+    model = keras.Model(ids, keras.layers.Add(name="add")([first, deep]))
+    # Keras 3.15's order: deepest first, then as a walk back from the output meets them
+    assert [layer.name for layer in model.layers] == ["ids", "deep_1", "near", "deep_2",
+                                                      "add"]
+    x = keras.Input((3,))
+    shared = keras.layers.Dense(3)
+    middle = keras.layers.Dense(3)
+    chain = keras.Model(x, shared(middle(shared(x))))
+    data = RNG.normal(size=(2, 3)).astype(np.float32)
+    (ks, bs), (km, bm) = shared.get_weights(), middle.get_weights()
+    expected = ((data @ ks + bs) @ km + bm) @ ks + bs
+    np.testing.assert_allclose(chain(data).numpy(), expected, rtol=1e-5)

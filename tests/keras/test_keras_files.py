@@ -120,6 +120,61 @@ def test_a_file_written_by_keras_loads_and_predicts_as_keras_did(name):
         assert int(model.optimizer.iterations.numpy()) == 1
 
 
+def _dict_batch(expected):
+    return {"price": expected["price"], "words": expected["words"]}
+
+
+def test_a_dict_input_model_written_by_keras_loads_and_predicts_as_keras_did():
+    expected = np.load(os.path.join(DATA, "keras_dict_inputs_outputs.npz"))
+    model = keras.models.load_model(os.path.join(DATA, "keras_dict_inputs.keras"))
+    assert sorted(model._inputs_struct) == ["price", "words"]
+    np.testing.assert_allclose(model.predict(_dict_batch(expected), verbose=0),
+                               expected["predictions"], rtol=1e-6, atol=1e-6)
+
+
+def test_a_dict_input_model_round_trips_with_its_inputs_by_name(tmp_path):
+    expected = np.load(os.path.join(DATA, "keras_dict_inputs_outputs.npz"))
+    inputs = {"words": keras.Input((4,), name="words"),
+              "price": keras.Input((3,), name="price")}
+    hidden = keras.layers.Dense(4, activation="relu")(inputs["price"])
+    joined = keras.layers.Concatenate()([hidden, inputs["words"]])
+    model = keras.Model(inputs, keras.layers.Dense(2)(joined))
+    model.compile(optimizer="adam", loss="mse")
+    model.fit(_dict_batch(expected), np.ones((5, 2), np.float32), verbose=0)
+    model.save(tmp_path / "d.keras")
+    _, config, _ = _members(tmp_path / "d.keras")
+    # Keras's layout: a dict of [layer, call, index] by input name, in the model's order
+    assert config["config"]["input_layers"] == {"words": ["words", 0, 0],
+                                                "price": ["price", 0, 0]}
+    restored = keras.models.load_model(tmp_path / "d.keras")
+    np.testing.assert_array_equal(restored.predict(_dict_batch(expected), verbose=0),
+                                  model.predict(_dict_batch(expected), verbose=0))
+
+
+def test_a_keras_file_read_back_and_saved_again_keeps_its_initializers(tmp_path):
+    model = keras.models.load_model(os.path.join(DATA, "keras_dict_inputs.keras"))
+    model.save(tmp_path / "again.keras")
+    _, config, _ = _members(tmp_path / "again.keras")
+    dense = next(layer for layer in config["config"]["layers"]
+                 if layer["class_name"] == "Dense")
+    assert dense["config"]["kernel_initializer"]["config"] == {"seed": None}
+    keras.models.load_model(tmp_path / "again.keras")
+
+
+def test_model_inputs_given_as_anything_but_layer_entries_are_refused(tmp_path):
+    _functional().save(tmp_path / "f.keras")
+    with zipfile.ZipFile(tmp_path / "f.keras") as archive:
+        parts = {name: archive.read(name) for name in archive.namelist()}
+    config = json.loads(parts["config.json"])
+    config["config"]["input_layers"] = "a"
+    parts["config.json"] = json.dumps(config).encode()
+    with zipfile.ZipFile(tmp_path / "s.keras", "w") as archive:
+        for name, data in parts.items():
+            archive.writestr(name, data)
+    with pytest.raises(ValueError, match="given as 'a', not as \\[layer, call, index\\]"):
+        keras.models.load_model(tmp_path / "s.keras")
+
+
 def test_recurrent_and_convolutional_layers_round_trip_with_weights_in_cells(tmp_path):
     layers = keras.layers
     tokens = keras.Input((6,), dtype="int32")
@@ -180,7 +235,7 @@ def test_files_that_are_not_keras_files_are_clear_errors(tmp_path):
         keras.models.load_model(tmp_path / "empty.keras")
     with pytest.raises(ValueError, match="File format not supported.*legacy .h5"):
         keras.models.load_model(tmp_path / "m.h5")
-    with pytest.raises(FileNotFoundError, match="File not found"):
+    with pytest.raises(ValueError, match="File not found"):
         keras.models.load_model(tmp_path / "missing.keras")
 
 

@@ -164,6 +164,38 @@ def test_embedding_looks_up_rows():
     _check(layer, ids, lambda: table[ids])
 
 
+def test_lambda_applies_its_function_with_its_arguments():
+    x = RNG.normal(size=(4,)).astype(np.float32)
+    layer = tf.keras.layers.Lambda(lambda v: tf.stack([v, v ** 2], axis=1))
+    _check(layer, x, lambda: np.stack([x, x ** 2], 1))
+    assert layer.weights == []
+    scaled = tf.keras.layers.Lambda(lambda v, factor: v * factor, arguments={"factor": 3.0})
+    _check(scaled, x, lambda: 3.0 * x)
+    with pytest.raises(ValueError, match="must be callable"):
+        tf.keras.layers.Lambda(3)
+
+
+def test_lambda_in_a_sequential_model_trains_the_layers_after_it():
+    model = tf.keras.Sequential([
+        tf.keras.layers.Lambda(lambda v: tf.stack([v, v ** 2], axis=1)),
+        tf.keras.layers.Dense(1, kernel_initializer="ones")])
+    model.compile(loss="mse", optimizer=tf.keras.optimizers.SGD(0.01))
+    x = np.linspace(-1, 1, 8).astype(np.float32)
+    history = model.fit(x, 2 * x, epochs=2, verbose=0)
+    assert model.layers[1].kernel.shape == (2, 1)
+    assert history.history["loss"][1] < history.history["loss"][0]
+
+
+def test_a_number_passed_positionally_to_a_layer_is_refused_as_keras_refuses_it():
+    layer = tf.keras.layers.Dense(2)
+    with pytest.raises(ValueError, match="Only input tensors may be passed as positional "
+                                         "arguments.*2.0 \\(of type <class 'float'>\\)"):
+        layer([[2.0, 2.0, 2.0]])
+    assert not layer.built
+    assert layer(np.ones((1, 3), np.float32)).shape == (1, 2)
+    assert layer(tf.ones((1, 3))).shape == (1, 2)
+
+
 def test_concatenate_and_add():
     a, b = RNG.normal(size=(2, 3)).astype(np.float32), RNG.normal(size=(2, 3)).astype(np.float32)
     np.testing.assert_allclose(tf.keras.layers.Concatenate()([a, b]).numpy(),
@@ -224,6 +256,9 @@ def test_pooling_layers():
     assert tf.keras.layers.MaxPooling2D(padding="same")(x).shape == (2, 3, 4, 3)
     _check(tf.keras.layers.GlobalAveragePooling2D(), x, lambda: x.mean(axis=(1, 2)))
     assert tf.keras.layers.GlobalAveragePooling2D(keepdims=True)(x).shape == (2, 1, 1, 3)
+    steps = RNG.normal(size=(2, 5, 3)).astype(np.float32)
+    _check(tf.keras.layers.GlobalAveragePooling1D(), steps, lambda: steps.mean(axis=1))
+    assert tf.keras.layers.GlobalAveragePooling1D(keepdims=True)(steps).shape == (2, 1, 3)
     with pytest.raises(ValueError, match="`padding` argument must be one of"):
         tf.keras.layers.MaxPooling2D(padding="full")
 

@@ -1,6 +1,9 @@
-"""Saving Keras models: save_weights/load_weights as a TensorFlow checkpoint, models held
-by tf.train.Checkpoint, and a clear error for weights in HDF5 files (whole models in
+"""Saving Keras models: save_weights/load_weights as a TensorFlow checkpoint or as Keras 3's
+`.weights.h5` file (against a file Keras 3.15 wrote: data/make_keras_weights_fixture.py),
+models held by tf.train.Checkpoint, and a clear error for other HDF5 names (whole models in
 .keras files: test_keras_files.py)."""
+
+import os
 
 import numpy as np
 import pytest
@@ -8,6 +11,7 @@ import pytest
 import autograph.tf as tf
 
 keras = tf.keras
+DATA = os.path.join(os.path.dirname(__file__), "data")
 
 
 def _sequential():
@@ -64,11 +68,55 @@ def test_an_unbuilt_model_can_not_save_or_load_weights(tmp_path):
         unbuilt.load_weights(str(tmp_path / "w"))
 
 
-def test_weights_in_hdf5_files_are_a_clear_error(tmp_path):
+def test_weights_in_other_hdf5_or_keras_names_are_a_clear_error(tmp_path):
     model = _functional()
-    with pytest.raises(ValueError, match="HDF5 and .keras files are not supported"):
-        model.save_weights(str(tmp_path / "m.weights.h5"))
+    for name in ("m.h5", "m.keras"):
+        with pytest.raises(ValueError, match="'<name>.weights.h5' or to a TensorFlow "
+                                             "checkpoint prefix"):
+            model.save_weights(str(tmp_path / name))
     assert not list(tmp_path.iterdir())  # nothing half-written
+
+
+def _keras_mlp():
+    model = keras.Sequential([keras.Input((3,)), keras.layers.Dense(4, activation="relu"),
+                              keras.layers.Dense(2)])
+    model.compile(optimizer=keras.optimizers.Adam(0.01), loss="mse")
+    return model
+
+
+def test_a_weights_file_written_by_keras_restores_the_weights_and_adams_state():
+    data = np.load(os.path.join(DATA, "keras_mlp_weights.npz"))
+    model = _keras_mlp()
+    model.optimizer.build(model.trainable_variables)
+    model.load_weights(os.path.join(DATA, "keras_mlp.weights.h5"))
+    np.testing.assert_allclose(model.predict(data["x"], verbose=0), data["predictions"],
+                               rtol=1e-6, atol=1e-6)
+    for i, variable in enumerate(model.optimizer.variables):
+        np.testing.assert_array_equal(variable.numpy(), data["optimizer_%d" % i])
+
+
+def test_a_weights_file_round_trips_and_is_refused_when_it_does_not_fit(tmp_path):
+    model = _keras_mlp()
+    model.fit(np.ones((4, 3), np.float32), np.ones((4, 2), np.float32), verbose=0)
+    path = str(tmp_path / "m.weights.h5")
+    model.save_weights(path)
+    assert sorted(os.listdir(tmp_path)) == ["m.weights.h5"]
+    other = _keras_mlp()
+    other.optimizer.build(other.trainable_variables)
+    other.load_weights(path)
+    for mine, theirs in zip(other.get_weights(), model.get_weights()):
+        np.testing.assert_array_equal(mine, theirs)
+    assert int(other.optimizer.iterations.numpy()) == 1
+    with pytest.raises(FileExistsError, match="overwrite=False"):
+        model.save_weights(path, overwrite=False)
+    wider = keras.Sequential([keras.Input((3,)), keras.layers.Dense(5), keras.layers.Dense(2)])
+    with pytest.raises(ValueError):
+        wider.load_weights(path)
+    (tmp_path / "text.weights.h5").write_text("not hdf5")
+    with pytest.raises(ValueError, match="is not an HDF5 file"):
+        other.load_weights(str(tmp_path / "text.weights.h5"))
+    with pytest.raises(FileNotFoundError, match="No such file"):
+        other.load_weights(str(tmp_path / "missing.weights.h5"))
 
 
 def test_a_model_inside_a_tf_train_checkpoint_round_trips(tmp_path):

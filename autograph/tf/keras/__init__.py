@@ -11,6 +11,7 @@ from autograph.tf.keras import (
     metrics,
     models,
     optimizers,
+    regularizers,
     saving,
     utils,
 )
@@ -21,4 +22,4 @@ from autograph.tf.keras.models import Sequential
 
 __all__ = ["Input", "InputLayer", "KerasTensor", "Model", "Sequential", "activations",
            "callbacks", "initializers", "layers", "losses", "metrics", "models",
-           "optimizers", "saving", "utils"]
+           "optimizers", "regularizers", "saving", "utils"]

@@ -3,7 +3,8 @@ from Keras's names ("adam", "mse", "accuracy") or objects.
 
     optimizer = get_optimizer("adam")                  # Adam()
     loss = CompiledLoss("mse", None, ["dense"])        # total = sum of weighted losses
-    metrics = CompiledMetrics(["accuracy"], ["dense"]) # built on the first batch's shapes
+    metrics = CompiledMetrics(["accuracy"], ["mae"])   # metrics, weighted_metrics; built
+                                                       # on the first batch's shapes
 
 "accuracy" becomes binary, sparse categorical or categorical accuracy from the shapes of
 the first batch's labels and predictions, as Keras decides.
@@ -180,53 +181,116 @@ def _accuracy_for(y_true: Any, y_pred: Any, name: str) -> _metrics.Metric:
 
 
 class CompiledMetrics:
-    """The compiled metrics of each output, made on the first batch (`build`), then
-    updated on every batch; a name is prefixed with its output's when there are several."""
+    """The compiled metrics, Keras's `CompileMetrics` (named "compile_metrics"): those of
+    `metrics`, updated without sample weights, and those of `weighted_metrics`, updated
+    with them; made per output on the first batch (`build`)."""
 
-    def __init__(self, metrics: Any, output_names: Sequence[str]) -> None:
+    name = "compile_metrics"
+
+    def __init__(self, metrics: Any, weighted_metrics: Any = None) -> None:
+        self._given = (metrics, weighted_metrics)
+        self.output_names: list[str] = []
+        self._unweighted: list[tuple[int, _metrics.Metric]] = []
+        self._weighted: list[tuple[int, _metrics.Metric]] = []
+        self.built = False
+
+    @property
+    def given(self) -> bool:
+        """Whether `compile` was given any metric."""
+        return any(bool(spec) for spec in self._given)
+
+    @property
+    def metrics(self) -> list[_metrics.Metric]:
+        """The metric objects: those of `metrics`, then those of `weighted_metrics`."""
+        return [metric for _, metric in self._unweighted + self._weighted]
+
+    def build(self, y_true: Any, y_pred: Any, output_names: Sequence[str]) -> None:
+        """Make the metric objects, resolving "accuracy" from the batch's shapes."""
         self.output_names = list(output_names)
+        trues = _flat_targets(y_true, self.output_names)
+        preds = nest.flatten(y_pred, expand_composites=False)
+        made = []
+        for spec in self._given:
+            entries = []
+            for position, identifiers in enumerate(self._per_output(spec)):
+                for identifier in identifiers:
+                    entries.append((position, _resolve_metric(
+                        identifier, _tensors.as_tensor(trues[position], None),
+                        preds[position])))
+            made.append(entries)
+        self._unweighted, self._weighted = made
+        self.built = True
+
+    def _per_output(self, metrics: Any) -> list[list[Any]]:
+        """`metrics` (a list for every output, a list per output, or a dict by output
+        name) as one list of identifiers per output."""
         if metrics is None:
             metrics = []
         if isinstance(metrics, (str, _metrics.Metric)) or callable(metrics):
             metrics = [metrics]
         if len(self.output_names) == 1 and isinstance(metrics, dict):
-            metrics = [metrics.get(self.output_names[0], [])]
-        elif len(self.output_names) == 1:
-            metrics = [list(metrics)]
-        elif isinstance(metrics, dict) or (metrics and isinstance(metrics[0], (list, tuple))):
-            metrics = [[] if m is None else (list(m) if isinstance(m, (list, tuple)) else [m])
-                       for m in _per_output(metrics, self.output_names, "metrics")]
-        else:
-            metrics = [list(metrics)] * len(self.output_names)
-        self._identifiers: list[list[Any]] = metrics
-        self.metrics: list[tuple[int, _metrics.Metric]] = []
-        self.built = False
-
-    def build(self, y_true: Any, y_pred: Any) -> None:
-        """Make the metric objects, resolving "accuracy" from the batch's shapes."""
-        trues = _flat_targets(y_true, self.output_names)
-        preds = nest.flatten(y_pred, expand_composites=False)
-        for position, identifiers in enumerate(self._identifiers):
-            for identifier in identifiers:
-                metric = _resolve_metric(identifier, _tensors.as_tensor(trues[position], None),
-                                         preds[position])
-                if len(self.output_names) > 1:
-                    object.__setattr__(metric, "_log_name", "%s_%s" % (
-                        self.output_names[position], metric.name))
-                self.metrics.append((position, metric))
-        self.built = True
+            return [list(metrics.get(self.output_names[0], []))]
+        if len(self.output_names) == 1:
+            return [list(metrics)]
+        if isinstance(metrics, dict) or (metrics and isinstance(metrics[0], (list, tuple))):
+            return [[] if m is None else (list(m) if isinstance(m, (list, tuple)) else [m])
+                    for m in _per_output(metrics, self.output_names, "metrics")]
+        return [list(metrics)] * len(self.output_names)
 
     def update_state(self, y_true: Any, y_pred: Any, sample_weight: Any = None) -> None:
-        """Update each metric from its output's labels and predictions."""
+        """Update each metric from its output's labels and predictions (the weighted
+        ones with the sample weights too)."""
         trues = _flat_targets(y_true, self.output_names)
         preds = nest.flatten(y_pred, expand_composites=False)
-        weights = (_flat_targets(sample_weight, self.output_names)
-                   if sample_weight is not None else [None] * len(preds))
-        for position, metric in self.metrics:
+        for position, metric in self._unweighted:
+            metric.update_state(trues[position], preds[position])
+        if not self._weighted:
+            return
+        weights = _flat_weights(sample_weight, self.output_names)
+        for position, metric in self._weighted:
             metric.update_state(trues[position], preds[position],
                                 sample_weight=weights[position])
 
+    def reset_state(self) -> None:
+        """Reset every metric."""
+        for metric in self.metrics:
+            metric.reset_state()
 
-def log_name(metric: _metrics.Metric) -> str:
-    """The name a metric's result has in the logs."""
-    return getattr(metric, "_log_name", metric.name)
+    def result(self) -> dict[str, Any]:
+        """Each metric's result by its log name: `<output>_<metric>` with several
+        outputs; a weighted metric whose name is taken becomes `weighted_<metric>`, and a
+        name taken again gets `_1`, `_2`... (Keras's rule)."""
+        several = len(self.output_names) > 1
+        results: dict[str, Any] = {}
+        counts: dict[str, int] = {}
+
+        def prefixed(position: int, name: str) -> str:
+            return "%s_%s" % (self.output_names[position], name) if several else name
+
+        def numbered(name: str) -> str:
+            if name not in counts:
+                counts[name] = 1
+                return name
+            counts[name] += 1
+            return "%s_%d" % (name, counts[name] - 1)
+
+        for position, metric in self._unweighted:
+            results[numbered(prefixed(position, metric.name))] = metric.result()
+        for position, metric in self._weighted:
+            name = prefixed(position, metric.name)
+            if name in counts:
+                name = numbered(prefixed(position, "weighted_" + metric.name))
+            else:
+                counts[name] = 1
+            results[name] = metric.result()
+        return results
+
+
+def _flat_weights(sample_weight: Any, output_names: Sequence[str]) -> list[Any]:
+    """One sample weight (or None) per output; one given for several outputs serves
+    them all."""
+    if sample_weight is None:
+        return [None] * len(output_names)
+    if len(output_names) > 1 and not isinstance(sample_weight, (list, tuple, dict)):
+        return [sample_weight] * len(output_names)
+    return _flat_targets(sample_weight, output_names)

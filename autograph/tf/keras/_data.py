@@ -14,6 +14,8 @@ from typing import Any
 import numpy as np
 
 from runtime import nest
+from runtime.composite import sparse_layout as _sparse_layout
+from runtime.composite.sparse import SparseTensor
 from runtime.data.dataset import Dataset as Pipeline
 from runtime.ops.common import convert_to_tensor
 
@@ -43,10 +45,28 @@ def _pack(x: Any, y: Any, sample_weight: Any) -> tuple[Any, ...]:
     return (x, y, sample_weight)
 
 
-def _as_array(value: Any) -> np.ndarray:
+def _as_array(value: Any) -> Any:
+    """A numpy array of `value` (a SparseTensor stays one: its rows are sliced as sparse)."""
+    if isinstance(value, SparseTensor):
+        return value
     if hasattr(value, "numpy"):
         return np.asarray(value.numpy())
     return np.asarray(value)
+
+
+def _samples(value: Any) -> int | None:
+    if isinstance(value, SparseTensor):
+        return value.shape[0] if value.shape.rank else None
+    return len(value) if value.ndim else None
+
+
+def _rows(value: Any, rows: Any) -> Any:
+    """The batch of `value` at `rows` (a slice), as a tensor (or SparseTensor)."""
+    if isinstance(value, SparseTensor):
+        rest = value.shape.as_list()[1:]
+        return _sparse_layout.slice(value, [rows.start] + [0] * len(rest),
+                                    [rows.stop - rows.start] + rest)
+    return convert_to_tensor(value[rows])
 
 
 class DataBatches:
@@ -67,8 +87,13 @@ class ArrayBatches(DataBatches):
     def __init__(self, x: Any, y: Any = None, sample_weight: Any = None,
                  batch_size: int | None = None, shuffle: bool = False,
                  steps: int | None = None) -> None:
-        self._data = nest.map_structure(_as_array, _pack(x, y, sample_weight))
-        sizes = {len(a) if a.ndim else None for a in nest.flatten(self._data)}
+        self._data = nest.map_structure(_as_array, _pack(x, y, sample_weight),
+                                        expand_composites=False)
+        leaves = nest.flatten(self._data, expand_composites=False)
+        if shuffle and any(isinstance(a, SparseTensor) for a in leaves):
+            raise ValueError("Shuffling the rows of a SparseTensor is not supported: pass "
+                             "shuffle=False (or a tf.data.Dataset, shuffled as you wish)")
+        sizes = {_samples(a) for a in leaves}
         if None in sizes or len(sizes) != 1:
             raise ValueError(
                 "Data cardinality is ambiguous: every array (x, y and sample_weight) must "
@@ -97,8 +122,8 @@ class ArrayBatches(DataBatches):
                 rows: Any = slice(start, stop)
             else:
                 rows = order[start:stop]
-            yield nest.map_structure(lambda a, rows=rows: convert_to_tensor(a[rows]),
-                                     self._data)
+            yield nest.map_structure(lambda a, rows=rows: _rows(a, rows), self._data,
+                                     expand_composites=False)
 
 
 class DatasetBatches(DataBatches):

@@ -8,8 +8,9 @@ replays the recorded calls on real tensors.
     model = tf.keras.Model(inputs, outputs)      # Functional, a Model
     model(x)                                     # Dense, then Dense, on x
 
-The model's layers are ordered as Keras orders them: from each output back to the inputs,
-each layer after the layers it reads from (the input layers included).
+The model's layers are ordered as Keras orders them: deepest (farthest from the outputs)
+first, the input layers included; at equal depth in the order a walk back from the outputs
+meets them.
 """
 
 from __future__ import annotations
@@ -20,8 +21,9 @@ from autograph.tf.keras import _model, _tensors
 from autograph.tf.keras._model import Model
 from autograph.tf.keras._symbolic import KerasTensor, Node
 from autograph.tf.keras.layers._input import InputLayer
-from autograph.tf.keras.layers._layer import _accepts, _unique_name
+from autograph.tf.keras.layers._layer import _accepts, _unique_name, call_with_mask
 from runtime import nest
+from runtime.composite.sparse import SparseTensor
 
 
 def _check_keras_tensors(structure: Any, what: str) -> list[KerasTensor]:
@@ -48,10 +50,11 @@ class Functional(Model):
         self._outputs_struct = outputs
         self.inputs = _check_keras_tensors(inputs, "inputs")
         self.outputs = _check_keras_tensors(outputs, "outputs")
-        self._nodes = _nodes_in_order(self.inputs, self.outputs)
-        for node in self._nodes:
-            if node.layer not in self._layers:
-                self._layers.append(node.layer)
+        self._nodes, layers = _by_depth(_nodes_in_order(self.inputs, self.outputs),
+                                        self.outputs)
+        for layer in layers:
+            if layer not in self._layers:
+                self._layers.append(layer)
         self.built = True
 
     @property
@@ -78,10 +81,14 @@ class Functional(Model):
 
     def call(self, inputs: Any, training: Any = None, mask: Any = None) -> Any:
         """The recorded layer calls replayed on `inputs` (structured as the model's
-        inputs; a dict by input name works too)."""
+        inputs; a dict by input name works too), each layer given its input's mask when
+        one was made (by an Embedding with mask_zero=True)."""
         values: dict[int, Any] = {}
+        masks: dict[int, Any] = {}  # id(KerasTensor) -> its mask, where a layer made one
         for tensor, value in zip(self.inputs, self._flat_inputs(inputs)):
-            values[id(tensor)] = _tensors.as_tensor(value, tensor.dtype)
+            values[id(tensor)] = (_tensors.as_sparse(value, tensor.dtype)
+                                  if isinstance(value, SparseTensor)
+                                  else _tensors.as_tensor(value, tensor.dtype))
         for node in self._nodes:
             if isinstance(node.layer, InputLayer):
                 continue
@@ -90,10 +97,24 @@ class Functional(Model):
             if training is not None and "training" not in kwargs and \
                     _accepts(node.layer.call, "training"):
                 kwargs = dict(kwargs, training=training)
-            result = node.layer(x, *args, **kwargs)
+            given = [masks.get(id(t)) for t in node.input_tensors]
+            if len(given) > 1 and any(m is not None for m in given):
+                raise NotImplementedError(
+                    "Layer '%s' takes several inputs, one of them masked (by an Embedding "
+                    "with mask_zero=True): masks through merging layers are not supported; "
+                    "pool or reduce each masked sequence first" % node.layer.name)
+            if given and given[0] is not None and not args:
+                result, mask = call_with_mask(node.layer, x, given[0], kwargs)
+            else:
+                result = node.layer(x, *args, **kwargs)
+                mask = node.layer.compute_mask(x, None)
             flat = nest.flatten(result, expand_composites=False)
-            for tensor, value in zip(node.output_tensors, flat):
+            flat_masks = mask if isinstance(mask, (list, tuple)) else [mask]
+            for tensor, value, out_mask in zip(node.output_tensors, flat,
+                                               list(flat_masks) + [None] * len(flat)):
                 values[id(tensor)] = value
+                if out_mask is not None:
+                    masks[id(tensor)] = out_mask
         return nest.map_structure(lambda t: values[id(t)], self._outputs_struct)
 
     def _flat_inputs(self, inputs: Any) -> list[Any]:
@@ -161,3 +182,36 @@ def _nodes_in_order(inputs: list[KerasTensor], outputs: list[KerasTensor]) -> li
         raise ValueError("The model's inputs %s are not used to compute its outputs"
                          % unused)
     return ordered
+
+
+def _by_depth(ordered: list[Node], outputs: list[KerasTensor]) -> tuple[list[Node], list[Any]]:
+    """(the nodes, the layers) in Keras's order: by depth (the longest path to an output),
+    deepest first, and at equal depth in the order a depth-first walk back from the
+    outputs meets the layers. A node's depth orders the calls (a node is deeper than every
+    node reading its outputs); a layer's, the deepest of its nodes', orders `model.layers`
+    and so `model.weights`. `ordered`: each node after the nodes it reads from."""
+    discovered: dict[int, int] = {}  # id(layer) -> when the walk back first meets it
+    stack = [t.node for t in reversed(outputs) if t.node is not None]
+    seen: set[int] = set()
+    while stack:
+        node = stack.pop()
+        if id(node) in seen:
+            continue
+        seen.add(id(node))
+        discovered.setdefault(id(node.layer), len(discovered))
+        stack.extend(t.node for t in reversed(node.input_tensors) if t.node is not None)
+    depth: dict[int, int] = {}  # id(node) -> depth
+    layer_depth: dict[int, int] = {}
+    for node in reversed(ordered):  # consumers before the nodes they read from
+        d = max(depth.get(id(node), 0), layer_depth.get(id(node.layer), 0))
+        depth[id(node)] = layer_depth[id(node.layer)] = d
+        for source in node.input_tensors:
+            if source.node is not None:
+                depth[id(source.node)] = max(depth.get(id(source.node), 0), d + 1)
+    nodes = sorted(ordered, key=lambda n: (-depth[id(n)], discovered.get(id(n.layer), -1)))
+    layers: list[Any] = []
+    for node in sorted(ordered, key=lambda n: (-layer_depth[id(n.layer)],
+                                               discovered.get(id(n.layer), -1))):
+        if all(node.layer is not known for known in layers):
+            layers.append(node.layer)
+    return nodes, layers

@@ -24,7 +24,7 @@ import numpy as np
 
 import autograph as _autograph
 from autograph.converted_call import converted_call
-from autograph.tf.keras import _compile, _data, _summary, _symbolic
+from autograph.tf.keras import _compile, _data, _summary, _symbolic, _tensors
 from autograph.tf.keras import callbacks as _callbacks
 from autograph.tf.keras import metrics as _metrics
 from autograph.tf.keras.layers._layer import Layer, _input_shape
@@ -35,6 +35,7 @@ from runtime.checkpoint.reader import list_variables
 from runtime.gradients import GradientTape
 from runtime.ops import array_ops as _array
 from runtime.ops import math_ops as _math
+from runtime.ops import reduction_ops as _reduce
 from runtime.signature import TensorSpec
 
 _FUNCTIONAL: list[type[Model]] = []  # the functional model class (_functional.py)
@@ -48,11 +49,18 @@ def set_functional_class(cls: type[Model]) -> None:
 
 _SEQUENTIAL: list[type[Model]] = []  # Sequential (models.py)
 _SAVE_MODEL: list[Callable[..., None]] = []  # saving.save_model (saving.py)
+_WEIGHTS_FILE: list[Callable[..., None]] = []  # saving's writer and reader of .weights.h5
 
 
 def set_sequential_class(cls: type[Model]) -> None:
     """Say which class is Sequential (models.py, which imports this one, defines it)."""
     _SEQUENTIAL[:] = [cls]
+
+
+def set_weights_file_io(save: Callable[..., None], load: Callable[..., None]) -> None:
+    """Say what writes and reads Keras 3's `.weights.h5` files (saving.py, which imports
+    this one)."""
+    _WEIGHTS_FILE[:] = [save, load]
 
 
 def set_model_saver(save: Callable[..., None]) -> None:
@@ -84,6 +92,7 @@ class Model(Layer):
         self.compiled_loss: _compile.CompiledLoss | None = None
         self.compiled_metrics: _compile.CompiledMetrics | None = None
         self._loss_tracker: _metrics.Mean | None = None
+        self._built_for_data = False
         self._compile_config: dict[str, Any] | None = None
         self.compiled = False
         self.run_eagerly = False
@@ -132,6 +141,8 @@ class Model(Layer):
         except Exception:
             self.built = False
             raise
+        finally:
+            self._clear_losses()  # added on placeholders: no loss of any data
 
     def __call__(self, inputs: Any, *args: Any, **kwargs: Any) -> Any:
         if "_build_input_shape" not in self.__dict__ and not _symbolic.any_symbolic(inputs):
@@ -162,16 +173,15 @@ class Model(Layer):
                 steps_per_execution: int = 1, jit_compile: Any = "auto",
                 auto_scale_loss: bool = True) -> None:
         """Set the optimizer, the loss (one, or one per output as a list or a dict by
-        output name), its `loss_weights` and the metrics for `fit` and `evaluate`."""
-        if weighted_metrics:
-            raise NotImplementedError("compile(weighted_metrics=...) is not supported; "
-                                      "pass the metrics as `metrics`")
+        output name), its `loss_weights` and the metrics for `fit` and `evaluate`:
+        `metrics` ignore sample weights, `weighted_metrics` apply them."""
         self.optimizer = _compile.get_optimizer(optimizer)
         self.loss = loss
         self._compile_config = {"loss": loss, "loss_weights": loss_weights,
-                                "metrics": metrics}
+                                "metrics": metrics, "weighted_metrics": weighted_metrics}
         self.compiled_loss = None
-        self.compiled_metrics = None
+        self.compiled_metrics = _compile.CompiledMetrics(metrics, weighted_metrics)
+        self._built_for_data = False
         self._loss_tracker = _metrics.Mean(name="loss")
         self.run_eagerly = bool(run_eagerly)
         self.train_function = self.test_function = self.predict_function = None
@@ -184,7 +194,7 @@ class Model(Layer):
     def _build_for(self, batch: tuple[Any, ...]) -> None:
         """Build the model, the compiled loss and metrics and the optimizer's slots from
         a first batch, eagerly, before any step is traced."""
-        if self.compiled_metrics is not None:
+        if self._built_for_data:
             return
         x, y, _ = _data.unpack(batch)
         config = self._compile_config or {}
@@ -196,30 +206,31 @@ class Model(Layer):
         if config.get("loss") is not None:
             self.compiled_loss = _compile.CompiledLoss(config["loss"], config["loss_weights"],
                                                        names)
-        metrics = _compile.CompiledMetrics(config.get("metrics"), names)
-        if y is not None:
-            metrics.build(y, y_pred)
-        self.compiled_metrics = metrics
+        if y is not None and self.compiled_metrics is not None:
+            self.compiled_metrics.build(y, y_pred, names)
+        self._built_for_data = True
         if self.optimizer is not None and not self.optimizer.built and \
                 self.trainable_variables:
             self.optimizer.build(self.trainable_variables)
 
     @property
     def metrics(self) -> list[Any]:
-        """The loss tracker, each output's loss tracker, then the compiled metrics."""
+        """Keras's order: the loss tracker, the compiled metrics (one object named
+        "compile_metrics", when `compile` was given any), each output's loss tracker."""
         found: list[Any] = []
         if self._loss_tracker is not None:
             found.append(self._loss_tracker)
+        if self.compiled_metrics is not None and self.compiled_metrics.given:
+            found.append(self.compiled_metrics)
         if self.compiled_loss is not None:
             found.extend(self.compiled_loss.trackers)
-        if self.compiled_metrics is not None:
-            found.extend(metric for _, metric in self.compiled_metrics.metrics)
         return found
 
     @property
     def metrics_names(self) -> list[str]:
-        """The names of `metrics`, as they appear in the logs."""
-        return [_compile.log_name(metric) for metric in self.metrics]
+        """The names of `metrics`: `['loss', 'compile_metrics']` for a model compiled
+        with metrics, as Keras 3 names them."""
+        return [metric.name for metric in self.metrics]
 
     def reset_metrics(self) -> None:
         """Reset the state of every metric."""
@@ -230,21 +241,42 @@ class Model(Layer):
 
     def compute_loss(self, x: Any = None, y: Any = None, y_pred: Any = None,
                      sample_weight: Any = None, training: bool = True) -> Any:
-        """The compiled loss of a batch (the sum over outputs, weighted)."""
-        if self.compiled_loss is None:
+        """The compiled loss of a batch (the sum over outputs, weighted) plus the sum of
+        each of `losses` (what `add_loss` added in the forward pass, and the weights'
+        regularization penalties), as Keras adds them."""
+        losses = []
+        if self.compiled_loss is not None and y is not None:
+            losses.append(self.compiled_loss(y, y_pred, sample_weight))
+        for extra in self.losses:
+            extra = _tensors.as_tensor(extra, None)
+            if not extra.dtype.is_floating:
+                extra = _math.cast(extra, "float32")
+            losses.append(_reduce.reduce_sum(extra))
+        if not losses:
             raise ValueError("No loss to compute. Provide a `loss` argument in `compile()`.")
-        return self.compiled_loss(y, y_pred, sample_weight)
+        total = losses[0]
+        for extra in losses[1:]:
+            total = total + extra
+        return total
 
     def compute_metrics(self, x: Any, y: Any, y_pred: Any,
                         sample_weight: Any = None) -> dict[str, Any]:
         """Update the compiled metrics from a batch; their results by log name."""
-        if self.compiled_metrics is not None and y is not None:
+        if self.compiled_metrics is not None and self.compiled_metrics.built and \
+                y is not None:
             self.compiled_metrics.update_state(y, y_pred, sample_weight)
         return self.get_metrics_result()
 
     def get_metrics_result(self) -> dict[str, Any]:
-        """Every metric's current result, by log name, sorted by name."""
-        results = {_compile.log_name(metric): metric.result() for metric in self.metrics}
+        """Every metric's current result, by log name (the compiled metrics each under
+        its own), sorted by name."""
+        results: dict[str, Any] = {}
+        for metric in self.metrics:
+            if isinstance(metric, _compile.CompiledMetrics):
+                if metric.built:
+                    results.update(metric.result())
+            else:
+                results[metric.name] = metric.result()
         return dict(sorted(results.items()))
 
     def train_step(self, data: Any) -> dict[str, Any]:
@@ -265,7 +297,7 @@ class Model(Layer):
         """One evaluation step on a batch: forward pass, loss, metrics."""
         x, y, sample_weight = _data.unpack(data)
         y_pred = self(x, training=False)
-        if self.compiled_loss is not None and y is not None:
+        if (self.compiled_loss is not None and y is not None) or self.losses:
             self._track_loss(self.compute_loss(x, y, y_pred, sample_weight, training=False),
                              y_pred)
         return self.compute_metrics(x, y, y_pred, sample_weight)
@@ -410,7 +442,16 @@ class Model(Layer):
         return logs if return_dict else self._in_metric_order(logs)
 
     def _in_metric_order(self, logs: dict[str, Any]) -> Any:
-        values = [logs[name] for name in self.metrics_names if name in logs]
+        """`evaluate`'s list, in Keras's order: the logs named by `metrics` (a compiled
+        metric by its own name, so a name may come twice), then the others by name."""
+        names: list[str] = []
+        for metric in self.metrics:
+            if isinstance(metric, _compile.CompiledMetrics):
+                names.extend(sub.name for sub in metric.metrics)
+            else:
+                names.append(metric.name)
+        values = [logs[name] for name in names if name in logs]
+        values.extend(logs[name] for name in sorted(logs) if name not in names)
         return values[0] if len(values) == 1 else values
 
     def predict(self, x: Any, batch_size: int | None = None, verbose: Any = "auto",
@@ -471,6 +512,12 @@ class Model(Layer):
 
     # -- saving -----------------------------------------------------------------------------
 
+    def _assert_has_weights(self, action: str) -> None:
+        if not self.built or not self.weights:
+            raise ValueError("Unable to %s the weights of model '%s': it has no weights yet. "
+                             "Build it first (call it on data, or `build(input_shape)`)"
+                             % (action, self.name))
+
     def _weight_groups(self) -> list[list[Any]]:
         """Each layer's own weights, layer by layer, depth first (the model's own first);
         layers without weights are left out, so that the checkpoint's keys
@@ -491,8 +538,14 @@ class Model(Layer):
         return groups
 
     def save_weights(self, filepath: str | os.PathLike[str], overwrite: bool = True) -> None:
-        """Write the weights to a TensorFlow checkpoint at the prefix `filepath`
-        (`filepath.index` and `filepath.data-00000-of-00001`)."""
+        """Write the weights: to Keras 3's HDF5 file when `filepath` ends in
+        `.weights.h5` (the optimizer's state too, as Keras writes it), else to a
+        TensorFlow checkpoint at the prefix `filepath` (`filepath.index` and
+        `filepath.data-00000-of-00001`)."""
+        if os.fspath(filepath).endswith(".weights.h5"):
+            self._assert_has_weights("save")
+            _WEIGHTS_FILE[0](self, os.fspath(filepath), overwrite)
+            return
         path = _weights_path(filepath, "save_weights")
         if not self.built or not self.weights:
             raise ValueError("Unable to save the weights of model '%s': it has no weights "
@@ -504,10 +557,15 @@ class Model(Layer):
 
     def load_weights(self, filepath: str | os.PathLike[str], skip_mismatch: bool = False) \
             -> None:
-        """Read the weights `save_weights` wrote (every weight must find its value)."""
-        path = _weights_path(filepath, "load_weights")
+        """Read the weights `save_weights` wrote, or a Keras 3 `.weights.h5` file (every
+        weight must find its value)."""
         if skip_mismatch:
             raise NotImplementedError("load_weights(skip_mismatch=True) is not supported")
+        if os.fspath(filepath).endswith(".weights.h5"):
+            self._assert_has_weights("load")
+            _WEIGHTS_FILE[1](self, os.fspath(filepath))
+            return
+        path = _weights_path(filepath, "load_weights")
         if not self.built or not self.weights:
             raise ValueError("Unable to load weights into model '%s': it has no weights "
                              "yet. Build it first (call it on data, or `build(input_shape)`)"
@@ -553,9 +611,9 @@ def _weights_path(filepath: str | os.PathLike[str], method: str) -> str:
     path = os.fspath(filepath)
     if path.endswith(".h5") or path.endswith(".keras"):
         raise ValueError(
-            "%s(%r): HDF5 and .keras files are not supported; the weights are written as a "
-            "TensorFlow checkpoint: give a checkpoint prefix instead (say 'ckpt/weights')"
-            % (method, path))
+            "%s(%r): the weights go to a Keras 3 file named '<name>.weights.h5' or to a "
+            "TensorFlow checkpoint prefix (say 'ckpt/weights'); other .h5 and .keras names "
+            "are not supported" % (method, path))
     return path
 
 

@@ -19,6 +19,7 @@ from typing import Any
 import autograph as _autograph
 from runtime import dtypes as _dtypes
 from runtime import nest
+from runtime.composite.sparse import SparseTensor, SparseTensorSpec
 from runtime.signature import TensorSpec
 
 _TENSOR_NAMES = itertools.count(1)
@@ -29,16 +30,18 @@ class KerasTensor:
     usually None), a dtype and the Node that made it (None for a bare placeholder)."""
 
     def __init__(self, shape: tuple[int | None, ...], dtype: Any = "float32",
-                 name: str | None = None, node: Node | None = None, index: int = 0) -> None:
+                 name: str | None = None, node: Node | None = None, index: int = 0,
+                 sparse: bool = False) -> None:
         self.shape = tuple(shape)
+        self.sparse = bool(sparse)  # stands for a SparseTensor
         self.dtype = _dtypes.as_dtype(dtype)
         self.name = name or "keras_tensor_%d" % next(_TENSOR_NAMES)
         self.node = node
         self.index = index  # the position of this tensor among its node's outputs
 
     def __repr__(self) -> str:
-        return "<KerasTensor shape=%s, dtype=%s, sparse=False, ragged=False, name=%s>" % (
-            shape_text(self.shape), self.dtype.name, self.name)
+        return "<KerasTensor shape=%s, dtype=%s, sparse=%s, ragged=False, name=%s>" % (
+            shape_text(self.shape), self.dtype.name, self.sparse, self.name)
 
     @property
     def ndim(self) -> int:
@@ -120,7 +123,8 @@ def call_symbolically(layer: Any, inputs: Any, args: tuple[Any, ...],
     call_args = (inputs, tuple(args), dict(kwargs))
     flat = nest.flatten(call_args, expand_composites=False)
     positions = [i for i, leaf in enumerate(flat) if isinstance(leaf, KerasTensor)]
-    specs = [TensorSpec(flat[i].shape, flat[i].dtype) for i in positions]
+    specs = [(SparseTensorSpec if flat[i].sparse else TensorSpec)(flat[i].shape, flat[i].dtype)
+             for i in positions]
 
     def replay(*tensors: Any) -> Any:
         values = list(flat)
@@ -131,12 +135,14 @@ def call_symbolically(layer: Any, inputs: Any, args: tuple[Any, ...],
 
     traced = _autograph.function(replay, autograph=False).get_concrete_function(*specs)
     layer.built = True
+    layer._clear_losses()  # what `add_loss` got on placeholders is no loss of any data
     counter = itertools.count()
 
     def to_keras(tensor: Any) -> Any:
         if not hasattr(tensor, "shape") or not hasattr(tensor, "dtype"):
             return tensor
-        return KerasTensor(tuple(tensor.shape), tensor.dtype, index=next(counter))
+        return KerasTensor(tuple(tensor.shape), tensor.dtype, index=next(counter),
+                           sparse=isinstance(tensor, SparseTensor))
 
     outputs = nest.map_structure(to_keras, traced.structured_outputs)
     node = Node(layer, call_args, outputs)

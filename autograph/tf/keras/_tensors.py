@@ -16,6 +16,14 @@ def as_tensor(value, dtype="float32"):
     return tensor
 
 
+def as_sparse(value, dtype="float32"):
+    """The SparseTensor `value` with its values cast to `dtype` (Keras casts a sparse
+    input as it casts a dense one)."""
+    if dtype is not None and value.dtype is not _dtypes.as_dtype(dtype):
+        return value.with_values(_math.cast(value.values, dtype))
+    return value
+
+
 def rank(tensor):
     """The number of dimensions of `tensor` (known statically in this runtime)."""
     return tensor.shape.rank

@@ -152,7 +152,10 @@ class VarianceScaling(Initializer):
         return values.astype(dtype)
 
     def get_config(self):
-        """The initializer's constructor arguments, as a dict."""
+        """The initializer's constructor arguments, as a dict (a named kind, such as
+        GlorotUniform, takes only its seed)."""
+        if type(self) is not VarianceScaling:
+            return {"seed": self.seed}
         return {"scale": self.scale, "mode": self.mode, "distribution": self.distribution,
                 "seed": self.seed}
 

@@ -21,6 +21,7 @@ from autograph.tf.keras._symbolic import KerasTensor as _KerasTensor
 from autograph.tf.keras.layers._input import InputLayer as _InputLayer
 from autograph.tf.keras.layers._layer import Layer as _Layer
 from autograph.tf.keras.layers._layer import _accepts
+from autograph.tf.keras.layers._layer import call_with_mask as _call_with_mask
 
 
 class Sequential(Model):
@@ -65,13 +66,13 @@ class Sequential(Model):
         return self._layers.pop()
 
     def call(self, inputs: _Any, training: _Any = None) -> _Any:
-        """Each layer's output fed to the next."""
-        outputs = inputs
+        """Each layer's output fed to the next (with its mask, when a layer makes one)."""
+        outputs, mask = inputs, None
         for layer in self._layers:
+            kwargs = {}
             if training is not None and _accepts(layer.call, "training"):
-                outputs = layer(outputs, training=training)
-            else:
-                outputs = layer(outputs)
+                kwargs["training"] = training
+            outputs, mask = _call_with_mask(layer, outputs, mask, kwargs)
             shape = getattr(outputs, "shape", None)
             if shape is not None:
                 layer._summary_shape = (None,) + tuple(shape)[1:] if len(shape) else ()

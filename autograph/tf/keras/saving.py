@@ -41,6 +41,7 @@ from autograph.tf.keras import initializers as _initializers
 from autograph.tf.keras import layers as _layers
 from autograph.tf.keras import losses as _losses
 from autograph.tf.keras import optimizers as _optimizers
+from autograph.tf.keras import regularizers as _regularizers
 from autograph.tf.keras._model import Model as _Model
 from autograph.tf.keras._symbolic import KerasTensor as _KerasTensor
 from autograph.tf.keras.layers import _core as _layers_core
@@ -177,6 +178,9 @@ def serialize_keras_object(obj: _Any) -> _Any:
         return obj.__name__
     if isinstance(obj, _initializers.Initializer):
         return _entry("keras.initializers", type(obj).__name__, obj.get_config())
+    if isinstance(obj, _regularizers.Regularizer) and \
+            type(obj).__module__ == _regularizers.__name__:
+        return _entry("keras.regularizers", type(obj).__name__, obj.get_config())
     if isinstance(obj, _optimizers.Optimizer):
         return _entry("keras.optimizers", type(obj).__name__, _optimizer_config(obj))
     if isinstance(obj, _losses.Loss) and type(obj).__module__ == _losses.__name__:
@@ -205,7 +209,7 @@ def _serialize_layer(layer: _Layer) -> dict[str, _Any]:
     if isinstance(layer, _layers.InputLayer):
         return _entry("keras.layers", "InputLayer", {
             "batch_shape": list(layer.batch_shape), "dtype": str(layer.dtype),
-            "sparse": False, "ragged": False, "name": layer.name, "optional": False})
+            "sparse": layer.sparse, "ragged": False, "name": layer.name, "optional": False})
     if cls.__name__ in ("Sequential", "Functional") and _is_library_class(cls):
         return _model_entry(layer)
     if isinstance(layer, _layers_core.TensorOperator):
@@ -291,9 +295,11 @@ def _sequential_input_shape(model: _Any) -> _Any:
 
 
 def _functional_entry(model: _Any) -> dict[str, _Any]:
-    if isinstance(model._inputs_struct, dict) or isinstance(model._outputs_struct, dict):
-        raise NotImplementedError("Saving a functional model with dict inputs or outputs "
-                                  "is not supported")
+    for struct in (model._inputs_struct, model._outputs_struct):
+        if isinstance(struct, dict) and not all(isinstance(value, _KerasTensor)
+                                                for value in struct.values()):
+            raise NotImplementedError("Saving a functional model whose inputs or outputs "
+                                      "are a dict of nested structures is not supported")
     in_model = {id(node) for node in model._nodes}
 
     def node_index(node: _Any) -> int:
@@ -326,6 +332,8 @@ def _functional_entry(model: _Any) -> dict[str, _Any]:
         layers.append(entry)
 
     def ends(tensors: list[_KerasTensor], struct: _Any) -> _Any:
+        if isinstance(struct, dict):  # Keras writes a dict by name, in the model's order
+            return {key: history(value) for key, value in struct.items()}
         found = [history(t) for t in tensors]
         return found[0] if len(found) == 1 and isinstance(struct, _KerasTensor) else found
 
@@ -354,7 +362,8 @@ def _compile_config(model: _Model) -> dict[str, _Any] | None:
             "loss": serialize_keras_object(given.get("loss")),
             "loss_weights": serialize_keras_object(given.get("loss_weights")),
             "metrics": serialize_keras_object(given.get("metrics")),
-            "weighted_metrics": None, "run_eagerly": bool(model.run_eagerly),
+            "weighted_metrics": serialize_keras_object(given.get("weighted_metrics")),
+            "run_eagerly": bool(model.run_eagerly),
             "steps_per_execution": 1, "jit_compile": False}
 
 
@@ -487,8 +496,8 @@ def load_model(filepath: str | os.PathLike[str], custom_objects: dict[str, _Any]
         fd = _untrusted_files.open_regular(str(path))
     except _untrusted_files.RefusedFile as refused:
         if refused.missing:
-            raise FileNotFoundError("File not found: filepath=%s. Please ensure the file is "
-                                    "an accessible `.keras` zip file." % path) from None
+            raise ValueError("File not found: filepath=%s. Please ensure the file is an "
+                             "accessible `.keras` zip file." % path) from None
         raise ValueError("%s is not a .keras file: it %s" % (path, refused.reason)) from None
     h5py = _h5py("Loading")
     try:
@@ -641,8 +650,9 @@ class _Loader:
         if cls is _layers.InputLayer:
             arguments = self.arguments(cls, config, where)
             return _layers.Input(batch_shape=arguments.get("batch_shape"),
-                                 dtype=arguments.get("dtype"),
-                                 name=arguments.get("name")).node.layer  # type: ignore[union-attr]
+                                 dtype=arguments.get("dtype"), name=arguments.get("name"),
+                                 sparse=bool(arguments.get("sparse"))
+                                 ).node.layer  # type: ignore[union-attr]
         arguments = self.arguments(cls, config, where)
         for key in ("kernel_size", "strides", "dilation_rate", "pool_size", "target_shape"):
             if isinstance(arguments.get(key), list):
@@ -692,7 +702,12 @@ class _Loader:
                 if isinstance(produced, (list, tuple)):
                     return produced[int(spec[2])]
                 return produced
-            return [pick(item) for item in spec]
+            if isinstance(spec, dict):  # inputs or outputs by name
+                return {str(key): pick(item) for key, item in spec.items()}
+            if isinstance(spec, list) and spec:
+                return [pick(item) for item in spec]
+            raise self.fail("the model's inputs or outputs are given as %r, not as "
+                            "[layer, call, index] entries" % (spec,))
 
         return _Model(pick(config.get("input_layers")), pick(config.get("output_layers")),
                      name=config.get("name"))
@@ -723,6 +738,8 @@ class _Loader:
             "loss": self.value(config.get("loss"), "the loss"),
             "loss_weights": config.get("loss_weights"),
             "metrics": self.value(config.get("metrics"), "the metrics"),
+            "weighted_metrics": self.value(config.get("weighted_metrics"),
+                                           "the weighted metrics"),
         }
         return arguments
 
@@ -746,7 +763,8 @@ def _library_class(module: str, class_name: str) -> _Any:
         return _functional.Functional
     namespaces = {"keras.layers": _layers, "keras.initializers": _initializers,
                   "keras.optimizers": _optimizers, "keras.losses": _losses,
-                  "keras.optimizers.schedules": _schedules}
+                  "keras.optimizers.schedules": _schedules,
+                  "keras.regularizers": _regularizers}
     namespace = namespaces.get(module)
     if namespace is None:
         return None
@@ -806,7 +824,54 @@ def _read_optimizer(group: _Any, model: _Model, filepath: str) -> None:
         variable.assign(value)
 
 
+def _save_weights_file(model: _Model, path: str, overwrite: bool = True) -> None:
+    """`model.save_weights("<name>.weights.h5")`: the weights (and a built optimizer's
+    state) in Keras 3's HDF5 layout, the layout of a .keras file's model.weights.h5."""
+    if os.path.exists(path) and not overwrite:
+        raise FileExistsError("%s already exists and overwrite=False" % path)
+    h5py = _h5py("Saving")
+    weights = io.BytesIO()
+    with h5py.File(weights, "w") as store:
+        _write_weights(store, model)
+        if model.optimizer is not None:
+            _write_optimizer(store, model)
+    directory = os.path.dirname(os.path.abspath(path))
+    handle, temporary = tempfile.mkstemp(suffix=".weights.h5", dir=directory)
+    try:
+        with os.fdopen(handle, "wb") as raw:
+            raw.write(weights.getvalue())
+        os.replace(temporary, path)
+    except BaseException:
+        os.unlink(temporary)
+        raise
+
+
+def _load_weights_file(model: _Model, path: str) -> None:
+    """`model.load_weights("<name>.weights.h5")`, read as untrusted input: every weight of
+    the model from the file (shapes checked before data is read), and the optimizer's
+    state when the file has it and the model is compiled."""
+    try:
+        fd = _untrusted_files.open_regular(path)
+    except _untrusted_files.RefusedFile as refused:
+        if refused.missing:
+            raise FileNotFoundError("No such file: %s" % path) from None
+        raise ValueError("%s is not a weights file: it %s" % (path, refused.reason)) \
+            from None
+    h5py = _h5py("Loading")
+    with os.fdopen(fd, "rb") as raw:
+        data = io.BytesIO(raw.read())
+    try:
+        store = h5py.File(data, "r")
+    except OSError as error:
+        raise ValueError("%s is not an HDF5 file: %s" % (path, error)) from None
+    with store:
+        _read_weights(store, model, path)
+        if "optimizer" in store and model.optimizer is not None:
+            _read_optimizer(store["optimizer"], model, path)
+
+
 _model.set_model_saver(save_model)  # what Model.save calls
+_model.set_weights_file_io(_save_weights_file, _load_weights_file)  # .weights.h5 files
 
 __all__ = ["get_registered_name", "load_model", "register_keras_serializable",
            "save_model", "serialize_keras_object"]

@@ -11,9 +11,9 @@ its source and, for a cell the harness does not run, the reason why. The guides 
 licensed (Copyright The TensorFlow Authors); each data file carries a NOTICE line saying so.
 
 A cell is skipped when it needs what the project does not offer or the test machine lacks:
-IPython magics and shell lines, downloads, Keras, matplotlib and other plotting or display
-packages, pip, TensorBoard, the profiler; and, transitively, a cell that reads a name whose
-latest definition came from a skipped cell.
+IPython magics and shell lines, downloads (Keras's datasets too), matplotlib and other
+plotting or display packages, pip, TensorBoard, the profiler; and, transitively, a cell that
+reads a name whose latest definition came from a skipped cell.
 """
 
 import ast
@@ -49,10 +49,11 @@ NOTICE = (
 SKIP_MARKERS = (
     ("#@title Licensed under the Apache License", "license header"),
     ("docs_infra: no_execute", "marked no_execute by the guide"),
-    ("keras", "needs Keras"),
     ("matplotlib", "needs matplotlib"),
     ("plt.", "needs matplotlib"),
     ("get_file(", "needs a download"),
+    ("keras.datasets", "needs a download (keras.datasets)"),
+    ("ImageDataGenerator", "needs Keras's legacy image preprocessing, for downloaded images"),
     ("tensorflow_datasets", "needs a download (tensorflow_datasets)"),
     ("tfds.", "needs a download (tensorflow_datasets)"),
     ("urllib", "needs a download"),

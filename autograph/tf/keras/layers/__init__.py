@@ -4,6 +4,7 @@ from autograph.tf.keras.layers._conv import (
     AveragePooling2D,
     Conv1D,
     Conv2D,
+    GlobalAveragePooling1D,
     GlobalAveragePooling2D,
     MaxPooling2D,
 )
@@ -15,6 +16,7 @@ from autograph.tf.keras.layers._core import (
     Dropout,
     Embedding,
     Flatten,
+    Lambda,
     Reshape,
 )
 from autograph.tf.keras.layers._input import Input, InputLayer
@@ -24,6 +26,6 @@ from autograph.tf.keras.layers._recurrent import GRU, LSTM, SimpleRNN
 
 __all__ = ["Activation", "Add", "AveragePooling2D", "BatchNormalization", "Concatenate",
            "Conv1D", "Conv2D", "Dense", "Dropout", "Embedding", "Flatten", "GRU", "LSTM",
-           "GlobalAveragePooling2D", "Input", "InputLayer", "Layer", "LayerNormalization",
-           "MaxPooling2D", "Reshape", "SimpleRNN"]
+           "GlobalAveragePooling1D", "GlobalAveragePooling2D", "Input", "InputLayer", "Lambda",
+           "Layer", "LayerNormalization", "MaxPooling2D", "Reshape", "SimpleRNN"]
 

@@ -3,9 +3,12 @@ AveragePooling2D, GlobalAveragePooling2D; they call tf.nn's conv and pool ops.""
 
 from autograph.tf.keras import _tensors
 from autograph.tf.keras import activations as _activations
+from autograph.tf.keras import regularizers as _regularizers
 from autograph.tf.keras.layers._layer import Layer
 from runtime.ops import conv_ops as _conv
 from runtime.ops import layout_ops as _layout
+from runtime.ops import reshape_ops as _reshape
+from runtime.ops import math_ops as _math
 from runtime.ops import reduction_ops as _reduce
 
 
@@ -38,8 +41,10 @@ class _Conv(Layer):
 
     def __init__(self, filters, kernel_size, strides=1, padding="valid", data_format=None,
                  dilation_rate=1, groups=1, activation=None, use_bias=True,
-                 kernel_initializer="glorot_uniform", bias_initializer="zeros", **kwargs):
-        super().__init__(**kwargs)
+                 kernel_initializer="glorot_uniform", bias_initializer="zeros",
+                 kernel_regularizer=None, bias_regularizer=None, activity_regularizer=None,
+                 **kwargs):
+        super().__init__(activity_regularizer=activity_regularizer, **kwargs)
         _channels_last(data_format)
         if groups != 1:
             raise ValueError("Only groups=1 is supported. Received: groups=%r" % (groups,))
@@ -53,6 +58,8 @@ class _Conv(Layer):
         self.use_bias = use_bias
         self.kernel_initializer = kernel_initializer
         self.bias_initializer = bias_initializer
+        self.kernel_regularizer = _regularizers.get(kernel_regularizer)
+        self.bias_regularizer = _regularizers.get(bias_regularizer)
 
     def build(self, input_shape):
         """Make `kernel` (`kernel_size + (in_channels, filters)`) and `bias`."""
@@ -62,8 +69,10 @@ class _Conv(Layer):
                              "ndim=%d with a known channel dimension, found shape %s"
                              % (self.name, self.rank + 2, input_shape))
         self.kernel = self.add_weight(self.kernel_size + (int(channels), self.filters),
-                                      self.kernel_initializer, name="kernel")
-        self.bias = (self.add_weight((self.filters,), self.bias_initializer, name="bias")
+                                      self.kernel_initializer, name="kernel",
+                                      regularizer=self.kernel_regularizer)
+        self.bias = (self.add_weight((self.filters,), self.bias_initializer, name="bias",
+                                     regularizer=self.bias_regularizer)
                      if self.use_bias else None)
         self.built = True
 
@@ -135,6 +144,32 @@ class AveragePooling2D(_Pooling2D):
     with "same" padding the padded positions are not counted."""
 
     _op = staticmethod(_conv.avg_pool2d)
+
+
+class GlobalAveragePooling1D(Layer):
+    """The mean over steps: `(batch, steps, features)` -> `(batch, features)` (or
+    `(batch, 1, features)` with `keepdims=True`); given a mask, over the unmasked steps."""
+
+    supports_masking = True
+
+    def __init__(self, data_format=None, keepdims=False, **kwargs):
+        super().__init__(**kwargs)
+        _channels_last(data_format)
+        self.keepdims = keepdims
+
+    def call(self, inputs, mask=None):
+        """The mean of `inputs` over axis 1 (over the unmasked steps only, given a
+        `(batch, steps)` mask)."""
+        inputs = _tensors.as_tensor(inputs, self.dtype)
+        if mask is None:
+            return _reduce.reduce_mean(inputs, axis=1, keepdims=self.keepdims)
+        weights = _reshape.expand_dims(_math.cast(mask, inputs.dtype), 2)
+        return (_reduce.reduce_sum(inputs * weights, axis=1, keepdims=self.keepdims) /
+                _reduce.reduce_sum(weights, axis=1, keepdims=self.keepdims))
+
+    def compute_mask(self, inputs, previous_mask=None):
+        """None: the steps are pooled away."""
+        return None
 
 
 class GlobalAveragePooling2D(Layer):

@@ -1,12 +1,17 @@
 """Keras's core layers: Dense, Activation, Flatten, Reshape, Dropout, Embedding, and the
 merging layers Concatenate and Add."""
 
+import inspect
+
 import numpy as np
 
 from autograph.tf.keras import _tensors
 from autograph.tf.keras import activations as _activations
+from autograph.tf.keras import regularizers as _regularizers
 from autograph.tf.keras._symbolic import set_operator_layer
 from autograph.tf.keras.layers._layer import Layer, _unique_name
+from runtime import nest
+from runtime.composite import sparse as _sparse
 from runtime.ops import array_ops as _array
 from runtime.ops import concat_split_ops as _concat_split
 from runtime.ops import linalg_ops as _linalg
@@ -28,9 +33,13 @@ class Dense(Layer):
     """`activation(inputs @ kernel + bias)`, the kernel of shape `(input_dim, units)`
     applied along the last axis of inputs of any rank."""
 
+    supports_masking = True
+
     def __init__(self, units, activation=None, use_bias=True,
-                 kernel_initializer="glorot_uniform", bias_initializer="zeros", **kwargs):
-        super().__init__(**kwargs)
+                 kernel_initializer="glorot_uniform", bias_initializer="zeros",
+                 kernel_regularizer=None, bias_regularizer=None, activity_regularizer=None,
+                 **kwargs):
+        super().__init__(activity_regularizer=activity_regularizer, **kwargs)
         if not isinstance(units, int) or units <= 0:
             raise ValueError("Received an invalid value for `units`, expected a positive "
                              "integer. Received: units=%r" % (units,))
@@ -39,18 +48,27 @@ class Dense(Layer):
         self.use_bias = use_bias
         self.kernel_initializer = kernel_initializer
         self.bias_initializer = bias_initializer
+        self.kernel_regularizer = _regularizers.get(kernel_regularizer)
+        self.bias_regularizer = _regularizers.get(bias_regularizer)
 
     def build(self, input_shape):
         """Make `kernel` (and `bias`) for the inputs' last dimension."""
         self.kernel = self.add_weight((_last_dim(input_shape, self.name), self.units),
-                                      self.kernel_initializer, name="kernel")
-        self.bias = (self.add_weight((self.units,), self.bias_initializer, name="bias")
+                                      self.kernel_initializer, name="kernel",
+                                      regularizer=self.kernel_regularizer)
+        self.bias = (self.add_weight((self.units,), self.bias_initializer, name="bias",
+                                     regularizer=self.bias_regularizer)
                      if self.use_bias else None)
         self.built = True
 
     def call(self, inputs):
-        """`activation(inputs @ kernel + bias)`."""
-        outputs = _linalg.matmul(_tensors.as_tensor(inputs, self.dtype), self.kernel)
+        """`activation(inputs @ kernel + bias)` (a SparseTensor input is multiplied as
+        sparse; the output is dense)."""
+        if isinstance(inputs, _sparse.SparseTensor):
+            outputs = _sparse.sparse_dense_matmul(_tensors.as_sparse(inputs, self.dtype),
+                                                  self.kernel)
+        else:
+            outputs = _linalg.matmul(_tensors.as_tensor(inputs, self.dtype), self.kernel)
         if self.bias is not None:
             outputs = outputs + self.bias
         return self.activation(outputs)
@@ -63,6 +81,8 @@ class Dense(Layer):
 class Activation(Layer):
     """Applies an activation function (by name or callable) to its input."""
 
+    supports_masking = True
+
     def __init__(self, activation, **kwargs):
         super().__init__(**kwargs)
         self.activation = _activations.get(activation)
@@ -70,6 +90,40 @@ class Activation(Layer):
     def call(self, inputs):
         """`activation(inputs)`."""
         return self.activation(_tensors.as_tensor(inputs, self.dtype))
+
+
+class Lambda(Layer):
+    """Wraps a function of the inputs as a layer: `Lambda(lambda x: x ** 2)`. It holds no
+    weights; `arguments` are passed to the function by keyword."""
+
+    def __init__(self, function, output_shape=None, mask=None, arguments=None, **kwargs):
+        super().__init__(**kwargs)
+        if not callable(function):
+            raise ValueError("Argument `function` of Lambda must be callable. Received: "
+                             "function=%r" % (function,))
+        if mask is not None:
+            raise NotImplementedError("Lambda(mask=...) is not supported: this Keras "
+                                      "propagates no masks")
+        self.function = function
+        self.output_shape = output_shape
+        self.arguments = dict(arguments or {})
+
+    def call(self, inputs, training=None):
+        """`function(inputs, **arguments)` (and `training=` when it takes it)."""
+        arguments = dict(self.arguments)
+        if _accepts_argument(self.function, "training"):
+            arguments["training"] = training
+        # Keras gives the function tensors, never the numpy arrays it was called on
+        inputs = nest.map_structure(
+            lambda x: _tensors.as_tensor(x, None) if isinstance(x, np.ndarray) else x, inputs)
+        return self.function(inputs, **arguments)
+
+
+def _accepts_argument(function, name):
+    try:
+        return name in inspect.signature(function).parameters
+    except (TypeError, ValueError):
+        return False
 
 
 class Flatten(Layer):
@@ -129,6 +183,8 @@ class Dropout(Layer):
     """In training, zeroes each input element with probability `rate` and scales the
     others by `1 / (1 - rate)`; otherwise passes inputs through."""
 
+    supports_masking = True
+
     def __init__(self, rate, noise_shape=None, seed=None, **kwargs):
         super().__init__(**kwargs)
         if not 0 <= rate <= 1:
@@ -150,7 +206,8 @@ class Dropout(Layer):
 
 class Embedding(Layer):
     """Looks up rows of an `(input_dim, output_dim)` table: integer indices in, vectors
-    out."""
+    out; with `mask_zero=True` index 0 is padding, masked for the layers that follow in a
+    model (see `Layer.compute_mask`)."""
 
     def __init__(self, input_dim, output_dim, embeddings_initializer="uniform",
                  mask_zero=False, **kwargs):
@@ -172,6 +229,13 @@ class Embedding(Layer):
         if indices.dtype.is_floating:
             indices = _math.cast(indices, "int32")
         return _select.gather(self.embeddings, indices)
+
+    def compute_mask(self, inputs, previous_mask=None):
+        """With `mask_zero`, `inputs != 0`: index 0 is padding, which the masking layers
+        after this one (recurrent layers, GlobalAveragePooling1D) skip."""
+        if not self.mask_zero:
+            return None
+        return _math.not_equal(_tensors.as_tensor(inputs, None), 0)
 
     def compute_output_shape(self, input_shape):
         """The input shape with `output_dim` appended."""
@@ -206,6 +270,8 @@ class Add(Layer):
 class TensorOperator(Layer):
     """Applies one tensor operator (`+`, `*`, ...) to its operands: what `x * 2.0` on a
     Keras tensor records in a functional model."""
+
+    _allow_non_tensor_positional_args = True  # `x * 2.0`: the operand may be a number
 
     def __init__(self, operator_name, compute, **kwargs):
         super().__init__(name=kwargs.pop("name", None) or _unique_name(operator_name),

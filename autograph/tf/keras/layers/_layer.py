@@ -15,25 +15,39 @@ The weights are Variables; a layer first called inside a Function makes them on 
 first trace (a later trace may not create variables, as TensorFlow's rule says).
 """
 
+import collections
 import inspect
 import itertools
 import re
+import warnings
+
+import numpy as np
 
 from autograph.converted_call import converted_call
 from autograph.tf.keras import _symbolic, _tensors
 from autograph.tf.keras import initializers as _initializers
+from autograph.tf.keras import regularizers as _regularizers
 from autograph.user_code import is_library
 from runtime import context as _context
 from runtime import module as _module
 from runtime import nest
 from runtime import scopes as _scopes
+from runtime.composite.base import CompositeTensor
+from runtime.ops import array_ops as _array
+from runtime.ops import math_ops as _math
 from runtime.shape import TensorShape
+from runtime.tensor import is_tensor as _is_tensor
 from runtime.variables import Variable
 
 _NAME_COUNTS: dict = {}
+_POSITIONAL_TYPES = (np.ndarray, Variable, CompositeTensor, _symbolic.KerasTensor)
 # attributes whose values a layer does not track: its own bookkeeping, and a link back
 # to an enclosing object
-_UNTRACKED = frozenset(["_outer", "_layers", "_weights", "_inbound_nodes"])
+_UNTRACKED = frozenset(["_outer", "_layers", "_weights", "_inbound_nodes", "_losses",
+                        "_weight_regularizers"])
+# the layer whose call is the outermost one now running (its call clears the losses that
+# the previous call added, in it and in its sublayers, as Keras's call context does)
+_ENTRY_CALL: list["Layer"] = []
 
 
 def _keras_snake_case(name):
@@ -53,7 +67,13 @@ class Layer(_module.Module):
     """The base class of Keras layers: `build(input_shape)` on the first call makes the
     weights (`add_weight`), `call(inputs, training=None)` computes the output."""
 
-    def __init__(self, trainable=True, name=None, dtype=None, **kwargs):
+    # Keras's switch for a layer whose positional arguments may be numbers (an operator's)
+    _allow_non_tensor_positional_args = False
+    # whether the mask of this layer's input is also its output's (see compute_mask)
+    supports_masking = False
+
+    def __init__(self, trainable=True, name=None, dtype=None, activity_regularizer=None,
+                 **kwargs):
         unknown = set(kwargs) - {"input_shape", "input_dim", "batch_input_shape"}
         if unknown:
             raise TypeError("Unrecognized keyword arguments passed to %s: %s"
@@ -64,6 +84,9 @@ class Layer(_module.Module):
         self.built = False
         self._weights = []
         self._layers = []
+        self._losses = []
+        self._weight_regularizers = []
+        self.activity_regularizer = _regularizers.get(activity_regularizer)
         shape = kwargs.get("input_shape")
         if shape is None and kwargs.get("input_dim") is not None:
             shape = (kwargs["input_dim"],)
@@ -112,7 +135,58 @@ class Layer(_module.Module):
         variable = Variable(value, trainable=trainable, dtype=dtype,
                             name="%s/%s" % (self.name, name or "weight"))
         self._weights.append(variable)
+        regularizer = _regularizers.get(regularizer)
+        if regularizer is not None:
+            self._weight_regularizers.append((variable, regularizer))
         return variable
+
+    # -- losses -------------------------------------------------------------------------------
+
+    def add_loss(self, loss):
+        """Add a scalar tensor (or a list of them) to the losses of the current call
+        (`call` uses it); `fit` adds the sum of `losses` to the compiled loss."""
+        flat = nest.flatten(loss, expand_composites=False)
+        for value in flat:
+            if not _is_tensor(value):
+                raise ValueError("`add_loss()` can only be called from inside `build()` or "
+                                 "`call()`, on a tensor input. Received invalid value: %r"
+                                 % (value,))
+        self._losses.extend(flat)
+
+    @property
+    def losses(self):
+        """The losses `add_loss` added in the latest call (this layer's, then its
+        sublayers'), then the penalties of the regularized trainable weights."""
+        found = list(self._losses)
+        for layer in self._flatten_layers():
+            found.extend(layer._losses)
+        penalties = {}
+        for layer in [self] + self._flatten_layers():
+            for variable, regularizer in layer._weight_regularizers:
+                penalties[id(variable)] = regularizer
+        found.extend(penalties[id(v)](v) for v in self.trainable_weights
+                     if id(v) in penalties)
+        return found
+
+    def _flatten_layers(self):
+        """Every sublayer, nested ones too, each once, in Keras's order (depth first)."""
+        self._track_containers()
+        found, seen = [], set()
+        pending = collections.deque(self._layers)
+        while pending:
+            layer = pending.popleft()
+            if id(layer) in seen:
+                continue
+            seen.add(id(layer))
+            found.append(layer)
+            layer._track_containers()
+            pending.extendleft(layer._layers)
+        return found
+
+    def _clear_losses(self):
+        self._losses.clear()
+        for layer in self._flatten_layers():
+            layer._losses.clear()
 
     @property
     def weights(self):
@@ -183,6 +257,8 @@ class Layer(_module.Module):
         return inputs
 
     def __call__(self, inputs, *args, **kwargs):
+        if not self._allow_non_tensor_positional_args:
+            _check_positional_tensors((inputs,) + args)
         if _symbolic.any_symbolic((inputs, args, kwargs)):
             # the functional API: record the call on Keras tensors, compute no values
             return _symbolic.call_symbolically(self, inputs, args, kwargs)
@@ -194,7 +270,30 @@ class Layer(_module.Module):
             kwargs.pop("training")
         if "mask" in kwargs and not _accepts(self.call, "mask"):
             kwargs.pop("mask")
-        return self._call_in_scope(inputs, args, kwargs)
+        entry = not _ENTRY_CALL
+        if entry:
+            self._clear_losses()
+            _ENTRY_CALL.append(self)
+        try:
+            outputs = self._call_in_scope(inputs, args, kwargs)
+            if self.activity_regularizer is not None:
+                self._add_activity_losses(outputs)
+        finally:
+            if entry:
+                _ENTRY_CALL.pop()
+        return outputs
+
+    def _add_activity_losses(self, outputs):
+        """The activity regularizer's penalty of each output, divided by the batch size
+        (as Keras 3 divides it)."""
+        for output in nest.flatten(outputs, expand_composites=False):
+            if not _is_tensor(output):
+                continue
+            penalty = self.activity_regularizer(output)
+            if output.shape.rank:
+                batch = _math.cast(_array.shape(output)[0], penalty.dtype)
+                penalty = _tensors.divide_no_nan(penalty, batch)
+            self.add_loss(penalty)
 
     def _call_in_scope(self, inputs, args, kwargs):
         """`call` in the layer's name scope; in a trace, a `call` the user wrote is
@@ -209,9 +308,42 @@ class Layer(_module.Module):
         """The output shape for inputs of `input_shape` (by default the input's)."""
         return input_shape
 
+    def compute_mask(self, inputs, previous_mask=None):
+        """The mask of the output (which steps are real, not padding): the input's mask
+        when the layer `supports_masking`, else None. Inside a Sequential or functional
+        model each layer is given its input's mask (as `mask=`, when its `call` takes
+        one); a tensor here carries no mask, so between layers called by hand it is
+        passed explicitly (`lstm(x, mask=embedding.compute_mask(ids))`)."""
+        return previous_mask if self.supports_masking else None
+
     def get_config(self):
         """The layer's constructor arguments, as a dict."""
         return {"name": self.name, "trainable": self.trainable, "dtype": self.dtype}
+
+
+def _check_positional_tensors(positional):
+    """Keras's rule: what a layer is given positionally is tensors (or arrays, or None);
+    a number or string there (`layer([[2.0, 2.0]])`) must be passed by keyword."""
+    for leaf in nest.flatten(positional, expand_composites=False):
+        if leaf is None or isinstance(leaf, _POSITIONAL_TYPES) or _is_tensor(leaf):
+            continue
+        raise ValueError("Only input tensors may be passed as positional arguments. The "
+                         "following argument value should be passed as a keyword argument: "
+                         "%s (of type %s)" % (leaf, type(leaf)))
+
+
+def call_with_mask(layer, inputs, mask, kwargs):
+    """`layer(inputs, **kwargs)` inside a model, given the mask of `inputs` (passed as
+    `mask=` when the layer's call takes it): (outputs, the outputs' mask)."""
+    if mask is not None and _accepts(layer.call, "mask"):
+        kwargs = dict(kwargs, mask=mask)
+    elif mask is not None and not layer.supports_masking:
+        warnings.warn("Layer '%s' (of type %s) was passed an input with a mask attached to "
+                      "it. However, this layer does not support masking and will therefore "
+                      "destroy the mask information. Downstream layers will not see the "
+                      "mask." % (layer.name, type(layer).__name__), stacklevel=3)
+    outputs = layer(inputs, **kwargs)
+    return outputs, layer.compute_mask(inputs, mask)
 
 
 def _accepts(method, argument):
@@ -222,7 +354,12 @@ def _accepts(method, argument):
 
 
 def _input_shape(inputs):
-    """The shape `build` is given: a TensorShape, or a list of them for several inputs."""
+    """The shape `build` is given: a TensorShape, or a list (or dict, for inputs by
+    name) of them for several inputs."""
     if isinstance(inputs, (list, tuple)):
         return [_input_shape(x) for x in inputs]
+    if isinstance(inputs, dict):
+        return {key: _input_shape(x) for key, x in inputs.items()}
+    if isinstance(inputs, CompositeTensor):
+        return TensorShape(inputs.shape)
     return TensorShape(_tensors.as_tensor(inputs, None).shape)

@@ -21,6 +21,8 @@ class BatchNormalization(Layer):
     updating moving averages (`moving = moving * momentum + batch * (1 - momentum)`), and by
     those moving averages otherwise; then scales by `gamma` and shifts by `beta`."""
 
+    supports_masking = True  # (a masked input is refused: see call)
+
     def __init__(self, axis=-1, momentum=0.99, epsilon=1e-3, center=True, scale=True,
                  beta_initializer="zeros", gamma_initializer="ones",
                  moving_mean_initializer="zeros", moving_variance_initializer="ones",
@@ -55,9 +57,13 @@ class BatchNormalization(Layer):
     def _shaped(self, weight):
         return _reshape.reshape(weight, self._broadcast)
 
-    def call(self, inputs, training=False):
+    def call(self, inputs, training=False, mask=None):
         """The normalized inputs (batch statistics when `training`, moving ones
         otherwise)."""
+        if mask is not None and training and self.trainable:
+            raise NotImplementedError(
+                "BatchNormalization of a masked input in training (Keras's moments over "
+                "the unmasked steps) is not supported")
         inputs = _tensors.as_tensor(inputs, self.dtype)
         if training and self.trainable:
             reduce_axes = [i for i in range(self._rank) if i not in self._feature_axes]
@@ -80,6 +86,8 @@ class BatchNormalization(Layer):
 class LayerNormalization(Layer):
     """Normalizes each sample over `axis` (the last by default) by its own mean and
     variance, then scales by `gamma` and shifts by `beta`."""
+
+    supports_masking = True
 
     def __init__(self, axis=-1, epsilon=1e-3, center=True, scale=True,
                  beta_initializer="zeros", gamma_initializer="ones", **kwargs):

@@ -71,21 +71,27 @@ class _RNN(Layer):
     def _projected_bias(self):
         return self.bias
 
-    def call(self, inputs, initial_state=None, training=None):
+    def call(self, inputs, initial_state=None, training=None, mask=None):
         """Run the cell over the time axis; the last output, or every output with
-        `return_sequences`, followed by the final states with `return_state`."""
+        `return_sequences`, followed by the final states with `return_state`. Given a
+        `(batch, steps)` mask, a masked step keeps the states and repeats the previous
+        output (zeros before the first real step), as Keras does."""
         inputs = _tensors.as_tensor(inputs, self.dtype)
         time_major = _reshape.transpose(inputs, [1, 0, 2])
+        if mask is not None:
+            mask = _reshape.transpose(_tensors.as_tensor(mask, "bool"), [1, 0])
         if self.go_backwards:
             time_major = _layout.reverse(time_major, [0])
+            if mask is not None:
+                mask = _layout.reverse(mask, [0])
         projected = _linalg.matmul(time_major, self.kernel)
         bias = self._projected_bias()
         if bias is not None:
             projected = projected + bias
         steps = inputs.shape[1]
         steps = _array.shape(inputs)[1] if steps is None else int(steps)
+        zeros = _array.zeros_like(projected[0][:, :1]) * _array.zeros([1, self.units])
         if initial_state is None:
-            zeros = _array.zeros_like(projected[0][:, :1]) * _array.zeros([1, self.units])
             states = [zeros] * self._state_count()
         else:
             states = list(initial_state) if isinstance(initial_state, (list, tuple)) \
@@ -93,23 +99,36 @@ class _RNN(Layer):
             states = [_tensors.as_tensor(s, self.dtype) for s in states]
         outputs = TensorArray(self.dtype, size=steps)
 
-        def more(t, outputs, *states):
+        def more(t, outputs, last, *states):
             return _math.less(t, steps)
 
-        def step(t, outputs, *states):
+        def step(t, outputs, last, *states):
             output, new_states = self._cell(_select.gather(projected, t), list(states))
-            return (t + 1, outputs.write(t, output), *new_states)
+            if mask is not None:
+                real = _reshape.expand_dims(_select.gather(mask, t), 1)
+                output = _select.where(real, output, last)
+                new_states = [_select.where(real, new, old)
+                              for new, old in zip(new_states, states)]
+            return (t + 1, outputs.write(t, output), output, *new_states)
 
         start = _array.constant(0, dtype="int32")
-        _, outputs, *states = _functional.while_loop(more, step,
-                                                     (start, outputs, *states))
+        _, outputs, last, *states = _functional.while_loop(
+            more, step, (start, outputs, zeros, *states))
         if self.return_sequences:
             result = _reshape.transpose(outputs.stack(), [1, 0, 2])
         else:
-            result = states[0]
+            result = last
         if self.return_state:
             return [result] + list(states)
         return result
+
+    def compute_mask(self, inputs, previous_mask=None):
+        """The input's mask for every output step with `return_sequences`, else None
+        (and None for each returned state)."""
+        mask = previous_mask if self.return_sequences else None
+        if self.return_state:
+            return [mask] + [None] * self._state_count()
+        return mask
 
     def _recurrent(self, h):
         return _linalg.matmul(h, self.recurrent_kernel)

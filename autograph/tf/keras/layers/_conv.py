@@ -7,9 +7,9 @@ from autograph.tf.keras import regularizers as _regularizers
 from autograph.tf.keras.layers._layer import Layer
 from runtime.ops import conv_ops as _conv
 from runtime.ops import layout_ops as _layout
-from runtime.ops import reshape_ops as _reshape
 from runtime.ops import math_ops as _math
 from runtime.ops import reduction_ops as _reduce
+from runtime.ops import reshape_ops as _reshape
 
 
 def _tuple(value, n, what):

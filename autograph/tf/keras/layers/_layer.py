@@ -361,5 +361,5 @@ def _input_shape(inputs):
     if isinstance(inputs, dict):
         return {key: _input_shape(x) for key, x in inputs.items()}
     if isinstance(inputs, CompositeTensor):
-        return TensorShape(inputs.shape)
+        return TensorShape(getattr(inputs, "shape"))  # (sparse and ragged tensors have one)
     return TensorShape(_tensors.as_tensor(inputs, None).shape)

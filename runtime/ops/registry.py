@@ -477,13 +477,18 @@ def execute(op: OpDef, inputs: Sequence[Any], attrs: Mapping[str, Any] = _EMPTY,
     try:
         out_specs = op.infer(specs, attrs)
     except SpecError as e:
-        raise errors.InvalidArgumentError(errors.with_user_location(
-            "%s: %s (operands: %s)" % (op.name, e.message, describe_operands(specs))),
-            op.name) from None
+        message = ("%s: %s (operands: %s)" % (op.name, e.message, describe_operands(specs))
+                   if e.kernel_message is None
+                   else errors.eager_kernel_message(op.name, e.kernel_message))
+        raise errors.InvalidArgumentError(errors.with_user_location(message),
+                                          op.name) from None
     try:
         result = op.kernel(*values, **attrs)
-    except errors.OpError:
-        raise
+    except errors.OpError as e:
+        if not e.in_kernel_words:
+            raise
+        raise type(e)(errors.with_user_location(errors.eager_kernel_message(op.name, e.message)),
+                      op.name) from None
     except (ValueError, IndexError, TypeError, ZeroDivisionError, FloatingPointError,
             OverflowError) as e:
         raise errors.InvalidArgumentError(errors.with_user_location(

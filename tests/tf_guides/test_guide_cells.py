@@ -70,11 +70,9 @@ VALUE_FREE = {
 EXPECTED_FAILURES = {
     ("basics", 6): "softmax: TensorFlow's float32 exp (Eigen's) rounds differently from numpy's",
     ("tensor", 10): "softmax: TensorFlow's float32 exp (Eigen's) rounds differently from numpy's",
-    ("tensor", 32): "reshape's error message is not TensorFlow's (which names its C++ kernel)",
     ("autodiff", 30): "tf.image.adjust_contrast is missing",
     ("advanced_autodiff", 7): "tf.saved_model.SaveOptions(experimental_custom_gradients) missing",
     ("data", 115): "a tf.train.Checkpoint cannot save a dataset iterator",
-    ("intro_to_graphs", 21): "gather's out-of-range message is not TensorFlow's",
     ("function", 15): "a tf.function of objects keyed by type (TraceType) is missing",
     ("function", 28): "a dataset loop's graph has 5 nodes where TensorFlow's has 6",
     ("function", 42): "unbounded recursion raises RecursionError, TensorFlow StagingError",

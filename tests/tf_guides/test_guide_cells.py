@@ -70,7 +70,6 @@ VALUE_FREE = {
 EXPECTED_FAILURES = {
     ("basics", 6): "softmax: TensorFlow's float32 exp (Eigen's) rounds differently from numpy's",
     ("tensor", 10): "softmax: TensorFlow's float32 exp (Eigen's) rounds differently from numpy's",
-    ("advanced_autodiff", 7): "tf.saved_model.SaveOptions(experimental_custom_gradients) missing",
     ("data", 115): "a tf.train.Checkpoint cannot save a dataset iterator",
     ("function", 15): "a tf.function of objects keyed by type (TraceType) is missing",
     ("function", 28): "a dataset loop's graph has 5 nodes where TensorFlow's has 6",

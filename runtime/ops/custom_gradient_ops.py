@@ -23,7 +23,7 @@ The rule is declared with the op: it is written with the gradient machinery
 
 from typing import Any
 
-from runtime import context
+from runtime import context, lowering_api
 from runtime import shape as shape_lib
 from runtime.concrete_function import ConcreteFunction
 from runtime.gradients.backprop import zeros_like_tensor
@@ -208,7 +208,9 @@ def _check_saved(specs, attrs):
 
 SAVED_CUSTOM_GRADIENT_OP = register(
     "SavedCustomGradient", _saved_forward, _infer, grad=_saved_gradient_rule,
-    emit=_emit, traits=("no_fold", "view"), lowerings={"array": _lowering},
+    emit=_emit, traits=("no_fold", "view"),
+    lowerings={"array": lowering_api.unsupported("only a loaded saved model holds it, and a "
+                                                 "loaded function runs on the numpy executor")},
     attr_types={"grad_f": attr_types.optional(attr_types.FUNCTION),
                 "gradient_inputs": attr_types.INTS},
     saving=attr_codecs(check=_check_saved))

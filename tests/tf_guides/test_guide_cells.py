@@ -68,8 +68,6 @@ VALUE_FREE = {
 
 # (guide, cell index) -> why the cell does not show what TensorFlow shows yet.
 EXPECTED_FAILURES = {
-    ("basics", 6): "softmax: TensorFlow's float32 exp (Eigen's) rounds differently from numpy's",
-    ("tensor", 10): "softmax: TensorFlow's float32 exp (Eigen's) rounds differently from numpy's",
     ("data", 115): "a tf.train.Checkpoint cannot save a dataset iterator",
     ("function", 15): "a tf.function of objects keyed by type (TraceType) is missing",
     ("function", 28): "a dataset loop's graph has 5 nodes where TensorFlow's has 6",

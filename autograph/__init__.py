@@ -27,6 +27,7 @@ from runtime import errors as _runtime_errors
 from runtime import tracebacks as _tracebacks
 from runtime.diagnostics import RetracingWarning, SideEffectWarning, UnrollingWarning
 from runtime.function import ConcreteFunction, Function, FunctionOptions
+from runtime.ops import float32_kernels as _float32_kernels
 from runtime.saved_model import NotSaveableError, SavedModelError, load, save
 
 
@@ -115,7 +116,8 @@ def functions_run_eagerly():
     return _context.functions_run_eagerly()
 
 
-_SETTINGS = ("traceback_filtering", "retrace_budget", "side_effect_warnings", "backend")
+_SETTINGS = ("traceback_filtering", "retrace_budget", "side_effect_warnings", "backend",
+             "float32_digits")
 
 
 def config(**settings):
@@ -134,6 +136,12 @@ def config(**settings):
                              only while a Function traces); True (the default) reports them.
         backend              the backend of Functions that name none: "numpy", "numba",
                              "jax" or "auto"; None: back to AUTOGRAPH_BACKEND, else "auto".
+        float32_digits       whose float32 exp and softmax the numpy executor computes:
+                             "numpy" (the default: numpy's, correctly rounded or nearly) or
+                             "tensorflow" (TensorFlow's x86 CPU kernels bit for bit, so that
+                             printed values end in TensorFlow's last digit; several times
+                             slower); None: back to AUTOGRAPH_FLOAT32_DIGITS, else "numpy".
+                             numba and JAX keep their own exp either way.
 
     Raises TypeError for a keyword that names no setting."""
     unknown = sorted(set(settings) - set(_SETTINGS))
@@ -151,6 +159,8 @@ def config(**settings):
                               ("retrace_budget", "side_effect_warnings") if name in settings})
     if "backend" in settings:
         _backends.set_default(settings["backend"])
+    if "float32_digits" in settings:
+        _float32_kernels.set_digits(settings["float32_digits"])
 
 
 def set_verbosity(level, alsologtostdout=False):

@@ -17,7 +17,12 @@ from runtime import reserved_names
 
 
 class OpError(Exception):
-    """Base class of errors raised while running an op (TensorFlow's `tf.errors.OpError`)."""
+    """Base class of errors raised while running an op (TensorFlow's `tf.errors.OpError`).
+
+    `in_kernel_words`: the message is the text of TensorFlow's C++ kernel for the same op and
+    the same failed check (see `kernel_check_failed`)."""
+
+    in_kernel_words = False
 
     def __init__(self, message, op_name=None):
         super().__init__(message)
@@ -69,6 +74,28 @@ class OperatorNotAllowedInGraphError(TypeError):
 
 class InaccessibleTensorError(ValueError):
     """A tensor was read from outside the graph scope (branch or loop body) that defines it."""
+
+
+# The device TensorFlow's eager runtime names in a kernel's error: its one CPU.
+_EAGER_DEVICE = "/job:localhost/replica:0/task:0/device:CPU:0"
+
+
+def kernel_check_failed(message, error_class=InvalidArgumentError):
+    """The error an op's kernel raises when a check that TensorFlow's C++ kernel of the op
+    also makes fails, `message` being that kernel's text word for word (the text users
+    search for: "Input to reshape is a tensor with 30 values, ..."). Run eagerly, the op's
+    error is worded as TensorFlow's eager runtime words it (`eager_kernel_message`); in a
+    graph run the failing node is named before the same text."""
+    error = error_class(message)
+    error.in_kernel_words = True
+    return error
+
+
+def eager_kernel_message(op_name, message):
+    """TensorFlow's words for the kernel of op `op_name` failing with `message` in an eager
+    call: the function TensorFlow wraps the kernel in, on its device, and the op's name."""
+    return "{{function_node __wrapped__%s_device_%s}} %s [Op:%s]" % (
+        op_name, _EAGER_DEVICE, message, op_name)
 
 
 def add_note(error, note):

@@ -464,8 +464,9 @@ class Function:
             flat_outputs, template, structured = record_outputs(result, graph)
         graph.inputs = list(feeds)
         graph.outputs = list(flat_outputs)
-        traced_values = [traced_value(v, k, name)
-                         for (name, _, _, _), v, k in zip(self._params, values, key)]
+        traced_values = [traced_value(v, k, None if kind == inspect.Parameter.VAR_KEYWORD
+                                      else name)
+                         for (name, kind, _, _), v, k in zip(self._params, values, key)]
         cf = ConcreteFunction(self._name, graph, feeds, flat_outputs, template, structured,
                               self._params, traced_values,
                               check_numerics=context.numerics_checked())

@@ -13,7 +13,7 @@ import inspect
 from typing import Any
 
 from runtime import dtypes
-from runtime.signature import SCALAR_TYPES, TensorSpec
+from runtime.signature import SCALAR_TYPES, TensorSpec, part_name
 from runtime.tensor import SymbolicTensor, Tensor
 from runtime.variables import Variable
 
@@ -30,20 +30,25 @@ class _TypeText:
         return self.text
 
 
-def type_text(value: Any) -> str:
-    """The type TensorFlow writes for a traced argument or output `value`."""
+def type_text(value: Any, path: str | None = None) -> str:
+    """The type TensorFlow writes for a traced argument or output `value`. A TensorSpec
+    shows the name a TensorSpec given for the argument had, not the name the trace gave it
+    after its place, `path` (see `signature.part_name`): that shows as None."""
     if isinstance(value, TensorSpec):
-        return repr(TensorSpec(value._shape, value.dtype))
+        name = None if value.name == path else value.name
+        return repr(TensorSpec(value._shape, value.dtype, name))
     if isinstance(value, SymbolicTensor):
         return repr(TensorSpec(value._shape, value.dtype))
     if value is None or type(value) in SCALAR_TYPES:
         return "Literal[%r]" % (value,)
-    if isinstance(value, list):
-        return "List[%s]" % ", ".join(type_text(v) for v in value)
-    if isinstance(value, tuple):
-        return "Tuple[%s]" % ", ".join(type_text(v) for v in value)
+    if isinstance(value, (list, tuple)):
+        items = ", ".join(type_text(v, None if path is None else part_name(path, i))
+                          for i, v in enumerate(value))
+        return ("List[%s]" if isinstance(value, list) else "Tuple[%s]") % items
     if isinstance(value, dict):
-        return "Dict[%s]" % ", ".join("[%r, %s]" % (k, type_text(v)) for k, v in value.items())
+        return "Dict[%s]" % ", ".join(
+            "[%r, %s]" % (k, type_text(v, None if path is None else part_name(path, k)))
+            for k, v in value.items())
     return repr(value)
 
 
@@ -81,16 +86,17 @@ class FunctionType(inspect.Signature):
         parameters = []
         for (name, kind, _, _), value in zip(params, traced_values):
             if kind == P.VAR_POSITIONAL:
-                parameters += [P("%s_%d" % (name, i), P.POSITIONAL_ONLY,
-                                 annotation=_TypeText(type_text(v)))
+                parameters += [P(part_name(name, i), P.POSITIONAL_ONLY,
+                                 annotation=_TypeText(type_text(v, part_name(name, i))))
                                for i, v in enumerate(value)]
             elif kind == P.VAR_KEYWORD:
-                parameters += [P(key, P.KEYWORD_ONLY, annotation=_TypeText(type_text(v)))
+                parameters += [P(key, P.KEYWORD_ONLY,
+                                 annotation=_TypeText(type_text(v, part_name(None, key))))
                                for key, v in value.items()]
             else:
                 if has_varargs and kind == P.POSITIONAL_OR_KEYWORD:
                     kind = P.POSITIONAL_ONLY
-                parameters.append(P(name, kind, annotation=_TypeText(type_text(value))))
+                parameters.append(P(name, kind, annotation=_TypeText(type_text(value, name))))
         return cls(parameters, output, captures)
 
     def pretty_printed(self) -> str:

@@ -79,6 +79,13 @@ class TensorSpec:
             shape_lib.to_string(self._shape), self.dtype, self.name)
 
 
+def part_name(parent: str | None, part: Any) -> str:
+    """The name TensorFlow gives the item `part` (an index or a dict key) of an argument
+    named `parent`, in a trace's input signature: 'l_0', 'l_1_b'; the key alone for an
+    item of **kwargs (`parent` None)."""
+    return str(part) if parent is None else "%s_%s" % (parent, part)
+
+
 class VariableSpec:
     """Describes a Variable argument (its dtype and shape)."""
 

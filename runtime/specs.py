@@ -19,12 +19,15 @@ Spec = tuple[DType, Any]
 
 
 class SpecError(Exception):
-    """Raised by an op's `infer` rule: `kind` is 'dtype' or 'shape'."""
+    """Raised by an op's `infer` rule: `kind` is 'dtype' or 'shape'. `kernel_message`: the
+    text of TensorFlow's C++ kernel for the same problem, where its kernel checks it too:
+    an eager call, which TensorFlow checks in the kernel, reports that text instead."""
 
-    def __init__(self, kind: str, message: str) -> None:
+    def __init__(self, kind: str, message: str, kernel_message: str | None = None) -> None:
         super().__init__(message)
         self.kind = kind
         self.message = message
+        self.kernel_message = kernel_message
 
 
 def describe_operands(specs: Iterable[Spec]) -> str:

@@ -134,20 +134,26 @@ def make_inputs(value, key, name, graph, feeds):
 
 
 def traced_value(value, key, name):
-    """What a trace remembers of an argument: specs for tensors, the value for Python data."""
+    """What a trace remembers of an argument named `name` (None for **kwargs, whose items
+    are named by their keys): specs for tensors, the value for Python data. A spec is named
+    as TensorFlow names it: the name a TensorSpec argument gives, else its path in the
+    argument ('l_1_b' for `l[1]["b"]`); dicts keep the argument's key order."""
     parts = ArgKey.read(value, key)
     if nest.is_composite(value):
         return value._nest_rebuild([traced_value(c, k, name)
                                     for c, k in zip(value._nest_components(), parts.children)])
     if isinstance(value, (list, tuple)):
-        return _rebuild_sequence(value, [traced_value(v, k, name)
-                                         for v, k in zip(value, parts.children)])
+        return _rebuild_sequence(value, [traced_value(v, k, sig.part_name(name, i))
+                                         for i, (v, k) in enumerate(zip(value, parts.children))])
     if isinstance(value, dict):
-        return {k: traced_value(value[k], kk, name) for k, kk in zip(parts.names, parts.children)}
+        traced = {k: traced_value(value[k], kk, sig.part_name(name, k))
+                  for k, kk in zip(parts.names, parts.children)}
+        return {k: traced[k] for k in value}
     if isinstance(value, Variable):
         return VariableSpec(value._static_shape, value.dtype, name)
     if sig.is_tensor_like(value):
-        return TensorSpec(parts.shape, parts.dtype, name)
+        given = value.name if isinstance(value, TensorSpec) else None
+        return TensorSpec(parts.shape, parts.dtype, given or name)
     if parts.by_identity:
         return Identity(value)
     if parts.fed_object:
@@ -228,18 +234,25 @@ def check_fits_signature(specs: Any, values: Any) -> None:
     """TypeError when the arguments given to get_concrete_function (TensorSpecs or values)
     do not fit the input_signature `specs`: the one trace would not be theirs."""
     for spec, value in zip(specs, values[:len(specs)]):
-        if isinstance(value, TensorSpec):
-            fits = isinstance(spec, TensorSpec) and spec.is_compatible_with(value)
-        elif isinstance(value, CompositeSpec):
-            fits = _spec_fits(spec, value)
-        else:
-            try:
-                feed_for_signature(spec, value, [])
-                fits = True
-            except (TypeError, ValueError):
-                fits = False
-        if not fits:
+        if not _fits(spec, value):
             raise incompatible_with_signature(specs, values)
+
+
+def _fits(spec: Any, value: Any) -> bool:
+    """True when argument `value` (a value, a spec, or a structure of them) fits `spec`."""
+    if isinstance(value, TensorSpec):
+        return isinstance(spec, TensorSpec) and spec.is_compatible_with(value)
+    if isinstance(value, CompositeSpec):
+        return _spec_fits(spec, value)
+    if isinstance(spec, (list, tuple)) and isinstance(value, (list, tuple)):
+        return len(spec) == len(value) and all(_fits(s, v) for s, v in zip(spec, value))
+    if isinstance(spec, dict) and isinstance(value, dict):
+        return set(spec) == set(value) and all(_fits(spec[k], value[k]) for k in spec)
+    try:
+        feed_for_signature(spec, value, [])
+    except (TypeError, ValueError):
+        return False
+    return True
 
 
 def _spec_fits(spec: Any, value: Any) -> bool:

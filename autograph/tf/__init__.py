@@ -17,6 +17,7 @@ from autograph.tf import (
     dtypes,
     errors,
     experimental,
+    image,
     io,
     keras,
     linalg,

@@ -6,6 +6,7 @@ from runtime.saved_model import (
 from runtime.saved_model import (
     NotSaveableError,
     SavedModelError,
+    SaveOptions,
     load,
     save,
 )

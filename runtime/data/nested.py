@@ -13,7 +13,7 @@ import numpy as np
 from runtime import dtypes, errors, nest
 from runtime.data.element_functions import DatasetFunction, TracedFunction
 from runtime.data.pipeline import INFINITE_CARDINALITY, UNKNOWN_CARDINALITY, Pipeline
-from runtime.data.structure import DatasetSpec, int_param, pack, static_int
+from runtime.data.structure import DatasetSpec, int_param, static_int
 from runtime.signature import TensorSpec
 
 
@@ -69,9 +69,20 @@ class Window(Pipeline):
         self._drop = bool(drop_remainder)
         self._wrap = wrap
         spec = input_dataset.element_spec
-        self._leaf_specs = nest.flatten(spec)
-        super().__init__(pack(spec, [DatasetSpec(s) for s in self._leaf_specs]),
+        # a composite component (a SparseTensor) is one dataset of its values, as in TF
+        self._leaf_specs = nest.flatten(spec, expand_composites=False)
+        self._widths = [len(nest.flatten(s)) for s in self._leaf_specs]
+        windows = [DatasetSpec(s) for s in self._leaf_specs]
+        super().__init__(nest.pack_sequence_as(spec, windows, expand_composites=False)
+                         if nest.is_nested(spec, expand_composites=False) else windows[0],
                          inputs=(input_dataset,))
+
+    def _columns(self):
+        """(spec, first flat component, number of components) of each window dataset."""
+        start_at = 0
+        for spec, width in zip(self._leaf_specs, self._widths):
+            yield spec, start_at, width
+            start_at += width
 
     def _cardinality(self):
         n = self._inputs[0]._cardinality()
@@ -98,8 +109,8 @@ class Window(Pipeline):
             held = buffer[next_start - start::self._stride][:self._size]
             if not held or (self._drop and len(held) < self._size):
                 return
-            yield tuple(self._wrap(Rows(s, [(row[i],) for row in held]))
-                        for i, s in enumerate(self._leaf_specs))
+            yield tuple(self._wrap(Rows(s, [row[start_at:start_at + width] for row in held]))
+                        for s, start_at, width in self._columns())
             next_start += self._shift
             drop = min(next_start - start, len(buffer))
             del buffer[:drop]

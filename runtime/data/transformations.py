@@ -731,6 +731,12 @@ class PaddedBatch(Pipeline):
 
     def __init__(self, input_dataset, batch_size, padded_shapes, padding_values,
                  drop_remainder):
+        for leaf in nest.flatten(input_dataset.element_spec, expand_composites=False):
+            if not isinstance(leaf, TensorSpec):  # a SparseTensor is not padded: TF's error
+                raise TypeError(
+                    "`padded_batch` is only supported for datasets that produce tensor "
+                    "elements but type spec of elements in the input dataset is not a "
+                    "subclass of TensorSpec: `%r`." % (leaf,))
         size, static = _batch_size(batch_size, "padded_batch")
         self._size = static
         self._drop = bool(drop_remainder)

@@ -31,6 +31,7 @@ from typing import Any
 
 import numpy as np
 
+from runtime import errors
 from runtime.graph import SubGraph
 from runtime.ops import array_ops, math_ops
 from runtime.tensor import SymbolicTensor
@@ -141,10 +142,14 @@ def can_carry(t):
 
 
 def no_gradient_error(op, where=""):
-    return LookupError(
-        "No gradient defined for operation%s (op type: %s): a gradient is needed through it "
+    """The LookupError for a gradient asked through `op`, which has none: TensorFlow's
+    words, with the advice in a note (shown with the traceback)."""
+    error = LookupError("gradient registry has no entry for: %s" % op.name)
+    errors.add_note(error, (
+        "No gradient is defined for operation%s (op type: %s): one is needed through it "
         "because it lies between the sources and the target. Wrap its inputs in "
-        "tf.stop_gradient if no gradient should flow through it." % (where, op.name))
+        "tf.stop_gradient if no gradient should flow through it." % (where, op.name)))
+    return error
 
 
 # -- externals: what control flow and calls read without taking it as an input ------------

@@ -19,6 +19,7 @@ from runtime.ops import (
     dependency_ops,
     einsum_ops,
     fft_ops,
+    image_ops,
     io_ops,
     layout_ops,
     linalg_ops,

@@ -155,17 +155,20 @@ class AttrCodec:
 
 
 class Saving:
-    """An op's saving decision (see `not_saveable`, `attr_codecs`)."""
+    """An op's saving decision (see `not_saveable`, `attr_codecs`, `saved_as`)."""
 
-    __slots__ = ("refusal", "codecs", "check", "file_output")
+    __slots__ = ("refusal", "codecs", "check", "file_output", "replacement")
 
     def __init__(self, refusal: str | None, codecs: Mapping[str, AttrCodec],
                  check: Callable[[list[Spec], Mapping[str, Any]], None] | None = None,
-                 file_output: Callable[[Mapping[str, Any]], str | None] | None = None) -> None:
+                 file_output: Callable[[Mapping[str, Any]], str | None] | None = None,
+                 replacement: Callable[[Any, Any], tuple[OpDef, dict[str, Any]]] | None = None
+                 ) -> None:
         self.refusal = refusal
         self.codecs = dict(codecs)
         self.check = check
         self.file_output = file_output
+        self.replacement = replacement
 
 
 def not_saveable(reason: str) -> Saving:
@@ -184,6 +187,15 @@ def attr_codecs(*, check: Callable[[list[Spec], Mapping[str, Any]], None] | None
     a node with these attributes writes (None: none); a loader refuses such a node unless
     its caller allows file output."""
     return Saving(None, codecs, check, file_output)
+
+
+def saved_as(replacement: Callable[[Any, Any], tuple[OpDef, dict[str, Any]]]) -> Saving:
+    """Declares that a node of the op is saved as a node of another op, with the same name,
+    inputs and outputs: `replacement(node, options) -> (op, attrs)`, `options` being the
+    save's SaveOptions. For an op whose attributes hold Python objects that a saved model
+    cannot hold, but a traced graph can stand for (tf.custom_gradient's gradient function,
+    saved as a graph, never as code)."""
+    return Saving(None, {}, replacement=replacement)
 
 
 GENERIC_SAVING = Saving(None, {})
@@ -315,8 +327,8 @@ def register(name: str, kernel: Callable[..., Any], infer: InferRule, *, grad: A
     trait_set = frozenset(traits)
     _check_decisions(name, kernel, grad, emit, trait_set)
     if saving is not None and not isinstance(saving, Saving):
-        raise TypeError("op %r: saving must be not_saveable(reason) or attr_codecs(...), got %r"
-                        % (name, saving))
+        raise TypeError("op %r: saving must be not_saveable(reason), attr_codecs(...) or "
+                        "saved_as(replacement), got %r" % (name, saving))
     for backend, rule in (lowerings or {}).items():
         if not (isinstance(rule, str) or callable(rule)) or (
                 isinstance(rule, str) and _NAMED_RULE.fullmatch(rule)):
@@ -467,13 +479,18 @@ def execute(op: OpDef, inputs: Sequence[Any], attrs: Mapping[str, Any] = _EMPTY,
     try:
         out_specs = op.infer(specs, attrs)
     except SpecError as e:
-        raise errors.InvalidArgumentError(errors.with_user_location(
-            "%s: %s (operands: %s)" % (op.name, e.message, describe_operands(specs))),
-            op.name) from None
+        message = ("%s: %s (operands: %s)" % (op.name, e.message, describe_operands(specs))
+                   if e.kernel_message is None
+                   else errors.eager_kernel_message(op.name, e.kernel_message))
+        raise errors.InvalidArgumentError(errors.with_user_location(message),
+                                          op.name) from None
     try:
         result = op.kernel(*values, **attrs)
-    except errors.OpError:
-        raise
+    except errors.OpError as e:
+        if not e.in_kernel_words:
+            raise
+        raise type(e)(errors.with_user_location(errors.eager_kernel_message(op.name, e.message)),
+                      op.name) from None
     except (ValueError, IndexError, TypeError, ZeroDivisionError, FloatingPointError,
             OverflowError) as e:
         raise errors.InvalidArgumentError(errors.with_user_location(

@@ -10,12 +10,13 @@ import builtins
 
 import numpy as np
 
-from runtime import lowering_api
+from runtime import errors, lowering_api
 from runtime import shape as shape_lib
 from runtime.ops import (
     array_ops,
     common,
     math_ops,
+    reshape_sizes,
 )
 from runtime.ops.array_ops import dims_tensor
 from runtime.ops.common import (
@@ -40,28 +41,37 @@ OPS = {}
 
 def _reshape_infer(specs, attrs):
     dtype, shape = specs[0]
+    sizes_shape = specs[1][1]
+    if sizes_shape is not None and len(sizes_shape) != 1:
+        refused = reshape_sizes.sizes_not_a_vector(len(sizes_shape), _tf_shape(sizes_shape))
+        raise SpecError("shape", refused.graph_text, refused.kernel_text)
     target = attrs["static_shape"]
     if target is None:
         return [(dtype, None)]
-    total = shape_lib.num_elements(shape)
-    if target.count(None) == 1 and total is not None:
-        known = 1
-        for d in target:
-            if d is not None:
-                known *= d
-        if known == 0 or total % known:
-            raise SpecError("shape", "cannot reshape %d elements to %s"
-                            % (total, shape_lib.to_string(target)))
-        if attrs["has_wildcard"]:
-            target = tuple(total // known if d is None else d for d in target)
-    elif None not in target and total is not None and total != shape_lib.num_elements(target):
-        raise SpecError("shape", "cannot reshape a tensor of %d elements to shape %s"
-                        % (total, shape_lib.to_string(target)))
+    wildcards = target.count(None)
+    # (with no -1 among the sizes, a None is an entry known only at run time, or negative)
+    if shape_lib.num_elements(shape) is not None and wildcards == attrs["has_wildcard"]:
+        try:
+            target = reshape_sizes.resolve(shape, [-1 if d is None else d for d in target])
+        except reshape_sizes.ReshapeRefused as e:
+            raise SpecError("shape", e.graph_text, e.kernel_text) from None
     return [(dtype, target)]
 
 
+def _tf_shape(shape):
+    return "[%s]" % ",".join("?" if d is None else str(d) for d in shape)
+
+
 def _reshape_kernel(x, dims, static_shape, has_wildcard):
-    return np.reshape(x, tuple(int(d) for d in np.reshape(dims, [-1])))
+    x = np.asarray(x)
+    dims = np.asarray(dims)
+    if dims.ndim != 1:
+        raise errors.kernel_check_failed(
+            reshape_sizes.sizes_not_a_vector(dims.ndim, _tf_shape(dims.shape)).kernel_text)
+    try:
+        return np.reshape(x, reshape_sizes.resolve(x.shape, [int(d) for d in dims]))
+    except reshape_sizes.ReshapeRefused as e:
+        raise errors.kernel_check_failed(e.kernel_text) from None
 
 
 def _reshape_lowering(lowerer, node, ins, outs):

@@ -2,7 +2,7 @@
 
 import numpy as np
 
-from runtime import dtypes, lowering_api
+from runtime import dtypes, errors, lowering_api
 from runtime.ops import (
     attr_types,
     common,
@@ -46,9 +46,19 @@ def _gather_kernel(params, indices, axis):
     indices = np.asarray(indices)
     size = params.shape[axis]
     if indices.size and (indices.min() < 0 or indices.max() >= size):
-        bad = indices[(indices < 0) | (indices >= size)].reshape(-1)[0]
-        raise IndexError("index %d is out of range for a dimension of size %d" % (bad, size))
+        outside = (indices < 0) | (indices >= size)
+        position = np.unravel_index(int(np.argmax(outside)), indices.shape)
+        raise errors.kernel_check_failed(_out_of_range_template(indices.ndim)
+                                         % (*position, indices[position], size))
     return np.take(params, indices, axis=axis)
+
+
+def _out_of_range_template(rank):
+    """TensorFlow's words for an index outside [0, size) at a position of indices of rank
+    `rank`, to format with the position's entries, the index and the size: 'indices[0,1] =
+    3 is not in [0, 2)' ('indices = 3 ...' for a scalar)."""
+    where = "[%s]" % ",".join(["%d"] * rank) if rank else ""
+    return "indices" + where + " = %d is not in [0, %d)"
 
 
 def _gather_jax(lw, node, ins):
@@ -90,13 +100,21 @@ def _gather_numba(lowerer, node, ins, outs):
     lowerer.line("for %s in range(%s):" % (k, count))
     with lowerer.block():
         lowerer.line("%s = np.int64(%s[%s])" % (j, flat, k))
-        lowerer.check_values("%s < 0 or %s >= %s" % (j, j, size_), IndexError,
-                             "index %d is out of range for a dimension of size %d",
-                             (j, size_))
+        position = _unravelled(k, [] if indices.rank0 else dims(indices))
+        lowerer.check_values("%s < 0 or %s >= %s" % (j, j, size_), errors.InvalidArgumentError,
+                             _out_of_range_template(len(position)),
+                             (*position, j, size_))
         lowerer.line("%s[:, %s, :] = %s[:, %s, :]" % (result, k, array, j))
     parts = dims(params)
     index_parts = [] if indices.rank0 else dims(indices)
     finish(lowerer, outs[0], result, parts[:axis] + index_parts + parts[axis + 1:])
+
+
+def _unravelled(flat, parts):
+    """Expressions of the position in an array of dimensions `parts` (expressions) of the
+    element at row-major offset `flat`."""
+    return ["(%s // (%s)) %% (%s)" % (flat, product(parts[axis + 1:] or ["1"]), part)
+            for axis, part in enumerate(parts)]
 
 
 OPS["GatherV2"] = register("GatherV2", _gather_kernel, _gather_infer,

@@ -8,9 +8,10 @@ source that traced them. The format is documented in docs/saved_model.md.
 
 from runtime.saved_model.errors import NotSaveableError, SavedModelError
 from runtime.saved_model.load import LoadedFunction, LoadedObject, SignatureFunction, load
+from runtime.saved_model.options import SaveOptions
 from runtime.saved_model.save import FORMATS, SERVING_DEFAULT, save
 from runtime.saved_model.schema import FORMAT_NAME, FORMAT_VERSION
 
 __all__ = ["FORMATS", "FORMAT_NAME", "FORMAT_VERSION", "SERVING_DEFAULT", "LoadedFunction",
-           "LoadedObject", "NotSaveableError", "SavedModelError", "SignatureFunction", "load",
-           "save"]
+           "LoadedObject", "NotSaveableError", "SaveOptions", "SavedModelError",
+           "SignatureFunction", "load", "save"]

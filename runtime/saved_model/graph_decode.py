@@ -286,6 +286,9 @@ class Decoder:
             r.fail(where + ".op", "no op named %r is registered" % op_name)
         if op.saving.refusal is not None:
             r.fail(where + ".op", "op %s is never saved (%s)" % (op_name, op.saving.refusal))
+        if op.saving.replacement is not None:
+            r.fail(where + ".op", "op %s is never saved (a saved model holds another op in its "
+                                  "place)" % op_name)
         inputs = [self._tensor(tensors, ref, "%s.inputs[%d]" % (where, i))
                   for i, ref in enumerate(r.seq(data["inputs"], where + ".inputs"))]
         controls = [r.text(c, where + ".control_inputs")

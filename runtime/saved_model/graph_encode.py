@@ -21,6 +21,7 @@ op must be registered, and its shape and dtype inference must give the saved out
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Any
 
 import numpy as np
@@ -58,7 +59,8 @@ class Encoder:
     """Encodes concrete functions into the `functions` table of graphs.json, collecting
     arrays, variables and random generators on the way."""
 
-    def __init__(self) -> None:
+    def __init__(self, options: Any = None) -> None:
+        self.options = options  # the save's SaveOptions (read by an op's saved_as rule)
         self.constants = ArrayTable("c")
         self.variable_values = ArrayTable("v")
         self.functions: dict[str, Any] = {}
@@ -146,12 +148,15 @@ class Encoder:
         saved_outputs: dict[int, int] = {}
         nodes = []
         for node in graph.nodes:
-            if node.op.saving.refusal is not None:
+            op, node_attrs = node.op, node.attrs
+            if op.saving.replacement is not None:  # saved as another op's node
+                op, node_attrs = op.saving.replacement(node, self.options)
+            if op.saving.refusal is not None:
                 raise NotSaveableError("cannot save %s: %s" % (_where(node),
-                                                               node.op.saving.refusal))
+                                                               op.saving.refusal))
             for t in node.inputs:
                 self._check_saved(t, saved_outputs, node)
-            nodes.append(self._node(node, saved_outputs))
+            nodes.append(self._node(node, op, node_attrs, saved_outputs))
         captures = []
         for capture in graph.captures:
             captures.append(self._capture(capture, outer_inputs, graph))
@@ -165,12 +170,14 @@ class Encoder:
                 "take the gradient outside the saved function"
                 % (_where(user), tensor_ref_name(t), _where(t.node)))
 
-    def _node(self, node: Any, saved_outputs: dict[int, int]) -> dict[str, Any]:
-        op = node.op
+    def _node(self, node: Any, op: Any, node_attrs: Mapping[str, Any],
+              saved_outputs: dict[int, int]) -> dict[str, Any]:
+        """The JSON of `node`, saved as a node of `op` with attributes `node_attrs` (its own,
+        unless its op is saved as another)."""
         saving = op.saving
         attrs = {}
         kept = {}
-        for name, value in sorted(node.attrs.items(), key=lambda item: _late(saving, item[0])):
+        for name, value in sorted(node_attrs.items(), key=lambda item: _late(saving, item[0])):
             codec = saving.codecs.get(name)
             if codec is registry.UNSAVED:
                 continue
@@ -179,13 +186,13 @@ class Encoder:
                 if codec is None:
                     attrs[name] = attr_codec.encode(value, self)
                 else:
-                    attrs[name] = (codec.encode(value, node.attrs) if codec.with_attrs
+                    attrs[name] = (codec.encode(value, node_attrs) if codec.with_attrs
                                    else codec.encode(value))
             except (NotSaveableError, TypeError) as e:
                 raise NotSaveableError("cannot save %s: attribute %r: %s"
                                        % (_where(node), name, e)) from None
         count = len(node.outputs)
-        if len(kept) != len(node.attrs):  # bookkeeping left out: so are the outputs it added
+        if len(kept) != len(node_attrs):  # bookkeeping left out: so are the outputs it added
             specs = [(t.dtype, t._shape) for t in node.inputs]
             count = len(op.infer(specs, kept))
             saved_outputs[id(node)] = count

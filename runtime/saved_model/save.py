@@ -26,6 +26,8 @@ from runtime.function import Function
 from runtime.saved_model import schema, stablehlo
 from runtime.saved_model.errors import NotSaveableError
 from runtime.saved_model.graph_encode import Encoder
+from runtime.saved_model.options import DEFAULT as DEFAULT_OPTIONS
+from runtime.saved_model.options import SaveOptions
 from runtime.variables import Variable
 
 FORMATS = ("autograph", "stablehlo")
@@ -33,17 +35,24 @@ SERVING_DEFAULT = "serving_default"
 
 
 def save(obj: Any, path: str | os.PathLike[str], signatures: Any = None,
+         options: SaveOptions | None = None,
          format: str = "autograph") -> None:  # noqa: A002 - TF's name
     """Saves `obj` (a Function, ConcreteFunction or an object such as a tf.Module holding
     them and Variables) to the folder `path`; see the module docstring and
     docs/saved_model.md. `signatures`: a Function with an input_signature, a ConcreteFunction,
     or a dict {signature name: either}; by default the object's one function, when it has
-    exactly one. `format="stablehlo"` also writes each saved trace through `jax.export`
+    exactly one. `options`: a SaveOptions (runtime/saved_model/options.py).
+    `format="stablehlo"` also writes each saved trace through `jax.export`
     (runtime.saved_model.stablehlo; needs JAX)."""
     if format not in FORMATS:
         raise ValueError("unknown saved model format %r: expected one of %s"
                          % (format, ", ".join(repr(f) for f in FORMATS)))
-    encoder = Encoder()
+    if options is None:
+        options = DEFAULT_OPTIONS
+    elif not isinstance(options, SaveOptions):
+        raise TypeError("save: options must be a tf.saved_model.SaveOptions, got %r"
+                        % (options,))
+    encoder = Encoder(options)
     files, saved_keys = _serialise(obj, signatures, encoder)
     if format == "stablehlo":
         files.update(stablehlo.export_files({key: encoder.traces[key] for key in saved_keys}))

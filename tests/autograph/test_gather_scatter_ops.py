@@ -1,6 +1,7 @@
 """Gathering and scattering by index or mask (tf.gather_nd, tf.scatter_nd,
 tf.tensor_scatter_nd_update/add, tf.boolean_mask): values against numpy, eagerly and
-traced; gradients against finite differences; clear errors, at run time in a graph too."""
+traced; gradients against finite differences; clear errors, at run time in a graph too,
+and tf.gather's index out of range in the words of TensorFlow's kernel."""
 
 import numpy as np
 import pytest
@@ -106,3 +107,30 @@ def test_run_time_errors_in_a_graph_are_invalid_argument():
         return tf.gather_nd(x, i)
     with pytest.raises(tf.errors.InvalidArgumentError, match="does not index"):
         gather(tf.constant(F32), tf.constant([[0, 7]]))
+
+
+_GATHER_EAGER = ("{{function_node __wrapped__GatherV2_device_/job:localhost/replica:0/task:0/"
+                 "device:CPU:0}} %s [Op:GatherV2]")
+
+
+@pytest.mark.parametrize("params, indices, axis, text", [
+    ([0.0], [1], 0, "indices[0] = 1 is not in [0, 1)"),
+    ([0.0], 1, 0, "indices = 1 is not in [0, 1)"),
+    ([0.0], [[0, 0], [0, -2]], 0, "indices[1,1] = -2 is not in [0, 1)"),
+    ([[0.0, 1.0]], [0, 3], -1, "indices[1] = 3 is not in [0, 2)"),
+    (np.zeros([0], np.float32), [0], 0, "indices[0] = 0 is not in [0, 0)"),
+])
+def test_gather_out_of_range_is_tensorflows_kernel_text_eagerly_and_when_a_graph_runs(
+        params, indices, axis, text):
+    with pytest.raises(tf.errors.InvalidArgumentError) as info:
+        tf.gather(tf.constant(params), indices, axis=axis)
+    assert str(info.value).split("\n\nin user code:")[0] == _GATHER_EAGER % text
+    assert __file__ in str(info.value)  # the user's line
+
+    @tf.function(autograph=False)
+    def gather(x, i):
+        return tf.gather(x, i, axis=axis)
+    with pytest.raises(tf.errors.InvalidArgumentError) as info:
+        gather(tf.constant(params), tf.constant(indices))
+    assert str(info.value).split("\n\nin user code:")[0] == (
+        "graph node 'GatherV2' (GatherV2) of gather failed: " + text)

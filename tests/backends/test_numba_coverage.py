@@ -118,7 +118,9 @@ def test_gather_index_out_of_range_fails_like_the_executor():
         return tf.gather(x, i, axis=1)
 
     error = _same_error(f, _X, np.array([0, 3, -1], np.int32))
-    assert "index 3 is out of range for a dimension of size 3" in str(error)
+    assert "indices[1] = 3 is not in [0, 3)" in str(error)  # TensorFlow's words
+    error = _same_error(f, _X, np.array([[0, 1], [-1, 2]], np.int64))
+    assert "indices[1,0] = -1 is not in [0, 3)" in str(error)
 
 
 def test_concat_of_static_and_dynamic_shapes():

@@ -1,5 +1,6 @@
 """Datasets whose elements hold SparseTensors: from_tensors, from_tensor_slices (one row of
 the dense shape per element), batch (a leading batch index, the largest dense shape), map,
+window (a dataset of SparseTensors per window), padded_batch (refused, as TensorFlow does),
 and iterating eagerly and in a traced Function."""
 
 import numpy as np
@@ -123,3 +124,56 @@ def test_unbatch_splits_a_sparse_element_into_sparse_rows():
     # traced: a map function sees each row as a SparseTensor of rank 1
     sums = [int(s) for s in ds.map(reduce_sum)]
     assert sums == [1, 2, 3]
+
+
+def _rows():
+    """(SparseTensor row of DENSE, its index) elements."""
+    return data.Dataset.from_tensor_slices((sample(), array_ops.constant([0, 1, 2])))
+
+
+def test_window_of_sparse_elements_gives_a_dataset_of_sparse_tensors_per_window():
+    windows = _rows().window(2)
+    assert repr(windows.element_spec) == (
+        "(DatasetSpec(SparseTensorSpec(TensorShape([4]), tf.int32), TensorShape([])), "
+        "DatasetSpec(TensorSpec(shape=(), dtype=tf.int32, name=None), TensorShape([])))")
+    got = [([to_dense(s).numpy().tolist() for s in rows], [int(i) for i in index])
+           for rows, index in windows]
+    assert got == [(DENSE[:2].tolist(), [0, 1]), (DENSE[2:].tolist(), [2])]
+
+
+def test_window_of_one_sparse_component_is_one_dataset_and_flat_maps_in_a_function():
+    only = _rows().map(lambda s, i: s)
+    windows = only.window(2, shift=1, drop_remainder=True)
+    assert windows.element_spec.element_spec == SparseTensorSpec([4], "int32")
+    batches = windows.flat_map(lambda w: w.batch(2))
+    assert [to_dense(b).numpy().tolist() for b in batches] == [
+        DENSE[:2].tolist(), DENSE[1:].tolist()]
+
+    @function
+    def total(ds):
+        acc = [array_ops.constant(0)]
+
+        def body(batch):
+            acc[0] = acc[0] + reduce_sum(batch)
+
+        def get_state():
+            return (acc[0],)
+
+        def set_state(state):
+            acc[0] = state[0]
+        loops.for_stmt(ds, None, body, get_state, set_state, ("acc",), {})
+        return acc[0]
+
+    assert int(total(batches)) == (1 + 2) + (2 + 3)
+
+
+@pytest.mark.parametrize("element", [
+    lambda: _rows(),
+    lambda: _rows().map(lambda s, i: s),
+])
+def test_padded_batch_of_sparse_elements_is_refused_as_tensorflow_refuses_it(element):
+    with pytest.raises(TypeError, match=r"^`padded_batch` is only supported for datasets that "
+                       r"produce tensor elements but type spec of elements in the input "
+                       r"dataset is not a subclass of TensorSpec: `SparseTensorSpec\("
+                       r"TensorShape\(\[4\]\), tf.int32\)`\.$"):
+        element().padded_batch(2)

@@ -899,6 +899,55 @@ def test_function_type_writes_python_values_as_literals_and_containers_by_kind()
     assert list(cf.function_type.parameters) == ["x", "pair", "rest_0", "k", "z"]
 
 
+def test_function_type_shows_a_tensor_specs_own_name_and_dicts_in_their_key_order():
+    @function
+    def f(d, x):
+        return d["zeta"] + x
+
+    cf = f.get_concrete_function(
+        {"zeta": array_ops.constant(1.0), "alpha": signature_lib.TensorSpec([2], name="m")},
+        signature_lib.TensorSpec([], name="x"))
+    assert str(cf.function_type) == (
+        "(d: Dict[['zeta', TensorSpec(shape=(), dtype=tf.float32, name=None)], "
+        "['alpha', TensorSpec(shape=(2,), dtype=tf.float32, name='m')]], "
+        "x: TensorSpec(shape=(), dtype=tf.float32, name=None)) -> "
+        "TensorSpec(shape=(), dtype=tf.float32, name=None)")
+
+
+def test_structured_input_signature_names_each_part_after_its_place_as_tensorflow_does():
+    @function
+    def f(items, *args, **kwargs):
+        return args[0]
+
+    cf = f.get_concrete_function(
+        [array_ops.constant(1.0), {"b": array_ops.constant(2), "a": [array_ops.constant(3.0)]}],
+        array_ops.constant(1.0), signature_lib.TensorSpec([], name="z"),
+        y={"q": array_ops.constant(2.0)})
+    spec = signature_lib.TensorSpec
+    f32, i32 = dtypes.float32, dtypes.int32
+    args, kwargs = cf.structured_input_signature
+    assert args == ([spec((), f32, "items_0"), {"b": spec((), i32, "items_1_b"),
+                                                "a": [spec((), f32, "items_1_a_0")]}],
+                    spec((), f32, "args_0"), spec((), f32, "z"))
+    assert list(args[0][1]) == ["b", "a"]  # the argument's key order
+    assert kwargs == {"y": {"q": spec((), f32, "y_q")}}
+
+
+def test_get_concrete_function_of_a_nested_input_signature_takes_no_arguments():
+    spec = signature_lib.TensorSpec
+
+    @function(input_signature=[{"zeta": spec([]), "alpha": spec([], dtypes.int32, name="al")},
+                               [spec([2], name="q")]])
+    def f(d, items):
+        return d["zeta"]
+
+    cf = f.get_concrete_function()
+    assert cf.structured_input_signature == (
+        ({"zeta": spec([], name="d_zeta"), "alpha": spec([], dtypes.int32, "al")},
+         [spec([2], name="q")]), {})
+    assert f.get_concrete_function(*cf.structured_input_signature[0]) is cf
+
+
 def test_concrete_function_str_lists_its_captures_by_identity():
     v = variables.Variable(1.0)
     c = array_ops.constant([1.0, 2.0])

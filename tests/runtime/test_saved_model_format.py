@@ -17,7 +17,10 @@ from runtime.variables import Variable
 # Ops whose nodes hold Python code or Python-side state: a graph using them is never saved.
 NOT_SAVEABLE = {"EagerPyFunc", "EagerPyFuncGrad", "AnonymousIterator", "IteratorGetNext",
                 "IteratorHasNext", "WhileGrad", "WhileGradGrad", "PyFunc", "PyFuncStateless",
-                "CustomGradient", "MeshRun"}
+                "MeshRun"}
+# Ops whose nodes hold Python code that a traced graph stands for in a saved model: saved as
+# a node of another op (tf.custom_gradient's grad_fn, traced).
+SAVED_AS_ANOTHER = {"CustomGradient": "SavedCustomGradient"}
 
 
 def test_ops_holding_python_code_are_declared_not_saveable_with_a_reason():
@@ -25,6 +28,13 @@ def test_ops_holding_python_code_are_declared_not_saveable_with_a_reason():
     assert refused == NOT_SAVEABLE
     for name in refused:
         assert len(registry.get(name).saving.refusal) > 20
+
+
+def test_ops_saved_as_another_are_declared_with_their_replacement():
+    replaced = {name for name, op in registry.REGISTRY.items() if op.saving.replacement}
+    assert replaced == set(SAVED_AS_ANOTHER)
+    for name, saved in SAVED_AS_ANOTHER.items():
+        assert registry.get(saved).saving.replacement is None
 
 
 def test_a_saving_decision_must_be_declared_with_the_helpers():

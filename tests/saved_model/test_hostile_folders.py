@@ -5,7 +5,8 @@ values and keys of graphs.json (names, attribute names and values, dtypes, shape
 payloads, huge numbers and deep nesting; the manifest rehashed so that only the loader's own
 checks stand in the way), manifest entries, the `.npy` headers and compression of `.npz`
 members, and the kind of a file (a FIFO, a symbolic link to a device or out of the folder, a
-folder). Then `load` and a first call must either work or raise SavedModelError (a call may
+folder). Then `load` and a first call (and, for a model with a custom gradient, the gradient
+of its first output) must either work or raise SavedModelError (a call may
 also raise the documented run-time errors of the ops from the values it computes, as an
 edited graph may compute something else: a failed assertion, an index out of range; never an
 error of a kernel given an attribute of the wrong type, which the loader must refuse), and:
@@ -63,12 +64,31 @@ class Kernels(tf.Module):
         return tf.reduce_max(y, axis=1), tf.fill(tf.constant([3]), 2.0), tag
 
 
-MODELS = {"branching": Branching, "kernels": Kernels}
+@tf.custom_gradient
+def _clipped(y):
+    def backward(dy):
+        return tf.clip_by_norm(dy, 0.5)
+    return y, backward
+
+
+class CustomGradients(tf.Module):
+    """Saves its custom gradient as a graph (a SavedCustomGradient node calling it): the
+    check differentiates its first output."""
+
+    @tf.function(input_signature=[tf.TensorSpec([2, 3], tf.float32),
+                                  tf.TensorSpec([], tf.string)])
+    def __call__(self, x, tag):
+        return _clipped(x * x) + 1.0, tag
+
+
+MODELS = {"branching": Branching, "kernels": Kernels, "custom_gradient": CustomGradients}
+DIFFERENTIATED = {"custom_gradient"}
 _ARGS = (tf.constant(np.array([[4.0, -2.0, 3.0], [1.0, 1.0, 1.0]], np.float32)),
          tf.constant("id"))
 _CALL_ERRORS = (errors.InvalidArgumentError, errors.FailedPreconditionError,
                 errors.OutOfRangeError, errors.AssertionFailedError,
-                errors.UndefinedValueError, TypeError)
+                errors.UndefinedValueError, TypeError,
+                LookupError)  # a gradient through an edited graph: an op without one
 
 
 @pytest.fixture(scope="module")
@@ -291,7 +311,11 @@ def check_hostile_folder(saved, tmp_path_factory, model, steps, values):
         except SavedModelError:
             return "refused at load"
         try:
-            loaded(*_ARGS)
+            with tf.GradientTape() as tape:
+                tape.watch(_ARGS[0])
+                outputs = loaded(*_ARGS)
+            if model in DIFFERENTIATED:
+                tape.gradient(tf.nest.flatten(outputs)[0], _ARGS[0])
         except _CALL_ERRORS as e:
             if _raised_for_a_type(e):
                 return "loaded; the call failed for a type: %s: %s" % (type(e).__name__, e)

@@ -5,7 +5,9 @@ TensorFlow shows.
 2.0; see the NOTICE line in each file, and `tools/extract_cells.py` for what is skipped and
 why); `expected/<guide>.json` holds what TensorFlow 2.21 printed, wrote to standard error,
 showed as a value and raised for each cell (`tools/record_expected.py`). Each guide runs here
-once, in order, in a fresh working directory, with the same runner (`cell_runner.py`), and each
+once, in order, in a fresh working directory, with the same runner (`cell_runner.py`) and
+TensorFlow's float32 exp and softmax digits (`autograph.config(float32_digits="tensorflow")`,
+off by default because it is slower), and each
 cell is one test comparing the four records exactly, after three normalisations, each for a
 difference no library change can remove:
 - memory addresses (`0x7f...`) are blanked;
@@ -36,6 +38,7 @@ from pathlib import Path
 
 import pytest
 
+import autograph
 import autograph.tf as tf
 
 from . import cell_runner
@@ -83,12 +86,6 @@ VALUE_FREE = {
 
 # (guide, cell index) -> why the cell does not show what TensorFlow shows yet.
 EXPECTED_FAILURES = {
-    ("basics", 6): "softmax: TensorFlow's float32 exp (Eigen's) rounds differently from numpy's",
-    ("tensor", 10): "softmax: TensorFlow's float32 exp (Eigen's) rounds differently from numpy's",
-    ("tensor", 32): "reshape's error message is not TensorFlow's (which names its C++ kernel)",
-    ("autodiff", 30): "tf.image.adjust_contrast is missing",
-    ("advanced_autodiff", 7): "tf.saved_model.SaveOptions(experimental_custom_gradients) missing",
-    ("intro_to_graphs", 21): "gather's out-of-range message is not TensorFlow's",
     ("function", 28): "by design: TensorFlow's 6th node is the NoOp its automatic control "
                       "dependencies add to join a function's stateful ops (ReduceDataset) as "
                       "control outputs; our graphs keep side effects in program order and have "
@@ -122,11 +119,13 @@ def _run(guide, work_dir):
     """Runs the guide once (the cells depend on each other); {index: output dict}."""
     start = os.getcwd()
     os.chdir(work_dir)
+    autograph.config(float32_digits="tensorflow")
     try:
         cells = _load("cells", guide)["cells"]
         outputs = cell_runner.run_guide(guide, cells, cell_runner.new_namespace(tf),
                                         tf_import=TF_IMPORT)
     finally:
+        autograph.config(float32_digits=None)
         os.chdir(start)
     return {index: output.as_dict() for index, output in outputs.items()}
 

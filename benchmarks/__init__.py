@@ -19,6 +19,7 @@ WORKLOAD_MODULES = [
     "benchmarks.accumulation",
     "benchmarks.functional",
     "benchmarks.training",
+    "benchmarks.jacobians",
 ]
 
 

@@ -7,6 +7,7 @@ from runtime import lowering_api
 from runtime import shape as shape_lib
 from runtime.ops import (
     attr_types,
+    batching,
     common,
     layout_ops,
     manipulation_ops,
@@ -475,3 +476,8 @@ def adjoint(matrix, name=None):
 def trace(x, name=None):
     """The sum of the main diagonal of each matrix in the last two dimensions."""
     return reduction_ops.reduce_sum(diag_part(x), -1, name=name)
+
+
+# MatMul over a batch of matrices (runtime/ops/batching.py): its operands broadcast over the
+# leading dimensions as elementwise ops' do, so the elementwise rule serves it
+batching.declare(OPS["MatMul"], batching.elementwise)

@@ -14,6 +14,7 @@ from runtime import lowering_api
 from runtime import shape as shape_lib
 from runtime.ops import (
     array_ops,
+    batching,
     common,
     math_ops,
     reduction_ops,
@@ -453,3 +454,70 @@ def broadcast_to(input, shape, name=None):  # noqa: A002
     """`input` broadcast to `shape`."""
     return execute1(OPS["BroadcastTo"], [convert_to_tensor(input)],
                     {"shape": common.static_int_list(shape, "shape")}, name=name)
+
+
+# -- batching rules (runtime/ops/batching.py: a Jacobian's rows at once) -----------------------
+
+
+def _reshape_batched(batcher, node, args, batched):
+    x, dims_t = args
+    if batched[1]:
+        batcher.unbatchable("a reshape to a batched shape")
+    known = common.constant_value(dims_t)
+    if known is not None:
+        target = [batcher.size] + [int(d) for d in np.reshape(known, [-1])]
+        return [reshape(x, target)]
+    lead = np.array([batcher.size], dims_t.dtype.np_dtype)
+    return [reshape(x, concat([lead, dims_t], 0))]
+
+
+def _transpose_batched(batcher, node, args, batched):
+    perm = node.attrs["perm"]
+    if perm is None:
+        perm = builtins.range(batcher.rank(args[0], True) - 1, -1, -1)
+    return [transpose(args[0], [0] + [int(p) + 1 for p in perm])]
+
+
+def _expand_dims_batched(batcher, node, args, batched):
+    return [expand_dims(args[0], batching.shifted_axis(node.attrs["axis"]))]
+
+
+def _squeeze_batched(batcher, node, args, batched):
+    axis = node.attrs["axis"]
+    if axis is None:
+        shape = batcher.example_shape(args[0])
+        if None in shape:
+            batcher.unbatchable("a squeeze of every size-1 dimension of a dynamic shape")
+        axis = [i for i, d in enumerate(shape) if d == 1]
+    return [squeeze(args[0], [batching.shifted_axis(a) for a in axis])]
+
+
+def _broadcast_to_batched(batcher, node, args, batched):
+    shape = list(node.attrs["shape"])
+    return [broadcast_to(batcher.expand(args[0], len(shape)), [batcher.size] + shape)]
+
+
+def _tile_batched(batcher, node, args, batched):
+    return [tile(args[0], [1] + [int(m) for m in node.attrs["multiples"]])]
+
+
+def _joined_batched(batcher, node, args, batched):
+    """ConcatV2, Pack: every operand batched, the axis shifted past the batch."""
+    return batcher.rerun(node, batching.all_batched(batcher, args, batched),
+                         dict(node.attrs, axis=batching.shifted_axis(node.attrs["axis"])))
+
+
+def _unstack_batched(batcher, node, args, batched):
+    return batcher.rerun(node, args,
+                         dict(node.attrs, axis=batching.shifted_axis(node.attrs["axis"])))
+
+
+batching.declare(OPS["Reshape"], _reshape_batched)
+batching.declare(OPS["Transpose"], _transpose_batched)
+batching.declare(OPS["ExpandDims"], _expand_dims_batched)
+batching.declare(OPS["Squeeze"], _squeeze_batched)
+batching.declare(OPS["BroadcastTo"], _broadcast_to_batched)
+batching.declare(OPS["Tile"], _tile_batched)
+batching.declare(OPS["ConcatV2"], _joined_batched)
+batching.declare(OPS["Pack"], _joined_batched)
+batching.declare(OPS["Unpack"], _unstack_batched)

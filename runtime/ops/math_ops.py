@@ -16,7 +16,7 @@ from typing import Any
 import numpy as np
 
 from runtime import dtypes, lowering_api
-from runtime.ops import attr_types, common
+from runtime.ops import attr_types, batching, common
 from runtime.ops.common import (
     ANY,
     FLOAT,
@@ -990,3 +990,13 @@ def clip_by_value(t, clip_value_min, clip_value_max, name=None):
     lo = convert_to_tensor(clip_value_min, dtype_hint=t.dtype)
     hi = convert_to_tensor(clip_value_max, dtype_hint=t.dtype)
     return execute1(OPS["ClipByValue"], [t, lo, hi], name=name)
+
+
+# -- batching rules (runtime/ops/batching.py: a Jacobian's rows at once) -----------------------
+
+
+def _add_n_batched(batcher, node, args, batched):
+    return batcher.rerun(node, batching.all_batched(batcher, args, batched))
+
+
+batching.declare(OPS["AddN"], _add_n_batched)

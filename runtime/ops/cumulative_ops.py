@@ -50,14 +50,17 @@ def _cumsum_kernel(x, axis, exclusive, reverse):
 
 def cumulative_jax(lw, node, x, add):
     """The running sum (or product) along the node's axis, in numpy's order: out[0] = x[0],
-    out[i] = out[i-1] + x[i] (a sequential scan for floats, whose sums XLA would otherwise
-    take in another order; integers wrap either way)."""
+    out[i] = out[i-1] + x[i] (a sequential scan for floats and complex numbers, whose sums
+    XLA would otherwise take in another order; integers wrap either way). A complex product
+    is XLA's complex multiplication, which may round differently from numpy's by an ulp per
+    step (numpy's loop fuses a multiply and an add where the CPU can, as jnp.multiply of
+    complex operands may differ too)."""
     jnp, lax = lw.jnp, lw.lax
     x = jnp.asarray(x)
     if x.ndim == 0:
         raise lowering_api.Unsupported("a scalar has no axis")
     axis = node.attrs["axis"] % x.ndim
-    if x.dtype.kind not in "iuf":
+    if x.dtype.kind not in "iufc":
         raise lowering_api.Unsupported("a cumulative op over %s" % x.dtype)
     exclusive, reverse = node.attrs["exclusive"], node.attrs["reverse"]
     if reverse:

@@ -188,6 +188,24 @@ def test_cumulative_sums_and_products_in_numpys_order(exclusive, reverse):
     _agree(f, x, n)
 
 
+@pytest.mark.parametrize("dtype", [np.complex64, np.complex128])
+def test_complex_running_sums_agree_exactly_and_running_products_within_rounding(dtype):
+    def f(x):
+        return (tf.math.cumsum(x, axis=1, exclusive=True),
+                tf.math.cumprod(x, axis=0, reverse=True))
+    rng = np.random.default_rng(6)
+    x = tf.constant((rng.normal(size=(40, 3)) + 1j * rng.normal(size=(40, 3))).astype(dtype))
+    expected = _values(autograph.function(f, backend="numpy")(x))
+    compiled = autograph.function(f, backend="jax", strict=True)
+    sums, products = _values(compiled(x))
+    assert compiled.get_concrete_function(x).backend == "jax"
+    np.testing.assert_array_equal(sums, expected[0])
+    # XLA's complex product may round apart from numpy's (which fuses a multiply and an add
+    # where the CPU can) by an ulp per step
+    assert products.dtype == expected[1].dtype
+    np.testing.assert_allclose(products, expected[1], rtol=40 * np.finfo(dtype).eps)
+
+
 def test_a_squeeze_of_a_dimension_that_is_not_1_is_declined_so_numpy_raises():
     def f(x):
         return tf.squeeze(x, axis=[0])

@@ -10,7 +10,7 @@ kernel, inference rule, gradient and lowerings side by side.
 import numpy as np
 
 from runtime import lowering_api
-from runtime.ops import common, math_ops
+from runtime.ops import batching, common, math_ops
 from runtime.ops.common import NUMERIC, convert_to_tensor
 from runtime.ops.numba_lowerings import (
     as_3d,
@@ -182,3 +182,13 @@ def cumprod(x, axis=0, exclusive=False, reverse=False, name=None):
     return execute1(OPS["Cumprod"], [convert_to_tensor(x)],
                     {"axis": int(axis), "exclusive": bool(exclusive), "reverse": bool(reverse)},
                     name=name)
+
+
+# Cumsum and Cumprod over a batch (runtime/ops/batching.py): the axis moved past the batch
+def _cumulative_batched(batcher, node, args, batched):
+    return batcher.rerun(node, args,
+                         dict(node.attrs, axis=batching.shifted_axis(node.attrs["axis"])))
+
+
+batching.declare(OPS["Cumsum"], _cumulative_batched)
+batching.declare(OPS["Cumprod"], _cumulative_batched)

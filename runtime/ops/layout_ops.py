@@ -15,6 +15,7 @@ from runtime import dtypes, lowering_api
 from runtime.ops import (
     array_ops,
     attr_types,
+    batching,
     common,
     manipulation_ops,
     slicing,
@@ -633,3 +634,26 @@ def strided_slice(input_, begin, end, strides=None, begin_mask=0, end_mask=0,
             index.append(np.s_[None if masks[0][i] else start:
                                None if masks[1][i] else stop:step])
     return slicing.strided_slice_from_index(tensor, tuple(index))
+
+
+# -- batching rules (runtime/ops/batching.py: a Jacobian's rows at once) -----------------------
+
+
+def _padded_batched(batcher, node, args, batched):
+    """PadV2, PadGrad: no padding along the batch (PadV2's constant must not be batched)."""
+    if any(batched[1:]):
+        batcher.unbatchable("a batched padding value")
+    paddings = ((0, 0),) + tuple(tuple(p) for p in node.attrs["paddings"])
+    return batcher.rerun(node, args, dict(node.attrs, paddings=paddings))
+
+
+def _axes_batched(batcher, node, args, batched):
+    """ReverseV2, Roll: their axes moved past the batch."""
+    return batcher.rerun(node, args, dict(node.attrs, axis=tuple(
+        batching.shifted_axis(int(a)) for a in node.attrs["axis"])))
+
+
+batching.declare(OPS["PadV2"], _padded_batched)
+batching.declare(OPS["PadGrad"], _padded_batched)
+batching.declare(OPS["ReverseV2"], _axes_batched)
+batching.declare(OPS["Roll"], _axes_batched)

@@ -82,15 +82,21 @@ def _vectorized_rows(tape, target, flat_sources, rows):
     does not reach it, from one backward pass batched over the rows; None when the pass
     cannot be batched (logged)."""
     graph = Graph("jacobian_backward", outer=context.current_graph())
-    with graph.as_default():
-        seed = graph.add_placeholder("output_gradient", target.dtype, target._shape_tuple())
-        grads = tape._gradients([target], flat_sources, [seed], into_graph=True)
     try:
-        return vectorize.vectorize(graph, seed, rows.seeds(), grads, rows.size)
-    except vectorize.Unbatchable as e:
-        diagnostics.logger.debug("GradientTape.jacobian: the backward pass is not vectorised "
-                                 "(%s); its %d rows are computed one by one", e, rows.size)
-        return None
+        with graph.as_default():
+            seed = graph.add_placeholder("output_gradient", target.dtype,
+                                         target._shape_tuple())
+            grads = tape._gradients([target], flat_sources, [seed], into_graph=True)
+    except Exception as e:  # the row-by-row passes raise any real error again
+        reason = "its backward pass cannot be traced: %s: %s" % (type(e).__name__, e)
+    else:
+        try:
+            return vectorize.vectorize(graph, seed, rows.seeds(), grads, rows.size)
+        except vectorize.Unbatchable as e:
+            reason = str(e)
+    diagnostics.logger.debug("GradientTape.jacobian: the backward pass is not vectorised "
+                             "(%s); its %d rows are computed one by one", reason, rows.size)
+    return None
 
 
 def _looped_rows(tape, target, flat_sources, row_shapes, rows):

@@ -391,3 +391,23 @@ def test_each_batching_rule_gives_the_looped_jacobian_eagerly_and_traced(name, c
     assert "not vectorised" not in caplog.text
     np.testing.assert_allclose(eager, expected, rtol=1e-12, atol=1e-14)
     np.testing.assert_allclose(traced, expected, rtol=1e-12, atol=1e-14)
+
+
+def test_a_backward_pass_that_cannot_be_traced_takes_the_rows_and_says_why(monkeypatch,
+                                                                          caplog):
+    original = GradientTape._gradients
+
+    def untraceable(self, *args, into_graph=False):
+        if into_graph:
+            raise NotImplementedError("a rule that runs only eagerly")
+        return original(self, *args)
+
+    monkeypatch.setattr(GradientTape, "_gradients", untraceable)
+    x = array_ops.constant(RNG.normal(size=(3,)))
+    with GradientTape() as tape:
+        tape.watch(x)
+        y = math_ops.sin(x)
+    with caplog.at_level(logging.DEBUG, logger="autograph"):
+        jac = tape.jacobian(y, x)
+    assert "cannot be traced: NotImplementedError: a rule that runs only eagerly" in caplog.text
+    np.testing.assert_allclose(jac.numpy(), np.diag(np.cos(x.numpy())), rtol=1e-12)

@@ -20,6 +20,7 @@ WORKLOAD_MODULES = [
     "benchmarks.functional",
     "benchmarks.training",
     "benchmarks.keras_fit",
+    "benchmarks.jacobians",
 ]
 
 

@@ -199,6 +199,7 @@ sort = _sort.sort
 argsort = _sort.argsort
 unique = _sort.unique
 einsum = _einsum.einsum
+tensordot = _linalg.tensordot
 norm = _norm.norm
 clip_by_norm = _norm.clip_by_norm
 clip_by_global_norm = _norm.clip_by_global_norm

@@ -19,6 +19,7 @@ matrix_transpose = _linalg.matrix_transpose
 adjoint = _linalg.adjoint
 trace = _linalg.trace
 einsum = _einsum.einsum
+tensordot = _linalg.tensordot
 eye = _construction.eye
 norm = _norm.norm
 global_norm = _norm.global_norm

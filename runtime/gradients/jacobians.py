@@ -4,15 +4,18 @@
         y = x * x                      # x: shape [3]
     tape.jacobian(y, x)                # shape [3, 3]: diag(2x)
 
-Row i of a Jacobian is the gradient of target element i: the tape backpropagates once per
-element of the target (per element of one example, for `batch_jacobian`), with an output
-gradient that is one at that element and zero elsewhere, and the rows are stacked. Eagerly
-the rows are as many passes over the tape's records. Inside a trace the backward pass is
-traced once, as the body of a While loop over the rows that writes each row to a
-TensorArray, so that the graph's size does not grow with the target's (TensorFlow's
-`experimental_use_pfor=False` path; its `pfor` rewrite of the loop into batched ops is not
-done, and `experimental_use_pfor` and `parallel_iterations` are accepted for
-compatibility). The target's shape (beyond the batch dimension, for `batch_jacobian`) must
+Row i of a Jacobian is the gradient of target element i: the backward pass under an output
+gradient that is one at that element and zero elsewhere. With `experimental_use_pfor=True`
+(TensorFlow's default) the backward pass is built once, for a symbolic output gradient, in a
+scratch graph, and then vectorised (runtime/gradients/vectorize.py): every op that reads
+the output gradient is batched by its op's rule over all the rows at once, and the result is
+emitted in the graph being built, or run eagerly. A backward pass with an op that has no
+batching rule (control flow, a stateful op) is logged on the `autograph` logger (at DEBUG
+level: which op) and computed the other way, as with `experimental_use_pfor=False`: inside a
+trace, the backward pass is traced once as the body of a While loop over the rows that
+writes each row to a TensorArray (so the graph's size does not grow with the target's);
+eagerly, one pass over the tape's records per row. `parallel_iterations` is accepted for
+compatibility. The target's shape (beyond the batch dimension, for `batch_jacobian`) must
 be known.
 """
 
@@ -20,8 +23,10 @@ from typing import Any
 
 import numpy as np
 
-from runtime import context, dtypes, nest
+from runtime import context, diagnostics, dtypes, nest
 from runtime.functional import control_flow
+from runtime.gradients import vectorize
+from runtime.graph import Graph
 from runtime.ops import array_ops, common, concat_split_ops, math_ops, reshape_ops
 from runtime.tensor import SymbolicTensor
 from runtime.tensor_array import TensorArray
@@ -55,32 +60,56 @@ def _check_unconnected(unconnected):
                          % (unconnected,))
 
 
-def _rows(tape, target, flat_sources, output_gradients):
-    """For each source, its gradient (or None) under each output gradient in turn."""
-    per_source: list[list[Any]] = [[] for _ in flat_sources]
-    for weights in output_gradients:
-        grads = tape._gradients([target], flat_sources, [weights])
-        for rows, grad in zip(per_source, grads):
-            rows.append(grad)
-    return per_source
-
-
 def _staged(target):
     """Whether the rows are computed in a graph being built (as a loop), not eagerly."""
     return context.current_graph() is not None and isinstance(target, SymbolicTensor)
 
 
-def _looped_rows(tape, target, flat_sources, row_shapes, seed, size):
+class _Rows:
+    """How the rows of a Jacobian are made: `seed(i)` is row i's output gradient (i a
+    tensor, for the loop), `seeds()` all of them stacked ([size, *target shape]), and
+    `pick(i)` row i's as a value (i a Python int, for the eager passes)."""
+
+    def __init__(self, size, seed, seeds, pick):
+        self.size = size
+        self.seed = seed
+        self.seeds = seeds
+        self.pick = pick
+
+
+def _vectorized_rows(tape, target, flat_sources, rows):
+    """For each source, its rows stacked ([size, *row shape]), or None where the target
+    does not reach it, from one backward pass batched over the rows; None when the pass
+    cannot be batched (logged)."""
+    graph = Graph("jacobian_backward", outer=context.current_graph())
+    try:
+        with graph.as_default():
+            seed = graph.add_placeholder("output_gradient", target.dtype,
+                                         target._shape_tuple())
+            grads = tape._gradients([target], flat_sources, [seed], into_graph=True)
+    except Exception as e:  # the row-by-row passes raise any real error again
+        reason = "its backward pass cannot be traced: %s: %s" % (type(e).__name__, e)
+    else:
+        try:
+            return vectorize.vectorize(graph, seed, rows.seeds(), grads, rows.size)
+        except vectorize.Unbatchable as e:
+            reason = str(e)
+    diagnostics.logger.debug("GradientTape.jacobian: the backward pass is not vectorised "
+                             "(%s); its %d rows are computed one by one", reason, rows.size)
+    return None
+
+
+def _looped_rows(tape, target, flat_sources, row_shapes, rows):
     """For each source, its rows stacked ([size, *row shape]) by a While loop whose body
     backpropagates under `seed(i)`, the output gradient of row i; None for a source the
     target does not reach (found when the body is traced: it is traced once)."""
     reached = [False] * len(flat_sources)
     values = [_as_target(s) for s in flat_sources]
-    arrays = [TensorArray(v.dtype, size=size, element_shape=shape)
+    arrays = [TensorArray(v.dtype, size=rows.size, element_shape=shape)
               for v, shape in zip(values, row_shapes)]
 
     def body(i, arrays):
-        grads = tape._gradients([target], flat_sources, [seed(i)])
+        grads = tape._gradients([target], flat_sources, [rows.seed(i)])
         written = []
         for k, (array, grad, value) in enumerate(zip(arrays, grads, values)):
             reached[k] = reached[k] or grad is not None
@@ -89,8 +118,38 @@ def _looped_rows(tape, target, flat_sources, row_shapes, seed, size):
         return i + 1, written
 
     start = common.convert_to_tensor(0, dtype=dtypes.int32)
-    _, arrays = control_flow.while_loop(lambda i, _: i < size, body, (start, arrays))
+    _, arrays = control_flow.while_loop(lambda i, _: i < rows.size, body, (start, arrays))
     return [array.stack() if hit else None for array, hit in zip(arrays, reached)]
+
+
+def _eager_rows(tape, target, flat_sources, rows):
+    """For each source, its rows stacked, one backward pass per row (None if no row
+    reaches the source)."""
+    per_source: list[list[Any]] = [[] for _ in flat_sources]
+    for i in range(rows.size):
+        grads = tape._gradients([target], flat_sources, [rows.pick(i)])
+        for found, grad in zip(per_source, grads):
+            found.append(grad)
+    stacked: list[Any] = []
+    for source, found in zip(flat_sources, per_source):
+        if all(row is None for row in found):
+            stacked.append(None)
+            continue
+        zeros = array_ops.zeros_like(_as_target(source))
+        stacked.append(concat_split_ops.stack([zeros if row is None else row
+                                               for row in found]))
+    return stacked
+
+
+def _all_rows(tape, target, flat_sources, row_shapes, rows, use_pfor):
+    """For each source, [size, *row shape] or None (unconnected), the fastest way there is."""
+    if use_pfor:
+        found = _vectorized_rows(tape, target, flat_sources, rows)
+        if found is not None:
+            return found
+    if _staged(target):
+        return _looped_rows(tape, target, flat_sources, row_shapes, rows)
+    return _eager_rows(tape, target, flat_sources, rows)
 
 
 def _one_hot(i, size, shape, dtype):
@@ -99,17 +158,7 @@ def _one_hot(i, size, shape, dtype):
     return reshape_ops.reshape(math_ops.cast(hits, dtype), shape)
 
 
-def _stacked(rows, source, row_shape, unconnected):
-    """The rows of one source stacked (a None row is zeros), or None when all are None and
-    unconnected gradients are None."""
-    if all(row is None for row in rows) and unconnected == "none":
-        return None
-    value = source.read_value() if isinstance(source, Variable) else source
-    zeros = array_ops.zeros(row_shape, value.dtype)
-    return concat_split_ops.stack([zeros if row is None else row for row in rows])
-
-
-def jacobian(tape, target, sources, unconnected="none"):
+def jacobian(tape, target, sources, unconnected="none", use_pfor=True):
     """See the module docstring and `GradientTape.jacobian`."""
     tape._check_usable()
     _check_unconnected(unconnected)
@@ -118,34 +167,27 @@ def jacobian(tape, target, sources, unconnected="none"):
     size = int(np.prod(target_shape, dtype=np.int64))
     flat_sources = nest.flatten(sources)
     source_shapes = [_source_shape(s, "jacobian") for s in flat_sources]
-    if size > 0 and _staged(target):
-        looped = _looped_rows(tape, target, flat_sources, source_shapes,
-                              lambda i: _one_hot(i, size, target_shape, target.dtype), size)
+    dtype = target.dtype
+    if size == 0:
         tape._spent()
-        results = []
-        for source, shape, stacked in zip(flat_sources, source_shapes, looped):
-            if stacked is None and unconnected == "zero":
-                stacked = array_ops.zeros([size] + shape, _as_target(source).dtype)
-            results.append(None if stacked is None else
-                           reshape_ops.reshape(stacked, target_shape + shape))
-        return nest.pack_sequence_as(sources, results)
-    dtype = target.dtype.np_dtype
-    picks = [np.eye(1, size, i, dtype=dtype).reshape(target_shape) for i in range(size)]
-    per_source = _rows(tape, target, flat_sources, picks)
+        return nest.pack_sequence_as(sources, [
+            array_ops.zeros(target_shape + shape, _as_target(source).dtype)
+            for source, shape in zip(flat_sources, source_shapes)])
+    rows = _Rows(size, lambda i: _one_hot(i, size, target_shape, dtype),
+                 lambda: vectorize.one_hot_rows(size, target_shape, dtype),
+                 lambda i: np.eye(1, size, i, dtype=dtype.np_dtype).reshape(target_shape))
+    stacked = _all_rows(tape, target, flat_sources, source_shapes, rows, use_pfor)
     tape._spent()
     results = []
-    for source, shape, rows in zip(flat_sources, source_shapes, per_source):
-        if size == 0:
-            value = _as_target(source)
-            results.append(array_ops.zeros(target_shape + shape, value.dtype))
-            continue
-        stacked = _stacked(rows, source, shape, unconnected)
-        results.append(None if stacked is None else
-                       reshape_ops.reshape(stacked, target_shape + shape))
+    for source, shape, found in zip(flat_sources, source_shapes, stacked):
+        if found is None and unconnected == "zero":
+            found = array_ops.zeros([size] + shape, _as_target(source).dtype)
+        results.append(None if found is None else
+                       reshape_ops.reshape(found, target_shape + shape))
     return nest.pack_sequence_as(sources, results)
 
 
-def batch_jacobian(tape, target, source, unconnected="none"):
+def batch_jacobian(tape, target, source, unconnected="none", use_pfor=True):
     """See the module docstring and `GradientTape.batch_jacobian`."""
     tape._check_usable()
     _check_unconnected(unconnected)
@@ -167,29 +209,27 @@ def batch_jacobian(tape, target, source, unconnected="none"):
     result_shape = concat_split_ops.concat(
         [array_ops.shape(value)[:1], np.array(example_shape + list(source_shape[1:]), np.int32)],
         0)
-    ones = array_ops.ones_like(target)
-    if size > 0 and _staged(target):
-        def seed(j):
-            return math_ops.multiply(ones, _one_hot(j, size, example_shape, target.dtype))
-        (stacked,) = _looped_rows(tape, target, [source], [list(source_shape)], seed, size)
-        tape._spent()
-        if stacked is None:
-            if unconnected == "none":
-                return None
-            return array_ops.zeros(result_shape, value.dtype)
-        # [size, batch, *source example] -> [batch, size, *source example]
-        perm = [1, 0] + list(range(2, len(source_shape) + 1))
-        return reshape_ops.reshape(reshape_ops.transpose(stacked, perm),
-                                        result_shape)
-    dtype = target.dtype.np_dtype
-    picks = [math_ops.multiply(ones, np.eye(1, size, j, dtype=dtype).reshape(example_shape))
-             for j in range(size)]
-    (rows,) = _rows(tape, target, [source], picks)
-    tape._spent()
-    if size > 0 and unconnected == "none" and all(row is None for row in rows):
-        return None
     if size == 0:
+        tape._spent()
         return array_ops.zeros(result_shape, value.dtype)
-    rows = [array_ops.zeros_like(value) if row is None else row for row in rows]
-    stacked = concat_split_ops.stack(rows, axis=1)  # [batch, size, *source example]
-    return reshape_ops.reshape(stacked, result_shape)
+    ones = array_ops.ones_like(target)
+    dtype = target.dtype
+
+    def seeds():
+        picks = np.eye(size, dtype=dtype.np_dtype).reshape([size, 1] + example_shape)
+        return math_ops.multiply(reshape_ops.expand_dims(ones, 0), picks)
+
+    rows = _Rows(size, lambda j: math_ops.multiply(ones, _one_hot(j, size, example_shape,
+                                                                  dtype)),
+                 seeds,
+                 lambda j: math_ops.multiply(
+                     ones, np.eye(1, size, j, dtype=dtype.np_dtype).reshape(example_shape)))
+    (stacked,) = _all_rows(tape, target, [source], [list(source_shape)], rows, use_pfor)
+    tape._spent()
+    if stacked is None:
+        if unconnected == "none":
+            return None
+        return array_ops.zeros(result_shape, value.dtype)
+    # [size, batch, *source example] -> [batch, size, *source example]
+    perm = [1, 0] + list(range(2, len(source_shape) + 1))
+    return reshape_ops.reshape(reshape_ops.transpose(stacked, perm), result_shape)

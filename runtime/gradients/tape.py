@@ -247,24 +247,29 @@ class GradientTape:
         """The Jacobian of `target` with respect to each of `sources` (possibly nested):
         for a source, a tensor of shape `target.shape + source.shape` (see
         runtime.gradients.jacobians)."""
-        return jacobians.jacobian(self, target, sources, unconnected_gradients)
+        return jacobians.jacobian(self, target, sources, unconnected_gradients,
+                                  experimental_use_pfor)
 
     def batch_jacobian(self, target, source, unconnected_gradients=UnconnectedGradients.NONE,
                        parallel_iterations=None, experimental_use_pfor=True):
         """The Jacobian of each example of `target` (its first dimension is the batch) with
         respect to the same example of `source`: shape `[batch] + target.shape[1:] +
         source.shape[1:]` (see runtime.gradients.jacobians)."""
-        return jacobians.batch_jacobian(self, target, source, unconnected_gradients)
+        return jacobians.batch_jacobian(self, target, source, unconnected_gradients,
+                                        experimental_use_pfor)
 
-    def _gradients(self, flat_targets, flat_sources, flat_output_grads):
-        """One gradient (or None) per source, without spending the tape."""
+    def _gradients(self, flat_targets, flat_sources, flat_output_grads, into_graph=False):
+        """One gradient (or None) per source, without spending the tape. `into_graph`: the
+        gradient ops of an eager tape are added to the graph being built (a Jacobian's
+        backward pass, traced to be vectorised) instead of running."""
         recording = self._recording
         if recording:
             self._stop()  # the gradient computation itself is not recorded on this tape
         try:
             if self._graph is not None:
                 return self._graph_gradient(flat_targets, flat_sources, flat_output_grads)
-            return self._eager_gradient(flat_targets, flat_sources, flat_output_grads)
+            return self._eager_gradient(flat_targets, flat_sources, flat_output_grads,
+                                        into_graph)
         finally:
             if recording:
                 self._start()
@@ -305,8 +310,8 @@ class GradientTape:
             targets.append((key(t) if t_key is None else t_key, g))
         return targets
 
-    def _eager_gradient(self, flat_targets, flat_sources, flat_output_grads):
-        if context.current_graph() is not None:
+    def _eager_gradient(self, flat_targets, flat_sources, flat_output_grads, into_graph):
+        if context.current_graph() is not None and not into_graph:
             raise RuntimeError("this GradientTape recorded eagerly; call gradient() outside "
                                "traced functions")
         watched = {id(v) for v in self._watched_variables}

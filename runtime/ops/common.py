@@ -9,7 +9,7 @@ import numpy as np
 
 from runtime import context, dtypes, lowering_api
 from runtime import shape as shape_lib
-from runtime.ops import registry
+from runtime.ops import batching, registry
 from runtime.ops.composite_dispatch import dispatchable
 from runtime.ops.numba_lowerings import as_3d, axis_of, dims, finish
 from runtime.ops.registry import SpecError
@@ -419,3 +419,8 @@ def _unpack_numba(lowerer, node, ins, outs):
 UNPACK = registry.register("Unpack", _unstack_kernel, _unstack_infer, node_name="unstack",
                            grad=_unpack_grad, emit=registry.KERNEL_CALL,
                            lowerings=dict(_NOT_LOWERED, numba=_unpack_numba, jax=_unpack_jax))
+
+
+# ZerosLike and OnesLike of a batched value: the same op, batched (runtime/ops/batching.py)
+batching.declare(ZEROS_LIKE, batching.elementwise)
+batching.declare(ONES_LIKE, batching.elementwise)

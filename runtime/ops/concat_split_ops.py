@@ -11,6 +11,7 @@ import numpy as np
 from runtime import dtypes, lowering_api
 from runtime.ops import (
     array_ops,
+    batching,
     common,
     reduction_ops,
     reshape_ops,
@@ -474,3 +475,27 @@ def repeat(input, repeats, axis=None, name=None):  # noqa: A002 - TensorFlow's n
         raise ValueError("repeat: repeats must be an int or a list, got %r" % (repeats,))
     return execute1(OPS["Repeat"], [tensor], {"repeats": counts, "axis": _static_axis(axis),
                                               "per_element": per_element}, name=name)
+
+
+# -- batching rules (runtime/ops/batching.py: a Jacobian's rows at once) -----------------------
+
+
+def _tile_batched(batcher, node, args, batched):
+    return [tile(args[0], [1] + [int(m) for m in node.attrs["multiples"]])]
+
+
+def _joined_batched(batcher, node, args, batched):
+    """ConcatV2, Pack: every operand batched, the axis shifted past the batch."""
+    return batcher.rerun(node, batching.all_batched(batcher, args, batched),
+                         dict(node.attrs, axis=batching.shifted_axis(node.attrs["axis"])))
+
+
+def _unstack_batched(batcher, node, args, batched):
+    return batcher.rerun(node, args,
+                         dict(node.attrs, axis=batching.shifted_axis(node.attrs["axis"])))
+
+
+batching.declare(OPS["Tile"], _tile_batched)
+batching.declare(OPS["ConcatV2"], _joined_batched)
+batching.declare(OPS["Pack"], _joined_batched)
+batching.declare(OPS["Unpack"], _unstack_batched)

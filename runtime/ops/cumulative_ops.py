@@ -10,7 +10,7 @@ kernel, inference rule, gradient and lowerings side by side.
 import numpy as np
 
 from runtime import lowering_api
-from runtime.ops import common, math_ops
+from runtime.ops import batching, common, math_ops
 from runtime.ops.common import NUMERIC, convert_to_tensor
 from runtime.ops.numba_lowerings import (
     as_3d,
@@ -50,14 +50,17 @@ def _cumsum_kernel(x, axis, exclusive, reverse):
 
 def cumulative_jax(lw, node, x, add):
     """The running sum (or product) along the node's axis, in numpy's order: out[0] = x[0],
-    out[i] = out[i-1] + x[i] (a sequential scan for floats, whose sums XLA would otherwise
-    take in another order; integers wrap either way)."""
+    out[i] = out[i-1] + x[i] (a sequential scan for floats and complex numbers, whose sums
+    XLA would otherwise take in another order; integers wrap either way). A complex product
+    is XLA's complex multiplication, which may round differently from numpy's by an ulp per
+    step (numpy's loop fuses a multiply and an add where the CPU can, as jnp.multiply of
+    complex operands may differ too)."""
     jnp, lax = lw.jnp, lw.lax
     x = jnp.asarray(x)
     if x.ndim == 0:
         raise lowering_api.Unsupported("a scalar has no axis")
     axis = node.attrs["axis"] % x.ndim
-    if x.dtype.kind not in "iuf":
+    if x.dtype.kind not in "iufc":
         raise lowering_api.Unsupported("a cumulative op over %s" % x.dtype)
     exclusive, reverse = node.attrs["exclusive"], node.attrs["reverse"]
     if reverse:
@@ -179,3 +182,13 @@ def cumprod(x, axis=0, exclusive=False, reverse=False, name=None):
     return execute1(OPS["Cumprod"], [convert_to_tensor(x)],
                     {"axis": int(axis), "exclusive": bool(exclusive), "reverse": bool(reverse)},
                     name=name)
+
+
+# Cumsum and Cumprod over a batch (runtime/ops/batching.py): the axis moved past the batch
+def _cumulative_batched(batcher, node, args, batched):
+    return batcher.rerun(node, args,
+                         dict(node.attrs, axis=batching.shifted_axis(node.attrs["axis"])))
+
+
+batching.declare(OPS["Cumsum"], _cumulative_batched)
+batching.declare(OPS["Cumprod"], _cumulative_batched)

@@ -11,7 +11,7 @@ import numpy as np
 
 from runtime import lowering_api
 from runtime import shape as shape_lib
-from runtime.ops import array_ops, attr_types, math_ops, numba_lowerings, reshape_ops
+from runtime.ops import array_ops, attr_types, batching, math_ops, numba_lowerings, reshape_ops
 from runtime.ops.common import (
     NUMERIC,
     SpecError,
@@ -193,3 +193,19 @@ def einsum(equation, *inputs, name=None, **kwargs):
                 for x in tensors))
     return execute1(OPS["Einsum"], tensors, {"inputs": tuple(terms), "output": output},
                     name=name)
+
+
+# -- batching rules (runtime/ops/batching.py: a Jacobian's rows at once) -----------------------
+
+
+def _einsum_batched(batcher, node, args, batched):
+    """A letter of its own for the batch, leading the batched operands and the output."""
+    terms, output = node.attrs["inputs"], node.attrs["output"]
+    used = set("".join(terms) + output)
+    letter = next(c for c in string.ascii_letters if c not in used)
+    return batcher.rerun(node, args, dict(
+        node.attrs, inputs=tuple(letter + t if b else t for t, b in zip(terms, batched)),
+        output=letter + output))
+
+
+batching.declare(OPS["Einsum"], _einsum_batched)

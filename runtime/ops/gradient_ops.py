@@ -15,6 +15,7 @@ are known only at run time.
 import numpy as np
 
 from runtime import lowering_api
+from runtime.ops import batching
 from runtime.ops.numba_lowerings import dims, finish, product, shape_tuple, type_name
 from runtime.ops.registry import KERNEL_CALL, execute1, register
 
@@ -215,3 +216,39 @@ RELU_GRAD = register("ReluGrad", _relu_grad, lambda specs, attrs: [specs[0]],
                      grad=_relu_grad_grad, emit=KERNEL_CALL,
                      lowerings=dict(lowered_on_jax(_relu_grad_jax), numba=_RELU_GRAD_NUMBA),
                      traits=("elementwise",))
+
+
+# -- batching rules (runtime/ops/batching.py: a Jacobian's rows at once) -----------------------
+
+
+def _like_target(batcher, node, args, batched):
+    """The example shape a SumToShape or BroadcastLike restores: its static `shape`, else its
+    `like` operand's (which must be unbatched and of static shape)."""
+    shape = node.attrs["shape"]
+    if shape is None:
+        if len(args) < 2 or batched[1]:
+            batcher.unbatchable("%s towards a batched shape" % node.op.name)
+        shape = batcher.example_shape(args[1], False)
+    if None in shape:
+        batcher.unbatchable("%s towards a shape known only at run time" % node.op.name)
+    return tuple(shape)
+
+
+def _sum_to_shape_batched(batcher, node, args, batched):
+    target = _like_target(batcher, node, args, batched)
+    x = args[0]
+    lead = batcher.rank(x, True) - len(target)
+    if lead > 0:  # the example's leading axes, not the batch's, are summed
+        x = batcher.reduce_sum(x, list(range(1, lead + 1)))
+    x = batcher.expand(x, len(target))
+    return [execute1(SUM_TO_SHAPE, [x], dict(node.attrs, shape=(batcher.size,) + target))]
+
+
+def _broadcast_like_batched(batcher, node, args, batched):
+    target = _like_target(batcher, node, args, batched)
+    x = batcher.expand(args[0], len(target))
+    return [execute1(BROADCAST_LIKE, [x], dict(node.attrs, shape=(batcher.size,) + target))]
+
+
+batching.declare(SUM_TO_SHAPE, _sum_to_shape_batched)
+batching.declare(BROADCAST_LIKE, _broadcast_like_batched)

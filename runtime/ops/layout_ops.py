@@ -12,6 +12,7 @@ import numpy as np
 from runtime import lowering_api
 from runtime.ops import (
     attr_types,
+    batching,
     common,
 )
 from runtime.ops.common import (
@@ -313,3 +314,26 @@ def roll(input, shift, axis, name=None):  # noqa: A002 - TensorFlow's name
         raise ValueError("roll: shift %r and axis %r must have the same length" % (shift, axis))
     return execute1(OPS["Roll"], [convert_to_tensor(input)], {"shift": shifts, "axis": axes},
                     name=name)
+
+
+# -- batching rules (runtime/ops/batching.py: a Jacobian's rows at once) -----------------------
+
+
+def _padded_batched(batcher, node, args, batched):
+    """PadV2, PadGrad: no padding along the batch (PadV2's constant must not be batched)."""
+    if any(batched[1:]):
+        batcher.unbatchable("a batched padding value")
+    paddings = ((0, 0),) + tuple(tuple(p) for p in node.attrs["paddings"])
+    return batcher.rerun(node, args, dict(node.attrs, paddings=paddings))
+
+
+def _axes_batched(batcher, node, args, batched):
+    """ReverseV2, Roll: their axes moved past the batch."""
+    return batcher.rerun(node, args, dict(node.attrs, axis=tuple(
+        batching.shifted_axis(int(a)) for a in node.attrs["axis"])))
+
+
+batching.declare(OPS["PadV2"], _padded_batched)
+batching.declare(OPS["PadGrad"], _padded_batched)
+batching.declare(OPS["ReverseV2"], _axes_batched)
+batching.declare(OPS["Roll"], _axes_batched)

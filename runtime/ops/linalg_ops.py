@@ -1,16 +1,21 @@
 """Linear algebra ops: matmul, inv, det, solve, diag, diag_part, band_part, and the
-composites matrix_transpose and adjoint (of Transpose) and trace (of the diagonal's sum)."""
+composites matrix_transpose and adjoint (of Transpose), trace (of the diagonal's sum) and
+tensordot (transposes and reshapes around one matmul)."""
 
 import numpy as np
 
 from runtime import lowering_api
 from runtime import shape as shape_lib
 from runtime.ops import (
+    array_ops,
     attr_types,
+    batching,
     common,
+    concat_split_ops,
     layout_ops,
     reduction_ops,
     reshape_ops,
+    selection_ops,
 )
 from runtime.ops import math_ops as M
 from runtime.ops.common import (
@@ -25,6 +30,7 @@ from runtime.ops.common import (
 from runtime.ops.gradient_ops import sum_to
 from runtime.ops.numba_lowerings import dims, finish, product, type_name
 from runtime.ops.registry import KERNEL_CALL, execute1, register
+from runtime.tensor import Tensor
 
 _NOT_LOWERED = {"array": lowering_api.unsupported("not lowered yet")}
 # LAPACK builds differ in the last bits, and a singular matrix must raise as the kernel does
@@ -206,6 +212,93 @@ def matvec(a, b, transpose_a=False, adjoint_a=False, a_is_sparse=False, b_is_spa
     column = reshape_ops.expand_dims(b, -1)
     return reshape_ops.squeeze(matmul(a, column, transpose_a=transpose_a), [-1],
                                     name=name)
+
+
+# -- tensordot: a contraction as transpose, reshape and matmul -------------------------------
+
+
+def _tensordot_axes(axes, rank_a, rank_b):
+    """TensorFlow's `axes` as two lists of non-negative axes: N (the last N of a with the
+    first N of b), or a pair (axes of a, axes of b), each an int or a list."""
+    known = common.constant_value(axes) if isinstance(axes, Tensor) else axes
+    if known is None:
+        raise ValueError("tensordot: axes must be known when the function is traced")
+    if isinstance(known, (int, np.integer)) or (isinstance(known, np.ndarray)
+                                                 and known.ndim == 0):
+        count = int(known)
+        if count < 0 or count > min(rank_a, rank_b):
+            raise ValueError("tensordot: axes must be an integer in [0, %d] for operands of "
+                             "rank %d and %d, got %d" % (min(rank_a, rank_b), rank_a, rank_b,
+                                                         count))
+        return list(range(rank_a - count, rank_a)), list(range(count))
+    pair = known.tolist() if isinstance(known, np.ndarray) else list(known)
+    if len(pair) != 2:
+        raise ValueError("tensordot: axes must be an integer or a pair of axis lists, got %r"
+                         % (axes,))
+    lists = [[int(a) for a in np.reshape(part, [-1])] for part in pair]
+    if len(lists[0]) != len(lists[1]):
+        raise ValueError("tensordot: the axis lists must have one length, got %r and %r"
+                         % tuple(lists))
+    normalized = []
+    for part, rank, which in zip(lists, (rank_a, rank_b), "ab"):
+        for axis in part:
+            if not -rank <= axis < rank:
+                raise ValueError("tensordot: axis %d is out of range for %s of rank %d"
+                                 % (axis, which, rank))
+        part = [axis % rank for axis in part]
+        if len(set(part)) != len(part):
+            raise ValueError("tensordot: axes of %s repeat: %r" % (which, part))
+        normalized.append(part)
+    return normalized[0], normalized[1]
+
+
+def _dims_of(x, axes):
+    """The sizes of `axes` of `x`: a list of ints where all are static, else a tensor."""
+    shape = x._shape_tuple()
+    if all(shape[a] is not None for a in axes):
+        return [int(shape[a]) for a in axes]
+    return selection_ops.gather(array_ops.shape(x), np.array(list(axes), np.int32))
+
+
+def _shape_of(*parts):
+    """The shape made of `parts` (each a list of ints or an int32 vector tensor)."""
+    if all(isinstance(p, list) for p in parts):
+        return [d for p in parts for d in p]
+    return concat_split_ops.concat([np.array(p, np.int32) if isinstance(p, list) else p
+                                    for p in parts], 0)
+
+
+def _as_matrix(x, rows, cols):
+    """`x` reshaped to [product of dims `rows`, product of dims `cols`]."""
+    sizes = [[int(np.prod(d, dtype=np.int64))] if isinstance(d, list) else
+             reshape_ops.reshape(reduction_ops.reduce_prod(d), [1]) for d in (rows, cols)]
+    return reshape_ops.reshape(x, _shape_of(*sizes))
+
+
+def tensordot(a, b, axes, name=None):
+    """The sum of products of `a`'s and `b`'s elements over the axes `axes` pairs (an
+    integer N: the last N of `a` with the first N of `b`; or two axis lists), shaped as a's
+    free axes then b's: traced as one transpose and reshape per operand and one matmul."""
+    a, b = binary_operands(a, b)
+    shape_a, shape_b = a._shape_tuple(), b._shape_tuple()
+    if shape_a is None or shape_b is None:
+        raise ValueError("tensordot: the operands' ranks must be known")
+    axes_a, axes_b = _tensordot_axes(axes, len(shape_a), len(shape_b))
+    for i, j in zip(axes_a, axes_b):
+        if shape_a[i] is not None and shape_b[j] is not None and shape_a[i] != shape_b[j]:
+            raise ValueError("tensordot: dimension %d of a (%d) and dimension %d of b (%d) "
+                             "are contracted but differ" % (i, shape_a[i], j, shape_b[j]))
+    free_a = [i for i in range(len(shape_a)) if i not in axes_a]
+    free_b = [j for j in range(len(shape_b)) if j not in axes_b]
+    if free_a + axes_a != list(range(len(shape_a))):
+        a = reshape_ops.transpose(a, free_a + axes_a)
+    if axes_b + free_b != list(range(len(shape_b))):
+        b = reshape_ops.transpose(b, axes_b + free_b)
+    outer_a = _dims_of(a, range(len(free_a)))
+    inner = _dims_of(a, range(len(free_a), len(shape_a)))
+    outer_b = _dims_of(b, range(len(axes_b), len(shape_b)))
+    product_ = matmul(_as_matrix(a, outer_a, inner), _as_matrix(b, inner, outer_b))
+    return reshape_ops.reshape(product_, _shape_of(outer_a, outer_b), name=name)
 
 
 # -- inverse, determinant, solve ------------------------------------------------------------
@@ -483,3 +576,8 @@ def adjoint(matrix, name=None):
 def trace(x, name=None):
     """The sum of the main diagonal of each matrix in the last two dimensions."""
     return reduction_ops.reduce_sum(diag_part(x), -1, name=name)
+
+
+# MatMul over a batch of matrices (runtime/ops/batching.py): its operands broadcast over the
+# leading dimensions as elementwise ops' do, so the elementwise rule serves it
+batching.declare(OPS["MatMul"], batching.elementwise)

@@ -13,6 +13,7 @@ from runtime import dtypes, lowering_api
 from runtime import shape as shape_lib
 from runtime.ops import (
     array_ops,
+    batching,
     common,
     float32_kernels,
     math_ops,
@@ -443,3 +444,15 @@ def sparse_softmax_cross_entropy_with_logits(labels=None, logits=None, name=None
     logits = _float(logits, "sparse_softmax_cross_entropy_with_logits")
     labels = convert_to_tensor(labels, dtype_hint=dtypes.int32)
     return execute1(OPS["SparseSoftmaxCrossEntropyWithLogits"], [labels, logits], name=name)
+
+
+# -- batching rules (runtime/ops/batching.py: a Jacobian's rows at once) -----------------------
+
+
+def _softmax_batched(batcher, node, args, batched):
+    return batcher.rerun(node, args,
+                         dict(node.attrs, axis=batching.shifted_axis(node.attrs["axis"])))
+
+
+batching.declare(OPS["Softmax"], _softmax_batched)
+batching.declare(OPS["LogSoftmax"], _softmax_batched)

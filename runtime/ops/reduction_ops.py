@@ -12,6 +12,7 @@ from runtime import dtypes, lowering_api
 from runtime import shape as shape_lib
 from runtime.ops import (
     attr_types,
+    batching,
     common,
     gradient_ops,
     math_lowerings,
@@ -484,3 +485,43 @@ REDUCE_GRAD = register("ReduceGrad", _reduce_grad_kernel, gradient_ops.like_infe
 PROD_OTHERS = register("ProdOthers", _prod_others_kernel, lambda specs, attrs: [specs[0]],
                        grad=NO_GRADIENT, emit=KERNEL_CALL,
                        lowerings=lowering_api.GRADIENTS_ON_HOST)
+
+
+# -- batching rules (runtime/ops/batching.py: a Jacobian's rows at once) -----------------------
+
+
+def _batched_axes(batcher, axis, rank):
+    """A reduction's `axis` attribute (None: all) over an example of rank `rank`, as axes
+    of the batch."""
+    if axis is None:
+        return tuple(range(1, rank + 1))
+    if rank == 0:
+        return ()
+    return tuple(a % rank + 1 for a in axis)
+
+
+def _reduction_batched(batcher, node, args, batched):
+    axes = _batched_axes(batcher, node.attrs["axis"], batcher.rank(args[0], True))
+    return batcher.rerun(node, args, dict(node.attrs, axis=axes))
+
+
+def _reduce_grad_batched(batcher, node, args, batched):
+    shape = node.attrs["shape"]
+    if len(args) > 1:
+        if batched[1]:
+            batcher.unbatchable("ReduceGrad towards a batched shape")
+        like_shape = batcher.example_shape(args[1], False)
+        rank = len(like_shape)
+        if None in like_shape:  # the target's shape known at run time: repeated `like`
+            axes = _batched_axes(batcher, node.attrs["axis"], rank)
+            return [execute1(REDUCE_GRAD, [args[0], batcher.batch(args[1])],
+                             dict(node.attrs, axis=axes))]
+        shape = like_shape
+    axes = _batched_axes(batcher, node.attrs["axis"], len(shape))
+    return [execute1(REDUCE_GRAD, [args[0]], dict(node.attrs, axis=axes,
+                                                  shape=(batcher.size,) + tuple(shape)))]
+
+
+for _name in _REDUCTIONS:
+    batching.declare(OPS[_name], _reduction_batched)
+batching.declare(REDUCE_GRAD, _reduce_grad_batched)

@@ -14,6 +14,7 @@ from runtime import errors, lowering_api
 from runtime import shape as shape_lib
 from runtime.ops import (
     array_ops,
+    batching,
     common,
     math_ops,
     reshape_sizes,
@@ -29,7 +30,7 @@ from runtime.ops.numba_lowerings import (
     dims,
     finish,
 )
-from runtime.ops.registry import KERNEL_CALL, execute1, register
+from runtime.ops.registry import KERNEL_CALL, execute, execute1, register
 
 # lowering rules that decline, saying why (see runtime/lowering_api.py)
 _NOT_LOWERED = {"array": lowering_api.unsupported("not lowered yet")}
@@ -285,3 +286,57 @@ def broadcast_to(input, shape, name=None):  # noqa: A002
     """`input` broadcast to `shape`."""
     return execute1(OPS["BroadcastTo"], [convert_to_tensor(input)],
                     {"shape": common.static_int_list(shape, "shape")}, name=name)
+
+
+# -- batching rules (runtime/ops/batching.py: a Jacobian's rows at once) -----------------------
+
+
+def _reshape_batched(batcher, node, args, batched):
+    x, dims_t = args
+    if batched[1]:
+        batcher.unbatchable("a reshape to a batched shape")
+    known = common.constant_value(dims_t)
+    if known is not None:
+        target = [batcher.size] + [int(d) for d in np.reshape(known, [-1])]
+        return [reshape(x, target)]
+    length = dims_t._shape_tuple()
+    if length is None or length[0] is None:
+        batcher.unbatchable("a reshape to a shape of unknown rank")
+    # [batch, *dims]: the sizes unstacked and stacked again behind the batch's (concat's
+    # module imports this one)
+    sizes = execute(common.UNPACK, [dims_t], {"num": int(length[0]), "axis": 0})
+    lead = array_ops.constant(batcher.size, dtype=dims_t.dtype)
+    return [reshape(x, common.stack([lead] + list(sizes)))]
+
+
+def _transpose_batched(batcher, node, args, batched):
+    perm = node.attrs["perm"]
+    if perm is None:
+        perm = builtins.range(batcher.rank(args[0], True) - 1, -1, -1)
+    return [transpose(args[0], [0] + [int(p) + 1 for p in perm])]
+
+
+def _expand_dims_batched(batcher, node, args, batched):
+    return [expand_dims(args[0], batching.shifted_axis(node.attrs["axis"]))]
+
+
+def _squeeze_batched(batcher, node, args, batched):
+    axis = node.attrs["axis"]
+    if axis is None:
+        shape = batcher.example_shape(args[0])
+        if None in shape:
+            batcher.unbatchable("a squeeze of every size-1 dimension of a dynamic shape")
+        axis = [i for i, d in enumerate(shape) if d == 1]
+    return [squeeze(args[0], [batching.shifted_axis(a) for a in axis])]
+
+
+def _broadcast_to_batched(batcher, node, args, batched):
+    shape = list(node.attrs["shape"])
+    return [broadcast_to(batcher.expand(args[0], len(shape)), [batcher.size] + shape)]
+
+
+batching.declare(OPS["Reshape"], _reshape_batched)
+batching.declare(OPS["Transpose"], _transpose_batched)
+batching.declare(OPS["ExpandDims"], _expand_dims_batched)
+batching.declare(OPS["Squeeze"], _squeeze_batched)
+batching.declare(OPS["BroadcastTo"], _broadcast_to_batched)

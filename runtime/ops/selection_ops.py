@@ -5,6 +5,7 @@ import numpy as np
 from runtime import dtypes, errors, lowering_api
 from runtime.ops import (
     attr_types,
+    batching,
     common,
     gradient_ops,
 )
@@ -328,3 +329,23 @@ GATHER_GRAD = register("GatherGrad", _gather_grad_kernel, gradient_ops.like_infe
                        grad=_gather_grad_grad, emit=KERNEL_CALL,
                        lowerings=dict(gradient_ops.lowered_on_jax(_gather_grad_jax),
                                       numba=_gather_grad_numba))
+
+
+# -- batching rules (runtime/ops/batching.py: a Jacobian's rows at once) -----------------------
+
+
+def _gather_batched(batcher, node, args, batched):
+    """GatherV2(params, indices) and GatherGrad(g, params, indices): the axis of the
+    params moved past the batch (the indices must not be batched)."""
+    if batched[-1]:
+        batcher.unbatchable("a gather at batched indices")
+    params = len(args) - 2
+    rank = batcher.rank(args[params], batched[params])
+    if rank == 0:
+        batcher.unbatchable("a gather from a scalar")
+    operands = batching.all_batched(batcher, args[:-1], batched[:-1]) + [args[-1]]
+    return batcher.rerun(node, operands, dict(node.attrs, axis=node.attrs["axis"] % rank + 1))
+
+
+batching.declare(OPS["GatherV2"], _gather_batched)
+batching.declare(GATHER_GRAD, _gather_batched)

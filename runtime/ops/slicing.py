@@ -11,6 +11,7 @@ from runtime import lowering_api
 from runtime import shape as shape_lib
 from runtime.ops import (
     attr_types,
+    batching,
     common,
     gradient_ops,
 )
@@ -457,3 +458,23 @@ def strided_slice(input_, begin, end, strides=None, begin_mask=0, end_mask=0,
             index.append(np.s_[None if masks[0][i] else start:
                                None if masks[1][i] else stop:step])
     return strided_slice_from_index(tensor, tuple(index))
+
+
+# -- batching rules (runtime/ops/batching.py: a Jacobian's rows at once) -----------------------
+
+_WHOLE_BATCH = ("slice", None, None, None)  # `x[:, index]`: the index applied to each example
+
+
+def _slice_batched(batcher, node, args, batched):
+    """StridedSlice and StridedSliceGrad: the index behind a whole slice of the batch (the
+    dynamic parts of the index must not be batched)."""
+    leading = 1 if node.op is OPS["StridedSlice"] else 2
+    if any(batched[leading:]):
+        batcher.unbatchable("an index computed from the batched value")
+    operands = batching.all_batched(batcher, args[:leading], batched[:leading])
+    spec = (_WHOLE_BATCH,) + tuple(node.attrs["spec"])
+    return batcher.rerun(node, operands + list(args[leading:]), dict(node.attrs, spec=spec))
+
+
+batching.declare(OPS["StridedSlice"], _slice_batched)
+batching.declare(STRIDED_SLICE_GRAD, _slice_batched)

@@ -1,6 +1,7 @@
-"""Linear algebra (tf.linalg.inv, det, solve, diag, diag_part, band_part, matrix_transpose):
-values against numpy, eagerly and traced; gradients against finite differences; errors
-for singular or non-square matrices and mixed dtypes."""
+"""Linear algebra (tf.linalg.inv, det, solve, diag, diag_part, band_part, matrix_transpose,
+tf.tensordot): values against numpy (and TensorFlow's for tensordot), eagerly and traced;
+gradients against finite differences; errors for singular or non-square matrices, bad
+contraction axes and mixed dtypes."""
 
 import numpy as np
 import pytest
@@ -38,6 +39,15 @@ VALUES = {
                        lambda x: np.triu(np.tril(x, 2), -1)),
     "matrix_transpose": (lambda x: tf.linalg.matrix_transpose(x), [SQUARE],
                          lambda x: np.swapaxes(x, -1, -2)),
+    "tensordot_last_with_first": (lambda a, b: tf.tensordot(a, b, 1), [SQUARE, F],
+                                  lambda a, b: np.tensordot(a, b, 1)),
+    "tensordot_axis_lists": (lambda a, b: tf.tensordot(a, b, [[0, 2], [2, 0]]),
+                             [SQUARE, np.arange(24, dtype=np.float32).reshape(3, 4, 2)],
+                             lambda a, b: np.tensordot(a, b, [[0, 2], [2, 0]])),
+    "tensordot_outer_product": (lambda a, b: tf.linalg.tensordot(a, b, 0), [INTS, INTS[0]],
+                                lambda a, b: np.tensordot(a, b, 0)),
+    "tensordot_negative_axes": (lambda a, b: tf.tensordot(a, b, [[-1], [-2]]), [F, F.T],
+                                lambda a, b: np.tensordot(a, b, [[-1], [-2]])),
 }
 
 GRADIENTS = {
@@ -50,15 +60,18 @@ GRADIENTS = {
     "diag_part_rectangular": (lambda x: tf.linalg.diag_part(x), _u(3, 2)),
     "band_part": (lambda x: tf.linalg.band_part(x, 1, 0), _u(3, 3)),
     "matrix_transpose": (lambda x: tf.linalg.matrix_transpose(x), _u(2, 3, 4)),
+    "tensordot": (lambda a, b: tf.tensordot(a, b, [[1, 0], [0, 2]]), _u(3, 2, 4), _u(2, 2, 3)),
 }
 
 MIXED_DTYPES = {
     "solve": lambda: tf.linalg.solve(tf.constant(F64), tf.constant(F32.T)),
+    "tensordot": lambda: tf.tensordot(tf.constant(F64), tf.constant(F32.T), 1),
 }
 
 
 test_values_match_numpy = values_test(VALUES)
-test_static_shapes_are_inferred = static_shapes_test(VALUES, ['inv', 'diag'])
+test_static_shapes_are_inferred = static_shapes_test(
+    VALUES, ['inv', 'diag', 'tensordot_axis_lists', 'tensordot_outer_product'])
 test_gradient_matches_finite_differences = gradients_test(GRADIENTS)
 test_mixed_dtypes_are_an_error_naming_the_op_and_operands = mixed_dtypes_test(
     MIXED_DTYPES)
@@ -85,3 +98,48 @@ def test_adjoint_of_a_real_matrix_is_its_transpose_and_trace_sums_the_diagonal()
     a = np.arange(6.0).reshape(1, 2, 3)
     np.testing.assert_array_equal(tf.linalg.adjoint(a).numpy(), a.transpose(0, 2, 1))
     np.testing.assert_array_equal(tf.linalg.trace(np.arange(9.0).reshape(3, 3)).numpy(), 12.0)
+
+
+# tf.tensordot of a = range(24).reshape(2, 3, 4) / 7 and b = range(60).reshape(4, 3, 5) / 11
+# (float32): TensorFlow 2.21's shape, first elements and sum for each `axes`
+_TENSORFLOW_TENSORDOTS = [
+    (1, (2, 3, 3, 5), [2.72727, 2.8052, 2.88312, 2.96104], 1673.7662),
+    ([[1, 2], [1, 0]], (2, 5), [28.57143, 29.42857, 30.28571, 31.14286], 578.7013),
+    ([[-2], [1]], (2, 4, 4, 5), [1.2987, 1.45455, 1.61039, 1.76623], 2197.9221),
+    (0, (2, 3, 4, 4, 3, 5), [0.0, 0.0, 0.0, 0.0], 6344.4155),
+]
+
+
+@pytest.mark.parametrize("axes, shape, first, total", _TENSORFLOW_TENSORDOTS)
+def test_tensordot_gives_tensorflows_values(axes, shape, first, total):
+    a = tf.reshape(tf.range(24, dtype=tf.float32), [2, 3, 4]) / 7.0
+    b = tf.reshape(tf.range(60, dtype=tf.float32), [4, 3, 5]) / 11.0
+    result = tf.tensordot(a, b, axes)
+    assert result.shape == shape and result.dtype == tf.float32
+    np.testing.assert_allclose(result.numpy().ravel()[:4], first, rtol=1e-5, atol=1e-6)
+    np.testing.assert_allclose(float(tf.reduce_sum(result)), total, rtol=1e-6)
+    assert complex(tf.tensordot(tf.constant([1 + 2j, 3j]), tf.constant([2 - 1j, 1 + 1j]),
+                                1).numpy()) == 1 + 6j  # no conjugate, as TensorFlow
+
+
+def test_tensordot_with_dimensions_known_at_run_time_is_one_matmul():
+    @tf.function(input_signature=[tf.TensorSpec([None, 3, None], tf.float64),
+                                  tf.TensorSpec([4, 3, None], tf.float64)])
+    def contract(a, b):
+        return tf.tensordot(a, b, [[1], [1]])
+    a, b = np.ones((2, 3, 4)), np.arange(60.0).reshape(4, 3, 5)
+    np.testing.assert_allclose(contract(a, b).numpy(), np.tensordot(a, b, [[1], [1]]))
+    ops = [node.op for node in contract.get_concrete_function().graph.as_graph_def().node]
+    assert ops.count("MatMul") == 1
+
+
+@pytest.mark.parametrize("axes, pattern", [
+    (3, r"axes must be an integer in \[0, 2\]"),
+    ([[0], [0, 1]], "one length"),
+    ([[0], [0]], "dimension 0 of a \\(3\\) and dimension 0 of b \\(4\\)"),
+    ([[5], [0]], "axis 5 is out of range for a of rank 2"),
+    ([[1, 1], [0, 1]], "axes of a repeat"),
+])
+def test_tensordot_refuses_bad_axes_naming_them(axes, pattern):
+    with pytest.raises(ValueError, match=pattern):
+        tf.tensordot(tf.ones([3, 4]), tf.ones([4, 4]), axes)

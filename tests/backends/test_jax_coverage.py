@@ -188,6 +188,67 @@ def test_cumulative_sums_and_products_in_numpys_order(exclusive, reverse):
     _agree(f, x, n)
 
 
+@pytest.mark.parametrize("dtype", [np.complex64, np.complex128])
+def test_complex_running_sums_agree_exactly_and_running_products_within_rounding(dtype):
+    def f(x):
+        return (tf.math.cumsum(x, axis=1, exclusive=True),
+                tf.math.cumprod(x, axis=0, reverse=True))
+    rng = np.random.default_rng(6)
+    x = tf.constant((rng.normal(size=(40, 3)) + 1j * rng.normal(size=(40, 3))).astype(dtype))
+    expected = _values(autograph.function(f, backend="numpy")(x))
+    compiled = autograph.function(f, backend="jax", strict=True)
+    sums, products = _values(compiled(x))
+    assert compiled.get_concrete_function(x).backend == "jax"
+    np.testing.assert_array_equal(sums, expected[0])
+    # XLA's complex product may round apart from numpy's (which fuses a multiply and an add
+    # where the CPU can) by an ulp per step
+    assert products.dtype == expected[1].dtype
+    np.testing.assert_allclose(products, expected[1], rtol=40 * np.finfo(dtype).eps)
+
+
+_SEGMENT_REDUCTIONS = ["sum", "prod", "min", "max"]
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64, np.int32])
+def test_segment_reductions_scatter_rows_in_order_and_drop_negative_ids(dtype):
+    def f(x, ids):
+        unsorted = [getattr(tf.math, "unsorted_segment_" + r)(x, ids, 5)
+                    for r in _SEGMENT_REDUCTIONS]
+        constant_ids = [0, 0, 1, 3, 3, 3, 3]  # sorted ids known when compiled
+        return unsorted + [getattr(tf.math, "segment_" + r)(x, constant_ids)
+                           for r in _SEGMENT_REDUCTIONS + ["mean"]]
+    rng = np.random.default_rng(8)
+    x = tf.constant((rng.normal(size=(7, 3)) * 20).astype(dtype))
+    _agree(f, x, tf.constant([3, -1, 0, 3, 2, 0, 3]))
+
+
+def test_complex_segment_sums_agree_exactly_and_products_within_rounding():
+    def f(x, ids):
+        return (tf.math.unsorted_segment_sum(x, ids, 4), tf.math.unsorted_segment_prod(x, ids, 4),
+                tf.math.segment_mean(x, [0, 0, 2, 2, 2]))
+    rng = np.random.default_rng(9)
+    x = tf.constant(rng.normal(size=(5, 2)) + 1j * rng.normal(size=(5, 2)))
+    ids = tf.constant([3, -1, 0, 3, 3])
+    expected = _values(autograph.function(f, backend="numpy")(x, ids))
+    sums, products, means = _values(autograph.function(f, backend="jax", strict=True)(x, ids))
+    np.testing.assert_array_equal(sums, expected[0])
+    np.testing.assert_array_equal(means, expected[2])
+    # XLA's complex product may round apart from numpy's, an ulp per factor
+    np.testing.assert_allclose(products, expected[1], rtol=8 * np.finfo(np.float64).eps)
+
+
+def test_sorted_segment_ids_given_at_run_time_are_declined_and_bad_ids_raise_on_numpy():
+    function = autograph.function(lambda x, ids: tf.math.segment_max(x, ids), backend="jax")
+    with pytest.warns(backends.BackendFallbackWarning, match="SegmentMax"):
+        np.testing.assert_array_equal(
+            function(tf.constant([1.0, 5.0, 2.0]), tf.constant([0, 0, 2])).numpy(),
+            [5.0, 0.0, 2.0])
+    out_of_range = autograph.function(
+        lambda x, ids: tf.math.unsorted_segment_sum(x, ids, 2), backend="jax")
+    with pytest.raises(tf.errors.InvalidArgumentError, match="out of range"):
+        out_of_range(tf.constant([1.0, 5.0]), tf.constant([0, 2]))
+
+
 def test_a_squeeze_of_a_dimension_that_is_not_1_is_declined_so_numpy_raises():
     def f(x):
         return tf.squeeze(x, axis=[0])

@@ -2,13 +2,28 @@
 (float64), eagerly and inside a traced function; shapes, unconnected sources, variables
 and the errors for what cannot be computed."""
 
+import functools
+import logging
+
 import numpy as np
 import pytest
 
 from runtime import dtypes, variables
 from runtime.function import function
 from runtime.gradients import GradientTape, UnconnectedGradients
-from runtime.ops import array_ops, linalg_ops, math_ops, reduction_ops
+from runtime.ops import (
+    array_ops,
+    concat_split_ops,
+    cumulative_ops,
+    einsum_ops,
+    layout_ops,
+    linalg_ops,
+    math_ops,
+    nn_ops,
+    reduction_ops,
+    reshape_ops,
+    selection_ops,
+)
 from runtime.signature import TensorSpec
 
 RNG = np.random.default_rng(7)
@@ -149,24 +164,29 @@ def _graph_size(fn, *args):
     return len(function(fn).get_concrete_function(*args).graph.as_graph_def().node)
 
 
-def _jacobian_of_tanh_product(x):
+def _jacobian_of_tanh_product(x, pfor=True):
     with GradientTape() as tape:
         tape.watch(x)
         y = math_ops.tanh(x * reduction_ops.reduce_sum(x))
-    return tape.jacobian(y, x)
+    return tape.jacobian(y, x, experimental_use_pfor=pfor)
 
 
-def _batch_jacobian_of_sin(x):
+def _batch_jacobian_of_sin(x, pfor=True):
     with GradientTape() as tape:
         tape.watch(x)
         y = math_ops.sin(x) * reduction_ops.reduce_sum(x, 1, keepdims=True)
-    return tape.batch_jacobian(y, x)
+    return tape.batch_jacobian(y, x, experimental_use_pfor=pfor)
 
 
-@pytest.mark.parametrize("jacobian_of, shape", [(_jacobian_of_tanh_product, (10,)),
-                                                (_batch_jacobian_of_sin, (3, 10))],
+def _looped(jacobian_of):
+    return functools.partial(jacobian_of, pfor=False)
+
+
+@pytest.mark.parametrize("jacobian_of, shape", [(_looped(_jacobian_of_tanh_product), (10,)),
+                                                (_looped(_batch_jacobian_of_sin), (3, 10))],
                          ids=["jacobian", "batch_jacobian"])
-def test_a_traced_jacobian_is_one_loop_whatever_the_number_of_rows(jacobian_of, shape):
+def test_a_traced_jacobian_without_pfor_is_one_loop_whatever_the_number_of_rows(jacobian_of,
+                                                                                shape):
     small = RNG.normal(size=shape)
     large = RNG.normal(size=shape[:-1] + (100,))
     assert _graph_size(jacobian_of, array_ops.constant(small)) == \
@@ -179,7 +199,7 @@ def test_a_traced_jacobian_is_one_loop_whatever_the_number_of_rows(jacobian_of, 
                                rtol=1e-12, atol=1e-15)
 
 
-def test_a_traced_jacobian_loop_serves_variables_unconnected_sources_and_gradients():
+def _hessians(pfor):
     v = variables.Variable(RNG.normal(size=(3,)))
 
     def jacobians(x):
@@ -190,12 +210,20 @@ def test_a_traced_jacobian_loop_serves_variables_unconnected_sources_and_gradien
                 inner.watch(x)
                 y = reduction_ops.reduce_sum(x * x * x * v)
             g = inner.gradient(y, x)
-        return (outer.jacobian(g, [x, v]), outer.jacobian(g, other),
-                outer.jacobian(g, other, unconnected_gradients=UnconnectedGradients.ZERO))
+        return (outer.jacobian(g, [x, v], experimental_use_pfor=pfor),
+                outer.jacobian(g, other, experimental_use_pfor=pfor),
+                outer.jacobian(g, other, unconnected_gradients=UnconnectedGradients.ZERO,
+                               experimental_use_pfor=pfor))
 
+    return jacobians, v
+
+
+@pytest.mark.parametrize("pfor, loops", [(False, 3), (True, 0)], ids=["loop", "vectorised"])
+def test_a_traced_jacobian_serves_variables_unconnected_sources_and_gradients(pfor, loops):
+    jacobians, v = _hessians(pfor)
     x = array_ops.constant(RNG.normal(size=(3,)))
     graph = function(jacobians).get_concrete_function(x).graph.as_graph_def()
-    assert sum(node.op in ("While", "StatelessWhile") for node in graph.node) == 3  # 1 each
+    assert sum(node.op in ("While", "StatelessWhile") for node in graph.node) == loops
     (hx, hv), none, zeros = function(jacobians)(x)
     (ex, ev), _, _ = jacobians(x)
     np.testing.assert_allclose(hx.numpy(), ex.numpy(), rtol=1e-12)
@@ -203,3 +231,184 @@ def test_a_traced_jacobian_loop_serves_variables_unconnected_sources_and_gradien
     np.testing.assert_allclose(hx.numpy(), np.diag(6 * x.numpy() * v.numpy()), rtol=1e-12)
     assert none is None
     np.testing.assert_array_equal(zeros.numpy(), np.zeros((3, 2)))
+
+
+# -- the vectorised Jacobian (experimental_use_pfor=True, the default) ----------------------
+
+
+@pytest.mark.parametrize("jacobian_of, shape", [(_jacobian_of_tanh_product, (10,)),
+                                                (_batch_jacobian_of_sin, (3, 10))],
+                         ids=["jacobian", "batch_jacobian"])
+def test_a_traced_jacobian_is_vectorised_without_a_loop_whatever_the_number_of_rows(
+        jacobian_of, shape):
+    small = RNG.normal(size=shape)
+    large = RNG.normal(size=shape[:-1] + (100,))
+    assert _graph_size(jacobian_of, array_ops.constant(small)) == \
+        _graph_size(jacobian_of, array_ops.constant(large))
+    ops = {node.op for node in function(jacobian_of).get_concrete_function(
+        array_ops.constant(large)).graph.as_graph_def().node}
+    assert not ops & {"While", "StatelessWhile", "TensorArray"}
+    looped = function(_looped(jacobian_of))(array_ops.constant(large)).numpy()
+    np.testing.assert_allclose(function(jacobian_of)(array_ops.constant(large)).numpy(),
+                               looped, rtol=1e-12, atol=1e-15)
+    np.testing.assert_allclose(jacobian_of(array_ops.constant(large)).numpy(), looped,
+                               rtol=1e-12, atol=1e-15)
+
+
+def _count_backward_passes(monkeypatch):
+    passes = []
+    original = GradientTape._gradients
+
+    def counted(self, *args, **kwargs):
+        passes.append(1)
+        return original(self, *args, **kwargs)
+
+    monkeypatch.setattr(GradientTape, "_gradients", counted)
+    return passes
+
+
+@pytest.mark.parametrize("pfor, passes", [(True, 1), (False, 12)], ids=["vectorised", "rows"])
+def test_an_eager_jacobian_makes_one_backward_pass_for_all_rows(monkeypatch, pfor, passes):
+    counted = _count_backward_passes(monkeypatch)
+    x = array_ops.constant(RNG.normal(size=(3, 4)))
+    w = array_ops.constant(RNG.normal(size=(4, 4)))
+    with GradientTape() as tape:
+        tape.watch(x)
+        y = _tanh_of_product(x, w)
+    jac = tape.jacobian(y, x, experimental_use_pfor=pfor)
+    assert len(counted) == passes
+    expected = numeric_jacobian(lambda a: np.tanh(a @ w.numpy()), x.numpy())
+    np.testing.assert_allclose(jac.numpy(), expected, rtol=1e-6, atol=1e-8)
+
+
+def _softmax_mlp(x, w1, w2):
+    """A small classifier's forward pass: the ops its backward pass batches (matmul,
+    elementwise, broadcasting, reductions, reshape, transpose, select, softmax, slices and
+    gathers)."""
+    h = math_ops.tanh(linalg_ops.matmul(x, w1))
+    h = math_ops.relu(h) + math_ops.sigmoid(h) * reduction_ops.reduce_mean(h, 0)
+    h = reshape_ops.transpose(reshape_ops.reshape(h, [-1, 2, 3]), [0, 2, 1])
+    h = reshape_ops.reshape(h, [-1, 6])
+    h = selection_ops.where(h > 0.1, h, h * 0.5)
+    return (nn_ops.softmax(linalg_ops.matmul(h, w2)) + nn_ops.log_softmax(h)[:, :3]
+            + selection_ops.gather(h, [0, 5, 5], axis=1))
+
+
+@pytest.mark.parametrize("batched", [False, True], ids=["jacobian", "batch_jacobian"])
+def test_the_vectorised_jacobian_of_a_classifier_equals_the_looped_one(batched):
+    x = array_ops.constant(RNG.normal(size=(4, 5)))
+    w1 = variables.Variable(RNG.normal(size=(5, 6)))
+    w2 = array_ops.constant(RNG.normal(size=(6, 3)))
+
+    def jacobians(x, pfor):
+        with GradientTape(persistent=True) as tape:
+            tape.watch(x)
+            y = _softmax_mlp(x, w1, w2)
+        if batched:
+            return [tape.batch_jacobian(y, x, experimental_use_pfor=pfor)]
+        return tape.jacobian(y, [x, w1], experimental_use_pfor=pfor)
+
+    looped = [j.numpy() for j in jacobians(x, False)]
+    for found in (jacobians(x, True), function(jacobians)(x, True)):
+        for value, expected in zip(found, looped):
+            np.testing.assert_allclose(value.numpy(), expected, rtol=1e-12, atol=1e-14)
+    graph = function(jacobians).get_concrete_function(x, True).graph.as_graph_def()
+    assert not {node.op for node in graph.node} & {"While", "StatelessWhile"}
+
+
+def _jacobian_through_a_repeat(x):
+    with GradientTape() as tape:
+        tape.watch(x)
+        y = concat_split_ops.repeat(x * x, 2)  # its gradient, RepeatGrad, has no batching rule
+    return tape.jacobian(y, x)
+
+
+def test_a_jacobian_through_an_op_without_a_batching_rule_takes_the_loop_and_says_so(caplog):
+    x = array_ops.constant(RNG.normal(size=(4,)))
+    expected = np.repeat(np.diag(2 * x.numpy()), 2, axis=0)
+    with caplog.at_level(logging.DEBUG, logger="autograph"):
+        eager = _jacobian_through_a_repeat(x)
+        graph = function(_jacobian_through_a_repeat).get_concrete_function(x).graph
+    assert "not vectorised (op RepeatGrad" in caplog.text
+    np.testing.assert_allclose(eager.numpy(), expected, rtol=1e-12)
+    assert "StatelessWhile" in {node.op.name for node in graph.nodes} or \
+        "While" in {node.op.name for node in graph.nodes}
+    np.testing.assert_allclose(function(_jacobian_through_a_repeat)(x).numpy(), expected,
+                               rtol=1e-12)
+
+
+# Each batching rule met in a backward pass (and the forward ops of a second derivative):
+# a function of x of shape [2, 3], whose Jacobian is vectorised
+_BATCHED_OPS = {
+    "elementwise and broadcasting": lambda x: math_ops.exp(x) * x[0] - x / 3.0,
+    "matmul": lambda x: linalg_ops.matmul(x, reshape_ops.transpose(x)),
+    "batched matmul": lambda x: linalg_ops.matmul(reshape_ops.reshape(x, [2, 3, 1]),
+                                                  reshape_ops.reshape(x, [2, 1, 3])),
+    "reductions": lambda x: (reduction_ops.reduce_max(x, 1) * reduction_ops.reduce_mean(x)
+                             + reduction_ops.reduce_prod(x, 0)[:2]),
+    "reshape, transpose, expand and squeeze": lambda x: reshape_ops.squeeze(
+        reshape_ops.expand_dims(reshape_ops.transpose(
+            reshape_ops.reshape(x, [3, 2])), -1)),
+    "broadcast_to and tile": lambda x: (reshape_ops.broadcast_to(x[0], [2, 3])
+                                        * concat_split_ops.tile(x, [1, 2])[:, 1:4]),
+    "concat, stack and unstack": lambda x: concat_split_ops.concat(
+        [x, concat_split_ops.stack(concat_split_ops.unstack(x, axis=1)[::-1], axis=1)], 0),
+    "where": lambda x: selection_ops.where(x > 0.0, math_ops.sin(x), x * x),
+    "softmax and log_softmax": lambda x: nn_ops.softmax(x) * nn_ops.log_softmax(x, axis=0),
+    "slices and gathers": lambda x: selection_ops.gather(x[:, 1:], [1, 1, 0], axis=1) * x[1],
+    "add_n": lambda x: math_ops.add_n([x, x * x, math_ops.sin(x)]),
+    "cumulative sums and products": lambda x: (cumulative_ops.cumsum(x * x, axis=-1)
+                                               * cumulative_ops.cumprod(x, axis=0)),
+    "pad, reverse and roll": lambda x: layout_ops.pad(
+        layout_ops.reverse(x, [1]) * layout_ops.roll(x, 1, -1), [[1, 0], [0, 2]]),
+    "einsum": lambda x: einsum_ops.einsum("ij,kj->ik", x, math_ops.sin(x)),
+    "a second derivative": lambda x: _gradient(lambda v: reduction_ops.reduce_sum(
+        nn_ops.softmax(v) * math_ops.tanh(v)), x),
+}
+
+
+def _gradient(f, x):
+    with GradientTape() as tape:
+        tape.watch(x)
+        y = f(x)
+    return tape.gradient(y, x)
+
+
+@pytest.mark.parametrize("name", sorted(_BATCHED_OPS))
+def test_each_batching_rule_gives_the_looped_jacobian_eagerly_and_traced(name, caplog):
+    f = _BATCHED_OPS[name]
+
+    def jacobian_of(x, pfor):
+        with GradientTape() as tape:
+            tape.watch(x)
+            y = f(x)
+        return tape.jacobian(y, x, experimental_use_pfor=pfor)
+
+    x = array_ops.constant(RNG.normal(size=(2, 3)))
+    expected = jacobian_of(x, False).numpy()
+    with caplog.at_level(logging.DEBUG, logger="autograph"):
+        eager = jacobian_of(x, True).numpy()
+        traced = function(jacobian_of)(x, True).numpy()
+    assert "not vectorised" not in caplog.text
+    np.testing.assert_allclose(eager, expected, rtol=1e-12, atol=1e-14)
+    np.testing.assert_allclose(traced, expected, rtol=1e-12, atol=1e-14)
+
+
+def test_a_backward_pass_that_cannot_be_traced_takes_the_rows_and_says_why(monkeypatch,
+                                                                          caplog):
+    original = GradientTape._gradients
+
+    def untraceable(self, *args, into_graph=False):
+        if into_graph:
+            raise NotImplementedError("a rule that runs only eagerly")
+        return original(self, *args)
+
+    monkeypatch.setattr(GradientTape, "_gradients", untraceable)
+    x = array_ops.constant(RNG.normal(size=(3,)))
+    with GradientTape() as tape:
+        tape.watch(x)
+        y = math_ops.sin(x)
+    with caplog.at_level(logging.DEBUG, logger="autograph"):
+        jac = tape.jacobian(y, x)
+    assert "cannot be traced: NotImplementedError: a rule that runs only eagerly" in caplog.text
+    np.testing.assert_allclose(jac.numpy(), np.diag(np.cos(x.numpy())), rtol=1e-12)

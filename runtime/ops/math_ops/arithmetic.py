@@ -14,7 +14,7 @@ from typing import Any
 import numpy as np
 
 from runtime import dtypes
-from runtime.ops import common
+from runtime.ops import batching, common
 from runtime.ops.common import (
     INEXACT,
     NUMERIC,
@@ -335,3 +335,13 @@ def add_n(inputs, name=None):
     if not tensors:
         raise ValueError("add_n needs at least one tensor")
     return execute1(OPS["AddN"], tensors, name=name)
+
+
+# -- batching rules (runtime/ops/batching.py: a Jacobian's rows at once) -----------------------
+
+
+def _add_n_batched(batcher, node, args, batched):
+    return batcher.rerun(node, batching.all_batched(batcher, args, batched))
+
+
+batching.declare(OPS["AddN"], _add_n_batched)

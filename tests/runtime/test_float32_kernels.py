@@ -94,26 +94,3 @@ def test_by_default_float32_exp_and_softmax_are_numpys():
     np.testing.assert_array_equal(nn_ops.softmax(array_ops.constant(rows)).numpy(),
                                   numpys_softmax)
     assert not np.array_equal(numpys, _FIXTURE["exp_y"])
-
-
-def test_autograph_config_chooses_the_digits_and_none_restores_the_environments(monkeypatch):
-    import autograph
-
-    autograph.config(float32_digits="tensorflow")
-    try:
-        assert float32_kernels.digits() == "tensorflow"
-        monkeypatch.setenv(float32_kernels.ENVIRONMENT_VARIABLE, "tensorflow")
-        autograph.config(float32_digits="numpy")
-        assert float32_kernels.digits() == "numpy"
-        autograph.config(float32_digits=None)  # the environment's choice
-        assert float32_kernels.digits() == "tensorflow"
-        with pytest.raises(ValueError, match="float32_digits must be one of 'numpy', "
-                                             "'tensorflow' or None, got 'eigen'"):
-            autograph.config(float32_digits="eigen")
-        monkeypatch.setenv(float32_kernels.ENVIRONMENT_VARIABLE, "fast")
-        with pytest.raises(ValueError, match="AUTOGRAPH_FLOAT32_DIGITS must be one of"):
-            autograph.config(float32_digits=None)
-    finally:
-        monkeypatch.delenv(float32_kernels.ENVIRONMENT_VARIABLE)
-        autograph.config(float32_digits=None)
-    assert float32_kernels.digits() == "numpy"

@@ -9,6 +9,7 @@ import numpy as np
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from op_cases import gradient_rules_test
 from op_checks import (
     F32,
     INTS,
@@ -236,3 +237,14 @@ def test_gradient_of_equal_parts_of_an_unknown_dimension():
                     autograph=False)
     expected = np.array([[1.0] * 3] * 2 + [[3.0] * 3] * 2, np.float32)
     np.testing.assert_array_equal(f(np.ones((4, 3), np.float32)).numpy(), expected)
+
+
+# -- slicing against the runtime alone (tests/op_cases.py) ----------------------------------------
+
+GRADIENT_RULES = {
+    "slice": (lambda x: x[1:, ::2], _u(3, 5)),
+    "index": (lambda x: x[1] * x[-1], _u(3, 2)),
+    "newaxis_ellipsis": (lambda x: x[..., None, 1], _u(2, 3)),
+}
+
+test_rule_matches_finite_differences = gradient_rules_test(GRADIENT_RULES)

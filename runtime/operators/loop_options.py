@@ -40,9 +40,8 @@ from runtime.tensor import Tensor
 OPTION_NAMES = ("parallel_iterations", "swap_memory", "maximum_iterations", "shape_invariants")
 
 
-def set_loop_options(parallel_iterations: int | None = None,
-                     swap_memory: bool | None = None, maximum_iterations: Any = None,
-                     shape_invariants: Sequence[tuple[Any, Any]] | None = None) -> None:
+def set_loop_options(parallel_iterations=None, swap_memory=None, maximum_iterations=None,
+                     shape_invariants=None):
     """Options for the immediately enclosing loop, when it is staged as a While op.
 
     Must be the first statement of a loop body in a converted function: the compiler reads

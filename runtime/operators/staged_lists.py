@@ -29,7 +29,7 @@ _declared: weakref.WeakKeyDictionary[Any, dict[int, tuple[list, dtypes.DType,
     weakref.WeakKeyDictionary()
 
 
-def set_element_type(entity: Any, dtype: Any, shape: Any = None) -> None:
+def set_element_type(entity, dtype, shape=None):
     """Declares the dtype (and element shape, None dims allowed) of what Python list
     `entity` will hold: when a loop on a tensor stages the list as a TensorArray, the array
     has that dtype and element shape from the start (so a loop that runs zero times still

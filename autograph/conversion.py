@@ -60,7 +60,7 @@ def _walrus_in_deferred_code(sub):
     return None
 
 
-def check_supported(node, source_info):
+def check_supported(node: gast.AST, source_info: parsing.SourceInfo) -> None:
     """Raises UnsupportedConstructError (a ConversionError and a NotImplementedError) naming
     the first unsupported construct and its line."""
     for sub in traversal.walk(node):
@@ -97,7 +97,8 @@ def _in_own_scope(root, target):
     return False
 
 
-def convert_node(node, source_info, name):
+def convert_node(node: gast.FunctionDef, source_info: parsing.SourceInfo,
+                 name: str) -> gast.FunctionDef:
     """Runs the passes over a parsed function; returns the converted gast FunctionDef.
     What `conversion_context.attach_environment` attached to `node` (the function's
     namespace, the conversion options) goes to the passes' context."""
@@ -178,7 +179,7 @@ def _namespace(func):
     return namespace
 
 
-def is_artifact(func):
+def is_artifact(func: Any) -> bool:
     """True for a function that `autograph convert` wrote (its source is converted code).
 
     The mark holds the function's own code object, so a wrapper that copied the mark with
@@ -187,7 +188,7 @@ def is_artifact(func):
     return code is not None and getattr(func, ARTIFACT, None) is code
 
 
-def convert(func, features=()):
+def convert(func: Any, features: tuple[str, ...] = ()) -> Any:
     """The converted form of `func` (control flow rewritten into ag__ calls), with the
     optional features named by `features` (a sorted tuple, see autograph.features)."""
     if is_marked_do_not_convert(func):
@@ -220,7 +221,7 @@ def convert(func, features=()):
     return converted
 
 
-def source_of(func, features=()):
+def source_of(func: Any, features: tuple[str, ...] = ()) -> str:
     """The converted source of `func` (what `to_code` shows), with the optional features
     named by `features`. Functions that are not to be
     converted (`do_not_convert`) or are converted already (written by `autograph convert`)

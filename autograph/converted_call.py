@@ -35,10 +35,10 @@ class FunctionScope:
 
     __slots__ = ("name", "features", "_name_scope")
 
-    def __init__(self, name, features=()):
+    def __init__(self, name: str, features: tuple[str, ...] = ()) -> None:
         self.name = name
         self.features = features
-        self._name_scope = None
+        self._name_scope: scopes.name_scope | None = None
 
     def __enter__(self):
         _active.depth = getattr(_active, "depth", 0) + 1
@@ -58,7 +58,7 @@ class FunctionScope:
         rewrite_in_user_terms(exc, tb)
         return False  # re-raised as it is, with the traceback it has now
 
-    def ret(self, value, did_return):
+    def ret(self, value: Any, did_return: Any) -> Any:
         """The function's return value: None when no `return` ran.
 
         `did_return` is a tensor when whether a `return` ran depends on a tensor; that can
@@ -78,13 +78,14 @@ class FunctionScope:
 _converter: list[Callable[..., Any]] = []
 
 
-def set_converter(convert):
+def set_converter(convert: Callable[..., Any]) -> None:
     """Makes `converted_call` convert user functions with `convert` (the compiler's pipeline,
     which binds converted code to `ag__` and so imports this module)."""
     _converter[:] = [convert]
 
 
-def converted_call(func, args, kwargs, fscope=None):
+def converted_call(func: Any, args: tuple, kwargs: dict[str, Any] | None,
+                   fscope: FunctionScope | None = None) -> Any:
     """Calls `func(*args, **kwargs)`, converting user functions first.
 
     Builtins with tensor-aware versions (range, len, int, float, bool; with the

@@ -17,6 +17,8 @@ the pass and the fact; `PASSES` is the checked pipeline `conversion.convert_node
 from dataclasses import dataclass
 from typing import Callable, Optional, Sequence
 
+import gast
+
 from autograph.converters import (
     break_statements,
     continue_statements,
@@ -30,6 +32,7 @@ from autograph.converters import (
     super_calls,
     try_statements,
 )
+from autograph.converters.conversion_context import Context
 from autograph.pyct.analysis import dataflow
 
 ANALYSED = "analysed"
@@ -82,7 +85,7 @@ def build(passes: Sequence[Pass]) -> tuple:
     return tuple(passes)
 
 
-def analyse(node, ctx):
+def analyse(node: gast.FunctionDef, ctx: Context) -> gast.FunctionDef:
     """The dataflow analysis as a pass: its results go to `ctx.annotations`."""
     ctx.annotations = dataflow.analyze(node, ctx.loop_flags)
     return node

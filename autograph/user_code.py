@@ -6,6 +6,7 @@ named in errors. Functions marked with `do_not_convert` are the user's but stay 
 """
 
 import sys
+from typing import Any
 
 _DO_NOT_CONVERT = "__autograph_do_not_convert__"
 
@@ -13,13 +14,13 @@ _SKIP_MODULES = frozenset(["runtime", "autograph", "numpy", "builtins", "gast", 
                            "pytest", "_pytest", "hypothesis"])
 
 
-def is_library(func):
+def is_library(func: Any) -> bool:
     """True for functions of this project, numpy, test frameworks and the standard library:
     they are called as they are, never converted."""
     return is_library_module(getattr(func, "__module__", None) or "")
 
 
-def is_library_module(module):
+def is_library_module(module: str) -> bool:
     """True for module names of this project, numpy, test frameworks and the stdlib."""
     top = module.split(".")[0]
     if top in _SKIP_MODULES:
@@ -40,6 +41,6 @@ def do_not_convert(func=None):
     return mark(func)
 
 
-def is_marked_do_not_convert(func):
+def is_marked_do_not_convert(func: Any) -> bool:
     """True for functions marked with `do_not_convert`."""
     return bool(getattr(func, _DO_NOT_CONVERT, False))

@@ -11,6 +11,7 @@ statement: `split_docstring` separates it from the code a pass wraps or prefixes
 
 import gast
 
+from autograph.converters.conversion_context import Context
 from autograph.pyct import traversal
 
 
@@ -21,30 +22,31 @@ class FunctionTransformer(traversal.Transformer):
     # written in this function); the statement passes find nothing to do in them.
     descends_into_lambdas = False
 
-    def __init__(self, ctx):
+    def __init__(self, ctx: Context) -> None:
         self.ctx = ctx
 
-    def visit_FunctionDef(self, node):
+    def visit_FunctionDef(self, node: gast.AST) -> gast.AST:
         return node  # converted on its own when called
 
     visit_AsyncFunctionDef = visit_ClassDef = visit_FunctionDef
 
-    def visit_Lambda(self, node):
+    def visit_Lambda(self, node: gast.Lambda) -> gast.AST:
         if self.descends_into_lambdas:
             return self.generic_visit(node)
         return node
 
-    def visit_statements(self, statements):
+    def visit_statements(self, statements: list[gast.stmt]) -> list[gast.stmt]:
         """`statements` visited, each possibly replaced by several."""
         return visit_statements(self, statements)
 
-    def visit_body(self, function_node):
+    def visit_body(self, function_node: gast.AST) -> gast.AST:
         """Visits the statements of `function_node`'s own body in place; returns the node."""
         function_node.body = self.visit_statements(function_node.body)
         return function_node
 
 
-def visit_statements(transformer, statements):
+def visit_statements(transformer: traversal.Transformer,
+                     statements: list[gast.stmt]) -> list[gast.stmt]:
     """`statements` visited by `transformer`, which may turn one into several."""
     out = []
     for statement in statements:
@@ -53,13 +55,13 @@ def visit_statements(transformer, statements):
     return out
 
 
-def is_docstring(statement):
+def is_docstring(statement: gast.stmt) -> bool:
     """True for a string constant statement (a docstring when it comes first)."""
     return isinstance(statement, gast.Expr) and isinstance(statement.value, gast.Constant) \
         and isinstance(statement.value.value, str)
 
 
-def split_docstring(body):
+def split_docstring(body: list[gast.stmt]) -> tuple[list[gast.stmt], list[gast.stmt]]:
     """(docstring statements, the rest) of a function body: the docstring stays first."""
     if body and is_docstring(body[0]):
         return body[:1], body[1:]

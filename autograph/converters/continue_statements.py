@@ -11,7 +11,7 @@
 import gast
 
 from autograph.converters import base, jumps
-from autograph.converters.conversion_context import set_origin
+from autograph.converters.conversion_context import Context, set_origin
 from autograph.pyct import templates
 from runtime import reserved_names
 
@@ -34,6 +34,6 @@ class _Transformer(base.FunctionTransformer):
     visit_For = _visit_loop
 
 
-def transform(node, ctx):
+def transform(node: gast.FunctionDef, ctx: Context) -> gast.FunctionDef:
     """Lowers the continues of every loop in function `node`."""
     return _Transformer(ctx).visit_body(node)

@@ -35,7 +35,7 @@ import collections
 import gast
 
 from autograph.converters import base, directives
-from autograph.converters.conversion_context import set_origin
+from autograph.converters.conversion_context import Context, set_origin
 from autograph.pyct import qual_names, templates, traversal
 from autograph.pyct.analysis import activity
 from autograph.pyct.qual_names import QualifiedName
@@ -44,7 +44,7 @@ from runtime import reserved_names
 _STATIC_CALLS = frozenset(["isinstance", "issubclass", "hasattr", "callable"])
 
 
-def is_static_test(test):
+def is_static_test(test: gast.expr) -> bool:
     """True when `test` certainly evaluates to a Python value, never a tensor."""
     if isinstance(test, gast.Constant):
         return True
@@ -60,7 +60,7 @@ def is_static_test(test):
     return False
 
 
-def is_static_iterable(iterated):
+def is_static_iterable(iterated: gast.expr) -> bool:
     """True when a `for` certainly iterates Python data: a literal list, tuple, set, dict or
     string, or `range` of constants (already turned into a converted_call)."""
     if isinstance(iterated, (gast.List, gast.Tuple, gast.Set, gast.Dict)):
@@ -526,7 +526,7 @@ def _carried_composites(converted, ctx):
     return names
 
 
-def transform(node, ctx):
+def transform(node: gast.FunctionDef, ctx: Context) -> gast.FunctionDef:
     """Converts the control-flow statements of function `node` (analysis must have run)."""
     deleted = activity.deleted_names(node.body) - ctx.globals
     orphaned = _orphaned_locals(node, ctx)

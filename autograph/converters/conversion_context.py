@@ -1,20 +1,23 @@
 """The one context object shared by the passes converting one function."""
 
+from typing import Any, Iterable, Mapping
+
 import gast
 
 from autograph.pyct import traversal
 from autograph.pyct.analysis import activity
+from autograph.pyct.parsing import SourceInfo
 from runtime import reserved_names
 
 
 class Namer:
     """Fresh names that collide with nothing the user's function uses."""
 
-    def __init__(self, used):
+    def __init__(self, used: Iterable[str]) -> None:
         self.used = set(used)
-        self._stable = {}
+        self._stable: dict[str, str] = {}
 
-    def new(self, base):
+    def new(self, base: str) -> str:
         """`base`, or `base_1`, `base_2`... whichever is still free; reserves it."""
         name = base
         count = 0
@@ -24,7 +27,7 @@ class Namer:
         self.used.add(name)
         return name
 
-    def stable(self, base):
+    def stable(self, base: str) -> str:
         """The same name every time for `base` (free of the user's names). For generated
         helpers that are defined right before their single use, so reuse is safe."""
         found = self._stable.get(base)
@@ -40,12 +43,14 @@ class Environment:
 
     __slots__ = ("namespace", "features")
 
-    def __init__(self, namespace=None, features=()):
+    def __init__(self, namespace: Mapping[str, Any] | None = None,
+                 features: tuple[str, ...] = ()) -> None:
         self.namespace = namespace
         self.features = features
 
 
-def attach_environment(function_node, namespace=None, features=()):
+def attach_environment(function_node: gast.AST, namespace: Mapping[str, Any] | None = None,
+                       features: tuple[str, ...] = ()) -> None:
     """Records the Environment for the Context made for `function_node`."""
     function_node._ag_environment = Environment(namespace, features)
 
@@ -53,7 +58,11 @@ def attach_environment(function_node, namespace=None, features=()):
 class Context:
     """Per-function conversion state: names in use, source info, loop extra tests."""
 
-    def __init__(self, function_node, source_info, original_name=None):
+    # (flag, value) names of a lowered return, set only by the returns pass when it lowers
+    return_names: tuple[str, str]
+
+    def __init__(self, function_node: gast.AST, source_info: SourceInfo,
+                 original_name: str | None = None) -> None:
         self.function_node = function_node
         self.source_info = source_info
         # the name the user knows the function by (the function scope's name)
@@ -70,19 +79,21 @@ class Context:
             elif isinstance(n, (gast.FunctionDef, gast.ClassDef)):
                 used.add(n.name)
         self.namer = Namer(used | {reserved_names.NAMESPACE, reserved_names.FUNCTION_SCOPE})
-        self.loop_flags = {}  # id(loop node) -> [flag names that end the loop when true]
+        # id(loop node) -> [flag names that end the loop when true]
+        self.loop_flags: dict[int, list[str]] = {}
         self.globals = activity.declared_global(function_node)
         # Taken before any pass: lowering jumps drops statements that can never run, but a
         # name they assign is still local to the function (reading it raises
         # UnboundLocalError, not NameError).
         self.original_locals = frozenset(activity.assigned_names(function_node.body))
-        self.annotations = None
+        # the dataflow facts (pyct.analysis.dataflow.Annotations) once pipeline.analyse ran
+        self.annotations: Any = None
 
-    def add_loop_flag(self, loop, flag):
+    def add_loop_flag(self, loop: gast.AST, flag: str) -> None:
         """Records that `loop` must stop once `flag` is true (lowered break or return)."""
         self.loop_flags.setdefault(id(loop), []).append(flag)
 
-    def location(self, node):
+    def location(self, node: gast.AST) -> str:
         """'file:line' of `node` in the user's source."""
         line = getattr(node, "lineno", 0) + self.source_info.line_offset
         return "%s:%d" % (self.source_info.filename, line)
@@ -92,7 +103,7 @@ class Context:
 _ORIGIN_MARK = "_ag_origin"
 
 
-def set_origin(nodes, origin):
+def set_origin(nodes: Any, origin: gast.AST | None) -> Any:
     """Gives generated nodes (those without a line yet) the line of the statement they replace."""
     line = getattr(origin, "lineno", None)
     if line is None:
@@ -114,7 +125,7 @@ def set_origin(nodes, origin):
     return nodes
 
 
-def mark_original(tree):
+def mark_original(tree: gast.AST) -> gast.AST:
     """Marks every node of the user's tree as original (its line is the user's line)."""
     for node in traversal.walk(tree):
         if hasattr(node, "lineno"):

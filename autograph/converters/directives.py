@@ -18,23 +18,25 @@ ConversionError naming the line; a misspelt option name too.
 """
 
 import builtins
+from typing import Any
 
 import gast
 
 from autograph.converters import base
+from autograph.converters.conversion_context import Context
 from autograph.errors import ConversionError
 from runtime.operators import loop_options
 
 DIRECTIVE = "set_loop_options"
 
 
-def transform(node, ctx):
+def transform(node: gast.FunctionDef, ctx: Context) -> gast.FunctionDef:
     """Marks the directives of `node`'s own code (see the module docstring)."""
     _Finder(ctx).visit_body(node)
     return node
 
 
-def take_loop_options(loop):
+def take_loop_options(loop: gast.stmt) -> dict[Any, gast.expr]:
     """Removes the directive from `loop`'s body; returns its arguments ({name: expression},
     empty when the loop has none), as the passes since have rewritten them."""
     for index, statement in enumerate(loop.body):

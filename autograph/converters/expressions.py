@@ -19,7 +19,7 @@ effect (see runtime.side_effects); with the BUILTIN_FUNCTIONS feature (autograph
 import gast
 
 from autograph.converters import base
-from autograph.converters.conversion_context import set_origin
+from autograph.converters.conversion_context import Context, set_origin
 from autograph.pyct import templates
 from autograph.pyct.unparsing import unparse
 from runtime import reserved_names
@@ -130,6 +130,6 @@ class _Transformer(base.FunctionTransformer):
             kwargs=kwargs), node)
 
 
-def transform(node, ctx):
+def transform(node: gast.FunctionDef, ctx: Context) -> gast.FunctionDef:
     """Rewrites the expressions of function `node` (not of nested functions)."""
     return _Transformer(ctx).visit_body(node)

@@ -12,12 +12,12 @@ autograph.features) it names them: `ag__.FunctionScope('f', ('BUILTIN_FUNCTIONS'
 import gast
 
 from autograph.converters import base
-from autograph.converters.conversion_context import set_origin
+from autograph.converters.conversion_context import Context, set_origin
 from autograph.pyct import templates
 from runtime import reserved_names
 
 
-def transform(node, ctx):
+def transform(node: gast.FunctionDef, ctx: Context) -> gast.FunctionDef:
     """Renames function `node` to ag__<name> (reserved_names.converted_function_name) and
     wraps its body in a FunctionScope."""
     docstring, body = base.split_docstring(node.body)

@@ -34,9 +34,11 @@ guard the `resume` of this kind, so that a `break` in the `finally:` block also 
 pending `return`.
 """
 
+from typing import Callable
+
 import gast
 
-from autograph.converters.conversion_context import set_origin
+from autograph.converters.conversion_context import Context, set_origin
 from autograph.pyct import templates
 from runtime import reserved_names
 
@@ -49,7 +51,9 @@ class Jump:
     continues): `flag` is the variable it sets, `replace(node)` the statements standing for
     jump `node`, `descend(stmt)` says which compound statements hold jumps of this scope."""
 
-    def __init__(self, kind, flag, replace, descend, ctx, value=None):
+    def __init__(self, kind: str, flag: str, replace: Callable[[gast.stmt], list[gast.stmt]],
+                 descend: Callable[[gast.AST], bool], ctx: Context,
+                 value: str | None = None) -> None:
         self.kind = kind
         self.flag = flag
         self.value = value  # a return's value variable (None for break and continue)
@@ -58,16 +62,17 @@ class Jump:
         self.ctx = ctx
         self._type = _NODE_TYPES[kind]
 
-    def is_jump(self, node):
+    def is_jump(self, node: gast.AST) -> bool:
         """True for a jump statement of this kind."""
         return isinstance(node, self._type)
 
-    def within(self, node):
+    def within(self, node: gast.AST) -> bool:
         """True when statement `node` is, or holds, a jump of this scope."""
         return contains(node, self.is_jump, self.descend)
 
 
-def contains(node, is_jump, descend):
+def contains(node: gast.AST, is_jump: Callable[[gast.AST], bool],
+             descend: Callable[[gast.AST], bool]) -> bool:
     """True when `node` holds a jump (found through statements `descend` allows)."""
     if is_jump(node):
         return True
@@ -89,7 +94,7 @@ def _blocks(node):
         yield handler.body
 
 
-def lower_block(stmts, jump):
+def lower_block(stmts: list[gast.stmt], jump: Jump) -> list[gast.stmt]:
     """Returns `stmts` with the jumps of `jump` replaced and the statements after them
     guarded."""
     out = []
@@ -212,6 +217,6 @@ def _ends_finally(block, jump):
                for stmt in block)
 
 
-def not_loop_or_function(node):
+def not_loop_or_function(node: gast.AST) -> bool:
     """Descend into if/with/try, not into nested loops or functions (own their jumps)."""
     return isinstance(node, (gast.If, gast.With, gast.Try))

@@ -33,7 +33,7 @@ import copy
 import gast
 
 from autograph.converters import base
-from autograph.converters.conversion_context import mark_original
+from autograph.converters.conversion_context import Context, mark_original
 from autograph.pyct import templates, traversal
 from runtime import reserved_names
 
@@ -45,7 +45,7 @@ _REFUSED = {
 }
 
 
-def transform(node, ctx):
+def transform(node: gast.FunctionDef, ctx: Context) -> gast.FunctionDef:
     """Rewrites every `match` in function `node`'s own body (not in nested functions)."""
     return _MatchRewriter(ctx).visit_body(node)
 

@@ -16,7 +16,7 @@ by the trace cannot be told from here.
 import gast
 
 from autograph.converters import base
-from autograph.converters.conversion_context import set_origin
+from autograph.converters.conversion_context import Context, set_origin
 from autograph.pyct import templates, traversal
 from autograph.pyct.unparsing import unparse
 
@@ -130,7 +130,7 @@ class _Transformer(base.FunctionTransformer):
         return node
 
 
-def transform(node, ctx):
+def transform(node: gast.FunctionDef, ctx: Context) -> gast.FunctionDef:
     """Wraps the stores of function `node` into outer state (not of nested functions)."""
     declared, bound = _scope_names(node)
     return _Transformer(ctx, declared, bound).visit_body(node)

@@ -20,7 +20,7 @@ between the value and the None of falling off the end.
 import gast
 
 from autograph.converters import jumps
-from autograph.converters.conversion_context import set_origin
+from autograph.converters.conversion_context import Context, set_origin
 from autograph.pyct import templates
 from runtime import reserved_names
 
@@ -88,7 +88,7 @@ def _mark_loops(stmts, ctx, flag):
                 _mark_loops(handler.body, ctx, flag)
 
 
-def transform(node, ctx):
+def transform(node: gast.FunctionDef, ctx: Context) -> gast.FunctionDef:
     """Lowers the returns of function `node` when any is nested in a statement."""
     if not _needs_lowering(node.body):
         return node

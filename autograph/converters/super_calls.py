@@ -21,7 +21,7 @@ as in plain Python.
 
 import gast
 
-from autograph.converters.conversion_context import set_origin
+from autograph.converters.conversion_context import Context, set_origin
 from autograph.pyct import traversal
 
 
@@ -75,7 +75,7 @@ def _is_zero_argument_super(node):
         node.func.id == "super" and not node.args and not node.keywords
 
 
-def transform(node, ctx):
+def transform(node: gast.FunctionDef, ctx: Context) -> gast.FunctionDef:
     """Rewrites `super()` into `super(__class__, <first parameter>)` in function `node`."""
     first = _first_parameter(node)
     if first is None or not _mentions_super(node) or _binds_super(node):

@@ -23,7 +23,7 @@ import copy
 import gast
 
 from autograph.converters import base
-from autograph.converters.conversion_context import set_origin
+from autograph.converters.conversion_context import Context, set_origin
 from autograph.pyct import templates
 
 
@@ -52,6 +52,6 @@ def _caught_classes(handler):
     return copy.deepcopy(handler.type)
 
 
-def transform(node, ctx):
+def transform(node: gast.FunctionDef, ctx: Context) -> gast.FunctionDef:
     """Wraps the body of every try-with-except of function `node` in `ag__.try_body`."""
     return _Transformer(ctx).visit_body(node)

@@ -22,7 +22,7 @@ are merged as before.
 
 import sys
 from types import FrameType
-from typing import Any
+from typing import Any, Collection, Sequence
 
 from runtime import errors, reserved_names
 from runtime.operators.staging import is_compiler_symbol
@@ -102,7 +102,9 @@ def _other_names(state_names):
     return found
 
 
-def refuse_shared_containers(names, paths, what, skip=()):
+def refuse_shared_containers(names: Sequence[str],
+                             paths: Sequence[tuple[str, Sequence[Any]]], what: str,
+                             skip: Collection[str] = ()) -> None:
     """Refuses to merge state variables `names` whose lists or dicts, on one of `paths`
     ((description, one value per name) each), are also reachable from another variable
     (see the module docstring). `what`: 'a conditional on a tensor', 'a loop on a tensor';

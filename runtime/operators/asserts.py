@@ -7,12 +7,14 @@ when the graph runs, an error that is both an AssertionError (as plain Python ra
 tf.errors.InvalidArgumentError (as TensorFlow's assert ops raise).
 """
 
+from typing import Any, Callable
+
 from runtime import errors
 from runtime.operators import staging
 from runtime.ops import io_ops
 
 
-def assert_stmt(expression, message_fn=None):
+def assert_stmt(expression: Any, message_fn: Callable[[], Any] | None = None) -> None:
     """Checks `expression` now (Python values) or every time the graph runs (tensors)."""
     expression = staging.as_condition(expression)
     if not staging.is_symbolic(expression):

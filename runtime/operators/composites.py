@@ -15,6 +15,7 @@ never holds a marker. Staging refuses a composite that exists on only one path
 """
 
 from collections.abc import Mapping
+from typing import Any, NoReturn
 
 from runtime import errors
 from runtime.operators.undefined import Undefined
@@ -35,7 +36,7 @@ class maybe:  # noqa: N801 (reads as a function in converted code)
 
     __slots__ = ("_obj",)
 
-    def __init__(self, obj):
+    def __init__(self, obj: Any) -> None:
         object.__setattr__(self, "_obj", obj)
 
     def __getitem__(self, key):
@@ -81,7 +82,7 @@ class maybe:  # noqa: N801 (reads as a function in converted code)
                 pass
 
 
-def refuse_composite(text, reason):
+def refuse_composite(text: str, reason: str) -> NoReturn:
     """Refuses to stage a statement that modifies composite `text` which it cannot carry.
 
     Called by the statement's get_state, which only staging calls; the error names the line
@@ -91,7 +92,7 @@ def refuse_composite(text, reason):
         "through it: %s" % (text, reason), errors.user_location(3)))
 
 
-def refuse_list_deletion(obj, text):
+def refuse_list_deletion(obj: Any, text: str) -> None:
     """Refuses to stage a statement that deletes item `text` of `obj` (`del l[0]`) when
     `obj` is not a mapping: deleting a list's item shifts the items after it, which restoring
     `text` for the other path cannot undo. Called by the statement's get_state."""

@@ -3,7 +3,7 @@
 See runtime.operators.staging for how the state of a statement is reconciled.
 """
 
-from typing import Any, Callable
+from typing import Any, Callable, Collection, Iterable, Mapping, Sequence
 
 from runtime import dtypes, nest, subgraphs
 from runtime import shape as shape_lib
@@ -35,8 +35,10 @@ from runtime.tensor import SymbolicTensor, Tensor
 from runtime.variables import Variable
 
 
-def staged_cond(pred, true_fn, false_fn, what, symbol_names=None, restore_only=(),
-                mutated=None, must_exist=()):
+def staged_cond(pred: Any, true_fn: Callable[[], Any], false_fn: Callable[[], Any], what: str,
+                symbol_names: Sequence[str] | None = None, restore_only: Collection[str] = (),
+                mutated: Mapping[str, list[str]] | None = None,
+                must_exist: Collection[str] = ()) -> Any:
     """Traces both functions as branches of an If op on `pred`; returns the merged result.
 
     With `symbol_names`, the functions return one value per named variable. Variables named
@@ -127,7 +129,7 @@ def _stand_in(value, other, sub):
         return stand_in(other)
 
 
-def branch_copies(values):
+def branch_copies(values: Iterable[Any]) -> tuple[Any, ...]:
     """`values` with each staged list replaced by a copy, so that what one branch of a staged
     `if` appends is not seen by the other."""
     return tuple(v.copy() if isinstance(v, StagedList) else v for v in values)

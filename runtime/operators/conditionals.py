@@ -10,6 +10,8 @@ A Python condition runs one branch as plain Python. A symbolic tensor condition 
 branches into an If op and sets the variables to its outputs.
 """
 
+from typing import Any, Callable, Collection, Iterable, Sequence
+
 from runtime.operators import cond_staging, mutations, staging, staging_log, try_regions
 
 
@@ -17,8 +19,11 @@ def _nothing():
     pass
 
 
-def if_stmt(cond, body, orelse=None, get_state=None, set_state=None, symbol_names=(),
-            restore_only=(), mutated=(), must_exist=()):
+def if_stmt(cond: Any, body: Callable[[], Any], orelse: Callable[[], Any] | None = None,
+            get_state: Callable[[], tuple] | None = None,
+            set_state: Callable[[tuple], None] | None = None, symbol_names: Sequence[str] = (),
+            restore_only: Collection[str] = (), mutated: Iterable[str] = (),
+            must_exist: Collection[str] = ()) -> None:
     """Runs `body` or `orelse` depending on `cond` (staged when `cond` is a symbolic tensor).
 
     Converted code leaves out `orelse` for an `if` without `else`, and the state functions
@@ -45,8 +50,10 @@ def if_stmt(cond, body, orelse=None, get_state=None, set_state=None, symbol_name
                   mutated, must_exist)
 
 
-def run_if(cond, body, orelse, get_state, set_state, symbol_names, restore_only=(),
-           mutated=(), must_exist=()):
+def run_if(cond: Any, body: Callable[[], Any], orelse: Callable[[], Any] | None,
+           get_state: Callable[[], tuple] | None, set_state: Callable[[tuple], None] | None,
+           symbol_names: Sequence[str], restore_only: Collection[str] = (),
+           mutated: Iterable[str] = (), must_exist: Collection[str] = ()) -> None:
     """`if_stmt` once `cond` is a condition (`staging.as_condition`), not recorded: also the
     staged guard of loop iterations after a tensor `break`."""
     orelse = orelse or _nothing
@@ -84,7 +91,8 @@ def _staged_if(cond, body, orelse, get_state, set_state, symbol_names, restore_o
     set_state(mutations.write_back(symbol_names, init, merged, calls))
 
 
-def if_exp(cond, if_true, if_false, expr_repr=None):
+def if_exp(cond: Any, if_true: Callable[[], Any], if_false: Callable[[], Any],
+           expr_repr: str | None = None) -> Any:
     """`if_true() if cond else if_false()`, staged as an If op when `cond` is symbolic."""
     cond = staging.as_condition(cond)
     if staging_log.active is not None:
@@ -100,7 +108,7 @@ def _run_if_exp(cond, if_true, if_false, expr_repr):
                                "the conditional expression %s" % (expr_repr or ""))
 
 
-def match_subject(subject, pattern, where):
+def match_subject(subject: Any, pattern: str, where: str) -> Any:
     """The subject of a `match` statement kept as Python (its cases use `pattern`: sequence,
     mapping or class patterns, which look inside the subject): returned as it is, unless it
     is a tensor being traced, which such patterns cannot test."""

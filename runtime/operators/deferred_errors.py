@@ -17,6 +17,6 @@ UnboundLocalError) and a range with a step of 0 (py_builtins.RangeStepError, a V
 class DeferredError(Exception):
     """An error met while tracing staged code, to be raised when that code runs."""
 
-    def stage(self):
+    def stage(self) -> None:
         """Adds the check that fails whenever the graph being built runs to this point."""
         raise NotImplementedError

@@ -11,13 +11,14 @@ computed when needed, as in Python.
 """
 
 import operator
+from typing import Any, Callable
 
 from runtime.operators import cond_staging, staging, staging_log
 from runtime.ops import common, math_ops, tensor_operators
 from runtime.tensor import Tensor
 
 
-def and_(left_fn, right_fn):
+def and_(left_fn: Callable[[], Any], right_fn: Callable[[], Any]) -> Any:
     """`left and right`, evaluating `right` only when needed."""
     return _and(staging.as_condition(left_fn()), right_fn, "and")
 
@@ -38,7 +39,7 @@ def _run_and(left, right_fn):
                                "an `and` expression")
 
 
-def or_(left_fn, right_fn):
+def or_(left_fn: Callable[[], Any], right_fn: Callable[[], Any]) -> Any:
     """`left or right`, evaluating `right` only when needed."""
     left = staging.as_condition(left_fn())
     if staging_log.active is not None:
@@ -54,7 +55,7 @@ def _run_or(left, right_fn):
                                "an `or` expression")
 
 
-def not_(value):
+def not_(value: Any) -> Any:
     """`not value` (elementwise logical not for tensors)."""
     value = staging.as_condition(value)
     if staging.is_symbolic(value):
@@ -62,7 +63,7 @@ def not_(value):
     return not value
 
 
-def in_(item, container):
+def in_(item: Any, container: Any) -> Any:
     """`item in container`; on a tensor `container`, a bool tensor telling whether any
     element equals `item` (Python's `in` would make a bool of it, which a symbolic tensor
     cannot be)."""
@@ -71,7 +72,7 @@ def in_(item, container):
     return item in container
 
 
-def not_in(item, container):
+def not_in(item: Any, container: Any) -> Any:
     """`item not in container` (see `in_`)."""
     result = in_(item, container)
     if isinstance(result, Tensor):
@@ -86,7 +87,7 @@ _COMPARISONS = {
 }
 
 
-def compare_chain(left, *steps):
+def compare_chain(left: Any, *steps: Any) -> Any:
     """`left op1 b op2 c ...`: `steps` alternates operator strings and functions returning
     the next operand. Each operand is computed once, and only while the comparisons so far
     hold (staged as a cond when one of them is a tensor)."""

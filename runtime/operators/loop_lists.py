@@ -17,6 +17,8 @@ iteration does with it decides how the loop carries it:
     ordinary loop variable (before any While op is built).
 """
 
+from typing import Any, Callable, Mapping, Sequence
+
 from runtime.operators.staged_lists import StagedList
 from runtime.operators.staging import describe, fail
 from runtime.tensor import Tensor
@@ -26,13 +28,14 @@ class Restart(Exception):
     """Raised after the first traced iteration to stage the loop again with the lists at
     `indices` as they are."""
 
-    def __init__(self, token, indices):
+    def __init__(self, token: object, indices: list[int]) -> None:
         super().__init__("restart loop staging")
         self.token = token
         self.indices = indices
 
 
-def list_check(token, origins):
+def list_check(token: object,
+               origins: Mapping[Any, int]) -> Callable[[Sequence[Any], Sequence[Any]], None]:
     """The `check` deciding, after the first traced iteration, how each list is carried."""
     def check(values, body_out):
         restart = []

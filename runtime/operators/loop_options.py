@@ -29,6 +29,7 @@ Python iterations left them unchanged).
 """
 
 import numbers
+from typing import Any, Callable, Mapping, Sequence
 
 from runtime import dtypes, nest
 from runtime import shape as shape_lib
@@ -56,7 +57,7 @@ class LoopOptions:
     __slots__ = ("maximum_iterations", "shape_invariants", "parallel_iterations",
                  "swap_memory")
 
-    def __init__(self, opts):
+    def __init__(self, opts: Mapping[str, Any]) -> None:
         self.maximum_iterations = opts.get("maximum_iterations")
         self.shape_invariants = opts.get("shape_invariants")
         self.parallel_iterations = opts.get("parallel_iterations")
@@ -91,7 +92,7 @@ class LoopOptions:
                 raise TypeError("set_loop_options: shape_invariants must be a list of "
                                 "(tensor, shape) pairs, got %r" % (invariants,))
 
-    def remaining(self, done):
+    def remaining(self, done: Any) -> Any:
         """This options' maximum_iterations less `done` iterations already run in Python,
         as a count for the staged loop (None: unbounded)."""
         maximum = self.maximum_iterations
@@ -102,7 +103,7 @@ class LoopOptions:
             return math_ops.maximum(maximum - done, 0) if done else maximum
         return max(int(maximum) - done, 0)
 
-    def invariants_for(self, values):
+    def invariants_for(self, values: Sequence[Any]) -> dict[int, list[Any]]:
         """{index: static shape per leaf} for the values (a loop's state entering it) that
         the shape invariants name, matched by identity."""
         if not self.shape_invariants:
@@ -135,7 +136,9 @@ def _all_shapes(structure):
     return all(isinstance(s, shape_lib.TensorShape) for s in nest.flatten(structure))
 
 
-def bounded(get_state, set_state, test, step, maximum):
+def bounded(get_state: Callable[[], tuple], set_state: Callable[[tuple], None],
+            test: Callable[..., Any], step: Callable[..., Any],
+            maximum: Any) -> tuple[Callable[..., Any], ...]:
     """The loop's state functions, test and step with a hidden iteration count carried
     first, the test false once `maximum` iterations have run."""
     count = [common.convert_to_tensor(0, dtype=dtypes.int32)]

@@ -5,6 +5,8 @@ See runtime.operators.staging for how loop state is reconciled, and
 runtime.operators.loop_lists for the Python lists a loop appends to.
 """
 
+from typing import Any, Callable, Collection, Iterable, Mapping, Sequence
+
 from runtime import context, dtypes, nest, subgraphs, tensor_array
 from runtime import shape as shape_lib
 from runtime.composite.base import CompositeTensor
@@ -66,7 +68,7 @@ def _state_signature(value):
 class LoopState:
     """The flattened loop variables: one entry per tensor leaf, plus the structure per name."""
 
-    def __init__(self, names, values):
+    def __init__(self, names: Iterable[str], values: Iterable[Any]) -> None:
         self.names = list(names)
         self.templates = list(values)
         self.leaf_names = []
@@ -78,7 +80,7 @@ class LoopState:
             self.leaf_names.extend([name] * len(leaves))
             self.leaves.extend(leaves)
 
-    def split(self, leaves):
+    def split(self, leaves: Sequence[Any]) -> list[list[Any]]:
         """`leaves` (one per leaf of the state) in one list per variable."""
         out, position = [], 0
         for count in self.counts:
@@ -86,13 +88,15 @@ class LoopState:
             position += count
         return out
 
-    def rebuild(self, leaves):
+    def rebuild(self, leaves: Sequence[Any]) -> list[Any]:
         """Per-variable values with the leaves replaced by `leaves`."""
         return [_pack_state(t, chunk) for t, chunk in zip(self.templates, self.split(leaves))]
 
 
-def staged_loop(names, init, cond_fn, body_fn, stage_lists="empty", invariants=None,
-                must_exist=()):
+def staged_loop(names: Sequence[str], init: Sequence[Any],
+                cond_fn: Callable[[list[Any]], Any], body_fn: Callable[[list[Any]], Any],
+                stage_lists: bool | str = "empty", invariants: Mapping[int, Any] | None = None,
+                must_exist: Collection[str] = ()) -> list[Any]:
     """Stages a loop as a While op.
 
     `init` holds one value per name; `cond_fn(values)` returns the continuation condition

@@ -15,6 +15,8 @@ Python iterations are counted (runtime.operators.unrolling): a Python loop that 
 than `diagnostics.UNROLL_LIMIT` ops to one graph warns (UnrollingWarning) at its line.
 """
 
+from typing import Any, Callable, Collection, Iterable, Mapping, Sequence
+
 from runtime import dtypes
 from runtime.operators import (
     aliases,
@@ -33,8 +35,11 @@ from runtime.ops import array_ops, common, math_ops, selection_ops
 from runtime.variables import Variable
 
 
-def while_stmt(loop_test, loop_body, get_state=None, set_state=None, symbol_names=(),
-               opts=None, mutated=(), must_exist=()):
+def while_stmt(loop_test: Callable[[], Any], loop_body: Callable[[], Any],
+               get_state: Callable[[], tuple] | None = None,
+               set_state: Callable[[tuple], None] | None = None,
+               symbol_names: Sequence[str] = (), opts: Mapping[str, Any] | None = None,
+               mutated: Iterable[str] = (), must_exist: Collection[str] = ()) -> None:
     """Runs the loop as Python while its condition is a Python value, staged otherwise.
 
     `opts` holds the loop's options (runtime.operators.loop_options), which apply once the
@@ -77,9 +82,13 @@ def _options(opts):
     return loop_options.LoopOptions(opts)
 
 
-def stage_loop(get_state, set_state, symbol_names, test, step, counter=None,
-               counter_name=staging.LOOP_COUNTER, options=None, done=0, mutated=(),
-               must_exist=(), stage_lists=True):
+def stage_loop(get_state: Callable[[], tuple] | None, set_state: Callable[[tuple], None] | None,
+               symbol_names: Sequence[str], test: Callable[..., Any],
+               step: Callable[..., Any], counter: Any = None,
+               counter_name: str = staging.LOOP_COUNTER,
+               options: loop_options.LoopOptions | None = None, done: Any = 0,
+               mutated: Iterable[str] = (), must_exist: Collection[str] = (),
+               stage_lists: bool | str = True) -> None:
     """Stages a loop over the statement's state as one While op: `test(i)` is its condition
     and `step(i)` runs its body, given the optional hidden counter `i` (named `counter_name`
     in the graph and in messages: the user's loop variable, when the counter is its value;
@@ -145,12 +154,16 @@ def _stage_loop(get_state, set_state, symbol_names, test, step, counter, counter
     except BaseException:
         set_state(split(init)[1] if counter is not None else init)
         raise
-    final = tuple(split(final)[1])
-    set_state(mutations.write_back(symbol_names, user_init, final, calls))
+    state = tuple(split(final)[1])
+    set_state(mutations.write_back(symbol_names, user_init, state, calls))
 
 
-def for_stmt(iter_, extra_test, body, get_state=None, set_state=None, symbol_names=(),
-             opts=None, mutated=(), must_exist=()):
+def for_stmt(iter_: Any, extra_test: Callable[[], Any] | None,
+             body: Callable[[Any], Any],
+             get_state: Callable[[], tuple] | None = None,
+             set_state: Callable[[tuple], None] | None = None,
+             symbol_names: Sequence[str] = (), opts: Mapping[str, Any] | None = None,
+             mutated: Iterable[str] = (), must_exist: Collection[str] = ()) -> None:
     """Runs `body(item)` for each item of `iter_` while `extra_test()` (if given) holds.
 
     `opts` may hold 'iterate_names', the source of the loop's target (`'i'`): a loop over a
@@ -165,7 +178,11 @@ def for_stmt(iter_, extra_test, body, get_state=None, set_state=None, symbol_nam
                 must_exist)
 
 
-def for_loop_of(iter_, extra_test, body, get_state, set_state, symbol_names, options=None):
+def for_loop_of(iter_: Any, extra_test: Callable[[], Any] | None,
+                body: Callable[[Any], Any], get_state: Callable[[], tuple] | None,
+                set_state: Callable[[tuple], None] | None,
+                symbol_names: Sequence[str],
+                options: loop_options.LoopOptions | None = None) -> None:
     """`for_stmt` without a staging-report record of its own, for an iterable whose
     `__ag_for_stmt__` (recorded already) loops over something else: a RaggedTensor over
     the indices of its rows. `options`: the loop's LoopOptions (or None)."""

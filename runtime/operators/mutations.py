@@ -17,6 +17,8 @@ a new member of `add`) is refused, naming the container, the call and the statem
 key, `__setitem__`) are staged and give Python's answer.
 """
 
+from typing import Any, Iterable, Mapping, Sequence
+
 from runtime import errors, nest
 from runtime.operators.undefined import MaybeUndefined, Undefined
 
@@ -25,7 +27,7 @@ _GROWING_HINT = (" (a list that grows in a loop on a tensor is staged as a Tenso
                  "tf.TensorArray works anywhere)")
 
 
-def calls_by_name(mutated):
+def calls_by_name(mutated: Iterable[str]) -> dict[str, list[str]]:
     """{container name: ['name.method()', ...]} from the `mutated` keyword's 'name.method'
     texts."""
     found: dict[str, list[str]] = {}
@@ -34,7 +36,8 @@ def calls_by_name(mutated):
     return found
 
 
-def branch_copies(names, values, calls):
+def branch_copies(names: Sequence[str], values: Sequence[Any],
+                  calls: Mapping[str, list[str]]) -> tuple[Any, ...]:
     """`values` with the containers named in `calls` replaced by shallow copies, so that a
     branch being traced changes its own."""
     return tuple(_copy(v) if name in calls else v for name, v in zip(names, values))
@@ -52,7 +55,9 @@ def _shape(value):
     return nest.structure_signature(value)
 
 
-def refuse_changed_shape(name, before, after, calls, where, sides):
+def refuse_changed_shape(name: str, before: Any, after: Any,
+                         calls: Mapping[str, list[str]], where: str,
+                         sides: tuple[str, str]) -> None:
     """Refuses a container `name` changed in place (by `calls`) that `before` and `after`
     (its values on two paths, `sides` naming them) leave with different lengths or keys.
     `where` is 'a conditional on a tensor' or 'a loop on a tensor'."""
@@ -71,7 +76,8 @@ def refuse_changed_shape(name, before, after, calls, where, sides):
         errors.user_location(1)))
 
 
-def refuse_sets_in_loop(names, values, calls):
+def refuse_sets_in_loop(names: Sequence[str], values: Sequence[Any],
+                        calls: Mapping[str, list[str]]) -> None:
     """Refuses a set among the state `values` of a loop on a tensor that the body changes
     in place (by `calls`): a loop carries tensors, and a set's members are Python values
     that its iterations would choose."""
@@ -92,7 +98,8 @@ def _shown(value):
     return "%d item%s" % (len(value), "" if len(value) == 1 else "s")
 
 
-def write_back(names, originals, merged, calls):
+def write_back(names: Sequence[str], originals: Sequence[Any], merged: Sequence[Any],
+               calls: Mapping[str, list[str]]) -> tuple[Any, ...]:
     """The state after the statement, with each container named in `calls` written into
     its object from before the statement (which keeps its identity) instead of replaced by
     the merged copy."""
@@ -111,7 +118,7 @@ def write_back(names, originals, merged, calls):
     return tuple(out)
 
 
-def refuse_outer_mutation(receiver, call):
+def refuse_outer_mutation(receiver: Any, call: str) -> None:
     """Refuses to stage a statement that calls `call` ('items.pop'), changing in place a
     list, dict or set `receiver` of another scope (a global, a closure value), which the
     statement cannot carry: both branches would change it while tracing. Other receivers

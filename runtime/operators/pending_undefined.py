@@ -6,6 +6,7 @@ that staged conditionals and loops carry.
 """
 
 import threading
+from typing import Any
 
 from runtime import context, dtypes, nest, subgraphs
 from runtime.operators import undefined
@@ -34,17 +35,17 @@ class PendingUndefined(Undefined):
 
     __slots__ = ("graph", "outer", "materialized", "initial", "flagged", "never_assigned")
 
-    def __init__(self, symbol_name, graph, outer):
+    def __init__(self, symbol_name: str, graph: Any, outer: Any) -> None:
         super().__init__(symbol_name)
         self.graph = graph
         self.outer = outer
-        self.materialized = None
-        self.initial = None
+        self.materialized: Any = None  # a MaybeUndefined, or the value when not flagged
+        self.initial: Any = None
         self.never_assigned = False  # known from a trial trace, see _learn_types
         self.flagged = not (is_compiler_symbol(symbol_name) or
                             isinstance(outer, UndefinedReturnValue))
 
-    def materialize(self, template):
+    def materialize(self, template: Any) -> Any:
         """The loop-carried MaybeUndefined, typed like `template` the first time."""
         if self.materialized is None:
             name = self.symbol_name
@@ -97,14 +98,14 @@ class UntypedRead(ValueError):
 trial = threading.local()
 
 
-def resolve_pending(value):
+def resolve_pending(value: Any) -> Any:
     """A materialized PendingUndefined as the MaybeUndefined it stands for."""
     if isinstance(value, PendingUndefined) and value.materialized is not None:
         return value.materialized
     return value
 
 
-def with_flag(name, value, other, sub):
+def with_flag(name: str, value: Any, other: Any, sub: Any) -> Any:
     """`value` from branch `sub` as a MaybeUndefined: an Undefined one as zeros shaped like
     `other` (the other branch's value) with the flag False (a loop variable that entered the
     loop undefined: its loop-carried value and flag), a defined one with the flag True."""

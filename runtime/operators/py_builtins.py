@@ -8,6 +8,7 @@ length may be known only at run time) go to the list.
 """
 
 import builtins
+from typing import Any
 
 from runtime import context, dtypes, errors
 from runtime.operators import try_regions
@@ -25,7 +26,7 @@ from runtime.ops import (
 from runtime.tensor import SymbolicTensor, Tensor
 
 
-def range_(*args):
+def range_(*args: Any) -> Any:
     """`range(...)`, or `tf.range(...)` when any bound is a tensor. A step of 0 inside a
     staged branch or loop body raises a RangeStepError: that code raises when it runs, as
     Python raises only if it gets there."""
@@ -40,11 +41,11 @@ class RangeStepError(DeferredError, ValueError):
     """Python's error for a range step of 0, met while tracing a branch or loop body of
     staged control flow: that code raises it when it runs (see deferred_errors)."""
 
-    def __init__(self, location):
+    def __init__(self, location: errors.SourceLocation | None) -> None:
         super().__init__(errors.with_user_location(array_ops.RANGE_ZERO_DELTA, location))
         self.location = location
 
-    def stage(self):
+    def stage(self) -> None:
         check_range_step(common.convert_to_tensor(0), self.location)
 
 
@@ -54,7 +55,7 @@ def _in_staged_code():
     return graph is not None and graph.outer is not None
 
 
-def check_range_step(step, location=None):
+def check_range_step(step: Any, location: errors.SourceLocation | None = None) -> None:
     """Stages the check that `step`, a range's step, is not 0: when the graph runs there, it
     raises InvalidArgumentError (the graph's form of Python's ValueError) naming the line
     (`location`, default the user's current line). Refused inside a `try` whose handlers or
@@ -69,7 +70,7 @@ def check_range_step(step, location=None):
                        error_class=ValueError, location=location)
 
 
-def len_(value):
+def len_(value: Any) -> Any:
     """`len(value)`; for a symbolic tensor of unknown length, or a StagedList whose length
     is known only at run time, a scalar int32 tensor."""
     if isinstance(value, StagedList):
@@ -84,7 +85,7 @@ def len_(value):
     return builtins.len(value)
 
 
-def sum_(iterable, start=0):
+def sum_(iterable: Any, start: Any = 0) -> Any:
     """`sum(iterable, start)`; of a StagedList whose length is known only at run time, the
     sum of its elements as a tensor (the elements stacked and reduced over the first axis,
     plus `start`), which is Python's answer for each length, 0 included."""
@@ -113,7 +114,7 @@ int_ = _cast_builtin(int, dtypes.int32)
 float_ = _cast_builtin(float, dtypes.float32)
 
 
-def bool_(value=False):
+def bool_(value: Any = False) -> Any:
     """`bool(value)`; for a symbolic tensor, `value != 0` as a bool tensor."""
     if isinstance(value, SymbolicTensor):
         if value.dtype is dtypes.bool_:
@@ -122,7 +123,7 @@ def bool_(value=False):
     return builtins.bool(value)
 
 
-def stack(values, axis=0, name="stack"):
+def stack(values: Any, axis: int = 0, name: str = "stack") -> Any:
     """`tf.stack(values)`; a StagedList is stacked by its TensorArray (`len` and iteration
     in Python need its length, known only at run time)."""
     if not isinstance(values, StagedList):

@@ -17,6 +17,7 @@ Datasets stay Dataset transformations).
 """
 
 import builtins
+from typing import Any
 
 import numpy as np
 
@@ -47,7 +48,8 @@ def _python_value(value):
     return value
 
 
-def print_(*objects, sep=" ", end="\n", file=None, flush=False):
+def print_(*objects: Any, sep: str | None = " ", end: str | None = "\n", file: Any = None,
+           flush: bool = False) -> None:
     """`print(...)`; with tensors among `objects`, their values are printed, and inside a
     trace at every call of the function rather than once while tracing."""
     if not any(isinstance(o, Tensor) for o in objects):
@@ -98,7 +100,7 @@ class _StagedItems:
                           set_state, symbol_names, options)
 
 
-def enumerate_(iterable, start=0):
+def enumerate_(iterable: Any, start: Any = 0) -> Any:
     """`enumerate(...)`; over a symbolic tensor, its rows with their int32 indices."""
     if not isinstance(iterable, SymbolicTensor):
         return _default(builtins.enumerate)(iterable, start)
@@ -107,7 +109,7 @@ def enumerate_(iterable, start=0):
                         lambda: builtins.enumerate(iterable, start))
 
 
-def zip_(*iterables, strict=False):
+def zip_(*iterables: Any, strict: bool = False) -> Any:
     """`zip(...)`; over symbolic tensors only, their rows side by side (as many as the
     shortest has; `strict=True` is left to Python's zip)."""
     if strict or not iterables or not all(isinstance(t, Tensor) for t in iterables) or \
@@ -118,7 +120,7 @@ def zip_(*iterables, strict=False):
                         lambda: builtins.zip(*iterables))
 
 
-def abs_(x):
+def abs_(x: Any) -> Any:
     """`abs(x)`; elementwise for tensors."""
     if isinstance(x, Tensor):
         return math_ops.abs(x)
@@ -163,7 +165,7 @@ max_ = _extreme(builtins.max, reduction_ops.reduce_max, math_ops.maximum)
 min_ = _extreme(builtins.min, reduction_ops.reduce_min, math_ops.minimum)
 
 
-def sum_(iterable, start=0):
+def sum_(iterable: Any, start: Any = 0) -> Any:
     """`sum(...)`; of a symbolic tensor, the sum of its rows (over the first axis) plus
     `start`."""
     if not isinstance(iterable, SymbolicTensor):

@@ -43,7 +43,7 @@ def set_element_type(entity, dtype, shape=None):
         entity, dtypes.as_dtype(dtype), shape_lib.normalize(shape))
 
 
-def declared_element_type(values):
+def declared_element_type(values: list) -> tuple[dtypes.DType | None, shape_lib.Shape]:
     """(dtype, element shape) that `set_element_type` declared for list `values` in this
     trace, or (None, None)."""
     graph = context.current_graph()
@@ -67,7 +67,7 @@ class ListOrigin:
 
     __slots__ = ("name", "values", "appended", "unstageable", "trial", "python")
 
-    def __init__(self, name, values):
+    def __init__(self, name: str, values: list) -> None:
         self.name = name
         self.values = values
         self.appended = False
@@ -93,12 +93,12 @@ class StagedList:
 
     __slots__ = ("_ta", "_origin")
 
-    def __init__(self, ta, origin):
+    def __init__(self, ta: TensorArray, origin: ListOrigin) -> None:
         self._ta = ta
         self._origin = origin
 
     @classmethod
-    def candidate(cls, values, name):
+    def candidate(cls, values: Any, name: str) -> "StagedList | None":
         """A StagedList holding the elements of Python list `values`, or None when they are
         not tensors that one TensorArray can hold."""
         if not all(isinstance(v, Tensor) for v in values):
@@ -123,16 +123,16 @@ class StagedList:
         return cls(ta, ListOrigin(name, values))
 
     @property
-    def tensor_array(self):
+    def tensor_array(self) -> TensorArray:
         """The TensorArray holding the elements."""
         return self._ta
 
-    def copy(self):
+    def copy(self) -> "StagedList":
         """Another StagedList with the same elements so far; appends to either stay its own
         (each branch of a staged `if` appends to its own copy)."""
         return StagedList(self._ta, self._origin)
 
-    def append(self, value):
+    def append(self, value: Any) -> None:
         """Appends `value` (a tensor, or a number converted to the elements' dtype)."""
         origin = self._origin
         if origin.python:
@@ -177,7 +177,7 @@ class StagedList:
                 % (origin.name, origin.name, name, origin.name), errors.user_location(2)))
         raise AttributeError("'StagedList' object has no attribute %r" % name)
 
-    def stack(self):
+    def stack(self) -> Tensor:
         """All elements stacked into one tensor."""
         if self._origin.python:
             return concat_split_ops.stack(self._origin.values)
@@ -235,7 +235,7 @@ class StagedList:
                 % self._origin.name, errors.user_location()))
         return (self._ta.read(i) for i in builtins.range(known))
 
-    def loop_items(self):
+    def loop_items(self) -> Any:
         """What a `for` loop over the list iterates: the Python list when it stayed one,
         otherwise its elements stacked into one tensor."""
         return self._origin.values if self._origin.python else self._ta.stack()
@@ -262,7 +262,7 @@ class StagedList:
     def _static_sizes(self):
         return self._ta._static_size
 
-    def join(self, other, name, where):
+    def join(self, other: Any, name: str, where: tuple[str, str]) -> "StagedList":
         """This list with its array's metadata joined with `other`'s (see TensorArray)."""
         if not isinstance(other, StagedList):
             raise TypeError("'%s' is a list staged as a TensorArray %s but %r %s"

@@ -23,7 +23,7 @@ its branches or body into sub-graphs and reconciling the state they produce:
 
 import os
 import re
-from typing import NoReturn
+from typing import Any, Callable, NoReturn
 
 import numpy as np
 
@@ -56,7 +56,9 @@ def _ignore_state(values):
     pass
 
 
-def state_functions(get_state, set_state):
+def state_functions(
+        get_state: Callable[[], tuple] | None, set_state: Callable[[tuple], None] | None,
+) -> tuple[Callable[[], tuple], Callable[[tuple], None]]:
     """The statement's state functions; converted code omits them when it has no state.
 
     Reading the state before staging names a `global` (or enclosing function's) variable
@@ -79,12 +81,12 @@ def state_functions(get_state, set_state):
     return read_state, set_state or _ignore_state
 
 
-def is_symbolic(value):
+def is_symbolic(value: Any) -> bool:
     """True for tensors that exist only in a graph being built."""
     return isinstance(value, SymbolicTensor)
 
 
-def as_condition(value):
+def as_condition(value: Any) -> Any:
     """Reads variables, so that `if v:` on a Variable sees a tensor; a staged list is true
     when it is not empty (a tensor when its length is known only at run time)."""
     if isinstance(value, Variable):
@@ -98,7 +100,7 @@ def as_condition(value):
 _COMPILER_SYMBOL = re.compile(r"(%s)(_\d+)?\Z" % "|".join(COMPILER_SYMBOLS))
 
 
-def is_compiler_symbol(name):
+def is_compiler_symbol(name: str | None) -> bool:
     """The compiler's names are the bases above, or a base plus `_N` when the user's
     function already uses the base."""
     return name is not None and _COMPILER_SYMBOL.match(name) is not None
@@ -114,7 +116,7 @@ _DESCRIPTIONS = {
 }
 
 
-def describe(name, kind=None):
+def describe(name: str, kind: str | None = None) -> str:
     """How a message names state variable `name`: the user's names quoted (after `kind`,
     such as 'loop variable', when given); the compiler's own variables (COMPILER_SYMBOLS,
     the loop counter) by what they stand for in the user's function, never by their
@@ -137,7 +139,7 @@ def fail(error_class: type[Exception], message: str) -> NoReturn:
     raise error_class(errors.with_user_location(message, errors.user_location(3)))
 
 
-def python_to_tensor(value, name, dtype_hint=None):
+def python_to_tensor(value: Any, name: str, dtype_hint: Any = None) -> Any:
     if isinstance(value, (bool, int, float, str, bytes, np.ndarray, np.generic)):
         return common.convert_to_tensor(value, dtype_hint=dtype_hint)
     if isinstance(value, Variable):
@@ -147,7 +149,7 @@ def python_to_tensor(value, name, dtype_hint=None):
          "tuples/lists/dicts of them) can" % (describe(name), type(value).__name__, value))
 
 
-def require_scalar_bool(value, what):
+def require_scalar_bool(value: Any, what: str) -> None:
     """Checks that a staged condition is a scalar bool tensor."""
     if value.dtype is not dtypes.bool_:
         fail(TypeError, "the condition of %s must be a bool tensor, got %s" % (
@@ -157,7 +159,7 @@ def require_scalar_bool(value, what):
              "with tf.reduce_all or tf.reduce_any" % (what, shape_lib.to_string(value._shape)))
 
 
-def placeholder_value(name, template):
+def placeholder_value(name: str, template: Any) -> Any:
     """Zeros with the structure, dtypes and shapes of `template` (a dimension known only at
     run time has size 0 here): the value of a variable where it is undefined, never read."""
     def zeros(leaf):
@@ -177,7 +179,8 @@ def placeholder_value(name, template):
     return nest.map_structure(zeros, template)
 
 
-def raising_at_run_time(fn, traced=None):
+def raising_at_run_time(fn: Callable[..., Any],
+                        traced: tuple[str, str] | None = None) -> Callable[..., Any]:
     """`fn`, a branch or loop body being traced, made to raise when it runs if tracing it met
     a Python error (a read of a variable that is unassigned on its path, a range step of 0):
     plain Python raises only if it gets there. Returns the DeferredError instead of the
@@ -207,14 +210,19 @@ LOOP_BODY = "its body is traced once, even where it runs zero times"
 _OPERATORS_DIR = os.path.dirname(os.path.abspath(__file__)) + os.sep
 
 
-def note_traced_code(error, traced, statement):
+# the attribute note_traced_code sets on the errors it noted
+_NOTED = "_traced_code_noted"
+
+
+def note_traced_code(error: BaseException, traced: tuple[str, str],
+                     statement: errors.SourceLocation | None) -> None:
     """Adds to `error`, raised by the user's line (or an op it calls) while tracing staged
     code, a note naming that line and the staged statement (`traced`: its (what, why) pair,
     `statement`: its location), and saying that tracing ran the line whether or not Python
     would: the error fails the trace even for inputs where Python never gets there. The
     staging operators' own refusals (which say what they refuse) and errors an inner
     statement noted already are left as they are."""
-    if getattr(error, "_traced_code_noted", False):
+    if getattr(error, _NOTED, False):
         return
     tb = error.__traceback__
     while tb is not None and tb.tb_next is not None:
@@ -222,7 +230,7 @@ def note_traced_code(error, traced, statement):
     if tb is None or os.path.abspath(tb.tb_frame.f_code.co_filename).startswith(
             _OPERATORS_DIR):
         return
-    error._traced_code_noted = True
+    setattr(error, _NOTED, True)
     line = _user_line(error.__traceback__)
     what, why = traced
     errors.add_note(error, (
@@ -248,7 +256,7 @@ def _user_line(tb):
     return found
 
 
-def join_metadata(name, a, b, where):
+def join_metadata(name: str, a: Any, b: Any, where: tuple[str, str]) -> Any:
     """`a` with its TensorArrays' metadata joined with `b`'s (runtime.tensor_array.join)."""
     try:
         return tensor_array.join(name, a, b, where)

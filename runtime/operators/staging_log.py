@@ -19,6 +19,7 @@ autograph.explain's.
 
 import contextlib
 import threading
+from typing import Any, Callable, Iterable, Iterator
 
 from runtime import context, errors
 from runtime.graph_dot import spec_text
@@ -26,12 +27,13 @@ from runtime.operators.staged_lists import StagedList
 from runtime.tensor import EagerTensor, SymbolicTensor
 from runtime.variables import Variable
 
-active = None  # the Recorder of the explain in progress, or None (the operators' only check)
+# the Recorder of the explain in progress, or None (the operators' only check)
+active: "Recorder | None" = None
 
 PYTHON = "Python"  # what `StatementRecord.staged_as` holds for a statement run as plain Python
 
 
-def count_ops(nodes):
+def count_ops(nodes: Iterable[Any]) -> int:
     """How many ops `nodes` hold, those of their sub-graphs (recursively) included."""
     total = 0
     pending = list(nodes)
@@ -43,7 +45,7 @@ def count_ops(nodes):
     return total
 
 
-def describe_value(value):
+def describe_value(value: Any) -> str:
     """What kind of value decided a statement, in words: 'a tensor bool[]', 'a Python bool
     (True)', 'a Python range(0, 3)', 'a Python list of 4 items', 'a Dataset'..."""
     if isinstance(value, SymbolicTensor):
@@ -77,7 +79,8 @@ class StatementRecord:
                  "iterations", "body_traces", "ops_added", "staged_lists", "_graph",
                  "_start")
 
-    def __init__(self, construct, location, symbol_names, graph):
+    def __init__(self, construct: str, location: errors.SourceLocation | None,
+                 symbol_names: Iterable[str] | None, graph: Any) -> None:
         self.construct = construct
         self.location = location
         self.subject: str | None = None  # describe_value of the deciding value
@@ -87,16 +90,16 @@ class StatementRecord:
         self.iterations = 0  # loop bodies run as Python
         self.body_traces = 0  # loop bodies traced into a While op's body
         self.ops_added: int | None = 0  # None: counted afterwards (autograph.explain)
-        self.staged_lists = []
+        self.staged_lists: list[str] = []
         self._graph = graph
         self._start = len(graph.nodes) if graph is not None else 0
 
     @property
-    def root_graph(self):
+    def root_graph(self) -> Any:
         """The graph of the trace this statement ran in (its function's outermost graph)."""
         return self._graph.root if self._graph is not None else None
 
-    def decide(self, value):
+    def decide(self, value: Any) -> None:
         """Records `value` as what decided the statement (its condition, iterable or left
         operand): staged when it is a symbolic tensor or a dataset inside a graph."""
         self.subject = describe_value(value)
@@ -105,7 +108,7 @@ class StatementRecord:
         self.symbolic = self._graph is not None and (
             isinstance(value, (SymbolicTensor, Variable)) or hasattr(value, "__ag_for_stmt__"))
 
-    def test(self, loop_test):
+    def test(self, loop_test: Callable[[], Any]) -> Callable[[], Any]:
         """`loop_test` recording each condition it computes (the last decides the loop)."""
         def observed():
             value = loop_test()
@@ -113,7 +116,7 @@ class StatementRecord:
             return value
         return observed
 
-    def body(self, loop_body):
+    def body(self, loop_body: Callable[..., Any]) -> Callable[..., Any]:
         """`loop_body` counting its runs: Python iterations, or traces of a staged body."""
         def counted(*args):
             if self.symbolic:
@@ -139,7 +142,8 @@ class CallRecord:
 
     __slots__ = ("location", "function", "converted", "reason", "root_graph", "result")
 
-    def __init__(self, location, function, converted, reason, root_graph, result=None):
+    def __init__(self, location: errors.SourceLocation | None, function: Any, converted: bool,
+                 reason: str, root_graph: Any, result: range | None = None) -> None:
         self.location = location
         self.function = function
         self.converted = converted
@@ -151,14 +155,15 @@ class CallRecord:
 class Recorder:
     """Collects the records of one explain; only the thread that started it records."""
 
-    def __init__(self):
-        self.statements = []
-        self.calls = []
+    def __init__(self) -> None:
+        self.statements: list[StatementRecord] = []
+        self.calls: list[CallRecord] = []
         self._thread = threading.get_ident()
-        self._open = []
+        self._open: list[StatementRecord] = []
 
     @contextlib.contextmanager
-    def statement(self, construct, subject=None, symbol_names=()):
+    def statement(self, construct: str, subject: Any = None,
+                  symbol_names: Iterable[str] | None = ()) -> Iterator[StatementRecord]:
         """Records the statement run inside the block (a `construct` such as 'if' or 'for';
         `subject`, when known on entry, is the value deciding it); yields its record."""
         if threading.get_ident() != self._thread:
@@ -176,13 +181,13 @@ class Recorder:
             self._open.pop()
             record._finish()
 
-    def staged_lists(self, names):
+    def staged_lists(self, names: Iterable[str]) -> None:
         """Notes the lists that the innermost open (loop) statement carries as TensorArrays."""
         if self._open and threading.get_ident() == self._thread:
             self._open[-1].staged_lists.extend(n for n in names
                                                if n not in self._open[-1].staged_lists)
 
-    def call(self, function, converted, reason, result=None):
+    def call(self, function: Any, converted: bool, reason: str, result: Any = None) -> None:
         """Records a call of `function` from converted code: `converted` or left alone, and
         `reason` (why); `result`, a Python range, is what the call returned."""
         if threading.get_ident() != self._thread:
@@ -194,7 +199,7 @@ class Recorder:
 
 
 @contextlib.contextmanager
-def recording():
+def recording() -> Iterator[Recorder]:
     """Makes a new Recorder `active` for the duration of the block; yields it."""
     global active
     if active is not None:

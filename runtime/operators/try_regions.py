@@ -22,6 +22,7 @@ Running eagerly (no graph), or tracing a separate Function inside the `try`, is 
 import contextlib
 import sys
 import threading
+from typing import Any, Callable, Iterator
 
 from runtime import context, errors
 
@@ -29,7 +30,7 @@ _regions = threading.local()
 _watchers = threading.local()  # the FinallyJumps being traced, innermost last
 
 
-def watch_checks(watcher):
+def watch_checks(watcher: Any) -> None:
     """Makes `watcher.note_check(what, advice, location)` see each run-time check staged
     from now until `unwatch_checks(watcher)` (see try_statements.FinallyJumps)."""
     stack = getattr(_watchers, "stack", None)
@@ -38,11 +39,12 @@ def watch_checks(watcher):
     stack.append(watcher)
 
 
-def unwatch_checks(watcher):
+def unwatch_checks(watcher: Any) -> None:
     _watchers.stack.remove(watcher)
 
 
-def note_run_time_check(what, advice, location):
+def note_run_time_check(what: str, advice: str,
+                        location: errors.SourceLocation | None) -> None:
     """Tells the `try` statements being traced whose `finally:` block jumps that a check
     which may raise when the graph runs is being staged: `what` says what may fail ("local
     variable 'e' may be unassigned"), `advice` how to avoid it, `location` where."""
@@ -58,7 +60,7 @@ def _stack():
 
 
 @contextlib.contextmanager
-def try_body(where, caught=None):
+def try_body(where: str, caught: Callable[[], Any] | None = None) -> Iterator[None]:
     """Marks the body of a `try` with `except` clauses (`where` is its 'file:line');
     `caught()` gives the classes its handlers catch (a tuple, maybe nested), None: any."""
     graph = context.current_graph()
@@ -109,7 +111,7 @@ _STAGING_MARK = "_ag_raised_while_staging"
 
 
 @contextlib.contextmanager
-def staged_statement():
+def staged_statement() -> Iterator[None]:
     """Marks an error leaving a statement while it is staged (a refusal, or an error met
     while tracing its branches or body) as one that a jump in a `finally:` block must not
     swallow (try_statements.FinallyJumps): whether Python would raise it depends on values
@@ -122,12 +124,12 @@ def staged_statement():
         raise
 
 
-def raised_while_staging(error):
+def raised_while_staging(error: BaseException) -> bool:
     """Whether `error` left a statement that was being staged (see staged_statement)."""
     return getattr(error, _STAGING_MARK, False)
 
 
-def staging_error_behind(error):
+def staging_error_behind(error: BaseException) -> BaseException | None:
     """The refusal or staging error that `error`, which ended a trace, replaced while it
     propagated (a `finally:` block that ran on the way out failed in turn, on state the
     refused statement never set), or None. That error is the one to report: it says what
@@ -153,7 +155,7 @@ def _fail(message):
     raise TryRefusal(errors.with_user_location(message, errors.user_location(4)))
 
 
-def reraise_refusal():
+def reraise_refusal() -> None:
     """Called first in each `except` clause of converted code: passes a TryRefusal on, so
     that the handler does not run in place of the code that was refused."""
     handled = sys.exc_info()[1]
@@ -161,7 +163,7 @@ def reraise_refusal():
         raise handled
 
 
-def refuse_inside_try(what):
+def refuse_inside_try(what: str) -> None:
     """Raises NotImplementedError when `what` (control flow on a tensor, a tensor `assert`)
     would be staged into the graph of a trace that is inside a try body with `except`."""
     where = _enclosing_try_body()
@@ -171,7 +173,7 @@ def refuse_inside_try(what):
               "code out of the try, or the try out of the traced function" % (what, where))
 
 
-def refuse_error_inside_try(what):
+def refuse_error_inside_try(what: str) -> None:
     """Raises TryRefusal when `what` ("a range step of 0"), an error that the graph raises
     when it runs, would be staged inside a try body whose `except` clauses could catch it."""
     where = _enclosing_try_body()
@@ -181,7 +183,7 @@ def refuse_error_inside_try(what):
               "function" % (what, where))
 
 
-def refuse_check_inside_try(symbol_name):
+def refuse_check_inside_try(symbol_name: str) -> None:
     """Raises TryRefusal when the run-time check of a read of `symbol_name` (which may be
     unassigned) would be staged inside a try body whose `except` clauses could catch it."""
     where = _enclosing_try_body()

@@ -20,6 +20,8 @@ step) could raise only when the graph runs, where no jump can swallow it: a bloc
 after one is refused.
 """
 
+from typing import Any
+
 from runtime import errors
 from runtime.operators import conditionals, staging, try_regions
 from runtime.ops import math_ops
@@ -31,31 +33,32 @@ class FinallyJumps:
 
     __slots__ = ("where", "jumped", "checks", "in_finally")
 
-    def __init__(self, where):
+    def __init__(self, where: str) -> None:
         self.where = where
         # One flag per kind of jump: each pass lowering a kind resumes it separately, maybe
         # inside a staged branch of another kind's guard, so they are never combined.
-        self.jumped = []
+        self.jumped: list[Any] = []
         # Run-time checks staged before the `finally:` block (a variable's definedness, a
         # range's step): each may raise when the graph runs, which a jump in the block would
         # have to swallow.
-        self.checks = []
+        self.checks: list[tuple[str, str, errors.SourceLocation | None]] = []
         self.in_finally = False
 
     def __enter__(self):
         try_regions.watch_checks(self)
         return self
 
-    def begin_finally(self):
+    def begin_finally(self) -> None:
         """Marks the start of the `finally:` block."""
         self.in_finally = True
 
-    def note_check(self, what, advice, location):
+    def note_check(self, what: str, advice: str,
+                   location: errors.SourceLocation | None) -> None:
         """Notes a run-time check staged in the `try` (see try_regions.note_run_time_check)."""
         if not self.in_finally:
             self.checks.append((what, advice, location))
 
-    def resume(self, jumped, pending):
+    def resume(self, jumped: Any, pending: Any) -> Any:
         """The flag of one kind of jump after the `finally:` block: set when the block
         jumped (`jumped`), which also swallows an exception in flight, or when the `try`
         body's jump is `pending`."""
@@ -65,7 +68,7 @@ class FinallyJumps:
         self.jumped.append(jumped)
         return _either(jumped, staging.as_condition(pending))
 
-    def resume_value(self, returned, value, pending_value):
+    def resume_value(self, returned: Any, value: Any, pending_value: Any) -> Any:
         """The return value after the `finally:` block: its own when the block returned
         (`returned`), else the value of the return pending from the `try` body (a return
         in the block that a later jump cancelled has overwritten `value`)."""

@@ -15,6 +15,8 @@ finds may be undefined go through `ld`, which adds the run-time check:
     return sq                                            # UndefinedValueError when n <= 0
 """
 
+from typing import Any
+
 from runtime import context, errors, reserved_names
 from runtime.operators import try_regions
 from runtime.operators.deferred_errors import DeferredError
@@ -35,12 +37,13 @@ class UndefinedRead(DeferredError, UnboundLocalError):
     makes that branch or body raise when it runs instead (it may never run; see
     runtime.operators.deferred_errors)."""
 
-    def __init__(self, message, symbol_name, location):
+    def __init__(self, message: str, symbol_name: str,
+                 location: errors.SourceLocation | None) -> None:
         super().__init__(message)
         self.symbol_name = symbol_name
         self.location = location
 
-    def stage(self):
+    def stage(self) -> None:
         """Adds the check that fails whenever the graph being built runs to this point."""
         try_regions.refuse_check_inside_try(self.symbol_name)
         _check_defined(common.convert_to_tensor(False), self.symbol_name, self.location)
@@ -70,7 +73,7 @@ class Undefined(_Unusable):
 
     __slots__ = ("symbol_name",)
 
-    def __init__(self, symbol_name):
+    def __init__(self, symbol_name: str) -> None:
         self.symbol_name = symbol_name
 
     def _fail(self, *args, **kwargs):
@@ -94,7 +97,7 @@ class UndefinedReturnValue(Undefined):
 
     __slots__ = ()
 
-    def __init__(self, symbol_name=None):
+    def __init__(self, symbol_name: str | None = None) -> None:
         super().__init__(reserved_names.RETURN_VALUE if symbol_name is None else symbol_name)
 
 
@@ -113,7 +116,7 @@ class MaybeUndefined(_Unusable):
 
     __slots__ = ("symbol_name", "value", "defined")
 
-    def __init__(self, symbol_name, value, defined):
+    def __init__(self, symbol_name: str, value: Any, defined: Any) -> None:
         self.symbol_name = symbol_name
         self.value = value
         self.defined = defined
@@ -138,12 +141,12 @@ class MaybeUndefined(_Unusable):
         return self.value
 
 
-def is_undefined(value):
+def is_undefined(value: Any) -> bool:
     """True for Undefined markers."""
     return isinstance(value, Undefined)
 
 
-def ld(value):
+def ld(value: Any) -> Any:
     """Loads a variable that may be undefined: raises plain Python's error for an Undefined
     marker; for a MaybeUndefined, adds a run-time check of its flag (none when the flag is
     known to hold) and returns its value."""
@@ -152,14 +155,14 @@ def ld(value):
     return value
 
 
-def del_(value, symbol_name):
+def del_(value: Any, symbol_name: str) -> Undefined:
     """`del name`: checks that `value` is defined, as reading it would, and returns the
     Undefined marker the name holds afterwards."""
     ld(value)
     return Undefined(symbol_name)
 
 
-def ld_items(container):
+def ld_items(container: Any) -> Any:
     """Loads a container read as a whole (`len(d)`, `return d`) whose items or attributes
     (or theirs, in nested lists and dicts) staged control flow may have set on some
     run-time paths only: adds the run-time check of each MaybeUndefined it holds, as `ld`

@@ -6,10 +6,12 @@ graph warns (UnrollingWarning) once, at its line.
 Python data that the compiler leaves as a plain `for` iterates `python_loop(iterable)`.
 """
 
+from typing import Any, Iterable, Iterator
+
 from runtime import context, diagnostics
 
 
-def python_loop(iterable):
+def python_loop(iterable: Iterable[Any]) -> Iterator[Any]:
     """`iter(iterable)`; while a graph is being built, an iterator that also counts the
     iterations and the ops they add, reported when the loop runs to its end."""
     counter = UnrollCounter()
@@ -55,13 +57,13 @@ class UnrollCounter:
         # structure, not a trip count: no tf.range can replace it, so it never warns.
         self.over_callables = False
 
-    def count(self, item):
+    def count(self, item: Any) -> None:
         """Counts one iteration of a `for` loop, over `item`."""
         self.iterations += 1
         if callable(item) or isinstance(item, tuple) and any(map(callable, item)):
             self.over_callables = True  # (a tuple: enumerate(layers), zip(layers, ...))
 
-    def report(self):
+    def report(self) -> None:
         if self.graph is None or self.over_callables or \
                 self.graph is not context.current_graph():
             return

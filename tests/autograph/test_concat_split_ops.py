@@ -1,14 +1,33 @@
-"""Joining and splitting ops (tf.split, tf.repeat): values against numpy, eagerly and traced,
+"""Joining and splitting ops (tf.split, tf.repeat, tf.concat, tf.stack, tf.unstack,
+tf.tile): values against numpy, eagerly and traced,
 and their static shapes; gradients against finite differences and of second order; clear
 errors; tf.split of a dimension known only when the graph runs. Property tests on random
 shapes and arguments: values equal numpy's and, the ops being linear, the gradient is their
-adjoint (op_checks.check_linear_op). tf.concat, tf.stack, tf.unstack and tf.tile are
-checked with the core ops (tests/runtime/test_ops.py)."""
+adjoint (op_checks.check_linear_op). tf.concat, tf.stack, tf.unstack and tf.tile against the
+runtime alone (tests/op_cases.py): values eagerly and traced with exact and unknown static
+shapes, mixed dtypes, incompatible shapes, gradient rules."""
 
 import numpy as np
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from op_cases import (
+    CUBE,
+    F1,
+    F2,
+    I1,
+    I2,
+    MAT_A,
+    RuleOperands,
+    case,
+    eager_values_test,
+    gradient_rules_test,
+    incompatible_shapes_tests,
+    mixed_dtypes_tests,
+    static_shapes_with_an_unknown_dimension,
+    traced_values_test,
+    unknown_dims_test,
+)
 from op_checks import (
     INTS,
     F,
@@ -20,6 +39,9 @@ from op_checks import (
 )
 
 import autograph.tf as tf
+from runtime import dtypes
+from runtime.function import function
+from runtime.ops import array_ops, concat_split_ops
 
 _operands = GradientOperands(7)
 _u = _operands.uniform
@@ -138,3 +160,98 @@ def test_gradient_of_equal_parts_of_an_unknown_dimension():
                     autograph=False)
     expected = np.array([[1.0] * 3] * 2 + [[3.0] * 3] * 2, np.float32)
     np.testing.assert_array_equal(f(np.ones((4, 3), np.float32)).numpy(), expected)
+
+
+# -- against the runtime alone (tests/op_cases.py): values eagerly and traced, with exact
+# and with unknown static shapes; mixed dtypes and incompatible shapes; gradient rules -----
+
+
+def _runtime_cases():
+    out = []
+    out.append(case("concat axis 0", lambda a, b: concat_split_ops.concat([a, b], 0), (F1, F2),
+                    lambda a, b: np.concatenate([a, b], 0), dtypes.float32))
+    out.append(case("concat axis 1", lambda a, b: concat_split_ops.concat([a, b], axis=1), (I1, I2),
+                    lambda a, b: np.concatenate([a, b], 1), dtypes.int32))
+    out.append(case("concat axis -1 three", lambda a, b: concat_split_ops.concat([a, b, a], -1),
+                    (F1, MAT_A), lambda a, b: np.concatenate([a, b, a], -1), dtypes.float32))
+    out.append(case("stack", lambda a, b: concat_split_ops.stack([a, b]), (F1, F2),
+                    lambda a, b: np.stack([a, b]), dtypes.float32))
+    out.append(case("stack axis 1", lambda a, b: concat_split_ops.stack([a, b], axis=1), (I1, I2),
+                    lambda a, b: np.stack([a, b], axis=1), dtypes.int32))
+    out.append(case("stack axis -1", lambda a, b: concat_split_ops.stack([a, b], axis=-1), (I1, I2),
+                    lambda a, b: np.stack([a, b], axis=-1), dtypes.int32))
+    out.append(case("unstack", concat_split_ops.unstack, (CUBE,), lambda x: list(x), dtypes.float32,
+                    relaxable=False))
+    out.append(case("unstack axis 1", lambda x: concat_split_ops.unstack(x, axis=1), (F1,),
+                    lambda x: [x[:, i] for i in range(3)], dtypes.float32, relaxable=False))
+    out.append(case("tile", lambda x: concat_split_ops.tile(x, [2, 3]), (I1,),
+                    lambda x: np.tile(x, (2, 3)),
+                    dtypes.int32))
+    return out
+
+
+RUNTIME_CASES = _runtime_cases()
+
+test_eager_result_matches_numpy = eager_values_test(RUNTIME_CASES)
+test_traced_result_equals_eager_and_static_shape_is_exact = traced_values_test(RUNTIME_CASES)
+test_traced_with_unknown_dims_gives_compatible_static_shape = unknown_dims_test(RUNTIME_CASES)
+
+
+@pytest.mark.lowerings
+def test_static_shapes_keep_known_dims_when_others_are_unknown():
+    shapes = static_shapes_with_an_unknown_dimension(lambda x, y: {
+        "concat": concat_split_ops.concat([x, x], axis=1),
+        "stack": concat_split_ops.stack([x, x])})
+    assert shapes == {"concat": (None, 6), "stack": (2, None, 3)}
+
+
+DTYPE_MISMATCH = [
+    ("concat", lambda a, b: concat_split_ops.concat([a, b], 0), "ConcatV2"),
+    ("stack", lambda a, b: concat_split_ops.stack([a, b]), "Pack"),
+]
+
+test_mixed_dtypes_raise_invalid_argument_eagerly, \
+    test_mixed_dtypes_raise_type_error_while_tracing = mixed_dtypes_tests(DTYPE_MISMATCH)
+
+SHAPE_MISMATCH = [
+    ("concat", lambda a, b: concat_split_ops.concat([a, b], 0), [(2, 3), (2, 2)], "ConcatV2"),
+    ("concat ranks", lambda a, b: concat_split_ops.concat([a, b], 0), [(2, 3), (3,)],
+     "ConcatV2"),
+    ("stack", lambda a, b: concat_split_ops.stack([a, b]), [(2,), (3,)], "Pack"),
+    ("tile multiples", lambda a, b: concat_split_ops.tile(a, [2]), [(2, 3), (1,)], "Tile"),
+    ("unstack num", lambda a, b: concat_split_ops.unstack(a, num=3), [(2, 3), (1,)], "Unpack"),
+]
+
+test_incompatible_shapes_raise_invalid_argument_eagerly, \
+    test_incompatible_shapes_raise_value_error_while_tracing = \
+    incompatible_shapes_tests(SHAPE_MISMATCH)
+
+
+@pytest.mark.lowerings
+def test_unstack_of_a_single_slice_drops_the_axis_eagerly_and_in_graphs():
+    t = array_ops.constant([[1.0, 2.0, 3.0]])
+    (part,) = concat_split_ops.unstack(t)
+    assert part.shape == (3,)
+
+    @function(autograph=False)
+    def first_doubled(x):
+        return concat_split_ops.unstack(x)[0] * 2
+
+    np.testing.assert_array_equal(first_doubled(t).numpy(), [2.0, 4.0, 6.0])
+
+
+_rule_u = RuleOperands(42).uniform
+
+GRADIENT_RULES = {
+    "concat": (lambda x, y: concat_split_ops.concat([x, y, x], axis=1), _rule_u(2, 2),
+               _rule_u(2, 3)),
+    "concat_axis0": (lambda x, y: concat_split_ops.concat([x, y], axis=0), _rule_u(1, 3),
+                     _rule_u(2, 3)),
+    "stack": (lambda x, y: concat_split_ops.stack([x, y], axis=1), _rule_u(2, 3), _rule_u(2, 3)),
+    "stack_one": (lambda x: concat_split_ops.stack([x], axis=1) * 2.0, _rule_u(2, 3)),
+    "unstack": (lambda x: concat_split_ops.unstack(x)[0] * 2.0 + concat_split_ops.unstack(x)[2],
+                _rule_u(3, 2)),
+    "tile": (lambda x: concat_split_ops.tile(x, [2, 3]), _rule_u(2, 2)),
+}
+
+test_rule_matches_finite_differences = gradient_rules_test(GRADIENT_RULES)

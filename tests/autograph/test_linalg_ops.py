@@ -1,10 +1,30 @@
 """Linear algebra (tf.linalg.inv, det, solve, diag, diag_part, band_part, matrix_transpose,
-tf.tensordot): values against numpy (and TensorFlow's for tensordot), eagerly and traced;
-gradients against finite differences; errors for singular or non-square matrices, bad
-contraction axes and mixed dtypes."""
+matmul, tf.tensordot): values against numpy (and TensorFlow's for tensordot), eagerly and traced
+(matmul's with exact and with unknown static shapes too); gradients against finite
+differences; errors for singular or non-square matrices, bad contraction axes, mixed dtypes
+and incompatible shapes. matmul's tables are written against the runtime alone
+(tests/op_cases.py)."""
+
+import functools
 
 import numpy as np
 import pytest
+from op_cases import (
+    BATCH_A,
+    BATCH_B,
+    I1,
+    I2,
+    MAT_A,
+    MAT_B,
+    case,
+    eager_values_test,
+    gradient_rules_test,
+    incompatible_shapes_tests,
+    mixed_dtypes_tests,
+    static_shapes_with_an_unknown_dimension,
+    traced_values_test,
+    unknown_dims_test,
+)
 from op_checks import (
     F32,
     F64,
@@ -19,6 +39,8 @@ from op_checks import (
 )
 
 import autograph.tf as tf
+from runtime import dtypes
+from runtime.ops import array_ops, linalg_ops, reshape_ops
 
 _operands = GradientOperands(7)
 _u = _operands.uniform
@@ -143,3 +165,69 @@ def test_tensordot_with_dimensions_known_at_run_time_is_one_matmul():
 def test_tensordot_refuses_bad_axes_naming_them(axes, pattern):
     with pytest.raises(ValueError, match=pattern):
         tf.tensordot(tf.ones([3, 4]), tf.ones([4, 4]), axes)
+
+
+# -- matmul against the runtime alone (tests/op_cases.py) -----------------------------------------
+
+def _cases():
+    out = []
+    out.append(case("matmul", linalg_ops.matmul, (MAT_A, MAT_B), np.matmul, dtypes.float32))
+    out.append(case("linalg.matmul", linalg_ops.matmul, (MAT_A, MAT_B), np.matmul, dtypes.float32))
+    out.append(case("matmul transpose_a", functools.partial(linalg_ops.matmul, transpose_a=True),
+                    (MAT_A.T.copy(), MAT_B), lambda a, b: a.T @ b, dtypes.float32))
+    out.append(case("matmul transpose_b", functools.partial(linalg_ops.matmul, transpose_b=True),
+                    (MAT_A, MAT_B.T.copy()), lambda a, b: a @ b.T, dtypes.float32))
+    out.append(case("matmul batched", linalg_ops.matmul, (BATCH_A, BATCH_B), np.matmul,
+                    dtypes.float32))
+    out.append(case("matmul broadcast batch", linalg_ops.matmul, (BATCH_A, MAT_B), np.matmul,
+                    dtypes.float32))
+    out.append(case("matmul int32", linalg_ops.matmul, (I1, I2.T.copy()), np.matmul, dtypes.int32))
+    return out
+
+
+CASES = _cases()
+
+test_eager_result_matches_numpy = eager_values_test(CASES)
+test_traced_result_equals_eager_and_static_shape_is_exact = traced_values_test(CASES)
+test_traced_with_unknown_dims_gives_compatible_static_shape = unknown_dims_test(CASES)
+
+
+@pytest.mark.lowerings
+def test_static_shapes_keep_known_dims_when_others_are_unknown():
+    shapes = static_shapes_with_an_unknown_dimension(lambda x, y: {
+        "matmul": linalg_ops.matmul(x, array_ops.ones([3, 5]))})
+    assert shapes == {"matmul": (None, 5)}
+
+
+DTYPE_MISMATCH = [
+    ("matmul", lambda a, b: linalg_ops.matmul(reshape_ops.reshape(a, [1, 2]),
+                                              reshape_ops.reshape(b, [2, 1])), "MatMul"),
+]
+
+test_mixed_dtypes_raise_invalid_argument_eagerly, \
+    test_mixed_dtypes_raise_type_error_while_tracing = mixed_dtypes_tests(DTYPE_MISMATCH)
+
+
+SHAPE_MISMATCH = [
+    ("matmul", linalg_ops.matmul, [(2, 3), (2, 3)], "MatMul"),
+    ("matmul rank 1", linalg_ops.matmul, [(3,), (3,)], "MatMul"),
+]
+
+test_incompatible_shapes_raise_invalid_argument_eagerly, \
+    test_incompatible_shapes_raise_value_error_while_tracing = \
+    incompatible_shapes_tests(SHAPE_MISMATCH)
+
+
+GRADIENT_RULES = {
+    "matmul": (linalg_ops.matmul, _u(2, 3), _u(3, 4)),
+    "matmul_transpose_a": (lambda a, b: linalg_ops.matmul(a, b, transpose_a=True),
+                           _u(3, 2), _u(3, 4)),
+    "matmul_transpose_b": (lambda a, b: linalg_ops.matmul(a, b, transpose_b=True),
+                           _u(2, 3), _u(4, 3)),
+    "matmul_transpose_both": (lambda a, b: linalg_ops.matmul(a, b, transpose_a=True,
+                                                             transpose_b=True), _u(3, 2), _u(4, 3)),
+    "matmul_batch_broadcast": (linalg_ops.matmul, _u(2, 2, 3), _u(3, 2)),
+    "matmul_operator": (lambda a, b: a @ b, _u(2, 2), _u(2, 3)),
+}
+
+test_rule_matches_finite_differences = gradient_rules_test(GRADIENT_RULES)

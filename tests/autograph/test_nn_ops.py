@@ -1,10 +1,23 @@
-"""Neural-network ops (activations, losses, tf.nn.moments, tf.nn.l2_loss): values against
-numpy, eagerly and traced; gradients against finite differences; clear errors."""
+"""Neural-network ops (activations, losses, softmax, tf.nn.moments, tf.nn.l2_loss): values
+against numpy, eagerly and traced; gradients against finite differences; clear errors.
+Softmax's tables (values with exact and unknown static shapes, gradient rules, dtypes) are
+written against the runtime alone (tests/op_cases.py)."""
 
+import functools
 from math import erf, sqrt
 
 import numpy as np
 import pytest
+from op_cases import (
+    CUBE,
+    F1,
+    case,
+    eager_values_test,
+    gradient_rules_test,
+    traced_values_test,
+    unknown_dims_test,
+    unsupported_dtype_tests,
+)
 from op_checks import (
     INTS,
     D,
@@ -16,6 +29,8 @@ from op_checks import (
 )
 
 import autograph.tf as tf
+from runtime import dtypes
+from runtime.ops import nn_ops
 
 _operands = GradientOperands(7)
 _u = _operands.uniform
@@ -110,3 +125,51 @@ def test_labels_of_a_sparse_softmax_cross_entropy_get_no_gradient():
         tape.watch(x)
         loss = tf.reduce_sum(tf.nn.sparse_softmax_cross_entropy_with_logits(labels, x))
     assert tape.gradient(loss, labels) is None
+
+
+# -- softmax and log_softmax against the runtime alone (tests/op_cases.py) ------------------------
+
+def _np_softmax(x, axis=-1):
+    e = np.exp(x - x.max(axis=axis, keepdims=True))
+    return e / e.sum(axis=axis, keepdims=True)
+
+
+def _np_log_softmax(x, axis=-1):
+    return np.log(_np_softmax(x, axis))
+
+
+def _cases():
+    out = []
+    out.append(case("nn.softmax", nn_ops.softmax, (F1,), _np_softmax, dtypes.float32))
+    out.append(case("nn.softmax axis 0", functools.partial(nn_ops.softmax, axis=0), (F1,),
+                    functools.partial(_np_softmax, axis=0), dtypes.float32))
+    out.append(case("math.softmax", nn_ops.softmax, (CUBE,), _np_softmax, dtypes.float32))
+    out.append(case("nn.log_softmax", nn_ops.log_softmax, (F1,), _np_log_softmax,
+                    dtypes.float32))
+    out.append(case("math.log_softmax", nn_ops.log_softmax, (F1,), _np_log_softmax,
+                    dtypes.float32))
+    return out
+
+
+CASES = _cases()
+
+test_eager_result_matches_numpy = eager_values_test(CASES)
+test_traced_result_equals_eager_and_static_shape_is_exact = traced_values_test(CASES)
+test_traced_with_unknown_dims_gives_compatible_static_shape = unknown_dims_test(CASES)
+
+
+UNSUPPORTED_DTYPE = [
+    ("softmax int", nn_ops.softmax, [1, 2], "Softmax"),
+]
+
+test_unsupported_dtype_raises_invalid_argument_eagerly, \
+    test_unsupported_dtype_raises_type_error_while_tracing = \
+    unsupported_dtype_tests(UNSUPPORTED_DTYPE)
+
+
+GRADIENT_RULES = {
+    "softmax": (nn_ops.softmax, _u(2, 4)),
+    "log_softmax": (nn_ops.log_softmax, _u(2, 4)),
+}
+
+test_rule_matches_finite_differences = gradient_rules_test(GRADIENT_RULES)

@@ -5,8 +5,11 @@ their seed; dropout is seeded; a bad rate, bound or bound dtype is refused."""
 
 import numpy as np
 import pytest
+from op_cases import empty_shape_test
 
 import autograph.tf as tf
+from runtime import dtypes
+from runtime.ops import random_ops
 
 
 @pytest.fixture(autouse=True)
@@ -211,3 +214,15 @@ def test_dropout_with_an_unknown_batch_size_in_a_graph():
 def test_bad_arguments_raise_clear_python_errors(fn, error, pattern):
     with pytest.raises(error, match=pattern):
         fn()
+
+
+# -- the empty shape, against the runtime alone (tests/op_cases.py) -------------------------------
+
+
+_SCALAR_SHAPE_OPS = [
+    ("random.uniform", lambda s: random_ops.uniform(s)),
+    ("random.normal", lambda s: random_ops.normal(s)),
+    ("random.uniform int", lambda s: random_ops.uniform(s, maxval=4, dtype=dtypes.int32)),
+]
+
+test_shape_taking_ops_accept_the_empty_shape = empty_shape_test(_SCALAR_SHAPE_OPS)

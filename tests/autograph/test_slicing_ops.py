@@ -7,6 +7,7 @@ import numpy as np
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from op_cases import gradient_rules_test
 from op_checks import (
     SQUARE,
     F,
@@ -68,3 +69,14 @@ test_gradient_matches_finite_differences = gradients_test(GRADIENTS)
 @given(_block(), st.integers(0, 2**31))
 def test_slice_matches_numpy_and_its_gradient_is_the_adjoint(case, seed):
     check_linear_op(*case, seed)
+
+
+# -- slicing against the runtime alone (tests/op_cases.py) ----------------------------------------
+
+GRADIENT_RULES = {
+    "slice": (lambda x: x[1:, ::2], _u(3, 5)),
+    "index": (lambda x: x[1] * x[-1], _u(3, 2)),
+    "newaxis_ellipsis": (lambda x: x[..., None, 1], _u(2, 3)),
+}
+
+test_rule_matches_finite_differences = gradient_rules_test(GRADIENT_RULES)

@@ -73,6 +73,13 @@ def test_bad_options_are_refused_by_name(opts, error, text):
         loop_options.LoopOptions(opts)
 
 
+def test_an_eager_tensor_bound_is_checked_as_a_traced_one_is():
+    options = loop_options.LoopOptions({"maximum_iterations": array_ops.constant(3)})
+    assert options.remaining(1).numpy() == 2
+    with pytest.raises(TypeError, match=r"got a int32 tensor of shape \(2,\)"):
+        loop_options.LoopOptions({"maximum_iterations": array_ops.constant([1, 2])})
+
+
 def test_set_loop_options_called_as_a_function_does_nothing():
     assert loop_options.set_loop_options(maximum_iterations=1) is None
 

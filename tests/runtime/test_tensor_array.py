@@ -8,6 +8,7 @@ import threading
 
 import numpy as np
 import pytest
+from op_cases import empty_shape_test
 
 from runtime import dtypes, errors, nest, tensor_array
 from runtime import shape as shape_lib
@@ -358,3 +359,12 @@ def test_tf_cond_returning_tensor_arrays():
 # -- the analysis: `x.append(...)` modifies x -----------------------------------------------------
 
 
+# -- the empty shape (tests/op_cases.py) ----------------------------------------------------------
+
+
+_SCALAR_SHAPE_OPS = [
+    ("TensorArray", lambda s: tensor_array.TensorArray(dtypes.float32, 1, element_shape=s)
+     .write(0, 1.0).stack()[0]),
+]
+
+test_shape_taking_ops_accept_the_empty_shape = empty_shape_test(_SCALAR_SHAPE_OPS)

@@ -7,6 +7,8 @@ import numpy as np
 import pytest
 
 from runtime import dtypes, errors, module, variables
+from runtime import shape as shape_lib
+from runtime import signature as signature_lib
 from runtime.function import function
 from runtime.ops import array_ops, math_ops, reduction_ops, reshape_ops
 from runtime.tensor import EagerTensor
@@ -588,3 +590,13 @@ def test_a_constant_made_from_an_array_in_a_trace_keeps_the_traced_value():
     assert scaled(two).numpy().tolist() == [2.0, 4.0]
     array[0] = 5.0
     assert scaled(two).numpy().tolist() == [2.0, 4.0]
+
+
+@pytest.mark.lowerings
+@pytest.mark.parametrize("scalar_shape", [(), [], shape_lib.TensorShape([])], ids=repr)
+def test_tensor_spec_and_variable_accept_the_empty_shape(scalar_shape):
+    assert variables.Variable(1.0, shape=scalar_shape).shape == ()
+    spec = signature_lib.TensorSpec(scalar_shape, dtypes.float32)
+    assert spec.shape == () and spec.shape.rank == 0
+    f = function(lambda x: x * 2, input_signature=[spec])
+    assert f(array_ops.constant(3.0)).numpy() == 6.0

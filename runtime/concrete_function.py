@@ -463,10 +463,12 @@ class ConcreteFunction:
     def fast_call(self) -> FastCall | None:
         """The record of this trace's cached calls (see runtime.fast_call), decided once, at
         the first request after the first call ran; None before that. The compiled graph
-        is asked first (`fast_call(general)`, a backend's own run, or None)."""
+        is asked first (`fast_call(general)`, a backend's own run, or None) where the result
+        is one tensor (a backend's run returns that tensor: a trace returning `[x]`, say,
+        packs its output into a list)."""
         fast = self._fast
         if fast is None and self._first_call is None and self._compiled is not None:
-            offer = getattr(self._compiled, "fast_call", None)
+            offer = getattr(self._compiled, "fast_call", None) if self._single_output else None
             fast = None if offer is None else offer(self._call_flat)
             if fast is None:
                 fast = FastCall(self._run_compiled)

@@ -25,7 +25,7 @@ from __future__ import annotations
 
 import contextlib
 import os
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Any
 
 import numpy as np
@@ -196,6 +196,7 @@ class JaxCompiledGraph:
         self._single_key: Any = self._out_keys[0] if self._single is not None else None
         self._assigned: tuple[str, ...] | None = None  # (known once traced)
         self._flagged = True  # the last trace has checks or host calls (unknown until traced)
+        self._call = self._program_call()  # every call of the program goes through it
         for t in self.outputs:
             if t is not None and t.dtype.kind not in _ARRAY_KINDS:
                 raise Unsupported("the graph returns a %s value" % t.dtype.name)
@@ -338,9 +339,11 @@ class JaxCompiledGraph:
                 state[key] = stored
         if self.device is not None or self.shardings is not None:
             tensors, state = self._place(tensors, state)
-        results = self._call_program(tensors + [state[k] for k in self._state_keys])
+        results = self._call(tensors + [state[k] for k in self._state_keys])
         if results is None:  # lowering or compiling failed: the numpy executor runs it
             return self.numpy_run(*feeds)
+        if type(results) is not tuple:  # one output and nothing else (see _flat)
+            results = (results, None)
         # (waits for the flag: errors are synchronous; np.asarray reads it fastest)
         failed = results[-1]
         if failed is not None and np.asarray(failed):
@@ -354,43 +357,46 @@ class JaxCompiledGraph:
             return (DeviceTensor(results[0], self._single, self._single_key),)
         return self._device_tensors(results)
 
-    def _call_program(self, arguments: list[Any]) -> tuple[Any, ...] | None:
-        """The compiled program's results for `arguments` (the tensors, then the variables'
-        values) as one tuple, the failed-check flag last (see `_flat`); None when JAX could
-        not lower or compile it (then the numpy executor runs the graph from now on: see
-        `_give_up`). Every call of the program but the fast one (`fast_call`) is this one."""
-        try:
-            with self._scope():
-                results = self._jitted(*arguments)
-        except Exception as e:  # noqa: BLE001 - lowering or compiling failed
-            self._give_up(e)
-            return None
-        if type(results) is not tuple:  # one output and nothing else (see _flat)
-            return (results, None)
-        return results
+    def _program_call(self) -> Callable[[Sequence[Any]], Any]:
+        """The one function that calls the compiled program, made once: `call(arguments)`
+        (the tensors, then the variables' values) returns what the program returns (see
+        `_flat`: the one output's array, or a tuple ending with the failed-check flag), or
+        None when JAX could not lower or compile it (`_give_up` records why; the numpy
+        executor runs the graph from then on). The general run (`run`) and the cached call
+        (`fast_call`) both call it."""
+        jitted, give_up = self._jitted, self._give_up
+        enable_x64 = jax_modules()[0].enable_x64 if self._x64 else None
+
+        def call(arguments: Sequence[Any]) -> Any:
+            try:
+                if enable_x64 is None:
+                    return jitted(*arguments)
+                with enable_x64(True):  # (64-bit values: traced and run with x64, scoped)
+                    return jitted(*arguments)
+            except Exception as e:  # noqa: BLE001 - lowering or compiling failed
+                give_up(e)
+                return None
+        return call
 
     def fast_call(self, general: Any) -> FastCall | None:
         """The cached call of a plain one-output graph (tensors only, in feed order, on the
         default device, without 64-bit values, checks or host calls), or None for other
-        graphs: a FastCall whose run calls the jitted program with a call's feeds and wraps
-        its array in a device tensor, in one Python frame. It hands a call to `general`
-        (the concrete function's general run, which goes through `_call_program`) when more
-        is needed: after a failed compile, or when a new trace brought checks (running the
-        program twice is harmless then: a graph with host calls never has this record)."""
+        graphs: a FastCall whose run calls the program (`_program_call`) with a call's feeds
+        and wraps its array in a device tensor. It hands a call to `general` (the concrete
+        function's general run) when more is needed: after a failed compile, or when a new
+        trace brought checks (running the program twice is harmless then: a graph with host
+        calls never has this record)."""
         if not self._plain or self._single is None or self._flagged:
             return None
-        jitted, dtype, key = self._jitted, self._single, self._single_key
+        call, dtype, key = self._call, self._single, self._single_key
         if key is None:  # (a shape known only at run time: the device tensor asks its array)
             return None
         new = object.__new__
 
         def run(feeds: list[Any]) -> Any:
             if self._plain:
-                try:
-                    result = jitted(*feeds)
-                except Exception:  # noqa: BLE001 - `general` records why and falls back
-                    return general(feeds)
-                if type(result) is not tuple:  # one output and nothing else (see _flat)
+                result = call(feeds)
+                if type(result) is not tuple and result is not None:  # the one array
                     tensor = new(DeviceTensor)  # (DeviceTensor(...) without its Python frame)
                     tensor._array = result
                     tensor.dtype = dtype

@@ -110,6 +110,9 @@ class ConcreteFunction:
         self._strict = False
         self.backend_options: dict[str, Any] = {}  # device=, shardings= (JAX)
         self._fast: FastCall | None = None  # see fast_call
+        # the "auto" backend's compile of this trace in the background (a threading.Thread),
+        # once started (runtime.backends.promotion)
+        self.promotion: Any = None
 
     # -- backend ---------------------------------------------------------------------------
     def _set_backend(self, requested: str, explicit: bool, strict: bool) -> None:
@@ -396,6 +399,13 @@ class ConcreteFunction:
             self._compiled = compiled
         return getattr(self._compiled, "host_run", self._compiled.run)
 
+    def swap_compiled(self, compiled: Any) -> None:
+        """Runs this trace's next calls on `compiled`: the "auto" backend's promotion to a
+        numba kernel, its timed trial, or the executor again (runtime.backends.promotion).
+        A call in flight finishes on the graph it started with; the trace's cached call
+        (`_run_compiled`) reads the graph at each call."""
+        self._compiled = compiled
+
     def takes_device_arrays(self) -> bool:
         """True when calls may feed device arrays (jax.Array): its backend (JAX) takes them."""
         self._compiled_run()
@@ -468,7 +478,9 @@ class ConcreteFunction:
         packs its output into a list)."""
         fast = self._fast
         if fast is None and self._first_call is None and self._compiled is not None:
-            offer = getattr(self._compiled, "fast_call", None) if self._single_output else None
+            # (not for "auto": promotion replaces the compiled graph, which _run_compiled reads)
+            offer = getattr(self._compiled, "fast_call", None) if self._single_output and \
+                self._report.requested in backends.BACKENDS else None
             fast = None if offer is None else offer(self._call_flat)
             if fast is None:
                 fast = FastCall(self._run_compiled)

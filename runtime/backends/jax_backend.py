@@ -365,14 +365,21 @@ class JaxCompiledGraph:
         executor runs the graph from then on). The general run (`run`) and the cached call
         (`fast_call`) both call it."""
         jitted, give_up = self._jitted, self._give_up
-        enable_x64 = jax_modules()[0].enable_x64 if self._x64 else None
+        if self._x64:  # 64-bit values: traced and run with x64 on, scoped to the call
+            enable_x64 = jax_modules()[0].enable_x64
+
+            def call_x64(arguments: Sequence[Any]) -> Any:
+                try:
+                    with enable_x64(True):
+                        return jitted(*arguments)
+                except Exception as e:  # noqa: BLE001 - lowering or compiling failed
+                    give_up(e)
+                    return None
+            return call_x64
 
         def call(arguments: Sequence[Any]) -> Any:
             try:
-                if enable_x64 is None:
-                    return jitted(*arguments)
-                with enable_x64(True):  # (64-bit values: traced and run with x64, scoped)
-                    return jitted(*arguments)
+                return jitted(*arguments)
             except Exception as e:  # noqa: BLE001 - lowering or compiling failed
                 give_up(e)
                 return None

@@ -24,6 +24,7 @@ jax is an optional dependency: it is imported only when this backend is used.
 from __future__ import annotations
 
 import contextlib
+import functools
 import os
 from collections.abc import Callable, Sequence
 from typing import Any
@@ -339,11 +340,11 @@ class JaxCompiledGraph:
                 state[key] = stored
         if self.device is not None or self.shardings is not None:
             tensors, state = self._place(tensors, state)
-        results = self._call(tensors + [state[k] for k in self._state_keys])
+        results = self._call(None, tensors + [state[k] for k in self._state_keys])
         if results is None:  # lowering or compiling failed: the numpy executor runs it
             return self.numpy_run(*feeds)
-        if type(results) is not tuple:  # one output and nothing else (see _flat)
-            results = (results, None)
+        if type(results) is DeviceTensor:  # the one output and nothing else (see _flat)
+            return (results,)
         # (waits for the flag: errors are synchronous; np.asarray reads it fastest)
         failed = results[-1]
         if failed is not None and np.asarray(failed):
@@ -357,60 +358,54 @@ class JaxCompiledGraph:
             return (DeviceTensor(results[0], self._single, self._single_key),)
         return self._device_tensors(results)
 
-    def _program_call(self) -> Callable[[Sequence[Any]], Any]:
-        """The one function that calls the compiled program, made once: `call(arguments)`
-        (the tensors, then the variables' values) returns what the program returns (see
-        `_flat`: the one output's array, or a tuple ending with the failed-check flag), or
-        None when JAX could not lower or compile it (`_give_up` records why; the numpy
-        executor runs the graph from then on). The general run (`run`) and the cached call
-        (`fast_call`) both call it."""
+    def _program_call(self) -> Callable[[Any, Sequence[Any]], Any]:
+        """The one function that calls the compiled program, made once:
+        `call(general, arguments)`, `arguments` the tensors then the variables' values.
+        It returns the one output as a device tensor where the program returns nothing
+        else (see `_flat`), else the program's tuple of results (the failed-check flag
+        last), or None when JAX could not lower or compile it (`_give_up` records why; the
+        numpy executor runs the graph from then on). The general run (`run`) calls it with
+        `general` None; the cached call (`fast_call`) is `partial(call, general)`, which
+        hands a call to `general(arguments)` whenever its result is not that one tensor
+        (no Python frame of its own between the Function and the program)."""
         jitted, give_up = self._jitted, self._give_up
-        if self._x64:  # 64-bit values: traced and run with x64 on, scoped to the call
-            enable_x64 = jax_modules()[0].enable_x64
+        dtype, key = self._single, self._single_key
+        enable_x64 = jax_modules()[0].enable_x64 if self._x64 else None
+        new = object.__new__
 
-            def call_x64(arguments: Sequence[Any]) -> Any:
-                try:
-                    with enable_x64(True):
-                        return jitted(*arguments)
-                except Exception as e:  # noqa: BLE001 - lowering or compiling failed
-                    give_up(e)
-                    return None
-            return call_x64
-
-        def call(arguments: Sequence[Any]) -> Any:
+        def call(general: Any, arguments: Sequence[Any]) -> Any:
+            if general is not None and not self._plain:  # (given up: the general run)
+                return general(arguments)
             try:
-                return jitted(*arguments)
+                if enable_x64 is None:
+                    result = jitted(*arguments)
+                else:  # 64-bit values: traced and run with x64 on, scoped to the call
+                    with enable_x64(True):
+                        result = jitted(*arguments)
             except Exception as e:  # noqa: BLE001 - lowering or compiling failed
                 give_up(e)
-                return None
+                return None if general is None else general(arguments)
+            if type(result) is tuple:  # checks, assigned variables or several outputs
+                return result if general is None else general(arguments)
+            tensor = new(DeviceTensor)  # (DeviceTensor(...) without its Python frame)
+            tensor._array = result
+            tensor.dtype = dtype
+            tensor._key = (dtype, tuple(result.shape), ON_DEVICE) if key is None else key
+            return tensor
         return call
 
     def fast_call(self, general: Any) -> FastCall | None:
         """The cached call of a plain one-output graph (tensors only, in feed order, on the
-        default device, without 64-bit values, checks or host calls), or None for other
-        graphs: a FastCall whose run calls the program (`_program_call`) with a call's feeds
-        and wraps its array in a device tensor. It hands a call to `general` (the concrete
-        function's general run) when more is needed: after a failed compile, or when a new
-        trace brought checks (running the program twice is harmless then: a graph with host
-        calls never has this record)."""
-        if not self._plain or self._single is None or self._flagged:
+        default device, without 64-bit values, checks or host calls, its output's shape
+        known), or None for other graphs: a FastCall whose run is the program's call
+        (`_program_call`) bound to `general` (the concrete function's general run), which
+        it hands a call to when more is needed: after a failed compile, or when a new trace
+        brought checks (running the program twice is harmless then: a graph with host calls
+        never has this record)."""
+        if not self._plain or self._single is None or self._flagged or \
+                self._single_key is None:
             return None
-        call, dtype, key = self._call, self._single, self._single_key
-        if key is None:  # (a shape known only at run time: the device tensor asks its array)
-            return None
-        new = object.__new__
-
-        def run(feeds: list[Any]) -> Any:
-            if self._plain:
-                result = call(feeds)
-                if type(result) is not tuple and result is not None:  # the one array
-                    tensor = new(DeviceTensor)  # (DeviceTensor(...) without its Python frame)
-                    tensor._array = result
-                    tensor.dtype = dtype
-                    tensor._key = key
-                    return tensor
-            return general(feeds)
-        return FastCall(run, direct=True)
+        return FastCall(functools.partial(self._call, general), direct=True)
 
     def _device_tensors(self, outputs: Sequence[Any]) -> tuple[Any, ...]:
         # (zip stops at the outputs: `outputs` may go on with assigned values and the flag)

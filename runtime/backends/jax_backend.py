@@ -24,7 +24,6 @@ jax is an optional dependency: it is imported only when this backend is used.
 from __future__ import annotations
 
 import contextlib
-import functools
 import os
 from collections.abc import Callable, Sequence
 from typing import Any
@@ -197,7 +196,7 @@ class JaxCompiledGraph:
         self._single_key: Any = self._out_keys[0] if self._single is not None else None
         self._assigned: tuple[str, ...] | None = None  # (known once traced)
         self._flagged = True  # the last trace has checks or host calls (unknown until traced)
-        self._call = self._program_call()  # every call of the program goes through it
+        self._call = self._program_call()  # the general run's call of the program
         for t in self.outputs:
             if t is not None and t.dtype.kind not in _ARRAY_KINDS:
                 raise Unsupported("the graph returns a %s value" % t.dtype.name)
@@ -340,7 +339,7 @@ class JaxCompiledGraph:
                 state[key] = stored
         if self.device is not None or self.shardings is not None:
             tensors, state = self._place(tensors, state)
-        results = self._call(None, tensors + [state[k] for k in self._state_keys])
+        results = self._call(tensors + [state[k] for k in self._state_keys])
         if results is None:  # lowering or compiling failed: the numpy executor runs it
             return self.numpy_run(*feeds)
         if type(results) is DeviceTensor:  # the one output and nothing else (see _flat)
@@ -358,22 +357,23 @@ class JaxCompiledGraph:
             return (DeviceTensor(results[0], self._single, self._single_key),)
         return self._device_tensors(results)
 
-    def _program_call(self) -> Callable[[Any, Sequence[Any]], Any]:
-        """The one function that calls the compiled program, made once:
-        `call(general, arguments)`, `arguments` the tensors then the variables' values.
-        It returns the one output as a device tensor where the program returns nothing
-        else (see `_flat`), else the program's tuple of results (the failed-check flag
-        last), or None when JAX could not lower or compile it (`_give_up` records why; the
-        numpy executor runs the graph from then on). The general run (`run`) calls it with
-        `general` None; the cached call (`fast_call`) is `partial(call, general)`, which
-        hands a call to `general(arguments)` whenever its result is not that one tensor
-        (no Python frame of its own between the Function and the program)."""
+    def _program_call(self, general: Any = None) -> Callable[[Sequence[Any]], Any]:
+        """The one function that calls the compiled program: `call(arguments)`, `arguments`
+        the tensors then the variables' values. It returns the one output as a device
+        tensor where the program returns nothing else (see `_flat`), else the program's
+        tuple of results (the failed-check flag last), or None when JAX could not lower or
+        compile it (`_give_up` records why; the numpy executor runs the graph from then on).
+        Made once for the general run (`run`, `general` None) and once for the cached call
+        (`fast_call`): there a call whose result is not that one tensor is handed to
+        `general(arguments)`, the concrete function's general run. (One function made twice,
+        not a function calling another: each Python frame between the Function and the
+        program costs a cached call several hundred instructions.)"""
         jitted, give_up = self._jitted, self._give_up
         dtype, key = self._single, self._single_key
         enable_x64 = jax_modules()[0].enable_x64 if self._x64 else None
         new = object.__new__
 
-        def call(general: Any, arguments: Sequence[Any]) -> Any:
+        def call(arguments: Sequence[Any]) -> Any:
             if general is not None and not self._plain:  # (given up: the general run)
                 return general(arguments)
             try:
@@ -398,14 +398,14 @@ class JaxCompiledGraph:
         """The cached call of a plain one-output graph (tensors only, in feed order, on the
         default device, without 64-bit values, checks or host calls, its output's shape
         known), or None for other graphs: a FastCall whose run is the program's call
-        (`_program_call`) bound to `general` (the concrete function's general run), which
+        (`_program_call`) made for `general` (the concrete function's general run), which
         it hands a call to when more is needed: after a failed compile, or when a new trace
         brought checks (running the program twice is harmless then: a graph with host calls
         never has this record)."""
         if not self._plain or self._single is None or self._flagged or \
                 self._single_key is None:
             return None
-        return FastCall(functools.partial(self._call, general), direct=True)
+        return FastCall(self._program_call(general), direct=True)
 
     def _device_tensors(self, outputs: Sequence[Any]) -> tuple[Any, ...]:
         # (zip stops at the outputs: `outputs` may go on with assigned values and the flag)

@@ -68,7 +68,9 @@ CACHED_CALL = Workload(
     targets=[Target("function", "numpy", at_most=8.0),
              Target("function_numba", "numpy", at_most=3.0),
              Target("function", "numpy_hoisted"),
-             Target("function", "numpy_scalar")],
+             Target("function", "numpy_scalar"),
+             Target("function_numba", "jax.jit", at_most=1.0),
+             Target("function_jax", "jax.jit", at_most=1.2)],
     group=GROUP,
 )
 

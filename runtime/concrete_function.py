@@ -111,6 +111,9 @@ class ConcreteFunction:
         self._strict = False
         self.backend_options: dict[str, Any] = {}  # device=, shardings= (JAX)
         self._fast: FastCall | None = None  # see fast_call
+        # the "auto" backend's compile of this trace in the background (a threading.Thread),
+        # once started (runtime.backends.promotion)
+        self.promotion: Any = None
 
     # -- backend ---------------------------------------------------------------------------
     def _set_backend(self, requested: str, explicit: bool, strict: bool) -> None:
@@ -402,6 +405,14 @@ class ConcreteFunction:
             self._compiled = compiled
         return getattr(self._compiled, "host_run", self._compiled.run)
 
+    def swap_compiled(self, compiled: Any) -> None:
+        """Runs this trace's next calls on `compiled`: the "auto" backend's promotion to a
+        numba kernel, its timed trial, or the executor again (runtime.backends.promotion);
+        None: compile it again at the next call (a loaded saved model's check compile).
+        A call in flight finishes on the graph it started with; the trace's cached call
+        (`_run_compiled`) reads the graph at each call."""
+        self._compiled = compiled
+
     def takes_device_arrays(self) -> bool:
         """True when calls may feed device arrays (jax.Array): its backend (JAX) takes them."""
         self._compiled_run()
@@ -469,10 +480,14 @@ class ConcreteFunction:
     def fast_call(self) -> FastCall | None:
         """The record of this trace's cached calls (see runtime.fast_call), decided once, at
         the first request after the first call ran; None before that. The compiled graph
-        is asked first (`fast_call(general)`, a backend's own run, or None)."""
+        is asked first (`fast_call(general)`, a backend's own run, or None) where the result
+        is one tensor (a backend's run returns that tensor: a trace returning `[x]`, say,
+        packs its output into a list)."""
         fast = self._fast
         if fast is None and self._first_call is None and self._compiled is not None:
-            offer = getattr(self._compiled, "fast_call", None)
+            # (not for "auto": promotion replaces the compiled graph, which _run_compiled reads)
+            offer = getattr(self._compiled, "fast_call", None) if self._single_output and \
+                self._report.requested in backends.BACKENDS else None
             fast = None if offer is None else offer(self._call_flat)
             if fast is None:
                 fast = FastCall(self._run_compiled)

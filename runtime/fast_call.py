@@ -14,8 +14,10 @@ A Function's call goes one of two ways (see `Function.__call__`, the one dispatc
 After a general call ran a trace for a key, the Function asks that trace for its record
 (`ConcreteFunction.fast_call`, made once per trace): the trace asks its compiled graph
 (`fast_call(general)` on a backend's compiled graph, as JAX's `_get_fastpath_data` is asked
-once per executable), which may offer a run of its own (`direct=True`: JAX calls its jitted
-program and wraps the array, in one Python frame); otherwise the record runs the trace's
+once per executable), which may offer a run of its own (`direct=True`, in one Python frame:
+JAX calls its jitted program and wraps the array, numba calls a pure kernel's entry point and
+wraps its value; only for a trace whose result is one tensor and whose backend was asked for
+by name, since "auto" swaps the compiled graph); otherwise the record runs the trace's
 compiled graph and packs its outputs (`ConcreteFunction._run_compiled`). The Function keeps
 the record under that key, so the next call with the key takes the fast path; a call due for
 timing goes the general way and runs the same record, timed.

@@ -25,7 +25,7 @@ from __future__ import annotations
 
 import contextlib
 import os
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Any
 
 import numpy as np
@@ -211,6 +211,7 @@ class JaxCompiledGraph:
         self._single_key: Any = self._out_keys[0] if self._single is not None else None
         self._assigned: tuple[str, ...] | None = None  # (known once traced)
         self._flagged = True  # the last trace has checks or host calls (unknown until traced)
+        self._call = self._program_call()  # the general run's call of the program
         for t in self.outputs:
             if t is not None and t.dtype.kind not in _ARRAY_KINDS:
                 raise Unsupported("the graph returns a %s value" % t.dtype.name)
@@ -353,9 +354,11 @@ class JaxCompiledGraph:
                 state[key] = stored
         if self.device is not None or self.shardings is not None:
             tensors, state = self._place(tensors, state)
-        results = self._call_program(tensors + [state[k] for k in self._state_keys])
+        results = self._call(tensors + [state[k] for k in self._state_keys])
         if results is None:  # lowering or compiling failed: the numpy executor runs it
             return self.numpy_run(*feeds)
+        if type(results) is DeviceTensor:  # the one output and nothing else (see _flat)
+            return (results,)
         # (waits for the flag: errors are synchronous; np.asarray reads it fastest)
         failed = results[-1]
         if failed is not None and np.asarray(failed):
@@ -369,55 +372,59 @@ class JaxCompiledGraph:
             return (DeviceTensor(results[0], self._single, self._single_key),)
         return self._device_tensors(results)
 
-    def _call_program(self, arguments: list[Any]) -> tuple[Any, ...] | None:
-        """The compiled program's results for `arguments` (the tensors, then the variables'
-        values) as one tuple, the failed-check flag last (see `_flat`); None when JAX could
-        not lower or compile it (then the numpy executor runs the graph from now on: see
-        `_give_up`). Every call of the program but the fast one (`fast_call`) is this one."""
-        guard = self._guard
-        try:
+    def _program_call(self, general: Any = None) -> Callable[[Sequence[Any]], Any]:
+        """The one function that calls the compiled program: `call(arguments)`, `arguments`
+        the tensors then the variables' values. It returns the one output as a device
+        tensor where the program returns nothing else (see `_flat`), else the program's
+        tuple of results (the failed-check flag last), or None when JAX could not lower or
+        compile it (`_give_up` records why; the numpy executor runs the graph from then on).
+        Made once for the general run (`run`, `general` None) and once for the cached call
+        (`fast_call`): there a call whose result is not that one tensor is handed to
+        `general(arguments)`, the concrete function's general run. (One function made twice,
+        not a function calling another: each Python frame between the Function and the
+        program costs a cached call several hundred instructions.)"""
+        jitted, give_up, guard = self._jitted, self._give_up, self._guard
+        dtype, key = self._single, self._single_key
+        enable_x64 = jax_modules()[0].enable_x64 if self._x64 else None
+        new = object.__new__
+
+        def call(arguments: Sequence[Any]) -> Any:
+            if general is not None and not self._plain:  # (given up: the general run)
+                return general(arguments)
+            try:
+                if guard is not None:  # (a guarded graph is never plain: no cached call)
+                    guard.before()
+                if enable_x64 is None:
+                    result = jitted(*arguments)
+                else:  # 64-bit values: traced and run with x64 on, scoped to the call
+                    with enable_x64(True):
+                        result = jitted(*arguments)
+            except Exception as e:  # noqa: BLE001 - lowering or compiling failed
+                give_up(e)
+                return None if general is None else general(arguments)
             if guard is not None:
-                guard.before()
-            with self._scope():
-                results = self._jitted(*arguments)
-        except Exception as e:  # noqa: BLE001 - lowering or compiling failed
-            self._give_up(e)
-            return None
-        if guard is not None:
-            guard.after(results)
-        if type(results) is not tuple:  # one output and nothing else (see _flat)
-            return (results, None)
-        return results
+                guard.after(result)
+            if type(result) is tuple:  # checks, assigned variables or several outputs
+                return result if general is None else general(arguments)
+            tensor = new(DeviceTensor)  # (DeviceTensor(...) without its Python frame)
+            tensor._array = result
+            tensor.dtype = dtype
+            tensor._key = (dtype, tuple(result.shape), ON_DEVICE) if key is None else key
+            return tensor
+        return call
 
     def fast_call(self, general: Any) -> FastCall | None:
         """The cached call of a plain one-output graph (tensors only, in feed order, on the
-        default device, without 64-bit values, checks or host calls), or None for other
-        graphs: a FastCall whose run calls the jitted program with a call's feeds and wraps
-        its array in a device tensor, in one Python frame. It hands a call to `general`
-        (the concrete function's general run, which goes through `_call_program`) when more
-        is needed: after a failed compile, or when a new trace brought checks (running the
-        program twice is harmless then: a graph with host calls never has this record)."""
-        if not self._plain or self._single is None or self._flagged:
+        default device, without 64-bit values, checks or host calls, its output's shape
+        known), or None for other graphs: a FastCall whose run is the program's call
+        (`_program_call`) made for `general` (the concrete function's general run), which
+        it hands a call to when more is needed: after a failed compile, or when a new trace
+        brought checks (running the program twice is harmless then: a graph with host calls
+        never has this record)."""
+        if not self._plain or self._single is None or self._flagged or \
+                self._single_key is None:
             return None
-        jitted, dtype, key = self._jitted, self._single, self._single_key
-        if key is None:  # (a shape known only at run time: the device tensor asks its array)
-            return None
-        new = object.__new__
-
-        def run(feeds: list[Any]) -> Any:
-            if self._plain:
-                try:
-                    result = jitted(*feeds)
-                except Exception:  # noqa: BLE001 - `general` records why and falls back
-                    return general(feeds)
-                if type(result) is not tuple:  # one output and nothing else (see _flat)
-                    tensor = new(DeviceTensor)  # (DeviceTensor(...) without its Python frame)
-                    tensor._array = result
-                    tensor.dtype = dtype
-                    tensor._key = key
-                    return tensor
-            return general(feeds)
-        return FastCall(run, direct=True)
+        return FastCall(self._program_call(general), direct=True)
 
     def _device_tensors(self, outputs: Sequence[Any]) -> tuple[Any, ...]:
         # (zip stops at the outputs: `outputs` may go on with assigned values and the flag)

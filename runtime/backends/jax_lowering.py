@@ -134,6 +134,8 @@ class Lowerer:
         self._effects = False  # a host call with effects was lowered
         self._checks = False   # a check other than a host call's was lowered
         self._raising_host = False  # a host call running Python that may raise was lowered
+        # id(traced value) -> (the value, lowest, highest element): see `bound`
+        self._bounds: dict[int, tuple[Any, int, int]] = {}
 
     # -- walking graphs -------------------------------------------------------------------
     def lower_graph(self, graph: Any, fed: dict[int, Any],
@@ -276,6 +278,30 @@ class Lowerer:
         if self.check_numerics and t.dtype.is_floating and not is_concrete(value):
             self.fail_if(self.jnp.logical_not(self.jnp.all(self.jnp.isfinite(value))))
         return value
+
+    # -- what is known of traced values -------------------------------------------------
+    def bound(self, value: Any, low: int, high: int) -> None:
+        """Records that every element of traced integer or bool `value` lies in [low, high]
+        (a counted loop's counter, an array known to be all true), so that a check this makes
+        impossible is not compiled: see `bounds`. Kept until `unbound(value)`."""
+        self._bounds[id(value)] = (value, low, high)
+
+    def unbound(self, value: Any) -> None:
+        """Forgets what `bound` recorded of `value` (a loop body's value, once lowered)."""
+        self._bounds.pop(id(value), None)
+
+    def bounds(self, value: Any) -> tuple[int, int] | None:
+        """(lowest, highest) element of integer or bool `value` where it is known at compile
+        time (a constant's, or what `bound` recorded); None otherwise."""
+        if is_concrete(value):
+            array = np.asarray(value)
+            if array.size and array.dtype.kind in "iub":
+                return int(array.min()), int(array.max())
+            return None
+        found = self._bounds.get(id(value))
+        if found is None or found[0] is not value:
+            return None
+        return found[1], found[2]
 
     # -- errors and state ----------------------------------------------------------------
     def fail_if(self, condition: Any, host: bool = False) -> None:

@@ -45,6 +45,7 @@ from runtime.backends import (
     numba_math,
 )
 from runtime.backends.lowering import Lowerer
+from runtime.fast_call import FastCall
 from runtime.lowering_api import HostCall, Unsupported, Value
 from runtime.tensor_array import numba_lowerings as tensor_array_lowerings
 from runtime.tensor_array.value import variant
@@ -340,14 +341,36 @@ def compile(cf: Any) -> executor.CompiledGraph:  # noqa: A001 - the backend prot
                  for i, v in enumerate(lowerer.argument_variables)]
     # The compiled overload's entry point skips numba's type dispatch (most of a cached
     # call's cost): the call passes exactly the signature's types (see numba_call).
-    run = numba_call.runner(kernel.overloads[tuple(signature)].entry_point, cf.name,
-                            cf.inputs, cf.outputs, lowerer.extra_values, lowerer.checks,
-                            raise_functions, variables, arguments,
-                            executor.outputs_holding_state(cf.graph, cf.outputs))
-    compiled = executor.CompiledGraph(run, source, line_nodes, filename)
-    compiled.module_path = path  # type: ignore[attr-defined]
+    run, direct = numba_call.runner(
+        kernel.overloads[tuple(signature)].entry_point, cf.name, cf.inputs, cf.outputs,
+        lowerer.extra_values, lowerer.checks, raise_functions, variables, arguments,
+        executor.outputs_holding_state(cf.graph, cf.outputs),
+        host_calls=getattr(lowerer, "host_table", None) is not None)
+    compiled = NumbaCompiledGraph(run, source, line_nodes, filename, path, direct)
     numba_host.bind(lowerer, raise_functions, compiled)
     return compiled
+
+
+class NumbaCompiledGraph(executor.CompiledGraph):
+    """A graph compiled by numba: the executor's CompiledGraph contract (`run(*feeds)`, the
+    kernel module's `source`, error lines), the path of the kernel's module in the cache
+    folder (`module_path`), and a direct cached call for a pure one-output kernel."""
+
+    def __init__(self, run: Any, source: str, line_nodes: dict[int, Any], filename: str,
+                 module_path: Any, direct: Any) -> None:
+        super().__init__(run, source, line_nodes, filename)
+        self.module_path = module_path
+        self._direct = direct  # numba_call's maker of the direct call, or None
+
+    def fast_call(self, general: Any) -> FastCall | None:
+        """The cached call of a pure one-output kernel (no checks, variables or host calls):
+        a FastCall whose run calls the kernel with a call's feeds and returns the eager
+        tensor, in one Python frame; None for other kernels. It hands a call that raised to
+        `general` (the concrete function's general run), which raises the error in the
+        user's terms (see runtime.backends.numba_call)."""
+        if self._direct is None:
+            return None
+        return FastCall(self._direct(general), direct=True)
 
 
 def _summary(error: Exception) -> str:

@@ -28,6 +28,24 @@ point, which skips numba's type dispatch (most of what a dispatcher call costs):
 
 A kernel that reads or assigns variables also takes a buffer for each (see `_buffers`); a
 Variable passed as an argument gives its buffer in its argument's place.
+
+A pure kernel (no checks, no variables, no host calls) with one output also gets a direct
+cached call (`runtime.fast_call`): `direct(general)` makes `fast(feeds)`, the same call taking
+the feeds as the Function collected them and returning the eager tensor itself, in one frame
+(the concrete function's run and its result packing are skipped); a kernel that raises hands
+the call to `general`, the concrete function's run, which raises the error in the user's
+terms (running a pure kernel twice changes nothing):
+
+    def fast(feeds):
+        in0, = feeds
+        try:
+            r = entry(in0[()], k0)
+        except Exception:
+            return general(feeds)
+        t = new(EagerTensor)
+        t._value = t0 * r
+        t.dtype = d0
+        return t
 """
 
 from __future__ import annotations
@@ -40,6 +58,7 @@ from typing import Any
 import numpy as np
 
 from runtime import dtypes, errors
+from runtime.tensor import EagerTensor
 from runtime.variables import updating
 
 CHECK_PREFIX = "autograph check "
@@ -79,14 +98,16 @@ def _failure(checks: list[tuple[Any, type[Exception], str]], raise_functions: li
 def runner(entry: Any, name: str, inputs: list[Any], outputs: list[Any], extra: list[Any],
            checks: list[tuple[Any, type[Exception], str]], raise_functions: list[Any],
            variables: list[tuple[Any, bool]], variable_arguments: list[tuple[bool, Any]],
-           copied: list[bool]) -> Any:
-    """run(*feeds) -> the output values, for the compiled `entry` point of the kernel of
-    graph `name` whose parameters are `inputs` (graph tensors; a Variable passed as an
-    argument, a resource input, gives its buffer), the `extra` array constants, then a
-    buffer for each of `variables` ((Variable, whether the kernel assigns it));
-    `variable_arguments`: for each Variable argument, whether the kernel assigns it and its
-    numpy dtype; `outputs`: the graph tensors it returns, `copied`: whether each is
-    returned as a copy."""
+           copied: list[bool], host_calls: bool = False) -> tuple[Any, Any]:
+    """(run, direct) for the compiled `entry` point of the kernel of graph `name`:
+    run(*feeds) -> the output values. The kernel's parameters are `inputs` (graph tensors; a
+    Variable passed as an argument, a resource input, gives its buffer), the `extra` array
+    constants, then a buffer for each of `variables` ((Variable, whether the kernel assigns
+    it)); `variable_arguments`: for each Variable argument, whether the kernel assigns it and
+    its numpy dtype; `outputs`: the graph tensors it returns, `copied`: whether each is
+    returned as a copy; `host_calls`: the kernel calls back to Python. `direct(general)`
+    makes the direct cached call of a pure one-output kernel (see the module docstring);
+    `direct` is None for other kernels."""
     params = ["in%d" % i for i in range(len(inputs))]
     namespace: dict[str, Any] = {"entry": entry, "fail": _failure(checks, raise_functions),
                                  "ascontiguousarray": np.ascontiguousarray}
@@ -126,15 +147,45 @@ def runner(entry: Any, name: str, inputs: list[Any], outputs: list[Any], extra: 
         elif copied[i]:
             result += ".copy()"
         results.append(result)
+    body = lines[1:]  # (the call, shared by `fast`)
     if len(outputs) > 1 and results == ["r[%d]" % i for i in range(len(outputs))]:
         lines.append("    return r")
     else:
         lines.append("    return (%s)" % "".join(result + ", " for result in results))
+    pure = len(outputs) == 1 and not (checks or variables or passed or host_calls)
+    if pure:
+        lines += _direct_lines(params, body, results[0], outputs[0], namespace)
     source = "\n".join(lines) + "\n"
     filename = "<graph %s#%d (numba call)>" % (name, next(_counter))
     exec(builtins.compile(source, filename, "exec"), namespace)  # noqa: S102 - our own source
     linecache.cache[filename] = (len(source), None, source.splitlines(True), filename)
-    return namespace["run"]
+    return namespace["run"], namespace["direct"] if pure else None
+
+
+def _direct_lines(params: list[str], body: list[str], result: str, output: Any,
+                  namespace: dict[str, Any]) -> list[str]:
+    """The source of `direct(general)`, which makes `fast(feeds)` (see the module docstring)
+    from the lines of `run` that call the kernel (`body`, `r` its result) and the expression
+    of its one `result`, for graph tensor `output`."""
+    namespace.update(new=object.__new__, EagerTensor=EagerTensor, d0=output.dtype)
+    lines = ["def direct(general):",
+             "    def fast(feeds):",
+             "        %s%s = feeds" % (", ".join(params), "," if len(params) == 1 else "")
+             if params else ""]
+    for line in body:
+        if line == "    except Exception as e:":  # (a pure kernel has no check to raise)
+            lines += ["        except Exception:", "            return general(feeds)"]
+            break
+        lines.append("    " + line)
+    if output._shape != ():  # an array: numba's dtype is the graph's, else made so (as
+        namespace.update(n0=output.dtype.np_dtype, asarray=np.asarray)  # make_eager)
+        lines += ["        if r.dtype != n0:", "            r = asarray(r, n0)"]
+    lines += ["        t = new(EagerTensor)",
+              "        t._value = %s" % result,
+              "        t.dtype = d0",
+              "        return t",
+              "    return fast"]
+    return [line for line in lines if line]
 
 
 def _as_numpy_scalar(expression: str, scalar_type: Any, name: str,

@@ -155,7 +155,7 @@ def watch(cf: Any, compiled: executor.CompiledGraph) -> executor.CompiledGraph:
     global _numba_installed
     if _numba_installed is None:
         _numba_installed = importlib.util.find_spec("numba") is not None
-    if not _numba_installed or cf._report.demoted or not worth_compiling(cf.graph):
+    if not _numba_installed or cf.backend_report().demoted or not worth_compiling(cf.graph):
         return compiled
     run = compiled.run
     times: collections.deque[float] = collections.deque(maxlen=EXECUTOR_SAMPLES)
@@ -181,7 +181,7 @@ def watch(cf: Any, compiled: executor.CompiledGraph) -> executor.CompiledGraph:
             if not started and (spent >= budget or calls >= prompt_calls):
                 started = True
                 OUTCOMES["started"] += 1
-                cf._report.events.append(
+                cf.backend_report().events.append(
                     "numba compile started after %d executor calls (%.3f s): %s"
                     % (calls, spent, why if calls >= prompt_calls and spent < budget else
                        "waited for the predicted compile time, %.3f s" % budget))
@@ -208,7 +208,7 @@ def _start_promotion(cf: Any, executor_graph: executor.CompiledGraph,
     """Compiles `cf` with numba in a background thread; swaps in a trial of it when done
     (see `_on_trial`), or goes back to the untimed executor graph when numba cannot run it."""
     def promote() -> None:
-        report = cf._report
+        report = cf.backend_report()
         try:
             try:
                 compiled = backends.compile_with("numba", cf, report, strict=False)
@@ -222,14 +222,14 @@ def _start_promotion(cf: Any, executor_graph: executor.CompiledGraph,
                 compiled = None
             if compiled is None:
                 OUTCOMES["fell back"] += 1
-            cf._compiled = executor_graph if compiled is None else compiled
+            cf.swap_compiled(executor_graph if compiled is None else compiled)
         finally:
             with _in_flight_lock:
                 _in_flight.discard(threading.current_thread())
 
     thread = threading.Thread(target=promote, name="autograph-promote-%s" % cf.name,
                               daemon=True)
-    cf._promotion = thread
+    cf.promotion = thread
     with _in_flight_lock:
         _in_flight.add(thread)
     thread.start()
@@ -264,11 +264,11 @@ def _on_trial(cf: Any, compiled: executor.CompiledGraph, executor_graph: executo
 def _verdict(cf: Any, compiled: executor.CompiledGraph, executor_graph: executor.CompiledGraph,
              executor_times: list[float], compiled_times: list[float]) -> None:
     """Keeps numba's untimed kernel for `cf`, or demotes `cf` to the executor for good."""
-    report = cf._report
+    report = cf.backend_report()
     comparison = "numba's fastest call took %.1f µs against the executor's %.1f µs" % (
         1e6 * min(compiled_times), 1e6 * min(executor_times))
     if slower_than_executor(compiled_times, executor_times):
-        cf._compiled = executor_graph
+        cf.swap_compiled(executor_graph)
         report.running = "numpy"
         report.demoted = True
         OUTCOMES["demoted"] += 1
@@ -276,7 +276,7 @@ def _verdict(cf: Any, compiled: executor.CompiledGraph, executor_graph: executor
                          "%.1fx); not promoted again" % (len(compiled_times), comparison,
                                                          DEMOTION_MARGIN))
     else:
-        cf._compiled = compiled
+        cf.swap_compiled(compiled)
         OUTCOMES["kept"] += 1
         report.events.append("numba kept after %d compiled calls: %s"
                              % (len(compiled_times), comparison))

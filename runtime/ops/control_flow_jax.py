@@ -12,9 +12,12 @@ to the counter `i` runs a number of times known at compile time; the TensorArray
 at index `i` (and uses for nothing else) become the scan's stacked outputs instead of buffers
 updated in the carry with `.at[i].set`, which XLA runs much slower (a dynamic update of the
 whole buffer per step). `lower_counted(lw, node, ins)` gives the While's output values, or
-None when the loop is not of that shape. The error flag is carried as in the while loop; a
-scan does not stop early when it is set, so loops whose body holds another loop or a call
-(which might not end on the values of a failed step) are left to the while loop.
+None when the loop is not of that shape. Inside the body the counter is known to lie in
+start..n-1 (`lw.bound`), so indexing with it compiles no range check, and an array the scan
+fills whole is known to be written everywhere (reading it back compiles no check either).
+The error flag is carried as in the while loop; a scan does not stop early when it is set, so
+loops whose body holds another loop or a call (which might not end on the values of a failed
+step) are left to the while loop.
 """
 
 from __future__ import annotations
@@ -252,11 +255,16 @@ def lower_counted(lw: Any, node: Any, ins: list[Any]) -> list[Any] | None:
 
     def step(carry: Any, _: Any) -> Any:
         values, state, failed = carry
+        counter = values[carried.index(k)]
+        lw.bound(counter, start, start + trips - 1)  # (indexing with it needs no check)
         with lw.scope(state, failed):
             fed = {id(body.placeholders[j]): v for j, v in zip(carried, values)}
             fed.update({id(ph): ins[i] for ph, i in body.captured})
-            outs = lw.lower_graph(body.graph, fed,
-                                  [body.outputs[j] for j in carried] + written)
+            try:
+                outs = lw.lower_graph(body.graph, fed,
+                                      [body.outputs[j] for j in carried] + written)
+            finally:
+                lw.unbound(counter)
             new = [typed(j, v) for j, v in zip(carried, outs)]
             elements = [jnp.asarray(v, ins[j].np_dtype if isinstance(ins[j], PendingTensorArray)
                                     else ins[j].data.dtype)
@@ -285,7 +293,9 @@ def _filled(lw: Any, array: Any, ys: Any, start: int) -> TensorArrayBuffer:
     trips = ys.shape[0]
     if isinstance(array, PendingTensorArray):
         if start == 0 and trips == array.size:
-            return TensorArrayBuffer(ys, jnp.ones(array.size, bool), array.size)
+            written = jnp.ones(array.size, bool)
+            lw.bound(written, 1, 1)  # (reading it whole needs no check)
+            return TensorArrayBuffer(ys, written, array.size)
         array = TensorArrayBuffer(jnp.zeros((array.size,) + tuple(ys.shape[1:]), ys.dtype),
                                   jnp.zeros(array.size, bool), array.size)
     if tuple(array.data.shape[1:]) != tuple(ys.shape[1:]):

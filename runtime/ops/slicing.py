@@ -319,7 +319,9 @@ def static_index_jax(lw, spec, dynamic, shape):
             value = dynamic[part[1]] if isinstance(part, tuple) else part
             if dim >= len(shape):
                 raise lowering_api.Unsupported("indexes more dimensions than the value has")
-            lw.fail_if((value < -shape[dim]) | (value >= shape[dim]))
+            known = lw.bounds(value)  # (a counted loop's counter: in range by construction)
+            if known is None or known[0] < -shape[dim] or known[1] >= shape[dim]:
+                lw.fail_if((value < -shape[dim]) | (value >= shape[dim]))
             index.append(value)
             dim += 1
     return tuple(index)

@@ -199,7 +199,7 @@ class Decoder:
         """Drops the compiled forms made while checking the functions (without folding):
         each compiles again, with folding, at its first call."""
         for cf in self._functions.values():
-            cf._compiled = None
+            cf.swap_compiled(None)
 
     def _tensor(self, nodes: dict[str, Any], ref: Any, where: str) -> SymbolicTensor:
         ref = self.reader.text(ref, where)

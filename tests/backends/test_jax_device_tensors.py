@@ -316,6 +316,24 @@ def test_a_plain_one_output_graph_is_called_directly_with_the_executors_results(
         step, backend="numpy")(reference).numpy(), rtol=1e-6)
 
 
+def test_a_one_output_graph_returning_a_structure_returns_it_on_every_call():
+    def listed(x):
+        return [step(x)]
+
+    def keyed(x):
+        return {"y": step(x)}
+
+    x = tf.constant([0.5, -1.0, 2.0])
+    for function, unpack in ((listed, lambda r: r[0]), (keyed, lambda r: r["y"])):
+        f = jax_function(function)
+        reference = autograph.function(function, backend="numpy")(x)
+        for _ in range(4):  # the first calls, then the cached ones
+            result = f(x)
+            assert type(result) is type(reference)
+            np.testing.assert_allclose(unpack(result).numpy(), unpack(reference).numpy(),
+                                       rtol=1e-6)
+
+
 def test_a_relaxed_trace_called_directly_computes_each_new_shape():
     f = autograph.function(step, backend="jax",
                            input_signature=[tf.TensorSpec([None], tf.float32)])

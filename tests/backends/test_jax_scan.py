@@ -81,6 +81,30 @@ def test_an_index_error_in_a_scanned_body_is_the_executors_error():
     assert str(got.value).splitlines()[0] == str(expected.value).splitlines()[0]
 
 
+def _program_outputs(function, *args):
+    """The number of values the compiled JAX program of `function`'s trace for `args`
+    returns (a program with a check also returns its failed flag)."""
+    cf = function.get_concrete_function(*args)
+    assert cf.backend == "jax"
+    feeds = [np.asarray(a._value) for a in args]
+    return len(jax.make_jaxpr(cf._compiled._flat)(*feeds).out_avals)
+
+
+def test_indexing_with_the_counter_of_a_scanned_loop_compiles_no_range_check():
+    def doubled_rows(x):
+        out = tf.TensorArray(tf.float32, size=x.shape[0])
+        for i in tf.range(x.shape[0]):
+            out = out.write(i, x[i] * 2.0)
+        return out.stack()
+    x = tf.constant(np.arange(12, dtype=np.float32).reshape(4, 3))
+    reference, result, program = _run_both(doubled_rows, x)
+    np.testing.assert_array_equal(result.numpy(), reference.numpy())
+    # the counter runs 0..3 over 4 rows and the scan writes every element: no flag
+    function = autograph.function(doubled_rows, backend="jax", strict=True)
+    function(x)
+    assert _program_outputs(function, x) == 1
+
+
 def test_a_scanned_loop_assigns_variables_and_writes_64_bit_elements():
     counter = tf.Variable(1.0)
 

@@ -137,7 +137,7 @@ def test_auto_promotes_a_loop_to_numba_once_its_time_adds_up(monkeypatch):
     n = tf.constant(50)
     first = f(n)  # runs on the executor, then starts the compile (the budget is spent)
     cf = f.get_concrete_function(n)
-    cf._promotion.join()
+    cf.promotion.join()
     assert cf.backend == "numba"
     assert f(n).numpy() == first.numpy() == sum(i % 7 for i in range(50))
 

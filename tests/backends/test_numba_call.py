@@ -43,6 +43,28 @@ def test_one_array_output_and_array_constants_are_passed():
     assert got.shape == (4,) and got.numpy().tolist() == [3.0, 3.0, 3.0, 3.0]
 
 
+def _called_directly(function, *args):
+    """True when the cached calls of `function`'s trace for `args` run the kernel's own
+    direct call (runtime.fast_call), skipping the concrete function's run."""
+    fast = function.get_concrete_function(*args).fast_call()
+    return fast is not None and fast.direct
+
+
+@pytest.mark.parametrize("value", [2.5, [1.0, -2.0, 3.0]])
+def test_a_pure_one_output_kernel_is_called_directly_with_the_executors_results(value):
+    def f(x):
+        return tf.tanh(x) * 2.0 + 1.0
+
+    x = tf.constant(value)
+    function, expected = _numba(f), tf.function(f, backend="numpy")(x)
+    results = [function(x) for _ in range(4)]  # the first calls, then the cached ones
+    assert _called_directly(function, x)
+    for got in results:
+        assert type(got) is type(expected) and got.dtype == expected.dtype
+        assert type(got._value) is type(expected._value) and got.shape == expected.shape
+        np.testing.assert_allclose(got.numpy(), expected.numpy(), rtol=1e-6)
+
+
 def test_a_result_fed_back_as_an_argument_runs_again():
     f = _numba(lambda x: x * 2.0)
     y = f(f(tf.constant(1.5)))  # the second call is fed a numpy scalar, not a 0-d array

@@ -54,7 +54,7 @@ def _promoted(f, n):
     """Calls f once on the executor, which starts the compile, and waits for the swap."""
     expected = f(n).numpy()
     cf = f.get_concrete_function(n)
-    cf._promotion.join()
+    cf.promotion.join()
     return cf, expected
 
 
@@ -149,7 +149,7 @@ def test_wait_for_background_compiles_joins_the_ones_in_flight(fake_numba):
     fake_numba["compile"] = compile_slowly
     f = tf.function(_counter_loop, backend="auto")
     f(tf.constant(3))
-    thread = f.get_concrete_function(tf.constant(3))._promotion
+    thread = f.get_concrete_function(tf.constant(3)).promotion
     assert thread.daemon
     assert not promotion.wait_for_background_compiles(timeout=0.01)
     release.set()
@@ -173,7 +173,7 @@ def test_only_the_executor_calls_before_the_compile_are_compared(fake_numba, clo
         assert f(n).numpy() == expected
     release.set()
     cf = f.get_concrete_function(n)
-    cf._promotion.join()
+    cf.promotion.join()
     clock.step = 5e-6
     for _ in range(promotion.TRIAL_CALLS):
         assert f(n).numpy() == expected
@@ -275,7 +275,7 @@ _EXIT_WHILE_COMPILING = textwrap.dedent("""
         return i
 
     print(f(tf.constant(3)).numpy())
-    assert f.get_concrete_function(tf.constant(3))._promotion.is_alive()
+    assert f.get_concrete_function(tf.constant(3)).promotion.is_alive()
 """)
 
 

@@ -22,7 +22,9 @@ Function's own program, the numpy executor runs the program above (`MeshStep.sta
 Over several processes (MultiWorkerMirroredStrategy on jax.distributed) the mesh holds
 every process's devices; each process feeds its own replicas' rows (arrays made with
 `jax.make_array_from_process_local_data`) and the processes agree on each step's signature
-first, so that all of them run the program or none does.
+first, so that all of them run the program or none does. Inside a Function of several
+processes the MeshRun op is fed this process's rows and its kernel does the same at every
+step (`MeshStep.staged`).
 """
 
 import zlib
@@ -43,9 +45,11 @@ from runtime.ops import (
     collective_ops,
     common,
     math_ops,
+    py_function_ops,
     selection_ops,
 )
-from runtime.tensor import Tensor
+from runtime.signature import TensorSpec
+from runtime.tensor import EagerTensor, Tensor
 from runtime.variables import ResourceVariable, VariableAggregation
 
 
@@ -175,6 +179,7 @@ class MeshStep:
 
     def __init__(self, strategy, fn, mesh):
         self._strategy = strategy
+        self._original = fn  # (what strategy.run is called with, run eagerly)
         converter = context.function_converter()
         # converted as strategy.run converts a step it calls (tensor `if`s become graph ops)
         self._fn = fn if converter is None else converter(fn)
@@ -254,47 +259,99 @@ class MeshStep:
         StackedPerReplica. On the JAX backend it is lowered into the Function's own program;
         on the numpy executor its kernel runs the step's compiled mesh program. None when
         the step cannot run on the mesh (the replicas are then traced into the graph). The
-        replicas' values must have one static shape per argument."""
-        count = self._strategy.num_replicas_in_sync
+        replicas' values must have one static shape per argument.
+
+        Over several processes the rows are this process's replicas', and the op runs the
+        step as an eager `strategy.run` does, at every step: the processes agree on the
+        step's signature, then run the mesh program over all their devices, or all run
+        their replica threads (see `_agreed`). A step whose replicas' values have no one
+        static shape here (a short last batch) is a host call doing the same, so that the
+        processes meet in the same collectives whatever each one traced."""
+        spans = getattr(self._strategy, "_processes", 1) > 1
+        count = self._strategy._local_replicas if spans else \
+            self._strategy.num_replicas_in_sync
         leaves = nest.flatten((args, kwargs), expand_composites=False)
-        inputs, signature = [], []
-        for leaf in leaves:
-            stacked = mesh_values.stacked_tensor(leaf, count)
-            if stacked is not None and stacked.shape.is_fully_defined():
-                inputs.append(stacked)
-                signature.append((stacked.dtype, tuple(stacked.shape)[1:]))
-                continue
-            distributed = isinstance(leaf, values_lib.DistributedValues)
-            parts = list(leaf.values) if distributed else [leaf] * count
-            if not all(isinstance(p, Tensor) for p in parts):
-                return None
-            specs = {(p.dtype, tuple(p.shape)) for p in parts}
-            if len(specs) != 1:
-                return None
-            dtype, shape = specs.pop()
-            if None in shape:
-                return None
-            inputs.append(common.stack(parts))
-            signature.append((dtype, shape))
         template = _Template(nest.map_structure(lambda _: 0, (args, kwargs),
                                                 expand_composites=False)
                              if leaves else (args, kwargs))
+        signature = _stacked_signature(leaves, count)
+        if signature is None:
+            return self._staged_on_host(template, leaves, count) if spans else None
+        inputs = [stack for stack, _ in signature]
+        signature = [spec for _, spec in signature]
         key = (template.key, tuple(signature))
         if key not in self._programs:
             with context.eager_scope():  # (the step is traced apart from the Function)
                 self._programs[key] = self._compile(template, signature)
         found = self._programs[key]
         if found is None:
-            return None
+            return self._staged_on_host(template, leaves, count) if spans else None
         program, structure = found
 
         def run(*stacked):
             feeds = [(value, dtype) for value, (dtype, _) in zip(stacked, signature)]
             return [stack.host() for stack in program(feeds)]
-        outputs = collective_ops.mesh_run(inputs, program.concrete, count, self._mesh, run,
+
+        def run_in_every_process(*stacked):
+            rows = [_per_replica([value[i] for i in range(count)], dtype)
+                    for value, (dtype, _) in zip(stacked, signature)]
+            return self._run_eagerly(template, rows, count)
+        outputs = collective_ops.mesh_run(inputs, program.concrete, count, self._mesh,
+                                          run_in_every_process if spans else run,
                                           mesh_values.CpuDispatch.guard(self._mesh))
         return nest.pack_sequence_as(
             structure, [mesh_values.StackedPerReplica(t, count) for t in outputs])
+
+    def _run_eagerly(self, template, leaves, count):
+        """The step run on `leaves` (its flat arguments) as an eager `strategy.run` runs it:
+        each result as its replicas' numpy values stacked `[count, ...]`."""
+        args, kwargs = nest.pack_sequence_as(template.value, list(leaves))
+        with context.eager_scope():
+            result = self._strategy.run(self._original, args, kwargs)
+            return [_stacked_rows(leaf, count)
+                    for leaf in nest.flatten(result, expand_composites=False)]
+
+    def _staged_on_host(self, template, leaves, count):
+        """`strategy.run` of several processes inside a Function, when its step is not one
+        MeshRun op here: a host call (numpy_function) that runs it as an eager
+        `strategy.run` at every step (see `staged`), fed each replica's value of every
+        argument and giving each replica's value of every result."""
+        rows = []
+        for leaf in leaves:
+            parts = list(leaf.values) if isinstance(leaf, values_lib.DistributedValues) \
+                else [leaf] * count
+            if len(parts) != count or not all(isinstance(p, Tensor) for p in parts):
+                raise NotImplementedError(
+                    "strategy.run inside a tf.function of a MultiWorkerMirroredStrategy over "
+                    "several processes takes tensors and PerReplica values of tensors; got %r"
+                    % (leaf,))
+            rows.append(parts)
+        specs = [TensorSpec(_common_shape([p.shape for p in parts]), parts[0].dtype)
+                 for parts in rows]
+        try:
+            with context.eager_scope():
+                concrete = self._function.get_concrete_function(
+                    self._templates.setdefault(template.key, template), *specs)
+        except _NotOnMesh as e:
+            raise NotImplementedError(
+                "strategy.run inside a tf.function of a MultiWorkerMirroredStrategy over "
+                "several processes: the step's %s cannot be traced once for every replica; "
+                "call strategy.run outside the tf.function" % (e,)) from None
+        structure = self._structure[template.key]
+        dtypes = [t.dtype for t in concrete.flat_outputs]
+
+        def run(*values):
+            fed = [_per_replica(list(values[i * count:(i + 1) * count]), spec.dtype)
+                   for i, spec in enumerate(specs)]
+            stacks = self._run_eagerly(template, fed, count)
+            return [stack[i] for stack in stacks for i in range(count)]
+        flat = py_function_ops.numpy_function(
+            run, [p for parts in rows for p in parts],
+            [d for d in dtypes for _ in range(count)], stateful=True)
+        results = [flat[j * count:(j + 1) * count] for j in range(len(dtypes))]
+        return nest.pack_sequence_as(
+            structure, [parts[0] if count == 1 else values_lib.PerReplica(parts)
+                        for parts in results])
 
     def _compile(self, template, signature):
         """(the mesh program, the results' structure) of the step for arguments shaped as
@@ -320,6 +377,57 @@ def _agreed(strategy, signature):
     digest = -1 if signature is None else zlib.crc32(repr(signature).encode()) & 0x7fffffff
     everyone = multihost_utils.process_allgather(np.asarray(digest, np.int64))
     return digest != -1 and bool(np.all(everyone == digest))
+
+
+def _stacked_signature(leaves, count):
+    """[(the tensor `[count, ...]` of the replicas' values of a leaf, (dtype, one replica's
+    static shape))] for `leaves` (a step's flat arguments), or None when some leaf's
+    replicas' values are not tensors of one static shape."""
+    found = []
+    for leaf in leaves:
+        stacked = mesh_values.stacked_tensor(leaf, count)
+        if stacked is not None and stacked.shape.is_fully_defined():
+            found.append((stacked, (stacked.dtype, tuple(stacked.shape)[1:])))
+            continue
+        distributed = isinstance(leaf, values_lib.DistributedValues)
+        parts = list(leaf.values) if distributed else [leaf] * count
+        if not all(isinstance(p, Tensor) for p in parts):
+            return None
+        specs = {(p.dtype, tuple(p.shape)) for p in parts}
+        if len(specs) != 1:
+            return None
+        dtype, shape = specs.pop()
+        if None in shape:
+            return None
+        found.append((common.stack(parts), (dtype, shape)))
+    return found
+
+
+def _common_shape(shapes):
+    """The shape that every one of `shapes` (static or not) has: None where they differ."""
+    ranks = {s.rank for s in shapes}
+    if len(ranks) != 1 or None in ranks:
+        return None
+    dims = [set(d) for d in zip(*[s.as_list() for s in shapes])]
+    return [d.pop() if len(d) == 1 else None for d in dims]
+
+
+def _per_replica(rows, dtype):
+    """The replicas' numpy `rows` of one value as eager tensors of `dtype`: a PerReplica
+    value (the one tensor with one replica)."""
+    tensors = [EagerTensor(np.asarray(row, dtype.np_dtype), dtype) for row in rows]
+    return tensors[0] if len(tensors) == 1 else values_lib.PerReplica(tensors)
+
+
+def _stacked_rows(value, count):
+    """The numpy values of `value` (a result of an eager `strategy.run`: PerReplica, or one
+    tensor every replica returned) for the `count` replicas, stacked."""
+    stack = mesh_values.stacked_of(value, count)
+    if stack is not None:
+        return stack.host()
+    parts = value.values if isinstance(value, values_lib.DistributedValues) else \
+        [value] * count
+    return np.stack([np.asarray(common.convert_to_tensor(p).numpy()) for p in parts])
 
 
 class _Template:

@@ -25,7 +25,8 @@ import numpy as np
 from runtime.distribute import cluster_resolver as resolvers
 from runtime.distribute import reduce_op as reduce_ops
 from runtime.distribute import strategy as strategies
-from runtime.ops import common
+from runtime.ops import common, dependency_ops, py_function_ops
+from runtime.tensor import SymbolicTensor
 
 # the (coordinator, processes, process id) jax.distributed was started with
 _started: dict[tuple[str, int, int], bool] = {}
@@ -99,13 +100,28 @@ class MultiWorkerMirroredStrategy(strategies.Strategy):
     def _combine(self, reduce_op, values):
         reduce_op = reduce_ops.as_reduce_op(reduce_op)
         local = reduce_ops.combine(reduce_ops.ReduceOp.SUM, values)
+        return self._across_processes(reduce_op, local)
+
+    def _across_processes(self, reduce_op, local):
+        """`local` (the SUM of this process's replicas' values) combined with the other
+        processes' by `reduce_op` over every replica. In a Function's graph the exchange is
+        a host call (runtime.ops.py_function_ops.numpy_function) that every process's
+        Function runs at the same point of its step."""
         if self._processes > 1:
-            from jax.experimental import multihost_utils
-            gathered = multihost_utils.process_allgather(np.asarray(local.numpy()))
-            local = common.convert_to_tensor(
-                np.asarray(np.sum(gathered, axis=0), local.dtype.np_dtype))
-        if reduce_op is reduce_ops.ReduceOp.MEAN:
-            count = common.convert_to_tensor(
-                np.asarray(self.num_replicas_in_sync, local.dtype.np_dtype))
-            return local // count if local.dtype.is_integer else local / count
-        return local
+            if isinstance(local, SymbolicTensor):
+                summed = py_function_ops.numpy_function(
+                    _sum_over_processes, [local], local.dtype, stateful=True)
+                local = dependency_ops.ensure_shape(summed, local._shape_tuple())
+            else:
+                local = common.convert_to_tensor(
+                    np.asarray(_sum_over_processes(np.asarray(local.numpy())),
+                               local.dtype.np_dtype))
+        return super()._across_processes(reduce_op, local)
+
+
+def _sum_over_processes(local):
+    """The sum of every process's `local` (numpy; the same shape in each), which every
+    process gets (JAX's cross-process all-gather)."""
+    from jax.experimental import multihost_utils
+    gathered = multihost_utils.process_allgather(np.asarray(local))
+    return np.asarray(np.sum(gathered, axis=0), np.asarray(local).dtype)

@@ -4,7 +4,7 @@ import enum
 
 import numpy as np
 
-from runtime.ops import common, math_ops, reduction_ops
+from runtime.ops import common, math_ops
 from runtime.variables import VariableAggregation
 
 
@@ -42,16 +42,5 @@ def combine(reduce_op, values):
     total = tensors[0] if len(tensors) == 1 else math_ops.add_n(tensors)
     if reduce_op is ReduceOp.MEAN and len(tensors) > 1:
         count = common.convert_to_tensor(np.asarray(len(tensors), total.dtype.np_dtype))
-        return total // count if total.dtype.is_integer else total / count
-    return total
-
-
-def combine_stacked(reduce_op, stacked):
-    """What `combine` makes of the rows of `stacked` (a tensor `[replicas, ...]`)."""
-    reduce_op = as_reduce_op(reduce_op)
-    total = reduction_ops.reduce_sum(stacked, axis=0)
-    count = stacked.shape[0]
-    if reduce_op is ReduceOp.MEAN and count != 1:
-        count = common.convert_to_tensor(np.asarray(count, total.dtype.np_dtype))
         return total // count if total.dtype.is_integer else total / count
     return total

@@ -107,6 +107,15 @@ class Strategy:
         strategy combines them with the other processes' too)."""
         return reduce_ops.combine(reduce_op, values)
 
+    def _across_processes(self, reduce_op, local):
+        """`local` (the SUM of this process's replicas' values) as `reduce_op` makes it of
+        every replica's value (a multi-worker strategy adds the other processes' sums)."""
+        if reduce_op is reduce_ops.ReduceOp.MEAN and self.num_replicas_in_sync > 1:
+            count = common.convert_to_tensor(
+                np.asarray(self.num_replicas_in_sync, local.dtype.np_dtype))
+            return local // count if local.dtype.is_integer else local / count
+        return local
+
     # -- scope ----------------------------------------------------------------------------
     def scope(self):
         """A `with` block whose new variables are mirrored over the replicas, in this
@@ -129,7 +138,7 @@ class Strategy:
             result = self._run_on_mesh(original, args, kwargs)
             if result is not None:
                 return result
-        elif self._local_replicas > 1 and self._stages_on_mesh():
+        elif self.num_replicas_in_sync > 1 and self._stages_on_mesh():
             result = self._mesh_step(original).staged(args, kwargs)
             if result is not None:
                 return result
@@ -156,9 +165,8 @@ class Strategy:
 
     def _stages_on_mesh(self):
         """True when `run` is traced into a Function and its step runs as one JAX
-        program."""
-        return bool(context.thread_graphs()) and getattr(self, "_processes", 1) == 1 and \
-            self._mesh() is not None
+        program (over several processes: one program over every process's devices)."""
+        return bool(context.thread_graphs()) and self._mesh() is not None
 
     def _mesh_step(self, fn):
         """The MeshStep of step function `fn` (made once; needs the mesh)."""
@@ -240,7 +248,7 @@ class Strategy:
         stacked = mesh_values.stacked_tensor(value, self._local_replicas)
         if stacked is not None and axis is None:
             # (a mesh step's results in a Function: one reduction over the replicas' axis)
-            return reduce_ops.combine_stacked(reduce_op, stacked)
+            return self._across_processes(reduce_op, reduction_ops.reduce_sum(stacked, axis=0))
         if isinstance(value, values_lib.DistributedValues):
             parts = list(value.values)
         else:

@@ -120,6 +120,10 @@ def _mesh_run_jax(lw, node, ins):
     its row of every output, and the values of the variables it assigns (equal on every
     replica: the step all-reduced them by their aggregation), which become the state."""
     f, mesh = node.attrs["f"], node.attrs["mesh"]
+    if any(d.process_index != lw.jax.process_index() for d in mesh.devices.flat):
+        # (the Function's own program runs on this process's devices; the op's kernel runs
+        # the step's program over every process's devices, as the processes agree)
+        raise lowering_api.Unsupported("the step's mesh spans several processes")
     if _host_calls(f.graph, lw):
         raise lowering_api.Unsupported("the step calls back to the host")
     spec = lw.jax.sharding.PartitionSpec

@@ -44,10 +44,31 @@ def step(x, y):
     return loss
 
 
-losses = [float(strategy.reduce("SUM", strategy.run(step, args=(a, b)), axis=None))
-          for a, b in data]
+def reduced_step(a, b):
+    return strategy.reduce("SUM", strategy.run(step, args=(a, b)), axis=None)
+
+
+def loop_over_data():
+    losses = tf.TensorArray(tf.float32, size=0, dynamic_size=True)
+    for a, b in data:
+        losses = losses.write(losses.size(), reduced_step(a, b))
+    return losses.stack()
+
+
+kinds = []
+mode = sys.argv[2]
+if mode == "eager":
+    losses = [float(reduced_step(a, b)) for a, b in data]
+elif mode == "function":
+    train = tf.function(reduced_step)
+    losses = [float(train(a, b)) for a, b in data]
+    concrete = train.get_concrete_function(*next(iter(data)))  # (a full batch's trace)
+    kinds = sorted({n.op.name for n in concrete.graph.nodes} & {"MeshRun", "MatMul"})
+else:  # the loop over the distributed dataset inside the Function
+    losses = [float(v) for v in tf.function(loop_over_data)().numpy()]
 mesh = strategy._mesh()
 print(json.dumps({"replicas": strategy.num_replicas_in_sync, "losses": losses,
+                  "kinds": kinds,
                   "mesh_devices": 0 if mesh is None else int(mesh.devices.size),
                   "mesh_programs": [len(s._programs)
                                     for s in getattr(strategy, "_mesh_steps", {}).values()],
@@ -66,7 +87,7 @@ def _free_ports(count):
             s.close()
 
 
-def _run_workers(script, workers, devices):
+def _run_workers(script, workers, devices, mode):
     addresses = ["localhost:%d" % port for port in _free_ports(workers)]
     processes = []
     for index in range(workers):
@@ -77,7 +98,7 @@ def _run_workers(script, workers, devices):
             env["TF_CONFIG"] = json.dumps(config)
         else:
             env.pop("TF_CONFIG", None)
-        command = [sys.executable, str(script), str(devices)]
+        command = [sys.executable, str(script), str(devices), mode]
         processes.append(subprocess.Popen(command, env=env, text=True, stdout=subprocess.PIPE,
                                           stderr=subprocess.PIPE))
     results = []
@@ -94,16 +115,49 @@ def _run_workers(script, workers, devices):
     return results
 
 
-def test_two_worker_processes_of_two_devices_train_as_one_process_does(tmp_path):
-    script = tmp_path / "worker.py"
+@pytest.fixture(scope="module")
+def worker_script(tmp_path_factory):
+    script = tmp_path_factory.mktemp("workers") / "worker.py"
     script.write_text(WORKER)
-    (single,) = _run_workers(script, 1, 1)
-    first, second = _run_workers(script, 2, 2)  # each process: its CPU split in two
+    return script
+
+
+@pytest.fixture(scope="module")
+def one_process(worker_script):
+    """What one process of one replica computes (eagerly)."""
+    (single,) = _run_workers(worker_script, 1, 1, "eager")
     assert single["replicas"] == 1
+    return single
+
+
+def _check_trains_as_one_process(first, second, single):
     assert first["replicas"] == second["replicas"] == 4
     assert first["losses"] == pytest.approx(single["losses"], rel=1e-5)
     assert second["losses"] == first["losses"]
     assert first["w"] == pytest.approx(single["w"], rel=1e-5)
     assert len(first["losses"]) == 4
     assert first["mesh_devices"] == second["mesh_devices"] == 4
+
+
+def test_two_worker_processes_of_two_devices_train_as_one_process_does(worker_script,
+                                                                        one_process):
+    first, second = _run_workers(worker_script, 2, 2, "eager")  # each: its CPU split in two
+    _check_trains_as_one_process(first, second, one_process)
     assert first["mesh_programs"] == second["mesh_programs"] == [1]
+
+
+def test_a_step_in_a_function_of_two_worker_processes_is_one_mesh_program(worker_script,
+                                                                          one_process):
+    # the full batches: one MeshRun op over the 4 devices of both processes; the short last
+    # batch (process 0: replicas of 2 and 2 samples, process 1: of 2 and 0) runs on every
+    # process's replica threads, as the processes agree at run time
+    first, second = _run_workers(worker_script, 2, 2, "function")
+    _check_trains_as_one_process(first, second, one_process)
+    assert first["kinds"] == second["kinds"] == ["MeshRun"]
+    assert first["mesh_programs"] == second["mesh_programs"] == [1]
+
+
+def test_a_loop_over_a_distributed_dataset_in_a_function_of_two_worker_processes(
+        worker_script, one_process):
+    first, second = _run_workers(worker_script, 2, 2, "loop")
+    _check_trains_as_one_process(first, second, one_process)

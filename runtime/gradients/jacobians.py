@@ -92,7 +92,7 @@ class _Rows:
     `pick(i)` row i's as a value (i a Python int, for the eager passes)."""
 
     def __init__(self, size: int, seed: Callable[[Tensor], Tensor], seeds: Callable[[], Tensor],
-                 pick: Callable[[int], Any]) -> None:
+                 pick: Callable[[int], Tensor | np.ndarray]) -> None:
         self.size = size
         self.seed = seed
         self.seeds = seeds

@@ -71,7 +71,7 @@ class Batcher:
             return reshape_ops.broadcast_to(lifted, [self.size] + list(shape))
         return concat_split_ops.tile(lifted, [self.size] + [1] * len(shape))
 
-    def rerun(self, node: Any, args: list[Any], attrs: Any = None) -> list[Any]:
+    def rerun(self, node: Node, args: list[Any], attrs: Any = None) -> list[Any]:
         """`node`'s op run on `args` (with `attrs` in place of the node's, if given)."""
         return execute(node.op, args, node.attrs if attrs is None else attrs)
 

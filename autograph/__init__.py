@@ -11,9 +11,13 @@
 converted source; `autograph.tf` is a TensorFlow-compatible facade over the runtime.
 """
 
+from __future__ import annotations
+
 import functools as _functools
 import types as _types
 from importlib import metadata as _metadata
+from typing import TYPE_CHECKING as _TYPE_CHECKING
+from typing import overload as _overload
 
 from autograph import features as _features
 from autograph.conversion import convert, source_of
@@ -30,8 +34,14 @@ from runtime.function import ConcreteFunction, Function, FunctionOptions
 from runtime.ops import float32_kernels as _float32_kernels
 from runtime.saved_model import NotSaveableError, SavedModelError, load, save
 
+if _TYPE_CHECKING:  # names for the annotations only, kept out of the package's namespace
+    from collections.abc import Callable, Iterable, Sequence
+    from typing import Any
 
-def _installed_version():
+    from autograph.features import Feature
+
+
+def _installed_version() -> str:
     """The installed distribution's version; a placeholder when run from a source tree that
     is not installed."""
     try:
@@ -43,10 +53,39 @@ def _installed_version():
 __version__ = _installed_version()
 
 
-def function(func=None, *, input_signature=None, autograph=True, reduce_retracing=False,
-             jit_compile=None, experimental_relax_shapes=None, experimental_compile=None,
-             name=None, experimental_autograph_options=None, backend=None, strict=False,
-             device=None, shardings=None):
+# `@function` gives a Function; `@function(...)` first gives the decorator that makes one.
+@_overload
+def function(func: Callable[..., Any], *,
+             input_signature: Sequence[Any] | None = None, autograph: bool = True,
+             reduce_retracing: bool = False, jit_compile: bool | None = None,
+             experimental_relax_shapes: bool | None = None,
+             experimental_compile: bool | None = None, name: str | None = None,
+             experimental_autograph_options: Feature | Iterable[Feature] | None = None,
+             backend: str | None = None, strict: bool = False, device: Any = None,
+             shardings: Any = None) -> Function:
+    ...
+
+
+@_overload
+def function(func: None = None, *,
+             input_signature: Sequence[Any] | None = None, autograph: bool = True,
+             reduce_retracing: bool = False, jit_compile: bool | None = None,
+             experimental_relax_shapes: bool | None = None,
+             experimental_compile: bool | None = None, name: str | None = None,
+             experimental_autograph_options: Feature | Iterable[Feature] | None = None,
+             backend: str | None = None, strict: bool = False, device: Any = None,
+             shardings: Any = None) -> Callable[[Callable[..., Any]], Function]:
+    ...
+
+
+def function(func: Callable[..., Any] | None = None, *,
+             input_signature: Sequence[Any] | None = None, autograph: bool = True,
+             reduce_retracing: bool = False, jit_compile: bool | None = None,
+             experimental_relax_shapes: bool | None = None,
+             experimental_compile: bool | None = None, name: str | None = None,
+             experimental_autograph_options: Feature | Iterable[Feature] | None = None,
+             backend: str | None = None, strict: bool = False, device: Any = None,
+             shardings: Any = None) -> Function | Callable[[Callable[..., Any]], Function]:
     """Turns `func` into a `Function`: converted by autograph, traced once per input signature.
 
     Usable as `@function` or `@function(input_signature=...)`. `reduce_retracing=True` relaxes
@@ -77,19 +116,22 @@ def function(func=None, *, input_signature=None, autograph=True, reduce_retracin
                              "use jit_compile (experimental_compile is its older name)")
         jit_compile = experimental_compile
 
-    options = FunctionOptions(input_signature=input_signature, autograph=autograph,
+    # (FunctionOptions checks the signature and keeps it as a tuple)
+    options = FunctionOptions(input_signature=input_signature,  # type: ignore[arg-type]
+                              autograph=autograph,
                               reduce_retracing=relax, converter=converter, name=name,
                               jit_compile=jit_compile, backend=backend, strict=strict,
                               device=device, shardings=shardings)
 
-    def decorate(f):
+    def decorate(f: Callable[..., Any]) -> Function:
         return Function(f, options=options)
     if func is None:
         return decorate
     return decorate(func)
 
 
-def _convert_or_warn(func, features=()):
+def _convert_or_warn(func: Callable[..., Any],
+                     features: tuple[str, ...] = ()) -> Callable[..., Any]:
     """The compiler for Functions: a function whose source cannot be read is traced as
     written, with a warning; any other conversion failure is an error. `features` names
     the optional features to convert with (see autograph.features)."""
@@ -106,12 +148,12 @@ def _convert_or_warn(func, features=()):
 _context.set_default_converter(_convert_or_warn)
 
 
-def run_functions_eagerly(run_eagerly):
+def run_functions_eagerly(run_eagerly: bool) -> None:
     """When True, every Function calls its Python function directly (no conversion, no trace)."""
     _context.run_functions_eagerly(run_eagerly)
 
 
-def functions_run_eagerly():
+def functions_run_eagerly() -> bool:
     """Whether `run_functions_eagerly(True)` is in force."""
     return _context.functions_run_eagerly()
 
@@ -120,7 +162,7 @@ _SETTINGS = ("traceback_filtering", "retrace_budget", "side_effect_warnings", "b
              "float32_digits")
 
 
-def config(**settings):
+def config(**settings: Any) -> None:
     """Changes autograph's settings; each keyword is one setting:
 
         traceback_filtering  True: tracebacks of errors leaving a Function, a ConcreteFunction
@@ -163,7 +205,7 @@ def config(**settings):
         _float32_kernels.set_digits(settings["float32_digits"])
 
 
-def set_verbosity(level, alsologtostdout=False):
+def set_verbosity(level: int, alsologtostdout: bool = False) -> None:
     """How much the standard `logging` logger "autograph" says: 0 warnings only (the
     default), 1 also every retrace and why (INFO), 2 or more also every conversion decision
     (DEBUG). The environment variable AUTOGRAPH_VERBOSITY sets it at import.
@@ -171,7 +213,9 @@ def set_verbosity(level, alsologtostdout=False):
     _diagnostics.set_verbosity(level, alsologtostdout)
 
 
-def to_graph(func, recursive=True, experimental_optional_features=None):
+def to_graph(func: Callable[..., Any], recursive: bool = True,
+             experimental_optional_features: Feature | Iterable[Feature] | None = None
+             ) -> Callable[..., Any]:
     """The converted Python function for `func` (what a Function traces), converted with
     the optional features `experimental_optional_features` (Features, see
     autograph.features). The functions it calls are converted when called either way."""
@@ -180,7 +224,9 @@ def to_graph(func, recursive=True, experimental_optional_features=None):
     return convert(func, _features.optional_features(experimental_optional_features))
 
 
-def to_code(func, recursive=True, experimental_optional_features=None):
+def to_code(func: Callable[..., Any], recursive: bool = True,
+            experimental_optional_features: Feature | Iterable[Feature] | None = None
+            ) -> str:
     """The converted source of `func` (a Python function, method, lambda, partial or
     Function), as readable Python, converted with the optional features
     `experimental_optional_features` (Features, see autograph.features). `recursive` is
@@ -191,7 +237,7 @@ def to_code(func, recursive=True, experimental_optional_features=None):
     return source_of(func, _features.optional_features(experimental_optional_features))
 
 
-def _check_python_function(api, func):
+def _check_python_function(api: str, func: Any) -> None:
     """Raises TypeError naming `api`'s argument unless `func` is a Python function or
     method (or a functools.partial of one): what has source to convert."""
     inner = func

@@ -5,8 +5,11 @@ they are called as they are, never converted, and their frames are left out of t
 named in errors. Functions marked with `do_not_convert` are the user's but stay as written.
 """
 
+from __future__ import annotations
+
 import sys
-from typing import Any
+from collections.abc import Callable
+from typing import Any, TypeVar, overload
 
 _DO_NOT_CONVERT = "__autograph_do_not_convert__"
 
@@ -28,9 +31,23 @@ def is_library_module(module: str) -> bool:
     return top in sys.stdlib_module_names
 
 
-def do_not_convert(func=None):
+# the type of what `do_not_convert` marks and hands back
+F = TypeVar("F", bound=Callable[..., Any])
+
+
+@overload
+def do_not_convert(func: F) -> F:
+    ...
+
+
+@overload
+def do_not_convert(func: None = None) -> Callable[[F], F]:
+    ...
+
+
+def do_not_convert(func: F | None = None) -> F | Callable[[F], F]:
     """Marks `func` so that autograph never converts it (it is traced as written)."""
-    def mark(f):
+    def mark(f: F) -> F:
         try:
             setattr(f, _DO_NOT_CONVERT, True)
         except (AttributeError, TypeError):

@@ -17,6 +17,7 @@ import inspect
 import os
 import sys
 import types
+import typing
 
 import autograph.tf as tf
 from autograph import cli
@@ -74,13 +75,39 @@ def facade_entries(root: types.ModuleType | None = None, prefix: str = "tf") -> 
     return entries
 
 
+class _Annotation:
+    """An annotation shown as written in the source: `str | None`, not `'str | None'`."""
+
+    def __init__(self, text: str) -> None:
+        self.text = text
+
+    def __repr__(self) -> str:
+        return self.text
+
+
+def _as_written(annotation: object) -> object:
+    """`annotation` as its source text where the module postponed its evaluation (a string,
+    or a dataclass field's ForwardRef); other annotations are left to inspect."""
+    if isinstance(annotation, str):
+        return _Annotation(annotation)
+    if isinstance(annotation, typing.ForwardRef):
+        return _Annotation(annotation.__forward_arg__)
+    return annotation
+
+
 def _signature(value: object) -> str:
     if isinstance(value, type) and issubclass(value, enum.Enum):
         return ""  # an enum's call signature differs between Python versions; its members show
     try:
-        return str(inspect.signature(value))  # type: ignore[arg-type]
+        signature = inspect.signature(value)  # type: ignore[arg-type]
     except (TypeError, ValueError):
         return "(...)"
+    parameters = [p.replace(annotation=_as_written(p.annotation))
+                  for p in signature.parameters.values()]
+    # a class is called for an instance: its __init__'s `-> None` says nothing
+    returns = (inspect.Signature.empty if inspect.isclass(value)
+               else _as_written(signature.return_annotation))
+    return str(signature.replace(parameters=parameters, return_annotation=returns))
 
 
 def _home(value: object) -> str:

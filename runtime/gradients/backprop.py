@@ -26,16 +26,44 @@ again), while the keys stay those of the original graph. That is how gradient fu
 Functions, If branches and While bodies are built from their forward graphs.
 """
 
+from __future__ import annotations
+
 import weakref
-from typing import Any
+from collections.abc import Callable, Mapping, Sequence
+from typing import Any, Protocol, Union, cast, overload
 
 import numpy as np
 
 from runtime import errors
-from runtime.graph import SubGraph
+from runtime.dtypes import DType
+from runtime.graph import Graph, Node, SubGraph
 from runtime.ops import array_ops, math_ops
-from runtime.tensor import SymbolicTensor
+from runtime.ops.registry import OpDef
+from runtime.shape import Shape
+from runtime.tensor import SymbolicTensor, Tensor
 from runtime.variables import Variable
+
+# What gradients are keyed by: id() of a tensor, a variable or a placeholder (module doc).
+GradKey = int
+# What an op reads and a gradient can flow into: a tensor, or (eager reads) a Variable.
+Operand = Union[Tensor, Variable]
+# What a gradient rule reads besides its inputs: variables and eager tensors.
+External = Union[Variable, Tensor]
+
+
+class RecordView(Protocol):
+    """A record's inputs and outputs as seen from the graph being built (inliner's
+    `InlinedNode`): re-emitted there when first asked for."""
+
+    @property
+    def inputs(self) -> Sequence[Tensor]: ...
+
+    @property
+    def outputs(self) -> Sequence[Tensor]: ...
+
+    def input(self, i: int) -> Tensor: ...
+
+    def output(self, i: int) -> Tensor: ...
 
 
 class GradResult:
@@ -44,7 +72,8 @@ class GradResult:
 
     __slots__ = ("inputs", "externals")
 
-    def __init__(self, inputs, externals=()):
+    def __init__(self, inputs: Sequence[Tensor | None],
+                 externals: Sequence[tuple[External, Tensor | None]] = ()) -> None:
         self.inputs = inputs
         self.externals = externals
 
@@ -54,13 +83,14 @@ class Record:
 
     __slots__ = ("op", "attrs", "inputs", "outputs")
 
-    def __init__(self, op, attrs, inputs, outputs):
+    def __init__(self, op: OpDef, attrs: Mapping[str, Any], inputs: tuple[Operand, ...],
+                 outputs: Sequence[Tensor]) -> None:
         self.op = op
         self.attrs = attrs
         self.inputs = inputs
         self.outputs = outputs
 
-    def __repr__(self):
+    def __repr__(self) -> str:
         return "<Record %s>" % self.op.name
 
 
@@ -71,8 +101,9 @@ class GradContext:
 
     __slots__ = ("op", "attrs", "_record", "_view", "needed", "externals", "needed_externals")
 
-    def __init__(self, record, view, needed, externals, needed_externals):
-        self.op = record.op
+    def __init__(self, record: Record | Node, view: RecordView | None, needed: list[bool],
+                 externals: Sequence[External], needed_externals: list[External]) -> None:
+        self.op: OpDef = record.op
         self.attrs = record.attrs
         self._record = record
         self._view = view
@@ -81,42 +112,42 @@ class GradContext:
         self.needed_externals = needed_externals
 
     @property
-    def inputs(self):
+    def inputs(self) -> Sequence[Operand]:
         """The op's inputs, as tensors of the graph being built (or eager tensors)."""
         return self._view.inputs if self._view is not None else self._record.inputs
 
     @property
-    def outputs(self):
+    def outputs(self) -> Sequence[Tensor]:
         """The op's outputs, as tensors of the graph being built (or eager tensors)."""
         return self._view.outputs if self._view is not None else self._record.outputs
 
-    def input(self, i):
+    def input(self, i: int) -> Operand:
         """Input `i` only (inlined records re-emit just what is asked for)."""
         if self._view is not None:
             return self._view.input(i)
         return self._record.inputs[i]
 
-    def output(self, i):
+    def output(self, i: int) -> Tensor:
         """Output `i` only."""
         if self._view is not None:
             return self._view.output(i)
         return self._record.outputs[i]
 
-    def input_shape(self, i):
+    def input_shape(self, i: int) -> Shape:
         """The static shape of input `i` (a tuple with None entries, or None), known
         without re-emitting anything."""
         return _static_shape(self._record.inputs[i])
 
-    def output_shape(self, i):
+    def output_shape(self, i: int) -> Shape:
         """The static shape of output `i`."""
         return _static_shape(self._record.outputs[i])
 
-    def input_dtype(self, i):
+    def input_dtype(self, i: int) -> DType:
         """The dtype of input `i`."""
         return self._record.inputs[i].dtype
 
 
-def _static_shape(t):
+def _static_shape(t: Operand) -> Shape:
     shape = getattr(t, "_shape_tuple", None)
     return shape() if shape is not None else None
 
@@ -128,20 +159,20 @@ GRADIENT_KINDS = frozenset(["float", "complex", "variant"])
 DIFFERENTIABLE_KINDS = frozenset(["float", "complex"])  # the tensors a tape watches
 
 
-def carries(dtype):
+def carries(dtype: DType) -> bool:
     """True for the dtypes of values that have a gradient (float, complex, TensorArray
     handles)."""
     return dtype.kind in GRADIENT_KINDS
 
 
-def can_carry(t):
+def can_carry(t: Operand) -> bool:
     """True for what can receive a gradient: float tensors, float variables, TensorArray
     handles and resource handles (the placeholder of a variable in a graph)."""
     kind = t.dtype.kind
     return kind in GRADIENT_KINDS or kind == "resource"
 
 
-def no_gradient_error(op, where=""):
+def no_gradient_error(op: OpDef, where: str = "") -> LookupError:
     """The LookupError for a gradient asked through `op`, which has none: TensorFlow's
     words, with the advice in a note (shown with the traceback)."""
     error = LookupError("gradient registry has no entry for: %s" % op.name)
@@ -154,17 +185,19 @@ def no_gradient_error(op, where=""):
 
 # -- externals: what control flow and calls read without taking it as an input ------------
 
-_externals_cache: weakref.WeakKeyDictionary[Any, Any] = weakref.WeakKeyDictionary()
+# graph -> ((node count, capture count), its externals)
+_externals_cache: weakref.WeakKeyDictionary[Graph, tuple[tuple[int, int], tuple[External, ...]]] \
+    = weakref.WeakKeyDictionary()
 
 
-def graph_externals(graph):
+def graph_externals(graph: Graph) -> tuple[External, ...]:
     """The variables and eager tensors that `graph` captures, or that its sub-graphs and the
     functions it calls capture (recursively), in a stable order without duplicates."""
     size = (len(graph.nodes), len(graph.captures))
     cached = _externals_cache.get(graph)
     if cached is not None and cached[0] == size:
         return cached[1]
-    found = []
+    found: list[External] = []
     seen = set()
     pending = [graph]
     visited = set()
@@ -180,7 +213,7 @@ def graph_externals(graph):
             if id(external) not in seen:
                 seen.add(id(external))
                 found.append(external)
-        inner = []
+        inner: list[Graph] = []
         for node in g.nodes:
             if "calls_function" in node.op.traits:
                 inner.append(node.attrs["f"].graph)
@@ -197,21 +230,22 @@ def graph_externals(graph):
     return result
 
 
-def _subgraphs(attrs):
+def _subgraphs(attrs: Mapping[str, Any]) -> list[SubGraph]:
     return [v for v in attrs.values() if isinstance(v, SubGraph)]
 
 
 # Rules of the gradient modules above this one, which build on it and so give them here:
 # {op: rule(attrs) -> the externals the op reads} (WhileGrad: see runtime/ops/while_grad_ops.py).
-_EXTERNALS_RULES: dict[Any, Any] = {}
+ExternalsRule = Callable[[Mapping[str, Any]], tuple[External, ...]]
+_EXTERNALS_RULES: dict[OpDef, ExternalsRule] = {}
 
 
-def register_externals_rule(op, rule):
+def register_externals_rule(op: OpDef, rule: ExternalsRule) -> None:
     """Declares `rule(attrs)`: the externals that nodes of `op` read besides their inputs."""
     _EXTERNALS_RULES[op] = rule
 
 
-def implicit_externals(op, attrs):
+def implicit_externals(op: OpDef, attrs: Mapping[str, Any]) -> tuple[External, ...]:
     """The externals of a call or control-flow op (empty for every other op)."""
     if op.lower is not None:
         out = []
@@ -231,7 +265,7 @@ def implicit_externals(op, attrs):
     return ()
 
 
-def external_key_in(graph):
+def external_key_in(graph: Graph | None) -> Callable[[External], GradKey]:
     """The key function for externals when backpropagating over `graph`'s nodes: the
     placeholder that captured the external, or the external itself (eager records, or an
     external only read inside called functions or sub-graphs)."""
@@ -239,7 +273,7 @@ def external_key_in(graph):
         return id
     by_id = graph._captures_by_id
 
-    def key(external):
+    def key(external: External) -> GradKey:
         capture = by_id.get(id(external))
         return id(capture.placeholder) if capture is not None else id(external)
     return key
@@ -248,7 +282,25 @@ def external_key_in(graph):
 # -- the algorithm ----------------------------------------------------------------------------
 
 
-def backprop(records, targets, sources, watched, view=None, external_key=id):
+@overload
+def backprop(records: Sequence[Node], targets: Sequence[tuple[GradKey, Tensor | None]],
+             sources: Sequence[GradKey], watched: set[GradKey],
+             view: Callable[[Node], RecordView],
+             external_key: Callable[[External], GradKey] = id) -> list[SymbolicTensor | None]:
+    ...  # inlined: the gradients are tensors of the graph being built
+
+
+@overload
+def backprop(records: Sequence[Record | Node], targets: Sequence[tuple[GradKey, Tensor | None]],
+             sources: Sequence[GradKey], watched: set[GradKey], view: None = None,
+             external_key: Callable[[External], GradKey] = id) -> list[Tensor | None]:
+    ...
+
+
+def backprop(records: Sequence[Record | Node], targets: Sequence[tuple[GradKey, Tensor | None]],
+             sources: Sequence[GradKey], watched: set[GradKey],
+             view: Callable[[Node], RecordView] | None = None,
+             external_key: Callable[[External], GradKey] = id) -> Sequence[Tensor | None]:
     """Gradients of `targets` with respect to `sources`.
 
     `records`: forward-ordered records; `targets`: [(key, gradient tensor)]; `sources`: keys;
@@ -258,7 +310,7 @@ def backprop(records, targets, sources, watched, view=None, external_key=id):
     `external_key(external)`: the key of an external. Returns one gradient (or None) per
     source."""
     live = set(watched)
-    plan = []
+    plan: list[tuple[Record | Node, list[bool], tuple[External, ...], list[External]]] = []
     for rec in records:
         inputs = rec.inputs
         needed = None
@@ -278,7 +330,7 @@ def backprop(records, targets, sources, watched, view=None, external_key=id):
                 live.add(id(t))
         plan.append((rec, needed or [False] * len(inputs), externals, needed_externals))
 
-    acc: dict[Any, Any] = {}
+    acc: dict[GradKey, list[Tensor]] = {}
     for key, grad in targets:
         if grad is not None:
             acc.setdefault(key, []).append(grad)
@@ -291,8 +343,9 @@ def backprop(records, targets, sources, watched, view=None, external_key=id):
         if rule is None:
             name = getattr(rec, "name", None)
             raise no_gradient_error(rec.op, " %r" % name if name else "")
-        ctx = GradContext(rec, view(rec) if view is not None else None, needed, externals,
-                          needed_externals)
+        # a view is given only when the records are a graph's nodes (inliner.Inliner.view)
+        seen_as = view(cast(Node, rec)) if view is not None else None
+        ctx = GradContext(rec, seen_as, needed, externals, needed_externals)
         result = rule(ctx, grads)
         if isinstance(result, GradResult):
             input_grads, external_grads = result.inputs, result.externals
@@ -308,7 +361,7 @@ def backprop(records, targets, sources, watched, view=None, external_key=id):
     return [_total(acc, key) if key in live else None for key in sources]
 
 
-def _check_shape(rec, t, g):
+def _check_shape(rec: Record | Node, t: Operand, g: Tensor) -> None:
     """A rule's gradient must have its input's shape (checked where both are static)."""
     want = _static_shape(t)
     have = g._shape_tuple()
@@ -321,7 +374,7 @@ def _check_shape(rec, t, g):
                      "for an input of shape %s" % (rec.op.name, have, want))
 
 
-def _total(acc, key):
+def _total(acc: dict[GradKey, list[Tensor]], key: GradKey) -> Tensor | None:
     grads = acc.get(key)
     if not grads:
         return None
@@ -334,24 +387,24 @@ def _total(acc, key):
 
 
 # How gradients of a non-float kind are summed: {dtype kind: function(list of gradients)}.
-_ADDERS: dict[Any, Any] = {}
+_ADDERS: dict[str, Callable[[list[Tensor]], Tensor]] = {}
 
 
-def register_adder(kind, adder):
+def register_adder(kind: str, adder: Callable[[list[Tensor]], Tensor]) -> None:
     """Declares how gradients of dtype kind `kind` are summed (TensorArrays register one)."""
     _ADDERS[kind] = adder
 
 
 # Zero gradients in graphs for kinds other than float: {dtype kind: function(tensor)}.
-_ZEROS: dict[Any, Any] = {}
+_ZEROS: dict[str, Callable[[Tensor], Tensor]] = {}
 
 
-def register_zeros(kind, zeros_like):
+def register_zeros(kind: str, zeros_like: Callable[[Tensor], Tensor]) -> None:
     """Declares how a zero gradient for a tensor of dtype kind `kind` is made."""
     _ZEROS[kind] = zeros_like
 
 
-def zeros_like_tensor(t):
+def zeros_like_tensor(t: Tensor) -> Tensor:
     """A zero gradient for tensor `t` (zeros_like for floats)."""
     make = _ZEROS.get(t.dtype.kind)
     if make is not None:
@@ -361,21 +414,23 @@ def zeros_like_tensor(t):
 
 # Kernels that handle gradients as run-time values (WhileGrad) need zeros and sums of values
 # that are not arrays: {Python type: (zeros_like(value), add(a, b))}.
-_VALUE_RULES: dict[Any, Any] = {}
+# (Run-time values are Any: numpy arrays, and whatever value types register rules here.)
+_VALUE_RULES: dict[type, tuple[Callable[[Any], Any], Callable[[Any, Any], Any]]] = {}
 
 
-def register_value_rules(cls, zeros_like, add):
+def register_value_rules(cls: type, zeros_like: Callable[[Any], Any],
+                         add: Callable[[Any, Any], Any]) -> None:
     """Declares zeros and sums for run-time values of type `cls` (TensorArray values)."""
     _VALUE_RULES[cls] = (zeros_like, add)
 
 
-def _unwrap(value):
+def _unwrap(value: Any) -> Any:
     if isinstance(value, np.ndarray) and value.dtype == object and value.ndim == 0:
         return value[()]
     return value
 
 
-def zeros_like_value(value):
+def zeros_like_value(value: Any) -> Any:
     """A zero gradient shaped like run-time value `value` (a variable: like its value)."""
     if isinstance(value, Variable):
         return np.zeros_like(value._value)
@@ -385,7 +440,7 @@ def zeros_like_value(value):
     return np.zeros_like(value)
 
 
-def add_values(a, b):
+def add_values(a: Any, b: Any) -> Any:
     """The sum of two run-time gradient values (None is zero)."""
     if a is None:
         return b

@@ -30,13 +30,18 @@ The WhileGrad op, its kernel and its own gradient (second order) are declared in
 runtime/ops/while_grad_ops.py.
 """
 
+from __future__ import annotations
 
-from typing import Any
+from collections.abc import Callable, Sequence
+from typing import Any, cast
 
 from runtime import context, dtypes, executor, subgraphs
 from runtime import shape as shape_lib
+from runtime.dtypes import DType
 from runtime.gradients import residuals
 from runtime.gradients.backprop import (
+    External,
+    GradContext,
     GradResult,
     backprop,
     can_carry,
@@ -46,27 +51,37 @@ from runtime.gradients.backprop import (
     zeros_like_tensor,
 )
 from runtime.gradients.inliner import Inliner
-from runtime.graph import Graph
+from runtime.graph import Graph, Node, SubGraph
 from runtime.ops import array_ops
 from runtime.ops.gradient_ops import fully_known
 from runtime.ops.registry import execute
 from runtime.ops.while_grad_ops import WHILE_GRAD_OP, WhileGradPlan, WhileGraphs
-from runtime.tensor import SymbolicTensor
+from runtime.shape import Shape
+from runtime.tensor import SymbolicTensor, Tensor
 from runtime.variables import OPS as VARIABLE_OPS
 from runtime.variables import Variable
+
+# A tensor's (dtype, static shape): how control_flow_ops is told an If's outputs.
+OutSpec = tuple[DType, Shape]
+# control_flow_ops.build_if(pred, then, else, out specs): adds an If, returns its outputs.
+BuildIf = Callable[[Tensor, SubGraph, SubGraph, list[OutSpec]], Sequence[SymbolicTensor]]
+# A gradient branch's result slot: ("in", input index) or ("ext", index among externals).
+Slot = tuple[str, int]
+# (a branch's residual, the If output holding its value, that output's index)
+FedResidual = tuple[SymbolicTensor, SymbolicTensor, int]
 
 # -- If ----------------------------------------------------------------------------------------
 
 
-def if_grad(ctx, grads, build_if):
+def if_grad(ctx: GradContext, grads: list[Tensor | None], build_if: BuildIf) -> GradResult:
     """If's gradient rule: an If on the same predicate (added with `build_if`, see
     control_flow_ops) whose branches backpropagate through the forward ones."""
-    inputs = ctx.inputs
+    inputs = cast(Sequence[SymbolicTensor], ctx.inputs)  # an If node's: graph tensors
     pred = inputs[0]
     wanted = [i for i in range(1, len(inputs)) if ctx.needed[i]]
     externals = list(ctx.needed_externals)
     kept = _branch_residuals(ctx)
-    branches = {}
+    branches: dict[str, tuple[SubGraph, dict[Slot, SymbolicTensor]]] = {}
     for name in ("then", "else"):
         sub = ctx.attrs[name]
         branch, result = subgraphs.trace_subgraph(
@@ -80,25 +95,25 @@ def if_grad(ctx, grads, build_if):
     none = GradResult([None] * len(inputs))
     if not slots:
         return none
-    specs = []
+    specs: list[OutSpec] = []
     for slot in slots:
         found = [result[slot] for _, result in branches.values() if result.get(slot) is not None]
         shape = found[0]._shape
-        for t in found[1:]:
-            shape = shape_lib.relax(shape, t._shape)
+        for other in found[1:]:
+            shape = shape_lib.relax(shape, other._shape)
         specs.append((found[0].dtype, shape))
     for branch, result in branches.values():
         outs = []
         with branch.graph.as_default():
             for slot, (dtype, shape) in zip(slots, specs):
-                t = result.get(slot)
+                t: Tensor | None = result.get(slot)
                 if t is None:
                     t = _zeros(slot, dtype, shape, inputs, externals)
                 outs.append(branch.graph.capture(t))
         branch.outputs = outs
     outputs = build_if(pred, branches["then"][0], branches["else"][0], specs)
-    input_grads = [None] * len(inputs)
-    external_grads = []
+    input_grads: list[Tensor | None] = [None] * len(inputs)
+    external_grads: list[tuple[External, Tensor | None]] = []
     for slot, out in zip(slots, outputs):
         if slot[0] == "in":
             input_grads[slot[1]] = out
@@ -107,19 +122,24 @@ def if_grad(ctx, grads, build_if):
     return GradResult(input_grads, external_grads)
 
 
-def _branch_residuals(ctx):
+def _branch_residuals(ctx: GradContext) -> dict[str, list[FedResidual]]:
     """{branch name: [(residual of the branch, the If's output holding its value, its
     index among the If's outputs)]}."""
     if not residuals.expose(ctx._record):
         return {"then": [], "else": []}
     then_r, else_r = ctx.attrs["residuals"]
     first = ctx.attrs["n_outputs"]
-    return {"then": [(t, ctx.output(first + k), first + k) for k, t in enumerate(then_r)],
-            "else": [(t, ctx.output(first + len(then_r) + k), first + len(then_r) + k)
+
+    def output(i: int) -> SymbolicTensor:
+        return cast(SymbolicTensor, ctx.output(i))  # an If node's: graph tensors
+    return {"then": [(t, output(first + k), first + k) for k, t in enumerate(then_r)],
+            "else": [(t, output(first + len(then_r) + k), first + len(then_r) + k)
                      for k, t in enumerate(else_r)]}
 
 
-def _branch_vjp(sub, inputs, grads, wanted, externals, fed):
+def _branch_vjp(sub: SubGraph, inputs: Sequence[SymbolicTensor], grads: list[Tensor | None],
+                wanted: list[int], externals: list[External],
+                fed: list[FedResidual]) -> dict[Slot, SymbolicTensor]:
     """Inside a gradient branch: backpropagates through forward branch `sub`, re-emitted into
     the current graph (`fed`: its residuals, see _branch_residuals; a gradient flowing into
     one of those If outputs is a target too). Returns {slot: gradient tensor} for the inputs
@@ -130,7 +150,8 @@ def _branch_vjp(sub, inputs, grads, wanted, externals, fed):
     inliner = Inliner(sub.graph, graph, mapping)
     key = external_key_in(sub.graph)
     by_index = {i: ph for ph, i in sub.captured}
-    slots, sources = [], []
+    slots: list[Slot] = []
+    sources = []
     for i in wanted:
         ph = by_index.get(i)
         if ph is not None:
@@ -149,7 +170,8 @@ def _branch_vjp(sub, inputs, grads, wanted, externals, fed):
     return {slot: g for slot, g in zip(slots, found) if g is not None}
 
 
-def replay_if(node, value_of, build_if):
+def replay_if(node: Node, value_of: Callable[[SymbolicTensor], SymbolicTensor],
+              build_if: BuildIf) -> Sequence[SymbolicTensor]:
     """Adds to the current graph (with `build_if`) an If running `node`'s branches again with
     their residuals fed (`node`'s residual outputs); returns its outputs, standing for
     `node`'s first ones. `value_of(t)`: the current graph's tensor for a tensor of `node`'s
@@ -160,7 +182,7 @@ def replay_if(node, value_of, build_if):
     kept = [value_of(t) for t in node.outputs[first:]]
     fed = {"then": list(zip(then_r, kept[:len(then_r)])),
            "else": list(zip(else_r, kept[len(then_r):]))}
-    branches = {}
+    branches: dict[str, SubGraph] = {}
     for name in ("then", "else"):
         sub = node.attrs[name]
         branch, outs = subgraphs.trace_subgraph(
@@ -173,7 +195,8 @@ def replay_if(node, value_of, build_if):
     return build_if(inputs[0], branches["then"], branches["else"], specs)
 
 
-def _replay_branch(sub, inputs, fed):
+def _replay_branch(sub: SubGraph, inputs: list[SymbolicTensor],
+                   fed: list[tuple[SymbolicTensor, SymbolicTensor]]) -> list[SymbolicTensor]:
     graph = context.current_graph()
     mapping = {id(ph): inputs[i] for ph, i in sub.captured}
     mapping.update({id(t): value for t, value in fed})
@@ -181,9 +204,10 @@ def _replay_branch(sub, inputs, fed):
     return [inliner.in_target(t) for t in sub.outputs]
 
 
-def _zeros(slot, dtype, shape, inputs, externals):
+def _zeros(slot: Slot, dtype: DType, shape: Shape, inputs: Sequence[SymbolicTensor],
+           externals: list[External]) -> Tensor:
     """Zeros for a gradient the current branch does not produce."""
-    if dtype.kind == "float" and fully_known(shape):
+    if dtype.kind == "float" and shape is not None and fully_known(shape):
         return array_ops.zeros(list(shape), dtype)
     if slot[0] == "ext":
         source = externals[slot[1]]
@@ -201,11 +225,11 @@ def _zeros(slot, dtype, shape, inputs, externals):
 # -- While -------------------------------------------------------------------------------------
 
 
-def _spec(t):
+def _spec(t: SymbolicTensor) -> OutSpec:
     return t.dtype, t._shape
 
 
-def _compiled_cond(cond):
+def _compiled_cond(cond: SubGraph) -> Callable[..., tuple[Any, ...]]:
     """The loop condition compiled with only the nodes computing it (no prints)."""
     feeds = list(cond.placeholders) + [ph for ph, _ in cond.captured]
     graph = Graph("while_cond_forward")
@@ -216,11 +240,11 @@ def _compiled_cond(cond):
     return executor.compile_graph(graph, placeholders, outputs, "while_cond_forward").run
 
 
-def while_grad(ctx, grads):
+def while_grad(ctx: GradContext, grads: list[Tensor | None]) -> GradResult:
     """While's gradient rule: one WhileGrad node, which replays the loop and runs its
     body's VJP once per iteration in reverse (see the module docstring)."""
     cond, body = ctx.attrs["cond"], ctx.attrs["body"]
-    inputs = ctx.inputs
+    inputs = cast(Sequence[SymbolicTensor], ctx.inputs)  # a While node's: graph tensors
     n = len(body.placeholders)
     float_states = [i for i in range(n) if carries(body.placeholders[i].dtype)]
     body_captured = [ph for ph, _ in body.captured]

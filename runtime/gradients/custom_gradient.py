@@ -25,8 +25,12 @@ op's inputs as seen from that graph, and the `grad` of that run gives the gradie
 Python side effects run again, while that gradient is traced).
 """
 
+from __future__ import annotations
+
 import functools
 import inspect
+from collections.abc import Callable, Mapping, Sequence
+from typing import Any
 
 from runtime import context, nest
 from runtime.data.element_functions import convert
@@ -37,7 +41,7 @@ from runtime.ops.registry import execute
 from runtime.tensor import Tensor
 
 
-def custom_gradient(f=None):
+def custom_gradient(f: Callable[..., Any] | None = None) -> Callable[..., Any]:
     """Decorates `f(*x) -> (y, grad_fn)` so that gradients of `y` come from `grad_fn`
     (see the module docstring). `grad_fn(*dy)` returns one gradient per argument of `f`
     (a single value for one argument); with `variables=` in its signature, when `f` reads
@@ -51,20 +55,20 @@ class _CustomGradientFunction:
     """A function decorated with `custom_gradient`; as a method, bound to its instance
     (which is then no argument of the gradient)."""
 
-    def __init__(self, f):
+    def __init__(self, f: Callable[..., Any]) -> None:
         functools.update_wrapper(self, f)
         self._f = f
 
-    def __call__(self, *args, **kwargs):
+    def __call__(self, *args: Any, **kwargs: Any) -> Any:
         return _call(self._f, args, kwargs)
 
-    def __get__(self, instance, owner=None):
+    def __get__(self, instance: object, owner: type | None = None) -> _CustomGradientFunction:
         if instance is None:
             return self
         return _CustomGradientFunction(self._f.__get__(instance, owner))
 
 
-def _call(f, args, kwargs):
+def _call(f: Callable[..., Any], args: Sequence[Any], kwargs: Mapping[str, Any]) -> Any:
     args = [a if isinstance(a, Tensor) else convert_to_tensor(a) for a in args]
     graph = context.current_graph()
     if graph is not None:  # as the Function being traced converts what it hands on
@@ -92,7 +96,7 @@ def _call(f, args, kwargs):
     return nest.pack_sequence_as(result, list(outputs))
 
 
-def _takes_variables(grad_fn):
+def _takes_variables(grad_fn: Callable[..., Any]) -> bool:
     try:
         parameters = inspect.signature(grad_fn).parameters.values()
     except (TypeError, ValueError):

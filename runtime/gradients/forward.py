@@ -14,10 +14,16 @@ differentiable: every gradient rule is written with the ops API). Each `jvp` cos
 backward passes, eagerly and in traces alike.
 """
 
+from __future__ import annotations
+
+from types import TracebackType
+from typing import Any, Literal
+
 from runtime import nest
 from runtime.gradients.tape import GradientTape
 from runtime.ops import array_ops
 from runtime.ops.common import convert_to_tensor
+from runtime.tensor import Tensor
 from runtime.variables import Variable
 
 
@@ -26,14 +32,14 @@ class ForwardAccumulator:
     (tensors or variables, possibly nested) in the direction of `tangents` (the same
     structure)."""
 
-    def __init__(self, primals, tangents):
+    def __init__(self, primals: Any, tangents: Any) -> None:
         self._primals = nest.flatten(primals)
         flat_tangents = nest.flatten(tangents)
         if len(flat_tangents) != len(self._primals):
             raise ValueError("ForwardAccumulator: tangents must have the structure of "
                              "primals (%d primals, %d tangents)"
                              % (len(self._primals), len(flat_tangents)))
-        self._tangents = []
+        self._tangents: list[Tensor] = []
         for primal, tangent in zip(self._primals, flat_tangents):
             value = primal.read_value() if isinstance(primal, Variable) else primal
             tangent = convert_to_tensor(tangent, dtype_hint=value.dtype)
@@ -43,16 +49,17 @@ class ForwardAccumulator:
             self._tangents.append(tangent)
         self._tape = GradientTape(persistent=True, watch_accessed_variables=False)
 
-    def __enter__(self):
+    def __enter__(self) -> ForwardAccumulator:
         self._tape.__enter__()
         for primal in self._primals:
             self._tape.watch(primal)
         return self
 
-    def __exit__(self, exc_type, exc_value, traceback):
+    def __exit__(self, exc_type: type[BaseException] | None, exc_value: BaseException | None,
+                 traceback: TracebackType | None) -> Literal[False]:
         return self._tape.__exit__(exc_type, exc_value, traceback)
 
-    def jvp(self, primals, unconnected_gradients="none"):
+    def jvp(self, primals: Any, unconnected_gradients: str = "none") -> Any:
         """The Jacobian-vector product of each of `primals` (tensors computed inside the
         accumulator, possibly nested): None for one that does not depend on the watched
         primals (zeros with `unconnected_gradients="zero"`)."""
@@ -62,7 +69,7 @@ class ForwardAccumulator:
         results = [self._product(t, unconnected_gradients) for t in nest.flatten(primals)]
         return nest.pack_sequence_as(primals, results)
 
-    def _product(self, target, unconnected):
+    def _product(self, target: Tensor | Variable, unconnected: str) -> Tensor | None:
         target = target.read_value() if isinstance(target, Variable) else target
         if target.dtype.kind != "float":
             return None

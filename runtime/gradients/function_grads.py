@@ -21,7 +21,10 @@ call under a tape runs a version of the graph that returns them), and the gradie
 takes them as extra inputs, then the gradients flowing into them (for higher orders).
 """
 
-from typing import Any
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from typing import Any, Union, cast
 
 import numpy as np
 
@@ -31,29 +34,39 @@ from runtime.device_tensor import DeviceTensor, host_feeds
 from runtime.gradients import residuals
 from runtime.gradients.backprop import (
     DIFFERENTIABLE_KINDS,
+    External,
+    GradContext,
     GradResult,
+    Operand,
     backprop,
     external_key_in,
     graph_externals,
 )
 from runtime.gradients.inliner import Inliner
-from runtime.graph import Graph
+from runtime.graph import Graph, Node
 from runtime.ops import array_ops
-from runtime.ops.registry import execute
-from runtime.tensor import EagerTensor, make_eager
+from runtime.ops.registry import OpDef, execute
+from runtime.tensor import EagerTensor, SymbolicTensor, Tensor, make_eager
 from runtime.variables import Variable
+
+# Where a gradient function's output goes: ("in", index of the call's input) or ("ext", the
+# external whose gradient it is).
+Slot = tuple[str, Union[int, External]]
 
 
 class FunctionGradient:
     """The gradient function of one ConcreteFunction for one choice of needed inputs."""
 
-    def __init__(self, function, dy_indices, layout):
+    def __init__(self, function: ConcreteFunction | None, dy_indices: list[int],
+                 layout: list[Slot]) -> None:
         self.function = function      # a ConcreteFunction, or None when nothing is connected
         self.dy_indices = dy_indices  # forward outputs whose gradient it takes
         self.layout = layout          # per output: ("in", input index) or ("ext", external)
 
 
-def gradient_function(f, input_mask, external_mask, residuals=(), residual_mask=()):
+def gradient_function(f: ConcreteFunction, input_mask: Sequence[bool],
+                      external_mask: Sequence[bool], residuals: Sequence[SymbolicTensor] = (),
+                      residual_mask: Sequence[bool] = ()) -> FunctionGradient:
     """The (cached) FunctionGradient of ConcreteFunction `f` for the inputs and externals
     (`graph_externals(f.graph)`) selected by the masks. With `residuals` (tensors of
     `f.graph`, see residuals.py), it takes their forward values as extra inputs, then the
@@ -68,7 +81,8 @@ def gradient_function(f, input_mask, external_mask, residuals=(), residual_mask=
     return found
 
 
-def _build(f, input_mask, external_mask, residuals, residual_mask):
+def _build(f: ConcreteFunction, input_mask: Sequence[bool], external_mask: Sequence[bool],
+           residuals: Sequence[SymbolicTensor], residual_mask: Sequence[bool]) -> FunctionGradient:
     forward = f.graph
     externals = graph_externals(forward)
     graph = Graph(f.name + "_grad")
@@ -86,7 +100,8 @@ def _build(f, input_mask, external_mask, residuals, residual_mask):
         mapping.update({id(t): r for t, r in zip(residuals, kept)})
         inliner = Inliner(forward, graph, mapping)
         key = external_key_in(forward)
-        slots, sources = [], []
+        slots: list[Slot] = []
+        sources = []
         for i, (ph, need) in enumerate(zip(f._feeds, input_mask)):
             if need:
                 slots.append(("in", i))
@@ -110,7 +125,7 @@ def _build(f, input_mask, external_mask, residuals, residual_mask):
     return FunctionGradient(cf, dy_indices, layout)
 
 
-def replay_function(f):
+def replay_function(f: ConcreteFunction) -> ConcreteFunction:
     """ConcreteFunction `f` with its residuals fed (cached on `f`): (f's inputs, f's
     residuals) -> f's outputs. It runs f again giving the forward values, and a gradient
     through it reaches the residuals too (a read's, the variable)."""
@@ -135,7 +150,9 @@ def replay_function(f):
     return found
 
 
-def call_grad(ctx, grads):
+def call_grad(ctx: GradContext, grads: list[Tensor | None]) -> GradResult:
+    """The gradient rule of a Function call (a PartitionedCall node, or an eager call's
+    record): a call of the callee's gradient function (see the module docstring)."""
     f = ctx.attrs["f"]
     n = len(f._feeds)
     needed_ids = {id(e) for e in ctx.needed_externals}
@@ -146,7 +163,7 @@ def call_grad(ctx, grads):
                                                      graph_externals(f.graph)],
                                  ctx.attrs.get("residuals", ()) if kept else (),
                                  tuple(g is not None for g in kept_grads))
-    input_grads = [None] * len(ctx.needed)
+    input_grads: list[Tensor | None] = [None] * len(ctx.needed)
     if gradient.function is None:
         return GradResult(input_grads)
     inputs = ctx.inputs
@@ -157,16 +174,17 @@ def call_grad(ctx, grads):
     kept_values = [ctx.output(first + k) for k in range(len(kept))]
     outs = call_concrete(ctx.op, gradient.function, list(inputs[:n]) + dys + kept_values +
                          [g for g in kept_grads if g is not None])
-    external_grads = []
+    external_grads: list[tuple[External, Tensor | None]] = []
     for (kind, which), g in zip(gradient.layout, outs):
         if kind == "in":
-            input_grads[which] = g
+            input_grads[cast(int, which)] = g
         else:
-            external_grads.append((which, g))
+            external_grads.append((cast(External, which), g))
     return GradResult(input_grads, external_grads)
 
 
-def call_concrete(call_op, cf, inputs):
+def call_concrete(call_op: OpDef, cf: ConcreteFunction,
+                  inputs: Sequence[Operand]) -> Sequence[Tensor]:
     """Calls ConcreteFunction `cf` on flat tensors (and variables): a node of `call_op` (the
     PartitionedCall op being differentiated) inside a trace; eagerly, a direct run, recorded
     on the tapes that are recording."""
@@ -188,7 +206,7 @@ def call_concrete(call_op, cf, inputs):
     return outputs
 
 
-def record_call(cf, feeds, args):
+def record_call(cf: ConcreteFunction, feeds: list[Any], args: Any) -> Any:
     """Runs `cf` eagerly on `feeds` (its call's flat values) and records the call on each
     recording tape that watches one of its inputs or of the variables it reads.
     `args` holds the call's arguments, in which the fed tensors are found again."""
@@ -211,7 +229,7 @@ def record_call(cf, feeds, args):
     return result
 
 
-def _input_tensors(cf, feeds, args):
+def _input_tensors(cf: ConcreteFunction, feeds: list[Any], args: Any) -> list[Operand]:
     """The tensors (and variables) that were fed, in feed order: a fed array is matched
     back to the argument tensor holding it; other fed values become fresh tensors."""
     pool: dict[int, list[Any]] = {}
@@ -234,7 +252,7 @@ def _input_tensors(cf, feeds, args):
     return inputs
 
 
-def _output_tensors(cf, result):
+def _output_tensors(cf: ConcreteFunction, result: Any) -> list[EagerTensor]:
     if cf._single_output:
         return [result]
     flat = nest.flatten(result)
@@ -242,7 +260,8 @@ def _output_tensors(cf, result):
             if kind == "t"]
 
 
-def replay_call(node, target, value_of):
+def replay_call(node: Node, target: Graph, value_of: Callable[[SymbolicTensor], SymbolicTensor]
+                ) -> tuple[list[SymbolicTensor], list[SymbolicTensor]]:
     """Re-emits call `node` (into `target`) as a call of its callee's replay function, fed
     the call's inputs and its residual outputs: stands for the call's first outputs."""
     replay = replay_function(node.attrs["f"])

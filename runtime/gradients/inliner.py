@@ -8,9 +8,13 @@ are replayed with them fed (`register_replay_rule`), or refused where a second r
 give the forward value (see residuals).
 """
 
-from typing import Any
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
 
 from runtime.gradients import residuals
+from runtime.graph import Graph, Node
+from runtime.ops.registry import OpDef
 from runtime.tensor import SymbolicTensor
 
 
@@ -25,18 +29,19 @@ class Inliner:
     nested in the target, what it captures from the target is exactly the set of forward
     values its computation needs (see the While gradient)."""
 
-    def __init__(self, source, target, mapping, consumer=None):
+    def __init__(self, source: Graph, target: Graph, mapping: dict[int, SymbolicTensor],
+                 consumer: Graph | None = None) -> None:
         self.source = source
         self.target = target
         self.consumer = consumer or target  # the graph the values are handed to
         self.mapping = mapping
         self._captures = {id(c.placeholder): c for c in source.captures}
 
-    def view(self, node):
+    def view(self, node: Node) -> InlinedNode:
         """The record view of `node` for `backprop`."""
         return InlinedNode(node, self)
 
-    def in_target(self, t):
+    def in_target(self, t: SymbolicTensor) -> SymbolicTensor:
         """The tensor of the target graph standing for source tensor `t`."""
         found = self.mapping.get(id(t))
         if found is None:
@@ -44,12 +49,12 @@ class Inliner:
             found = self.mapping[id(t)]
         return self.target.capture(found)
 
-    def value(self, t):
+    def value(self, t: SymbolicTensor) -> SymbolicTensor:
         """The tensor standing for source tensor `t`, as a tensor of the consumer graph
         (the target, or a graph nested in it, which then captures it)."""
         return self.consumer.capture(self.in_target(t))
 
-    def _emit(self, node):
+    def _emit(self, node: Node) -> None:
         mapping = self.mapping
         stack = [node]
         while stack:
@@ -64,7 +69,7 @@ class Inliner:
             stack.pop()
             self._emit_one(current)
 
-    def _emit_one(self, node):
+    def _emit_one(self, node: Node) -> None:
         target = self.target
         if "placeholder" in node.op.traits:
             capture = self._captures.get(id(node.outputs[0]))
@@ -91,15 +96,17 @@ class Inliner:
 # {op: rule(node, target, value_of) -> (node's outputs it stands for, target's outputs)},
 # given by the modules declaring those ops (call_ops, control_flow_ops), which build on this
 # one. `value_of(t)`: the target's tensor for a tensor of node's graph.
-_REPLAY_RULES: dict[Any, Any] = {}
+ReplayRule = Callable[[Node, Graph, Callable[[SymbolicTensor], SymbolicTensor]],
+                      tuple[Sequence[SymbolicTensor], Sequence[SymbolicTensor]]]
+_REPLAY_RULES: dict[OpDef, ReplayRule] = {}
 
 
-def register_replay_rule(op, rule):
+def register_replay_rule(op: OpDef, rule: ReplayRule) -> None:
     """Declares how nodes of `op` whose values include residuals are re-emitted."""
     _REPLAY_RULES[op] = rule
 
 
-def _check_rerun(node):
+def _check_rerun(node: Node) -> None:
     """Refuses to re-emit a node whose second run would not give the forward value (its
     values are residuals, which the forward pass should have handed over: see residuals)."""
     if not (residuals.unrecomputable(node.op) or residuals.expose(node)):
@@ -119,20 +126,24 @@ class InlinedNode:
 
     __slots__ = ("node", "inliner")
 
-    def __init__(self, node, inliner):
+    def __init__(self, node: Node, inliner: Inliner) -> None:
         self.node = node
         self.inliner = inliner
 
     @property
-    def inputs(self):
+    def inputs(self) -> list[SymbolicTensor]:
+        """The node's inputs, as tensors of the consumer graph."""
         return [self.inliner.value(t) for t in self.node.inputs]
 
     @property
-    def outputs(self):
+    def outputs(self) -> list[SymbolicTensor]:
+        """The node's outputs, as tensors of the consumer graph."""
         return [self.inliner.value(t) for t in self.node.outputs]
 
-    def input(self, i):
+    def input(self, i: int) -> SymbolicTensor:
+        """Input `i` only (re-emitting just what computes it)."""
         return self.inliner.value(self.node.inputs[i])
 
-    def output(self, i):
+    def output(self, i: int) -> SymbolicTensor:
+        """Output `i` only."""
         return self.inliner.value(self.node.outputs[i])

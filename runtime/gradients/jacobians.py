@@ -19,48 +19,69 @@ compatibility. The target's shape (beyond the batch dimension, for `batch_jacobi
 be known.
 """
 
-from typing import Any
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from typing import Any, Protocol, Union, cast
 
 import numpy as np
 
 from runtime import context, diagnostics, dtypes, nest
+from runtime.dtypes import DType
 from runtime.functional import control_flow
 from runtime.gradients import vectorize
 from runtime.graph import Graph
 from runtime.ops import array_ops, common, concat_split_ops, math_ops, reshape_ops
-from runtime.tensor import SymbolicTensor
+from runtime.shape import Shape
+from runtime.tensor import SymbolicTensor, Tensor
 from runtime.tensor_array import TensorArray
 from runtime.variables import Variable
 
+# A Jacobian's source: a tensor or a Variable.
+Source = Union[Tensor, Variable]
 
-def _static(shape, what):
+
+class Tape(Protocol):
+    """What a Jacobian uses of its GradientTape (runtime.gradients.tape, which imports this
+    module)."""
+
+    def _check_usable(self) -> None: ...
+
+    def _spent(self) -> None: ...
+
+    def _gradients(self, flat_targets: list[Any], flat_sources: list[Source],
+                   flat_output_grads: list[Any],
+                   into_graph: bool = False) -> list[Tensor | None]: ...
+
+
+def _static(shape: Shape, what: str) -> list[int]:
     if shape is None or None in shape:
         raise ValueError("%s: the shape of the target must be known to compute a Jacobian "
                          "(got %s); give the function a fixed shape"
                          % (what, "an unknown rank" if shape is None else list(shape)))
-    return list(shape)
+    return cast(list[int], list(shape))  # every dimension known (checked above)
 
 
-def _source_shape(source, what):
+def _source_shape(source: Source, what: str) -> list[int]:
     value = source.read_value() if isinstance(source, Variable) else source
     shape = value._shape_tuple()
     if shape is None or None in shape:
         raise ValueError("%s: the shape of each source must be known (got %s)"
                          % (what, "an unknown rank" if shape is None else list(shape)))
-    return list(shape)
+    return cast(list[int], list(shape))  # every dimension known (checked above)
 
 
-def _as_target(target):
+def _as_target(target: Source) -> Tensor:
     return target.read_value() if isinstance(target, Variable) else target
 
 
-def _check_unconnected(unconnected):
+def _check_unconnected(unconnected: str) -> None:
     if unconnected not in ("none", "zero"):
         raise ValueError("unconnected_gradients must be 'none' or 'zero', got %r"
                          % (unconnected,))
 
 
-def _staged(target):
+def _staged(target: Tensor) -> bool:
     """Whether the rows are computed in a graph being built (as a loop), not eagerly."""
     return context.current_graph() is not None and isinstance(target, SymbolicTensor)
 
@@ -70,14 +91,16 @@ class _Rows:
     tensor, for the loop), `seeds()` all of them stacked ([size, *target shape]), and
     `pick(i)` row i's as a value (i a Python int, for the eager passes)."""
 
-    def __init__(self, size, seed, seeds, pick):
+    def __init__(self, size: int, seed: Callable[[Tensor], Tensor], seeds: Callable[[], Tensor],
+                 pick: Callable[[int], Tensor | np.ndarray]) -> None:
         self.size = size
         self.seed = seed
         self.seeds = seeds
         self.pick = pick
 
 
-def _vectorized_rows(tape, target, flat_sources, rows):
+def _vectorized_rows(tape: Tape, target: Tensor, flat_sources: list[Source],
+                     rows: _Rows) -> list[Tensor | None] | None:
     """For each source, its rows stacked ([size, *row shape]), or None where the target
     does not reach it, from one backward pass batched over the rows; None when the pass
     cannot be batched (logged)."""
@@ -99,7 +122,8 @@ def _vectorized_rows(tape, target, flat_sources, rows):
     return None
 
 
-def _looped_rows(tape, target, flat_sources, row_shapes, rows):
+def _looped_rows(tape: Tape, target: Tensor, flat_sources: list[Source],
+                 row_shapes: Sequence[Sequence[int | None]], rows: _Rows) -> list[Tensor | None]:
     """For each source, its rows stacked ([size, *row shape]) by a While loop whose body
     backpropagates under `seed(i)`, the output gradient of row i; None for a source the
     target does not reach (found when the body is traced: it is traced once)."""
@@ -108,7 +132,8 @@ def _looped_rows(tape, target, flat_sources, row_shapes, rows):
     arrays = [TensorArray(v.dtype, size=rows.size, element_shape=shape)
               for v, shape in zip(values, row_shapes)]
 
-    def body(i, arrays):
+    # `i`: the loop's counter, an int32 tensor (Any: tensor arithmetic is not typed)
+    def body(i: Any, arrays: list[TensorArray]) -> tuple[Any, list[TensorArray]]:
         grads = tape._gradients([target], flat_sources, [rows.seed(i)])
         written = []
         for k, (array, grad, value) in enumerate(zip(arrays, grads, values)):
@@ -122,15 +147,16 @@ def _looped_rows(tape, target, flat_sources, row_shapes, rows):
     return [array.stack() if hit else None for array, hit in zip(arrays, reached)]
 
 
-def _eager_rows(tape, target, flat_sources, rows):
+def _eager_rows(tape: Tape, target: Tensor, flat_sources: list[Source],
+                rows: _Rows) -> list[Tensor | None]:
     """For each source, its rows stacked, one backward pass per row (None if no row
     reaches the source)."""
-    per_source: list[list[Any]] = [[] for _ in flat_sources]
+    per_source: list[list[Tensor | None]] = [[] for _ in flat_sources]
     for i in range(rows.size):
         grads = tape._gradients([target], flat_sources, [rows.pick(i)])
         for found, grad in zip(per_source, grads):
             found.append(grad)
-    stacked: list[Any] = []
+    stacked: list[Tensor | None] = []
     for source, found in zip(flat_sources, per_source):
         if all(row is None for row in found):
             stacked.append(None)
@@ -141,7 +167,9 @@ def _eager_rows(tape, target, flat_sources, rows):
     return stacked
 
 
-def _all_rows(tape, target, flat_sources, row_shapes, rows, use_pfor):
+def _all_rows(tape: Tape, target: Tensor, flat_sources: list[Source],
+              row_shapes: Sequence[Sequence[int | None]], rows: _Rows,
+              use_pfor: bool) -> list[Tensor | None]:
     """For each source, [size, *row shape] or None (unconnected), the fastest way there is."""
     if use_pfor:
         found = _vectorized_rows(tape, target, flat_sources, rows)
@@ -152,13 +180,14 @@ def _all_rows(tape, target, flat_sources, row_shapes, rows, use_pfor):
     return _eager_rows(tape, target, flat_sources, rows)
 
 
-def _one_hot(i, size, shape, dtype):
+def _one_hot(i: Tensor, size: int, shape: list[int], dtype: DType) -> Tensor:
     """Row i's pick: one at flat position i of `shape`, zero elsewhere (i a tensor)."""
     hits = math_ops.equal(np.arange(size, dtype=np.int32), i)
     return reshape_ops.reshape(math_ops.cast(hits, dtype), shape)
 
 
-def jacobian(tape, target, sources, unconnected="none", use_pfor=True):
+def jacobian(tape: Tape, target: Source, sources: Any, unconnected: str = "none",
+             use_pfor: bool = True) -> Any:
     """See the module docstring and `GradientTape.jacobian`."""
     tape._check_usable()
     _check_unconnected(unconnected)
@@ -178,7 +207,7 @@ def jacobian(tape, target, sources, unconnected="none", use_pfor=True):
                  lambda i: np.eye(1, size, i, dtype=dtype.np_dtype).reshape(target_shape))
     stacked = _all_rows(tape, target, flat_sources, source_shapes, rows, use_pfor)
     tape._spent()
-    results = []
+    results: list[Tensor | None] = []
     for source, shape, found in zip(flat_sources, source_shapes, stacked):
         if found is None and unconnected == "zero":
             found = array_ops.zeros([size] + shape, _as_target(source).dtype)
@@ -187,7 +216,8 @@ def jacobian(tape, target, sources, unconnected="none", use_pfor=True):
     return nest.pack_sequence_as(sources, results)
 
 
-def batch_jacobian(tape, target, source, unconnected="none", use_pfor=True):
+def batch_jacobian(tape: Tape, target: Source, source: Source, unconnected: str = "none",
+                   use_pfor: bool = True) -> Tensor | None:
     """See the module docstring and `GradientTape.batch_jacobian`."""
     tape._check_usable()
     _check_unconnected(unconnected)
@@ -215,7 +245,7 @@ def batch_jacobian(tape, target, source, unconnected="none", use_pfor=True):
     ones = array_ops.ones_like(target)
     dtype = target.dtype
 
-    def seeds():
+    def seeds() -> Tensor:
         picks = np.eye(size, dtype=dtype.np_dtype).reshape([size, 1] + example_shape)
         return math_ops.multiply(reshape_ops.expand_dims(ones, 0), picks)
 

@@ -15,17 +15,23 @@ constant) cannot pass a gradient on: when one flows into it, the gradient op rai
 of giving a made-up value.
 """
 
+from __future__ import annotations
+
 import weakref
+from collections.abc import Callable, Sequence
 from typing import Any
 
 import numpy as np
 
 from runtime import context, errors
+from runtime.dtypes import DType
 from runtime.gradients.tape import GradientTape
+from runtime.shape import Shape
 from runtime.tensor import EagerTensor, Tensor
 
 # id(first float output array of a run) -> (weak reference to it, _Run)
-_RUNS: dict[Any, Any] = {}
+_Runs = dict[int, tuple["weakref.ref[np.ndarray]", "_Run"]]
+_RUNS: _Runs = {}
 
 
 class _Run:
@@ -33,13 +39,14 @@ class _Run:
 
     __slots__ = ("tape", "args", "results")
 
-    def __init__(self, tape, args, results):
+    def __init__(self, tape: GradientTape, args: list[EagerTensor], results: Sequence[Any]) -> None:
         self.tape = tape
         self.args = args
         self.results = results
 
 
-def run_recorded(func, args):
+def run_recorded(func: Callable[..., Any],
+                 args: list[EagerTensor]) -> tuple[Any, GradientTape]:
     """Calls `func(*args)` under a persistent tape watching the float arguments; returns
     (result, tape)."""
     tape = GradientTape(persistent=True)
@@ -51,7 +58,8 @@ def run_recorded(func, args):
     return result, tape
 
 
-def remember(outputs, tape, args, results):
+def remember(outputs: list[np.ndarray], tape: GradientTape, args: list[EagerTensor],
+             results: Sequence[Any]) -> list[np.ndarray]:
     """Keeps the tape of a run for its gradient, keyed by the first float output array;
     returns the outputs to hand on. That array is handed on as a fresh view, which only the
     run's consumers hold: the entry goes when they drop it (the run itself holds the
@@ -63,7 +71,8 @@ def remember(outputs, tape, args, results):
     key_array = outputs[index] = outputs[index].view()
     key = id(key_array)
 
-    def forget(ref, key=key, runs=_RUNS):  # `runs` bound now: still there at interpreter exit
+    # `runs` bound now: still there at interpreter exit
+    def forget(ref: weakref.ref[np.ndarray], key: int = key, runs: _Runs = _RUNS) -> None:
         found = runs.get(key)
         if found is not None and found[0] is ref:
             del runs[key]
@@ -71,14 +80,15 @@ def remember(outputs, tape, args, results):
     return outputs
 
 
-def _find_run(key_array):
+def _find_run(key_array: np.ndarray) -> _Run | None:
     found = _RUNS.get(id(key_array))
     if found is None or found[0]() is not key_array:
         return None
     return found[1]
 
 
-def _not_connected(func, index, value, where):
+def _not_connected(func: Callable[..., Any], index: int, value: Any,
+                   where: errors.SourceLocation | None) -> errors.InvalidArgumentError:
     name = getattr(func, "__name__", repr(func))
     what = ("a tensor that does not depend on the function's inputs"
             if isinstance(value, Tensor) else
@@ -90,13 +100,21 @@ def _not_connected(func, index, value, where):
         "in tf.stop_gradient." % (index, name, what), where), "EagerPyFuncGrad")
 
 
-def py_function_grad_kernel(key_value, *dys, func, dy_indices, wanted, out_specs, where):
+def py_function_grad_kernel(key_value: np.ndarray, *dys: np.ndarray, func: Callable[..., Any],
+                            dy_indices: Sequence[int], wanted: Sequence[int],
+                            out_specs: Sequence[tuple[DType, Shape]],
+                            where: errors.SourceLocation | None
+                            ) -> np.ndarray | tuple[np.ndarray, ...]:
+    """EagerPyFuncGrad's kernel: the gradients of the run's `wanted` inputs, from the tape
+    kept for the run whose output `key_value` is, under upstream gradients `dys` (for the
+    outputs `dy_indices`)."""
     run = _find_run(key_value)
     if run is None:
         raise errors.InvalidArgumentError(
             "internal error: the recorded run of tf.py_function(%s) that this gradient needs "
             "is gone" % getattr(func, "__name__", "?"), "EagerPyFuncGrad")
-    targets, weights = [], []
+    targets: list[Tensor] = []
+    weights: list[EagerTensor] = []
     for i, dy in zip(dy_indices, dys):
         value = run.results[i]
         if not isinstance(value, Tensor) or id(value) not in run.tape._live:

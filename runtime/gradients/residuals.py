@@ -27,31 +27,39 @@ A node is changed to output its residuals (`expose`) only when a gradient throug
 built, so code that takes no gradient runs exactly as before.
 """
 
+from __future__ import annotations
+
 import weakref
-from typing import Any
+from typing import TYPE_CHECKING, Any, cast, overload
 
 import numpy as np
 
 from runtime import dtypes
-from runtime.tensor import SymbolicTensor
+from runtime.ops.registry import OpDef
+from runtime.tensor import SymbolicTensor, Tensor
+
+if TYPE_CHECKING:  # for annotations only
+    from runtime.gradients.backprop import Record
+    from runtime.graph import Graph, Node
 
 # graph -> (node count, residual tensors)
-_cache: weakref.WeakKeyDictionary[Any, Any] = weakref.WeakKeyDictionary()
+_cache: weakref.WeakKeyDictionary[Graph, tuple[int, tuple[SymbolicTensor, ...]]] = \
+    weakref.WeakKeyDictionary()
 
 
-def unrecomputable(op):
+def unrecomputable(op: OpDef) -> bool:
     """True for ops whose second run would not give the forward value (see module doc)."""
     return "unrepeatable" in op.traits
 
 
-def graph_residuals(graph):
+def graph_residuals(graph: Graph) -> tuple[SymbolicTensor, ...]:
     """The residual tensors of `graph`'s own nodes, in node order (exposing the call, If and
     While nodes that have residuals)."""
     size = len(graph.nodes)
-    found = _cache.get(graph)
-    if found is not None and found[0] == size:
-        return found[1]
-    found = []
+    cached = _cache.get(graph)
+    if cached is not None and cached[0] == size:
+        return cached[1]
+    found: list[SymbolicTensor] = []
     for node in graph.nodes:
         if "placeholder" in node.op.traits:
             continue
@@ -66,13 +74,23 @@ def graph_residuals(graph):
     return result
 
 
-def exposed(node):
+def exposed(node: Node | Record) -> tuple[Tensor, ...]:
     """The residual outputs a node was given by `expose` (empty when it has none)."""
     count = node.attrs.get("n_outputs") if isinstance(node.attrs, dict) else None
     return tuple(node.outputs[count:]) if count is not None else ()
 
 
-def expose(node):
+@overload
+def expose(node: Node) -> tuple[SymbolicTensor, ...]:
+    ...
+
+
+@overload
+def expose(node: Node | Record) -> tuple[Tensor, ...]:
+    ...
+
+
+def expose(node: Node | Record) -> tuple[Tensor, ...]:
     """Makes a call, If or While node output the residuals of its sub-graphs; returns the
     added outputs (empty when the node has no residuals, or is of another kind)."""
     attrs = node.attrs
@@ -80,6 +98,7 @@ def expose(node):
         return ()
     if "n_outputs" in attrs or getattr(node, "graph", None) is None:  # done, or eager
         return exposed(node)
+    node = cast("Node", node)  # a graph's node
     op = node.op
     if "calls_function" in op.traits:
         inner = graph_residuals(attrs["f"].graph)
@@ -109,6 +128,6 @@ def expose(node):
     return exposed(node)
 
 
-def unbox(value):
+def unbox(value: Any) -> Any:
     """The list of a While's residuals (boxed by control_flow_ops.box_list)."""
     return value[()] if isinstance(value, np.ndarray) else value

@@ -20,13 +20,20 @@ its reads. Sources not connected to the target get None (or zeros with
 `unconnected_gradients=UnconnectedGradients.ZERO`); integer and bool tensors get None.
 """
 
+from __future__ import annotations
+
 import contextlib
-from typing import Any
+from collections.abc import Callable, Iterator, Mapping, Sequence
+from types import TracebackType
+from typing import TYPE_CHECKING, Any, Literal, cast
 
 from runtime import context, nest
 from runtime.gradients import function_grads, jacobians
 from runtime.gradients.backprop import (
     DIFFERENTIABLE_KINDS,
+    External,
+    GradKey,
+    Operand,
     Record,
     backprop,
     carries,
@@ -36,9 +43,14 @@ from runtime.gradients.backprop import (
 from runtime.ops import array_ops
 from runtime.ops.call_ops import CALL_OP
 from runtime.ops.common import convert_to_tensor
+from runtime.ops.registry import OpDef
 from runtime.tensor import SymbolicTensor, Tensor
 from runtime.variables import OPS as VARIABLE_OPS
 from runtime.variables import GraphVariable, Variable
+
+if TYPE_CHECKING:
+    from runtime.concrete_function import ConcreteFunction
+    from runtime.graph import Node
 
 _READ = VARIABLE_OPS["ReadVariableOp"]
 
@@ -53,34 +65,36 @@ class UnconnectedGradients:
 class GradientTape:
     """Records operations for automatic differentiation (see the module docstring)."""
 
-    def __init__(self, persistent=False, watch_accessed_variables=True):
+    def __init__(self, persistent: bool = False, watch_accessed_variables: bool = True) -> None:
         self._persistent = bool(persistent)
         self._watch_accessed = bool(watch_accessed_variables)
         self._recording = False
         self._used = False
         self._graph: Any = None     # the graph a tape entered inside a trace records
-        self._ranges = []           # [start, end] node index ranges of that graph
-        self._records = []          # eager records
-        self._live = set()          # eager: ids of watched values and values computed from them
-        self._watched = []          # explicitly watched tensors and variables (kept alive)
-        self._watched_variables = []
-        self._watched_variable_ids = set()
+        # [start, end] node index ranges of that graph (end None while recording)
+        self._ranges: list[list[int | None]] = []
+        self._records: list[Record] = []  # eager records
+        self._live: set[int] = set()  # eager: ids of watched values and values computed from them
+        self._watched: list[Tensor] = []  # explicitly watched tensors (kept alive)
+        self._watched_variables: list[Variable] = []
+        self._watched_variable_ids: set[int] = set()
 
     # -- recording ---------------------------------------------------------------------------
-    def __enter__(self):
+    def __enter__(self) -> GradientTape:
         if self._recording:
             raise ValueError("this GradientTape is already recording")
         self._start()
         self._recording = True
         return self
 
-    def __exit__(self, exc_type, exc_value, traceback):
+    def __exit__(self, exc_type: type[BaseException] | None, exc_value: BaseException | None,
+                 traceback: TracebackType | None) -> Literal[False]:
         if self._recording:
             self._stop()
             self._recording = False
         return False
 
-    def _start(self):
+    def _start(self) -> None:
         graph = context.current_graph()
         if graph is None:
             if self._graph is not None:
@@ -96,7 +110,7 @@ class GradientTape:
             self._graph = graph
             self._ranges.append([len(graph.nodes), None])
 
-    def _stop(self):
+    def _stop(self) -> None:
         if self._graph is None:
             if self in context.tapes:
                 context.tapes.remove(self)
@@ -106,7 +120,7 @@ class GradientTape:
                 last[1] = len(self._graph.nodes)
 
     @contextlib.contextmanager
-    def stop_recording(self):
+    def stop_recording(self) -> Iterator[None]:
         """A block in which this tape records nothing."""
         if not self._recording:
             raise ValueError("stop_recording needs the tape to be recording (inside its "
@@ -117,7 +131,7 @@ class GradientTape:
         finally:
             self._start()
 
-    def reset(self):
+    def reset(self) -> None:
         """Forgets everything recorded and watched (the tape keeps recording if it was)."""
         recording = self._recording
         if recording:
@@ -133,7 +147,7 @@ class GradientTape:
         if recording:
             self._start()
 
-    def watch(self, tensor):
+    def watch(self, tensor: Any) -> None:
         """Makes the tape differentiate with respect to `tensor` (a tensor, a Variable, or a
         nested structure of them)."""
         for value in nest.flatten(tensor):
@@ -147,14 +161,14 @@ class GradientTape:
                 raise ValueError("GradientTape.watch needs tensors or variables, got %r"
                                  % (value,))
 
-    def _watch_variable(self, variable):
+    def _watch_variable(self, variable: Variable) -> None:
         if id(variable) not in self._watched_variable_ids:
             self._watched_variable_ids.add(id(variable))
             self._watched_variables.append(variable)
             if self._graph is None:
                 self._live.add(id(variable))
 
-    def _auto_watch(self, variable):
+    def _auto_watch(self, variable: Variable) -> bool:
         """Watches a variable being read (when trainable and auto-watching); True if watched."""
         if id(variable) in self._live:
             return True
@@ -164,11 +178,12 @@ class GradientTape:
             return True
         return False
 
-    def _record(self, op, inputs, attrs, outputs):
+    def _record(self, op: OpDef, inputs: Sequence[Operand], attrs: Mapping[str, Any],
+                outputs: Sequence[Tensor]) -> None:
         """Called by `registry.execute` for each op run eagerly while the tape records."""
         live = self._live
-        if op is _READ:
-            if not self._auto_watch(inputs[0]):
+        if op is _READ:  # an eager read's input is the variable itself
+            if not self._auto_watch(cast(Variable, inputs[0])):
                 return
         else:
             for t in inputs:
@@ -182,13 +197,15 @@ class GradientTape:
                 live.add(id(t))
 
     @staticmethod
-    def record_function_call(cf, feeds, args):
+    def record_function_call(cf: ConcreteFunction, feeds: list[Any], args: Any) -> Any:
         """Runs ConcreteFunction `cf` eagerly on `feeds` and records the call on every
         recording tape (see function_grads.record_call); how runtime.function, which the
         gradients build on, records calls while a tape records."""
         return function_grads.record_call(cf, feeds, args)
 
-    def _record_call(self, cf, inputs, outputs, externals, attrs=None):
+    def _record_call(self, cf: ConcreteFunction, inputs: Sequence[Operand],
+                     outputs: Sequence[Tensor], externals: Sequence[External],
+                     attrs: Mapping[str, Any] | None = None) -> None:
         """Records an eager call of ConcreteFunction `cf` when it reads a watched value
         (`attrs`: the record's, when the call also returned residuals)."""
         live = self._live
@@ -206,15 +223,15 @@ class GradientTape:
                 live.add(id(t))
 
     # -- queries -----------------------------------------------------------------------------
-    def watched_variables(self):
+    def watched_variables(self) -> tuple[Variable, ...]:
         """The variables watched so far (explicitly, or read while recording)."""
         if self._graph is not None:
             self._graph_watched_keys()
         return tuple(self._watched_variables)
 
     # -- gradients ---------------------------------------------------------------------------
-    def gradient(self, target, sources, output_gradients=None,
-                 unconnected_gradients=UnconnectedGradients.NONE):
+    def gradient(self, target: Any, sources: Any, output_gradients: Any = None,
+                 unconnected_gradients: str = UnconnectedGradients.NONE) -> Any:
         """The gradients of `target` (a tensor or nested structure of tensors, summed) with
         respect to `sources` (tensors or Variables, possibly nested), shaped like `sources`.
         `output_gradients` weights each target (ones by default)."""
@@ -242,23 +259,28 @@ class GradientTape:
         self._spent()
         return nest.pack_sequence_as(sources, grads)
 
-    def jacobian(self, target, sources, unconnected_gradients=UnconnectedGradients.NONE,
-                 parallel_iterations=None, experimental_use_pfor=True):
+    def jacobian(self, target: Tensor | Variable, sources: Any,
+                 unconnected_gradients: str = UnconnectedGradients.NONE,
+                 parallel_iterations: int | None = None,
+                 experimental_use_pfor: bool = True) -> Any:
         """The Jacobian of `target` with respect to each of `sources` (possibly nested):
         for a source, a tensor of shape `target.shape + source.shape` (see
         runtime.gradients.jacobians)."""
         return jacobians.jacobian(self, target, sources, unconnected_gradients,
                                   experimental_use_pfor)
 
-    def batch_jacobian(self, target, source, unconnected_gradients=UnconnectedGradients.NONE,
-                       parallel_iterations=None, experimental_use_pfor=True):
+    def batch_jacobian(self, target: Tensor | Variable, source: Tensor | Variable,
+                       unconnected_gradients: str = UnconnectedGradients.NONE,
+                       parallel_iterations: int | None = None,
+                       experimental_use_pfor: bool = True) -> Tensor | None:
         """The Jacobian of each example of `target` (its first dimension is the batch) with
         respect to the same example of `source`: shape `[batch] + target.shape[1:] +
         source.shape[1:]` (see runtime.gradients.jacobians)."""
         return jacobians.batch_jacobian(self, target, source, unconnected_gradients,
                                         experimental_use_pfor)
 
-    def _gradients(self, flat_targets, flat_sources, flat_output_grads, into_graph=False):
+    def _gradients(self, flat_targets: list[Any], flat_sources: list[Operand],
+                   flat_output_grads: list[Any], into_graph: bool = False) -> list[Tensor | None]:
         """One gradient (or None) per source, without spending the tape. `into_graph`: the
         gradient ops of an eager tape are added to the graph being built (a Jacobian's
         backward pass, traced to be vectorised) instead of running."""
@@ -274,20 +296,22 @@ class GradientTape:
             if recording:
                 self._start()
 
-    def _check_usable(self):
+    def _check_usable(self) -> None:
         if self._used and not self._persistent:
             raise RuntimeError("A non-persistent GradientTape can only be used to compute one "
                                "set of gradients (or jacobians); create it with "
                                "persistent=True to call gradient() several times")
 
-    def _spent(self):
+    def _spent(self) -> None:
         """After a gradient or Jacobian: a tape that is not persistent lets its records go."""
         if not self._persistent:
             self._used = True
             self._records = []
             self._live = set()
 
-    def _targets(self, flat_targets, flat_output_grads, key, variable_key):
+    def _targets(self, flat_targets: list[Any], flat_output_grads: list[Any],
+                 key: Callable[[Tensor], GradKey], variable_key: Callable[[Variable], GradKey]
+                 ) -> list[tuple[GradKey, Tensor]]:
         """[(key, output gradient)] for the targets; a Variable target has the variable's
         key, as a Variable source has: its gradient with respect to itself is one."""
         targets = []
@@ -310,7 +334,8 @@ class GradientTape:
             targets.append((key(t) if t_key is None else t_key, g))
         return targets
 
-    def _eager_gradient(self, flat_targets, flat_sources, flat_output_grads, into_graph):
+    def _eager_gradient(self, flat_targets: list[Any], flat_sources: list[Operand],
+                        flat_output_grads: list[Any], into_graph: bool) -> list[Tensor | None]:
         if context.current_graph() is not None and not into_graph:
             raise RuntimeError("this GradientTape recorded eagerly; call gradient() outside "
                                "traced functions")
@@ -323,14 +348,14 @@ class GradientTape:
         return [_as_source_grad(g, s) for g, s in zip(grads, flat_sources)]
 
     # -- inside a trace --------------------------------------------------------------------------
-    def _graph_records(self):
+    def _graph_records(self) -> list[Node]:
         nodes = self._graph.nodes
         records = []
         for start, end in self._ranges:
             records.extend(nodes[start:len(nodes) if end is None else end])
         return records
 
-    def _tensor_key(self, t):
+    def _tensor_key(self, t: Tensor) -> GradKey:
         """The key of tensor `t` among the recorded graph's tensors."""
         graph = self._graph
         if isinstance(t, SymbolicTensor) and t.graph is graph:
@@ -338,12 +363,12 @@ class GradientTape:
         capture = graph._captures_by_id.get(id(t))
         return id(capture.placeholder) if capture is not None else id(t)
 
-    def _variable_key(self, variable):
+    def _variable_key(self, variable: Variable) -> GradKey:
         if isinstance(variable, GraphVariable):
             return self._tensor_key(variable._handle_tensor)
         return external_key_in(self._graph)(variable)
 
-    def _variable_of(self, handle):
+    def _variable_of(self, handle: Tensor) -> Variable | None:
         """The variable a resource tensor of the recorded graph stands for (None if unknown)."""
         while isinstance(handle, SymbolicTensor):
             graph = handle.graph
@@ -362,7 +387,7 @@ class GradientTape:
             handle = external
         return None
 
-    def _graph_watched_keys(self):
+    def _graph_watched_keys(self) -> set[GradKey]:
         """The keys watched in the recorded graph: explicit watches, plus the trainable
         variables read in the recorded nodes (auto-watched, added to watched_variables)."""
         keys = {self._tensor_key(t) for t in self._watched}
@@ -386,7 +411,7 @@ class GradientTape:
                         self._watch_variable(external)
         return keys
 
-    def _watch_handle(self, handle, keys):
+    def _watch_handle(self, handle: SymbolicTensor, keys: set[GradKey]) -> None:
         """Auto-watches the variable behind resource tensor `handle` (a variable whose
         trainability is unknown is watched)."""
         variable = self._variable_of(handle)
@@ -396,7 +421,8 @@ class GradientTape:
             if variable is not None:
                 self._watch_variable(variable)
 
-    def _graph_gradient(self, flat_targets, flat_sources, flat_output_grads):
+    def _graph_gradient(self, flat_targets: list[Any], flat_sources: list[Operand],
+                        flat_output_grads: list[Any]) -> list[Tensor | None]:
         graph = self._graph
         if graph not in context.thread_graphs():
             raise RuntimeError("this GradientTape recorded inside a traced function; call "
@@ -412,14 +438,15 @@ class GradientTape:
         return [_as_source_grad(g, s) for g, s in zip(grads, flat_sources)]
 
 
-def _sources_among_targets(sources, targets):
+def _sources_among_targets(sources: list[GradKey],
+                           targets: list[tuple[GradKey, Tensor]]) -> list[GradKey]:
     """The keys of sources that are targets too: each is its own gradient's start (its
     gradient includes the target's output gradient, watched or not, as in TensorFlow)."""
     target_keys = {key for key, _ in targets}
     return [key for key in sources if key in target_keys]
 
 
-def _as_source_grad(grad, source):
+def _as_source_grad(grad: Tensor | None, source: Operand) -> Tensor | None:
     """Integer and bool sources get no gradient."""
     if grad is None:
         return None
@@ -428,7 +455,7 @@ def _as_source_grad(grad, source):
     return grad
 
 
-def _zeros_like_source(source):
+def _zeros_like_source(source: Operand) -> Tensor:
     if isinstance(source, Variable):
         return array_ops.zeros_like(source.read_value())
     return array_ops.zeros_like(source)

@@ -13,14 +13,18 @@ cannot batch leaves nothing behind: `vectorize` then returns None and says why i
 `Unbatchable`'s message, which the Jacobian logs before taking its loop.
 """
 
+from __future__ import annotations
+
+from collections.abc import Sequence
 from typing import Any
 
 import numpy as np
 
 from runtime import dtypes
+from runtime.graph import Graph, Node
 from runtime.ops import batching, common, concat_split_ops, reduction_ops, reshape_ops
 from runtime.ops.registry import execute
-from runtime.tensor import SymbolicTensor
+from runtime.tensor import SymbolicTensor, Tensor
 
 
 class Unbatchable(Exception):
@@ -67,7 +71,7 @@ class Batcher:
             return reshape_ops.broadcast_to(lifted, [self.size] + list(shape))
         return concat_split_ops.tile(lifted, [self.size] + [1] * len(shape))
 
-    def rerun(self, node: Any, args: list[Any], attrs: Any = None) -> list[Any]:
+    def rerun(self, node: Node, args: list[Any], attrs: Any = None) -> list[Any]:
         """`node`'s op run on `args` (with `attrs` in place of the node's, if given)."""
         return execute(node.op, args, node.attrs if attrs is None else attrs)
 
@@ -76,7 +80,7 @@ class Batcher:
         return reduction_ops.reduce_sum(x, axes, keepdims=keepdims)
 
 
-def _batched_nodes(graph, seed):
+def _batched_nodes(graph: Graph, seed: SymbolicTensor) -> list[Node]:
     """The nodes of `graph` that read the seed, directly or through other nodes; raises
     Unbatchable naming the first that has no batching rule or state."""
     batched_ids = {id(seed)}
@@ -95,7 +99,7 @@ def _batched_nodes(graph, seed):
     return nodes
 
 
-def _needed(graph, results):
+def _needed(graph: Graph, results: Sequence[Tensor | None]) -> set[int]:
     """The ids of the nodes the results depend on."""
     needed = set()
     stack = [t.node for t in results if isinstance(t, SymbolicTensor) and t.graph is graph]
@@ -108,7 +112,8 @@ def _needed(graph, results):
     return needed
 
 
-def vectorize(graph, seed, seeds, results, size):
+def vectorize(graph: Graph, seed: SymbolicTensor, seeds: Tensor,
+              results: Sequence[Tensor | None], size: int) -> list[Tensor | None]:
     """The `results` of `graph` (tensors of it, or None) computed for every output gradient
     of `seeds` (the value fed to placeholder `seed`, with a leading dimension of `size`):
     each has the leading dimension `size` too. Raises Unbatchable (having emitted nothing)
@@ -136,7 +141,7 @@ def vectorize(graph, seed, seeds, results, size):
             outputs = execute(node.op, args, node.attrs)
         for old, new in zip(node.outputs, outputs):
             values[id(old)] = (new, any(batched))
-    batched_results: list[Any] = []
+    batched_results: list[Tensor | None] = []
     for t in results:
         if t is None:
             batched_results.append(None)

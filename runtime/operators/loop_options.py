@@ -28,6 +28,8 @@ against the state at that point (the tensors named before the loop match only if
 Python iterations left them unchanged).
 """
 
+from __future__ import annotations
+
 import numbers
 from typing import Any, Callable, Mapping, Sequence
 
@@ -40,8 +42,9 @@ from runtime.tensor import Tensor
 OPTION_NAMES = ("parallel_iterations", "swap_memory", "maximum_iterations", "shape_invariants")
 
 
-def set_loop_options(parallel_iterations=None, swap_memory=None, maximum_iterations=None,
-                     shape_invariants=None):
+def set_loop_options(parallel_iterations: int | None = None, swap_memory: bool | None = None,
+                     maximum_iterations: int | Tensor | None = None,
+                     shape_invariants: Sequence[tuple[Tensor, Any]] | None = None) -> None:
     """Options for the immediately enclosing loop, when it is staged as a While op.
 
     Must be the first statement of a loop body in a converted function: the compiler reads

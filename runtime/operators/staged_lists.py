@@ -7,15 +7,20 @@ back into a plain list of tensors when a Function returns it. `len` and `tf.stac
 are routed by `runtime.operators.py_builtins`; a `for` over one by `runtime.operators.loops`.
 """
 
+from __future__ import annotations
+
 import builtins
 import weakref
+from collections.abc import Sequence
 from typing import Any
 
 import numpy as np
 
 from runtime import context, dtypes, errors, nest
 from runtime import shape as shape_lib
+from runtime.dtypes import DType
 from runtime.ops import common, concat_split_ops, math_ops, selection_ops
+from runtime.shape import TensorShape
 from runtime.tensor import EagerTensor, Tensor, make_eager
 from runtime.tensor_array import TensorArray, _int32, ops
 from runtime.variables import Variable
@@ -29,7 +34,8 @@ _declared: weakref.WeakKeyDictionary[Any, dict[int, tuple[list, dtypes.DType,
     weakref.WeakKeyDictionary()
 
 
-def set_element_type(entity, dtype, shape=None):
+def set_element_type(entity: object, dtype: DType,
+                     shape: TensorShape | Sequence[int | None] | None = None) -> None:
     """Declares the dtype (and element shape, None dims allowed) of what Python list
     `entity` will hold: when a loop on a tensor stages the list as a TensorArray, the array
     has that dtype and element shape from the start (so a loop that runs zero times still

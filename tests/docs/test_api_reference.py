@@ -71,6 +71,22 @@ def test_the_reference_lists_each_name_with_its_signature_and_doc():
     assert "## `tf.strings`" in text
 
 
+def test_signatures_show_annotations_as_written_and_a_class_without_its_init_return():
+    def scale(x: "float", factor: "int | None" = None) -> "float":
+        """Scales x."""
+
+    class Meter:
+        """Measures."""
+
+        def __init__(self, unit: "str") -> "None":
+            self.unit = unit
+
+    text = api_reference.render([api_reference.Entry("tf.scale", "tf", scale),
+                                 api_reference.Entry("tf.Meter", "tf", Meter)])
+    assert "### `tf.scale(x: float, factor: int | None = None) -> float`" in text
+    assert "### `tf.Meter(unit: str)`" in text
+
+
 def test_the_script_writes_and_checks(tmp_path, capsys):
     target = tmp_path / "api.md"
     assert api_reference.main(["--output", str(target), "--check"]) == 1  # no file yet

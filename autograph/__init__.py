@@ -36,9 +36,28 @@ from runtime.saved_model import NotSaveableError, SavedModelError, load, save
 
 if _TYPE_CHECKING:  # names for the annotations only, kept out of the package's namespace
     from collections.abc import Callable, Iterable, Sequence
-    from typing import Any
+    from typing import Any, TypedDict
+
+    from typing_extensions import Unpack
 
     from autograph.features import Feature
+
+    class _FunctionKeywords(TypedDict, total=False):
+        """`function`'s keyword options, for its two overloads (mypy checks that the
+        definition takes exactly these)."""
+
+        input_signature: Sequence[Any] | None
+        autograph: bool
+        reduce_retracing: bool
+        jit_compile: bool | None
+        experimental_relax_shapes: bool | None
+        experimental_compile: bool | None
+        name: str | None
+        experimental_autograph_options: Feature | Iterable[Feature] | None
+        backend: str | None
+        strict: bool
+        device: Any
+        shardings: Any
 
 
 def _installed_version() -> str:
@@ -55,26 +74,13 @@ __version__ = _installed_version()
 
 # `@function` gives a Function; `@function(...)` first gives the decorator that makes one.
 @_overload
-def function(func: Callable[..., Any], *,
-             input_signature: Sequence[Any] | None = None, autograph: bool = True,
-             reduce_retracing: bool = False, jit_compile: bool | None = None,
-             experimental_relax_shapes: bool | None = None,
-             experimental_compile: bool | None = None, name: str | None = None,
-             experimental_autograph_options: Feature | Iterable[Feature] | None = None,
-             backend: str | None = None, strict: bool = False, device: Any = None,
-             shardings: Any = None) -> Function:
+def function(func: Callable[..., Any], **options: Unpack[_FunctionKeywords]) -> Function:
     ...
 
 
 @_overload
-def function(func: None = None, *,
-             input_signature: Sequence[Any] | None = None, autograph: bool = True,
-             reduce_retracing: bool = False, jit_compile: bool | None = None,
-             experimental_relax_shapes: bool | None = None,
-             experimental_compile: bool | None = None, name: str | None = None,
-             experimental_autograph_options: Feature | Iterable[Feature] | None = None,
-             backend: str | None = None, strict: bool = False, device: Any = None,
-             shardings: Any = None) -> Callable[[Callable[..., Any]], Function]:
+def function(func: None = None, **options: Unpack[_FunctionKeywords]
+             ) -> Callable[[Callable[..., Any]], Function]:
     ...
 
 

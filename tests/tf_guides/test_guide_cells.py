@@ -92,11 +92,6 @@ EXPECTED_FAILURES = {
                       "no such node (a tf.print or assign graph is one node smaller too)",
     ("autodiff", 9): "Keras 3's weights are KerasVariables named 'kernel' (path 'dense/kernel'); "
                      "ours are tf.Variables named 'dense/kernel:0'",
-    ("basic_training_loops", 12): "save_weights writes a TensorFlow checkpoint at any prefix; "
-                                  "Keras 3 refuses a name not ending in .weights.h5",
-    ("basic_training_loops", 13): "TF 2.21's tf.keras.losses has no mean_squared_error (only "
-                                  "mse); ours has Keras 3's name too",
-    ("basic_training_loops", 14): "fit on the model that cell 13 failed to compile in TF",
     ("intro_to_modules", 29): "Keras 3 layers do not track tf.Variable attributes "
                               "(variables is []); ours do",
     ("intro_to_modules", 30): "a Keras layer's error message is not wrapped in Keras's "

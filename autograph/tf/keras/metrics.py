@@ -210,14 +210,14 @@ class MeanSquaredError(MeanMetricWrapper):
     """The running mean of the squared error (`mean_squared_error` per sample)."""
 
     def __init__(self, name: str = "mean_squared_error", dtype: str | None = None) -> None:
-        super().__init__(_losses.mean_squared_error, name=name, dtype=dtype)
+        super().__init__(_losses.mse, name=name, dtype=dtype)
 
 
 class MeanAbsoluteError(MeanMetricWrapper):
     """The running mean of the absolute error (`mean_absolute_error` per sample)."""
 
     def __init__(self, name: str = "mean_absolute_error", dtype: str | None = None) -> None:
-        super().__init__(_losses.mean_absolute_error, name=name, dtype=dtype)
+        super().__init__(_losses.mae, name=name, dtype=dtype)
 
 
 class AUC(Metric):

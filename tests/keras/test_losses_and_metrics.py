@@ -149,7 +149,8 @@ def test_mean_accumulates_weighted_values_and_resets():
     assert m.result().numpy() == 2.0
     m.update_state([[2.0, 4.0]], sample_weight=[3.0])  # one sample of mean 3, weight 3
     assert m.result().numpy() == pytest.approx(13.0 / 5.0)
-    assert [v.name for v in m.variables] == ["mean/total:0", "mean/count:0"]
+    assert [(v.name, v.path) for v in m.variables] == [("total", "mean/total"),
+                                                       ("count", "mean/count")]
     m.reset_state()
     assert m.result().numpy() == 0.0 and m.count.numpy() == 0.0
 

@@ -90,10 +90,6 @@ EXPECTED_FAILURES = {
                       "dependencies add to join a function's stateful ops (ReduceDataset) as "
                       "control outputs; our graphs keep side effects in program order and have "
                       "no such node (a tf.print or assign graph is one node smaller too)",
-    ("autodiff", 9): "Keras 3's weights are KerasVariables named 'kernel' (path 'dense/kernel'); "
-                     "ours are tf.Variables named 'dense/kernel:0'",
-    ("intro_to_modules", 29): "Keras 3 layers do not track tf.Variable attributes "
-                              "(variables is []); ours do",
     ("intro_to_modules", 30): "a Keras layer's error message is not wrapped in Keras's "
                               "'Exception encountered when calling ...call()' text",
     ("intro_to_modules", 34): "summary: Keras's table shrinks to an 80-column console and "

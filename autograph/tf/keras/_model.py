@@ -134,8 +134,9 @@ class Model(Layer):
         self._build_input_shape = input_shape  # a .keras file's build_config
         self.built = True
         try:
-            _autograph.function(lambda inputs: self._call_in_scope(inputs, (), {}),
-                                autograph=False).get_concrete_function(spec)
+            with self._name_scope():  # (the layers' weights are made under its path)
+                _autograph.function(lambda inputs: self._call_in_scope(inputs, (), {}),
+                                    autograph=False).get_concrete_function(spec)
         except Exception:
             self.built = False
             raise

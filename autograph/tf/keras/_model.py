@@ -153,8 +153,11 @@ class Model(Layer):
     def summary(self, line_length: int | None = None, positions: Any = None,
                 print_fn: Callable[[str], Any] | None = None, **kwargs: Any) -> None:
         """Print a table of the layers (name and type, output shape, parameter count)
-        and the total, trainable and non-trainable parameter counts, as Keras does."""
-        for line in _summary.summary_lines(self, line_length):
+        and the total, trainable and non-trainable parameter counts, as Keras does: at
+        most 88 columns wide (108 with a "Connected to" column), narrower on a narrow
+        console (4 less than its width), or `line_length` wide, the columns' right edges
+        at the fractions `positions` of it."""
+        for line in _summary.summary_lines(self, line_length, positions):
             (print_fn or print)(line)
 
     def _output_names(self, y_pred: Any) -> list[str]:

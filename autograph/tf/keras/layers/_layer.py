@@ -24,7 +24,7 @@ import warnings
 import numpy as np
 
 from autograph.converted_call import converted_call
-from autograph.tf.keras import _symbolic, _tensors, _variables
+from autograph.tf.keras import _call_errors, _symbolic, _tensors, _variables
 from autograph.tf.keras import initializers as _initializers
 from autograph.tf.keras import regularizers as _regularizers
 from autograph.user_code import is_library
@@ -290,7 +290,14 @@ class Layer(_module.Module):
             self._clear_losses()
             _ENTRY_CALL.append(self)
         try:
-            outputs = self._call_in_scope(inputs, args, kwargs)
+            try:
+                outputs = self._call_in_scope(inputs, args, kwargs)
+            except Exception as error:
+                worded = _call_errors.worded_call_error(error, self, (inputs,) + tuple(args),
+                                                        kwargs)
+                if worded is None:
+                    raise
+                raise worded.with_traceback(error.__traceback__) from None
             if self.activity_regularizer is not None:
                 self._add_activity_losses(outputs)
         finally:

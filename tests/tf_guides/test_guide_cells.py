@@ -90,12 +90,6 @@ EXPECTED_FAILURES = {
                       "dependencies add to join a function's stateful ops (ReduceDataset) as "
                       "control outputs; our graphs keep side effects in program order and have "
                       "no such node (a tf.print or assign graph is one node smaller too)",
-    ("intro_to_modules", 30): "Keras's wording around the error matches; inside it, the "
-                              "eager MatMul error is the runtime's ('matmul inner dimensions "
-                              "differ'), not the text of TensorFlow's oneDNN kernel "
-                              "('{{function_node __wrapped____MklMatMul_device_...}} Matrix "
-                              "size-incompatible: In[0]: [1,4], In[1]: [3,3] [Op:MatMul] "
-                              "name: '): a runtime op's message, outside Keras",
 }
 
 

@@ -91,11 +91,16 @@ def kernel_check_failed(message, error_class=InvalidArgumentError):
     return error
 
 
-def eager_kernel_message(op_name, message):
+def eager_kernel_message(op_name, message, kernel_name=None, called_name=None):
     """TensorFlow's words for the kernel of op `op_name` failing with `message` in an eager
-    call: the function TensorFlow wraps the kernel in, on its device, and the op's name."""
-    return "{{function_node __wrapped__%s_device_%s}} %s [Op:%s]" % (
-        op_name, _EAGER_DEVICE, message, op_name)
+    call: the function TensorFlow wraps the kernel in (named after `kernel_name`, the
+    kernel that runs the op when it is not the op's own: oneDNN's '__MklMatMul' for a
+    float32 MatMul), on its device, and the op's name; then ' name: <called_name>' when
+    TensorFlow's Python function passed the op a name ('' for tf.matmul, which opens a
+    name scope)."""
+    text = "{{function_node __wrapped__%s_device_%s}} %s [Op:%s]" % (
+        kernel_name or op_name, _EAGER_DEVICE, message, op_name)
+    return text if called_name is None else "%s name: %s" % (text, called_name)
 
 
 def add_note(error, note):

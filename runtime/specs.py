@@ -21,13 +21,19 @@ Spec = tuple[DType, Any]
 class SpecError(Exception):
     """Raised by an op's `infer` rule: `kind` is 'dtype' or 'shape'. `kernel_message`: the
     text of TensorFlow's C++ kernel for the same problem, where its kernel checks it too:
-    an eager call, which TensorFlow checks in the kernel, reports that text instead."""
+    an eager call, which TensorFlow checks in the kernel, reports that text instead, with
+    the name of the kernel TensorFlow wraps when it is not the op's (`kernel_name`) and the
+    name TensorFlow's Python function passes, when it passes one (`called_name`; see
+    `errors.eager_kernel_message`)."""
 
-    def __init__(self, kind: str, message: str, kernel_message: str | None = None) -> None:
+    def __init__(self, kind: str, message: str, kernel_message: str | None = None,
+                 kernel_name: str | None = None, called_name: str | None = None) -> None:
         super().__init__(message)
         self.kind = kind
         self.message = message
         self.kernel_message = kernel_message
+        self.kernel_name = kernel_name
+        self.called_name = called_name
 
 
 def describe_operands(specs: Iterable[Spec]) -> str:

@@ -39,6 +39,21 @@ _LAPACK_ON_HOST = {"array": lowering_api.unsupported("linear algebra runs on the
 OPS = {}
 
 
+# the dtypes whose MatMul TensorFlow's x86 build runs with oneDNN's kernel
+_ONEDNN_MATMUL = frozenset(["float32", "bfloat16"])
+
+
+def _matmul_kernel_words(dtype, a, b):
+    """(kernel message, kernel name, called name) of TensorFlow's eager MatMul of
+    matrices whose inner dimensions differ (the operands' shapes as given); nothing for
+    a batched product, which TensorFlow runs as another op (BatchMatMulV2)."""
+    if len(a) != 2 or len(b) != 2:
+        return ()
+    message = "Matrix size-incompatible: In[0]: [%s,%s], In[1]: [%s,%s]" % (a + b)
+    kernel = "__MklMatMul" if dtype.name in _ONEDNN_MATMUL else None
+    return message, kernel, ""
+
+
 def _matmul_infer(specs, attrs):
     dtype = require_same_dtype(specs)
     require_kind(dtype, NUMERIC)
@@ -48,13 +63,15 @@ def _matmul_infer(specs, attrs):
     if len(a) < 2 or len(b) < 2:
         raise SpecError("shape", "matmul needs tensors of rank >= 2, got shapes %s and %s"
                         % (shape_lib.to_string(a), shape_lib.to_string(b)))
+    given = a, b
     if attrs["transpose_a"]:
         a = a[:-2] + (a[-1], a[-2])
     if attrs["transpose_b"]:
         b = b[:-2] + (b[-1], b[-2])
     if a[-1] is not None and b[-2] is not None and a[-1] != b[-2]:
         raise SpecError("shape", "matmul inner dimensions differ: %s @ %s"
-                        % (shape_lib.to_string(a), shape_lib.to_string(b)))
+                        % (shape_lib.to_string(a), shape_lib.to_string(b)),
+                        *_matmul_kernel_words(dtype, *given))
     try:
         batch = shape_lib.broadcast(a[:-2], b[:-2]) or ()  # both are known
     except ValueError:

@@ -481,7 +481,8 @@ def execute(op: OpDef, inputs: Sequence[Any], attrs: Mapping[str, Any] = _EMPTY,
     except SpecError as e:
         message = ("%s: %s (operands: %s)" % (op.name, e.message, describe_operands(specs))
                    if e.kernel_message is None
-                   else errors.eager_kernel_message(op.name, e.kernel_message))
+                   else errors.eager_kernel_message(op.name, e.kernel_message, e.kernel_name,
+                                                    e.called_name))
         raise errors.InvalidArgumentError(errors.with_user_location(message),
                                           op.name) from None
     try:

@@ -208,14 +208,32 @@ test_mixed_dtypes_raise_invalid_argument_eagerly, \
     test_mixed_dtypes_raise_type_error_while_tracing = mixed_dtypes_tests(DTYPE_MISMATCH)
 
 
-SHAPE_MISMATCH = [
-    ("matmul", linalg_ops.matmul, [(2, 3), (2, 3)], "MatMul"),
+SHAPE_MISMATCH = [  # (of matrices, eagerly: TensorFlow's kernel text, tested below)
+    ("matmul batched", linalg_ops.matmul, [(2, 2, 3), (2, 2, 3)], "MatMul"),
     ("matmul rank 1", linalg_ops.matmul, [(3,), (3,)], "MatMul"),
 ]
 
 test_incompatible_shapes_raise_invalid_argument_eagerly, \
     test_incompatible_shapes_raise_value_error_while_tracing = \
     incompatible_shapes_tests(SHAPE_MISMATCH)
+
+
+@pytest.mark.parametrize("dtype, kernel", [(tf.float32, "__MklMatMul"),
+                                           (tf.bfloat16, "__MklMatMul"),
+                                           (tf.float64, "MatMul"), (tf.int32, "MatMul")])
+def test_an_eager_matmul_of_matrices_that_do_not_fit_is_tensorflows_kernel_text(dtype,
+                                                                                 kernel):
+    # TensorFlow 2.21 on x86 runs a float32 or bfloat16 MatMul with oneDNN's kernel, and
+    # tf.matmul's name scope adds ' name: '
+    expected = ("{{function_node __wrapped__%s_device_/job:localhost/replica:0/task:0/"
+                "device:CPU:0}} Matrix size-incompatible: In[0]: [4,1], In[1]: [3,3] "
+                "[Op:MatMul] name: " % kernel)
+    with pytest.raises(tf.errors.InvalidArgumentError) as info:  # (shapes as given)
+        tf.matmul(tf.ones([4, 1], dtype), tf.ones([3, 3], dtype), transpose_a=True)
+    assert str(info.value).split("\n")[0] == expected
+    with pytest.raises(tf.errors.InvalidArgumentError) as info:
+        tf.ones([1, 4], dtype) @ tf.ones([3, 3], dtype)
+    assert "In[0]: [1,4], In[1]: [3,3] [Op:MatMul] name: " in str(info.value)
 
 
 GRADIENT_RULES = {

@@ -2,7 +2,6 @@
 EarlyStopping, ModelCheckpoint, LearningRateScheduler, LambdaCallback and TensorBoard."""
 
 import glob
-import importlib.util
 import os
 
 import numpy as np
@@ -102,35 +101,47 @@ def test_early_stopping_on_a_missing_metric_warns():
 
 
 def test_model_checkpoint_saves_weights_each_epoch_or_only_the_best(tmp_path, capsys):
+    pytest.importorskip("h5py")  # Keras 3's weights and model files are HDF5 inside
     model = _model()
-    every = str(tmp_path / "every-{epoch:02d}")
+    every = str(tmp_path / "every-{epoch:02d}.weights.h5")
     model.fit(X, Y, epochs=2, verbose=0, callbacks=[
         keras.callbacks.ModelCheckpoint(every, save_weights_only=True)])
-    assert sorted(os.path.basename(p) for p in glob.glob(str(tmp_path / "every-*.index"))) == [
-        "every-01.index", "every-02.index"]
+    assert sorted(os.path.basename(p) for p in glob.glob(str(tmp_path / "every-*"))) == [
+        "every-01.weights.h5", "every-02.weights.h5"]
     fresh = _model()
-    fresh.load_weights(str(tmp_path / "every-02"))
+    fresh.load_weights(str(tmp_path / "every-02.weights.h5"))
     for mine, saved in zip(fresh.get_weights(), model.get_weights()):
         np.testing.assert_array_equal(mine, saved)
-    best = keras.callbacks.ModelCheckpoint(str(tmp_path / "best"), monitor="loss",
+    best_path = tmp_path / "best.weights.h5"
+    best = keras.callbacks.ModelCheckpoint(str(best_path), monitor="loss",
                                            save_best_only=True, save_weights_only=True,
                                            verbose=1)
     capsys.readouterr()
     history = _model(learning_rate=3.0).fit(X, Y, batch_size=8, epochs=3, verbose=0,
                                             callbacks=[best])
     first = history.history["loss"][0]
-    assert best.best == first and os.path.exists(str(tmp_path / "best.index"))
+    assert best.best == first and best_path.exists()
     out = capsys.readouterr().out
     assert "Epoch 1: loss improved from None to %.5f, saving model to %s" % (
-        first, tmp_path / "best") in out
+        first, best_path) in out
     assert "Epoch 2: loss did not improve from %.5f" % first in out
     whole = _model()
     whole.fit(X, Y, epochs=1, verbose=0, callbacks=[
         keras.callbacks.ModelCheckpoint(str(tmp_path / "m.keras"))])
-    if importlib.util.find_spec("h5py") is not None:  # a whole model: a .keras file
-        restored = keras.models.load_model(str(tmp_path / "m.keras"))
-        np.testing.assert_array_equal(restored.predict(X, verbose=0),
-                                      whole.predict(X, verbose=0))
+    restored = keras.models.load_model(str(tmp_path / "m.keras"))
+    np.testing.assert_array_equal(restored.predict(X, verbose=0), whole.predict(X, verbose=0))
+
+
+def test_model_checkpoint_refuses_the_file_names_keras_3_refuses(tmp_path):
+    with pytest.raises(ValueError, match=r"^When using `save_weights_only=True` in "
+                                         r"`ModelCheckpoint`, the filepath provided must "
+                                         r"end in `\.weights\.h5` \(Keras weights format\)\. "
+                                         r"Received: filepath=.*ckpt$"):
+        keras.callbacks.ModelCheckpoint(str(tmp_path / "ckpt"), save_weights_only=True)
+    with pytest.raises(ValueError, match=r"^The filepath provided must end in `\.keras` "
+                                         r"\(Keras model format\)\. Received: filepath=.*"
+                                         r"model$"):
+        keras.callbacks.ModelCheckpoint(str(tmp_path / "model"))
 
 
 def test_learning_rate_scheduler_sets_the_rate_each_epoch_and_logs_it(capsys):

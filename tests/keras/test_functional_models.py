@@ -100,7 +100,8 @@ def test_a_graph_that_does_not_reach_the_inputs_is_an_error():
         model([np.ones((1, 2)), np.ones((1, 2))])
 
 
-def test_summary_of_a_graph_has_a_connected_to_column():
+def test_summary_of_a_graph_has_a_connected_to_column(monkeypatch):
+    monkeypatch.setenv("COLUMNS", "200")  # a console wide enough for Keras's 108 columns
     lines = []
     _two_in_two_out().summary(print_fn=lines.append)
     assert lines[0] == 'Model: "two"'

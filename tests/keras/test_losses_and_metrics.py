@@ -40,7 +40,7 @@ def _huber(y, p, delta):
 
 
 FUNCTION_CASES = [
-    ("mse", lambda: tf.keras.losses.mean_squared_error(Y_TRUE, Y_PROB),
+    ("mse", lambda: tf.keras.losses.mse(Y_TRUE, Y_PROB),
      ((Y_TRUE - Y_PROB) ** 2).mean(-1)),
     ("bce", lambda: tf.keras.losses.binary_crossentropy(Y_TRUE, Y_PROB), _bce(Y_TRUE, Y_PROB)),
     ("bce_logits", lambda: tf.keras.losses.binary_crossentropy(Y_TRUE, LOGITS,
@@ -149,7 +149,8 @@ def test_mean_accumulates_weighted_values_and_resets():
     assert m.result().numpy() == 2.0
     m.update_state([[2.0, 4.0]], sample_weight=[3.0])  # one sample of mean 3, weight 3
     assert m.result().numpy() == pytest.approx(13.0 / 5.0)
-    assert [v.name for v in m.variables] == ["mean/total:0", "mean/count:0"]
+    assert [(v.name, v.path) for v in m.variables] == [("total", "mean/total"),
+                                                       ("count", "mean/count")]
     m.reset_state()
     assert m.result().numpy() == 0.0 and m.count.numpy() == 0.0
 
@@ -253,7 +254,7 @@ def test_error_metrics_average_per_sample_errors_over_updates():
     mae.update_state(y_true, y_pred)
     mae.update_state(y_true[:1], y_true[:1])  # one more sample with no error
     assert mae.result().numpy() == pytest.approx((0.5 + 1.0 + 0.0) / 3)
-    wrapped = tf.keras.metrics.MeanMetricWrapper(tf.keras.losses.mean_squared_error,
+    wrapped = tf.keras.metrics.MeanMetricWrapper(tf.keras.losses.mse,
                                                  name="wrapped")
     wrapped.update_state(y_true, y_pred)
     assert wrapped.name == "wrapped" and wrapped.result().numpy() == mse.result().numpy()
@@ -262,8 +263,18 @@ def test_error_metrics_average_per_sample_errors_over_updates():
 def test_mean_absolute_error_loss_against_numpy():
     y_true = np.array([[0.0, 1.0], [2.0, 2.0]], np.float32)
     y_pred = np.array([[1.0, 1.0], [0.0, 3.0]], np.float32)
-    np.testing.assert_allclose(tf.keras.losses.mean_absolute_error(y_true, y_pred).numpy(),
+    np.testing.assert_allclose(tf.keras.losses.mae(y_true, y_pred).numpy(),
                                np.abs(y_true - y_pred).mean(-1))
     loss = tf.keras.losses.MeanAbsoluteError()
     assert loss(y_true, y_pred).numpy() == pytest.approx(np.abs(y_true - y_pred).mean())
     assert loss.name == "mean_absolute_error"
+
+
+def test_the_function_forms_have_tensorflows_short_names_only():
+    # tf.keras.losses in TensorFlow 2.21 exports mse/MSE and mae/MAE, not the long names
+    losses = tf.keras.losses
+    assert tf.keras.losses.MSE is losses.mse and tf.keras.losses.MAE is losses.mae
+    assert losses.mse.__name__ == "mean_squared_error"
+    for missing in ("mean_squared_error", "mean_absolute_error"):
+        with pytest.raises(AttributeError, match=missing):
+            getattr(losses, missing)

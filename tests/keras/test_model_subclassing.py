@@ -25,7 +25,9 @@ class Blocks(keras.Model):
     def __init__(self):
         super().__init__()
         self.blocks = [keras.layers.Dense(3), keras.layers.Dense(3)]
-        self.scale = tf.Variable(2.0, name="scale")
+        self.scale = self.add_weight(shape=(), initializer=keras.initializers.Constant(2.0),
+                                     name="scale")
+        self.untracked = tf.Variable(1.0)  # Keras 3 tracks only its own variables
         self.seen_training = []
 
     def call(self, inputs, training=None):
@@ -57,12 +59,13 @@ def test_layers_set_as_attributes_are_tracked_in_order():
     assert [v.shape for v in model.trainable_variables] == [(3, 4), (4,), (4, 1), (1,)]
 
 
-def test_layers_in_a_list_and_variables_held_directly_are_tracked():
+def test_layers_in_a_list_and_keras_variables_are_tracked_but_not_tf_variables():
     model = Blocks()
     assert model.layers == model.blocks
     model.build((None, 2))
     assert model.built
     assert model.scale in model.trainable_variables
+    assert all(v is not model.untracked for v in model.variables)
     assert len(model.trainable_variables) == 5
     x = np.ones((1, 2), np.float32)
     (w1, b1), (w2, b2) = model.blocks[0].get_weights(), model.blocks[1].get_weights()

@@ -1,9 +1,10 @@
-"""Saving Keras models: save_weights/load_weights as a TensorFlow checkpoint or as Keras 3's
-`.weights.h5` file (against a file Keras 3.15 wrote: data/make_keras_weights_fixture.py),
-models held by tf.train.Checkpoint, and a clear error for other HDF5 names (whole models in
-.keras files: test_keras_files.py)."""
+"""Saving Keras models: save_weights/load_weights in Keras 3's `.weights.h5` file (against a
+file Keras 3.15 wrote: data/make_keras_weights_fixture.py) and Keras 3's errors for other
+names, models held by tf.train.Checkpoint (a TensorFlow checkpoint of a model) and by a
+SavedModel (whole models in .keras files: test_keras_files.py)."""
 
 import os
+import re
 
 import numpy as np
 import pytest
@@ -29,52 +30,44 @@ def _same_weights(a, b):
 
 
 @pytest.mark.parametrize("make", [_sequential, _functional])
-def test_load_weights_restores_save_weights_into_a_fresh_model(tmp_path, make):
+def test_a_tf_train_checkpoint_restores_a_model_into_a_fresh_one(tmp_path, make):
     model = make()
     model.compile(optimizer="adam", loss="mse")
     model.fit(np.ones((4, 3)), np.ones((4, 2)), epochs=2, verbose=0)
-    prefix = str(tmp_path / "weights")
-    model.save_weights(prefix)
-    names = [name for name, _ in tf.train.list_variables(prefix)]
-    assert "layers/0/0/.ATTRIBUTES/VARIABLE_VALUE" in names  # the first Dense's kernel
+    prefix = tf.train.Checkpoint(model=model).write(str(tmp_path / "weights"))
     fresh = make()
     assert not _same_weights(model, fresh)
-    fresh.load_weights(prefix)
+    tf.train.Checkpoint(model=fresh).read(prefix).expect_partial()
     assert _same_weights(model, fresh)
     x = np.arange(6, dtype=np.float32).reshape(2, 3)
     np.testing.assert_array_equal(fresh.predict(x, verbose=0), model.predict(x, verbose=0))
 
 
-def test_weights_of_another_architecture_are_refused_before_any_is_assigned(tmp_path):
-    prefix = str(tmp_path / "weights")
-    _sequential().save_weights(prefix)
-    other = keras.Sequential([keras.Input((3,)), keras.layers.Dense(4),
-                              keras.layers.Dense(2)])
-    before = other.get_weights()
-    with pytest.raises(ValueError, match="the file holds 8 weights, the model has 4"):
-        other.load_weights(prefix)
-    wider = keras.Sequential([keras.Input((3,)), keras.layers.Dense(5),
-                              keras.layers.BatchNormalization(), keras.layers.Dense(2)])
-    with pytest.raises(ValueError, match=r"has shape \(3, 5\) in the model but \(3, 4\)"):
-        wider.load_weights(prefix)
-    assert all(np.array_equal(a, b) for a, b in zip(other.get_weights(), before))
+def test_save_weights_refuses_a_name_not_ending_in_weights_h5_as_keras_3_does(tmp_path):
+    model = _functional()
+    for name in ("ckpt", "m.h5", "m.keras"):
+        with pytest.raises(ValueError, match=r"^The filename must end in `\.weights\.h5`\. "
+                                             r"Received: filepath=.*%s$" % re.escape(name)):
+            model.save_weights(str(tmp_path / name))
+    assert not list(tmp_path.iterdir())  # nothing written
+
+
+def test_load_weights_refuses_a_tensorflow_checkpoint_prefix_as_keras_3_does(tmp_path):
+    model = _functional()
+    prefix = tf.train.Checkpoint(model=model).write(str(tmp_path / "ckpt"))
+    with pytest.raises(ValueError, match=r"^File format not supported: filepath=.*ckpt\. "
+                                         r"Keras 3 only supports V3 `\.keras` files"):
+        model.load_weights(prefix)
+    with pytest.raises(ValueError, match="load the whole model with"):
+        model.load_weights(str(tmp_path / "m.keras"))
 
 
 def test_an_unbuilt_model_can_not_save_or_load_weights(tmp_path):
     unbuilt = keras.Sequential([keras.layers.Dense(2)])
     with pytest.raises(ValueError, match="Build it first"):
-        unbuilt.save_weights(str(tmp_path / "w"))
+        unbuilt.save_weights(str(tmp_path / "w.weights.h5"))
     with pytest.raises(ValueError, match="Build it first"):
-        unbuilt.load_weights(str(tmp_path / "w"))
-
-
-def test_weights_in_other_hdf5_or_keras_names_are_a_clear_error(tmp_path):
-    model = _functional()
-    for name in ("m.h5", "m.keras"):
-        with pytest.raises(ValueError, match="'<name>.weights.h5' or to a TensorFlow "
-                                             "checkpoint prefix"):
-            model.save_weights(str(tmp_path / name))
-    assert not list(tmp_path.iterdir())  # nothing half-written
+        unbuilt.load_weights(str(tmp_path / "w.weights.h5"))
 
 
 def _keras_mlp():

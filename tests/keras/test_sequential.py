@@ -121,3 +121,29 @@ def test_summary_of_an_unbuilt_model_marks_its_layers_unbuilt():
     lines = []
     tf.keras.Sequential([tf.keras.layers.Dense(2)]).summary(print_fn=lines.append)
     assert any("0 (unbuilt)" in line and "?" in line for line in lines)
+
+
+def _table_widths(lines):
+    top = next(line for line in lines if line.startswith("┏"))
+    return len(top), [len(part) for part in top[1:-1].split("┳")]
+
+
+def test_summary_is_as_wide_as_keras_draws_it_for_the_console(monkeypatch):
+    # Keras: 88 columns (108 with "Connected to"), at most the console's width less 4,
+    # its rich table taking the borders back from the columns evenly
+    model = tf.keras.Sequential([tf.keras.Input((3,)), tf.keras.layers.Dense(2)])
+    x = tf.keras.Input((2,))
+    graph = tf.keras.Model(x, [tf.keras.layers.Dense(1)(x), tf.keras.layers.Dense(1)(x)])
+    for columns, chain, connected in [("80", (76, [33, 24, 15]), (76, [21, 19, 12, 19])),
+                                      ("200", (88, [38, 29, 17]), (108, [31, 27, 17, 28]))]:
+        monkeypatch.setenv("COLUMNS", columns)
+        lines = []
+        model.summary(print_fn=lines.append)
+        assert _table_widths(lines) == chain
+        assert len({len(line) for line in lines[1:-3]}) == 1
+        lines = []
+        graph.summary(print_fn=lines.append)
+        assert _table_widths(lines) == connected
+    lines = []
+    model.summary(line_length=60, positions=[0.5, 0.75, 1.0], print_fn=lines.append)
+    assert _table_widths(lines) == (60, [29, 13, 14])

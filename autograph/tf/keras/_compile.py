@@ -26,8 +26,8 @@ _OPTIMIZERS: dict[str, Callable[[], _optimizers.Optimizer]] = {
     "rmsprop": _optimizers.RMSprop, "adagrad": _optimizers.Adagrad}
 
 _LOSSES: dict[str, Callable[..., Any]] = {
-    "mse": _losses.mean_squared_error, "mean_squared_error": _losses.mean_squared_error,
-    "mae": _losses.mean_absolute_error, "mean_absolute_error": _losses.mean_absolute_error,
+    "mse": _losses.mse, "mean_squared_error": _losses.mse,
+    "mae": _losses.mae, "mean_absolute_error": _losses.mae,
     "huber": _losses.huber, "huber_loss": _losses.huber,
     "binary_crossentropy": _losses.binary_crossentropy,
     "categorical_crossentropy": _losses.categorical_crossentropy,

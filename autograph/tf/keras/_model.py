@@ -30,8 +30,6 @@ from autograph.tf.keras import metrics as _metrics
 from autograph.tf.keras.layers._layer import Layer, _input_shape
 from runtime import context as _context
 from runtime import nest
-from runtime.checkpoint.checkpoint import Checkpoint
-from runtime.checkpoint.reader import list_variables
 from runtime.gradients import GradientTape
 from runtime.ops import array_ops as _array
 from runtime.ops import math_ops as _math
@@ -136,8 +134,9 @@ class Model(Layer):
         self._build_input_shape = input_shape  # a .keras file's build_config
         self.built = True
         try:
-            _autograph.function(lambda inputs: self._call_in_scope(inputs, (), {}),
-                                autograph=False).get_concrete_function(spec)
+            with self._name_scope():  # (the layers' weights are made under its path)
+                _autograph.function(lambda inputs: self._call_in_scope(inputs, (), {}),
+                                    autograph=False).get_concrete_function(spec)
         except Exception:
             self.built = False
             raise
@@ -154,8 +153,11 @@ class Model(Layer):
     def summary(self, line_length: int | None = None, positions: Any = None,
                 print_fn: Callable[[str], Any] | None = None, **kwargs: Any) -> None:
         """Print a table of the layers (name and type, output shape, parameter count)
-        and the total, trainable and non-trainable parameter counts, as Keras does."""
-        for line in _summary.summary_lines(self, line_length):
+        and the total, trainable and non-trainable parameter counts, as Keras does: at
+        most 88 columns wide (108 with a "Connected to" column), narrower on a narrow
+        console (4 less than its width), or `line_length` wide, the columns' right edges
+        at the fractions `positions` of it."""
+        for line in _summary.summary_lines(self, line_length, positions):
             (print_fn or print)(line)
 
     def _output_names(self, y_pred: Any) -> list[str]:
@@ -518,103 +520,43 @@ class Model(Layer):
                              "Build it first (call it on data, or `build(input_shape)`)"
                              % (action, self.name))
 
-    def _weight_groups(self) -> list[list[Any]]:
-        """Each layer's own weights, layer by layer, depth first (the model's own first);
-        layers without weights are left out, so that the checkpoint's keys
-        ('layers/<i>/<j>') number only the layers that have weights."""
-        groups: list[list[Any]] = []
-        seen: set[int] = set()
-
-        def visit(layer: Layer) -> None:
-            if id(layer) in seen:
-                return
-            seen.add(id(layer))
-            layer._track_containers()
-            if layer._weights:
-                groups.append(list(layer._weights))
-            for inner in layer._layers:
-                visit(inner)
-        visit(self)
-        return groups
-
     def save_weights(self, filepath: str | os.PathLike[str], overwrite: bool = True) -> None:
-        """Write the weights: to Keras 3's HDF5 file when `filepath` ends in
-        `.weights.h5` (the optimizer's state too, as Keras writes it), else to a
-        TensorFlow checkpoint at the prefix `filepath` (`filepath.index` and
-        `filepath.data-00000-of-00001`)."""
-        if os.fspath(filepath).endswith(".weights.h5"):
-            self._assert_has_weights("save")
-            _WEIGHTS_FILE[0](self, os.fspath(filepath), overwrite)
-            return
-        path = _weights_path(filepath, "save_weights")
-        if not self.built or not self.weights:
-            raise ValueError("Unable to save the weights of model '%s': it has no weights "
-                             "yet. Build it first (call it on data, or `build(input_shape)`)"
-                             % self.name)
-        if not overwrite and os.path.exists(path + ".index"):
-            raise FileExistsError("%s.index already exists and overwrite=False" % path)
-        Checkpoint(layers=self._weight_groups()).write(path)
+        """Write the weights (and a built optimizer's state, as Keras writes it) to Keras
+        3's HDF5 file, whose name must end in `.weights.h5` as Keras 3 requires (a
+        TensorFlow checkpoint of a model is `tf.train.Checkpoint(model=model).write`)."""
+        path = os.fspath(filepath)
+        if not path.endswith(".weights.h5"):
+            raise ValueError("The filename must end in `.weights.h5`. Received: filepath=%s"
+                             % path)
+        self._assert_has_weights("save")
+        _WEIGHTS_FILE[0](self, path, overwrite)
 
     def load_weights(self, filepath: str | os.PathLike[str], skip_mismatch: bool = False) \
             -> None:
-        """Read the weights `save_weights` wrote, or a Keras 3 `.weights.h5` file (every
-        weight must find its value)."""
+        """Read a Keras 3 `.weights.h5` file, ours or Keras's (every weight must find its
+        value); other names are refused as Keras 3 refuses them."""
         if skip_mismatch:
             raise NotImplementedError("load_weights(skip_mismatch=True) is not supported")
-        if os.fspath(filepath).endswith(".weights.h5"):
-            self._assert_has_weights("load")
-            _WEIGHTS_FILE[1](self, os.fspath(filepath))
-            return
-        path = _weights_path(filepath, "load_weights")
-        if not self.built or not self.weights:
-            raise ValueError("Unable to load weights into model '%s': it has no weights "
-                             "yet. Build it first (call it on data, or `build(input_shape)`)"
-                             % self.name)
-        groups = self._weight_groups()
-        _check_stored_weights(path, groups, self.name)
-        Checkpoint(layers=groups).read(path).assert_consumed()
+        path = os.fspath(filepath)
+        if path.endswith(".keras") or (path.endswith((".h5", ".hdf5"))
+                                       and not path.endswith(".weights.h5")):
+            raise ValueError(
+                "load_weights(%r): loading the weights of a .keras file or a legacy .h5 "
+                "file into a model is not supported; load the whole model with "
+                "tf.keras.models.load_model, or save its weights to '<name>.weights.h5'"
+                % path)
+        if not path.endswith(".weights.h5"):
+            raise ValueError("File format not supported: filepath=%s. Keras 3 only supports "
+                             "V3 `.keras` files, `.weights.h5` files, legacy H5 format files "
+                             "(`.h5` extension), or Orbax checkpoints." % path)
+        self._assert_has_weights("load")
+        _WEIGHTS_FILE[1](self, path)
 
     def save(self, filepath: str | os.PathLike[str], overwrite: bool = True,
              **kwargs: Any) -> None:
         """Write the model (architecture, weights, compile arguments) to a `.keras`
         file, Keras 3's format (see `tf.keras.saving`)."""
         _SAVE_MODEL[0](self, filepath, overwrite=overwrite, **kwargs)
-
-
-def _weight_key(layer: int, weight: int) -> str:
-    return "layers/%d/%d/.ATTRIBUTES/VARIABLE_VALUE" % (layer, weight)
-
-
-def _check_stored_weights(path: str, groups: list[list[Any]], model: str) -> None:
-    """Refuse, before assigning anything, a checkpoint whose weights are not this model's
-    (another count, or another shape)."""
-    stored = {name: tuple(shape) for name, shape in list_variables(path)
-              if name.startswith("layers/")}
-    expected = {_weight_key(i, j): tuple(w.shape.as_list())
-                for i, group in enumerate(groups) for j, w in enumerate(group)}
-    if len(stored) != len(expected):
-        raise ValueError("Unable to load weights into model '%s' from %s: the file holds %d "
-                         "weights, the model has %d; was it saved from a model of the same "
-                         "architecture?" % (model, path, len(stored), len(expected)))
-    for i, group in enumerate(groups):
-        for j, weight in enumerate(group):
-            key = _weight_key(i, j)
-            if stored.get(key) != expected[key]:
-                raise ValueError(
-                    "Unable to load weights into model '%s' from %s: weight %s has shape %s "
-                    "in the model but %s in the file (%s)"
-                    % (model, path, weight.name, expected[key],
-                       "is missing" if key not in stored else stored[key], key))
-
-
-def _weights_path(filepath: str | os.PathLike[str], method: str) -> str:
-    path = os.fspath(filepath)
-    if path.endswith(".h5") or path.endswith(".keras"):
-        raise ValueError(
-            "%s(%r): the weights go to a Keras 3 file named '<name>.weights.h5' or to a "
-            "TensorFlow checkpoint prefix (say 'ckpt/weights'); other .h5 and .keras names "
-            "are not supported" % (method, path))
-    return path
 
 
 def _specs_of(shape: Any, dtype: Any) -> Any:

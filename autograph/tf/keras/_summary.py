@@ -8,6 +8,7 @@ functional model gets a fourth, "Connected to", naming the inputs of each layer 
 
 from __future__ import annotations
 
+import shutil
 from collections.abc import Sequence
 from typing import Any
 
@@ -15,10 +16,39 @@ import numpy as np
 
 from autograph.tf.keras._symbolic import shape_text
 
-_CHAIN = (("Layer (type)", "Output Shape", "Param #"), 84, (0.45, 0.84, 1.0))
-_GRAPH = (("Layer (type)", "Output Shape", "Param #", "Connected to"), 104,
+# (header, Keras's default line length, the columns' right edges as fractions of it)
+_CHAIN = (("Layer (type)", "Output Shape", "Param #"), 88, (0.45, 0.80, 1.0))
+_GRAPH = (("Layer (type)", "Output Shape", "Param #", "Connected to"), 108,
           (0.30, 0.56, 0.74, 1.0))
 _RIGHT_ALIGNED = 2  # the parameter counts
+
+
+def _line_length(default: int) -> int:
+    """Keras's: its default, narrowed to a console 4 columns narrower than the terminal
+    (80 columns when the output is not a terminal, or $COLUMNS)."""
+    return min(default, shutil.get_terminal_size().columns - 4)
+
+
+def _column_widths(line_length: int, positions: Sequence[float]) -> list[int]:
+    """Each column's width with its padding, without the borders, as Keras's rich table
+    draws it: Keras asks for widths summing to `line_length` and a table `line_length`
+    wide, and rich takes the borders' width back from the columns as evenly as it can
+    (its ratio_reduce, rounding halves to even as Python's round does)."""
+    widths, edge = [], 0
+    for position in positions:
+        width = int(position * line_length) - edge
+        if width < 4:
+            raise ValueError("Insufficient console width to print summary.")
+        widths.append(width)
+        edge += width
+    excess = sum(widths) - (line_length - (len(widths) + 1))
+    reduced, remaining, shares = [], excess, len(widths)
+    for width in widths:
+        taken = min(width, round(remaining / shares)) if excess > 0 else 0
+        reduced.append(width - taken)
+        remaining -= taken
+        shares -= 1
+    return reduced
 
 
 def _wrap(text: str, width: int) -> list[str]:
@@ -83,13 +113,13 @@ def _connections(layer: Any, nodes: list[Any]) -> str:
     return ", ".join(names) if names else "-"
 
 
-def summary_lines(model: Any, line_length: int | None = None) -> list[str]:
+def summary_lines(model: Any, line_length: int | None = None,
+                  positions: Sequence[float] | None = None) -> list[str]:
     """The lines of `model`'s summary table and parameter counts."""
     chain = _is_chain(model)
-    header, default_width, positions = _CHAIN if chain else _GRAPH
-    width = line_length or default_width
-    edges = [int(width * p) for p in positions]
-    columns = [edges[0]] + [b - a for a, b in zip(edges, edges[1:])]
+    header, default_width, default_positions = _CHAIN if chain else _GRAPH
+    columns = _column_widths(line_length or _line_length(default_width),
+                             positions or default_positions)
 
     def row(cells: Sequence[str], left: str, middle: str, right: str) -> list[str]:
         # a cell too long for its column wraps at spaces onto further lines

@@ -340,7 +340,8 @@ class EarlyStopping(Callback):
 
 class ModelCheckpoint(Callback):
     """Saves the model (or only its weights, `save_weights_only=True`) after each epoch to
-    `filepath`, formatted with the epoch and the logs (`"ckpt-{epoch:02d}"`); with
+    `filepath`, formatted with the epoch and the logs (`"ckpt-{epoch:02d}.keras"`, or
+    `"ckpt-{epoch:02d}.weights.h5"` for the weights, the names Keras 3 requires); with
     `save_best_only` only when `monitor` improved."""
 
     def __init__(self, filepath: str | _os.PathLike[str], monitor: str = "val_loss",
@@ -353,6 +354,13 @@ class ModelCheckpoint(Callback):
             raise ValueError("Unrecognized save_freq: %r; only 'epoch' is supported"
                              % (save_freq,))
         self.filepath = _os.fspath(filepath)
+        if save_weights_only and not self.filepath.endswith(".weights.h5"):
+            raise ValueError("When using `save_weights_only=True` in `ModelCheckpoint`, the "
+                             "filepath provided must end in `.weights.h5` (Keras weights "
+                             "format). Received: filepath=%s" % self.filepath)
+        if not save_weights_only and not self.filepath.endswith((".keras", ".h5")):
+            raise ValueError("The filepath provided must end in `.keras` (Keras model "
+                             "format). Received: filepath=%s" % self.filepath)
         self.monitor = monitor
         self.verbose = verbose
         self.save_best_only = save_best_only

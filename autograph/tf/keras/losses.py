@@ -1,7 +1,7 @@
 """`tf.keras.losses`: loss classes and their function forms, as Keras 3 computes them.
 
-A function form (`mean_squared_error(y_true, y_pred)`) returns one loss per sample (it
-reduces the last axis); a class (`MeanSquaredError()`) calls it, weighs the values by
+A function form (`mse(y_true, y_pred)`) returns one loss per sample (it reduces the
+last axis); a class (`MeanSquaredError()`) calls it, weighs the values by
 `sample_weight`, and reduces them: `"sum_over_batch_size"` (the default: the sum divided
 by the number of values), `"sum"`, or `"none"`/`None` (no reduction).
 """
@@ -27,16 +27,24 @@ def _pair(y_true, y_pred):
     return _tensors.as_tensor(y_true, y_pred.dtype), y_pred
 
 
-def mean_squared_error(y_true, y_pred):
-    """The mean over the last axis of `(y_true - y_pred) ** 2`."""
+def mse(y_true, y_pred):
+    """The mean over the last axis of `(y_true - y_pred) ** 2` (also `MSE`; as in
+    TensorFlow's `tf.keras.losses`, there is no `mean_squared_error` name here)."""
     y_true, y_pred = _pair(y_true, y_pred)
     return _reduce.reduce_mean(_math.square(y_pred - y_true), axis=-1)
 
 
-def mean_absolute_error(y_true, y_pred):
-    """The mean over the last axis of `|y_true - y_pred|`."""
+def mae(y_true, y_pred):
+    """The mean over the last axis of `|y_true - y_pred|` (also `MAE`)."""
     y_true, y_pred = _pair(y_true, y_pred)
     return _reduce.reduce_mean(_math.abs(y_pred - y_true), axis=-1)
+
+
+# Keras's own names of the two functions (what their configs and metrics are named)
+mse.__name__ = mse.__qualname__ = "mean_squared_error"
+mae.__name__ = mae.__qualname__ = "mean_absolute_error"
+MSE = mse
+MAE = mae
 
 
 def huber(y_true, y_pred, delta=1.0):
@@ -161,7 +169,7 @@ class Loss:
 class _FunctionLoss(Loss):
     """A loss class that calls a function form with fixed keyword arguments."""
 
-    _function = staticmethod(mean_squared_error)
+    _function = staticmethod(mse)
 
     def __init__(self, name, reduction, dtype=None, **options):
         super().__init__(name=name, reduction=reduction, dtype=dtype)
@@ -179,9 +187,9 @@ class _FunctionLoss(Loss):
 
 
 class MeanSquaredError(_FunctionLoss):
-    """The mean of the squares of the errors (`mean_squared_error`)."""
+    """The mean of the squares of the errors (`mse`)."""
 
-    _function = staticmethod(mean_squared_error)
+    _function = staticmethod(mse)
 
     def __init__(self, reduction="sum_over_batch_size", name="mean_squared_error",
                  dtype=None):
@@ -189,9 +197,9 @@ class MeanSquaredError(_FunctionLoss):
 
 
 class MeanAbsoluteError(_FunctionLoss):
-    """The mean of the absolute values of the errors (`mean_absolute_error`)."""
+    """The mean of the absolute values of the errors (`mae`)."""
 
-    _function = staticmethod(mean_absolute_error)
+    _function = staticmethod(mae)
 
     def __init__(self, reduction="sum_over_batch_size", name="mean_absolute_error",
                  dtype=None):

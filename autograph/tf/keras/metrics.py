@@ -11,7 +11,7 @@ from typing import Any as _Any
 
 import numpy as _np
 
-from autograph.tf.keras import _tensors
+from autograph.tf.keras import _tensors, _variables
 from autograph.tf.keras import losses as _losses
 from runtime import module as _module
 from runtime.ops import array_ops as _array
@@ -19,7 +19,6 @@ from runtime.ops import math_ops as _math
 from runtime.ops import reduction_ops as _reduce
 from runtime.ops import reshape_ops as _reshape
 from runtime.ops import selection_ops as _select
-from runtime.variables import Variable as _Variable
 
 _EPSILON = 1e-7
 
@@ -41,7 +40,8 @@ class Metric(_module.Module):
             raise ValueError("metric variables start at zeros; got initializer=%r"
                              % (initializer,))
         value = _np.zeros(shape, dtype=_np.dtype(dtype or self.dtype))
-        variable = _Variable(value, trainable=False, name="%s/%s" % (self.name, name))
+        with _variables.name_scope(self, self.name):
+            variable = _variables.make_variable(value, name, trainable=False)
         self._metric_variables.append(variable)
         return variable
 
@@ -210,14 +210,14 @@ class MeanSquaredError(MeanMetricWrapper):
     """The running mean of the squared error (`mean_squared_error` per sample)."""
 
     def __init__(self, name: str = "mean_squared_error", dtype: str | None = None) -> None:
-        super().__init__(_losses.mean_squared_error, name=name, dtype=dtype)
+        super().__init__(_losses.mse, name=name, dtype=dtype)
 
 
 class MeanAbsoluteError(MeanMetricWrapper):
     """The running mean of the absolute error (`mean_absolute_error` per sample)."""
 
     def __init__(self, name: str = "mean_absolute_error", dtype: str | None = None) -> None:
-        super().__init__(_losses.mean_absolute_error, name=name, dtype=dtype)
+        super().__init__(_losses.mae, name=name, dtype=dtype)
 
 
 class AUC(Metric):

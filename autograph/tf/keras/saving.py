@@ -126,8 +126,8 @@ def save_model(model: _Model, filepath: str | os.PathLike[str], overwrite: bool 
         raise ValueError(
             "Invalid filepath extension for saving. Please add a `.keras` extension to the "
             "filepath (model.save writes Keras 3's .keras format; for a TensorFlow "
-            "checkpoint of the weights use model.save_weights(prefix)). Received: "
-            "filepath=%s" % path)
+            "checkpoint of the model use tf.train.Checkpoint(model=model).write(prefix)). "
+            "Received: filepath=%s" % path)
     if not isinstance(model, _Model):
         raise TypeError("save_model expects a tf.keras Model; got %r" % (model,))
     if os.path.exists(path) and not overwrite:
@@ -490,8 +490,8 @@ def load_model(filepath: str | os.PathLike[str], custom_objects: dict[str, _Any]
         raise ValueError(
             "File format not supported: filepath=%s. tf.keras.models.load_model reads "
             "Keras 3's .keras files (legacy .h5 files and SavedModel folders are not "
-            "supported; a TensorFlow checkpoint of weights is read with "
-            "model.load_weights(prefix))" % path)
+            "supported; a TensorFlow checkpoint of a model is read with "
+            "tf.train.Checkpoint(model=model).read(prefix))" % path)
     try:
         fd = _untrusted_files.open_regular(str(path))
     except _untrusted_files.RefusedFile as refused:

@@ -24,7 +24,7 @@ import warnings
 import numpy as np
 
 from autograph.converted_call import converted_call
-from autograph.tf.keras import _symbolic, _tensors
+from autograph.tf.keras import _call_errors, _symbolic, _tensors, _variables
 from autograph.tf.keras import initializers as _initializers
 from autograph.tf.keras import regularizers as _regularizers
 from autograph.user_code import is_library
@@ -82,6 +82,7 @@ class Layer(_module.Module):
         self.trainable = trainable
         self.dtype = dtype or "float32"
         self.built = False
+        self._parent_path = None  # the path its scope opens under (see _variables)
         self._weights = []
         self._layers = []
         self._losses = []
@@ -101,15 +102,17 @@ class Layer(_module.Module):
             self._track(value)
 
     def _track(self, value):
-        """Track the layers and Variables `value` holds (itself, or in a list, tuple or
-        dict): their weights become this layer's."""
+        """Track the layers and Keras variables `value` holds (itself, or in a list, tuple
+        or dict): their weights become this layer's. A plain tf.Variable is not a weight
+        (Keras 3 tracks only its own variables: `add_weight`'s)."""
         leaves = (nest.flatten(value, expand_composites=False)
                   if isinstance(value, (list, tuple, dict)) else [value])
         for leaf in leaves:
             if isinstance(leaf, Layer) and leaf is not self and \
                     all(leaf is not known for known in self._layers):
                 self._layers.append(leaf)
-            elif isinstance(leaf, Variable) and all(leaf is not w for w in self._weights):
+            elif isinstance(leaf, _variables.KerasVariable) and \
+                    all(leaf is not w for w in self._weights):
                 self._weights.append(leaf)
 
     def _track_containers(self):
@@ -132,8 +135,9 @@ class Layer(_module.Module):
         if initializer is None:
             initializer = "glorot_uniform" if "float" in str(dtype) else "zeros"
         value = _initializers.get(initializer)(shape, dtype=dtype)
-        variable = Variable(value, trainable=trainable, dtype=dtype,
-                            name="%s/%s" % (self.name, name or "weight"))
+        with _variables.name_scope(self, self.name, self.__dict__.get("_parent_path")):
+            variable = _variables.make_variable(value, name or _unique_name("variable"),
+                                                trainable=trainable, dtype=dtype)
         self._weights.append(variable)
         regularizer = _regularizers.get(regularizer)
         if regularizer is not None:
@@ -262,6 +266,17 @@ class Layer(_module.Module):
         if _symbolic.any_symbolic((inputs, args, kwargs)):
             # the functional API: record the call on Keras tensors, compute no values
             return _symbolic.call_symbolically(self, inputs, args, kwargs)
+        with self._name_scope():
+            return self._build_and_call(inputs, args, kwargs)
+
+    def _name_scope(self):
+        """The layer's scope (Keras's): its weights' paths start with the path of the
+        scope open where it first opened it, then its name."""
+        if self.__dict__.get("_parent_path") is None:
+            self._parent_path = _variables.current_path()
+        return _variables.name_scope(self, self.name, self._parent_path)
+
+    def _build_and_call(self, inputs, args, kwargs):
         if not self.built:
             self._build_input_shape = _input_shape(inputs)  # a .keras file's build_config
             self.build(self._build_input_shape)
@@ -275,7 +290,14 @@ class Layer(_module.Module):
             self._clear_losses()
             _ENTRY_CALL.append(self)
         try:
-            outputs = self._call_in_scope(inputs, args, kwargs)
+            try:
+                outputs = self._call_in_scope(inputs, args, kwargs)
+            except Exception as error:
+                worded = _call_errors.worded_call_error(error, self, (inputs,) + tuple(args),
+                                                        kwargs)
+                if worded is None:
+                    raise
+                raise worded.with_traceback(error.__traceback__) from None
             if self.activity_regularizer is not None:
                 self._add_activity_losses(outputs)
         finally:

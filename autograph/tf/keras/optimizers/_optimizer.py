@@ -20,6 +20,7 @@ import weakref
 
 import numpy as np
 
+from autograph.tf.keras import _variables
 from autograph.tf.keras.optimizers.schedules import LearningRateSchedule
 from runtime.gradients import GradientTape
 from runtime.module import Module
@@ -75,7 +76,8 @@ class Optimizer(Module):
     # -- variables ----------------------------------------------------------------------------
 
     def _new_variable(self, initial_value, name):
-        variable = Variable(initial_value, trainable=False, name="%s/%s" % (self.name, name))
+        with _variables.name_scope(self, self.name):
+            variable = _variables.make_variable(initial_value, name, trainable=False)
         self._variables.append(variable)
         return variable
 
@@ -85,7 +87,11 @@ class Optimizer(Module):
         dtype = reference_variable.dtype.as_numpy_dtype
         fill = 0 if initializer == "zeros" else initializer
         value = np.full(reference_variable.shape.as_list(), fill, dtype=dtype)
-        base = reference_variable.name.split(":")[0].replace("/", "_")
+        reference = _original(reference_variable)
+        if isinstance(reference, _variables.KerasVariable):
+            base = reference.path.replace("/", "_")
+        else:  # a tf.Variable: its full name ('w:0' -> 'w_0'), as Keras names it
+            base = reference.name.replace("/", "_").replace(":", "_")
         return self._new_variable(value, "%s_%s" % (base, name))
 
     @property

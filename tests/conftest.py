@@ -7,14 +7,16 @@ every attribute of every graph node a test builds against its op's declared type
 (runtime/ops/attr_types.py), so that the whole suite verifies the declarations and naming
 conventions that a saved model's loader relies on.
 `functions_run_eagerly` turns `run_functions_eagerly` on for one test. A background compile
-that the "auto" backend started in a test is waited for before the next test starts.
+that the "auto" backend started in a test is waited for before the next test starts. Random
+ops draw the same values in a test on every run, whatever ran before it in its worker.
 
 The "auto" backend's clock stands still in tests (`promotion.clock`): it promotes a function
 to numba when its executor time adds up to the predicted compile time, which on a real clock
 depends on how busy the machine is, so a test's graph would run on numba in one run and on
 the executor in the next. Tests of promotion script the clock or the prediction themselves.
 
-Under CI (the environment variable CI set, as `.ci/run` runs) hypothesis draws the same
+Hypothesis gives an example all the time it takes (no deadline: a busy machine is no
+failure). Under CI (the environment variable CI set, as `.ci/run` runs) it draws the same
 examples every run (`derandomize`), so that a landing never depends on chance; a run on a
 developer's machine draws new ones each time and keeps finding what the fixed ones miss.
 
@@ -26,19 +28,24 @@ works. `-n N` on the command line, or PYTEST_XDIST_AUTO_NUM_WORKERS, chooses oth
 
 import os
 
+import numpy as np
 import pytest
-from hypothesis import settings
+from hypothesis import HealthCheck, settings
 
 from runtime import context
 from runtime.backends import promotion
 from runtime.graph import Node
-from runtime.ops import registry
+from runtime.ops import random_ops, registry
 
 pytest_plugins = ["lowerings_used"]  # --every-lowering (tests/lowerings_used.py)
 
-settings.register_profile("ci", derandomize=True)
-if os.environ.get("CI"):
-    settings.load_profile("ci")
+# No deadline and no "too slow" health check: a test's outcome must not depend on how busy
+# the machine is (on 2 CPUs shared with other work an example of a fast test, a flatten and
+# pack of a small structure, can take over hypothesis's default 200 ms: the test then fails,
+# with DeadlineExceeded, or as Flaky when the replay of that example is quick)
+settings.register_profile("suite", deadline=None, suppress_health_check=[HealthCheck.too_slow])
+settings.register_profile("ci", parent=settings.get_profile("suite"), derandomize=True)
+settings.load_profile("ci" if os.environ.get("CI") else "suite")
 
 
 def pytest_xdist_auto_num_workers(config):
@@ -103,6 +110,17 @@ def clean_execution_state():
 def promotion_clock_stands_still(monkeypatch):
     """No executor time adds up towards an "auto" promotion (see the module docstring)."""
     monkeypatch.setattr(promotion, "clock", lambda: 0.0)
+
+
+@pytest.fixture(autouse=True)
+def random_ops_draw_the_same_every_run(monkeypatch):
+    """Each test starts with the random-op state of a fresh process (no global seed, no op
+    counted yet), except that the generator of ops with neither seed is seeded: its draws
+    would otherwise differ from run to run, and a global seed that a test set
+    (`tf.random.set_seed`, Keras's `set_random_seed`) would stay set for the test files this
+    worker happens to run next."""
+    monkeypatch.setattr(random_ops, "_global_seed", {"seed": None, "counter": 0, "streams": {}})
+    monkeypatch.setattr(random_ops, "_default_rng", [np.random.default_rng(20261129)])
 
 
 @pytest.fixture

@@ -6,7 +6,6 @@ import dataclasses
 import gc
 import inspect
 import threading
-import time
 import traceback
 import weakref
 
@@ -475,15 +474,47 @@ def test_method_of_a_temporary_instance_and_a_kept_bound_method():
     assert str(inspect.signature(scale)) == "(x)"
 
 
+class _LockCountingArrivals:
+    """A Function's lock (`_lock`) that notes each thread arriving at it: a trace can wait
+    until the other threads have come, rather than sleep and hope they have."""
+
+    def __init__(self, lock):
+        self._lock = lock
+        self._arrived = set()
+        self._changed = threading.Condition()
+
+    def __enter__(self):
+        with self._changed:
+            self._arrived.add(threading.get_ident())
+            self._changed.notify_all()
+        return self._lock.__enter__()
+
+    def __exit__(self, *exc_info):
+        return self._lock.__exit__(*exc_info)
+
+    def wait_for_others(self, count, timeout):
+        """Whether `count` threads besides this one arrived within `timeout` seconds."""
+        me = threading.get_ident()
+
+        def others_arrived():
+            return len(self._arrived - {me}) >= count
+
+        with self._changed:
+            return self._changed.wait_for(others_arrived, timeout)
+
+
 def test_threads_making_the_same_first_call_trace_once():
     entered = threading.Event()
+    waited: list[bool] = []
 
     @function
     def slow(x):
         entered.set()
-        time.sleep(0.2)  # the other threads arrive while this trace is running
+        # the other two threads arrive at the lock while this trace holds it
+        waited.append(lock.wait_for_others(2, timeout=60))
         return x + 1
 
+    lock = slow._lock = _LockCountingArrivals(slow._lock)
     results = []
 
     def call():
@@ -496,6 +527,7 @@ def test_threads_making_the_same_first_call_trace_once():
         thread.start()
     for thread in threads:
         thread.join()
+    assert waited == [True]
     assert results == [2, 2, 2]
     assert slow.experimental_get_tracing_count() == 1
 
@@ -506,7 +538,7 @@ def test_a_thread_runs_eagerly_while_another_thread_traces():
     @function
     def waits(x):
         entered.set()
-        release.wait(5)
+        release.wait()  # (no timeout: on a busy machine the trace would end before the check)
         return x * 2
 
     thread = threading.Thread(target=lambda: waits(array_ops.constant(1)))

@@ -1,6 +1,8 @@
 """The control-flow ops `If` and `While` (and their variants without side effects, which
 graph passes may drop when unused): their sub-graphs (runtime/subgraphs.py traces them)
-are attributes, and their emit rule writes Python statements around them.
+are attributes, and their emit rule writes Python statements around them. `build_if` and
+`build_while` add their nodes; their gradients are written in
+runtime/gradients/control_flow_grads.py (If's is an If, which its rule adds with `build_if`).
 
 The executor lowers them back into Python statements:
 

@@ -306,7 +306,9 @@ class Function:
             cf = self._lookup(key, values, bound, self._clock.calls_made(until_sample), feeds)
         if _tapes:  # a GradientTape is recording: the call becomes one record on it
             return recorded_call(cf, feeds, values)
-        run = self._fast_calls.get(key)  # (a sampled call runs what the fast path runs)
+        # (a sampled call runs what the fast path runs; a call with observers runs
+        # `_call_flat`, which tells them)
+        run = None if call_observers else self._fast_calls.get(key)
         if run is None:
             result = self._run_or_time(cf._call_flat, feeds, until_sample)
             self._keep_fast_call(key, cf)

@@ -369,7 +369,8 @@ class _TextLinesReader(Reader):
     def _read(self):
         while self._file < len(self._paths):
             with _open_text(self._paths[self._file], "TextLineDataset") as f:
-                f.seek(self._offset)
+                if self._offset:  # (a restored position; a pipe cannot seek, nor needs to)
+                    f.seek(self._offset)
                 for line in f:
                     self._offset += len(line)
                     if line.endswith(b"\n"):

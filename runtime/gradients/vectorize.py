@@ -80,12 +80,16 @@ class Batcher:
         return reduction_ops.reduce_sum(x, axes, keepdims=keepdims)
 
 
-def _batched_nodes(graph: Graph, seed: SymbolicTensor) -> list[Node]:
-    """The nodes of `graph` that read the seed, directly or through other nodes; raises
-    Unbatchable naming the first that has no batching rule or state."""
+def _check_batchable(graph: Graph, seed: SymbolicTensor, needed: set[int]) -> None:
+    """Raises Unbatchable naming the first node the results need that reads the seed
+    (directly or through other nodes) and has no batching rule, state or sub-graphs, or that
+    waits on control dependencies (which a batched node would not keep)."""
     batched_ids = {id(seed)}
-    nodes = []
     for node in graph.nodes:
+        if id(node) not in needed:
+            continue  # (the needed nodes are closed under their inputs)
+        if node.control_inputs:
+            raise Unbatchable("node %s has control dependencies" % node.name)
         if not any(id(t) in batched_ids for t in node.inputs):
             continue
         if batching.rule_for(node.op) is None:
@@ -94,9 +98,7 @@ def _batched_nodes(graph: Graph, seed: SymbolicTensor) -> list[Node]:
         if node.op.stateful or node.subgraphs():
             raise Unbatchable("op %s (node %s) has state or sub-graphs"
                               % (node.op.name, node.name))
-        nodes.append(node)
         batched_ids.update(id(t) for t in node.outputs)
-    return nodes
 
 
 def _needed(graph: Graph, results: Sequence[Tensor | None]) -> set[int]:
@@ -118,11 +120,11 @@ def vectorize(graph: Graph, seed: SymbolicTensor, seeds: Tensor,
     of `seeds` (the value fed to placeholder `seed`, with a leading dimension of `size`):
     each has the leading dimension `size` too. Raises Unbatchable (having emitted nothing)
     when the graph has an op that cannot be batched."""
-    _batched_nodes(graph, seed)  # checks first: nothing is emitted for a refused graph
+    needed = _needed(graph, results)
+    _check_batchable(graph, seed, needed)  # first: nothing is emitted for a refused graph
     captured = {id(c.placeholder): c.external for c in graph.captures}
     values: dict[int, tuple[Any, bool]] = {id(seed): (seeds, True)}
     batcher = Batcher(size)
-    needed = _needed(graph, results)
     for node in graph.nodes:
         if id(node) not in needed or id(node.outputs[0]) in values:
             continue
@@ -135,7 +137,7 @@ def vectorize(graph: Graph, seed: SymbolicTensor, seeds: Tensor,
         batched = [values[id(t)][1] for t in node.inputs]
         if any(batched):
             rule = batching.rule_for(node.op)
-            assert rule is not None  # checked by _batched_nodes
+            assert rule is not None  # checked by _check_batchable
             outputs = rule(batcher, node, args, batched)
         else:
             outputs = execute(node.op, args, node.attrs)

@@ -15,7 +15,7 @@ rule returns has it. A rule builds its outputs with the ops API and the `batcher
 batch a case (an unknown rank, a computed axis) calls `batcher.unbatchable(reason)`, and the
 Jacobian falls back to its loop. An op with the `elementwise` trait needs no declaration:
 `elementwise` below serves it. The rule helpers of this module (`elementwise`,
-`all_batched`, `shifted_axis`) are shared by the families' declarations.
+`along_an_axis`, `all_batched`, `shifted_axis`) are shared by the families' declarations.
 """
 
 from collections.abc import Callable
@@ -66,6 +66,12 @@ def all_batched(batcher: Any, args: list[Any], batched: list[bool]) -> list[Any]
     """`args` with the unbatched ones repeated over the batch (for ops whose operands must
     have one shape: AddN, ConcatV2, Pack)."""
     return [a if b else batcher.batch(a) for a, b in zip(args, batched)]
+
+
+def along_an_axis(batcher: Any, node: Any, args: list[Any], batched: list[bool]) -> list[Any]:
+    """An op of one operand working along its `axis` attribute (Cumsum, Cumprod, Softmax,
+    LogSoftmax, Unpack): the axis shifted past the batch."""
+    return batcher.rerun(node, args, dict(node.attrs, axis=shifted_axis(node.attrs["axis"])))
 
 
 def shifted_axis(axis: int) -> int:

@@ -490,12 +490,7 @@ def _joined_batched(batcher, node, args, batched):
                          dict(node.attrs, axis=batching.shifted_axis(node.attrs["axis"])))
 
 
-def _unstack_batched(batcher, node, args, batched):
-    return batcher.rerun(node, args,
-                         dict(node.attrs, axis=batching.shifted_axis(node.attrs["axis"])))
-
-
 batching.declare(OPS["Tile"], _tile_batched)
 batching.declare(OPS["ConcatV2"], _joined_batched)
 batching.declare(OPS["Pack"], _joined_batched)
-batching.declare(OPS["Unpack"], _unstack_batched)
+batching.declare(OPS["Unpack"], batching.along_an_axis)

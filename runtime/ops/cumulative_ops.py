@@ -184,11 +184,5 @@ def cumprod(x, axis=0, exclusive=False, reverse=False, name=None):
                     name=name)
 
 
-# Cumsum and Cumprod over a batch (runtime/ops/batching.py): the axis moved past the batch
-def _cumulative_batched(batcher, node, args, batched):
-    return batcher.rerun(node, args,
-                         dict(node.attrs, axis=batching.shifted_axis(node.attrs["axis"])))
-
-
-batching.declare(OPS["Cumsum"], _cumulative_batched)
-batching.declare(OPS["Cumprod"], _cumulative_batched)
+batching.declare(OPS["Cumsum"], batching.along_an_axis)
+batching.declare(OPS["Cumprod"], batching.along_an_axis)

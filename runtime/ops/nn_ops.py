@@ -449,10 +449,5 @@ def sparse_softmax_cross_entropy_with_logits(labels=None, logits=None, name=None
 # -- batching rules (runtime/ops/batching.py: a Jacobian's rows at once) -----------------------
 
 
-def _softmax_batched(batcher, node, args, batched):
-    return batcher.rerun(node, args,
-                         dict(node.attrs, axis=batching.shifted_axis(node.attrs["axis"])))
-
-
-batching.declare(OPS["Softmax"], _softmax_batched)
-batching.declare(OPS["LogSoftmax"], _softmax_batched)
+batching.declare(OPS["Softmax"], batching.along_an_axis)
+batching.declare(OPS["LogSoftmax"], batching.along_an_axis)

@@ -26,7 +26,9 @@ def _functional():
 
 
 def _same_weights(a, b):
-    return all(np.array_equal(x, y) for x, y in zip(a.get_weights(), b.get_weights()))
+    first, second = a.get_weights(), b.get_weights()
+    return len(first) == len(second) and all(
+        np.array_equal(x, y) for x, y in zip(first, second))
 
 
 @pytest.mark.parametrize("make", [_sequential, _functional])
@@ -119,6 +121,7 @@ def test_a_model_inside_a_tf_train_checkpoint_round_trips(tmp_path):
     path = tf.train.Checkpoint(model=model).write(str(tmp_path / "ckpt"))
     fresh = _sequential()
     fresh.compile(optimizer="adam", loss="mse")
+    assert not _same_weights(model, fresh)
     tf.train.Checkpoint(model=fresh).read(path).expect_partial()
     assert _same_weights(model, fresh)
 

@@ -438,3 +438,19 @@ def test_a_backward_pass_that_cannot_be_traced_takes_the_rows_and_says_why(monke
         jac = tape.jacobian(y, x)
     assert "cannot be traced: NotImplementedError: a rule that runs only eagerly" in caplog.text
     np.testing.assert_allclose(jac.numpy(), np.diag(np.cos(x.numpy())), rtol=1e-12)
+
+
+def test_a_backward_pass_with_control_dependencies_is_not_batched():
+    from runtime.gradients import vectorize
+    from runtime.graph import Graph
+
+    graph = Graph("backward")
+    with graph.as_default():
+        seed = graph.add_placeholder("seed", dtypes.float32, (2,))
+        first = math_ops.multiply(seed, 2.0)
+        graph.control_dependencies = [first.node]
+        second = math_ops.add(seed, 1.0)  # runs after `first`: a batched node would not
+        graph.control_dependencies = []
+    assert second.node.control_inputs == [first.node]
+    with pytest.raises(vectorize.Unbatchable, match="control dependencies"):
+        vectorize.vectorize(graph, seed, array_ops.ones([3, 2]), [second], 3)

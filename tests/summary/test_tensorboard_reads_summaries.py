@@ -192,3 +192,20 @@ def test_trace_off_stops_collecting(tmp_path):
     f(tf.constant(1))
     with pytest.raises(ValueError, match="tracing is not on"):
         tf.summary.trace_export("f", step=0)
+
+
+def test_trace_export_writes_the_graph_of_a_function_called_before_tracing_began(tmp_path):
+    @tf.function
+    def double(x):
+        return x * 2.0
+
+    for _ in range(3):  # (its trace has a cached call by now)
+        double(tf.ones([2]))
+    writer = tf.summary.create_file_writer(str(tmp_path))
+    tf.summary.trace_on(graph=True, profiler=False)
+    double(tf.ones([2]))
+    with writer.as_default():
+        tf.summary.trace_export("double_trace", step=1)
+    writer.close()
+    ops = [n.op for n in _load(tmp_path).Graph().node]
+    assert "Mul" in ops

@@ -512,7 +512,7 @@ def load_model(filepath: str | os.PathLike[str], custom_objects: dict[str, _Any]
     except zipfile.BadZipFile as error:
         raise ValueError("%s is not a .keras file (a zip archive): %s" % (path, error)) \
             from None
-    except (UnicodeDecodeError, json.JSONDecodeError) as error:
+    except (UnicodeDecodeError, json.JSONDecodeError, RecursionError) as error:
         raise ValueError("%s: its config.json is not valid JSON: %s" % (path, error)) \
             from None
     loader = _Loader(custom_objects or {}, safe_mode, path)
@@ -790,14 +790,9 @@ def _read_weights(store: _Any, model: _Layer, filepath: str) -> None:
             raise ValueError("Cannot load %s: layer '%s' has %d weights but the file holds "
                              "%d" % (filepath, layer.name, len(layer._weights), len(group)))
         for index, weight in enumerate(layer._weights):
-            stored = group[str(index)]
-            shape = getattr(stored, "shape", None)  # (a dataset's, checked before reading)
-            if shape is None or tuple(weight.shape.as_list()) != tuple(shape):
-                raise ValueError("Cannot load %s: weight %s of layer '%s' has shape %s but "
-                                 "the file's is %s" % (filepath, weight.name, layer.name,
-                                                       tuple(weight.shape.as_list()),
-                                                       shape))
-            pending.append((weight, np.asarray(stored)))
+            what = "weight %s of layer '%s'" % (weight.name, layer.name)
+            pending.append((weight, _stored_value(group, str(index), weight, what,
+                                                  filepath)))
     for weight, value in pending:
         weight.assign(value)
 
@@ -812,16 +807,31 @@ def _read_optimizer(group: _Any, model: _Model, filepath: str) -> None:
     if not optimizer.built:
         optimizer.build(model.trainable_variables)
     variables = _optimizer_variables(optimizer)
-    values = [np.asarray(stored[str(i)]) for i in range(len(stored))]
-    if len(values) != len(variables) or any(
-            tuple(v.shape.as_list()) != value.shape for v, value in zip(variables, values)):
+    if len(stored) != len(variables):  # (counted before any value is read)
         raise ValueError(
-            "Cannot load %s: the optimizer state holds %d variables of shapes %s, the "
-            "model's %s optimizer has %d of shapes %s" % (
-                filepath, len(values), [v.shape for v in values], type(optimizer).__name__,
-                len(variables), [tuple(v.shape.as_list()) for v in variables]))
+            "Cannot load %s: the optimizer state holds %d variables, the model's %s "
+            "optimizer has %d" % (filepath, len(stored), type(optimizer).__name__,
+                                  len(variables)))
+    values = [_stored_value(stored, str(i), variable, "optimizer variable %d" % i, filepath)
+              for i, variable in enumerate(variables)]
     for variable, value in zip(variables, values):
         variable.assign(value)
+
+
+def _stored_value(group: _Any, key: str, variable: _Any, what: str, filepath: str) -> _Any:
+    """The numeric array stored as `key` of HDF5 group `group` for `variable`, its member,
+    shape and dtype kind checked before its data is read (a file is untrusted input: every
+    value is checked before any variable is assigned)."""
+    stored: _Any = group.get(key)  # (None when the member is missing)
+    shape = getattr(stored, "shape", None)  # (a dataset's; a group has none)
+    expected = tuple(variable.shape.as_list())
+    if shape is None or expected != tuple(shape):
+        raise ValueError("Cannot load %s: %s has shape %s but the file's is %s"
+                         % (filepath, what, expected, shape))
+    if getattr(stored.dtype, "kind", None) not in ("f", "i", "u", "b"):
+        raise ValueError("Cannot load %s: %s is stored as %s, not as numbers"
+                         % (filepath, what, stored.dtype))
+    return np.asarray(stored)
 
 
 def _save_weights_file(model: _Model, path: str, overwrite: bool = True) -> None:

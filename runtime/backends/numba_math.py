@@ -1,5 +1,6 @@
 """Fast exp, tanh and sigmoid for numba kernels (float32 and float64), within 2 ulp; numpy's
-pairwise summation (`pairwise_sum`), so that a float sum gives the numpy executor's value.
+pairwise summation (`pairwise_sum`), so that a float sum gives the numpy executor's value;
+`fit`, which gives every output of a kernel its graph dtype.
 
 numba calls the C library for `np.tanh` and `np.exp`, one call per element, which keeps LLVM
 from vectorising the loop around it. These are written with arithmetic, comparisons and
@@ -35,6 +36,10 @@ them vectorises), and `fast_exp(x)`, `fast_tanh(x)`, `fast_sigmoid(x)`, which ta
 or float64 array (a new C-contiguous array of the results) or scalar; the kernels' source
 calls both. The generated module names `SOURCE_DIGEST`, so editing this file gives kernels a
 new cache key.
+
+`fit(value, like)` is defined once here, not in each generated module, and compiled as a call
+that LLVM inlines: numba types it once per signature in a process, where an overload inlined
+by numba is typed again at every call site of every kernel (a fifth of a kernel's compile).
 """
 
 from __future__ import annotations
@@ -265,6 +270,25 @@ def pairwise_sum(x: Any) -> Any:
 _registered = False
 
 
+def fit(value: Any, like: Any) -> Any:
+    """`value` as dtype `like` (a numpy scalar type) in a numba kernel: a no-op for an array
+    of that dtype, so that int32 arithmetic wraps like TensorFlow's where numba would widen
+    it to int64."""
+    raise NotImplementedError("fit runs only in numba-compiled code")
+
+
+def _fit_typing(value, like):  # type: ignore[no-untyped-def]
+    """numba's implementation of `fit` for the types of `value` and `like` (no annotations:
+    numba requires the implementation's signature to equal the typer's)."""
+    from numba import types
+    target = like.instance_type
+    if isinstance(value, types.Array):
+        if value.dtype == target:
+            return lambda value, like: value
+        return lambda value, like: value.astype(like)
+    return lambda value, like: like(value)
+
+
 def register() -> None:
     """Makes this module's functions compilable by numba (once per process)."""
     global _registered
@@ -320,6 +344,7 @@ def register() -> None:
     overload(select)(lambda condition, if_true, if_false:
                      lambda condition, if_true, if_false:
                      select_value(condition, if_true, if_false))  # type: ignore[call-arg]
+    overload(fit)(_fit_typing)
     register_jitable(polynomial)
     register_jitable(_sum_block)
     register_jitable(pairwise_sum)

@@ -193,12 +193,23 @@ def test_argmax_of_an_empty_axis_fails():
     _same_error(f, np.zeros((2, 0), np.float32))
 
 
-def test_cumulative_sums_and_products_every_way_integers_wrapping():
+def _cumulative_every_way(axes):
     def f(x):
         return tuple(op(x, axis, exclusive=e, reverse=r)
                      for op in (tf.math.cumsum, tf.math.cumprod)
-                     for axis in (0, 2) for e in (False, True) for r in (False, True))
+                     for axis in axes for e in (False, True) for r in (False, True))
+    return f
 
+
+def test_cumulative_sums_and_products_exclusive_and_reversed_integers_wrapping():
+    f = _cumulative_every_way([1])  # an inner axis: outer and inner loops both run
+    _agree(f, _X)
+    _agree(f, (np.arange(24, dtype=np.int32).reshape(2, 3, 4) + 1) * 40000)
+
+
+@pytest.mark.slow
+def test_cumulative_sums_and_products_along_the_first_and_last_axes():
+    f = _cumulative_every_way([0, 2])  # (a sweep: 8 kernels; the axis 1 case above is quick)
     _agree(f, _X)
     _agree(f, (np.arange(24, dtype=np.int32).reshape(2, 3, 4) + 1) * 40000)
 

@@ -13,6 +13,8 @@ name, "array" (`ARRAY`) standing for every array backend:
     `lowerer.jnp` and `lowerer.lax` (runtime/backends/jax_lowering.py): a rule never imports
     jax itself, so that importing an op module imports neither jax nor numba;
   * `unsupported(reason)`: a decision that the backend does not lower the op yet;
+  * `removed_before_lowering(how)`: a decision that no backend sees the op, because graph
+    simplification always takes its nodes out (an Identity is aliased to its input);
   * a `HostCall` (`KERNEL_ON_HOST`, `ASSERT_ON_HOST`, ...): the op runs back on the host
     from the compiled code, in the way the host call names, which every compiled backend
     implements (host-only ops and random draws; a numba rule may also write one itself with
@@ -62,6 +64,17 @@ def unsupported(reason: str) -> Any:
     def rule(lowerer: Any, node: Any, ins: Any, outs: Any) -> None:
         raise Unsupported(reason)
     rule.unsupported_reason = reason  # type: ignore[attr-defined]
+    return rule
+
+
+def removed_before_lowering(how: str) -> Any:
+    """The decision for an op that graph simplification (runtime.executor.simplify, which the
+    backends' walkers run first) always takes out, saying `how`: no backend ever lowers a
+    node of it, and the coverage table says so. Should a node reach a backend all the same,
+    the rule declines it (the graph runs on the numpy executor)."""
+    def rule(lowerer: Any, node: Any, ins: Any, outs: Any = None) -> None:
+        raise Unsupported("it should have been removed before lowering (%s)" % how)
+    rule.removed_reason = how  # type: ignore[attr-defined]
     return rule
 
 

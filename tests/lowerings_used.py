@@ -7,7 +7,9 @@ them, when an op the backend lowers (a template, rule or host call in the covera
 docs/backends.md) was used by no compiled graph. `.ci/run` runs the backend conformance subset
 (`-m lowerings`) so, which keeps that subset touching every op's lowering.
 
-Loaded by tests/conftest.py; it changes nothing unless `--every-lowering` is given.
+Loaded by tests/conftest.py; it changes nothing unless `--every-lowering` is given. A test
+whose graphs compile in a subprocess has it note them there (`note_compiled_ops`, `used`) and
+adds them to the run's (`add_used`).
 """
 
 import os
@@ -53,7 +55,26 @@ def _noting_compile_with(compile_with):
         finally:
             _compiling.ops = outer
         return compiled
+    compile_noting_ops.notes_ops = True
     return compile_noting_ops
+
+
+def note_compiled_ops():
+    """From now on in this process, notes the ops whose rules each graph a backend compiles
+    looked up: done by `--every-lowering`, and by a test's subprocess (one that needs jax
+    started with several host devices, say), which hands `used()` back to the test."""
+    if not getattr(backends.compile_with, "notes_ops", False):
+        backends.compile_with = _noting_compile_with(backends.compile_with)
+
+
+def used():
+    """The (backend, op name) pairs noted in this process, sorted."""
+    return sorted(_used)
+
+
+def add_used(pairs):
+    """(backend, op name) pairs noted in a test's subprocess join this run's."""
+    _used.update((backend, op) for backend, op in pairs)
 
 
 def pytest_addoption(parser):
@@ -69,7 +90,7 @@ def pytest_configure(config):
         if backend not in backends.BACKENDS:
             raise pytest.UsageError("--every-lowering needs AUTOGRAPH_BACKEND set to one of %s"
                                     % ", ".join(backends.BACKENDS))
-        backends.compile_with = _noting_compile_with(backends.compile_with)
+        note_compiled_ops()
 
 
 @pytest.hookimpl(optionalhook=True)

@@ -6,6 +6,8 @@
 
 Each cell is `template` (an "array" or backend template string), `rule` (a callable rule),
 `declines: <reason>` (a rule that always declines: the graph falls back to the executor),
+`removed before lowering: <how>` (graph simplification always takes the op's nodes out, so
+no backend sees one),
 `host` (a `host_only` op), `host call` (a `host_only` op the backend calls back to the host
 for: its kernel runs there, in order), `—` for graph sources that are never lowered
 (placeholders and constants), or `MISSING` (no decision: a test forbids it).
@@ -36,6 +38,9 @@ def cell(op: registry.OpDef, backend: str) -> str:
         return "—" if set(EXEMPT_TRAITS) & op.traits else "MISSING"
     if isinstance(rule, str):
         return "template"
+    removed = getattr(rule, "removed_reason", None)
+    if removed:
+        return "removed before lowering: %s" % removed
     reason = getattr(rule, "unsupported_reason", None)
     return "declines: %s" % reason if reason else "rule"
 
@@ -90,6 +95,10 @@ copied to the device at each call (see docs/device_tensors.md for why).
 and dataset elements come in the numpy executor's order (runtime/backends/numba_host.py,
 jax_host.py). XLA on CPU flushes float32 subnormals to zero, as TensorFlow's CPU kernels do: a
 result that depends on a subnormal value may differ from the numpy executor's.
+
+`removed before lowering`: the graph simplification every backend runs first (the
+executor's: constants folded, duplicates merged, dead nodes dropped) always takes the op's
+nodes out, so no backend lowers one.
 
 Element types: a graph whose values include a type its backend declines runs on the numpy
 executor, `backend_report()` giving the reason below.

@@ -71,16 +71,19 @@ def identity_grad(ctx, grads):
     return [grads[0]]
 
 
+# (the executor's simplification aliases a "forwards" op's output to its input)
+_FORWARDED = {"array": lowering_api.removed_before_lowering("aliased to its input")}
+
 OPS["Identity"] = register("Identity", _identity_kernel, lambda specs, attrs: [specs[0]],
                            grad=identity_grad,
                            emit=lambda outs, ins, attrs, bind: "%s = %s" % (outs[0], ins[0]),
                            traits=("forwards",),
                            static_value=lambda node, value_of: value_of(node.inputs[0]),
-                           lowerings={"array": "{0}"})
+                           lowerings=_FORWARDED)
 OPS["StopGradient"] = register("StopGradient", lambda x: x, lambda specs, attrs: [specs[0]],
                                emit=lambda outs, ins, attrs, bind: "%s = %s" % (outs[0], ins[0]),
                                grad=NOT_DIFFERENTIABLE, traits=("forwards",),
-                               lowerings={"array": "{0}"})
+                               lowerings=_FORWARDED)
 
 
 def constant(value, dtype=None, shape=None, name="Const"):

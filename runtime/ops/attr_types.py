@@ -177,7 +177,7 @@ _BY_NAME: dict[str, AttrType] = {
                      "single", "sorted", "validate"), BOOL),
     **dict.fromkeys(("alpha", "threshold"), FLOAT),
     **dict.fromkeys(("buckets", "decimals", "depth", "lower", "max_outputs", "maxsplit", "num",
-                     "num_split", "padding_width", "replacement_char", "summarize",
+                     "num_samples", "num_split", "padding_width", "replacement_char", "summarize",
                      "upper"), INT),
     **dict.fromkeys(("k", "maxlength", "minlength", "num_segments", "rows", "static_length",
                      "static_size", "static_width"), optional(INT)),

@@ -28,13 +28,10 @@ def _no_op_kernel():
     return ()
 
 
-def _no_op_lowering(lowerer, node, ins, outs):
-    pass  # nothing to compute: a NoOp only orders the ops it depends on
-
-
 OPS["NoOp"] = register("NoOp", _no_op_kernel, lambda specs, attrs: [],
                        grad=NOT_DIFFERENTIABLE, emit=KERNEL_CALL,
-                       lowerings={"array": _no_op_lowering},
+                       lowerings={"array": lowering_api.removed_before_lowering(
+                           "it has no outputs and no side effects")},
                        doc="Does nothing; a node to name in control_dependencies.")
 
 

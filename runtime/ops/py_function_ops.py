@@ -182,11 +182,12 @@ OPS["PyFunc"] = register("PyFunc", _numpy_function_kernel, _py_function_infer,
                          traits=("side_effects", "host_only", "unrepeatable", "shares_state"),
                          lowerings=_HOST_CALL,
                          saving=_NUMPY_FUNCTION_NOT_SAVEABLE)
+# No backend calls a stateless one back: its results' shapes are known only at run time,
+# which a host call declines, and one without results is dropped (it has no side effects).
 OPS["PyFuncStateless"] = register("PyFuncStateless", _numpy_function_kernel,
                                   _py_function_infer, grad=NOT_DIFFERENTIABLE,
                                   emit=KERNEL_CALL,
                                   traits=("host_only", "no_fold", "shares_state"),
-                                  lowerings=_HOST_CALL,
                                   saving=_NUMPY_FUNCTION_NOT_SAVEABLE)
 
 

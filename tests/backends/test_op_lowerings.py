@@ -10,8 +10,6 @@ from numba_compare import executor_and_numba
 
 import autograph.tf as tf
 from runtime import backends
-from runtime.backends import lowering
-from runtime.ops import registry
 
 _INSTALLED = {name: importlib.util.find_spec(name) is not None for name in ("numba", "jax")}
 BACKENDS = [pytest.param(name, marks=pytest.mark.skipif(not _INSTALLED[name],
@@ -87,11 +85,11 @@ def test_reverse_over_some_axes(backend):
 
 
 @pytest.mark.parametrize("backend", BACKENDS)
-def test_ensure_shape_of_a_known_shape_and_no_op(backend):
+def test_ensure_shape_of_a_known_shape_identity_stop_gradient_and_no_op(backend):
     def f(x):
         with tf.control_dependencies([tf.no_op()]):
-            y = tf.ensure_shape(x * 2.0, [2, 4])
-        return y + 1.0
+            y = tf.ensure_shape(tf.identity(x) * 2.0, [2, 4])
+        return tf.stop_gradient(y) + 1.0
 
     _agree(backend, f, _FLOATS)
 
@@ -267,10 +265,3 @@ def test_declined_ops_fall_back_naming_the_op(backend):
     with pytest.warns(backends.BackendFallbackWarning, match="Unique"):
         got = tf.function(unique, backend=backend)(_FLOATS[0])
     np.testing.assert_array_equal(got.numpy(), tf.unique(_FLOATS[0]).y.numpy())
-
-
-def test_no_op_lowers_to_nothing():
-    # simplify drops a NoOp that nothing reads: its rule is for one kept as a sub-graph's node
-    lowerer = lowering.Lowerer()
-    registry.get("NoOp").lowerings["array"](lowerer, None, [], [])
-    assert lowerer.lines == []

@@ -7,8 +7,9 @@ import pytest
 
 import autograph
 import autograph.tf as tf
-from runtime import backends, lowering_api
+from runtime import backends, executor, lowering_api
 from runtime.backends import coverage, jax_host, lowering, numba_host
+from runtime.graph import Graph
 from runtime.lowering_api import Value
 from runtime.ops import registry
 
@@ -45,6 +46,44 @@ def test_host_only_ops_lower_at_most_as_host_calls():
         assert coverage.cell(op, "numba") == "host call"
         assert coverage.cell(op, "jax") == "host call"
     assert coverage.cell(registry.get("Add"), "jax") == "host"
+
+
+def _simplified_op_names(graph, outputs):
+    """The ops of the nodes simplification keeps in `graph` and its sub-graphs."""
+    names = set()
+    for node, _ in executor.simplify(graph, outputs).nodes:
+        names.add(node.op.name)
+        for value in node.attrs.values():
+            if isinstance(getattr(value, "graph", None), Graph):
+                names |= _simplified_op_names(value.graph, value.outputs)
+    return names
+
+
+def test_ops_declared_removed_before_lowering_never_survive_simplification():
+    removed = {name for name, op in registry.REGISTRY.items()
+               if coverage.cell(op, "numba").startswith("removed before lowering: ")}
+    assert removed == {"Identity", "NoOp", "StopGradient"}
+    assert all(coverage.cell(registry.get(name), "jax") == coverage.cell(registry.get(name),
+                                                                         "numba")
+               for name in removed)
+
+    def f(x):
+        with tf.control_dependencies([tf.no_op()]):
+            y = tf.identity(x) * tf.stop_gradient(x)
+        return tf.cond(x[0] > 0, lambda: tf.identity(y), lambda: tf.stop_gradient(-y))
+
+    cf = tf.function(f).get_concrete_function(tf.constant([1.0, 2.0]))
+    assert removed <= {node.op.name for node in cf.graph.nodes}
+    kept = _simplified_op_names(cf.graph, cf.graph.outputs)
+    assert "StatelessIf" in kept and not kept & removed
+    with pytest.raises(lowering_api.Unsupported, match="removed before lowering"):
+        registry.get("Identity").lowerings["array"](lowering.Lowerer(), None, [], [])
+
+
+def test_a_stateless_numpy_function_runs_on_the_executor_as_no_backend_calls_it_back():
+    op = registry.get("PyFuncStateless")
+    assert op.lowerings == {}
+    assert coverage.cell(op, "numba") == coverage.cell(op, "jax") == "host"
 
 
 def test_every_host_call_an_op_declares_is_implemented_by_its_backend():

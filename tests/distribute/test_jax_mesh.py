@@ -2,16 +2,21 @@
 over the device mesh: a training loop gives the one-replica losses on 2 and 4 devices.
 
 One subprocess per module (XLA's device count is fixed before jax is imported) runs every
-scenario and prints its findings as JSON."""
+scenario and prints its findings as JSON, with the ops whose lowerings its compiled graphs
+used: the module is in the backend conformance subset (`lowerings`), and with
+`--every-lowering` its graphs count as the run's (the collectives lower only over a mesh of
+several devices)."""
 
 import json
 import os
 import subprocess
 import sys
 
+import lowerings_used
 import pytest
 
 pytest.importorskip("jax")
+pytestmark = pytest.mark.lowerings
 
 REPO = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
@@ -19,7 +24,9 @@ SCRIPT = r'''
 import json
 import numpy as np
 import autograph.tf as tf
+import lowerings_used
 
+lowerings_used.note_compiled_ops()
 found = {}
 cpu = tf.config.list_physical_devices("CPU")[0]
 
@@ -154,6 +161,14 @@ ids, means = strategy.run(collectives)
 found["ids"] = [int(t.numpy()) for t in strategy.experimental_local_results(ids)]
 found["means"] = [float(t.numpy()) for t in strategy.experimental_local_results(means)]
 found["collectives_on_mesh"] = mesh_runs(strategy)
+for backend in ("numpy", "jax"):
+    in_function = tf.function(lambda: strategy.run(collectives), backend=backend)
+    ids_in_function, means_in_function = in_function()
+    found["collectives_in_function_" + backend] = {
+        "ids": [int(t.numpy()) for t in strategy.experimental_local_results(ids_in_function)],
+        "means": [float(t.numpy())
+                  for t in strategy.experimental_local_results(means_in_function)],
+        "running": in_function.get_concrete_function().backend_report().running}
 
 with strategy.scope():
     first = tf.Variable(0.0, aggregation=tf.VariableAggregation.ONLY_FIRST_REPLICA)
@@ -217,6 +232,7 @@ found["tensor_if"] = [[float(t.numpy()) for t in strategy.experimental_local_res
     strategy.run(tensor_if, args=(tf.constant(float(i)),)))] for i in range(3)]
 found["merge_call"] = [int(t.numpy()) for t in
                        strategy.experimental_local_results(strategy.run(merging))]
+found["lowered"] = lowerings_used.used()
 print(json.dumps(found))
 '''
 
@@ -225,12 +241,15 @@ print(json.dumps(found))
 def found(tmp_path_factory):
     path = tmp_path_factory.mktemp("mesh") / "mesh.py"
     path.write_text(SCRIPT)
-    env = dict(os.environ, PYTHONPATH=REPO, JAX_PLATFORMS="cpu",
+    env = dict(os.environ, PYTHONPATH=os.pathsep.join([REPO, os.path.join(REPO, "tests")]),
+               JAX_PLATFORMS="cpu",
                XLA_FLAGS="--xla_force_host_platform_device_count=4")
     ran = subprocess.run([sys.executable, str(path)], capture_output=True, text=True, env=env,
                          timeout=300)
     assert ran.returncode == 0, ran.stderr
-    return json.loads(ran.stdout.strip().splitlines()[-1])
+    found = json.loads(ran.stdout.strip().splitlines()[-1])
+    lowerings_used.add_used(found["lowered"])
+    return found
 
 
 @pytest.mark.parametrize("count", [2, 4])
@@ -285,6 +304,16 @@ def test_each_device_runs_its_replica_with_collectives_in_the_program(found):
     assert found["ids"] == [0, 1, 2, 3]
     assert found["means"] == [1.5] * 4
     assert found["collectives_on_mesh"] == [[1, 1]]
+
+
+def test_replica_ids_and_an_all_reduce_in_a_jax_function_give_the_executors_values(found):
+    on_jax = found["collectives_in_function_jax"]
+    assert on_jax["running"] == "jax"
+    assert on_jax["ids"] == [0, 1, 2, 3] and on_jax["means"] == [1.5] * 4
+    assert {k: on_jax[k] for k in ("ids", "means")} == {
+        k: found["collectives_in_function_numpy"][k] for k in ("ids", "means")}
+    assert {("jax", "ReplicaIdInSyncGroup"), ("jax", "CollectiveAllReduce"),
+            ("jax", "MeshRun")} <= {tuple(pair) for pair in found["lowered"]}
 
 
 def test_only_the_first_replicas_assignment_is_kept(found):

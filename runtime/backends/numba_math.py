@@ -1,6 +1,7 @@
 """Fast exp, tanh and sigmoid for numba kernels (float32 and float64), within 2 ulp; numpy's
 pairwise summation (`pairwise_sum`), so that a float sum gives the numpy executor's value;
-`fit`, which gives every output of a kernel its graph dtype.
+`fit`, which gives every output of a kernel its graph dtype; `copy_slab` and `copy_row` (and
+their `add_` forms), the slice copies of gathers, pads, rolls and scatters.
 
 numba calls the C library for `np.tanh` and `np.exp`, one call per element, which keeps LLVM
 from vectorising the loop around it. These are written with arithmetic, comparisons and
@@ -226,6 +227,34 @@ def _sum_block(flat: Any, start: Any, count: Any) -> Any:
     return total
 
 
+def copy_slab(dst: Any, k: Any, src: Any, j: Any) -> None:
+    """`dst[:, k, :] = src[:, j, :]` for 3-D arrays of equal first and last sizes, as a
+    loop: numba compiles a slice assignment anew at every site (0.16 s each, and 3 s for
+    the first in a process) where this is compiled once per signature."""
+    for a in range(dst.shape[0]):
+        for b in range(dst.shape[2]):
+            dst[a, k, b] = src[a, j, b]
+
+
+def add_slab(dst: Any, k: Any, src: Any, j: Any) -> None:
+    """`dst[:, k, :] += src[:, j, :]` (see `copy_slab`)."""
+    for a in range(dst.shape[0]):
+        for b in range(dst.shape[2]):
+            dst[a, k, b] += src[a, j, b]
+
+
+def copy_row(dst: Any, n: Any, src: Any, m: Any) -> None:
+    """`dst[n, :] = src[m, :]` for 2-D arrays of equal row lengths (see `copy_slab`)."""
+    for b in range(dst.shape[1]):
+        dst[n, b] = src[m, b]
+
+
+def add_row(dst: Any, n: Any, src: Any, m: Any) -> None:
+    """`dst[n, :] += src[m, :]` (see `copy_row`)."""
+    for b in range(dst.shape[1]):
+        dst[n, b] += src[m, b]
+
+
 def pairwise_sum(x: Any) -> Any:
     """The sum of a float array's elements (C order) as numpy's `np.sum` adds them: blocks
     of up to 128 (`_sum_block`), a longer run split in two at half its length rounded down
@@ -350,6 +379,8 @@ def register() -> None:
     register_jitable(polynomial)
     register_jitable(_sum_block)
     register_jitable(pairwise_sum)
+    for copy in (copy_slab, add_slab, copy_row, add_row):
+        register_jitable(copy)
     for function in _FUNCTIONS.values():
         register_jitable(function)
     for name, generic in (("exp", fast_exp), ("tanh", fast_tanh), ("sigmoid", fast_sigmoid)):

@@ -377,7 +377,7 @@ def _repeat_positions_numba(lowerer, node, ins, outs, counts):
         [before, str(len(positions)), after]), type_name(x.dtype)))
     lowerer.line("for %s in range(%d):" % (k, len(positions)))
     with lowerer.block():
-        lowerer.line("%s[:, %s, :] = %s[:, %s[%s], :]" % (result, k, array, index, k))
+        lowerer.line("numba_math.copy_slab(%s, %s, %s, %s[%s])" % (result, k, array, index, k))
     finish(lowerer, outs[0], result, parts[:axis] + [str(len(positions))] + parts[axis + 1:])
 
 

@@ -160,7 +160,7 @@ def _mirror_pad_numba(lowerer, x, out, parts, paddings, mode):
             result, array, padded[axis], array, type_name(x.dtype)))
         lowerer.line("for %s in range(%s):" % (k, padded[axis]))
         with lowerer.block():
-            lowerer.line("%s[:, %s, :] = %s[:, %s, :]" % (
+            lowerer.line("numba_math.copy_slab(%s, %s, %s, %s)" % (
                 result, k, array, _mirrored_position_numba(k, size, before, mode)))
         lowerer.line("%s = %s.reshape(%s)" % (name, result, shape_tuple(padded)))
         current = type(x)(name, x.dtype, shape)
@@ -285,7 +285,7 @@ def _roll_numba(lowerer, node, ins, outs):
         lowerer.line("%s = np.empty_like(%s)" % (result, array))
         lowerer.line("for %s in range(%s):" % (k, size))
         with lowerer.block():
-            lowerer.line("%s[:, %s, :] = %s[:, (%s - %d) %% %s, :]" % (
+            lowerer.line("numba_math.copy_slab(%s, %s, %s, (%s - %d) %% %s)" % (
                 result, k, array, k, shift, size))
         current = lowerer.fresh("c")
         lowerer.line("%s = %s.reshape(%s)" % (current, result, shape_tuple(parts)))

@@ -73,7 +73,7 @@ def gather_nd(lowerer, node, ins, outs):
     lowerer.line("for %s in range(%s):" % (n, count))
     with lowerer.block():
         offset = _offset(lowerer, rows, n, batch, depth, parts)
-        lowerer.line("%s[%s, :] = %s[%s, :]" % (result, n, source, offset))
+        lowerer.line("numba_math.copy_row(%s, %s, %s, %s)" % (result, n, source, offset))
     finish(lowerer, outs[0], result, batch + parts[depth:])
 
 
@@ -95,8 +95,8 @@ def _scatter_rows(lowerer, target, parts, indices, updates, depth, add):
     lowerer.line("for %s in range(%s):" % (n, count))
     with lowerer.block():
         offset = _offset(lowerer, rows, n, batch, depth, parts)
-        lowerer.line("%s[%s, :] %s %s[%s, :]" % (target, offset, "+=" if add else "=",
-                                                 flat_updates, n))
+        lowerer.line("numba_math.%s(%s, %s, %s, %s)" % ("add_row" if add else "copy_row",
+                                                        target, offset, flat_updates, n))
 
 
 def _tensor_scatter(lowerer, node, ins, outs, add):

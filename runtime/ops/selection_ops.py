@@ -105,7 +105,7 @@ def _gather_numba(lowerer, node, ins, outs):
         lowerer.check_values("%s < 0 or %s >= %s" % (j, j, size_), errors.InvalidArgumentError,
                              _out_of_range_template(len(position)),
                              (*position, j, size_))
-        lowerer.line("%s[:, %s, :] = %s[:, %s, :]" % (result, k, array, j))
+        lowerer.line("numba_math.copy_slab(%s, %s, %s, %s)" % (result, k, array, j))
     parts = dims(params)
     index_parts = [] if indices.rank0 else dims(indices)
     finish(lowerer, outs[0], result, parts[:axis] + index_parts + parts[axis + 1:])
@@ -321,7 +321,7 @@ def _gather_grad_numba(lowerer, node, ins, outs):
         lowerer.line("if %s < 0:" % j)
         with lowerer.block():
             lowerer.line("%s += %s" % (j, size_))
-        lowerer.line("%s[:, %s, :] += %s[:, %s, :]" % (view, j, grads, k))
+        lowerer.line("numba_math.add_slab(%s, %s, %s, %s)" % (view, j, grads, k))
     lowerer.assign(out, result)
 
 

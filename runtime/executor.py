@@ -33,7 +33,7 @@ import itertools
 import keyword
 import linecache
 from collections.abc import Callable, Iterator, Mapping, Sequence
-from types import TracebackType
+from types import CodeType, TracebackType
 from typing import TYPE_CHECKING, Any, cast
 
 import numpy as np
@@ -474,13 +474,43 @@ def compile_graph(graph: Graph, feeds: Sequence[SymbolicTensor],
     filename = "<graph %s#%d>" % (name, next(_counter))
     function_name = python_name(name)
     source = "def %s(%s):\n%s\n" % (function_name, ", ".join(params), "\n".join(emitter.lines))
-    code = compile(source, filename, "exec")
+    code = compiled_code(source, filename)
     # The def binds the function's name in a namespace of its own: a graph named like one of
     # the constants (a user function `c8`, or `np`) must not replace it in the globals.
     defined: dict[str, Any] = {}
     exec(code, emitter.namespace, defined)  # noqa: S102 - our own generated source
     linecache.cache[filename] = (len(source), None, source.splitlines(True), filename)
     return CompiledGraph(defined[function_name], source, emitter.line_nodes, filename)
+
+
+def compiled_code(source: str, filename: str) -> CodeType:
+    """`compile(source, filename, "exec")`, reusing the code object of an identical source
+    compiled before: each new Function of the same Python function (a trace on every call of
+    `tf.function(f)(x)`, a retrace for a new shape) writes the same source, and compiling it
+    was about an eighth of such a trace. The code differs from the remembered one by its file name
+    only, which tracebacks and `CompiledGraph.node_for_traceback` read, so the copy carries
+    `filename` (in its nested code objects too)."""
+    code = _compiled_sources.get(source)
+    if code is None:
+        code = compile(source, filename, "exec")
+        if len(source) <= _REMEMBERED_SOURCE_CHARS:
+            if len(_compiled_sources) >= _REMEMBERED_SOURCES:
+                _compiled_sources.clear()  # (atomic: no lock for threads compiling at once)
+            _compiled_sources[source] = code
+        return code
+    return _with_filename(code, filename)
+
+
+def _with_filename(code: CodeType, filename: str) -> CodeType:
+    consts = tuple(_with_filename(c, filename) if isinstance(c, CodeType) else c
+                   for c in code.co_consts)
+    return code.replace(co_filename=filename, co_consts=consts)
+
+
+_REMEMBERED_SOURCES = 128
+_REMEMBERED_SOURCE_CHARS = 1 << 16  # a larger graph's source is compiled each time
+# generated source -> its code object (under the file name of its first compile)
+_compiled_sources: dict[str, CodeType] = {}
 
 
 def owned_copy(value: Any) -> Any:

@@ -487,9 +487,9 @@ def compiled_code(source: str, filename: str) -> CodeType:
     """`compile(source, filename, "exec")`, reusing the code object of an identical source
     compiled before: each new Function of the same Python function (a trace on every call of
     `tf.function(f)(x)`, a retrace for a new shape) writes the same source, and compiling it
-    was about an eighth of such a trace. The code differs from the remembered one by its file name
-    only, which tracebacks and `CompiledGraph.node_for_traceback` read, so the copy carries
-    `filename` (in its nested code objects too)."""
+    was about an eighth of such a trace. The code differs from the remembered one by its file
+    name only, which tracebacks and `CompiledGraph.node_for_traceback` read, so the copy
+    carries `filename` (in its nested code objects too)."""
     code = _compiled_sources.get(source)
     if code is None:
         code = compile(source, filename, "exec")

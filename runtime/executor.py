@@ -218,11 +218,14 @@ def simplify(graph: Graph, outputs: Sequence[SymbolicTensor | None]) -> Simplifi
         traits = op.traits
         if "placeholder" in traits:
             continue
-        inputs = [resolve(t) for t in node.inputs]
-        node_inputs_changed = any(a is not b for a, b in zip(inputs, node.inputs))
         if "constant" in traits:
             constants[id(node.outputs[0])] = node.attrs["value"]
             continue
+        inputs = node.inputs
+        if aliases:
+            resolved = [resolve(t) for t in inputs]
+            if any(a is not b for a, b in zip(resolved, inputs)):
+                inputs = resolved
         if "forwards" in traits and len(inputs) == 1:
             aliases[id(node.outputs[0])] = inputs[0]
             continue
@@ -244,7 +247,7 @@ def simplify(graph: Graph, outputs: Sequence[SymbolicTensor | None]) -> Simplifi
                         aliases[id(mine)] = theirs
                     continue
                 seen[key] = node
-        kept.append((node, inputs) if node_inputs_changed else (node, node.inputs))
+        kept.append((node, inputs))
 
     # Dead-node elimination, walking backwards from outputs and side effects.
     live = set()
@@ -272,17 +275,18 @@ def _input_key(t: SymbolicTensor, constants: dict[int, Any]) -> Any:
 def _try_fold(node: Node, inputs: list[SymbolicTensor],
               constants: dict[int, Any]) -> list[Any] | None:
     op = node.op
+    shape_only = "shape_only" in op.traits
+    if not shape_only and (not inputs or any(id(t) not in constants for t in inputs)):
+        return None  # (the commonest answer, found first)
     if not all(_fits_fold_limit(t) for t in node.outputs):
         return None  # (known before computing: a result too large to keep is not computed)
-    if "shape_only" in op.traits:
+    if shape_only:
         shape = inputs[0]._shape
         if shape is None or None in shape:
             return None
         dims = cast("tuple[int, ...]", shape)  # every dimension is known here
         dummy = np.broadcast_to(np.zeros((), inputs[0].dtype.np_dtype), dims)
         return [np.asarray(op.kernel(dummy, **node.attrs))]
-    if not inputs or any(id(t) not in constants for t in inputs):
-        return None
     if any(t.dtype is dtypes.resource for t in inputs):
         return None
     try:

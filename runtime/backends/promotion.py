@@ -165,15 +165,19 @@ def watch(cf: Any, compiled: executor.CompiledGraph) -> executor.CompiledGraph:
     times: collections.deque[float] = collections.deque(maxlen=EXECUTOR_SAMPLES)
     record = times.append
     budget = predicted_compile_seconds()
-    marker = promoted_marker(cf, compiled)
-    prompt_calls, why = _head_start(cf, marker, budget)
+    # The head start (which reads the cache folder) is looked up at the first call that it
+    # may concern, not here: a Function called once, as a trace often is, never pays for it.
+    marker: pathlib.Path | None = None
+    prompt_calls: float = min(CACHED_KERNEL_CALLS, PROMPT_CALLS)
+    why = ""
     timer = clock
     spent = 0.0
     calls = 0
     started = False
+    starting = threading.Lock()
 
     def timed(*feeds: Any) -> Any:
-        nonlocal spent, calls, started  # (closure cells: the cheapest state on this path)
+        nonlocal spent, calls  # (closure cells: the cheapest state on this path)
         start = timer()
         try:
             return run(*feeds)
@@ -183,13 +187,25 @@ def watch(cf: Any, compiled: executor.CompiledGraph) -> executor.CompiledGraph:
             spent += elapsed
             calls += 1
             if not started and (spent >= budget or calls >= prompt_calls):
-                started = True
-                OUTCOMES["started"] += 1
-                cf.backend_report().events.append(
-                    "numba compile started after %d executor calls (%.3f s): %s"
-                    % (calls, spent, why if calls >= prompt_calls and spent < budget else
-                       "waited for the predicted compile time, %.3f s" % budget))
-                _start_promotion(cf, compiled, list(times), marker)
+                start_when_due()
+
+    def start_when_due() -> None:
+        nonlocal started, marker, prompt_calls, why
+        with starting:  # (threads calling at once start one compile)
+            if started:
+                return
+            if marker is None:
+                marker = promoted_marker(cf, compiled)
+                prompt_calls, why = _head_start(cf, marker, budget)
+                if spent < budget and calls < prompt_calls:
+                    return
+            started = True
+            OUTCOMES["started"] += 1
+            cf.backend_report().events.append(
+                "numba compile started after %d executor calls (%.3f s): %s"
+                % (calls, spent, why if calls >= prompt_calls and spent < budget else
+                   "waited for the predicted compile time, %.3f s" % budget))
+            _start_promotion(cf, compiled, list(times), marker)
 
     timed_graph = executor.CompiledGraph(timed, compiled.source, compiled.line_nodes,
                                          compiled.filename)

@@ -261,16 +261,17 @@ def user_location(skip=1):
 def _location_of(frame, code):
     """The SourceLocation of `frame` (running `code`), translated when it runs converted code.
 
-    The answer for a line of converted code is remembered: tracing asks it for every node
-    it adds, and it depends on the code object and line only (the line map of converted
+    The answer for an instruction of converted code is remembered: tracing asks it for every
+    node it adds, and it depends on the code object and line only (the line map of converted
     code is registered when it is loaded, and a function's name is its code's qualified
     name; CPython 3.10, which has none, finds it through the callers every time)."""
     generated = code.co_filename.startswith(reserved_names.FILE_PREFIX)
     # Keyed by the code object's identity, not its value: hashing a code object hashes its
     # constants, the code of every function nested in it (converted code nests its loop
     # bodies and branches), at each node. The entry holds the code object, so that its id
-    # cannot be another's while the entry lasts.
-    key = (id(code), frame.f_lineno)
+    # cannot be another's while the entry lasts. The instruction, not the line: a frame's
+    # line number is found by reading the code's line table from its start, every time.
+    key = (id(code), frame.f_lasti)
     remember = generated and _HAS_QUALNAME
     if remember:
         found = _generated_locations.get(key)
@@ -290,7 +291,7 @@ def _location_of(frame, code):
 
 _HAS_QUALNAME = hasattr(_location_of.__code__, "co_qualname")
 _REMEMBERED_LOCATIONS = 4096
-# (id of a code object, line) -> (that code object, the SourceLocation of that line)
+# (id of a code object, instruction) -> (that code object, the SourceLocation of its line)
 _generated_locations: dict = {}
 
 

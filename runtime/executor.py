@@ -65,6 +65,8 @@ def python_name(text: str, prefix: str = "f_") -> str:
     become `_`, and `prefix` is put first when the result would not be a plain name (empty,
     starting with a digit, a keyword such as `lambda` or `None`). Never text that is not a
     name, whatever `text` holds."""
+    if is_plain_name(text):
+        return text  # (the commonest case, and what the rest would give)
     name = "".join(c if c.isascii() and (c.isalnum() or c == "_") else "_" for c in str(text))
     return name if is_plain_name(name) else prefix + name
 

@@ -232,14 +232,16 @@ def simplify(graph: Graph, outputs: Sequence[SymbolicTensor | None]) -> Simplifi
             aliases[id(node.outputs[0])] = inputs[0]
             continue
         if not op.stateful:
-            folded = None if op.no_fold or not folding else _try_fold(node, inputs, constants)
-            if folded is not None:
-                for t, v in zip(node.outputs, folded):
-                    constants[id(t)] = v
-                continue
+            if folding and not op.no_fold and (
+                    "shape_only" in traits or _all_constant(inputs, constants)):
+                folded = _try_fold(node, inputs, constants)
+                if folded is not None:
+                    for t, v in zip(node.outputs, folded):
+                        constants[id(t)] = v
+                    continue
             try:
-                key = (op.name, tuple(_input_key(t, constants) for t in inputs),
-                       _freeze(node.attrs))
+                key = (op.name, tuple([_input_key(t, constants) for t in inputs]),
+                       _freeze(node.attrs) if node.attrs else ())
             except TypeError:
                 key = None
             if key is not None:
@@ -266,6 +268,14 @@ def simplify(graph: Graph, outputs: Sequence[SymbolicTensor | None]) -> Simplifi
     return Simplified(result, constants, aliases)
 
 
+def _all_constant(inputs: Sequence[SymbolicTensor], constants: dict[int, Any]) -> bool:
+    """True when there are inputs and each has a constant value (a node to try folding)."""
+    for t in inputs:
+        if id(t) not in constants:
+            return False
+    return bool(inputs)
+
+
 def _input_key(t: SymbolicTensor, constants: dict[int, Any]) -> Any:
     """Equal constants compare equal (by value); other tensors by identity."""
     value = constants.get(id(t))
@@ -277,18 +287,17 @@ def _input_key(t: SymbolicTensor, constants: dict[int, Any]) -> Any:
 def _try_fold(node: Node, inputs: list[SymbolicTensor],
               constants: dict[int, Any]) -> list[Any] | None:
     op = node.op
-    shape_only = "shape_only" in op.traits
-    if not shape_only and (not inputs or any(id(t) not in constants for t in inputs)):
-        return None  # (the commonest answer, found first)
     if not all(_fits_fold_limit(t) for t in node.outputs):
         return None  # (known before computing: a result too large to keep is not computed)
-    if shape_only:
+    if "shape_only" in op.traits:
         shape = inputs[0]._shape
         if shape is None or None in shape:
             return None
         dims = cast("tuple[int, ...]", shape)  # every dimension is known here
         dummy = np.broadcast_to(np.zeros((), inputs[0].dtype.np_dtype), dims)
         return [np.asarray(op.kernel(dummy, **node.attrs))]
+    if not inputs or any(id(t) not in constants for t in inputs):
+        return None
     if any(t.dtype is dtypes.resource for t in inputs):
         return None
     try:
@@ -342,9 +351,13 @@ def operand(t: SymbolicTensor, names: dict[int, str], simplified: Simplified,
     """Tensor `t` as an `Operand`: its expression in generated code with its dtype, static
     shape and, for a constant, its value. A sub-graph's placeholder fed by an Operand (an If
     branch's capture) keeps what that Operand knows."""
-    expr = source_name(t, names, simplified, emitter)
-    t = _resolve(t, simplified)
+    aliases = simplified.aliases
+    while id(t) in aliases:
+        t = aliases[id(t)]
+    expr = names.get(id(t))  # (source_name's work, done once here for the value too)
     value = simplified.constants.get(id(t))
+    if expr is None:
+        expr = source_name(t, names, simplified, emitter)
     if isinstance(expr, Operand):
         return Operand(expr, t.dtype, t._shape, expr.value if value is None else value,
                        emitter, expr.argument)

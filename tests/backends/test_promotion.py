@@ -251,6 +251,20 @@ def test_a_graph_whose_kernel_is_on_disk_starts_at_its_second_call(kernel_compil
     assert _started_after(third, n, 5) is None
 
 
+def test_a_function_called_once_never_looks_for_its_kernel_on_disk(kernel_compile,
+                                                                    monkeypatch):
+    monkeypatch.setattr(promotion, "predicted_compile_seconds", lambda: 100.0)
+    looked = []
+    real = promotion._kernel_on_disk
+    monkeypatch.setattr(promotion, "_kernel_on_disk", lambda marker: looked.append(marker)
+                        or real(marker))
+    f = tf.function(_counter_loop, backend="auto")
+    n = tf.constant(4)
+    assert _started_after(f, n, 1) is None and looked == []
+    assert _started_after(f, n, 1) is None and len(looked) == 1  # no kernel: never again
+    assert _started_after(f, n, 3) is None and len(looked) == 1
+
+
 def _environment(root):
     """This process's environment for a child running the repository's code: no backend
     default, no statistics at exit."""

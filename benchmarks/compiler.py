@@ -332,7 +332,7 @@ TRACE_LONG_FUNCTION = Workload(
                 "with the conversion cached, against one call of the numpy version.",
     build=_build_trace_long_function,
     targets=[Target("convert_and_trace", "numpy"),
-             Target("trace", "numpy"),
+             Target("trace", "numpy", at_most=40),
              Target("convert_and_trace", "trace"),
              Target("function", "numpy")],
     rtol=1e-5, atol=1e-5,
@@ -466,7 +466,7 @@ TO_CODE_LONG_FUNCTION = Workload(
     description="`autograph.to_code` of the ~40-line function, conversion caches cleared "
                 "each time, against parsing and unparsing its source with `ast`.",
     build=_build_to_code_long_function,
-    targets=[Target("to_code", "ast_roundtrip")],
+    targets=[Target("to_code", "ast_roundtrip", at_most=15)],
     reference="ast_roundtrip",
     group=GROUP,
 )

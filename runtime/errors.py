@@ -244,9 +244,15 @@ def _qualname_from_callers(frame):
 def user_location(skip=1):
     """Returns the `SourceLocation` of the innermost frame in user code, or None."""
     frame: FrameType | None = sys._getframe(skip)
+    known = _internal_files
     while frame is not None:
         code = frame.f_code
-        if not is_internal_file(code.co_filename):
+        # (is_internal_file's cache read here first: a trace asks this for every node it
+        # adds, each time past several frames of this project's own)
+        internal = known.get(code.co_filename)
+        if internal is None:
+            internal = is_internal_file(code.co_filename)
+        if not internal:
             return _location_of(frame, code)
         frame = frame.f_back
     return None
@@ -255,32 +261,37 @@ def user_location(skip=1):
 def _location_of(frame, code):
     """The SourceLocation of `frame` (running `code`), translated when it runs converted code.
 
-    The answer for a line of converted code is remembered: tracing asks it for every node
-    it adds, and it depends on the code object and line only (the line map of converted
+    The answer for an instruction of converted code is remembered: tracing asks it for every
+    node it adds, and it depends on the code object and line only (the line map of converted
     code is registered when it is loaded, and a function's name is its code's qualified
     name; CPython 3.10, which has none, finds it through the callers every time)."""
     generated = code.co_filename.startswith(reserved_names.FILE_PREFIX)
-    # Equal code objects may come from different files: the file is part of the key.
-    key = (code, code.co_filename, frame.f_lineno)
+    # Keyed by the code object's identity, not its value: hashing a code object hashes its
+    # constants, the code of every function nested in it (converted code nests its loop
+    # bodies and branches), at each node. The entry holds the code object, so that its id
+    # cannot be another's while the entry lasts. The instruction, not the line: a frame's
+    # line number is found by reading the code's line table from its start, every time.
+    key = (id(code), frame.f_lasti)
     remember = generated and _HAS_QUALNAME
     if remember:
         found = _generated_locations.get(key)
-        if found is not None:
-            return SourceLocation(*found)
+        if found is not None and found[0] is code:
+            return found[1]  # (shared: nothing changes a SourceLocation once made)
     filename, lineno = translate_location(code.co_filename, frame.f_lineno)
     name = code.co_name
     if generated or (filename, lineno) != (code.co_filename, frame.f_lineno):
         name = user_function_name(frame)  # not `loop_body`: the user's function
+    location = SourceLocation(filename, lineno, name)
     if remember:
         if len(_generated_locations) >= _REMEMBERED_LOCATIONS:
             _generated_locations.clear()
-        _generated_locations[key] = (filename, lineno, name)
-    return SourceLocation(filename, lineno, name)
+        _generated_locations[key] = (code, location)
+    return location
 
 
 _HAS_QUALNAME = hasattr(_location_of.__code__, "co_qualname")
 _REMEMBERED_LOCATIONS = 4096
-# (code object, its file, line) -> (user file, user line, function)
+# (id of a code object, instruction) -> (that code object, the SourceLocation of its line)
 _generated_locations: dict = {}
 
 

@@ -33,7 +33,7 @@ import itertools
 import keyword
 import linecache
 from collections.abc import Callable, Iterator, Mapping, Sequence
-from types import TracebackType
+from types import CodeType, TracebackType
 from typing import TYPE_CHECKING, Any, cast
 
 import numpy as np
@@ -65,6 +65,8 @@ def python_name(text: str, prefix: str = "f_") -> str:
     become `_`, and `prefix` is put first when the result would not be a plain name (empty,
     starting with a digit, a keyword such as `lambda` or `None`). Never text that is not a
     name, whatever `text` holds."""
+    if is_plain_name(text):
+        return text  # (the commonest case, and what the rest would give)
     name = "".join(c if c.isascii() and (c.isalnum() or c == "_") else "_" for c in str(text))
     return name if is_plain_name(name) else prefix + name
 
@@ -218,23 +220,28 @@ def simplify(graph: Graph, outputs: Sequence[SymbolicTensor | None]) -> Simplifi
         traits = op.traits
         if "placeholder" in traits:
             continue
-        inputs = [resolve(t) for t in node.inputs]
-        node_inputs_changed = any(a is not b for a, b in zip(inputs, node.inputs))
         if "constant" in traits:
             constants[id(node.outputs[0])] = node.attrs["value"]
             continue
+        inputs = node.inputs
+        if aliases:
+            resolved = [resolve(t) for t in inputs]
+            if any(a is not b for a, b in zip(resolved, inputs)):
+                inputs = resolved
         if "forwards" in traits and len(inputs) == 1:
             aliases[id(node.outputs[0])] = inputs[0]
             continue
         if not op.stateful:
-            folded = None if op.no_fold or not folding else _try_fold(node, inputs, constants)
-            if folded is not None:
-                for t, v in zip(node.outputs, folded):
-                    constants[id(t)] = v
-                continue
+            if folding and not op.no_fold and (
+                    "shape_only" in traits or _all_constant(inputs, constants)):
+                folded = _try_fold(node, inputs, constants)
+                if folded is not None:
+                    for t, v in zip(node.outputs, folded):
+                        constants[id(t)] = v
+                    continue
             try:
-                key = (op.name, tuple(_input_key(t, constants) for t in inputs),
-                       _freeze(node.attrs))
+                key = (op.name, tuple([_input_key(t, constants) for t in inputs]),
+                       _freeze(node.attrs) if node.attrs else ())
             except TypeError:
                 key = None
             if key is not None:
@@ -244,7 +251,7 @@ def simplify(graph: Graph, outputs: Sequence[SymbolicTensor | None]) -> Simplifi
                         aliases[id(mine)] = theirs
                     continue
                 seen[key] = node
-        kept.append((node, inputs) if node_inputs_changed else (node, node.inputs))
+        kept.append((node, inputs))
 
     # Dead-node elimination, walking backwards from outputs and side effects.
     live = set()
@@ -259,6 +266,14 @@ def simplify(graph: Graph, outputs: Sequence[SymbolicTensor | None]) -> Simplifi
             result.append((node, inputs))
     result.reverse()
     return Simplified(result, constants, aliases)
+
+
+def _all_constant(inputs: Sequence[SymbolicTensor], constants: dict[int, Any]) -> bool:
+    """True when there are inputs and each has a constant value (a node to try folding)."""
+    for t in inputs:
+        if id(t) not in constants:
+            return False
+    return bool(inputs)
 
 
 def _input_key(t: SymbolicTensor, constants: dict[int, Any]) -> Any:
@@ -336,9 +351,13 @@ def operand(t: SymbolicTensor, names: dict[int, str], simplified: Simplified,
     """Tensor `t` as an `Operand`: its expression in generated code with its dtype, static
     shape and, for a constant, its value. A sub-graph's placeholder fed by an Operand (an If
     branch's capture) keeps what that Operand knows."""
-    expr = source_name(t, names, simplified, emitter)
-    t = _resolve(t, simplified)
+    aliases = simplified.aliases
+    while id(t) in aliases:
+        t = aliases[id(t)]
+    expr = names.get(id(t))  # (source_name's work, done once here for the value too)
     value = simplified.constants.get(id(t))
+    if expr is None:
+        expr = source_name(t, names, simplified, emitter)
     if isinstance(expr, Operand):
         return Operand(expr, t.dtype, t._shape, expr.value if value is None else value,
                        emitter, expr.argument)
@@ -474,13 +493,43 @@ def compile_graph(graph: Graph, feeds: Sequence[SymbolicTensor],
     filename = "<graph %s#%d>" % (name, next(_counter))
     function_name = python_name(name)
     source = "def %s(%s):\n%s\n" % (function_name, ", ".join(params), "\n".join(emitter.lines))
-    code = compile(source, filename, "exec")
+    code = compiled_code(source, filename)
     # The def binds the function's name in a namespace of its own: a graph named like one of
     # the constants (a user function `c8`, or `np`) must not replace it in the globals.
     defined: dict[str, Any] = {}
     exec(code, emitter.namespace, defined)  # noqa: S102 - our own generated source
     linecache.cache[filename] = (len(source), None, source.splitlines(True), filename)
     return CompiledGraph(defined[function_name], source, emitter.line_nodes, filename)
+
+
+def compiled_code(source: str, filename: str) -> CodeType:
+    """`compile(source, filename, "exec")`, reusing the code object of an identical source
+    compiled before: each new Function of the same Python function (a trace on every call of
+    `tf.function(f)(x)`, a retrace for a new shape) writes the same source, and compiling it
+    was about an eighth of such a trace. The code differs from the remembered one by its file
+    name only, which tracebacks and `CompiledGraph.node_for_traceback` read, so the copy
+    carries `filename` (in its nested code objects too)."""
+    code = _compiled_sources.get(source)
+    if code is None:
+        code = compile(source, filename, "exec")
+        if len(source) <= _REMEMBERED_SOURCE_CHARS:
+            if len(_compiled_sources) >= _REMEMBERED_SOURCES:
+                _compiled_sources.clear()  # (atomic: no lock for threads compiling at once)
+            _compiled_sources[source] = code
+        return code
+    return _with_filename(code, filename)
+
+
+def _with_filename(code: CodeType, filename: str) -> CodeType:
+    consts = tuple(_with_filename(c, filename) if isinstance(c, CodeType) else c
+                   for c in code.co_consts)
+    return code.replace(co_filename=filename, co_consts=consts)
+
+
+_REMEMBERED_SOURCES = 128
+_REMEMBERED_SOURCE_CHARS = 1 << 16  # a larger graph's source is compiled each time
+# generated source -> its code object (under the file name of its first compile)
+_compiled_sources: dict[str, CodeType] = {}
 
 
 def owned_copy(value: Any) -> Any:

@@ -214,7 +214,8 @@ class Graph:
     def add_op(self, op: Op, inputs: Sequence[Any], attrs: Mapping[str, Any],
                name: str | None = None) -> list[SymbolicTensor]:
         """Captures `inputs` as needed, infers output specs and adds a node for `op`."""
-        captured = [self.capture(t) for t in inputs]
+        location = errors.user_location(2)  # (the node's, and its captures')
+        captured = [self.capture(t, location) for t in inputs]
         specs: list[Spec] = [(t.dtype, t._shape) for t in captured]
         try:
             out_specs = op.infer(specs, attrs)
@@ -223,16 +224,19 @@ class Graph:
             raise error_class(errors.with_user_location(
                 "%s: %s (operands: %s)" % (op.name, e.message,
                                           describe_operands(specs)))) from None
-        return self.add_node(op, captured, attrs, out_specs, name, errors.user_location(2))
+        return self.add_node(op, captured, attrs, out_specs, name, location)
 
-    def add_placeholder(self, name: str, dtype: DType, shape: Any) -> SymbolicTensor:
-        """Adds an input placeholder named after an argument; returns its tensor."""
+    def add_placeholder(self, name: str, dtype: DType, shape: Any,
+                        location: Any = None) -> SymbolicTensor:
+        """Adds an input placeholder named after an argument; returns its tensor.
+        `location`: the user's line, when the caller knows it (found otherwise)."""
         op = _placeholder_ops[0]
         attrs = {"dtype": dtype, "shape": shape}
-        return self.add_node(op, [], attrs, [(dtype, shape)], name)[0]
+        return self.add_node(op, [], attrs, [(dtype, shape)], name, location)[0]
 
-    def capture(self, value: Any) -> SymbolicTensor:
-        """The tensor of this graph standing for `value` (capturing it when it is outside)."""
+    def capture(self, value: Any, location: Any = None) -> SymbolicTensor:
+        """The tensor of this graph standing for `value` (capturing it when it is outside).
+        `location`: the user's line, when the caller knows it (found otherwise)."""
         if isinstance(value, SymbolicTensor) and value.graph is self:
             return value
         found = self._captures_by_id.get(id(value))
@@ -259,7 +263,7 @@ class Graph:
             leaked = False
             spec = (dtypes.resource, ())
             base = _placeholder_name(getattr(value, "name", "resource"))
-        placeholder = self.add_placeholder(base, *spec)
+        placeholder = self.add_placeholder(base, *spec, location=location)
         capture = Capture(value, placeholder, leaked)
         self.captures.append(capture)
         self._captures_by_id[id(value)] = capture

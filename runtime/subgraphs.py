@@ -10,7 +10,7 @@ variants to `add_node`.
 """
 
 
-from runtime import context
+from runtime import context, errors
 from runtime.graph import Graph, SubGraph
 from runtime.tensor import EagerTensor, SymbolicTensor
 
@@ -23,10 +23,12 @@ def trace_subgraph(name, fn, specs, names=None):
     outer = _current()
     graph = Graph(name, outer=outer)
     placeholders = []
+    location = errors.user_location() if specs else None  # (each placeholder's)
     with graph.as_default():
         for i, (dtype, shape) in enumerate(specs):
             label = names[i] if names else "arg"
-            placeholders.append(graph.add_placeholder(clean_label(label), dtype, shape))
+            placeholders.append(graph.add_placeholder(clean_label(label), dtype, shape,
+                                                      location))
         result = fn(*placeholders)
     return SubGraph(graph, placeholders, None), result
 

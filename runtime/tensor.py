@@ -259,6 +259,30 @@ class SymbolicTensor(Tensor):
             self.name, shape_lib.to_string(self._shape), self.dtype.name)
 
 
+def _python_number(value: int | float, dtype: Any) -> tuple[Any, dtypes.DType] | None:
+    """to_numpy's answer for a Python int or float that `dtype` (None: the inferred one) holds
+    without overflow, found without the general path's checks and `np.errstate` (which
+    cost more than the conversion); None for any other case, left to that path and its
+    messages: a float for an integer type, a number out of range, NaN, other types."""
+    dtype = _infer_dtype(value) if dtype is None else dtypes.as_dtype(dtype)
+    if dtype.kind == "int" and type(value) is float:
+        return None
+    bounds = _number_bounds.get(dtype)
+    if bounds is None:
+        if dtype.kind not in ("int", "float"):
+            return None
+        low, high = dtype.limits
+        bounds = _number_bounds[dtype] = ((int(low), int(high)) if dtype.kind == "int" else
+                                          (-float(high), float(high)))
+    if not bounds[0] <= value <= bounds[1]:
+        return None
+    return np.asarray(value, dtype=dtype.np_dtype), dtype
+
+
+# DType -> the (low, high) Python numbers within which _python_number converts directly
+_number_bounds: dict[dtypes.DType, tuple[int | float, int | float]] = {}
+
+
 def _infer_dtype(value: Any) -> dtypes.DType:
     """TensorFlow's dtype for a Python or numpy value (int -> int32, float -> float32)."""
     if isinstance(value, (np.ndarray, np.generic)):
@@ -345,6 +369,10 @@ def to_numpy(value: Any, dtype: Any = None) -> tuple[Any, dtypes.DType]:
 
     Returns (numpy_value, dtype). Raises TypeError when the value does not fit the dtype.
     """
+    if type(value) is int or type(value) is float:  # the commonest: a number in an expression
+        found = _python_number(value, dtype)
+        if found is not None:
+            return found
     inferred = _infer_dtype(value)
     dtype = inferred if dtype is None else dtypes.as_dtype(dtype)
     if dtype is dtypes.string:

@@ -15,9 +15,7 @@ import linecache
 import types
 from typing import Any
 
-import gast
-
-from autograph.pyct import traversal
+from autograph.pyct import translation, traversal
 from autograph.pyct.unparsing import unparse
 from runtime import reserved_names
 
@@ -37,7 +35,7 @@ def translate_location(filename, lineno):
 
 def to_ast(node):
     """The stdlib `ast` tree of a gast tree, with every node given a line."""
-    tree = gast.gast_to_ast(node)
+    tree = translation.gast_to_ast(node)
     _fill_locations(tree)
     return tree
 

@@ -13,6 +13,7 @@ import types
 
 import gast
 
+from autograph.pyct import translation
 from autograph.pyct.errors import ConversionError, SourceUnavailableError, UnsupportedConstructError
 
 
@@ -29,7 +30,8 @@ class SourceInfo:
 
 def parse_source(source, filename="<string>", line_offset=0):
     """Parses module source text into a gast Module."""
-    return gast.parse(source, filename=filename), SourceInfo(filename, line_offset, source)
+    return (translation.parse(source, filename=filename),
+            SourceInfo(filename, line_offset, source))
 
 
 def parse_function(func):
@@ -57,7 +59,7 @@ def parse_function(func):
         return _parse_lambda(code, lines, filename)
     source = textwrap.dedent("".join(lines))
     try:
-        module = gast.parse(source)
+        module = translation.parse(source)
     except SyntaxError as e:
         raise ConversionError("cannot parse the source of %s (%s:%d): %s"
                               % (name, filename, first_line, e.msg)) from None
@@ -235,7 +237,7 @@ def _parse_lambda(code, lines, filename):
     if len(candidates) > 1:
         raise ConversionError("cannot tell which lambda on %s:%d to convert; define it with "
                               "`def` instead" % (filename, line))
-    lam = gast.ast_to_gast(candidates[0])
+    lam = translation.ast_to_gast(candidates[0])
     ret = gast.Return(value=lam.body)
     gast.copy_location(ret, lam.body)
     node = gast.FunctionDef(name="lambda__", args=lam.args, body=[ret], decorator_list=[],

@@ -23,10 +23,13 @@ Two cases start the compile sooner, after a few calls instead of the predicted c
 (the report's event says which, or that it waited): a graph with a loop whose predicted
 compile time is at most QUICK_COMPILE_S (numba is warm in this process), started after
 PROMPT_CALLS executor calls; and a graph whose numba kernel an earlier promotion left in the
-cache folder (it loads instead of compiling), started after the first call. A promoted graph
-is remembered there by a digest of its executor program and its inputs' dtypes and shapes
-(`promoted_marker`); a digest shared by two graphs that differ only in a constant's value
-only changes when the compile starts, never a result.
+cache folder (it loads instead of compiling), started after CACHED_KERNEL_CALLS calls. Not
+after the first: a Function called once gains nothing from a promotion (only later calls run
+the kernel), while loading it in the background competes for the CPU with whatever the
+caller does next (often tracing more Functions). A promoted graph is remembered there by a
+digest of its executor program and its inputs' dtypes and shapes (`promoted_marker`); a
+digest shared by two graphs that differ only in a constant's value only changes when the
+compile starts, never a result.
 
 Tiny graphs without loops are never promoted: their executor call costs a microsecond or
 two, which compiled code does not beat once the call overhead is counted. Results are those
@@ -57,6 +60,7 @@ COMPILE_PRIOR_S = 0.3
 MIN_NODES_WITHOUT_LOOPS = 40
 QUICK_COMPILE_S = 0.5  # a loop graph predicted to compile within this starts promptly
 PROMPT_CALLS = 3  # the executor calls such a loop graph makes before its compile starts
+CACHED_KERNEL_CALLS = 2  # the executor calls made before a kernel cached on disk is loaded
 EXECUTOR_SAMPLES = 33  # the executor's last per-call times before a compile, compared
 TRIAL_CALLS = 9  # compiled calls timed before the verdict
 DEMOTION_MARGIN = 1.2  # demoted when its fastest call is over 1.2x the executor's fastest
@@ -161,15 +165,19 @@ def watch(cf: Any, compiled: executor.CompiledGraph) -> executor.CompiledGraph:
     times: collections.deque[float] = collections.deque(maxlen=EXECUTOR_SAMPLES)
     record = times.append
     budget = predicted_compile_seconds()
-    marker = promoted_marker(cf, compiled)
-    prompt_calls, why = _head_start(cf, marker, budget)
+    # The head start (which reads the cache folder) is looked up at the first call that it
+    # may concern, not here: a Function called once, as a trace often is, never pays for it.
+    marker: pathlib.Path | None = None
+    prompt_calls: float = min(CACHED_KERNEL_CALLS, PROMPT_CALLS)
+    why = ""
     timer = clock
     spent = 0.0
     calls = 0
     started = False
+    starting = threading.Lock()
 
     def timed(*feeds: Any) -> Any:
-        nonlocal spent, calls, started  # (closure cells: the cheapest state on this path)
+        nonlocal spent, calls  # (closure cells: the cheapest state on this path)
         start = timer()
         try:
             return run(*feeds)
@@ -179,13 +187,25 @@ def watch(cf: Any, compiled: executor.CompiledGraph) -> executor.CompiledGraph:
             spent += elapsed
             calls += 1
             if not started and (spent >= budget or calls >= prompt_calls):
-                started = True
-                OUTCOMES["started"] += 1
-                cf.backend_report().events.append(
-                    "numba compile started after %d executor calls (%.3f s): %s"
-                    % (calls, spent, why if calls >= prompt_calls and spent < budget else
-                       "waited for the predicted compile time, %.3f s" % budget))
-                _start_promotion(cf, compiled, list(times), marker)
+                start_when_due()
+
+    def start_when_due() -> None:
+        nonlocal started, marker, prompt_calls, why
+        with starting:  # (threads calling at once start one compile)
+            if started:
+                return
+            if marker is None:
+                marker = promoted_marker(cf, compiled)
+                prompt_calls, why = _head_start(cf, marker, budget)
+                if spent < budget and calls < prompt_calls:
+                    return
+            started = True
+            OUTCOMES["started"] += 1
+            cf.backend_report().events.append(
+                "numba compile started after %d executor calls (%.3f s): %s"
+                % (calls, spent, why if calls >= prompt_calls and spent < budget else
+                   "waited for the predicted compile time, %.3f s" % budget))
+            _start_promotion(cf, compiled, list(times), marker)
 
     timed_graph = executor.CompiledGraph(timed, compiled.source, compiled.line_nodes,
                                          compiled.filename)
@@ -196,7 +216,8 @@ def _head_start(cf: Any, marker: pathlib.Path, budget: float) -> tuple[float, st
     """After how many executor calls `cf`'s compile starts at the latest (inf: when its time
     adds up to `budget`), and why."""
     if _kernel_on_disk(marker):
-        return 1, "its numba kernel is cached on disk (loading it costs no compile)"
+        return CACHED_KERNEL_CALLS, ("its numba kernel is cached on disk (loading it costs no "
+                                     "compile)")
     if budget <= QUICK_COMPILE_S and has_loop(cf.graph):
         return PROMPT_CALLS, ("it has a loop and its predicted compile time, %.3f s, is at "
                               "most %.1f s" % (budget, QUICK_COMPILE_S))

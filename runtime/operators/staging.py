@@ -190,8 +190,6 @@ def raising_at_run_time(fn: Callable[..., Any],
     fails the trace, as in TensorFlow; with `traced`, a (what, why) pair such as ('a branch
     of an if statement on a tensor', 'both branches are traced, whichever one runs'), it
     gets a note saying so (see `note_traced_code`)."""
-    statement = errors.user_location() if traced is not None else None
-
     def run(*args):
         try:
             return fn(*args)
@@ -199,8 +197,8 @@ def raising_at_run_time(fn: Callable[..., Any],
             e.stage()
             return e
         except Exception as e:
-            if traced is not None:
-                note_traced_code(e, traced, statement)
+            if traced is not None:  # (the statement's line: found from here, only now)
+                note_traced_code(e, traced, errors.user_location())
             raise
     return run
 

@@ -14,7 +14,7 @@ from traceback_checks import printed
 
 import autograph.tf as tf
 from autograph import conversion
-from autograph.pyct import codegen, parsing
+from autograph.pyct import codegen, parsing, translation
 from runtime import errors as runtime_errors
 
 GLOBAL_SCALE = 3
@@ -71,6 +71,65 @@ def test_to_ast_fills_missing_locations_of_generated_nodes():
 
 
 # -- linecache and the line map ------------------------------------------------------------------
+
+
+_EVERY_KIND_OF_NODE = """
+import os.path as p, sys
+from . import x as y
+@decorator(1)
+async def f(a, /, b: int = 2, *args, c, d=3, **kwargs) -> 'r':
+    global g
+    x = y = [1, 2.5, 'a', b'b', None, ...]
+    x += {k: v for k, v in kwargs.items() if k}
+    del y
+    for i, (j, k) in enumerate(args):
+        if i: continue
+        elif j: break
+        else: pass
+    else:
+        pass
+    while (n := len(x)) > 3:
+        x = x[1:-1:2]
+    try:
+        raise ValueError('e') from None
+    except (ValueError, TypeError) as e:
+        print(f"{e!r:>10}")
+    except Exception:
+        pass
+    finally:
+        assert x, 'msg'
+    with open(a) as fa, open(b):
+        yield from (q async for q in fa)
+    async with c as cc:
+        await cc
+    lam = lambda u, *w, z=1: u if z else -u
+    s = {1, 2} | {e for e in x} & {*x}
+    t = not a and b or c is not d in x
+    return lam(*args, **kwargs)[0].attr @ m
+class C(B, metaclass=M):
+    z: int = 1
+    def m(self):
+        nonlocal_value = [e for e in range(3) for _ in 'ab']
+        match nonlocal_value:
+            case [1, *rest] | {'k': 2, **rest}:
+                pass
+            case C(a=1) if rest:
+                pass
+            case _:
+                pass
+"""
+
+
+def test_gast_translation_gives_gasts_own_trees_both_ways():
+    tree = ast.parse(_EVERY_KIND_OF_NODE)
+    as_gast = translation.ast_to_gast(tree)
+    assert ast.dump(as_gast, include_attributes=True) == ast.dump(
+        gast.ast_to_gast(tree), include_attributes=True)
+    back = translation.gast_to_ast(as_gast)
+    assert type(back) is ast.Module and type(as_gast) is gast.Module
+    assert ast.dump(back, include_attributes=True) == ast.dump(
+        gast.gast_to_ast(as_gast), include_attributes=True)
+    assert ast.unparse(back) == ast.unparse(tree)
 
 
 def test_converted_code_is_registered_with_linecache():

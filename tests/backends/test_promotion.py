@@ -232,20 +232,37 @@ def test_a_loop_predicted_to_compile_slowly_waits_for_the_predicted_time(kernel_
     assert "waited for the predicted compile time" in event
 
 
-def test_a_graph_whose_kernel_is_on_disk_starts_after_its_first_call(kernel_compile,
-                                                                     monkeypatch):
+def test_a_graph_whose_kernel_is_on_disk_starts_at_its_second_call(kernel_compile,
+                                                                    monkeypatch):
     monkeypatch.setattr(promotion, "predicted_compile_seconds", lambda: 0.0)
     first = tf.function(_counter_loop, backend="auto")
     n = tf.constant(4)
     _started_after(first, n, 1)  # promoted at once: its kernel is remembered
     monkeypatch.setattr(promotion, "predicted_compile_seconds", lambda: 100.0)
     again = tf.function(_counter_loop, backend="auto")  # a new trace of the same graph
+    assert _started_after(again, n, 1) is None  # called once: nothing to gain from it yet
     event = _started_after(again, n, 1)
-    assert event.startswith("numba compile started after 1 executor calls")
+    assert event.startswith("numba compile started after %d executor calls"
+                            % promotion.CACHED_KERNEL_CALLS)
+    assert promotion.CACHED_KERNEL_CALLS == 2
     assert "cached on disk" in event
     kernel_compile.unlink()  # the kernel is gone: the predicted compile time again
     third = tf.function(_counter_loop, backend="auto")
     assert _started_after(third, n, 5) is None
+
+
+def test_a_function_called_once_never_looks_for_its_kernel_on_disk(kernel_compile,
+                                                                    monkeypatch):
+    monkeypatch.setattr(promotion, "predicted_compile_seconds", lambda: 100.0)
+    looked = []
+    real = promotion._kernel_on_disk
+    monkeypatch.setattr(promotion, "_kernel_on_disk", lambda marker: looked.append(marker)
+                        or real(marker))
+    f = tf.function(_counter_loop, backend="auto")
+    n = tf.constant(4)
+    assert _started_after(f, n, 1) is None and looked == []
+    assert _started_after(f, n, 1) is None and len(looked) == 1  # no kernel: never again
+    assert _started_after(f, n, 3) is None and len(looked) == 1
 
 
 def _environment(root):

@@ -12,7 +12,7 @@ import warnings
 import numpy as np
 import pytest
 
-from runtime import dtypes, errors, variables
+from runtime import dtypes, errors, executor, variables
 from runtime import signature as signature_lib
 from runtime.function import function
 from runtime.ops import (
@@ -406,6 +406,34 @@ def test_a_failed_call_leaves_the_function_usable():
         f(array_ops.constant([1, 2]), array_ops.constant(2))
     assert f(array_ops.constant([1, 2]), array_ops.constant(1)).numpy() == 2
     assert f.experimental_get_tracing_count() == 1
+
+
+def test_graphs_writing_the_same_source_compile_it_once_and_keep_their_own_file(
+        monkeypatch):
+    compiled_files = []
+
+    def counting_compile(source, filename, mode):
+        compiled_files.append(filename)
+        return compile(source, filename, mode)
+    monkeypatch.setattr(executor, "compile", counting_compile, raising=False)
+    monkeypatch.setattr(executor, "_compiled_sources", {})
+
+    def pick(x, i):
+        return selection_ops.gather(x, i) * 2.0
+
+    x = array_ops.constant([1.0, 2.0])
+    first, second = function(pick), function(pick)  # two traces, the same generated source
+    assert first(x, array_ops.constant(1)).numpy() == second(x, array_ops.constant(1)).numpy()
+    graphs = [f.get_concrete_function(x, array_ops.constant(1))._compiled for f in (first,
+                                                                                     second)]
+    assert graphs[0].source == graphs[1].source and graphs[0].filename != graphs[1].filename
+    assert compiled_files == [graphs[0].filename]
+    for graph in graphs:
+        assert graph.run.__code__.co_filename == graph.filename
+    with pytest.raises(errors.InvalidArgumentError) as info:  # its line maps to its node
+        second(x, array_ops.constant(5))
+    assert "graph node" in str(info.value) and "GatherV2" in str(info.value)
+    assert "in user code" in str(info.value) and "test_executor.py" in str(info.value)
 
 
 def test_runtime_integer_division_by_zero_is_invalid_argument():

@@ -32,7 +32,22 @@ def _iter_nodes(node):
     yield node
 
 
+# The node classes _collect_assigned looks at (and their subclasses); it only walks past the
+# others, which are most nodes: class -> whether it is one, found once per class.
+_BINDING_NODES = (gast.FunctionDef, gast.AsyncFunctionDef, gast.ClassDef, gast.Lambda,
+                  gast.ListComp, gast.SetComp, gast.DictComp, gast.GeneratorExp, gast.Name,
+                  gast.alias, gast.ExceptHandler, gast.NamedExpr)
+_binds: dict[type, bool] = {}
+
+
 def _collect_assigned(node, found):
+    binds = _binds.get(type(node))
+    if binds is None:
+        binds = _binds[type(node)] = issubclass(type(node), _BINDING_NODES)
+    if not binds:
+        for child in traversal.children(node):
+            _collect_assigned(child, found)
+        return
     if isinstance(node, (gast.FunctionDef, gast.AsyncFunctionDef, gast.ClassDef)):
         found.add(node.name)
         return

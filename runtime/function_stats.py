@@ -1,8 +1,10 @@
 """The cost of tracing in numbers: `Function.stats()`.
 
 A Function times one call in `SAMPLE_EVERY` (the second, then every sixteenth: the first
-includes compiling the graph), so that a cached call pays for one small counter that counts
-down to the next timed call, never for a clock; the number of calls is derived from it.
+includes compiling the graph), and after `DENSE_SAMPLES` samples one in `SPARSE_SAMPLE_EVERY`
+(a timed call takes the general path, which a cached call of a few microseconds felt as 2%),
+so that a cached call pays for one small counter that counts down to the next timed call,
+never for a clock; the number of calls is derived from it.
 Trace (and convert) time comes from its `TracingLog`. The eager comparison runs the Python
 function once more, unconverted, on the first call's arguments: only when asked, because it
 repeats the function's Python side effects (variable updates included).
@@ -28,7 +30,9 @@ import numpy as np
 from runtime import context, tensor
 
 KEEP_BYTES = 16 * 2**20  # the first call's values kept for the eager comparison, at most
-SAMPLE_EVERY = 16  # one call in this many is timed
+SAMPLE_EVERY = 16  # one call in this many is timed, for the first DENSE_SAMPLES samples
+DENSE_SAMPLES = 64
+SPARSE_SAMPLE_EVERY = 256  # then one in this many
 FIRST_SAMPLE = 2  # the first call timed: the second (the first compiles the graph)
 
 
@@ -56,8 +60,8 @@ class CallClock:
         """Starts the next sampling period; returns the countdown it begins with. (The
         countdown may have passed 0 during calls that were not timed.)"""
         self.counted = self.calls_made(until_sample)
-        self.period = SAMPLE_EVERY
-        return SAMPLE_EVERY
+        self.period = SAMPLE_EVERY if self.samples < DENSE_SAMPLES else SPARSE_SAMPLE_EVERY
+        return self.period
 
     def timed_call(self, run: Callable[[list[Any]], Any], feeds: list[Any]) -> Any:
         """`run(feeds)` (a trace's cached call), adding the time it took to the samples."""

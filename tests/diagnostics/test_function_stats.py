@@ -45,6 +45,16 @@ def test_calls_are_counted_past_many_sampling_periods():
     assert f._clock.samples == 7  # calls 2, 18, 34, 50, 66, 82, 98
 
 
+def test_sampling_thins_out_after_the_dense_samples_and_still_counts_every_call():
+    f, _ = _counted()
+    dense = function_stats.DENSE_SAMPLES * function_stats.SAMPLE_EVERY
+    for _ in range(dense + 3 * function_stats.SPARSE_SAMPLE_EVERY):
+        f(tf.constant(1.0))
+    assert f.stats().calls == dense + 3 * function_stats.SPARSE_SAMPLE_EVERY
+    # the second call, one in 16 until 64 samples, then one in 256
+    assert f._clock.samples == function_stats.DENSE_SAMPLES + 3
+
+
 def test_the_eager_comparison_runs_the_python_function_only_when_asked():
     f, runs = _counted()
     f(tf.constant(1.0))

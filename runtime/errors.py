@@ -123,14 +123,36 @@ _PACKAGE_DIRS = tuple(os.path.join(_ROOT, name) + os.sep for name in ("runtime",
 
 
 class SourceLocation:
-    """A file, line and function name in the user's code."""
+    """A file, line and function name in the user's code; it does not change once made
+    (tracing hands one to every node made at the same instruction)."""
 
     __slots__ = ("filename", "lineno", "function")
+    filename: str
+    lineno: int
+    function: str
 
     def __init__(self, filename, lineno, function):
-        self.filename = filename
-        self.lineno = lineno
-        self.function = function
+        set_field = object.__setattr__
+        set_field(self, "filename", filename)
+        set_field(self, "lineno", lineno)
+        set_field(self, "function", function)
+
+    def __setattr__(self, name, value):
+        raise AttributeError("a SourceLocation does not change once made (tracing shares "
+                             "one among the nodes of a line): make another")
+
+    def __copy__(self):
+        return self  # (it does not change: a copy would be the same)
+
+    def __deepcopy__(self, memo):
+        return self
+
+    def __reduce__(self):
+        return type(self), self._fields()
+
+    def _fields(self):
+        """The arguments that make this location again."""
+        return self.filename, self.lineno, self.function
 
     def source_line(self):
         """The text of the line, stripped, or '' when the source is unavailable."""

@@ -43,11 +43,12 @@ class CallClock:
     The Function counts down `period` calls to the next timed one (its `_until_sample`);
     `counted` is the number of calls made before the current period began."""
 
-    __slots__ = ("seconds", "samples", "first_inputs", "counted", "period")
+    __slots__ = ("seconds", "samples", "represented", "first_inputs", "counted", "period")
 
     def __init__(self) -> None:
-        self.seconds = 0.0
+        self.seconds = 0.0  # each sample's time times the calls it stands for (its period)
         self.samples = 0
+        self.represented = 0  # the calls the samples stand for
         self.first_inputs: _KeptInputs | None = None
         self.counted = 0
         self.period = FIRST_SAMPLE
@@ -60,14 +61,20 @@ class CallClock:
         """Starts the next sampling period; returns the countdown it begins with. (The
         countdown may have passed 0 during calls that were not timed.)"""
         self.counted = self.calls_made(until_sample)
-        self.period = SAMPLE_EVERY if self.samples < DENSE_SAMPLES else SPARSE_SAMPLE_EVERY
+        # (the sample this period starts is not counted yet)
+        dense = self.samples + 1 < DENSE_SAMPLES
+        self.period = SAMPLE_EVERY if dense else SPARSE_SAMPLE_EVERY
         return self.period
 
     def timed_call(self, run: Callable[[list[Any]], Any], feeds: list[Any]) -> Any:
         """`run(feeds)` (a trace's cached call), adding the time it took to the samples."""
         start = time.perf_counter()
         result = run(feeds)
-        self.seconds += time.perf_counter() - start
+        # weighted by the calls it stands for: a sample of the sparse periods counts 16 times
+        # one of the dense ones, or the mean would lean on the first thousand calls (a graph
+        # promoted to numba after them would keep the executor's time)
+        self.seconds += (time.perf_counter() - start) * self.period
+        self.represented += self.period
         self.samples += 1
         return result
 
@@ -200,7 +207,7 @@ def function_stats(name: str, traces: int, events: Any, clock: CallClock, until_
     `events`, its CallClock and countdown; `python_function` is run once eagerly when
     `compare_eager`."""
     trace_seconds = sum(event.seconds for event in events)
-    mean = clock.seconds / clock.samples if clock.samples else None
+    mean = clock.seconds / clock.represented if clock.represented else None
     eager, unavailable = None, None
     if compare_eager:
         try:

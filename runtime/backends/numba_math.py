@@ -1,7 +1,8 @@
 """Fast exp, tanh and sigmoid for numba kernels (float32 and float64), within 2 ulp; numpy's
 pairwise summation (`pairwise_sum`), so that a float sum gives the numpy executor's value;
 `fit`, which gives every output of a kernel its graph dtype; `copy_slab` and `copy_row` (and
-their `add_` forms), the slice copies of gathers, pads, rolls and scatters.
+their `add_` forms), the slice copies of gathers, repeats, pads, rolls, scatters and the
+gather gradient.
 
 numba calls the C library for `np.tanh` and `np.exp`, one call per element, which keeps LLVM
 from vectorising the loop around it. These are written with arithmetic, comparisons and
@@ -32,16 +33,17 @@ against mpmath on a dense Chebyshev grid (near minimax in relative error), then 
 float64 ones with mpmath's Chebyshev interpolation (`chebyfit`, 50 digits).
 
 `register()` makes the functions compilable by numba (it imports numba): `exp(x, f)`,
-`tanh(x, f)`, `sigmoid(x, f)` on a scalar, inlined by LLVM where they are called (so a loop
-calling them vectorises), and `fast_exp(x)`, `fast_tanh(x)`, `fast_sigmoid(x)`, which take a float32
-or float64 array (a new C-contiguous array of the results) or scalar; the kernels' source
-calls both. The generated module names `SOURCE_DIGEST`, so editing this file gives kernels a
-new cache key.
+`tanh(x, f)`, `sigmoid(x, f)` on a scalar, inlined by LLVM where they are called (so a
+loop calling them vectorises), and `fast_exp(x)`, `fast_tanh(x)`, `fast_sigmoid(x)`, which
+take a float32 or float64 array (a new C-contiguous array of the results) or scalar; the
+kernels' source calls both. The generated module names `SOURCE_DIGEST`, so editing this file
+gives kernels a new cache key.
 
-Every function here is compiled by numba as a call, once per signature in a process, and
-inlined by LLVM (each is small): a function numba inlines itself is typed again at every call
-site of every kernel, which made a kernel of eight tanh, exp and sigmoid calls take 2.6 s to
-compile instead of 1.2 s. `fit(value, like)` is defined here for the same reason, not in each
+Every function here is compiled by numba as a call, once per signature in a process, which
+LLVM inlines where it pays (test_numba_fast_math checks that a loop over the fast functions
+calls nothing): a function numba inlines itself is typed again at every call site of every
+kernel, which made a kernel of eight tanh, exp and sigmoid calls take 2.6 s to compile
+instead of 1.2 s. `fit(value, like)` is defined here for the same reason, not in each
 generated module (it was a fifth of a kernel's compile).
 """
 

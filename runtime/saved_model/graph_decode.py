@@ -35,10 +35,14 @@ class SavedLocation(errors.SourceLocation):
     """A user's line recorded in a saved model, with its text (the source may be gone)."""
 
     __slots__ = ("text",)
+    text: str
 
     def __init__(self, filename: str, lineno: int, function: str, text: str) -> None:
         super().__init__(filename, lineno, function)
-        self.text = text
+        object.__setattr__(self, "text", text)  # (a SourceLocation does not change)
+
+    def _fields(self) -> tuple[str, int, str, str]:
+        return self.filename, self.lineno, self.function, self.text
 
     def source_line(self) -> str:
         """The saved text of the line."""

@@ -168,7 +168,9 @@ def test_the_generic_functions_take_scalars_and_arrays_of_any_layout():
 def test_a_loop_over_them_compiles_without_calls_and_vectorises(loops):
     for (name, dtype), loop in loops.items():
         ir = loop.inspect_llvm(loop.signatures[0])
-        assert not re.search(r"call .*@(tanh|exp|expf|tanhf|numba_)", ir), name
+        # neither the C library's function nor ours (numba compiles ours as a call, which
+        # LLVM must inline: its mangled name holds the module's)
+        assert not re.search(r"call .*@(tanh|exp|expf|tanhf|numba_)|call .*numba_math", ir), name
         element = "float" if dtype is np.float32 else "double"
         assert re.search(r"<(2|4|8|16) x %s>" % element, ir), (name, dtype)
 

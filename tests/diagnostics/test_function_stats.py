@@ -45,14 +45,38 @@ def test_calls_are_counted_past_many_sampling_periods():
     assert f._clock.samples == 7  # calls 2, 18, 34, 50, 66, 82, 98
 
 
-def test_sampling_thins_out_after_the_dense_samples_and_still_counts_every_call():
+def test_sampling_thins_out_after_the_dense_samples_and_still_counts_every_call(monkeypatch):
     f, _ = _counted()
-    dense = function_stats.DENSE_SAMPLES * function_stats.SAMPLE_EVERY
-    for _ in range(dense + 3 * function_stats.SPARSE_SAMPLE_EVERY):
+    sampled = []
+    timed_call = function_stats.CallClock.timed_call
+
+    def noting(clock, run, feeds):
+        sampled.append(f.stats().calls)
+        return timed_call(clock, run, feeds)
+
+    monkeypatch.setattr(function_stats.CallClock, "timed_call", noting)
+    calls = 1300
+    for _ in range(calls):
         f(tf.constant(1.0))
-    assert f.stats().calls == dense + 3 * function_stats.SPARSE_SAMPLE_EVERY
-    # the second call, one in 16 until 64 samples, then one in 256
-    assert f._clock.samples == function_stats.DENSE_SAMPLES + 3
+    dense = function_stats.DENSE_SAMPLES
+    # the second call, then one in 16 until 64 samples, then one in 256
+    assert sampled[:3] == [2, 18, 34]  # (the call numbers of the timed calls)
+    assert sampled[dense - 1] == 2 + 16 * (dense - 1)
+    assert sampled[dense] == sampled[dense - 1] + function_stats.SPARSE_SAMPLE_EVERY
+    assert len(sampled) == dense + 1 and f.stats().calls == calls
+
+
+def test_the_mean_weighs_each_sample_by_the_calls_it_stands_for(monkeypatch):
+    ticks = iter([0.0, 1.0, 5.0, 5.0])  # a dense sample of 1 s, then a sparse one of 0 s
+    monkeypatch.setattr(function_stats.time, "perf_counter", lambda: next(ticks))
+    clock = function_stats.CallClock()
+    clock.period = function_stats.SAMPLE_EVERY
+    clock.timed_call(lambda feeds: None, [])
+    clock.period = function_stats.SPARSE_SAMPLE_EVERY
+    clock.timed_call(lambda feeds: None, [])
+    stats = function_stats.function_stats("f", 1, [], clock, 1, None, False)
+    # 16 calls of 1 s and 256 of 0 s: 16 / 272 s a call, not the samples' 0.5 s
+    assert abs(stats.mean_call_seconds - 16 / 272) < 1e-12
 
 
 def test_the_eager_comparison_runs_the_python_function_only_when_asked():

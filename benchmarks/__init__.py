@@ -9,8 +9,17 @@ and add its name to `WORKLOAD_MODULES` below.
 """
 
 import importlib
+import os
 
-from benchmarks.workload import Target, Variant, Workload  # the public API
+# One BLAS thread unless the caller chose (read when numpy is first imported, which the
+# line below does): the targets are time ratios of our code against the same work by hand,
+# and a second BLAS thread contending with XLA's pool and the rest of the machine made
+# BLAS-heavy timings bimodal (spreads of 100-390% on a 2-core machine, against 4-9% with
+# one thread). `OPENBLAS_NUM_THREADS=4 python -m benchmarks` times four.
+BLAS_THREADS = {name: os.environ.setdefault(name, "1") for name in (
+    "OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS")}
+
+from benchmarks.workload import Target, Variant, Workload  # noqa: E402 - the public API
 
 # The one list of workload groups, run in this order.
 WORKLOAD_MODULES = [

@@ -188,6 +188,7 @@ def environment_lines(settings, quick):
             platform.python_version(), np.__version__, platform.system(), platform.machine(),
             os.cpu_count() or 0),
         "; ".join(versions),
+        "BLAS threads: %s" % ", ".join("%s=%s" % item for item in benchmarks.BLAS_THREADS.items()),
         "mode: %s: %d interleaved samples per variant, each of ~%.0f ms (at least %.0f ms)" % (
             "quick" if quick else "full", settings.samples, 1000 * settings.target_time,
             1000 * settings.min_time),

@@ -16,7 +16,14 @@ import numpy as np
 
 from runtime import lowering_api
 from runtime.ops import batching
-from runtime.ops.numba_lowerings import dims, finish, product, shape_tuple, type_name
+from runtime.ops.numba_lowerings import (
+    dims,
+    finish,
+    product,
+    shape_tuple,
+    sum_leading_axes,
+    type_name,
+)
 from runtime.ops.registry import KERNEL_CALL, execute1, register
 
 # -- shared by the gradient ops of every family (ReduceGrad, GatherGrad, StridedSliceGrad) ---
@@ -120,8 +127,13 @@ def _sum_to_shape_numba(lowerer, node, ins, outs):
         raise lowering_api.Unsupported("a sum to a shape of higher rank")
     axes = list(range(lead)) + [lead + i for i, d in enumerate(target) if d == 1]
     kept = [a for a in range(len(have)) if a not in axes]
-    moved, result, row = (lowerer.fresh(p) for p in ("t", "r", "j"))
     rows, length = product([have[a] for a in kept]), product([have[a] for a in axes])
+    if axes == list(range(len(axes))) and x.dtype == out.dtype \
+            and x.dtype.kind in ("int", "float", "complex"):
+        result = sum_leading_axes(lowerer, x, out.dtype, length, rows)
+        finish(lowerer, out, result, [str(d) for d in target])
+        return
+    moved, result, row = (lowerer.fresh(p) for p in ("t", "r", "j"))
     lowerer.line("%s = np.ascontiguousarray(%s.transpose(%s)).reshape((%s, %s))" % (
         moved, x, lowerer.literal(tuple(kept + axes)), rows, length))
     lowerer.line("%s = np.empty(%s, %s)" % (result, rows, type_name(out.dtype)))

@@ -95,14 +95,16 @@ def _matmul_emit(outs, ins, attrs, emitter):
 
 def _matmul_lowering(lowerer, node, ins, outs):
     """`a @ b` on rank-2 operands (numba's matmul takes no batch), transposes written as
-    `.T`; numba needs float operands (BLAS)."""
+    `.T` (copied only when not contiguous: numba_math.blas_operand); numba needs float
+    operands (BLAS)."""
     a, b = ins
     if a.shape is None or b.shape is None or len(a.shape) != 2 or len(b.shape) != 2:
         raise lowering_api.Unsupported("matmul of operands other than matrices")
     if not a.dtype.is_floating:
         raise lowering_api.Unsupported("integer matmul")
-    left = "xp.ascontiguousarray(%s.T)" % a if node.attrs["transpose_a"] else a
-    right = "xp.ascontiguousarray(%s.T)" % b if node.attrs["transpose_b"] else b
+    # (a transposed C matrix is F-contiguous: numba's np.dot hands it to BLAS as it is)
+    left = "numba_math.blas_operand(%s.T)" % a if node.attrs["transpose_a"] else a
+    right = "numba_math.blas_operand(%s.T)" % b if node.attrs["transpose_b"] else b
     lowerer.assign(outs[0], "xp.dot(%s, %s)" % (left, right))
 
 

@@ -202,6 +202,13 @@ def _reduction_lowerings(name):
         kept = [a for a in range(rank) if a not in axes]
         rows = numba_lowerings.product([parts[a] for a in kept])
         length = numba_lowerings.product([parts[a] for a in axes])
+        if name == "Sum" and axes == tuple(range(len(axes))) and x.dtype == out.dtype \
+                and x.dtype.kind in ("int", "float", "complex"):
+            result = numba_lowerings.sum_leading_axes(lowerer, x, out.dtype, length, rows)
+            numba_lowerings.finish(lowerer, out, result, [
+                ("1" if a in axes else parts[a]) for a in range(rank)
+                if a not in axes or node.attrs["keepdims"]])
+            return
         moved = lowerer.fresh("t")
         lowerer.line("%s = xp.ascontiguousarray(%s.transpose(%s)).reshape((%s, %s))" % (
             moved, x, lowerer.literal(tuple(kept) + axes), rows, length))

@@ -214,6 +214,25 @@ def test_cumulative_sums_and_products_along_the_first_and_last_axes():
     _agree(f, (np.arange(24, dtype=np.int32).reshape(2, 3, 4) + 1) * 40000)
 
 
+def test_sums_over_leading_axes_add_slab_by_slab_as_numpy_does():
+    def sums(x):
+        return tf.reduce_sum(x, 0), tf.reduce_sum(x, [0, 1]), tf.reduce_sum(x, 0, keepdims=True)
+
+    def bias_gradient(x, b):
+        with tf.GradientTape() as tape:
+            tape.watch(b)
+            y = (x + b) * x  # b broadcasts over x's first axes: its gradient sums over them
+        return tape.gradient(y, b)
+
+    x = np.float32([[[-0.0, 1e8, 3.0, -1.0]] * 3] * 2)
+    x[1, 2, 2] = 1e-8
+    _agree(sums, x)
+    first = tf.function(sums, backend="numba", strict=True)(x)[0].numpy()
+    assert first[0, 0] == 0.0 and not np.signbit(first[0, 0])  # numpy adds from +0.0
+    _agree(bias_gradient, x, x[0, :1, :], dynamic=False)  # (SumToShape: static targets)
+    _agree(sums, np.int32([[[2**30, -5, 7, 1]] * 3] * 2))  # int32 wraps
+
+
 def test_softmax_and_log_softmax_along_each_axis():
     def f(x):
         return (tf.nn.softmax(x), tf.nn.softmax(x, 0), tf.nn.log_softmax(x),

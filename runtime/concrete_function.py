@@ -172,9 +172,6 @@ class ConcreteFunction:
         """The variables this trace captured."""
         return [c.external for c in self.graph.captures if isinstance(c.external, Variable)]
 
-    def _signature_text(self):
-        return self.signature_text
-
     @property
     def signature_text(self) -> str:
         """The call this trace stands for, one line: `pow(a, b=2)` (Python values shown)."""
@@ -271,7 +268,7 @@ class ConcreteFunction:
                             if p[1] == inspect.Parameter.VAR_KEYWORD), None)
         if len(args) > len(positional) and var_positional is None:
             raise TypeError("%s takes %d positional arguments but %d were given"
-                            % (self._signature_text(), len(positional), len(args)))
+                            % (self.signature_text, len(positional), len(args)))
         for i, arg in zip(positional, args):
             values[i] = arg
         if var_positional is not None:
@@ -284,11 +281,11 @@ class ConcreteFunction:
             if index is None:
                 if var_keyword is None:
                     raise TypeError("%s got an unexpected keyword argument %r"
-                                    % (self._signature_text(), key))
+                                    % (self.signature_text, key))
                 extra[key] = value
             elif values[index] is not _MISSING:
                 raise TypeError("%s got multiple values for argument %r"
-                                % (self._signature_text(), key))
+                                % (self.signature_text, key))
             else:
                 values[index] = value
         if var_keyword is not None:
@@ -302,7 +299,7 @@ class ConcreteFunction:
                     values[i] = params[i][3]
                 else:
                     raise TypeError("%s missing required argument %r"
-                                    % (self._signature_text(), params[i][0]))
+                                    % (self.signature_text, params[i][0]))
         return values
 
     def _match(self, path, value, traced, feeds):
@@ -313,14 +310,14 @@ class ConcreteFunction:
                     not shape_lib.is_compatible(traced._shape, value._static_shape):
                 raise errors.InvalidArgumentError(
                     "%s: argument %r was traced with a %s variable of shape %s, got %r"
-                    % (self._signature_text(), path, traced.dtype.name,
+                    % (self.signature_text, path, traced.dtype.name,
                        shape_lib.to_string(traced._shape), value))
             feeds.append(value)
         elif isinstance(traced, (list, tuple, dict)):
             if not nest.same_container_type(value, traced) or len(value) != len(traced) or (
                     isinstance(traced, dict) and set(value) != set(traced)):
                 raise TypeError("%s: argument %r was traced with the structure %r but was "
-                                "called with %r" % (self._signature_text(), path, traced, value))
+                                "called with %r" % (self.signature_text, path, traced, value))
             if isinstance(traced, dict):
                 for k in sorted(traced, key=repr):
                     self._match("%s[%r]" % (path, k), value[k], traced[k], feeds)
@@ -330,29 +327,29 @@ class ConcreteFunction:
         elif isinstance(traced, CompositeSpec):  # a SparseTensorSpec, RaggedTensorSpec
             if not traced.is_compatible_with(value):
                 raise TypeError("%s: argument %r was traced with %r but was called with %r"
-                                % (self._signature_text(), path, traced, value))
+                                % (self.signature_text, path, traced, value))
             for i, (v, t) in enumerate(zip(value._nest_components(),
                                            traced._nest_components())):
                 self._match("%s<component %d>" % (path, i), v, t, feeds)
         elif isinstance(traced, FedObjectSpec):
             if not traced.is_compatible_with(value):
                 raise TypeError("%s: argument %r was traced with %r but was called with %r"
-                                % (self._signature_text(), path, traced, value))
+                                % (self.signature_text, path, traced, value))
             feeds.append(value)
         elif isinstance(traced, TraceType):
             if not traced_as(value, traced):
                 raise TypeError("%s was traced with an argument %r of trace type %r but was "
                                 "called with %r, whose trace type is not a subtype of it"
-                                % (self._signature_text(), path, traced, value))
+                                % (self.signature_text, path, traced, value))
         elif isinstance(traced, Identity):
             if value is not traced.obj:
                 raise TypeError("%s was traced with the object %r for %r but was called with "
-                                "a different object %r" % (self._signature_text(), traced.obj,
+                                "a different object %r" % (self.signature_text, traced.obj,
                                                              path, value))
         elif type(value) is not type(traced) or value != traced:
             raise TypeError("ConcreteFunction %s was constructed with %s value %r in %s, but "
                             "was called with %s value %r"
-                            % (self._signature_text(), type(traced).__name__, traced, path,
+                            % (self.signature_text, type(traced).__name__, traced, path,
                                type(value).__name__, value))
 
     def _check_tensor(self, path, value, spec):

@@ -438,7 +438,7 @@ class Function:
                 cf._first_call_lock = threading.RLock()
         self._tracing_count += 1
         self._concrete.append(cf)
-        log.record(key, values, reasons, call, cf._signature_text(),
+        log.record(key, values, reasons, call, cf.signature_text,
                    time.perf_counter() - start)
         return cf
 

@@ -106,6 +106,11 @@ def to_string(shape: Shape) -> str:
     return "(%s)" % ", ".join(str(d) for d in shape)
 
 
+def kernel_string(shape: Any) -> str:
+    """The spelling of TensorFlow's kernel messages: '[2,?,3]', '[]'."""
+    return "[%s]" % ",".join("?" if d is None else str(d) for d in shape)
+
+
 class TensorShape:
     """The static shape of a tensor: known, partially known (None dims) or of unknown rank."""
 

@@ -231,11 +231,17 @@ class Range(Pipeline):
         start, stop, step = (static_int(t) for t in self._tensors)
         if None in (start, stop, step):
             return UNKNOWN_CARDINALITY
-        return max(0, -((start - stop) // step))  # len(range(...)) without building it
+        return _range_length(start, stop, step)
 
     def _reader(self, feed):
         start, stop, step = (int(feed[id(t)]) for t in self._tensors)
         return _RangeReader(start, stop, step, make=self._dtype.np_dtype.type)
+
+
+def _range_length(start, stop, step):
+    """len(range(start, stop, step)) (step not 0), without building the range: it may not
+    fit in a C ssize_t."""
+    return max(0, -((start - stop) // step))
 
 
 class _RangeReader(Reader):
@@ -243,8 +249,7 @@ class _RangeReader(Reader):
 
     def __init__(self, start, stop, step, make):
         self._start, self._step, self._make = start, step, make
-        # len(range(...)), which may not fit in a C ssize_t; -1 for a step of 0
-        self._count = max(0, -((start - stop) // step)) if step else -1
+        self._count = _range_length(start, stop, step) if step else -1  # (-1: a step of 0)
         self._next = 0
 
     def _length(self):

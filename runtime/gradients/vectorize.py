@@ -8,9 +8,11 @@ for a whole batch of output gradients at once (TensorFlow's `pfor`, JAX's `vmap`
 whose inputs depend on the seed is re-emitted as it is (in the graph being built, or run
 eagerly); a node that reads a batched value is replaced by what its op's batching rule
 (runtime/ops/batching.py) emits, with every output batched. Before emitting anything the
-walk checks that every batched node has a rule (and is not stateful), so a backward pass it
-cannot batch leaves nothing behind: `vectorize` then returns None and says why in
-`Unbatchable`'s message, which the Jacobian logs before taking its loop.
+walk checks that every batched node has a rule (and is not stateful); a rule may still refuse
+its node on the way (a value of unknown rank, a size known only at run time). Either way
+`vectorize` raises `Unbatchable`, whose message the Jacobian logs before taking its loop, and
+what the walk emitted before a rule refused is read by nothing: stateless, it is dropped from
+the graph being built (or was plain values, eagerly).
 """
 
 from __future__ import annotations
@@ -44,10 +46,7 @@ class Batcher:
 
     def rank(self, x: Any, batched: bool) -> int:
         """The rank of one example of `x` (its rank less the batch dimension if batched)."""
-        shape = x._shape_tuple()
-        if shape is None:
-            self.unbatchable("a value of unknown rank")
-        return len(shape) - (1 if batched else 0)
+        return len(self.example_shape(x, batched))
 
     def example_shape(self, x: Any, batched: bool = True) -> tuple[Any, ...]:
         """The static shape of one example of `x` (entries None where unknown)."""
@@ -118,8 +117,8 @@ def vectorize(graph: Graph, seed: SymbolicTensor, seeds: Tensor,
               results: Sequence[Tensor | None], size: int) -> list[Tensor | None]:
     """The `results` of `graph` (tensors of it, or None) computed for every output gradient
     of `seeds` (the value fed to placeholder `seed`, with a leading dimension of `size`):
-    each has the leading dimension `size` too. Raises Unbatchable (having emitted nothing)
-    when the graph has an op that cannot be batched."""
+    each has the leading dimension `size` too. Raises Unbatchable when the graph has an op
+    that cannot be batched (see the module docstring for what was emitted by then)."""
     needed = _needed(graph, results)
     _check_batchable(graph, seed, needed)  # first: nothing is emitted for a refused graph
     captured = {id(c.placeholder): c.external for c in graph.captures}

@@ -43,11 +43,6 @@ def rule_for(op: Any) -> BatchRule | None:
     return rule
 
 
-def declared_ops() -> list[Any]:
-    """The ops with a declared batching rule (elementwise ops are not listed)."""
-    return list(_RULES)
-
-
 def aligned(batcher: Any, args: list[Any], batched: list[bool]) -> list[Any]:
     """`args` with each batched one given the per-example rank of the highest-ranked
     argument (ones inserted after the batch dimension), so that numpy broadcasting pairs

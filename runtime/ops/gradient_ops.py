@@ -128,10 +128,9 @@ def _sum_to_shape_numba(lowerer, node, ins, outs):
     axes = list(range(lead)) + [lead + i for i, d in enumerate(target) if d == 1]
     kept = [a for a in range(len(have)) if a not in axes]
     rows, length = product([have[a] for a in kept]), product([have[a] for a in axes])
-    if axes == list(range(len(axes))) and x.dtype == out.dtype \
-            and x.dtype.kind in ("int", "float", "complex"):
-        result = sum_leading_axes(lowerer, x, out.dtype, length, rows)
-        finish(lowerer, out, result, [str(d) for d in target])
+    summed = sum_leading_axes(lowerer, x, out, axes, length, rows)
+    if summed is not None:
+        finish(lowerer, out, summed, [str(d) for d in target])
         return
     moved, result, row = (lowerer.fresh(p) for p in ("t", "r", "j"))
     lowerer.line("%s = np.ascontiguousarray(%s.transpose(%s)).reshape((%s, %s))" % (

@@ -39,10 +39,6 @@ _NOT_LOWERED = {"array": lowering_api.unsupported(
     "image ops are not lowered: they run on the numpy executor")}
 
 
-def _tf_shape(shape):
-    return "[%s]" % ",".join("?" if d is None else str(d) for d in shape)
-
-
 # -- AdjustContrastv2 -----------------------------------------------------------------------
 
 
@@ -52,10 +48,11 @@ def _adjust_contrast_infer(specs, attrs):
     common.require_kind(factor_dtype, {"float"}, "contrast_factor")
     if shape is not None and len(shape) < 3:
         raise SpecError("shape", "Shape must be at least rank 3 but is rank %d" % len(shape),
-                        "input must be at least 3-D, got shape%s" % _tf_shape(shape))
+                        "input must be at least 3-D, got shape%s" % shape_lib.kernel_string(shape))
     if factor_shape is not None and len(factor_shape) != 0:
         raise SpecError("shape", "Shape must be rank 0 but is rank %d" % len(factor_shape),
-                        "contrast_factor must be scalar: %s" % _tf_shape(factor_shape))
+                        "contrast_factor must be scalar: %s"
+                        % shape_lib.kernel_string(factor_shape))
     return [(dtype, shape)]
 
 
@@ -63,10 +60,10 @@ def _adjust_contrast_kernel(images, contrast_factor):
     images = np.asarray(images)
     if images.ndim < 3:
         raise errors.kernel_check_failed("input must be at least 3-D, got shape%s"
-                                         % _tf_shape(images.shape))
+                                         % shape_lib.kernel_string(images.shape))
     if np.ndim(contrast_factor) != 0:
         raise errors.kernel_check_failed("contrast_factor must be scalar: %s"
-                                         % _tf_shape(np.shape(contrast_factor)))
+                                         % shape_lib.kernel_string(np.shape(contrast_factor)))
     if images.size == 0:
         return images.copy()
     pixels = images.astype(np.float32)
@@ -108,11 +105,12 @@ def _resize_infer(output_dtype):
         common.require_kind(size_dtype, {"int"}, "size")
         if shape is not None and len(shape) != 4:
             raise SpecError("shape", "Shape must be rank 4 but is rank %d" % len(shape),
-                            "input must be 4-dimensional%s" % _tf_shape(shape))
+                            "input must be 4-dimensional%s" % shape_lib.kernel_string(shape))
         if size_shape is not None and tuple(size_shape) not in ((2,), (None,)):
             raise SpecError("shape", "size must be a 1-D tensor of 2 elements, got shape %s"
-                            % _tf_shape(size_shape),
-                            "shape_t must have two elements%s" % _tf_shape(size_shape))
+                            % shape_lib.kernel_string(size_shape),
+                            "shape_t must have two elements%s"
+                            % shape_lib.kernel_string(size_shape))
         new_height, new_width = attrs["static_shape"]
         out = None if shape is None else (shape[0], new_height, new_width, shape[3])
         return [(output_dtype or dtype, out)]
@@ -125,7 +123,7 @@ def _checked_resize(images, size):
     images = np.asarray(images)
     if images.ndim != 4:
         raise errors.kernel_check_failed("input must be 4-dimensional%s"
-                                         % _tf_shape(images.shape))
+                                         % shape_lib.kernel_string(images.shape))
     new_height, new_width = (int(s) for s in np.reshape(size, [-1]))
     if new_height <= 0 or new_width <= 0:
         raise errors.kernel_check_failed("output dimensions must be positive")

@@ -2,6 +2,8 @@
 composites matrix_transpose and adjoint (of Transpose), trace (of the diagonal's sum) and
 tensordot (transposes and reshapes around one matmul)."""
 
+import math
+
 import numpy as np
 
 from runtime import lowering_api
@@ -289,7 +291,7 @@ def _shape_of(*parts):
 
 def _as_matrix(x, rows, cols):
     """`x` reshaped to [product of dims `rows`, product of dims `cols`]."""
-    sizes = [[int(np.prod(d, dtype=np.int64))] if isinstance(d, list) else
+    sizes = [[math.prod(d)] if isinstance(d, list) else
              reshape_ops.reshape(reduction_ops.reduce_prod(d), [1]) for d in (rows, cols)]
     return reshape_ops.reshape(x, _shape_of(*sizes))
 

@@ -67,14 +67,19 @@ def contiguous_view(lowerer, expr):
     return "xp.ascontiguousarray(%s)" % expr if lowerer.name == "numba" else expr
 
 
-def sum_leading_axes(lowerer, x, dtype, length, rows):
-    """The name of `x`'s sum over its leading axes (`length` elements each) for each of the
-    `rows` positions of the others, added as numpy adds them: from zeros, one slab after
-    another in order, elementwise (a bias gradient's `reduce_sum(g, 0)`: 9 us where moving
-    the summed axes last, a transposed copy of `x`, took 32 us for 256x128 float32)."""
+def sum_leading_axes(lowerer, x, out, axes, length, rows):
+    """The name of `x`'s sum over `axes` (`length` elements each) for each of the `rows`
+    positions of the others, added as numpy adds them: from zeros, one slab after another in
+    order, elementwise (a bias gradient's `reduce_sum(g, 0)`: 9 us where moving the summed
+    axes last, a transposed copy of `x`, took 32 us for 256x128 float32). None, having
+    written nothing, unless `axes` are the leading ones and the sum keeps `x`'s numeric
+    dtype."""
+    if list(axes) != list(range(len(axes))) or x.dtype != out.dtype \
+            or x.dtype.kind not in ("int", "float", "complex"):
+        return None
     flat, result, i = lowerer.fresh("t"), lowerer.fresh("r"), lowerer.fresh("i")
     lowerer.line("%s = np.ascontiguousarray(%s).reshape((%s, %s))" % (flat, x, length, rows))
-    lowerer.line("%s = np.zeros(%s, np.%s)" % (result, rows, dtype.np_dtype.name))
+    lowerer.line("%s = np.zeros(%s, %s)" % (result, rows, type_name(out.dtype)))
     lowerer.line("for %s in range(%s.shape[0]):" % (i, flat))
     with lowerer.block():
         lowerer.line("numba_math.add_row(%s.reshape((1, %s)), 0, %s, %s)" % (

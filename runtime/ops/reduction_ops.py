@@ -202,12 +202,12 @@ def _reduction_lowerings(name):
         kept = [a for a in range(rank) if a not in axes]
         rows = numba_lowerings.product([parts[a] for a in kept])
         length = numba_lowerings.product([parts[a] for a in axes])
-        if name == "Sum" and axes == tuple(range(len(axes))) and x.dtype == out.dtype \
-                and x.dtype.kind in ("int", "float", "complex"):
-            result = numba_lowerings.sum_leading_axes(lowerer, x, out.dtype, length, rows)
-            numba_lowerings.finish(lowerer, out, result, [
-                ("1" if a in axes else parts[a]) for a in range(rank)
-                if a not in axes or node.attrs["keepdims"]])
+        kept_parts = [("1" if a in axes else parts[a]) for a in range(rank)
+                      if a not in axes or node.attrs["keepdims"]]
+        result = None if name != "Sum" else numba_lowerings.sum_leading_axes(
+            lowerer, x, out, axes, length, rows)
+        if result is not None:
+            numba_lowerings.finish(lowerer, out, result, kept_parts)
             return
         moved = lowerer.fresh("t")
         lowerer.line("%s = xp.ascontiguousarray(%s.transpose(%s)).reshape((%s, %s))" % (
@@ -220,8 +220,6 @@ def _reduction_lowerings(name):
         with lowerer.block():
             lowerer.line("%s[%s] = %s" % (
                 result, row, reduce.format("%s[%s]" % (moved, row))))
-        kept_parts = [("1" if a in axes else parts[a]) for a in range(rank)
-                      if a not in axes or node.attrs["keepdims"]]
         numba_lowerings.finish(lowerer, out, result, kept_parts)
     return {"array": "xp.%s({0}, axis={axis}, keepdims={keepdims})" % function,
             "numba": numba_rule}
@@ -497,18 +495,14 @@ PROD_OTHERS = register("ProdOthers", _prod_others_kernel, lambda specs, attrs: [
 # -- batching rules (runtime/ops/batching.py: a Jacobian's rows at once) -----------------------
 
 
-def _batched_axes(batcher, axis, rank):
+def _batched_axes(axis, rank):
     """A reduction's `axis` attribute (None: all) over an example of rank `rank`, as axes
     of the batch."""
-    if axis is None:
-        return tuple(range(1, rank + 1))
-    if rank == 0:
-        return ()
-    return tuple(a % rank + 1 for a in axis)
+    return tuple(a + 1 for a in _reduced_axes(rank, axis))
 
 
 def _reduction_batched(batcher, node, args, batched):
-    axes = _batched_axes(batcher, node.attrs["axis"], batcher.rank(args[0], True))
+    axes = _batched_axes(node.attrs["axis"], batcher.rank(args[0], True))
     return batcher.rerun(node, args, dict(node.attrs, axis=axes))
 
 
@@ -520,11 +514,11 @@ def _reduce_grad_batched(batcher, node, args, batched):
         like_shape = batcher.example_shape(args[1], False)
         rank = len(like_shape)
         if None in like_shape:  # the target's shape known at run time: repeated `like`
-            axes = _batched_axes(batcher, node.attrs["axis"], rank)
+            axes = _batched_axes(node.attrs["axis"], rank)
             return [execute1(REDUCE_GRAD, [args[0], batcher.batch(args[1])],
                              dict(node.attrs, axis=axes))]
         shape = like_shape
-    axes = _batched_axes(batcher, node.attrs["axis"], len(shape))
+    axes = _batched_axes(node.attrs["axis"], len(shape))
     return [execute1(REDUCE_GRAD, [args[0]], dict(node.attrs, axis=axes,
                                                   shape=(batcher.size,) + tuple(shape)))]
 

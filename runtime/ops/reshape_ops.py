@@ -44,7 +44,8 @@ def _reshape_infer(specs, attrs):
     dtype, shape = specs[0]
     sizes_shape = specs[1][1]
     if sizes_shape is not None and len(sizes_shape) != 1:
-        refused = reshape_sizes.sizes_not_a_vector(len(sizes_shape), _tf_shape(sizes_shape))
+        refused = reshape_sizes.sizes_not_a_vector(len(sizes_shape),
+                                                   shape_lib.kernel_string(sizes_shape))
         raise SpecError("shape", refused.graph_text, refused.kernel_text)
     target = attrs["static_shape"]
     if target is None:
@@ -59,16 +60,12 @@ def _reshape_infer(specs, attrs):
     return [(dtype, target)]
 
 
-def _tf_shape(shape):
-    return "[%s]" % ",".join("?" if d is None else str(d) for d in shape)
-
-
 def _reshape_kernel(x, dims, static_shape, has_wildcard):
     x = np.asarray(x)
     dims = np.asarray(dims)
     if dims.ndim != 1:
-        raise errors.kernel_check_failed(
-            reshape_sizes.sizes_not_a_vector(dims.ndim, _tf_shape(dims.shape)).kernel_text)
+        refused = reshape_sizes.sizes_not_a_vector(dims.ndim, shape_lib.kernel_string(dims.shape))
+        raise errors.kernel_check_failed(refused.kernel_text)
     try:
         return np.reshape(x, reshape_sizes.resolve(x.shape, [int(d) for d in dims]))
     except reshape_sizes.ReshapeRefused as e:

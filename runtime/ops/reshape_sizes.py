@@ -12,6 +12,7 @@ failures otherwise: both texts come with each refusal.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Sequence
 
 
@@ -45,9 +46,7 @@ def resolve(input_shape: Sequence[int], sizes: Sequence[int]) -> tuple[int, ...]
             sizes_have_zero = True
         else:
             product *= size
-    total = 1
-    for d in input_shape:
-        total *= d
+    total = math.prod(input_shape)
     resolved = list(sizes)
     if wildcard is not None:
         counted, skipped_zero = 1, False
@@ -63,9 +62,7 @@ def resolve(input_shape: Sequence[int], sizes: Sequence[int]) -> tuple[int, ...]
                 "requires a multiple of %d" % (total, product),
                 "Dimension size must be evenly divisible by %d but is %d" % (product, total))
         resolved[wildcard] = missing
-    count = 1
-    for d in resolved:
-        count *= d
+    count = math.prod(resolved)
     if count != total:
         raise ReshapeRefused(
             "Input to reshape is a tensor with %d values, but the requested shape has %d"

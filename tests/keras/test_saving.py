@@ -142,3 +142,51 @@ def test_a_model_inside_a_saved_model_serves_the_same_outputs(tmp_path):
     loaded = tf.saved_model.load(str(tmp_path / "exported"))
     x = np.arange(6, dtype=np.float32).reshape(2, 3)
     np.testing.assert_allclose(loaded.serve(x).numpy(), model(x).numpy(), rtol=1e-6)
+
+
+def _tampered_weights_file(tmp_path, tamper):
+    """A .weights.h5 file of `_sequential()` with `tamper(store, first_group)` applied."""
+    h5py = pytest.importorskip("h5py")
+    model = _sequential()
+    path = str(tmp_path / "model.weights.h5")
+    model.save_weights(path)
+    with h5py.File(path, "r+") as store:
+        groups = []
+        store.visititems(lambda name, obj: groups.append(name)
+                         if isinstance(obj, h5py.Dataset) else None)
+        dataset_path = groups[0]
+        parent, key = dataset_path.rsplit("/", 1)
+        tamper(store[parent], key, h5py)
+    return model, path
+
+
+def test_weights_kept_in_another_file_are_refused_without_reading_it(tmp_path):
+    secret = tmp_path / "secret.bin"
+    secret.write_bytes(b"\x7f" * 4096)
+
+    def external(group, key, h5py):
+        shape, dtype = group[key].shape, group[key].dtype
+        del group[key]
+        group.create_dataset(key, shape=shape, dtype=dtype,
+                             external=[(str(secret), 0, 4096)])
+
+    model, path = _tampered_weights_file(tmp_path, external)
+    before = model.get_weights()
+    with pytest.raises(ValueError, match="keeps its data outside the file"):
+        model.load_weights(path)
+    assert all(np.array_equal(a, b) for a, b in zip(before, model.get_weights()))
+
+
+@pytest.mark.parametrize("link", ["external", "soft"])
+def test_links_in_a_weights_file_are_refused_before_they_are_followed(tmp_path, link):
+    fifo = tmp_path / "pipe"
+    os.mkfifo(fifo)  # an external link to it would block the loader forever
+
+    def linked(group, key, h5py):
+        del group[key]
+        group[key] = (h5py.ExternalLink(str(fifo), "/data") if link == "external"
+                      else h5py.SoftLink("/elsewhere"))
+
+    model, path = _tampered_weights_file(tmp_path, linked)
+    with pytest.raises(ValueError, match="Link, which is not read"):
+        model.load_weights(path)

@@ -28,7 +28,6 @@ import inspect
 import io
 import json
 import os
-import tempfile
 import zipfile
 from collections.abc import Callable as _Callable
 from typing import Any as _Any
@@ -48,6 +47,7 @@ from autograph.tf.keras.layers import _core as _layers_core
 from autograph.tf.keras.layers._layer import Layer as _Layer
 from autograph.tf.keras.layers._layer import _keras_snake_case
 from autograph.tf.keras.optimizers import schedules as _schedules
+from runtime.checkpoint import files as _files
 from runtime.io import untrusted_files as _untrusted_files
 
 _FORMAT_VERSION = "3.15.1"  # the Keras version whose .keras layout these files follow
@@ -140,25 +140,25 @@ def save_model(model: _Model, filepath: str | os.PathLike[str], overwrite: bool 
     compile_config = _compile_config(model)
     if compile_config is not None:
         config["compile_config"] = compile_config
+    weights = _weights_bytes(h5py, model, compile_config is not None)
+    metadata = {"keras_version": _FORMAT_VERSION,
+                "date_saved": datetime.datetime.now().strftime("%Y-%m-%d@%H:%M:%S")}
+    # written next to the target and renamed: a failure leaves no half-written file
+    with _files.atomic_write(os.path.abspath(path)) as raw, zipfile.ZipFile(raw, "w") as archive:
+        archive.writestr(_METADATA, json.dumps(metadata))
+        archive.writestr(_CONFIG, json.dumps(config))
+        archive.writestr(_WEIGHTS, weights)
+
+
+def _weights_bytes(h5py: _Any, model: _Model, with_optimizer: bool) -> bytes:
+    """The HDF5 file of `model`'s weights in Keras 3's layout, with its optimizer's state
+    when `with_optimizer` and it has an optimizer."""
     weights = io.BytesIO()
     with h5py.File(weights, "w") as store:
         _write_weights(store, model)
-        if compile_config is not None and model.optimizer is not None:
+        if with_optimizer and model.optimizer is not None:
             _write_optimizer(store, model)
-    metadata = {"keras_version": _FORMAT_VERSION,
-                "date_saved": datetime.datetime.now().strftime("%Y-%m-%d@%H:%M:%S")}
-    # write next to the target and rename, so that a failure leaves no half-written file
-    directory = os.path.dirname(os.path.abspath(path))
-    handle, temporary = tempfile.mkstemp(suffix=".keras", dir=directory)
-    try:
-        with os.fdopen(handle, "wb") as raw, zipfile.ZipFile(raw, "w") as archive:
-            archive.writestr(_METADATA, json.dumps(metadata))
-            archive.writestr(_CONFIG, json.dumps(config))
-            archive.writestr(_WEIGHTS, weights.getvalue())
-        os.replace(temporary, path)
-    except BaseException:
-        os.unlink(temporary)
-        raise
+    return weights.getvalue()
 
 
 def serialize_keras_object(obj: _Any) -> _Any:
@@ -529,8 +529,9 @@ def load_model(filepath: str | os.PathLike[str], custom_objects: dict[str, _Any]
         compile_config = config.get("compile_config") if compile else None
         if compile_config:
             model.compile(**loader.compile_arguments(compile_config))
-            if "optimizer" in store:
-                _read_optimizer(store["optimizer"], model, path)
+            optimizer = _member(store, "optimizer", path)
+            if optimizer is not None:
+                _read_optimizer(optimizer, model, path)
     return model
 
 
@@ -782,10 +783,10 @@ def _read_weights(store: _Any, model: _Layer, filepath: str) -> None:
         if not layer._weights:
             continue
         key = _vars_group(_join(path, "cell") if _weights_in_cell(layer) else path)
-        if key not in store:
+        group = _member(store, key, filepath)
+        if group is None:
             raise ValueError("Cannot load %s: no weights for layer '%s' (group %s is "
                              "missing)" % (filepath, layer.name, key))
-        group = store[key]
         if len(group) != len(layer._weights):
             raise ValueError("Cannot load %s: layer '%s' has %d weights but the file holds "
                              "%d" % (filepath, layer.name, len(layer._weights), len(group)))
@@ -800,7 +801,7 @@ def _read_weights(store: _Any, model: _Layer, filepath: str) -> None:
 def _read_optimizer(group: _Any, model: _Model, filepath: str) -> None:
     """Restore the optimizer's variables (iterations, learning rate, slots), building
     its slots for the model's trainable variables first, as Keras does."""
-    stored = group.get("vars")
+    stored = _member(group, "vars", filepath)
     if stored is None:
         return
     optimizer = model.optimizer
@@ -818,16 +819,36 @@ def _read_optimizer(group: _Any, model: _Model, filepath: str) -> None:
         variable.assign(value)
 
 
+def _member(group: _Any, path: str, filepath: str) -> _Any:
+    """The group or dataset at `path` ('a/b/c') under HDF5 group `group`, or None when it is
+    missing. Only hard links are followed: a soft or external link (another file, which
+    could be any path on this machine, a FIFO included) is refused before it is resolved;
+    Keras writes none."""
+    import h5py
+    for part in path.split("/"):
+        link = group.get(part, getlink=True) if isinstance(group, h5py.Group) else None
+        if link is None:
+            return None
+        if not isinstance(link, h5py.HardLink):
+            raise ValueError("Cannot load %s: its member %s is a %s, which is not read"
+                             % (filepath, path, type(link).__name__))
+        group = group[part]
+    return group
+
+
 def _stored_value(group: _Any, key: str, variable: _Any, what: str, filepath: str) -> _Any:
     """The numeric array stored as `key` of HDF5 group `group` for `variable`, its member,
     shape and dtype kind checked before its data is read (a file is untrusted input: every
     value is checked before any variable is assigned)."""
-    stored: _Any = group.get(key)  # (None when the member is missing)
+    stored: _Any = _member(group, key, filepath)  # (None when the member is missing)
     shape = getattr(stored, "shape", None)  # (a dataset's; a group has none)
     expected = tuple(variable.shape.as_list())
     if shape is None or expected != tuple(shape):
         raise ValueError("Cannot load %s: %s has shape %s but the file's is %s"
                          % (filepath, what, expected, shape))
+    if stored.external or stored.is_virtual:  # (data in other files: never read)
+        raise ValueError("Cannot load %s: %s keeps its data outside the file"
+                         % (filepath, what))
     if getattr(stored.dtype, "kind", None) not in ("f", "i", "u", "b"):
         raise ValueError("Cannot load %s: %s is stored as %s, not as numbers"
                          % (filepath, what, stored.dtype))
@@ -839,21 +860,7 @@ def _save_weights_file(model: _Model, path: str, overwrite: bool = True) -> None
     state) in Keras 3's HDF5 layout, the layout of a .keras file's model.weights.h5."""
     if os.path.exists(path) and not overwrite:
         raise FileExistsError("%s already exists and overwrite=False" % path)
-    h5py = _h5py("Saving")
-    weights = io.BytesIO()
-    with h5py.File(weights, "w") as store:
-        _write_weights(store, model)
-        if model.optimizer is not None:
-            _write_optimizer(store, model)
-    directory = os.path.dirname(os.path.abspath(path))
-    handle, temporary = tempfile.mkstemp(suffix=".weights.h5", dir=directory)
-    try:
-        with os.fdopen(handle, "wb") as raw:
-            raw.write(weights.getvalue())
-        os.replace(temporary, path)
-    except BaseException:
-        os.unlink(temporary)
-        raise
+    _files.write_bytes(os.path.abspath(path), _weights_bytes(_h5py("Saving"), model, True))
 
 
 def _load_weights_file(model: _Model, path: str) -> None:
@@ -868,16 +875,23 @@ def _load_weights_file(model: _Model, path: str) -> None:
         raise ValueError("%s is not a weights file: it %s" % (path, refused.reason)) \
             from None
     h5py = _h5py("Loading")
+    # (h5py reads the open file as it needs: a file of any size is never read whole)
     with os.fdopen(fd, "rb") as raw:
-        data = io.BytesIO(raw.read())
-    try:
-        store = h5py.File(data, "r")
-    except OSError as error:
-        raise ValueError("%s is not an HDF5 file: %s" % (path, error)) from None
-    with store:
-        _read_weights(store, model, path)
-        if "optimizer" in store and model.optimizer is not None:
-            _read_optimizer(store["optimizer"], model, path)
+        try:
+            store = h5py.File(raw, "r")
+        except OSError as error:
+            raise ValueError("%s is not an HDF5 file: %s" % (path, error)) from None
+        with store:
+            _read_weights_and_optimizer(store, model, path)
+
+
+def _read_weights_and_optimizer(store: _Any, model: _Model, path: str) -> None:
+    """The model's weights, and its optimizer's state when the file has it and the model
+    is compiled, from open HDF5 file `store`."""
+    _read_weights(store, model, path)
+    optimizer = _member(store, "optimizer", path)
+    if optimizer is not None and model.optimizer is not None:
+        _read_optimizer(optimizer, model, path)
 
 
 _model.set_model_saver(save_model)  # what Model.save calls

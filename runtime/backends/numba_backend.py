@@ -412,9 +412,21 @@ def kernel(%s):
 def _module_source(params: list[str], lowerer: NumbaLowerer, releases_gil: bool) -> str:
     # a module only some rules use is imported only by their kernels, so that the source of
     # every other kernel, and the numba cache it keys, stays the same
-    imports = "".join("import %s\n" % name for name in sorted(lowerer.modules))
+    imports = "".join(_import_lines(name) for name in sorted(lowerer.modules))
     header = _HEADER % (imports, numba_math.SOURCE_DIGEST, releases_gil, ", ".join(params))
     return header + "\n".join(lowerer.lines) + "\n"
+
+
+def _import_lines(name: str) -> str:
+    """The kernel's import of module `name`; a helper module of this package (numba_blas)
+    is registered with numba there too, its `SOURCE_DIGEST` on the line, so that a kernel
+    using it is compiled again when it changes."""
+    if not name.startswith("runtime."):
+        return "import %s\n" % name
+    helper = importlib.import_module(name)
+    helper.register()
+    return "import %s\n%s.register()  # %s %s\n" % (name, name, name.rsplit(".", 1)[-1],
+                                                     helper.SOURCE_DIGEST)
 
 
 def _versions() -> str:

@@ -1,7 +1,6 @@
 """Fast exp, tanh and sigmoid for numba kernels (float32 and float64), within 2 ulp; numpy's
 pairwise summation (`pairwise_sum`), so that a float sum gives the numpy executor's value;
-`fit`, which gives every output of a kernel its graph dtype; `blas_operand`, a matrix product's
-transposed operand without a copy; `copy_slab` and `copy_row` (and
+`fit`, which gives every output of a kernel its graph dtype; `copy_slab` and `copy_row` (and
 their `add_` forms), the slice copies of gathers, repeats, pads, rolls, scatters and the
 gather gradient.
 
@@ -311,22 +310,6 @@ def fit(value: Any, like: Any) -> Any:
     raise NotImplementedError("fit runs only in numba-compiled code")
 
 
-def blas_operand(matrix: Any) -> Any:
-    """`matrix` itself when it is C- or F-contiguous, else a C-contiguous copy, in a numba
-    kernel: the operand of `np.dot`, whose BLAS call reads a transposed C array (F order) as
-    it is, with a transpose flag, where a copy of it cost as much as the product (a 256x128
-    float32 `x.T @ g`: 30.7 us with the copy, 14.7 us without)."""
-    raise NotImplementedError("blas_operand runs only in numba-compiled code")
-
-
-def _blas_operand_typing(matrix):
-    """numba's implementation of `blas_operand` (no copy to compile for a contiguous type)."""
-    from numba import types
-    if isinstance(matrix, types.Array) and matrix.layout in ("C", "F"):
-        return lambda matrix: matrix
-    return lambda matrix: np.ascontiguousarray(matrix)
-
-
 def _fit_typing(value, like):
     """numba's implementation of `fit` for the types of `value` and `like` (no annotations:
     numba requires the implementation's signature to equal the typer's)."""
@@ -395,7 +378,6 @@ def register() -> None:
                      lambda condition, if_true, if_false:
                      select_value(condition, if_true, if_false))  # type: ignore[call-arg]
     overload(fit)(_fit_typing)
-    overload(blas_operand)(_blas_operand_typing)
     register_jitable(polynomial)
     register_jitable(_sum_block)
     register_jitable(pairwise_sum)

@@ -43,6 +43,7 @@ OPS = {}
 
 # the dtypes whose MatMul TensorFlow's x86 build runs with oneDNN's kernel
 _ONEDNN_MATMUL = frozenset(["float32", "bfloat16"])
+_NUMBA_BLAS = "runtime.backends.numba_blas"  # the numba kernels' matrix products
 
 
 def _matmul_kernel_words(dtype, a, b):
@@ -95,24 +96,24 @@ def _matmul_emit(outs, ins, attrs, emitter):
     return "%s = %s @ %s" % (outs[0], ins[0], ins[1])
 
 
-def _matmul_lowering(lowerer, node, ins, outs):
-    """`a @ b` on rank-2 operands (numba's matmul takes no batch), transposes written as
-    `.T` (copied only when not contiguous: numba_math.blas_operand); numba needs float
-    operands (BLAS)."""
+def _matrix_product_numba(lowerer, node, ins, outs):
+    """`a @ b` on rank-2 float operands through numpy's own BLAS (numba_blas.matmul), a
+    transposed operand passed as `.T` (a view BLAS reads with a transpose flag)."""
     a, b = ins
     if a.shape is None or b.shape is None or len(a.shape) != 2 or len(b.shape) != 2:
         raise lowering_api.Unsupported("matmul of operands other than matrices")
     if not a.dtype.is_floating:
         raise lowering_api.Unsupported("integer matmul")
-    # (a transposed C matrix is F-contiguous: numba's np.dot hands it to BLAS as it is)
-    left = "numba_math.blas_operand(%s.T)" % a if node.attrs["transpose_a"] else a
-    right = "numba_math.blas_operand(%s.T)" % b if node.attrs["transpose_b"] else b
-    lowerer.assign(outs[0], "xp.dot(%s, %s)" % (left, right))
+    left = "%s.T" % a if node.attrs["transpose_a"] else a
+    right = "%s.T" % b if node.attrs["transpose_b"] else b
+    lowerer.modules.add(_NUMBA_BLAS)
+    lowerer.assign(outs[0], "%s.matmul(%s, %s)" % (_NUMBA_BLAS, left, right))
 
 
 def _batched_matmul_numba(lowerer, node, ins, outs):
-    """MatMul of operands of rank > 2 with the same static batch dimensions: `np.dot` of
-    each pair of matrices (numba's matmul takes no batch); float operands only (BLAS)."""
+    """MatMul of operands of rank > 2 with the same static batch dimensions: one BLAS
+    product per pair of matrices, written into the result's rows (numba_blas.matmul_into);
+    float operands only."""
     a, b = ins
     if a.shape is None or b.shape is None or len(a.shape) < 3 or len(b.shape) < 3:
         raise lowering_api.Unsupported("matmul of operands other than matrices")
@@ -134,21 +135,20 @@ def _batched_matmul_numba(lowerer, node, ins, outs):
                                                       type_name(outs[0].dtype)))
     lowerer.line("for %s in range(%s):" % (i, count))
     with lowerer.block():
-        x = "np.ascontiguousarray(%s[%s].T)" % (left, i) if node.attrs["transpose_a"] \
-            else "%s[%s]" % (left, i)
-        y = "np.ascontiguousarray(%s[%s].T)" % (right, i) if node.attrs["transpose_b"] \
-            else "%s[%s]" % (right, i)
-        lowerer.line("%s[%s] = np.dot(%s, %s)" % (result, i, x, y))
+        x = "%s[%s]%s" % (left, i, ".T" if node.attrs["transpose_a"] else "")
+        y = "%s[%s]%s" % (right, i, ".T" if node.attrs["transpose_b"] else "")
+        lowerer.modules.add(_NUMBA_BLAS)
+        lowerer.line("%s.matmul_into(%s[%s], %s, %s)" % (_NUMBA_BLAS, result, i, x, y))
     finish(lowerer, outs[0], result, [str(d) for d in batch] + [rows, cols])
 
 
 def _matmul_numba(lowerer, node, ins, outs):
-    """numba: batched operands matrix by matrix (numba_lowerings), else `_matmul_lowering`."""
+    """numba: batched operands matrix by matrix, else one product."""
     a, b = ins
     if a.shape is not None and b.shape is not None and min(len(a.shape), len(b.shape)) > 2:
         _batched_matmul_numba(lowerer, node, ins, outs)
     else:
-        _matmul_lowering(lowerer, node, ins, outs)
+        _matrix_product_numba(lowerer, node, ins, outs)
 
 
 def _matmul_jax(lw, node, ins):
@@ -202,8 +202,7 @@ def _batch_sum(d, ctx, i):
 
 OPS["MatMul"] = register("MatMul", _matmul_kernel, _matmul_infer, emit=_matmul_emit,
                          grad=_matmul_grad,
-                         lowerings={"array": _matmul_lowering,
-                                    "jax": _matmul_jax,
+                         lowerings={"jax": _matmul_jax,
                                     "numba": _matmul_numba})
 
 

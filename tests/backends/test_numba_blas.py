@@ -1,0 +1,143 @@
+"""The numba kernels' matrix products (runtime/backends/numba_blas.py) call the BLAS numpy
+calls: numpy's `a @ b` for operands in every layout (C, transposed, a strided slice of a
+larger matrix, reversed or broadcast ones copied first) and empty or length-1 dimensions,
+bit for bit where numpy calls gemm too (it calls gemv for a vector, and its own loop for a
+reversed operand); without numpy's BLAS they are numba's `np.dot`; a tf.function's MatMul
+on the numba backend gives the numpy executor's values exactly."""
+
+import numpy as np
+import pytest
+
+import autograph.tf as tf
+from runtime.backends import numba_blas
+
+numba = pytest.importorskip("numba")
+numba_blas.register()
+
+
+@numba.njit(cache=False)
+def _matmul(a, b):
+    return numba_blas.matmul(a, b)
+
+
+@numba.njit(cache=False)
+def _matmul_into(out, a, b):
+    numba_blas.matmul_into(out, a, b)
+
+
+def _layouts(matrix, rng):
+    """`matrix` as a C array, a transposed F array, a strided slice of a larger array, and
+    reversed (copied before BLAS reads it), each holding the same values."""
+    rows, cols = matrix.shape
+    wide = rng.standard_normal((rows + 2, 2 * cols + 3)).astype(matrix.dtype)
+    wide[1:rows + 1, 3:2 * cols + 3:2] = matrix
+    reversed_ = np.ascontiguousarray(matrix[::-1])[::-1]
+    return {"C": matrix, "F": np.asfortranarray(matrix), "slice": wide[1:rows + 1, 3::2],
+            "reversed": reversed_}
+
+
+def test_numpys_blas_is_found_where_numpy_bundles_one():
+    if not numba_blas._candidate_libraries():
+        pytest.skip("this numpy bundles no OpenBLAS")
+    assert numba_blas.BLAS is not None
+    assert numba_blas.BLAS.int_bits in (32, 64)
+    assert numba_blas.SOURCE_DIGEST
+
+
+def _check(result, expected, exact, message):
+    if exact:
+        np.testing.assert_array_equal(result, expected, err_msg=message)
+    else:
+        np.testing.assert_allclose(result, expected, rtol=1e-5 if expected.dtype == np.float32
+                                   else 1e-13, err_msg=message)
+
+
+# (float64 in fewer layouts: each pair of layouts is one more compile)
+@pytest.mark.parametrize("dtype, layouts", [(np.float32, ("C", "F", "slice", "reversed")),
+                                            (np.float64, ("C",))])
+@pytest.mark.parametrize("m, k, n", [(8, 32, 32), (1, 5, 7), (5, 1, 7), (5, 7, 1),
+                                     (1, 1, 1), (33, 17, 9)])
+def test_products_equal_numpys_in_every_layout(dtype, layouts, m, k, n):
+    rng = np.random.default_rng(m * 100 + k * 10 + n)
+    a = rng.standard_normal((m, k)).astype(dtype)
+    b = rng.standard_normal((k, n)).astype(dtype)
+    expected = a @ b
+    left_layouts, right_layouts = _layouts(a, rng), _layouts(b, rng)
+    for a_name in layouts:
+        for b_name in layouts:
+            left, right = left_layouts[a_name], right_layouts[b_name]
+            exact = m > 1 and n > 1 and "reversed" not in (a_name, b_name)
+            result = _matmul(left, right)
+            assert result.dtype == dtype and result.flags.c_contiguous
+            _check(result, expected, exact, "%s @ %s" % (a_name, b_name))
+            if a_name == b_name:
+                out = np.full((m, n), np.nan, dtype)
+                _matmul_into(out, left, right)
+                _check(out, expected, exact, "into, %s @ %s" % (a_name, b_name))
+
+
+def test_broadcast_operand_is_copied_first():
+    a = np.broadcast_to(np.arange(4, dtype=np.float32), (3, 4))  # a row stride of 0
+    b = np.arange(8, dtype=np.float32).reshape(4, 2)
+    np.testing.assert_array_equal(_matmul(a, b), np.ascontiguousarray(a) @ b)
+
+
+@pytest.mark.parametrize("m, k, n", [(0, 3, 4), (3, 0, 4), (3, 4, 0)])
+def test_empty_dimensions(m, k, n):
+    a = np.ones((m, k), np.float32)
+    b = np.ones((k, n), np.float32)
+    result = _matmul(a, b)
+    assert result.shape == (m, n)
+    np.testing.assert_array_equal(result, np.zeros((m, n), np.float32))
+    out = np.full((m, n), np.nan, np.float32)
+    _matmul_into(out, a, b)
+    np.testing.assert_array_equal(out, np.zeros((m, n), np.float32))
+
+
+def test_other_dtypes_are_not_typed():
+    with pytest.raises(numba.core.errors.TypingError):
+        _matmul(np.ones((2, 2), np.float16), np.ones((2, 2), np.float16))
+
+
+_WITHOUT_BLAS = """
+import numpy as np, numba
+from runtime.backends import numba_blas
+numba_blas._candidate_libraries = lambda: []
+numba_blas.register()
+assert numba_blas.BLAS is None
+matmul = numba.njit(lambda a, b: numba_blas.matmul(a, b))
+a = np.arange(6, dtype=np.float32).reshape(2, 3)
+np.testing.assert_array_equal(matmul(a, a.T), a @ a.T)
+print("ok")
+"""
+
+
+@pytest.mark.slow
+def test_without_numpys_blas_products_are_numbas_dot():
+    import subprocess
+    import sys
+    done = subprocess.run([sys.executable, "-c", _WITHOUT_BLAS], capture_output=True,
+                          text=True, timeout=300)
+    assert done.stdout.strip() == "ok", done.stderr
+
+
+@pytest.mark.parametrize("transpose_a, transpose_b", [(False, False), (True, True)])
+def test_numba_matmul_gives_the_executors_values(transpose_a, transpose_b):
+    rng = np.random.default_rng(2)
+    x = tf.constant(rng.standard_normal((6, 6, 5)).astype(np.float32))
+    w = tf.constant(rng.standard_normal((5, 5)).astype(np.float32))
+
+    def step(x, w):
+        rows = x[2]  # a strided slice of a larger tensor
+        product = tf.matmul(rows[:5], w, transpose_a=transpose_a, transpose_b=transpose_b)
+        batched = tf.matmul(x[:, :5], tf.stack([w] * 6), transpose_a=transpose_a,
+                            transpose_b=transpose_b)
+        return product, batched
+
+    compiled = tf.function(step, backend="numba")
+    executor = tf.function(step, backend="numpy")
+    for got, want in zip(compiled(x, w), executor(x, w)):
+        np.testing.assert_array_equal(got.numpy(), want.numpy())
+    source = compiled.get_concrete_function(x, w)._compiled.source
+    assert "numba_blas.matmul(" in source and "numba_blas.matmul_into(" in source
+    assert "numba_blas.register()  # numba_blas %s" % numba_blas.SOURCE_DIGEST in source

@@ -127,6 +127,11 @@ def _build_mlp_train_step():
     def reset(compiled):
         for variable, value in zip(made[id(compiled)], params):
             variable.assign(value)
+    executor = make_compiled("numpy")
+    executor(tx, ty)
+    reset(executor)
+    variants.append(Variant("function_executor", executor, (tx, ty),
+                            note="cached autograph.tf.function(backend='numpy'): the executor"))
     variants += compiled_variants(make_compiled, (tx, ty), reset=reset)
     tf = tensorflow()
     if tf is not None:
@@ -173,6 +178,7 @@ MLP_TRAIN_STEP = Workload(
     build=_build_mlp_train_step,
     targets=[Target("eager", "function", at_least=1.5),
              Target("function", "numpy", at_most=1.5), Target("function_numba", "numpy"),
+             Target("function_numba", "function_executor", at_most=1.0),
              Target("function_jax", "jax.jit")],
     rtol=1e-5, atol=1e-6,
     group=GROUP,

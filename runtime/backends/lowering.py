@@ -115,8 +115,10 @@ class Lowerer:
         """The expression for a constant (the backend decides: a literal, a parameter)."""
         raise Unsupported("constants")
 
-    def read_variable(self, resource: Value) -> str:
-        """The expression reading the variable `resource` stands for (its current value)."""
+    def read_variable(self, resource: Value, snapshot: bool = True) -> str:
+        """The expression reading the variable `resource` stands for (its current value);
+        with `snapshot` false, an expression that may be the variable's storage itself, for
+        a read consumed at once (an update's `variable - delta`)."""
         raise Unsupported("variables")
 
     def kernel_on_host(self, node: Any, ins: list[Value], outs: list[Value]) -> None:

@@ -115,6 +115,7 @@ class NumbaLowerer(Lowerer):
         self._graphs: list[Any] = []       # the graphs being lowered, innermost last
         self.only_scalars = True           # no node makes an array (see releases_gil)
         self.modules: set[str] = set()     # the Python modules a rule's code names ("math")
+        self.buffer_reads: set[int] = set()  # ids of the reads that need no copy
 
     def capture(self, capture: Any) -> Value:
         variable = capture.external
@@ -157,10 +158,15 @@ class NumbaLowerer(Lowerer):
             raise Unsupported("a variable passed as an argument")
         return variable
 
-    def read_variable(self, resource: Value) -> str:
+    def read_variable(self, resource: Value, snapshot: bool = True) -> str:
+        """`buffer[()]` for a scalar; else a copy of the buffer (the kernel assigns a buffer in
+        place), or the buffer itself where no assignment can come before the read's last use
+        (`snapshot` false, or a read `buffer_reads` found)."""
         variable = self._buffer(resource)
         if variable._static_shape == ():
             return "%s[()]" % resource
+        if not snapshot or id(self.node) in self.buffer_reads:
+            return str(resource)
         return "%s.copy()" % resource
 
     def kernel_on_host(self, node: Any, ins: list[Value], outs: list[Value]) -> None:
@@ -206,6 +212,8 @@ class NumbaLowerer(Lowerer):
     def lower_nodes(self, simplified: executor.Simplified, names: dict[int, Value],
                     outputs: Any) -> None:
         numba_handles.require_linear(self._graphs[-1], simplified, list(outputs))
+        if len(self._graphs) == 1:  # (the kernel's own graph, not a loop's or branch's)
+            self.buffer_reads = reads_without_snapshot(simplified, list(outputs))
         numba_fusion.lower_nodes(self, simplified, names, list(outputs))
 
     def allocate_tensor_arrays(self) -> None:
@@ -415,6 +423,51 @@ def _module_source(params: list[str], lowerer: NumbaLowerer, releases_gil: bool)
     imports = "".join(_import_lines(name) for name in sorted(lowerer.modules))
     header = _HEADER % (imports, numba_math.SOURCE_DIGEST, releases_gil, ", ".join(params))
     return header + "\n".join(lowerer.lines) + "\n"
+
+
+# ops whose numba code always makes a new array of its output: a variable's buffer they read
+# is not kept (MatMul, and arithmetic with at least one array operand)
+_FRESH_OUTPUT_OPS = frozenset(["MatMul", "AddV2", "Add", "Sub", "Mul", "RealDiv", "Maximum",
+                               "Minimum", "SquaredDifference"])
+
+
+def reads_without_snapshot(simplified: executor.Simplified, outputs: list[Any]) -> set[int]:
+    """The ids of the ReadVariableOp nodes of a graph whose value can be the variable's
+    buffer itself rather than a copy of it: the value is not an output, every op using it
+    makes a new array (`_FRESH_OUTPUT_OPS`), and no op that may assign a variable (one with
+    side effects, or state other than a read) runs between the read and its last use. An
+    MLP step reads each weight matrix twice a step; each copy cost as much as the bias
+    update."""
+    resolved_outputs = {id(_resolved(t, simplified)) for t in outputs if t is not None}
+    reads: dict[int, tuple[Any, int]] = {}  # id(read's output) -> (read node, its position)
+    last_use: dict[int, int] = {}
+    refused: set[int] = set()
+    may_assign: list[int] = []
+    for position, (node, inputs) in enumerate(simplified.nodes):
+        for t in inputs:
+            key = id(_resolved(t, simplified))
+            if key in reads:
+                last_use[key] = position
+                if node.op.name not in _FRESH_OUTPUT_OPS:
+                    refused.add(key)
+        traits = node.op.traits
+        if node.op.name == "ReadVariableOp":
+            reads[id(node.outputs[0])] = (node, position)
+        elif "side_effects" in traits or "stateful" in traits or "host_only" in traits:
+            may_assign.append(position)
+    found = set()
+    for key, (node, position) in reads.items():
+        if key in refused or key in resolved_outputs or key not in last_use:
+            continue
+        if not any(position < p < last_use[key] for p in may_assign):
+            found.add(id(node))
+    return found
+
+
+def _resolved(t: Any, simplified: executor.Simplified) -> Any:
+    while id(t) in simplified.aliases:
+        t = simplified.aliases[id(t)]
+    return t
 
 
 def _import_lines(name: str) -> str:

@@ -21,8 +21,9 @@ def _assign_lowering(combine):
     """AssignVariableOp and its add/sub forms: the variable's new value is also the output."""
     def rule(lowerer, node, ins, outs):
         value = ins[1]
-        if combine is not None:
-            value = "%s %s %s" % (lowerer.read_variable(ins[0]), combine, value)
+        if combine is not None:  # (the read is consumed before the write: no snapshot)
+            value = "%s %s %s" % (lowerer.read_variable(ins[0], snapshot=False), combine,
+                                  value)
         lowerer.assign(outs[0], value)
         lowerer.write_variable(ins[0], outs[0])
     return {"array": rule}

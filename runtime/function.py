@@ -30,7 +30,7 @@ from runtime import backends, context, diagnostics, errors, tracebacks
 from runtime import function_stats as stats_lib
 from runtime import signature as sig
 from runtime.concrete_function import ConcreteFunction, call_observers, recorded_call
-from runtime.device_tensor import host_feeds
+from runtime.device_tensor import DeviceTensor, host_feeds
 from runtime.function_options import FunctionOptions
 from runtime.graph import Graph
 from runtime.operators import try_regions
@@ -43,7 +43,7 @@ from runtime.retracing import (
     instance_reference,
 )
 from runtime.signature import TensorSpec, VariableSpec
-from runtime.tensor import SymbolicTensor
+from runtime.tensor import EagerTensor, SymbolicTensor
 from runtime.tracing import (
     call_in_graph,
     check_fits_signature,
@@ -64,6 +64,7 @@ _tapes = context.tapes  # the GradientTapes recording eager ops
 _settings = context._settings
 _building = context.building
 _make_key = sig.make_key
+_ONE_TENSOR = (EagerTensor, DeviceTensor)
 
 
 class Function:
@@ -268,8 +269,19 @@ class Function:
             if kwargs or len(args) != self._fast_arity or until_sample <= 0 or _building \
                     or _tapes or call_observers or _settings["run_functions_eagerly"]:
                 return self._general_call(args, kwargs)
-            feeds: list[Any] = []
-            key = _make_key(args, feeds)
+            if len(args) == 1 and type(args[0]) in _ONE_TENSOR:
+                # (make_key's first cases, inline: the commonest cached call, f(x))
+                arg = args[0]
+                if type(arg) is DeviceTensor:
+                    feeds = [arg._array]
+                    key = (arg._key,)
+                else:
+                    value = arg._value
+                    feeds = [value]
+                    key = ((arg.dtype, value.shape),)
+            else:
+                feeds = []
+                key = _make_key(args, feeds)
             run = self._fast_calls.get(key)
             if run is None:
                 return self._general_call(args, kwargs, key, feeds)

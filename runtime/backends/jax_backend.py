@@ -372,27 +372,21 @@ class JaxCompiledGraph:
             return (DeviceTensor(results[0], self._single, self._single_key),)
         return self._device_tensors(results)
 
-    def _program_call(self, general: Any = None) -> Callable[[Sequence[Any]], Any]:
-        """The one function that calls the compiled program: `call(arguments)`, `arguments`
+    def _program_call(self) -> Callable[[Sequence[Any]], Any]:
+        """The general run's call of the compiled program: `call(arguments)`, `arguments`
         the tensors then the variables' values. It returns the one output as a device
         tensor where the program returns nothing else (see `_flat`), else the program's
         tuple of results (the failed-check flag last), or None when JAX could not lower or
         compile it (`_give_up` records why; the numpy executor runs the graph from then on).
-        Made once for the general run (`run`, `general` None) and once for the cached call
-        (`fast_call`): there a call whose result is not that one tensor is handed to
-        `general(arguments)`, the concrete function's general run. (One function made twice,
-        not a function calling another: each Python frame between the Function and the
-        program costs a cached call several hundred instructions.)"""
+        The cached call has its own, leaner copy (`_cached_call`)."""
         jitted, give_up, guard = self._jitted, self._give_up, self._guard
         dtype, key = self._single, self._single_key
         enable_x64 = jax_modules()[0].enable_x64 if self._x64 else None
         new = object.__new__
 
         def call(arguments: Sequence[Any]) -> Any:
-            if general is not None and not self._plain:  # (given up: the general run)
-                return general(arguments)
             try:
-                if guard is not None:  # (a guarded graph is never plain: no cached call)
+                if guard is not None:
                     guard.before()
                 if enable_x64 is None:
                     result = jitted(*arguments)
@@ -401,11 +395,11 @@ class JaxCompiledGraph:
                         result = jitted(*arguments)
             except Exception as e:  # noqa: BLE001 - lowering or compiling failed
                 give_up(e)
-                return None if general is None else general(arguments)
+                return None
             if guard is not None:
                 guard.after(result)
             if type(result) is tuple:  # checks, assigned variables or several outputs
-                return result if general is None else general(arguments)
+                return result
             tensor = new(DeviceTensor)  # (DeviceTensor(...) without its Python frame)
             tensor._array = result
             tensor.dtype = dtype
@@ -413,18 +407,46 @@ class JaxCompiledGraph:
             return tensor
         return call
 
+    def _cached_call(self, general: Any) -> Callable[[Sequence[Any]], Any]:
+        """The cached call's run of a plain graph (see `fast_call`): the program on the
+        arguments, its one output as a device tensor. A call it cannot serve so goes to
+        `general(arguments)`, the concrete function's general run: after JAX gave up, or
+        when the result is not that one tensor (a new trace brought checks). `_program_call`
+        less what a plain graph never has (a guard, 64-bit values, an output of unknown
+        shape): each test and each Python frame between the Function and the program is a
+        measurable part of a cached call."""
+        jitted, give_up, dtype, key = self._jitted, self._give_up, self._single, \
+            self._single_key
+        new = object.__new__
+
+        def call(arguments: Sequence[Any]) -> Any:
+            if not self._plain:  # (given up: the general run)
+                return general(arguments)
+            try:
+                result = jitted(*arguments)
+            except Exception as e:  # noqa: BLE001 - lowering or compiling failed
+                give_up(e)
+                return general(arguments)
+            if type(result) is tuple:
+                return general(arguments)
+            tensor = new(DeviceTensor)
+            tensor._array = result
+            tensor.dtype = dtype
+            tensor._key = key
+            return tensor
+        return call
+
     def fast_call(self, general: Any) -> FastCall | None:
         """The cached call of a plain one-output graph (tensors only, in feed order, on the
         default device, without 64-bit values, checks or host calls, its output's shape
-        known), or None for other graphs: a FastCall whose run is the program's call
-        (`_program_call`) made for `general` (the concrete function's general run), which
-        it hands a call to when more is needed: after a failed compile, or when a new trace
-        brought checks (running the program twice is harmless then: a graph with host calls
-        never has this record)."""
+        known), or None for other graphs: a FastCall whose run is `_cached_call(general)`,
+        which hands a call to the concrete function's general run when more is needed (after
+        a failed compile, or when a new trace brought checks: running the program twice is
+        harmless then, since a graph with host calls never has this record)."""
         if not self._plain or self._single is None or self._flagged or \
                 self._single_key is None:
             return None
-        return FastCall(self._program_call(general), direct=True)
+        return FastCall(self._cached_call(general), direct=True)
 
     def _device_tensors(self, outputs: Sequence[Any]) -> tuple[Any, ...]:
         # (zip stops at the outputs: `outputs` may go on with assigned values and the flag)

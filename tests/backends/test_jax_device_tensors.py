@@ -387,6 +387,7 @@ def test_a_function_fed_device_tensors_is_specialised_and_keeps_its_semantics():
     for _ in range(300):  # past a sampled call, which specialises it
         result = f(x)
     assert _specialised(f) and isinstance(f, type(numpy_step))
+    assert list(f._fast_calls) == [sig.make_key((x,))]  # (the dispatcher's inline key)
     np.testing.assert_allclose(result.numpy(), numpy_step(x).numpy(), rtol=1e-6)
     # what the specialised call does not take goes the general way, with the same results
     other = jax_backend.to_device(tf.constant([1.0, 2.0]))  # another shape: a new trace

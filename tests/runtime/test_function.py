@@ -1344,12 +1344,15 @@ def test_a_cached_call_runs_its_traces_fast_call_and_sampled_calls_time_it(monke
     cf = f.get_concrete_function(x)
     assert cf.fast_call() is cf.fast_call() and not cf.fast_call().direct  # decided once
     assert len(general_runs) == 1  # the first call, which made the record
+    # the dispatcher's inline key of one tensor is make_key's: a keyword call finds the trace
+    assert list(f._fast_calls) == [signature_lib.make_key((x,))]
+    assert f(x=x).numpy().tolist() == [2.0, 3.0] and len(f._cache) == 1
     samples = f._clock.samples
     for _ in range(160):
         result = f(x)
     assert result.numpy().tolist() == [2.0, 3.0]
     assert len(general_runs) == 1 and type(f) is type(function(lambda x: x))
-    assert f.stats().calls == 163 and f._clock.samples == samples + 160 // 16  # (SAMPLE_EVERY)
+    assert f.stats().calls == 164 and f._clock.samples == samples + 160 // 16  # (SAMPLE_EVERY)
     with monkeypatch.context() as patch:  # eagerly: the Python function, no trace run
         patch.setitem(context._settings, "run_functions_eagerly", True)
         assert f(x).numpy().tolist() == [2.0, 3.0]

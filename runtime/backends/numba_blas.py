@@ -176,6 +176,8 @@ def register() -> None:
     def into(out, a, b):
         m, k = a.shape
         n = b.shape[1]
+        if b.shape[0] != k or out.shape[0] != m or out.shape[1] != n:  # (BLAS would overrun)
+            raise ValueError("matmul: the operands' shapes do not match")
         if m == 0 or n == 0:
             return
         if k == 0:

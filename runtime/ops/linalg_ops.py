@@ -96,6 +96,20 @@ def _matmul_emit(outs, ins, attrs, emitter):
     return "%s = %s @ %s" % (outs[0], ins[0], ins[1])
 
 
+def _check_inner_dimensions(lowerer, node, a, b):
+    """numpy's error where the operands' inner dimensions, not both known when tracing,
+    differ when the kernel runs (BLAS would read past the smaller operand)."""
+    a_inner = dims(a)[-2 if node.attrs["transpose_a"] else -1]
+    b_inner = dims(b)[-1 if node.attrs["transpose_b"] else -2]
+    if a_inner != b_inner:
+        lowerer.check_values("%s != %s" % (a_inner, b_inner), ValueError, _INNER_MISMATCH,
+                             (b_inner, a_inner))
+
+
+_INNER_MISMATCH = ("matmul: Input operand 1 has a mismatch in its core dimension 0, with "
+                   "gufunc signature (n?,k),(k,m?)->(n?,m?) (size %d is different from %d)")
+
+
 def _matrix_product_numba(lowerer, node, ins, outs):
     """`a @ b` on rank-2 float operands through numpy's own BLAS (numba_blas.matmul), a
     transposed operand passed as `.T` (a view BLAS reads with a transpose flag)."""
@@ -104,6 +118,7 @@ def _matrix_product_numba(lowerer, node, ins, outs):
         raise lowering_api.Unsupported("matmul of operands other than matrices")
     if not a.dtype.is_floating:
         raise lowering_api.Unsupported("integer matmul")
+    _check_inner_dimensions(lowerer, node, a, b)
     left = "%s.T" % a if node.attrs["transpose_a"] else a
     right = "%s.T" % b if node.attrs["transpose_b"] else b
     lowerer.modules.add(_NUMBA_BLAS)
@@ -122,6 +137,7 @@ def _batched_matmul_numba(lowerer, node, ins, outs):
     batch = a.shape[:-2]
     if batch != b.shape[:-2] or None in batch:
         raise lowering_api.Unsupported("a matmul broadcasting its batch dimensions")
+    _check_inner_dimensions(lowerer, node, a, b)
     count = product([str(d) for d in batch])
     left, right, result, i = (lowerer.fresh(p) for p in ("c", "c", "r", "i"))
     a_rows, a_cols, b_rows, b_cols = dims(a)[-2:] + dims(b)[-2:]

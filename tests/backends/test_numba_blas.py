@@ -141,3 +141,29 @@ def test_numba_matmul_gives_the_executors_values(transpose_a, transpose_b):
     source = compiled.get_concrete_function(x, w)._compiled.source
     assert "numba_blas.matmul(" in source and "numba_blas.matmul_into(" in source
     assert "numba_blas.register()  # numba_blas %s" % numba_blas.SOURCE_DIGEST in source
+
+
+def test_operands_of_other_shapes_raise_instead_of_reading_past_them():
+    with pytest.raises(ValueError, match="shapes do not match"):
+        _matmul(np.ones((2, 3), np.float32), np.ones((5, 4), np.float32))
+    with pytest.raises(ValueError, match="shapes do not match"):
+        _matmul_into(np.ones((2, 5), np.float32), np.ones((2, 3), np.float32),
+                     np.ones((3, 4), np.float32))
+
+
+@pytest.mark.parametrize("rank, transpose_b", [(2, False), (2, True), (3, False)])
+def test_inner_dimensions_known_only_at_run_time_are_checked(rank, transpose_b):
+    spec = tf.TensorSpec([2] * (rank - 2) + [None, None], tf.float32)  # (numba: static batch)
+    messages = []
+    for backend in ("numba", "numpy"):
+        f = tf.function(lambda a, b: tf.matmul(a, b, transpose_b=transpose_b),
+                        backend=backend, input_signature=[spec, spec])
+        batch = [2] * (rank - 2)
+        good = f(tf.ones(batch + [2, 3]), tf.ones(batch + ([4, 3] if transpose_b else [3, 4])))
+        assert good.shape == batch + [2, 4]
+        with pytest.raises(tf.errors.InvalidArgumentError) as raised:
+            f(tf.ones(batch + [2, 3]), tf.ones(batch + ([4, 5] if transpose_b else [5, 4])))
+        messages.append(str(raised.value).split("\n")[0])
+        report = f.get_concrete_function().backend_report()
+        assert report.running == backend, report
+    assert messages[0] == messages[1]

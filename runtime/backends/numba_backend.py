@@ -116,6 +116,7 @@ class NumbaLowerer(Lowerer):
         self.only_scalars = True           # no node makes an array (see releases_gil)
         self.modules: set[str] = set()     # the Python modules a rule's code names ("math")
         self.buffer_reads: set[int] = set()  # ids of the reads that need no copy
+        self._users: list[dict[int, list[Any]]] = []  # per graph being lowered (see _users)
 
     def capture(self, capture: Any) -> Value:
         variable = capture.external
@@ -214,7 +215,19 @@ class NumbaLowerer(Lowerer):
         numba_handles.require_linear(self._graphs[-1], simplified, list(outputs))
         if len(self._graphs) == 1:  # (the kernel's own graph, not a loop's or branch's)
             self.buffer_reads = reads_without_snapshot(simplified, list(outputs))
-        numba_fusion.lower_nodes(self, simplified, names, list(outputs))
+        self._users.append(_users(simplified, list(outputs)))
+        try:
+            numba_fusion.lower_nodes(self, simplified, names, list(outputs))
+        finally:
+            self._users.pop()
+
+    def used_only_by(self, tensor: Any, op_names: frozenset[str]) -> bool:
+        """Whether every use of `tensor`, an output of the node being lowered, is by an op
+        named in `op_names` (not when it is an output of its graph): a rule may then give
+        those ops a value they accept that others do not (a strided view, for MatMul)."""
+        users = self._users[-1].get(id(tensor), [])
+        return bool(users) and None not in users and all(
+            node.op.name in op_names for node in users)
 
     def allocate_tensor_arrays(self) -> None:
         """Writes the allocation of each TensorArray buffer, now that its element is known."""
@@ -462,6 +475,18 @@ def reads_without_snapshot(simplified: executor.Simplified, outputs: list[Any]) 
         if not any(position < p < last_use[key] for p in may_assign):
             found.add(id(node))
     return found
+
+
+def _users(simplified: executor.Simplified, outputs: list[Any]) -> dict[int, list[Any]]:
+    """id(tensor) -> the nodes of a graph using it, None standing for the graph's outputs."""
+    users: dict[int, list[Any]] = {}
+    for node, inputs in simplified.nodes:
+        for t in inputs:
+            users.setdefault(id(_resolved(t, simplified)), []).append(node)
+    for t in outputs:
+        if t is not None:
+            users.setdefault(id(_resolved(t, simplified)), []).append(None)
+    return users
 
 
 def _resolved(t: Any, simplified: executor.Simplified) -> Any:

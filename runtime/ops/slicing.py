@@ -273,8 +273,15 @@ def _slice_numba(lowerer, node, ins, outs):
     by_numpy = shape is not None and all(item[0] == "int" for item in spec) and \
         len(shape) > len(spec)
     element = "%s[%s]" % (ins[0], index_parts(lowerer, node, ins[0], ins[1:], by_numpy))
-    # a C-contiguous result: numba's matmul and fused loops want one (a view may not be)
-    lowerer.assign(outs[0], element if outs[0].rank0 else "np.ascontiguousarray(%s)" % element)
+    # a C-contiguous result, which fused loops want (a view may not be), unless only matrix
+    # products use it: BLAS reads a strided view as it is (an RNN's step of its input)
+    if outs[0].rank0 or lowerer.used_only_by(node.outputs[0], _READ_AS_VIEWS):
+        lowerer.assign(outs[0], element)
+    else:
+        lowerer.assign(outs[0], "np.ascontiguousarray(%s)" % element)
+
+
+_READ_AS_VIEWS = frozenset(["MatMul"])
 
 
 def strided_slice_grad_numba(lowerer, node, ins, outs):

@@ -5,6 +5,8 @@ bit for bit where numpy calls gemm too (it calls gemv for a vector, and its own 
 reversed operand); without numpy's BLAS they are numba's `np.dot`; a tf.function's MatMul
 on the numba backend gives the numpy executor's values exactly."""
 
+import re
+
 import numpy as np
 import pytest
 
@@ -167,3 +169,28 @@ def test_inner_dimensions_known_only_at_run_time_are_checked(rank, transpose_b):
         report = f.get_concrete_function().backend_report()
         assert report.running == backend, report
     assert messages[0] == messages[1]
+
+
+@pytest.mark.parametrize("also_elementwise", [False, True])
+def test_a_slice_only_matrix_products_use_is_passed_as_a_view(also_elementwise):
+    rng = np.random.default_rng(3)
+    x = tf.constant(rng.standard_normal((4, 3, 5)).astype(np.float32))
+    w = tf.constant(rng.standard_normal((5, 2)).astype(np.float32))
+
+    def step(x, w):
+        steps = tf.transpose(x, [1, 0, 2])  # each step a strided (4, 5) view
+        total = tf.zeros([4, 2])
+        for i in tf.range(3):
+            row = steps[i]
+            total += tf.matmul(row, w)
+            if also_elementwise:
+                total += tf.reduce_sum(tf.tanh(row))
+        return total
+
+    compiled = tf.function(step, backend="numba")
+    np.testing.assert_allclose(compiled(x, w).numpy(),
+                               tf.function(step, backend="numpy")(x, w).numpy(), rtol=1e-6)
+    source = compiled.get_concrete_function(x, w)._compiled.source
+    assert compiled.get_concrete_function(x, w).backend_report().running == "numba"
+    copies_the_slice = re.search(r"np\.ascontiguousarray\(v\d+\[", source) is not None
+    assert copies_the_slice == also_elementwise

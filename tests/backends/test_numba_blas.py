@@ -126,18 +126,16 @@ def test_without_numpys_blas_products_are_numbas_dot():
     assert done.stdout.strip() == "ok", done.stderr
 
 
-@pytest.mark.parametrize("transpose_a, transpose_b", [(False, False), (True, True)])
-def test_numba_matmul_gives_the_executors_values(transpose_a, transpose_b):
+def test_numba_matmul_gives_the_executors_values():
     rng = np.random.default_rng(2)
     x = tf.constant(rng.standard_normal((6, 6, 5)).astype(np.float32))
     w = tf.constant(rng.standard_normal((5, 5)).astype(np.float32))
 
-    def step(x, w):
-        rows = x[2]  # a strided slice of a larger tensor
-        product = tf.matmul(rows[:5], w, transpose_a=transpose_a, transpose_b=transpose_b)
-        batched = tf.matmul(x[:, :5], tf.stack([w] * 6), transpose_a=transpose_a,
-                            transpose_b=transpose_b)
-        return product, batched
+    def step(x, w):  # (one kernel: each compile costs a second)
+        rows = x[2][:5]  # a slice of a larger tensor
+        return (tf.matmul(rows, w), tf.matmul(rows, w, transpose_a=True),
+                tf.matmul(rows, w, transpose_b=True),
+                tf.matmul(x[:, :5], tf.stack([w] * 6), transpose_a=True, transpose_b=True))
 
     compiled = tf.function(step, backend="numba")
     executor = tf.function(step, backend="numpy")
@@ -156,22 +154,30 @@ def test_operands_of_other_shapes_raise_instead_of_reading_past_them():
                      np.ones((3, 4), np.float32))
 
 
-@pytest.mark.parametrize("rank, transpose_b", [(2, False), (2, True), (3, False)])
-def test_inner_dimensions_known_only_at_run_time_are_checked(rank, transpose_b):
-    spec = tf.TensorSpec([2] * (rank - 2) + [None, None], tf.float32)  # (numba: static batch)
-    messages = []
+def test_inner_dimensions_known_only_at_run_time_are_checked():
+    matrix = tf.TensorSpec([None, None], tf.float32)
+    batch = tf.TensorSpec([2, None, None], tf.float32)  # (numba: a static batch)
+
+    def products(a, b, c, d, e, f):  # (one kernel: each compile costs a second)
+        return tf.matmul(a, b), tf.matmul(c, d, transpose_b=True), tf.matmul(e, f)
+
+    good = [tf.ones([2, 3]), tf.ones([3, 4]), tf.ones([2, 3]), tf.ones([4, 3]),
+            tf.ones([2, 2, 3]), tf.ones([2, 3, 4])]
+    wrong = {1: tf.ones([5, 4]), 3: tf.ones([4, 5]), 5: tf.ones([2, 5, 4])}
+    messages = {}
     for backend in ("numba", "numpy"):
-        f = tf.function(lambda a, b: tf.matmul(a, b, transpose_b=transpose_b),
-                        backend=backend, input_signature=[spec, spec])
-        batch = [2] * (rank - 2)
-        good = f(tf.ones(batch + [2, 3]), tf.ones(batch + ([4, 3] if transpose_b else [3, 4])))
-        assert good.shape == batch + [2, 4]
-        with pytest.raises(tf.errors.InvalidArgumentError) as raised:
-            f(tf.ones(batch + [2, 3]), tf.ones(batch + ([4, 5] if transpose_b else [5, 4])))
-        messages.append(str(raised.value).split("\n")[0])
-        report = f.get_concrete_function().backend_report()
-        assert report.running == backend, report
-    assert messages[0] == messages[1]
+        f = tf.function(products, backend=backend,
+                        input_signature=[matrix, matrix, matrix, matrix, batch, batch])
+        assert [r.shape for r in f(*good)] == [[2, 4], [2, 4], [2, 2, 4]]
+        assert f.get_concrete_function().backend_report().running == backend
+        for position, operand in wrong.items():
+            arguments = list(good)
+            arguments[position] = operand
+            with pytest.raises(tf.errors.InvalidArgumentError) as raised:
+                f(*arguments)
+            messages[backend, position] = str(raised.value).split("\n")[0]
+    for position in wrong:
+        assert messages["numba", position] == messages["numpy", position]
 
 
 @pytest.mark.parametrize("also_elementwise", [False, True])

@@ -195,6 +195,12 @@ class Simplified:
         self.constants = constants  # id(tensor) -> numpy value
         self.aliases = aliases      # id(tensor) -> tensor it equals
 
+    def resolve(self, t: SymbolicTensor) -> SymbolicTensor:
+        """The tensor `t` stands for: itself, or the one it equals (following aliases)."""
+        while id(t) in self.aliases:
+            t = self.aliases[id(t)]
+        return t
+
 
 def simplify(graph: Graph, outputs: Sequence[SymbolicTensor | None]) -> Simplified:
     """Folds constants, merges duplicates and drops dead nodes.
@@ -329,7 +335,7 @@ def _fits_fold_limit(t: SymbolicTensor) -> bool:
 def source_name(t: SymbolicTensor, names: dict[int, str], simplified: Simplified,
                 emitter: Emitter) -> str:
     """The expression that holds tensor `t`'s value in generated code."""
-    t = _resolve(t, simplified)
+    t = simplified.resolve(t)
     found = names.get(id(t))
     if found is not None:
         return found
@@ -338,12 +344,6 @@ def source_name(t: SymbolicTensor, names: dict[int, str], simplified: Simplified
         names[id(t)] = name
         return name
     raise KeyError("no value for tensor %s" % t.name)
-
-
-def _resolve(t: SymbolicTensor, simplified: Simplified) -> SymbolicTensor:
-    while id(t) in simplified.aliases:
-        t = simplified.aliases[id(t)]
-    return t
 
 
 def operand(t: SymbolicTensor, names: dict[int, str], simplified: Simplified,
@@ -562,7 +562,7 @@ def outputs_holding_state(graph: Graph, outputs: Sequence[SymbolicTensor | None]
                 "view" in traits and any(id(t) in holding for t in inputs)) or any(
                 any(found) for found in _nested_holding(node)):
             holding.update(id(t) for t in node.outputs)
-    return [t is not None and id(_resolve(t, simplified)) in holding for t in outputs]
+    return [t is not None and id(simplified.resolve(t)) in holding for t in outputs]
 
 
 def _nested_holding(node: Node) -> list[list[bool]]:
@@ -592,7 +592,7 @@ def _used_leaks(graph: Graph, simplified: Simplified,
     for out in outputs:
         if out is None:
             continue
-        key = id(_resolve(out, simplified))
+        key = id(simplified.resolve(out))
         if key in leaked and key not in used:
             used[key] = (leaked[key].external, None)
     return list(used.values())

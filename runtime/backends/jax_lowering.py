@@ -183,8 +183,7 @@ class Lowerer:
         return slot
 
     def _value(self, t: Any, env: dict[int, Any], simplified: executor.Simplified) -> Any:
-        while id(t) in simplified.aliases:
-            t = simplified.aliases[id(t)]
+        t = simplified.resolve(t)
         if id(t) in env:
             return env[id(t)]
         if id(t) in simplified.constants:

@@ -167,8 +167,7 @@ class Lowerer:
 
     def value_of(self, t: Any, names: dict[int, Value], simplified: executor.Simplified) -> Value:
         """The Value holding tensor `t` (a constant's expression is written on first use)."""
-        while id(t) in simplified.aliases:
-            t = simplified.aliases[id(t)]
+        t = simplified.resolve(t)
         found = names.get(id(t))
         if found is not None:
             return found

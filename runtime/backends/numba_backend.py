@@ -451,14 +451,14 @@ def reads_without_snapshot(simplified: executor.Simplified, outputs: list[Any]) 
     side effects, or state other than a read) runs between the read and its last use. An
     MLP step reads each weight matrix twice a step; each copy cost as much as the bias
     update."""
-    resolved_outputs = {id(_resolved(t, simplified)) for t in outputs if t is not None}
+    resolved_outputs = {id(simplified.resolve(t)) for t in outputs if t is not None}
     reads: dict[int, tuple[Any, int]] = {}  # id(read's output) -> (read node, its position)
     last_use: dict[int, int] = {}
     refused: set[int] = set()
     may_assign: list[int] = []
     for position, (node, inputs) in enumerate(simplified.nodes):
         for t in inputs:
-            key = id(_resolved(t, simplified))
+            key = id(simplified.resolve(t))
             if key in reads:
                 last_use[key] = position
                 if node.op.name not in _FRESH_OUTPUT_OPS:
@@ -482,23 +482,21 @@ def _users(simplified: executor.Simplified, outputs: list[Any]) -> dict[int, lis
     users: dict[int, list[Any]] = {}
     for node, inputs in simplified.nodes:
         for t in inputs:
-            users.setdefault(id(_resolved(t, simplified)), []).append(node)
+            users.setdefault(id(simplified.resolve(t)), []).append(node)
     for t in outputs:
         if t is not None:
-            users.setdefault(id(_resolved(t, simplified)), []).append(None)
+            users.setdefault(id(simplified.resolve(t)), []).append(None)
     return users
 
 
-def _resolved(t: Any, simplified: executor.Simplified) -> Any:
-    while id(t) in simplified.aliases:
-        t = simplified.aliases[id(t)]
-    return t
 
 
 def _import_lines(name: str) -> str:
-    """The kernel's import of module `name`; a helper module of this package (numba_blas)
-    is registered with numba there too, its `SOURCE_DIGEST` on the line, so that a kernel
-    using it is compiled again when it changes."""
+    """The kernel's import of module `name`. A helper module of this package (a `runtime.`
+    name, numba_blas) must define `register()`, which makes its functions compilable by
+    numba, and `SOURCE_DIGEST`, set by it: the kernel registers it, the digest on the line,
+    so that a kernel using it is compiled again when the helper changes. (numba_math, which
+    every kernel uses, is in the header itself.)"""
     if not name.startswith("runtime."):
         return "import %s\n" % name
     helper = importlib.import_module(name)

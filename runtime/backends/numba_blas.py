@@ -11,9 +11,12 @@ which is most of a recurrent step.
 
 `matmul(a, b)` is the product of two 2-D float32 or float64 arrays (numba refuses to type
 other dtypes: the kernel then runs on the executor), and `matmul_into(out, a, b)` writes it
-into `out` (a C-contiguous matrix, such as a row of a batch). An operand
-with a unit stride along either axis (a transposed matrix, a row slice of a larger one) goes
-to BLAS as it is, with a transpose flag and its leading dimension; any other is copied once.
+into `out` (a C-contiguous matrix, such as a row of a batch). An operand with a unit stride
+along either axis (a transposed matrix, a row slice of a larger one) goes to BLAS as it is,
+with a transpose flag and its leading dimension; any other is copied once. As numpy does, a
+Gram matrix (`x @ x.T` or `x.T @ x` of one array) is syrk's upper triangle mirrored, exactly
+symmetric, so that the product is numpy's bit for bit wherever numpy calls BLAS for matrices
+(it calls gemv or dot for a product with one row or one column).
 Where numpy's BLAS cannot be found (a numpy built against a system BLAS under another name),
 both are `np.dot`, and `BLAS` says so.
 
@@ -34,20 +37,24 @@ import numpy as np
 
 
 class Blas(NamedTuple):
-    """numpy's BLAS library as the kernels call it: its file, the names of its single and
-    double precision `cblas_?gemm`, and the bits of its integers (64 for an ILP64 build)."""
+    """numpy's BLAS library as the kernels call it: its file and how its routines are named
+    (an ILP64 build: its integers are 64-bit)."""
 
     path: str
-    sgemm: str
-    dgemm: str
-    int_bits: int
+    prefix: str
+    suffix: str
+
+    def symbol(self, kind: str, routine: str) -> str:
+        """The name of cblas routine `routine` ("gemm") for `kind` "s" or "d"."""
+        return self.prefix + kind + routine + self.suffix
 
 
-# (prefix, suffix, integer bits) of the gemm symbols of the builds numpy's wheels bundle:
-# scipy-openblas64 (numpy 2), openblas64_ (numpy 1.22+), and a plain LP64 OpenBLAS
-_NAMINGS = (("scipy_cblas_", "64_", 64), ("cblas_", "64_", 64), ("scipy_cblas_", "", 32),
-            ("cblas_", "", 32))
-_ROW_MAJOR, _NO_TRANS, _TRANS = 101, 111, 112
+# the prefix and suffix of the ILP64 gemm symbols numpy's wheels bundle: scipy-openblas64
+# (numpy 2) and openblas64_ (numpy 1.22 and later); an LP64 build is not used (its 32-bit
+# sizes would need checking at every call)
+_NAMINGS = (("scipy_cblas_", "64_"), ("cblas_", "64_"))
+_ROUTINES = ("gemm", "syrk")
+_ROW_MAJOR, _NO_TRANS, _TRANS, _UPPER = 101, 111, 112, 121
 
 
 def _candidate_libraries() -> list[str]:
@@ -55,26 +62,43 @@ def _candidate_libraries() -> list[str]:
     `numpy.libs`) or inside it (macOS: `.dylibs`)."""
     package = pathlib.Path(np.__file__).parent
     found: list[str] = []
-    for folder in (package.parent / "numpy.libs", package / ".dylibs", package.parent
-                   / "numpy" / ".libs"):
+    for folder in (package.parent / "numpy.libs", package / ".dylibs", package / ".libs"):
         for pattern in ("*openblas*.so*", "*openblas*.dylib", "*openblas*.dll"):
             found += sorted(glob.glob(os.path.join(folder, pattern)))
     return found
 
 
 def _find() -> Blas | None:
-    """numpy's BLAS, loaded into LLVM's symbol table; None where it cannot be found."""
+    """numpy's BLAS, loaded into LLVM's symbol table; None where it cannot be found. A
+    symbol counts only where LLVM resolves it to that library's own definition (not to one
+    another library in the process defines under the same name)."""
+    import ctypes
+
     from llvmlite import binding
     for path in _candidate_libraries():
         try:
+            library = ctypes.CDLL(path)
             binding.load_library_permanently(path)
-        except RuntimeError:
+        except (OSError, RuntimeError):
             continue
-        for prefix, suffix, bits in _NAMINGS:
-            names = [prefix + kind + "gemm" + suffix for kind in "sd"]
-            if all(binding.address_of_symbol(name) for name in names):
-                return Blas(path, names[0], names[1], bits)
+        for prefix, suffix in _NAMINGS:
+            blas = Blas(path, prefix, suffix)
+            if all(_defines(library, blas.symbol(kind, routine)) for kind in "sd"
+                   for routine in _ROUTINES):
+                return blas
     return None
+
+
+def _defines(library: Any, name: str) -> bool:
+    """Whether ctypes `library` defines symbol `name` and LLVM resolves the name to it."""
+    import ctypes
+
+    from llvmlite import binding
+    try:
+        own = ctypes.cast(getattr(library, name), ctypes.c_void_p).value
+    except AttributeError:
+        return False
+    return own is not None and own == binding.address_of_symbol(name)
 
 
 BLAS: Blas | None = None  # set by register()
@@ -89,7 +113,8 @@ def matmul(a: Any, b: Any) -> Any:
 
 def matmul_into(out: Any, a: Any, b: Any) -> None:
     """Writes `a @ b` into `out` (a C-contiguous matrix of their dtype and the product's
-    shape), in a numba kernel."""
+    shape, sharing no memory with `a` or `b`: BLAS writes it while it reads them), in a
+    numba kernel."""
     raise NotImplementedError("matmul_into runs only in numba-compiled code")
 
 
@@ -140,38 +165,59 @@ def register() -> None:
             return lambda matrix: (_TRANS, max(matrix.shape[0], 1))
         return lambda matrix: strided_layout(matrix)
 
-    @intrinsic
-    def gemm(typingctx: Any, out: Any, a: Any, b: Any, flags: Any, sizes: Any) -> Any:
-        """cblas_?gemm(row major, flags[0], flags[1], m, n, k, 1, a, lda, b, ldb, 0, out,
-        ldc), `sizes` being (m, n, k, lda, ldb, ldc)."""
-        dtype, blas = out.dtype, BLAS
-        if blas is None or dtype not in (types.float32, types.float64):
-            return None
+    def routine(name: str, pattern: str) -> Any:
+        """An intrinsic `call(out, a, b, flags, sizes)` calling cblas_<s|d><name> (by the
+        dtype of `out`) with its arguments as `pattern` lists them, one letter each: `o` row
+        major, `f` the next of the `flags` tuple, `i` the next of the `sizes` tuple, `1` and
+        `0` the scalars, `A`, `B`, `C` the data of `a`, `b` and `out`."""
+        @intrinsic
+        def call(typingctx: Any, out: Any, a: Any, b: Any, flags: Any, sizes: Any) -> Any:
+            dtype, blas = out.dtype, BLAS
+            if blas is None or dtype not in (types.float32, types.float64):
+                return None
 
-        def codegen(context: Any, builder: Any, signature: Any, args: Any) -> Any:
-            from llvmlite import ir
-            from numba.core import cgutils
-            real = ir.FloatType() if dtype == types.float32 else ir.DoubleType()
-            pointer = real.as_pointer()
-            integer, flag = ir.IntType(blas.int_bits), ir.IntType(32)
-            function_type = ir.FunctionType(ir.VoidType(), [
-                flag, flag, flag, integer, integer, integer, real, pointer, integer, pointer,
-                integer, real, pointer, integer])
-            symbol = blas.sgemm if dtype == types.float32 else blas.dgemm
-            function = cgutils.get_or_insert_function(builder.module, function_type, symbol)
-            out_data, a_data, b_data = (
-                context.make_array(kind)(context, builder, value).data
-                for kind, value in zip(signature.args[:3], args[:3]))
-            trans_a, trans_b = cgutils.unpack_tuple(builder, args[3])
-            m, n, k, lda, ldb, ldc = (_as_width(builder, value, integer)
-                                      for value in cgutils.unpack_tuple(builder, args[4]))
-            builder.call(function, [
-                ir.Constant(flag, _ROW_MAJOR), builder.trunc(trans_a, flag),
-                builder.trunc(trans_b, flag), m, n, k, ir.Constant(real, 1.0),
-                builder.bitcast(a_data, pointer), lda, builder.bitcast(b_data, pointer), ldb,
-                ir.Constant(real, 0.0), builder.bitcast(out_data, pointer), ldc])
-            return context.get_dummy_value()
-        return types.none(out, a, b, flags, sizes), codegen
+            def codegen(context: Any, builder: Any, signature: Any, args: Any) -> Any:
+                from llvmlite import ir
+                from numba.core import cgutils
+                real = ir.FloatType() if dtype == types.float32 else ir.DoubleType()
+                integer, flag = ir.IntType(64), ir.IntType(32)
+                data = {letter: builder.bitcast(context.make_array(kind)(
+                            context, builder, value).data, real.as_pointer())
+                        for letter, kind, value in zip("CAB", signature.args, args)}
+                flags, sizes = (iter(cgutils.unpack_tuple(builder, args[i])) for i in (3, 4))
+                values = []
+                for letter in pattern:
+                    if letter == "o":
+                        values.append(ir.Constant(flag, _ROW_MAJOR))
+                    elif letter == "f":
+                        values.append(builder.trunc(next(flags), flag))
+                    elif letter == "i":
+                        values.append(_as_width(builder, next(sizes), integer))
+                    elif letter in "10":
+                        values.append(ir.Constant(real, float(letter)))
+                    else:
+                        values.append(data[letter])
+                function = cgutils.get_or_insert_function(
+                    builder.module, ir.FunctionType(ir.VoidType(), [v.type for v in values]),
+                    blas.symbol("s" if dtype == types.float32 else "d", name))
+                builder.call(function, values)
+                return context.get_dummy_value()
+            return types.none(out, a, b, flags, sizes), codegen
+        return call
+
+    gemm = routine("gemm", "offiii1AiBi0Ci")  # C = A B (each maybe transposed)
+    syrk = routine("syrk", "offii1Ai0Ci")     # the upper triangle of C = A A^T (or A^T A)
+
+    def gram(out, a, trans_a, lda):
+        # numpy's rule for `a @ a.T` (or `a.T @ a`) of one array: syrk, whose result is
+        # symmetric, its upper triangle mirrored (gemm's would differ in the last bits)
+        m, k = a.shape
+        syrk(out, a, a, (_UPPER, trans_a), (m, k, lda, m))
+        for i in range(m):
+            for j in range(i + 1, m):
+                out[j, i] = out[i, j]
+
+    gram_into = register_jitable(gram)
 
     def into(out, a, b):
         m, k = a.shape
@@ -185,11 +231,15 @@ def register() -> None:
             return
         trans_a, lda = layout(a)
         trans_b, ldb = layout(b)
-        # (the ignores: numba's stubs type an intrinsic's call as its typer's, typingctx first)
         if lda and ldb:
-            gemm(out, a, b, (trans_a, trans_b), (m, n, k, lda, ldb, n))  # type: ignore[call-arg]
+            if trans_a != trans_b and a.ctypes.data == b.ctypes.data and m == n and \
+                    a.strides[0] == b.strides[1] and a.strides[1] == b.strides[0]:
+                gram_into(out, a, trans_a, lda)
+            else:
+                gemm(out, a, b, (trans_a, trans_b),
+                     (m, n, k, lda, ldb, n))
         else:  # (rare: a broadcast or reversed operand)
-            gemm(out, np.ascontiguousarray(a), np.ascontiguousarray(b),  # type: ignore[call-arg]
+            gemm(out, np.ascontiguousarray(a), np.ascontiguousarray(b),
                  (_NO_TRANS, _NO_TRANS), (m, n, k, k, n, n))
 
     product_into = register_jitable(into)
@@ -212,9 +262,11 @@ def register() -> None:
             trans_a, lda = layout(a)
             trans_b, ldb = layout(b)
             # the common case here, without the call (tens of ns a product, and numba's own
-            # inlining cost a kernel 0.5 s of compile per product); the others in `into`
-            if lda and ldb and m and n and k and b.shape[0] == k:
-                gemm(out, a, b, (trans_a, trans_b),  # type: ignore[call-arg]
+            # inlining cost a kernel 0.5 s of compile per product); the others (copies, a
+            # Gram matrix, empty or mismatched operands) in `into`
+            if lda and ldb and m and n and k and b.shape[0] == k and (
+                    trans_a == trans_b or a.ctypes.data != b.ctypes.data):
+                gemm(out, a, b, (trans_a, trans_b),
                      (m, n, k, lda, ldb, n))
             else:
                 product_into(out, a, b)

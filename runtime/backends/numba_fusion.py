@@ -57,7 +57,7 @@ def lower_nodes(lowerer: Any, simplified: executor.Simplified, names: dict[int, 
             last_use[id(t)] = index
     for t in outputs:
         if t is not None:
-            last_use[id(_resolve(t, simplified))] = math.inf
+            last_use[id(simplified.resolve(t))] = math.inf
     index = 0
     while index < len(nodes):
         shape = _fusible_shape(*nodes[index])
@@ -75,10 +75,6 @@ def lower_nodes(lowerer: Any, simplified: executor.Simplified, names: dict[int, 
         index = end
 
 
-def _resolve(t: Any, simplified: executor.Simplified) -> Any:
-    while id(t) in simplified.aliases:
-        t = simplified.aliases[id(t)]
-    return t
 
 
 def _fuse(lowerer: Any, run: list[tuple[Any, list[Any]]], shape: tuple[int, ...],

@@ -29,10 +29,6 @@ _READ = "read"
 _OUTPUT = "output"
 
 
-def _resolve(t: Any, simplified: executor.Simplified) -> Any:
-    while id(t) in simplified.aliases:
-        t = simplified.aliases[id(t)]
-    return t
 
 
 def _is_handle(t: Any) -> bool:
@@ -48,13 +44,13 @@ def require_linear(graph: Any, simplified: executor.Simplified, outputs: list[An
         kind = getattr(rule_for(node.op, "numba"), "tensor_array_use", None)
         for t in inputs:
             if _is_handle(t):
-                t = _resolve(t, simplified)
+                t = simplified.resolve(t)
                 tensors[id(t)] = t
                 uses.setdefault(id(t), []).append(
                     (index, _READ if kind == _READ else "hand on", node))
     for position, t in enumerate(outputs):
         if _is_handle(t):
-            t = _resolve(t, simplified)
+            t = simplified.resolve(t)
             tensors[id(t)] = t
             uses.setdefault(id(t), []).append((math.inf, _OUTPUT, position))
     if not uses:
@@ -65,8 +61,8 @@ def require_linear(graph: Any, simplified: executor.Simplified, outputs: list[An
                     if "placeholder" in node.op.traits]
     for position, t in enumerate(outputs):
         if _is_handle(t):
-            _require_from_placeholder(_resolve(t, simplified), position, placeholders,
-                                      {k: (n, [_resolve(i, simplified) for i in ins])
+            _require_from_placeholder(simplified.resolve(t), position, placeholders,
+                                      {k: (n, [simplified.resolve(i) for i in ins])
                                        for k, (n, ins) in produced.items()})
     for key, found in uses.items():
         _require_one_writer(found)
@@ -106,7 +102,7 @@ def _require_carried(key: int, position: int, uses: dict[int, Any],
         rule = rule_for(target.op, "numba")
         if getattr(rule, "tensor_array_use", None) != "write":
             raise Unsupported("a TensorArray fed to a sub-graph and handed on to another op")
-        key = id(_resolve(target.outputs[0], simplified))
+        key = id(simplified.resolve(target.outputs[0]))
 
 
 def _require_from_placeholder(t: Any, position: int, placeholders: list[Any],

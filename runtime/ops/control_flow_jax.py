@@ -161,16 +161,10 @@ def _has_loop_or_call(graph: Any) -> bool:
     return False
 
 
-def _producer(t: Any, simplified: executor.Simplified) -> Any:
-    while id(t) in simplified.aliases:
-        t = simplified.aliases[id(t)]
-    return t
-
-
 def _static_int(t: Any, simplified: executor.Simplified, sub: SubGraph,
                 ins: list[Any]) -> int | None:
     """The value of scalar integer tensor `t` of `sub`'s graph when known at compile time."""
-    t = _producer(t, simplified)
+    t = simplified.resolve(t)
     value = simplified.constants.get(id(t))
     if value is None:
         fed = {id(ph): ins[i] for ph, i in sub.captured}
@@ -187,11 +181,11 @@ def _counter(node: Any, ins: list[Any]) -> tuple[int, int] | None:
     """(the counter's loop position, the trip count) when the While counts i = start..n-1."""
     cond, body = node.attrs["cond"], node.attrs["body"]
     cond_s = executor.simplify(cond.graph, cond.outputs)
-    test = _producer(cond.outputs[0], cond_s)
+    test = cond_s.resolve(cond.outputs[0])
     if test.node.op.name != "Less":
         return None
     counter, limit = test.node.inputs
-    counter = _producer(counter, cond_s)
+    counter = cond_s.resolve(counter)
     k = next((i for i, p in enumerate(cond.placeholders) if p is counter), None)
     if k is None:
         return None
@@ -200,10 +194,10 @@ def _counter(node: Any, ins: list[Any]) -> tuple[int, int] | None:
     if n is None or not is_concrete(start) or np.asarray(start).dtype.kind not in "iu":
         return None
     body_s = executor.simplify(body.graph, body.outputs)
-    step = _producer(body.outputs[k], body_s)
+    step = body_s.resolve(body.outputs[k])
     if step.node.op.name != "AddV2":
         return None
-    a, b = (_producer(x, body_s) for x in step.node.inputs)
+    a, b = (body_s.resolve(x) for x in step.node.inputs)
     one = b if a is body.placeholders[k] else a if b is body.placeholders[k] else None
     if one is None or _static_int(one, body_s, body, ins) != 1:
         return None

@@ -116,8 +116,9 @@ def _matrix_product_numba(lowerer, node, ins, outs):
     a, b = ins
     if a.shape is None or b.shape is None or len(a.shape) != 2 or len(b.shape) != 2:
         raise lowering_api.Unsupported("matmul of operands other than matrices")
-    if not a.dtype.is_floating:
-        raise lowering_api.Unsupported("integer matmul")
+    if a.dtype.name not in ("float32", "float64"):
+        raise lowering_api.Unsupported("a %s matmul (BLAS takes float32 and float64)"
+                                       % a.dtype.name)
     _check_inner_dimensions(lowerer, node, a, b)
     left = "%s.T" % a if node.attrs["transpose_a"] else a
     right = "%s.T" % b if node.attrs["transpose_b"] else b
@@ -132,8 +133,9 @@ def _batched_matmul_numba(lowerer, node, ins, outs):
     a, b = ins
     if a.shape is None or b.shape is None or len(a.shape) < 3 or len(b.shape) < 3:
         raise lowering_api.Unsupported("matmul of operands other than matrices")
-    if not a.dtype.is_floating:
-        raise lowering_api.Unsupported("integer matmul")
+    if a.dtype.name not in ("float32", "float64"):
+        raise lowering_api.Unsupported("a %s matmul (BLAS takes float32 and float64)"
+                                       % a.dtype.name)
     batch = a.shape[:-2]
     if batch != b.shape[:-2] or None in batch:
         raise lowering_api.Unsupported("a matmul broadcasting its batch dimensions")

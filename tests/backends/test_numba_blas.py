@@ -28,21 +28,27 @@ def _matmul_into(out, a, b):
 
 
 def _layouts(matrix, rng):
-    """`matrix` as a C array, a transposed F array, a strided slice of a larger array, and
-    reversed (copied before BLAS reads it), each holding the same values."""
+    """`matrix` in each layout, holding the same values: C, F (a transposed C array), rows
+    of a wider array ("rows": BLAS reads it with its row stride), the transpose of such rows
+    ("columns": read with a transpose flag and that stride), every other column of a wider
+    array ("step") and reversed rows (both copied before BLAS reads them)."""
     rows, cols = matrix.shape
     wide = rng.standard_normal((rows + 2, 2 * cols + 3)).astype(matrix.dtype)
-    wide[1:rows + 1, 3:2 * cols + 3:2] = matrix
-    reversed_ = np.ascontiguousarray(matrix[::-1])[::-1]
-    return {"C": matrix, "F": np.asfortranarray(matrix), "slice": wide[1:rows + 1, 3::2],
-            "reversed": reversed_}
+    wide[1:rows + 1, 3:3 + cols] = matrix
+    stepped = wide.copy()
+    stepped[1:rows + 1, 3:2 * cols + 3:2] = matrix
+    tall = rng.standard_normal((cols + 5, rows + 2)).astype(matrix.dtype)
+    tall[3:3 + cols, 1:rows + 1] = matrix.T
+    return {"C": matrix, "F": np.asfortranarray(matrix), "rows": wide[1:rows + 1, 3:3 + cols],
+            "columns": tall[3:3 + cols, 1:rows + 1].T, "step": stepped[1:rows + 1, 3::2],
+            "reversed": np.ascontiguousarray(matrix[::-1])[::-1]}
 
 
 def test_numpys_blas_is_found_where_numpy_bundles_one():
     if not numba_blas._candidate_libraries():
         pytest.skip("this numpy bundles no OpenBLAS")
     assert numba_blas.BLAS is not None
-    assert numba_blas.BLAS.int_bits in (32, 64)
+    assert numba_blas.BLAS.symbol("s", "gemm").endswith("gemm64_")  # (ILP64)
     assert numba_blas.SOURCE_DIGEST
 
 
@@ -56,8 +62,8 @@ def _check(result, expected, exact, message):
 
 # each pair of operand layouts numba types differently (C, F, A) is one more compile: every
 # layout on each side, not every combination
-_PAIRS = [("C", "C"), ("F", "F"), ("slice", "slice"), ("reversed", "reversed"), ("C", "slice"),
-          ("F", "C")]
+_PAIRS = [("C", "C"), ("F", "F"), ("rows", "columns"), ("columns", "rows"), ("step", "step"),
+          ("reversed", "reversed"), ("C", "rows"), ("F", "C")]
 
 
 @pytest.mark.parametrize("dtype, pairs", [(np.float32, _PAIRS), (np.float64, [("C", "C")])])
@@ -75,10 +81,24 @@ def test_products_equal_numpys_in_every_layout(dtype, pairs, m, k, n):
         result = _matmul(left, right)
         assert result.dtype == dtype and result.flags.c_contiguous
         _check(result, expected, exact, "%s @ %s" % (a_name, b_name))
-        if a_name == b_name:
+        if a_name != "C" or b_name != "rows":  # (one compile fewer)
             out = np.full((m, n), np.nan, dtype)
             _matmul_into(out, left, right)
             _check(out, expected, exact, "into, %s @ %s" % (a_name, b_name))
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+@pytest.mark.parametrize("m, k", [(8, 32), (64, 300), (5, 3)])
+def test_a_gram_matrix_is_numpys_symmetric_one(dtype, m, k):
+    x = np.random.default_rng(m + k).standard_normal((m, k)).astype(dtype)
+    for a, b in [(x, x.T), (x.T, x), (np.asfortranarray(x), np.asfortranarray(x).T)]:
+        expected = a @ b  # (numpy calls syrk and mirrors its upper triangle)
+        result = _matmul(a, b)
+        np.testing.assert_array_equal(result, expected)
+        assert np.array_equal(result, result.T) == np.array_equal(expected, expected.T)
+        out = np.full(expected.shape, np.nan, dtype)
+        _matmul_into(out, a, b)
+        np.testing.assert_array_equal(out, expected)
 
 
 def test_broadcast_operand_is_copied_first():
@@ -134,7 +154,7 @@ def test_numba_matmul_gives_the_executors_values():
     def step(x, w):  # (one kernel: each compile costs a second)
         rows = x[2][:5]  # a slice of a larger tensor
         return (tf.matmul(rows, w), tf.matmul(rows, w, transpose_a=True),
-                tf.matmul(rows, w, transpose_b=True),
+                tf.matmul(rows, w, transpose_b=True), tf.matmul(rows, rows, transpose_b=True),
                 tf.matmul(x[:, :5], tf.stack([w] * 6), transpose_a=True, transpose_b=True))
 
     compiled = tf.function(step, backend="numba")
@@ -191,7 +211,7 @@ def test_a_slice_only_matrix_products_use_is_passed_as_a_view(also_elementwise):
         total = tf.zeros([4, 2])
         for i in tf.range(3):
             row = steps[i]
-            total += tf.matmul(row, w)
+            total += tf.matmul(row, w) + tf.reduce_sum(tf.matmul(row, row, transpose_a=True))
             if also_elementwise:
                 total += tf.reduce_sum(tf.tanh(row))
         return total

@@ -30,6 +30,7 @@ def _unsorted(reductions, count=5):
 
 
 def _assert_same(results, reductions):
+    assert len(results[0]) == len(results[1]) == len(reductions)
     for expected, got, reduction in zip(*results, reductions):
         assert expected.dtype == got.dtype and expected.shape == got.shape, reduction
         np.testing.assert_array_equal(expected.numpy(), got.numpy(), err_msg=reduction)
@@ -70,7 +71,7 @@ def test_integer_sums_and_products_wrap_as_numpys_do():
 
 def test_two_segment_reductions_in_one_function_compile():
     def mean_of_slices(data, ids):
-        return tf.math.unsorted_segment_mean(data, ids, 4)
+        return [tf.math.unsorted_segment_mean(data, ids, 4)]
     _assert_same(executor_and_numba(mean_of_slices, _DATA,
                                     np.array([3, -1, 0, 3, 2, 0], np.int32)), ["mean"])
 

@@ -38,6 +38,7 @@ from __future__ import annotations
 
 import contextlib
 import itertools
+import math
 from collections.abc import Iterator, Mapping, Sequence
 from typing import Any
 
@@ -203,6 +204,27 @@ class Lowerer:
             raise e.at(node) from None
         finally:
             self.node = outer
+
+
+class Uses:
+    """Where each tensor of a simplified graph is used, for the rules and passes that choose
+    by it: `users[id(t)]`, the nodes using `t` in order (None standing for the graph's
+    outputs), and `last[id(t)]`, the position in `simplified.nodes` of its last use
+    (math.inf for an output)."""
+
+    def __init__(self, simplified: executor.Simplified, outputs: Sequence[Any]) -> None:
+        self.users: dict[int, list[Any]] = {}
+        self.last: dict[int, float] = {}
+        for position, (node, inputs) in enumerate(simplified.nodes):
+            for t in inputs:
+                key = id(simplified.resolve(t))
+                self.users.setdefault(key, []).append(node)
+                self.last[key] = position
+        for t in outputs:
+            if t is not None:
+                key = id(simplified.resolve(t))
+                self.users.setdefault(key, []).append(None)
+                self.last[key] = math.inf
 
 
 class _Lazy:

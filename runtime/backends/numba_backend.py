@@ -44,7 +44,7 @@ from runtime.backends import (
     numba_host,
     numba_math,
 )
-from runtime.backends.lowering import Lowerer
+from runtime.backends.lowering import Lowerer, Uses
 from runtime.fast_call import FastCall
 from runtime.lowering_api import HostCall, Unsupported, Value
 from runtime.tensor_array import numba_lowerings as tensor_array_lowerings
@@ -116,7 +116,7 @@ class NumbaLowerer(Lowerer):
         self.only_scalars = True           # no node makes an array (see releases_gil)
         self.modules: set[str] = set()     # the Python modules a rule's code names ("math")
         self.buffer_reads: set[int] = set()  # ids of the reads that need no copy
-        self._users: list[dict[int, list[Any]]] = []  # per graph being lowered (see _users)
+        self._uses: list[Uses] = []          # the graphs being lowered, innermost last
 
     def capture(self, capture: Any) -> Value:
         variable = capture.external
@@ -213,19 +213,20 @@ class NumbaLowerer(Lowerer):
     def lower_nodes(self, simplified: executor.Simplified, names: dict[int, Value],
                     outputs: Any) -> None:
         numba_handles.require_linear(self._graphs[-1], simplified, list(outputs))
+        uses = Uses(simplified, list(outputs))
         if len(self._graphs) == 1:  # (the kernel's own graph, not a loop's or branch's)
-            self.buffer_reads = reads_without_snapshot(simplified, list(outputs))
-        self._users.append(_users(simplified, list(outputs)))
+            self.buffer_reads = reads_without_snapshot(simplified, uses)
+        self._uses.append(uses)
         try:
-            numba_fusion.lower_nodes(self, simplified, names, list(outputs))
+            numba_fusion.lower_nodes(self, simplified, names, uses)
         finally:
-            self._users.pop()
+            self._uses.pop()
 
     def used_only_by(self, tensor: Any, op_names: frozenset[str]) -> bool:
         """Whether every use of `tensor`, an output of the node being lowered, is by an op
         named in `op_names` (not when it is an output of its graph): a rule may then give
         those ops a value they accept that others do not (a strided view, for MatMul)."""
-        users = self._users[-1].get(id(tensor), [])
+        users = self._uses[-1].users.get(id(tensor), [])
         return bool(users) and None not in users and all(
             node.op.name in op_names for node in users)
 
@@ -444,51 +445,32 @@ _FRESH_OUTPUT_OPS = frozenset(["MatMul", "AddV2", "Add", "Sub", "Mul", "RealDiv"
                                "Minimum", "SquaredDifference"])
 
 
-def reads_without_snapshot(simplified: executor.Simplified, outputs: list[Any]) -> set[int]:
+def reads_without_snapshot(simplified: executor.Simplified, uses: Uses) -> set[int]:
     """The ids of the ReadVariableOp nodes of a graph whose value can be the variable's
-    buffer itself rather than a copy of it: the value is not an output, every op using it
-    makes a new array (`_FRESH_OUTPUT_OPS`), and no op that may assign a variable (one with
-    side effects, or state other than a read) runs between the read and its last use. An
-    MLP step reads each weight matrix twice a step; each copy cost as much as the bias
-    update."""
-    resolved_outputs = {id(simplified.resolve(t)) for t in outputs if t is not None}
-    reads: dict[int, tuple[Any, int]] = {}  # id(read's output) -> (read node, its position)
-    last_use: dict[int, int] = {}
-    refused: set[int] = set()
-    may_assign: list[int] = []
-    for position, (node, inputs) in enumerate(simplified.nodes):
-        for t in inputs:
-            key = id(simplified.resolve(t))
-            if key in reads:
-                last_use[key] = position
-                if node.op.name not in _FRESH_OUTPUT_OPS:
-                    refused.add(key)
-        traits = node.op.traits
-        if node.op.name == "ReadVariableOp":
-            reads[id(node.outputs[0])] = (node, position)
-        elif "side_effects" in traits or "stateful" in traits or "host_only" in traits:
-            may_assign.append(position)
+    buffer itself rather than a copy of it: the value is not an output (numba_call would
+    copy one anyway), every op using it makes a new array (`_FRESH_OUTPUT_OPS`), and no op
+    that may assign a variable (one with side effects, or state other than a read) runs
+    between the read and its last use. An MLP step reads each weight matrix twice a step;
+    each copy cost as much as the bias update."""
+    may_assign = [position for position, (node, _) in enumerate(simplified.nodes)
+                  if node.op.name != "ReadVariableOp" and not _MAY_ASSIGN.isdisjoint(
+                      node.op.traits)]
     found = set()
-    for key, (node, position) in reads.items():
-        if key in refused or key in resolved_outputs or key not in last_use:
+    for position, (node, _) in enumerate(simplified.nodes):
+        if node.op.name != "ReadVariableOp":
             continue
-        if not any(position < p < last_use[key] for p in may_assign):
+        users = uses.users.get(id(node.outputs[0]))
+        if not users or None in users or any(
+                user.op.name not in _FRESH_OUTPUT_OPS for user in users):
+            continue
+        last = uses.last[id(node.outputs[0])]
+        if not any(position < p < last for p in may_assign):
             found.add(id(node))
     return found
 
 
-def _users(simplified: executor.Simplified, outputs: list[Any]) -> dict[int, list[Any]]:
-    """id(tensor) -> the nodes of a graph using it, None standing for the graph's outputs."""
-    users: dict[int, list[Any]] = {}
-    for node, inputs in simplified.nodes:
-        for t in inputs:
-            users.setdefault(id(simplified.resolve(t)), []).append(node)
-    for t in outputs:
-        if t is not None:
-            users.setdefault(id(simplified.resolve(t)), []).append(None)
-    return users
-
-
+# the traits of the ops that may assign a variable
+_MAY_ASSIGN = frozenset(["side_effects", "stateful", "host_only"])
 
 
 def _import_lines(name: str) -> str:

@@ -22,6 +22,7 @@ import math
 from typing import Any
 
 from runtime import executor
+from runtime.backends.lowering import Uses
 from runtime.lowering_api import Unsupported, Value, rule_for
 
 _KINDS = ("int", "float", "bool")
@@ -48,16 +49,11 @@ def _fusible_shape(node: Any, inputs: list[Any]) -> tuple[int, ...] | None:
 
 
 def lower_nodes(lowerer: Any, simplified: executor.Simplified, names: dict[int, Value],
-                outputs: list[Any]) -> None:
-    """Writes the nodes, fusing runs of elementwise ops (see the module docstring)."""
+                uses: Uses) -> None:
+    """Writes the nodes, fusing runs of elementwise ops (see the module docstring); `uses`
+    tells which values are used after a run."""
     nodes = simplified.nodes
-    last_use: dict[int, float] = {}
-    for index, (_, inputs) in enumerate(nodes):
-        for t in inputs:
-            last_use[id(t)] = index
-    for t in outputs:
-        if t is not None:
-            last_use[id(simplified.resolve(t))] = math.inf
+    last_use = uses.last
     index = 0
     while index < len(nodes):
         shape = _fusible_shape(*nodes[index])

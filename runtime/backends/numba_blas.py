@@ -31,6 +31,7 @@ import glob
 import hashlib
 import os
 import pathlib
+import threading
 from typing import Any, NamedTuple
 
 import numpy as np
@@ -137,14 +138,24 @@ def _layout(matrix: Any) -> tuple[int, int]:
 
 
 _registered = False
+_registering = threading.Lock()
 
 
 def register() -> None:
     """Finds numpy's BLAS and makes `matmul` and `matmul_into` compilable by numba (once
     per process)."""
-    global _registered, BLAS, SOURCE_DIGEST
+    global _registered
     if _registered:
         return
+    with _registering:  # (a background compile may register at the same time)
+        if not _registered:
+            _register()
+            _registered = True
+
+
+def _register() -> None:
+    """The search and registrations `register` makes."""
+    global BLAS, SOURCE_DIGEST
     from numba import types
     from numba.extending import intrinsic, overload, register_jitable
 
@@ -276,7 +287,6 @@ def register() -> None:
     dot_into = register_jitable(_dot_into)
     overload(matmul)(typer)
     overload(matmul_into)(typer_into)
-    _registered = True
 
 
 def _dot_into(out: Any, a: Any, b: Any) -> None:

@@ -51,6 +51,7 @@ from __future__ import annotations
 
 import hashlib
 import pathlib
+import threading
 from typing import Any, NamedTuple
 
 import numpy as np
@@ -301,6 +302,7 @@ def pairwise_sum(x: Any) -> Any:
 
 
 _registered = False
+_registering = threading.Lock()
 
 
 def fit(value: Any, like: Any) -> Any:
@@ -327,6 +329,14 @@ def register() -> None:
     global _registered
     if _registered:
         return
+    with _registering:  # (a background compile may register at the same time)
+        if not _registered:
+            _register()
+            _registered = True
+
+
+def _register() -> None:
+    """The registrations `register` makes."""
     from numba import types
     from numba.extending import intrinsic, overload, register_jitable
 
@@ -387,7 +397,6 @@ def register() -> None:
         register_jitable(function)
     for name, generic in (("exp", fast_exp), ("tanh", fast_tanh), ("sigmoid", fast_sigmoid)):
         overload(generic)(_overload_for(name, types))
-    _registered = True
 
 
 def _overload_for(name: str, types: Any) -> Any:

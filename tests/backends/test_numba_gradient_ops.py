@@ -3,6 +3,8 @@
 inside a traced function lower (strict) and give the numpy executor's values, dtype and
 shape bit for bit."""
 
+import re
+
 import numpy as np
 import pytest
 from numba_compare import executor_and_numba
@@ -35,6 +37,26 @@ def test_relu_and_gather_gradients_with_repeated_indices():
     _assert_same(*executor_and_numba(_relu_and_gather_gradients, _X, indices))
     _assert_same(*executor_and_numba(_relu_and_gather_gradients, _X.astype(np.float64),
                                      indices.astype(np.int64)))
+
+
+def test_relu_gradient_of_special_values_in_its_own_loop():
+    # between two matrix products ReluGrad fuses with nothing: on numba, a loop of its own
+    y = np.array([[1.0, 0.0, -0.0, -2.0], [np.nan, 5.0, -3.0, 3.0]], np.float32)
+    weights = np.array([[1.0, -2.0, 0.5], [-1.0, 3.0, -0.25], [2.0, -0.5, 1.0],
+                        [-3.0, 1.0, 4.0]], np.float32)
+
+    def f(y, weights):
+        with tf.GradientTape() as tape:
+            tape.watch(y)
+            loss = tf.reduce_sum(tf.matmul(tf.nn.relu(y), weights))
+        return (tape.gradient(loss, y),)
+
+    expected, got = executor_and_numba(f, y, weights)
+    _assert_same(expected, got)
+    assert np.array_equal(np.signbit(expected[0].numpy()), np.signbit(got[0].numpy()))
+    source = tf.function(f, backend="numba").get_concrete_function(
+        tf.constant(y), tf.constant(weights))._compiled.source
+    assert re.search(r"\w+\[i\d+\] = f\d+\[i\d+\] \* \(f\d+\[i\d+\] > 0\)", source)
 
 
 def test_relu_and_gather_gradients_of_shapes_known_at_run_time():

@@ -31,10 +31,11 @@ import glob
 import hashlib
 import os
 import pathlib
-import threading
 from typing import Any, NamedTuple
 
 import numpy as np
+
+from runtime.backends.numba_math import run_once
 
 
 class Blas(NamedTuple):
@@ -137,24 +138,11 @@ def _layout(matrix: Any) -> tuple[int, int]:
     return _NO_TRANS, 0
 
 
-_registered = False
-_registering = threading.Lock()
-
-
-def register() -> None:
-    """Finds numpy's BLAS and makes `matmul` and `matmul_into` compilable by numba (once
-    per process)."""
-    global _registered
-    if _registered:
-        return
-    with _registering:  # (a background compile may register at the same time)
-        if not _registered:
-            _register()
-            _registered = True
 
 
 def _register() -> None:
-    """The search and registrations `register` makes."""
+    """Finds numpy's BLAS and makes `matmul` and `matmul_into` compilable by numba (once
+    per process)."""
     global BLAS, SOURCE_DIGEST
     from numba import types
     from numba.extending import intrinsic, overload, register_jitable
@@ -287,6 +275,9 @@ def _register() -> None:
     dot_into = register_jitable(_dot_into)
     overload(matmul)(typer)
     overload(matmul_into)(typer_into)
+
+
+register = run_once(_register)
 
 
 def _dot_into(out: Any, a: Any, b: Any) -> None:

@@ -52,6 +52,7 @@ from __future__ import annotations
 import hashlib
 import pathlib
 import threading
+from collections.abc import Callable
 from typing import Any, NamedTuple
 
 import numpy as np
@@ -301,8 +302,6 @@ def pairwise_sum(x: Any) -> Any:
             return total
 
 
-_registered = False
-_registering = threading.Lock()
 
 
 def fit(value: Any, like: Any) -> Any:
@@ -324,19 +323,26 @@ def _fit_typing(value, like):
     return lambda value, like: like(value)
 
 
-def register() -> None:
-    """Makes this module's functions compilable by numba (once per process)."""
-    global _registered
-    if _registered:
-        return
-    with _registering:  # (a background compile may register at the same time)
-        if not _registered:
-            _register()
-            _registered = True
+def run_once(function: Callable[[], None]) -> Callable[[], None]:
+    """`function` made to run once per process: the first call runs it, under a lock (a
+    background compile may call at the same time), and every later call returns at once."""
+    done = False
+    lock = threading.Lock()
+
+    def call() -> None:
+        nonlocal done
+        if done:
+            return
+        with lock:
+            if not done:
+                function()
+                done = True
+    call.__doc__ = function.__doc__
+    return call
 
 
 def _register() -> None:
-    """The registrations `register` makes."""
+    """Makes this module's functions compilable by numba (once per process)."""
     from numba import types
     from numba.extending import intrinsic, overload, register_jitable
 
@@ -397,6 +403,9 @@ def _register() -> None:
         register_jitable(function)
     for name, generic in (("exp", fast_exp), ("tanh", fast_tanh), ("sigmoid", fast_sigmoid)):
         overload(generic)(_overload_for(name, types))
+
+
+register = run_once(_register)
 
 
 def _overload_for(name: str, types: Any) -> Any:

@@ -443,6 +443,8 @@ def _module_source(params: list[str], lowerer: NumbaLowerer, releases_gil: bool)
 # is not kept (MatMul, and arithmetic with at least one array operand)
 _FRESH_OUTPUT_OPS = frozenset(["MatMul", "AddV2", "Add", "Sub", "Mul", "RealDiv", "Maximum",
                                "Minimum", "SquaredDifference"])
+# the traits of the ops that may assign a variable
+_MAY_ASSIGN = frozenset(["side_effects", "stateful", "host_only"])
 
 
 def reads_without_snapshot(simplified: executor.Simplified, uses: Uses) -> set[int]:
@@ -467,10 +469,6 @@ def reads_without_snapshot(simplified: executor.Simplified, uses: Uses) -> set[i
         if not any(position < p < last for p in may_assign):
             found.add(id(node))
     return found
-
-
-# the traits of the ops that may assign a variable
-_MAY_ASSIGN = frozenset(["side_effects", "stateful", "host_only"])
 
 
 def _import_lines(name: str) -> str:

@@ -26,7 +26,8 @@ from runtime.backends.lowering import Uses
 from runtime.lowering_api import Unsupported, Value, rule_for
 
 _KINDS = ("int", "float", "bool")
-MIN_RUN = 2  # a single op gains nothing from a loop of its own
+MIN_RUN = 2  # a single op gains nothing from a loop of its own (unless its rule is a
+# `lowering_api.loop_alone` template, whose array form makes a temporary array)
 
 
 def _fusible_shape(node: Any, inputs: list[Any]) -> tuple[int, ...] | None:
@@ -61,7 +62,8 @@ def lower_nodes(lowerer: Any, simplified: executor.Simplified, names: dict[int, 
         if shape is not None:
             while end < len(nodes) and _fusible_shape(*nodes[end]) == shape:
                 end += 1
-        if shape is not None and end - index >= MIN_RUN and _fuse(
+        if shape is not None and (end - index >= MIN_RUN or _loop_alone(
+                lowerer, nodes[index][0])) and _fuse(
                 lowerer, nodes[index:end], shape, names, simplified, last_use, end - 1):
             index = end
             continue
@@ -71,6 +73,9 @@ def lower_nodes(lowerer: Any, simplified: executor.Simplified, names: dict[int, 
         index = end
 
 
+def _loop_alone(lowerer: Any, node: Any) -> bool:
+    """Whether the node's rule asks for a loop even alone (`lowering_api.loop_alone`)."""
+    return getattr(rule_for(node.op, lowerer.name), "fused_alone", False)
 
 
 def _fuse(lowerer: Any, run: list[tuple[Any, list[Any]]], shape: tuple[int, ...],

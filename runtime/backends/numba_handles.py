@@ -29,8 +29,6 @@ _READ = "read"
 _OUTPUT = "output"
 
 
-
-
 def _is_handle(t: Any) -> bool:
     return t is not None and t.dtype.name == "variant"
 

@@ -302,8 +302,6 @@ def pairwise_sum(x: Any) -> Any:
             return total
 
 
-
-
 def fit(value: Any, like: Any) -> Any:
     """`value` as dtype `like` (a numpy scalar type) in a numba kernel: a no-op for an array
     of that dtype, so that int32 arithmetic wraps like TensorFlow's where numba would widen

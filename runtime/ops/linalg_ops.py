@@ -111,31 +111,19 @@ _INNER_MISMATCH = ("matmul: Input operand 1 has a mismatch in its core dimension
 
 
 def _matrix_product_numba(lowerer, node, ins, outs):
-    """`a @ b` on rank-2 float operands through numpy's own BLAS (numba_blas.matmul), a
-    transposed operand passed as `.T` (a view BLAS reads with a transpose flag)."""
+    """`a @ b` of two matrices (numba_blas.matmul), a transposed operand passed as `.T` (a
+    view BLAS reads with a transpose flag)."""
     a, b = ins
-    if a.shape is None or b.shape is None or len(a.shape) != 2 or len(b.shape) != 2:
-        raise lowering_api.Unsupported("matmul of operands other than matrices")
-    if a.dtype.name not in ("float32", "float64"):
-        raise lowering_api.Unsupported("a %s matmul (BLAS takes float32 and float64)"
-                                       % a.dtype.name)
     _check_inner_dimensions(lowerer, node, a, b)
     left = "%s.T" % a if node.attrs["transpose_a"] else a
     right = "%s.T" % b if node.attrs["transpose_b"] else b
-    lowerer.modules.add(_NUMBA_BLAS)
     lowerer.assign(outs[0], "%s.matmul(%s, %s)" % (_NUMBA_BLAS, left, right))
 
 
 def _batched_matmul_numba(lowerer, node, ins, outs):
     """MatMul of operands of rank > 2 with the same static batch dimensions: one BLAS
-    product per pair of matrices, written into the result's rows (numba_blas.matmul_into);
-    float operands only."""
+    product per pair of matrices, written into the result's rows (numba_blas.matmul_into)."""
     a, b = ins
-    if a.shape is None or b.shape is None or len(a.shape) < 3 or len(b.shape) < 3:
-        raise lowering_api.Unsupported("matmul of operands other than matrices")
-    if a.dtype.name not in ("float32", "float64"):
-        raise lowering_api.Unsupported("a %s matmul (BLAS takes float32 and float64)"
-                                       % a.dtype.name)
     batch = a.shape[:-2]
     if batch != b.shape[:-2] or None in batch:
         raise lowering_api.Unsupported("a matmul broadcasting its batch dimensions")
@@ -155,18 +143,27 @@ def _batched_matmul_numba(lowerer, node, ins, outs):
     with lowerer.block():
         x = "%s[%s]%s" % (left, i, ".T" if node.attrs["transpose_a"] else "")
         y = "%s[%s]%s" % (right, i, ".T" if node.attrs["transpose_b"] else "")
-        lowerer.modules.add(_NUMBA_BLAS)
         lowerer.line("%s.matmul_into(%s[%s], %s, %s)" % (_NUMBA_BLAS, result, i, x, y))
     finish(lowerer, outs[0], result, [str(d) for d in batch] + [rows, cols])
 
 
 def _matmul_numba(lowerer, node, ins, outs):
-    """numba: batched operands matrix by matrix, else one product."""
+    """numba: float32 and float64 operands through numpy's own BLAS
+    (runtime/backends/numba_blas.py): two matrices, or batches of the same static batch
+    dimensions matrix by matrix."""
     a, b = ins
-    if a.shape is not None and b.shape is not None and min(len(a.shape), len(b.shape)) > 2:
+    if a.dtype.name not in ("float32", "float64"):
+        raise lowering_api.Unsupported("a %s matmul (BLAS takes float32 and float64)"
+                                       % a.dtype.name)
+    if a.shape is None or b.shape is None:
+        raise lowering_api.Unsupported("matmul of operands of unknown rank")
+    lowerer.modules.add(_NUMBA_BLAS)
+    if len(a.shape) == len(b.shape) == 2:
+        _matrix_product_numba(lowerer, node, ins, outs)
+    elif min(len(a.shape), len(b.shape)) > 2:
         _batched_matmul_numba(lowerer, node, ins, outs)
     else:
-        _matrix_product_numba(lowerer, node, ins, outs)
+        raise lowering_api.Unsupported("matmul of a matrix and a batch of matrices")
 
 
 def _matmul_jax(lw, node, ins):

@@ -168,6 +168,52 @@ def test_a_chain_of_elementwise_ops_becomes_one_loop_keeping_values_used_later()
     assert len(re.findall(r"\n +for i\d+ in range", source)) == 1 and "np.empty(" in source
 
 
+# (shape, shape it is combined with, the loops of their nest: one per group of adjacent
+# dimensions along which each side is either spanned or repeated; each pair its own nest, as
+# no two have one shape)
+_BROADCASTS = [((2, 3, 4), (1, 1, 4), 2), ((2, 1, 5), (3, 1), 3), ((5, 3), (5, 1), 2),
+               ((4,), (1,), 1), ((3, 1, 2, 1), (4, 1, 5), 4), ((1, 3), (2, 1, 1), 2)]
+
+
+@pytest.mark.parametrize("dtype", [np.int32, np.float32])
+def test_broadcasting_elementwise_ops_are_one_loop_nest_with_the_executors_values(dtype):
+    def f(*operands):
+        return [tf.maximum(a * b - a, b) // 3 + tf.cast(a < b, a.dtype)
+                for a, b in zip(operands[::2], operands[1::2])]
+
+    rng = np.random.default_rng(7)
+    operands = [tf.constant(rng.integers(-2**20, 2**20, shape).astype(dtype)
+                            if dtype == np.int32 else rng.normal(size=shape).astype(dtype))
+                for a, b, _ in _BROADCASTS for shape in (a, b)]
+    compiled = tf.function(f, backend="numba", strict=True)
+    got = compiled(*operands)
+    for e, g in zip(tf.function(f, backend="numpy")(*operands), got):  # (int32 wraps)
+        assert e.dtype == g.dtype and e.shape == g.shape
+        np.testing.assert_array_equal(e.numpy(), g.numpy())
+    source = compiled.get_concrete_function(*operands).backend_source
+    loops = len(re.findall(r"\n +for i\d+ in range\(\d+\):", source))
+    assert loops == sum(count for _, _, count in _BROADCASTS)
+
+
+def test_a_single_elementwise_op_on_a_matrix_is_a_loop():
+    # numba's own array expression compiles a broadcasting loop nest, slow to compile from
+    # rank 2 on (seconds at rank 4); a single op on vectors stays an array expression
+    f = tf.function(lambda x, v: (x * x, v * v), backend="numba", strict=True)
+    x, v = np.arange(24, dtype=np.float32).reshape(2, 3, 4), np.arange(3, dtype=np.float32)
+    got = f(x, v)
+    np.testing.assert_array_equal(got[0].numpy(), x * x)
+    np.testing.assert_array_equal(got[1].numpy(), v * v)
+    source = f.get_concrete_function(x, v).backend_source
+    assert len(re.findall(r"\n +for i\d+ in range\(24\):", source)) == 1
+    assert "range(3)" not in source
+
+
+def test_a_loop_reads_a_transposed_view_in_its_own_order():
+    x = np.arange(24, dtype=np.float32).reshape(2, 3, 4)
+    _assert_same(*_both(lambda x: (tf.transpose(x) * 2.0, tf.transpose(x, [0, 2, 1]) + x[0, :, 0]),
+                        tf.constant(x)))
+
+
 def test_a_fused_integer_division_still_checks_each_divisor():
     f = tf.function(lambda x, y: (x // y) * 2 + 1, backend="numba", strict=True)
     assert f(tf.constant([7, 9]), tf.constant([2, 4])).numpy().tolist() == [7, 5]

@@ -25,6 +25,7 @@ timing goes the general way and runs the same record, timed.
     f(x)   # general: traces, runs, keeps the trace's FastCall under x's key
     f(x)   # the second call is timed: general again
     f(x)   # fast: key(x) -> FastCall.run(feeds) -> the compiled program
+           # (a JAX record's DeviceProgram: key(x) -> the compiled program, no frame between)
 
 A record's `run` returns what the general path would for its key, and hands a call back to
 the general path (`general(feeds)`, the trace's `_call_flat`) whenever its backend changed
@@ -37,11 +38,30 @@ from collections.abc import Callable
 from typing import Any, NamedTuple
 
 
+class DeviceProgram:
+    """A compiled device program that the dispatcher calls itself, with no Python frame in
+    between (a JAX program of one output: the cached call of `x + 1` is mostly frames):
+    `program(*feeds)` returns the one device array of the result, which becomes
+    `DeviceTensor` of `dtype` with cache-key part `key`. A tuple returned, or anything
+    raised, means the call needs more than that: the dispatcher hands it to the record's
+    `run`. `program` is None once the backend gave the program up (the numpy executor runs
+    the graph from then on), and every call takes `run`."""
+
+    __slots__ = ("program", "dtype", "key")
+
+    def __init__(self, program: Callable[..., Any], dtype: Any, key: Any) -> None:
+        self.program: Callable[..., Any] | None = program
+        self.dtype = dtype
+        self.key = key
+
+
 class FastCall(NamedTuple):
     """The cached call of one concrete function: `run(feeds)` takes the fed values (numpy
     or device arrays and variables, in the trace's input order, as the cache key's walk
     collects them) and returns the call's result; `direct` is True when the backend runs its
-    compiled program itself (the concrete function's own run is skipped)."""
+    compiled program itself (the concrete function's own run is skipped); `device`, when
+    set, is the program that the dispatcher runs in place of `run` (see DeviceProgram)."""
 
     run: Callable[[list[Any]], Any]
     direct: bool = False
+    device: DeviceProgram | None = None

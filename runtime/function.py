@@ -31,6 +31,7 @@ from runtime import function_stats as stats_lib
 from runtime import signature as sig
 from runtime.concrete_function import ConcreteFunction, call_observers, recorded_call
 from runtime.device_tensor import DeviceTensor, host_feeds
+from runtime.fast_call import FastCall
 from runtime.function_options import FunctionOptions
 from runtime.graph import Graph
 from runtime.operators import try_regions
@@ -65,6 +66,7 @@ _settings = context._settings
 _building = context.building
 _make_key = sig.make_key
 _ONE_TENSOR = (EagerTensor, DeviceTensor)
+_new = object.__new__
 
 
 class Function:
@@ -104,9 +106,9 @@ class Function:
         # the number of positional arguments a call takes the fast path with (-1: never)
         self._fast_arity = self._simple_arity if self._input_signature is None else -1
         self._cache: dict[sig.Key, ConcreteFunction] = {}
-        # cache key -> the run of the FastCall of the trace that key last ran (see
-        # runtime.fast_call): what a call that needs nothing else runs
-        self._fast_calls: dict[sig.Key, Callable[[list[Any]], Any]] = {}
+        # cache key -> the FastCall of the trace that key last ran (see runtime.fast_call):
+        # what a call that needs nothing else runs
+        self._fast_calls: dict[sig.Key, FastCall] = {}
         self._concrete: list[ConcreteFunction] = []
         # (the key a trace was made for, the trace), for the traces `_lookup` made, in order
         self._traced_keys: list[tuple[sig.Key, ConcreteFunction]] = []
@@ -282,11 +284,24 @@ class Function:
             else:
                 feeds = []
                 key = _make_key(args, feeds)
-            run = self._fast_calls.get(key)
-            if run is None:
+            fast = self._fast_calls.get(key)
+            if fast is None:
                 return self._general_call(args, kwargs, key, feeds)
             self._until_sample = until_sample
-            return run(feeds)
+            device = fast.device
+            if device is not None and device.program is not None:
+                # (the program itself, no frame between: see runtime.fast_call.DeviceProgram)
+                try:
+                    array = device.program(*feeds)
+                except Exception:  # noqa: BLE001 - the record's run gives up or raises
+                    return fast.run(feeds)
+                if type(array) is not tuple:
+                    tensor = _new(DeviceTensor)  # (DeviceTensor(...) without its frame)
+                    tensor._array = array
+                    tensor.dtype = device.dtype
+                    tensor._key = device.key
+                    return tensor
+            return fast.run(feeds)
         except Exception as e:  # costs nothing until something is raised (CPython 3.11+)
             tracebacks.filter_exception(e)
             raise
@@ -320,12 +335,12 @@ class Function:
             return recorded_call(cf, feeds, values)
         # (a sampled call runs what the fast path runs; a call with observers runs
         # `_call_flat`, which tells them)
-        run = None if call_observers else self._fast_calls.get(key)
-        if run is None:
+        fast = None if call_observers else self._fast_calls.get(key)
+        if fast is None:
             result = self._run_or_time(cf._call_flat, feeds, until_sample)
             self._keep_fast_call(key, cf)
             return result
-        return self._run_or_time(run, feeds, until_sample)
+        return self._run_or_time(fast.run, feeds, until_sample)
 
     def _keep_fast_call(self, key: sig.Key, cf: ConcreteFunction) -> None:
         """Keeps the FastCall of `cf`, which ran a call with cache key `key`, for the next
@@ -334,7 +349,7 @@ class Function:
         if self._cache.get(key) is cf:
             fast = cf.fast_call()
             if fast is not None:
-                self._fast_calls[key] = fast.run
+                self._fast_calls[key] = fast
 
     def _run_or_time(self, run: Callable[[list[Any]], Any], feeds: list[Any],
                      until_sample: int) -> Any:

@@ -34,7 +34,7 @@ from runtime import dtypes, errors, executor
 from runtime.backends import BackendFallbackWarning, jax_host
 from runtime.backends.jax_lowering import Lowerer, jax_modules
 from runtime.device_tensor import ON_DEVICE, DeviceTensor, host_feeds, register_array_type
-from runtime.fast_call import FastCall
+from runtime.fast_call import DeviceProgram, FastCall
 from runtime.graph import SubGraph
 from runtime.lowering_api import Unsupported, VariableSlot
 from runtime.tensor import EagerTensor, to_numpy
@@ -209,6 +209,7 @@ class JaxCompiledGraph:
         # the dtype of the one output, when there is one (the common case, kept short)
         self._single: Any = self._out_dtypes[0] if len(self._out_dtypes) == 1 else None
         self._single_key: Any = self._out_keys[0] if self._single is not None else None
+        self._device_program: DeviceProgram | None = None  # see fast_call
         self._assigned: tuple[str, ...] | None = None  # (known once traced)
         self._flagged = True  # the last trace has checks or host calls (unknown until traced)
         self._call = self._program_call()  # the general run's call of the program
@@ -439,14 +440,18 @@ class JaxCompiledGraph:
     def fast_call(self, general: Any) -> FastCall | None:
         """The cached call of a plain one-output graph (tensors only, in feed order, on the
         default device, without 64-bit values, checks or host calls, its output's shape
-        known), or None for other graphs: a FastCall whose run is `_cached_call(general)`,
-        which hands a call to the concrete function's general run when more is needed (after
-        a failed compile, or when a new trace brought checks: running the program twice is
-        harmless then, since a graph with host calls never has this record)."""
+        known), or None for other graphs: a FastCall whose DeviceProgram (one per graph,
+        dropped when JAX gives up) the dispatcher calls itself, and whose run,
+        `_cached_call(general)`, takes a call the program cannot serve alone: it hands it to
+        the concrete function's general run (after a failed compile, or when a new trace
+        brought checks: running the program twice is harmless then, since a graph with host
+        calls never has this record)."""
         if not self._plain or self._single is None or self._flagged or \
                 self._single_key is None:
             return None
-        return FastCall(self._cached_call(general), direct=True)
+        if self._device_program is None:
+            self._device_program = DeviceProgram(self._jitted, self._single, self._single_key)
+        return FastCall(self._cached_call(general), direct=True, device=self._device_program)
 
     def _device_tensors(self, outputs: Sequence[Any]) -> tuple[Any, ...]:
         # (zip stops at the outputs: `outputs` may go on with assigned values and the flag)
@@ -462,6 +467,8 @@ class JaxCompiledGraph:
                                                                  _first_line(error))
         self.unsupported = reason
         self._plain = False
+        if self._device_program is not None:  # the dispatcher calls it no more
+            self._device_program.program = None
         if self.report is not None:
             self.report.running = "numpy"
             self.report.reason = "jax could not run %s: %s" % (self.name, reason)

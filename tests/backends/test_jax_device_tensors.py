@@ -316,6 +316,37 @@ def test_a_plain_one_output_graph_is_called_directly_with_the_executors_results(
         step, backend="numpy")(reference).numpy(), rtol=1e-6)
 
 
+def test_the_dispatcher_calls_the_program_itself_until_jax_gives_it_up():
+    f = autograph.function(step, backend="jax")  # (not strict: giving up warns)
+    x = jax_backend.to_device(tf.constant([0.5, -1.0, 2.0]))
+    reference = autograph.function(step, backend="numpy")(x).numpy()
+    for _ in range(3):
+        f(x)
+    device = f._fast_calls[sig.make_key((x,))].device
+    program, calls = device.program, []
+
+    def counted(*feeds):
+        calls.append(len(feeds))
+        return program(*feeds)
+
+    def failing(*feeds):
+        raise RuntimeError("the device went away")
+
+    device.program = counted
+    result = f(x)
+    assert calls == [1] and type(result) is DeviceTensor and result._key == (
+        tf.float32, (3,), jax_backend.ON_DEVICE)
+    np.testing.assert_allclose(result.numpy(), reference, rtol=1e-6)
+    device.program = failing  # what the program alone cannot serve, the record's run does
+    np.testing.assert_allclose(f(x).numpy(), reference, rtol=1e-6)
+    cf = f.get_concrete_function(x)
+    with pytest.warns(BackendFallbackWarning, match="the device went away"):
+        cf._compiled._give_up(RuntimeError("the device went away"))
+    assert device.program is None  # the dispatcher takes the record's run from now on
+    np.testing.assert_allclose(f(x).numpy(), reference, rtol=1e-6)
+    assert cf.backend_report().running == "numpy"
+
+
 def test_a_one_output_graph_returning_a_structure_returns_it_on_every_call():
     def listed(x):
         return [step(x)]

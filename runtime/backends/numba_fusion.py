@@ -98,6 +98,9 @@ def lower_nodes(lowerer: Any, simplified: executor.Simplified, names: dict[int, 
             index = end
             continue
         for node, inputs in nodes[index:end]:
+            if _run_time_rank(node, inputs) and _run_time_loop(
+                    lowerer, node, inputs, names, simplified):
+                continue
             ins = [lowerer.value_of(t, names, simplified) for t in inputs]
             lowerer.lower_node(node, ins, names)
         index = end
@@ -236,3 +239,113 @@ class _Literal:
 
     def __format__(self, spec: str) -> str:
         return self.lowerer.literal(self.value)
+
+
+def _run_time_rank(node: Any, inputs: list[Any]) -> int:
+    """The output's rank when the node is an elementwise op whose shapes are known only at
+    run time and a loop of its own pays (rank 2 or more, or two array inputs, whose
+    broadcast may fail: the loop checks it as the executor does); else 0."""
+    if "elementwise" not in node.op.traits or len(node.outputs) != 1:
+        return 0
+    out = node.outputs[0]
+    shape = out._shape
+    if shape is None or None not in shape or out.dtype.kind not in _KINDS:
+        return 0
+    arrays = 0
+    for t in inputs:
+        if t._shape is None or len(t._shape) > len(shape) or t.dtype.kind not in _KINDS:
+            return 0
+        arrays += len(t._shape) > 0
+    return len(shape) if len(shape) >= 2 or arrays >= 2 else 0
+
+
+def _run_time_loop(lowerer: Any, node: Any, inputs: list[Any], names: dict[int, Value],
+                   simplified: executor.Simplified) -> bool:
+    """Writes one elementwise node over shapes known only at run time as a loop nest, one
+    level per output dimension, each input read at its own flat index (a stride of 0 along
+    a dimension it repeats); the broadcast is checked first, failing with numpy's message
+    as the executor's kernel does. False (nothing written) when the rule declines on
+    scalars."""
+    saved = (len(lowerer.lines), dict(lowerer.line_nodes), len(lowerer.checks), lowerer.indent)
+    outer, lowerer.node = lowerer.node, node
+    out = node.outputs[0]
+    rank = len(out._shape)
+    try:
+        views: dict[int, tuple[str, list[str]]] = {}  # id -> (flat view, its dims, padded)
+        for t in inputs:
+            if t._shape == () or id(t) in views:
+                continue
+            array, flat = lowerer.fresh("c"), lowerer.fresh("f")
+            lowerer.line("%s = np.ascontiguousarray(%s)" % (
+                array, lowerer.value_of(t, names, simplified)))
+            lowerer.line("%s = %s.reshape(%s.size)" % (flat, array, array))
+            views[id(t)] = (flat, ["1"] * (rank - len(t._shape)) + [
+                "%s.shape[%d]" % (array, k) if d is None else str(d)
+                for k, d in enumerate(t._shape)])
+        extents = []
+        for d in range(rank):
+            extent = lowerer.fresh("n")
+            spans = [dims[d] for _, dims in views.values() if dims[d] != "1"]
+            lowerer.line("%s = %s" % (extent, spans[0] if spans else "1"))
+            for other in spans[1:]:
+                lowerer.line("%s = %s if %s == 1 else %s" % (extent, other, extent, extent))
+            extents.append(extent)
+        failed = " or ".join("(%s != %s and %s != 1)" % (dims[d], extents[d], dims[d])
+                             for _, dims in views.values() for d in range(rank)
+                             if dims[d] != "1")
+        if failed:
+            shapes, values = [], []
+            for t in inputs:  # numpy's message names every operand, scalars as ()
+                own = views[id(t)][1][rank - len(t._shape):] if t._shape != () else []
+                shapes.append("(%s%s)" % (",".join(["%d"] * len(own)),
+                                          "," if len(own) == 1 else ""))
+                values += own
+            lowerer.check_values(failed, ValueError, "operands could not be broadcast "
+                                 "together with shapes %s " % " ".join(shapes), tuple(values))
+        strides: dict[int, list[str]] = {}
+        for key, (_, dims) in views.items():
+            strides[key] = []
+            for d in range(rank):
+                later = [x for x in dims[d + 1:] if x != "1"]
+                if dims[d] == "1":
+                    strides[key].append("0")
+                    continue
+                stride = lowerer.fresh("s")
+                lowerer.line("%s = 0 if %s == 1 else %s" % (
+                    stride, dims[d], " * ".join(later) or "1"))
+                strides[key].append(stride)
+        result_array, result_flat = lowerer.fresh("o"), lowerer.fresh("g")
+        lowerer.line("%s = np.empty((%s, ), np.%s)" % (
+            result_array, ", ".join(extents),
+            out.dtype.np_dtype.name.replace("bool", "bool_")))
+        lowerer.line("%s = %s.reshape(%s.size)" % (result_flat, result_array, result_array))
+        variables = []
+        for extent in extents:
+            variables.append(lowerer.fresh("i"))
+            lowerer.line("for %s in range(%s):" % (variables[-1], extent))
+            lowerer.indent += 1
+        index = variables[0]
+        for variable, extent in zip(variables[1:], extents[1:]):
+            index = "(%s) * %s + %s" % (index, extent, variable)
+        ins = []
+        for t in inputs:
+            if t._shape == ():
+                ins.append(lowerer.value_of(t, names, simplified))
+                continue
+            flat, _ = views[id(t)]
+            terms = ["%s * %s" % (v, s) for v, s in zip(variables, strides[id(t)]) if s != "0"]
+            ins.append(Value("%s[%s]" % (flat, " + ".join(terms) or "0"), t.dtype, ()))
+        result = Value(lowerer.fresh("e"), out.dtype, ())
+        _lower_scalar(lowerer, node, ins, result)
+        lowerer.line("%s[%s] = %s" % (result_flat, index, result))
+    except Unsupported:
+        lines, line_nodes, checks, _ = saved
+        del lowerer.lines[lines:]
+        lowerer.line_nodes = line_nodes
+        del lowerer.checks[checks:]
+        return False
+    finally:
+        lowerer.indent = saved[3]
+        lowerer.node = outer
+    names[id(out)] = Value(result_array, out.dtype, out._shape)
+    return True

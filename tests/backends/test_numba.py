@@ -6,7 +6,7 @@ import re
 
 import numpy as np
 import pytest
-from numba_compare import executor_and_numba
+from numba_compare import executor_and_numba, same_failure
 
 import autograph.tf as tf
 from runtime import backends, errors
@@ -206,6 +206,37 @@ def test_a_single_elementwise_op_on_a_matrix_is_a_loop():
     source = f.get_concrete_function(x, v).backend_source
     assert len(re.findall(r"\n +for i\d+ in range\(24\):", source)) == 1
     assert "range(3)" not in source
+
+
+def _run_time_broadcast(a, b, c):
+    return tf.maximum(a * b - c, b) // 3 + tf.cast(a < c, a.dtype), tf.equal(b, c)
+
+
+_RUN_TIME_SPECS = [tf.TensorSpec([None, None, None], tf.int32),
+                   tf.TensorSpec([None, None], tf.int32), tf.TensorSpec([None], tf.int32)]
+
+
+def test_ops_over_shapes_known_at_run_time_are_loop_nests_that_broadcast_as_numpy():
+    compiled = tf.function(_run_time_broadcast, backend="numba", strict=True,
+                           input_signature=_RUN_TIME_SPECS)
+    reference = tf.function(_run_time_broadcast, backend="numpy",
+                            input_signature=_RUN_TIME_SPECS)
+    rng = np.random.default_rng(3)
+    for shapes in [((2, 3, 4), (3, 4), (4,)), ((2, 1, 4), (3, 1), (1,)), ((1, 1, 1), (1, 5), (5,)),
+                   ((2, 3, 1), (1, 1), (6,)), ((2, 0, 3), (1, 3), (3,)), ((1, 2, 2), (2, 2), (2,))]:
+        args = [rng.integers(-2**20, 2**20, s).astype(np.int32) for s in shapes]
+        for e, g in zip(reference(*args), compiled(*args)):  # (int32 products wrap)
+            assert e.dtype == g.dtype and e.shape == g.shape, shapes
+            np.testing.assert_array_equal(e.numpy(), g.numpy())
+    source = compiled.get_concrete_function(*args).backend_source
+    # each op a nest as deep as its rank: seven of rank 3 (the cast too), the equal of rank 2
+    assert len(re.findall(r"\n +for i\d+ in range\(n\d+\):", source)) == 7 * 3 + 2
+
+
+def test_a_broadcast_failing_at_run_time_raises_the_executors_error():
+    args = [np.ones((2, 3, 4), np.int32), np.ones((2, 4), np.int32), np.ones(4, np.int32)]
+    error = same_failure(_run_time_broadcast, *args, input_signature=_RUN_TIME_SPECS)
+    assert "shapes (2,3,4) (2,4)" in str(error)
 
 
 def test_a_loop_reads_a_transposed_view_in_its_own_order():

@@ -14,6 +14,10 @@ The "auto" backend's clock stands still in tests (`promotion.clock`): it promote
 to numba when its executor time adds up to the predicted compile time, which on a real clock
 depends on how busy the machine is, so a test's graph would run on numba in one run and on
 the executor in the next. Tests of promotion script the clock or the prediction themselves.
+For the same reason each test remembers only its own promotions (`promotion.promoted_marker`
+points into a folder of the test's own): a graph whose kernel an earlier promotion left in
+the cache folder starts compiling at its second call, so a test would otherwise run on numba
+after another test, or an earlier run, promoted the same graph, and on the executor when not.
 
 Hypothesis gives an example all the time it takes (no deadline: a busy machine is no
 failure). Under CI (the environment variable CI set, as `.ci/run` runs) it draws the same
@@ -26,6 +30,7 @@ test files or tests, rather than folders, stays in one process: it starts sooner
 works. `-n N` on the command line, or PYTEST_XDIST_AUTO_NUM_WORKERS, chooses otherwise.
 """
 
+import itertools
 import os
 
 import numpy as np
@@ -110,6 +115,19 @@ def clean_execution_state():
 def promotion_clock_stands_still(monkeypatch):
     """No executor time adds up towards an "auto" promotion (see the module docstring)."""
     monkeypatch.setattr(promotion, "clock", lambda: 0.0)
+
+
+_promotion_folders = itertools.count()
+
+
+@pytest.fixture(autouse=True)
+def promotions_are_remembered_by_their_test_only(monkeypatch, tmp_path_factory):
+    """An "auto" promotion's marker goes to a folder of this test's own (made when a
+    promotion writes one), not to the shared cache folder (see the module docstring)."""
+    folder = tmp_path_factory.getbasetemp() / ("promoted-%d" % next(_promotion_folders))
+    marker = promotion.promoted_marker
+    monkeypatch.setattr(promotion, "promoted_marker",
+                        lambda cf, compiled: folder / marker(cf, compiled).name)
 
 
 @pytest.fixture(autouse=True)

@@ -1,11 +1,14 @@
 """The numba backend: values agree with the numpy executor, errors name the op and the
 user's line, int32 wraps, variables are updated, the generated module is cached.
-Each test compiles one or two small graphs (well under a second each once numba is warm)."""
+Each test compiles one or two small graphs (well under a second each once numba is warm),
+but for the long property run over random broadcasts (-m slow)."""
 
 import re
 
 import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from numba_compare import executor_and_numba, same_failure
 
 import autograph.tf as tf
@@ -331,3 +334,47 @@ def test_a_call_of_another_function_is_inlined_and_stack_lowers():
         return tf.stack([inner(x), x])
 
     _assert_same(*_both(outer, tf.constant(3)))
+
+
+# -- elementwise loops over random broadcasts (a long run: -m slow) -----------------------------
+
+_BINARY = [tf.add, tf.subtract, tf.multiply, tf.maximum, tf.minimum]
+
+
+@st.composite
+def _broadcasts(draw):
+    """(the operands' shapes, which broadcast to one shape, and a chain of binary ops)."""
+    rank = draw(st.integers(1, 4))
+    out = draw(st.lists(st.integers(0, 3), min_size=rank, max_size=rank))
+    shapes = []
+    for _ in range(draw(st.integers(2, 3))):
+        own = draw(st.integers(0, rank))
+        shapes.append(tuple(d if draw(st.booleans()) else 1 for d in out[rank - own:]))
+    ops = draw(st.lists(st.sampled_from(range(len(_BINARY))), min_size=len(shapes) - 1,
+                        max_size=len(shapes) - 1))
+    return shapes, ops, draw(st.booleans())
+
+
+@pytest.mark.slow
+@pytest.mark.property
+@settings(max_examples=40, deadline=None, database=None)
+@given(_broadcasts())
+def test_elementwise_loops_over_random_broadcasts_give_the_executors_values(case):
+    shapes, ops, dynamic = case
+
+    def chain(operands):
+        result = operands[0]
+        for op, operand in zip(ops, operands[1:]):
+            result = tf.abs(_BINARY[op](result, operand)) * 3 - operand
+        return result
+
+    def f(a, b, c=None):  # (no *operands: an input_signature does not reach *args yet)
+        return chain([a, b] if c is None else [a, b, c])
+
+    rng = np.random.default_rng(len(shapes))
+    args = [rng.integers(-2**20, 2**20, s).astype(np.int32) for s in shapes]
+    options = {"input_signature": [tf.TensorSpec([None] * len(s), tf.int32) for s in shapes]} \
+        if dynamic else {}
+    expected, got = _both(f, *args, **options)  # (int32 products overflow: both wrap)
+    assert expected.shape == got.shape
+    np.testing.assert_array_equal(expected.numpy(), got.numpy())

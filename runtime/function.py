@@ -103,6 +103,8 @@ class Function:
         self._simple_arity = (len(self._params) if all(
             p[1] == inspect.Parameter.POSITIONAL_OR_KEYWORD for p in self._params) else -1)
         self._input_signature = options.input_signature
+        # one spec (or tuple of specs) per parameter, as the canonical values come
+        self._parameter_specs = _specs_per_parameter(self._input_signature, self._params)
         # the number of positional arguments a call takes the fast path with (-1: never)
         self._fast_arity = self._simple_arity if self._input_signature is None else -1
         self._cache: dict[sig.Key, ConcreteFunction] = {}
@@ -253,8 +255,8 @@ class Function:
             if self._input_signature is not None and not args and not kwargs:
                 args = self._input_signature
             values, bound = self._canonicalize(args, kwargs)
-            if self._input_signature is not None:
-                check_fits_signature(self._input_signature, values)
+            if self._parameter_specs is not None:
+                check_fits_signature(self._parameter_specs, values)
                 return self._signature_concrete(values)
             key = sig.make_key(values)
             return self._cache.get(key) or self._lookup(key, values, bound)
@@ -509,8 +511,8 @@ class Function:
         if not self._concrete:
             with self._lock:
                 if not self._concrete:
-                    assert self._input_signature is not None
-                    specs = list(self._input_signature)
+                    assert self._parameter_specs is not None
+                    specs = list(self._parameter_specs)
                     n = len(specs)
                     values = specs + list(values[n:])
                     key = sig.make_key(values)
@@ -519,7 +521,7 @@ class Function:
         return self._concrete[0]
 
     def _call_with_signature(self, values):
-        specs = self._input_signature
+        specs = self._parameter_specs
         assert specs is not None
         n = len(specs)
         cf = self._signature_concrete(values)
@@ -536,6 +538,21 @@ class Function:
         if _tapes:  # a GradientTape is recording: the call becomes one record on it
             return recorded_call(cf, feeds, values)
         return self._run_or_time(cf._call_flat, feeds, self._until_sample)
+
+
+def _specs_per_parameter(specs: Any, params: list[Any]) -> tuple[Any, ...] | None:
+    """An input signature as one entry per parameter: a function with `*args` takes the
+    specs after its positional parameters as one tuple, the value of its `*args` (as
+    TensorFlow's input_signature covers the positional arguments, then `*args`)."""
+    if specs is None:
+        return None
+    kinds = [kind for _, kind, _, _ in params]
+    if inspect.Parameter.VAR_POSITIONAL not in kinds:
+        return tuple(specs)
+    count = kinds.index(inspect.Parameter.VAR_POSITIONAL)
+    if len(specs) < count:
+        return tuple(specs)  # (the call's check names what is missing)
+    return tuple(specs[:count]) + (tuple(specs[count:]),)
 
 
 class _BoundMethod(Function):

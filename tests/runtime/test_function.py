@@ -699,6 +699,28 @@ def test_input_signature_with_nested_specs():
     assert f.experimental_get_tracing_count() == 1
 
 
+def test_input_signature_covers_the_positional_arguments_then_star_args():
+    vector = signature_lib.TensorSpec([None], dtypes.float32)
+
+    @function(input_signature=[vector] * 3)
+    def f(x, *rest):
+        return x * len(rest) + rest[0] - rest[1]
+
+    def three(*values):
+        return [array_ops.constant(np.float32(values)) for _ in range(3)]
+
+    assert f(*three(1.0, 2.0)).numpy().tolist() == [2.0, 4.0]
+    assert f(*three(3.0)).numpy().tolist() == [6.0]
+    assert f.experimental_get_tracing_count() == 1
+    assert f.input_signature == (vector,) * 3
+    names = [spec.name for spec in f.get_concrete_function().structured_input_signature[0]]
+    assert names == ["x", "rest_0", "rest_1"]
+    with pytest.raises(TypeError, match="incompatible with input_signature"):
+        f(array_ops.constant([1.0]), array_ops.constant([1.0]))  # one spec left unfilled
+    only_star = function(lambda *a: a[0] * a[1], input_signature=[vector, vector])
+    assert only_star(*three(2.0)[:2]).numpy().tolist() == [4.0]
+
+
 def test_get_concrete_function_without_arguments_uses_the_signature():
     @function(input_signature=[signature_lib.TensorSpec([None], dtypes.float32)])
     def f(x):

@@ -65,7 +65,7 @@ _tapes = context.tapes  # the GradientTapes recording eager ops
 _settings = context._settings
 _building = context.building
 _make_key = sig.make_key
-_ONE_TENSOR = (EagerTensor, DeviceTensor)
+_NO_DEVICE_CALL: tuple[Any, Any] = (object(), None)  # (no device tensor's key part)
 _new = object.__new__
 
 
@@ -111,6 +111,10 @@ class Function:
         # cache key -> the FastCall of the trace that key last ran (see runtime.fast_call):
         # what a call that needs nothing else runs
         self._fast_calls: dict[sig.Key, FastCall] = {}
+        # (the key part of the last one-device-tensor call found there, its FastCall), one
+        # attribute so that a thread never pairs one call's part with another's record;
+        # reset whenever `_fast_calls` changes
+        self._last_device_call: tuple[Any, Any] = _NO_DEVICE_CALL
         self._concrete: list[ConcreteFunction] = []
         # (the key a trace was made for, the trace), for the traces `_lookup` made, in order
         self._traced_keys: list[tuple[sig.Key, ConcreteFunction]] = []
@@ -273,16 +277,37 @@ class Function:
             if kwargs or len(args) != self._fast_arity or until_sample <= 0 or _building \
                     or _tapes or call_observers or _settings["run_functions_eagerly"]:
                 return self._general_call(args, kwargs)
-            if len(args) == 1 and type(args[0]) in _ONE_TENSOR:
-                # (make_key's first cases, inline: the commonest cached call, f(x))
+            kind = type(args[0]) if len(args) == 1 else None
+            if kind is DeviceTensor:  # (the commonest cached call on JAX, f(x), inline)
                 arg = args[0]
-                if type(arg) is DeviceTensor:
-                    feeds = [arg._array]
-                    key = (arg._key,)
+                part = arg._key  # (one object per device tensor: the key's identity)
+                last = self._last_device_call
+                if part is last[0]:
+                    fast = last[1]
                 else:
-                    value = arg._value
-                    feeds = [value]
-                    key = ((arg.dtype, value.shape),)
+                    fast = self._fast_calls.get((part,))
+                    if fast is None:
+                        return self._general_call(args, kwargs, (part,), [arg._array])
+                    self._last_device_call = (part, fast)
+                self._until_sample = until_sample
+                device = fast.device
+                if device is not None and device.program is not None:
+                    # (the program itself, no frame between: see fast_call.DeviceProgram)
+                    try:
+                        array = device.program(arg._array)
+                    except Exception:  # noqa: BLE001 - the record's run gives up or raises
+                        return fast.run([arg._array])
+                    if type(array) is not tuple:
+                        tensor = _new(DeviceTensor)  # (DeviceTensor(...) without its frame)
+                        tensor._array = array
+                        tensor.dtype = device.dtype
+                        tensor._key = device.key
+                        return tensor
+                return fast.run([arg._array])
+            if kind is EagerTensor:  # (make_key's first case, inline)
+                value = args[0]._value
+                feeds = [value]
+                key = ((args[0].dtype, value.shape),)
             else:
                 feeds = []
                 key = _make_key(args, feeds)
@@ -290,19 +315,6 @@ class Function:
             if fast is None:
                 return self._general_call(args, kwargs, key, feeds)
             self._until_sample = until_sample
-            device = fast.device
-            if device is not None and device.program is not None:
-                # (the program itself, no frame between: see runtime.fast_call.DeviceProgram)
-                try:
-                    array = device.program(*feeds)
-                except Exception:  # noqa: BLE001 - the record's run gives up or raises
-                    return fast.run(feeds)
-                if type(array) is not tuple:
-                    tensor = _new(DeviceTensor)  # (DeviceTensor(...) without its frame)
-                    tensor._array = array
-                    tensor.dtype = device.dtype
-                    tensor._key = device.key
-                    return tensor
             return fast.run(feeds)
         except Exception as e:  # costs nothing until something is raised (CPython 3.11+)
             tracebacks.filter_exception(e)
@@ -352,6 +364,7 @@ class Function:
             fast = cf.fast_call()
             if fast is not None:
                 self._fast_calls[key] = fast
+                self._last_device_call = _NO_DEVICE_CALL
 
     def _run_or_time(self, run: Callable[[list[Any]], Any], feeds: list[Any],
                      until_sample: int) -> Any:

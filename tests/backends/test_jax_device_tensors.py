@@ -347,6 +347,20 @@ def test_the_dispatcher_calls_the_program_itself_until_jax_gives_it_up():
     assert cf.backend_report().running == "numpy"
 
 
+def test_cached_calls_alternating_between_shapes_each_run_their_own_trace():
+    f = jax_function(step)
+    numpy_step = autograph.function(step, backend="numpy")
+    values = [np.float32([0.5, -1.0, 2.0]), np.float32([[1.0, 2.0]]), np.float32([3.0, 4.0, 5.0])]
+    tensors = [jax_backend.to_device(tf.constant(v)) for v in values]
+    assert tensors[0]._key == tensors[2]._key and tensors[0]._key is not tensors[2]._key
+    for _ in range(4):  # past the first and the sampled calls: the dispatcher's own path
+        for tensor, value in zip(tensors, values):
+            result = f(tensor)
+            assert result.shape == value.shape
+            np.testing.assert_allclose(result.numpy(), numpy_step(value).numpy(), rtol=1e-6)
+    assert len(f._fast_calls) == 2
+
+
 def test_a_one_output_graph_returning_a_structure_returns_it_on_every_call():
     def listed(x):
         return [step(x)]

@@ -291,10 +291,13 @@ class Function:
                     self._last_device_call = (part, fast)
                 self._until_sample = until_sample
                 device = fast.device
-                if device is not None and device.program is not None:
-                    # (the program itself, no frame between: see fast_call.DeviceProgram)
+                # (read once: a thread giving the program up sets it to None meanwhile)
+                program = None if device is None else device.program
+                if program is not None:
+                    # (the program itself, no frame between: see fast_call.DeviceProgram;
+                    # what it cannot serve alone, the record's run does, running it again)
                     try:
-                        array = device.program(arg._array)
+                        array = program(arg._array)
                     except Exception:  # noqa: BLE001 - the record's run gives up or raises
                         return fast.run([arg._array])
                     if type(array) is not tuple:

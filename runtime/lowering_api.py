@@ -83,6 +83,16 @@ def loop_alone(template: str) -> str:
     return _LoopTemplate(template)
 
 
+def checked_before_broadcast(rule: Any) -> Any:
+    """Marks elementwise `rule` as checking an operand whole before the op broadcasts (an
+    integer divisor of zero, as the division kernels check it first): numba's loop over
+    shapes known only at run time (runtime/backends/numba_fusion.py), which checks its
+    broadcast first and a value element by element, leaves such an op to this rule, so
+    that the errors come in the kernel's order."""
+    rule.checks_before_broadcast = True
+    return rule
+
+
 def removed_before_lowering(how: str) -> Any:
     """The decision for an op that graph simplification (runtime.executor.simplify, which the
     backends' walkers run first) always takes out, saying `how`: no backend ever lowers a

@@ -33,7 +33,9 @@ one product of two arrays), where the loop written here compiles in about 0.1 s 
 
 from __future__ import annotations
 
+import contextlib
 import math
+from collections.abc import Iterator
 from typing import Any
 
 from runtime import executor
@@ -98,7 +100,7 @@ def lower_nodes(lowerer: Any, simplified: executor.Simplified, names: dict[int, 
             index = end
             continue
         for node, inputs in nodes[index:end]:
-            if _run_time_rank(node, inputs) and _run_time_loop(
+            if _over_run_time_shapes(node, inputs) and _run_time_loop(
                     lowerer, node, inputs, names, simplified):
                 continue
             ins = [lowerer.value_of(t, names, simplified) for t in inputs]
@@ -116,66 +118,93 @@ def _fuse(lowerer: Any, run: list[tuple[Any, list[Any]]], shape: tuple[int, ...]
           last_use: dict[int, float], last: int) -> bool:
     """Writes `run` as one loop (a nest where an input broadcasts); False (nothing written)
     when a rule declines on scalars."""
-    saved = (len(lowerer.lines), dict(lowerer.line_nodes), len(lowerer.checks), lowerer.indent)
     size = math.prod(shape)
     produced = {id(node.outputs[0]) for node, _ in run}
     try:
-        flat: dict[int, str] = {}  # each array input read in the loop: its flat view
-        read: list[Any] = []
-        for node, inputs in run:
-            for t in inputs:
-                if id(t) in produced or id(t) in flat or t._shape == ():
-                    continue
-                value = lowerer.value_of(t, names, simplified)
-                flat[id(t)] = lowerer.fresh("f")
-                # (a transpose's view is not contiguous: copied; a contiguous one is not)
-                lowerer.line("%s = np.ascontiguousarray(%s).reshape(%d)" % (
-                    flat[id(t)], value, math.prod(t._shape)))
-                read.append(t)
-        stored: dict[int, tuple[Value, str]] = {}
-        for node, _ in run:
-            out = node.outputs[0]
-            if last_use.get(id(out), -1) > last:
-                array, view = lowerer.fresh("o"), lowerer.fresh("g")
-                lowerer.line("%s = np.empty(%s, np.%s)" % (
-                    array, lowerer.literal(shape), out.dtype.np_dtype.name.replace(
-                        "bool", "bool_")))
-                lowerer.line("%s = %s.reshape(%d)" % (view, array, size))
-                stored[id(out)] = (Value(array, out.dtype, shape), view)
-        i, index = _loop_nest(lowerer, shape, read)
-        scalars: dict[int, Value] = {}
-        for node, inputs in run:
-            ins = []
-            for t in inputs:
-                if id(t) in scalars:
-                    ins.append(scalars[id(t)])
-                elif id(t) in flat:
-                    ins.append(Value("%s[%s]" % (flat[id(t)], index[id(t)]), t.dtype, ()))
-                else:
-                    ins.append(lowerer.value_of(t, names, simplified))
-            out = node.outputs[0]
-            result = Value(lowerer.fresh("e"), out.dtype, ())
-            _lower_scalar(lowerer, node, ins, result)
-            scalars[id(out)] = result
-            if id(out) in stored:
-                lowerer.line("%s[%s] = %s" % (stored[id(out)][1], i, result))
+        with _all_or_nothing(lowerer):
+            flat: dict[int, tuple[Any, str]] = {}  # each array input: (it, its flat view)
+            for node, inputs in run:
+                for t in inputs:
+                    if id(t) in produced or id(t) in flat or t._shape == ():
+                        continue
+                    view = lowerer.fresh("f")
+                    # (a transpose's view is not contiguous: copied; a contiguous one is not)
+                    lowerer.line("%s = np.ascontiguousarray(%s).reshape(%d)" % (
+                        view, lowerer.value_of(t, names, simplified), math.prod(t._shape)))
+                    flat[id(t)] = (t, view)
+            stored: dict[int, tuple[Value, str]] = {}
+            for node, _ in run:
+                out = node.outputs[0]
+                if last_use.get(id(out), -1) > last:
+                    array, view = _output_array(lowerer, out, lowerer.literal(shape), str(size))
+                    stored[id(out)] = (Value(array, out.dtype, shape), view)
+            i, index = _loop_nest(lowerer, shape, [t for t, _ in flat.values()])
+            scalars: dict[int, Value] = {}
+            for node, inputs in run:
+                ins = []
+                for t in inputs:
+                    if id(t) in scalars:
+                        ins.append(scalars[id(t)])
+                    elif id(t) in flat:
+                        ins.append(Value("%s[%s]" % (flat[id(t)][1], index[id(t)]), t.dtype, ()))
+                    else:
+                        ins.append(lowerer.value_of(t, names, simplified))
+                out = node.outputs[0]
+                result = Value(lowerer.fresh("e"), out.dtype, ())
+                _lower_scalar(lowerer, node, ins, result)
+                scalars[id(out)] = result
+                if id(out) in stored:
+                    lowerer.line("%s[%s] = %s" % (stored[id(out)][1], i, result))
     except Unsupported:
-        lines, line_nodes, checks, _ = saved
-        del lowerer.lines[lines:]
-        lowerer.line_nodes = line_nodes
-        del lowerer.checks[checks:]
         return False
-    finally:
-        lowerer.indent = saved[3]
     for key, (array, _) in stored.items():
         names[key] = array
     return True
 
 
+@contextlib.contextmanager
+def _all_or_nothing(lowerer: Any) -> Iterator[None]:
+    """What is written inside stays unless a rule declines (Unsupported, raised again):
+    then its lines, their nodes and its checks are taken back. The indentation and the
+    current node are restored either way (the loops written inside open levels)."""
+    lines, line_nodes, checks = len(lowerer.lines), dict(lowerer.line_nodes), len(lowerer.checks)
+    indent, node = lowerer.indent, lowerer.node
+    try:
+        yield
+    except Unsupported:
+        del lowerer.lines[lines:]
+        lowerer.line_nodes = line_nodes
+        del lowerer.checks[checks:]
+        raise
+    finally:
+        lowerer.indent, lowerer.node = indent, node
+
+
+def _output_array(lowerer: Any, out: Any, dims: str, size: str) -> tuple[str, str]:
+    """Writes an empty array for graph tensor `out` (`dims`: the source of its shape) and a
+    flat view of its `size` elements; returns their names."""
+    array, view = lowerer.fresh("o"), lowerer.fresh("g")
+    lowerer.line("%s = np.empty(%s, np.%s)" % (
+        array, dims, out.dtype.np_dtype.name.replace("bool", "bool_")))
+    lowerer.line("%s = %s.reshape(%s)" % (view, array, size))
+    return array, view
+
+
+def _open_loops(lowerer: Any, extents: list[Any]) -> list[str]:
+    """Opens one loop per extent, outermost first (the caller restores the indentation);
+    returns their variables."""
+    variables = []
+    for extent in extents:
+        variables.append(lowerer.fresh("i"))
+        lowerer.line("for %s in range(%s):" % (variables[-1], extent))
+        lowerer.indent += 1
+    return variables
+
+
 def _loop_nest(lowerer: Any, shape: tuple[int, ...], read: list[Any]
                ) -> tuple[str, dict[int, str]]:
-    """Opens the loops over the elements of `shape` (the caller restores the indentation):
-    one loop when every input in `read` has that shape, else one per group of adjacent
+    """Opens the loops over the elements of static `shape` (the caller restores the
+    indentation): one loop when every input in `read` has that shape, else one per group of adjacent
     dimensions along which each input is either spanned or repeated. Returns the flat
     index of the output and, by id, each input's flat index (an expression)."""
     rank = len(shape)
@@ -189,11 +218,7 @@ def _loop_nest(lowerer: Any, shape: tuple[int, ...], read: list[Any]
             groups[-1][0] *= extent
         else:
             groups.append([extent, repeated])
-    variables = []
-    for extent, _ in groups:
-        variables.append(lowerer.fresh("i"))
-        lowerer.line("for %s in range(%d):" % (variables[-1], extent))
-        lowerer.indent += 1
+    variables = _open_loops(lowerer, [extent for extent, _ in groups])
 
     def flat_index(spanned: list[bool]) -> str:
         terms, stride = [], 1
@@ -241,22 +266,23 @@ class _Literal:
         return self.lowerer.literal(self.value)
 
 
-def _run_time_rank(node: Any, inputs: list[Any]) -> int:
-    """The output's rank when the node is an elementwise op whose shapes are known only at
-    run time and a loop of its own pays (rank 2 or more, or two array inputs, whose
-    broadcast may fail: the loop checks it as the executor does); else 0."""
+def _over_run_time_shapes(node: Any, inputs: list[Any]) -> bool:
+    """Whether the node is an elementwise op over shapes known only at run time (its
+    output's or an input's) for which a loop of its own pays: rank 2 or more, or two array
+    inputs, whose broadcast may fail (the loop checks it as the executor does)."""
     if "elementwise" not in node.op.traits or len(node.outputs) != 1:
-        return 0
+        return False
     out = node.outputs[0]
     shape = out._shape
-    if shape is None or None not in shape or out.dtype.kind not in _KINDS:
-        return 0
-    arrays = 0
+    if shape is None or out.dtype.kind not in _KINDS:
+        return False
+    arrays, known = 0, None not in shape
     for t in inputs:
         if t._shape is None or len(t._shape) > len(shape) or t.dtype.kind not in _KINDS:
-            return 0
+            return False
         arrays += len(t._shape) > 0
-    return len(shape) if len(shape) >= 2 or arrays >= 2 else 0
+        known = known and None not in t._shape
+    return not known and (len(shape) >= 2 or arrays >= 2)
 
 
 def _run_time_loop(lowerer: Any, node: Any, inputs: list[Any], names: dict[int, Value],
@@ -265,87 +291,83 @@ def _run_time_loop(lowerer: Any, node: Any, inputs: list[Any], names: dict[int, 
     level per output dimension, each input read at its own flat index (a stride of 0 along
     a dimension it repeats); the broadcast is checked first, failing with numpy's message
     as the executor's kernel does. False (nothing written) when the rule declines on
-    scalars."""
-    saved = (len(lowerer.lines), dict(lowerer.line_nodes), len(lowerer.checks), lowerer.indent)
-    outer, lowerer.node = lowerer.node, node
+    scalars, or checks an operand before the broadcast (`lowering_api.
+    checked_before_broadcast`: the array rule keeps the kernel's order of errors)."""
+    if getattr(rule_for(node.op, lowerer.name), "checks_before_broadcast", False):
+        return False
     out = node.outputs[0]
     rank = len(out._shape)
     try:
-        views: dict[int, tuple[str, list[str]]] = {}  # id -> (flat view, its dims, padded)
-        for t in inputs:
-            if t._shape == () or id(t) in views:
-                continue
-            array, flat = lowerer.fresh("c"), lowerer.fresh("f")
-            lowerer.line("%s = np.ascontiguousarray(%s)" % (
-                array, lowerer.value_of(t, names, simplified)))
-            lowerer.line("%s = %s.reshape(%s.size)" % (flat, array, array))
-            views[id(t)] = (flat, ["1"] * (rank - len(t._shape)) + [
-                "%s.shape[%d]" % (array, k) if d is None else str(d)
-                for k, d in enumerate(t._shape)])
-        extents = []
-        for d in range(rank):
-            extent = lowerer.fresh("n")
-            spans = [dims[d] for _, dims in views.values() if dims[d] != "1"]
-            lowerer.line("%s = %s" % (extent, spans[0] if spans else "1"))
-            for other in spans[1:]:
-                lowerer.line("%s = %s if %s == 1 else %s" % (extent, other, extent, extent))
-            extents.append(extent)
-        failed = " or ".join("(%s != %s and %s != 1)" % (dims[d], extents[d], dims[d])
-                             for _, dims in views.values() for d in range(rank)
-                             if dims[d] != "1")
-        if failed:
-            shapes, values = [], []
-            for t in inputs:  # numpy's message names every operand, scalars as ()
-                own = views[id(t)][1][rank - len(t._shape):] if t._shape != () else []
-                shapes.append("(%s%s)" % (",".join(["%d"] * len(own)),
-                                          "," if len(own) == 1 else ""))
-                values += own
-            lowerer.check_values(failed, ValueError, "operands could not be broadcast "
-                                 "together with shapes %s " % " ".join(shapes), tuple(values))
-        strides: dict[int, list[str]] = {}
-        for key, (_, dims) in views.items():
-            strides[key] = []
-            for d in range(rank):
-                later = [x for x in dims[d + 1:] if x != "1"]
-                if dims[d] == "1":
-                    strides[key].append("0")
+        with _all_or_nothing(lowerer):
+            lowerer.node = node
+            views: dict[int, tuple[str, list[str]]] = {}  # id -> (flat view, padded dims)
+            for t in inputs:
+                if t._shape == () or id(t) in views:
                     continue
-                stride = lowerer.fresh("s")
-                lowerer.line("%s = 0 if %s == 1 else %s" % (
-                    stride, dims[d], " * ".join(later) or "1"))
-                strides[key].append(stride)
-        result_array, result_flat = lowerer.fresh("o"), lowerer.fresh("g")
-        lowerer.line("%s = np.empty((%s, ), np.%s)" % (
-            result_array, ", ".join(extents),
-            out.dtype.np_dtype.name.replace("bool", "bool_")))
-        lowerer.line("%s = %s.reshape(%s.size)" % (result_flat, result_array, result_array))
-        variables = []
-        for extent in extents:
-            variables.append(lowerer.fresh("i"))
-            lowerer.line("for %s in range(%s):" % (variables[-1], extent))
-            lowerer.indent += 1
-        index = variables[0]
-        for variable, extent in zip(variables[1:], extents[1:]):
-            index = "(%s) * %s + %s" % (index, extent, variable)
-        ins = []
-        for t in inputs:
-            if t._shape == ():
-                ins.append(lowerer.value_of(t, names, simplified))
-                continue
-            flat, _ = views[id(t)]
-            terms = ["%s * %s" % (v, s) for v, s in zip(variables, strides[id(t)]) if s != "0"]
-            ins.append(Value("%s[%s]" % (flat, " + ".join(terms) or "0"), t.dtype, ()))
-        result = Value(lowerer.fresh("e"), out.dtype, ())
-        _lower_scalar(lowerer, node, ins, result)
-        lowerer.line("%s[%s] = %s" % (result_flat, index, result))
+                array, flat = lowerer.fresh("c"), lowerer.fresh("f")
+                lowerer.line("%s = np.ascontiguousarray(%s)" % (
+                    array, lowerer.value_of(t, names, simplified)))
+                lowerer.line("%s = %s.reshape(%s.size)" % (flat, array, array))
+                views[id(t)] = (flat, ["1"] * (rank - len(t._shape)) + [
+                    "%s.shape[%d]" % (array, k) if d is None else str(d)
+                    for k, d in enumerate(t._shape)])
+            extents = _broadcast_extents(lowerer, node, inputs, views, rank)
+            strides: dict[int, list[str]] = {}
+            for key, (_, dims) in views.items():
+                strides[key] = []
+                for d in range(rank):
+                    if dims[d] == "1":
+                        strides[key].append("0")
+                        continue
+                    stride = lowerer.fresh("s")
+                    lowerer.line("%s = 0 if %s == 1 else %s" % (
+                        stride, dims[d], " * ".join(x for x in dims[d + 1:] if x != "1") or "1"))
+                    strides[key].append(stride)
+            result_array, result_flat = _output_array(
+                lowerer, out, "(%s, )" % ", ".join(extents), " * ".join(extents))
+            variables = _open_loops(lowerer, extents)
+            index = variables[0]
+            for variable, extent in zip(variables[1:], extents[1:]):
+                index = "(%s) * %s + %s" % (index, extent, variable)
+            ins = []
+            for t in inputs:
+                if t._shape == ():
+                    ins.append(lowerer.value_of(t, names, simplified))
+                    continue
+                flat, _ = views[id(t)]
+                terms = ["%s * %s" % (v, s) for v, s in zip(variables, strides[id(t)])
+                         if s != "0"]
+                ins.append(Value("%s[%s]" % (flat, " + ".join(terms) or "0"), t.dtype, ()))
+            result = Value(lowerer.fresh("e"), out.dtype, ())
+            _lower_scalar(lowerer, node, ins, result)
+            lowerer.line("%s[%s] = %s" % (result_flat, index, result))
     except Unsupported:
-        lines, line_nodes, checks, _ = saved
-        del lowerer.lines[lines:]
-        lowerer.line_nodes = line_nodes
-        del lowerer.checks[checks:]
         return False
-    finally:
-        lowerer.indent = saved[3]
-        lowerer.node = outer
     names[id(out)] = Value(result_array, out.dtype, out._shape)
     return True
+
+
+def _broadcast_extents(lowerer: Any, node: Any, inputs: list[Any],
+                       views: dict[int, tuple[str, list[str]]], rank: int) -> list[str]:
+    """Writes the output's extent along each dimension (the inputs' that is not 1, else 1)
+    and the check that every input's is that or 1, failing with the message of numpy's
+    broadcast (which names every operand, a scalar as `()`); returns the extents' names."""
+    extents = []
+    for d in range(rank):
+        extent = lowerer.fresh("n")
+        spans = [dims[d] for _, dims in views.values() if dims[d] != "1"]
+        lowerer.line("%s = %s" % (extent, spans[0] if spans else "1"))
+        for other in spans[1:]:
+            lowerer.line("%s = %s if %s == 1 else %s" % (extent, other, extent, extent))
+        extents.append(extent)
+    failed = " or ".join("(%s != %s and %s != 1)" % (dims[d], extents[d], dims[d])
+                         for _, dims in views.values() for d in range(rank) if dims[d] != "1")
+    if failed:
+        shapes, values = [], []
+        for t in inputs:
+            own = views[id(t)][1][rank - len(t._shape):] if t._shape != () else []
+            shapes.append("(%s%s)" % (",".join(["%d"] * len(own)), "," if len(own) == 1 else ""))
+            values += own
+        lowerer.check_values(failed, ValueError, "operands could not be broadcast together "
+                             "with shapes %s " % " ".join(shapes), tuple(values))
+    return extents

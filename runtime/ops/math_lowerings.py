@@ -29,7 +29,7 @@ def _division_lowering(function, what):
         if function == "floor_divide":
             result = "%s * (1 - 2 * %s)" % (result, minus_one)
         lowerer.assign(outs[0], result)
-    return rule
+    return lowering_api.checked_before_broadcast(rule)
 
 
 def _pow_lowering(lowerer, node, ins, outs):

@@ -232,14 +232,35 @@ def test_ops_over_shapes_known_at_run_time_are_loop_nests_that_broadcast_as_nump
             assert e.dtype == g.dtype and e.shape == g.shape, shapes
             np.testing.assert_array_equal(e.numpy(), g.numpy())
     source = compiled.get_concrete_function(*args).backend_source
-    # each op a nest as deep as its rank: seven of rank 3 (the cast too), the equal of rank 2
-    assert len(re.findall(r"\n +for i\d+ in range\(n\d+\):", source)) == 7 * 3 + 2
+    # each op a nest as deep as its rank: six of rank 3 (the cast too; not the division,
+    # which checks its divisor first, as its kernel), the equal of rank 2
+    assert len(re.findall(r"\n +for i\d+ in range\(n\d+\):", source)) == 6 * 3 + 2
 
 
 def test_a_broadcast_failing_at_run_time_raises_the_executors_error():
     args = [np.ones((2, 3, 4), np.int32), np.ones((2, 4), np.int32), np.ones(4, np.int32)]
     error = same_failure(_run_time_broadcast, *args, input_signature=_RUN_TIME_SPECS)
     assert "shapes (2,3,4) (2,4)" in str(error)
+
+
+def test_a_static_output_of_inputs_known_at_run_time_checks_their_broadcast():
+    specs = [tf.TensorSpec([None, None], tf.float32), tf.TensorSpec([2, 3], tf.float32)]
+    product = lambda a, b: a * b  # noqa: E731 - (its output's shape is (2, 3))
+    small, wide = np.float32([[1.0, 2.0, 3.0]]), np.arange(6, dtype=np.float32).reshape(2, 3)
+    _assert_same(*_both(product, small, wide, input_signature=specs))
+    error = same_failure(product, np.ones((4, 3), np.float32), wide, input_signature=specs)
+    assert "shapes (4,3) (2,3)" in str(error)
+
+
+def test_divisions_over_run_time_shapes_check_the_divisor_first_as_the_kernel():
+    specs = [tf.TensorSpec([None, None], tf.int32), tf.TensorSpec([None], tf.int32)]
+    for divide in (lambda a, b: a // b, lambda a, b: a % b):
+        same_failure(divide, np.ones((2, 3), np.int32), np.int32([2, 0]), input_signature=specs)
+        same_failure(divide, np.ones((2, 0), np.int32), np.int32([0]), input_signature=specs)
+    # a power checks its exponent element by element, after the broadcast: nothing to check
+    # in an empty result
+    _assert_same(*_both(lambda a, b: a ** b, np.ones((2, 0), np.int32), np.int32([-1]),
+                        input_signature=specs))
 
 
 def test_a_loop_reads_a_transposed_view_in_its_own_order():

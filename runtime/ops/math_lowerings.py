@@ -32,6 +32,35 @@ def _division_lowering(function, what):
     return lowering_api.checked_before_broadcast(rule)
 
 
+def _shift_lowering(function):
+    """`xp.<function>(x, y)`, with numpy's result (the kernel's) for an amount outside
+    [0, bits): 0, or the sign for a signed right shift. A machine shift takes the amount
+    modulo the width (x86: 1 << 32 is 1), and LLVM leaves it undefined. Every constant is of
+    the operands' dtype, so that no mixed-type promotion widens them (uint64 with int64)."""
+    def rule(lowerer, node, ins, outs):
+        x, y = ins
+        bits = 8 * x.dtype.np_dtype.itemsize
+        if y.value is not None and np.all((y.value >= 0) & (y.value < bits)):
+            lowerer.assign(outs[0], "xp.%s(%s, %s)" % (function, x, y))
+            return
+        name = y.dtype.np_dtype.name
+
+        def typed(k):
+            return "xp.%s(%d)" % (name, k)
+
+        signed = y.dtype.np_dtype.kind == "i"
+        low = "xp.maximum(%s, %s)" % (y, typed(0)) if signed else y
+        amount = "xp.minimum(%s, %s)" % (low, typed(bits - 1))
+        if function == "right_shift" and signed:  # outside: the sign (a shift by bits - 1)
+            lowerer.assign(outs[0], "xp.right_shift(%s, %s + (%s < %s) * %s)" % (
+                x, amount, y, typed(0), typed(bits - 1)))
+            return
+        inside = "((%s >= %s) & (%s < %s))" % (y, typed(0), y, typed(bits)) if signed else \
+            "(%s < %s)" % (y, typed(bits))
+        lowerer.assign(outs[0], "xp.%s(%s, %s) * %s" % (function, x, amount, inside))
+    return rule
+
+
 def _pow_lowering(lowerer, node, ins, outs):
     x, y = ins
     if x.dtype.is_integer and (y.value is None or np.any(y.value < 0)):
@@ -85,8 +114,8 @@ _LOWERINGS = {
     "ClipByValue": "xp.minimum(xp.maximum({0}, {1}), {2})",
     "Real": "xp.real({0})", "Imag": "xp.imag({0})", "Conj": "xp.conj({0})",
     "BitwiseAnd": "xp.bitwise_and({0}, {1})", "BitwiseOr": "xp.bitwise_or({0}, {1})",
-    "BitwiseXor": "xp.bitwise_xor({0}, {1})", "LeftShift": "xp.left_shift({0}, {1})",
-    "RightShift": "xp.right_shift({0}, {1})", "Invert": "xp.invert({0})",
+    "BitwiseXor": "xp.bitwise_xor({0}, {1})", "LeftShift": _shift_lowering("left_shift"),
+    "RightShift": _shift_lowering("right_shift"), "Invert": "xp.invert({0})",
     "Angle": "xp.angle({0})", "ComplexAbs": "xp.abs({0})", "Complex": _complex_lowering,
 }
 

@@ -115,3 +115,29 @@ def test_jax_casts_floats_out_of_an_integer_range_as_numpy_does(source, target):
     compiled = tf.function(f, backend="jax", strict=True)
     np.testing.assert_array_equal(compiled(x).numpy(), expected)
     assert compiled.get_concrete_function(x).backend == "jax"
+
+
+# -- shifts by amounts outside the width -----------------------------------------------------
+
+@pytest.mark.parametrize("backend", [b for b in BACKENDS if b != "numpy"])
+@pytest.mark.parametrize("np_dtype", [np.int8, np.int32, np.uint32, np.int64, np.uint64])
+def test_shifts_by_amounts_outside_the_width_give_the_executors_values(backend, np_dtype):
+    # numpy (the executor): 0, or the sign for a signed right shift; a machine shift takes
+    # the amount modulo the width (1 << 32 would be 1)
+    def shifts(x, y):
+        left, right = tf.bitwise.left_shift(x, y), tf.bitwise.right_shift(x, y)
+        # (on numba: a fused loop of both; then each alone on a vector, its array form:
+        # the slices between them keep them apart)
+        vector_left = tf.bitwise.left_shift(x[-1], y[-1])
+        vector_right = tf.bitwise.right_shift(x[-2], y[-2])
+        return left, right, left + right, vector_left, vector_right
+
+    bits = 8 * np.dtype(np_dtype).itemsize
+    signed = np.dtype(np_dtype).kind == "i"
+    amounts = np.arange(-2 if signed else 0, 2 * bits + 2)
+    values = [1, 3, np.iinfo(np_dtype).max, np.iinfo(np_dtype).min] + ([-8] if signed else [])
+    x = np.repeat(np.array(values, np_dtype)[:, None], len(amounts), 1)
+    y = np.repeat(amounts.astype(np_dtype)[None, :], len(values), 0)
+    for e, g in zip(_function(shifts, "numpy")(x, y), _function(shifts, backend)(x, y)):
+        assert e.dtype == g.dtype
+        np.testing.assert_array_equal(e.numpy(), g.numpy())

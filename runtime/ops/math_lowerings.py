@@ -61,6 +61,16 @@ def _shift_lowering(function):
     return rule
 
 
+def _relu_lowering(lowerer, node, ins, outs):
+    """max(x, 0) with a zero of x's own dtype: a plain 0 is an int64 to numba, and uint64
+    with int64 computes in float64 (2**64 - 5 came back as 2**64 - 1)."""
+    x, = ins
+    if x.dtype.np_dtype.kind == "u":
+        lowerer.assign(outs[0], str(x))
+        return
+    lowerer.assign(outs[0], "xp.maximum(%s, xp.%s(0))" % (x, x.dtype.np_dtype.name))
+
+
 def _pow_lowering(lowerer, node, ins, outs):
     x, y = ins
     if x.dtype.is_integer and (y.value is None or np.any(y.value < 0)):
@@ -110,7 +120,7 @@ _LOWERINGS = {
     "Cosh": "xp.cosh({0})", "Floor": "xp.floor({0})", "Ceil": "xp.ceil({0})",
     "Round": "xp.round({0})", "IsNan": "xp.isnan({0})", "IsInf": "xp.isinf({0})",
     "IsFinite": "xp.isfinite({0})", "LogicalNot": "xp.logical_not({0})",
-    "Relu": "xp.maximum({0}, 0)", "Cast": _cast_lowering, "AddN": _add_n_lowering,
+    "Relu": _relu_lowering, "Cast": _cast_lowering, "AddN": _add_n_lowering,
     "ClipByValue": "xp.minimum(xp.maximum({0}, {1}), {2})",
     "Real": "xp.real({0})", "Imag": "xp.imag({0})", "Conj": "xp.conj({0})",
     "BitwiseAnd": "xp.bitwise_and({0}, {1})", "BitwiseOr": "xp.bitwise_or({0}, {1})",

@@ -141,3 +141,15 @@ def test_shifts_by_amounts_outside_the_width_give_the_executors_values(backend, 
     for e, g in zip(_function(shifts, "numpy")(x, y), _function(shifts, backend)(x, y)):
         assert e.dtype == g.dtype
         np.testing.assert_array_equal(e.numpy(), g.numpy())
+
+
+@pytest.mark.parametrize("backend", [b for b in BACKENDS if b != "numpy"])
+@pytest.mark.parametrize("np_dtype", [np.uint64, np.int64, np.float32])
+def test_relu_of_wide_integers_keeps_every_bit(backend, np_dtype):
+    # (a zero of another dtype would make numba compute uint64 in float64)
+    info = np.iinfo(np_dtype) if np.dtype(np_dtype).kind in "iu" else np.finfo(np_dtype)
+    x = np.array([info.max, info.max - 4, info.min, 7, 0, 2**53 + 1], np_dtype)
+    relu = lambda x: (tf.nn.relu(x), tf.nn.relu(x[1:]) - x[1:])  # noqa: E731 - alone, fused
+    for e, g in zip(_function(relu, "numpy")(x), _function(relu, backend)(x)):
+        assert e.dtype == g.dtype
+        np.testing.assert_array_equal(e.numpy(), g.numpy())

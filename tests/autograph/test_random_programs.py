@@ -21,7 +21,8 @@ from random_programs import (
 
 import autograph.tf as tf
 
-PROGRAM_SETTINGS = settings(max_examples=150, deadline=None, database=None)
+# (100 programs each in the default run; the long run below, -m slow, checks 10,000)
+PROGRAM_SETTINGS = settings(max_examples=100, deadline=None, database=None)
 
 
 @pytest.mark.property

@@ -184,8 +184,7 @@ def _output_array(lowerer: Any, out: Any, dims: str, size: str) -> tuple[str, st
     """Writes an empty array for graph tensor `out` (`dims`: the source of its shape) and a
     flat view of its `size` elements; returns their names."""
     array, view = lowerer.fresh("o"), lowerer.fresh("g")
-    lowerer.line("%s = np.empty(%s, np.%s)" % (
-        array, dims, out.dtype.np_dtype.name.replace("bool", "bool_")))
+    lowerer.line("%s = np.empty(%s, %s)" % (array, dims, lowerer.literal(out.dtype)))
     lowerer.line("%s = %s.reshape(%s)" % (view, array, size))
     return array, view
 

@@ -43,10 +43,10 @@ def _shift_lowering(function):
         if y.value is not None and np.all((y.value >= 0) & (y.value < bits)):
             lowerer.assign(outs[0], "xp.%s(%s, %s)" % (function, x, y))
             return
-        name = y.dtype.np_dtype.name
+        scalar_type = lowerer.literal(y.dtype)
 
         def typed(k):
-            return "xp.%s(%d)" % (name, k)
+            return "%s(%d)" % (scalar_type, k)
 
         signed = y.dtype.np_dtype.kind == "i"
         low = "xp.maximum(%s, %s)" % (y, typed(0)) if signed else y
@@ -68,7 +68,7 @@ def _relu_lowering(lowerer, node, ins, outs):
     if x.dtype.np_dtype.kind == "u":
         lowerer.assign(outs[0], str(x))
         return
-    lowerer.assign(outs[0], "xp.maximum(%s, xp.%s(0))" % (x, x.dtype.np_dtype.name))
+    lowerer.assign(outs[0], "xp.maximum(%s, %s(0))" % (x, lowerer.literal(x.dtype)))
 
 
 def _pow_lowering(lowerer, node, ins, outs):

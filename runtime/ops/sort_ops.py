@@ -28,6 +28,7 @@ from runtime.ops.registry import (
 )
 
 _NOT_LOWERED = {"array": lowering_api.unsupported("not lowered yet")}
+_NUMBA_SORTING = "runtime.backends.numba_sorting"  # the numba kernels' sort
 
 OPS = {}
 
@@ -37,12 +38,16 @@ UniqueResult = collections.namedtuple("Unique", ["y", "idx"])  # type: ignore[na
 
 
 def _descending_order(x):
-    """Positions that sort the last axis in descending order, ties by ascending position,
-    and the sorted values. Numpy's default sort is several times faster than its stable one
-    and gives the same order when no two values are equal, which is checked."""
+    """Positions that sort the last axis in descending order, NaN above every number, ties
+    (NaNs among themselves too) by ascending position, and the sorted values. Numpy's
+    default sort is several times faster than its stable one and gives the same order when
+    no two values are equal, which is checked (two NaNs count as equal: the default sort
+    leaves them in an order of its own)."""
     order = np.argsort(x, axis=-1)[..., ::-1]
     values = np.take_along_axis(x, order, axis=-1)
-    if np.any(values[..., 1:] == values[..., :-1]):  # ties: the stable order
+    before, after = values[..., :-1], values[..., 1:]
+    if np.any(after == before) or (  # ties: the stable order
+            values.dtype.kind in "fc" and np.any(np.isnan(after) & np.isnan(before))):
         n = x.shape[-1]
         order = n - 1 - np.argsort(x[..., ::-1], axis=-1, kind="stable")[..., ::-1]
         values = np.take_along_axis(x, order, axis=-1)
@@ -104,10 +109,8 @@ def _top_k_jax_rule(lowerer, node, ins):
 
 
 def _top_k_numba(lowerer, node, ins, outs):
-    """TopKV2: each row's positions in descending order, ties by ascending position (the
-    kernel's stable order, which is its only order when no two values are equal). Where a
-    row holds two NaNs or more, the kernel's order among them is numpy's sort's own: the
-    kernel then runs on the host (numba_host) instead."""
+    """TopKV2: each row's positions in the kernel's descending order (numba_sorting), the
+    first `k` of them taken."""
     x = ins[0]
     if x.rank0 or x.shape is None:
         raise lowering_api.Unsupported("a top_k of a scalar")
@@ -117,27 +120,21 @@ def _top_k_numba(lowerer, node, ins, outs):
     if node.attrs["k"] is not None and x.shape[-1] is None:
         lowerer.check_values("%s > %s" % (k, n), ValueError,
                              "k = %d is larger than the last dimension %d", (k, n))
+    lowerer.modules.add(_NUMBA_SORTING)
     rows = product(parts[:-1])
     values, indices = outs
-    flat, order, got, picked, r = (lowerer.fresh(p) for p in ("c", "o", "v", "p", "j"))
+    flat, order, got, picked, r, j = (lowerer.fresh(p) for p in ("c", "o", "v", "p", "r", "j"))
     lowerer.line("%s = np.ascontiguousarray(%s).reshape((%s, %s))" % (flat, x, rows, n))
     lowerer.line("%s = np.empty((%s, %s), %s)" % (got, rows, k, type_name(x.dtype)))
     lowerer.line("%s = np.empty((%s, %s), np.int32)" % (picked, rows, k))
+    lowerer.line("%s = np.empty(%s, np.int64)" % (order, n))
     lowerer.line("for %s in range(%s):" % (r, rows))
     with lowerer.block():
-        lowerer.line("%s = %s - 1 - np.argsort(%s[%s][::-1], kind=\"mergesort\")[::-1]" % (
-            order, n, flat, r))
-        lowerer.line("%s[%s] = %s[%s][%s[:%s]]" % (got, r, flat, r, order, k))
-        lowerer.line("%s[%s] = %s[:%s]" % (picked, r, order, k))
-    if x.dtype.is_floating:
-        # a loop running once, not an `if`: numba miscompiles objmode outputs in an `if`
-        lowerer.line("for %s in range(int((np.isnan(%s).sum(axis=1) >= 2).any())):" % (
-            lowerer.fresh("once"), flat))
+        lowerer.line("%s.descending_order(%s[%s], %s)" % (_NUMBA_SORTING, flat, r, order))
+        lowerer.line("for %s in range(%s):" % (j, k))
         with lowerer.block():
-            on_host = [lowerer.local(out.dtype, out.shape, "h") for out in outs]
-            lowerer.kernel_on_host(node, ins, on_host)
-            for array, result in zip((got, picked), on_host):
-                lowerer.line("%s[:, :] = %s.reshape((%s, %s))" % (array, result, rows, k))
+            lowerer.line("%s[%s, %s] = %s[%s, %s[%s]]" % (got, r, j, flat, r, order, j))
+            lowerer.line("%s[%s, %s] = %s[%s]" % (picked, r, j, order, j))
     shape = parts[:-1] + [k]
     finish(lowerer, values, got, shape)
     finish(lowerer, indices, picked, shape)

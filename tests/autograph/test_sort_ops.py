@@ -3,6 +3,8 @@ and traced; gradients against finite differences (second order too); clear error
 
 import numpy as np
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 from op_checks import (
     INTS,
     F,
@@ -98,3 +100,18 @@ def test_argsort_positions_get_no_gradient():
         tape.watch(x)
         sorted_positions = tf.cast(tf.argsort(x), tf.float64)
     assert tape.gradient(sorted_positions, x) is None
+
+
+@given(st.lists(st.sampled_from([np.nan, -np.inf, -1.5, -0.0, 0.0, 1.0, 2.5, np.inf]),
+                max_size=70))
+def test_numba_kernels_sort_rows_in_the_executors_descending_order(values):
+    # NaN above every number; equal values, NaNs among them, by position. 70 values make
+    # more than one run of numba_sorting's merge sort (plain Python here, as numba compiles it)
+    from runtime.backends.numba_sorting import descending_order
+    row = np.array(values, np.float32)
+    order = np.empty(len(values), np.int64)
+    descending_order(row, order)
+    np.testing.assert_array_equal(order, tf.math.top_k(row, len(values)).indices)
+    if values:
+        assert row[order[0]] == np.nanmax(row) if not np.isnan(row).any() \
+            else np.isnan(row[order[0]])

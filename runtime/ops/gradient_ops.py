@@ -22,6 +22,7 @@ from runtime.ops.numba_lowerings import (
     product,
     shape_tuple,
     sum_leading_axes,
+    transposed,
     type_name,
 )
 from runtime.ops.registry import KERNEL_CALL, execute1, register
@@ -133,8 +134,8 @@ def _sum_to_shape_numba(lowerer, node, ins, outs):
         finish(lowerer, out, summed, [str(d) for d in target])
         return
     moved, result, row = (lowerer.fresh(p) for p in ("t", "r", "j"))
-    lowerer.line("%s = np.ascontiguousarray(%s.transpose(%s)).reshape((%s, %s))" % (
-        moved, x, lowerer.literal(tuple(kept + axes)), rows, length))
+    lowerer.line("%s = np.ascontiguousarray(%s).reshape((%s, %s))" % (
+        moved, transposed(x, kept + axes), rows, length))
     lowerer.line("%s = np.empty(%s, %s)" % (result, rows, type_name(out.dtype)))
     lowerer.line("for %s in range(%s):" % (row, rows))
     with lowerer.block():

@@ -210,8 +210,8 @@ def _reduction_lowerings(name):
             numba_lowerings.finish(lowerer, out, result, kept_parts)
             return
         moved = lowerer.fresh("t")
-        lowerer.line("%s = xp.ascontiguousarray(%s.transpose(%s)).reshape((%s, %s))" % (
-            moved, x, lowerer.literal(tuple(kept) + axes), rows, length))
+        lowerer.line("%s = xp.ascontiguousarray(%s).reshape((%s, %s))" % (
+            moved, numba_lowerings.transposed(x, tuple(kept) + axes), rows, length))
         result = lowerer.fresh("r")
         row = lowerer.fresh("j")
         lowerer.line("%s = xp.empty(%s, xp.%s)" % (

@@ -29,6 +29,7 @@ from runtime.ops.gradient_ops import fully_known, sum_to
 from runtime.ops.numba_lowerings import (
     dims,
     finish,
+    transposed,
 )
 from runtime.ops.registry import KERNEL_CALL, execute, execute1, register
 
@@ -133,10 +134,21 @@ def _transpose_grad(ctx, grads):
     return [transpose(grads[0], [int(p) for p in np.argsort(perm)])]
 
 
+def _transpose_numba(lowerer, node, ins, outs):
+    """Transpose: the view of the permuted shape and strides (numba_lowerings.transposed)."""
+    x, perm = ins[0], node.attrs["perm"]
+    if perm is None:
+        if x.shape is None:
+            raise lowering_api.Unsupported("a transpose of unknown rank")
+        perm = builtins.range(len(x.shape))[::-1]
+    lowerer.assign(outs[0], transposed(x, perm))
+
+
 OPS["Transpose"] = register("Transpose", lambda x, perm: np.transpose(x, perm),
                             _transpose_infer,
                             grad=_transpose_grad, emit=KERNEL_CALL, traits=("view",),
-                            lowerings={"array": "xp.transpose({0}, {perm})"})
+                            lowerings={"array": "xp.transpose({0}, {perm})",
+                                       "numba": _transpose_numba})
 
 
 def transpose(a, perm=None, name="transpose", conjugate=False):

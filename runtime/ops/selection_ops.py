@@ -19,6 +19,7 @@ from runtime.ops.numba_lowerings import (
     finish,
     product,
     shape_tuple,
+    transposed,
     type_name,
 )
 from runtime.ops.registry import KERNEL_CALL, NOT_DIFFERENTIABLE, execute1, register
@@ -243,8 +244,7 @@ def _one_hot_numba(lowerer, node, ins, outs):
     if axis != rank - 1:
         perm = list(range(rank - 1))
         perm.insert(axis, rank - 1)
-        lowerer.line("%s = np.ascontiguousarray(%s.transpose(%s))" % (
-            shaped, shaped, lowerer.literal(tuple(perm))))
+        lowerer.line("%s = np.ascontiguousarray(%s)" % (shaped, transposed(shaped, perm)))
     lowerer.assign(out, shaped)
 
 

@@ -269,6 +269,18 @@ def test_a_loop_reads_a_transposed_view_in_its_own_order():
                         tf.constant(x)))
 
 
+@pytest.mark.parametrize("shape", [[2, 3, 4, 5], [None] * 4])
+def test_transposes_and_reductions_over_leading_axes_are_the_executors(shape):
+    # (views made of the permuted shape and strides; a strided slice transposed, too)
+    x = np.arange(120, dtype=np.float32).reshape(2, 3, 4, 5)
+
+    def f(x):
+        return (tf.transpose(x, [2, 0, 3, 1]) + 1.0, tf.transpose(x[:, ::2, 1:], [3, 1, 2, 0]),
+                tf.reduce_max(x, axis=[0, 2]), tf.one_hot(tf.cast(x[0, 0], tf.int32) % 3, 3,
+                                                          axis=0))
+    _assert_same(*_both(f, tf.constant(x), input_signature=[tf.TensorSpec(shape, tf.float32)]))
+
+
 def test_a_fused_integer_division_still_checks_each_divisor():
     f = tf.function(lambda x, y: (x // y) * 2 + 1, backend="numba", strict=True)
     assert f(tf.constant([7, 9]), tf.constant([2, 4])).numpy().tolist() == [7, 5]

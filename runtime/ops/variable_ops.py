@@ -25,7 +25,9 @@ def _assign_lowering(combine):
             value = "%s %s %s" % (lowerer.read_variable(ins[0], snapshot=False), combine,
                                   value)
         lowerer.assign(outs[0], value)
-        lowerer.write_variable(ins[0], outs[0])
+        # (the value itself where it is the input: its static shape is what the backend
+        # checks, and the output's is the variable's)
+        lowerer.write_variable(ins[0], outs[0] if combine is not None else ins[1])
     return {"array": rule}
 
 

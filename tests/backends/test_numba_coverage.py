@@ -4,6 +4,7 @@ executor, on static shapes and on shapes known only at run time (an input_signat
 None dimensions), and fail where the executor fails, with its error class, naming the op
 and this file."""
 
+import re
 import sys
 
 import numpy as np
@@ -493,3 +494,22 @@ def test_gradients_of_slices_lower():
         return tape.gradient(y, x)
 
     _agree(f, _X, np.int32(1), dynamic=False)
+
+
+def test_assigning_a_value_of_another_run_time_shape_fails_as_on_the_executor():
+    # (numba broadcast a length-1 value into the buffer, silently; the executor refuses)
+    for backend in ("numpy", "numba"):
+        v = tf.Variable(np.zeros((2, 3), np.float32), name="weights")
+
+        def put(x):
+            v.assign(x)
+            v.assign_add(x * 2.0)
+            return v.read_value()
+        f = _compiled(put, [np.zeros((2, 3), np.float32)], True, backend)
+        np.testing.assert_array_equal(f(np.ones((2, 3), np.float32)), np.full((2, 3), 3.0))
+        with pytest.raises(tf.errors.InvalidArgumentError, match=re.escape(
+                "cannot assign a value of shape (2, 1) to variable weights:0 of shape (2, 3)")):
+            f(np.ones((2, 1), np.float32))
+        np.testing.assert_array_equal(v.numpy(), np.full((2, 3), 3.0))
+        if backend == "numba":
+            assert f.get_concrete_function(np.ones((2, 3), np.float32)).backend == "numba"

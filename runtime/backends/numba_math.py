@@ -2,7 +2,7 @@
 pairwise summation (`pairwise_sum`), so that a float sum gives the numpy executor's value;
 `fit`, which gives every output of a kernel its graph dtype; `copy_slab` and `copy_row` (and
 their `add_` forms), the slice copies of gathers, repeats, pads, rolls, scatters and the
-gather gradient.
+gather gradient; `assign`, a slice assignment as a loop nest.
 
 numba calls the C library for `np.tanh` and `np.exp`, one call per element, which keeps LLVM
 from vectorising the loop around it. These are written with arithmetic, comparisons and
@@ -49,6 +49,7 @@ generated module (it was a fifth of a kernel's compile).
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import pathlib
 import threading
@@ -321,6 +322,42 @@ def _fit_typing(value, like):
     return lambda value, like: like(value)
 
 
+def assign(dst: Any, src: Any) -> None:
+    """`dst[...] = src` in a numba kernel, for an array `dst` (a view, say) and `src` an
+    array of its shape or a scalar, as a loop nest: numba compiles a slice assignment anew
+    at every site (0.2 s each, and 2.5 s for the first in a process) where this is compiled
+    once per signature. An array of another shape raises ValueError (nothing broadcasts)."""
+    raise NotImplementedError("assign runs only in numba-compiled code")
+
+
+@functools.lru_cache(maxsize=None)
+def _assign_loops(rank: int, from_array: bool) -> Callable[..., None]:
+    """numba's implementation of `assign` for arrays of rank `rank` (its source written for
+    that rank), from an array of that rank or from a scalar."""
+    index = ", ".join("i%d" % d for d in range(rank)) or "()"
+    lines = ["def assign(dst, src):"]
+    if from_array:
+        lines += ["    if src.shape != dst.shape:",
+                  "        raise ValueError('assign: the value and the array differ in shape')"]
+    for d in range(rank):
+        lines.append("    " * (d + 1) + "for i%d in range(dst.shape[%d]):" % (d, d))
+    lines.append("    " * (rank + 1) + "dst[%s] = %s" % (
+        index, "src[%s]" % index if from_array else "src"))
+    namespace: dict[str, Any] = {}
+    exec("\n".join(lines), namespace)  # noqa: S102 - our own source, one per rank
+    return namespace["assign"]
+
+
+def _assign_typing(dst, src):
+    """numba's implementation of `assign` for the types of `dst` and `src`."""
+    from numba import types
+    if not isinstance(dst, types.Array):
+        return None
+    if isinstance(src, types.Array):
+        return _assign_loops(dst.ndim, True) if src.ndim == dst.ndim else None
+    return _assign_loops(dst.ndim, False)
+
+
 def run_once(function: Callable[[], None]) -> Callable[[], None]:
     """`function` made to run once per process: the first call runs it, under a lock (a
     background compile may call at the same time), and every later call returns at once."""
@@ -392,6 +429,7 @@ def _register() -> None:
                      lambda condition, if_true, if_false:
                      select_value(condition, if_true, if_false))  # type: ignore[call-arg]
     overload(fit)(_fit_typing)
+    overload(assign)(_assign_typing)
     register_jitable(polynomial)
     register_jitable(_sum_block)
     register_jitable(pairwise_sum)

@@ -186,7 +186,7 @@ def _pad_numba(lowerer, node, ins, outs):
         result, shape_tuple([product([p]) if not (b or a) else "%s + %d" % (p, b + a)
                              for p, (b, a) in zip(parts, paddings)]),
         type_name(outs[0].dtype), constant))
-    lowerer.line("%s[%s] = %s" % (result, ", ".join(
+    lowerer.line("numba_math.assign(%s[%s], %s)" % (result, ", ".join(
         "%d:%d + %s" % (b, b, p) for p, (b, _) in zip(parts, paddings)), x))
     lowerer.assign(outs[0], result)
 

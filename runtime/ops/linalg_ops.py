@@ -540,9 +540,12 @@ def _diag_part_numba(lowerer, node, ins, outs):
         matrices, x, batch, rows, cols))
     lowerer.line("%s = np.empty((%s, %s), %s)" % (result, batch, length,
                                                    type_name(x.dtype)))
-    lowerer.line("for %s in range(%s):" % (i, length))
+    n = lowerer.fresh("n")
+    lowerer.line("for %s in range(%s):" % (n, batch))
     with lowerer.block():
-        lowerer.line("%s[:, %s] = %s[:, %s, %s]" % (result, i, matrices, i, i))
+        lowerer.line("for %s in range(%s):" % (i, length))
+        with lowerer.block():
+            lowerer.line("%s[%s, %s] = %s[%s, %s, %s]" % (result, n, i, matrices, n, i, i))
     finish(lowerer, outs[0], result, parts[:-2] + [length])
 
 

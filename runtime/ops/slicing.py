@@ -298,7 +298,10 @@ def strided_slice_grad_numba(lowerer, node, ins, outs):
     lowerer.line("%s = np.zeros(%s, np.%s)" % (result, lowerer.literal(tuple(x.shape)),
                                                "bool_" if g.dtype.kind == "bool"
                                                else g.dtype.np_dtype.name))
-    lowerer.line("%s[%s] = %s" % (result, index, g))
+    if g.shape is not None and len(g.shape) > 0:  # (a slice assignment, as a loop nest)
+        lowerer.line("numba_math.assign(%s[%s], %s)" % (result, index, g))
+    else:
+        lowerer.line("%s[%s] = %s" % (result, index, g))
     lowerer.assign(outs[0], result)
 
 

@@ -200,7 +200,10 @@ def write(lowerer, node, ins, outs):
         _grow(lowerer, handle, outs[0], buffer, "%s + 1" % index)
     else:
         lowerer.line("%s = %s" % (outs[0], handle))
-    lowerer.line("%s[0][%s] = %s" % (outs[0], index, value))
+    if value.shape is not None and len(value.shape) > 0:  # (a slice assignment, as a loop)
+        lowerer.line("numba_math.assign(%s[0][%s], %s)" % (outs[0], index, value))
+    else:
+        lowerer.line("%s[0][%s] = %s" % (outs[0], index, value))
     lowerer.line("%s[1][%s] = True" % (outs[0], index))
     _hand_on(lowerer, outs[0], buffer)
 
@@ -261,7 +264,7 @@ def unstack(lowerer, node, ins, outs):
                              "cannot unstack %%d elements into a TensorArray of fixed size %d "
                              "(dynamic_size=False)" % buffer.size, (count,))
         lowerer.line("%s = %s" % (outs[0], handle))
-    lowerer.line("%s[0][:%s] = %s" % (outs[0], count, value))
+    lowerer.line("numba_math.assign(%s[0][:%s], %s)" % (outs[0], count, value))
     lowerer.line("%s[1][:%s] = True" % (outs[0], count))
     _hand_on(lowerer, outs[0], buffer)
 

@@ -408,3 +408,26 @@ def test_elementwise_loops_over_random_broadcasts_give_the_executors_values(case
     expected, got = _both(f, *args, **options)  # (int32 products overflow: both wrap)
     assert expected.shape == got.shape
     np.testing.assert_array_equal(expected.numpy(), got.numpy())
+
+
+def test_numba_math_assign_writes_views_of_any_layout_and_refuses_other_shapes():
+    # (the loop nest that stands for a slice assignment in the kernels)
+    from runtime.backends import numba_math
+    numba_math.register()
+
+    @numba.njit
+    def write(out, value, fill):
+        numba_math.assign(out[1:3, ::2], value)  # a strided view
+        numba_math.assign(out[0], fill)          # a row, from a scalar
+        numba_math.assign(out.T[4, 1:3], value[:, 0])  # through a transposed view
+        return out
+
+    value = np.arange(6, dtype=np.float32).reshape(2, 3) + 10
+    expected = np.zeros((4, 5), np.float32)
+    expected[1:3, ::2] = value
+    expected[0] = -1.0
+    expected.T[4, 1:3] = value[:, 0]
+    got = write(np.zeros((4, 5), np.float32), value, np.float32(-1.0))
+    np.testing.assert_array_equal(got, expected)
+    with pytest.raises(ValueError, match="differ in shape"):
+        write(np.zeros((4, 7), np.float32), value, np.float32(-1.0))

@@ -65,7 +65,8 @@ _tapes = context.tapes  # the GradientTapes recording eager ops
 _settings = context._settings
 _building = context.building
 _make_key = sig.make_key
-_NO_DEVICE_CALL: tuple[Any, Any] = (object(), None)  # (no device tensor's key part)
+# (part, FastCall, its DeviceProgram): no device tensor's key part
+_NO_DEVICE_CALL: tuple[Any, Any, Any] = (object(), None, None)
 _new = object.__new__
 
 
@@ -114,7 +115,7 @@ class Function:
         # (the key part of the last one-device-tensor call found there, its FastCall), one
         # attribute so that a thread never pairs one call's part with another's record;
         # reset whenever `_fast_calls` changes
-        self._last_device_call: tuple[Any, Any] = _NO_DEVICE_CALL
+        self._last_device_call: tuple[Any, Any, Any] = _NO_DEVICE_CALL
         self._concrete: list[ConcreteFunction] = []
         # (the key a trace was made for, the trace), for the traces `_lookup` made, in order
         self._traced_keys: list[tuple[sig.Key, ConcreteFunction]] = []
@@ -277,20 +278,20 @@ class Function:
             if kwargs or len(args) != self._fast_arity or until_sample <= 0 or _building \
                     or _tapes or call_observers or _settings["run_functions_eagerly"]:
                 return self._general_call(args, kwargs)
-            kind = type(args[0]) if len(args) == 1 else None
+            kind = type(args[0]) if self._fast_arity == 1 else None
             if kind is DeviceTensor:  # (the commonest cached call on JAX, f(x), inline)
                 arg = args[0]
                 part = arg._key  # (one object per device tensor: the key's identity)
                 last = self._last_device_call
                 if part is last[0]:
-                    fast = last[1]
+                    fast, device = last[1], last[2]
                 else:
                     fast = self._fast_calls.get((part,))
                     if fast is None:
                         return self._general_call(args, kwargs, (part,), [arg._array])
-                    self._last_device_call = (part, fast)
+                    device = fast.device
+                    self._last_device_call = (part, fast, device)
                 self._until_sample = until_sample
-                device = fast.device
                 # (read once: a thread giving the program up sets it to None meanwhile)
                 program = None if device is None else device.program
                 if program is not None:

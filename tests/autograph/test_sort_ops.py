@@ -102,6 +102,7 @@ def test_argsort_positions_get_no_gradient():
     assert tape.gradient(sorted_positions, x) is None
 
 
+@pytest.mark.property
 @given(st.lists(st.sampled_from([np.nan, -np.inf, -1.5, -0.0, 0.0, 1.0, 2.5, np.inf]),
                 max_size=70))
 def test_numba_kernels_sort_rows_in_the_executors_descending_order(values):

@@ -5,7 +5,7 @@ import numpy as np
 
 from runtime import errors, lowering_api
 from runtime import shape as shape_lib
-from runtime.lowering_api import Unsupported, VariableSlot
+from runtime.lowering_api import Unsupported, Value, VariableSlot
 from runtime.ops.common import SpecError
 from runtime.ops.registry import KERNEL_CALL, NOT_DIFFERENTIABLE, register
 
@@ -25,9 +25,14 @@ def _assign_lowering(combine):
             value = "%s %s %s" % (lowerer.read_variable(ins[0], snapshot=False), combine,
                                   value)
         lowerer.assign(outs[0], value)
-        # (the value itself where it is the input: its static shape is what the backend
-        # checks, and the output's is the variable's)
-        lowerer.write_variable(ins[0], outs[0] if combine is not None else ins[1])
+        # (the value written, with the static shape the backend checks: the input itself,
+        # else the combination's broadcast shape, not the output's, which is the variable's:
+        # a delta known only at run time may broadcast the sum past the variable's shape)
+        written = ins[1]
+        if combine is not None:
+            written = Value(outs[0], outs[0].dtype,
+                            shape_lib.broadcast(outs[0].shape, ins[1].shape))
+        lowerer.write_variable(ins[0], written)
     return {"array": rule}
 
 

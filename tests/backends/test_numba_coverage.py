@@ -513,3 +513,19 @@ def test_assigning_a_value_of_another_run_time_shape_fails_as_on_the_executor():
         np.testing.assert_array_equal(v.numpy(), np.full((2, 3), 3.0))
         if backend == "numba":
             assert f.get_concrete_function(np.ones((2, 3), np.float32)).backend == "numba"
+
+
+def test_an_update_broadcasting_past_the_variables_shape_fails_as_on_the_executor():
+    # (a delta known only at run time may broadcast the sum to more rows, or to none: numba
+    # wrote the variable's rows from it, reading past an empty one)
+    v = tf.Variable(np.zeros((1, 3), np.float32), name="bias")
+
+    def f(x):
+        v.assign_add(x)
+        return v.read_value()
+
+    for delta in (np.ones((2, 3), np.float32), np.ones((0, 3), np.float32)):
+        error = _same_error(f, delta)
+        assert "cannot assign a value of shape (%d, 3) to variable bias:0 of shape (1, 3)" % (
+            len(delta)) in str(error)
+    np.testing.assert_array_equal(v.numpy(), np.zeros((1, 3), np.float32))

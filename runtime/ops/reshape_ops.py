@@ -27,6 +27,7 @@ from runtime.ops.common import (
 from runtime.ops.composite_dispatch import dispatchable
 from runtime.ops.gradient_ops import fully_known, sum_to
 from runtime.ops.numba_lowerings import (
+    contiguous_view,
     dims,
     finish,
     transposed,
@@ -80,7 +81,9 @@ def _reshape_lowering(lowerer, node, ins, outs):
     dims = tuple(int(d) for d in shape)
     if not dims or ins[0].rank0:
         raise lowering_api.Unsupported("a reshape from or to rank 0")
-    lowerer.assign(outs[0], "xp.reshape(%s, %s)" % (ins[0], lowerer.literal(dims)))
+    # (numba reshapes only a contiguous array: a transpose's view is copied first)
+    lowerer.assign(outs[0], "xp.reshape(%s, %s)" % (contiguous_view(lowerer, ins[0]),
+                                                    lowerer.literal(dims)))
 
 
 _RESHAPE_LOWERINGS = {"array": _reshape_lowering}

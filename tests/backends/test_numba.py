@@ -281,6 +281,18 @@ def test_transposes_and_reductions_over_leading_axes_are_the_executors(shape):
     _assert_same(*_both(f, tf.constant(x), input_signature=[tf.TensorSpec(shape, tf.float32)]))
 
 
+@pytest.mark.parametrize("shape", [[3, 4], [None, None]])
+def test_a_transposed_view_reshapes_as_on_the_executor(shape):
+    # (a 2-D transpose is numba's Fortran-ordered `.T`, which numba's reshape refused at
+    # run time; a permutation of more axes is a strided view, which it refused to compile)
+    x = np.arange(12, dtype=np.float32).reshape(3, 4)
+
+    def f(x):
+        return (tf.reshape(tf.transpose(x, [1, 0]), [-1]), tf.reshape(tf.transpose(x), [2, 6]),
+                tf.reshape(tf.transpose(x[None], [2, 0, 1]), [-1]) + 1.0)
+    _assert_same(*_both(f, tf.constant(x), input_signature=[tf.TensorSpec(shape, tf.float32)]))
+
+
 def test_a_fused_integer_division_still_checks_each_divisor():
     f = tf.function(lambda x, y: (x // y) * 2 + 1, backend="numba", strict=True)
     assert f(tf.constant([7, 9]), tf.constant([2, 4])).numpy().tolist() == [7, 5]

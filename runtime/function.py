@@ -112,8 +112,9 @@ class Function:
         # cache key -> the FastCall of the trace that key last ran (see runtime.fast_call):
         # what a call that needs nothing else runs
         self._fast_calls: dict[sig.Key, FastCall] = {}
-        # (the key part of the last one-device-tensor call found there, its FastCall), one
-        # attribute so that a thread never pairs one call's part with another's record;
+        # (the key part of the last one-device-tensor call found there, its FastCall and the
+        # FastCall's DeviceProgram), one attribute so that a thread never pairs one call's
+        # part with another's record;
         # reset whenever `_fast_calls` changes
         self._last_device_call: tuple[Any, Any, Any] = _NO_DEVICE_CALL
         self._concrete: list[ConcreteFunction] = []

@@ -17,11 +17,31 @@ def _read_lowering(lowerer, node, ins, outs):
     lowerer.assign(outs[0], lowerer.read_variable(ins[0]))
 
 
+def _check_broadcasts_to(lowerer, shape, delta):
+    """numba: the check of numpy's `value + delta` for a variable's value of static `shape`
+    and a delta of the same rank whose dimensions may be known only at run time, failing
+    with numpy's message (the executor's)."""
+    if shape is None or None in shape or delta.shape is None or len(delta.shape) != len(shape):
+        return
+    failed = ["(%s.shape[%d] != %d and %s.shape[%d] != 1)" % (delta, d, size, delta, d)
+              for d, (size, known) in enumerate(zip(shape, delta.shape))
+              if size != 1 and known is None]
+    if not failed:
+        return
+    own = "(%s%s)" % (",".join(str(size) for size in shape), "," if len(shape) == 1 else "")
+    other = "(%s%s)" % (",".join(["%d"] * len(shape)), "," if len(shape) == 1 else "")
+    lowerer.check_values(" or ".join(failed), ValueError,
+                         "operands could not be broadcast together with shapes %s %s " % (
+                             own, other),
+                         tuple("%s.shape[%d]" % (delta, d) for d in range(len(shape))))
+
+
 def _assign_lowering(combine):
     """AssignVariableOp and its add/sub forms: the variable's new value is also the output."""
     def rule(lowerer, node, ins, outs):
         value = ins[1]
         if combine is not None:  # (the read is consumed before the write: no snapshot)
+            _check_broadcasts_to(lowerer, outs[0].shape, ins[1])
             value = "%s %s %s" % (lowerer.read_variable(ins[0], snapshot=False), combine,
                                   value)
         lowerer.assign(outs[0], value)
@@ -33,7 +53,8 @@ def _assign_lowering(combine):
             written = Value(outs[0], outs[0].dtype,
                             shape_lib.broadcast(outs[0].shape, ins[1].shape))
         lowerer.write_variable(ins[0], written)
-    return {"array": rule}
+    # (the add and sub forms check a broadcast with numba's check_values)
+    return {"array": rule} if combine is None else {"numba": rule}
 
 
 # -- JAX rules: a variable is a slot of the lowered function's state (`lw.state[slot.key]`)

@@ -529,3 +529,18 @@ def test_an_update_broadcasting_past_the_variables_shape_fails_as_on_the_executo
         assert "cannot assign a value of shape (%d, 3) to variable bias:0 of shape (1, 3)" % (
             len(delta)) in str(error)
     np.testing.assert_array_equal(v.numpy(), np.zeros((1, 3), np.float32))
+
+
+def test_an_update_whose_delta_cannot_broadcast_fails_as_on_the_executor():
+    # (numba raised its own ValueError, from its npyimpl.py, not the user's line)
+    v = tf.Variable(np.zeros((2, 3), np.float32))
+
+    def f(x):
+        v.assign_sub(x)
+        return v.read_value()
+
+    for delta in (np.ones((2, 5), np.float32), np.ones((3, 1), np.float32)):
+        error = _same_error(f, delta)
+        assert "could not be broadcast together with shapes (2,3) (%d,%d) " % delta.shape \
+            in str(error)
+    np.testing.assert_array_equal(v.numpy(), np.zeros((2, 3), np.float32))

@@ -60,6 +60,14 @@ class Unsupported(Exception):
                                                      self.reason), node)
 
 
+def shape_text(parts: Any, separator: str = ",") -> str:
+    """A shape as numpy's messages print it, from the texts of its dimensions (a number, or
+    `%d` where a check fills it in at run time): `(2,3)`, `(3,)`, `()`; with separator
+    ", ", as a Python tuple prints."""
+    parts = list(parts)
+    return "(%s%s)" % (separator.join(parts), "," if len(parts) == 1 else "")
+
+
 def unsupported(reason: str) -> Any:
     """A lowering rule that declines, saying why: for an op no backend lowers yet (declared so
     that the coverage table shows the decision, and the graph falls back with `reason`)."""

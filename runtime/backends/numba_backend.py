@@ -26,7 +26,6 @@ numba is imported here only, when a graph first asks for this backend.
 
 from __future__ import annotations
 
-import contextlib
 import hashlib
 import importlib.util
 import os
@@ -48,7 +47,7 @@ from runtime.backends import (
 )
 from runtime.backends.lowering import Lowerer, Uses
 from runtime.fast_call import FastCall
-from runtime.lowering_api import HostCall, Unsupported, Value
+from runtime.lowering_api import HostCall, Unsupported, Value, shape_text
 from runtime.tensor_array import numba_lowerings as tensor_array_lowerings
 from runtime.tensor_array.value import variant
 from runtime.variables import Variable
@@ -204,18 +203,13 @@ class NumbaLowerer(Lowerer):
                 " or ".join("%s.shape[%d] != %d" % (value, d, size)
                             for d, size in enumerate(shape)),
                 errors.InvalidArgumentError,
-                "cannot assign a value of shape (%s) to variable %s of shape %s" % (
-                    ", ".join(["%d"] * rank) + ("," if rank == 1 else ""),
-                    variable.name.replace("%", "%%"), str(tuple(shape)).replace("%", "%%")),
+                "cannot assign a value of shape %s to variable %s of shape %s" % (
+                    shape_text(["%d"] * rank, ", "), variable.name.replace("%", "%%"),
+                    shape_text([str(size) for size in shape], ", ")),
                 tuple("%s.shape[%d]" % (value, d) for d in range(rank)))
-        # (element by element: numba compiles `buffer[...] = value` for 0.2 s at each site
-        # and 2.5 s the first time in a process)
-        index = [self.fresh("i") for _ in shape]
-        with contextlib.ExitStack() as loops:
-            for position, size in zip(index, shape):
-                self.line("for %s in range(%d):" % (position, size))
-                loops.enter_context(self.block())
-            self.line("%s[%s] = %s[%s]" % (resource, ", ".join(index), value, ", ".join(index)))
+        # (not `buffer[...] = value`: numba compiles a slice assignment for 0.2 s at each
+        # site and 2.5 s the first time in a process)
+        self.line("numba_math.assign(%s, %s)" % (resource, value))
 
     def lower_graph(self, graph: Any, fed: Any, outputs: Any) -> list[Value]:
         self._graphs.append(graph)

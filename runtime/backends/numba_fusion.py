@@ -40,7 +40,7 @@ from typing import Any
 
 from runtime import executor
 from runtime.backends.lowering import Uses
-from runtime.lowering_api import Unsupported, Value, rule_for
+from runtime.lowering_api import Unsupported, Value, rule_for, shape_text
 
 _KINDS = ("int", "float", "bool")
 MIN_RUN = 2  # a single op on vectors gains nothing from a loop of its own (unless it
@@ -310,7 +310,7 @@ def _run_time_loop(lowerer: Any, node: Any, inputs: list[Any], names: dict[int, 
                 views[id(t)] = (flat, ["1"] * (rank - len(t._shape)) + [
                     "%s.shape[%d]" % (array, k) if d is None else str(d)
                     for k, d in enumerate(t._shape)])
-            extents = _broadcast_extents(lowerer, node, inputs, views, rank)
+            extents = _broadcast_extents(lowerer, inputs, views, rank)
             strides: dict[int, list[str]] = {}
             for key, (_, dims) in views.items():
                 strides[key] = []
@@ -346,7 +346,7 @@ def _run_time_loop(lowerer: Any, node: Any, inputs: list[Any], names: dict[int, 
     return True
 
 
-def _broadcast_extents(lowerer: Any, node: Any, inputs: list[Any],
+def _broadcast_extents(lowerer: Any, inputs: list[Any],
                        views: dict[int, tuple[str, list[str]]], rank: int) -> list[str]:
     """Writes the output's extent along each dimension (the inputs' that is not 1, else 1)
     and the check that every input's is that or 1, failing with the message of numpy's
@@ -365,7 +365,7 @@ def _broadcast_extents(lowerer: Any, node: Any, inputs: list[Any],
         shapes, values = [], []
         for t in inputs:
             own = views[id(t)][1][rank - len(t._shape):] if t._shape != () else []
-            shapes.append("(%s%s)" % (",".join(["%d"] * len(own)), "," if len(own) == 1 else ""))
+            shapes.append(shape_text(["%d"] * len(own)))
             values += own
         lowerer.check_values(failed, ValueError, "operands could not be broadcast together "
                              "with shapes %s " % " ".join(shapes), tuple(values))

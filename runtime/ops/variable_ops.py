@@ -5,7 +5,7 @@ import numpy as np
 
 from runtime import errors, lowering_api
 from runtime import shape as shape_lib
-from runtime.lowering_api import Unsupported, Value, VariableSlot
+from runtime.lowering_api import Unsupported, Value, VariableSlot, shape_text
 from runtime.ops.common import SpecError
 from runtime.ops.registry import KERNEL_CALL, NOT_DIFFERENTIABLE, register
 
@@ -28,11 +28,10 @@ def _check_broadcasts_to(lowerer, shape, delta):
               if size != 1 and known is None]
     if not failed:
         return
-    own = "(%s%s)" % (",".join(str(size) for size in shape), "," if len(shape) == 1 else "")
-    other = "(%s%s)" % (",".join(["%d"] * len(shape)), "," if len(shape) == 1 else "")
     lowerer.check_values(" or ".join(failed), ValueError,
                          "operands could not be broadcast together with shapes %s %s " % (
-                             own, other),
+                             shape_text(str(size) for size in shape),
+                             shape_text(["%d"] * len(shape))),
                          tuple("%s.shape[%d]" % (delta, d) for d in range(len(shape))))
 
 

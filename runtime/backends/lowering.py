@@ -93,6 +93,12 @@ class Lowerer:
         `error(message)` (an exception class, e.g. ZeroDivisionError), as its kernel does."""
         raise Unsupported("this backend cannot raise %s (%s)" % (error.__name__, message))
 
+    def check_broadcast(self, *operands: Value) -> None:
+        """Writes the check that `operands` broadcast together, for a rule that calls numpy's
+        broadcasting function itself (not a fused loop, which checks its own): nothing here,
+        where a program is traced for its inputs' concrete shapes and a bad broadcast fails
+        the trace (JAX)."""
+
     def cast(self, expr: str, dtype: dtypes.DType) -> str:
         """`expr` converted to `dtype` (numpy's casting: floats to ints truncate)."""
         return "xp.asarray(%s, dtype=%s)" % (expr, self.literal(dtype))

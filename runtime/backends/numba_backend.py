@@ -318,6 +318,36 @@ class NumbaLowerer(Lowerer):
         # from the check's line (see numba_call.raisers).
         self.check_values(failed, error, message, ())
 
+    def check_broadcast(self, *operands: Value) -> None:
+        """Checks, where a dimension is known only at run time, that `operands` broadcast
+        together, failing with numpy's message, which the executor's kernel raises (numba's
+        own ufuncs raise another ValueError, from its npyimpl.py)."""
+        shapes = [v.shape for v in operands]
+        if any(shape is None for shape in shapes):
+            return
+        known = [shape for shape in shapes if shape is not None]  # (all of them: for mypy)
+        rank = max(len(shape) for shape in known)
+        # each operand's dimensions aligned to the right: (text, known only at run time)
+        dims = [[("1", False)] * (rank - len(shape)) + [
+            (str(size), False) if size is not None else ("%s.shape[%d]" % (v, k), True)
+            for k, size in enumerate(shape)] for v, shape in zip(operands, known)]
+        failed = []
+        for d in range(rank):
+            spans = [own[d] for own in dims if own[d][0] != "1"]
+            for i, (a, a_run_time) in enumerate(spans):
+                for b, b_run_time in spans[i + 1:]:
+                    if a_run_time or b_run_time:
+                        failed.append("(%s != %s%s%s)" % (
+                            a, b, " and %s != 1" % a if a_run_time else "",
+                            " and %s != 1" % b if b_run_time else ""))
+        if not failed:
+            return
+        texts = " ".join(shape_text(["%d"] * len(shape)) for shape in known)
+        self.check_values(" or ".join(failed), ValueError,
+                          "operands could not be broadcast together with shapes %s " % texts,
+                          tuple(text for own, shape in zip(dims, known)
+                                for text, _ in own[rank - len(shape):]))
+
     def check_values(self, failed: str, error: type[Exception], message: str,
                      values: tuple[str, ...]) -> None:
         """`check`, with a message naming run-time values: `message % values`, `values`

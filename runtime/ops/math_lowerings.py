@@ -6,6 +6,7 @@ See runtime/backends/lowering.py for the protocol."""
 import numpy as np
 
 from runtime import dtypes, lowering_api
+from runtime import shape as shape_lib
 
 
 def _division_lowering(function, what):
@@ -16,11 +17,13 @@ def _division_lowering(function, what):
     def rule(lowerer, node, ins, outs):
         x, y = ins
         if not x.dtype.is_integer:
+            lowerer.check_broadcast(x, y)
             lowerer.assign(outs[0], "xp.%s(%s, %s)" % (function, x, y))
             return
         if y.value is None or np.any(y.value == 0):
             zero = "%s == 0" % y if y.rank0 else "xp.any(%s == 0)" % y
             lowerer.check(zero, ZeroDivisionError, "integer %s by zero" % what)
+        lowerer.check_broadcast(x, y)  # (after: the kernel checks the divisor first)
         if y.value is not None and not np.any(y.value == -1):
             lowerer.assign(outs[0], "xp.%s(%s, %s)" % (function, x, y))
             return
@@ -86,6 +89,7 @@ def _cast_lowering(lowerer, node, ins, outs):
 
 def _complex_lowering(lowerer, node, ins, outs):
     """real + 1j * imag, in the complex type of the parts' precision."""
+    lowerer.check_broadcast(ins[0], ins[1])
     lowerer.assign(outs[0], lowerer.cast("(%s + 1j * %s)" % (ins[0], ins[1]),
                                          outs[0].dtype))
 
@@ -99,7 +103,20 @@ def _squared_difference_lowering(lowerer, node, ins, outs):
 
 
 def _add_n_lowering(lowerer, node, ins, outs):
-    lowerer.assign(outs[0], " + ".join(ins))
+    """The sum from the left, as the kernel adds. Where a dimension is known only at run
+    time, one addition at a time, each broadcast checked (numba's own check fails with
+    another ValueError)."""
+    if all(v.shape is not None and None not in v.shape for v in ins):
+        lowerer.assign(outs[0], " + ".join(ins))
+        return
+    total = ins[0]
+    for v in ins[1:-1]:
+        lowerer.check_broadcast(total, v)
+        partial = lowerer.local(outs[0].dtype, shape_lib.broadcast(total.shape, v.shape), "s")
+        lowerer.assign(partial, "%s + %s" % (total, v))
+        total = partial
+    lowerer.check_broadcast(total, ins[-1])
+    lowerer.assign(outs[0], "%s + %s" % (total, ins[-1]) if len(ins) > 1 else str(total))
 
 
 _LOWERINGS = {

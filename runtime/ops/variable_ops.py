@@ -5,7 +5,7 @@ import numpy as np
 
 from runtime import errors, lowering_api
 from runtime import shape as shape_lib
-from runtime.lowering_api import Unsupported, Value, VariableSlot, shape_text
+from runtime.lowering_api import Unsupported, Value, VariableSlot
 from runtime.ops.common import SpecError
 from runtime.ops.registry import KERNEL_CALL, NOT_DIFFERENTIABLE, register
 
@@ -17,30 +17,14 @@ def _read_lowering(lowerer, node, ins, outs):
     lowerer.assign(outs[0], lowerer.read_variable(ins[0]))
 
 
-def _check_broadcasts_to(lowerer, shape, delta):
-    """numba: the check of numpy's `value + delta` for a variable's value of static `shape`
-    and a delta of the same rank whose dimensions may be known only at run time, failing
-    with numpy's message (the executor's)."""
-    if shape is None or None in shape or delta.shape is None or len(delta.shape) != len(shape):
-        return
-    failed = ["(%s.shape[%d] != %d and %s.shape[%d] != 1)" % (delta, d, size, delta, d)
-              for d, (size, known) in enumerate(zip(shape, delta.shape))
-              if size != 1 and known is None]
-    if not failed:
-        return
-    lowerer.check_values(" or ".join(failed), ValueError,
-                         "operands could not be broadcast together with shapes %s %s " % (
-                             shape_text(str(size) for size in shape),
-                             shape_text(["%d"] * len(shape))),
-                         tuple("%s.shape[%d]" % (delta, d) for d in range(len(shape))))
-
-
 def _assign_lowering(combine):
     """AssignVariableOp and its add/sub forms: the variable's new value is also the output."""
     def rule(lowerer, node, ins, outs):
         value = ins[1]
         if combine is not None:  # (the read is consumed before the write: no snapshot)
-            _check_broadcasts_to(lowerer, outs[0].shape, ins[1])
+            if outs[0].shape is not None and None not in outs[0].shape:
+                # (numpy's check of `value + delta`: the output has the variable's shape)
+                lowerer.check_broadcast(outs[0], ins[1])
             value = "%s %s %s" % (lowerer.read_variable(ins[0], snapshot=False), combine,
                                   value)
         lowerer.assign(outs[0], value)

@@ -263,6 +263,26 @@ def test_divisions_over_run_time_shapes_check_the_divisor_first_as_the_kernel():
                         input_signature=specs))
 
 
+@pytest.mark.parametrize("dtype", [tf.int32, tf.float32])
+def test_divisions_complex_and_add_n_over_run_time_shapes_fail_a_broadcast_as_the_kernel(
+        dtype):
+    # (numpy-function calls, not loops: numba's own broadcast fails with another ValueError)
+    specs = [tf.TensorSpec([None, None], dtype), tf.TensorSpec([None], dtype)]
+    wide, short = np.ones((2, 3), dtype.np_dtype), np.full(2, 2, dtype.np_dtype)
+    for f in (lambda a, b: a // b, lambda a, b: a % b, lambda a, b: tf.add_n([a, b, a])):
+        error = same_failure(f, wide, short, input_signature=specs)
+        assert "shapes (2,3) (2,)" in str(error)
+    if dtype == tf.float32:
+        error = same_failure(lambda a, b: tf.complex(a, b), wide, short, input_signature=specs)
+        assert "shapes (2,3) (2,)" in str(error)
+    # the partial sums of add_n broadcast one after another: (2,1) + (3,) + (2,3)
+    _assert_same(*_both(lambda a, b: tf.add_n([a, b, a + b]), np.ones((2, 1), dtype.np_dtype),
+                        np.arange(3).astype(dtype.np_dtype), input_signature=specs))
+    error = same_failure(lambda a, b: tf.add_n([a, b, b[:2]]), np.ones((2, 1), dtype.np_dtype),
+                         np.arange(3).astype(dtype.np_dtype), input_signature=specs)
+    assert "shapes (2,3) (2,)" in str(error)
+
+
 def test_a_loop_reads_a_transposed_view_in_its_own_order():
     x = np.arange(24, dtype=np.float32).reshape(2, 3, 4)
     _assert_same(*_both(lambda x: (tf.transpose(x) * 2.0, tf.transpose(x, [0, 2, 1]) + x[0, :, 0]),

@@ -222,7 +222,7 @@ class Lowerer:
             if rule is not None:
                 outs = list(rule(self, node, ins))
             else:
-                outs = self._array_rule(node, ins)
+                outs = self.array_rule(node, ins)
             if len(outs) != len(node.outputs):
                 raise Unsupported("lowered to %d values, expected %d"
                                   % (len(outs), len(node.outputs)))
@@ -232,8 +232,9 @@ class Lowerer:
         self.lowered_nodes += 1
         return typed
 
-    def _array_rule(self, node: Any, ins: list[Any]) -> list[Any]:
-        """Runs the op's "array" rule: the lines it writes are executed on `ins`."""
+    def array_rule(self, node: Any, ins: list[Any]) -> list[Any]:
+        """Runs the op's "array" rule: the lines it writes are executed on `ins` (a "jax"
+        rule hands it the cases it leaves to the array rule)."""
         writer = _LineWriter()
         names: dict[int, Any] = {}
         values = []
@@ -377,7 +378,7 @@ class Lowerer:
 
 
 class _LineWriter(lowering.Lowerer):
-    """Writes one node's "array" rule as lines that `Lowerer._array_rule` executes at once:
+    """Writes one node's "array" rule as lines that `Lowerer.array_rule` executes at once:
     a check becomes `_failed = _failed | condition`."""
 
     name = ARRAY

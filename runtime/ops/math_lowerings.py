@@ -241,6 +241,16 @@ def _real_div_jax(lw, node, ins):
     return [exact_divide_jax(lw, ins[0], ins[1])]
 
 
+def _floor_div_jax(lw, node, ins):
+    """FloorDiv of floats as the kernel: the floor of the quotient rounded as numpy rounds
+    it (jnp.floor_divide is numpy's floor of the exact quotient); integers by the array
+    rule. numba's floor_divide of floats is already floor(x / y)."""
+    x, y = ins
+    if not lw.jnp.issubdtype(lw.jnp.result_type(x, y), lw.jnp.floating):
+        return lw.array_rule(node, ins)
+    return [lw.jnp.floor(exact_divide_jax(lw, x, y))]
+
+
 def lowering(name):
     """The op's lowerings: its "array" rule from _LOWERINGS (none for a host-only op), and
     for the transcendental functions a numba rule (fast functions of numba_math for tanh, exp
@@ -257,4 +267,6 @@ def lowering(name):
         return rules
     if name == "RealDiv":  # XLA divides by a broadcast divisor's reciprocal: not numpy's
         return {"array": _LOWERINGS[name], "jax": _real_div_jax}
+    if name == "FloorDiv":
+        return {"array": _LOWERINGS[name], "jax": _floor_div_jax}
     return {"array": _LOWERINGS[name]}

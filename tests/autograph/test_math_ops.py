@@ -51,13 +51,18 @@ def _np_floor_int(x, y):
     return np.floor_divide(x, y)
 
 
+def _np_floor_of_quotient(x, y):
+    """TensorFlow's float floordiv: the floor of the rounded quotient."""
+    return np.floor(x / y)
+
+
 BINARY_FLOAT = [
     ("add", math_ops.add, np.add),
     ("subtract", math_ops.subtract, np.subtract),
     ("multiply", math_ops.multiply, np.multiply),
     ("divide", math_ops.divide, np.true_divide),
     ("truediv", math_ops.truediv, np.true_divide),
-    ("floordiv", math_ops.floordiv, np.floor_divide),
+    ("floordiv", math_ops.floordiv, _np_floor_of_quotient),
     ("maximum", math_ops.maximum, np.maximum),
     ("minimum", math_ops.minimum, np.minimum),
     ("math.add", math_ops.add, np.add),
@@ -65,7 +70,7 @@ BINARY_FLOAT = [
     ("math.multiply", math_ops.multiply, np.multiply),
     ("math.divide", math_ops.divide, np.true_divide),
     ("math.truediv", math_ops.truediv, np.true_divide),
-    ("math.floordiv", math_ops.floordiv, np.floor_divide),
+    ("math.floordiv", math_ops.floordiv, _np_floor_of_quotient),
     ("math.floormod", math_ops.floormod, np.mod),
     ("math.mod", math_ops.mod, np.mod),
     ("math.maximum", math_ops.maximum, np.maximum),
@@ -411,6 +416,21 @@ def test_emit_equality_is_an_operator_for_numbers_and_bools_only():
     assert emit("Equal", ("x", dtypes.string, VECTOR, None),
                  ("y", dtypes.string, VECTOR, None))[0] \
         is None
+
+
+@pytest.mark.parametrize("dtype", [dtypes.float32, dtypes.float64])
+def test_float_floordiv_is_tensorflows_floor_of_the_rounded_quotient(dtype):
+    # numpy (and Python) floor the exact quotient: 1.0 // 0.1 is 9.0 there, -inf // 1 nan
+    x = array_ops.constant([1.0, -1.0, 7.0, -np.inf, 3e38, 1.0, 0.0, 5.0], dtype)
+    y = array_ops.constant([0.1, 0.1, 0.7, 1.0, -np.inf, 0.0, 0.0, -0.0], dtype)
+    result = (x // y).numpy()
+    np.testing.assert_array_equal(result, [10.0, -10.0, 10.0, -np.inf, -0.0, np.inf, np.nan,
+                                           -np.inf])
+    assert np.signbit(result[4])  # floor(-0.0)
+    # float64 rounds 0.3 / 0.1 below 3, float32 to 3
+    expected = 2.0 if dtype == dtypes.float64 else 3.0
+    assert math_ops.floordiv(array_ops.constant(0.3, dtype),
+                             array_ops.constant(0.1, dtype)).numpy() == expected
 
 
 def test_integer_mod_and_floordiv_kernels_check_scalar_and_array_divisors():

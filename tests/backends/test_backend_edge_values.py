@@ -119,6 +119,21 @@ def test_jax_casts_floats_out_of_an_integer_range_as_numpy_does(source, target):
 
 # -- shifts by amounts outside the width -----------------------------------------------------
 
+@pytest.mark.parametrize("backend, np_dtype", [
+    (backend, np_dtype) for backend in BACKENDS for np_dtype in (np.float16, np.float32, np.float64)
+    if (backend, np_dtype) != ("numba", np.float16)])  # (numba has no half arithmetic)
+def test_float_floordiv_is_the_floor_of_the_rounded_quotient_on_every_backend(backend,
+                                                                              np_dtype):
+    # TensorFlow's kernel; numpy's and JAX's floor_divide floor the exact quotient (9.0)
+    f = _function(lambda x, y: x // y, backend)
+    x = np.array([1.0, -1.0, 7.0, -np.inf, 6e4, 1.0, 0.0], np_dtype)
+    y = np.array([0.1, 0.1, 0.7, 1.0, -np.inf, 0.0, 0.0], np_dtype)
+    f(x, y)  # the second call takes the cached path
+    result = f(x, y).numpy()
+    np.testing.assert_array_equal(result, [10.0, -10.0, 10.0, -np.inf, -0.0, np.inf, np.nan])
+    assert np.signbit(result[4])
+
+
 @pytest.mark.parametrize("backend", [b for b in BACKENDS if b != "numpy"])
 @pytest.mark.parametrize("np_dtype", [np.int8, np.int32, np.uint32, np.int64, np.uint64])
 def test_shifts_by_amounts_outside_the_width_give_the_executors_values(backend, np_dtype):

@@ -58,10 +58,16 @@ def _check_divisor(y, what):
 
 
 def _floordiv_kernel(x, y):
+    """Integers: the floor of the exact quotient. Floats: TensorFlow's floor of the rounded
+    quotient, `floor(x / y)` in the operands' dtype, not numpy's (and Python's) floor of the
+    exact quotient: 1.0 // 0.1 is 10.0 (float32 and float64; numpy says 9.0), -inf // 1 is
+    -inf (numpy: nan)."""
     if _is_integer(y):
         _check_divisor(y, "division")
-    with np.errstate(all="ignore"):  # floats: inf and nan; integers: the minimum // -1 wraps
-        return np.floor_divide(x, y)
+        with np.errstate(all="ignore"):  # the minimum // -1 wraps
+            return np.floor_divide(x, y)
+    with np.errstate(all="ignore"):  # inf and nan
+        return np.floor(np.divide(x, y))
 
 
 def _mod_kernel(x, y):

@@ -241,6 +241,26 @@ def _real_div_jax(lw, node, ins):
     return [exact_divide_jax(lw, ins[0], ins[1])]
 
 
+@lowering_api.checked_before_broadcast
+def _floor_mod_numba(lowerer, node, ins, outs):
+    """FloorMod of floats as the kernel (TensorFlow's): numba's mod gives 0.0 for every zero
+    remainder, where the kernel keeps fmod's sign, the dividend's. Integers by the array
+    rule. (JAX's mod is the kernel's already.)"""
+    x, y = ins
+    if x.dtype.is_integer:
+        _LOWERINGS["FloorMod"](lowerer, node, ins, outs)
+        return
+    lowerer.check_broadcast(x, y)
+    t = lowerer.local(outs[0].dtype, outs[0].shape, "m")
+    lowerer.assign(t, "xp.fmod(%s, %s)" % (x, y))
+    if x.rank0 and y.rank0:
+        lowerer.assign(outs[0], "(%s + %s if %s != 0 and (%s < 0) != (%s < 0) else %s)" % (
+            t, y, t, y, t, t))
+    else:
+        lowerer.assign(outs[0], "xp.where((%s != 0) & ((%s < 0) != (%s < 0)), %s + %s, %s)" % (
+            t, y, t, t, y, t))
+
+
 def _floor_div_jax(lw, node, ins):
     """FloorDiv of floats as the kernel: the floor of the quotient rounded as numpy rounds
     it (jnp.floor_divide is numpy's floor of the exact quotient); integers by the array
@@ -269,4 +289,6 @@ def lowering(name):
         return {"array": _LOWERINGS[name], "jax": _real_div_jax}
     if name == "FloorDiv":
         return {"array": _LOWERINGS[name], "jax": _floor_div_jax}
+    if name == "FloorMod":
+        return {"array": _LOWERINGS[name], "numba": _floor_mod_numba}
     return {"array": _LOWERINGS[name]}

@@ -56,6 +56,12 @@ def _np_floor_of_quotient(x, y):
     return np.floor(x / y)
 
 
+def _np_mod_of_tensorflow(x, y):
+    """TensorFlow's float floormod: fmod's remainder moved into the divisor's sign."""
+    remainder = np.fmod(x, y)
+    return np.where((remainder != 0) & ((y < 0) != (remainder < 0)), remainder + y, remainder)
+
+
 BINARY_FLOAT = [
     ("add", math_ops.add, np.add),
     ("subtract", math_ops.subtract, np.subtract),
@@ -71,8 +77,8 @@ BINARY_FLOAT = [
     ("math.divide", math_ops.divide, np.true_divide),
     ("math.truediv", math_ops.truediv, np.true_divide),
     ("math.floordiv", math_ops.floordiv, _np_floor_of_quotient),
-    ("math.floormod", math_ops.floormod, np.mod),
-    ("math.mod", math_ops.mod, np.mod),
+    ("math.floormod", math_ops.floormod, _np_mod_of_tensorflow),
+    ("math.mod", math_ops.mod, _np_mod_of_tensorflow),
     ("math.maximum", math_ops.maximum, np.maximum),
     ("math.minimum", math_ops.minimum, np.minimum),
     ("math.squared_difference", math_ops.squared_difference, lambda x, y: np.square(x - y)),
@@ -431,6 +437,17 @@ def test_float_floordiv_is_tensorflows_floor_of_the_rounded_quotient(dtype):
     expected = 2.0 if dtype == dtypes.float64 else 3.0
     assert math_ops.floordiv(array_ops.constant(0.3, dtype),
                              array_ops.constant(0.1, dtype)).numpy() == expected
+
+
+@pytest.mark.parametrize("dtype", [dtypes.float32, dtypes.float64])
+def test_float_mod_is_tensorflows_a_zero_keeping_the_dividends_sign(dtype):
+    # numpy's mod gives a zero the divisor's sign: -4.0 % 2.0 is 0.0 there, -0.0 here
+    x = array_ops.constant([-4.0, 4.0, -4.0, -0.0, -1.0, 5.5, -5.5, 1.0], dtype)
+    y = array_ops.constant([2.0, -2.0, -2.0, 3.0, np.inf, 2.0, 2.0, 0.0], dtype)
+    result = (x % y).numpy()
+    np.testing.assert_array_equal(result, [0.0, 0.0, 0.0, 0.0, np.inf, 1.5, 0.5, np.nan])
+    assert np.signbit(result[:4]).tolist() == [True, False, True, True]
+    assert np.signbit(math_ops.floormod(array_ops.constant(-4.0, dtype), 2.0).numpy())
 
 
 def test_integer_mod_and_floordiv_kernels_check_scalar_and_array_divisors():

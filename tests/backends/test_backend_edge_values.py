@@ -134,6 +134,22 @@ def test_float_floordiv_is_the_floor_of_the_rounded_quotient_on_every_backend(ba
     assert np.signbit(result[4])
 
 
+@pytest.mark.parametrize("backend", BACKENDS)
+@pytest.mark.parametrize("shape", [[8], [None]])
+def test_a_zero_float_remainder_keeps_the_dividends_sign_on_every_backend(backend, shape):
+    # TensorFlow's kernel (fmod's zero); numpy gives the divisor's sign, numba's mod +0.0
+    spec = [tf.TensorSpec(shape, tf.float32)] * 2
+    f = tf.function(lambda x, y: (x % y, x[0] % y[1], x % 2.0), backend=backend,
+                    input_signature=spec, **({} if backend == "numpy" else {"strict": True}))
+    x = np.float32([-4.0, 4.0, -4.0, -0.0, -1.0, 5.5, -5.5, 1.0])
+    y = np.float32([2.0, -2.0, -2.0, 3.0, np.inf, 2.0, 2.0, 0.0])
+    pairwise, scalars, by_constant = (r.numpy() for r in f(x, y))
+    np.testing.assert_array_equal(pairwise, [0.0, 0.0, 0.0, 0.0, np.inf, 1.5, 0.5, np.nan])
+    assert np.signbit(pairwise[:4]).tolist() == [True, False, True, True]
+    assert scalars == 0.0 and np.signbit(scalars)  # -4.0 % -2.0, both scalars
+    assert np.signbit(by_constant[:4]).tolist() == [True, False, True, True]
+
+
 @pytest.mark.parametrize("backend", [b for b in BACKENDS if b != "numpy"])
 @pytest.mark.parametrize("np_dtype", [np.int8, np.int32, np.uint32, np.int64, np.uint64])
 def test_shifts_by_amounts_outside_the_width_give_the_executors_values(backend, np_dtype):

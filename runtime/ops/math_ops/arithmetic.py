@@ -71,11 +71,16 @@ def _floordiv_kernel(x, y):
 
 
 def _mod_kernel(x, y):
+    """Integers: numpy's (and Python's) modulo. Floats: TensorFlow's, fmod's remainder moved
+    into the divisor's sign; a zero keeps fmod's sign, the dividend's (-4.0 % 2.0 is -0.0,
+    where numpy's mod gives the divisor's sign, 0.0)."""
     if _is_integer(y):
         _check_divisor(y, "modulo")
         return np.mod(x, y)  # with no zero divisor, integer modulo has nothing to warn about
     with np.errstate(all="ignore"):
-        return np.mod(x, y)
+        remainder = np.fmod(x, y)
+        return np.where((remainder != 0) & ((y < 0) != (remainder < 0)), remainder + y,
+                        remainder)
 
 
 def _integer_division_emit(symbol):

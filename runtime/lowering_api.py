@@ -71,8 +71,8 @@ def shape_text(parts: Any, separator: str = ",") -> str:
 def unsupported(reason: str) -> Any:
     """A lowering rule that declines, saying why: for an op no backend lowers yet (declared so
     that the coverage table shows the decision, and the graph falls back with `reason`)."""
-    def rule(lowerer: Any, node: Any, ins: Any, outs: Any) -> None:
-        raise Unsupported(reason)
+    def rule(lowerer: Any, node: Any, ins: Any, outs: Any = None) -> None:
+        raise Unsupported(reason)  # (no `outs` from JAX, whose rules return the outputs)
     rule.unsupported_reason = reason  # type: ignore[attr-defined]
     return rule
 

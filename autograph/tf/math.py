@@ -90,3 +90,4 @@ reduce_euclidean_norm = _norm.reduce_euclidean_norm
 reduce_logsumexp = _norm.reduce_logsumexp
 top_k = _sort.top_k
 erf = _nn.erf
+erfc = _nn.erfc

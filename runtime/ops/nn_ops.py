@@ -194,13 +194,17 @@ def _elu_kernel(x):
         return np.where(x > 0, x, np.expm1(np.minimum(x, 0)))
 
 
-_ERF = np.frompyfunc(math.erf, 1, 1)
-
-
 def _erf_grad(ctx, grads):
     x = ctx.input(0)
     slope = math_ops.multiply(math_ops.exp(math_ops.negative(math_ops.square(x))),
                               2.0 / math.sqrt(math.pi))
+    return [math_ops.multiply(grads[0], slope)]
+
+
+def _erfc_grad(ctx, grads):
+    x = ctx.input(0)
+    slope = math_ops.multiply(math_ops.exp(math_ops.negative(math_ops.square(x))),
+                              -2.0 / math.sqrt(math.pi))
     return [math_ops.multiply(grads[0], slope)]
 
 
@@ -239,41 +243,59 @@ OPS["LeakyRelu"] = register("LeakyRelu", _leaky_kernel, _float_infer, grad=_leak
                             emit=KERNEL_CALL, lowerings={"array": _leaky_lowering})
 OPS["Elu"] = register("Elu", _elu_kernel, _float_infer, grad=_elu_grad, emit=KERNEL_CALL,
                       lowerings={"array": _ELU, "numba": _elu_numba_lowering})
-def _erf_kernel(x):
-    return np.asarray(_ERF(x), dtype=x.dtype)
+def _c_library_kernel(function):
+    """The kernel of a function of Python's math module (the C library's, taken in
+    float64), applied to each element and rounded to the input's dtype."""
+    each = np.frompyfunc(function, 1, 1)
+
+    def kernel(x):
+        return np.asarray(each(x), dtype=x.dtype)
+    return kernel
 
 
-def _erf_jax_rule(lowerer, node, ins):
-    # JAX's tracing protocol (runtime/backends/jax_lowering.py): `lowerer.lax` is jax.lax,
-    # imported by the JAX backend, so this module imports no jax
-    return [lowerer.lax.erf(lowerer.jnp.asarray(ins[0]))]
+def _c_library_jax(name):
+    """JAX's protocol (runtime/backends/jax_lowering.py): `lowerer.lax` is jax.lax, imported
+    by the JAX backend, so this module imports no jax."""
+    def rule(lowerer, node, ins):
+        return [getattr(lowerer.lax, name)(lowerer.jnp.asarray(ins[0]))]
+    return rule
 
 
-def _erf_numba(lowerer, node, ins, outs):
-    """Erf: `math.erf` of each element taken as a float64, rounded to the output's dtype, as
-    the kernel computes it (Python's math.erf and numba's are the C library's erf)."""
-    x, out = ins[0], outs[0]
-    if out.dtype.np_dtype not in (np.dtype(np.float32), np.dtype(np.float64)):
-        raise lowering_api.Unsupported("erf of %s" % out.dtype.name)
-    lowerer.modules.add("math")
-    if x.rank0:
-        lowerer.assign(out, "math.erf(np.float64(%s))" % x)
-        return
-    parts = dims(x)
-    count = product(parts)
-    flat, result, k = lowerer.fresh("c"), lowerer.fresh("r"), lowerer.fresh("k")
-    lowerer.line("%s = np.ascontiguousarray(%s).reshape(%s)" % (flat, x, count))
-    lowerer.line("%s = np.empty(%s, %s)" % (result, count, type_name(out.dtype)))
-    lowerer.line("for %s in range(%s):" % (k, count))
-    with lowerer.block():
-        lowerer.line("%s[%s] = math.erf(np.float64(%s[%s]))" % (result, k, flat, k))
-    finish(lowerer, out, result, parts)
+def _c_library_numba(name):
+    """numba: `math.<name>` of each element taken as a float64, rounded to the output's
+    dtype, as the kernel computes it (Python's math module and numba's are the C
+    library's)."""
+    def rule(lowerer, node, ins, outs):
+        x, out = ins[0], outs[0]
+        if out.dtype.np_dtype not in (np.dtype(np.float32), np.dtype(np.float64)):
+            raise lowering_api.Unsupported("%s of %s" % (name, out.dtype.name))
+        lowerer.modules.add("math")
+        if x.rank0:
+            lowerer.assign(out, "math.%s(np.float64(%s))" % (name, x))
+            return
+        parts = dims(x)
+        count = product(parts)
+        flat, result, k = lowerer.fresh("c"), lowerer.fresh("r"), lowerer.fresh("k")
+        lowerer.line("%s = np.ascontiguousarray(%s).reshape(%s)" % (flat, x, count))
+        lowerer.line("%s = np.empty(%s, %s)" % (result, count, type_name(out.dtype)))
+        lowerer.line("for %s in range(%s):" % (k, count))
+        with lowerer.block():
+            lowerer.line("%s[%s] = math.%s(np.float64(%s[%s]))" % (result, k, name, flat, k))
+        finish(lowerer, out, result, parts)
+    return rule
 
 
-OPS["Erf"] = register("Erf", _erf_kernel, _float_infer, grad=_erf_grad,
+OPS["Erf"] = register("Erf", _c_library_kernel(math.erf), _float_infer, grad=_erf_grad,
                       emit=KERNEL_CALL,
-                      lowerings={"numba": _erf_numba, "jax": _erf_jax_rule},
+                      lowerings={"numba": _c_library_numba("erf"), "jax": _c_library_jax("erf")},
                       traits=("elementwise",))
+OPS["Erfc"] = register("Erfc", _c_library_kernel(math.erfc), _float_infer, grad=_erfc_grad,
+                       emit=KERNEL_CALL,
+                       lowerings={"numba": _c_library_numba("erfc"),
+                                  "jax": lowering_api.unsupported(
+                                      "XLA's erfc is not accurate enough (55 ulp in float64 "
+                                      "near 8.7; float32's tail beyond 9 is lost)")},
+                       traits=("elementwise",))
 
 
 def _float(x, what):
@@ -293,8 +315,10 @@ def relu6(features, name=None):
 @dispatchable
 def leaky_relu(features, alpha=0.2, name=None):
     """features where positive, else alpha * features."""
+    # (alpha is a float attribute, 32 bits, as TensorFlow's: float64 features are scaled by
+    # 0.2 rounded to float32)
     return execute1(OPS["LeakyRelu"], [convert_to_tensor(features)],
-                    {"alpha": float(alpha)}, name=name)
+                    {"alpha": float(np.float32(alpha))}, name=name)
 
 
 @dispatchable
@@ -308,6 +332,12 @@ def erf(x, name=None):
     return execute1(OPS["Erf"], [convert_to_tensor(x)], name=name)
 
 
+def erfc(x, name=None):
+    """The complementary error function, 1 - erf(x), elementwise (without erf's loss of
+    digits where erf(x) is near 1)."""
+    return execute1(OPS["Erfc"], [convert_to_tensor(x)], name=name)
+
+
 @dispatchable
 def gelu(features, approximate=False, name=None):
     """x * P(X <= x) for a standard normal X: exact (with erf), or with TensorFlow's tanh
@@ -319,7 +349,9 @@ def gelu(features, approximate=False, name=None):
                                   math.sqrt(2.0 / math.pi))
         return math_ops.multiply(math_ops.multiply(x, 0.5),
                                  math_ops.add(math_ops.tanh(inner), 1.0), name=name)
-    cdf = math_ops.add(erf(math_ops.multiply(x, 1.0 / math.sqrt(2.0))), 1.0)
+    # TensorFlow's form: erfc keeps every digit where 1 + erf(x / sqrt(2)) would cancel
+    # (float32 gelu(-6) was 0, and 5% off at -5)
+    cdf = erfc(math_ops.multiply(math_ops.negative(x), 0.7071067811865476))
     return math_ops.multiply(math_ops.multiply(x, 0.5), cdf, name=name)
 
 

@@ -4,7 +4,7 @@ Softmax's tables (values with exact and unknown static shapes, gradient rules, d
 written against the runtime alone (tests/op_cases.py)."""
 
 import functools
-from math import erf, sqrt
+from math import erf, erfc, sqrt
 
 import numpy as np
 import pytest
@@ -51,6 +51,7 @@ VALUES = {
     "leaky_relu": (lambda x: tf.nn.leaky_relu(x), [F], lambda x: np.where(x > 0, x, 0.2 * x)),
     "elu": (lambda x: tf.nn.elu(x), [D], lambda x: np.where(x > 0, x, np.expm1(x))),
     "gelu": (lambda x: tf.nn.gelu(x), [D], _gelu),
+    "erfc": (lambda x: tf.math.erfc(x * 3.0), [D], lambda x: np.vectorize(erfc)(x * 3.0)),
     "silu": (lambda x: tf.nn.silu(x), [D], lambda x: x / (1 + np.exp(-x))),
     "l2_loss": (lambda x: tf.nn.l2_loss(x), [D], lambda x: (x ** 2).sum() / 2),
     "moments": (lambda x: tf.stack(tf.nn.moments(x, [0])), [D],
@@ -75,6 +76,7 @@ GRADIENTS = {
     "elu": (lambda x: tf.nn.elu(x), _u(2, 3)),
     "gelu": (lambda x: tf.nn.gelu(x), _u(2, 3)),
     "gelu_approximate": (lambda x: tf.nn.gelu(x, approximate=True), _u(2, 3)),
+    "erfc": (lambda x: tf.math.erfc(x), _u(2, 3)),
     "silu": (lambda x: tf.nn.silu(x), _u(2, 3)),
     "l2_loss": (lambda x: tf.nn.l2_loss(x), _u(2, 3)),
     "moments_mean": (lambda x: tf.nn.moments(x, [0])[0], _u(3, 2)),
@@ -116,6 +118,23 @@ def test_leaky_relu_for_any_alpha(alpha):
     want = np.where(x > 0, x, alpha * x).astype(np.float32)
     np.testing.assert_array_equal(got, want)
     assert got.dtype == np.float32
+
+
+def test_leaky_relu_of_float64_scales_by_the_float32_alpha_as_tensorflow():
+    # alpha is a float attribute (32 bits): TensorFlow gives -0.7000000104308128 for -3.5
+    got = tf.nn.leaky_relu(tf.constant([-3.5, 2.0], tf.float64)).numpy()
+    np.testing.assert_array_equal(got, [-3.5 * float(np.float32(0.2)), 2.0])
+
+
+def test_gelu_keeps_every_digit_of_negative_inputs_as_tensorflow():
+    # TensorFlow 2.21's float32 values, 0.5 * x * erfc(-x / sqrt(2)): with 1 + erf(x / sqrt(2))
+    # the sum cancels, and gelu(-6) came out 0
+    x = np.float32([-8.0, -6.0, -5.0, -3.5, -2.5, -1.0, 0.5, 3.0])
+    expected = np.float32([-4.976773845328164e-15, -5.9195350843310734e-09,
+                           -1.433257807548216e-06, -0.0008142015431076288,
+                           -0.015524163842201233, -0.15865525603294373, 0.3457312285900116,
+                           2.995950222015381])
+    np.testing.assert_array_max_ulp(tf.nn.gelu(x).numpy(), expected, maxulp=2)
 
 
 def test_labels_of_a_sparse_softmax_cross_entropy_get_no_gradient():

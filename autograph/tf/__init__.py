@@ -91,6 +91,7 @@ from autograph.tf.math import (  # the top-level names that are tf.math's too
     reduce_min,
     reduce_prod,
     reduce_sum,
+    round,
     sigmoid,
     sign,
     sin,

@@ -35,6 +35,12 @@ def test_top_level_cos_and_log():
     np.testing.assert_allclose(tf.log(x).numpy(), np.log(x), rtol=1e-6)
 
 
+def test_top_level_round_rounds_halves_to_even():
+    x = np.array([0.5, 1.5, 2.5, -0.5, -2.7], np.float32)
+    np.testing.assert_array_equal(tf.round(x).numpy(), [0.0, 2.0, 2.0, -0.0, -3.0])
+    assert tf.round is tf.math.round
+
+
 def test_math_erf_and_reduce_logsumexp():
     x = np.array([-2.0, -0.3, 0.0, 1.7], np.float64)
     np.testing.assert_allclose(tf.math.erf(x).numpy(), [math.erf(v) for v in x], rtol=1e-12)

@@ -3,6 +3,7 @@
 from runtime.ops import conv_ops as _conv
 from runtime.ops import math_ops as _math
 from runtime.ops import nn_ops as _nn
+from runtime.ops import norm_ops as _norm
 from runtime.ops import selection_ops as _select
 from runtime.ops import sort_ops as _sort
 
@@ -20,6 +21,10 @@ leaky_relu = _nn.leaky_relu
 elu = _nn.elu
 gelu = _nn.gelu
 silu = _nn.silu
+selu = _nn.selu
+softsign = _nn.softsign
+bias_add = _nn.bias_add
+l2_normalize = _norm.l2_normalize
 swish = _nn.silu
 l2_loss = _nn.l2_loss
 dropout = _nn.dropout

@@ -9,7 +9,7 @@ import math
 
 import numpy as np
 
-from runtime import dtypes, lowering_api
+from runtime import context, dtypes, errors, lowering_api
 from runtime import shape as shape_lib
 from runtime.ops import (
     array_ops,
@@ -353,6 +353,60 @@ def gelu(features, approximate=False, name=None):
     # (float32 gelu(-6) was 0, and 5% off at -5)
     cdf = erfc(math_ops.multiply(math_ops.negative(x), 0.7071067811865476))
     return math_ops.multiply(math_ops.multiply(x, 0.5), cdf, name=name)
+
+
+_SELU_ALPHA = 1.6732632423543772848170429916717
+_SELU_SCALE = 1.0507009873554804934193349852946
+
+
+def selu(features, name=None):
+    """scale * x where positive, else scale * alpha * (exp(x) - 1), with the constants of
+    Klambauer et al. (2017), as TensorFlow's kernel computes it."""
+    x = _float(features, "selu")
+    negative = math_ops.multiply(math_ops.subtract(math_ops.exp(math_ops.minimum(x, 0.0)), 1.0),
+                                 _SELU_SCALE * _SELU_ALPHA)
+    return selection_ops.where(math_ops.less(x, 0.0), negative,
+                               math_ops.multiply(x, _SELU_SCALE), name=name)
+
+
+def softsign(features, name=None):
+    """x / (1 + |x|) elementwise."""
+    x = _float(features, "softsign")
+    return math_ops.divide(x, math_ops.add(math_ops.abs(x), 1.0), name=name)
+
+
+def bias_add(value, bias, data_format=None, name=None):
+    """value + bias along the channel axis: the last one, or axis 1 when `data_format`
+    starts with "NC". `bias` is 1-D, one number per channel."""
+    value = convert_to_tensor(value)
+    bias = convert_to_tensor(bias, dtype=value.dtype)
+    channels_first = data_format is not None and data_format.startswith("NC")
+    rank, bias_shape = len(value._shape_tuple()), bias._shape_tuple()
+    if len(bias_shape) != 1:
+        _bias_add_failed("Biases must be 1D: %s" % _dims(bias_shape))
+    if rank < (3 if channels_first else 2):
+        _bias_add_failed("Input tensor must be at least %dD: %s"
+                         % (3 if channels_first else 2, _dims(value._shape_tuple())))
+    channels = value._shape_tuple()[1 if channels_first else -1]
+    if channels is not None and bias_shape[0] is not None and channels != bias_shape[0]:
+        _bias_add_failed("Must provide as many biases as the %s dimension of the input "
+                         "tensor: %s vs. %s" % ("channel" if channels_first else "last",
+                                               _dims(bias_shape), _dims(value._shape_tuple())))
+    if channels_first:
+        bias = reshape_ops.reshape(bias, [-1] + [1] * (rank - 2))
+    return math_ops.add(value, bias, name=name)
+
+
+def _dims(shape):
+    return "[%s]" % ",".join("?" if d is None else str(d) for d in shape)
+
+
+def _bias_add_failed(message):
+    """TensorFlow's error for a bad bias_add: its kernel's InvalidArgumentError when run
+    eagerly, its shape function's ValueError while tracing."""
+    if context.executing_eagerly():
+        raise errors.InvalidArgumentError(errors.with_user_location(message), "BiasAdd")
+    raise ValueError(errors.with_user_location(message))
 
 
 @dispatchable

@@ -1,5 +1,6 @@
-"""Norms and norm-based clipping: norm, reduce_euclidean_norm, clip_by_norm,
-clip_by_global_norm and reduce_logsumexp, composites of existing ops as in TensorFlow (their
+"""Norms, norm-based clipping and spreads: norm, reduce_euclidean_norm, l2_normalize,
+clip_by_norm, clip_by_global_norm, reduce_logsumexp, reduce_variance and reduce_std,
+composites of existing ops as in TensorFlow (their
 gradients come with those ops, and they compute the same values: e.g. clip_by_norm leaves a
 zero tensor zero).
 """
@@ -74,6 +75,47 @@ def reduce_logsumexp(input_tensor, axis=None, keepdims=False, name=None):
     if not keepdims:
         peak = reduction_ops.reduce_sum(peak, axes, keepdims=False)  # drops the kept axes
     return math_ops.add(math_ops.log(total), peak, name=name)
+
+
+def reduce_variance(input_tensor, axis=None, keepdims=False, name=None):
+    """The variance over `axis` (all elements when None), mean(|x - mean(x)| ** 2), as
+    TensorFlow composes it: real for a complex x."""
+    x = convert_to_tensor(input_tensor)
+    _require_inexact(x, "reduce_variance")
+    axes = _axes(axis)
+    deviations = math_ops.subtract(x, reduction_ops.reduce_mean(x, axes, keepdims=True))
+    if x.dtype.is_complex:
+        deviations = math_ops.abs(deviations)
+    return reduction_ops.reduce_mean(math_ops.square(deviations), axes, keepdims, name=name)
+
+
+def reduce_std(input_tensor, axis=None, keepdims=False, name=None):
+    """The standard deviation over `axis`: the square root of `reduce_variance`."""
+    x = convert_to_tensor(input_tensor)
+    _require_inexact(x, "reduce_std")
+    return math_ops.sqrt(reduce_variance(x, axis, keepdims), name=name)
+
+
+def l2_normalize(x, axis=None, epsilon=1e-12, name=None, dim=None):
+    """x / sqrt(max(sum(|x| ** 2, axis), epsilon)) (all elements when `axis` is None; `dim`
+    is its old name), as TensorFlow computes it: a zero vector stays zero."""
+    if dim is not None:
+        if axis is not None:
+            raise ValueError("l2_normalize: give axis or dim, not both")
+        axis = dim
+    x = convert_to_tensor(x)
+    _require_inexact(x, "l2_normalize")
+    axes = _axes(axis)
+    if not x.dtype.is_complex:
+        squares = reduction_ops.reduce_sum(math_ops.square(x), axes, keepdims=True)
+        return math_ops.multiply(x, math_ops.rsqrt(math_ops.maximum(squares, epsilon)),
+                                 name=name)
+    real, imag = math_ops.real(x), math_ops.imag(x)
+    squares = reduction_ops.reduce_sum(math_ops.add(math_ops.square(real), math_ops.square(imag)),
+                                       axes, keepdims=True)
+    inverse = math_ops.rsqrt(math_ops.maximum(squares, epsilon))
+    return math_ops.complex(math_ops.multiply(real, inverse), math_ops.multiply(imag, inverse),
+                            name=name)
 
 
 def norm(tensor, ord="euclidean", axis=None, keepdims=False, name=None):  # noqa: A002

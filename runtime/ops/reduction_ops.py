@@ -267,6 +267,17 @@ def reduce_min(input_tensor, axis=None, keepdims=False, name=None):
     return _reduce("Min", input_tensor, axis, keepdims, name)
 
 
+def count_nonzero(input, axis=None, keepdims=None, dtype=dtypes.int64,  # noqa: A002
+                  name=None):
+    """The number of elements that are not zero (not False, not the empty string) over
+    `axis` (all elements when None), as `dtype`."""
+    x = convert_to_tensor(input)
+    zero = math_ops.cast(0, x.dtype) if x.dtype != dtypes.string else convert_to_tensor("")
+    nonzero = math_ops.cast(math_ops.not_equal(x, zero), dtypes.int64)
+    total = reduce_sum(nonzero, axis, bool(keepdims))
+    return math_ops.cast(total, dtypes.as_dtype(dtype), name=name)
+
+
 @dispatchable
 def reduce_any(input_tensor, axis=None, keepdims=False, name=None):
     """Logical or along `axis`."""

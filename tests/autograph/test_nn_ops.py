@@ -77,6 +77,9 @@ GRADIENTS = {
     "gelu": (lambda x: tf.nn.gelu(x), _u(2, 3)),
     "gelu_approximate": (lambda x: tf.nn.gelu(x, approximate=True), _u(2, 3)),
     "erfc": (lambda x: tf.math.erfc(x), _u(2, 3)),
+    "selu": (lambda x: tf.nn.selu(x * 2.0), _u(2, 3)),
+    "softsign": (lambda x: tf.nn.softsign(x), _u(2, 3)),
+    "bias_add": (lambda x, b: tf.nn.bias_add(x, b), _u(2, 3), _u(3)),
     "silu": (lambda x: tf.nn.silu(x), _u(2, 3)),
     "l2_loss": (lambda x: tf.nn.l2_loss(x), _u(2, 3)),
     "moments_mean": (lambda x: tf.nn.moments(x, [0])[0], _u(3, 2)),
@@ -135,6 +138,35 @@ def test_gelu_keeps_every_digit_of_negative_inputs_as_tensorflow():
                            -0.015524163842201233, -0.15865525603294373, 0.3457312285900116,
                            2.995950222015381])
     np.testing.assert_array_max_ulp(tf.nn.gelu(x).numpy(), expected, maxulp=2)
+
+
+def test_selu_softsign_and_bias_add_give_tensorflows_values():
+    x = np.float32([-2.0, -0.5, 0.0, 0.5, 3.0])
+    np.testing.assert_array_max_ulp(tf.nn.selu(x).numpy(), np.float32(
+        [-1.5201665163040161, -0.6917581558227539, 0.0, 0.5253505110740662,
+         3.1521029472351074]), maxulp=1)
+    np.testing.assert_array_equal(tf.math.softsign(x).numpy(), np.float32(
+        [-0.6666666865348816, -0.3333333432674408, 0.0, 0.3333333432674408, 0.75]))
+    assert tf.nn.softsign is tf.math.softsign
+    m = np.float32([[1.5, -2.0, 0.0], [3.25, 0.5, -1.0]])
+    np.testing.assert_array_equal(tf.nn.bias_add(m, [1.0, 2.0, 3.0]).numpy(),
+                                  [[2.5, 0.0, 3.0], [4.25, 2.5, 2.0]])
+    nchw = tf.nn.bias_add(np.ones((1, 2, 2, 2), np.float32), [1.0, 5.0], data_format="NCHW")
+    np.testing.assert_array_equal(nchw.numpy()[0, :, 0, 0], [2.0, 6.0])
+
+
+def test_bias_add_refuses_a_bias_that_does_not_fit_the_channels():
+    m = np.float32([[1.5, -2.0, 0.0], [3.25, 0.5, -1.0]])
+    with pytest.raises(tf.errors.InvalidArgumentError,
+                       match=r"as many biases as the last dimension of the input tensor: "
+                             r"\[2\] vs. \[2,3\]") as info:
+        tf.nn.bias_add(m, [1.0, 2.0])
+    assert __file__ in str(info.value)
+    with pytest.raises(tf.errors.InvalidArgumentError, match=r"Biases must be 1D: \[1,3\]"):
+        tf.nn.bias_add(m, [[1.0, 2.0, 3.0]])
+    traced = tf.function(lambda v: tf.nn.bias_add(v, [1.0, 2.0]))
+    with pytest.raises(ValueError, match="as many biases"):  # TensorFlow's shape function's
+        traced(m)
 
 
 def test_labels_of_a_sparse_softmax_cross_entropy_get_no_gradient():

@@ -1,6 +1,6 @@
-"""Norms and clipping (tf.norm, tf.clip_by_norm, tf.clip_by_global_norm,
-tf.reduce_logsumexp): values against numpy, eagerly and traced; gradients against finite
-differences."""
+"""Norms, clipping and spreads (tf.norm, tf.clip_by_norm, tf.clip_by_global_norm,
+tf.reduce_logsumexp, tf.math.l2_normalize, tf.math.reduce_variance/reduce_std): values
+against numpy, eagerly and traced; gradients against finite differences."""
 
 import numpy as np
 import pytest
@@ -39,6 +39,12 @@ VALUES = {
     "reduce_logsumexp": (lambda x: tf.reduce_logsumexp(x * 100, axis=0), [D],
                          lambda x: np.log(np.exp(x * 100 - (x * 100).max(0)).sum(0)) +
                          (x * 100).max(0)),
+    "reduce_variance": (lambda x: tf.math.reduce_variance(x, axis=0), [D],
+                        lambda x: x.var(0)),
+    "reduce_std_keepdims": (lambda x: tf.math.reduce_std(x, 1, keepdims=True), [D],
+                            lambda x: x.std(1, keepdims=True)),
+    "l2_normalize": (lambda x: tf.math.l2_normalize(x, axis=1), [D],
+                     lambda x: x / np.sqrt((x ** 2).sum(1, keepdims=True))),
 }
 
 GRADIENTS = {
@@ -50,6 +56,9 @@ GRADIENTS = {
     "clip_by_global_norm": (lambda a, b: tf.clip_by_global_norm([a, b], 0.7)[0][1],
                             _u(2), _u(3)),
     "reduce_logsumexp": (lambda x: tf.reduce_logsumexp(x, axis=1), _u(2, 3) * 5),
+    "reduce_variance": (lambda x: tf.math.reduce_variance(x, axis=1), _u(2, 3)),
+    "reduce_std": (lambda x: tf.math.reduce_std(x), _u(2, 3)),
+    "l2_normalize": (lambda x: tf.nn.l2_normalize(x, axis=0), _u(2, 3)),
 }
 
 
@@ -70,3 +79,29 @@ def test_reduce_euclidean_norm_of_floats_and_of_integers_rounded_down_as_tensorf
 def test_reduce_euclidean_norm_refuses_bool_naming_the_dtype():
     with pytest.raises(TypeError, match="reduce_euclidean_norm.*bool"):
         tf.math.reduce_euclidean_norm(tf.constant([True]))
+
+
+_SPREAD = np.array([[1.5, -2.0, 0.0], [3.25, 0.5, -1.0]], np.float32)
+
+
+def test_variance_std_and_l2_normalize_give_tensorflows_values():
+    # TensorFlow 2.21's outputs for the same calls
+    assert tf.math.reduce_variance(_SPREAD).numpy() == np.float32(2.8697917461395264)
+    np.testing.assert_array_equal(tf.math.reduce_std(_SPREAD, 1).numpy(),
+                                  np.float32([1.4337209463119507, 1.7598927021026611]))
+    np.testing.assert_array_max_ulp(
+        tf.math.reduce_variance(tf.complex(_SPREAD, _SPREAD * 2.0), 1).numpy(),
+        np.float32([10.277777671813965, 15.486111640930176]), maxulp=2)
+    np.testing.assert_array_equal(tf.math.l2_normalize(_SPREAD, 1).numpy(), np.float32(
+        [[0.6000000238418579, -0.800000011920929, 0.0],
+         [0.9456108212471008, 0.14547859132289886, -0.29095718264579773]]))
+    np.testing.assert_array_equal(tf.nn.l2_normalize(tf.zeros([2])).numpy(), [0.0, 0.0])
+    complex_unit = tf.math.l2_normalize(tf.constant([3 + 4j, 0j]))
+    np.testing.assert_allclose(complex_unit.numpy(), [0.6 + 0.8j, 0j], rtol=1e-12)
+
+
+@pytest.mark.parametrize("f", [tf.math.reduce_variance, tf.math.reduce_std,
+                               tf.math.l2_normalize])
+def test_spreads_and_l2_normalize_refuse_integers_naming_the_dtype(f):
+    with pytest.raises(TypeError, match="expected a float or complex tensor, got int32"):
+        f(tf.constant([1, 2]))

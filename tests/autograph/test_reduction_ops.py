@@ -29,6 +29,7 @@ from op_cases import (
     unsupported_dtype_tests,
 )
 
+import autograph.tf as tf
 from runtime import dtypes, errors
 from runtime import signature as signature_lib
 from runtime.function import function
@@ -216,3 +217,17 @@ GRADIENT_RULES = {
 }
 
 test_rule_matches_finite_differences = gradient_rules_test(GRADIENT_RULES)
+
+
+def test_count_nonzero_counts_numbers_bools_and_strings_as_tensorflow():
+    x = np.array([[1.5, -2.0, 0.0], [3.25, 0.5, -0.0]], np.float32)
+    total = tf.math.count_nonzero(x)
+    assert total.dtype == dtypes.int64 and total.numpy() == 4
+    per_row = tf.math.count_nonzero(x, 1, keepdims=True, dtype=dtypes.int32)
+    assert per_row.dtype == dtypes.int32
+    np.testing.assert_array_equal(per_row.numpy(), [[2], [2]])
+    assert tf.math.count_nonzero(array_ops.constant(["a", "", "b"])).numpy() == 2
+    assert tf.math.count_nonzero(array_ops.constant([True, False])).numpy() == 1
+    traced = function(lambda v: tf.math.count_nonzero(v, axis=0))
+    np.testing.assert_array_equal(traced(x).numpy(), [2, 2, 0])
+

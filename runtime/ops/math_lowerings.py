@@ -220,8 +220,9 @@ def exact_divide_jax(lw, x, y):
     """x / y rounded as numpy rounds it. XLA rewrites a division by a broadcast divisor (a
     scalar, a constant) into a multiplication by its rounded reciprocal, an ulp off numpy's
     quotient for about a third of the values; a divisor XLA cannot see as a broadcast (one
-    plus a zero it cannot prove zero: the population count of the bits of a traced operand
-    xor-ed with an iota, shifted right by 8) keeps the division."""
+    less a zero it cannot prove zero: the population count of the bits of a traced operand
+    xor-ed with an iota, shifted right by 8) keeps the division. (Less, not plus: -0.0 + 0.0
+    is 0.0, which would turn x / -0.0 from -inf into inf.)"""
     jnp, lax = lw.jnp, lw.lax
     x, y = jnp.asarray(x), jnp.asarray(y)
     out = jnp.broadcast_shapes(x.shape, y.shape)
@@ -233,7 +234,7 @@ def exact_divide_jax(lw, x, y):
     count = int(np.prod(out))
     bits = lax.bitcast_convert_type(source, width) ^ lax.iota(width, count).reshape(out)
     zero = lax.shift_right_logical(lax.population_count(bits), jnp.asarray(8, width))
-    return x / (jnp.broadcast_to(y, out).astype(dtype) + zero.astype(dtype))
+    return x / (jnp.broadcast_to(y, out).astype(dtype) - zero.astype(dtype))
 
 
 def _real_div_jax(lw, node, ins):

@@ -10,8 +10,8 @@ from runtime import shape as shape_lib
 
 
 def _division_lowering(function, what):
-    """`xp.<function>(x, y)`, failing like the kernel on an integer divisor of zero. An
-    integer divisor that may be -1 is replaced by 1 there (and a quotient negated): the
+    """`xp.<function>(x, y)`, failing like the kernel on an integer divisor of zero. A
+    signed integer divisor that may be -1 is replaced by 1 there (and a quotient negated): the
     minimum integer divided by -1 wraps in numpy, where machine division may trap or give
     another value."""
     def rule(lowerer, node, ins, outs):
@@ -24,7 +24,9 @@ def _division_lowering(function, what):
             zero = "%s == 0" % y if y.rank0 else "xp.any(%s == 0)" % y
             lowerer.check(zero, ZeroDivisionError, "integer %s by zero" % what)
         lowerer.check_broadcast(x, y)  # (after: the kernel checks the divisor first)
-        if y.value is not None and not np.any(y.value == -1):
+        if y.dtype.np_dtype.kind == "u" or (y.value is not None and not np.any(y.value == -1)):
+            # (an unsigned `y == -1` would compare y with the maximum, in JAX, or as floats
+            # in numba, which rounds uint64)
             lowerer.assign(outs[0], "xp.%s(%s, %s)" % (function, x, y))
             return
         minus_one = "(%s == -1)" % y

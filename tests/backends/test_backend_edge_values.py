@@ -161,6 +161,22 @@ def test_a_broadcast_negative_zero_divisor_gives_an_infinity_of_the_quotients_si
             np.testing.assert_array_equal(result.numpy(), [-np.inf, np.inf, -np.inf])
 
 
+@pytest.mark.parametrize("backend", BACKENDS)
+@pytest.mark.parametrize("np_dtype", [np.uint8, np.uint32, np.uint64])
+@pytest.mark.parametrize("shape", [[3], [None]])
+def test_unsigned_division_by_the_largest_value_gives_the_executors_values(backend, np_dtype,
+                                                                           shape):
+    # (a signed divisor of -1 is special-cased: the maximum is an unsigned type's -1 bits)
+    big = np.iinfo(np_dtype).max
+    spec = [tf.TensorSpec(shape, tf.as_dtype(np_dtype))] * 2
+    f = tf.function(lambda x, y: (x // y, x % y), backend=backend, input_signature=spec,
+                    **({} if backend == "numpy" else {"strict": True}))
+    quotient, remainder = f(np.array([big, 5, big - 1], np_dtype),
+                            np.array([big, big, 3], np_dtype))
+    np.testing.assert_array_equal(quotient.numpy(), np.array([1, 0, (big - 1) // 3], np_dtype))
+    np.testing.assert_array_equal(remainder.numpy(), np.array([0, 5, (big - 1) % 3], np_dtype))
+
+
 # -- shifts by amounts outside the width -----------------------------------------------------
 
 @pytest.mark.parametrize("backend", [b for b in BACKENDS if b != "numpy"])

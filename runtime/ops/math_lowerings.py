@@ -244,11 +244,13 @@ def _real_div_jax(lw, node, ins):
     return [exact_divide_jax(lw, ins[0], ins[1])]
 
 
+@lowering_api.loop_alone
 @lowering_api.checked_before_broadcast
 def _floor_mod_numba(lowerer, node, ins, outs):
     """FloorMod of floats as the kernel (TensorFlow's): numba's mod gives 0.0 for every zero
     remainder, where the kernel keeps fmod's sign, the dividend's. Integers by the array
-    rule. (JAX's mod is the kernel's already.)"""
+    rule. (JAX's mod is the kernel's already.) A loop even alone: over arrays, the fix-up
+    would build four temporaries."""
     x, y = ins
     if x.dtype.is_integer:
         _LOWERINGS["FloorMod"](lowerer, node, ins, outs)

@@ -211,6 +211,20 @@ def test_a_single_elementwise_op_on_a_matrix_is_a_loop():
     assert "range(3)" not in source
 
 
+@pytest.mark.parametrize("dtype", [np.int32, np.float32])
+def test_a_single_mod_on_vectors_is_a_loop_with_the_executors_values(dtype):
+    # the float rule's fix-up of fmod (TensorFlow's zero sign) would build four temporaries
+    x = np.array([-4, 4, -7, 7, 0, 5, -5, 9], dtype)
+    y = np.array([2, -2, 3, -3, 3, 5, -5, 2], dtype)
+    f = tf.function(lambda x, y: x % y, backend="numba", strict=True)
+    expected = tf.function(lambda x, y: x % y, backend="numpy")(x, y).numpy()
+    got = f(x, y).numpy()
+    np.testing.assert_array_equal(got, expected)
+    assert np.array_equal(np.signbit(got), np.signbit(expected))
+    source = f.get_concrete_function(x, y).backend_source
+    assert len(re.findall(r"\n +for i\d+ in range\(8\):", source)) == 1
+
+
 def _run_time_broadcast(a, b, c):
     return tf.maximum(a * b - c, b) // 3 + tf.cast(a < c, a.dtype), tf.equal(b, c)
 

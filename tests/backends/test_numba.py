@@ -297,6 +297,17 @@ def test_divisions_complex_and_add_n_over_run_time_shapes_fail_a_broadcast_as_th
     assert "shapes (2,3) (2,)" in str(error)
 
 
+def test_an_operand_broadcast_with_itself_over_run_time_shapes_writes_no_check():
+    f = tf.function(lambda a: (a // a, tf.add_n([a])), backend="numba", strict=True,
+                    input_signature=[tf.TensorSpec([None, None], tf.float32)])
+    a = np.full((2, 3), 2.0, np.float32)
+    quotient, total = f(a)
+    np.testing.assert_array_equal(quotient.numpy(), np.ones((2, 3), np.float32))
+    np.testing.assert_array_equal(total.numpy(), a)
+    source = f.get_concrete_function(a).backend_source
+    assert "could not be broadcast" not in source and "raise" not in source
+
+
 def test_a_loop_reads_a_transposed_view_in_its_own_order():
     x = np.arange(24, dtype=np.float32).reshape(2, 3, 4)
     _assert_same(*_both(lambda x: (tf.transpose(x) * 2.0, tf.transpose(x, [0, 2, 1]) + x[0, :, 0]),

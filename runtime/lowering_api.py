@@ -13,8 +13,9 @@ name, "array" (`ARRAY`) standing for every array backend:
     `lowerer.jnp` and `lowerer.lax` (runtime/backends/jax_lowering.py): a rule never imports
     jax itself, so that importing an op module imports neither jax nor numba;
   * `unsupported(reason)`: a decision that the backend does not lower the op yet;
-  * `loop_alone(template)`: a template that numba writes as a loop over the elements even
-    with no elementwise neighbour to fuse it with (its array form makes a temporary array);
+  * `loop_alone(rule)`: a template or function rule that numba writes as a loop over the
+    elements even with no elementwise neighbour to fuse it with (its array form makes
+    temporary arrays);
   * `removed_before_lowering(how)`: a decision that no backend sees the op, because graph
     simplification always takes its nodes out (an Identity is aliased to its input);
   * a `HostCall` (`KERNEL_ON_HOST`, `ASSERT_ON_HOST`, ...): the op runs back on the host
@@ -83,12 +84,15 @@ class _LoopTemplate(str):
     fused_alone = True
 
 
-def loop_alone(template: str) -> str:
-    """Template rule `template` of an elementwise op, which numba writes as a loop over the
-    elements even where no elementwise op next to it joins it in a fused loop
-    (runtime/backends/numba_fusion.py): its array form would build a temporary array first
+def loop_alone(rule: Any) -> Any:
+    """Rule `rule` of an elementwise op (a template, or a function), which numba writes as a
+    loop over the elements even where no elementwise op next to it joins it in a fused loop
+    (runtime/backends/numba_fusion.py): its array form would build temporary arrays first
     (a comparison's booleans), which the loop does not."""
-    return _LoopTemplate(template)
+    if isinstance(rule, str):
+        return _LoopTemplate(rule)
+    rule.fused_alone = True
+    return rule
 
 
 def checked_before_broadcast(rule: Any) -> Any:

@@ -336,7 +336,7 @@ class NumbaLowerer(Lowerer):
             spans = [own[d] for own in dims if own[d][0] != "1"]
             for i, (a, a_run_time) in enumerate(spans):
                 for b, b_run_time in spans[i + 1:]:
-                    if a_run_time or b_run_time:
+                    if (a_run_time or b_run_time) and a != b:  # (a dim is its own size)
                         failed.append("(%s != %s%s%s)" % (
                             a, b, " and %s != 1" % a if a_run_time else "",
                             " and %s != 1" % b if b_run_time else ""))

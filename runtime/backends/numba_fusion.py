@@ -44,8 +44,8 @@ from runtime.lowering_api import Unsupported, Value, rule_for, shape_text
 
 _KINDS = ("int", "float", "bool")
 MIN_RUN = 2  # a single op on vectors gains nothing from a loop of its own (unless it
-# broadcasts, or its rule is a `lowering_api.loop_alone` template, whose array form makes a
-# temporary array)
+# broadcasts, or its rule is a `lowering_api.loop_alone` rule, whose array form makes
+# temporary arrays)
 
 
 def _fusible_shape(node: Any, inputs: list[Any]) -> tuple[int, ...] | None:

@@ -10,8 +10,8 @@ from runtime import shape as shape_lib
 
 
 def _division_lowering(function, what):
-    """`xp.<function>(x, y)`, failing like the kernel on an integer divisor of zero. An
-    integer divisor that may be -1 is replaced by 1 there (and a quotient negated): the
+    """`xp.<function>(x, y)`, failing like the kernel on an integer divisor of zero. A
+    signed integer divisor that may be -1 is replaced by 1 there (and a quotient negated): the
     minimum integer divided by -1 wraps in numpy, where machine division may trap or give
     another value."""
     def rule(lowerer, node, ins, outs):
@@ -24,7 +24,9 @@ def _division_lowering(function, what):
             zero = "%s == 0" % y if y.rank0 else "xp.any(%s == 0)" % y
             lowerer.check(zero, ZeroDivisionError, "integer %s by zero" % what)
         lowerer.check_broadcast(x, y)  # (after: the kernel checks the divisor first)
-        if y.value is not None and not np.any(y.value == -1):
+        if y.dtype.np_dtype.kind == "u" or (y.value is not None and not np.any(y.value == -1)):
+            # (an unsigned `y == -1` would compare y with the maximum, in JAX, or as floats
+            # in numba, which rounds uint64)
             lowerer.assign(outs[0], "xp.%s(%s, %s)" % (function, x, y))
             return
         minus_one = "(%s == -1)" % y
@@ -220,8 +222,9 @@ def exact_divide_jax(lw, x, y):
     """x / y rounded as numpy rounds it. XLA rewrites a division by a broadcast divisor (a
     scalar, a constant) into a multiplication by its rounded reciprocal, an ulp off numpy's
     quotient for about a third of the values; a divisor XLA cannot see as a broadcast (one
-    plus a zero it cannot prove zero: the population count of the bits of a traced operand
-    xor-ed with an iota, shifted right by 8) keeps the division."""
+    less a zero it cannot prove zero: the population count of the bits of a traced operand
+    xor-ed with an iota, shifted right by 8) keeps the division. (Less, not plus: -0.0 + 0.0
+    is 0.0, which would turn x / -0.0 from -inf into inf.)"""
     jnp, lax = lw.jnp, lw.lax
     x, y = jnp.asarray(x), jnp.asarray(y)
     out = jnp.broadcast_shapes(x.shape, y.shape)
@@ -233,7 +236,7 @@ def exact_divide_jax(lw, x, y):
     count = int(np.prod(out))
     bits = lax.bitcast_convert_type(source, width) ^ lax.iota(width, count).reshape(out)
     zero = lax.shift_right_logical(lax.population_count(bits), jnp.asarray(8, width))
-    return x / (jnp.broadcast_to(y, out).astype(dtype) + zero.astype(dtype))
+    return x / (jnp.broadcast_to(y, out).astype(dtype) - zero.astype(dtype))
 
 
 def _real_div_jax(lw, node, ins):
@@ -241,11 +244,13 @@ def _real_div_jax(lw, node, ins):
     return [exact_divide_jax(lw, ins[0], ins[1])]
 
 
+@lowering_api.loop_alone
 @lowering_api.checked_before_broadcast
 def _floor_mod_numba(lowerer, node, ins, outs):
     """FloorMod of floats as the kernel (TensorFlow's): numba's mod gives 0.0 for every zero
     remainder, where the kernel keeps fmod's sign, the dividend's. Integers by the array
-    rule. (JAX's mod is the kernel's already.)"""
+    rule. (JAX's mod is the kernel's already.) A loop even alone: over arrays, the fix-up
+    would build four temporaries."""
     x, y = ins
     if x.dtype.is_integer:
         _LOWERINGS["FloorMod"](lowerer, node, ins, outs)

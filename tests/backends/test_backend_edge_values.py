@@ -117,7 +117,7 @@ def test_jax_casts_floats_out_of_an_integer_range_as_numpy_does(source, target):
     assert compiled.get_concrete_function(x).backend == "jax"
 
 
-# -- shifts by amounts outside the width -----------------------------------------------------
+# -- float division and remainder ------------------------------------------------------------
 
 @pytest.mark.parametrize("backend, np_dtype", [
     (backend, np_dtype) for backend in BACKENDS for np_dtype in (np.float16, np.float32, np.float64)
@@ -149,6 +149,35 @@ def test_a_zero_float_remainder_keeps_the_dividends_sign_on_every_backend(backen
     assert scalars == 0.0 and np.signbit(scalars)  # -4.0 % -2.0, both scalars
     assert np.signbit(by_constant[:4]).tolist() == [True, False, True, True]
 
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_a_broadcast_negative_zero_divisor_gives_an_infinity_of_the_quotients_sign(backend):
+    # TensorFlow's 1.0 / -0.0 is -inf, as numpy's (JAX's exact division by a broadcast
+    # divisor must not make its zero positive)
+    f = _function(lambda x, y: (x / y, x // y, x / -0.0, x // -0.0), backend)
+    x = np.float32([1.0, -2.0, 3.0])
+    for y in (np.float32(-0.0), np.float32([-0.0])):
+        for result in f(x, y):
+            np.testing.assert_array_equal(result.numpy(), [-np.inf, np.inf, -np.inf])
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+@pytest.mark.parametrize("np_dtype", [np.uint8, np.uint32, np.uint64])
+@pytest.mark.parametrize("shape", [[3], [None]])
+def test_unsigned_division_by_the_largest_value_gives_the_executors_values(backend, np_dtype,
+                                                                           shape):
+    # (a signed divisor of -1 is special-cased: the maximum is an unsigned type's -1 bits)
+    big = np.iinfo(np_dtype).max
+    spec = [tf.TensorSpec(shape, tf.as_dtype(np_dtype))] * 2
+    f = tf.function(lambda x, y: (x // y, x % y), backend=backend, input_signature=spec,
+                    **({} if backend == "numpy" else {"strict": True}))
+    quotient, remainder = f(np.array([big, 5, big - 1], np_dtype),
+                            np.array([big, big, 3], np_dtype))
+    np.testing.assert_array_equal(quotient.numpy(), np.array([1, 0, (big - 1) // 3], np_dtype))
+    np.testing.assert_array_equal(remainder.numpy(), np.array([0, 5, (big - 1) % 3], np_dtype))
+
+
+# -- shifts by amounts outside the width -----------------------------------------------------
 
 @pytest.mark.parametrize("backend", [b for b in BACKENDS if b != "numpy"])
 @pytest.mark.parametrize("np_dtype", [np.int8, np.int32, np.uint32, np.int64, np.uint64])

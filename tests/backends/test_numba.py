@@ -211,6 +211,20 @@ def test_a_single_elementwise_op_on_a_matrix_is_a_loop():
     assert "range(3)" not in source
 
 
+@pytest.mark.parametrize("dtype", [np.int32, np.float32])
+def test_a_single_mod_on_vectors_is_a_loop_with_the_executors_values(dtype):
+    # the float rule's fix-up of fmod (TensorFlow's zero sign) would build four temporaries
+    x = np.array([-4, 4, -7, 7, 0, 5, -5, 9], dtype)
+    y = np.array([2, -2, 3, -3, 3, 5, -5, 2], dtype)
+    f = tf.function(lambda x, y: x % y, backend="numba", strict=True)
+    expected = tf.function(lambda x, y: x % y, backend="numpy")(x, y).numpy()
+    got = f(x, y).numpy()
+    np.testing.assert_array_equal(got, expected)
+    assert np.array_equal(np.signbit(got), np.signbit(expected))
+    source = f.get_concrete_function(x, y).backend_source
+    assert len(re.findall(r"\n +for i\d+ in range\(8\):", source)) == 1
+
+
 def _run_time_broadcast(a, b, c):
     return tf.maximum(a * b - c, b) // 3 + tf.cast(a < c, a.dtype), tf.equal(b, c)
 
@@ -281,6 +295,17 @@ def test_divisions_complex_and_add_n_over_run_time_shapes_fail_a_broadcast_as_th
     error = same_failure(lambda a, b: tf.add_n([a, b, b[:2]]), np.ones((2, 1), dtype.np_dtype),
                          np.arange(3).astype(dtype.np_dtype), input_signature=specs)
     assert "shapes (2,3) (2,)" in str(error)
+
+
+def test_an_operand_broadcast_with_itself_over_run_time_shapes_writes_no_check():
+    f = tf.function(lambda a: (a // a, tf.add_n([a])), backend="numba", strict=True,
+                    input_signature=[tf.TensorSpec([None, None], tf.float32)])
+    a = np.full((2, 3), 2.0, np.float32)
+    quotient, total = f(a)
+    np.testing.assert_array_equal(quotient.numpy(), np.ones((2, 3), np.float32))
+    np.testing.assert_array_equal(total.numpy(), a)
+    source = f.get_concrete_function(a).backend_source
+    assert "could not be broadcast" not in source and "raise" not in source
 
 
 def test_a_loop_reads_a_transposed_view_in_its_own_order():

@@ -40,7 +40,7 @@ from typing import Any
 
 from runtime import executor
 from runtime.backends.lowering import Uses
-from runtime.lowering_api import Unsupported, Value, rule_for, shape_text
+from runtime.lowering_api import Unsupported, Value, rule_for
 
 _KINDS = ("int", "float", "bool")
 MIN_RUN = 2  # a single op on vectors gains nothing from a loop of its own (unless it
@@ -300,6 +300,7 @@ def _run_time_loop(lowerer: Any, node: Any, inputs: list[Any], names: dict[int, 
         with _all_or_nothing(lowerer):
             lowerer.node = node
             views: dict[int, tuple[str, list[str]]] = {}  # id -> (flat view, padded dims)
+            copies: dict[int, Value] = {}  # id -> the contiguous copy the check measures
             for t in inputs:
                 if t._shape == () or id(t) in views:
                     continue
@@ -310,7 +311,10 @@ def _run_time_loop(lowerer: Any, node: Any, inputs: list[Any], names: dict[int, 
                 views[id(t)] = (flat, ["1"] * (rank - len(t._shape)) + [
                     "%s.shape[%d]" % (array, k) if d is None else str(d)
                     for k, d in enumerate(t._shape)])
-            extents = _broadcast_extents(lowerer, inputs, views, rank)
+                copies[id(t)] = Value(array, t.dtype, t._shape)
+            # (numpy's message names every operand, a scalar as `()`)
+            lowerer.check_broadcast(*[copies.get(id(t), Value("", t.dtype, ())) for t in inputs])
+            extents = _broadcast_extents(lowerer, views, rank)
             strides: dict[int, list[str]] = {}
             for key, (_, dims) in views.items():
                 strides[key] = []
@@ -346,11 +350,10 @@ def _run_time_loop(lowerer: Any, node: Any, inputs: list[Any], names: dict[int, 
     return True
 
 
-def _broadcast_extents(lowerer: Any, inputs: list[Any],
-                       views: dict[int, tuple[str, list[str]]], rank: int) -> list[str]:
-    """Writes the output's extent along each dimension (the inputs' that is not 1, else 1)
-    and the check that every input's is that or 1, failing with the message of numpy's
-    broadcast (which names every operand, a scalar as `()`); returns the extents' names."""
+def _broadcast_extents(lowerer: Any, views: dict[int, tuple[str, list[str]]],
+                       rank: int) -> list[str]:
+    """Writes the output's extent along each dimension (the inputs' that is not 1, else 1),
+    once their broadcast is checked; returns the extents' names."""
     extents = []
     for d in range(rank):
         extent = lowerer.fresh("n")
@@ -359,14 +362,4 @@ def _broadcast_extents(lowerer: Any, inputs: list[Any],
         for other in spans[1:]:
             lowerer.line("%s = %s if %s == 1 else %s" % (extent, other, extent, extent))
         extents.append(extent)
-    failed = " or ".join("(%s != %s and %s != 1)" % (dims[d], extents[d], dims[d])
-                         for _, dims in views.values() for d in range(rank) if dims[d] != "1")
-    if failed:
-        shapes, values = [], []
-        for t in inputs:
-            own = views[id(t)][1][rank - len(t._shape):] if t._shape != () else []
-            shapes.append(shape_text(["%d"] * len(own)))
-            values += own
-        lowerer.check_values(failed, ValueError, "operands could not be broadcast together "
-                             "with shapes %s " % " ".join(shapes), tuple(values))
     return extents

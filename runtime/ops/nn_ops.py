@@ -253,12 +253,10 @@ def _c_library_kernel(function):
     return kernel
 
 
-def _c_library_jax(name):
-    """JAX's protocol (runtime/backends/jax_lowering.py): `lowerer.lax` is jax.lax, imported
-    by the JAX backend, so this module imports no jax."""
-    def rule(lowerer, node, ins):
-        return [getattr(lowerer.lax, name)(lowerer.jnp.asarray(ins[0]))]
-    return rule
+def _erf_jax(lowerer, node, ins):
+    # JAX's protocol (runtime/backends/jax_lowering.py): `lowerer.lax` is jax.lax, imported
+    # by the JAX backend, so this module imports no jax
+    return [lowerer.lax.erf(lowerer.jnp.asarray(ins[0]))]
 
 
 def _c_library_numba(name):
@@ -287,7 +285,7 @@ def _c_library_numba(name):
 
 OPS["Erf"] = register("Erf", _c_library_kernel(math.erf), _float_infer, grad=_erf_grad,
                       emit=KERNEL_CALL,
-                      lowerings={"numba": _c_library_numba("erf"), "jax": _c_library_jax("erf")},
+                      lowerings={"numba": _c_library_numba("erf"), "jax": _erf_jax},
                       traits=("elementwise",))
 OPS["Erfc"] = register("Erfc", _c_library_kernel(math.erfc), _float_infer, grad=_erfc_grad,
                        emit=KERNEL_CALL,
@@ -377,28 +375,34 @@ def softsign(features, name=None):
 
 def bias_add(value, bias, data_format=None, name=None):
     """value + bias along the channel axis: the last one, or axis 1 when `data_format`
-    starts with "NC". `bias` is 1-D, one number per channel."""
+    starts with "NC". `bias` is 1-D, one number per channel. What the static shapes show is
+    checked (a traced input of unknown rank takes the bias along its last axis)."""
     value = convert_to_tensor(value)
     bias = convert_to_tensor(bias, dtype=value.dtype)
     channels_first = data_format is not None and data_format.startswith("NC")
-    rank, bias_shape = len(value._shape_tuple()), bias._shape_tuple()
-    if len(bias_shape) != 1:
-        _bias_add_failed("Biases must be 1D: %s" % _dims(bias_shape))
-    if rank < (3 if channels_first else 2):
+    shape, bias_shape = value._shape_tuple(), bias._shape_tuple()
+    if bias_shape is not None and len(bias_shape) != 1:
+        _bias_add_failed("Biases must be 1D: %s" % shape_lib.kernel_string(bias_shape))
+    if shape is None:
+        if channels_first:
+            raise ValueError(errors.with_user_location(
+                "bias_add: data_format %r needs the input's rank, which is unknown"
+                % data_format))
+        return math_ops.add(value, bias, name=name)
+    least = 3 if channels_first else 2
+    if len(shape) < least:
         _bias_add_failed("Input tensor must be at least %dD: %s"
-                         % (3 if channels_first else 2, _dims(value._shape_tuple())))
-    channels = value._shape_tuple()[1 if channels_first else -1]
-    if channels is not None and bias_shape[0] is not None and channels != bias_shape[0]:
+                         % (least, shape_lib.kernel_string(shape)))
+    channels = shape[1 if channels_first else -1]
+    if channels is not None and bias_shape is not None and bias_shape[0] is not None \
+            and channels != bias_shape[0]:
         _bias_add_failed("Must provide as many biases as the %s dimension of the input "
                          "tensor: %s vs. %s" % ("channel" if channels_first else "last",
-                                               _dims(bias_shape), _dims(value._shape_tuple())))
+                                               shape_lib.kernel_string(bias_shape),
+                                               shape_lib.kernel_string(shape)))
     if channels_first:
-        bias = reshape_ops.reshape(bias, [-1] + [1] * (rank - 2))
+        bias = reshape_ops.reshape(bias, [-1] + [1] * (len(shape) - 2))
     return math_ops.add(value, bias, name=name)
-
-
-def _dims(shape):
-    return "[%s]" % ",".join("?" if d is None else str(d) for d in shape)
 
 
 def _bias_add_failed(message):

@@ -169,6 +169,16 @@ def test_bias_add_refuses_a_bias_that_does_not_fit_the_channels():
         traced(m)
 
 
+def test_bias_add_of_a_traced_input_of_unknown_rank_adds_along_the_last_axis():
+    unknown = [tf.TensorSpec(None, tf.float32)]
+    traced = tf.function(lambda v: tf.nn.bias_add(v, [1.0, 2.0]), input_signature=unknown)
+    np.testing.assert_array_equal(traced(tf.ones([2, 2])).numpy(), [[2.0, 3.0], [2.0, 3.0]])
+    channels_first = tf.function(lambda v: tf.nn.bias_add(v, [1.0, 2.0], data_format="NCHW"),
+                                 input_signature=unknown)
+    with pytest.raises(ValueError, match="needs the input's rank"):
+        channels_first(tf.ones([1, 2, 2, 2]))
+
+
 def test_labels_of_a_sparse_softmax_cross_entropy_get_no_gradient():
     x = tf.constant(_u(2, 3))
     labels = tf.constant([1, 2])
